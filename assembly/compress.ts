@@ -1,0 +1,26 @@
+// The codecs that live in wasm, behind one dispatch so the batch encoder and
+// decoder stay codec-agnostic. gzip and zstd are done by TypeScript.
+import { CODEC_LZ4, CODEC_SNAPPY } from './layout';
+import { ERR_CODEC } from './status';
+
+/** Worst-case compressed size, or ERR_CODEC when the codec is not in wasm. */
+export function compressBound(codec: i32, len: i32): i32 {
+  return ERR_CODEC;
+}
+
+export function compressInto(codec: i32, src: usize, len: i32, dst: usize, cap: i32): i32 {
+  return ERR_CODEC;
+}
+
+/** True when the codec is decompressed in wasm. */
+export function decompressesInWasm(codec: i32): bool {
+  return false;
+}
+
+/**
+ * Decompresses into dst (cap bytes). ERR_OUTPUT_FULL means grow and retry;
+ * legacyLz4 accepts the broken LZ4 header checksum of magic-0 data.
+ */
+export function decompressInto(codec: i32, src: usize, len: i32, dst: usize, cap: i32, legacyLz4: bool): i32 {
+  return ERR_CODEC;
+}

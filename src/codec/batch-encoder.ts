@@ -1,0 +1,194 @@
+import { Buffer } from 'node:buffer'
+import { ConfigError } from '../errors.js'
+import { codecError, ERR_CODEC } from './status.js'
+import { codecId, externalCodecs } from './compression.js'
+import {
+  B_RECORDS, E_ATTRIBUTES, E_BASE_OFFSET, E_BASE_SEQUENCE, E_BASE_TIMESTAMP, E_COUNT, E_LAST_OFFSET_DELTA,
+  E_LEADER_EPOCH, E_MAX_TIMESTAMP, E_OUT, E_OUT_CAP, E_PRODUCER_EPOCH, E_PRODUCER_ID, E_RECORDS, E_RECORDS_LEN,
+  E_SCRATCH, E_SCRATCH_CAP, E_SIZE, H_SIZE, R_SIZE,
+} from './layout.js'
+import type { Bytes, EncodeOptions, RecordInput } from './types.js'
+import { arena, memBuffer, memF64, memI32, memU8, memView, wasm } from './wasm.js'
+
+/** Upper bound of the UTF-8 bytes of a key/value/header value. */
+function boundOf(v: Bytes): number {
+  if (v === null || v === undefined) return 0
+  return typeof v === 'string' ? v.length * 3 : v.length
+}
+
+function headerEntries(h: RecordInput['headers']): Array<readonly [string, Bytes]> | undefined {
+  if (h === undefined || h === null) return undefined
+  if (Array.isArray(h)) return h as Array<readonly [string, Bytes]>
+  const out: Array<readonly [string, Bytes]> = []
+  for (const key in h as Record<string, Bytes | Bytes[]>) {
+    const v = (h as Record<string, Bytes | Bytes[]>)[key]
+    if (Array.isArray(v)) for (const item of v) out.push([key, item])
+    else if (v !== undefined) out.push([key, v])
+  }
+  return out
+}
+
+function toMillis(ts: RecordInput['timestamp'], now: number): number {
+  if (ts === undefined || ts === null) return now
+  const ms = typeof ts === 'number' ? ts : ts instanceof Date ? ts.getTime() : Number(ts)
+  if (!Number.isSafeInteger(ms)) throw new ConfigError(`record timestamp ${String(ts)} is not a whole number of milliseconds`)
+  return ms
+}
+
+/**
+ * Writes a string as UTF-8 at pos (room for 3 bytes per UTF-16 unit is
+ * guaranteed). Short ASCII strings are written by a plain loop: cheaper than
+ * any call into the runtime's encoder.
+ */
+function writeString(u8: Uint8Array, pos: number, s: string): number {
+  const n = s.length
+  if (n <= 64) {
+    let i = 0
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i)
+      if (c >= 0x80) break
+      u8[pos + i] = c
+    }
+    if (i === n) return n
+  }
+  return memBuffer().write(s, pos, 'utf8')
+}
+
+/** Copies a key/value into wasm memory; returns its length, -1 for null. */
+function writeBytes(u8: Uint8Array, pos: number, v: Bytes): number {
+  if (v === null || v === undefined) return -1
+  if (typeof v === 'string') return writeString(u8, pos, v)
+  if (v.length < 32) {
+    for (let i = 0; i < v.length; i++) u8[pos + i] = v[i]
+  } else {
+    u8.set(v, pos)
+  }
+  return v.length
+}
+
+/**
+ * Encodes records as one RecordBatch v2 (magic 2). Offsets and timestamps
+ * are stored as deltas from the first record, as the Java client does.
+ */
+export function encodeRecordBatch(records: readonly RecordInput[], options: EncodeOptions = {}): Buffer {
+  const count = records.length
+  const codec = codecId(options.compression)
+  const now = Date.now()
+
+  // Pass 1: sizes, so every region is allocated once.
+  let dataBound = 0
+  let headerCount = 0
+  const headerLists: Array<Array<readonly [string, Bytes]> | undefined> = new Array(count)
+  for (let i = 0; i < count; i++) {
+    const r = records[i]
+    dataBound += boundOf(r.key) + boundOf(r.value)
+    const hs = r.headers === undefined ? undefined : headerEntries(r.headers)
+    headerLists[i] = hs
+    if (hs) {
+      headerCount += hs.length
+      for (const [k, v] of hs) {
+        if (typeof k !== 'string') throw new ConfigError('a header key must be a string')
+        dataBound += k.length * 3 + boundOf(v)
+      }
+    }
+  }
+  // Record framing: at most 21 bytes besides key, value and headers, 10 a header.
+  const sectionBound = dataBound + count * 21 + headerCount * 10
+
+  arena.reset()
+  const params = arena.alloc(E_SIZE)
+  const staged = arena.alloc(count * R_SIZE)
+  const headers = arena.alloc(headerCount * H_SIZE)
+  const data = arena.alloc(dataBound)
+  const scratch = codec === 0 ? 0 : arena.alloc(sectionBound)
+  const outCap = B_RECORDS + (codec === 0 ? sectionBound : compressedBound(codec, sectionBound))
+  const out = arena.alloc(outCap)
+
+  // Pass 2: bytes and descriptors.
+  const u8 = memU8()
+  const i32 = memI32()
+  const f64 = memF64()
+  let p = data
+  let h = headers
+  let firstTs = 0
+  let maxTs = -1
+  for (let i = 0; i < count; i++) {
+    const r = records[i]
+    const ts = toMillis(r.timestamp, now)
+    if (i === 0) firstTs = ts
+    if (ts > maxTs) maxTs = ts
+    const d = staged + i * R_SIZE
+    f64[d >> 3] = ts - firstTs
+    const q = d >> 2
+    i32[q + 2] = p
+    const kl = writeBytes(u8, p, r.key)
+    i32[q + 3] = kl
+    if (kl > 0) p += kl
+    i32[q + 4] = p
+    const vl = writeBytes(u8, p, r.value)
+    i32[q + 5] = vl
+    if (vl > 0) p += vl
+    const hs = headerLists[i]
+    i32[q + 6] = h
+    i32[q + 7] = hs ? hs.length : 0
+    if (hs) {
+      for (const [k, v] of hs) {
+        const e = h >> 2
+        i32[e] = p
+        const hkl = writeString(u8, p, k)
+        i32[e + 1] = hkl
+        p += hkl
+        i32[e + 2] = p
+        const hvl = writeBytes(u8, p, v)
+        i32[e + 3] = hvl
+        if (hvl > 0) p += hvl
+        h += H_SIZE
+      }
+    }
+  }
+
+  let attributes = codec
+  if (options.logAppendTime !== undefined) attributes |= 8
+  if (options.transactional) attributes |= 16
+  if (options.control) attributes |= 32
+  const view = memView()
+  view.setBigInt64(params + E_BASE_OFFSET, BigInt(options.baseOffset ?? 0), true)
+  view.setBigInt64(params + E_BASE_TIMESTAMP, BigInt(count === 0 ? -1 : firstTs), true)
+  view.setBigInt64(params + E_MAX_TIMESTAMP, BigInt(options.logAppendTime ?? (count === 0 ? -1 : maxTs)), true)
+  view.setBigInt64(params + E_PRODUCER_ID, BigInt(options.producerId ?? -1), true)
+  view.setInt32(params + E_LEADER_EPOCH, options.partitionLeaderEpoch ?? -1, true)
+  view.setInt32(params + E_PRODUCER_EPOCH, options.producerEpoch ?? -1, true)
+  view.setInt32(params + E_BASE_SEQUENCE, options.baseSequence ?? -1, true)
+  view.setInt32(params + E_ATTRIBUTES, attributes, true)
+  view.setInt32(params + E_RECORDS, staged, true)
+  view.setInt32(params + E_COUNT, count, true)
+  view.setInt32(params + E_LAST_OFFSET_DELTA, count === 0 ? 0 : count - 1, true)
+  view.setInt32(params + E_OUT, out, true)
+  view.setInt32(params + E_OUT_CAP, outCap, true)
+  view.setInt32(params + E_SCRATCH, scratch, true)
+  view.setInt32(params + E_SCRATCH_CAP, codec === 0 ? 0 : sectionBound, true)
+
+  let size = wasm.encodeBatch(params)
+  if (size === ERR_CODEC) size = compressOutside(codec, params, scratch, options.compressionLevel)
+  if (size < 0) throw codecError(size, 'encoding a record batch')
+  const at = memView().getInt32(params + E_OUT, true)
+  return Buffer.from(memU8().subarray(at, at + size))
+}
+
+/** Worst case of the compressed records section (headers of the formats included). */
+function compressedBound(codec: number, len: number): number {
+  const bound = wasm.compressBound(codec, len) as number
+  return bound >= 0 ? bound : len + (len >> 3) + 1024
+}
+
+function compressOutside(codec: number, params: number, scratch: number, level?: number): number {
+  const ext = externalCodecs[codec]
+  if (!ext) return ERR_CODEC
+  const len = memView().getInt32(params + E_RECORDS_LEN, true)
+  const compressed = ext.compress(memU8().subarray(scratch, scratch + len), level)
+  // The output region was sized by a bound the codec may exceed on incompressible data.
+  const cap = memView().getInt32(params + E_OUT_CAP, true) - B_RECORDS
+  if (compressed.length > cap) memView().setInt32(params + E_OUT, arena.alloc(B_RECORDS + compressed.length), true)
+  memU8().set(compressed, memView().getInt32(params + E_OUT, true) + B_RECORDS)
+  return wasm.sealBatch(params, compressed.length) as number
+}

@@ -1,0 +1,134 @@
+import * as zlib from 'node:zlib'
+import { ConfigError, CorruptRecordError } from '../errors.js'
+
+/** Kafka's codec ids (attribute bits 0-2). */
+export const Compression = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const
+export type CompressionName = keyof typeof Compression
+export type CompressionType = CompressionName | (typeof Compression)[CompressionName]
+
+const names = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
+
+export function codecId(type: CompressionType | undefined): number {
+  if (type === undefined) return 0
+  const id = typeof type === 'number' ? type : Compression[type as CompressionName]
+  if (id === undefined || names[id] === undefined) {
+    throw new ConfigError(`unknown compression ${JSON.stringify(type)}: use one of ${names.join(', ')}`)
+  }
+  return id
+}
+
+export function codecName(id: number): CompressionName {
+  return names[id] ?? ('unknown' as CompressionName)
+}
+
+/** A codec done outside the wasm module (gzip and zstd). */
+export interface ExternalCodec {
+  compress(data: Uint8Array, level?: number): Uint8Array
+  /** Throws CorruptRecordError on bad data or output past maxOutputBytes. */
+  decompress(data: Uint8Array, maxOutputBytes: number): Uint8Array
+}
+
+function wrapDecompressError(codec: string, err: unknown, limit: number): never {
+  const message = err instanceof Error ? err.message : String(err)
+  if (/larger than|maxOutputLength|ERR_BUFFER_TOO_LARGE|too large/i.test(message) || (err as any)?.code === 'ERR_BUFFER_TOO_LARGE') {
+    throw new CorruptRecordError('too-large', `${codec} data decompresses past the ${limit}-byte limit (maxDecompressedBytes)`)
+  }
+  throw new CorruptRecordError('compressed', `${codec} data is malformed: ${message}`)
+}
+
+const gzip: ExternalCodec = {
+  compress: (data, level) => zlib.gzipSync(data, level === undefined ? undefined : { level }),
+  decompress(data, maxOutputBytes) {
+    try {
+      // gunzip reads concatenated members, as Java's GZIPInputStream does.
+      return zlib.gunzipSync(data, { maxOutputLength: maxOutputBytes })
+    } catch (err) {
+      wrapDecompressError('gzip', err, maxOutputBytes)
+    }
+  },
+}
+
+interface ZstdBackend {
+  compress(data: Uint8Array, level: number): Uint8Array
+  decompress(data: Uint8Array, maxOutputBytes: number): Uint8Array
+}
+
+// node:zlib has zstd on Deno, Bun and Node >= 22.15; elsewhere a wasm build of
+// the reference library, loaded once on demand (its compile is async).
+const z = zlib as any
+let zstdBackend: ZstdBackend | undefined =
+  typeof z.zstdCompressSync === 'function'
+    ? {
+        compress: (data, level) =>
+          z.zstdCompressSync(data, { params: { [z.constants.ZSTD_c_compressionLevel]: level } }),
+        decompress: (data, maxOutputBytes) => z.zstdDecompressSync(data, { maxOutputLength: maxOutputBytes }),
+      }
+    : undefined
+let zstdLoading: Promise<void> | undefined
+
+/** Reads the frame content size of a zstd frame, or -1 when the frame does not say. */
+function zstdDeclaredSize(data: Uint8Array): number {
+  if (data.length < 6 || data[0] !== 0x28 || data[1] !== 0xb5 || data[2] !== 0x2f || data[3] !== 0xfd) return -1
+  const fhd = data[4]
+  const fcsFlag = fhd >> 6
+  const singleSegment = (fhd >> 5) & 1
+  const dictIdFlag = fhd & 3
+  let p = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][dictIdFlag]
+  const size = fcsFlag === 0 ? (singleSegment ? 1 : 0) : [1, 2, 4, 8][fcsFlag]
+  if (size === 0 || p + size > data.length) return -1
+  let v = 0
+  for (let i = size - 1; i >= 0; i--) v = v * 256 + data[p + i]
+  return size === 2 ? v + 256 : v
+}
+
+export async function loadZstd(): Promise<void> {
+  if (zstdBackend) return
+  zstdLoading ??= import('@hpcc-js/wasm-zstd').then(async ({ Zstd }) => {
+    const zstd = await Zstd.load()
+    zstdBackend = {
+      compress: (data, level) => zstd.compress(data, level),
+      decompress(data, maxOutputBytes) {
+        // The wasm build has no output cap: refuse frames that declare more.
+        if (zstdDeclaredSize(data) > maxOutputBytes) throw new RangeError('declared size too large')
+        const out = zstd.decompress(data)
+        if (out.length > maxOutputBytes) throw new RangeError('output too large')
+        return out
+      },
+    }
+  })
+  await zstdLoading
+}
+
+const zstd: ExternalCodec = {
+  compress(data, level = 3) {
+    if (!zstdBackend) throw zstdNotLoaded()
+    return zstdBackend.compress(data, level)
+  },
+  decompress(data, maxOutputBytes) {
+    if (!zstdBackend) throw zstdNotLoaded()
+    try {
+      const out = zstdBackend.decompress(data, maxOutputBytes)
+      if (out.length === 0 && data.length > 0 && zstdDeclaredSize(data) !== 0) {
+        throw new Error('no output')
+      }
+      return out
+    } catch (err) {
+      if (err instanceof RangeError) wrapDecompressError('zstd', new Error('too large'), maxOutputBytes)
+      wrapDecompressError('zstd', err, maxOutputBytes)
+    }
+  },
+}
+
+function zstdNotLoaded(): ConfigError {
+  return new ConfigError('zstd is not loaded on this runtime yet: await loadCodecs() (or connect a client) before using it')
+}
+
+/** Loads the codecs whose setup is asynchronous; cheap to call again. */
+export async function loadCodecs(): Promise<void> {
+  await loadZstd()
+}
+
+export const externalCodecs: Record<number, ExternalCodec | undefined> = {
+  [Compression.gzip]: gzip,
+  [Compression.zstd]: zstd,
+}

@@ -1,0 +1,7 @@
+export { crc32c, crc32 } from './crc.js'
+export { encodeVarint, decodeVarint, encodeVarlong, decodeVarlong, encodeUvarint, decodeUvarint } from './varint.js'
+export { encodeRecordBatch } from './batch-encoder.js'
+export { decodeRecordSet, type RecordSet } from './batch-decoder.js'
+export { RecordBatch, KafkaRecord } from './record.js'
+export { Compression, loadCodecs, type CompressionName, type CompressionType } from './compression.js'
+export type { Bytes, HeadersInput, RecordInput, EncodeOptions, DecodeOptions, Headers, HeaderValue } from './types.js'

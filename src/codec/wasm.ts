@@ -1,0 +1,97 @@
+import { Buffer } from 'node:buffer'
+import bytes from '../../dist/wafka.wasm'
+import { WafkaError } from '../errors.js'
+
+/**
+ * The wasm core, instantiated once and synchronously: the bytes are inlined
+ * in the bundle, so Node, Deno and Bun load it alike with no file lookups.
+ */
+export interface WasmExports {
+  memory: WebAssembly.Memory
+  heapBase(): number
+  [name: string]: any
+}
+
+const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {
+  env: {
+    // Only reachable through a bug in the core: every input is bounds-checked.
+    abort(): never {
+      throw new WafkaError('wafka wasm core aborted: this is a bug in wafka, please report it')
+    },
+  },
+})
+
+export const wasm = instance.exports as unknown as WasmExports
+const memory = wasm.memory
+const base = wasm.heapBase()
+const PAGE = 65536
+
+let buffer = memory.buffer
+let u8 = new Uint8Array(buffer)
+let i32 = new Int32Array(buffer)
+let f64 = new Float64Array(buffer)
+let view = new DataView(buffer)
+let nodeBuffer = Buffer.from(buffer)
+
+function refresh(): void {
+  buffer = memory.buffer
+  u8 = new Uint8Array(buffer)
+  i32 = new Int32Array(buffer)
+  f64 = new Float64Array(buffer)
+  view = new DataView(buffer)
+  nodeBuffer = Buffer.from(buffer)
+}
+
+/** Views over wasm memory; growth detaches old ones, so fetch them after any alloc. */
+export function memU8(): Uint8Array {
+  if (buffer !== memory.buffer) refresh()
+  return u8
+}
+export function memI32(): Int32Array {
+  if (buffer !== memory.buffer) refresh()
+  return i32
+}
+export function memF64(): Float64Array {
+  if (buffer !== memory.buffer) refresh()
+  return f64
+}
+/** A Buffer over wasm memory, for the runtime's native string writes. */
+export function memBuffer(): Buffer {
+  if (buffer !== memory.buffer) refresh()
+  return nodeBuffer
+}
+export function memView(): DataView {
+  if (buffer !== memory.buffer) refresh()
+  return view
+}
+
+/**
+ * A bump allocator over the memory above the module's static data. Each
+ * operation resets it and lays out what it needs; memory only ever grows,
+ * to the high-water mark of the largest operation.
+ */
+export const arena = {
+  top: base,
+  reset(): void {
+    this.top = base
+  },
+  /** A 16-aligned region of `size` bytes. */
+  alloc(size: number): number {
+    const ptr = (this.top + 15) & ~15
+    const end = ptr + size
+    if (end > memory.buffer.byteLength) {
+      if (end > 0xffff_0000) throw new WafkaError(`wafka needs ${end} bytes of wasm memory, past the 4 GiB limit`)
+      memory.grow(Math.ceil((end - memory.buffer.byteLength) / PAGE))
+      refresh()
+    }
+    this.top = end
+    return ptr
+  },
+}
+
+/** Copies `data` into a fresh arena region and returns its address. */
+export function stage(data: Uint8Array): number {
+  const ptr = arena.alloc(data.length)
+  memU8().set(data, ptr)
+  return ptr
+}

@@ -1,0 +1,55 @@
+// Every public codec export, exercised on the built bundle (dist/index.js)
+// under whichever runtime runs this file: node, bun or deno.
+import assert from 'node:assert/strict'
+import * as wafka from '../../dist/index.js'
+
+const runtime = typeof Deno !== 'undefined' ? 'deno' : typeof Bun !== 'undefined' ? 'bun' : 'node'
+const te = new TextEncoder()
+let checks = 0
+const check = (name, fn) => {
+  fn()
+  checks++
+}
+
+await wafka.loadCodecs()
+
+check('crc32c', () => assert.equal(wafka.crc32c(te.encode('123456789')), 0xe3069283))
+check('crc32', () => assert.equal(wafka.crc32(te.encode('123456789')), 0xcbf43926))
+check('varints', () => {
+  for (const v of [0, -1, 1, 63, -64, 2 ** 31 - 1, -(2 ** 31)]) assert.equal(wafka.decodeVarint(wafka.encodeVarint(v)).value, v)
+  for (const v of [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n)]) assert.equal(wafka.decodeVarlong(wafka.encodeVarlong(v)).value, v)
+  assert.equal(wafka.decodeUvarint(wafka.encodeUvarint(300)).value, 300)
+})
+
+const records = Array.from({ length: 50 }, (_, i) => ({
+  key: i % 7 === 0 ? null : `key-${i}`,
+  value: i % 5 === 0 ? null : te.encode(`value ${i} ✓`.repeat(i)),
+  headers: { trace: `t${i}`, dup: ['a', 'b'] },
+  timestamp: 1_700_000_000_000 + i,
+}))
+
+for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
+  check(`batch ${compression}`, () => {
+    const batch = wafka.encodeRecordBatch(records, { compression, baseOffset: 10n })
+    const { batches } = wafka.decodeRecordSet(batch)
+    assert.equal(batches.length, 1)
+    assert.equal(batches[0].compression, compression)
+    const got = batches[0].records
+    assert.equal(got.length, records.length)
+    got.forEach((r, i) => {
+      assert.equal(r.offset, 10n + BigInt(i))
+      assert.equal(r.timestamp, records[i].timestamp)
+      assert.equal(r.key === null ? null : r.key.toString(), records[i].key)
+      assert.deepEqual(r.value === null ? null : new Uint8Array(r.value), records[i].value)
+      assert.deepEqual(r.headerList.map(([k, v]) => [k, v.toString()]), [['trace', `t${i}`], ['dup', 'a'], ['dup', 'b']])
+    })
+  })
+}
+
+check('corrupt batch gives a typed error', () => {
+  const batch = wafka.encodeRecordBatch(records)
+  batch[batch.length - 1] ^= 0xff
+  assert.throws(() => wafka.decodeRecordSet(batch), (e) => e instanceof wafka.CorruptRecordError && e.reason === 'checksum')
+})
+
+console.log(`${runtime}: ${checks} passed, 0 failed`)
