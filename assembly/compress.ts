@@ -1,20 +1,26 @@
 // The codecs that live in wasm, behind one dispatch so the batch encoder and
 // decoder stay codec-agnostic. gzip and zstd are done by TypeScript.
 import { CODEC_LZ4, CODEC_SNAPPY } from './layout';
+import { lz4CompressFrame, lz4DecompressFrame, lz4FrameBound } from './lz4';
+import { snappyCompressXerial, snappyDecompress, snappyXerialBound } from './snappy';
 import { ERR_CODEC } from './status';
 
 /** Worst-case compressed size, or ERR_CODEC when the codec is not in wasm. */
 export function compressBound(codec: i32, len: i32): i32 {
+  if (codec == CODEC_LZ4) return lz4FrameBound(len);
+  if (codec == CODEC_SNAPPY) return snappyXerialBound(len);
   return ERR_CODEC;
 }
 
 export function compressInto(codec: i32, src: usize, len: i32, dst: usize, cap: i32): i32 {
+  if (codec == CODEC_LZ4) return lz4CompressFrame(src, len, dst, cap);
+  if (codec == CODEC_SNAPPY) return snappyCompressXerial(src, len, dst, cap);
   return ERR_CODEC;
 }
 
 /** True when the codec is decompressed in wasm. */
 export function decompressesInWasm(codec: i32): bool {
-  return false;
+  return codec == CODEC_LZ4 || codec == CODEC_SNAPPY;
 }
 
 /**
@@ -22,5 +28,7 @@ export function decompressesInWasm(codec: i32): bool {
  * legacyLz4 accepts the broken LZ4 header checksum of magic-0 data.
  */
 export function decompressInto(codec: i32, src: usize, len: i32, dst: usize, cap: i32, legacyLz4: bool): i32 {
+  if (codec == CODEC_LZ4) return lz4DecompressFrame(src, len, dst, cap, legacyLz4);
+  if (codec == CODEC_SNAPPY) return snappyDecompress(src, len, dst, cap);
   return ERR_CODEC;
 }

@@ -33,8 +33,13 @@ let f64 = new Float64Array(buffer)
 let view = new DataView(buffer)
 let nodeBuffer = Buffer.from(buffer)
 
+// Only arena.alloc grows memory (the core never allocates), so views are
+// refreshed there and nowhere else: reading memory.buffer is not free.
+let capacity = buffer.byteLength
+
 function refresh(): void {
   buffer = memory.buffer
+  capacity = buffer.byteLength
   u8 = new Uint8Array(buffer)
   i32 = new Int32Array(buffer)
   f64 = new Float64Array(buffer)
@@ -42,26 +47,21 @@ function refresh(): void {
   nodeBuffer = Buffer.from(buffer)
 }
 
-/** Views over wasm memory; growth detaches old ones, so fetch them after any alloc. */
+/** Views over wasm memory; growth replaces them, so fetch them again after any alloc. */
 export function memU8(): Uint8Array {
-  if (buffer !== memory.buffer) refresh()
   return u8
 }
 export function memI32(): Int32Array {
-  if (buffer !== memory.buffer) refresh()
   return i32
 }
 export function memF64(): Float64Array {
-  if (buffer !== memory.buffer) refresh()
   return f64
 }
 /** A Buffer over wasm memory, for the runtime's native string writes. */
 export function memBuffer(): Buffer {
-  if (buffer !== memory.buffer) refresh()
   return nodeBuffer
 }
 export function memView(): DataView {
-  if (buffer !== memory.buffer) refresh()
   return view
 }
 
@@ -79,9 +79,9 @@ export const arena = {
   alloc(size: number): number {
     const ptr = (this.top + 15) & ~15
     const end = ptr + size
-    if (end > memory.buffer.byteLength) {
+    if (end > capacity) {
       if (end > 0xffff_0000) throw new WafkaError(`wafka needs ${end} bytes of wasm memory, past the 4 GiB limit`)
-      memory.grow(Math.ceil((end - memory.buffer.byteLength) / PAGE))
+      memory.grow(Math.ceil((end - capacity) / PAGE))
       refresh()
     }
     this.top = end
