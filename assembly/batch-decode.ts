@@ -5,7 +5,7 @@
 // a trap.
 import { crc32, crc32c } from './crc';
 import { loadI16BE, loadI32BE, loadI64BE } from './bytes';
-import { decompressesInWasm, decompressInto } from './compress';
+import { decompressedSize, decompressesInWasm, decompressInto } from './compress';
 import {
   B_ATTRIBUTES, B_BASE_OFFSET, B_BASE_SEQUENCE, B_BASE_TIMESTAMP, B_COUNT, B_CRC, B_LAST_OFFSET_DELTA,
   B_LEADER_EPOCH, B_MAGIC, B_MAX_TIMESTAMP, B_PRODUCER_EPOCH, B_PRODUCER_ID, B_RECORDS, CODEC_NONE, CODEC_ZSTD,
@@ -107,6 +107,13 @@ const SCRATCH_TOO_SMALL: i32 = -1000;
 function decompressToScratch(c: usize, codec: i32, src: usize, len: i32, legacyLz4: bool): i32 {
   const scratchCap = load<i32>(c, D_SCRATCH_CAP);
   const limit = load<i32>(c, D_MAX_DECOMPRESSED);
+  // Snappy states its size up front: ask for exactly that much.
+  const known = decompressedSize(codec, src, len);
+  if (known > limit) return ERR_OUTPUT_FULL;
+  if (known > scratchCap) {
+    store<i32>(c, known, D_NEED_SCRATCH);
+    return SCRATCH_TOO_SMALL;
+  }
   const cap = scratchCap < limit ? scratchCap : limit;
   const n = decompressInto(codec, src, len, <usize>load<u32>(c, D_SCRATCH), cap, legacyLz4);
   if (n == ERR_OUTPUT_FULL && cap < limit) {

@@ -2,7 +2,7 @@
 // decoder stay codec-agnostic. gzip and zstd are done by TypeScript.
 import { CODEC_LZ4, CODEC_SNAPPY } from './layout';
 import { lz4CompressFrame, lz4DecompressFrame, lz4FrameBound } from './lz4';
-import { snappyCompressXerial, snappyDecompress, snappyXerialBound } from './snappy';
+import { snappyCompressXerial, snappyDecompress, snappyUncompressedLength, snappyXerialBound } from './snappy';
 import { ERR_CODEC } from './status';
 
 /** Worst-case compressed size, or ERR_CODEC when the codec is not in wasm. */
@@ -31,4 +31,10 @@ export function decompressInto(codec: i32, src: usize, len: i32, dst: usize, cap
   if (codec == CODEC_LZ4) return lz4DecompressFrame(src, len, dst, cap, legacyLz4);
   if (codec == CODEC_SNAPPY) return snappyDecompress(src, len, dst, cap);
   return ERR_CODEC;
+}
+
+/** The decompressed size when the format states it (snappy), else -1; a status when malformed. */
+export function decompressedSize(codec: i32, src: usize, len: i32): i32 {
+  if (codec == CODEC_SNAPPY) return snappyUncompressedLength(src, len);
+  return -1;
 }

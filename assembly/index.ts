@@ -10,3 +10,6 @@ export { varintWrite, varlongWrite, uvarintWrite, varintRead, varlongRead, uvari
 export { encodeRecords, sealBatch, encodeBatch } from './batch-encode';
 export { decodeBatch, decodeExternal } from './batch-decode';
 export { compressBound } from './compress';
+export * from './snappy';
+export * from './lz4';
+export * from './xxhash32';

@@ -42,7 +42,7 @@ function toMillis(ts: RecordInput['timestamp'], now: number): number {
  */
 function writeString(u8: Uint8Array, pos: number, s: string): number {
   const n = s.length
-  if (n <= 64) {
+  if (n <= 24) {
     let i = 0
     for (; i < n; i++) {
       const c = s.charCodeAt(i)
@@ -58,11 +58,7 @@ function writeString(u8: Uint8Array, pos: number, s: string): number {
 function writeBytes(u8: Uint8Array, pos: number, v: Bytes): number {
   if (v === null || v === undefined) return -1
   if (typeof v === 'string') return writeString(u8, pos, v)
-  if (v.length < 32) {
-    for (let i = 0; i < v.length; i++) u8[pos + i] = v[i]
-  } else {
-    u8.set(v, pos)
-  }
+  u8.set(v, pos)
   return v.length
 }
 

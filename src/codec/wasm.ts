@@ -69,15 +69,22 @@ export function memView(): DataView {
  * A bump allocator over the memory above the module's static data. Each
  * operation resets it and lays out what it needs; memory only ever grows,
  * to the high-water mark of the largest operation.
+ *
+ * Regions start at staggered offsets modulo 4 KiB: on some CPUs (AMD Zen
+ * here) memory.copy runs ~20x slower when its destination sits just past its
+ * source modulo 4 KiB, which is what raw LZ4 blocks and stored records do
+ * between regions.
  */
 export const arena = {
   top: base,
+  regions: 0,
   reset(): void {
     this.top = base
+    this.regions = 0
   },
-  /** A 16-aligned region of `size` bytes. */
+  /** A region of `size` bytes, 64-aligned. */
   alloc(size: number): number {
-    const ptr = (this.top + 15) & ~15
+    const ptr = ((this.top + 4095) & ~4095) + ((this.regions++ * 1088) & 4095)
     const end = ptr + size
     if (end > capacity) {
       if (end > 0xffff_0000) throw new WafkaError(`wafka needs ${end} bytes of wasm memory, past the 4 GiB limit`)
