@@ -39,3 +39,61 @@ describe('record batch v2', () => {
     expect(r[3].value!.toString()).toBe('x'.repeat(5000))
   })
 })
+
+describe('batch attributes', () => {
+  it('flags control batches and names the marker', () => {
+    const marker = encodeRecordBatch(
+      [{ key: Buffer.from([0, 0, 0, 1]), value: Buffer.from([0, 0, 0, 0, 0, 5]), timestamp: 10 }],
+      { control: true, transactional: true, producerId: 9n, producerEpoch: 1 },
+    )
+    const b = decodeRecordSet(marker).batches[0]
+    expect(b.isControl).toBe(true)
+    expect(b.isTransactional).toBe(true)
+    expect(b.controlType).toBe('COMMIT')
+    const data = decodeRecordSet(encodeRecordBatch([{ value: 'x' }], { transactional: true })).batches[0]
+    expect(data.isControl).toBe(false)
+    expect(data.controlType).toBeUndefined()
+  })
+
+  it('gives every record the batch time under LogAppendTime', () => {
+    const b = decodeRecordSet(encodeRecordBatch([{ value: 'a', timestamp: 1 }, { value: 'b', timestamp: 2 }], { logAppendTime: 777 })).batches[0]
+    expect(b.timestampType).toBe('LogAppendTime')
+    expect(b.records.map((r) => r.timestamp)).toEqual([777, 777])
+  })
+
+  it('writes what Java writes for an empty producer state and a fresh batch', () => {
+    const batch = encodeRecordBatch([{ value: 'v', timestamp: 5 }])
+    expect(batch.readBigInt64BE(0)).toBe(0n) // base offset: the broker assigns
+    expect(batch.readInt32BE(12)).toBe(-1) // partition leader epoch
+    expect(batch.readBigInt64BE(43)).toBe(-1n) // producer id
+    expect(batch.readInt16BE(51)).toBe(-1)
+    expect(batch.readInt32BE(53)).toBe(-1)
+    expect(batch.readInt32BE(8)).toBe(batch.length - 12)
+  })
+
+  it('round trips every codec, several batches back to back, and large values', async () => {
+    const { loadCodecs } = await import('../src/index.js')
+    await loadCodecs()
+    const big = Buffer.alloc(1 << 20, 'abcdefgh')
+    const parts = (['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const).map((compression, i) =>
+      encodeRecordBatch([{ key: compression, value: big, timestamp: i }, { key: null, value: `small ${i}`, timestamp: i }], {
+        compression,
+        baseOffset: BigInt(i * 2),
+      }),
+    )
+    const { batches } = decodeRecordSet(Buffer.concat(parts))
+    expect(batches.map((b) => b.compression)).toEqual(['none', 'gzip', 'snappy', 'lz4', 'zstd'])
+    for (const [i, b] of batches.entries()) {
+      expect(b.records[0].value!.equals(big)).toBe(true)
+      expect(b.records[0].offset).toBe(BigInt(i * 2))
+      expect(b.records[1].value!.toString()).toBe(`small ${i}`)
+    }
+    expect(parts[3].length).toBeLessThan(big.length / 20)
+  })
+
+  it('keeps decoded values valid after later calls reuse wasm memory', () => {
+    const first = decodeRecordSet(encodeRecordBatch([{ value: 'first' }], { compression: 'lz4' })).batches[0].records[0]
+    for (let i = 0; i < 20; i++) decodeRecordSet(encodeRecordBatch([{ value: 'other'.repeat(1000) }], { compression: 'lz4' }))
+    expect(first.value!.toString()).toBe('first')
+  })
+})

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module'
-import { gzipSync } from 'node:zlib'
+import { crc32, gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { decodeRecordSet, encodeRecordBatch } from '../src/index.js'
+import { lz4CompressFrame } from '../src/codec/lz4.js'
+import { snappyCompress } from '../src/codec/snappy.js'
 
 // KafkaJS still encodes legacy messages (v0, v1): an independent writer of the old format.
 const require = createRequire(import.meta.url)
@@ -58,6 +60,30 @@ describe('legacy MessageSet v0/v1', () => {
     const r = decodeRecordSet(entry(41n, wrapper)).batches[0].records
     expect(r.map((x) => x.offset)).toEqual([40n, 41n])
     expect(r.map((x) => x.value!.toString())).toEqual(['m0', 'm1'])
+  })
+
+  it('accepts the broken LZ4 header checksum of magic 0 only', () => {
+    const inner = Buffer.concat([7n, 8n].map((o, i) => entry(o, message(0, { key: null, value: `lz${i}` }))))
+    const frame = Buffer.from(lz4CompressFrame(inner))
+    expect(frame.subarray(0, 7).toString('hex')).toBe('04224d18604082')
+    frame[6] = 0x1a // the checksum old clients computed over the magic bytes too
+    const v0 = message(0, { key: null, value: frame, compression: 3 })
+    expect(decodeRecordSet(entry(8n, v0)).batches[0].records.map((r) => r.value!.toString())).toEqual(['lz0', 'lz1'])
+    const v1 = message(1, { key: null, value: frame, timestamp: 1, compression: 3 })
+    expect(() => decodeRecordSet(entry(8n, v1))).toThrow(expect.objectContaining({ reason: 'checksum' }))
+  })
+
+  it('reads a snappy (xerial) v1 wrapper with LogAppendTime', () => {
+    const inner = MessageSet({
+      messageVersion: 1,
+      compression: 2,
+      entries: [0, 1].map((i) => ({ key: null, value: `s${i}`, timestamp: 5 + i })),
+    }).buffer as Buffer
+    const wrapper = Buffer.from(message(1, { key: null, value: Buffer.from(snappyCompress(inner)), timestamp: 99, compression: 2 }))
+    wrapper[5] |= 8 // attributes (after crc and magic): LogAppendTime, so every record takes the wrapper's time
+    wrapper.writeUInt32BE(crc32(wrapper.subarray(4)), 0)
+    const r = decodeRecordSet(entry(51n, wrapper)).batches[0].records
+    expect(r.map((x) => [x.offset, x.value!.toString(), x.timestamp])).toEqual([[50n, 's0', 99], [51n, 's1', 99]])
   })
 
   it('rejects a bad CRC-32, and a nested compressed message', () => {
