@@ -2,7 +2,8 @@ import { createRequire } from 'node:module'
 import { gzipSync } from 'node:zlib'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CorruptRecordError, crc32c, decodeRecordSet, encodeRecordBatch, loadCodecs } from '../src/index.js'
-import { prng, seedFromEnv } from './prng.js'
+import { Prng } from '../bench/support/prng.js'
+import { seedFromEnv } from './prng.js'
 
 const require = createRequire(import.meta.url)
 const Message = require('kafkajs/src/protocol/message')
@@ -46,13 +47,13 @@ describe(`fuzz (seed ${seed}, replay with WAFKA_FUZZ_SEED=${seed})`, () => {
   beforeAll(async () => {
     console.log(`fuzz seed: ${seed}`)
     await loadCodecs()
-    const rnd = prng(seed)
+    const rnd = new Prng(seed)
     for (const compression of (process.env.WAFKA_FUZZ_CODECS?.split(',') ?? ['none', 'gzip', 'snappy', 'lz4', 'zstd']) as any[]) {
       for (let n = 0; n < 4; n++) {
         const records = Array.from({ length: 1 + rnd.int(20) }, (_, i) => ({
-          key: rnd.bool(0.2) ? null : `key-${i}`,
-          value: rnd.bool(0.1) ? null : rnd.bool() ? 'x'.repeat(rnd.int(300)) : rnd.bytes(rnd.int(200)),
-          headers: rnd.bool() ? [['h', rnd.bool(0.2) ? null : `v${i}`] as const, ['h2', 'w']] : undefined,
+          key: rnd.chance(0.2) ? null : `key-${i}`,
+          value: rnd.chance(0.1) ? null : rnd.chance(0.5) ? 'x'.repeat(rnd.int(300)) : rnd.bytes(rnd.int(200)),
+          headers: rnd.chance(0.5) ? [['h', rnd.chance(0.2) ? null : `v${i}`] as const, ['h2', 'w']] : undefined,
           timestamp: 1_700_000_000_000 + rnd.int(100000) - 50000,
         }))
         corpus.push(encodeRecordBatch(records, { compression }))
@@ -67,7 +68,7 @@ describe(`fuzz (seed ${seed}, replay with WAFKA_FUZZ_SEED=${seed})`, () => {
   })
 
   it(`${ITERATIONS} mutated or truncated record sets each decode or give CorruptRecordError`, () => {
-    const rnd = prng(seed ^ 0x5eed)
+    const rnd = new Prng(seed ^ 0x5eed)
     const counts = { ok: 0, error: 0 }
     for (let i = 0; i < ITERATIONS; i++) {
       const data = Buffer.from(rnd.pick(corpus))
@@ -93,13 +94,13 @@ describe(`fuzz (seed ${seed}, replay with WAFKA_FUZZ_SEED=${seed})`, () => {
           break
         }
         case 4: // truncation: what a Fetch cut short looks like, and worse
-          counts[decodeOrTypedError(data.subarray(0, rnd.int(data.length)), rnd.bool())]++
+          counts[decodeOrTypedError(data.subarray(0, rnd.int(data.length)), rnd.chance(0.5))]++
           continue
         default: // pure noise after a plausible prefix
           rnd.bytes(data.length - 17).copy(data, 17)
           resign(data)
       }
-      counts[decodeOrTypedError(data, rnd.bool(0.3))]++
+      counts[decodeOrTypedError(data, rnd.chance(0.3))]++
     }
     console.log(`fuzz: ${counts.ok} decoded, ${counts.error} typed errors`)
     expect(counts.ok + counts.error).toBe(ITERATIONS)

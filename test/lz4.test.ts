@@ -5,7 +5,8 @@ import { lz4CompressFrame, lz4DecompressFrame } from '../src/codec/lz4.js'
 import * as S from '../src/codec/status.js'
 import { arena, memU8, wasm } from '../src/codec/wasm.js'
 import { CorruptRecordError } from '../src/errors.js'
-import { prng, seedFromEnv } from './prng.js'
+import { Prng } from '../bench/support/prng.js'
+import { seedFromEnv } from './prng.js'
 
 // Peer: lz4-napi (Rust lz4_flex): frames (independent blocks, optional
 // checksums) and raw blocks behind a 4-byte little-endian size. The lz4 CLI,
@@ -19,7 +20,7 @@ const napi = require('lz4-napi') as {
 }
 const hasLz4Cli = spawnSync('lz4', ['--version']).status === 0
 
-type Rnd = ReturnType<typeof prng>
+type Rnd = Prng
 const MAGIC = [0x04, 0x22, 0x4d, 0x18]
 const KAFKA_HEADER = [...MAGIC, 0x60, 0x40, 0x82]
 
@@ -161,7 +162,7 @@ function jsonRecords(n: number, r: Rnd): Uint8Array {
       event: r.pick(events),
       ts: 1700000000000 + r.int(1e6),
       page: `/p/${r.int(10000)}`,
-      ok: r.bool(0.9),
+      ok: r.chance(0.9),
     })
     parts.push(s)
     len += s.length
@@ -248,7 +249,7 @@ const LINKED_FIXTURE =
   'c21vb3h5ZGNobmt4d254aG15cnVpeHp2YWV0Y2N4aHBndXNibHpjY2p1cmhtY21sb7AE////////////////////////////////' +
   '////////NlBqcHRrcqIWjEwAAAAARG152g=='
 function linkedFixtureContent(): Uint8Array {
-  const r = prng(7)
+  const r = new Prng(7)
   const unit = new Uint8Array(1200)
   for (let i = 0; i < unit.length; i++) unit[i] = 97 + r.int(26)
   const data = new Uint8Array(140_000)
@@ -282,7 +283,7 @@ describe('xxh32', () => {
   })
 
   it("matches lz4-napi's content and block checksums at every length 0..300 and 1 MiB", () => {
-    const r = prng(11)
+    const r = new Prng(11)
     for (const n of [...Array.from({ length: 301 }, (_, i) => i), 1 << 20]) {
       const data = randomBytes(n, r)
       const f = napi.compressFrameSync(Buffer.from(data), { contentChecksum: true, blockChecksums: true })
@@ -297,7 +298,7 @@ describe('xxh32', () => {
 
 describe('lz4 frame as Kafka writes it', () => {
   it('has the header 04 22 4D 18 60 40 82 and an end mark', () => {
-    const r = prng(20)
+    const r = new Prng(20)
     for (const n of [0, 1, 100, 70_000]) {
       const f = lz4CompressFrame(jsonRecords(n, r))
       expect([...f.subarray(0, 7)]).toEqual(KAFKA_HEADER)
@@ -308,7 +309,7 @@ describe('lz4 frame as Kafka writes it', () => {
   })
 
   it('cuts 64 KiB blocks and stores a block raw when compressing does not shrink it', () => {
-    const r = prng(21)
+    const r = new Prng(21)
     const noise = randomBytes(200_000, r)
     const f = lz4CompressFrame(noise)
     const { blocks } = parseFrame(f)
@@ -327,7 +328,7 @@ describe('lz4 frame as Kafka writes it', () => {
   })
 
   it('reports a bound it keeps, and never writes past dstCap', () => {
-    const r = prng(22)
+    const r = new Prng(22)
     for (const n of [0, 1, 17, 1000, 65536, 65537, 200_000]) {
       for (const data of [randomBytes(n, r), jsonRecords(n, r), new Uint8Array(n)]) {
         const bound = wasm.lz4FrameBound(n)
@@ -346,7 +347,7 @@ describe('lz4 frame as Kafka writes it', () => {
   })
 
   it('compresses as well as lz4-napi on Kafka-ish data', () => {
-    const data = jsonRecords(1 << 20, prng(23))
+    const data = jsonRecords(1 << 20, new Prng(23))
     const ours = lz4CompressFrame(data).length
     const theirs = napi.compressFrameSync(Buffer.from(data)).length
     expect(ours).toBeLessThan(data.length * 0.5)
@@ -358,7 +359,7 @@ describe('lz4 frame as Kafka writes it', () => {
 describe('lz4 round trips', () => {
   for (const [kind, gen] of Object.entries(kinds)) {
     it(`${kind}: 0 B .. 5 MiB, frames and blocks`, () => {
-      const r = prng(30 + kind.length)
+      const r = new Prng(30 + kind.length)
       for (const n of [...sizes, ...(kind === 'json' || kind === 'random' ? [5 << 20] : [])]) {
         const data = gen(n, r)
         const f = lz4CompressFrame(data)
@@ -373,7 +374,7 @@ describe('lz4 round trips', () => {
   }
 
   it('decodes into exactly dstCap, and asks for more when it is short', () => {
-    const r = prng(31)
+    const r = new Prng(31)
     for (const data of [periodic(5000, r), jsonRecords(70_000, r), lowEntropy(3000, r)]) {
       const f = lz4CompressFrame(data)
       const b = blockCompress(data)
@@ -388,7 +389,7 @@ describe('lz4 round trips', () => {
   })
 
   it('honours maxOutputBytes', () => {
-    const data = jsonRecords(100_000, prng(32))
+    const data = jsonRecords(100_000, new Prng(32))
     const f = lz4CompressFrame(data)
     expect(same(lz4DecompressFrame(f, { maxOutputBytes: data.length }), data)).toBe(true)
     expectReason(() => lz4DecompressFrame(f, { maxOutputBytes: data.length - 1 }), 'too-large')
@@ -398,7 +399,7 @@ describe('lz4 round trips', () => {
 
 describe('lz4 interop with lz4-napi', () => {
   it('our frames and blocks decode with lz4-napi', () => {
-    const r = prng(40)
+    const r = new Prng(40)
     for (const [kind, gen] of Object.entries(kinds)) {
       for (const n of [0, 1, 13, 100, 4096, 65536, 65537, 300_000, 1 << 20]) {
         const data = gen(n, r)
@@ -412,7 +413,7 @@ describe('lz4 interop with lz4-napi', () => {
   })
 
   it("lz4-napi's frames (with and without checksums) and blocks decode with ours", () => {
-    const r = prng(41)
+    const r = new Prng(41)
     for (const [kind, gen] of Object.entries(kinds)) {
       for (const n of [0, 1, 13, 100, 4096, 65536, 65537, 300_000, 1 << 20]) {
         const data = gen(n, r)
@@ -428,7 +429,7 @@ describe('lz4 interop with lz4-napi', () => {
 })
 
 describe('lz4 frame features', () => {
-  const data = jsonRecords(150_000, prng(50))
+  const data = jsonRecords(150_000, new Prng(50))
   const kafka = lz4CompressFrame(data)
   const blocks = parseFrame(kafka).blocks.map((b) => ({ data: b.data, raw: b.raw }))
 
@@ -447,7 +448,7 @@ describe('lz4 frame features', () => {
   })
 
   it('accepts block sizes 64 KiB to 4 MiB and refuses a block past the declared size', () => {
-    const big = jsonRecords(1 << 20, prng(51))
+    const big = jsonRecords(1 << 20, new Prng(51))
     const one = [{ data: blockCompress(big) }]
     expect(same(lz4DecompressFrame(buildFrame({ blocks: one, bd: 0x60 })), big)).toBe(true)
     expect(same(lz4DecompressFrame(buildFrame({ blocks: one, bd: 0x70 })), big)).toBe(true)
@@ -496,7 +497,7 @@ describe('lz4 frame features', () => {
   })
 
   it('reports truncation at every cut of a frame', () => {
-    const small = lz4CompressFrame(jsonRecords(3000, prng(52)))
+    const small = lz4CompressFrame(jsonRecords(3000, new Prng(52)))
     const full = buildFrame({ blocks: parseFrame(small).blocks, contentSize: 3000, blockChecksums: true, contentChecksum: 0 })
     for (const f of [small, full]) {
       for (let cut = 0; cut < f.length; cut++) {
@@ -572,7 +573,7 @@ describe('malformed lz4 blocks', () => {
 })
 
 describe.runIf(hasLz4Cli)('lz4 interop with the reference lz4 CLI', () => {
-  const data = concat(jsonRecords(600_000, prng(60)), periodic(300_000, prng(61)))
+  const data = concat(jsonRecords(600_000, new Prng(60)), periodic(300_000, new Prng(61)))
   const variants = [
     [],
     ['-BD'],
@@ -594,7 +595,7 @@ describe.runIf(hasLz4Cli)('lz4 interop with the reference lz4 CLI', () => {
     })
   }
   it('lz4 -d reads our frames', () => {
-    for (const d of [data, new Uint8Array(0), randomBytes(100_000, prng(62))]) {
+    for (const d of [data, new Uint8Array(0), randomBytes(100_000, new Prng(62))]) {
       const out = execFileSync('lz4', ['-d', '-c', '-q'], { input: lz4CompressFrame(d), maxBuffer: 1 << 26 })
       expect(same(out, d)).toBe(true)
     }
@@ -613,9 +614,9 @@ describe(`lz4 fuzz (seed ${fuzzSeed}, replay with WAFKA_LZ4_FUZZ_SEED=${fuzzSeed
       for (const n of [0, 5, 30, 200, 1000, 5000, 70_000]) {
         const d = gen(n, r)
         out.push(lz4CompressFrame(d))
-        out.push(napi.compressFrameSync(Buffer.from(d), { blockChecksums: r.bool(), contentChecksum: r.bool() }))
+        out.push(napi.compressFrameSync(Buffer.from(d), { blockChecksums: r.chance(0.5), contentChecksum: r.chance(0.5) }))
         const blocks = parseFrame(lz4CompressFrame(d)).blocks
-        out.push(buildFrame({ blocks, linked: r.bool(), contentSize: r.bool() ? n : undefined }))
+        out.push(buildFrame({ blocks, linked: r.chance(0.5), contentSize: r.chance(0.5) ? n : undefined }))
       }
     }
     out.push(Uint8Array.from(Buffer.from(LINKED_FIXTURE, 'base64')))
@@ -652,7 +653,7 @@ describe(`lz4 fuzz (seed ${fuzzSeed}, replay with WAFKA_LZ4_FUZZ_SEED=${fuzzSeed
         case 6: // delete or duplicate a run
           {
             const len = 1 + r.int(32)
-            f = r.bool() ? concat(f.subarray(0, at), f.subarray(at + len)) : concat(f.subarray(0, at + len), f.subarray(at))
+            f = r.chance(0.5) ? concat(f.subarray(0, at), f.subarray(at + len)) : concat(f.subarray(0, at + len), f.subarray(at))
           }
           break
         case 7: // garbage after a valid header
@@ -666,7 +667,7 @@ describe(`lz4 fuzz (seed ${fuzzSeed}, replay with WAFKA_LZ4_FUZZ_SEED=${fuzzSeed
       }
     }
     // Usually re-sign the header so the damage reaches the blocks.
-    if (f.length >= 7 && r.bool(0.8)) {
+    if (f.length >= 7 && r.chance(0.8)) {
       const hl = f[4] & 0x08 ? 15 : 7
       if (f.length >= hl) f[hl - 1] = (xxh32(f.subarray(4, hl - 1)) >>> 8) & 0xff
     }
@@ -675,14 +676,14 @@ describe(`lz4 fuzz (seed ${fuzzSeed}, replay with WAFKA_LZ4_FUZZ_SEED=${fuzzSeed
 
   it(`${FUZZ_ITERATIONS} mutated or truncated frames decode or throw CorruptRecordError`, () => {
     console.log(`lz4 fuzz seed: ${fuzzSeed}`)
-    const r = prng(fuzzSeed)
+    const r = new Prng(fuzzSeed)
     const pool = corpus(r)
     let ok = 0
     let errors = 0
     for (let i = 0; i < FUZZ_ITERATIONS; i++) {
       const f = mutate(r.pick(pool), r, pool)
       try {
-        const out = lz4DecompressFrame(f, { legacyHeaderChecksum: r.bool(0.2), maxOutputBytes: 1 << 20 })
+        const out = lz4DecompressFrame(f, { legacyHeaderChecksum: r.chance(0.2), maxOutputBytes: 1 << 20 })
         expect(out.length).toBeLessThanOrEqual(1 << 20)
         ok++
       } catch (err) {
@@ -698,14 +699,14 @@ describe(`lz4 fuzz (seed ${fuzzSeed}, replay with WAFKA_LZ4_FUZZ_SEED=${fuzzSeed
   })
 
   it(`${FUZZ_ITERATIONS} mutated raw blocks stay inside dstCap`, () => {
-    const r = prng(fuzzSeed ^ 0x1234)
+    const r = new Prng(fuzzSeed ^ 0x1234)
     const blocks: Uint8Array[] = []
     for (const gen of Object.values(kinds)) for (const n of [1, 20, 300, 3000, 20_000]) blocks.push(blockCompress(gen(n, r)))
     for (let i = 0; i < FUZZ_ITERATIONS; i++) {
       const b = r.pick(blocks).slice()
       const flips = 1 + r.int(4)
-      for (let k = 0; k < flips; k++) b[r.int(b.length)] = r.bool() ? r.int(256) : b[r.int(b.length)] ^ 0xff
-      const cut = r.bool(0.2) ? b.subarray(0, r.int(b.length + 1)) : b
+      for (let k = 0; k < flips; k++) b[r.int(b.length)] = r.chance(0.5) ? r.int(256) : b[r.int(b.length)] ^ 0xff
+      const cut = r.chance(0.2) ? b.subarray(0, r.int(b.length + 1)) : b
       const cap = r.int(30_000)
       let got: Uint8Array | number
       try {

@@ -50,6 +50,8 @@ export function decodeRecordSet(data: Uint8Array, options: DecodeOptions = {}): 
     const index = arena.alloc(caps.index * X_SIZE)
     const headers = arena.alloc(caps.headers * H_SIZE)
     const scratch = arena.alloc(caps.scratch)
+    const at = external ? arena.alloc(external.length) : 0
+    // Only now, after every alloc (growth replaces the views).
     const v = memView()
     v.setInt32(ctx + D_INDEX, index, true)
     v.setInt32(ctx + D_INDEX_CAP, caps.index, true)
@@ -58,7 +60,6 @@ export function decodeRecordSet(data: Uint8Array, options: DecodeOptions = {}): 
     v.setInt32(ctx + D_SCRATCH, scratch, true)
     v.setInt32(ctx + D_SCRATCH_CAP, caps.scratch, true)
     if (external) {
-      const at = arena.alloc(external.length)
       memU8().set(external, at)
       v.setInt32(ctx + D_EXTERNAL, at, true)
       v.setInt32(ctx + D_EXTERNAL_LEN, external.length, true)

@@ -53,8 +53,8 @@ interface ZstdBackend {
   decompress(data: Uint8Array, maxOutputBytes: number): Uint8Array
 }
 
-// node:zlib has zstd on Deno, Bun and Node >= 22.15; elsewhere a wasm build of
-// the reference library, loaded once on demand (its compile is async).
+// node:zlib has zstd on Deno, Bun and Node >= 22.15; elsewhere the reference
+// C library compiled to wasm, loaded once on demand (its compile is async).
 const z = zlib as any
 let zstdBackend: ZstdBackend | undefined =
   typeof z.zstdCompressSync === 'function'
@@ -83,16 +83,26 @@ function zstdDeclaredSize(data: Uint8Array): number {
 
 export async function loadZstd(): Promise<void> {
   if (zstdBackend) return
-  zstdLoading ??= import('@hpcc-js/wasm-zstd').then(async ({ Zstd }) => {
-    const zstd = await Zstd.load()
+  zstdLoading ??= import('@bokuweb/zstd-wasm').then(async (lib) => {
+    await lib.init()
     zstdBackend = {
-      compress: (data, level) => zstd.compress(data, level),
+      compress: (data, level) => lib.compress(data, level),
       decompress(data, maxOutputBytes) {
-        // The wasm build has no output cap: refuse frames that declare more.
-        if (zstdDeclaredSize(data) > maxOutputBytes) throw new RangeError('declared size too large')
-        const out = zstd.decompress(data)
-        if (out.length > maxOutputBytes) throw new RangeError('output too large')
-        return out
+        // The wasm build decompresses into a buffer of a size given up front:
+        // the size the frame declares, else a guess that doubles up to the limit.
+        const declared = zstdDeclaredSize(data)
+        if (declared > maxOutputBytes) throw new RangeError('declared size too large')
+        if (declared >= 0) return lib.decompress(data, { defaultHeapSize: Math.max(declared, 1) })
+        for (let size = Math.min(maxOutputBytes, Math.max(65536, data.length * 16)); ; size = Math.min(maxOutputBytes, size * 2)) {
+          try {
+            return lib.decompress(data, { defaultHeapSize: size })
+          } catch (err) {
+            // -70 is zstd's dstSize_tooSmall: grow; any other error is bad data.
+            const tooSmall = /code -70\b/.test(String((err as Error)?.message))
+            if (!tooSmall) throw err
+            if (size >= maxOutputBytes) throw new RangeError('output too large')
+          }
+        }
       },
     }
   })

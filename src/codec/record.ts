@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { bufferView } from './buffer-view.js'
 import { codecName, type CompressionName } from './compression.js'
 import type { HeaderValue, Headers } from './types.js'
 
@@ -11,6 +12,9 @@ export class RecordBatch {
   readonly records: KafkaRecord[]
   /** The index as int32s (over the same memory as `index`). */
   readonly ints: Int32Array
+  /** data's memory, read once here rather than per key and value. */
+  readonly dataBuffer: ArrayBufferLike
+  readonly dataOffset: number
 
   constructor(
     readonly baseOffset: bigint,
@@ -32,6 +36,8 @@ export class RecordBatch {
     count: number,
   ) {
     this.ints = new Int32Array(index.buffer, index.byteOffset, index.length * 2)
+    this.dataBuffer = data.buffer
+    this.dataOffset = data.byteOffset
     const records = new Array<KafkaRecord>(count)
     for (let i = 0; i < count; i++) records[i] = new KafkaRecord(this, i)
     this.records = records
@@ -117,7 +123,7 @@ export class KafkaRecord {
       const e = (first + h) * 4
       const key = data.toString('utf8', hx[e], hx[e] + hx[e + 1])
       const len = hx[e + 3]
-      out[h] = [key, len < 0 ? null : data.subarray(hx[e + 2], hx[e + 2] + len)]
+      out[h] = [key, len < 0 ? null : bufferView(this.batch.dataBuffer, this.batch.dataOffset + hx[e + 2], len)]
     }
     return out
   }
@@ -139,8 +145,8 @@ export class KafkaRecord {
     const base = this.i * I32_PER_RECORD + field
     const len = ints[base + 1]
     if (len < 0) return null
-    const off = ints[base]
-    return this.batch.data.subarray(off, off + len)
+    const batch = this.batch
+    return bufferView(batch.dataBuffer, batch.dataOffset + batch.ints[base], len)
   }
 
   toJSON(): object {
