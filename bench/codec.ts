@@ -180,7 +180,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: machine(),
     versions: Object.fromEntries(
-      ['kafkajs', '@platformatic/kafka', '@node-rs/crc32', 'lz4-napi', 'snappy-wasm', 'kafkajs-lz4', 'kafkajs-snappy', '@hpcc-js/wasm-zstd', 'tinybench'].map(
+      ['kafkajs', '@platformatic/kafka', '@node-rs/crc32', 'lz4-napi', 'snappy-wasm', 'kafkajs-lz4', 'kafkajs-snappy', '@bokuweb/zstd-wasm', 'tinybench'].map(
         (name) => [name, packageVersion(name)],
       ),
     ),
