@@ -1,3 +1,5 @@
+import { errorCodeInfo } from './protocol/error-codes.js'
+
 /**
  * Every error wafka throws is a WafkaError. `retriable` says whether trying
  * the same thing again may succeed; callers (and the retry policy) read it
@@ -32,3 +34,60 @@ export class CorruptRecordError extends ProtocolError {
 
 /** A configuration value is missing, of the wrong type or out of range. */
 export class ConfigError extends WafkaError {}
+
+/** The broker does not support an API or version wafka needs (or no version both sides speak). */
+export class UnsupportedApiError extends WafkaError {}
+
+/** A connection could not be made, or broke; trying again (maybe elsewhere) may work. */
+export class ConnectionError extends WafkaError {
+  constructor(message: string, options: { retriable?: boolean; cause?: unknown } = {}) {
+    super(message, { retriable: true, ...options })
+  }
+}
+
+/** Something took longer than allowed (a connect, a request). */
+export class TimeoutError extends WafkaError {
+  constructor(message: string, options: { retriable?: boolean; cause?: unknown } = {}) {
+    super(message, { retriable: true, ...options })
+  }
+}
+
+/** An error code a broker answered with. `type` is its name in the spec, e.g. 'NOT_LEADER_OR_FOLLOWER'. */
+export class KafkaError extends WafkaError {
+  readonly code: number
+  readonly type: string
+  readonly api?: string
+  readonly broker?: string
+
+  constructor(
+    message: string,
+    options: { code: number; type: string; retriable: boolean; api?: string; broker?: string; cause?: unknown },
+  ) {
+    super(message, options)
+    this.code = options.code
+    this.type = options.type
+    if (options.api !== undefined) this.api = options.api
+    if (options.broker !== undefined) this.broker = options.broker
+  }
+}
+
+/**
+ * A KafkaError for `code`, named and described from the spec's error table,
+ * retriable as the Java client treats it; `detail` says what it was about
+ * (a topic-partition, a group, the broker's error message).
+ */
+export function kafkaError(code: number, context: { api?: string; broker?: string; detail?: string; cause?: unknown } = {}): KafkaError {
+  const info = errorCodeInfo(code)
+  const type = info?.name ?? 'UNKNOWN_ERROR_CODE'
+  const description = info?.description ?? 'An error code this client does not know (the broker may be newer).'
+  const where = `${context.api ? ` in ${context.api}` : ''}${context.broker ? ` from ${context.broker}` : ''}`
+  const detail = context.detail ? ` (${context.detail})` : ''
+  return new KafkaError(`${type} (${code})${where}: ${description}${detail}`, {
+    code,
+    type,
+    retriable: info?.retriable ?? false,
+    api: context.api,
+    broker: context.broker,
+    cause: context.cause,
+  })
+}

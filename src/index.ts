@@ -1,2 +1,6 @@
 export * from './codec/index.js'
-export { WafkaError, ProtocolError, CorruptRecordError, ConfigError } from './errors.js'
+export * from './errors.js'
+export { Kafka, type KafkaConfig } from './kafka.js'
+export { Admin, ResourceTypes, ConfigOperations } from './admin/admin.js'
+export { Cluster, type ClusterOptions } from './cluster/cluster.js'
+export { Connection, type ConnectionOptions } from './net/connection.js'

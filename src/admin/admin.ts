@@ -1,0 +1,442 @@
+import { KafkaError, UnsupportedApiError, kafkaError } from '../errors.js'
+import type { Cluster } from '../cluster/cluster.js'
+import {
+  CreatePartitions, CreateTopics, DeleteGroups, DeleteRecords, DeleteTopics, DescribeCluster, DescribeConfigs,
+  DescribeGroups, IncrementalAlterConfigs, ListGroups, ListOffsets, OffsetCommit, OffsetFetch,
+} from '../protocol/messages/index.js'
+
+/** Kafka's config resource types (DescribeConfigs / IncrementalAlterConfigs). */
+export const ResourceTypes = { UNKNOWN: 0, ANY: 1, TOPIC: 2, GROUP: 3, BROKER: 4, CLUSTER: 4, BROKER_LOGGER: 8 } as const
+export const ConfigOperations = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const
+export type ConfigOperation = keyof typeof ConfigOperations
+
+export interface TopicConfig {
+  topic: string
+  /** -1: the broker's num.partitions. */
+  numPartitions?: number
+  /** -1: the broker's default.replication.factor. */
+  replicationFactor?: number
+  replicaAssignment?: Array<{ partition: number; replicas: number[] }>
+  configEntries?: Array<{ name: string; value: string | null }>
+}
+
+const EARLIEST = -2n
+const LATEST = -1n
+const TOPIC_ALREADY_EXISTS = 36
+
+/** The version, when it is at least `min`; else a clear error naming what needs a newer broker. */
+function requireVersion(version: number, min: number, what: string): true {
+  if (version < min) throw new UnsupportedApiError(`${what} needs a broker that speaks a newer protocol version (v${min}+, this one: v${version})`)
+  return true
+}
+
+/** Throws the first non-zero error code of a per-item answer, naming the item. */
+function check(errorCode: number, api: string, detail: string, message?: string | null): void {
+  if (errorCode !== 0) throw kafkaError(errorCode, { api, detail: message ? `${detail}: ${message}` : detail })
+}
+
+/**
+ * Cluster administration, shaped like KafkaJS's admin client (same method
+ * names and results; offsets as strings as KafkaJS gives them). Every call
+ * retries retriable errors until `timeout` (default: defaultApiTimeoutMs).
+ */
+export class Admin {
+  constructor(private readonly cluster: Cluster) {}
+
+  connect(): Promise<void> {
+    return this.cluster.connect()
+  }
+
+  disconnect(): Promise<void> {
+    return this.cluster.disconnect()
+  }
+
+  /** The controller (where topic changes go), or any broker when there is none. */
+  private async controller(): Promise<number> {
+    if (this.cluster.metadata.controllerId < 0) await this.cluster.refreshMetadata()
+    const id = this.cluster.metadata.controllerId
+    return id >= 0 ? id : (await this.cluster.anyConnection()).nodeId ?? -1
+  }
+
+  async listTopics(): Promise<string[]> {
+    return this.cluster.retry(async () => {
+      await this.cluster.refreshMetadata('all')
+      return [...this.cluster.metadata.topics.keys()]
+    })
+  }
+
+  async fetchTopicMetadata({ topics }: { topics?: string[] } = {}) {
+    return this.cluster.retry(async () => {
+      if (topics) await this.cluster.refreshMetadata(topics)
+      else await this.cluster.refreshMetadata('all')
+      const infos = topics ? await this.cluster.topicMetadata(topics) : [...this.cluster.metadata.topics.values()]
+      return {
+        topics: infos.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({
+            partitionErrorCode: p.errorCode,
+            partitionId: p.partition,
+            leader: p.leader,
+            leaderEpoch: p.leaderEpoch,
+            replicas: p.replicas,
+            isr: p.isr,
+            offlineReplicas: p.offlineReplicas,
+          })),
+        })),
+      }
+    })
+  }
+
+  async describeCluster() {
+    return this.cluster.retry(async () => {
+      const conn = await this.cluster.anyConnection()
+      if (conn.supports(DescribeCluster)) {
+        const res = await conn.request(DescribeCluster, {})
+        check(res.errorCode, 'DescribeCluster', 'cluster', res.errorMessage)
+        return {
+          brokers: res.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack })),
+          controller: res.controllerId,
+          clusterId: res.clusterId,
+        }
+      }
+      await this.cluster.refreshMetadata()
+      const m = this.cluster.metadata
+      return { brokers: [...m.brokers.values()], controller: m.controllerId, clusterId: m.clusterId }
+    })
+  }
+
+  /** Creates topics; resolves false when every one already existed (as KafkaJS does). */
+  async createTopics(options: { topics: TopicConfig[]; validateOnly?: boolean; waitForLeaders?: boolean; timeout?: number }): Promise<boolean> {
+    const timeout = options.timeout ?? 5000
+    let created = false
+    await this.cluster.retry(async () => {
+      const res = await this.cluster.send(await this.controller(), CreateTopics, (v) => ({
+        topics: options.topics.map((t) => ({
+          name: t.topic,
+          numPartitions: t.replicaAssignment?.length ? -1 : t.numPartitions ?? -1,
+          replicationFactor: t.replicaAssignment?.length ? -1 : t.replicationFactor ?? -1,
+          assignments: (t.replicaAssignment ?? []).map((a) => ({ partitionIndex: a.partition, brokerIds: a.replicas })),
+          configs: (t.configEntries ?? []).map((c) => ({ name: c.name, value: c.value })),
+        })),
+        timeoutMs: timeout,
+        ...(options.validateOnly ? { validateOnly: requireVersion(v, 1, 'CreateTopics validateOnly') } : {}),
+      }))
+      created = false
+      for (const t of res.topics) {
+        if (t.errorCode === TOPIC_ALREADY_EXISTS) continue
+        check(t.errorCode, 'CreateTopics', `topic ${t.name}`, t.errorMessage)
+        created = true
+      }
+    }, timeout + 5000)
+    if (created && !options.validateOnly && (options.waitForLeaders ?? true)) {
+      const names = options.topics.map((t) => t.topic)
+      await this.cluster.retry(async () => {
+        await this.cluster.refreshMetadata(names)
+        for (const info of await this.cluster.topicMetadata(names)) {
+          for (const p of info.partitions) if (p.leader < 0) throw kafkaError(5, { api: 'Metadata', detail: `${info.name}-${p.partition}` })
+        }
+      }, timeout)
+    }
+    return created
+  }
+
+  async deleteTopics({ topics, timeout = 5000 }: { topics: string[]; timeout?: number }): Promise<void> {
+    await this.cluster.retry(async () => {
+      const res = await this.cluster.send(await this.controller(), DeleteTopics, (v) =>
+        v >= 6 ? { topics: topics.map((name) => ({ name })), timeoutMs: timeout } : { topicNames: topics, timeoutMs: timeout },
+      )
+      for (const r of res.responses) check(r.errorCode, 'DeleteTopics', `topic ${r.name}`, r.errorMessage)
+    }, timeout + 5000)
+    for (const t of topics) this.cluster.metadata.topics.delete(t)
+  }
+
+  async createPartitions(options: {
+    topicPartitions: Array<{ topic: string; count: number; assignments?: number[][] }>
+    validateOnly?: boolean
+    timeout?: number
+  }): Promise<void> {
+    const timeout = options.timeout ?? 5000
+    await this.cluster.retry(async () => {
+      const res = await this.cluster.send(await this.controller(), CreatePartitions, {
+        topics: options.topicPartitions.map((t) => ({
+          name: t.topic,
+          count: t.count,
+          assignments: t.assignments ? t.assignments.map((brokerIds) => ({ brokerIds })) : null,
+        })),
+        timeoutMs: timeout,
+        validateOnly: options.validateOnly ?? false,
+      })
+      for (const r of res.results) check(r.errorCode, 'CreatePartitions', `topic ${r.name}`, r.errorMessage)
+    }, timeout + 5000)
+    await this.cluster.refreshMetadata(options.topicPartitions.map((t) => t.topic)).catch(() => {})
+  }
+
+  /** Deletes records before the given offsets (each partition's leader sets its low watermark). */
+  async deleteRecords({ topic, partitions, timeout = 5000 }: { topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }>; timeout?: number }) {
+    const byLeader = await this.groupByLeader(topic, partitions.map((p) => p.partition))
+    const lowWatermarks: Array<{ partition: number; lowWatermark: string }> = []
+    await Promise.all(
+      [...byLeader].map(([leader, ids]) =>
+        this.cluster.retry(async (n) => {
+          const node = n === 0 ? leader : await this.cluster.leaderFor(topic, ids[0])
+          const res = await this.cluster.send(node, DeleteRecords, {
+            topics: [{ name: topic, partitions: ids.map((id) => ({ partitionIndex: id, offset: BigInt(partitions.find((p) => p.partition === id)!.offset) })) }],
+            timeoutMs: timeout,
+          })
+          for (const t of res.topics) {
+            for (const p of t.partitions) {
+              check(p.errorCode, 'DeleteRecords', `${topic}-${p.partitionIndex}`)
+              lowWatermarks.push({ partition: p.partitionIndex, lowWatermark: String(p.lowWatermark) })
+            }
+          }
+        }),
+      ),
+    )
+    return lowWatermarks.sort((a, b) => a.partition - b.partition)
+  }
+
+  /** Per partition: the latest offset (`offset`, `high`) and the earliest (`low`), as KafkaJS returns them. */
+  async fetchTopicOffsets(topic: string) {
+    const [info] = await this.cluster.topicMetadata([topic])
+    const ids = info.partitions.map((p) => p.partition)
+    const [high, low] = await Promise.all([this.listOffsets(topic, ids, LATEST), this.listOffsets(topic, ids, EARLIEST)])
+    return ids.map((partition) => ({
+      partition,
+      offset: String(high.get(partition)),
+      high: String(high.get(partition)),
+      low: String(low.get(partition)),
+    }))
+  }
+
+  /** Per partition: the earliest offset whose timestamp is at or after `timestamp` (latest when none). */
+  async fetchTopicOffsetsByTimestamp(topic: string, timestamp?: number) {
+    const [info] = await this.cluster.topicMetadata([topic])
+    const ids = info.partitions.map((p) => p.partition)
+    const found = await this.listOffsets(topic, ids, timestamp === undefined ? LATEST : BigInt(timestamp))
+    const missing = ids.filter((id) => found.get(id) === -1n)
+    if (missing.length > 0) {
+      const latest = await this.listOffsets(topic, missing, LATEST)
+      for (const id of missing) found.set(id, latest.get(id)!)
+    }
+    return ids.map((partition) => ({ partition, offset: String(found.get(partition)) }))
+  }
+
+  /** ListOffsets at each partition's leader: offset by partition. */
+  async listOffsets(topic: string, partitions: number[], timestamp: bigint, isolationLevel = 0): Promise<Map<number, bigint>> {
+    const out = new Map<number, bigint>()
+    const byLeader = await this.groupByLeader(topic, partitions)
+    await Promise.all(
+      [...byLeader].map(([leader, ids]) =>
+        this.cluster.retry(async (n) => {
+          // After a failure, route by fresh metadata: the leader may have moved.
+          const regrouped = n === 0 ? new Map([[leader, ids]]) : await this.groupByLeader(topic, ids)
+          for (const [node, group] of regrouped) {
+            const conn = await this.cluster.connection(node)
+            const version = conn.versionFor(ListOffsets)
+            const res = await conn.request(ListOffsets, {
+              replicaId: -1,
+              ...(isolationLevel !== 0 ? { isolationLevel: requireVersion(version, 2, 'read_committed offsets') && isolationLevel } : {}),
+              topics: [{ name: topic, partitions: group.map((id) => ({ partitionIndex: id, timestamp })) }],
+            } as any)
+            for (const t of res.topics) {
+              for (const p of t.partitions) {
+                check(p.errorCode, 'ListOffsets', `${topic}-${p.partitionIndex} at ${conn.name}`)
+                out.set(p.partitionIndex, version === 0 ? (p.oldStyleOffsets[0] ?? -1n) : p.offset)
+              }
+            }
+          }
+        }),
+      ),
+    )
+    return out
+  }
+
+  private async groupByLeader(topic: string, partitions: number[]): Promise<Map<number, number[]>> {
+    const groups = new Map<number, number[]>()
+    for (const id of partitions) {
+      const leader = await this.cluster.leaderFor(topic, id)
+      groups.set(leader, [...(groups.get(leader) ?? []), id])
+    }
+    return groups
+  }
+
+  async describeConfigs(options: {
+    resources: Array<{ type: number; name: string; configNames?: string[] | null }>
+    includeSynonyms?: boolean
+  }) {
+    const results = await Promise.all(
+      options.resources.map((r) =>
+        this.cluster.retry(async () => {
+          // Broker configs live on that broker; topic configs can be asked of any.
+          const node = r.type === ResourceTypes.BROKER ? Number(r.name) : (await this.cluster.anyConnection()).nodeId ?? -1
+          const res = await this.cluster.send(node, DescribeConfigs, (v) => ({
+            resources: [{ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ?? null }],
+            ...(options.includeSynonyms ? { includeSynonyms: requireVersion(v, 1, 'config synonyms') } : {}),
+          }))
+          const x = res.results[0]
+          check(x.errorCode, 'DescribeConfigs', `${r.name}`, x.errorMessage)
+          return {
+            errorCode: x.errorCode,
+            errorMessage: x.errorMessage,
+            resourceName: x.resourceName,
+            resourceType: x.resourceType,
+            configEntries: x.configs.map((c) => ({
+              configName: c.name,
+              configValue: c.value,
+              readOnly: c.readOnly,
+              isDefault: c.isDefault || c.configSource === 5,
+              configSource: c.configSource,
+              isSensitive: c.isSensitive,
+              configSynonyms: (c.synonyms ?? []).map((s) => ({ configName: s.name, configValue: s.value, configSource: s.source })),
+            })),
+          }
+        }),
+      ),
+    )
+    return { resources: results, throttleTime: 0 }
+  }
+
+  /** Incremental config changes (IncrementalAlterConfigs): each entry says SET, DELETE, APPEND or SUBTRACT (default SET). */
+  async alterConfigs(options: {
+    resources: Array<{ type: number; name: string; configEntries: Array<{ name: string; value?: string | null; operation?: ConfigOperation }> }>
+    validateOnly?: boolean
+  }) {
+    return Promise.all(
+      options.resources.map((r) =>
+        this.cluster.retry(async () => {
+          const node = r.type === ResourceTypes.BROKER ? Number(r.name) : (await this.cluster.anyConnection()).nodeId ?? -1
+          const res = await this.cluster.send(node, IncrementalAlterConfigs, {
+            resources: [{
+              resourceType: r.type,
+              resourceName: r.name,
+              configs: r.configEntries.map((c) => ({ name: c.name, configOperation: ConfigOperations[c.operation ?? 'SET'], value: c.value ?? null })),
+            }],
+            validateOnly: options.validateOnly ?? false,
+          })
+          const x = res.responses[0]
+          check(x.errorCode, 'IncrementalAlterConfigs', r.name, x.errorMessage)
+          return { resourceType: x.resourceType, resourceName: x.resourceName }
+        }),
+      ),
+    )
+  }
+
+  /** Every group on every broker (each broker lists the groups it coordinates). */
+  async listGroups() {
+    await this.cluster.refreshMetadata()
+    const lists = await Promise.all(
+      [...this.cluster.metadata.brokers.keys()].map((id) =>
+        this.cluster.retry(async () => {
+          const res = await this.cluster.send(id, ListGroups, {})
+          check(res.errorCode, 'ListGroups', `broker ${id}`)
+          return res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.groupState }))
+        }),
+      ),
+    )
+    return { groups: lists.flat() }
+  }
+
+  async describeGroups(groupIds: string[]) {
+    const groups = await Promise.all(
+      groupIds.map((groupId) =>
+        this.onCoordinator(groupId, async (node) => {
+          const res = await this.cluster.send(node, DescribeGroups, { groups: [groupId] })
+          const g = res.groups[0]
+          check(g.errorCode, 'DescribeGroups', `group ${groupId}`)
+          return {
+            errorCode: g.errorCode,
+            groupId: g.groupId,
+            state: g.groupState,
+            protocolType: g.protocolType,
+            protocol: g.protocolData,
+            members: g.members.map((m) => ({
+              memberId: m.memberId,
+              groupInstanceId: m.groupInstanceId,
+              clientId: m.clientId,
+              clientHost: m.clientHost,
+              memberMetadata: m.memberMetadata,
+              memberAssignment: m.memberAssignment,
+            })),
+          }
+        }),
+      ),
+    )
+    return { groups }
+  }
+
+  async deleteGroups(groupIds: string[]) {
+    return Promise.all(
+      groupIds.map((groupId) =>
+        this.onCoordinator(groupId, async (node) => {
+          const res = await this.cluster.send(node, DeleteGroups, { groupsNames: [groupId] })
+          const r = res.results[0]
+          check(r.errorCode, 'DeleteGroups', `group ${groupId}`)
+          return { groupId: r.groupId, errorCode: r.errorCode }
+        }),
+      ),
+    )
+  }
+
+  /** Committed offsets of a group (for `topics`, else every topic it committed); -1 where none. */
+  async fetchOffsets({ groupId, topics }: { groupId: string; topics?: string[] }) {
+    const wanted = topics
+      ? await Promise.all(topics.map(async (t) => ({ name: t, partitionIndexes: (await this.cluster.topicMetadata([t]))[0].partitions.map((p) => p.partition) })))
+      : null
+    return this.onCoordinator(groupId, async (node) => {
+      const conn = await this.cluster.connection(node)
+      const version = conn.versionFor(OffsetFetch)
+      // v8+ batches groups; requireStable (v7+) waits out pending transactional commits.
+      const res = await conn.request(
+        OffsetFetch,
+        version >= 8
+          ? { groups: [{ groupId, topics: wanted }], requireStable: true }
+          : { groupId, topics: wanted, ...(version >= 7 ? { requireStable: true } : {}) },
+        { version },
+      )
+      const answer = version >= 8 ? res.groups[0] : res
+      check(answer.errorCode ?? 0, 'OffsetFetch', `group ${groupId}`)
+      return answer.topics.map((t: any) => ({
+        topic: t.name,
+        partitions: t.partitions.map((p: any) => {
+          check(p.errorCode, 'OffsetFetch', `group ${groupId} ${t.name}-${p.partitionIndex}`)
+          return { partition: p.partitionIndex, offset: String(p.committedOffset), metadata: p.metadata }
+        }),
+      }))
+    })
+  }
+
+  /** Commits offsets for a group that has no active members (as KafkaJS's setOffsets). */
+  async setOffsets({ groupId, topic, partitions }: { groupId: string; topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }) {
+    await this.onCoordinator(groupId, async (node) => {
+      // generation -1 and no member id: a commit from outside the group (no members may be active).
+      const res = await this.cluster.send(node, OffsetCommit, {
+        groupId,
+        topics: [{
+          name: topic,
+          partitions: partitions.map((p) => ({ partitionIndex: p.partition, committedOffset: BigInt(p.offset), committedMetadata: null })),
+        }],
+      })
+      for (const t of res.topics) for (const p of t.partitions) check(p.errorCode, 'OffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
+    })
+  }
+
+  /** Moves a group's committed offsets on `topic` to the earliest (or latest) ones. */
+  async resetOffsets({ groupId, topic, earliest = false }: { groupId: string; topic: string; earliest?: boolean }) {
+    const [info] = await this.cluster.topicMetadata([topic])
+    const offsets = await this.listOffsets(topic, info.partitions.map((p) => p.partition), earliest ? EARLIEST : LATEST)
+    await this.setOffsets({ groupId, topic, partitions: [...offsets].map(([partition, offset]) => ({ partition, offset })) })
+  }
+
+  /** Runs `fn` on the group's coordinator, looking it up again after coordinator errors. */
+  private onCoordinator<T>(groupId: string, fn: (node: number) => Promise<T>): Promise<T> {
+    return this.cluster.retry(async () => {
+      const node = await this.cluster.coordinator('group', groupId)
+      try {
+        return await fn(node)
+      } catch (err) {
+        if (err instanceof KafkaError && [14, 15, 16].includes(err.code)) this.cluster.invalidateCoordinator('group', groupId)
+        throw err
+      }
+    })
+  }
+}

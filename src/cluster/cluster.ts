@@ -1,0 +1,271 @@
+import { ConnectionError, KafkaError, WafkaError, kafkaError } from '../errors.js'
+import { backoffMs } from '../net/backoff.js'
+import { Connection, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
+import type { ApiSpec, Input } from '../protocol/api.js'
+import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
+import { parseBrokerAddress, type BrokerAddress } from './broker-address.js'
+import { MetadataCache } from './metadata.js'
+import { withRetry, type RetryPolicy } from './retry.js'
+
+export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose'> {
+  brokers: string[]
+  /** Java: retry.backoff.ms / retry.backoff.max.ms. */
+  retryBackoffMs?: number
+  retryBackoffMaxMs?: number
+  /** Java: reconnect.backoff.ms / reconnect.backoff.max.ms. */
+  reconnectBackoffMs?: number
+  reconnectBackoffMaxMs?: number
+  /** Java: metadata.max.age.ms (5 min). */
+  metadataMaxAgeMs?: number
+  /** Java: default.api.timeout.ms (60 s): how long a call may retry. */
+  defaultApiTimeoutMs?: number
+}
+
+/** Errors after which the cached leaders may be stale. */
+const STALE_METADATA = new Set([3, 5, 6, 41, 74, 75, 100])
+/** Errors after which the cached coordinator is stale. */
+const STALE_COORDINATOR = new Set([14, 15, 16])
+
+export type CoordinatorType = 'group' | 'transaction'
+
+/**
+ * The client's view of the cluster: a connection per broker, opened on
+ * demand with backoff after failures; metadata (brokers, leaders) refreshed
+ * on an interval, on demand and after errors that say it is stale;
+ * coordinators looked up and cached; and a retry policy bounded by a deadline.
+ */
+export class Cluster {
+  readonly metadata = new MetadataCache()
+  readonly options: ClusterOptions & Required<Pick<ClusterOptions,
+    'retryBackoffMs' | 'retryBackoffMaxMs' | 'reconnectBackoffMs' | 'reconnectBackoffMaxMs' | 'metadataMaxAgeMs' | 'defaultApiTimeoutMs'>>
+  private readonly bootstrap: BrokerAddress[]
+  private readonly connections = new Map<number, Promise<Connection>>()
+  private readonly failures = new Map<number, { count: number; retryAt: number }>()
+  private readonly coordinators = new Map<string, number>()
+  /** Topics the client uses: the ones each refresh asks about. */
+  private readonly interest = new Set<string>()
+  private refreshing: Promise<void> | undefined
+  private refreshTimer: ReturnType<typeof setInterval> | undefined
+  private closed = false
+
+  constructor(options: ClusterOptions) {
+    if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
+      throw new WafkaError('no brokers given: pass brokers: ["host:port", ...]')
+    }
+    this.bootstrap = options.brokers.map(parseBrokerAddress)
+    this.options = {
+      retryBackoffMs: 100,
+      retryBackoffMaxMs: 1000,
+      reconnectBackoffMs: 50,
+      reconnectBackoffMaxMs: 1000,
+      metadataMaxAgeMs: 300_000,
+      defaultApiTimeoutMs: 60_000,
+      ...options,
+    }
+  }
+
+  /** Bootstraps: the first broker that answers gives the cluster's metadata. */
+  async connect(): Promise<void> {
+    await this.refreshMetadata()
+    this.refreshTimer ??= setInterval(() => {
+      if (Date.now() - this.metadata.updatedAt >= this.options.metadataMaxAgeMs) this.refreshMetadata().catch(() => {})
+    }, Math.min(this.options.metadataMaxAgeMs, 60_000))
+    this.refreshTimer.unref?.()
+  }
+
+  async disconnect(): Promise<void> {
+    this.closed = true
+    clearInterval(this.refreshTimer)
+    const open = [...this.connections.values()]
+    this.connections.clear()
+    await Promise.all(open.map((c) => c.then((conn) => conn.close(), () => {})))
+  }
+
+  /** A retry policy whose deadline is `timeoutMs` (default: defaultApiTimeoutMs) from now. */
+  policy(timeoutMs = this.options.defaultApiTimeoutMs): RetryPolicy {
+    return { backoffMs: this.options.retryBackoffMs, backoffMaxMs: this.options.retryBackoffMaxMs, deadline: Date.now() + timeoutMs }
+  }
+
+  /** Retries retriable failures, refreshing metadata or coordinators when an error says they are stale. */
+  retry<T>(attempt: (n: number) => Promise<T>, timeoutMs?: number): Promise<T> {
+    return withRetry(this.policy(timeoutMs), attempt, (err) => this.afterError(err))
+  }
+
+  /** Forgets what `err` says is stale. */
+  async afterError(err: unknown): Promise<void> {
+    if (err instanceof KafkaError && STALE_COORDINATOR.has(err.code)) this.coordinators.clear()
+    if (err instanceof ConnectionError || (err instanceof KafkaError && STALE_METADATA.has(err.code))) {
+      await this.refreshMetadata().catch(() => {})
+    }
+  }
+
+  /** Adds topics to those each metadata refresh asks about. */
+  use(topics: Iterable<string>): void {
+    for (const t of topics) this.interest.add(t)
+  }
+
+  /**
+   * Refreshes metadata for `topics` (default: every topic of interest; 'all'
+   * for every topic in the cluster). Concurrent callers share one request.
+   */
+  refreshMetadata(topics?: string[] | 'all', options: { allowAutoTopicCreation?: boolean } = {}): Promise<void> {
+    if (topics !== undefined && topics !== 'all') this.use(topics)
+    if (topics === undefined && !this.refreshing) {
+      this.refreshing = this.fetchMetadata(this.interest.size === 0 ? [] : [...this.interest], options).finally(() => {
+        this.refreshing = undefined
+      })
+      return this.refreshing
+    }
+    if (topics === undefined) return this.refreshing!
+    return this.fetchMetadata(topics === 'all' ? 'all' : topics, options)
+  }
+
+  private async fetchMetadata(topics: string[] | 'all', options: { allowAutoTopicCreation?: boolean }): Promise<void> {
+    const conn = await this.anyConnection()
+    const version = conn.versionFor(Metadata)
+    // Every topic: v0 asks with an empty list, v1+ with null. No topic at all
+    // (just brokers and controller): v0 cannot say so, so it asks for every one.
+    const everything = topics === 'all' || (topics.length === 0 && version === 0)
+    const list = everything ? (version === 0 ? [] : null) : (topics as string[]).map((name) => ({ topicId: ZERO_UUID, name }))
+    const res = await conn.request(Metadata, metadataRequest(list, options.allowAutoTopicCreation ?? false, version))
+    this.metadata.apply(res, everything)
+  }
+
+  /** Ensures metadata for these topics is cached (fetching it if not) and returns it. */
+  async topicMetadata(topics: string[], options: { allowAutoTopicCreation?: boolean } = {}) {
+    const missing = topics.filter((t) => !this.metadata.topics.has(t) || this.metadata.topics.get(t)!.errorCode !== 0)
+    if (missing.length > 0) await this.refreshMetadata(topics, options)
+    return topics.map((t) => {
+      const info = this.metadata.topics.get(t)
+      if (!info) throw kafkaError(3, { api: 'Metadata', detail: `topic ${t}` })
+      if (info.errorCode !== 0) throw kafkaError(info.errorCode, { api: 'Metadata', detail: `topic ${t}` })
+      return info
+    })
+  }
+
+  /** The node id leading a partition, from cached metadata (refreshed if missing). */
+  async leaderFor(topic: string, partition: number): Promise<number> {
+    const [info] = await this.topicMetadata([topic])
+    const p = info.partitions.find((x) => x.partition === partition)
+    if (!p) throw kafkaError(3, { api: 'Metadata', detail: `${topic}-${partition} does not exist (${info.partitions.length} partitions)` })
+    if (p.leader < 0 || p.errorCode === 5) throw kafkaError(5, { api: 'Metadata', detail: `${topic}-${partition}` })
+    return p.leader
+  }
+
+  /** The open connection to a broker, opening one if needed (with reconnect backoff after failures). */
+  async connection(nodeId: number): Promise<Connection> {
+    if (this.closed) throw new ConnectionError('the client is disconnected')
+    const existing = this.connections.get(nodeId)
+    if (existing) {
+      const conn = await existing.catch(() => undefined)
+      if (conn?.isOpen) return conn
+      if (this.connections.get(nodeId) === existing) this.connections.delete(nodeId)
+    }
+    const address = nodeId < 0 ? this.bootstrap[-nodeId - 1] : this.metadata.brokers.get(nodeId)
+    if (!address) throw new ConnectionError(`broker ${nodeId} is not in the cluster metadata`, { retriable: true })
+    const failure = this.failures.get(nodeId)
+    if (failure && Date.now() < failure.retryAt) {
+      await new Promise((r) => setTimeout(r, failure.retryAt - Date.now()))
+    }
+    const opening = Connection.open({
+      ...this.options,
+      host: address.host,
+      port: address.port,
+      nodeId: nodeId < 0 ? undefined : nodeId,
+      onClose: () => {
+        if (this.connections.get(nodeId) === opening) this.connections.delete(nodeId)
+      },
+    })
+    this.connections.set(nodeId, opening)
+    try {
+      const conn = await opening
+      this.failures.delete(nodeId)
+      return conn
+    } catch (err) {
+      if (this.connections.get(nodeId) === opening) this.connections.delete(nodeId)
+      const count = (failure?.count ?? 0) + 1
+      this.failures.set(nodeId, {
+        count,
+        retryAt: Date.now() + backoffMs(count - 1, this.options.reconnectBackoffMs, this.options.reconnectBackoffMaxMs),
+      })
+      throw err
+    }
+  }
+
+  /**
+   * Some broker: an open connection if there is one, else each known broker
+   * (then each bootstrap address) in turn until one answers.
+   */
+  async anyConnection(): Promise<Connection> {
+    for (const pending of this.connections.values()) {
+      const conn = await pending.catch(() => undefined)
+      if (conn?.isOpen) return conn
+    }
+    const candidates = [...shuffle([...this.metadata.brokers.keys()]), ...this.bootstrap.map((_, i) => -i - 1)]
+    let last: unknown
+    for (const nodeId of candidates) {
+      try {
+        return await this.connection(nodeId)
+      } catch (err) {
+        last = err
+      }
+    }
+    throw new ConnectionError(
+      `no broker answered (tried ${candidates.length}: ${this.bootstrap.map((b) => `${b.host}:${b.port}`).join(', ')}): ${(last as Error)?.message}`,
+      { cause: last },
+    )
+  }
+
+  /**
+   * Sends a request to a broker by node id. `body` may be a function of the
+   * version the connection negotiated: fields exist only in some versions.
+   */
+  async send<Req, Res>(nodeId: number, api: ApiSpec<Req, Res>, body: Input<Req> | ((version: number) => Input<Req>), options: RequestOptions = {}): Promise<Res> {
+    const conn = await this.connection(nodeId)
+    const version = options.version ?? conn.versionFor(api)
+    return conn.request(api, typeof body === "function" ? (body as (v: number) => Input<Req>)(version) : body, { ...options, version })
+  }
+
+  /** The node id of the group or transaction coordinator for `key`, cached until an error says otherwise. */
+  async coordinator(type: CoordinatorType, key: string): Promise<number> {
+    const cacheKey = `${type}:${key}`
+    const cached = this.coordinators.get(cacheKey)
+    if (cached !== undefined && this.metadata.brokers.has(cached)) return cached
+    const conn = await this.anyConnection()
+    const version = conn.versionFor(FindCoordinator)
+    const keyType = type === 'group' ? 0 : 1
+    // v4+ batches keys; keyType exists from v1 (v0 knows only groups).
+    const res = await conn.request(
+      FindCoordinator,
+      (version >= 4 ? { keyType, coordinatorKeys: [key] } : version >= 1 ? { key, keyType } : { key }) as any,
+      { version },
+    )
+    // v4+ answers per key in `coordinators`; older versions at the top level.
+    const answer = version >= 4 ? res.coordinators[0] : res
+    if (answer.errorCode !== 0) throw kafkaError(answer.errorCode, { api: 'FindCoordinator', broker: conn.name, detail: `${type} ${key}` })
+    if (!this.metadata.brokers.has(answer.nodeId)) {
+      this.metadata.brokers.set(answer.nodeId, { nodeId: answer.nodeId, host: answer.host, port: answer.port, rack: null })
+    }
+    this.coordinators.set(cacheKey, answer.nodeId)
+    return answer.nodeId
+  }
+
+  invalidateCoordinator(type: CoordinatorType, key: string): void {
+    this.coordinators.delete(`${type}:${key}`)
+  }
+}
+
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
+
+export function metadataRequest(topics: Array<{ topicId: string; name: string }> | null, allowAutoTopicCreation: boolean, version: number) {
+  // Before v4 brokers always auto-create (if configured to): the field cannot be sent.
+  return { topics, ...(version >= 4 ? { allowAutoTopicCreation } : {}) }
+}
+
+function shuffle<T>(xs: T[]): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[xs[i], xs[j]] = [xs[j], xs[i]]
+  }
+  return xs
+}

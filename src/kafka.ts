@@ -1,0 +1,23 @@
+import { Admin } from './admin/admin.js'
+import { Cluster, type ClusterOptions } from './cluster/cluster.js'
+import { loadCodecs } from './codec/compression.js'
+
+export type KafkaConfig = ClusterOptions
+
+/**
+ * The entry point, shaped like KafkaJS's: `new Kafka({ clientId, brokers })`,
+ * then `.admin()` (and, as they land, `.producer()` and `.consumer()`).
+ * Option names follow the Java client's meaning in camelCase.
+ */
+export class Kafka {
+  constructor(private readonly config: KafkaConfig) {
+    // Validates the broker list now, where the mistake is.
+    new Cluster(config)
+  }
+
+  admin(overrides: Partial<KafkaConfig> = {}): Admin {
+    return new Admin(new Cluster({ ...this.config, ...overrides }))
+  }
+}
+
+export { loadCodecs }

@@ -1,0 +1,316 @@
+import { Buffer } from 'node:buffer'
+import * as net from 'node:net'
+import * as tls from 'node:tls'
+import { ConnectionError, ProtocolError, TimeoutError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
+import type { ApiSpec, Input } from '../protocol/api.js'
+import { ApiVersions } from '../protocol/messages/index.js'
+import { FrameSplitter } from './frames.js'
+import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
+
+export interface ConnectionOptions {
+  host: string
+  port: number
+  /** The broker's node id, when known: only for messages. */
+  nodeId?: number
+  clientId?: string | null
+  /** Java: socket.connection.setup.timeout.ms (10 s). */
+  connectTimeoutMs?: number
+  /** Java: request.timeout.ms (30 s). */
+  requestTimeoutMs?: number
+  /** Requests written before their responses arrive (pipelining). */
+  maxInFlight?: number
+  /** A response frame larger than this is a protocol error, not an allocation. */
+  maxResponseBytes?: number
+  /** Java: connections.max.idle.ms (9 min). */
+  idleTimeoutMs?: number
+  tls?: boolean | tls.ConnectionOptions
+  /** Called once when the connection closes, with the reason if it failed. */
+  onClose?: (error?: Error) => void
+}
+
+export interface RequestOptions {
+  /** Default: the highest version both sides support. */
+  version?: number
+  timeoutMs?: number
+  /** false for Produce with acks=0: the broker sends nothing back. */
+  expectResponse?: boolean
+}
+
+interface Call {
+  api: ApiSpec<any, any>
+  version: number
+  body: unknown
+  expectResponse: boolean
+  timeoutMs: number
+  resolve(value: any): void
+  reject(error: Error): void
+  correlationId?: number
+  timer?: ReturnType<typeof setTimeout>
+}
+
+export const CLIENT_SOFTWARE_NAME = 'wafka'
+export const CLIENT_SOFTWARE_VERSION = '0.1.0'
+
+const DEFAULTS = {
+  clientId: 'wafka',
+  connectTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxInFlight: 5,
+  maxResponseBytes: 100 * 1024 * 1024,
+  idleTimeoutMs: 540_000,
+}
+
+/**
+ * One socket to one broker: framing, correlation ids, pipelining up to
+ * maxInFlight, timeouts, and the API versions the broker speaks (negotiated
+ * once, on connect). Responses arrive in request order; anything else, or a
+ * request timing out, leaves the stream in an unknown state, so the
+ * connection is closed and every call on it fails (retriably).
+ */
+export class Connection {
+  readonly host: string
+  readonly port: number
+  readonly nodeId: number | undefined
+  /** Broker's supported versions by API key: [min, max]. */
+  readonly apiVersions = new Map<number, [number, number]>()
+  /** The ApiVersions version the broker finally accepted. */
+  apiVersionsVersion = 0
+
+  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'onClose'>> & ConnectionOptions
+  private socket: net.Socket | undefined
+  private readonly inFlight: Call[] = []
+  private readonly waiting: Call[] = []
+  private nextCorrelationId = 0
+  private closed = false
+  private closeError: Error | undefined
+  private idleTimer: ReturnType<typeof setTimeout> | undefined
+
+  private constructor(options: ConnectionOptions) {
+    this.options = { ...DEFAULTS, ...options } as any
+    this.host = options.host
+    this.port = options.port
+    this.nodeId = options.nodeId
+  }
+
+  /** Connects and negotiates API versions. */
+  static async open(options: ConnectionOptions): Promise<Connection> {
+    const connection = new Connection(options)
+    await connection.connect()
+    try {
+      await connection.negotiateVersions()
+    } catch (err) {
+      connection.close(err as Error)
+      throw err
+    }
+    return connection
+  }
+
+  get name(): string {
+    return this.nodeId === undefined ? `${this.host}:${this.port}` : `broker ${this.nodeId} (${this.host}:${this.port})`
+  }
+
+  get isOpen(): boolean {
+    return !this.closed
+  }
+
+  /** The highest version of `api` both sides speak; throws UnsupportedApiError when there is none. */
+  versionFor(api: ApiSpec<any, any>): number {
+    const range = this.apiVersions.get(api.apiKey)
+    if (!range) throw new UnsupportedApiError(`${this.name} does not support the ${api.name} API (key ${api.apiKey})`)
+    const high = Math.min(range[1], api.maxVersion)
+    const low = Math.max(range[0], api.minVersion)
+    if (high < low) {
+      throw new UnsupportedApiError(
+        `${this.name} supports ${api.name} versions ${range[0]}-${range[1]}; wafka speaks ${api.minVersion}-${api.maxVersion}`,
+      )
+    }
+    return high
+  }
+
+  /** True when the broker supports `api` at `version` or later. */
+  supports(api: ApiSpec<any, any>, version = api.minVersion): boolean {
+    const range = this.apiVersions.get(api.apiKey)
+    return range !== undefined && range[1] >= version && Math.min(range[1], api.maxVersion) >= Math.max(range[0], api.minVersion)
+  }
+
+  request<Req, Res>(api: ApiSpec<Req, Res>, body: Input<Req>, options: RequestOptions = {}): Promise<Res> {
+    if (this.closed) return Promise.reject(this.closedError())
+    let version: number
+    try {
+      version = options.version ?? this.versionFor(api)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    return new Promise<Res>((resolve, reject) => {
+      const call: Call = {
+        api,
+        version,
+        body,
+        expectResponse: options.expectResponse ?? true,
+        timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs,
+        resolve,
+        reject,
+      }
+      if (this.inFlight.length < this.options.maxInFlight) this.send(call)
+      else this.waiting.push(call)
+    })
+  }
+
+  /** Closes the socket; calls in flight fail with `error` (or a ConnectionError). */
+  close(error?: Error): void {
+    if (this.closed) return
+    this.closed = true
+    this.closeError = error
+    clearTimeout(this.idleTimer)
+    this.socket?.destroy()
+    const failure = this.closedError()
+    for (const call of this.inFlight.splice(0)) {
+      clearTimeout(call.timer)
+      call.reject(failure)
+    }
+    for (const call of this.waiting.splice(0)) call.reject(failure)
+    this.options.onClose?.(error)
+  }
+
+  private closedError(): Error {
+    const reason = this.closeError ? `: ${this.closeError.message}` : ''
+    return new ConnectionError(`connection to ${this.name} is closed${reason}`, { cause: this.closeError })
+  }
+
+  private connect(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const { host, port, connectTimeoutMs } = this.options
+      const tlsOptions = this.options.tls
+      const socket = tlsOptions
+        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(tlsOptions === true ? {} : tlsOptions) })
+        : net.connect({ host, port })
+      this.socket = socket
+      socket.setNoDelay(true)
+      const timer = setTimeout(() => {
+        const err = new TimeoutError(`connecting to ${this.name} took longer than ${connectTimeoutMs} ms`)
+        this.close(err)
+        reject(err)
+      }, connectTimeoutMs)
+      const splitter = new FrameSplitter(this.options.maxResponseBytes, (frame) => this.onFrame(frame))
+      socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
+        clearTimeout(timer)
+        this.touch()
+        resolve()
+      })
+      socket.on('data', (chunk: Buffer) => {
+        try {
+          splitter.push(chunk)
+        } catch (err) {
+          this.close(err as Error)
+        }
+      })
+      socket.on('error', (err) => {
+        clearTimeout(timer)
+        const wrapped = new ConnectionError(`connection to ${this.name} failed: ${err.message}`, { cause: err })
+        if (!this.closed) reject(wrapped)
+        this.close(wrapped)
+      })
+      socket.on('close', () => {
+        clearTimeout(timer)
+        if (!this.closed) {
+          const err = new ConnectionError(`${this.name} closed the connection`)
+          reject(err)
+          this.close(err)
+        }
+      })
+    })
+  }
+
+  private send(call: Call): void {
+    const correlationId = (this.nextCorrelationId = (this.nextCorrelationId + 1) | 0)
+    call.correlationId = correlationId
+    let frame: Buffer
+    try {
+      frame = encodeRequestFrame(call.api, call.version, correlationId, this.options.clientId, call.body)
+    } catch (err) {
+      call.reject(err as Error)
+      this.pump()
+      return
+    }
+    this.touch()
+    if (!call.expectResponse) {
+      this.socket!.write(frame, (err) => (err ? call.reject(this.closedError()) : call.resolve(undefined)))
+      this.pump()
+      return
+    }
+    this.inFlight.push(call)
+    call.timer = setTimeout(() => {
+      const err = new TimeoutError(
+        `${call.api.name} v${call.version} to ${this.name} got no response within ${call.timeoutMs} ms`,
+      )
+      // Responses come in order: past a lost one the stream cannot be trusted.
+      this.inFlight.splice(this.inFlight.indexOf(call), 1)
+      call.reject(err)
+      this.close(err)
+    }, call.timeoutMs)
+    this.socket!.write(frame)
+  }
+
+  private pump(): void {
+    while (!this.closed && this.waiting.length > 0 && this.inFlight.length < this.options.maxInFlight) {
+      this.send(this.waiting.shift()!)
+    }
+  }
+
+  private onFrame(frame: Buffer): void {
+    const correlationId = frame.readInt32BE(0)
+    const call = this.inFlight[0]
+    if (!call || call.correlationId !== correlationId) {
+      this.close(
+        new ProtocolError(
+          `${this.name} answered correlation id ${correlationId}, expected ${call?.correlationId ?? 'none'}`,
+        ),
+      )
+      return
+    }
+    this.inFlight.shift()
+    clearTimeout(call.timer)
+    this.touch()
+    try {
+      call.resolve(decodeResponseFrame(call.api, call.version, frame))
+    } catch (err) {
+      // Framing is intact, so the connection stays usable for the others.
+      call.reject(err instanceof WafkaError ? err : new ProtocolError(`${call.api.name} response from ${this.name}: ${(err as Error).message}`))
+    }
+    this.pump()
+  }
+
+  private touch(): void {
+    clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => {
+      if (this.inFlight.length === 0 && this.waiting.length === 0) this.close()
+      else this.touch()
+    }, this.options.idleTimeoutMs)
+    this.idleTimer.unref?.()
+  }
+
+  /**
+   * ApiVersions at our highest version; a broker that does not know it
+   * answers UNSUPPORTED_VERSION with its own range in a v0 body: retry there.
+   */
+  private async negotiateVersions(): Promise<void> {
+    let version = ApiVersions.maxVersion
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const res = await this.request(
+        ApiVersions,
+        { clientSoftwareName: CLIENT_SOFTWARE_NAME, clientSoftwareVersion: CLIENT_SOFTWARE_VERSION } as any,
+        { version },
+      )
+      if (res.errorCode === 35 && version > 0) {
+        const theirs = res.apiKeys?.find((k: any) => k.apiKey === ApiVersions.apiKey)
+        version = theirs ? Math.min(theirs.maxVersion, version - 1) : 0
+        continue
+      }
+      if (res.errorCode !== 0) throw kafkaError(res.errorCode, { api: 'ApiVersions', broker: this.name })
+      for (const k of res.apiKeys) this.apiVersions.set(k.apiKey, [k.minVersion, k.maxVersion])
+      this.apiVersionsVersion = version
+      return
+    }
+    throw new ProtocolError(`${this.name} rejected every ApiVersions version offered`)
+  }
+}

@@ -1,0 +1,37 @@
+import type { Buffer } from 'node:buffer'
+import type { ApiSpec } from '../protocol/api.js'
+import { decodeResponseHeader, encodeRequestHeader, requestHeaderVersion, responseHeaderVersion } from '../protocol/header.js'
+import { ApiVersions } from '../protocol/messages/index.js'
+import { Reader } from '../protocol/reader.js'
+import { Writer } from '../protocol/writer.js'
+
+const UNSUPPORTED_VERSION = 35
+
+/**
+ * A whole request frame: size, header, body. Each frame gets its own Writer:
+ * the socket may still hold the bytes after write() returns.
+ */
+export function encodeRequestFrame(api: ApiSpec, version: number, correlationId: number, clientId: string | null, body: unknown): Buffer {
+  const w = new Writer(256)
+  w.reserve(4)
+  encodeRequestHeader(w, requestHeaderVersion(api.apiKey, version), { apiKey: api.apiKey, apiVersion: version, correlationId, clientId })
+  api.encodeRequest(w, version, body as any)
+  w.setInt32At(0, w.length - 4)
+  return w.finish()
+}
+
+/** A response frame (after its size): the header is checked by the caller; returns the decoded body. */
+export function decodeResponseFrame(api: ApiSpec, version: number, frame: Buffer): unknown {
+  const r = new Reader(frame)
+  decodeResponseHeader(r, responseHeaderVersion(api.apiKey, version))
+  if (api.apiKey === ApiVersions.apiKey && r.remaining >= 2 && frame.readInt16BE(r.offset) === UNSUPPORTED_VERSION) {
+    // A broker that does not know the version we asked for answers with a v0
+    // body listing its range; some answer with less. Either way: retry lower.
+    try {
+      return api.decodeResponse(r, 0)
+    } catch {
+      return { errorCode: UNSUPPORTED_VERSION, apiKeys: [] }
+    }
+  }
+  return api.decodeResponse(r, version) // its errors name the API and version
+}

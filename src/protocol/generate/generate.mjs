@@ -1,0 +1,53 @@
+// Everything the generator writes, as { path relative to the repository: text }.
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { apiFile, apiKeysFile, dataFile, errorCodesFile, indexFile } from './emit-files.mjs'
+import { loadMessage } from './spec.mjs'
+
+/** The APIs wafka has codecs for. */
+export const API_NAMES = [
+  'ApiVersions', 'Metadata', 'Produce', 'Fetch', 'ListOffsets', 'FindCoordinator', 'JoinGroup', 'SyncGroup',
+  'Heartbeat', 'LeaveGroup', 'OffsetCommit', 'OffsetFetch', 'InitProducerId', 'AddPartitionsToTxn',
+  'AddOffsetsToTxn', 'EndTxn', 'TxnOffsetCommit', 'ConsumerGroupHeartbeat', 'CreateTopics', 'DeleteTopics',
+  'CreatePartitions', 'DeleteRecords', 'DescribeConfigs', 'IncrementalAlterConfigs', 'DescribeGroups',
+  'ListGroups', 'DeleteGroups', 'OffsetDelete', 'DescribeCluster', 'OffsetForLeaderEpoch', 'SaslHandshake',
+  'SaslAuthenticate',
+]
+/** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
+export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']
+
+export const MESSAGES_OUT = 'src/protocol/messages'
+export const ERROR_CODES_OUT = 'src/protocol/error-codes.ts'
+
+export function generate(specDir) {
+  const messagesDir = join(specDir, 'messages')
+  const files = new Map()
+  const apis = []
+  for (const name of API_NAMES) {
+    const request = loadMessage(messagesDir, `${name}Request`)
+    const response = loadMessage(messagesDir, `${name}Response`)
+    files.set(`${MESSAGES_OUT}/${name}.ts`, apiFile(name, request, response))
+    apis.push({ name, apiKey: request.apiKey })
+  }
+  files.set(`${MESSAGES_OUT}/ConsumerProtocol.ts`, dataFile(DATA_NAMES.map((n) => loadMessage(messagesDir, n))))
+  const requests = readdirSync(messagesDir)
+    .filter((f) => f.endsWith('Request.json'))
+    .sort()
+    .map((f) => loadMessage(messagesDir, f.slice(0, -'.json'.length)))
+  files.set(`${MESSAGES_OUT}/api-keys.ts`, apiKeysFile(requests))
+  files.set(`${MESSAGES_OUT}/index.ts`, indexFile(apis, ['ConsumerProtocol']))
+  files.set(ERROR_CODES_OUT, errorCodesFile(readErrorCodes(join(specDir, 'error-codes.tsv'))))
+  return files
+}
+
+function readErrorCodes(path) {
+  const [head, ...lines] = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '')
+  if (head.split('\t').join(',') !== 'code,name,retriable,description') throw new Error(`${path}: unexpected columns ${head}`)
+  return lines.map((line) => {
+    const [code, name, retriable, description] = line.split('\t')
+    if (!/^-?\d+$/.test(code) || !/^[A-Z0-9_]+$/.test(name) || !['true', 'false'].includes(retriable)) {
+      throw new Error(`${path}: cannot read ${JSON.stringify(line)}`)
+    }
+    return { code: Number(code), name, retriable: retriable === 'true', description: description ?? '' }
+  })
+}

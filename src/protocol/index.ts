@@ -1,0 +1,5 @@
+export { Writer, type BytesInput, type UnknownTag } from './writer.js'
+export { Reader } from './reader.js'
+export * from './header.js'
+export * from './error-codes.js'
+export * from './messages/index.js'

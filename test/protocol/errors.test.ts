@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { ConnectionError, KafkaError, TimeoutError, UnsupportedApiError, WafkaError, kafkaError } from '../../src/errors.js'
+import { ErrorCodes, errorCodeInfo } from '../../src/protocol/error-codes.js'
+
+describe('error codes', () => {
+  it('cover the whole table, with Java\'s retriable flags', () => {
+    expect(errorCodeInfo(0)?.name).toBe('NONE')
+    expect(errorCodeInfo(-1)?.name).toBe('UNKNOWN_SERVER_ERROR')
+    expect(errorCodeInfo(6)).toMatchObject({ name: 'NOT_LEADER_OR_FOLLOWER', retriable: true })
+    expect(errorCodeInfo(10)).toMatchObject({ name: 'MESSAGE_TOO_LARGE', retriable: false })
+    expect(ErrorCodes.UNSUPPORTED_VERSION).toBe(35)
+    expect(Object.keys(ErrorCodes).length).toBe(130)
+    expect(Object.keys(ErrorCodes).filter((name) => errorCodeInfo(ErrorCodes[name as keyof typeof ErrorCodes])!.retriable).length).toBe(31)
+  })
+})
+
+describe('kafkaError', () => {
+  it('names the error, its description, the API and the broker, and is retriable as the table says', () => {
+    const err = kafkaError(6, { api: 'Produce', broker: 'broker 1 (localhost:9092)', detail: 'orders-3' })
+    expect(err).toBeInstanceOf(KafkaError)
+    expect(err).toBeInstanceOf(WafkaError)
+    expect(err).toMatchObject({ code: 6, type: 'NOT_LEADER_OR_FOLLOWER', api: 'Produce', broker: 'broker 1 (localhost:9092)', retriable: true, name: 'KafkaError' })
+    expect(err.message).toBe(
+      'NOT_LEADER_OR_FOLLOWER (6) in Produce from broker 1 (localhost:9092): Broker is not the leader (or not a replica) for the partition the request targets. (orders-3)',
+    )
+    expect(kafkaError(29).retriable).toBe(false)
+    expect(kafkaError(29).message).toMatch(/^TOPIC_AUTHORIZATION_FAILED \(29\): /)
+  })
+
+  it('keeps a code the table does not know', () => {
+    const err = kafkaError(4242, { api: 'Fetch' })
+    expect(err).toMatchObject({ code: 4242, type: 'UNKNOWN_ERROR_CODE', retriable: false })
+    expect(err.message).toMatch(/^UNKNOWN_ERROR_CODE \(4242\) in Fetch: /)
+  })
+})
+
+describe('client-side errors', () => {
+  it('connection and timeout errors are retriable; an unsupported API is not', () => {
+    expect(new ConnectionError('x').retriable).toBe(true)
+    expect(new TimeoutError('x').retriable).toBe(true)
+    expect(new UnsupportedApiError('x').retriable).toBe(false)
+    expect(new ConnectionError('x', { cause: 1 }).cause).toBe(1)
+  })
+})
