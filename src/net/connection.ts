@@ -45,6 +45,8 @@ interface Call {
   resolve(value: any): void
   reject(error: Error): void
   correlationId?: number
+  /** Order of writing, for telling which unanswered requests came before. */
+  seq?: number
   timer?: ReturnType<typeof setTimeout>
 }
 
@@ -81,6 +83,13 @@ export class Connection {
   private readonly inFlight: Call[] = []
   private readonly waiting: Call[] = []
   private nextCorrelationId = 0
+  private sent = 0
+  /**
+   * Requests sent expecting no response (acks=0). Kafka brokers send none,
+   * but some implementations (librdkafka's mock) answer anyway: such an
+   * answer is recognised and dropped instead of breaking the stream.
+   */
+  private readonly unanswered: Array<{ id: number; seq: number }> = []
   private closed = false
   private closeError: Error | undefined
   private idleTimer: ReturnType<typeof setTimeout> | undefined
@@ -111,6 +120,11 @@ export class Connection {
 
   get isOpen(): boolean {
     return !this.closed
+  }
+
+  /** Requests written and awaiting their response. */
+  get inFlightCount(): number {
+    return this.inFlight.length
   }
 
   /** The highest version of `api` both sides speak; throws UnsupportedApiError when there is none. */
@@ -224,6 +238,7 @@ export class Connection {
   private send(call: Call): void {
     const correlationId = (this.nextCorrelationId = (this.nextCorrelationId + 1) | 0)
     call.correlationId = correlationId
+    call.seq = this.sent++
     let frame: Buffer
     try {
       frame = encodeRequestFrame(call.api, call.version, correlationId, this.options.clientId, call.body)
@@ -234,6 +249,8 @@ export class Connection {
     }
     this.touch()
     if (!call.expectResponse) {
+      this.unanswered.push({ id: correlationId, seq: call.seq! })
+      if (this.unanswered.length > 1024) this.unanswered.shift()
       this.socket!.write(frame, (err) => (err ? call.reject(this.closedError()) : call.resolve(undefined)))
       this.pump()
       return
@@ -261,6 +278,11 @@ export class Connection {
     const correlationId = frame.readInt32BE(0)
     const call = this.inFlight[0]
     if (!call || call.correlationId !== correlationId) {
+      const stray = this.unanswered.findIndex((u) => u.id === correlationId)
+      if (stray >= 0) {
+        this.unanswered.splice(0, stray + 1)
+        return
+      }
       this.close(
         new ProtocolError(
           `${this.name} answered correlation id ${correlationId}, expected ${call?.correlationId ?? 'none'}`,
@@ -270,6 +292,8 @@ export class Connection {
     }
     this.inFlight.shift()
     clearTimeout(call.timer)
+    // Answers come in order: acks=0 requests written before this one will get none now.
+    while (this.unanswered.length > 0 && this.unanswered[0].seq < call.seq!) this.unanswered.shift()
     this.touch()
     try {
       call.resolve(decodeResponseFrame(call.api, call.version, frame))

@@ -3,7 +3,9 @@ import { Cluster, metadataRequest } from '../../src/cluster/cluster.js'
 import { ConnectionError, KafkaError, TimeoutError } from '../../src/errors.js'
 import { Connection } from '../../src/net/connection.js'
 import { Admin } from '../../src/admin/admin.js'
-import { ApiVersions, Fetch, ListOffsets, Metadata, Produce } from '../../src/protocol/messages/index.js'
+import { ApiVersions, Fetch, ListOffsets, Metadata, OffsetFetch, Produce } from '../../src/protocol/messages/index.js'
+import { encodeRecordBatch } from '../../src/codec/index.js'
+import { kcatConsume } from '../peers/kcat.js'
 import { requirePeers, startMockCluster, type MockCluster } from '../peers/mock-cluster.js'
 
 const LIST_OFFSETS = 2
@@ -123,6 +125,46 @@ describe.each(['legacy', 'modern'] as const)('cluster against the %s librdkafka 
     } finally {
       conn.close()
     }
+  })
+
+  it('sends acks=0 produce requests without waiting for, or leaking, a response slot', async () => {
+    const topic = `acks0-${build}`
+    await mock.createTopic(topic, { partitions: 1, replicationFactor: 1 })
+    const leader = await (async () => {
+      const c = cluster()
+      await c.connect()
+      return c.metadata.brokers.get(await c.leaderFor(topic, 0))!
+    })()
+    const conn = await Connection.open({ host: leader.host, port: leader.port, maxInFlight: 2 })
+    try {
+      for (let i = 0; i < 5; i++) {
+        const batch = encodeRecordBatch([{ key: `k${i}`, value: `fire-and-forget ${i}` }])
+        const res = await conn.request(Produce, { acks: 0, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records: batch }] }] }, { expectResponse: false })
+        expect(res).toBeUndefined()
+        expect(conn.inFlightCount).toBe(0)
+      }
+      // The stream is still in step: the next answered request matches its caller.
+      const meta = await conn.request(Metadata, metadataRequest([{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: topic }], false, conn.versionFor(Metadata)))
+      expect(meta.topics[0].name).toBe(topic)
+      const read = await kcatConsume(mock.bootstrap, topic, { count: 5 })
+      expect(read.map((m) => m.value!.toString())).toEqual([0, 1, 2, 3, 4].map((i) => `fire-and-forget ${i}`))
+    } finally {
+      conn.close()
+    }
+  })
+
+  it('looks the coordinator up again after NOT_COORDINATOR', async () => {
+    const c = cluster()
+    await c.connect()
+    const admin = new Admin(c)
+    await admin.setOffsets({ groupId: `moving-${build}`, topic: `moved-${build}`, partitions: [{ partition: 0, offset: 0 }] })
+    const first = await c.coordinator('group', `moving-${build}`)
+    const next = mock.brokers.map((b) => b.id).find((id) => id !== first)!
+    await mock.setCoordinator('group', `moving-${build}`, next)
+    await mock.pushRequestErrors(OffsetFetch.apiKey, [16]) // NOT_COORDINATOR, from the old coordinator
+    const offsets = await admin.fetchOffsets({ groupId: `moving-${build}`, topics: [`moved-${build}`] })
+    expect(offsets[0].partitions[0].partition).toBe(0)
+    expect(await c.coordinator('group', `moving-${build}`)).toBe(next)
   })
 
   it('gives TimeoutError when the broker answers later than the request timeout', async () => {
