@@ -1,6 +1,8 @@
 import { Admin } from './admin/admin.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
 import { loadCodecs } from './codec/compression.js'
+import { Producer } from './producer/producer.js'
+import type { ProducerConfig } from './producer/config.js'
 
 export type KafkaConfig = ClusterOptions
 
@@ -17,6 +19,13 @@ export class Kafka {
 
   admin(overrides: Partial<KafkaConfig> = {}): Admin {
     return new Admin(new Cluster({ ...this.config, ...overrides }))
+  }
+
+  producer(config: ProducerConfig = {}): Producer {
+    return new Producer(
+      new Cluster({ ...this.config, requestTimeoutMs: config.requestTimeoutMs ?? this.config.requestTimeoutMs, maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5) }),
+      config,
+    )
   }
 }
 

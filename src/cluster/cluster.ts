@@ -1,6 +1,6 @@
 import { ConnectionError, KafkaError, WafkaError, kafkaError } from '../errors.js'
 import { backoffMs } from '../net/backoff.js'
-import { Connection, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
+import { Connection, definedOnly, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { parseBrokerAddress, type BrokerAddress } from './broker-address.js'
@@ -60,8 +60,8 @@ export class Cluster {
       reconnectBackoffMaxMs: 1000,
       metadataMaxAgeMs: 300_000,
       defaultApiTimeoutMs: 60_000,
-      ...options,
-    }
+      ...definedOnly(options),
+    } as Cluster['options']
   }
 
   /** Bootstraps: the first broker that answers gives the cluster's metadata. */

@@ -69,7 +69,7 @@ function writeBytes(u8: Uint8Array, pos: number, v: Bytes): number {
 export function encodeRecordBatch(records: readonly RecordInput[], options: EncodeOptions = {}): Buffer {
   const count = records.length
   const codec = codecId(options.compression)
-  const now = Date.now()
+  const now = options.defaultTimestamp ?? Date.now()
 
   // Pass 1: sizes, so every region is allocated once.
   let dataBound = 0

@@ -27,6 +27,8 @@ export interface EncodeOptions {
   transactional?: boolean
   /** A control batch (transaction marker); producers never set this. */
   control?: boolean
+  /** The timestamp of records that have none (default: now). */
+  defaultTimestamp?: number
   /** LogAppendTime: the broker's time stamps every record (maxTimestamp). */
   logAppendTime?: number
 }

@@ -95,7 +95,7 @@ export class Connection {
   private idleTimer: ReturnType<typeof setTimeout> | undefined
 
   private constructor(options: ConnectionOptions) {
-    this.options = { ...DEFAULTS, ...options } as any
+    this.options = { ...DEFAULTS, ...definedOnly(options) } as any
     this.host = options.host
     this.port = options.port
     this.nodeId = options.nodeId
@@ -337,4 +337,9 @@ export class Connection {
     }
     throw new ProtocolError(`${this.name} rejected every ApiVersions version offered`)
   }
+}
+
+/** The options that are set: an explicit undefined must not hide a default. */
+export function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>
 }

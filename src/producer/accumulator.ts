@@ -1,0 +1,165 @@
+import type { RecordInput } from '../codec/types.js'
+import { TimeoutError } from '../errors.js'
+
+/** One user send(): settles when every record of it is acknowledged, or on the first failure. */
+export interface SendCall {
+  pending: number
+  /** Per topic-partition: the offset of this call's first record there. */
+  offsets: Map<string, { topic: string; partition: number; baseOffset: bigint; logAppendTime: bigint; logStartOffset: bigint }>
+  resolve(): void
+  reject(err: Error): void
+  done: boolean
+}
+
+/** Records bound for one partition, sent as one RecordBatch. */
+export class ProducerBatch {
+  readonly records: RecordInput[] = []
+  readonly calls: SendCall[] = []
+  bytes = 0
+  sealed = false
+  inFlight = false
+  attempts = 0
+  retryAt = 0
+  /** Encoded once, on first send; retries send the same bytes (same sequence). */
+  encoded: Buffer | null = null
+  baseSequence = -1
+  producerEpoch = -1
+
+  constructor(
+    readonly queue: PartitionQueue,
+    readonly codec: number,
+    readonly acks: -1 | 0 | 1,
+    readonly createdAt: number,
+    readonly deadline: number,
+  ) {}
+}
+
+/** A partition's batches in send order; the last may still be open. */
+export class PartitionQueue {
+  readonly batches: ProducerBatch[] = []
+  inFlight = 0
+  /** After a retriable failure, batches go one at a time until the queue catches up (keeps order with idempotence). */
+  retrying = false
+  nextSequence = 0
+  readonly key: string
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+  ) {
+    this.key = `${topic}\u0000${partition}`
+  }
+}
+
+/** Rough size of a record in a batch: what batchSize and bufferMemory count. */
+export function recordSize(r: RecordInput): number {
+  let n = 24 + size(r.key) + size(r.value)
+  const h = r.headers
+  if (h) {
+    if (Array.isArray(h)) for (const [k, v] of h) n += 4 + k.length + size(v)
+    else for (const k in h) n += 4 + k.length + size((h as any)[k])
+  }
+  return n
+}
+
+function size(v: unknown): number {
+  if (v === null || v === undefined) return 0
+  if (typeof v === 'string') return v.length
+  if (Array.isArray(v)) return v.reduce((a, x) => a + size(x), 0)
+  return (v as Uint8Array).length ?? 0
+}
+
+/**
+ * Open batches per partition and the memory they hold. Appending to a full
+ * or differently-configured batch seals it and opens another; a record
+ * larger than batchSize gets a batch of its own. Waiting for memory is
+ * bounded by maxBlockMs.
+ */
+export class Accumulator {
+  readonly queues = new Map<string, PartitionQueue>()
+  private used = 0
+  private readonly waiters: Array<{ bytes: number; wake(): void }> = []
+
+  constructor(
+    private readonly batchSize: number,
+    private readonly bufferMemory: number,
+    private readonly deliveryTimeoutMs: number,
+  ) {}
+
+  queue(topic: string, partition: number): PartitionQueue {
+    const key = `${topic}\u0000${partition}`
+    let q = this.queues.get(key)
+    if (!q) {
+      q = new PartitionQueue(topic, partition)
+      this.queues.set(key, q)
+    }
+    return q
+  }
+
+  /** Appends a record; true when it sealed the partition's open batch (the sticky partitioner moves on). */
+  append(q: PartitionQueue, record: RecordInput, bytes: number, codec: number, acks: -1 | 0 | 1, call: SendCall, now: number): boolean {
+    let batch = q.batches[q.batches.length - 1]
+    let sealed = false
+    if (!batch || batch.sealed || batch.inFlight || batch.encoded || batch.codec !== codec || batch.acks !== acks || (batch.bytes > 0 && batch.bytes + bytes > this.batchSize)) {
+      if (batch && !batch.sealed) {
+        batch.sealed = true
+        sealed = true
+      }
+      batch = new ProducerBatch(q, codec, acks, now, now + this.deliveryTimeoutMs)
+      q.batches.push(batch)
+    }
+    batch.records.push(record)
+    batch.calls.push(call)
+    batch.bytes += bytes
+    if (batch.bytes >= this.batchSize) {
+      batch.sealed = true
+      sealed = true
+    }
+    return sealed
+  }
+
+  /**
+   * Takes `bytes` of bufferMemory for a record about to be appended, waiting
+   * (in arrival order) at most maxBlockMs for batches to complete and free it.
+   */
+  reserve(bytes: number, maxBlockMs: number): Promise<void> | undefined {
+    // Synchronous when there is room: no promise, no microtask per record.
+    if (this.waiters.length === 0 && (this.used + bytes <= this.bufferMemory || this.used === 0)) {
+      this.used += bytes
+      return undefined
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        bytes,
+        wake: () => {
+          clearTimeout(timer)
+          this.used += bytes
+          resolve()
+        },
+      }
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1)
+        reject(new TimeoutError(`send() waited ${maxBlockMs} ms (maxBlockMs) for buffer space: ${this.used} of bufferMemory ${this.bufferMemory} bytes are waiting to be sent`, { retriable: false }))
+      }, maxBlockMs)
+      this.waiters.push(waiter)
+    })
+  }
+
+  /** Gives back memory (a completed batch's, or a reservation not used), waking waiters in order. */
+  release(bytes: number): void {
+    this.used -= bytes
+    while (this.waiters.length > 0 && (this.used + this.waiters[0].bytes <= this.bufferMemory || this.used === 0)) {
+      this.waiters.shift()!.wake()
+    }
+  }
+
+  get bufferedBytes(): number {
+    return this.used
+  }
+
+  /** True when no record is waiting or in flight. */
+  get empty(): boolean {
+    for (const q of this.queues.values()) if (q.batches.length > 0) return false
+    return true
+  }
+}

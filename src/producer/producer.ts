@@ -1,0 +1,234 @@
+import { loadCodecs, codecId, type CompressionType } from '../codec/compression.js'
+import type { Bytes, HeadersInput } from '../codec/types.js'
+import type { Cluster } from '../cluster/cluster.js'
+import { ConfigError, WafkaError } from '../errors.js'
+import { Accumulator, recordSize, type SendCall } from './accumulator.js'
+import { acksValue, resolveProducerConfig, type Acks, type ProducerConfig, type ResolvedProducerConfig } from './config.js'
+import { createPartitioner, type Partitioner } from './partitioners/index.js'
+import { ProducerIdentity } from './producer-identity.js'
+import { Sender } from './sender.js'
+import { TransactionManager } from './transaction-manager.js'
+
+export interface Message {
+  key?: Bytes
+  value: Bytes
+  headers?: HeadersInput
+  /** A fixed partition; otherwise the partitioner picks one. */
+  partition?: number
+  /** Milliseconds since the epoch (number, numeric string, bigint or Date); default: when send() was called. */
+  timestamp?: number | string | bigint | Date
+}
+
+export interface ProducerRecord {
+  topic: string
+  messages: Message[]
+  acks?: Acks
+  compression?: CompressionType
+}
+
+/** What a send resolves to, per partition, as KafkaJS reports it. */
+export interface RecordMetadata {
+  topicName: string
+  partition: number
+  errorCode: number
+  /** Offset of this send's first record in the partition; '-1' when unknown (acks=0). */
+  baseOffset: string
+  /** '-1' unless the topic uses LogAppendTime. */
+  logAppendTime: string
+  logStartOffset: string
+}
+
+export interface Transaction {
+  send(record: ProducerRecord): Promise<RecordMetadata[]>
+  sendBatch(batch: { topicMessages: Array<{ topic: string; messages: Message[] }>; acks?: Acks; compression?: CompressionType }): Promise<RecordMetadata[]>
+  /** Commits consumed offsets with the transaction (exactly-once consume-transform-produce). */
+  sendOffsets(offsets: { consumerGroupId: string; topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }> }): Promise<void>
+  commit(): Promise<void>
+  abort(): Promise<void>
+  isActive(): boolean
+}
+
+/**
+ * A Kafka producer shaped like KafkaJS's, with the Java client's semantics
+ * and defaults: records are batched per partition (batchSize, lingerMs),
+ * one Produce request per broker carries every ready partition, retries keep
+ * order (idempotence on by default), and send() resolves once the records
+ * are acknowledged as `acks` asks.
+ */
+export class Producer {
+  readonly config: ResolvedProducerConfig
+  private readonly accumulator: Accumulator
+  private readonly identity: ProducerIdentity | null
+  private readonly txn: TransactionManager | null
+  private readonly sender: Sender
+  private readonly partitioner: Partitioner
+  private state: 'new' | 'connecting' | 'connected' | 'closed' = 'new'
+  private connecting: Promise<void> | undefined
+
+  constructor(
+    private readonly cluster: Cluster,
+    config: ProducerConfig = {},
+  ) {
+    this.config = resolveProducerConfig(config)
+    this.partitioner = createPartitioner(this.config.partitioner as any)
+    this.accumulator = new Accumulator(this.config.batchSize, this.config.bufferMemory, this.config.deliveryTimeoutMs)
+    this.identity = this.config.idempotent ? new ProducerIdentity(cluster, this.config.transactionalId, this.config.transactionTimeoutMs) : null
+    this.txn = this.config.transactionalId !== null ? new TransactionManager(cluster, this.identity!) : null
+    this.sender = new Sender(cluster, this.accumulator, this.config, this.identity, this.txn)
+  }
+
+  /** Bootstraps, loads async codecs, and gets a producer id (idempotent or transactional). */
+  connect(): Promise<void> {
+    if (this.state === 'closed') return Promise.reject(new WafkaError('the producer was disconnected: create a new one'))
+    this.connecting ??= (async () => {
+      this.state = 'connecting'
+      await Promise.all([this.cluster.connect(), loadCodecs()])
+      await this.identity?.init()
+      this.state = 'connected'
+    })()
+    return this.connecting
+  }
+
+  send(record: ProducerRecord): Promise<RecordMetadata[]> {
+    if (this.txn) return Promise.reject(new WafkaError('this producer is transactional: send through producer.transaction()'))
+    return this.enqueue([{ topic: record.topic, messages: record.messages }], record.acks, record.compression)
+  }
+
+  sendBatch(batch: { topicMessages: Array<{ topic: string; messages: Message[] }>; acks?: Acks; compression?: CompressionType }): Promise<RecordMetadata[]> {
+    if (this.txn) return Promise.reject(new WafkaError('this producer is transactional: send through producer.transaction()'))
+    return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
+  }
+
+  /** Sends what is buffered now and waits until it is acknowledged (or has failed). */
+  flush(): Promise<void> {
+    return this.sender.flush()
+  }
+
+  /** Flushes, then closes the producer: nothing is sent after. */
+  async disconnect(): Promise<void> {
+    if (this.state === 'closed') return
+    try {
+      if (this.state === 'connected') await this.flush()
+    } finally {
+      this.state = 'closed'
+      this.sender.close()
+      await this.cluster.disconnect()
+    }
+  }
+
+  /** Begins a transaction (a transactionalId is required). */
+  async transaction(): Promise<Transaction> {
+    if (!this.txn) throw new ConfigError('transactions need a transactionalId in the producer config')
+    if (this.state !== 'connected') await this.connect()
+    const txn = this.txn
+    txn.begin()
+    let active = true
+    const ensureActive = () => {
+      if (!active) throw new WafkaError('this transaction has ended: start another with producer.transaction()')
+    }
+    const end = async (commit: boolean) => {
+      ensureActive()
+      try {
+        await this.flush()
+      } catch (err) {
+        if (commit) throw err
+      }
+      await txn.end(commit)
+      active = false
+    }
+    return {
+      send: async (record) => {
+        ensureActive()
+        txn.requireOpen()
+        return this.enqueue([{ topic: record.topic, messages: record.messages }], record.acks, record.compression)
+      },
+      sendBatch: async (batch) => {
+        ensureActive()
+        txn.requireOpen()
+        return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
+      },
+      sendOffsets: async ({ consumerGroupId, topics }) => {
+        ensureActive()
+        await txn.sendOffsets(consumerGroupId, topics)
+      },
+      commit: () => end(true),
+      abort: () => end(false),
+      isActive: () => active,
+    }
+  }
+
+  private async enqueue(topicMessages: Array<{ topic: string; messages: Message[] }>, acksOverride?: Acks, compression?: CompressionType): Promise<RecordMetadata[]> {
+    if (this.state === 'closed') throw new WafkaError('the producer was disconnected: create a new one')
+    if (this.state !== 'connected') await this.connect()
+    const acks = acksValue(acksOverride, this.config.acks)
+    if (this.identity && acks !== -1) throw new ConfigError(`an idempotent producer sends with acks='all': this send asked for acks=${acksOverride}`)
+    const codec = compression === undefined ? this.config.codec : codecId(compression)
+    const now = Date.now()
+    let total = 0
+    const sizes: number[][] = []
+    for (const { topic, messages } of topicMessages) {
+      if (typeof topic !== 'string' || topic === '') throw new ConfigError('send() needs a topic name')
+      if (!Array.isArray(messages)) throw new ConfigError(`send() to ${topic} needs messages: [...]`)
+      const s = messages.map((m) => {
+        const size = recordSize(m)
+        if (size > this.config.maxRequestSize) {
+          throw new ConfigError(`a record for ${topic} is ${size} bytes, more than maxRequestSize (${this.config.maxRequestSize}); nothing of this send was sent`)
+        }
+        return size
+      })
+      sizes.push(s)
+      total += messages.length
+    }
+    const infos = await this.cluster.topicMetadata(topicMessages.map((t) => t.topic), { allowAutoTopicCreation: this.config.allowAutoTopicCreation })
+
+    let resolveCall!: () => void
+    let rejectCall!: (err: Error) => void
+    const done = new Promise<void>((resolve, reject) => {
+      resolveCall = resolve
+      rejectCall = reject
+    })
+    const call: SendCall = { pending: total, offsets: new Map(), resolve: resolveCall, reject: rejectCall, done: total === 0 }
+    if (total === 0) return []
+    let sealed = false
+    for (let t = 0; t < topicMessages.length; t++) {
+      const { topic, messages } = topicMessages[t]
+      const info = infos[t]
+      const count = info.partitions.length
+      const available = info.partitions.filter((p) => p.leader >= 0).map((p) => p.partition)
+      for (let i = 0; i < messages.length; i++) {
+        const m = messages[i]
+        const bytes = sizes[t][i]
+        const reserved = this.accumulator.reserve(bytes, this.config.maxBlockMs)
+        if (reserved) await reserved
+        let partition: number
+        try {
+          partition = m.partition ?? this.partitioner.partition(topic, m.key ?? null, count, available, m, info.partitions)
+          if (!Number.isInteger(partition) || partition < 0 || partition >= count) {
+            throw new ConfigError(`partition ${partition} is not one of ${topic}'s ${count} partitions (0-${count - 1})`)
+          }
+        } catch (err) {
+          this.accumulator.release(bytes)
+          // Records already appended stay: they will be sent; the caller learns of the failure.
+          call.done = true
+          rejectCall(err as Error)
+          break
+        }
+        if (this.accumulator.append(this.accumulator.queue(topic, partition), m, bytes, codec, acks, call, now)) {
+          this.partitioner.onBatchFull?.(topic, partition)
+          sealed = true
+        }
+      }
+    }
+    if (sealed || this.config.lingerMs === 0) this.sender.wakeup()
+    else this.sender.schedule(now + this.config.lingerMs)
+    await done
+    return [...call.offsets.values()].map((o) => ({
+      topicName: o.topic,
+      partition: o.partition,
+      errorCode: 0,
+      baseOffset: String(o.baseOffset),
+      logAppendTime: String(o.logAppendTime),
+      logStartOffset: String(o.logStartOffset),
+    }))
+  }
+}

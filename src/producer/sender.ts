@@ -1,0 +1,375 @@
+import { restampBatch } from '../codec/batch-restamp.js'
+import type { CompressionType } from '../codec/compression.js'
+import { encodeRecordBatch } from '../codec/batch-encoder.js'
+import type { Cluster } from '../cluster/cluster.js'
+import { KafkaError, ProtocolError, UnsupportedApiError, WafkaError, kafkaError, TimeoutError } from '../errors.js'
+import { backoffMs } from '../net/backoff.js'
+import { Produce } from '../protocol/messages/index.js'
+import type { Accumulator, PartitionQueue, ProducerBatch } from './accumulator.js'
+import type { ResolvedProducerConfig } from './config.js'
+import type { ProducerIdentity } from './producer-identity.js'
+import type { TransactionManager } from './transaction-manager.js'
+
+const DUPLICATE_SEQUENCE_NUMBER = 46
+const OUT_OF_ORDER_SEQUENCE_NUMBER = 45
+const UNKNOWN_PRODUCER_ID = 59
+const INVALID_PRODUCER_EPOCH = 47
+const PRODUCER_FENCED = 90
+const ZSTD = 4
+
+/**
+ * Moves ready batches to their leaders: one Produce request per broker
+ * carries at most one batch per partition, up to maxInFlight requests per
+ * broker. Retriable failures go back in the queue in sequence order, and
+ * while a partition catches up its batches go one at a time, so retries keep
+ * order with idempotence. Failures that break the sequence (a batch given up
+ * on, UNKNOWN_PRODUCER_ID, an unexplained OUT_OF_ORDER_SEQUENCE_NUMBER) bump
+ * the epoch and re-sequence what is unsent, as the Java client does.
+ */
+export class Sender {
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private timerAt = Infinity
+  private immediate = false
+  private readonly inFlightByNode = new Map<number, number>()
+  private readonly idleWaiters: Array<() => void> = []
+  private flushing = 0
+  private needsBump = false
+  private bumping: Promise<void> | undefined
+  private closed = false
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly accumulator: Accumulator,
+    private readonly config: ResolvedProducerConfig,
+    private readonly identity: ProducerIdentity | null,
+    private readonly txn: TransactionManager | null,
+  ) {}
+
+  /** Runs a drain soon (coalesced). */
+  wakeup(): void {
+    if (this.immediate || this.closed) return
+    this.immediate = true
+    setImmediate(() => {
+      this.immediate = false
+      this.drain()
+    })
+  }
+
+  /** Runs a drain at `at` (ms since the epoch) unless one is due sooner. */
+  schedule(at: number): void {
+    if (at >= this.timerAt || this.closed) return
+    clearTimeout(this.timer)
+    this.timerAt = at
+    this.timer = setTimeout(() => {
+      this.timerAt = Infinity
+      this.drain()
+    }, Math.max(0, at - Date.now()))
+  }
+
+  /** Sends everything buffered now, ignoring lingerMs, and waits until it is acknowledged or failed. */
+  async flush(): Promise<void> {
+    this.flushing++
+    try {
+      while (!this.accumulator.empty) {
+        const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+        this.wakeup()
+        await idle
+      }
+    } finally {
+      this.flushing--
+    }
+  }
+
+  close(): void {
+    this.closed = true
+    clearTimeout(this.timer)
+  }
+
+  private notifyProgress(): void {
+    for (const w of this.idleWaiters.splice(0)) w()
+  }
+
+  private drain(): void {
+    if (this.closed) return
+    const now = Date.now()
+    if (this.needsBump) {
+      this.bumpEpochWhenIdle()
+      return
+    }
+    const { lingerMs, maxInFlight } = this.config
+    let nextWake = Infinity
+    const byNode = new Map<number, PartitionQueue[]>()
+    for (const q of this.accumulator.queues.values()) {
+      if (q.batches.length === 0) continue
+      this.expire(q, now)
+      const batch = q.batches.find((b) => !b.inFlight)
+      if (!batch) continue
+      const last = q.batches[q.batches.length - 1]
+      if (!(batch.sealed || this.flushing > 0 || batch !== last || now - batch.createdAt >= lingerMs)) {
+        nextWake = Math.min(nextWake, batch.createdAt + lingerMs)
+        continue
+      }
+      if (batch.retryAt > now) {
+        nextWake = Math.min(nextWake, batch.retryAt)
+        continue
+      }
+      if ((q.retrying && q.inFlight > 0) || q.inFlight >= maxInFlight) continue
+      if (this.txn && !this.txn.added(q)) {
+        this.txn.add(q).then(() => this.wakeup(), (err) => this.failQueue(q, err))
+        continue
+      }
+      const info = this.cluster.metadata.partition(q.topic, q.partition)
+      if (!info || info.leader < 0) {
+        this.cluster.refreshMetadata([q.topic]).then(() => this.wakeup(), () => this.schedule(Date.now() + this.config.retryBackoffMs))
+        continue
+      }
+      const list = byNode.get(info.leader)
+      if (list) list.push(q)
+      else byNode.set(info.leader, [q])
+    }
+    for (const [node, queues] of byNode) this.sendTo(node, queues)
+    if (nextWake < Infinity) this.schedule(nextWake)
+  }
+
+  /** Fails batches that have waited past deliveryTimeoutMs (not those in flight: their answer decides). */
+  private expire(q: PartitionQueue, now: number): void {
+    for (const batch of [...q.batches]) {
+      if (!batch.inFlight && now >= batch.deadline) {
+        this.fail(batch, new TimeoutError(`${batch.records.length} record(s) for ${q.topic}-${q.partition} were not acknowledged within deliveryTimeoutMs (${this.config.deliveryTimeoutMs} ms)`, { retriable: false }))
+      }
+    }
+  }
+
+  private sendTo(node: number, queues: PartitionQueue[]): void {
+    let inFlight = this.inFlightByNode.get(node) ?? 0
+    while (inFlight < this.config.maxInFlight) {
+      const batches: ProducerBatch[] = []
+      let size = 0
+      let acks: number | undefined
+      for (const q of queues) {
+        if ((q.retrying && q.inFlight > 0) || q.inFlight >= this.config.maxInFlight) continue
+        const batch = q.batches.find((b) => !b.inFlight)
+        if (!batch || batch.retryAt > Date.now()) continue
+        const last = q.batches[q.batches.length - 1]
+        if (batches.length > 0 && !(batch.sealed || this.flushing > 0 || batch !== last || Date.now() - batch.createdAt >= this.config.lingerMs)) continue
+        if (acks !== undefined && batch.acks !== acks) continue
+        const bytes = this.encode(batch)
+        if (batches.length > 0 && size + bytes.length > this.config.maxRequestSize) continue
+        acks = batch.acks
+        batch.inFlight = true
+        q.inFlight++
+        batches.push(batch)
+        size += bytes.length
+      }
+      if (batches.length === 0) break
+      inFlight++
+      this.inFlightByNode.set(node, inFlight)
+      this.produce(node, batches, acks as -1 | 0 | 1).finally(() => {
+        this.inFlightByNode.set(node, (this.inFlightByNode.get(node) ?? 1) - 1)
+        this.notifyProgress()
+        this.wakeup()
+      })
+    }
+  }
+
+  /** The batch's bytes, encoded (and sequenced) on its first send and reused by retries. */
+  private encode(batch: ProducerBatch): Buffer {
+    if (batch.encoded) return batch.encoded
+    const q = batch.queue
+    const id = this.identity
+    if (id) {
+      batch.baseSequence = q.nextSequence
+      batch.producerEpoch = id.producerEpoch
+      q.nextSequence = (q.nextSequence + batch.records.length) % 0x8000_0000
+    }
+    batch.sealed = true
+    batch.encoded = encodeRecordBatch(batch.records, {
+      compression: batch.codec as CompressionType,
+      compressionLevel: this.config.compressionLevel,
+      producerId: id ? id.producerId : -1n,
+      producerEpoch: id ? id.producerEpoch : -1,
+      baseSequence: id ? batch.baseSequence : -1,
+      transactional: this.txn !== null,
+      defaultTimestamp: batch.createdAt,
+    })
+    return batch.encoded
+  }
+
+  private async produce(node: number, batches: ProducerBatch[], acks: -1 | 0 | 1): Promise<void> {
+    let res
+    try {
+      const conn = await this.cluster.connection(node)
+      const version = conn.versionFor(Produce)
+      if (version < 3) throw new UnsupportedApiError(`${conn.name} speaks Produce up to v${version}: wafka needs v3+ (Kafka 0.11 or later) for record batches`)
+      if (version < 7) {
+        for (const b of batches.filter((x) => x.codec === ZSTD)) {
+          this.settleFailed(b, new UnsupportedApiError(`zstd needs Produce v7+ (Kafka 2.1); ${conn.name} speaks v${version}: use another compression`))
+        }
+        batches = batches.filter((x) => x.codec !== ZSTD)
+        if (batches.length === 0) return
+      }
+      const topics = new Map<string, ProducerBatch[]>()
+      for (const b of batches) topics.set(b.queue.topic, [...(topics.get(b.queue.topic) ?? []), b])
+      res = await conn.request(
+        Produce,
+        {
+          transactionalId: this.txn ? this.identity!.transactionalId : null,
+          acks,
+          timeoutMs: this.config.requestTimeoutMs,
+          topicData: [...topics].map(([name, list]) => ({ name, partitionData: list.map((b) => ({ index: b.queue.partition, records: b.encoded! })) })),
+        },
+        { version, expectResponse: acks !== 0, timeoutMs: this.config.requestTimeoutMs + 5_000 },
+      )
+      if (acks === 0) {
+        for (const b of batches) this.complete(b, -1n, -1n, -1n)
+        return
+      }
+    } catch (err) {
+      for (const b of batches) if (b.inFlight) this.retryOrFail(b, err as Error)
+      return
+    }
+    const answered = new Set<ProducerBatch>()
+    for (const t of res!.responses) {
+      for (const p of t.partitionResponses) {
+        const batch = batches.find((b) => b.queue.topic === t.name && b.queue.partition === p.index)
+        if (!batch || answered.has(batch)) continue
+        answered.add(batch)
+        this.onPartitionAnswer(batch, p.errorCode, p.baseOffset, p.logAppendTimeMs, p.logStartOffset, p.errorMessage, node)
+      }
+    }
+    for (const b of batches) {
+      if (!answered.has(b) && b.inFlight) this.retryOrFail(b, new ProtocolError(`broker ${node} did not answer for ${b.queue.topic}-${b.queue.partition} in its Produce response`, { retriable: true }))
+    }
+  }
+
+  private onPartitionAnswer(batch: ProducerBatch, code: number, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint, message: string | null, node: number): void {
+    if (code === 0) return this.complete(batch, baseOffset, logAppendTime, logStartOffset)
+    // Written before: a retry of a batch whose first answer was lost.
+    if (code === DUPLICATE_SEQUENCE_NUMBER && this.identity) return this.complete(batch, -1n, -1n, -1n)
+    const q = batch.queue
+    const err = kafkaError(code, { api: 'Produce', broker: `broker ${node}`, detail: `${q.topic}-${q.partition}${message ? `: ${message}` : ''}` })
+    if (this.identity) {
+      const fenced = code === PRODUCER_FENCED || (this.txn !== null && code === INVALID_PRODUCER_EPOCH)
+      if (fenced) {
+        this.txn?.fatal(err)
+        return this.settleFailed(batch, err)
+      }
+      // An earlier batch failed and is being retried: this one follows it.
+      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying) return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
+      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER || code === UNKNOWN_PRODUCER_ID || code === INVALID_PRODUCER_EPOCH) {
+        if (this.txn) {
+          this.txn.fatal(err)
+          return this.settleFailed(batch, err)
+        }
+        // The broker lost or never had our sequence: start over under a new epoch.
+        batch.inFlight = false
+        q.inFlight--
+        this.needsBump = true
+        return
+      }
+    }
+    this.retryOrFail(batch, err)
+  }
+
+  private retryOrFail(batch: ProducerBatch, err: Error): void {
+    const q = batch.queue
+    const retriable = err instanceof WafkaError && err.retriable
+    if (retriable && Date.now() < batch.deadline && !this.closed) {
+      batch.inFlight = false
+      q.inFlight--
+      batch.attempts++
+      batch.retryAt = Date.now() + backoffMs(batch.attempts - 1, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
+      if (this.identity) q.retrying = true
+      this.cluster.afterError(err).finally(() => this.schedule(batch.retryAt))
+      return
+    }
+    this.settleFailed(batch, err)
+  }
+
+  /** Gives up on an in-flight batch; with idempotence its sequence is now a gap, so the epoch is bumped. */
+  private settleFailed(batch: ProducerBatch, err: Error): void {
+    if (batch.inFlight) {
+      batch.inFlight = false
+      batch.queue.inFlight--
+    }
+    if (this.identity && !this.txn && batch.encoded) this.needsBump = true
+    this.fail(batch, err)
+  }
+
+  private fail(batch: ProducerBatch, err: Error): void {
+    const q = batch.queue
+    const at = q.batches.indexOf(batch)
+    if (at >= 0) q.batches.splice(at, 1)
+    for (const call of batch.calls) {
+      if (call.done) continue
+      call.done = true
+      call.reject(err)
+    }
+    this.accumulator.release(batch.bytes)
+    if (!q.batches.some((b) => b.attempts > 0)) q.retrying = false
+    this.notifyProgress()
+  }
+
+  private failQueue(q: PartitionQueue, err: Error): void {
+    for (const b of [...q.batches]) if (!b.inFlight) this.fail(b, err)
+  }
+
+  private complete(batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
+    const q = batch.queue
+    batch.inFlight = false
+    q.inFlight--
+    const at = q.batches.indexOf(batch)
+    if (at >= 0) q.batches.splice(at, 1)
+    for (let i = 0; i < batch.calls.length; i++) {
+      const call = batch.calls[i]
+      if (call.done) continue
+      const offset = baseOffset < 0n ? -1n : baseOffset + BigInt(i)
+      const seen = call.offsets.get(q.key)
+      if (!seen || (offset >= 0n && offset < seen.baseOffset)) {
+        call.offsets.set(q.key, { topic: q.topic, partition: q.partition, baseOffset: offset, logAppendTime, logStartOffset })
+      }
+      if (--call.pending === 0) {
+        call.done = true
+        call.resolve()
+      }
+    }
+    this.accumulator.release(batch.bytes)
+    if (!q.batches.some((b) => b.attempts > 0 && b.encoded)) q.retrying = false
+  }
+
+  /** Waits for nothing to be in flight, then bumps the epoch and re-sequences every unsent batch from 0. */
+  private bumpEpochWhenIdle(): void {
+    if (this.bumping) return
+    for (const q of this.accumulator.queues.values()) if (q.inFlight > 0) return // their answers wake us
+    this.bumping = this.identity!.init(true)
+      .then(() => {
+        this.needsBump = false
+        const id = this.identity!
+        for (const q of this.accumulator.queues.values()) {
+          q.nextSequence = 0
+          q.retrying = false
+          for (const b of q.batches) {
+            if (!b.encoded) continue
+            b.baseSequence = q.nextSequence
+            b.producerEpoch = id.producerEpoch
+            q.nextSequence = (q.nextSequence + b.records.length) % 0x8000_0000
+            restampBatch(b.encoded, id.producerId, id.producerEpoch, b.baseSequence)
+          }
+        }
+      })
+      .catch((err) => {
+        for (const q of this.accumulator.queues.values()) this.failQueue(q, err)
+        this.needsBump = false
+      })
+      .finally(() => {
+        this.bumping = undefined
+        this.wakeup()
+      })
+  }
+
+  /** Sequences used so far, for tests and diagnostics. */
+  describe(): string {
+    return [...this.accumulator.queues.values()].map((q) => `${q.topic}-${q.partition}: next ${q.nextSequence}, ${q.batches.length} batch(es), ${q.inFlight} in flight`).join('\n')
+  }
+}
+
