@@ -64,6 +64,8 @@ export class Producer {
   private readonly partitioner: Partitioner
   private state: 'new' | 'connecting' | 'connected' | 'closed' = 'new'
   private connecting: Promise<void> | undefined
+  /** Settles when the latest send() has appended its records: sends append in call order. */
+  private appendTail: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly cluster: Cluster,
@@ -159,6 +161,34 @@ export class Producer {
 
   private async enqueue(topicMessages: Array<{ topic: string; messages: Message[] }>, acksOverride?: Acks, compression?: CompressionType): Promise<RecordMetadata[]> {
     if (this.state === 'closed') throw new WafkaError('the producer was disconnected: create a new one')
+    // Take this send's place now, synchronously: its records are appended
+    // after those of every send called before it, however long that one
+    // waits for metadata or buffer space (maxBlockMs counts from here).
+    const previous = this.appendTail
+    let appended!: () => void
+    this.appendTail = new Promise<void>((resolve) => (appended = resolve))
+    const blockUntil = Date.now() + this.config.maxBlockMs
+    let done: Promise<void>
+    let call: SendCall
+    try {
+      await previous
+      ;({ done, call } = await this.append(topicMessages, acksOverride, compression, blockUntil))
+    } finally {
+      appended()
+    }
+    await done
+    return [...call.offsets.values()].map((o) => ({
+      topicName: o.topic,
+      partition: o.partition,
+      errorCode: 0,
+      baseOffset: String(o.baseOffset),
+      logAppendTime: String(o.logAppendTime),
+      logStartOffset: String(o.logStartOffset),
+    }))
+  }
+
+  /** Appends a send's records to their partitions' batches; `done` settles when they are acknowledged. */
+  private async append(topicMessages: Array<{ topic: string; messages: Message[] }>, acksOverride: Acks | undefined, compression: CompressionType | undefined, blockUntil: number): Promise<{ done: Promise<void>; call: SendCall }> {
     if (this.state !== 'connected') await this.connect()
     const acks = acksValue(acksOverride, this.config.acks)
     if (this.identity && acks !== -1) throw new ConfigError(`an idempotent producer sends with acks='all': this send asked for acks=${acksOverride}`)
@@ -188,7 +218,10 @@ export class Producer {
       rejectCall = reject
     })
     const call: SendCall = { pending: total, offsets: new Map(), resolve: resolveCall, reject: rejectCall, done: total === 0 }
-    if (total === 0) return []
+    if (total === 0) {
+      resolveCall()
+      return { done, call }
+    }
     let sealed = false
     for (let t = 0; t < topicMessages.length; t++) {
       const { topic, messages } = topicMessages[t]
@@ -198,8 +231,16 @@ export class Producer {
       for (let i = 0; i < messages.length; i++) {
         const m = messages[i]
         const bytes = sizes[t][i]
-        const reserved = this.accumulator.reserve(bytes, this.config.maxBlockMs)
-        if (reserved) await reserved
+        const reserved = this.accumulator.reserve(bytes, Math.max(0, blockUntil - Date.now()))
+        if (reserved) {
+          try {
+            await reserved
+          } catch (err) {
+            // Records already appended still go out; their outcome no longer reaches this rejected call.
+            call.done = true
+            throw err
+          }
+        }
         let partition: number
         try {
           partition = m.partition ?? this.partitioner.partition(topic, m.key ?? null, count, available, m, info.partitions)
@@ -221,14 +262,6 @@ export class Producer {
     }
     if (sealed || this.config.lingerMs === 0) this.sender.wakeup()
     else this.sender.schedule(now + this.config.lingerMs)
-    await done
-    return [...call.offsets.values()].map((o) => ({
-      topicName: o.topic,
-      partition: o.partition,
-      errorCode: 0,
-      baseOffset: String(o.baseOffset),
-      logAppendTime: String(o.logAppendTime),
-      logStartOffset: String(o.logStartOffset),
-    }))
+    return { done, call }
   }
 }

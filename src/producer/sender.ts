@@ -133,6 +133,8 @@ export class Sender {
 
   /** Fails batches that have waited past deliveryTimeoutMs (not those in flight: their answer decides). */
   private expire(q: PartitionQueue, now: number): void {
+    // Oldest first: when the head is within its deadline, so is the rest.
+    if (now < q.batches[0].deadline) return
     for (const batch of [...q.batches]) {
       if (!batch.inFlight && now >= batch.deadline) {
         this.fail(batch, new TimeoutError(`${batch.records.length} record(s) for ${q.topic}-${q.partition} were not acknowledged within deliveryTimeoutMs (${this.config.deliveryTimeoutMs} ms)`, { retriable: false }))

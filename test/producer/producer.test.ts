@@ -130,6 +130,22 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
     expect((await p.send({ topic: 'fatal', messages: [{ value: 'y' }] }))[0].baseOffset).toBe('0')
   })
 
+  it('a send rejected by maxBlockMs leaves no unhandled rejection when its appended records fail later', async () => {
+    await mock.createTopic('abandoned', { partitions: 1, replicationFactor: 1 })
+    const p = producer({ bufferMemory: 1000, maxBlockMs: 200, lingerMs: 0, requestTimeoutMs: 300, deliveryTimeoutMs: 800, retryBackoffMs: 50 })
+    await p.connect()
+    const leader = (await kafka.admin().fetchTopicMetadata({ topics: ['abandoned'] })).topics[0].partitions[0].leader
+    await mock.brokerDown(leader)
+    try {
+      const err = await p.send({ topic: 'abandoned', messages: [0, 1, 2].map((i) => ({ value: `${i}`.padStart(600, '.') })) }).catch((e) => e)
+      expect(err).toBeInstanceOf(TimeoutError)
+      // The first record was appended before the wait; it fails by deliveryTimeoutMs with nobody listening.
+      await new Promise((r) => setTimeout(r, 1500))
+    } finally {
+      await mock.brokerUp(leader)
+    }
+  })
+
   it('waits for buffer space, then fails after maxBlockMs, losing nothing that resolved', async () => {
     await mock.createTopic('pressure', { partitions: 1, replicationFactor: 1 })
     const p = producer({ bufferMemory: 4000, maxBlockMs: 300, lingerMs: 0, batchSize: 1000 })
