@@ -5,7 +5,7 @@ import type { Cluster } from '../cluster/cluster.js'
 import { KafkaError, ProtocolError, UnsupportedApiError, WafkaError, kafkaError, TimeoutError } from '../errors.js'
 import { backoffMs } from '../net/backoff.js'
 import { Produce } from '../protocol/messages/index.js'
-import type { Accumulator, PartitionQueue, ProducerBatch } from './accumulator.js'
+import { ProducerBatch, type Accumulator, type PartitionQueue } from './accumulator.js'
 import type { ResolvedProducerConfig } from './config.js'
 import type { ProducerIdentity } from './producer-identity.js'
 import type { TransactionManager } from './transaction-manager.js'
@@ -15,6 +15,7 @@ const OUT_OF_ORDER_SEQUENCE_NUMBER = 45
 const UNKNOWN_PRODUCER_ID = 59
 const INVALID_PRODUCER_EPOCH = 47
 const PRODUCER_FENCED = 90
+const MESSAGE_TOO_LARGE = 10
 const ZSTD = 4
 
 /**
@@ -250,6 +251,8 @@ export class Sender {
     if (code === DUPLICATE_SEQUENCE_NUMBER && this.identity) return this.complete(batch, -1n, -1n, -1n)
     const q = batch.queue
     const err = kafkaError(code, { api: 'Produce', broker: `broker ${node}`, detail: `${q.topic}-${q.partition}${message ? `: ${message}` : ''}` })
+    // Past the broker's max.message.bytes: resend the records one a batch, so only a record too large fails.
+    if (code === MESSAGE_TOO_LARGE && batch.records.length > 1) return this.split(batch)
     if (this.identity) {
       const fenced = code === PRODUCER_FENCED || (this.txn !== null && code === INVALID_PRODUCER_EPOCH)
       if (fenced) {
@@ -271,6 +274,39 @@ export class Sender {
       }
     }
     this.retryOrFail(batch, err)
+  }
+
+  /**
+   * Replaces a rejected batch by one batch per record, in its place and with
+   * its sequence numbers (the broker wrote none of them), as Java does.
+   */
+  private split(batch: ProducerBatch): void {
+    const q = batch.queue
+    batch.inFlight = false
+    q.inFlight--
+    const singles = batch.records.map((record, i) => {
+      const single = new ProducerBatch(q, batch.codec, batch.acks, batch.createdAt, batch.deadline)
+      single.records.push(record)
+      single.calls.push(batch.calls[i])
+      single.bytes = i === 0 ? batch.bytes - (batch.records.length - 1) * Math.floor(batch.bytes / batch.records.length) : Math.floor(batch.bytes / batch.records.length)
+      single.sealed = true
+      if (this.identity) {
+        single.baseSequence = (batch.baseSequence + i) % 0x8000_0000
+        single.producerEpoch = batch.producerEpoch
+      }
+      single.encoded = encodeRecordBatch([record], {
+        compression: batch.codec as CompressionType,
+        compressionLevel: this.config.compressionLevel,
+        producerId: this.identity ? this.identity.producerId : -1n,
+        producerEpoch: this.identity ? batch.producerEpoch : -1,
+        baseSequence: this.identity ? single.baseSequence : -1,
+        transactional: this.txn !== null,
+        defaultTimestamp: batch.createdAt,
+      })
+      return single
+    })
+    q.batches.splice(q.batches.indexOf(batch), 1, ...singles)
+    this.wakeup()
   }
 
   private retryOrFail(batch: ProducerBatch, err: Error): void {

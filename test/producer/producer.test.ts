@@ -117,6 +117,21 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
   })
 
+  it('splits a batch the broker finds too large, so only a record too large fails', async () => {
+    await mock.createTopic('too-large', { partitions: 1, replicationFactor: 1 })
+    const p = producer({ lingerMs: 20 })
+    await p.connect()
+    await mock.pushRequestErrors(PRODUCE, [10]) // MESSAGE_TOO_LARGE for the three-record batch
+    const sent = await Promise.all(['a', 'b', 'c'].map((value) => p.send({ topic: 'too-large', messages: [{ value }] })))
+    expect(sent.map((r) => r[0].baseOffset)).toEqual(['0', '1', '2'])
+    const batches = await readBatches(mock.bootstrap, 'too-large', 0)
+    expect(batches.map((b) => [b.records.length, b.baseSequence, b.records[0].value!.toString()])).toEqual([
+      [1, 0, 'a'],
+      [1, 1, 'b'],
+      [1, 2, 'c'],
+    ])
+  })
+
   it('fails a send with a non-retriable error, as a KafkaError', async () => {
     await mock.createTopic('fatal', { partitions: 1, replicationFactor: 1 })
     const p = producer({ idempotent: false, acks: 1 })
