@@ -1,7 +1,8 @@
 import { loadCodecs, codecId, type CompressionType } from '../codec/compression.js'
 import type { Bytes, HeadersInput } from '../codec/types.js'
 import type { Cluster } from '../cluster/cluster.js'
-import { ConfigError, WafkaError } from '../errors.js'
+import { ConfigError, TimeoutError, WafkaError } from '../errors.js'
+import { withRetry } from '../cluster/retry.js'
 import { Accumulator, recordSize, type SendCall } from './accumulator.js'
 import { acksValue, resolveProducerConfig, type Acks, type ProducerConfig, type ResolvedProducerConfig } from './config.js'
 import { createPartitioner, type Partitioner } from './partitioners/index.js'
@@ -187,6 +188,21 @@ export class Producer {
     }))
   }
 
+  /**
+   * Metadata for a send's topics, retried (Java's waitOnMetadata) while
+   * brokers are unreachable or a topic is still being created, until maxBlockMs.
+   */
+  private async waitOnMetadata(topics: string[], blockUntil: number) {
+    const options = { allowAutoTopicCreation: this.config.allowAutoTopicCreation }
+    const policy = { backoffMs: this.config.retryBackoffMs, backoffMaxMs: this.config.retryBackoffMaxMs, deadline: blockUntil }
+    try {
+      return await withRetry(policy, () => this.cluster.topicMetadata(topics, options), (err) => this.cluster.afterError(err))
+    } catch (err) {
+      if (!(err instanceof WafkaError) || !err.retriable) throw err
+      throw new TimeoutError(`send() waited ${this.config.maxBlockMs} ms (maxBlockMs) for metadata of ${topics.join(', ')}: ${err.message}`, { retriable: false, cause: err })
+    }
+  }
+
   /** Appends a send's records to their partitions' batches; `done` settles when they are acknowledged. */
   private async append(topicMessages: Array<{ topic: string; messages: Message[] }>, acksOverride: Acks | undefined, compression: CompressionType | undefined, blockUntil: number): Promise<{ done: Promise<void>; call: SendCall }> {
     if (this.state !== 'connected') await this.connect()
@@ -209,7 +225,7 @@ export class Producer {
       sizes.push(s)
       total += messages.length
     }
-    const infos = await this.cluster.topicMetadata(topicMessages.map((t) => t.topic), { allowAutoTopicCreation: this.config.allowAutoTopicCreation })
+    const infos = await this.waitOnMetadata(topicMessages.map((t) => t.topic), blockUntil)
 
     let resolveCall!: () => void
     let rejectCall!: (err: Error) => void

@@ -145,15 +145,28 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
     expect((await p.send({ topic: 'fatal', messages: [{ value: 'y' }] }))[0].baseOffset).toBe('0')
   })
 
+  // The legacy mock creates any topic a Metadata v0-v2 request names, whatever the request says.
+  if (build === 'modern') it('waits up to maxBlockMs for a topic that does not exist, then fails with a TimeoutError naming it', async () => {
+    const p = producer({ maxBlockMs: 400, allowAutoTopicCreation: false })
+    await p.connect()
+    const started = Date.now()
+    const err = await p.send({ topic: 'never-created', messages: [{ value: 'x' }] }).catch((e) => e)
+    expect(err).toBeInstanceOf(TimeoutError)
+    expect(err.message).toMatch(/maxBlockMs.*never-created/)
+    expect(err.cause).toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200)
+  })
+
   it('a send rejected by maxBlockMs leaves no unhandled rejection when its appended records fail later', async () => {
     await mock.createTopic('abandoned', { partitions: 1, replicationFactor: 1 })
     const p = producer({ bufferMemory: 1000, maxBlockMs: 200, lingerMs: 0, requestTimeoutMs: 300, deliveryTimeoutMs: 800, retryBackoffMs: 50 })
-    await p.connect()
+    await p.send({ topic: 'abandoned', messages: [{ value: 'metadata now cached' }] })
     const leader = (await kafka.admin().fetchTopicMetadata({ topics: ['abandoned'] })).topics[0].partitions[0].leader
     await mock.brokerDown(leader)
     try {
       const err = await p.send({ topic: 'abandoned', messages: [0, 1, 2].map((i) => ({ value: `${i}`.padStart(600, '.') })) }).catch((e) => e)
       expect(err).toBeInstanceOf(TimeoutError)
+      expect(err.message).toMatch(/buffer space/)
       // The first record was appended before the wait; it fails by deliveryTimeoutMs with nobody listening.
       await new Promise((r) => setTimeout(r, 1500))
     } finally {
