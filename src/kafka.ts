@@ -1,6 +1,8 @@
 import { Admin } from './admin/admin.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
 import { loadCodecs } from './codec/compression.js'
+import { Consumer } from './consumer/consumer.js'
+import type { ConsumerConfig } from './consumer/config.js'
 import { Producer } from './producer/producer.js'
 import type { ProducerConfig } from './producer/config.js'
 
@@ -8,7 +10,7 @@ export type KafkaConfig = ClusterOptions
 
 /**
  * The entry point, shaped like KafkaJS's: `new Kafka({ clientId, brokers })`,
- * then `.admin()` (and, as they land, `.producer()` and `.consumer()`).
+ * then `.admin()`, `.producer()` and `.consumer()`.
  * Option names follow the Java client's meaning in camelCase.
  */
 export class Kafka {
@@ -26,6 +28,10 @@ export class Kafka {
       new Cluster({ ...this.config, requestTimeoutMs: config.requestTimeoutMs ?? this.config.requestTimeoutMs, maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5) }),
       config,
     )
+  }
+
+  consumer(config: ConsumerConfig = {}): Consumer {
+    return new Consumer(new Cluster({ ...this.config, requestTimeoutMs: config.requestTimeoutMs ?? this.config.requestTimeoutMs }), config)
   }
 }
 

@@ -29,6 +29,14 @@ const STALE_COORDINATOR = new Set([14, 15, 16])
 export type CoordinatorType = 'group' | 'transaction'
 
 /**
+ * Which socket to a broker a request uses. A broker answers one request at a
+ * time per connection, so group coordination (a JoinGroup may wait minutes,
+ * heartbeats must not wait behind a long-polling Fetch) gets its own, as in
+ * the Java client.
+ */
+export type Lane = 'data' | 'group'
+
+/**
  * The client's view of the cluster: a connection per broker, opened on
  * demand with backoff after failures; metadata (brokers, leaders) refreshed
  * on an interval, on demand and after errors that say it is stale;
@@ -39,7 +47,7 @@ export class Cluster {
   readonly options: ClusterOptions & Required<Pick<ClusterOptions,
     'retryBackoffMs' | 'retryBackoffMaxMs' | 'reconnectBackoffMs' | 'reconnectBackoffMaxMs' | 'metadataMaxAgeMs' | 'defaultApiTimeoutMs'>>
   private readonly bootstrap: BrokerAddress[]
-  private readonly connections = new Map<number, Promise<Connection>>()
+  private readonly connections = new Map<string, Promise<Connection>>()
   private readonly failures = new Map<number, { count: number; retryAt: number }>()
   private readonly coordinators = new Map<string, number>()
   /** Topics the client uses: the ones each refresh asks about. */
@@ -153,13 +161,14 @@ export class Cluster {
   }
 
   /** The open connection to a broker, opening one if needed (with reconnect backoff after failures). */
-  async connection(nodeId: number): Promise<Connection> {
+  async connection(nodeId: number, lane: Lane = 'data'): Promise<Connection> {
     if (this.closed) throw new ConnectionError('the client is disconnected')
-    const existing = this.connections.get(nodeId)
+    const key = lane === 'data' ? String(nodeId) : `${nodeId}/${lane}`
+    const existing = this.connections.get(key)
     if (existing) {
       const conn = await existing.catch(() => undefined)
       if (conn?.isOpen) return conn
-      if (this.connections.get(nodeId) === existing) this.connections.delete(nodeId)
+      if (this.connections.get(key) === existing) this.connections.delete(key)
     }
     const address = nodeId < 0 ? this.bootstrap[-nodeId - 1] : this.metadata.brokers.get(nodeId)
     if (!address) throw new ConnectionError(`broker ${nodeId} is not in the cluster metadata`, { retriable: true })
@@ -173,16 +182,16 @@ export class Cluster {
       port: address.port,
       nodeId: nodeId < 0 ? undefined : nodeId,
       onClose: () => {
-        if (this.connections.get(nodeId) === opening) this.connections.delete(nodeId)
+        if (this.connections.get(key) === opening) this.connections.delete(key)
       },
     })
-    this.connections.set(nodeId, opening)
+    this.connections.set(key, opening)
     try {
       const conn = await opening
       this.failures.delete(nodeId)
       return conn
     } catch (err) {
-      if (this.connections.get(nodeId) === opening) this.connections.delete(nodeId)
+      if (this.connections.get(key) === opening) this.connections.delete(key)
       const count = (failure?.count ?? 0) + 1
       this.failures.set(nodeId, {
         count,
@@ -197,7 +206,8 @@ export class Cluster {
    * (then each bootstrap address) in turn until one answers.
    */
   async anyConnection(): Promise<Connection> {
-    for (const pending of this.connections.values()) {
+    for (const [key, pending] of this.connections) {
+      if (key.includes('/')) continue // never behind a group request
       const conn = await pending.catch(() => undefined)
       if (conn?.isOpen) return conn
     }
@@ -220,8 +230,8 @@ export class Cluster {
    * Sends a request to a broker by node id. `body` may be a function of the
    * version the connection negotiated: fields exist only in some versions.
    */
-  async send<Req, Res>(nodeId: number, api: ApiSpec<Req, Res>, body: Input<Req> | ((version: number) => Input<Req>), options: RequestOptions = {}): Promise<Res> {
-    const conn = await this.connection(nodeId)
+  async send<Req, Res>(nodeId: number, api: ApiSpec<Req, Res>, body: Input<Req> | ((version: number) => Input<Req>), options: RequestOptions & { lane?: Lane } = {}): Promise<Res> {
+    const conn = await this.connection(nodeId, options.lane)
     const version = options.version ?? conn.versionFor(api)
     return conn.request(api, typeof body === "function" ? (body as (v: number) => Input<Req>)(version) : body, { ...options, version })
   }

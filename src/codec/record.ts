@@ -9,7 +9,7 @@ import type { HeaderValue, Headers } from './types.js'
  * and headers only when read.
  */
 export class RecordBatch {
-  readonly records: KafkaRecord[]
+  private _records: KafkaRecord[] | undefined
   /** The index as int32s (over the same memory as `index`). */
   readonly ints: Int32Array
   /** data's memory, read once here rather than per key and value. */
@@ -33,14 +33,23 @@ export class RecordBatch {
     /** Per record: f64 timestamp delta, then i32 offset delta, key off/len, value off/len, header count/first. */
     readonly index: Float64Array,
     readonly headerIndex: Int32Array,
-    count: number,
+    /** How many records the batch holds. */
+    readonly count: number,
   ) {
     this.ints = new Int32Array(index.buffer, index.byteOffset, index.length * 2)
     this.dataBuffer = data.buffer
     this.dataOffset = data.byteOffset
-    const records = new Array<KafkaRecord>(count)
-    for (let i = 0; i < count; i++) records[i] = new KafkaRecord(this, i)
-    this.records = records
+  }
+
+  /** The records, made on first read (a consumer makes its own views instead). */
+  get records(): KafkaRecord[] {
+    if (this._records === undefined) {
+      const n = this.count
+      const records = new Array<KafkaRecord>(n)
+      for (let i = 0; i < n; i++) records[i] = new KafkaRecord(this, i)
+      this._records = records
+    }
+    return this._records
   }
 
   get compression(): CompressionName {
@@ -76,25 +85,31 @@ const VALUE = 5
 const HEADERS_COUNT = 7
 const HEADERS_FIRST = 8
 
-/** One record of a RecordBatch; see RecordBatch for how its fields are stored. */
-export class KafkaRecord {
+/**
+ * One record of a RecordBatch, read in place; see RecordBatch for how its
+ * fields are stored. KafkaRecord (offset as bigint) and the consumer's
+ * KafkaJS-shaped message (offset as string) are both views of this kind.
+ */
+export abstract class RecordView {
   private _key: Buffer | null | undefined = undefined
   private _value: Buffer | null | undefined = undefined
 
   constructor(
     readonly batch: RecordBatch,
-    private readonly i: number,
+    protected readonly i: number,
   ) {}
 
   get offsetDelta(): number {
     return this.batch.ints[this.i * I32_PER_RECORD + OFFSET_DELTA]
   }
 
-  get offset(): bigint {
+  /** The record's offset as a bigint, whatever the view's `offset` is. */
+  get offsetBigInt(): bigint {
     return this.batch.baseOffset + BigInt(this.offsetDelta)
   }
 
-  get timestamp(): number {
+  /** Milliseconds since the epoch (CreateTime, or LogAppendTime for the whole batch). */
+  get timestampMs(): number {
     const b = this.batch
     if (b.magic === 2 && b.attributes & 8) return b.maxTimestamp
     return b.baseTimestamp + b.index[this.i * 5]
@@ -147,6 +162,17 @@ export class KafkaRecord {
     if (len < 0) return null
     const batch = this.batch
     return bufferView(batch.dataBuffer, batch.dataOffset + batch.ints[base], len)
+  }
+
+}
+
+export class KafkaRecord extends RecordView {
+  get offset(): bigint {
+    return this.offsetBigInt
+  }
+
+  get timestamp(): number {
+    return this.timestampMs
   }
 
   toJSON(): object {

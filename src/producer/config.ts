@@ -1,3 +1,4 @@
+import { positive } from '../options.js'
 import { ConfigError } from '../errors.js'
 import { codecId, type CompressionType } from '../codec/compression.js'
 
@@ -64,14 +65,6 @@ export function acksValue(acks: Acks | undefined, fallback: -1 | 0 | 1): -1 | 0 
   if (acks === 'all' || acks === -1) return -1
   if (acks === 0 || acks === 1) return acks
   throw new ConfigError(`acks must be 'all' (-1), 1 or 0, not ${JSON.stringify(acks)}`)
-}
-
-function positive(name: string, value: number | undefined, fallback: number, min = 0): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new ConfigError(`${name} must be a number >= ${min}, not ${JSON.stringify(value)}`)
-  }
-  return value
 }
 
 /** Java's defaults, checked as Java checks them (idempotence needs acks=all and at most 5 in flight). */

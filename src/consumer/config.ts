@@ -1,0 +1,130 @@
+import { ConfigError } from '../errors.js'
+import { oneOf, positive } from '../options.js'
+import { assignorByName, type PartitionAssignor } from './assignors/index.js'
+
+export type OffsetReset = 'earliest' | 'latest' | 'none'
+export type IsolationLevel = 'read_uncommitted' | 'read_committed'
+export type GroupProtocol = 'classic' | 'consumer'
+
+export interface ConsumerConfig {
+  /** Without one the consumer takes partitions by `assign()` and commits nothing. */
+  groupId?: string
+  /** Static membership (KIP-345): a restart within sessionTimeoutMs keeps the assignment, no rebalance. */
+  groupInstanceId?: string
+  /** 'classic' (JoinGroup/SyncGroup, client-side assignors; default) or 'consumer' (KIP-848, server-side). */
+  groupProtocol?: GroupProtocol
+  /** Classic protocol: assignors offered in preference order, by name or object. Default ['range', 'cooperative-sticky'] (Java's). */
+  partitionAssigners?: Array<PartitionAssignor | string>
+  /** KIP-848: the broker-side assignor to ask for ('uniform', 'range'); default: the broker's choice. */
+  serverAssignor?: string
+  sessionTimeoutMs?: number
+  /** How long the coordinator waits for members to rejoin; default maxPollIntervalMs (as Java). */
+  rebalanceTimeoutMs?: number
+  heartbeatIntervalMs?: number
+  /** A message or batch handler running longer than this makes the member leave the group (as Java's poll deadline). */
+  maxPollIntervalMs?: number
+  autoOffsetReset?: OffsetReset
+  isolationLevel?: IsolationLevel
+  minBytes?: number
+  maxBytes?: number
+  maxBytesPerPartition?: number
+  maxWaitTimeInMs?: number
+  autoCommit?: boolean
+  autoCommitIntervalMs?: number
+  /** Verify each batch's CRC (Java's check.crcs). */
+  checkCrcs?: boolean
+  rackId?: string
+  allowAutoTopicCreation?: boolean
+  requestTimeoutMs?: number
+  retryBackoffMs?: number
+  retryBackoffMaxMs?: number
+  /** How often to look for new topics matching a regex subscription (and partition count changes). Default 300000 (Java's metadata.max.age.ms). */
+  metadataMaxAgeMs?: number
+}
+
+export interface ResolvedConsumerConfig {
+  groupId: string | null
+  groupInstanceId: string | null
+  groupProtocol: GroupProtocol
+  assignors: PartitionAssignor[]
+  serverAssignor: string | null
+  sessionTimeoutMs: number
+  rebalanceTimeoutMs: number
+  heartbeatIntervalMs: number
+  maxPollIntervalMs: number
+  autoOffsetReset: OffsetReset
+  isolationLevel: 0 | 1
+  minBytes: number
+  maxBytes: number
+  maxBytesPerPartition: number
+  maxWaitTimeInMs: number
+  autoCommit: boolean
+  autoCommitIntervalMs: number
+  checkCrcs: boolean
+  rackId: string | null
+  allowAutoTopicCreation: boolean
+  requestTimeoutMs: number
+  retryBackoffMs: number
+  retryBackoffMaxMs: number
+  metadataMaxAgeMs: number
+}
+
+function optionalString(name: string, value: string | undefined): string | null {
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'string' || value === '') throw new ConfigError(`${name} must be a non-empty string`)
+  return value
+}
+
+function resolveAssignor(a: PartitionAssignor | string): PartitionAssignor {
+  if (typeof a === 'string') {
+    const found = assignorByName(a)
+    if (!found) throw new ConfigError(`unknown partition assignor '${a}': use 'range', 'roundrobin', 'cooperative-sticky' or an assignor object`)
+    return found
+  }
+  if (!a || typeof a.name !== 'string' || typeof a.assign !== 'function') throw new ConfigError('a partition assignor needs a name and an assign() function')
+  return a
+}
+
+/** Java's consumer defaults, checked as Java checks them. */
+export function resolveConsumerConfig(config: ConsumerConfig): ResolvedConsumerConfig {
+  const groupId = optionalString('groupId', config.groupId)
+  const groupInstanceId = optionalString('groupInstanceId', config.groupInstanceId)
+  if (groupInstanceId !== null && groupId === null) throw new ConfigError('groupInstanceId needs a groupId')
+  const sessionTimeoutMs = positive('sessionTimeoutMs', config.sessionTimeoutMs, 45_000, 1)
+  const heartbeatIntervalMs = positive('heartbeatIntervalMs', config.heartbeatIntervalMs, 3_000, 1)
+  if (heartbeatIntervalMs >= sessionTimeoutMs) {
+    throw new ConfigError(`heartbeatIntervalMs (${heartbeatIntervalMs}) must be lower than sessionTimeoutMs (${sessionTimeoutMs})`)
+  }
+  const maxPollIntervalMs = positive('maxPollIntervalMs', config.maxPollIntervalMs, 300_000, 1)
+  const autoCommit = config.autoCommit ?? groupId !== null
+  if (autoCommit && groupId === null && config.autoCommit === true) throw new ConfigError('autoCommit needs a groupId')
+  const assignors = (config.partitionAssigners ?? ['range', 'cooperative-sticky']).map(resolveAssignor)
+  if (assignors.length === 0) throw new ConfigError('partitionAssigners needs at least one assignor')
+  const maxBytes = positive('maxBytes', config.maxBytes, 52_428_800, 1)
+  return {
+    groupId,
+    groupInstanceId,
+    groupProtocol: oneOf('groupProtocol', config.groupProtocol, ['classic', 'consumer'], 'classic'),
+    assignors,
+    serverAssignor: optionalString('serverAssignor', config.serverAssignor),
+    sessionTimeoutMs,
+    rebalanceTimeoutMs: positive('rebalanceTimeoutMs', config.rebalanceTimeoutMs, maxPollIntervalMs, 1),
+    heartbeatIntervalMs,
+    maxPollIntervalMs,
+    autoOffsetReset: oneOf('autoOffsetReset', config.autoOffsetReset, ['earliest', 'latest', 'none'], 'latest'),
+    isolationLevel: oneOf('isolationLevel', config.isolationLevel, ['read_uncommitted', 'read_committed'], 'read_uncommitted') === 'read_committed' ? 1 : 0,
+    minBytes: positive('minBytes', config.minBytes, 1),
+    maxBytes,
+    maxBytesPerPartition: positive('maxBytesPerPartition', config.maxBytesPerPartition, 1_048_576, 1),
+    maxWaitTimeInMs: positive('maxWaitTimeInMs', config.maxWaitTimeInMs, 500),
+    autoCommit,
+    autoCommitIntervalMs: positive('autoCommitIntervalMs', config.autoCommitIntervalMs, 5_000, 1),
+    checkCrcs: config.checkCrcs ?? true,
+    rackId: optionalString('rackId', config.rackId),
+    allowAutoTopicCreation: config.allowAutoTopicCreation ?? true,
+    requestTimeoutMs: positive('requestTimeoutMs', config.requestTimeoutMs, 30_000, 1),
+    retryBackoffMs: positive('retryBackoffMs', config.retryBackoffMs, 100),
+    retryBackoffMaxMs: positive('retryBackoffMaxMs', config.retryBackoffMaxMs, 1000),
+    metadataMaxAgeMs: positive('metadataMaxAgeMs', config.metadataMaxAgeMs, 300_000, 1),
+  }
+}

@@ -1,0 +1,377 @@
+import type { Buffer } from 'node:buffer'
+import { Admin } from '../admin/admin.js'
+import { decodeRecordSet } from '../codec/batch-decoder.js'
+import type { Cluster } from '../cluster/cluster.js'
+import { ZERO_UUID } from '../cluster/cluster.js'
+import { ConnectionError, KafkaError, WafkaError, kafkaError } from '../errors.js'
+import { Fetch } from '../protocol/messages/index.js'
+import type { ResolvedConsumerConfig } from './config.js'
+import { FetchSession, type PartitionFetch } from './fetch-session.js'
+import { messagesFrom, type Message } from './message.js'
+import type { Assignment, PartitionState } from './partition-state.js'
+import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
+
+/** A partition's fetched records, handed to user code as one batch. */
+export interface Delivery {
+  state: PartitionState
+  messages: Message[]
+  /** Where the partition's next fetch starts: past every batch fetched, control batches included. */
+  nextOffset: bigint
+  highWatermark: bigint
+}
+
+/** What a Fetch response left for one partition, decoded only when taken. */
+interface Fetched {
+  state: PartitionState
+  version: number
+  fetchOffset: bigint
+  records: Buffer
+  aborted: AbortedTransaction[] | null
+  highWatermark: bigint
+}
+
+const OFFSET_OUT_OF_RANGE = 1
+const SESSION_ERRORS = new Set([70, 71]) // FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH
+/** Partition errors after which fresh metadata (a new leader, a new epoch) lets the fetch go on. */
+const REFRESH_AND_RETRY = new Set([3, 5, 6, 9, 56, 74, 75, 78, 100])
+const EARLIEST = -2n
+const LATEST = -1n
+
+/**
+ * Keeps one Fetch in flight per broker for the assigned partitions it leads
+ * that have no fetched data waiting, so at most one response per partition
+ * is buffered ahead of user code (memory bounded by maxBytes per broker).
+ * Records are decoded in wasm when user code takes them.
+ */
+export class Fetcher {
+  private readonly ready: Array<Fetched | { error: Error }> = []
+  private readonly waiters: Array<() => void> = []
+  private readonly inFlight = new Set<number>()
+  private readonly sessions = new Map<number, FetchSession>()
+  private readonly brokerRetryAt = new Map<number, number>()
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private running = false
+  private readonly admin: Admin
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly config: ResolvedConsumerConfig,
+    private readonly assignment: Assignment,
+    /** Where a partition goes when its offset is out of range: the topic's reset policy. */
+    private readonly resetPolicy: (topic: string) => 'earliest' | 'latest' | 'none',
+    private readonly onError: (err: Error) => void = () => {},
+  ) {
+    this.admin = new Admin(cluster)
+  }
+
+  start(): void {
+    this.running = true
+    this.pump()
+  }
+
+  stop(): void {
+    this.running = false
+    clearTimeout(this.timer)
+    this.ready.length = 0
+    this.wakeAll()
+  }
+
+  /** Fetches whatever became fetchable: call after assignment, seek, resume or take. */
+  pump(): void {
+    if (!this.running) return
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const now = Date.now()
+    const byLeader = new Map<number, PartitionState[]>()
+    let wakeAt = Infinity
+    let missingLeader = false
+    const resets: PartitionState[] = []
+    for (const s of this.assignment.values()) {
+      if (s.resetTo !== null) {
+        if (s.retryAt <= now) resets.push(s)
+        else wakeAt = Math.min(wakeAt, s.retryAt)
+        continue
+      }
+      if (!s.fetchable) {
+        if (s.retryAt > now && !s.paused) wakeAt = Math.min(wakeAt, s.retryAt)
+        continue
+      }
+      const leader = this.cluster.metadata.partition(s.topic, s.partition)?.leader ?? -1
+      if (leader < 0) {
+        missingLeader = true
+        s.retryAt = now + this.config.retryBackoffMs
+        wakeAt = Math.min(wakeAt, s.retryAt)
+        continue
+      }
+      const brokerAt = this.brokerRetryAt.get(leader) ?? 0
+      if (brokerAt > now) {
+        wakeAt = Math.min(wakeAt, brokerAt)
+        continue
+      }
+      if (this.inFlight.has(leader)) continue
+      const list = byLeader.get(leader)
+      if (list) list.push(s)
+      else byLeader.set(leader, [s])
+    }
+    if (missingLeader) this.cluster.refreshMetadata().catch(() => {})
+    this.reset(resets)
+    for (const [leader, parts] of byLeader) void this.fetchFrom(leader, parts)
+    if (wakeAt !== Infinity) {
+      this.timer = setTimeout(() => this.pump(), Math.max(1, wakeAt - now))
+      this.timer.unref?.()
+    }
+  }
+
+  /** True when fetched data (or an error) is waiting. */
+  get hasReady(): boolean {
+    return this.ready.some((f) => 'error' in f || !f.state.busy)
+  }
+
+  /** Resolves when data or an error is ready, or on wake(). */
+  waitForData(): Promise<void> {
+    if (this.hasReady || !this.running) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  /** Wakes whoever waits for data (to stop, rebalance, or look again). */
+  wakeAll(): void {
+    for (const w of this.waiters.splice(0)) w()
+  }
+
+  /**
+   * The next partition's records, decoded, marking the partition busy (the
+   * caller clears it when done), or undefined when none waits. Data fetched
+   * before a seek, reset or revocation is dropped here.
+   */
+  take(): Delivery | undefined {
+    for (let i = 0; i < this.ready.length; i++) {
+      const f = this.ready[i]
+      if ('error' in f) {
+        this.ready.splice(i, 1)
+        throw f.error
+      }
+      if (f.state.busy) continue
+      this.ready.splice(i--, 1)
+      const s = f.state
+      if (f.version !== s.version || s.revoking || !this.assignment.has(s.topic, s.partition)) continue
+      s.buffered = false
+      const delivery = this.decode(f)
+      s.fetchPosition = delivery.nextOffset
+      this.pump()
+      if (delivery.messages.length === 0 && delivery.nextOffset === f.fetchOffset) continue
+      s.busy = true
+      return delivery
+    }
+    return undefined
+  }
+
+  private decode(f: Fetched): Delivery {
+    let set
+    try {
+      set = decodeRecordSet(f.records, { verifyCrc: this.config.checkCrcs })
+    } catch (err) {
+      // Nothing is skipped: the partition stays at this offset.
+      f.state.buffered = false
+      f.state.retryAt = Number.MAX_SAFE_INTEGER
+      throw new WafkaError(`${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: ${(err as Error).message}`, { retriable: false, cause: err })
+    }
+    const { batches } = set
+    if (batches.length === 0) {
+      if (f.records.length >= this.config.maxBytesPerPartition) {
+        f.state.retryAt = Number.MAX_SAFE_INTEGER
+        throw new WafkaError(
+          `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: a record batch is larger than maxBytesPerPartition (${this.config.maxBytesPerPartition}) and this broker does not return oversize batches: raise maxBytesPerPartition`,
+          { retriable: false },
+        )
+      }
+      return { state: f.state, messages: [], nextOffset: f.fetchOffset, highWatermark: f.highWatermark }
+    }
+    const last = batches[batches.length - 1]
+    const nextOffset = last.lastOffset + 1n > f.fetchOffset ? last.lastOffset + 1n : f.fetchOffset
+    const visible = this.config.isolationLevel === 1 ? committedBatches(batches, f.aborted) : dataBatches(batches)
+    const state = f.state
+    if (visible.length > 0) {
+      const epoch = last.partitionLeaderEpoch
+      if (epoch >= 0) state.lastFetchedEpoch = epoch
+    }
+    return { state, messages: messagesFrom(visible, f.fetchOffset), nextOffset, highWatermark: f.highWatermark }
+  }
+
+  private push(item: Fetched | { error: Error }): void {
+    this.ready.push(item)
+    this.wakeAll()
+  }
+
+  private async fetchFrom(leader: number, parts: PartitionState[]): Promise<void> {
+    this.inFlight.add(leader)
+    const versions = new Map<PartitionState, number>()
+    for (const p of parts) {
+      p.fetching = true
+      versions.set(p, p.version)
+    }
+    let session: FetchSession | undefined
+    try {
+      const conn = await this.cluster.connection(leader)
+      const version = conn.versionFor(Fetch)
+      session = this.sessions.get(leader)
+      if (!session) this.sessions.set(leader, (session = new FetchSession(version >= 7)))
+      const request = session.build(parts.map((p) => this.partitionFetch(p)))
+      const ids = new Map<string, string>()
+      const topicRef = (topic: string) => {
+        if (version < 13) return { topic }
+        const topicId = this.cluster.metadata.topics.get(topic)?.topicId ?? ZERO_UUID
+        ids.set(topicId, topic)
+        return { topicId }
+      }
+      const topics = new Map<string, PartitionFetch[]>()
+      for (const p of request.partitions) topics.set(p.topic, [...(topics.get(p.topic) ?? []), p])
+      const forgotten = new Map<string, number[]>()
+      for (const f of request.forgotten) forgotten.set(f.topic, [...(forgotten.get(f.topic) ?? []), f.partition])
+      const res = await conn.request(
+        Fetch,
+        {
+          ...(version <= 14 ? { replicaId: -1 } : {}),
+          maxWaitMs: this.config.maxWaitTimeInMs,
+          minBytes: this.config.minBytes,
+          ...(version >= 3 ? { maxBytes: this.config.maxBytes } : {}),
+          ...(version >= 4 ? { isolationLevel: this.config.isolationLevel } : {}),
+          ...(version >= 7 ? { sessionId: request.sessionId, sessionEpoch: request.sessionEpoch } : {}),
+          topics: [...topics].map(([topic, ps]) => ({
+            ...topicRef(topic),
+            partitions: ps.map((p) => ({
+              partition: p.partition,
+              ...(version >= 9 ? { currentLeaderEpoch: p.currentLeaderEpoch } : {}),
+              fetchOffset: p.fetchOffset,
+              ...(version >= 12 ? { lastFetchedEpoch: p.lastFetchedEpoch } : {}),
+              partitionMaxBytes: p.maxBytes,
+            })),
+          })),
+          ...(version >= 7 ? { forgottenTopicsData: [...forgotten].map(([topic, partitions]) => ({ ...topicRef(topic), partitions })) } : {}),
+          ...(version >= 11 && this.config.rackId ? { rackId: this.config.rackId } : {}),
+        } as any,
+        { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs },
+      )
+      if (res.errorCode !== 0) {
+        session.reset()
+        if (!SESSION_ERRORS.has(res.errorCode)) this.backOffBroker(leader)
+        return
+      }
+      session.succeeded(res.sessionId)
+      let refresh = false
+      for (const t of res.responses) {
+        const topic = version >= 13 ? ids.get(t.topicId) ?? this.topicName(t.topicId) : t.topic
+        if (topic === undefined) continue
+        for (const p of t.partitions) {
+          const state = this.assignment.get(topic, p.partitionIndex)
+          if (!state || state.fetchPosition === null) continue
+          const asked = versions.get(state)
+          // Data for a partition sought, reset or revoked since the request left is dropped.
+          if (asked === undefined || asked !== state.version) continue
+          if (p.highWatermark >= 0n) state.highWatermark = p.highWatermark
+          if (p.errorCode === 0) {
+            if (version >= 12 && p.divergingEpoch && p.divergingEpoch.epoch >= 0 && p.divergingEpoch.endOffset >= 0n && p.divergingEpoch.endOffset < state.fetchPosition) {
+              // The log was truncated below our position (KIP-320): go back to where it diverged.
+              state.seek(p.divergingEpoch.endOffset)
+              continue
+            }
+            if (p.records && p.records.length > 0) {
+              state.buffered = true
+              this.push({ state, version: state.version, fetchOffset: state.fetchPosition, records: p.records, aborted: p.abortedTransactions, highWatermark: p.highWatermark })
+            }
+          } else if (p.errorCode === OFFSET_OUT_OF_RANGE) {
+            this.outOfRange(state)
+          } else if (REFRESH_AND_RETRY.has(p.errorCode)) {
+            refresh = true
+            state.retryAt = Date.now() + this.config.retryBackoffMs
+          } else {
+            state.retryAt = Number.MAX_SAFE_INTEGER
+            this.push({ error: kafkaError(p.errorCode, { api: 'Fetch', broker: conn.name, detail: `${topic}-${p.partitionIndex} at offset ${state.fetchPosition}` }) })
+          }
+        }
+      }
+      if (refresh) {
+        session.reset()
+        await this.cluster.refreshMetadata().catch(() => {})
+      }
+    } catch (err) {
+      session?.reset()
+      this.backOffBroker(leader)
+      if (err instanceof ConnectionError || (err instanceof WafkaError && err.retriable)) {
+        this.cluster.refreshMetadata().catch(() => {})
+      } else {
+        this.onError(err as Error)
+      }
+    } finally {
+      for (const p of parts) p.fetching = false
+      this.inFlight.delete(leader)
+      this.pump()
+    }
+  }
+
+  private partitionFetch(p: PartitionState): PartitionFetch {
+    return {
+      topic: p.topic,
+      partition: p.partition,
+      fetchOffset: p.fetchPosition!,
+      currentLeaderEpoch: this.cluster.metadata.partition(p.topic, p.partition)?.leaderEpoch ?? -1,
+      lastFetchedEpoch: p.lastFetchedEpoch,
+      maxBytes: this.config.maxBytesPerPartition,
+    }
+  }
+
+  private topicName(topicId: string): string | undefined {
+    for (const t of this.cluster.metadata.topics.values()) if (t.topicId === topicId) return t.name
+    return undefined
+  }
+
+  private backOffBroker(leader: number): void {
+    this.brokerRetryAt.set(leader, Date.now() + this.config.retryBackoffMs)
+  }
+
+  private outOfRange(state: PartitionState): void {
+    const policy = this.resetPolicy(state.topic)
+    if (policy === 'none') {
+      state.retryAt = Number.MAX_SAFE_INTEGER
+      this.push({ error: kafkaError(OFFSET_OUT_OF_RANGE, { api: 'Fetch', detail: `${state.topic}-${state.partition} at offset ${state.fetchPosition}, and autoOffsetReset is 'none'` }) })
+      return
+    }
+    state.resetTo = policy
+  }
+
+  /**
+   * Moves partitions waiting for a reset to the earliest or latest offset
+   * (the last stable offset under read_committed), by ListOffsets.
+   */
+  reset(states: PartitionState[]): void {
+    const pending = states.filter((s) => s.resetTo !== null && !s.fetching)
+    if (pending.length === 0) return
+    for (const s of pending) s.fetching = true
+    const byTopicAndTime = new Map<string, PartitionState[]>()
+    for (const s of pending) {
+      const k = `${s.resetTo}\u0000${s.topic}`
+      byTopicAndTime.set(k, [...(byTopicAndTime.get(k) ?? []), s])
+    }
+    for (const group of byTopicAndTime.values()) {
+      const { topic, resetTo } = group[0]
+      const versions = group.map((s) => s.version)
+      this.admin
+        .listOffsets(topic, group.map((s) => s.partition), resetTo === 'earliest' ? EARLIEST : LATEST, this.config.isolationLevel)
+        .then(
+          (offsets) => {
+            group.forEach((s, i) => {
+              const offset = offsets.get(s.partition)
+              if (s.version === versions[i] && offset !== undefined && offset >= 0n && s.resetTo !== null) s.seek(offset)
+            })
+          },
+          (err) => {
+            for (const s of group) s.retryAt = Date.now() + this.config.retryBackoffMs
+            if (!(err instanceof KafkaError || err instanceof ConnectionError) || !(err as WafkaError).retriable) this.push({ error: err })
+          },
+        )
+        .finally(() => {
+          for (const s of group) s.fetching = false
+          this.pump()
+        })
+    }
+  }
+}

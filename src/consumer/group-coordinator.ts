@@ -1,0 +1,42 @@
+import type { Cluster } from '../cluster/cluster.js'
+import { ConnectionError, KafkaError, kafkaError } from '../errors.js'
+import type { ApiSpec, Input } from '../protocol/api.js'
+
+/** Errors that say the coordinator moved or is not ready: look it up again. */
+export const COORDINATOR_ERRORS = new Set([14, 15, 16])
+
+/**
+ * Requests to a group's coordinator, on their own connection (the 'group'
+ * lane): a JoinGroup may wait a whole rebalance, and heartbeats must not
+ * queue behind fetches.
+ */
+export class GroupCoordinator {
+  constructor(
+    readonly cluster: Cluster,
+    readonly groupId: string,
+  ) {}
+
+  async send<Req, Res>(api: ApiSpec<Req, Res>, body: (version: number) => Input<Req>, timeoutMs?: number): Promise<{ res: Res; version: number; broker: string }> {
+    const node = await this.cluster.coordinator('group', this.groupId)
+    try {
+      const conn = await this.cluster.connection(node, 'group')
+      const version = conn.versionFor(api)
+      const res = await conn.request(api, body(version), { version, timeoutMs })
+      return { res, version, broker: conn.name }
+    } catch (err) {
+      if (err instanceof ConnectionError || (err instanceof KafkaError && COORDINATOR_ERRORS.has(err.code))) this.stale()
+      throw err
+    }
+  }
+
+  /** A response's error code as a KafkaError (forgetting the coordinator when it says so), or nothing. */
+  check(code: number, api: string, broker: string, detail?: string): void {
+    if (code === 0) return
+    if (COORDINATOR_ERRORS.has(code)) this.stale()
+    throw kafkaError(code, { api, broker, detail: detail ?? `group ${this.groupId}` })
+  }
+
+  stale(): void {
+    this.cluster.invalidateCoordinator('group', this.groupId)
+  }
+}

@@ -1,0 +1,38 @@
+import type { TopicPartition } from './partition-state.js'
+
+/** What a group protocol asks of the consumer as its assignment changes. */
+export interface MembershipHooks {
+  /** Partitions this member gains. */
+  assigned(partitions: TopicPartition[]): Promise<void>
+  /** Partitions this member gives up: finish their processing and commit them first. */
+  revoked(partitions: TopicPartition[]): Promise<void>
+  /** Partitions taken away without a chance to commit (the member was fenced or expired). */
+  lost(partitions: TopicPartition[]): Promise<void>
+  /** The topics to subscribe to now (a regex subscription may have grown). */
+  topics(): string[]
+  /** ms that user code has been inside one handler call (0 when idle), checked against maxPollIntervalMs. */
+  processingFor(): number
+  emit(event: string, payload: object): void
+  /** An error that stops the consumer (fenced static member, authorization, ...). */
+  fatal(err: Error): void
+}
+
+/** The offsets to commit, with the fencing a group protocol adds to them. */
+export interface CommitIdentity {
+  generationIdOrMemberEpoch: number
+  memberId: string
+  groupInstanceId: string | null
+}
+
+/** A group membership: the classic protocol or KIP-848's. */
+export interface Membership {
+  /** Joins and keeps the membership alive (heartbeats, rejoins) until leave(). Resolves after the first assignment. */
+  start(): Promise<void>
+  /** Asks for a rebalance soon (the subscription changed). */
+  rejoin(reason: string): void
+  /** Gives up the partitions (committing first) and leaves the group. */
+  leave(): Promise<void>
+  /** Who commits: generation/epoch and member id, as the coordinator checks them. */
+  commitIdentity(): CommitIdentity
+  readonly memberId: string
+}
