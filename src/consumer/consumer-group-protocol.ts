@@ -127,6 +127,9 @@ export class ConsumerGroupProtocol implements Membership {
       rackId: all ? this.config.rackId : null,
       rebalanceTimeoutMs: all ? this.config.rebalanceTimeoutMs : -1,
       subscribedTopicNames: all || subscriptionChanged ? topics : null,
+      // Regex subscriptions are resolved here, into names; an empty regex goes with them, as librdkafka
+      // sends it (its mock insists that names and regex come together).
+      ...(all || subscriptionChanged ? { subscribedTopicRegex: '' } : {}),
       serverAssignor: all ? this.config.serverAssignor : null,
       topicPartitions: reportOwned ? this.ownedTopicIds() : null,
     }), this.config.requestTimeoutMs)
@@ -141,10 +144,11 @@ export class ConsumerGroupProtocol implements Membership {
       throw new KafkaError(`${res.errorMessage ?? 'coordinator moved'} (${res.errorCode})`, { code: res.errorCode, type: 'COORDINATOR', retriable: true })
     }
     this.coordinator.check(res.errorCode, 'ConsumerGroupHeartbeat', broker, res.errorMessage ?? undefined)
-    this.sendAll = false
     if (all || subscriptionChanged) this.subscribed = topics
     if (res.memberId) this.memberId = res.memberId
     this.memberEpoch = res.memberEpoch
+    // Until the coordinator gives an epoch, every heartbeat is a join and carries everything.
+    this.sendAll = this.memberEpoch === 0
     if (res.heartbeatIntervalMs > 0) this.intervalMs = res.heartbeatIntervalMs
     this.hooks.emit('consumer.heartbeat', { groupId: this.coordinator.groupId, memberId: this.memberId, memberEpoch: this.memberEpoch })
     if (res.assignment) {

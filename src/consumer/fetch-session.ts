@@ -70,6 +70,10 @@ export class FetchSession {
       // The broker opened a session (or declined with 0: keep asking with full fetches, as Java does).
       this.id = responseSessionId
       this.epoch = responseSessionId === 0 ? INITIAL_EPOCH : 1
+    } else if (responseSessionId === 0) {
+      // The broker closed the session: start over with a full fetch (as Java's FetchSessionHandler).
+      this.epoch = INITIAL_EPOCH
+      this.id = 0
     } else {
       this.epoch = this.epoch === 0x7fffffff ? 1 : this.epoch + 1
     }

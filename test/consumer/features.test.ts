@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ConfigError, Kafka, KafkaError, type Consumer } from '../../src/index.js'
+import { kcatProduce } from '../peers/kcat.js'
+import { requirePeers, startMockCluster, type MockCluster } from '../peers/mock-cluster.js'
+import { prepareForGroups, until } from './support.js'
+
+describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdkafka mock', (build) => {
+  let mock: MockCluster
+  let kafka: Kafka
+  const open: Array<{ disconnect(): Promise<void> }> = []
+  const consumer = (config: Parameters<Kafka['consumer']>[0] = {}) => {
+    const c = kafka.consumer({ heartbeatIntervalMs: 200, sessionTimeoutMs: 3000, maxWaitTimeInMs: 100, ...config })
+    open.push(c)
+    return c
+  }
+  const values = (n: number, prefix = 'm') => Array.from({ length: n }, (_, i) => ({ value: `${prefix}${i}` }))
+
+  beforeAll(async () => {
+    requirePeers()
+    mock = await startMockCluster({ brokers: 3, build })
+    await prepareForGroups(mock, build)
+    kafka = new Kafka({ clientId: 'wafka-features-test', brokers: mock.bootstrap.split(',') })
+  })
+  afterAll(async () => {
+    await Promise.allSettled(open.map((c) => c.disconnect()))
+    await mock?.stop()
+  })
+
+  it('assign() without a group reads chosen partitions from a seek, and commits nothing', async () => {
+    await mock.createTopic('manual', { partitions: 3, replicationFactor: 1 })
+    for (const p of [0, 1, 2]) await kcatProduce(mock.bootstrap, 'manual', values(50, `p${p}-`).map((m) => ({ ...m, partition: p })))
+    const c = consumer({ autoOffsetReset: 'earliest' })
+    await c.connect()
+    c.assign([{ topic: 'manual', partitions: [0, 2] }])
+    c.seek({ topic: 'manual', partition: 2, offset: 45 })
+    const seen: string[] = []
+    await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
+    await until(() => seen.length >= 55, 10_000, () => `read ${seen.length}`)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(seen.filter((v) => v.startsWith('p0-'))).toEqual(values(50, 'p0-').map((m) => m.value))
+    expect(seen.filter((v) => v.startsWith('p2-'))).toEqual(['p2-45', 'p2-46', 'p2-47', 'p2-48', 'p2-49'])
+    expect(seen.some((v) => v.startsWith('p1-'))).toBe(false)
+    await expect(c.commitOffsets([{ topic: 'manual', partition: 0, offset: 1 }])).rejects.toThrow(ConfigError)
+  })
+
+  it('pause() stops a partition and resume() picks it up where it stopped', async () => {
+    await mock.createTopic('pausing', { partitions: 2, replicationFactor: 1 })
+    for (const p of [0, 1]) await kcatProduce(mock.bootstrap, 'pausing', values(20, `p${p}-`).map((m) => ({ ...m, partition: p })))
+    const c = consumer({ groupId: `pausing-${build}` })
+    await c.connect()
+    await c.subscribe({ topics: ['pausing'], fromBeginning: true })
+    c.pause([{ topic: 'pausing', partitions: [1] }])
+    const seen: string[] = []
+    await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
+    await until(() => seen.length >= 20, 10_000, () => `read ${seen.length}`)
+    await kcatProduce(mock.bootstrap, 'pausing', values(5, 'late-').map((m) => ({ ...m, partition: 1 })))
+    await new Promise((r) => setTimeout(r, 500))
+    expect(seen.every((v) => v.startsWith('p0-'))).toBe(true)
+    expect(c.paused()).toEqual([{ topic: 'pausing', partitions: [1] }])
+    c.resume([{ topic: 'pausing', partitions: [1] }])
+    await until(() => seen.length >= 45, 10_000, () => `read ${seen.length}`)
+    expect(seen.slice(20)).toEqual([...values(20, 'p1-'), ...values(5, 'late-')].map((m) => m.value))
+  })
+
+  it('batches(): a pull loop reads everything; breaking out leaves the last batch uncommitted', async () => {
+    await mock.createTopic('pulled', { partitions: 1, replicationFactor: 1 })
+    await kcatProduce(mock.bootstrap, 'pulled', values(300))
+    const groupId = `pulled-${build}`
+    const c = consumer({ groupId, maxBytesPerPartition: 1024 })
+    await c.connect()
+    await c.subscribe({ topics: ['pulled'], fromBeginning: true })
+    const seen: string[] = []
+    let lastBatchStart = ''
+    for await (const batch of c.batches()) {
+      lastBatchStart = batch.firstOffset()!
+      for (const m of batch.messages) seen.push(m.value!.toString())
+      if (seen.length >= 300) break
+    }
+    await c.disconnect()
+    expect(seen).toEqual(values(300).map((m) => m.value))
+    const committed = await kafka.admin().fetchOffsets({ groupId, topics: ['pulled'] })
+    expect(committed[0].partitions[0].offset).toBe(lastBatchStart)
+  })
+
+  it("autoOffsetReset 'latest' skips what is there; 'none' fails clearly", async () => {
+    await mock.createTopic('resets', { partitions: 1, replicationFactor: 1 })
+    await kcatProduce(mock.bootstrap, 'resets', values(10, 'old-'))
+    const latest = consumer({ groupId: `latest-${build}`, autoOffsetReset: 'latest' })
+    await latest.connect()
+    await latest.subscribe({ topics: ['resets'] })
+    const seen: string[] = []
+    await latest.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
+    await until(() => latest.assignmentList().length === 1, 10_000, () => 'not assigned')
+    await new Promise((r) => setTimeout(r, 500))
+    await kcatProduce(mock.bootstrap, 'resets', values(3, 'new-'))
+    await until(() => seen.length >= 3, 10_000, () => `read ${seen.length}`)
+    expect(seen).toEqual(['new-0', 'new-1', 'new-2'])
+
+    const none = consumer({ groupId: `none-${build}`, autoOffsetReset: 'none' })
+    const crashes: Error[] = []
+    none.on(none.events.CRASH, (e) => crashes.push(e.payload.error))
+    await none.connect()
+    await none.subscribe({ topics: ['resets'] })
+    await none.run({ eachMessage: async () => {} })
+    await until(() => crashes.length > 0, 10_000, () => 'no error')
+    expect(crashes[0]).toBeInstanceOf(KafkaError)
+    expect(crashes[0].message).toMatch(/no committed offset.*none/)
+  })
+
+  it('rejects bad usage with ConfigErrors', async () => {
+    const c = consumer({ groupId: 'usage' })
+    await expect(c.subscribe({ topics: [] })).rejects.toThrow(ConfigError)
+    await expect(c.run({})).rejects.toThrow(/exactly one of eachMessage or eachBatch/)
+    expect(() => consumer().assign([{ topic: 'x', partitions: [0] }])).not.toThrow()
+    expect(() => c.assign([{ topic: 'x', partitions: [0] }])).toThrow(/without groupId/)
+    expect(() => kafka.consumer({ heartbeatIntervalMs: 5000, sessionTimeoutMs: 3000 })).toThrow(ConfigError)
+  })
+})
