@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka, type Consumer } from '../../src/index.js'
 import { kcatProduce } from '../peers/kcat.js'
 import { requirePeers, startMockCluster, type MockCluster } from '../peers/mock-cluster.js'
-import { byPartition, prepareForGroups, record, until, type Seen } from './support.js'
+import { byPartition, expectResumesAtCommits, prepareForGroups, record, until, type Seen, type TimelineEntry } from './support.js'
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
 
@@ -86,7 +86,7 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
       await kcatProduce(mock.bootstrap, topic, messages, { config: { 'batch.num.messages': 20 } })
       const seen: Array<Seen & { by: string }> = []
       // Reads and successful commits in the order they happened.
-      const timeline: Array<{ read?: Seen & { by: string }; commit?: { partition: number; offset: bigint }; assigned?: number[] }> = []
+      const timeline: TimelineEntry[] = []
       const revoked: Record<string, number[][]> = { a: [], b: [], c: [] }
       const groupId = `rebalance-${assignor}-${build}`
       const config = { partitionAssigners: [assignor], maxBytesPerPartition: 4096, sessionTimeoutMs: 3000 }
@@ -121,22 +121,7 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
       await new Promise((r) => setTimeout(r, 500))
       expect(new Set(seen.map((s) => s.value)).size).toBe(total)
       expect(seen.some((s) => s.by === 'c')).toBe(true)
-      // Each time a partition is assigned, its owner starts exactly at the last offset committed for it:
-      // whatever is read twice lies past the last commit, and nothing before it is.
-      const owner = new Map<number, string>()
-      const next = new Map<number, bigint>()
-      const committed = new Map<number, bigint>()
-      for (const e of timeline) {
-        if (e.commit) committed.set(e.commit.partition, e.commit.offset)
-        for (const p of e.assigned ?? []) owner.delete(p)
-        if (!e.read) continue
-        const { partition, offset, by } = e.read
-        if (owner.get(partition) !== by) {
-          expect({ partition, by, offset }).toEqual({ partition, by, offset: committed.get(partition) ?? 0n })
-          owner.set(partition, by)
-        } else expect({ partition, offset }).toEqual({ partition, offset: next.get(partition) })
-        next.set(partition, offset + 1n)
-      }
+      expectResumesAtCommits(timeline)
       if (assignor === 'cooperative-sticky') {
         // When b joined, a gave up only what moved to b, never everything at once.
         expect(revoked.a[0].length).toBeGreaterThan(0)

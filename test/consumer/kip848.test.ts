@@ -51,4 +51,33 @@ describe("groupProtocol 'consumer' (KIP-848) against the modern librdkafka mock"
     await a.disconnect()
     await until(() => b.assignmentList().length === 4, 15_000, () => `b has ${JSON.stringify(b.assignmentList())}`)
   })
+
+  it('a static member restarted within the session timeout gets its partitions back and the other member keeps its own', async () => {
+    await mock.createTopic('kip848-static', { partitions: 4, replicationFactor: 3 })
+    const moves: string[] = []
+    const start = async (name: string, groupInstanceId?: string) => {
+      const c = kafka.consumer({ groupId: 'kip848-static', groupProtocol: 'consumer', groupInstanceId, maxWaitTimeInMs: 100 })
+      open.push(c)
+      c.on(c.events.PARTITIONS_ASSIGNED, (e) => moves.push(`${name} +${e.payload.partitions[0].partitions}`))
+      c.on(c.events.PARTITIONS_REVOKED, (e) => moves.push(`${name} -${e.payload.partitions[0].partitions}`))
+      await c.connect()
+      await c.subscribe({ topics: ['kip848-static'], fromBeginning: true })
+      await c.run({ eachMessage: async () => {} })
+      return c
+    }
+    const fixed = await start('fixed', 'instance-1')
+    const other = await start('other')
+    await until(() => fixed.assignmentList().length === 2 && other.assignmentList().length === 2, 15_000, () => `${JSON.stringify(fixed.assignmentList())} / ${JSON.stringify(other.assignmentList())}`)
+    const before = fixed.assignmentList().map((p) => p.partition).sort()
+    const othersBefore = other.assignmentList().map((p) => p.partition).sort()
+    moves.length = 0
+    await fixed.disconnect() // leaves with epoch -2: "back soon"
+    const again = await start('again', 'instance-1')
+    await until(() => again.assignmentList().length === 2, 15_000, () => `again has ${JSON.stringify(again.assignmentList())}`)
+    await new Promise((r) => setTimeout(r, 500))
+    expect(again.assignmentList().map((p) => p.partition).sort()).toEqual(before)
+    expect(other.assignmentList().map((p) => p.partition).sort()).toEqual(othersBefore)
+    // The other member never gave anything up or took anything over.
+    expect(moves.filter((m) => m.startsWith('other'))).toEqual([])
+  })
 })

@@ -63,3 +63,61 @@ export async function prepareForGroups(mock: { setApiVersion(key: number, min: n
   await mock.setApiVersion(14, 0, 3) // SyncGroup
   await mock.setApiVersion(13, 0, 2) // LeaveGroup
 }
+
+export interface TimelineEntry {
+  read?: Seen & { by: string }
+  commit?: { partition: number; offset: bigint }
+  assigned?: number[]
+}
+
+/**
+ * Checks a single-topic group's reads against its commits, in the order
+ * they happened: each time a partition is assigned, its owner starts
+ * exactly at the last offset committed for it (so whatever is read twice
+ * lies past the last commit), and between assignments it reads every
+ * offset once, in order.
+ */
+export function expectResumesAtCommits(timeline: TimelineEntry[]): void {
+  const owner = new Map<number, string>()
+  const next = new Map<number, bigint>()
+  const committed = new Map<number, bigint>()
+  for (const e of timeline) {
+    if (e.commit) committed.set(e.commit.partition, e.commit.offset)
+    for (const p of e.assigned ?? []) owner.delete(p)
+    if (!e.read) continue
+    const { partition, offset, by } = e.read
+    if (owner.get(partition) !== by) {
+      if (offset !== (committed.get(partition) ?? 0n)) throw new Error(`partition ${partition}: ${by} started at ${offset}, the last commit was ${committed.get(partition) ?? 'none'}`)
+      owner.set(partition, by)
+    } else if (offset !== next.get(partition)) throw new Error(`partition ${partition}: ${by} read ${offset} after ${next.get(partition)! - 1n}`)
+    next.set(partition, offset + 1n)
+  }
+}
+
+/** Starts a group member that logs its reads, commits and assignments into `timeline` (`delayMs` per batch). */
+export async function timelineMember(
+  consumer: Consumer,
+  topic: string,
+  name: string,
+  timeline: TimelineEntry[],
+  delayMs = 0,
+): Promise<Consumer> {
+  consumer.on(consumer.events.PARTITIONS_ASSIGNED, (e) => timeline.push({ assigned: e.payload.partitions.flatMap((t: { partitions: number[] }) => t.partitions) }))
+  consumer.on(consumer.events.COMMIT_OFFSETS, (e) => {
+    for (const t of e.payload.topics ?? []) for (const p of t.partitions) timeline.push({ commit: { partition: p.partition, offset: BigInt(p.offset) } })
+  })
+  await consumer.connect()
+  await consumer.subscribe({ topics: [topic], fromBeginning: true })
+  await consumer.run({
+    eachBatch: async ({ batch }) => {
+      for (const m of batch.messages) timeline.push({ read: { ...record(batch.topic, batch.partition, m), by: name } })
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
+    },
+  })
+  return consumer
+}
+
+/** Distinct values read so far. */
+export function distinctReads(timeline: TimelineEntry[]): number {
+  return new Set(timeline.flatMap((e) => (e.read ? [e.read.value] : []))).size
+}

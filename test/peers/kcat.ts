@@ -1,5 +1,5 @@
-// kcat (Debian's, librdkafka 2.0.2) as a real client peer: produce, consume
-// and list metadata, byte-exact both ways.
+// kcat (Debian's, librdkafka 2.0.2) as a real client peer: produce, consume,
+// list metadata, byte-exact both ways, and run group members (-G).
 //
 // Producing: kcat splits stdin into records at a delimiter (-D) and each
 // record into key and value at a second one (-K). Both are random byte
@@ -16,8 +16,11 @@
 // Consuming: -J output, read as latin1 — kcat writes key, value and header
 // bytes into its JSON unvalidated (escaping only controls, '"' and '\'), so
 // mapping each char back to one byte restores them exactly.
-import { spawn } from 'node:child_process'
+import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import type { Readable } from 'node:stream'
+import { LineSplitter, appendTail, killOnExit } from './child.js'
+import type { TopicPartition } from './mock-cluster.js'
 
 export type Bytes = string | Uint8Array
 export type KcatHeaders = Record<string, string | null> | [string, string | null][]
@@ -243,23 +246,26 @@ export async function kcatConsume(bootstrap: string, topic: string, opts: KcatCo
     .toString('latin1')
     .split('\n')
     .filter((line) => line.trim())
-    .map((line) => {
-      const j = JSON.parse(line)
-      const h: (string | null)[] = j.headers ?? []
-      const headers: [string, Buffer | null][] = []
-      for (let i = 0; i + 1 < h.length; i += 2) headers.push([latin1(h[i])!.toString('utf8'), latin1(h[i + 1])])
-      return {
-        topic: latin1(j.topic)!.toString('utf8'),
-        partition: j.partition,
-        offset: j.offset,
-        timestamp: j.ts,
-        timestampType: j.tstype,
-        broker: j.broker,
-        key: latin1(j.key),
-        value: latin1(j.payload),
-        headers,
-      }
-    })
+    .map(parseJsonMessage)
+}
+
+/** One line of kcat -J output, read as latin1 (see the top of this file). */
+function parseJsonMessage(line: string): KcatMessage {
+  const j = JSON.parse(line)
+  const h: (string | null)[] = j.headers ?? []
+  const headers: [string, Buffer | null][] = []
+  for (let i = 0; i + 1 < h.length; i += 2) headers.push([latin1(h[i])!.toString('utf8'), latin1(h[i + 1])])
+  return {
+    topic: latin1(j.topic)!.toString('utf8'),
+    partition: j.partition,
+    offset: j.offset,
+    timestamp: j.ts,
+    timestampType: j.tstype,
+    broker: j.broker,
+    key: latin1(j.key),
+    value: latin1(j.payload),
+    headers,
+  }
 }
 
 /** kcat -L -J: brokers and topics as the cluster reports them (all topics, or one). */
@@ -305,4 +311,308 @@ export async function kcatApiVersions(bootstrap: string, timeoutMs = DEFAULT_TIM
     versions.set(Number(m[1]), [Number(m[2]), Number(m[3])])
   }
   return versions
+}
+
+// ---- balanced consumer (-G) -----------------------------------------------------
+
+export type KcatAssignor = 'range' | 'roundrobin' | 'cooperative-sticky'
+
+export interface KcatGroupConsumerOptions {
+  groupId: string
+  topics: string[]
+  /** partition.assignment.strategy. Default: librdkafka's ("range,roundrobin": range). */
+  assignor?: KcatAssignor
+  /**
+   * Where a partition the group has no committed offset for starts: true
+   * (default) at the beginning, false at the end. Committed offsets win.
+   */
+  fromBeginning?: boolean
+  /**
+   * Any librdkafka consumer property, over GROUP_DEFAULTS, except the two kcat
+   * cannot set (UNSETTABLE_GROUP_CONFIG).
+   */
+  config?: Record<string, string | number | boolean>
+}
+
+export type KcatPartition = TopicPartition
+
+export interface KcatPartitionEnd extends KcatPartition {
+  /** The end offset kcat reached: the next one to read. */
+  offset: number
+}
+
+/** One rebalance callback of kcat, as it reports it on stderr. */
+export interface KcatRebalance {
+  kind: 'assigned' | 'revoked'
+  /** Cooperative: `partitions` is what changed; eager: the whole new assignment, or all that was owned. */
+  incremental: boolean
+  /** Cooperative only: librdkafka lost the assignment (e.g. fenced) rather than revoking it. */
+  lost: boolean
+  memberId: string
+  partitions: KcatPartition[]
+}
+
+export interface KcatExit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+export interface KcatGroupConsumer {
+  /** Date.now() when kcat was started: its auto-commits come every KCAT_AUTO_COMMIT_MS from about then. */
+  readonly startedAt: number
+  /** Every message kcat printed so far, in its order. */
+  readonly messages: KcatMessage[]
+  /** Every rebalance so far, oldest first. */
+  readonly rebalances: KcatRebalance[]
+  /** The member id of the latest rebalance (null before the first). */
+  readonly memberId: string | null
+  /** The partitions kcat owns now, by topic and partition. */
+  assigned(): KcatPartition[]
+  /** Resolves with the messages once at least n have arrived; rejects on timeout or exit, with kcat's stderr. */
+  waitFor(n: number, timeoutMs?: number): Promise<KcatMessage[]>
+  /**
+   * Resolves with assigned() once kcat's latest rebalance was an assignment
+   * (not a revocation still waiting for the next one) and `check` holds.
+   */
+  waitForAssignment(check?: (owned: KcatPartition[]) => boolean, timeoutMs?: number): Promise<KcatPartition[]>
+  /**
+   * Resolves once kcat has read to the end of every partition it owns, each
+   * since it was (last) assigned, with the offsets it reached: as of its
+   * latest reports, so produce first. The offsets are what its next commit
+   * commits.
+   */
+  waitForEnd(timeoutMs?: number): Promise<KcatPartitionEnd[]>
+  /** SIGTERM: kcat closes the consumer (commits, leaves the group) and exits; SIGKILL after timeoutMs. */
+  stop(timeoutMs?: number): Promise<KcatExit>
+}
+
+/**
+ * Rig defaults for group members. The mock holds the JoinGroup of a member
+ * joining a running group for session.timeout.ms - 1 s (librdkafka's 45 s
+ * would stall each rebalance), and members learn of a rebalance from their
+ * next heartbeat.
+ */
+export const GROUP_DEFAULTS = { 'session.timeout.ms': 3000, 'heartbeat.interval.ms': 300 }
+
+const STOP_TIMEOUT_MS = 10_000
+
+/**
+ * kcat's -X sets a property on the topic configuration first when one of
+ * that name exists there, and librdkafka 2.0.2 still has deprecated
+ * topic-level namesakes of these two, which the group consumer ignores. So
+ * kcat always auto-commits, every 5 s from its start (and on close).
+ */
+export const UNSETTABLE_GROUP_CONFIG = ['enable.auto.commit', 'auto.commit.interval.ms']
+export const KCAT_AUTO_COMMIT_MS = 5000
+
+/**
+ * Starts kcat -G as a member of a consumer group, subscribed to `topics`.
+ * Offsets are committed every KCAT_AUTO_COMMIT_MS, when partitions are
+ * revoked, and on stop().
+ */
+export function kcatGroupConsumer(bootstrap: string, opts: KcatGroupConsumerOptions): KcatGroupConsumer {
+  const { groupId, topics, assignor, fromBeginning = true } = opts
+  for (const name of UNSETTABLE_GROUP_CONFIG) {
+    if (opts.config && name in opts.config) throw new Error(`kcat cannot set ${name} of a group consumer (see UNSETTABLE_GROUP_CONFIG)`)
+  }
+  const config: Record<string, string | number | boolean> = {
+    ...GROUP_DEFAULTS,
+    'auto.offset.reset': fromBeginning ? 'earliest' : 'latest',
+    ...(assignor ? { 'partition.assignment.strategy': assignor } : {}),
+    ...opts.config,
+  }
+  // No -o: kcat would apply it to every assigned partition, over the committed
+  // offsets. No -q: the rebalance lines need verbosity 1. -u: a line per message now.
+  const args = ['-b', bootstrap, '-G', groupId, '-J', '-u', ...configArgs(config), ...topics]
+  return new KcatGroupMember(spawn('kcat', args, { stdio: ['ignore', 'pipe', 'pipe'] }), groupId)
+}
+
+// kcat 1.7.1 prints, at each rebalance (stderr, verbosity 1):
+//   eager:       % Group G rebalanced (memberid M): assigned: t [0], t [1]
+//                % Group G rebalanced (memberid M): revoked: t [0], t [1]
+//   cooperative: % Group G rebalanced: incremental assignment of 2 partition(s) (memberid M, COOPERATIVE rebalance protocol): t [0], t [1]
+//                the same with "incremental revoke", and ", assignment lost" after M when lost.
+// The partitions come in separate writes, so a librdkafka log line from
+// another thread could, rarely, split one.
+const EAGER_REBALANCE = /^% Group .* rebalanced \(memberid (\S*)\): (assigned|revoked): (.*)$/
+const COOPERATIVE_REBALANCE =
+  /^% Group .* rebalanced: incremental (assignment|revoke) of \d+ partition\(s\) \(memberid (\S*?)(, assignment lost)?, \S+ rebalance protocol\): (.*)$/
+
+// With -G, kcat sets enable.partition.eof and reports each partition it has read
+// to the end (again after more messages): % Reached end of topic t [2] at offset 6
+const PARTITION_END = /^% Reached end of topic (\S+) \[(\d+)\] at offset (\d+)/
+
+const parsePartitionList = (list: string): KcatPartition[] =>
+  [...list.matchAll(/([^\s,]+) \[(\d+)\]/g)].map((m) => ({ topic: m[1], partition: Number(m[2]) }))
+
+/** A kcat stderr line as a rebalance, or null when it is something else. */
+export function parseRebalanceLine(line: string): KcatRebalance | null {
+  const eager = EAGER_REBALANCE.exec(line)
+  if (eager) {
+    const kind = eager[2] as KcatRebalance['kind']
+    return { kind, incremental: false, lost: false, memberId: eager[1], partitions: parsePartitionList(eager[3]) }
+  }
+  const coop = COOPERATIVE_REBALANCE.exec(line)
+  if (!coop) return null
+  const kind = coop[1] === 'assignment' ? 'assigned' : 'revoked'
+  return { kind, incremental: true, lost: !!coop[3], memberId: coop[2], partitions: parsePartitionList(coop[4]) }
+}
+
+const partitionKey = (p: KcatPartition) => `${p.partition}@${p.topic}`
+const byTopicPartition = (a: KcatPartition, b: KcatPartition) =>
+  a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition
+
+interface Waiter {
+  ready: () => boolean
+  resolve: () => void
+  reject: (e: Error) => void
+}
+
+class KcatGroupMember implements KcatGroupConsumer {
+  readonly startedAt = Date.now()
+  readonly messages: KcatMessage[] = []
+  readonly rebalances: KcatRebalance[] = []
+  private readonly owned = new Map<string, KcatPartition>()
+  /** Owned partitions read to the end since they were assigned, by partitionKey. */
+  private readonly ends = new Map<string, KcatPartitionEnd>()
+  private readonly stderrTail: string[] = []
+  private readonly waiters = new Set<Waiter>()
+  private exit: KcatExit | null = null
+  private exitReason = ''
+  private readonly exited: Promise<void>
+
+  constructor(
+    private readonly child: ChildProcessByStdio<null, Readable, Readable>,
+    private readonly groupId: string,
+  ) {
+    killOnExit(child)
+    this.readLines(child.stdout, 'latin1', (line) => this.onStdout(line))
+    this.readLines(child.stderr, 'utf8', (line) => this.onStderr(line))
+    this.exited = new Promise((resolve) => {
+      child.once('error', (e) => this.onExit({ code: null, signal: null }, `could not run (apt-get install -y kcat): ${e.message}`, resolve))
+      child.once('close', (code, signal) => this.onExit({ code, signal }, `exited (${signal ?? `code ${code}`})`, resolve))
+    })
+  }
+
+  get memberId(): string | null {
+    return this.rebalances.at(-1)?.memberId ?? null
+  }
+
+  assigned(): KcatPartition[] {
+    return [...this.owned.values()].sort(byTopicPartition)
+  }
+
+  async waitFor(n: number, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<KcatMessage[]> {
+    await this.waitUntil(`${n} messages (have ${this.messages.length})`, () => this.messages.length >= n, timeoutMs)
+    return [...this.messages]
+  }
+
+  async waitForAssignment(check: (owned: KcatPartition[]) => boolean = () => true, timeoutMs = DEFAULT_TIMEOUT_MS) {
+    const settled = () => this.rebalances.at(-1)?.kind === 'assigned' && check(this.assigned())
+    await this.waitUntil('an assignment', settled, timeoutMs)
+    return this.assigned()
+  }
+
+  async waitForEnd(timeoutMs = DEFAULT_TIMEOUT_MS): Promise<KcatPartitionEnd[]> {
+    const atEnd = () => this.rebalances.at(-1)?.kind === 'assigned' && [...this.owned.keys()].every((k) => this.ends.has(k))
+    await this.waitUntil('the end of every owned partition', atEnd, timeoutMs)
+    return [...this.ends.values()].sort(byTopicPartition)
+  }
+
+  async stop(timeoutMs = STOP_TIMEOUT_MS): Promise<KcatExit> {
+    if (!this.exit) {
+      this.child.kill('SIGTERM')
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs)
+      await this.exited
+      clearTimeout(timer)
+    }
+    return this.exit!
+  }
+
+  private readLines(stream: Readable, encoding: BufferEncoding, onLine: (line: string) => void): void {
+    const lines = new LineSplitter()
+    lines.onLine = onLine
+    stream.setEncoding(encoding)
+    stream.on('data', (chunk: string) => lines.push(chunk))
+  }
+
+  private onStdout(line: string): void {
+    if (!line.trim()) return
+    try {
+      this.messages.push(parseJsonMessage(line))
+    } catch {
+      appendTail(this.stderrTail, `(stdout, not JSON) ${line}`)
+    }
+    this.settleWaiters()
+  }
+
+  private onStderr(line: string): void {
+    appendTail(this.stderrTail, line)
+    const rebalance = parseRebalanceLine(line)
+    if (rebalance) this.rebalanced(rebalance)
+    const end = PARTITION_END.exec(line)
+    if (end) this.reachedEnd({ topic: end[1], partition: Number(end[2]), offset: Number(end[3]) })
+    if (rebalance || end) this.settleWaiters()
+  }
+
+  private rebalanced(rebalance: KcatRebalance): void {
+    this.rebalances.push(rebalance)
+    if (!rebalance.incremental) {
+      this.owned.clear()
+      this.ends.clear()
+    }
+    for (const p of rebalance.partitions) {
+      const key = partitionKey(p)
+      // A partition (re)assigned starts again from its committed offset.
+      this.ends.delete(key)
+      if (rebalance.kind === 'assigned') this.owned.set(key, p)
+      else this.owned.delete(key)
+    }
+  }
+
+  private reachedEnd(end: KcatPartitionEnd): void {
+    const key = partitionKey(end)
+    if (this.owned.has(key)) this.ends.set(key, end)
+  }
+
+  private onExit(exit: KcatExit, reason: string, resolve: () => void): void {
+    if (this.exit) return // 'error' and 'close' can both come
+    this.exit = exit
+    this.exitReason = reason
+    for (const w of this.waiters) w.reject(this.failure(reason))
+    this.waiters.clear()
+    resolve()
+  }
+
+  private waitUntil(what: string, ready: () => boolean, timeoutMs: number): Promise<void> {
+    if (ready()) return Promise.resolve()
+    if (this.exit) return Promise.reject(this.failure(`${this.exitReason} before ${what}`))
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter)
+        reject(this.failure(`timed out after ${timeoutMs} ms waiting for ${what}`))
+      }, timeoutMs)
+      const waiter: Waiter = {
+        ready,
+        resolve: () => (clearTimeout(timer), resolve()),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      }
+      this.waiters.add(waiter)
+    })
+  }
+
+  private settleWaiters(): void {
+    for (const w of this.waiters) {
+      if (!w.ready()) continue
+      this.waiters.delete(w)
+      w.resolve()
+    }
+  }
+
+  private failure(message: string): Error {
+    const owned = this.assigned().map(partitionKey).join(' ') || 'none'
+    return new Error(
+      `kcat group consumer (${this.groupId}): ${message}; ${this.messages.length} messages, owns ${owned}\nstderr:\n${this.stderrTail.join('\n')}`,
+    )
+  }
 }

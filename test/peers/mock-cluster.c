@@ -306,6 +306,83 @@ static const char *cmd_rebalance_delay(int argc, char **argv) {
         rd_kafka_mock_group_initial_rebalance_delay_ms(mcluster, (int32_t)ms);
         return NULL;
 }
+
+/* group-consumer-session-timeout MS: KIP-848 groups fence a member this
+ * long after its last heartbeat (default 30000; checked once a second).
+ * A group takes it up at its members' next heartbeat. */
+static const char *cmd_group_consumer_session_timeout(int argc, char **argv) {
+        ARG_INT(ms, 1, 1, INT_MAX);
+        rd_kafka_mock_set_group_consumer_session_timeout_ms(mcluster, (int)ms);
+        return NULL;
+}
+
+/* group-consumer-heartbeat-interval MS: the HeartbeatIntervalMs that
+ * ConsumerGroupHeartbeat responses carry (default 3000); taken up likewise. */
+static const char *cmd_group_consumer_heartbeat_interval(int argc,
+                                                         char **argv) {
+        ARG_INT(ms, 1, 1, INT_MAX);
+        rd_kafka_mock_set_group_consumer_heartbeat_interval_ms(mcluster,
+                                                               (int)ms);
+        return NULL;
+}
+
+/* One MEMBER=TOPIC:PARTITION,... entry of target-assignment: splits off
+ * the member id (at the last '=': topic names have none) and fills the list.
+ * Returns NULL or why the entry is malformed. */
+static const char *parse_member_assignment(char *entry, char **member_id,
+                                           rd_kafka_topic_partition_list_t *parts) {
+        char *eq = strrchr(entry, '='), *save, *item;
+        if (!eq || eq == entry)
+                return "each entry must be MEMBER=TOPIC:PARTITION,...";
+        *eq        = '\0';
+        *member_id = entry;
+        for (item = strtok_r(eq + 1, ",", &save); item;
+             item = strtok_r(NULL, ",", &save)) {
+                char *colon = strrchr(item, ':');
+                long partition;
+                if (!colon || colon == item ||
+                    parse_long(colon + 1, 0, INT32_MAX, &partition))
+                        return "partitions must be TOPIC:PARTITION";
+                *colon = '\0';
+                rd_kafka_topic_partition_list_add(parts, item,
+                                                  (int32_t)partition);
+        }
+        return NULL;
+}
+
+/* target-assignment GROUP [MEMBER=TOPIC:PARTITION,...]...: the KIP-848
+ * target assignment of a group's members, replacing the mock's own (a
+ * plain range over each topic's subscribers) until a call without entries
+ * brings that back. Silently does nothing for a group no member has
+ * heartbeated to yet, and skips member ids not in the group. */
+static const char *cmd_target_assignment(int argc, char **argv) {
+        int member_cnt = argc - 2;
+        char *member_ids[MAX_ARGS];
+        rd_kafka_topic_partition_list_t *parts[MAX_ARGS];
+        rd_kafka_mock_cgrp_consumer_target_assignment_t *target;
+        const char *err = NULL;
+
+        if (member_cnt == 0) {
+                rd_kafka_mock_cgrp_consumer_target_assignment(mcluster, argv[1],
+                                                              NULL);
+                return NULL;
+        }
+        for (int i = 0; i < member_cnt; i++)
+                parts[i] = rd_kafka_topic_partition_list_new(4);
+        for (int i = 0; i < member_cnt && !err; i++)
+                err = parse_member_assignment(argv[i + 2], &member_ids[i],
+                                              parts[i]);
+        if (!err) {
+                target = rd_kafka_mock_cgrp_consumer_target_assignment_new(
+                    member_ids, member_cnt, parts);
+                rd_kafka_mock_cgrp_consumer_target_assignment(mcluster, argv[1],
+                                                              target);
+                rd_kafka_mock_cgrp_consumer_target_assignment_destroy(target);
+        }
+        for (int i = 0; i < member_cnt; i++)
+                rd_kafka_topic_partition_list_destroy(parts[i]);
+        return err;
+}
 #endif
 
 struct command {
@@ -343,13 +420,29 @@ static const struct command commands[] = {
     {"hide-broker", 1, 1, cmd_hide_broker, "hide-broker BROKER"},
     {"controller", 1, 1, cmd_controller, "controller ID"},
     {"rebalance-delay", 1, 1, cmd_rebalance_delay, "rebalance-delay MS"},
+    {"group-consumer-session-timeout", 1, 1, cmd_group_consumer_session_timeout,
+     "group-consumer-session-timeout MS"},
+    {"group-consumer-heartbeat-interval", 1, 1,
+     cmd_group_consumer_heartbeat_interval,
+     "group-consumer-heartbeat-interval MS"},
+    {"target-assignment", 1, MAX_ARGS - 2, cmd_target_assignment,
+     "target-assignment GROUP [MEMBER=TOPIC:PARTITION,...]..."},
 #endif
 };
 
 /* Commands known to the protocol but missing from this build's librdkafka. */
 static const char *const modern_only[] = {
-    "delete-topic", "delete-records", "partition-errors", "decommission",
-    "add-broker",   "hide-broker",    "controller",       "rebalance-delay"};
+    "delete-topic",
+    "delete-records",
+    "partition-errors",
+    "decommission",
+    "add-broker",
+    "hide-broker",
+    "controller",
+    "rebalance-delay",
+    "group-consumer-session-timeout",
+    "group-consumer-heartbeat-interval",
+    "target-assignment"};
 
 static void run_line(char *line) {
         char *argv[MAX_ARGS];

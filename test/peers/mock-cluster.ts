@@ -4,6 +4,7 @@
 // oldest pending command.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { type PeerBuild, mockClusterBinary } from './available.js'
+import { LineSplitter, appendTail, killOnExit } from './child.js'
 
 export { peersAvailable, requirePeers, type PeerBuild } from './available.js'
 
@@ -23,30 +24,22 @@ export interface StartOptions {
   build?: PeerBuild
 }
 
+export interface TopicPartition {
+  topic: string
+  partition: number
+}
+
 /** An error to inject on one broker, optionally with a delay before its response. */
 export type BrokerError = number | { code: number; rttMs?: number }
 
 const START_TIMEOUT_MS = 5_000
 const STOP_TIMEOUT_MS = 1_000
 
-// Killed when the test process exits, however it exits. (A killed test
-// process closes the child's stdin, which ends it too.)
-const live = new Set<ChildProcessWithoutNullStreams>()
-let exitHookInstalled = false
-function track(child: ChildProcessWithoutNullStreams): void {
-  live.add(child)
-  child.once('exit', () => live.delete(child))
-  if (exitHookInstalled) return
-  exitHookInstalled = true
-  process.once('exit', () => {
-    for (const c of live) c.kill('SIGKILL')
-  })
-}
-
 // Commands the legacy build answers with "error unsupported".
 const MODERN_ONLY = new Set([
   'delete-topic', 'delete-records', 'partition-errors', 'decommission',
   'add-broker', 'hide-broker', 'controller', 'rebalance-delay',
+  'group-consumer-session-timeout', 'group-consumer-heartbeat-interval', 'target-assignment',
 ])
 
 interface Pending {
@@ -68,7 +61,7 @@ export class MockCluster {
   private dead: string | null = null
 
   /** @internal use startMockCluster() */
-  constructor(child: ChildProcessWithoutNullStreams, build: PeerBuild, bootstrap: string, lines: AsyncLines, stderrTail: string[]) {
+  constructor(child: ChildProcessWithoutNullStreams, build: PeerBuild, bootstrap: string, lines: LineSplitter, stderrTail: string[]) {
     this.child = child
     this.build = build
     this.bootstrap = bootstrap
@@ -251,6 +244,32 @@ export class MockCluster {
     await this.command('rebalance-delay', ms)
   }
 
+  // KIP-848 (ConsumerGroupHeartbeat) groups. A group takes the two settings
+  // up at its members' next heartbeat.
+
+  /** How long after its last heartbeat a member is fenced (default 30000; checked once a second). */
+  async setGroupConsumerSessionTimeout(ms: number): Promise<void> {
+    await this.command('group-consumer-session-timeout', ms)
+  }
+
+  /** The HeartbeatIntervalMs of ConsumerGroupHeartbeat responses (default 3000). */
+  async setGroupConsumerHeartbeatInterval(ms: number): Promise<void> {
+    await this.command('group-consumer-heartbeat-interval', ms)
+  }
+
+  /**
+   * The target assignment of a group's members, by member id, instead of the
+   * mock's own range assignment; null brings that back. Nothing happens for a
+   * group no member has heartbeated to yet; unknown member ids are skipped.
+   */
+  async setTargetAssignment(groupId: string, assignment: Record<string, TopicPartition[]> | null): Promise<void> {
+    const entries = Object.entries(assignment ?? {}).map(
+      ([memberId, parts]) => `${memberId}=${parts.map((p) => `${p.topic}:${p.partition}`).join(',')}`,
+    )
+    if (assignment && !entries.length) throw new Error('setTargetAssignment: no members (null goes back to automatic)')
+    await this.command('target-assignment', groupId, ...entries)
+  }
+
   // ---- lifecycle -----------------------------------------------------------
 
   /** Destroys the cluster and ends the process (killed if it lingers). */
@@ -264,38 +283,20 @@ export class MockCluster {
   }
 }
 
-/** Splits a stream into lines and hands them to whoever listens now. */
-class AsyncLines {
-  onLine: (line: string) => void = () => {}
-  private buffered = ''
-  push(chunk: string): void {
-    this.buffered += chunk
-    let nl: number
-    while ((nl = this.buffered.indexOf('\n')) >= 0) {
-      const line = this.buffered.slice(0, nl)
-      this.buffered = this.buffered.slice(nl + 1)
-      this.onLine(line)
-    }
-  }
-}
-
 export async function startMockCluster(opts: StartOptions = {}): Promise<MockCluster> {
   const build = opts.build ?? 'modern'
   const brokers = opts.brokers ?? 3
   const binary = mockClusterBinary(build)
   const child = spawn(binary, [String(brokers)], { stdio: ['pipe', 'pipe', 'pipe'] })
-  track(child)
+  killOnExit(child)
 
   const stderrTail: string[] = []
   child.stderr.setEncoding('utf8')
-  child.stderr.on('data', (chunk: string) => {
-    stderrTail.push(...chunk.split('\n').filter(Boolean))
-    stderrTail.splice(0, Math.max(0, stderrTail.length - 20))
-  })
+  child.stderr.on('data', (chunk: string) => appendTail(stderrTail, chunk))
   // A write after the child died is reported by the exit handler instead.
   child.stdin.on('error', () => {})
 
-  const lines = new AsyncLines()
+  const lines = new LineSplitter()
   child.stdout.setEncoding('utf8')
   child.stdout.on('data', (chunk: string) => lines.push(chunk))
 

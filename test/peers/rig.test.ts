@@ -2,7 +2,20 @@
 // librdkafka mock cluster builds, every fault command exercised.
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type KcatMessage, type KcatProduceMessage, kcatApiVersions, kcatConsume, kcatMetadata, kcatProduce } from './kcat.js'
+import {
+  type KcatAssignor,
+  type KcatGroupConsumer,
+  type KcatMessage,
+  type KcatPartition,
+  type KcatProduceMessage,
+  KCAT_AUTO_COMMIT_MS,
+  kcatApiVersions,
+  kcatConsume,
+  kcatGroupConsumer,
+  kcatMetadata,
+  kcatProduce,
+  parseRebalanceLine,
+} from './kcat.js'
 import { DISCONNECT, type MockCluster, requirePeers, startMockCluster } from './mock-cluster.js'
 
 const PRODUCE = 0
@@ -31,6 +44,53 @@ const expected = (m: KcatProduceMessage, partition: number) => {
   }
 }
 const byOffset = (a: KcatMessage, b: KcatMessage) => a.partition - b.partition || a.offset - b.offset
+
+/** n messages spread evenly over the partitions, keyed and valued by index. */
+const spread = (n: number, partitions: number, prefix: string): KcatProduceMessage[] =>
+  Array.from({ length: n }, (_, i) => ({ key: `${prefix}k${i}`, value: `${prefix}v${i}`, partition: i % partitions }))
+const values = (ms: KcatMessage[]) => ms.map((m) => m.value!.toString()).sort()
+const sentValues = (ms: KcatProduceMessage[]) => ms.map((m) => String(m.value)).sort()
+const distinctValues = (ms: KcatMessage[]) => [...new Set(values(ms))]
+const partitionIds = (ps: KcatPartition[]) => ps.map((p) => p.partition)
+
+const CLEAN_EXIT = { code: 0, signal: null }
+/** How librdkafka's range and roundrobin assignors split 6 partitions between 2 members. */
+const SPLITS: Partial<Record<KcatAssignor, string[]>> = { range: ['0,1,2', '3,4,5'], roundrobin: ['0,2,4', '1,3,5'] }
+
+/** Stops members one after another (each leave is its own rebalance); how each exited. */
+async function stopAll(members: KcatGroupConsumer[]) {
+  const exits = []
+  for (const m of members) exits.push(await m.stop())
+  return exits
+}
+
+/** The partitions a member has been given, at any rebalance. */
+const everAssigned = (m: KcatGroupConsumer) =>
+  new Set(m.rebalances.filter((r) => r.kind === 'assigned').flatMap((r) => partitionIds(r.partitions)))
+
+describe('kcat rebalance lines', () => {
+  it('parses what kcat 1.7.1 prints for eager and cooperative rebalances', () => {
+    expect(parseRebalanceLine('% Group g rebalanced (memberid 0x7f01): assigned: t [0], t.x-y [12]')).toEqual({
+      kind: 'assigned', incremental: false, lost: false, memberId: '0x7f01',
+      partitions: [{ topic: 't', partition: 0 }, { topic: 't.x-y', partition: 12 }],
+    })
+    expect(parseRebalanceLine('% Group g rebalanced (memberid m): revoked: ')).toMatchObject({ kind: 'revoked', partitions: [] })
+    expect(
+      parseRebalanceLine('% Group a b rebalanced: incremental revoke of 1 partition(s) (memberid m-1, assignment lost, COOPERATIVE rebalance protocol): t [3]'),
+    ).toEqual({ kind: 'revoked', incremental: true, lost: true, memberId: 'm-1', partitions: [{ topic: 't', partition: 3 }] })
+    expect(
+      parseRebalanceLine('% Group g rebalanced: incremental assignment of 0 partition(s) (memberid m, COOPERATIVE rebalance protocol): '),
+    ).toMatchObject({ kind: 'assigned', incremental: true, lost: false, partitions: [] })
+    expect(parseRebalanceLine('% Reached end of topic t [2] at offset 6')).toBeNull()
+    expect(parseRebalanceLine('%4|1795957247.857|COMMITFAIL|rdkafka#consumer-1| [thrd:main]: Offset commit failed')).toBeNull()
+  })
+
+  it('refuses the group settings kcat would silently drop', () => {
+    for (const name of ['enable.auto.commit', 'auto.commit.interval.ms']) {
+      expect(() => kcatGroupConsumer('127.0.0.1:1', { groupId: 'g', topics: ['t'], config: { [name]: 200 } })).toThrow(/cannot set/)
+    }
+  })
+})
 
 for (const build of ['legacy', 'modern'] as const) {
   describe.skipIf(!peers)(`mock cluster, ${build} build, with kcat`, () => {
@@ -278,6 +338,87 @@ for (const build of ['legacy', 'modern'] as const) {
       expect(kept).toBeLessThanOrEqual(5 * 1024 * 1024 + 500_000)
     })
 
+    // The group tests mostly wait on the mock's rebalance delays: they run side by side
+    // (vitest runs consecutive concurrent tests together), each with its own topic and group.
+    for (const assignor of ['range', 'roundrobin', 'cooperative-sticky'] as KcatAssignor[]) {
+      it.concurrent(`kcat group members (${assignor}) split a 6-partition topic, read it all between them, and a later member resumes from their commits`, async () => {
+        const topic = `grouped-${assignor}`
+        const group = { groupId: `rig-${assignor}`, topics: [topic], assignor }
+        await cluster.createTopic(topic, { partitions: 6 })
+        const first = spread(60, 6, 'a')
+        await kcatProduce(cluster.bootstrap, topic, first)
+
+        // Started together, both join within the mock's initial rebalance delay.
+        const [a, b] = [kcatGroupConsumer(cluster.bootstrap, group), kcatGroupConsumer(cluster.bootstrap, group)]
+        try {
+          const owned = (await Promise.all([a, b].map((m) => m.waitForAssignment((p) => p.length === 3)))).map(partitionIds)
+          expect(owned.flat().sort()).toEqual([0, 1, 2, 3, 4, 5])
+          if (assignor in SPLITS) expect(owned.map(String).sort()).toEqual(SPLITS[assignor])
+          expect(a.memberId).not.toBe(b.memberId)
+          await Promise.all([a, b].map((m) => m.waitForEnd()))
+          // A member re-reads after a rebalance whose commit the mock refused (README, mock
+          // limits): distinct messages, each from a partition its reader was given.
+          expect(distinctValues([...a.messages, ...b.messages])).toEqual(sentValues(first))
+          for (const m of [a, b]) expect(m.messages.every((msg) => everAssigned(m).has(msg.partition))).toBe(true)
+
+          // The other takes every partition over and reads to their end; alone in the group,
+          // its close commits them all, whatever became of the earlier commits.
+          expect(await a.stop()).toEqual(CLEAN_EXIT)
+          expect(partitionIds(await b.waitForAssignment((p) => p.length === 6))).toEqual([0, 1, 2, 3, 4, 5])
+          expect((await b.waitForEnd()).map((e) => e.offset)).toEqual([10, 10, 10, 10, 10, 10])
+        } finally {
+          expect(await stopAll([a, b])).toEqual([CLEAN_EXIT, CLEAN_EXIT])
+        }
+        // Closing revoked everything through the rebalance callback.
+        expect(b.rebalances.at(-1)!.kind).toBe('revoked')
+        expect(b.assigned()).toEqual([])
+
+        const second = spread(12, 6, 'b')
+        await kcatProduce(cluster.bootstrap, topic, second)
+        // From the beginning where nothing is committed: a lost commit would show as a re-read.
+        const later = kcatGroupConsumer(cluster.bootstrap, group)
+        try {
+          expect(partitionIds(await later.waitForAssignment((p) => p.length === 6))).toEqual([0, 1, 2, 3, 4, 5])
+          const resumed = await later.waitFor(12)
+          expect(values(resumed)).toEqual(sentValues(second))
+          expect(resumed.every((m) => m.offset >= 10)).toBe(true)
+        } finally {
+          expect(await later.stop()).toEqual(CLEAN_EXIT)
+        }
+      })
+    }
+
+    it.concurrent('stop() commits: a member stopped before its first auto-commit hands its offsets to the next one', async () => {
+      await cluster.createTopic('close-commit', { partitions: 2 })
+      const group = { groupId: 'rig-close-commit', topics: ['close-commit'] }
+      await kcatProduce(cluster.bootstrap, 'close-commit', spread(8, 2, 'a'))
+      const first = kcatGroupConsumer(cluster.bootstrap, group)
+      try {
+        await first.waitFor(8)
+        // The mock's initial rebalance delay is 3 s: this is the close's commit, not the timer's.
+        expect(Date.now() - first.startedAt).toBeLessThan(KCAT_AUTO_COMMIT_MS)
+      } finally {
+        expect(await first.stop()).toEqual(CLEAN_EXIT)
+      }
+      await kcatProduce(cluster.bootstrap, 'close-commit', spread(4, 2, 'b'))
+      const next = kcatGroupConsumer(cluster.bootstrap, group)
+      try {
+        expect(values(await next.waitFor(4))).toEqual(['bv0', 'bv1', 'bv2', 'bv3'])
+      } finally {
+        await next.stop()
+      }
+    })
+
+    it.concurrent('a kcat group member fails clearly: waitFor times out with its stderr, and rejects once it has exited', async () => {
+      await cluster.createTopic('quiet', { partitions: 1 })
+      const member = kcatGroupConsumer(cluster.bootstrap, { groupId: 'rig-quiet', topics: ['quiet'] })
+      await member.waitForAssignment()
+      await expect(member.waitFor(1, 300)).rejects.toThrow(/timed out after 300 ms waiting for 1 messages[^]*stderr:[^]*rebalanced/)
+      await member.stop()
+      await expect(member.waitFor(1)).rejects.toThrow(/exited \(code 0\) before 1 messages/)
+      expect(await member.stop()).toEqual(CLEAN_EXIT)
+    })
+
     it('auto-creates a topic that a Metadata request names (4 partitions by default)', async () => {
       const md = await kcatMetadata(cluster.bootstrap, { topic: 'never-created' })
       expect(md.topics[0].partitions).toHaveLength(4)
@@ -292,6 +433,11 @@ for (const build of ['legacy', 'modern'] as const) {
         ['delete-records', () => cluster.deleteRecords('newer', 0, 0)],
         ['hide-broker', () => cluster.hideBroker(3)],
         ['delete-topic', () => cluster.deleteTopic('newer')],
+        // KIP-848: without a client for ConsumerGroupHeartbeat, only accepted or not.
+        ['group-consumer-session-timeout', () => cluster.setGroupConsumerSessionTimeout(10_000)],
+        ['group-consumer-heartbeat-interval', () => cluster.setGroupConsumerHeartbeatInterval(500)],
+        ['target-assignment', () => cluster.setTargetAssignment('kip848', { m1: [{ topic: 't', partition: 0 }], m2: [] })],
+        ['target-assignment', () => cluster.setTargetAssignment('kip848', null)],
       ]
       for (const [name, run] of attempts) {
         expect(cluster.supports(name)).toBe(build === 'modern')
@@ -299,6 +445,9 @@ for (const build of ['legacy', 'modern'] as const) {
         else await expect(run()).rejects.toThrow(/unsupported/)
       }
       if (build === 'modern') {
+        await expect(cluster.command('target-assignment', 'g', 'm1:0')).rejects.toThrow(/MEMBER=TOPIC:PARTITION/)
+        await expect(cluster.command('target-assignment', 'g', 'm1=t')).rejects.toThrow(/TOPIC:PARTITION/)
+        await expect(cluster.setGroupConsumerSessionTimeout(0)).rejects.toThrow(/not a number in range/)
         const md = await kcatMetadata(cluster.bootstrap)
         expect(md.controllerId).toBe(2)
         expect(md.brokers.map((b) => b.id).sort()).toEqual([1, 2])
