@@ -315,11 +315,12 @@ export class ClassicGroup implements Membership {
   private async expire(overdueMs: number): Promise<void> {
     this.stopHeartbeat()
     this.hooks.emit('consumer.rebalancing', { groupId: this.coordinator.groupId, memberId: this.memberId, reason: `a handler ran ${overdueMs} ms, more than maxPollIntervalMs (${this.config.maxPollIntervalMs}): leaving the group` })
-    const memberId = this.memberId
-    await this.loseAll(UNKNOWN_MEMBER_ID)
+    // Leave first, so the group moves on now; the partitions are lost once the slow handler returns.
     if (this.config.groupInstanceId === null) {
+      const memberId = this.memberId
       await this.coordinator.send(LeaveGroup, (v) => (v >= 3 ? { groupId: this.coordinator.groupId, members: [{ memberId, groupInstanceId: null }] } : { groupId: this.coordinator.groupId, memberId }), 5000).catch(() => {})
     }
+    await this.loseAll(UNKNOWN_MEMBER_ID)
     this.rejoin('rejoining after maxPollIntervalMs expired')
   }
 }

@@ -4,7 +4,7 @@ import { decodeRecordSet } from '../codec/batch-decoder.js'
 import type { Cluster } from '../cluster/cluster.js'
 import { ZERO_UUID } from '../cluster/cluster.js'
 import { ConnectionError, KafkaError, WafkaError, kafkaError } from '../errors.js'
-import { Fetch } from '../protocol/messages/index.js'
+import { Fetch, OffsetForLeaderEpoch } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import { FetchSession, type PartitionFetch } from './fetch-session.js'
 import { messagesFrom, type Message } from './message.js'
@@ -96,7 +96,16 @@ export class Fetcher {
         if (s.retryAt > now && !s.paused) wakeAt = Math.min(wakeAt, s.retryAt)
         continue
       }
-      const leader = this.cluster.metadata.partition(s.topic, s.partition)?.leader ?? -1
+      const info = this.cluster.metadata.partition(s.topic, s.partition)
+      const leader = info?.leader ?? -1
+      if (info && info.leaderEpoch > s.validatedEpoch) {
+        // A new leader epoch: check the position still exists there before fetching on (KIP-320).
+        if (s.lastFetchedEpoch >= 0 && s.validatedEpoch >= 0 && leader >= 0) {
+          void this.validate(s, leader, info.leaderEpoch)
+          continue
+        }
+        s.validatedEpoch = info.leaderEpoch
+      }
       if (leader < 0) {
         missingLeader = true
         s.retryAt = now + this.config.retryBackoffMs
@@ -304,6 +313,43 @@ export class Fetcher {
     } finally {
       for (const p of parts) p.fetching = false
       this.inFlight.delete(leader)
+      this.pump()
+    }
+  }
+
+  /**
+   * Asks the new leader where the epoch of the last fetched batch ended
+   * (OffsetForLeaderEpoch). A position past that end was truncated away
+   * (an unclean election): consumption goes back to the end offset, as Java
+   * does with a reset policy. Fetch v12+ brokers report this themselves
+   * (divergingEpoch), so they are not asked; neither are brokers without v2+.
+   */
+  private async validate(s: PartitionState, leader: number, leaderEpoch: number): Promise<void> {
+    s.validating = true
+    const version = s.version
+    try {
+      const conn = await this.cluster.connection(leader)
+      if (conn.versionFor(Fetch) >= 12 || !conn.supports(OffsetForLeaderEpoch, 2)) {
+        s.validatedEpoch = leaderEpoch
+        return
+      }
+      const res = await this.cluster.send(leader, OffsetForLeaderEpoch, (v) => ({
+        ...(v >= 3 ? { replicaId: -1 } : {}),
+        topics: [{ topic: s.topic, partitions: [{ partition: s.partition, currentLeaderEpoch: leaderEpoch, leaderEpoch: s.lastFetchedEpoch }] }],
+      }))
+      const answer = res.topics[0]?.partitions[0]
+      if (!answer || s.version !== version) return
+      if (answer.errorCode !== 0) {
+        s.retryAt = Date.now() + this.config.retryBackoffMs
+        await this.cluster.refreshMetadata().catch(() => {})
+        return
+      }
+      s.validatedEpoch = leaderEpoch
+      if (answer.endOffset >= 0n && s.fetchPosition !== null && answer.endOffset < s.fetchPosition) s.seek(answer.endOffset)
+    } catch {
+      s.retryAt = Date.now() + this.config.retryBackoffMs
+    } finally {
+      s.validating = false
       this.pump()
     }
   }

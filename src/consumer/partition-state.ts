@@ -8,6 +8,10 @@ export class PartitionState {
   committed: bigint | null = null
   /** The leader epoch of the last fetched batch (-1: unknown), sent back as lastFetchedEpoch and with commits. */
   lastFetchedEpoch = -1
+  /** The leader epoch this position was last known good for; a newer leader epoch asks for validation (KIP-320). */
+  validatedEpoch = -1
+  /** An OffsetForLeaderEpoch check of the position is in flight. */
+  validating = false
   /** A reset the partition waits for (no committed offset, or out of range). */
   resetTo: 'earliest' | 'latest' | null = null
   paused = false
@@ -44,7 +48,7 @@ export class PartitionState {
   }
 
   get fetchable(): boolean {
-    return !this.paused && !this.revoking && !this.fetching && !this.buffered && this.fetchPosition !== null && this.resetTo === null && Date.now() >= this.retryAt
+    return !this.paused && !this.revoking && !this.validating && !this.fetching && !this.buffered && this.fetchPosition !== null && this.resetTo === null && Date.now() >= this.retryAt
   }
 }
 

@@ -115,4 +115,42 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     expect(() => c.assign([{ topic: 'x', partitions: [0] }])).toThrow(/without groupId/)
     expect(() => kafka.consumer({ heartbeatIntervalMs: 5000, sessionTimeoutMs: 3000 })).toThrow(ConfigError)
   })
+
+  it('a regex subscription picks up a matching topic created later', async () => {
+    await mock.createTopic('logs-a', { partitions: 1, replicationFactor: 1 })
+    await kcatProduce(mock.bootstrap, 'logs-a', values(5, 'a-'))
+    const c = consumer({ groupId: `logs-${build}`, metadataMaxAgeMs: 500 })
+    await c.connect()
+    await c.subscribe({ topics: [/^logs-/], fromBeginning: true })
+    const seen: string[] = []
+    await c.run({ eachMessage: async ({ topic, message }) => void seen.push(`${topic}:${message.value}`) })
+    await until(() => seen.length >= 5, 10_000, () => `read ${seen.length}`)
+    await mock.createTopic('logs-b', { partitions: 2, replicationFactor: 1 })
+    await kcatProduce(mock.bootstrap, 'logs-b', values(5, 'b-').map((m) => ({ ...m, partition: 0 })))
+    await until(() => seen.length >= 10, 20_000, () => `read ${JSON.stringify(seen)}`)
+    expect(seen.slice(5)).toEqual(values(5, 'b-').map((m) => `logs-b:${m.value}`))
+    expect(c.assignmentList().map((p) => `${p.topic}-${p.partition}`).sort()).toEqual(['logs-a-0', 'logs-b-0', 'logs-b-1'])
+  })
+
+  it('a handler running past maxPollIntervalMs makes the member leave; what it held is read again after it rejoins', async () => {
+    await mock.createTopic('slow', { partitions: 1, replicationFactor: 1 })
+    await kcatProduce(mock.bootstrap, 'slow', values(3))
+    const c = consumer({ groupId: `slow-${build}`, maxPollIntervalMs: 800, heartbeatIntervalMs: 100, autoCommit: false })
+    const reasons: string[] = []
+    c.on(c.events.REBALANCING, (e) => reasons.push(String(e.payload.reason)))
+    await c.connect()
+    await c.subscribe({ topics: ['slow'], fromBeginning: true })
+    const seen: string[] = []
+    await c.run({
+      eachMessage: async ({ message }) => {
+        seen.push(message.value!.toString())
+        if (seen.length === 1) await new Promise((r) => setTimeout(r, 1500))
+      },
+    })
+    await until(() => seen.length >= 4, 20_000, () => `read ${JSON.stringify(seen)}`)
+    expect(reasons.some((r) => /maxPollIntervalMs/.test(r))).toBe(true)
+    // Nothing was committed: the first message comes again, then the rest, in order.
+    expect(seen.slice(0, 2)).toEqual(['m0', 'm0'])
+    expect(seen.slice(1)).toEqual(['m0', 'm1', 'm2'])
+  }, 30_000)
 })
