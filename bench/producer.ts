@@ -26,24 +26,27 @@
  * that contender's children with --cpu-prof (profiles in dist/bench/profiles/).
  * Results are written by a full, default run only.
  */
-import { type ChildProcess, fork, spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { benchRecords } from './support/data.js'
-import { machine, packageVersion, repositoryRoot } from './support/environment.js'
-import { median } from './support/measure.js'
-import { MockBroker, peerBuild } from './support/mock-broker.js'
-import { ApiVersionsShim } from './support/api-versions-shim.js'
+import { loadConfluent, loadKafkaJS, startRig, windowed } from './support/clients.js'
+import {
+  type ChildResult,
+  ChildMeter,
+  type ContenderId,
+  type ContestHeader,
+  type ContestRun,
+  childMain,
+  contestHeader,
+  contestOptions,
+  fmt,
+  printTables,
+  runContest,
+  summarize,
+  writeResults,
+} from './support/contest.js'
+import { MESSAGE_POOL as POOL, messagePool } from './support/data.js'
+import { option } from './support/environment.js'
 
 // ---- the workload -----------------------------------------------------------
 
-const KEY_BYTES = 16
-const VALUE_BYTES = 100
-/** Distinct pre-generated key/value pairs; message i uses pair i mod POOL. */
-const POOL = 65_536
 const PARTITIONS = 48
 const REPLICATION = 3
 /** Messages per send() for the promise-based clients. */
@@ -69,15 +72,6 @@ const SCENARIOS: Scenario[] = [
 ]
 
 const scenarioName = (s: Scenario) => `acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`
-
-type ContenderId = 'wafka' | 'kafkajs' | 'platformatic' | 'confluent'
-
-const CONTENDERS: Array<{ id: ContenderId; name: string }> = [
-  { id: 'wafka', name: 'wafka' },
-  { id: 'kafkajs', name: 'KafkaJS' },
-  { id: 'platformatic', name: '@platformatic/kafka' },
-  { id: 'confluent', name: '@confluentinc/kafka-javascript' },
-]
 
 /** What each client is told, per scenario: the report prints it. */
 function settings(id: ContenderId, s: Scenario, inflight: number): string {
@@ -109,56 +103,11 @@ interface Job {
   confluentApi?: 'standard' | 'kafkajs'
 }
 
-interface ChildResult {
-  wallMs: number
-  /** process.cpuUsage() over the timed part, user + system, in seconds. */
-  cpuSec: number
-  userSec: number
-  systemSec: number
-  /** process.memoryUsage.rss() before connecting (data made, heap collected). */
-  rssBaseline: number
-  /** The highest RSS sampled (every 50 ms) from connecting to the end of the timed part. */
-  rssPeak: number
-}
-
 interface Driver {
   connect(): Promise<void>
   /** Sends messages [from, to) and resolves once every one is acknowledged. */
   produce(from: number, to: number): Promise<void>
   close(): Promise<void>
-}
-
-const collectGarbage = (globalThis as { gc?: () => void }).gc
-
-function pool(): { keys: Buffer[]; values: Buffer[] } {
-  const records = benchRecords(POOL, VALUE_BYTES, 'buffers')
-  const keys = records.map((r) => r.key as Buffer)
-  const values = records.map((r) => r.value as Buffer)
-  if (keys[0].length !== KEY_BYTES || values[0].length !== VALUE_BYTES) throw new Error('bench data is not 16-byte keys and 100-byte values')
-  return { keys, values }
-}
-
-/**
- * Keeps up to `inflight` sends of CHUNK messages outstanding, starting the
- * next as one completes, until [from, to) is sent: what a high-throughput
- * caller of a promise-based producer does.
- */
-async function windowed(from: number, to: number, inflight: number, send: (from: number, to: number) => Promise<unknown>): Promise<void> {
-  let next = from
-  let failure: unknown
-  const lane = async () => {
-    while (next < to && failure === undefined) {
-      const start = next
-      next = Math.min(to, next + CHUNK)
-      try {
-        await send(start, next)
-      } catch (err) {
-        failure ??= err
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: inflight }, lane))
-  if (failure !== undefined) throw failure
 }
 
 async function wafkaDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<Driver> {
@@ -175,7 +124,7 @@ async function wafkaDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<
   return {
     connect: () => producer.connect(),
     produce: (from, to) =>
-      windowed(from, to, job.inflight, (a, b) => {
+      windowed(from, to, job.inflight, CHUNK, (a, b) => {
         const messages = new Array(b - a)
         for (let i = a; i < b; i++) messages[i - a] = { key: keys[i & mask], value: values[i & mask] }
         return producer.send({ topic: job.topic, messages })
@@ -185,14 +134,8 @@ async function wafkaDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<
 }
 
 async function kafkajsDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<Driver> {
-  const require = createRequire(import.meta.url)
-  const { Kafka, CompressionTypes, CompressionCodecs, Partitioners, logLevel } = require('kafkajs')
-  if (job.scenario.compression === 'lz4') {
-    // As kafkajs-lz4's README registers it.
-    const LZ4Codec = require('kafkajs-lz4')
-    CompressionCodecs[CompressionTypes.LZ4] = new LZ4Codec().codec
-  }
   const s = job.scenario
+  const { Kafka, CompressionTypes, Partitioners, logLevel } = loadKafkaJS(s.compression)
   const kafka = new Kafka({ clientId: 'bench-kafkajs', brokers: job.bootstrap.split(','), logLevel: logLevel.NOTHING })
   const producer = kafka.producer({
     idempotent: s.acks === -1,
@@ -204,7 +147,7 @@ async function kafkajsDriver(job: Job, keys: Buffer[], values: Buffer[]): Promis
   return {
     connect: () => producer.connect(),
     produce: (from, to) =>
-      windowed(from, to, job.inflight, (a, b) => {
+      windowed(from, to, job.inflight, CHUNK, (a, b) => {
         const messages = new Array(b - a)
         for (let i = a; i < b; i++) messages[i - a] = { key: keys[i & mask], value: values[i & mask] }
         return producer.send({ topic: job.topic, messages, acks: s.acks, compression })
@@ -236,7 +179,7 @@ async function platformaticDriver(job: Job, keys: Buffer[], values: Buffer[]): P
       await producer.metadata({ topics: [topic] })
     },
     produce: (from, to) =>
-      windowed(from, to, job.inflight, (a, b) => {
+      windowed(from, to, job.inflight, CHUNK, (a, b) => {
         const messages = new Array(b - a)
         for (let i = a; i < b; i++) messages[i - a] = { topic, key: keys[i & mask], value: values[i & mask] }
         return producer.send({ messages })
@@ -248,10 +191,7 @@ async function platformaticDriver(job: Job, keys: Buffer[], values: Buffer[]): P
 const ERR_QUEUE_FULL = -184
 
 async function confluentDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<Driver> {
-  // Not a devDependency: test/peers/build.mjs --install puts it in ~/.cache/wafka-peers.
-  const { ckjsDir } = await peerBuild()
-  const require = createRequire(join(ckjsDir, 'package.json'))
-  const Kafka = require(ckjsDir)
+  const Kafka = await loadConfluent()
   const s = job.scenario
   const producer = new Kafka.Producer({
     'client.id': 'bench-confluent',
@@ -329,9 +269,7 @@ async function confluentDriver(job: Job, keys: Buffer[], values: Buffer[]): Prom
  * a promise per message.
  */
 async function confluentKafkaJSDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<Driver> {
-  const { ckjsDir } = await peerBuild()
-  const require = createRequire(join(ckjsDir, 'package.json'))
-  const { Kafka, logLevel, CompressionTypes } = require(ckjsDir).KafkaJS
+  const { Kafka, logLevel, CompressionTypes } = (await loadConfluent()).KafkaJS
   const s = job.scenario
   const producer = new Kafka({ kafkaJS: { clientId: 'bench-confluent', brokers: job.bootstrap.split(','), logLevel: logLevel.NOTHING } }).producer({
     kafkaJS: { acks: s.acks, idempotent: s.acks === -1, compression: s.compression === 'lz4' ? CompressionTypes.LZ4 : CompressionTypes.None },
@@ -343,7 +281,7 @@ async function confluentKafkaJSDriver(job: Job, keys: Buffer[], values: Buffer[]
   return {
     connect: () => producer.connect(),
     produce: (from, to) =>
-      windowed(from, to, job.inflight, (a, b) => {
+      windowed(from, to, job.inflight, CHUNK, (a, b) => {
         const messages = new Array(b - a)
         for (let i = a; i < b; i++) messages[i - a] = { key: keys[i & mask], value: values[i & mask] }
         return producer.send({ topic: job.topic, messages })
@@ -360,375 +298,87 @@ const drivers: Record<ContenderId, (job: Job, keys: Buffer[], values: Buffer[]) 
 }
 
 async function child(job: Job): Promise<ChildResult> {
-  const { keys, values } = pool()
+  const { keys, values } = messagePool()
   const make = job.contender === 'confluent' && job.confluentApi === 'kafkajs' ? confluentKafkaJSDriver : drivers[job.contender]
   const driver = await make(job, keys, values)
-  collectGarbage?.()
-  const rssBaseline = process.memoryUsage.rss()
-  let rssPeak = rssBaseline
-  const sample = () => {
-    const rss = process.memoryUsage.rss()
-    if (rss > rssPeak) rssPeak = rss
-  }
-  const sampler = setInterval(sample, 50)
+  const meter = new ChildMeter()
   await driver.connect()
   // Warm-up: the same kind of traffic, untimed, so JIT compilation and the first
   // metadata and connection setup are not in the figures. It goes to the same topic.
   if (job.warmup > 0) await driver.produce(0, job.warmup)
-  const cpu0 = process.cpuUsage()
-  const t0 = performance.now()
+  meter.start()
   await driver.produce(job.warmup, job.warmup + job.messages)
-  const wallMs = performance.now() - t0
-  const cpu = process.cpuUsage(cpu0)
-  sample()
-  clearInterval(sampler)
+  const result = meter.stop()
   await driver.close()
-  return {
-    wallMs,
-    cpuSec: (cpu.user + cpu.system) / 1e6,
-    userSec: cpu.user / 1e6,
-    systemSec: cpu.system / 1e6,
-    rssBaseline,
-    rssPeak,
-  }
+  return result
 }
 
 // ---- parent: the run -----------------------------------------------------------
 
-interface Run {
-  round: number
-  scenario: string
-  contender: string
+interface Run extends ContestRun {
   topic: string
-  ok: boolean
-  error?: string
-  messages: number
   /** Sum of the topic's high watermarks, and what it should be (warm-up + timed). */
   highWatermarkSum?: number
   expected: number
-  msgPerSec?: number
-  mbPerSec?: number
-  result?: ChildResult
-  /** CPU seconds the mock cluster's process used during the run (child start to exit), from /proc. */
-  brokerCpuSec?: number
   /** @platformatic/kafka only: bytes of requests that went through the ApiVersions shim (bootstrap traffic). */
   shimBytes?: number
 }
 
-function runChild(script: string, job: Job, profileDir: string | null): Promise<ChildResult> {
-  const execArgv = ['--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])]
-  return new Promise((resolve, reject) => {
-    const proc: ChildProcess = fork(script, ['--child', JSON.stringify(job)], { execArgv, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] })
-    let stderr = ''
-    proc.stderr?.setEncoding('utf8')
-    proc.stderr?.on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-4000)
-    })
-    let result: ChildResult | undefined
-    let error: string | undefined
-    proc.on('message', (m: { result?: ChildResult; error?: string }) => {
-      result = m.result
-      error = m.error
-    })
-    const timer = setTimeout(() => {
-      error = `timed out after ${CHILD_TIMEOUT_MS / 1000} s`
-      proc.kill('SIGKILL')
-    }, CHILD_TIMEOUT_MS)
-    proc.on('exit', (code, signal) => {
-      clearTimeout(timer)
-      if (result) resolve(result)
-      else reject(new Error(`${error ?? `exited (${signal ?? `code ${code}`})`}${stderr.trim() ? `; stderr: ${stderr.trim().slice(-600)}` : ''}`))
-    })
-  })
-}
-
-const KB = 1024
-const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
-const rate = (v: number) => (v >= 1e6 ? `${(v / 1e6).toFixed(2)} M/s` : `${fmt.format(v / 1e3)} k/s`)
-const mib = (bytes: number) => `${fmt.format(bytes / (KB * KB))} MiB`
-const ratio = (r: number) => (!Number.isFinite(r) ? 'n/a' : r >= 10 ? `${r.toFixed(0)}×` : `${r.toFixed(2)}×`)
-
-interface Summary {
-  scenario: string
-  contender: string
-  settings: string
-  rounds: number
-  failed: string[]
-  msgPerSec: number
-  /** The slowest and fastest round: how noisy the figure is. */
-  msgPerSecRange: [number, number]
-  mbPerSec: number
-  cpuSec: number
-  /** CPU seconds per million messages: comparable across message counts. */
-  cpuSecPerMillion: number
-  rssPeak: number
-  rssAboveBaseline: number
-  /** The mock cluster's CPU seconds while this contender's child ran (warm-up and connection set-up included). */
-  brokerCpuSec: number
-  /** wafka ÷ this, median of per-round ratios: above 1, wafka sends faster. */
-  speedRatio: number
-  /** this ÷ wafka CPU seconds: above 1, this one uses more CPU. */
-  cpuRatio: number
-  /** this ÷ wafka peak RSS: above 1, this one's peak RSS is higher. */
-  rssRatio: number
-}
-
-function summarize(runs: Run[], scenarios: Scenario[], contenders: typeof CONTENDERS, inflight: number): Summary[] {
-  const out: Summary[] = []
-  for (const s of scenarios) {
-    const name = scenarioName(s)
-    const wafkaRuns = new Map(runs.filter((r) => r.scenario === name && r.contender === 'wafka' && r.ok).map((r) => [r.round, r]))
-    for (const c of contenders) {
-      const mine = runs.filter((r) => r.scenario === name && r.contender === c.name)
-      const ok = mine.filter((r) => r.ok)
-      const perRound = (f: (mine: Run, w: Run) => number) =>
-        median(ok.filter((r) => wafkaRuns.has(r.round)).map((r) => f(r, wafkaRuns.get(r.round)!)))
-      out.push({
-        scenario: name,
-        contender: c.name,
-        settings: settings(c.id, s, inflight),
-        rounds: ok.length,
-        failed: mine.filter((r) => !r.ok).map((r) => `round ${r.round + 1}: ${r.error}`),
-        msgPerSec: ok.length ? median(ok.map((r) => r.msgPerSec!)) : NaN,
-        msgPerSecRange: [Math.min(...ok.map((r) => r.msgPerSec!)), Math.max(...ok.map((r) => r.msgPerSec!))],
-        mbPerSec: ok.length ? median(ok.map((r) => r.mbPerSec!)) : NaN,
-        cpuSec: ok.length ? median(ok.map((r) => r.result!.cpuSec)) : NaN,
-        cpuSecPerMillion: ok.length ? median(ok.map((r) => (r.result!.cpuSec * 1e6) / r.messages)) : NaN,
-        rssPeak: ok.length ? median(ok.map((r) => r.result!.rssPeak)) : NaN,
-        rssAboveBaseline: ok.length ? median(ok.map((r) => r.result!.rssPeak - r.result!.rssBaseline)) : NaN,
-        brokerCpuSec: ok.length ? median(ok.map((r) => r.brokerCpuSec!)) : NaN,
-        speedRatio: perRound((r, w) => w.msgPerSec! / r.msgPerSec!),
-        cpuRatio: perRound((r, w) => r.result!.cpuSec / w.result!.cpuSec),
-        rssRatio: perRound((r, w) => r.result!.rssPeak / w.result!.rssPeak),
-      })
-    }
-  }
-  return out
-}
-
-function cell(x: Summary, v: string, r: number, first: boolean): string {
-  if (x.rounds === 0) return 'failed'
-  return first ? v : `${v} (${ratio(r)})`
-}
-
-function printTables(summaries: Summary[]): void {
-  for (const name of [...new Set(summaries.map((x) => x.scenario))]) {
-    const rows = summaries.filter((x) => x.scenario === name)
-    const header = [name, 'messages/s', 'MB/s', 'CPU s', 'peak RSS', 'wafka faster by']
-    const body = rows.map((x, i) =>
-      x.rounds === 0
-        ? [`  ${x.contender}`, 'failed', '', '', '', '']
-        : [`  ${x.contender}`, rate(x.msgPerSec), x.mbPerSec.toFixed(1), x.cpuSec.toFixed(2), mib(x.rssPeak), i === 0 ? '' : ratio(x.speedRatio)],
-    )
-    const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)))
-    const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ')
-    console.log(line(header))
-    for (const row of body) console.log(line(row))
-    for (const x of rows) for (const f of x.failed) console.log(`  ! ${x.contender} ${f}`)
-    console.log('')
-  }
-}
-
-interface Header {
-  date: string
-  machine: ReturnType<typeof machine>
-  versions: Record<string, string>
+interface Header extends ContestHeader {
   rounds: number
   messages: number
   warmup: number
   inflight: number
-  notes: string[]
 }
 
-function markdown(h: Header, summaries: Summary[]): string {
-  const m = h.machine
-  const scenarios = [...new Set(summaries.map((x) => x.scenario))]
-  const contenders = [...new Set(summaries.map((x) => x.contender))]
-  const find = (s: string, c: string) => summaries.find((x) => x.scenario === s && x.contender === c)!
-  const out: string[] = [
-    '<!-- Written by bench/producer.ts; do not edit by hand. -->',
-    `Measured ${h.date.slice(0, 10)} on ${m.cpu} (${m.cores} cores, ${m.memoryGiB} GiB), Node ${m.node}, ${m.os}.`,
-    `${fmt.format(h.messages)} messages (16-byte keys, 100-byte JSON values) per run, after ${fmt.format(h.warmup)} untimed warm-up messages, to a fresh ${PARTITIONS}-partition topic (replication ${REPLICATION}) on librdkafka 2.15's mock cluster (3 brokers, on this machine). Each contender runs in a child process of its own; ${h.rounds} round(s), interleaved, contender order rotating; figures are medians, and each "n×" is the median of the per-round ratios.`,
-    `Versions: ${Object.entries(h.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
-    '',
-    '**Messages per second** ("n×": wafka\'s rate divided by that contender\'s; above 1, wafka is faster)',
-    '',
-    `| | ${contenders.join(' | ')} |`,
-    `|---|${contenders.map(() => '---:').join('|')}|`,
-    ...scenarios.map((s) => `| ${s} | ${contenders.map((c, i) => cell(find(s, c), rate(find(s, c).msgPerSec), find(s, c).speedRatio, i === 0)).join(' | ')} |`),
-    '',
-    '**CPU seconds for the timed messages** (process.cpuUsage, user + system, every thread of the process; "n×": that contender\'s CPU time divided by wafka\'s)',
-    '',
-    `| | ${contenders.join(' | ')} |`,
-    `|---|${contenders.map(() => '---:').join('|')}|`,
-    ...scenarios.map((s) => `| ${s} | ${contenders.map((c, i) => cell(find(s, c), find(s, c).cpuSec.toFixed(2), find(s, c).cpuRatio, i === 0)).join(' | ')} |`),
-    '',
-    '**Peak RSS** (sampled every 50 ms from connect to the last acknowledgement; "n×": that contender\'s divided by wafka\'s)',
-    '',
-    `| | ${contenders.join(' | ')} |`,
-    `|---|${contenders.map(() => '---:').join('|')}|`,
-    ...scenarios.map((s) => `| ${s} | ${contenders.map((c, i) => cell(find(s, c), mib(find(s, c).rssPeak), find(s, c).rssRatio, i === 0)).join(' | ')} |`),
-    '',
-    '**Every figure**',
-    '',
-    '| scenario | contender | messages/s | slowest–fastest round | MB/s | CPU s | CPU s per M msgs | peak RSS | RSS above baseline | broker CPU s | wafka faster by | rounds ok |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...summaries.map((x) =>
-      x.rounds === 0
-        ? `| ${x.scenario} | ${x.contender} | failed | | | | | | | | | 0 |`
-        : `| ${x.scenario} | ${x.contender} | ${rate(x.msgPerSec)} | ${rate(x.msgPerSecRange[0])}–${rate(x.msgPerSecRange[1])} | ${x.mbPerSec.toFixed(1)} | ${x.cpuSec.toFixed(2)} | ${x.cpuSecPerMillion.toFixed(2)} | ${mib(x.rssPeak)} | ${mib(x.rssAboveBaseline)} | ${x.brokerCpuSec.toFixed(2)} | ${x.contender === 'wafka' ? '' : ratio(x.speedRatio)} | ${x.rounds} |`,
-    ),
-    '',
-    '**Settings**',
-    '',
-    ...contenders.map((c) => {
-      const lines = scenarios.map((s) => `  - ${s}: ${find(s, c).settings}`)
-      return [`- ${c}:`, ...lines].join('\n')
-    }),
-    '',
-  ]
-  const failures = summaries.flatMap((x) => x.failed.map((f) => `- ${x.contender}, ${x.scenario}, ${f}`))
-  if (failures.length) out.push('**Failed runs**', '', ...failures, '')
-  if (h.notes.length) out.push('Notes:', '', ...h.notes.map((n) => `- ${n}`), '')
-  return out.join('\n')
-}
-
-/**
- * KafkaJS's idempotent producer asks the controller for a producer id, and
- * the mock names none until told: broker 1 is made the controller.
- * (@platformatic/kafka's problem with the mock, ApiVersions, is dealt with by
- * bench/support/api-versions-shim.ts.)
- */
-async function prepareBroker(cluster: MockBroker): Promise<void> {
-  await cluster.setControllerId(1)
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs)
-  }
-  return newest
-}
-
-/**
- * Which wafka this run measures: the commit checked out at the start, whether
- * src/ or assembly/ differed from it, and whether either changed after this
- * bundle was built (then the figures are not that commit's: rebuild). Read-only
- * git commands only.
- */
-function wafkaRevision(root: string, bundle: string): string {
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8' })
-  const head = git('rev-parse', '--short', 'HEAD')
-  let stamp = head.status === 0 ? head.stdout.trim() : packageVersion('wafka')
-  if (head.status === 0) {
-    const changed = git('diff', '--quiet', 'HEAD', '--', 'src', 'assembly').status !== 0
-    const untracked = git('ls-files', '--others', '--exclude-standard', '--', 'src', 'assembly').stdout.trim() !== ''
-    if (changed || untracked) stamp += ' with uncommitted changes in src/ or assembly/'
-  }
-  const stale = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'assembly'))) > statSync(bundle).mtimeMs
-  if (stale) stamp += ' (STALE: src/ or assembly/ changed after this bundle was built; rebuild before trusting the figures)'
-  return stamp
-}
-
-function option(name: string): string | undefined {
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
+function workload(h: Header): string {
+  return `${fmt.format(h.messages)} messages (16-byte keys, 100-byte JSON values) per run, after ${fmt.format(h.warmup)} untimed warm-up messages, to a fresh ${PARTITIONS}-partition topic (replication ${REPLICATION}) on librdkafka 2.15's mock cluster (3 brokers, on this machine). Each contender runs in a child process of its own; ${h.rounds} round(s), interleaved, contender order rotating; figures are medians, and each "n×" is the median of the per-round ratios.`
 }
 
 async function parent(): Promise<void> {
-  const args = process.argv.slice(2)
-  const quick = args.includes('--quick')
-  const messages = Number(option('messages') ?? (quick ? 100_000 : 1_000_000))
-  const rounds = Number(option('rounds') ?? (quick ? 1 : 3))
+  const options = contestOptions(import.meta.url, SCENARIOS, scenarioName)
+  const { messages, rounds, confluentApi, contenders, scenarios, elapsed } = options
   const inflight = Number(option('inflight') ?? 64)
-  const confluentApi = option('confluent-api') === 'kafkajs' ? 'kafkajs' : 'standard'
   const warmup = Math.min(50_000, Math.round(messages / 10 / CHUNK) * CHUNK)
-  const only = option('only')
-  const scenarioFilter = option('scenario')
-  const profile = option('profile')
-  const contenders = CONTENDERS.filter((c) => !only || c.id.includes(only) || c.name.includes(only))
-  const scenarios = SCENARIOS.filter((s) => !scenarioFilter || scenarioName(s).includes(scenarioFilter))
-  const write = !quick && !only && !scenarioFilter && !profile && confluentApi === 'standard' && !option('inflight')
-  const root = repositoryRoot()
-  const profileDir = profile ? join(root, 'dist', 'bench', 'profiles') : null
-  if (profileDir) mkdirSync(profileDir, { recursive: true })
+  const write = !options.partial && !option('inflight')
 
-  // Which wafka is measured, and a private copy of this bundle for the
-  // children, so a rebuild of dist/ during the run (npm test builds it) cannot
-  // change the code under test halfway. It sits beside the bundle so that
-  // packages resolve the same way.
-  const bundle = fileURLToPath(import.meta.url)
-  const revision = wafkaRevision(root, bundle)
-  if (revision.includes('STALE')) console.log(`warning: wafka ${revision}`)
-
-  const { ckjsDir } = await peerBuild()
-  const { Kafka } = await import('../src/index.js')
-  const cluster = await MockBroker.start(3)
-  await prepareBroker(cluster)
-  const [host, port] = cluster.bootstrap.split(',')[0].split(':')
-  const shim = await ApiVersionsShim.start(host, Number(port))
-  const admin = new Kafka({ clientId: 'bench-check', brokers: cluster.bootstrap.split(',') }).admin()
-  await admin.connect()
+  const rig = await startRig()
+  const { cluster, admin } = rig
   console.log(
     `${contenders.length} contenders × ${scenarios.length} scenarios × ${rounds} round(s), ${fmt.format(messages)} messages each (+${fmt.format(warmup)} warm-up), mock cluster at ${cluster.bootstrap}`,
   )
 
-  const runs: Run[] = []
-  const started = performance.now()
-  const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
   let topicSeq = 0
-  const snapshot = join(dirname(bundle), `.producer-run-${process.pid}.js`)
-  copyFileSync(bundle, snapshot)
+  let runs: Run[]
   try {
-    for (let round = 0; round < rounds; round++) {
-      for (const s of scenarios) {
-        const shift = round % contenders.length
-        const order = [...contenders.slice(shift), ...contenders.slice(0, shift)]
-        for (const c of order) {
-          const topic = `bench-${process.pid}-${++topicSeq}-${c.id}`
-          await cluster.createTopic(topic, { partitions: PARTITIONS, replicationFactor: REPLICATION })
-          const bootstrap = c.id === 'platformatic' ? shim.address : cluster.bootstrap
-          const job: Job = { contender: c.id, bootstrap, topic, scenario: s, messages, warmup, inflight, confluentApi }
-          const run: Run = { round, scenario: scenarioName(s), contender: c.name, topic, ok: false, messages, expected: messages + warmup }
-          const shimBytes = shim.forwardedBytes
-          const brokerCpu0 = cluster.cpuSeconds()
-          try {
-            run.result = await runChild(snapshot, job, profile && (c.id.includes(profile) || c.name.includes(profile)) ? profileDir : null)
-            if (c.id === 'platformatic') run.shimBytes = shim.forwardedBytes - shimBytes
-            run.brokerCpuSec = cluster.cpuSeconds() - brokerCpu0
-            const offsets = await admin.fetchTopicOffsets(topic)
-            run.highWatermarkSum = offsets.reduce((sum, p) => sum + Number(p.high), 0)
-            if (run.highWatermarkSum !== run.expected) {
-              throw new Error(`the topic's high watermarks add up to ${run.highWatermarkSum}, not the ${run.expected} messages sent`)
-            }
-            run.ok = true
-            run.msgPerSec = messages / (run.result.wallMs / 1000)
-            run.mbPerSec = (run.msgPerSec * (KEY_BYTES + VALUE_BYTES)) / 1e6
-          } catch (err) {
-            run.error = (err as Error).message
-          }
-          runs.push(run)
-          const r = run.result
-          console.log(
-            `round ${round + 1}, ${scenarioName(s)}, ${c.name}: ${
-              run.ok ? `${rate(run.msgPerSec!)}, ${run.mbPerSec!.toFixed(1)} MB/s, CPU ${r!.cpuSec.toFixed(2)} s (broker ${run.brokerCpuSec!.toFixed(2)} s for the whole child), peak RSS ${mib(r!.rssPeak)}` : `FAILED: ${run.error}`
-            }${run.shimBytes !== undefined ? ` [${fmt.format(run.shimBytes)} request bytes via the shim]` : ''} (${elapsed()})`,
-          )
-          await cluster.deleteTopic(topic).catch(() => {})
-          // Let the mock settle (and free the topic) before the next contender.
-          await sleep(200)
+    runs = await runContest<Scenario, Run>('producer', options, rig, CHILD_TIMEOUT_MS, {
+      // A fresh topic per run.
+      start: async (round, s, c) => {
+        const topic = `bench-${process.pid}-${++topicSeq}-${c.id}`
+        await cluster.createTopic(topic, { partitions: PARTITIONS, replicationFactor: REPLICATION })
+        const job: Job = { contender: c.id, bootstrap: rig.bootstrapFor(c.id), topic, scenario: s, messages, warmup, inflight, confluentApi }
+        return { job, run: { round, scenario: scenarioName(s), contender: c.name, topic, ok: false, messages, expected: messages + warmup } }
+      },
+      check: async (run) => {
+        const offsets = await admin.fetchTopicOffsets(run.topic)
+        run.highWatermarkSum = offsets.reduce((sum, p) => sum + Number(p.high), 0)
+        if (run.highWatermarkSum !== run.expected) {
+          throw new Error(`the topic's high watermarks add up to ${run.highWatermarkSum}, not the ${run.expected} messages sent`)
         }
-      }
-    }
+      },
+      // Frees the topic's memory in the mock.
+      end: (run) => cluster.deleteTopic(run.topic).catch(() => {}),
+    })
   } finally {
-    await admin.disconnect().catch(() => {})
-    await shim.close()
-    await cluster.stop()
-    rmSync(snapshot, { force: true })
+    await rig.close()
   }
 
-  const summaries = summarize(runs, scenarios, contenders, inflight)
+  const summaries = summarize(
+    runs,
+    scenarios.map(scenarioName),
+    contenders,
+    (id, i) => settings(id, scenarios[i], inflight),
+  )
   console.log('')
   printTables(summaries)
   const notes = [
@@ -751,38 +401,13 @@ async function parent(): Promise<void> {
     return
   }
   const header: Header = {
-    date: new Date().toISOString(),
-    machine: machine(),
-    versions: {
-      wafka: revision,
-      kafkajs: packageVersion('kafkajs'),
-      'kafkajs-lz4': packageVersion('kafkajs-lz4'),
-      '@platformatic/kafka': packageVersion('@platformatic/kafka'),
-      '@confluentinc/kafka-javascript': JSON.parse(readFileSync(join(ckjsDir, 'package.json'), 'utf8')).version,
-      librdkafka: JSON.parse(readFileSync(join(ckjsDir, 'package.json'), 'utf8')).librdkafka ?? '2.15',
-    },
-    rounds,
-    messages,
+    ...contestHeader(options, rig),
     warmup,
     inflight,
     notes,
   }
-  const dir = join(root, 'bench', 'results')
-  mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'producer.json'), `${JSON.stringify({ ...header, summaries, runs }, null, 2)}\n`)
-  writeFileSync(join(dir, 'producer.md'), markdown(header, summaries))
-  console.log(`wrote ${join(dir, 'producer.json')} and producer.md (${elapsed()})`)
+  const text = { script: 'bench/producer.ts', workload: workload(header), timedUntil: 'the last acknowledgement' }
+  console.log(`${writeResults('producer', options.root, header, text, summaries, runs)} (${elapsed()})`)
 }
 
-const childAt = process.argv.indexOf('--child')
-if (childAt >= 0) {
-  const job = JSON.parse(process.argv[childAt + 1]) as Job
-  try {
-    const result = await child(job)
-    process.send!({ result }, () => process.exit(0))
-  } catch (err) {
-    process.send!({ error: (err as Error).stack ?? String(err) }, () => process.exit(1))
-  }
-} else {
-  await parent()
-}
+if (!(await childMain(child))) await parent()

@@ -51,6 +51,21 @@ export function benchRecords(count: number, valueSize: number, kind: InputKind):
   return records
 }
 
+/** The end-to-end (producer, consumer) benchmarks' messages: 16-byte keys, 100-byte JSON values. */
+export const MESSAGE_KEY_BYTES = 16
+export const MESSAGE_VALUE_BYTES = 100
+/** Distinct pre-generated key/value pairs; message i uses pair i mod MESSAGE_POOL (a power of two). */
+export const MESSAGE_POOL = 65_536
+
+/** The MESSAGE_POOL key/value pairs, as Buffers. */
+export function messagePool(): { keys: Buffer[]; values: Buffer[] } {
+  const records = benchRecords(MESSAGE_POOL, MESSAGE_VALUE_BYTES, 'buffers')
+  const keys = records.map((r) => r.key as Buffer)
+  const values = records.map((r) => r.value as Buffer)
+  if (keys[0].length !== MESSAGE_KEY_BYTES || values[0].length !== MESSAGE_VALUE_BYTES) throw new Error('bench data is not 16-byte keys and 100-byte values')
+  return { keys, values }
+}
+
 /** `size` bytes of newline-separated JSON events of mixed sizes, like a log segment. */
 export function jsonLines(size: number): Buffer {
   const rng = new Prng(0x150e1)

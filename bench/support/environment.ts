@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -34,4 +35,45 @@ export function machine() {
     node: process.version,
     v8: process.versions.v8,
   }
+}
+
+/**
+ * A command-line option's value: `--name=value` or `--name value`
+ * (undefined when absent).
+ */
+export function option(name: string): string | undefined {
+  const args = process.argv
+  const joined = args.find((a) => a.startsWith(`--${name}=`))
+  if (joined) return joined.slice(name.length + 3)
+  const at = args.indexOf(`--${name}`)
+  return at >= 0 && at + 1 < args.length && !args[at + 1].startsWith('--') ? args[at + 1] : undefined
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+/**
+ * Which wafka a run measures: the commit checked out at the start, whether
+ * src/ or assembly/ differed from it, and whether either changed after the
+ * bundle was built (then the figures are not that commit's: rebuild).
+ * Read-only git commands only.
+ */
+export function wafkaRevision(root: string, bundle: string): string {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8' })
+  const head = git('rev-parse', '--short', 'HEAD')
+  let stamp = head.status === 0 ? head.stdout.trim() : packageVersion('wafka')
+  if (head.status === 0) {
+    const changed = git('diff', '--quiet', 'HEAD', '--', 'src', 'assembly').status !== 0
+    const untracked = git('ls-files', '--others', '--exclude-standard', '--', 'src', 'assembly').stdout.trim() !== ''
+    if (changed || untracked) stamp += ' with uncommitted changes in src/ or assembly/'
+  }
+  const stale = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'assembly'))) > statSync(bundle).mtimeMs
+  if (stale) stamp += ' (STALE: src/ or assembly/ changed after this bundle was built; rebuild before trusting the figures)'
+  return stamp
 }

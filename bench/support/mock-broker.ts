@@ -134,6 +134,16 @@ export class MockBroker {
     await this.command('controller', brokerId)
   }
 
+  /** Makes `brokerId` the coordinator of a consumer group or a transactional id. */
+  async setCoordinator(kind: 'group' | 'transaction', key: string, brokerId: number): Promise<void> {
+    await this.command('coordinator', kind, key, brokerId)
+  }
+
+  /** group.initial.rebalance.delay.ms: how long a new group waits for more members before its first assignment (the mock's default is 3000). */
+  async setRebalanceDelay(ms: number): Promise<void> {
+    await this.command('rebalance-delay', ms)
+  }
+
   async stop(): Promise<void> {
     if (this.dead) return
     this.child.stdin.end('quit\n')

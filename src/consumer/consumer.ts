@@ -174,6 +174,10 @@ export class Consumer {
           await this.fetcher.waitForData()
           continue
         }
+        if (d.messages.length === 0) {
+          this.finish(d, d.nextOffset)
+          continue
+        }
         current = d
         token.since = Date.now()
         this.processingSince.add(token)
@@ -385,6 +389,11 @@ export class Consumer {
       }
       if (!d) {
         await this.fetcher.waitForData()
+        continue
+      }
+      if (d.messages.length === 0) {
+        // Only markers or aborted records: nothing for user code, but the position moves past them.
+        this.finish(d, d.nextOffset)
         continue
       }
       token.since = Date.now()

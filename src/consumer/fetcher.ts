@@ -8,6 +8,7 @@ import { Fetch, OffsetForLeaderEpoch } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import { FetchSession, type PartitionFetch } from './fetch-session.js'
 import { messagesFrom, type Message } from './message.js'
+import { recordSetEnd } from './record-set-end.js'
 import type { Assignment, PartitionState } from './partition-state.js'
 import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
 
@@ -25,6 +26,8 @@ interface Fetched {
   state: PartitionState
   version: number
   fetchOffset: bigint
+  /** Where the next fetch of the partition started: past every whole entry of `records`. */
+  nextOffset: bigint
   records: Buffer
   aborted: AbortedTransaction[] | null
   highWatermark: bigint
@@ -38,10 +41,11 @@ const EARLIEST = -2n
 const LATEST = -1n
 
 /**
- * Keeps one Fetch in flight per broker for the assigned partitions it leads
- * that have no fetched data waiting, so at most one response per partition
- * is buffered ahead of user code (memory bounded by maxBytes per broker).
- * Records are decoded in wasm when user code takes them.
+ * Keeps one Fetch in flight per broker for the assigned partitions it leads.
+ * A partition's position moves on when its response arrives (found from the
+ * entry headers), so the next fetch goes out while user code works; at most
+ * MAX_QUEUED responses per partition wait. Records are decoded in wasm when
+ * user code takes them.
  */
 export class Fetcher {
   private readonly ready: Array<Fetched | { error: Error }> = []
@@ -162,11 +166,11 @@ export class Fetcher {
       if (f.state.busy) continue
       this.ready.splice(i--, 1)
       const s = f.state
-      if (f.version !== s.version || s.revoking || !this.assignment.has(s.topic, s.partition)) continue
-      s.buffered = false
-      const delivery = this.decode(f)
-      s.fetchPosition = delivery.nextOffset
+      if (f.version !== s.version) continue
+      s.queued--
       this.pump()
+      if (s.revoking || !this.assignment.has(s.topic, s.partition)) continue
+      const delivery = this.decode(f)
       if (delivery.messages.length === 0 && delivery.nextOffset === f.fetchOffset) continue
       s.busy = true
       return delivery
@@ -179,14 +183,15 @@ export class Fetcher {
     try {
       set = decodeRecordSet(f.records, { verifyCrc: this.config.checkCrcs })
     } catch (err) {
-      // Nothing is skipped: the partition stays at this offset.
-      f.state.buffered = false
+      // Nothing is skipped: the partition goes back to this offset (dropping what was fetched after it) and stops.
+      f.state.seek(f.fetchOffset)
       f.state.retryAt = Number.MAX_SAFE_INTEGER
       throw new WafkaError(`${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: ${(err as Error).message}`, { retriable: false, cause: err })
     }
     const { batches } = set
     if (batches.length === 0) {
       if (f.records.length >= this.config.maxBytesPerPartition) {
+        f.state.seek(f.fetchOffset)
         f.state.retryAt = Number.MAX_SAFE_INTEGER
         throw new WafkaError(
           `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: a record batch is larger than maxBytesPerPartition (${this.config.maxBytesPerPartition}) and this broker does not return oversize batches: raise maxBytesPerPartition`,
@@ -195,15 +200,8 @@ export class Fetcher {
       }
       return { state: f.state, messages: [], nextOffset: f.fetchOffset, highWatermark: f.highWatermark }
     }
-    const last = batches[batches.length - 1]
-    const nextOffset = last.lastOffset + 1n > f.fetchOffset ? last.lastOffset + 1n : f.fetchOffset
     const visible = this.config.isolationLevel === 1 ? committedBatches(batches, f.aborted) : dataBatches(batches)
-    const state = f.state
-    if (visible.length > 0) {
-      const epoch = last.partitionLeaderEpoch
-      if (epoch >= 0) state.lastFetchedEpoch = epoch
-    }
-    return { state, messages: messagesFrom(visible, f.fetchOffset), nextOffset, highWatermark: f.highWatermark }
+    return { state: f.state, messages: messagesFrom(visible, f.fetchOffset), nextOffset: f.nextOffset, highWatermark: f.highWatermark }
   }
 
   private push(item: Fetched | { error: Error }): void {
@@ -284,8 +282,12 @@ export class Fetcher {
               continue
             }
             if (p.records && p.records.length > 0) {
-              state.buffered = true
-              this.push({ state, version: state.version, fetchOffset: state.fetchPosition, records: p.records, aborted: p.abortedTransactions, highWatermark: p.highWatermark })
+              const fetchOffset = state.fetchPosition
+              const end = recordSetEnd(p.records, fetchOffset)
+              state.fetchPosition = end.nextOffset
+              if (end.lastEpoch >= 0) state.lastFetchedEpoch = end.lastEpoch
+              state.queued++
+              this.push({ state, version: state.version, fetchOffset, nextOffset: end.nextOffset, records: p.records, aborted: p.abortedTransactions, highWatermark: p.highWatermark })
             }
           } else if (p.errorCode === OFFSET_OUT_OF_RANGE) {
             this.outOfRange(state)

@@ -1,3 +1,6 @@
+/** Responses buffered per partition ahead of user code: one being fetched while one waits. */
+export const MAX_QUEUED = 2
+
 /** Where one assigned partition stands: what to fetch next, what was processed, what was committed. */
 export class PartitionState {
   /** Next offset to fetch; null until the committed offset or a reset decides it. */
@@ -17,8 +20,8 @@ export class PartitionState {
   paused = false
   /** A fetch for it is in flight. */
   fetching = false
-  /** Fetched data is waiting to be handed to user code. */
-  buffered = false
+  /** Fetched responses waiting to be handed to user code (of this version). */
+  queued = 0
   /** User code is processing one of its batches (batches of a partition never run concurrently). */
   busy = false
   /** Being revoked: user code stops after the message in hand, so its offset can be committed. */
@@ -43,12 +46,12 @@ export class PartitionState {
     this.fetchPosition = offset
     this.processed = offset
     this.resetTo = null
-    this.buffered = false
+    this.queued = 0
     this.version++
   }
 
   get fetchable(): boolean {
-    return !this.paused && !this.revoking && !this.validating && !this.fetching && !this.buffered && this.fetchPosition !== null && this.resetTo === null && Date.now() >= this.retryAt
+    return !this.paused && !this.revoking && !this.validating && !this.fetching && this.queued < MAX_QUEUED && this.fetchPosition !== null && this.resetTo === null && Date.now() >= this.retryAt
   }
 }
 
