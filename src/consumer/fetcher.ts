@@ -49,6 +49,8 @@ const LATEST = -1n
  */
 export class Fetcher {
   private readonly ready: Array<Fetched | { error: Error }> = []
+  /** Bytes of fetched records waiting for user code: no new fetch goes out while they exceed maxBytes. */
+  private readyBytes = 0
   private readonly waiters: Array<() => void> = []
   private readonly inFlight = new Set<number>()
   private readonly sessions = new Map<number, FetchSession>()
@@ -77,6 +79,7 @@ export class Fetcher {
     this.running = false
     clearTimeout(this.timer)
     this.ready.length = 0
+    this.readyBytes = 0
     this.wakeAll()
   }
 
@@ -85,6 +88,7 @@ export class Fetcher {
     if (!this.running) return
     clearTimeout(this.timer)
     this.timer = undefined
+    if (this.readyBytes >= this.config.maxBytes) return // take() pumps again
     const now = Date.now()
     const byLeader = new Map<number, PartitionState[]>()
     let wakeAt = Infinity
@@ -165,6 +169,7 @@ export class Fetcher {
       }
       if (f.state.busy) continue
       this.ready.splice(i--, 1)
+      this.readyBytes -= f.records.length
       const s = f.state
       if (f.version !== s.version) continue
       s.queued--
@@ -205,6 +210,7 @@ export class Fetcher {
   }
 
   private push(item: Fetched | { error: Error }): void {
+    if ('records' in item) this.readyBytes += item.records.length
     this.ready.push(item)
     this.wakeAll()
   }
