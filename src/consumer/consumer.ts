@@ -19,6 +19,7 @@ export const ConsumerEvents = {
   COMMIT_OFFSETS: 'consumer.commit_offsets',
   GROUP_JOIN: 'consumer.group_join',
   FETCH_START: 'consumer.fetch_start',
+  FETCH: 'consumer.fetch',
   START_BATCH_PROCESS: 'consumer.start_batch_process',
   END_BATCH_PROCESS: 'consumer.end_batch_process',
   CONNECT: 'consumer.connect',
@@ -111,7 +112,14 @@ export class Consumer {
   ) {
     this.config = resolveConsumerConfig(config)
     this.coordinator = this.config.groupId === null ? null : new GroupCoordinator(cluster, this.config.groupId)
-    this.fetcher = new Fetcher(cluster, this.config, this.assignment, (topic) => this.resetPolicy(topic), (err) => this.emit(ConsumerEvents.CRASH, { error: err, groupId: this.config.groupId, restart: true }))
+    this.fetcher = new Fetcher(
+      cluster,
+      this.config,
+      this.assignment,
+      (topic) => this.resetPolicy(topic),
+      (err) => this.emit(ConsumerEvents.CRASH, { error: err, groupId: this.config.groupId, restart: true }),
+      (event, payload) => this.emit(event, payload),
+    )
     this.emitter.on('error', () => {})
   }
 
@@ -565,6 +573,7 @@ export class Consumer {
   }
 
   private emit(type: string, payload: object): void {
+    if (this.emitter.listenerCount(type) === 0) return
     this.emitter.emit(type, { id: this.eventId++, type, timestamp: Date.now(), payload })
   }
 }

@@ -66,6 +66,8 @@ export class Fetcher {
     /** Where a partition goes when its offset is out of range: the topic's reset policy. */
     private readonly resetPolicy: (topic: string) => 'earliest' | 'latest' | 'none',
     private readonly onError: (err: Error) => void = () => {},
+    /** Instrumentation: 'consumer.fetch_start' and 'consumer.fetch' per Fetch request, as KafkaJS emits them. */
+    private readonly instrument: (event: string, payload: object) => void = () => {},
   ) {
     this.admin = new Admin(cluster)
   }
@@ -240,6 +242,8 @@ export class Fetcher {
       for (const p of request.partitions) topics.set(p.topic, [...(topics.get(p.topic) ?? []), p])
       const forgotten = new Map<string, number[]>()
       for (const f of request.forgotten) forgotten.set(f.topic, [...(forgotten.get(f.topic) ?? []), f.partition])
+      const started = Date.now()
+      this.instrument('consumer.fetch_start', { nodeId: leader })
       const res = await conn.request(
         Fetch,
         {
@@ -270,6 +274,7 @@ export class Fetcher {
         return
       }
       session.succeeded(res.sessionId)
+      this.instrument('consumer.fetch', { nodeId: leader, numberOfBatches: res.responses.reduce((n, t) => n + t.partitions.length, 0), duration: Date.now() - started })
       let refresh = false
       for (const t of res.responses) {
         const topic = version >= 13 ? ids.get(t.topicId) ?? this.topicName(t.topicId) : t.topic

@@ -33,6 +33,8 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     await c.connect()
     c.assign([{ topic: 'manual', partitions: [0, 2] }])
     c.seek({ topic: 'manual', partition: 2, offset: 45 })
+    const fetches: number[] = []
+    c.on(c.events.FETCH, (e) => fetches.push(e.payload.nodeId))
     const seen: string[] = []
     await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
     await until(() => seen.length >= 55, 10_000, () => `read ${seen.length}`)
@@ -40,6 +42,7 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     expect(seen.filter((v) => v.startsWith('p0-'))).toEqual(values(50, 'p0-').map((m) => m.value))
     expect(seen.filter((v) => v.startsWith('p2-'))).toEqual(['p2-45', 'p2-46', 'p2-47', 'p2-48', 'p2-49'])
     expect(seen.some((v) => v.startsWith('p1-'))).toBe(false)
+    expect(fetches.length).toBeGreaterThan(0)
     await expect(c.commitOffsets([{ topic: 'manual', partition: 0, offset: 1 }])).rejects.toThrow(ConfigError)
   })
 

@@ -52,4 +52,27 @@ check('corrupt batch gives a typed error', () => {
   assert.throws(() => wafka.decodeRecordSet(batch), (e) => e instanceof wafka.CorruptRecordError && e.reason === 'checksum')
 })
 
+// A client round trip, where run.mjs started a mock cluster: the producer and
+// a consumer group over this runtime's sockets, timers and crypto.
+const bootstrap = globalThis.process?.env?.WAFKA_SMOKE_BOOTSTRAP ?? (typeof Deno !== 'undefined' ? Deno.env.get('WAFKA_SMOKE_BOOTSTRAP') : undefined)
+if (bootstrap) {
+  const topic = `smoke-${runtime}`
+  const kafka = new wafka.Kafka({ clientId: `smoke-${runtime}`, brokers: bootstrap.split(',') })
+  const producer = kafka.producer({ compression: 'zstd' })
+  await producer.connect()
+  const sent = Array.from({ length: 300 }, (_, i) => ({ key: `k${i % 7}`, value: `${runtime}-${i}` }))
+  await producer.send({ topic, messages: sent })
+  await producer.disconnect()
+  const consumer = kafka.consumer({ groupId: `smoke-${runtime}`, maxWaitTimeInMs: 100 })
+  await consumer.connect()
+  await consumer.subscribe({ topics: [topic], fromBeginning: true })
+  const read = []
+  for await (const batch of consumer.batches()) {
+    for (const m of batch.messages) read.push(m.value.toString())
+    if (read.length >= sent.length) break
+  }
+  await consumer.disconnect()
+  check('produce and consume through a group', () => assert.deepEqual(read.sort(), sent.map((m) => m.value).sort()))
+}
+
 console.log(`${runtime}: ${checks} passed, 0 failed`)
