@@ -201,6 +201,14 @@ export class Cluster {
     }
   }
 
+  /** Closes one connection (its pending requests fail), e.g. to abandon a JoinGroup that waits on a rebalance. */
+  async closeConnection(nodeId: number, lane: Lane = 'data'): Promise<void> {
+    const key = lane === 'data' ? String(nodeId) : `${nodeId}/${lane}`
+    const pending = this.connections.get(key)
+    this.connections.delete(key)
+    await pending?.then((conn) => conn.close(), () => {})
+  }
+
   /**
    * Some broker: an open connection if there is one, else each known broker
    * (then each bootstrap address) in turn until one answers.

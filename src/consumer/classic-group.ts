@@ -73,7 +73,12 @@ export class ClassicGroup implements Membership {
     this.stopped = true
     clearTimeout(this.heartbeatTimer)
     this.wake?.()
-    await this.loop?.catch(() => {})
+    // A JoinGroup or SyncGroup may be held until the whole group rejoins: give it a moment, then drop it.
+    const settled = await Promise.race([this.loop?.catch(() => {}).then(() => true), sleep(1000).then(() => false)])
+    if (!settled) {
+      await this.coordinator.abort()
+      await this.loop?.catch(() => {})
+    }
     if (this.owned.length > 0) await this.hooks.revoked(this.owned).catch(() => {})
     this.owned = []
     // A static member does not leave: a restart within the session timeout takes its place without a rebalance.
@@ -126,6 +131,7 @@ export class ClassicGroup implements Membership {
       await this.hooks.revoked(owned)
       this.owned = []
     }
+    if (this.stopped) return
     this.stopHeartbeat()
     this.rejoinReason = null
     const topics = this.hooks.topics()

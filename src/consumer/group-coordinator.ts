@@ -36,6 +36,12 @@ export class GroupCoordinator {
     throw kafkaError(code, { api, broker, detail: detail ?? `group ${this.groupId}` })
   }
 
+  /** Abandons whatever waits on the group connection (a JoinGroup held for a rebalance, say). */
+  async abort(): Promise<void> {
+    const node = this.cluster.metadata.brokers.size > 0 ? await this.cluster.coordinator('group', this.groupId).catch(() => undefined) : undefined
+    if (node !== undefined) await this.cluster.closeConnection(node, 'group')
+  }
+
   stale(): void {
     this.cluster.invalidateCoordinator('group', this.groupId)
   }

@@ -163,4 +163,28 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
     expect(rest[0]).toBe('m40')
     expect([...read, ...rest]).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
   })
+
+  it('disconnect() while a rebalance holds its JoinGroup returns promptly and leaves the group', async () => {
+    await mock.createTopic('held', { partitions: 2, replicationFactor: 3 })
+    await kcatProduce(mock.bootstrap, 'held', [{ value: 'slow' }])
+    const groupId = `held-${build}`
+    const busy = consumer({ groupId, sessionTimeoutMs: 8000, heartbeatIntervalMs: 200 })
+    await busy.connect()
+    await busy.subscribe({ topics: ['held'], fromBeginning: true })
+    let release!: () => void
+    const handling = new Promise<void>((r) => (release = r))
+    let started = false
+    await busy.run({ eachMessage: async () => { started = true; await handling } })
+    await until(() => started, 10_000, () => 'the handler did not start')
+    // The busy member cannot rejoin until its handler returns: the newcomer's JoinGroup is held meanwhile.
+    const newcomer = consumer({ groupId, sessionTimeoutMs: 8000 })
+    await newcomer.connect()
+    await newcomer.subscribe({ topics: ['held'], fromBeginning: true })
+    void newcomer.run({ eachMessage: async () => {} }).catch(() => {})
+    await new Promise((r) => setTimeout(r, 1000))
+    const t0 = Date.now()
+    await newcomer.disconnect()
+    expect(Date.now() - t0).toBeLessThan(3000)
+    release()
+  }, 30_000)
 })
