@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { loadCodecs } from '../codec/compression.js'
+import { backoffMs } from '../net/backoff.js'
 import type { Cluster } from '../cluster/cluster.js'
 import { ConfigError, kafkaError } from '../errors.js'
 import { Batch } from './batch.js'
@@ -439,6 +440,7 @@ export class Consumer {
       return
     }
     if (autoResolve && !stale()) s.processed = d.nextOffset
+    s.handlerFailures = 0
     this.emit(ConsumerEvents.END_BATCH_PROCESS, { topic: s.topic, partition: s.partition, batchSize: d.messages.length })
   }
 
@@ -459,6 +461,7 @@ export class Consumer {
     }
     // Past any control batches or filtered records that ended the fetch.
     if (s.version === version && !s.revoking) s.processed = d.nextOffset
+    s.handlerFailures = 0
   }
 
   /**
@@ -469,7 +472,7 @@ export class Consumer {
     this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, topic: s.topic, partition: s.partition, restart: true })
     if (s.version !== version || !this.assignment.has(s.topic, s.partition)) return
     if (s.processed !== null) s.seek(s.processed)
-    s.retryAt = Date.now() + this.config.retryBackoffMs
+    s.retryAt = Date.now() + backoffMs(s.handlerFailures++, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
   }
 
   /** Marks a delivery done (processed up to `processedTo` when given) and lets its partition fetch again. */

@@ -26,6 +26,8 @@ export class PartitionState {
   busy = false
   /** Being revoked: user code stops after the message in hand, so its offset can be committed. */
   revoking = false
+  /** User code failed on this partition this many times in a row (the retry backs off). */
+  handlerFailures = 0
   /** Not before this time (ms): a fetch error asked for a backoff. */
   retryAt = 0
   highWatermark = -1n
