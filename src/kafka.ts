@@ -31,7 +31,14 @@ export class Kafka {
   }
 
   consumer(config: ConsumerConfig = {}): Consumer {
-    return new Consumer(new Cluster({ ...this.config, requestTimeoutMs: config.requestTimeoutMs ?? this.config.requestTimeoutMs }), config)
+    return new Consumer(
+      new Cluster({
+        ...this.config,
+        requestTimeoutMs: config.requestTimeoutMs ?? this.config.requestTimeoutMs,
+        metadataMaxAgeMs: config.metadataMaxAgeMs ?? this.config.metadataMaxAgeMs,
+      }),
+      config,
+    )
   }
 }
 

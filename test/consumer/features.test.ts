@@ -218,4 +218,23 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     expect(attempts.filter((v) => v === 'm5')).toHaveLength(3)
     expect(crashes.map((c) => [c.error.message, c.restart])).toEqual([['not yet', true], ['not yet', true]])
   })
+
+  // Only 2.15's mock can delete a topic; neither adds partitions, so the topic comes back bigger.
+  if (build === 'modern') it('a subscribed topic that gains partitions is rebalanced onto them', async () => {
+    await mock.createTopic('grows', { partitions: 2, replicationFactor: 1 })
+    const c = consumer({ groupId: 'grows', metadataMaxAgeMs: 300, autoOffsetReset: 'earliest' })
+    const joins: number[][] = []
+    c.on(c.events.GROUP_JOIN, (e) => joins.push(e.payload.memberAssignment.grows ?? []))
+    await c.connect()
+    await c.subscribe({ topics: ['grows'] })
+    const seen: string[] = []
+    await c.run({ eachMessage: async ({ partition, message }) => void seen.push(`${partition}:${message.value}`) })
+    await until(() => c.assignmentList().length === 2, 10_000, () => 'not assigned')
+    await mock.deleteTopic('grows')
+    await mock.createTopic('grows', { partitions: 4, replicationFactor: 1 })
+    await until(() => c.assignmentList().length === 4, 15_000, () => `assigned ${JSON.stringify(c.assignmentList())}`)
+    await kcatProduce(mock.bootstrap, 'grows', [{ value: 'new', partition: 3 }])
+    await until(() => seen.includes('3:new'), 10_000, () => `read ${JSON.stringify(seen)}`)
+    expect(joins.at(-1)).toEqual([0, 1, 2, 3])
+  })
 })
