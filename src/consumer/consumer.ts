@@ -216,6 +216,7 @@ export class Consumer {
       else if (prev) for (const p of partitions) prev.delete(p)
       for (const s of this.assignment.values()) if (s.topic === topic && (partitions === undefined || partitions.includes(s.partition))) s.paused = this.isPaused(topic, s.partition)
     }
+    this.fetcher.wakeAll() // data kept while paused can go to user code now
     this.fetcher.pump()
   }
 
@@ -450,7 +451,12 @@ export class Consumer {
     const pause = () => this.pauseOne(s)
     const heartbeat = async () => {}
     for (const message of d.messages) {
-      if (s.version !== version || s.revoking || !this.running || s.paused) return
+      if (s.version !== version || s.revoking || !this.running) return
+      if (s.paused) {
+        // Paused mid-batch: the rest is fetched again after resume (the fetch position has moved past it).
+        if (s.processed !== null) s.seek(s.processed)
+        return
+      }
       try {
         await eachMessage({ topic: s.topic, partition: s.partition, message, heartbeat, pause })
       } catch (err) {

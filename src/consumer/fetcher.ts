@@ -143,7 +143,7 @@ export class Fetcher {
 
   /** True when fetched data (or an error) is waiting. */
   get hasReady(): boolean {
-    return this.ready.some((f) => 'error' in f || !f.state.busy)
+    return this.ready.some((f) => 'error' in f || (!f.state.busy && !f.state.paused))
   }
 
   /** Resolves when data or an error is ready, or on wake(). */
@@ -169,7 +169,8 @@ export class Fetcher {
         this.ready.splice(i, 1)
         throw f.error
       }
-      if (f.state.busy) continue
+      // A partition in user code or paused keeps its data queued, in order, for later.
+      if (f.state.busy || f.state.paused) continue
       this.ready.splice(i--, 1)
       this.readyBytes -= f.records.length
       const s = f.state

@@ -237,4 +237,28 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     await until(() => seen.includes('3:new'), 10_000, () => `read ${JSON.stringify(seen)}`)
     expect(joins.at(-1)).toEqual([0, 1, 2, 3])
   })
+
+  it('a handler that pauses its partition mid-batch gets the rest after resume, nothing skipped or repeated', async () => {
+    await mock.createTopic('pause-inside', { partitions: 1, replicationFactor: 1 })
+    await kcatProduce(mock.bootstrap, 'pause-inside', values(200))
+    const c = consumer({ groupId: `pause-inside-${build}` })
+    await c.connect()
+    await c.subscribe({ topics: ['pause-inside'], fromBeginning: true })
+    const seen: string[] = []
+    let pausedAt = -1
+    await c.run({
+      eachMessage: async ({ message, pause }) => {
+        seen.push(message.value!.toString())
+        if (seen.length === 5) {
+          const resume = pause()
+          pausedAt = Date.now()
+          setTimeout(resume, 400)
+        }
+      },
+    })
+    await until(() => seen.length >= 200, 10_000, () => `read ${seen.length}`)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(seen).toEqual(values(200).map((m) => m.value))
+    expect(pausedAt).toBeGreaterThan(0)
+  })
 })
