@@ -194,7 +194,12 @@ export class Consumer {
       }
     } finally {
       this.processingSince.delete(token)
-      if (current) this.release(current)
+      if (current) {
+        // Left unprocessed: its partition goes back to it (the fetch position has moved on).
+        const s = current.state
+        if (s.processed !== null && !s.revoking && this.assignment.has(s.topic, s.partition)) s.seek(s.processed)
+        this.release(current)
+      }
     }
   }
 
