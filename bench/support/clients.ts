@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { Admin } from '../../src/admin/admin.js'
-import { ApiKeys } from '../../src/protocol/messages/api-keys.js'
 import { ApiVersionsShim } from './api-versions-shim.js'
 import type { ContenderId } from './contest.js'
 import { packageVersion } from './environment.js'
@@ -87,18 +86,6 @@ export interface Rig {
   close(): Promise<void>
 }
 
-/**
- * Group APIs whose newer versions the mock advertises but misreads (it reads
- * JoinGroup v6's and SyncGroup v4's protocol and assignment arrays with an
- * int32 count, where flexible versions have a varint, and LeaveGroup v3+ as
- * v0-2), capped to the versions librdkafka's own client sends.
- */
-const MOCK_GROUP_API_CAPS: Array<[apiKey: number, max: number]> = [
-  [ApiKeys.JoinGroup, 5],
-  [ApiKeys.SyncGroup, 3],
-  [ApiKeys.Heartbeat, 3],
-  [ApiKeys.LeaveGroup, 2],
-]
 
 /**
  * Starts the mock cluster (3 brokers) and what every contender needs to work
@@ -108,7 +95,7 @@ const MOCK_GROUP_API_CAPS: Array<[apiKey: number, max: number]> = [
  * until told, so broker 1 is made the controller.
  *
  * `consumers`: also what consumer groups need. The mock advertises only the
- * group API versions it reads correctly (MOCK_GROUP_API_CAPS); a new group
+ * group API versions it reads correctly (test/peers/mock-cluster.c); a new group
  * gets its first assignment at once (the mock's
  * group.initial.rebalance.delay.ms, 3 s by default, is set to 0); and the
  * shim also stands in as the group coordinator, in front of broker 1, for
@@ -121,7 +108,6 @@ export async function startRig(options: { consumers?: boolean } = {}): Promise<R
   const cluster = await MockBroker.start(3)
   await cluster.setControllerId(1)
   if (options.consumers) {
-    for (const [apiKey, max] of MOCK_GROUP_API_CAPS) await cluster.setApiVersion(apiKey, 0, max)
     await cluster.setRebalanceDelay(0)
   }
   const [host, port] = cluster.bootstrap.split(',')[0].split(':')

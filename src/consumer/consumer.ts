@@ -178,15 +178,8 @@ export class Consumer {
           current = undefined
           this.processingSince.delete(token)
         }
-        const d = this.fetcher.take()
-        if (!d) {
-          await this.fetcher.waitForData()
-          continue
-        }
-        if (d.messages.length === 0) {
-          this.finish(d, d.nextOffset)
-          continue
-        }
+        const d = await this.nextDelivery()
+        if (!d) break
         current = d
         token.since = Date.now()
         this.processingSince.add(token)
@@ -397,20 +390,12 @@ export class Consumer {
     while (this.running) {
       let d: Delivery | undefined
       try {
-        d = this.fetcher.take()
+        d = await this.nextDelivery()
       } catch (error) {
         this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart: true })
         continue
       }
-      if (!d) {
-        await this.fetcher.waitForData()
-        continue
-      }
-      if (d.messages.length === 0) {
-        // Only markers or aborted records: nothing for user code, but the position moves past them.
-        this.finish(d, d.nextOffset)
-        continue
-      }
+      if (!d) break
       token.since = Date.now()
       this.processingSince.add(token)
       try {
@@ -420,6 +405,21 @@ export class Consumer {
         this.release(d)
       }
     }
+  }
+
+  /**
+   * The next partition's records for user code, waiting for some; undefined
+   * once the consumer stops. Deliveries of only markers or aborted records
+   * never reach user code: they just move the partition past them.
+   */
+  private async nextDelivery(): Promise<Delivery | undefined> {
+    while (this.running) {
+      const d = this.fetcher.take()
+      if (!d) await this.fetcher.waitForData()
+      else if (d.messages.length === 0) this.finish(d, d.nextOffset)
+      else return d
+    }
+    return undefined
   }
 
   private async processBatch(d: Delivery, eachBatch: NonNullable<RunOptions['eachBatch']>, autoResolve: boolean): Promise<void> {
@@ -484,6 +484,7 @@ export class Consumer {
     if (s.version !== version || !this.assignment.has(s.topic, s.partition)) return
     if (s.processed !== null) s.seek(s.processed)
     s.retryAt = Date.now() + backoffMs(s.handlerFailures++, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
+    this.fetcher.pump() // schedules the retry
   }
 
   /** Marks a delivery done (processed up to `processedTo` when given) and lets its partition fetch again. */
@@ -496,8 +497,8 @@ export class Consumer {
   private release(d: Delivery): void {
     d.state.busy = false
     for (const w of this.idleWaiters.splice(0)) w()
+    // Its queued data may go to another worker now (take() already sent the next fetch).
     this.fetcher.wakeAll()
-    this.fetcher.pump()
   }
 
   private pauseOne(s: PartitionState): () => void {

@@ -239,10 +239,8 @@ export class Fetcher {
         ids.set(topicId, topic)
         return { topicId }
       }
-      const topics = new Map<string, PartitionFetch[]>()
-      for (const p of request.partitions) topics.set(p.topic, [...(topics.get(p.topic) ?? []), p])
-      const forgotten = new Map<string, number[]>()
-      for (const f of request.forgotten) forgotten.set(f.topic, [...(forgotten.get(f.topic) ?? []), f.partition])
+      const topics = groupBy(request.partitions, (p) => p.topic, (p) => p)
+      const forgotten = groupBy(request.forgotten, (f) => f.topic, (f) => f.partition)
       const started = Date.now()
       this.instrument('consumer.fetch_start', { nodeId: leader })
       const res = await conn.request(
@@ -406,11 +404,7 @@ export class Fetcher {
     const pending = states.filter((s) => s.resetTo !== null && !s.fetching)
     if (pending.length === 0) return
     for (const s of pending) s.fetching = true
-    const byTopicAndTime = new Map<string, PartitionState[]>()
-    for (const s of pending) {
-      const k = `${s.resetTo}\u0000${s.topic}`
-      byTopicAndTime.set(k, [...(byTopicAndTime.get(k) ?? []), s])
-    }
+    const byTopicAndTime = groupBy(pending, (s) => `${s.resetTo}\u0000${s.topic}`, (s) => s)
     for (const group of byTopicAndTime.values()) {
       const { topic, resetTo } = group[0]
       const versions = group.map((s) => s.version)
@@ -434,4 +428,15 @@ export class Fetcher {
         })
     }
   }
+}
+
+function groupBy<T, V>(items: Iterable<T>, key: (item: T) => string, value: (item: T) => V): Map<string, V[]> {
+  const out = new Map<string, V[]>()
+  for (const item of items) {
+    const k = key(item)
+    const list = out.get(k)
+    if (list) list.push(value(item))
+    else out.set(k, [value(item)])
+  }
+  return out
 }

@@ -480,6 +480,26 @@ static void run_line(char *line) {
         }
 }
 
+#if MOCK_MODERN
+/* 2.15's mock advertises JoinGroup v6, SyncGroup v4, Heartbeat v4 and
+ * LeaveGroup v3+ but parses their arrays the pre-flexible way (an int32
+ * count) and reads no LeaveGroup member list: it drops the connection on
+ * what it misreads. Every client of the rig gets the versions librdkafka's
+ * own client sends, which it parses right. */
+static void advertise_what_it_parses(void) {
+        static const int caps[][2] = {
+            {11 /* JoinGroup */, 5},
+            {14 /* SyncGroup */, 3},
+            {12 /* Heartbeat */, 3},
+            {13 /* LeaveGroup */, 2},
+        };
+        size_t i;
+        for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+                rd_kafka_mock_set_apiversion(mcluster, caps[i][0], 0,
+                                             caps[i][1]);
+}
+#endif
+
 int main(int argc, char **argv) {
         char errstr[512];
         char line[8192];
@@ -513,6 +533,10 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "rd_kafka_mock_cluster_new failed\n");
                 return 1;
         }
+
+#if MOCK_MODERN
+        advertise_what_it_parses();
+#endif
 
         setvbuf(stdout, NULL, _IOLBF, 0);
         printf("%s\n", rd_kafka_mock_cluster_bootstraps(mcluster));

@@ -124,7 +124,8 @@ for (const build of ['legacy', 'modern'] as const) {
       const v = await kcatApiVersions(cluster.bootstrap)
       const expectedVersions: Record<number, [number, number]> =
         build === 'modern'
-          ? { 0: [0, 10], 1: [0, 16], 3: [0, 12], 11: [0, 6], 18: [0, 2], 68: [1, 1] }
+          ? // JoinGroup held to v5 by mock-cluster.c: 2.15 misreads its v6
+            { 0: [0, 10], 1: [0, 16], 3: [0, 12], 11: [0, 5], 14: [0, 3], 12: [0, 3], 13: [0, 2], 18: [0, 2], 68: [1, 1] }
           : { 0: [0, 7], 1: [0, 11], 3: [0, 2], 11: [0, 5], 18: [0, 2] }
       for (const [key, range] of Object.entries(expectedVersions)) expect(v.get(Number(key)), `api ${key}`).toEqual(range)
       if (build === 'legacy') expect(v.has(68)).toBe(false)

@@ -21,8 +21,7 @@ async function startMock() {
   const child = spawn(built.path, ['1'], { stdio: ['pipe', 'pipe', 'inherit'] })
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
   const bootstrap = (await lines.next()).value
-  // Only the group API versions the mock parses right (see prepareForGroups in test/consumer/support.ts).
-  const commands = ['apiversion 11 0 5', 'apiversion 14 0 3', 'apiversion 13 0 2', 'rebalance-delay 0', ...['node', 'bun', 'deno'].map((r) => `topic smoke-${r} 3 1`)]
+  const commands = ['rebalance-delay 0', ...['node', 'bun', 'deno'].map((r) => `topic smoke-${r} 3 1`)]
   for (const command of commands) {
     child.stdin.write(`${command}\n`)
     const reply = (await lines.next()).value
