@@ -1,5 +1,5 @@
 // LZ4 block format and the LZ4 frame subset Kafka uses (see
-// shared/kafka-protocol/record-batch-v2.md). All pointers are into linear
+// src/protocol/spec/record-batch-v2.md). All pointers are into linear
 // memory owned by the caller; every read is checked against the input end and
 // every write against the output capacity, so hostile bytes give a status
 // code, never a trap.

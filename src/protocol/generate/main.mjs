@@ -1,7 +1,8 @@
 // Writes src/protocol/messages/ and src/protocol/error-codes.ts from Kafka's
 // message definitions.
 //   node src/protocol/generate/main.mjs [--check] [spec dir]
-// The spec dir defaults to ../shared/kafka-protocol beside the repository.
+// The spec dir defaults to src/protocol/spec, the project's copy of Kafka's
+// definitions (its README says where they come from).
 // --check writes nothing and fails if the committed files differ.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -11,7 +12,7 @@ import { MESSAGES_OUT, generate } from './generate.mjs'
 const root = fileURLToPath(new URL('../../..', import.meta.url))
 const args = process.argv.slice(2)
 const check = args.includes('--check')
-const specDir = resolve(args.find((a) => !a.startsWith('--')) ?? join(root, '..', 'shared', 'kafka-protocol'))
+const specDir = resolve(args.find((a) => !a.startsWith('--')) ?? join(root, 'src', 'protocol', 'spec'))
 
 const files = generate(specDir)
 const stale = existsSync(join(root, MESSAGES_OUT))

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 // code it emitted.
 import { contains, loadMessage } from '../../../src/protocol/generate/spec.mjs'
 
-export const MESSAGES_DIR = fileURLToPath(new URL('../../../../shared/kafka-protocol/messages', import.meta.url))
+export const MESSAGES_DIR = fileURLToPath(new URL('../../../src/protocol/spec/messages', import.meta.url))
 
 export interface Range {
   lo: number
