@@ -241,7 +241,7 @@ export class Admin {
             for (const t of res.topics) {
               for (const p of t.partitions) {
                 check(p.errorCode, 'ListOffsets', `${topic}-${p.partitionIndex} at ${conn.name}`)
-                out.set(p.partitionIndex, version === 0 ? (p.oldStyleOffsets[0] ?? -1n) : p.offset)
+                out.set(p.partitionIndex, p.offset)
               }
             }
           }
@@ -284,7 +284,7 @@ export class Admin {
               configName: c.name,
               configValue: c.value,
               readOnly: c.readOnly,
-              isDefault: c.isDefault || c.configSource === 5,
+              isDefault: c.configSource === 5, // DEFAULT_CONFIG
               configSource: c.configSource,
               isSensitive: c.isSensitive,
               configSynonyms: (c.synonyms ?? []).map((s) => ({ configName: s.name, configValue: s.value, configSource: s.source })),

@@ -136,6 +136,8 @@ export class Cluster {
     const everything = topics === 'all' || (topics.length === 0 && version === 0)
     const list = everything ? (version === 0 ? [] : null) : (topics as string[]).map((name) => ({ topicId: ZERO_UUID, name }))
     const res = await conn.request(Metadata, metadataRequest(list, options.allowAutoTopicCreation ?? false, version))
+    // v13+: an error for the whole request (e.g. REBOOTSTRAP_REQUIRED) instead of a partial answer.
+    if (res.errorCode) throw kafkaError(res.errorCode, { api: 'Metadata', broker: conn.name })
     this.metadata.apply(res, everything)
   }
 
@@ -240,7 +242,7 @@ export class Cluster {
    */
   async send<Req, Res>(nodeId: number, api: ApiSpec<Req, Res>, body: Input<Req> | ((version: number) => Input<Req>), options: RequestOptions & { lane?: Lane } = {}): Promise<Res> {
     const conn = await this.connection(nodeId, options.lane)
-    const version = options.version ?? conn.versionFor(api)
+    const version = options.version ?? conn.versionFor(api, options.maxVersion)
     return conn.request(api, typeof body === "function" ? (body as (v: number) => Input<Req>)(version) : body, { ...options, version })
   }
 

@@ -4,6 +4,7 @@ import * as tls from 'node:tls'
 import { ConnectionError, ProtocolError, TimeoutError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
+import { newestInUse } from '../protocol/versions-in-use.js'
 import { FrameSplitter } from './frames.js'
 import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
 
@@ -29,8 +30,10 @@ export interface ConnectionOptions {
 }
 
 export interface RequestOptions {
-  /** Default: the highest version both sides support. */
+  /** Default: the highest version both sides support, up to maxVersion. */
   version?: number
+  /** The newest version to negotiate, when the caller implements less than the codec knows. */
+  maxVersion?: number
   timeoutMs?: number
   /** false for Produce with acks=0: the broker sends nothing back. */
   expectResponse?: boolean
@@ -127,11 +130,15 @@ export class Connection {
     return this.inFlight.length
   }
 
-  /** The highest version of `api` both sides speak; throws UnsupportedApiError when there is none. */
-  versionFor(api: ApiSpec<any, any>): number {
+  /**
+   * The highest version of `api` both sides speak, at most `max` (by default
+   * the newest wafka's callers implement); throws UnsupportedApiError when
+   * there is none.
+   */
+  versionFor(api: ApiSpec<any, any>, max = Infinity): number {
     const range = this.apiVersions.get(api.apiKey)
     if (!range) throw new UnsupportedApiError(`${this.name} does not support the ${api.name} API (key ${api.apiKey})`)
-    const high = Math.min(range[1], api.maxVersion)
+    const high = Math.min(range[1], max, newestInUse(api))
     const low = Math.max(range[0], api.minVersion)
     if (high < low) {
       throw new UnsupportedApiError(
@@ -151,7 +158,7 @@ export class Connection {
     if (this.closed) return Promise.reject(this.closedError())
     let version: number
     try {
-      version = options.version ?? this.versionFor(api)
+      version = options.version ?? this.versionFor(api, options.maxVersion)
     } catch (err) {
       return Promise.reject(err)
     }

@@ -4,7 +4,9 @@ import { encodeRecordBatch } from '../codec/batch-encoder.js'
 import type { Cluster } from '../cluster/cluster.js'
 import { KafkaError, ProtocolError, UnsupportedApiError, WafkaError, kafkaError, TimeoutError } from '../errors.js'
 import { backoffMs } from '../net/backoff.js'
+import { ZERO_UUID } from '../protocol/api.js'
 import { Produce } from '../protocol/messages/index.js'
+import { TRANSACTION_V1_MAX } from '../protocol/versions-in-use.js'
 import { ProducerBatch, type Accumulator, type PartitionQueue } from './accumulator.js'
 import type { ResolvedProducerConfig } from './config.js'
 import type { ProducerIdentity } from './producer-identity.js'
@@ -200,9 +202,14 @@ export class Sender {
 
   private async produce(node: number, batches: ProducerBatch[], acks: -1 | 0 | 1): Promise<void> {
     let res
+    let ids: Map<string, string> | null = null
     try {
       const conn = await this.cluster.connection(node)
-      const version = conn.versionFor(Produce)
+      const topics = new Map<string, ProducerBatch[]>()
+      for (const b of batches) topics.set(b.queue.topic, [...(topics.get(b.queue.topic) ?? []), b])
+      ids = this.topicIds(topics.keys())
+      // v13 names topics by id; without an id for each (an old broker's metadata) v12 names them.
+      const version = conn.versionFor(Produce, Math.min(this.txn ? TRANSACTION_V1_MAX.Produce : Infinity, ids ? Infinity : 12))
       if (version < 3) throw new UnsupportedApiError(`${conn.name} speaks Produce up to v${version}: wafka needs v3+ (Kafka 0.11 or later) for record batches`)
       if (version < 7) {
         for (const b of batches.filter((x) => x.codec === ZSTD)) {
@@ -211,15 +218,13 @@ export class Sender {
         batches = batches.filter((x) => x.codec !== ZSTD)
         if (batches.length === 0) return
       }
-      const topics = new Map<string, ProducerBatch[]>()
-      for (const b of batches) topics.set(b.queue.topic, [...(topics.get(b.queue.topic) ?? []), b])
       res = await conn.request(
         Produce,
         {
           transactionalId: this.txn ? this.identity!.transactionalId : null,
           acks,
           timeoutMs: this.config.requestTimeoutMs,
-          topicData: [...topics].map(([name, list]) => ({ name, partitionData: list.map((b) => ({ index: b.queue.partition, records: b.encoded! })) })),
+          topicData: [...topics].map(([name, list]) => ({ name, topicId: ids?.get(name), partitionData: list.map((b) => ({ index: b.queue.partition, records: b.encoded! })) })),
         },
         { version, expectResponse: acks !== 0, timeoutMs: this.config.requestTimeoutMs + 5_000 },
       )
@@ -232,9 +237,12 @@ export class Sender {
       return
     }
     const answered = new Set<ProducerBatch>()
+    const byId = new Map<string, string>()
+    for (const [name, id] of ids ?? []) byId.set(id, name)
     for (const t of res!.responses) {
+      const topic = t.name || byId.get(t.topicId)
       for (const p of t.partitionResponses) {
-        const batch = batches.find((b) => b.queue.topic === t.name && b.queue.partition === p.index)
+        const batch = batches.find((b) => b.queue.topic === topic && b.queue.partition === p.index)
         if (!batch || answered.has(batch)) continue
         answered.add(batch)
         this.onPartitionAnswer(batch, p.errorCode, p.baseOffset, p.logAppendTimeMs, p.logStartOffset, p.errorMessage, node)
@@ -243,6 +251,17 @@ export class Sender {
     for (const b of batches) {
       if (!answered.has(b) && b.inFlight) this.retryOrFail(b, new ProtocolError(`broker ${node} did not answer for ${b.queue.topic}-${b.queue.partition} in its Produce response`, { retriable: true }))
     }
+  }
+
+  /** The topic id of each topic from the metadata, or null when one is unknown. */
+  private topicIds(topics: Iterable<string>): Map<string, string> | null {
+    const ids = new Map<string, string>()
+    for (const name of topics) {
+      const id = this.cluster.metadata.topics.get(name)?.topicId
+      if (id === undefined || id === ZERO_UUID) return null
+      ids.set(name, id)
+    }
+    return ids
   }
 
   private onPartitionAnswer(batch: ProducerBatch, code: number, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint, message: string | null, node: number): void {

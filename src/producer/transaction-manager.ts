@@ -1,6 +1,7 @@
 import type { Cluster } from '../cluster/cluster.js'
 import { KafkaError, WafkaError, kafkaError } from '../errors.js'
 import { AddOffsetsToTxn, AddPartitionsToTxn, EndTxn, TxnOffsetCommit } from '../protocol/messages/index.js'
+import { TRANSACTION_V1_MAX } from '../protocol/versions-in-use.js'
 import type { PartitionQueue } from './accumulator.js'
 import type { ProducerIdentity } from './producer-identity.js'
 
@@ -118,7 +119,7 @@ export class TransactionManager {
             name: t.topic,
             partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, committedOffset: BigInt(p.offset), committedMetadata: null })),
           })),
-        }))
+        }), { maxVersion: TRANSACTION_V1_MAX.TxnOffsetCommit })
         for (const t of res.topics) for (const p of t.partitions) if (p.errorCode !== 0) throw this.error(p.errorCode, 'TxnOffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
       } catch (err) {
         if (err instanceof KafkaError && STALE_COORDINATOR.includes(err.code)) this.cluster.invalidateCoordinator('group', groupId)
@@ -140,7 +141,7 @@ export class TransactionManager {
             producerId: this.identity.producerId,
             producerEpoch: this.identity.producerEpoch,
             committed: commit,
-          })
+          }, { maxVersion: TRANSACTION_V1_MAX.EndTxn })
           if (res.errorCode !== 0) throw this.error(res.errorCode, 'EndTxn', commit ? 'commit' : 'abort')
         })
       }

@@ -141,6 +141,14 @@ export const ErrorCodes = {
   DUPLICATE_VOTER: 126,
   VOTER_NOT_FOUND: 127,
   INVALID_REGULAR_EXPRESSION: 128,
+  REBOOTSTRAP_REQUIRED: 129,
+  STREAMS_INVALID_TOPOLOGY: 130,
+  STREAMS_INVALID_TOPOLOGY_EPOCH: 131,
+  STREAMS_TOPOLOGY_FENCED: 132,
+  SHARE_SESSION_LIMIT_REACHED: 133,
+  GROUP_DELETION_FAILED: 134,
+  STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED: 135,
+  CONTROLLER_ID_NOT_REGISTERED: 136,
 } as const
 
 const table: readonly ErrorCodeInfo[] = [
@@ -274,6 +282,14 @@ const table: readonly ErrorCodeInfo[] = [
   { code: 126, name: 'DUPLICATE_VOTER', retriable: false, description: 'The voter is already in the voter set.' },
   { code: 127, name: 'VOTER_NOT_FOUND', retriable: false, description: 'The voter is not in the voter set.' },
   { code: 128, name: 'INVALID_REGULAR_EXPRESSION', retriable: false, description: 'A regular expression in the request is not valid.' },
+  { code: 129, name: 'REBOOTSTRAP_REQUIRED', retriable: false, description: 'The client\'s view of the cluster is stale beyond repair; it must start again from its bootstrap servers (KIP-1102).' },
+  { code: 130, name: 'STREAMS_INVALID_TOPOLOGY', retriable: false, description: 'A Streams group\'s topology description is invalid.' },
+  { code: 131, name: 'STREAMS_INVALID_TOPOLOGY_EPOCH', retriable: false, description: 'A Streams group member sent a topology epoch the group does not know.' },
+  { code: 132, name: 'STREAMS_TOPOLOGY_FENCED', retriable: false, description: 'A Streams group member\'s topology is older than the group\'s.' },
+  { code: 133, name: 'SHARE_SESSION_LIMIT_REACHED', retriable: true, description: 'The broker holds as many share sessions as it allows; try again later.' },
+  { code: 134, name: 'GROUP_DELETION_FAILED', retriable: false, description: 'A group could not be deleted; the per-group error message says why.' },
+  { code: 135, name: 'STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED', retriable: false, description: 'The broker could not apply a Streams topology description update.' },
+  { code: 136, name: 'CONTROLLER_ID_NOT_REGISTERED', retriable: false, description: 'The controller id is not registered with the quorum.' },
 ]
 
 const byCode = new Map(table.map((e) => [e.code, e]))

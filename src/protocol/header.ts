@@ -25,8 +25,6 @@ export interface ResponseHeader extends Tagged {
 
 /** The request header version for an API version: 2 when the version is flexible, else 1. */
 export function requestHeaderVersion(apiKey: number, apiVersion: number): number {
-  // ControlledShutdown v0 predates the client id.
-  if (apiKey === ApiKeys.ControlledShutdown && apiVersion === 0) return 0
   return apiVersion >= flexibleFrom(apiKey) ? 2 : 1
 }
 

@@ -28,16 +28,16 @@ describe('header versions', () => {
     expect(responseHeaderVersion(ApiKeys.SaslHandshake, 1)).toBe(0)
   })
 
-  it('ApiVersions answers with header v0 even when flexible; ControlledShutdown v0 asks with header v0', () => {
+  it('ApiVersions answers with header v0 even when flexible', () => {
     expect(requestHeaderVersion(ApiKeys.ApiVersions, 3)).toBe(2)
     expect(responseHeaderVersion(ApiKeys.ApiVersions, 3)).toBe(0)
     expect(responseHeaderVersion(ApiKeys.ApiVersions, 4)).toBe(0)
-    expect(requestHeaderVersion(ApiKeys.ControlledShutdown, 0)).toBe(0)
-    expect(requestHeaderVersion(ApiKeys.ControlledShutdown, 1)).toBe(1)
   })
 
   it('cover every API key in the spec, and refuse one outside it', () => {
-    expect(Object.keys(apiKeyInfo).length).toBe(88)
+    // Kafka 4.4 serves 91 API keys of 0-94; LeaderAndIsr, StopReplica, UpdateMetadata and ControlledShutdown are retired.
+    expect(Object.keys(apiKeyInfo).length).toBe(91)
+    for (const retired of [4, 5, 6, 7]) expect(() => requestHeaderVersion(retired, 0)).toThrow(UnsupportedApiError)
     for (const [key, info] of Object.entries(apiKeyInfo)) {
       expect(requestHeaderVersion(Number(key), info.maxVersion)).toBe(info.flexibleFrom <= info.maxVersion ? 2 : 1)
     }
@@ -63,7 +63,8 @@ describe('request header', () => {
   it('decodes with the version its key and version imply', () => {
     expect(decodeRequestHeader(new Reader(hex('0003 000c 00000102 0002 6162 00')))).toEqual({ apiKey: 3, apiVersion: 12, correlationId: 258, clientId: 'ab' })
     expect(decodeRequestHeader(new Reader(hex('0003 0001 00000102 ffff')))).toEqual({ apiKey: 3, apiVersion: 1, correlationId: 258, clientId: null })
-    expect(decodeRequestHeader(new Reader(hex('0007 0000 00000009')))).toEqual({ apiKey: 7, apiVersion: 0, correlationId: 9, clientId: null })
+    // A retired API (ControlledShutdown) is refused, not misread.
+    expect(() => decodeRequestHeader(new Reader(hex('0007 0000 00000009')))).toThrow(UnsupportedApiError)
     const tagged = decodeRequestHeader(new Reader(hex('0012 0003 00000001 0000 01 05 01 ee')))
     expect(tagged._unknownTags).toEqual([[5, hex('ee')]])
   })

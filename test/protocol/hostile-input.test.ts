@@ -76,9 +76,9 @@ describe('messages that name what was being read', () => {
   })
 
   it('a length larger than the frame is an error, not an allocation', () => {
-    // Fetch v0 response claiming 2^31-1 topics in a 4-byte frame.
-    expect(() => apis[1].decodeResponse(new Reader(Buffer.from('7fffffff', 'hex')), 0)).toThrow(
-      /malformed FetchResponse.Responses \(array\) at byte 4: 2147483647 elements but 0 bytes left/,
+    // Fetch v4 response (throttle time, then topics) claiming 2^31-1 topics in an 8-byte frame.
+    expect(() => apis[1].decodeResponse(new Reader(Buffer.from('000000007fffffff', 'hex')), 4)).toThrow(
+      /malformed FetchResponse.Responses \(array\) at byte 8: 2147483647 elements but 0 bytes left/,
     )
     // A compact string claiming 2^32-2 bytes.
     expect(() => apis[18].decodeRequest(new Reader(Buffer.from('ffffffff0f', 'hex')), 3)).toThrow(/truncated ApiVersionsRequest.ClientSoftwareName/)

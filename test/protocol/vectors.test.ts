@@ -138,8 +138,9 @@ describe('responses, decoded from hand-written bytes', () => {
   })
 
   it('records and bytes are views of the frame, not copies', () => {
-    const bytes = hex('00000001 0003 666f6f 00000001 00000000 0000 0000000000000064 00000003 010203')
-    const res = Fetch.decodeResponse(new Reader(bytes), 0)
+    // Fetch v4: throttle time; topic foo; partition 0, no error, high watermark 100, last stable offset 100, no aborted list; 3 record bytes.
+    const bytes = hex('00000000 00000001 0003 666f6f 00000001 00000000 0000 0000000000000064 0000000000000064 ffffffff 00000003 010203')
+    const res = Fetch.decodeResponse(new Reader(bytes), 4)
     const records = res.responses[0].partitions[0].records!
     expect(records).toEqual(hex('010203'))
     expect(records.buffer).toBe(bytes.buffer)
@@ -182,7 +183,8 @@ describe('what the Java writer refuses, refused too', () => {
   })
 
   it('an ignorable field is dropped silently', () => {
-    expect(body(Fetch, 2, { maxBytes: 5, isolationLevel: 1, topics: [] })).toEqual(body(Fetch, 2, { topics: [] }))
+    // SessionId (v7+) and RackId (v11+) are ignorable.
+    expect(body(Fetch, 4, { sessionId: 5, rackId: 'r', topics: [] })).toEqual(body(Fetch, 4, { topics: [] }))
   })
 
   it('null where the version does not allow it', () => {
@@ -190,7 +192,8 @@ describe('what the Java writer refuses, refused too', () => {
   })
 
   it('a version outside the spec', () => {
-    expect(() => body(Fetch, 18, {})).toThrow(UnsupportedApiError)
+    expect(() => body(Fetch, 19, {})).toThrow(UnsupportedApiError)
+    expect(() => body(Fetch, 3, {})).toThrow(UnsupportedApiError) // Kafka 4 removed v0-3
     expect(() => Fetch.decodeResponse(new Reader(Buffer.alloc(0)), -1)).toThrow(UnsupportedApiError)
   })
 

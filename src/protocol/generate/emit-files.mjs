@@ -117,7 +117,8 @@ export function indexFile(apis, dataModules) {
 
 /** Every API in the spec (not only those with codecs): names, versions, and what the header version depends on. */
 export function apiKeysFile(requests) {
-  const sorted = [...requests].sort((a, b) => a.apiKey - b.apiKey)
+  // Retired APIs (validVersions "none": LeaderAndIsr, StopReplica, ...) are no API a client can call.
+  const sorted = [...requests].filter((m) => m.valid !== null).sort((a, b) => a.apiKey - b.apiKey)
   const nameOf = (m) => m.name.replace(/Request$/, '')
   return [
     GENERATED_LINE,

@@ -48,7 +48,7 @@ export interface AddPartitionsToTxnRequestAddPartitionsToTxnTransaction extends 
 export interface AddPartitionsToTxnRequestAddPartitionsToTxnTopic extends Tagged {
   /** The name of the topic. */
   name: string
-  /** The partition indexes to add to the transaction */
+  /** The partition indexes to add to the transaction. */
   partitions: number[]
 }
 
@@ -76,7 +76,7 @@ export interface AddPartitionsToTxnResponseAddPartitionsToTxnResult extends Tagg
 export interface AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult extends Tagged {
   /** The topic name. */
   name: string
-  /** The results for each partition */
+  /** The results for each partition. */
   resultsByPartition: AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult[]
 }
 

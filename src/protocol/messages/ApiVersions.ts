@@ -3,12 +3,12 @@ import { type ApiSpec, defineApi, type Input, type Tagged } from '../api.js'
 import type { Reader } from '../reader.js'
 import type { Writer } from '../writer.js'
 
-/** ApiVersions (key 18): v0-4, flexible from v3. */
+/** ApiVersions (key 18): v0-5, flexible from v3. */
 export const ApiVersions: ApiSpec<ApiVersionsRequest, ApiVersionsResponse> = defineApi({
   apiKey: 18,
   name: 'ApiVersions',
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleFrom: 3,
   writeRequest: writeApiVersionsRequest,
   readRequest: readApiVersionsRequest,
@@ -16,29 +16,33 @@ export const ApiVersions: ApiSpec<ApiVersionsRequest, ApiVersionsResponse> = def
   readResponse: readApiVersionsResponse,
 })
 
-/** ApiVersionsRequest v0-4. */
+/** ApiVersionsRequest v0-5. */
 export interface ApiVersionsRequest extends Tagged {
-  /** The name of the client. (v3-4) */
+  /** The name of the client. (v3-5) */
   clientSoftwareName: string
-  /** The version of the client. (v3-4) */
+  /** The version of the client. (v3-5) */
   clientSoftwareVersion: string
+  /** The cluster ID the client intends to connect to. Provide both ClusterId and NodeId, if known. (v5, null in v5+, default null) */
+  clusterId: string | null
+  /** The node ID the client intends to connect to. Provide both ClusterId and NodeId, if known. (v5, default -1) */
+  nodeId: number
 }
 
-/** ApiVersionsResponse v0-4. */
+/** ApiVersionsResponse v0-5. */
 export interface ApiVersionsResponse extends Tagged {
   /** The top-level error code. */
   errorCode: number
   /** The APIs supported by the broker. */
   apiKeys: ApiVersionsResponseApiVersion[]
-  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v1-4) */
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v1-5) */
   throttleTimeMs: number
-  /** Features supported by the broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted. (v3-4, tag 0) */
+  /** Features supported by the broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted. (v3-5, tag 0) */
   supportedFeatures: ApiVersionsResponseSupportedFeatureKey[]
-  /** The monotonically increasing epoch for the finalized features information. Valid values are >= 0. A value of -1 is special and represents unknown epoch. (v3-4, tag 1, default -1n) */
+  /** The monotonically increasing epoch for the finalized features information. Valid values are >= 0. A value of -1 is special and represents unknown epoch. (v3-5, tag 1, default -1n) */
   finalizedFeaturesEpoch: bigint
-  /** List of cluster-wide finalized features. The information is valid only if FinalizedFeaturesEpoch >= 0. (v3-4, tag 2) */
+  /** List of cluster-wide finalized features. The information is valid only if FinalizedFeaturesEpoch >= 0. (v3-5, tag 2) */
   finalizedFeatures: ApiVersionsResponseFinalizedFeatureKey[]
-  /** Set by a KRaft controller if the required configurations for ZK migration are present (v3-4, tag 3) */
+  /** Set by a KRaft controller if the required configurations for ZK migration are present. (v3-5, tag 3) */
   zkMigrationReady: boolean
 }
 
@@ -76,6 +80,8 @@ function writeApiVersionsRequest(w: Writer, version: number, v: Input<ApiVersion
   const flexible = version >= 3
   if (version >= 3) w.compactString(v.clientSoftwareName ?? '')
   if (version >= 3) w.compactString(v.clientSoftwareVersion ?? '')
+  if (version >= 5) w.compactNullableString(v.clusterId ?? null)
+  if (version >= 5) w.int32(v.nodeId ?? -1)
   if (flexible) w.tags(v._unknownTags)
 }
 
@@ -84,6 +90,8 @@ function readApiVersionsRequest(r: Reader, version: number): ApiVersionsRequest 
   const v: ApiVersionsRequest = {
     clientSoftwareName: version >= 3 ? r.compactString('ApiVersionsRequest.ClientSoftwareName') : '',
     clientSoftwareVersion: version >= 3 ? r.compactString('ApiVersionsRequest.ClientSoftwareVersion') : '',
+    clusterId: version >= 5 ? r.compactNullableString('ApiVersionsRequest.ClusterId') : null,
+    nodeId: version >= 5 ? r.int32('ApiVersionsRequest.NodeId') : -1,
   }
   if (flexible) r.tags(v)
   return v

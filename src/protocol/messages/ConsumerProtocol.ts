@@ -24,33 +24,39 @@ export const ConsumerProtocolAssignment: DataSpec<ConsumerProtocolAssignment> = 
 
 /** ConsumerProtocolSubscription v0-3. */
 export interface ConsumerProtocolSubscription {
+  /** The topics that the member wants to consume. */
   topics: string[]
-  /** (null in v0+, default null) */
+  /** User data that will be passed back to the consumer. (null in v0+, default null) */
   userData: Buffer | null
-  /** (v1-3) */
+  /** The partitions that the member owns. (v1-3) */
   ownedPartitions: ConsumerProtocolSubscriptionTopicPartition[]
-  /** (v2-3, default -1) */
+  /** The generation id of the member. (v2-3, default -1) */
   generationId: number
-  /** (v3, null in v3+, default null) */
+  /** The rack id of the member. (v3, null in v3+, default null) */
   rackId: string | null
 }
 
 /** TopicPartition in ConsumerProtocolSubscription. */
 export interface ConsumerProtocolSubscriptionTopicPartition {
+  /** The topic name. */
   topic: string
+  /** The partition ids. */
   partitions: number[]
 }
 
 /** ConsumerProtocolAssignment v0-3. */
 export interface ConsumerProtocolAssignment {
+  /** The list of topics and partitions assigned to this consumer. */
   assignedPartitions: ConsumerProtocolAssignmentTopicPartition[]
-  /** (null in v0+, default null) */
+  /** User data. (null in v0+, default null) */
   userData: Buffer | null
 }
 
 /** TopicPartition in ConsumerProtocolAssignment. */
 export interface ConsumerProtocolAssignmentTopicPartition {
+  /** The topic name. */
   topic: string
+  /** The list of partitions assigned to this consumer. */
   partitions: number[]
 }
 

@@ -3,12 +3,12 @@ import { type ApiSpec, defineApi, type Input, type Tagged } from '../api.js'
 import { type Reader, readString } from '../reader.js'
 import { type Writer, writeString } from '../writer.js'
 
-/** DeleteGroups (key 42): v0-2, flexible from v2. */
+/** DeleteGroups (key 42): v0-3, flexible from v2. */
 export const DeleteGroups: ApiSpec<DeleteGroupsRequest, DeleteGroupsResponse> = defineApi({
   apiKey: 42,
   name: 'DeleteGroups',
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 3,
   flexibleFrom: 2,
   writeRequest: writeDeleteGroupsRequest,
   readRequest: readDeleteGroupsRequest,
@@ -16,26 +16,28 @@ export const DeleteGroups: ApiSpec<DeleteGroupsRequest, DeleteGroupsResponse> = 
   readResponse: readDeleteGroupsResponse,
 })
 
-/** DeleteGroupsRequest v0-2. */
+/** DeleteGroupsRequest v0-3. */
 export interface DeleteGroupsRequest extends Tagged {
   /** The group names to delete. */
   groupsNames: string[]
 }
 
-/** DeleteGroupsResponse v0-2. */
+/** DeleteGroupsResponse v0-3. */
 export interface DeleteGroupsResponse extends Tagged {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
-  /** The deletion results */
+  /** The deletion results. */
   results: DeleteGroupsResponseDeletableGroupResult[]
 }
 
 /** DeletableGroupResult in DeleteGroupsResponse. */
 export interface DeleteGroupsResponseDeletableGroupResult extends Tagged {
-  /** The group id */
+  /** The group id. */
   groupId: string
   /** The deletion error, or 0 if the deletion succeeded. */
   errorCode: number
+  /** The error message, or null if there was no error. (v3, null in v3+, default null) */
+  errorMessage: string | null
 }
 
 function writeDeleteGroupsRequest(w: Writer, version: number, v: Input<DeleteGroupsRequest>): void {
@@ -74,6 +76,7 @@ function writeDeleteGroupsResponseDeletableGroupResult(w: Writer, version: numbe
   const flexible = version >= 2
   flexible ? w.compactString(v.groupId ?? '') : w.string(v.groupId ?? '')
   w.int16(v.errorCode ?? 0)
+  if (version >= 3) w.compactNullableString(v.errorMessage ?? null)
   if (flexible) w.tags(v._unknownTags)
 }
 
@@ -82,6 +85,7 @@ function readDeleteGroupsResponseDeletableGroupResult(r: Reader, version: number
   const v: DeleteGroupsResponseDeletableGroupResult = {
     groupId: flexible ? r.compactString('DeletableGroupResult.GroupId') : r.string('DeletableGroupResult.GroupId'),
     errorCode: r.int16('DeletableGroupResult.ErrorCode'),
+    errorMessage: version >= 3 ? r.compactNullableString('DeletableGroupResult.ErrorMessage') : null,
   }
   if (flexible) r.tags(v)
   return v

@@ -36,7 +36,7 @@ export interface DeleteRecordsRequestDeleteRecordsTopic extends Tagged {
 export interface DeleteRecordsRequestDeleteRecordsPartition extends Tagged {
   /** The partition index. */
   partitionIndex: number
-  /** The deletion offset. */
+  /** The deletion offset. -1 means that records should be truncated to the high watermark. */
   offset: bigint
 }
 

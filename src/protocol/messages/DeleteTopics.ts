@@ -3,11 +3,11 @@ import { absentField, type ApiSpec, defineApi, type Input, nullField, type Tagge
 import { type Reader, readString } from '../reader.js'
 import { type Writer, writeString } from '../writer.js'
 
-/** DeleteTopics (key 20): v0-6, flexible from v4. */
+/** DeleteTopics (key 20): v1-6, flexible from v4. */
 export const DeleteTopics: ApiSpec<DeleteTopicsRequest, DeleteTopicsResponse> = defineApi({
   apiKey: 20,
   name: 'DeleteTopics',
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 6,
   flexibleFrom: 4,
   writeRequest: writeDeleteTopicsRequest,
@@ -16,11 +16,11 @@ export const DeleteTopics: ApiSpec<DeleteTopicsRequest, DeleteTopicsResponse> = 
   readResponse: readDeleteTopicsResponse,
 })
 
-/** DeleteTopicsRequest v0-6. */
+/** DeleteTopicsRequest v1-6. */
 export interface DeleteTopicsRequest extends Tagged {
-  /** The name or topic ID of the topic (v6) */
+  /** The name or topic ID of the topic. (v6) */
   topics: DeleteTopicsRequestDeleteTopicState[]
-  /** The names of the topics to delete (v0-5) */
+  /** The names of the topics to delete. (v1-5) */
   topicNames: string[]
   /** The length of time in milliseconds to wait for the deletions to complete. */
   timeoutMs: number
@@ -28,15 +28,15 @@ export interface DeleteTopicsRequest extends Tagged {
 
 /** DeleteTopicState in DeleteTopicsRequest. */
 export interface DeleteTopicsRequestDeleteTopicState extends Tagged {
-  /** The topic name (null in v6+, default null) */
+  /** The topic name. (null in v6+, default null) */
   name: string | null
-  /** The unique topic ID */
+  /** The unique topic ID. */
   topicId: string
 }
 
-/** DeleteTopicsResponse v0-6. */
+/** DeleteTopicsResponse v1-6. */
 export interface DeleteTopicsResponse extends Tagged {
-  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v1-6) */
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
   /** The results for each topic we tried to delete. */
   responses: DeleteTopicsResponseDeletableTopicResult[]
@@ -44,9 +44,9 @@ export interface DeleteTopicsResponse extends Tagged {
 
 /** DeletableTopicResult in DeleteTopicsResponse. */
 export interface DeleteTopicsResponseDeletableTopicResult extends Tagged {
-  /** The topic name (null in v6+) */
+  /** The topic name. (null in v6+) */
   name: string | null
-  /** the unique topic ID (v6) */
+  /** The unique topic ID. (v6) */
   topicId: string
   /** The deletion error, or 0 if the deletion succeeded. */
   errorCode: number
@@ -91,7 +91,7 @@ function readDeleteTopicsRequestDeleteTopicState(r: Reader, version: number): De
 
 function writeDeleteTopicsResponse(w: Writer, version: number, v: Input<DeleteTopicsResponse>): void {
   const flexible = version >= 4
-  if (version >= 1) w.int32(v.throttleTimeMs ?? 0)
+  w.int32(v.throttleTimeMs ?? 0)
   w.array(flexible, version, v.responses ?? [], writeDeleteTopicsResponseDeletableTopicResult)
   if (flexible) w.tags(v._unknownTags)
 }
@@ -99,7 +99,7 @@ function writeDeleteTopicsResponse(w: Writer, version: number, v: Input<DeleteTo
 function readDeleteTopicsResponse(r: Reader, version: number): DeleteTopicsResponse {
   const flexible = version >= 4
   const v: DeleteTopicsResponse = {
-    throttleTimeMs: version >= 1 ? r.int32('DeleteTopicsResponse.ThrottleTimeMs') : 0,
+    throttleTimeMs: r.int32('DeleteTopicsResponse.ThrottleTimeMs'),
     responses: r.array(flexible, version, readDeleteTopicsResponseDeletableTopicResult, 'DeleteTopicsResponse.Responses'),
   }
   if (flexible) r.tags(v)

@@ -3,12 +3,12 @@ import { absentField, type ApiSpec, defineApi, type Input, type Tagged } from '.
 import type { Reader } from '../reader.js'
 import type { Writer } from '../writer.js'
 
-/** DescribeCluster (key 60): v0-1, flexible from v0. */
+/** DescribeCluster (key 60): v0-2, flexible from v0. */
 export const DescribeCluster: ApiSpec<DescribeClusterRequest, DescribeClusterResponse> = defineApi({
   apiKey: 60,
   name: 'DescribeCluster',
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 0,
   writeRequest: writeDescribeClusterRequest,
   readRequest: readDescribeClusterRequest,
@@ -16,27 +16,29 @@ export const DescribeCluster: ApiSpec<DescribeClusterRequest, DescribeClusterRes
   readResponse: readDescribeClusterResponse,
 })
 
-/** DescribeClusterRequest v0-1. */
+/** DescribeClusterRequest v0-2. */
 export interface DescribeClusterRequest extends Tagged {
   /** Whether to include cluster authorized operations. */
   includeClusterAuthorizedOperations: boolean
-  /** The endpoint type to describe. 1=brokers, 2=controllers. (v1, default 1) */
+  /** The endpoint type to describe. 1=brokers, 2=controllers. (v1-2, default 1) */
   endpointType: number
+  /** Whether to include fenced brokers when listing brokers. (v2) */
+  includeFencedBrokers: boolean
 }
 
-/** DescribeClusterResponse v0-1. */
+/** DescribeClusterResponse v0-2. */
 export interface DescribeClusterResponse extends Tagged {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
-  /** The top-level error code, or 0 if there was no error */
+  /** The top-level error code, or 0 if there was no error. */
   errorCode: number
   /** The top-level error message, or null if there was no error. (null in v0+, default null) */
   errorMessage: string | null
-  /** The endpoint type that was described. 1=brokers, 2=controllers. (v1, default 1) */
+  /** The endpoint type that was described. 1=brokers, 2=controllers. (v1-2, default 1) */
   endpointType: number
   /** The cluster ID that responding broker belongs to. */
   clusterId: string
-  /** The ID of the controller broker. (default -1) */
+  /** The ID of the controller. When handled by a controller, returns the current voter leader ID. When handled by a broker, returns a random alive broker ID as a fallback. (default -1) */
   controllerId: number
   /** Each broker in the response. */
   brokers: DescribeClusterResponseDescribeClusterBroker[]
@@ -54,12 +56,16 @@ export interface DescribeClusterResponseDescribeClusterBroker extends Tagged {
   port: number
   /** The rack of the broker, or null if it has not been assigned to a rack. (null in v0+, default null) */
   rack: string | null
+  /** Whether the broker is fenced (v2) */
+  isFenced: boolean
 }
 
 function writeDescribeClusterRequest(w: Writer, version: number, v: Input<DescribeClusterRequest>): void {
   w.bool(v.includeClusterAuthorizedOperations ?? false)
   if (version >= 1) w.int8(v.endpointType ?? 1)
   else if (v.endpointType !== undefined && v.endpointType !== 1) throw absentField('DescribeClusterRequest.EndpointType', '1+')
+  if (version >= 2) w.bool(v.includeFencedBrokers ?? false)
+  else if (v.includeFencedBrokers !== undefined && v.includeFencedBrokers !== false) throw absentField('DescribeClusterRequest.IncludeFencedBrokers', '2+')
   w.tags(v._unknownTags)
 }
 
@@ -67,6 +73,7 @@ function readDescribeClusterRequest(r: Reader, version: number): DescribeCluster
   const v: DescribeClusterRequest = {
     includeClusterAuthorizedOperations: r.bool('DescribeClusterRequest.IncludeClusterAuthorizedOperations'),
     endpointType: version >= 1 ? r.int8('DescribeClusterRequest.EndpointType') : 1,
+    includeFencedBrokers: version >= 2 ? r.bool('DescribeClusterRequest.IncludeFencedBrokers') : false,
   }
   r.tags(v)
   return v
@@ -105,6 +112,8 @@ function writeDescribeClusterResponseDescribeClusterBroker(w: Writer, version: n
   w.compactString(v.host ?? '')
   w.int32(v.port ?? 0)
   w.compactNullableString(v.rack ?? null)
+  if (version >= 2) w.bool(v.isFenced ?? false)
+  else if (v.isFenced !== undefined && v.isFenced !== false) throw absentField('DescribeClusterBroker.IsFenced', '2+')
   w.tags(v._unknownTags)
 }
 
@@ -114,6 +123,7 @@ function readDescribeClusterResponseDescribeClusterBroker(r: Reader, version: nu
     host: r.compactString('DescribeClusterBroker.Host'),
     port: r.int32('DescribeClusterBroker.Port'),
     rack: r.compactNullableString('DescribeClusterBroker.Rack'),
+    isFenced: version >= 2 ? r.bool('DescribeClusterBroker.IsFenced') : false,
   }
   r.tags(v)
   return v

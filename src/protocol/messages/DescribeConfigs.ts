@@ -3,11 +3,11 @@ import { absentField, type ApiSpec, defineApi, type Input, type Tagged } from '.
 import { type Reader, readString } from '../reader.js'
 import { type Writer, writeString } from '../writer.js'
 
-/** DescribeConfigs (key 32): v0-4, flexible from v4. */
+/** DescribeConfigs (key 32): v1-4, flexible from v4. */
 export const DescribeConfigs: ApiSpec<DescribeConfigsRequest, DescribeConfigsResponse> = defineApi({
   apiKey: 32,
   name: 'DescribeConfigs',
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 4,
   flexibleFrom: 4,
   writeRequest: writeDescribeConfigsRequest,
@@ -16,11 +16,11 @@ export const DescribeConfigs: ApiSpec<DescribeConfigsRequest, DescribeConfigsRes
   readResponse: readDescribeConfigsResponse,
 })
 
-/** DescribeConfigsRequest v0-4. */
+/** DescribeConfigsRequest v1-4. */
 export interface DescribeConfigsRequest extends Tagged {
   /** The resources whose configurations we want to describe. */
   resources: DescribeConfigsRequestDescribeConfigsResource[]
-  /** True if we should include all synonyms. (v1-4) */
+  /** True if we should include all synonyms. */
   includeSynonyms: boolean
   /** True if we should include configuration documentation. (v3-4) */
   includeDocumentation: boolean
@@ -36,7 +36,7 @@ export interface DescribeConfigsRequestDescribeConfigsResource extends Tagged {
   configurationKeys: string[] | null
 }
 
-/** DescribeConfigsResponse v0-4. */
+/** DescribeConfigsResponse v1-4. */
 export interface DescribeConfigsResponse extends Tagged {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
@@ -66,15 +66,13 @@ export interface DescribeConfigsResponseDescribeConfigsResourceResult extends Ta
   value: string | null
   /** True if the configuration is read-only. */
   readOnly: boolean
-  /** True if the configuration is not set. (v0) */
-  isDefault: boolean
-  /** The configuration source. (v1-4, default -1) */
+  /** The configuration source. (default -1) */
   configSource: number
   /** True if this configuration is sensitive. */
   isSensitive: boolean
-  /** The synonyms for this configuration key. (v1-4) */
+  /** The synonyms for this configuration key. */
   synonyms: DescribeConfigsResponseDescribeConfigsSynonym[]
-  /** The configuration data type. Type can be one of the following values - BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD (v3-4) */
+  /** The configuration data type. Type can be one of the following values - BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD. (v3-4) */
   configType: number
   /** The configuration documentation. (v3-4, null in v0+) */
   documentation: string | null
@@ -93,8 +91,7 @@ export interface DescribeConfigsResponseDescribeConfigsSynonym extends Tagged {
 function writeDescribeConfigsRequest(w: Writer, version: number, v: Input<DescribeConfigsRequest>): void {
   const flexible = version >= 4
   w.array(flexible, version, v.resources ?? [], writeDescribeConfigsRequestDescribeConfigsResource)
-  if (version >= 1) w.bool(v.includeSynonyms ?? false)
-  else if (v.includeSynonyms !== undefined && v.includeSynonyms !== false) throw absentField('DescribeConfigsRequest.IncludeSynonyms', '1+')
+  w.bool(v.includeSynonyms ?? false)
   if (version >= 3) w.bool(v.includeDocumentation ?? false)
   else if (v.includeDocumentation !== undefined && v.includeDocumentation !== false) throw absentField('DescribeConfigsRequest.IncludeDocumentation', '3+')
   if (flexible) w.tags(v._unknownTags)
@@ -104,7 +101,7 @@ function readDescribeConfigsRequest(r: Reader, version: number): DescribeConfigs
   const flexible = version >= 4
   const v: DescribeConfigsRequest = {
     resources: r.array(flexible, version, readDescribeConfigsRequestDescribeConfigsResource, 'DescribeConfigsRequest.Resources'),
-    includeSynonyms: version >= 1 ? r.bool('DescribeConfigsRequest.IncludeSynonyms') : false,
+    includeSynonyms: r.bool('DescribeConfigsRequest.IncludeSynonyms'),
     includeDocumentation: version >= 3 ? r.bool('DescribeConfigsRequest.IncludeDocumentation') : false,
   }
   if (flexible) r.tags(v)
@@ -175,11 +172,9 @@ function writeDescribeConfigsResponseDescribeConfigsResourceResult(w: Writer, ve
   flexible ? w.compactString(v.name ?? '') : w.string(v.name ?? '')
   flexible ? w.compactNullableString(v.value === undefined ? '' : v.value) : w.nullableString(v.value === undefined ? '' : v.value)
   w.bool(v.readOnly ?? false)
-  if (version <= 0) w.bool(v.isDefault ?? false)
-  else if (v.isDefault !== undefined && v.isDefault !== false) throw absentField('DescribeConfigsResourceResult.IsDefault', '0')
-  if (version >= 1) w.int8(v.configSource ?? -1)
+  w.int8(v.configSource ?? -1)
   w.bool(v.isSensitive ?? false)
-  if (version >= 1) w.array(flexible, version, v.synonyms ?? [], writeDescribeConfigsResponseDescribeConfigsSynonym)
+  w.array(flexible, version, v.synonyms ?? [], writeDescribeConfigsResponseDescribeConfigsSynonym)
   if (version >= 3) w.int8(v.configType ?? 0)
   if (version >= 3) flexible ? w.compactNullableString(v.documentation === undefined ? '' : v.documentation) : w.nullableString(v.documentation === undefined ? '' : v.documentation)
   if (flexible) w.tags(v._unknownTags)
@@ -191,10 +186,9 @@ function readDescribeConfigsResponseDescribeConfigsResourceResult(r: Reader, ver
     name: flexible ? r.compactString('DescribeConfigsResourceResult.Name') : r.string('DescribeConfigsResourceResult.Name'),
     value: flexible ? r.compactNullableString('DescribeConfigsResourceResult.Value') : r.nullableString('DescribeConfigsResourceResult.Value'),
     readOnly: r.bool('DescribeConfigsResourceResult.ReadOnly'),
-    isDefault: version <= 0 ? r.bool('DescribeConfigsResourceResult.IsDefault') : false,
-    configSource: version >= 1 ? r.int8('DescribeConfigsResourceResult.ConfigSource') : -1,
+    configSource: r.int8('DescribeConfigsResourceResult.ConfigSource'),
     isSensitive: r.bool('DescribeConfigsResourceResult.IsSensitive'),
-    synonyms: version >= 1 ? r.array(flexible, version, readDescribeConfigsResponseDescribeConfigsSynonym, 'DescribeConfigsResourceResult.Synonyms') : [],
+    synonyms: r.array(flexible, version, readDescribeConfigsResponseDescribeConfigsSynonym, 'DescribeConfigsResourceResult.Synonyms'),
     configType: version >= 3 ? r.int8('DescribeConfigsResourceResult.ConfigType') : 0,
     documentation: version >= 3 ? (flexible ? r.compactNullableString('DescribeConfigsResourceResult.Documentation') : r.nullableString('DescribeConfigsResourceResult.Documentation')) : '',
   }

@@ -4,12 +4,12 @@ import { absentField, type ApiSpec, defineApi, EMPTY_BYTES, type Input, type Tag
 import { type Reader, readString } from '../reader.js'
 import { type Writer, writeString } from '../writer.js'
 
-/** DescribeGroups (key 15): v0-5, flexible from v5. */
+/** DescribeGroups (key 15): v0-6, flexible from v5. */
 export const DescribeGroups: ApiSpec<DescribeGroupsRequest, DescribeGroupsResponse> = defineApi({
   apiKey: 15,
   name: 'DescribeGroups',
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleFrom: 5,
   writeRequest: writeDescribeGroupsRequest,
   readRequest: readDescribeGroupsRequest,
@@ -17,17 +17,17 @@ export const DescribeGroups: ApiSpec<DescribeGroupsRequest, DescribeGroupsRespon
   readResponse: readDescribeGroupsResponse,
 })
 
-/** DescribeGroupsRequest v0-5. */
+/** DescribeGroupsRequest v0-6. */
 export interface DescribeGroupsRequest extends Tagged {
-  /** The names of the groups to describe */
+  /** The names of the groups to describe. */
   groups: string[]
-  /** Whether to include authorized operations. (v3-5) */
+  /** Whether to include authorized operations. (v3-6) */
   includeAuthorizedOperations: boolean
 }
 
-/** DescribeGroupsResponse v0-5. */
+/** DescribeGroupsResponse v0-6. */
 export interface DescribeGroupsResponse extends Tagged {
-  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v1-5) */
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v1-6) */
   throttleTimeMs: number
   /** Each described group. */
   groups: DescribeGroupsResponseDescribedGroup[]
@@ -37,6 +37,8 @@ export interface DescribeGroupsResponse extends Tagged {
 export interface DescribeGroupsResponseDescribedGroup extends Tagged {
   /** The describe error, or 0 if there was no error. */
   errorCode: number
+  /** The describe error message, or null if there was no error. (v6, null in v6+, default null) */
+  errorMessage: string | null
   /** The group ID string. */
   groupId: string
   /** The group state string, or the empty string. */
@@ -47,15 +49,15 @@ export interface DescribeGroupsResponseDescribedGroup extends Tagged {
   protocolData: string
   /** The group members. */
   members: DescribeGroupsResponseDescribedGroupMember[]
-  /** 32-bit bitfield to represent authorized operations for this group. (v3-5, default -2147483648) */
+  /** 32-bit bitfield to represent authorized operations for this group. (v3-6, default -2147483648) */
   authorizedOperations: number
 }
 
 /** DescribedGroupMember in DescribeGroupsResponse. */
 export interface DescribeGroupsResponseDescribedGroupMember extends Tagged {
-  /** The member ID assigned by the group coordinator. */
+  /** The member id. */
   memberId: string
-  /** The unique identifier of the consumer instance provided by end user. (v4-5, null in v4+, default null) */
+  /** The unique identifier of the consumer instance provided by end user. (v4-6, null in v4+, default null) */
   groupInstanceId: string | null
   /** The client ID used in the member's latest join group request. */
   clientId: string
@@ -105,6 +107,8 @@ function readDescribeGroupsResponse(r: Reader, version: number): DescribeGroupsR
 function writeDescribeGroupsResponseDescribedGroup(w: Writer, version: number, v: Input<DescribeGroupsResponseDescribedGroup>): void {
   const flexible = version >= 5
   w.int16(v.errorCode ?? 0)
+  if (version >= 6) w.compactNullableString(v.errorMessage ?? null)
+  else if (v.errorMessage !== undefined && v.errorMessage !== null) throw absentField('DescribedGroup.ErrorMessage', '6+')
   flexible ? w.compactString(v.groupId ?? '') : w.string(v.groupId ?? '')
   flexible ? w.compactString(v.groupState ?? '') : w.string(v.groupState ?? '')
   flexible ? w.compactString(v.protocolType ?? '') : w.string(v.protocolType ?? '')
@@ -119,6 +123,7 @@ function readDescribeGroupsResponseDescribedGroup(r: Reader, version: number): D
   const flexible = version >= 5
   const v: DescribeGroupsResponseDescribedGroup = {
     errorCode: r.int16('DescribedGroup.ErrorCode'),
+    errorMessage: version >= 6 ? r.compactNullableString('DescribedGroup.ErrorMessage') : null,
     groupId: flexible ? r.compactString('DescribedGroup.GroupId') : r.string('DescribedGroup.GroupId'),
     groupState: flexible ? r.compactString('DescribedGroup.GroupState') : r.string('DescribedGroup.GroupState'),
     protocolType: flexible ? r.compactString('DescribedGroup.ProtocolType') : r.string('DescribedGroup.ProtocolType'),

@@ -3,7 +3,7 @@ import { type ApiSpec, defineApi, type Input, type Tagged } from '../api.js'
 import type { Reader } from '../reader.js'
 import type { Writer } from '../writer.js'
 
-/** EndTxn (key 26): v0-5, flexible from v3. v5 is still unstable upstream (brokers do not advertise it by default). */
+/** EndTxn (key 26): v0-5, flexible from v3. */
 export const EndTxn: ApiSpec<EndTxnRequest, EndTxnResponse> = defineApi({
   apiKey: 26,
   name: 'EndTxn',

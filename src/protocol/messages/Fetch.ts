@@ -4,12 +4,12 @@ import { absentField, type ApiSpec, defineApi, type Input, type Tagged, ZERO_UUI
 import { type Reader, readInt32 } from '../reader.js'
 import { writeInt32, type Writer } from '../writer.js'
 
-/** Fetch (key 1): v0-17, flexible from v12. */
+/** Fetch (key 1): v4-18, flexible from v12. */
 export const Fetch: ApiSpec<FetchRequest, FetchResponse> = defineApi({
   apiKey: 1,
   name: 'Fetch',
-  minVersion: 0,
-  maxVersion: 17,
+  minVersion: 4,
+  maxVersion: 18,
   flexibleFrom: 12,
   writeRequest: writeFetchRequest,
   readRequest: readFetchRequest,
@@ -17,31 +17,31 @@ export const Fetch: ApiSpec<FetchRequest, FetchResponse> = defineApi({
   readResponse: readFetchResponse,
 })
 
-/** FetchRequest v0-17. */
+/** FetchRequest v4-18. */
 export interface FetchRequest extends Tagged {
-  /** The clusterId if known. This is used to validate metadata fetches prior to broker registration. (v12-17, null in v12+, tag 0, default null) */
+  /** The clusterId if known. This is used to validate metadata fetches prior to broker registration. (v12-18, null in v12+, tag 0, default null) */
   clusterId: string | null
-  /** The broker ID of the follower, of -1 if this request is from a consumer. (v0-14, default -1) */
+  /** The broker ID of the follower, of -1 if this request is from a consumer. (v4-14, default -1) */
   replicaId: number
-  /** (v15-17, tag 1) */
+  /** The state of the replica in the follower. (v15-18, tag 1) */
   replicaState: FetchRequestReplicaState
   /** The maximum time in milliseconds to wait for the response. */
   maxWaitMs: number
   /** The minimum bytes to accumulate in the response. */
   minBytes: number
-  /** The maximum bytes to fetch.  See KIP-74 for cases where this limit may not be honored. (v3-17, default 2147483647) */
+  /** The maximum bytes to fetch.  See KIP-74 for cases where this limit may not be honored. (default 2147483647) */
   maxBytes: number
-  /** This setting controls the visibility of transactional records. Using READ_UNCOMMITTED (isolation_level = 0) makes all records visible. With READ_COMMITTED (isolation_level = 1), non-transactional and COMMITTED transactional records are visible. To be more concrete, READ_COMMITTED returns all data from offsets smaller than the current LSO (last stable offset), and enables the inclusion of the list of aborted transactions in the result, which allows consumers to discard ABORTED transactional records (v4-17) */
+  /** This setting controls the visibility of transactional records. Using READ_UNCOMMITTED (isolation_level = 0) makes all records visible. With READ_COMMITTED (isolation_level = 1), non-transactional and COMMITTED transactional records are visible. To be more concrete, READ_COMMITTED returns all data from offsets smaller than the current LSO (last stable offset), and enables the inclusion of the list of aborted transactions in the result, which allows consumers to discard ABORTED transactional records. */
   isolationLevel: number
-  /** The fetch session ID. (v7-17) */
+  /** The fetch session ID. (v7-18) */
   sessionId: number
-  /** The fetch session epoch, which is used for ordering requests in a session. (v7-17, default -1) */
+  /** The fetch session epoch, which is used for ordering requests in a session. (v7-18, default -1) */
   sessionEpoch: number
   /** The topics to fetch. */
   topics: FetchRequestFetchTopic[]
-  /** In an incremental fetch request, the partitions to remove. (v7-17) */
+  /** In an incremental fetch request, the partitions to remove. (v7-18) */
   forgottenTopicsData: FetchRequestForgottenTopic[]
-  /** Rack ID of the consumer making this request (v11-17) */
+  /** Rack ID of the consumer making this request. (v11-18) */
   rackId: string
 }
 
@@ -55,9 +55,9 @@ export interface FetchRequestReplicaState extends Tagged {
 
 /** FetchTopic in FetchRequest. */
 export interface FetchRequestFetchTopic extends Tagged {
-  /** The name of the topic to fetch. (v0-12) */
+  /** The name of the topic to fetch. (v4-12) */
   topic: string
-  /** The unique topic ID (v13-17) */
+  /** The unique topic ID. (v13-18) */
   topicId: string
   /** The partitions to fetch. */
   partitions: FetchRequestFetchPartition[]
@@ -67,49 +67,51 @@ export interface FetchRequestFetchTopic extends Tagged {
 export interface FetchRequestFetchPartition extends Tagged {
   /** The partition index. */
   partition: number
-  /** The current leader epoch of the partition. (v9-17, default -1) */
+  /** The current leader epoch of the partition. (v9-18, default -1) */
   currentLeaderEpoch: number
   /** The message offset. */
   fetchOffset: bigint
-  /** The epoch of the last fetched record or -1 if there is none (v12-17, default -1) */
+  /** The epoch of the last fetched record or -1 if there is none. (v12-18, default -1) */
   lastFetchedEpoch: number
-  /** The earliest available offset of the follower replica.  The field is only used when the request is sent by the follower. (v5-17, default -1n) */
+  /** The earliest available offset of the follower replica.  The field is only used when the request is sent by the follower. (v5-18, default -1n) */
   logStartOffset: bigint
   /** The maximum bytes to fetch from this partition.  See KIP-74 for cases where this limit may not be honored. */
   partitionMaxBytes: number
-  /** The directory id of the follower fetching (v17, tag 0) */
+  /** The directory id of the follower fetching. (v17-18, tag 0) */
   replicaDirectoryId: string
+  /** The high-watermark known by the replica. -1 if the high-watermark is not known and 9223372036854775807 if the feature is not supported. (v18, tag 1, default 9223372036854775807n) */
+  highWatermark: bigint
 }
 
 /** ForgottenTopic in FetchRequest. */
 export interface FetchRequestForgottenTopic extends Tagged {
   /** The topic name. (v7-12) */
   topic: string
-  /** The unique topic ID (v13-17) */
+  /** The unique topic ID. (v13-18) */
   topicId: string
   /** The partitions indexes to forget. */
   partitions: number[]
 }
 
-/** FetchResponse v0-17. */
+/** FetchResponse v4-18. */
 export interface FetchResponse extends Tagged {
-  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v1-17) */
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
-  /** The top level response error code. (v7-17) */
+  /** The top level response error code. (v7-18) */
   errorCode: number
-  /** The fetch session ID, or 0 if this is not part of a fetch session. (v7-17) */
+  /** The fetch session ID, or 0 if this is not part of a fetch session. (v7-18) */
   sessionId: number
   /** The response topics. */
   responses: FetchResponseFetchableTopicResponse[]
-  /** Endpoints for all current-leaders enumerated in PartitionData, with errors NOT_LEADER_OR_FOLLOWER & FENCED_LEADER_EPOCH. (v16-17, tag 0) */
+  /** Endpoints for all current-leaders enumerated in PartitionData, with errors NOT_LEADER_OR_FOLLOWER & FENCED_LEADER_EPOCH. (v16-18, tag 0) */
   nodeEndpoints: FetchResponseNodeEndpoint[]
 }
 
 /** FetchableTopicResponse in FetchResponse. */
 export interface FetchResponseFetchableTopicResponse extends Tagged {
-  /** The topic name. (v0-12) */
+  /** The topic name. (v4-12) */
   topic: string
-  /** The unique topic ID (v13-17) */
+  /** The unique topic ID. (v13-18) */
   topicId: string
   /** The topic partitions. */
   partitions: FetchResponsePartitionData[]
@@ -123,19 +125,19 @@ export interface FetchResponsePartitionData extends Tagged {
   errorCode: number
   /** The current high water mark. */
   highWatermark: bigint
-  /** The last stable offset (or LSO) of the partition. This is the last offset such that the state of all transactional records prior to this offset have been decided (ABORTED or COMMITTED) (v4-17, default -1n) */
+  /** The last stable offset (or LSO) of the partition. This is the last offset such that the state of all transactional records prior to this offset have been decided (ABORTED or COMMITTED). (default -1n) */
   lastStableOffset: bigint
-  /** The current log start offset. (v5-17, default -1n) */
+  /** The current log start offset. (v5-18, default -1n) */
   logStartOffset: bigint
-  /** In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge (v12-17, tag 0) */
+  /** In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge. (v12-18, tag 0) */
   divergingEpoch: FetchResponseEpochEndOffset
-  /** (v12-17, tag 1) */
+  /** The current leader of the partition. (v12-18, tag 1) */
   currentLeader: FetchResponseLeaderIdAndEpoch
-  /** In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch that should be used in the FetchSnapshot request. (v12-17, tag 2) */
+  /** In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch that should be used in the FetchSnapshot request. (v12-18, tag 2) */
   snapshotId: FetchResponseSnapshotId
-  /** The aborted transactions. (v4-17, null in v4+) */
+  /** The aborted transactions. (null in v4+) */
   abortedTransactions: FetchResponseAbortedTransaction[] | null
-  /** The preferred read replica for the consumer to use on its next fetch request (v11-17, default -1) */
+  /** The preferred read replica for the consumer to use on its next fetch request. (v11-18, default -1) */
   preferredReadReplica: number
   /** The record data. (null in v0+) */
   records: Buffer | null
@@ -143,9 +145,9 @@ export interface FetchResponsePartitionData extends Tagged {
 
 /** EpochEndOffset in FetchResponse. */
 export interface FetchResponseEpochEndOffset extends Tagged {
-  /** (default -1) */
+  /** The largest epoch. (default -1) */
   epoch: number
-  /** (default -1n) */
+  /** The end offset of the epoch. (default -1n) */
   endOffset: bigint
 }
 
@@ -153,15 +155,15 @@ export interface FetchResponseEpochEndOffset extends Tagged {
 export interface FetchResponseLeaderIdAndEpoch extends Tagged {
   /** The ID of the current leader or -1 if the leader is unknown. (default -1) */
   leaderId: number
-  /** The latest known leader epoch (default -1) */
+  /** The latest known leader epoch. (default -1) */
   leaderEpoch: number
 }
 
 /** SnapshotId in FetchResponse. */
 export interface FetchResponseSnapshotId extends Tagged {
-  /** (default -1n) */
+  /** The end offset of the epoch. (default -1n) */
   endOffset: bigint
-  /** (default -1) */
+  /** The largest epoch. (default -1) */
   epoch: number
 }
 
@@ -191,8 +193,8 @@ function writeFetchRequest(w: Writer, version: number, v: Input<FetchRequest>): 
   else if (v.replicaId !== undefined && v.replicaId !== -1) throw absentField('FetchRequest.ReplicaId', '0-14')
   w.int32(v.maxWaitMs ?? 0)
   w.int32(v.minBytes ?? 0)
-  if (version >= 3) w.int32(v.maxBytes ?? 2147483647)
-  if (version >= 4) w.int8(v.isolationLevel ?? 0)
+  w.int32(v.maxBytes ?? 2147483647)
+  w.int8(v.isolationLevel ?? 0)
   if (version >= 7) w.int32(v.sessionId ?? 0)
   if (version >= 7) w.int32(v.sessionEpoch ?? -1)
   w.array(flexible, version, v.topics ?? [], writeFetchRequestFetchTopic)
@@ -232,8 +234,8 @@ function readFetchRequest(r: Reader, version: number): FetchRequest {
     replicaState: defaultFetchRequestReplicaState(),
     maxWaitMs: r.int32('FetchRequest.MaxWaitMs'),
     minBytes: r.int32('FetchRequest.MinBytes'),
-    maxBytes: version >= 3 ? r.int32('FetchRequest.MaxBytes') : 2147483647,
-    isolationLevel: version >= 4 ? r.int8('FetchRequest.IsolationLevel') : 0,
+    maxBytes: r.int32('FetchRequest.MaxBytes'),
+    isolationLevel: r.int8('FetchRequest.IsolationLevel'),
     sessionId: version >= 7 ? r.int32('FetchRequest.SessionId') : 0,
     sessionEpoch: version >= 7 ? r.int32('FetchRequest.SessionEpoch') : -1,
     topics: r.array(flexible, version, readFetchRequestFetchTopic, 'FetchRequest.Topics'),
@@ -300,12 +302,20 @@ function writeFetchRequestFetchPartition(w: Writer, version: number, v: Input<Fe
     const u = v._unknownTags
     const t0 = v.replicaDirectoryId ?? ZERO_UUID
     const has0 = version >= 17 && t0 !== ZERO_UUID
-    w.uvarint((u === undefined ? 0 : u.length) + (has0 ? 1 : 0))
+    const t1 = v.highWatermark ?? 9223372036854775807n
+    const has1 = version >= 18 && t1 !== 9223372036854775807n
+    w.uvarint((u === undefined ? 0 : u.length) + (has0 ? 1 : 0) + (has1 ? 1 : 0))
     let i = 0
     if (has0) {
       i = w.unknownTags(u, i, 0)
       const at = w.startTag(0)
       w.uuid(t0)
+      w.endTag(at)
+    }
+    if (has1) {
+      i = w.unknownTags(u, i, 1)
+      const at = w.startTag(1)
+      w.int64(t1)
       w.endTag(at)
     }
     w.unknownTags(u, i, Infinity)
@@ -322,12 +332,14 @@ function readFetchRequestFetchPartition(r: Reader, version: number): FetchReques
     logStartOffset: version >= 5 ? r.int64('FetchPartition.LogStartOffset') : -1n,
     partitionMaxBytes: r.int32('FetchPartition.PartitionMaxBytes'),
     replicaDirectoryId: ZERO_UUID,
+    highWatermark: 9223372036854775807n,
   }
   if (flexible) {
     for (let n = r.uvarint('FetchPartition tagged fields'); n > 0; n--) {
       const tag = r.uvarint('FetchPartition tag')
       const outer = r.enterTag()
       if (tag === 0 && version >= 17) v.replicaDirectoryId = r.uuid('FetchPartition.ReplicaDirectoryId')
+      else if (tag === 1 && version >= 18) v.highWatermark = r.int64('FetchPartition.HighWatermark')
       else r.unknownTag(v, tag)
       r.leaveTag(outer, tag)
     }
@@ -371,7 +383,7 @@ function isDefaultFetchRequestReplicaState(v: Input<FetchRequestReplicaState>): 
 
 function writeFetchResponse(w: Writer, version: number, v: Input<FetchResponse>): void {
   const flexible = version >= 12
-  if (version >= 1) w.int32(v.throttleTimeMs ?? 0)
+  w.int32(v.throttleTimeMs ?? 0)
   if (version >= 7) w.int16(v.errorCode ?? 0)
   if (version >= 7) w.int32(v.sessionId ?? 0)
   else if (v.sessionId !== undefined && v.sessionId !== 0) throw absentField('FetchResponse.SessionId', '7+')
@@ -396,7 +408,7 @@ function writeFetchResponse(w: Writer, version: number, v: Input<FetchResponse>)
 function readFetchResponse(r: Reader, version: number): FetchResponse {
   const flexible = version >= 12
   const v: FetchResponse = {
-    throttleTimeMs: version >= 1 ? r.int32('FetchResponse.ThrottleTimeMs') : 0,
+    throttleTimeMs: r.int32('FetchResponse.ThrottleTimeMs'),
     errorCode: version >= 7 ? r.int16('FetchResponse.ErrorCode') : 0,
     sessionId: version >= 7 ? r.int32('FetchResponse.SessionId') : 0,
     responses: r.array(flexible, version, readFetchResponseFetchableTopicResponse, 'FetchResponse.Responses'),
@@ -438,9 +450,9 @@ function writeFetchResponsePartitionData(w: Writer, version: number, v: Input<Fe
   w.int32(v.partitionIndex ?? 0)
   w.int16(v.errorCode ?? 0)
   w.int64(v.highWatermark ?? 0n)
-  if (version >= 4) w.int64(v.lastStableOffset ?? -1n)
+  w.int64(v.lastStableOffset ?? -1n)
   if (version >= 5) w.int64(v.logStartOffset ?? -1n)
-  if (version >= 4) w.array(flexible, version, v.abortedTransactions === undefined ? [] : v.abortedTransactions, writeFetchResponseAbortedTransaction)
+  w.array(flexible, version, v.abortedTransactions === undefined ? [] : v.abortedTransactions, writeFetchResponseAbortedTransaction)
   if (version >= 11) w.int32(v.preferredReadReplica ?? -1)
   else if (v.preferredReadReplica !== undefined && v.preferredReadReplica !== -1) throw absentField('PartitionData.PreferredReadReplica', '11+')
   flexible ? w.compactNullableBytes(v.records ?? null) : w.nullableBytes(v.records ?? null)
@@ -485,12 +497,12 @@ function readFetchResponsePartitionData(r: Reader, version: number): FetchRespon
     partitionIndex: r.int32('PartitionData.PartitionIndex'),
     errorCode: r.int16('PartitionData.ErrorCode'),
     highWatermark: r.int64('PartitionData.HighWatermark'),
-    lastStableOffset: version >= 4 ? r.int64('PartitionData.LastStableOffset') : -1n,
+    lastStableOffset: r.int64('PartitionData.LastStableOffset'),
     logStartOffset: version >= 5 ? r.int64('PartitionData.LogStartOffset') : -1n,
     divergingEpoch: defaultFetchResponseEpochEndOffset(),
     currentLeader: defaultFetchResponseLeaderIdAndEpoch(),
     snapshotId: defaultFetchResponseSnapshotId(),
-    abortedTransactions: version >= 4 ? r.nullableArray(flexible, version, readFetchResponseAbortedTransaction, 'PartitionData.AbortedTransactions') : [],
+    abortedTransactions: r.nullableArray(flexible, version, readFetchResponseAbortedTransaction, 'PartitionData.AbortedTransactions'),
     preferredReadReplica: version >= 11 ? r.int32('PartitionData.PreferredReadReplica') : -1,
     records: flexible ? r.compactNullableBytes('PartitionData.Records') : r.nullableBytes('PartitionData.Records'),
   }

@@ -20,7 +20,7 @@ export const FindCoordinator: ApiSpec<FindCoordinatorRequest, FindCoordinatorRes
 export interface FindCoordinatorRequest extends Tagged {
   /** The coordinator key. (v0-3) */
   key: string
-  /** The coordinator key type. (Group, transaction, etc.) (v1-6) */
+  /** The coordinator key type. (group, transaction, share). (v1-6) */
   keyType: number
   /** The coordinator keys. (v4-6) */
   coordinatorKeys: string[]
@@ -40,7 +40,7 @@ export interface FindCoordinatorResponse extends Tagged {
   host: string
   /** The port. (v0-3) */
   port: number
-  /** Each coordinator result in the response (v4-6) */
+  /** Each coordinator result in the response. (v4-6) */
   coordinators: FindCoordinatorResponseCoordinator[]
 }
 

@@ -3,12 +3,12 @@ import { absentField, type ApiSpec, defineApi, type Input, type Tagged } from '.
 import type { Reader } from '../reader.js'
 import type { Writer } from '../writer.js'
 
-/** InitProducerId (key 22): v0-5, flexible from v2. */
+/** InitProducerId (key 22): v0-6, flexible from v2. v6 is still unstable upstream (brokers do not advertise it by default). */
 export const InitProducerId: ApiSpec<InitProducerIdRequest, InitProducerIdResponse> = defineApi({
   apiKey: 22,
   name: 'InitProducerId',
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleFrom: 2,
   writeRequest: writeInitProducerIdRequest,
   readRequest: readInitProducerIdRequest,
@@ -16,19 +16,23 @@ export const InitProducerId: ApiSpec<InitProducerIdRequest, InitProducerIdRespon
   readResponse: readInitProducerIdResponse,
 })
 
-/** InitProducerIdRequest v0-5. */
+/** InitProducerIdRequest v0-6. */
 export interface InitProducerIdRequest extends Tagged {
   /** The transactional id, or null if the producer is not transactional. (null in v0+) */
   transactionalId: string | null
   /** The time in ms to wait before aborting idle transactions sent by this producer. This is only relevant if a TransactionalId has been defined. */
   transactionTimeoutMs: number
-  /** The producer id. This is used to disambiguate requests if a transactional id is reused following its expiration. (v3-5, default -1n) */
+  /** The producer id. This is used to disambiguate requests if a transactional id is reused following its expiration. (v3-6, default -1n) */
   producerId: bigint
-  /** The producer's current epoch. This will be checked against the producer epoch on the broker, and the request will return an error if they do not match. (v3-5, default -1) */
+  /** The producer's current epoch. This will be checked against the producer epoch on the broker, and the request will return an error if they do not match. (v3-6, default -1) */
   producerEpoch: number
+  /** True if the client wants to enable two-phase commit (2PC) protocol for transactions. (v6) */
+  enable2Pc: boolean
+  /** True if the client wants to keep the currently ongoing transaction instead of aborting it. (v6) */
+  keepPreparedTxn: boolean
 }
 
-/** InitProducerIdResponse v0-5. */
+/** InitProducerIdResponse v0-6. */
 export interface InitProducerIdResponse extends Tagged {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
@@ -38,6 +42,10 @@ export interface InitProducerIdResponse extends Tagged {
   producerId: bigint
   /** The current epoch associated with the producer id. */
   producerEpoch: number
+  /** The producer id for ongoing transaction when KeepPreparedTxn is used, -1 if there is no transaction ongoing. (v6, default -1n) */
+  ongoingTxnProducerId: bigint
+  /** The epoch associated with the  producer id for ongoing transaction when KeepPreparedTxn is used, -1 if there is no transaction ongoing. (v6, default -1) */
+  ongoingTxnProducerEpoch: number
 }
 
 function writeInitProducerIdRequest(w: Writer, version: number, v: Input<InitProducerIdRequest>): void {
@@ -48,6 +56,10 @@ function writeInitProducerIdRequest(w: Writer, version: number, v: Input<InitPro
   else if (v.producerId !== undefined && v.producerId !== -1n) throw absentField('InitProducerIdRequest.ProducerId', '3+')
   if (version >= 3) w.int16(v.producerEpoch ?? -1)
   else if (v.producerEpoch !== undefined && v.producerEpoch !== -1) throw absentField('InitProducerIdRequest.ProducerEpoch', '3+')
+  if (version >= 6) w.bool(v.enable2Pc ?? false)
+  else if (v.enable2Pc !== undefined && v.enable2Pc !== false) throw absentField('InitProducerIdRequest.Enable2Pc', '6+')
+  if (version >= 6) w.bool(v.keepPreparedTxn ?? false)
+  else if (v.keepPreparedTxn !== undefined && v.keepPreparedTxn !== false) throw absentField('InitProducerIdRequest.KeepPreparedTxn', '6+')
   if (flexible) w.tags(v._unknownTags)
 }
 
@@ -58,6 +70,8 @@ function readInitProducerIdRequest(r: Reader, version: number): InitProducerIdRe
     transactionTimeoutMs: r.int32('InitProducerIdRequest.TransactionTimeoutMs'),
     producerId: version >= 3 ? r.int64('InitProducerIdRequest.ProducerId') : -1n,
     producerEpoch: version >= 3 ? r.int16('InitProducerIdRequest.ProducerEpoch') : -1,
+    enable2Pc: version >= 6 ? r.bool('InitProducerIdRequest.Enable2Pc') : false,
+    keepPreparedTxn: version >= 6 ? r.bool('InitProducerIdRequest.KeepPreparedTxn') : false,
   }
   if (flexible) r.tags(v)
   return v
@@ -69,6 +83,10 @@ function writeInitProducerIdResponse(w: Writer, version: number, v: Input<InitPr
   w.int16(v.errorCode ?? 0)
   w.int64(v.producerId ?? -1n)
   w.int16(v.producerEpoch ?? 0)
+  if (version >= 6) w.int64(v.ongoingTxnProducerId ?? -1n)
+  else if (v.ongoingTxnProducerId !== undefined && v.ongoingTxnProducerId !== -1n) throw absentField('InitProducerIdResponse.OngoingTxnProducerId', '6+')
+  if (version >= 6) w.int16(v.ongoingTxnProducerEpoch ?? -1)
+  else if (v.ongoingTxnProducerEpoch !== undefined && v.ongoingTxnProducerEpoch !== -1) throw absentField('InitProducerIdResponse.OngoingTxnProducerEpoch', '6+')
   if (flexible) w.tags(v._unknownTags)
 }
 
@@ -79,6 +97,8 @@ function readInitProducerIdResponse(r: Reader, version: number): InitProducerIdR
     errorCode: r.int16('InitProducerIdResponse.ErrorCode'),
     producerId: r.int64('InitProducerIdResponse.ProducerId'),
     producerEpoch: r.int16('InitProducerIdResponse.ProducerEpoch'),
+    ongoingTxnProducerId: version >= 6 ? r.int64('InitProducerIdResponse.OngoingTxnProducerId') : -1n,
+    ongoingTxnProducerEpoch: version >= 6 ? r.int16('InitProducerIdResponse.OngoingTxnProducerEpoch') : -1,
   }
   if (flexible) r.tags(v)
   return v

@@ -63,6 +63,7 @@ export interface JoinGroupResponse extends Tagged {
   skipAssignment: boolean
   /** The member ID assigned by the group coordinator. */
   memberId: string
+  /** The group members. */
   members: JoinGroupResponseMember[]
 }
 

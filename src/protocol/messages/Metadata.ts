@@ -3,12 +3,12 @@ import { absentField, type ApiSpec, defineApi, type Input, nullField, type Tagge
 import { type Reader, readInt32 } from '../reader.js'
 import { writeInt32, type Writer } from '../writer.js'
 
-/** Metadata (key 3): v0-12, flexible from v9. */
+/** Metadata (key 3): v0-13, flexible from v9. */
 export const Metadata: ApiSpec<MetadataRequest, MetadataResponse> = defineApi({
   apiKey: 3,
   name: 'Metadata',
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 13,
   flexibleFrom: 9,
   writeRequest: writeMetadataRequest,
   readRequest: readMetadataRequest,
@@ -16,40 +16,42 @@ export const Metadata: ApiSpec<MetadataRequest, MetadataResponse> = defineApi({
   readResponse: readMetadataResponse,
 })
 
-/** MetadataRequest v0-12. */
+/** MetadataRequest v0-13. */
 export interface MetadataRequest extends Tagged {
   /** The topics to fetch metadata for. (null in v1+) */
   topics: MetadataRequestTopic[] | null
-  /** If this is true, the broker may auto-create topics that we requested which do not already exist, if it is configured to do so. (v4-12, default true) */
+  /** If this is true, the broker may auto-create topics that we requested which do not already exist, if it is configured to do so. (v4-13, default true) */
   allowAutoTopicCreation: boolean
   /** Whether to include cluster authorized operations. (v8-10) */
   includeClusterAuthorizedOperations: boolean
-  /** Whether to include topic authorized operations. (v8-12) */
+  /** Whether to include topic authorized operations. (v8-13) */
   includeTopicAuthorizedOperations: boolean
 }
 
 /** MetadataRequestTopic in MetadataRequest. */
 export interface MetadataRequestTopic extends Tagged {
-  /** The topic id. (v10-12) */
+  /** The topic id. (v10-13) */
   topicId: string
   /** The topic name. (null in v10+) */
   name: string | null
 }
 
-/** MetadataResponse v0-12. */
+/** MetadataResponse v0-13. */
 export interface MetadataResponse extends Tagged {
-  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v3-12) */
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v3-13) */
   throttleTimeMs: number
   /** A list of brokers present in the cluster. */
   brokers: MetadataResponseBroker[]
-  /** The cluster ID that responding broker belongs to. (v2-12, null in v2+, default null) */
+  /** The cluster ID that responding broker belongs to. (v2-13, null in v2+, default null) */
   clusterId: string | null
-  /** The ID of the controller broker. (v1-12, default -1) */
+  /** The ID of the controller broker. (v1-13, default -1) */
   controllerId: number
   /** Each topic in the response. */
   topics: MetadataResponseTopic[]
   /** 32-bit bitfield to represent authorized operations for this cluster. (v8-10, default -2147483648) */
   clusterAuthorizedOperations: number
+  /** The top-level error code, or 0 if there was no error. (v13) */
+  errorCode: number
 }
 
 /** MetadataResponseBroker in MetadataResponse. */
@@ -60,7 +62,7 @@ export interface MetadataResponseBroker extends Tagged {
   host: string
   /** The broker port. */
   port: number
-  /** The rack of the broker, or null if it has not been assigned to a rack. (v1-12, null in v1+, default null) */
+  /** The rack of the broker, or null if it has not been assigned to a rack. (v1-13, null in v1+, default null) */
   rack: string | null
 }
 
@@ -70,13 +72,13 @@ export interface MetadataResponseTopic extends Tagged {
   errorCode: number
   /** The topic name. Null for non-existing topics queried by ID. This is never null when ErrorCode is zero. One of Name and TopicId is always populated. (null in v12+) */
   name: string | null
-  /** The topic id. Zero for non-existing topics queried by name. This is never zero when ErrorCode is zero. One of Name and TopicId is always populated. (v10-12) */
+  /** The topic id. Zero for non-existing topics queried by name. This is never zero when ErrorCode is zero. One of Name and TopicId is always populated. (v10-13) */
   topicId: string
-  /** True if the topic is internal. (v1-12) */
+  /** True if the topic is internal. (v1-13) */
   isInternal: boolean
   /** Each partition in the topic. */
   partitions: MetadataResponsePartition[]
-  /** 32-bit bitfield to represent authorized operations for this topic. (v8-12, default -2147483648) */
+  /** 32-bit bitfield to represent authorized operations for this topic. (v8-13, default -2147483648) */
   topicAuthorizedOperations: number
 }
 
@@ -88,13 +90,13 @@ export interface MetadataResponsePartition extends Tagged {
   partitionIndex: number
   /** The ID of the leader broker. */
   leaderId: number
-  /** The leader epoch of this partition. (v7-12, default -1) */
+  /** The leader epoch of this partition. (v7-13, default -1) */
   leaderEpoch: number
   /** The set of all nodes that host this partition. */
   replicaNodes: number[]
   /** The set of nodes that are in sync with the leader for this partition. */
   isrNodes: number[]
-  /** The set of offline replicas of this partition. (v5-12) */
+  /** The set of offline replicas of this partition. (v5-13) */
   offlineReplicas: number[]
 }
 
@@ -150,6 +152,7 @@ function writeMetadataResponse(w: Writer, version: number, v: Input<MetadataResp
   w.array(flexible, version, v.topics ?? [], writeMetadataResponseTopic)
   if (version >= 8 && version <= 10) w.int32(v.clusterAuthorizedOperations ?? -2147483648)
   else if (v.clusterAuthorizedOperations !== undefined && v.clusterAuthorizedOperations !== -2147483648) throw absentField('MetadataResponse.ClusterAuthorizedOperations', '8-10')
+  if (version >= 13) w.int16(v.errorCode ?? 0)
   if (flexible) w.tags(v._unknownTags)
 }
 
@@ -162,6 +165,7 @@ function readMetadataResponse(r: Reader, version: number): MetadataResponse {
     controllerId: version >= 1 ? r.int32('MetadataResponse.ControllerId') : -1,
     topics: r.array(flexible, version, readMetadataResponseTopic, 'MetadataResponse.Topics'),
     clusterAuthorizedOperations: version >= 8 && version <= 10 ? r.int32('MetadataResponse.ClusterAuthorizedOperations') : -2147483648,
+    errorCode: version >= 13 ? r.int16('MetadataResponse.ErrorCode') : 0,
   }
   if (flexible) r.tags(v)
   return v

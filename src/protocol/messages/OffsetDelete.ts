@@ -20,7 +20,7 @@ export const OffsetDelete: ApiSpec<OffsetDeleteRequest, OffsetDeleteResponse> = 
 export interface OffsetDeleteRequest {
   /** The unique group identifier. */
   groupId: string
-  /** The topics to delete offsets for */
+  /** The topics to delete offsets for. */
   topics: OffsetDeleteRequestTopic[]
 }
 

@@ -3,11 +3,11 @@ import { type ApiSpec, defineApi, type Input, type Tagged } from '../api.js'
 import type { Reader } from '../reader.js'
 import type { Writer } from '../writer.js'
 
-/** OffsetForLeaderEpoch (key 23): v0-4, flexible from v4. */
+/** OffsetForLeaderEpoch (key 23): v2-4, flexible from v4. */
 export const OffsetForLeaderEpoch: ApiSpec<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse> = defineApi({
   apiKey: 23,
   name: 'OffsetForLeaderEpoch',
-  minVersion: 0,
+  minVersion: 2,
   maxVersion: 4,
   flexibleFrom: 4,
   writeRequest: writeOffsetForLeaderEpochRequest,
@@ -16,7 +16,7 @@ export const OffsetForLeaderEpoch: ApiSpec<OffsetForLeaderEpochRequest, OffsetFo
   readResponse: readOffsetForLeaderEpochResponse,
 })
 
-/** OffsetForLeaderEpochRequest v0-4. */
+/** OffsetForLeaderEpochRequest v2-4. */
 export interface OffsetForLeaderEpochRequest extends Tagged {
   /** The broker ID of the follower, of -1 if this request is from a consumer. (v3-4, default -2) */
   replicaId: number
@@ -36,15 +36,15 @@ export interface OffsetForLeaderEpochRequestOffsetForLeaderTopic extends Tagged 
 export interface OffsetForLeaderEpochRequestOffsetForLeaderPartition extends Tagged {
   /** The partition index. */
   partition: number
-  /** An epoch used to fence consumers/replicas with old metadata. If the epoch provided by the client is larger than the current epoch known to the broker, then the UNKNOWN_LEADER_EPOCH error code will be returned. If the provided epoch is smaller, then the FENCED_LEADER_EPOCH error code will be returned. (v2-4, default -1) */
+  /** An epoch used to fence consumers/replicas with old metadata. If the epoch provided by the client is larger than the current epoch known to the broker, then the UNKNOWN_LEADER_EPOCH error code will be returned. If the provided epoch is smaller, then the FENCED_LEADER_EPOCH error code will be returned. (default -1) */
   currentLeaderEpoch: number
   /** The epoch to look up an offset for. */
   leaderEpoch: number
 }
 
-/** OffsetForLeaderEpochResponse v0-4. */
+/** OffsetForLeaderEpochResponse v2-4. */
 export interface OffsetForLeaderEpochResponse extends Tagged {
-  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (v2-4) */
+  /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
   /** Each topic we fetched offsets for. */
   topics: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[]
@@ -64,7 +64,7 @@ export interface OffsetForLeaderEpochResponseEpochEndOffset extends Tagged {
   errorCode: number
   /** The partition index. */
   partition: number
-  /** The leader epoch of the partition. (v1-4, default -1) */
+  /** The leader epoch of the partition. (default -1) */
   leaderEpoch: number
   /** The end offset of the epoch. (default -1n) */
   endOffset: bigint
@@ -107,7 +107,7 @@ function readOffsetForLeaderEpochRequestOffsetForLeaderTopic(r: Reader, version:
 function writeOffsetForLeaderEpochRequestOffsetForLeaderPartition(w: Writer, version: number, v: Input<OffsetForLeaderEpochRequestOffsetForLeaderPartition>): void {
   const flexible = version >= 4
   w.int32(v.partition ?? 0)
-  if (version >= 2) w.int32(v.currentLeaderEpoch ?? -1)
+  w.int32(v.currentLeaderEpoch ?? -1)
   w.int32(v.leaderEpoch ?? 0)
   if (flexible) w.tags(v._unknownTags)
 }
@@ -116,7 +116,7 @@ function readOffsetForLeaderEpochRequestOffsetForLeaderPartition(r: Reader, vers
   const flexible = version >= 4
   const v: OffsetForLeaderEpochRequestOffsetForLeaderPartition = {
     partition: r.int32('OffsetForLeaderPartition.Partition'),
-    currentLeaderEpoch: version >= 2 ? r.int32('OffsetForLeaderPartition.CurrentLeaderEpoch') : -1,
+    currentLeaderEpoch: r.int32('OffsetForLeaderPartition.CurrentLeaderEpoch'),
     leaderEpoch: r.int32('OffsetForLeaderPartition.LeaderEpoch'),
   }
   if (flexible) r.tags(v)
@@ -125,7 +125,7 @@ function readOffsetForLeaderEpochRequestOffsetForLeaderPartition(r: Reader, vers
 
 function writeOffsetForLeaderEpochResponse(w: Writer, version: number, v: Input<OffsetForLeaderEpochResponse>): void {
   const flexible = version >= 4
-  if (version >= 2) w.int32(v.throttleTimeMs ?? 0)
+  w.int32(v.throttleTimeMs ?? 0)
   w.array(flexible, version, v.topics ?? [], writeOffsetForLeaderEpochResponseOffsetForLeaderTopicResult)
   if (flexible) w.tags(v._unknownTags)
 }
@@ -133,7 +133,7 @@ function writeOffsetForLeaderEpochResponse(w: Writer, version: number, v: Input<
 function readOffsetForLeaderEpochResponse(r: Reader, version: number): OffsetForLeaderEpochResponse {
   const flexible = version >= 4
   const v: OffsetForLeaderEpochResponse = {
-    throttleTimeMs: version >= 2 ? r.int32('OffsetForLeaderEpochResponse.ThrottleTimeMs') : 0,
+    throttleTimeMs: r.int32('OffsetForLeaderEpochResponse.ThrottleTimeMs'),
     topics: r.array(flexible, version, readOffsetForLeaderEpochResponseOffsetForLeaderTopicResult, 'OffsetForLeaderEpochResponse.Topics'),
   }
   if (flexible) r.tags(v)
@@ -161,7 +161,7 @@ function writeOffsetForLeaderEpochResponseEpochEndOffset(w: Writer, version: num
   const flexible = version >= 4
   w.int16(v.errorCode ?? 0)
   w.int32(v.partition ?? 0)
-  if (version >= 1) w.int32(v.leaderEpoch ?? -1)
+  w.int32(v.leaderEpoch ?? -1)
   w.int64(v.endOffset ?? -1n)
   if (flexible) w.tags(v._unknownTags)
 }
@@ -171,7 +171,7 @@ function readOffsetForLeaderEpochResponseEpochEndOffset(r: Reader, version: numb
   const v: OffsetForLeaderEpochResponseEpochEndOffset = {
     errorCode: r.int16('EpochEndOffset.ErrorCode'),
     partition: r.int32('EpochEndOffset.Partition'),
-    leaderEpoch: version >= 1 ? r.int32('EpochEndOffset.LeaderEpoch') : -1,
+    leaderEpoch: r.int32('EpochEndOffset.LeaderEpoch'),
     endOffset: r.int64('EpochEndOffset.EndOffset'),
   }
   if (flexible) r.tags(v)
