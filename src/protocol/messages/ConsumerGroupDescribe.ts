@@ -3,12 +3,12 @@ import { type ApiSpec, defineApi, type Input, type Tagged, ZERO_UUID } from '../
 import { type Reader, readInt32, readString } from '../reader.js'
 import { writeInt32, type Writer, writeString } from '../writer.js'
 
-/** ConsumerGroupDescribe (key 69): v0, flexible from v0. */
+/** ConsumerGroupDescribe (key 69): v0-1, flexible from v0. */
 export const ConsumerGroupDescribe: ApiSpec<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse> = defineApi({
   apiKey: 69,
   name: 'ConsumerGroupDescribe',
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleFrom: 0,
   writeRequest: writeConsumerGroupDescribeRequest,
   readRequest: readConsumerGroupDescribeRequest,
@@ -16,15 +16,15 @@ export const ConsumerGroupDescribe: ApiSpec<ConsumerGroupDescribeRequest, Consum
   readResponse: readConsumerGroupDescribeResponse,
 })
 
-/** ConsumerGroupDescribeRequest v0. */
+/** ConsumerGroupDescribeRequest v0-1. */
 export interface ConsumerGroupDescribeRequest extends Tagged {
-  /** The ids of the groups to describe */
+  /** The ids of the groups to describe. */
   groupIds: string[]
   /** Whether to include authorized operations. */
   includeAuthorizedOperations: boolean
 }
 
-/** ConsumerGroupDescribeResponse v0. */
+/** ConsumerGroupDescribeResponse v0-1. */
 export interface ConsumerGroupDescribeResponse extends Tagged {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
@@ -76,6 +76,8 @@ export interface ConsumerGroupDescribeResponseMember extends Tagged {
   assignment: ConsumerGroupDescribeResponseAssignment
   /** The target assignment. */
   targetAssignment: ConsumerGroupDescribeResponseAssignment
+  /** -1 for unknown. 0 for classic member. +1 for consumer member. (v1, default -1) */
+  memberType: number
 }
 
 /** Assignment in ConsumerGroupDescribeResponse. */
@@ -164,6 +166,7 @@ function writeConsumerGroupDescribeResponseMember(w: Writer, version: number, v:
   w.compactNullableString(v.subscribedTopicRegex ?? null)
   writeConsumerGroupDescribeResponseAssignment(w, version, v.assignment ?? {})
   writeConsumerGroupDescribeResponseAssignment(w, version, v.targetAssignment ?? {})
+  if (version >= 1) w.int8(v.memberType ?? -1)
   w.tags(v._unknownTags)
 }
 
@@ -179,6 +182,7 @@ function readConsumerGroupDescribeResponseMember(r: Reader, version: number): Co
     subscribedTopicRegex: r.compactNullableString('Member.SubscribedTopicRegex'),
     assignment: readConsumerGroupDescribeResponseAssignment(r, version),
     targetAssignment: readConsumerGroupDescribeResponseAssignment(r, version),
+    memberType: version >= 1 ? r.int8('Member.MemberType') : -1,
   }
   r.tags(v)
   return v

@@ -46,15 +46,15 @@ export interface ElectLeadersResponse extends Tagged {
 
 /** ReplicaElectionResult in ElectLeadersResponse. */
 export interface ElectLeadersResponseReplicaElectionResult extends Tagged {
-  /** The topic name */
+  /** The topic name. */
   topic: string
-  /** The results for each partition */
+  /** The results for each partition. */
   partitionResult: ElectLeadersResponsePartitionResult[]
 }
 
 /** PartitionResult in ElectLeadersResponse. */
 export interface ElectLeadersResponsePartitionResult extends Tagged {
-  /** The partition id */
+  /** The partition id. */
   partitionId: number
   /** The result error, or zero if there was no error. */
   errorCode: number

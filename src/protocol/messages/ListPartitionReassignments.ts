@@ -26,7 +26,7 @@ export interface ListPartitionReassignmentsRequest extends Tagged {
 
 /** ListPartitionReassignmentsTopics in ListPartitionReassignmentsRequest. */
 export interface ListPartitionReassignmentsRequestListPartitionReassignmentsTopics extends Tagged {
-  /** The topic name */
+  /** The topic name. */
   name: string
   /** The partitions to list partition reassignments for. */
   partitionIndexes: number[]
@@ -36,7 +36,7 @@ export interface ListPartitionReassignmentsRequestListPartitionReassignmentsTopi
 export interface ListPartitionReassignmentsResponse extends Tagged {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number
-  /** The top-level error code, or 0 if there was no error */
+  /** The top-level error code, or 0 if there was no error. */
   errorCode: number
   /** The top-level error message, or null if there was no error. (null in v0+) */
   errorMessage: string | null
