@@ -11,7 +11,8 @@ export const API_NAMES = [
   'AddOffsetsToTxn', 'EndTxn', 'TxnOffsetCommit', 'ConsumerGroupHeartbeat', 'CreateTopics', 'DeleteTopics',
   'CreatePartitions', 'DeleteRecords', 'DescribeConfigs', 'IncrementalAlterConfigs', 'DescribeGroups',
   'ListGroups', 'DeleteGroups', 'OffsetDelete', 'DescribeCluster', 'OffsetForLeaderEpoch', 'SaslHandshake',
-  'SaslAuthenticate',
+  'SaslAuthenticate', 'CreateAcls', 'DescribeAcls', 'DeleteAcls', 'DescribeUserScramCredentials',
+  'AlterUserScramCredentials',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

@@ -46,6 +46,11 @@ import { DescribeCluster } from './DescribeCluster.js'
 import { OffsetForLeaderEpoch } from './OffsetForLeaderEpoch.js'
 import { SaslHandshake } from './SaslHandshake.js'
 import { SaslAuthenticate } from './SaslAuthenticate.js'
+import { CreateAcls } from './CreateAcls.js'
+import { DescribeAcls } from './DescribeAcls.js'
+import { DeleteAcls } from './DeleteAcls.js'
+import { DescribeUserScramCredentials } from './DescribeUserScramCredentials.js'
+import { AlterUserScramCredentials } from './AlterUserScramCredentials.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -82,6 +87,11 @@ export * from './DescribeCluster.js'
 export * from './OffsetForLeaderEpoch.js'
 export * from './SaslHandshake.js'
 export * from './SaslAuthenticate.js'
+export * from './CreateAcls.js'
+export * from './DescribeAcls.js'
+export * from './DeleteAcls.js'
+export * from './DescribeUserScramCredentials.js'
+export * from './AlterUserScramCredentials.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -110,12 +120,17 @@ export const apis: Record<number, ApiSpec> = {
   25: AddOffsetsToTxn,
   26: EndTxn,
   28: TxnOffsetCommit,
+  29: DescribeAcls,
+  30: CreateAcls,
+  31: DeleteAcls,
   32: DescribeConfigs,
   36: SaslAuthenticate,
   37: CreatePartitions,
   42: DeleteGroups,
   44: IncrementalAlterConfigs,
   47: OffsetDelete,
+  50: DescribeUserScramCredentials,
+  51: AlterUserScramCredentials,
   60: DescribeCluster,
   68: ConsumerGroupHeartbeat,
 }
