@@ -13,3 +13,7 @@ export { Batch } from './consumer/batch.js'
 export { Message as KafkaMessage } from './consumer/message.js'
 export { CommitFailedError } from './consumer/offsets.js'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor, type PartitionAssignor } from './consumer/assignors/index.js'
+export type {
+  SaslConfig, SaslOption, PasswordSaslConfig, OauthbearerSaslConfig, OauthbearerToken, CustomSaslConfig,
+  AuthenticationProviderArgs, SaslAuthenticateFn,
+} from './net/sasl/types.js'
