@@ -28,10 +28,12 @@ function attributes(message: string): Map<string, string> {
   return out
 }
 
-const pbkdf2Async = (password: Buffer, salt: Buffer, iterations: number, hash: ScramHash) =>
-  new Promise<Buffer>((resolve, reject) =>
-    pbkdf2(password, salt, iterations, KEY_BYTES[hash], hash, (err, key) => (err ? reject(err) : resolve(key))),
+/** SaltedPassword := Hi(password, salt, i), PBKDF2 with HMAC over the password's UTF-8 bytes (Kafka does no SASLprep). */
+export function saltedPassword(hash: ScramHash, password: string, salt: Buffer, iterations: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) =>
+    pbkdf2(Buffer.from(password, 'utf8'), salt, iterations, KEY_BYTES[hash], hash, (err, key) => (err ? reject(err) : resolve(key))),
   )
+}
 
 const hmac = (hash: ScramHash, key: Buffer, data: string | Buffer) => createHmac(hash, key).update(data).digest()
 
@@ -73,8 +75,7 @@ export class ScramClient {
     if (!Number.isInteger(iterations) || iterations < MIN_ITERATIONS || iterations > MAX_ITERATIONS) {
       throw this.fail(`the broker asked for ${attrs.get('i')} SCRAM iterations (accepted: ${MIN_ITERATIONS}-${MAX_ITERATIONS})`)
     }
-    // Kafka hashes the password's UTF-8 bytes as they are (no SASLprep), and so do we.
-    const salted = await pbkdf2Async(Buffer.from(this.password, 'utf8'), Buffer.from(salt, 'base64'), iterations, this.hash)
+    const salted = await saltedPassword(this.hash, this.password, Buffer.from(salt, 'base64'), iterations)
     const clientKey = hmac(this.hash, salted, 'Client Key')
     const storedKey = createHash(this.hash).update(clientKey).digest()
     const withoutProof = `c=${Buffer.from(GS2_HEADER).toString('base64')},r=${serverNonce}`
