@@ -449,7 +449,7 @@ export class Admin {
     return describeUserScramCredentials(this.cluster, users)
   }
 
-  /** Creates, replaces or deletes users' SCRAM credentials (KIP-554). */
+  /** Creates, replaces or deletes users' SCRAM credentials (KIP-554); Kafka takes one change per user per call. */
   alterUserScramCredentials(changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] }): Promise<void> {
     return alterUserScramCredentials(this.cluster, changes)
   }

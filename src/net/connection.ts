@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer'
 import * as net from 'node:net'
 import * as tls from 'node:tls'
-import { ConnectionError, ProtocolError, TimeoutError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
+import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
 import { SaslSession } from './sasl/session.js'
 import type { SaslOption } from './sasl/types.js'
 import { tlsError } from './tls-errors.js'
@@ -228,6 +228,8 @@ export class Connection {
   }
 
   private closedError(): Error {
+    // A TLS failure is the answer to every call, not a reason to try again.
+    if (this.closeError instanceof TlsError) return this.closeError
     const reason = this.closeError ? `: ${this.closeError.message}` : ''
     return new ConnectionError(`connection to ${this.name} is closed${reason}`, { cause: this.closeError })
   }

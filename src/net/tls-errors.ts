@@ -7,6 +7,8 @@ const CAUSES: Array<[TlsFailure, RegExp, string]> = [
   ['client-certificate-rejected', /CERTIFICATE_REQUIRED|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_CERTIFICATE_UNKNOWN|ALERT_HANDSHAKE_FAILURE|ALERT_ACCESS_DENIED/, 'the broker refused the TLS handshake: it requires a client certificate it trusts (ssl.cert and ssl.key), or accepts none of our TLS parameters'],
   ['untrusted-certificate', /UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_GET_ISSUER_CERT|CERT_UNTRUSTED|CERT_SIGNATURE_FAILURE|CERT_CHAIN_TOO_LONG|INVALID_CA|UnknownIssuer|unknown certificate|self.signed/i, 'its certificate is not signed by a CA we trust (give ssl.ca)'],
   ['not-tls', /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|UNKNOWN_PROTOCOL|RECORD_LAYER_FAILURE/, 'it does not speak TLS on this port (a PLAINTEXT or SASL_PLAINTEXT listener?)'],
+  // As the Java client, a handshake the broker hangs up on is an authentication failure, not a retriable one.
+  ['handshake-failed', /before secure TLS connection was established/, 'the broker closed the connection during the TLS handshake (is this port a PLAINTEXT or SASL_PLAINTEXT listener?)'],
 ]
 
 /**
