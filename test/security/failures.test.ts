@@ -4,7 +4,7 @@
 import { inspect } from 'node:util'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { requireKafka } from '../peers/kafka.js'
-import { AuthenticationError, TlsError, WafkaError } from '../../src/errors.js'
+import { AuthenticationError, TimeoutError, TlsError, WafkaError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { Connection } from '../../src/net/connection.js'
 import { startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
@@ -69,7 +69,7 @@ describe.skipIf(!requireKafka())('authentication and TLS failures against real K
     }
     // Nothing keeps trying in the background.
     const open = vi.spyOn(Connection, 'open')
-    await new Promise((r) => setTimeout(r, 2000))
+    await new Promise((r) => setTimeout(r, 1000))
     expect(open).not.toHaveBeenCalled()
     await Promise.all([admin.disconnect(), producer.disconnect(), consumer.disconnect()])
   }
@@ -135,6 +135,45 @@ describe.skipIf(!requireKafka())('authentication and TLS failures against real K
       }, [k.certs.clientKey.split('\n')[1]])
     })
   }
+
+  it('a custom mechanism (KafkaJS authenticationProvider shape) authenticates against the broker; one that hangs ends at authenticationTimeoutMs', async () => {
+    const plainProvider = (password: string) => ({
+      mechanism: 'PLAIN',
+      authenticationProvider: ({ saslAuthenticate }: any) => ({
+        authenticate: async () => {
+          await saslAuthenticate({ request: { encode: () => Buffer.from(`\0alice\0${password}`) } })
+        },
+      }),
+    })
+    const ok = kafka({ brokers: k.listener('SASL'), sasl: plainProvider(USERS.alice) }).admin()
+    await ok.connect()
+    expect((await ok.describeCluster()).brokers).toHaveLength(1)
+    await ok.disconnect()
+    const { error: refused } = await failure(() => kafka({ brokers: k.listener('SASL'), sasl: plainProvider('wrong') }).admin().connect())
+    expect(refused).toBeInstanceOf(AuthenticationError)
+    expect((refused as AuthenticationError).brokerMessage).toMatch(/Invalid username or password/)
+
+    const [host, port] = k.listener('SASL')[0].split(':')
+    const hanging = { mechanism: 'PLAIN', authenticationProvider: () => ({ authenticate: () => new Promise<void>(() => {}) }) }
+    const { error, ms } = await failure(() => Connection.open({ host, port: Number(port), sasl: hanging, authenticationTimeoutMs: 1500 }))
+    expect(error).toBeInstanceOf(TimeoutError)
+    expect(error.message).toMatch(/PLAIN authentication with .* took longer than authenticationTimeoutMs \(1500 ms\)/)
+    expect(ms).toBeGreaterThanOrEqual(1400)
+    expect(ms).toBeLessThan(3000)
+  })
+
+  it('SASL on a listener without it: a typed error at once', async () => {
+    const { error, ms, attempts } = await failure(() =>
+      kafka({ brokers: k.listener('RIG'), sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice } }).admin().connect(),
+    )
+    expect(error, String(error)).toBeInstanceOf(AuthenticationError)
+    expect((error as AuthenticationError).type).toBe('ILLEGAL_SASL_STATE')
+    expect(error.message).toMatch(/does not use SASL/)
+    expect(error.retriable).toBe(false)
+    expect(ms).toBeLessThan(AUTH_TIMEOUT)
+    expect(attempts).toBe(1)
+    expect(inspect(error, { depth: 10 })).not.toContain(USERS.alice)
+  })
 
   it('TLS with SASL: a wrong CA fails before any credential is sent', async () => {
     await everyClientFails({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.otherCa] }, sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice } }, (err) => {

@@ -1,9 +1,14 @@
 import { Buffer } from 'node:buffer'
 import { AuthenticationError, TimeoutError, UnsupportedApiError, WafkaError } from '../../errors.js'
 import type { ApiSpec, Input } from '../../protocol/api.js'
+import { errorCodeInfo } from '../../protocol/error-codes.js'
 import { SaslAuthenticate, SaslHandshake } from '../../protocol/messages/index.js'
 import { saslMechanism } from './config.js'
 import type { SaslOption } from './types.js'
+
+const UNSUPPORTED_SASL_MECHANISM = 33
+const ILLEGAL_SASL_STATE = 34
+const codeName = (code: number) => errorCodeInfo(code)?.name ?? 'UNKNOWN_ERROR_CODE'
 
 /** What a SASL session needs of its connection. */
 export interface SaslTransport {
@@ -72,13 +77,13 @@ export class SaslSession {
     }
     const handshake = await this.conn.request(SaslHandshake, { mechanism: mechanism.name }, { version: 1, timeoutMs: remaining(), exclusive: true })
     if (handshake.errorCode !== 0) {
+      const code = handshake.errorCode
       const enabled = handshake.mechanisms.length ? handshake.mechanisms.join(', ') : 'none'
-      throw new AuthenticationError(
-        handshake.errorCode === 33
-          ? `${broker} does not enable SASL mechanism ${mechanism.name}; it enables: ${enabled}`
-          : `SaslHandshake with ${broker} failed with error ${handshake.errorCode} (mechanism ${mechanism.name})`,
-        { code: handshake.errorCode, type: handshake.errorCode === 33 ? 'UNSUPPORTED_SASL_MECHANISM' : undefined, mechanism: mechanism.name, broker, api: 'SaslHandshake' },
-      )
+      const why =
+        code === UNSUPPORTED_SASL_MECHANISM ? `${broker} does not enable SASL mechanism ${mechanism.name}; it enables: ${enabled}`
+        : code === ILLEGAL_SASL_STATE ? `${broker} refused SASL (${codeName(code)}): this listener does not use SASL (a PLAINTEXT or SSL one?)`
+        : `SaslHandshake for ${mechanism.name} with ${broker} failed: ${codeName(code)} (${code})`
+      throw new AuthenticationError(why, { code, type: codeName(code), mechanism: mechanism.name, broker, api: 'SaslHandshake' })
     }
     const version = this.conn.versionFor(SaslAuthenticate)
     let lifetimeMs = 0
@@ -88,7 +93,7 @@ export class SaslSession {
         const said = res.errorMessage ? `: ${res.errorMessage}` : ''
         throw new AuthenticationError(`${mechanism.name} authentication with ${broker} failed${said}`, {
           code: res.errorCode,
-          type: res.errorCode === 58 ? 'SASL_AUTHENTICATION_FAILED' : res.errorCode === 34 ? 'ILLEGAL_SASL_STATE' : 'SASL_AUTHENTICATION_FAILED',
+          type: codeName(res.errorCode),
           mechanism: mechanism.name,
           broker,
           brokerMessage: res.errorMessage,
