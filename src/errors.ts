@@ -99,11 +99,12 @@ export class AuthorizationError extends KafkaError {}
  * broker's certificate is not trusted, names another host, has expired, or
  * the broker wants a client certificate. `reason` is a stable word for it.
  */
-export class TlsError extends ConnectionError {
+export class TlsError extends WafkaError {
   readonly reason: TlsFailure
   readonly code?: string
 
   constructor(message: string, options: { reason: TlsFailure; code?: string; cause?: unknown }) {
+    // Not a ConnectionError: callers retry those.
     super(message, { retriable: false, cause: options.cause })
     this.reason = options.reason
     if (options.code !== undefined) this.code = options.code

@@ -20,7 +20,8 @@ describe('TLS failures by cause', () => {
     for (const [code, message, reason] of cases) {
       const e = tlsError(err(code, message), 'broker 1 (h:9093)')
       expect(e, code).toBeInstanceOf(TlsError)
-      expect(e).toBeInstanceOf(ConnectionError)
+      // Not a ConnectionError, which callers retry.
+      expect(e).not.toBeInstanceOf(ConnectionError)
       expect(e!.reason).toBe(reason)
       expect(e!.retriable).toBe(false)
       expect(e!.message).toContain('broker 1 (h:9093)')

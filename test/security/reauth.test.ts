@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { requireKafka } from '../peers/kafka.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { Connection } from '../../src/net/connection.js'
+import { AuthenticationError } from '../../src/errors.js'
+import { inspect } from 'node:util'
 import { until } from '../consumer/support.js'
 import { startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
 
@@ -117,4 +119,55 @@ describe.skipIf(!requireKafka())('re-authentication against real Kafka', () => {
     expect(calls.oauth - before.oauth).toBeGreaterThanOrEqual(expected)
     console.log(`re-authentications in ${RUN_MS} ms: SCRAM ${calls.scram - before.scram}, OAUTHBEARER ${calls.oauth - before.oauth}; messages: ${runs.map((r) => `${r.name} ${r.sent.length}`).join(', ')}`)
   }, RUN_MS + 120_000)
+
+  it('credentials that go bad mid-run: the re-authentication fails, sends fail with AuthenticationError, and the client does not reconnect in a loop', async () => {
+    let password: string = USERS.alice
+    const kafka = new Kafka({
+      clientId: 'reauth-rotated',
+      brokers: k.listener('SASL'),
+      sasl: async () => ({ mechanism: 'scram-sha-256', username: 'alice', password }),
+    })
+    const topic = 'reauth-rotated'
+    const producer = kafka.producer()
+    await producer.connect()
+    const consumer = kafka.consumer({ groupId: topic, maxWaitTimeInMs: 200 })
+    const crashes: unknown[] = []
+    consumer.on('consumer.crash', (e: any) => crashes.push(e.payload?.error ?? e.error ?? e))
+    await consumer.connect()
+    const setup = new Kafka({ clientId: 'setup', brokers: k.listener('RIG') }).admin()
+    await setup.connect()
+    await setup.createTopics({ topics: [{ topic }] })
+    await setup.disconnect()
+    await producer.send({ topic, messages: [{ value: 'before' }] })
+    await consumer.subscribe({ topics: [topic], fromBeginning: true })
+    const read: string[] = []
+    await consumer.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) })
+    await until(() => read.includes('before'), 30_000, () => 'nothing read')
+
+    password = 'rotated-wrongly'
+    const opens = vi.spyOn(Connection, 'open')
+    // Past the next re-authentication of every connection.
+    await new Promise((r) => setTimeout(r, SESSION_MS * 2))
+    const started = Date.now()
+    const error = await producer.send({ topic, messages: [{ value: 'after' }] }).then(() => null, (err) => err)
+    expect(error).toBeInstanceOf(AuthenticationError)
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(inspect(error, { depth: 10 })).not.toContain('rotated-wrongly')
+    const perSecond: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const n = opens.mock.calls.length
+      await new Promise((r) => setTimeout(r, 1000))
+      perSecond.push(opens.mock.calls.length - n)
+    }
+    const attempts = opens.mock.calls.length
+    opens.mockRestore()
+    // A few reconnects (the producer's and the consumer's connections), each refused once; then the attempts stop.
+    expect(attempts).toBeGreaterThan(0)
+    expect(attempts).toBeLessThan(15)
+    expect(perSecond.slice(2).reduce((a, b) => a + b, 0), `attempts per second after the failure: ${perSecond}`).toBeLessThanOrEqual(1)
+    expect(crashes.some((e) => e instanceof AuthenticationError), 'the consumer reports the AuthenticationError').toBe(true)
+    await producer.disconnect()
+    await consumer.disconnect()
+    console.log(`after the credentials went bad: ${attempts} connection attempts in ${SESSION_MS * 2 + 6000} ms (per second after the failed send: ${perSecond}); consumer crashes: ${crashes.length}`)
+  }, 60_000)
 })
