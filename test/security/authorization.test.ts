@@ -3,17 +3,16 @@
 // through wafka's admin then let the user in. SCRAM users made through
 // wafka's admin can authenticate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requireKafka } from '../peers/kafka.js'
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from '../../src/admin/acls.js'
 import type { Admin } from '../../src/admin/admin.js'
 import { AuthenticationError, AuthorizationError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { until } from '../consumer/support.js'
-import { startSecuredKafka, USERS, type SecuredKafka } from './secured-kafka.js'
+import { requireSecuredKafka, startSecuredKafka, USERS, type SecuredKafka } from './secured-kafka.js'
 
 const AT_ONCE_MS = 5000
 
-describe.skipIf(!requireKafka())('authorization and credential admin against real Kafka', () => {
+describe.skipIf(!requireSecuredKafka())('authorization and credential admin against real Kafka', () => {
   let k: SecuredKafka
   let admin: Admin
   const as = (username: string, password: string, mechanism: 'scram-sha-256' | 'scram-sha-512' = 'scram-sha-512', extra: Partial<KafkaConfig> = {}) =>

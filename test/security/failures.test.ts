@@ -3,15 +3,14 @@
 // number of connection attempts, with no secret in it.
 import { inspect } from 'node:util'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { requireKafka } from '../peers/kafka.js'
 import { AuthenticationError, TimeoutError, TlsError, WafkaError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { Connection } from '../../src/net/connection.js'
-import { startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
+import { requireSecuredKafka, startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
 
 const AUTH_TIMEOUT = 5000
 
-describe.skipIf(!requireKafka())('authentication and TLS failures against real Kafka', () => {
+describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against real Kafka', () => {
   let k: SecuredKafka
   beforeAll(async () => {
     k = await startSecuredKafka()

@@ -1,12 +1,11 @@
 // Each SASL mechanism and each TLS mode against a real broker: connect,
 // produce in every codec, consume in a group, admin calls.
 import { afterAll, beforeAll, describe, it } from 'vitest'
-import { requireKafka } from '../peers/kafka.js'
 import type { KafkaConfig } from '../../src/kafka.js'
-import { startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
+import { requireSecuredKafka, startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
 import { roundTrip } from './support.js'
 
-describe.skipIf(!requireKafka())('secured connections against real Kafka', () => {
+describe.skipIf(!requireSecuredKafka())('secured connections against real Kafka', () => {
   let k: SecuredKafka
   beforeAll(async () => {
     k = await startSecuredKafka()

@@ -4,18 +4,17 @@
 // lost or reordered, and the credentials (OAUTHBEARER: the token provider)
 // are asked again each time.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { requireKafka } from '../peers/kafka.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { Connection } from '../../src/net/connection.js'
 import { AuthenticationError } from '../../src/errors.js'
 import { inspect } from 'node:util'
 import { until } from '../consumer/support.js'
-import { startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
+import { requireSecuredKafka, startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
 
 const SESSION_MS = 3000
 const RUN_MS = Number(process.env.WAFKA_REAUTH_RUN_MS ?? 45_000)
 
-describe.skipIf(!requireKafka())('re-authentication against real Kafka', () => {
+describe.skipIf(!requireSecuredKafka())('re-authentication against real Kafka', () => {
   let k: SecuredKafka
   beforeAll(async () => {
     k = await startSecuredKafka({ config: { 'connections.max.reauth.ms': String(SESSION_MS) } })

@@ -5,8 +5,7 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requireKafka } from '../peers/kafka.js'
-import { startSecuredKafka, USERS, type SecuredKafka } from './secured-kafka.js'
+import { requireSecuredKafka, startSecuredKafka, USERS, type SecuredKafka } from './secured-kafka.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const smoke = `${root}test/runtimes/smoke.mjs`
@@ -32,7 +31,7 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ cod
   })
 }
 
-describe.skipIf(!requireKafka())('runtimes over SASL_SSL / SCRAM-SHA-512 against real Kafka', () => {
+describe.skipIf(!requireSecuredKafka())('runtimes over SASL_SSL / SCRAM-SHA-512 against real Kafka', () => {
   let k: SecuredKafka
   beforeAll(async () => {
     k = await startSecuredKafka()
