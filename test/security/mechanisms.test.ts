@@ -34,3 +34,24 @@ describe.skipIf(!requireSecuredKafka())('secured connections against real Kafka'
     })
   })
 })
+
+// The 3.9 line (ZooKeeper's last, run in KRaft mode here): the same protocol, older broker code.
+describe.skipIf(!requireSecuredKafka('3.9'))('secured connections against real Kafka 3.9', () => {
+  let k: SecuredKafka
+  beforeAll(async () => {
+    k = await startSecuredKafka({ version: '3.9' })
+  })
+  afterAll(async () => {
+    await k?.stop()
+  })
+  const cases: Array<[string, () => Omit<KafkaConfig, 'clientId'>]> = [
+    ['SASL_SSL SCRAM-SHA-512', () => ({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: USERS.alice } })],
+    ['SASL_PLAINTEXT OAUTHBEARER', () => ({ brokers: k.listener('SASL'), sasl: { mechanism: 'oauthbearer', oauthBearerProvider: () => ({ value: unsecuredJwt('alice') }) } })],
+    ['mTLS', () => ({ brokers: k.listener('MTLS'), ssl: { ca: [k.certs.ca], cert: k.certs.clientCert, key: k.certs.clientKey } })],
+  ]
+  cases.forEach(([name, config], i) => {
+    it(name, async () => {
+      await roundTrip(config() as KafkaConfig, `mech39-${i}`)
+    })
+  })
+})

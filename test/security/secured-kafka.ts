@@ -8,7 +8,7 @@
 // plus the rig's PLAINTEXT listener (principal ANONYMOUS, a super user).
 import { Buffer } from 'node:buffer'
 import { spawnSync } from 'node:child_process'
-import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
+import { requireKafka, startKafka, type KafkaCluster, type KafkaVersion } from '../peers/kafka.js'
 import { makeCerts, type TestCerts } from './certs.js'
 
 /** Super users: may do anything. bob is not: the authorization tests give him ACLs. */
@@ -27,8 +27,8 @@ export interface SecuredKafka {
  * For `describe.skipIf(!requireSecuredKafka())`: real Kafka, and openssl for
  * the certificates. Under CI a missing piece throws (the file fails).
  */
-export function requireSecuredKafka(): boolean {
-  if (!requireKafka()) return false
+export function requireSecuredKafka(version: KafkaVersion = '4'): boolean {
+  if (!requireKafka(version)) return false
   if (spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0) return true
   const message = 'openssl is not installed (apt-get install -y openssl): the TLS tests make their certificates with it'
   if (process.env.CI) throw new Error(message)
@@ -43,7 +43,7 @@ export function unsecuredJwt(sub: string, lifetimeMs = 3_600_000): string {
   return `${b64({ alg: 'none' })}.${b64({ sub, iat: Math.floor(now / 1000), exp: Math.floor((now + lifetimeMs) / 1000) })}.`
 }
 
-export async function startSecuredKafka(options: { config?: Record<string, string> } = {}): Promise<SecuredKafka> {
+export async function startSecuredKafka(options: { config?: Record<string, string>; version?: KafkaVersion } = {}): Promise<SecuredKafka> {
   const certs = makeCerts()
   const tls = (keystore: string) => ({
     'ssl.keystore.type': 'PEM',
@@ -67,6 +67,7 @@ export async function startSecuredKafka(options: { config?: Record<string, strin
   )
   try {
     const cluster = await startKafka({
+      version: options.version,
       listeners: [
         { name: 'SASL', protocol: 'SASL_PLAINTEXT', config: sasl(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER']) },
         { name: 'SSL', protocol: 'SSL', config: tls(certs.brokerKeystore) },

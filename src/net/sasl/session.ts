@@ -4,7 +4,7 @@ import type { ApiSpec, Input } from '../../protocol/api.js'
 import { errorCodeInfo } from '../../protocol/error-codes.js'
 import { SaslAuthenticate, SaslHandshake } from '../../protocol/messages/index.js'
 import { saslMechanism } from './config.js'
-import type { SaslOption } from './types.js'
+import type { SaslConfig, SaslOption } from './types.js'
 
 const UNSUPPORTED_SASL_MECHANISM = 33
 const ILLEGAL_SASL_STATE = 34
@@ -64,7 +64,7 @@ export class SaslSession {
   private async authenticate(): Promise<void> {
     const started = Date.now()
     const deadline = started + this.options.authenticationTimeoutMs
-    const config = typeof this.options.sasl === 'function' ? await this.options.sasl() : this.options.sasl
+    const config = typeof this.options.sasl === 'function' ? await this.credentials(this.options.sasl) : this.options.sasl
     const mechanism = saslMechanism(config)
     const broker = this.conn.name
     if (!this.conn.supports(SaslHandshake, 1) || !this.conn.supports(SaslAuthenticate)) {
@@ -120,6 +120,15 @@ export class SaslSession {
     }
     this.authentications++
     if (lifetimeMs > 0) this.schedule(started, lifetimeMs)
+  }
+
+  private async credentials(fn: () => SaslConfig | Promise<SaslConfig>): Promise<SaslConfig> {
+    try {
+      return await fn()
+    } catch (err) {
+      if (err instanceof WafkaError) throw err
+      throw new AuthenticationError(`the sasl function failed for ${this.conn.name}: ${(err as Error)?.message ?? String(err)}`, { broker: this.conn.name, cause: err })
+    }
   }
 
   /**
