@@ -1,4 +1,5 @@
 import { ConnectionError, KafkaError, WafkaError, kafkaError } from '../errors.js'
+import { validateSecurityOptions } from '../net/security-options.js'
 import { backoffMs } from '../net/backoff.js'
 import { Connection, definedOnly, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
@@ -61,6 +62,7 @@ export class Cluster {
       throw new WafkaError('no brokers given: pass brokers: ["host:port", ...]')
     }
     this.bootstrap = options.brokers.map(parseBrokerAddress)
+    validateSecurityOptions(options)
     this.options = {
       retryBackoffMs: 100,
       retryBackoffMaxMs: 1000,
@@ -227,6 +229,8 @@ export class Cluster {
       try {
         return await this.connection(nodeId)
       } catch (err) {
+        // Bad credentials or an untrusted certificate fail alike everywhere: say so, at once.
+        if (err instanceof WafkaError && !err.retriable) throw err
         last = err
       }
     }

@@ -1,7 +1,10 @@
 import { Buffer } from 'node:buffer'
 import * as net from 'node:net'
 import * as tls from 'node:tls'
-import { ConnectionError, ProtocolError, TimeoutError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
+import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
+import { SaslSession } from './sasl/session.js'
+import type { SaslOption } from './sasl/types.js'
+import { tlsError } from './tls-errors.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
@@ -25,6 +28,14 @@ export interface ConnectionOptions {
   /** Java: connections.max.idle.ms (9 min). */
   idleTimeoutMs?: number
   tls?: boolean | tls.ConnectionOptions
+  /** KafkaJS's name for `tls`: true, or node:tls options (ca, cert, key, servername, ...). */
+  ssl?: boolean | tls.ConnectionOptions
+  /** SASL authentication after ApiVersions (and again before the broker's session ends). */
+  sasl?: SaslOption
+  /** KafkaJS: authenticationTimeout (10 s), the bound on one whole SASL authentication. */
+  authenticationTimeoutMs?: number
+  /** KafkaJS: reauthenticationThreshold (10 s): re-authenticate this long before the session ends. */
+  reauthenticationThresholdMs?: number
   /** Called once when the connection closes, with the reason if it failed. */
   onClose?: (error?: Error) => void
 }
@@ -37,6 +48,8 @@ export interface RequestOptions {
   timeoutMs?: number
   /** false for Produce with acks=0: the broker sends nothing back. */
   expectResponse?: boolean
+  /** SASL's own requests: sent while exclusive() holds the others back. */
+  exclusive?: boolean
 }
 
 interface Call {
@@ -63,6 +76,8 @@ const DEFAULTS = {
   maxInFlight: 5,
   maxResponseBytes: 100 * 1024 * 1024,
   idleTimeoutMs: 540_000,
+  authenticationTimeoutMs: 10_000,
+  reauthenticationThresholdMs: 10_000,
 }
 
 /**
@@ -81,7 +96,7 @@ export class Connection {
   /** The ApiVersions version the broker finally accepted. */
   apiVersionsVersion = 0
 
-  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'onClose'>> & ConnectionOptions
+  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'ssl' | 'sasl' | 'onClose'>> & ConnectionOptions
   private socket: net.Socket | undefined
   private readonly inFlight: Call[] = []
   private readonly waiting: Call[] = []
@@ -96,6 +111,10 @@ export class Connection {
   private closed = false
   private closeError: Error | undefined
   private idleTimer: ReturnType<typeof setTimeout> | undefined
+  private sasl: SaslSession | undefined
+  /** While set (exclusive()), only SASL's requests are written; the rest wait in order. */
+  private held = false
+  private drained: Array<() => void> = []
 
   private constructor(options: ConnectionOptions) {
     this.options = { ...DEFAULTS, ...definedOnly(options) } as any
@@ -110,6 +129,10 @@ export class Connection {
     await connection.connect()
     try {
       await connection.negotiateVersions()
+      if (options.sasl) {
+        connection.sasl = new SaslSession(connection, connection.options as Required<ConnectionOptions>)
+        await connection.sasl.start()
+      }
     } catch (err) {
       connection.close(err as Error)
       throw err
@@ -172,7 +195,7 @@ export class Connection {
         resolve,
         reject,
       }
-      if (this.inFlight.length < this.options.maxInFlight) this.send(call)
+      if (options.exclusive || (!this.held && this.inFlight.length < this.options.maxInFlight)) this.send(call)
       else this.waiting.push(call)
     })
   }
@@ -183,6 +206,7 @@ export class Connection {
     this.closed = true
     this.closeError = error
     clearTimeout(this.idleTimer)
+    this.sasl?.stop()
     this.socket?.destroy()
     const failure = this.closedError()
     for (const call of this.inFlight.splice(0)) {
@@ -190,10 +214,29 @@ export class Connection {
       call.reject(failure)
     }
     for (const call of this.waiting.splice(0)) call.reject(failure)
+    for (const wake of this.drained.splice(0)) wake()
     this.options.onClose?.(error)
   }
 
+  /**
+   * Runs fn once the requests in flight are answered, holding every other
+   * request back (in order) until it ends: SASL re-authentication must not
+   * interleave with other requests on the connection.
+   */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.held = true
+    try {
+      while (this.inFlight.length > 0 && !this.closed) await new Promise<void>((wake) => this.drained.push(wake))
+      return await fn()
+    } finally {
+      this.held = false
+      this.pump()
+    }
+  }
+
   private closedError(): Error {
+    // A TLS failure is the answer to every call, not a reason to try again.
+    if (this.closeError instanceof TlsError) return this.closeError
     const reason = this.closeError ? `: ${this.closeError.message}` : ''
     return new ConnectionError(`connection to ${this.name} is closed${reason}`, { cause: this.closeError })
   }
@@ -201,7 +244,7 @@ export class Connection {
   private connect(): Promise<void> {
     return new Promise((resolve, reject) => {
       const { host, port, connectTimeoutMs } = this.options
-      const tlsOptions = this.options.tls
+      const tlsOptions = this.options.ssl ?? this.options.tls
       const socket = tlsOptions
         ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(tlsOptions === true ? {} : tlsOptions) })
         : net.connect({ host, port })
@@ -227,7 +270,7 @@ export class Connection {
       })
       socket.on('error', (err) => {
         clearTimeout(timer)
-        const wrapped = new ConnectionError(`connection to ${this.name} failed: ${err.message}`, { cause: err })
+        const wrapped = tlsError(err, this.name) ?? new ConnectionError(`connection to ${this.name} failed: ${err.message}`, { cause: err })
         if (!this.closed) reject(wrapped)
         this.close(wrapped)
       })
@@ -276,7 +319,7 @@ export class Connection {
   }
 
   private pump(): void {
-    while (!this.closed && this.waiting.length > 0 && this.inFlight.length < this.options.maxInFlight) {
+    while (!this.closed && !this.held && this.waiting.length > 0 && this.inFlight.length < this.options.maxInFlight) {
       this.send(this.waiting.shift()!)
     }
   }
@@ -302,6 +345,7 @@ export class Connection {
     // Answers come in order: acks=0 requests written before this one will get none now.
     while (this.unanswered.length > 0 && this.unanswered[0].seq < call.seq!) this.unanswered.shift()
     this.touch()
+    if (this.inFlight.length === 0) for (const wake of this.drained.splice(0)) wake()
     try {
       call.resolve(decodeResponseFrame(call.api, call.version, frame))
     } catch (err) {

@@ -51,6 +51,8 @@ export interface KafkaOptions {
   jvmOpts?: string[]
   /** How long start (and startBroker) may take. Default 90 s. */
   startTimeoutMs?: number
+  /** More arguments for `kafka-storage format`, e.g. ['--add-scram', 'SCRAM-SHA-512=[name=alice,password=...]']. */
+  formatArgs?: string[]
 }
 
 export interface KafkaBroker {
@@ -433,7 +435,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   try {
     // Formatting is a JVM start per node: in parallel.
     await Promise.all(nodes.map(async (n) => {
-      const r = await runRig(version, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', n.propertiesFile], {
+      const r = await runRig(version, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', n.propertiesFile, ...(options.formatArgs ?? [])], {
         jvmOpts: [`-Dkafka.logs.dir=${n.broker.logDir}`],
       })
       if (r.code !== 0) throw new Error(`StorageTool format (broker ${n.broker.id}) failed:\n${r.stdout}${r.stderr}`)
