@@ -1,4 +1,5 @@
-import { errorCodeInfo } from './protocol/error-codes.js'
+import { AUTHENTICATION, AUTHORIZATION } from './error-policy.js'
+import { ErrorCodes, errorCodeInfo } from './protocol/error-codes.js'
 
 /**
  * Every error wafka throws is a WafkaError. `retriable` says whether trying
@@ -69,6 +70,19 @@ export class KafkaError extends WafkaError {
     if (options.api !== undefined) this.api = options.api
     if (options.broker !== undefined) this.broker = options.broker
   }
+
+  /**
+   * Whether `err` is a KafkaError with `codes` (one code, e.g.
+   * `ErrorCodes.NOT_COORDINATOR`, or a set from error-policy).
+   */
+  static is(err: unknown, codes: number | ReadonlySet<number>): err is KafkaError {
+    return err instanceof KafkaError && err.is(codes)
+  }
+
+  /** Whether this error's code is `codes` (one code or a set). */
+  is(codes: number | ReadonlySet<number>): boolean {
+    return typeof codes === 'number' ? this.code === codes : codes.has(this.code)
+  }
 }
 
 /**
@@ -85,7 +99,7 @@ export class AuthenticationError extends KafkaError {
     message: string,
     options: { code?: number; type?: string; mechanism?: string; brokerMessage?: string | null; api?: string; broker?: string; cause?: unknown } = {},
   ) {
-    super(message, { code: options.code ?? 58, type: options.type ?? 'SASL_AUTHENTICATION_FAILED', retriable: false, api: options.api, broker: options.broker, cause: options.cause })
+    super(message, { code: options.code ?? ErrorCodes.SASL_AUTHENTICATION_FAILED, type: options.type ?? 'SASL_AUTHENTICATION_FAILED', retriable: false, api: options.api, broker: options.broker, cause: options.cause })
     if (options.mechanism !== undefined) this.mechanism = options.mechanism
     if (options.brokerMessage) this.brokerMessage = options.brokerMessage
   }
@@ -113,9 +127,6 @@ export class TlsError extends WafkaError {
 
 export type TlsFailure = 'untrusted-certificate' | 'hostname-mismatch' | 'expired-certificate' | 'client-certificate-rejected' | 'handshake-failed' | 'not-tls'
 
-const AUTHENTICATION_CODES = new Set([33, 34, 58])
-const AUTHORIZATION_CODES = new Set([29, 30, 31, 53, 65])
-
 /**
  * A KafkaError for `code`, named and described from the spec's error table,
  * retriable as the Java client treats it; `detail` says what it was about
@@ -128,8 +139,8 @@ export function kafkaError(code: number, context: { api?: string; broker?: strin
   const where = `${context.api ? ` in ${context.api}` : ''}${context.broker ? ` from ${context.broker}` : ''}`
   const detail = context.detail ? ` (${context.detail})` : ''
   const message = `${type} (${code})${where}: ${description}${detail}`
-  if (AUTHENTICATION_CODES.has(code)) return new AuthenticationError(message, { code, type, api: context.api, broker: context.broker, cause: context.cause })
-  return new (AUTHORIZATION_CODES.has(code) ? AuthorizationError : KafkaError)(message, {
+  if (AUTHENTICATION.has(code)) return new AuthenticationError(message, { code, type, api: context.api, broker: context.broker, cause: context.cause })
+  return new (AUTHORIZATION.has(code) ? AuthorizationError : KafkaError)(message, {
     code,
     type,
     retriable: info?.retriable ?? false,

@@ -2,6 +2,8 @@ import { KafkaError, UnsupportedApiError, kafkaError } from '../errors.js'
 import type { Cluster } from '../cluster/cluster.js'
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
+import { COORDINATOR_MOVED } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 import {
   AlterPartitionReassignments, ConsumerGroupDescribe, CreatePartitions, CreateTopics, DeleteGroups, DeleteRecords, DeleteTopics, DescribeCluster,
   DescribeConfigs, DescribeGroups, ElectLeaders, IncrementalAlterConfigs, ListGroups, ListOffsets,
@@ -34,8 +36,7 @@ export interface TopicPartitions {
 
 const EARLIEST = -2n
 const LATEST = -1n
-const TOPIC_ALREADY_EXISTS = 36
-const GROUP_ID_NOT_FOUND = 69
+const { TOPIC_ALREADY_EXISTS, GROUP_ID_NOT_FOUND } = ErrorCodes
 
 /** The version, when it is at least `min`; else a clear error naming what needs a newer broker. */
 function requireVersion(version: number, min: number, what: string): true {
@@ -146,7 +147,7 @@ export class Admin {
       await this.cluster.retry(async () => {
         await this.cluster.refreshMetadata(names)
         for (const info of await this.cluster.topicMetadata(names)) {
-          for (const p of info.partitions) if (p.leader < 0) throw kafkaError(5, { api: 'Metadata', detail: `${info.name}-${p.partition}` })
+          for (const p of info.partitions) if (p.leader < 0) throw kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${info.name}-${p.partition}` })
         }
       }, timeout)
     }
@@ -574,7 +575,7 @@ export class Admin {
       try {
         return await fn(node)
       } catch (err) {
-        if (err instanceof KafkaError && [14, 15, 16].includes(err.code)) this.cluster.invalidateCoordinator('group', groupId)
+        if (KafkaError.is(err, COORDINATOR_MOVED)) this.cluster.invalidateCoordinator('group', groupId)
         throw err
       }
     })

@@ -3,6 +3,7 @@ import type { Cluster } from '../cluster/cluster.js'
 import { ConfigError, kafkaError } from '../errors.js'
 import { saltedPassword } from '../net/sasl/scram.js'
 import { AlterUserScramCredentials, DescribeUserScramCredentials } from '../protocol/messages/index.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
 export type ScramMechanismName = 'SCRAM-SHA-256' | 'SCRAM-SHA-512'
 
@@ -41,7 +42,7 @@ export async function describeUserScramCredentials(cluster: Cluster, users?: str
     if (res.errorCode !== 0) throw kafkaError(res.errorCode, { api: 'DescribeUserScramCredentials', broker: conn.name, detail: res.errorMessage ?? undefined })
     return res.results.map((r) => {
       // A user without credentials is RESOURCE_NOT_FOUND (91): report it as having none.
-      if (r.errorCode !== 0 && r.errorCode !== 91) throw kafkaError(r.errorCode, { api: 'DescribeUserScramCredentials', broker: conn.name, detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}` })
+      if (r.errorCode !== 0 && r.errorCode !== ErrorCodes.RESOURCE_NOT_FOUND) throw kafkaError(r.errorCode, { api: 'DescribeUserScramCredentials', broker: conn.name, detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}` })
       return { user: r.user, credentials: r.credentialInfos.map((c) => ({ mechanism: NAMES[c.mechanism] ?? `UNKNOWN(${c.mechanism})`, iterations: c.iterations })) }
     })
   })

@@ -7,6 +7,8 @@ import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { parseBrokerAddress, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { withRetry, type RetryPolicy } from './retry.js'
+import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
 export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose'> {
   brokers: string[]
@@ -22,10 +24,6 @@ export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' 
   defaultApiTimeoutMs?: number
 }
 
-/** Errors after which the cached leaders may be stale. */
-const STALE_METADATA = new Set([3, 5, 6, 41, 74, 75, 100])
-/** Errors after which the cached coordinator is stale. */
-const STALE_COORDINATOR = new Set([14, 15, 16])
 
 export type CoordinatorType = 'group' | 'transaction'
 
@@ -103,8 +101,8 @@ export class Cluster {
 
   /** Forgets what `err` says is stale. */
   async afterError(err: unknown): Promise<void> {
-    if (err instanceof KafkaError && STALE_COORDINATOR.has(err.code)) this.coordinators.clear()
-    if (err instanceof ConnectionError || (err instanceof KafkaError && STALE_METADATA.has(err.code))) {
+    if (KafkaError.is(err, COORDINATOR_MOVED)) this.coordinators.clear()
+    if (err instanceof ConnectionError || KafkaError.is(err, STALE_METADATA)) {
       await this.refreshMetadata().catch(() => {})
     }
   }
@@ -149,7 +147,7 @@ export class Cluster {
     if (missing.length > 0) await this.refreshMetadata(topics, options)
     return topics.map((t) => {
       const info = this.metadata.topics.get(t)
-      if (!info) throw kafkaError(3, { api: 'Metadata', detail: `topic ${t}` })
+      if (!info) throw kafkaError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, { api: 'Metadata', detail: `topic ${t}` })
       if (info.errorCode !== 0) throw kafkaError(info.errorCode, { api: 'Metadata', detail: `topic ${t}` })
       return info
     })
@@ -159,8 +157,8 @@ export class Cluster {
   async leaderFor(topic: string, partition: number): Promise<number> {
     const [info] = await this.topicMetadata([topic])
     const p = info.partitions.find((x) => x.partition === partition)
-    if (!p) throw kafkaError(3, { api: 'Metadata', detail: `${topic}-${partition} does not exist (${info.partitions.length} partitions)` })
-    if (p.leader < 0 || p.errorCode === 5) throw kafkaError(5, { api: 'Metadata', detail: `${topic}-${partition}` })
+    if (!p) throw kafkaError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, { api: 'Metadata', detail: `${topic}-${partition} does not exist (${info.partitions.length} partitions)` })
+    if (p.leader < 0 || p.errorCode === ErrorCodes.LEADER_NOT_AVAILABLE) throw kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${topic}-${partition}` })
     return p.leader
   }
 

@@ -5,18 +5,13 @@ import { Heartbeat, JoinGroup, LeaveGroup, SyncGroup } from '../protocol/message
 import type { PartitionAssignor, TopicPartitions } from './assignors/index.js'
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from './assignors/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
-import { COORDINATOR_ERRORS, type GroupCoordinator } from './group-coordinator.js'
+import type { GroupCoordinator } from './group-coordinator.js'
 import type { CommitIdentity, Membership, MembershipHooks } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
+import { COORDINATOR_MOVED, REJOIN } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
-const ILLEGAL_GENERATION = 22
-const UNKNOWN_MEMBER_ID = 25
-const REBALANCE_IN_PROGRESS = 27
-const MEMBER_ID_REQUIRED = 79
-const FENCED_INSTANCE_ID = 82
-
-/** Errors after which the member must join again: as a new member (UNKNOWN_MEMBER_ID) or in a new generation. */
-const REJOIN = new Set([ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED])
+const { UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED, FENCED_INSTANCE_ID } = ErrorCodes
 
 /**
  * The classic group protocol (KIP-62 heartbeats, KIP-345 static membership,
@@ -288,7 +283,7 @@ export class ClassicGroup implements Membership {
           return
         } else if (res.errorCode === FENCED_INSTANCE_ID) {
           this.handleMemberError(res.errorCode)
-        } else if (!COORDINATOR_ERRORS.has(res.errorCode)) {
+        } else if (!COORDINATOR_MOVED.has(res.errorCode)) {
           this.coordinator.check(res.errorCode, 'Heartbeat', broker)
         } else this.coordinator.stale()
       } catch (err) {
@@ -343,7 +338,7 @@ function flatten(list: TopicPartitions[]): TopicPartition[] {
  */
 function isRecoverable(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof ProtocolError) return true
-  if (err instanceof KafkaError) return err.retriable || REJOIN.has(err.code) || COORDINATOR_ERRORS.has(err.code)
+  if (err instanceof KafkaError) return err.retriable || REJOIN.has(err.code) || COORDINATOR_MOVED.has(err.code)
   return err instanceof WafkaError && err.retriable
 }
 

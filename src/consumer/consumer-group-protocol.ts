@@ -3,12 +3,12 @@ import { ConnectionError, KafkaError, UnsupportedApiError, WafkaError } from '..
 import { sleep } from '../net/backoff.js'
 import { ConsumerGroupHeartbeat } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
-import { COORDINATOR_ERRORS, type GroupCoordinator } from './group-coordinator.js'
+import type { GroupCoordinator } from './group-coordinator.js'
 import type { CommitIdentity, Membership, MembershipHooks } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
+import { COORDINATOR_MOVED, REJOIN_CONSUMER_PROTOCOL } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
-const UNKNOWN_MEMBER_ID = 25
-const FENCED_MEMBER_EPOCH = 110
 const LEAVE_EPOCH = -1
 const STATIC_LEAVE_EPOCH = -2
 
@@ -90,7 +90,7 @@ export class ConsumerGroupProtocol implements Membership {
       } catch (err) {
         if (this.stopped) break
         if (!recoverable(err)) {
-          const fatal = err instanceof KafkaError && err.code === 35
+          const fatal = KafkaError.is(err, ErrorCodes.UNSUPPORTED_VERSION)
             ? new UnsupportedApiError(`groupProtocol 'consumer' needs a broker that serves ConsumerGroupHeartbeat (KIP-848): ${err.message}`)
             : (err as Error)
           this.hooks.fatal(fatal)
@@ -133,12 +133,12 @@ export class ConsumerGroupProtocol implements Membership {
       serverAssignor: all ? this.config.serverAssignor : null,
       topicPartitions: reportOwned ? this.ownedTopicIds() : null,
     }), this.config.requestTimeoutMs)
-    if (res.errorCode === UNKNOWN_MEMBER_ID || res.errorCode === FENCED_MEMBER_EPOCH) {
+    if (REJOIN_CONSUMER_PROTOCOL.has(res.errorCode)) {
       // Fenced: the partitions are lost (no commit can succeed); join again from epoch 0.
       await this.loseAll()
       return
     }
-    if (COORDINATOR_ERRORS.has(res.errorCode)) {
+    if (COORDINATOR_MOVED.has(res.errorCode)) {
       this.coordinator.stale()
       this.sendAll = true
       throw new KafkaError(`${res.errorMessage ?? 'coordinator moved'} (${res.errorCode})`, { code: res.errorCode, type: 'COORDINATOR', retriable: true })

@@ -13,6 +13,7 @@ import type { Membership, MembershipHooks } from './membership.js'
 import type { Message } from './message.js'
 import { CommitFailedError, commitOffsets, fetchCommitted, type OffsetToCommit } from './offsets.js'
 import { Assignment, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
 /** KafkaJS's instrumentation event names. */
 export const ConsumerEvents = {
@@ -362,7 +363,7 @@ export class Consumer {
       } else {
         const policy = this.resetPolicy(s.topic)
         if (policy === 'none') {
-          this.emit(ConsumerEvents.CRASH, { error: kafkaError(1, { detail: `${s.topic}-${s.partition} has no committed offset and autoOffsetReset is 'none'` }), groupId: this.config.groupId, restart: false })
+          this.emit(ConsumerEvents.CRASH, { error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, { detail: `${s.topic}-${s.partition} has no committed offset and autoOffsetReset is 'none'` }), groupId: this.config.groupId, restart: false })
           continue
         }
         s.resetTo = policy

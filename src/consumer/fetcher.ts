@@ -11,6 +11,8 @@ import { messagesFrom, type Message } from './message.js'
 import { recordSetEnd } from './record-set-end.js'
 import type { Assignment, PartitionState } from './partition-state.js'
 import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
+import { FETCH_SESSION_LOST, STALE_METADATA } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
 /** A partition's fetched records, handed to user code as one batch. */
 export interface Delivery {
@@ -33,10 +35,6 @@ interface Fetched {
   highWatermark: bigint
 }
 
-const OFFSET_OUT_OF_RANGE = 1
-const SESSION_ERRORS = new Set([70, 71]) // FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH
-/** Partition errors after which fresh metadata (a new leader, a new epoch) lets the fetch go on. */
-const REFRESH_AND_RETRY = new Set([3, 5, 6, 9, 56, 74, 75, 78, 100])
 const EARLIEST = -2n
 const LATEST = -1n
 
@@ -269,7 +267,7 @@ export class Fetcher {
       )
       if (res.errorCode !== 0) {
         session.reset()
-        if (!SESSION_ERRORS.has(res.errorCode)) this.backOffBroker(leader)
+        if (!FETCH_SESSION_LOST.has(res.errorCode)) this.backOffBroker(leader)
         return
       }
       session.succeeded(res.sessionId)
@@ -299,9 +297,10 @@ export class Fetcher {
               state.queued++
               this.push({ state, version: state.version, fetchOffset, nextOffset: end.nextOffset, records: p.records, aborted: p.abortedTransactions, highWatermark: p.highWatermark })
             }
-          } else if (p.errorCode === OFFSET_OUT_OF_RANGE) {
+          } else if (p.errorCode === ErrorCodes.OFFSET_OUT_OF_RANGE) {
             this.outOfRange(state)
-          } else if (REFRESH_AND_RETRY.has(p.errorCode)) {
+          } else if (STALE_METADATA.has(p.errorCode)) {
+            // Fresh metadata (a new leader, a new epoch) lets the fetch go on.
             refresh = true
             state.retryAt = Date.now() + this.config.retryBackoffMs
           } else {
@@ -390,7 +389,7 @@ export class Fetcher {
     const policy = this.resetPolicy(state.topic)
     if (policy === 'none') {
       state.retryAt = Number.MAX_SAFE_INTEGER
-      this.push({ error: kafkaError(OFFSET_OUT_OF_RANGE, { api: 'Fetch', detail: `${state.topic}-${state.partition} at offset ${state.fetchPosition}, and autoOffsetReset is 'none'` }) })
+      this.push({ error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, { api: 'Fetch', detail: `${state.topic}-${state.partition} at offset ${state.fetchPosition}, and autoOffsetReset is 'none'` }) })
       return
     }
     state.resetTo = policy

@@ -1,9 +1,10 @@
 import type { Cluster } from '../cluster/cluster.js'
 import { ConnectionError, KafkaError, kafkaError } from '../errors.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
+import { COORDINATOR_MOVED } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
 /** Errors that say the coordinator moved or is not ready: look it up again. */
-export const COORDINATOR_ERRORS = new Set([14, 15, 16])
 
 /**
  * Requests to a group's coordinator, on their own connection (the 'group'
@@ -24,15 +25,15 @@ export class GroupCoordinator {
       const res = await conn.request(api, body(version), { version, timeoutMs })
       return { res, version, broker: conn.name }
     } catch (err) {
-      if (err instanceof ConnectionError || (err instanceof KafkaError && COORDINATOR_ERRORS.has(err.code))) this.stale()
+      if (err instanceof ConnectionError || KafkaError.is(err, COORDINATOR_MOVED)) this.stale()
       throw err
     }
   }
 
   /** A response's error code as a KafkaError (forgetting the coordinator when it says so), or nothing. */
   check(code: number, api: string, broker: string, detail?: string): void {
-    if (code === 0) return
-    if (COORDINATOR_ERRORS.has(code)) this.stale()
+    if (code === ErrorCodes.NONE) return
+    if (COORDINATOR_MOVED.has(code)) this.stale()
     throw kafkaError(code, { api, broker, detail: detail ?? `group ${this.groupId}` })
   }
 

@@ -4,6 +4,8 @@ import { withRetry } from '../cluster/retry.js'
 import type { GroupCoordinator } from './group-coordinator.js'
 import type { CommitIdentity } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
+import { COMMIT_FENCED } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
 export interface OffsetToCommit extends TopicPartition {
   /** The next offset to consume (what Kafka stores). */
@@ -13,8 +15,6 @@ export interface OffsetToCommit extends TopicPartition {
 }
 
 /** Member-level errors: the commit belongs to a generation the group has left behind (Java's CommitFailedException). */
-const FENCED = new Set([22, 25, 82, 110, 113])
-const REBALANCE_IN_PROGRESS = 27
 
 /** A commit the group refused: the member's generation is over, or a rebalance is on. Offsets stay uncommitted. */
 export class CommitFailedError extends WafkaError {
@@ -57,7 +57,7 @@ export async function commitOffsets(coordinator: GroupCoordinator, identity: () 
         try {
           coordinator.check(p.errorCode, 'OffsetCommit', broker, detail)
         } catch (err) {
-          if (FENCED.has(p.errorCode) || p.errorCode === REBALANCE_IN_PROGRESS) {
+          if (COMMIT_FENCED.has(p.errorCode) || p.errorCode === ErrorCodes.REBALANCE_IN_PROGRESS) {
             throw new CommitFailedError(`the commit of ${detail} was refused: this member's generation is over or a rebalance is running (${(err as Error).message}); its partitions may have moved to another member`, err as KafkaError)
           }
           throw err

@@ -10,6 +10,7 @@ import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
 import { FrameSplitter } from './frames.js'
 import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
 export interface ConnectionOptions {
   host: string
@@ -376,7 +377,7 @@ export class Connection {
         { clientSoftwareName: CLIENT_SOFTWARE_NAME, clientSoftwareVersion: CLIENT_SOFTWARE_VERSION } as any,
         { version },
       )
-      if (res.errorCode === 35 && version > 0) {
+      if (res.errorCode === ErrorCodes.UNSUPPORTED_VERSION && version > 0) {
         const theirs = res.apiKeys?.find((k: any) => k.apiKey === ApiVersions.apiKey)
         version = theirs ? Math.min(theirs.maxVersion, version - 1) : 0
         continue

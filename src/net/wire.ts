@@ -4,8 +4,9 @@ import { decodeResponseHeader, encodeRequestHeader, requestHeaderVersion, respon
 import { ApiVersions } from '../protocol/messages/index.js'
 import { Reader } from '../protocol/reader.js'
 import { Writer } from '../protocol/writer.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
-const UNSUPPORTED_VERSION = 35
+const { UNSUPPORTED_VERSION } = ErrorCodes
 
 /**
  * A whole request frame: size, header, body. Each frame gets its own Writer:

@@ -1,6 +1,7 @@
 import type { Cluster } from '../cluster/cluster.js'
 import { kafkaError } from '../errors.js'
 import { InitProducerId } from '../protocol/messages/index.js'
+import { COORDINATOR_MOVED } from '../error-policy.js'
 
 /**
  * The producer id and epoch that make retries idempotent (and, with a
@@ -39,7 +40,7 @@ export class ProducerIdentity {
       const current = bump && version >= 3 && this.producerId >= 0n ? { producerId: this.producerId, producerEpoch: this.producerEpoch } : {}
       const res = await conn.request(InitProducerId, { transactionalId: this.transactionalId, transactionTimeoutMs: this.transactionTimeoutMs, ...current }, { version })
       if (res.errorCode !== 0) {
-        if ([14, 15, 16].includes(res.errorCode) && this.transactionalId !== null) this.cluster.invalidateCoordinator('transaction', this.transactionalId)
+        if (COORDINATOR_MOVED.has(res.errorCode) && this.transactionalId !== null) this.cluster.invalidateCoordinator('transaction', this.transactionalId)
         throw kafkaError(res.errorCode, { api: 'InitProducerId', broker: conn.name, detail: this.transactionalId ? `transactionalId ${this.transactionalId}` : undefined })
       }
       this.producerId = res.producerId

@@ -11,13 +11,10 @@ import { ProducerBatch, type Accumulator, type PartitionQueue } from './accumula
 import type { ResolvedProducerConfig } from './config.js'
 import type { ProducerIdentity } from './producer-identity.js'
 import type { TransactionManager } from './transaction-manager.js'
+import { SEQUENCE_LOST } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
-const DUPLICATE_SEQUENCE_NUMBER = 46
-const OUT_OF_ORDER_SEQUENCE_NUMBER = 45
-const UNKNOWN_PRODUCER_ID = 59
-const INVALID_PRODUCER_EPOCH = 47
-const PRODUCER_FENCED = 90
-const MESSAGE_TOO_LARGE = 10
+const { DUPLICATE_SEQUENCE_NUMBER, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, PRODUCER_FENCED, MESSAGE_TOO_LARGE } = ErrorCodes
 const ZSTD = 4
 
 /**
@@ -265,7 +262,7 @@ export class Sender {
   }
 
   private onPartitionAnswer(batch: ProducerBatch, code: number, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint, message: string | null, node: number): void {
-    if (code === 0) return this.complete(batch, baseOffset, logAppendTime, logStartOffset)
+    if (code === ErrorCodes.NONE) return this.complete(batch, baseOffset, logAppendTime, logStartOffset)
     // Written before: a retry of a batch whose first answer was lost.
     if (code === DUPLICATE_SEQUENCE_NUMBER && this.identity) return this.complete(batch, -1n, -1n, -1n)
     const q = batch.queue
@@ -280,7 +277,7 @@ export class Sender {
       }
       // An earlier batch failed and is being retried: this one follows it.
       if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying) return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
-      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER || code === UNKNOWN_PRODUCER_ID || code === INVALID_PRODUCER_EPOCH) {
+      if (SEQUENCE_LOST.has(code)) {
         if (this.txn) {
           this.txn.fatal(err)
           return this.settleFailed(batch, err)

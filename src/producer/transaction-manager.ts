@@ -4,9 +4,9 @@ import { AddOffsetsToTxn, AddPartitionsToTxn, EndTxn, TxnOffsetCommit } from '..
 import { TRANSACTION_V1_MAX } from '../protocol/versions-in-use.js'
 import type { PartitionQueue } from './accumulator.js'
 import type { ProducerIdentity } from './producer-identity.js'
+import { COORDINATOR_MOVED, PRODUCER_FATAL } from '../error-policy.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
 
-const CONCURRENT_TRANSACTIONS = 51
-const STALE_COORDINATOR = [14, 15, 16]
 
 type State = 'ready' | 'in-transaction' | 'ending' | 'fatal'
 
@@ -122,7 +122,7 @@ export class TransactionManager {
         }), { maxVersion: TRANSACTION_V1_MAX.TxnOffsetCommit })
         for (const t of res.topics) for (const p of t.partitions) if (p.errorCode !== 0) throw this.error(p.errorCode, 'TxnOffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
       } catch (err) {
-        if (err instanceof KafkaError && STALE_COORDINATOR.includes(err.code)) this.cluster.invalidateCoordinator('group', groupId)
+        if (KafkaError.is(err, COORDINATOR_MOVED)) this.cluster.invalidateCoordinator('group', groupId)
         throw err
       }
     })
@@ -156,8 +156,8 @@ export class TransactionManager {
   private error(code: number, api: string, detail: string): KafkaError {
     const err = kafkaError(code, { api, detail: `transactionalId ${this.transactionalId}, ${detail}` })
     // Another producer with this transactionalId has taken over: nothing more may be sent.
-    if (code === 90 || code === 47 || code === 53) this.fatal(err)
-    if (code === CONCURRENT_TRANSACTIONS) return new KafkaError(err.message, { code, type: err.type, retriable: true })
+    if (PRODUCER_FATAL.has(code)) this.fatal(err)
+    if (code === ErrorCodes.CONCURRENT_TRANSACTIONS) return new KafkaError(err.message, { code, type: err.type, retriable: true })
     return err
   }
 
@@ -168,7 +168,7 @@ export class TransactionManager {
       try {
         return await fn(await this.cluster.connection(node))
       } catch (err) {
-        if (err instanceof KafkaError && STALE_COORDINATOR.includes(err.code)) this.cluster.invalidateCoordinator('transaction', this.transactionalId)
+        if (KafkaError.is(err, COORDINATOR_MOVED)) this.cluster.invalidateCoordinator('transaction', this.transactionalId)
         throw err
       }
     })

@@ -1,13 +1,12 @@
 import { Buffer } from 'node:buffer'
 import { AuthenticationError, TimeoutError, UnsupportedApiError, WafkaError } from '../../errors.js'
 import type { ApiSpec, Input } from '../../protocol/api.js'
-import { errorCodeInfo } from '../../protocol/error-codes.js'
+import { ErrorCodes, errorCodeInfo } from '../../protocol/error-codes.js'
 import { SaslAuthenticate, SaslHandshake } from '../../protocol/messages/index.js'
 import { saslMechanism } from './config.js'
 import type { SaslConfig, SaslOption } from './types.js'
 
-const UNSUPPORTED_SASL_MECHANISM = 33
-const ILLEGAL_SASL_STATE = 34
+const { UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE } = ErrorCodes
 const codeName = (code: number) => errorCodeInfo(code)?.name ?? 'UNKNOWN_ERROR_CODE'
 
 /** What a SASL session needs of its connection. */
