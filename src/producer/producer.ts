@@ -194,11 +194,11 @@ export class Producer {
    */
   private async waitOnMetadata(topics: string[], blockUntil: number) {
     const options = { allowAutoTopicCreation: this.config.allowAutoTopicCreation }
-    const policy = { backoffMs: this.config.retryBackoffMs, backoffMaxMs: this.config.retryBackoffMaxMs, deadline: blockUntil }
+    const policy = { backoffMs: this.config.retryBackoffMs, backoffMaxMs: this.config.retryBackoffMaxMs, deadline: blockUntil, signal: this.cluster.signal }
     try {
       return await withRetry(policy, () => this.cluster.topicMetadata(topics, options), (err) => this.cluster.afterError(err))
     } catch (err) {
-      if (!(err instanceof WafkaError) || !err.retriable) throw err
+      if (!(err instanceof WafkaError) || !err.retriable || this.cluster.signal.aborted) throw err
       throw new TimeoutError(`send() waited ${this.config.maxBlockMs} ms (maxBlockMs) for metadata of ${topics.join(', ')}: ${err.message}`, { retriable: false, cause: err })
     }
   }
