@@ -9,6 +9,12 @@ export class PartitionState {
   processed: bigint | null = null
   /** Last offset this consumer committed (or found committed) for the group. */
   committed: bigint | null = null
+  /**
+   * `processed` as of the last commit, automatic or the application's own:
+   * an automatic commit is due only once processing moved past it, so it
+   * never overwrites a manual commit of another offset.
+   */
+  commitMark: bigint | null = null
   /** The leader epoch of the last fetched batch (-1: unknown), sent back as lastFetchedEpoch and with commits. */
   lastFetchedEpoch = -1
   /** The leader epoch this position was last known good for; a newer leader epoch asks for validation (KIP-320). */
