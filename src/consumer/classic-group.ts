@@ -337,9 +337,10 @@ function flatten(list: TopicPartitions[]): TopicPartition[] {
 
 /**
  * Retriable errors and those a rejoin fixes; anything else stops the
- * consumer. A malformed group response is retried too: librdkafka's mock
- * answers a failed SyncGroup with a null assignment, and joining again is
- * what recovers from whatever it meant.
+ * consumer. A malformed group response is retried too (with backoff):
+ * joining again is what recovers from whatever it meant. (A SyncGroup
+ * answer's null assignment is not malformed: it reads as no partitions, so
+ * the error code it comes with decides.)
  */
 function isRecoverable(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof ProtocolError) return true
