@@ -61,7 +61,7 @@ describe('disconnect()', () => {
     cluster = await FakeCluster.start({ topics: { t: 1 } })
     const baseline = liveResources()
     const kafka = new Kafka({ brokers: cluster.bootstrap, ...SETTINGS, defaultApiTimeoutMs: 60_000 })
-    const producer = kafka.producer({ lingerMs: 0, deliveryTimeoutMs: 3100 })
+    const producer = kafka.producer({ lingerMs: 0, deliveryTimeoutMs: 3100, requestTimeoutMs: 3000 })
     await producer.connect()
     // The batch times out unanswered (a sequence gap): the epoch must be bumped, and InitProducerId is refused.
     cluster.broker(1).on(Produce, stall)
