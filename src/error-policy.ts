@@ -53,6 +53,16 @@ export const REJOIN: ReadonlySet<number> = new Set([
   E.MEMBER_ID_REQUIRED,
 ])
 
+/** Errors no rejoin can fix: the member is fenced, not allowed, or configured wrong for this group. */
+export const GROUP_FATAL: ReadonlySet<number> = new Set([
+  E.INCONSISTENT_GROUP_PROTOCOL,
+  E.INVALID_GROUP_ID,
+  E.INVALID_SESSION_TIMEOUT,
+  E.GROUP_AUTHORIZATION_FAILED,
+  E.GROUP_MAX_SIZE_REACHED,
+  E.FENCED_INSTANCE_ID,
+])
+
 /** Errors after which a KIP-848 member must join again with epoch 0. */
 export const REJOIN_CONSUMER_PROTOCOL: ReadonlySet<number> = new Set([
   E.UNKNOWN_MEMBER_ID,

@@ -27,8 +27,8 @@ export class ProtocolError extends WafkaError {}
 export class CorruptRecordError extends ProtocolError {
   readonly reason: string
 
-  constructor(reason: string, message: string) {
-    super(message)
+  constructor(reason: string, message: string, options: { cause?: unknown } = {}) {
+    super(message, options)
     this.reason = reason
   }
 }

@@ -8,7 +8,7 @@ import type { ResolvedConsumerConfig } from './config.js'
 import type { GroupCoordinator } from './group-coordinator.js'
 import type { CommitIdentity, Membership, MembershipHooks } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
-import { COORDINATOR_MOVED, REJOIN } from '../error-policy.js'
+import { COORDINATOR_MOVED, GROUP_FATAL, REJOIN } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 
 const { UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED, FENCED_INSTANCE_ID } = ErrorCodes
@@ -330,15 +330,19 @@ function flatten(list: TopicPartitions[]): TopicPartition[] {
   return list.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })))
 }
 
+
 /**
- * Retriable errors and those a rejoin fixes; anything else stops the
- * consumer. A malformed group response is retried too: librdkafka's mock
- * answers a failed SyncGroup with a null assignment, and joining again is
- * what recovers from whatever it meant.
+ * Whatever fails in a join the member rejoins (with backoff) from, as the
+ * issue asks and librdkafka does: any broker error but the fatal ones (a
+ * mock answers SyncGroup INVALID_REQUEST while a static member's previous
+ * instance is being replaced), a broken connection, a malformed group
+ * response. What stops the consumer: GROUP_FATAL codes, and wafka's own
+ * non-retriable errors (configuration, no common API version, an assignor
+ * the group chose that this member did not offer).
  */
 function isRecoverable(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof ProtocolError) return true
-  if (err instanceof KafkaError) return err.retriable || REJOIN.has(err.code) || COORDINATOR_MOVED.has(err.code)
+  if (err instanceof KafkaError) return !GROUP_FATAL.has(err.code)
   return err instanceof WafkaError && err.retriable
 }
 
