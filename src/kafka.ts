@@ -6,6 +6,8 @@ import { Consumer } from './consumer/consumer.js'
 import type { ConsumerConfig } from './consumer/config.js'
 import { Producer } from './producer/producer.js'
 import type { ProducerConfig } from './producer/config.js'
+import { CONSUMER_ALIASES, CONSUMER_OPTIONS, KAFKA_ALIASES, KAFKA_OPTIONS, PRODUCER_ALIASES, PRODUCER_OPTIONS } from './config/defaults.js'
+import { checkKeys, numberOption } from './config/option.js'
 
 export type KafkaConfig = ClusterOptions
 
@@ -15,16 +17,21 @@ export type KafkaConfig = ClusterOptions
  * Option names follow the Java client's meaning in camelCase.
  */
 export class Kafka {
-  constructor(private readonly config: KafkaConfig) {
+  private readonly config: KafkaConfig
+
+  constructor(config: KafkaConfig) {
+    this.config = resolveKafkaConfig(config)
     // Validates the broker list now, where the mistake is.
-    new Cluster(config)
+    new Cluster(this.config)
   }
 
   admin(overrides: Partial<KafkaConfig> = {}): Admin {
-    return new Admin(new Cluster({ ...this.config, ...overrides }))
+    return new Admin(new Cluster(resolveKafkaConfig({ ...this.config, ...checkKeys('admin', overrides, KAFKA_OPTIONS, KAFKA_ALIASES) })))
   }
 
-  producer(config: ProducerConfig = {}): Producer {
+  producer(given: ProducerConfig = {}): Producer {
+    // Under our names first, so a KafkaJS name is not given twice with what the Kafka object passes on.
+    const config = checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)
     const resolved = { ...this.inherited(), ...definedOnly(config) }
     return new Producer(
       new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5) }),
@@ -32,7 +39,8 @@ export class Kafka {
     )
   }
 
-  consumer(config: ConsumerConfig = {}): Consumer {
+  consumer(given: ConsumerConfig = {}): Consumer {
+    const config = checkKeys('consumer', given, CONSUMER_OPTIONS, CONSUMER_ALIASES)
     const resolved = { ...this.inherited(), metadataMaxAgeMs: this.config.metadataMaxAgeMs, ...definedOnly(config) }
     return new Consumer(
       new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, metadataMaxAgeMs: resolved.metadataMaxAgeMs }),
@@ -48,3 +56,12 @@ export class Kafka {
 }
 
 export { loadCodecs }
+
+const NUMBERS = Object.entries(KAFKA_OPTIONS).filter(([, spec]) => 'max' in spec).map(([name]) => name)
+
+/** The options under our names (KafkaJS's taken where they mean the same), unknown keys refused, numbers in range. */
+export function resolveKafkaConfig(given: KafkaConfig): KafkaConfig {
+  const config = checkKeys('Kafka', given, KAFKA_OPTIONS, KAFKA_ALIASES)
+  for (const name of NUMBERS) numberOption(KAFKA_OPTIONS, name, (config as unknown as Record<string, unknown>)[name], 0)
+  return config
+}

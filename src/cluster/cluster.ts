@@ -9,6 +9,7 @@ import { MetadataCache } from './metadata.js'
 import { withRetry, type RetryPolicy } from './retry.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { KAFKA_OPTIONS } from '../config/defaults.js'
 
 export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'signal'> {
   brokers: string[]
@@ -66,12 +67,12 @@ export class Cluster {
     this.bootstrap = options.brokers.map(parseBrokerAddress)
     validateSecurityOptions(options)
     this.options = {
-      retryBackoffMs: 100,
-      retryBackoffMaxMs: 1000,
-      reconnectBackoffMs: 50,
-      reconnectBackoffMaxMs: 1000,
-      metadataMaxAgeMs: 300_000,
-      defaultApiTimeoutMs: 60_000,
+      retryBackoffMs: KAFKA_OPTIONS.retryBackoffMs.default,
+      retryBackoffMaxMs: KAFKA_OPTIONS.retryBackoffMaxMs.default,
+      reconnectBackoffMs: KAFKA_OPTIONS.reconnectBackoffMs.default,
+      reconnectBackoffMaxMs: KAFKA_OPTIONS.reconnectBackoffMaxMs.default,
+      metadataMaxAgeMs: KAFKA_OPTIONS.metadataMaxAgeMs.default,
+      defaultApiTimeoutMs: KAFKA_OPTIONS.defaultApiTimeoutMs.default,
       ...definedOnly(options),
     } as Cluster['options']
   }

@@ -1,5 +1,7 @@
 import { ConfigError } from '../errors.js'
-import { duration, oneOf, positive } from '../options.js'
+import { CONSUMER_OPTIONS, CONSUMER_ALIASES } from '../config/defaults.js'
+import { checkKeys, numberOption } from '../config/option.js'
+import { oneOf } from '../options.js'
 import { assignorByName, type PartitionAssignor } from './assignors/index.js'
 
 export type OffsetReset = 'earliest' | 'latest' | 'none'
@@ -86,45 +88,46 @@ function resolveAssignor(a: PartitionAssignor | string): PartitionAssignor {
 }
 
 /** Java's consumer defaults, checked as Java checks them. */
-export function resolveConsumerConfig(config: ConsumerConfig): ResolvedConsumerConfig {
+export function resolveConsumerConfig(given: ConsumerConfig): ResolvedConsumerConfig {
+  const config = checkKeys('consumer', given, CONSUMER_OPTIONS, CONSUMER_ALIASES)
   const groupId = optionalString('groupId', config.groupId)
   const groupInstanceId = optionalString('groupInstanceId', config.groupInstanceId)
   if (groupInstanceId !== null && groupId === null) throw new ConfigError('groupInstanceId needs a groupId')
-  const sessionTimeoutMs = duration('sessionTimeoutMs', config.sessionTimeoutMs, 45_000, 1)
-  const heartbeatIntervalMs = duration('heartbeatIntervalMs', config.heartbeatIntervalMs, 3_000, 1)
+  const sessionTimeoutMs = numberOption(CONSUMER_OPTIONS, 'sessionTimeoutMs', config.sessionTimeoutMs)
+  const heartbeatIntervalMs = numberOption(CONSUMER_OPTIONS, 'heartbeatIntervalMs', config.heartbeatIntervalMs)
   if (heartbeatIntervalMs >= sessionTimeoutMs) {
     throw new ConfigError(`heartbeatIntervalMs (${heartbeatIntervalMs}) must be lower than sessionTimeoutMs (${sessionTimeoutMs})`)
   }
-  const maxPollIntervalMs = duration('maxPollIntervalMs', config.maxPollIntervalMs, 300_000, 1)
+  const maxPollIntervalMs = numberOption(CONSUMER_OPTIONS, 'maxPollIntervalMs', config.maxPollIntervalMs)
   const autoCommit = config.autoCommit ?? groupId !== null
   if (autoCommit && groupId === null && config.autoCommit === true) throw new ConfigError('autoCommit needs a groupId')
   const assignors = (config.partitionAssigners ?? ['range', 'cooperative-sticky']).map(resolveAssignor)
   if (assignors.length === 0) throw new ConfigError('partitionAssigners needs at least one assignor')
-  const maxBytes = positive('maxBytes', config.maxBytes, 52_428_800, 1)
+  const maxBytes = numberOption(CONSUMER_OPTIONS, 'maxBytes', config.maxBytes)
   return {
     groupId,
     groupInstanceId,
-    groupProtocol: oneOf('groupProtocol', config.groupProtocol, ['classic', 'consumer'], 'classic'),
+    groupProtocol: oneOf('groupProtocol', config.groupProtocol, ['classic', 'consumer'], CONSUMER_OPTIONS.groupProtocol.default),
     assignors,
     serverAssignor: optionalString('serverAssignor', config.serverAssignor),
     sessionTimeoutMs,
-    rebalanceTimeoutMs: duration('rebalanceTimeoutMs', config.rebalanceTimeoutMs, maxPollIntervalMs, 1),
+    rebalanceTimeoutMs: numberOption(CONSUMER_OPTIONS, 'rebalanceTimeoutMs', config.rebalanceTimeoutMs, maxPollIntervalMs),
     heartbeatIntervalMs,
     maxPollIntervalMs,
-    autoOffsetReset: oneOf('autoOffsetReset', config.autoOffsetReset, ['earliest', 'latest', 'none'], 'latest'),
-    isolationLevel: oneOf('isolationLevel', config.isolationLevel, ['read_uncommitted', 'read_committed'], 'read_uncommitted') === 'read_committed' ? 1 : 0,
-    minBytes: positive('minBytes', config.minBytes, 1),
+    autoOffsetReset: oneOf('autoOffsetReset', config.autoOffsetReset, ['earliest', 'latest', 'none'], CONSUMER_OPTIONS.autoOffsetReset.default),
+    isolationLevel: oneOf('isolationLevel', config.isolationLevel, ['read_uncommitted', 'read_committed'], CONSUMER_OPTIONS.isolationLevel.default) === 'read_committed' ? 1 : 0,
+    minBytes: numberOption(CONSUMER_OPTIONS, 'minBytes', config.minBytes),
     maxBytes,
-    maxBytesPerPartition: positive('maxBytesPerPartition', config.maxBytesPerPartition, 1_048_576, 1),
-    maxWaitTimeInMs: duration('maxWaitTimeInMs', config.maxWaitTimeInMs, 500),
+    maxBytesPerPartition: numberOption(CONSUMER_OPTIONS, 'maxBytesPerPartition', config.maxBytesPerPartition),
+    maxWaitTimeInMs: numberOption(CONSUMER_OPTIONS, 'maxWaitTimeInMs', config.maxWaitTimeInMs),
     autoCommit,
-    autoCommitIntervalMs: duration('autoCommitIntervalMs', config.autoCommitIntervalMs, 5_000, 1),
-    checkCrcs: config.checkCrcs ?? true,
+    autoCommitIntervalMs: numberOption(CONSUMER_OPTIONS, 'autoCommitIntervalMs', config.autoCommitIntervalMs),
+    checkCrcs: config.checkCrcs ?? CONSUMER_OPTIONS.checkCrcs.default,
     rackId: optionalString('rackId', config.rackId),
-    allowAutoTopicCreation: config.allowAutoTopicCreation ?? true,
-    requestTimeoutMs: duration('requestTimeoutMs', config.requestTimeoutMs, 30_000, 1),
-    retryBackoffMs: duration('retryBackoffMs', config.retryBackoffMs, 100),
-    retryBackoffMaxMs: duration('retryBackoffMaxMs', config.retryBackoffMaxMs, 1000),
-    metadataMaxAgeMs: duration('metadataMaxAgeMs', config.metadataMaxAgeMs, 300_000, 1),
+    allowAutoTopicCreation: config.allowAutoTopicCreation ?? CONSUMER_OPTIONS.allowAutoTopicCreation.default,
+    requestTimeoutMs: numberOption(CONSUMER_OPTIONS, 'requestTimeoutMs', config.requestTimeoutMs),
+    retryBackoffMs: numberOption(CONSUMER_OPTIONS, 'retryBackoffMs', config.retryBackoffMs),
+    retryBackoffMaxMs: numberOption(CONSUMER_OPTIONS, 'retryBackoffMaxMs', config.retryBackoffMaxMs),
+    metadataMaxAgeMs: numberOption(CONSUMER_OPTIONS, 'metadataMaxAgeMs', config.metadataMaxAgeMs),
   }
 }

@@ -12,6 +12,7 @@ import { abortable, MAX_TIMER_MS } from './backoff.js'
 import { FrameSplitter } from './frames.js'
 import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { KAFKA_OPTIONS } from '../config/defaults.js'
 
 export interface ConnectionOptions {
   host: string
@@ -73,15 +74,16 @@ interface Call {
 export const CLIENT_SOFTWARE_NAME = 'wafka'
 export const CLIENT_SOFTWARE_VERSION = '0.1.0'
 
+const K = KAFKA_OPTIONS
 const DEFAULTS = {
-  clientId: 'wafka',
-  connectTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  maxInFlight: 5,
-  maxResponseBytes: 100 * 1024 * 1024,
-  idleTimeoutMs: 540_000,
-  authenticationTimeoutMs: 10_000,
-  reauthenticationThresholdMs: 10_000,
+  clientId: K.clientId.default,
+  connectTimeoutMs: K.connectTimeoutMs.default,
+  requestTimeoutMs: K.requestTimeoutMs.default,
+  maxInFlight: K.maxInFlight.default,
+  maxResponseBytes: K.maxResponseBytes.default,
+  idleTimeoutMs: K.idleTimeoutMs.default,
+  authenticationTimeoutMs: K.authenticationTimeoutMs.default,
+  reauthenticationThresholdMs: K.reauthenticationThresholdMs.default,
 }
 
 /**

@@ -1,5 +1,6 @@
-import { duration, positive } from '../options.js'
 import { ConfigError } from '../errors.js'
+import { PRODUCER_OPTIONS, PRODUCER_ALIASES } from '../config/defaults.js'
+import { checkKeys, numberOption } from '../config/option.js'
 import { codecId, type CompressionType } from '../codec/compression.js'
 
 export type Acks = -1 | 0 | 1 | 'all'
@@ -68,7 +69,8 @@ export function acksValue(acks: Acks | undefined, fallback: -1 | 0 | 1): -1 | 0 
 }
 
 /** Java's defaults, checked as Java checks them (idempotence needs acks=all and at most 5 in flight). */
-export function resolveProducerConfig(config: ProducerConfig): ResolvedProducerConfig {
+export function resolveProducerConfig(given: ProducerConfig): ResolvedProducerConfig {
+  const config = checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)
   const transactionalId = config.transactionalId ?? null
   if (transactionalId !== null && (typeof transactionalId !== 'string' || transactionalId === '')) {
     throw new ConfigError('transactionalId must be a non-empty string')
@@ -85,34 +87,34 @@ export function resolveProducerConfig(config: ProducerConfig): ResolvedProducerC
   if (idempotent && acks !== -1) {
     throw new ConfigError(`an idempotent producer needs acks='all'${acksGiven ? `, not ${config.acks}` : ''}: set acks: 'all' or idempotent: false`)
   }
-  const maxInFlight = positive('maxInFlight', config.maxInFlight, 5, 1)
+  const maxInFlight = numberOption(PRODUCER_OPTIONS, 'maxInFlight', config.maxInFlight)
   if (idempotent && maxInFlight > 5) {
     throw new ConfigError(`an idempotent producer keeps at most 5 requests in flight per broker (maxInFlight ${maxInFlight})`)
   }
-  const deliveryTimeoutMs = duration('deliveryTimeoutMs', config.deliveryTimeoutMs, 120_000, 1)
-  const lingerMs = duration('lingerMs', config.lingerMs, 5)
-  const requestTimeoutMs = duration('requestTimeoutMs', config.requestTimeoutMs, 30_000, 1)
+  const deliveryTimeoutMs = numberOption(PRODUCER_OPTIONS, 'deliveryTimeoutMs', config.deliveryTimeoutMs)
+  const lingerMs = numberOption(PRODUCER_OPTIONS, 'lingerMs', config.lingerMs)
+  const requestTimeoutMs = numberOption(PRODUCER_OPTIONS, 'requestTimeoutMs', config.requestTimeoutMs)
   if (deliveryTimeoutMs < lingerMs + requestTimeoutMs && config.deliveryTimeoutMs !== undefined) {
     throw new ConfigError(`deliveryTimeoutMs (${deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${lingerMs + requestTimeoutMs})`)
   }
   return {
     acks,
     lingerMs,
-    batchSize: positive('batchSize', config.batchSize, 16_384, 1),
-    bufferMemory: positive('bufferMemory', config.bufferMemory, 32 * 1024 * 1024, 1),
-    maxBlockMs: duration('maxBlockMs', config.maxBlockMs, 60_000),
-    maxRequestSize: positive('maxRequestSize', config.maxRequestSize, 1024 * 1024, 1),
+    batchSize: numberOption(PRODUCER_OPTIONS, 'batchSize', config.batchSize),
+    bufferMemory: numberOption(PRODUCER_OPTIONS, 'bufferMemory', config.bufferMemory),
+    maxBlockMs: numberOption(PRODUCER_OPTIONS, 'maxBlockMs', config.maxBlockMs),
+    maxRequestSize: numberOption(PRODUCER_OPTIONS, 'maxRequestSize', config.maxRequestSize),
     codec: codecId(config.compression),
     compressionLevel: config.compressionLevel,
     idempotent,
     transactionalId,
-    transactionTimeoutMs: duration('transactionTimeoutMs', config.transactionTimeoutMs, 60_000, 1),
+    transactionTimeoutMs: numberOption(PRODUCER_OPTIONS, 'transactionTimeoutMs', config.transactionTimeoutMs),
     maxInFlight,
     deliveryTimeoutMs,
     requestTimeoutMs,
-    retryBackoffMs: duration('retryBackoffMs', config.retryBackoffMs, 100),
-    retryBackoffMaxMs: duration('retryBackoffMaxMs', config.retryBackoffMaxMs, 1000),
-    partitioner: config.partitioner ?? 'default',
-    allowAutoTopicCreation: config.allowAutoTopicCreation ?? true,
+    retryBackoffMs: numberOption(PRODUCER_OPTIONS, 'retryBackoffMs', config.retryBackoffMs),
+    retryBackoffMaxMs: numberOption(PRODUCER_OPTIONS, 'retryBackoffMaxMs', config.retryBackoffMaxMs),
+    partitioner: config.partitioner ?? PRODUCER_OPTIONS.partitioner.default,
+    allowAutoTopicCreation: config.allowAutoTopicCreation ?? PRODUCER_OPTIONS.allowAutoTopicCreation.default,
   }
 }

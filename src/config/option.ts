@@ -1,0 +1,101 @@
+import { ConfigError } from '../errors.js'
+
+/** The largest millisecond value Kafka's int32 fields (and setTimeout) take. */
+export const MAX_INT32 = 2_147_483_647
+
+/**
+ * One option: its default (or, when it derives from another option, what it
+ * defaults to), what it means, and, for numbers, its range. The tables of
+ * these (src/config/defaults.ts) are the single source the resolvers,
+ * validation and the README's configuration reference read.
+ */
+export interface OptionSpec {
+  /** The value used when the option is absent; undefined when it has none or derives from another. */
+  default?: unknown
+  /** How the default reads in the docs when it is not a plain value ("maxPollIntervalMs", "the broker's choice"). */
+  defaultDoc?: string
+  doc: string
+  /** Numbers only: the smallest accepted value (0 unless said). */
+  min?: number
+  /** Numbers only: the largest; millisecond fields are capped at int32 (Kafka's field width). */
+  max?: number
+  /** The Java client's name, when it has one. */
+  java?: string
+}
+
+export type OptionTable = Readonly<Record<string, OptionSpec>>
+
+/**
+ * A name another client (KafkaJS) uses: either the same meaning under our
+ * name (`use`, taken as if it were ours), or something else, with what to
+ * do instead.
+ */
+export type Alias = { use: string } | { instead: string }
+
+/** A number within the option's range, or its default when absent. */
+export function numberOption(table: OptionTable, name: string, value: unknown, fallback?: number): number {
+  const spec = table[name]
+  const dflt = fallback ?? (spec.default as number)
+  if (value === undefined) return dflt
+  const min = spec.min ?? 0
+  const max = spec.max ?? Number.MAX_SAFE_INTEGER
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number from ${min} to ${max}, not ${JSON.stringify(value)}`)
+  }
+  return value
+}
+
+/**
+ * Checks an options object's keys against `table`: a KafkaJS name with the
+ * same meaning is taken under ours (unless ours is given too), one with a
+ * different meaning, or a key nobody knows, is a ConfigError naming it and
+ * what to use (the nearest valid name, for a typo). Returns the options
+ * under our names.
+ */
+export function checkKeys<T extends object>(scope: string, given: T | undefined, table: OptionTable, aliases: Readonly<Record<string, Alias>> = {}): T {
+  if (given === undefined || given === null) return {} as T
+  if (typeof given !== 'object' || Array.isArray(given)) throw new ConfigError(`${scope} options must be an object, not ${Array.isArray(given) ? 'an array' : typeof given}`)
+  let out: Record<string, unknown> | undefined
+  for (const key of Object.keys(given)) {
+    if (Object.hasOwn(table, key)) continue
+    const alias = Object.hasOwn(aliases, key) ? aliases[key] : undefined
+    if (alias && 'use' in alias) {
+      const o: Record<string, unknown> = (out ??= { ...(given as Record<string, unknown>) })
+      if (o[alias.use] !== undefined) throw new ConfigError(`${scope} option ${key} is KafkaJS's name for ${alias.use}: give one of them, not both`)
+      o[alias.use] = o[key]
+      delete o[key]
+      continue
+    }
+    if (alias) throw new ConfigError(`${scope} option ${key} (KafkaJS) is not supported: ${alias.instead}`)
+    const near = nearest(key, Object.keys(table))
+    throw new ConfigError(`unknown ${scope} option ${key}${near ? `: did you mean ${near}?` : ''} (valid: ${Object.keys(table).join(', ')})`)
+  }
+  return (out ?? given) as T
+}
+
+/** The candidate closest to `key` (case-insensitive edit distance), if it is close enough to be a typo. */
+export function nearest(key: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Infinity
+  const k = key.toLowerCase()
+  for (const c of candidates) {
+    const cl = c.toLowerCase()
+    // A prefix ("requestTimeout" for "requestTimeoutMs") is the likeliest slip.
+    const d = cl.startsWith(k) || k.startsWith(cl) ? Math.abs(cl.length - k.length) * 0.5 : editDistance(k, cl)
+    if (d < bestDistance) {
+      bestDistance = d
+      best = c
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = row
+  }
+  return prev[b.length]
+}
