@@ -1,0 +1,123 @@
+import { Buffer } from 'node:buffer'
+import { decodeRecordSet } from '../codec/batch-decoder.js'
+import { assignOffsets, type BatchHeader } from './record-batch.js'
+
+/** One batch as stored: the bytes received, with offsets and leader epoch assigned. */
+export interface StoredBatch {
+  baseOffset: number
+  lastOffset: number
+  maxTimestamp: number
+  bytes: Buffer
+  producerId: bigint
+  transactional: boolean
+  control: boolean
+}
+
+/**
+ * A partition's log, in memory: record batches back to back, as the
+ * producer sent them (only the base offset and leader epoch written in),
+ * served to fetchers as those same bytes. Offsets are JS numbers (exact to
+ * 2^53). The high watermark is real state, equal to the log end while the
+ * leader is the only replica; readers see nothing past it.
+ */
+export class PartitionLog {
+  private readonly batches: StoredBatch[] = []
+  logStartOffset = 0
+  logEndOffset = 0
+  highWatermark = 0
+  private bytes = 0
+  /** Batch index of the largest timestamp so far (ListOffsets MAX_TIMESTAMP). */
+  private maxTimestampBatch = -1
+  private readonly waiters = new Set<() => void>()
+
+  get sizeInBytes(): number {
+    return this.bytes
+  }
+
+  /** Appends a validated batch (the caller's own copy, which the log keeps); returns its base offset. */
+  append(batch: Buffer, header: BatchHeader, leaderEpoch: number): number {
+    const baseOffset = this.logEndOffset
+    assignOffsets(batch, baseOffset, leaderEpoch)
+    const stored: StoredBatch = {
+      baseOffset,
+      lastOffset: baseOffset + header.lastOffsetDelta,
+      maxTimestamp: header.maxTimestamp,
+      bytes: batch,
+      producerId: header.producerId,
+      transactional: header.transactional,
+      control: header.control,
+    }
+    const best = this.batches[this.maxTimestampBatch]
+    if (!best || stored.maxTimestamp > best.maxTimestamp) this.maxTimestampBatch = this.batches.length
+    this.batches.push(stored)
+    this.bytes += batch.length
+    this.logEndOffset = stored.lastOffset + 1
+    this.highWatermark = this.logEndOffset
+    this.wake()
+    return baseOffset
+  }
+
+  /** Calls `wake` once at the next append (a waiting fetch); returns a cancel. */
+  onAppend(wake: () => void): () => void {
+    this.waiters.add(wake)
+    return () => this.waiters.delete(wake)
+  }
+
+  private wake(): void {
+    const waiters = [...this.waiters]
+    this.waiters.clear()
+    for (const w of waiters) w()
+  }
+
+  /**
+   * The stored batches from the one holding `offset`, up to `upTo`
+   * (exclusive, default the high watermark) and about maxBytes: whole
+   * batches only, but always the first one even when it alone is larger
+   * (KIP-74), so a consumer can make progress.
+   */
+  read(offset: number, maxBytes: number, upTo = this.highWatermark): { chunks: Buffer[]; bytes: number } {
+    const chunks: Buffer[] = []
+    let bytes = 0
+    for (let i = this.indexOf(offset); i < this.batches.length; i++) {
+      const b = this.batches[i]
+      if (b.baseOffset >= upTo) break
+      if (chunks.length > 0 && bytes + b.bytes.length > maxBytes) break
+      chunks.push(b.bytes)
+      bytes += b.bytes.length
+    }
+    return { chunks, bytes }
+  }
+
+  /** The index of the first batch whose last offset is >= offset (batches.length if none). */
+  private indexOf(offset: number): number {
+    let lo = 0
+    let hi = this.batches.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.batches[mid].lastOffset < offset) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
+  /** The earliest offset whose record's timestamp is >= ts, or null when none is (ListOffsets by time). */
+  offsetForTimestamp(ts: number): { offset: number; timestamp: number } | null {
+    const i = this.batches.findIndex((b) => b.maxTimestamp >= ts && !b.control)
+    if (i < 0) return null
+    const batch = this.batches[i]
+    for (const r of decodeRecordSet(batch.bytes).batches[0].records) {
+      if (r.timestamp >= ts) return { offset: Number(r.offset), timestamp: r.timestamp }
+    }
+    return null
+  }
+
+  /** The offset and timestamp of the record with the largest timestamp (the first such), or null when empty. */
+  maxTimestamp(): { offset: number; timestamp: number } | null {
+    const batch = this.batches[this.maxTimestampBatch]
+    if (!batch) return null
+    for (const r of decodeRecordSet(batch.bytes).batches[0].records) {
+      if (r.timestamp === batch.maxTimestamp) return { offset: Number(r.offset), timestamp: r.timestamp }
+    }
+    return { offset: batch.lastOffset, timestamp: batch.maxTimestamp }
+  }
+}
