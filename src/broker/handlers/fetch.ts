@@ -24,7 +24,8 @@ interface Pass {
 }
 
 /** One pass over the requested partitions: what can be answered now. */
-function readOnce(req: FetchRequest, cluster: EmbeddedCluster, broker: VirtualBroker, byId: boolean): Pass {
+function readOnce(req: FetchRequest, cluster: EmbeddedCluster, broker: VirtualBroker, version: number): Pass {
+  const byId = version >= 13
   const pass: Pass = { responses: [], bytes: 0, errors: false, logs: [], leaders: new Set() }
   let room = req.maxBytes
   for (const ft of req.topics) {
@@ -33,7 +34,8 @@ function readOnce(req: FetchRequest, cluster: EmbeddedCluster, broker: VirtualBr
       if (!t) return failed(fp.partition, byId ? ErrorCodes.UNKNOWN_TOPIC_ID : ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
       const led = cluster.leaderReplica(broker, t, fp.partition)
       const p = t.partitions[fp.partition]
-      const currentLeader = { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 }
+      // v12+ tell the client where the leader is.
+      const currentLeader = version >= 12 ? { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 } : undefined
       if (typeof led === 'number') {
         if (p && p.leader >= 0) pass.leaders.add(p.leader)
         return { ...failed(fp.partition, led), currentLeader }
@@ -106,17 +108,16 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     if (req.sessionId !== 0 || req.sessionEpoch > 0) {
       return { errorCode: ErrorCodes.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] }
     }
-    const byId = version >= 13
     const deadline = Date.now() + req.maxWaitMs
     for (;;) {
-      const pass = readOnce(req, cluster, broker, byId)
+      const pass = readOnce(req, cluster, broker, version)
       const left = deadline - Date.now()
       if (pass.bytes >= req.minBytes || pass.errors || left <= 0 || !broker.running || pass.logs.length === 0) {
         const nodeEndpoints = [...pass.leaders].flatMap((id) => {
           const b = cluster.controller.brokers.get(id)
           return b ? [{ nodeId: b.id, host: b.host, port: b.port, rack: b.rack }] : []
         })
-        return { errorCode: ErrorCodes.NONE, sessionId: 0, responses: pass.responses, nodeEndpoints }
+        return { errorCode: ErrorCodes.NONE, sessionId: 0, responses: pass.responses, ...(version >= 16 ? { nodeEndpoints } : {}) }
       }
       await waitForData(broker, pass.logs, left)
     }

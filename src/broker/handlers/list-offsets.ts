@@ -21,7 +21,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
   minVersion: Math.max(1, ListOffsets.minVersion),
   // v11 lists the earliest offset pending upload to tiered storage (KIP-1023).
   maxVersion: 10,
-  handle(req, { cluster, broker }) {
+  handle(req, { cluster, broker, version }) {
     return {
       topics: req.topics.map((lt) => {
         const t = cluster.controller.topics.get(lt.name)
@@ -41,7 +41,8 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
               errorCode: ErrorCodes.NONE,
               timestamp: BigInt(timestamp),
               offset: BigInt(offset),
-              leaderEpoch: p.leaderEpoch,
+              // Only v4+ carry it.
+              leaderEpoch: version >= 4 ? p.leaderEpoch : -1,
             })
             const ts = lp.timestamp
             if (ts === LATEST) return at(log.highWatermark)

@@ -29,8 +29,9 @@ export function topicMetadata(cluster: EmbeddedCluster, t: TopicImage): Metadata
   }
 }
 
-function missingTopic(name: string | null, topicId: string, errorCode: number): MetadataResponseTopic {
-  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_OMITTED }
+function missingTopic(name: string | null, topicId: string, errorCode: number, version: number): MetadataResponseTopic {
+  // A topic asked for by id has no name; v10-11 cannot say null.
+  return { errorCode, name: name ?? (version >= 12 ? null : ''), topicId, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_OMITTED }
 }
 
 export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>({
@@ -49,18 +50,18 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       for (const want of req.topics!) {
         if (want.name === null || want.name === '') {
           const t = controller.topicsById.get(want.topicId)
-          topics.push(t ? topicMetadata(cluster, t) : missingTopic(null, want.topicId, ErrorCodes.UNKNOWN_TOPIC_ID))
+          topics.push(t ? topicMetadata(cluster, t) : missingTopic(null, want.topicId, ErrorCodes.UNKNOWN_TOPIC_ID, version))
           continue
         }
         let t = controller.topics.get(want.name)
         if (!t && topicNameProblem(want.name)) {
-          topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.INVALID_TOPIC_EXCEPTION))
+          topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.INVALID_TOPIC_EXCEPTION, version))
           continue
         }
         if (!t && autoCreate && controller.liveBrokers().length > 0) {
           t = controller.createTopic(want.name, { partitions: options.defaultPartitions, replicationFactor: 1 }) ?? undefined
         }
-        topics.push(t ? topicMetadata(cluster, t) : missingTopic(want.name, ZERO_UUID, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION))
+        topics.push(t ? topicMetadata(cluster, t) : missingTopic(want.name, ZERO_UUID, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, version))
       }
     }
     const brokers = controller.liveBrokers()
@@ -72,10 +73,10 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       clusterAuthorizedOperations: OPERATIONS_OMITTED,
     }
   },
-  errorResponse: (req, code, { cluster }) => ({
+  errorResponse: (req, code, { cluster, version }) => ({
     brokers: [],
     clusterId: cluster.controller.clusterId,
     controllerId: -1,
-    topics: (req.topics ?? []).map((t) => missingTopic(t.name, t.topicId, code)),
+    topics: (req.topics ?? []).map((t) => missingTopic(t.name, t.topicId, code, version)),
   }),
 })

@@ -47,7 +47,8 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
             if (typeof led === 'number') {
               const p = t.partitions[pd.index]
               if (p && p.leader >= 0) leaders.add(p.leader)
-              return { ...failed(pd.index, led), currentLeader: { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 } }
+              // v10+ tell the client where the leader is (KIP-951).
+              return version >= 10 ? { ...failed(pd.index, led), currentLeader: { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 } } : failed(pd.index, led)
             }
             const { p, replica } = led
             const minIsr = Number(topicConfig(t, 'min.insync.replicas'))
@@ -80,7 +81,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
       const b = controller.brokers.get(id)
       return b ? [{ nodeId: b.id, host: b.host, port: b.port, rack: b.rack }] : []
     })
-    return { responses, nodeEndpoints }
+    return version >= 10 ? { responses, nodeEndpoints } : { responses }
   },
   errorResponse: (req, code) => ({
     responses: req.topicData.map((td) => ({ name: td.name, topicId: td.topicId, partitionResponses: td.partitionData.map((pd) => failed(pd.index, code)) })),
