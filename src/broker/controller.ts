@@ -38,6 +38,9 @@ export class ControllerError extends Error {
   }
 }
 
+/** The most partitions a topic may have here: every partition costs memory up front. */
+export const MAX_PARTITIONS = 10_000
+
 /** How many producer ids one producer-ids record hands out (Kafka's block size). */
 const PRODUCER_ID_BLOCK = 1000n
 
@@ -191,6 +194,7 @@ export class Controller {
     let assignments = opts.assignments
     if (!assignments) {
       if (!(opts.partitions >= 1)) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.')
+      if (opts.partitions > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
       if (!(opts.replicationFactor >= 1)) {
         throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.')
       }
@@ -203,6 +207,7 @@ export class Controller {
       const start = this.topics.size
       assignments = placeReplicas(live, start, 0, opts.partitions, opts.replicationFactor)
     } else {
+      if (assignments.length > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
       for (const replicas of assignments) {
         if (!replicas.length || replicas.some((r) => !this.brokers.has(r)) || new Set(replicas).size !== replicas.length) {
           throw new ControllerError(ErrorCodes.INVALID_REPLICA_ASSIGNMENT, `replica assignment ${JSON.stringify(replicas)} names unknown or repeated brokers`)
@@ -244,6 +249,7 @@ export class Controller {
         count === have ? `Topic already has ${have} partitions.` : `The topic ${name} currently has ${have} partition(s); ${count} would not be an increase.`,
       )
     }
+    if (count > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
     const rf = t.partitions[0]?.replicas.length ?? 1
     const live = this.liveBrokers().map((b) => b.id)
     if (rf > live.length) throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)

@@ -13,6 +13,7 @@ export class ClientConnection {
   private queue: Buffer[] = []
   private serving = false
   private closed = false
+  private readonly closeListeners = new Set<() => void>()
 
   constructor(
     readonly socket: Socket,
@@ -30,7 +31,21 @@ export class ClientConnection {
       }
     })
     socket.on('error', () => this.close())
-    socket.on('close', () => (this.closed = true))
+    socket.on('close', () => this.closed || this.close())
+  }
+
+  /** Calls `listener` once when the connection closes (at once if it has); returns a cancel. */
+  onClose(listener: () => void): () => void {
+    if (this.closed) {
+      listener()
+      return () => {}
+    }
+    this.closeListeners.add(listener)
+    return () => this.closeListeners.delete(listener)
+  }
+
+  get isClosed(): boolean {
+    return this.closed
   }
 
   get remote(): string {
@@ -38,10 +53,14 @@ export class ClientConnection {
   }
 
   close(why?: string): void {
+    if (this.closed && !why) return
     if (why) this.onProblem(`${this.remote}: ${why}; connection closed`)
     this.closed = true
     this.queue = []
     this.socket.destroy()
+    const listeners = [...this.closeListeners]
+    this.closeListeners.clear()
+    for (const l of listeners) l()
   }
 
   private enqueue(frame: Buffer): void {

@@ -4,6 +4,7 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { Fetch, type FetchRequest, type FetchResponse, type FetchResponsePartitionData } from '../../protocol/messages/Fetch.js'
 import type { VirtualBroker } from '../broker.js'
 import type { EmbeddedCluster } from '../cluster.js'
+import type { ClientConnection } from '../listener.js'
 import type { PartitionLog } from '../partition-log.js'
 import { defineHandler, type RequestContext } from '../handler.js'
 
@@ -75,8 +76,8 @@ function readOnce(req: FetchRequest, cluster: EmbeddedCluster, broker: VirtualBr
   return pass
 }
 
-/** Waits until one of `logs` gets an append, `ms` pass, or the broker stops. */
-function waitForData(broker: VirtualBroker, logs: PartitionLog[], ms: number): Promise<void> {
+/** Waits until one of `logs` gets an append, `ms` pass, the client goes away or the broker stops. */
+function waitForData(broker: VirtualBroker, connection: ClientConnection, logs: PartitionLog[], ms: number): Promise<void> {
   return new Promise((resolve) => {
     let done = false
     const finish = () => {
@@ -90,6 +91,7 @@ function waitForData(broker: VirtualBroker, logs: PartitionLog[], ms: number): P
     const timer = setTimeout(finish, ms)
     const cancels = logs.map((l) => l.onAppend(finish))
     broker.waits.add(finish)
+    cancels.push(connection.onClose(finish))
   })
 }
 
@@ -112,14 +114,14 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     for (;;) {
       const pass = readOnce(req, cluster, broker, version)
       const left = deadline - Date.now()
-      if (pass.bytes >= req.minBytes || pass.errors || left <= 0 || !broker.running || pass.logs.length === 0) {
+      if (pass.bytes >= req.minBytes || pass.errors || left <= 0 || !broker.running || pass.logs.length === 0 || ctx.connection.isClosed) {
         const nodeEndpoints = [...pass.leaders].flatMap((id) => {
           const b = cluster.controller.brokers.get(id)
           return b ? [{ nodeId: b.id, host: b.host, port: b.port, rack: b.rack }] : []
         })
         return { errorCode: ErrorCodes.NONE, sessionId: 0, responses: pass.responses, ...(version >= 16 ? { nodeEndpoints } : {}) }
       }
-      await waitForData(broker, pass.logs, left)
+      await waitForData(broker, ctx.connection, pass.logs, left)
     }
   },
   errorResponse: (req, code, { version }) => ({
