@@ -3,6 +3,7 @@ import { Controller, type PartitionImage, type TopicImage } from './controller.j
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
+import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
 
 export interface TopicSpec {
   name: string
@@ -58,6 +59,7 @@ export class EmbeddedCluster {
   readonly brokers = new Map<number, VirtualBroker>()
   readonly faults = new Faults()
   readonly groups: GroupCoordinator
+  readonly transactions: TransactionCoordinator
   readonly options: ResolvedOptions
 
   constructor(options: BrokerOptions) {
@@ -69,6 +71,7 @@ export class EmbeddedCluster {
       if (!(Number.isInteger(v) && (v as number) >= least)) throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
     }
     this.groups = new GroupCoordinator(this)
+    this.transactions = new TransactionCoordinator(this)
     // A deleted topic's data goes from every broker.
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
@@ -146,6 +149,7 @@ export class EmbeddedCluster {
   async stop(): Promise<void> {
     this.faults.clear()
     this.groups.close()
+    this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))
   }
 }

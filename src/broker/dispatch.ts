@@ -1,5 +1,7 @@
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { Handler } from './handler.js'
+import { addOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js'
+import { addPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js'
 import { advertisedApis, apiVersionsHandler, served } from './handlers/api-versions.js'
 import { createPartitionsHandler } from './handlers/create-partitions.js'
 import { createTopicsHandler } from './handlers/create-topics.js'
@@ -8,6 +10,7 @@ import { deleteTopicsHandler } from './handlers/delete-topics.js'
 import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
+import { endTxnHandler } from './handlers/end-txn.js'
 import { fetchHandler } from './handlers/fetch.js'
 import { findCoordinatorHandler } from './handlers/find-coordinator.js'
 import { heartbeatHandler } from './handlers/heartbeat.js'
@@ -21,6 +24,7 @@ import { offsetCommitHandler } from './handlers/offset-commit.js'
 import { offsetFetchHandler } from './handlers/offset-fetch.js'
 import { produceHandler } from './handlers/produce.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
+import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
 
 /** The one table from API key to handler: what is here is served and advertised, nothing else. */
 export const handlers: Record<number, Handler> = {}
@@ -42,6 +46,10 @@ for (const h of [
   createTopicsHandler,
   deleteTopicsHandler,
   initProducerIdHandler,
+  addPartitionsToTxnHandler,
+  addOffsetsToTxnHandler,
+  endTxnHandler,
+  txnOffsetCommitHandler,
   describeConfigsHandler,
   createPartitionsHandler,
   deleteGroupsHandler,

@@ -1,6 +1,14 @@
 import { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
-import { assignOffsets, type BatchHeader } from './record-batch.js'
+import { encodeRecordBatch } from '../codec/batch-encoder.js'
+import { assignOffsets, readBatchHeader, type BatchHeader } from './record-batch.js'
+
+/** A transaction this partition saw aborted: its first offset and its marker's offset. */
+export interface AbortedTransaction {
+  producerId: bigint
+  firstOffset: number
+  lastOffset: number
+}
 
 /** One batch as stored: the bytes received, with offsets and leader epoch assigned. */
 export interface StoredBatch {
@@ -29,6 +37,43 @@ export class PartitionLog {
   /** Batch index of the largest timestamp so far (ListOffsets MAX_TIMESTAMP). */
   private maxTimestampBatch = -1
   private readonly waiters = new Set<() => void>()
+  /** Open transactions: producer id -> the offset of its first batch here. */
+  private readonly ongoing = new Map<bigint, number>()
+  private readonly aborted: AbortedTransaction[] = []
+
+  /** The last stable offset: below it every transaction is decided (read_committed reads up to it). */
+  get lastStableOffset(): number {
+    let lso = this.highWatermark
+    for (const first of this.ongoing.values()) lso = Math.min(lso, first)
+    return lso
+  }
+
+  /** Aborted transactions a read_committed fetch of [from, to) must be told of. */
+  abortedBetween(from: number, to: number): AbortedTransaction[] {
+    return this.aborted.filter((a) => a.lastOffset >= from && a.firstOffset < to)
+  }
+
+  /**
+   * Writes a transaction marker (a control batch: COMMIT or ABORT) for a
+   * producer's open transaction here, as the coordinator's
+   * WriteTxnMarkers would; returns its offset, or null when the producer has
+   * no transaction open here.
+   */
+  writeMarker(producerId: bigint, producerEpoch: number, commit: boolean, leaderEpoch: number, coordinatorEpoch = 0): number | null {
+    const first = this.ongoing.get(producerId)
+    if (first === undefined) return null
+    const key = Buffer.alloc(4)
+    key.writeInt16BE(0, 0)
+    key.writeInt16BE(commit ? 1 : 0, 2)
+    const value = Buffer.alloc(6)
+    value.writeInt16BE(0, 0)
+    value.writeInt32BE(coordinatorEpoch, 2)
+    const bytes = encodeRecordBatch([{ key, value }], { control: true, transactional: true, producerId, producerEpoch, baseSequence: -1 })
+    const offset = this.append(bytes, readBatchHeader(bytes), leaderEpoch)
+    this.ongoing.delete(producerId)
+    if (!commit) this.aborted.push({ producerId, firstOffset: first, lastOffset: offset })
+    return offset
+  }
 
   get sizeInBytes(): number {
     return this.bytes
@@ -50,6 +95,7 @@ export class PartitionLog {
     const best = this.batches[this.maxTimestampBatch]
     if (!best || stored.maxTimestamp > best.maxTimestamp) this.maxTimestampBatch = this.batches.length
     this.batches.push(stored)
+    if (header.transactional && !header.control && !this.ongoing.has(header.producerId)) this.ongoing.set(header.producerId, baseOffset)
     this.bytes += batch.length
     this.logEndOffset = stored.lastOffset + 1
     this.highWatermark = this.logEndOffset

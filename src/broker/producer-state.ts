@@ -66,6 +66,12 @@ export class ProducerState {
     return null
   }
 
+  /** A transaction marker written with `epoch`: a newer epoch fences the producer's older one here. */
+  endTransaction(producerId: bigint, epoch: number): void {
+    const entry = this.producers.get(producerId)
+    if (!entry || epoch > entry.epoch) this.producers.set(producerId, { epoch, batches: [] })
+  }
+
   /** Records an appended batch. */
   update(h: BatchHeader, baseOffset: number): void {
     if (h.producerId < 0n) return

@@ -59,7 +59,8 @@ describe('what the broker advertises and refuses', () => {
     expect(keys.get(0)).toEqual([3, 13]) // Produce
     expect(keys.get(1)).toEqual([4, 18]) // Fetch
     expect(keys.get(18)).toEqual([0, 4]) // ApiVersions
-    expect(keys.has(24)).toBe(false) // AddPartitionsToTxn: not served, not advertised
+    expect(keys.get(24)).toEqual([0, 3]) // AddPartitionsToTxn: the clients' versions, not the brokers' v4+
+    expect(keys.has(21)).toBe(false) // DeleteRecords: not served, not advertised
     expect(keys.has(68)).toBe(false) // ConsumerGroupHeartbeat
   })
 

@@ -38,6 +38,10 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
   CreatePartitions: () => ({ topics: [{ name: 'vt', count: 1, assignments: null }], timeoutMs: 100, validateOnly: true }),
   DeleteGroups: () => ({ groupsNames: ['none'] }),
   DescribeCluster: () => ({ includeClusterAuthorizedOperations: false }),
+  AddPartitionsToTxn: () => ({ v3AndBelowTransactionalId: 'vtx', v3AndBelowProducerId: 1n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [{ name: 'vt', partitions: [0] }] }),
+  AddOffsetsToTxn: () => ({ transactionalId: 'vtx', producerId: 1n, producerEpoch: 0, groupId: 'vg' }),
+  EndTxn: () => ({ transactionalId: 'vtx', producerId: 1n, producerEpoch: 0, committed: true }),
+  TxnOffsetCommit: () => ({ transactionalId: 'vtx', groupId: 'vg', producerId: 1n, producerEpoch: 0, topics: [{ name: 'vt', partitions: [{ partitionIndex: 0, committedOffset: 1n }] }] }),
 }
 
 describe('every served API at every advertised version', () => {

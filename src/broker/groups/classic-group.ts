@@ -88,6 +88,7 @@ export class ClassicGroup {
   /** Member ids handed out with MEMBER_ID_REQUIRED, waiting for the member's second JoinGroup; value: its expiry timer. */
   private readonly pending = new Map<string, NodeJS.Timeout>()
   readonly offsets = new Map<string, Map<number, CommittedOffset>>()
+  private readonly pendingTxnOffsets = new Map<bigint, { topic: string; partition: number; c: CommittedOffset }[]>()
   private phaseTimer: NodeJS.Timeout | null = null
   private delayingInitialJoin = false
 
@@ -458,6 +459,26 @@ export class ClassicGroup {
 
   committed(topic: string, partition: number): CommittedOffset | undefined {
     return this.offsets.get(topic)?.get(partition)
+  }
+
+  /** An offset committed inside a transaction: pending until its transaction ends. */
+  commitInTransaction(producerId: bigint, topic: string, partition: number, c: CommittedOffset): void {
+    let pending = this.pendingTxnOffsets.get(producerId)
+    if (!pending) this.pendingTxnOffsets.set(producerId, (pending = []))
+    pending.push({ topic, partition, c })
+  }
+
+  /** The transaction of `producerId` ended: its offsets become committed, or are dropped. */
+  completeTransaction(producerId: bigint, commit: boolean): void {
+    const pending = this.pendingTxnOffsets.get(producerId)
+    this.pendingTxnOffsets.delete(producerId)
+    if (commit) for (const { topic, partition, c } of pending ?? []) this.commit(topic, partition, c)
+  }
+
+  /** Whether an open transaction has an offset pending for this partition (OffsetFetch with requireStable waits for it). */
+  hasPendingOffset(topic: string, partition: number): boolean {
+    for (const list of this.pendingTxnOffsets.values()) if (list.some((x) => x.topic === topic && x.partition === partition)) return true
+    return false
   }
 
   /** Stops every timer and answers every waiting request (the coordinator is going away). */

@@ -1,22 +1,9 @@
 import type { EmbeddedCluster } from '../cluster.js'
 import { ClassicGroup } from './classic-group.js'
 
-/** Kafka's offsets.topic.num.partitions: a group's coordinator is the leader of its __consumer_offsets partition. */
-const OFFSETS_PARTITIONS = 50
+import { coordinatorFor } from '../coordinator-placement.js'
 
-/** Java's String.hashCode, which places a group on its __consumer_offsets partition. */
-function javaHash(s: string): number {
-  let h = 0
-  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0
-  return h
-}
-
-/**
- * The groups of the cluster and which broker coordinates each: the
- * group's __consumer_offsets partition is placed round-robin on the live
- * brokers, so a stopped coordinator's groups move to another broker (their
- * state with them, as a new coordinator loads it from the offsets topic).
- */
+/** The groups of the cluster and which broker coordinates each. */
 export class GroupCoordinator {
   readonly groups = new Map<string, ClassicGroup>()
 
@@ -24,10 +11,7 @@ export class GroupCoordinator {
 
   /** The broker id coordinating `key`, or -1 when no broker is up. */
   coordinatorFor(key: string): number {
-    const live = this.cluster.controller.liveBrokers()
-    if (live.length === 0) return -1
-    const partition = (javaHash(key) & 0x7fffffff) % OFFSETS_PARTITIONS
-    return live[partition % live.length].id
+    return coordinatorFor(this.cluster, key)
   }
 
   get(groupId: string): ClassicGroup | undefined {

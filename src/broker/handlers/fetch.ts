@@ -47,12 +47,17 @@ function readOnce(req: FetchRequest, cluster: EmbeddedCluster, broker: VirtualBr
       const log = led.replica.log
       pass.logs.push(log)
       const offset = Number(fp.fetchOffset)
+      const committedOnly = req.isolationLevel === READ_COMMITTED
+      const lso = log.lastStableOffset
+      const upTo = committedOnly ? lso : log.highWatermark
       const common = {
         partitionIndex: fp.partition,
         highWatermark: BigInt(log.highWatermark),
-        lastStableOffset: BigInt(log.highWatermark),
+        lastStableOffset: BigInt(lso),
         logStartOffset: BigInt(log.logStartOffset),
-        abortedTransactions: req.isolationLevel === READ_COMMITTED ? [] : null,
+        abortedTransactions: committedOnly
+          ? log.abortedBetween(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }))
+          : null,
       }
       if (offset < log.logStartOffset || offset > log.logEndOffset) {
         return { ...common, errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE, records: null }
@@ -61,7 +66,7 @@ function readOnce(req: FetchRequest, cluster: EmbeddedCluster, broker: VirtualBr
       // KIP-74: the first batch goes out whole even past the limits, so a consumer always progresses.
       const limit = Math.min(fp.partitionMaxBytes, room)
       if (limit > 0 || pass.bytes === 0) {
-        const read = log.read(offset, Math.max(limit, 1))
+        const read = log.read(offset, Math.max(limit, 1), upTo)
         if (pass.bytes === 0 || read.bytes <= limit) {
           chunks = read.chunks
           pass.bytes += read.bytes
@@ -98,7 +103,9 @@ function waitForData(broker: VirtualBroker, connection: ClientConnection, logs: 
 /**
  * Fetch: stored batch bytes as they are, up to the high watermark, within
  * maxBytes and each partition's limit; a long poll (maxWaitMs) until
- * minBytes are there, woken by an append. No fetch sessions are created
+ * minBytes are there, woken by an append. read_committed reads up to the
+ * last stable offset, with the aborted transactions in what it reads. No
+ * fetch sessions are created
  * (sessionId 0 in every answer, which clients take as "fetch in full").
  */
 export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({

@@ -3,20 +3,21 @@ import { FindCoordinator, type FindCoordinatorRequest, type FindCoordinatorRespo
 import { defineHandler, type RequestContext } from '../handler.js'
 
 const GROUP = 0
+const TRANSACTION = 1
 
 function locate(ctx: RequestContext, key: string, keyType: number) {
   const none = { nodeId: -1, host: '', port: -1 }
-  if (keyType !== GROUP) {
-    return { ...none, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: keyType === 1 ? 'transactions are not served yet' : `coordinator key type ${keyType} is not served` }
+  if (keyType !== GROUP && keyType !== TRANSACTION) {
+    return { ...none, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `coordinator key type ${keyType} is not served` }
   }
-  if (!key) return { ...none, errorCode: ErrorCodes.INVALID_GROUP_ID, errorMessage: null }
-  const id = ctx.cluster.groups.coordinatorFor(key)
+  if (!key) return { ...none, errorCode: keyType === GROUP ? ErrorCodes.INVALID_GROUP_ID : ErrorCodes.INVALID_REQUEST, errorMessage: null }
+  const id = keyType === GROUP ? ctx.cluster.groups.coordinatorFor(key) : ctx.cluster.transactions.coordinatorFor(key)
   const b = ctx.cluster.controller.brokers.get(id)
   if (!b) return { ...none, errorCode: ErrorCodes.COORDINATOR_NOT_AVAILABLE, errorMessage: null }
   return { nodeId: b.id, host: b.host, port: b.port, errorCode: ErrorCodes.NONE, errorMessage: null }
 }
 
-/** FindCoordinator for groups; v4+ batches keys. */
+/** FindCoordinator for groups and transactional ids; v4+ batches keys. */
 export const findCoordinatorHandler = defineHandler<FindCoordinatorRequest, FindCoordinatorResponse>({
   spec: FindCoordinator,
   minVersion: FindCoordinator.minVersion,

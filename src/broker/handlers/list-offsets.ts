@@ -45,7 +45,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
               leaderEpoch: version >= 4 ? p.leaderEpoch : -1,
             })
             const ts = lp.timestamp
-            if (ts === LATEST) return at(log.highWatermark)
+            if (ts === LATEST) return at(req.isolationLevel === 1 ? log.lastStableOffset : log.highWatermark)
             if (ts === EARLIEST || ts === EARLIEST_LOCAL) return at(log.logStartOffset)
             if (ts === LATEST_TIERED) return { ...at(-1), leaderEpoch: -1 }
             const found = ts === MAX_TIMESTAMP ? log.maxTimestamp() : ts >= 0n ? log.offsetForTimestamp(Number(ts)) : null

@@ -9,7 +9,7 @@ interface GroupAnswer {
 }
 
 /** One group's committed offsets: those asked for (-1 where none), or all it has (topics null). */
-function fetchGroup(ctx: RequestContext, groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): GroupAnswer {
+function fetchGroup(ctx: RequestContext, groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, requireStable: boolean): GroupAnswer {
   const none = (partitionIndex: number, errorCode: number = ErrorCodes.NONE) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode })
   const refused = coordinatorError(ctx, groupId)
   if (refused !== null) {
@@ -22,6 +22,8 @@ function fetchGroup(ctx: RequestContext, groupId: string, topics: { name: string
     topics: wanted.map((t) => ({
       name: t.name,
       partitions: t.partitionIndexes.map((p) => {
+        // requireStable (v7+): an offset a transaction has pending is not known yet.
+        if (requireStable && group?.hasPendingOffset(t.name, p)) return none(p, ErrorCodes.UNSTABLE_OFFSET_COMMIT)
         const c = group?.committed(t.name, p)
         return c ? { partitionIndex: p, committedOffset: c.offset, committedLeaderEpoch: c.leaderEpoch, metadata: c.metadata ?? '', errorCode: ErrorCodes.NONE } : none(p)
       }),
@@ -36,8 +38,8 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
   // v10 names topics by id.
   maxVersion: 9,
   handle(req, ctx) {
-    if (ctx.version >= 8) return { groups: req.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(ctx, g.groupId, g.topics) })) }
-    return fetchGroup(ctx, req.groupId, req.topics)
+    if (ctx.version >= 8) return { groups: req.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(ctx, g.groupId, g.topics, req.requireStable) })) }
+    return fetchGroup(ctx, req.groupId, req.topics, req.requireStable)
   },
   errorResponse: (req, code, { version }) =>
     version >= 8 ? { groups: req.groups.map((g) => ({ groupId: g.groupId, errorCode: code, topics: [] })) } : { errorCode: code, topics: [] },

@@ -57,6 +57,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
             }
             try {
               const header = validateProducedBatch(pd.records, Number(topicConfig(t, 'max.message.bytes')))
+              if (header.transactional) {
+                const refused = cluster.transactions.produceCheck(header.producerId, header.producerEpoch, t.name, pd.index)
+                if (refused !== null) return failed(pd.index, refused)
+              }
               const duplicateOf = replica.producers.check(header)
               if (duplicateOf !== null) {
                 // Kafka answers a retried batch it already has with the offset it got the first time.
