@@ -10,6 +10,7 @@ import type { EmbeddedCluster } from './cluster.js'
 import { apiVersionsRefusal, handlers } from './dispatch.js'
 import { CLOSE_CONNECTION, NO_RESPONSE, type RequestContext } from './handler.js'
 import { Listener, type ClientConnection } from './listener.js'
+import { FetchSessions } from './fetch-sessions.js'
 import { PartitionLog } from './partition-log.js'
 import { ProducerState } from './producer-state.js'
 
@@ -31,6 +32,7 @@ export class VirtualBroker {
   readonly replicas = new Map<string, Replica>()
   /** Ends every waiting long poll early (on stop); each registers itself here. */
   readonly waits = new Set<() => void>()
+  readonly fetchSessions = new FetchSessions()
 
   constructor(
     readonly id: number,
@@ -53,6 +55,8 @@ export class VirtualBroker {
     const listener = this.listener
     this.listener = null
     for (const end of [...this.waits]) end()
+    // Sessions live in a broker's memory: a restarted broker knows none.
+    this.fetchSessions.clear()
     await listener?.close()
   }
 

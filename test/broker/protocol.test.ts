@@ -298,3 +298,52 @@ describe('ListOffsets', () => {
     expect(await ask(-3n)).toEqual([0, 3n, BigInt(t0 + 50)])
   })
 })
+
+describe('fetch sessions (KIP-227)', () => {
+  const part = (partition: number, fetchOffset = 0n) => ({ partition, fetchOffset, partitionMaxBytes: 1 << 20 })
+  const fetch = (c: RawClient, sessionId: number, sessionEpoch: number, partitions: ReturnType<typeof part>[], forgotten: number[] = []) =>
+    c.request(Fetch, 12, {
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      sessionId,
+      sessionEpoch,
+      topics: partitions.length ? [{ topic: 't', partitions }] : [],
+      forgottenTopicsData: forgotten.length ? [{ topic: 't', partitions: forgotten }] : [],
+    })
+  const partitionsIn = (r: Awaited<ReturnType<typeof fetch>>) => r.responses.flatMap((t) => t.partitions.map((p) => p.partitionIndex))
+
+  it('a full fetch opens a session; incremental ones carry only partitions with news', async () => {
+    await cluster.stop()
+    cluster = await startCluster({ brokers: 1, topics: [{ name: 't', partitions: 3 }] })
+    const c = await client()
+    const full = await fetch(c, 0, 0, [part(0), part(1), part(2)])
+    expect(full.errorCode).toBe(0)
+    expect(full.sessionId).toBeGreaterThan(0)
+    expect(partitionsIn(full)).toEqual([0, 1, 2])
+    // Nothing changed: an empty answer, though the session holds three partitions.
+    const quiet = await fetch(c, full.sessionId, 1, [])
+    expect([quiet.errorCode, quiet.sessionId, partitionsIn(quiet)]).toEqual([0, full.sessionId, []])
+    await produce(c, batch(['news']), { partition: 1 })
+    const news = await fetch(c, full.sessionId, 2, [])
+    expect(partitionsIn(news)).toEqual([1])
+    expect(news.responses[0].partitions[0].records!.length).toBeGreaterThan(0)
+    // The client moves its offset on partition 1 and forgets partition 2.
+    const moved = await fetch(c, full.sessionId, 3, [part(1, 1n)], [2])
+    expect(partitionsIn(moved)).toEqual([])
+    await produce(c, batch(['more']), { partition: 2 })
+    expect(partitionsIn(await fetch(c, full.sessionId, 4, []))).toEqual([])
+    await produce(c, batch(['more']), { partition: 0 })
+    expect(partitionsIn(await fetch(c, full.sessionId, 5, []))).toEqual([0])
+  })
+
+  it('a wrong epoch, an unknown session and a closed one are refused', async () => {
+    const c = await leaderClient('t', 0)
+    const full = await fetch(c, 0, 0, [part(0)])
+    expect((await fetch(c, full.sessionId, 7, [])).errorCode).toBe(ErrorCodes.INVALID_FETCH_SESSION_EPOCH)
+    expect((await fetch(c, 999_999, 1, [])).errorCode).toBe(ErrorCodes.FETCH_SESSION_ID_NOT_FOUND)
+    const closing = await fetch(c, full.sessionId, -1, [part(0)])
+    expect([closing.errorCode, closing.sessionId]).toEqual([0, 0])
+    expect((await fetch(c, full.sessionId, 1, [])).errorCode).toBe(ErrorCodes.FETCH_SESSION_ID_NOT_FOUND)
+  })
+})
