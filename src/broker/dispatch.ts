@@ -6,6 +6,7 @@ import { advertisedApis, apiVersionsHandler, served } from './handlers/api-versi
 import { createPartitionsHandler } from './handlers/create-partitions.js'
 import { createTopicsHandler } from './handlers/create-topics.js'
 import { deleteGroupsHandler } from './handlers/delete-groups.js'
+import { deleteRecordsHandler } from './handlers/delete-records.js'
 import { deleteTopicsHandler } from './handlers/delete-topics.js'
 import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
@@ -14,6 +15,7 @@ import { endTxnHandler } from './handlers/end-txn.js'
 import { fetchHandler } from './handlers/fetch.js'
 import { findCoordinatorHandler } from './handlers/find-coordinator.js'
 import { heartbeatHandler } from './handlers/heartbeat.js'
+import { incrementalAlterConfigsHandler } from './handlers/incremental-alter-configs.js'
 import { initProducerIdHandler } from './handlers/init-producer-id.js'
 import { joinGroupHandler } from './handlers/join-group.js'
 import { leaveGroupHandler } from './handlers/leave-group.js'
@@ -21,7 +23,9 @@ import { listGroupsHandler } from './handlers/list-groups.js'
 import { listOffsetsHandler } from './handlers/list-offsets.js'
 import { metadataHandler } from './handlers/metadata.js'
 import { offsetCommitHandler } from './handlers/offset-commit.js'
+import { offsetDeleteHandler } from './handlers/offset-delete.js'
 import { offsetFetchHandler } from './handlers/offset-fetch.js'
+import { offsetForLeaderEpochHandler } from './handlers/offset-for-leader-epoch.js'
 import { produceHandler } from './handlers/produce.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
 import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
@@ -54,6 +58,10 @@ for (const h of [
   createPartitionsHandler,
   deleteGroupsHandler,
   describeClusterHandler,
+  deleteRecordsHandler,
+  offsetForLeaderEpochHandler,
+  incrementalAlterConfigsHandler,
+  offsetDeleteHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(`${h.spec.name}: served versions ${h.minVersion}-${h.maxVersion} are outside its codec's ${h.spec.minVersion}-${h.spec.maxVersion}`)

@@ -40,6 +40,8 @@ export class PartitionLog {
   /** Open transactions: producer id -> the offset of its first batch here. */
   private readonly ongoing = new Map<bigint, number>()
   private readonly aborted: AbortedTransaction[] = []
+  /** The leader epoch cache: where each epoch's batches begin, oldest first. */
+  private readonly epochStarts: { epoch: number; startOffset: number }[] = []
 
   /** The last stable offset: below it every transaction is decided (read_committed reads up to it). */
   get lastStableOffset(): number {
@@ -82,6 +84,7 @@ export class PartitionLog {
   /** Appends a validated batch (the caller's own copy, which the log keeps); returns its base offset. */
   append(batch: Buffer, header: BatchHeader, leaderEpoch: number): number {
     const baseOffset = this.logEndOffset
+    if ((this.epochStarts.at(-1)?.epoch ?? -1) < leaderEpoch) this.epochStarts.push({ epoch: leaderEpoch, startOffset: baseOffset })
     assignOffsets(batch, baseOffset, leaderEpoch)
     const stored: StoredBatch = {
       baseOffset,
@@ -101,6 +104,39 @@ export class PartitionLog {
     this.highWatermark = this.logEndOffset
     this.wake()
     return baseOffset
+  }
+
+  /**
+   * OffsetForLeaderEpoch: the largest epoch at or below `epoch` this log
+   * has, and where it ends (the next epoch's start, or the log end), so a
+   * follower or consumer can find where its copy diverges. An epoch at or
+   * past the current leader epoch ends at the log end.
+   */
+  endOffsetFor(epoch: number, currentLeaderEpoch: number): { leaderEpoch: number; endOffset: number } {
+    if (epoch >= currentLeaderEpoch) return { leaderEpoch: currentLeaderEpoch, endOffset: this.logEndOffset }
+    let i = this.epochStarts.length - 1
+    while (i >= 0 && this.epochStarts[i].epoch > epoch) i--
+    if (i < 0) return { leaderEpoch: -1, endOffset: -1 }
+    return { leaderEpoch: this.epochStarts[i].epoch, endOffset: this.epochStarts[i + 1]?.startOffset ?? this.logEndOffset }
+  }
+
+  /**
+   * DeleteRecords: moves the log start to `offset` (at most the high
+   * watermark) and drops the batches wholly below it; returns the new start.
+   */
+  deleteBefore(offset: number): number {
+    if (offset <= this.logStartOffset) return this.logStartOffset
+    this.logStartOffset = offset
+    let drop = 0
+    while (drop < this.batches.length && this.batches[drop].lastOffset < offset) this.bytes -= this.batches[drop++].bytes.length
+    if (drop) {
+      this.batches.splice(0, drop)
+      this.maxTimestampBatch = -1
+      this.batches.forEach((b, i) => {
+        if (this.maxTimestampBatch < 0 || b.maxTimestamp > this.batches[this.maxTimestampBatch].maxTimestamp) this.maxTimestampBatch = i
+      })
+    }
+    return this.logStartOffset
   }
 
   /** Calls `wake` once at the next append (a waiting fetch); returns a cancel. */
@@ -148,11 +184,11 @@ export class PartitionLog {
 
   /** The earliest offset whose record's timestamp is >= ts, or null when none is (ListOffsets by time). */
   offsetForTimestamp(ts: number): { offset: number; timestamp: number } | null {
-    const i = this.batches.findIndex((b) => b.maxTimestamp >= ts && !b.control)
-    if (i < 0) return null
-    const batch = this.batches[i]
-    for (const r of decodeRecordSet(batch.bytes).batches[0].records) {
-      if (r.timestamp >= ts) return { offset: Number(r.offset), timestamp: r.timestamp }
+    for (const batch of this.batches) {
+      if (batch.maxTimestamp < ts || batch.control) continue
+      for (const r of decodeRecordSet(batch.bytes).batches[0].records) {
+        if (r.timestamp >= ts && Number(r.offset) >= this.logStartOffset) return { offset: Number(r.offset), timestamp: r.timestamp }
+      }
     }
     return null
   }

@@ -7,8 +7,11 @@ import { encodeRecordBatch } from '../../src/codec/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
-  ApiVersions, ConsumerGroupHeartbeat, CreateTopics, Fetch, InitProducerId, ListOffsets, Metadata, OffsetCommit, Produce,
+  ApiVersions, ConsumerGroupHeartbeat, CreateTopics, Fetch, InitProducerId, JoinGroup, ListOffsets, Metadata, OffsetCommit, OffsetDelete,
+  OffsetFetch, OffsetForLeaderEpoch, Produce, SyncGroup,
 } from '../../src/protocol/messages/index.js'
+import { encodeData } from '../../src/protocol/api.js'
+import { ConsumerProtocolSubscription } from '../../src/protocol/messages/ConsumerProtocol.js'
 import { RawClient } from './raw-client.js'
 
 let cluster: RunningCluster
@@ -60,7 +63,7 @@ describe('what the broker advertises and refuses', () => {
     expect(keys.get(1)).toEqual([4, 18]) // Fetch
     expect(keys.get(18)).toEqual([0, 4]) // ApiVersions
     expect(keys.get(24)).toEqual([0, 3]) // AddPartitionsToTxn: the clients' versions, not the brokers' v4+
-    expect(keys.has(21)).toBe(false) // DeleteRecords: not served, not advertised
+    expect(keys.has(43)).toBe(false) // ElectLeaders: not served, not advertised
     expect(keys.has(68)).toBe(false) // ConsumerGroupHeartbeat
   })
 
@@ -345,5 +348,50 @@ describe('fetch sessions (KIP-227)', () => {
     const closing = await fetch(c, full.sessionId, -1, [part(0)])
     expect([closing.errorCode, closing.sessionId]).toEqual([0, 0])
     expect((await fetch(c, full.sessionId, 1, [])).errorCode).toBe(ErrorCodes.FETCH_SESSION_ID_NOT_FOUND)
+  })
+})
+
+describe('leader epochs', () => {
+  it('OffsetForLeaderEpoch: each epoch ends where the next began; a moved leader answers for its new epoch', async () => {
+    const c0 = await leaderClient('t', 0)
+    await produce(c0, batch(['a', 'b']))
+    const md = await c0.request(Metadata, 12, { topics: [{ name: 't' }] })
+    const leader = md.topics[0].partitions[0].leaderId
+    cluster.moveLeader('t', 0, 1 - leader)
+    const c1 = await client(1 - leader)
+    const ask = async (c: RawClient, leaderEpoch: number, currentLeaderEpoch = -1) =>
+      (await c.request(OffsetForLeaderEpoch, 4, { replicaId: -1, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, leaderEpoch }] }] })).topics[0].partitions[0]
+    expect(await ask(c1, 1)).toMatchObject({ errorCode: 0, leaderEpoch: 1, endOffset: 2n })
+    await produce(c1, batch(['c']))
+    expect(await ask(c1, 0)).toMatchObject({ errorCode: 0, leaderEpoch: 0, endOffset: 2n })
+    expect(await ask(c1, 1)).toMatchObject({ errorCode: 0, leaderEpoch: 1, endOffset: 3n })
+    expect((await ask(c1, 0, 0)).errorCode).toBe(ErrorCodes.FENCED_LEADER_EPOCH)
+    expect((await ask(c0, 0)).errorCode).toBe(ErrorCodes.NOT_LEADER_OR_FOLLOWER)
+  })
+})
+
+describe('OffsetDelete', () => {
+  it('deletes an empty group\'s offsets; a topic its members subscribe to is GROUP_SUBSCRIBED_TO_TOPIC', async () => {
+    const boot = await client()
+    const { FindCoordinator } = await import('../../src/protocol/messages/index.js')
+    const coord = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['od'] })).coordinators[0]
+    const c = await client(coord.nodeId)
+    const commit = await c.request(OffsetCommit, 9, { groupId: 'od', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n }, { partitionIndex: 1, committedOffset: 6n }] }] })
+    expect(commit.topics[0].partitions.map((p) => p.errorCode)).toEqual([0, 0])
+    const del = await c.request(OffsetDelete, 0, { groupId: 'od', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] })
+    expect([del.errorCode, del.topics[0].partitions[0].errorCode]).toEqual([0, 0])
+    const left = await c.request(OffsetFetch, 7, { groupId: 'od', topics: [{ name: 't', partitionIndexes: [0, 1] }] })
+    expect(left.topics[0].partitions.map((p) => p.committedOffset)).toEqual([-1n, 6n])
+    // A member subscribed to t: its offsets stay.
+    const metadata = encodeData(ConsumerProtocolSubscription, 1, { topics: ['t'] })
+    const join = { groupId: 'od', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata }] }
+    const first = await c.request(JoinGroup, 9, { ...join, memberId: '' })
+    const joined = await c.request(JoinGroup, 9, { ...join, memberId: first.memberId })
+    await c.request(SyncGroup, 5, { groupId: 'od', generationId: joined.generationId, memberId: joined.memberId, protocolType: 'consumer', protocolName: 'range', assignments: [] })
+    const refused = await c.request(OffsetDelete, 0, { groupId: 'od', topics: [{ name: 't', partitions: [{ partitionIndex: 1 }] }] })
+    expect(refused.topics[0].partitions[0].errorCode).toBe(ErrorCodes.GROUP_SUBSCRIBED_TO_TOPIC)
+    const nope = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['nope'] })).coordinators[0]
+    expect((await (await client(nope.nodeId)).request(OffsetDelete, 0, { groupId: 'nope', topics: [] })).errorCode).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
+    expect((await (await client(1 - nope.nodeId)).request(OffsetDelete, 0, { groupId: 'nope', topics: [] })).errorCode).toBe(ErrorCodes.NOT_COORDINATOR)
   })
 })

@@ -117,6 +117,10 @@ describe('wafka admin', () => {
     expect((await admin.fetchTopicMetadata({ topics: ['a'] })).topics[0].partitions.length).toBe(6)
     const described = await admin.describeCluster()
     expect(described.brokers.map((b: { nodeId: number }) => b.nodeId).sort()).toEqual([0, 1, 2])
+    await admin.alterConfigs({ resources: [{ type: 2, name: 'a', configEntries: [{ name: 'retention.ms', value: '5000' }, { name: 'max.message.bytes', operation: 'DELETE' }] }] })
+    const altered = await admin.describeConfigs({ resources: [{ type: 2, name: 'a', configNames: ['retention.ms'] }] })
+    expect(altered.resources[0].configEntries.map((c: { configValue: string }) => c.configValue)).toEqual(['5000'])
+    await expect(admin.alterConfigs({ resources: [{ type: 2, name: 'a', configEntries: [{ name: 'no.such.config', value: '1' }] }] })).rejects.toThrow(/INVALID_CONFIG|Unknown topic config/)
     await admin.deleteTopics({ topics: ['a'] })
     expect(await admin.listTopics()).toEqual(['b'])
 
@@ -130,6 +134,23 @@ describe('wafka admin', () => {
     await consumer.disconnect()
     await admin.deleteGroups(['listed'])
     expect((await admin.listGroups()).groups).toEqual([])
+  })
+})
+
+describe('records and offsets', () => {
+  it('deleteRecords moves the low watermark: earlier records are gone for consumers and ListOffsets', async () => {
+    const kafka = await start([{ name: 'd', partitions: 1 }])
+    const producer = await connected(kafka.producer())
+    for (let i = 0; i < 5; i++) await producer.send({ topic: 'd', messages: [{ value: `r${i}` }] })
+    const admin = kafka.admin()
+    clients.push(admin)
+    await admin.deleteRecords({ topic: 'd', partitions: [{ partition: 0, offset: 3 }] })
+    expect(await admin.fetchTopicOffsets('d')).toMatchObject([{ partition: 0, low: '3', high: '5' }])
+    const got: Received[] = []
+    await consume(kafka, 'after-delete', 'd', got)
+    await until(() => got.length >= 2, 20_000, () => `${got.length} of 2`)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(got.map((m) => m.value?.toString())).toEqual(['r3', 'r4'])
   })
 })
 
