@@ -46,7 +46,8 @@ export class VirtualBroker {
   /** Listens on `port` (0: an ephemeral one the first time, the same one after a stop). */
   async start(port = this.port): Promise<void> {
     if (this.listener) return
-    const listener = new Listener(this.handleFrame, this.cluster.options.maxRequestBytes, (why) => this.cluster.problem(this.id, why))
+    const { maxRequestBytes, maxConnections } = this.cluster.options
+    const listener = new Listener(this.handleFrame, maxRequestBytes, (why) => this.cluster.problem(this.id, why), maxConnections)
     this.port = await listener.listen(this.host, port)
     this.listener = listener
   }

@@ -26,6 +26,12 @@ export interface BrokerOptions {
   defaultPartitions?: number
   /** socket.request.max.bytes: larger requests close the connection. Default 100 MiB. */
   maxRequestBytes?: number
+  /**
+   * max.connections, per broker: a connection past it is closed at once, so a
+   * client opening thousands cannot exhaust memory. Default 10000 (Kafka's is
+   * unlimited).
+   */
+  maxConnections?: number
   /** group.min.session.timeout.ms. Default 6000. */
   groupMinSessionTimeoutMs?: number
   /** group.max.session.timeout.ms. Default 1800000. */
@@ -48,6 +54,7 @@ export const DEFAULTS: ResolvedOptions = {
   autoCreateTopics: true,
   defaultPartitions: 1,
   maxRequestBytes: 100 * 1024 * 1024,
+  maxConnections: 10_000,
   groupMinSessionTimeoutMs: 6000,
   groupMaxSessionTimeoutMs: 1_800_000,
   groupInitialRebalanceDelayMs: 0,
@@ -67,7 +74,7 @@ export class EmbeddedCluster {
     this.options = { ...DEFAULTS, ...rest }
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
-      const least = k === 'brokers' || k === 'maxRequestBytes' ? 1 : 0
+      const least = k === 'brokers' || k === 'maxRequestBytes' || k === 'maxConnections' ? 1 : 0
       if (!(Number.isInteger(v) && (v as number) >= least)) throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
     }
     this.groups = new GroupCoordinator(this)

@@ -98,11 +98,17 @@ export class Listener {
     private readonly handle: FrameHandler,
     private readonly maxRequestBytes: number,
     private readonly onProblem: (why: string) => void,
+    private readonly maxConnections = Infinity,
   ) {}
 
   /** Starts listening; resolves with the port (an ephemeral one for port 0). */
   listen(host: string, port: number): Promise<number> {
     const server = createServer((socket) => {
+      if (this.connections.size >= this.maxConnections) {
+        this.onProblem(`${socket.remoteAddress}:${socket.remotePort}: past max.connections (${this.maxConnections}); connection closed`)
+        socket.destroy()
+        return
+      }
       socket.setNoDelay(true)
       const c = new ClientConnection(socket, this.handle, this.maxRequestBytes, this.onProblem)
       this.connections.add(c)

@@ -116,6 +116,20 @@ describe('what the broker advertises and refuses', () => {
     await stillServes()
   })
 
+  it('connections past maxConnections are closed at once; the broker serves on once some go', async () => {
+    await cluster.stop()
+    cluster = await startCluster({ brokers: 1, maxConnections: 3, onProblem: (m) => problems.push(m) })
+    const held = [await client(), await client(), await client()]
+    for (const c of held) expect((await c.request(ApiVersions, 3, { clientSoftwareName: 'n', clientSoftwareVersion: '1' })).errorCode).toBe(0)
+    const extra = await client()
+    await extra.whenClosed
+    expect(problems.join('\n')).toMatch(/past max\.connections \(3\)/)
+    held[0].close()
+    await held[0].whenClosed
+    await new Promise((r) => setTimeout(r, 50))
+    await stillServes()
+  })
+
   it('malformed frames close that connection only: too short for a header, a body cut short', async () => {
     const tiny = await client()
     tiny.write(Buffer.from([0, 0, 0, 2, 0, 3]))

@@ -29,6 +29,7 @@ function brokerConfigs(cluster: EmbeddedCluster): Entry[] {
     e('num.partitions', o.defaultPartitions, TYPE_INT),
     e('default.replication.factor', 1, TYPE_INT),
     e('socket.request.max.bytes', o.maxRequestBytes, TYPE_INT),
+    e('max.connections', o.maxConnections, TYPE_INT),
     e('group.min.session.timeout.ms', o.groupMinSessionTimeoutMs, TYPE_INT),
     e('group.max.session.timeout.ms', o.groupMaxSessionTimeoutMs, TYPE_INT),
     e('group.initial.rebalance.delay.ms', o.groupInitialRebalanceDelayMs, TYPE_INT),
