@@ -26,8 +26,8 @@ export class ProtocolError extends WafkaError {}
 export class CorruptRecordError extends ProtocolError {
   readonly reason: string
 
-  constructor(reason: string, message: string) {
-    super(message)
+  constructor(reason: string, message: string, options: { cause?: unknown } = {}) {
+    super(message, options)
     this.reason = reason
   }
 }
@@ -72,6 +72,51 @@ export class KafkaError extends WafkaError {
 }
 
 /**
+ * Authentication failed: bad credentials, a mechanism the broker does not
+ * enable, a broker that could not prove it knows the password. Never
+ * retriable: trying again with the same credentials fails the same way.
+ * `brokerMessage` is what the broker said (never a secret of ours).
+ */
+export class AuthenticationError extends KafkaError {
+  readonly mechanism?: string
+  readonly brokerMessage?: string
+
+  constructor(
+    message: string,
+    options: { code?: number; type?: string; mechanism?: string; brokerMessage?: string | null; api?: string; broker?: string; cause?: unknown } = {},
+  ) {
+    super(message, { code: options.code ?? 58, type: options.type ?? 'SASL_AUTHENTICATION_FAILED', retriable: false, api: options.api, broker: options.broker, cause: options.cause })
+    if (options.mechanism !== undefined) this.mechanism = options.mechanism
+    if (options.brokerMessage) this.brokerMessage = options.brokerMessage
+  }
+}
+
+/** The broker refused an operation on a topic, group, transactional id or the cluster (ACLs): not retriable. */
+export class AuthorizationError extends KafkaError {}
+
+/**
+ * A TLS connection failed for a reason trying again will not fix: the
+ * broker's certificate is not trusted, names another host, has expired, or
+ * the broker wants a client certificate. `reason` is a stable word for it.
+ */
+export class TlsError extends WafkaError {
+  readonly reason: TlsFailure
+  readonly code?: string
+
+  constructor(message: string, options: { reason: TlsFailure; code?: string; cause?: unknown }) {
+    // Not a ConnectionError: callers retry those.
+    super(message, { retriable: false, cause: options.cause })
+    this.reason = options.reason
+    if (options.code !== undefined) this.code = options.code
+  }
+}
+
+export type TlsFailure = 'untrusted-certificate' | 'hostname-mismatch' | 'expired-certificate' | 'client-certificate-rejected' | 'handshake-failed' | 'not-tls'
+
+const AUTHENTICATION_CODES = new Set([33, 34, 58])
+const AUTHORIZATION_CODES = new Set([29, 30, 31, 53, 65])
+
+/**
  * A KafkaError for `code`, named and described from the spec's error table,
  * retriable as the Java client treats it; `detail` says what it was about
  * (a topic-partition, a group, the broker's error message).
@@ -82,7 +127,9 @@ export function kafkaError(code: number, context: { api?: string; broker?: strin
   const description = info?.description ?? 'An error code this client does not know (the broker may be newer).'
   const where = `${context.api ? ` in ${context.api}` : ''}${context.broker ? ` from ${context.broker}` : ''}`
   const detail = context.detail ? ` (${context.detail})` : ''
-  return new KafkaError(`${type} (${code})${where}: ${description}${detail}`, {
+  const message = `${type} (${code})${where}: ${description}${detail}`
+  if (AUTHENTICATION_CODES.has(code)) return new AuthenticationError(message, { code, type, api: context.api, broker: context.broker, cause: context.cause })
+  return new (AUTHORIZATION_CODES.has(code) ? AuthorizationError : KafkaError)(message, {
     code,
     type,
     retriable: info?.retriable ?? false,

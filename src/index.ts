@@ -2,6 +2,8 @@ export * from './codec/index.js'
 export * from './errors.js'
 export { Kafka, type KafkaConfig } from './kafka.js'
 export { Admin, ResourceTypes, ConfigOperations, ElectionTypes, type ElectionType } from './admin/admin.js'
+export { AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes, type AclEntry, type AclFilter } from './admin/acls.js'
+export type { ScramUpsertion, ScramDeletion, ScramMechanismName } from './admin/scram-credentials.js'
 export { Cluster, type ClusterOptions } from './cluster/cluster.js'
 export { Connection, type ConnectionOptions } from './net/connection.js'
 export * as protocol from './protocol/index.js'
@@ -13,3 +15,7 @@ export { Batch } from './consumer/batch.js'
 export { Message as KafkaMessage } from './consumer/message.js'
 export { CommitFailedError } from './consumer/offsets.js'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor, type PartitionAssignor } from './consumer/assignors/index.js'
+export type {
+  SaslConfig, SaslOption, PasswordSaslConfig, OauthbearerSaslConfig, OauthbearerToken, CustomSaslConfig,
+  AuthenticationProviderArgs, SaslAuthenticateFn,
+} from './net/sasl/types.js'

@@ -1,5 +1,7 @@
 import { KafkaError, UnsupportedApiError, kafkaError } from '../errors.js'
 import type { Cluster } from '../cluster/cluster.js'
+import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
+import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
 import {
   AlterPartitionReassignments, ConsumerGroupDescribe, CreatePartitions, CreateTopics, DeleteGroups, DeleteRecords, DeleteTopics, DescribeCluster,
   DescribeConfigs, DescribeGroups, ElectLeaders, IncrementalAlterConfigs, ListGroups, ListOffsets,
@@ -538,6 +540,31 @@ export class Admin {
     const [info] = await this.cluster.topicMetadata([topic])
     const offsets = await this.listOffsets(topic, info.partitions.map((p) => p.partition), earliest ? EARLIEST : LATEST)
     await this.setOffsets({ groupId, topic, partitions: [...offsets].map(([partition, offset]) => ({ partition, offset })) })
+  }
+
+  /** Creates ACLs (KafkaJS: `createAcls({ acl: [...] })`); StandardAuthorizer applies them cluster-wide. */
+  createAcls({ acl }: { acl: AclEntry[] }): Promise<boolean> {
+    return createAcls(this.cluster, acl)
+  }
+
+  /** The ACLs matching a filter, grouped by resource (KafkaJS's result shape). */
+  describeAcls(filter: AclFilter = {}) {
+    return describeAcls(this.cluster, filter)
+  }
+
+  /** Deletes the ACLs matching each filter; says which were deleted (KafkaJS's result shape). */
+  deleteAcls({ filters }: { filters: AclFilter[] }) {
+    return deleteAcls(this.cluster, filters)
+  }
+
+  /** Users' SCRAM credentials: mechanisms and iterations, never secrets (KIP-554). */
+  describeUserScramCredentials({ users }: { users?: string[] } = {}) {
+    return describeUserScramCredentials(this.cluster, users)
+  }
+
+  /** Creates, replaces or deletes users' SCRAM credentials (KIP-554); Kafka takes one change per user per call. */
+  alterUserScramCredentials(changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] }): Promise<void> {
+    return alterUserScramCredentials(this.cluster, changes)
   }
 
   /** Runs `fn` on the group's coordinator, looking it up again after coordinator errors. */

@@ -1,10 +1,14 @@
 import { Buffer } from 'node:buffer'
 import * as net from 'node:net'
 import * as tls from 'node:tls'
-import { ConnectionError, ProtocolError, TimeoutError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
+import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
+import { SaslSession } from './sasl/session.js'
+import type { SaslOption } from './sasl/types.js'
+import { tlsError } from './tls-errors.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
+import { abortable, MAX_TIMER_MS } from './backoff.js'
 import { FrameSplitter } from './frames.js'
 import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
 
@@ -25,8 +29,18 @@ export interface ConnectionOptions {
   /** Java: connections.max.idle.ms (9 min). */
   idleTimeoutMs?: number
   tls?: boolean | tls.ConnectionOptions
+  /** KafkaJS's name for `tls`: true, or node:tls options (ca, cert, key, servername, ...). */
+  ssl?: boolean | tls.ConnectionOptions
+  /** SASL authentication after ApiVersions (and again before the broker's session ends). */
+  sasl?: SaslOption
+  /** KafkaJS: authenticationTimeout (10 s), the bound on one whole SASL authentication. */
+  authenticationTimeoutMs?: number
+  /** KafkaJS: reauthenticationThreshold (10 s): re-authenticate this long before the session ends. */
+  reauthenticationThresholdMs?: number
   /** Called once when the connection closes, with the reason if it failed. */
   onClose?: (error?: Error) => void
+  /** Aborting it (the client disconnecting) closes the connection, even while it is being opened. */
+  signal?: AbortSignal
 }
 
 export interface RequestOptions {
@@ -37,6 +51,8 @@ export interface RequestOptions {
   timeoutMs?: number
   /** false for Produce with acks=0: the broker sends nothing back. */
   expectResponse?: boolean
+  /** SASL's own requests: sent while exclusive() holds the others back. */
+  exclusive?: boolean
 }
 
 interface Call {
@@ -63,6 +79,8 @@ const DEFAULTS = {
   maxInFlight: 5,
   maxResponseBytes: 100 * 1024 * 1024,
   idleTimeoutMs: 540_000,
+  authenticationTimeoutMs: 10_000,
+  reauthenticationThresholdMs: 10_000,
 }
 
 /**
@@ -81,7 +99,7 @@ export class Connection {
   /** The ApiVersions version the broker finally accepted. */
   apiVersionsVersion = 0
 
-  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'onClose'>> & ConnectionOptions
+  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'ssl' | 'sasl' | 'onClose' | 'signal'>> & ConnectionOptions
   private socket: net.Socket | undefined
   private readonly inFlight: Call[] = []
   private readonly waiting: Call[] = []
@@ -96,6 +114,10 @@ export class Connection {
   private closed = false
   private closeError: Error | undefined
   private idleTimer: ReturnType<typeof setTimeout> | undefined
+  private sasl: SaslSession | undefined
+  /** While set (exclusive()), only SASL's requests are written; the rest wait in order. */
+  private held = false
+  private drained: Array<() => void> = []
 
   private constructor(options: ConnectionOptions) {
     this.options = { ...DEFAULTS, ...definedOnly(options) } as any
@@ -104,15 +126,31 @@ export class Connection {
     this.nodeId = options.nodeId
   }
 
-  /** Connects and negotiates API versions. */
+  /**
+   * Connects and negotiates API versions. A failure keeps its cause's
+   * retriability: a broker that answers ApiVersions with garbage or shares no
+   * version with us will not do better on the next try.
+   */
   static async open(options: ConnectionOptions): Promise<Connection> {
     const connection = new Connection(options)
-    await connection.connect()
+    const { signal } = options
+    if (signal?.aborted) throw signal.reason
+    const onAbort = () => connection.close(signal!.reason)
+    signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      await connection.negotiateVersions()
+      await abortable(connection.connect(), signal)
+      await abortable(connection.negotiateVersions(), signal)
+      if (options.sasl) {
+        connection.sasl = new SaslSession(connection, connection.options as Required<ConnectionOptions>)
+        await abortable(connection.sasl.start(), signal)
+      }
     } catch (err) {
       connection.close(err as Error)
+      const cause = err instanceof ConnectionError ? err.cause : undefined
+      if (cause instanceof WafkaError && !cause.retriable) throw new ConnectionError((err as Error).message, { cause, retriable: false })
       throw err
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
     }
     return connection
   }
@@ -172,7 +210,7 @@ export class Connection {
         resolve,
         reject,
       }
-      if (this.inFlight.length < this.options.maxInFlight) this.send(call)
+      if (options.exclusive || (!this.held && this.inFlight.length < this.options.maxInFlight)) this.send(call)
       else this.waiting.push(call)
     })
   }
@@ -183,6 +221,7 @@ export class Connection {
     this.closed = true
     this.closeError = error
     clearTimeout(this.idleTimer)
+    this.sasl?.stop()
     this.socket?.destroy()
     const failure = this.closedError()
     for (const call of this.inFlight.splice(0)) {
@@ -190,10 +229,29 @@ export class Connection {
       call.reject(failure)
     }
     for (const call of this.waiting.splice(0)) call.reject(failure)
+    for (const wake of this.drained.splice(0)) wake()
     this.options.onClose?.(error)
   }
 
+  /**
+   * Runs fn once the requests in flight are answered, holding every other
+   * request back (in order) until it ends: SASL re-authentication must not
+   * interleave with other requests on the connection.
+   */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.held = true
+    try {
+      while (this.inFlight.length > 0 && !this.closed) await new Promise<void>((wake) => this.drained.push(wake))
+      return await fn()
+    } finally {
+      this.held = false
+      this.pump()
+    }
+  }
+
   private closedError(): Error {
+    // A TLS failure is the answer to every call, not a reason to try again.
+    if (this.closeError instanceof TlsError) return this.closeError
     const reason = this.closeError ? `: ${this.closeError.message}` : ''
     return new ConnectionError(`connection to ${this.name} is closed${reason}`, { cause: this.closeError })
   }
@@ -201,7 +259,7 @@ export class Connection {
   private connect(): Promise<void> {
     return new Promise((resolve, reject) => {
       const { host, port, connectTimeoutMs } = this.options
-      const tlsOptions = this.options.tls
+      const tlsOptions = this.options.ssl ?? this.options.tls
       const socket = tlsOptions
         ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(tlsOptions === true ? {} : tlsOptions) })
         : net.connect({ host, port })
@@ -211,7 +269,7 @@ export class Connection {
         const err = new TimeoutError(`connecting to ${this.name} took longer than ${connectTimeoutMs} ms`)
         this.close(err)
         reject(err)
-      }, connectTimeoutMs)
+      }, Math.min(connectTimeoutMs, MAX_TIMER_MS))
       const splitter = new FrameSplitter(this.options.maxResponseBytes, (frame) => this.onFrame(frame))
       socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
@@ -227,7 +285,7 @@ export class Connection {
       })
       socket.on('error', (err) => {
         clearTimeout(timer)
-        const wrapped = new ConnectionError(`connection to ${this.name} failed: ${err.message}`, { cause: err })
+        const wrapped = tlsError(err, this.name) ?? new ConnectionError(`connection to ${this.name} failed: ${err.message}`, { cause: err })
         if (!this.closed) reject(wrapped)
         this.close(wrapped)
       })
@@ -271,12 +329,12 @@ export class Connection {
       this.inFlight.splice(this.inFlight.indexOf(call), 1)
       call.reject(err)
       this.close(err)
-    }, call.timeoutMs)
+    }, Math.min(call.timeoutMs, MAX_TIMER_MS))
     this.socket!.write(frame)
   }
 
   private pump(): void {
-    while (!this.closed && this.waiting.length > 0 && this.inFlight.length < this.options.maxInFlight) {
+    while (!this.closed && !this.held && this.waiting.length > 0 && this.inFlight.length < this.options.maxInFlight) {
       this.send(this.waiting.shift()!)
     }
   }
@@ -302,6 +360,7 @@ export class Connection {
     // Answers come in order: acks=0 requests written before this one will get none now.
     while (this.unanswered.length > 0 && this.unanswered[0].seq < call.seq!) this.unanswered.shift()
     this.touch()
+    if (this.inFlight.length === 0) for (const wake of this.drained.splice(0)) wake()
     try {
       call.resolve(decodeResponseFrame(call.api, call.version, frame))
     } catch (err) {
@@ -316,7 +375,7 @@ export class Connection {
     this.idleTimer = setTimeout(() => {
       if (this.inFlight.length === 0 && this.waiting.length === 0) this.close()
       else this.touch()
-    }, this.options.idleTimeoutMs)
+    }, Math.min(this.options.idleTimeoutMs, MAX_TIMER_MS))
     this.idleTimer.unref?.()
   }
 

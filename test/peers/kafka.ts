@@ -51,6 +51,8 @@ export interface KafkaOptions {
   jvmOpts?: string[]
   /** How long start (and startBroker) may take. Default 90 s. */
   startTimeoutMs?: number
+  /** More arguments for `kafka-storage format`, e.g. ['--add-scram', 'SCRAM-SHA-512=[name=alice,password=...]']. */
+  formatArgs?: string[]
 }
 
 export interface KafkaBroker {
@@ -313,6 +315,25 @@ function serverLogTail(logDir: string, lines = 30): string {
   }
 }
 
+// Log dirs of clusters not stopped yet: removed when the test process exits
+// (its JVMs are killed then too: child.ts).
+const liveDirs = new Set<string>()
+let dirHookInstalled = false
+function removeOnExit(dir: string): void {
+  liveDirs.add(dir)
+  if (dirHookInstalled) return
+  dirHookInstalled = true
+  process.once('exit', () => {
+    for (const d of liveDirs) {
+      try {
+        rmSync(d, { recursive: true, force: true, maxRetries: 3 })
+      } catch {
+        // a JVM still dying may write meanwhile: a leftover temp dir is no failure
+      }
+    }
+  })
+}
+
 interface Node {
   broker: KafkaBroker
   propertiesFile: string
@@ -341,6 +362,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
 
   const clusterId = clusterUuid()
   const base = mkdtempSync(join(tmpdir(), 'wafka-kafka-'))
+  removeOnExit(base)
   const nodes: Node[] = []
   for (let id = 1; id <= count; id++) {
     const ports: Record<string, number> = {}
@@ -407,12 +429,13 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   const cleanup = async () => {
     await Promise.all(nodes.map(kill))
     rmSync(base, { recursive: true, force: true })
+    liveDirs.delete(base)
   }
 
   try {
     // Formatting is a JVM start per node: in parallel.
     await Promise.all(nodes.map(async (n) => {
-      const r = await runRig(version, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', n.propertiesFile], {
+      const r = await runRig(version, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', n.propertiesFile, ...(options.formatArgs ?? [])], {
         jvmOpts: [`-Dkafka.logs.dir=${n.broker.logDir}`],
       })
       if (r.code !== 0) throw new Error(`StorageTool format (broker ${n.broker.id}) failed:\n${r.stdout}${r.stderr}`)

@@ -54,7 +54,10 @@ check('corrupt batch gives a typed error', () => {
 
 // A client round trip, where run.mjs started a mock cluster: the producer and
 // a consumer group over this runtime's sockets, timers and crypto.
-const bootstrap = globalThis.process?.env?.WAFKA_SMOKE_BOOTSTRAP ?? (typeof Deno !== 'undefined' ? Deno.env.get('WAFKA_SMOKE_BOOTSTRAP') : undefined)
+function env(name) {
+  return globalThis.process?.env?.[name] ?? (typeof Deno !== 'undefined' ? Deno.env.get(name) : undefined)
+}
+const bootstrap = env('WAFKA_SMOKE_BOOTSTRAP')
 if (bootstrap) {
   const topic = `smoke-${runtime}`
   const kafka = new wafka.Kafka({ clientId: `smoke-${runtime}`, brokers: bootstrap.split(',') })
@@ -73,6 +76,39 @@ if (bootstrap) {
   }
   await consumer.disconnect()
   check('produce and consume through a group', () => assert.deepEqual(read.sort(), sent.map((m) => m.value).sort()))
+}
+
+// Against a secured real broker, where test/security/runtimes.test.ts started
+// one: SASL_SSL with SCRAM-SHA-512 over this runtime's node:tls and node:crypto.
+const secure = env('WAFKA_SMOKE_SECURE')
+if (secure) {
+  const { bootstrap: brokers, ca, username, password } = JSON.parse(secure)
+  const topic = `smoke-secure-${runtime}`
+  const kafka = new wafka.Kafka({ clientId: topic, brokers, ssl: { ca: [ca] }, sasl: { mechanism: 'scram-sha-512', username, password } })
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] })
+  const producer = kafka.producer()
+  await producer.connect()
+  const sent = Array.from({ length: 100 }, (_, i) => ({ key: `k${i % 5}`, value: `${runtime}-secure-${i}` }))
+  await producer.send({ topic, messages: sent, compression: 'lz4' })
+  await producer.disconnect()
+  const consumer = kafka.consumer({ groupId: topic, maxWaitTimeInMs: 100 })
+  await consumer.connect()
+  await consumer.subscribe({ topics: [topic], fromBeginning: true })
+  const read = []
+  for await (const batch of consumer.batches()) {
+    for (const m of batch.messages) read.push(m.value.toString())
+    if (read.length >= sent.length) break
+  }
+  await consumer.disconnect()
+  const wrong = new wafka.Kafka({ clientId: topic, brokers, ssl: { ca: [ca] }, sasl: { mechanism: 'scram-sha-512', username, password: 'not-the-password' } }).admin()
+  const refused = await wrong.connect().then(() => null, (err) => err)
+  await wrong.disconnect()
+  await admin.disconnect()
+  check('SASL_SSL SCRAM-SHA-512 produce and consume through a group', () => assert.deepEqual(read.sort(), sent.map((m) => m.value).sort()))
+  check('SASL_SSL wrong password is an AuthenticationError', () => assert.ok(refused instanceof wafka.AuthenticationError, String(refused)))
+  console.log(`${runtime}: SASL_SSL SCRAM-SHA-512 round trip of ${read.length} messages`)
 }
 
 console.log(`${runtime}: ${checks} passed, 0 failed`)

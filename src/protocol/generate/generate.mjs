@@ -12,6 +12,7 @@ export const API_NAMES = [
   'CreatePartitions', 'DeleteRecords', 'DescribeConfigs', 'IncrementalAlterConfigs', 'DescribeGroups',
   'ListGroups', 'DeleteGroups', 'OffsetDelete', 'DescribeCluster', 'OffsetForLeaderEpoch', 'SaslHandshake',
   'SaslAuthenticate', 'ElectLeaders', 'AlterPartitionReassignments', 'ListPartitionReassignments', 'ConsumerGroupDescribe',
+  'CreateAcls', 'DescribeAcls', 'DeleteAcls', 'DescribeUserScramCredentials', 'AlterUserScramCredentials',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

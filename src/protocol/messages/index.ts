@@ -50,6 +50,11 @@ import { ElectLeaders } from './ElectLeaders.js'
 import { AlterPartitionReassignments } from './AlterPartitionReassignments.js'
 import { ListPartitionReassignments } from './ListPartitionReassignments.js'
 import { ConsumerGroupDescribe } from './ConsumerGroupDescribe.js'
+import { CreateAcls } from './CreateAcls.js'
+import { DescribeAcls } from './DescribeAcls.js'
+import { DeleteAcls } from './DeleteAcls.js'
+import { DescribeUserScramCredentials } from './DescribeUserScramCredentials.js'
+import { AlterUserScramCredentials } from './AlterUserScramCredentials.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -90,6 +95,11 @@ export * from './ElectLeaders.js'
 export * from './AlterPartitionReassignments.js'
 export * from './ListPartitionReassignments.js'
 export * from './ConsumerGroupDescribe.js'
+export * from './CreateAcls.js'
+export * from './DescribeAcls.js'
+export * from './DeleteAcls.js'
+export * from './DescribeUserScramCredentials.js'
+export * from './AlterUserScramCredentials.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -118,6 +128,9 @@ export const apis: Record<number, ApiSpec> = {
   25: AddOffsetsToTxn,
   26: EndTxn,
   28: TxnOffsetCommit,
+  29: DescribeAcls,
+  30: CreateAcls,
+  31: DeleteAcls,
   32: DescribeConfigs,
   36: SaslAuthenticate,
   37: CreatePartitions,
@@ -127,6 +140,8 @@ export const apis: Record<number, ApiSpec> = {
   45: AlterPartitionReassignments,
   46: ListPartitionReassignments,
   47: OffsetDelete,
+  50: DescribeUserScramCredentials,
+  51: AlterUserScramCredentials,
   60: DescribeCluster,
   68: ConsumerGroupHeartbeat,
   69: ConsumerGroupDescribe,

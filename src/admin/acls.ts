@@ -1,0 +1,137 @@
+import { kafkaError } from '../errors.js'
+import type { Cluster } from '../cluster/cluster.js'
+import { ConfigError } from '../errors.js'
+import { CreateAcls, DeleteAcls, DescribeAcls } from '../protocol/messages/index.js'
+
+// Kafka's ACL enums, with KafkaJS's names (and the values Kafka added since).
+export const AclResourceTypes = { UNKNOWN: 0, ANY: 1, TOPIC: 2, GROUP: 3, CLUSTER: 4, TRANSACTIONAL_ID: 5, DELEGATION_TOKEN: 6, USER: 7 } as const
+export const AclOperationTypes = {
+  UNKNOWN: 0, ANY: 1, ALL: 2, READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, CLUSTER_ACTION: 9,
+  DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12, CREATE_TOKENS: 13, DESCRIBE_TOKENS: 14,
+} as const
+export const AclPermissionTypes = { UNKNOWN: 0, ANY: 1, DENY: 2, ALLOW: 3 } as const
+export const ResourcePatternTypes = { UNKNOWN: 0, ANY: 1, MATCH: 2, LITERAL: 3, PREFIXED: 4 } as const
+
+/** One ACL (KafkaJS's shape). */
+export interface AclEntry {
+  resourceType: number
+  resourceName: string
+  resourcePatternType: number
+  /** e.g. 'User:alice' */
+  principal: string
+  /** '*' for any host */
+  host: string
+  operation: number
+  permissionType: number
+}
+
+/** Which ACLs a describe or delete matches: absent fields match anything. */
+export interface AclFilter {
+  resourceType?: number
+  resourceName?: string | null
+  resourcePatternType?: number
+  principal?: string | null
+  host?: string | null
+  operation?: number
+  permissionType?: number
+}
+
+const LITERAL = ResourcePatternTypes.LITERAL
+
+function checkAcl(acl: AclEntry): void {
+  for (const field of ['resourceName', 'principal', 'host'] as const) {
+    if (typeof acl?.[field] !== 'string' || acl[field] === '') throw new ConfigError(`ACL ${field} must be a non-empty string`)
+  }
+  for (const field of ['resourceType', 'operation', 'permissionType'] as const) {
+    if (!Number.isInteger(acl[field]) || acl[field] < 2) throw new ConfigError(`ACL ${field} must be a specific value (Acl*Types, not UNKNOWN or ANY)`)
+  }
+}
+
+function filterBody(f: AclFilter, version: number) {
+  const patternType = f.resourcePatternType ?? (version >= 1 ? ResourcePatternTypes.ANY : LITERAL)
+  return {
+    resourceTypeFilter: f.resourceType ?? AclResourceTypes.ANY,
+    resourceNameFilter: f.resourceName ?? null,
+    ...(version >= 1 ? { patternTypeFilter: patternType } : {}),
+    principalFilter: f.principal ?? null,
+    hostFilter: f.host ?? null,
+    operation: f.operation ?? AclOperationTypes.ANY,
+    permissionType: f.permissionType ?? AclPermissionTypes.ANY,
+  }
+}
+
+/** CreateAcls on any broker (the controller applies them); throws the first ACL the broker refused. */
+export async function createAcls(cluster: Cluster, acl: AclEntry[]): Promise<boolean> {
+  if (!Array.isArray(acl) || acl.length === 0) throw new ConfigError('createAcls needs acl: [ ... ] with at least one entry')
+  acl.forEach(checkAcl)
+  await cluster.retry(async () => {
+    const conn = await cluster.anyConnection()
+    const version = conn.versionFor(CreateAcls)
+    const res = await conn.request(CreateAcls, {
+      creations: acl.map((a) => ({
+        resourceType: a.resourceType,
+        resourceName: a.resourceName,
+        ...(version >= 1 ? { resourcePatternType: a.resourcePatternType ?? LITERAL } : {}),
+        principal: a.principal,
+        host: a.host,
+        operation: a.operation,
+        permissionType: a.permissionType,
+      })),
+    }, { version })
+    res.results.forEach((r, i) => {
+      if (r.errorCode !== 0) {
+        const a = acl[i]
+        throw kafkaError(r.errorCode, { api: 'CreateAcls', broker: conn.name, detail: `${a.principal} on ${a.resourceName}${r.errorMessage ? `: ${r.errorMessage}` : ''}` })
+      }
+    })
+  })
+  return true
+}
+
+export async function describeAcls(cluster: Cluster, filter: AclFilter = {}) {
+  return cluster.retry(async () => {
+    const conn = await cluster.anyConnection()
+    const version = conn.versionFor(DescribeAcls)
+    const res = await conn.request(DescribeAcls, filterBody(filter, version), { version })
+    if (res.errorCode !== 0) throw kafkaError(res.errorCode, { api: 'DescribeAcls', broker: conn.name, detail: res.errorMessage ?? undefined })
+    return {
+      throttleTime: res.throttleTimeMs,
+      errorCode: res.errorCode,
+      resources: res.resources.map((r) => ({
+        resourceType: r.resourceType,
+        resourceName: r.resourceName,
+        resourcePatternType: version >= 1 ? r.patternType : LITERAL,
+        acls: r.acls.map((a) => ({ principal: a.principal, host: a.host, operation: a.operation, permissionType: a.permissionType })),
+      })),
+    }
+  })
+}
+
+export async function deleteAcls(cluster: Cluster, filters: AclFilter[]) {
+  if (!Array.isArray(filters) || filters.length === 0) throw new ConfigError('deleteAcls needs filters: [ ... ] with at least one filter')
+  return cluster.retry(async () => {
+    const conn = await cluster.anyConnection()
+    const version = conn.versionFor(DeleteAcls)
+    const res = await conn.request(DeleteAcls, { filters: filters.map((f) => filterBody(f, version)) }, { version })
+    return {
+      filterResponses: res.filterResults.map((r, i) => {
+        if (r.errorCode !== 0) throw kafkaError(r.errorCode, { api: 'DeleteAcls', broker: conn.name, detail: `filter ${i}${r.errorMessage ? `: ${r.errorMessage}` : ''}` })
+        return {
+          errorCode: r.errorCode,
+          errorMessage: r.errorMessage,
+          matchingAcls: r.matchingAcls.map((m) => ({
+            errorCode: m.errorCode,
+            errorMessage: m.errorMessage,
+            resourceType: m.resourceType,
+            resourceName: m.resourceName,
+            resourcePatternType: version >= 1 ? m.patternType : LITERAL,
+            principal: m.principal,
+            host: m.host,
+            operation: m.operation,
+            permissionType: m.permissionType,
+          })),
+        }
+      }),
+    }
+  })
+}
