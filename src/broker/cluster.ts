@@ -79,10 +79,11 @@ export class EmbeddedCluster {
     }
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
-    // A deleted topic's data goes from every broker.
+    // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
       for (const b of this.brokers.values()) for (const key of [...b.replicas.keys()]) if (key.startsWith(`${r.id}/`)) b.replicas.delete(key)
+      for (const g of this.groups.groups.values()) g.offsets.delete(r.name)
     })
   }
 

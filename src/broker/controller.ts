@@ -235,7 +235,7 @@ export class Controller {
   deleteTopic(name: string): TopicImage {
     const t = this.topics.get(name)
     if (!t) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.')
-    this.append({ type: 'remove-topic', id: t.id })
+    this.append({ type: 'remove-topic', id: t.id, name: t.name })
     return t
   }
 

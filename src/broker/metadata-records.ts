@@ -63,6 +63,7 @@ export interface PartitionChangeRecord {
 export interface RemoveTopicRecord {
   type: 'remove-topic'
   id: string
+  name: string
 }
 
 /** A topic (or broker, name = its id) config set; a null value removes it. */

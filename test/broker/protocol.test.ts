@@ -7,7 +7,7 @@ import { encodeRecordBatch } from '../../src/codec/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
-  ApiVersions, ConsumerGroupHeartbeat, CreateTopics, Fetch, InitProducerId, JoinGroup, ListOffsets, Metadata, OffsetCommit, OffsetDelete,
+  ApiVersions, ConsumerGroupHeartbeat, CreateTopics, DeleteTopics, Fetch, InitProducerId, JoinGroup, ListOffsets, Metadata, OffsetCommit, OffsetDelete,
   OffsetFetch, OffsetForLeaderEpoch, Produce, SyncGroup,
 } from '../../src/protocol/messages/index.js'
 import { encodeData } from '../../src/protocol/api.js'
@@ -407,5 +407,20 @@ describe('OffsetDelete', () => {
     const nope = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['nope'] })).coordinators[0]
     expect((await (await client(nope.nodeId)).request(OffsetDelete, 0, { groupId: 'nope', topics: [] })).errorCode).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
     expect((await (await client(1 - nope.nodeId)).request(OffsetDelete, 0, { groupId: 'nope', topics: [] })).errorCode).toBe(ErrorCodes.NOT_COORDINATOR)
+  })
+})
+
+describe('topic deletion', () => {
+  it("takes the topic's committed offsets with it: a topic created again under the name starts with none", async () => {
+    const boot = await client()
+    const { FindCoordinator } = await import('../../src/protocol/messages/index.js')
+    const coord = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['gone'] })).coordinators[0]
+    const c = await client(coord.nodeId)
+    await c.request(OffsetCommit, 9, { groupId: 'gone', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n }] }] })
+    const fetchOffset = async () => (await c.request(OffsetFetch, 7, { groupId: 'gone', topics: [{ name: 't', partitionIndexes: [0] }] })).topics[0].partitions[0].committedOffset
+    expect(await fetchOffset()).toBe(5n)
+    expect((await c.request(DeleteTopics, 6, { topics: [{ name: 't' }], timeoutMs: 1000 })).responses[0].errorCode).toBe(0)
+    expect((await c.request(CreateTopics, 7, { topics: [{ name: 't', numPartitions: 1, replicationFactor: 1 }], timeoutMs: 1000 })).topics[0].errorCode).toBe(0)
+    expect(await fetchOffset()).toBe(-1n)
   })
 })
