@@ -1,6 +1,7 @@
 export * from './codec/index.js'
 export * from './errors.js'
 export { Kafka, type KafkaConfig } from './kafka.js'
+export { logLevel, type LogLevel, type LogCreator, type LogEntry, type Logger } from './logger.js'
 export { Admin, ResourceTypes, ConfigOperations, ElectionTypes, type ElectionType } from './admin/admin.js'
 export { AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes, type AclEntry, type AclFilter } from './admin/acls.js'
 export type { ScramUpsertion, ScramDeletion, ScramMechanismName } from './admin/scram-credentials.js'

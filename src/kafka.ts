@@ -7,6 +7,8 @@ import type { ConsumerConfig } from './consumer/config.js'
 import { Producer } from './producer/producer.js'
 import type { ProducerConfig } from './producer/config.js'
 import { CONSUMER_ALIASES, CONSUMER_OPTIONS, KAFKA_ALIASES, KAFKA_OPTIONS, PRODUCER_ALIASES, PRODUCER_OPTIONS } from './config/defaults.js'
+import { createLogger, isLogLevel, type Logger } from './logger.js'
+import { ConfigError } from './errors.js'
 import { checkKeys, numberOption } from './config/option.js'
 
 export type KafkaConfig = ClusterOptions
@@ -18,15 +20,22 @@ export type KafkaConfig = ClusterOptions
  */
 export class Kafka {
   private readonly config: KafkaConfig
+  private readonly rootLogger: Logger
 
   constructor(config: KafkaConfig) {
     this.config = resolveKafkaConfig(config)
+    this.rootLogger = createLogger(this.config)
     // Validates the broker list now, where the mistake is.
-    new Cluster(this.config)
+    new Cluster(this.config, this.rootLogger)
+  }
+
+  /** The logger every client of this Kafka writes to (KafkaJS: kafka.logger()). */
+  logger(): Logger {
+    return this.rootLogger
   }
 
   admin(overrides: Partial<KafkaConfig> = {}): Admin {
-    return new Admin(new Cluster(resolveKafkaConfig({ ...this.config, ...checkKeys('admin', overrides, KAFKA_OPTIONS, KAFKA_ALIASES) })))
+    return new Admin(new Cluster(resolveKafkaConfig({ ...this.config, ...checkKeys('admin', overrides, KAFKA_OPTIONS, KAFKA_ALIASES) }), this.rootLogger))
   }
 
   producer(given: ProducerConfig = {}): Producer {
@@ -34,7 +43,7 @@ export class Kafka {
     const config = checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)
     const resolved = { ...this.inherited(), ...definedOnly(config) }
     return new Producer(
-      new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5) }),
+      new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5) }, this.rootLogger),
       resolved,
     )
   }
@@ -43,7 +52,7 @@ export class Kafka {
     const config = checkKeys('consumer', given, CONSUMER_OPTIONS, CONSUMER_ALIASES)
     const resolved = { ...this.inherited(), metadataMaxAgeMs: this.config.metadataMaxAgeMs, ...definedOnly(config) }
     return new Consumer(
-      new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, metadataMaxAgeMs: resolved.metadataMaxAgeMs }),
+      new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, metadataMaxAgeMs: resolved.metadataMaxAgeMs }, this.rootLogger),
       resolved,
     )
   }
@@ -63,5 +72,7 @@ const NUMBERS = Object.entries(KAFKA_OPTIONS).filter(([, spec]) => 'max' in spec
 export function resolveKafkaConfig(given: KafkaConfig): KafkaConfig {
   const config = checkKeys('Kafka', given, KAFKA_OPTIONS, KAFKA_ALIASES)
   for (const name of NUMBERS) numberOption(KAFKA_OPTIONS, name, (config as unknown as Record<string, unknown>)[name], 0)
+  if (config.logLevel !== undefined && !isLogLevel(config.logLevel)) throw new ConfigError(`logLevel must be one of logLevel.NOTHING (0), ERROR (1), WARN (2), INFO (4), DEBUG (5), not ${JSON.stringify(config.logLevel)}`)
+  if (config.logCreator !== undefined && typeof config.logCreator !== 'function') throw new ConfigError('logCreator must be a function (level) => (entry) => void')
   return config
 }

@@ -182,7 +182,7 @@ export class Admin {
       })
       for (const r of res.results) check(r.errorCode, 'CreatePartitions', `topic ${r.name}`, r.errorMessage)
     }, timeout + 5000)
-    await this.cluster.refreshMetadata(options.topicPartitions.map((t) => t.topic)).catch(() => {})
+    await this.cluster.refreshMetadata(options.topicPartitions.map((t) => t.topic)).catch(this.cluster.log('Admin').caught('metadata refresh after CreatePartitions failed; the next use refreshes'))
   }
 
   /** Deletes records before the given offsets (each partition's leader sets its low watermark). */

@@ -10,9 +10,14 @@ import { withRetry, type RetryPolicy } from './retry.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
+import { createLogger, describeError, type LogCreator, type LogLevel, type Logger } from '../logger.js'
 
-export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'signal'> {
+export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'logger' | 'signal'> {
   brokers: string[]
+  /** KafkaJS's levels: logLevel.NOTHING, ERROR, WARN (default), INFO, DEBUG. */
+  logLevel?: LogLevel
+  /** KafkaJS's shape: (level) => (entry) => void; the default writes one JSON line to stderr. */
+  logCreator?: LogCreator
   /** Java: retry.backoff.ms / retry.backoff.max.ms. */
   retryBackoffMs?: number
   retryBackoffMaxMs?: number
@@ -44,6 +49,9 @@ export type Lane = 'data' | 'group'
  */
 export class Cluster {
   readonly metadata = new MetadataCache()
+  /** The client's logger (Kafka's, namespaced by each part through log()). */
+  readonly logger: Logger
+  private readonly loggers = new Map<string, Logger>()
   readonly options: ClusterOptions & Required<Pick<ClusterOptions,
     'retryBackoffMs' | 'retryBackoffMaxMs' | 'reconnectBackoffMs' | 'reconnectBackoffMaxMs' | 'metadataMaxAgeMs' | 'defaultApiTimeoutMs'>>
   private readonly bootstrap: BrokerAddress[]
@@ -60,7 +68,8 @@ export class Cluster {
   /** Aborted by disconnect(): every retry, wait and connection attempt of this client ends at once. */
   private readonly stopper = new AbortController()
 
-  constructor(options: ClusterOptions) {
+  constructor(options: ClusterOptions, logger?: Logger) {
+    this.logger = logger ?? createLogger(options)
     if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
       throw new WafkaError('no brokers given: pass brokers: ["host:port", ...]')
     }
@@ -81,7 +90,7 @@ export class Cluster {
   async connect(): Promise<void> {
     await this.refreshMetadata()
     this.refreshTimer ??= setInterval(() => {
-      if (Date.now() - this.metadata.updatedAt >= this.options.metadataMaxAgeMs) this.refreshMetadata().catch(() => {})
+      if (Date.now() - this.metadata.updatedAt >= this.options.metadataMaxAgeMs) this.refreshMetadata().catch(this.log('Cluster').caught('periodic metadata refresh failed; the next use or interval tries again', 'info'))
     }, Math.min(this.options.metadataMaxAgeMs, 60_000))
     this.refreshTimer.unref?.()
   }
@@ -99,6 +108,7 @@ export class Cluster {
     const open = [...this.connections.values()]
     this.connections.clear()
     this.opened.clear()
+    // A connection that never opened has nothing to close (its opener got the error).
     await Promise.all(open.map((c) => c.then((conn) => conn.close(), () => {})))
   }
 
@@ -109,7 +119,14 @@ export class Cluster {
 
   /** Retries retriable failures, refreshing metadata or coordinators when an error says they are stale. */
   retry<T>(attempt: (n: number) => Promise<T>, timeoutMs?: number): Promise<T> {
-    return withRetry(this.policy(timeoutMs), attempt, (err) => this.afterError(err))
+    return withRetry(this.policy(timeoutMs), attempt, (err) => this.afterError(err), this.log('Retry'))
+  }
+
+  /** The logger for one part of the client ('Connection', 'Consumer', ...). */
+  log(namespace: string): Logger {
+    let logger = this.loggers.get(namespace)
+    if (!logger) this.loggers.set(namespace, (logger = this.logger.namespace(namespace)))
+    return logger
   }
 
   /**
@@ -120,7 +137,8 @@ export class Cluster {
   async afterError(err: unknown): Promise<void> {
     if (KafkaError.is(err, COORDINATOR_MOVED)) this.coordinators.clear()
     if (err instanceof ConnectionError || err instanceof TimeoutError || KafkaError.is(err, STALE_METADATA)) {
-      await this.refreshMetadata().catch(() => {})
+      this.log('Cluster').debug('refreshing metadata: the error says it is stale', describeError(err))
+      await this.refreshMetadata().catch(this.log('Cluster').caught('metadata refresh after an error failed; the retry finds out'))
     }
   }
 
@@ -156,6 +174,7 @@ export class Cluster {
     // v13+: an error for the whole request (e.g. REBOOTSTRAP_REQUIRED) instead of a partial answer.
     if (res.errorCode) throw kafkaError(res.errorCode, { api: 'Metadata', broker: conn.name })
     this.metadata.apply(res, everything)
+    this.log('Cluster').debug('metadata refreshed', { broker: conn.name, brokers: res.brokers.length, topics: res.topics.length, controller: res.controllerId })
   }
 
   /** Ensures metadata for these topics is cached (fetching it if not) and returns it. */
@@ -200,6 +219,7 @@ export class Cluster {
       host: address.host,
       port: address.port,
       nodeId: nodeId < 0 ? undefined : nodeId,
+      logger: this.log('Connection'),
       onClose: () => {
         if (this.connections.get(key) === opening) this.connections.delete(key)
         if (this.opened.get(key)?.isOpen === false) this.opened.delete(key)
@@ -229,6 +249,7 @@ export class Cluster {
     const pending = this.connections.get(key)
     this.connections.delete(key)
     this.opened.delete(key)
+    // As in disconnect(): one that never opened has nothing to close.
     await pending?.then((conn) => conn.close(), () => {})
   }
 
@@ -296,6 +317,7 @@ export class Cluster {
       this.metadata.brokers.set(answer.nodeId, { nodeId: answer.nodeId, host: answer.host, port: answer.port, rack: null })
     }
     this.coordinators.set(cacheKey, answer.nodeId)
+    this.log('Cluster').debug('found coordinator', { type, key, nodeId: answer.nodeId })
     return answer.nodeId
   }
 

@@ -1,4 +1,5 @@
 import { WafkaError } from '../errors.js'
+import { describeError, type Logger } from '../logger.js'
 import { abortable, backoffMs, sleep } from '../net/backoff.js'
 
 export interface RetryPolicy {
@@ -26,6 +27,7 @@ export async function withRetry<T>(
   policy: RetryPolicy,
   attempt: (n: number) => Promise<T>,
   beforeRetry?: (err: unknown) => Promise<void> | void,
+  log?: Logger,
 ): Promise<T> {
   const { signal } = policy
   for (let n = 0; ; n++) {
@@ -36,7 +38,11 @@ export async function withRetry<T>(
       if (signal?.aborted) throw signal.reason
       if (!isRetriable(err)) throw err
       const wait = backoffMs(n, policy.backoffMs, policy.backoffMaxMs)
-      if (Date.now() + wait >= policy.deadline) throw err
+      if (Date.now() + wait >= policy.deadline) {
+        log?.debug('giving up: the next retry would pass the deadline', { attempt: n + 1, ...describeError(err) })
+        throw err
+      }
+      log?.debug('retrying', { attempt: n + 1, backoffMs: wait, ...describeError(err) })
       await sleep(wait, signal)
       await abortable(Promise.resolve(beforeRetry?.(err)), signal)
     }

@@ -2,6 +2,7 @@ import type { ClusterOptions } from '../cluster/cluster.js'
 import type { ConsumerConfig } from '../consumer/config.js'
 import type { ProducerConfig } from '../producer/config.js'
 import { MAX_INT32, type Alias, type OptionSpec } from './option.js'
+import { logLevel } from '../logger.js'
 
 /**
  * Every option of `new Kafka({...})`, `.producer({...})` and
@@ -35,6 +36,8 @@ export const KAFKA_OPTIONS = {
   reconnectBackoffMaxMs: ms(1000, 'The largest backoff before reconnecting.', 'reconnect.backoff.max.ms'),
   metadataMaxAgeMs: ms(300_000, 'Metadata older than this is refreshed.', 'metadata.max.age.ms', 1),
   defaultApiTimeoutMs: ms(60_000, 'How long a call (an admin request, a coordinator lookup) may retry.', 'default.api.timeout.ms', 1),
+  logLevel: value(logLevel.WARN, '`logLevel.NOTHING` (0), `ERROR` (1), `WARN` (2), `INFO` (4) or `DEBUG` (5), as KafkaJS.'),
+  logCreator: value(undefined, "KafkaJS's `(level) => ({ namespace, level, label, log }) => void`; default: one JSON line a entry on stderr."),
 } as const satisfies Record<keyof ClusterOptions, OptionSpec>
 
 export const PRODUCER_OPTIONS = {

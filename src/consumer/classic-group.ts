@@ -10,6 +10,7 @@ import type { CommitIdentity, Membership, MembershipHooks } from './membership.j
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
 import { COORDINATOR_MOVED, GROUP_FATAL, REJOIN } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { describeError, type Logger } from '../logger.js'
 
 const { UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED, FENCED_INSTANCE_ID } = ErrorCodes
 
@@ -59,6 +60,10 @@ export class ClassicGroup implements Membership {
     return first
   }
 
+  private get log(): Logger {
+    return this.coordinator.cluster.log('Group')
+  }
+
   rejoin(reason: string): void {
     this.rejoinReason ??= reason
     this.wake?.()
@@ -69,18 +74,19 @@ export class ClassicGroup implements Membership {
     clearTimeout(this.heartbeatTimer)
     this.wake?.()
     // A JoinGroup or SyncGroup may be held until the whole group rejoins: give it a moment, then drop it.
+    // The loop reports its own failures (failed()); here it only has to end.
     const settled = await Promise.race([this.loop?.catch(() => {}).then(() => true), sleep(1000).then(() => false)])
     if (!settled) {
       await this.coordinator.abort()
       await this.loop?.catch(() => {})
     }
-    if (this.owned.length > 0) await this.hooks.revoked(this.owned).catch(() => {})
+    if (this.owned.length > 0) await this.hooks.revoked(this.owned).catch(this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }))
     this.owned = []
     // A static member does not leave: a restart within the session timeout takes its place without a rebalance.
     if (this.memberId !== '' && this.config.groupInstanceId === null) {
       await this.coordinator
         .send(LeaveGroup, (v) => (v >= 3 ? { groupId: this.coordinator.groupId, members: [{ memberId: this.memberId, groupInstanceId: null, ...(v >= 5 ? { reason: 'the consumer is closing' } : {}) }] } : { groupId: this.coordinator.groupId, memberId: this.memberId }), 5000)
-        .catch(() => {})
+        .catch(this.log.caught('LeaveGroup failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }))
     }
     this.memberId = ''
     this.generationId = -1
@@ -101,17 +107,20 @@ export class ClassicGroup implements Membership {
         }
       }
       try {
+        this.log.debug('joining the group', { groupId: this.coordinator.groupId, memberId: this.memberId, reason: this.rejoinReason })
         await this.rebalance(this.rejoinReason!)
         attempt = 0
         joined()
       } catch (err) {
         if (this.stopped) break
         if (!isRecoverable(err)) {
+          this.log.error('the group join failed for good', { groupId: this.coordinator.groupId, ...describeError(err) })
           this.hooks.fatal(err as Error)
           failed(err as Error)
           return
         }
         this.rejoinReason ??= `retrying after: ${(err as Error).message}`
+        this.log.debug('the join failed: rejoining after backoff', { groupId: this.coordinator.groupId, attempt, ...describeError(err) })
         await sleep(backoffMs(attempt++, this.config.retryBackoffMs, this.config.retryBackoffMaxMs))
       }
     }
@@ -162,6 +171,7 @@ export class ClassicGroup implements Membership {
     }
     this.owned = next
     if (added.length > 0) await this.hooks.assigned(added)
+    this.log.debug('joined', { groupId: this.coordinator.groupId, memberId: this.memberId, generationId: this.generationId, isLeader, protocol: join.protocolName, added: added.length, revoked: revoked.length })
     this.hooks.emit('consumer.group_join', {
       groupId: this.coordinator.groupId,
       memberId: this.memberId,
@@ -224,7 +234,7 @@ export class ClassicGroup implements Membership {
 
   private async partitionCounts(topics: string[]): Promise<Map<string, number>> {
     const cluster = this.coordinator.cluster
-    await cluster.refreshMetadata(topics).catch(() => {})
+    await cluster.refreshMetadata(topics).catch(this.log.caught('metadata refresh before assigning failed; assigning from what is cached'))
     const counts = new Map<string, number>()
     for (const t of topics) {
       const info = cluster.metadata.topics.get(t)
@@ -288,6 +298,7 @@ export class ClassicGroup implements Membership {
         } else this.coordinator.stale()
       } catch (err) {
         if (!isRecoverable(err)) {
+          this.log.error('the group join failed for good', { groupId: this.coordinator.groupId, ...describeError(err) })
           this.hooks.fatal(err as Error)
           return
         }
@@ -319,7 +330,7 @@ export class ClassicGroup implements Membership {
     // Leave first, so the group moves on now; the partitions are lost once the slow handler returns.
     if (this.config.groupInstanceId === null) {
       const memberId = this.memberId
-      await this.coordinator.send(LeaveGroup, (v) => (v >= 3 ? { groupId: this.coordinator.groupId, members: [{ memberId, groupInstanceId: null }] } : { groupId: this.coordinator.groupId, memberId }), 5000).catch(() => {})
+      await this.coordinator.send(LeaveGroup, (v) => (v >= 3 ? { groupId: this.coordinator.groupId, members: [{ memberId, groupInstanceId: null }] } : { groupId: this.coordinator.groupId, memberId }), 5000).catch(this.log.caught('LeaveGroup failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }))
     }
     await this.loseAll(UNKNOWN_MEMBER_ID)
     this.rejoin('rejoining after maxPollIntervalMs expired')

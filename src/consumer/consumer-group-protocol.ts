@@ -8,6 +8,7 @@ import type { CommitIdentity, Membership, MembershipHooks } from './membership.j
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
 import { COORDINATOR_MOVED, REJOIN_CONSUMER_PROTOCOL } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import type { Logger } from '../logger.js'
 
 const LEAVE_EPOCH = -1
 const STATIC_LEAVE_EPOCH = -2
@@ -44,6 +45,10 @@ export class ConsumerGroupProtocol implements Membership {
     this.intervalMs = config.heartbeatIntervalMs
   }
 
+  private get log(): Logger {
+    return this.coordinator.cluster.log('Group')
+  }
+
   commitIdentity(): CommitIdentity {
     return { generationIdOrMemberEpoch: this.memberEpoch, memberId: this.memberId, groupInstanceId: this.config.groupInstanceId }
   }
@@ -67,15 +72,16 @@ export class ConsumerGroupProtocol implements Membership {
   async leave(): Promise<void> {
     this.stopped = true
     this.wake?.()
+    // The loop and the reconciliation report their own failures; here they only have to end.
     await this.loop?.catch(() => {})
     await this.reconciling?.catch(() => {})
-    if (this.owned.length > 0) await this.hooks.revoked(this.owned).catch(() => {})
+    if (this.owned.length > 0) await this.hooks.revoked(this.owned).catch(this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }))
     this.owned = []
     if (this.memberEpoch > 0) {
       const epoch = this.config.groupInstanceId === null ? LEAVE_EPOCH : STATIC_LEAVE_EPOCH
       await this.coordinator
         .send(ConsumerGroupHeartbeat, () => ({ groupId: this.coordinator.groupId, memberId: this.memberId, memberEpoch: epoch, instanceId: this.config.groupInstanceId, subscribedTopicNames: null, topicPartitions: null }), 5000)
-        .catch(() => {})
+        .catch(this.log.caught('the leaving heartbeat failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }))
     }
     this.memberEpoch = 0
   }
@@ -202,7 +208,7 @@ export class ConsumerGroupProtocol implements Membership {
     const byId = () => new Map([...cluster.metadata.topics.values()].map((t) => [t.topicId, t.name]))
     let names = byId()
     if (target.some((t) => !names.has(t.topicId))) {
-      await cluster.refreshMetadata(this.hooks.topics()).catch(() => {})
+      await cluster.refreshMetadata(this.hooks.topics()).catch(this.log.caught('metadata refresh for unknown topic ids failed; the next heartbeat tries again'))
       names = byId()
       if (target.some((t) => !names.has(t.topicId))) return undefined
     }
@@ -221,6 +227,7 @@ export class ConsumerGroupProtocol implements Membership {
     this.memberEpoch = 0
     this.sendAll = true
     this.target = null
+    // The reconciliation reports its own failure; here it only has to end.
     await this.reconciling?.catch(() => {})
     const owned = this.owned
     this.owned = []

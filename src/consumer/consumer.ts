@@ -139,6 +139,7 @@ export class Consumer {
       (err) => this.emit(ConsumerEvents.CRASH, { error: err, groupId: this.config.groupId, restart: true }),
       (event, payload) => this.emit(event, payload),
     )
+    // Errors reach users as CRASH events (and the logger); an 'error' event nobody listens to must not throw.
     this.emitter.on('error', () => {})
   }
 
@@ -284,7 +285,7 @@ export class Consumer {
     await Promise.allSettled(this.workers)
     this.workers = []
     if (this.membership) await this.membership.leave()
-    else if (this.autoCommit.enabled && this.coordinator) await this.commitProcessed().catch(() => {})
+    else if (this.autoCommit.enabled && this.coordinator) await this.commitProcessed().catch(this.cluster.log('Consumer').caught('the final commit failed: those offsets are read again by the next consumer', 'warn', { groupId: this.config.groupId }))
     for (const s of [...this.assignment.values()]) this.assignment.remove(s.topic, s.partition)
     this.membership = null
     this.started = undefined
@@ -362,7 +363,7 @@ export class Consumer {
     const wanted = new Set(this.manual!.map((p) => partitionKey(p.topic, p.partition)))
     const gone = this.assignment.list().filter((p) => !wanted.has(partitionKey(p.topic, p.partition)))
     for (const p of gone) this.assignment.remove(p.topic, p.partition)
-    await this.cluster.refreshMetadata([...new Set(this.manual!.map((p) => p.topic))]).catch(() => {})
+    await this.cluster.refreshMetadata([...new Set(this.manual!.map((p) => p.topic))]).catch(this.cluster.log('Consumer').caught('metadata refresh for assigned topics failed; the fetcher retries'))
     await this.onAssigned(this.manual!.filter((p) => !this.assignment.has(p.topic, p.partition)))
   }
 
@@ -613,6 +614,7 @@ export class Consumer {
   /** Commits run one at a time, in order: a later commit never lands before an earlier one. */
   private serialized(fn: () => Promise<void>): Promise<void> {
     const run = this.commitChain.then(fn, fn)
+    // The caller of this commit gets its error; the chain only orders the next one after it.
     this.commitChain = run.catch(() => {})
     return run
   }
@@ -629,15 +631,15 @@ export class Consumer {
     const changed = topics.join('\u0000') !== this.topics.join('\u0000')
     this.topics = topics
     this.cluster.use(topics)
-    await this.cluster.refreshMetadata(topics, { allowAutoTopicCreation: this.config.allowAutoTopicCreation }).catch(() => {})
+    await this.cluster.refreshMetadata(topics, { allowAutoTopicCreation: this.config.allowAutoTopicCreation }).catch(this.cluster.log('Consumer').caught('metadata refresh for subscribed topics failed; the next refresh tries again'))
     return changed
   }
 
   private async refreshPattern(): Promise<void> {
     try {
       if (await this.resolveTopics()) this.membership?.rejoin('topics matching the subscription changed')
-    } catch {
-      // The next interval tries again.
+    } catch (err) {
+      this.cluster.log('Consumer').caught('looking for topics matching the subscription failed; the next interval tries again', 'info')(err)
     }
   }
 

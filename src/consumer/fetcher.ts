@@ -14,6 +14,7 @@ import type { Assignment, PartitionState } from './partition-state.js'
 import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
 import { FETCH_SESSION_LOST, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { describeError } from '../logger.js'
 
 /** A partition's fetched records, handed to user code as one batch. */
 export interface Delivery {
@@ -131,7 +132,7 @@ export class Fetcher {
       if (list) list.push(s)
       else byLeader.set(leader, [s])
     }
-    if (missingLeader) this.cluster.refreshMetadata().catch(() => {})
+    if (missingLeader) this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh for partitions without a leader failed; the next pump tries again'))
     this.reset(resets)
     for (const [leader, parts] of byLeader) void this.fetchFrom(leader, parts)
     if (wakeAt !== Infinity) {
@@ -314,13 +315,15 @@ export class Fetcher {
       }
       if (refresh) {
         session.reset()
-        await this.cluster.refreshMetadata().catch(() => {})
+        this.cluster.log('Fetcher').debug('partition errors say metadata is stale: refreshing', { broker: conn.name })
+        await this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after fetch errors failed; the partitions retry after backoff'))
       }
     } catch (err) {
       session?.reset()
       this.backOffBroker(leader)
       if (err instanceof ConnectionError || (err instanceof WafkaError && err.retriable)) {
-        this.cluster.refreshMetadata().catch(() => {})
+        this.cluster.log('Fetcher').debug('fetch failed: backing off the broker, refreshing metadata', { nodeId: leader, ...describeError(err) })
+        this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after a failed fetch failed'))
       } else {
         this.onError(err as Error)
       }
@@ -355,12 +358,14 @@ export class Fetcher {
       if (!answer || s.version !== version) return
       if (answer.errorCode !== 0) {
         s.retryAt = Date.now() + this.config.retryBackoffMs
-        await this.cluster.refreshMetadata().catch(() => {})
+        this.cluster.log('Fetcher').debug('OffsetForLeaderEpoch failed: retrying after fresh metadata', { topic: s.topic, partition: s.partition, errorCode: answer.errorCode })
+        await this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after OffsetForLeaderEpoch failed'))
         return
       }
       s.validatedEpoch = leaderEpoch
       if (answer.endOffset >= 0n && s.fetchPosition !== null && answer.endOffset < s.fetchPosition) s.seek(answer.endOffset)
-    } catch {
+    } catch (err) {
+      this.cluster.log('Fetcher').debug('leader epoch validation failed: retrying after backoff', { topic: s.topic, partition: s.partition, ...describeError(err) })
       s.retryAt = Date.now() + this.config.retryBackoffMs
     } finally {
       s.validating = false

@@ -39,7 +39,7 @@ export class GroupCoordinator {
 
   /** Abandons whatever waits on the group connection (a JoinGroup held for a rebalance, say). */
   async abort(): Promise<void> {
-    const node = this.cluster.metadata.brokers.size > 0 ? await this.cluster.coordinator('group', this.groupId).catch(() => undefined) : undefined
+    const node = this.cluster.metadata.brokers.size > 0 ? await this.cluster.coordinator('group', this.groupId).catch((err) => void this.cluster.log('Group').caught('no coordinator to abort the group connection on', 'debug', { groupId: this.groupId })(err)) : undefined
     if (node !== undefined) await this.cluster.closeConnection(node, 'group')
   }
 

@@ -31,11 +31,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return promise
   if (signal.aborted) {
+    // Its outcome no longer matters (the caller got the abort); only an unhandled rejection is avoided.
     promise.catch(() => {})
     return Promise.reject(signal.reason)
   }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => {
+      // As above: the caller has the abort reason; this outcome is moot.
       promise.catch(() => {})
       reject(signal.reason)
     }

@@ -13,6 +13,7 @@ import { FrameSplitter } from './frames.js'
 import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
+import { describeError, silentLogger, type Logger } from '../logger.js'
 
 export interface ConnectionOptions {
   host: string
@@ -41,6 +42,8 @@ export interface ConnectionOptions {
   reauthenticationThresholdMs?: number
   /** Called once when the connection closes, with the reason if it failed. */
   onClose?: (error?: Error) => void
+  /** Where connection, negotiation and close decisions are logged (DEBUG). */
+  logger?: Logger
   /** Aborting it (the client disconnecting) closes the connection, even while it is being opened. */
   signal?: AbortSignal
 }
@@ -121,6 +124,10 @@ export class Connection {
   /** While set (exclusive()), only SASL's requests are written; the rest wait in order. */
   private held = false
   private drained: Array<() => void> = []
+
+  private get log(): Logger {
+    return this.options.logger ?? silentLogger
+  }
 
   private constructor(options: ConnectionOptions) {
     this.options = { ...DEFAULTS, ...definedOnly(options) } as any
@@ -223,6 +230,7 @@ export class Connection {
     if (this.closed) return
     this.closed = true
     this.closeError = error
+    this.log.debug('connection closed', { broker: this.name, ...(error ? describeError(error) : {}) })
     clearTimeout(this.idleTimer)
     this.sasl?.stop()
     this.socket?.destroy()
@@ -277,6 +285,7 @@ export class Connection {
       socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
         this.touch()
+        this.log.debug('connected', { broker: this.name, tls: Boolean(tlsOptions) })
         resolve()
       })
       socket.on('data', (chunk: Buffer) => {
@@ -402,6 +411,7 @@ export class Connection {
       if (res.errorCode !== 0) throw kafkaError(res.errorCode, { api: 'ApiVersions', broker: this.name })
       for (const k of res.apiKeys) this.apiVersions.set(k.apiKey, [k.minVersion, k.maxVersion])
       this.apiVersionsVersion = version
+      this.log.debug('negotiated API versions', { broker: this.name, apiVersionsVersion: version, apis: res.apiKeys.length })
       return
     }
     throw new ProtocolError(`${this.name} rejected every ApiVersions version offered`)

@@ -31,6 +31,7 @@ export function decodeResponseFrame(api: ApiSpec, version: number, frame: Buffer
     try {
       return api.decodeResponse(r, 0)
     } catch {
+      // Safe to drop: the error code was read; an undecodable range just means "retry at v0".
       return { errorCode: UNSUPPORTED_VERSION, apiKeys: [] }
     }
   }

@@ -136,6 +136,8 @@ export class Producer {
         await this.flush()
       } catch (err) {
         if (commit) throw err
+        // Aborting: the failed sends already rejected their callers; the abort goes on regardless.
+        this.cluster.log('Producer').caught('a send failed before the abort', 'debug')(err)
       }
       await txn.end(commit)
       active = false

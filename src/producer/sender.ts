@@ -13,6 +13,7 @@ import type { ProducerIdentity } from './producer-identity.js'
 import type { TransactionManager } from './transaction-manager.js'
 import { SEQUENCE_LOST } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { describeError } from '../logger.js'
 
 const { DUPLICATE_SEQUENCE_NUMBER, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, PRODUCER_FENCED, MESSAGE_TOO_LARGE } = ErrorCodes
 const ZSTD = 4
@@ -341,6 +342,7 @@ export class Sender {
       batch.attempts++
       batch.retryAt = Date.now() + backoffMs(batch.attempts - 1, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
       if (this.identity) q.retrying = true
+      this.cluster.log('Producer').debug('retrying a batch', { topic: q.topic, partition: q.partition, attempt: batch.attempts, backoffMs: batch.retryAt - Date.now(), ...describeError(err) })
       this.cluster.afterError(err).finally(() => this.schedule(batch.retryAt))
       return
     }
@@ -425,6 +427,7 @@ export class Sender {
         }
       })
       .catch((err) => {
+        this.cluster.log('Producer').error('taking a new producer epoch failed: failing what is queued', describeError(err))
         for (const q of this.accumulator.queues.values()) this.failQueue(q, err)
         this.needsBump = false
       })
