@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeRecordSet, encodeRecordBatch, crc32c } from '../src/index.js'
+import { decodeRecordSet, encodeRecordBatch, crc32c } from '../src/public/codec.js'
 
 describe('record batch v2', () => {
   it('round trips keys, values, nulls and headers', () => {

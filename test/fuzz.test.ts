@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module'
 import { gzipSync } from 'node:zlib'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { CorruptRecordError, crc32c, decodeRecordSet, encodeRecordBatch, loadCodecs } from '../src/index.js'
+import { CorruptRecordError, loadCodecs } from '../src/index.js'
+import { crc32c, decodeRecordSet, encodeRecordBatch } from '../src/public/codec.js'
 import { Prng } from '../bench/support/prng.js'
 import { seedFromEnv } from './prng.js'
 

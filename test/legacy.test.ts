@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { crc32, gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { decodeRecordSet, encodeRecordBatch } from '../src/index.js'
+import { decodeRecordSet, encodeRecordBatch } from '../src/public/codec.js'
 import { lz4CompressFrame } from '../src/codec/lz4.js'
 import { snappyCompress } from '../src/codec/snappy.js'
 

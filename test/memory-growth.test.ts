@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeRecordSet, encodeRecordBatch } from '../src/index.js'
+import { decodeRecordSet, encodeRecordBatch } from '../src/public/codec.js'
 
 // Its own file: vitest gives each file a fresh module, so wasm memory starts small here.
 describe('wasm memory growth', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { CorruptRecordError, decodeUvarint, decodeVarint, decodeVarlong, encodeUvarint, encodeVarint, encodeVarlong } from '../src/index.js'
+import { CorruptRecordError } from '../src/index.js'
+import { decodeUvarint, decodeVarint, decodeVarlong, encodeUvarint, encodeVarint, encodeVarlong } from '../src/public/codec.js'
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
 

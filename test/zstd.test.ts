@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { crc32c, decodeRecordSet, encodeRecordBatch, loadCodecs } from '../src/index.js'
+import { loadCodecs } from '../src/index.js'
+import { crc32c, decodeRecordSet, encodeRecordBatch } from '../src/public/codec.js'
 
 // A zstd frame that does not declare its content size, as streaming writers
 // (zstd-jni's ZstdOutputStream in the Java client) produce: raw and RLE blocks by hand.

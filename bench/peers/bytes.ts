@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
-import type { Bytes, HeadersInput, RecordInput } from '../../src/index.js'
+import type { Bytes, HeadersInput } from '../../src/index.js'
+import type { RecordInput } from '../../src/public/codec.js'
 import type { HeaderPair } from './types.js'
 
 /** wafka's "Bytes" as a Buffer (strings as UTF-8), or null for null/undefined. */

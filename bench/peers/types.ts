@@ -1,5 +1,6 @@
 import type { Buffer } from 'node:buffer'
-import type { CompressionName, RecordInput } from '../../src/index.js'
+import type { CompressionName } from '../../src/index.js'
+import type { RecordInput } from '../../src/public/codec.js'
 
 /**
  * The one shape every codec under comparison is driven through, so tests and

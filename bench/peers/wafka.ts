@@ -1,5 +1,6 @@
 import type { Buffer } from 'node:buffer'
-import { crc32c, decodeRecordSet, encodeRecordBatch, loadCodecs, type DecodeOptions } from '../../src/index.js'
+import { loadCodecs } from '../../src/index.js'
+import { crc32c, decodeRecordSet, encodeRecordBatch, type DecodeOptions } from '../../src/public/codec.js'
 import type { DecodedBatch, PeerCodec, PeerEncodeOptions, PeerRecordInput } from './types.js'
 
 /** wafka itself, behind the same interface as its peers. */

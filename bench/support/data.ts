@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer'
-import type { RecordInput } from '../../src/index.js'
+import type { RecordInput } from '../../src/public/codec.js'
 import { Prng } from './prng.js'
 
 /**

@@ -10,8 +10,12 @@ import {
   ListPartitionReassignments, OffsetCommit, OffsetFetch,
 } from '../protocol/messages/index.js'
 
-/** Kafka's config resource types (DescribeConfigs / IncrementalAlterConfigs). */
-export const ResourceTypes = { UNKNOWN: 0, ANY: 1, TOPIC: 2, GROUP: 3, BROKER: 4, CLUSTER: 4, BROKER_LOGGER: 8 } as const
+/**
+ * Kafka's config resource types (DescribeConfigs / IncrementalAlterConfigs:
+ * ConfigResource.Type). Not the ACL ones (AclResourceTypes): there a group is 3,
+ * here it is 32.
+ */
+export const ConfigResourceTypes = { UNKNOWN: 0, TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const
 export const ConfigOperations = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const
 export type ConfigOperation = keyof typeof ConfigOperations
 
@@ -282,7 +286,7 @@ export class Admin {
       options.resources.map((r) =>
         this.cluster.retry(async () => {
           // Broker configs live on that broker; topic configs can be asked of any.
-          const node = r.type === ResourceTypes.BROKER ? Number(r.name) : (await this.cluster.anyConnection()).nodeId ?? -1
+          const node = r.type === ConfigResourceTypes.BROKER ? Number(r.name) : (await this.cluster.anyConnection()).nodeId ?? -1
           const res = await this.cluster.send(node, DescribeConfigs, (v) => ({
             resources: [{ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ?? null }],
             ...(options.includeSynonyms ? { includeSynonyms: requireVersion(v, 1, 'config synonyms') } : {}),
@@ -318,7 +322,7 @@ export class Admin {
     return Promise.all(
       options.resources.map((r) =>
         this.cluster.retry(async () => {
-          const node = r.type === ResourceTypes.BROKER ? Number(r.name) : (await this.cluster.anyConnection()).nodeId ?? -1
+          const node = r.type === ConfigResourceTypes.BROKER ? Number(r.name) : (await this.cluster.anyConnection()).nodeId ?? -1
           const res = await this.cluster.send(node, IncrementalAlterConfigs, {
             resources: [{
               resourceType: r.type,

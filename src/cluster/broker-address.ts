@@ -1,5 +1,24 @@
 import { ConfigError } from '../errors.js'
 
+/**
+ * Before the first metadata, and whenever no known broker answers, the
+ * client talks to the bootstrap addresses. They have no node id yet, so
+ * each gets a pseudo one: the i-th address is -(i + 1), never a real id
+ * (Kafka's are >= 0), as the Java client does.
+ */
+export function bootstrapNodeId(index: number): number {
+  return -index - 1
+}
+
+export function isBootstrapNodeId(nodeId: number): boolean {
+  return nodeId < 0
+}
+
+/** The index into the bootstrap list of a pseudo node id. */
+export function bootstrapIndex(nodeId: number): number {
+  return -nodeId - 1
+}
+
 export interface BrokerAddress {
   host: string
   port: number

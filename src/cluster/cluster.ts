@@ -4,7 +4,7 @@ import { backoffMs, sleep } from '../net/backoff.js'
 import { Connection, definedOnly, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
-import { parseBrokerAddress, type BrokerAddress } from './broker-address.js'
+import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBrokerAddress, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { withRetry, type RetryPolicy } from './retry.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
@@ -209,7 +209,7 @@ export class Cluster {
       if (conn.isOpen) return conn
       if (this.connections.get(key) === existing) this.connections.delete(key)
     }
-    const address = nodeId < 0 ? this.bootstrap[-nodeId - 1] : this.metadata.brokers.get(nodeId)
+    const address = isBootstrapNodeId(nodeId) ? this.bootstrap[bootstrapIndex(nodeId)] : this.metadata.brokers.get(nodeId)
     if (!address) throw new ConnectionError(`broker ${nodeId} is not in the cluster metadata`, { retriable: true })
     const failure = this.failures.get(nodeId)
     if (failure && Date.now() < failure.retryAt) await sleep(failure.retryAt - Date.now(), this.signal)
@@ -218,7 +218,7 @@ export class Cluster {
       signal: this.signal,
       host: address.host,
       port: address.port,
-      nodeId: nodeId < 0 ? undefined : nodeId,
+      nodeId: isBootstrapNodeId(nodeId) ? undefined : nodeId,
       logger: this.log('Connection'),
       onClose: () => {
         if (this.connections.get(key) === opening) this.connections.delete(key)
@@ -265,7 +265,7 @@ export class Cluster {
       if (conn.isOpen) return conn
     }
     const failedAt = (id: number) => this.failures.get(id)?.retryAt ?? 0
-    const candidates = [...shuffle([...this.metadata.brokers.keys()]).sort((a, b) => failedAt(a) - failedAt(b)), ...this.bootstrap.map((_, i) => -i - 1)]
+    const candidates = [...shuffle([...this.metadata.brokers.keys()]).sort((a, b) => failedAt(a) - failedAt(b)), ...this.bootstrap.map((_, i) => bootstrapNodeId(i))]
     let last: unknown
     let retriable = false
     for (const nodeId of candidates) {

@@ -1,4 +1,4 @@
-import type { Message } from './message.js'
+import type { KafkaMessage } from './message.js'
 
 /** The messages of one partition handed to user code at once, KafkaJS-shaped (offsets as strings). */
 export class Batch {
@@ -7,7 +7,7 @@ export class Batch {
     readonly partition: number,
     /** The partition's high watermark when fetched. */
     readonly highWatermark: string,
-    readonly messages: Message[],
+    readonly messages: KafkaMessage[],
   ) {}
 
   isEmpty(): boolean {

@@ -10,7 +10,7 @@ import { ConsumerGroupProtocol } from './consumer-group-protocol.js'
 import { Fetcher, type Delivery } from './fetcher.js'
 import { GroupCoordinator } from './group-coordinator.js'
 import type { Membership, MembershipHooks } from './membership.js'
-import type { Message } from './message.js'
+import type { KafkaMessage } from './message.js'
 import { CommitFailedError, commitOffsets, fetchCommitted, type OffsetToCommit } from './offsets.js'
 import { Assignment, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -37,7 +37,7 @@ export const ConsumerEvents = {
 export interface EachMessagePayload {
   topic: string
   partition: number
-  message: Message
+  message: KafkaMessage
   heartbeat(): Promise<void>
   /** Pauses this partition; returns a function that resumes it. */
   pause(): () => void

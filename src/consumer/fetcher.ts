@@ -8,7 +8,7 @@ import { MAX_TIMER_MS } from '../net/backoff.js'
 import { Fetch, OffsetForLeaderEpoch } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import { FetchSession, type PartitionFetch } from './fetch-session.js'
-import { messagesFrom, type Message } from './message.js'
+import { messagesFrom, type KafkaMessage } from './message.js'
 import { recordSetEnd, truncatedClaim } from './record-set-end.js'
 import type { Assignment, PartitionState } from './partition-state.js'
 import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
@@ -19,7 +19,7 @@ import { describeError } from '../logger.js'
 /** A partition's fetched records, handed to user code as one batch. */
 export interface Delivery {
   state: PartitionState
-  messages: Message[]
+  messages: KafkaMessage[]
   /** Where the partition's next fetch starts: past every batch fetched, control batches included. */
   nextOffset: bigint
   highWatermark: bigint

@@ -4,7 +4,7 @@ import { RecordView, type RecordBatch } from '../codec/record.js'
  * A consumed message, KafkaJS-shaped: offset and timestamp as strings. Key,
  * value and headers are read in place from the fetched bytes on first access.
  */
-export class Message extends RecordView {
+export class KafkaMessage extends RecordView {
   get offset(): string {
     return String(this.offsetBigInt)
   }
@@ -24,15 +24,15 @@ export class Message extends RecordView {
 }
 
 /** Every message of `batches` at or after `from` (a compressed or legacy batch may start before it). */
-export function messagesFrom(batches: RecordBatch[], from: bigint): Message[] {
+export function messagesFrom(batches: RecordBatch[], from: bigint): KafkaMessage[] {
   let total = 0
   for (const b of batches) total += b.count
-  const out = new Array<Message>(total)
+  const out = new Array<KafkaMessage>(total)
   let n = 0
   for (const b of batches) {
     const skip = b.baseOffset < from
     for (let i = 0; i < b.count; i++) {
-      const m = new Message(b, i)
+      const m = new KafkaMessage(b, i)
       if (skip && m.offsetBigInt < from) continue
       out[n++] = m
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Admin, ResourceTypes } from '../../src/admin/admin.js'
+import { Admin, ConfigResourceTypes } from '../../src/admin/admin.js'
 import { Cluster } from '../../src/cluster/cluster.js'
 import type { ApiSpec } from '../../src/protocol/api.js'
 import { Reader } from '../../src/protocol/reader.js'
@@ -107,10 +107,10 @@ describe('admin requests against the spec', () => {
         ? { results: [{ errorCode: 0, resourceType: 2, resourceName: 't', configs: [{ name: 'retention.ms', value: '1000', readOnly: false, configSource: 1, isSensitive: false }] }] }
         : { responses: [{ errorCode: 0, resourceType: 2, resourceName: 't' }] },
     )
-    const described = await admin.describeConfigs({ resources: [{ type: ResourceTypes.TOPIC, name: 't', configNames: ['retention.ms'] }] })
+    const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 't', configNames: ['retention.ms'] }] })
     expect(described.resources[0].configEntries[0]).toMatchObject({ configName: 'retention.ms', configValue: '1000', isDefault: false })
     expect(sent[0].requests.size).toBe(4) // v1-v4
-    await admin.alterConfigs({ resources: [{ type: ResourceTypes.TOPIC, name: 't', configEntries: [{ name: 'retention.ms', value: '5' }, { name: 'x', operation: 'DELETE' }] }] })
+    await admin.alterConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 't', configEntries: [{ name: 'retention.ms', value: '5' }, { name: 'x', operation: 'DELETE' }] }] })
     expect(sent[1].requests.get(1).resources[0].configs).toEqual([
       expect.objectContaining({ name: 'retention.ms', configOperation: 0, value: '5' }),
       expect.objectContaining({ name: 'x', configOperation: 1, value: null }),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError, CorruptRecordError, Kafka, KafkaError, encodeRecordBatch, type Consumer } from '../../src/index.js'
+import { ConfigError, CorruptRecordError, Kafka, KafkaError, type Consumer } from '../../src/index.js'
+import { encodeRecordBatch } from '../../src/public/codec.js'
 import { Cluster } from '../../src/cluster/cluster.js'
 import { Produce } from '../../src/protocol/messages/index.js'
 import { kcatProduce } from '../peers/kcat.js'

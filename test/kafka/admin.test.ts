@@ -2,7 +2,7 @@
 // every method, the broker's own error messages carried in KafkaError, and
 // groups of both types (classic and KIP-848), made by the Java client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Admin, type Kafka, KafkaError, ResourceTypes } from '../../src/index.js'
+import { type Admin, type Kafka, KafkaError, ConfigResourceTypes } from '../../src/index.js'
 import { type JavaGroupMember, javaGroupMember, javaProduce } from '../peers/java-client.js'
 import { type KafkaCluster, requireKafka, startKafka } from '../peers/kafka.js'
 import { until, wafka } from './support.js'
@@ -57,9 +57,9 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
       topics: [{ topic: 'configured', numPartitions: 3, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, { name: 'retention.ms', value: '123456' }] }],
     })
     expect(created).toBe(true)
-    const policy = await config(ResourceTypes.TOPIC, 'configured', 'cleanup.policy')
+    const policy = await config(ConfigResourceTypes.TOPIC, 'configured', 'cleanup.policy')
     expect([policy?.configValue, policy?.configSource]).toEqual(['compact', DYNAMIC_TOPIC_CONFIG])
-    expect((await config(ResourceTypes.TOPIC, 'configured', 'retention.ms'))?.configValue).toBe('123456')
+    expect((await config(ConfigResourceTypes.TOPIC, 'configured', 'retention.ms'))?.configValue).toBe('123456')
     expect((await admin.fetchTopicMetadata({ topics: ['configured'] })).topics[0].partitions.map((p) => p.partitionId).sort()).toEqual([0, 1, 2])
 
     expect(await admin.createTopics({ topics: [{ topic: 'configured', numPartitions: 3 }] })).toBe(false)
@@ -127,25 +127,25 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
 
   it('topic configs: alterConfigs validateOnly changes nothing, then SET and DELETE', async () => {
     await admin.createTopics({ topics: [{ topic: 'altered', numPartitions: 1 }] })
-    const resource = (entries: Array<{ name: string; value?: string; operation?: 'SET' | 'DELETE' }>) => [{ type: ResourceTypes.TOPIC, name: 'altered', configEntries: entries }]
+    const resource = (entries: Array<{ name: string; value?: string; operation?: 'SET' | 'DELETE' }>) => [{ type: ConfigResourceTypes.TOPIC, name: 'altered', configEntries: entries }]
     await admin.alterConfigs({ resources: resource([{ name: 'retention.ms', value: '5000' }]), validateOnly: true })
-    expect((await config(ResourceTypes.TOPIC, 'altered', 'retention.ms'))?.configSource).toBe(DEFAULT_CONFIG)
+    expect((await config(ConfigResourceTypes.TOPIC, 'altered', 'retention.ms'))?.configSource).toBe(DEFAULT_CONFIG)
     await admin.alterConfigs({ resources: resource([{ name: 'retention.ms', value: '5000' }]) })
-    expect((await config(ResourceTypes.TOPIC, 'altered', 'retention.ms'))?.configValue).toBe('5000')
+    expect((await config(ConfigResourceTypes.TOPIC, 'altered', 'retention.ms'))?.configValue).toBe('5000')
     await admin.alterConfigs({ resources: resource([{ name: 'retention.ms', operation: 'DELETE' }]) })
-    expect((await config(ResourceTypes.TOPIC, 'altered', 'retention.ms'))?.configSource).toBe(DEFAULT_CONFIG)
+    expect((await config(ConfigResourceTypes.TOPIC, 'altered', 'retention.ms'))?.configSource).toBe(DEFAULT_CONFIG)
     const e = await kafkaErrorOf(admin.alterConfigs({ resources: resource([{ name: 'no.such.config', value: '1' }]) }))
     expect(e.type).toBe('INVALID_CONFIG')
     expect(e.message).toMatch(/no\.such\.config/)
   })
 
   it('broker configs: the static ones the rig set, a dynamic change, and a read-only one refused', async () => {
-    const io = await config(ResourceTypes.BROKER, '1', 'num.io.threads')
+    const io = await config(ConfigResourceTypes.BROKER, '1', 'num.io.threads')
     expect([io?.configValue, io?.configSource]).toEqual(['2', STATIC_BROKER_CONFIG])
-    const resource = (name: string, value: string) => [{ type: ResourceTypes.BROKER, name: '1', configEntries: [{ name, value }] }]
+    const resource = (name: string, value: string) => [{ type: ConfigResourceTypes.BROKER, name: '1', configEntries: [{ name, value }] }]
     await admin.alterConfigs({ resources: resource('log.cleaner.threads', '2') })
     // Applied through the metadata log: visible a moment later.
-    const cleaner = await until('the dynamic broker config', () => config(ResourceTypes.BROKER, '1', 'log.cleaner.threads'), (c) => c?.configValue === '2')
+    const cleaner = await until('the dynamic broker config', () => config(ConfigResourceTypes.BROKER, '1', 'log.cleaner.threads'), (c) => c?.configValue === '2')
     expect(cleaner?.configSource).toBe(DYNAMIC_BROKER_CONFIG)
     const ro = await kafkaErrorOf(admin.alterConfigs({ resources: resource('node.id', '7') }))
     expect(ro.type).toBe('INVALID_REQUEST')

@@ -3,7 +3,7 @@
 // the Java consumer, a wafka group consuming and committing, admin, and
 // consecutive transactions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Admin, type Consumer, type Kafka, KafkaError, type Producer, ResourceTypes } from '../../src/index.js'
+import { type Admin, type Consumer, type Kafka, KafkaError, type Producer, ConfigResourceTypes } from '../../src/index.js'
 import { javaConsume, javaProduce } from '../peers/java-client.js'
 import { type KafkaCluster, requireKafka, startKafka } from '../peers/kafka.js'
 import { until, wafka } from './support.js'
@@ -35,7 +35,7 @@ describe.skipIf(!kafkaOk)('against real Kafka 3.9', () => {
     const d = await admin.describeCluster()
     expect([d.clusterId, d.brokers.map((b) => b.nodeId)]).toEqual([cluster.clusterId, [1]])
     await admin.createTopics({ topics: [{ topic: 'codecs', numPartitions: 1 }, { topic: 'group', numPartitions: 3, configEntries: [{ name: 'retention.ms', value: '3600000' }] }] })
-    const { resources } = await admin.describeConfigs({ resources: [{ type: ResourceTypes.TOPIC, name: 'group', configNames: ['retention.ms'] }] })
+    const { resources } = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 'group', configNames: ['retention.ms'] }] })
     expect(resources[0].configEntries[0].configValue).toBe('3600000')
     const e = await admin.createTopics({ topics: [{ topic: 'rf3', numPartitions: 1, replicationFactor: 3 }] }).then(() => null, (x: unknown) => x)
     expect(e).toBeInstanceOf(KafkaError)

@@ -20,7 +20,8 @@
 // Randomized but replayable: the seed is printed; WAFKA_FAULTS_SEED replays it.
 import { Buffer } from 'node:buffer'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Kafka, type Message, type RecordBatch } from '../../src/index.js'
+import { Kafka, type Message } from '../../src/index.js'
+import { type RecordBatch } from '../../src/public/codec.js'
 import { Prng } from '../../bench/support/prng.js'
 import { DISCONNECT, requirePeers, startMockCluster, type MockCluster } from '../peers/mock-cluster.js'
 import { seedFromEnv } from '../prng.js'

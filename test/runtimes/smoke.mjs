@@ -1,7 +1,8 @@
-// Every public codec export, exercised on the built bundle (dist/index.js)
+// Every public codec export, exercised on the built bundle (dist/codec.js; the client from dist/index.js)
 // under whichever runtime runs this file: node, bun or deno.
 import assert from 'node:assert/strict'
 import * as wafka from '../../dist/index.js'
+import * as codec from '../../dist/codec.js'
 
 const runtime = typeof Deno !== 'undefined' ? 'deno' : typeof Bun !== 'undefined' ? 'bun' : 'node'
 const te = new TextEncoder()
@@ -13,12 +14,12 @@ const check = (name, fn) => {
 
 await wafka.loadCodecs()
 
-check('crc32c', () => assert.equal(wafka.crc32c(te.encode('123456789')), 0xe3069283))
-check('crc32', () => assert.equal(wafka.crc32(te.encode('123456789')), 0xcbf43926))
+check('crc32c', () => assert.equal(codec.crc32c(te.encode('123456789')), 0xe3069283))
+check('crc32', () => assert.equal(codec.crc32(te.encode('123456789')), 0xcbf43926))
 check('varints', () => {
-  for (const v of [0, -1, 1, 63, -64, 2 ** 31 - 1, -(2 ** 31)]) assert.equal(wafka.decodeVarint(wafka.encodeVarint(v)).value, v)
-  for (const v of [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n)]) assert.equal(wafka.decodeVarlong(wafka.encodeVarlong(v)).value, v)
-  assert.equal(wafka.decodeUvarint(wafka.encodeUvarint(300)).value, 300)
+  for (const v of [0, -1, 1, 63, -64, 2 ** 31 - 1, -(2 ** 31)]) assert.equal(codec.decodeVarint(codec.encodeVarint(v)).value, v)
+  for (const v of [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n)]) assert.equal(codec.decodeVarlong(codec.encodeVarlong(v)).value, v)
+  assert.equal(codec.decodeUvarint(codec.encodeUvarint(300)).value, 300)
 })
 
 const records = Array.from({ length: 50 }, (_, i) => ({
@@ -30,8 +31,8 @@ const records = Array.from({ length: 50 }, (_, i) => ({
 
 for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
   check(`batch ${compression}`, () => {
-    const batch = wafka.encodeRecordBatch(records, { compression, baseOffset: 10n })
-    const { batches } = wafka.decodeRecordSet(batch)
+    const batch = codec.encodeRecordBatch(records, { compression, baseOffset: 10n })
+    const { batches } = codec.decodeRecordSet(batch)
     assert.equal(batches.length, 1)
     assert.equal(batches[0].compression, compression)
     const got = batches[0].records
@@ -47,9 +48,9 @@ for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
 }
 
 check('corrupt batch gives a typed error', () => {
-  const batch = wafka.encodeRecordBatch(records)
+  const batch = codec.encodeRecordBatch(records)
   batch[batch.length - 1] ^= 0xff
-  assert.throws(() => wafka.decodeRecordSet(batch), (e) => e instanceof wafka.CorruptRecordError && e.reason === 'checksum')
+  assert.throws(() => codec.decodeRecordSet(batch), (e) => e instanceof wafka.CorruptRecordError && e.reason === 'checksum')
 })
 
 // A client round trip, where run.mjs started a mock cluster: the producer and

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
-import { Compression, type Bytes, type RecordInput } from '../../src/index.js'
+import { type Bytes } from '../../src/index.js'
+import { Compression, type RecordInput } from '../../src/public/codec.js'
 import { groupedOrder, headerEntries, timestampMillis, toBuffer } from '../../bench/peers/bytes.js'
 import type { DecodedBatch, HeaderPair, PeerEncodeOptions } from '../../bench/peers/types.js'
 

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
-import type { Bytes, CompressionName, RecordInput } from '../../src/index.js'
+import type { Bytes, CompressionName } from '../../src/index.js'
+import type { RecordInput } from '../../src/public/codec.js'
 import type { PeerEncodeOptions } from '../../bench/peers/types.js'
 import { Prng } from '../../bench/support/prng.js'
 

@@ -1,7 +1,7 @@
 import type { Buffer } from 'node:buffer'
 import type { AssignContext, MemberAssignment, PartitionAssignor, TopicPartitions } from './assignor.js'
 import { LoadBuckets } from './load-buckets.js'
-import { encodeGenerationUserData, partitionKey, previousOwners } from './previous-owners.js'
+import { encodeGenerationUserData, ownershipKey, previousOwners } from './previous-owners.js'
 import { dealUnowned, Holdings, rebalance } from './sticky-balance.js'
 import { AssignmentBuilder, assignableTopics, compareStrings, topicsToAssign } from './shared.js'
 
@@ -43,7 +43,7 @@ export const cooperativeStickyAssignor: PartitionAssignor = {
     for (const topic of topicsToAssign(subscriptions)) {
       const free: number[] = []
       for (let partition = 0; partition < partitionCounts.get(topic)!; partition++) {
-        const kept = owner.get(partitionKey(topic, partition))
+        const kept = owner.get(ownershipKey(topic, partition))
         if (kept === undefined) free.push(partition)
         else holdings[kept].keep(topic, partition)
       }
@@ -61,7 +61,7 @@ export const cooperativeStickyAssignor: PartitionAssignor = {
       for (const [topic, partitions] of holding.added) {
         for (const p of partitions) {
           // The cooperative rule: someone else still owns it, so it waits for the next round.
-          const key = partitionKey(topic, p)
+          const key = ownershipKey(topic, p)
           if (claimed.has(key) && !claims[index].has(key)) continue
           result.add(memberId, topic, p)
         }

@@ -27,7 +27,7 @@ export function ownedGeneration(member: MemberSubscription): number {
 }
 
 /** One string per topic-partition; the number comes first, so no topic name can make two keys collide. */
-export function partitionKey(topic: string, partition: number): string {
+export function ownershipKey(topic: string, partition: number): string {
   return `${partition}:${topic}`
 }
 
@@ -61,7 +61,7 @@ export function previousOwners(
       const count = partitionCounts.get(topic) ?? 0
       const subscribed = subscriptions[index].has(topic)
       for (const partition of partitions) {
-        const key = partitionKey(topic, partition)
+        const key = ownershipKey(topic, partition)
         claims[index].add(key)
         claimed.add(key)
         if (!subscribed || !Number.isInteger(partition) || partition < 0 || partition >= count) continue
