@@ -453,7 +453,7 @@ async function parent(): Promise<void> {
         const args = ['--bootstrap-server', j.bootstrap, '--topic', j.topic, '--group', j.groupId, '--num-records', String(j.messages), '--timeout', '30000', '--hide-header', '--command-property', 'client.id=bench-java']
         return runJavaTool(rig.kafka!.classPath, 'org.apache.kafka.tools.ConsumerPerformance', [], args, consumerPerformanceRate(j.messages), timeoutMs)
       },
-      detail: (run) => run.result && `, first message ${fmt.format(run.result.firstMessageMs)} ms after subscribing`,
+      detail: (run) => (run.result?.firstMessageMs !== undefined ? `, first message ${fmt.format(run.result.firstMessageMs)} ms after subscribing` : undefined),
     })
   } finally {
     await rig.close()
