@@ -105,7 +105,8 @@ function describeError(err: unknown, depth = 0): string {
   let text = err.stack ?? String(err)
   if (depth >= 3) return text
   const inner = [...(err instanceof AggregateError ? err.errors : []), ...(err.cause !== undefined ? [err.cause] : [])]
-  for (const e of inner.slice(-3)) text += `\n  caused by: ${describeError(e, depth + 1).split('\n').slice(0, 4).join('\n  ')}`
+  // Nested errors without their stacks, so that the innermost reasons (a broker's error code) still show.
+  for (const e of inner.slice(-3)) text += `\n  caused by: ${describeError(e, depth + 1).split('\n').filter((l) => !l.trim().startsWith('at ')).slice(0, 6).join('\n  ')}`
   return text
 }
 
