@@ -80,7 +80,7 @@ export interface JavaResult {
 }
 
 export interface RunJavaOptions {
-  /** Written to stdin, which then closes (without it stdin stays open until the process ends). */
+  /** Written to stdin, which then closes (without it, stdin is closed at once). */
   input?: string
   /** Killed (SIGKILL) after this long; the promise then rejects. Default 120 s. */
   timeoutMs?: number
@@ -279,7 +279,8 @@ function runRig(version: string, mainClass: string, args: string[], options: Run
       clearTimeout(timer)
       resolve({ code, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })
     })
-    if (options.input !== undefined) child.stdin!.end(options.input)
+    child.stdin!.on('error', () => {})
+    child.stdin!.end(options.input)
   })
 }
 

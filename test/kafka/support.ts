@@ -1,0 +1,79 @@
+// Shared by the real-Kafka tests: wafka clients on a rig cluster, and reading
+// a topic back with wafka itself.
+import { Kafka, type KafkaConfig } from '../../src/index.js'
+import type { KafkaCluster } from '../peers/kafka.js'
+
+export function wafka(cluster: KafkaCluster, config: Partial<KafkaConfig> = {}): Kafka {
+  return new Kafka({ clientId: 'wafka-real-kafka-test', brokers: cluster.bootstrap.split(','), retryBackoffMs: 100, ...config })
+}
+
+export interface ReadRecord {
+  partition: number
+  offset: bigint
+  key: Buffer | null
+  value: Buffer | null
+  headers: Array<[string, Buffer | null]>
+  attributes: number
+}
+
+/** Reads `count` records of `topic` (all partitions, from the beginning) with a group-less wafka consumer. */
+export async function wafkaRead(
+  kafka: Kafka,
+  topic: string,
+  count: number,
+  options: { partitions?: number[]; timeoutMs?: number; isolationLevel?: 'read_committed' | 'read_uncommitted' } = {},
+): Promise<ReadRecord[]> {
+  const admin = kafka.admin()
+  await admin.connect()
+  const meta = await admin.fetchTopicMetadata({ topics: [topic] }).finally(() => admin.disconnect())
+  const partitions = options.partitions ?? meta.topics[0].partitions.map((p: { partitionId: number }) => p.partitionId)
+  const consumer = kafka.consumer({ autoOffsetReset: 'earliest', maxWaitTimeInMs: 200, ...(options.isolationLevel ? { isolationLevel: options.isolationLevel } : {}) })
+  const out: ReadRecord[] = []
+  await consumer.connect()
+  try {
+    consumer.assign([{ topic, partitions }])
+    let done!: () => void
+    const finished = new Promise<void>((r) => (done = r))
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        out.push({
+          partition,
+          offset: message.offsetBigInt,
+          key: message.key,
+          value: message.value,
+          headers: [...message.headerList],
+          attributes: message.attributes,
+        })
+        if (out.length >= count) done()
+      },
+    })
+    const timeoutMs = options.timeoutMs ?? 30_000
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([
+      finished,
+      new Promise<void>((_, reject) => (timer = setTimeout(() => reject(new Error(`read ${out.length} of ${count} records of ${topic} in ${timeoutMs} ms`)), timeoutMs))),
+    ]).finally(() => clearTimeout(timer))
+  } finally {
+    await consumer.disconnect()
+  }
+  return out.sort((a, b) => a.partition - b.partition || Number(a.offset - b.offset))
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Polls `probe` until `ok` holds; throws with the last value after timeoutMs. */
+export async function until<T>(what: string, probe: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe()
+      if (ok(v)) return v
+      last = v
+    } catch (e) {
+      last = (e as Error).message
+    }
+    await sleep(200)
+  }
+  throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`)
+}
