@@ -134,7 +134,7 @@ describe.skipIf(!kafka)('consumer failover on real Kafka', () => {
       async () => {
         const offsets = await admin.fetchOffsets({ groupId, topics: ['coordinated'] })
         const ends = await admin.fetchTopicOffsets('coordinated')
-        return offsets[0].partitions.every((p) => p.offset === ends.find((e) => e.partition === p.partition)!.high)
+        return offsets[0].partitions.every((p: { partition: number; offset: string }) => p.offset === ends.find((e) => e.partition === p.partition)!.high)
       },
       30_000,
       () => `commits ${commits.slice(commitsBefore).join(', ')}`,
