@@ -2,7 +2,8 @@
 // with each client-side assignor (the broker picks the protocol every member
 // offers and hands out the leader's plan), static membership across a
 // restart, and KIP-848 with the broker's own assignors and a regex
-// subscription.
+// subscription (a JavaScript RegExp, resolved by the client into topic names,
+// as Java's subscribe(java.util.regex.Pattern) does).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type Admin, Kafka } from '../../src/index.js'
 import { type KafkaCluster, requireKafka, startKafka } from '../peers/kafka.js'
@@ -182,7 +183,7 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     })
   }
 
-  it('KIP-848 regex subscription: the broker resolves the pattern, and a matching topic created later joins the assignment', async () => {
+  it('KIP-848 regex subscription (resolved into names by the client, as Java\'s subscribe(Pattern)): the broker assigns the matching topics, and one created later joins the assignment', async () => {
     await topics(['rx-orders', 'rx-payments', 'other-orders'], 2)
     await produce(cluster.bootstrap, 'rx-orders', 100, 'o')
     await produce(cluster.bootstrap, 'rx-payments', 100, 'p')
