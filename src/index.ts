@@ -1,7 +1,7 @@
 export * from './codec/index.js'
 export * from './errors.js'
 export { Kafka, type KafkaConfig } from './kafka.js'
-export { Admin, ResourceTypes, ConfigOperations } from './admin/admin.js'
+export { Admin, ResourceTypes, ConfigOperations, ElectionTypes, type ElectionType } from './admin/admin.js'
 export { Cluster, type ClusterOptions } from './cluster/cluster.js'
 export { Connection, type ConnectionOptions } from './net/connection.js'
 export * as protocol from './protocol/index.js'

@@ -1,8 +1,9 @@
 import { KafkaError, UnsupportedApiError, kafkaError } from '../errors.js'
 import type { Cluster } from '../cluster/cluster.js'
 import {
-  CreatePartitions, CreateTopics, DeleteGroups, DeleteRecords, DeleteTopics, DescribeCluster, DescribeConfigs,
-  DescribeGroups, IncrementalAlterConfigs, ListGroups, ListOffsets, OffsetCommit, OffsetFetch,
+  AlterPartitionReassignments, ConsumerGroupDescribe, CreatePartitions, CreateTopics, DeleteGroups, DeleteRecords, DeleteTopics, DescribeCluster,
+  DescribeConfigs, DescribeGroups, ElectLeaders, IncrementalAlterConfigs, ListGroups, ListOffsets,
+  ListPartitionReassignments, OffsetCommit, OffsetFetch,
 } from '../protocol/messages/index.js'
 
 /** Kafka's config resource types (DescribeConfigs / IncrementalAlterConfigs). */
@@ -20,9 +21,19 @@ export interface TopicConfig {
   configEntries?: Array<{ name: string; value: string | null }>
 }
 
+/** ElectLeaders election types, as the Java client's ElectionType. */
+export const ElectionTypes = { PREFERRED: 0, UNCLEAN: 1 } as const
+export type ElectionType = keyof typeof ElectionTypes
+
+export interface TopicPartitions {
+  topic: string
+  partitions: number[]
+}
+
 const EARLIEST = -2n
 const LATEST = -1n
 const TOPIC_ALREADY_EXISTS = 36
+const GROUP_ID_NOT_FOUND = 69
 
 /** The version, when it is at least `min`; else a clear error naming what needs a newer broker. */
 function requireVersion(version: number, min: number, what: string): true {
@@ -321,6 +332,68 @@ export class Admin {
     )
   }
 
+  /**
+   * Leader elections (ElectLeaders): the preferred replica (the first of the
+   * replica list) or, UNCLEAN, any live replica. `topicPartitions` null: every
+   * partition. Per partition its outcome: `error` null when a leader was
+   * elected, else the broker's KafkaError (ELECTION_NOT_NEEDED when the
+   * preferred replica already leads), as the Java client reports it.
+   */
+  async electLeaders(options: { electionType?: ElectionType; topicPartitions?: TopicPartitions[] | null; timeout?: number } = {}) {
+    const timeout = options.timeout ?? 30_000
+    const type = options.electionType ?? 'PREFERRED'
+    return this.cluster.retry(async () => {
+      const res = await this.cluster.send(await this.controller(), ElectLeaders, (v) => ({
+        ...(type === 'PREFERRED' || requireVersion(v, 1, 'an unclean leader election') ? { electionType: ElectionTypes[type] } : {}),
+        topicPartitions: options.topicPartitions?.map((t) => ({ topic: t.topic, partitions: t.partitions })) ?? null,
+        timeoutMs: timeout,
+      }))
+      check(res.errorCode ?? 0, 'ElectLeaders', 'cluster')
+      return res.replicaElectionResults.flatMap((t) =>
+        t.partitionResult.map((p) => ({
+          topic: t.topic,
+          partition: p.partitionId,
+          error: p.errorCode === 0 ? null : kafkaError(p.errorCode, { api: 'ElectLeaders', detail: `${t.topic}-${p.partitionId}${p.errorMessage ? `: ${p.errorMessage}` : ''}` }),
+        })),
+      ).sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
+    }, timeout + 5000)
+  }
+
+  /**
+   * Moves partitions to new replica lists (AlterPartitionReassignments);
+   * `replicas: null` cancels a reassignment in progress. Resolves once the
+   * controller accepted them (the data moves afterwards: see
+   * listPartitionReassignments); throws the first partition's error.
+   */
+  async alterPartitionReassignments(options: { topics: Array<{ topic: string; partitions: Array<{ partition: number; replicas: number[] | null }> }>; timeout?: number }) {
+    const timeout = options.timeout ?? 30_000
+    await this.cluster.retry(async () => {
+      const res = await this.cluster.send(await this.controller(), AlterPartitionReassignments, {
+        timeoutMs: timeout,
+        topics: options.topics.map((t) => ({ name: t.topic, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, replicas: p.replicas })) })),
+      })
+      check(res.errorCode, 'AlterPartitionReassignments', 'cluster', res.errorMessage)
+      for (const t of res.responses) {
+        for (const p of t.partitions) check(p.errorCode, 'AlterPartitionReassignments', `${t.name}-${p.partitionIndex}`, p.errorMessage)
+      }
+    }, timeout + 5000)
+  }
+
+  /** Reassignments in progress (of `topics`, else all): target replicas and those being added and removed. */
+  async listPartitionReassignments(options: { topics?: TopicPartitions[]; timeout?: number } = {}) {
+    const timeout = options.timeout ?? 30_000
+    return this.cluster.retry(async () => {
+      const res = await this.cluster.send(await this.controller(), ListPartitionReassignments, {
+        timeoutMs: timeout,
+        topics: options.topics?.map((t) => ({ name: t.topic, partitionIndexes: t.partitions })) ?? null,
+      })
+      check(res.errorCode, 'ListPartitionReassignments', 'cluster', res.errorMessage)
+      return res.topics.flatMap((t) =>
+        t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, addingReplicas: p.addingReplicas, removingReplicas: p.removingReplicas })),
+      )
+    }, timeout + 5000)
+  }
+
   /** Every group on every broker (each broker lists the groups it coordinates). */
   async listGroups() {
     await this.cluster.refreshMetadata()
@@ -329,19 +402,31 @@ export class Admin {
         this.cluster.retry(async () => {
           const res = await this.cluster.send(id, ListGroups, {})
           check(res.errorCode, 'ListGroups', `broker ${id}`)
-          return res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.groupState }))
+          // groupType (v5+): 'classic' or 'consumer' (KIP-848); absent from older brokers.
+          return res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.groupState, ...(g.groupType ? { groupType: g.groupType } : {}) }))
         }),
       ),
     )
     return { groups: lists.flat() }
   }
 
+  /**
+   * Groups of either type. DescribeGroups knows only classic groups (it
+   * calls a KIP-848 group Dead); for those the broker's ConsumerGroupDescribe
+   * answers, as the Java admin client asks it. KIP-848 members carry their
+   * `assignment` as topic partitions and empty metadata/assignment bytes.
+   */
   async describeGroups(groupIds: string[]) {
     const groups = await Promise.all(
       groupIds.map((groupId) =>
         this.onCoordinator(groupId, async (node) => {
           const res = await this.cluster.send(node, DescribeGroups, { groups: [groupId] })
           const g = res.groups[0]
+          const notFound = g.errorCode === GROUP_ID_NOT_FOUND || (g.errorCode === 0 && g.groupState === 'Dead')
+          if (notFound && (await this.cluster.connection(node)).supports(ConsumerGroupDescribe)) {
+            const modern = await this.describeConsumerGroup(node, groupId)
+            if (modern) return modern
+          }
           check(g.errorCode, 'DescribeGroups', `group ${groupId}`)
           return {
             errorCode: g.errorCode,
@@ -349,6 +434,7 @@ export class Admin {
             state: g.groupState,
             protocolType: g.protocolType,
             protocol: g.protocolData,
+            ...(g.groupState === 'Dead' ? {} : { groupType: 'classic' as const }),
             members: g.members.map((m) => ({
               memberId: m.memberId,
               groupInstanceId: m.groupInstanceId,
@@ -356,12 +442,39 @@ export class Admin {
               clientHost: m.clientHost,
               memberMetadata: m.memberMetadata,
               memberAssignment: m.memberAssignment,
+              assignment: undefined as Array<{ topic: string; partitions: number[] }> | undefined,
             })),
           }
         }),
       ),
     )
     return { groups }
+  }
+
+  /** A KIP-848 group by ConsumerGroupDescribe; undefined when there is no such group of that type. */
+  private async describeConsumerGroup(node: number, groupId: string) {
+    const res = await this.cluster.send(node, ConsumerGroupDescribe, { groupIds: [groupId] })
+    const g = res.groups[0]
+    if (g.errorCode === GROUP_ID_NOT_FOUND) return undefined
+    check(g.errorCode, 'ConsumerGroupDescribe', `group ${groupId}`, g.errorMessage)
+    const empty = new Uint8Array(0)
+    return {
+      errorCode: 0,
+      groupId: g.groupId,
+      state: g.groupState,
+      protocolType: 'consumer',
+      protocol: g.assignorName,
+      groupType: 'consumer' as const,
+      members: g.members.map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.instanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        memberMetadata: empty,
+        memberAssignment: empty,
+        assignment: m.assignment.topicPartitions.map((t) => ({ topic: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) })),
+      })),
+    }
   }
 
   async deleteGroups(groupIds: string[]) {

@@ -76,7 +76,11 @@ export class Producer {
     this.partitioner = createPartitioner(this.config.partitioner as any)
     this.accumulator = new Accumulator(this.config.batchSize, this.config.bufferMemory, this.config.deliveryTimeoutMs)
     this.identity = this.config.idempotent ? new ProducerIdentity(cluster, this.config.transactionalId, this.config.transactionTimeoutMs) : null
-    this.txn = this.config.transactionalId !== null ? new TransactionManager(cluster, this.identity!) : null
+    this.txn = this.config.transactionalId !== null
+      ? new TransactionManager(cluster, this.identity!, () => {
+        for (const q of this.accumulator.queues.values()) q.nextSequence = 0
+      })
+      : null
     this.sender = new Sender(cluster, this.accumulator, this.config, this.identity, this.txn)
   }
 

@@ -26,6 +26,8 @@ export class TransactionManager {
   constructor(
     private readonly cluster: Cluster,
     private readonly identity: ProducerIdentity,
+    /** The epoch changed between transactions: every partition's sequence starts at 0 again. */
+    private readonly onNewEpoch: () => void = () => {},
   ) {}
 
   private get transactionalId(): string {
@@ -142,6 +144,13 @@ export class TransactionManager {
             committed: commit,
           })
           if (res.errorCode !== 0) throw this.error(res.errorCode, 'EndTxn', commit ? 'commit' : 'abort')
+          // EndTxn v5+ (transactions v2, KIP-890): the coordinator bumps the epoch at every end and
+          // says which to use next; the old one is fenced from now on.
+          if (res.producerId >= 0n && (res.producerId !== this.identity.producerId || res.producerEpoch !== this.identity.producerEpoch)) {
+            this.identity.producerId = res.producerId
+            this.identity.producerEpoch = res.producerEpoch
+            this.onNewEpoch()
+          }
         })
       }
       this.inTxn.clear()

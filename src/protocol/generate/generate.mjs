@@ -11,7 +11,7 @@ export const API_NAMES = [
   'AddOffsetsToTxn', 'EndTxn', 'TxnOffsetCommit', 'ConsumerGroupHeartbeat', 'CreateTopics', 'DeleteTopics',
   'CreatePartitions', 'DeleteRecords', 'DescribeConfigs', 'IncrementalAlterConfigs', 'DescribeGroups',
   'ListGroups', 'DeleteGroups', 'OffsetDelete', 'DescribeCluster', 'OffsetForLeaderEpoch', 'SaslHandshake',
-  'SaslAuthenticate',
+  'SaslAuthenticate', 'ElectLeaders', 'AlterPartitionReassignments', 'ListPartitionReassignments', 'ConsumerGroupDescribe',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

@@ -46,6 +46,10 @@ import { DescribeCluster } from './DescribeCluster.js'
 import { OffsetForLeaderEpoch } from './OffsetForLeaderEpoch.js'
 import { SaslHandshake } from './SaslHandshake.js'
 import { SaslAuthenticate } from './SaslAuthenticate.js'
+import { ElectLeaders } from './ElectLeaders.js'
+import { AlterPartitionReassignments } from './AlterPartitionReassignments.js'
+import { ListPartitionReassignments } from './ListPartitionReassignments.js'
+import { ConsumerGroupDescribe } from './ConsumerGroupDescribe.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -82,6 +86,10 @@ export * from './DescribeCluster.js'
 export * from './OffsetForLeaderEpoch.js'
 export * from './SaslHandshake.js'
 export * from './SaslAuthenticate.js'
+export * from './ElectLeaders.js'
+export * from './AlterPartitionReassignments.js'
+export * from './ListPartitionReassignments.js'
+export * from './ConsumerGroupDescribe.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -114,8 +122,12 @@ export const apis: Record<number, ApiSpec> = {
   36: SaslAuthenticate,
   37: CreatePartitions,
   42: DeleteGroups,
+  43: ElectLeaders,
   44: IncrementalAlterConfigs,
+  45: AlterPartitionReassignments,
+  46: ListPartitionReassignments,
   47: OffsetDelete,
   60: DescribeCluster,
   68: ConsumerGroupHeartbeat,
+  69: ConsumerGroupDescribe,
 }
