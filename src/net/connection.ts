@@ -4,6 +4,7 @@ import * as tls from 'node:tls'
 import { ConnectionError, ProtocolError, TimeoutError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
+import { abortable, MAX_TIMER_MS } from './backoff.js'
 import { FrameSplitter } from './frames.js'
 import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
 
@@ -26,6 +27,8 @@ export interface ConnectionOptions {
   tls?: boolean | tls.ConnectionOptions
   /** Called once when the connection closes, with the reason if it failed. */
   onClose?: (error?: Error) => void
+  /** Aborting it (the client disconnecting) closes the connection, even while it is being opened. */
+  signal?: AbortSignal
 }
 
 export interface RequestOptions {
@@ -78,7 +81,7 @@ export class Connection {
   /** The ApiVersions version the broker finally accepted. */
   apiVersionsVersion = 0
 
-  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'onClose'>> & ConnectionOptions
+  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'onClose' | 'signal'>> & ConnectionOptions
   private socket: net.Socket | undefined
   private readonly inFlight: Call[] = []
   private readonly waiting: Call[] = []
@@ -101,15 +104,27 @@ export class Connection {
     this.nodeId = options.nodeId
   }
 
-  /** Connects and negotiates API versions. */
+  /**
+   * Connects and negotiates API versions. A failure keeps its cause's
+   * retriability: a broker that answers ApiVersions with garbage or shares no
+   * version with us will not do better on the next try.
+   */
   static async open(options: ConnectionOptions): Promise<Connection> {
     const connection = new Connection(options)
-    await connection.connect()
+    const { signal } = options
+    if (signal?.aborted) throw signal.reason
+    const onAbort = () => connection.close(signal!.reason)
+    signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      await connection.negotiateVersions()
+      await abortable(connection.connect(), signal)
+      await abortable(connection.negotiateVersions(), signal)
     } catch (err) {
       connection.close(err as Error)
+      const cause = err instanceof ConnectionError ? err.cause : undefined
+      if (cause instanceof WafkaError && !cause.retriable) throw new ConnectionError((err as Error).message, { cause, retriable: false })
       throw err
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
     }
     return connection
   }
@@ -204,7 +219,7 @@ export class Connection {
         const err = new TimeoutError(`connecting to ${this.name} took longer than ${connectTimeoutMs} ms`)
         this.close(err)
         reject(err)
-      }, connectTimeoutMs)
+      }, Math.min(connectTimeoutMs, MAX_TIMER_MS))
       const splitter = new FrameSplitter(this.options.maxResponseBytes, (frame) => this.onFrame(frame))
       socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
@@ -264,7 +279,7 @@ export class Connection {
       this.inFlight.splice(this.inFlight.indexOf(call), 1)
       call.reject(err)
       this.close(err)
-    }, call.timeoutMs)
+    }, Math.min(call.timeoutMs, MAX_TIMER_MS))
     this.socket!.write(frame)
   }
 
@@ -309,7 +324,7 @@ export class Connection {
     this.idleTimer = setTimeout(() => {
       if (this.inFlight.length === 0 && this.waiting.length === 0) this.close()
       else this.touch()
-    }, this.options.idleTimeoutMs)
+    }, Math.min(this.options.idleTimeoutMs, MAX_TIMER_MS))
     this.idleTimer.unref?.()
   }
 
