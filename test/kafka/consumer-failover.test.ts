@@ -122,13 +122,19 @@ describe.skipIf(!kafka)('consumer failover on real Kafka', () => {
       }
     }
     const before = await coordinator()
+    const t0 = Date.now()
+    const step = (what: string) => console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s: ${what}`)
     await new Promise((r) => setTimeout(r, 500))
     const commitsBefore = commits.length
     await c.kill(before)
+    step(`killed broker ${before}, the coordinator`)
     await produce(bootstrap, 'coordinated', 600, 'v', { from: 600 })
+    step('produced 600 more')
     let after = before
     await until(async () => (after = await coordinator().catch(() => before)) !== before, 60_000, () => `coordinator still ${after}`)
+    step(`coordinator now ${after}`)
     await until(() => new Set(reads.map((r) => r.value)).size >= 1200, 60_000, () => `read ${new Set(reads.map((r) => r.value)).size} distinct`)
+    step('read all 1200')
     // Commits go on at the new coordinator: the group's committed offsets reach the end of every partition.
     await until(
       async () => {
@@ -144,5 +150,5 @@ describe.skipIf(!kafka)('consumer failover on real Kafka', () => {
     expect(ownership.violations).toEqual([])
     expect(members.flatMap((m) => partitionsOf(m.consumer)).sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `coordinated-${p}`))
     await admin.disconnect()
-  })
+  }, 180_000)
 })
