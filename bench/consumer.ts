@@ -18,10 +18,14 @@
  * bench/results/consumer.json and consumer.md.
  *
  *   npm run bench:consumer      (builds, then runs it in full)
- *   node --expose-gc dist/bench/consumer.js [--quick] [--messages=N]
+ *   node --expose-gc dist/bench/consumer.js [--target=mock|kafka] [--quick] [--messages=N]
  *     [--rounds=N] [--only=<contender>] [--scenario=<text>]
  *     [--confluent-api=kafkajs] [--profile=<contender>]
  *
+ * --target=kafka runs the same contest on one real Apache Kafka broker started
+ * by the test rig (test/peers/kafka.ts; Java 17 and the Maven jars), with the
+ * Java client in it through Kafka's own ConsumerPerformance (bench/support/java-contender.ts),
+ * and writes bench/results/consumer-kafka.json and .md instead.
  * Needs the real peers (test/peers/README.md: `node test/peers/build.mjs
  * --install` builds the mock cluster and @confluentinc/kafka-javascript).
  * --quick: 100,000 messages, 1 round. --only and --scenario narrow the run;

@@ -14,10 +14,14 @@
  * producer.md.
  *
  *   npm run bench:producer      (builds, then runs it in full: about 6 minutes)
- *   node --expose-gc dist/bench/producer.js [--quick] [--messages=N]
+ *   node --expose-gc dist/bench/producer.js [--target=mock|kafka] [--quick] [--messages=N]
  *     [--rounds=N] [--only=<contender>] [--scenario=<text>] [--inflight=N]
  *     [--confluent-api=kafkajs] [--profile=<contender>]
  *
+ * --target=kafka runs the same contest on one real Apache Kafka broker started
+ * by the test rig (test/peers/kafka.ts; Java 17 and the Maven jars), with the
+ * Java client in it through Kafka's own ProducerPerformance (bench/support/java-contender.ts),
+ * and writes bench/results/producer-kafka.json and .md instead.
  * Needs the real peers (test/peers/README.md: `node test/peers/build.mjs
  * --install` builds the mock cluster and @confluentinc/kafka-javascript).
  * --quick: 100,000 messages, 1 round. --only and --scenario narrow the run;
