@@ -91,4 +91,40 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
       expect(after).toEqual([])
     })
   }
+
+  it('classic, cooperative-sticky, the Java member first: it leads, its plan gives the wafka members their shares, and wafka resumes at its commits when it leaves', async () => {
+    const topic = 'interop-java-leads'
+    const groupId = 'interop-java-leads'
+    await admin.createTopics({ topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] })
+    await produce(cluster.bootstrap, topic, 600)
+    const java = javaGroupMember(cluster, groupId, topic, { props: cases[0].java, commit: 'sync' })
+    javas.push(java)
+    await until(() => javaOwned(java).length === 6 && java.records().length >= 600, 45_000, () => `java ${javaOwned(java)}, ${java.records().length} read; ${java.stderr.slice(-5).join('\n')}`)
+    const reads: Read[] = []
+    const ownership = new Ownership()
+    const config = { groupId, sessionTimeoutMs: 10_000, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200, partitionAssigners: ['cooperative-sticky'] }
+    const w1 = await startMember(cluster.bootstrap, 'w1', config, { topics: [topic] }, { reads, ownership })
+    members.push(w1)
+    const w2 = await startMember(cluster.bootstrap, 'w2', config, { topics: [topic] }, { reads, ownership })
+    members.push(w2)
+    await until(() => [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].every((p) => p.length === 2), 45_000, () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)} java ${javaOwned(java)}`)
+    // The leader is the member that joined first (the Java consumer): its assignor computed this plan.
+    const { groups: [group] } = await admin.describeGroups([groupId])
+    expect(group.protocol).toBe('cooperative-sticky')
+    expect(group.members).toHaveLength(3)
+    expect([partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].flat().sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
+    // What Java had read and committed, wafka does not read again.
+    expect(reads).toEqual([])
+    await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
+    const all = () => [...reads, ...java.records().map((r) => ({ by: 'java', topic, partition: r.partition, offset: BigInt(r.offset), value: r.value!.toString() }))]
+    await until(() => new Set(all().map((r) => r.value)).size >= 1200, 30_000, () => `read ${new Set(all().map((r) => r.value)).size}`)
+    await java.stop()
+    await until(() => partitionsOf(w1.consumer).length + partitionsOf(w2.consumer).length === 6, 45_000, () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)}`)
+    await produce(cluster.bootstrap, topic, 600, 'v', { from: 1200 })
+    await until(() => new Set(all().map((r) => r.value)).size >= 1800, 30_000, () => `read ${new Set(all().map((r) => r.value)).size}`)
+    await new Promise((r) => setTimeout(r, 500))
+    expect(ownership.violations).toEqual([])
+    expect(duplicates(all())).toEqual([])
+    expect(new Set(all().map((r) => r.value)).size).toBe(1800)
+  })
 })
