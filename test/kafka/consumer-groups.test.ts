@@ -154,6 +154,38 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     expect(new Set(reads.map((r) => r.value)).size).toBe(800)
   })
 
+  it("KIP-848 static membership: a member restarted within the broker's session timeout gets its partitions back, and the other member keeps its own", async () => {
+    const topic = 'static-848'
+    await topics([topic], 4)
+    await produce(cluster.bootstrap, topic, 400)
+    const groupId = 'group-static-848'
+    const reads: Read[] = []
+    const ownership = new Ownership()
+    const base = { groupId, groupProtocol: 'consumer' as const, autoCommitIntervalMs: 200 }
+    const fixed = await start(cluster.bootstrap, 'fixed', { ...base, groupInstanceId: 'instance-848' }, { topics: [topic] }, { reads, ownership })
+    const other = await start(cluster.bootstrap, 'other', base, { topics: [topic] }, { reads, ownership })
+    await until(() => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2, 30_000, () => ownership.log.join(', '))
+    await until(() => reads.length >= 400, 20_000, () => `read ${reads.length}`)
+    const fixedBefore = partitionsOf(fixed.consumer)
+    const otherBefore = partitionsOf(other.consumer)
+    ownership.log.length = 0
+    // Leaves with epoch -2 ("back soon"): the broker keeps its partitions for it (group.consumer.session.timeout.ms, 45 s).
+    await fixed.consumer.disconnect()
+    members.splice(members.indexOf(fixed), 1)
+    ownership.forget('fixed')
+    await new Promise((r) => setTimeout(r, 2000))
+    expect(partitionsOf(other.consumer)).toEqual(otherBefore)
+    const again = await start(cluster.bootstrap, 'again', { ...base, groupInstanceId: 'instance-848' }, { topics: [topic] }, { reads, ownership })
+    await until(() => partitionsOf(again.consumer).length === 2, 30_000, () => ownership.log.join(', '))
+    await produce(cluster.bootstrap, topic, 400, 'v', { from: 400 })
+    await until(() => reads.length >= 800, 20_000, () => `read ${reads.length}`)
+    expect(partitionsOf(again.consumer)).toEqual(fixedBefore)
+    expect(partitionsOf(other.consumer)).toEqual(otherBefore)
+    expect(ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
+    expect(duplicates(reads)).toEqual([])
+    expect(new Set(reads.map((r) => r.value)).size).toBe(800)
+  })
+
   for (const serverAssignor of ['uniform', 'range'] as const) {
     it(`KIP-848 with the broker's '${serverAssignor}' assignor: members share the topic, the second's arrival moves partitions without overlap, nothing lost`, async () => {
       const topic = `kip848-${serverAssignor}`
