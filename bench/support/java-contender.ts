@@ -59,9 +59,11 @@ export function runJavaTool(
 ): Promise<JavaResult> {
   const classes = perfRunClasses(classPath)
   const log4j = join(repositoryRoot(), 'bench', 'java', 'log4j2.yaml')
-  const args = [...JAVA_CLIENT_OPTIONS, `-Dlog4j2.configurationFile=${log4j}`, '-cp', `${classPath}${delimiter}${classes}`, 'PerfRun', tool, ...warmup, '---', ...timed]
+  // Through the rig's RigMain (on the launcher's class path), which halts the JVM when its stdin closes:
+  // however the benchmark ends, no client JVM outlives it.
+  const args = [...JAVA_CLIENT_OPTIONS, `-Dlog4j2.configurationFile=${log4j}`, '-cp', `${classPath}${delimiter}${classes}`, 'RigMain', 'PerfRun', tool, ...warmup, '---', ...timed]
   return new Promise((resolve, reject) => {
-    const proc = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const proc = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     proc.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
