@@ -195,7 +195,7 @@ export class Fetcher {
       // Nothing is skipped: the partition goes back to this offset (dropping what was fetched after it) and stops.
       const message = `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: ${(err as Error).message}`
       this.halt(f.state, f.fetchOffset)
-      throw err instanceof CorruptRecordError ? new CorruptRecordError(err.reason, message) : new WafkaError(message, { retriable: false, cause: err })
+      throw err instanceof CorruptRecordError ? new CorruptRecordError(err.reason, message, { cause: err }) : new WafkaError(message, { retriable: false, cause: err })
     }
     const { batches } = set
     if (batches.length === 0) {

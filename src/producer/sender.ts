@@ -131,6 +131,8 @@ export class Sender {
     }
     for (const [node, queues] of byNode) this.sendTo(node, queues)
     if (nextWake < Infinity) this.schedule(nextWake)
+    // A batch that expired above may have left a sequence gap.
+    if (this.needsBump) this.bumpEpochWhenIdle()
   }
 
   /**
@@ -142,7 +144,8 @@ export class Sender {
     // Oldest first: when the head is within its deadline, so is the rest.
     if (now < q.batches[0].deadline) return
     for (const batch of [...q.batches]) {
-      if (!batch.inFlight && now >= batch.deadline) this.fail(batch, this.expired(batch))
+      // settleFailed: a batch sent before (waiting to be retried) leaves a gap in its sequence, so the epoch is bumped.
+      if (!batch.inFlight && now >= batch.deadline) this.settleFailed(batch, this.expired(batch))
     }
   }
 

@@ -3,7 +3,7 @@
 // once, then waits without spinning (no timer past 2^31-1 ms, no
 // TimeoutOverflowWarning, no CPU), and seek() resumes it.
 import { afterEach, describe, expect, it } from 'vitest'
-import { CorruptRecordError, Kafka, KafkaError, type Consumer } from '../../src/index.js'
+import { ConfigError, CorruptRecordError, Kafka, KafkaError, type Consumer } from '../../src/index.js'
 import { Fetch } from '../../src/protocol/messages/index.js'
 import { FakeCluster, fetchRecords } from './fake-broker.js'
 import { SETTINGS, SLACK_MS, expectNothingLeft, expectTyped, liveResources, sleep } from './support.js'
@@ -89,5 +89,13 @@ describe('a halted partition', () => {
     expect(seen).toEqual(['0:a'])
     await consumer.disconnect()
     await expectNothingLeft(baseline)
+  })
+
+  it('no duration option takes more than a timer can wait (2^31-1 ms)', () => {
+    const kafka = new Kafka({ brokers: ['127.0.0.1:1'] })
+    expect(() => kafka.consumer({ maxPollIntervalMs: 2 ** 31 })).toThrow(ConfigError)
+    expect(() => kafka.consumer({ autoCommitIntervalMs: 2 ** 31 })).toThrow(ConfigError)
+    expect(() => kafka.producer({ maxBlockMs: 2 ** 31 })).toThrow(ConfigError)
+    expect(() => kafka.consumer({ maxPollIntervalMs: 2 ** 31 - 1 })).not.toThrow()
   })
 })
