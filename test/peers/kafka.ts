@@ -323,6 +323,25 @@ function serverLogTail(logDir: string, lines = 30): string {
   }
 }
 
+// Log dirs of clusters not stopped yet: removed when the test process exits
+// (its JVMs are killed then too: child.ts).
+const liveDirs = new Set<string>()
+let dirHookInstalled = false
+function removeOnExit(dir: string): void {
+  liveDirs.add(dir)
+  if (dirHookInstalled) return
+  dirHookInstalled = true
+  process.once('exit', () => {
+    for (const d of liveDirs) {
+      try {
+        rmSync(d, { recursive: true, force: true, maxRetries: 3 })
+      } catch {
+        // a JVM still dying may write meanwhile: a leftover temp dir is no failure
+      }
+    }
+  })
+}
+
 interface Node {
   broker: KafkaBroker
   propertiesFile: string
@@ -351,6 +370,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
 
   const clusterId = clusterUuid()
   const base = mkdtempSync(join(tmpdir(), 'wafka-kafka-'))
+  removeOnExit(base)
   const nodes: Node[] = []
   for (let id = 1; id <= count; id++) {
     const ports: Record<string, number> = {}
@@ -417,6 +437,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   const cleanup = async () => {
     await Promise.all(nodes.map(kill))
     rmSync(base, { recursive: true, force: true })
+    liveDirs.delete(base)
   }
 
   try {
