@@ -43,12 +43,30 @@ export const CONNECTION_USAGE = `connection options:
 
 /** parseArgs, strict, with its complaints as UsageErrors. */
 export function parse(args: string[], options: Options, allowPositionals = false): { values: Values; positionals: string[] } {
+  // A negative number after an option that takes a value is that value (-o -10, --shift-by -3), as in kcat.
+  const takesValue = new Set<string>()
+  for (const [name, o] of Object.entries(options)) {
+    if (o.type !== 'string') continue
+    takesValue.add(`--${name}`)
+    if (o.short) takesValue.add(`-${o.short}`)
+  }
+  const joined: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (takesValue.has(a) && /^-\d+$/.test(args[i + 1] ?? '')) joined.push(`--${a.startsWith('--') ? a.slice(2) : shortToLong(options, a)}=${args[++i]}`)
+    else joined.push(a)
+  }
+  args = joined
   try {
     const { values, positionals } = parseArgs({ args, options, strict: true, allowPositionals, allowNegative: false })
     return { values: values as Values, positionals }
   } catch (err) {
-    throw new UsageError((err as Error).message.replace(/\. To specify a positional.*$/s, ''))
+    throw new UsageError((err as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, ''))
   }
+}
+
+function shortToLong(options: Options, flag: string): string {
+  return Object.entries(options).find(([, o]) => `-${o.short}` === flag)![0]
 }
 
 export function str(values: Values, name: string): string | undefined {

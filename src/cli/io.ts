@@ -12,3 +12,9 @@ export const processIo: Io = {
   outIsTTY: process.stdout.isTTY === true,
   errIsTTY: process.stderr.isTTY === true,
 }
+
+// A reader that went away (wafka ... | head) ends the command quietly, as other Unix tools end.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0)
+  throw err
+})

@@ -3,6 +3,11 @@ import { crc32c } from '../codec/crc.js'
 import { UsageError } from './args.js'
 import type { Io } from './io.js'
 import { demoCommand } from './demo.js'
+import { produceCommand } from './produce.js'
+import { consumeCommand } from './consume.js'
+import { topicsCommand } from './topics.js'
+import { groupsCommand } from './groups.js'
+import { clusterCommand } from './cluster.js'
 
 const VERSION = '0.1.0'
 
@@ -10,6 +15,11 @@ type Command = (args: string[], io: Io) => Promise<number>
 
 const COMMANDS: Record<string, { summary: string; run: Command }> = {
   demo: { summary: 'produce and consume back N messages, verified, with a summary (embedded broker by default)', run: demoCommand },
+  produce: { summary: 'send lines of stdin or files as messages: wafka produce -b BROKERS -t TOPIC', run: produceCommand },
+  consume: { summary: 'print messages, kcat-style format or JSON lines: wafka consume -b BROKERS -t TOPIC', run: consumeCommand },
+  topics: { summary: 'list, create, describe or delete topics', run: topicsCommand },
+  groups: { summary: 'list, describe (with lag), reset-offsets or delete consumer groups', run: groupsCommand },
+  cluster: { summary: 'the brokers, the controller and the API versions each broker supports', run: clusterCommand },
   broker: {
     summary: 'serve the embedded broker: wafka broker [--port PORT] [--brokers N] [--partitions N]',
     run: (args, io) => brokerCommand(args, (line) => io.out(line + '\n')),

@@ -89,10 +89,10 @@ export function mb(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`
 }
 
-/** A plain text table, first column left-aligned, the rest right-aligned. */
-export function table(rows: string[][]): string {
+/** A plain text table, first column left-aligned, the rest right-aligned (or every column left-aligned). */
+export function table(rows: string[][], allLeft = false): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)))
   return rows
-    .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ').trimEnd())
+    .map((r) => r.map((c, i) => (i === 0 || allLeft ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ').trimEnd())
     .join('\n')
 }

@@ -46,5 +46,5 @@ export function hasScript(): boolean {
 /** One line on stderr, naming the command, with no stack trace. */
 export function oneCleanLine(stderr: string): boolean {
   const lines = stderr.trimEnd().split('\n')
-  return lines.length === 1 && /^wafka /.test(lines[0]) && !/\n\s+at |at .*\.js:\d+/.test(stderr)
+  return lines.length === 1 && /^wafka[ :]/.test(lines[0]) && !/\n\s+at |at .*\.js:\d+/.test(stderr)
 }
