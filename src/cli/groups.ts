@@ -16,6 +16,9 @@ export const USAGE = `usage: wafka groups list|describe|reset-offsets|delete -b 
   wafka groups delete GROUP ...              deletes empty groups
 ${CONNECTION_USAGE}`
 
+/** Kafka's answer for a group that does not exist (newer brokers; older ones call it Dead). */
+const GROUP_ID_NOT_FOUND = 69
+
 const OPTIONS = {
   ...CONNECTION_OPTIONS,
   topic: { type: 'string', short: 't' },
@@ -76,7 +79,9 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
       else show(io, false, groups, ['group', 'state', 'type', 'protocol type'], groups.map((g) => [g.groupId, g.groupState, g.groupType ?? 'classic', g.protocolType]))
     } else if (action === 'describe') {
       const groupId = names[0]
-      const { groups } = await admin.describeGroups([groupId])
+      const { groups } = await admin.describeGroups([groupId]).catch((err: { code?: number }) => {
+        throw err.code === GROUP_ID_NOT_FOUND ? new Error(`group ${JSON.stringify(groupId)} does not exist`) : err
+      })
       const g = groups[0]
       if (g.state === 'Dead') throw new Error(`group ${JSON.stringify(groupId)} does not exist`)
       const members = g.members.map((m) => ({
