@@ -97,6 +97,15 @@ describe.skipIf(!built).each(targets)('wafka topics / groups / cluster on %s', (
     expect(gone).toMatchObject({ code: 1, stderr: 'wafka groups: group "cli-g" does not exist\n' })
   })
 
+  it.skipIf(!available)('demo -b: the same produce / group-consume round trip, verified exactly once', async () => {
+    const r = await wafka(['demo', '-b', b, '--messages', '20000', '--partitions', '3', '--json'])
+    // With --json, stdout is the summary alone; the progress lines go to stderr.
+    expect(r.stderr).toMatch(/^consume: 100%  20,000\/20,000 received/m)
+    expect(r.stderr).not.toMatch(/^wafka demo:/m)
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).verified).toEqual({ received: 20000, missing: 0, duplicates: 0, unexpected: 0, exactlyOnce: true })
+  })
+
   it.skipIf(!available)('cluster: brokers, controller, and each broker\'s API versions', async () => {
     const r = await wafka(['cluster', '-b', b, '--json'])
     expect(r.code).toBe(0)
