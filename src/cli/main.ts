@@ -36,13 +36,15 @@ const COMMANDS: Record<string, { summary: string; run: Command }> = {
 
 function usage(): string {
   const names = Object.keys(COMMANDS)
-  const width = Math.max(...names.map((n) => n.length))
+  const width = Math.max(...names.map((n) => n.length), '--version'.length)
   return `wafka ${VERSION}: Apache Kafka client for Node.js, Deno and Bun
 
 usage: wafka COMMAND [options]   (wafka COMMAND --help for its options)
 
 ${names.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n].summary}`).join('\n')}
   ${'--version'.padEnd(width)}  print the version
+
+Without -b, demo runs on an embedded broker in this process: npx wafka demo
 `
 }
 

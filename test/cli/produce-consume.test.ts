@@ -82,6 +82,12 @@ describe.skipIf(!built || !requirePeers({ builds: [], kcat: true }))('wafka prod
     expect(p0.stdout).toBe('1:v1\n')
     const tail = await wafka(['consume', '-b', b, '-t', 'from-kcat', '-p', '0', '-o', '-2', '-c', '1', '-f', '%o\\n'])
     expect(tail.stdout).toBe('0\n')
+    // @TIMESTAMP: from the first message at or after it.
+    const p0msgs = (await kcatConsume(b, 'from-kcat', { partition: 0 }))
+    const at = p0msgs[1].timestamp
+    const first = p0msgs.find((m) => m.timestamp >= at)!.offset
+    const byTime = await wafka(['consume', '-b', b, '-t', 'from-kcat', '-p', '0', '-o', `@${at}`, '-e', '-f', '%o\\n'])
+    expect(byTime.stdout).toBe(p0msgs.filter((m) => m.offset >= first).map((m) => `${m.offset}\n`).join(''))
     const end = await wafka(['consume', '-b', b, '-t', 'from-kcat', '-o', 'end', '-e'])
     expect(end).toEqual({ code: 0, stdout: '', stderr: '' })
   })
