@@ -119,6 +119,21 @@ const PROPERTY_NAMES: Record<string, string> = {
   'client.rack': 'rackId',
 }
 
+/**
+ * The client options -X may set (a typo is refused rather than ignored):
+ * the connection's, the producer's and the consumer's, by their wafka names.
+ */
+const CLIENT_WIDE = ['requestTimeoutMs', 'connectTimeoutMs', 'retryBackoffMs', 'retryBackoffMaxMs', 'reconnectBackoffMs', 'reconnectBackoffMaxMs',
+  'metadataMaxAgeMs', 'defaultApiTimeoutMs', 'maxResponseBytes', 'idleTimeoutMs', 'authenticationTimeoutMs', 'reauthenticationThresholdMs'] as const
+const CLIENT_OPTIONS = new Set<string>([
+  ...CLIENT_WIDE,
+  'acks', 'lingerMs', 'batchSize', 'bufferMemory', 'maxBlockMs', 'maxRequestSize', 'compression', 'compressionLevel', 'idempotent',
+  'transactionTimeoutMs', 'maxInFlight', 'deliveryTimeoutMs', 'partitioner', 'allowAutoTopicCreation',
+  'groupInstanceId', 'groupProtocol', 'serverAssignor', 'sessionTimeoutMs', 'rebalanceTimeoutMs', 'heartbeatIntervalMs',
+  'maxPollIntervalMs', 'autoOffsetReset', 'isolationLevel', 'minBytes', 'maxBytes', 'maxBytesPerPartition', 'maxWaitTimeInMs',
+  'autoCommit', 'autoCommitIntervalMs', 'checkCrcs', 'rackId',
+])
+
 /** Security and bootstrap properties, handled by resolveConnection itself. */
 const CONNECTION_PROPERTIES = new Set([
   'bootstrap.servers', 'metadata.broker.list', 'client.id', 'security.protocol', 'sasl.mechanism', 'sasl.mechanisms',
@@ -161,7 +176,8 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
     if (eq <= 0) throw new UsageError(`-X needs key=value, not ${JSON.stringify(kv)}`)
     const k = kv.slice(0, eq)
     if (k.includes('.')) props.set(k, kv.slice(eq + 1))
-    else extra[k] = typed(kv.slice(eq + 1))
+    else if (CLIENT_OPTIONS.has(k)) extra[k] = typed(kv.slice(eq + 1))
+    else throw new UsageError(`-X: unknown client option ${k}`)
   }
   for (const [k, v] of props) {
     if (CONNECTION_PROPERTIES.has(k)) continue
@@ -207,7 +223,7 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
     if (props.get('enable.ssl.certificate.verification') === 'false') kafka.ssl.rejectUnauthorized = false
   }
   // Client-wide options from -X (connection ones) go to the Kafka object; the rest to the producer/consumer.
-  for (const k of ['requestTimeoutMs', 'connectTimeoutMs', 'retryBackoffMs', 'retryBackoffMaxMs', 'reconnectBackoffMs', 'reconnectBackoffMaxMs', 'metadataMaxAgeMs', 'defaultApiTimeoutMs'] as const) {
+  for (const k of CLIENT_WIDE) {
     if (k in extra) {
       ;(kafka as unknown as Record<string, unknown>)[k] = extra[k]
       delete extra[k]

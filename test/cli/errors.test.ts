@@ -38,6 +38,8 @@ describe.skipIf(!built)('wafka errors', () => {
       ['groups', 'reset-offsets', 'g', '-b', b, '-t', 'there'],
       ['topics', 'list', '-b', b, '--sasl-mechanism', 'GSSAPI', '--sasl-username', 'u', '--sasl-password', 'p'],
       ['topics', 'list', '-b', b, '-X', 'novalue'],
+      ['topics', 'list', '-b', b, '-X', 'lingerMz=5'],
+      ['topics', 'list', '-b', b, '-X', 'no.such.property=1'],
       ['topics', 'list', '-b', b, '--config', '/nonexistent/client.properties'],
     ]) {
       const r = await wafka(args)
