@@ -31,6 +31,8 @@ export class Progress {
   private readonly bars: Array<() => BarState> = []
   private timer: ReturnType<typeof setInterval> | undefined
   private drawn = 0
+  /** The last plain lines written: the same figures are not written twice. */
+  private lastPlain = ''
 
   constructor(
     private readonly mode: ProgressMode,
@@ -51,7 +53,9 @@ export class Progress {
     if (this.mode === 'quiet') return
     const states = this.bars.map((b) => b())
     if (this.mode === 'plain') {
-      for (const s of states) this.write(renderPlain(s) + '\n')
+      const lines = states.map((s) => renderPlain(s) + '\n').join('')
+      if (lines !== this.lastPlain) this.write(lines)
+      this.lastPlain = lines
       return
     }
     // Back to the first bar's line, then each bar over its old text (\x1b[K clears the rest).

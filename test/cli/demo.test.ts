@@ -13,6 +13,7 @@ describe.skipIf(!built)('wafka demo', () => {
     expect(r.stdout).toMatch(/^topic wafka-demo-\S+: 4 partitions, replication factor 1; 20,000 messages of 64 B, none$/m)
     expect(r.stdout).toMatch(/^produce: 100%  20,000\/20,000 acknowledged  /m)
     expect(r.stdout).toMatch(/^consume: 100%  20,000\/20,000 received  /m)
+    expect(r.stdout.match(/^produce: 100%/gm)).toHaveLength(1) // the final figures once, not again on each tick
     expect(r.stdout).not.toContain('\r')
     expect(r.stdout).not.toContain('\x1b[')
     expect(r.stdout).toMatch(/^messages +20,000 +20,000$/m)
