@@ -1,0 +1,342 @@
+/**
+ * Where a one-shot run's time goes: the cold run issue 16 describes, in a
+ * fresh process under --cpu-prof and --trace-gc, summarized as the top
+ * self-time functions and the GC counts.
+ *
+ *   npm run build:wasm && npm run build:js && npx esbuild --bundle --loader:.wasm=binary \
+ *     --packages=external --target=es2022 bench/profile.ts --platform=node --format=esm \
+ *     --outfile=dist/bench/profile.js
+ *   node dist/bench/profile.js [--only=producer|consumer] [--runs=N] [--no-prof] [--write]
+ *
+ * producer: a fresh process imports dist/index.js (the published bundle),
+ * connects, sends 500,000 messages (16-byte key, 100-byte value) to a
+ * 64-partition topic on librdkafka 2.15's mock (3 brokers) in send() calls
+ * of 1,000 with 10 in flight, and exits; the clock starts before
+ * `new Kafka()`, so connect is in it. Scenarios: acks=1 and idempotent
+ * acks=all, uncompressed and lz4.
+ * consumer: the parent produces 1,000,000 messages to a 64-partition topic;
+ * a fresh process connects, subscribes from the beginning and reads them
+ * through eachBatch, touching every key and value, and exits.
+ *
+ * --runs=N runs each scenario N times without the profiler for the figures
+ * (the profiled run is slower); --write writes bench/results/profile-*.md.
+ * The figures are CPU time (process.cpuUsage) per message, since the
+ * machine is shared.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { windowed, startRig } from './support/clients.js'
+import { MESSAGE_POOL as POOL, messagePool } from './support/data.js'
+import { machine, option, repositoryRoot, wafkaRevision } from './support/environment.js'
+
+const PARTITIONS = 64
+const PRODUCE_MESSAGES = 500_000
+const CONSUME_MESSAGES = 1_000_000
+const CHUNK = 1000
+const INFLIGHT = 10
+const TOP = 25
+
+interface Scenario {
+  kind: 'producer' | 'consumer'
+  acks: 1 | -1
+  compression: 'none' | 'lz4'
+}
+
+interface Job extends Scenario {
+  bootstrap: string
+  topic: string
+  messages: number
+  groupId: string
+}
+
+interface ChildFigures {
+  importMs: number
+  /** From before `new Kafka()` to connected (producer) or to the first message (consumer). */
+  connectMs: number
+  /** From before `new Kafka()` to the first acknowledged send (producer) or the first batch (consumer). */
+  firstMs: number
+  /** From before `new Kafka()` to the last acknowledgement / message. */
+  totalMs: number
+  /** CPU time over totalMs, and over the whole process (import included), in seconds. */
+  cpuS: number
+  processCpuS: number
+  peakRssMiB: number
+  messages: number
+}
+
+const name = (s: Scenario) => `${s.kind} acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`.replace(/^consumer acks=1, /, 'consumer ')
+
+// ---- child ---------------------------------------------------------------------
+
+/** The V8 profiler over the measured part only (not the benchmark's own data set-up); writes a .cpuprofile into `dir`. */
+async function startProfiler(dir: string): Promise<() => Promise<void>> {
+  const { Session } = await import('node:inspector')
+  const session = new Session()
+  session.connect()
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))))
+  await post('Profiler.enable')
+  await post('Profiler.setSamplingInterval', { interval: 200 })
+  await post('Profiler.start')
+  return async () => {
+    const { profile } = await post('Profiler.stop')
+    writeFileSync(join(dir, 'run.cpuprofile'), JSON.stringify(profile))
+    session.disconnect()
+  }
+}
+
+async function child(job: Job, profileDir: string | undefined): Promise<void> {
+  const { keys, values } = messagePool()
+  const processStart = process.cpuUsage()
+  let peak = process.memoryUsage.rss()
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss())
+  }, 50)
+  const stopProfiler = profileDir ? await startProfiler(profileDir) : null
+  if (profileDir) console.log('--- measured part starts ---')
+  const t0 = performance.now()
+  const { Kafka } = await import(pathToFileURL(join(repositoryRoot(), 'dist', 'index.js')).href)
+  const importMs = performance.now() - t0
+  const cpu0 = process.cpuUsage()
+  const start = performance.now()
+  const kafka = new Kafka({ clientId: 'bench-profile', brokers: job.bootstrap.split(',') })
+  let connectMs = 0
+  let firstMs = 0
+  const mask = POOL - 1
+  if (job.kind === 'producer') {
+    const producer = kafka.producer({ acks: job.acks === -1 ? 'all' : 1, idempotent: job.acks === -1, compression: job.compression })
+    await producer.connect()
+    connectMs = performance.now() - start
+    await windowed(0, job.messages, INFLIGHT, CHUNK, async (a, b) => {
+      const messages = new Array(b - a)
+      for (let i = a; i < b; i++) messages[i - a] = { key: keys[i & mask], value: values[i & mask] }
+      await producer.send({ topic: job.topic, messages })
+      if (firstMs === 0) firstMs = performance.now() - start
+    })
+    await producer.disconnect()
+  } else {
+    const consumer = kafka.consumer({ groupId: job.groupId })
+    await consumer.connect()
+    connectMs = performance.now() - start
+    await consumer.subscribe({ topics: [job.topic], fromBeginning: true })
+    let received = 0
+    let bytes = 0
+    await new Promise<void>((resolve, reject) => {
+      consumer
+        .run({
+          eachBatch: async ({ batch }: { batch: { messages: Array<{ key: Uint8Array | null; value: Uint8Array | null }> } }) => {
+            if (firstMs === 0) firstMs = performance.now() - start
+            for (const m of batch.messages) bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
+            received += batch.messages.length
+            if (received >= job.messages) resolve()
+          },
+        })
+        .catch(reject)
+    })
+    if (bytes !== received * 116) throw new Error(`read ${bytes} key and value bytes for ${received} messages, not 116 a message`)
+    await consumer.disconnect()
+  }
+  const totalMs = performance.now() - start
+  const cpu = process.cpuUsage(cpu0)
+  const whole = process.cpuUsage(processStart)
+  await stopProfiler?.()
+  clearInterval(sampler)
+  peak = Math.max(peak, process.memoryUsage.rss())
+  const figures: ChildFigures = {
+    importMs,
+    connectMs,
+    firstMs,
+    totalMs,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    processCpuS: (whole.user + whole.system) / 1e6,
+    peakRssMiB: peak / 2 ** 20,
+    messages: job.messages,
+  }
+  process.stdout.write(`\nRESULT ${JSON.stringify(figures)}\n`)
+  process.exit(0)
+}
+
+// ---- parent --------------------------------------------------------------------
+
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
+
+/** Self time per function (name, file, line), in ms, heaviest first. */
+function selfTimes(file: string): { total: number; rows: Array<{ fn: string; ms: number }> } {
+  const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]))
+  const ms = new Map<string, number>()
+  let total = 0
+  for (let i = 0; i < prof.samples.length; i++) {
+    const n = byId.get(prof.samples[i])!
+    const f = n.callFrame
+    const where = f.url ? ` ${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}` : ''
+    const key = `${f.functionName || '(anonymous)'}${where}`
+    const dt = (prof.timeDeltas[i] ?? 0) / 1000
+    ms.set(key, (ms.get(key) ?? 0) + dt)
+    if (f.functionName !== '(idle)') total += dt
+  }
+  const rows = [...ms].map(([fn, t]) => ({ fn, ms: t })).sort((a, b) => b.ms - a.ms)
+  return { total, rows }
+}
+
+/** --trace-gc lines: counts and pause sums per kind. */
+function gcCounts(out: string): Record<string, { count: number; ms: number }> {
+  const kinds: Record<string, { count: number; ms: number }> = {}
+  for (const line of out.split('\n')) {
+    const m = /ms: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Sweep|Minor Mark-Compact)[^,]*?,\s*([\d.]+)\s*\/\s*([\d.]+)\s*ms/.exec(line)
+    if (!m) continue
+    const k = (kinds[m[1]] ??= { count: 0, ms: 0 })
+    k.count++
+    k.ms += Number(m[2])
+  }
+  return kinds
+}
+
+function runChild(job: Job, prof: string | null): Promise<{ figures: ChildFigures; out: string }> {
+  const script = fileURLToPath(import.meta.url)
+  const flags = prof ? ['--trace-gc'] : []
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [...flags, script, `--child=${JSON.stringify(job)}`, ...(prof ? [`--profile-dir=${prof}`] : [])], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    c.stdout.setEncoding('utf8')
+    c.stdout.on('data', (s: string) => {
+      out += s
+    })
+    const timer = setTimeout(() => c.kill('SIGKILL'), 120_000)
+    c.on('exit', (code) => {
+      clearTimeout(timer)
+      const m = /RESULT (.*)/.exec(out)
+      if (code !== 0 || !m) reject(new Error(`${name(job)}: child exited ${code}: ${out.slice(-2000)}`))
+      else resolve({ figures: JSON.parse(m[1]), out: out.slice(out.indexOf('--- measured part starts ---')) })
+    })
+  })
+}
+
+const f1 = (x: number) => x.toFixed(1)
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+
+function figureLine(s: Scenario, f: ChildFigures): string {
+  const usPerMsg = (f.cpuS / f.messages) * 1e6
+  const rate = f.messages / (f.totalMs / 1000)
+  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'producer' ? 'ack' : 'batch'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, peak RSS ${Math.round(f.peakRssMiB)} MiB`
+}
+
+async function parent(): Promise<void> {
+  const only = option('only')
+  const runs = Number(option('runs') ?? 3)
+  const profile = !process.argv.includes('--no-prof')
+  const write = process.argv.includes('--write')
+  const scenarios: Scenario[] = [
+    { kind: 'producer', acks: 1, compression: 'none' },
+    { kind: 'producer', acks: -1, compression: 'none' },
+    { kind: 'producer', acks: 1, compression: 'lz4' },
+    { kind: 'producer', acks: -1, compression: 'lz4' },
+    { kind: 'consumer', acks: 1, compression: 'none' },
+  ].filter((s) => !only || s.kind === only) as Scenario[]
+  const root = repositoryRoot()
+  const rig = await startRig({ consumers: true })
+  const { cluster } = rig
+  const reports: Record<string, string[]> = { producer: [], consumer: [] }
+  let consumeTopic: string | undefined
+  try {
+    if (scenarios.some((s) => s.kind === 'consumer')) {
+      consumeTopic = `profile-consume-${process.pid}`
+      await cluster.createTopic(consumeTopic, { partitions: PARTITIONS, replicationFactor: 3 })
+      const { Kafka } = await import(pathToFileURL(join(root, 'dist', 'index.js')).href)
+      const producer = new Kafka({ clientId: 'profile-data', brokers: cluster.bootstrap.split(',') }).producer({ lingerMs: 5, batchSize: 65536 })
+      await producer.connect()
+      const { keys, values } = messagePool()
+      await windowed(0, CONSUME_MESSAGES, 16, CHUNK, (a, b) => {
+        const messages = new Array(b - a)
+        for (let i = a; i < b; i++) messages[i - a] = { key: keys[i & (POOL - 1)], value: values[i & (POOL - 1)] }
+        return producer.send({ topic: consumeTopic!, messages })
+      })
+      await producer.disconnect()
+    }
+    const figures = new Map<Scenario, ChildFigures[]>()
+    let seq = 0
+    const jobFor = async (s: Scenario): Promise<Job> => {
+      const n = seq++
+      if (s.kind === 'consumer') return { ...s, bootstrap: cluster.bootstrap, topic: consumeTopic!, messages: CONSUME_MESSAGES, groupId: `profile-${process.pid}-${n}` }
+      const topic = `profile-${process.pid}-${n}`
+      await cluster.createTopic(topic, { partitions: PARTITIONS, replicationFactor: 3 })
+      return { ...s, bootstrap: cluster.bootstrap, topic, messages: PRODUCE_MESSAGES, groupId: '' }
+    }
+    // Unprofiled runs, interleaved across scenarios, for the figures.
+    for (let r = 0; r < runs; r++) {
+      for (const s of scenarios) {
+        const job = await jobFor(s)
+        const { figures: f } = await runChild(job, null)
+        if (s.kind === 'producer') await cluster.deleteTopic(job.topic)
+        console.log(`run ${r + 1}: ${figureLine(s, f)}`)
+        figures.set(s, [...(figures.get(s) ?? []), f])
+      }
+    }
+    if (profile) {
+      for (const s of scenarios) {
+        const dir = join(root, 'dist', 'bench', 'profiles', name(s).replace(/[^a-z0-9]+/gi, '-'))
+        rmSync(dir, { recursive: true, force: true })
+        mkdirSync(dir, { recursive: true })
+        const job = await jobFor(s)
+        const { figures: f, out } = await runChild(job, dir)
+        if (s.kind === 'producer') await cluster.deleteTopic(job.topic)
+        const file = join(dir, readdirSync(dir).find((x) => x.endsWith('.cpuprofile'))!)
+        const { total, rows } = selfTimes(file)
+        const gc = gcCounts(out)
+        const lines = [
+          `### ${name(s)}`,
+          '',
+          `Profiled run (slower than unprofiled): ${figureLine(s, f)}.`,
+          `GC (--trace-gc): ${Object.entries(gc).map(([k, v]) => `${k} ×${v.count} (${f1(v.ms)} ms)`).join(', ') || 'none'}.`,
+          `Sampled non-idle time ${Math.round(total)} ms; top ${TOP} functions by self time (file:line in dist/index.js):`,
+          '',
+          '| self ms | % | function |',
+          '|---:|---:|---|',
+          ...rows.slice(0, TOP).map((r) => `| ${f1(r.ms)} | ${f1((100 * r.ms) / total)} | \`${r.fn}\` |`),
+          '',
+        ]
+        console.log(lines.join('\n'))
+        reports[s.kind].push(...lines)
+      }
+    }
+    const stamp = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine().cpu} (${machine().cores} cores, shared with other work: noisy), Node ${process.version}; wafka ${wafkaRevision(root, join(root, 'dist', 'index.js'))}.`
+    for (const kind of ['producer', 'consumer'] as const) {
+      const mine = scenarios.filter((s) => s.kind === kind)
+      if (!mine.length) continue
+      const summary = mine.map((s) => {
+        const fs = figures.get(s) ?? []
+        if (!fs.length) return `- ${name(s)}: not run`
+        const us = median(fs.map((f) => (f.cpuS / f.messages) * 1e6))
+        const rate = median(fs.map((f) => f.messages / (f.totalMs / 1000)))
+        return `- ${name(s)}: median of ${fs.length} one-shot runs ${Math.round(rate / 1000)} k msg/s, ${us.toFixed(2)} µs CPU/msg, import ${f1(median(fs.map((f) => f.importMs)))} ms, first ${kind === 'producer' ? 'acknowledged send' : 'batch'} ${f1(median(fs.map((f) => f.firstMs)))} ms after \`new Kafka()\`, peak RSS ${Math.round(median(fs.map((f) => f.peakRssMiB)))} MiB`
+      })
+      const text = [
+        `<!-- Written by bench/profile.ts (node dist/bench/profile.js --write${only ? ` --only=${only}` : ''} --runs=${runs}); do not edit by hand. -->`,
+        `# Where a cold one-shot ${kind} run's time goes`,
+        '',
+        stamp,
+        kind === 'producer'
+          ? `A fresh process imports dist/index.js, connects, sends ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a ${PARTITIONS}-partition topic on librdkafka 2.15's mock cluster (3 brokers) in send() calls of ${CHUNK} with ${INFLIGHT} in flight, other options default, and exits. Clock and CPU from before \`new Kafka()\` to the last acknowledgement (connect included).`
+          : `The parent produces ${CONSUME_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers); a fresh process connects, subscribes from the beginning, reads them through eachBatch touching every key and value, and exits. Clock and CPU from before \`new Kafka()\` to the last message (connect and group join included).`,
+        '',
+        ...summary,
+        '',
+        ...reports[kind],
+      ].join('\n')
+      if (write) writeFileSync(join(root, 'bench', 'results', `profile-${kind}.md`), `${text}\n`)
+      else console.log(text)
+    }
+  } finally {
+    await rig.close()
+  }
+}
+
+const childArg = option('child')
+if (childArg) await child(JSON.parse(childArg), option('profile-dir'))
+else await parent()
