@@ -86,12 +86,20 @@ export class Accumulator {
     private readonly deliveryTimeoutMs: number,
   ) {}
 
+  /** The same queues by topic, then partition: the per-record lookup builds no key string. */
+  private readonly byTopic = new Map<string, PartitionQueue[]>()
+
   queue(topic: string, partition: number): PartitionQueue {
-    const key = `${topic}\u0000${partition}`
-    let q = this.queues.get(key)
-    if (!q) {
+    let list = this.byTopic.get(topic)
+    if (list === undefined) {
+      list = []
+      this.byTopic.set(topic, list)
+    }
+    let q = list[partition]
+    if (q === undefined) {
       q = new PartitionQueue(topic, partition)
-      this.queues.set(key, q)
+      list[partition] = q
+      this.queues.set(q.key, q)
     }
     return q
   }
