@@ -18,6 +18,8 @@
  * a fresh process connects, subscribes from the beginning and reads them
  * through eachBatch, touching every key and value, and exits.
  *
+ * --bundle=a.js,b.js alternates the wafka bundles run (before/after
+ * comparisons, interleaved; use an even --runs).
  * --runs=N runs each scenario N times without the profiler for the figures
  * (the profiled run is slower); --write writes bench/results/profile-*.md.
  * The figures are CPU time (process.cpuUsage) per message, since the
@@ -49,6 +51,8 @@ interface Job extends Scenario {
   topic: string
   messages: number
   groupId: string
+  /** The wafka bundle to import (dist/index.js unless --bundle=...: for before/after runs). */
+  bundle: string
 }
 
 interface ChildFigures {
@@ -97,7 +101,7 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
   const stopProfiler = profileDir ? await startProfiler(profileDir) : null
   if (profileDir) console.log('--- measured part starts ---')
   const t0 = performance.now()
-  const { Kafka } = await import(pathToFileURL(join(repositoryRoot(), 'dist', 'index.js')).href)
+  const { Kafka } = await import(pathToFileURL(job.bundle).href)
   const importMs = performance.now() - t0
   const cpu0 = process.cpuUsage()
   const start = performance.now()
@@ -176,6 +180,8 @@ function selfTimes(file: string): { total: number; rows: Array<{ fn: string; ms:
     const n = byId.get(prof.samples[i])!
     const f = n.callFrame
     const where = f.url ? ` ${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}` : ''
+    // `dispatch`: the inspector session's own work (starting and stopping the profiler).
+    if (f.functionName === 'dispatch') continue
     const key = `${f.functionName || '(anonymous)'}${where}`
     const dt = (prof.timeDeltas[i] ?? 0) / 1000
     ms.set(key, (ms.get(key) ?? 0) + dt)
@@ -240,6 +246,7 @@ async function parent(): Promise<void> {
     { kind: 'consumer', acks: 1, compression: 'none' },
   ].filter((s) => !only || s.kind === only) as Scenario[]
   const root = repositoryRoot()
+  const bundles = (option('bundle') ?? join(root, 'dist', 'index.js')).split(',')
   const rig = await startRig({ consumers: true })
   const { cluster } = rig
   const reports: Record<string, string[]> = { producer: [], consumer: [] }
@@ -259,23 +266,36 @@ async function parent(): Promise<void> {
       })
       await producer.disconnect()
     }
+    /** The last bundle's figures (the one written), and the others'. */
     const figures = new Map<Scenario, ChildFigures[]>()
+    const before = new Map<Scenario, ChildFigures[]>()
     let seq = 0
-    const jobFor = async (s: Scenario): Promise<Job> => {
+    const jobFor = async (s: Scenario, bundle = bundles[bundles.length - 1]): Promise<Job> => {
       const n = seq++
-      if (s.kind === 'consumer') return { ...s, bootstrap: cluster.bootstrap, topic: consumeTopic!, messages: CONSUME_MESSAGES, groupId: `profile-${process.pid}-${n}` }
+      if (s.kind === 'consumer') return { ...s, bundle, bootstrap: cluster.bootstrap, topic: consumeTopic!, messages: CONSUME_MESSAGES, groupId: `profile-${process.pid}-${n}` }
       const topic = `profile-${process.pid}-${n}`
       await cluster.createTopic(topic, { partitions: PARTITIONS, replicationFactor: 3 })
-      return { ...s, bootstrap: cluster.bootstrap, topic, messages: PRODUCE_MESSAGES, groupId: '' }
+      return { ...s, bundle, bootstrap: cluster.bootstrap, topic, messages: PRODUCE_MESSAGES, groupId: '' }
     }
     // Unprofiled runs, interleaved across scenarios, for the figures.
     for (let r = 0; r < runs; r++) {
       for (const s of scenarios) {
-        const job = await jobFor(s)
-        const { figures: f } = await runChild(job, null)
-        if (s.kind === 'producer') await cluster.deleteTopic(job.topic)
-        console.log(`run ${r + 1}: ${figureLine(s, f)}`)
-        figures.set(s, [...(figures.get(s) ?? []), f])
+        // Each bundle in turn, the order alternating by round.
+        for (const bundle of r % 2 ? [...bundles].reverse() : bundles) {
+          const job = await jobFor(s, bundle)
+          const { figures: f } = await runChild(job, null)
+          if (s.kind === 'producer') await cluster.deleteTopic(job.topic)
+          console.log(`run ${r + 1}${bundles.length > 1 ? ` [${bundle}]` : ''}: ${figureLine(s, f)}`)
+          if (bundle === bundles[bundles.length - 1]) figures.set(s, [...(figures.get(s) ?? []), f])
+          else before.set(s, [...(before.get(s) ?? []), f])
+        }
+      }
+    }
+    // Before/after medians (CPU per message, the figure a shared machine does not spoil).
+    if (bundles.length > 1) {
+      for (const s of scenarios) {
+        const us = (fs: ChildFigures[]) => median(fs.map((f) => (f.cpuS / f.messages) * 1e6)).toFixed(2)
+        console.log(`${name(s)}: ${bundles[0]} ${us(before.get(s)!)} µs CPU/msg → ${bundles[bundles.length - 1]} ${us(figures.get(s)!)} µs CPU/msg (medians of ${runs})`)
       }
     }
     if (profile) {
