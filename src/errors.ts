@@ -26,8 +26,8 @@ export class ProtocolError extends WafkaError {}
 export class CorruptRecordError extends ProtocolError {
   readonly reason: string
 
-  constructor(reason: string, message: string) {
-    super(message)
+  constructor(reason: string, message: string, options: { cause?: unknown } = {}) {
+    super(message, options)
     this.reason = reason
   }
 }

@@ -1,5 +1,6 @@
 import { Admin } from './admin/admin.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
+import { definedOnly } from './net/connection.js'
 import { loadCodecs } from './codec/compression.js'
 import { Consumer } from './consumer/consumer.js'
 import type { ConsumerConfig } from './consumer/config.js'
@@ -24,21 +25,25 @@ export class Kafka {
   }
 
   producer(config: ProducerConfig = {}): Producer {
+    const resolved = { ...this.inherited(), ...definedOnly(config) }
     return new Producer(
-      new Cluster({ ...this.config, requestTimeoutMs: config.requestTimeoutMs ?? this.config.requestTimeoutMs, maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5) }),
-      config,
+      new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5) }),
+      resolved,
     )
   }
 
   consumer(config: ConsumerConfig = {}): Consumer {
+    const resolved = { ...this.inherited(), metadataMaxAgeMs: this.config.metadataMaxAgeMs, ...definedOnly(config) }
     return new Consumer(
-      new Cluster({
-        ...this.config,
-        requestTimeoutMs: config.requestTimeoutMs ?? this.config.requestTimeoutMs,
-        metadataMaxAgeMs: config.metadataMaxAgeMs ?? this.config.metadataMaxAgeMs,
-      }),
-      config,
+      new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, metadataMaxAgeMs: resolved.metadataMaxAgeMs }),
+      resolved,
     )
+  }
+
+  /** The options given to the Kafka object that a producer or consumer has too: their defaults there. */
+  private inherited() {
+    const { requestTimeoutMs, retryBackoffMs, retryBackoffMaxMs } = this.config
+    return definedOnly({ requestTimeoutMs, retryBackoffMs, retryBackoffMaxMs })
   }
 }
 

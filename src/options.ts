@@ -15,3 +15,13 @@ export function oneOf<T extends string>(name: string, value: T | undefined, allo
   if (!allowed.includes(value)) throw new ConfigError(`${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, not ${JSON.stringify(value)}`)
   return value
 }
+
+/** Longest delay a timer takes (Node clamps anything longer to 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** A duration in ms: as positive(), and at most 2^31-1 (what a timer can wait). */
+export function duration(name: string, value: number | undefined, fallback: number, min = 0): number {
+  const ms = positive(name, value, fallback, min)
+  if (ms > MAX_TIMER_MS) throw new ConfigError(`${name} must be at most ${MAX_TIMER_MS} ms (2^31-1), not ${ms}`)
+  return ms
+}

@@ -1,6 +1,6 @@
-import { ConnectionError, KafkaError, WafkaError, kafkaError } from '../errors.js'
+import { ConnectionError, KafkaError, TimeoutError, WafkaError, kafkaError } from '../errors.js'
 import { validateSecurityOptions } from '../net/security-options.js'
-import { backoffMs } from '../net/backoff.js'
+import { backoffMs, sleep } from '../net/backoff.js'
 import { Connection, definedOnly, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
@@ -8,7 +8,7 @@ import { parseBrokerAddress, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { withRetry, type RetryPolicy } from './retry.js'
 
-export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose'> {
+export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'signal'> {
   brokers: string[]
   /** Java: retry.backoff.ms / retry.backoff.max.ms. */
   retryBackoffMs?: number
@@ -49,6 +49,8 @@ export class Cluster {
     'retryBackoffMs' | 'retryBackoffMaxMs' | 'reconnectBackoffMs' | 'reconnectBackoffMaxMs' | 'metadataMaxAgeMs' | 'defaultApiTimeoutMs'>>
   private readonly bootstrap: BrokerAddress[]
   private readonly connections = new Map<string, Promise<Connection>>()
+  /** The connections of `connections` that are open now (not those still being opened). */
+  private readonly opened = new Map<string, Connection>()
   private readonly failures = new Map<number, { count: number; retryAt: number }>()
   private readonly coordinators = new Map<string, number>()
   /** Topics the client uses: the ones each refresh asks about. */
@@ -56,6 +58,8 @@ export class Cluster {
   private refreshing: Promise<void> | undefined
   private refreshTimer: ReturnType<typeof setInterval> | undefined
   private closed = false
+  /** Aborted by disconnect(): every retry, wait and connection attempt of this client ends at once. */
+  private readonly stopper = new AbortController()
 
   constructor(options: ClusterOptions) {
     if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
@@ -83,17 +87,25 @@ export class Cluster {
     this.refreshTimer.unref?.()
   }
 
+  /** Aborts when the client disconnects; its reason is the non-retriable error pending calls end with. */
+  get signal(): AbortSignal {
+    return this.stopper.signal
+  }
+
+  /** Ends every pending call now (non-retriably), closes every connection, and leaves no timer behind. */
   async disconnect(): Promise<void> {
     this.closed = true
+    if (!this.stopper.signal.aborted) this.stopper.abort(new ConnectionError('the client is disconnected', { retriable: false }))
     clearInterval(this.refreshTimer)
     const open = [...this.connections.values()]
     this.connections.clear()
+    this.opened.clear()
     await Promise.all(open.map((c) => c.then((conn) => conn.close(), () => {})))
   }
 
   /** A retry policy whose deadline is `timeoutMs` (default: defaultApiTimeoutMs) from now. */
   policy(timeoutMs = this.options.defaultApiTimeoutMs): RetryPolicy {
-    return { backoffMs: this.options.retryBackoffMs, backoffMaxMs: this.options.retryBackoffMaxMs, deadline: Date.now() + timeoutMs }
+    return { backoffMs: this.options.retryBackoffMs, backoffMaxMs: this.options.retryBackoffMaxMs, deadline: Date.now() + timeoutMs, signal: this.signal }
   }
 
   /** Retries retriable failures, refreshing metadata or coordinators when an error says they are stale. */
@@ -101,10 +113,14 @@ export class Cluster {
     return withRetry(this.policy(timeoutMs), attempt, (err) => this.afterError(err))
   }
 
-  /** Forgets what `err` says is stale. */
+  /**
+   * Forgets what `err` says is stale. A timeout (connect or request) counts
+   * as a broken connection: the broker may be powered off, and may not lead
+   * any more.
+   */
   async afterError(err: unknown): Promise<void> {
     if (err instanceof KafkaError && STALE_COORDINATOR.has(err.code)) this.coordinators.clear()
-    if (err instanceof ConnectionError || (err instanceof KafkaError && STALE_METADATA.has(err.code))) {
+    if (err instanceof ConnectionError || err instanceof TimeoutError || (err instanceof KafkaError && STALE_METADATA.has(err.code))) {
       await this.refreshMetadata().catch(() => {})
     }
   }
@@ -166,36 +182,39 @@ export class Cluster {
 
   /** The open connection to a broker, opening one if needed (with reconnect backoff after failures). */
   async connection(nodeId: number, lane: Lane = 'data'): Promise<Connection> {
-    if (this.closed) throw new ConnectionError('the client is disconnected')
+    if (this.closed) throw this.signal.reason
     const key = lane === 'data' ? String(nodeId) : `${nodeId}/${lane}`
     const existing = this.connections.get(key)
     if (existing) {
-      const conn = await existing.catch(() => undefined)
-      if (conn?.isOpen) return conn
+      // A connection being opened for someone else: its failure is ours too (not a second attempt of our own).
+      const conn = await existing
+      if (conn.isOpen) return conn
       if (this.connections.get(key) === existing) this.connections.delete(key)
     }
     const address = nodeId < 0 ? this.bootstrap[-nodeId - 1] : this.metadata.brokers.get(nodeId)
     if (!address) throw new ConnectionError(`broker ${nodeId} is not in the cluster metadata`, { retriable: true })
     const failure = this.failures.get(nodeId)
-    if (failure && Date.now() < failure.retryAt) {
-      await new Promise((r) => setTimeout(r, failure.retryAt - Date.now()))
-    }
+    if (failure && Date.now() < failure.retryAt) await sleep(failure.retryAt - Date.now(), this.signal)
     const opening = Connection.open({
       ...this.options,
+      signal: this.signal,
       host: address.host,
       port: address.port,
       nodeId: nodeId < 0 ? undefined : nodeId,
       onClose: () => {
         if (this.connections.get(key) === opening) this.connections.delete(key)
+        if (this.opened.get(key)?.isOpen === false) this.opened.delete(key)
       },
     })
     this.connections.set(key, opening)
     try {
       const conn = await opening
+      if (conn.isOpen && this.connections.get(key) === opening) this.opened.set(key, conn)
       this.failures.delete(nodeId)
       return conn
     } catch (err) {
       if (this.connections.get(key) === opening) this.connections.delete(key)
+      if (this.closed) throw this.signal.reason
       const count = (failure?.count ?? 0) + 1
       this.failures.set(nodeId, {
         count,
@@ -210,33 +229,40 @@ export class Cluster {
     const key = lane === 'data' ? String(nodeId) : `${nodeId}/${lane}`
     const pending = this.connections.get(key)
     this.connections.delete(key)
+    this.opened.delete(key)
     await pending?.then((conn) => conn.close(), () => {})
   }
 
   /**
    * Some broker: an open connection if there is one, else each known broker
-   * (then each bootstrap address) in turn until one answers.
+   * (those that failed lately last, then each bootstrap address) in turn
+   * until one answers. Connections still being opened are not waited for:
+   * one may be to a powered-off host.
    */
   async anyConnection(): Promise<Connection> {
-    for (const [key, pending] of this.connections) {
+    for (const [key, conn] of this.opened) {
       if (key.includes('/')) continue // never behind a group request
-      const conn = await pending.catch(() => undefined)
-      if (conn?.isOpen) return conn
+      if (conn.isOpen) return conn
     }
-    const candidates = [...shuffle([...this.metadata.brokers.keys()]), ...this.bootstrap.map((_, i) => -i - 1)]
+    const failedAt = (id: number) => this.failures.get(id)?.retryAt ?? 0
+    const candidates = [...shuffle([...this.metadata.brokers.keys()]).sort((a, b) => failedAt(a) - failedAt(b)), ...this.bootstrap.map((_, i) => -i - 1)]
     let last: unknown
+    let retriable = false
     for (const nodeId of candidates) {
       try {
         return await this.connection(nodeId)
       } catch (err) {
+        if (this.closed) throw this.signal.reason
         // Bad credentials or an untrusted certificate fail alike everywhere: say so, at once.
         if (err instanceof WafkaError && !err.retriable) throw err
         last = err
+        retriable ||= err instanceof WafkaError && err.retriable
       }
     }
+    // Retriable only when some broker may answer later (not when each refused us for good).
     throw new ConnectionError(
       `no broker answered (tried ${candidates.length}: ${this.bootstrap.map((b) => `${b.host}:${b.port}`).join(', ')}): ${(last as Error)?.message}`,
-      { cause: last },
+      { cause: last, retriable },
     )
   }
 

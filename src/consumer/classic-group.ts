@@ -335,15 +335,28 @@ function flatten(list: TopicPartitions[]): TopicPartition[] {
   return list.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })))
 }
 
+/** Errors no rejoin can fix: the member is fenced, not allowed, or configured wrong for this group. */
+const FATAL = new Set([
+  23, // INCONSISTENT_GROUP_PROTOCOL
+  24, // INVALID_GROUP_ID
+  26, // INVALID_SESSION_TIMEOUT
+  30, // GROUP_AUTHORIZATION_FAILED
+  81, // GROUP_MAX_SIZE_REACHED
+  FENCED_INSTANCE_ID,
+])
+
 /**
- * Retriable errors and those a rejoin fixes; anything else stops the
- * consumer. A malformed group response is retried too: librdkafka's mock
- * answers a failed SyncGroup with a null assignment, and joining again is
- * what recovers from whatever it meant.
+ * Whatever fails in a join the member rejoins (with backoff) from, as the
+ * issue asks and librdkafka does: any broker error but the fatal ones (a
+ * mock answers SyncGroup INVALID_REQUEST while a static member's previous
+ * instance is being replaced), a broken connection, a malformed group
+ * response. What stops the consumer: FATAL codes, and wafka's own
+ * non-retriable errors (configuration, no common API version, an assignor
+ * the group chose that this member did not offer).
  */
 function isRecoverable(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof ProtocolError) return true
-  if (err instanceof KafkaError) return err.retriable || REJOIN.has(err.code) || COORDINATOR_ERRORS.has(err.code)
+  if (err instanceof KafkaError) return !FATAL.has(err.code)
   return err instanceof WafkaError && err.retriable
 }
 

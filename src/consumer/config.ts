@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js'
-import { oneOf, positive } from '../options.js'
+import { duration, oneOf, positive } from '../options.js'
 import { assignorByName, type PartitionAssignor } from './assignors/index.js'
 
 export type OffsetReset = 'earliest' | 'latest' | 'none'
@@ -90,12 +90,12 @@ export function resolveConsumerConfig(config: ConsumerConfig): ResolvedConsumerC
   const groupId = optionalString('groupId', config.groupId)
   const groupInstanceId = optionalString('groupInstanceId', config.groupInstanceId)
   if (groupInstanceId !== null && groupId === null) throw new ConfigError('groupInstanceId needs a groupId')
-  const sessionTimeoutMs = positive('sessionTimeoutMs', config.sessionTimeoutMs, 45_000, 1)
-  const heartbeatIntervalMs = positive('heartbeatIntervalMs', config.heartbeatIntervalMs, 3_000, 1)
+  const sessionTimeoutMs = duration('sessionTimeoutMs', config.sessionTimeoutMs, 45_000, 1)
+  const heartbeatIntervalMs = duration('heartbeatIntervalMs', config.heartbeatIntervalMs, 3_000, 1)
   if (heartbeatIntervalMs >= sessionTimeoutMs) {
     throw new ConfigError(`heartbeatIntervalMs (${heartbeatIntervalMs}) must be lower than sessionTimeoutMs (${sessionTimeoutMs})`)
   }
-  const maxPollIntervalMs = positive('maxPollIntervalMs', config.maxPollIntervalMs, 300_000, 1)
+  const maxPollIntervalMs = duration('maxPollIntervalMs', config.maxPollIntervalMs, 300_000, 1)
   const autoCommit = config.autoCommit ?? groupId !== null
   if (autoCommit && groupId === null && config.autoCommit === true) throw new ConfigError('autoCommit needs a groupId')
   const assignors = (config.partitionAssigners ?? ['range', 'cooperative-sticky']).map(resolveAssignor)
@@ -108,7 +108,7 @@ export function resolveConsumerConfig(config: ConsumerConfig): ResolvedConsumerC
     assignors,
     serverAssignor: optionalString('serverAssignor', config.serverAssignor),
     sessionTimeoutMs,
-    rebalanceTimeoutMs: positive('rebalanceTimeoutMs', config.rebalanceTimeoutMs, maxPollIntervalMs, 1),
+    rebalanceTimeoutMs: duration('rebalanceTimeoutMs', config.rebalanceTimeoutMs, maxPollIntervalMs, 1),
     heartbeatIntervalMs,
     maxPollIntervalMs,
     autoOffsetReset: oneOf('autoOffsetReset', config.autoOffsetReset, ['earliest', 'latest', 'none'], 'latest'),
@@ -116,15 +116,15 @@ export function resolveConsumerConfig(config: ConsumerConfig): ResolvedConsumerC
     minBytes: positive('minBytes', config.minBytes, 1),
     maxBytes,
     maxBytesPerPartition: positive('maxBytesPerPartition', config.maxBytesPerPartition, 1_048_576, 1),
-    maxWaitTimeInMs: positive('maxWaitTimeInMs', config.maxWaitTimeInMs, 500),
+    maxWaitTimeInMs: duration('maxWaitTimeInMs', config.maxWaitTimeInMs, 500),
     autoCommit,
-    autoCommitIntervalMs: positive('autoCommitIntervalMs', config.autoCommitIntervalMs, 5_000, 1),
+    autoCommitIntervalMs: duration('autoCommitIntervalMs', config.autoCommitIntervalMs, 5_000, 1),
     checkCrcs: config.checkCrcs ?? true,
     rackId: optionalString('rackId', config.rackId),
     allowAutoTopicCreation: config.allowAutoTopicCreation ?? true,
-    requestTimeoutMs: positive('requestTimeoutMs', config.requestTimeoutMs, 30_000, 1),
-    retryBackoffMs: positive('retryBackoffMs', config.retryBackoffMs, 100),
-    retryBackoffMaxMs: positive('retryBackoffMaxMs', config.retryBackoffMaxMs, 1000),
-    metadataMaxAgeMs: positive('metadataMaxAgeMs', config.metadataMaxAgeMs, 300_000, 1),
+    requestTimeoutMs: duration('requestTimeoutMs', config.requestTimeoutMs, 30_000, 1),
+    retryBackoffMs: duration('retryBackoffMs', config.retryBackoffMs, 100),
+    retryBackoffMaxMs: duration('retryBackoffMaxMs', config.retryBackoffMaxMs, 1000),
+    metadataMaxAgeMs: duration('metadataMaxAgeMs', config.metadataMaxAgeMs, 300_000, 1),
   }
 }

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { loadCodecs } from '../codec/compression.js'
-import { backoffMs } from '../net/backoff.js'
+import { backoffMs, MAX_TIMER_MS } from '../net/backoff.js'
 import type { Cluster } from '../cluster/cluster.js'
 import { ConfigError, kafkaError } from '../errors.js'
 import { Batch } from './batch.js'
@@ -63,6 +63,19 @@ export interface RunOptions {
   partitionsConsumedConcurrently?: number
   /** eachBatch: mark the whole batch processed when it returns. Default true. */
   eachBatchAutoResolve?: boolean
+  /** Commit processed offsets automatically during this run (default: the consumer's autoCommit). */
+  autoCommit?: boolean
+  /** This run's automatic commit interval in ms (default: the consumer's autoCommitIntervalMs); null: none on a timer. */
+  autoCommitInterval?: number | null
+  /** Also commit once this many messages were processed since the last commit (default: none). */
+  autoCommitThreshold?: number | null
+}
+
+/** How this run commits by itself: run()'s options, else the consumer's config. */
+interface AutoCommit {
+  enabled: boolean
+  intervalMs: number | null
+  threshold: number | null
 }
 
 export interface SubscribeOptions {
@@ -104,6 +117,9 @@ export class Consumer {
   private autoCommitTimer: ReturnType<typeof setInterval> | undefined
   private topicTimer: ReturnType<typeof setInterval> | undefined
   private commitChain: Promise<void> = Promise.resolve()
+  private autoCommit: AutoCommit
+  /** Messages processed since the last automatic commit (for autoCommitThreshold). */
+  private sinceCommit = 0
   private idleWaiters: Array<() => void> = []
   private eventId = 0
 
@@ -112,6 +128,7 @@ export class Consumer {
     config: ConsumerConfig = {},
   ) {
     this.config = resolveConsumerConfig(config)
+    this.autoCommit = this.configuredAutoCommit()
     this.coordinator = this.config.groupId === null ? null : new GroupCoordinator(cluster, this.config.groupId)
     this.fetcher = new Fetcher(
       cluster,
@@ -156,6 +173,7 @@ export class Consumer {
     if (!eachMessage === !eachBatch) throw new ConfigError('run() needs exactly one of eachMessage or eachBatch')
     const concurrency = options.partitionsConsumedConcurrently ?? 1
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError('partitionsConsumedConcurrently must be an integer >= 1')
+    this.autoCommit = this.runAutoCommit(options)
     await this.start()
     const handle = (d: Delivery) => (eachBatch ? this.processBatch(d, eachBatch, options.eachBatchAutoResolve ?? true) : this.processMessages(d, eachMessage!))
     this.workers = Array.from({ length: concurrency }, () => this.work(handle))
@@ -168,6 +186,7 @@ export class Consumer {
    */
   async *batches(): AsyncGenerator<Batch> {
     if (this.running) throw new ConfigError('the consumer is already running')
+    this.autoCommit = this.configuredAutoCommit()
     await this.start()
     let current: Delivery | undefined
     const token = { since: 0 }
@@ -241,6 +260,8 @@ export class Consumer {
   /** Commits these offsets (each the next offset to consume) for the group. */
   async commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string | number | bigint; metadata?: string | null }>): Promise<void> {
     const coordinator = this.requireGroup('commitOffsets()')
+    // What was processed when the application chose these offsets: automatic commits wait for more.
+    const marks = offsets.map((o) => [this.assignment.get(o.topic, o.partition), this.assignment.get(o.topic, o.partition)?.processed ?? null] as const)
     const list: OffsetToCommit[] = offsets.map((o) => ({
       topic: o.topic,
       partition: o.partition,
@@ -249,6 +270,7 @@ export class Consumer {
       metadata: o.metadata ?? null,
     }))
     await this.serialized(() => this.commit(coordinator, list))
+    for (const [s, mark] of marks) if (s) s.commitMark = mark
   }
 
   /** Stops fetching and processing, commits what was processed and leaves the group. */
@@ -261,7 +283,7 @@ export class Consumer {
     await Promise.allSettled(this.workers)
     this.workers = []
     if (this.membership) await this.membership.leave()
-    else if (this.config.autoCommit && this.coordinator) await this.commitProcessed().catch(() => {})
+    else if (this.autoCommit.enabled && this.coordinator) await this.commitProcessed().catch(() => {})
     for (const s of [...this.assignment.values()]) this.assignment.remove(s.topic, s.partition)
     this.membership = null
     this.started = undefined
@@ -298,8 +320,8 @@ export class Consumer {
         }
         this.fetcher.start()
         await this.membership.start()
-        if (this.config.autoCommit) {
-          this.autoCommitTimer = setInterval(() => void this.serialized(() => this.commitProcessed()).catch((error) => this.commitFailed(error)), this.config.autoCommitIntervalMs)
+        if (this.autoCommit.enabled && this.autoCommit.intervalMs !== null) {
+          this.autoCommitTimer = setInterval(() => this.commitAutomatically(), this.autoCommit.intervalMs)
           this.autoCommitTimer.unref?.()
         }
       } else {
@@ -378,7 +400,7 @@ export class Consumer {
     this.fetcher.wakeAll()
     while (states.some((s) => s.busy)) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
 
-    if (commit && this.config.autoCommit && this.coordinator) {
+    if (commit && this.autoCommit.enabled && this.coordinator) {
       await this.serialized(() => this.commitProcessed(states)).catch((error) => this.commitFailed(error))
     }
     for (const s of states) this.assignment.remove(s.topic, s.partition)
@@ -447,6 +469,7 @@ export class Consumer {
     }
     if (autoResolve && !stale()) s.processed = d.nextOffset
     s.handlerFailures = 0
+    this.countProcessed(d.messages.length)
     this.emit(ConsumerEvents.END_BATCH_PROCESS, { topic: s.topic, partition: s.partition, batchSize: d.messages.length })
   }
 
@@ -469,6 +492,7 @@ export class Consumer {
         return
       }
       if (s.version === version) s.processed = message.offsetBigInt + 1n
+      this.countProcessed(1)
     }
     // Past any control batches or filtered records that ended the fetch.
     if (s.version === version && !s.revoking) s.processed = d.nextOffset
@@ -520,10 +544,48 @@ export class Consumer {
     return [...this.assignment.values()].filter((s) => s.processed !== null && s.processed !== s.committed).map((s) => ({ topic: s.topic, partition: s.partition, offset: String(s.processed) }))
   }
 
-  /** Commits the processed offsets that moved since the last commit. */
+  private configuredAutoCommit(): AutoCommit {
+    return { enabled: this.config.autoCommit, intervalMs: this.config.autoCommitIntervalMs, threshold: null }
+  }
+
+  /** run()'s autoCommit options over the consumer's (KafkaJS takes them there). */
+  private runAutoCommit(options: RunOptions): AutoCommit {
+    const configured = this.configuredAutoCommit()
+    const enabled = options.autoCommit ?? configured.enabled
+    if (typeof enabled !== 'boolean') throw new ConfigError(`autoCommit must be true or false, not ${JSON.stringify(enabled)}`)
+    if (enabled && this.config.groupId === null && options.autoCommit === true) throw new ConfigError('autoCommit needs a groupId')
+    const ms = (name: string, v: number | null | undefined, fallback: number | null, integer = false) => {
+      if (v === undefined) return fallback
+      if (v === null) return null
+      if (typeof v !== 'number' || !(v >= 1) || v > MAX_TIMER_MS || (integer && !Number.isInteger(v))) throw new ConfigError(`${name} must be ${integer ? 'an integer' : 'a number'} from 1 to ${MAX_TIMER_MS}, or null, not ${JSON.stringify(v)}`)
+      return v
+    }
+    return {
+      enabled,
+      intervalMs: ms('autoCommitInterval', options.autoCommitInterval, configured.intervalMs),
+      threshold: ms('autoCommitThreshold', options.autoCommitThreshold, null, true),
+    }
+  }
+
+  /** Counts processed messages toward autoCommitThreshold, committing when it is reached. */
+  private countProcessed(n: number): void {
+    const { enabled, threshold } = this.autoCommit
+    if (!enabled || threshold === null || !this.coordinator) return
+    this.sinceCommit += n
+    if (this.sinceCommit >= threshold) {
+      this.sinceCommit = 0
+      this.commitAutomatically()
+    }
+  }
+
+  private commitAutomatically(): void {
+    void this.serialized(() => this.commitProcessed()).catch((error) => this.commitFailed(error))
+  }
+
+  /** Commits the processed offsets that moved since the last commit (not back over a manual one). */
   private async commitProcessed(states: PartitionState[] = [...this.assignment.values()]): Promise<void> {
     if (!this.coordinator) return
-    const due = states.filter((s) => s.processed !== null && s.processed !== s.committed)
+    const due = states.filter((s) => s.processed !== null && s.processed !== s.committed && s.processed !== s.commitMark)
     if (due.length === 0) return
     await this.commit(this.coordinator, due.map((s) => ({ topic: s.topic, partition: s.partition, offset: s.processed!, leaderEpoch: s.lastFetchedEpoch })))
   }
@@ -532,7 +594,7 @@ export class Consumer {
     await commitOffsets(coordinator, () => this.membership?.commitIdentity() ?? null, offsets, this.cluster.options.defaultApiTimeoutMs, this.backoff())
     for (const o of offsets) {
       const s = this.assignment.get(o.topic, o.partition)
-      if (s) s.committed = o.offset
+      if (s) s.committed = s.commitMark = o.offset
     }
     this.emit(ConsumerEvents.COMMIT_OFFSETS, { groupId: this.config.groupId, memberId: this.membership?.memberId, topics: groupByTopic(offsets).map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => ({ partition: p, offset: String(offsets.find((o) => o.topic === t.topic && o.partition === p)!.offset) })) })) })
   }

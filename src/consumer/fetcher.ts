@@ -3,12 +3,13 @@ import { Admin } from '../admin/admin.js'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import type { Cluster } from '../cluster/cluster.js'
 import { ZERO_UUID } from '../cluster/cluster.js'
-import { ConnectionError, KafkaError, WafkaError, kafkaError } from '../errors.js'
+import { ConnectionError, CorruptRecordError, KafkaError, WafkaError, kafkaError } from '../errors.js'
+import { MAX_TIMER_MS } from '../net/backoff.js'
 import { Fetch, OffsetForLeaderEpoch } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import { FetchSession, type PartitionFetch } from './fetch-session.js'
 import { messagesFrom, type Message } from './message.js'
-import { recordSetEnd } from './record-set-end.js'
+import { recordSetEnd, truncatedClaim } from './record-set-end.js'
 import type { Assignment, PartitionState } from './partition-state.js'
 import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
 
@@ -136,7 +137,7 @@ export class Fetcher {
     this.reset(resets)
     for (const [leader, parts] of byLeader) void this.fetchFrom(leader, parts)
     if (wakeAt !== Infinity) {
-      this.timer = setTimeout(() => this.pump(), Math.max(1, wakeAt - now))
+      this.timer = setTimeout(() => this.pump(), Math.min(MAX_TIMER_MS, Math.max(1, wakeAt - now)))
       this.timer.unref?.()
     }
   }
@@ -192,21 +193,15 @@ export class Fetcher {
       set = decodeRecordSet(f.records, { verifyCrc: this.config.checkCrcs })
     } catch (err) {
       // Nothing is skipped: the partition goes back to this offset (dropping what was fetched after it) and stops.
-      f.state.seek(f.fetchOffset)
-      f.state.retryAt = Number.MAX_SAFE_INTEGER
-      throw new WafkaError(`${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: ${(err as Error).message}`, { retriable: false, cause: err })
+      const message = `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: ${(err as Error).message}`
+      this.halt(f.state, f.fetchOffset)
+      throw err instanceof CorruptRecordError ? new CorruptRecordError(err.reason, message, { cause: err }) : new WafkaError(message, { retriable: false, cause: err })
     }
     const { batches } = set
     if (batches.length === 0) {
-      if (f.records.length >= this.config.maxBytesPerPartition) {
-        f.state.seek(f.fetchOffset)
-        f.state.retryAt = Number.MAX_SAFE_INTEGER
-        throw new WafkaError(
-          `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: a record batch is larger than maxBytesPerPartition (${this.config.maxBytesPerPartition}) and this broker does not return oversize batches: raise maxBytesPerPartition`,
-          { retriable: false },
-        )
-      }
-      return { state: f.state, messages: [], nextOffset: f.fetchOffset, highWatermark: f.highWatermark }
+      // fetchFrom() lets through only record sets with a whole entry: this one's headers lied.
+      this.halt(f.state, f.fetchOffset)
+      throw new CorruptRecordError('truncated', `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: no whole record batch in ${f.records.length} bytes`)
     }
     const visible = this.config.isolationLevel === 1 ? committedBatches(batches, f.aborted) : dataBatches(batches)
     return { state: f.state, messages: messagesFrom(visible, f.fetchOffset), nextOffset: f.nextOffset, highWatermark: f.highWatermark }
@@ -221,9 +216,12 @@ export class Fetcher {
   private async fetchFrom(leader: number, parts: PartitionState[]): Promise<void> {
     this.inFlight.add(leader)
     const versions = new Map<PartitionState, number>()
+    /** partitionMaxBytes asked for each partition. */
+    const asks = new Map<PartitionState, number>()
     for (const p of parts) {
       p.fetching = true
       versions.set(p, p.version)
+      asks.set(p, this.partitionMaxBytes(p))
     }
     let session: FetchSession | undefined
     try {
@@ -294,6 +292,11 @@ export class Fetcher {
             if (p.records && p.records.length > 0) {
               const fetchOffset = state.fetchPosition
               const end = recordSetEnd(p.records, fetchOffset)
+              if (end.nextOffset <= fetchOffset) {
+                this.noProgress(state, p.records, asks.get(state)!, conn.name)
+                continue
+              }
+              state.fetchBytes = 0
               state.fetchPosition = end.nextOffset
               if (end.lastEpoch >= 0) state.lastFetchedEpoch = end.lastEpoch
               state.queued++
@@ -305,7 +308,7 @@ export class Fetcher {
             refresh = true
             state.retryAt = Date.now() + this.config.retryBackoffMs
           } else {
-            state.retryAt = Number.MAX_SAFE_INTEGER
+            state.halted = true
             this.push({ error: kafkaError(p.errorCode, { api: 'Fetch', broker: conn.name, detail: `${topic}-${p.partitionIndex} at offset ${state.fetchPosition}` }) })
           }
         }
@@ -373,8 +376,45 @@ export class Fetcher {
       fetchOffset: p.fetchPosition!,
       currentLeaderEpoch: this.cluster.metadata.partition(p.topic, p.partition)?.leaderEpoch ?? -1,
       lastFetchedEpoch: p.lastFetchedEpoch,
-      maxBytes: this.config.maxBytesPerPartition,
+      maxBytes: this.partitionMaxBytes(p),
     }
+  }
+
+  private partitionMaxBytes(p: PartitionState): number {
+    return Math.max(p.fetchBytes, this.config.maxBytesPerPartition)
+  }
+
+  /**
+   * A partition's records that do not move its position. A batch cut short
+   * with no whole one before it: a broker that cuts at partitionMaxBytes
+   * (before KIP-74) is asked again for the whole batch, up to the configured
+   * maximum; past that, or when the broker cut it short though asked for
+   * enough, the partition halts with a typed error (never a re-fetch of the
+   * same bytes in a loop). Whole batches that all end before the position
+   * are a broker fault too.
+   */
+  private noProgress(state: PartitionState, records: Buffer, asked: number, broker: string): void {
+    const where = `${state.topic}-${state.partition} at offset ${state.fetchPosition}`
+    const claimed = truncatedClaim(records)
+    const ceiling = Math.max(this.config.maxBytes, this.config.maxBytesPerPartition)
+    if (claimed !== undefined && claimed > asked && claimed <= ceiling) {
+      state.fetchBytes = claimed
+      return
+    }
+    state.halted = true
+    if (claimed !== undefined && claimed > ceiling) {
+      this.push({ error: kafkaError(10, { api: 'Fetch', broker, detail: `${where}: a record batch claims ${claimed} bytes, more than maxBytes (${ceiling}); raise maxBytes to read it` }) })
+    } else if (claimed !== undefined) {
+      this.push({ error: new CorruptRecordError('truncated', `${where}: ${broker} sent ${records.length} bytes of a record batch of ${claimed} bytes, though ${asked} were asked for`) })
+    } else {
+      this.push({ error: new CorruptRecordError('offsets', `${where}: ${broker} sent ${records.length} bytes of records that end before the offset asked for`) })
+    }
+  }
+
+  /** Stops a partition at `offset` until seek() moves it (dropping what was fetched after it). */
+  private halt(state: PartitionState, offset: bigint): void {
+    state.seek(offset)
+    state.halted = true
   }
 
   private topicName(topicId: string): string | undefined {
@@ -389,7 +429,7 @@ export class Fetcher {
   private outOfRange(state: PartitionState): void {
     const policy = this.resetPolicy(state.topic)
     if (policy === 'none') {
-      state.retryAt = Number.MAX_SAFE_INTEGER
+      state.halted = true
       this.push({ error: kafkaError(OFFSET_OUT_OF_RANGE, { api: 'Fetch', detail: `${state.topic}-${state.partition} at offset ${state.fetchPosition}, and autoOffsetReset is 'none'` }) })
       return
     }

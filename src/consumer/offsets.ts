@@ -31,7 +31,7 @@ export class CommitFailedError extends WafkaError {
 export async function commitOffsets(coordinator: GroupCoordinator, identity: () => CommitIdentity | null, offsets: OffsetToCommit[], timeoutMs: number, backoff: { backoffMs: number; backoffMaxMs: number }): Promise<void> {
   if (offsets.length === 0) return
   const byKey = new Map(offsets.map((o) => [partitionKey(o.topic, o.partition), o]))
-  await withRetry({ ...backoff, deadline: Date.now() + timeoutMs }, async () => {
+  await withRetry({ ...backoff, deadline: Date.now() + timeoutMs, signal: coordinator.cluster.signal }, async () => {
     const who = identity()
     const { res, broker } = await coordinator.send(OffsetCommit, (v) => ({
       groupId: coordinator.groupId,
@@ -77,7 +77,7 @@ export async function fetchCommitted(coordinator: GroupCoordinator, partitions: 
   const out = new Map<string, CommittedOffset>()
   if (partitions.length === 0) return out
   const topics = groupByTopic(partitions).map(({ topic, partitions }) => ({ name: topic, partitionIndexes: partitions }))
-  await withRetry({ ...backoff, deadline: Date.now() + timeoutMs }, async () => {
+  await withRetry({ ...backoff, deadline: Date.now() + timeoutMs, signal: coordinator.cluster.signal }, async () => {
     const { res, version, broker } = await coordinator.send(OffsetFetch, (v) =>
       v >= 8 ? { groups: [{ groupId: coordinator.groupId, topics }], requireStable: true } : { groupId: coordinator.groupId, topics, ...(v >= 7 ? { requireStable: true } : {}) },
     )

@@ -9,6 +9,12 @@ export class PartitionState {
   processed: bigint | null = null
   /** Last offset this consumer committed (or found committed) for the group. */
   committed: bigint | null = null
+  /**
+   * `processed` as of the last commit, automatic or the application's own:
+   * an automatic commit is due only once processing moved past it, so it
+   * never overwrites a manual commit of another offset.
+   */
+  commitMark: bigint | null = null
   /** The leader epoch of the last fetched batch (-1: unknown), sent back as lastFetchedEpoch and with commits. */
   lastFetchedEpoch = -1
   /** The leader epoch this position was last known good for; a newer leader epoch asks for validation (KIP-320). */
@@ -30,6 +36,14 @@ export class PartitionState {
   handlerFailures = 0
   /** Not before this time (ms): a fetch error asked for a backoff. */
   retryAt = 0
+  /**
+   * Stopped by an error user code must act on (a corrupt batch, an offset
+   * out of range under 'none', a partition error that retrying will not
+   * fix): no fetch, no timer, until seek() moves it.
+   */
+  halted = false
+  /** partitionMaxBytes for its next fetch when larger than the configured one: a batch bigger than that (KIP-74). 0: the configured one. */
+  fetchBytes = 0
   highWatermark = -1n
   /** Bumped by seek, reset and revocation: data fetched for an older version is dropped. */
   version = 0
@@ -48,12 +62,14 @@ export class PartitionState {
     this.fetchPosition = offset
     this.processed = offset
     this.resetTo = null
+    this.halted = false
+    this.fetchBytes = 0
     this.queued = 0
     this.version++
   }
 
   get fetchable(): boolean {
-    return !this.paused && !this.revoking && !this.validating && !this.fetching && this.queued < MAX_QUEUED && this.fetchPosition !== null && this.resetTo === null && Date.now() >= this.retryAt
+    return !this.halted && !this.paused && !this.revoking && !this.validating && !this.fetching && this.queued < MAX_QUEUED && this.fetchPosition !== null && this.resetTo === null && Date.now() >= this.retryAt
   }
 }
 

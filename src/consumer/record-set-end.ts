@@ -36,3 +36,14 @@ export function recordSetEnd(records: Buffer, from: bigint): RecordSetEnd {
   }
   return { nextOffset, lastEpoch }
 }
+
+/**
+ * When a record set holds no whole entry but the start of one: the size
+ * that entry claims (header included). Undefined when the first entry is
+ * whole, or too short even to say.
+ */
+export function truncatedClaim(records: Buffer): number | undefined {
+  if (records.length < 12) return undefined
+  const claimed = 12 + records.readInt32BE(8)
+  return claimed > records.length ? claimed : undefined
+}

@@ -8,4 +8,47 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number, random
   return Math.max(0, Math.round(exp * (0.8 + 0.4 * random())))
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+/** Longest delay a timer takes (Node clamps anything longer to 1 ms). */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** Waits `ms` (at most MAX_TIMER_MS); with a signal, rejects with its reason as soon as it aborts, leaving no timer. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason)
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, Math.min(Math.max(0, ms), MAX_TIMER_MS))
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** `promise`, or its signal's reason as soon as it aborts (the promise's own outcome is then ignored). */
+export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {})
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(e)
+      },
+    )
+  })
+}

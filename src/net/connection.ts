@@ -8,6 +8,7 @@ import { tlsError } from './tls-errors.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
+import { abortable, MAX_TIMER_MS } from './backoff.js'
 import { FrameSplitter } from './frames.js'
 import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
 
@@ -38,6 +39,8 @@ export interface ConnectionOptions {
   reauthenticationThresholdMs?: number
   /** Called once when the connection closes, with the reason if it failed. */
   onClose?: (error?: Error) => void
+  /** Aborting it (the client disconnecting) closes the connection, even while it is being opened. */
+  signal?: AbortSignal
 }
 
 export interface RequestOptions {
@@ -96,7 +99,7 @@ export class Connection {
   /** The ApiVersions version the broker finally accepted. */
   apiVersionsVersion = 0
 
-  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'ssl' | 'sasl' | 'onClose'>> & ConnectionOptions
+  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'ssl' | 'sasl' | 'onClose' | 'signal'>> & ConnectionOptions
   private socket: net.Socket | undefined
   private readonly inFlight: Call[] = []
   private readonly waiting: Call[] = []
@@ -123,19 +126,31 @@ export class Connection {
     this.nodeId = options.nodeId
   }
 
-  /** Connects and negotiates API versions. */
+  /**
+   * Connects and negotiates API versions. A failure keeps its cause's
+   * retriability: a broker that answers ApiVersions with garbage or shares no
+   * version with us will not do better on the next try.
+   */
   static async open(options: ConnectionOptions): Promise<Connection> {
     const connection = new Connection(options)
-    await connection.connect()
+    const { signal } = options
+    if (signal?.aborted) throw signal.reason
+    const onAbort = () => connection.close(signal!.reason)
+    signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      await connection.negotiateVersions()
+      await abortable(connection.connect(), signal)
+      await abortable(connection.negotiateVersions(), signal)
       if (options.sasl) {
         connection.sasl = new SaslSession(connection, connection.options as Required<ConnectionOptions>)
-        await connection.sasl.start()
+        await abortable(connection.sasl.start(), signal)
       }
     } catch (err) {
       connection.close(err as Error)
+      const cause = err instanceof ConnectionError ? err.cause : undefined
+      if (cause instanceof WafkaError && !cause.retriable) throw new ConnectionError((err as Error).message, { cause, retriable: false })
       throw err
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
     }
     return connection
   }
@@ -254,7 +269,7 @@ export class Connection {
         const err = new TimeoutError(`connecting to ${this.name} took longer than ${connectTimeoutMs} ms`)
         this.close(err)
         reject(err)
-      }, connectTimeoutMs)
+      }, Math.min(connectTimeoutMs, MAX_TIMER_MS))
       const splitter = new FrameSplitter(this.options.maxResponseBytes, (frame) => this.onFrame(frame))
       socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
@@ -314,7 +329,7 @@ export class Connection {
       this.inFlight.splice(this.inFlight.indexOf(call), 1)
       call.reject(err)
       this.close(err)
-    }, call.timeoutMs)
+    }, Math.min(call.timeoutMs, MAX_TIMER_MS))
     this.socket!.write(frame)
   }
 
@@ -360,7 +375,7 @@ export class Connection {
     this.idleTimer = setTimeout(() => {
       if (this.inFlight.length === 0 && this.waiting.length === 0) this.close()
       else this.touch()
-    }, this.options.idleTimeoutMs)
+    }, Math.min(this.options.idleTimeoutMs, MAX_TIMER_MS))
     this.idleTimer.unref?.()
   }
 

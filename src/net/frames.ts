@@ -36,8 +36,9 @@ export class FrameSplitter {
 
   private peekSize(): number {
     const first = this.chunks[0]
-    if (first.length >= 4) return first.readInt32BE(0)
-    return this.take(4, true).readInt32BE(0)
+    // Unsigned: a claim of 2 GiB or more is a size past the limit, not a negative one.
+    if (first.length >= 4) return first.readUInt32BE(0)
+    return this.take(4, true).readUInt32BE(0)
   }
 
   /** The next n bytes; with peek, they stay buffered. */

@@ -1,4 +1,4 @@
-import { positive } from '../options.js'
+import { duration, positive } from '../options.js'
 import { ConfigError } from '../errors.js'
 import { codecId, type CompressionType } from '../codec/compression.js'
 
@@ -89,9 +89,9 @@ export function resolveProducerConfig(config: ProducerConfig): ResolvedProducerC
   if (idempotent && maxInFlight > 5) {
     throw new ConfigError(`an idempotent producer keeps at most 5 requests in flight per broker (maxInFlight ${maxInFlight})`)
   }
-  const deliveryTimeoutMs = positive('deliveryTimeoutMs', config.deliveryTimeoutMs, 120_000, 1)
-  const lingerMs = positive('lingerMs', config.lingerMs, 5)
-  const requestTimeoutMs = positive('requestTimeoutMs', config.requestTimeoutMs, 30_000, 1)
+  const deliveryTimeoutMs = duration('deliveryTimeoutMs', config.deliveryTimeoutMs, 120_000, 1)
+  const lingerMs = duration('lingerMs', config.lingerMs, 5)
+  const requestTimeoutMs = duration('requestTimeoutMs', config.requestTimeoutMs, 30_000, 1)
   if (deliveryTimeoutMs < lingerMs + requestTimeoutMs && config.deliveryTimeoutMs !== undefined) {
     throw new ConfigError(`deliveryTimeoutMs (${deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${lingerMs + requestTimeoutMs})`)
   }
@@ -100,18 +100,18 @@ export function resolveProducerConfig(config: ProducerConfig): ResolvedProducerC
     lingerMs,
     batchSize: positive('batchSize', config.batchSize, 16_384, 1),
     bufferMemory: positive('bufferMemory', config.bufferMemory, 32 * 1024 * 1024, 1),
-    maxBlockMs: positive('maxBlockMs', config.maxBlockMs, 60_000),
+    maxBlockMs: duration('maxBlockMs', config.maxBlockMs, 60_000),
     maxRequestSize: positive('maxRequestSize', config.maxRequestSize, 1024 * 1024, 1),
     codec: codecId(config.compression),
     compressionLevel: config.compressionLevel,
     idempotent,
     transactionalId,
-    transactionTimeoutMs: positive('transactionTimeoutMs', config.transactionTimeoutMs, 60_000, 1),
+    transactionTimeoutMs: duration('transactionTimeoutMs', config.transactionTimeoutMs, 60_000, 1),
     maxInFlight,
     deliveryTimeoutMs,
     requestTimeoutMs,
-    retryBackoffMs: positive('retryBackoffMs', config.retryBackoffMs, 100),
-    retryBackoffMaxMs: positive('retryBackoffMaxMs', config.retryBackoffMaxMs, 1000),
+    retryBackoffMs: duration('retryBackoffMs', config.retryBackoffMs, 100),
+    retryBackoffMaxMs: duration('retryBackoffMaxMs', config.retryBackoffMaxMs, 1000),
     partitioner: config.partitioner ?? 'default',
     allowAutoTopicCreation: config.allowAutoTopicCreation ?? true,
   }

@@ -6,6 +6,7 @@ import { withRetry } from '../cluster/retry.js'
 import { Accumulator, recordSize, type SendCall } from './accumulator.js'
 import { acksValue, resolveProducerConfig, type Acks, type ProducerConfig, type ResolvedProducerConfig } from './config.js'
 import { createPartitioner, type Partitioner } from './partitioners/index.js'
+import { checkMessage } from './message-check.js'
 import { ProducerIdentity } from './producer-identity.js'
 import { Sender } from './sender.js'
 import { TransactionManager } from './transaction-manager.js'
@@ -194,11 +195,11 @@ export class Producer {
    */
   private async waitOnMetadata(topics: string[], blockUntil: number) {
     const options = { allowAutoTopicCreation: this.config.allowAutoTopicCreation }
-    const policy = { backoffMs: this.config.retryBackoffMs, backoffMaxMs: this.config.retryBackoffMaxMs, deadline: blockUntil }
+    const policy = { backoffMs: this.config.retryBackoffMs, backoffMaxMs: this.config.retryBackoffMaxMs, deadline: blockUntil, signal: this.cluster.signal }
     try {
       return await withRetry(policy, () => this.cluster.topicMetadata(topics, options), (err) => this.cluster.afterError(err))
     } catch (err) {
-      if (!(err instanceof WafkaError) || !err.retriable) throw err
+      if (!(err instanceof WafkaError) || !err.retriable || this.cluster.signal.aborted) throw err
       throw new TimeoutError(`send() waited ${this.config.maxBlockMs} ms (maxBlockMs) for metadata of ${topics.join(', ')}: ${err.message}`, { retriable: false, cause: err })
     }
   }
@@ -215,7 +216,8 @@ export class Producer {
     for (const { topic, messages } of topicMessages) {
       if (typeof topic !== 'string' || topic === '') throw new ConfigError('send() needs a topic name')
       if (!Array.isArray(messages)) throw new ConfigError(`send() to ${topic} needs messages: [...]`)
-      const s = messages.map((m) => {
+      const s = messages.map((m, i) => {
+        checkMessage(topic, i, m)
         const size = recordSize(m)
         if (size > this.config.maxRequestSize) {
           throw new ConfigError(`a record for ${topic} is ${size} bytes, more than maxRequestSize (${this.config.maxRequestSize}); nothing of this send was sent`)

@@ -107,6 +107,7 @@ export class Sender {
       this.expire(q, now)
       const batch = q.batches.find((b) => !b.inFlight)
       if (!batch) continue
+      nextWake = Math.min(nextWake, batch.deadline)
       const last = q.batches[q.batches.length - 1]
       if (!(batch.sealed || this.flushing > 0 || batch !== last || now - batch.createdAt >= lingerMs)) {
         nextWake = Math.min(nextWake, batch.createdAt + lingerMs)
@@ -132,16 +133,21 @@ export class Sender {
     }
     for (const [node, queues] of byNode) this.sendTo(node, queues)
     if (nextWake < Infinity) this.schedule(nextWake)
+    // A batch that expired above may have left a sequence gap.
+    if (this.needsBump) this.bumpEpochWhenIdle()
   }
 
-  /** Fails batches that have waited past deliveryTimeoutMs (not those in flight: their answer decides). */
+  /**
+   * Fails batches that have waited past deliveryTimeoutMs. Those in flight
+   * are not failed here: their request times out by the first one's
+   * deadline (the request's timeout is capped at it), and then they fail.
+   */
   private expire(q: PartitionQueue, now: number): void {
     // Oldest first: when the head is within its deadline, so is the rest.
     if (now < q.batches[0].deadline) return
     for (const batch of [...q.batches]) {
-      if (!batch.inFlight && now >= batch.deadline) {
-        this.fail(batch, new TimeoutError(`${batch.records.length} record(s) for ${q.topic}-${q.partition} were not acknowledged within deliveryTimeoutMs (${this.config.deliveryTimeoutMs} ms)`, { retriable: false }))
-      }
+      // settleFailed: a batch sent before (waiting to be retried) leaves a gap in its sequence, so the epoch is bumped.
+      if (!batch.inFlight && now >= batch.deadline) this.settleFailed(batch, this.expired(batch))
     }
   }
 
@@ -226,7 +232,8 @@ export class Sender {
           timeoutMs: this.config.requestTimeoutMs,
           topicData: [...topics].map(([name, list]) => ({ name, topicId: ids?.get(name), partitionData: list.map((b) => ({ index: b.queue.partition, records: b.encoded! })) })),
         },
-        { version, expectResponse: acks !== 0, timeoutMs: this.config.requestTimeoutMs + 5_000 },
+        // Not past the first batch's delivery deadline: a send's outcome is known by deliveryTimeoutMs, in flight or not.
+        { version, expectResponse: acks !== 0, timeoutMs: Math.max(1, Math.min(this.config.requestTimeoutMs, Math.min(...batches.map((b) => b.deadline)) - Date.now())) },
       )
       if (acks === 0) {
         for (const b of batches) this.complete(b, -1n, -1n, -1n)
@@ -340,7 +347,13 @@ export class Sender {
       this.cluster.afterError(err).finally(() => this.schedule(batch.retryAt))
       return
     }
-    this.settleFailed(batch, err)
+    this.settleFailed(batch, retriable && Date.now() >= batch.deadline ? this.expired(batch, err) : err)
+  }
+
+  private expired(batch: ProducerBatch, cause?: Error): TimeoutError {
+    const q = batch.queue
+    const why = cause ? `: ${cause.message}` : ''
+    return new TimeoutError(`${batch.records.length} record(s) for ${q.topic}-${q.partition} were not acknowledged within deliveryTimeoutMs (${this.config.deliveryTimeoutMs} ms)${why}`, { retriable: false, cause })
   }
 
   /** Gives up on an in-flight batch; with idempotence its sequence is now a gap, so the epoch is bumped. */

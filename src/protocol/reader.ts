@@ -10,6 +10,9 @@ import type { UnknownTag } from './writer.js'
  * a RangeError, and a length larger than what is left is an error, not an
  * allocation. Bytes and record sets come back as views of the input (no copy).
  */
+/** Arrays up to this many elements are allocated at their size. */
+const PREALLOCATE_UP_TO = 64
+
 export class Reader {
   readonly buffer: Buffer
   offset: number
@@ -212,14 +215,27 @@ export class Reader {
   array<T>(compact: boolean, version: number, read: ElementReader<T>, what?: string): T[] {
     const n = compact ? this.compactArrayLength(what) : this.arrayLength(what)
     if (n < 0) throw this.malformed('null, which this field does not allow', 'array', what)
-    const items: T[] = []
-    for (let i = 0; i < n; i++) items.push(read(this, version, compact))
-    return items
+    return this.items(n, compact, version, read)
   }
 
   nullableArray<T>(compact: boolean, version: number, read: ElementReader<T>, what?: string): T[] | null {
     const n = compact ? this.compactArrayLength(what) : this.arrayLength(what)
     if (n < 0) return null
+    return this.items(n, compact, version, read)
+  }
+
+  /**
+   * n elements. A short array gets exactly its size up front: grown by push,
+   * each would hold room for 17 (a Metadata answer's replica lists cost
+   * 10x its bytes that way). A long one grows as it is read, so a claimed
+   * count allocates nothing the bytes do not back.
+   */
+  private items<T>(n: number, compact: boolean, version: number, read: ElementReader<T>): T[] {
+    if (n <= PREALLOCATE_UP_TO) {
+      const items = new Array<T>(n)
+      for (let i = 0; i < n; i++) items[i] = read(this, version, compact)
+      return items
+    }
     const items: T[] = []
     for (let i = 0; i < n; i++) items.push(read(this, version, compact))
     return items

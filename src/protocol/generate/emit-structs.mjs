@@ -189,11 +189,22 @@ function writeLines(msg, f, present, e, ctx, raw = e) {
   return lines.flatMap((l) => l.split('\n'))
 }
 
+/**
+ * Non-nullable bytes fields that peers are known to send as null, read as
+ * empty instead of refused: librdkafka (its mock broker included) answers
+ * SyncGroup with a null assignment for a member given nothing, or with an
+ * error, and librdkafka and the Java client read it as no partitions.
+ */
+const NULL_READ_AS_EMPTY = new Set(['SyncGroupResponse.Assignment'])
+
 /** An expression reading field f, in versions `present`. */
 function readExpr(msg, f, present, ctx) {
   const fx = fieldFlex(msg, f, present)
   const nc = nullCond(f, present)
   const what = q(f.where)
+  if (f.type === 'bytes' && !f.array && nc === 'false' && NULL_READ_AS_EMPTY.has(f.where)) {
+    return `((${pick(fx, `r.compactNullableBytes(${what})`, `r.nullableBytes(${what})`)}) ?? EMPTY_BYTES)`
+  }
   const either = (make) => {
     const n = make(true)
     const p = make(false)

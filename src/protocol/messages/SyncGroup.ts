@@ -119,7 +119,7 @@ function readSyncGroupResponse(r: Reader, version: number): SyncGroupResponse {
     errorCode: r.int16('SyncGroupResponse.ErrorCode'),
     protocolType: version >= 5 ? r.compactNullableString('SyncGroupResponse.ProtocolType') : null,
     protocolName: version >= 5 ? r.compactNullableString('SyncGroupResponse.ProtocolName') : null,
-    assignment: flexible ? r.compactBytes('SyncGroupResponse.Assignment') : r.bytes('SyncGroupResponse.Assignment'),
+    assignment: ((flexible ? r.compactNullableBytes('SyncGroupResponse.Assignment') : r.nullableBytes('SyncGroupResponse.Assignment')) ?? EMPTY_BYTES),
   }
   if (flexible) r.tags(v)
   return v
