@@ -41,7 +41,8 @@ const INFLIGHT = 10
 const TOP = 25
 
 interface Scenario {
-  kind: 'producer' | 'consumer'
+  /** first-send: one message, sent and acknowledged after connect, in a fresh process (idempotent, the default). */
+  kind: 'producer' | 'consumer' | 'first-send'
   acks: 1 | -1
   compression: 'none' | 'lz4'
 }
@@ -68,9 +69,11 @@ interface ChildFigures {
   processCpuS: number
   peakRssMiB: number
   messages: number
+  /** Socket writes (requests, about) over the run. */
+  writes: number
 }
 
-const name = (s: Scenario) => `${s.kind} acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`.replace(/^consumer acks=1, /, 'consumer ')
+const name = (s: Scenario) => s.kind === 'first-send' ? 'first send (1 message, defaults)' : `${s.kind} acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`.replace(/^consumer acks=1, /, 'consumer ')
 
 // ---- child ---------------------------------------------------------------------
 
@@ -98,6 +101,13 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss())
   }, 50)
+  let writes = 0
+  const { Socket } = await import('node:net')
+  const write = Socket.prototype.write
+  Socket.prototype.write = function (this: InstanceType<typeof Socket>, ...args: any[]) {
+    writes++
+    return (write as any).apply(this, args)
+  } as typeof write
   const stopProfiler = profileDir ? await startProfiler(profileDir) : null
   if (profileDir) console.log('--- measured part starts ---')
   const t0 = performance.now()
@@ -109,8 +119,8 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
   let connectMs = 0
   let firstMs = 0
   const mask = POOL - 1
-  if (job.kind === 'producer') {
-    const producer = kafka.producer({ acks: job.acks === -1 ? 'all' : 1, idempotent: job.acks === -1, compression: job.compression })
+  if (job.kind !== 'consumer') {
+    const producer = job.kind === 'first-send' ? kafka.producer() : kafka.producer({ acks: job.acks === -1 ? 'all' : 1, idempotent: job.acks === -1, compression: job.compression })
     await producer.connect()
     connectMs = performance.now() - start
     await windowed(0, job.messages, INFLIGHT, CHUNK, async (a, b) => {
@@ -157,6 +167,7 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
     processCpuS: (whole.user + whole.system) / 1e6,
     peakRssMiB: peak / 2 ** 20,
     messages: job.messages,
+    writes,
   }
   process.stdout.write(`\nRESULT ${JSON.stringify(figures)}\n`)
   process.exit(0)
@@ -230,7 +241,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 function figureLine(s: Scenario, f: ChildFigures): string {
   const usPerMsg = (f.cpuS / f.messages) * 1e6
   const rate = f.messages / (f.totalMs / 1000)
-  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'producer' ? 'ack' : 'batch'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, peak RSS ${Math.round(f.peakRssMiB)} MiB`
+  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB`
 }
 
 async function parent(): Promise<void> {
@@ -244,6 +255,7 @@ async function parent(): Promise<void> {
     { kind: 'producer', acks: 1, compression: 'lz4' },
     { kind: 'producer', acks: -1, compression: 'lz4' },
     { kind: 'consumer', acks: 1, compression: 'none' },
+    { kind: 'first-send', acks: -1, compression: 'none' },
   ].filter((s) => !only || s.kind === only) as Scenario[]
   const root = repositoryRoot()
   const bundles = (option('bundle') ?? join(root, 'dist', 'index.js')).split(',')
@@ -275,7 +287,7 @@ async function parent(): Promise<void> {
       if (s.kind === 'consumer') return { ...s, bundle, bootstrap: cluster.bootstrap, topic: consumeTopic!, messages: CONSUME_MESSAGES, groupId: `profile-${process.pid}-${n}` }
       const topic = `profile-${process.pid}-${n}`
       await cluster.createTopic(topic, { partitions: PARTITIONS, replicationFactor: 3 })
-      return { ...s, bundle, bootstrap: cluster.bootstrap, topic, messages: PRODUCE_MESSAGES, groupId: '' }
+      return { ...s, bundle, bootstrap: cluster.bootstrap, topic, messages: s.kind === 'first-send' ? 1 : PRODUCE_MESSAGES, groupId: '' }
     }
     // Unprofiled runs, interleaved across scenarios, for the figures.
     for (let r = 0; r < runs; r++) {
@@ -284,7 +296,7 @@ async function parent(): Promise<void> {
         for (const bundle of r % 2 ? [...bundles].reverse() : bundles) {
           const job = await jobFor(s, bundle)
           const { figures: f } = await runChild(job, null)
-          if (s.kind === 'producer') await cluster.deleteTopic(job.topic)
+          if (s.kind !== 'consumer') await cluster.deleteTopic(job.topic)
           console.log(`run ${r + 1}${bundles.length > 1 ? ` [${bundle}]` : ''}: ${figureLine(s, f)}`)
           if (bundle === bundles[bundles.length - 1]) figures.set(s, [...(figures.get(s) ?? []), f])
           else before.set(s, [...(before.get(s) ?? []), f])
@@ -300,12 +312,13 @@ async function parent(): Promise<void> {
     }
     if (profile) {
       for (const s of scenarios) {
+        if (s.kind === 'first-send') continue
         const dir = join(root, 'dist', 'bench', 'profiles', name(s).replace(/[^a-z0-9]+/gi, '-'))
         rmSync(dir, { recursive: true, force: true })
         mkdirSync(dir, { recursive: true })
         const job = await jobFor(s)
         const { figures: f, out } = await runChild(job, dir)
-        if (s.kind === 'producer') await cluster.deleteTopic(job.topic)
+        if (s.kind !== 'consumer') await cluster.deleteTopic(job.topic)
         const file = join(dir, readdirSync(dir).find((x) => x.endsWith('.cpuprofile'))!)
         const { total, rows } = selfTimes(file)
         const gc = gcCounts(out)
@@ -327,6 +340,7 @@ async function parent(): Promise<void> {
     }
     const stamp = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine().cpu} (${machine().cores} cores, shared with other work: noisy), Node ${process.version}; wafka ${wafkaRevision(root, join(root, 'dist', 'index.js'))}.`
     for (const kind of ['producer', 'consumer'] as const) {
+      if (only && only !== kind) continue
       const mine = scenarios.filter((s) => s.kind === kind)
       if (!mine.length) continue
       const summary = mine.map((s) => {
@@ -352,9 +366,63 @@ async function parent(): Promise<void> {
       if (write) writeFileSync(join(root, 'bench', 'results', `profile-${kind}.md`), `${text}\n`)
       else console.log(text)
     }
+    // Import alone (module evaluation, wasm compile and instantiation), in fresh processes.
+    const imports: number[] = []
+    for (let i = 0; i < 10; i++) imports.push(await importOnly(bundles[bundles.length - 1]))
+    console.log(`import of ${bundles[bundles.length - 1]} in a fresh process: median ${f1(median(imports))} ms (${imports.map(f1).join(', ')})`)
+    const rows = scenarios.filter((s) => figures.get(s)?.length).map((s) => {
+      const fs = figures.get(s)!
+      const med = (g: (f: ChildFigures) => number) => median(fs.map(g))
+      return {
+        scenario: name(s),
+        runs: fs.length,
+        messagesPerSec: Math.round(med((f) => f.messages / (f.totalMs / 1000))),
+        cpuUsPerMessage: Number(med((f) => (f.cpuS / f.messages) * 1e6).toFixed(3)),
+        importMs: Number(f1(med((f) => f.importMs))),
+        connectMs: Number(f1(med((f) => f.connectMs))),
+        firstMs: Number(f1(med((f) => f.firstMs))),
+        totalMs: Math.round(med((f) => f.totalMs)),
+        peakRssMiB: Math.round(med((f) => f.peakRssMiB)),
+      }
+    })
+    const cold = [
+      `<!-- Written by bench/profile.ts: npm run build:wasm && npm run build:js && npx esbuild --bundle --loader:.wasm=binary --packages=external --target=es2022 bench/profile.ts --platform=node --format=esm --outfile=dist/bench/profile.js && node dist/bench/profile.js --write --runs=${runs}; do not edit by hand. -->`,
+      '# Cold start and one-shot runs',
+      '',
+      stamp,
+      '',
+      `**Import** of dist/index.js (module evaluation, node: built-ins it imports, wasm compile and instantiation) in a fresh Node process, after an empty module (the ESM loader's start-up is not counted): median ${f1(median(imports))} ms of 10 (${[...imports].sort((a, b) => a - b).map(f1).join(', ')}).`,
+      '',
+      `**One-shot runs**, each in a fresh process, medians of ${runs}: the clock and CPU run from before \`new Kafka()\` (after the import) to the last acknowledgement or message, so connecting, metadata and (consumer) joining the group are in them. Producer: ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a fresh ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers), send() calls of ${CHUNK} with ${INFLIGHT} in flight, lingerMs and batchSize default. Consumer: ${CONSUME_MESSAGES.toLocaleString('en')} such messages read through eachBatch, every key and value touched, by a fresh group. First send: \`new Kafka()\`, \`producer()\` with its defaults (idempotent), connect(), send() of one message, acknowledged. CPU is process.cpuUsage (user + system, every thread); peak RSS sampled every 50 ms and includes the benchmark's own ${POOL.toLocaleString('en')} key/value pairs (~20 MiB).`,
+      '',
+      '| run | messages/s | CPU µs/msg | import ms | new Kafka() → connected ms | → first ack / batch ms | total ms | peak RSS MiB |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.scenario} | ${r.scenario.startsWith('first') ? '' : `${Math.round(r.messagesPerSec / 1000)} k`} | ${r.scenario.startsWith('first') ? '' : r.cpuUsPerMessage.toFixed(2)} | ${r.importMs} | ${r.connectMs} | ${r.firstMs} | ${r.totalMs} | ${r.peakRssMiB} |`),
+      '',
+      'The machine (2 cores) is shared with other work while this runs: throughput is noisy, CPU per message much less so. Where the time goes: profile-producer.md and profile-consumer.md.',
+    ].join('\n')
+    if (write && !only) {
+      writeFileSync(join(root, 'bench', 'results', 'cold-start.md'), `${cold}\n`)
+      writeFileSync(join(root, 'bench', 'results', 'cold-start.json'), `${JSON.stringify({ measured: stamp, runs, importMs: imports, rows }, null, 2)}\n`)
+    } else console.log(cold)
   } finally {
     await rig.close()
   }
+}
+
+function importOnly(bundle: string): Promise<number> {
+  const url = pathToFileURL(bundle).href
+  // An empty module first: the ESM loader's own start-up is not wafka's.
+  const code = `await import('data:text/javascript,export default 0'); const t = performance.now(); await import(${JSON.stringify(url)}); console.log(performance.now() - t)`
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    c.stdout.setEncoding('utf8')
+    c.stdout.on('data', (x: string) => {
+      out += x
+    })
+    c.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`import of ${bundle} failed (${code})`))))
+  })
 }
 
 const childArg = option('child')
