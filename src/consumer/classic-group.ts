@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer'
 import { backoffMs, sleep } from '../net/backoff.js'
-import { ConnectionError, KafkaError, ProtocolError, WafkaError } from '../errors.js'
+import { AuthenticationError, AuthorizationError, ConnectionError, KafkaError, ProtocolError, TlsError, WafkaError } from '../errors.js'
 import { Heartbeat, JoinGroup, LeaveGroup, SyncGroup } from '../protocol/messages/index.js'
 import type { PartitionAssignor, TopicPartitions } from './assignors/index.js'
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from './assignors/index.js'
@@ -350,11 +350,14 @@ const FATAL = new Set([
  * issue asks and librdkafka does: any broker error but the fatal ones (a
  * mock answers SyncGroup INVALID_REQUEST while a static member's previous
  * instance is being replaced), a broken connection, a malformed group
- * response. What stops the consumer: FATAL codes, and wafka's own
+ * response. What stops the consumer: FATAL codes, authentication,
+ * authorization and TLS failures, and wafka's own
  * non-retriable errors (configuration, no common API version, an assignor
  * the group chose that this member did not offer).
  */
 function isRecoverable(err: unknown): boolean {
+  // Refused credentials, a missing ACL or an untrusted certificate: the same join gets the same answer.
+  if (err instanceof AuthenticationError || err instanceof AuthorizationError || err instanceof TlsError) return false
   if (err instanceof ConnectionError || err instanceof ProtocolError) return true
   if (err instanceof KafkaError) return !FATAL.has(err.code)
   return err instanceof WafkaError && err.retriable

@@ -285,8 +285,9 @@ export class Sender {
         this.txn?.fatal(err)
         return this.settleFailed(batch, err)
       }
-      // An earlier batch failed and is being retried: this one follows it.
-      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying) return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
+      // An earlier batch failed and is being retried: this one follows it. (Not when this is the earliest
+      // unacknowledged batch: then the broker's sequence is ahead of it, e.g. it wrote a later batch first.)
+      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying && q.batches[0] !== batch) return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
       if (code === OUT_OF_ORDER_SEQUENCE_NUMBER || code === UNKNOWN_PRODUCER_ID || code === INVALID_PRODUCER_EPOCH) {
         if (this.txn) {
           this.txn.fatal(err)

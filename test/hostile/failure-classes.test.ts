@@ -5,7 +5,7 @@
 // request on a fresh client: connection setup included).
 import { Buffer } from 'node:buffer'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ConnectionError, Kafka, ProtocolError, TimeoutError, UnsupportedApiError, type WafkaError } from '../../src/index.js'
+import { ConnectionError, Kafka, KafkaError, ProtocolError, TimeoutError, UnsupportedApiError, type WafkaError } from '../../src/index.js'
 import { ApiVersions, Metadata } from '../../src/protocol/messages/index.js'
 import { FakeCluster, claimSize, drip, rawBody, resetMidFrame, stall, truncateAndClose, wrongCorrelationId, type Behaviour } from './fake-broker.js'
 import { SLACK_MS, expectNothingLeft, expectTyped, liveResources, timed } from './support.js'
@@ -50,10 +50,11 @@ const CASES: Case[] = [
   { name: 'answers with a wrong correlation id', api: Metadata, behaviour: wrongCorrelationId, type: ConnectionError, retriable: true, atLeast: 1000, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 16, message: /correlation id/ },
   { name: 'claims a 2 GiB frame', api: Metadata, behaviour: claimSize(0x80000000), type: ConnectionError, retriable: true, atLeast: 1000, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 16, message: /2147483648 bytes, past the/ },
   { name: 'claims a 2^31-1 byte frame', api: Metadata, behaviour: claimSize(0x7fffffff), type: ConnectionError, retriable: true, atLeast: 1000, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 16, message: /2147483647 bytes, past the/ },
-  // Not retriable: the same broker will answer the same way; the call ends at once, on one connection.
+  // Not retriable: the same broker will answer the same way; the call ends at once, on one connection,
+  // with the error itself (as an authentication failure does), not wrapped.
   { name: 'claims an array of 2^31-1 brokers', api: Metadata, behaviour: rawBody(hugeArray), type: ProtocolError, retriable: false, within: 1000, maxConnections: 1 },
-  { name: 'refuses every ApiVersions version', api: ApiVersions, behaviour: (req, s) => void s.answer({ ...req, apiVersion: 0 }, { errorCode: 35, apiKeys: [] }), type: ConnectionError, retriable: false, within: 1000, maxConnections: 1, message: /UNSUPPORTED_VERSION/ },
-  { name: 'answers ApiVersions with garbage', api: ApiVersions, behaviour: rawBody(Buffer.from([0, 0, 0xff, 0xff, 0xff, 0x7f])), type: ConnectionError, retriable: false, within: 1000, maxConnections: 1 },
+  { name: 'refuses every ApiVersions version', api: ApiVersions, behaviour: (req, s) => void s.answer({ ...req, apiVersion: 0 }, { errorCode: 35, apiKeys: [] }), type: KafkaError, retriable: false, within: 1000, maxConnections: 1, message: /UNSUPPORTED_VERSION/ },
+  { name: 'answers ApiVersions with garbage', api: ApiVersions, behaviour: rawBody(Buffer.from([0, 0, 0xff, 0xff, 0xff, 0x7f])), type: ProtocolError, retriable: false, within: 1000, maxConnections: 1 },
   { name: 'speaks no Metadata version wafka knows', api: ApiVersions, behaviour: (req, s) => void s.answer(req, { errorCode: 0, apiKeys: [{ apiKey: ApiVersions.apiKey, minVersion: 0, maxVersion: 4 }, { apiKey: Metadata.apiKey, minVersion: 90, maxVersion: 99 }] }), type: UnsupportedApiError, retriable: false, within: 1000, maxConnections: 1 },
 ]
 

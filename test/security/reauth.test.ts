@@ -162,7 +162,7 @@ describe.skipIf(!requireSecuredKafka())('re-authentication against real Kafka', 
     opens.mockRestore()
     // A few reconnects (the producer's and the consumer's connections), each refused once; then the attempts stop.
     expect(attempts).toBeGreaterThan(0)
-    expect(attempts).toBeLessThan(15)
+    expect(attempts, `attempts per second after the failure: ${perSecond}`).toBeLessThan(15)
     expect(perSecond.slice(2).reduce((a, b) => a + b, 0), `attempts per second after the failure: ${perSecond}`).toBeLessThanOrEqual(1)
     expect(crashes.some((e) => e instanceof AuthenticationError), 'the consumer reports the AuthenticationError').toBe(true)
     await producer.disconnect()

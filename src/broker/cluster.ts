@@ -1,0 +1,163 @@
+import { ErrorCodes } from '../protocol/error-codes.js'
+import { Controller, type PartitionImage, type TopicImage } from './controller.js'
+import { VirtualBroker, type Replica } from './broker.js'
+import { Faults } from './faults.js'
+import { GroupCoordinator } from './groups/group-coordinator.js'
+import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
+
+export interface TopicSpec {
+  name: string
+  /** Default: the cluster's defaultPartitions. */
+  partitions?: number
+  /** Default: 1. At most the broker count; the leader is the only in-sync replica until replication arrives. */
+  replicationFactor?: number
+  configs?: Record<string, string>
+}
+
+export interface BrokerOptions {
+  /** Virtual brokers, ids 0..n-1. Default 1. */
+  brokers?: number
+  /** The first broker's port, the next ones' following it; 0 (default): ephemeral ports. */
+  port?: number
+  topics?: TopicSpec[]
+  /** auto.create.topics.enable: Metadata and Produce create unknown topics. Default true, as Kafka. */
+  autoCreateTopics?: boolean
+  /** num.partitions for auto-created topics. Default 1. */
+  defaultPartitions?: number
+  /** socket.request.max.bytes: larger requests close the connection. Default 100 MiB. */
+  maxRequestBytes?: number
+  /**
+   * max.connections, per broker: a connection past it is closed at once, so a
+   * client opening thousands cannot exhaust memory. Default 10000 (Kafka's is
+   * unlimited).
+   */
+  maxConnections?: number
+  /** group.min.session.timeout.ms. Default 6000. */
+  groupMinSessionTimeoutMs?: number
+  /** group.max.session.timeout.ms. Default 1800000. */
+  groupMaxSessionTimeoutMs?: number
+  /**
+   * group.initial.rebalance.delay.ms: how long the first join of an empty
+   * group waits for more members. Default 0, where Kafka's is 3000: an
+   * embedded broker serves tests, as Kafka's own test configs set it.
+   */
+  groupInitialRebalanceDelayMs?: number
+  /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
+  onProblem?: (message: string) => void
+}
+
+export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem'>> & Pick<BrokerOptions, 'onProblem'>
+
+export const DEFAULTS: ResolvedOptions = {
+  brokers: 1,
+  port: 0,
+  autoCreateTopics: true,
+  defaultPartitions: 1,
+  maxRequestBytes: 100 * 1024 * 1024,
+  maxConnections: 10_000,
+  groupMinSessionTimeoutMs: 6000,
+  groupMaxSessionTimeoutMs: 1_800_000,
+  groupInitialRebalanceDelayMs: 0,
+}
+
+/** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
+export class EmbeddedCluster {
+  readonly controller = new Controller()
+  readonly brokers = new Map<number, VirtualBroker>()
+  readonly faults = new Faults()
+  readonly groups: GroupCoordinator
+  readonly transactions: TransactionCoordinator
+  readonly options: ResolvedOptions
+
+  constructor(options: BrokerOptions) {
+    const { topics: _topics, ...rest } = options as BrokerOptions & { topics?: unknown }
+    this.options = { ...DEFAULTS, ...rest }
+    for (const [k, v] of Object.entries(this.options)) {
+      if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
+      const least = k === 'brokers' || k === 'maxRequestBytes' || k === 'maxConnections' ? 1 : 0
+      if (!(Number.isInteger(v) && (v as number) >= least)) throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
+    }
+    this.groups = new GroupCoordinator(this)
+    this.transactions = new TransactionCoordinator(this)
+    // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
+    this.controller.onRecord((r) => {
+      if (r.type !== 'remove-topic') return
+      for (const b of this.brokers.values()) for (const key of [...b.replicas.keys()]) if (key.startsWith(`${r.id}/`)) b.replicas.delete(key)
+      for (const g of this.groups.groups.values()) g.offsets.delete(r.name)
+    })
+  }
+
+  async start(topics: TopicSpec[] = []): Promise<void> {
+    const { brokers, port } = this.options
+    for (let id = 0; id < brokers; id++) {
+      const b = new VirtualBroker(id, this)
+      this.brokers.set(id, b)
+      await b.start(port === 0 ? 0 : port + id)
+      this.controller.registerBroker(id, b.host, b.port)
+    }
+    for (const t of topics) {
+      this.controller.createTopic(t.name, {
+        partitions: t.partitions ?? this.options.defaultPartitions,
+        replicationFactor: t.replicationFactor ?? 1,
+        configs: t.configs,
+      })
+    }
+  }
+
+  get bootstrapServers(): string {
+    return [...this.brokers.values()].map((b) => `${b.host}:${b.port}`).join(',')
+  }
+
+  broker(id: number): VirtualBroker {
+    const b = this.brokers.get(id)
+    if (!b) throw new RangeError(`no broker ${id} (brokers are 0-${this.brokers.size - 1})`)
+    return b
+  }
+
+  async stopBroker(id: number): Promise<void> {
+    const b = this.broker(id)
+    this.controller.setFenced(id, true)
+    await b.stop()
+  }
+
+  async startBroker(id: number): Promise<void> {
+    const b = this.broker(id)
+    await b.start()
+    this.controller.setFenced(id, false)
+  }
+
+  /** Moves a partition to `brokerId` (its data with it) and makes it the leader, with a new leader epoch. */
+  moveLeader(topic: string, partition: number, brokerId: number): void {
+    const t = this.controller.topics.get(topic)
+    const p = t?.partitions[partition]
+    const target = this.broker(brokerId)
+    const from = p && p.leader >= 0 ? this.brokers.get(p.leader) : undefined
+    this.controller.moveLeader(topic, partition, brokerId)
+    const key = `${t!.id}/${partition}`
+    const replica = from?.replicas.get(key)
+    if (from && replica && from !== target) {
+      from.replicas.delete(key)
+      target.replicas.set(key, replica)
+    }
+  }
+
+  /** The partition led by `broker`, with its replica there, or the Kafka error code saying why not. */
+  leaderReplica(broker: VirtualBroker, t: TopicImage, partition: number): { p: PartitionImage; replica: Replica } | number {
+    const p = t.partitions[partition]
+    if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
+    if (p.leader === -1) return ErrorCodes.LEADER_NOT_AVAILABLE
+    if (p.leader !== broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
+    return { p, replica: broker.replica(t.id, partition) }
+  }
+
+  problem(brokerId: number, message: string): void {
+    this.options.onProblem?.(`broker ${brokerId}: ${message}`)
+  }
+
+  async stop(): Promise<void> {
+    this.faults.clear()
+    this.groups.close()
+    this.transactions.close()
+    await Promise.all([...this.brokers.values()].map((b) => b.stop()))
+  }
+}

@@ -1,0 +1,301 @@
+import { randomBytes } from 'node:crypto'
+import { ErrorCodes } from '../protocol/error-codes.js'
+import type { MetadataRecord, PartitionChangeRecord } from './metadata-records.js'
+import { topicConfigProblem } from './topic-configs.js'
+import { topicNameProblem } from './topic-names.js'
+
+export interface BrokerImage {
+  id: number
+  host: string
+  port: number
+  rack: string | null
+  fenced: boolean
+}
+
+export interface PartitionImage {
+  partition: number
+  replicas: number[]
+  isr: number[]
+  /** -1 while no ISR member is up (no unclean election). */
+  leader: number
+  leaderEpoch: number
+}
+
+export interface TopicImage {
+  name: string
+  id: string
+  partitions: PartitionImage[]
+  configs: Map<string, string>
+}
+
+/** A refused controller operation: the Kafka error code and why. */
+export class ControllerError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** The most partitions a topic may have here: every partition costs memory up front. */
+export const MAX_PARTITIONS = 10_000
+
+/** How many producer ids one producer-ids record hands out (Kafka's block size). */
+const PRODUCER_ID_BLOCK = 1000n
+
+/**
+ * Owns the cluster metadata: an append-only log of MetadataRecords and the
+ * image that replaying it gives. Every change goes through append(), so the
+ * log alone can rebuild the image (replay) — the shape a persisted
+ * __cluster_metadata needs. Listeners hear each applied record.
+ */
+export class Controller {
+  readonly clusterId: string
+  readonly log: MetadataRecord[] = []
+  readonly brokers = new Map<number, BrokerImage>()
+  readonly topics = new Map<string, TopicImage>()
+  readonly topicsById = new Map<string, TopicImage>()
+  private nextProducerId = 0n
+  private producerIdLimit = 0n
+  private readonly listeners = new Set<(r: MetadataRecord) => void>()
+
+  constructor(clusterId = uuid()) {
+    this.clusterId = clusterId
+  }
+
+  /** A controller whose image is the replay of `records`. */
+  static replay(records: readonly MetadataRecord[], clusterId?: string): Controller {
+    const c = new Controller(clusterId)
+    for (const r of records) c.append(r)
+    // Ids of the last block may have been handed out before: start a new one.
+    c.nextProducerId = c.producerIdLimit
+    return c
+  }
+
+  onRecord(listener: (r: MetadataRecord) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  append(record: MetadataRecord): void {
+    this.apply(record)
+    this.log.push(record)
+    for (const l of this.listeners) l(record)
+  }
+
+  private apply(r: MetadataRecord): void {
+    switch (r.type) {
+      case 'broker':
+        this.brokers.set(r.id, { id: r.id, host: r.host, port: r.port, rack: r.rack, fenced: false })
+        break
+      case 'broker-fence': {
+        const b = this.brokers.get(r.id)
+        if (b) b.fenced = r.fenced
+        break
+      }
+      case 'topic': {
+        const t: TopicImage = { name: r.name, id: r.id, partitions: [], configs: new Map() }
+        this.topics.set(r.name, t)
+        this.topicsById.set(r.id, t)
+        break
+      }
+      case 'partition':
+      case 'partition-change': {
+        const t = this.topicsById.get(r.topicId)
+        if (!t) break
+        t.partitions[r.partition] = {
+          partition: r.partition,
+          replicas: [...r.replicas],
+          isr: [...r.isr],
+          leader: r.leader,
+          leaderEpoch: r.leaderEpoch,
+        }
+        break
+      }
+      case 'remove-topic': {
+        const t = this.topicsById.get(r.id)
+        if (!t) break
+        this.topicsById.delete(r.id)
+        this.topics.delete(t.name)
+        break
+      }
+      case 'config': {
+        if (r.resource !== 'topic') break
+        const t = this.topics.get(r.name)
+        if (!t) break
+        if (r.value === null) t.configs.delete(r.key)
+        else t.configs.set(r.key, r.value)
+        break
+      }
+      case 'producer-ids':
+        this.nextProducerId = this.producerIdLimit
+        this.producerIdLimit = BigInt(r.next)
+        break
+    }
+  }
+
+  /** Live (unfenced) brokers, by id. */
+  liveBrokers(): BrokerImage[] {
+    return [...this.brokers.values()].filter((b) => !b.fenced).sort((a, b) => a.id - b.id)
+  }
+
+  registerBroker(id: number, host: string, port: number, rack: string | null = null): void {
+    this.append({ type: 'broker', id, host, port, rack })
+  }
+
+  /**
+   * Fences (stops) or unfences a broker. A fenced leader's partitions go to
+   * another live ISR member, or to no leader (-1) when there is none; an
+   * unfenced broker takes back leaderless partitions whose ISR it is in.
+   */
+  setFenced(id: number, fenced: boolean): void {
+    const b = this.brokers.get(id)
+    if (!b || b.fenced === fenced) return
+    this.append({ type: 'broker-fence', id, fenced })
+    const live = new Set(this.liveBrokers().map((x) => x.id))
+    for (const t of this.topics.values()) {
+      for (const p of t.partitions) {
+        if (fenced && p.leader === id) {
+          const next = p.isr.find((r) => r !== id && live.has(r)) ?? -1
+          this.changePartition(t, p, { leader: next })
+        } else if (!fenced && p.leader === -1 && p.isr.includes(id)) {
+          this.changePartition(t, p, { leader: id })
+        }
+      }
+    }
+  }
+
+  changePartition(t: TopicImage, p: PartitionImage, change: Partial<Pick<PartitionChangeRecord, 'leader' | 'isr' | 'replicas'>>): void {
+    this.append({
+      type: 'partition-change',
+      topicId: t.id,
+      partition: p.partition,
+      leader: change.leader ?? p.leader,
+      leaderEpoch: p.leaderEpoch + 1,
+      isr: change.isr ?? p.isr,
+      replicas: change.replicas ?? p.replicas,
+    })
+  }
+
+  /** Creates a topic; `assignments[p]` (replica lists) overrides the round-robin placement. */
+  createTopic(
+    name: string,
+    opts: { partitions: number; replicationFactor: number; configs?: Record<string, string>; assignments?: number[][]; validateOnly?: boolean },
+  ): TopicImage | null {
+    const problem = topicNameProblem(name)
+    if (problem) throw new ControllerError(ErrorCodes.INVALID_TOPIC_EXCEPTION, problem)
+    if (this.topics.has(name)) throw new ControllerError(ErrorCodes.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`)
+    for (const [key, value] of Object.entries(opts.configs ?? {})) {
+      const why = topicConfigProblem(key, value)
+      if (why) throw new ControllerError(ErrorCodes.INVALID_CONFIG, why)
+    }
+    const live = this.liveBrokers().map((b) => b.id)
+    let assignments = opts.assignments
+    if (!assignments) {
+      if (!(opts.partitions >= 1)) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.')
+      if (opts.partitions > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+      if (!(opts.replicationFactor >= 1)) {
+        throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.')
+      }
+      if (opts.replicationFactor > live.length) {
+        throw new ControllerError(
+          ErrorCodes.INVALID_REPLICATION_FACTOR,
+          `Unable to replicate the partition ${opts.replicationFactor} time(s): The target replication factor of ${opts.replicationFactor} cannot be reached because only ${live.length} broker(s) are registered.`,
+        )
+      }
+      const start = this.topics.size
+      assignments = placeReplicas(live, start, 0, opts.partitions, opts.replicationFactor)
+    } else {
+      if (assignments.length > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+      for (const replicas of assignments) {
+        if (!replicas.length || replicas.some((r) => !this.brokers.has(r)) || new Set(replicas).size !== replicas.length) {
+          throw new ControllerError(ErrorCodes.INVALID_REPLICA_ASSIGNMENT, `replica assignment ${JSON.stringify(replicas)} names unknown or repeated brokers`)
+        }
+      }
+    }
+    if (opts.validateOnly) return null
+    const id = uuid()
+    this.append({ type: 'topic', name, id })
+    for (const [key, value] of Object.entries(opts.configs ?? {})) this.append({ type: 'config', resource: 'topic', name, key, value })
+    this.addPartitions(id, 0, assignments)
+    return this.topics.get(name)!
+  }
+
+  private addPartitions(topicId: string, from: number, assignments: number[][]): void {
+    const live = new Set(this.liveBrokers().map((b) => b.id))
+    assignments.forEach((replicas, i) => {
+      // The leader is the only replica holding data until replication arrives,
+      // so it is the whole ISR.
+      const leader = replicas.find((r) => live.has(r)) ?? -1
+      this.append({ type: 'partition', topicId, partition: from + i, replicas, isr: leader === -1 ? [] : [leader], leader, leaderEpoch: 0 })
+    })
+  }
+
+  deleteTopic(name: string): TopicImage {
+    const t = this.topics.get(name)
+    if (!t) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.')
+    this.append({ type: 'remove-topic', id: t.id, name: t.name })
+    return t
+  }
+
+  createPartitions(name: string, count: number, validateOnly = false): void {
+    const t = this.topics.get(name)
+    if (!t) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`)
+    const have = t.partitions.length
+    if (count <= have) {
+      throw new ControllerError(
+        ErrorCodes.INVALID_PARTITIONS,
+        count === have ? `Topic already has ${have} partitions.` : `The topic ${name} currently has ${have} partition(s); ${count} would not be an increase.`,
+      )
+    }
+    if (count > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+    const rf = t.partitions[0]?.replicas.length ?? 1
+    const live = this.liveBrokers().map((b) => b.id)
+    if (rf > live.length) throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)
+    if (validateOnly) return
+    this.addPartitions(t.id, have, placeReplicas(live, this.topics.size, have, count - have, rf))
+  }
+
+  setTopicConfig(name: string, key: string, value: string | null): void {
+    this.append({ type: 'config', resource: 'topic', name, key, value })
+  }
+
+  /** A fresh producer id, from the current block or a new one (a producer-ids record). */
+  allocateProducerId(): bigint {
+    if (this.nextProducerId >= this.producerIdLimit) {
+      this.append({ type: 'producer-ids', next: String(this.producerIdLimit + PRODUCER_ID_BLOCK) })
+    }
+    return this.nextProducerId++
+  }
+
+  /** Makes `broker` the partition's only replica and leader (a reassignment: the data goes with it). */
+  moveLeader(topic: string, partition: number, broker: number): void {
+    const t = this.topics.get(topic)
+    const p = t?.partitions[partition]
+    if (!t || !p) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `no partition ${topic}/${partition}`)
+    const b = this.brokers.get(broker)
+    if (!b || b.fenced) throw new ControllerError(ErrorCodes.BROKER_NOT_AVAILABLE, `broker ${broker} is not running`)
+    const replicas = [broker, ...p.replicas.filter((r) => r !== broker)].slice(0, p.replicas.length)
+    this.changePartition(t, p, { leader: broker, isr: [broker], replicas })
+  }
+}
+
+/** Kafka's round-robin placement: partition p's replicas start at broker (start + p) and go on in order. */
+function placeReplicas(brokers: number[], start: number, first: number, count: number, rf: number): number[][] {
+  const out: number[][] = []
+  for (let p = first; p < first + count; p++) {
+    const replicas: number[] = []
+    for (let i = 0; i < rf; i++) replicas.push(brokers[(start + p + i) % brokers.length])
+    out.push(replicas)
+  }
+  return out
+}
+
+/** A random Kafka UUID (URL-safe base64, 22 characters), never the all-zero one. */
+export function uuid(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url')
+    if (id !== 'AAAAAAAAAAAAAAAAAAAAAA') return id
+  }
+}

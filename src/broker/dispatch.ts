@@ -1,0 +1,76 @@
+import { ErrorCodes } from '../protocol/error-codes.js'
+import type { Handler } from './handler.js'
+import { addOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js'
+import { addPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js'
+import { advertisedApis, apiVersionsHandler, served } from './handlers/api-versions.js'
+import { createPartitionsHandler } from './handlers/create-partitions.js'
+import { createTopicsHandler } from './handlers/create-topics.js'
+import { deleteGroupsHandler } from './handlers/delete-groups.js'
+import { deleteRecordsHandler } from './handlers/delete-records.js'
+import { deleteTopicsHandler } from './handlers/delete-topics.js'
+import { describeClusterHandler } from './handlers/describe-cluster.js'
+import { describeConfigsHandler } from './handlers/describe-configs.js'
+import { describeGroupsHandler } from './handlers/describe-groups.js'
+import { endTxnHandler } from './handlers/end-txn.js'
+import { fetchHandler } from './handlers/fetch.js'
+import { findCoordinatorHandler } from './handlers/find-coordinator.js'
+import { heartbeatHandler } from './handlers/heartbeat.js'
+import { incrementalAlterConfigsHandler } from './handlers/incremental-alter-configs.js'
+import { initProducerIdHandler } from './handlers/init-producer-id.js'
+import { joinGroupHandler } from './handlers/join-group.js'
+import { leaveGroupHandler } from './handlers/leave-group.js'
+import { listGroupsHandler } from './handlers/list-groups.js'
+import { listOffsetsHandler } from './handlers/list-offsets.js'
+import { metadataHandler } from './handlers/metadata.js'
+import { offsetCommitHandler } from './handlers/offset-commit.js'
+import { offsetDeleteHandler } from './handlers/offset-delete.js'
+import { offsetFetchHandler } from './handlers/offset-fetch.js'
+import { offsetForLeaderEpochHandler } from './handlers/offset-for-leader-epoch.js'
+import { produceHandler } from './handlers/produce.js'
+import { syncGroupHandler } from './handlers/sync-group.js'
+import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
+
+/** The one table from API key to handler: what is here is served and advertised, nothing else. */
+export const handlers: Record<number, Handler> = {}
+for (const h of [
+  produceHandler,
+  fetchHandler,
+  listOffsetsHandler,
+  metadataHandler,
+  offsetCommitHandler,
+  offsetFetchHandler,
+  findCoordinatorHandler,
+  joinGroupHandler,
+  heartbeatHandler,
+  leaveGroupHandler,
+  syncGroupHandler,
+  describeGroupsHandler,
+  listGroupsHandler,
+  apiVersionsHandler,
+  createTopicsHandler,
+  deleteTopicsHandler,
+  initProducerIdHandler,
+  addPartitionsToTxnHandler,
+  addOffsetsToTxnHandler,
+  endTxnHandler,
+  txnOffsetCommitHandler,
+  describeConfigsHandler,
+  createPartitionsHandler,
+  deleteGroupsHandler,
+  describeClusterHandler,
+  deleteRecordsHandler,
+  offsetForLeaderEpochHandler,
+  incrementalAlterConfigsHandler,
+  offsetDeleteHandler,
+] as Handler[]) {
+  if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
+    throw new Error(`${h.spec.name}: served versions ${h.minVersion}-${h.maxVersion} are outside its codec's ${h.spec.minVersion}-${h.spec.maxVersion}`)
+  }
+  handlers[h.spec.apiKey] = h
+}
+served.table = handlers
+
+/** ApiVersions v0's answer to a version it does not speak (KIP-511): UNSUPPORTED_VERSION and the versions it does. */
+export function apiVersionsRefusal() {
+  return { errorCode: ErrorCodes.UNSUPPORTED_VERSION, apiKeys: advertisedApis() }
+}

@@ -1,0 +1,35 @@
+import type { ApiSpec, Input } from '../protocol/api.js'
+import type { RequestHeader } from '../protocol/header.js'
+import type { VirtualBroker } from './broker.js'
+import type { EmbeddedCluster } from './cluster.js'
+import type { ClientConnection } from './listener.js'
+
+export interface RequestContext {
+  broker: VirtualBroker
+  cluster: EmbeddedCluster
+  header: RequestHeader
+  /** The request's API version. */
+  version: number
+  connection: ClientConnection
+}
+
+/** A handler's answer for a request that gets no response (Produce with acks=0). */
+export const NO_RESPONSE = Symbol('no response')
+/** A handler's answer that closes the connection instead (Produce with acks=0 that failed, as Kafka does). */
+export const CLOSE_CONNECTION = Symbol('close connection')
+
+export type HandlerResult<Res> = Input<Res> | typeof NO_RESPONSE | typeof CLOSE_CONNECTION
+
+/** How the broker serves one API: the versions it really serves, and for which error answers. */
+export interface Handler<Req = any, Res = any> {
+  spec: ApiSpec<Req, Res>
+  minVersion: number
+  maxVersion: number
+  handle(req: Req, ctx: RequestContext): HandlerResult<Res> | Promise<HandlerResult<Res>>
+  /** The response that reports `code` for everything the request asked (injected faults, failures, unserved versions). */
+  errorResponse(req: Req, code: number, ctx: RequestContext): Input<Res>
+}
+
+export function defineHandler<Req, Res>(h: Handler<Req, Res>): Handler<Req, Res> {
+  return h
+}

@@ -1,0 +1,25 @@
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { DeleteGroups, type DeleteGroupsRequest, type DeleteGroupsResponse } from '../../protocol/messages/DeleteGroups.js'
+import { defineHandler } from '../handler.js'
+import { coordinatorError } from './group-common.js'
+
+/** DeleteGroups: an empty group goes with its offsets; one with members is NON_EMPTY_GROUP. */
+export const deleteGroupsHandler = defineHandler<DeleteGroupsRequest, DeleteGroupsResponse>({
+  spec: DeleteGroups,
+  minVersion: DeleteGroups.minVersion,
+  maxVersion: DeleteGroups.maxVersion,
+  handle(req, ctx) {
+    return {
+      results: req.groupsNames.map((groupId) => {
+        const refused = coordinatorError(ctx, groupId)
+        if (refused !== null) return { groupId, errorCode: refused }
+        const g = ctx.cluster.groups.get(groupId)
+        if (!g) return { groupId, errorCode: ErrorCodes.GROUP_ID_NOT_FOUND }
+        if (g.state !== 'Empty') return { groupId, errorCode: ErrorCodes.NON_EMPTY_GROUP }
+        ctx.cluster.groups.delete(groupId)
+        return { groupId, errorCode: ErrorCodes.NONE }
+      }),
+    }
+  },
+  errorResponse: (req, code) => ({ results: req.groupsNames.map((groupId) => ({ groupId, errorCode: code })) }),
+})

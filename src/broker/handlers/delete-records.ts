@@ -1,0 +1,33 @@
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { DeleteRecords, type DeleteRecordsRequest, type DeleteRecordsResponse } from '../../protocol/messages/DeleteRecords.js'
+import { defineHandler } from '../handler.js'
+
+/** DeleteRecords: the log start moves up to the offset asked (-1: the high watermark); batches wholly below it go. */
+export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRecordsResponse>({
+  spec: DeleteRecords,
+  minVersion: DeleteRecords.minVersion,
+  maxVersion: DeleteRecords.maxVersion,
+  handle(req, { cluster, broker }) {
+    return {
+      topics: req.topics.map((dt) => {
+        const t = cluster.controller.topics.get(dt.name)
+        return {
+          name: dt.name,
+          partitions: dt.partitions.map((dp) => {
+            const fail = (errorCode: number) => ({ partitionIndex: dp.partitionIndex, lowWatermark: -1n, errorCode })
+            if (!t) return fail(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
+            const led = cluster.leaderReplica(broker, t, dp.partitionIndex)
+            if (typeof led === 'number') return fail(led)
+            const log = led.replica.log
+            const to = dp.offset === -1n ? log.highWatermark : Number(dp.offset)
+            if (to < 0 || to > log.highWatermark) return fail(ErrorCodes.OFFSET_OUT_OF_RANGE)
+            return { partitionIndex: dp.partitionIndex, lowWatermark: BigInt(log.deleteBefore(to)), errorCode: ErrorCodes.NONE }
+          }),
+        }
+      }),
+    }
+  },
+  errorResponse: (req, code) => ({
+    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: code })) })),
+  }),
+})

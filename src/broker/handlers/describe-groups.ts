@@ -1,0 +1,46 @@
+import { Buffer } from 'node:buffer'
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { DescribeGroups, type DescribeGroupsRequest, type DescribeGroupsResponse } from '../../protocol/messages/DescribeGroups.js'
+import { defineHandler } from '../handler.js'
+import { coordinatorError } from './group-common.js'
+import { OPERATIONS_OMITTED } from './metadata.js'
+
+const EMPTY = Buffer.alloc(0)
+
+/** DescribeGroups: members with their metadata and assignment (both only once the group is Stable, as Kafka). */
+export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, DescribeGroupsResponse>({
+  spec: DescribeGroups,
+  minVersion: DescribeGroups.minVersion,
+  maxVersion: DescribeGroups.maxVersion,
+  handle(req, ctx) {
+    return {
+      groups: req.groups.map((groupId) => {
+        const base = { groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: OPERATIONS_OMITTED }
+        const refused = coordinatorError(ctx, groupId)
+        if (refused !== null) return { ...base, errorCode: refused }
+        const g = ctx.cluster.groups.get(groupId)
+        // v6+ says the group does not exist; before, it is described as Dead.
+        if (!g) return { ...base, groupState: 'Dead', errorCode: ctx.version >= 6 ? ErrorCodes.GROUP_ID_NOT_FOUND : ErrorCodes.NONE }
+        const stable = g.state === 'Stable'
+        return {
+          ...base,
+          errorCode: ErrorCodes.NONE,
+          groupState: g.state,
+          protocolType: g.protocolType ?? '',
+          protocolData: stable ? (g.protocolName ?? '') : '',
+          members: [...g.members.values()].map((m) => ({
+            memberId: m.memberId,
+            groupInstanceId: m.groupInstanceId,
+            clientId: m.clientId,
+            clientHost: m.clientHost,
+            memberMetadata: stable ? (m.protocols.find((p) => p.name === g.protocolName)?.metadata ?? EMPTY) : EMPTY,
+            memberAssignment: stable ? m.assignment : EMPTY,
+          })),
+        }
+      }),
+    }
+  },
+  errorResponse: (req, code) => ({
+    groups: req.groups.map((groupId) => ({ errorCode: code, groupId, groupState: '', protocolType: '', protocolData: '', members: [] })),
+  }),
+})

@@ -1,0 +1,213 @@
+import type { Buffer } from 'node:buffer'
+import type { Input } from '../../protocol/api.js'
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { Fetch, type FetchRequest, type FetchResponse, type FetchResponsePartitionData } from '../../protocol/messages/Fetch.js'
+import type { VirtualBroker } from '../broker.js'
+import type { EmbeddedCluster } from '../cluster.js'
+import { sessionKey, type FetchSession, type SessionPartition } from '../fetch-sessions.js'
+import { defineHandler, type RequestContext } from '../handler.js'
+import type { ClientConnection } from '../listener.js'
+import type { PartitionLog } from '../partition-log.js'
+
+type PartitionData = Input<FetchResponsePartitionData>
+
+const READ_COMMITTED = 1
+/** KIP-227: epoch 0 asks for a new session, -1 (final) for none. */
+const INITIAL_EPOCH = 0
+const FINAL_EPOCH = -1
+
+function failed(partitionIndex: number, errorCode: number): PartitionData {
+  return { partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, records: null }
+}
+
+interface Pass {
+  /** In fetch order: the partition asked for and the answer. */
+  answers: { want: SessionPartition; data: PartitionData }[]
+  bytes: number
+  errors: boolean
+  logs: PartitionLog[]
+  leaders: Set<number>
+}
+
+/** One pass over the partitions to fetch: what can be answered now. */
+function readOnce(wanted: Iterable<SessionPartition>, req: FetchRequest, cluster: EmbeddedCluster, broker: VirtualBroker, version: number): Pass {
+  const byId = version >= 13
+  const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set() }
+  let room = req.maxBytes
+  for (const want of wanted) {
+    const data = ((): PartitionData => {
+      const t = byId ? cluster.controller.topicsById.get(want.topicId) : cluster.controller.topics.get(want.topic)
+      if (!t) return failed(want.partition, byId ? ErrorCodes.UNKNOWN_TOPIC_ID : ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
+      const led = cluster.leaderReplica(broker, t, want.partition)
+      const p = t.partitions[want.partition]
+      // v12+ tell the client where the leader is.
+      const currentLeader = version >= 12 ? { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 } : undefined
+      if (typeof led === 'number') {
+        if (p && p.leader >= 0) pass.leaders.add(p.leader)
+        return { ...failed(want.partition, led), currentLeader }
+      }
+      if (want.currentLeaderEpoch >= 0 && want.currentLeaderEpoch !== p.leaderEpoch) {
+        return { ...failed(want.partition, want.currentLeaderEpoch < p.leaderEpoch ? ErrorCodes.FENCED_LEADER_EPOCH : ErrorCodes.UNKNOWN_LEADER_EPOCH), currentLeader }
+      }
+      const log = led.replica.log
+      pass.logs.push(log)
+      const offset = Number(want.fetchOffset)
+      const committedOnly = req.isolationLevel === READ_COMMITTED
+      const lso = log.lastStableOffset
+      const upTo = committedOnly ? lso : log.highWatermark
+      const common = {
+        partitionIndex: want.partition,
+        highWatermark: BigInt(log.highWatermark),
+        lastStableOffset: BigInt(lso),
+        logStartOffset: BigInt(log.logStartOffset),
+        abortedTransactions: committedOnly ? log.abortedBetween(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) })) : null,
+      }
+      if (offset < log.logStartOffset || offset > log.logEndOffset) return { ...common, errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE, records: null }
+      let chunks: Buffer[] = []
+      // KIP-74: the first batch goes out whole even past the limits, so a consumer always progresses.
+      const limit = Math.min(want.partitionMaxBytes, room)
+      if (limit > 0 || pass.bytes === 0) {
+        const read = log.read(offset, Math.max(limit, 1), upTo)
+        if (pass.bytes === 0 || read.bytes <= limit) {
+          chunks = read.chunks
+          pass.bytes += read.bytes
+          room -= read.bytes
+        }
+      }
+      return { ...common, errorCode: ErrorCodes.NONE, records: chunks }
+    })()
+    if (data.errorCode) pass.errors = true
+    pass.answers.push({ want, data })
+  }
+  return pass
+}
+
+/** Waits until one of `logs` gets an append, `ms` pass, the client goes away or the broker stops. */
+function waitForData(broker: VirtualBroker, connection: ClientConnection, logs: PartitionLog[], ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      for (const cancel of cancels) cancel()
+      broker.waits.delete(finish)
+      resolve()
+    }
+    const timer = setTimeout(finish, ms)
+    const cancels = logs.map((l) => l.onAppend(finish))
+    broker.waits.add(finish)
+    cancels.push(connection.onClose(finish))
+  })
+}
+
+/** The request's partitions, as session entries (the shape a session keeps). */
+function requested(req: FetchRequest, byId: boolean): Map<string, SessionPartition> {
+  const out = new Map<string, SessionPartition>()
+  for (const t of req.topics) {
+    for (const p of t.partitions) {
+      out.set(sessionKey(t.topic, t.topicId, p.partition, byId), {
+        topic: t.topic,
+        topicId: t.topicId,
+        partition: p.partition,
+        fetchOffset: p.fetchOffset,
+        currentLeaderEpoch: p.currentLeaderEpoch,
+        lastFetchedEpoch: p.lastFetchedEpoch,
+        logStartOffset: p.logStartOffset,
+        partitionMaxBytes: p.partitionMaxBytes,
+        sent: null,
+      })
+    }
+  }
+  return out
+}
+
+/**
+ * What this request fetches, under KIP-227: a full fetch (its own
+ * partitions; epoch 0 opens a session for them), or an incremental one (the
+ * session's partitions updated with the request's, less the forgotten).
+ */
+function resolveSession(req: FetchRequest, broker: VirtualBroker, byId: boolean): { session: FetchSession | null; incremental: boolean; wanted: Map<string, SessionPartition> } | number {
+  const sessions = broker.fetchSessions
+  if (req.sessionEpoch === INITIAL_EPOCH || req.sessionEpoch === FINAL_EPOCH) {
+    if (req.sessionId !== 0) sessions.remove(req.sessionId)
+    const wanted = requested(req, byId)
+    if (req.sessionEpoch === FINAL_EPOCH) return { session: null, incremental: false, wanted }
+    const session = sessions.create()
+    for (const [k, p] of wanted) session.partitions.set(k, p)
+    return { session, incremental: false, wanted: session.partitions }
+  }
+  const session = sessions.get(req.sessionId)
+  if (!session) return ErrorCodes.FETCH_SESSION_ID_NOT_FOUND
+  if (session.epoch !== req.sessionEpoch) return ErrorCodes.INVALID_FETCH_SESSION_EPOCH
+  for (const f of req.forgottenTopicsData) for (const p of f.partitions) session.partitions.delete(sessionKey(f.topic, f.topicId, p, byId))
+  for (const [k, p] of requested(req, byId)) {
+    const before = session.partitions.get(k)
+    session.partitions.set(k, { ...p, sent: before?.sent ?? null })
+  }
+  return { session, incremental: true, wanted: session.partitions }
+}
+
+/** Whether an incremental response must carry this partition: data, an error, or offsets that moved since last told. */
+function hasNews(want: SessionPartition, data: PartitionData): boolean {
+  const records = data.records as Buffer[] | null
+  if (data.errorCode || (records && records.length > 0) || !want.sent) return true
+  return want.sent.highWatermark !== data.highWatermark || want.sent.lastStableOffset !== data.lastStableOffset || want.sent.logStartOffset !== data.logStartOffset
+}
+
+/**
+ * Fetch: stored batch bytes as they are, up to the high watermark (or the
+ * last stable offset for read_committed, with the aborted transactions in
+ * what it reads), within maxBytes and each partition's limit; a long poll
+ * (maxWaitMs) until minBytes are there, woken by an append; incremental
+ * fetch sessions (KIP-227).
+ */
+export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
+  spec: Fetch,
+  minVersion: 4,
+  maxVersion: Fetch.maxVersion,
+  async handle(req, ctx: RequestContext) {
+    const { cluster, broker, version } = ctx
+    const byId = version >= 13
+    // Sessions came with v7; an older request is always full and sessionless.
+    const resolved = version >= 7 ? resolveSession(req, broker, byId) : { session: null, incremental: false, wanted: requested(req, byId) }
+    if (typeof resolved === 'number') return { errorCode: resolved, sessionId: 0, responses: [] }
+    const { session, incremental, wanted } = resolved
+    if (session) session.lastUsed = Date.now()
+    // The next incremental request carries the next epoch (a new session starts at 1).
+    if (session && incremental) session.epoch = session.epoch === 0x7fffffff ? 1 : session.epoch + 1
+    const deadline = Date.now() + req.maxWaitMs
+    for (;;) {
+      const pass = readOnce(wanted.values(), req, cluster, broker, version)
+      const left = deadline - Date.now()
+      const news = incremental ? pass.answers.filter((a) => hasNews(a.want, a.data)) : pass.answers
+      const done = pass.bytes >= req.minBytes || pass.errors || left <= 0 || !broker.running || pass.logs.length === 0 || ctx.connection.isClosed
+      if (!done) {
+        await waitForData(broker, ctx.connection, pass.logs, left)
+        continue
+      }
+      if (session) {
+        for (const { want, data } of pass.answers) {
+          want.sent = { highWatermark: data.highWatermark as bigint, lastStableOffset: data.lastStableOffset as bigint, logStartOffset: data.logStartOffset as bigint }
+        }
+      }
+      // Partitions grouped by topic, in the order asked.
+      const responses: { topic: string; topicId: string; partitions: PartitionData[] }[] = []
+      for (const { want, data } of news) {
+        const last = responses.at(-1)
+        if (last && (byId ? last.topicId === want.topicId : last.topic === want.topic)) last.partitions.push(data)
+        else responses.push({ topic: byId ? '' : want.topic, topicId: want.topicId, partitions: [data] })
+      }
+      const nodeEndpoints = [...pass.leaders].flatMap((id) => {
+        const b = cluster.controller.brokers.get(id)
+        return b ? [{ nodeId: b.id, host: b.host, port: b.port, rack: b.rack }] : []
+      })
+      return { errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses, ...(version >= 16 ? { nodeEndpoints } : {}) }
+    }
+  },
+  errorResponse: (req, code, { version }) => ({
+    errorCode: version >= 7 ? code : 0,
+    sessionId: 0,
+    responses: req.topics.map((t) => ({ topic: version >= 13 ? '' : t.topic, topicId: t.topicId, partitions: t.partitions.map((p) => failed(p.partition, code)) })),
+  }),
+})

@@ -1,0 +1,82 @@
+import { ZERO_UUID } from '../../protocol/api.js'
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { Metadata, type MetadataRequest, type MetadataResponse, type MetadataResponseTopic } from '../../protocol/messages/Metadata.js'
+import type { EmbeddedCluster } from '../cluster.js'
+import type { TopicImage } from '../controller.js'
+import { defineHandler } from '../handler.js'
+import { topicNameProblem } from '../topic-names.js'
+
+/** Authorized operations not asked for (Kafka's Integer.MIN_VALUE). */
+export const OPERATIONS_OMITTED = -2147483648
+
+export function topicMetadata(cluster: EmbeddedCluster, t: TopicImage): MetadataResponseTopic {
+  const live = new Set(cluster.controller.liveBrokers().map((b) => b.id))
+  return {
+    errorCode: ErrorCodes.NONE,
+    name: t.name,
+    topicId: t.id,
+    isInternal: false,
+    topicAuthorizedOperations: OPERATIONS_OMITTED,
+    partitions: t.partitions.map((p) => ({
+      errorCode: p.leader === -1 ? ErrorCodes.LEADER_NOT_AVAILABLE : ErrorCodes.NONE,
+      partitionIndex: p.partition,
+      leaderId: p.leader,
+      leaderEpoch: p.leaderEpoch,
+      replicaNodes: p.replicas,
+      isrNodes: p.isr,
+      offlineReplicas: p.replicas.filter((r) => !live.has(r)),
+    })),
+  }
+}
+
+function missingTopic(name: string | null, topicId: string, errorCode: number, version: number): MetadataResponseTopic {
+  // A topic asked for by id has no name; v10-11 cannot say null.
+  return { errorCode, name: name ?? (version >= 12 ? null : ''), topicId, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_OMITTED }
+}
+
+export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>({
+  spec: Metadata,
+  minVersion: Metadata.minVersion,
+  maxVersion: Metadata.maxVersion,
+  handle(req, { cluster, version }) {
+    const { controller, options } = cluster
+    // v0 asks for every topic with an empty list; v1+ with null.
+    const all = req.topics === null || (version === 0 && req.topics.length === 0)
+    const autoCreate = options.autoCreateTopics && (version < 4 || req.allowAutoTopicCreation)
+    const topics: MetadataResponseTopic[] = []
+    if (all) {
+      for (const t of controller.topics.values()) topics.push(topicMetadata(cluster, t))
+    } else {
+      for (const want of req.topics!) {
+        if (want.name === null || want.name === '') {
+          const t = controller.topicsById.get(want.topicId)
+          topics.push(t ? topicMetadata(cluster, t) : missingTopic(null, want.topicId, ErrorCodes.UNKNOWN_TOPIC_ID, version))
+          continue
+        }
+        let t = controller.topics.get(want.name)
+        if (!t && topicNameProblem(want.name)) {
+          topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.INVALID_TOPIC_EXCEPTION, version))
+          continue
+        }
+        if (!t && autoCreate && controller.liveBrokers().length > 0) {
+          t = controller.createTopic(want.name, { partitions: options.defaultPartitions, replicationFactor: 1 }) ?? undefined
+        }
+        topics.push(t ? topicMetadata(cluster, t) : missingTopic(want.name, ZERO_UUID, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, version))
+      }
+    }
+    const brokers = controller.liveBrokers()
+    return {
+      brokers: brokers.map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: b.rack })),
+      clusterId: controller.clusterId,
+      controllerId: brokers[0]?.id ?? -1,
+      topics,
+      clusterAuthorizedOperations: OPERATIONS_OMITTED,
+    }
+  },
+  errorResponse: (req, code, { cluster, version }) => ({
+    brokers: [],
+    clusterId: cluster.controller.clusterId,
+    controllerId: -1,
+    topics: (req.topics ?? []).map((t) => missingTopic(t.name, t.topicId, code, version)),
+  }),
+})

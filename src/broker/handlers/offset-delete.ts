@@ -1,0 +1,50 @@
+import { Buffer } from 'node:buffer'
+import { decodeData } from '../../protocol/api.js'
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { ConsumerProtocolSubscription } from '../../protocol/messages/ConsumerProtocol.js'
+import { OffsetDelete, type OffsetDeleteRequest, type OffsetDeleteResponse } from '../../protocol/messages/OffsetDelete.js'
+import type { ClassicGroup } from '../groups/classic-group.js'
+import { defineHandler } from '../handler.js'
+import { coordinatorError } from './group-common.js'
+
+/** The topics a consumer group's members subscribe to, from their subscriptions (unreadable ones count for none). */
+function subscribedTopics(g: ClassicGroup): Set<string> {
+  const topics = new Set<string>()
+  if (g.protocolType !== 'consumer') return topics
+  for (const m of g.members.values()) {
+    const meta = m.protocols.find((p) => p.name === g.protocolName)?.metadata ?? m.protocols[0]?.metadata
+    try {
+      if (meta?.length) for (const t of decodeData(ConsumerProtocolSubscription, Buffer.from(meta)).value.topics) topics.add(t)
+    } catch {
+      // Not the consumer protocol's bytes: nothing to protect.
+    }
+  }
+  return topics
+}
+
+/** OffsetDelete: a group's committed offsets go, except for topics its members still subscribe to. */
+export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDeleteResponse>({
+  spec: OffsetDelete,
+  minVersion: OffsetDelete.minVersion,
+  maxVersion: OffsetDelete.maxVersion,
+  handle(req, ctx) {
+    const refused = coordinatorError(ctx, req.groupId)
+    if (refused !== null) return { errorCode: refused, topics: [] }
+    const g = ctx.cluster.groups.get(req.groupId)
+    if (!g) return { errorCode: ErrorCodes.GROUP_ID_NOT_FOUND, topics: [] }
+    const subscribed = g.state === 'Empty' ? new Set<string>() : subscribedTopics(g)
+    return {
+      errorCode: ErrorCodes.NONE,
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => {
+          if (subscribed.has(t.name)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.GROUP_SUBSCRIBED_TO_TOPIC }
+          if (!ctx.cluster.controller.topics.get(t.name)?.partitions[p.partitionIndex]) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
+          g.offsets.get(t.name)?.delete(p.partitionIndex)
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.NONE }
+        }),
+      })),
+    }
+  },
+  errorResponse: (_req, code) => ({ errorCode: code, topics: [] }),
+})

@@ -1,0 +1,46 @@
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/messages/OffsetFetch.js'
+import { defineHandler, type RequestContext } from '../handler.js'
+import { coordinatorError } from './group-common.js'
+
+interface GroupAnswer {
+  errorCode: number
+  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }[] }[]
+}
+
+/** One group's committed offsets: those asked for (-1 where none), or all it has (topics null). */
+function fetchGroup(ctx: RequestContext, groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, requireStable: boolean): GroupAnswer {
+  const none = (partitionIndex: number, errorCode: number = ErrorCodes.NONE) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode })
+  const refused = coordinatorError(ctx, groupId)
+  if (refused !== null) {
+    return { errorCode: refused, topics: (topics ?? []).map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => none(p, refused)) })) }
+  }
+  const group = ctx.cluster.groups.get(groupId)
+  const wanted = topics ?? [...(group?.offsets ?? new Map()).entries()].map(([name, m]) => ({ name, partitionIndexes: [...m.keys()].sort((a, b) => a - b) }))
+  return {
+    errorCode: ErrorCodes.NONE,
+    topics: wanted.map((t) => ({
+      name: t.name,
+      partitions: t.partitionIndexes.map((p) => {
+        // requireStable (v7+): an offset a transaction has pending is not known yet.
+        if (requireStable && group?.hasPendingOffset(t.name, p)) return none(p, ErrorCodes.UNSTABLE_OFFSET_COMMIT)
+        const c = group?.committed(t.name, p)
+        return c ? { partitionIndex: p, committedOffset: c.offset, committedLeaderEpoch: c.leaderEpoch, metadata: c.metadata ?? '', errorCode: ErrorCodes.NONE } : none(p)
+      }),
+    })),
+  }
+}
+
+/** OffsetFetch: one group (v0-7) or a batch of groups (v8+). */
+export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchResponse>({
+  spec: OffsetFetch,
+  minVersion: Math.max(1, OffsetFetch.minVersion),
+  // v10 names topics by id.
+  maxVersion: 9,
+  handle(req, ctx) {
+    if (ctx.version >= 8) return { groups: req.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(ctx, g.groupId, g.topics, req.requireStable) })) }
+    return fetchGroup(ctx, req.groupId, req.topics, req.requireStable)
+  },
+  errorResponse: (req, code, { version }) =>
+    version >= 8 ? { groups: req.groups.map((g) => ({ groupId: g.groupId, errorCode: code, topics: [] })) } : { errorCode: code, topics: [] },
+})

@@ -1,0 +1,82 @@
+/**
+ * The records of the cluster metadata log, as KRaft's __cluster_metadata
+ * holds them: every change to brokers, topics, partitions, configs and
+ * producer ids is one record appended to the log, and the metadata image
+ * is what replaying the log from the start gives. Plain JSON-able data
+ * (bigints as strings), so the log can be written to disk and read back.
+ */
+export type MetadataRecord =
+  | BrokerRecord
+  | BrokerFenceRecord
+  | TopicRecord
+  | PartitionRecord
+  | PartitionChangeRecord
+  | RemoveTopicRecord
+  | ConfigRecord
+  | ProducerIdsRecord
+
+/** A broker registered its listener. */
+export interface BrokerRecord {
+  type: 'broker'
+  id: number
+  host: string
+  port: number
+  rack: string | null
+}
+
+/** A broker stopped (fenced) or came back (unfenced). */
+export interface BrokerFenceRecord {
+  type: 'broker-fence'
+  id: number
+  fenced: boolean
+}
+
+export interface TopicRecord {
+  type: 'topic'
+  name: string
+  /** Kafka's 22-character URL-safe base64 UUID. */
+  id: string
+}
+
+/** A new partition with its replica set, ISR and first leader. */
+export interface PartitionRecord {
+  type: 'partition'
+  topicId: string
+  partition: number
+  replicas: number[]
+  isr: number[]
+  leader: number
+  leaderEpoch: number
+}
+
+/** A partition's leader, ISR or replicas changed; the leader epoch is the new one. */
+export interface PartitionChangeRecord {
+  type: 'partition-change'
+  topicId: string
+  partition: number
+  leader: number
+  leaderEpoch: number
+  isr: number[]
+  replicas: number[]
+}
+
+export interface RemoveTopicRecord {
+  type: 'remove-topic'
+  id: string
+  name: string
+}
+
+/** A topic (or broker, name = its id) config set; a null value removes it. */
+export interface ConfigRecord {
+  type: 'config'
+  resource: 'topic' | 'broker'
+  name: string
+  key: string
+  value: string | null
+}
+
+/** A block of producer ids was handed out: the next free one is `next` (a decimal string). */
+export interface ProducerIdsRecord {
+  type: 'producer-ids'
+  next: string
+}

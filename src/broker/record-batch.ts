@@ -1,0 +1,91 @@
+import type { Buffer } from 'node:buffer'
+import { crc32c } from '../codec/crc.js'
+import {
+  B_ATTRIBUTES, B_BASE_OFFSET, B_BASE_SEQUENCE, B_BASE_TIMESTAMP, B_COUNT, B_CRC, B_LAST_OFFSET_DELTA,
+  B_LEADER_EPOCH, B_LENGTH, B_MAGIC, B_MAX_TIMESTAMP, B_PRODUCER_EPOCH, B_PRODUCER_ID, B_RECORDS,
+} from '../codec/layout.js'
+import { ErrorCodes } from '../protocol/error-codes.js'
+
+/** The header fields of a v2 record batch the broker acts on; the records stay as bytes. */
+export interface BatchHeader {
+  count: number
+  lastOffsetDelta: number
+  firstTimestamp: number
+  maxTimestamp: number
+  producerId: bigint
+  producerEpoch: number
+  baseSequence: number
+  transactional: boolean
+  control: boolean
+  compression: number
+}
+
+export class BatchError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const ATTR_COMPRESSION = 0x07
+const ATTR_TRANSACTIONAL = 0x10
+const ATTR_CONTROL = 0x20
+
+/**
+ * Validates the records of one produced partition as Kafka does for
+ * Produce v3+: exactly one v2 batch, whole, with a CRC-32C that matches,
+ * no control batch from a client, a record count its offsets agree with.
+ * Returns its header; throws BatchError with Kafka's code otherwise.
+ */
+export function validateProducedBatch(records: Buffer | null, maxMessageBytes: number): BatchHeader {
+  if (records === null || records.length === 0) throw new BatchError(ErrorCodes.INVALID_RECORD, 'the produce request has no record batch')
+  if (records.length < B_RECORDS) throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `a record batch of ${records.length} bytes is shorter than its header`)
+  const size = 12 + records.readInt32BE(B_LENGTH)
+  if (size > maxMessageBytes) {
+    throw new BatchError(ErrorCodes.MESSAGE_TOO_LARGE, `the record batch is ${size} bytes, larger than max.message.bytes (${maxMessageBytes})`)
+  }
+  if (size < B_RECORDS || size > records.length) {
+    throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `the record batch says it is ${size} bytes, but ${records.length} were sent`)
+  }
+  if (size < records.length) {
+    throw new BatchError(ErrorCodes.INVALID_RECORD, 'Produce requests with version 3+ are only allowed to contain exactly one record batch')
+  }
+  const magic = records.readInt8(B_MAGIC)
+  if (magic !== 2) throw new BatchError(ErrorCodes.INVALID_RECORD, `record batch magic ${magic}: Produce v3+ carries only magic 2 batches`)
+  const crc = records.readUInt32BE(B_CRC)
+  if (crc32c(records.subarray(B_ATTRIBUTES, size)) !== crc) {
+    throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, 'the record batch CRC does not match its contents')
+  }
+  const header = readBatchHeader(records)
+  if (header.control) throw new BatchError(ErrorCodes.INVALID_RECORD, 'clients may not write control batches')
+  if (header.count < 1 || header.lastOffsetDelta !== header.count - 1) {
+    throw new BatchError(ErrorCodes.INVALID_RECORD, `a batch of ${header.count} records with last offset delta ${header.lastOffsetDelta}`)
+  }
+  if (header.compression > 4) throw new BatchError(ErrorCodes.UNSUPPORTED_COMPRESSION_TYPE, `compression type ${header.compression} is unknown`)
+  return header
+}
+
+export function readBatchHeader(b: Buffer): BatchHeader {
+  const attributes = b.readInt16BE(B_ATTRIBUTES)
+  return {
+    count: b.readInt32BE(B_COUNT),
+    lastOffsetDelta: b.readInt32BE(B_LAST_OFFSET_DELTA),
+    firstTimestamp: Number(b.readBigInt64BE(B_BASE_TIMESTAMP)),
+    maxTimestamp: Number(b.readBigInt64BE(B_MAX_TIMESTAMP)),
+    producerId: b.readBigInt64BE(B_PRODUCER_ID),
+    producerEpoch: b.readInt16BE(B_PRODUCER_EPOCH),
+    baseSequence: b.readInt32BE(B_BASE_SEQUENCE),
+    transactional: (attributes & ATTR_TRANSACTIONAL) !== 0,
+    control: (attributes & ATTR_CONTROL) !== 0,
+    compression: attributes & ATTR_COMPRESSION,
+  }
+}
+
+/** Sets the fields the leader assigns; neither is under the CRC, so the bytes stay valid. */
+export function assignOffsets(b: Buffer, baseOffset: number, leaderEpoch: number): void {
+  b.writeBigInt64BE(BigInt(baseOffset), B_BASE_OFFSET)
+  b.writeInt32BE(leaderEpoch, B_LEADER_EPOCH)
+}
+

@@ -1,0 +1,35 @@
+import type { TopicImage } from './controller.js'
+
+/**
+ * The topic configs the embedded broker knows, with Kafka's defaults. Only
+ * these may be set; those marked `enforced` change what the broker does,
+ * the rest are kept and described.
+ */
+export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: boolean }> = {
+  'cleanup.policy': { value: 'delete', enforced: false },
+  'compression.type': { value: 'producer', enforced: false },
+  'max.message.bytes': { value: '1048588', enforced: true },
+  'message.timestamp.type': { value: 'CreateTime', enforced: false },
+  'min.insync.replicas': { value: '1', enforced: true },
+  'retention.bytes': { value: '-1', enforced: false },
+  'retention.ms': { value: '604800000', enforced: false },
+  'segment.bytes': { value: '1073741824', enforced: false },
+}
+
+/** A config's value for a topic: set, or the default. */
+export function topicConfig(t: TopicImage, key: string): string {
+  return t.configs.get(key) ?? TOPIC_CONFIG_DEFAULTS[key]?.value ?? ''
+}
+
+/** Why `value` is not acceptable for `key`, or null when it is. */
+export function topicConfigProblem(key: string, value: string | null): string | null {
+  const known = TOPIC_CONFIG_DEFAULTS[key]
+  if (!known) return `Unknown topic config name: ${key}`
+  if (value === null) return null
+  if (key === 'message.timestamp.type') return value === 'CreateTime' ? null : 'only CreateTime is served (LogAppendTime would rewrite batches)'
+  if (key === 'cleanup.policy') return value === 'delete' ? null : 'only cleanup.policy=delete is served (no compaction yet)'
+  if (key === 'compression.type') return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
+  if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
+  if (key === 'min.insync.replicas' && Number(value) < 1) return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`
+  return null
+}

@@ -1,0 +1,172 @@
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import type { EmbeddedCluster } from '../cluster.js'
+import { coordinatorFor } from '../coordinator-placement.js'
+
+/** Kafka's transaction.max.timeout.ms. */
+export const MAX_TRANSACTION_TIMEOUT_MS = 900_000
+/** An epoch this close to Short.MAX_VALUE gets a new producer id instead (as Kafka does). */
+const LAST_EPOCH = 32766
+
+type TxnState = 'Empty' | 'Ongoing' | 'CompleteCommit' | 'CompleteAbort'
+
+interface Transaction {
+  transactionalId: string
+  producerId: bigint
+  epoch: number
+  state: TxnState
+  timeoutMs: number
+  /** `${topic}/${partition}` -> where to write its marker. */
+  partitions: Map<string, { topic: string; partition: number }>
+  groups: Set<string>
+  timer: NodeJS.Timeout | null
+}
+
+/**
+ * The transaction coordinator (the first transaction protocol, TV1): a
+ * transactional id's producer id and epoch, fencing older epochs; the
+ * partitions and groups a transaction touched; EndTxn writes COMMIT or
+ * ABORT markers (control batches) to each partition and settles the
+ * groups' pending offsets. A transaction open past its timeout is aborted
+ * with the epoch bumped, which fences its producer.
+ */
+export class TransactionCoordinator {
+  private readonly byId = new Map<string, Transaction>()
+  private readonly byProducerId = new Map<bigint, Transaction>()
+
+  constructor(private readonly cluster: EmbeddedCluster) {}
+
+  coordinatorFor(transactionalId: string): number {
+    return coordinatorFor(this.cluster, transactionalId)
+  }
+
+  initProducerId(transactionalId: string, timeoutMs: number, producerId: bigint, producerEpoch: number): { errorCode: number; producerId: bigint; producerEpoch: number } {
+    const refused = (errorCode: number) => ({ errorCode, producerId: -1n, producerEpoch: -1 })
+    if (!(timeoutMs > 0 && timeoutMs <= MAX_TRANSACTION_TIMEOUT_MS)) return refused(ErrorCodes.INVALID_TRANSACTION_TIMEOUT)
+    let txn = this.byId.get(transactionalId)
+    if (!txn) {
+      txn = { transactionalId, producerId: this.cluster.controller.allocateProducerId(), epoch: 0, state: 'Empty', timeoutMs, partitions: new Map(), groups: new Set(), timer: null }
+      this.byId.set(transactionalId, txn)
+      this.byProducerId.set(txn.producerId, txn)
+      return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
+    }
+    // KIP-360: a producer naming its id and epoch must be the current one.
+    if (producerId >= 0n && (producerId !== txn.producerId || producerEpoch !== txn.epoch)) return refused(ErrorCodes.PRODUCER_FENCED)
+    if (txn.state === 'Ongoing') this.complete(txn, false, 1)
+    txn.timeoutMs = timeoutMs
+    this.bumpEpoch(txn)
+    txn.state = 'Empty'
+    return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
+  }
+
+  private bumpEpoch(txn: Transaction): void {
+    if (txn.epoch >= LAST_EPOCH) {
+      this.byProducerId.delete(txn.producerId)
+      txn.producerId = this.cluster.controller.allocateProducerId()
+      txn.epoch = 0
+      this.byProducerId.set(txn.producerId, txn)
+    } else {
+      txn.epoch++
+    }
+  }
+
+  /** The error for a request naming this id, producer id and epoch, or null when it is the current producer. */
+  private check(transactionalId: string, producerId: bigint, epoch: number): Transaction | number {
+    const txn = this.byId.get(transactionalId)
+    if (!txn || txn.producerId !== producerId) return ErrorCodes.INVALID_PRODUCER_ID_MAPPING
+    if (txn.epoch !== epoch) return ErrorCodes.PRODUCER_FENCED
+    return txn
+  }
+
+  private begin(txn: Transaction): void {
+    if (txn.state === 'Ongoing') return
+    txn.state = 'Ongoing'
+    txn.partitions.clear()
+    txn.groups.clear()
+    txn.timer = setTimeout(() => {
+      txn.timer = null
+      if (txn.state !== 'Ongoing') return
+      // Timed out: aborted under a new epoch, so the producer is fenced.
+      this.bumpEpoch(txn)
+      this.complete(txn, false, 0)
+    }, txn.timeoutMs)
+  }
+
+  addPartitions(transactionalId: string, producerId: bigint, epoch: number, topics: { name: string; partitions: number[] }[]): { name: string; results: { partition: number; errorCode: number }[] }[] {
+    const all = (code: number) => topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
+    const txn = this.check(transactionalId, producerId, epoch)
+    if (typeof txn === 'number') return all(txn)
+    const unknown = (t: string, p: number) => !this.cluster.controller.topics.get(t)?.partitions[p]
+    if (topics.some((t) => t.partitions.some((p) => unknown(t.name, p)))) {
+      return topics.map((t) => ({
+        name: t.name,
+        results: t.partitions.map((partition) => ({ partition, errorCode: unknown(t.name, partition) ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.OPERATION_NOT_ATTEMPTED })),
+      }))
+    }
+    this.begin(txn)
+    for (const t of topics) for (const partition of t.partitions) txn.partitions.set(`${t.name}/${partition}`, { topic: t.name, partition })
+    return all(ErrorCodes.NONE)
+  }
+
+  addOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string): number {
+    const txn = this.check(transactionalId, producerId, epoch)
+    if (typeof txn === 'number') return txn
+    this.begin(txn)
+    txn.groups.add(groupId)
+    return ErrorCodes.NONE
+  }
+
+  endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): number {
+    const txn = this.check(transactionalId, producerId, epoch)
+    if (typeof txn === 'number') return txn
+    // A retried EndTxn of what was just done succeeds again.
+    if (txn.state === (commit ? 'CompleteCommit' : 'CompleteAbort')) return ErrorCodes.NONE
+    if (txn.state !== 'Ongoing') return ErrorCodes.INVALID_TXN_STATE
+    this.complete(txn, commit, 0)
+    return ErrorCodes.NONE
+  }
+
+  /** Whether a transactional batch of `producerId` may go to topic/partition: its transaction is open there, at this epoch. */
+  produceCheck(producerId: bigint, epoch: number, topic: string, partition: number): number | null {
+    const txn = this.byProducerId.get(producerId)
+    if (!txn) return ErrorCodes.INVALID_PRODUCER_ID_MAPPING
+    if (epoch < txn.epoch) return ErrorCodes.INVALID_PRODUCER_EPOCH
+    if (epoch > txn.epoch || txn.state !== 'Ongoing' || !txn.partitions.has(`${topic}/${partition}`)) return ErrorCodes.INVALID_TXN_STATE
+    return null
+  }
+
+  /** Whether a TxnOffsetCommit comes from the current producer of an open transaction that added the group. */
+  offsetCommitCheck(transactionalId: string, producerId: bigint, epoch: number, groupId: string): number | null {
+    const txn = this.check(transactionalId, producerId, epoch)
+    if (typeof txn === 'number') return txn === ErrorCodes.PRODUCER_FENCED ? ErrorCodes.INVALID_PRODUCER_EPOCH : txn
+    if (txn.state !== 'Ongoing' || !txn.groups.has(groupId)) return ErrorCodes.INVALID_TXN_STATE
+    return null
+  }
+
+  /** Writes the markers (at the transaction's current epoch, plus `epochBump` when fencing) and settles the groups. */
+  private complete(txn: Transaction, commit: boolean, epochBump: number): void {
+    if (txn.timer) clearTimeout(txn.timer)
+    txn.timer = null
+    const markerEpoch = txn.epoch + epochBump
+    for (const { topic, partition } of txn.partitions.values()) {
+      const t = this.cluster.controller.topics.get(topic)
+      const p = t?.partitions[partition]
+      if (!t || !p) continue
+      // The marker goes to the partition's log wherever it is held (a stopped leader keeps it).
+      for (const b of this.cluster.brokers.values()) {
+        const replica = b.replicas.get(`${t.id}/${partition}`)
+        if (!replica) continue
+        replica.log.writeMarker(txn.producerId, markerEpoch, commit, p.leaderEpoch)
+        replica.producers.endTransaction(txn.producerId, markerEpoch)
+      }
+    }
+    for (const groupId of txn.groups) this.cluster.groups.get(groupId)?.completeTransaction(txn.producerId, commit)
+    txn.state = commit ? 'CompleteCommit' : 'CompleteAbort'
+  }
+
+  close(): void {
+    for (const txn of this.byId.values()) {
+      if (txn.timer) clearTimeout(txn.timer)
+      txn.timer = null
+    }
+  }
+}

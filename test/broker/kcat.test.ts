@@ -1,0 +1,100 @@
+// kcat (librdkafka 2.0.2), a client this project did not write, against the
+// embedded broker: produce and consume every codec byte for byte, idempotent
+// and not, and a kcat group consumer (eager and cooperative assignors).
+import { afterEach, describe, expect, it } from 'vitest'
+import { startCluster, type RunningCluster } from '../../src/broker/index.js'
+import { requirePeers } from '../peers/available.js'
+import { kcatConsume, kcatGroupConsumer, kcatMetadata, kcatProduce, type KcatGroupConsumer } from '../peers/kcat.js'
+import { compareExactly } from './support.js'
+import { testMessages, type TestMessage } from './messages.js'
+
+const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
+const peers = requirePeers({ builds: [], kcat: true })
+
+/** What kcat can send: no timestamps, header values as strings without NUL, no null-value-with-empty-key and the like. */
+function kcatable(seed: number, n: number): TestMessage[] {
+  return testMessages(seed, n, { nullHeaderValues: false })
+    .map((m, i) => ({
+      key: m.key && m.key.length ? m.key : null,
+      value: m.value && m.value.length ? m.value : Buffer.from(`v${i}`),
+      headers: m.headers.map(([k, v]) => [k, Buffer.from((v ?? Buffer.alloc(0)).toString('hex'))] as [string, Buffer]),
+      timestamp: 0,
+    }))
+}
+
+describe.skipIf(!peers)('kcat against the embedded broker', () => {
+  let cluster: RunningCluster | undefined
+  const members: KcatGroupConsumer[] = []
+  afterEach(async () => {
+    await Promise.allSettled(members.splice(0).map((m) => m.stop()))
+    await cluster?.stop()
+    cluster = undefined
+  })
+
+  it('sees the brokers and topics as Metadata reports them', async () => {
+    cluster = await startCluster({ brokers: 3, topics: [{ name: 'meta', partitions: 4 }] })
+    const md = await kcatMetadata(cluster.bootstrapServers)
+    expect(md.brokers.map((b) => b.port).sort()).toEqual(cluster.brokers.map((b) => b.port).sort())
+    const t = md.topics.find((x) => x.name === 'meta')!
+    expect(t.partitions.map((p) => p.id).sort()).toEqual([0, 1, 2, 3])
+    for (const p of t.partitions) expect(p.isrs).toEqual([p.leader])
+  })
+
+  it.each(CODECS.flatMap((c) => [[c, false], [c, true]] as const))('%s (idempotent %s): produced by kcat, read back by kcat exactly', async (compression, idempotent) => {
+    cluster = await startCluster({ brokers: 3, topics: [{ name: 'k', partitions: 3 }] })
+    const sent = kcatable(CODECS.indexOf(compression) * 2 + Number(idempotent) + 11, 120)
+    await kcatProduce(
+      cluster.bootstrapServers,
+      'k',
+      sent.map((m) => ({ key: m.key, value: m.value, headers: m.headers.map(([k, v]) => [k, v!.toString()] as [string, string]) })),
+      { compression, config: { 'enable.idempotence': idempotent, 'linger.ms': 5 } },
+    )
+    const got = await kcatConsume(cluster.bootstrapServers, 'k')
+    // kcat stamps records itself (now): timestamps are not compared.
+    expect(compareExactly(sent, got.map(({ timestamp: _, ...m }) => m))).toEqual([])
+    for (const m of got) expect(m.broker).toBeGreaterThanOrEqual(0)
+  })
+
+  it('a kcat group consumer: partitions spread over two members, every message once, commits honoured', async () => {
+    cluster = await startCluster({ brokers: 3, topics: [{ name: 'kg', partitions: 4 }] })
+    const config = { 'session.timeout.ms': 6000, 'heartbeat.interval.ms': 300 }
+    const a = kcatGroupConsumer(cluster.bootstrapServers, { groupId: 'kcat-group', topics: ['kg'], config })
+    members.push(a)
+    await a.waitForAssignment((owned) => owned.length === 4, 20_000)
+    const b = kcatGroupConsumer(cluster.bootstrapServers, { groupId: 'kcat-group', topics: ['kg'], config })
+    members.push(b)
+    await b.waitForAssignment((owned) => owned.length === 2, 30_000)
+    await a.waitForAssignment((owned) => owned.length === 2, 30_000)
+    const ownedA = a.assigned().map((p) => p.partition)
+    const ownedB = b.assigned().map((p) => p.partition)
+    expect([...ownedA, ...ownedB].sort()).toEqual([0, 1, 2, 3])
+    const sent = kcatable(99, 80)
+    await kcatProduce(cluster.bootstrapServers, 'kg', sent.map((m) => ({ key: m.key, value: m.value })))
+    const total = () => a.messages.length + b.messages.length
+    const deadline = Date.now() + 20_000
+    while (total() < sent.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    const got = [...a.messages, ...b.messages]
+    expect(compareExactly(sent.map((m) => ({ ...m, headers: [] })), got.map(({ timestamp: _, ...m }) => ({ ...m, headers: [] })))).toEqual([])
+    for (const m of a.messages) expect(ownedA).toContain(m.partition)
+    for (const m of b.messages) expect(ownedB).toContain(m.partition)
+    // Stopping commits; a new member reads nothing old, then what comes after.
+    await Promise.all([a.stop(), b.stop()])
+    const c = kcatGroupConsumer(cluster.bootstrapServers, { groupId: 'kcat-group', topics: ['kg'], config })
+    members.push(c)
+    await c.waitForAssignment((owned) => owned.length === 4, 30_000)
+    await kcatProduce(cluster.bootstrapServers, 'kg', [{ key: 'late', value: 'after restart' }])
+    const [late] = await c.waitFor(1, 20_000)
+    expect(late.value?.toString()).toBe('after restart')
+    await new Promise((r) => setTimeout(r, 300))
+    expect(c.messages.length).toBe(1)
+  })
+
+  it('a cooperative-sticky kcat group member gets every partition', async () => {
+    cluster = await startCluster({ brokers: 2, topics: [{ name: 'coop', partitions: 3 }] })
+    const m = kcatGroupConsumer(cluster.bootstrapServers, { groupId: 'coop', topics: ['coop'], assignor: 'cooperative-sticky', config: { 'session.timeout.ms': 6000 } })
+    members.push(m)
+    await m.waitForAssignment((owned) => owned.length === 3, 20_000)
+    await kcatProduce(cluster.bootstrapServers, 'coop', [{ value: 'a' }, { value: 'b' }])
+    expect((await m.waitFor(2, 20_000)).map((x) => x.value?.toString()).sort()).toEqual(['a', 'b'])
+  })
+})

@@ -1,0 +1,56 @@
+import type { KafkaMessage } from '../../src/index.js'
+import { describeMessage, type TestMessage } from './messages.js'
+
+/** Polls until `done()` holds; fails after timeoutMs saying what it waited for. */
+export async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what()}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+export interface Received {
+  partition: number
+  offset: bigint
+  key: Buffer | null
+  value: Buffer | null
+  headers: [string, Buffer | null][]
+  timestamp: number
+}
+
+export function received(partition: number, m: KafkaMessage): Received {
+  return { partition, offset: m.offsetBigInt, key: m.key, value: m.value, headers: m.headerList as [string, Buffer | null][], timestamp: Number(m.timestamp) }
+}
+
+/**
+ * Checks `got` is exactly `sent`: every message once, byte for byte
+ * (keys, values, header names, values and order, timestamps), and within a
+ * partition in the order sent. Returns the problems (empty when none).
+ */
+export function compareExactly(sent: TestMessage[], got: { key: Buffer | null; value: Buffer | null; headers: [string, Buffer | null][]; timestamp?: number; partition: number; offset: number | bigint }[]): string[] {
+  const problems: string[] = []
+  const index = new Map<string, number[]>()
+  sent.forEach((m, i) => {
+    const k = describeMessage(m)
+    index.set(k, [...(index.get(k) ?? []), i])
+  })
+  const lastSent = new Map<number, number>()
+  const seen = new Set<number>()
+  for (const g of got) {
+    const k = describeMessage(g)
+    const candidates = index.get(k)
+    const i = candidates?.find((c) => !seen.has(c))
+    if (i === undefined) {
+      problems.push(`partition ${g.partition} offset ${g.offset}: ${candidates ? 'read twice' : 'never sent'}: ${k.slice(0, 200)}`)
+      continue
+    }
+    seen.add(i)
+    if (g.timestamp !== undefined && g.timestamp !== sent[i].timestamp) problems.push(`message ${i}: timestamp ${g.timestamp}, sent ${sent[i].timestamp}`)
+    if ((lastSent.get(g.partition) ?? -1) > i) problems.push(`partition ${g.partition}: message ${i} after message ${lastSent.get(g.partition)}`)
+    lastSent.set(g.partition, i)
+  }
+  const missing = sent.length - seen.size
+  if (missing) problems.push(`${missing} of ${sent.length} messages never read`)
+  return problems.slice(0, 10)
+}
