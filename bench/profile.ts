@@ -1,12 +1,17 @@
 /**
  * Where a one-shot run's time goes: the cold run issue 16 describes, in a
- * fresh process under --cpu-prof and --trace-gc, summarized as the top
- * self-time functions and the GC counts.
+ * fresh process under the V8 CPU profiler (started through node:inspector
+ * just before wafka is imported, so the benchmark's own data set-up is left
+ * out) and --trace-gc, summarized as the top self-time functions and the GC
+ * counts (bench/results/profile-producer.md, profile-consumer.md); and the
+ * cold-start figures (bench/results/cold-start.md): the same runs unprofiled,
+ * the first acknowledged send after `new Kafka()`, the import alone.
  *
- *   npm run build:wasm && npm run build:js && npx esbuild --bundle --loader:.wasm=binary \
+ *   npm run bench:profile   (builds, then runs it in full and writes the results; about 1 minute)
+ *   or: npm run build:wasm && npm run build:js && npx esbuild --bundle --loader:.wasm=binary \
  *     --packages=external --target=es2022 bench/profile.ts --platform=node --format=esm \
  *     --outfile=dist/bench/profile.js
- *   node dist/bench/profile.js [--only=producer|consumer] [--runs=N] [--no-prof] [--write]
+ *   node dist/bench/profile.js [--only=producer|consumer|first-send] [--runs=N] [--no-prof] [--write]
  *
  * producer: a fresh process imports dist/index.js (the published bundle),
  * connects, sends 500,000 messages (16-byte key, 100-byte value) to a
