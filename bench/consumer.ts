@@ -18,10 +18,14 @@
  * bench/results/consumer.json and consumer.md.
  *
  *   npm run bench:consumer      (builds, then runs it in full)
- *   node --expose-gc dist/bench/consumer.js [--quick] [--messages=N]
+ *   node --expose-gc dist/bench/consumer.js [--target=mock|kafka] [--quick] [--messages=N]
  *     [--rounds=N] [--only=<contender>] [--scenario=<text>]
  *     [--confluent-api=kafkajs] [--profile=<contender>]
  *
+ * --target=kafka runs the same contest on one real Apache Kafka broker started
+ * by the test rig (test/peers/kafka.ts; Java 17 and the Maven jars), with the
+ * Java client in it through Kafka's own ConsumerPerformance (bench/support/java-contender.ts),
+ * and writes bench/results/consumer-kafka.json and .md instead.
  * Needs the real peers (test/peers/README.md: `node test/peers/build.mjs
  * --install` builds the mock cluster and @confluentinc/kafka-javascript).
  * --quick: 100,000 messages, 1 round. --only and --scenario narrow the run;
@@ -33,7 +37,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Admin } from '../src/admin/admin.js'
-import { loadConfluent, loadKafkaJS, startRig, windowed } from './support/clients.js'
+import { loadConfluent, loadKafkaJS, type Rig, startRig, windowed } from './support/clients.js'
 import {
   type ChildResult,
   ChildMeter,
@@ -49,6 +53,7 @@ import {
   summarize,
   writeResults,
 } from './support/contest.js'
+import { JAVA_CLIENT_OPTIONS, consumerPerformanceRate, runJavaTool } from './support/java-contender.js'
 import { MESSAGE_KEY_BYTES as KEY_BYTES, MESSAGE_POOL as POOL, MESSAGE_VALUE_BYTES as VALUE_BYTES, messagePool } from './support/data.js'
 
 // ---- the workload -----------------------------------------------------------
@@ -59,7 +64,6 @@ import { MESSAGE_KEY_BYTES as KEY_BYTES, MESSAGE_POOL as POOL, MESSAGE_VALUE_BYT
  * batches beyond that; the parent checks nothing was dropped.
  */
 const PARTITIONS = 48
-const REPLICATION = 3
 /**
  * The data is written by wafka's producer in batches of up to this many
  * bytes. The mock answers a Fetch with at most ONE batch per partition (a
@@ -103,6 +107,8 @@ function settings(id: ContenderId, confluentApi: ConfluentApi): string {
       return 'consumer({ groupId }) with its defaults (maxBytes 10 MiB, maxBytesPerPartition 1 MiB, minBytes 1, maxWaitTimeInMs 5000, autoCommit), subscribe({ topics, fromBeginning: true }), run({ eachBatch }) (eachBatchAutoResolve, partitionsConsumedConcurrently 1); lz4 through kafkajs-lz4'
     case 'platformatic':
       return "new Consumer({ groupId }) with its defaults (maxBytes 10 MiB, maxWaitTime 5000, highWaterMark 1024, autocommit), consume({ topics, mode: 'committed', fallbackMode: 'earliest' }): a Readable stream, one 'data' event per message (it has no batch-level API)"
+    case 'java':
+      return `ConsumerPerformance (kafka-tools) in a JVM of its own (${JAVA_CLIENT_OPTIONS.join(' ')}): --topic --group (fresh) --num-records N --timeout 30000 --hide-header, the Java client's defaults otherwise (fetch.max.bytes 50 MiB, max.partition.fetch.bytes 1 MiB, max.poll.records 500, the tool's 2 MiB receive buffer, auto.offset.reset earliest); a poll() loop that adds up each record's key and value sizes; no warm-up (as the Node contenders, its first run in the process)`
     case 'confluent':
       return confluentApi === 'standard'
         ? `Standard (node-rdkafka) API: KafkaConsumer({ 'group.id', 'auto.offset.reset': 'earliest' }) with librdkafka's defaults (fetch.max.bytes 50 MiB, max.partition.fetch.bytes 1 MiB, fetch.wait.max.ms 500, queued.max.messages.kbytes 64 MiB, enable.auto.commit), subscribe(), then consume(${fmt.format(CONFLUENT_CONSUME_BATCH)}, cb) called again from each callback (non-flowing mode: up to ${fmt.format(CONFLUENT_CONSUME_BATCH)} messages a call, fetched and decoded by librdkafka's threads), with setDefaultIsTimeoutOnlyForFirstMessage(true) as its KafkaJS-compatible layer sets it (a call waits only for its first message, then takes what is ready)`
@@ -318,7 +324,7 @@ async function confluentKafkaJSDriver(job: Job): Promise<Driver> {
   }
 }
 
-const drivers: Record<ContenderId, (job: Job) => Promise<Driver>> = {
+const drivers: Record<Exclude<ContenderId, 'java'>, (job: Job) => Promise<Driver>> = {
   wafka: wafkaDriver,
   kafkajs: kafkajsDriver,
   platformatic: platformaticDriver,
@@ -326,7 +332,7 @@ const drivers: Record<ContenderId, (job: Job) => Promise<Driver>> = {
 }
 
 async function child(job: Job): Promise<ConsumerResult> {
-  const make = job.contender === 'confluent' && job.confluentApi === 'kafkajs' ? confluentKafkaJSDriver : drivers[job.contender]
+  const make = job.contender === 'confluent' && job.confluentApi === 'kafkajs' ? confluentKafkaJSDriver : drivers[job.contender as Exclude<ContenderId, 'java'>]
   const driver = await make(job)
   const meter = new ChildMeter()
   await driver.connect()
@@ -375,8 +381,8 @@ interface Header extends ContestHeader {
   confluentApi: ConfluentApi
 }
 
-function workload(h: Header): string {
-  return `${fmt.format(h.messages)} messages (16-byte keys, 100-byte JSON values), produced once per scenario by wafka's producer (batches up to ${fmt.format(h.dataBatchBytes / 1024)} KiB) to a ${h.partitions}-partition topic (replication ${REPLICATION}) on librdkafka 2.15's mock cluster (3 brokers, on this machine), read whole from the beginning by a fresh consumer group each run. The timer runs from subscribing to the ${fmt.format(h.messages)}th message. Each contender runs in a child process of its own; ${h.rounds} round(s), interleaved, contender order rotating; figures are medians, and each "n×" is the median of the per-round ratios.`
+function workload(h: Header, rig: Rig): string {
+  return `${fmt.format(h.messages)} messages (16-byte keys, 100-byte JSON values), produced once per scenario by wafka's producer (batches up to ${fmt.format(h.dataBatchBytes / 1024)} KiB) to a ${h.partitions}-partition topic (replication ${rig.replication}) on ${rig.description}, read whole from the beginning by a fresh consumer group each run. The timer runs from subscribing to the ${fmt.format(h.messages)}th message. Each contender runs in a child process of its own; ${h.rounds} round(s), interleaved, contender order rotating; figures are medians, and each "n×" is the median of the per-round ratios.`
 }
 
 /** Messages each partition holds: high watermark minus log start offset. */
@@ -415,20 +421,20 @@ async function produceData(bootstrap: string, admin: Admin, topic: string, compr
 async function parent(): Promise<void> {
   const options = contestOptions(import.meta.url, SCENARIOS, scenarioName)
   const { messages, rounds, confluentApi, contenders, scenarios, elapsed } = options
-  const rig = await startRig({ consumers: true })
+  const rig = await startRig(options.target, { consumers: true })
   const { cluster, admin } = rig
   let runs: Run[]
   try {
     const data: Array<{ topic: string; expected: number[] }> = []
     for (const s of scenarios) {
       const topic = `bench-consume-${process.pid}-${scenarioName(s)}`
-      await cluster.createTopic(topic, { partitions: PARTITIONS, replicationFactor: REPLICATION })
+      await rig.createTopic(topic, PARTITIONS)
       const t0 = performance.now()
       const expected = await produceData(cluster.bootstrap, admin, topic, s.compression, messages)
       console.log(`${scenarioName(s)}: ${fmt.format(messages)} messages produced to ${topic} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${Math.min(...expected)}–${Math.max(...expected)} a partition`)
       data.push({ topic, expected })
     }
-    console.log(`${contenders.length} contenders × ${scenarios.length} scenarios × ${rounds} round(s), ${fmt.format(messages)} messages each, mock cluster at ${cluster.bootstrap}`)
+    console.log(`${contenders.length} contenders × ${scenarios.length} scenarios × ${rounds} round(s), ${fmt.format(messages)} messages each, ${rig.description} at ${cluster.bootstrap}`)
     runs = await runContest<Scenario, Run>('consumer', options, rig, CHILD_TIMEOUT_MS, {
       // The scenario's topic, a fresh group.
       start: async (round, s, c) => {
@@ -444,9 +450,14 @@ async function parent(): Promise<void> {
         const lost = expected.flatMap((n, p) => (counts[p] === n ? [] : [`partition ${p} holds ${counts[p]} of ${n}`]))
         if (lost.length) throw new Error(`the topic no longer holds its data: ${lost.slice(0, 5).join(', ')}`)
         // @platformatic/kafka's group requests go through the shim, in front of broker 1 (bench/support/api-versions-shim.ts).
-        if (run.contender === '@platformatic/kafka') await cluster.setCoordinator('group', run.groupId, 1)
+        if (run.contender === '@platformatic/kafka' && rig.mock) await rig.mock.setCoordinator('group', run.groupId, 1)
       },
-      detail: (run) => run.result && `, first message ${fmt.format(run.result.firstMessageMs)} ms after subscribing`,
+      external: (_run, job, timeoutMs) => {
+        const j = job as Job
+        const args = ['--bootstrap-server', j.bootstrap, '--topic', j.topic, '--group', j.groupId, '--num-records', String(j.messages), '--timeout', '30000', '--hide-header', '--command-property', 'client.id=bench-java']
+        return runJavaTool(rig.kafka!.classPath, 'org.apache.kafka.tools.ConsumerPerformance', [], args, consumerPerformanceRate(j.messages), timeoutMs)
+      },
+      detail: (run) => (run.result?.firstMessageMs !== undefined ? `, first message ${fmt.format(run.result.firstMessageMs)} ms after subscribing` : undefined),
     })
   } finally {
     await rig.close()
@@ -458,16 +469,25 @@ async function parent(): Promise<void> {
   const notes = [
     `The timer runs from just before the client is told to subscribe (wafka's and KafkaJS's subscribe(), then run(); @platformatic/kafka's consume(); @confluentinc/kafka-javascript's subscribe(), then consume()) to the moment the ${fmt.format(messages)}th message is counted, after connecting, so joining the group is in it: on the mock, with no rebalance delay, from ~20 ms (wafka) to ~100 ms (librdkafka) until the first message (consumer.json: firstMessageMs). It is not timed from the first message because a client that prefetches in other threads before it hands over its first message would have part of its work left out (@confluentinc/kafka-javascript's KafkaJS-compatible API handed over its first message ~2 s after subscribing to 200,000 messages, then read the rest at over 2 M/s). CPU time is measured over the same span.`,
     'Every contender is counted through its batch-level API where it has one: wafka and KafkaJS through run({ eachBatch }); @confluentinc/kafka-javascript through its Standard API\'s consume(n, cb), which hands over up to n messages a call (its KafkaJS-compatible eachBatch is available with --confluent-api=kafkajs); @platformatic/kafka has none, so through its stream\'s \'data\' event, one per message. Every client reads each message\'s key and value (their lengths are summed), so lazily decoded messages pay for what a reader would touch.',
-    `Correctness: before each run the parent checks (wafka's admin fetchTopicOffsets) that every partition still holds what it was given, high watermark minus log start offset; the mock keeps only about 5 MiB a partition, dropping its oldest batches, hence ${PARTITIONS} partitions. The child checks that it received exactly each partition's count and ${KEY_BYTES} + ${VALUE_BYTES} key and value bytes a message; a run that does not is reported failed and left out of the figures.`,
+    `Correctness: before each run the parent checks (wafka's admin fetchTopicOffsets) that every partition still holds what it was given, high watermark minus log start offset; ${rig.target === 'kafka' ? '' : `the mock keeps only about 5 MiB a partition, dropping its oldest batches, hence ${PARTITIONS} partitions. `} The child checks that it received exactly each partition's count and ${KEY_BYTES} + ${VALUE_BYTES} key and value bytes a message; a run that does not is reported failed and left out of the figures.`,
     `The data, ${fmt.format(POOL)} distinct key/value pairs (bench/support/data.ts, fixed seed) with message i using pair i mod ${fmt.format(POOL)}, is produced once per scenario by wafka's producer (lingerMs ${DATA_LINGER_MS}, batchSize ${fmt.format(DATA_BATCH_BYTES)}, the scenario's compression), before the rounds; every contender reads the same topic.`,
+    'MB/s counts key + value bytes (116 per message), not protocol overhead.',
+    `CPU is process.cpuUsage() over the timed part: every thread of the client process, so librdkafka's own threads (which fetch and decode) and libuv's are in it. The broker (${rig.target === 'kafka' ? 'a JVM' : 'the mock cluster'}, a separate process) is not, but it shares the machine's cores with the client.`,
+    'Peak RSS includes each process\'s baseline (Node and the client\'s code); "RSS above baseline" in the full table subtracts the RSS measured just before connecting. librdkafka prefetches up to queued.max.messages.kbytes (64 MiB) per consumer by default.',
+    `Broker CPU (full table) is the ${rig.target === 'kafka' ? 'Kafka broker' : 'mock cluster'} process's CPU time while the contender's child ran, connecting, group join and closing included.`,
+    'The machine is small: its cores are shared by the client (with librdkafka\'s and libuv\'s threads) and the broker, and the rounds vary (the slowest–fastest column). Read the ratios, not the absolute figures.',
+
+    ...(rig.target === 'kafka'
+      ? [
+    'The broker is one real Apache Kafka broker (KRaft, broker and controller in one JVM, -Xmx512m, SerialGC) on this machine, started fresh for the run by the test rig (test/peers/kafka.ts), with group.initial.rebalance.delay.ms 0; every client speaks to it as it is, with no shim and no settings of the mock\'s. It fills each Fetch response up to the client\'s limits, unlike the mock\'s one batch per partition.',
+    'The Java client runs as Kafka\'s own ConsumerPerformance (kafka-tools), inside bench/java/PerfRun.java: one JVM per run (-Xmx512m, SerialGC, as every JVM on this 2-core machine). Its messages/s is the tool\'s own nMsg.sec, which runs from before it subscribes to its last record, group join included, as the Node contenders\' timer does; the tool checks the count (a run that consumed fewer than all is reported failed); its CPU is the JVM\'s process CPU time (every thread: client, GC, JIT) over the whole invocation, creating and closing its consumer included; its peak RSS is the JVM\'s VmHWM, the peak of the whole process. It only counts records and bytes; it does not check every partition\'s count as the Node children do.',
+    'The machine is 2 cores shared with other work (other sessions were running tests and JVMs during this run): the absolute figures are noisy; the per-round ratios, above all CPU per message, are the comparable figures.',
+        ]
+      : [
     `librdkafka's mock cluster answers a Fetch with at most one record batch per partition (a real broker fills up to the partition's byte limit), so each fetch brings at most one ~${fmt.format(DATA_BATCH_BYTES / 1024)} KiB batch per partition: about 1 MiB a response from each of the 3 brokers. Clients that keep fetches in flight while the application processes (librdkafka prefetches in its own threads) gain from that more than they would against a real broker with large responses.`,
     'The mock cluster needs three settings for every contender to work with it (bench/support/clients.ts startRig): (1) it reads JoinGroup v6 and SyncGroup v4 (the first flexible versions) with an int32 where the array count is a varint, and LeaveGroup v3+ as v0-2, closing the connection, so it is made to advertise JoinGroup up to v5, SyncGroup v3, Heartbeat v3 and LeaveGroup v2, what librdkafka\'s own client sends; (2) its group.initial.rebalance.delay.ms is set to 0 (its default, 3 s, would delay every fresh group\'s first assignment); (3) @platformatic/kafka speaks only newer versions of the group APIs (FindCoordinator v4+, OffsetFetch v8+, JoinGroup v6+, SyncGroup v4+, Heartbeat v4, LeaveGroup v4+), so besides bootstrapping through bench/support/api-versions-shim.ts, as in the producer benchmark, it gets the shim as its group coordinator: the shim names itself coordinator, and passes each group request on to broker 1 (made the group\'s coordinator) in a version the mock reads, translating the answer back with wafka\'s protocol codecs. Only group traffic (a few kB a run, logged) goes through the shim; Fetch and ListOffsets go to the partition leaders directly.',
     '@confluentinc/kafka-javascript runs through its Standard API, which its INTRODUCTION.md calls the more performant one for high volumes. A check of its KafkaJS-compatible API (--confluent-api=kafkajs: eachBatch with js.consumer.max.batch.size -1, 200,000 messages, uncompressed, 2 rounds, timed from subscribing) gave 102–123 k/s, 1.7–2.2 CPU s and 400–460 MiB peak RSS, against the Standard API\'s 130–137 k/s, 0.9–1.0 CPU s and 125–132 MiB in the same run, so the Standard API is what is compared. Its batch size hardly matters: consume(100), consume(1,000) and consume(10,000) gave 117–126 k/s (300,000 messages, uncompressed): the cost is per message.',
-    'MB/s counts key + value bytes (116 per message), not protocol overhead.',
-    'CPU is process.cpuUsage() over the timed part: every thread of the client process, so librdkafka\'s own threads (which fetch and decode) and libuv\'s are in it. The broker (the mock cluster, a separate process) is not, but it shares the machine\'s cores with the client.',
-    'Peak RSS includes each process\'s baseline (Node and the client\'s code); "RSS above baseline" in the full table subtracts the RSS measured just before connecting. librdkafka prefetches up to queued.max.messages.kbytes (64 MiB) per consumer by default.',
-    'Broker CPU (full table) is the mock cluster process\'s CPU time while the contender\'s child ran, connecting, group join and closing included.',
-    'The machine is small: its cores are shared by the client (with librdkafka\'s and libuv\'s threads) and the broker, and the rounds vary (the slowest–fastest column). Read the ratios, not the absolute figures.',
+        ]),
   ]
   if (options.partial) {
     console.log('(--quick, --only, --scenario, --profile or --confluent-api: results not written)')
@@ -480,8 +500,8 @@ async function parent(): Promise<void> {
     confluentApi,
     notes,
   }
-  const text = { script: 'bench/consumer.ts', workload: workload(header), timedUntil: 'the last message' }
-  console.log(`${writeResults('consumer', options.root, header, text, summaries, runs)} (${elapsed()})`)
+  const text = { script: 'bench/consumer.ts', workload: workload(header, rig), timedUntil: 'the last message' }
+  console.log(`${writeResults(rig.target === 'kafka' ? 'consumer-kafka' : 'consumer', options.root, header, text, summaries, runs)} (${elapsed()})`)
 }
 
 if (!(await childMain(child))) await parent()

@@ -1,30 +1,14 @@
 #!/usr/bin/env node
-// The `wafka` command. Produce/consume commands arrive with the client;
-// `wafka broker` serves the embedded broker.
-import { brokerCommand } from './broker/command.js'
-import { crc32c } from './codec/crc.js'
+// The `wafka` command: a thin dispatcher to src/cli/<command>.ts.
+import { setMaxListeners } from 'node:events'
+import { main } from './cli/main.js'
+import { processIo } from './cli/io.js'
 
-const VERSION = '0.1.0'
-const [command] = process.argv.slice(2)
+// A client's calls each listen on its one shutdown signal while they run (and stop
+// listening when they settle): an admin command with a dozen calls in flight is not
+// a leak, so Node's warning at 11 listeners would only be noise on stderr.
+setMaxListeners(1000)
 
-if (command === '--version' || command === '-v') {
-  console.log(VERSION)
-} else if (command === 'selftest') {
-  // Proves the inlined wasm core loads and computes on this runtime.
-  const check = crc32c(new TextEncoder().encode('123456789')) === 0xe3069283
-  console.log(check ? 'wasm core: ok' : 'wasm core: WRONG crc32c check value')
-  process.exitCode = check ? 0 : 1
-} else if (command === 'broker') {
-  brokerCommand(process.argv.slice(3)).then(
-    (code) => (process.exitCode = code),
-    (err: Error) => {
-      console.error(`wafka broker: ${err.message}`)
-      process.exitCode = 1
-    },
-  )
-} else {
-  console.log(`wafka ${VERSION}: Apache Kafka client for Node.js, Deno and Bun
-
-usage: wafka --version | selftest | broker [--port PORT] [--brokers N] [--partitions N] [--no-auto-create-topics]`)
-  if (command !== undefined && command !== 'help' && command !== '--help') process.exitCode = 2
-}
+main(process.argv.slice(2), processIo).then((code) => {
+  process.exitCode = code
+})

@@ -3,8 +3,10 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { Admin } from '../../src/admin/admin.js'
 import { ApiVersionsShim } from './api-versions-shim.js'
-import type { ContenderId } from './contest.js'
+import type { ContenderId, Target } from './contest.js'
 import { packageVersion } from './environment.js'
+import { javaVersion } from './java-contender.js'
+import { KafkaBroker } from './kafka-broker.js'
 import { MockBroker, peerBuild } from './mock-broker.js'
 
 /**
@@ -74,18 +76,76 @@ export async function windowed(from: number, to: number, inflight: number, chunk
   if (failure !== undefined) throw failure
 }
 
+/** What the contest needs of the broker it runs against (the mock cluster or a real Kafka broker). */
+export interface BenchCluster {
+  readonly bootstrap: string
+  /** CPU seconds the broker's process has used so far (NaN when unknown). */
+  cpuSeconds(): number
+}
+
 export interface Rig {
-  cluster: MockBroker
-  /** @platformatic/kafka's bootstrap address (bench/support/api-versions-shim.ts). */
-  shim: ApiVersionsShim
+  target: Target
+  cluster: BenchCluster
+  /** The mock cluster (target mock only): for the settings only it needs. */
+  mock?: MockBroker
+  /** The real broker (target kafka only): its class path runs the Java contender. */
+  kafka?: KafkaBroker
+  /** @platformatic/kafka's bootstrap address on the mock (bench/support/api-versions-shim.ts); none on real Kafka. */
+  shim?: ApiVersionsShim
   /** wafka's admin client, connected. */
   admin: Admin
   ckjsDir: string
+  /** What the workload line calls the broker: "librdkafka 2.15's mock cluster (3 brokers, on this machine)". */
+  description: string
+  /** The replication factor topics get: 3 on the mock's 3 brokers, 1 on one real broker. */
+  replication: number
+  /** Versions beside the clients' for the results header (Kafka's and Java's on real Kafka). */
+  versions: Record<string, string>
   /** The bootstrap list a contender is given. */
   bootstrapFor(id: ContenderId): string
+  createTopic(name: string, partitions: number): Promise<void>
+  deleteTopic(name: string): Promise<void>
   close(): Promise<void>
 }
 
+/**
+ * Starts the target's broker: the mock cluster (startMockRig) or one real
+ * Apache Kafka broker (startKafkaRig).
+ */
+export function startRig(target: Target, options: { consumers?: boolean } = {}): Promise<Rig> {
+  return target === 'kafka' ? startKafkaRig() : startMockRig(options)
+}
+
+/**
+ * One real Apache Kafka broker (bench/support/kafka-broker.ts). Every
+ * contender speaks to it as it is: no shim, no settings of the mock's.
+ */
+async function startKafkaRig(): Promise<Rig> {
+  const { ckjsDir } = await peerBuild()
+  const { Kafka } = await import('../../src/index.js')
+  const kafka = await KafkaBroker.start()
+  const admin = new Kafka({ clientId: 'bench-check', brokers: kafka.bootstrap.split(',') }).admin()
+  await admin.connect()
+  return {
+    target: 'kafka',
+    cluster: kafka,
+    kafka,
+    admin,
+    ckjsDir,
+    description: `one Apache Kafka ${kafka.version} broker (KRaft, combined broker and controller, on this machine)`,
+    replication: 1,
+    versions: { 'Apache Kafka (broker, Java client, perf tools)': kafka.version, Java: javaVersion() },
+    bootstrapFor: () => kafka.bootstrap,
+    createTopic: async (name, partitions) => {
+      await admin.createTopics({ topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1 }] })
+    },
+    deleteTopic: (name) => admin.deleteTopics({ topics: [name] }),
+    close: async () => {
+      await admin.disconnect().catch(() => {})
+      await kafka.stop()
+    },
+  }
+}
 
 /**
  * Starts the mock cluster (3 brokers) and what every contender needs to work
@@ -102,7 +162,7 @@ export interface Rig {
  * @platformatic/kafka's consumer, which only speaks group API versions the
  * mock does not read (bench/support/api-versions-shim.ts).
  */
-export async function startRig(options: { consumers?: boolean } = {}): Promise<Rig> {
+async function startMockRig(options: { consumers?: boolean }): Promise<Rig> {
   const { ckjsDir } = await peerBuild()
   const { Kafka } = await import('../../src/index.js')
   const cluster = await MockBroker.start(3)
@@ -115,11 +175,18 @@ export async function startRig(options: { consumers?: boolean } = {}): Promise<R
   const admin = new Kafka({ clientId: 'bench-check', brokers: cluster.bootstrap.split(',') }).admin()
   await admin.connect()
   return {
+    target: 'mock',
     cluster,
+    mock: cluster,
     shim,
     admin,
     ckjsDir,
+    description: "librdkafka 2.15's mock cluster (3 brokers, on this machine)",
+    replication: 3,
+    versions: {},
     bootstrapFor: (id) => (id === 'platformatic' ? shim.address : cluster.bootstrap),
+    createTopic: (name, partitions) => cluster.createTopic(name, { partitions, replicationFactor: 3 }),
+    deleteTopic: (name) => cluster.deleteTopic(name),
     close: async () => {
       await admin.disconnect().catch(() => {})
       await shim.close()

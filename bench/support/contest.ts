@@ -18,13 +18,18 @@ import { median } from './measure.js'
  * and the summaries, console tables and markdown.
  */
 
-export type ContenderId = 'wafka' | 'kafkajs' | 'platformatic' | 'confluent'
+export type ContenderId = 'wafka' | 'kafkajs' | 'platformatic' | 'confluent' | 'java'
 
-const CONTENDERS: Array<{ id: ContenderId; name: string }> = [
-  { id: 'wafka', name: 'wafka' },
-  { id: 'kafkajs', name: 'KafkaJS' },
-  { id: 'platformatic', name: '@platformatic/kafka' },
-  { id: 'confluent', name: '@confluentinc/kafka-javascript' },
+/** Where the contest runs (--target): librdkafka's mock cluster (3 brokers), or one real Apache Kafka broker. */
+export type Target = 'mock' | 'kafka'
+
+const CONTENDERS: Array<{ id: ContenderId; name: string; targets: Target[] }> = [
+  { id: 'wafka', name: 'wafka', targets: ['mock', 'kafka'] },
+  { id: 'kafkajs', name: 'KafkaJS', targets: ['mock', 'kafka'] },
+  { id: 'platformatic', name: '@platformatic/kafka', targets: ['mock', 'kafka'] },
+  { id: 'confluent', name: '@confluentinc/kafka-javascript', targets: ['mock', 'kafka'] },
+  // Kafka's own perf tools: they need a broker that speaks what the Java client does, which the mock does not.
+  { id: 'java', name: 'Java client', targets: ['kafka'] },
 ]
 
 /** The contenders in round `round`'s order: rotated by one each round, so none always goes first. */
@@ -100,7 +105,8 @@ function describeError(err: unknown, depth = 0): string {
   let text = err.stack ?? String(err)
   if (depth >= 3) return text
   const inner = [...(err instanceof AggregateError ? err.errors : []), ...(err.cause !== undefined ? [err.cause] : [])]
-  for (const e of inner.slice(-3)) text += `\n  caused by: ${describeError(e, depth + 1).split('\n').slice(0, 4).join('\n  ')}`
+  // Nested errors without their stacks, so that the innermost reasons (a broker's error code) still show.
+  for (const e of inner.slice(-3)) text += `\n  caused by: ${describeError(e, depth + 1).split('\n').filter((l) => !l.trim().startsWith('at ')).slice(0, 6).join('\n  ')}`
   return text
 }
 
@@ -125,6 +131,8 @@ export async function childMain<J, R>(work: (job: J) => Promise<R>): Promise<boo
 // ---- parent: options, running the children ------------------------------------------
 
 export interface ContestOptions<S> {
+  /** --target: mock (the default) or kafka. */
+  target: Target
   quick: boolean
   /** Messages timed per run: --messages (1,000,000; 100,000 with --quick). */
   messages: number
@@ -156,6 +164,9 @@ export function contestOptions<S>(scriptUrl: string, scenarios: S[], scenarioNam
   const scenarioFilter = option('scenario')
   const profile = option('profile')
   const confluentApi = option('confluent-api') === 'kafkajs' ? 'kafkajs' : 'standard'
+  const targetOption = option('target') ?? 'mock'
+  if (targetOption !== 'mock' && targetOption !== 'kafka') throw new Error(`--target=${targetOption}: mock or kafka`)
+  const target: Target = targetOption
   const root = repositoryRoot()
   const profiles = profile ? join(root, 'dist', 'bench', 'profiles') : null
   if (profiles) mkdirSync(profiles, { recursive: true })
@@ -163,11 +174,12 @@ export function contestOptions<S>(scriptUrl: string, scenarios: S[], scenarioNam
   const revision = wafkaRevision(root, bundle)
   if (revision.includes('STALE')) console.log(`warning: wafka ${revision}`)
   return {
+    target,
     quick,
     messages: Number(option('messages') ?? (quick ? 100_000 : 1_000_000)),
     rounds: Number(option('rounds') ?? (quick ? 1 : 3)),
     confluentApi,
-    contenders: CONTENDERS.filter((c) => !only || c.id.includes(only) || c.name.includes(only)),
+    contenders: CONTENDERS.filter((c) => c.targets.includes(target) && (!only || c.id.includes(only) || c.name.includes(only))),
     scenarios: scenarios.filter((s) => !scenarioFilter || scenarioName(s).includes(scenarioFilter)),
     partial: quick || !!only || !!scenarioFilter || !!profile || confluentApi !== 'standard',
     root,
@@ -230,6 +242,8 @@ export interface ContestHooks<S, Run extends ContestRun> {
   end?(run: Run): Promise<void>
   /** Said in the progress line after the peak RSS. */
   detail?(run: Run): string | undefined
+  /** Runs a contender that is not a Node child (the Java client) on the job start() made. */
+  external?(run: Run, job: unknown, timeoutMs: number): Promise<ChildResult>
 }
 
 /**
@@ -254,10 +268,15 @@ export async function runContest<S, Run extends ContestRun & { shimBytes?: numbe
           const { run, job } = await hooks.start(round, scenario, c)
           try {
             await hooks.before?.(run)
-            const shimBytes = rig.shim.forwardedBytes
+            const shimBytes = rig.shim?.forwardedBytes ?? 0
             const brokerCpu0 = rig.cluster.cpuSeconds()
-            run.result = await runChild<ChildResult>(snapshot, job, timeoutMs, options.profileDir(c))
-            if (c.id === 'platformatic') run.shimBytes = rig.shim.forwardedBytes - shimBytes
+            if (c.id === 'java') {
+              if (!hooks.external) throw new Error('this benchmark has no Java contender')
+              run.result = await hooks.external(run, job, timeoutMs)
+            } else {
+              run.result = await runChild<ChildResult>(snapshot, job, timeoutMs, options.profileDir(c))
+            }
+            if (c.id === 'platformatic' && rig.shim) run.shimBytes = rig.shim.forwardedBytes - shimBytes
             run.brokerCpuSec = rig.cluster.cpuSeconds() - brokerCpu0
             await hooks.check?.(run)
             succeeded(run, run.result)
@@ -292,7 +311,7 @@ export interface ContestRun {
   msgPerSec?: number
   mbPerSec?: number
   result?: ChildResult
-  /** CPU seconds the mock cluster's process used during the run (child start to exit), from /proc. */
+  /** CPU seconds the broker's process used during the run (child start to exit), from /proc. */
   brokerCpuSec?: number
 }
 
@@ -415,7 +434,7 @@ export interface ContestHeader {
 
 /** The start of a results header: when, where, which versions, and the run's size; a benchmark adds its own fields and the notes. */
 export function contestHeader(options: ContestOptions<unknown>, rig: Rig) {
-  return { date: new Date().toISOString(), machine: machine(), versions: clientVersions(options.revision, rig.ckjsDir), rounds: options.rounds, messages: options.messages }
+  return { date: new Date().toISOString(), machine: machine(), versions: { ...clientVersions(options.revision, rig.ckjsDir), ...rig.versions }, rounds: options.rounds, messages: options.messages }
 }
 
 export interface MarkdownText {
@@ -447,9 +466,9 @@ function markdown(h: ContestHeader, text: MarkdownText, summaries: Summary[]): s
     '',
     ...table((x) => rate(x.msgPerSec), (x) => x.speedRatio),
     '',
-    '**CPU seconds for the timed messages** (process.cpuUsage, user + system, every thread of the process; "n×": that contender\'s CPU time divided by wafka\'s)',
+    '**Client CPU time per message, µs** (the client process\'s own CPU, user + system, every thread, over the timed messages; "n×": that contender\'s CPU time divided by wafka\'s, from the same round)',
     '',
-    ...table((x) => x.cpuSec.toFixed(2), (x) => x.cpuRatio),
+    ...table((x) => x.cpuSecPerMillion.toFixed(2), (x) => x.cpuRatio),
     '',
     `**Peak RSS** (sampled every 50 ms from connect to ${text.timedUntil}; "n×": that contender's divided by wafka's)`,
     '',

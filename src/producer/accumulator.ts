@@ -86,12 +86,20 @@ export class Accumulator {
     private readonly deliveryTimeoutMs: number,
   ) {}
 
+  /** The same queues by topic, then partition: the per-record lookup builds no key string. */
+  private readonly byTopic = new Map<string, PartitionQueue[]>()
+
   queue(topic: string, partition: number): PartitionQueue {
-    const key = `${topic}\u0000${partition}`
-    let q = this.queues.get(key)
-    if (!q) {
+    let list = this.byTopic.get(topic)
+    if (list === undefined) {
+      list = []
+      this.byTopic.set(topic, list)
+    }
+    let q = list[partition]
+    if (q === undefined) {
       q = new PartitionQueue(topic, partition)
-      this.queues.set(key, q)
+      list[partition] = q
+      this.queues.set(q.key, q)
     }
     return q
   }
@@ -120,14 +128,16 @@ export class Accumulator {
 
   /**
    * Takes `bytes` of bufferMemory for a record about to be appended, waiting
-   * (in arrival order) at most maxBlockMs for batches to complete and free it.
+   * (in arrival order) until `blockUntil` (a Date.now() time: send()'s
+   * maxBlockMs) for batches to complete and free it.
    */
-  reserve(bytes: number, maxBlockMs: number): Promise<void> | undefined {
-    // Synchronous when there is room: no promise, no microtask per record.
+  reserve(bytes: number, blockUntil: number, maxBlockMs: number): Promise<void> | undefined {
+    // Synchronous when there is room: no promise, no microtask, no clock read per record.
     if (this.waiters.length === 0 && (this.used + bytes <= this.bufferMemory || this.used === 0)) {
       this.used += bytes
       return undefined
     }
+    const waitMs = Math.max(0, blockUntil - Date.now())
     return new Promise<void>((resolve, reject) => {
       const waiter = {
         bytes,
@@ -140,7 +150,7 @@ export class Accumulator {
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1)
         reject(new TimeoutError(`send() waited ${maxBlockMs} ms (maxBlockMs) for buffer space: ${this.used} of bufferMemory ${this.bufferMemory} bytes are waiting to be sent`, { retriable: false }))
-      }, maxBlockMs)
+      }, waitMs)
       this.waiters.push(waiter)
     })
   }

@@ -34,8 +34,9 @@ export class ProducerIdentity {
 
   private async request(bump: boolean): Promise<void> {
     await this.cluster.retry(async () => {
-      const node = this.transactionalId === null ? (await this.cluster.anyConnection()).nodeId ?? -1 : await this.cluster.coordinator('transaction', this.transactionalId)
-      const conn = await this.cluster.connection(node)
+      // Any broker answers for an idempotent producer: the connection anyConnection() found (re-resolving it by
+      // node id sent a bootstrap connection back to the first bootstrap address, dead or not).
+      const conn = this.transactionalId === null ? await this.cluster.anyConnection() : await this.cluster.connection(await this.cluster.coordinator('transaction', this.transactionalId))
       const version = conn.versionFor(InitProducerId)
       const current = bump && version >= 3 && this.producerId >= 0n ? { producerId: this.producerId, producerEpoch: this.producerEpoch } : {}
       const res = await conn.request(InitProducerId, { transactionalId: this.transactionalId, transactionTimeoutMs: this.transactionTimeoutMs, ...current }, { version })

@@ -251,7 +251,7 @@ export class Producer {
       for (let i = 0; i < messages.length; i++) {
         const m = messages[i]
         const bytes = sizes[t][i]
-        const reserved = this.accumulator.reserve(bytes, Math.max(0, blockUntil - Date.now()))
+        const reserved = this.accumulator.reserve(bytes, blockUntil, this.config.maxBlockMs)
         if (reserved) {
           try {
             await reserved

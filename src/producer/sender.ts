@@ -283,8 +283,9 @@ export class Sender {
         this.txn?.fatal(err)
         return this.settleFailed(batch, err)
       }
-      // An earlier batch failed and is being retried: this one follows it.
-      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying) return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
+      // An earlier batch failed and is being retried: this one follows it. (Not when this is the earliest
+      // unacknowledged batch: then the broker's sequence is ahead of it, e.g. it wrote a later batch first.)
+      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying && q.batches[0] !== batch) return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
       if (SEQUENCE_LOST.has(code)) {
         if (this.txn) {
           this.txn.fatal(err)
@@ -389,15 +390,19 @@ export class Sender {
     q.inFlight--
     const at = q.batches.indexOf(batch)
     if (at >= 0) q.batches.splice(at, 1)
-    for (let i = 0; i < batch.calls.length; i++) {
-      const call = batch.calls[i]
+    // A send's records sit next to each other in a batch: settle each run of them at once.
+    const calls = batch.calls
+    for (let i = 0, j = 0; i < calls.length; i = j) {
+      const call = calls[i]
+      for (j = i + 1; j < calls.length && calls[j] === call; j++);
       if (call.done) continue
       const offset = baseOffset < 0n ? -1n : baseOffset + BigInt(i)
       const seen = call.offsets.get(q.key)
       if (!seen || (offset >= 0n && offset < seen.baseOffset)) {
         call.offsets.set(q.key, { topic: q.topic, partition: q.partition, baseOffset: offset, logAppendTime, logStartOffset })
       }
-      if (--call.pending === 0) {
+      call.pending -= j - i
+      if (call.pending === 0) {
         call.done = true
         call.resolve()
       }

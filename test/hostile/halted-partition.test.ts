@@ -6,19 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ConfigError, CorruptRecordError, Kafka, KafkaError, type Consumer } from '../../src/index.js'
 import { Fetch } from '../../src/protocol/messages/index.js'
 import { FakeCluster, fetchRecords } from './fake-broker.js'
-import { SETTINGS, SLACK_MS, expectNothingLeft, expectTyped, liveResources, sleep } from './support.js'
+import { SETTINGS, SLACK_MS, expectNothingLeft, expectTyped, liveResources, sleep, until } from './support.js'
 
 let cluster: FakeCluster | undefined
 afterEach(async () => {
   await cluster?.close()
   cluster = undefined
 })
-
-async function until(done: () => boolean, ms: number): Promise<number> {
-  const start = Date.now()
-  while (!done() && Date.now() - start < ms) await sleep(10)
-  return Date.now() - start
-}
 
 async function consume(kafka: Kafka, config: object, seekTo?: number) {
   const consumer: Consumer = kafka.consumer({ maxWaitTimeInMs: 100, ...config })

@@ -17,6 +17,13 @@ export const SLACK_MS = 2500
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** Waits until `done()` holds or `ms` pass; returns how long it took. */
+export async function until(done: () => boolean, ms: number): Promise<number> {
+  const start = Date.now()
+  while (!done() && Date.now() - start < ms) await sleep(10)
+  return Date.now() - start
+}
+
 /** Runs `fn`; returns how long it took and what it threw (undefined if it resolved). */
 export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; error: unknown; value?: T }> {
   const start = Date.now()

@@ -7,19 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { CorruptRecordError, Kafka, KafkaError } from '../../src/index.js'
 import { Fetch } from '../../src/protocol/messages/index.js'
 import { FakeCluster, fetchRecords } from './fake-broker.js'
-import { SETTINGS, SLACK_MS, expectNothingLeft, expectTyped, liveResources, sleep } from './support.js'
+import { SETTINGS, SLACK_MS, expectNothingLeft, expectTyped, liveResources, sleep, until } from './support.js'
 
 let cluster: FakeCluster | undefined
 afterEach(async () => {
   await cluster?.close()
   cluster = undefined
 })
-
-async function until(done: () => boolean, ms: number): Promise<number> {
-  const start = Date.now()
-  while (!done() && Date.now() - start < ms) await sleep(10)
-  return Date.now() - start
-}
 
 async function run(config: object) {
   const kafka = new Kafka({ brokers: cluster!.bootstrap, ...SETTINGS })

@@ -14,7 +14,15 @@ import { Connection } from '../../src/net/connection.js'
 import { Metadata } from '../../src/protocol/messages/index.js'
 import { appendTail, killOnExit } from './child.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
+/** test/peers: where this file is, or, when it is bundled elsewhere (the benchmarks in dist/bench/), the repository's. */
+function peersDir(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'kafka', 'pom.xml'))) return dir
+    if (existsSync(join(dir, 'test', 'peers', 'kafka', 'pom.xml'))) return join(dir, 'test', 'peers')
+    if (dirname(dir) === dir) return start
+  }
+}
+const here = peersDir(dirname(fileURLToPath(import.meta.url)))
 const root = join(here, '..', '..')
 const pomDir = join(here, 'kafka')
 const javaSources = join(here, 'java')
@@ -106,6 +114,8 @@ export interface KafkaCluster {
   startBroker(id: number): Promise<void>
   /** Whether the broker's JVM is running. */
   isRunning(id: number): boolean
+  /** The broker's JVM process id while it runs (for its CPU time from /proc). */
+  pid(id: number): number | undefined
   /** Kills every broker and removes the log dirs. */
   stop(): Promise<void>
 }
@@ -518,6 +528,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
     spawnJava: (mainClass, args, o = {}) =>
       spawnRig(version, [...TOOL_JVM_OPTS, ...(o.jvmOpts ?? [])], mainClass, args, { env: o.env ?? process.env }),
     isRunning: (id) => isRunning(byId(id)),
+    pid: (id) => (isRunning(byId(id)) ? byId(id).child!.pid : undefined),
     async kill(id) {
       await kill(byId(id))
     },

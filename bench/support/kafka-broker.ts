@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs'
+import { type KafkaCluster, startKafka } from '../../test/peers/kafka.js'
+import { option } from './environment.js'
+
+/**
+ * The real-Kafka target of the end-to-end benchmarks (--target=kafka): one
+ * Apache Kafka broker on this machine (KRaft, combined broker and
+ * controller), started fresh through the test rig's launcher
+ * (test/peers/kafka.ts) and stopped at the end.
+ */
+
+/** USER_HZ: 100 on Linux for every architecture Node runs on. */
+const CLOCK_TICKS = 100
+
+/** User + system CPU seconds a process has used so far (Linux /proc; NaN elsewhere or once it is gone). */
+export function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name, which is in parentheses: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+  } catch {
+    return NaN
+  }
+}
+
+export class KafkaBroker {
+  private constructor(private readonly kafka: KafkaCluster) {}
+
+  /** Starts one broker, of --kafka-version (4, the default, or 3.9). */
+  static async start(): Promise<KafkaBroker> {
+    const version = option('kafka-version') === '3.9' ? '3.9' : '4'
+    return new KafkaBroker(await startKafka({ brokers: 1, version }))
+  }
+
+  get bootstrap(): string {
+    return this.kafka.bootstrap
+  }
+
+  /** The Kafka version the broker, the Java client and the perf tools are. */
+  get version(): string {
+    return this.kafka.version
+  }
+
+  /** The class path of the broker's jars: kafka-tools and kafka-clients included. */
+  get classPath(): string {
+    return this.kafka.classPath
+  }
+
+  cpuSeconds(): number {
+    return processCpuSeconds(this.kafka.pid(1))
+  }
+
+  stop(): Promise<void> {
+    return this.kafka.stop()
+  }
+}

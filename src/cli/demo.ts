@@ -1,0 +1,283 @@
+import { Kafka } from '../kafka.js'
+import type { Consumer } from '../consumer/consumer.js'
+import type { CompressionName } from '../codec/compression.js'
+import { startCluster, type RunningCluster } from '../broker/index.js'
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection, str, type Values } from './args.js'
+import { Progress, count, mb, rate, table, type ProgressMode } from './progress.js'
+import type { Io } from './io.js'
+
+export const USAGE = `usage: wafka demo [-b BROKERS] [--messages N] [--size B] [--compression C] [--partitions P] [--quiet] [--json]
+
+Produces N messages to a new topic while a consumer group of 3 members reads
+them back, checks every message arrived exactly once (exit 1 otherwise) and
+prints throughput each way, produce and end-to-end latency, CPU and peak memory.
+Without -b it starts the embedded broker in this process (3 virtual brokers;
+replication factor 1: the embedded broker has no replication yet).
+
+  --messages N       messages to send (default 1,000,000)
+  --size B           value size in bytes, at least 8 (default 100)
+  --compression C    none, gzip, snappy, lz4 or zstd (default none)
+  --partitions P     partitions of the demo topic (default 6)
+  --quiet            no progress, only the summary
+${CONNECTION_USAGE}`
+
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  messages: { type: 'string' },
+  size: { type: 'string' },
+  compression: { type: 'string' },
+  partitions: { type: 'string' },
+  quiet: { type: 'boolean' },
+} as const
+
+const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
+/** Messages per send() call, and send() calls awaiting their acknowledgement at once. */
+const CHUNK = 500
+const WINDOW = 32
+const MEMBERS = 3
+
+/** Percentile of a histogram of whole milliseconds. */
+function percentile(hist: Uint32Array, total: number, p: number): number {
+  const want = Math.ceil(total * p)
+  let seen = 0
+  for (let i = 0; i < hist.length; i++) {
+    seen += hist[i]
+    if (seen >= want) return i
+  }
+  return hist.length - 1
+}
+
+function sortedPercentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]
+}
+
+export async function demoCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parse(args, OPTIONS)
+  if (values.help) {
+    io.out(USAGE + '\n')
+    return 0
+  }
+  const n = int(values, 'messages', 1) ?? 1_000_000
+  const size = int(values, 'size', 8) ?? 100
+  const partitions = int(values, 'partitions', 1) ?? 6
+  const compression = (str(values, 'compression') ?? 'none') as CompressionName
+  if (!CODECS.includes(compression)) throw new UsageError(`--compression must be one of ${CODECS.join(', ')}, not ${compression}`)
+  if (n > 0xffffffff) throw new UsageError('--messages: at most 4,294,967,295')
+  const json = values.json === true
+  // With --json, stdout carries only the summary: progress goes to stderr.
+  const progressStream = json ? io.errIsTTY : io.outIsTTY
+  const mode: ProgressMode = values.quiet ? 'quiet' : progressStream ? 'tty' : 'plain'
+  const note = (line: string) => {
+    if (mode !== 'quiet') (json ? io.err : io.out)(line + '\n')
+  }
+
+  let cluster: RunningCluster | undefined
+  let conn: Values = values
+  if (str(values, 'brokers') === undefined && str(values, 'config') === undefined) {
+    cluster = await startCluster({ brokers: 3 })
+    conn = { ...values, brokers: cluster.bootstrapServers }
+    note(`embedded broker: 3 virtual brokers at ${cluster.bootstrapServers}`)
+  }
+  const { kafka: config, extra } = resolveConnection(conn)
+  const kafka = new Kafka(config)
+  const topic = `wafka-demo-${Date.now().toString(36)}`
+  const admin = kafka.admin()
+  const producer = kafka.producer({ compression, ...extra })
+  const consumers: Consumer[] = []
+  const cpu0 = process.cpuUsage()
+  const wall0 = performance.now()
+  try {
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true })
+    note(`topic ${topic}: ${partitions} partitions, replication factor 1; ${count(n)} messages of ${size} B, ${compression}`)
+
+    // The consumers join first and wait for one stable assignment, so no rebalance interrupts the run.
+    const seen = new Uint8Array(n)
+    const e2e = new Uint32Array(60_001)
+    let received = 0
+    let duplicates = 0
+    let foreign = 0
+    let lastReceive = 0
+    let allReceived: () => void = () => {}
+    const done = new Promise<void>((resolve) => (allReceived = resolve))
+    const assignments = new Map<number, number[]>()
+    let assigned: () => void = () => {}
+    const stable = new Promise<void>((resolve) => (assigned = resolve))
+    const checkStable = () => {
+      const all = [...assignments.values()].flat()
+      if (assignments.size === MEMBERS && all.length === partitions && new Set(all).size === partitions) assigned()
+    }
+    const groupId = `${topic}-group`
+    for (let m = 0; m < MEMBERS; m++) {
+      const c = kafka.consumer({ groupId, ...extra })
+      consumers.push(c)
+      c.on(c.events.GROUP_JOIN, ({ payload }: { payload: { memberAssignment: Record<string, number[]> } }) => {
+        assignments.set(m, payload.memberAssignment[topic] ?? [])
+        checkStable()
+      })
+    }
+    await Promise.all(consumers.map(async (c) => {
+      await c.connect()
+      await c.subscribe({ topics: [topic], fromBeginning: true })
+      await c.run({
+        eachBatch: async ({ batch }) => {
+          const now = Date.now()
+          for (const message of batch.messages) {
+            const v = message.value
+            if (v === null || v.length < 4) {
+              foreign++
+              continue
+            }
+            const i = v.readUInt32BE(0)
+            if (i >= n) {
+              foreign++
+              continue
+            }
+            if (seen[i] !== 0) duplicates++
+            else received++
+            if (seen[i] < 255) seen[i]++
+            const lag = now - message.timestampMs
+            e2e[lag < 0 ? 0 : lag > 60_000 ? 60_000 : lag]++
+          }
+          lastReceive = performance.now()
+          if (received === n) allReceived()
+        },
+      })
+    }))
+    await Promise.race([stable, new Promise((_, reject) => setTimeout(() => reject(new Error('the consumer group did not settle in 30 s')), 30_000).unref())])
+
+    let sent = 0
+    let acked = 0
+    const sendLatencies: number[] = []
+    const t0 = performance.now()
+    const progress = new Progress(mode, json ? io.err : io.out)
+    let producedAt = 0
+    // Seconds since the first send, up to when that side finished (so a finished bar's rate stays put).
+    const since = (t: number, end = 0) => Math.max(1e-3, ((end || performance.now()) - t) / 1000)
+    progress.add(() => ({
+      label: 'produce',
+      done: acked,
+      total: n,
+      detail: `${count(acked)}/${count(n)} acknowledged  ${rate(acked / since(t0, producedAt))} msg/s  ${mb((acked * size) / since(t0, producedAt))}/s`,
+    }))
+    progress.add(() => ({
+      label: 'consume',
+      done: received,
+      total: n,
+      detail: `${count(received)}/${count(n)} received  ${rate(received / since(t0, received === n ? lastReceive : 0))} msg/s  ${mb((received * size) / since(t0, received === n ? lastReceive : 0))}/s`,
+    }))
+    progress.start()
+
+    const filler = Buffer.alloc(size - 4, 0x61)
+    const sendChunk = async (from: number, to: number) => {
+      const messages = new Array(to - from)
+      for (let i = from; i < to; i++) {
+        const value = Buffer.allocUnsafe(size)
+        value.writeUInt32BE(i, 0)
+        filler.copy(value, 4)
+        messages[i - from] = { value }
+      }
+      const start = performance.now()
+      await producer.send({ topic, messages })
+      sendLatencies.push(performance.now() - start)
+      acked += to - from
+    }
+    await producer.connect()
+    const workers = Array.from({ length: WINDOW }, async () => {
+      while (sent < n) {
+        const from = sent
+        sent = Math.min(n, sent + CHUNK)
+        await sendChunk(from, sent)
+      }
+    })
+    await Promise.all(workers)
+    producedAt = performance.now()
+    const produceSeconds = (producedAt - t0) / 1000
+    await Promise.race([done, new Promise<void>((resolve) => setTimeout(resolve, 60_000).unref())])
+    // A short grace period: a duplicate would arrive right behind the last message.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    progress.stop()
+    // Consumption runs alongside production: its time is from the first send to the last message received.
+    const consumeSeconds = lastReceive > 0 ? (lastReceive - t0) / 1000 : 0
+    const cpu = process.cpuUsage(cpu0)
+    const wall = (performance.now() - wall0) / 1000
+    const rssPeak = process.resourceUsage().maxRSS * 1024
+    sendLatencies.sort((a, b) => a - b)
+    const missing = n - received
+    const ok = missing === 0 && duplicates === 0 && foreign === 0
+
+    const summary = {
+      topic,
+      broker: cluster ? 'embedded (3 virtual brokers, in process)' : config.brokers.join(','),
+      messages: n,
+      valueBytes: size,
+      partitions,
+      compression,
+      consumers: MEMBERS,
+      produce: {
+        seconds: round(produceSeconds, 3),
+        messagesPerSecond: Math.round(n / produceSeconds),
+        megabytesPerSecond: round((n * size) / produceSeconds / 1e6, 2),
+        sendLatencyMs: { p50: round(sortedPercentile(sendLatencies, 0.5), 1), p99: round(sortedPercentile(sendLatencies, 0.99), 1), messagesPerSend: CHUNK },
+      },
+      consume: {
+        seconds: round(consumeSeconds, 3),
+        messagesPerSecond: consumeSeconds > 0 ? Math.round(received / consumeSeconds) : 0,
+        megabytesPerSecond: consumeSeconds > 0 ? round((received * size) / consumeSeconds / 1e6, 2) : 0,
+        endToEndLatencyMs: { p50: percentile(e2e, received + duplicates, 0.5), p99: percentile(e2e, received + duplicates, 0.99) },
+      },
+      verified: { received, missing, duplicates, unexpected: foreign, exactlyOnce: ok },
+      cpuSeconds: { user: round(cpu.user / 1e6, 2), system: round(cpu.system / 1e6, 2), ofWallClock: round((cpu.user + cpu.system) / 1e6 / wall, 2) },
+      peakRssBytes: rssPeak,
+    }
+    if (json) io.out(JSON.stringify(summary) + '\n')
+    else io.out(renderSummary(summary) + '\n')
+    if (!ok) io.err(`wafka demo: ${count(missing)} missing, ${count(duplicates)} duplicated, ${count(foreign)} unexpected messages\n`)
+    return ok ? 0 : 1
+  } finally {
+    await Promise.allSettled(consumers.map((c) => c.disconnect()))
+    await producer.disconnect().catch(() => {})
+    await admin.deleteTopics({ topics: [topic] }).catch(() => {})
+    await admin.disconnect().catch(() => {})
+    await cluster?.stop()
+  }
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits
+  return Math.round(x * f) / f
+}
+
+type Summary = {
+  messages: number
+  valueBytes: number
+  produce: { seconds: number; messagesPerSecond: number; megabytesPerSecond: number; sendLatencyMs: { p50: number; p99: number; messagesPerSend: number } }
+  consume: { seconds: number; messagesPerSecond: number; megabytesPerSecond: number; endToEndLatencyMs: { p50: number; p99: number } }
+  verified: { received: number; missing: number; duplicates: number; exactlyOnce: boolean }
+  cpuSeconds: { user: number; system: number; ofWallClock: number }
+  peakRssBytes: number
+}
+
+function renderSummary(s: Summary): string {
+  const v = s.verified
+  const rows = [
+    ['', 'produce', 'consume (group of 3)'],
+    ['messages', count(s.messages), count(v.received)],
+    ['time', `${s.produce.seconds.toFixed(2)} s`, `${s.consume.seconds.toFixed(2)} s`],
+    ['throughput', `${rate(s.produce.messagesPerSecond)} msg/s`, `${rate(s.consume.messagesPerSecond)} msg/s`],
+    ['', `${s.produce.megabytesPerSecond.toFixed(1)} MB/s`, `${s.consume.megabytesPerSecond.toFixed(1)} MB/s`],
+    [`latency p50 / p99`, `${s.produce.sendLatencyMs.p50} / ${s.produce.sendLatencyMs.p99} ms`, `${s.consume.endToEndLatencyMs.p50} / ${s.consume.endToEndLatencyMs.p99} ms`],
+  ]
+  return [
+    '',
+    table(rows),
+    `  (produce: send() of ${s.produce.sendLatencyMs.messagesPerSend} messages until acknowledged; consume: end to end, message timestamp to receipt)`,
+    '',
+    `CPU         ${s.cpuSeconds.user.toFixed(2)} s user + ${s.cpuSeconds.system.toFixed(2)} s system (${Math.round(s.cpuSeconds.ofWallClock * 100)}% of one core over the run)`,
+    `peak memory ${(s.peakRssBytes / 2 ** 20).toFixed(0)} MiB RSS`,
+    v.exactlyOnce
+      ? `verified    all ${count(s.messages)} messages arrived exactly once`
+      : `verified    FAILED: ${count(v.missing)} missing, ${count(v.duplicates)} duplicated`,
+  ].join('\n')
+}

@@ -1,0 +1,123 @@
+// wafka topics, groups and cluster against the embedded broker and against
+// Apache Kafka itself (the reference): the same commands, the same answers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startCluster } from '../../src/broker/index.js'
+import { requireKafka, startKafka } from '../peers/kafka.js'
+import { built, wafka } from './support.js'
+
+interface Target {
+  bootstrap: string
+  stop(): Promise<void>
+}
+
+const targets: Array<[string, boolean, () => Promise<Target>]> = [
+  ['the embedded broker', true, async () => {
+    const c = await startCluster({ brokers: 3 })
+    return { bootstrap: c.bootstrapServers, stop: () => c.stop() }
+  }],
+  ['Apache Kafka', built && requireKafka(), async () => {
+    const k = await startKafka({ brokers: 1 })
+    return { bootstrap: k.bootstrap, stop: () => k.stop() }
+  }],
+]
+
+const json = (stdout: string) => JSON.parse(stdout)
+
+describe.skipIf(!built).each(targets)('wafka topics / groups / cluster on %s', (_name, available, start) => {
+  let target: Target
+  let b: string
+  beforeAll(async () => {
+    if (!available) return
+    target = await start()
+    b = target.bootstrap
+  }, 120_000)
+  afterAll(() => target?.stop())
+
+  it.skipIf(!available)('topics create, list, describe, delete', async () => {
+    const created = await wafka(['topics', 'create', 'cli-topic', '-b', b, '-P', '3', '-r', '1', '-c', 'retention.ms=3600000'])
+    expect(created).toMatchObject({ code: 0, stdout: 'created topic cli-topic\n', stderr: '' })
+    const again = await wafka(['topics', 'create', 'cli-topic', '-b', b, '-P', '3'])
+    expect(again).toMatchObject({ code: 1, stderr: 'wafka topics: topic "cli-topic" already exists\n' })
+    expect(json((await wafka(['topics', 'list', '-b', b, '--json'])).stdout)).toContain('cli-topic')
+
+    await wafka(['produce', '-b', b, '-t', 'cli-topic', '-p', '1'], { input: 'a\nb\nc\n' })
+    const d = await wafka(['topics', 'describe', 'cli-topic', '-b', b, '--json'])
+    expect(d.code).toBe(0)
+    const described = json(d.stdout)
+    expect(described.partitions.map((p: { partition: number }) => p.partition)).toEqual([0, 1, 2])
+    expect(described.partitions[1]).toMatchObject({ low: '0', high: '3' })
+    for (const p of described.partitions) {
+      expect(p.replicas).toHaveLength(1)
+      expect(p.isr).toEqual(p.replicas)
+      expect(p.leader).toBe(p.replicas[0])
+    }
+    const text = await wafka(['topics', 'describe', 'cli-topic', '-b', b])
+    expect(text.stdout).toMatch(/^topic cli-topic: 3 partition\(s\), replication factor 1$/m)
+    expect(text.stdout).toMatch(/^1 +\d+ +\d+ +\d+ +0 +3$/m)
+
+    expect(await wafka(['topics', 'delete', 'cli-topic', '-b', b])).toMatchObject({ code: 0, stdout: 'deleted topic cli-topic\n' })
+    const deadline = Date.now() + 20_000
+    while ((await wafka(['topics', 'list', '-b', b])).stdout.split('\n').includes('cli-topic') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+    expect((await wafka(['topics', 'list', '-b', b])).stdout.split('\n')).not.toContain('cli-topic')
+  })
+
+  it.skipIf(!available)('groups list, describe with lag, reset-offsets, delete', async () => {
+    await wafka(['topics', 'create', 'lagged', '-b', b, '-P', '2'])
+    await wafka(['produce', '-b', b, '-t', 'lagged', '-p', '0'], { input: 'a\nb\nc\nd\n' })
+    await wafka(['produce', '-b', b, '-t', 'lagged', '-p', '1'], { input: 'e\nf\n' })
+    const read = await wafka(['consume', '-b', b, '-t', 'lagged', '-g', 'cli-g', '-o', 'beginning', '-e', '-f', '%p '])
+    expect(read.code).toBe(0)
+    expect(read.stdout.trim().split(' ').sort()).toEqual(['0', '0', '0', '0', '1', '1'])
+    await wafka(['produce', '-b', b, '-t', 'lagged', '-p', '1'], { input: 'g\nh\ni\n' })
+
+    const list = json((await wafka(['groups', 'list', '-b', b, '--json'])).stdout)
+    expect(list.find((g: { groupId: string }) => g.groupId === 'cli-g')).toMatchObject({ groupState: 'Empty' })
+    const d = json((await wafka(['groups', 'describe', 'cli-g', '-b', b, '--json'])).stdout)
+    expect(d).toMatchObject({ groupId: 'cli-g', state: 'Empty', members: [] })
+    expect(d.offsets).toEqual([
+      { topic: 'lagged', partition: 0, committed: 4, logEnd: 4, lag: 0, member: null },
+      { topic: 'lagged', partition: 1, committed: 2, logEnd: 5, lag: 3, member: null },
+    ])
+    const text = (await wafka(['groups', 'describe', 'cli-g', '-b', b])).stdout
+    expect(text).toMatch(/^group cli-g: Empty, classic, .*0 member\(s\)$/m)
+    expect(text).toMatch(/^lagged +1 +2 +5 +3 +-$/m)
+
+    const dry = await wafka(['groups', 'reset-offsets', 'cli-g', '-t', 'lagged', '--to-earliest', '--dry-run', '-b', b, '--json'])
+    expect(json(dry.stdout)).toMatchObject({ applied: false, offsets: [{ partition: 0, from: 4, to: 0 }, { partition: 1, from: 2, to: 0 }] })
+    const shifted = await wafka(['groups', 'reset-offsets', 'cli-g', '-t', 'lagged', '--shift-by', '-3', '-b', b, '--json'])
+    expect(json(shifted.stdout)).toMatchObject({ applied: true, offsets: [{ partition: 0, from: 4, to: 1 }, { partition: 1, from: 2, to: 0 }] })
+    const after = json((await wafka(['groups', 'describe', 'cli-g', '-b', b, '--json'])).stdout)
+    expect(after.offsets.map((o: { committed: number; lag: number }) => [o.committed, o.lag])).toEqual([[1, 3], [0, 5]])
+    // The group reads from the reset offsets.
+    const reread = await wafka(['consume', '-b', b, '-t', 'lagged', '-g', 'cli-g', '-e', '-f', '%p:%s '])
+    expect(reread.stdout.trim().split(' ').sort()).toEqual(['0:b', '0:c', '0:d', '1:e', '1:f', '1:g', '1:h', '1:i'])
+
+    expect(await wafka(['groups', 'delete', 'cli-g', '-b', b])).toMatchObject({ code: 0, stdout: 'deleted group cli-g\n' })
+    const gone = await wafka(['groups', 'describe', 'cli-g', '-b', b])
+    expect(gone).toMatchObject({ code: 1, stderr: 'wafka groups: group "cli-g" does not exist\n' })
+  })
+
+  it.skipIf(!available)('demo -b: the same produce / group-consume round trip, verified exactly once', async () => {
+    const r = await wafka(['demo', '-b', b, '--messages', '20000', '--partitions', '3', '--json'])
+    // With --json, stdout is the summary alone; the progress lines go to stderr.
+    expect(r.stderr).toMatch(/^consume: 100%  20,000\/20,000 received/m)
+    expect(r.stderr).not.toMatch(/^wafka demo:/m)
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).verified).toEqual({ received: 20000, missing: 0, duplicates: 0, unexpected: 0, exactlyOnce: true })
+  })
+
+  it.skipIf(!available)('cluster: brokers, controller, and each broker\'s API versions', async () => {
+    const r = await wafka(['cluster', '-b', b, '--json'])
+    expect(r.code).toBe(0)
+    const c = json(r.stdout)
+    expect(c.brokers.length).toBeGreaterThanOrEqual(1)
+    expect(c.brokers.map((x: { nodeId: number }) => x.nodeId)).toContain(c.controller)
+    for (const broker of c.brokers) {
+      const produce = broker.apis.find((a: { apiKey: number }) => a.apiKey === 0)
+      expect(produce).toMatchObject({ name: 'Produce' })
+      expect(produce.used).toBeGreaterThanOrEqual(produce.minVersion)
+      expect(produce.used).toBeLessThanOrEqual(produce.maxVersion)
+      expect(broker.apis.find((a: { apiKey: number }) => a.apiKey === 18)).toMatchObject({ name: 'ApiVersions' })
+    }
+  })
+})

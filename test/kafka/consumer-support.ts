@@ -1,0 +1,124 @@
+// What the consumer tests against real Kafka share: filling a topic with
+// wafka's producer, running group members that record what they read and
+// own, and checking that no partition was ever owned by two members at once.
+import { type Consumer, Kafka, type KafkaMessage } from '../../src/index.js'
+import type { ConsumerConfig } from '../../src/consumer/config.js'
+
+export async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what()}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** Sends `count` messages (key k<i>, value <prefix><i>) to `topic`; resolves when all are acknowledged. */
+export async function produce(bootstrap: string, topic: string, count: number, prefix = 'v', options: { partition?: number; from?: number } = {}): Promise<void> {
+  const producer = new Kafka({ clientId: 'fill', brokers: bootstrap.split(',') }).producer({ lingerMs: 5 })
+  await producer.connect()
+  try {
+    const from = options.from ?? 0
+    for (let i = from; i < from + count; i += 1000) {
+      const messages = []
+      for (let j = i; j < Math.min(from + count, i + 1000); j++) messages.push({ key: `k${j}`, value: `${prefix}${j}`, ...(options.partition !== undefined ? { partition: options.partition } : {}) })
+      await producer.send({ topic, messages })
+    }
+  } finally {
+    await producer.disconnect()
+  }
+}
+
+export interface Read {
+  by: string
+  topic: string
+  partition: number
+  offset: bigint
+  value: string
+}
+
+/**
+ * Who owns which partition, from every member's assignment and revocation
+ * events, in the order they happen (all members run in this process): a
+ * partition assigned to one member while another still holds it is a
+ * violation.
+ */
+export class Ownership {
+  readonly owner = new Map<string, string>()
+  readonly violations: string[] = []
+  readonly log: string[] = []
+
+  watch(name: string, consumer: Consumer): void {
+    consumer.on(consumer.events.PARTITIONS_ASSIGNED, (e) => {
+      for (const t of e.payload.partitions as Array<{ topic: string; partitions: number[] }>) {
+        for (const p of t.partitions) {
+          const k = `${t.topic}-${p}`
+          const held = this.owner.get(k)
+          if (held !== undefined && held !== name) this.violations.push(`${k} assigned to ${name} while ${held} holds it`)
+          this.owner.set(k, name)
+          this.log.push(`${name} +${k}`)
+        }
+      }
+    })
+    consumer.on(consumer.events.PARTITIONS_REVOKED, (e) => {
+      for (const t of e.payload.partitions as Array<{ topic: string; partitions: number[] }>) {
+        for (const p of t.partitions) {
+          const k = `${t.topic}-${p}`
+          if (this.owner.get(k) === name) this.owner.delete(k)
+          this.log.push(`${name} -${k}`)
+        }
+      }
+    })
+  }
+
+  /** A member that is gone (disconnected or killed) no longer holds anything. */
+  forget(name: string): void {
+    for (const [k, v] of this.owner) if (v === name) this.owner.delete(k)
+  }
+}
+
+export interface Member {
+  name: string
+  consumer: Consumer
+  reads: Read[]
+}
+
+/** Starts a member: connect, subscribe from the beginning, run eachMessage recording every read. */
+export async function startMember(
+  bootstrap: string,
+  name: string,
+  config: ConsumerConfig,
+  subscription: { topics: Array<string | RegExp> },
+  sink: { reads: Read[]; ownership?: Ownership },
+): Promise<Member> {
+  const consumer = new Kafka({ clientId: name, brokers: bootstrap.split(','), retryBackoffMs: 100 }).consumer({ maxWaitTimeInMs: 200, ...config })
+  sink.ownership?.watch(name, consumer)
+  await consumer.connect()
+  await consumer.subscribe({ topics: subscription.topics, fromBeginning: true })
+  const reads: Read[] = []
+  await consumer.run({
+    eachMessage: async ({ topic, partition, message }: { topic: string; partition: number; message: KafkaMessage }) => {
+      const r = { by: name, topic, partition, offset: message.offsetBigInt, value: message.value!.toString() }
+      reads.push(r)
+      sink.reads.push(r)
+    },
+  })
+  return { name, consumer, reads }
+}
+
+export const partitionsOf = (c: Consumer) =>
+  c
+    .assignmentList()
+    .map((p) => `${p.topic}-${p.partition}`)
+    .sort()
+
+/** Every value in `reads`, checked to appear once each: duplicates are listed. */
+export function duplicates(reads: Read[]): string[] {
+  const seen = new Set<string>()
+  const dup: string[] = []
+  for (const r of reads) {
+    const k = `${r.topic}/${r.value}`
+    if (seen.has(k)) dup.push(`${k} (again by ${r.by})`)
+    seen.add(k)
+  }
+  return dup
+}
