@@ -30,7 +30,7 @@ async function open<T extends Producer | Consumer>(c: T): Promise<T> {
 
 async function readAll(kafka: Kafka, groupId: string, isolationLevel: 'read_committed' | 'read_uncommitted', topic = 'tx'): Promise<Received[]> {
   const got: Received[] = []
-  const consumer = await open(kafka.consumer({ groupId, isolationLevel, maxWaitTimeMs: 100 } as any))
+  const consumer = await open(kafka.consumer({ groupId, isolationLevel, maxWaitTimeInMs: 100 }))
   await consumer.subscribe({ topics: [topic], fromBeginning: true })
   await consumer.run({ eachMessage: async ({ partition, message }) => void got.push(received(partition, message)) })
   return got
