@@ -6,7 +6,7 @@
 import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { type Server, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -291,16 +291,36 @@ export function runJava(mainClass: string, args: string[], options: RunJavaOptio
   return runRig(KAFKA_VERSIONS[options.version ?? '4'], mainClass, args, options)
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.unref()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
+/** Ports this process has handed out; the OS may give a just-closed port again. */
+const portsHandedOut = new Set<number>()
+
+/**
+ * `count` distinct free 127.0.0.1 ports. Every probe socket stays open until
+ * all are chosen, so the kernel cannot return one port twice in a call, and
+ * a port handed out earlier in this process is never handed out again (a
+ * broker still starting may not hold it yet).
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = []
+  const ports: number[] = []
+  try {
+    for (let tries = 0; ports.length < count; tries++) {
+      if (tries > count + 100) throw new Error(`could not find ${count} free ports`)
+      const server = createServer()
+      servers.push(server)
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(0, '127.0.0.1', () => resolve())
+      })
       const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
+      if (portsHandedOut.has(port)) continue
+      portsHandedOut.add(port)
+      ports.push(port)
+    }
+    return ports
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))))
+  }
 }
 
 /** A Kafka Uuid: 16 random bytes, base64url; never one starting with '-' (a CLI would read it as a flag). */
@@ -375,12 +395,13 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   removeOnExit(base)
   const nodes: Node[] = []
   for (let id = 1; id <= count; id++) {
+    const [controllerPort, ...listenerPorts] = await freePorts(all.length + 1)
     const ports: Record<string, number> = {}
-    for (const l of all) ports[l.name] = await freePort()
+    all.forEach((l, i) => { ports[l.name] = listenerPorts[i] })
     const logDir = join(base, `broker-${id}`)
     mkdirSync(logDir, { recursive: true })
     nodes.push({
-      broker: { id, host: '127.0.0.1', port: ports[all[0].name], ports, controllerPort: await freePort(), logDir },
+      broker: { id, host: '127.0.0.1', port: ports[all[0].name], ports, controllerPort, logDir },
       propertiesFile: join(logDir, 'server.properties'),
       stderr: [],
     })
