@@ -87,7 +87,7 @@ function encodeCases(kind: InputKind): Case[] {
 async function decodeCases(): Promise<Case[]> {
   notes.push(
     'wafka checks each batch\'s CRC-32C when decoding, as the Java client does; KafkaJS and @platformatic/kafka never do. The "wafka, CRC unchecked" column is wafka with { verifyCrc: false }; its ratio is what the check costs.',
-    'Decode inputs are the same bytes for every decoder: wafka\'s encoding, except snappy, which is @platformatic/kafka\'s raw-block encoding, since @platformatic/kafka cannot read the xerial-framed snappy that wafka and the Java client write.',
+    "Decode inputs are the same bytes for every decoder: wafka's encoding, except snappy, which is @platformatic/kafka's raw-block encoding, since @platformatic/kafka cannot read the xerial-framed snappy that wafka and the Java client write.",
   )
   const cases: Case[] = []
   for (const size of VALUE_SIZES) {
@@ -98,7 +98,8 @@ async function decodeCases(): Promise<Case[]> {
       const contenders = peers.filter((p) => p.codecs.includes(compression))
       for (const p of contenders) {
         const seen = await p.decodeAndTouch(batch)
-        if (seen !== expectedBytes) throw new Error(`${p.name} decoded ${seen} key+value bytes of ${compression} batch, expected ${expectedBytes}`)
+        if (seen !== expectedBytes)
+          throw new Error(`${p.name} decoded ${seen} key+value bytes of ${compression} batch, expected ${expectedBytes}`)
       }
       cases.push({
         group: 'decode 1,000 records, read key and value',
@@ -125,7 +126,13 @@ async function compressionCases(codec: string, ours: Compressor | null, theirs: 
   const data = jsonLines(MIB)
   const all = [ours, ...theirs]
   const cases: Case[] = [
-    { group: codec, name: 'compress 1 MiB JSON lines', unit: 'MB/s', perOp: MIB, contenders: all.map((c) => ({ name: c.name, fn: () => c.compress(data) })) },
+    {
+      group: codec,
+      name: 'compress 1 MiB JSON lines',
+      unit: 'MB/s',
+      perOp: MIB,
+      contenders: all.map((c) => ({ name: c.name, fn: () => c.compress(data) })),
+    },
   ]
   // Each decompresses its own output, checked once here.
   const compressed = all.map((c) => c.compress(data))
@@ -157,12 +164,17 @@ async function main(): Promise<void> {
     ...encodeCases('buffers'),
     ...encodeCases('strings'),
     ...(await decodeCases()),
-    ...(await compressionCases('LZ4', await wafkaLz4(), lz4Peers, 'LZ4 is Kafka\'s LZ4 frame format in every contender but "lz4-napi, raw block", a bare LZ4 block (no frame, no checksums), shown as the native ceiling.')),
+    ...(await compressionCases(
+      'LZ4',
+      await wafkaLz4(),
+      lz4Peers,
+      'LZ4 is Kafka\'s LZ4 frame format in every contender but "lz4-napi, raw block", a bare LZ4 block (no frame, no checksums), shown as the native ceiling.',
+    )),
     ...(await compressionCases(
       'snappy',
       await wafkaSnappy(),
       snappyPeers,
-      'wafka\'s snappy output is xerial-framed (as the Java client writes); the others write one raw block.',
+      "wafka's snappy output is xerial-framed (as the Java client writes); the others write one raw block.",
     )),
   ].filter((c) => !only || `${c.group}: ${c.name}`.includes(only))
 
@@ -180,9 +192,17 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: machine(),
     versions: Object.fromEntries(
-      ['kafkajs', '@platformatic/kafka', '@node-rs/crc32', 'lz4-napi', 'snappy-wasm', 'kafkajs-lz4', 'kafkajs-snappy', '@bokuweb/zstd-wasm', 'tinybench'].map(
-        (name) => [name, packageVersion(name)],
-      ),
+      [
+        'kafkajs',
+        '@platformatic/kafka',
+        '@node-rs/crc32',
+        'lz4-napi',
+        'snappy-wasm',
+        'kafkajs-lz4',
+        'kafkajs-snappy',
+        '@bokuweb/zstd-wasm',
+        'tinybench',
+      ].map((name) => [name, packageVersion(name)]),
     ),
     rounds: options.rounds,
     notes,

@@ -19,7 +19,9 @@ const require = createRequire(import.meta.url)
 const snappyWasm: { compress_raw(d: Uint8Array): Uint8Array; decompress_raw(d: Uint8Array): Uint8Array } = require('snappy-wasm')
 // kafkajs-lz4 wraps the `lz4` package; kafkajs-snappy wraps its own copy of snappyjs.
 const nodeLz4: { encode(d: Buffer): Buffer; decode(d: Buffer): Buffer } = createRequire(require.resolve('kafkajs-lz4'))('lz4')
-const snappyjs: { compress(d: Buffer): Buffer; uncompress(d: Buffer): Buffer } = createRequire(require.resolve('kafkajs-snappy'))('snappyjs')
+const snappyjs: { compress(d: Buffer): Buffer; uncompress(d: Buffer): Buffer } = createRequire(require.resolve('kafkajs-snappy'))(
+  'snappyjs',
+)
 
 const asBuffer = (d: Uint8Array): Buffer => (Buffer.isBuffer(d) ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength))
 

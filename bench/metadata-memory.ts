@@ -33,7 +33,14 @@ function frame(): Buffer {
       errorCode: 0,
       name: `topic-${t}`,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-      partitions: Array.from({ length: perTopic }, (_, p) => ({ partitionIndex: p, leaderId: (p % 3) + 1, leaderEpoch: 7, replicaNodes: [1, 2, 3], isrNodes: [1, 2, 3], offlineReplicas: [] })),
+      partitions: Array.from({ length: perTopic }, (_, p) => ({
+        partitionIndex: p,
+        leaderId: (p % 3) + 1,
+        leaderEpoch: 7,
+        replicaNodes: [1, 2, 3],
+        isrNodes: [1, 2, 3],
+        offlineReplicas: [],
+      })),
     })),
   })
   return Buffer.from(w.finish())
@@ -56,7 +63,11 @@ gc()
 const afterCache = process.memoryUsage()
 const mb = (n: number) => (n / 1024 / 1024).toFixed(1)
 console.log(`Metadata v${VERSION}, ${partitions} partitions in ${topics} topics: ${mb(bytes.length)} MB on the wire`)
-console.log(`decode: ${decodedMs.toFixed(0)} ms, +${mb(afterDecode.heapUsed - before.heapUsed)} MB heap retained (${((afterDecode.heapUsed - before.heapUsed) / bytes.length).toFixed(1)}x the response)`)
-console.log(`decode + cache: +${mb(afterCache.heapUsed - before.heapUsed)} MB heap retained (${((afterCache.heapUsed - before.heapUsed) / bytes.length).toFixed(1)}x), rss +${mb(afterCache.rss - before.rss)} MB`)
+console.log(
+  `decode: ${decodedMs.toFixed(0)} ms, +${mb(afterDecode.heapUsed - before.heapUsed)} MB heap retained (${((afterDecode.heapUsed - before.heapUsed) / bytes.length).toFixed(1)}x the response)`,
+)
+console.log(
+  `decode + cache: +${mb(afterCache.heapUsed - before.heapUsed)} MB heap retained (${((afterCache.heapUsed - before.heapUsed) / bytes.length).toFixed(1)}x), rss +${mb(afterCache.rss - before.rss)} MB`,
+)
 // Keep both alive until measured.
 if (cache.topics.size !== topics || res.topics.length !== topics) throw new Error('lost topics')

@@ -249,7 +249,7 @@ async function confluentDriver(job: Job, keys: Buffer[], values: Buffer[]): Prom
       }),
     produce: async (from, to) => {
       target += to - from
-      for (let i = from; i < to; ) {
+      for (let i = from; i < to;) {
         if (failure) throw failure
         try {
           producer.produce(topic, null, values[i & mask], keys[i & mask])
@@ -282,8 +282,14 @@ async function confluentDriver(job: Job, keys: Buffer[], values: Buffer[]): Prom
 async function confluentKafkaJSDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<Driver> {
   const { Kafka, logLevel, CompressionTypes } = (await loadConfluent()).KafkaJS
   const s = job.scenario
-  const producer = new Kafka({ kafkaJS: { clientId: 'bench-confluent', brokers: job.bootstrap.split(','), logLevel: logLevel.NOTHING } }).producer({
-    kafkaJS: { acks: s.acks, idempotent: s.acks === -1, compression: s.compression === 'lz4' ? CompressionTypes.LZ4 : CompressionTypes.None },
+  const producer = new Kafka({
+    kafkaJS: { clientId: 'bench-confluent', brokers: job.bootstrap.split(','), logLevel: logLevel.NOTHING },
+  }).producer({
+    kafkaJS: {
+      acks: s.acks,
+      idempotent: s.acks === -1,
+      compression: s.compression === 'lz4' ? CompressionTypes.LZ4 : CompressionTypes.None,
+    },
     'linger.ms': LINGER_MS,
     'batch.size': BATCH_BYTES,
     partitioner: 'murmur2_random',
@@ -310,7 +316,10 @@ const drivers: Record<Exclude<ContenderId, 'java'>, (job: Job, keys: Buffer[], v
 
 async function child(job: Job): Promise<ChildResult> {
   const { keys, values } = messagePool()
-  const make = job.contender === 'confluent' && job.confluentApi === 'kafkajs' ? confluentKafkaJSDriver : drivers[job.contender as Exclude<ContenderId, 'java'>]
+  const make =
+    job.contender === 'confluent' && job.confluentApi === 'kafkajs'
+      ? confluentKafkaJSDriver
+      : drivers[job.contender as Exclude<ContenderId, 'java'>]
   const driver = await make(job, keys, values)
   const meter = new ChildMeter()
   await driver.connect()
@@ -379,8 +388,21 @@ async function parent(): Promise<void> {
       start: async (round, s, c) => {
         const topic = `bench-${process.pid}-${++topicSeq}-${c.id}`
         await rig.createTopic(topic, PARTITIONS)
-        const job: Job = { contender: c.id, bootstrap: rig.bootstrapFor(c.id), topic, scenario: s, messages, warmup, inflight, target: rig.target, confluentApi }
-        return { job, run: { round, scenario: scenarioName(s), contender: c.name, topic, ok: false, messages, expected: messages + warmup } }
+        const job: Job = {
+          contender: c.id,
+          bootstrap: rig.bootstrapFor(c.id),
+          topic,
+          scenario: s,
+          messages,
+          warmup,
+          inflight,
+          target: rig.target,
+          confluentApi,
+        }
+        return {
+          job,
+          run: { round, scenario: scenarioName(s), contender: c.name, topic, ok: false, messages, expected: messages + warmup },
+        }
       },
       check: async (run) => {
         const offsets = await admin.fetchTopicOffsets(run.topic)
@@ -394,49 +416,67 @@ async function parent(): Promise<void> {
       external: (_run, job, timeoutMs) => {
         const j = job as Job
         const args = (n: number) => [
-          '--topic', j.topic, '--num-records', String(n), '--throughput', '-1', '--payload-file', payloadFile,
-          '--key-distribution', 'range', '--record-key-range', String(POOL),
-          '--command-property', `bootstrap.servers=${j.bootstrap}`, `acks=${j.scenario.acks === -1 ? 'all' : 1}`, `enable.idempotence=${j.scenario.acks === -1}`,
-          `linger.ms=${LINGER_MS}`, `batch.size=${BATCH_BYTES}`, `compression.type=${j.scenario.compression}`, 'client.id=bench-java',
+          '--topic',
+          j.topic,
+          '--num-records',
+          String(n),
+          '--throughput',
+          '-1',
+          '--payload-file',
+          payloadFile,
+          '--key-distribution',
+          'range',
+          '--record-key-range',
+          String(POOL),
+          '--command-property',
+          `bootstrap.servers=${j.bootstrap}`,
+          `acks=${j.scenario.acks === -1 ? 'all' : 1}`,
+          `enable.idempotence=${j.scenario.acks === -1}`,
+          `linger.ms=${LINGER_MS}`,
+          `batch.size=${BATCH_BYTES}`,
+          `compression.type=${j.scenario.compression}`,
+          'client.id=bench-java',
         ]
-        return runJavaTool(rig.kafka!.classPath, 'org.apache.kafka.tools.ProducerPerformance', j.warmup > 0 ? args(j.warmup) : [], args(j.messages), producerPerformanceRate(j.messages), timeoutMs)
+        return runJavaTool(
+          rig.kafka!.classPath,
+          'org.apache.kafka.tools.ProducerPerformance',
+          j.warmup > 0 ? args(j.warmup) : [],
+          args(j.messages),
+          producerPerformanceRate(j.messages),
+          timeoutMs,
+        )
       },
     })
   } finally {
     await rig.close()
   }
 
-  const summaries = summarize(
-    runs,
-    scenarios.map(scenarioName),
-    contenders,
-    (id, i) => settings(id, scenarios[i], inflight, rig.target),
-  )
+  const summaries = summarize(runs, scenarios.map(scenarioName), contenders, (id, i) => settings(id, scenarios[i], inflight, rig.target))
   console.log('')
   printTables(summaries)
   const notes = [
     `Every client gets the same pre-made Buffers: ${fmt.format(POOL)} distinct key/value pairs (bench/support/data.ts, fixed seed), message i using pair i mod ${fmt.format(POOL)}. The promise-based clients (wafka, KafkaJS, @platformatic/kafka) get them as send() calls of ${fmt.format(CHUNK)} messages, built as the call is made, ${inflight} calls in flight at a time (the next starts when one resolves, i.e. when its messages are acknowledged).`,
-    '@confluentinc/kafka-javascript runs through its Standard (node-rdkafka) API, which its INTRODUCTION.md calls the more performant one for high volumes: produce() per message with a delivery-report event each, polled on librdkafka\'s background thread (setPollInBackground, which the same page calls the more efficient for high-throughput producers). A run ends when every delivery report is in.',
-    'acks=1 runs are not idempotent (idempotence needs acks=all); acks=all runs are idempotent in every client, as wafka and the Java client are by default. KafkaJS\'s idempotent producer sends one request at a time per broker; @platformatic/kafka\'s forces maxInflights to 1 (5 otherwise); wafka keeps up to 5 in flight per broker either way; librdkafka up to 5 when idempotent (its max.in.flight default, 1,000,000, otherwise).',
-    'KafkaJS and @platformatic/kafka have no linger or batch-size setting: a send() becomes one Produce request per broker holding that call\'s messages (about 21 per partition here), so their batching is set by the caller\'s chunk size. wafka and librdkafka batch per partition across calls (linger 5 ms, batch size 16 KiB).',
+    "@confluentinc/kafka-javascript runs through its Standard (node-rdkafka) API, which its INTRODUCTION.md calls the more performant one for high volumes: produce() per message with a delivery-report event each, polled on librdkafka's background thread (setPollInBackground, which the same page calls the more efficient for high-throughput producers). A run ends when every delivery report is in.",
+    "acks=1 runs are not idempotent (idempotence needs acks=all); acks=all runs are idempotent in every client, as wafka and the Java client are by default. KafkaJS's idempotent producer sends one request at a time per broker; @platformatic/kafka's forces maxInflights to 1 (5 otherwise); wafka keeps up to 5 in flight per broker either way; librdkafka up to 5 when idempotent (its max.in.flight default, 1,000,000, otherwise).",
+    "KafkaJS and @platformatic/kafka have no linger or batch-size setting: a send() becomes one Produce request per broker holding that call's messages (about 21 per partition here), so their batching is set by the caller's chunk size. wafka and librdkafka batch per partition across calls (linger 5 ms, batch size 16 KiB).",
     'MB/s counts key + value bytes (116 per message), not protocol overhead.',
     `CPU is process.cpuUsage() over the timed part: every thread of the client process, so librdkafka's own threads and libuv's are in it. The broker (${rig.target === 'kafka' ? 'a JVM' : 'the mock cluster'}, a separate process) is not, but it shares the machine's cores with the client.`,
     'Peak RSS includes each process\'s baseline (Node, the client\'s code, the 65,536-pair data pool); "RSS above baseline" in the full table subtracts the RSS measured just before connecting.',
-    'Correctness: after each run the parent reads the topic\'s high watermarks with wafka\'s admin fetchTopicOffsets; a run whose partitions do not add up to exactly the warm-up plus timed messages is reported failed and left out of the figures.',
-    'The machine is small: its cores are shared by the client (with librdkafka\'s and libuv\'s threads) and the broker, and the rounds vary (the slowest–fastest column). @confluentinc/kafka-javascript varies most: in its slow rounds its CPU time per message and the broker\'s both rise, i.e. it sent more, smaller requests. Read the ratios, not the absolute figures.',
+    "Correctness: after each run the parent reads the topic's high watermarks with wafka's admin fetchTopicOffsets; a run whose partitions do not add up to exactly the warm-up plus timed messages is reported failed and left out of the figures.",
+    "The machine is small: its cores are shared by the client (with librdkafka's and libuv's threads) and the broker, and the rounds vary (the slowest–fastest column). @confluentinc/kafka-javascript varies most: in its slow rounds its CPU time per message and the broker's both rise, i.e. it sent more, smaller requests. Read the ratios, not the absolute figures.",
     `Broker CPU (full table) is the ${rig.target === 'kafka' ? 'Kafka broker' : 'mock cluster'} process's CPU time from /proc while the contender's child ran, warm-up and connecting included: how hard each client made the broker work.`,
 
     ...(rig.target === 'kafka'
       ? [
-    'The broker is one real Apache Kafka broker (KRaft, broker and controller in one JVM, -Xmx512m, SerialGC) on this machine, started fresh for the run by the test rig (test/peers/kafka.ts); every client speaks to it as it is, with no shim and no settings of the mock\'s. Topics have replication 1, so acks=all waits for the one replica\'s log append only.',
-    'The Java client runs as Kafka\'s own ProducerPerformance (kafka-tools), inside bench/java/PerfRun.java: one JVM per run (-Xmx512m, SerialGC, as every JVM on this 2-core machine), an untimed invocation with the warm-up count to the same topic first, then the timed one. Its messages/s is the tool\'s own figure (from its first send to its last acknowledgement); its CPU is the JVM\'s process CPU time (every thread: client, GC, JIT) over the whole timed invocation, so creating and closing its producer is in it; its peak RSS is the JVM\'s VmHWM, the peak of the whole process. It sends the same 100-byte values (--payload-file, picked at random per record), but its keys are the decimal strings 0..65535 (1 to 5 bytes) rather than the 16-byte keys the Node clients send, so its MB/s, counted as 116 bytes a message like the others\', overstates its bytes slightly.',
-    'The machine is 2 cores shared with other work (other sessions were running tests and JVMs during this run): the absolute figures are noisy; the per-round ratios, above all CPU per message, are the comparable figures.',
-    '@platformatic/kafka\'s idempotent producer (the acks=all scenarios) fails on real Kafka: the broker answers OUT_OF_ORDER_SEQUENCE_NUMBER once several send() calls are in flight (the mock does not check sequence numbers, so it passes there). Those runs are reported failed and left out of the figures.',
+          "The broker is one real Apache Kafka broker (KRaft, broker and controller in one JVM, -Xmx512m, SerialGC) on this machine, started fresh for the run by the test rig (test/peers/kafka.ts); every client speaks to it as it is, with no shim and no settings of the mock's. Topics have replication 1, so acks=all waits for the one replica's log append only.",
+          "The Java client runs as Kafka's own ProducerPerformance (kafka-tools), inside bench/java/PerfRun.java: one JVM per run (-Xmx512m, SerialGC, as every JVM on this 2-core machine), an untimed invocation with the warm-up count to the same topic first, then the timed one. Its messages/s is the tool's own figure (from its first send to its last acknowledgement); its CPU is the JVM's process CPU time (every thread: client, GC, JIT) over the whole timed invocation, so creating and closing its producer is in it; its peak RSS is the JVM's VmHWM, the peak of the whole process. It sends the same 100-byte values (--payload-file, picked at random per record), but its keys are the decimal strings 0..65535 (1 to 5 bytes) rather than the 16-byte keys the Node clients send, so its MB/s, counted as 116 bytes a message like the others', overstates its bytes slightly.",
+          'The machine is 2 cores shared with other work (other sessions were running tests and JVMs during this run): the absolute figures are noisy; the per-round ratios, above all CPU per message, are the comparable figures.',
+          "@platformatic/kafka's idempotent producer (the acks=all scenarios) fails on real Kafka: the broker answers OUT_OF_ORDER_SEQUENCE_NUMBER once several send() calls are in flight (the mock does not check sequence numbers, so it passes there). Those runs are reported failed and left out of the figures.",
         ]
       : [
-    'The broker is librdkafka\'s mock cluster, which needs three settings for every contender to work with it at all. (1) @platformatic/kafka only speaks ApiVersions v3 and gives up on the UNSUPPORTED_VERSION answer (the protocol says retry v0, as the others do), and the mock\'s own v3 answer is malformed when widened: it bootstraps through bench/support/api-versions-shim.ts, a small proxy in front of broker 1 that answers ApiVersions v3 itself (with the versions the broker gives v0) and passes everything else through; Metadata then sends it to the brokers directly, so only bootstrap requests (about 100 bytes a run, logged) go through the shim. (2) @platformatic/kafka\'s idempotent producer sends InitProducerId with producer id 0 and epoch 0, which the mock reads as a KIP-360 epoch bump of an unknown producer and refuses (Kafka lets it pass for non-transactional producers): it is given producerId -1n and producerEpoch -1, what the protocol says a new producer sends. (3) KafkaJS\'s idempotent producer asks the controller for its producer id, and the mock names no controller until told: broker 1 is made controller.',
-    'The mock cluster reads a Produce request\'s acks and does nothing else with it (it has no real replication), so acks=1 and acks=all differ here only by the clients\' own work (idempotence, in-flight limits), not by replication latency.',
-    'A quick check of @confluentinc/kafka-javascript\'s KafkaJS-compatible API (--confluent-api=kafkajs: send() in the same window as the others; it wraps the same produce() with a promise per message) gave about half its Standard API\'s rate on this machine, so the Standard API is what is compared.',
+          "The broker is librdkafka's mock cluster, which needs three settings for every contender to work with it at all. (1) @platformatic/kafka only speaks ApiVersions v3 and gives up on the UNSUPPORTED_VERSION answer (the protocol says retry v0, as the others do), and the mock's own v3 answer is malformed when widened: it bootstraps through bench/support/api-versions-shim.ts, a small proxy in front of broker 1 that answers ApiVersions v3 itself (with the versions the broker gives v0) and passes everything else through; Metadata then sends it to the brokers directly, so only bootstrap requests (about 100 bytes a run, logged) go through the shim. (2) @platformatic/kafka's idempotent producer sends InitProducerId with producer id 0 and epoch 0, which the mock reads as a KIP-360 epoch bump of an unknown producer and refuses (Kafka lets it pass for non-transactional producers): it is given producerId -1n and producerEpoch -1, what the protocol says a new producer sends. (3) KafkaJS's idempotent producer asks the controller for its producer id, and the mock names no controller until told: broker 1 is made controller.",
+          "The mock cluster reads a Produce request's acks and does nothing else with it (it has no real replication), so acks=1 and acks=all differ here only by the clients' own work (idempotence, in-flight limits), not by replication latency.",
+          "A quick check of @confluentinc/kafka-javascript's KafkaJS-compatible API (--confluent-api=kafkajs: send() in the same window as the others; it wraps the same produce() with a promise per message) gave about half its Standard API's rate on this machine, so the Standard API is what is compared.",
         ]),
   ]
   if (!write) {
@@ -450,7 +490,9 @@ async function parent(): Promise<void> {
     notes,
   }
   const text = { script: 'bench/producer.ts', workload: workload(header, rig), timedUntil: 'the last acknowledgement' }
-  console.log(`${writeResults(rig.target === 'kafka' ? 'producer-kafka' : 'producer', options.root, header, text, summaries, runs)} (${elapsed()})`)
+  console.log(
+    `${writeResults(rig.target === 'kafka' ? 'producer-kafka' : 'producer', options.root, header, text, summaries, runs)} (${elapsed()})`,
+  )
 }
 
 if (!(await childMain(child))) await parent()

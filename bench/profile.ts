@@ -78,7 +78,13 @@ interface ChildFigures {
   writes: number
 }
 
-const name = (s: Scenario) => s.kind === 'first-send' ? 'first send (1 message, defaults)' : `${s.kind} acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`.replace(/^consumer acks=1, /, 'consumer ')
+const name = (s: Scenario) =>
+  s.kind === 'first-send'
+    ? 'first send (1 message, defaults)'
+    : `${s.kind} acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`.replace(
+        /^consumer acks=1, /,
+        'consumer ',
+      )
 
 // ---- child ---------------------------------------------------------------------
 
@@ -125,7 +131,10 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
   let firstMs = 0
   const mask = POOL - 1
   if (job.kind !== 'consumer') {
-    const producer = job.kind === 'first-send' ? kafka.producer() : kafka.producer({ acks: job.acks === -1 ? 'all' : 1, idempotent: job.acks === -1, compression: job.compression })
+    const producer =
+      job.kind === 'first-send'
+        ? kafka.producer()
+        : kafka.producer({ acks: job.acks === -1 ? 'all' : 1, idempotent: job.acks === -1, compression: job.compression })
     await producer.connect()
     connectMs = performance.now() - start
     await windowed(0, job.messages, INFLIGHT, CHUNK, async (a, b) => {
@@ -224,7 +233,9 @@ function runChild(job: Job, prof: string | null): Promise<{ figures: ChildFigure
   const script = fileURLToPath(import.meta.url)
   const flags = prof ? ['--trace-gc'] : []
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [...flags, script, `--child=${JSON.stringify(job)}`, ...(prof ? [`--profile-dir=${prof}`] : [])], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const c = spawn(process.execPath, [...flags, script, `--child=${JSON.stringify(job)}`, ...(prof ? [`--profile-dir=${prof}`] : [])], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     c.stdout.setEncoding('utf8')
     c.stdout.on('data', (s: string) => {
@@ -273,7 +284,10 @@ async function parent(): Promise<void> {
       consumeTopic = `profile-consume-${process.pid}`
       await rig.createTopic(consumeTopic, PARTITIONS)
       const { Kafka } = await import(pathToFileURL(join(root, 'dist', 'index.js')).href)
-      const producer = new Kafka({ clientId: 'profile-data', brokers: cluster.bootstrap.split(',') }).producer({ lingerMs: 5, batchSize: 65536 })
+      const producer = new Kafka({ clientId: 'profile-data', brokers: cluster.bootstrap.split(',') }).producer({
+        lingerMs: 5,
+        batchSize: 65536,
+      })
       await producer.connect()
       const { keys, values } = messagePool()
       await windowed(0, CONSUME_MESSAGES, 16, CHUNK, (a, b) => {
@@ -289,7 +303,15 @@ async function parent(): Promise<void> {
     let seq = 0
     const jobFor = async (s: Scenario, bundle = bundles[bundles.length - 1]): Promise<Job> => {
       const n = seq++
-      if (s.kind === 'consumer') return { ...s, bundle, bootstrap: cluster.bootstrap, topic: consumeTopic!, messages: CONSUME_MESSAGES, groupId: `profile-${process.pid}-${n}` }
+      if (s.kind === 'consumer')
+        return {
+          ...s,
+          bundle,
+          bootstrap: cluster.bootstrap,
+          topic: consumeTopic!,
+          messages: CONSUME_MESSAGES,
+          groupId: `profile-${process.pid}-${n}`,
+        }
       const topic = `profile-${process.pid}-${n}`
       await rig.createTopic(topic, PARTITIONS)
       return { ...s, bundle, bootstrap: cluster.bootstrap, topic, messages: s.kind === 'first-send' ? 1 : PRODUCE_MESSAGES, groupId: '' }
@@ -312,7 +334,9 @@ async function parent(): Promise<void> {
     if (bundles.length > 1) {
       for (const s of scenarios) {
         const us = (fs: ChildFigures[]) => median(fs.map((f) => (f.cpuS / f.messages) * 1e6)).toFixed(2)
-        console.log(`${name(s)}: ${bundles[0]} ${us(before.get(s)!)} µs CPU/msg → ${bundles[bundles.length - 1]} ${us(figures.get(s)!)} µs CPU/msg (medians of ${runs})`)
+        console.log(
+          `${name(s)}: ${bundles[0]} ${us(before.get(s)!)} µs CPU/msg → ${bundles[bundles.length - 1]} ${us(figures.get(s)!)} µs CPU/msg (medians of ${runs})`,
+        )
       }
     }
     if (profile) {
@@ -324,14 +348,21 @@ async function parent(): Promise<void> {
         const job = await jobFor(s)
         const { figures: f, out } = await runChild(job, dir)
         if (s.kind !== 'consumer') await rig.deleteTopic(job.topic)
-        const file = join(dir, readdirSync(dir).find((x) => x.endsWith('.cpuprofile'))!)
+        const file = join(
+          dir,
+          readdirSync(dir).find((x) => x.endsWith('.cpuprofile'))!,
+        )
         const { total, rows } = selfTimes(file)
         const gc = gcCounts(out)
         const lines = [
           `### ${name(s)}`,
           '',
           `Profiled run (slower than unprofiled): ${figureLine(s, f)}.`,
-          `GC (--trace-gc): ${Object.entries(gc).map(([k, v]) => `${k} ×${v.count} (${f1(v.ms)} ms)`).join(', ') || 'none'}.`,
+          `GC (--trace-gc): ${
+            Object.entries(gc)
+              .map(([k, v]) => `${k} ×${v.count} (${f1(v.ms)} ms)`)
+              .join(', ') || 'none'
+          }.`,
           `Sampled non-idle time ${Math.round(total)} ms; top ${TOP} functions by self time (file:line in dist/index.js):`,
           '',
           '| self ms | % | function |',
@@ -366,7 +397,7 @@ async function parent(): Promise<void> {
         '',
         ...summary,
         '',
-        'Reading the tables: self time is sampled wall time in a frame. `writeBuffer` is the socket write (libuv tries the write syscall at once; on loopback the kernel delivers to the broker inside it, and on 2 shared cores the process is often preempted there), so it is mostly not CPU of ours. `writeBytes` copies each key and value into wasm memory (TypedArray#set, ~17 ns a copy when the source is in cache): here the 65,536 pre-made pairs (~7.6 MiB) are reused every 65,536 messages, so most copies miss the cache. `wasm-function[n]` is the codec core (CRC-32C, record encode/decode, LZ4). `(garbage collector)` includes collecting the benchmark\'s own message objects (one `{ key, value }` per message and an array per send()).',
+        "Reading the tables: self time is sampled wall time in a frame. `writeBuffer` is the socket write (libuv tries the write syscall at once; on loopback the kernel delivers to the broker inside it, and on 2 shared cores the process is often preempted there), so it is mostly not CPU of ours. `writeBytes` copies each key and value into wasm memory (TypedArray#set, ~17 ns a copy when the source is in cache): here the 65,536 pre-made pairs (~7.6 MiB) are reused every 65,536 messages, so most copies miss the cache. `wasm-function[n]` is the codec core (CRC-32C, record encode/decode, LZ4). `(garbage collector)` includes collecting the benchmark's own message objects (one `{ key, value }` per message and an array per send()).",
         '',
         ...reports[kind],
       ].join('\n')
@@ -381,41 +412,63 @@ async function parent(): Promise<void> {
       imports.push(wall)
       importCpu.push(cpu)
     }
-    console.log(`import of ${bundles[bundles.length - 1]} in a fresh process: median ${f1(median(imports))} ms (${imports.map(f1).join(', ')})`)
-    const rows = scenarios.filter((s) => figures.get(s)?.length).map((s) => {
-      const fs = figures.get(s)!
-      const med = (g: (f: ChildFigures) => number) => median(fs.map(g))
-      return {
-        scenario: name(s),
-        runs: fs.length,
-        messagesPerSec: Math.round(med((f) => f.messages / (f.totalMs / 1000))),
-        cpuUsPerMessage: Number(med((f) => (f.cpuS / f.messages) * 1e6).toFixed(3)),
-        importMs: Number(f1(med((f) => f.importMs))),
-        connectMs: Number(f1(med((f) => f.connectMs))),
-        firstMs: Number(f1(med((f) => f.firstMs))),
-        totalMs: Math.round(med((f) => f.totalMs)),
-        peakRssMiB: Math.round(med((f) => f.peakRssMiB)),
-      }
-    })
+    console.log(
+      `import of ${bundles[bundles.length - 1]} in a fresh process: median ${f1(median(imports))} ms (${imports.map(f1).join(', ')})`,
+    )
+    const rows = scenarios
+      .filter((s) => figures.get(s)?.length)
+      .map((s) => {
+        const fs = figures.get(s)!
+        const med = (g: (f: ChildFigures) => number) => median(fs.map(g))
+        return {
+          scenario: name(s),
+          runs: fs.length,
+          messagesPerSec: Math.round(med((f) => f.messages / (f.totalMs / 1000))),
+          cpuUsPerMessage: Number(med((f) => (f.cpuS / f.messages) * 1e6).toFixed(3)),
+          importMs: Number(f1(med((f) => f.importMs))),
+          connectMs: Number(f1(med((f) => f.connectMs))),
+          firstMs: Number(f1(med((f) => f.firstMs))),
+          totalMs: Math.round(med((f) => f.totalMs)),
+          peakRssMiB: Math.round(med((f) => f.peakRssMiB)),
+        }
+      })
     const cold = [
       `<!-- Written by bench/profile.ts: npm run build:wasm && npm run build:js && npx esbuild --bundle --loader:.wasm=binary --packages=external --target=es2022 bench/profile.ts --platform=node --format=esm --outfile=dist/bench/profile.js && node dist/bench/profile.js --write --runs=${runs}; do not edit by hand. -->`,
       '# Cold start and one-shot runs',
       '',
       stamp,
       '',
-      `**Import** of dist/index.js (module evaluation, node: built-ins it imports, wasm compile and instantiation) in a fresh Node process, after an empty module (the ESM loader's start-up is not counted): median ${f1(median(imports))} ms of 10 (${[...imports].sort((a, b) => a - b).map(f1).join(', ')}); its CPU time (process.cpuUsage, every thread: V8 compiles and collects garbage in helper threads too) median ${f1(median(importCpu))} ms (${[...importCpu].sort((a, b) => a - b).map(f1).join(', ')}).`,
+      `**Import** of dist/index.js (module evaluation, node: built-ins it imports, wasm compile and instantiation) in a fresh Node process, after an empty module (the ESM loader's start-up is not counted): median ${f1(median(imports))} ms of 10 (${[
+        ...imports,
+      ]
+        .sort((a, b) => a - b)
+        .map(f1)
+        .join(
+          ', ',
+        )}); its CPU time (process.cpuUsage, every thread: V8 compiles and collects garbage in helper threads too) median ${f1(median(importCpu))} ms (${[
+        ...importCpu,
+      ]
+        .sort((a, b) => a - b)
+        .map(f1)
+        .join(', ')}).`,
       '',
       `**One-shot runs**, each in a fresh process, medians of ${runs}: the clock and CPU run from before \`new Kafka()\` (after the import) to the last acknowledgement or message, so connecting, metadata and (consumer) joining the group are in them. Producer: ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a fresh ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers), send() calls of ${CHUNK} with ${INFLIGHT} in flight, lingerMs and batchSize default. Consumer: ${CONSUME_MESSAGES.toLocaleString('en')} such messages read through eachBatch, every key and value touched, by a fresh group. First send: \`new Kafka()\`, \`producer()\` with its defaults (idempotent), connect(), send() of one message, acknowledged. CPU is process.cpuUsage (user + system, every thread); peak RSS sampled every 50 ms and includes the benchmark's own ${POOL.toLocaleString('en')} key/value pairs (~20 MiB).`,
       '',
       '| run | messages/s | CPU µs/msg | import ms | new Kafka() → connected ms | → first ack / batch ms | total ms | peak RSS MiB |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.scenario} | ${r.scenario.startsWith('first') ? '' : `${Math.round(r.messagesPerSec / 1000)} k`} | ${r.scenario.startsWith('first') ? '' : r.cpuUsPerMessage.toFixed(2)} | ${r.importMs} | ${r.connectMs} | ${r.firstMs} | ${r.totalMs} | ${r.peakRssMiB} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.scenario} | ${r.scenario.startsWith('first') ? '' : `${Math.round(r.messagesPerSec / 1000)} k`} | ${r.scenario.startsWith('first') ? '' : r.cpuUsPerMessage.toFixed(2)} | ${r.importMs} | ${r.connectMs} | ${r.firstMs} | ${r.totalMs} | ${r.peakRssMiB} |`,
+      ),
       '',
       'The machine (2 cores) is shared with other work while this runs: throughput is noisy, CPU per message much less so. Where the time goes: profile-producer.md and profile-consumer.md.',
     ].join('\n')
     if (write && !only) {
       writeFileSync(join(root, 'bench', 'results', 'cold-start.md'), `${cold}\n`)
-      writeFileSync(join(root, 'bench', 'results', 'cold-start.json'), `${JSON.stringify({ measured: stamp, runs, importMs: imports, importCpuMs: importCpu, rows }, null, 2)}\n`)
+      writeFileSync(
+        join(root, 'bench', 'results', 'cold-start.json'),
+        `${JSON.stringify({ measured: stamp, runs, importMs: imports, importCpuMs: importCpu, rows }, null, 2)}\n`,
+      )
     } else console.log(cold)
   } finally {
     await rig.close()
@@ -434,7 +487,11 @@ function importOnly(bundle: string): Promise<[number, number]> {
     c.stdout.on('data', (x: string) => {
       out += x
     })
-    c.on('exit', (code) => (code === 0 ? resolve(out.trim().split(' ').map(Number) as [number, number]) : reject(new Error(`import of ${bundle} failed (${code})`))))
+    c.on('exit', (code) =>
+      code === 0
+        ? resolve(out.trim().split(' ').map(Number) as [number, number])
+        : reject(new Error(`import of ${bundle} failed (${code})`)),
+    )
   })
 }
 

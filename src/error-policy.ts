@@ -64,10 +64,7 @@ export const GROUP_FATAL: ReadonlySet<number> = new Set([
 ])
 
 /** Errors after which a KIP-848 member must join again with epoch 0. */
-export const REJOIN_CONSUMER_PROTOCOL: ReadonlySet<number> = new Set([
-  E.UNKNOWN_MEMBER_ID,
-  E.FENCED_MEMBER_EPOCH,
-])
+export const REJOIN_CONSUMER_PROTOCOL: ReadonlySet<number> = new Set([E.UNKNOWN_MEMBER_ID, E.FENCED_MEMBER_EPOCH])
 
 /** Errors that end a transactional producer: another instance took over, or it may not use its transactional id. */
 export const PRODUCER_FATAL: ReadonlySet<number> = new Set([
@@ -77,17 +74,10 @@ export const PRODUCER_FATAL: ReadonlySet<number> = new Set([
 ])
 
 /** Errors after which an idempotent producer's sequences are unknown to the broker: take a new epoch. */
-export const SEQUENCE_LOST: ReadonlySet<number> = new Set([
-  E.OUT_OF_ORDER_SEQUENCE_NUMBER,
-  E.UNKNOWN_PRODUCER_ID,
-  E.INVALID_PRODUCER_EPOCH,
-])
+export const SEQUENCE_LOST: ReadonlySet<number> = new Set([E.OUT_OF_ORDER_SEQUENCE_NUMBER, E.UNKNOWN_PRODUCER_ID, E.INVALID_PRODUCER_EPOCH])
 
 /** A fetch session the broker no longer knows: start a new one, no backoff needed. */
-export const FETCH_SESSION_LOST: ReadonlySet<number> = new Set([
-  E.FETCH_SESSION_ID_NOT_FOUND,
-  E.INVALID_FETCH_SESSION_EPOCH,
-])
+export const FETCH_SESSION_LOST: ReadonlySet<number> = new Set([E.FETCH_SESSION_ID_NOT_FOUND, E.INVALID_FETCH_SESSION_EPOCH])
 
 /** Codes that become an AuthenticationError. */
 export const AUTHENTICATION: ReadonlySet<number> = new Set([

@@ -97,9 +97,24 @@ export class AuthenticationError extends KafkaError {
 
   constructor(
     message: string,
-    options: { code?: number; type?: string; mechanism?: string; brokerMessage?: string | null; api?: string; broker?: string; cause?: unknown } = {},
+    options: {
+      code?: number
+      type?: string
+      mechanism?: string
+      brokerMessage?: string | null
+      api?: string
+      broker?: string
+      cause?: unknown
+    } = {},
   ) {
-    super(message, { code: options.code ?? ErrorCodes.SASL_AUTHENTICATION_FAILED, type: options.type ?? 'SASL_AUTHENTICATION_FAILED', retriable: false, api: options.api, broker: options.broker, cause: options.cause })
+    super(message, {
+      code: options.code ?? ErrorCodes.SASL_AUTHENTICATION_FAILED,
+      type: options.type ?? 'SASL_AUTHENTICATION_FAILED',
+      retriable: false,
+      api: options.api,
+      broker: options.broker,
+      cause: options.cause,
+    })
     if (options.mechanism !== undefined) this.mechanism = options.mechanism
     if (options.brokerMessage) this.brokerMessage = options.brokerMessage
   }
@@ -125,7 +140,8 @@ export class TlsError extends WafkaError {
   }
 }
 
-export type TlsFailure = 'untrusted-certificate' | 'hostname-mismatch' | 'expired-certificate' | 'client-certificate-rejected' | 'handshake-failed' | 'not-tls'
+export type TlsFailure =
+  'untrusted-certificate' | 'hostname-mismatch' | 'expired-certificate' | 'client-certificate-rejected' | 'handshake-failed' | 'not-tls'
 
 /**
  * A KafkaError for `code`, named and described from the spec's error table,
@@ -139,7 +155,8 @@ export function kafkaError(code: number, context: { api?: string; broker?: strin
   const where = `${context.api ? ` in ${context.api}` : ''}${context.broker ? ` from ${context.broker}` : ''}`
   const detail = context.detail ? ` (${context.detail})` : ''
   const message = `${type} (${code})${where}: ${description}${detail}`
-  if (AUTHENTICATION.has(code)) return new AuthenticationError(message, { code, type, api: context.api, broker: context.broker, cause: context.cause })
+  if (AUTHENTICATION.has(code))
+    return new AuthenticationError(message, { code, type, api: context.api, broker: context.broker, cause: context.cause })
   return new (AUTHORIZATION.has(code) ? AuthorizationError : KafkaError)(message, {
     code,
     type,

@@ -4,20 +4,40 @@ export * from './errors.js'
 export { Kafka, type KafkaConfig } from './kafka.js'
 export { logLevel, type LogLevel, type LogCreator, type LogEntry, type Logger } from './logger.js'
 export { Admin, ConfigResourceTypes, ConfigOperations, ElectionTypes, type ElectionType } from './admin/admin.js'
-export { AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes, type AclEntry, type AclFilter } from './admin/acls.js'
+export {
+  AclResourceTypes,
+  AclOperationTypes,
+  AclPermissionTypes,
+  ResourcePatternTypes,
+  type AclEntry,
+  type AclFilter,
+} from './admin/acls.js'
 export type { ScramUpsertion, ScramDeletion, ScramMechanismName } from './admin/scram-credentials.js'
 export { ErrorCodes } from './protocol/error-codes.js'
 export { loadCodecs, type CompressionName, type CompressionType } from './codec/compression.js'
 export type { Bytes, HeadersInput, Headers, HeaderValue } from './codec/types.js'
 export { Producer, type Message, type ProducerRecord, type RecordMetadata, type Transaction } from './producer/producer.js'
 export type { ProducerConfig, Acks } from './producer/config.js'
-export { Consumer, ConsumerEvents, type EachMessagePayload, type EachBatchPayload, type RunOptions, type SubscribeOptions } from './consumer/consumer.js'
+export {
+  Consumer,
+  ConsumerEvents,
+  type EachMessagePayload,
+  type EachBatchPayload,
+  type RunOptions,
+  type SubscribeOptions,
+} from './consumer/consumer.js'
 export type { ConsumerConfig } from './consumer/config.js'
 export { Batch } from './consumer/batch.js'
 export { KafkaMessage } from './consumer/message.js'
 export { CommitFailedError } from './consumer/offsets.js'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor, type PartitionAssignor } from './consumer/assignors/index.js'
 export type {
-  SaslConfig, SaslOption, PasswordSaslConfig, OauthbearerSaslConfig, OauthbearerToken, CustomSaslConfig,
-  AuthenticationProviderArgs, SaslAuthenticateFn,
+  SaslConfig,
+  SaslOption,
+  PasswordSaslConfig,
+  OauthbearerSaslConfig,
+  OauthbearerToken,
+  CustomSaslConfig,
+  AuthenticationProviderArgs,
+  SaslAuthenticateFn,
 } from './net/sasl/types.js'

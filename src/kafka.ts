@@ -35,7 +35,9 @@ export class Kafka {
   }
 
   admin(overrides: Partial<KafkaConfig> = {}): Admin {
-    return new Admin(new Cluster(resolveKafkaConfig({ ...this.config, ...checkKeys('admin', overrides, KAFKA_OPTIONS, KAFKA_ALIASES) }), this.rootLogger))
+    return new Admin(
+      new Cluster(resolveKafkaConfig({ ...this.config, ...checkKeys('admin', overrides, KAFKA_OPTIONS, KAFKA_ALIASES) }), this.rootLogger),
+    )
   }
 
   producer(given: ProducerConfig = {}): Producer {
@@ -43,7 +45,14 @@ export class Kafka {
     const config = checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)
     const resolved = { ...this.inherited(), ...definedOnly(config) }
     return new Producer(
-      new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5) }, this.rootLogger),
+      new Cluster(
+        {
+          ...this.config,
+          requestTimeoutMs: resolved.requestTimeoutMs,
+          maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5),
+        },
+        this.rootLogger,
+      ),
       resolved,
     )
   }
@@ -52,7 +61,10 @@ export class Kafka {
     const config = checkKeys('consumer', given, CONSUMER_OPTIONS, CONSUMER_ALIASES)
     const resolved = { ...this.inherited(), metadataMaxAgeMs: this.config.metadataMaxAgeMs, ...definedOnly(config) }
     return new Consumer(
-      new Cluster({ ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, metadataMaxAgeMs: resolved.metadataMaxAgeMs }, this.rootLogger),
+      new Cluster(
+        { ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, metadataMaxAgeMs: resolved.metadataMaxAgeMs },
+        this.rootLogger,
+      ),
       resolved,
     )
   }
@@ -66,13 +78,19 @@ export class Kafka {
 
 export { loadCodecs }
 
-const NUMBERS = Object.entries(KAFKA_OPTIONS).filter(([, spec]) => 'max' in spec).map(([name]) => name)
+const NUMBERS = Object.entries(KAFKA_OPTIONS)
+  .filter(([, spec]) => 'max' in spec)
+  .map(([name]) => name)
 
 /** The options under our names (KafkaJS's taken where they mean the same), unknown keys refused, numbers in range. */
 export function resolveKafkaConfig(given: KafkaConfig): KafkaConfig {
   const config = checkKeys('Kafka', given, KAFKA_OPTIONS, KAFKA_ALIASES)
   for (const name of NUMBERS) numberOption(KAFKA_OPTIONS, name, (config as unknown as Record<string, unknown>)[name], 0)
-  if (config.logLevel !== undefined && !isLogLevel(config.logLevel)) throw new ConfigError(`logLevel must be one of logLevel.NOTHING (0), ERROR (1), WARN (2), INFO (4), DEBUG (5), not ${JSON.stringify(config.logLevel)}`)
-  if (config.logCreator !== undefined && typeof config.logCreator !== 'function') throw new ConfigError('logCreator must be a function (level) => (entry) => void')
+  if (config.logLevel !== undefined && !isLogLevel(config.logLevel))
+    throw new ConfigError(
+      `logLevel must be one of logLevel.NOTHING (0), ERROR (1), WARN (2), INFO (4), DEBUG (5), not ${JSON.stringify(config.logLevel)}`,
+    )
+  if (config.logCreator !== undefined && typeof config.logCreator !== 'function')
+    throw new ConfigError('logCreator must be a function (level) => (entry) => void')
   return config
 }

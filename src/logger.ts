@@ -36,10 +36,16 @@ export interface Logger {
 const LABELS = { [logLevel.ERROR]: 'ERROR', [logLevel.WARN]: 'WARN', [logLevel.INFO]: 'INFO', [logLevel.DEBUG]: 'DEBUG' } as const
 
 /** One JSON line a entry on stderr (Node, Deno and Bun all have console.error writing there). */
-export const jsonLogCreator: LogCreator = () => ({ namespace, label, log }) => {
-  const { timestamp, logger, message, ...extra } = log
-  console.error(JSON.stringify({ level: label, timestamp, logger, namespace, message, ...extra }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
-}
+export const jsonLogCreator: LogCreator =
+  () =>
+  ({ namespace, label, log }) => {
+    const { timestamp, logger, message, ...extra } = log
+    console.error(
+      JSON.stringify({ level: label, timestamp, logger, namespace, message, ...extra }, (_k, v) =>
+        typeof v === 'bigint' ? v.toString() : v,
+      ),
+    )
+  }
 
 /** What an error says, for a log entry: its class, message and Kafka code (never its cause chain's objects). */
 export function describeError(err: unknown): Record<string, unknown> {
@@ -59,7 +65,12 @@ export function createLogger(options: { logLevel?: LogLevel; logCreator?: LogCre
     const write = (level: LogLevel, message: string, extra?: Record<string, unknown>): void => {
       if (level > state.level || state.level === logLevel.NOTHING) return
       try {
-        sink({ namespace, level, label: LABELS[level as keyof typeof LABELS], log: { timestamp: new Date().toISOString(), logger: 'wafka', message, ...extra } })
+        sink({
+          namespace,
+          level,
+          label: LABELS[level as keyof typeof LABELS],
+          log: { timestamp: new Date().toISOString(), logger: 'wafka', message, ...extra },
+        })
       } catch {
         // A failing user log creator must not break the client; there is nowhere left to report it.
       }
@@ -73,7 +84,13 @@ export function createLogger(options: { logLevel?: LogLevel; logCreator?: LogCre
       setLogLevel: (level) => {
         state.level = level
       },
-      caught: (what, level = 'debug', extra) => (err) => write(level === 'warn' ? logLevel.WARN : level === 'info' ? logLevel.INFO : logLevel.DEBUG, what, { ...extra, ...describeError(err) }),
+      caught:
+        (what, level = 'debug', extra) =>
+        (err) =>
+          write(level === 'warn' ? logLevel.WARN : level === 'info' ? logLevel.INFO : logLevel.DEBUG, what, {
+            ...extra,
+            ...describeError(err),
+          }),
     }
   }
   return make('')

@@ -12,7 +12,7 @@ export function positive(name: string, value: number | undefined, fallback: numb
 /** An option taking one of `allowed`: `fallback` when absent. */
 export function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback
-  if (!allowed.includes(value)) throw new ConfigError(`${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, not ${JSON.stringify(value)}`)
+  if (!allowed.includes(value))
+    throw new ConfigError(`${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, not ${JSON.stringify(value)}`)
   return value
 }
-

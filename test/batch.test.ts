@@ -28,7 +28,11 @@ describe('record batch v2', () => {
     expect(r.map((x) => x.timestamp)).toEqual(records.map((x) => x.timestamp))
     expect(r[0].key!.toString()).toBe('k1')
     expect(r[0].value!.toString()).toBe('hello')
-    expect(r[0].headerList.map(([k, v]) => [k, v?.toString()])).toEqual([['a', 'x'], ['b', '1'], ['b', '2']])
+    expect(r[0].headerList.map(([k, v]) => [k, v?.toString()])).toEqual([
+      ['a', 'x'],
+      ['b', '1'],
+      ['b', '2'],
+    ])
     expect(r[0].headers.b).toEqual([Buffer.from('1'), Buffer.from('2')])
     expect(r[1].key).toBeNull()
     expect(r[1].value).toEqual(Buffer.from([1, 2, 3]))
@@ -42,10 +46,12 @@ describe('record batch v2', () => {
 
 describe('batch attributes', () => {
   it('flags control batches and names the marker', () => {
-    const marker = encodeRecordBatch(
-      [{ key: Buffer.from([0, 0, 0, 1]), value: Buffer.from([0, 0, 0, 0, 0, 5]), timestamp: 10 }],
-      { control: true, transactional: true, producerId: 9n, producerEpoch: 1 },
-    )
+    const marker = encodeRecordBatch([{ key: Buffer.from([0, 0, 0, 1]), value: Buffer.from([0, 0, 0, 0, 0, 5]), timestamp: 10 }], {
+      control: true,
+      transactional: true,
+      producerId: 9n,
+      producerEpoch: 1,
+    })
     const b = decodeRecordSet(marker).batches[0]
     expect(b.isControl).toBe(true)
     expect(b.isTransactional).toBe(true)
@@ -56,7 +62,15 @@ describe('batch attributes', () => {
   })
 
   it('gives every record the batch time under LogAppendTime', () => {
-    const b = decodeRecordSet(encodeRecordBatch([{ value: 'a', timestamp: 1 }, { value: 'b', timestamp: 2 }], { logAppendTime: 777 })).batches[0]
+    const b = decodeRecordSet(
+      encodeRecordBatch(
+        [
+          { value: 'a', timestamp: 1 },
+          { value: 'b', timestamp: 2 },
+        ],
+        { logAppendTime: 777 },
+      ),
+    ).batches[0]
     expect(b.timestampType).toBe('LogAppendTime')
     expect(b.records.map((r) => r.timestamp)).toEqual([777, 777])
   })
@@ -76,10 +90,16 @@ describe('batch attributes', () => {
     await loadCodecs()
     const big = Buffer.alloc(1 << 20, 'abcdefgh')
     const parts = (['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const).map((compression, i) =>
-      encodeRecordBatch([{ key: compression, value: big, timestamp: i }, { key: null, value: `small ${i}`, timestamp: i }], {
-        compression,
-        baseOffset: BigInt(i * 2),
-      }),
+      encodeRecordBatch(
+        [
+          { key: compression, value: big, timestamp: i },
+          { key: null, value: `small ${i}`, timestamp: i },
+        ],
+        {
+          compression,
+          baseOffset: BigInt(i * 2),
+        },
+      ),
     )
     const { batches } = decodeRecordSet(Buffer.concat(parts))
     expect(batches.map((b) => b.compression)).toEqual(['none', 'gzip', 'snappy', 'lz4', 'zstd'])

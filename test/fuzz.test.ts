@@ -81,14 +81,15 @@ describe(`fuzz (seed ${seed}, replay with WAFKA_FUZZ_SEED=${seed})`, () => {
           for (let k = 1 + rnd.int(6); k > 0; k--) data[61 + rnd.int(Math.max(1, data.length - 61))] = rnd.int(256)
           resign(data)
           break
-        case 2: // extreme values in a header field (lengths, counts, deltas), re-signed
-        {
+        case 2: {
+          // extreme values in a header field (lengths, counts, deltas), re-signed
           const at = rnd.pick([8, 12, 23, 53, 57, 61, 62, 63])
           if (at + 4 <= data.length) data.writeInt32BE(rnd.pick([0, -1, 1, 13, 14, 48, 0x7fffffff, -0x80000000, data.length]), at)
           resign(data)
           break
         }
-        case 3: { // varint runs of continuation bytes
+        case 3: {
+          // varint runs of continuation bytes
           const at = Math.min(data.length, 17 + rnd.int(Math.max(1, data.length - 17)))
           data.fill(0xff, at, Math.min(data.length, at + 1 + rnd.int(12)))
           resign(data)
@@ -110,7 +111,11 @@ describe(`fuzz (seed ${seed}, replay with WAFKA_FUZZ_SEED=${seed})`, () => {
 })
 
 describe('hostile batches', () => {
-  const batch = () => encodeRecordBatch([{ key: 'k', value: 'v', timestamp: 1 }, { key: 'k2', value: 'v2', timestamp: 2 }])
+  const batch = () =>
+    encodeRecordBatch([
+      { key: 'k', value: 'v', timestamp: 1 },
+      { key: 'k2', value: 'v2', timestamp: 2 },
+    ])
   const reason = (data: Buffer, verifyCrc = true) => {
     try {
       decodeRecordSet(data, { verifyCrc })

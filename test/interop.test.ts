@@ -125,7 +125,8 @@ describe('crc32c', () => {
       const ours = wafka.crc32c(data) >>> 0
       for (const [name, crc] of implementations) {
         const theirs = crc(data) >>> 0
-        if (theirs !== ours) failures.push(`${length} bytes at offset ${offset}: wafka ${ours.toString(16)}, ${name} ${theirs.toString(16)}`)
+        if (theirs !== ours)
+          failures.push(`${length} bytes at offset ${offset}: wafka ${ours.toString(16)}, ${name} ${theirs.toString(16)}`)
       }
     }
     expect(failures).toEqual([])

@@ -16,7 +16,10 @@ function entry(offset: bigint, message: Buffer): Buffer {
   return Buffer.concat([e.buffer, message])
 }
 
-function message(version: 0 | 1, fields: { key?: string | null; value: string | Buffer | null; timestamp?: number; compression?: number }): Buffer {
+function message(
+  version: 0 | 1,
+  fields: { key?: string | null; value: string | Buffer | null; timestamp?: number; compression?: number },
+): Buffer {
   return Message({ version })(fields).buffer
 }
 
@@ -83,7 +86,10 @@ describe('legacy MessageSet v0/v1', () => {
     wrapper[5] |= 8 // attributes (after crc and magic): LogAppendTime, so every record takes the wrapper's time
     wrapper.writeUInt32BE(crc32(wrapper.subarray(4)), 0)
     const r = decodeRecordSet(entry(51n, wrapper)).batches[0].records
-    expect(r.map((x) => [x.offset, x.value!.toString(), x.timestamp])).toEqual([[50n, 's0', 99], [51n, 's1', 99]])
+    expect(r.map((x) => [x.offset, x.value!.toString(), x.timestamp])).toEqual([
+      [50n, 's0', 99],
+      [51n, 's1', 99],
+    ])
   })
 
   it('rejects a bad CRC-32, and a nested compressed message', () => {

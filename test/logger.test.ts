@@ -52,14 +52,25 @@ describe('the logger (KafkaJS shape)', () => {
       expect(spy).toHaveBeenCalledTimes(1)
       const line = spy.mock.calls[0][0] as string
       expect(line).not.toContain('\n')
-      expect(JSON.parse(line)).toMatchObject({ level: 'WARN', logger: 'wafka', namespace: 'Connection', message: 'slow', ms: 12, offset: '5' })
+      expect(JSON.parse(line)).toMatchObject({
+        level: 'WARN',
+        logger: 'wafka',
+        namespace: 'Connection',
+        message: 'slow',
+        ms: 12,
+        offset: '5',
+      })
     } finally {
       spy.mockRestore()
     }
   })
 
   it('a throwing log creator does not break the caller', () => {
-    const log = createLogger({ logCreator: () => () => { throw new Error('sink down') } })
+    const log = createLogger({
+      logCreator: () => () => {
+        throw new Error('sink down')
+      },
+    })
     expect(() => log.error('x')).not.toThrow()
   })
 })

@@ -199,8 +199,44 @@ const kinds: Record<string, (n: number, r: Rnd) => Uint8Array> = {
 }
 
 const sizes = [
-  0, 1, 2, 3, 4, 5, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 31, 32, 33, 48, 63, 64, 65, 100, 255, 256, 270, 1000, 4095, 4096,
-  65535, 65536, 65537, 100_000, 131_072, 131_073, 300_000, 1 << 20,
+  0,
+  1,
+  2,
+  3,
+  4,
+  5,
+  11,
+  12,
+  13,
+  14,
+  15,
+  16,
+  17,
+  18,
+  19,
+  20,
+  31,
+  32,
+  33,
+  48,
+  63,
+  64,
+  65,
+  100,
+  255,
+  256,
+  270,
+  1000,
+  4095,
+  4096,
+  65535,
+  65536,
+  65537,
+  100_000,
+  131_072,
+  131_073,
+  300_000,
+  1 << 20,
 ]
 
 // Made with the reference lz4 CLI (v1.9.4, `lz4 -BD -B4 --content-size -BX`):
@@ -418,7 +454,12 @@ describe('lz4 interop with lz4-napi', () => {
       for (const n of [0, 1, 13, 100, 4096, 65536, 65537, 300_000, 1 << 20]) {
         const data = gen(n, r)
         const buf = Buffer.from(data)
-        for (const opts of [undefined, { contentChecksum: true }, { blockChecksums: true }, { contentChecksum: true, blockChecksums: true }]) {
+        for (const opts of [
+          undefined,
+          { contentChecksum: true },
+          { blockChecksums: true },
+          { contentChecksum: true, blockChecksums: true },
+        ]) {
           expect(same(lz4DecompressFrame(napi.compressFrameSync(buf, opts)), data), `frame ${kind} ${n} ${JSON.stringify(opts)}`).toBe(true)
         }
         const b = napi.compressSync(buf).subarray(4)
@@ -688,7 +729,9 @@ describe(`lz4 fuzz (seed ${fuzzSeed}, replay with WAFKA_LZ4_FUZZ_SEED=${fuzzSeed
         ok++
       } catch (err) {
         if (!(err instanceof CorruptRecordError)) {
-          throw new Error(`seed ${fuzzSeed}, case ${i}: ${(err as Error)?.stack ?? err}\nframe: ${Buffer.from(f).toString('hex').slice(0, 400)}`)
+          throw new Error(
+            `seed ${fuzzSeed}, case ${i}: ${(err as Error)?.stack ?? err}\nframe: ${Buffer.from(f).toString('hex').slice(0, 400)}`,
+          )
         }
         errors++
       }

@@ -8,10 +8,32 @@ import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId } from '../src/clust
 
 describe('the public surface', () => {
   it('the root is the client API: no Cluster, Connection or codec functions', () => {
-    for (const internal of ['Cluster', 'Connection', 'protocol', 'encodeRecordBatch', 'decodeRecordSet', 'crc32c', 'Writer', 'Reader', 'ResourceTypes']) {
+    for (const internal of [
+      'Cluster',
+      'Connection',
+      'protocol',
+      'encodeRecordBatch',
+      'decodeRecordSet',
+      'crc32c',
+      'Writer',
+      'Reader',
+      'ResourceTypes',
+    ]) {
       expect(Object.keys(root), internal).not.toContain(internal)
     }
-    for (const api of ['Kafka', 'Admin', 'Producer', 'Consumer', 'KafkaError', 'ErrorCodes', 'logLevel', 'ConfigResourceTypes', 'AclResourceTypes', 'KafkaMessage', 'loadCodecs']) {
+    for (const api of [
+      'Kafka',
+      'Admin',
+      'Producer',
+      'Consumer',
+      'KafkaError',
+      'ErrorCodes',
+      'logLevel',
+      'ConfigResourceTypes',
+      'AclResourceTypes',
+      'KafkaMessage',
+      'loadCodecs',
+    ]) {
       expect(Object.keys(root), api).toContain(api)
     }
   })
@@ -29,8 +51,16 @@ describe('the public surface', () => {
 
   it('package.json maps the subpaths to built files', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-    expect(pkg.exports['./codec']).toEqual({ types: './dist/types/public/codec.d.ts', import: './dist/codec.js', require: './dist/codec.cjs' })
-    expect(pkg.exports['./protocol']).toEqual({ types: './dist/types/public/protocol.d.ts', import: './dist/protocol.js', require: './dist/protocol.cjs' })
+    expect(pkg.exports['./codec']).toEqual({
+      types: './dist/types/public/codec.d.ts',
+      import: './dist/codec.js',
+      require: './dist/codec.cjs',
+    })
+    expect(pkg.exports['./protocol']).toEqual({
+      types: './dist/types/public/protocol.d.ts',
+      import: './dist/protocol.js',
+      require: './dist/protocol.cjs',
+    })
   })
 
   it('config and ACL resource types are two tables: a group is 32 in one and 3 in the other', () => {
@@ -70,6 +100,15 @@ describe('the built package', () => {
       }))`
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 30_000 })
     expect(r.stderr).toBe('')
-    expect(JSON.parse(r.stdout)).toEqual({ encode: 'function', cjsEncode: 'function', cluster: 'function', cjsCluster: 'function', metadataKey: 3, rootHasCodec: false, rootHasCluster: false, sameClass: true })
+    expect(JSON.parse(r.stdout)).toEqual({
+      encode: 'function',
+      cjsEncode: 'function',
+      cluster: 'function',
+      cjsCluster: 'function',
+      metadataKey: 3,
+      rootHasCodec: false,
+      rootHasCluster: false,
+      sameClass: true,
+    })
   })
 })

@@ -9,8 +9,14 @@ const report = `${root}dist/vitest-report.json`
 const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit' }).status ?? 1
 
 const vitestStatus = run(process.execPath, [
-  `${root}node_modules/vitest/vitest.mjs`, 'run', '--config', 'test/vitest.config.ts',
-  '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2),
+  `${root}node_modules/vitest/vitest.mjs`,
+  'run',
+  '--config',
+  'test/vitest.config.ts',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
 ])
 let passed = 0
 let failed = 0

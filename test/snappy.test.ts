@@ -75,8 +75,40 @@ const kinds: Record<string, (n: number, r: () => number) => Uint8Array> = {
 }
 
 const sizes = [
-  0, 1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 59, 60, 61, 63, 64, 65, 100, 255, 256, 257, 1000, 4095, 4096,
-  32767, 32768, 32769, 65535, 65536, 65537, 100_000, 1 << 20, 4 << 20,
+  0,
+  1,
+  2,
+  3,
+  4,
+  5,
+  15,
+  16,
+  17,
+  31,
+  32,
+  33,
+  59,
+  60,
+  61,
+  63,
+  64,
+  65,
+  100,
+  255,
+  256,
+  257,
+  1000,
+  4095,
+  4096,
+  32767,
+  32768,
+  32769,
+  65535,
+  65536,
+  65537,
+  100_000,
+  1 << 20,
+  4 << 20,
 ]
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
@@ -380,7 +412,7 @@ describe('snappy fuzz', () => {
           produced += len
         } else {
           const bad = pick(50) === 0
-          const offset = bad ? pick(3) === 0 ? 0 : produced + 1 + pick(5) : 1 + pick(Math.min(produced, pick(2) ? 20 : 70000))
+          const offset = bad ? (pick(3) === 0 ? 0 : produced + 1 + pick(5)) : 1 + pick(Math.min(produced, pick(2) ? 20 : 70000))
           if (kind === 1 && offset < 2048) {
             const len = 4 + pick(8)
             body.push(1 | ((len - 4) << 2) | ((offset >> 8) << 5), offset & 255)

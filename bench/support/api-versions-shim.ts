@@ -93,7 +93,8 @@ function brokerVersions(host: string, port: number): Promise<ApiRange[]> {
       if (error !== 0) return reject(new Error(`ApiVersions v0 answered error ${error}`))
       const count = data.readInt32BE(10)
       const ranges: ApiRange[] = []
-      for (let i = 0, at = 14; i < count; i++, at += 6) ranges.push({ key: data.readInt16BE(at), min: data.readInt16BE(at + 2), max: data.readInt16BE(at + 4) })
+      for (let i = 0, at = 14; i < count; i++, at += 6)
+        ranges.push({ key: data.readInt16BE(at), min: data.readInt16BE(at + 2), max: data.readInt16BE(at + 4) })
       resolve(ranges)
     })
   })
@@ -170,7 +171,8 @@ function relay<Req, Res>(
   const req = api.decodeRequest(r, header.apiVersion)
   return {
     forward: encodeRequestFrame(api, as, header.correlationId, header.clientId, request(req)),
-    response: (answer) => responseFrame(api, header.apiVersion, header.correlationId, response(decodeResponseFrame(api, as, answer.subarray(4)) as Res)),
+    response: (answer) =>
+      responseFrame(api, header.apiVersion, header.correlationId, response(decodeResponseFrame(api, as, answer.subarray(4)) as Res)),
   }
 }
 
@@ -190,7 +192,14 @@ function coordinatorRewrite(frame: Buffer, self: { host: string; port: number })
       const r = new Reader(frame, 4)
       const header = decodeRequestHeader(r)
       const keys = FindCoordinator.decodeRequest(r, version).coordinatorKeys
-      const coordinators = keys.map((k) => ({ key: k, nodeId: SHIM_NODE_ID, host: self.host, port: self.port, errorCode: 0, errorMessage: null }))
+      const coordinators = keys.map((k) => ({
+        key: k,
+        nodeId: SHIM_NODE_ID,
+        host: self.host,
+        port: self.port,
+        errorCode: 0,
+        errorMessage: null,
+      }))
       return { forward: null, answer: responseFrame(FindCoordinator, version, header.correlationId, { throttleTimeMs: 0, coordinators }) }
     }
     case Metadata.apiKey:
@@ -206,7 +215,10 @@ function coordinatorRewrite(frame: Buffer, self: { host: string; port: number })
       // v8 asks for a list of groups; v6 for one.
       let group = { groupId: '' }
       const toV6 = (req: OffsetFetchRequest) => ({ ...(group = single(req.groups, 'OffsetFetch groups')), requireStable: false })
-      const fromV6 = (res: OffsetFetchResponse) => ({ throttleTimeMs: res.throttleTimeMs, groups: [{ groupId: group.groupId, topics: res.topics, errorCode: res.errorCode }] })
+      const fromV6 = (res: OffsetFetchResponse) => ({
+        throttleTimeMs: res.throttleTimeMs,
+        groups: [{ groupId: group.groupId, topics: res.topics, errorCode: res.errorCode }],
+      })
       return version >= 8 ? relay(frame, OffsetFetch, 6, toV6, fromV6) : undefined
     }
     case JoinGroup.apiKey:
@@ -219,7 +231,10 @@ function coordinatorRewrite(frame: Buffer, self: { host: string; port: number })
     case LeaveGroup.apiKey: {
       // v3+ names a list of members; v1 one member.
       let memberId = ''
-      const toV1 = (req: LeaveGroupRequest) => ({ groupId: req.groupId, memberId: (memberId = single(req.members, 'LeaveGroup members').memberId) })
+      const toV1 = (req: LeaveGroupRequest) => ({
+        groupId: req.groupId,
+        memberId: (memberId = single(req.members, 'LeaveGroup members').memberId),
+      })
       const fromV1 = (res: LeaveGroupResponse) => ({ ...res, members: [{ memberId, groupInstanceId: null, errorCode: res.errorCode }] })
       return version >= 3 ? relay(frame, LeaveGroup, 1, toV1, fromV1) : undefined
     }

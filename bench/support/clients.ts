@@ -58,7 +58,13 @@ export function clientVersions(wafka: string, ckjsDir: string): Record<string, s
  * starting the next as one completes, until [from, to) is sent: what a
  * high-throughput caller of a promise-based producer does.
  */
-export async function windowed(from: number, to: number, inflight: number, chunk: number, send: (from: number, to: number) => Promise<unknown>): Promise<void> {
+export async function windowed(
+  from: number,
+  to: number,
+  inflight: number,
+  chunk: number,
+  send: (from: number, to: number) => Promise<unknown>,
+): Promise<void> {
   let next = from
   let failure: unknown
   const lane = async () => {

@@ -106,7 +106,12 @@ function describeError(err: unknown, depth = 0): string {
   if (depth >= 3) return text
   const inner = [...(err instanceof AggregateError ? err.errors : []), ...(err.cause !== undefined ? [err.cause] : [])]
   // Nested errors without their stacks, so that the innermost reasons (a broker's error code) still show.
-  for (const e of inner.slice(-3)) text += `\n  caused by: ${describeError(e, depth + 1).split('\n').filter((l) => !l.trim().startsWith('at ')).slice(0, 6).join('\n  ')}`
+  for (const e of inner.slice(-3))
+    text += `\n  caused by: ${describeError(e, depth + 1)
+      .split('\n')
+      .filter((l) => !l.trim().startsWith('at '))
+      .slice(0, 6)
+      .join('\n  ')}`
   return text
 }
 
@@ -225,7 +230,10 @@ function runChild<R>(script: string, job: unknown, timeoutMs: number, profileDir
     proc.on('exit', (code, signal) => {
       clearTimeout(timer)
       if (result) resolve(result)
-      else reject(new Error(`${error ?? `exited (${signal ?? `code ${code}`})`}${stderr.trim() ? `; stderr: ${stderr.trim().slice(-600)}` : ''}`))
+      else
+        reject(
+          new Error(`${error ?? `exited (${signal ?? `code ${code}`})`}${stderr.trim() ? `; stderr: ${stderr.trim().slice(-600)}` : ''}`),
+        )
     })
   })
 }
@@ -414,7 +422,14 @@ export function printTables(summaries: Summary[]): void {
     const body = rows.map((x, i) =>
       x.rounds === 0
         ? [`  ${x.contender}`, 'failed', '', '', '', '']
-        : [`  ${x.contender}`, rate(x.msgPerSec), x.mbPerSec.toFixed(1), x.cpuSec.toFixed(2), mib(x.rssPeak), i === 0 ? '' : ratio(x.speedRatio)],
+        : [
+            `  ${x.contender}`,
+            rate(x.msgPerSec),
+            x.mbPerSec.toFixed(1),
+            x.cpuSec.toFixed(2),
+            mib(x.rssPeak),
+            i === 0 ? '' : ratio(x.speedRatio),
+          ],
     )
     const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)))
     const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ')
@@ -434,7 +449,13 @@ export interface ContestHeader {
 
 /** The start of a results header: when, where, which versions, and the run's size; a benchmark adds its own fields and the notes. */
 export function contestHeader(options: ContestOptions<unknown>, rig: Rig) {
-  return { date: new Date().toISOString(), machine: machine(), versions: { ...clientVersions(options.revision, rig.ckjsDir), ...rig.versions }, rounds: options.rounds, messages: options.messages }
+  return {
+    date: new Date().toISOString(),
+    machine: machine(),
+    versions: { ...clientVersions(options.revision, rig.ckjsDir), ...rig.versions },
+    rounds: options.rounds,
+    messages: options.messages,
+  }
 }
 
 export interface MarkdownText {
@@ -454,25 +475,38 @@ function markdown(h: ContestHeader, text: MarkdownText, summaries: Summary[]): s
   const table = (value: (x: Summary) => string, ratioOf: (x: Summary) => number) => [
     `| | ${contenders.join(' | ')} |`,
     `|---|${contenders.map(() => '---:').join('|')}|`,
-    ...scenarios.map((s) => `| ${s} | ${contenders.map((c, i) => cell(find(s, c), value(find(s, c)), ratioOf(find(s, c)), i === 0)).join(' | ')} |`),
+    ...scenarios.map(
+      (s) => `| ${s} | ${contenders.map((c, i) => cell(find(s, c), value(find(s, c)), ratioOf(find(s, c)), i === 0)).join(' | ')} |`,
+    ),
   ]
   const out: string[] = [
     `<!-- Written by ${text.script}; do not edit by hand. -->`,
     `Measured ${h.date.slice(0, 10)} on ${m.cpu} (${m.cores} cores, ${m.memoryGiB} GiB), Node ${m.node}, ${m.os}.`,
     text.workload,
-    `Versions: ${Object.entries(h.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `Versions: ${Object.entries(h.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
     '',
     '**Messages per second** ("n×": wafka\'s rate divided by that contender\'s; above 1, wafka is faster)',
     '',
-    ...table((x) => rate(x.msgPerSec), (x) => x.speedRatio),
+    ...table(
+      (x) => rate(x.msgPerSec),
+      (x) => x.speedRatio,
+    ),
     '',
-    '**Client CPU time per message, µs** (the client process\'s own CPU, user + system, every thread, over the timed messages; "n×": that contender\'s CPU time divided by wafka\'s, from the same round)',
+    "**Client CPU time per message, µs** (the client process's own CPU, user + system, every thread, over the timed messages; \"n×\": that contender's CPU time divided by wafka's, from the same round)",
     '',
-    ...table((x) => x.cpuSecPerMillion.toFixed(2), (x) => x.cpuRatio),
+    ...table(
+      (x) => x.cpuSecPerMillion.toFixed(2),
+      (x) => x.cpuRatio,
+    ),
     '',
     `**Peak RSS** (sampled every 50 ms from connect to ${text.timedUntil}; "n×": that contender's divided by wafka's)`,
     '',
-    ...table((x) => mib(x.rssPeak), (x) => x.rssRatio),
+    ...table(
+      (x) => mib(x.rssPeak),
+      (x) => x.rssRatio,
+    ),
     '',
     '**Every figure**',
     '',
@@ -499,7 +533,14 @@ function markdown(h: ContestHeader, text: MarkdownText, summaries: Summary[]): s
 }
 
 /** Writes bench/results/<name>.json (header, summaries, runs) and <name>.md. */
-export function writeResults(name: string, root: string, header: ContestHeader, text: MarkdownText, summaries: Summary[], runs: ContestRun[]): string {
+export function writeResults(
+  name: string,
+  root: string,
+  header: ContestHeader,
+  text: MarkdownText,
+  summaries: Summary[],
+  runs: ContestRun[],
+): string {
   const dir = join(root, 'bench', 'results')
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify({ ...header, summaries, runs }, null, 2)}\n`)

@@ -16,7 +16,12 @@ const COUNTRIES = ['DE', 'US', 'BR', 'IN', 'JP', 'FR', 'NG', 'SE']
 /** One JSON object of exactly `size` bytes (ASCII), padded inside a string field. */
 export function jsonEvent(rng: Prng, size: number): string {
   if (size < 8) return String(rng.int(10 ** size)).padStart(size, '0')
-  if (size < 60) return `{"v":"${rng.u32().toString(36).repeat(size).slice(0, size - 8)}"}`
+  if (size < 60)
+    return `{"v":"${rng
+      .u32()
+      .toString(36)
+      .repeat(size)
+      .slice(0, size - 8)}"}`
   let s = `{"id":${rng.int(1e9)},"user":"u${rng.int(1e6)}","event":"${rng.pick(EVENTS)}","ts":${1_700_000_000_000 + rng.int(1e9)}`
   const extras = [
     () => `,"amount":${(rng.int(100000) / 100).toFixed(2)}`,
@@ -62,7 +67,8 @@ export function messagePool(): { keys: Buffer[]; values: Buffer[] } {
   const records = benchRecords(MESSAGE_POOL, MESSAGE_VALUE_BYTES, 'buffers')
   const keys = records.map((r) => r.key as Buffer)
   const values = records.map((r) => r.value as Buffer)
-  if (keys[0].length !== MESSAGE_KEY_BYTES || values[0].length !== MESSAGE_VALUE_BYTES) throw new Error('bench data is not 16-byte keys and 100-byte values')
+  if (keys[0].length !== MESSAGE_KEY_BYTES || values[0].length !== MESSAGE_VALUE_BYTES)
+    throw new Error('bench data is not 16-byte keys and 100-byte values')
   return { keys, values }
 }
 

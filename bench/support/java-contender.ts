@@ -61,7 +61,18 @@ export function runJavaTool(
   const log4j = join(repositoryRoot(), 'bench', 'java', 'log4j2.yaml')
   // Through the rig's RigMain (on the launcher's class path), which halts the JVM when its stdin closes:
   // however the benchmark ends, no client JVM outlives it.
-  const args = [...JAVA_CLIENT_OPTIONS, `-Dlog4j2.configurationFile=${log4j}`, '-cp', `${classPath}${delimiter}${classes}`, 'RigMain', 'PerfRun', tool, ...warmup, '---', ...timed]
+  const args = [
+    ...JAVA_CLIENT_OPTIONS,
+    `-Dlog4j2.configurationFile=${log4j}`,
+    '-cp',
+    `${classPath}${delimiter}${classes}`,
+    'RigMain',
+    'PerfRun',
+    tool,
+    ...warmup,
+    '---',
+    ...timed,
+  ]
   return new Promise((resolve, reject) => {
     const proc = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
@@ -112,7 +123,11 @@ export function producerPerformanceRate(expected: number): (output: string) => {
  */
 export function consumerPerformanceRate(expected: number): (output: string) => { messages: number; perSec: number } {
   return (output) => {
-    const line = output.trim().split('\n').filter((l) => /^\d{4}-/.test(l)).pop()
+    const line = output
+      .trim()
+      .split('\n')
+      .filter((l) => /^\d{4}-/.test(l))
+      .pop()
     if (!line) throw new Error(`no result line in ConsumerPerformance's output: ${output.slice(-300)}`)
     const cells = line.split(',').map((c) => c.trim())
     const messages = Number(cells[4])

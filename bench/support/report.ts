@@ -43,7 +43,9 @@ export function markdown(header: ReportHeader, cases: readonly CaseResult[]): st
     '<!-- Written by bench/codec.ts; do not edit by hand. -->',
     `Measured ${header.date.slice(0, 10)} on ${m.cpu} (${m.cores} cores, ${m.memoryGiB} GiB), Node ${m.node}, ${m.os}.`,
     `Each figure is the median of ${header.rounds} runs in one process; "n×" is wafka's speed divided by that contender's (above 1: wafka is faster).`,
-    `Versions: ${Object.entries(header.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `Versions: ${Object.entries(header.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
     '',
   ]
   const groups = [...new Set(cases.map((c) => c.group))]

@@ -4,10 +4,32 @@ import { ConfigError } from '../errors.js'
 import { CreateAcls, DeleteAcls, DescribeAcls } from '../protocol/messages/index.js'
 
 // Kafka's ACL enums, with KafkaJS's names (and the values Kafka added since).
-export const AclResourceTypes = { UNKNOWN: 0, ANY: 1, TOPIC: 2, GROUP: 3, CLUSTER: 4, TRANSACTIONAL_ID: 5, DELEGATION_TOKEN: 6, USER: 7 } as const
+export const AclResourceTypes = {
+  UNKNOWN: 0,
+  ANY: 1,
+  TOPIC: 2,
+  GROUP: 3,
+  CLUSTER: 4,
+  TRANSACTIONAL_ID: 5,
+  DELEGATION_TOKEN: 6,
+  USER: 7,
+} as const
 export const AclOperationTypes = {
-  UNKNOWN: 0, ANY: 1, ALL: 2, READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, CLUSTER_ACTION: 9,
-  DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12, CREATE_TOKENS: 13, DESCRIBE_TOKENS: 14,
+  UNKNOWN: 0,
+  ANY: 1,
+  ALL: 2,
+  READ: 3,
+  WRITE: 4,
+  CREATE: 5,
+  DELETE: 6,
+  ALTER: 7,
+  DESCRIBE: 8,
+  CLUSTER_ACTION: 9,
+  DESCRIBE_CONFIGS: 10,
+  ALTER_CONFIGS: 11,
+  IDEMPOTENT_WRITE: 12,
+  CREATE_TOKENS: 13,
+  DESCRIBE_TOKENS: 14,
 } as const
 export const AclPermissionTypes = { UNKNOWN: 0, ANY: 1, DENY: 2, ALLOW: 3 } as const
 export const ResourcePatternTypes = { UNKNOWN: 0, ANY: 1, MATCH: 2, LITERAL: 3, PREFIXED: 4 } as const
@@ -43,7 +65,8 @@ function checkAcl(acl: AclEntry): void {
     if (typeof acl?.[field] !== 'string' || acl[field] === '') throw new ConfigError(`ACL ${field} must be a non-empty string`)
   }
   for (const field of ['resourceType', 'operation', 'permissionType'] as const) {
-    if (!Number.isInteger(acl[field]) || acl[field] < 2) throw new ConfigError(`ACL ${field} must be a specific value (Acl*Types, not UNKNOWN or ANY)`)
+    if (!Number.isInteger(acl[field]) || acl[field] < 2)
+      throw new ConfigError(`ACL ${field} must be a specific value (Acl*Types, not UNKNOWN or ANY)`)
   }
 }
 
@@ -67,21 +90,29 @@ export async function createAcls(cluster: Cluster, acl: AclEntry[]): Promise<boo
   await cluster.retry(async () => {
     const conn = await cluster.anyConnection()
     const version = conn.versionFor(CreateAcls)
-    const res = await conn.request(CreateAcls, {
-      creations: acl.map((a) => ({
-        resourceType: a.resourceType,
-        resourceName: a.resourceName,
-        ...(version >= 1 ? { resourcePatternType: a.resourcePatternType ?? LITERAL } : {}),
-        principal: a.principal,
-        host: a.host,
-        operation: a.operation,
-        permissionType: a.permissionType,
-      })),
-    }, { version })
+    const res = await conn.request(
+      CreateAcls,
+      {
+        creations: acl.map((a) => ({
+          resourceType: a.resourceType,
+          resourceName: a.resourceName,
+          ...(version >= 1 ? { resourcePatternType: a.resourcePatternType ?? LITERAL } : {}),
+          principal: a.principal,
+          host: a.host,
+          operation: a.operation,
+          permissionType: a.permissionType,
+        })),
+      },
+      { version },
+    )
     res.results.forEach((r, i) => {
       if (r.errorCode !== 0) {
         const a = acl[i]
-        throw kafkaError(r.errorCode, { api: 'CreateAcls', broker: conn.name, detail: `${a.principal} on ${a.resourceName}${r.errorMessage ? `: ${r.errorMessage}` : ''}` })
+        throw kafkaError(r.errorCode, {
+          api: 'CreateAcls',
+          broker: conn.name,
+          detail: `${a.principal} on ${a.resourceName}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+        })
       }
     })
   })
@@ -93,7 +124,8 @@ export async function describeAcls(cluster: Cluster, filter: AclFilter = {}) {
     const conn = await cluster.anyConnection()
     const version = conn.versionFor(DescribeAcls)
     const res = await conn.request(DescribeAcls, filterBody(filter, version), { version })
-    if (res.errorCode !== 0) throw kafkaError(res.errorCode, { api: 'DescribeAcls', broker: conn.name, detail: res.errorMessage ?? undefined })
+    if (res.errorCode !== 0)
+      throw kafkaError(res.errorCode, { api: 'DescribeAcls', broker: conn.name, detail: res.errorMessage ?? undefined })
     return {
       throttleTime: res.throttleTimeMs,
       errorCode: res.errorCode,
@@ -115,7 +147,12 @@ export async function deleteAcls(cluster: Cluster, filters: AclFilter[]) {
     const res = await conn.request(DeleteAcls, { filters: filters.map((f) => filterBody(f, version)) }, { version })
     return {
       filterResponses: res.filterResults.map((r, i) => {
-        if (r.errorCode !== 0) throw kafkaError(r.errorCode, { api: 'DeleteAcls', broker: conn.name, detail: `filter ${i}${r.errorMessage ? `: ${r.errorMessage}` : ''}` })
+        if (r.errorCode !== 0)
+          throw kafkaError(r.errorCode, {
+            api: 'DeleteAcls',
+            broker: conn.name,
+            detail: `filter ${i}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+          })
         return {
           errorCode: r.errorCode,
           errorMessage: r.errorMessage,

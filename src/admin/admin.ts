@@ -5,9 +5,23 @@ import { alterUserScramCredentials, describeUserScramCredentials, type ScramDele
 import { COORDINATOR_MOVED } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import {
-  AlterPartitionReassignments, ConsumerGroupDescribe, CreatePartitions, CreateTopics, DeleteGroups, DeleteRecords, DeleteTopics, DescribeCluster,
-  DescribeConfigs, DescribeGroups, ElectLeaders, IncrementalAlterConfigs, ListGroups, ListOffsets,
-  ListPartitionReassignments, OffsetCommit, OffsetFetch,
+  AlterPartitionReassignments,
+  ConsumerGroupDescribe,
+  CreatePartitions,
+  CreateTopics,
+  DeleteGroups,
+  DeleteRecords,
+  DeleteTopics,
+  DescribeCluster,
+  DescribeConfigs,
+  DescribeGroups,
+  ElectLeaders,
+  IncrementalAlterConfigs,
+  ListGroups,
+  ListOffsets,
+  ListPartitionReassignments,
+  OffsetCommit,
+  OffsetFetch,
 } from '../protocol/messages/index.js'
 
 /**
@@ -44,7 +58,8 @@ const { TOPIC_ALREADY_EXISTS, GROUP_ID_NOT_FOUND } = ErrorCodes
 
 /** The version, when it is at least `min`; else a clear error naming what needs a newer broker. */
 function requireVersion(version: number, min: number, what: string): true {
-  if (version < min) throw new UnsupportedApiError(`${what} needs a broker that speaks a newer protocol version (v${min}+, this one: v${version})`)
+  if (version < min)
+    throw new UnsupportedApiError(`${what} needs a broker that speaks a newer protocol version (v${min}+, this one: v${version})`)
   return true
 }
 
@@ -73,7 +88,7 @@ export class Admin {
   private async controller(): Promise<number> {
     if (this.cluster.metadata.controllerId < 0) await this.cluster.refreshMetadata()
     const id = this.cluster.metadata.controllerId
-    return id >= 0 ? id : (await this.cluster.anyConnection()).nodeId ?? -1
+    return id >= 0 ? id : ((await this.cluster.anyConnection()).nodeId ?? -1)
   }
 
   async listTopics(): Promise<string[]> {
@@ -124,15 +139,20 @@ export class Admin {
   }
 
   /** Creates topics; resolves false when every one already existed (as KafkaJS does). */
-  async createTopics(options: { topics: TopicConfig[]; validateOnly?: boolean; waitForLeaders?: boolean; timeout?: number }): Promise<boolean> {
+  async createTopics(options: {
+    topics: TopicConfig[]
+    validateOnly?: boolean
+    waitForLeaders?: boolean
+    timeout?: number
+  }): Promise<boolean> {
     const timeout = options.timeout ?? 5000
     let created = false
     await this.cluster.retry(async () => {
       const res = await this.cluster.send(await this.controller(), CreateTopics, (v) => ({
         topics: options.topics.map((t) => ({
           name: t.topic,
-          numPartitions: t.replicaAssignment?.length ? -1 : t.numPartitions ?? -1,
-          replicationFactor: t.replicaAssignment?.length ? -1 : t.replicationFactor ?? -1,
+          numPartitions: t.replicaAssignment?.length ? -1 : (t.numPartitions ?? -1),
+          replicationFactor: t.replicaAssignment?.length ? -1 : (t.replicationFactor ?? -1),
           assignments: (t.replicaAssignment ?? []).map((a) => ({ partitionIndex: a.partition, brokerIds: a.replicas })),
           configs: (t.configEntries ?? []).map((c) => ({ name: c.name, value: c.value })),
         })),
@@ -151,7 +171,8 @@ export class Admin {
       await this.cluster.retry(async () => {
         await this.cluster.refreshMetadata(names)
         for (const info of await this.cluster.topicMetadata(names)) {
-          for (const p of info.partitions) if (p.leader < 0) throw kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${info.name}-${p.partition}` })
+          for (const p of info.partitions)
+            if (p.leader < 0) throw kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${info.name}-${p.partition}` })
         }
       }, timeout)
     }
@@ -186,19 +207,37 @@ export class Admin {
       })
       for (const r of res.results) check(r.errorCode, 'CreatePartitions', `topic ${r.name}`, r.errorMessage)
     }, timeout + 5000)
-    await this.cluster.refreshMetadata(options.topicPartitions.map((t) => t.topic)).catch(this.cluster.log('Admin').caught('metadata refresh after CreatePartitions failed; the next use refreshes'))
+    await this.cluster
+      .refreshMetadata(options.topicPartitions.map((t) => t.topic))
+      .catch(this.cluster.log('Admin').caught('metadata refresh after CreatePartitions failed; the next use refreshes'))
   }
 
   /** Deletes records before the given offsets (each partition's leader sets its low watermark). */
-  async deleteRecords({ topic, partitions, timeout = 5000 }: { topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }>; timeout?: number }) {
-    const byLeader = await this.groupByLeader(topic, partitions.map((p) => p.partition))
+  async deleteRecords({
+    topic,
+    partitions,
+    timeout = 5000,
+  }: {
+    topic: string
+    partitions: Array<{ partition: number; offset: string | number | bigint }>
+    timeout?: number
+  }) {
+    const byLeader = await this.groupByLeader(
+      topic,
+      partitions.map((p) => p.partition),
+    )
     const lowWatermarks: Array<{ partition: number; lowWatermark: string }> = []
     await Promise.all(
       [...byLeader].map(([leader, ids]) =>
         this.cluster.retry(async (n) => {
           const node = n === 0 ? leader : await this.cluster.leaderFor(topic, ids[0])
           const res = await this.cluster.send(node, DeleteRecords, {
-            topics: [{ name: topic, partitions: ids.map((id) => ({ partitionIndex: id, offset: BigInt(partitions.find((p) => p.partition === id)!.offset) })) }],
+            topics: [
+              {
+                name: topic,
+                partitions: ids.map((id) => ({ partitionIndex: id, offset: BigInt(partitions.find((p) => p.partition === id)!.offset) })),
+              },
+            ],
             timeoutMs: timeout,
           })
           for (const t of res.topics) {
@@ -286,7 +325,7 @@ export class Admin {
       options.resources.map((r) =>
         this.cluster.retry(async () => {
           // Broker configs live on that broker; topic configs can be asked of any.
-          const node = r.type === ConfigResourceTypes.BROKER ? Number(r.name) : (await this.cluster.anyConnection()).nodeId ?? -1
+          const node = r.type === ConfigResourceTypes.BROKER ? Number(r.name) : ((await this.cluster.anyConnection()).nodeId ?? -1)
           const res = await this.cluster.send(node, DescribeConfigs, (v) => ({
             resources: [{ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ?? null }],
             ...(options.includeSynonyms ? { includeSynonyms: requireVersion(v, 1, 'config synonyms') } : {}),
@@ -316,19 +355,29 @@ export class Admin {
 
   /** Incremental config changes (IncrementalAlterConfigs): each entry says SET, DELETE, APPEND or SUBTRACT (default SET). */
   async alterConfigs(options: {
-    resources: Array<{ type: number; name: string; configEntries: Array<{ name: string; value?: string | null; operation?: ConfigOperation }> }>
+    resources: Array<{
+      type: number
+      name: string
+      configEntries: Array<{ name: string; value?: string | null; operation?: ConfigOperation }>
+    }>
     validateOnly?: boolean
   }) {
     return Promise.all(
       options.resources.map((r) =>
         this.cluster.retry(async () => {
-          const node = r.type === ConfigResourceTypes.BROKER ? Number(r.name) : (await this.cluster.anyConnection()).nodeId ?? -1
+          const node = r.type === ConfigResourceTypes.BROKER ? Number(r.name) : ((await this.cluster.anyConnection()).nodeId ?? -1)
           const res = await this.cluster.send(node, IncrementalAlterConfigs, {
-            resources: [{
-              resourceType: r.type,
-              resourceName: r.name,
-              configs: r.configEntries.map((c) => ({ name: c.name, configOperation: ConfigOperations[c.operation ?? 'SET'], value: c.value ?? null })),
-            }],
+            resources: [
+              {
+                resourceType: r.type,
+                resourceName: r.name,
+                configs: r.configEntries.map((c) => ({
+                  name: c.name,
+                  configOperation: ConfigOperations[c.operation ?? 'SET'],
+                  value: c.value ?? null,
+                })),
+              },
+            ],
             validateOnly: options.validateOnly ?? false,
           })
           const x = res.responses[0]
@@ -356,13 +405,21 @@ export class Admin {
         timeoutMs: timeout,
       }))
       check(res.errorCode ?? 0, 'ElectLeaders', 'cluster')
-      return res.replicaElectionResults.flatMap((t) =>
-        t.partitionResult.map((p) => ({
-          topic: t.topic,
-          partition: p.partitionId,
-          error: p.errorCode === 0 ? null : kafkaError(p.errorCode, { api: 'ElectLeaders', detail: `${t.topic}-${p.partitionId}${p.errorMessage ? `: ${p.errorMessage}` : ''}` }),
-        })),
-      ).sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
+      return res.replicaElectionResults
+        .flatMap((t) =>
+          t.partitionResult.map((p) => ({
+            topic: t.topic,
+            partition: p.partitionId,
+            error:
+              p.errorCode === 0
+                ? null
+                : kafkaError(p.errorCode, {
+                    api: 'ElectLeaders',
+                    detail: `${t.topic}-${p.partitionId}${p.errorMessage ? `: ${p.errorMessage}` : ''}`,
+                  }),
+          })),
+        )
+        .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
     }, timeout + 5000)
   }
 
@@ -372,12 +429,18 @@ export class Admin {
    * controller accepted them (the data moves afterwards: see
    * listPartitionReassignments); throws the first partition's error.
    */
-  async alterPartitionReassignments(options: { topics: Array<{ topic: string; partitions: Array<{ partition: number; replicas: number[] | null }> }>; timeout?: number }) {
+  async alterPartitionReassignments(options: {
+    topics: Array<{ topic: string; partitions: Array<{ partition: number; replicas: number[] | null }> }>
+    timeout?: number
+  }) {
     const timeout = options.timeout ?? 30_000
     await this.cluster.retry(async () => {
       const res = await this.cluster.send(await this.controller(), AlterPartitionReassignments, {
         timeoutMs: timeout,
-        topics: options.topics.map((t) => ({ name: t.topic, partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, replicas: p.replicas })) })),
+        topics: options.topics.map((t) => ({
+          name: t.topic,
+          partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, replicas: p.replicas })),
+        })),
       })
       check(res.errorCode, 'AlterPartitionReassignments', 'cluster', res.errorMessage)
       for (const t of res.responses) {
@@ -396,7 +459,13 @@ export class Admin {
       })
       check(res.errorCode, 'ListPartitionReassignments', 'cluster', res.errorMessage)
       return res.topics.flatMap((t) =>
-        t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, addingReplicas: p.addingReplicas, removingReplicas: p.removingReplicas })),
+        t.partitions.map((p) => ({
+          topic: t.name,
+          partition: p.partitionIndex,
+          replicas: p.replicas,
+          addingReplicas: p.addingReplicas,
+          removingReplicas: p.removingReplicas,
+        })),
       )
     }, timeout + 5000)
   }
@@ -410,7 +479,12 @@ export class Admin {
           const res = await this.cluster.send(id, ListGroups, {})
           check(res.errorCode, 'ListGroups', `broker ${id}`)
           // groupType (v5+): 'classic' or 'consumer' (KIP-848); absent from older brokers.
-          return res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.groupState, ...(g.groupType ? { groupType: g.groupType } : {}) }))
+          return res.groups.map((g) => ({
+            groupId: g.groupId,
+            protocolType: g.protocolType,
+            groupState: g.groupState,
+            ...(g.groupType ? { groupType: g.groupType } : {}),
+          }))
         }),
       ),
     )
@@ -500,7 +574,12 @@ export class Admin {
   /** Committed offsets of a group (for `topics`, else every topic it committed); -1 where none. */
   async fetchOffsets({ groupId, topics }: { groupId: string; topics?: string[] }) {
     const wanted = topics
-      ? await Promise.all(topics.map(async (t) => ({ name: t, partitionIndexes: (await this.cluster.topicMetadata([t]))[0].partitions.map((p) => p.partition) })))
+      ? await Promise.all(
+          topics.map(async (t) => ({
+            name: t,
+            partitionIndexes: (await this.cluster.topicMetadata([t]))[0].partitions.map((p) => p.partition),
+          })),
+        )
       : null
     return this.onCoordinator(groupId, async (node) => {
       const conn = await this.cluster.connection(node)
@@ -526,24 +605,43 @@ export class Admin {
   }
 
   /** Commits offsets for a group that has no active members (as KafkaJS's setOffsets). */
-  async setOffsets({ groupId, topic, partitions }: { groupId: string; topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }) {
+  async setOffsets({
+    groupId,
+    topic,
+    partitions,
+  }: {
+    groupId: string
+    topic: string
+    partitions: Array<{ partition: number; offset: string | number | bigint }>
+  }) {
     await this.onCoordinator(groupId, async (node) => {
       // generation -1 and no member id: a commit from outside the group (no members may be active).
       const res = await this.cluster.send(node, OffsetCommit, {
         groupId,
-        topics: [{
-          name: topic,
-          partitions: partitions.map((p) => ({ partitionIndex: p.partition, committedOffset: BigInt(p.offset), committedMetadata: null })),
-        }],
+        topics: [
+          {
+            name: topic,
+            partitions: partitions.map((p) => ({
+              partitionIndex: p.partition,
+              committedOffset: BigInt(p.offset),
+              committedMetadata: null,
+            })),
+          },
+        ],
       })
-      for (const t of res.topics) for (const p of t.partitions) check(p.errorCode, 'OffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
+      for (const t of res.topics)
+        for (const p of t.partitions) check(p.errorCode, 'OffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
     })
   }
 
   /** Moves a group's committed offsets on `topic` to the earliest (or latest) ones. */
   async resetOffsets({ groupId, topic, earliest = false }: { groupId: string; topic: string; earliest?: boolean }) {
     const [info] = await this.cluster.topicMetadata([topic])
-    const offsets = await this.listOffsets(topic, info.partitions.map((p) => p.partition), earliest ? EARLIEST : LATEST)
+    const offsets = await this.listOffsets(
+      topic,
+      info.partitions.map((p) => p.partition),
+      earliest ? EARLIEST : LATEST,
+    )
     await this.setOffsets({ groupId, topic, partitions: [...offsets].map(([partition, offset]) => ({ partition, offset })) })
   }
 

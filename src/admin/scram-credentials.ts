@@ -39,35 +39,64 @@ export async function describeUserScramCredentials(cluster: Cluster, users?: str
   return cluster.retry(async () => {
     const conn = await cluster.anyConnection()
     const res = await conn.request(DescribeUserScramCredentials, { users: users ? users.map((name) => ({ name })) : null })
-    if (res.errorCode !== 0) throw kafkaError(res.errorCode, { api: 'DescribeUserScramCredentials', broker: conn.name, detail: res.errorMessage ?? undefined })
+    if (res.errorCode !== 0)
+      throw kafkaError(res.errorCode, { api: 'DescribeUserScramCredentials', broker: conn.name, detail: res.errorMessage ?? undefined })
     return res.results.map((r) => {
       // A user without credentials is RESOURCE_NOT_FOUND (91): report it as having none.
-      if (r.errorCode !== 0 && r.errorCode !== ErrorCodes.RESOURCE_NOT_FOUND) throw kafkaError(r.errorCode, { api: 'DescribeUserScramCredentials', broker: conn.name, detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}` })
-      return { user: r.user, credentials: r.credentialInfos.map((c) => ({ mechanism: NAMES[c.mechanism] ?? `UNKNOWN(${c.mechanism})`, iterations: c.iterations })) }
+      if (r.errorCode !== 0 && r.errorCode !== ErrorCodes.RESOURCE_NOT_FOUND)
+        throw kafkaError(r.errorCode, {
+          api: 'DescribeUserScramCredentials',
+          broker: conn.name,
+          detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+        })
+      return {
+        user: r.user,
+        credentials: r.credentialInfos.map((c) => ({
+          mechanism: NAMES[c.mechanism] ?? `UNKNOWN(${c.mechanism})`,
+          iterations: c.iterations,
+        })),
+      }
     })
   })
 }
 
 /** Creates, replaces or deletes users' SCRAM credentials (KIP-554); throws the first user the broker refused. */
-export async function alterUserScramCredentials(cluster: Cluster, changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] }): Promise<void> {
+export async function alterUserScramCredentials(
+  cluster: Cluster,
+  changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] },
+): Promise<void> {
   const upsertions = changes.upsertions ?? []
   const deletions = changes.deletions ?? []
   if (upsertions.length + deletions.length === 0) throw new ConfigError('alterUserScramCredentials needs upsertions or deletions')
-  const upserts = await Promise.all(upsertions.map(async (u) => {
-    if (typeof u.user !== 'string' || u.user === '') throw new ConfigError('a SCRAM upsertion needs a user name')
-    if (typeof u.password !== 'string' || u.password === '') throw new ConfigError(`the SCRAM upsertion for ${u.user} needs a password`)
-    const m = mechanismOf(u.mechanism)
-    const iterations = u.iterations ?? 4096
-    if (!Number.isInteger(iterations) || iterations < 4096 || iterations > 16384) throw new ConfigError('SCRAM iterations must be an integer in 4096-16384 (what Kafka accepts)')
-    const salt = randomBytes(32)
-    return { name: u.user, mechanism: m.code, iterations, salt, saltedPassword: await saltedPassword(m.hash, u.password, salt, iterations) }
-  }))
+  const upserts = await Promise.all(
+    upsertions.map(async (u) => {
+      if (typeof u.user !== 'string' || u.user === '') throw new ConfigError('a SCRAM upsertion needs a user name')
+      if (typeof u.password !== 'string' || u.password === '') throw new ConfigError(`the SCRAM upsertion for ${u.user} needs a password`)
+      const m = mechanismOf(u.mechanism)
+      const iterations = u.iterations ?? 4096
+      if (!Number.isInteger(iterations) || iterations < 4096 || iterations > 16384)
+        throw new ConfigError('SCRAM iterations must be an integer in 4096-16384 (what Kafka accepts)')
+      const salt = randomBytes(32)
+      return {
+        name: u.user,
+        mechanism: m.code,
+        iterations,
+        salt,
+        saltedPassword: await saltedPassword(m.hash, u.password, salt, iterations),
+      }
+    }),
+  )
   const dels = deletions.map((d) => ({ name: d.user, mechanism: mechanismOf(d.mechanism).code }))
   await cluster.retry(async () => {
     const conn = await cluster.anyConnection()
     const res = await conn.request(AlterUserScramCredentials, { upsertions: upserts, deletions: dels })
     for (const r of res.results) {
-      if (r.errorCode !== 0) throw kafkaError(r.errorCode, { api: 'AlterUserScramCredentials', broker: conn.name, detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}` })
+      if (r.errorCode !== 0)
+        throw kafkaError(r.errorCode, {
+          api: 'AlterUserScramCredentials',
+          broker: conn.name,
+          detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+        })
     }
   })
 }

@@ -75,14 +75,16 @@ export class EmbeddedCluster {
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
       const least = k === 'brokers' || k === 'maxRequestBytes' || k === 'maxConnections' ? 1 : 0
-      if (!(Number.isInteger(v) && (v as number) >= least)) throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
+      if (!(Number.isInteger(v) && (v as number) >= least))
+        throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
     }
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
-      for (const b of this.brokers.values()) for (const key of [...b.replicas.keys()]) if (key.startsWith(`${r.id}/`)) b.replicas.delete(key)
+      for (const b of this.brokers.values())
+        for (const key of [...b.replicas.keys()]) if (key.startsWith(`${r.id}/`)) b.replicas.delete(key)
       for (const g of this.groups.groups.values()) g.offsets.delete(r.name)
     })
   }

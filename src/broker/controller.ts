@@ -181,7 +181,13 @@ export class Controller {
   /** Creates a topic; `assignments[p]` (replica lists) overrides the round-robin placement. */
   createTopic(
     name: string,
-    opts: { partitions: number; replicationFactor: number; configs?: Record<string, string>; assignments?: number[][]; validateOnly?: boolean },
+    opts: {
+      partitions: number
+      replicationFactor: number
+      configs?: Record<string, string>
+      assignments?: number[][]
+      validateOnly?: boolean
+    },
   ): TopicImage | null {
     const problem = topicNameProblem(name)
     if (problem) throw new ControllerError(ErrorCodes.INVALID_TOPIC_EXCEPTION, problem)
@@ -194,7 +200,8 @@ export class Controller {
     let assignments = opts.assignments
     if (!assignments) {
       if (!(opts.partitions >= 1)) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.')
-      if (opts.partitions > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+      if (opts.partitions > MAX_PARTITIONS)
+        throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
       if (!(opts.replicationFactor >= 1)) {
         throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.')
       }
@@ -207,10 +214,14 @@ export class Controller {
       const start = this.topics.size
       assignments = placeReplicas(live, start, 0, opts.partitions, opts.replicationFactor)
     } else {
-      if (assignments.length > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+      if (assignments.length > MAX_PARTITIONS)
+        throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
       for (const replicas of assignments) {
         if (!replicas.length || replicas.some((r) => !this.brokers.has(r)) || new Set(replicas).size !== replicas.length) {
-          throw new ControllerError(ErrorCodes.INVALID_REPLICA_ASSIGNMENT, `replica assignment ${JSON.stringify(replicas)} names unknown or repeated brokers`)
+          throw new ControllerError(
+            ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
+            `replica assignment ${JSON.stringify(replicas)} names unknown or repeated brokers`,
+          )
         }
       }
     }
@@ -246,13 +257,17 @@ export class Controller {
     if (count <= have) {
       throw new ControllerError(
         ErrorCodes.INVALID_PARTITIONS,
-        count === have ? `Topic already has ${have} partitions.` : `The topic ${name} currently has ${have} partition(s); ${count} would not be an increase.`,
+        count === have
+          ? `Topic already has ${have} partitions.`
+          : `The topic ${name} currently has ${have} partition(s); ${count} would not be an increase.`,
       )
     }
-    if (count > MAX_PARTITIONS) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+    if (count > MAX_PARTITIONS)
+      throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
     const rf = t.partitions[0]?.replicas.length ?? 1
     const live = this.liveBrokers().map((b) => b.id)
-    if (rf > live.length) throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)
+    if (rf > live.length)
+      throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)
     if (validateOnly) return
     this.addPartitions(t.id, have, placeReplicas(live, this.topics.size, have, count - have, rf))
   }

@@ -64,7 +64,9 @@ for (const h of [
   offsetDeleteHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
-    throw new Error(`${h.spec.name}: served versions ${h.minVersion}-${h.maxVersion} are outside its codec's ${h.spec.minVersion}-${h.spec.maxVersion}`)
+    throw new Error(
+      `${h.spec.name}: served versions ${h.minVersion}-${h.maxVersion} are outside its codec's ${h.spec.minVersion}-${h.spec.maxVersion}`,
+    )
   }
   handlers[h.spec.apiKey] = h
 }

@@ -24,7 +24,8 @@ export interface FetchSession {
 /** Kafka's max.incremental.fetch.session.cache.slots. */
 const MAX_SESSIONS = 1000
 
-export const sessionKey = (topic: string, topicId: string, partition: number, byId: boolean): string => `${byId ? topicId : topic}\u0000${partition}`
+export const sessionKey = (topic: string, topicId: string, partition: number, byId: boolean): string =>
+  `${byId ? topicId : topic}\u0000${partition}`
 
 /**
  * A broker's incremental fetch sessions (KIP-227): the partitions each

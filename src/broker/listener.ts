@@ -27,7 +27,9 @@ export class ClientConnection {
         frames.push(chunk)
       } catch (err) {
         // A size past socket.request.max.bytes, or one too small to hold a header.
-        this.close(`bad frame: ${(err as Error).message.replace('broker sent', 'client sent').replace(' (maxResponseBytes)', ' (socket.request.max.bytes)')}`)
+        this.close(
+          `bad frame: ${(err as Error).message.replace('broker sent', 'client sent').replace(' (maxResponseBytes)', ' (socket.request.max.bytes)')}`,
+        )
       }
     })
     socket.on('error', () => this.close())

@@ -1,8 +1,20 @@
 import type { Buffer } from 'node:buffer'
 import { crc32c } from '../codec/crc.js'
 import {
-  B_ATTRIBUTES, B_BASE_OFFSET, B_BASE_SEQUENCE, B_BASE_TIMESTAMP, B_COUNT, B_CRC, B_LAST_OFFSET_DELTA,
-  B_LEADER_EPOCH, B_LENGTH, B_MAGIC, B_MAX_TIMESTAMP, B_PRODUCER_EPOCH, B_PRODUCER_ID, B_RECORDS,
+  B_ATTRIBUTES,
+  B_BASE_OFFSET,
+  B_BASE_SEQUENCE,
+  B_BASE_TIMESTAMP,
+  B_COUNT,
+  B_CRC,
+  B_LAST_OFFSET_DELTA,
+  B_LEADER_EPOCH,
+  B_LENGTH,
+  B_MAGIC,
+  B_MAX_TIMESTAMP,
+  B_PRODUCER_EPOCH,
+  B_PRODUCER_ID,
+  B_RECORDS,
 } from '../codec/layout.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 
@@ -41,10 +53,14 @@ const ATTR_CONTROL = 0x20
  */
 export function validateProducedBatch(records: Buffer | null, maxMessageBytes: number): BatchHeader {
   if (records === null || records.length === 0) throw new BatchError(ErrorCodes.INVALID_RECORD, 'the produce request has no record batch')
-  if (records.length < B_RECORDS) throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `a record batch of ${records.length} bytes is shorter than its header`)
+  if (records.length < B_RECORDS)
+    throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `a record batch of ${records.length} bytes is shorter than its header`)
   const size = 12 + records.readInt32BE(B_LENGTH)
   if (size > maxMessageBytes) {
-    throw new BatchError(ErrorCodes.MESSAGE_TOO_LARGE, `the record batch is ${size} bytes, larger than max.message.bytes (${maxMessageBytes})`)
+    throw new BatchError(
+      ErrorCodes.MESSAGE_TOO_LARGE,
+      `the record batch is ${size} bytes, larger than max.message.bytes (${maxMessageBytes})`,
+    )
   }
   if (size < B_RECORDS || size > records.length) {
     throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `the record batch says it is ${size} bytes, but ${records.length} were sent`)
@@ -63,7 +79,8 @@ export function validateProducedBatch(records: Buffer | null, maxMessageBytes: n
   if (header.count < 1 || header.lastOffsetDelta !== header.count - 1) {
     throw new BatchError(ErrorCodes.INVALID_RECORD, `a batch of ${header.count} records with last offset delta ${header.lastOffsetDelta}`)
   }
-  if (header.compression > 4) throw new BatchError(ErrorCodes.UNSUPPORTED_COMPRESSION_TYPE, `compression type ${header.compression} is unknown`)
+  if (header.compression > 4)
+    throw new BatchError(ErrorCodes.UNSUPPORTED_COMPRESSION_TYPE, `compression type ${header.compression} is unknown`)
   return header
 }
 
@@ -88,4 +105,3 @@ export function assignOffsets(b: Buffer, baseOffset: number, leaderEpoch: number
   b.writeBigInt64BE(BigInt(baseOffset), B_BASE_OFFSET)
   b.writeInt32BE(leaderEpoch, B_LEADER_EPOCH)
 }
-

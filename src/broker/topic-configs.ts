@@ -26,10 +26,13 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   const known = TOPIC_CONFIG_DEFAULTS[key]
   if (!known) return `Unknown topic config name: ${key}`
   if (value === null) return null
-  if (key === 'message.timestamp.type') return value === 'CreateTime' ? null : 'only CreateTime is served (LogAppendTime would rewrite batches)'
+  if (key === 'message.timestamp.type')
+    return value === 'CreateTime' ? null : 'only CreateTime is served (LogAppendTime would rewrite batches)'
   if (key === 'cleanup.policy') return value === 'delete' ? null : 'only cleanup.policy=delete is served (no compaction yet)'
-  if (key === 'compression.type') return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
+  if (key === 'compression.type')
+    return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
-  if (key === 'min.insync.replicas' && Number(value) < 1) return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`
+  if (key === 'min.insync.replicas' && Number(value) < 1)
+    return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`
   return null
 }

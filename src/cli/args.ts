@@ -53,7 +53,8 @@ export function parse(args: string[], options: Options, allowPositionals = false
   const joined: string[] = []
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
-    if (takesValue.has(a) && /^-\d+$/.test(args[i + 1] ?? '')) joined.push(`--${a.startsWith('--') ? a.slice(2) : shortToLong(options, a)}=${args[++i]}`)
+    if (takesValue.has(a) && /^-\d+$/.test(args[i + 1] ?? ''))
+      joined.push(`--${a.startsWith('--') ? a.slice(2) : shortToLong(options, a)}=${args[++i]}`)
     else joined.push(a)
   }
   args = joined
@@ -123,22 +124,72 @@ const PROPERTY_NAMES: Record<string, string> = {
  * The client options -X may set (a typo is refused rather than ignored):
  * the connection's, the producer's and the consumer's, by their wafka names.
  */
-const CLIENT_WIDE = ['requestTimeoutMs', 'connectTimeoutMs', 'retryBackoffMs', 'retryBackoffMaxMs', 'reconnectBackoffMs', 'reconnectBackoffMaxMs',
-  'metadataMaxAgeMs', 'defaultApiTimeoutMs', 'maxResponseBytes', 'idleTimeoutMs', 'authenticationTimeoutMs', 'reauthenticationThresholdMs'] as const
+const CLIENT_WIDE = [
+  'requestTimeoutMs',
+  'connectTimeoutMs',
+  'retryBackoffMs',
+  'retryBackoffMaxMs',
+  'reconnectBackoffMs',
+  'reconnectBackoffMaxMs',
+  'metadataMaxAgeMs',
+  'defaultApiTimeoutMs',
+  'maxResponseBytes',
+  'idleTimeoutMs',
+  'authenticationTimeoutMs',
+  'reauthenticationThresholdMs',
+] as const
 const CLIENT_OPTIONS = new Set<string>([
   ...CLIENT_WIDE,
-  'acks', 'lingerMs', 'batchSize', 'bufferMemory', 'maxBlockMs', 'maxRequestSize', 'compression', 'compressionLevel', 'idempotent',
-  'transactionTimeoutMs', 'maxInFlight', 'deliveryTimeoutMs', 'partitioner', 'allowAutoTopicCreation',
-  'groupInstanceId', 'groupProtocol', 'serverAssignor', 'sessionTimeoutMs', 'rebalanceTimeoutMs', 'heartbeatIntervalMs',
-  'maxPollIntervalMs', 'autoOffsetReset', 'isolationLevel', 'minBytes', 'maxBytes', 'maxBytesPerPartition', 'maxWaitTimeInMs',
-  'autoCommit', 'autoCommitIntervalMs', 'checkCrcs', 'rackId',
+  'acks',
+  'lingerMs',
+  'batchSize',
+  'bufferMemory',
+  'maxBlockMs',
+  'maxRequestSize',
+  'compression',
+  'compressionLevel',
+  'idempotent',
+  'transactionTimeoutMs',
+  'maxInFlight',
+  'deliveryTimeoutMs',
+  'partitioner',
+  'allowAutoTopicCreation',
+  'groupInstanceId',
+  'groupProtocol',
+  'serverAssignor',
+  'sessionTimeoutMs',
+  'rebalanceTimeoutMs',
+  'heartbeatIntervalMs',
+  'maxPollIntervalMs',
+  'autoOffsetReset',
+  'isolationLevel',
+  'minBytes',
+  'maxBytes',
+  'maxBytesPerPartition',
+  'maxWaitTimeInMs',
+  'autoCommit',
+  'autoCommitIntervalMs',
+  'checkCrcs',
+  'rackId',
 ])
 
 /** Security and bootstrap properties, handled by resolveConnection itself. */
 const CONNECTION_PROPERTIES = new Set([
-  'bootstrap.servers', 'metadata.broker.list', 'client.id', 'security.protocol', 'sasl.mechanism', 'sasl.mechanisms',
-  'sasl.username', 'sasl.password', 'sasl.jaas.config', 'ssl.ca.location', 'ssl.certificate.location', 'ssl.key.location',
-  'ssl.key.password', 'ssl.endpoint.identification.algorithm', 'enable.ssl.certificate.verification',
+  'bootstrap.servers',
+  'metadata.broker.list',
+  'client.id',
+  'security.protocol',
+  'sasl.mechanism',
+  'sasl.mechanisms',
+  'sasl.username',
+  'sasl.password',
+  'sasl.jaas.config',
+  'ssl.ca.location',
+  'ssl.certificate.location',
+  'ssl.key.location',
+  'ssl.key.password',
+  'ssl.endpoint.identification.algorithm',
+  'enable.ssl.certificate.verification',
 ])
 
 function typed(v: string): string | number | boolean {
@@ -188,7 +239,10 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
 
   const bootstrap = str(values, 'brokers') ?? props.get('bootstrap.servers') ?? props.get('metadata.broker.list')
   if (bootstrap === undefined) throw new UsageError('no brokers: give -b HOST:PORT (or bootstrap.servers in --config)')
-  const brokers = bootstrap.split(',').map((b) => b.trim()).filter((b) => b !== '')
+  const brokers = bootstrap
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b !== '')
 
   const protocol = (props.get('security.protocol') ?? '').toUpperCase()
   const jaas = props.get('sasl.jaas.config') ?? ''
@@ -203,7 +257,10 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
     if (m !== 'plain' && m !== 'scram-sha-256' && m !== 'scram-sha-512') {
       throw new UsageError(`--sasl-mechanism must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, not ${mechanism}`)
     }
-    if (username === undefined || password === undefined) throw new UsageError(`SASL ${m.toUpperCase()} needs --sasl-username and --sasl-password (or WAFKA_SASL_USERNAME / WAFKA_SASL_PASSWORD)`)
+    if (username === undefined || password === undefined)
+      throw new UsageError(
+        `SASL ${m.toUpperCase()} needs --sasl-username and --sasl-password (or WAFKA_SASL_USERNAME / WAFKA_SASL_PASSWORD)`,
+      )
     kafka.sasl = { mechanism: m, username, password }
   }
   const ca = str(values, 'ca') ?? props.get('ssl.ca.location')

@@ -49,10 +49,22 @@ export async function clusterCommand(args: string[], io: Io): Promise<number> {
       return 0
     }
     io.out(`cluster ${d.clusterId ?? '(no id)'}, controller ${d.controller}\n`)
-    show(io, false, data, ['broker', 'host', 'port', 'rack', 'controller'], brokers.map((b) => [b.nodeId, b.host, b.port, b.rack, b.controller ? 'yes' : '']))
+    show(
+      io,
+      false,
+      data,
+      ['broker', 'host', 'port', 'rack', 'controller'],
+      brokers.map((b) => [b.nodeId, b.host, b.port, b.rack, b.controller ? 'yes' : '']),
+    )
     for (const b of brokers) {
       io.out(`\nbroker ${b.nodeId} API versions (${b.apis.length}):\n`)
-      show(io, false, b, ['api', 'key', 'versions', 'wafka uses'], b.apis.map((a) => [a.name, a.apiKey, `${a.minVersion}-${a.maxVersion}`, a.used ?? 'none']))
+      show(
+        io,
+        false,
+        b,
+        ['api', 'key', 'versions', 'wafka uses'],
+        b.apis.map((a) => [a.name, a.apiKey, `${a.minVersion}-${a.maxVersion}`, a.used ?? 'none']),
+      )
     }
     return 0
   } finally {

@@ -59,10 +59,12 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
   const only = int(values, 'partition', 0)
   const limit = int(values, 'count', 1)
   const exitAtEnd = values.exit === true
-  if (group !== undefined && only !== undefined) throw new UsageError('-p is for reading without a group; a group member gets its partitions from the group')
+  if (group !== undefined && only !== undefined)
+    throw new UsageError('-p is for reading without a group; a group member gets its partitions from the group')
   if (group !== undefined && start.kind !== 'beginning' && start.kind !== 'end') throw new UsageError('with -g, -o takes beginning or end')
   const isolation = (str(values, 'isolation') ?? 'read_uncommitted') as IsolationLevel
-  if (isolation !== 'read_uncommitted' && isolation !== 'read_committed') throw new UsageError(`--isolation takes read_uncommitted or read_committed, not ${isolation}`)
+  if (isolation !== 'read_uncommitted' && isolation !== 'read_committed')
+    throw new UsageError(`--isolation takes read_uncommitted or read_committed, not ${isolation}`)
   let render: (m: Shown) => string
   if (values.json === true) {
     if (str(values, 'format') !== undefined) throw new UsageError('give -f or --json, not both')
@@ -78,7 +80,12 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
   const { kafka: config, extra } = resolveConnection(values)
   const kafka = new Kafka(config)
   const admin = kafka.admin()
-  const consumer = kafka.consumer({ ...(group !== undefined ? { groupId: group } : {}), isolationLevel: isolation, autoOffsetReset: start.kind === 'beginning' ? 'earliest' : 'latest', ...extra })
+  const consumer = kafka.consumer({
+    ...(group !== undefined ? { groupId: group } : {}),
+    isolationLevel: isolation,
+    autoOffsetReset: start.kind === 'beginning' ? 'earliest' : 'latest',
+    ...extra,
+  })
   let finish: () => void = () => {}
   const finished = new Promise<void>((resolve) => (finish = resolve))
   const onSignal = () => finish()
@@ -97,7 +104,10 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
     const pendingEnd = new Set<number>()
     const begin = new Map<number, bigint>()
     if (group === undefined) {
-      const byTime = start.kind === 'time' ? new Map((await admin.fetchTopicOffsetsByTimestamp(topic, start.ms)).map((o) => [o.partition, BigInt(o.offset)])) : undefined
+      const byTime =
+        start.kind === 'time'
+          ? new Map((await admin.fetchTopicOffsetsByTimestamp(topic, start.ms)).map((o) => [o.partition, BigInt(o.offset)]))
+          : undefined
       for (const p of partitions) {
         const lo = low.get(p)!
         const hi = high.get(p)!
@@ -134,7 +144,15 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
         for (const m of batch.messages) {
           if (limit !== undefined && printed >= limit) break
           if (isStale()) break
-          out += render({ topic: batch.topic, partition: batch.partition, offset: m.offset, timestamp: m.timestamp, key: m.key, value: m.value, headers: m.headerList as Array<[string, Buffer | null]> })
+          out += render({
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: m.offset,
+            timestamp: m.timestamp,
+            key: m.key,
+            value: m.value,
+            headers: m.headerList as Array<[string, Buffer | null]>,
+          })
           printed++
           resolveOffset(m.offset)
           if (exitAtEnd && BigInt(m.offset) + 1n >= high.get(batch.partition)!) pendingEnd.delete(batch.partition)

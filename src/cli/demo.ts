@@ -117,35 +117,40 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
         checkStable()
       })
     }
-    await Promise.all(consumers.map(async (c) => {
-      await c.connect()
-      await c.subscribe({ topics: [topic], fromBeginning: true })
-      await c.run({
-        eachBatch: async ({ batch }) => {
-          const now = Date.now()
-          for (const message of batch.messages) {
-            const v = message.value
-            if (v === null || v.length < 4) {
-              foreign++
-              continue
+    await Promise.all(
+      consumers.map(async (c) => {
+        await c.connect()
+        await c.subscribe({ topics: [topic], fromBeginning: true })
+        await c.run({
+          eachBatch: async ({ batch }) => {
+            const now = Date.now()
+            for (const message of batch.messages) {
+              const v = message.value
+              if (v === null || v.length < 4) {
+                foreign++
+                continue
+              }
+              const i = v.readUInt32BE(0)
+              if (i >= n) {
+                foreign++
+                continue
+              }
+              if (seen[i] !== 0) duplicates++
+              else received++
+              if (seen[i] < 255) seen[i]++
+              const lag = now - message.timestampMs
+              e2e[lag < 0 ? 0 : lag > 60_000 ? 60_000 : lag]++
             }
-            const i = v.readUInt32BE(0)
-            if (i >= n) {
-              foreign++
-              continue
-            }
-            if (seen[i] !== 0) duplicates++
-            else received++
-            if (seen[i] < 255) seen[i]++
-            const lag = now - message.timestampMs
-            e2e[lag < 0 ? 0 : lag > 60_000 ? 60_000 : lag]++
-          }
-          lastReceive = performance.now()
-          if (received === n) allReceived()
-        },
-      })
-    }))
-    await Promise.race([stable, new Promise((_, reject) => setTimeout(() => reject(new Error('the consumer group did not settle in 30 s')), 30_000).unref())])
+            lastReceive = performance.now()
+            if (received === n) allReceived()
+          },
+        })
+      }),
+    )
+    await Promise.race([
+      stable,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the consumer group did not settle in 30 s')), 30_000).unref()),
+    ])
 
     let sent = 0
     let acked = 0
@@ -219,7 +224,11 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
         seconds: round(produceSeconds, 3),
         messagesPerSecond: Math.round(n / produceSeconds),
         megabytesPerSecond: round((n * size) / produceSeconds / 1e6, 2),
-        sendLatencyMs: { p50: round(sortedPercentile(sendLatencies, 0.5), 1), p99: round(sortedPercentile(sendLatencies, 0.99), 1), messagesPerSend: CHUNK },
+        sendLatencyMs: {
+          p50: round(sortedPercentile(sendLatencies, 0.5), 1),
+          p99: round(sortedPercentile(sendLatencies, 0.99), 1),
+          messagesPerSend: CHUNK,
+        },
       },
       consume: {
         seconds: round(consumeSeconds, 3),
@@ -228,7 +237,11 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
         endToEndLatencyMs: { p50: percentile(e2e, received + duplicates, 0.5), p99: percentile(e2e, received + duplicates, 0.99) },
       },
       verified: { received, missing, duplicates, unexpected: foreign, exactlyOnce: ok },
-      cpuSeconds: { user: round(cpu.user / 1e6, 2), system: round(cpu.system / 1e6, 2), ofWallClock: round((cpu.user + cpu.system) / 1e6 / wall, 2) },
+      cpuSeconds: {
+        user: round(cpu.user / 1e6, 2),
+        system: round(cpu.system / 1e6, 2),
+        ofWallClock: round((cpu.user + cpu.system) / 1e6 / wall, 2),
+      },
       peakRssBytes: rssPeak,
     }
     if (json) io.out(JSON.stringify(summary) + '\n')
@@ -252,7 +265,12 @@ function round(x: number, digits: number): number {
 type Summary = {
   messages: number
   valueBytes: number
-  produce: { seconds: number; messagesPerSecond: number; megabytesPerSecond: number; sendLatencyMs: { p50: number; p99: number; messagesPerSend: number } }
+  produce: {
+    seconds: number
+    messagesPerSecond: number
+    megabytesPerSecond: number
+    sendLatencyMs: { p50: number; p99: number; messagesPerSend: number }
+  }
   consume: { seconds: number; messagesPerSecond: number; megabytesPerSecond: number; endToEndLatencyMs: { p50: number; p99: number } }
   verified: { received: number; missing: number; duplicates: number; exactlyOnce: boolean }
   cpuSeconds: { user: number; system: number; ofWallClock: number }
@@ -267,7 +285,11 @@ function renderSummary(s: Summary): string {
     ['time', `${s.produce.seconds.toFixed(2)} s`, `${s.consume.seconds.toFixed(2)} s`],
     ['throughput', `${rate(s.produce.messagesPerSecond)} msg/s`, `${rate(s.consume.messagesPerSecond)} msg/s`],
     ['', `${s.produce.megabytesPerSecond.toFixed(1)} MB/s`, `${s.consume.megabytesPerSecond.toFixed(1)} MB/s`],
-    [`latency p50 / p99`, `${s.produce.sendLatencyMs.p50} / ${s.produce.sendLatencyMs.p99} ms`, `${s.consume.endToEndLatencyMs.p50} / ${s.consume.endToEndLatencyMs.p99} ms`],
+    [
+      `latency p50 / p99`,
+      `${s.produce.sendLatencyMs.p50} / ${s.produce.sendLatencyMs.p99} ms`,
+      `${s.consume.endToEndLatencyMs.p50} / ${s.consume.endToEndLatencyMs.p99} ms`,
+    ],
   ]
   return [
     '',

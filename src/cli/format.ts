@@ -61,13 +61,15 @@ export function compileFormat(format: string): (m: Shown) => string {
 export function jsonLine(m: Shown): string {
   const headers: Record<string, string | null> = {}
   for (const [k, v] of m.headers) headers[k] = v === null ? null : v.toString('utf8')
-  return JSON.stringify({
-    topic: m.topic,
-    partition: m.partition,
-    offset: Number(m.offset),
-    timestamp: Number(m.timestamp),
-    key: m.key === null ? null : m.key.toString('utf8'),
-    value: m.value === null ? null : m.value.toString('utf8'),
-    headers,
-  }) + '\n'
+  return (
+    JSON.stringify({
+      topic: m.topic,
+      partition: m.partition,
+      offset: Number(m.offset),
+      timestamp: Number(m.timestamp),
+      key: m.key === null ? null : m.key.toString('utf8'),
+      value: m.value === null ? null : m.value.toString('utf8'),
+      headers,
+    }) + '\n'
+  )
 }

@@ -42,7 +42,8 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
     return 0
   }
   const [action, ...names] = positionals
-  if (!['list', 'describe', 'reset-offsets', 'delete'].includes(action)) throw new UsageError(action === undefined ? 'say list, describe, reset-offsets or delete' : `unknown action ${action}`)
+  if (!['list', 'describe', 'reset-offsets', 'delete'].includes(action))
+    throw new UsageError(action === undefined ? 'say list, describe, reset-offsets or delete' : `unknown action ${action}`)
   if (action !== 'list' && names.length === 0) throw new UsageError(`groups ${action} needs a group id`)
   if ((action === 'describe' || action === 'reset-offsets') && names.length > 1) throw new UsageError(`groups ${action} takes one group`)
   const json = values.json === true
@@ -52,7 +53,8 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
   if (action === 'reset-offsets') {
     if (topic === undefined) throw new UsageError('reset-offsets needs -t TOPIC')
     const given = ['to-earliest', 'to-latest', 'to-offset', 'shift-by', 'to-timestamp'].filter((f) => values[f] !== undefined)
-    if (given.length !== 1) throw new UsageError('reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset, --shift-by, --to-timestamp')
+    if (given.length !== 1)
+      throw new UsageError('reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset, --shift-by, --to-timestamp')
     const clamp = (x: bigint, low: bigint, high: bigint) => (x < low ? low : x > high ? high : x)
     const f = given[0]
     if (f === 'to-earliest') target = (low) => low
@@ -76,7 +78,14 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
       const { groups } = await admin.listGroups()
       groups.sort((a, b) => a.groupId.localeCompare(b.groupId))
       if (json) io.out(JSON.stringify(groups) + '\n')
-      else show(io, false, groups, ['group', 'state', 'type', 'protocol type'], groups.map((g) => [g.groupId, g.groupState, g.groupType ?? 'classic', g.protocolType]))
+      else
+        show(
+          io,
+          false,
+          groups,
+          ['group', 'state', 'type', 'protocol type'],
+          groups.map((g) => [g.groupId, g.groupState, g.groupType ?? 'classic', g.protocolType]),
+        )
     } else if (action === 'describe') {
       const groupId = names[0]
       const { groups } = await admin.describeGroups([groupId]).catch((err: { code?: number }) => {
@@ -89,7 +98,8 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
         groupInstanceId: m.groupInstanceId ?? null,
         clientId: m.clientId,
         host: m.clientHost,
-        assignment: m.assignment ?? (m.memberAssignment && m.memberAssignment.length > 0 ? decodeAssignment(m.memberAssignment).partitions : []),
+        assignment:
+          m.assignment ?? (m.memberAssignment && m.memberAssignment.length > 0 ? decodeAssignment(m.memberAssignment).partitions : []),
       }))
       const owner = new Map<string, string>()
       for (const m of members) for (const t of m.assignment) for (const p of t.partitions) owner.set(`${t.topic}/${p}`, m.memberId)
@@ -116,33 +126,56 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
         io.out(`group ${groupId}: ${g.state}, ${data.type}${g.protocol ? `, ${g.protocol}` : ''}, ${members.length} member(s)\n`)
         if (members.length > 0) {
           io.out('\n')
-          show(io, false, members, ['member', 'client', 'host', 'partitions'],
-            members.map((m) => [m.memberId, m.clientId, m.host, m.assignment.map((t) => `${t.topic}:${t.partitions.join(',')}`).join(' ')]))
+          show(
+            io,
+            false,
+            members,
+            ['member', 'client', 'host', 'partitions'],
+            members.map((m) => [m.memberId, m.clientId, m.host, m.assignment.map((t) => `${t.topic}:${t.partitions.join(',')}`).join(' ')]),
+          )
         }
         if (offsets.length > 0) {
           io.out('\n')
-          show(io, false, offsets, ['topic', 'partition', 'committed', 'log end', 'lag', 'member'], offsets.map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.member]))
+          show(
+            io,
+            false,
+            offsets,
+            ['topic', 'partition', 'committed', 'log end', 'lag', 'member'],
+            offsets.map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.member]),
+          )
         }
       }
     } else if (action === 'reset-offsets') {
       const groupId = names[0]
       const partitions = await topicPartitions(admin, topic!)
       const { groups } = await admin.describeGroups([groupId])
-      if (groups[0].members.length > 0) throw new Error(`group ${groupId} has ${groups[0].members.length} active member(s): stop them first`)
+      if (groups[0].members.length > 0)
+        throw new Error(`group ${groupId} has ${groups[0].members.length} active member(s): stop them first`)
       const ends = new Map((await admin.fetchTopicOffsets(topic!)).map((o) => [o.partition, o]))
       const current = new Map<number, bigint>()
-      for (const t of await admin.fetchOffsets({ groupId, topics: [topic!] })) for (const p of t.partitions) if (BigInt(p.offset) >= 0n) current.set(p.partition, BigInt(p.offset))
-      const byTime = timestamp === undefined ? undefined : new Map((await admin.fetchTopicOffsetsByTimestamp(topic!, timestamp)).map((o) => [o.partition, BigInt(o.offset)]))
+      for (const t of await admin.fetchOffsets({ groupId, topics: [topic!] }))
+        for (const p of t.partitions) if (BigInt(p.offset) >= 0n) current.set(p.partition, BigInt(p.offset))
+      const byTime =
+        timestamp === undefined
+          ? undefined
+          : new Map((await admin.fetchTopicOffsetsByTimestamp(topic!, timestamp)).map((o) => [o.partition, BigInt(o.offset)]))
       const plan = partitions.map((p) => {
         const e = ends.get(p)!
         const next = target!(BigInt(e.low), BigInt(e.high), current.get(p), byTime?.get(p))
         return { topic: topic!, partition: p, from: current.has(p) ? Number(current.get(p)) : null, to: Number(next) }
       })
-      if (!values['dry-run']) await admin.setOffsets({ groupId, topic: topic!, partitions: plan.map((p) => ({ partition: p.partition, offset: p.to })) })
+      if (!values['dry-run'])
+        await admin.setOffsets({ groupId, topic: topic!, partitions: plan.map((p) => ({ partition: p.partition, offset: p.to })) })
       const data = { groupId, applied: !values['dry-run'], offsets: plan }
       if (json) io.out(JSON.stringify(data) + '\n')
       else {
-        show(io, false, data, ['topic', 'partition', 'from', 'to'], plan.map((p) => [p.topic, p.partition, p.from, p.to]))
+        show(
+          io,
+          false,
+          data,
+          ['topic', 'partition', 'from', 'to'],
+          plan.map((p) => [p.topic, p.partition, p.from, p.to]),
+        )
         io.out(values['dry-run'] ? '(dry run: nothing changed)\n' : `group ${groupId}: offsets reset\n`)
       }
     } else {

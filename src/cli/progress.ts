@@ -97,6 +97,11 @@ export function mb(bytes: number): string {
 export function table(rows: string[][], allLeft = false): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)))
   return rows
-    .map((r) => r.map((c, i) => (i === 0 || allLeft ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ').trimEnd())
+    .map((r) =>
+      r
+        .map((c, i) => (i === 0 || allLeft ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+        .join('   ')
+        .trimEnd(),
+    )
     .join('\n')
 }

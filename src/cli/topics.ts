@@ -30,7 +30,8 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
     return 0
   }
   const [action, ...names] = positionals
-  if (!['list', 'create', 'delete', 'describe'].includes(action)) throw new UsageError(action === undefined ? 'say list, create, delete or describe' : `unknown action ${action}`)
+  if (!['list', 'create', 'delete', 'describe'].includes(action))
+    throw new UsageError(action === undefined ? 'say list, create, delete or describe' : `unknown action ${action}`)
   if (action !== 'list' && names.length === 0) throw new UsageError(`topics ${action} needs a topic name`)
   if (action === 'list' && names.length > 0) throw new UsageError('topics list takes no names')
   if (action === 'create' && names.length > 1) throw new UsageError('topics create takes one topic')
@@ -51,7 +52,9 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
       })
       const topic = names[0]
       const created = await admin.createTopics({
-        topics: [{ topic, numPartitions: int(values, 'partitions', 1), replicationFactor: int(values, 'replication-factor', 1), configEntries }],
+        topics: [
+          { topic, numPartitions: int(values, 'partitions', 1), replicationFactor: int(values, 'replication-factor', 1), configEntries },
+        ],
       })
       if (!created) throw new Error(`topic ${JSON.stringify(topic)} already exists`)
       if (json) io.out(JSON.stringify({ created: topic }) + '\n')
@@ -71,7 +74,14 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
         described.push({
           topic,
           partitions: meta.partitions
-            .map((p) => ({ partition: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr, low: offsets.get(p.partitionId)?.low, high: offsets.get(p.partitionId)?.high }))
+            .map((p) => ({
+              partition: p.partitionId,
+              leader: p.leader,
+              replicas: p.replicas,
+              isr: p.isr,
+              low: offsets.get(p.partitionId)?.low,
+              high: offsets.get(p.partitionId)?.high,
+            }))
             .sort((a, b) => a.partition - b.partition),
         })
       }
@@ -79,8 +89,13 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
       else {
         for (const d of described) {
           io.out(`topic ${d.topic}: ${d.partitions.length} partition(s), replication factor ${d.partitions[0]?.replicas.length ?? 0}\n`)
-          show(io, false, d, ['partition', 'leader', 'replicas', 'isr', 'low', 'high'],
-            d.partitions.map((p) => [p.partition, p.leader, p.replicas.join(','), p.isr.join(','), p.low, p.high]))
+          show(
+            io,
+            false,
+            d,
+            ['partition', 'leader', 'replicas', 'isr', 'low', 'high'],
+            d.partitions.map((p) => [p.partition, p.leader, p.replicas.join(','), p.isr.join(','), p.low, p.high]),
+          )
         }
       }
     }

@@ -30,7 +30,6 @@ export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' 
   defaultApiTimeoutMs?: number
 }
 
-
 export type CoordinatorType = 'group' | 'transaction'
 
 /**
@@ -52,8 +51,13 @@ export class Cluster {
   /** The client's logger (Kafka's, namespaced by each part through log()). */
   readonly logger: Logger
   private readonly loggers = new Map<string, Logger>()
-  readonly options: ClusterOptions & Required<Pick<ClusterOptions,
-    'retryBackoffMs' | 'retryBackoffMaxMs' | 'reconnectBackoffMs' | 'reconnectBackoffMaxMs' | 'metadataMaxAgeMs' | 'defaultApiTimeoutMs'>>
+  readonly options: ClusterOptions &
+    Required<
+      Pick<
+        ClusterOptions,
+        'retryBackoffMs' | 'retryBackoffMaxMs' | 'reconnectBackoffMs' | 'reconnectBackoffMaxMs' | 'metadataMaxAgeMs' | 'defaultApiTimeoutMs'
+      >
+    >
   private readonly bootstrap: BrokerAddress[]
   private readonly connections = new Map<string, Promise<Connection>>()
   /** The connections of `connections` that are open now (not those still being opened). */
@@ -89,9 +93,15 @@ export class Cluster {
   /** Bootstraps: the first broker that answers gives the cluster's metadata. */
   async connect(): Promise<void> {
     await this.refreshMetadata()
-    this.refreshTimer ??= setInterval(() => {
-      if (Date.now() - this.metadata.updatedAt >= this.options.metadataMaxAgeMs) this.refreshMetadata().catch(this.log('Cluster').caught('periodic metadata refresh failed; the next use or interval tries again', 'info'))
-    }, Math.min(this.options.metadataMaxAgeMs, 60_000))
+    this.refreshTimer ??= setInterval(
+      () => {
+        if (Date.now() - this.metadata.updatedAt >= this.options.metadataMaxAgeMs)
+          this.refreshMetadata().catch(
+            this.log('Cluster').caught('periodic metadata refresh failed; the next use or interval tries again', 'info'),
+          )
+      },
+      Math.min(this.options.metadataMaxAgeMs, 60_000),
+    )
     this.refreshTimer.unref?.()
   }
 
@@ -109,12 +119,24 @@ export class Cluster {
     this.connections.clear()
     this.opened.clear()
     // A connection that never opened has nothing to close (its opener got the error).
-    await Promise.all(open.map((c) => c.then((conn) => conn.close(), () => {})))
+    await Promise.all(
+      open.map((c) =>
+        c.then(
+          (conn) => conn.close(),
+          () => {},
+        ),
+      ),
+    )
   }
 
   /** A retry policy whose deadline is `timeoutMs` (default: defaultApiTimeoutMs) from now. */
   policy(timeoutMs = this.options.defaultApiTimeoutMs): RetryPolicy {
-    return { backoffMs: this.options.retryBackoffMs, backoffMaxMs: this.options.retryBackoffMaxMs, deadline: Date.now() + timeoutMs, signal: this.signal }
+    return {
+      backoffMs: this.options.retryBackoffMs,
+      backoffMaxMs: this.options.retryBackoffMaxMs,
+      deadline: Date.now() + timeoutMs,
+      signal: this.signal,
+    }
   }
 
   /** Retries retriable failures, refreshing metadata or coordinators when an error says they are stale. */
@@ -174,7 +196,12 @@ export class Cluster {
     // v13+: an error for the whole request (e.g. REBOOTSTRAP_REQUIRED) instead of a partial answer.
     if (res.errorCode) throw kafkaError(res.errorCode, { api: 'Metadata', broker: conn.name })
     this.metadata.apply(res, everything)
-    this.log('Cluster').debug('metadata refreshed', { broker: conn.name, brokers: res.brokers.length, topics: res.topics.length, controller: res.controllerId })
+    this.log('Cluster').debug('metadata refreshed', {
+      broker: conn.name,
+      brokers: res.brokers.length,
+      topics: res.topics.length,
+      controller: res.controllerId,
+    })
   }
 
   /** Ensures metadata for these topics is cached (fetching it if not) and returns it. */
@@ -193,8 +220,13 @@ export class Cluster {
   async leaderFor(topic: string, partition: number): Promise<number> {
     const [info] = await this.topicMetadata([topic])
     const p = info.partitions.find((x) => x.partition === partition)
-    if (!p) throw kafkaError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, { api: 'Metadata', detail: `${topic}-${partition} does not exist (${info.partitions.length} partitions)` })
-    if (p.leader < 0 || p.errorCode === ErrorCodes.LEADER_NOT_AVAILABLE) throw kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${topic}-${partition}` })
+    if (!p)
+      throw kafkaError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, {
+        api: 'Metadata',
+        detail: `${topic}-${partition} does not exist (${info.partitions.length} partitions)`,
+      })
+    if (p.leader < 0 || p.errorCode === ErrorCodes.LEADER_NOT_AVAILABLE)
+      throw kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${topic}-${partition}` })
     return p.leader
   }
 
@@ -250,7 +282,10 @@ export class Cluster {
     this.connections.delete(key)
     this.opened.delete(key)
     // As in disconnect(): one that never opened has nothing to close.
-    await pending?.then((conn) => conn.close(), () => {})
+    await pending?.then(
+      (conn) => conn.close(),
+      () => {},
+    )
   }
 
   /**
@@ -265,7 +300,10 @@ export class Cluster {
       if (conn.isOpen) return conn
     }
     const failedAt = (id: number) => this.failures.get(id)?.retryAt ?? 0
-    const candidates = [...shuffle([...this.metadata.brokers.keys()]).sort((a, b) => failedAt(a) - failedAt(b)), ...this.bootstrap.map((_, i) => bootstrapNodeId(i))]
+    const candidates = [
+      ...shuffle([...this.metadata.brokers.keys()]).sort((a, b) => failedAt(a) - failedAt(b)),
+      ...this.bootstrap.map((_, i) => bootstrapNodeId(i)),
+    ]
     let last: unknown
     let retriable = false
     for (const nodeId of candidates) {
@@ -290,10 +328,15 @@ export class Cluster {
    * Sends a request to a broker by node id. `body` may be a function of the
    * version the connection negotiated: fields exist only in some versions.
    */
-  async send<Req, Res>(nodeId: number, api: ApiSpec<Req, Res>, body: Input<Req> | ((version: number) => Input<Req>), options: RequestOptions & { lane?: Lane } = {}): Promise<Res> {
+  async send<Req, Res>(
+    nodeId: number,
+    api: ApiSpec<Req, Res>,
+    body: Input<Req> | ((version: number) => Input<Req>),
+    options: RequestOptions & { lane?: Lane } = {},
+  ): Promise<Res> {
     const conn = await this.connection(nodeId, options.lane)
     const version = options.version ?? conn.versionFor(api, options.maxVersion)
-    return conn.request(api, typeof body === "function" ? (body as (v: number) => Input<Req>)(version) : body, { ...options, version })
+    return conn.request(api, typeof body === 'function' ? (body as (v: number) => Input<Req>)(version) : body, { ...options, version })
   }
 
   /** The node id of the group or transaction coordinator for `key`, cached until an error says otherwise. */

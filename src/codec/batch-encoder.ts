@@ -3,9 +3,26 @@ import { ConfigError } from '../errors.js'
 import { codecError, ERR_CODEC } from './status.js'
 import { codecId, externalCodecs } from './compression.js'
 import {
-  B_RECORDS, E_ATTRIBUTES, E_BASE_OFFSET, E_BASE_SEQUENCE, E_BASE_TIMESTAMP, E_COUNT, E_LAST_OFFSET_DELTA,
-  E_LEADER_EPOCH, E_MAX_TIMESTAMP, E_OUT, E_OUT_CAP, E_PRODUCER_EPOCH, E_PRODUCER_ID, E_RECORDS, E_RECORDS_LEN,
-  E_SCRATCH, E_SCRATCH_CAP, E_SIZE, H_SIZE, R_SIZE,
+  B_RECORDS,
+  E_ATTRIBUTES,
+  E_BASE_OFFSET,
+  E_BASE_SEQUENCE,
+  E_BASE_TIMESTAMP,
+  E_COUNT,
+  E_LAST_OFFSET_DELTA,
+  E_LEADER_EPOCH,
+  E_MAX_TIMESTAMP,
+  E_OUT,
+  E_OUT_CAP,
+  E_PRODUCER_EPOCH,
+  E_PRODUCER_ID,
+  E_RECORDS,
+  E_RECORDS_LEN,
+  E_SCRATCH,
+  E_SCRATCH_CAP,
+  E_SIZE,
+  H_SIZE,
+  R_SIZE,
 } from './layout.js'
 import type { Bytes, EncodeOptions, RecordInput } from './types.js'
 import { arena, memBuffer, memF64, memI32, memU8, memView, wasm } from './wasm.js'

@@ -59,8 +59,7 @@ const z = zlib as any
 let zstdBackend: ZstdBackend | undefined =
   typeof z.zstdCompressSync === 'function'
     ? {
-        compress: (data, level) =>
-          z.zstdCompressSync(data, { params: { [z.constants.ZSTD_c_compressionLevel]: level } }),
+        compress: (data, level) => z.zstdCompressSync(data, { params: { [z.constants.ZSTD_c_compressionLevel]: level } }),
         decompress: (data, maxOutputBytes) => z.zstdDecompressSync(data, { maxOutputLength: maxOutputBytes }),
       }
     : undefined

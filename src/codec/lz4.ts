@@ -26,10 +26,7 @@ export function lz4CompressFrame(data: Uint8Array): Uint8Array {
  * checksum that Kafka writes in magic-0 message sets. Throws CorruptRecordError
  * on bad data or output past `maxOutputBytes`.
  */
-export function lz4DecompressFrame(
-  data: Uint8Array,
-  opts: { legacyHeaderChecksum?: boolean; maxOutputBytes?: number } = {},
-): Uint8Array {
+export function lz4DecompressFrame(data: Uint8Array, opts: { legacyHeaderChecksum?: boolean; maxOutputBytes?: number } = {}): Uint8Array {
   const max = opts.maxOutputBytes ?? LZ4_DEFAULT_MAX_OUTPUT
   const legacy = opts.legacyHeaderChecksum ?? false
   let cap = Math.min(max, outputBound(data))

@@ -163,7 +163,6 @@ export abstract class RecordView {
     const batch = this.batch
     return bufferView(batch.dataBuffer, batch.dataOffset + batch.ints[base], len)
   }
-
 }
 
 export class KafkaRecord extends RecordView {

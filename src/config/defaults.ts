@@ -13,8 +13,20 @@ import { logLevel } from '../logger.js'
  * configuration reference is generated from it (`npm run generate:readme`).
  */
 
-const ms = (dflt: number | undefined, doc: string, java?: string, min = 0): OptionSpec => ({ default: dflt, doc, java, min, max: MAX_INT32 })
-const count = (dflt: number | undefined, doc: string, java?: string, min = 1): OptionSpec => ({ default: dflt, doc, java, min, max: MAX_INT32 })
+const ms = (dflt: number | undefined, doc: string, java?: string, min = 0): OptionSpec => ({
+  default: dflt,
+  doc,
+  java,
+  min,
+  max: MAX_INT32,
+})
+const count = (dflt: number | undefined, doc: string, java?: string, min = 1): OptionSpec => ({
+  default: dflt,
+  doc,
+  java,
+  min,
+  max: MAX_INT32,
+})
 const value = <const T>(dflt: T, doc: string, java?: string) => ({ default: dflt, doc, java }) satisfies OptionSpec
 
 export const KAFKA_OPTIONS = {
@@ -37,7 +49,10 @@ export const KAFKA_OPTIONS = {
   metadataMaxAgeMs: ms(300_000, 'Metadata older than this is refreshed.', 'metadata.max.age.ms', 1),
   defaultApiTimeoutMs: ms(60_000, 'How long a call (an admin request, a coordinator lookup) may retry.', 'default.api.timeout.ms', 1),
   logLevel: value(logLevel.WARN, '`logLevel.NOTHING` (0), `ERROR` (1), `WARN` (2), `INFO` (4) or `DEBUG` (5), as KafkaJS.'),
-  logCreator: value(undefined, "KafkaJS's `(level) => ({ namespace, level, label, log }) => void`; default: one JSON line a entry on stderr."),
+  logCreator: value(
+    undefined,
+    "KafkaJS's `(level) => ({ namespace, level, label, log }) => void`; default: one JSON line a entry on stderr.",
+  ),
 } as const satisfies Record<keyof ClusterOptions, OptionSpec>
 
 export const PRODUCER_OPTIONS = {
@@ -53,25 +68,46 @@ export const PRODUCER_OPTIONS = {
   transactionalId: value(undefined, 'Makes the producer transactional (and idempotent).', 'transactional.id'),
   transactionTimeoutMs: ms(60_000, 'How long the coordinator lets a transaction stay open.', 'transaction.timeout.ms', 1),
   maxInFlight: count(5, 'Produce requests in flight per broker (at most 5 with idempotence).', 'max.in.flight.requests.per.connection'),
-  deliveryTimeoutMs: ms(120_000, 'A record fails if not acknowledged by then (at least lingerMs + requestTimeoutMs).', 'delivery.timeout.ms', 1),
+  deliveryTimeoutMs: ms(
+    120_000,
+    'A record fails if not acknowledged by then (at least lingerMs + requestTimeoutMs).',
+    'delivery.timeout.ms',
+    1,
+  ),
   requestTimeoutMs: ms(30_000, 'How long a Produce may wait; the broker-side timeout too.', 'request.timeout.ms', 1),
   retryBackoffMs: ms(100, 'The first backoff between retries.', 'retry.backoff.ms'),
   retryBackoffMaxMs: ms(1000, 'The largest backoff between retries.', 'retry.backoff.max.ms'),
-  partitioner: value('default', "`'default'` (Java's), `'murmur2'`, `'kafkajs-default'`, `'kafkajs-legacy'` or a function.", 'partitioner.class'),
+  partitioner: value(
+    'default',
+    "`'default'` (Java's), `'murmur2'`, `'kafkajs-default'`, `'kafkajs-legacy'` or a function.",
+    'partitioner.class',
+  ),
   allowAutoTopicCreation: value(true, 'Create topics on first use where the broker allows it.', 'allow.auto.create.topics'),
 } as const satisfies Record<keyof ProducerConfig, OptionSpec>
 
 export const CONSUMER_OPTIONS = {
   groupId: value(undefined, 'Without one the consumer takes partitions by `assign()` and commits nothing.', 'group.id'),
-  groupInstanceId: value(undefined, 'Static membership (KIP-345): a restart within sessionTimeoutMs keeps the assignment.', 'group.instance.id'),
+  groupInstanceId: value(
+    undefined,
+    'Static membership (KIP-345): a restart within sessionTimeoutMs keeps the assignment.',
+    'group.instance.id',
+  ),
   groupProtocol: value('classic', "`'classic'` (JoinGroup/SyncGroup) or `'consumer'` (KIP-848).", 'group.protocol'),
-  partitionAssigners: value(undefined, "Classic protocol: assignors in preference order, by name or object.", 'partition.assignment.strategy'),
+  partitionAssigners: value(
+    undefined,
+    'Classic protocol: assignors in preference order, by name or object.',
+    'partition.assignment.strategy',
+  ),
   serverAssignor: value(undefined, "KIP-848: the broker-side assignor (`'uniform'`, `'range'`).", 'group.remote.assignor'),
   sessionTimeoutMs: ms(45_000, 'A member not heard from for this long leaves the group.', 'session.timeout.ms', 1),
   rebalanceTimeoutMs: ms(undefined, 'How long the coordinator waits for members to rejoin.', undefined, 1),
   heartbeatIntervalMs: ms(3_000, 'How often the member heartbeats (below sessionTimeoutMs).', 'heartbeat.interval.ms', 1),
   maxPollIntervalMs: ms(300_000, 'A handler running longer than this makes the member leave the group.', 'max.poll.interval.ms', 1),
-  autoOffsetReset: value('latest', "Where to start without a committed offset: `'earliest'`, `'latest'` or `'none'` (fail).", 'auto.offset.reset'),
+  autoOffsetReset: value(
+    'latest',
+    "Where to start without a committed offset: `'earliest'`, `'latest'` or `'none'` (fail).",
+    'auto.offset.reset',
+  ),
   isolationLevel: value('read_uncommitted', "`'read_committed'` skips aborted transactions and waits for open ones.", 'isolation.level'),
   minBytes: count(1, 'A fetch waits for this many bytes (or maxWaitTimeInMs).', 'fetch.min.bytes', 0),
   maxBytes: count(52_428_800, 'Bytes a fetch response may carry.', 'fetch.max.bytes'),
@@ -85,7 +121,12 @@ export const CONSUMER_OPTIONS = {
   requestTimeoutMs: ms(30_000, 'How long a request may wait for its response (a fetch: plus maxWaitTimeInMs).', 'request.timeout.ms', 1),
   retryBackoffMs: ms(100, 'The first backoff between retries.', 'retry.backoff.ms'),
   retryBackoffMaxMs: ms(1000, 'The largest backoff between retries.', 'retry.backoff.max.ms'),
-  metadataMaxAgeMs: ms(300_000, 'How often to look for new topics matching a regex subscription (and partition count changes).', 'metadata.max.age.ms', 1),
+  metadataMaxAgeMs: ms(
+    300_000,
+    'How often to look for new topics matching a regex subscription (and partition count changes).',
+    'metadata.max.age.ms',
+    1,
+  ),
 } as const satisfies Record<keyof ConsumerConfig, OptionSpec>
 
 /** Defaults that read better as words. */
@@ -100,7 +141,8 @@ export function defaultDoc(scope: string, name: string): string | undefined {
   return DERIVED[`${scope}.${name}`]
 }
 
-const RETRY = "KafkaJS's retry { retries, initialRetryTime, maxRetryTime } is a count; wafka retries until a deadline: set retryBackoffMs, retryBackoffMaxMs and defaultApiTimeoutMs (deliveryTimeoutMs for a producer)"
+const RETRY =
+  "KafkaJS's retry { retries, initialRetryTime, maxRetryTime } is a count; wafka retries until a deadline: set retryBackoffMs, retryBackoffMaxMs and defaultApiTimeoutMs (deliveryTimeoutMs for a producer)"
 
 /** KafkaJS's names: the same meaning under ours (`use`), or what to do instead. */
 export const KAFKA_ALIASES: Record<string, Alias> = {
@@ -118,7 +160,9 @@ export const PRODUCER_ALIASES: Record<string, Alias> = {
   maxInFlightRequests: { use: 'maxInFlight' },
   transactionTimeout: { use: 'transactionTimeoutMs' },
   requestTimeout: { use: 'requestTimeoutMs' },
-  createPartitioner: { instead: "pass partitioner: a function (topic, partition count, message) or a name ('kafkajs-default' is KafkaJS's default)" },
+  createPartitioner: {
+    instead: "pass partitioner: a function (topic, partition count, message) or a name ('kafkajs-default' is KafkaJS's default)",
+  },
   metadataMaxAge: { instead: 'set metadataMaxAgeMs on new Kafka({...})' },
   retry: { instead: RETRY },
 }

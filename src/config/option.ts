@@ -52,23 +52,32 @@ export function numberOption(table: OptionTable, name: string, value: unknown, f
  * what to use (the nearest valid name, for a typo). Returns the options
  * under our names.
  */
-export function checkKeys<T extends object>(scope: string, given: T | undefined, table: OptionTable, aliases: Readonly<Record<string, Alias>> = {}): T {
+export function checkKeys<T extends object>(
+  scope: string,
+  given: T | undefined,
+  table: OptionTable,
+  aliases: Readonly<Record<string, Alias>> = {},
+): T {
   if (given === undefined || given === null) return {} as T
-  if (typeof given !== 'object' || Array.isArray(given)) throw new ConfigError(`${scope} options must be an object, not ${Array.isArray(given) ? 'an array' : typeof given}`)
+  if (typeof given !== 'object' || Array.isArray(given))
+    throw new ConfigError(`${scope} options must be an object, not ${Array.isArray(given) ? 'an array' : typeof given}`)
   let out: Record<string, unknown> | undefined
   for (const key of Object.keys(given)) {
     if (Object.hasOwn(table, key)) continue
     const alias = Object.hasOwn(aliases, key) ? aliases[key] : undefined
     if (alias && 'use' in alias) {
       const o: Record<string, unknown> = (out ??= { ...(given as Record<string, unknown>) })
-      if (o[alias.use] !== undefined) throw new ConfigError(`${scope} option ${key} is KafkaJS's name for ${alias.use}: give one of them, not both`)
+      if (o[alias.use] !== undefined)
+        throw new ConfigError(`${scope} option ${key} is KafkaJS's name for ${alias.use}: give one of them, not both`)
       o[alias.use] = o[key]
       delete o[key]
       continue
     }
     if (alias) throw new ConfigError(`${scope} option ${key} (KafkaJS) is not supported: ${alias.instead}`)
     const near = nearest(key, Object.keys(table))
-    throw new ConfigError(`unknown ${scope} option ${key}${near ? `: did you mean ${near}?` : ''} (valid: ${Object.keys(table).join(', ')})`)
+    throw new ConfigError(
+      `unknown ${scope} option ${key}${near ? `: did you mean ${near}?` : ''} (valid: ${Object.keys(table).join(', ')})`,
+    )
   }
   return (out ?? given) as T
 }

@@ -1,4 +1,12 @@
-import { CONSUMER_ALIASES, CONSUMER_OPTIONS, KAFKA_ALIASES, KAFKA_OPTIONS, PRODUCER_ALIASES, PRODUCER_OPTIONS, defaultDoc } from './defaults.js'
+import {
+  CONSUMER_ALIASES,
+  CONSUMER_OPTIONS,
+  KAFKA_ALIASES,
+  KAFKA_OPTIONS,
+  PRODUCER_ALIASES,
+  PRODUCER_OPTIONS,
+  defaultDoc,
+} from './defaults.js'
 import type { Alias, OptionTable } from './option.js'
 
 export const REFERENCE_BEGIN = '<!-- configuration reference: generated from src/config/defaults.ts by `npm run generate:readme` -->'
@@ -20,11 +28,23 @@ function section(title: string, scope: string, table: OptionTable, aliases: Reco
     const range = spec.max !== undefined ? ` (${spec.min ?? 0}–${spec.max})` : ''
     return `| \`${name}\` | ${dflt} | ${spec.doc.replaceAll('|', '\\|')}${range} | ${spec.java ? `\`${spec.java}\`` : ''} |`
   })
-  const same = Object.entries(aliases).filter(([, a]) => 'use' in a).map(([k, a]) => `\`${k}\` → \`${(a as { use: string }).use}\``)
-  const other = Object.entries(aliases).filter(([, a]) => 'instead' in a).map(([k]) => `\`${k}\``)
+  const same = Object.entries(aliases)
+    .filter(([, a]) => 'use' in a)
+    .map(([k, a]) => `\`${k}\` → \`${(a as { use: string }).use}\``)
+  const other = Object.entries(aliases)
+    .filter(([, a]) => 'instead' in a)
+    .map(([k]) => `\`${k}\``)
   const notes = [
     same.length ? `KafkaJS names taken as ours: ${same.join(', ')}.` : '',
     other.length ? `KafkaJS names refused with what to use instead: ${other.join(', ')}.` : '',
   ].filter(Boolean)
-  return [`### ${title}`, '', '| Option | Default | Meaning | Java |', '|---|---|---|---|', ...rows, '', ...(notes.length ? [notes.join(' '), ''] : [])].join('\n')
+  return [
+    `### ${title}`,
+    '',
+    '| Option | Default | Meaning | Java |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    ...(notes.length ? [notes.join(' '), ''] : []),
+  ].join('\n')
 }

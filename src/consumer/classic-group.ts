@@ -80,13 +80,28 @@ export class ClassicGroup implements Membership {
       await this.coordinator.abort()
       await this.loop?.catch(() => {})
     }
-    if (this.owned.length > 0) await this.hooks.revoked(this.owned).catch(this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }))
+    if (this.owned.length > 0)
+      await this.hooks
+        .revoked(this.owned)
+        .catch(this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }))
     this.owned = []
     // A static member does not leave: a restart within the session timeout takes its place without a rebalance.
     if (this.memberId !== '' && this.config.groupInstanceId === null) {
       await this.coordinator
-        .send(LeaveGroup, (v) => (v >= 3 ? { groupId: this.coordinator.groupId, members: [{ memberId: this.memberId, groupInstanceId: null, ...(v >= 5 ? { reason: 'the consumer is closing' } : {}) }] } : { groupId: this.coordinator.groupId, memberId: this.memberId }), 5000)
-        .catch(this.log.caught('LeaveGroup failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }))
+        .send(
+          LeaveGroup,
+          (v) =>
+            v >= 3
+              ? {
+                  groupId: this.coordinator.groupId,
+                  members: [{ memberId: this.memberId, groupInstanceId: null, ...(v >= 5 ? { reason: 'the consumer is closing' } : {}) }],
+                }
+              : { groupId: this.coordinator.groupId, memberId: this.memberId },
+          5000,
+        )
+        .catch(
+          this.log.caught('LeaveGroup failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }),
+        )
     }
     this.memberId = ''
     this.generationId = -1
@@ -171,7 +186,15 @@ export class ClassicGroup implements Membership {
     }
     this.owned = next
     if (added.length > 0) await this.hooks.assigned(added)
-    this.log.debug('joined', { groupId: this.coordinator.groupId, memberId: this.memberId, generationId: this.generationId, isLeader, protocol: join.protocolName, added: added.length, revoked: revoked.length })
+    this.log.debug('joined', {
+      groupId: this.coordinator.groupId,
+      memberId: this.memberId,
+      generationId: this.generationId,
+      isLeader,
+      protocol: join.protocolName,
+      added: added.length,
+      revoked: revoked.length,
+    })
     this.hooks.emit('consumer.group_join', {
       groupId: this.coordinator.groupId,
       memberId: this.memberId,
@@ -187,7 +210,12 @@ export class ClassicGroup implements Membership {
     for (;;) {
       const protocols = this.config.assignors.map((a) => ({
         name: a.name,
-        metadata: encodeSubscription(a, { topics, owned: groupByTopic(this.owned), generationId: this.generationId, rackId: this.config.rackId }),
+        metadata: encodeSubscription(a, {
+          topics,
+          owned: groupByTopic(this.owned),
+          generationId: this.generationId,
+          rackId: this.config.rackId,
+        }),
       }))
       const { res, broker } = await this.coordinator.send(
         JoinGroup,
@@ -223,7 +251,8 @@ export class ClassicGroup implements Membership {
   /** The leader's part: run the chosen assignor over every member's subscription. */
   private async assign(protocolName: string, members: Array<{ memberId: string; groupInstanceId: string | null; metadata: Buffer }>) {
     const assignor = this.config.assignors.find((a) => a.name === protocolName)
-    if (!assignor) throw new WafkaError(`the group chose assignor '${protocolName}', which this consumer did not offer`, { retriable: false })
+    if (!assignor)
+      throw new WafkaError(`the group chose assignor '${protocolName}', which this consumer did not offer`, { retriable: false })
     const subscriptions = members.map((m) => decodeSubscription(m.memberId, m.groupInstanceId ?? null, m.metadata))
     const allTopics = [...new Set(subscriptions.flatMap((s) => s.topics))]
     const partitionCounts = await this.partitionCounts(allTopics)
@@ -259,9 +288,14 @@ export class ClassicGroup implements Membership {
   private handleMemberError(code: number): void {
     if (code === UNKNOWN_MEMBER_ID) this.memberId = ''
     if (code === FENCED_INSTANCE_ID) {
-      throw new KafkaError(`FENCED_INSTANCE_ID: another consumer runs with groupInstanceId '${this.config.groupInstanceId}' in group ${this.coordinator.groupId}`, {
-        code, type: 'FENCED_INSTANCE_ID', retriable: false,
-      })
+      throw new KafkaError(
+        `FENCED_INSTANCE_ID: another consumer runs with groupInstanceId '${this.config.groupInstanceId}' in group ${this.coordinator.groupId}`,
+        {
+          code,
+          type: 'FENCED_INSTANCE_ID',
+          retriable: false,
+        },
+      )
     }
   }
 
@@ -277,13 +311,22 @@ export class ClassicGroup implements Membership {
         return
       }
       try {
-        const { res, broker } = await this.coordinator.send(Heartbeat, (v) => ({
-          groupId: this.coordinator.groupId,
-          generationId: this.generationId,
-          memberId: this.memberId,
-          ...(v >= 3 && this.config.groupInstanceId ? { groupInstanceId: this.config.groupInstanceId } : {}),
-        }), this.config.sessionTimeoutMs)
-        if (res.errorCode === 0) this.hooks.emit('consumer.heartbeat', { groupId: this.coordinator.groupId, memberId: this.memberId, groupGenerationId: this.generationId })
+        const { res, broker } = await this.coordinator.send(
+          Heartbeat,
+          (v) => ({
+            groupId: this.coordinator.groupId,
+            generationId: this.generationId,
+            memberId: this.memberId,
+            ...(v >= 3 && this.config.groupInstanceId ? { groupInstanceId: this.config.groupInstanceId } : {}),
+          }),
+          this.config.sessionTimeoutMs,
+        )
+        if (res.errorCode === 0)
+          this.hooks.emit('consumer.heartbeat', {
+            groupId: this.coordinator.groupId,
+            memberId: this.memberId,
+            groupGenerationId: this.generationId,
+          })
         else if (res.errorCode === REBALANCE_IN_PROGRESS) {
           // Keep heartbeating while the partitions are revoked, until JoinGroup goes out.
           this.rejoin('the coordinator began a rebalance')
@@ -326,11 +369,26 @@ export class ClassicGroup implements Membership {
 
   private async expire(overdueMs: number): Promise<void> {
     this.stopHeartbeat()
-    this.hooks.emit('consumer.rebalancing', { groupId: this.coordinator.groupId, memberId: this.memberId, reason: `a handler ran ${overdueMs} ms, more than maxPollIntervalMs (${this.config.maxPollIntervalMs}): leaving the group` })
+    this.hooks.emit('consumer.rebalancing', {
+      groupId: this.coordinator.groupId,
+      memberId: this.memberId,
+      reason: `a handler ran ${overdueMs} ms, more than maxPollIntervalMs (${this.config.maxPollIntervalMs}): leaving the group`,
+    })
     // Leave first, so the group moves on now; the partitions are lost once the slow handler returns.
     if (this.config.groupInstanceId === null) {
       const memberId = this.memberId
-      await this.coordinator.send(LeaveGroup, (v) => (v >= 3 ? { groupId: this.coordinator.groupId, members: [{ memberId, groupInstanceId: null }] } : { groupId: this.coordinator.groupId, memberId }), 5000).catch(this.log.caught('LeaveGroup failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }))
+      await this.coordinator
+        .send(
+          LeaveGroup,
+          (v) =>
+            v >= 3
+              ? { groupId: this.coordinator.groupId, members: [{ memberId, groupInstanceId: null }] }
+              : { groupId: this.coordinator.groupId, memberId },
+          5000,
+        )
+        .catch(
+          this.log.caught('LeaveGroup failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }),
+        )
     }
     await this.loseAll(UNKNOWN_MEMBER_ID)
     this.rejoin('rejoining after maxPollIntervalMs expired')
@@ -340,7 +398,6 @@ export class ClassicGroup implements Membership {
 function flatten(list: TopicPartitions[]): TopicPartition[] {
   return list.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })))
 }
-
 
 /**
  * Whatever fails in a join the member rejoins (with backoff) from, as the

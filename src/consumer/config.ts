@@ -80,10 +80,12 @@ function optionalString(name: string, value: string | undefined): string | null 
 function resolveAssignor(a: PartitionAssignor | string): PartitionAssignor {
   if (typeof a === 'string') {
     const found = assignorByName(a)
-    if (!found) throw new ConfigError(`unknown partition assignor '${a}': use 'range', 'roundrobin', 'cooperative-sticky' or an assignor object`)
+    if (!found)
+      throw new ConfigError(`unknown partition assignor '${a}': use 'range', 'roundrobin', 'cooperative-sticky' or an assignor object`)
     return found
   }
-  if (!a || typeof a.name !== 'string' || typeof a.assign !== 'function') throw new ConfigError('a partition assignor needs a name and an assign() function')
+  if (!a || typeof a.name !== 'string' || typeof a.assign !== 'function')
+    throw new ConfigError('a partition assignor needs a name and an assign() function')
   return a
 }
 
@@ -114,8 +116,17 @@ export function resolveConsumerConfig(given: ConsumerConfig): ResolvedConsumerCo
     rebalanceTimeoutMs: numberOption(CONSUMER_OPTIONS, 'rebalanceTimeoutMs', config.rebalanceTimeoutMs, maxPollIntervalMs),
     heartbeatIntervalMs,
     maxPollIntervalMs,
-    autoOffsetReset: oneOf('autoOffsetReset', config.autoOffsetReset, ['earliest', 'latest', 'none'], CONSUMER_OPTIONS.autoOffsetReset.default),
-    isolationLevel: oneOf('isolationLevel', config.isolationLevel, ['read_uncommitted', 'read_committed'], CONSUMER_OPTIONS.isolationLevel.default) === 'read_committed' ? 1 : 0,
+    autoOffsetReset: oneOf(
+      'autoOffsetReset',
+      config.autoOffsetReset,
+      ['earliest', 'latest', 'none'],
+      CONSUMER_OPTIONS.autoOffsetReset.default,
+    ),
+    isolationLevel:
+      oneOf('isolationLevel', config.isolationLevel, ['read_uncommitted', 'read_committed'], CONSUMER_OPTIONS.isolationLevel.default) ===
+      'read_committed'
+        ? 1
+        : 0,
     minBytes: numberOption(CONSUMER_OPTIONS, 'minBytes', config.minBytes),
     maxBytes,
     maxBytesPerPartition: numberOption(CONSUMER_OPTIONS, 'maxBytesPerPartition', config.maxBytesPerPartition),

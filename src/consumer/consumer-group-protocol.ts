@@ -75,13 +75,31 @@ export class ConsumerGroupProtocol implements Membership {
     // The loop and the reconciliation report their own failures; here they only have to end.
     await this.loop?.catch(() => {})
     await this.reconciling?.catch(() => {})
-    if (this.owned.length > 0) await this.hooks.revoked(this.owned).catch(this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }))
+    if (this.owned.length > 0)
+      await this.hooks
+        .revoked(this.owned)
+        .catch(this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }))
     this.owned = []
     if (this.memberEpoch > 0) {
       const epoch = this.config.groupInstanceId === null ? LEAVE_EPOCH : STATIC_LEAVE_EPOCH
       await this.coordinator
-        .send(ConsumerGroupHeartbeat, () => ({ groupId: this.coordinator.groupId, memberId: this.memberId, memberEpoch: epoch, instanceId: this.config.groupInstanceId, subscribedTopicNames: null, topicPartitions: null }), 5000)
-        .catch(this.log.caught('the leaving heartbeat failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }))
+        .send(
+          ConsumerGroupHeartbeat,
+          () => ({
+            groupId: this.coordinator.groupId,
+            memberId: this.memberId,
+            memberEpoch: epoch,
+            instanceId: this.config.groupInstanceId,
+            subscribedTopicNames: null,
+            topicPartitions: null,
+          }),
+          5000,
+        )
+        .catch(
+          this.log.caught('the leaving heartbeat failed: the group notices after the session timeout', 'info', {
+            groupId: this.coordinator.groupId,
+          }),
+        )
     }
     this.memberEpoch = 0
   }
@@ -97,7 +115,9 @@ export class ConsumerGroupProtocol implements Membership {
         if (this.stopped) break
         if (!recoverable(err)) {
           const fatal = KafkaError.is(err, ErrorCodes.UNSUPPORTED_VERSION)
-            ? new UnsupportedApiError(`groupProtocol 'consumer' needs a broker that serves ConsumerGroupHeartbeat (KIP-848): ${err.message}`)
+            ? new UnsupportedApiError(
+                `groupProtocol 'consumer' needs a broker that serves ConsumerGroupHeartbeat (KIP-848): ${err.message}`,
+              )
             : (err as Error)
           this.hooks.fatal(fatal)
           failed(fatal)
@@ -125,20 +145,24 @@ export class ConsumerGroupProtocol implements Membership {
     const all = this.sendAll
     const reportOwned = all || this.ownedChanged
     this.ownedChanged = false
-    const { res, broker } = await this.coordinator.send(ConsumerGroupHeartbeat, () => ({
-      groupId: this.coordinator.groupId,
-      memberId: this.memberId,
-      memberEpoch: this.memberEpoch,
-      instanceId: all ? this.config.groupInstanceId : null,
-      rackId: all ? this.config.rackId : null,
-      rebalanceTimeoutMs: all ? this.config.rebalanceTimeoutMs : -1,
-      subscribedTopicNames: all || subscriptionChanged ? topics : null,
-      // Regex subscriptions are resolved here, into names; an empty regex goes with them, as librdkafka
-      // sends it (its mock insists that names and regex come together).
-      ...(all || subscriptionChanged ? { subscribedTopicRegex: '' } : {}),
-      serverAssignor: all ? this.config.serverAssignor : null,
-      topicPartitions: reportOwned ? this.ownedTopicIds() : null,
-    }), this.config.requestTimeoutMs)
+    const { res, broker } = await this.coordinator.send(
+      ConsumerGroupHeartbeat,
+      () => ({
+        groupId: this.coordinator.groupId,
+        memberId: this.memberId,
+        memberEpoch: this.memberEpoch,
+        instanceId: all ? this.config.groupInstanceId : null,
+        rackId: all ? this.config.rackId : null,
+        rebalanceTimeoutMs: all ? this.config.rebalanceTimeoutMs : -1,
+        subscribedTopicNames: all || subscriptionChanged ? topics : null,
+        // Regex subscriptions are resolved here, into names; an empty regex goes with them, as librdkafka
+        // sends it (its mock insists that names and regex come together).
+        ...(all || subscriptionChanged ? { subscribedTopicRegex: '' } : {}),
+        serverAssignor: all ? this.config.serverAssignor : null,
+        topicPartitions: reportOwned ? this.ownedTopicIds() : null,
+      }),
+      this.config.requestTimeoutMs,
+    )
     if (REJOIN_CONSUMER_PROTOCOL.has(res.errorCode)) {
       // Fenced: the partitions are lost (no commit can succeed); join again from epoch 0.
       await this.loseAll()
@@ -147,7 +171,11 @@ export class ConsumerGroupProtocol implements Membership {
     if (COORDINATOR_MOVED.has(res.errorCode)) {
       this.coordinator.stale()
       this.sendAll = true
-      throw new KafkaError(`${res.errorMessage ?? 'coordinator moved'} (${res.errorCode})`, { code: res.errorCode, type: 'COORDINATOR', retriable: true })
+      throw new KafkaError(`${res.errorMessage ?? 'coordinator moved'} (${res.errorCode})`, {
+        code: res.errorCode,
+        type: 'COORDINATOR',
+        retriable: true,
+      })
     }
     this.coordinator.check(res.errorCode, 'ConsumerGroupHeartbeat', broker, res.errorMessage ?? undefined)
     if (all || subscriptionChanged) this.subscribed = topics
@@ -208,7 +236,9 @@ export class ConsumerGroupProtocol implements Membership {
     const byId = () => new Map([...cluster.metadata.topics.values()].map((t) => [t.topicId, t.name]))
     let names = byId()
     if (target.some((t) => !names.has(t.topicId))) {
-      await cluster.refreshMetadata(this.hooks.topics()).catch(this.log.caught('metadata refresh for unknown topic ids failed; the next heartbeat tries again'))
+      await cluster
+        .refreshMetadata(this.hooks.topics())
+        .catch(this.log.caught('metadata refresh for unknown topic ids failed; the next heartbeat tries again'))
       names = byId()
       if (target.some((t) => !names.has(t.topicId))) return undefined
     }

@@ -164,7 +164,8 @@ export class Consumer {
 
   /** Takes partitions directly, with no group (a consumer without groupId). Starts from the reset policy, or a seek. */
   assign(partitions: Array<{ topic: string; partitions: number[] }>): void {
-    if (this.config.groupId !== null) throw new ConfigError('assign() is for a consumer without groupId; a group member gets its partitions from the group')
+    if (this.config.groupId !== null)
+      throw new ConfigError('assign() is for a consumer without groupId; a group member gets its partitions from the group')
     this.manual = partitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })))
     if (this.running) void this.adoptManual()
   }
@@ -177,7 +178,8 @@ export class Consumer {
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError('partitionsConsumedConcurrently must be an integer >= 1')
     this.autoCommit = this.runAutoCommit(options)
     await this.start()
-    const handle = (d: Delivery) => (eachBatch ? this.processBatch(d, eachBatch, options.eachBatchAutoResolve ?? true) : this.processMessages(d, eachMessage!))
+    const handle = (d: Delivery) =>
+      eachBatch ? this.processBatch(d, eachBatch, options.eachBatchAutoResolve ?? true) : this.processMessages(d, eachMessage!)
     this.workers = Array.from({ length: concurrency }, () => this.work(handle))
   }
 
@@ -224,7 +226,8 @@ export class Consumer {
         const prev = this.pausedTopics.get(topic)
         if (prev !== 'all') this.pausedTopics.set(topic, new Set([...(prev ?? []), ...partitions]))
       }
-      for (const s of this.assignment.values()) if (s.topic === topic && (partitions === undefined || partitions.includes(s.partition))) s.paused = true
+      for (const s of this.assignment.values())
+        if (s.topic === topic && (partitions === undefined || partitions.includes(s.partition))) s.paused = true
     }
   }
 
@@ -233,7 +236,9 @@ export class Consumer {
       const prev = this.pausedTopics.get(topic)
       if (partitions === undefined || prev === 'all') this.pausedTopics.delete(topic)
       else if (prev) for (const p of partitions) prev.delete(p)
-      for (const s of this.assignment.values()) if (s.topic === topic && (partitions === undefined || partitions.includes(s.partition))) s.paused = this.isPaused(topic, s.partition)
+      for (const s of this.assignment.values())
+        if (s.topic === topic && (partitions === undefined || partitions.includes(s.partition)))
+          s.paused = this.isPaused(topic, s.partition)
     }
     this.fetcher.wakeAll() // data kept while paused can go to user code now
     this.fetcher.pump()
@@ -260,10 +265,14 @@ export class Consumer {
   }
 
   /** Commits these offsets (each the next offset to consume) for the group. */
-  async commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string | number | bigint; metadata?: string | null }>): Promise<void> {
+  async commitOffsets(
+    offsets: Array<{ topic: string; partition: number; offset: string | number | bigint; metadata?: string | null }>,
+  ): Promise<void> {
     const coordinator = this.requireGroup('commitOffsets()')
     // What was processed when the application chose these offsets: automatic commits wait for more.
-    const marks = offsets.map((o) => [this.assignment.get(o.topic, o.partition), this.assignment.get(o.topic, o.partition)?.processed ?? null] as const)
+    const marks = offsets.map(
+      (o) => [this.assignment.get(o.topic, o.partition), this.assignment.get(o.topic, o.partition)?.processed ?? null] as const,
+    )
     const list: OffsetToCommit[] = offsets.map((o) => ({
       topic: o.topic,
       partition: o.partition,
@@ -285,7 +294,12 @@ export class Consumer {
     await Promise.allSettled(this.workers)
     this.workers = []
     if (this.membership) await this.membership.leave()
-    else if (this.autoCommit.enabled && this.coordinator) await this.commitProcessed().catch(this.cluster.log('Consumer').caught('the final commit failed: those offsets are read again by the next consumer', 'warn', { groupId: this.config.groupId }))
+    else if (this.autoCommit.enabled && this.coordinator)
+      await this.commitProcessed().catch(
+        this.cluster
+          .log('Consumer')
+          .caught('the final commit failed: those offsets are read again by the next consumer', 'warn', { groupId: this.config.groupId }),
+      )
     for (const s of [...this.assignment.values()]) this.assignment.remove(s.topic, s.partition)
     this.membership = null
     this.started = undefined
@@ -313,9 +327,10 @@ export class Consumer {
       if (this.coordinator) {
         if (this.subscriptions.length === 0) throw new ConfigError('subscribe() before run()')
         await this.resolveTopics()
-        this.membership = this.config.groupProtocol === 'consumer'
-          ? new ConsumerGroupProtocol(this.coordinator, this.config, this.hooks())
-          : new ClassicGroup(this.coordinator, this.config, this.hooks())
+        this.membership =
+          this.config.groupProtocol === 'consumer'
+            ? new ConsumerGroupProtocol(this.coordinator, this.config, this.hooks())
+            : new ClassicGroup(this.coordinator, this.config, this.hooks())
         if (this.subscriptions.some((s) => s.name === null)) {
           this.topicTimer = setInterval(() => void this.refreshPattern(), this.config.metadataMaxAgeMs)
           this.topicTimer.unref?.()
@@ -363,7 +378,9 @@ export class Consumer {
     const wanted = new Set(this.manual!.map((p) => partitionKey(p.topic, p.partition)))
     const gone = this.assignment.list().filter((p) => !wanted.has(partitionKey(p.topic, p.partition)))
     for (const p of gone) this.assignment.remove(p.topic, p.partition)
-    await this.cluster.refreshMetadata([...new Set(this.manual!.map((p) => p.topic))]).catch(this.cluster.log('Consumer').caught('metadata refresh for assigned topics failed; the fetcher retries'))
+    await this.cluster
+      .refreshMetadata([...new Set(this.manual!.map((p) => p.topic))])
+      .catch(this.cluster.log('Consumer').caught('metadata refresh for assigned topics failed; the fetcher retries'))
     await this.onAssigned(this.manual!.filter((p) => !this.assignment.has(p.topic, p.partition)))
   }
 
@@ -386,7 +403,13 @@ export class Consumer {
       } else {
         const policy = this.resetPolicy(s.topic)
         if (policy === 'none') {
-          this.emit(ConsumerEvents.CRASH, { error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, { detail: `${s.topic}-${s.partition} has no committed offset and autoOffsetReset is 'none'` }), groupId: this.config.groupId, restart: false })
+          this.emit(ConsumerEvents.CRASH, {
+            error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, {
+              detail: `${s.topic}-${s.partition} has no committed offset and autoOffsetReset is 'none'`,
+            }),
+            groupId: this.config.groupId,
+            restart: false,
+          })
           continue
         }
         s.resetTo = policy
@@ -543,7 +566,9 @@ export class Consumer {
   }
 
   private uncommitted(): Array<{ topic: string; partition: number; offset: string }> {
-    return [...this.assignment.values()].filter((s) => s.processed !== null && s.processed !== s.committed).map((s) => ({ topic: s.topic, partition: s.partition, offset: String(s.processed) }))
+    return [...this.assignment.values()]
+      .filter((s) => s.processed !== null && s.processed !== s.committed)
+      .map((s) => ({ topic: s.topic, partition: s.partition, offset: String(s.processed) }))
   }
 
   private configuredAutoCommit(): AutoCommit {
@@ -559,7 +584,10 @@ export class Consumer {
     const ms = (name: string, v: number | null | undefined, fallback: number | null, integer = false) => {
       if (v === undefined) return fallback
       if (v === null) return null
-      if (typeof v !== 'number' || !(v >= 1) || v > MAX_TIMER_MS || (integer && !Number.isInteger(v))) throw new ConfigError(`${name} must be ${integer ? 'an integer' : 'a number'} from 1 to ${MAX_TIMER_MS}, or null, not ${JSON.stringify(v)}`)
+      if (typeof v !== 'number' || !(v >= 1) || v > MAX_TIMER_MS || (integer && !Number.isInteger(v)))
+        throw new ConfigError(
+          `${name} must be ${integer ? 'an integer' : 'a number'} from 1 to ${MAX_TIMER_MS}, or null, not ${JSON.stringify(v)}`,
+        )
       return v
     }
     return {
@@ -589,16 +617,35 @@ export class Consumer {
     if (!this.coordinator) return
     const due = states.filter((s) => s.processed !== null && s.processed !== s.committed && s.processed !== s.commitMark)
     if (due.length === 0) return
-    await this.commit(this.coordinator, due.map((s) => ({ topic: s.topic, partition: s.partition, offset: s.processed!, leaderEpoch: s.lastFetchedEpoch })))
+    await this.commit(
+      this.coordinator,
+      due.map((s) => ({ topic: s.topic, partition: s.partition, offset: s.processed!, leaderEpoch: s.lastFetchedEpoch })),
+    )
   }
 
   private async commit(coordinator: GroupCoordinator, offsets: OffsetToCommit[]): Promise<void> {
-    await commitOffsets(coordinator, () => this.membership?.commitIdentity() ?? null, offsets, this.cluster.options.defaultApiTimeoutMs, this.backoff())
+    await commitOffsets(
+      coordinator,
+      () => this.membership?.commitIdentity() ?? null,
+      offsets,
+      this.cluster.options.defaultApiTimeoutMs,
+      this.backoff(),
+    )
     for (const o of offsets) {
       const s = this.assignment.get(o.topic, o.partition)
       if (s) s.committed = s.commitMark = o.offset
     }
-    this.emit(ConsumerEvents.COMMIT_OFFSETS, { groupId: this.config.groupId, memberId: this.membership?.memberId, topics: groupByTopic(offsets).map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => ({ partition: p, offset: String(offsets.find((o) => o.topic === t.topic && o.partition === p)!.offset) })) })) })
+    this.emit(ConsumerEvents.COMMIT_OFFSETS, {
+      groupId: this.config.groupId,
+      memberId: this.membership?.memberId,
+      topics: groupByTopic(offsets).map((t) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((p) => ({
+          partition: p,
+          offset: String(offsets.find((o) => o.topic === t.topic && o.partition === p)!.offset),
+        })),
+      })),
+    })
   }
 
   /**
@@ -607,7 +654,8 @@ export class Consumer {
    * owner's committed position, as in Java; anything else is reported.
    */
   private commitFailed(error: unknown): void {
-    if (error instanceof CommitFailedError) this.emit(ConsumerEvents.COMMIT_OFFSETS, { groupId: this.config.groupId, memberId: this.membership?.memberId, error })
+    if (error instanceof CommitFailedError)
+      this.emit(ConsumerEvents.COMMIT_OFFSETS, { groupId: this.config.groupId, memberId: this.membership?.memberId, error })
     else this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart: true })
   }
 
@@ -631,7 +679,9 @@ export class Consumer {
     const changed = topics.join('\u0000') !== this.topics.join('\u0000')
     this.topics = topics
     this.cluster.use(topics)
-    await this.cluster.refreshMetadata(topics, { allowAutoTopicCreation: this.config.allowAutoTopicCreation }).catch(this.cluster.log('Consumer').caught('metadata refresh for subscribed topics failed; the next refresh tries again'))
+    await this.cluster
+      .refreshMetadata(topics, { allowAutoTopicCreation: this.config.allowAutoTopicCreation })
+      .catch(this.cluster.log('Consumer').caught('metadata refresh for subscribed topics failed; the next refresh tries again'))
     return changed
   }
 
@@ -657,4 +707,3 @@ export class Consumer {
     this.emitter.emit(type, { id: this.eventId++, type, timestamp: Date.now(), payload })
   }
 }
-

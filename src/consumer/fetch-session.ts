@@ -52,7 +52,13 @@ export class FetchSession {
     const partitions: PartitionFetch[] = []
     for (const [k, p] of next) {
       const before = this.known.get(k)
-      if (!before || before.fetchOffset !== p.fetchOffset || before.maxBytes !== p.maxBytes || before.currentLeaderEpoch !== p.currentLeaderEpoch || before.lastFetchedEpoch !== p.lastFetchedEpoch) {
+      if (
+        !before ||
+        before.fetchOffset !== p.fetchOffset ||
+        before.maxBytes !== p.maxBytes ||
+        before.currentLeaderEpoch !== p.currentLeaderEpoch ||
+        before.lastFetchedEpoch !== p.lastFetchedEpoch
+      ) {
         partitions.push(p)
       }
     }

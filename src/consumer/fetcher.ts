@@ -132,7 +132,10 @@ export class Fetcher {
       if (list) list.push(s)
       else byLeader.set(leader, [s])
     }
-    if (missingLeader) this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh for partitions without a leader failed; the next pump tries again'))
+    if (missingLeader)
+      this.cluster
+        .refreshMetadata()
+        .catch(this.cluster.log('Fetcher').caught('metadata refresh for partitions without a leader failed; the next pump tries again'))
     this.reset(resets)
     for (const [leader, parts] of byLeader) void this.fetchFrom(leader, parts)
     if (wakeAt !== Infinity) {
@@ -194,13 +197,18 @@ export class Fetcher {
       // Nothing is skipped: the partition goes back to this offset (dropping what was fetched after it) and stops.
       const message = `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: ${(err as Error).message}`
       this.halt(f.state, f.fetchOffset)
-      throw err instanceof CorruptRecordError ? new CorruptRecordError(err.reason, message, { cause: err }) : new WafkaError(message, { retriable: false, cause: err })
+      throw err instanceof CorruptRecordError
+        ? new CorruptRecordError(err.reason, message, { cause: err })
+        : new WafkaError(message, { retriable: false, cause: err })
     }
     const { batches } = set
     if (batches.length === 0) {
       // fetchFrom() lets through only record sets with a whole entry: this one's headers lied.
       this.halt(f.state, f.fetchOffset)
-      throw new CorruptRecordError('truncated', `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: no whole record batch in ${f.records.length} bytes`)
+      throw new CorruptRecordError(
+        'truncated',
+        `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: no whole record batch in ${f.records.length} bytes`,
+      )
     }
     const visible = this.config.isolationLevel === 1 ? committedBatches(batches, f.aborted) : dataBatches(batches)
     return { state: f.state, messages: messagesFrom(visible, f.fetchOffset), nextOffset: f.nextOffset, highWatermark: f.highWatermark }
@@ -236,8 +244,16 @@ export class Fetcher {
         ids.set(topicId, topic)
         return { topicId }
       }
-      const topics = groupBy(request.partitions, (p) => p.topic, (p) => p)
-      const forgotten = groupBy(request.forgotten, (f) => f.topic, (f) => f.partition)
+      const topics = groupBy(
+        request.partitions,
+        (p) => p.topic,
+        (p) => p,
+      )
+      const forgotten = groupBy(
+        request.forgotten,
+        (f) => f.topic,
+        (f) => f.partition,
+      )
       const started = Date.now()
       this.instrument('consumer.fetch_start', { nodeId: leader })
       const res = await conn.request(
@@ -259,7 +275,9 @@ export class Fetcher {
               partitionMaxBytes: p.maxBytes,
             })),
           })),
-          ...(version >= 7 ? { forgottenTopicsData: [...forgotten].map(([topic, partitions]) => ({ ...topicRef(topic), partitions })) } : {}),
+          ...(version >= 7
+            ? { forgottenTopicsData: [...forgotten].map(([topic, partitions]) => ({ ...topicRef(topic), partitions })) }
+            : {}),
           ...(version >= 11 && this.config.rackId ? { rackId: this.config.rackId } : {}),
         } as any,
         { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs },
@@ -270,10 +288,14 @@ export class Fetcher {
         return
       }
       session.succeeded(res.sessionId)
-      this.instrument('consumer.fetch', { nodeId: leader, numberOfBatches: res.responses.reduce((n, t) => n + t.partitions.length, 0), duration: Date.now() - started })
+      this.instrument('consumer.fetch', {
+        nodeId: leader,
+        numberOfBatches: res.responses.reduce((n, t) => n + t.partitions.length, 0),
+        duration: Date.now() - started,
+      })
       let refresh = false
       for (const t of res.responses) {
-        const topic = version >= 13 ? ids.get(t.topicId) ?? this.topicName(t.topicId) : t.topic
+        const topic = version >= 13 ? (ids.get(t.topicId) ?? this.topicName(t.topicId)) : t.topic
         if (topic === undefined) continue
         for (const p of t.partitions) {
           const state = this.assignment.get(topic, p.partitionIndex)
@@ -283,7 +305,13 @@ export class Fetcher {
           if (asked === undefined || asked !== state.version) continue
           if (p.highWatermark >= 0n) state.highWatermark = p.highWatermark
           if (p.errorCode === 0) {
-            if (version >= 12 && p.divergingEpoch && p.divergingEpoch.epoch >= 0 && p.divergingEpoch.endOffset >= 0n && p.divergingEpoch.endOffset < state.fetchPosition) {
+            if (
+              version >= 12 &&
+              p.divergingEpoch &&
+              p.divergingEpoch.epoch >= 0 &&
+              p.divergingEpoch.endOffset >= 0n &&
+              p.divergingEpoch.endOffset < state.fetchPosition
+            ) {
               // The log was truncated below our position (KIP-320): go back to where it diverged.
               state.seek(p.divergingEpoch.endOffset)
               continue
@@ -299,7 +327,15 @@ export class Fetcher {
               state.fetchPosition = end.nextOffset
               if (end.lastEpoch >= 0) state.lastFetchedEpoch = end.lastEpoch
               state.queued++
-              this.push({ state, version: state.version, fetchOffset, nextOffset: end.nextOffset, records: p.records, aborted: p.abortedTransactions, highWatermark: p.highWatermark })
+              this.push({
+                state,
+                version: state.version,
+                fetchOffset,
+                nextOffset: end.nextOffset,
+                records: p.records,
+                aborted: p.abortedTransactions,
+                highWatermark: p.highWatermark,
+              })
             }
           } else if (p.errorCode === ErrorCodes.OFFSET_OUT_OF_RANGE) {
             this.outOfRange(state)
@@ -309,20 +345,30 @@ export class Fetcher {
             state.retryAt = Date.now() + this.config.retryBackoffMs
           } else {
             state.halted = true
-            this.push({ error: kafkaError(p.errorCode, { api: 'Fetch', broker: conn.name, detail: `${topic}-${p.partitionIndex} at offset ${state.fetchPosition}` }) })
+            this.push({
+              error: kafkaError(p.errorCode, {
+                api: 'Fetch',
+                broker: conn.name,
+                detail: `${topic}-${p.partitionIndex} at offset ${state.fetchPosition}`,
+              }),
+            })
           }
         }
       }
       if (refresh) {
         session.reset()
         this.cluster.log('Fetcher').debug('partition errors say metadata is stale: refreshing', { broker: conn.name })
-        await this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after fetch errors failed; the partitions retry after backoff'))
+        await this.cluster
+          .refreshMetadata()
+          .catch(this.cluster.log('Fetcher').caught('metadata refresh after fetch errors failed; the partitions retry after backoff'))
       }
     } catch (err) {
       session?.reset()
       this.backOffBroker(leader)
       if (err instanceof ConnectionError || (err instanceof WafkaError && err.retriable)) {
-        this.cluster.log('Fetcher').debug('fetch failed: backing off the broker, refreshing metadata', { nodeId: leader, ...describeError(err) })
+        this.cluster
+          .log('Fetcher')
+          .debug('fetch failed: backing off the broker, refreshing metadata', { nodeId: leader, ...describeError(err) })
         this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after a failed fetch failed'))
       } else {
         this.onError(err as Error)
@@ -352,20 +398,28 @@ export class Fetcher {
       }
       const res = await this.cluster.send(leader, OffsetForLeaderEpoch, (v) => ({
         ...(v >= 3 ? { replicaId: -1 } : {}),
-        topics: [{ topic: s.topic, partitions: [{ partition: s.partition, currentLeaderEpoch: leaderEpoch, leaderEpoch: s.lastFetchedEpoch }] }],
+        topics: [
+          { topic: s.topic, partitions: [{ partition: s.partition, currentLeaderEpoch: leaderEpoch, leaderEpoch: s.lastFetchedEpoch }] },
+        ],
       }))
       const answer = res.topics[0]?.partitions[0]
       if (!answer || s.version !== version) return
       if (answer.errorCode !== 0) {
         s.retryAt = Date.now() + this.config.retryBackoffMs
-        this.cluster.log('Fetcher').debug('OffsetForLeaderEpoch failed: retrying after fresh metadata', { topic: s.topic, partition: s.partition, errorCode: answer.errorCode })
+        this.cluster.log('Fetcher').debug('OffsetForLeaderEpoch failed: retrying after fresh metadata', {
+          topic: s.topic,
+          partition: s.partition,
+          errorCode: answer.errorCode,
+        })
         await this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after OffsetForLeaderEpoch failed'))
         return
       }
       s.validatedEpoch = leaderEpoch
       if (answer.endOffset >= 0n && s.fetchPosition !== null && answer.endOffset < s.fetchPosition) s.seek(answer.endOffset)
     } catch (err) {
-      this.cluster.log('Fetcher').debug('leader epoch validation failed: retrying after backoff', { topic: s.topic, partition: s.partition, ...describeError(err) })
+      this.cluster
+        .log('Fetcher')
+        .debug('leader epoch validation failed: retrying after backoff', { topic: s.topic, partition: s.partition, ...describeError(err) })
       s.retryAt = Date.now() + this.config.retryBackoffMs
     } finally {
       s.validating = false
@@ -407,11 +461,27 @@ export class Fetcher {
     }
     state.halted = true
     if (claimed !== undefined && claimed > ceiling) {
-      this.push({ error: kafkaError(ErrorCodes.MESSAGE_TOO_LARGE, { api: 'Fetch', broker, detail: `${where}: a record batch claims ${claimed} bytes, more than maxBytes (${ceiling}); raise maxBytes to read it` }) })
+      this.push({
+        error: kafkaError(ErrorCodes.MESSAGE_TOO_LARGE, {
+          api: 'Fetch',
+          broker,
+          detail: `${where}: a record batch claims ${claimed} bytes, more than maxBytes (${ceiling}); raise maxBytes to read it`,
+        }),
+      })
     } else if (claimed !== undefined) {
-      this.push({ error: new CorruptRecordError('truncated', `${where}: ${broker} sent ${records.length} bytes of a record batch of ${claimed} bytes, though ${asked} were asked for`) })
+      this.push({
+        error: new CorruptRecordError(
+          'truncated',
+          `${where}: ${broker} sent ${records.length} bytes of a record batch of ${claimed} bytes, though ${asked} were asked for`,
+        ),
+      })
     } else {
-      this.push({ error: new CorruptRecordError('offsets', `${where}: ${broker} sent ${records.length} bytes of records that end before the offset asked for`) })
+      this.push({
+        error: new CorruptRecordError(
+          'offsets',
+          `${where}: ${broker} sent ${records.length} bytes of records that end before the offset asked for`,
+        ),
+      })
     }
   }
 
@@ -434,7 +504,12 @@ export class Fetcher {
     const policy = this.resetPolicy(state.topic)
     if (policy === 'none') {
       state.halted = true
-      this.push({ error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, { api: 'Fetch', detail: `${state.topic}-${state.partition} at offset ${state.fetchPosition}, and autoOffsetReset is 'none'` }) })
+      this.push({
+        error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, {
+          api: 'Fetch',
+          detail: `${state.topic}-${state.partition} at offset ${state.fetchPosition}, and autoOffsetReset is 'none'`,
+        }),
+      })
       return
     }
     state.resetTo = policy
@@ -448,12 +523,21 @@ export class Fetcher {
     const pending = states.filter((s) => s.resetTo !== null && !s.fetching)
     if (pending.length === 0) return
     for (const s of pending) s.fetching = true
-    const byTopicAndTime = groupBy(pending, (s) => `${s.resetTo}\u0000${s.topic}`, (s) => s)
+    const byTopicAndTime = groupBy(
+      pending,
+      (s) => `${s.resetTo}\u0000${s.topic}`,
+      (s) => s,
+    )
     for (const group of byTopicAndTime.values()) {
       const { topic, resetTo } = group[0]
       const versions = group.map((s) => s.version)
       this.admin
-        .listOffsets(topic, group.map((s) => s.partition), resetTo === 'earliest' ? EARLIEST : LATEST, this.config.isolationLevel)
+        .listOffsets(
+          topic,
+          group.map((s) => s.partition),
+          resetTo === 'earliest' ? EARLIEST : LATEST,
+          this.config.isolationLevel,
+        )
         .then(
           (offsets) => {
             group.forEach((s, i) => {

@@ -17,7 +17,11 @@ export class GroupCoordinator {
     readonly groupId: string,
   ) {}
 
-  async send<Req, Res>(api: ApiSpec<Req, Res>, body: (version: number) => Input<Req>, timeoutMs?: number): Promise<{ res: Res; version: number; broker: string }> {
+  async send<Req, Res>(
+    api: ApiSpec<Req, Res>,
+    body: (version: number) => Input<Req>,
+    timeoutMs?: number,
+  ): Promise<{ res: Res; version: number; broker: string }> {
     const node = await this.cluster.coordinator('group', this.groupId)
     try {
       const conn = await this.cluster.connection(node, 'group')
@@ -39,7 +43,17 @@ export class GroupCoordinator {
 
   /** Abandons whatever waits on the group connection (a JoinGroup held for a rebalance, say). */
   async abort(): Promise<void> {
-    const node = this.cluster.metadata.brokers.size > 0 ? await this.cluster.coordinator('group', this.groupId).catch((err) => void this.cluster.log('Group').caught('no coordinator to abort the group connection on', 'debug', { groupId: this.groupId })(err)) : undefined
+    const node =
+      this.cluster.metadata.brokers.size > 0
+        ? await this.cluster
+            .coordinator('group', this.groupId)
+            .catch(
+              (err) =>
+                void this.cluster
+                  .log('Group')
+                  .caught('no coordinator to abort the group connection on', 'debug', { groupId: this.groupId })(err),
+            )
+        : undefined
     if (node !== undefined) await this.cluster.closeConnection(node, 'group')
   }
 

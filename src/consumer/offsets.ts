@@ -18,7 +18,10 @@ export interface OffsetToCommit extends TopicPartition {
 
 /** A commit the group refused: the member's generation is over, or a rebalance is on. Offsets stay uncommitted. */
 export class CommitFailedError extends WafkaError {
-  constructor(message: string, readonly cause: KafkaError) {
+  constructor(
+    message: string,
+    readonly cause: KafkaError,
+  ) {
     super(message, { retriable: false, cause })
   }
 }
@@ -28,7 +31,13 @@ export class CommitFailedError extends WafkaError {
  * other retriable errors until `timeoutMs`. A commit fenced by a newer
  * generation fails with CommitFailedError, as in Java.
  */
-export async function commitOffsets(coordinator: GroupCoordinator, identity: () => CommitIdentity | null, offsets: OffsetToCommit[], timeoutMs: number, backoff: { backoffMs: number; backoffMaxMs: number }): Promise<void> {
+export async function commitOffsets(
+  coordinator: GroupCoordinator,
+  identity: () => CommitIdentity | null,
+  offsets: OffsetToCommit[],
+  timeoutMs: number,
+  backoff: { backoffMs: number; backoffMaxMs: number },
+): Promise<void> {
   if (offsets.length === 0) return
   const byKey = new Map(offsets.map((o) => [partitionKey(o.topic, o.partition), o]))
   await withRetry({ ...backoff, deadline: Date.now() + timeoutMs, signal: coordinator.cluster.signal }, async () => {
@@ -58,7 +67,10 @@ export async function commitOffsets(coordinator: GroupCoordinator, identity: () 
           coordinator.check(p.errorCode, 'OffsetCommit', broker, detail)
         } catch (err) {
           if (COMMIT_FENCED.has(p.errorCode) || p.errorCode === ErrorCodes.REBALANCE_IN_PROGRESS) {
-            throw new CommitFailedError(`the commit of ${detail} was refused: this member's generation is over or a rebalance is running (${(err as Error).message}); its partitions may have moved to another member`, err as KafkaError)
+            throw new CommitFailedError(
+              `the commit of ${detail} was refused: this member's generation is over or a rebalance is running (${(err as Error).message}); its partitions may have moved to another member`,
+              err as KafkaError,
+            )
           }
           throw err
         }
@@ -73,21 +85,34 @@ export interface CommittedOffset {
 }
 
 /** The group's committed offsets for `partitions` (absent: nothing committed). Waits out pending transactional commits (requireStable). */
-export async function fetchCommitted(coordinator: GroupCoordinator, partitions: TopicPartition[], timeoutMs: number, backoff: { backoffMs: number; backoffMaxMs: number }): Promise<Map<string, CommittedOffset>> {
+export async function fetchCommitted(
+  coordinator: GroupCoordinator,
+  partitions: TopicPartition[],
+  timeoutMs: number,
+  backoff: { backoffMs: number; backoffMaxMs: number },
+): Promise<Map<string, CommittedOffset>> {
   const out = new Map<string, CommittedOffset>()
   if (partitions.length === 0) return out
   const topics = groupByTopic(partitions).map(({ topic, partitions }) => ({ name: topic, partitionIndexes: partitions }))
   await withRetry({ ...backoff, deadline: Date.now() + timeoutMs, signal: coordinator.cluster.signal }, async () => {
     const { res, version, broker } = await coordinator.send(OffsetFetch, (v) =>
-      v >= 8 ? { groups: [{ groupId: coordinator.groupId, topics }], requireStable: true } : { groupId: coordinator.groupId, topics, ...(v >= 7 ? { requireStable: true } : {}) },
+      v >= 8
+        ? { groups: [{ groupId: coordinator.groupId, topics }], requireStable: true }
+        : { groupId: coordinator.groupId, topics, ...(v >= 7 ? { requireStable: true } : {}) },
     )
-    const answer: { errorCode?: number; topics: Array<{ name: string; partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; errorCode: number }> }> } =
-      version >= 8 ? res.groups[0] : res
+    const answer: {
+      errorCode?: number
+      topics: Array<{
+        name: string
+        partitions: Array<{ partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; errorCode: number }>
+      }>
+    } = version >= 8 ? res.groups[0] : res
     coordinator.check(answer.errorCode ?? 0, 'OffsetFetch', broker)
     for (const t of answer.topics) {
       for (const p of t.partitions) {
         coordinator.check(p.errorCode, 'OffsetFetch', broker, `group ${coordinator.groupId} ${t.name}-${p.partitionIndex}`)
-        if (p.committedOffset >= 0n) out.set(partitionKey(t.name, p.partitionIndex), { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch ?? -1 })
+        if (p.committedOffset >= 0n)
+          out.set(partitionKey(t.name, p.partitionIndex), { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch ?? -1 })
       }
     }
   })

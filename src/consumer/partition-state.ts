@@ -69,7 +69,17 @@ export class PartitionState {
   }
 
   get fetchable(): boolean {
-    return !this.halted && !this.paused && !this.revoking && !this.validating && !this.fetching && this.queued < MAX_QUEUED && this.fetchPosition !== null && this.resetTo === null && Date.now() >= this.retryAt
+    return (
+      !this.halted &&
+      !this.paused &&
+      !this.revoking &&
+      !this.validating &&
+      !this.fetching &&
+      this.queued < MAX_QUEUED &&
+      this.fetchPosition !== null &&
+      this.resetTo === null &&
+      Date.now() >= this.retryAt
+    )
   }
 }
 

@@ -12,7 +12,10 @@ export interface AbortedTransaction {
  * transactions aborted within the fetched range). Control batches never pass.
  */
 export function committedBatches(batches: RecordBatch[], aborted: AbortedTransaction[] | null): RecordBatch[] {
-  const pending = aborted && aborted.length > 0 ? [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0)) : []
+  const pending =
+    aborted && aborted.length > 0
+      ? [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0))
+      : []
   const open = new Set<bigint>()
   let next = 0
   const out: RecordBatch[] = []

@@ -19,10 +19,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer)
       reject(signal!.reason)
     }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, Math.min(Math.max(0, ms), MAX_TIMER_MS))
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      },
+      Math.min(Math.max(0, ms), MAX_TIMER_MS),
+    )
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }

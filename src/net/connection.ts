@@ -276,11 +276,14 @@ export class Connection {
         : net.connect({ host, port })
       this.socket = socket
       socket.setNoDelay(true)
-      const timer = setTimeout(() => {
-        const err = new TimeoutError(`connecting to ${this.name} took longer than ${connectTimeoutMs} ms`)
-        this.close(err)
-        reject(err)
-      }, Math.min(connectTimeoutMs, MAX_TIMER_MS))
+      const timer = setTimeout(
+        () => {
+          const err = new TimeoutError(`connecting to ${this.name} took longer than ${connectTimeoutMs} ms`)
+          this.close(err)
+          reject(err)
+        },
+        Math.min(connectTimeoutMs, MAX_TIMER_MS),
+      )
       const splitter = new FrameSplitter(this.options.maxResponseBytes, (frame) => this.onFrame(frame))
       socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
@@ -333,15 +336,16 @@ export class Connection {
       return
     }
     this.inFlight.push(call)
-    call.timer = setTimeout(() => {
-      const err = new TimeoutError(
-        `${call.api.name} v${call.version} to ${this.name} got no response within ${call.timeoutMs} ms`,
-      )
-      // Responses come in order: past a lost one the stream cannot be trusted.
-      this.inFlight.splice(this.inFlight.indexOf(call), 1)
-      call.reject(err)
-      this.close(err)
-    }, Math.min(call.timeoutMs, MAX_TIMER_MS))
+    call.timer = setTimeout(
+      () => {
+        const err = new TimeoutError(`${call.api.name} v${call.version} to ${this.name} got no response within ${call.timeoutMs} ms`)
+        // Responses come in order: past a lost one the stream cannot be trusted.
+        this.inFlight.splice(this.inFlight.indexOf(call), 1)
+        call.reject(err)
+        this.close(err)
+      },
+      Math.min(call.timeoutMs, MAX_TIMER_MS),
+    )
     this.socket!.write(frame)
   }
 
@@ -360,11 +364,7 @@ export class Connection {
         this.unanswered.splice(0, stray + 1)
         return
       }
-      this.close(
-        new ProtocolError(
-          `${this.name} answered correlation id ${correlationId}, expected ${call?.correlationId ?? 'none'}`,
-        ),
-      )
+      this.close(new ProtocolError(`${this.name} answered correlation id ${correlationId}, expected ${call?.correlationId ?? 'none'}`))
       return
     }
     this.inFlight.shift()
@@ -377,17 +377,22 @@ export class Connection {
       call.resolve(decodeResponseFrame(call.api, call.version, frame))
     } catch (err) {
       // Framing is intact, so the connection stays usable for the others.
-      call.reject(err instanceof WafkaError ? err : new ProtocolError(`${call.api.name} response from ${this.name}: ${(err as Error).message}`))
+      call.reject(
+        err instanceof WafkaError ? err : new ProtocolError(`${call.api.name} response from ${this.name}: ${(err as Error).message}`),
+      )
     }
     this.pump()
   }
 
   private touch(): void {
     clearTimeout(this.idleTimer)
-    this.idleTimer = setTimeout(() => {
-      if (this.inFlight.length === 0 && this.waiting.length === 0) this.close()
-      else this.touch()
-    }, Math.min(this.options.idleTimeoutMs, MAX_TIMER_MS))
+    this.idleTimer = setTimeout(
+      () => {
+        if (this.inFlight.length === 0 && this.waiting.length === 0) this.close()
+        else this.touch()
+      },
+      Math.min(this.options.idleTimeoutMs, MAX_TIMER_MS),
+    )
     this.idleTimer.unref?.()
   }
 

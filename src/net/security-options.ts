@@ -17,13 +17,18 @@ export function validateSecurityOptions(options: {
   for (const name of ['ssl', 'tls'] as const) {
     const value = options[name]
     if (value !== undefined && typeof value !== 'boolean' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-      throw new ConfigError(`${name} must be true, false or an object of node:tls options ({ ca, cert, key, passphrase, servername, rejectUnauthorized, ... })`)
+      throw new ConfigError(
+        `${name} must be true, false or an object of node:tls options ({ ca, cert, key, passphrase, servername, rejectUnauthorized, ... })`,
+      )
     }
     if (value && typeof value === 'object') {
       const o = value as Record<string, unknown>
-      if (o.servername !== undefined && typeof o.servername !== 'string') throw new ConfigError(`${name}.servername must be a string (the host name the broker's certificate names)`)
-      if (o.rejectUnauthorized !== undefined && typeof o.rejectUnauthorized !== 'boolean') throw new ConfigError(`${name}.rejectUnauthorized must be a boolean`)
-      if ((o.cert === undefined) !== (o.key === undefined) && o.pfx === undefined) throw new ConfigError(`${name}.cert and ${name}.key go together: a client certificate needs its private key`)
+      if (o.servername !== undefined && typeof o.servername !== 'string')
+        throw new ConfigError(`${name}.servername must be a string (the host name the broker's certificate names)`)
+      if (o.rejectUnauthorized !== undefined && typeof o.rejectUnauthorized !== 'boolean')
+        throw new ConfigError(`${name}.rejectUnauthorized must be a boolean`)
+      if ((o.cert === undefined) !== (o.key === undefined) && o.pfx === undefined)
+        throw new ConfigError(`${name}.cert and ${name}.key go together: a client certificate needs its private key`)
     }
   }
   validateSaslOption(options.sasl)

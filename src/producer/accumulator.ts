@@ -108,7 +108,15 @@ export class Accumulator {
   append(q: PartitionQueue, record: RecordInput, bytes: number, codec: number, acks: -1 | 0 | 1, call: SendCall, now: number): boolean {
     let batch = q.batches[q.batches.length - 1]
     let sealed = false
-    if (!batch || batch.sealed || batch.inFlight || batch.encoded || batch.codec !== codec || batch.acks !== acks || (batch.bytes > 0 && batch.bytes + bytes > this.batchSize)) {
+    if (
+      !batch ||
+      batch.sealed ||
+      batch.inFlight ||
+      batch.encoded ||
+      batch.codec !== codec ||
+      batch.acks !== acks ||
+      (batch.bytes > 0 && batch.bytes + bytes > this.batchSize)
+    ) {
       if (batch && !batch.sealed) {
         batch.sealed = true
         sealed = true
@@ -149,7 +157,12 @@ export class Accumulator {
       }
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1)
-        reject(new TimeoutError(`send() waited ${maxBlockMs} ms (maxBlockMs) for buffer space: ${this.used} of bufferMemory ${this.bufferMemory} bytes are waiting to be sent`, { retriable: false }))
+        reject(
+          new TimeoutError(
+            `send() waited ${maxBlockMs} ms (maxBlockMs) for buffer space: ${this.used} of bufferMemory ${this.bufferMemory} bytes are waiting to be sent`,
+            { retriable: false },
+          ),
+        )
       }, waitMs)
       this.waiters.push(waiter)
     })

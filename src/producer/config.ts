@@ -85,7 +85,9 @@ export function resolveProducerConfig(given: ProducerConfig): ResolvedProducerCo
   let idempotent = explicitIdempotent ?? acks === -1
   if (transactionalId !== null) idempotent = true
   if (idempotent && acks !== -1) {
-    throw new ConfigError(`an idempotent producer needs acks='all'${acksGiven ? `, not ${config.acks}` : ''}: set acks: 'all' or idempotent: false`)
+    throw new ConfigError(
+      `an idempotent producer needs acks='all'${acksGiven ? `, not ${config.acks}` : ''}: set acks: 'all' or idempotent: false`,
+    )
   }
   const maxInFlight = numberOption(PRODUCER_OPTIONS, 'maxInFlight', config.maxInFlight)
   if (idempotent && maxInFlight > 5) {
@@ -95,7 +97,9 @@ export function resolveProducerConfig(given: ProducerConfig): ResolvedProducerCo
   const lingerMs = numberOption(PRODUCER_OPTIONS, 'lingerMs', config.lingerMs)
   const requestTimeoutMs = numberOption(PRODUCER_OPTIONS, 'requestTimeoutMs', config.requestTimeoutMs)
   if (deliveryTimeoutMs < lingerMs + requestTimeoutMs && config.deliveryTimeoutMs !== undefined) {
-    throw new ConfigError(`deliveryTimeoutMs (${deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${lingerMs + requestTimeoutMs})`)
+    throw new ConfigError(
+      `deliveryTimeoutMs (${deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${lingerMs + requestTimeoutMs})`,
+    )
   }
   return {
     acks,

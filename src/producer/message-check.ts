@@ -8,19 +8,27 @@ import { ConfigError } from '../errors.js'
  */
 export function checkMessage(topic: string, index: number, m: unknown): void {
   const where = `send() to ${topic}: messages[${index}]`
-  if (m === null || typeof m !== 'object') throw new ConfigError(`${where} is ${describe(m)}; a message is an object { key?, value, headers? }`)
+  if (m === null || typeof m !== 'object')
+    throw new ConfigError(`${where} is ${describe(m)}; a message is an object { key?, value, headers? }`)
   const { key, value, headers } = m as { key?: unknown; value?: unknown; headers?: unknown }
   if (!isBytes(value)) throw new ConfigError(`${where}.value is ${describe(value)}; a value is a string, a Buffer/Uint8Array or null`)
-  if (key !== undefined && !isBytes(key)) throw new ConfigError(`${where}.key is ${describe(key)}; a key is a string, a Buffer/Uint8Array, null or absent`)
+  if (key !== undefined && !isBytes(key))
+    throw new ConfigError(`${where}.key is ${describe(key)}; a key is a string, a Buffer/Uint8Array, null or absent`)
   if (headers === undefined || headers === null) return
-  if (typeof headers !== 'object') throw new ConfigError(`${where}.headers is ${describe(headers)}; headers are an object or [key, value] pairs`)
+  if (typeof headers !== 'object')
+    throw new ConfigError(`${where}.headers is ${describe(headers)}; headers are an object or [key, value] pairs`)
   const header = (name: unknown, v: unknown, at: string) => {
-    if (typeof name !== 'string') throw new ConfigError(`${where}.headers${at} has a key that is ${describe(name)}; a header key is a string`)
-    if (!isBytes(v)) throw new ConfigError(`${where}.headers['${name}']${at.startsWith('[') && Array.isArray(headers) ? '' : at} is ${describe(v)}; a header value is a string, a Buffer/Uint8Array or null`)
+    if (typeof name !== 'string')
+      throw new ConfigError(`${where}.headers${at} has a key that is ${describe(name)}; a header key is a string`)
+    if (!isBytes(v))
+      throw new ConfigError(
+        `${where}.headers['${name}']${at.startsWith('[') && Array.isArray(headers) ? '' : at} is ${describe(v)}; a header value is a string, a Buffer/Uint8Array or null`,
+      )
   }
   if (Array.isArray(headers)) {
     headers.forEach((pair, i) => {
-      if (!Array.isArray(pair) || pair.length !== 2) throw new ConfigError(`${where}.headers[${i}] is ${describe(pair)}; a header pair is [key, value]`)
+      if (!Array.isArray(pair) || pair.length !== 2)
+        throw new ConfigError(`${where}.headers[${i}] is ${describe(pair)}; a header pair is [key, value]`)
       header(pair[0], pair[1], `[${i}]`)
     })
     return

@@ -36,13 +36,26 @@ export class ProducerIdentity {
     await this.cluster.retry(async () => {
       // Any broker answers for an idempotent producer: the connection anyConnection() found (re-resolving it by
       // node id sent a bootstrap connection back to the first bootstrap address, dead or not).
-      const conn = this.transactionalId === null ? await this.cluster.anyConnection() : await this.cluster.connection(await this.cluster.coordinator('transaction', this.transactionalId))
+      const conn =
+        this.transactionalId === null
+          ? await this.cluster.anyConnection()
+          : await this.cluster.connection(await this.cluster.coordinator('transaction', this.transactionalId))
       const version = conn.versionFor(InitProducerId)
-      const current = bump && version >= 3 && this.producerId >= 0n ? { producerId: this.producerId, producerEpoch: this.producerEpoch } : {}
-      const res = await conn.request(InitProducerId, { transactionalId: this.transactionalId, transactionTimeoutMs: this.transactionTimeoutMs, ...current }, { version })
+      const current =
+        bump && version >= 3 && this.producerId >= 0n ? { producerId: this.producerId, producerEpoch: this.producerEpoch } : {}
+      const res = await conn.request(
+        InitProducerId,
+        { transactionalId: this.transactionalId, transactionTimeoutMs: this.transactionTimeoutMs, ...current },
+        { version },
+      )
       if (res.errorCode !== 0) {
-        if (COORDINATOR_MOVED.has(res.errorCode) && this.transactionalId !== null) this.cluster.invalidateCoordinator('transaction', this.transactionalId)
-        throw kafkaError(res.errorCode, { api: 'InitProducerId', broker: conn.name, detail: this.transactionalId ? `transactionalId ${this.transactionalId}` : undefined })
+        if (COORDINATOR_MOVED.has(res.errorCode) && this.transactionalId !== null)
+          this.cluster.invalidateCoordinator('transaction', this.transactionalId)
+        throw kafkaError(res.errorCode, {
+          api: 'InitProducerId',
+          broker: conn.name,
+          detail: this.transactionalId ? `transactionalId ${this.transactionalId}` : undefined,
+        })
       }
       this.producerId = res.producerId
       this.producerEpoch = res.producerEpoch

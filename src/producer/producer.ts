@@ -42,9 +42,16 @@ export interface RecordMetadata {
 
 export interface Transaction {
   send(record: ProducerRecord): Promise<RecordMetadata[]>
-  sendBatch(batch: { topicMessages: Array<{ topic: string; messages: Message[] }>; acks?: Acks; compression?: CompressionType }): Promise<RecordMetadata[]>
+  sendBatch(batch: {
+    topicMessages: Array<{ topic: string; messages: Message[] }>
+    acks?: Acks
+    compression?: CompressionType
+  }): Promise<RecordMetadata[]>
   /** Commits consumed offsets with the transaction (exactly-once consume-transform-produce). */
-  sendOffsets(offsets: { consumerGroupId: string; topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }> }): Promise<void>
+  sendOffsets(offsets: {
+    consumerGroupId: string
+    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }>
+  }): Promise<void>
   commit(): Promise<void>
   abort(): Promise<void>
   isActive(): boolean
@@ -76,7 +83,9 @@ export class Producer {
     this.config = resolveProducerConfig(config)
     this.partitioner = createPartitioner(this.config.partitioner as any)
     this.accumulator = new Accumulator(this.config.batchSize, this.config.bufferMemory, this.config.deliveryTimeoutMs)
-    this.identity = this.config.idempotent ? new ProducerIdentity(cluster, this.config.transactionalId, this.config.transactionTimeoutMs) : null
+    this.identity = this.config.idempotent
+      ? new ProducerIdentity(cluster, this.config.transactionalId, this.config.transactionTimeoutMs)
+      : null
     this.txn = this.config.transactionalId !== null ? new TransactionManager(cluster, this.identity!) : null
     this.sender = new Sender(cluster, this.accumulator, this.config, this.identity, this.txn)
   }
@@ -98,7 +107,11 @@ export class Producer {
     return this.enqueue([{ topic: record.topic, messages: record.messages }], record.acks, record.compression)
   }
 
-  sendBatch(batch: { topicMessages: Array<{ topic: string; messages: Message[] }>; acks?: Acks; compression?: CompressionType }): Promise<RecordMetadata[]> {
+  sendBatch(batch: {
+    topicMessages: Array<{ topic: string; messages: Message[] }>
+    acks?: Acks
+    compression?: CompressionType
+  }): Promise<RecordMetadata[]> {
     if (this.txn) return Promise.reject(new WafkaError('this producer is transactional: send through producer.transaction()'))
     return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
   }
@@ -163,7 +176,11 @@ export class Producer {
     }
   }
 
-  private async enqueue(topicMessages: Array<{ topic: string; messages: Message[] }>, acksOverride?: Acks, compression?: CompressionType): Promise<RecordMetadata[]> {
+  private async enqueue(
+    topicMessages: Array<{ topic: string; messages: Message[] }>,
+    acksOverride?: Acks,
+    compression?: CompressionType,
+  ): Promise<RecordMetadata[]> {
     if (this.state === 'closed') throw new WafkaError('the producer was disconnected: create a new one')
     // Take this send's place now, synchronously: its records are appended
     // after those of every send called before it, however long that one
@@ -197,20 +214,38 @@ export class Producer {
    */
   private async waitOnMetadata(topics: string[], blockUntil: number) {
     const options = { allowAutoTopicCreation: this.config.allowAutoTopicCreation }
-    const policy = { backoffMs: this.config.retryBackoffMs, backoffMaxMs: this.config.retryBackoffMaxMs, deadline: blockUntil, signal: this.cluster.signal }
+    const policy = {
+      backoffMs: this.config.retryBackoffMs,
+      backoffMaxMs: this.config.retryBackoffMaxMs,
+      deadline: blockUntil,
+      signal: this.cluster.signal,
+    }
     try {
-      return await withRetry(policy, () => this.cluster.topicMetadata(topics, options), (err) => this.cluster.afterError(err))
+      return await withRetry(
+        policy,
+        () => this.cluster.topicMetadata(topics, options),
+        (err) => this.cluster.afterError(err),
+      )
     } catch (err) {
       if (!(err instanceof WafkaError) || !err.retriable || this.cluster.signal.aborted) throw err
-      throw new TimeoutError(`send() waited ${this.config.maxBlockMs} ms (maxBlockMs) for metadata of ${topics.join(', ')}: ${err.message}`, { retriable: false, cause: err })
+      throw new TimeoutError(
+        `send() waited ${this.config.maxBlockMs} ms (maxBlockMs) for metadata of ${topics.join(', ')}: ${err.message}`,
+        { retriable: false, cause: err },
+      )
     }
   }
 
   /** Appends a send's records to their partitions' batches; `done` settles when they are acknowledged. */
-  private async append(topicMessages: Array<{ topic: string; messages: Message[] }>, acksOverride: Acks | undefined, compression: CompressionType | undefined, blockUntil: number): Promise<{ done: Promise<void>; call: SendCall }> {
+  private async append(
+    topicMessages: Array<{ topic: string; messages: Message[] }>,
+    acksOverride: Acks | undefined,
+    compression: CompressionType | undefined,
+    blockUntil: number,
+  ): Promise<{ done: Promise<void>; call: SendCall }> {
     if (this.state !== 'connected') await this.connect()
     const acks = acksValue(acksOverride, this.config.acks)
-    if (this.identity && acks !== -1) throw new ConfigError(`an idempotent producer sends with acks='all': this send asked for acks=${acksOverride}`)
+    if (this.identity && acks !== -1)
+      throw new ConfigError(`an idempotent producer sends with acks='all': this send asked for acks=${acksOverride}`)
     const codec = compression === undefined ? this.config.codec : codecId(compression)
     const now = Date.now()
     let total = 0
@@ -222,14 +257,19 @@ export class Producer {
         checkMessage(topic, i, m)
         const size = recordSize(m)
         if (size > this.config.maxRequestSize) {
-          throw new ConfigError(`a record for ${topic} is ${size} bytes, more than maxRequestSize (${this.config.maxRequestSize}); nothing of this send was sent`)
+          throw new ConfigError(
+            `a record for ${topic} is ${size} bytes, more than maxRequestSize (${this.config.maxRequestSize}); nothing of this send was sent`,
+          )
         }
         return size
       })
       sizes.push(s)
       total += messages.length
     }
-    const infos = await this.waitOnMetadata(topicMessages.map((t) => t.topic), blockUntil)
+    const infos = await this.waitOnMetadata(
+      topicMessages.map((t) => t.topic),
+      blockUntil,
+    )
 
     let resolveCall!: () => void
     let rejectCall!: (err: Error) => void

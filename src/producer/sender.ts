@@ -61,10 +61,13 @@ export class Sender {
     if (at >= this.timerAt || this.closed) return
     clearTimeout(this.timer)
     this.timerAt = at
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity
-      this.drain()
-    }, Math.max(0, at - Date.now()))
+    this.timer = setTimeout(
+      () => {
+        this.timerAt = Infinity
+        this.drain()
+      },
+      Math.max(0, at - Date.now()),
+    )
   }
 
   /** Sends everything buffered now, ignoring lingerMs, and waits until it is acknowledged or failed. */
@@ -117,12 +120,18 @@ export class Sender {
       }
       if ((q.retrying && q.inFlight > 0) || q.inFlight >= maxInFlight) continue
       if (this.txn && !this.txn.added(q)) {
-        this.txn.add(q).then(() => this.wakeup(), (err) => this.failQueue(q, err))
+        this.txn.add(q).then(
+          () => this.wakeup(),
+          (err) => this.failQueue(q, err),
+        )
         continue
       }
       const info = this.cluster.metadata.partition(q.topic, q.partition)
       if (!info || info.leader < 0) {
-        this.cluster.refreshMetadata([q.topic]).then(() => this.wakeup(), () => this.schedule(Date.now() + this.config.retryBackoffMs))
+        this.cluster.refreshMetadata([q.topic]).then(
+          () => this.wakeup(),
+          () => this.schedule(Date.now() + this.config.retryBackoffMs),
+        )
         continue
       }
       const list = byNode.get(info.leader)
@@ -160,7 +169,11 @@ export class Sender {
         const batch = q.batches.find((b) => !b.inFlight)
         if (!batch || batch.retryAt > Date.now()) continue
         const last = q.batches[q.batches.length - 1]
-        if (batches.length > 0 && !(batch.sealed || this.flushing > 0 || batch !== last || Date.now() - batch.createdAt >= this.config.lingerMs)) continue
+        if (
+          batches.length > 0 &&
+          !(batch.sealed || this.flushing > 0 || batch !== last || Date.now() - batch.createdAt >= this.config.lingerMs)
+        )
+          continue
         if (acks !== undefined && batch.acks !== acks) continue
         const bytes = this.encode(batch)
         if (batches.length > 0 && size + bytes.length > this.config.maxRequestSize) continue
@@ -214,10 +227,16 @@ export class Sender {
       ids = this.topicIds(topics.keys())
       // v13 names topics by id; without an id for each (an old broker's metadata) v12 names them.
       const version = conn.versionFor(Produce, Math.min(this.txn ? TRANSACTION_V1_MAX.Produce : Infinity, ids ? Infinity : 12))
-      if (version < 3) throw new UnsupportedApiError(`${conn.name} speaks Produce up to v${version}: wafka needs v3+ (Kafka 0.11 or later) for record batches`)
+      if (version < 3)
+        throw new UnsupportedApiError(
+          `${conn.name} speaks Produce up to v${version}: wafka needs v3+ (Kafka 0.11 or later) for record batches`,
+        )
       if (version < 7) {
         for (const b of batches.filter((x) => x.codec === ZSTD)) {
-          this.settleFailed(b, new UnsupportedApiError(`zstd needs Produce v7+ (Kafka 2.1); ${conn.name} speaks v${version}: use another compression`))
+          this.settleFailed(
+            b,
+            new UnsupportedApiError(`zstd needs Produce v7+ (Kafka 2.1); ${conn.name} speaks v${version}: use another compression`),
+          )
         }
         batches = batches.filter((x) => x.codec !== ZSTD)
         if (batches.length === 0) return
@@ -228,10 +247,18 @@ export class Sender {
           transactionalId: this.txn ? this.identity!.transactionalId : null,
           acks,
           timeoutMs: this.config.requestTimeoutMs,
-          topicData: [...topics].map(([name, list]) => ({ name, topicId: ids?.get(name), partitionData: list.map((b) => ({ index: b.queue.partition, records: b.encoded! })) })),
+          topicData: [...topics].map(([name, list]) => ({
+            name,
+            topicId: ids?.get(name),
+            partitionData: list.map((b) => ({ index: b.queue.partition, records: b.encoded! })),
+          })),
         },
         // Not past the first batch's delivery deadline: a send's outcome is known by deliveryTimeoutMs, in flight or not.
-        { version, expectResponse: acks !== 0, timeoutMs: Math.max(1, Math.min(this.config.requestTimeoutMs, Math.min(...batches.map((b) => b.deadline)) - Date.now())) },
+        {
+          version,
+          expectResponse: acks !== 0,
+          timeoutMs: Math.max(1, Math.min(this.config.requestTimeoutMs, Math.min(...batches.map((b) => b.deadline)) - Date.now())),
+        },
       )
       if (acks === 0) {
         for (const b of batches) this.complete(b, -1n, -1n, -1n)
@@ -254,7 +281,13 @@ export class Sender {
       }
     }
     for (const b of batches) {
-      if (!answered.has(b) && b.inFlight) this.retryOrFail(b, new ProtocolError(`broker ${node} did not answer for ${b.queue.topic}-${b.queue.partition} in its Produce response`, { retriable: true }))
+      if (!answered.has(b) && b.inFlight)
+        this.retryOrFail(
+          b,
+          new ProtocolError(`broker ${node} did not answer for ${b.queue.topic}-${b.queue.partition} in its Produce response`, {
+            retriable: true,
+          }),
+        )
     }
   }
 
@@ -269,12 +302,24 @@ export class Sender {
     return ids
   }
 
-  private onPartitionAnswer(batch: ProducerBatch, code: number, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint, message: string | null, node: number): void {
+  private onPartitionAnswer(
+    batch: ProducerBatch,
+    code: number,
+    baseOffset: bigint,
+    logAppendTime: bigint,
+    logStartOffset: bigint,
+    message: string | null,
+    node: number,
+  ): void {
     if (code === ErrorCodes.NONE) return this.complete(batch, baseOffset, logAppendTime, logStartOffset)
     // Written before: a retry of a batch whose first answer was lost.
     if (code === DUPLICATE_SEQUENCE_NUMBER && this.identity) return this.complete(batch, -1n, -1n, -1n)
     const q = batch.queue
-    const err = kafkaError(code, { api: 'Produce', broker: `broker ${node}`, detail: `${q.topic}-${q.partition}${message ? `: ${message}` : ''}` })
+    const err = kafkaError(code, {
+      api: 'Produce',
+      broker: `broker ${node}`,
+      detail: `${q.topic}-${q.partition}${message ? `: ${message}` : ''}`,
+    })
     // Past the broker's max.message.bytes: resend the records one a batch, so only a record too large fails.
     if (code === MESSAGE_TOO_LARGE && batch.records.length > 1) return this.split(batch)
     if (this.identity) {
@@ -285,7 +330,8 @@ export class Sender {
       }
       // An earlier batch failed and is being retried: this one follows it. (Not when this is the earliest
       // unacknowledged batch: then the broker's sequence is ahead of it, e.g. it wrote a later batch first.)
-      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying && q.batches[0] !== batch) return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
+      if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying && q.batches[0] !== batch)
+        return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
       if (SEQUENCE_LOST.has(code)) {
         if (this.txn) {
           this.txn.fatal(err)
@@ -313,7 +359,10 @@ export class Sender {
       const single = new ProducerBatch(q, batch.codec, batch.acks, batch.createdAt, batch.deadline)
       single.records.push(record)
       single.calls.push(batch.calls[i])
-      single.bytes = i === 0 ? batch.bytes - (batch.records.length - 1) * Math.floor(batch.bytes / batch.records.length) : Math.floor(batch.bytes / batch.records.length)
+      single.bytes =
+        i === 0
+          ? batch.bytes - (batch.records.length - 1) * Math.floor(batch.bytes / batch.records.length)
+          : Math.floor(batch.bytes / batch.records.length)
       single.sealed = true
       if (this.identity) {
         single.baseSequence = (batch.baseSequence + i) % 0x8000_0000
@@ -343,7 +392,13 @@ export class Sender {
       batch.attempts++
       batch.retryAt = Date.now() + backoffMs(batch.attempts - 1, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
       if (this.identity) q.retrying = true
-      this.cluster.log('Producer').debug('retrying a batch', { topic: q.topic, partition: q.partition, attempt: batch.attempts, backoffMs: batch.retryAt - Date.now(), ...describeError(err) })
+      this.cluster.log('Producer').debug('retrying a batch', {
+        topic: q.topic,
+        partition: q.partition,
+        attempt: batch.attempts,
+        backoffMs: batch.retryAt - Date.now(),
+        ...describeError(err),
+      })
       this.cluster.afterError(err).finally(() => this.schedule(batch.retryAt))
       return
     }
@@ -353,7 +408,10 @@ export class Sender {
   private expired(batch: ProducerBatch, cause?: Error): TimeoutError {
     const q = batch.queue
     const why = cause ? `: ${cause.message}` : ''
-    return new TimeoutError(`${batch.records.length} record(s) for ${q.topic}-${q.partition} were not acknowledged within deliveryTimeoutMs (${this.config.deliveryTimeoutMs} ms)${why}`, { retriable: false, cause })
+    return new TimeoutError(
+      `${batch.records.length} record(s) for ${q.topic}-${q.partition} were not acknowledged within deliveryTimeoutMs (${this.config.deliveryTimeoutMs} ms)${why}`,
+      { retriable: false, cause },
+    )
   }
 
   /** Gives up on an in-flight batch; with idempotence its sequence is now a gap, so the epoch is bumped. */
@@ -444,7 +502,8 @@ export class Sender {
 
   /** Sequences used so far, for tests and diagnostics. */
   describe(): string {
-    return [...this.accumulator.queues.values()].map((q) => `${q.topic}-${q.partition}: next ${q.nextSequence}, ${q.batches.length} batch(es), ${q.inFlight} in flight`).join('\n')
+    return [...this.accumulator.queues.values()]
+      .map((q) => `${q.topic}-${q.partition}: next ${q.nextSequence}, ${q.batches.length} batch(es), ${q.inFlight} in flight`)
+      .join('\n')
   }
 }
-

@@ -7,7 +7,6 @@ import type { ProducerIdentity } from './producer-identity.js'
 import { COORDINATOR_MOVED, PRODUCER_FATAL } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 
-
 type State = 'ready' | 'in-transaction' | 'ending' | 'fatal'
 
 /**
@@ -51,7 +50,10 @@ export class TransactionManager {
   /** Records may only be sent inside a transaction. */
   requireOpen(): void {
     this.check()
-    if (this.state !== 'in-transaction') throw new WafkaError('a transactional producer sends inside a transaction: const txn = await producer.transaction(); await txn.send(...)')
+    if (this.state !== 'in-transaction')
+      throw new WafkaError(
+        'a transactional producer sends inside a transaction: const txn = await producer.transaction(); await txn.send(...)',
+      )
   }
 
   added(q: PartitionQueue): boolean {
@@ -62,9 +64,11 @@ export class TransactionManager {
   add(q: PartitionQueue): Promise<void> {
     if (this.inTxn.has(q.key)) return Promise.resolve()
     this.pending.set(q.key, q)
-    this.adding ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.addPending()).finally(() => {
-      this.adding = undefined
-    })
+    this.adding ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.addPending())
+      .finally(() => {
+        this.adding = undefined
+      })
     return this.adding
   }
 
@@ -95,7 +99,11 @@ export class TransactionManager {
     for (const q of queues) this.inTxn.add(q.key)
   }
 
-  async sendOffsets(groupId: string, topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }>, consumer?: { generationId?: number; memberId?: string; groupInstanceId?: string | null }): Promise<void> {
+  async sendOffsets(
+    groupId: string,
+    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }>,
+    consumer?: { generationId?: number; memberId?: string; groupInstanceId?: string | null },
+  ): Promise<void> {
     this.requireOpen()
     await this.onCoordinator(async (conn) => {
       const res = await conn.request(AddOffsetsToTxn, {
@@ -109,18 +117,35 @@ export class TransactionManager {
     await this.cluster.retry(async () => {
       const node = await this.cluster.coordinator('group', groupId)
       try {
-        const res = await this.cluster.send(node, TxnOffsetCommit, (v) => ({
-          transactionalId: this.transactionalId,
-          groupId,
-          producerId: this.identity.producerId,
-          producerEpoch: this.identity.producerEpoch,
-          ...(v >= 3 && consumer ? { generationId: consumer.generationId ?? -1, memberId: consumer.memberId ?? '', groupInstanceId: consumer.groupInstanceId ?? null } : {}),
-          topics: topics.map((t) => ({
-            name: t.topic,
-            partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, committedOffset: BigInt(p.offset), committedMetadata: null })),
-          })),
-        }), { maxVersion: TRANSACTION_V1_MAX.TxnOffsetCommit })
-        for (const t of res.topics) for (const p of t.partitions) if (p.errorCode !== 0) throw this.error(p.errorCode, 'TxnOffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
+        const res = await this.cluster.send(
+          node,
+          TxnOffsetCommit,
+          (v) => ({
+            transactionalId: this.transactionalId,
+            groupId,
+            producerId: this.identity.producerId,
+            producerEpoch: this.identity.producerEpoch,
+            ...(v >= 3 && consumer
+              ? {
+                  generationId: consumer.generationId ?? -1,
+                  memberId: consumer.memberId ?? '',
+                  groupInstanceId: consumer.groupInstanceId ?? null,
+                }
+              : {}),
+            topics: topics.map((t) => ({
+              name: t.topic,
+              partitions: t.partitions.map((p) => ({
+                partitionIndex: p.partition,
+                committedOffset: BigInt(p.offset),
+                committedMetadata: null,
+              })),
+            })),
+          }),
+          { maxVersion: TRANSACTION_V1_MAX.TxnOffsetCommit },
+        )
+        for (const t of res.topics)
+          for (const p of t.partitions)
+            if (p.errorCode !== 0) throw this.error(p.errorCode, 'TxnOffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
       } catch (err) {
         if (KafkaError.is(err, COORDINATOR_MOVED)) this.cluster.invalidateCoordinator('group', groupId)
         throw err
@@ -136,12 +161,16 @@ export class TransactionManager {
     try {
       if (this.inTxn.size > 0 || commit) {
         await this.onCoordinator(async (conn) => {
-          const res = await conn.request(EndTxn, {
-            transactionalId: this.transactionalId,
-            producerId: this.identity.producerId,
-            producerEpoch: this.identity.producerEpoch,
-            committed: commit,
-          }, { maxVersion: TRANSACTION_V1_MAX.EndTxn })
+          const res = await conn.request(
+            EndTxn,
+            {
+              transactionalId: this.transactionalId,
+              producerId: this.identity.producerId,
+              producerEpoch: this.identity.producerEpoch,
+              committed: commit,
+            },
+            { maxVersion: TRANSACTION_V1_MAX.EndTxn },
+          )
           if (res.errorCode !== 0) throw this.error(res.errorCode, 'EndTxn', commit ? 'commit' : 'abort')
         })
       }

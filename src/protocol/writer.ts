@@ -393,7 +393,9 @@ function notUuid(v: unknown): ProtocolError {
 }
 
 function notString(v: unknown): ProtocolError {
-  return new ProtocolError(v === null || v === undefined ? 'a string field that is not nullable in this version is null' : `${typeof v} where a string belongs`)
+  return new ProtocolError(
+    v === null || v === undefined ? 'a string field that is not nullable in this version is null' : `${typeof v} where a string belongs`,
+  )
 }
 
 function tooLong(n: number): ProtocolError {

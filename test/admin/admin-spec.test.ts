@@ -67,13 +67,25 @@ describe('admin requests against the spec', () => {
     const [{ requests }] = sent
     expect(requests.size).toBe(6) // v2-v7 (Kafka 4 removed v0-1)
     for (const req of requests.values()) {
-      expect(req.topics[0]).toMatchObject({ name: 'new', numPartitions: 6, replicationFactor: 3, configs: [{ name: 'cleanup.policy', value: 'compact' }] })
-      expect(req.topics[1]).toMatchObject({ name: 'old', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }] })
+      expect(req.topics[0]).toMatchObject({
+        name: 'new',
+        numPartitions: 6,
+        replicationFactor: 3,
+        configs: [{ name: 'cleanup.policy', value: 'compact' }],
+      })
+      expect(req.topics[1]).toMatchObject({
+        name: 'old',
+        numPartitions: -1,
+        replicationFactor: -1,
+        assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }],
+      })
     }
   })
 
   it('createTopics reports a failure with its code and the broker message', async () => {
-    const { admin } = scriptedAdmin(() => ({ topics: [{ name: 'bad', errorCode: 37, errorMessage: 'Number of partitions must be larger than 0.' }] }))
+    const { admin } = scriptedAdmin(() => ({
+      topics: [{ name: 'bad', errorCode: 37, errorMessage: 'Number of partitions must be larger than 0.' }],
+    }))
     await expect(admin.createTopics({ topics: [{ topic: 'bad', numPartitions: 0 }] })).rejects.toMatchObject({
       name: 'KafkaError',
       type: 'INVALID_PARTITIONS',
@@ -93,24 +105,62 @@ describe('admin requests against the spec', () => {
     const { admin, sent } = scriptedAdmin((api, req) =>
       api.name === 'CreatePartitions'
         ? { results: [{ name: 't', errorCode: 0 }] }
-        : { topics: req.topics.map((t: any) => ({ name: t.name, partitions: t.partitions.map((p: any) => ({ partitionIndex: p.partitionIndex, lowWatermark: p.offset, errorCode: 0 })) })) },
+        : {
+            topics: req.topics.map((t: any) => ({
+              name: t.name,
+              partitions: t.partitions.map((p: any) => ({ partitionIndex: p.partitionIndex, lowWatermark: p.offset, errorCode: 0 })),
+            })),
+          },
     )
     await admin.createPartitions({ topicPartitions: [{ topic: 't', count: 8, assignments: [[1, 2]] }] })
-    expect(sent[0].requests.get(0).topics).toEqual([expect.objectContaining({ name: 't', count: 8, assignments: [expect.objectContaining({ brokerIds: [1, 2] })] })])
-    const low = await admin.deleteRecords({ topic: 't', partitions: [{ partition: 0, offset: '5' }, { partition: 1, offset: 9 }] })
-    expect(low).toEqual([{ partition: 0, lowWatermark: '5' }, { partition: 1, lowWatermark: '9' }])
+    expect(sent[0].requests.get(0).topics).toEqual([
+      expect.objectContaining({ name: 't', count: 8, assignments: [expect.objectContaining({ brokerIds: [1, 2] })] }),
+    ])
+    const low = await admin.deleteRecords({
+      topic: 't',
+      partitions: [
+        { partition: 0, offset: '5' },
+        { partition: 1, offset: 9 },
+      ],
+    })
+    expect(low).toEqual([
+      { partition: 0, lowWatermark: '5' },
+      { partition: 1, lowWatermark: '9' },
+    ])
   })
 
   it('describeConfigs and incremental alterConfigs', async () => {
     const { admin, sent } = scriptedAdmin((api) =>
       api.name === 'DescribeConfigs'
-        ? { results: [{ errorCode: 0, resourceType: 2, resourceName: 't', configs: [{ name: 'retention.ms', value: '1000', readOnly: false, configSource: 1, isSensitive: false }] }] }
+        ? {
+            results: [
+              {
+                errorCode: 0,
+                resourceType: 2,
+                resourceName: 't',
+                configs: [{ name: 'retention.ms', value: '1000', readOnly: false, configSource: 1, isSensitive: false }],
+              },
+            ],
+          }
         : { responses: [{ errorCode: 0, resourceType: 2, resourceName: 't' }] },
     )
-    const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 't', configNames: ['retention.ms'] }] })
+    const described = await admin.describeConfigs({
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: 't', configNames: ['retention.ms'] }],
+    })
     expect(described.resources[0].configEntries[0]).toMatchObject({ configName: 'retention.ms', configValue: '1000', isDefault: false })
     expect(sent[0].requests.size).toBe(4) // v1-v4
-    await admin.alterConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 't', configEntries: [{ name: 'retention.ms', value: '5' }, { name: 'x', operation: 'DELETE' }] }] })
+    await admin.alterConfigs({
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: 't',
+          configEntries: [
+            { name: 'retention.ms', value: '5' },
+            { name: 'x', operation: 'DELETE' },
+          ],
+        },
+      ],
+    })
     expect(sent[1].requests.get(1).resources[0].configs).toEqual([
       expect.objectContaining({ name: 'retention.ms', configOperation: 0, value: '5' }),
       expect.objectContaining({ name: 'x', configOperation: 1, value: null }),
@@ -121,7 +171,26 @@ describe('admin requests against the spec', () => {
     const { admin } = scriptedAdmin((api) => {
       if (api.name === 'ListGroups') return { errorCode: 0, groups: [{ groupId: 'g', protocolType: 'consumer', groupState: 'Stable' }] }
       if (api.name === 'DescribeGroups') {
-        return { groups: [{ errorCode: 0, groupId: 'g', groupState: 'Stable', protocolType: 'consumer', protocolData: 'range', members: [{ memberId: 'm1', clientId: 'c', clientHost: '/1.2.3.4', memberMetadata: Buffer.from([1]), memberAssignment: Buffer.from([2]) }] }] }
+        return {
+          groups: [
+            {
+              errorCode: 0,
+              groupId: 'g',
+              groupState: 'Stable',
+              protocolType: 'consumer',
+              protocolData: 'range',
+              members: [
+                {
+                  memberId: 'm1',
+                  clientId: 'c',
+                  clientHost: '/1.2.3.4',
+                  memberMetadata: Buffer.from([1]),
+                  memberAssignment: Buffer.from([2]),
+                },
+              ],
+            },
+          ],
+        }
       }
       return { results: [{ groupId: 'g', errorCode: 0 }] }
     })
@@ -131,7 +200,12 @@ describe('admin requests against the spec', () => {
       { groupId: 'g', protocolType: 'consumer', groupState: 'Stable' },
     ]) // one answer per broker: two brokers here
     const { groups } = await admin.describeGroups(['g'])
-    expect(groups[0]).toMatchObject({ groupId: 'g', state: 'Stable', protocol: 'range', members: [{ memberId: 'm1', clientHost: '/1.2.3.4' }] })
+    expect(groups[0]).toMatchObject({
+      groupId: 'g',
+      state: 'Stable',
+      protocol: 'range',
+      members: [{ memberId: 'm1', clientHost: '/1.2.3.4' }],
+    })
     expect(await admin.deleteGroups(['g'])).toEqual([{ groupId: 'g', errorCode: 0 }])
   })
 })

@@ -44,7 +44,11 @@ describe.each(['legacy', 'modern'] as const)('admin against the %s librdkafka mo
 
   it('reads earliest/latest offsets and offsets by time after kcat wrote records', async () => {
     const before = Date.now()
-    await kcatProduce(mock.bootstrap, 'orders', Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, partition: i % 3 })))
+    await kcatProduce(
+      mock.bootstrap,
+      'orders',
+      Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, partition: i % 3 })),
+    )
     const offsets = await admin.fetchTopicOffsets('orders')
     expect(offsets).toEqual([0, 1, 2].map((partition) => ({ partition, offset: '10', high: '10', low: '0' })))
     // The mock keeps no time index (it answers any timestamp with the end offset),
@@ -56,10 +60,24 @@ describe.each(['legacy', 'modern'] as const)('admin against the %s librdkafka mo
   })
 
   it('sets, fetches and resets a group’s committed offsets', async () => {
-    await admin.setOffsets({ groupId: 'billing', topic: 'orders', partitions: [{ partition: 0, offset: '4' }, { partition: 2, offset: 7 }] })
+    await admin.setOffsets({
+      groupId: 'billing',
+      topic: 'orders',
+      partitions: [
+        { partition: 0, offset: '4' },
+        { partition: 2, offset: 7 },
+      ],
+    })
     const fetched = await admin.fetchOffsets({ groupId: 'billing', topics: ['orders'] })
     expect(fetched.map((t) => [t.topic, t.partitions.map((p) => [p.partition, p.offset])])).toEqual([
-      ['orders', [[0, '4'], [1, '-1'], [2, '7']]],
+      [
+        'orders',
+        [
+          [0, '4'],
+          [1, '-1'],
+          [2, '7'],
+        ],
+      ],
     ])
     await admin.resetOffsets({ groupId: 'billing', topic: 'orders', earliest: true })
     const reset = await admin.fetchOffsets({ groupId: 'billing', topics: ['orders'] })
@@ -68,9 +86,10 @@ describe.each(['legacy', 'modern'] as const)('admin against the %s librdkafka mo
 
   // Metadata before v4 cannot ask a broker not to auto-create a topic, and the old
   // mock does (as an old broker with auto.create.topics.enable): only the new one can say "unknown".
-  if (build === 'modern') it('says clearly when a topic does not exist', async () => {
-    const err = await admin.fetchTopicOffsets('no-such-topic').catch((e) => e)
-    expect(err).toMatchObject({ name: 'KafkaError', type: 'UNKNOWN_TOPIC_OR_PARTITION' })
-    expect(err.message).toMatch(/no-such-topic/)
-  }, 70_000)
+  if (build === 'modern')
+    it('says clearly when a topic does not exist', async () => {
+      const err = await admin.fetchTopicOffsets('no-such-topic').catch((e) => e)
+      expect(err).toMatchObject({ name: 'KafkaError', type: 'UNKNOWN_TOPIC_OR_PARTITION' })
+      expect(err.message).toMatch(/no-such-topic/)
+    }, 70_000)
 })

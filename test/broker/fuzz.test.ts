@@ -12,9 +12,27 @@ import { encodeRecordBatch } from '../../src/codec/index.js'
 import { startCluster } from '../../src/broker/index.js'
 import type { ApiSpec } from '../../src/protocol/api.js'
 import {
-  ApiVersions, CreatePartitions, CreateTopics, DeleteGroups, DeleteTopics, DescribeCluster, DescribeConfigs, DescribeGroups,
-  Fetch, FindCoordinator, Heartbeat, InitProducerId, JoinGroup, LeaveGroup, ListGroups, ListOffsets, Metadata, OffsetCommit,
-  OffsetFetch, Produce, SyncGroup,
+  ApiVersions,
+  CreatePartitions,
+  CreateTopics,
+  DeleteGroups,
+  DeleteTopics,
+  DescribeCluster,
+  DescribeConfigs,
+  DescribeGroups,
+  Fetch,
+  FindCoordinator,
+  Heartbeat,
+  InitProducerId,
+  JoinGroup,
+  LeaveGroup,
+  ListGroups,
+  ListOffsets,
+  Metadata,
+  OffsetCommit,
+  OffsetFetch,
+  Produce,
+  SyncGroup,
 } from '../../src/protocol/messages/index.js'
 import { seedFromEnv } from '../prng.js'
 import { RawClient } from './raw-client.js'
@@ -32,22 +50,86 @@ const SEEDS: [ApiSpec, number, unknown][] = [
   [Metadata, 4, { topics: [{ name: 'fz' }], allowAutoTopicCreation: false }],
   [Produce, 9, { acks: -1, timeoutMs: 1000, topicData: [{ name: 'fz', partitionData: [{ index: 0, records: batch }] }] }],
   [Produce, 3, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'fz', partitionData: [{ index: 1, records: batch }] }] }],
-  [Fetch, 12, { maxWaitMs: 5, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: 'fz', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }],
-  [Fetch, 4, { maxWaitMs: 5, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: 'fz', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }],
+  [
+    Fetch,
+    12,
+    {
+      maxWaitMs: 5,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      topics: [{ topic: 'fz', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+    },
+  ],
+  [
+    Fetch,
+    4,
+    {
+      maxWaitMs: 5,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      topics: [{ topic: 'fz', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+    },
+  ],
   [ListOffsets, 7, { replicaId: -1, topics: [{ name: 'fz', partitions: [{ partitionIndex: 0, timestamp: -3n }] }] }],
-  [CreateTopics, 7, { topics: [{ name: 'fz2', numPartitions: 2, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '10' }] }], timeoutMs: 100 }],
+  [
+    CreateTopics,
+    7,
+    { topics: [{ name: 'fz2', numPartitions: 2, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '10' }] }], timeoutMs: 100 },
+  ],
   [CreatePartitions, 3, { topics: [{ name: 'fz', count: 4, assignments: null }], timeoutMs: 100 }],
   [DeleteTopics, 6, { topics: [{ name: 'fz2' }], timeoutMs: 100 }],
   [DescribeConfigs, 4, { resources: [{ resourceType: 2, resourceName: 'fz', configurationKeys: null }], includeSynonyms: true }],
   [DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 }],
   [FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g1', 'g2'] }],
   [FindCoordinator, 1, { key: 'g1', keyType: 0 }],
-  [JoinGroup, 9, { groupId: 'g1', sessionTimeoutMs: 6000, rebalanceTimeoutMs: 300, memberId: '', protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.from([0, 1, 0, 0, 0, 1, 0, 2, 'f'.charCodeAt(0), 'z'.charCodeAt(0)]) }] }],
-  [JoinGroup, 3, { groupId: 'g1', sessionTimeoutMs: 6000, rebalanceTimeoutMs: 300, memberId: '', protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] }],
-  [SyncGroup, 5, { groupId: 'g1', generationId: 1, memberId: 'm', protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: 'm', assignment: Buffer.alloc(4) }] }],
+  [
+    JoinGroup,
+    9,
+    {
+      groupId: 'g1',
+      sessionTimeoutMs: 6000,
+      rebalanceTimeoutMs: 300,
+      memberId: '',
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.from([0, 1, 0, 0, 0, 1, 0, 2, 'f'.charCodeAt(0), 'z'.charCodeAt(0)]) }],
+    },
+  ],
+  [
+    JoinGroup,
+    3,
+    {
+      groupId: 'g1',
+      sessionTimeoutMs: 6000,
+      rebalanceTimeoutMs: 300,
+      memberId: '',
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+    },
+  ],
+  [
+    SyncGroup,
+    5,
+    {
+      groupId: 'g1',
+      generationId: 1,
+      memberId: 'm',
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [{ memberId: 'm', assignment: Buffer.alloc(4) }],
+    },
+  ],
   [Heartbeat, 4, { groupId: 'g1', generationId: 1, memberId: 'm' }],
   [LeaveGroup, 5, { groupId: 'g1', members: [{ memberId: 'm', groupInstanceId: 'i' }] }],
-  [OffsetCommit, 9, { groupId: 'g2', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'fz', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: 'm' }] }] }],
+  [
+    OffsetCommit,
+    9,
+    {
+      groupId: 'g2',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [{ name: 'fz', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: 'm' }] }],
+    },
+  ],
   [OffsetFetch, 9, { groups: [{ groupId: 'g2', topics: null }] }],
   [OffsetFetch, 5, { groupId: 'g2', topics: [{ name: 'fz', partitionIndexes: [0, 1] }] }],
   [ListGroups, 5, { statesFilter: ['Stable'], typesFilter: [] }],
@@ -89,42 +171,51 @@ function mutate(rng: Prng, frame: Buffer): Buffer {
 }
 
 describe('broker fuzz', () => {
-  it(`stays up and serves a well-behaved client through ${BUDGET_MS} ms of mutated requests (seed ${seed})`, async () => {
-    const problems: string[] = []
-    const cluster = await startCluster({ brokers: 2, topics: [{ name: 'fz', partitions: 2 }], maxRequestBytes: 1 << 20, onProblem: (m) => problems.push(m) })
-    const rng = new Prng(seed)
-    const addresses = cluster.bootstrapServers.split(',')
-    let sent = 0
-    let closed = 0
-    let answered = 0
-    try {
-      const deadline = Date.now() + BUDGET_MS
-      while (Date.now() < deadline) {
-        const c = await RawClient.open(rng.pick(addresses))
-        for (let i = 0; i < 20 && !c.closed; i++) {
-          const [spec, version, req] = rng.pick(SEEDS)
-          c.write(mutate(rng, RawClient.frame(spec, version, req as never, i + 1)))
-          sent++
-          // Some get an answer, some a closed connection, a cut-short one neither: don't wait long.
-          const body = await c.readFrame(150).catch(() => undefined)
-          if (body === null) closed++
-          else if (body) answered++
+  it(
+    `stays up and serves a well-behaved client through ${BUDGET_MS} ms of mutated requests (seed ${seed})`,
+    async () => {
+      const problems: string[] = []
+      const cluster = await startCluster({
+        brokers: 2,
+        topics: [{ name: 'fz', partitions: 2 }],
+        maxRequestBytes: 1 << 20,
+        onProblem: (m) => problems.push(m),
+      })
+      const rng = new Prng(seed)
+      const addresses = cluster.bootstrapServers.split(',')
+      let sent = 0
+      let closed = 0
+      let answered = 0
+      try {
+        const deadline = Date.now() + BUDGET_MS
+        while (Date.now() < deadline) {
+          const c = await RawClient.open(rng.pick(addresses))
+          for (let i = 0; i < 20 && !c.closed; i++) {
+            const [spec, version, req] = rng.pick(SEEDS)
+            c.write(mutate(rng, RawClient.frame(spec, version, req as never, i + 1)))
+            sent++
+            // Some get an answer, some a closed connection, a cut-short one neither: don't wait long.
+            const body = await c.readFrame(150).catch(() => undefined)
+            if (body === null) closed++
+            else if (body) answered++
+          }
+          c.close()
+          // Between rounds, a well-behaved client must be served.
+          const good = await RawClient.open(rng.pick(addresses))
+          const v = await good.request(ApiVersions, 3, { clientSoftwareName: 'good', clientSoftwareVersion: '1' })
+          expect(v.errorCode).toBe(0)
+          const md = await good.request(Metadata, 12, { topics: [{ name: 'fz' }] })
+          expect(md.topics[0].errorCode).toBe(0)
+          good.close()
         }
-        c.close()
-        // Between rounds, a well-behaved client must be served.
-        const good = await RawClient.open(rng.pick(addresses))
-        const v = await good.request(ApiVersions, 3, { clientSoftwareName: 'good', clientSoftwareVersion: '1' })
-        expect(v.errorCode).toBe(0)
-        const md = await good.request(Metadata, 12, { topics: [{ name: 'fz' }] })
-        expect(md.topics[0].errorCode).toBe(0)
-        good.close()
+        console.log(`broker fuzz: ${sent} mutated requests, ${answered} answered, ${closed} connections closed on them`)
+        expect(answered).toBeGreaterThan(0)
+        expect(closed).toBeGreaterThan(0)
+        expect(problems.filter((p) => / failed: | could not encode /.test(p))).toEqual([])
+      } finally {
+        await cluster.stop()
       }
-      console.log(`broker fuzz: ${sent} mutated requests, ${answered} answered, ${closed} connections closed on them`)
-      expect(answered).toBeGreaterThan(0)
-      expect(closed).toBeGreaterThan(0)
-      expect(problems.filter((p) => / failed: | could not encode /.test(p))).toEqual([])
-    } finally {
-      await cluster.stop()
-    }
-  }, BUDGET_MS + 30_000)
+    },
+    BUDGET_MS + 30_000,
+  )
 })

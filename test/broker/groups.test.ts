@@ -6,7 +6,15 @@ import { Buffer } from 'node:buffer'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { DescribeGroups, FindCoordinator, Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup } from '../../src/protocol/messages/index.js'
+import {
+  DescribeGroups,
+  FindCoordinator,
+  Heartbeat,
+  JoinGroup,
+  LeaveGroup,
+  OffsetCommit,
+  SyncGroup,
+} from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 
 let cluster: RunningCluster
@@ -33,7 +41,9 @@ async function member(): Promise<RawClient> {
   return c
 }
 
-const base = (o: { sessionTimeoutMs?: number; rebalanceTimeoutMs?: number; groupInstanceId?: string | null; protocols?: string[] } = {}) => ({
+const base = (
+  o: { sessionTimeoutMs?: number; rebalanceTimeoutMs?: number; groupInstanceId?: string | null; protocols?: string[] } = {},
+) => ({
   groupId: GROUP,
   sessionTimeoutMs: o.sessionTimeoutMs ?? 10_000,
   rebalanceTimeoutMs: o.rebalanceTimeoutMs ?? 10_000,
@@ -48,8 +58,19 @@ async function joinNew(c: RawClient, o: Parameters<typeof base>[0] = {}) {
   return c.request(JoinGroup, 9, { ...base(o), memberId: first.memberId }, 30_000)
 }
 
-const sync = (c: RawClient, generationId: number, memberId: string, assignments: { memberId: string; assignment: Buffer }[] = [], groupInstanceId: string | null = null) =>
-  c.request(SyncGroup, 5, { groupId: GROUP, generationId, memberId, groupInstanceId, protocolType: 'consumer', protocolName: 'range', assignments }, 30_000)
+const sync = (
+  c: RawClient,
+  generationId: number,
+  memberId: string,
+  assignments: { memberId: string; assignment: Buffer }[] = [],
+  groupInstanceId: string | null = null,
+) =>
+  c.request(
+    SyncGroup,
+    5,
+    { groupId: GROUP, generationId, memberId, groupInstanceId, protocolType: 'consumer', protocolName: 'range', assignments },
+    30_000,
+  )
 const heartbeat = (c: RawClient, generationId: number, memberId: string, groupInstanceId: string | null = null) =>
   c.request(Heartbeat, 4, { groupId: GROUP, generationId, memberId, groupInstanceId })
 const describeGroup = async (c: RawClient) => (await c.request(DescribeGroups, 5, { groups: [GROUP] })).groups[0]
@@ -63,7 +84,9 @@ describe('classic group protocol', () => {
     const g1 = await a.request(JoinGroup, 9, { ...base(), memberId: first.memberId })
     expect(g1).toMatchObject({ errorCode: 0, generationId: 1, leader: first.memberId, protocolName: 'range' })
     expect(g1.members.map((m) => m.memberId)).toEqual([first.memberId])
-    expect((await sync(a, 1, first.memberId, [{ memberId: first.memberId, assignment: Buffer.from('all') }])).assignment.toString()).toBe('all')
+    expect((await sync(a, 1, first.memberId, [{ memberId: first.memberId, assignment: Buffer.from('all') }])).assignment.toString()).toBe(
+      'all',
+    )
     expect((await describeGroup(a)).groupState).toBe('Stable')
 
     const b = await member()
@@ -87,7 +110,12 @@ describe('classic group protocol', () => {
     expect((await bSync).assignment.toString()).toBe('p1')
     // A commit in an old generation is refused; in the current one it is taken.
     const commit = (generationIdOrMemberEpoch: number) =>
-      a.request(OffsetCommit, 9, { groupId: GROUP, generationIdOrMemberEpoch, memberId: first.memberId, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 3n }] }] })
+      a.request(OffsetCommit, 9, {
+        groupId: GROUP,
+        generationIdOrMemberEpoch,
+        memberId: first.memberId,
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 3n }] }],
+      })
     expect((await commit(1)).topics[0].partitions[0].errorCode).toBe(ErrorCodes.ILLEGAL_GENERATION)
     expect((await commit(2)).topics[0].partitions[0].errorCode).toBe(0)
   })
@@ -106,7 +134,12 @@ describe('classic group protocol', () => {
         if (hb.errorCode === ErrorCodes.REBALANCE_IN_PROGRESS) {
           const r = await a.request(JoinGroup, 9, { ...base(o), memberId: ja.memberId }, 10_000)
           aGen = r.generationId
-          await sync(a, aGen, ja.memberId, r.members.map((m) => ({ memberId: m.memberId, assignment: Buffer.from(m.memberId) })))
+          await sync(
+            a,
+            aGen,
+            ja.memberId,
+            r.members.map((m) => ({ memberId: m.memberId, assignment: Buffer.from(m.memberId) })),
+          )
         }
         await new Promise((r) => setTimeout(r, 50))
       }
@@ -124,7 +157,8 @@ describe('classic group protocol', () => {
         expect(g.members[0].memberId).toBe(ja.memberId)
         break
       }
-      if (Date.now() > deadline) throw new Error(`b was never expelled: ${g.groupState} ${JSON.stringify(g.members.map((m) => m.memberId))}`)
+      if (Date.now() > deadline)
+        throw new Error(`b was never expelled: ${g.groupState} ${JSON.stringify(g.members.map((m) => m.memberId))}`)
       await new Promise((r) => setTimeout(r, 50))
     }
     alive = false
@@ -175,8 +209,12 @@ describe('classic group protocol', () => {
     const a = await member()
     await joinNew(a)
     const b = await member()
-    expect((await b.request(JoinGroup, 9, { ...base({ protocols: ['roundrobin'] }), memberId: '' })).errorCode).toBe(ErrorCodes.INCONSISTENT_GROUP_PROTOCOL)
-    expect((await b.request(JoinGroup, 9, { ...base({ sessionTimeoutMs: 50 }), memberId: '' })).errorCode).toBe(ErrorCodes.INVALID_SESSION_TIMEOUT)
+    expect((await b.request(JoinGroup, 9, { ...base({ protocols: ['roundrobin'] }), memberId: '' })).errorCode).toBe(
+      ErrorCodes.INCONSISTENT_GROUP_PROTOCOL,
+    )
+    expect((await b.request(JoinGroup, 9, { ...base({ sessionTimeoutMs: 50 }), memberId: '' })).errorCode).toBe(
+      ErrorCodes.INVALID_SESSION_TIMEOUT,
+    )
     expect((await b.request(JoinGroup, 9, { ...base(), memberId: 'made-up' })).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
   })
 })

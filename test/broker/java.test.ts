@@ -21,29 +21,42 @@ describe.skipIf(!requireKafka())('the Java client against the embedded broker', 
     cluster = undefined
   })
 
-  it.each(CODECS)('%s: the Java producer (idempotent, acks=all) writes, the Java consumer and wafka read back exactly', async (compression) => {
-    cluster = await startCluster({ brokers: 3, topics: [{ name: 'java', partitions: 3 }] })
-    const sent = testMessages(CODECS.indexOf(compression) + 51, 150)
-    const results = await javaProduce(javaOn(cluster), 'java', sent.map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })), {
-      'compression.type': compression,
-      'enable.idempotence': true,
-      acks: 'all',
-      'linger.ms': 5,
-    })
-    expect(results.filter((r) => 'error' in r)).toEqual([])
-    const byJava = await javaConsume(javaOn(cluster), 'java', { timeoutMs: 30_000 })
-    expect(compareExactly(sent, byJava)).toEqual([])
-    const kafka = new Kafka({ clientId: 'after-java', brokers: cluster.bootstrapServers.split(',') })
-    const consumer = kafka.consumer({ groupId: `after-java-${compression}` })
-    const got: Received[] = []
-    try {
-      await consumer.connect()
-      await consumer.subscribe({ topics: ['java'], fromBeginning: true })
-      await consumer.run({ eachMessage: async ({ partition, message }) => void got.push(received(partition, message)) })
-      await until(() => got.length >= sent.length, 20_000, () => `${got.length} of ${sent.length}`)
-    } finally {
-      await consumer.disconnect()
-    }
-    expect(compareExactly(sent, got)).toEqual([])
-  }, 120_000)
+  it.each(CODECS)(
+    '%s: the Java producer (idempotent, acks=all) writes, the Java consumer and wafka read back exactly',
+    async (compression) => {
+      cluster = await startCluster({ brokers: 3, topics: [{ name: 'java', partitions: 3 }] })
+      const sent = testMessages(CODECS.indexOf(compression) + 51, 150)
+      const results = await javaProduce(
+        javaOn(cluster),
+        'java',
+        sent.map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })),
+        {
+          'compression.type': compression,
+          'enable.idempotence': true,
+          acks: 'all',
+          'linger.ms': 5,
+        },
+      )
+      expect(results.filter((r) => 'error' in r)).toEqual([])
+      const byJava = await javaConsume(javaOn(cluster), 'java', { timeoutMs: 30_000 })
+      expect(compareExactly(sent, byJava)).toEqual([])
+      const kafka = new Kafka({ clientId: 'after-java', brokers: cluster.bootstrapServers.split(',') })
+      const consumer = kafka.consumer({ groupId: `after-java-${compression}` })
+      const got: Received[] = []
+      try {
+        await consumer.connect()
+        await consumer.subscribe({ topics: ['java'], fromBeginning: true })
+        await consumer.run({ eachMessage: async ({ partition, message }) => void got.push(received(partition, message)) })
+        await until(
+          () => got.length >= sent.length,
+          20_000,
+          () => `${got.length} of ${sent.length}`,
+        )
+      } finally {
+        await consumer.disconnect()
+      }
+      expect(compareExactly(sent, got)).toEqual([])
+    },
+    120_000,
+  )
 })

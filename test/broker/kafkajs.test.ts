@@ -30,7 +30,12 @@ afterEach(async () => {
 
 async function start(brokers = 3): Promise<Kafka> {
   cluster = await startCluster({ brokers })
-  return new Kafka({ clientId: 'kafkajs-on-wafka', brokers: cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } })
+  return new Kafka({
+    clientId: 'kafkajs-on-wafka',
+    brokers: cluster.bootstrapServers.split(','),
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 5, initialRetryTime: 100 },
+  })
 }
 
 async function open<T extends Producer | Consumer | Admin>(c: T): Promise<T> {
@@ -55,8 +60,16 @@ async function consume(kafka: Kafka, groupId: string, topic: string, into: Got[]
     eachMessage: async ({ partition, message }) => {
       // KafkaJS gives headers as an object: a repeated name becomes an array of its values, in order.
       const headers: [string, Buffer | null][] = []
-      for (const [k, v] of Object.entries(message.headers ?? {})) for (const one of Array.isArray(v) ? v : [v]) headers.push([k, (one as Buffer | undefined) ?? null])
-      into.push({ partition, offset: message.offset, key: message.key, value: message.value, headers, timestamp: Number(message.timestamp) })
+      for (const [k, v] of Object.entries(message.headers ?? {}))
+        for (const one of Array.isArray(v) ? v : [v]) headers.push([k, (one as Buffer | undefined) ?? null])
+      into.push({
+        partition,
+        offset: message.offset,
+        key: message.key,
+        value: message.value,
+        headers,
+        timestamp: Number(message.timestamp),
+      })
     },
   })
   return consumer
@@ -72,7 +85,10 @@ describe('KafkaJS 2.2.4 against the embedded broker', () => {
     expect(md.topics[0].partitions.length).toBe(3)
     await admin.createPartitions({ topicPartitions: [{ topic: 'kjs-a', count: 5 }] })
     expect((await admin.fetchTopicOffsets('kjs-a')).length).toBe(5)
-    const cfg = await admin.describeConfigs({ resources: [{ type: 2, name: 'kjs-a', configNames: ['cleanup.policy'] }], includeSynonyms: false })
+    const cfg = await admin.describeConfigs({
+      resources: [{ type: 2, name: 'kjs-a', configNames: ['cleanup.policy'] }],
+      includeSynonyms: false,
+    })
     expect(cfg.resources[0].configEntries.map((c) => [c.configName, c.configValue])).toEqual([['cleanup.policy', 'delete']])
     const described = await admin.describeCluster()
     expect(described.brokers.length).toBe(3)
@@ -104,11 +120,20 @@ describe('KafkaJS 2.2.4 against the embedded broker', () => {
     }
     const got: Got[] = []
     await consume(kafka, `kjs-group-${name}`, topic, got)
-    await until(() => got.length >= sent.length, 30_000, () => `${got.length} of ${sent.length}`)
+    await until(
+      () => got.length >= sent.length,
+      30_000,
+      () => `${got.length} of ${sent.length}`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     // Header order across different names is KafkaJS's object order, so compare them sorted by name.
     const byName = (h: [string, Buffer | null][]) => [...h].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    expect(compareExactly(sent.map((m) => ({ ...m, headers: byName(m.headers) })), got.map((g) => ({ ...g, headers: byName(g.headers) })))).toEqual([])
+    expect(
+      compareExactly(
+        sent.map((m) => ({ ...m, headers: byName(m.headers) })),
+        got.map((g) => ({ ...g, headers: byName(g.headers) })),
+      ),
+    ).toEqual([])
   })
 
   it('a group of two KafkaJS consumers splits the partitions and commits', async () => {
@@ -121,17 +146,25 @@ describe('KafkaJS 2.2.4 against the embedded broker', () => {
     await until(
       async () => {
         const { groups } = await admin.describeGroups(['kjs-two'])
-        return groups[0].state === 'Stable' && groups[0].members.length === 2 && groups[0].members.every((m) => m.memberAssignment.length > 0)
+        return (
+          groups[0].state === 'Stable' && groups[0].members.length === 2 && groups[0].members.every((m) => m.memberAssignment.length > 0)
+        )
       },
       30_000,
       () => 'a stable group of two',
     )
     const producer = await open(kafka.producer())
     // Without headers: keyed ones only, which the key tells apart.
-    const sent = testMessages(41, 100).filter((m) => m.key !== null).map((m) => ({ ...m, headers: [] as [string, Buffer | null][] }))
+    const sent = testMessages(41, 100)
+      .filter((m) => m.key !== null)
+      .map((m) => ({ ...m, headers: [] as [string, Buffer | null][] }))
     await producer.send({ topic: 'kjs-g', messages: sent.map((m) => ({ key: m.key, value: m.value, timestamp: String(m.timestamp) })) })
     const total = () => got[0].length + got[1].length
-    await until(() => total() >= sent.length, 30_000, () => `${total()} of ${sent.length}`)
+    await until(
+      () => total() >= sent.length,
+      30_000,
+      () => `${total()} of ${sent.length}`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     expect(compareExactly(sent, got.flat())).toEqual([])
     const parts = got.map((g) => new Set(g.map((m) => m.partition)))

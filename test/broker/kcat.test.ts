@@ -13,13 +13,12 @@ const peers = requirePeers({ builds: [], kcat: true })
 
 /** What kcat can send: no timestamps, header values as strings without NUL, no null-value-with-empty-key and the like. */
 function kcatable(seed: number, n: number): TestMessage[] {
-  return testMessages(seed, n, { nullHeaderValues: false })
-    .map((m, i) => ({
-      key: m.key && m.key.length ? m.key : null,
-      value: m.value && m.value.length ? m.value : Buffer.from(`v${i}`),
-      headers: m.headers.map(([k, v]) => [k, Buffer.from((v ?? Buffer.alloc(0)).toString('hex'))] as [string, Buffer]),
-      timestamp: 0,
-    }))
+  return testMessages(seed, n, { nullHeaderValues: false }).map((m, i) => ({
+    key: m.key && m.key.length ? m.key : null,
+    value: m.value && m.value.length ? m.value : Buffer.from(`v${i}`),
+    headers: m.headers.map(([k, v]) => [k, Buffer.from((v ?? Buffer.alloc(0)).toString('hex'))] as [string, Buffer]),
+    timestamp: 0,
+  }))
 }
 
 describe.skipIf(!peers)('kcat against the embedded broker', () => {
@@ -40,7 +39,15 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
     for (const p of t.partitions) expect(p.isrs).toEqual([p.leader])
   })
 
-  it.each(CODECS.flatMap((c) => [[c, false], [c, true]] as const))('%s (idempotent %s): produced by kcat, read back by kcat exactly', async (compression, idempotent) => {
+  it.each(
+    CODECS.flatMap(
+      (c) =>
+        [
+          [c, false],
+          [c, true],
+        ] as const,
+    ),
+  )('%s (idempotent %s): produced by kcat, read back by kcat exactly', async (compression, idempotent) => {
     cluster = await startCluster({ brokers: 3, topics: [{ name: 'k', partitions: 3 }] })
     const sent = kcatable(CODECS.indexOf(compression) * 2 + Number(idempotent) + 11, 120)
     await kcatProduce(
@@ -51,7 +58,12 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
     )
     const got = await kcatConsume(cluster.bootstrapServers, 'k')
     // kcat stamps records itself (now): timestamps are not compared.
-    expect(compareExactly(sent, got.map(({ timestamp: _, ...m }) => m))).toEqual([])
+    expect(
+      compareExactly(
+        sent,
+        got.map(({ timestamp: _, ...m }) => m),
+      ),
+    ).toEqual([])
     for (const m of got) expect(m.broker).toBeGreaterThanOrEqual(0)
   })
 
@@ -69,12 +81,21 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
     const ownedB = b.assigned().map((p) => p.partition)
     expect([...ownedA, ...ownedB].sort()).toEqual([0, 1, 2, 3])
     const sent = kcatable(99, 80)
-    await kcatProduce(cluster.bootstrapServers, 'kg', sent.map((m) => ({ key: m.key, value: m.value })))
+    await kcatProduce(
+      cluster.bootstrapServers,
+      'kg',
+      sent.map((m) => ({ key: m.key, value: m.value })),
+    )
     const total = () => a.messages.length + b.messages.length
     const deadline = Date.now() + 20_000
     while (total() < sent.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
     const got = [...a.messages, ...b.messages]
-    expect(compareExactly(sent.map((m) => ({ ...m, headers: [] })), got.map(({ timestamp: _, ...m }) => ({ ...m, headers: [] })))).toEqual([])
+    expect(
+      compareExactly(
+        sent.map((m) => ({ ...m, headers: [] })),
+        got.map(({ timestamp: _, ...m }) => ({ ...m, headers: [] })),
+      ),
+    ).toEqual([])
     for (const m of a.messages) expect(ownedA).toContain(m.partition)
     for (const m of b.messages) expect(ownedB).toContain(m.partition)
     // Stopping commits; a new member reads nothing old, then what comes after.
@@ -91,7 +112,12 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
 
   it('a cooperative-sticky kcat group member gets every partition', async () => {
     cluster = await startCluster({ brokers: 2, topics: [{ name: 'coop', partitions: 3 }] })
-    const m = kcatGroupConsumer(cluster.bootstrapServers, { groupId: 'coop', topics: ['coop'], assignor: 'cooperative-sticky', config: { 'session.timeout.ms': 6000 } })
+    const m = kcatGroupConsumer(cluster.bootstrapServers, {
+      groupId: 'coop',
+      topics: ['coop'],
+      assignor: 'cooperative-sticky',
+      config: { 'session.timeout.ms': 6000 },
+    })
     members.push(m)
     await m.waitForAssignment((owned) => owned.length === 3, 20_000)
     await kcatProduce(cluster.bootstrapServers, 'coop', [{ value: 'a' }, { value: 'b' }])

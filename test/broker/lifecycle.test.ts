@@ -24,7 +24,13 @@ describe('embedded cluster lifecycle', () => {
     const coord = await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['life-group'] })
     const { host, port } = coord.coordinators[0]
     const member = await RawClient.open(`${host}:${port}`)
-    const join = { groupId: 'life-group', sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 60_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] }
+    const join = {
+      groupId: 'life-group',
+      sessionTimeoutMs: 30_000,
+      rebalanceTimeoutMs: 60_000,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+    }
     const first = await member.request(JoinGroup, 9, { ...join, memberId: '' })
     expect(first.errorCode).toBe(ErrorCodes.MEMBER_ID_REQUIRED)
     const joined = await member.request(JoinGroup, 9, { ...join, memberId: first.memberId })
@@ -33,7 +39,19 @@ describe('embedded cluster lifecycle', () => {
     const leader = md.topics[0].partitions[0].leaderId
     const b = cluster.brokers[leader]
     const poller = await RawClient.open(`${b.host}:${b.port}`)
-    const polling = poller.request(Fetch, 17, { maxWaitMs: 600_000, minBytes: 1, maxBytes: 1 << 20, topics: [{ topicId: md.topics[0].topicId, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] }, 700_000).catch((e) => e)
+    const polling = poller
+      .request(
+        Fetch,
+        17,
+        {
+          maxWaitMs: 600_000,
+          minBytes: 1,
+          maxBytes: 1 << 20,
+          topics: [{ topicId: md.topics[0].topicId, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+        },
+        700_000,
+      )
+      .catch((e) => e)
     cluster.addLatency(50)
     expect(handles().Timeout ?? 0).toBeGreaterThan(before.Timeout ?? 0)
     await cluster.stop()
@@ -50,7 +68,11 @@ describe('embedded cluster lifecycle', () => {
       const c = await RawClient.open(`${b.host}:${b.port}`)
       const md = await c.request(Metadata, 12, { topics: [{ name: 'back' }] })
       const mine = md.topics[0].partitions.find((p) => p.leaderId === 1)!.partitionIndex
-      const r = await c.request(Produce, 9, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'back', partitionData: [{ index: mine, records: encodeRecordBatch([{ value: 'kept' }]) }] }] })
+      const r = await c.request(Produce, 9, {
+        acks: 1,
+        timeoutMs: 1000,
+        topicData: [{ name: 'back', partitionData: [{ index: mine, records: encodeRecordBatch([{ value: 'kept' }]) }] }],
+      })
       expect(r.responses[0].partitionResponses[0].errorCode).toBe(0)
       await cluster.stopBroker(1)
       await c.whenClosed
@@ -58,12 +80,21 @@ describe('embedded cluster lifecycle', () => {
       const other = await RawClient.open(cluster.bootstrapServers.split(',')[0])
       const during = await other.request(Metadata, 12, { topics: [{ name: 'back' }] })
       expect(during.brokers.map((x) => x.nodeId)).toEqual([0])
-      expect(during.topics[0].partitions.find((p) => p.partitionIndex === mine)).toMatchObject({ leaderId: -1, errorCode: ErrorCodes.LEADER_NOT_AVAILABLE, offlineReplicas: [1] })
+      expect(during.topics[0].partitions.find((p) => p.partitionIndex === mine)).toMatchObject({
+        leaderId: -1,
+        errorCode: ErrorCodes.LEADER_NOT_AVAILABLE,
+        offlineReplicas: [1],
+      })
       other.close()
       await cluster.startBroker(1)
       expect(cluster.brokers[1].port).toBe(b.port)
       const again = await RawClient.open(`${b.host}:${b.port}`)
-      const f = await again.request(Fetch, 12, { maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: 'back', partitions: [{ partition: mine, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] })
+      const f = await again.request(Fetch, 12, {
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        topics: [{ topic: 'back', partitions: [{ partition: mine, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+      })
       expect(f.responses[0].partitions[0]).toMatchObject({ errorCode: 0, highWatermark: 1n })
       again.close()
     } finally {

@@ -37,7 +37,8 @@ export function testMessages(seed: number, count: number, opts: { nullHeaderValu
   const t0 = 1_700_000_000_000
   return Array.from({ length: count }, (_, i) => {
     const headers: [string, Buffer | null][] = []
-    for (let h = 0; h < i % 4; h++) headers.push([h === 2 ? 'dup' : `h${h}`, h === 1 && opts.nullHeaderValues !== false ? null : bytes(rng, 30)])
+    for (let h = 0; h < i % 4; h++)
+      headers.push([h === 2 ? 'dup' : `h${h}`, h === 1 && opts.nullHeaderValues !== false ? null : bytes(rng, 30)])
     if (i % 4 === 3) headers.push(['dup', Buffer.from('again')])
     // A message without a key is told apart by a header.
     if (i % 11 === 0) headers.push(['n', Buffer.from(String(i))])
@@ -48,4 +49,8 @@ export function testMessages(seed: number, count: number, opts: { nullHeaderValu
 }
 
 export const describeMessage = (m: { key: Buffer | null; value: Buffer | null; headers: [string, Buffer | null][] }): string =>
-  JSON.stringify({ key: m.key?.toString('hex') ?? null, value: m.value?.toString('hex') ?? null, headers: m.headers.map(([k, v]) => [k, v?.toString('hex') ?? null]) })
+  JSON.stringify({
+    key: m.key?.toString('hex') ?? null,
+    value: m.value?.toString('hex') ?? null,
+    headers: m.headers.map(([k, v]) => [k, v?.toString('hex') ?? null]),
+  })

@@ -28,7 +28,9 @@ describe.skipIf(!built)('the built broker', () => {
   })
 
   it('wafka broker serves on the ports it prints and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [`${root}/dist/cli.js`, 'broker', '--port', '0', '--brokers', '2', '--partitions', '3'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [`${root}/dist/cli.js`, 'broker', '--port', '0', '--brokers', '2', '--partitions', '3'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))

@@ -29,7 +29,14 @@ function admin(bootstrapBrokers: string[]): Admin {
 }
 
 function producer(bootstrapBrokers: string[], compression: (typeof CODECS)[number]) {
-  const p = new Producer({ clientId: 'pk-producer', bootstrapBrokers, serializers: stringSerializers, compression, idempotent: true, acks: -1 } as any)
+  const p = new Producer({
+    clientId: 'pk-producer',
+    bootstrapBrokers,
+    serializers: stringSerializers,
+    compression,
+    idempotent: true,
+    acks: -1,
+  } as any)
   closers.push(() => p.close())
   return p
 }
@@ -44,17 +51,36 @@ interface Got {
 }
 
 async function consume(bootstrapBrokers: string[], groupId: string, topic: string, into: Got[], member = 0) {
-  const c = new Consumer({ clientId: `pk-consumer-${member}`, groupId, bootstrapBrokers, deserializers: stringDeserializers, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTime: 200 } as any)
+  const c = new Consumer({
+    clientId: `pk-consumer-${member}`,
+    groupId,
+    bootstrapBrokers,
+    deserializers: stringDeserializers,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 500,
+    maxWaitTime: 200,
+  } as any)
   closers.unshift(() => c.close(true))
   const stream = await c.consume({ topics: [topic], mode: 'earliest', autocommit: 200 } as any)
   stream.on('data', (m: any) =>
-    into.push({ partition: m.partition, offset: m.offset, key: m.key, value: m.value, headers: Object.fromEntries([...m.headers.entries()]), member }),
+    into.push({
+      partition: m.partition,
+      offset: m.offset,
+      key: m.key,
+      value: m.value,
+      headers: Object.fromEntries([...m.headers.entries()]),
+      member,
+    }),
   )
   return c
 }
 
 const sample = (n: number, tag: string) =>
-  Array.from({ length: n }, (_, i) => ({ key: `${tag}-k${i}`, value: i % 5 === 0 ? '' : `${tag} value ${i} ü 𝄞 ${'x'.repeat(i % 50)}`, headers: { seq: String(i), tag } }))
+  Array.from({ length: n }, (_, i) => ({
+    key: `${tag}-k${i}`,
+    value: i % 5 === 0 ? '' : `${tag} value ${i} ü 𝄞 ${'x'.repeat(i % 50)}`,
+    headers: { seq: String(i), tag },
+  }))
 
 describe('@platformatic/kafka against the embedded broker', () => {
   it('admin: creates, lists and deletes topics, describes groups', async () => {
@@ -79,7 +105,11 @@ describe('@platformatic/kafka against the embedded broker', () => {
     for (let at = 0; at < sent.length; at += 30) await p.send({ messages: sent.slice(at, at + 30).map((m) => ({ ...m, topic })) })
     const got: Got[] = []
     await consume(brokers, `pk-group-${compression}`, topic, got)
-    await until(() => got.length >= sent.length, 30_000, () => `${got.length} of ${sent.length}`)
+    await until(
+      () => got.length >= sent.length,
+      30_000,
+      () => `${got.length} of ${sent.length}`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     expect(got.length).toBe(sent.length)
     const byKey = new Map(got.map((g) => [g.key, g]))
@@ -113,7 +143,11 @@ describe('@platformatic/kafka against the embedded broker', () => {
     await new Promise((r) => setTimeout(r, 1000))
     const sent = sample(80, 'g')
     await producer(brokers, 'none').send({ messages: sent.map((m) => ({ ...m, topic: 'pk-g' })) })
-    await until(() => got.length >= sent.length, 30_000, () => `${got.length} of ${sent.length}`)
+    await until(
+      () => got.length >= sent.length,
+      30_000,
+      () => `${got.length} of ${sent.length}`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     expect(new Set(got.map((g) => g.key)).size).toBe(sent.length)
     const owner = new Map<number, number>()

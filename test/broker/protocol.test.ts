@@ -7,8 +7,21 @@ import { encodeRecordBatch } from '../../src/codec/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
-  ApiVersions, ConsumerGroupHeartbeat, CreateTopics, DeleteTopics, Fetch, InitProducerId, JoinGroup, ListOffsets, Metadata, OffsetCommit, OffsetDelete,
-  OffsetFetch, OffsetForLeaderEpoch, Produce, SyncGroup,
+  ApiVersions,
+  ConsumerGroupHeartbeat,
+  CreateTopics,
+  DeleteTopics,
+  Fetch,
+  InitProducerId,
+  JoinGroup,
+  ListOffsets,
+  Metadata,
+  OffsetCommit,
+  OffsetDelete,
+  OffsetFetch,
+  OffsetForLeaderEpoch,
+  Produce,
+  SyncGroup,
 } from '../../src/protocol/messages/index.js'
 import { encodeData } from '../../src/protocol/api.js'
 import { ConsumerProtocolSubscription } from '../../src/protocol/messages/ConsumerProtocol.js'
@@ -41,11 +54,18 @@ async function leaderClient(topic: string, partition: number): Promise<RawClient
 }
 
 function batch(values: string[], opts: Parameters<typeof encodeRecordBatch>[1] = {}, timestamps?: number[]): Buffer {
-  return encodeRecordBatch(values.map((value, i) => ({ key: `k${i}`, value, timestamp: timestamps?.[i] })), opts)
+  return encodeRecordBatch(
+    values.map((value, i) => ({ key: `k${i}`, value, timestamp: timestamps?.[i] })),
+    opts,
+  )
 }
 
 const produce = (c: RawClient, records: Buffer, opts: { acks?: number; version?: number; partition?: number } = {}) =>
-  c.request(Produce, opts.version ?? 11, { acks: opts.acks ?? -1, timeoutMs: 5000, topicData: [{ name: 't', partitionData: [{ index: opts.partition ?? 0, records }] }] })
+  c.request(Produce, opts.version ?? 11, {
+    acks: opts.acks ?? -1,
+    timeoutMs: 5000,
+    topicData: [{ name: 't', partitionData: [{ index: opts.partition ?? 0, records }] }],
+  })
 const produced = (r: Awaited<ReturnType<typeof produce>>) => r.responses[0].partitionResponses[0]
 
 /** A well-behaved request still answered: the broker serves on after bad input. */
@@ -82,10 +102,20 @@ describe('what the broker advertises and refuses', () => {
 
   it('an API it has codecs for but does not serve gets UNSUPPORTED_VERSION, not a closed connection', async () => {
     const c = await client()
-    const r = await c.request(ConsumerGroupHeartbeat, 0, { groupId: 'g', memberId: 'm', memberEpoch: 0, subscribedTopicNames: ['t'], topicPartitions: [] })
+    const r = await c.request(ConsumerGroupHeartbeat, 0, {
+      groupId: 'g',
+      memberId: 'm',
+      memberEpoch: 0,
+      subscribedTopicNames: ['t'],
+      topicPartitions: [],
+    })
     expect(r.errorCode).toBe(ErrorCodes.UNSUPPORTED_VERSION)
     // A served API at a version beyond what is served: the error in every entry.
-    const oc = await c.request(OffsetCommit, 10, { groupId: 'g', generationIdOrMemberEpoch: -1, topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partitionIndex: 0, committedOffset: 1n }] }] })
+    const oc = await c.request(OffsetCommit, 10, {
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partitionIndex: 0, committedOffset: 1n }] }],
+    })
     expect(oc.topics[0].partitions[0].errorCode).toBe(ErrorCodes.UNSUPPORTED_VERSION)
     expect(c.closed).toBe(false)
   })
@@ -120,7 +150,8 @@ describe('what the broker advertises and refuses', () => {
     await cluster.stop()
     cluster = await startCluster({ brokers: 1, maxConnections: 3, onProblem: (m) => problems.push(m) })
     const held = [await client(), await client(), await client()]
-    for (const c of held) expect((await c.request(ApiVersions, 3, { clientSoftwareName: 'n', clientSoftwareVersion: '1' })).errorCode).toBe(0)
+    for (const c of held)
+      expect((await c.request(ApiVersions, 3, { clientSoftwareName: 'n', clientSoftwareVersion: '1' })).errorCode).toBe(0)
     const extra = await client()
     await extra.whenClosed
     expect(problems.join('\n')).toMatch(/past max\.connections \(3\)/)
@@ -146,7 +177,13 @@ describe('what the broker advertises and refuses', () => {
 
   it('invalid topic names: INVALID_TOPIC_EXCEPTION from CreateTopics and Metadata', async () => {
     const c = await client()
-    const r = await c.request(CreateTopics, 7, { topics: [{ name: 'bad name!', numPartitions: 1, replicationFactor: 1 }, { name: 'x'.repeat(250), numPartitions: 1, replicationFactor: 1 }], timeoutMs: 1000 })
+    const r = await c.request(CreateTopics, 7, {
+      topics: [
+        { name: 'bad name!', numPartitions: 1, replicationFactor: 1 },
+        { name: 'x'.repeat(250), numPartitions: 1, replicationFactor: 1 },
+      ],
+      timeoutMs: 1000,
+    })
     expect(r.topics.map((t) => t.errorCode)).toEqual([ErrorCodes.INVALID_TOPIC_EXCEPTION, ErrorCodes.INVALID_TOPIC_EXCEPTION])
     const md = await c.request(Metadata, 12, { topics: [{ name: '..' }], allowAutoTopicCreation: true })
     expect(md.topics[0].errorCode).toBe(ErrorCodes.INVALID_TOPIC_EXCEPTION)
@@ -176,13 +213,19 @@ describe('produce', () => {
     const b2 = batch(['w'], { compression: 'zstd' })
     expect(produced(await produce(c, b1, { partition: 1 })).baseOffset).toBe(0n)
     expect(produced(await produce(c, b2, { partition: 1 })).baseOffset).toBe(3n)
-    const f = await c.request(Fetch, 12, { maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: 't', partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }] })
+    const f = await c.request(Fetch, 12, {
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      topics: [{ topic: 't', partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+    })
     const p = f.responses[0].partitions[0]
     expect(p.highWatermark).toBe(4n)
     const stored = p.records!
     expect(stored.length).toBe(b1.length + b2.length)
     // Only the base offset (0-7) and the leader epoch (12-15) are the broker's.
-    const same = (a: Buffer, b: Buffer) => Buffer.compare(Buffer.concat([a.subarray(8, 12), a.subarray(16)]), Buffer.concat([b.subarray(8, 12), b.subarray(16)]))
+    const same = (a: Buffer, b: Buffer) =>
+      Buffer.compare(Buffer.concat([a.subarray(8, 12), a.subarray(16)]), Buffer.concat([b.subarray(8, 12), b.subarray(16)]))
     expect(same(stored.subarray(0, b1.length), b1)).toBe(0)
     expect(same(stored.subarray(b1.length), b2)).toBe(0)
     expect(stored.readBigInt64BE(b1.length)).toBe(3n)
@@ -190,7 +233,14 @@ describe('produce', () => {
 
   it('acks=0 gets no response; the connection serves on', async () => {
     const c = await leaderClient('t', 0)
-    c.write(RawClient.frame(Produce, 9, { acks: 0, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }] }, 99))
+    c.write(
+      RawClient.frame(
+        Produce,
+        9,
+        { acks: 0, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }] },
+        99,
+      ),
+    )
     const next = produced(await produce(c, batch(['b'])))
     expect(next).toMatchObject({ errorCode: 0, baseOffset: 1n })
   })
@@ -209,7 +259,14 @@ describe('produce', () => {
     const c = await leaderClient('t', 0)
     const md = await c.request(Metadata, 12, { topics: [{ name: 't' }] })
     const topicId = md.topics[0].topicId
-    const r = await c.request(Produce, 13, { acks: 1, timeoutMs: 1000, topicData: [{ topicId, partitionData: [{ index: 0, records: batch(['a']) }] }, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionData: [{ index: 0, records: batch(['b']) }] }] })
+    const r = await c.request(Produce, 13, {
+      acks: 1,
+      timeoutMs: 1000,
+      topicData: [
+        { topicId, partitionData: [{ index: 0, records: batch(['a']) }] },
+        { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionData: [{ index: 0, records: batch(['b']) }] },
+      ],
+    })
     expect(r.responses.map((t) => t.partitionResponses[0].errorCode)).toEqual([0, ErrorCodes.UNKNOWN_TOPIC_ID])
   })
 })
@@ -220,7 +277,11 @@ describe('idempotence: per producer id and epoch, the last five batches of a par
     const init = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60000 })
     expect(init.errorCode).toBe(0)
     const pid = init.producerId
-    const b = (seq: number, n: number, epoch = 0) => batch(Array.from({ length: n }, (_, i) => `s${seq + i}`), { producerId: pid, producerEpoch: epoch, baseSequence: seq })
+    const b = (seq: number, n: number, epoch = 0) =>
+      batch(
+        Array.from({ length: n }, (_, i) => `s${seq + i}`),
+        { producerId: pid, producerEpoch: epoch, baseSequence: seq },
+      )
     expect(produced(await produce(c, b(0, 3)))).toMatchObject({ errorCode: 0, baseOffset: 0n })
     expect(produced(await produce(c, b(3, 2)))).toMatchObject({ errorCode: 0, baseOffset: 3n })
     // The same batch again (a retry): its original offset, nothing appended.
@@ -232,7 +293,10 @@ describe('idempotence: per producer id and epoch, the last five batches of a par
     expect(produced(await produce(c, b(4, 1, 1))).errorCode).toBe(ErrorCodes.OUT_OF_ORDER_SEQUENCE_NUMBER)
     expect(produced(await produce(c, b(0, 1, 1)))).toMatchObject({ errorCode: 0, baseOffset: 6n })
     expect(produced(await produce(c, b(6, 1, 0))).errorCode).toBe(ErrorCodes.INVALID_PRODUCER_EPOCH)
-    const f = await c.request(ListOffsets, 7, { replicaId: -1, topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp: -1n }] }] })
+    const f = await c.request(ListOffsets, 7, {
+      replicaId: -1,
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp: -1n }] }],
+    })
     expect(f.topics[0].partitions[0].offset).toBe(7n)
   })
 
@@ -248,7 +312,11 @@ describe('idempotence: per producer id and epoch, the last five batches of a par
 })
 
 describe('fetch', () => {
-  const fetch = (c: RawClient, o: { maxWaitMs?: number; minBytes?: number; maxBytes?: number; partitionMaxBytes?: number; offset?: bigint } = {}, timeoutMs?: number) =>
+  const fetch = (
+    c: RawClient,
+    o: { maxWaitMs?: number; minBytes?: number; maxBytes?: number; partitionMaxBytes?: number; offset?: bigint } = {},
+    timeoutMs?: number,
+  ) =>
     c.request(
       Fetch,
       12,
@@ -256,7 +324,9 @@ describe('fetch', () => {
         maxWaitMs: o.maxWaitMs ?? 0,
         minBytes: o.minBytes ?? 0,
         maxBytes: o.maxBytes ?? 1 << 20,
-        topics: [{ topic: 't', partitions: [{ partition: 0, fetchOffset: o.offset ?? 0n, partitionMaxBytes: o.partitionMaxBytes ?? 1 << 20 }] }],
+        topics: [
+          { topic: 't', partitions: [{ partition: 0, fetchOffset: o.offset ?? 0n, partitionMaxBytes: o.partitionMaxBytes ?? 1 << 20 }] },
+        ],
       },
       timeoutMs,
     )
@@ -374,7 +444,12 @@ describe('leader epochs', () => {
     cluster.moveLeader('t', 0, 1 - leader)
     const c1 = await client(1 - leader)
     const ask = async (c: RawClient, leaderEpoch: number, currentLeaderEpoch = -1) =>
-      (await c.request(OffsetForLeaderEpoch, 4, { replicaId: -1, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, leaderEpoch }] }] })).topics[0].partitions[0]
+      (
+        await c.request(OffsetForLeaderEpoch, 4, {
+          replicaId: -1,
+          topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch, leaderEpoch }] }],
+        })
+      ).topics[0].partitions[0]
     expect(await ask(c1, 1)).toMatchObject({ errorCode: 0, leaderEpoch: 1, endOffset: 2n })
     await produce(c1, batch(['c']))
     expect(await ask(c1, 0)).toMatchObject({ errorCode: 0, leaderEpoch: 0, endOffset: 2n })
@@ -385,12 +460,25 @@ describe('leader epochs', () => {
 })
 
 describe('OffsetDelete', () => {
-  it('deletes an empty group\'s offsets; a topic its members subscribe to is GROUP_SUBSCRIBED_TO_TOPIC', async () => {
+  it("deletes an empty group's offsets; a topic its members subscribe to is GROUP_SUBSCRIBED_TO_TOPIC", async () => {
     const boot = await client()
     const { FindCoordinator } = await import('../../src/protocol/messages/index.js')
     const coord = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['od'] })).coordinators[0]
     const c = await client(coord.nodeId)
-    const commit = await c.request(OffsetCommit, 9, { groupId: 'od', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n }, { partitionIndex: 1, committedOffset: 6n }] }] })
+    const commit = await c.request(OffsetCommit, 9, {
+      groupId: 'od',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            { partitionIndex: 0, committedOffset: 5n },
+            { partitionIndex: 1, committedOffset: 6n },
+          ],
+        },
+      ],
+    })
     expect(commit.topics[0].partitions.map((p) => p.errorCode)).toEqual([0, 0])
     const del = await c.request(OffsetDelete, 0, { groupId: 'od', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] })
     expect([del.errorCode, del.topics[0].partitions[0].errorCode]).toEqual([0, 0])
@@ -398,15 +486,32 @@ describe('OffsetDelete', () => {
     expect(left.topics[0].partitions.map((p) => p.committedOffset)).toEqual([-1n, 6n])
     // A member subscribed to t: its offsets stay.
     const metadata = encodeData(ConsumerProtocolSubscription, 1, { topics: ['t'] })
-    const join = { groupId: 'od', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, protocolType: 'consumer', protocols: [{ name: 'range', metadata }] }
+    const join = {
+      groupId: 'od',
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 10_000,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata }],
+    }
     const first = await c.request(JoinGroup, 9, { ...join, memberId: '' })
     const joined = await c.request(JoinGroup, 9, { ...join, memberId: first.memberId })
-    await c.request(SyncGroup, 5, { groupId: 'od', generationId: joined.generationId, memberId: joined.memberId, protocolType: 'consumer', protocolName: 'range', assignments: [] })
+    await c.request(SyncGroup, 5, {
+      groupId: 'od',
+      generationId: joined.generationId,
+      memberId: joined.memberId,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [],
+    })
     const refused = await c.request(OffsetDelete, 0, { groupId: 'od', topics: [{ name: 't', partitions: [{ partitionIndex: 1 }] }] })
     expect(refused.topics[0].partitions[0].errorCode).toBe(ErrorCodes.GROUP_SUBSCRIBED_TO_TOPIC)
     const nope = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['nope'] })).coordinators[0]
-    expect((await (await client(nope.nodeId)).request(OffsetDelete, 0, { groupId: 'nope', topics: [] })).errorCode).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
-    expect((await (await client(1 - nope.nodeId)).request(OffsetDelete, 0, { groupId: 'nope', topics: [] })).errorCode).toBe(ErrorCodes.NOT_COORDINATOR)
+    expect((await (await client(nope.nodeId)).request(OffsetDelete, 0, { groupId: 'nope', topics: [] })).errorCode).toBe(
+      ErrorCodes.GROUP_ID_NOT_FOUND,
+    )
+    expect((await (await client(1 - nope.nodeId)).request(OffsetDelete, 0, { groupId: 'nope', topics: [] })).errorCode).toBe(
+      ErrorCodes.NOT_COORDINATOR,
+    )
   })
 })
 
@@ -416,11 +521,21 @@ describe('topic deletion', () => {
     const { FindCoordinator } = await import('../../src/protocol/messages/index.js')
     const coord = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['gone'] })).coordinators[0]
     const c = await client(coord.nodeId)
-    await c.request(OffsetCommit, 9, { groupId: 'gone', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n }] }] })
-    const fetchOffset = async () => (await c.request(OffsetFetch, 7, { groupId: 'gone', topics: [{ name: 't', partitionIndexes: [0] }] })).topics[0].partitions[0].committedOffset
+    await c.request(OffsetCommit, 9, {
+      groupId: 'gone',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n }] }],
+    })
+    const fetchOffset = async () =>
+      (await c.request(OffsetFetch, 7, { groupId: 'gone', topics: [{ name: 't', partitionIndexes: [0] }] })).topics[0].partitions[0]
+        .committedOffset
     expect(await fetchOffset()).toBe(5n)
     expect((await c.request(DeleteTopics, 6, { topics: [{ name: 't' }], timeoutMs: 1000 })).responses[0].errorCode).toBe(0)
-    expect((await c.request(CreateTopics, 7, { topics: [{ name: 't', numPartitions: 1, replicationFactor: 1 }], timeoutMs: 1000 })).topics[0].errorCode).toBe(0)
+    expect(
+      (await c.request(CreateTopics, 7, { topics: [{ name: 't', numPartitions: 1, replicationFactor: 1 }], timeoutMs: 1000 })).topics[0]
+        .errorCode,
+    ).toBe(0)
     expect(await fetchOffset()).toBe(-1n)
   })
 })

@@ -41,7 +41,12 @@ export class RawClient {
   static frame<Req>(spec: ApiSpec<Req, any>, version: number, req: Input<Req>, correlationId = 1, clientId = 'raw'): Buffer {
     const w = new Writer(256)
     w.reserve(4)
-    encodeRequestHeader(w, requestHeaderVersion(spec.apiKey, version), { apiKey: spec.apiKey, apiVersion: version, correlationId, clientId })
+    encodeRequestHeader(w, requestHeaderVersion(spec.apiKey, version), {
+      apiKey: spec.apiKey,
+      apiVersion: version,
+      correlationId,
+      clientId,
+    })
     spec.encodeRequest(w, version, req)
     w.setInt32At(0, w.length - 4)
     return Buffer.from(w.finish())

@@ -20,7 +20,14 @@ export interface Received {
 }
 
 export function received(partition: number, m: KafkaMessage): Received {
-  return { partition, offset: m.offsetBigInt, key: m.key, value: m.value, headers: m.headerList as [string, Buffer | null][], timestamp: Number(m.timestamp) }
+  return {
+    partition,
+    offset: m.offsetBigInt,
+    key: m.key,
+    value: m.value,
+    headers: m.headerList as [string, Buffer | null][],
+    timestamp: Number(m.timestamp),
+  }
 }
 
 /**
@@ -28,7 +35,17 @@ export function received(partition: number, m: KafkaMessage): Received {
  * (keys, values, header names, values and order, timestamps), and within a
  * partition in the order sent. Returns the problems (empty when none).
  */
-export function compareExactly(sent: TestMessage[], got: { key: Buffer | null; value: Buffer | null; headers: [string, Buffer | null][]; timestamp?: number; partition: number; offset: number | bigint }[]): string[] {
+export function compareExactly(
+  sent: TestMessage[],
+  got: {
+    key: Buffer | null
+    value: Buffer | null
+    headers: [string, Buffer | null][]
+    timestamp?: number
+    partition: number
+    offset: number | bigint
+  }[],
+): string[] {
   const problems: string[] = []
   const index = new Map<string, number[]>()
   sent.forEach((m, i) => {
@@ -46,8 +63,10 @@ export function compareExactly(sent: TestMessage[], got: { key: Buffer | null; v
       continue
     }
     seen.add(i)
-    if (g.timestamp !== undefined && g.timestamp !== sent[i].timestamp) problems.push(`message ${i}: timestamp ${g.timestamp}, sent ${sent[i].timestamp}`)
-    if ((lastSent.get(g.partition) ?? -1) > i) problems.push(`partition ${g.partition}: message ${i} after message ${lastSent.get(g.partition)}`)
+    if (g.timestamp !== undefined && g.timestamp !== sent[i].timestamp)
+      problems.push(`message ${i}: timestamp ${g.timestamp}, sent ${sent[i].timestamp}`)
+    if ((lastSent.get(g.partition) ?? -1) > i)
+      problems.push(`partition ${g.partition}: message ${i} after message ${lastSent.get(g.partition)}`)
     lastSent.set(g.partition, i)
   }
   const missing = sent.length - seen.size

@@ -18,7 +18,13 @@ afterEach(async () => {
 })
 
 async function start(partitions = 2): Promise<Kafka> {
-  cluster = await startCluster({ brokers: 3, topics: [{ name: 'tx', partitions }, { name: 'in', partitions: 1 }] })
+  cluster = await startCluster({
+    brokers: 3,
+    topics: [
+      { name: 'tx', partitions },
+      { name: 'in', partitions: 1 },
+    ],
+  })
   return new Kafka({ clientId: 'txn-test', brokers: cluster.bootstrapServers.split(',') })
 }
 
@@ -28,7 +34,12 @@ async function open<T extends Producer | Consumer>(c: T): Promise<T> {
   return c
 }
 
-async function readAll(kafka: Kafka, groupId: string, isolationLevel: 'read_committed' | 'read_uncommitted', topic = 'tx'): Promise<Received[]> {
+async function readAll(
+  kafka: Kafka,
+  groupId: string,
+  isolationLevel: 'read_committed' | 'read_uncommitted',
+  topic = 'tx',
+): Promise<Received[]> {
   const got: Received[] = []
   const consumer = await open(kafka.consumer({ groupId, isolationLevel, maxWaitTimeInMs: 100 }))
   await consumer.subscribe({ topics: [topic], fromBeginning: true })
@@ -44,22 +55,41 @@ describe('transactions', () => {
     const kafka = await start()
     const p = await open(kafka.producer({ transactionalId: 'tx-1' }))
     const t1 = await p.transaction()
-    await t1.send({ topic: 'tx', messages: [{ value: 'c1', partition: 0 }, { value: 'c2', partition: 1 }] })
+    await t1.send({
+      topic: 'tx',
+      messages: [
+        { value: 'c1', partition: 0 },
+        { value: 'c2', partition: 1 },
+      ],
+    })
     await t1.commit()
     const t2 = await p.transaction()
-    await t2.send({ topic: 'tx', messages: [{ value: 'a1', partition: 0 }, { value: 'a2', partition: 1 }] })
+    await t2.send({
+      topic: 'tx',
+      messages: [
+        { value: 'a1', partition: 0 },
+        { value: 'a2', partition: 1 },
+      ],
+    })
     await t2.abort()
     const t3 = await p.transaction()
     await t3.send({ topic: 'tx', messages: [{ value: 'c3', partition: 0 }] })
     await t3.commit()
     const committed = await readAll(kafka, 'rc', 'read_committed')
     const everything = await readAll(kafka, 'ru', 'read_uncommitted')
-    await until(() => committed.length >= 3 && everything.length >= 5, 20_000, () => `${committed.length} committed, ${everything.length} in all`)
+    await until(
+      () => committed.length >= 3 && everything.length >= 5,
+      20_000,
+      () => `${committed.length} committed, ${everything.length} in all`,
+    )
     await settle()
     expect(values(committed)).toEqual(['c1', 'c2', 'c3'])
     expect(values(everything)).toEqual(['a1', 'a2', 'c1', 'c2', 'c3'])
     // Markers take offsets: partition 0 holds c1, COMMIT, a1, ABORT, c3, COMMIT.
-    expect(committed.filter((m) => m.partition === 0).map((m) => [m.offset, m.value?.toString()])).toEqual([[0n, 'c1'], [4n, 'c3']])
+    expect(committed.filter((m) => m.partition === 0).map((m) => [m.offset, m.value?.toString()])).toEqual([
+      [0n, 'c1'],
+      [4n, 'c3'],
+    ])
   })
 
   it('an open transaction holds the last stable offset back; its commit releases it', async () => {
@@ -79,7 +109,11 @@ describe('transactions', () => {
     await settle()
     expect(values(rc)).toEqual(['before'])
     await t.commit()
-    await until(() => rc.length >= 3, 20_000, () => `${rc.length} of 3 after the commit`)
+    await until(
+      () => rc.length >= 3,
+      20_000,
+      () => `${rc.length} of 3 after the commit`,
+    )
     expect(rc.map((m) => m.value?.toString())).toEqual(['before', 'pending', 'after'])
     expect((await admin.listOffsets('tx', [0], -1n, 1)).get(0)).toBe(4n)
   })
@@ -113,7 +147,11 @@ describe('transactions', () => {
     const err = await zt.commit().catch((e) => e)
     expect(err).toMatchObject({ type: expect.stringMatching(/PRODUCER_FENCED|INVALID_PRODUCER_EPOCH/) })
     const rc = await readAll(kafka, 'fenced', 'read_committed')
-    await until(() => rc.length >= 1, 20_000, () => 'the fresh record')
+    await until(
+      () => rc.length >= 1,
+      20_000,
+      () => 'the fresh record',
+    )
     await settle()
     expect(values(rc)).toEqual(['fresh'])
   })
@@ -133,7 +171,11 @@ describe('transactions', () => {
     const plain = await open(kafka.producer())
     await plain.send({ topic: 'tx', messages: [{ value: 'later', partition: 1 }] })
     const rc = await readAll(kafka, 'timeout', 'read_committed')
-    await until(() => rc.length >= 1, 20_000, () => 'the later record')
+    await until(
+      () => rc.length >= 1,
+      20_000,
+      () => 'the later record',
+    )
     await settle()
     expect(values(rc)).toEqual(['later'])
   })
@@ -142,11 +184,20 @@ describe('transactions', () => {
 describe.skipIf(!requirePeers({ builds: [], kcat: true }))('transactions with kcat', () => {
   it('kcat produces in a transaction; kcat read_committed and wafka read it back', async () => {
     const kafka = await start()
-    await kcatProduce(cluster!.bootstrapServers, 'tx', [0, 1, 2, 3].map((i) => ({ key: `k${i}`, value: `kcat ${i}`, partition: i % 2 })), { transactionalId: 'kcat-tx' })
+    await kcatProduce(
+      cluster!.bootstrapServers,
+      'tx',
+      [0, 1, 2, 3].map((i) => ({ key: `k${i}`, value: `kcat ${i}`, partition: i % 2 })),
+      { transactionalId: 'kcat-tx' },
+    )
     const byKcat = await kcatConsume(cluster!.bootstrapServers, 'tx', { config: { 'isolation.level': 'read_committed' } })
     expect(byKcat.map((m) => m.value?.toString()).sort()).toEqual(['kcat 0', 'kcat 1', 'kcat 2', 'kcat 3'])
     const rc = await readAll(kafka, 'kcat-rc', 'read_committed')
-    await until(() => rc.length >= 4, 20_000, () => `${rc.length} of 4`)
+    await until(
+      () => rc.length >= 4,
+      20_000,
+      () => `${rc.length} of 4`,
+    )
     expect(values(rc)).toEqual(['kcat 0', 'kcat 1', 'kcat 2', 'kcat 3'])
   })
 })

@@ -17,40 +17,146 @@ const batch = encodeRecordBatch([{ key: 'k', value: 'v' }])
 
 /** A request per API that means something at every version (topic ids filled in where a version uses them). */
 const SAMPLES: Record<string, (v: number) => unknown> = {
-  Produce: (v) => ({ acks: 1, timeoutMs: 1000, topicData: [{ name: v < 13 ? 'vt' : '', topicId: v >= 13 ? TOPIC_ID_PLACEHOLDER : undefined, partitionData: [{ index: 0, records: batch }, { index: 9, records: batch }] }] }),
-  Fetch: (v) => ({ maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, topics: [{ topic: v < 13 ? 'vt' : '', topicId: v >= 13 ? TOPIC_ID_PLACEHOLDER : undefined, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }, { partition: 9, fetchOffset: 0n, partitionMaxBytes: 1 }] }] }),
-  ListOffsets: () => ({ replicaId: -1, topics: [{ name: 'vt', partitions: [{ partitionIndex: 0, timestamp: -1n }, { partitionIndex: 1, timestamp: 0n }, { partitionIndex: 9, timestamp: -2n }] }] }),
-  Metadata: (v) => ({ topics: v === 0 ? [] : [{ name: 'vt' }, { name: 'missing' }, { name: 'bad name' }], allowAutoTopicCreation: v >= 4 ? false : undefined }),
-  OffsetCommit: () => ({ groupId: 'vg', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'vt', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: 'm' }] }] }),
-  OffsetFetch: (v) => (v >= 8 ? { groups: [{ groupId: 'vg', topics: null }, { groupId: 'none', topics: [{ name: 'vt', partitionIndexes: [0] }] }] } : { groupId: 'vg', topics: [{ name: 'vt', partitionIndexes: [0, 1] }] }),
+  Produce: (v) => ({
+    acks: 1,
+    timeoutMs: 1000,
+    topicData: [
+      {
+        name: v < 13 ? 'vt' : '',
+        topicId: v >= 13 ? TOPIC_ID_PLACEHOLDER : undefined,
+        partitionData: [
+          { index: 0, records: batch },
+          { index: 9, records: batch },
+        ],
+      },
+    ],
+  }),
+  Fetch: (v) => ({
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    topics: [
+      {
+        topic: v < 13 ? 'vt' : '',
+        topicId: v >= 13 ? TOPIC_ID_PLACEHOLDER : undefined,
+        partitions: [
+          { partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 },
+          { partition: 9, fetchOffset: 0n, partitionMaxBytes: 1 },
+        ],
+      },
+    ],
+  }),
+  ListOffsets: () => ({
+    replicaId: -1,
+    topics: [
+      {
+        name: 'vt',
+        partitions: [
+          { partitionIndex: 0, timestamp: -1n },
+          { partitionIndex: 1, timestamp: 0n },
+          { partitionIndex: 9, timestamp: -2n },
+        ],
+      },
+    ],
+  }),
+  Metadata: (v) => ({
+    topics: v === 0 ? [] : [{ name: 'vt' }, { name: 'missing' }, { name: 'bad name' }],
+    allowAutoTopicCreation: v >= 4 ? false : undefined,
+  }),
+  OffsetCommit: () => ({
+    groupId: 'vg',
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    topics: [{ name: 'vt', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: 'm' }] }],
+  }),
+  OffsetFetch: (v) =>
+    v >= 8
+      ? {
+          groups: [
+            { groupId: 'vg', topics: null },
+            { groupId: 'none', topics: [{ name: 'vt', partitionIndexes: [0] }] },
+          ],
+        }
+      : { groupId: 'vg', topics: [{ name: 'vt', partitionIndexes: [0, 1] }] },
   FindCoordinator: (v) => (v >= 4 ? { keyType: 0, coordinatorKeys: ['vg', 'other'] } : { key: 'vg', keyType: 0 }),
-  JoinGroup: (v) => ({ groupId: `vj${v}`, sessionTimeoutMs: 6000, rebalanceTimeoutMs: 1000, memberId: '', protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] }),
+  JoinGroup: (v) => ({
+    groupId: `vj${v}`,
+    sessionTimeoutMs: 6000,
+    rebalanceTimeoutMs: 1000,
+    memberId: '',
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+  }),
   Heartbeat: () => ({ groupId: 'vj', generationId: 1, memberId: 'nobody' }),
   LeaveGroup: (v) => (v >= 3 ? { groupId: 'vj', members: [{ memberId: 'nobody' }] } : { groupId: 'vj', memberId: 'nobody' }),
   SyncGroup: () => ({ groupId: 'vj', generationId: 1, memberId: 'nobody', assignments: [] }),
   DescribeGroups: () => ({ groups: ['vg', 'none'] }),
   ListGroups: () => ({}),
   ApiVersions: () => ({ clientSoftwareName: 'v', clientSoftwareVersion: '1' }),
-  CreateTopics: () => ({ topics: [{ name: 'vt', numPartitions: 1, replicationFactor: 1 }, { name: 'fresh', numPartitions: 2, replicationFactor: 1 }], timeoutMs: 100, validateOnly: true }),
+  CreateTopics: () => ({
+    topics: [
+      { name: 'vt', numPartitions: 1, replicationFactor: 1 },
+      { name: 'fresh', numPartitions: 2, replicationFactor: 1 },
+    ],
+    timeoutMs: 100,
+    validateOnly: true,
+  }),
   DeleteTopics: (v) => (v >= 6 ? { topics: [{ name: 'missing' }] } : { topicNames: ['missing'] }),
   InitProducerId: () => ({ transactionalId: null, transactionTimeoutMs: 1000 }),
-  DescribeConfigs: () => ({ resources: [{ resourceType: 2, resourceName: 'vt', configurationKeys: null }, { resourceType: 4, resourceName: '0', configurationKeys: ['num.partitions'] }] }),
+  DescribeConfigs: () => ({
+    resources: [
+      { resourceType: 2, resourceName: 'vt', configurationKeys: null },
+      { resourceType: 4, resourceName: '0', configurationKeys: ['num.partitions'] },
+    ],
+  }),
   CreatePartitions: () => ({ topics: [{ name: 'vt', count: 1, assignments: null }], timeoutMs: 100, validateOnly: true }),
   DeleteGroups: () => ({ groupsNames: ['none'] }),
   DescribeCluster: () => ({ includeClusterAuthorizedOperations: false }),
-  DeleteRecords: () => ({ topics: [{ name: 'vt', partitions: [{ partitionIndex: 0, offset: 0n }, { partitionIndex: 9, offset: 0n }] }], timeoutMs: 100 }),
-  OffsetForLeaderEpoch: () => ({ replicaId: -1, topics: [{ topic: 'vt', partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] }),
-  IncrementalAlterConfigs: () => ({ resources: [{ resourceType: 2, resourceName: 'vt', configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] }], validateOnly: true }),
+  DeleteRecords: () => ({
+    topics: [
+      {
+        name: 'vt',
+        partitions: [
+          { partitionIndex: 0, offset: 0n },
+          { partitionIndex: 9, offset: 0n },
+        ],
+      },
+    ],
+    timeoutMs: 100,
+  }),
+  OffsetForLeaderEpoch: () => ({
+    replicaId: -1,
+    topics: [{ topic: 'vt', partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }],
+  }),
+  IncrementalAlterConfigs: () => ({
+    resources: [{ resourceType: 2, resourceName: 'vt', configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] }],
+    validateOnly: true,
+  }),
   OffsetDelete: () => ({ groupId: 'vg', topics: [{ name: 'vt', partitions: [{ partitionIndex: 0 }] }] }),
-  AddPartitionsToTxn: () => ({ v3AndBelowTransactionalId: 'vtx', v3AndBelowProducerId: 1n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [{ name: 'vt', partitions: [0] }] }),
+  AddPartitionsToTxn: () => ({
+    v3AndBelowTransactionalId: 'vtx',
+    v3AndBelowProducerId: 1n,
+    v3AndBelowProducerEpoch: 0,
+    v3AndBelowTopics: [{ name: 'vt', partitions: [0] }],
+  }),
   AddOffsetsToTxn: () => ({ transactionalId: 'vtx', producerId: 1n, producerEpoch: 0, groupId: 'vg' }),
   EndTxn: () => ({ transactionalId: 'vtx', producerId: 1n, producerEpoch: 0, committed: true }),
-  TxnOffsetCommit: () => ({ transactionalId: 'vtx', groupId: 'vg', producerId: 1n, producerEpoch: 0, topics: [{ name: 'vt', partitions: [{ partitionIndex: 0, committedOffset: 1n }] }] }),
+  TxnOffsetCommit: () => ({
+    transactionalId: 'vtx',
+    groupId: 'vg',
+    producerId: 1n,
+    producerEpoch: 0,
+    topics: [{ name: 'vt', partitions: [{ partitionIndex: 0, committedOffset: 1n }] }],
+  }),
 }
 
 describe('every served API at every advertised version', () => {
   it('has a sample request here', () => {
-    expect(Object.values(handlers).map((h) => h.spec.name).filter((n) => !SAMPLES[n])).toEqual([])
+    expect(
+      Object.values(handlers)
+        .map((h) => h.spec.name)
+        .filter((n) => !SAMPLES[n]),
+    ).toEqual([])
   })
 
   it('answers with a response that decodes', async () => {
@@ -63,8 +169,12 @@ describe('every served API at every advertised version', () => {
       const failures: string[] = []
       for (const h of Object.values(handlers)) {
         for (let v = h.minVersion; v <= h.maxVersion; v++) {
-          const req = JSON.parse(JSON.stringify(SAMPLES[h.spec.name](v), (_k, x) => (typeof x === 'bigint' ? `${x}n` : x === TOPIC_ID_PLACEHOLDER ? topicId : x)), (_k, x) =>
-            typeof x === 'string' && /^-?\d+n$/.test(x) ? BigInt(x.slice(0, -1)) : x && x.type === 'Buffer' ? Buffer.from(x.data) : x,
+          const req = JSON.parse(
+            JSON.stringify(SAMPLES[h.spec.name](v), (_k, x) =>
+              typeof x === 'bigint' ? `${x}n` : x === TOPIC_ID_PLACEHOLDER ? topicId : x,
+            ),
+            (_k, x) =>
+              typeof x === 'string' && /^-?\d+n$/.test(x) ? BigInt(x.slice(0, -1)) : x && x.type === 'Buffer' ? Buffer.from(x.data) : x,
           )
           try {
             await c.request(h.spec, v, req)

@@ -42,12 +42,19 @@ describe('wafka producer and consumer', () => {
     const sent = testMessages(CODECS.indexOf(compression) + 1, 400)
     const producer = await connected(kafka.producer({ compression }))
     for (let at = 0; at < sent.length; at += 50) {
-      const meta = await producer.send({ topic, messages: sent.slice(at, at + 50).map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })) })
+      const meta = await producer.send({
+        topic,
+        messages: sent.slice(at, at + 50).map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })),
+      })
       for (const r of meta) expect(r.errorCode).toBe(0)
     }
     const got: Received[] = []
     await consume(kafka, `g-${compression}`, topic, got)
-    await until(() => got.length >= sent.length, 30_000, () => `${got.length} of ${sent.length} read`)
+    await until(
+      () => got.length >= sent.length,
+      30_000,
+      () => `${got.length} of ${sent.length} read`,
+    )
     await new Promise((r) => setTimeout(r, 200)) // anything extra would show up now
     expect(compareExactly(sent, got)).toEqual([])
   })
@@ -74,7 +81,11 @@ describe('wafka producer and consumer', () => {
     const sent = testMessages(7, 600)
     await producer.send({ topic, messages: sent.map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })) })
     const total = () => got.reduce((n, g) => n + g.length, 0)
-    await until(() => total() >= sent.length, 30_000, () => `${total()} of ${sent.length} read`)
+    await until(
+      () => total() >= sent.length,
+      30_000,
+      () => `${total()} of ${sent.length} read`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     expect(compareExactly(sent, got.flat())).toEqual([])
     const owned = got.map((g) => new Set(g.map((m) => m.partition)))
@@ -91,7 +102,11 @@ describe('wafka producer and consumer', () => {
     await producer.send({ topic, messages: more.map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })) })
     const after: Received[] = []
     await consume(kafka, 'three', topic, after)
-    await until(() => after.length >= more.length, 30_000, () => `${after.length} of ${more.length} read after the restart`)
+    await until(
+      () => after.length >= more.length,
+      30_000,
+      () => `${after.length} of ${more.length} read after the restart`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     expect(compareExactly(more, after)).toEqual([])
   })
@@ -103,7 +118,12 @@ describe('wafka admin', () => {
     const admin = kafka.admin()
     clients.push(admin)
     await admin.connect()
-    await admin.createTopics({ topics: [{ topic: 'a', numPartitions: 4, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '1000' }] }, { topic: 'b' }] })
+    await admin.createTopics({
+      topics: [
+        { topic: 'a', numPartitions: 4, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '1000' }] },
+        { topic: 'b' },
+      ],
+    })
     expect((await admin.listTopics()).sort()).toEqual(['a', 'b'])
     const md = await admin.fetchTopicMetadata({ topics: ['a'] })
     expect(md.topics[0].partitions.map((p) => p.partitionId).sort()).toEqual([0, 1, 2, 3])
@@ -111,16 +131,36 @@ describe('wafka admin', () => {
     // KafkaJS's contract: false when the topic was there already.
     expect(await admin.createTopics({ topics: [{ topic: 'a' }] })).toBe(false)
     const configs = await admin.describeConfigs({ resources: [{ type: 2, name: 'a', configNames: ['retention.ms', 'cleanup.policy'] }] })
-    const entries = new Map(configs.resources[0].configEntries.map((c: { configName: string; configValue: string }) => [c.configName, c.configValue]))
-    expect(entries).toEqual(new Map([['retention.ms', '1000'], ['cleanup.policy', 'delete']]))
+    const entries = new Map(
+      configs.resources[0].configEntries.map((c: { configName: string; configValue: string }) => [c.configName, c.configValue]),
+    )
+    expect(entries).toEqual(
+      new Map([
+        ['retention.ms', '1000'],
+        ['cleanup.policy', 'delete'],
+      ]),
+    )
     await admin.createPartitions({ topicPartitions: [{ topic: 'a', count: 6 }] })
     expect((await admin.fetchTopicMetadata({ topics: ['a'] })).topics[0].partitions.length).toBe(6)
     const described = await admin.describeCluster()
     expect(described.brokers.map((b: { nodeId: number }) => b.nodeId).sort()).toEqual([0, 1, 2])
-    await admin.alterConfigs({ resources: [{ type: 2, name: 'a', configEntries: [{ name: 'retention.ms', value: '5000' }, { name: 'max.message.bytes', operation: 'DELETE' }] }] })
+    await admin.alterConfigs({
+      resources: [
+        {
+          type: 2,
+          name: 'a',
+          configEntries: [
+            { name: 'retention.ms', value: '5000' },
+            { name: 'max.message.bytes', operation: 'DELETE' },
+          ],
+        },
+      ],
+    })
     const altered = await admin.describeConfigs({ resources: [{ type: 2, name: 'a', configNames: ['retention.ms'] }] })
     expect(altered.resources[0].configEntries.map((c: { configValue: string }) => c.configValue)).toEqual(['5000'])
-    await expect(admin.alterConfigs({ resources: [{ type: 2, name: 'a', configEntries: [{ name: 'no.such.config', value: '1' }] }] })).rejects.toThrow(/INVALID_CONFIG|Unknown topic config/)
+    await expect(
+      admin.alterConfigs({ resources: [{ type: 2, name: 'a', configEntries: [{ name: 'no.such.config', value: '1' }] }] }),
+    ).rejects.toThrow(/INVALID_CONFIG|Unknown topic config/)
     await admin.deleteTopics({ topics: ['a'] })
     expect(await admin.listTopics()).toEqual(['b'])
 
@@ -128,7 +168,11 @@ describe('wafka admin', () => {
     await producer.send({ topic: 'b', messages: [{ value: 'x' }] })
     const got: Received[] = []
     const consumer = await consume(kafka, 'listed', 'b', got)
-    await until(() => got.length === 1, 20_000, () => 'the message')
+    await until(
+      () => got.length === 1,
+      20_000,
+      () => 'the message',
+    )
     expect((await admin.listGroups()).groups.map((g: { groupId: string }) => g.groupId)).toEqual(['listed'])
     await expect(admin.deleteGroups(['listed'])).rejects.toThrow(/NON_EMPTY_GROUP|not empty/i)
     await consumer.disconnect()
@@ -148,7 +192,11 @@ describe('records and offsets', () => {
     expect(await admin.fetchTopicOffsets('d')).toMatchObject([{ partition: 0, low: '3', high: '5' }])
     const got: Received[] = []
     await consume(kafka, 'after-delete', 'd', got)
-    await until(() => got.length >= 2, 20_000, () => `${got.length} of 2`)
+    await until(
+      () => got.length >= 2,
+      20_000,
+      () => `${got.length} of 2`,
+    )
     await new Promise((r) => setTimeout(r, 200))
     expect(got.map((m) => m.value?.toString())).toEqual(['r3', 'r4'])
   })
@@ -168,9 +216,19 @@ describe('cluster controls', () => {
     await producer.send({ topic: 'm', messages: [{ value: 'after' }] })
     const got: Received[] = []
     await consume(kafka, 'mover', 'm', got)
-    await until(() => got.length >= 2, 20_000, () => `${got.length} of 2`)
-    expect(got.map((m) => [m.offset, m.value?.toString()])).toEqual([[0n, 'before'], [1n, 'after']])
-    expect((await admin.fetchTopicMetadata({ topics: ['m'] })).topics[0].partitions[0]).toMatchObject({ leader: (leader + 1) % 3, isr: [(leader + 1) % 3] })
+    await until(
+      () => got.length >= 2,
+      20_000,
+      () => `${got.length} of 2`,
+    )
+    expect(got.map((m) => [m.offset, m.value?.toString()])).toEqual([
+      [0n, 'before'],
+      [1n, 'after'],
+    ])
+    expect((await admin.fetchTopicMetadata({ topics: ['m'] })).topics[0].partitions[0]).toMatchObject({
+      leader: (leader + 1) % 3,
+      isr: [(leader + 1) % 3],
+    })
   })
 
   it('stopBroker / startBroker: its partitions lose their leader, then get it back with their data', async () => {
@@ -188,7 +246,11 @@ describe('cluster controls', () => {
     await producer.send({ topic: 's', messages: [{ value: 'back', partition: 0 }] })
     const got: Received[] = []
     await consume(kafka, 'restarted', 's', got)
-    await until(() => got.length >= 4, 20_000, () => `${got.length} of 4`)
+    await until(
+      () => got.length >= 4,
+      20_000,
+      () => `${got.length} of 4`,
+    )
     expect(got.filter((m) => m.partition === 0).map((m) => m.value?.toString())).toEqual(['p0', 'back'])
   })
 
@@ -204,7 +266,10 @@ describe('cluster controls', () => {
   })
 
   it('the metadata log replays to the same image', async () => {
-    await start([{ name: 'r1', partitions: 2 }, { name: 'r2', partitions: 3 }])
+    await start([
+      { name: 'r1', partitions: 2 },
+      { name: 'r2', partitions: 3 },
+    ])
     cluster!.moveLeader('r1', 1, 2)
     await cluster!.stopBroker(1)
     const replayed = Controller.replay(cluster!.metadataLog)

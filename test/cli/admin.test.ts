@@ -11,14 +11,22 @@ interface Target {
 }
 
 const targets: Array<[string, boolean, () => Promise<Target>]> = [
-  ['the embedded broker', true, async () => {
-    const c = await startCluster({ brokers: 3 })
-    return { bootstrap: c.bootstrapServers, stop: () => c.stop() }
-  }],
-  ['Apache Kafka', built && requireKafka(), async () => {
-    const k = await startKafka({ brokers: 1 })
-    return { bootstrap: k.bootstrap, stop: () => k.stop() }
-  }],
+  [
+    'the embedded broker',
+    true,
+    async () => {
+      const c = await startCluster({ brokers: 3 })
+      return { bootstrap: c.bootstrapServers, stop: () => c.stop() }
+    },
+  ],
+  [
+    'Apache Kafka',
+    built && requireKafka(),
+    async () => {
+      const k = await startKafka({ brokers: 1 })
+      return { bootstrap: k.bootstrap, stop: () => k.stop() }
+    },
+  ],
 ]
 
 const json = (stdout: string) => JSON.parse(stdout)
@@ -57,7 +65,8 @@ describe.skipIf(!built).each(targets)('wafka topics / groups / cluster on %s', (
 
     expect(await wafka(['topics', 'delete', 'cli-topic', '-b', b])).toMatchObject({ code: 0, stdout: 'deleted topic cli-topic\n' })
     const deadline = Date.now() + 20_000
-    while ((await wafka(['topics', 'list', '-b', b])).stdout.split('\n').includes('cli-topic') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+    while ((await wafka(['topics', 'list', '-b', b])).stdout.split('\n').includes('cli-topic') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200))
     expect((await wafka(['topics', 'list', '-b', b])).stdout.split('\n')).not.toContain('cli-topic')
   })
 
@@ -83,11 +92,26 @@ describe.skipIf(!built).each(targets)('wafka topics / groups / cluster on %s', (
     expect(text).toMatch(/^lagged +1 +2 +5 +3 +-$/m)
 
     const dry = await wafka(['groups', 'reset-offsets', 'cli-g', '-t', 'lagged', '--to-earliest', '--dry-run', '-b', b, '--json'])
-    expect(json(dry.stdout)).toMatchObject({ applied: false, offsets: [{ partition: 0, from: 4, to: 0 }, { partition: 1, from: 2, to: 0 }] })
+    expect(json(dry.stdout)).toMatchObject({
+      applied: false,
+      offsets: [
+        { partition: 0, from: 4, to: 0 },
+        { partition: 1, from: 2, to: 0 },
+      ],
+    })
     const shifted = await wafka(['groups', 'reset-offsets', 'cli-g', '-t', 'lagged', '--shift-by', '-3', '-b', b, '--json'])
-    expect(json(shifted.stdout)).toMatchObject({ applied: true, offsets: [{ partition: 0, from: 4, to: 1 }, { partition: 1, from: 2, to: 0 }] })
+    expect(json(shifted.stdout)).toMatchObject({
+      applied: true,
+      offsets: [
+        { partition: 0, from: 4, to: 1 },
+        { partition: 1, from: 2, to: 0 },
+      ],
+    })
     const after = json((await wafka(['groups', 'describe', 'cli-g', '-b', b, '--json'])).stdout)
-    expect(after.offsets.map((o: { committed: number; lag: number }) => [o.committed, o.lag])).toEqual([[1, 3], [0, 5]])
+    expect(after.offsets.map((o: { committed: number; lag: number }) => [o.committed, o.lag])).toEqual([
+      [1, 3],
+      [0, 5],
+    ])
     // The group reads from the reset offsets.
     const reread = await wafka(['consume', '-b', b, '-t', 'lagged', '-g', 'cli-g', '-e', '-f', '%p:%s '])
     expect(reread.stdout.trim().split(' ').sort()).toEqual(['0:b', '0:c', '0:d', '1:e', '1:f', '1:g', '1:h', '1:i'])
@@ -106,7 +130,7 @@ describe.skipIf(!built).each(targets)('wafka topics / groups / cluster on %s', (
     expect(JSON.parse(r.stdout).verified).toEqual({ received: 20000, missing: 0, duplicates: 0, unexpected: 0, exactlyOnce: true })
   })
 
-  it.skipIf(!available)('cluster: brokers, controller, and each broker\'s API versions', async () => {
+  it.skipIf(!available)("cluster: brokers, controller, and each broker's API versions", async () => {
     const r = await wafka(['cluster', '-b', b, '--json'])
     expect(r.code).toBe(0)
     const c = json(r.stdout)

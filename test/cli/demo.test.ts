@@ -54,7 +54,11 @@ describe.skipIf(!built)('wafka demo', () => {
   })
 
   it('bad arguments: one line on stderr, exit 2', async () => {
-    for (const args of [['demo', '--messages', 'lots'], ['demo', '--compression', 'brotli'], ['demo', '--frobnicate']]) {
+    for (const args of [
+      ['demo', '--messages', 'lots'],
+      ['demo', '--compression', 'brotli'],
+      ['demo', '--frobnicate'],
+    ]) {
       const r = await wafka(args)
       expect(r.code).toBe(2)
       expect(r.stdout).toBe('')

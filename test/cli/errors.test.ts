@@ -51,7 +51,12 @@ describe.skipIf(!built)('wafka errors', () => {
 
   it('a missing topic: exit 1, one line, at once', async () => {
     const b = cluster.bootstrapServers
-    for (const args of [['produce', '-b', b, '-t', 'absent'], ['consume', '-b', b, '-t', 'absent'], ['topics', 'describe', 'absent', '-b', b], ['topics', 'delete', 'absent', '-b', b]]) {
+    for (const args of [
+      ['produce', '-b', b, '-t', 'absent'],
+      ['consume', '-b', b, '-t', 'absent'],
+      ['topics', 'describe', 'absent', '-b', b],
+      ['topics', 'delete', 'absent', '-b', b],
+    ]) {
       const started = Date.now()
       const r = await wafka(args, { input: 'x\n' })
       expect(r.code, args.join(' ')).toBe(1)
@@ -76,7 +81,10 @@ describe.skipIf(!built)('wafka errors', () => {
     const { writeFileSync, mkdtempSync } = await import('node:fs')
     const { tmpdir } = await import('node:os')
     const dir = mkdtempSync(`${tmpdir()}/wafka-cli-`)
-    writeFileSync(`${dir}/ok.properties`, `# a comment\nbootstrap.servers=${cluster.bootstrapServers}\nclient.id=from-file\nrequest.timeout.ms: 5000\n`)
+    writeFileSync(
+      `${dir}/ok.properties`,
+      `# a comment\nbootstrap.servers=${cluster.bootstrapServers}\nclient.id=from-file\nrequest.timeout.ms: 5000\n`,
+    )
     const ok = await wafka(['topics', 'list', '--config', `${dir}/ok.properties`])
     expect(ok).toMatchObject({ code: 0, stdout: 'there\n' })
     writeFileSync(`${dir}/bad.properties`, `bootstrap.servers=${cluster.bootstrapServers}\nfetch.frobnication=1\n`)

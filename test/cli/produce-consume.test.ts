@@ -12,24 +12,39 @@ describe.skipIf(!built || !requirePeers({ builds: [], kcat: true }))('wafka prod
   let cluster: RunningCluster
   let b: string
   beforeAll(async () => {
-    cluster = await startCluster({ brokers: 3, topics: [
-      { name: 'from-cli', partitions: 3 }, { name: 'from-cli-json', partitions: 3 }, { name: 'from-kcat', partitions: 2 },
-    ] })
+    cluster = await startCluster({
+      brokers: 3,
+      topics: [
+        { name: 'from-cli', partitions: 3 },
+        { name: 'from-cli-json', partitions: 3 },
+        { name: 'from-kcat', partitions: 2 },
+      ],
+    })
     b = cluster.bootstrapServers
   })
   afterAll(() => cluster?.stop())
 
-  it('produce: lines with --key-delimiter, -H, -p and lz4 reach kcat as sent; --verbose offsets are kcat\'s', async () => {
+  it("produce: lines with --key-delimiter, -H, -p and lz4 reach kcat as sent; --verbose offsets are kcat's", async () => {
     const input = 'k1|one\nk2|two\nno key here\n|empty key\n'
-    const r = await wafka(['produce', '-b', b, '-t', 'from-cli', '--key-delimiter', '|', '-H', 'trace=abc', '-H', 'n=1', '-p', '2', '-z', 'lz4', '--verbose'], { input })
+    const r = await wafka(
+      ['produce', '-b', b, '-t', 'from-cli', '--key-delimiter', '|', '-H', 'trace=abc', '-H', 'n=1', '-p', '2', '-z', 'lz4', '--verbose'],
+      { input },
+    )
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toBe(['from-cli [2] @ 0', 'from-cli [2] @ 1', 'from-cli [2] @ 2', 'from-cli [2] @ 3', ''].join('\n'))
     const got = await kcatConsume(b, 'from-cli')
     expect(got.map((m) => [m.partition, m.offset, text(m.key), text(m.value)])).toEqual([
-      [2, 0, 'k1', 'one'], [2, 1, 'k2', 'two'], [2, 2, null, 'no key here'], [2, 3, '', 'empty key'],
+      [2, 0, 'k1', 'one'],
+      [2, 1, 'k2', 'two'],
+      [2, 2, null, 'no key here'],
+      [2, 3, '', 'empty key'],
     ])
-    for (const m of got) expect(m.headers.map(([k, v]) => [k, text(v)])).toEqual([['trace', 'abc'], ['n', '1']])
+    for (const m of got)
+      expect(m.headers.map(([k, v]) => [k, text(v)])).toEqual([
+        ['trace', 'abc'],
+        ['n', '1'],
+      ])
   })
 
   it('produce --format json: key, value, headers and partition per line; keyed messages land where the Java partitioner puts them', async () => {
@@ -37,11 +52,18 @@ describe.skipIf(!built || !requirePeers({ builds: [], kcat: true }))('wafka prod
       { key: 'a', value: 'alpha', headers: { h: 'x' } },
       { value: { nested: [1, 2] }, partition: 0 },
       { key: 'a', value: null },
-    ].map((o) => JSON.stringify(o)).join('\n')
-    const r = await wafka(['produce', '-b', b, '-t', 'from-cli-json', '--format', 'json', '--verbose', '--json', '--acks', '1'], { input: lines + '\n' })
+    ]
+      .map((o) => JSON.stringify(o))
+      .join('\n')
+    const r = await wafka(['produce', '-b', b, '-t', 'from-cli-json', '--format', 'json', '--verbose', '--json', '--acks', '1'], {
+      input: lines + '\n',
+    })
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    const acks = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const acks = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(acks).toHaveLength(3)
     expect(acks[1]).toMatchObject({ topic: 'from-cli-json', partition: 0 })
     expect(acks[2].partition).toBe(acks[0].partition) // the same key, the same partition
@@ -65,16 +87,31 @@ describe.skipIf(!built || !requirePeers({ builds: [], kcat: true }))('wafka prod
     expect(f.stderr).toBe('')
     expect(f.code).toBe(0)
     expect(f.stdout.split('\n').filter(Boolean).sort()).toEqual([
-      'from-kcat|0|0|k0|v0|a=1|2|2', 'from-kcat|0|1|k1|v1||2|2', 'from-kcat|1|0||v2|b=2,c=3|-1|2',
+      'from-kcat|0|0|k0|v0|a=1|2|2',
+      'from-kcat|0|1|k1|v1||2|2',
+      'from-kcat|1|0||v2|b=2,c=3|-1|2',
     ])
     const j = await wafka(['consume', '-b', b, '-t', 'from-kcat', '-o', 'beginning', '-e', '--json'])
     expect(j.code).toBe(0)
-    const rows = j.stdout.trim().split('\n').map((l) => JSON.parse(l)).sort((x, y) => x.partition - y.partition || x.offset - y.offset)
+    const rows = j.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .sort((x, y) => x.partition - y.partition || x.offset - y.offset)
     const kcat = await kcatConsume(b, 'from-kcat')
-    expect(rows).toEqual(kcat.map((m) => ({
-      topic: 'from-kcat', partition: m.partition, offset: m.offset, timestamp: m.timestamp,
-      key: text(m.key), value: text(m.value), headers: Object.fromEntries(m.headers.map(([k, v]) => [k, text(v)])),
-    })).sort((x, y) => x.partition - y.partition || x.offset - y.offset))
+    expect(rows).toEqual(
+      kcat
+        .map((m) => ({
+          topic: 'from-kcat',
+          partition: m.partition,
+          offset: m.offset,
+          timestamp: m.timestamp,
+          key: text(m.key),
+          value: text(m.value),
+          headers: Object.fromEntries(m.headers.map(([k, v]) => [k, text(v)])),
+        }))
+        .sort((x, y) => x.partition - y.partition || x.offset - y.offset),
+    )
   })
 
   it('consume: -p with -o OFFSET, -o -N and -c; -o end with -e prints nothing', async () => {
@@ -83,11 +120,16 @@ describe.skipIf(!built || !requirePeers({ builds: [], kcat: true }))('wafka prod
     const tail = await wafka(['consume', '-b', b, '-t', 'from-kcat', '-p', '0', '-o', '-2', '-c', '1', '-f', '%o\\n'])
     expect(tail.stdout).toBe('0\n')
     // @TIMESTAMP: from the first message at or after it.
-    const p0msgs = (await kcatConsume(b, 'from-kcat', { partition: 0 }))
+    const p0msgs = await kcatConsume(b, 'from-kcat', { partition: 0 })
     const at = p0msgs[1].timestamp
     const first = p0msgs.find((m) => m.timestamp >= at)!.offset
     const byTime = await wafka(['consume', '-b', b, '-t', 'from-kcat', '-p', '0', '-o', `@${at}`, '-e', '-f', '%o\\n'])
-    expect(byTime.stdout).toBe(p0msgs.filter((m) => m.offset >= first).map((m) => `${m.offset}\n`).join(''))
+    expect(byTime.stdout).toBe(
+      p0msgs
+        .filter((m) => m.offset >= first)
+        .map((m) => `${m.offset}\n`)
+        .join(''),
+    )
     const end = await wafka(['consume', '-b', b, '-t', 'from-kcat', '-o', 'end', '-e'])
     expect(end).toEqual({ code: 0, stdout: '', stderr: '' })
   })

@@ -17,7 +17,16 @@ describe.skipIf(!built || !requireSecuredKafka())('wafka with SASL and TLS on Ap
   afterAll(() => kafka?.stop())
 
   it('SASL PLAIN from the flags: create a topic, produce, consume', async () => {
-    const auth = ['-b', kafka.listener('SASL').join(','), '--sasl-mechanism', 'PLAIN', '--sasl-username', 'alice', '--sasl-password', USERS.alice]
+    const auth = [
+      '-b',
+      kafka.listener('SASL').join(','),
+      '--sasl-mechanism',
+      'PLAIN',
+      '--sasl-username',
+      'alice',
+      '--sasl-password',
+      USERS.alice,
+    ]
     expect(await wafka(['topics', 'create', 'secured', '-P', '1', ...auth])).toMatchObject({ code: 0, stderr: '' })
     expect(await wafka(['produce', '-t', 'secured', ...auth], { input: 'one\ntwo\n' })).toMatchObject({ code: 0, stderr: '' })
     const r = await wafka(['consume', '-t', 'secured', '-o', 'beginning', '-e', ...auth])
@@ -42,7 +51,18 @@ describe.skipIf(!built || !requireSecuredKafka())('wafka with SASL and TLS on Ap
 
   it('a wrong password: exit 1, one line, no password in it; the untrusted certificate likewise', async () => {
     const wrong = 'not-' + USERS.alice
-    const r = await wafka(['topics', 'list', '-b', kafka.listener('SASL').join(','), '--sasl-mechanism', 'SCRAM-SHA-256', '--sasl-username', 'alice', '--sasl-password', wrong])
+    const r = await wafka([
+      'topics',
+      'list',
+      '-b',
+      kafka.listener('SASL').join(','),
+      '--sasl-mechanism',
+      'SCRAM-SHA-256',
+      '--sasl-username',
+      'alice',
+      '--sasl-password',
+      wrong,
+    ])
     expect(r.code).toBe(1)
     expect(oneCleanLine(r.stderr), r.stderr).toBe(true)
     expect(r.stderr).toMatch(/auth/i)

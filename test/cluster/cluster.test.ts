@@ -139,12 +139,19 @@ describe.each(['legacy', 'modern'] as const)('cluster against the %s librdkafka 
     try {
       for (let i = 0; i < 5; i++) {
         const batch = encodeRecordBatch([{ key: `k${i}`, value: `fire-and-forget ${i}` }])
-        const res = await conn.request(Produce, { acks: 0, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records: batch }] }] }, { expectResponse: false })
+        const res = await conn.request(
+          Produce,
+          { acks: 0, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records: batch }] }] },
+          { expectResponse: false },
+        )
         expect(res).toBeUndefined()
         expect(conn.inFlightCount).toBe(0)
       }
       // The stream is still in step: the next answered request matches its caller.
-      const meta = await conn.request(Metadata, metadataRequest([{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: topic }], false, conn.versionFor(Metadata)))
+      const meta = await conn.request(
+        Metadata,
+        metadataRequest([{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: topic }], false, conn.versionFor(Metadata)),
+      )
       expect(meta.topics[0].name).toBe(topic)
       const read = await kcatConsume(mock.bootstrap, topic, { count: 5 })
       expect(read.map((m) => m.value!.toString())).toEqual([0, 1, 2, 3, 4].map((i) => `fire-and-forget ${i}`))

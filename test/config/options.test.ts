@@ -24,30 +24,52 @@ const refusal = (fn: () => unknown): string => {
 describe('options are validated', () => {
   it('an unknown key is refused, naming the nearest valid one', () => {
     expect(refusal(() => new Kafka({ brokers, clientID: 'x' } as never))).toMatch(/^unknown Kafka option clientID: did you mean clientId\?/)
-    expect(refusal(() => resolveProducerConfig({ lingerMS: 5 } as never))).toMatch(/^unknown producer option lingerMS: did you mean lingerMs\?/)
+    expect(refusal(() => resolveProducerConfig({ lingerMS: 5 } as never))).toMatch(
+      /^unknown producer option lingerMS: did you mean lingerMs\?/,
+    )
     expect(refusal(() => resolveConsumerConfig({ groupId: 'g', sessionTimeoutMS: 10 } as never))).toMatch(/did you mean sessionTimeoutMs\?/)
     expect(refusal(() => resolveConsumerConfig({ groupId: 'g', sesionTimeoutMs: 10 } as never))).toMatch(/did you mean sessionTimeoutMs\?/)
     // Nothing near: the valid names are listed instead.
-    expect(refusal(() => resolveProducerConfig({ zzzzzzzzzz: 1 } as never))).toMatch(/^unknown producer option zzzzzzzzzz \(valid: acks, lingerMs,/)
+    expect(refusal(() => resolveProducerConfig({ zzzzzzzzzz: 1 } as never))).toMatch(
+      /^unknown producer option zzzzzzzzzz \(valid: acks, lingerMs,/,
+    )
     const kafka = new Kafka({ brokers })
-    expect(refusal(() => kafka.admin({ requestTimeotMs: 5 } as never))).toMatch(/^unknown admin option requestTimeotMs: did you mean requestTimeoutMs\?/)
+    expect(refusal(() => kafka.admin({ requestTimeotMs: 5 } as never))).toMatch(
+      /^unknown admin option requestTimeotMs: did you mean requestTimeoutMs\?/,
+    )
   })
 
   it("takes KafkaJS's names where they mean the same, and says what to use where they do not", () => {
-    expect(resolveKafkaConfig({ brokers, connectionTimeout: 1234, requestTimeout: 999, maxInFlightRequests: 2 } as never)).toMatchObject({ connectTimeoutMs: 1234, requestTimeoutMs: 999, maxInFlight: 2 })
-    expect(resolveProducerConfig({ maxInFlightRequests: 3, transactionTimeout: 5000 } as never)).toMatchObject({ maxInFlight: 3, transactionTimeoutMs: 5000 })
-    expect(resolveConsumerConfig({ groupId: 'g', sessionTimeout: 20_000, heartbeatInterval: 1000 } as never)).toMatchObject({ sessionTimeoutMs: 20_000, heartbeatIntervalMs: 1000 })
-    expect(refusal(() => new Kafka({ brokers, retry: { retries: 5 } } as never))).toMatch(/retry \(KafkaJS\) is not supported: .*retryBackoffMs/)
+    expect(resolveKafkaConfig({ brokers, connectionTimeout: 1234, requestTimeout: 999, maxInFlightRequests: 2 } as never)).toMatchObject({
+      connectTimeoutMs: 1234,
+      requestTimeoutMs: 999,
+      maxInFlight: 2,
+    })
+    expect(resolveProducerConfig({ maxInFlightRequests: 3, transactionTimeout: 5000 } as never)).toMatchObject({
+      maxInFlight: 3,
+      transactionTimeoutMs: 5000,
+    })
+    expect(resolveConsumerConfig({ groupId: 'g', sessionTimeout: 20_000, heartbeatInterval: 1000 } as never)).toMatchObject({
+      sessionTimeoutMs: 20_000,
+      heartbeatIntervalMs: 1000,
+    })
+    expect(refusal(() => new Kafka({ brokers, retry: { retries: 5 } } as never))).toMatch(
+      /retry \(KafkaJS\) is not supported: .*retryBackoffMs/,
+    )
     expect(refusal(() => resolveConsumerConfig({ groupId: 'g', readUncommitted: true } as never))).toMatch(/isolationLevel/)
     // A KafkaJS name on a client of a Kafka object that passes requestTimeoutMs on is still one name, not two.
     const kafka = new Kafka({ brokers, requestTimeoutMs: 5000 })
     expect(() => kafka.producer({ requestTimeout: 1000 } as never)).not.toThrow()
     expect(() => kafka.consumer({ groupId: 'g', requestTimeout: 1000 } as never)).not.toThrow()
-    expect(refusal(() => resolveProducerConfig({ requestTimeout: 1, requestTimeoutMs: 2 } as never))).toMatch(/requestTimeout is KafkaJS's name for requestTimeoutMs: give one of them, not both/)
+    expect(refusal(() => resolveProducerConfig({ requestTimeout: 1, requestTimeoutMs: 2 } as never))).toMatch(
+      /requestTimeout is KafkaJS's name for requestTimeoutMs: give one of them, not both/,
+    )
   })
 
   it('caps millisecond fields at int32 and keeps the minimums', () => {
-    expect(refusal(() => resolveProducerConfig({ lingerMs: 2 ** 31 }))).toMatch(/^lingerMs must be a number from 0 to 2147483647, not 2147483648/)
+    expect(refusal(() => resolveProducerConfig({ lingerMs: 2 ** 31 }))).toMatch(
+      /^lingerMs must be a number from 0 to 2147483647, not 2147483648/,
+    )
     expect(resolveProducerConfig({ maxBlockMs: 2 ** 31 - 1 }).maxBlockMs).toBe(2 ** 31 - 1)
     expect(refusal(() => new Kafka({ brokers, requestTimeoutMs: 3e9 }))).toMatch(/requestTimeoutMs must be a number from 1 to 2147483647/)
     expect(refusal(() => resolveConsumerConfig({ groupId: 'g', sessionTimeoutMs: 0 }))).toMatch(/sessionTimeoutMs must be a number from 1/)
@@ -55,11 +77,30 @@ describe('options are validated', () => {
 
   it('takes its defaults from the table', () => {
     const p = resolveProducerConfig({})
-    for (const name of ['lingerMs', 'batchSize', 'bufferMemory', 'maxBlockMs', 'maxRequestSize', 'transactionTimeoutMs', 'maxInFlight', 'deliveryTimeoutMs', 'requestTimeoutMs'] as const) {
+    for (const name of [
+      'lingerMs',
+      'batchSize',
+      'bufferMemory',
+      'maxBlockMs',
+      'maxRequestSize',
+      'transactionTimeoutMs',
+      'maxInFlight',
+      'deliveryTimeoutMs',
+      'requestTimeoutMs',
+    ] as const) {
       expect(p[name]).toBe(PRODUCER_OPTIONS[name].default)
     }
     const c = resolveConsumerConfig({ groupId: 'g' })
-    for (const name of ['sessionTimeoutMs', 'heartbeatIntervalMs', 'maxPollIntervalMs', 'maxBytes', 'minBytes', 'maxWaitTimeInMs', 'autoCommitIntervalMs', 'metadataMaxAgeMs'] as const) {
+    for (const name of [
+      'sessionTimeoutMs',
+      'heartbeatIntervalMs',
+      'maxPollIntervalMs',
+      'maxBytes',
+      'minBytes',
+      'maxWaitTimeInMs',
+      'autoCommitIntervalMs',
+      'metadataMaxAgeMs',
+    ] as const) {
       expect(c[name]).toBe(CONSUMER_OPTIONS[name].default)
     }
     expect(KAFKA_OPTIONS.requestTimeoutMs.default).toBe(30_000)

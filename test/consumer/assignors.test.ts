@@ -104,7 +104,10 @@ function expectBalanced(members: MemberSubscription[], result: Map<string, Membe
     for (const taker of members) {
       if (load.get(giver.memberId)! - load.get(taker.memberId)! < 2) continue
       const shared = taker.topics.filter((t) => held.has(t))
-      expect(shared, `${giver.memberId} (${load.get(giver.memberId)}) could give ${shared} to ${taker.memberId} (${load.get(taker.memberId)})`).toEqual([])
+      expect(
+        shared,
+        `${giver.memberId} (${load.get(giver.memberId)}) could give ${shared} to ${taker.memberId} (${load.get(taker.memberId)})`,
+      ).toEqual([])
     }
   }
 }
@@ -117,11 +120,7 @@ describe('range', () => {
 
   it('static members sort by group.instance.id, ahead of dynamic ones (Java MemberInfo)', () => {
     // Member ids as after a rolling bounce: the instance ids keep the order.
-    const members = [
-      member('C2', ['t0'], { groupInstanceId: 'I1' }),
-      member('C3', ['t0'], { groupInstanceId: 'I0' }),
-      member('A', ['t0']),
-    ]
+    const members = [member('C2', ['t0'], { groupInstanceId: 'I1' }), member('C3', ['t0'], { groupInstanceId: 'I0' }), member('A', ['t0'])]
     expect(render(assign(rangeAssignor, members, counts({ t0: 5 })))).toEqual({ C3: ['t0p0', 't0p1'], C2: ['t0p2', 't0p3'], A: ['t0p4'] })
   })
 
@@ -139,7 +138,9 @@ describe('range', () => {
     const members = ['a', 'b', 'c'].map((id) => member(id, ['x', 'y']))
     const result = render(assign(rangeAssignor, members, counts({ x: 7, y: 7 })))
     for (const labels of Object.values(result)) {
-      expect(labels.filter((l) => l.startsWith('x')).map((l) => l.slice(1))).toEqual(labels.filter((l) => l.startsWith('y')).map((l) => l.slice(1)))
+      expect(labels.filter((l) => l.startsWith('x')).map((l) => l.slice(1))).toEqual(
+        labels.filter((l) => l.startsWith('y')).map((l) => l.slice(1)),
+      )
     }
   })
 })
@@ -185,7 +186,9 @@ describe('eager assignors over random groups', () => {
         const equal = members.every((m) => m.topics.join() === members[0].topics.join())
         if (!equal) continue
         // Range balances each topic; round robin the totals.
-        const perTopic = [...partitionCounts.keys()].map((t) => [...result.values()].map((a) => a.partitions.find((tp) => tp.topic === t)?.partitions.length ?? 0))
+        const perTopic = [...partitionCounts.keys()].map((t) =>
+          [...result.values()].map((a) => a.partitions.find((tp) => tp.topic === t)?.partitions.length ?? 0),
+        )
         const spreads = assignor === rangeAssignor ? perTopic : [[...sizes(result).values()]]
         for (const loads of spreads) expect(Math.max(...loads) - Math.min(...loads)).toBeLessThanOrEqual(1)
       }
@@ -197,9 +200,17 @@ describe('cooperative-sticky', () => {
   it('the Java StickyAssignor javadoc example 1: fresh like round robin, then keeps everything when C1 leaves', () => {
     const topics = ['t0', 't1', 't2', 't3']
     const partitionCounts = counts({ t0: 2, t1: 2, t2: 2, t3: 2 })
-    const first = assign(cooperativeStickyAssignor, ['C0', 'C1', 'C2'].map((id) => member(id, topics)), partitionCounts)
+    const first = assign(
+      cooperativeStickyAssignor,
+      ['C0', 'C1', 'C2'].map((id) => member(id, topics)),
+      partitionCounts,
+    )
     expect(render(first)).toEqual({ C0: ['t0p0', 't1p1', 't3p0'], C1: ['t0p1', 't2p0', 't3p1'], C2: ['t1p0', 't2p1'] })
-    const remaining = afterRound(['C0', 'C2'].map((id) => member(id, topics)), first, 1)
+    const remaining = afterRound(
+      ['C0', 'C2'].map((id) => member(id, topics)),
+      first,
+      1,
+    )
     expect(render(assign(cooperativeStickyAssignor, remaining, partitionCounts, 2))).toEqual({
       C0: ['t0p0', 't1p1', 't2p0', 't3p0'],
       C2: ['t0p1', 't1p0', 't2p1', 't3p1'],
@@ -265,7 +276,8 @@ describe('cooperative-sticky', () => {
   })
 
   it('reads the generation from Java userData when the subscription has none (ConsumerProtocol v0/v1)', () => {
-    const javaUserData = (generation: number): Buffer => cooperativeStickyAssignor.subscriptionUserData!({ owned: [], generationId: generation })!
+    const javaUserData = (generation: number): Buffer =>
+      cooperativeStickyAssignor.subscriptionUserData!({ owned: [], generationId: generation })!
     expect(javaUserData(7)).toEqual(hex('00000007'))
     expect(javaUserData(-1)).toEqual(hex('ffffffff'))
     const members = [
@@ -316,12 +328,25 @@ describe('cooperative-sticky', () => {
       expect(ms).toBeLessThan(1000)
       return result
     }
-    const fresh = time('fresh', ids.map((id) => member(id, topics)))
-    const settled = afterRound(ids.map((id) => member(id, topics)), fresh, 9)
+    const fresh = time(
+      'fresh',
+      ids.map((id) => member(id, topics)),
+    )
+    const settled = afterRound(
+      ids.map((id) => member(id, topics)),
+      fresh,
+      9,
+    )
     time('one leaves', settled.slice(1))
     time('ten join', [...settled, ...Array.from({ length: 10 }, (_, i) => member(`late-${i}`, topics))])
-    time('mixed subscriptions', ids.map((id) => member(id, topics.filter(() => rng.chance(0.5)).concat(topics[0]))))
-    time('one member owned everything', [member('hog', topics, { ownedPartitions: topics.map((topic) => ({ topic, partitions: [...Array(100).keys()] })), generationId: 8 }), ...ids.map((id) => member(id, topics))])
+    time(
+      'mixed subscriptions',
+      ids.map((id) => member(id, topics.filter(() => rng.chance(0.5)).concat(topics[0]))),
+    )
+    time('one member owned everything', [
+      member('hog', topics, { ownedPartitions: topics.map((topic) => ({ topic, partitions: [...Array(100).keys()] })), generationId: 8 }),
+      ...ids.map((id) => member(id, topics)),
+    ])
   })
 
   it('mixed subscriptions where the heaviest members cannot give anything stay fast', () => {
@@ -335,7 +360,9 @@ describe('cooperative-sticky', () => {
     }
     for (let i = 0; i < 200; i++) {
       const partitions = i % 2 === 0 ? Array.from({ length: 18 }, (_, k) => (i / 2) * 18 + k) : []
-      members.push(member(`b${i}`, ['shared'], { ownedPartitions: partitions.length > 0 ? [{ topic: 'shared', partitions }] : [], generationId: 3 }))
+      members.push(
+        member(`b${i}`, ['shared'], { ownedPartitions: partitions.length > 0 ? [{ topic: 'shared', partitions }] : [], generationId: 3 }),
+      )
     }
     const started = performance.now()
     const result = assign(cooperativeStickyAssignor, members, partitionCounts, 4)
@@ -409,7 +436,8 @@ function checkCooperativeRounds(members: MemberSubscription[], partitionCounts: 
   const claimedBy = new Map<string, Set<string>>()
   for (const m of members) for (const k of keysOf(m.ownedPartitions)) claimedBy.set(k, (claimedBy.get(k) ?? new Set()).add(m.memberId))
   for (const [id, { partitions }] of first) {
-    for (const k of keysOf(partitions)) if (claimedBy.has(k)) expect(claimedBy.get(k)!.has(id), `${k} given to ${id} while others own it`).toBe(true)
+    for (const k of keysOf(partitions))
+      if (claimedBy.has(k)) expect(claimedBy.get(k)!.has(id), `${k} given to ${id} while others own it`).toBe(true)
   }
 
   // Follow-up rebalances until nothing is held back; mixed subscriptions may take a few.
@@ -440,7 +468,8 @@ function checkCooperativeRounds(members: MemberSubscription[], partitionCounts: 
   const quota = Math.floor(total / members.length)
   const extra = total % members.length
   const ownedCount = members.map((m) => [...owners.values()].filter((id) => id === m.memberId).length)
-  const mostRetainable = ownedCount.reduce((n, c) => n + Math.min(c, quota), 0) + Math.min(extra, ownedCount.filter((c) => c > quota).length)
+  const mostRetainable =
+    ownedCount.reduce((n, c) => n + Math.min(c, quota), 0) + Math.min(extra, ownedCount.filter((c) => c > quota).length)
   let retained = 0
   for (const [id, { partitions }] of result) for (const k of keysOf(partitions)) if (owners.get(k) === id) retained++
   expect(retained).toBe(mostRetainable)
@@ -480,17 +509,28 @@ describe('subscription and assignment bytes', () => {
   it('a cooperative-sticky subscription carries owned partitions, generation, rack and the generation in userData', () => {
     const bytes = encodeSubscription(cooperativeStickyAssignor, {
       topics: ['t'],
-      owned: [{ topic: 'u', partitions: [2] }, { topic: 't', partitions: [1, 0] }, { topic: 'u', partitions: [0, 2] }],
+      owned: [
+        { topic: 'u', partitions: [2] },
+        { topic: 't', partitions: [1, 0] },
+        { topic: 'u', partitions: [0, 2] },
+      ],
       generationId: 5,
       rackId: 'r1',
     })
-    expect(bytes).toEqual(hex('0003 00000001 0001 74 00000004 00000005  00000002 0001 74 00000002 00000000 00000001  0001 75 00000002 00000000 00000002  00000005 0002 7231'))
+    expect(bytes).toEqual(
+      hex(
+        '0003 00000001 0001 74 00000004 00000005  00000002 0001 74 00000002 00000000 00000001  0001 75 00000002 00000000 00000002  00000005 0002 7231',
+      ),
+    )
     expect(decodeSubscription('m1', 'i1', bytes)).toEqual({
       memberId: 'm1',
       groupInstanceId: 'i1',
       topics: ['t'],
       userData: hex('00000005'),
-      ownedPartitions: [{ topic: 't', partitions: [0, 1] }, { topic: 'u', partitions: [0, 2] }],
+      ownedPartitions: [
+        { topic: 't', partitions: [0, 1] },
+        { topic: 'u', partitions: [0, 2] },
+      ],
       generationId: 5,
       rackId: 'r1',
     })
@@ -501,8 +541,15 @@ describe('subscription and assignment bytes', () => {
     const v0 = MemberMetadata.encode({ version: 0, topics: ['a', 'b'], userData: hex('0102') })
     expect(decodeSubscription('m', null, v0)).toEqual(member('m', ['a', 'b'], { userData: hex('0102') }))
     const full = { topics: ['a'], userData: null, ownedPartitions: [{ topic: 'a', partitions: [3] }], generationId: 8, rackId: 'r' }
-    expect(decodeSubscription('m', null, encodeData(ConsumerProtocolSubscription, 1, full))).toMatchObject({ ownedPartitions: full.ownedPartitions, generationId: -1, rackId: null })
-    expect(decodeSubscription('m', null, encodeData(ConsumerProtocolSubscription, 2, full))).toMatchObject({ generationId: 8, rackId: null })
+    expect(decodeSubscription('m', null, encodeData(ConsumerProtocolSubscription, 1, full))).toMatchObject({
+      ownedPartitions: full.ownedPartitions,
+      generationId: -1,
+      rackId: null,
+    })
+    expect(decodeSubscription('m', null, encodeData(ConsumerProtocolSubscription, 2, full))).toMatchObject({
+      generationId: 8,
+      rackId: null,
+    })
     expect(decodeSubscription('m', null, encodeData(ConsumerProtocolSubscription, 3, full))).toMatchObject({ generationId: 8, rackId: 'r' })
     // Java treats an empty rack as none.
     expect(decodeSubscription('m', null, encodeData(ConsumerProtocolSubscription, 3, { ...full, rackId: '' })).rackId).toBeNull()
@@ -511,7 +558,13 @@ describe('subscription and assignment bytes', () => {
   })
 
   it('an assignment is what KafkaJS writes for the same version, and KafkaJS reads ours', () => {
-    const assignment = { partitions: [{ topic: 't', partitions: [0, 2] }, { topic: 'u', partitions: [1] }], userData: Buffer.alloc(0) }
+    const assignment = {
+      partitions: [
+        { topic: 't', partitions: [0, 2] },
+        { topic: 'u', partitions: [1] },
+      ],
+      userData: Buffer.alloc(0),
+    }
     const ours = encodeAssignment(assignment)
     expect(ours).toEqual(KafkaJsAssignment.encode({ version: 3, assignment: { t: [0, 2], u: [1] }, userData: Buffer.alloc(0) }))
     expect(decodeAssignment(ours)).toEqual(assignment)
@@ -519,7 +572,10 @@ describe('subscription and assignment bytes', () => {
     const plain = encodeAssignment({ partitions: [{ topic: 't', partitions: [4] }] })
     expect(plain).toEqual(hex('0003 00000001 0001 74 00000001 00000004 ffffffff'))
     expect(KafkaJsAssignment.decode(plain)).toEqual({ version: 3, assignment: { t: [4] }, userData: null })
-    expect(decodeAssignment(KafkaJsAssignment.encode({ version: 0, assignment: { x: [7] } }))).toEqual({ partitions: [{ topic: 'x', partitions: [7] }], userData: Buffer.alloc(0) })
+    expect(decodeAssignment(KafkaJsAssignment.encode({ version: 0, assignment: { x: [7] } }))).toEqual({
+      partitions: [{ topic: 'x', partitions: [7] }],
+      userData: Buffer.alloc(0),
+    })
   })
 
   it('empty or absent assignment bytes mean no partitions', () => {

@@ -145,9 +145,19 @@ describe('resolveConsumerConfig errors', () => {
   })
 
   it.each([
-    'sessionTimeoutMs', 'heartbeatIntervalMs', 'maxPollIntervalMs', 'rebalanceTimeoutMs', 'minBytes', 'maxBytes',
-    'maxBytesPerPartition', 'maxWaitTimeInMs', 'autoCommitIntervalMs', 'requestTimeoutMs', 'retryBackoffMs',
-    'retryBackoffMaxMs', 'metadataMaxAgeMs',
+    'sessionTimeoutMs',
+    'heartbeatIntervalMs',
+    'maxPollIntervalMs',
+    'rebalanceTimeoutMs',
+    'minBytes',
+    'maxBytes',
+    'maxBytesPerPartition',
+    'maxWaitTimeInMs',
+    'autoCommitIntervalMs',
+    'requestTimeoutMs',
+    'retryBackoffMs',
+    'retryBackoffMaxMs',
+    'metadataMaxAgeMs',
   ] as const)('rejects a negative, NaN or non-number %s', (name) => {
     for (const value of [-1, Number.NaN, Number.POSITIVE_INFINITY, '100' as unknown as number]) {
       expect(bad({ groupId: 'g', [name]: value }), `${name} = ${String(value)}`).toThrow(ConfigError)

@@ -34,7 +34,11 @@ describe.each(['legacy', 'modern'] as const)('consumer against the %s librdkafka
     await c.subscribe({ topics: ['basic'], fromBeginning: true })
     const seen: Seen[] = []
     await collect(c, seen)
-    await until(() => seen.length >= 2000, 20000, () => `${seen.length} of 2000`)
+    await until(
+      () => seen.length >= 2000,
+      20000,
+      () => `${seen.length} of 2000`,
+    )
     expect(seen.map((s) => s.value).sort()).toEqual(messages.map((m) => m.value).sort())
     for (const p of [0, 1, 2, 3]) {
       const offsets = seen.filter((s) => s.partition === p).map((s) => Number(s.offset))

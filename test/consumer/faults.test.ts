@@ -14,13 +14,26 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
   let kafka: Kafka
   const open: Consumer[] = []
   const consumer = (config: Parameters<Kafka['consumer']>[0] = {}) => {
-    const c = kafka.consumer({ heartbeatIntervalMs: 100, sessionTimeoutMs: 3000, autoCommitIntervalMs: 100, maxWaitTimeInMs: 100, maxBytesPerPartition: 2048, retryBackoffMs: 50, ...config })
+    const c = kafka.consumer({
+      heartbeatIntervalMs: 100,
+      sessionTimeoutMs: 3000,
+      autoCommitIntervalMs: 100,
+      maxWaitTimeInMs: 100,
+      maxBytesPerPartition: 2048,
+      retryBackoffMs: 50,
+      ...config,
+    })
     open.push(c)
     return c
   }
   const produce = async (topic: string, partitions: number, total: number) => {
     await mock.createTopic(topic, { partitions, replicationFactor: 3 })
-    await kcatProduce(mock.bootstrap, topic, Array.from({ length: total }, (_, i) => ({ key: `k${i}`, value: `m${i}` })), { config: { 'batch.num.messages': 10 } })
+    await kcatProduce(
+      mock.bootstrap,
+      topic,
+      Array.from({ length: total }, (_, i) => ({ key: `k${i}`, value: `m${i}` })),
+      { config: { 'batch.num.messages': 10 } },
+    )
   }
 
   beforeAll(async () => {
@@ -44,9 +57,17 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
     const timeline: TimelineEntry[] = []
     await timelineMember(consumer({ groupId }), 'moved', 'a', timeline, 10)
     await timelineMember(consumer({ groupId }), 'moved', 'b', timeline, 10)
-    await until(() => distinctReads(timeline) > 500, 20_000, () => `read ${distinctReads(timeline)}`)
+    await until(
+      () => distinctReads(timeline) > 500,
+      20_000,
+      () => `read ${distinctReads(timeline)}`,
+    )
     for (const broker of mock.brokers) await mock.setCoordinator('group', groupId, broker.id === 1 ? 2 : 1)
-    await until(() => distinctReads(timeline) >= total, 30_000, () => `read ${distinctReads(timeline)} of ${total}`)
+    await until(
+      () => distinctReads(timeline) >= total,
+      30_000,
+      () => `read ${distinctReads(timeline)} of ${total}`,
+    )
     expectResumesAtCommits(timeline)
   }, 60_000)
 
@@ -56,9 +77,17 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
     const groupId = `hb-errors-${build}`
     const timeline: TimelineEntry[] = []
     await timelineMember(consumer({ groupId }), 'hb-errors', 'a', timeline, 10)
-    await until(() => distinctReads(timeline) > 300, 20_000, () => `read ${distinctReads(timeline)}`)
+    await until(
+      () => distinctReads(timeline) > 300,
+      20_000,
+      () => `read ${distinctReads(timeline)}`,
+    )
     await mock.pushRequestErrors(HEARTBEAT, [27, 25, 16])
-    await until(() => distinctReads(timeline) >= total, 30_000, () => `read ${distinctReads(timeline)} of ${total}`)
+    await until(
+      () => distinctReads(timeline) >= total,
+      30_000,
+      () => `read ${distinctReads(timeline)} of ${total}`,
+    )
     // UNKNOWN_MEMBER_ID took the partitions away without a commit: the member rejoined and resumed at the last commit.
     expect(timeline.filter((e) => e.assigned).length).toBeGreaterThan(1)
     expectResumesAtCommits(timeline)
@@ -73,12 +102,20 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
     for (const p of [0, 1, 2]) await mock.setLeader('leader-down', p, p === 2 ? 3 : 2)
     const timeline: TimelineEntry[] = []
     await timelineMember(consumer({ groupId }), 'leader-down', 'a', timeline, 5)
-    await until(() => distinctReads(timeline) > 300, 20_000, () => `read ${distinctReads(timeline)}`)
+    await until(
+      () => distinctReads(timeline) > 300,
+      20_000,
+      () => `read ${distinctReads(timeline)}`,
+    )
     await mock.brokerDown(2)
     await new Promise((r) => setTimeout(r, 1000))
     await mock.brokerUp(2)
     await mock.pushRequestErrors(FETCH, [6]) // NOT_LEADER_OR_FOLLOWER once more after it is back
-    await until(() => distinctReads(timeline) >= total, 30_000, () => `read ${distinctReads(timeline)} of ${total}`)
+    await until(
+      () => distinctReads(timeline) >= total,
+      30_000,
+      () => `read ${distinctReads(timeline)} of ${total}`,
+    )
     const reads = timeline.flatMap((e) => (e.read ? [e.read] : []))
     expect(reads).toHaveLength(total)
     expectResumesAtCommits(timeline)
@@ -89,9 +126,17 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
     await produce('fetch-errors', 2, total)
     const timeline: TimelineEntry[] = []
     await timelineMember(consumer({ groupId: `fetch-errors-${build}` }), 'fetch-errors', 'a', timeline, 5)
-    await until(() => distinctReads(timeline) > 200, 20_000, () => `read ${distinctReads(timeline)}`)
+    await until(
+      () => distinctReads(timeline) > 200,
+      20_000,
+      () => `read ${distinctReads(timeline)}`,
+    )
     await mock.pushRequestErrors(FETCH, [74, 75, 6, 74])
-    await until(() => distinctReads(timeline) >= total, 30_000, () => `read ${distinctReads(timeline)} of ${total}`)
+    await until(
+      () => distinctReads(timeline) >= total,
+      30_000,
+      () => `read ${distinctReads(timeline)} of ${total}`,
+    )
     expect(timeline.filter((e) => e.read)).toHaveLength(total)
     expectResumesAtCommits(timeline)
   }, 60_000)
@@ -101,9 +146,17 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
     await produce('moving-leaders', 2, total)
     const timeline: TimelineEntry[] = []
     await timelineMember(consumer({ groupId: `moving-leaders-${build}` }), 'moving-leaders', 'a', timeline, 5)
-    await until(() => distinctReads(timeline) > 200, 20_000, () => `read ${distinctReads(timeline)}`)
+    await until(
+      () => distinctReads(timeline) > 200,
+      20_000,
+      () => `read ${distinctReads(timeline)}`,
+    )
     for (const p of [0, 1]) await mock.setLeader('moving-leaders', p, p + 2)
-    await until(() => distinctReads(timeline) >= total, 30_000, () => `read ${distinctReads(timeline)} of ${total}`)
+    await until(
+      () => distinctReads(timeline) >= total,
+      30_000,
+      () => `read ${distinctReads(timeline)} of ${total}`,
+    )
     expect(timeline.filter((e) => e.read)).toHaveLength(total)
     expectResumesAtCommits(timeline)
   }, 60_000)
@@ -119,9 +172,17 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
         const timeline: TimelineEntry[] = []
         const spy = vi.spyOn(Cluster.prototype, 'send')
         await timelineMember(consumer({ groupId: 'epochs' }), 'epochs', 'a', timeline, 5)
-        await until(() => distinctReads(timeline) > 100, 20_000, () => `read ${distinctReads(timeline)}`)
+        await until(
+          () => distinctReads(timeline) > 100,
+          20_000,
+          () => `read ${distinctReads(timeline)}`,
+        )
         await mock.setLeader('epochs', 0, 3)
-        await until(() => distinctReads(timeline) >= total, 30_000, () => `read ${distinctReads(timeline)} of ${total}`)
+        await until(
+          () => distinctReads(timeline) >= total,
+          30_000,
+          () => `read ${distinctReads(timeline)} of ${total}`,
+        )
         const asked = spy.mock.calls.filter((call) => call[1] === OffsetForLeaderEpoch).map((call) => call[0])
         spy.mockRestore()
         expect(asked).toContain(3)
@@ -143,7 +204,11 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
       await c.connect()
       await c.subscribe({ topics: ['trimmed'] })
       await c.run({ eachMessage: async ({ message }) => void seen.push(message.offsetBigInt) })
-      await until(() => seen.length >= 40, 10_000, () => `read ${seen.length}`)
+      await until(
+        () => seen.length >= 40,
+        10_000,
+        () => `read ${seen.length}`,
+      )
       expect(seen[0]).toBe(60n)
       expect(seen.at(-1)).toBe(99n)
     })
@@ -162,10 +227,18 @@ describe.each(['legacy', 'modern'] as const)('consumer groups under faults on th
       await c.subscribe({ topics: ['static'], fromBeginning: true })
       await c.run({ eachMessage: async () => {} })
     }
-    await until(() => fixed.assignmentList().length === 1 && other.assignmentList().length === 1, 15_000, () => `${JSON.stringify(fixed.assignmentList())} / ${JSON.stringify(other.assignmentList())}`)
+    await until(
+      () => fixed.assignmentList().length === 1 && other.assignmentList().length === 1,
+      15_000,
+      () => `${JSON.stringify(fixed.assignmentList())} / ${JSON.stringify(other.assignmentList())}`,
+    )
     const stoppedAt = Date.now()
     await fixed.disconnect()
-    await until(() => other.assignmentList().length === 2, 15_000, () => `other has ${JSON.stringify(other.assignmentList())}`)
+    await until(
+      () => other.assignmentList().length === 2,
+      15_000,
+      () => `other has ${JSON.stringify(other.assignmentList())}`,
+    )
     // A dynamic member's LeaveGroup would have moved the partition at once.
     expect(Date.now() - stoppedAt).toBeGreaterThan(2500)
   }, 30_000)

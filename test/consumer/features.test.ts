@@ -31,7 +31,12 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
 
   it('assign() without a group reads chosen partitions from a seek, and commits nothing', async () => {
     await mock.createTopic('manual', { partitions: 3, replicationFactor: 1 })
-    for (const p of [0, 1, 2]) await kcatProduce(mock.bootstrap, 'manual', values(50, `p${p}-`).map((m) => ({ ...m, partition: p })))
+    for (const p of [0, 1, 2])
+      await kcatProduce(
+        mock.bootstrap,
+        'manual',
+        values(50, `p${p}-`).map((m) => ({ ...m, partition: p })),
+      )
     const c = consumer({ autoOffsetReset: 'earliest' })
     await c.connect()
     c.assign([{ topic: 'manual', partitions: [0, 2] }])
@@ -40,7 +45,11 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     c.on(c.events.FETCH, (e) => fetches.push(e.payload.nodeId))
     const seen: string[] = []
     await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
-    await until(() => seen.length >= 55, 10_000, () => `read ${seen.length}`)
+    await until(
+      () => seen.length >= 55,
+      10_000,
+      () => `read ${seen.length}`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     expect(seen.filter((v) => v.startsWith('p0-'))).toEqual(values(50, 'p0-').map((m) => m.value))
     expect(seen.filter((v) => v.startsWith('p2-'))).toEqual(['p2-45', 'p2-46', 'p2-47', 'p2-48', 'p2-49'])
@@ -51,20 +60,37 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
 
   it('pause() stops a partition and resume() picks it up where it stopped', async () => {
     await mock.createTopic('pausing', { partitions: 2, replicationFactor: 1 })
-    for (const p of [0, 1]) await kcatProduce(mock.bootstrap, 'pausing', values(20, `p${p}-`).map((m) => ({ ...m, partition: p })))
+    for (const p of [0, 1])
+      await kcatProduce(
+        mock.bootstrap,
+        'pausing',
+        values(20, `p${p}-`).map((m) => ({ ...m, partition: p })),
+      )
     const c = consumer({ groupId: `pausing-${build}` })
     await c.connect()
     await c.subscribe({ topics: ['pausing'], fromBeginning: true })
     c.pause([{ topic: 'pausing', partitions: [1] }])
     const seen: string[] = []
     await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
-    await until(() => seen.length >= 20, 10_000, () => `read ${seen.length}`)
-    await kcatProduce(mock.bootstrap, 'pausing', values(5, 'late-').map((m) => ({ ...m, partition: 1 })))
+    await until(
+      () => seen.length >= 20,
+      10_000,
+      () => `read ${seen.length}`,
+    )
+    await kcatProduce(
+      mock.bootstrap,
+      'pausing',
+      values(5, 'late-').map((m) => ({ ...m, partition: 1 })),
+    )
     await new Promise((r) => setTimeout(r, 500))
     expect(seen.every((v) => v.startsWith('p0-'))).toBe(true)
     expect(c.paused()).toEqual([{ topic: 'pausing', partitions: [1] }])
     c.resume([{ topic: 'pausing', partitions: [1] }])
-    await until(() => seen.length >= 45, 10_000, () => `read ${seen.length}`)
+    await until(
+      () => seen.length >= 45,
+      10_000,
+      () => `read ${seen.length}`,
+    )
     expect(seen.slice(20)).toEqual([...values(20, 'p1-'), ...values(5, 'late-')].map((m) => m.value))
   })
 
@@ -96,10 +122,18 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     await latest.subscribe({ topics: ['resets'] })
     const seen: string[] = []
     await latest.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
-    await until(() => latest.assignmentList().length === 1, 10_000, () => 'not assigned')
+    await until(
+      () => latest.assignmentList().length === 1,
+      10_000,
+      () => 'not assigned',
+    )
     await new Promise((r) => setTimeout(r, 500))
     await kcatProduce(mock.bootstrap, 'resets', values(3, 'new-'))
-    await until(() => seen.length >= 3, 10_000, () => `read ${seen.length}`)
+    await until(
+      () => seen.length >= 3,
+      10_000,
+      () => `read ${seen.length}`,
+    )
     expect(seen).toEqual(['new-0', 'new-1', 'new-2'])
 
     const none = consumer({ groupId: `none-${build}`, autoOffsetReset: 'none' })
@@ -108,7 +142,11 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     await none.connect()
     await none.subscribe({ topics: ['resets'] })
     await none.run({ eachMessage: async () => {} })
-    await until(() => crashes.length > 0, 10_000, () => 'no error')
+    await until(
+      () => crashes.length > 0,
+      10_000,
+      () => 'no error',
+    )
     expect(crashes[0]).toBeInstanceOf(KafkaError)
     expect(crashes[0].message).toMatch(/no committed offset.*none/)
   })
@@ -130,12 +168,29 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     await c.subscribe({ topics: [/^logs-/], fromBeginning: true })
     const seen: string[] = []
     await c.run({ eachMessage: async ({ topic, message }) => void seen.push(`${topic}:${message.value}`) })
-    await until(() => seen.length >= 5, 10_000, () => `read ${seen.length}`)
+    await until(
+      () => seen.length >= 5,
+      10_000,
+      () => `read ${seen.length}`,
+    )
     await mock.createTopic('logs-b', { partitions: 2, replicationFactor: 1 })
-    await kcatProduce(mock.bootstrap, 'logs-b', values(5, 'b-').map((m) => ({ ...m, partition: 0 })))
-    await until(() => seen.length >= 10, 20_000, () => `read ${JSON.stringify(seen)}`)
+    await kcatProduce(
+      mock.bootstrap,
+      'logs-b',
+      values(5, 'b-').map((m) => ({ ...m, partition: 0 })),
+    )
+    await until(
+      () => seen.length >= 10,
+      20_000,
+      () => `read ${JSON.stringify(seen)}`,
+    )
     expect(seen.slice(5)).toEqual(values(5, 'b-').map((m) => `logs-b:${m.value}`))
-    expect(c.assignmentList().map((p) => `${p.topic}-${p.partition}`).sort()).toEqual(['logs-a-0', 'logs-b-0', 'logs-b-1'])
+    expect(
+      c
+        .assignmentList()
+        .map((p) => `${p.topic}-${p.partition}`)
+        .sort(),
+    ).toEqual(['logs-a-0', 'logs-b-0', 'logs-b-1'])
   })
 
   it('a handler running past maxPollIntervalMs makes the member leave; what it held is read again after it rejoins', async () => {
@@ -153,7 +208,11 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
         if (seen.length === 1) await new Promise((r) => setTimeout(r, 1500))
       },
     })
-    await until(() => seen.length >= 4, 20_000, () => `read ${JSON.stringify(seen)}`)
+    await until(
+      () => seen.length >= 4,
+      20_000,
+      () => `read ${JSON.stringify(seen)}`,
+    )
     expect(reasons.some((r) => /maxPollIntervalMs/.test(r))).toBe(true)
     // Nothing was committed: the first message comes again, then the rest, in order.
     expect(seen.slice(0, 2)).toEqual(['m0', 'm0'])
@@ -170,11 +229,20 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     const bad = batch(['bad-0', 'bad-1'])
     bad[bad.length - 3] ^= 0x20
     for (const records of [batch(['good-0', 'good-1']), bad, batch(['after-0'])]) {
-      const res = await cluster.send(leader, Produce, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'corrupt', partitionData: [{ index: 0, records }] }] })
+      const res = await cluster.send(leader, Produce, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'corrupt', partitionData: [{ index: 0, records }] }],
+      })
       expect(res.responses[0].partitionResponses[0].errorCode).toBe(0)
     }
     await cluster.disconnect()
-    await kcatProduce(mock.bootstrap, 'corrupt', values(3, 'p1-').map((m) => ({ ...m, partition: 1 })))
+    await kcatProduce(
+      mock.bootstrap,
+      'corrupt',
+      values(3, 'p1-').map((m) => ({ ...m, partition: 1 })),
+    )
 
     const c = consumer({ groupId: `corrupt-${build}` })
     const crashes: Error[] = []
@@ -183,7 +251,11 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
     await c.subscribe({ topics: ['corrupt'], fromBeginning: true })
     const seen: string[] = []
     await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
-    await until(() => crashes.length > 0 && seen.length >= 5, 10_000, () => `read ${JSON.stringify(seen)}, ${crashes.length} errors`)
+    await until(
+      () => crashes.length > 0 && seen.length >= 5,
+      10_000,
+      () => `read ${JSON.stringify(seen)}, ${crashes.length} errors`,
+    )
     await new Promise((r) => setTimeout(r, 500))
     expect(crashes[0].cause).toBeInstanceOf(CorruptRecordError)
     expect(crashes[0].message).toMatch(/corrupt-0 at offset 2/)
@@ -214,30 +286,50 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
         done.push(v)
       },
     })
-    await until(() => done.length >= 10, 10_000, () => `done ${JSON.stringify(done)}`)
+    await until(
+      () => done.length >= 10,
+      10_000,
+      () => `done ${JSON.stringify(done)}`,
+    )
     expect(done).toEqual(values(10).map((m) => m.value))
     expect(attempts.filter((v) => v === 'm5')).toHaveLength(3)
-    expect(crashes.map((c) => [c.error.message, c.restart])).toEqual([['not yet', true], ['not yet', true]])
+    expect(crashes.map((c) => [c.error.message, c.restart])).toEqual([
+      ['not yet', true],
+      ['not yet', true],
+    ])
   })
 
   // Only 2.15's mock can delete a topic; neither adds partitions, so the topic comes back bigger.
-  if (build === 'modern') it('a subscribed topic that gains partitions is rebalanced onto them', async () => {
-    await mock.createTopic('grows', { partitions: 2, replicationFactor: 1 })
-    const c = consumer({ groupId: 'grows', metadataMaxAgeMs: 300, autoOffsetReset: 'earliest' })
-    const joins: number[][] = []
-    c.on(c.events.GROUP_JOIN, (e) => joins.push(e.payload.memberAssignment.grows ?? []))
-    await c.connect()
-    await c.subscribe({ topics: ['grows'] })
-    const seen: string[] = []
-    await c.run({ eachMessage: async ({ partition, message }) => void seen.push(`${partition}:${message.value}`) })
-    await until(() => c.assignmentList().length === 2, 10_000, () => 'not assigned')
-    await mock.deleteTopic('grows')
-    await mock.createTopic('grows', { partitions: 4, replicationFactor: 1 })
-    await until(() => c.assignmentList().length === 4, 15_000, () => `assigned ${JSON.stringify(c.assignmentList())}`)
-    await kcatProduce(mock.bootstrap, 'grows', [{ value: 'new', partition: 3 }])
-    await until(() => seen.includes('3:new'), 10_000, () => `read ${JSON.stringify(seen)}`)
-    expect(joins.at(-1)).toEqual([0, 1, 2, 3])
-  })
+  if (build === 'modern')
+    it('a subscribed topic that gains partitions is rebalanced onto them', async () => {
+      await mock.createTopic('grows', { partitions: 2, replicationFactor: 1 })
+      const c = consumer({ groupId: 'grows', metadataMaxAgeMs: 300, autoOffsetReset: 'earliest' })
+      const joins: number[][] = []
+      c.on(c.events.GROUP_JOIN, (e) => joins.push(e.payload.memberAssignment.grows ?? []))
+      await c.connect()
+      await c.subscribe({ topics: ['grows'] })
+      const seen: string[] = []
+      await c.run({ eachMessage: async ({ partition, message }) => void seen.push(`${partition}:${message.value}`) })
+      await until(
+        () => c.assignmentList().length === 2,
+        10_000,
+        () => 'not assigned',
+      )
+      await mock.deleteTopic('grows')
+      await mock.createTopic('grows', { partitions: 4, replicationFactor: 1 })
+      await until(
+        () => c.assignmentList().length === 4,
+        15_000,
+        () => `assigned ${JSON.stringify(c.assignmentList())}`,
+      )
+      await kcatProduce(mock.bootstrap, 'grows', [{ value: 'new', partition: 3 }])
+      await until(
+        () => seen.includes('3:new'),
+        10_000,
+        () => `read ${JSON.stringify(seen)}`,
+      )
+      expect(joins.at(-1)).toEqual([0, 1, 2, 3])
+    })
 
   it('a handler that pauses its partition mid-batch gets the rest after resume, nothing skipped or repeated', async () => {
     await mock.createTopic('pause-inside', { partitions: 1, replicationFactor: 1 })
@@ -257,7 +349,11 @@ describe.each(['legacy', 'modern'] as const)('consumer features on the %s librdk
         }
       },
     })
-    await until(() => seen.length >= 200, 10_000, () => `read ${seen.length}`)
+    await until(
+      () => seen.length >= 200,
+      10_000,
+      () => `read ${seen.length}`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     expect(seen).toEqual(values(200).map((m) => m.value))
     expect(pausedAt).toBeGreaterThan(0)

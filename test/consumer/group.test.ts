@@ -25,7 +25,14 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
     return c
   }
   /** Starts a member that records what it reads (and which member read it) into `seen`. */
-  const member = async (groupId: string, topic: string, seen: Array<Seen & { by: string }>, name: string, config: Parameters<Kafka['consumer']>[0] = {}, delayMs = 0) => {
+  const member = async (
+    groupId: string,
+    topic: string,
+    seen: Array<Seen & { by: string }>,
+    name: string,
+    config: Parameters<Kafka['consumer']>[0] = {},
+    delayMs = 0,
+  ) => {
     const c = consumer({ groupId, ...config })
     await c.connect()
     await c.subscribe({ topics: [topic], fromBeginning: true })
@@ -55,15 +62,26 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
     // mid-stream would re-read past the last periodic commit), then kcat writes.
     const seen: Array<Seen & { by: string }> = []
     const members = await Promise.all(['a', 'b', 'c'].map((name) => member(`codecs-${build}`, 'codecs', seen, name)))
-    await until(() => members.every((m) => m.assignmentList().length === 4), 30_000, () => members.map((m) => m.assignmentList().length).join('/'))
+    await until(
+      () => members.every((m) => m.assignmentList().length === 4),
+      30_000,
+      () => members.map((m) => m.assignmentList().length).join('/'),
+    )
     const perCodec = 40_000
     const expected: string[] = []
     for (const compression of CODECS) {
-      const messages = Array.from({ length: perCodec }, (_, i) => ({ key: `${compression}-${i % 97}`, value: `${compression}:${i}:${'x'.repeat(i % 40)}` }))
+      const messages = Array.from({ length: perCodec }, (_, i) => ({
+        key: `${compression}-${i % 97}`,
+        value: `${compression}:${i}:${'x'.repeat(i % 40)}`,
+      }))
       expected.push(...messages.map((m) => m.value))
       await kcatProduce(mock.bootstrap, 'codecs', messages, { compression, timeoutMs: 60_000 })
     }
-    await until(() => seen.length >= expected.length, 90_000, () => `${seen.length} of ${expected.length} read`)
+    await until(
+      () => seen.length >= expected.length,
+      90_000,
+      () => `${seen.length} of ${expected.length} read`,
+    )
     await new Promise((r) => setTimeout(r, 500)) // anything read twice would show up now
     expect(seen.length).toBe(expected.length)
     expect(seen.map((s) => s.value!).sort()).toEqual(expected.sort())
@@ -95,10 +113,15 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
       const config = { partitionAssigners: [assignor], maxBytesPerPartition: 4096, sessionTimeoutMs: 3000 }
       const start = async (name: string) => {
         const c = consumer({ groupId, ...config })
-        c.on(c.events.PARTITIONS_REVOKED, (e) => revoked[name].push(e.payload.partitions.flatMap((t: { partitions: number[] }) => t.partitions)))
-        c.on(c.events.PARTITIONS_ASSIGNED, (e) => timeline.push({ assigned: e.payload.partitions.flatMap((t: { partitions: number[] }) => t.partitions) }))
+        c.on(c.events.PARTITIONS_REVOKED, (e) =>
+          revoked[name].push(e.payload.partitions.flatMap((t: { partitions: number[] }) => t.partitions)),
+        )
+        c.on(c.events.PARTITIONS_ASSIGNED, (e) =>
+          timeline.push({ assigned: e.payload.partitions.flatMap((t: { partitions: number[] }) => t.partitions) }),
+        )
         c.on(c.events.COMMIT_OFFSETS, (e) => {
-          for (const t of e.payload.topics ?? []) for (const p of t.partitions) timeline.push({ commit: { partition: p.partition, offset: BigInt(p.offset) } })
+          for (const t of e.payload.topics ?? [])
+            for (const p of t.partitions) timeline.push({ commit: { partition: p.partition, offset: BigInt(p.offset) } })
         })
         await c.connect()
         await c.subscribe({ topics: [topic], fromBeginning: true })
@@ -115,12 +138,24 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
         return c
       }
       const a = await start('a')
-      await until(() => seen.length > 500, 20_000, () => `a read ${seen.length}`)
+      await until(
+        () => seen.length > 500,
+        20_000,
+        () => `a read ${seen.length}`,
+      )
       const b = await start('b')
-      await until(() => seen.some((s) => s.by === 'b'), 20_000, () => 'b read nothing')
+      await until(
+        () => seen.some((s) => s.by === 'b'),
+        20_000,
+        () => 'b read nothing',
+      )
       await a.disconnect()
       const c = await start('c')
-      await until(() => new Set(seen.map((s) => s.value)).size >= total, 60_000, () => `${new Set(seen.map((s) => s.value)).size} of ${total} read`)
+      await until(
+        () => new Set(seen.map((s) => s.value)).size >= total,
+        60_000,
+        () => `${new Set(seen.map((s) => s.value)).size} of ${total} read`,
+      )
       await new Promise((r) => setTimeout(r, 500))
       expect(new Set(seen.map((s) => s.value)).size).toBe(total)
       expect(seen.some((s) => s.by === 'c')).toBe(true)
@@ -140,7 +175,11 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
   it('commits only what the handler finished: a restarted member resumes there', async () => {
     const topic = 'resume'
     await mock.createTopic(topic, { partitions: 1, replicationFactor: 3 })
-    await kcatProduce(mock.bootstrap, topic, Array.from({ length: 100 }, (_, i) => ({ value: `m${i}` })))
+    await kcatProduce(
+      mock.bootstrap,
+      topic,
+      Array.from({ length: 100 }, (_, i) => ({ value: `m${i}` })),
+    )
     const groupId = `resume-${build}`
     const first = consumer({ groupId })
     await first.connect()
@@ -152,14 +191,22 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
         read.push(message.value!.toString())
       },
     })
-    await until(() => read.length === 40, 10_000, () => `read ${read.length}`)
+    await until(
+      () => read.length === 40,
+      10_000,
+      () => `read ${read.length}`,
+    )
     await first.disconnect()
     const second = consumer({ groupId })
     await second.connect()
     await second.subscribe({ topics: [topic], fromBeginning: true })
     const rest: string[] = []
     await second.run({ eachMessage: async ({ message }) => void rest.push(message.value!.toString()) })
-    await until(() => rest.length >= 60, 10_000, () => `read ${rest.length}`)
+    await until(
+      () => rest.length >= 60,
+      10_000,
+      () => `read ${rest.length}`,
+    )
     expect(rest[0]).toBe('m40')
     expect([...read, ...rest]).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
   })
@@ -174,8 +221,17 @@ describe.each(['legacy', 'modern'] as const)('consumer groups on the %s librdkaf
     let release!: () => void
     const handling = new Promise<void>((r) => (release = r))
     let started = false
-    await busy.run({ eachMessage: async () => { started = true; await handling } })
-    await until(() => started, 10_000, () => 'the handler did not start')
+    await busy.run({
+      eachMessage: async () => {
+        started = true
+        await handling
+      },
+    })
+    await until(
+      () => started,
+      10_000,
+      () => 'the handler did not start',
+    )
     // The busy member cannot rejoin until its handler returns: the newcomer's JoinGroup is held meanwhile.
     const newcomer = consumer({ groupId, sessionTimeoutMs: 8000 })
     await newcomer.connect()

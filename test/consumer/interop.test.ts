@@ -39,12 +39,20 @@ describe.each(['legacy', 'modern'] as const)('wafka and kcat (librdkafka) in one
     const theirs = kcatGroupConsumer(mock.bootstrap, { groupId, topics: ['shared'], assignor: 'range' })
     open.push(theirs)
     // Settled: each owns three, none twice.
-    await until(() => ours.assignmentList().length === 3 && theirs.assigned().length === 3, 30_000, () => `wafka ${JSON.stringify(ours.assignmentList())} kcat ${JSON.stringify(theirs.assigned())}`)
+    await until(
+      () => ours.assignmentList().length === 3 && theirs.assigned().length === 3,
+      30_000,
+      () => `wafka ${JSON.stringify(ours.assignmentList())} kcat ${JSON.stringify(theirs.assigned())}`,
+    )
     const all = [...ours.assignmentList(), ...theirs.assigned()].map((p) => p.partition).sort()
     expect(all).toEqual([0, 1, 2, 3, 4, 5])
     const messages = values('m', 3000)
     await kcatProduce(mock.bootstrap, 'shared', messages)
-    await until(() => seen.length + theirs.messages.length >= 3000, 30_000, () => `wafka ${seen.length} + kcat ${theirs.messages.length}`)
+    await until(
+      () => seen.length + theirs.messages.length >= 3000,
+      30_000,
+      () => `wafka ${seen.length} + kcat ${theirs.messages.length}`,
+    )
     await new Promise((r) => setTimeout(r, 500))
     const together = [...seen, ...theirs.messages.map((m) => m.value!.toString())]
     expect(together).toHaveLength(3000)
@@ -59,7 +67,11 @@ describe.each(['legacy', 'modern'] as const)('wafka and kcat (librdkafka) in one
     await kcatProduce(mock.bootstrap, 'handover', values('first-', 300))
     const seen: string[] = []
     const ours = await wafka(groupId, 'handover', seen)
-    await until(() => seen.length >= 300, 20_000, () => `wafka read ${seen.length}`)
+    await until(
+      () => seen.length >= 300,
+      20_000,
+      () => `wafka read ${seen.length}`,
+    )
     await ours.disconnect() // commits what it read
     await kcatProduce(mock.bootstrap, 'handover', values('second-', 300))
     const theirs = kcatGroupConsumer(mock.bootstrap, { groupId, topics: ['handover'] })
@@ -67,12 +79,24 @@ describe.each(['legacy', 'modern'] as const)('wafka and kcat (librdkafka) in one
     await theirs.waitFor(300, 30_000)
     await theirs.waitForEnd(10_000)
     await theirs.stop() // commits on close
-    expect(theirs.messages.map((m) => m.value!.toString()).sort()).toEqual(values('second-', 300).map((m) => m.value).sort())
+    expect(theirs.messages.map((m) => m.value!.toString()).sort()).toEqual(
+      values('second-', 300)
+        .map((m) => m.value)
+        .sort(),
+    )
     await kcatProduce(mock.bootstrap, 'handover', values('third-', 300))
     const after: string[] = []
     await wafka(groupId, 'handover', after)
-    await until(() => after.length >= 300, 20_000, () => `wafka read ${after.length}`)
+    await until(
+      () => after.length >= 300,
+      20_000,
+      () => `wafka read ${after.length}`,
+    )
     await new Promise((r) => setTimeout(r, 300))
-    expect(after.sort()).toEqual(values('third-', 300).map((m) => m.value).sort())
+    expect(after.sort()).toEqual(
+      values('third-', 300)
+        .map((m) => m.value)
+        .sort(),
+    )
   }, 90_000)
 })

@@ -34,7 +34,11 @@ describe('transactions read back from the modern librdkafka mock', () => {
     await c.subscribe({ topics: ['txn'], fromBeginning: true })
     const seen: string[] = []
     await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
-    await until(() => seen.length >= count || crashes.length > 0, 10_000, () => `read ${seen.length}`)
+    await until(
+      () => seen.length >= count || crashes.length > 0,
+      10_000,
+      () => `read ${seen.length}`,
+    )
     await new Promise((r) => setTimeout(r, 500))
     expect(crashes).toEqual([])
     await c.disconnect()

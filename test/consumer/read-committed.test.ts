@@ -9,14 +9,27 @@ const COMMIT = 1
 /** A data batch of `count` records at `baseOffset`; pid -1 = a plain producer. */
 function data(baseOffset: number, count: number, producerId = -1, transactional = producerId >= 0): Buffer {
   const records = Array.from({ length: count }, (_, i) => ({ value: `v${baseOffset + i}`, timestamp: 1_700_000_000_000 + i }))
-  return encodeRecordBatch(records, { baseOffset, producerId, producerEpoch: producerId >= 0 ? 0 : -1, baseSequence: producerId >= 0 ? 0 : -1, transactional })
+  return encodeRecordBatch(records, {
+    baseOffset,
+    producerId,
+    producerEpoch: producerId >= 0 ? 0 : -1,
+    baseSequence: producerId >= 0 ? 0 : -1,
+    transactional,
+  })
 }
 
 /** A transaction marker: one control record, key int16 version 0 + int16 type, value int16 version + int32 coordinator epoch. */
 function marker(baseOffset: number, producerId: number, type: number): Buffer {
   const key = Buffer.from([0, 0, 0, type])
   const value = Buffer.from([0, 0, 0, 0, 0, 5])
-  return encodeRecordBatch([{ key, value, timestamp: 1_700_000_000_000 }], { baseOffset, producerId, producerEpoch: 0, baseSequence: -1, transactional: true, control: true })
+  return encodeRecordBatch([{ key, value, timestamp: 1_700_000_000_000 }], {
+    baseOffset,
+    producerId,
+    producerEpoch: 0,
+    baseSequence: -1,
+    transactional: true,
+    control: true,
+  })
 }
 
 function decode(...parts: Buffer[]): RecordBatch[] {
@@ -27,7 +40,8 @@ function decode(...parts: Buffer[]): RecordBatch[] {
 }
 
 const bases = (batches: RecordBatch[]) => batches.map((b) => Number(b.baseOffset))
-const aborted = (...list: Array<[number, number]>): AbortedTransaction[] => list.map(([pid, first]) => ({ producerId: BigInt(pid), firstOffset: BigInt(first) }))
+const aborted = (...list: Array<[number, number]>): AbortedTransaction[] =>
+  list.map(([pid, first]) => ({ producerId: BigInt(pid), firstOffset: BigInt(first) }))
 
 describe('test batches', () => {
   it('decode as transactional data and control markers', () => {
@@ -43,7 +57,16 @@ describe('committedBatches', () => {
   // 0-1 pid 1 (aborted), 2-3 pid 2 (committed), 4 plain, 5-6 pid 1 (same aborted txn),
   // 7 pid 2 COMMIT, 8 pid 1 ABORT, 9-10 pid 1 (a new txn), 11 pid 1 COMMIT.
   const interleaved = () =>
-    decode(data(0, 2, 1), data(2, 2, 2), data(4, 1), data(5, 2, 1), marker(7, 2, COMMIT), marker(8, 1, ABORT), data(9, 2, 1), marker(11, 1, COMMIT))
+    decode(
+      data(0, 2, 1),
+      data(2, 2, 2),
+      data(4, 1),
+      data(5, 2, 1),
+      marker(7, 2, COMMIT),
+      marker(8, 1, ABORT),
+      data(9, 2, 1),
+      marker(11, 1, COMMIT),
+    )
 
   it('drops an aborted producer among committed and plain batches, markers included', () => {
     expect(bases(committedBatches(interleaved(), aborted([1, 0])))).toEqual([2, 4, 9])
@@ -81,9 +104,12 @@ describe('committedBatches', () => {
   it('handles several aborted transactions of one producer in one fetch', () => {
     // pid 1: txn A 0-1 aborted at 2, txn B 3-4 committed at 5, txn C 6-7 aborted at 8, then 9.
     const batches = decode(
-      data(0, 2, 1), marker(2, 1, ABORT),
-      data(3, 2, 1), marker(5, 1, COMMIT),
-      data(6, 2, 1), marker(8, 1, ABORT),
+      data(0, 2, 1),
+      marker(2, 1, ABORT),
+      data(3, 2, 1),
+      marker(5, 1, COMMIT),
+      data(6, 2, 1),
+      marker(8, 1, ABORT),
       data(9, 1, 1),
     )
     expect(bases(committedBatches(batches, aborted([1, 0], [1, 6])))).toEqual([3, 9])

@@ -47,7 +47,10 @@ export function byPartition(seen: Seen[]): Map<string, bigint[]> {
  * Readies a mock for group tests. (The rig's mock-cluster program already
  * makes 2.15's mock advertise only the group API versions it parses.)
  */
-export async function prepareForGroups(mock: { setApiVersion(key: number, min: number, max: number): Promise<void>; setRebalanceDelay(ms: number): Promise<void> }, build: 'legacy' | 'modern'): Promise<void> {
+export async function prepareForGroups(
+  mock: { setApiVersion(key: number, min: number, max: number): Promise<void>; setRebalanceDelay(ms: number): Promise<void> },
+  build: 'legacy' | 'modern',
+): Promise<void> {
   if (build === 'legacy') {
     // 2.0.2's mock answers a ListOffsets v3+ for several partitions with garbage after the first; v0-v2 are right.
     await mock.setApiVersion(2, 0, 2)
@@ -80,9 +83,11 @@ export function expectResumesAtCommits(timeline: TimelineEntry[]): void {
     if (!e.read) continue
     const { partition, offset, by } = e.read
     if (owner.get(partition) !== by) {
-      if (offset !== (committed.get(partition) ?? 0n)) throw new Error(`partition ${partition}: ${by} started at ${offset}, the last commit was ${committed.get(partition) ?? 'none'}`)
+      if (offset !== (committed.get(partition) ?? 0n))
+        throw new Error(`partition ${partition}: ${by} started at ${offset}, the last commit was ${committed.get(partition) ?? 'none'}`)
       owner.set(partition, by)
-    } else if (offset !== next.get(partition)) throw new Error(`partition ${partition}: ${by} read ${offset} after ${next.get(partition)! - 1n}`)
+    } else if (offset !== next.get(partition))
+      throw new Error(`partition ${partition}: ${by} read ${offset} after ${next.get(partition)! - 1n}`)
     next.set(partition, offset + 1n)
   }
 }
@@ -95,9 +100,12 @@ export async function timelineMember(
   timeline: TimelineEntry[],
   delayMs = 0,
 ): Promise<Consumer> {
-  consumer.on(consumer.events.PARTITIONS_ASSIGNED, (e) => timeline.push({ assigned: e.payload.partitions.flatMap((t: { partitions: number[] }) => t.partitions) }))
+  consumer.on(consumer.events.PARTITIONS_ASSIGNED, (e) =>
+    timeline.push({ assigned: e.payload.partitions.flatMap((t: { partitions: number[] }) => t.partitions) }),
+  )
   consumer.on(consumer.events.COMMIT_OFFSETS, (e) => {
-    for (const t of e.payload.topics ?? []) for (const p of t.partitions) timeline.push({ commit: { partition: p.partition, offset: BigInt(p.offset) } })
+    for (const t of e.payload.topics ?? [])
+      for (const p of t.partitions) timeline.push({ commit: { partition: p.partition, offset: BigInt(p.offset) } })
   })
   await consumer.connect()
   await consumer.subscribe({ topics: [topic], fromBeginning: true })

@@ -29,7 +29,8 @@ describe.skipIf(!requirePeers({ builds: ['modern'], kcat: false }))('commits the
     await mock.createTopic(topic, { partitions: PARTITIONS, replicationFactor: 1 })
     const producer = kafka.producer()
     await producer.connect()
-    for (let p = 0; p < PARTITIONS; p++) await producer.send({ topic, messages: Array.from({ length: perPartition }, (_, i) => ({ value: `${p}:${i}`, partition: p })) })
+    for (let p = 0; p < PARTITIONS; p++)
+      await producer.send({ topic, messages: Array.from({ length: perPartition }, (_, i) => ({ value: `${p}:${i}`, partition: p })) })
     await producer.disconnect()
     return topic
   }
@@ -46,7 +47,14 @@ describe.skipIf(!requirePeers({ builds: ['modern'], kcat: false }))('commits the
   }
 
   /** Runs a member of `groupId` until it has processed `count` messages, calling `after` then; then disconnects. */
-  async function consume(groupId: string, topic: string, count: number, run: object = {}, after?: (c: ReturnType<Kafka['consumer']>) => Promise<void>, config: object = { autoCommitIntervalMs: 200 }) {
+  async function consume(
+    groupId: string,
+    topic: string,
+    count: number,
+    run: object = {},
+    after?: (c: ReturnType<Kafka['consumer']>) => Promise<void>,
+    config: object = { autoCommitIntervalMs: 200 },
+  ) {
     const consumer = kafka.consumer({ groupId, heartbeatIntervalMs: 300, sessionTimeoutMs: 3000, maxWaitTimeInMs: 100, ...config })
     await consumer.connect()
     await consumer.subscribe({ topics: [topic], fromBeginning: true })
@@ -80,9 +88,16 @@ describe.skipIf(!requirePeers({ builds: ['modern'], kcat: false }))('commits the
   it('run({ autoCommitThreshold: 3, autoCommitInterval: 60000 }) commits after 3 messages, without waiting for the interval', async () => {
     const topic = await topicWith(3)
     // The consumer's own interval (5 s default) would not commit within the test: the threshold must.
-    const consumer = await consume('threshold', topic, 3 * PARTITIONS, { autoCommitThreshold: 3, autoCommitInterval: 60_000 }, async () => {
-      await new Promise((r) => setTimeout(r, 300))
-    }, {})
+    const consumer = await consume(
+      'threshold',
+      topic,
+      3 * PARTITIONS,
+      { autoCommitThreshold: 3, autoCommitInterval: 60_000 },
+      async () => {
+        await new Promise((r) => setTimeout(r, 300))
+      },
+      {},
+    )
     const before = await committed('threshold', topic)
     await consumer.disconnect()
     expect(before.filter((o) => o === '3').length).toBeGreaterThanOrEqual(3)
@@ -90,9 +105,16 @@ describe.skipIf(!requirePeers({ builds: ['modern'], kcat: false }))('commits the
 
   it('run({ autoCommitInterval: 200 }) commits on that interval, not the consumer default (5 s)', async () => {
     const topic = await topicWith(1)
-    const consumer = await consume('interval', topic, PARTITIONS, { autoCommitInterval: 200 }, async () => {
-      await new Promise((r) => setTimeout(r, 700))
-    }, {})
+    const consumer = await consume(
+      'interval',
+      topic,
+      PARTITIONS,
+      { autoCommitInterval: 200 },
+      async () => {
+        await new Promise((r) => setTimeout(r, 700))
+      },
+      {},
+    )
     const before = await committed('interval', topic)
     await consumer.disconnect()
     expect(before).toEqual(['1', '1', '1', '1'])

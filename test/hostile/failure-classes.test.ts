@@ -7,7 +7,17 @@ import { Buffer } from 'node:buffer'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ConnectionError, Kafka, KafkaError, ProtocolError, TimeoutError, UnsupportedApiError, type WafkaError } from '../../src/index.js'
 import { ApiVersions, Metadata } from '../../src/protocol/messages/index.js'
-import { FakeCluster, claimSize, drip, rawBody, resetMidFrame, stall, truncateAndClose, wrongCorrelationId, type Behaviour } from './fake-broker.js'
+import {
+  FakeCluster,
+  claimSize,
+  drip,
+  rawBody,
+  resetMidFrame,
+  stall,
+  truncateAndClose,
+  wrongCorrelationId,
+  type Behaviour,
+} from './fake-broker.js'
 import { SLACK_MS, expectNothingLeft, expectTyped, liveResources, timed } from './support.js'
 
 const FAST = { requestTimeoutMs: 1500, connectTimeoutMs: 1000, retryBackoffMs: 100, retryBackoffMaxMs: 1000, defaultApiTimeoutMs: 4000 }
@@ -40,22 +50,138 @@ const hugeArray = (() => {
 
 const CASES: Case[] = [
   // Retriable: each attempt ends at requestTimeoutMs (the connection is closed), until defaultApiTimeoutMs.
-  { name: 'stalls (reads, never answers)', api: Metadata, behaviour: stall, type: TimeoutError, retriable: true, atLeast: FAST.requestTimeoutMs, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 4 },
-  { name: 'drips its answer a byte every 200 ms', api: Metadata, behaviour: drip(200), type: TimeoutError, retriable: true, atLeast: FAST.requestTimeoutMs, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 4 },
+  {
+    name: 'stalls (reads, never answers)',
+    api: Metadata,
+    behaviour: stall,
+    type: TimeoutError,
+    retriable: true,
+    atLeast: FAST.requestTimeoutMs,
+    within: FAST.defaultApiTimeoutMs + SLACK_MS,
+    maxConnections: 4,
+  },
+  {
+    name: 'drips its answer a byte every 200 ms',
+    api: Metadata,
+    behaviour: drip(200),
+    type: TimeoutError,
+    retriable: true,
+    atLeast: FAST.requestTimeoutMs,
+    within: FAST.defaultApiTimeoutMs + SLACK_MS,
+    maxConnections: 4,
+  },
   // While connecting, the error is "no broker answered", carrying the last broker's error.
-  { name: 'stalls ApiVersions', api: ApiVersions, behaviour: stall, type: ConnectionError, retriable: true, atLeast: FAST.requestTimeoutMs, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 4, message: /ApiVersions v\d to .* got no response within 1500 ms/ },
+  {
+    name: 'stalls ApiVersions',
+    api: ApiVersions,
+    behaviour: stall,
+    type: ConnectionError,
+    retriable: true,
+    atLeast: FAST.requestTimeoutMs,
+    within: FAST.defaultApiTimeoutMs + SLACK_MS,
+    maxConnections: 4,
+    message: /ApiVersions v\d to .* got no response within 1500 ms/,
+  },
   // Retriable, with backoff between attempts (retry 100 ms doubling to 1 s, reconnect 50 ms doubling to 1 s).
-  { name: 'truncates its answer and closes', api: Metadata, behaviour: truncateAndClose(10), type: ConnectionError, retriable: true, atLeast: 1000, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 16 },
-  { name: 'resets the connection mid-frame', api: Metadata, behaviour: resetMidFrame(10), type: ConnectionError, retriable: true, atLeast: 1000, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 16 },
-  { name: 'answers with a wrong correlation id', api: Metadata, behaviour: wrongCorrelationId, type: ConnectionError, retriable: true, atLeast: 1000, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 16, message: /correlation id/ },
-  { name: 'claims a 2 GiB frame', api: Metadata, behaviour: claimSize(0x80000000), type: ConnectionError, retriable: true, atLeast: 1000, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 16, message: /2147483648 bytes, past the/ },
-  { name: 'claims a 2^31-1 byte frame', api: Metadata, behaviour: claimSize(0x7fffffff), type: ConnectionError, retriable: true, atLeast: 1000, within: FAST.defaultApiTimeoutMs + SLACK_MS, maxConnections: 16, message: /2147483647 bytes, past the/ },
+  {
+    name: 'truncates its answer and closes',
+    api: Metadata,
+    behaviour: truncateAndClose(10),
+    type: ConnectionError,
+    retriable: true,
+    atLeast: 1000,
+    within: FAST.defaultApiTimeoutMs + SLACK_MS,
+    maxConnections: 16,
+  },
+  {
+    name: 'resets the connection mid-frame',
+    api: Metadata,
+    behaviour: resetMidFrame(10),
+    type: ConnectionError,
+    retriable: true,
+    atLeast: 1000,
+    within: FAST.defaultApiTimeoutMs + SLACK_MS,
+    maxConnections: 16,
+  },
+  {
+    name: 'answers with a wrong correlation id',
+    api: Metadata,
+    behaviour: wrongCorrelationId,
+    type: ConnectionError,
+    retriable: true,
+    atLeast: 1000,
+    within: FAST.defaultApiTimeoutMs + SLACK_MS,
+    maxConnections: 16,
+    message: /correlation id/,
+  },
+  {
+    name: 'claims a 2 GiB frame',
+    api: Metadata,
+    behaviour: claimSize(0x80000000),
+    type: ConnectionError,
+    retriable: true,
+    atLeast: 1000,
+    within: FAST.defaultApiTimeoutMs + SLACK_MS,
+    maxConnections: 16,
+    message: /2147483648 bytes, past the/,
+  },
+  {
+    name: 'claims a 2^31-1 byte frame',
+    api: Metadata,
+    behaviour: claimSize(0x7fffffff),
+    type: ConnectionError,
+    retriable: true,
+    atLeast: 1000,
+    within: FAST.defaultApiTimeoutMs + SLACK_MS,
+    maxConnections: 16,
+    message: /2147483647 bytes, past the/,
+  },
   // Not retriable: the same broker will answer the same way; the call ends at once, on one connection,
   // with the error itself (as an authentication failure does), not wrapped.
-  { name: 'claims an array of 2^31-1 brokers', api: Metadata, behaviour: rawBody(hugeArray), type: ProtocolError, retriable: false, within: 1000, maxConnections: 1 },
-  { name: 'refuses every ApiVersions version', api: ApiVersions, behaviour: (req, s) => void s.answer({ ...req, apiVersion: 0 }, { errorCode: 35, apiKeys: [] }), type: KafkaError, retriable: false, within: 1000, maxConnections: 1, message: /UNSUPPORTED_VERSION/ },
-  { name: 'answers ApiVersions with garbage', api: ApiVersions, behaviour: rawBody(Buffer.from([0, 0, 0xff, 0xff, 0xff, 0x7f])), type: ProtocolError, retriable: false, within: 1000, maxConnections: 1 },
-  { name: 'speaks no Metadata version wafka knows', api: ApiVersions, behaviour: (req, s) => void s.answer(req, { errorCode: 0, apiKeys: [{ apiKey: ApiVersions.apiKey, minVersion: 0, maxVersion: 4 }, { apiKey: Metadata.apiKey, minVersion: 90, maxVersion: 99 }] }), type: UnsupportedApiError, retriable: false, within: 1000, maxConnections: 1 },
+  {
+    name: 'claims an array of 2^31-1 brokers',
+    api: Metadata,
+    behaviour: rawBody(hugeArray),
+    type: ProtocolError,
+    retriable: false,
+    within: 1000,
+    maxConnections: 1,
+  },
+  {
+    name: 'refuses every ApiVersions version',
+    api: ApiVersions,
+    behaviour: (req, s) => void s.answer({ ...req, apiVersion: 0 }, { errorCode: 35, apiKeys: [] }),
+    type: KafkaError,
+    retriable: false,
+    within: 1000,
+    maxConnections: 1,
+    message: /UNSUPPORTED_VERSION/,
+  },
+  {
+    name: 'answers ApiVersions with garbage',
+    api: ApiVersions,
+    behaviour: rawBody(Buffer.from([0, 0, 0xff, 0xff, 0xff, 0x7f])),
+    type: ProtocolError,
+    retriable: false,
+    within: 1000,
+    maxConnections: 1,
+  },
+  {
+    name: 'speaks no Metadata version wafka knows',
+    api: ApiVersions,
+    behaviour: (req, s) =>
+      void s.answer(req, {
+        errorCode: 0,
+        apiKeys: [
+          { apiKey: ApiVersions.apiKey, minVersion: 0, maxVersion: 4 },
+          { apiKey: Metadata.apiKey, minVersion: 90, maxVersion: 99 },
+        ],
+      }),
+    type: UnsupportedApiError,
+    retriable: false,
+    within: 1000,
+    maxConnections: 1,
+  },
 ]
 
 describe('a broker that', () => {

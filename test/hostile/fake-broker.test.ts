@@ -22,8 +22,18 @@ describe('fake broker', () => {
     const kafka = new Kafka({ brokers: cluster.bootstrap, ...SETTINGS })
     const producer = kafka.producer()
     await producer.connect()
-    const sent = await producer.send({ topic: 't', messages: [{ value: 'a', partition: 0 }, { value: 'b', partition: 1 }, { value: 'c', partition: 1 }] })
-    expect(sent.map((s) => [s.partition, s.baseOffset]).sort()).toEqual([[0, '0'], [1, '0']])
+    const sent = await producer.send({
+      topic: 't',
+      messages: [
+        { value: 'a', partition: 0 },
+        { value: 'b', partition: 1 },
+        { value: 'c', partition: 1 },
+      ],
+    })
+    expect(sent.map((s) => [s.partition, s.baseOffset]).sort()).toEqual([
+      [0, '0'],
+      [1, '0'],
+    ])
     await producer.disconnect()
     const admin = kafka.admin()
     await admin.connect()
@@ -50,8 +60,14 @@ describe('fake broker', () => {
       const s = net.connect({ host: hole.host, port: hole.port })
       const outcome = await new Promise((resolve) => {
         const t = setTimeout(() => resolve('timeout'), 1500)
-        s.once('connect', () => { clearTimeout(t); resolve('connected') })
-        s.once('error', (e) => { clearTimeout(t); resolve(`error ${e.message}`) })
+        s.once('connect', () => {
+          clearTimeout(t)
+          resolve('connected')
+        })
+        s.once('error', (e) => {
+          clearTimeout(t)
+          resolve(`error ${e.message}`)
+        })
       })
       s.destroy()
       expect(outcome).toBe('timeout')

@@ -10,7 +10,16 @@ import * as net from 'node:net'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import type { RecordInput } from '../../src/codec/types.js'
 import { decodeRequestHeader, encodeResponseHeader, responseHeaderVersion } from '../../src/protocol/header.js'
-import { apis, ApiVersions, Fetch, InitProducerId, ListOffsets, Metadata, Produce, type ApiSpec } from '../../src/protocol/messages/index.js'
+import {
+  apis,
+  ApiVersions,
+  Fetch,
+  InitProducerId,
+  ListOffsets,
+  Metadata,
+  Produce,
+  type ApiSpec,
+} from '../../src/protocol/messages/index.js'
 import { Reader } from '../../src/protocol/reader.js'
 import { Writer } from '../../src/protocol/writer.js'
 
@@ -139,7 +148,14 @@ export class FakeBroker {
     const r = new Reader(frame)
     const header = decodeRequestHeader(r)
     const api = apis[header.apiKey]
-    const req: FakeRequest = { apiKey: header.apiKey, apiVersion: header.apiVersion, correlationId: header.correlationId, api, body: undefined, at: Date.now() }
+    const req: FakeRequest = {
+      apiKey: header.apiKey,
+      apiVersion: header.apiVersion,
+      correlationId: header.correlationId,
+      api,
+      body: undefined,
+      at: Date.now(),
+    }
     const range = FAKE_VERSIONS.find(([a]) => a.apiKey === header.apiKey)
     const known = api !== undefined && range !== undefined && header.apiVersion >= range[1] && header.apiVersion <= range[2]
     if (known) req.body = api.decodeRequest(r, header.apiVersion)
@@ -207,7 +223,10 @@ export class FakeCluster {
   }
 
   createTopic(name: string, partitions: number, leader = 1): void {
-    this.topics.set(name, Array.from({ length: partitions }, () => ({ leader, log: [], end: 0n, errorCode: NONE })))
+    this.topics.set(
+      name,
+      Array.from({ length: partitions }, () => ({ leader, log: [], end: 0n, errorCode: NONE })),
+    )
   }
 
   partition(topic: string, partition: number): PartitionModel {
@@ -261,7 +280,10 @@ export class FakeCluster {
         const names = body.topics === null || body.topics.length === 0 ? [...this.topics.keys()] : body.topics.map((t: any) => t.name)
         const v1 = req.apiVersion >= 1
         return {
-          brokers: [...this.brokers.values()].map((b) => ({ nodeId: b.nodeId, ...(this.advertised.get(b.nodeId) ?? { host: '127.0.0.1', port: b.port }) })),
+          brokers: [...this.brokers.values()].map((b) => ({
+            nodeId: b.nodeId,
+            ...(this.advertised.get(b.nodeId) ?? { host: '127.0.0.1', port: b.port }),
+          })),
           ...(v1 ? { controllerId: 1 } : {}),
           topics: names.map((name: string) => {
             const ps = this.topics.get(name)
@@ -269,7 +291,13 @@ export class FakeCluster {
             return {
               errorCode: NONE,
               name,
-              partitions: ps.map((p, i) => ({ errorCode: p.errorCode, partitionIndex: i, leaderId: p.leader, replicaNodes: [p.leader], isrNodes: [p.leader] })),
+              partitions: ps.map((p, i) => ({
+                errorCode: p.errorCode,
+                partitionIndex: i,
+                leaderId: p.leader,
+                replicaNodes: [p.leader],
+                isrNodes: [p.leader],
+              })),
             }
           }),
         }
@@ -299,7 +327,8 @@ export class FakeCluster {
               const p = this.topics.get(t.topic)?.[fp.partition]
               if (!p) return { partitionIndex: fp.partition, errorCode: 3, highWatermark: -1n, records: null }
               if (p.leader !== broker.nodeId) return { partitionIndex: fp.partition, errorCode: 6, highWatermark: -1n, records: null }
-              if (fp.fetchOffset < 0n || fp.fetchOffset > p.end) return { partitionIndex: fp.partition, errorCode: OFFSET_OUT_OF_RANGE, highWatermark: p.end, records: null }
+              if (fp.fetchOffset < 0n || fp.fetchOffset > p.end)
+                return { partitionIndex: fp.partition, errorCode: OFFSET_OUT_OF_RANGE, highWatermark: p.end, records: null }
               const out: Buffer[] = []
               let size = 0
               for (const b of p.log) {
@@ -310,7 +339,14 @@ export class FakeCluster {
                 out.push(b.bytes)
                 size += b.bytes.length
               }
-              return { partitionIndex: fp.partition, errorCode: NONE, highWatermark: p.end, lastStableOffset: p.end, abortedTransactions: null, records: Buffer.concat(out) }
+              return {
+                partitionIndex: fp.partition,
+                errorCode: NONE,
+                highWatermark: p.end,
+                lastStableOffset: p.end,
+                abortedTransactions: null,
+                records: Buffer.concat(out),
+              }
             }),
           })),
         }
@@ -323,7 +359,11 @@ export class FakeCluster {
               if (!p) return { partitionIndex: lp.partitionIndex, errorCode: 3 }
               if (p.leader !== broker.nodeId) return { partitionIndex: lp.partitionIndex, errorCode: 6 }
               const offset = lp.timestamp === -2n ? 0n : p.end
-              return { partitionIndex: lp.partitionIndex, errorCode: NONE, ...(req.apiVersion === 0 ? { oldStyleOffsets: [offset] } : { timestamp: -1n, offset }) }
+              return {
+                partitionIndex: lp.partitionIndex,
+                errorCode: NONE,
+                ...(req.apiVersion === 0 ? { oldStyleOffsets: [offset] } : { timestamp: -1n, offset }),
+              }
             }),
           })),
         }
@@ -342,23 +382,29 @@ export class FakeCluster {
 export const stall: Behaviour = () => true
 
 /** Answers with `bytes` written one at a time, every `everyMs`. */
-export const drip = (everyMs: number): Behaviour => (req, s) => {
-  s.drip(s.frame(req, s.broker.cluster.answer(s.broker, req)), everyMs)
-  return true
-}
+export const drip =
+  (everyMs: number): Behaviour =>
+  (req, s) => {
+    s.drip(s.frame(req, s.broker.cluster.answer(s.broker, req)), everyMs)
+    return true
+  }
 
 /** Writes the first `keep` bytes of the answer, then RST. */
-export const resetMidFrame = (keep = 10): Behaviour => (req, s) => {
-  s.write(s.frame(req, s.broker.cluster.answer(s.broker, req)).subarray(0, keep))
-  setTimeout(() => s.reset(), 20)
-  return true
-}
+export const resetMidFrame =
+  (keep = 10): Behaviour =>
+  (req, s) => {
+    s.write(s.frame(req, s.broker.cluster.answer(s.broker, req)).subarray(0, keep))
+    setTimeout(() => s.reset(), 20)
+    return true
+  }
 
 /** Writes part of the answer and closes the socket cleanly (FIN). */
-export const truncateAndClose = (keep = 10): Behaviour => (req, s) => {
-  s.socket.end(s.frame(req, s.broker.cluster.answer(s.broker, req)).subarray(0, keep))
-  return true
-}
+export const truncateAndClose =
+  (keep = 10): Behaviour =>
+  (req, s) => {
+    s.socket.end(s.frame(req, s.broker.cluster.answer(s.broker, req)).subarray(0, keep))
+    return true
+  }
 
 /** Answers with another request's correlation id. */
 export const wrongCorrelationId: Behaviour = (req, s) => {
@@ -367,30 +413,43 @@ export const wrongCorrelationId: Behaviour = (req, s) => {
 }
 
 /** A frame whose size field claims `size` bytes (e.g. 0x7fffffff, or 0x80000000 read as unsigned). */
-export const claimSize = (size: number): Behaviour => (_req, s) => {
-  const b = Buffer.alloc(8)
-  b.writeUInt32BE(size >>> 0, 0)
-  s.write(b)
-  return true
-}
+export const claimSize =
+  (size: number): Behaviour =>
+  (_req, s) => {
+    const b = Buffer.alloc(8)
+    b.writeUInt32BE(size >>> 0, 0)
+    s.write(b)
+    return true
+  }
 
 /** A body of the answer's header followed by `body` bytes as they are (e.g. a huge array count). */
-export const rawBody = (body: Buffer): Behaviour => (req, s) => {
-  const frame = Buffer.alloc(8 + body.length)
-  frame.writeInt32BE(4 + body.length, 0)
-  frame.writeInt32BE(req.correlationId, 4)
-  body.copy(frame, 8)
-  s.write(frame)
-  return true
-}
+export const rawBody =
+  (body: Buffer): Behaviour =>
+  (req, s) => {
+    const frame = Buffer.alloc(8 + body.length)
+    frame.writeInt32BE(4 + body.length, 0)
+    frame.writeInt32BE(req.correlationId, 4)
+    body.copy(frame, 8)
+    s.write(frame)
+    return true
+  }
 
 /** A Fetch answer whose only partition carries `records` as given (corrupt, truncated, a bomb). */
-export const fetchRecords = (records: (req: FakeRequest) => Buffer | null): Behaviour => (req, s) => {
-  s.answer(req, {
-    responses: req.body.topics.map((t: any) => ({
-      topic: t.topic,
-      partitions: t.partitions.map((fp: any) => ({ partitionIndex: fp.partition, errorCode: 0, highWatermark: 1_000_000n, lastStableOffset: 1_000_000n, abortedTransactions: null, records: records(req) })),
-    })),
-  })
-  return true
-}
+export const fetchRecords =
+  (records: (req: FakeRequest) => Buffer | null): Behaviour =>
+  (req, s) => {
+    s.answer(req, {
+      responses: req.body.topics.map((t: any) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((fp: any) => ({
+          partitionIndex: fp.partition,
+          errorCode: 0,
+          highWatermark: 1_000_000n,
+          lastStableOffset: 1_000_000n,
+          abortedTransactions: null,
+          records: records(req),
+        })),
+      })),
+    })
+    return true
+  }

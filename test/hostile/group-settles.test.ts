@@ -52,37 +52,56 @@ describe.skipIf(!requirePeers({ builds: ['modern'], kcat: false }))('a group sta
     return held.sort()
   }
 
-  it.concurrent.each([2, 5])(`%i members, ${ROUNDS} rounds: each settles within 10 s, disjoint, covering the topic`, async (n) => {
-    const slow: string[] = []
-    for (let round = 0; round < ROUNDS; round++) {
-      const groupId = `settle-${n}-${round}`
-      const members = Array.from({ length: n }, () => kafka.consumer({ groupId, heartbeatIntervalMs: 300, sessionTimeoutMs: 3000, maxWaitTimeInMs: 100 }))
-      const started = Date.now()
-      const log: string[] = []
-      if (process.env.WAFKA_GROUP_DEBUG) {
-        members.forEach((m, i) => {
-          for (const e of [m.events.REBALANCING, m.events.CRASH, m.events.GROUP_JOIN]) {
-            m.on(e, (ev) => log.push(`${Date.now() - started} m${i} ${ev.type} ${JSON.stringify(ev.payload, (_k, v) => (v instanceof Error ? v.message : v))}`))
-          }
-        })
+  it.concurrent.each([2, 5])(
+    `%i members, ${ROUNDS} rounds: each settles within 10 s, disjoint, covering the topic`,
+    async (n) => {
+      const slow: string[] = []
+      for (let round = 0; round < ROUNDS; round++) {
+        const groupId = `settle-${n}-${round}`
+        const members = Array.from({ length: n }, () =>
+          kafka.consumer({ groupId, heartbeatIntervalMs: 300, sessionTimeoutMs: 3000, maxWaitTimeInMs: 100 }),
+        )
+        const started = Date.now()
+        const log: string[] = []
+        if (process.env.WAFKA_GROUP_DEBUG) {
+          members.forEach((m, i) => {
+            for (const e of [m.events.REBALANCING, m.events.CRASH, m.events.GROUP_JOIN]) {
+              m.on(e, (ev) =>
+                log.push(
+                  `${Date.now() - started} m${i} ${ev.type} ${JSON.stringify(ev.payload, (_k, v) => (v instanceof Error ? v.message : v))}`,
+                ),
+              )
+            }
+          })
+        }
+        try {
+          await Promise.all(
+            members.map(async (m) => {
+              await m.connect()
+              await m.subscribe({ topics: ['settle'] })
+              void m.run({ eachMessage: async () => {} }).catch(() => {})
+            }),
+          )
+          while (settled(members) === null && Date.now() - started < SETTLE_MS) await new Promise((r) => setTimeout(r, 25))
+          const took = Date.now() - started
+          const state = members
+            .map((m) =>
+              m
+                .assignmentList()
+                .map((p) => p.partition)
+                .join(','),
+            )
+            .join(' | ')
+          if (settled(members) === null) slow.push(`round ${round}: not settled after ${took} ms (${state})`)
+          if (process.env.WAFKA_GROUP_DEBUG) console.log(`round ${round} settled in ${took} ms\n${log.join('\n')}`)
+        } finally {
+          const leaving = Date.now()
+          await Promise.allSettled(members.map((m) => m.disconnect()))
+          if (process.env.WAFKA_GROUP_DEBUG) console.log(`round ${round} left in ${Date.now() - leaving} ms`)
+        }
       }
-      try {
-        await Promise.all(members.map(async (m) => {
-          await m.connect()
-          await m.subscribe({ topics: ['settle'] })
-          void m.run({ eachMessage: async () => {} }).catch(() => {})
-        }))
-        while (settled(members) === null && Date.now() - started < SETTLE_MS) await new Promise((r) => setTimeout(r, 25))
-        const took = Date.now() - started
-        const state = members.map((m) => m.assignmentList().map((p) => p.partition).join(',')).join(' | ')
-        if (settled(members) === null) slow.push(`round ${round}: not settled after ${took} ms (${state})`)
-        if (process.env.WAFKA_GROUP_DEBUG) console.log(`round ${round} settled in ${took} ms\n${log.join('\n')}`)
-      } finally {
-        const leaving = Date.now()
-        await Promise.allSettled(members.map((m) => m.disconnect()))
-        if (process.env.WAFKA_GROUP_DEBUG) console.log(`round ${round} left in ${Date.now() - leaving} ms`)
-      }
-    }
-    expect(slow).toEqual([])
-  }, ROUNDS * 40_000)
+      expect(slow).toEqual([])
+    },
+    ROUNDS * 40_000,
+  )
 })

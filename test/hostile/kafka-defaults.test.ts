@@ -32,7 +32,10 @@ describe('Kafka-level options', () => {
     const firstProduceAt = new Promise<number>((resolve) => {
       const check = setInterval(() => {
         const r = cluster!.broker(1).requests.find((x) => x.apiKey === Produce.apiKey)
-        if (r) { clearInterval(check); resolve(r.at) }
+        if (r) {
+          clearInterval(check)
+          resolve(r.at)
+        }
       }, 5)
     })
     const { error } = await timed(() => producer.send({ topic: 't', messages: [{ value: 'v' }] }))

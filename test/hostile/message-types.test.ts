@@ -42,7 +42,14 @@ describe('send() with values that are not bytes', () => {
     cluster = await FakeCluster.start({ topics: { t: 1 } })
     const producer = new Kafka({ brokers: cluster.bootstrap, ...SETTINGS }).producer()
     await producer.connect()
-    await producer.send({ topic: 't', messages: [{ value: 's' }, { value: Buffer.from('b'), key: new Uint8Array([1]) }, { value: null, key: null, headers: { a: 'x', b: [Buffer.from('y'), null] } }] })
+    await producer.send({
+      topic: 't',
+      messages: [
+        { value: 's' },
+        { value: Buffer.from('b'), key: new Uint8Array([1]) },
+        { value: null, key: null, headers: { a: 'x', b: [Buffer.from('y'), null] } },
+      ],
+    })
     await producer.disconnect()
     expect(cluster.partition('t', 0).end).toBe(3n)
   })

@@ -42,7 +42,10 @@ describe('a Fetch answer holding only a truncated batch', () => {
     expect(await until(() => seen.length > 0, 5000)).toBeLessThan(2000 + SLACK_MS)
     expect(seen).toEqual(['0:3000'])
     expect(errors).toEqual([])
-    const sizes = cluster.broker(1).requests.filter((r) => r.apiKey === Fetch.apiKey).map((r) => r.body.topics[0].partitions[0].partitionMaxBytes)
+    const sizes = cluster
+      .broker(1)
+      .requests.filter((r) => r.apiKey === Fetch.apiKey)
+      .map((r) => r.body.topics[0].partitions[0].partitionMaxBytes)
     expect(sizes.slice(0, 2)).toEqual([1024, whole.length])
     await consumer.disconnect()
     await expectNothingLeft(baseline)
@@ -56,9 +59,13 @@ describe('a Fetch answer holding only a truncated batch', () => {
     cluster = await FakeCluster.start({ topics: { t: 1 } })
     cluster.append('t', 0, [{ value: Buffer.alloc(200, 1) }])
     const lying = Buffer.from(cluster.partition('t', 0).log[0].bytes)
-    if (extra === -2) lying.writeBigInt64BE(-5n, 0) // offsets -5..-5: before 0
+    if (extra === -2)
+      lying.writeBigInt64BE(-5n, 0) // offsets -5..-5: before 0
     else lying.writeInt32BE(extra < 0 ? 0x7fffffff : lying.length - 12 + extra, 8)
-    cluster.broker(1).on(Fetch, fetchRecords(() => lying))
+    cluster.broker(1).on(
+      Fetch,
+      fetchRecords(() => lying),
+    )
     const baseline = liveResources()
     const cpu = process.cpuUsage()
     const { consumer, errors } = await run({})

@@ -11,7 +11,10 @@ const kafkaOk = requireKafka()
 
 /** The KafkaError `p` rejects with (failing when it resolves or throws anything else). */
 async function kafkaErrorOf(p: Promise<unknown>): Promise<KafkaError> {
-  const e = await p.then(() => null, (err: unknown) => err)
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  )
   expect(e, 'expected a KafkaError').toBeInstanceOf(KafkaError)
   return e as KafkaError
 }
@@ -54,17 +57,31 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
 
   it('createTopics with configs; validateOnly creates nothing; existing topics resolve false', async () => {
     const created = await admin.createTopics({
-      topics: [{ topic: 'configured', numPartitions: 3, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, { name: 'retention.ms', value: '123456' }] }],
+      topics: [
+        {
+          topic: 'configured',
+          numPartitions: 3,
+          replicationFactor: 1,
+          configEntries: [
+            { name: 'cleanup.policy', value: 'compact' },
+            { name: 'retention.ms', value: '123456' },
+          ],
+        },
+      ],
     })
     expect(created).toBe(true)
     const policy = await config(ConfigResourceTypes.TOPIC, 'configured', 'cleanup.policy')
     expect([policy?.configValue, policy?.configSource]).toEqual(['compact', DYNAMIC_TOPIC_CONFIG])
     expect((await config(ConfigResourceTypes.TOPIC, 'configured', 'retention.ms'))?.configValue).toBe('123456')
-    expect((await admin.fetchTopicMetadata({ topics: ['configured'] })).topics[0].partitions.map((p) => p.partitionId).sort()).toEqual([0, 1, 2])
+    expect((await admin.fetchTopicMetadata({ topics: ['configured'] })).topics[0].partitions.map((p) => p.partitionId).sort()).toEqual([
+      0, 1, 2,
+    ])
 
     expect(await admin.createTopics({ topics: [{ topic: 'configured', numPartitions: 3 }] })).toBe(false)
 
-    expect(await admin.createTopics({ topics: [{ topic: 'validated-only', numPartitions: 2, replicationFactor: 1 }], validateOnly: true })).toBe(true)
+    expect(
+      await admin.createTopics({ topics: [{ topic: 'validated-only', numPartitions: 2, replicationFactor: 1 }], validateOnly: true }),
+    ).toBe(true)
     expect(await admin.listTopics()).not.toContain('validated-only')
     expect(await admin.listTopics()).toContain('configured')
   })
@@ -75,7 +92,12 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
     // The broker's own words, not only the code's description.
     expect(rf.message).toMatch(/Unable to replicate the partition 3 time\(s\)/)
 
-    const bad = await kafkaErrorOf(admin.createTopics({ topics: [{ topic: 'bad-config', numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'sideways' }] }], validateOnly: true }))
+    const bad = await kafkaErrorOf(
+      admin.createTopics({
+        topics: [{ topic: 'bad-config', numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'sideways' }] }],
+        validateOnly: true,
+      }),
+    )
     expect(bad.type).toBe('INVALID_CONFIG')
     expect(bad.message).toMatch(/sideways/)
 
@@ -84,12 +106,16 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
     expect(name.message).toMatch(/'bad name!' contains one or more characters other than/)
   })
 
-  it('createPartitions grows a topic; shrinking it is refused with the broker\'s reason', async () => {
+  it("createPartitions grows a topic; shrinking it is refused with the broker's reason", async () => {
     await admin.createTopics({ topics: [{ topic: 'growing', numPartitions: 1 }] })
     await admin.createPartitions({ topicPartitions: [{ topic: 'growing', count: 2 }], validateOnly: true })
     expect((await admin.fetchTopicMetadata({ topics: ['growing'] })).topics[0].partitions).toHaveLength(1)
     await admin.createPartitions({ topicPartitions: [{ topic: 'growing', count: 4 }] })
-    await until('4 partitions', async () => (await admin.fetchTopicMetadata({ topics: ['growing'] })).topics[0].partitions.length, (n) => n === 4)
+    await until(
+      '4 partitions',
+      async () => (await admin.fetchTopicMetadata({ topics: ['growing'] })).topics[0].partitions.length,
+      (n) => n === 4,
+    )
     const shrink = await kafkaErrorOf(admin.createPartitions({ topicPartitions: [{ topic: 'growing', count: 2 }] }))
     expect(shrink.type).toBe('INVALID_PARTITIONS')
     expect(shrink.message).toMatch(/currently has 4 partition\(s\); 2 would not be an increase/)
@@ -98,7 +124,11 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
   it('deleteTopics removes a topic; an unknown one is UNKNOWN_TOPIC_OR_PARTITION', async () => {
     await admin.createTopics({ topics: [{ topic: 'doomed', numPartitions: 1 }] })
     await admin.deleteTopics({ topics: ['doomed'] })
-    await until('doomed gone', () => admin.listTopics(), (ts) => !ts.includes('doomed'))
+    await until(
+      'doomed gone',
+      () => admin.listTopics(),
+      (ts) => !ts.includes('doomed'),
+    )
     const e = await kafkaErrorOf(admin.deleteTopics({ topics: ['never-was'] }))
     expect(e.type).toBe('UNKNOWN_TOPIC_OR_PARTITION')
   })
@@ -113,10 +143,16 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
     ])
     expect(sent.every((s) => 'offset' in s)).toBe(true)
     const offsets = await admin.fetchTopicOffsets('offsets')
-    expect(offsets.map((o) => [o.partition, o.low, o.high])).toEqual([[0, '0', '10'], [1, '0', '3']])
+    expect(offsets.map((o) => [o.partition, o.low, o.high])).toEqual([
+      [0, '0', '10'],
+      [1, '0', '3'],
+    ])
 
     const at = await admin.fetchTopicOffsetsByTimestamp('offsets', base + 4500)
-    expect(at.map((o) => [o.partition, o.offset])).toEqual([[0, '5'], [1, '3']])
+    expect(at.map((o) => [o.partition, o.offset])).toEqual([
+      [0, '5'],
+      [1, '3'],
+    ])
 
     const low = await admin.deleteRecords({ topic: 'offsets', partitions: [{ partition: 0, offset: 7 }] })
     expect(low).toEqual([{ partition: 0, lowWatermark: '7' }])
@@ -127,7 +163,9 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
 
   it('topic configs: alterConfigs validateOnly changes nothing, then SET and DELETE', async () => {
     await admin.createTopics({ topics: [{ topic: 'altered', numPartitions: 1 }] })
-    const resource = (entries: Array<{ name: string; value?: string; operation?: 'SET' | 'DELETE' }>) => [{ type: ConfigResourceTypes.TOPIC, name: 'altered', configEntries: entries }]
+    const resource = (entries: Array<{ name: string; value?: string; operation?: 'SET' | 'DELETE' }>) => [
+      { type: ConfigResourceTypes.TOPIC, name: 'altered', configEntries: entries },
+    ]
     await admin.alterConfigs({ resources: resource([{ name: 'retention.ms', value: '5000' }]), validateOnly: true })
     expect((await config(ConfigResourceTypes.TOPIC, 'altered', 'retention.ms'))?.configSource).toBe(DEFAULT_CONFIG)
     await admin.alterConfigs({ resources: resource([{ name: 'retention.ms', value: '5000' }]) })
@@ -145,7 +183,11 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
     const resource = (name: string, value: string) => [{ type: ConfigResourceTypes.BROKER, name: '1', configEntries: [{ name, value }] }]
     await admin.alterConfigs({ resources: resource('log.cleaner.threads', '2') })
     // Applied through the metadata log: visible a moment later.
-    const cleaner = await until('the dynamic broker config', () => config(ConfigResourceTypes.BROKER, '1', 'log.cleaner.threads'), (c) => c?.configValue === '2')
+    const cleaner = await until(
+      'the dynamic broker config',
+      () => config(ConfigResourceTypes.BROKER, '1', 'log.cleaner.threads'),
+      (c) => c?.configValue === '2',
+    )
     expect(cleaner?.configSource).toBe(DYNAMIC_BROKER_CONFIG)
     const ro = await kafkaErrorOf(admin.alterConfigs({ resources: resource('node.id', '7') }))
     expect(ro.type).toBe('INVALID_REQUEST')
@@ -157,14 +199,22 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
 
     beforeAll(async () => {
       await admin.createTopics({ topics: [{ topic, numPartitions: 4 }] })
-      await javaProduce(cluster, topic, Array.from({ length: 40 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })))
+      await javaProduce(
+        cluster,
+        topic,
+        Array.from({ length: 40 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })),
+      )
     })
 
     const member = (groupId: string, protocol: 'classic' | 'consumer') => {
       const m = javaGroupMember(cluster, groupId, topic, {
-        props: protocol === 'classic'
-          ? { 'group.protocol': 'classic', 'partition.assignment.strategy': 'org.apache.kafka.clients.consumer.CooperativeStickyAssignor' }
-          : { 'group.protocol': 'consumer' },
+        props:
+          protocol === 'classic'
+            ? {
+                'group.protocol': 'classic',
+                'partition.assignment.strategy': 'org.apache.kafka.clients.consumer.CooperativeStickyAssignor',
+              }
+            : { 'group.protocol': 'consumer' },
       })
       members.push(m)
       return m
@@ -174,7 +224,11 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
       const classic = member('g-classic', 'classic')
       const modern = member('g-modern', 'consumer')
       for (const m of [classic, modern]) {
-        await until('40 records read', () => m.records().length, (n) => n >= 40)
+        await until(
+          '40 records read',
+          () => m.records().length,
+          (n) => n >= 40,
+        )
         await m.waitFor((e) => e.event === 'committed')
       }
       const { groups } = await admin.listGroups()
@@ -187,7 +241,13 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
 
       const described = await admin.describeGroups(['g-classic', 'g-modern'])
       const [c, m] = described.groups
-      expect([c.groupId, c.state, c.protocolType, c.protocol, c.members.length]).toEqual(['g-classic', 'Stable', 'consumer', 'cooperative-sticky', 1])
+      expect([c.groupId, c.state, c.protocolType, c.protocol, c.members.length]).toEqual([
+        'g-classic',
+        'Stable',
+        'consumer',
+        'cooperative-sticky',
+        1,
+      ])
       expect([m.groupId, m.state, m.members.length]).toEqual(['g-modern', 'Stable', 1])
       expect(m.groupType).toBe('consumer')
       expect(c.groupType).toBe('classic')
@@ -196,13 +256,16 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
       expect(m.members[0].clientId).toMatch(/consumer/)
 
       for (const g of ['g-classic', 'g-modern']) {
-        const offsets = await until(`${g} committed all`, () => admin.fetchOffsets({ groupId: g, topics: [topic] }),
-          (o) => o[0].partitions.reduce((n, p) => n + Number(p.offset), 0) === 40)
+        const offsets = await until(
+          `${g} committed all`,
+          () => admin.fetchOffsets({ groupId: g, topics: [topic] }),
+          (o) => o[0].partitions.reduce((n, p) => n + Number(p.offset), 0) === 40,
+        )
         expect(offsets[0].partitions.map((p) => p.partition).sort()).toEqual([0, 1, 2, 3])
       }
     })
 
-    it('deleteGroups refuses a group with members, with the broker\'s words, and an unknown one', async () => {
+    it("deleteGroups refuses a group with members, with the broker's words, and an unknown one", async () => {
       const e = await kafkaErrorOf(admin.deleteGroups(['g-classic']))
       expect(e.type).toBe('NON_EMPTY_GROUP')
       const unknown = await kafkaErrorOf(admin.deleteGroups(['never-a-group']))
@@ -212,10 +275,26 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
     it('setOffsets and resetOffsets on an empty group, then deleteGroups of both types', async () => {
       await Promise.all(members.map((m) => m.stop()))
       for (const g of ['g-classic', 'g-modern']) {
-        await until(`${g} empty`, async () => (await admin.describeGroups([g])).groups[0].state, (s) => s === 'Empty')
-        await admin.setOffsets({ groupId: g, topic, partitions: [{ partition: 0, offset: 1 }, { partition: 1, offset: 2 }] })
+        await until(
+          `${g} empty`,
+          async () => (await admin.describeGroups([g])).groups[0].state,
+          (s) => s === 'Empty',
+        )
+        await admin.setOffsets({
+          groupId: g,
+          topic,
+          partitions: [
+            { partition: 0, offset: 1 },
+            { partition: 1, offset: 2 },
+          ],
+        })
         const set = await admin.fetchOffsets({ groupId: g, topics: [topic] })
-        expect(set[0].partitions.filter((p) => p.partition < 2).map((p) => p.offset).sort()).toEqual(['1', '2'])
+        expect(
+          set[0].partitions
+            .filter((p) => p.partition < 2)
+            .map((p) => p.offset)
+            .sort(),
+        ).toEqual(['1', '2'])
         await admin.resetOffsets({ groupId: g, topic, earliest: true })
         expect((await admin.fetchOffsets({ groupId: g, topics: [topic] }))[0].partitions.map((p) => p.offset)).toEqual(['0', '0', '0', '0'])
         await admin.resetOffsets({ groupId: g, topic })

@@ -20,7 +20,11 @@ const root = join(import.meta.dirname, '..', '..')
 /** A wafka member in a child process (test/kafka/group-member.mjs); its lines land in `reads` and `owned`. */
 function childMember(bootstrap: string, groupId: string, topic: string, name: string, sessionTimeoutMs: number, sink: { reads: Read[] }) {
   if (!existsSync(join(root, 'dist', 'index.js'))) throw new Error('dist/index.js is missing: npm run build first')
-  const child = spawn(process.execPath, [join(root, 'test', 'kafka', 'group-member.mjs'), bootstrap, groupId, topic, name, String(sessionTimeoutMs)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    [join(root, 'test', 'kafka', 'group-member.mjs'), bootstrap, groupId, topic, name, String(sessionTimeoutMs)],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   killOnExit(child)
   const state = { child, owned: [] as string[], running: false, crashes: [] as string[], stderr: '' }
   const lines = new LineSplitter()
@@ -61,11 +65,29 @@ describe.skipIf(!kafka)('consumer failover on real Kafka', () => {
     const ownership = new Ownership()
     const victim = childMember(bootstrap, 'group-killed', 'killed', 'victim', sessionTimeoutMs, { reads })
     children.push(victim.child)
-    await until(() => victim.running && victim.owned.length === 4, 30_000, () => `victim owns ${victim.owned}; ${victim.stderr.slice(-500)}`)
-    const survivor = await startMember(bootstrap, 'survivor', { groupId: 'group-killed', sessionTimeoutMs, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200 }, { topics: ['killed'] }, { reads, ownership })
+    await until(
+      () => victim.running && victim.owned.length === 4,
+      30_000,
+      () => `victim owns ${victim.owned}; ${victim.stderr.slice(-500)}`,
+    )
+    const survivor = await startMember(
+      bootstrap,
+      'survivor',
+      { groupId: 'group-killed', sessionTimeoutMs, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200 },
+      { topics: ['killed'] },
+      { reads, ownership },
+    )
     members.push(survivor)
-    await until(() => partitionsOf(survivor.consumer).length === 2 && victim.owned.length === 2, 30_000, () => `survivor ${partitionsOf(survivor.consumer)}, victim ${victim.owned}`)
-    await until(() => reads.length >= 400, 20_000, () => `read ${reads.length}`)
+    await until(
+      () => partitionsOf(survivor.consumer).length === 2 && victim.owned.length === 2,
+      30_000,
+      () => `survivor ${partitionsOf(survivor.consumer)}, victim ${victim.owned}`,
+    )
+    await until(
+      () => reads.length >= 400,
+      20_000,
+      () => `read ${reads.length}`,
+    )
     // Let the victim commit what it read, then kill it mid-stream: it gets no chance to leave or commit again.
     await new Promise((r) => setTimeout(r, 1000))
     const victimOwned = victim.owned
@@ -74,11 +96,19 @@ describe.skipIf(!kafka)('consumer failover on real Kafka', () => {
     const killedAt = Date.now()
     await produce(bootstrap, 'killed', 400, 'v', { from: 400 })
 
-    await until(() => partitionsOf(survivor.consumer).length === 4, sessionTimeoutMs + 20_000, () => `survivor owns ${partitionsOf(survivor.consumer)}`)
+    await until(
+      () => partitionsOf(survivor.consumer).length === 4,
+      sessionTimeoutMs + 20_000,
+      () => `survivor owns ${partitionsOf(survivor.consumer)}`,
+    )
     const movedAfter = Date.now() - killedAt
     // Not before the broker gave up on the victim's session (the broker checks expiry at its own pace, hence the slack).
     expect(movedAfter).toBeGreaterThan(sessionTimeoutMs - 1500)
-    await until(() => new Set(reads.map((r) => r.value)).size >= 800, 20_000, () => `read ${new Set(reads.map((r) => r.value)).size} distinct`)
+    await until(
+      () => new Set(reads.map((r) => r.value)).size >= 800,
+      20_000,
+      () => `read ${new Set(reads.map((r) => r.value)).size} distinct`,
+    )
     // Nothing lost, and nothing read twice: the victim had been idle for a second (several auto-commit intervals) when it was killed, so all it read was committed.
     expect(new Set(reads.map((r) => r.value)).size).toBe(800)
     expect(victimReads.size).toBeGreaterThan(0)
@@ -94,7 +124,11 @@ describe.skipIf(!kafka)('consumer failover on real Kafka', () => {
     const bootstrap = c.bootstrap
     const admin = new Kafka({ brokers: bootstrap.split(','), retryBackoffMs: 100 }).admin()
     await admin.connect()
-    await admin.createTopics({ topics: [{ topic: 'coordinated', numPartitions: 6, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }] })
+    await admin.createTopics({
+      topics: [
+        { topic: 'coordinated', numPartitions: 6, replicationFactor: 3, configEntries: [{ name: 'min.insync.replicas', value: '2' }] },
+      ],
+    })
     await produce(bootstrap, 'coordinated', 600)
     const groupId = 'group-coordinated'
     const reads: Read[] = []
@@ -106,11 +140,22 @@ describe.skipIf(!kafka)('consumer failover on real Kafka', () => {
       m.consumer.on(m.consumer.events.COMMIT_OFFSETS, (e) => void commits.push(e.payload.error ? `error ${e.payload.error.message}` : 'ok'))
       members.push(m)
     }
-    await until(() => members.every((m) => partitionsOf(m.consumer).length === 3), 30_000, () => members.map((m) => partitionsOf(m.consumer)).join(' / '))
-    await until(() => reads.length >= 600, 30_000, () => `read ${reads.length}`)
+    await until(
+      () => members.every((m) => partitionsOf(m.consumer).length === 3),
+      30_000,
+      () => members.map((m) => partitionsOf(m.consumer)).join(' / '),
+    )
+    await until(
+      () => reads.length >= 600,
+      30_000,
+      () => `read ${reads.length}`,
+    )
 
     const coordinator = async () => {
-      const [host, port] = bootstrap.split(',').find((b) => c.brokers.some((x) => x.port === Number(b.split(':')[1]) && c.isRunning(x.id)))!.split(':')
+      const [host, port] = bootstrap
+        .split(',')
+        .find((b) => c.brokers.some((x) => x.port === Number(b.split(':')[1]) && c.isRunning(x.id)))!
+        .split(':')
       const conn = await Connection.open({ host, port: Number(port), connectTimeoutMs: 2000, requestTimeoutMs: 5000 })
       try {
         const res = await conn.request(FindCoordinator, { keyType: 0, coordinatorKeys: [groupId] } as any)
@@ -131,16 +176,26 @@ describe.skipIf(!kafka)('consumer failover on real Kafka', () => {
     await produce(bootstrap, 'coordinated', 600, 'v', { from: 600 })
     step('produced 600 more')
     let after = before
-    await until(async () => (after = await coordinator().catch(() => before)) !== before, 60_000, () => `coordinator still ${after}`)
+    await until(
+      async () => (after = await coordinator().catch(() => before)) !== before,
+      60_000,
+      () => `coordinator still ${after}`,
+    )
     step(`coordinator now ${after}`)
-    await until(() => new Set(reads.map((r) => r.value)).size >= 1200, 60_000, () => `read ${new Set(reads.map((r) => r.value)).size} distinct`)
+    await until(
+      () => new Set(reads.map((r) => r.value)).size >= 1200,
+      60_000,
+      () => `read ${new Set(reads.map((r) => r.value)).size} distinct`,
+    )
     step('read all 1200')
     // Commits go on at the new coordinator: the group's committed offsets reach the end of every partition.
     await until(
       async () => {
         const offsets = await admin.fetchOffsets({ groupId, topics: ['coordinated'] })
         const ends = await admin.fetchTopicOffsets('coordinated')
-        return offsets[0].partitions.every((p: { partition: number; offset: string }) => p.offset === ends.find((e) => e.partition === p.partition)!.high)
+        return offsets[0].partitions.every(
+          (p: { partition: number; offset: string }) => p.offset === ends.find((e) => e.partition === p.partition)!.high,
+        )
       },
       30_000,
       () => `commits ${commits.slice(commitsBefore).join(', ')}`,

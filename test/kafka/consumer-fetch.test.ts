@@ -63,7 +63,9 @@ describe.skipIf(!kafka)('consumer fetching on real Kafka', () => {
       const call: FetchCall = {
         sessionId: body.sessionId,
         sessionEpoch: body.sessionEpoch,
-        partitions: body.topics.flatMap((t: any) => t.partitions.map((p: any) => ({ topic: topicName(t), partition: p.partition, fetchOffset: p.fetchOffset }))),
+        partitions: body.topics.flatMap((t: any) =>
+          t.partitions.map((p: any) => ({ topic: topicName(t), partition: p.partition, fetchOffset: p.fetchOffset })),
+        ),
         forgotten: (body.forgottenTopicsData ?? []).reduce((n: number, t: any) => n + t.partitions.length, 0),
       }
       calls.push(call)
@@ -79,11 +81,23 @@ describe.skipIf(!kafka)('consumer fetching on real Kafka', () => {
     await c.connect()
     await c.subscribe({ topics: [name], fromBeginning: true })
     await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
-    await until(() => calls.filter((x) => x.responseSessionId !== undefined).length >= 3, 15_000, () => `${calls.length} fetches`)
+    await until(
+      () => calls.filter((x) => x.responseSessionId !== undefined).length >= 3,
+      15_000,
+      () => `${calls.length} fetches`,
+    )
     await produce(cluster.bootstrap, name, 50, 'p2-', { partition: 2 })
-    await until(() => seen.length === 50, 15_000, () => `read ${seen.length}`)
+    await until(
+      () => seen.length === 50,
+      15_000,
+      () => `read ${seen.length}`,
+    )
     const afterData = calls.length
-    await until(() => calls.filter((x) => x.responseSessionId !== undefined).length >= afterData + 2, 15_000, () => `${calls.length} fetches`)
+    await until(
+      () => calls.filter((x) => x.responseSessionId !== undefined).length >= afterData + 2,
+      15_000,
+      () => `${calls.length} fetches`,
+    )
     await c.stop()
 
     const done = calls.filter((x) => x.responseSessionId !== undefined)
@@ -141,20 +155,32 @@ describe.skipIf(!kafka)('consumer fetching on real Kafka', () => {
       await c.connect()
       await c.subscribe({ topics: [name], fromBeginning: true })
       await c.run({ eachMessage: async ({ message }) => void values.push(message.value!.toString()) })
-      await until(() => until_(values), 15_000, () => `${groupId} read ${values.length}`)
+      await until(
+        () => until_(values),
+        15_000,
+        () => `${groupId} read ${values.length}`,
+      )
       return { c, values }
     }
     const committed = await read('read_committed', 'rc', (v) => v.length >= 210)
     const uncommitted = await read('read_uncommitted', 'ru', (v) => v.length >= 390)
     // Give read_committed time to go wrong: it must not pass the open transaction's first offset.
     await new Promise((r) => setTimeout(r, 1500))
-    const expectCommitted = [...Array.from({ length: 100 }, (_, i) => `c1-${i}`), ...Array.from({ length: 10 }, (_, i) => `plain-${i}`), ...Array.from({ length: 100 }, (_, i) => `c2-${i}`)]
+    const expectCommitted = [
+      ...Array.from({ length: 100 }, (_, i) => `c1-${i}`),
+      ...Array.from({ length: 10 }, (_, i) => `plain-${i}`),
+      ...Array.from({ length: 100 }, (_, i) => `c2-${i}`),
+    ]
     expect(committed.values).toEqual(expectCommitted)
     expect(uncommitted.values).toHaveLength(390)
     expect(uncommitted.values.filter((v) => v.startsWith('a')).length).toBe(150)
 
     await open.commit()
-    await until(() => committed.values.length >= 240, 15_000, () => `read_committed read ${committed.values.length}`)
+    await until(
+      () => committed.values.length >= 240,
+      15_000,
+      () => `read_committed read ${committed.values.length}`,
+    )
     await new Promise((r) => setTimeout(r, 500))
     expect(committed.values).toEqual([...expectCommitted, ...Array.from({ length: 30 }, (_, i) => `o-${i}`)])
     await producer.disconnect()
@@ -168,7 +194,10 @@ describe.skipIf(!kafka)('consumer fetching on real Kafka', () => {
     await producer.connect()
     const t0 = 1_700_000_000_000
     for (let b = 0; b < 20; b++) {
-      await producer.send({ topic: name, messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${b * 10 + i}`, timestamp: t0 + (b * 10 + i) * 1000 })) })
+      await producer.send({
+        topic: name,
+        messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${b * 10 + i}`, timestamp: t0 + (b * 10 + i) * 1000 })),
+      })
     }
     await producer.disconnect()
     const at = async (ts: number) => (await admin.fetchTopicOffsetsByTimestamp(name, ts))[0].offset
@@ -189,7 +218,11 @@ describe.skipIf(!kafka)('consumer fetching on real Kafka', () => {
     c.assign([{ topic: name, partitions: [0] }])
     c.seek({ topic: name, partition: 0, offset: await at(t0 + 123_000) })
     await c.run({ eachMessage: async ({ message }) => void values.push(`${message.value}@${message.timestamp}`) })
-    await until(() => values.length >= 77, 15_000, () => `read ${values.length}`)
+    await until(
+      () => values.length >= 77,
+      15_000,
+      () => `read ${values.length}`,
+    )
     expect(values[0]).toBe(`m123@${t0 + 123_000}`)
     expect(values.at(-1)).toBe(`m199@${t0 + 199_000}`)
   })
@@ -210,7 +243,11 @@ describe.skipIf(!kafka)('consumer fetching on real Kafka', () => {
     await earliest.connect()
     await earliest.subscribe({ topics: [name] })
     await earliest.run({ eachMessage: async ({ message }) => void values.push(message.value!.toString()) })
-    await until(() => values.length >= 40, 15_000, () => `read ${values.length}`)
+    await until(
+      () => values.length >= 40,
+      15_000,
+      () => `read ${values.length}`,
+    )
     expect(values).toEqual(Array.from({ length: 40 }, (_, i) => `v${60 + i}`))
 
     const latest = consumer({ groupId: 'oor-latest', autoOffsetReset: 'latest' })
@@ -218,10 +255,18 @@ describe.skipIf(!kafka)('consumer fetching on real Kafka', () => {
     await latest.connect()
     await latest.subscribe({ topics: [name] })
     await latest.run({ eachMessage: async ({ message }) => void later.push(message.value!.toString()) })
-    await until(() => latest.assignmentList().length === 1, 15_000, () => 'no assignment')
+    await until(
+      () => latest.assignmentList().length === 1,
+      15_000,
+      () => 'no assignment',
+    )
     await new Promise((r) => setTimeout(r, 1000))
     await produce(cluster.bootstrap, name, 5, 'new-')
-    await until(() => later.length >= 5, 15_000, () => `read ${later.length}`)
+    await until(
+      () => later.length >= 5,
+      15_000,
+      () => `read ${later.length}`,
+    )
     expect(later).toEqual(Array.from({ length: 5 }, (_, i) => `new-${i}`))
 
     // 'none': no reset; the consumer reports the out-of-range offset instead of skipping anything.
@@ -232,7 +277,11 @@ describe.skipIf(!kafka)('consumer fetching on real Kafka', () => {
     await none.connect()
     await none.subscribe({ topics: [name] })
     await none.run({ eachMessage: async ({ message }) => void got.push(message.value!.toString()) }).catch((e) => void errors.push(e))
-    await until(() => errors.length > 0, 15_000, () => 'no error')
+    await until(
+      () => errors.length > 0,
+      15_000,
+      () => 'no error',
+    )
     expect(got).toEqual([])
     expect(errors.map((e) => `${(e as { type?: string }).type ?? ''} ${e.message}`).join('\n')).toMatch(/OFFSET_OUT_OF_RANGE/)
   })

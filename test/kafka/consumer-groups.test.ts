@@ -53,8 +53,16 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
       const config = { groupId, partitionAssigners: [assignor] }
       const a = await start(cluster.bootstrap, 'a', config, { topics: [t1, t2] }, { reads, ownership })
       const b = await start(cluster.bootstrap, 'b', config, { topics: [t1, t2] }, { reads, ownership })
-      await until(() => partitionsOf(a.consumer).length + partitionsOf(b.consumer).length === 6 && partitionsOf(b.consumer).length > 0, 20_000, () => ownership.log.join(', '))
-      await until(() => reads.length >= 1200, 20_000, () => `read ${reads.length}`)
+      await until(
+        () => partitionsOf(a.consumer).length + partitionsOf(b.consumer).length === 6 && partitionsOf(b.consumer).length > 0,
+        20_000,
+        () => ownership.log.join(', '),
+      )
+      await until(
+        () => reads.length >= 1200,
+        20_000,
+        () => `read ${reads.length}`,
+      )
 
       const {
         groups: [group],
@@ -62,10 +70,25 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
       expect(group.protocolType).toBe('consumer')
       expect(group.protocol).toBe(assignor)
       expect(group.members).toHaveLength(2)
-      expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer)].sort()).toEqual([`${t1}-0`, `${t1}-1`, `${t1}-2`, `${t2}-0`, `${t2}-1`, `${t2}-2`])
+      expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer)].sort()).toEqual([
+        `${t1}-0`,
+        `${t1}-1`,
+        `${t1}-2`,
+        `${t2}-0`,
+        `${t2}-1`,
+        `${t2}-2`,
+      ])
       const counts = [a, b].map((m) => [shape(m, t1), shape(m, t2)]).sort()
-      if (assignor === 'range') expect(counts).toEqual([[1, 1], [2, 2]])
-      else expect(counts).toEqual([[1, 2], [2, 1]])
+      if (assignor === 'range')
+        expect(counts).toEqual([
+          [1, 1],
+          [2, 2],
+        ])
+      else
+        expect(counts).toEqual([
+          [1, 2],
+          [2, 1],
+        ])
       expect(ownership.violations).toEqual([])
       expect(duplicates(reads)).toEqual([])
       expect(new Set(reads.map((r) => `${r.topic}/${r.value}`)).size).toBe(1200)
@@ -82,29 +105,50 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     const config = { groupId, partitionAssigners: ['cooperative-sticky'], autoCommitIntervalMs: 200 }
     const a = await start(cluster.bootstrap, 'a', config, { topics: [topic] }, { reads, ownership })
     const b = await start(cluster.bootstrap, 'b', config, { topics: [topic] }, { reads, ownership })
-    await until(() => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3, 20_000, () => ownership.log.join(', '))
-    await until(() => reads.length >= 1200, 20_000, () => `read ${reads.length}`)
+    await until(
+      () => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3,
+      20_000,
+      () => ownership.log.join(', '),
+    )
+    await until(
+      () => reads.length >= 1200,
+      20_000,
+      () => `read ${reads.length}`,
+    )
     const before = { a: partitionsOf(a.consumer), b: partitionsOf(b.consumer) }
     ownership.log.length = 0
 
     const c = await start(cluster.bootstrap, 'c', config, { topics: [topic] }, { reads, ownership })
-    await until(() => [a, b, c].every((m) => partitionsOf(m.consumer).length === 2), 30_000, () => ownership.log.join(', '))
+    await until(
+      () => [a, b, c].every((m) => partitionsOf(m.consumer).length === 2),
+      30_000,
+      () => ownership.log.join(', '),
+    )
     await produce(cluster.bootstrap, topic, 1200, 'v', { from: 1200 })
-    await until(() => reads.length >= 2400, 20_000, () => `read ${reads.length}`)
+    await until(
+      () => reads.length >= 2400,
+      20_000,
+      () => `read ${reads.length}`,
+    )
 
     const {
-        groups: [group],
-      } = await admin.describeGroups([groupId])
+      groups: [group],
+    } = await admin.describeGroups([groupId])
     expect(group.protocol).toBe('cooperative-sticky')
     // Sticky: a and b each kept two of their three; cooperative: they revoked only the one they gave up.
-    for (const [name, m] of [['a', a], ['b', b]] as const) {
+    for (const [name, m] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       const now = partitionsOf(m.consumer)
       expect(now.every((p) => before[name].includes(p))).toBe(true)
       const revoked = ownership.log.filter((l) => l.startsWith(`${name} -`)).map((l) => l.slice(3))
       expect(revoked).toEqual(before[name].filter((p) => !now.includes(p)))
       expect(ownership.log.filter((l) => l.startsWith(`${name} +`))).toEqual([])
     }
-    expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer), ...partitionsOf(c.consumer)].sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
+    expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer), ...partitionsOf(c.consumer)].sort()).toEqual(
+      [0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`),
+    )
     expect(ownership.violations).toEqual([])
     expect(duplicates(reads)).toEqual([])
     expect(new Set(reads.map((r) => r.value)).size).toBe(2400)
@@ -118,10 +162,24 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     const reads: Read[] = []
     const ownership = new Ownership()
     const base = { groupId, sessionTimeoutMs: 15_000, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200 }
-    const fixed = await start(cluster.bootstrap, 'fixed', { ...base, groupInstanceId: 'instance-1' }, { topics: [topic] }, { reads, ownership })
+    const fixed = await start(
+      cluster.bootstrap,
+      'fixed',
+      { ...base, groupInstanceId: 'instance-1' },
+      { topics: [topic] },
+      { reads, ownership },
+    )
     const other = await start(cluster.bootstrap, 'other', base, { topics: [topic] }, { reads, ownership })
-    await until(() => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2, 20_000, () => ownership.log.join(', '))
-    await until(() => reads.length >= 400, 20_000, () => `read ${reads.length}`)
+    await until(
+      () => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2,
+      20_000,
+      () => ownership.log.join(', '),
+    )
+    await until(
+      () => reads.length >= 400,
+      20_000,
+      () => `read ${reads.length}`,
+    )
     const {
       groups: [before],
     } = await admin.describeGroups([groupId])
@@ -139,10 +197,24 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     } = await admin.describeGroups([groupId])
     expect(during.members.map((m) => m.groupInstanceId).sort()).toEqual(before.members.map((m) => m.groupInstanceId).sort())
 
-    const again = await start(cluster.bootstrap, 'again', { ...base, groupInstanceId: 'instance-1' }, { topics: [topic] }, { reads, ownership })
-    await until(() => partitionsOf(again.consumer).length === 2, 20_000, () => ownership.log.join(', '))
+    const again = await start(
+      cluster.bootstrap,
+      'again',
+      { ...base, groupInstanceId: 'instance-1' },
+      { topics: [topic] },
+      { reads, ownership },
+    )
+    await until(
+      () => partitionsOf(again.consumer).length === 2,
+      20_000,
+      () => ownership.log.join(', '),
+    )
     await produce(cluster.bootstrap, topic, 400, 'v', { from: 400 })
-    await until(() => reads.length >= 800, 20_000, () => `read ${reads.length}`)
+    await until(
+      () => reads.length >= 800,
+      20_000,
+      () => `read ${reads.length}`,
+    )
     expect(partitionsOf(again.consumer)).toEqual(fixedBefore)
     expect(partitionsOf(other.consumer)).toEqual(otherBefore)
     expect(ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
@@ -162,10 +234,24 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     const reads: Read[] = []
     const ownership = new Ownership()
     const base = { groupId, groupProtocol: 'consumer' as const, autoCommitIntervalMs: 200 }
-    const fixed = await start(cluster.bootstrap, 'fixed', { ...base, groupInstanceId: 'instance-848' }, { topics: [topic] }, { reads, ownership })
+    const fixed = await start(
+      cluster.bootstrap,
+      'fixed',
+      { ...base, groupInstanceId: 'instance-848' },
+      { topics: [topic] },
+      { reads, ownership },
+    )
     const other = await start(cluster.bootstrap, 'other', base, { topics: [topic] }, { reads, ownership })
-    await until(() => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2, 30_000, () => ownership.log.join(', '))
-    await until(() => reads.length >= 400, 20_000, () => `read ${reads.length}`)
+    await until(
+      () => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2,
+      30_000,
+      () => ownership.log.join(', '),
+    )
+    await until(
+      () => reads.length >= 400,
+      20_000,
+      () => `read ${reads.length}`,
+    )
     const fixedBefore = partitionsOf(fixed.consumer)
     const otherBefore = partitionsOf(other.consumer)
     ownership.log.length = 0
@@ -175,10 +261,24 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     ownership.forget('fixed')
     await new Promise((r) => setTimeout(r, 2000))
     expect(partitionsOf(other.consumer)).toEqual(otherBefore)
-    const again = await start(cluster.bootstrap, 'again', { ...base, groupInstanceId: 'instance-848' }, { topics: [topic] }, { reads, ownership })
-    await until(() => partitionsOf(again.consumer).length === 2, 30_000, () => ownership.log.join(', '))
+    const again = await start(
+      cluster.bootstrap,
+      'again',
+      { ...base, groupInstanceId: 'instance-848' },
+      { topics: [topic] },
+      { reads, ownership },
+    )
+    await until(
+      () => partitionsOf(again.consumer).length === 2,
+      30_000,
+      () => ownership.log.join(', '),
+    )
     await produce(cluster.bootstrap, topic, 400, 'v', { from: 400 })
-    await until(() => reads.length >= 800, 20_000, () => `read ${reads.length}`)
+    await until(
+      () => reads.length >= 800,
+      20_000,
+      () => `read ${reads.length}`,
+    )
     expect(partitionsOf(again.consumer)).toEqual(fixedBefore)
     expect(partitionsOf(other.consumer)).toEqual(otherBefore)
     expect(ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
@@ -196,17 +296,37 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
       const ownership = new Ownership()
       const config = { groupId, groupProtocol: 'consumer' as const, serverAssignor, autoCommitIntervalMs: 200 }
       const a = await start(cluster.bootstrap, 'a', config, { topics: [topic] }, { reads, ownership })
-      await until(() => partitionsOf(a.consumer).length === 6, 20_000, () => ownership.log.join(', '))
-      await until(() => reads.length >= 600, 20_000, () => `read ${reads.length}`)
+      await until(
+        () => partitionsOf(a.consumer).length === 6,
+        20_000,
+        () => ownership.log.join(', '),
+      )
+      await until(
+        () => reads.length >= 600,
+        20_000,
+        () => `read ${reads.length}`,
+      )
       const b = await start(cluster.bootstrap, 'b', config, { topics: [topic] }, { reads, ownership })
-      await until(() => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3, 30_000, () => ownership.log.join(', '))
+      await until(
+        () => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3,
+        30_000,
+        () => ownership.log.join(', '),
+      )
       await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
-      await until(() => reads.length >= 1200, 20_000, () => `read ${reads.length}`)
+      await until(
+        () => reads.length >= 1200,
+        20_000,
+        () => `read ${reads.length}`,
+      )
 
       expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer)].sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
       if (serverAssignor === 'range') {
         // The broker's range assignor gives each member a contiguous run of the topic's partitions.
-        const runs = [a, b].map((m) => partitionsOf(m.consumer).map((p) => Number(p.split('-').pop())).sort((x, y) => x - y))
+        const runs = [a, b].map((m) =>
+          partitionsOf(m.consumer)
+            .map((p) => Number(p.split('-').pop()))
+            .sort((x, y) => x - y),
+        )
         for (const r of runs) expect(r[r.length - 1] - r[0]).toBe(r.length - 1)
       }
       expect(ownership.violations).toEqual([])
@@ -215,22 +335,44 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     })
   }
 
-  it('KIP-848 regex subscription (resolved into names by the client, as Java\'s subscribe(Pattern)): the broker assigns the matching topics, and one created later joins the assignment', async () => {
+  it("KIP-848 regex subscription (resolved into names by the client, as Java's subscribe(Pattern)): the broker assigns the matching topics, and one created later joins the assignment", async () => {
     await topics(['rx-orders', 'rx-payments', 'other-orders'], 2)
     await produce(cluster.bootstrap, 'rx-orders', 100, 'o')
     await produce(cluster.bootstrap, 'rx-payments', 100, 'p')
     await produce(cluster.bootstrap, 'other-orders', 100, 'x')
     const reads: Read[] = []
     const ownership = new Ownership()
-    const m = await start(cluster.bootstrap, 'rx', { groupId: 'group-regex', groupProtocol: 'consumer', metadataMaxAgeMs: 1000 }, { topics: [/^rx-.*/] }, { reads, ownership })
-    await until(() => partitionsOf(m.consumer).length === 4, 20_000, () => ownership.log.join(', '))
-    await until(() => reads.length >= 200, 20_000, () => `read ${reads.length}`)
+    const m = await start(
+      cluster.bootstrap,
+      'rx',
+      { groupId: 'group-regex', groupProtocol: 'consumer', metadataMaxAgeMs: 1000 },
+      { topics: [/^rx-.*/] },
+      { reads, ownership },
+    )
+    await until(
+      () => partitionsOf(m.consumer).length === 4,
+      20_000,
+      () => ownership.log.join(', '),
+    )
+    await until(
+      () => reads.length >= 200,
+      20_000,
+      () => `read ${reads.length}`,
+    )
     expect(partitionsOf(m.consumer)).toEqual(['rx-orders-0', 'rx-orders-1', 'rx-payments-0', 'rx-payments-1'])
 
     await topics(['rx-refunds'], 2)
     await produce(cluster.bootstrap, 'rx-refunds', 100, 'r')
-    await until(() => partitionsOf(m.consumer).length === 6, 30_000, () => ownership.log.join(', '))
-    await until(() => reads.length >= 300, 20_000, () => `read ${reads.length}`)
+    await until(
+      () => partitionsOf(m.consumer).length === 6,
+      30_000,
+      () => ownership.log.join(', '),
+    )
+    await until(
+      () => reads.length >= 300,
+      20_000,
+      () => `read ${reads.length}`,
+    )
     expect(reads.some((r) => r.topic === 'other-orders')).toBe(false)
     expect(new Set(reads.map((r) => r.value)).size).toBe(300)
     expect(ownership.violations).toEqual([])

@@ -11,7 +11,11 @@ import { duplicates, type Member, Ownership, partitionsOf, produce, type Read, s
 
 const kafka = requireKafka('4')
 
-const javaOwned = (j: JavaGroupMember) => j.assignment().map((p) => `${p.topic}-${p.partition}`).sort()
+const javaOwned = (j: JavaGroupMember) =>
+  j
+    .assignment()
+    .map((p) => `${p.topic}-${p.partition}`)
+    .sort()
 
 describe.skipIf(!kafka)('Java and wafka members in one group', () => {
   let cluster: KafkaCluster
@@ -36,7 +40,11 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
     {
       name: 'classic, cooperative-sticky',
       wafka: { partitionAssigners: ['cooperative-sticky'] },
-      java: { 'partition.assignment.strategy': 'org.apache.kafka.clients.consumer.CooperativeStickyAssignor', 'session.timeout.ms': 10_000, 'heartbeat.interval.ms': 500 },
+      java: {
+        'partition.assignment.strategy': 'org.apache.kafka.clients.consumer.CooperativeStickyAssignor',
+        'session.timeout.ms': 10_000,
+        'heartbeat.interval.ms': 500,
+      },
     },
     { name: "KIP-848 (groupProtocol 'consumer')", wafka: { groupProtocol: 'consumer' as const }, java: { 'group.protocol': 'consumer' } },
   ]
@@ -52,16 +60,35 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
       const config = { groupId, sessionTimeoutMs: 10_000, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200, ...c.wafka }
       const w1 = await startMember(cluster.bootstrap, 'w1', config, { topics: [topic] }, { reads, ownership })
       members.push(w1)
-      await until(() => partitionsOf(w1.consumer).length === 6, 20_000, () => ownership.log.join(', '))
-      await until(() => reads.length >= 600, 20_000, () => `read ${reads.length}`)
+      await until(
+        () => partitionsOf(w1.consumer).length === 6,
+        20_000,
+        () => ownership.log.join(', '),
+      )
+      await until(
+        () => reads.length >= 600,
+        20_000,
+        () => `read ${reads.length}`,
+      )
 
       // The Java member joins: it must start at w1's commits (nothing w1 read comes again).
       const java = javaGroupMember(cluster, groupId, topic, { props: c.java, commit: 'sync' })
       javas.push(java)
-      await until(() => javaOwned(java).length === 3 && partitionsOf(w1.consumer).length === 3, 45_000, () => `java ${javaOwned(java)} w1 ${partitionsOf(w1.consumer)}; ${java.stderr.slice(-5).join('\n')}`)
+      await until(
+        () => javaOwned(java).length === 3 && partitionsOf(w1.consumer).length === 3,
+        45_000,
+        () => `java ${javaOwned(java)} w1 ${partitionsOf(w1.consumer)}; ${java.stderr.slice(-5).join('\n')}`,
+      )
       await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
-      const all = () => [...reads, ...java.records().map((r) => ({ by: 'java', topic, partition: r.partition, offset: BigInt(r.offset), value: r.value!.toString() }))]
-      await until(() => new Set(all().map((r) => r.value)).size >= 1200, 30_000, () => `read ${new Set(all().map((r) => r.value)).size}`)
+      const all = () => [
+        ...reads,
+        ...java.records().map((r) => ({ by: 'java', topic, partition: r.partition, offset: BigInt(r.offset), value: r.value!.toString() })),
+      ]
+      await until(
+        () => new Set(all().map((r) => r.value)).size >= 1200,
+        30_000,
+        () => `read ${new Set(all().map((r) => r.value)).size}`,
+      )
       expect([...partitionsOf(w1.consumer), ...javaOwned(java)].sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
       expect(java.records().length).toBeGreaterThan(0)
       expect(java.records().every((r) => Number(r.value!.toString().slice(1)) >= 600)).toBe(true)
@@ -69,25 +96,43 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
       // A second wafka member: the plan spreads over three, the clients keep to their own.
       const w2 = await startMember(cluster.bootstrap, 'w2', config, { topics: [topic] }, { reads, ownership })
       members.push(w2)
-      await until(() => [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].every((p) => p.length === 2), 45_000, () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)} java ${javaOwned(java)}`)
+      await until(
+        () => [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].every((p) => p.length === 2),
+        45_000,
+        () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)} java ${javaOwned(java)}`,
+      )
       await produce(cluster.bootstrap, topic, 600, 'v', { from: 1200 })
-      await until(() => new Set(all().map((r) => r.value)).size >= 1800, 30_000, () => `read ${new Set(all().map((r) => r.value)).size}`)
+      await until(
+        () => new Set(all().map((r) => r.value)).size >= 1800,
+        30_000,
+        () => `read ${new Set(all().map((r) => r.value)).size}`,
+      )
       const owned = [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)]
       expect(owned.flat().sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
 
       // The Java member leaves (it commits and closes): its partitions go to wafka, which resumes at Java's commits.
       const javaHad = javaOwned(java)
       await java.stop()
-      await until(() => partitionsOf(w1.consumer).length + partitionsOf(w2.consumer).length === 6, 45_000, () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)}`)
+      await until(
+        () => partitionsOf(w1.consumer).length + partitionsOf(w2.consumer).length === 6,
+        45_000,
+        () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)}`,
+      )
       await produce(cluster.bootstrap, topic, 600, 'v', { from: 1800 })
-      await until(() => new Set(all().map((r) => r.value)).size >= 2400, 30_000, () => `read ${new Set(all().map((r) => r.value)).size}`)
+      await until(
+        () => new Set(all().map((r) => r.value)).size >= 2400,
+        30_000,
+        () => `read ${new Set(all().map((r) => r.value)).size}`,
+      )
       await new Promise((r) => setTimeout(r, 500))
 
       expect(ownership.violations).toEqual([])
       expect(duplicates(all())).toEqual([])
       expect(new Set(all().map((r) => r.value)).size).toBe(2400)
       // On the partitions Java had, wafka read only what came after Java left.
-      const after = reads.filter((r) => javaHad.includes(`${r.topic}-${r.partition}`) && Number(r.value.slice(1)) >= 1200 && Number(r.value.slice(1)) < 1800)
+      const after = reads.filter(
+        (r) => javaHad.includes(`${r.topic}-${r.partition}`) && Number(r.value.slice(1)) >= 1200 && Number(r.value.slice(1)) < 1800,
+      )
       expect(after).toEqual([])
     })
   }
@@ -99,29 +144,62 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
     await produce(cluster.bootstrap, topic, 600)
     const java = javaGroupMember(cluster, groupId, topic, { props: cases[0].java, commit: 'sync' })
     javas.push(java)
-    await until(() => javaOwned(java).length === 6 && java.records().length >= 600, 45_000, () => `java ${javaOwned(java)}, ${java.records().length} read; ${java.stderr.slice(-5).join('\n')}`)
+    await until(
+      () => javaOwned(java).length === 6 && java.records().length >= 600,
+      45_000,
+      () => `java ${javaOwned(java)}, ${java.records().length} read; ${java.stderr.slice(-5).join('\n')}`,
+    )
     const reads: Read[] = []
     const ownership = new Ownership()
-    const config = { groupId, sessionTimeoutMs: 10_000, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200, partitionAssigners: ['cooperative-sticky'] }
+    const config = {
+      groupId,
+      sessionTimeoutMs: 10_000,
+      heartbeatIntervalMs: 500,
+      autoCommitIntervalMs: 200,
+      partitionAssigners: ['cooperative-sticky'],
+    }
     const w1 = await startMember(cluster.bootstrap, 'w1', config, { topics: [topic] }, { reads, ownership })
     members.push(w1)
     const w2 = await startMember(cluster.bootstrap, 'w2', config, { topics: [topic] }, { reads, ownership })
     members.push(w2)
-    await until(() => [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].every((p) => p.length === 2), 45_000, () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)} java ${javaOwned(java)}`)
+    await until(
+      () => [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].every((p) => p.length === 2),
+      45_000,
+      () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)} java ${javaOwned(java)}`,
+    )
     // The leader is the member that joined first (the Java consumer): its assignor computed this plan.
-    const { groups: [group] } = await admin.describeGroups([groupId])
+    const {
+      groups: [group],
+    } = await admin.describeGroups([groupId])
     expect(group.protocol).toBe('cooperative-sticky')
     expect(group.members).toHaveLength(3)
-    expect([partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].flat().sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
+    expect([partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].flat().sort()).toEqual(
+      [0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`),
+    )
     // What Java had read and committed, wafka does not read again.
     expect(reads).toEqual([])
     await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
-    const all = () => [...reads, ...java.records().map((r) => ({ by: 'java', topic, partition: r.partition, offset: BigInt(r.offset), value: r.value!.toString() }))]
-    await until(() => new Set(all().map((r) => r.value)).size >= 1200, 30_000, () => `read ${new Set(all().map((r) => r.value)).size}`)
+    const all = () => [
+      ...reads,
+      ...java.records().map((r) => ({ by: 'java', topic, partition: r.partition, offset: BigInt(r.offset), value: r.value!.toString() })),
+    ]
+    await until(
+      () => new Set(all().map((r) => r.value)).size >= 1200,
+      30_000,
+      () => `read ${new Set(all().map((r) => r.value)).size}`,
+    )
     await java.stop()
-    await until(() => partitionsOf(w1.consumer).length + partitionsOf(w2.consumer).length === 6, 45_000, () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)}`)
+    await until(
+      () => partitionsOf(w1.consumer).length + partitionsOf(w2.consumer).length === 6,
+      45_000,
+      () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)}`,
+    )
     await produce(cluster.bootstrap, topic, 600, 'v', { from: 1200 })
-    await until(() => new Set(all().map((r) => r.value)).size >= 1800, 30_000, () => `read ${new Set(all().map((r) => r.value)).size}`)
+    await until(
+      () => new Set(all().map((r) => r.value)).size >= 1800,
+      30_000,
+      () => `read ${new Set(all().map((r) => r.value)).size}`,
+    )
     await new Promise((r) => setTimeout(r, 500))
     expect(ownership.violations).toEqual([])
     expect(duplicates(all())).toEqual([])

@@ -37,31 +37,47 @@ describe.skipIf(!kafka)('a group started all at once settles (real Kafka)', () =
     return held.sort()
   }
 
-  it.concurrent.each([2, 5])(`%i members, ${ROUNDS} rounds: each settles within 10 s, disjoint, covering the topic`, async (n) => {
-    const slow: string[] = []
-    const times: number[] = []
-    for (let round = 0; round < ROUNDS; round++) {
-      const groupId = `settle-${n}-${round}`
-      const members = Array.from({ length: n }, () => client.consumer({ groupId, heartbeatIntervalMs: 300, sessionTimeoutMs: 6000, maxWaitTimeInMs: 100 }))
-      const started = Date.now()
-      try {
-        await Promise.all(
-          members.map(async (m) => {
-            await m.connect()
-            await m.subscribe({ topics: ['settle'] })
-            void m.run({ eachMessage: async () => {} }).catch(() => {})
-          }),
+  it.concurrent.each([2, 5])(
+    `%i members, ${ROUNDS} rounds: each settles within 10 s, disjoint, covering the topic`,
+    async (n) => {
+      const slow: string[] = []
+      const times: number[] = []
+      for (let round = 0; round < ROUNDS; round++) {
+        const groupId = `settle-${n}-${round}`
+        const members = Array.from({ length: n }, () =>
+          client.consumer({ groupId, heartbeatIntervalMs: 300, sessionTimeoutMs: 6000, maxWaitTimeInMs: 100 }),
         )
-        while (settled(members) === null && Date.now() - started < SETTLE_MS) await new Promise((r) => setTimeout(r, 25))
-        const took = Date.now() - started
-        times.push(took)
-        if (settled(members) === null) slow.push(`round ${round}: not settled after ${took} ms (${members.map((m) => m.assignmentList().map((p) => p.partition).join(',')).join(' | ')})`)
-      } finally {
-        await Promise.allSettled(members.map((m) => m.disconnect()))
+        const started = Date.now()
+        try {
+          await Promise.all(
+            members.map(async (m) => {
+              await m.connect()
+              await m.subscribe({ topics: ['settle'] })
+              void m.run({ eachMessage: async () => {} }).catch(() => {})
+            }),
+          )
+          while (settled(members) === null && Date.now() - started < SETTLE_MS) await new Promise((r) => setTimeout(r, 25))
+          const took = Date.now() - started
+          times.push(took)
+          if (settled(members) === null)
+            slow.push(
+              `round ${round}: not settled after ${took} ms (${members
+                .map((m) =>
+                  m
+                    .assignmentList()
+                    .map((p) => p.partition)
+                    .join(','),
+                )
+                .join(' | ')})`,
+            )
+        } finally {
+          await Promise.allSettled(members.map((m) => m.disconnect()))
+        }
       }
-    }
-    times.sort((a, b) => a - b)
-    console.log(`${n} members: settled in ${times[0]}–${times.at(-1)} ms, median ${times[times.length >> 1]} ms over ${ROUNDS} rounds`)
-    expect(slow).toEqual([])
-  }, ROUNDS * 40_000)
+      times.sort((a, b) => a - b)
+      console.log(`${n} members: settled in ${times[0]}–${times.at(-1)} ms, median ${times[times.length >> 1]} ms over ${ROUNDS} rounds`)
+      expect(slow).toEqual([])
+    },
+    ROUNDS * 40_000,
+  )
 })

@@ -13,14 +13,25 @@ export async function until(done: () => boolean | Promise<boolean>, timeoutMs: n
 }
 
 /** Sends `count` messages (key k<i>, value <prefix><i>) to `topic`; resolves when all are acknowledged. */
-export async function produce(bootstrap: string, topic: string, count: number, prefix = 'v', options: { partition?: number; from?: number } = {}): Promise<void> {
+export async function produce(
+  bootstrap: string,
+  topic: string,
+  count: number,
+  prefix = 'v',
+  options: { partition?: number; from?: number } = {},
+): Promise<void> {
   const producer = new Kafka({ clientId: 'fill', brokers: bootstrap.split(',') }).producer({ lingerMs: 5 })
   await producer.connect()
   try {
     const from = options.from ?? 0
     for (let i = from; i < from + count; i += 1000) {
       const messages = []
-      for (let j = i; j < Math.min(from + count, i + 1000); j++) messages.push({ key: `k${j}`, value: `${prefix}${j}`, ...(options.partition !== undefined ? { partition: options.partition } : {}) })
+      for (let j = i; j < Math.min(from + count, i + 1000); j++)
+        messages.push({
+          key: `k${j}`,
+          value: `${prefix}${j}`,
+          ...(options.partition !== undefined ? { partition: options.partition } : {}),
+        })
       await producer.send({ topic, messages })
     }
   } finally {
@@ -90,7 +101,10 @@ export async function startMember(
   subscription: { topics: Array<string | RegExp> },
   sink: { reads: Read[]; ownership?: Ownership },
 ): Promise<Member> {
-  const consumer = new Kafka({ clientId: name, brokers: bootstrap.split(','), retryBackoffMs: 100 }).consumer({ maxWaitTimeInMs: 200, ...config })
+  const consumer = new Kafka({ clientId: name, brokers: bootstrap.split(','), retryBackoffMs: 100 }).consumer({
+    maxWaitTimeInMs: 200,
+    ...config,
+  })
   sink.ownership?.watch(name, consumer)
   await consumer.connect()
   await consumer.subscribe({ topics: subscription.topics, fromBeginning: true })

@@ -36,7 +36,10 @@ await consumer.run({
       console.log(`in-txn ${batch.partition} ${chunk[0].offset} ${last.offset}`)
       await new Promise((r) => setTimeout(r, Number(holdMs)))
       const next = String(BigInt(last.offset) + 1n)
-      await txn.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] })
+      await txn.sendOffsets({
+        consumerGroupId: groupId,
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+      })
       await txn.commit()
       console.log(`committed ${batch.partition} ${next}`)
     }

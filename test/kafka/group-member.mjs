@@ -19,5 +19,7 @@ consumer.on(consumer.events.PARTITIONS_REVOKED, (e) => out({ revoked: partitions
 consumer.on(consumer.events.CRASH, (e) => out({ crash: String(e.payload.error?.message ?? e.payload.error) }))
 await consumer.connect()
 await consumer.subscribe({ topics: [topic], fromBeginning: true })
-await consumer.run({ eachMessage: async ({ partition, message }) => out({ read: message.value.toString(), partition, offset: String(message.offset) }) })
+await consumer.run({
+  eachMessage: async ({ partition, message }) => out({ read: message.value.toString(), partition, offset: String(message.offset) }),
+})
 out({ running: true })

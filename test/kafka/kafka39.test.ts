@@ -30,14 +30,24 @@ describe.skipIf(!kafkaOk)('against real Kafka 3.9', () => {
     await cluster?.stop()
   })
 
-  it('admin: cluster, topics with configs, the broker\'s error messages', async () => {
+  it("admin: cluster, topics with configs, the broker's error messages", async () => {
     expect(cluster.version).toMatch(/^3\.9\./)
     const d = await admin.describeCluster()
     expect([d.clusterId, d.brokers.map((b) => b.nodeId)]).toEqual([cluster.clusterId, [1]])
-    await admin.createTopics({ topics: [{ topic: 'codecs', numPartitions: 1 }, { topic: 'group', numPartitions: 3, configEntries: [{ name: 'retention.ms', value: '3600000' }] }] })
-    const { resources } = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 'group', configNames: ['retention.ms'] }] })
+    await admin.createTopics({
+      topics: [
+        { topic: 'codecs', numPartitions: 1 },
+        { topic: 'group', numPartitions: 3, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
+      ],
+    })
+    const { resources } = await admin.describeConfigs({
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: 'group', configNames: ['retention.ms'] }],
+    })
     expect(resources[0].configEntries[0].configValue).toBe('3600000')
-    const e = await admin.createTopics({ topics: [{ topic: 'rf3', numPartitions: 1, replicationFactor: 3 }] }).then(() => null, (x: unknown) => x)
+    const e = await admin.createTopics({ topics: [{ topic: 'rf3', numPartitions: 1, replicationFactor: 3 }] }).then(
+      () => null,
+      (x: unknown) => x,
+    )
     expect(e).toBeInstanceOf(KafkaError)
     expect((e as KafkaError).message).toMatch(/Unable to replicate the partition 3 time\(s\)/)
   })
@@ -50,7 +60,14 @@ describe.skipIf(!kafkaOk)('against real Kafka 3.9', () => {
       producers.push(p)
       await p.connect()
       const messages = [
-        { key: null, value: `${codec} no key`, headers: [['h', 'v'], ['h', null]] as Array<[string, string | null]> },
+        {
+          key: null,
+          value: `${codec} no key`,
+          headers: [
+            ['h', 'v'],
+            ['h', null],
+          ] as Array<[string, string | null]>,
+        },
         { key: `${codec}-bin`, value: binary, headers: [] as Array<[string, string | null]> },
         { key: '', value: null, headers: [] as Array<[string, string | null]> },
       ]
@@ -65,11 +82,21 @@ describe.skipIf(!kafkaOk)('against real Kafka 3.9', () => {
       }
     }
     const back = await javaConsume(cluster, 'codecs', { count: expected.length })
-    expect(back.map((r) => ({ key: r.key?.toString('hex') ?? null, value: r.value?.toString('hex') ?? null, headers: r.headers.map(([k, v]) => [k, v?.toString('hex') ?? null]) }))).toEqual(expected)
+    expect(
+      back.map((r) => ({
+        key: r.key?.toString('hex') ?? null,
+        value: r.value?.toString('hex') ?? null,
+        headers: r.headers.map(([k, v]) => [k, v?.toString('hex') ?? null]),
+      })),
+    ).toEqual(expected)
   })
 
   it('consumer group: a wafka member reads what the Java producer wrote and commits it', async () => {
-    const sent = await javaProduce(cluster, 'group', Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })))
+    const sent = await javaProduce(
+      cluster,
+      'group',
+      Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })),
+    )
     expect(sent.every((s) => 'offset' in s)).toBe(true)
     const c = kafka.consumer({ groupId: 'g39', heartbeatIntervalMs: 300, sessionTimeoutMs: 6000, autoCommitIntervalMs: 200 })
     consumers.push(c)
@@ -77,15 +104,28 @@ describe.skipIf(!kafkaOk)('against real Kafka 3.9', () => {
     await c.subscribe({ topics: ['group'], fromBeginning: true })
     const seen: string[] = []
     await c.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
-    await until('300 read', () => seen.length, (n) => n >= 300, 30_000)
+    await until(
+      '300 read',
+      () => seen.length,
+      (n) => n >= 300,
+      30_000,
+    )
     expect([...seen].sort()).toEqual(Array.from({ length: 300 }, (_, i) => `v${i}`).sort())
-    await until('committed', async () => (await admin.fetchOffsets({ groupId: 'g39', topics: ['group'] }))[0].partitions.reduce((n, p) => n + Number(p.offset), 0), (n) => n === 300)
+    await until(
+      'committed',
+      async () => (await admin.fetchOffsets({ groupId: 'g39', topics: ['group'] }))[0].partitions.reduce((n, p) => n + Number(p.offset), 0),
+      (n) => n === 300,
+    )
 
     const { groups } = await admin.describeGroups(['g39'])
     expect([groups[0].state, groups[0].protocolType, groups[0].members.length]).toEqual(['Stable', 'consumer', 1])
     expect((await admin.listGroups()).groups.map((g) => g.groupId)).toContain('g39')
     await c.disconnect()
-    await until('g39 empty', async () => (await admin.describeGroups(['g39'])).groups[0].state, (s) => s === 'Empty')
+    await until(
+      'g39 empty',
+      async () => (await admin.describeGroups(['g39'])).groups[0].state,
+      (s) => s === 'Empty',
+    )
     await admin.resetOffsets({ groupId: 'g39', topic: 'group', earliest: true })
     expect((await admin.fetchOffsets({ groupId: 'g39', topics: ['group'] }))[0].partitions.map((p) => p.offset)).toEqual(['0', '0', '0'])
     await admin.deleteGroups(['g39'])

@@ -44,17 +44,39 @@ describe.skipIf(!kafka)('idempotent producer: a first batch failed after a later
         held = 'holding'
         // The first batch never reaches the broker; its answer comes once a later batch is written.
         const rest = body.topicData.filter((t: any) => t.name !== topic)
-        const sent = rest.length ? (original.call(this, api, { ...body, topicData: rest }, options) as Promise<any>) : Promise.resolve({ responses: [], throttleTimeMs: 0, nodeEndpoints: [] })
+        const sent = rest.length
+          ? (original.call(this, api, { ...body, topicData: rest }, options) as Promise<any>)
+          : Promise.resolve({ responses: [], throttleTimeMs: 0, nodeEndpoints: [] })
         return Promise.all([sent, Promise.race([later, new Promise((r) => setTimeout(r, 5000))])]).then(([res]) => {
           held = 'done'
           return {
             ...res,
-            responses: [...res.responses, { name: topic, partitionResponses: [{ index: 0, errorCode: NOT_LEADER_OR_FOLLOWER, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null }] }],
+            responses: [
+              ...res.responses,
+              {
+                name: topic,
+                partitionResponses: [
+                  {
+                    index: 0,
+                    errorCode: NOT_LEADER_OR_FOLLOWER,
+                    baseOffset: -1n,
+                    logAppendTimeMs: -1n,
+                    logStartOffset: -1n,
+                    recordErrors: [],
+                    errorMessage: null,
+                  },
+                ],
+              },
+            ],
           }
         })
       }
       const result = original.call(this, api, body, options) as Promise<any>
-      if (held === 'holding') void result.then(() => laterWritten(), () => {})
+      if (held === 'holding')
+        void result.then(
+          () => laterWritten(),
+          () => {},
+        )
       return result
     })
 
@@ -65,7 +87,9 @@ describe.skipIf(!kafka)('idempotent producer: a first batch failed after a later
       deliveryTimeoutMs: 10_000,
     })
     await producer.connect()
-    const sends = Array.from({ length: 20 }, (_, s) => producer.send({ topic, messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${s * 10 + i}` })) }))
+    const sends = Array.from({ length: 20 }, (_, s) =>
+      producer.send({ topic, messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${s * 10 + i}` })) }),
+    )
     const outcomes = await Promise.allSettled(sends)
     await producer.disconnect()
     vi.restoreAllMocks()
@@ -79,7 +103,11 @@ describe.skipIf(!kafka)('idempotent producer: a first batch failed after a later
     consumer.assign([{ topic, partitions: [0] }])
     consumer.seek({ topic, partition: 0, offset: 0 })
     await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value!.toString()) })
-    await until(() => values.length >= 200, 15_000, () => `read ${values.length}`)
+    await until(
+      () => values.length >= 200,
+      15_000,
+      () => `read ${values.length}`,
+    )
     await new Promise((r) => setTimeout(r, 300))
     await consumer.disconnect()
     expect(values.length).toBe(200)

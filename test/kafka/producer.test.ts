@@ -37,11 +37,21 @@ function awkward(tag: string): Case[] {
     {
       key: Buffer.from('headers'),
       value: Buffer.from(tag),
-      headers: [['a', Buffer.from('1')], ['b', null], ['a', Buffer.from('2')], ['empty', Buffer.alloc(0)]],
+      headers: [
+        ['a', Buffer.from('1')],
+        ['b', null],
+        ['a', Buffer.from('2')],
+        ['empty', Buffer.alloc(0)],
+      ],
     },
   ]
   // Enough of a compressible run that every codec has something to squeeze.
-  for (let i = 0; i < 200; i++) cases.push({ key: Buffer.from(`k${i % 7}`), value: Buffer.from(`${tag} value ${i} `.repeat(10)), headers: [['i', Buffer.from(String(i))]] })
+  for (let i = 0; i < 200; i++)
+    cases.push({
+      key: Buffer.from(`k${i % 7}`),
+      value: Buffer.from(`${tag} value ${i} `.repeat(10)),
+      headers: [['i', Buffer.from(String(i))]],
+    })
   return cases
 }
 
@@ -116,7 +126,11 @@ describe.skipIf(!kafkaOk)('producer against real Kafka 4', () => {
     await admin.createTopics({ topics: [{ topic, numPartitions: 12, replicationFactor: 1 }] })
     const keys = [
       ...Array.from({ length: 300 }, (_, i) => Buffer.from(`key-${i}`)),
-      Buffer.from(unicode), every, Buffer.from([0]), Buffer.alloc(0), Buffer.from('x'.repeat(1000)),
+      Buffer.from(unicode),
+      every,
+      Buffer.from([0]),
+      Buffer.alloc(0),
+      Buffer.from('x'.repeat(1000)),
     ]
     const javaPartitions = await javaPartitionsFor(cluster, topic, keys)
     expect(new Set(javaPartitions).size).toBe(12)

@@ -45,7 +45,12 @@ describe.skipIf(!kafkaOk)('idempotent producer in a 3-broker real Kafka cluster'
   const partitionsOf = async (topic: string) => (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0].partitions
   const leaderOf = async (topic: string, partition: number) => (await partitionsOf(topic)).find((p) => p.partitionId === partition)!.leader
   const fullIsr = (topic: string) =>
-    until(`${topic}: every replica back in sync`, () => partitionsOf(topic), (ps) => ps.every((p) => p.isr.length === 3 && p.leader >= 0), 90_000)
+    until(
+      `${topic}: every replica back in sync`,
+      () => partitionsOf(topic),
+      (ps) => ps.every((p) => p.isr.length === 3 && p.leader >= 0),
+      90_000,
+    )
 
   it('100,000 messages while a leader is killed -9 and restarted, twice: all acknowledged once, in order', async () => {
     const topic = 'idempotent'
@@ -79,8 +84,16 @@ describe.skipIf(!kafkaOk)('idempotent producer in a 3-broker real Kafka cluster'
     })()
 
     const killed: number[] = []
-    for (const [at, partition] of [[0.2, 0], [0.55, 1]] as const) {
-      await until(`${at * 100}% sent`, () => acked.length * PER_SEND, (n) => n >= TOTAL * at, 120_000)
+    for (const [at, partition] of [
+      [0.2, 0],
+      [0.55, 1],
+    ] as const) {
+      await until(
+        `${at * 100}% sent`,
+        () => acked.length * PER_SEND,
+        (n) => n >= TOTAL * at,
+        120_000,
+      )
       const victim = await leaderOf(topic, partition)
       killed.push(victim)
       await cluster.kill(victim)
@@ -100,11 +113,14 @@ describe.skipIf(!kafkaOk)('idempotent producer in a 3-broker real Kafka cluster'
       const expected = Array.from({ length: Math.ceil((TOTAL - partition) / PARTITIONS) }, (_, k) => partition + k * PARTITIONS)
       // Exactly once and in send order: what the broker's deduplication and the producer's sequencing promise.
       expect(values.length, `partition ${partition}`).toBe(expected.length)
-      expect(values.every((v, k) => v === expected[k]), `partition ${partition} in order, once each`).toBe(true)
+      expect(
+        values.every((v, k) => v === expected[k]),
+        `partition ${partition} in order, once each`,
+      ).toBe(true)
     }
   }, 600_000)
 
-  it('with two of three brokers down, sends fail as the Java producer\'s do, and succeed after the restart', async () => {
+  it("with two of three brokers down, sends fail as the Java producer's do, and succeed after the restart", async () => {
     const topic = 'two-down'
     await admin.createTopics({ topics: [{ topic, replicaAssignment: [{ partition: 0, replicas: [1, 2, 3] }] }] })
     await fullIsr(topic)
@@ -114,7 +130,10 @@ describe.skipIf(!kafkaOk)('idempotent producer in a 3-broker real Kafka cluster'
 
     await Promise.all([cluster.kill(2), cluster.kill(3)])
     const started = Date.now()
-    const failed = await p.send({ topic, messages: [{ value: 'while down' }] }).then(() => null, (e: unknown) => e)
+    const failed = await p.send({ topic, messages: [{ value: 'while down' }] }).then(
+      () => null,
+      (e: unknown) => e,
+    )
     const waited = Date.now() - started
     // NOT_ENOUGH_REPLICAS(_AFTER_APPEND) when the leader shrank its ISR, else a timeout (the
     // controller quorum is gone with two of three nodes): never success.
@@ -125,7 +144,11 @@ describe.skipIf(!kafkaOk)('idempotent producer in a 3-broker real Kafka cluster'
     expect(waited).toBeGreaterThanOrEqual(11_000)
     expect(waited).toBeLessThan(40_000)
 
-    const java = await javaProduce(cluster, topic, [{ value: 'java while down' }], { 'delivery.timeout.ms': 12_000, 'request.timeout.ms': 4_000, acks: 'all' })
+    const java = await javaProduce(cluster, topic, [{ value: 'java while down' }], {
+      'delivery.timeout.ms': 12_000,
+      'request.timeout.ms': 4_000,
+      acks: 'all',
+    })
     expect(java[0]).toHaveProperty('error')
     expect((java[0] as { error: string }).error).toMatch(/NotEnoughReplicas|Timeout/)
 
@@ -143,8 +166,22 @@ describe.skipIf(!kafkaOk)('idempotent producer in a 3-broker real Kafka cluster'
 
   it('leaders moved by reassignment and preferred leader election while producing: every message once', async () => {
     const topic = 'moving'
-    await admin.createTopics({ topics: [{ topic, replicaAssignment: [{ partition: 0, replicas: [1, 2] }, { partition: 1, replicas: [2, 3] }] }] })
-    await until('leaders', () => partitionsOf(topic), (ps) => ps.every((x) => x.leader >= 0))
+    await admin.createTopics({
+      topics: [
+        {
+          topic,
+          replicaAssignment: [
+            { partition: 0, replicas: [1, 2] },
+            { partition: 1, replicas: [2, 3] },
+          ],
+        },
+      ],
+    })
+    await until(
+      'leaders',
+      () => partitionsOf(topic),
+      (ps) => ps.every((x) => x.leader >= 0),
+    )
     const p = await producer()
     let stop = false
     let sent = 0
@@ -159,19 +196,45 @@ describe.skipIf(!kafkaOk)('idempotent producer in a 3-broker real Kafka cluster'
 
     // Partition 0 moves from [1, 2] to [3, 1]: broker 3 copies it, then leads after a preferred election.
     await admin.alterPartitionReassignments({ topics: [{ topic, partitions: [{ partition: 0, replicas: [3, 1] }] }] })
-    await until('reassignment done', async () => (await admin.listPartitionReassignments({ topics: [{ topic, partitions: [0] }] })).length, (n) => n === 0)
-    await until('replicas [3, 1]', () => partitionsOf(topic), (ps) => ps.find((x) => x.partitionId === 0)!.replicas.join() === '3,1')
+    await until(
+      'reassignment done',
+      async () => (await admin.listPartitionReassignments({ topics: [{ topic, partitions: [0] }] })).length,
+      (n) => n === 0,
+    )
+    await until(
+      'replicas [3, 1]',
+      () => partitionsOf(topic),
+      (ps) => ps.find((x) => x.partitionId === 0)!.replicas.join() === '3,1',
+    )
     const elected = await admin.electLeaders({ topicPartitions: [{ topic, partitions: [0, 1] }] })
-    expect(elected.map((e) => [e.partition, e.error?.type ?? null])).toEqual([[0, null], [1, 'ELECTION_NOT_NEEDED']])
-    await until('broker 3 leads partition 0', () => leaderOf(topic, 0), (l) => l === 3)
+    expect(elected.map((e) => [e.partition, e.error?.type ?? null])).toEqual([
+      [0, null],
+      [1, 'ELECTION_NOT_NEEDED'],
+    ])
+    await until(
+      'broker 3 leads partition 0',
+      () => leaderOf(topic, 0),
+      (l) => l === 3,
+    )
 
     // Partition 1: same replicas, preferred one changed, then elected.
     await admin.alterPartitionReassignments({ topics: [{ topic, partitions: [{ partition: 1, replicas: [3, 2] }] }] })
-    await until('replicas [3, 2]', () => partitionsOf(topic), (ps) => ps.find((x) => x.partitionId === 1)!.replicas.join() === '3,2')
+    await until(
+      'replicas [3, 2]',
+      () => partitionsOf(topic),
+      (ps) => ps.find((x) => x.partitionId === 1)!.replicas.join() === '3,2',
+    )
     await admin.electLeaders({ electionType: 'PREFERRED', topicPartitions: [{ topic, partitions: [1] }] })
-    await until('broker 3 leads partition 1', () => leaderOf(topic, 1), (l) => l === 3)
+    await until(
+      'broker 3 leads partition 1',
+      () => leaderOf(topic, 1),
+      (l) => l === 3,
+    )
 
-    const bad = await admin.alterPartitionReassignments({ topics: [{ topic, partitions: [{ partition: 0, replicas: [1, 9] }] }] }).then(() => null, (e) => e)
+    const bad = await admin.alterPartitionReassignments({ topics: [{ topic, partitions: [{ partition: 0, replicas: [1, 9] }] }] }).then(
+      () => null,
+      (e) => e,
+    )
     expect(bad).toBeInstanceOf(KafkaError)
     expect((bad as KafkaError).message).toMatch(/9/)
 

@@ -27,7 +27,11 @@ export async function wafkaRead(
   await admin.connect()
   const meta = await admin.fetchTopicMetadata({ topics: [topic] }).finally(() => admin.disconnect())
   const partitions = options.partitions ?? meta.topics[0].partitions.map((p: { partitionId: number }) => p.partitionId)
-  const consumer = kafka.consumer({ autoOffsetReset: 'earliest', maxWaitTimeInMs: 200, ...(options.isolationLevel ? { isolationLevel: options.isolationLevel } : {}) })
+  const consumer = kafka.consumer({
+    autoOffsetReset: 'earliest',
+    maxWaitTimeInMs: 200,
+    ...(options.isolationLevel ? { isolationLevel: options.isolationLevel } : {}),
+  })
   const out: ReadRecord[] = []
   await consumer.connect()
   try {
@@ -51,7 +55,10 @@ export async function wafkaRead(
     let timer: ReturnType<typeof setTimeout> | undefined
     await Promise.race([
       finished,
-      new Promise<void>((_, reject) => (timer = setTimeout(() => reject(new Error(`read ${out.length} of ${count} records of ${topic} in ${timeoutMs} ms`)), timeoutMs))),
+      new Promise<void>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error(`read ${out.length} of ${count} records of ${topic} in ${timeoutMs} ms`)), timeoutMs)),
+      ),
     ]).finally(() => clearTimeout(timer))
   } finally {
     await consumer.disconnect()

@@ -53,7 +53,13 @@ describe.skipIf(!kafkaOk)('transactions against real Kafka 4', () => {
     const p = await producer({ transactionalId: 'tx-consecutive' })
     for (let i = 0; i < 6; i++) {
       const txn = await p.transaction()
-      await txn.send({ topic, messages: [{ value: `t${i}-a`, partition: 0 }, { value: `t${i}-b`, partition: 1 }] })
+      await txn.send({
+        topic,
+        messages: [
+          { value: `t${i}-a`, partition: 0 },
+          { value: `t${i}-b`, partition: 1 },
+        ],
+      })
       if (i % 3 === 2) await txn.abort()
       else await txn.commit()
     }
@@ -72,11 +78,20 @@ describe.skipIf(!kafkaOk)('transactions against real Kafka 4', () => {
     await t2.send({ topic, messages: [{ value: 'successor' }] })
     await t2.commit()
 
-    const fenced = await t1.commit().then(() => null, (e: unknown) => e)
+    const fenced = await t1.commit().then(
+      () => null,
+      (e: unknown) => e,
+    )
     expect(fenced).toBeInstanceOf(KafkaError)
     expect(['PRODUCER_FENCED', 'INVALID_PRODUCER_EPOCH']).toContain((fenced as KafkaError).type)
     // The fenced producer stays fenced: no new transaction can write.
-    const again = await first.transaction().then(async (t) => t.send({ topic, messages: [{ value: 'zombie again' }] })).then(() => null, (e: unknown) => e)
+    const again = await first
+      .transaction()
+      .then(async (t) => t.send({ topic, messages: [{ value: 'zombie again' }] }))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      )
     expect(again).toBeInstanceOf(Error)
 
     expect(await committedValues(topic)).toEqual(['successor'])
@@ -95,13 +110,21 @@ describe.skipIf(!kafkaOk)('transactions against real Kafka 4', () => {
     expect(await lso(topic)).toBe(0n)
 
     // The broker aborts it (the rig checks every second), writing an abort marker: the LSO passes it.
-    await until('the broker aborts the transaction', () => lso(topic), (o) => o >= 3n, 30_000)
+    await until(
+      'the broker aborts the transaction',
+      () => lso(topic),
+      (o) => o >= 3n,
+      30_000,
+    )
     expect(await committedValues(topic)).toEqual(['later'])
     const uncommitted = await wafkaRead(kafka, topic, 2)
     expect(uncommitted.map((r) => r.value!.toString())).toEqual(['abandoned', 'later'])
 
     // The producer learns it on its next call; it was not committed.
-    const late = await txn.commit().then(() => null, (e: unknown) => e)
+    const late = await txn.commit().then(
+      () => null,
+      (e: unknown) => e,
+    )
     expect(late).toBeInstanceOf(KafkaError)
     expect(['PRODUCER_FENCED', 'INVALID_PRODUCER_EPOCH', 'INVALID_TXN_STATE', 'TRANSACTION_ABORTABLE']).toContain((late as KafkaError).type)
     expect(await committedValues(topic)).toEqual(['later'])
@@ -137,7 +160,9 @@ describe.skipIf(!kafkaOk)('transactions against real Kafka 4', () => {
       exited: Promise<void>
     }
     const start = (holdMs: number): Processor => {
-      const proc = spawn(process.execPath, [child, cluster.bootstrap, 'ctp', 'ctp-in', 'ctp-out', 'tx-ctp', String(holdMs)], { stdio: ['ignore', 'pipe', 'pipe'] })
+      const proc = spawn(process.execPath, [child, cluster.bootstrap, 'ctp', 'ctp-in', 'ctp-out', 'tx-ctp', String(holdMs)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       killOnExit(proc)
       const p: Processor = { process: proc, lines: [], stderr: [], exited: new Promise((r) => proc.once('exit', () => r())) }
       const split = new LineSplitter()
@@ -149,29 +174,53 @@ describe.skipIf(!kafkaOk)('transactions against real Kafka 4', () => {
 
     it('a read_committed reader of the output sees every input exactly once', async () => {
       const INPUTS = 3000
-      await admin.createTopics({ topics: [{ topic: 'ctp-in', numPartitions: 3 }, { topic: 'ctp-out', numPartitions: 3 }] })
-      const sent = await javaProduce(cluster, 'ctp-in', Array.from({ length: INPUTS }, (_, i) => ({ key: `k${i}`, value: String(i) })))
+      await admin.createTopics({
+        topics: [
+          { topic: 'ctp-in', numPartitions: 3 },
+          { topic: 'ctp-out', numPartitions: 3 },
+        ],
+      })
+      const sent = await javaProduce(
+        cluster,
+        'ctp-in',
+        Array.from({ length: INPUTS }, (_, i) => ({ key: `k${i}`, value: String(i) })),
+      )
       expect(sent.every((s) => 'offset' in s)).toBe(true)
 
       // Twice: let it commit some, then SIGKILL it while a transaction holds records.
       for (let round = 0; round < 2; round++) {
         const p = start(300)
         const committedBefore = () => p.lines.filter((l) => l.startsWith('committed')).length
-        await until(`round ${round}: commits`, () => committedBefore(), (n) => n >= 3, 20_000).catch((e) => {
+        await until(
+          `round ${round}: commits`,
+          () => committedBefore(),
+          (n) => n >= 3,
+          20_000,
+        ).catch((e) => {
           throw new Error(`${e.message}\n${p.lines.join('\n')}\n${p.stderr.join('\n')}`)
         })
         const inTxn = p.lines.filter((l) => l.startsWith('in-txn')).length
-        await until(`round ${round}: a transaction in progress`, () => p.lines.filter((l) => l.startsWith('in-txn')).length, (n) => n > inTxn, 30_000)
+        await until(
+          `round ${round}: a transaction in progress`,
+          () => p.lines.filter((l) => l.startsWith('in-txn')).length,
+          (n) => n > inTxn,
+          30_000,
+        )
         p.process.kill('SIGKILL')
         await p.exited
       }
       // Records of the killed transactions are in the log, never committed.
       const last = start(0)
       try {
-        await until('every input consumed', async () => {
-          const offsets = await admin.fetchOffsets({ groupId: 'ctp', topics: ['ctp-in'] })
-          return offsets[0].partitions.reduce((n, x) => n + Math.max(0, Number(x.offset)), 0)
-        }, (n) => n === INPUTS, 120_000).catch((e) => {
+        await until(
+          'every input consumed',
+          async () => {
+            const offsets = await admin.fetchOffsets({ groupId: 'ctp', topics: ['ctp-in'] })
+            return offsets[0].partitions.reduce((n, x) => n + Math.max(0, Number(x.offset)), 0)
+          },
+          (n) => n === INPUTS,
+          120_000,
+        ).catch((e) => {
           throw new Error(`${e.message}\n${last.stderr.join('\n')}`)
         })
       } finally {

@@ -42,10 +42,21 @@ export function installModern() {
   mkdirSync(ckjsPrefix, { recursive: true })
   const r = spawnSync(
     'npm',
-    ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', ckjsPrefix, `@confluentinc/kafka-javascript@${CKJS_VERSION}`],
+    [
+      'install',
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--prefix',
+      ckjsPrefix,
+      `@confluentinc/kafka-javascript@${CKJS_VERSION}`,
+    ],
     { stdio: 'inherit', env: { ...process.env, CKJS_LINKING: 'dynamic' } },
   )
-  return r.status === 0 ? null : `npm install of @confluentinc/kafka-javascript@${CKJS_VERSION} failed (needs libcurl4-openssl-dev libzstd-dev libssl-dev zlib1g-dev)`
+  return r.status === 0
+    ? null
+    : `npm install of @confluentinc/kafka-javascript@${CKJS_VERSION} failed (needs libcurl4-openssl-dev libzstd-dev libssl-dev zlib1g-dev)`
 }
 
 /**

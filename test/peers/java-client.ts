@@ -56,21 +56,35 @@ export async function javaProduce(
   records: JavaRecordIn[],
   props: JavaProps = {},
 ): Promise<Array<{ partition: number; offset: number } | { error: string }>> {
-  const input = records.map((r) => JSON.stringify({
-    key: b64(r.key),
-    value: b64(r.value),
-    headers: (r.headers ?? []).map(([k, v]) => [k, b64(v)]),
-    partition: r.partition,
-    timestamp: r.timestamp,
-  })).join('\n') + '\n'
+  const input =
+    records
+      .map((r) =>
+        JSON.stringify({
+          key: b64(r.key),
+          value: b64(r.value),
+          headers: (r.headers ?? []).map(([k, v]) => [k, b64(v)]),
+          partition: r.partition,
+          timestamp: r.timestamp,
+        }),
+      )
+      .join('\n') + '\n'
   const r = await cluster.runJava('RigClient', ['produce', cluster.bootstrap, topic, ...propArgs(props)], { input })
   if (r.code !== 0) throw new Error(`Java producer failed (${r.code}):\n${r.stderr.slice(-3000)}`)
-  return r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  return r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
 }
 
 /** Where the Java producer's default partitioner puts each key (sent for real; ask Java, don't recompute). */
 export async function javaPartitionsFor(cluster: KafkaCluster, topic: string, keys: Bytes[], props: JavaProps = {}): Promise<number[]> {
-  const out = await javaProduce(cluster, topic, keys.map((key) => ({ key, value: 'p' })), props)
+  const out = await javaProduce(
+    cluster,
+    topic,
+    keys.map((key) => ({ key, value: 'p' })),
+    props,
+  )
   return out.map((o) => {
     if ('error' in o) throw new Error(`Java producer: ${o.error}`)
     return o.partition
@@ -91,7 +105,11 @@ export async function javaConsume(
   if (options.timeoutMs !== undefined) args.push('--timeout-ms', String(options.timeoutMs))
   const r = await cluster.runJava('RigClient', args, { timeoutMs: (options.timeoutMs ?? 30_000) + 60_000 })
   if (r.code !== 0) throw new Error(`Java consumer failed (${r.code}):\n${r.stderr.slice(-3000)}`)
-  return r.stdout.trim().split('\n').filter(Boolean).map((l) => parseRecord(JSON.parse(l)))
+  return r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => parseRecord(JSON.parse(l)))
 }
 
 export interface JavaTopicPartition {
@@ -175,7 +193,15 @@ export function javaGroupMember(
           if (hit) done(() => resolve(hit))
           else if (ended) done(() => reject(new Error(`Java member exited before the event:\n${stderr.join('\n')}`)))
         }
-        const timer = setTimeout(() => done(() => reject(new Error(`no such Java member event in ${timeoutMs} ms; last: ${JSON.stringify(events.slice(-3))}\n${stderr.join('\n')}`))), timeoutMs)
+        const timer = setTimeout(
+          () =>
+            done(() =>
+              reject(
+                new Error(`no such Java member event in ${timeoutMs} ms; last: ${JSON.stringify(events.slice(-3))}\n${stderr.join('\n')}`),
+              ),
+            ),
+          timeoutMs,
+        )
         const done = (f: () => void) => {
           clearTimeout(timer)
           waiters.delete(check)

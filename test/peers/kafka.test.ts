@@ -92,7 +92,11 @@ describe.skipIf(!kafka)('real Kafka rig: three brokers', () => {
     await cluster.kill(2)
     expect(cluster.isRunning(2)).toBe(false)
     expect(processesMentioning(cluster.logDirs[1])).toEqual([])
-    await until('brokers after kill -9 of broker 2', () => brokerIds(cluster.bootstrap), (ids) => ids.join() === '1,3')
+    await until(
+      'brokers after kill -9 of broker 2',
+      () => brokerIds(cluster.bootstrap),
+      (ids) => ids.join() === '1,3',
+    )
     await cluster.startBroker(2)
     expect(cluster.isRunning(2)).toBe(true)
     expect(await brokerIds(cluster.bootstrapFor('PLAINTEXT'))).toEqual([1, 2, 3])
@@ -103,7 +107,11 @@ describe.skipIf(!kafka)('real Kafka rig: three brokers', () => {
   it('a controlled shutdown stops one broker; the other two go on serving', async () => {
     await cluster.stopBroker(3)
     expect(cluster.isRunning(3)).toBe(false)
-    await until('brokers after stopping broker 3', () => brokerIds(cluster.bootstrap), (ids) => ids.join() === '1,2')
+    await until(
+      'brokers after stopping broker 3',
+      () => brokerIds(cluster.bootstrap),
+      (ids) => ids.join() === '1,2',
+    )
     await cluster.startBroker(3)
     expect(await brokerIds(cluster.bootstrap)).toEqual([1, 2, 3])
   })

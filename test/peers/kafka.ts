@@ -123,8 +123,13 @@ export interface KafkaCluster {
 const RIG_LISTENER = 'RIG'
 const CONTROLLER_LISTENER = 'CONTROLLER'
 const BASE_JVM_OPTS = [
-  '-Xmx512m', '-Xms64m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xss1m',
-  '-Djava.awt.headless=true', '-Djava.net.preferIPv4Stack=true',
+  '-Xmx512m',
+  '-Xms64m',
+  '-XX:+UseSerialGC',
+  '-XX:TieredStopAtLevel=1',
+  '-Xss1m',
+  '-Djava.awt.headless=true',
+  '-Djava.net.preferIPv4Stack=true',
 ]
 const TOOL_JVM_OPTS = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true']
 
@@ -147,7 +152,11 @@ function javacBin(): string | null {
 }
 
 function pomHash(version: string): string {
-  return createHash('sha256').update(readFileSync(join(pomDir, 'pom.xml'))).update(version).digest('hex').slice(0, 16)
+  return createHash('sha256')
+    .update(readFileSync(join(pomDir, 'pom.xml')))
+    .update(version)
+    .digest('hex')
+    .slice(0, 16)
 }
 
 const classPaths = new Map<string, string>()
@@ -190,7 +199,9 @@ export function rigClassDir(version: string): string {
   const known = rigClasses.get(version)
   if (known) return known
   const cp = kafkaClassPath(version)
-  const sources = readdirSync(javaSources).filter((f) => f.endsWith('.java')).sort()
+  const sources = readdirSync(javaSources)
+    .filter((f) => f.endsWith('.java'))
+    .sort()
   const hash = createHash('sha256').update(version)
   for (const s of sources) hash.update(s).update(readFileSync(join(javaSources, s)))
   const dir = join(cacheDir, `rig-java-${version}-${hash.digest('hex').slice(0, 16)}`)
@@ -253,7 +264,13 @@ function javaArgs(version: string, jvmOpts: string[], mainClass: string, args: s
   return [...jvmOpts, ...logging, '-cp', cp, 'RigMain', mainClass, ...args]
 }
 
-function spawnRig(version: string, jvmOpts: string[], mainClass: string, args: string[], options: SpawnOptions & { logDir?: string } = {}): ChildProcess {
+function spawnRig(
+  version: string,
+  jvmOpts: string[],
+  mainClass: string,
+  args: string[],
+  options: SpawnOptions & { logDir?: string } = {},
+): ChildProcess {
   const java = javaBin()
   if (!java) throw new Error('java not found')
   const child = spawn(java, javaArgs(version, jvmOpts, mainClass, args, options.logDir), { stdio: ['pipe', 'pipe', 'pipe'], ...options })
@@ -334,7 +351,11 @@ function clusterUuid(): string {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 function properties(entries: Record<string, string>): string {
-  return Object.entries(entries).map(([k, v]) => `${k}=${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`).join('\n') + '\n'
+  return (
+    Object.entries(entries)
+      .map(([k, v]) => `${k}=${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`)
+      .join('\n') + '\n'
+  )
 }
 
 function serverLogTail(logDir: string, lines = 30): string {
@@ -397,7 +418,9 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   for (let id = 1; id <= count; id++) {
     const [controllerPort, ...listenerPorts] = await freePorts(all.length + 1)
     const ports: Record<string, number> = {}
-    all.forEach((l, i) => { ports[l.name] = listenerPorts[i] })
+    all.forEach((l, i) => {
+      ports[l.name] = listenerPorts[i]
+    })
     const logDir = join(base, `broker-${id}`)
     mkdirSync(logDir, { recursive: true })
     nodes.push({
@@ -415,7 +438,10 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
       'node.id': String(b.id),
       'controller.quorum.voters': voters,
       'controller.listener.names': CONTROLLER_LISTENER,
-      listeners: [...all.map((l) => `${l.name}://127.0.0.1:${b.ports[l.name]}`), `${CONTROLLER_LISTENER}://127.0.0.1:${b.controllerPort}`].join(','),
+      listeners: [
+        ...all.map((l) => `${l.name}://127.0.0.1:${b.ports[l.name]}`),
+        `${CONTROLLER_LISTENER}://127.0.0.1:${b.controllerPort}`,
+      ].join(','),
       'advertised.listeners': all.map((l) => `${l.name}://127.0.0.1:${b.ports[l.name]}`).join(','),
       'listener.security.protocol.map': [...all.map((l) => `${l.name}:${l.protocol}`), `${CONTROLLER_LISTENER}:PLAINTEXT`].join(','),
       'inter.broker.listener.name': checkListener,
@@ -465,12 +491,19 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
 
   try {
     // Formatting is a JVM start per node: in parallel.
-    await Promise.all(nodes.map(async (n) => {
-      const r = await runRig(version, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', n.propertiesFile, ...(options.formatArgs ?? [])], {
-        jvmOpts: [`-Dkafka.logs.dir=${n.broker.logDir}`],
-      })
-      if (r.code !== 0) throw new Error(`StorageTool format (broker ${n.broker.id}) failed:\n${r.stdout}${r.stderr}`)
-    }))
+    await Promise.all(
+      nodes.map(async (n) => {
+        const r = await runRig(
+          version,
+          'kafka.tools.StorageTool',
+          ['format', '-t', clusterId, '-c', n.propertiesFile, ...(options.formatArgs ?? [])],
+          {
+            jvmOpts: [`-Dkafka.logs.dir=${n.broker.logDir}`],
+          },
+        )
+        if (r.code !== 0) throw new Error(`StorageTool format (broker ${n.broker.id}) failed:\n${r.stdout}${r.stderr}`)
+      }),
+    )
   } catch (e) {
     await cleanup()
     throw e
@@ -499,8 +532,10 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
     let last = 'not started'
     while (Date.now() < deadline) {
       if (!isRunning(n)) {
-        throw new Error(`broker ${n.broker.id} exited (${n.child?.exitCode ?? n.child?.signalCode}) while starting:\n` +
-          `${n.stderr.join('\n')}\n${serverLogTail(n.broker.logDir)}`)
+        throw new Error(
+          `broker ${n.broker.id} exited (${n.child?.exitCode ?? n.child?.signalCode}) while starting:\n` +
+            `${n.stderr.join('\n')}\n${serverLogTail(n.broker.logDir)}`,
+        )
       }
       let conn: Connection | undefined
       try {
@@ -529,11 +564,14 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   }
   console.log(`kafka ${version}: ${count} broker${count > 1 ? 's' : ''} serving in ${Date.now() - started} ms (${nodes[0].broker.port}…)`)
 
-  const list = (name: string) => nodes.map((n) => {
-    const port = n.broker.ports[name]
-    if (port === undefined) throw new Error(`no listener ${name} (have ${Object.keys(n.broker.ports).join(', ')})`)
-    return `127.0.0.1:${port}`
-  }).join(',')
+  const list = (name: string) =>
+    nodes
+      .map((n) => {
+        const port = n.broker.ports[name]
+        if (port === undefined) throw new Error(`no listener ${name} (have ${Object.keys(n.broker.ports).join(', ')})`)
+        return `127.0.0.1:${port}`
+      })
+      .join(',')
 
   let stopped = false
   return {

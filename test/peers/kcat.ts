@@ -269,10 +269,7 @@ function parseJsonMessage(line: string): KcatMessage {
 }
 
 /** kcat -L -J: brokers and topics as the cluster reports them (all topics, or one). */
-export async function kcatMetadata(
-  bootstrap: string,
-  opts: { topic?: string; timeoutMs?: number } = {},
-): Promise<KcatMetadata> {
+export async function kcatMetadata(bootstrap: string, opts: { topic?: string; timeoutMs?: number } = {}): Promise<KcatMetadata> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const args = ['-L', '-J', '-q', '-b', bootstrap, '-m', String(Math.max(1, Math.ceil(timeoutMs / 1000) - 1))]
   if (opts.topic !== undefined) args.push('-t', opts.topic)
@@ -489,7 +486,9 @@ class KcatGroupMember implements KcatGroupConsumer {
     this.readLines(child.stdout, 'latin1', (line) => this.onStdout(line))
     this.readLines(child.stderr, 'utf8', (line) => this.onStderr(line))
     this.exited = new Promise((resolve) => {
-      child.once('error', (e) => this.onExit({ code: null, signal: null }, `could not run (apt-get install -y kcat): ${e.message}`, resolve))
+      child.once('error', (e) =>
+        this.onExit({ code: null, signal: null }, `could not run (apt-get install -y kcat): ${e.message}`, resolve),
+      )
       child.once('close', (code, signal) => this.onExit({ code, signal }, `exited (${signal ?? `code ${code}`})`, resolve))
     })
   }

@@ -37,9 +37,17 @@ const STOP_TIMEOUT_MS = 1_000
 
 // Commands the legacy build answers with "error unsupported".
 const MODERN_ONLY = new Set([
-  'delete-topic', 'delete-records', 'partition-errors', 'decommission',
-  'add-broker', 'hide-broker', 'controller', 'rebalance-delay',
-  'group-consumer-session-timeout', 'group-consumer-heartbeat-interval', 'target-assignment',
+  'delete-topic',
+  'delete-records',
+  'partition-errors',
+  'decommission',
+  'add-broker',
+  'hide-broker',
+  'controller',
+  'rebalance-delay',
+  'group-consumer-session-timeout',
+  'group-consumer-heartbeat-interval',
+  'target-assignment',
 ])
 
 interface Pending {

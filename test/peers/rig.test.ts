@@ -71,12 +71,20 @@ const everAssigned = (m: KcatGroupConsumer) =>
 describe('kcat rebalance lines', () => {
   it('parses what kcat 1.7.1 prints for eager and cooperative rebalances', () => {
     expect(parseRebalanceLine('% Group g rebalanced (memberid 0x7f01): assigned: t [0], t.x-y [12]')).toEqual({
-      kind: 'assigned', incremental: false, lost: false, memberId: '0x7f01',
-      partitions: [{ topic: 't', partition: 0 }, { topic: 't.x-y', partition: 12 }],
+      kind: 'assigned',
+      incremental: false,
+      lost: false,
+      memberId: '0x7f01',
+      partitions: [
+        { topic: 't', partition: 0 },
+        { topic: 't.x-y', partition: 12 },
+      ],
     })
     expect(parseRebalanceLine('% Group g rebalanced (memberid m): revoked: ')).toMatchObject({ kind: 'revoked', partitions: [] })
     expect(
-      parseRebalanceLine('% Group a b rebalanced: incremental revoke of 1 partition(s) (memberid m-1, assignment lost, COOPERATIVE rebalance protocol): t [3]'),
+      parseRebalanceLine(
+        '% Group a b rebalanced: incremental revoke of 1 partition(s) (memberid m-1, assignment lost, COOPERATIVE rebalance protocol): t [3]',
+      ),
     ).toEqual({ kind: 'revoked', incremental: true, lost: true, memberId: 'm-1', partitions: [{ topic: 't', partition: 3 }] })
     expect(
       parseRebalanceLine('% Group g rebalanced: incremental assignment of 0 partition(s) (memberid m, COOPERATIVE rebalance protocol): '),
@@ -137,13 +145,27 @@ for (const build of ['legacy', 'modern'] as const) {
         { key: 'k1', value: 'v1', partition: 0 },
         { key: randomBytes(64), value: randomBytes(2000), partition: 0 },
         // Every byte value, including the ones JSON and the shell care about.
-        { key: Buffer.from([0, 10, 13, 34, 92, 0x7f, 0x80, 0xff]), value: Buffer.from(Array.from({ length: 256 }, (_, i) => i)), partition: 1 },
+        {
+          key: Buffer.from([0, 10, 13, 34, 92, 0x7f, 0x80, 0xff]),
+          value: Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+          partition: 1,
+        },
         { key: null, value: 'no key', partition: 1 },
         { key: 'null value', value: null, partition: 1 },
         { key: null, value: null, partition: 1 },
         { key: '', value: 'empty key', partition: 1 },
         { key: 'empty value', value: '', partition: 1 },
-        { key: 'h', value: 'with headers', headers: [['a', '1'], ['a', '2'], ['utf8 ✓', 'ünïcödé'], ['null', null]], partition: 2 },
+        {
+          key: 'h',
+          value: 'with headers',
+          headers: [
+            ['a', '1'],
+            ['a', '2'],
+            ['utf8 ✓', 'ünïcödé'],
+            ['null', null],
+          ],
+          partition: 2,
+        },
         { key: 'h2', value: 'other headers', headers: { trace: 'abc' }, partition: 2 },
       ]
       await kcatProduce(cluster.bootstrap, 'round-trip', messages)
@@ -168,7 +190,11 @@ for (const build of ['legacy', 'modern'] as const) {
       const codecs = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
       const sent: KcatProduceMessage[] = []
       for (const compression of codecs) {
-        const batch = Array.from({ length: 50 }, (_, i) => ({ key: `${compression}-${i}`, value: `${compression} `.repeat(20 + i), partition: 0 }))
+        const batch = Array.from({ length: 50 }, (_, i) => ({
+          key: `${compression}-${i}`,
+          value: `${compression} `.repeat(20 + i),
+          partition: 0,
+        }))
         await kcatProduce(cluster.bootstrap, 'codecs', batch, { compression })
         sent.push(...batch)
       }
@@ -178,7 +204,11 @@ for (const build of ['legacy', 'modern'] as const) {
 
     it('consumes from an offset, or only new messages', async () => {
       await cluster.createTopic('offsets', { partitions: 1 })
-      await kcatProduce(cluster.bootstrap, 'offsets', ['a', 'b', 'c'].map((value) => ({ value, partition: 0 })))
+      await kcatProduce(
+        cluster.bootstrap,
+        'offsets',
+        ['a', 'b', 'c'].map((value) => ({ value, partition: 0 })),
+      )
       const fromOne = await kcatConsume(cluster.bootstrap, 'offsets', { offset: 1, partition: 0 })
       expect(fromOne.map((m) => m.value!.toString())).toEqual(['b', 'c'])
       const later = kcatConsume(cluster.bootstrap, 'offsets', { fromBeginning: false, count: 1, partition: 0 })
@@ -216,9 +246,7 @@ for (const build of ['legacy', 'modern'] as const) {
       // Leadership does not move off a down broker.
       await cluster.createTopic('down', { partitions: 1 })
       await cluster.setLeader('down', 0, 2)
-      await expect(
-        kcatProduce(cluster.bootstrap, 'down', [{ value: 'lost', partition: 0 }], { timeoutMs: 1500 }),
-      ).rejects.toThrow(/failed/)
+      await expect(kcatProduce(cluster.bootstrap, 'down', [{ value: 'lost', partition: 0 }], { timeoutMs: 1500 })).rejects.toThrow(/failed/)
       await cluster.brokerUp(2)
       expect((await kcatMetadata(cluster.bootstrap)).brokers).toHaveLength(3)
       await kcatProduce(cluster.bootstrap, 'down', [{ value: 'kept', partition: 0 }])
@@ -231,9 +259,9 @@ for (const build of ['legacy', 'modern'] as const) {
       await cluster.pushRequestErrors(PRODUCE, [NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS, NOT_LEADER_OR_FOLLOWER])
       const noRetries = { 'message.send.max.retries': 0 }
       // Without retries the first error is final...
-      await expect(
-        kcatProduce(cluster.bootstrap, 'retried', [{ value: 'rejected', partition: 0 }], { config: noRetries }),
-      ).rejects.toThrow(/failed/)
+      await expect(kcatProduce(cluster.bootstrap, 'retried', [{ value: 'rejected', partition: 0 }], { config: noRetries })).rejects.toThrow(
+        /failed/,
+      )
       // ...with them, kcat goes past the other two...
       const sent = Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, partition: 0 }))
       await kcatProduce(cluster.bootstrap, 'retried', sent, { config: { 'linger.ms': 50 } })
@@ -298,13 +326,20 @@ for (const build of ['legacy', 'modern'] as const) {
     it(`a transactional kcat producer commits through the mock, which ${build === 'modern' ? 'writes a' : 'writes no'} commit marker`, async () => {
       await cluster.createTopic('txn', { partitions: 1 })
       await cluster.setCoordinator('transaction', 'rig-tx', 2)
-      const tx = [{ value: 't1', partition: 0 }, { value: 't2', partition: 0 }]
+      const tx = [
+        { value: 't1', partition: 0 },
+        { value: 't2', partition: 0 },
+      ]
       await kcatProduce(cluster.bootstrap, 'txn', tx, { transactionalId: 'rig-tx' })
       await kcatProduce(cluster.bootstrap, 'txn', [{ value: 'after', partition: 0 }])
       const got = await kcatConsume(cluster.bootstrap, 'txn', { config: { 'isolation.level': 'read_committed' } })
       // The control record takes an offset (2) that consumers never see.
       const afterOffset = build === 'modern' ? 3 : 2
-      expect(got.map((m) => [m.offset, m.value!.toString()])).toEqual([[0, 't1'], [1, 't2'], [afterOffset, 'after']])
+      expect(got.map((m) => [m.offset, m.value!.toString()])).toEqual([
+        [0, 't1'],
+        [1, 't2'],
+        [afterOffset, 'after'],
+      ])
     })
 
     it('mock limit: a batch appended before a dropped connection is appended again on retry, even when idempotent', async () => {
@@ -323,7 +358,10 @@ for (const build of ['legacy', 'modern'] as const) {
         await producing
         const got = await kcatConsume(cluster.bootstrap, topic)
         // Only a transactional producer's sequence numbers are checked.
-        expect(got.map((m) => [m.offset, m.value!.toString()])).toEqual([[0, 'once'], [1, 'once']])
+        expect(got.map((m) => [m.offset, m.value!.toString()])).toEqual([
+          [0, 'once'],
+          [1, 'once'],
+        ])
       }
     })
 
@@ -342,51 +380,54 @@ for (const build of ['legacy', 'modern'] as const) {
     // The group tests mostly wait on the mock's rebalance delays: they run side by side
     // (vitest runs consecutive concurrent tests together), each with its own topic and group.
     for (const assignor of ['range', 'roundrobin', 'cooperative-sticky'] as KcatAssignor[]) {
-      it.concurrent(`kcat group members (${assignor}) split a 6-partition topic, read it all between them, and a later member resumes from their commits`, async () => {
-        const topic = `grouped-${assignor}`
-        const group = { groupId: `rig-${assignor}`, topics: [topic], assignor }
-        await cluster.createTopic(topic, { partitions: 6 })
-        const first = spread(60, 6, 'a')
-        await kcatProduce(cluster.bootstrap, topic, first)
+      it.concurrent(
+        `kcat group members (${assignor}) split a 6-partition topic, read it all between them, and a later member resumes from their commits`,
+        async () => {
+          const topic = `grouped-${assignor}`
+          const group = { groupId: `rig-${assignor}`, topics: [topic], assignor }
+          await cluster.createTopic(topic, { partitions: 6 })
+          const first = spread(60, 6, 'a')
+          await kcatProduce(cluster.bootstrap, topic, first)
 
-        // Started together, both join within the mock's initial rebalance delay.
-        const [a, b] = [kcatGroupConsumer(cluster.bootstrap, group), kcatGroupConsumer(cluster.bootstrap, group)]
-        try {
-          const owned = (await Promise.all([a, b].map((m) => m.waitForAssignment((p) => p.length === 3)))).map(partitionIds)
-          expect(owned.flat().sort()).toEqual([0, 1, 2, 3, 4, 5])
-          if (assignor in SPLITS) expect(owned.map(String).sort()).toEqual(SPLITS[assignor])
-          expect(a.memberId).not.toBe(b.memberId)
-          await Promise.all([a, b].map((m) => m.waitForEnd()))
-          // A member re-reads after a rebalance whose commit the mock refused (README, mock
-          // limits): distinct messages, each from a partition its reader was given.
-          expect(distinctValues([...a.messages, ...b.messages])).toEqual(sentValues(first))
-          for (const m of [a, b]) expect(m.messages.every((msg) => everAssigned(m).has(msg.partition))).toBe(true)
+          // Started together, both join within the mock's initial rebalance delay.
+          const [a, b] = [kcatGroupConsumer(cluster.bootstrap, group), kcatGroupConsumer(cluster.bootstrap, group)]
+          try {
+            const owned = (await Promise.all([a, b].map((m) => m.waitForAssignment((p) => p.length === 3)))).map(partitionIds)
+            expect(owned.flat().sort()).toEqual([0, 1, 2, 3, 4, 5])
+            if (assignor in SPLITS) expect(owned.map(String).sort()).toEqual(SPLITS[assignor])
+            expect(a.memberId).not.toBe(b.memberId)
+            await Promise.all([a, b].map((m) => m.waitForEnd()))
+            // A member re-reads after a rebalance whose commit the mock refused (README, mock
+            // limits): distinct messages, each from a partition its reader was given.
+            expect(distinctValues([...a.messages, ...b.messages])).toEqual(sentValues(first))
+            for (const m of [a, b]) expect(m.messages.every((msg) => everAssigned(m).has(msg.partition))).toBe(true)
 
-          // The other takes every partition over and reads to their end; alone in the group,
-          // its close commits them all, whatever became of the earlier commits.
-          expect(await a.stop()).toEqual(CLEAN_EXIT)
-          expect(partitionIds(await b.waitForAssignment((p) => p.length === 6))).toEqual([0, 1, 2, 3, 4, 5])
-          expect((await b.waitForEnd()).map((e) => e.offset)).toEqual([10, 10, 10, 10, 10, 10])
-        } finally {
-          expect(await stopAll([a, b])).toEqual([CLEAN_EXIT, CLEAN_EXIT])
-        }
-        // Closing revoked everything through the rebalance callback.
-        expect(b.rebalances.at(-1)!.kind).toBe('revoked')
-        expect(b.assigned()).toEqual([])
+            // The other takes every partition over and reads to their end; alone in the group,
+            // its close commits them all, whatever became of the earlier commits.
+            expect(await a.stop()).toEqual(CLEAN_EXIT)
+            expect(partitionIds(await b.waitForAssignment((p) => p.length === 6))).toEqual([0, 1, 2, 3, 4, 5])
+            expect((await b.waitForEnd()).map((e) => e.offset)).toEqual([10, 10, 10, 10, 10, 10])
+          } finally {
+            expect(await stopAll([a, b])).toEqual([CLEAN_EXIT, CLEAN_EXIT])
+          }
+          // Closing revoked everything through the rebalance callback.
+          expect(b.rebalances.at(-1)!.kind).toBe('revoked')
+          expect(b.assigned()).toEqual([])
 
-        const second = spread(12, 6, 'b')
-        await kcatProduce(cluster.bootstrap, topic, second)
-        // From the beginning where nothing is committed: a lost commit would show as a re-read.
-        const later = kcatGroupConsumer(cluster.bootstrap, group)
-        try {
-          expect(partitionIds(await later.waitForAssignment((p) => p.length === 6))).toEqual([0, 1, 2, 3, 4, 5])
-          const resumed = await later.waitFor(12)
-          expect(values(resumed)).toEqual(sentValues(second))
-          expect(resumed.every((m) => m.offset >= 10)).toBe(true)
-        } finally {
-          expect(await later.stop()).toEqual(CLEAN_EXIT)
-        }
-      })
+          const second = spread(12, 6, 'b')
+          await kcatProduce(cluster.bootstrap, topic, second)
+          // From the beginning where nothing is committed: a lost commit would show as a re-read.
+          const later = kcatGroupConsumer(cluster.bootstrap, group)
+          try {
+            expect(partitionIds(await later.waitForAssignment((p) => p.length === 6))).toEqual([0, 1, 2, 3, 4, 5])
+            const resumed = await later.waitFor(12)
+            expect(values(resumed)).toEqual(sentValues(second))
+            expect(resumed.every((m) => m.offset >= 10)).toBe(true)
+          } finally {
+            expect(await later.stop()).toEqual(CLEAN_EXIT)
+          }
+        },
+      )
     }
 
     it.concurrent('stop() commits: a member stopped before its first auto-commit hands its offsets to the next one', async () => {

@@ -47,7 +47,8 @@ export function fingerprint(key: Buffer | null, value: Buffer | null, headers: r
   return h.digest('base64')
 }
 
-export const hex = (b: Buffer | null, max = 48): string => (b === null ? 'null' : b.length > max ? `${b.subarray(0, max).toString('hex')}...(${b.length} bytes)` : b.toString('hex'))
+export const hex = (b: Buffer | null, max = 48): string =>
+  b === null ? 'null' : b.length > max ? `${b.subarray(0, max).toString('hex')}...(${b.length} bytes)` : b.toString('hex')
 
 export const describeWire = (m: WireMessage): string =>
   `key=${hex(m.key)} value=${hex(m.value)} headers=[${m.headers.map(([k, v]) => `${JSON.stringify(k)}:${hex(v)}`).join(', ')}]`
@@ -83,19 +84,22 @@ export async function sendAll(
   const start = () => {
     const c = next++
     const slice = messages.slice(c * opts.chunk, (c + 1) * opts.chunk)
-    producer.send({ topic, messages: slice }).then(
-      (r) => {
-        out.resolved++
-        out.results[c] = r
-      },
-      (error) => out.rejected.push({ chunk: c, error }),
-    ).finally(() => {
-      settled[c] = true
-      done++
-      opts.onProgress?.(Math.min(messages.length, done * opts.chunk))
-      if (next < chunks) start()
-      if (done === chunks) finish()
-    })
+    producer
+      .send({ topic, messages: slice })
+      .then(
+        (r) => {
+          out.resolved++
+          out.results[c] = r
+        },
+        (error) => out.rejected.push({ chunk: c, error }),
+      )
+      .finally(() => {
+        settled[c] = true
+        done++
+        opts.onProgress?.(Math.min(messages.length, done * opts.chunk))
+        if (next < chunks) start()
+        if (done === chunks) finish()
+      })
   }
   for (let i = 0; i < Math.min(opts.window, chunks); i++) start()
   let timer: ReturnType<typeof setTimeout> | undefined

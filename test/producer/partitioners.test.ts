@@ -202,7 +202,7 @@ describe.skipIf(!requirePeers({ builds: ['modern'] }))("librdkafka's murmur2 par
     await cluster?.stop()
   })
 
-  it("murmur2_random puts 500 keyed messages exactly where our murmur2 says (every partition of 7 used)", async () => {
+  it('murmur2_random puts 500 keyed messages exactly where our murmur2 says (every partition of 7 used)', async () => {
     const rng = new Prng(Prng.derive(seed, 1))
     await cluster.createTopic('keyed', { partitions: 7, replicationFactor: 3 })
     const messages = Array.from({ length: 500 }, (_, i) => {
@@ -462,7 +462,9 @@ describe('createPartitioner and custom partitioners', () => {
 
   it('refuses an unknown name with a ConfigError listing the valid ones, and suggests for known aliases', () => {
     expect(() => createPartitioner('round-robin' as never)).toThrow(ConfigError)
-    expect(() => createPartitioner('round-robin' as never)).toThrow(/unknown partitioner "round-robin": use 'default', 'murmur2', 'kafkajs-default', 'kafkajs-legacy'/)
+    expect(() => createPartitioner('round-robin' as never)).toThrow(
+      /unknown partitioner "round-robin": use 'default', 'murmur2', 'kafkajs-default', 'kafkajs-legacy'/,
+    )
     expect(() => createPartitioner('LegacyPartitioner' as never)).toThrow(/did you mean 'kafkajs-legacy'/)
     expect(() => createPartitioner('murmur2_random' as never)).toThrow(/did you mean 'default'/)
     expect(() => createPartitioner(42 as never)).toThrow(/unknown partitioner a value of type number/)
@@ -527,7 +529,9 @@ describe('createPartitioner and custom partitioners', () => {
     for (const bad of [4, 100, 1.5, Number.NaN, undefined, '1', null]) {
       expect(() => createPartitioner(returning(bad)).partition('orders', 'k', 4, available)).toThrow(/returned .* for topic "orders"/)
     }
-    expect(() => createPartitioner(returning(1)).partition('one', 'k', 1, [0])).toThrow(/which has 1 partition: it must return an integer from 0 to 0/)
+    expect(() => createPartitioner(returning(1)).partition('one', 'k', 1, [0])).toThrow(
+      /which has 1 partition: it must return an integer from 0 to 0/,
+    )
     class Broken {
       partition() {
         return 9

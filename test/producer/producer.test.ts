@@ -35,7 +35,9 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
       value: i % 23 === 0 ? null : `{"n":${i},"s":"${'ü'.repeat(i % 5)}"}`,
       headers: i % 3 === 0 ? { trace: `t${i}`, dup: ['a', 'b'] } : undefined,
     }))
-    const results = await Promise.all([0, 250, 500, 750].map((start) => p.send({ topic: 'basic', messages: messages.slice(start, start + 250) })))
+    const results = await Promise.all(
+      [0, 250, 500, 750].map((start) => p.send({ topic: 'basic', messages: messages.slice(start, start + 250) })),
+    )
     for (const r of results) for (const m of r) expect(Number(m.baseOffset)).toBeGreaterThanOrEqual(0)
     const read = await kcatConsume(mock.bootstrap, 'basic', { count: 1000 })
     expect(read).toHaveLength(1000)
@@ -50,7 +52,11 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
     }
     const withHeaders = read.find((m) => m.value?.toString() === messages[3].value)!
     expect(withHeaders.key?.toString()).toBe('user-3')
-    expect(withHeaders.headers.map(([k, v]) => [k, v?.toString()])).toEqual([['trace', 't3'], ['dup', 'a'], ['dup', 'b']])
+    expect(withHeaders.headers.map(([k, v]) => [k, v?.toString()])).toEqual([
+      ['trace', 't3'],
+      ['dup', 'a'],
+      ['dup', 'b'],
+    ])
     // The same key always lands on the same partition.
     const partitionOfKey = new Map<string, number>()
     for (const m of read) {
@@ -65,9 +71,19 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
     await mock.createTopic('offsets', { partitions: 2, replicationFactor: 1 })
     const p = producer({ lingerMs: 0 })
     await p.connect()
-    const first = await p.send({ topic: 'offsets', messages: [{ value: 'a', partition: 0 }, { value: 'b', partition: 0 }, { value: 'c', partition: 1 }] })
+    const first = await p.send({
+      topic: 'offsets',
+      messages: [
+        { value: 'a', partition: 0 },
+        { value: 'b', partition: 0 },
+        { value: 'c', partition: 1 },
+      ],
+    })
     const second = await p.send({ topic: 'offsets', messages: [{ value: 'd', partition: 0 }] })
-    expect(first.sort((a, b) => a.partition - b.partition).map((r) => [r.partition, r.baseOffset])).toEqual([[0, '0'], [1, '0']])
+    expect(first.sort((a, b) => a.partition - b.partition).map((r) => [r.partition, r.baseOffset])).toEqual([
+      [0, '0'],
+      [1, '0'],
+    ])
     expect(second.map((r) => [r.partition, r.baseOffset])).toEqual([[0, '2']])
     const batches = await readBatches(mock.bootstrap, 'offsets', 0)
     expect(batches.map((b) => b.producerId)).toEqual([batches[0].producerId, batches[0].producerId])
@@ -79,8 +95,10 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
     await mock.createTopic('codecs', { partitions: 1, replicationFactor: 1 })
     const p = producer()
     await p.connect()
-    const codecs = build === 'legacy' ? (['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const) : (['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const)
-    for (const compression of codecs) await p.send({ topic: 'codecs', compression, messages: [{ key: compression, value: `${compression} `.repeat(50) }] })
+    const codecs =
+      build === 'legacy' ? (['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const) : (['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const)
+    for (const compression of codecs)
+      await p.send({ topic: 'codecs', compression, messages: [{ key: compression, value: `${compression} `.repeat(50) }] })
     const batches = await readBatches(mock.bootstrap, 'codecs', 0)
     expect(batches.map((b) => b.compression)).toEqual([...codecs])
     expect(batches.map((b) => b.records[0].key!.toString())).toEqual([...codecs])
@@ -146,25 +164,35 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
   })
 
   // The legacy mock creates any topic a Metadata v0-v2 request names, whatever the request says.
-  if (build === 'modern') it('waits up to maxBlockMs for a topic that does not exist, then fails with a TimeoutError naming it', async () => {
-    const p = producer({ maxBlockMs: 400, allowAutoTopicCreation: false })
-    await p.connect()
-    const started = Date.now()
-    const err = await p.send({ topic: 'never-created', messages: [{ value: 'x' }] }).catch((e) => e)
-    expect(err).toBeInstanceOf(TimeoutError)
-    expect(err.message).toMatch(/maxBlockMs.*never-created/)
-    expect(err.cause).toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' })
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200)
-  })
+  if (build === 'modern')
+    it('waits up to maxBlockMs for a topic that does not exist, then fails with a TimeoutError naming it', async () => {
+      const p = producer({ maxBlockMs: 400, allowAutoTopicCreation: false })
+      await p.connect()
+      const started = Date.now()
+      const err = await p.send({ topic: 'never-created', messages: [{ value: 'x' }] }).catch((e) => e)
+      expect(err).toBeInstanceOf(TimeoutError)
+      expect(err.message).toMatch(/maxBlockMs.*never-created/)
+      expect(err.cause).toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' })
+      expect(Date.now() - started).toBeGreaterThanOrEqual(200)
+    })
 
   it('a send rejected by maxBlockMs leaves no unhandled rejection when its appended records fail later', async () => {
     await mock.createTopic('abandoned', { partitions: 1, replicationFactor: 1 })
-    const p = producer({ bufferMemory: 1000, maxBlockMs: 200, lingerMs: 0, requestTimeoutMs: 300, deliveryTimeoutMs: 800, retryBackoffMs: 50 })
+    const p = producer({
+      bufferMemory: 1000,
+      maxBlockMs: 200,
+      lingerMs: 0,
+      requestTimeoutMs: 300,
+      deliveryTimeoutMs: 800,
+      retryBackoffMs: 50,
+    })
     await p.send({ topic: 'abandoned', messages: [{ value: 'metadata now cached' }] })
     const leader = (await kafka.admin().fetchTopicMetadata({ topics: ['abandoned'] })).topics[0].partitions[0].leader
     await mock.brokerDown(leader)
     try {
-      const err = await p.send({ topic: 'abandoned', messages: [0, 1, 2].map((i) => ({ value: `${i}`.padStart(600, '.') })) }).catch((e) => e)
+      const err = await p
+        .send({ topic: 'abandoned', messages: [0, 1, 2].map((i) => ({ value: `${i}`.padStart(600, '.') })) })
+        .catch((e) => e)
       expect(err).toBeInstanceOf(TimeoutError)
       expect(err.message).toMatch(/buffer space/)
       // The first record was appended before the wait; it fails by deliveryTimeoutMs with nobody listening.
@@ -180,7 +208,9 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
     await p.connect()
     const leader = (await kafka.admin().fetchTopicMetadata({ topics: ['pressure'] })).topics[0].partitions[0].leader
     await mock.setRtt(leader, 1500)
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => p.send({ topic: 'pressure', messages: [{ value: `${i}`.padStart(800, '.') }] })))
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => p.send({ topic: 'pressure', messages: [{ value: `${i}`.padStart(800, '.') }] })),
+    )
     await mock.setRtt(leader, 0)
     const failed = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[]
     expect(failed.length).toBeGreaterThan(0)

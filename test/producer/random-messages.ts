@@ -85,4 +85,3 @@ export function workload(caseSeed: number, count: number): Workload {
   }
   return { messages, wire, index }
 }
-

@@ -19,7 +19,12 @@ export async function readBatches(bootstrap: string, topic: string, partition: n
         ...(v <= 14 ? { replicaId: -1 } : {}),
         maxWaitMs: 0,
         minBytes: 0,
-        topics: [{ ...(v >= 13 ? { topicId: cluster.metadata.topics.get(topic)!.topicId } : { topic }), partitions: [{ partition, fetchOffset: offset, partitionMaxBytes: 4 << 20 }] }],
+        topics: [
+          {
+            ...(v >= 13 ? { topicId: cluster.metadata.topics.get(topic)!.topicId } : { topic }),
+            partitions: [{ partition, fetchOffset: offset, partitionMaxBytes: 4 << 20 }],
+          },
+        ],
       }))
       const p = res.responses[0].partitions[0]
       if (p.errorCode !== 0) throw new Error(`fetch ${topic}-${partition} at ${offset}: error ${p.errorCode}`)
@@ -43,7 +48,7 @@ export async function readBatches(bootstrap: string, topic: string, partition: n
  * not held to it.
  */
 function checkDataCrcs(records: Buffer): void {
-  for (let pos = 0; pos + 61 <= records.length; ) {
+  for (let pos = 0; pos + 61 <= records.length;) {
     const size = 12 + records.readInt32BE(pos + 8)
     if (pos + size > records.length) return
     const batch = records.subarray(pos, pos + size)

@@ -26,7 +26,13 @@ describe('transactions against the modern librdkafka mock', () => {
     open.push(p)
     await p.connect()
     const txn = await p.transaction()
-    await txn.send({ topic: 'txn', messages: [{ key: 'a', value: '1', partition: 0 }, { key: 'b', value: '2', partition: 1 }] })
+    await txn.send({
+      topic: 'txn',
+      messages: [
+        { key: 'a', value: '1', partition: 0 },
+        { key: 'b', value: '2', partition: 1 },
+      ],
+    })
     await txn.send({ topic: 'txn', messages: [{ key: 'c', value: '3', partition: 0 }] })
     await txn.commit()
     expect(txn.isActive()).toBe(false)

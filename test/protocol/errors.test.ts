@@ -3,11 +3,20 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { COMMIT_FENCED, COORDINATOR_MOVED, REJOIN, STALE_METADATA } from '../../src/error-policy.js'
-import { AuthenticationError, AuthorizationError, ConnectionError, KafkaError, TimeoutError, UnsupportedApiError, WafkaError, kafkaError } from '../../src/errors.js'
+import {
+  AuthenticationError,
+  AuthorizationError,
+  ConnectionError,
+  KafkaError,
+  TimeoutError,
+  UnsupportedApiError,
+  WafkaError,
+  kafkaError,
+} from '../../src/errors.js'
 import { ErrorCodes, errorCodeInfo } from '../../src/protocol/error-codes.js'
 
 describe('error codes', () => {
-  it('cover the whole table, with Java\'s retriable flags', () => {
+  it("cover the whole table, with Java's retriable flags", () => {
     expect(errorCodeInfo(0)?.name).toBe('NONE')
     expect(errorCodeInfo(-1)?.name).toBe('UNKNOWN_SERVER_ERROR')
     expect(errorCodeInfo(6)).toMatchObject({ name: 'NOT_LEADER_OR_FOLLOWER', retriable: true })
@@ -23,7 +32,14 @@ describe('kafkaError', () => {
     const err = kafkaError(6, { api: 'Produce', broker: 'broker 1 (localhost:9092)', detail: 'orders-3' })
     expect(err).toBeInstanceOf(KafkaError)
     expect(err).toBeInstanceOf(WafkaError)
-    expect(err).toMatchObject({ code: 6, type: 'NOT_LEADER_OR_FOLLOWER', api: 'Produce', broker: 'broker 1 (localhost:9092)', retriable: true, name: 'KafkaError' })
+    expect(err).toMatchObject({
+      code: 6,
+      type: 'NOT_LEADER_OR_FOLLOWER',
+      api: 'Produce',
+      broker: 'broker 1 (localhost:9092)',
+      retriable: true,
+      name: 'KafkaError',
+    })
     expect(err.message).toBe(
       'NOT_LEADER_OR_FOLLOWER (6) in Produce from broker 1 (localhost:9092): Broker is not the leader (or not a replica) for the partition the request targets. (orders-3)',
     )
@@ -79,9 +95,12 @@ describe('KafkaError.is and the policy sets', () => {
           continue
         }
         if (!name.endsWith('.ts') || name === 'error-codes.ts') continue
-        readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
-          if (/(rrorCode|\bcode)\s*[!=]==\s*-?[1-9]|kafkaError\(-?\d|new Set\(\[\d|\[1[456], 1[456]/.test(line)) offenders.push(`${path}:${i + 1}: ${line.trim()}`)
-        })
+        readFileSync(path, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/(rrorCode|\bcode)\s*[!=]==\s*-?[1-9]|kafkaError\(-?\d|new Set\(\[\d|\[1[456], 1[456]/.test(line))
+              offenders.push(`${path}:${i + 1}: ${line.trim()}`)
+          })
       }
     }
     walk(root)

@@ -35,7 +35,7 @@ describe('reading the spec', () => {
     const { code } = emitMessage(loadMessage(MESSAGES_DIR, 'RequestHeader'), new EmitContext())
     const text = code.join('\n')
     // RequestHeader is v1-2 in Kafka 4 (v0 had no client id): written in both, always with an int16 length.
-    expect(text).toContain("  w.nullableString(v.clientId")
+    expect(text).toContain('  w.nullableString(v.clientId')
     expect(text).not.toContain('compactNullableString')
   })
 })

@@ -16,7 +16,7 @@ import { Writer } from '../../src/protocol/writer.js'
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex')
 
 describe('header versions', () => {
-  it('follow each API\'s flexible versions', () => {
+  it("follow each API's flexible versions", () => {
     expect(requestHeaderVersion(ApiKeys.Metadata, 8)).toBe(1)
     expect(requestHeaderVersion(ApiKeys.Metadata, 9)).toBe(2)
     expect(responseHeaderVersion(ApiKeys.Metadata, 8)).toBe(0)
@@ -61,8 +61,18 @@ describe('request header', () => {
   })
 
   it('decodes with the version its key and version imply', () => {
-    expect(decodeRequestHeader(new Reader(hex('0003 000c 00000102 0002 6162 00')))).toEqual({ apiKey: 3, apiVersion: 12, correlationId: 258, clientId: 'ab' })
-    expect(decodeRequestHeader(new Reader(hex('0003 0001 00000102 ffff')))).toEqual({ apiKey: 3, apiVersion: 1, correlationId: 258, clientId: null })
+    expect(decodeRequestHeader(new Reader(hex('0003 000c 00000102 0002 6162 00')))).toEqual({
+      apiKey: 3,
+      apiVersion: 12,
+      correlationId: 258,
+      clientId: 'ab',
+    })
+    expect(decodeRequestHeader(new Reader(hex('0003 0001 00000102 ffff')))).toEqual({
+      apiKey: 3,
+      apiVersion: 1,
+      correlationId: 258,
+      clientId: null,
+    })
     // A retired API (ControlledShutdown) is refused, not misread.
     expect(() => decodeRequestHeader(new Reader(hex('0007 0000 00000009')))).toThrow(UnsupportedApiError)
     const tagged = decodeRequestHeader(new Reader(hex('0012 0003 00000001 0000 01 05 01 ee')))

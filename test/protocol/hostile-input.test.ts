@@ -32,8 +32,9 @@ function decodeOrProtocolError(decode: () => unknown): 'ok' | 'error' {
 let caseIndex = 0
 describe('every API: prefixes, flipped bytes, random bytes', () => {
   for (const api of Object.values(apis)) {
-    const versions = [...new Set([api.minVersion, Math.floor((api.minVersion + api.maxVersion) / 2), api.flexibleFrom, api.maxVersion])]
-      .filter((v) => v <= api.maxVersion)
+    const versions = [
+      ...new Set([api.minVersion, Math.floor((api.minVersion + api.maxVersion) / 2), api.flexibleFrom, api.maxVersion]),
+    ].filter((v) => v <= api.maxVersion)
     for (const version of versions) {
       for (const side of ['Request', 'Response'] as const) {
         const caseSeed = Prng.derive(seed, caseIndex++)
@@ -81,7 +82,9 @@ describe('messages that name what was being read', () => {
       /malformed FetchResponse.Responses \(array\) at byte 8: 2147483647 elements but 0 bytes left/,
     )
     // A compact string claiming 2^32-2 bytes.
-    expect(() => apis[18].decodeRequest(new Reader(Buffer.from('ffffffff0f', 'hex')), 3)).toThrow(/truncated ApiVersionsRequest.ClientSoftwareName/)
+    expect(() => apis[18].decodeRequest(new Reader(Buffer.from('ffffffff0f', 'hex')), 3)).toThrow(
+      /truncated ApiVersionsRequest.ClientSoftwareName/,
+    )
   })
 
   it('a null in a field that cannot be null', () => {

@@ -90,13 +90,19 @@ describe('Metadata', () => {
   it('requests v0-6 are the bytes KafkaJS writes', async () => {
     for (const v of range(0, 6)) {
       const theirs = await kafkajsRequest('metadata', v, { topics, allowAutoTopicCreation: false })
-      expect(request(Metadata, v, { topics: topics.map((name) => ({ name })), allowAutoTopicCreation: v >= 4 ? false : true }), `v${v}`).toEqual(theirs)
+      expect(
+        request(Metadata, v, { topics: topics.map((name) => ({ name })), allowAutoTopicCreation: v >= 4 ? false : true }),
+        `v${v}`,
+      ).toEqual(theirs)
     }
   })
 
   it('requests v9-12 are the bytes @platformatic/kafka writes', () => {
     for (const v of range(9, 12)) {
-      for (const flags of [[false, false], [true, true]]) {
+      for (const flags of [
+        [false, false],
+        [true, true],
+      ]) {
         let theirs = platformaticRequest('metadata', v, topics, ...flags)
         // Its v11 writer keeps IncludeClusterAuthorizedOperations, which only
         // v8-10 have (one byte before the last two): drop it to compare the rest.
@@ -114,13 +120,22 @@ describe('Metadata', () => {
   it('responses v0-6 decode in KafkaJS to the same brokers, topics and partitions', async () => {
     for (const v of range(0, 6)) {
       const theirs = await kafkajsResponse('metadata', v, response(Metadata, v, res))
-      expect(theirs.brokers.map((b: any) => [b.nodeId, b.host, b.port]), `v${v}`).toEqual(res.brokers.map((b) => [b.nodeId, b.host, b.port]))
+      expect(
+        theirs.brokers.map((b: any) => [b.nodeId, b.host, b.port]),
+        `v${v}`,
+      ).toEqual(res.brokers.map((b) => [b.nodeId, b.host, b.port]))
       if (v >= 1) expect(theirs.brokers.map((b: any) => b.rack)).toEqual(['r1', null])
       if (v >= 1) expect(theirs.controllerId).toBe(2)
       if (v >= 2) expect(theirs.clusterId).toBe('cluster-a')
       expect(
-        theirs.topicMetadata.map((t: any) => [t.topic, t.topicErrorCode, t.partitionMetadata.map((p: any) => [p.partitionId, p.leader, p.replicas, p.isr])]),
-      ).toEqual(res.topics.map((t) => [t.name, t.errorCode, t.partitions.map((p) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes])]))
+        theirs.topicMetadata.map((t: any) => [
+          t.topic,
+          t.topicErrorCode,
+          t.partitionMetadata.map((p: any) => [p.partitionId, p.leader, p.replicas, p.isr]),
+        ]),
+      ).toEqual(
+        res.topics.map((t) => [t.name, t.errorCode, t.partitions.map((p) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes])]),
+      )
       if (v >= 5) expect(theirs.topicMetadata[0].partitionMetadata[1].offlineReplicas).toEqual([1])
     }
   })
@@ -160,13 +175,22 @@ describe('Produce', () => {
       expect(req.topicData.map((t) => [t.name, t.partitionData.map((p) => p.index)])).toEqual([['orders', [3]]])
       const { batches } = decodeRecordSet(req.topicData[0].partitionData[0].records!)
       const records = batches.flatMap((b) => b.records)
-      expect(records.map((r) => [r.key?.toString() ?? null, r.value?.toString()])).toEqual([['k1', 'v1'], [null, 'v2']])
+      expect(records.map((r) => [r.key?.toString() ?? null, r.value?.toString()])).toEqual([
+        ['k1', 'v1'],
+        [null, 'v2'],
+      ])
     }
   })
 
   it('requests v7-11 that @platformatic/kafka writes decode, and encode back to the same bytes', () => {
     for (const v of range(7, 11)) {
-      const toProduce = messages.map((m) => ({ topic: 'orders', partition: 1, key: m.key ?? undefined, value: m.value, timestamp: BigInt(m.timestamp) }))
+      const toProduce = messages.map((m) => ({
+        topic: 'orders',
+        partition: 1,
+        key: m.key ?? undefined,
+        value: m.value,
+        timestamp: BigInt(m.timestamp),
+      }))
       const theirs = platformaticRequest('produce', v, 1, 5000, toProduce, { compression: 'none', producerId: 7n, producerEpoch: 0 })
       const req = decodeTheirs(Produce, v, theirs)
       expect([req.transactionalId, req.acks, req.timeoutMs]).toEqual([null, 1, 5000])
@@ -183,7 +207,15 @@ describe('Produce', () => {
       {
         name: 'orders',
         partitionResponses: [
-          { index: 3, errorCode: 0, baseOffset: 1234567890123n, logAppendTimeMs: -1n, logStartOffset: 17n, recordErrors: [], errorMessage: null },
+          {
+            index: 3,
+            errorCode: 0,
+            baseOffset: 1234567890123n,
+            logAppendTimeMs: -1n,
+            logStartOffset: 17n,
+            recordErrors: [],
+            errorMessage: null,
+          },
         ],
       },
     ],
@@ -194,7 +226,12 @@ describe('Produce', () => {
     for (const v of range(3, 7)) {
       const theirs = await kafkajsResponse('produce', v, response(Produce, v, res))
       const p = theirs.topics[0].partitions[0]
-      expect([theirs.topics[0].topicName, p.partition, p.errorCode, p.offset ?? p.baseOffset], `v${v}`).toEqual(['orders', 3, 0, '1234567890123'])
+      expect([theirs.topics[0].topicName, p.partition, p.errorCode, p.offset ?? p.baseOffset], `v${v}`).toEqual([
+        'orders',
+        3,
+        0,
+        '1234567890123',
+      ])
       if (v >= 2) expect(p.logAppendTime ?? p.timestamp).toBe('-1')
       if (v >= 5) expect(p.logStartOffset).toBe('17')
     }
@@ -338,7 +375,9 @@ describe('Fetch', () => {
       const p = theirs.responses[0].partitions[0]
       expect([p.partitionIndex, p.highWatermark, p.lastStableOffset, p.preferredReadReplica], `v${v}`).toEqual([0, 12n, 12n, -1])
       expect(p.abortedTransactions).toEqual([{ producerId: 5n, firstOffset: 3n }])
-      const got = p.records.flatMap((b: any) => b.records.map((r: any) => [b.firstOffset + BigInt(r.offsetDelta), r.key?.toString() ?? null, r.value.toString()]))
+      const got = p.records.flatMap((b: any) =>
+        b.records.map((r: any) => [b.firstOffset + BigInt(r.offsetDelta), r.key?.toString() ?? null, r.value.toString()]),
+      )
       expect(got).toEqual([
         [10n, 'k1', 'v1'],
         [11n, null, 'v2'],
@@ -355,13 +394,19 @@ describe('FindCoordinator', () => {
       expect(request(FindCoordinator, v, { key: 'tx-1', keyType: 1 }), `v${v}`).toEqual(theirs)
     }
     for (const v of range(4, 6)) {
-      expect(request(FindCoordinator, v, { keyType: 0, coordinatorKeys: ['g1', 'g2'] }), `v${v}`).toEqual(platformaticRequest('findCoordinator', v, 0, ['g1', 'g2']))
+      expect(request(FindCoordinator, v, { keyType: 0, coordinatorKeys: ['g1', 'g2'] }), `v${v}`).toEqual(
+        platformaticRequest('findCoordinator', v, 0, ['g1', 'g2']),
+      )
     }
   })
 
   it('responses: KafkaJS v0-2, @platformatic/kafka v4-6', async () => {
     for (const v of range(0, 2)) {
-      const theirs = await kafkajsResponse('findCoordinator', v, response(FindCoordinator, v, { errorCode: 0, errorMessage: null, nodeId: 3, host: 'kafka-3', port: 9094 }))
+      const theirs = await kafkajsResponse(
+        'findCoordinator',
+        v,
+        response(FindCoordinator, v, { errorCode: 0, errorMessage: null, nodeId: 3, host: 'kafka-3', port: 9094 }),
+      )
       expect([theirs.errorCode, theirs.coordinator], `v${v}`).toEqual([0, { nodeId: 3, host: 'kafka-3', port: 9094 }])
     }
     const coordinators = [
@@ -369,7 +414,12 @@ describe('FindCoordinator', () => {
       { key: 'g2', nodeId: 1, host: 'kafka-1', port: 9092, errorCode: 0, errorMessage: null },
     ]
     for (const v of range(4, 6)) {
-      const theirs = platformaticResponse(FindCoordinator, 'findCoordinator', v, response(FindCoordinator, v, { throttleTimeMs: 5, coordinators }))
+      const theirs = platformaticResponse(
+        FindCoordinator,
+        'findCoordinator',
+        v,
+        response(FindCoordinator, v, { throttleTimeMs: 5, coordinators }),
+      )
       expect(theirs, `v${v}`).toEqual({ throttleTimeMs: 5, coordinators })
     }
   })
@@ -401,7 +451,18 @@ describe('JoinGroup', () => {
       expect(ours, `v${v}`).toEqual(theirs)
     }
     for (const v of range(6, 9)) {
-      const theirs = platformaticRequest('joinGroup', v, 'g', 30000, 60000, 'm-1', null, 'consumer', [{ name: 'range', metadata }], 'restart')
+      const theirs = platformaticRequest(
+        'joinGroup',
+        v,
+        'g',
+        30000,
+        60000,
+        'm-1',
+        null,
+        'consumer',
+        [{ name: 'range', metadata }],
+        'restart',
+      )
       const ours = request(JoinGroup, v, {
         groupId: 'g',
         sessionTimeoutMs: 30000,

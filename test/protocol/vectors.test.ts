@@ -63,9 +63,7 @@ describe('requests, byte for byte', () => {
   })
 
   it('Metadata v10 adds the topic id before the name (zero UUID by default)', () => {
-    expect(body(Metadata, 10, { topics: [{ name: 'foo' }] })).toEqual(
-      hex(`02 ${'00'.repeat(16)} 04 ${ascii('foo')} 00  01 00 00  00`),
-    )
+    expect(body(Metadata, 10, { topics: [{ name: 'foo' }] })).toEqual(hex(`02 ${'00'.repeat(16)} 04 ${ascii('foo')} 00  01 00 00  00`))
   })
 
   it('Produce v3: nullable transactional id, records as an int32-length blob, given in pieces', () => {
@@ -75,9 +73,7 @@ describe('requests, byte for byte', () => {
       timeoutMs: 30000,
       topicData: [{ name: 'foo', partitionData: [{ index: 0, records: [Buffer.from([1]), Buffer.from([2, 3])] }] }],
     }
-    expect(body(Produce, 3, req)).toEqual(
-      hex(`ffff ffff 00007530 00000001 0003 ${ascii('foo')} 00000001 00000000 00000003 010203`),
-    )
+    expect(body(Produce, 3, req)).toEqual(hex(`ffff ffff 00007530 00000001 0003 ${ascii('foo')} 00000001 00000000 00000003 010203`))
     // v9+: compact records (uvarint length + 1).
     expect(body(Produce, 9, req)).toEqual(hex(`00 ffff 00007530 02 04 ${ascii('foo')} 02 00000000 04 010203 00 00 00`))
   })
@@ -86,9 +82,7 @@ describe('requests, byte for byte', () => {
     expect(body(FindCoordinator, 0, { key: 'g' })).toEqual(hex(`0001 ${ascii('g')}`))
     expect(body(FindCoordinator, 1, { key: 'g', keyType: 1 })).toEqual(hex(`0001 ${ascii('g')} 01`))
     expect(body(FindCoordinator, 3, { key: 'g', keyType: 1 })).toEqual(hex(`02 ${ascii('g')} 01 00`))
-    expect(body(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g', 'h'] })).toEqual(
-      hex(`00 03 02 ${ascii('g')} 02 ${ascii('h')} 00`),
-    )
+    expect(body(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g', 'h'] })).toEqual(hex(`00 03 02 ${ascii('g')} 02 ${ascii('h')} 00`))
   })
 })
 

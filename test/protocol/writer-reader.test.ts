@@ -36,8 +36,15 @@ describe('Writer', () => {
 
   it('unsigned varints at the 7-bit boundaries', () => {
     const cases: Array<[number, string]> = [
-      [0, '00'], [1, '01'], [127, '7f'], [128, '8001'], [300, 'ac02'], [16383, 'ff7f'], [16384, '808001'],
-      [2 ** 31 - 1, 'ffffffff07'], [2 ** 32 - 1, 'ffffffff0f'],
+      [0, '00'],
+      [1, '01'],
+      [127, '7f'],
+      [128, '8001'],
+      [300, 'ac02'],
+      [16383, 'ff7f'],
+      [16384, '808001'],
+      [2 ** 31 - 1, 'ffffffff07'],
+      [2 ** 32 - 1, 'ffffffff0f'],
     ]
     for (const [value, bytes] of cases) {
       expect(written((w) => w.uvarint(value)).toString('hex')).toBe(bytes)
@@ -66,12 +73,18 @@ describe('Writer', () => {
     expect(written((w) => w.compactNullableBytes(null))).toEqual(hex('00'))
   })
 
-  it('UUIDs in Java\'s string form', () => {
+  it("UUIDs in Java's string form", () => {
     const uuid = hex('00112233445566778899aabbccddeeff').toString('base64url')
     expect(uuid).toBe('ABEiM0RVZneImaq7zN3u_w')
     expect(written((w) => w.uuid(uuid))).toEqual(hex('00112233445566778899aabbccddeeff'))
     expect(new Reader(hex('00112233445566778899aabbccddeeff')).uuid()).toBe(uuid)
-    for (const bad of ['', 'ABEiM0RVZneImaq7zN3u_', 'ABEiM0RVZneImaq7zN3u_x', 'ABEiM0RVZneImaq7zN3u+w', '00112233-4455-6677-8899-aabbccddeeff']) {
+    for (const bad of [
+      '',
+      'ABEiM0RVZneImaq7zN3u_',
+      'ABEiM0RVZneImaq7zN3u_x',
+      'ABEiM0RVZneImaq7zN3u+w',
+      '00112233-4455-6677-8899-aabbccddeeff',
+    ]) {
       expect(() => written((w) => w.uuid(bad)), bad).toThrow(/is not a UUID/)
     }
   })

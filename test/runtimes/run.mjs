@@ -38,7 +38,11 @@ const runs = [
 
 let failed = 0
 for (const [name, [cmd, ...args]] of runs) {
-  const r = spawnSync(cmd, args, { stdio: 'inherit', timeout: 60_000, env: { ...process.env, ...(mock ? { WAFKA_SMOKE_BOOTSTRAP: mock.bootstrap } : {}) } })
+  const r = spawnSync(cmd, args, {
+    stdio: 'inherit',
+    timeout: 60_000,
+    env: { ...process.env, ...(mock ? { WAFKA_SMOKE_BOOTSTRAP: mock.bootstrap } : {}) },
+  })
   if (r.status !== 0) {
     failed++
     console.error(`${name}: smoke test failed (${r.error?.message ?? `exit ${r.status}`})`)

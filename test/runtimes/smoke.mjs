@@ -42,7 +42,14 @@ for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
       assert.equal(r.timestamp, records[i].timestamp)
       assert.equal(r.key === null ? null : r.key.toString(), records[i].key)
       assert.deepEqual(r.value === null ? null : new Uint8Array(r.value), records[i].value)
-      assert.deepEqual(r.headerList.map(([k, v]) => [k, v.toString()]), [['trace', `t${i}`], ['dup', 'a'], ['dup', 'b']])
+      assert.deepEqual(
+        r.headerList.map(([k, v]) => [k, v.toString()]),
+        [
+          ['trace', `t${i}`],
+          ['dup', 'a'],
+          ['dup', 'b'],
+        ],
+      )
     })
   })
 }
@@ -50,7 +57,10 @@ for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
 check('corrupt batch gives a typed error', () => {
   const batch = codec.encodeRecordBatch(records)
   batch[batch.length - 1] ^= 0xff
-  assert.throws(() => codec.decodeRecordSet(batch), (e) => e instanceof wafka.CorruptRecordError && e.reason === 'checksum')
+  assert.throws(
+    () => codec.decodeRecordSet(batch),
+    (e) => e instanceof wafka.CorruptRecordError && e.reason === 'checksum',
+  )
 })
 
 // A client round trip, where run.mjs started a mock cluster: the producer and
@@ -103,8 +113,16 @@ if (secure) {
     if (read.length >= sent.length) break
   }
   await consumer.disconnect()
-  const wrong = new wafka.Kafka({ clientId: topic, brokers, ssl: { ca: [ca] }, sasl: { mechanism: 'scram-sha-512', username, password: 'not-the-password' } }).admin()
-  const refused = await wrong.connect().then(() => null, (err) => err)
+  const wrong = new wafka.Kafka({
+    clientId: topic,
+    brokers,
+    ssl: { ca: [ca] },
+    sasl: { mechanism: 'scram-sha-512', username, password: 'not-the-password' },
+  }).admin()
+  const refused = await wrong.connect().then(
+    () => null,
+    (err) => err,
+  )
   await wrong.disconnect()
   await admin.disconnect()
   check('SASL_SSL SCRAM-SHA-512 produce and consume through a group', () => assert.deepEqual(read.sort(), sent.map((m) => m.value).sort()))

@@ -15,8 +15,12 @@ const AT_ONCE_MS = 5000
 describe.skipIf(!requireSecuredKafka())('authorization and credential admin against real Kafka', () => {
   let k: SecuredKafka
   let admin: Admin
-  const as = (username: string, password: string, mechanism: 'scram-sha-256' | 'scram-sha-512' = 'scram-sha-512', extra: Partial<KafkaConfig> = {}) =>
-    new Kafka({ clientId: `authz-${username}`, brokers: k.listener('SASL'), sasl: { mechanism, username, password }, ...extra })
+  const as = (
+    username: string,
+    password: string,
+    mechanism: 'scram-sha-256' | 'scram-sha-512' = 'scram-sha-512',
+    extra: Partial<KafkaConfig> = {},
+  ) => new Kafka({ clientId: `authz-${username}`, brokers: k.listener('SASL'), sasl: { mechanism, username, password }, ...extra })
   const bob = () => as('bob', USERS.bob)
 
   beforeAll(async () => {
@@ -48,7 +52,13 @@ describe.skipIf(!requireSecuredKafka())('authorization and credential admin agai
   }
 
   const acl = (resourceType: number, resourceName: string, operation: number, principal = 'User:bob'): AclEntry => ({
-    resourceType, resourceName, resourcePatternType: ResourcePatternTypes.LITERAL, principal, host: '*', operation, permissionType: AclPermissionTypes.ALLOW,
+    resourceType,
+    resourceName,
+    resourcePatternType: ResourcePatternTypes.LITERAL,
+    principal,
+    host: '*',
+    operation,
+    permissionType: AclPermissionTypes.ALLOW,
   })
 
   it('producing: no ACL, then DESCRIBE only: TOPIC_AUTHORIZATION_FAILED at once; WRITE granted through admin.createAcls: the send succeeds', async () => {
@@ -93,16 +103,25 @@ describe.skipIf(!requireSecuredKafka())('authorization and credential admin agai
     await consumer.disconnect()
     const bobAdmin = client.admin()
     await bobAdmin.connect()
-    await refused(() => bobAdmin.setOffsets({ groupId: 'bob-group', topic: 'authz', partitions: [{ partition: 0, offset: 0 }] }), 'GROUP_AUTHORIZATION_FAILED')
+    await refused(
+      () => bobAdmin.setOffsets({ groupId: 'bob-group', topic: 'authz', partitions: [{ partition: 0, offset: 0 }] }),
+      'GROUP_AUTHORIZATION_FAILED',
+    )
 
     // Every group whose name starts with 'bob-'.
-    await admin.createAcls({ acl: [{ ...acl(AclResourceTypes.GROUP, 'bob-', AclOperationTypes.READ), resourcePatternType: ResourcePatternTypes.PREFIXED }] })
+    await admin.createAcls({
+      acl: [{ ...acl(AclResourceTypes.GROUP, 'bob-', AclOperationTypes.READ), resourcePatternType: ResourcePatternTypes.PREFIXED }],
+    })
     const again = client.consumer({ groupId: 'bob-group', maxWaitTimeInMs: 100 })
     await again.connect()
     await again.subscribe({ topics: ['authz'], fromBeginning: true })
     const read: string[] = []
     await again.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) })
-    await until(() => read.includes('allowed'), 20_000, () => `read ${JSON.stringify(read)}`)
+    await until(
+      () => read.includes('allowed'),
+      20_000,
+      () => `read ${JSON.stringify(read)}`,
+    )
     await again.disconnect()
     await bobAdmin.setOffsets({ groupId: 'bob-group', topic: 'authz', partitions: [{ partition: 0, offset: 0 }] })
     await bobAdmin.disconnect()
@@ -120,14 +139,25 @@ describe.skipIf(!requireSecuredKafka())('authorization and credential admin agai
     const described = await admin.describeAcls({ principal: 'User:bob', resourceType: AclResourceTypes.TOPIC })
     const topicAcls = described.resources.find((r) => r.resourceName === 'authz' && r.resourceType === AclResourceTypes.TOPIC)!
     expect(topicAcls.resourcePatternType).toBe(ResourcePatternTypes.LITERAL)
-    expect(topicAcls.acls.map((a) => a.operation).sort()).toEqual([AclOperationTypes.READ, AclOperationTypes.WRITE, AclOperationTypes.DESCRIBE].sort())
-    expect(topicAcls.acls.every((a) => a.principal === 'User:bob' && a.host === '*' && a.permissionType === AclPermissionTypes.ALLOW)).toBe(true)
+    expect(topicAcls.acls.map((a) => a.operation).sort()).toEqual(
+      [AclOperationTypes.READ, AclOperationTypes.WRITE, AclOperationTypes.DESCRIBE].sort(),
+    )
+    expect(topicAcls.acls.every((a) => a.principal === 'User:bob' && a.host === '*' && a.permissionType === AclPermissionTypes.ALLOW)).toBe(
+      true,
+    )
     const prefixed = await admin.describeAcls({ resourceType: AclResourceTypes.GROUP, resourcePatternType: ResourcePatternTypes.PREFIXED })
     expect(prefixed.resources.map((r) => r.resourceName)).toEqual(['bob-'])
 
-    const deleted = await admin.deleteAcls({ filters: [{ principal: 'User:bob', resourceType: AclResourceTypes.TOPIC, resourceName: 'authz', operation: AclOperationTypes.WRITE }] })
+    const deleted = await admin.deleteAcls({
+      filters: [{ principal: 'User:bob', resourceType: AclResourceTypes.TOPIC, resourceName: 'authz', operation: AclOperationTypes.WRITE }],
+    })
     expect(deleted.filterResponses[0].matchingAcls).toHaveLength(1)
-    expect(deleted.filterResponses[0].matchingAcls[0]).toMatchObject({ errorCode: 0, resourceName: 'authz', principal: 'User:bob', operation: AclOperationTypes.WRITE })
+    expect(deleted.filterResponses[0].matchingAcls[0]).toMatchObject({
+      errorCode: 0,
+      resourceName: 'authz',
+      principal: 'User:bob',
+      operation: AclOperationTypes.WRITE,
+    })
     const producer = bob().producer({ idempotent: false })
     // StandardAuthorizer applies the deletion once the broker has the metadata record: allow it a moment.
     let last: unknown
@@ -151,7 +181,15 @@ describe.skipIf(!requireSecuredKafka())('authorization and credential admin agai
     await admin.alterUserScramCredentials({ upsertions: [{ user: 'carol', mechanism: 'SCRAM-SHA-256', password, iterations: 8192 }] })
     await admin.alterUserScramCredentials({ upsertions: [{ user: 'carol', mechanism: 'SCRAM-SHA-512', password }] })
     const described = await admin.describeUserScramCredentials({ users: ['carol'] })
-    expect(described).toEqual([{ user: 'carol', credentials: expect.arrayContaining([{ mechanism: 'SCRAM-SHA-256', iterations: 8192 }, { mechanism: 'SCRAM-SHA-512', iterations: 4096 }]) }])
+    expect(described).toEqual([
+      {
+        user: 'carol',
+        credentials: expect.arrayContaining([
+          { mechanism: 'SCRAM-SHA-256', iterations: 8192 },
+          { mechanism: 'SCRAM-SHA-512', iterations: 4096 },
+        ]),
+      },
+    ])
     const all = await admin.describeUserScramCredentials()
     expect(all.map((u) => u.user).sort()).toEqual(['alice', 'bob', 'carol'])
 

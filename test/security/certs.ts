@@ -28,8 +28,24 @@ function key(dir: string, name: string): void {
 
 function selfSignedCa(dir: string, name: string, cn: string): void {
   key(dir, name)
-  openssl(dir, ['req', '-x509', '-new', '-key', `${name}.key`, '-sha256', '-days', '3', '-subj', `/CN=${cn}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', `${name}.pem`])
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    `${name}.key`,
+    '-sha256',
+    '-days',
+    '3',
+    '-subj',
+    `/CN=${cn}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-out',
+    `${name}.pem`,
+  ])
 }
 
 /** A certificate signed by ca, valid from..until (openssl ca's YYYYMMDDHHMMSSZ). */
@@ -37,8 +53,27 @@ function signed(dir: string, name: string, cn: string, ext: string, from: string
   key(dir, name)
   openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', `/CN=${cn}`, '-out', `${name}.csr`])
   writeFileSync(join(dir, `${name}.ext`), ext)
-  openssl(dir, ['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.pem`,
-    '-startdate', from, '-enddate', until, '-extfile', `${name}.ext`, '-notext'])
+  openssl(dir, [
+    'ca',
+    '-batch',
+    '-config',
+    'ca.cnf',
+    '-cert',
+    'ca.pem',
+    '-keyfile',
+    'ca.key',
+    '-in',
+    `${name}.csr`,
+    '-out',
+    `${name}.pem`,
+    '-startdate',
+    from,
+    '-enddate',
+    until,
+    '-extfile',
+    `${name}.ext`,
+    '-notext',
+  ])
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z'
@@ -49,16 +84,37 @@ export function makeCerts(): TestCerts {
   selfSignedCa(dir, 'other-ca', 'some other CA')
   writeFileSync(join(dir, 'index.txt'), '')
   writeFileSync(join(dir, 'serial'), '1000\n')
-  writeFileSync(join(dir, 'ca.cnf'), [
-    '[ca]', 'default_ca = d', '[d]', 'database = index.txt', 'new_certs_dir = .', 'serial = serial', 'default_md = sha256',
-    'policy = p', 'unique_subject = no', 'copy_extensions = none', '[p]', 'commonName = supplied', '',
-  ].join('\n'))
+  writeFileSync(
+    join(dir, 'ca.cnf'),
+    [
+      '[ca]',
+      'default_ca = d',
+      '[d]',
+      'database = index.txt',
+      'new_certs_dir = .',
+      'serial = serial',
+      'default_md = sha256',
+      'policy = p',
+      'unique_subject = no',
+      'copy_extensions = none',
+      '[p]',
+      'commonName = supplied',
+      '',
+    ].join('\n'),
+  )
   const now = Date.now()
   const day = 86_400_000
   const serverExt = 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n'
   signed(dir, 'broker', 'localhost', serverExt, stamp(new Date(now - day)), stamp(new Date(now + 2 * day)))
   signed(dir, 'expired', 'localhost', serverExt, stamp(new Date(now - 30 * day)), stamp(new Date(now - 2 * day)))
-  signed(dir, 'client', 'wafka-client', 'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n', stamp(new Date(now - day)), stamp(new Date(now + 2 * day)))
+  signed(
+    dir,
+    'client',
+    'wafka-client',
+    'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n',
+    stamp(new Date(now - day)),
+    stamp(new Date(now + 2 * day)),
+  )
   const read = (f: string) => readFileSync(join(dir, f), 'utf8')
   // Kafka's PEM keystore: a PKCS#8 key, then the certificate chain.
   for (const name of ['broker', 'expired']) {

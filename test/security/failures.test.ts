@@ -38,7 +38,8 @@ describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against
     return { error: error as WafkaError, ms, attempts }
   }
 
-  const kafka = (config: Omit<KafkaConfig, 'clientId'>) => new Kafka({ clientId: 'failures', authenticationTimeoutMs: AUTH_TIMEOUT, ...config } as KafkaConfig)
+  const kafka = (config: Omit<KafkaConfig, 'clientId'>) =>
+    new Kafka({ clientId: 'failures', authenticationTimeoutMs: AUTH_TIMEOUT, ...config } as KafkaConfig)
 
   /** admin.connect, producer.send and a consumer's run all fail the same way, each after one connection attempt. */
   async function everyClientFails(config: Omit<KafkaConfig, 'clientId'>, check: (err: WafkaError) => void, secrets: string[] = []) {
@@ -59,7 +60,7 @@ describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against
     ]
     for (const r of results) {
       expect(r.error, 'the call must fail').toBeInstanceOf(WafkaError)
-      expect(r.error.retriable, r.error.message + " cause: " + (r.error.cause as any)?.code).toBe(false)
+      expect(r.error.retriable, r.error.message + ' cause: ' + (r.error.cause as any)?.code).toBe(false)
       check(r.error)
       expect(r.ms).toBeLessThan(AUTH_TIMEOUT)
       expect(r.attempts).toBe(1)
@@ -73,17 +74,21 @@ describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against
     await Promise.all([admin.disconnect(), producer.disconnect(), consumer.disconnect()])
   }
 
-  it('wrong password (PLAIN): AuthenticationError naming the mechanism and broker, with the broker\'s message', async () => {
+  it("wrong password (PLAIN): AuthenticationError naming the mechanism and broker, with the broker's message", async () => {
     const wrong = 'not-alices-password'
-    await everyClientFails({ brokers: k.listener('SASL'), sasl: { mechanism: 'plain', username: 'alice', password: wrong } }, (err) => {
-      expect(err).toBeInstanceOf(AuthenticationError)
-      const e = err as AuthenticationError
-      expect(e.type).toBe('SASL_AUTHENTICATION_FAILED')
-      expect(e.mechanism).toBe('PLAIN')
-      expect(e.broker).toMatch(/127\.0\.0\.1:\d+/)
-      expect(e.brokerMessage).toMatch(/Invalid username or password/)
-      expect(e.message).toContain('PLAIN')
-    }, [wrong, USERS.alice])
+    await everyClientFails(
+      { brokers: k.listener('SASL'), sasl: { mechanism: 'plain', username: 'alice', password: wrong } },
+      (err) => {
+        expect(err).toBeInstanceOf(AuthenticationError)
+        const e = err as AuthenticationError
+        expect(e.type).toBe('SASL_AUTHENTICATION_FAILED')
+        expect(e.mechanism).toBe('PLAIN')
+        expect(e.broker).toMatch(/127\.0\.0\.1:\d+/)
+        expect(e.brokerMessage).toMatch(/Invalid username or password/)
+        expect(e.message).toContain('PLAIN')
+      },
+      [wrong, USERS.alice],
+    )
   })
 
   it('wrong password (SCRAM-SHA-512) and unknown user (SCRAM-SHA-256)', async () => {
@@ -92,46 +97,91 @@ describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against
       { mechanism: 'scram-sha-512' as const, username: 'alice', password: wrong },
       { mechanism: 'scram-sha-256' as const, username: 'nobody', password: wrong },
     ]) {
-      await everyClientFails({ brokers: k.listener('SASL'), sasl }, (err) => {
-        expect(err).toBeInstanceOf(AuthenticationError)
-        expect((err as AuthenticationError).mechanism).toBe(sasl.mechanism.toUpperCase())
-        expect((err as AuthenticationError).brokerMessage).toMatch(/invalid credentials/i)
-      }, [wrong])
+      await everyClientFails(
+        { brokers: k.listener('SASL'), sasl },
+        (err) => {
+          expect(err).toBeInstanceOf(AuthenticationError)
+          expect((err as AuthenticationError).mechanism).toBe(sasl.mechanism.toUpperCase())
+          expect((err as AuthenticationError).brokerMessage).toMatch(/invalid credentials/i)
+        },
+        [wrong],
+      )
     }
   })
 
   it('an OAUTHBEARER token the broker refuses (expired)', async () => {
     const token = unsecuredJwt('alice', -600_000)
-    await everyClientFails({ brokers: k.listener('SASL'), sasl: { mechanism: 'oauthbearer', oauthBearerProvider: () => ({ value: token }) } }, (err) => {
-      expect(err).toBeInstanceOf(AuthenticationError)
-      expect((err as AuthenticationError).mechanism).toBe('OAUTHBEARER')
-      expect(err.message).toMatch(/invalid_token/)
-    }, [token])
+    await everyClientFails(
+      { brokers: k.listener('SASL'), sasl: { mechanism: 'oauthbearer', oauthBearerProvider: () => ({ value: token }) } },
+      (err) => {
+        expect(err).toBeInstanceOf(AuthenticationError)
+        expect((err as AuthenticationError).mechanism).toBe('OAUTHBEARER')
+        expect(err.message).toMatch(/invalid_token/)
+      },
+      [token],
+    )
   })
 
   it('a mechanism the listener does not enable: UNSUPPORTED_SASL_MECHANISM listing those it does', async () => {
-    await everyClientFails({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: { mechanism: 'scram-sha-256', username: 'alice', password: USERS.alice } }, (err) => {
-      expect(err).toBeInstanceOf(AuthenticationError)
-      expect((err as AuthenticationError).type).toBe('UNSUPPORTED_SASL_MECHANISM')
-      expect(err.message).toMatch(/enables: PLAIN, SCRAM-SHA-512, OAUTHBEARER/)
-    }, [USERS.alice])
+    await everyClientFails(
+      {
+        brokers: k.listener('SASL_SSL'),
+        ssl: { ca: [k.certs.ca] },
+        sasl: { mechanism: 'scram-sha-256', username: 'alice', password: USERS.alice },
+      },
+      (err) => {
+        expect(err).toBeInstanceOf(AuthenticationError)
+        expect((err as AuthenticationError).type).toBe('UNSUPPORTED_SASL_MECHANISM')
+        expect(err.message).toMatch(/enables: PLAIN, SCRAM-SHA-512, OAUTHBEARER/)
+      },
+      [USERS.alice],
+    )
   })
 
   const tlsCases: Array<[string, () => Omit<KafkaConfig, 'clientId'>, string, RegExp]> = [
-    ['a CA we do not trust', () => ({ brokers: k.listener('SSL'), ssl: { ca: [k.certs.otherCa] } }), 'untrusted-certificate', /not signed by a CA we trust/],
-    ['no CA given (the system store does not know the test CA)', () => ({ brokers: k.listener('SSL'), ssl: true }), 'untrusted-certificate', /CA/],
-    ['a certificate for another host name', () => ({ brokers: k.listener('SSL'), ssl: { ca: [k.certs.ca], servername: 'kafka.wrong.example' } }), 'hostname-mismatch', /does not name this host/],
+    [
+      'a CA we do not trust',
+      () => ({ brokers: k.listener('SSL'), ssl: { ca: [k.certs.otherCa] } }),
+      'untrusted-certificate',
+      /not signed by a CA we trust/,
+    ],
+    [
+      'no CA given (the system store does not know the test CA)',
+      () => ({ brokers: k.listener('SSL'), ssl: true }),
+      'untrusted-certificate',
+      /CA/,
+    ],
+    [
+      'a certificate for another host name',
+      () => ({ brokers: k.listener('SSL'), ssl: { ca: [k.certs.ca], servername: 'kafka.wrong.example' } }),
+      'hostname-mismatch',
+      /does not name this host/,
+    ],
     ['an expired certificate', () => ({ brokers: k.listener('EXPIRED'), ssl: { ca: [k.certs.ca] } }), 'expired-certificate', /expired/],
-    ['no client certificate where one is required', () => ({ brokers: k.listener('MTLS'), ssl: { ca: [k.certs.ca] } }), 'client-certificate-rejected', /client certificate/],
-    ['TLS to a plaintext listener', () => ({ brokers: k.listener('RIG'), ssl: { ca: [k.certs.ca] } }), 'handshake-failed', /closed the connection during the TLS handshake/],
+    [
+      'no client certificate where one is required',
+      () => ({ brokers: k.listener('MTLS'), ssl: { ca: [k.certs.ca] } }),
+      'client-certificate-rejected',
+      /client certificate/,
+    ],
+    [
+      'TLS to a plaintext listener',
+      () => ({ brokers: k.listener('RIG'), ssl: { ca: [k.certs.ca] } }),
+      'handshake-failed',
+      /closed the connection during the TLS handshake/,
+    ],
   ]
   for (const [name, config, reason, message] of tlsCases) {
     it(`TLS: ${name} gives one TlsError naming the cause (${reason})`, async () => {
-      await everyClientFails(config(), (err) => {
-        expect(err).toBeInstanceOf(TlsError)
-        expect((err as TlsError).reason).toBe(reason)
-        expect(err.message).toMatch(message)
-      }, [k.certs.clientKey.split('\n')[1]])
+      await everyClientFails(
+        config(),
+        (err) => {
+          expect(err).toBeInstanceOf(TlsError)
+          expect((err as TlsError).reason).toBe(reason)
+          expect(err.message).toMatch(message)
+        },
+        [k.certs.clientKey.split('\n')[1]],
+      )
     })
   }
 
@@ -148,7 +198,11 @@ describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against
     await ok.connect()
     expect((await ok.describeCluster()).brokers).toHaveLength(1)
     await ok.disconnect()
-    const { error: refused } = await failure(() => kafka({ brokers: k.listener('SASL'), sasl: plainProvider('wrong') }).admin().connect())
+    const { error: refused } = await failure(() =>
+      kafka({ brokers: k.listener('SASL'), sasl: plainProvider('wrong') })
+        .admin()
+        .connect(),
+    )
     expect(refused).toBeInstanceOf(AuthenticationError)
     expect((refused as AuthenticationError).brokerMessage).toMatch(/Invalid username or password/)
 
@@ -163,7 +217,9 @@ describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against
 
   it('SASL on a listener without it: a typed error at once', async () => {
     const { error, ms, attempts } = await failure(() =>
-      kafka({ brokers: k.listener('RIG'), sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice } }).admin().connect(),
+      kafka({ brokers: k.listener('RIG'), sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice } })
+        .admin()
+        .connect(),
     )
     expect(error, String(error)).toBeInstanceOf(AuthenticationError)
     expect((error as AuthenticationError).type).toBe('ILLEGAL_SASL_STATE')
@@ -175,8 +231,16 @@ describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against
   })
 
   it('TLS with SASL: a wrong CA fails before any credential is sent', async () => {
-    await everyClientFails({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.otherCa] }, sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice } }, (err) => {
-      expect(err).toBeInstanceOf(TlsError)
-    }, [USERS.alice])
+    await everyClientFails(
+      {
+        brokers: k.listener('SASL_SSL'),
+        ssl: { ca: [k.certs.otherCa] },
+        sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
+      },
+      (err) => {
+        expect(err).toBeInstanceOf(TlsError)
+      },
+      [USERS.alice],
+    )
   })
 })

@@ -19,14 +19,42 @@ describe.skipIf(!requireSecuredKafka())('secured connections against real Kafka'
     ['SASL_PLAINTEXT PLAIN', () => ({ brokers: k.listener('SASL'), sasl: alice('plain') })],
     ['SASL_PLAINTEXT SCRAM-SHA-256', () => ({ brokers: k.listener('SASL'), sasl: alice('scram-sha-256') })],
     ['SASL_PLAINTEXT SCRAM-SHA-512', () => ({ brokers: k.listener('SASL'), sasl: alice('scram-sha-512') })],
-    ['SASL_PLAINTEXT OAUTHBEARER', () => ({ brokers: k.listener('SASL'), sasl: { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: unsecuredJwt('alice') }) } })],
+    [
+      'SASL_PLAINTEXT OAUTHBEARER',
+      () => ({
+        brokers: k.listener('SASL'),
+        sasl: { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: unsecuredJwt('alice') }) },
+      }),
+    ],
     ['SSL', () => ({ brokers: k.listener('SSL'), ssl: { ca: [k.certs.ca] } })],
-    ['SSL with a client certificate (mTLS)', () => ({ brokers: k.listener('MTLS'), ssl: { ca: [k.certs.ca], cert: k.certs.clientCert, key: k.certs.clientKey } })],
-    ['SSL by host name (SNI and hostname verification against DNS:localhost)', () => ({ brokers: k.listener('SSL').map((b) => b.replace('127.0.0.1', 'localhost')), ssl: { ca: [k.certs.ca] } })],
-    ['SASL_SSL PLAIN (Confluent Cloud style)', () => ({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: alice('plain') })],
+    [
+      'SSL with a client certificate (mTLS)',
+      () => ({ brokers: k.listener('MTLS'), ssl: { ca: [k.certs.ca], cert: k.certs.clientCert, key: k.certs.clientKey } }),
+    ],
+    [
+      'SSL by host name (SNI and hostname verification against DNS:localhost)',
+      () => ({ brokers: k.listener('SSL').map((b) => b.replace('127.0.0.1', 'localhost')), ssl: { ca: [k.certs.ca] } }),
+    ],
+    [
+      'SASL_SSL PLAIN (Confluent Cloud style)',
+      () => ({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: alice('plain') }),
+    ],
     ['SASL_SSL SCRAM-SHA-512', () => ({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: alice('scram-sha-512') })],
-    ['SASL_SSL OAUTHBEARER with extensions', () => ({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: { mechanism: 'oauthbearer', oauthBearerProvider: () => ({ value: unsecuredJwt('alice'), extensions: { traceId: 'abc123' } }) } })],
-    ['SASL_SSL SCRAM-SHA-512 from an async credentials function', () => ({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: async () => alice('scram-sha-512') })],
+    [
+      'SASL_SSL OAUTHBEARER with extensions',
+      () => ({
+        brokers: k.listener('SASL_SSL'),
+        ssl: { ca: [k.certs.ca] },
+        sasl: {
+          mechanism: 'oauthbearer',
+          oauthBearerProvider: () => ({ value: unsecuredJwt('alice'), extensions: { traceId: 'abc123' } }),
+        },
+      }),
+    ],
+    [
+      'SASL_SSL SCRAM-SHA-512 from an async credentials function',
+      () => ({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: async () => alice('scram-sha-512') }),
+    ],
   ]
   cases.forEach(([name, config], i) => {
     it(name, async () => {
@@ -45,8 +73,21 @@ describe.skipIf(!requireSecuredKafka('3.9'))('secured connections against real K
     await k?.stop()
   })
   const cases: Array<[string, () => Omit<KafkaConfig, 'clientId'>]> = [
-    ['SASL_SSL SCRAM-SHA-512', () => ({ brokers: k.listener('SASL_SSL'), ssl: { ca: [k.certs.ca] }, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: USERS.alice } })],
-    ['SASL_PLAINTEXT OAUTHBEARER', () => ({ brokers: k.listener('SASL'), sasl: { mechanism: 'oauthbearer', oauthBearerProvider: () => ({ value: unsecuredJwt('alice') }) } })],
+    [
+      'SASL_SSL SCRAM-SHA-512',
+      () => ({
+        brokers: k.listener('SASL_SSL'),
+        ssl: { ca: [k.certs.ca] },
+        sasl: { mechanism: 'scram-sha-512', username: 'alice', password: USERS.alice },
+      }),
+    ],
+    [
+      'SASL_PLAINTEXT OAUTHBEARER',
+      () => ({
+        brokers: k.listener('SASL'),
+        sasl: { mechanism: 'oauthbearer', oauthBearerProvider: () => ({ value: unsecuredJwt('alice') }) },
+      }),
+    ],
     ['mTLS', () => ({ brokers: k.listener('MTLS'), ssl: { ca: [k.certs.ca], cert: k.certs.clientCert, key: k.certs.clientKey } })],
   ]
   cases.forEach(([name, config], i) => {

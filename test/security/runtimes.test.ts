@@ -41,14 +41,18 @@ describe.skipIf(!requireSecuredKafka())('runtimes over SASL_SSL / SCRAM-SHA-512 
   })
 
   for (const [name, cmd, args] of RUNTIMES) {
-    it(name, async () => {
-      expect(existsSync(`${root}dist/index.js`), 'npm run build first: the smoke test runs the bundle').toBe(true)
-      const secure = JSON.stringify({ bootstrap: k.listener('SASL_SSL'), ca: k.certs.ca, username: 'alice', password: USERS.alice })
-      const { WAFKA_SMOKE_BOOTSTRAP: _, ...env } = process.env
-      const r = await run(cmd, args, { ...env, WAFKA_SMOKE_SECURE: secure })
-      expect(r.code, r.output).toBe(0)
-      expect(r.output).toMatch(new RegExp(`${name}: SASL_SSL SCRAM-SHA-512 round trip of 100 messages`))
-      expect(r.output).toMatch(new RegExp(`${name}: \\d+ passed, 0 failed`))
-    }, 120_000)
+    it(
+      name,
+      async () => {
+        expect(existsSync(`${root}dist/index.js`), 'npm run build first: the smoke test runs the bundle').toBe(true)
+        const secure = JSON.stringify({ bootstrap: k.listener('SASL_SSL'), ca: k.certs.ca, username: 'alice', password: USERS.alice })
+        const { WAFKA_SMOKE_BOOTSTRAP: _, ...env } = process.env
+        const r = await run(cmd, args, { ...env, WAFKA_SMOKE_SECURE: secure })
+        expect(r.code, r.output).toBe(0)
+        expect(r.output).toMatch(new RegExp(`${name}: SASL_SSL SCRAM-SHA-512 round trip of 100 messages`))
+        expect(r.output).toMatch(new RegExp(`${name}: \\d+ passed, 0 failed`))
+      },
+      120_000,
+    )
   }
 })

@@ -51,14 +51,17 @@ export async function startSecuredKafka(options: { config?: Record<string, strin
     'ssl.truststore.type': 'PEM',
     'ssl.truststore.location': certs.truststore,
   })
-  const plainJaas = `org.apache.kafka.common.security.plain.PlainLoginModule required ${Object.entries(USERS).map(([u, p]) => `user_${u}="${p}"`).join(' ')};`
+  const plainJaas = `org.apache.kafka.common.security.plain.PlainLoginModule required ${Object.entries(USERS)
+    .map(([u, p]) => `user_${u}="${p}"`)
+    .join(' ')};`
   const sasl = (mechanisms: string[]) => {
     const config: Record<string, string> = { 'sasl.enabled.mechanisms': mechanisms.join(',') }
     for (const m of mechanisms) {
       const key = `${m.toLowerCase()}.sasl.jaas.config`
       if (m === 'PLAIN') config[key] = plainJaas
       else if (m.startsWith('SCRAM')) config[key] = 'org.apache.kafka.common.security.scram.ScramLoginModule required;'
-      else if (m === 'OAUTHBEARER') config[key] = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";'
+      else if (m === 'OAUTHBEARER')
+        config[key] = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";'
     }
     return config
   }
@@ -72,7 +75,11 @@ export async function startSecuredKafka(options: { config?: Record<string, strin
         { name: 'SASL', protocol: 'SASL_PLAINTEXT', config: sasl(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER']) },
         { name: 'SSL', protocol: 'SSL', config: tls(certs.brokerKeystore) },
         { name: 'MTLS', protocol: 'SSL', config: { ...tls(certs.brokerKeystore), 'ssl.client.auth': 'required' } },
-        { name: 'SASL_SSL', protocol: 'SASL_SSL', config: { ...tls(certs.brokerKeystore), ...sasl(['PLAIN', 'SCRAM-SHA-512', 'OAUTHBEARER']) } },
+        {
+          name: 'SASL_SSL',
+          protocol: 'SASL_SSL',
+          config: { ...tls(certs.brokerKeystore), ...sasl(['PLAIN', 'SCRAM-SHA-512', 'OAUTHBEARER']) },
+        },
         { name: 'EXPIRED', protocol: 'SSL', config: tls(certs.expiredKeystore) },
       ],
       config: {

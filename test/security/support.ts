@@ -34,7 +34,11 @@ export async function roundTrip(config: KafkaConfig, topic: string): Promise<voi
     try {
       await consumer.subscribe({ topics: [topic], fromBeginning: true })
       await consumer.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) })
-      await until(() => read.length >= sent.length, 30_000, () => `read ${read.length} of ${sent.length}`)
+      await until(
+        () => read.length >= sent.length,
+        30_000,
+        () => `read ${read.length} of ${sent.length}`,
+      )
     } finally {
       await consumer.disconnect()
     }

@@ -77,7 +77,8 @@ export function batchDifference(actual: DecodedBatch, expected: ExpectedBatch): 
       const [ek, ev] = e.headers[h]
       // Compared as bytes: equal strings from valid UTF-8 are equal bytes.
       if (ak !== ek) return `${where} header ${h} key: got ${JSON.stringify(ak)}, want ${JSON.stringify(ek)}`
-      if (bytesDiffer(av, ev)) return `${where} header ${h} (${JSON.stringify(ek)}) value: got ${describeBytes(av)}, want ${describeBytes(ev)}`
+      if (bytesDiffer(av, ev))
+        return `${where} header ${h} (${JSON.stringify(ek)}) value: got ${describeBytes(av)}, want ${describeBytes(ev)}`
     }
   }
   return null

@@ -109,7 +109,7 @@ function randomHeaders(rng: Prng, nullValues: boolean): Array<[string, Bytes]> |
 }
 
 function randomBigint(rng: Prng, bits: number): bigint {
-  return (BigInt(rng.u32()) << 21n | BigInt(rng.u32() >>> 11)) & ((1n << BigInt(bits)) - 1n)
+  return ((BigInt(rng.u32()) << 21n) | BigInt(rng.u32() >>> 11)) & ((1n << BigInt(bits)) - 1n)
 }
 
 export function randomBatch(seed: number, compression: CompressionName, limits: RandomBatchLimits, large: boolean): RandomBatch {

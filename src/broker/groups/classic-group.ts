@@ -101,7 +101,16 @@ export class ClassicGroup {
 
   join(req: JoinRequest): Promise<JoinResult> {
     const fail = (errorCode: number, memberId = req.memberId): Promise<JoinResult> =>
-      Promise.resolve({ errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId, skipAssignment: false, members: [] })
+      Promise.resolve({
+        errorCode,
+        generationId: -1,
+        protocolType: null,
+        protocolName: null,
+        leader: '',
+        memberId,
+        skipAssignment: false,
+        members: [],
+      })
     if (this.state === 'Dead') return fail(ErrorCodes.COORDINATOR_NOT_AVAILABLE)
     if (!req.protocolType || req.protocols.length === 0 || !this.supports(req.protocolType, req.protocols)) {
       return fail(ErrorCodes.INCONSISTENT_GROUP_PROTOCOL)
@@ -111,7 +120,10 @@ export class ClassicGroup {
       if (req.groupInstanceId !== null) return this.joinStatic(req, newId)
       if (req.requireKnownMemberId) {
         // KIP-394: the member must come back with this id; until then the join waits for it.
-        this.pending.set(newId, setTimeout(() => this.expirePending(newId), req.sessionTimeoutMs))
+        this.pending.set(
+          newId,
+          setTimeout(() => this.expirePending(newId), req.sessionTimeoutMs),
+        )
         return fail(ErrorCodes.MEMBER_ID_REQUIRED, newId)
       }
       return this.addMemberAndRebalance(req, newId)
@@ -124,7 +136,8 @@ export class ClassicGroup {
     }
     const member = this.members.get(req.memberId)
     if (!member) return fail(ErrorCodes.UNKNOWN_MEMBER_ID)
-    if (req.groupInstanceId !== null && this.staticMembers.get(req.groupInstanceId) !== req.memberId) return fail(ErrorCodes.FENCED_INSTANCE_ID)
+    if (req.groupInstanceId !== null && this.staticMembers.get(req.groupInstanceId) !== req.memberId)
+      return fail(ErrorCodes.FENCED_INSTANCE_ID)
     return this.rejoin(member, req)
   }
 
@@ -307,7 +320,9 @@ export class ClassicGroup {
   /** The protocol every member supports that most members prefer (each votes for its first supported one). */
   private selectProtocol(): string {
     const members = [...this.members.values()]
-    const candidates = members[0].protocols.map((p) => p.name).filter((name) => members.every((m) => m.protocols.some((p) => p.name === name)))
+    const candidates = members[0].protocols
+      .map((p) => p.name)
+      .filter((name) => members.every((m) => m.protocols.some((p) => p.name === name)))
     const votes = new Map<string, number>()
     for (const m of members) {
       const choice = m.protocols.find((p) => candidates.includes(p.name))!.name
@@ -355,7 +370,12 @@ export class ClassicGroup {
     const member = this.members.get(memberId)!
     this.touch(member)
     if (this.state === 'PreparingRebalance') return fail(ErrorCodes.REBALANCE_IN_PROGRESS)
-    const answer = (m: Member): SyncResult => ({ errorCode: ErrorCodes.NONE, protocolType: this.protocolType, protocolName: this.protocolName, assignment: m.assignment })
+    const answer = (m: Member): SyncResult => ({
+      errorCode: ErrorCodes.NONE,
+      protocolType: this.protocolType,
+      protocolName: this.protocolName,
+      assignment: m.assignment,
+    })
     if (this.state === 'Stable') return Promise.resolve(answer(member))
     return new Promise((resolve) => {
       member.syncWaiter = resolve

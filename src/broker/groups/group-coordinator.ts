@@ -20,7 +20,11 @@ export class GroupCoordinator {
 
   getOrCreate(groupId: string): ClassicGroup {
     let g = this.groups.get(groupId)
-    if (!g) this.groups.set(groupId, (g = new ClassicGroup(groupId, { initialRebalanceDelayMs: this.cluster.options.groupInitialRebalanceDelayMs })))
+    if (!g)
+      this.groups.set(
+        groupId,
+        (g = new ClassicGroup(groupId, { initialRebalanceDelayMs: this.cluster.options.groupInitialRebalanceDelayMs })),
+      )
     return g
   }
 

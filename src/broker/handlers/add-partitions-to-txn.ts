@@ -1,5 +1,9 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
-import { AddPartitionsToTxn, type AddPartitionsToTxnRequest, type AddPartitionsToTxnResponse } from '../../protocol/messages/AddPartitionsToTxn.js'
+import {
+  AddPartitionsToTxn,
+  type AddPartitionsToTxnRequest,
+  type AddPartitionsToTxnResponse,
+} from '../../protocol/messages/AddPartitionsToTxn.js'
 import { defineHandler } from '../handler.js'
 
 /** AddPartitionsToTxn from clients (v0-3); v4+ is the brokers' batched verification. */
@@ -11,7 +15,10 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
     const topics = req.v3AndBelowTopics
     const results =
       cluster.transactions.coordinatorFor(req.v3AndBelowTransactionalId) !== broker.id
-        ? topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: ErrorCodes.NOT_COORDINATOR })) }))
+        ? topics.map((t) => ({
+            name: t.name,
+            results: t.partitions.map((partition) => ({ partition, errorCode: ErrorCodes.NOT_COORDINATOR })),
+          }))
         : cluster.transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics)
     return {
       resultsByTopicV3AndBelow: results.map((t) => ({
@@ -21,6 +28,9 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
     }
   },
   errorResponse: (req, code) => ({
-    resultsByTopicV3AndBelow: req.v3AndBelowTopics.map((t) => ({ name: t.name, resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: code })) })),
+    resultsByTopicV3AndBelow: req.v3AndBelowTopics.map((t) => ({
+      name: t.name,
+      resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: code })),
+    })),
   }),
 })

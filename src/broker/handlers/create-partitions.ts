@@ -11,7 +11,11 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
     return {
       results: req.topics.map((t) => {
         if (t.assignments !== null) {
-          return { name: t.name, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: 'explicit replica assignments for new partitions are not served; leave them null' }
+          return {
+            name: t.name,
+            errorCode: ErrorCodes.INVALID_REQUEST,
+            errorMessage: 'explicit replica assignments for new partitions are not served; leave them null',
+          }
         }
         try {
           cluster.controller.createPartitions(t.name, t.count, req.validateOnly)

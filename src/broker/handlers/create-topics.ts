@@ -18,7 +18,8 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
       topics: req.topics.map((ct) => {
         const result = { name: ct.name, topicId: ZERO_UUID, numPartitions: -1, replicationFactor: -1, configs: null }
         const fail = (errorCode: number, errorMessage: string) => ({ ...result, errorCode, errorMessage })
-        if (seen.get(ct.name)! > 1) return fail(ErrorCodes.INVALID_REQUEST, `Create topics request from client contains multiple entries for topic ${ct.name}`)
+        if (seen.get(ct.name)! > 1)
+          return fail(ErrorCodes.INVALID_REQUEST, `Create topics request from client contains multiple entries for topic ${ct.name}`)
         const configs: Record<string, string> = {}
         for (const c of ct.configs) {
           const problem = topicConfigProblem(c.name, c.value)
@@ -27,14 +28,19 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
         }
         const explicit = ct.assignments.length > 0
         if (explicit && (ct.numPartitions !== -1 || ct.replicationFactor !== -1)) {
-          return fail(ErrorCodes.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.')
+          return fail(
+            ErrorCodes.INVALID_REQUEST,
+            'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+          )
         }
         try {
           const created = controller.createTopic(ct.name, {
             partitions: ct.numPartitions === -1 ? options.defaultPartitions : ct.numPartitions,
             replicationFactor: ct.replicationFactor === -1 ? 1 : ct.replicationFactor,
             configs,
-            assignments: explicit ? [...ct.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds) : undefined,
+            assignments: explicit
+              ? [...ct.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds)
+              : undefined,
             validateOnly: req.validateOnly,
           })
           const partitions = created?.partitions ?? []

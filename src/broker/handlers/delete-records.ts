@@ -28,6 +28,9 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
     }
   },
   errorResponse: (req, code) => ({
-    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: code })) })),
+    topics: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: code })),
+    })),
   }),
 })

@@ -17,7 +17,12 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
         const t = w.name ? controller.topics.get(w.name) : controller.topicsById.get(w.topicId)
         const name = w.name ?? t?.name ?? null
         if (!t) {
-          return { name, topicId: w.topicId, errorCode: w.name ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.UNKNOWN_TOPIC_ID, errorMessage: null }
+          return {
+            name,
+            topicId: w.topicId,
+            errorCode: w.name ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.UNKNOWN_TOPIC_ID,
+            errorMessage: null,
+          }
         }
         try {
           controller.deleteTopic(t.name)
@@ -30,6 +35,9 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
     }
   },
   errorResponse: (req, code, { version }) => ({
-    responses: (version >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }))).map((t) => ({ ...t, errorCode: code })),
+    responses: (version >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }))).map((t) => ({
+      ...t,
+      errorCode: code,
+    })),
   }),
 })

@@ -12,7 +12,13 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
   handle(req, { cluster }) {
     const { controller } = cluster
     if (req.endpointType !== BROKERS_ENDPOINT) {
-      return { errorCode: ErrorCodes.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: 'only broker endpoints are served', endpointType: req.endpointType, clusterId: controller.clusterId, controllerId: -1 }
+      return {
+        errorCode: ErrorCodes.UNSUPPORTED_ENDPOINT_TYPE,
+        errorMessage: 'only broker endpoints are served',
+        endpointType: req.endpointType,
+        clusterId: controller.clusterId,
+        controllerId: -1,
+      }
     }
     const brokers = controller.liveBrokers()
     return {
@@ -31,5 +37,10 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
       clusterAuthorizedOperations: OPERATIONS_OMITTED,
     }
   },
-  errorResponse: (req, code, { cluster }) => ({ errorCode: code, endpointType: req.endpointType, clusterId: cluster.controller.clusterId, controllerId: -1 }),
+  errorResponse: (req, code, { cluster }) => ({
+    errorCode: code,
+    endpointType: req.endpointType,
+    clusterId: cluster.controller.clusterId,
+    controllerId: -1,
+  }),
 })

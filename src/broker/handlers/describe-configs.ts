@@ -23,7 +23,12 @@ interface Entry {
 
 function brokerConfigs(cluster: EmbeddedCluster): Entry[] {
   const o = cluster.options
-  const e = (name: string, value: string | number | boolean, type: number): Entry => ({ name, value: String(value), source: SOURCE_STATIC_BROKER, type })
+  const e = (name: string, value: string | number | boolean, type: number): Entry => ({
+    name,
+    value: String(value),
+    source: SOURCE_STATIC_BROKER,
+    type,
+  })
   return [
     e('auto.create.topics.enable', o.autoCreateTopics, TYPE_BOOLEAN),
     e('num.partitions', o.defaultPartitions, TYPE_INT),
@@ -48,16 +53,22 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
         let entries: Entry[]
         if (r.resourceType === TOPIC) {
           const t = cluster.controller.topics.get(r.resourceName)
-          if (!t) return { ...base, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic ${r.resourceName} does not exist` }
+          if (!t)
+            return { ...base, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic ${r.resourceName} does not exist` }
           entries = Object.keys(TOPIC_CONFIG_DEFAULTS).map((name) => ({
             name,
             value: topicConfig(t, name),
             source: t.configs.has(name) ? SOURCE_TOPIC : SOURCE_DEFAULT,
-            type: /^-?\d+$/.test(TOPIC_CONFIG_DEFAULTS[name].value) ? (name === 'min.insync.replicas' || name === 'max.message.bytes' || name === 'segment.bytes' ? TYPE_INT : TYPE_LONG) : TYPE_STRING,
+            type: /^-?\d+$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
+              ? name === 'min.insync.replicas' || name === 'max.message.bytes' || name === 'segment.bytes'
+                ? TYPE_INT
+                : TYPE_LONG
+              : TYPE_STRING,
           }))
         } else if (r.resourceType === BROKER) {
           const id = r.resourceName === '' ? null : Number(r.resourceName)
-          if (id !== null && !cluster.brokers.has(id)) return { ...base, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `no broker ${r.resourceName}` }
+          if (id !== null && !cluster.brokers.has(id))
+            return { ...base, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `no broker ${r.resourceName}` }
           entries = brokerConfigs(cluster)
         } else {
           return { ...base, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `resource type ${r.resourceType} is not served` }
@@ -85,6 +96,12 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
     }
   },
   errorResponse: (req, code) => ({
-    results: req.resources.map((r) => ({ errorCode: code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] })),
+    results: req.resources.map((r) => ({
+      errorCode: code,
+      errorMessage: null,
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+      configs: [],
+    })),
   }),
 })

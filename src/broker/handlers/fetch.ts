@@ -30,7 +30,13 @@ interface Pass {
 }
 
 /** One pass over the partitions to fetch: what can be answered now. */
-function readOnce(wanted: Iterable<SessionPartition>, req: FetchRequest, cluster: EmbeddedCluster, broker: VirtualBroker, version: number): Pass {
+function readOnce(
+  wanted: Iterable<SessionPartition>,
+  req: FetchRequest,
+  cluster: EmbeddedCluster,
+  broker: VirtualBroker,
+  version: number,
+): Pass {
   const byId = version >= 13
   const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set() }
   let room = req.maxBytes
@@ -47,7 +53,13 @@ function readOnce(wanted: Iterable<SessionPartition>, req: FetchRequest, cluster
         return { ...failed(want.partition, led), currentLeader }
       }
       if (want.currentLeaderEpoch >= 0 && want.currentLeaderEpoch !== p.leaderEpoch) {
-        return { ...failed(want.partition, want.currentLeaderEpoch < p.leaderEpoch ? ErrorCodes.FENCED_LEADER_EPOCH : ErrorCodes.UNKNOWN_LEADER_EPOCH), currentLeader }
+        return {
+          ...failed(
+            want.partition,
+            want.currentLeaderEpoch < p.leaderEpoch ? ErrorCodes.FENCED_LEADER_EPOCH : ErrorCodes.UNKNOWN_LEADER_EPOCH,
+          ),
+          currentLeader,
+        }
       }
       const log = led.replica.log
       pass.logs.push(log)
@@ -60,9 +72,12 @@ function readOnce(wanted: Iterable<SessionPartition>, req: FetchRequest, cluster
         highWatermark: BigInt(log.highWatermark),
         lastStableOffset: BigInt(lso),
         logStartOffset: BigInt(log.logStartOffset),
-        abortedTransactions: committedOnly ? log.abortedBetween(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) })) : null,
+        abortedTransactions: committedOnly
+          ? log.abortedBetween(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }))
+          : null,
       }
-      if (offset < log.logStartOffset || offset > log.logEndOffset) return { ...common, errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE, records: null }
+      if (offset < log.logStartOffset || offset > log.logEndOffset)
+        return { ...common, errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE, records: null }
       let chunks: Buffer[] = []
       // KIP-74: the first batch goes out whole even past the limits, so a consumer always progresses.
       const limit = Math.min(want.partitionMaxBytes, room)
@@ -127,7 +142,11 @@ function requested(req: FetchRequest, byId: boolean): Map<string, SessionPartiti
  * partitions; epoch 0 opens a session for them), or an incremental one (the
  * session's partitions updated with the request's, less the forgotten).
  */
-function resolveSession(req: FetchRequest, broker: VirtualBroker, byId: boolean): { session: FetchSession | null; incremental: boolean; wanted: Map<string, SessionPartition> } | number {
+function resolveSession(
+  req: FetchRequest,
+  broker: VirtualBroker,
+  byId: boolean,
+): { session: FetchSession | null; incremental: boolean; wanted: Map<string, SessionPartition> } | number {
   const sessions = broker.fetchSessions
   if (req.sessionEpoch === INITIAL_EPOCH || req.sessionEpoch === FINAL_EPOCH) {
     if (req.sessionId !== 0) sessions.remove(req.sessionId)
@@ -152,7 +171,11 @@ function resolveSession(req: FetchRequest, broker: VirtualBroker, byId: boolean)
 function hasNews(want: SessionPartition, data: PartitionData): boolean {
   const records = data.records as Buffer[] | null
   if (data.errorCode || (records && records.length > 0) || !want.sent) return true
-  return want.sent.highWatermark !== data.highWatermark || want.sent.lastStableOffset !== data.lastStableOffset || want.sent.logStartOffset !== data.logStartOffset
+  return (
+    want.sent.highWatermark !== data.highWatermark ||
+    want.sent.lastStableOffset !== data.lastStableOffset ||
+    want.sent.logStartOffset !== data.logStartOffset
+  )
 }
 
 /**
@@ -181,14 +204,19 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       const pass = readOnce(wanted.values(), req, cluster, broker, version)
       const left = deadline - Date.now()
       const news = incremental ? pass.answers.filter((a) => hasNews(a.want, a.data)) : pass.answers
-      const done = pass.bytes >= req.minBytes || pass.errors || left <= 0 || !broker.running || pass.logs.length === 0 || ctx.connection.isClosed
+      const done =
+        pass.bytes >= req.minBytes || pass.errors || left <= 0 || !broker.running || pass.logs.length === 0 || ctx.connection.isClosed
       if (!done) {
         await waitForData(broker, ctx.connection, pass.logs, left)
         continue
       }
       if (session) {
         for (const { want, data } of pass.answers) {
-          want.sent = { highWatermark: data.highWatermark as bigint, lastStableOffset: data.lastStableOffset as bigint, logStartOffset: data.logStartOffset as bigint }
+          want.sent = {
+            highWatermark: data.highWatermark as bigint,
+            lastStableOffset: data.lastStableOffset as bigint,
+            logStartOffset: data.logStartOffset as bigint,
+          }
         }
       }
       // Partitions grouped by topic, in the order asked.
@@ -208,6 +236,10 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
   errorResponse: (req, code, { version }) => ({
     errorCode: version >= 7 ? code : 0,
     sessionId: 0,
-    responses: req.topics.map((t) => ({ topic: version >= 13 ? '' : t.topic, topicId: t.topicId, partitions: t.partitions.map((p) => failed(p.partition, code)) })),
+    responses: req.topics.map((t) => ({
+      topic: version >= 13 ? '' : t.topic,
+      topicId: t.topicId,
+      partitions: t.partitions.map((p) => failed(p.partition, code)),
+    })),
   }),
 })

@@ -1,5 +1,9 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
-import { IncrementalAlterConfigs, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from '../../protocol/messages/IncrementalAlterConfigs.js'
+import {
+  IncrementalAlterConfigs,
+  type IncrementalAlterConfigsRequest,
+  type IncrementalAlterConfigsResponse,
+} from '../../protocol/messages/IncrementalAlterConfigs.js'
 import { defineHandler } from '../handler.js'
 import { topicConfigProblem } from '../topic-configs.js'
 
@@ -20,11 +24,18 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
     const { controller } = cluster
     return {
       responses: req.resources.map((r) => {
-        const answer = (errorCode: number, errorMessage: string | null = null) => ({ errorCode, errorMessage, resourceType: r.resourceType, resourceName: r.resourceName })
+        const answer = (errorCode: number, errorMessage: string | null = null) => ({
+          errorCode,
+          errorMessage,
+          resourceType: r.resourceType,
+          resourceName: r.resourceName,
+        })
         if (r.resourceType !== TOPIC) return answer(ErrorCodes.INVALID_REQUEST, 'only topic configs can be altered here')
-        if (!controller.topics.has(r.resourceName)) return answer(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist`)
+        if (!controller.topics.has(r.resourceName))
+          return answer(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist`)
         for (const c of r.configs) {
-          if (c.configOperation !== SET && c.configOperation !== DELETE) return answer(ErrorCodes.INVALID_REQUEST, `config operation ${c.configOperation} is not served (SET and DELETE are)`)
+          if (c.configOperation !== SET && c.configOperation !== DELETE)
+            return answer(ErrorCodes.INVALID_REQUEST, `config operation ${c.configOperation} is not served (SET and DELETE are)`)
           const problem = topicConfigProblem(c.name, c.configOperation === DELETE ? null : c.value)
           if (problem) return answer(ErrorCodes.INVALID_CONFIG, problem)
           if (c.configOperation === SET && c.value === null) return answer(ErrorCodes.INVALID_REQUEST, `SET of ${c.name} needs a value`)
@@ -36,5 +47,12 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
       }),
     }
   },
-  errorResponse: (req, code) => ({ responses: req.resources.map((r) => ({ errorCode: code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })) }),
+  errorResponse: (req, code) => ({
+    responses: req.resources.map((r) => ({
+      errorCode: code,
+      errorMessage: null,
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+    })),
+  }),
 })

@@ -16,7 +16,8 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
   handle(req, { cluster, broker }) {
     if (req.transactionalId !== null) {
       if (req.transactionalId === '') return { errorCode: ErrorCodes.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 }
-      if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id) return { errorCode: ErrorCodes.NOT_COORDINATOR, producerId: -1n, producerEpoch: -1 }
+      if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id)
+        return { errorCode: ErrorCodes.NOT_COORDINATOR, producerId: -1n, producerEpoch: -1 }
       return cluster.transactions.initProducerId(req.transactionalId, req.transactionTimeoutMs, req.producerId, req.producerEpoch)
     }
     return { errorCode: ErrorCodes.NONE, producerId: cluster.controller.allocateProducerId(), producerEpoch: 0 }

@@ -1,7 +1,10 @@
 import type { Input } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import {
-  ListOffsets, type ListOffsetsRequest, type ListOffsetsResponse, type ListOffsetsResponseListOffsetsPartitionResponse,
+  ListOffsets,
+  type ListOffsetsRequest,
+  type ListOffsetsResponse,
+  type ListOffsetsResponseListOffsetsPartitionResponse,
 } from '../../protocol/messages/ListOffsets.js'
 import { defineHandler } from '../handler.js'
 
@@ -13,7 +16,13 @@ const MAX_TIMESTAMP = -3n
 const EARLIEST_LOCAL = -4n
 const LATEST_TIERED = -5n
 
-const failed = (partitionIndex: number, errorCode: number): PartitionResponse => ({ partitionIndex, errorCode, timestamp: -1n, offset: -1n, leaderEpoch: -1 })
+const failed = (partitionIndex: number, errorCode: number): PartitionResponse => ({
+  partitionIndex,
+  errorCode,
+  timestamp: -1n,
+  offset: -1n,
+  leaderEpoch: -1,
+})
 
 /** ListOffsets: earliest, latest (the high watermark), max timestamp, and the first offset at or after a timestamp. */
 export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsResponse>({
@@ -33,7 +42,10 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
             if (typeof led === 'number') return failed(lp.partitionIndex, led)
             const { p, replica } = led
             if (lp.currentLeaderEpoch >= 0 && lp.currentLeaderEpoch !== p.leaderEpoch) {
-              return failed(lp.partitionIndex, lp.currentLeaderEpoch < p.leaderEpoch ? ErrorCodes.FENCED_LEADER_EPOCH : ErrorCodes.UNKNOWN_LEADER_EPOCH)
+              return failed(
+                lp.partitionIndex,
+                lp.currentLeaderEpoch < p.leaderEpoch ? ErrorCodes.FENCED_LEADER_EPOCH : ErrorCodes.UNKNOWN_LEADER_EPOCH,
+              )
             }
             const log = replica.log
             const at = (offset: number, timestamp = -1) => ({

@@ -31,7 +31,14 @@ export function topicMetadata(cluster: EmbeddedCluster, t: TopicImage): Metadata
 
 function missingTopic(name: string | null, topicId: string, errorCode: number, version: number): MetadataResponseTopic {
   // A topic asked for by id has no name; v10-11 cannot say null.
-  return { errorCode, name: name ?? (version >= 12 ? null : ''), topicId, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_OMITTED }
+  return {
+    errorCode,
+    name: name ?? (version >= 12 ? null : ''),
+    topicId,
+    isInternal: false,
+    partitions: [],
+    topicAuthorizedOperations: OPERATIONS_OMITTED,
+  }
 }
 
 export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>({

@@ -17,7 +17,10 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
   maxVersion: 9,
   handle(req, ctx) {
     const all = (code: number) => ({
-      topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
+      })),
     })
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return all(refused)
@@ -41,9 +44,16 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
         return {
           name: t.name,
           partitions: t.partitions.map((p) => {
-            if (!topic || !topic.partitions[p.partitionIndex]) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
-            if ((p.committedMetadata?.length ?? 0) > MAX_METADATA_CHARS) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.OFFSET_METADATA_TOO_LARGE }
-            group.commit(t.name, p.partitionIndex, { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestamp: now })
+            if (!topic || !topic.partitions[p.partitionIndex])
+              return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
+            if ((p.committedMetadata?.length ?? 0) > MAX_METADATA_CHARS)
+              return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.OFFSET_METADATA_TOO_LARGE }
+            group.commit(t.name, p.partitionIndex, {
+              offset: p.committedOffset,
+              leaderEpoch: p.committedLeaderEpoch,
+              metadata: p.committedMetadata,
+              commitTimestamp: now,
+            })
             return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.NONE }
           }),
         }
@@ -51,6 +61,9 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
     }
   },
   errorResponse: (req, code) => ({
-    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+    topics: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
+    })),
   }),
 })

@@ -39,7 +39,8 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
         name: t.name,
         partitions: t.partitions.map((p) => {
           if (subscribed.has(t.name)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.GROUP_SUBSCRIBED_TO_TOPIC }
-          if (!ctx.cluster.controller.topics.get(t.name)?.partitions[p.partitionIndex]) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
+          if (!ctx.cluster.controller.topics.get(t.name)?.partitions[p.partitionIndex])
+            return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
           g.offsets.get(t.name)?.delete(p.partitionIndex)
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.NONE }
         }),

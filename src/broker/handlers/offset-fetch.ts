@@ -5,18 +5,43 @@ import { coordinatorError } from './group-common.js'
 
 interface GroupAnswer {
   errorCode: number
-  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }[] }[]
+  topics: {
+    name: string
+    partitions: {
+      partitionIndex: number
+      committedOffset: bigint
+      committedLeaderEpoch: number
+      metadata: string | null
+      errorCode: number
+    }[]
+  }[]
 }
 
 /** One group's committed offsets: those asked for (-1 where none), or all it has (topics null). */
-function fetchGroup(ctx: RequestContext, groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, requireStable: boolean): GroupAnswer {
-  const none = (partitionIndex: number, errorCode: number = ErrorCodes.NONE) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode })
+function fetchGroup(
+  ctx: RequestContext,
+  groupId: string,
+  topics: { name: string; partitionIndexes: number[] }[] | null,
+  requireStable: boolean,
+): GroupAnswer {
+  const none = (partitionIndex: number, errorCode: number = ErrorCodes.NONE) => ({
+    partitionIndex,
+    committedOffset: -1n,
+    committedLeaderEpoch: -1,
+    metadata: '',
+    errorCode,
+  })
   const refused = coordinatorError(ctx, groupId)
   if (refused !== null) {
-    return { errorCode: refused, topics: (topics ?? []).map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => none(p, refused)) })) }
+    return {
+      errorCode: refused,
+      topics: (topics ?? []).map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => none(p, refused)) })),
+    }
   }
   const group = ctx.cluster.groups.get(groupId)
-  const wanted = topics ?? [...(group?.offsets ?? new Map()).entries()].map(([name, m]) => ({ name, partitionIndexes: [...m.keys()].sort((a, b) => a - b) }))
+  const wanted =
+    topics ??
+    [...(group?.offsets ?? new Map()).entries()].map(([name, m]) => ({ name, partitionIndexes: [...m.keys()].sort((a, b) => a - b) }))
   return {
     errorCode: ErrorCodes.NONE,
     topics: wanted.map((t) => ({
@@ -25,7 +50,15 @@ function fetchGroup(ctx: RequestContext, groupId: string, topics: { name: string
         // requireStable (v7+): an offset a transaction has pending is not known yet.
         if (requireStable && group?.hasPendingOffset(t.name, p)) return none(p, ErrorCodes.UNSTABLE_OFFSET_COMMIT)
         const c = group?.committed(t.name, p)
-        return c ? { partitionIndex: p, committedOffset: c.offset, committedLeaderEpoch: c.leaderEpoch, metadata: c.metadata ?? '', errorCode: ErrorCodes.NONE } : none(p)
+        return c
+          ? {
+              partitionIndex: p,
+              committedOffset: c.offset,
+              committedLeaderEpoch: c.leaderEpoch,
+              metadata: c.metadata ?? '',
+              errorCode: ErrorCodes.NONE,
+            }
+          : none(p)
       }),
     })),
   }
@@ -38,9 +71,12 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
   // v10 names topics by id.
   maxVersion: 9,
   handle(req, ctx) {
-    if (ctx.version >= 8) return { groups: req.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(ctx, g.groupId, g.topics, req.requireStable) })) }
+    if (ctx.version >= 8)
+      return { groups: req.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(ctx, g.groupId, g.topics, req.requireStable) })) }
     return fetchGroup(ctx, req.groupId, req.topics, req.requireStable)
   },
   errorResponse: (req, code, { version }) =>
-    version >= 8 ? { groups: req.groups.map((g) => ({ groupId: g.groupId, errorCode: code, topics: [] })) } : { errorCode: code, topics: [] },
+    version >= 8
+      ? { groups: req.groups.map((g) => ({ groupId: g.groupId, errorCode: code, topics: [] })) }
+      : { errorCode: code, topics: [] },
 })

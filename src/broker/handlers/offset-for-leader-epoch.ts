@@ -1,5 +1,9 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
-import { OffsetForLeaderEpoch, type OffsetForLeaderEpochRequest, type OffsetForLeaderEpochResponse } from '../../protocol/messages/OffsetForLeaderEpoch.js'
+import {
+  OffsetForLeaderEpoch,
+  type OffsetForLeaderEpochRequest,
+  type OffsetForLeaderEpochResponse,
+} from '../../protocol/messages/OffsetForLeaderEpoch.js'
 import { defineHandler } from '../handler.js'
 
 /** OffsetForLeaderEpoch from consumers (KIP-320): where an epoch ends in the leader's log. */
@@ -30,6 +34,9 @@ export const offsetForLeaderEpochHandler = defineHandler<OffsetForLeaderEpochReq
     }
   },
   errorResponse: (req, code) => ({
-    topics: req.topics.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => ({ errorCode: code, partition: p.partition, leaderEpoch: -1, endOffset: -1n })) })),
+    topics: req.topics.map((t) => ({
+      topic: t.topic,
+      partitions: t.partitions.map((p) => ({ errorCode: code, partition: p.partition, leaderEpoch: -1, endOffset: -1n })),
+    })),
   }),
 })

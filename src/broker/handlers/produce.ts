@@ -1,7 +1,10 @@
 import { Buffer } from 'node:buffer'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import {
-  Produce, type ProduceRequest, type ProduceResponse, type ProduceResponsePartitionProduceResponse,
+  Produce,
+  type ProduceRequest,
+  type ProduceResponse,
+  type ProduceResponsePartitionProduceResponse,
 } from '../../protocol/messages/Produce.js'
 import type { Input } from '../../protocol/api.js'
 import { CLOSE_CONNECTION, defineHandler, NO_RESPONSE } from '../handler.js'
@@ -48,12 +51,18 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               const p = t.partitions[pd.index]
               if (p && p.leader >= 0) leaders.add(p.leader)
               // v10+ tell the client where the leader is (KIP-951).
-              return version >= 10 ? { ...failed(pd.index, led), currentLeader: { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 } } : failed(pd.index, led)
+              return version >= 10
+                ? { ...failed(pd.index, led), currentLeader: { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 } }
+                : failed(pd.index, led)
             }
             const { p, replica } = led
             const minIsr = Number(topicConfig(t, 'min.insync.replicas'))
             if (req.acks === -1 && p.isr.length < minIsr) {
-              return failed(pd.index, ErrorCodes.NOT_ENOUGH_REPLICAS, `the ISR has ${p.isr.length} replicas, fewer than min.insync.replicas (${minIsr})`)
+              return failed(
+                pd.index,
+                ErrorCodes.NOT_ENOUGH_REPLICAS,
+                `the ISR has ${p.isr.length} replicas, fewer than min.insync.replicas (${minIsr})`,
+              )
             }
             try {
               const header = validateProducedBatch(pd.records, Number(topicConfig(t, 'max.message.bytes')))
@@ -64,12 +73,24 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               const duplicateOf = replica.producers.check(header)
               if (duplicateOf !== null) {
                 // Kafka answers a retried batch it already has with the offset it got the first time.
-                return { index: pd.index, errorCode: ErrorCodes.NONE, baseOffset: BigInt(duplicateOf), logAppendTimeMs: -1n, logStartOffset: BigInt(replica.log.logStartOffset) }
+                return {
+                  index: pd.index,
+                  errorCode: ErrorCodes.NONE,
+                  baseOffset: BigInt(duplicateOf),
+                  logAppendTimeMs: -1n,
+                  logStartOffset: BigInt(replica.log.logStartOffset),
+                }
               }
               // A copy of its own: the request's buffer belongs to the socket.
               const baseOffset = replica.log.append(Buffer.from(pd.records!), header, p.leaderEpoch)
               replica.producers.update(header, baseOffset)
-              return { index: pd.index, errorCode: ErrorCodes.NONE, baseOffset: BigInt(baseOffset), logAppendTimeMs: -1n, logStartOffset: BigInt(replica.log.logStartOffset) }
+              return {
+                index: pd.index,
+                errorCode: ErrorCodes.NONE,
+                baseOffset: BigInt(baseOffset),
+                logAppendTimeMs: -1n,
+                logStartOffset: BigInt(replica.log.logStartOffset),
+              }
             } catch (err) {
               if (err instanceof BatchError) return failed(pd.index, err.code, err.message)
               throw err
@@ -88,6 +109,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     return version >= 10 ? { responses, nodeEndpoints } : { responses }
   },
   errorResponse: (req, code) => ({
-    responses: req.topicData.map((td) => ({ name: td.name, topicId: td.topicId, partitionResponses: td.partitionData.map((pd) => failed(pd.index, code)) })),
+    responses: req.topicData.map((td) => ({
+      name: td.name,
+      topicId: td.topicId,
+      partitionResponses: td.partitionData.map((pd) => failed(pd.index, code)),
+    })),
   }),
 })

@@ -15,7 +15,10 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
   maxVersion: 4,
   handle(req, ctx) {
     const all = (code: number) => ({
-      topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
+      })),
     })
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return all(refused)
@@ -34,14 +37,23 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
       topics: req.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p) => {
-          if (!controller.topics.get(t.name)?.partitions[p.partitionIndex]) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
-          group.commitInTransaction(req.producerId, t.name, p.partitionIndex, { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestamp: now })
+          if (!controller.topics.get(t.name)?.partitions[p.partitionIndex])
+            return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
+          group.commitInTransaction(req.producerId, t.name, p.partitionIndex, {
+            offset: p.committedOffset,
+            leaderEpoch: p.committedLeaderEpoch,
+            metadata: p.committedMetadata,
+            commitTimestamp: now,
+          })
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.NONE }
         }),
       })),
     }
   },
   errorResponse: (req, code) => ({
-    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) })),
+    topics: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
+    })),
   }),
 })

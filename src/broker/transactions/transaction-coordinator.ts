@@ -39,12 +39,26 @@ export class TransactionCoordinator {
     return coordinatorFor(this.cluster, transactionalId)
   }
 
-  initProducerId(transactionalId: string, timeoutMs: number, producerId: bigint, producerEpoch: number): { errorCode: number; producerId: bigint; producerEpoch: number } {
+  initProducerId(
+    transactionalId: string,
+    timeoutMs: number,
+    producerId: bigint,
+    producerEpoch: number,
+  ): { errorCode: number; producerId: bigint; producerEpoch: number } {
     const refused = (errorCode: number) => ({ errorCode, producerId: -1n, producerEpoch: -1 })
     if (!(timeoutMs > 0 && timeoutMs <= MAX_TRANSACTION_TIMEOUT_MS)) return refused(ErrorCodes.INVALID_TRANSACTION_TIMEOUT)
     let txn = this.byId.get(transactionalId)
     if (!txn) {
-      txn = { transactionalId, producerId: this.cluster.controller.allocateProducerId(), epoch: 0, state: 'Empty', timeoutMs, partitions: new Map(), groups: new Set(), timer: null }
+      txn = {
+        transactionalId,
+        producerId: this.cluster.controller.allocateProducerId(),
+        epoch: 0,
+        state: 'Empty',
+        timeoutMs,
+        partitions: new Map(),
+        groups: new Set(),
+        timer: null,
+      }
       this.byId.set(transactionalId, txn)
       this.byProducerId.set(txn.producerId, txn)
       return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
@@ -91,15 +105,24 @@ export class TransactionCoordinator {
     }, txn.timeoutMs)
   }
 
-  addPartitions(transactionalId: string, producerId: bigint, epoch: number, topics: { name: string; partitions: number[] }[]): { name: string; results: { partition: number; errorCode: number }[] }[] {
-    const all = (code: number) => topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
+  addPartitions(
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    topics: { name: string; partitions: number[] }[],
+  ): { name: string; results: { partition: number; errorCode: number }[] }[] {
+    const all = (code: number) =>
+      topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return all(txn)
     const unknown = (t: string, p: number) => !this.cluster.controller.topics.get(t)?.partitions[p]
     if (topics.some((t) => t.partitions.some((p) => unknown(t.name, p)))) {
       return topics.map((t) => ({
         name: t.name,
-        results: t.partitions.map((partition) => ({ partition, errorCode: unknown(t.name, partition) ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.OPERATION_NOT_ATTEMPTED })),
+        results: t.partitions.map((partition) => ({
+          partition,
+          errorCode: unknown(t.name, partition) ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.OPERATION_NOT_ATTEMPTED,
+        })),
       }))
     }
     this.begin(txn)

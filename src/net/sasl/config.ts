@@ -18,14 +18,18 @@ export function validateSaslOption(option: SaslOption | undefined): void {
 
 /** The mechanism a config describes, or a ConfigError saying what is wrong with it. */
 export function saslMechanism(config: SaslConfig): SaslMechanism {
-  if (config === null || typeof config !== 'object') throw new ConfigError('sasl must be an object { mechanism, ... } or a function returning one')
+  if (config === null || typeof config !== 'object')
+    throw new ConfigError('sasl must be an object { mechanism, ... } or a function returning one')
   const { mechanism } = config as { mechanism: unknown }
   if (typeof mechanism !== 'string' || mechanism === '') {
-    throw new ConfigError(`sasl.mechanism must be one of ${BUILT_IN.map((m) => `'${m}'`).join(', ')} or a custom mechanism with an authenticationProvider`)
+    throw new ConfigError(
+      `sasl.mechanism must be one of ${BUILT_IN.map((m) => `'${m}'`).join(', ')} or a custom mechanism with an authenticationProvider`,
+    )
   }
   const custom = (config as CustomSaslConfig).authenticationProvider
   if (custom !== undefined) {
-    if (typeof custom !== 'function') throw new ConfigError('sasl.authenticationProvider must be a function ({ host, port, logger, saslAuthenticate }) => { authenticate }')
+    if (typeof custom !== 'function')
+      throw new ConfigError('sasl.authenticationProvider must be a function ({ host, port, logger, saslAuthenticate }) => { authenticate }')
     return customMechanism(config as CustomSaslConfig)
   }
   switch (mechanism.toLowerCase()) {
@@ -33,15 +37,18 @@ export function saslMechanism(config: SaslConfig): SaslMechanism {
     case 'scram-sha-256':
     case 'scram-sha-512': {
       const { username, password } = config as PasswordSaslConfig
-      if (typeof username !== 'string' || username === '') throw new ConfigError(`sasl.username must be a non-empty string for ${mechanism}`)
-      if (typeof password !== 'string' || password === '') throw new ConfigError(`sasl.password must be a non-empty string for ${mechanism}`)
+      if (typeof username !== 'string' || username === '')
+        throw new ConfigError(`sasl.username must be a non-empty string for ${mechanism}`)
+      if (typeof password !== 'string' || password === '')
+        throw new ConfigError(`sasl.password must be a non-empty string for ${mechanism}`)
       const lower = mechanism.toLowerCase()
       if (lower === 'plain') return plainMechanism(username, password)
       return scramMechanism(lower === 'scram-sha-256' ? 'sha256' : 'sha512', username, password)
     }
     case 'oauthbearer': {
       const provider = (config as OauthbearerSaslConfig).oauthBearerProvider
-      if (typeof provider !== 'function') throw new ConfigError('sasl.oauthBearerProvider must be a function returning (a promise of) { value, extensions? }')
+      if (typeof provider !== 'function')
+        throw new ConfigError('sasl.oauthBearerProvider must be a function returning (a promise of) { value, extensions? }')
       return oauthbearerMechanism(provider)
     }
     default:

@@ -17,8 +17,10 @@ export function oauthbearerInitialResponse(token: OauthbearerToken): Buffer {
   }
   let extensions = ''
   for (const [key, value] of Object.entries(token.extensions ?? {})) {
-    if (key === 'auth' || !EXTENSION_KEY.test(key)) throw new ConfigError(`OAUTHBEARER extension name '${key}' is not allowed (letters only, not 'auth')`)
-    if (typeof value !== 'string' || !EXTENSION_VALUE.test(value)) throw new ConfigError(`OAUTHBEARER extension '${key}' has a value with characters RFC 7628 does not allow`)
+    if (key === 'auth' || !EXTENSION_KEY.test(key))
+      throw new ConfigError(`OAUTHBEARER extension name '${key}' is not allowed (letters only, not 'auth')`)
+    if (typeof value !== 'string' || !EXTENSION_VALUE.test(value))
+      throw new ConfigError(`OAUTHBEARER extension '${key}' has a value with characters RFC 7628 does not allow`)
     extensions += `${SEP}${key}=${value}`
   }
   return Buffer.from(`n,,${SEP}auth=Bearer ${token.value}${extensions}${SEP}${SEP}`, 'utf8')

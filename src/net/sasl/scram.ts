@@ -69,7 +69,7 @@ export class ScramClient {
     const salt = attrs.get('s')
     const iterations = Number(attrs.get('i'))
     if (!serverNonce || !serverNonce.startsWith(this.nonce) || serverNonce.length <= this.nonce.length) {
-      throw this.fail('the broker\'s SCRAM nonce does not extend ours')
+      throw this.fail("the broker's SCRAM nonce does not extend ours")
     }
     if (!salt) throw this.fail('the broker sent no SCRAM salt')
     if (!Number.isInteger(iterations) || iterations < MIN_ITERATIONS || iterations > MAX_ITERATIONS) {
@@ -104,8 +104,16 @@ export function scramMechanism(hash: 'sha256' | 'sha512', username: string, pass
   return {
     name,
     async authenticate(exchange, context) {
-      const client = new ScramClient(hash, username, password, undefined, (message) =>
-        new AuthenticationError(`${name} authentication with ${context.broker} failed: ${message}`, { mechanism: name, broker: context.broker }),
+      const client = new ScramClient(
+        hash,
+        username,
+        password,
+        undefined,
+        (message) =>
+          new AuthenticationError(`${name} authentication with ${context.broker} failed: ${message}`, {
+            mechanism: name,
+            broker: context.broker,
+          }),
       )
       const serverFirst = await exchange(Buffer.from(client.firstMessage(), 'utf8'))
       const serverFinal = await exchange(Buffer.from(await client.finalMessage(serverFirst.toString('utf8')), 'utf8'))

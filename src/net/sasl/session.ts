@@ -17,7 +17,11 @@ export interface SaslTransport {
   supports(api: ApiSpec<any, any>, version?: number): boolean
   versionFor(api: ApiSpec<any, any>): number
   /** A request that does not wait for exclusive() to end (only SASL's own). */
-  request<Req, Res>(api: ApiSpec<Req, Res>, body: Input<Req>, options: { version?: number; timeoutMs?: number; exclusive?: boolean }): Promise<Res>
+  request<Req, Res>(
+    api: ApiSpec<Req, Res>,
+    body: Input<Req>,
+    options: { version?: number; timeoutMs?: number; exclusive?: boolean },
+  ): Promise<Res>
   /** Runs fn once nothing else is in flight, holding other requests back until it ends. */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
   close(error?: Error): void
@@ -67,21 +71,32 @@ export class SaslSession {
     const mechanism = saslMechanism(config)
     const broker = this.conn.name
     if (!this.conn.supports(SaslHandshake, 1) || !this.conn.supports(SaslAuthenticate)) {
-      throw new UnsupportedApiError(`${broker} does not speak SaslHandshake v1 and SaslAuthenticate (Kafka 1.0+), which wafka needs for SASL`)
+      throw new UnsupportedApiError(
+        `${broker} does not speak SaslHandshake v1 and SaslAuthenticate (Kafka 1.0+), which wafka needs for SASL`,
+      )
     }
     const remaining = () => {
       const left = deadline - Date.now()
-      if (left <= 0) throw new TimeoutError(`${mechanism.name} authentication with ${broker} took longer than authenticationTimeoutMs (${this.options.authenticationTimeoutMs} ms)`)
+      if (left <= 0)
+        throw new TimeoutError(
+          `${mechanism.name} authentication with ${broker} took longer than authenticationTimeoutMs (${this.options.authenticationTimeoutMs} ms)`,
+        )
       return left
     }
-    const handshake = await this.conn.request(SaslHandshake, { mechanism: mechanism.name }, { version: 1, timeoutMs: remaining(), exclusive: true })
+    const handshake = await this.conn.request(
+      SaslHandshake,
+      { mechanism: mechanism.name },
+      { version: 1, timeoutMs: remaining(), exclusive: true },
+    )
     if (handshake.errorCode !== 0) {
       const code = handshake.errorCode
       const enabled = handshake.mechanisms.length ? handshake.mechanisms.join(', ') : 'none'
       const why =
-        code === UNSUPPORTED_SASL_MECHANISM ? `${broker} does not enable SASL mechanism ${mechanism.name}; it enables: ${enabled}`
-        : code === ILLEGAL_SASL_STATE ? `${broker} refused SASL (${codeName(code)}): this listener does not use SASL (a PLAINTEXT or SSL one?)`
-        : `SaslHandshake for ${mechanism.name} with ${broker} failed: ${codeName(code)} (${code})`
+        code === UNSUPPORTED_SASL_MECHANISM
+          ? `${broker} does not enable SASL mechanism ${mechanism.name}; it enables: ${enabled}`
+          : code === ILLEGAL_SASL_STATE
+            ? `${broker} refused SASL (${codeName(code)}): this listener does not use SASL (a PLAINTEXT or SSL one?)`
+            : `SaslHandshake for ${mechanism.name} with ${broker} failed: ${codeName(code)} (${code})`
       throw new AuthenticationError(why, { code, type: codeName(code), mechanism: mechanism.name, broker, api: 'SaslHandshake' })
     }
     const version = this.conn.versionFor(SaslAuthenticate)
@@ -104,16 +119,26 @@ export class SaslSession {
     }
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TimeoutError(
-        `${mechanism.name} authentication with ${broker} took longer than authenticationTimeoutMs (${this.options.authenticationTimeoutMs} ms)`,
-      )), Math.max(0, deadline - Date.now()))
+      timer = setTimeout(
+        () =>
+          reject(
+            new TimeoutError(
+              `${mechanism.name} authentication with ${broker} took longer than authenticationTimeoutMs (${this.options.authenticationTimeoutMs} ms)`,
+            ),
+          ),
+        Math.max(0, deadline - Date.now()),
+      )
     })
     try {
       await Promise.race([mechanism.authenticate(exchange, { host: this.conn.host, port: this.conn.port, broker }), timeout])
     } catch (err) {
       // A mechanism's own failure (a bug in a custom provider, a bad token) is not retriable either.
       if (err instanceof WafkaError) throw err
-      throw new AuthenticationError(`${mechanism.name} authentication with ${broker} failed: ${(err as Error)?.message ?? String(err)}`, { mechanism: mechanism.name, broker, cause: err })
+      throw new AuthenticationError(`${mechanism.name} authentication with ${broker} failed: ${(err as Error)?.message ?? String(err)}`, {
+        mechanism: mechanism.name,
+        broker,
+        cause: err,
+      })
     } finally {
       clearTimeout(timer)
     }
@@ -126,7 +151,10 @@ export class SaslSession {
       return await fn()
     } catch (err) {
       if (err instanceof WafkaError) throw err
-      throw new AuthenticationError(`the sasl function failed for ${this.conn.name}: ${(err as Error)?.message ?? String(err)}`, { broker: this.conn.name, cause: err })
+      throw new AuthenticationError(`the sasl function failed for ${this.conn.name}: ${(err as Error)?.message ?? String(err)}`, {
+        broker: this.conn.name,
+        cause: err,
+      })
     }
   }
 
@@ -144,9 +172,11 @@ export class SaslSession {
 
   private reauthenticate(): void {
     if (this.stopped) return
-    this.conn.exclusive(() => this.authenticate()).catch((err) => {
-      // The broker closes a connection whose session ended; close it now, saying why.
-      if (!this.stopped) this.conn.close(err as Error)
-    })
+    this.conn
+      .exclusive(() => this.authenticate())
+      .catch((err) => {
+        // The broker closes a connection whose session ended; close it now, saying why.
+        if (!this.stopped) this.conn.close(err as Error)
+      })
   }
 }

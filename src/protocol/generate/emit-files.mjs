@@ -13,7 +13,9 @@ function imports(ctx, extraApi) {
   const api = new Set([...extraApi, ...[...ctx.api].map((n) => (TYPES.has(n) ? `type ${n}` : n))])
   const line = (names, from) =>
     names.every((n) => n.startsWith('type '))
-      ? `import type { ${named(names).map((n) => n.slice(5)).join(', ')} } from '${from}'`
+      ? `import type { ${named(names)
+          .map((n) => n.slice(5))
+          .join(', ')} } from '${from}'`
       : `import { ${named(names).join(', ')} } from '${from}'`
   const lines = []
   if (ctx.usesBuffer) lines.push("import type { Buffer } from 'node:buffer'")
@@ -27,13 +29,19 @@ const versionsText = (msg) => formatVersions(msg.valid)
 const flexibleText = (msg) => (msg.flexibleFrom === Infinity ? 'never flexible' : `flexible from v${msg.flexibleFrom}`)
 
 export function apiFile(apiName, request, response) {
-  if (request.apiKey !== response.apiKey || versionsText(request) !== versionsText(response) || request.flexibleFrom !== response.flexibleFrom) {
+  if (
+    request.apiKey !== response.apiKey ||
+    versionsText(request) !== versionsText(response) ||
+    request.flexibleFrom !== response.flexibleFrom
+  ) {
     throw new Error(`${apiName}: request and response disagree on key, versions or flexible versions`)
   }
   const ctx = new EmitContext()
   const req = emitMessage(request, ctx)
   const res = emitMessage(response, ctx)
-  const unstable = request.latestVersionUnstable ? ` v${request.valid.hi} is still unstable upstream (brokers do not advertise it by default).` : ''
+  const unstable = request.latestVersionUnstable
+    ? ` v${request.valid.hi} is still unstable upstream (brokers do not advertise it by default).`
+    : ''
   return [
     GENERATED_LINE,
     ...imports(ctx, ['defineApi', 'type ApiSpec']),
@@ -55,7 +63,9 @@ export function apiFile(apiName, request, response) {
     ...res.types,
     ...req.code,
     ...res.code,
-  ].join('\n').replace(/\n+$/, '\n')
+  ]
+    .join('\n')
+    .replace(/\n+$/, '\n')
 }
 
 /** Versioned payloads that are not RPCs: an int16 version, then the struct. */
@@ -88,7 +98,7 @@ export function indexFile(apis, dataModules) {
     ' * Codecs for the Kafka APIs wafka speaks, every version in the spec.',
     ' *',
     ' * Shapes: each request, response and nested struct has an interface whose',
-    ' * fields are the spec\'s names in camelCase, all present: a decoder fills',
+    " * fields are the spec's names in camelCase, all present: a decoder fills",
     ' * fields a version lacks with their defaults, so one shape serves every',
     ' * version. Encoders take `Input<T>` instead: every field optional (a missing',
     ' * one is written as its default), arrays may be readonly, and bytes/records',
@@ -139,7 +149,8 @@ export function apiKeysFile(requests) {
     '/** Every API in the spec by key, whether or not wafka has its codecs. */',
     'export const apiKeyInfo: Readonly<Record<number, ApiKeyInfo>> = {',
     ...sorted.map(
-      (m) => `  ${m.apiKey}: { name: ${q(nameOf(m))}, minVersion: ${m.valid.lo}, maxVersion: ${m.valid.hi}, flexibleFrom: ${m.flexibleFrom} },`,
+      (m) =>
+        `  ${m.apiKey}: { name: ${q(nameOf(m))}, minVersion: ${m.valid.lo}, maxVersion: ${m.valid.hi}, flexibleFrom: ${m.flexibleFrom} },`,
     ),
     '}',
     '',

@@ -5,9 +5,44 @@ import { formatVersions, intersect } from './spec.mjs'
 
 export const q = (s) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`
 
-const SCALAR_TS = { bool: 'boolean', int8: 'number', int16: 'number', int32: 'number', int64: 'bigint', uint16: 'number', uint32: 'number', float64: 'number', string: 'string', uuid: 'string', bytes: 'Buffer', records: 'Buffer' }
-const METHOD = { bool: 'bool', int8: 'int8', int16: 'int16', int32: 'int32', int64: 'int64', uint16: 'uint16', uint32: 'uint32', float64: 'float64', uuid: 'uuid' }
-const ELEMENT = { bool: 'Bool', int8: 'Int8', int16: 'Int16', int32: 'Int32', int64: 'Int64', uint16: 'Uint16', uint32: 'Uint32', float64: 'Float64', uuid: 'Uuid', string: 'String', bytes: 'Bytes' }
+const SCALAR_TS = {
+  bool: 'boolean',
+  int8: 'number',
+  int16: 'number',
+  int32: 'number',
+  int64: 'bigint',
+  uint16: 'number',
+  uint32: 'number',
+  float64: 'number',
+  string: 'string',
+  uuid: 'string',
+  bytes: 'Buffer',
+  records: 'Buffer',
+}
+const METHOD = {
+  bool: 'bool',
+  int8: 'int8',
+  int16: 'int16',
+  int32: 'int32',
+  int64: 'int64',
+  uint16: 'uint16',
+  uint32: 'uint32',
+  float64: 'float64',
+  uuid: 'uuid',
+}
+const ELEMENT = {
+  bool: 'Bool',
+  int8: 'Int8',
+  int16: 'Int16',
+  int32: 'Int32',
+  int64: 'Int64',
+  uint16: 'Uint16',
+  uint32: 'Uint32',
+  float64: 'Float64',
+  uuid: 'Uuid',
+  string: 'String',
+  bytes: 'Bytes',
+}
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
 /** Collects what the emitted code needs from the runtime, and which helper functions to emit. */
@@ -296,11 +331,7 @@ function emitWriter(msg, struct, ctx) {
     out.push(...(sf === 'true' ? section : guarded('flexible', section)))
   }
   ctx.api.add('Input')
-  return [
-    `function write${struct.tsName}(w: Writer, version: number, v: Input<${struct.tsName}>): void {`,
-    ...indent(out),
-    '}',
-  ]
+  return [`function write${struct.tsName}(w: Writer, version: number, v: Input<${struct.tsName}>): void {`, ...indent(out), '}']
 }
 
 function emitReader(msg, struct, ctx) {
@@ -384,7 +415,8 @@ function fieldNotes(f, struct) {
   if (f.tag !== null) notes.push(`tag ${f.tag}`)
   const d = f.default
   const zero = d === 'empty' || d === 'struct' || d === 0 || d === 0n || d === false || d === '' || d === ZERO_UUID
-  if (!zero && !f.array && f.type !== 'records') notes.push(`default ${d === null ? 'null' : typeof d === 'bigint' ? `${d}n` : JSON.stringify(d)}`)
+  if (!zero && !f.array && f.type !== 'records')
+    notes.push(`default ${d === null ? 'null' : typeof d === 'bigint' ? `${d}n` : JSON.stringify(d)}`)
   return notes.length === 0 ? '' : ` (${notes.join(', ')})`
 }
 
@@ -415,7 +447,7 @@ export function emitMessage(msg, ctx) {
   // Helpers asked for while emitting (and by each other).
   const doneDefault = new Set()
   const doneIsDefault = new Set()
-  for (let more = true; more; ) {
+  for (let more = true; more;) {
     more = false
     for (const s of [...ctx.needDefault]) {
       if (doneDefault.has(s) || !msg.structs.includes(s)) continue

@@ -6,13 +6,47 @@ import { loadMessage } from './spec.mjs'
 
 /** The APIs wafka has codecs for. */
 export const API_NAMES = [
-  'ApiVersions', 'Metadata', 'Produce', 'Fetch', 'ListOffsets', 'FindCoordinator', 'JoinGroup', 'SyncGroup',
-  'Heartbeat', 'LeaveGroup', 'OffsetCommit', 'OffsetFetch', 'InitProducerId', 'AddPartitionsToTxn',
-  'AddOffsetsToTxn', 'EndTxn', 'TxnOffsetCommit', 'ConsumerGroupHeartbeat', 'CreateTopics', 'DeleteTopics',
-  'CreatePartitions', 'DeleteRecords', 'DescribeConfigs', 'IncrementalAlterConfigs', 'DescribeGroups',
-  'ListGroups', 'DeleteGroups', 'OffsetDelete', 'DescribeCluster', 'OffsetForLeaderEpoch', 'SaslHandshake',
-  'SaslAuthenticate', 'ElectLeaders', 'AlterPartitionReassignments', 'ListPartitionReassignments', 'ConsumerGroupDescribe',
-  'CreateAcls', 'DescribeAcls', 'DeleteAcls', 'DescribeUserScramCredentials', 'AlterUserScramCredentials',
+  'ApiVersions',
+  'Metadata',
+  'Produce',
+  'Fetch',
+  'ListOffsets',
+  'FindCoordinator',
+  'JoinGroup',
+  'SyncGroup',
+  'Heartbeat',
+  'LeaveGroup',
+  'OffsetCommit',
+  'OffsetFetch',
+  'InitProducerId',
+  'AddPartitionsToTxn',
+  'AddOffsetsToTxn',
+  'EndTxn',
+  'TxnOffsetCommit',
+  'ConsumerGroupHeartbeat',
+  'CreateTopics',
+  'DeleteTopics',
+  'CreatePartitions',
+  'DeleteRecords',
+  'DescribeConfigs',
+  'IncrementalAlterConfigs',
+  'DescribeGroups',
+  'ListGroups',
+  'DeleteGroups',
+  'OffsetDelete',
+  'DescribeCluster',
+  'OffsetForLeaderEpoch',
+  'SaslHandshake',
+  'SaslAuthenticate',
+  'ElectLeaders',
+  'AlterPartitionReassignments',
+  'ListPartitionReassignments',
+  'ConsumerGroupDescribe',
+  'CreateAcls',
+  'DescribeAcls',
+  'DeleteAcls',
+  'DescribeUserScramCredentials',
+  'AlterUserScramCredentials',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']
@@ -42,7 +76,9 @@ export function generate(specDir) {
 }
 
 function readErrorCodes(path) {
-  const [head, ...lines] = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '')
+  const [head, ...lines] = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
   if (head.split('\t').join(',') !== 'code,name,retriable,description') throw new Error(`${path}: unexpected columns ${head}`)
   return lines.map((line) => {
     const [code, name, retriable, description] = line.split('\t')

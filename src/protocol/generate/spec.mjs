@@ -65,7 +65,13 @@ export function formatVersions(r) {
 }
 
 const PRIMITIVES = new Set(['bool', 'int8', 'int16', 'int32', 'int64', 'uint16', 'uint32', 'float64', 'string', 'uuid', 'bytes', 'records'])
-const INTEGERS = { int8: [-128, 127], int16: [-32768, 32767], int32: [-2147483648, 2147483647], uint16: [0, 65535], uint32: [0, 4294967295] }
+const INTEGERS = {
+  int8: [-128, 127],
+  int16: [-32768, 32767],
+  int32: [-2147483648, 2147483647],
+  uint16: [0, 65535],
+  uint32: [0, 4294967295],
+}
 
 export const camel = (name) => name[0].toLowerCase() + name.slice(1)
 

@@ -56,12 +56,17 @@ describe('security options', () => {
     expect(saslMechanism({ mechanism: 'scram-sha-256', username: 'u', password: 'p' }).name).toBe('SCRAM-SHA-256')
     expect(saslMechanism({ mechanism: 'scram-sha-512', username: 'u', password: 'p' }).name).toBe('SCRAM-SHA-512')
     expect(saslMechanism({ mechanism: 'oauthbearer', oauthBearerProvider: () => ({ value: 't' }) }).name).toBe('OAUTHBEARER')
-    expect(saslMechanism({ mechanism: 'aws_msk_iam', authenticationProvider: () => ({ authenticate: async () => {} }) }).name).toBe('AWS_MSK_IAM')
+    expect(saslMechanism({ mechanism: 'aws_msk_iam', authenticationProvider: () => ({ authenticate: async () => {} }) }).name).toBe(
+      'AWS_MSK_IAM',
+    )
   })
 
   it('PLAIN sends NUL user NUL password', async () => {
     const sent: Buffer[] = []
-    await saslMechanism({ mechanism: 'plain', username: 'alice', password: 'pw' }).authenticate(async (b) => (sent.push(b), Buffer.alloc(0)), { host: 'h', port: 1, broker: 'b' })
+    await saslMechanism({ mechanism: 'plain', username: 'alice', password: 'pw' }).authenticate(
+      async (b) => (sent.push(b), Buffer.alloc(0)),
+      { host: 'h', port: 1, broker: 'b' },
+    )
     expect(sent.map(String)).toEqual(['\0alice\0pw'])
   })
 

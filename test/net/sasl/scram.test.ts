@@ -19,7 +19,10 @@ const RFC7677 = {
 }
 
 describe('SCRAM client', () => {
-  for (const [name, hash, v] of [['RFC 5802 (SHA-1)', 'sha1', RFC5802], ['RFC 7677 (SHA-256)', 'sha256', RFC7677]] as const) {
+  for (const [name, hash, v] of [
+    ['RFC 5802 (SHA-1)', 'sha1', RFC5802],
+    ['RFC 7677 (SHA-256)', 'sha256', RFC7677],
+  ] as const) {
     it(`reproduces the ${name} exchange and accepts its server signature`, async () => {
       const client = new ScramClient(hash, 'user', 'pencil', v.nonce)
       expect(client.firstMessage()).toBe(v.clientFirst)
@@ -31,7 +34,8 @@ describe('SCRAM client', () => {
   it('refuses a server signature made without the password', async () => {
     const client = new ScramClient('sha256', 'user', 'pencil', RFC7677.nonce)
     await client.finalMessage(RFC7677.serverFirst)
-    const forged = 'v=' + Buffer.from(Buffer.from(RFC7677.serverFinal.slice(2), 'base64').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64')
+    const forged =
+      'v=' + Buffer.from(Buffer.from(RFC7677.serverFinal.slice(2), 'base64').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64')
     expect(() => client.verify(forged)).toThrow(/could not prove it knows the password/)
     expect(() => client.verify('v=')).toThrow(/could not prove/)
     expect(() => client.verify('e=invalid-proof')).toThrow(/refused the SCRAM proof: invalid-proof/)
