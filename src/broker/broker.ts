@@ -13,17 +13,24 @@ import { Listener, type ClientConnection } from './listener.js'
 import { FetchSessions } from './fetch-sessions.js'
 import { PartitionLog } from './partition-log.js'
 import { ProducerState } from './producer-state.js'
+import { LeaderState } from './leader-state.js'
+import { ReplicaFetcher } from './replica-fetcher.js'
+import type { PartitionImage, TopicImage } from './controller.js'
 
-/** A partition as one broker holds it: its log and the producers' idempotence state. */
+/** A partition as one broker holds it: its log, the producers' idempotence state, and its followers while it leads. */
 export interface Replica {
   log: PartitionLog
   producers: ProducerState
+  /** The leader side, for the leader epoch this broker leads under; null while it follows. */
+  leader: LeaderState | null
 }
 
 /**
  * One virtual broker: its own listener on 127.0.0.1, the replicas it holds,
  * and the request pipeline (header, dispatch by API key, the handler,
  * response frame). A stopped broker keeps its replicas, as a disk would.
+ * It follows the partitions others lead (ReplicaFetcher) and, for those it
+ * leads, shrinks the ISR of followers that stop keeping up.
  */
 export class VirtualBroker {
   host = '127.0.0.1'
@@ -33,11 +40,16 @@ export class VirtualBroker {
   /** Ends every waiting long poll early (on stop); each registers itself here. */
   readonly waits = new Set<() => void>()
   readonly fetchSessions = new FetchSessions()
+  readonly fetcher: ReplicaFetcher
+  private isrTimer: NodeJS.Timeout | null = null
+  private unsubscribe: (() => void) | null = null
 
   constructor(
     readonly id: number,
     private readonly cluster: EmbeddedCluster,
-  ) {}
+  ) {
+    this.fetcher = new ReplicaFetcher(this, cluster)
+  }
 
   get running(): boolean {
     return this.listener !== null
@@ -50,22 +62,109 @@ export class VirtualBroker {
     const listener = new Listener(this.handleFrame, maxRequestBytes, (why) => this.cluster.problem(this.id, why), maxConnections)
     this.port = await listener.listen(this.host, port)
     this.listener = listener
+    const { controller } = this.cluster
+    this.unsubscribe = controller.onRecord((r) => {
+      if (r.type === 'partition' || r.type === 'partition-change') {
+        const t = controller.topicsById.get(r.topicId)
+        const p = t?.partitions[r.partition]
+        if (t && p) this.syncRole(t, p)
+      }
+      this.fetcher.poke()
+    })
+    for (const t of controller.topics.values()) for (const p of t.partitions) if (p) this.syncRole(t, p)
+    const lag = this.cluster.options.replicaLagTimeMaxMs
+    // Kafka checks every half of replica.lag.time.max.ms.
+    this.isrTimer = setInterval(() => this.shrinkIsrs(), Math.max(5, Math.floor(lag / 2)))
+    this.fetcher.poke()
   }
 
   async stop(): Promise<void> {
     const listener = this.listener
     this.listener = null
+    this.unsubscribe?.()
+    this.unsubscribe = null
+    if (this.isrTimer) clearInterval(this.isrTimer)
+    this.isrTimer = null
     for (const end of [...this.waits]) end()
     // Sessions live in a broker's memory: a restarted broker knows none.
     this.fetchSessions.clear()
-    await listener?.close()
+    await Promise.all([listener?.close(), this.fetcher.stop()])
   }
 
   replica(topicId: string, partition: number): Replica {
     const key = `${topicId}/${partition}`
     let r = this.replicas.get(key)
-    if (!r) this.replicas.set(key, (r = { log: new PartitionLog(), producers: new ProducerState() }))
+    if (!r) this.replicas.set(key, (r = { log: new PartitionLog(), producers: new ProducerState(), leader: null }))
     return r
+  }
+
+  /**
+   * Takes the role the metadata gives this broker for a partition it is a
+   * replica of: a new leader epoch it leads starts fresh follower tracking
+   * (its epoch marked at its log end) and bounds the high watermark by the
+   * ISR; as a follower the high watermark comes from the leader.
+   */
+  syncRole(t: TopicImage, p: PartitionImage): void {
+    if (!p.replicas.includes(this.id)) return
+    const replica = this.replica(t.id, p.partition)
+    const log = replica.log
+    if (p.leader !== this.id) {
+      log.hwBound = () => -1
+      if (replica.leader) {
+        replica.leader = null
+        // Waiting acks=all produces see the leadership gone.
+        log.notify()
+      }
+      return
+    }
+    const now = Date.now()
+    if (replica.leader?.epoch !== p.leaderEpoch) {
+      replica.leader = new LeaderState(p.leaderEpoch, this.id, p.replicas, now)
+      log.markEpoch(p.leaderEpoch)
+      const leader = replica.leader
+      const image = p
+      log.hwBound = () => leader.isrLogEnd(this.cluster.controller.topicsById.get(t.id)?.partitions[image.partition]?.isr ?? [])
+    } else replica.leader.track(p.replicas, now)
+    log.advanceHighWatermark()
+    log.notify()
+  }
+
+  /** The ISR check of every partition led here: followers past replica.lag.time.max.ms leave it. */
+  private shrinkIsrs(): void {
+    const { controller, options } = this.cluster
+    const now = Date.now()
+    for (const t of controller.topics.values()) {
+      for (const p of t.partitions) {
+        if (!p || p.leader !== this.id || p.isr.length <= 1) continue
+        const replica = this.replicas.get(`${t.id}/${p.partition}`)
+        if (!replica?.leader || replica.leader.epoch !== p.leaderEpoch) continue
+        const out = replica.leader.outOfSync(p.isr, replica.log.logEndOffset, now, options.replicaLagTimeMaxMs)
+        if (!out.length) continue
+        controller.alterIsr(
+          t.id,
+          p.partition,
+          this.id,
+          p.leaderEpoch,
+          p.isr.filter((r) => !out.includes(r)),
+        )
+        replica.log.advanceHighWatermark()
+      }
+    }
+  }
+
+  /**
+   * A follower's fetch of a partition led here: its log end recorded, and
+   * the ISR grown when it has caught up (past the high watermark and into
+   * this leader's epoch), as Kafka's Partition.maybeExpandIsr does.
+   */
+  followerFetched(t: TopicImage, p: PartitionImage, replica: Replica, follower: number, fetchOffset: number): void {
+    const leader = replica.leader
+    if (!leader || leader.epoch !== p.leaderEpoch) return
+    const log = replica.log
+    leader.recordFetch(follower, fetchOffset, log.logEndOffset, Date.now())
+    if (!p.isr.includes(follower) && fetchOffset >= log.highWatermark && fetchOffset >= log.epochStart(p.leaderEpoch))
+      this.cluster.controller.alterIsr(t.id, p.partition, this.id, p.leaderEpoch, [...p.isr, follower])
+    log.advanceHighWatermark()
   }
 
   private readonly handleFrame = async (frame: Buffer, connection: ClientConnection): Promise<Buffer | null | 'close'> => {

@@ -9,7 +9,7 @@ export interface TopicSpec {
   name: string
   /** Default: the cluster's defaultPartitions. */
   partitions?: number
-  /** Default: 1. At most the broker count; the leader is the only in-sync replica until replication arrives. */
+  /** Default: the cluster's defaultReplicationFactor. At most the broker count. */
   replicationFactor?: number
   configs?: Record<string, string>
 }
@@ -24,6 +24,18 @@ export interface BrokerOptions {
   autoCreateTopics?: boolean
   /** num.partitions for auto-created topics. Default 1. */
   defaultPartitions?: number
+  /**
+   * default.replication.factor: for auto-created topics and those created
+   * without one. Default min(3, brokers).
+   */
+  defaultReplicationFactor?: number
+  /**
+   * replica.lag.time.max.ms: a follower not caught up with its leader for
+   * this long leaves the ISR. Default 30000, as Kafka.
+   */
+  replicaLagTimeMaxMs?: number
+  /** replica.fetch.wait.max.ms: a follower's fetch long poll (kept below a third of the lag time). Default 500. */
+  replicaFetchWaitMaxMs?: number
   /** socket.request.max.bytes: larger requests close the connection. Default 100 MiB. */
   maxRequestBytes?: number
   /**
@@ -53,6 +65,9 @@ export const DEFAULTS: ResolvedOptions = {
   port: 0,
   autoCreateTopics: true,
   defaultPartitions: 1,
+  defaultReplicationFactor: 1,
+  replicaLagTimeMaxMs: 30_000,
+  replicaFetchWaitMaxMs: 500,
   maxRequestBytes: 100 * 1024 * 1024,
   maxConnections: 10_000,
   groupMinSessionTimeoutMs: 6000,
@@ -72,9 +87,19 @@ export class EmbeddedCluster {
   constructor(options: BrokerOptions) {
     const { topics: _topics, ...rest } = options as BrokerOptions & { topics?: unknown }
     this.options = { ...DEFAULTS, ...rest }
+    if (options.defaultReplicationFactor === undefined)
+      this.options.defaultReplicationFactor = Math.min(3, Number.isInteger(this.options.brokers) ? this.options.brokers : 1)
+    const positive = [
+      'brokers',
+      'maxRequestBytes',
+      'maxConnections',
+      'defaultReplicationFactor',
+      'replicaLagTimeMaxMs',
+      'replicaFetchWaitMaxMs',
+    ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
-      const least = k === 'brokers' || k === 'maxRequestBytes' || k === 'maxConnections' ? 1 : 0
+      const least = positive.includes(k) ? 1 : 0
       if (!(Number.isInteger(v) && (v as number) >= least))
         throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
     }
@@ -100,7 +125,7 @@ export class EmbeddedCluster {
     for (const t of topics) {
       this.controller.createTopic(t.name, {
         partitions: t.partitions ?? this.options.defaultPartitions,
-        replicationFactor: t.replicationFactor ?? 1,
+        replicationFactor: t.replicationFactor ?? this.options.defaultReplicationFactor,
         configs: t.configs,
       })
     }
@@ -116,30 +141,46 @@ export class EmbeddedCluster {
     return b
   }
 
+  /** Stops a broker: its port closes, it leaves every ISR, and the partitions it led elect a new leader from theirs. */
   async stopBroker(id: number): Promise<void> {
     const b = this.broker(id)
     this.controller.setFenced(id, true)
     await b.stop()
   }
 
+  /** Starts a stopped broker: it truncates its replicas to its leaders' logs, catches up and rejoins the ISRs. */
   async startBroker(id: number): Promise<void> {
     const b = this.broker(id)
     await b.start()
     this.controller.setFenced(id, false)
   }
 
-  /** Moves a partition to `brokerId` (its data with it) and makes it the leader, with a new leader epoch. */
+  /** Stops (or resumes) a broker's fetching as a follower; it keeps serving clients, but falls out of the ISRs. */
+  pauseFollower(id: number, paused = true): void {
+    const b = this.broker(id)
+    b.fetcher.paused = paused
+    b.fetcher.poke()
+  }
+
+  /**
+   * Makes `brokerId` the partition's leader under a new leader epoch: an
+   * in-sync replica is elected; a broker outside the replica set takes the
+   * current leader's place, and its data goes with it (a reassignment).
+   */
   moveLeader(topic: string, partition: number, brokerId: number): void {
     const t = this.controller.topics.get(topic)
     const p = t?.partitions[partition]
     const target = this.broker(brokerId)
     const from = p && p.leader >= 0 ? this.brokers.get(p.leader) : undefined
-    this.controller.moveLeader(topic, partition, brokerId)
-    const key = `${t!.id}/${partition}`
+    const key = `${t?.id}/${partition}`
     const replica = from?.replicas.get(key)
-    if (from && replica && from !== target) {
+    const how = this.controller.moveLeader(topic, partition, brokerId)
+    if (how === 'reassigned' && from && replica && from !== target) {
       from.replicas.delete(key)
       target.replicas.set(key, replica)
+      replica.leader = null
+      // The moved replica takes its leadership at the new epoch.
+      target.syncRole(t!, t!.partitions[partition])
     }
   }
 

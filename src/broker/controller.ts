@@ -145,9 +145,13 @@ export class Controller {
   }
 
   /**
-   * Fences (stops) or unfences a broker. A fenced leader's partitions go to
-   * another live ISR member, or to no leader (-1) when there is none; an
-   * unfenced broker takes back leaderless partitions whose ISR it is in.
+   * Fences (stops) or unfences a broker, as KRaft's controller does: a
+   * fenced broker leaves every ISR it is in (unless it is the last member,
+   * which keeps the partition's committed data named), and the partitions
+   * it led get a new leader from the remaining ISR, or none (-1) when no
+   * member is live: no unclean election. An unfenced broker takes back the
+   * leaderless partitions whose ISR it is in; it rejoins other ISRs by
+   * catching up, through its leaders.
    */
   setFenced(id: number, fenced: boolean): void {
     const b = this.brokers.get(id)
@@ -156,9 +160,10 @@ export class Controller {
     const live = new Set(this.liveBrokers().map((x) => x.id))
     for (const t of this.topics.values()) {
       for (const p of t.partitions) {
-        if (fenced && p.leader === id) {
-          const next = p.isr.find((r) => r !== id && live.has(r)) ?? -1
-          this.changePartition(t, p, { leader: next })
+        if (fenced && p.isr.includes(id)) {
+          const isr = p.isr.length > 1 ? p.isr.filter((r) => r !== id) : p.isr
+          if (p.leader === id) this.changePartition(t, p, { leader: isr.find((r) => r !== id && live.has(r)) ?? -1, isr })
+          else if (isr !== p.isr) this.changePartition(t, p, { isr })
         } else if (!fenced && p.leader === -1 && p.isr.includes(id)) {
           this.changePartition(t, p, { leader: id })
         }
@@ -166,16 +171,36 @@ export class Controller {
     }
   }
 
+  /**
+   * A partition change. Naming a leader (even the same one) starts a new
+   * leader epoch; an ISR or replica change alone keeps the epoch (Kafka
+   * bumps only its partition epoch for those).
+   */
   changePartition(t: TopicImage, p: PartitionImage, change: Partial<Pick<PartitionChangeRecord, 'leader' | 'isr' | 'replicas'>>): void {
     this.append({
       type: 'partition-change',
       topicId: t.id,
       partition: p.partition,
       leader: change.leader ?? p.leader,
-      leaderEpoch: p.leaderEpoch + 1,
+      leaderEpoch: change.leader !== undefined ? p.leaderEpoch + 1 : p.leaderEpoch,
       isr: change.isr ?? p.isr,
       replicas: change.replicas ?? p.replicas,
     })
+  }
+
+  /**
+   * AlterPartition from a leader: the new ISR of a partition it leads at
+   * `leaderEpoch`; refused (false) when that is no longer the current
+   * leadership, so a deposed leader cannot change it.
+   */
+  alterIsr(topicId: string, partition: number, leader: number, leaderEpoch: number, isr: number[]): boolean {
+    const t = this.topicsById.get(topicId)
+    const p = t?.partitions[partition]
+    if (!t || !p || p.leader !== leader || p.leaderEpoch !== leaderEpoch) return false
+    if (!isr.includes(leader) || isr.some((r) => !p.replicas.includes(r))) return false
+    if (isr.length === p.isr.length && isr.every((r) => p.isr.includes(r))) return true
+    this.changePartition(t, p, { isr: p.replicas.filter((r) => isr.includes(r)) })
+    return true
   }
 
   /** Creates a topic; `assignments[p]` (replica lists) overrides the round-robin placement. */
@@ -236,10 +261,9 @@ export class Controller {
   private addPartitions(topicId: string, from: number, assignments: number[][]): void {
     const live = new Set(this.liveBrokers().map((b) => b.id))
     assignments.forEach((replicas, i) => {
-      // The leader is the only replica holding data until replication arrives,
-      // so it is the whole ISR.
-      const leader = replicas.find((r) => live.has(r)) ?? -1
-      this.append({ type: 'partition', topicId, partition: from + i, replicas, isr: leader === -1 ? [] : [leader], leader, leaderEpoch: 0 })
+      // An empty partition: every live replica is in sync with it.
+      const isr = replicas.filter((r) => live.has(r))
+      this.append({ type: 'partition', topicId, partition: from + i, replicas, isr, leader: isr[0] ?? -1, leaderEpoch: 0 })
     })
   }
 
@@ -284,15 +308,28 @@ export class Controller {
     return this.nextProducerId++
   }
 
-  /** Makes `broker` the partition's only replica and leader (a reassignment: the data goes with it). */
-  moveLeader(topic: string, partition: number, broker: number): void {
+  /**
+   * Makes `broker` the partition's leader under a new leader epoch: an ISR
+   * member is elected as it is (ElectLeaders); a broker outside the replica
+   * set takes the place of the current leader and the data goes with it (a
+   * reassignment, with the ISR the new leader alone). A replica out of sync
+   * cannot lead (no unclean election).
+   */
+  moveLeader(topic: string, partition: number, broker: number): 'elected' | 'reassigned' {
     const t = this.topics.get(topic)
     const p = t?.partitions[partition]
     if (!t || !p) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `no partition ${topic}/${partition}`)
     const b = this.brokers.get(broker)
     if (!b || b.fenced) throw new ControllerError(ErrorCodes.BROKER_NOT_AVAILABLE, `broker ${broker} is not running`)
-    const replicas = [broker, ...p.replicas.filter((r) => r !== broker)].slice(0, p.replicas.length)
-    this.changePartition(t, p, { leader: broker, isr: [broker], replicas })
+    if (p.isr.includes(broker)) {
+      this.changePartition(t, p, { leader: broker })
+      return 'elected'
+    }
+    if (p.replicas.includes(broker))
+      throw new ControllerError(ErrorCodes.ELIGIBLE_LEADERS_NOT_AVAILABLE, `broker ${broker} is not in the ISR of ${topic}/${partition}`)
+    const replaced = p.leader >= 0 ? p.leader : p.replicas[0]
+    this.changePartition(t, p, { leader: broker, isr: [broker], replicas: p.replicas.map((r) => (r === replaced ? broker : r)) })
+    return 'reassigned'
   }
 }
 

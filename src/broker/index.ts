@@ -28,12 +28,32 @@ export interface RunningCluster {
   readonly metadataLog: readonly MetadataRecord[]
   /** Closes every listener and connection and clears every timer. */
   stop(): Promise<void>
-  /** Stops one broker (its port closes; its partitions lose their leader, as no other replica is in sync). */
+  /**
+   * Stops one broker: its port closes, it leaves every ISR, and each
+   * partition it led elects a new leader from its ISR under a new leader
+   * epoch (none when no in-sync replica is left: no unclean election).
+   */
   stopBroker(id: number): Promise<void>
-  /** Starts a stopped broker again on the same port; it leads its partitions again. */
+  /**
+   * Starts a stopped broker again on the same port: its replicas truncate
+   * to their leaders' epoch boundaries (OffsetForLeaderEpoch), catch up and
+   * rejoin the ISR; it leads again the partitions left without a leader.
+   */
   startBroker(id: number): Promise<void>
-  /** Moves a partition (with its data) to `broker` and makes it the leader, under a new leader epoch. */
+  /**
+   * Makes `broker` the partition's leader under a new leader epoch: an
+   * in-sync replica is elected; a broker outside the replica set takes the
+   * current leader's place with its data (a reassignment). A replica out of
+   * the ISR is refused.
+   */
   moveLeader(topic: string, partition: number, broker: number): void
+  /**
+   * Pauses (or with false resumes) a broker's fetching as a follower: it
+   * keeps serving clients, but its replicas fall behind while their leaders
+   * take writes, and leave the ISR after replicaLagTimeMaxMs; resumed, they
+   * catch up and rejoin.
+   */
+  pauseFollower(broker: number, paused?: boolean): void
   /** Answers the next `count` requests of `apiKey` with error `code` (in each of the response's error fields). */
   injectError(apiKey: number, code: number, count?: number): void
   /** Delays every response by `ms` (0 to stop). */
@@ -65,6 +85,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
     stopBroker: (id) => cluster.stopBroker(id),
     startBroker: (id) => cluster.startBroker(id),
     moveLeader: (topic, partition, broker) => cluster.moveLeader(topic, partition, broker),
+    pauseFollower: (broker, paused = true) => cluster.pauseFollower(broker, paused),
     injectError: (apiKey, code, count = 1) => cluster.faults.inject(apiKey, code, count),
     addLatency: (ms) => {
       if (!(ms >= 0)) throw new RangeError(`addLatency: ms must be >= 0, not ${ms}`)

@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import { encodeRecordBatch } from '../codec/batch-encoder.js'
-import { assignOffsets, readBatchHeader, type BatchHeader } from './record-batch.js'
+import { B_BASE_OFFSET, B_LEADER_EPOCH } from '../codec/layout.js'
+import { assignOffsets, isCommitMarker, readBatchHeader, type BatchHeader } from './record-batch.js'
 
 /** A transaction this partition saw aborted: its first offset and its marker's offset. */
 export interface AbortedTransaction {
@@ -25,8 +26,8 @@ export interface StoredBatch {
  * A partition's log, in memory: record batches back to back, as the
  * producer sent them (only the base offset and leader epoch written in),
  * served to fetchers as those same bytes. Offsets are JS numbers (exact to
- * 2^53). The high watermark is real state, equal to the log end while the
- * leader is the only replica; readers see nothing past it.
+ * 2^53). The high watermark is real state: the ISR's smallest log end on a
+ * leader (hwBound), the leader's on a follower; consumers see nothing past it.
  */
 export class PartitionLog {
   private readonly batches: StoredBatch[] = []
@@ -62,8 +63,7 @@ export class PartitionLog {
    * no transaction open here.
    */
   writeMarker(producerId: bigint, producerEpoch: number, commit: boolean, leaderEpoch: number, coordinatorEpoch = 0): number | null {
-    const first = this.ongoing.get(producerId)
-    if (first === undefined) return null
+    if (!this.ongoing.has(producerId)) return null
     const key = Buffer.alloc(4)
     key.writeInt16BE(0, 0)
     key.writeInt16BE(commit ? 1 : 0, 2)
@@ -71,21 +71,39 @@ export class PartitionLog {
     value.writeInt16BE(0, 0)
     value.writeInt32BE(coordinatorEpoch, 2)
     const bytes = encodeRecordBatch([{ key, value }], { control: true, transactional: true, producerId, producerEpoch, baseSequence: -1 })
-    const offset = this.append(bytes, readBatchHeader(bytes), leaderEpoch)
-    this.ongoing.delete(producerId)
-    if (!commit) this.aborted.push({ producerId, firstOffset: first, lastOffset: offset })
-    return offset
+    return this.append(bytes, readBatchHeader(bytes), leaderEpoch)
   }
 
   get sizeInBytes(): number {
     return this.bytes
   }
 
-  /** Appends a validated batch (the caller's own copy, which the log keeps); returns its base offset. */
+  /** Appends a validated batch as the leader (the caller's own copy, which the log keeps); returns its base offset. */
   append(batch: Buffer, header: BatchHeader, leaderEpoch: number): number {
     const baseOffset = this.logEndOffset
-    if ((this.epochStarts.at(-1)?.epoch ?? -1) < leaderEpoch) this.epochStarts.push({ epoch: leaderEpoch, startOffset: baseOffset })
     assignOffsets(batch, baseOffset, leaderEpoch)
+    this.store(batch, header, baseOffset, leaderEpoch)
+    this.advanceHighWatermark()
+    return baseOffset
+  }
+
+  /**
+   * Appends a batch fetched from the leader as a follower: its offsets and
+   * leader epoch are the leader's, already in the bytes. A batch the log
+   * already holds is skipped; returns whether it was appended.
+   */
+  appendReplicated(batch: Buffer): boolean {
+    const baseOffset = Number(batch.readBigInt64BE(B_BASE_OFFSET))
+    const header = readBatchHeader(batch)
+    if (baseOffset + header.lastOffsetDelta < this.logEndOffset) return false
+    if (baseOffset !== this.logEndOffset)
+      throw new RangeError(`replicated batch at offset ${baseOffset} does not follow the log end ${this.logEndOffset}`)
+    this.store(batch, header, baseOffset, batch.readInt32BE(B_LEADER_EPOCH))
+    return true
+  }
+
+  private store(batch: Buffer, header: BatchHeader, baseOffset: number, leaderEpoch: number): void {
+    this.markEpoch(leaderEpoch, baseOffset)
     const stored: StoredBatch = {
       baseOffset,
       lastOffset: baseOffset + header.lastOffsetDelta,
@@ -98,12 +116,89 @@ export class PartitionLog {
     const best = this.batches[this.maxTimestampBatch]
     if (!best || stored.maxTimestamp > best.maxTimestamp) this.maxTimestampBatch = this.batches.length
     this.batches.push(stored)
-    if (header.transactional && !header.control && !this.ongoing.has(header.producerId)) this.ongoing.set(header.producerId, baseOffset)
+    if (header.transactional) {
+      const first = this.ongoing.get(header.producerId)
+      if (!header.control) {
+        if (first === undefined) this.ongoing.set(header.producerId, baseOffset)
+      } else if (first !== undefined) {
+        this.ongoing.delete(header.producerId)
+        if (!isCommitMarker(batch)) this.aborted.push({ producerId: header.producerId, firstOffset: first, lastOffset: baseOffset })
+      }
+    }
     this.bytes += batch.length
     this.logEndOffset = stored.lastOffset + 1
-    this.highWatermark = this.logEndOffset
     this.wake()
-    return baseOffset
+  }
+
+  /** Records that `epoch` begins at `offset` (a new leader marks its epoch at its log end before writing, as Kafka does). */
+  markEpoch(epoch: number, offset = this.logEndOffset): void {
+    if (epoch < 0 || (this.epochStarts.at(-1)?.epoch ?? -1) >= epoch) return
+    this.epochStarts.push({ epoch, startOffset: offset })
+  }
+
+  /** The newest leader epoch in this log (-1 when none). */
+  get latestEpoch(): number {
+    return this.epochStarts.at(-1)?.epoch ?? -1
+  }
+
+  /** The offset where `epoch` begins here, or the log end when it is not in the cache. */
+  epochStart(epoch: number): number {
+    return this.epochStarts.find((e) => e.epoch === epoch)?.startOffset ?? this.logEndOffset
+  }
+
+  /**
+   * The high watermark is at most this bound (the leader sets it to the
+   * ISR's smallest log end; a follower to -1, as it learns its high
+   * watermark from the leader). Default: no bound, the single-replica log.
+   */
+  hwBound: () => number = () => Infinity
+
+  /** Moves the high watermark up to min(log end, hwBound()); wakes waiters when it moves. */
+  advanceHighWatermark(): void {
+    const hw = Math.min(this.logEndOffset, this.hwBound())
+    if (hw > this.highWatermark) {
+      this.highWatermark = hw
+      this.wake()
+    }
+  }
+
+  /** A follower's high watermark: the leader's, as far as this log reaches. */
+  followHighWatermark(leaderHw: number): void {
+    const hw = Math.min(leaderHw, this.logEndOffset)
+    if (hw > this.highWatermark) {
+      this.highWatermark = hw
+      this.wake()
+    }
+  }
+
+  /**
+   * Removes every batch from the one holding `offset` on (a follower
+   * truncating to where its log diverged from the leader's); the epoch
+   * cache, transactions and high watermark follow. Returns the new log end.
+   */
+  truncateTo(offset: number): number {
+    if (offset >= this.logEndOffset) return this.logEndOffset
+    const keep = this.indexOf(offset)
+    for (const b of this.batches.splice(keep)) this.bytes -= b.bytes.length
+    this.logEndOffset = Math.max(this.logStartOffset, this.batches.at(-1) ? this.batches.at(-1)!.lastOffset + 1 : this.logStartOffset)
+    this.highWatermark = Math.min(this.highWatermark, this.logEndOffset)
+    while (this.epochStarts.length && this.epochStarts.at(-1)!.startOffset >= this.logEndOffset) this.epochStarts.pop()
+    for (const [pid, first] of this.ongoing) if (first >= this.logEndOffset) this.ongoing.delete(pid)
+    while (this.aborted.length && this.aborted.at(-1)!.lastOffset >= this.logEndOffset) this.aborted.pop()
+    this.reindexMaxTimestamp()
+    return this.logEndOffset
+  }
+
+  /** Empties the log and starts it at `offset` (a follower whose log end is below the leader's log start). */
+  resetTo(offset: number): void {
+    this.truncateTo(this.logStartOffset)
+    this.logStartOffset = this.logEndOffset = offset
+    this.highWatermark = Math.min(this.highWatermark, offset)
+  }
+
+  /** Every stored batch, oldest first (rebuilding producer state after a truncation). */
+  storedBatches(): readonly StoredBatch[] {
+    return this.batches
   }
 
   /**
@@ -131,18 +226,27 @@ export class PartitionLog {
     while (drop < this.batches.length && this.batches[drop].lastOffset < offset) this.bytes -= this.batches[drop++].bytes.length
     if (drop) {
       this.batches.splice(0, drop)
-      this.maxTimestampBatch = -1
-      this.batches.forEach((b, i) => {
-        if (this.maxTimestampBatch < 0 || b.maxTimestamp > this.batches[this.maxTimestampBatch].maxTimestamp) this.maxTimestampBatch = i
-      })
+      this.reindexMaxTimestamp()
     }
     return this.logStartOffset
+  }
+
+  private reindexMaxTimestamp(): void {
+    this.maxTimestampBatch = -1
+    this.batches.forEach((b, i) => {
+      if (this.maxTimestampBatch < 0 || b.maxTimestamp > this.batches[this.maxTimestampBatch].maxTimestamp) this.maxTimestampBatch = i
+    })
   }
 
   /** Calls `wake` once at the next append (a waiting fetch); returns a cancel. */
   onAppend(wake: () => void): () => void {
     this.waiters.add(wake)
     return () => this.waiters.delete(wake)
+  }
+
+  /** Wakes every waiter without an append (the partition's leadership changed). */
+  notify(): void {
+    this.wake()
   }
 
   private wake(): void {

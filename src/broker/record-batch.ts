@@ -1,4 +1,5 @@
 import type { Buffer } from 'node:buffer'
+import { decodeRecordSet } from '../codec/batch-decoder.js'
 import { crc32c } from '../codec/crc.js'
 import {
   B_ATTRIBUTES,
@@ -104,4 +105,10 @@ export function readBatchHeader(b: Buffer): BatchHeader {
 export function assignOffsets(b: Buffer, baseOffset: number, leaderEpoch: number): void {
   b.writeBigInt64BE(BigInt(baseOffset), B_BASE_OFFSET)
   b.writeInt32BE(leaderEpoch, B_LEADER_EPOCH)
+}
+
+/** Whether a control batch is a COMMIT marker (its one record's key: version int16, type int16, 1 = commit). */
+export function isCommitMarker(b: Buffer): boolean {
+  const r = decodeRecordSet(b).batches[0]?.records[0]
+  return r?.key != null && r.key.length >= 4 && r.key.readInt16BE(2) === 1
 }

@@ -36,7 +36,12 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
     expect(md.brokers.map((b) => b.port).sort()).toEqual(cluster.brokers.map((b) => b.port).sort())
     const t = md.topics.find((x) => x.name === 'meta')!
     expect(t.partitions.map((p) => p.id).sort()).toEqual([0, 1, 2, 3])
-    for (const p of t.partitions) expect(p.isrs).toEqual([p.leader])
+    // Replication factor 3 by default on 3 brokers: every replica of a new partition is in sync, the leader first.
+    for (const p of t.partitions) {
+      expect([...p.replicas].sort()).toEqual([0, 1, 2])
+      expect([...p.isrs].sort()).toEqual([0, 1, 2])
+      expect(p.leader).toBe(p.replicas[0])
+    }
   })
 
   it.each(

@@ -61,8 +61,8 @@ describe('embedded cluster lifecycle', () => {
     expect(handles()).toEqual(before)
   })
 
-  it('a stopped broker refuses connections; started again, it listens on the same port and serves its data', async () => {
-    const cluster = await startCluster({ brokers: 2, topics: [{ name: 'back', partitions: 2 }] })
+  it('a stopped broker refuses connections; started again, it listens on the same port and serves its data (replication factor 1)', async () => {
+    const cluster = await startCluster({ brokers: 2, topics: [{ name: 'back', partitions: 2, replicationFactor: 1 }] })
     try {
       const b = cluster.brokers[1]
       const c = await RawClient.open(`${b.host}:${b.port}`)

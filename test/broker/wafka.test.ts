@@ -203,8 +203,8 @@ describe('records and offsets', () => {
 })
 
 describe('cluster controls', () => {
-  it('moveLeader: the partition moves with its data; the producer follows the new leader', async () => {
-    const kafka = await start([{ name: 'm', partitions: 1 }])
+  it('moveLeader (replication factor 1): the partition moves with its data; the producer follows the new leader', async () => {
+    const kafka = await start([{ name: 'm', partitions: 1, replicationFactor: 1 }])
     const producer = await connected(kafka.producer())
     await producer.send({ topic: 'm', messages: [{ value: 'before' }] })
     const before = cluster!.metadataLog.filter((r) => r.type === 'partition-change').length
@@ -231,8 +231,8 @@ describe('cluster controls', () => {
     })
   })
 
-  it('stopBroker / startBroker: its partitions lose their leader, then get it back with their data', async () => {
-    const kafka = await start([{ name: 's', partitions: 3 }])
+  it('stopBroker / startBroker (replication factor 1): its partitions lose their leader, then get it back with their data', async () => {
+    const kafka = await start([{ name: 's', partitions: 3, replicationFactor: 1 }])
     const producer = await connected(kafka.producer())
     await producer.send({ topic: 's', messages: [0, 1, 2].map((p) => ({ value: `p${p}`, partition: p })) })
     const admin = kafka.admin()

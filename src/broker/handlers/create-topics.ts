@@ -36,7 +36,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
         try {
           const created = controller.createTopic(ct.name, {
             partitions: ct.numPartitions === -1 ? options.defaultPartitions : ct.numPartitions,
-            replicationFactor: ct.replicationFactor === -1 ? 1 : ct.replicationFactor,
+            replicationFactor: ct.replicationFactor === -1 ? options.defaultReplicationFactor : ct.replicationFactor,
             configs,
             assignments: explicit
               ? [...ct.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds)

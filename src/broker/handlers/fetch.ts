@@ -36,6 +36,7 @@ function readOnce(
   cluster: EmbeddedCluster,
   broker: VirtualBroker,
   version: number,
+  replicaId: number,
 ): Pass {
   const byId = version >= 13
   const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set() }
@@ -61,12 +62,15 @@ function readOnce(
           currentLeader,
         }
       }
+      if (replicaId >= 0 && !p.replicas.includes(replicaId))
+        return { ...failed(want.partition, ErrorCodes.NOT_LEADER_OR_FOLLOWER), currentLeader }
       const log = led.replica.log
       pass.logs.push(log)
       const offset = Number(want.fetchOffset)
-      const committedOnly = req.isolationLevel === READ_COMMITTED
+      const committedOnly = req.isolationLevel === READ_COMMITTED && replicaId < 0
       const lso = log.lastStableOffset
-      const upTo = committedOnly ? lso : log.highWatermark
+      // A follower reads the whole log; a consumer up to the high watermark (or the LSO).
+      const upTo = replicaId >= 0 ? log.logEndOffset : committedOnly ? lso : log.highWatermark
       const common = {
         partitionIndex: want.partition,
         highWatermark: BigInt(log.highWatermark),
@@ -95,6 +99,24 @@ function readOnce(
     pass.answers.push({ want, data })
   }
   return pass
+}
+
+/** Records a follower's fetch offsets at the leader (its log end), which may grow the ISR and move the high watermark. */
+function followerFetch(
+  wanted: Iterable<SessionPartition>,
+  cluster: EmbeddedCluster,
+  broker: VirtualBroker,
+  byId: boolean,
+  replicaId: number,
+) {
+  for (const want of wanted) {
+    const t = byId ? cluster.controller.topicsById.get(want.topicId) : cluster.controller.topics.get(want.topic)
+    if (!t) continue
+    const led = cluster.leaderReplica(broker, t, want.partition)
+    if (typeof led === 'number' || !led.p.replicas.includes(replicaId)) continue
+    if (want.currentLeaderEpoch >= 0 && want.currentLeaderEpoch !== led.p.leaderEpoch) continue
+    broker.followerFetched(t, led.p, led.replica, replicaId, Number(want.fetchOffset))
+  }
 }
 
 /** Waits until one of `logs` gets an append, `ms` pass, the client goes away or the broker stops. */
@@ -181,7 +203,9 @@ function hasNews(want: SessionPartition, data: PartitionData): boolean {
 /**
  * Fetch: stored batch bytes as they are, up to the high watermark (or the
  * last stable offset for read_committed, with the aborted transactions in
- * what it reads), within maxBytes and each partition's limit; a long poll
+ * what it reads) for consumers, up to the log end for followers (replica
+ * id set), whose fetch offsets the leader tracks; within maxBytes and each
+ * partition's limit; a long poll
  * (maxWaitMs) until minBytes are there, woken by an append; incremental
  * fetch sessions (KIP-227).
  */
@@ -199,9 +223,12 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     if (session) session.lastUsed = Date.now()
     // The next incremental request carries the next epoch (a new session starts at 1).
     if (session && incremental) session.epoch = session.epoch === 0x7fffffff ? 1 : session.epoch + 1
+    // A follower's fetch (v15+ say who in ReplicaState): its log end is the fetch offset.
+    const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId
+    if (replicaId >= 0) followerFetch(wanted.values(), cluster, broker, byId, replicaId)
     const deadline = Date.now() + req.maxWaitMs
     for (;;) {
-      const pass = readOnce(wanted.values(), req, cluster, broker, version)
+      const pass = readOnce(wanted.values(), req, cluster, broker, version, replicaId)
       const left = deadline - Date.now()
       const news = incremental ? pass.answers.filter((a) => hasNews(a.want, a.data)) : pass.answers
       const done =

@@ -66,7 +66,9 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
           continue
         }
         if (!t && autoCreate && controller.liveBrokers().length > 0) {
-          t = controller.createTopic(want.name, { partitions: options.defaultPartitions, replicationFactor: 1 }) ?? undefined
+          // Capped at the live brokers: an auto-created topic should not fail for a stopped one.
+          const replicationFactor = Math.min(options.defaultReplicationFactor, controller.liveBrokers().length)
+          t = controller.createTopic(want.name, { partitions: options.defaultPartitions, replicationFactor }) ?? undefined
         }
         topics.push(t ? topicMetadata(cluster, t) : missingTopic(want.name, ZERO_UUID, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, version))
       }

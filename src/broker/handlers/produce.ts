@@ -10,6 +10,10 @@ import type { Input } from '../../protocol/api.js'
 import { CLOSE_CONNECTION, defineHandler, NO_RESPONSE } from '../handler.js'
 import { BatchError, validateProducedBatch } from '../record-batch.js'
 import { topicConfig } from '../topic-configs.js'
+import type { VirtualBroker } from '../broker.js'
+import type { EmbeddedCluster } from '../cluster.js'
+import type { PartitionImage, TopicImage } from '../controller.js'
+import type { PartitionLog } from '../partition-log.js'
 
 type PartitionResponse = Input<ProduceResponsePartitionProduceResponse>
 
@@ -22,20 +26,67 @@ const failed = (index: number, errorCode: number, errorMessage: string | null = 
   errorMessage,
 })
 
+/** An acks=all answer waiting for the ISR to hold its records. */
+interface Pending {
+  res: PartitionResponse
+  t: TopicImage
+  p: PartitionImage
+  log: PartitionLog
+  /** The high watermark that covers the batch: its last offset + 1. */
+  end: number
+  minIsr: number
+}
+
+/**
+ * acks=all, as Kafka's DelayedProduce: done when the high watermark passes
+ * the batch (the whole ISR has it), answered REQUEST_TIMED_OUT at the
+ * request's timeout, NOT_LEADER_OR_FOLLOWER when leadership moves on
+ * first, and NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR that took it
+ * shrank below min.insync.replicas.
+ */
+function awaitIsr(broker: VirtualBroker, cluster: EmbeddedCluster, w: Pending, deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    let cancel = () => {}
+    let timer: NodeJS.Timeout | undefined
+    const finish = (code: number) => {
+      cancel()
+      clearTimeout(timer)
+      broker.waits.delete(onStop)
+      if (code !== ErrorCodes.NONE) Object.assign(w.res, failed(w.p.partition, code))
+      resolve()
+    }
+    const onStop = () => finish(ErrorCodes.NOT_LEADER_OR_FOLLOWER)
+    const check = () => {
+      const p = cluster.controller.topicsById.get(w.t.id)?.partitions[w.p.partition]
+      if (!p || p.leader !== broker.id || p.leaderEpoch !== w.p.leaderEpoch || !broker.running)
+        return finish(ErrorCodes.NOT_LEADER_OR_FOLLOWER)
+      if (w.log.highWatermark >= w.end)
+        return finish(p.isr.length < w.minIsr ? ErrorCodes.NOT_ENOUGH_REPLICAS_AFTER_APPEND : ErrorCodes.NONE)
+      if (Date.now() >= deadline) return finish(ErrorCodes.REQUEST_TIMED_OUT)
+      cancel = w.log.onAppend(check)
+    }
+    broker.waits.add(onStop)
+    timer = setTimeout(() => finish(ErrorCodes.REQUEST_TIMED_OUT), Math.max(0, deadline - Date.now()))
+    check()
+  })
+}
+
 /**
  * Produce: each partition's one batch validated (CRC, shape, size,
  * idempotent sequence), then stored as received with its offsets assigned.
- * acks=all waits for the ISR, which is the leader alone for now, so every
- * ack is immediate; min.insync.replicas above the ISR size is refused.
+ * acks=all refuses with NOT_ENOUGH_REPLICAS while the ISR is smaller than
+ * min.insync.replicas, and otherwise answers once every ISR member has the
+ * batch (awaitIsr).
  */
 export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
   spec: Produce,
   minVersion: 3,
   maxVersion: Produce.maxVersion,
-  handle(req, { cluster, broker, version }) {
+  async handle(req, { cluster, broker, version }) {
     const { controller } = cluster
     let anyError = false
     const leaders = new Set<number>()
+    const pending: Pending[] = []
     const byId = version >= 13
     const responses = req.topicData.map((td) => {
       const t = byId ? controller.topicsById.get(td.topicId) : controller.topics.get(td.name)
@@ -71,26 +122,23 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
                 if (refused !== null) return failed(pd.index, refused)
               }
               const duplicateOf = replica.producers.check(header)
-              if (duplicateOf !== null) {
-                // Kafka answers a retried batch it already has with the offset it got the first time.
-                return {
-                  index: pd.index,
-                  errorCode: ErrorCodes.NONE,
-                  baseOffset: BigInt(duplicateOf),
-                  logAppendTimeMs: -1n,
-                  logStartOffset: BigInt(replica.log.logStartOffset),
-                }
+              // Kafka answers a retried batch it already has with the offset it got the first time.
+              let baseOffset = duplicateOf
+              if (baseOffset === null) {
+                // A copy of its own: the request's buffer belongs to the socket.
+                baseOffset = replica.log.append(Buffer.from(pd.records!), header, p.leaderEpoch)
+                replica.producers.update(header, baseOffset)
               }
-              // A copy of its own: the request's buffer belongs to the socket.
-              const baseOffset = replica.log.append(Buffer.from(pd.records!), header, p.leaderEpoch)
-              replica.producers.update(header, baseOffset)
-              return {
+              const res: PartitionResponse = {
                 index: pd.index,
                 errorCode: ErrorCodes.NONE,
                 baseOffset: BigInt(baseOffset),
                 logAppendTimeMs: -1n,
                 logStartOffset: BigInt(replica.log.logStartOffset),
               }
+              const end = baseOffset + header.lastOffsetDelta + 1
+              if (req.acks === -1 && replica.log.highWatermark < end) pending.push({ res, t, p, log: replica.log, end, minIsr })
+              return res
             } catch (err) {
               if (err instanceof BatchError) return failed(pd.index, err.code, err.message)
               throw err
@@ -101,6 +149,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
         }),
       }
     })
+    if (pending.length) {
+      const deadline = Date.now() + Math.max(0, req.timeoutMs)
+      await Promise.all(pending.map((w) => awaitIsr(broker, cluster, w, deadline)))
+    }
     if (req.acks === 0) return anyError ? CLOSE_CONNECTION : NO_RESPONSE
     const nodeEndpoints = [...leaders].flatMap((id) => {
       const b = controller.brokers.get(id)

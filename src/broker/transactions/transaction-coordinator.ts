@@ -174,13 +174,13 @@ export class TransactionCoordinator {
       const t = this.cluster.controller.topics.get(topic)
       const p = t?.partitions[partition]
       if (!t || !p) continue
-      // The marker goes to the partition's log wherever it is held (a stopped leader keeps it).
-      for (const b of this.cluster.brokers.values()) {
-        const replica = b.replicas.get(`${t.id}/${partition}`)
-        if (!replica) continue
-        replica.log.writeMarker(txn.producerId, markerEpoch, commit, p.leaderEpoch)
-        replica.producers.endTransaction(txn.producerId, markerEpoch)
-      }
+      // The marker goes to the leader's log (the followers replicate it); with no leader, to the
+      // replica that leads again first (a stopped leader keeps it).
+      const holder = this.cluster.brokers.get(p.leader >= 0 ? p.leader : (p.isr[0] ?? p.replicas[0]))
+      const replica = holder?.replicas.get(`${t.id}/${partition}`)
+      if (!replica) continue
+      replica.log.writeMarker(txn.producerId, markerEpoch, commit, p.leaderEpoch)
+      replica.producers.endTransaction(txn.producerId, markerEpoch)
     }
     for (const groupId of txn.groups) this.cluster.groups.get(groupId)?.completeTransaction(txn.producerId, commit)
     txn.state = commit ? 'CompleteCommit' : 'CompleteAbort'

@@ -1,0 +1,318 @@
+import { Buffer } from 'node:buffer'
+import { ErrorCodes } from '../protocol/error-codes.js'
+import { Fetch } from '../protocol/messages/Fetch.js'
+import { OffsetForLeaderEpoch } from '../protocol/messages/OffsetForLeaderEpoch.js'
+import type { Replica, VirtualBroker } from './broker.js'
+import type { EmbeddedCluster } from './cluster.js'
+import type { PartitionImage, TopicImage } from './controller.js'
+import { PeerLink } from './peer-link.js'
+import { ProducerState } from './producer-state.js'
+import { readBatchHeader } from './record-batch.js'
+
+/** The Fetch version followers send: the newest with ReplicaState (v15+) that has no fields we do not fill. */
+const FETCH_VERSION = 17
+const EPOCH_VERSION = 4
+const BACKOFF_MIN_MS = 50
+const BACKOFF_MAX_MS = 1000
+/** replica.fetch.max.bytes and replica.fetch.response.max.bytes, Kafka's defaults. */
+const PARTITION_MAX_BYTES = 1024 * 1024
+const RESPONSE_MAX_BYTES = 10 * 1024 * 1024
+
+interface Followed {
+  t: TopicImage
+  p: PartitionImage
+  replica: Replica
+}
+
+/**
+ * One follower broker's fetching from one leader broker, as Kafka's
+ * ReplicaFetcherThread: for the partitions it follows there, first (at
+ * each new leader epoch) OffsetForLeaderEpoch to truncate its log to where
+ * it agrees with the leader's, then Fetch requests with its replica id
+ * from its log end, appending the leader's batches as they are and taking
+ * the leader's high watermark. Every wait is bounded; stop() ends it.
+ */
+class FetchLoop {
+  private link: PeerLink | null = null
+  private sleeping: (() => void) | null = null
+  private backoffMs = BACKOFF_MIN_MS
+  /** Partition key -> the leader epoch its log was last truncated for. */
+  private readonly truncatedFor = new Map<string, number>()
+  stopped = false
+  readonly done: Promise<void>
+
+  constructor(
+    private readonly fetcher: ReplicaFetcher,
+    readonly leaderId: number,
+  ) {
+    this.done = this.run()
+  }
+
+  wake(): void {
+    this.sleeping?.()
+  }
+
+  stop(): void {
+    this.stopped = true
+    this.link?.close()
+    this.wake()
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(finish, ms)
+      const self = this
+      function finish() {
+        clearTimeout(timer)
+        if (self.sleeping === finish) self.sleeping = null
+        resolve()
+      }
+      this.sleeping = finish
+    })
+  }
+
+  private async run(): Promise<void> {
+    const { broker, cluster } = this.fetcher
+    while (!this.stopped) {
+      const followed = this.fetcher.paused ? [] : this.fetcher.followedFrom(this.leaderId)
+      if (followed.length === 0) {
+        // Nothing to fetch here: idle until the metadata changes (a poke) or a while passes.
+        this.link?.close()
+        this.link = null
+        await this.sleep(BACKOFF_MAX_MS)
+        continue
+      }
+      try {
+        const link = await this.connect()
+        if (!link) continue
+        await this.truncate(link, followed)
+        if (this.stopped || this.fetcher.paused) continue
+        const fetched = await this.fetch(link, followed)
+        this.backoffMs = BACKOFF_MIN_MS
+        if (!fetched) await this.sleep(BACKOFF_MIN_MS)
+      } catch (err) {
+        if (this.stopped) break
+        cluster.problem(broker.id, `replica fetching from broker ${this.leaderId}: ${(err as Error).message}`)
+        this.link?.close()
+        this.link = null
+        await this.sleep(this.backoffMs)
+        this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS)
+      }
+    }
+    this.link?.close()
+    this.link = null
+  }
+
+  private async connect(): Promise<PeerLink | null> {
+    if (this.link && !this.link.isClosed) return this.link
+    const b = this.fetcher.cluster.controller.brokers.get(this.leaderId)
+    if (!b) {
+      await this.sleep(BACKOFF_MAX_MS)
+      return null
+    }
+    this.link = await PeerLink.open(b.host, b.port, `broker-${this.fetcher.broker.id}-fetcher`, 5000)
+    if (this.stopped) this.link.close()
+    return this.link
+  }
+
+  /** OffsetForLeaderEpoch for the partitions whose leader epoch is new to this loop; truncates to the answers. */
+  private async truncate(link: PeerLink, followed: Followed[]): Promise<void> {
+    const stale = followed.filter((f) => this.truncatedFor.get(key(f)) !== f.p.leaderEpoch)
+    if (!stale.length) return
+    const ask = stale.filter((f) => f.replica.log.latestEpoch >= 0)
+    for (const f of stale) if (f.replica.log.latestEpoch < 0) this.truncatedFor.set(key(f), f.p.leaderEpoch)
+    if (!ask.length) return
+    const byTopic = new Map<string, Followed[]>()
+    for (const f of ask) byTopic.set(f.t.name, [...(byTopic.get(f.t.name) ?? []), f])
+    const res = await link.request(
+      OffsetForLeaderEpoch,
+      EPOCH_VERSION,
+      {
+        replicaId: this.fetcher.broker.id,
+        topics: [...byTopic].map(([topic, fs]) => ({
+          topic,
+          partitions: fs.map((f) => ({
+            partition: f.p.partition,
+            currentLeaderEpoch: f.p.leaderEpoch,
+            leaderEpoch: f.replica.log.latestEpoch,
+          })),
+        })),
+      },
+      5000,
+    )
+    for (const rt of res.topics) {
+      for (const rp of rt.partitions) {
+        const f = byTopic.get(rt.topic)?.find((x) => x.p.partition === rp.partition)
+        if (!f || rp.errorCode !== ErrorCodes.NONE) continue
+        truncateToLeader(f.replica, rp.leaderEpoch, Number(rp.endOffset))
+        this.truncatedFor.set(key(f), f.p.leaderEpoch)
+      }
+    }
+  }
+
+  /** One Fetch from the followed partitions' log ends; false when nothing could be fetched (every partition failed). */
+  private async fetch(link: PeerLink, followed: Followed[]): Promise<boolean> {
+    const { broker, cluster } = this.fetcher
+    const ready = followed.filter((f) => this.truncatedFor.get(key(f)) === f.p.leaderEpoch)
+    if (!ready.length) return false
+    const byTopic = new Map<string, Followed[]>()
+    for (const f of ready) byTopic.set(f.t.id, [...(byTopic.get(f.t.id) ?? []), f])
+    const waitMs = this.fetcher.waitMs
+    const res = await link.request(
+      Fetch,
+      FETCH_VERSION,
+      {
+        replicaState: { replicaId: broker.id, replicaEpoch: -1n },
+        maxWaitMs: waitMs,
+        minBytes: 1,
+        maxBytes: RESPONSE_MAX_BYTES,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [...byTopic].map(([topicId, fs]) => ({
+          topic: '',
+          topicId,
+          partitions: fs.map((f) => ({
+            partition: f.p.partition,
+            currentLeaderEpoch: f.p.leaderEpoch,
+            fetchOffset: BigInt(f.replica.log.logEndOffset),
+            lastFetchedEpoch: f.replica.log.latestEpoch,
+            logStartOffset: BigInt(f.replica.log.logStartOffset),
+            partitionMaxBytes: PARTITION_MAX_BYTES,
+          })),
+        })),
+        forgottenTopicsData: [],
+        rackId: '',
+      },
+      waitMs + 10_000,
+    )
+    if (res.errorCode !== ErrorCodes.NONE) return false
+    let ok = false
+    for (const rt of res.responses) {
+      for (const rp of rt.partitions) {
+        const f = byTopic.get(rt.topicId)?.find((x) => x.p.partition === rp.partitionIndex)
+        // The partition may have moved on while the fetch was out (a new leader, a deleted topic).
+        if (!f || broker.replicas.get(key(f)) !== f.replica) continue
+        const current = cluster.controller.topicsById.get(f.t.id)?.partitions[f.p.partition]
+        if (!current || current.leader !== this.leaderId || current.leaderEpoch !== f.p.leaderEpoch) continue
+        if (rp.errorCode === ErrorCodes.OFFSET_OUT_OF_RANGE) {
+          const log = f.replica.log
+          // Behind the leader's log start (records deleted): start over there. Past its end: truncate again.
+          if (log.logEndOffset < Number(rp.logStartOffset)) log.resetTo(Number(rp.logStartOffset))
+          else this.truncatedFor.delete(key(f))
+          continue
+        }
+        if (rp.errorCode !== ErrorCodes.NONE) continue
+        ok = true
+        appendFetched(f.replica, rp.records)
+        const log = f.replica.log
+        const leaderStart = Number(rp.logStartOffset)
+        if (leaderStart > log.logStartOffset) log.deleteBefore(Math.min(leaderStart, log.logEndOffset))
+        log.followHighWatermark(Number(rp.highWatermark))
+      }
+    }
+    return ok
+  }
+}
+
+function key(f: Followed): string {
+  return `${f.t.id}/${f.p.partition}`
+}
+
+/** Appends the batches of a fetched record set, as they are, and replays their producer state. */
+function appendFetched(replica: Replica, records: Buffer | null): void {
+  if (!records) return
+  let at = 0
+  while (at + 12 <= records.length) {
+    const size = 12 + records.readInt32BE(at + 8)
+    if (at + size > records.length) break
+    // A copy of its own: the response frame is the socket's.
+    const batch = Buffer.from(records.subarray(at, at + size))
+    at += size
+    if (!replica.log.appendReplicated(batch)) continue
+    const header = readBatchHeader(batch)
+    if (header.control) replica.producers.endTransaction(header.producerId, header.producerEpoch)
+    else replica.producers.update(header, Number(batch.readBigInt64BE(0)))
+  }
+}
+
+/**
+ * Kafka's follower truncation on a new leader epoch: the leader says where
+ * `leaderEpoch` (the largest it has at or below ours) ends in its log; the
+ * follower keeps what both agree on and drops the rest.
+ */
+function truncateToLeader(replica: Replica, leaderEpoch: number, leaderEndOffset: number): void {
+  const log = replica.log
+  let to: number
+  if (leaderEndOffset < 0) to = log.highWatermark
+  else {
+    const mine = log.endOffsetFor(leaderEpoch, Number.MAX_SAFE_INTEGER)
+    to =
+      mine.leaderEpoch === leaderEpoch ? Math.min(leaderEndOffset, mine.endOffset) : Math.min(leaderEndOffset, Math.max(mine.endOffset, 0))
+  }
+  if (to >= log.logEndOffset) return
+  log.truncateTo(to)
+  // Producer state as of the kept batches.
+  const producers = new ProducerState()
+  for (const b of log.storedBatches()) {
+    const header = readBatchHeader(b.bytes)
+    if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
+    else producers.update(header, b.baseOffset)
+  }
+  replica.producers = producers
+}
+
+/**
+ * A broker's follower side: one FetchLoop per broker it follows partitions
+ * from, started as the metadata names leaders, all ended by stop().
+ * Pausing stops the fetching (the broker keeps serving clients), so its
+ * replicas fall behind and leave the ISR.
+ */
+export class ReplicaFetcher {
+  private readonly loops = new Map<number, FetchLoop>()
+  paused = false
+
+  constructor(
+    readonly broker: VirtualBroker,
+    readonly cluster: EmbeddedCluster,
+  ) {}
+
+  /** replica.fetch.wait.max.ms, kept below replica.lag.time.max.ms as Kafka requires. */
+  get waitMs(): number {
+    const { replicaFetchWaitMaxMs, replicaLagTimeMaxMs } = this.cluster.options
+    return Math.max(1, Math.min(replicaFetchWaitMaxMs, Math.floor(replicaLagTimeMaxMs / 3)))
+  }
+
+  /** The partitions this broker follows from `leaderId`, with its replica of each. */
+  followedFrom(leaderId: number): Followed[] {
+    const out: Followed[] = []
+    const self = this.broker.id
+    for (const t of this.cluster.controller.topics.values()) {
+      for (const p of t.partitions) {
+        if (p && p.leader === leaderId && p.leader !== self && p.replicas.includes(self))
+          out.push({ t, p, replica: this.broker.replica(t.id, p.partition) })
+      }
+    }
+    return out
+  }
+
+  /** The metadata changed: a loop for every leader followed, and each one looks again. */
+  poke(): void {
+    if (!this.broker.running) return
+    const self = this.broker.id
+    for (const t of this.cluster.controller.topics.values()) {
+      for (const p of t.partitions) {
+        if (p && p.leader >= 0 && p.leader !== self && p.replicas.includes(self) && !this.loops.has(p.leader))
+          this.loops.set(p.leader, new FetchLoop(this, p.leader))
+      }
+    }
+    for (const loop of this.loops.values()) loop.wake()
+  }
+
+  async stop(): Promise<void> {
+    const loops = [...this.loops.values()]
+    this.loops.clear()
+    for (const l of loops) l.stop()
+    await Promise.all(loops.map((l) => l.done))
+  }
+}
