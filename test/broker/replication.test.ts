@@ -1,0 +1,317 @@
+// Replication between the embedded broker's virtual brokers, as a user sees
+// it through wafka's producer, consumer and admin (and raw requests where a
+// field's exact value is the point): ISR, high watermark, acks=all, leader
+// election, truncation of a diverged replica.
+import { afterEach, describe, expect, it } from 'vitest'
+import { Kafka, type Admin, type Consumer, type Producer } from '../../src/index.js'
+import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import { Fetch, ListOffsets, Produce } from '../../src/protocol/messages/index.js'
+import { RawClient } from './raw-client.js'
+import { received, until, type Received } from './support.js'
+
+let cluster: RunningCluster | undefined
+const clients: Array<{ disconnect(): Promise<void> } | { close(): void }> = []
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((c) => ('disconnect' in c ? c.disconnect() : c.close())))
+  await cluster?.stop()
+  cluster = undefined
+})
+
+async function start(options: StartClusterOptions) {
+  cluster = await startCluster({ brokers: 3, ...options })
+  const kafka = new Kafka({ clientId: 'replication-test', brokers: cluster.bootstrapServers.split(',') })
+  const admin = kafka.admin()
+  clients.push(admin)
+  await admin.connect()
+  return { kafka, admin }
+}
+
+async function connected<T extends Producer | Consumer>(c: T): Promise<T> {
+  clients.push(c)
+  await c.connect()
+  return c
+}
+
+async function partitionOf(admin: Admin, topic: string, partition = 0) {
+  const md = await admin.fetchTopicMetadata({ topics: [topic] })
+  return md.topics[0].partitions.find((p) => p.partitionId === partition)!
+}
+
+async function raw(brokerId: number): Promise<RawClient> {
+  const b = cluster!.brokers[brokerId]
+  const c = await RawClient.open(`${b.host}:${b.port}`)
+  clients.push(c)
+  return c
+}
+
+function produceRequest(topic: string, partition: number, acks: number, values: string[], timeoutMs = 5000) {
+  return {
+    acks,
+    timeoutMs,
+    topicData: [{ name: topic, partitionData: [{ index: partition, records: encodeRecordBatch(values.map((value) => ({ value }))) }] }],
+  }
+}
+
+function consumerFetch(topic: string, partition: number, fetchOffset = 0n, currentLeaderEpoch = -1) {
+  return {
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    topics: [{ topic, partitions: [{ partition, fetchOffset, currentLeaderEpoch, partitionMaxBytes: 1 << 20 }] }],
+  }
+}
+
+/** Reads `topic` from the beginning with a group consumer until `count` messages are in. */
+async function readAll(kafka: Kafka, topic: string, groupId: string, count: number): Promise<Received[]> {
+  const got: Received[] = []
+  const consumer = await connected(kafka.consumer({ groupId, sessionTimeoutMs: 10_000, heartbeatIntervalMs: 500 }))
+  await consumer.subscribe({ topics: [topic], fromBeginning: true })
+  await consumer.run({ eachMessage: async ({ partition, message }) => void got.push(received(partition, message)) })
+  await until(
+    () => got.length >= count,
+    30_000,
+    () => `${got.length} of ${count} read`,
+  )
+  await new Promise((r) => setTimeout(r, 300)) // anything extra would show up now
+  await consumer.disconnect()
+  return got
+}
+
+describe('replication', () => {
+  it('3 brokers, RF 3: stopping the leader during an acks=all idempotent load loses nothing acknowledged; the ISR shrinks and grows back', async () => {
+    const { kafka, admin } = await start({ topics: [{ name: 'load', partitions: 3 }], replicaLagTimeMaxMs: 2000 })
+    const before = await partitionOf(admin, 'load')
+    expect([...before.isr].sort()).toEqual([0, 1, 2])
+    const victim = before.leader
+    const producer = await connected(kafka.producer({ idempotent: true, acks: 'all' }))
+    const acknowledged = new Set<string>()
+    let failed = 0
+    let next = 0
+    const SENDS = 300
+    const PER_SEND = 20
+    let stopped: Promise<void> | null = null
+    const worker = async () => {
+      while (next < SENDS) {
+        const i = next++
+        if (i === SENDS / 3) stopped = cluster!.stopBroker(victim)
+        const values = Array.from({ length: PER_SEND }, (_, j) => `m-${i}-${j}`)
+        try {
+          await producer.send({ topic: 'load', messages: values.map((value) => ({ value })) })
+          for (const v of values) acknowledged.add(v)
+        } catch {
+          failed++
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: 6 }, worker))
+    await stopped
+    expect(failed).toBe(0)
+    expect(acknowledged.size).toBe(SENDS * PER_SEND)
+
+    // The stopped broker left the ISR and is offline; its partition has a new leader, at a new epoch.
+    const during = await partitionOf(admin, 'load')
+    expect(during.leader).not.toBe(victim)
+    expect(during.leader).toBeGreaterThanOrEqual(0)
+    expect(during.leaderEpoch).toBeGreaterThan(before.leaderEpoch)
+    expect(during.isr).not.toContain(victim)
+    expect(during.offlineReplicas).toEqual([victim])
+    expect(
+      cluster!.metadataLog.some(
+        (r) => r.type === 'partition-change' && r.partition === 0 && r.leader === during.leader && !r.isr.includes(victim),
+      ),
+    ).toBe(true)
+
+    const got = await readAll(kafka, 'load', 'load-check', acknowledged.size)
+    const values = got.map((m) => m.value!.toString())
+    expect(values.length).toBe(new Set(values).size) // exactly once
+    expect(values.filter((v) => !acknowledged.has(v))).toEqual([])
+    expect([...acknowledged].filter((v) => !values.includes(v))).toEqual([])
+    // Each send's messages went to one partition, in order.
+    for (const p of [0, 1, 2]) {
+      const mine = got.filter((m) => m.partition === p)
+      expect(mine.map((m) => m.offset)).toEqual(mine.map((_, i) => BigInt(i)))
+    }
+
+    // Started again, it catches up and rejoins every ISR.
+    await cluster!.startBroker(victim)
+    await until(
+      async () => (await admin.fetchTopicMetadata({ topics: ['load'] })).topics[0].partitions.every((p) => p.isr.length === 3),
+      20_000,
+      () => `broker ${victim} back in every ISR`,
+    )
+  })
+
+  it('a paused follower leaves the ISR while the leader takes writes, and rejoins when resumed', async () => {
+    const { kafka, admin } = await start({ topics: [{ name: 'lag', partitions: 1 }], replicaLagTimeMaxMs: 300 })
+    const { leader, isr } = await partitionOf(admin, 'lag')
+    expect(isr.length).toBe(3)
+    const follower = isr.find((r) => r !== leader)!
+    const producer = await connected(kafka.producer())
+    cluster!.pauseFollower(follower)
+    let n = 0
+    await until(
+      async () => {
+        await producer.send({ topic: 'lag', messages: [{ value: `v${n++}` }] })
+        return !(await partitionOf(admin, 'lag')).isr.includes(follower)
+      },
+      10_000,
+      () => `broker ${follower} out of the ISR`,
+    )
+    expect((await partitionOf(admin, 'lag')).isr.sort()).toEqual(isr.filter((r) => r !== follower).sort())
+    // With the ISR smaller, acks=all goes on being answered.
+    await producer.send({ topic: 'lag', messages: [{ value: 'while-out' }] })
+    cluster!.pauseFollower(follower, false)
+    await until(
+      async () => (await partitionOf(admin, 'lag')).isr.includes(follower),
+      10_000,
+      () => `broker ${follower} back in the ISR`,
+    )
+    // The leader epoch stayed: ISR changes are not elections.
+    expect((await partitionOf(admin, 'lag')).leaderEpoch).toBe(0)
+  })
+
+  it('acks=all with min.insync.replicas=2 and both followers paused: NOT_ENOUGH_REPLICAS; acks=1 still written', async () => {
+    const { kafka, admin } = await start({
+      topics: [{ name: 'minisr', partitions: 1, configs: { 'min.insync.replicas': '2' } }],
+      replicaLagTimeMaxMs: 300,
+    })
+    const { leader } = await partitionOf(admin, 'minisr')
+    const producer = await connected(kafka.producer({ idempotent: false, acks: 1 }))
+    for (const b of [0, 1, 2]) if (b !== leader) cluster!.pauseFollower(b)
+    await until(
+      async () => {
+        await producer.send({ topic: 'minisr', messages: [{ value: 'one' }] })
+        return (await partitionOf(admin, 'minisr')).isr.length === 1
+      },
+      10_000,
+      () => 'the ISR down to the leader',
+    )
+    const c = await raw(leader)
+    const r = await c.request(Produce, 9, produceRequest('minisr', 0, -1, ['refused']))
+    expect(r.responses[0].partitionResponses[0].errorCode).toBe(ErrorCodes.NOT_ENOUGH_REPLICAS)
+    const strict = await connected(kafka.producer({ idempotent: true, acks: 'all', deliveryTimeoutMs: 1500, requestTimeoutMs: 1000 }))
+    // As Java's producer: NOT_ENOUGH_REPLICAS is retriable, so the send fails at its delivery timeout.
+    await expect(strict.send({ topic: 'minisr', messages: [{ value: 'refused too' }] })).rejects.toThrow(/deliveryTimeoutMs/)
+    const ok = await c.request(Produce, 9, produceRequest('minisr', 0, 1, ['acks=1']))
+    expect(ok.responses[0].partitionResponses[0].errorCode).toBe(ErrorCodes.NONE)
+  })
+
+  it('acks=all waits for the ISR: REQUEST_TIMED_OUT at the produce timeout while an in-sync follower does not fetch; answered once it does', async () => {
+    const { admin } = await start({ topics: [{ name: 'wait', partitions: 1 }], replicaLagTimeMaxMs: 60_000 })
+    const { leader } = await partitionOf(admin, 'wait')
+    for (const b of [0, 1, 2]) if (b !== leader) cluster!.pauseFollower(b)
+    const c = await raw(leader)
+    const t0 = Date.now()
+    const timedOut = await c.request(Produce, 9, produceRequest('wait', 0, -1, ['slow'], 300))
+    expect(timedOut.responses[0].partitionResponses[0].errorCode).toBe(ErrorCodes.REQUEST_TIMED_OUT)
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290)
+    const pending = c.request(Produce, 9, produceRequest('wait', 0, -1, ['later'], 10_000))
+    await new Promise((r) => setTimeout(r, 200))
+    for (const b of [0, 1, 2]) if (b !== leader) cluster!.pauseFollower(b, false)
+    const answered = await pending
+    expect(answered.responses[0].partitionResponses[0]).toMatchObject({ errorCode: ErrorCodes.NONE, baseOffset: 1n })
+  })
+
+  it('a consumer never reads past the high watermark: records only the leader has stay invisible until the ISR has them', async () => {
+    const { kafka, admin } = await start({ topics: [{ name: 'hw', partitions: 1 }], replicaLagTimeMaxMs: 60_000 })
+    const { leader } = await partitionOf(admin, 'hw')
+    const followers = [0, 1, 2].filter((b) => b !== leader)
+    for (const b of followers) cluster!.pauseFollower(b)
+    const c = await raw(leader)
+    const w = await c.request(Produce, 9, produceRequest('hw', 0, 1, ['a', 'b', 'c']))
+    expect(w.responses[0].partitionResponses[0].errorCode).toBe(ErrorCodes.NONE)
+    const f = await c.request(Fetch, 12, consumerFetch('hw', 0))
+    expect(f.responses[0].partitions[0]).toMatchObject({ errorCode: 0, highWatermark: 0n })
+    expect(f.responses[0].partitions[0].records?.length ?? 0).toBe(0)
+    const latest = await c.request(ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: 'hw', partitions: [{ partitionIndex: 0, timestamp: -1n, currentLeaderEpoch: -1 }] }],
+    })
+    expect(latest.topics[0].partitions[0].offset).toBe(0n)
+    const got: Received[] = []
+    const consumer = await connected(kafka.consumer({ groupId: 'hw', sessionTimeoutMs: 10_000, heartbeatIntervalMs: 500 }))
+    await consumer.subscribe({ topics: ['hw'], fromBeginning: true })
+    await consumer.run({ eachMessage: async ({ partition, message }) => void got.push(received(partition, message)) })
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(got).toEqual([])
+    for (const b of followers) cluster!.pauseFollower(b, false)
+    await until(
+      () => got.length >= 3,
+      10_000,
+      () => `${got.length} of 3 after the followers caught up`,
+    )
+    expect(got.map((m) => m.value!.toString())).toEqual(['a', 'b', 'c'])
+  })
+
+  it('a deposed leader answers NOT_LEADER_OR_FOLLOWER; an old leader epoch gets FENCED_LEADER_EPOCH from the new leader', async () => {
+    const { admin } = await start({ topics: [{ name: 'fence', partitions: 1 }] })
+    const before = await partitionOf(admin, 'fence')
+    const next = before.isr.find((r) => r !== before.leader)!
+    cluster!.moveLeader('fence', 0, next)
+    const after = await partitionOf(admin, 'fence')
+    expect(after).toMatchObject({ leader: next, leaderEpoch: before.leaderEpoch + 1 })
+    expect([...after.isr].sort()).toEqual([0, 1, 2])
+    const old = await raw(before.leader)
+    const p = await old.request(Produce, 9, produceRequest('fence', 0, -1, ['x']))
+    expect(p.responses[0].partitionResponses[0].errorCode).toBe(ErrorCodes.NOT_LEADER_OR_FOLLOWER)
+    const fresh = await raw(next)
+    const f = await fresh.request(Fetch, 12, consumerFetch('fence', 0, 0n, before.leaderEpoch))
+    expect(f.responses[0].partitions[0].errorCode).toBe(ErrorCodes.FENCED_LEADER_EPOCH)
+    const ok = await fresh.request(Fetch, 12, consumerFetch('fence', 0, 0n, after.leaderEpoch))
+    expect(ok.responses[0].partitions[0].errorCode).toBe(ErrorCodes.NONE)
+  })
+
+  it('a stopped leader with records no follower has truncates them when it restarts (OffsetForLeaderEpoch), catches up and rejoins the ISR', async () => {
+    const { kafka, admin } = await start({ topics: [{ name: 'diverge', partitions: 1 }], replicaLagTimeMaxMs: 60_000 })
+    const { leader } = await partitionOf(admin, 'diverge')
+    const followers = [0, 1, 2].filter((b) => b !== leader)
+    const c = await raw(leader)
+    expect((await c.request(Produce, 9, produceRequest('diverge', 0, -1, ['a']))).responses[0].partitionResponses[0].errorCode).toBe(0)
+    for (const b of followers) cluster!.pauseFollower(b)
+    // Written by the leader alone (acks=1): never committed.
+    expect((await c.request(Produce, 9, produceRequest('diverge', 0, 1, ['x1', 'x2']))).responses[0].partitionResponses[0].errorCode).toBe(
+      0,
+    )
+    await cluster!.stopBroker(leader)
+    for (const b of followers) cluster!.pauseFollower(b, false)
+    const elected = await partitionOf(admin, 'diverge')
+    expect(followers).toContain(elected.leader)
+    expect(elected.leaderEpoch).toBe(1)
+    const producer = await connected(kafka.producer())
+    await producer.send({ topic: 'diverge', messages: [{ value: 'b' }, { value: 'c' }] })
+    await cluster!.startBroker(leader)
+    await until(
+      async () => (await partitionOf(admin, 'diverge')).isr.includes(leader),
+      10_000,
+      () => `broker ${leader} back in the ISR`,
+    )
+    // Led by the restarted broker again, its log is the committed one: x1 and x2 are gone.
+    cluster!.moveLeader('diverge', 0, leader)
+    const got = await readAll(kafka, 'diverge', 'diverge-check', 3)
+    expect(got.map((m) => [m.offset, m.value!.toString()])).toEqual([
+      [0n, 'a'],
+      [1n, 'b'],
+      [2n, 'c'],
+    ])
+  })
+
+  it('CreateTopics honours the replication factor up to the broker count; the default is min(3, brokers)', async () => {
+    const { admin } = await start({ brokers: 2, topics: [] })
+    await admin.createTopics({
+      topics: [
+        { topic: 'dflt', numPartitions: 2 },
+        { topic: 'one', numPartitions: 1, replicationFactor: 1 },
+      ],
+    })
+    const md = await admin.fetchTopicMetadata({ topics: ['dflt', 'one'] })
+    const byName = new Map(md.topics.map((t) => [t.name, t]))
+    for (const p of byName.get('dflt')!.partitions) expect(p.replicas.length).toBe(2)
+    expect(byName.get('one')!.partitions[0].replicas.length).toBe(1)
+    await expect(admin.createTopics({ topics: [{ topic: 'three', numPartitions: 1, replicationFactor: 3 }] })).rejects.toThrow(
+      /INVALID_REPLICATION_FACTOR|replication factor/i,
+    )
+  })
+})
