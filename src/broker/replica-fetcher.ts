@@ -204,6 +204,11 @@ class FetchLoop {
         }
         if (rp.errorCode !== ErrorCodes.NONE) continue
         ok = true
+        if (rp.divergingEpoch.epoch >= 0 && rp.divergingEpoch.endOffset >= 0n) {
+          // The leader saw this log diverge from its own: truncate to where it says, then fetch on.
+          truncateToLeader(f.replica, rp.divergingEpoch.epoch, Number(rp.divergingEpoch.endOffset))
+          continue
+        }
         appendFetched(f.replica, rp.records)
         const log = f.replica.log
         const leaderStart = Number(rp.logStartOffset)

@@ -54,12 +54,12 @@ function produceRequest(topic: string, partition: number, acks: number, values: 
   }
 }
 
-function consumerFetch(topic: string, partition: number, fetchOffset = 0n, currentLeaderEpoch = -1) {
+function consumerFetch(topic: string, partition: number, fetchOffset = 0n, currentLeaderEpoch = -1, lastFetchedEpoch = -1) {
   return {
     maxWaitMs: 0,
     minBytes: 0,
     maxBytes: 1 << 20,
-    topics: [{ topic, partitions: [{ partition, fetchOffset, currentLeaderEpoch, partitionMaxBytes: 1 << 20 }] }],
+    topics: [{ topic, partitions: [{ partition, fetchOffset, currentLeaderEpoch, lastFetchedEpoch, partitionMaxBytes: 1 << 20 }] }],
   }
 }
 
@@ -262,6 +262,25 @@ describe('replication', () => {
     expect(f.responses[0].partitions[0].errorCode).toBe(ErrorCodes.FENCED_LEADER_EPOCH)
     const ok = await fresh.request(Fetch, 12, consumerFetch('fence', 0, 0n, after.leaderEpoch))
     expect(ok.responses[0].partitions[0].errorCode).toBe(ErrorCodes.NONE)
+  })
+
+  it('Fetch v12+ tells a fetcher whose last fetched epoch ends before its fetch offset where it diverged (divergingEpoch)', async () => {
+    const { admin } = await start({ topics: [{ name: 'div', partitions: 1 }] })
+    const first = await partitionOf(admin, 'div')
+    const c0 = await raw(first.leader)
+    await c0.request(Produce, 9, produceRequest('div', 0, -1, ['a']))
+    const next = first.isr.find((r) => r !== first.leader)!
+    cluster!.moveLeader('div', 0, next)
+    const c1 = await raw(next)
+    await c1.request(Produce, 9, produceRequest('div', 0, -1, ['b', 'c']))
+    // As if it had read offsets 0-1 under epoch 0 (a log the new leader does not have).
+    const f = await c1.request(Fetch, 12, consumerFetch('div', 0, 2n, 1, 0))
+    expect(f.responses[0].partitions[0]).toMatchObject({ errorCode: 0, divergingEpoch: { epoch: 0, endOffset: 1n } })
+    expect(f.responses[0].partitions[0].records?.length ?? 0).toBe(0)
+    // Fetching under the epoch it really read, it gets records.
+    const ok = await c1.request(Fetch, 12, consumerFetch('div', 0, 1n, 1, 0))
+    expect(ok.responses[0].partitions[0].divergingEpoch.epoch).toBe(-1)
+    expect(ok.responses[0].partitions[0].records!.length).toBeGreaterThan(0)
   })
 
   it('a stopped leader with records no follower has truncates them when it restarts (OffsetForLeaderEpoch), catches up and rejoins the ISR', async () => {

@@ -80,6 +80,20 @@ function readOnce(
           ? log.abortedBetween(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }))
           : null,
       }
+      // v12+: a fetcher whose last fetched epoch ends earlier here (or is unknown past an older one) has diverged,
+      // and is told where to truncate to instead of being sent records (KIP-595's divergingEpoch, as Kafka's readRecords).
+      if (version >= 12 && want.lastFetchedEpoch >= 0) {
+        const end = log.endOffsetFor(want.lastFetchedEpoch, p.leaderEpoch)
+        if (end.leaderEpoch >= 0 && (end.leaderEpoch < want.lastFetchedEpoch || end.endOffset < offset)) {
+          return {
+            ...common,
+            errorCode: ErrorCodes.NONE,
+            divergingEpoch: { epoch: end.leaderEpoch, endOffset: BigInt(end.endOffset) },
+            currentLeader,
+            records: null,
+          }
+        }
+      }
       if (offset < log.logStartOffset || offset > log.logEndOffset)
         return { ...common, errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE, records: null }
       let chunks: Buffer[] = []
