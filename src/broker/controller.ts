@@ -191,13 +191,16 @@ export class Controller {
   /**
    * AlterPartition from a leader: the new ISR of a partition it leads at
    * `leaderEpoch`; refused (false) when that is no longer the current
-   * leadership, so a deposed leader cannot change it.
+   * leadership, so a deposed leader cannot change it, or when it adds a
+   * fenced broker.
    */
   alterIsr(topicId: string, partition: number, leader: number, leaderEpoch: number, isr: number[]): boolean {
     const t = this.topicsById.get(topicId)
     const p = t?.partitions[partition]
     if (!t || !p || p.leader !== leader || p.leaderEpoch !== leaderEpoch) return false
     if (!isr.includes(leader) || isr.some((r) => !p.replicas.includes(r))) return false
+    // A fenced broker may not join (KIP-841): a fetch it sent before it stopped can still reach the leader.
+    if (isr.some((r) => !p.isr.includes(r) && this.brokers.get(r)?.fenced !== false)) return false
     if (isr.length === p.isr.length && isr.every((r) => p.isr.includes(r))) return true
     this.changePartition(t, p, { isr: p.replicas.filter((r) => isr.includes(r)) })
     return true

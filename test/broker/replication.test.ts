@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Kafka, type Admin, type Consumer, type Producer } from '../../src/index.js'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { Controller } from '../../src/broker/controller.js'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { Fetch, ListOffsets, Produce } from '../../src/protocol/messages/index.js'
@@ -315,6 +316,23 @@ describe('replication', () => {
       [1n, 'b'],
       [2n, 'c'],
     ])
+  })
+
+  it('a fenced broker cannot rejoin an ISR (a fetch it sent before stopping may still reach its leader)', () => {
+    const c = new Controller()
+    for (const id of [0, 1, 2]) c.registerBroker(id, '127.0.0.1', 9000 + id)
+    const t = c.createTopic('f', { partitions: 1, replicationFactor: 3 })!
+    const { leader, leaderEpoch } = t.partitions[0]
+    const other = [0, 1, 2].find((b) => b !== leader)!
+    c.setFenced(other, true)
+    expect(c.topics.get('f')!.partitions[0].isr).not.toContain(other)
+    expect(c.alterIsr(t.id, 0, leader, leaderEpoch, [...c.topics.get('f')!.partitions[0].isr, other])).toBe(false)
+    expect(c.topics.get('f')!.partitions[0].isr).not.toContain(other)
+    c.setFenced(other, false)
+    expect(c.alterIsr(t.id, 0, leader, leaderEpoch, [...c.topics.get('f')!.partitions[0].isr, other])).toBe(true)
+    expect(c.topics.get('f')!.partitions[0].isr).toContain(other)
+    // A deposed leader's change is refused too.
+    expect(c.alterIsr(t.id, 0, other, leaderEpoch, [other])).toBe(false)
   })
 
   it('CreateTopics honours the replication factor up to the broker count; the default is min(3, brokers)', async () => {
