@@ -6,18 +6,21 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveCo
 import { Progress, count, mb, rate, table, type ProgressMode } from './progress.js'
 import type { Io } from './io.js'
 
-export const USAGE = `usage: wafka demo [-b BROKERS] [--messages N] [--size B] [--compression C] [--partitions P] [--quiet] [--json]
+export const USAGE = `usage: wafka demo [-b BROKERS] [--messages N] [--size B] [--compression C] [--partitions P] [--failover] [--quiet] [--json]
 
 Produces N messages to a new topic while a consumer group of 3 members reads
 them back, checks every message arrived exactly once (exit 1 otherwise) and
 prints throughput each way, produce and end-to-end latency, CPU and peak memory.
-Without -b it starts the embedded broker in this process (3 virtual brokers;
-replication factor 1: the embedded broker has no replication yet).
+Without -b it starts the embedded broker in this process (3 virtual brokers,
+replication factor 3; with -b the factor is 3, or the broker count if fewer).
 
   --messages N       messages to send (default 1,000,000)
   --size B           value size in bytes, at least 8 (default 100)
   --compression C    none, gzip, snappy, lz4 or zstd (default none)
   --partitions P     partitions of the demo topic (default 6)
+  --failover         halfway through, stop the embedded broker leading
+                     partition 0: its partitions fail over to in-sync
+                     replicas, and nothing acknowledged may be lost
   --quiet            no progress, only the summary
 ${CONNECTION_USAGE}`
 
@@ -27,6 +30,7 @@ const OPTIONS = {
   size: { type: 'string' },
   compression: { type: 'string' },
   partitions: { type: 'string' },
+  failover: { type: 'boolean' },
   quiet: { type: 'boolean' },
 } as const
 
@@ -72,9 +76,13 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
     if (mode !== 'quiet') (json ? io.err : io.out)(line + '\n')
   }
 
+  const embedded = str(values, 'brokers') === undefined && str(values, 'config') === undefined
+  const failover = values.failover === true
+  if (failover && !embedded)
+    throw new UsageError('--failover stops a broker of the embedded cluster: it cannot be used with -b or --config')
   let cluster: RunningCluster | undefined
   let conn: Values = values
-  if (str(values, 'brokers') === undefined && str(values, 'config') === undefined) {
+  if (embedded) {
     cluster = await startCluster({ brokers: 3 })
     conn = { ...values, brokers: cluster.bootstrapServers }
     note(`embedded broker: 3 virtual brokers at ${cluster.bootstrapServers}`)
@@ -89,8 +97,11 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   const wall0 = performance.now()
   try {
     await admin.connect()
-    await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true })
-    note(`topic ${topic}: ${partitions} partitions, replication factor 1; ${count(n)} messages of ${size} B, ${compression}`)
+    const replicationFactor = cluster ? 3 : Math.min(3, (await admin.describeCluster()).brokers.length)
+    await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor }], waitForLeaders: true })
+    note(
+      `topic ${topic}: ${partitions} partitions, replication factor ${replicationFactor}; ${count(n)} messages of ${size} B, ${compression}`,
+    )
 
     // The consumers join first and wait for one stable assignment, so no rebalance interrupts the run.
     const seen = new Uint8Array(n)
@@ -174,6 +185,17 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
     }))
     progress.start()
 
+    // --failover: the broker leading partition 0 is stopped while the load runs (found as a user would, in Metadata).
+    let failedOver: Promise<Failover> | null = null
+    const stopLeader = async (at: number): Promise<Failover> => {
+      const before = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0].partitions
+      const broker = before.find((p) => p.partitionId === 0)!.leader
+      const led = before.filter((p) => p.leader === broker).map((p) => p.partitionId)
+      const stoppedAt = performance.now()
+      await cluster!.stopBroker(broker)
+      note(`failover: broker ${broker} stopped at ${count(at)} acknowledged (it led partitions ${led.join(', ')})`)
+      return { broker, partitions: led, atAcknowledged: at, atSeconds: round((stoppedAt - t0) / 1000, 3) }
+    }
     const filler = Buffer.alloc(size - 4, 0x61)
     const sendChunk = async (from: number, to: number) => {
       const messages = new Array(to - from)
@@ -187,6 +209,7 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
       await producer.send({ topic, messages })
       sendLatencies.push(performance.now() - start)
       acked += to - from
+      if (failover && !failedOver && acked >= n / 2) failedOver = stopLeader(acked)
     }
     await producer.connect()
     const workers = Array.from({ length: WINDOW }, async () => {
@@ -198,6 +221,7 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
     })
     await Promise.all(workers)
     producedAt = performance.now()
+    const failoverDone = failedOver ? await (failedOver as Promise<Failover>) : null
     const produceSeconds = (producedAt - t0) / 1000
     await Promise.race([done, new Promise<void>((resolve) => setTimeout(resolve, 60_000).unref())])
     // A short grace period: a duplicate would arrive right behind the last message.
@@ -212,9 +236,18 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
     const missing = n - received
     const ok = missing === 0 && duplicates === 0 && foreign === 0
 
+    let failoverReport: (Failover & { newLeaders: Record<string, number> }) | undefined
+    if (failoverDone) {
+      const after = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0].partitions
+      const newLeaders: Record<string, number> = {}
+      for (const p of after) if (failoverDone.partitions.includes(p.partitionId)) newLeaders[p.partitionId] = p.leader
+      failoverReport = { ...failoverDone, newLeaders }
+    }
     const summary = {
       topic,
       broker: cluster ? 'embedded (3 virtual brokers, in process)' : config.brokers.join(','),
+      replicationFactor,
+      ...(failoverReport ? { failover: failoverReport } : {}),
       messages: n,
       valueBytes: size,
       partitions,
@@ -257,12 +290,21 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   }
 }
 
+/** The broker --failover stopped: the partitions it led, and when. */
+interface Failover {
+  broker: number
+  partitions: number[]
+  atAcknowledged: number
+  atSeconds: number
+}
+
 function round(x: number, digits: number): number {
   const f = 10 ** digits
   return Math.round(x * f) / f
 }
 
 type Summary = {
+  failover?: Failover & { newLeaders: Record<string, number> }
   messages: number
   valueBytes: number
   produce: {
@@ -298,6 +340,14 @@ function renderSummary(s: Summary): string {
     '',
     `CPU         ${s.cpuSeconds.user.toFixed(2)} s user + ${s.cpuSeconds.system.toFixed(2)} s system (${Math.round(s.cpuSeconds.ofWallClock * 100)}% of one core over the run)`,
     `peak memory ${(s.peakRssBytes / 2 ** 20).toFixed(0)} MiB RSS`,
+    ...(s.failover
+      ? [
+          `failover    broker ${s.failover.broker} stopped at ${count(s.failover.atAcknowledged)} acknowledged (${s.failover.atSeconds.toFixed(2)} s); ` +
+            `new leaders: ${Object.entries(s.failover.newLeaders)
+              .map(([p, b]) => `partition ${p} -> broker ${b}`)
+              .join(', ')}`,
+        ]
+      : []),
     v.exactlyOnce
       ? `verified    all ${count(s.messages)} messages arrived exactly once`
       : `verified    FAILED: ${count(v.missing)} missing, ${count(v.duplicates)} duplicated`,

@@ -10,7 +10,7 @@ describe.skipIf(!built)('wafka demo', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^embedded broker: 3 virtual brokers at 127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+$/m)
-    expect(r.stdout).toMatch(/^topic wafka-demo-\S+: 4 partitions, replication factor 1; 20,000 messages of 64 B, none$/m)
+    expect(r.stdout).toMatch(/^topic wafka-demo-\S+: 4 partitions, replication factor 3; 20,000 messages of 64 B, none$/m)
     expect(r.stdout).toMatch(/^produce: 100%  20,000\/20,000 acknowledged  /m)
     expect(r.stdout).toMatch(/^consume: 100%  20,000\/20,000 received  /m)
     expect(r.stdout.match(/^produce: 100%/gm)).toHaveLength(1) // the final figures once, not again on each tick
@@ -28,11 +28,39 @@ describe.skipIf(!built)('wafka demo', () => {
     const r = await wafka(['demo', '--messages', '5000', '--compression', 'lz4', '--json'])
     expect(r.code).toBe(0)
     const s = JSON.parse(r.stdout)
-    expect(s).toMatchObject({ messages: 5000, compression: 'lz4', consumers: 3, partitions: 6 })
+    expect(s).toMatchObject({ messages: 5000, compression: 'lz4', consumers: 3, partitions: 6, replicationFactor: 3 })
+    expect(s.failover).toBeUndefined()
     expect(s.verified).toEqual({ received: 5000, missing: 0, duplicates: 0, unexpected: 0, exactlyOnce: true })
     expect(s.produce.messagesPerSecond).toBeGreaterThan(0)
     expect(s.consume.endToEndLatencyMs.p99).toBeGreaterThanOrEqual(s.consume.endToEndLatencyMs.p50)
     expect(s.peakRssBytes).toBeGreaterThan(10 * 2 ** 20)
+  })
+
+  it('--failover: the leader of partition 0 stopped halfway; its partitions move to in-sync replicas and nothing is lost', async () => {
+    const r = await wafka(['demo', '--messages', '60000', '--partitions', '3', '--failover'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const stopped = r.stdout.match(/^failover: broker (\d) stopped at ([\d,]+) acknowledged \(it led partitions ([\d, ]+)\)$/m)
+    expect(stopped).not.toBeNull()
+    const [, broker, at, led] = stopped!
+    expect(Number(at.replace(/,/g, ''))).toBeGreaterThanOrEqual(30_000)
+    expect(led.split(', ')).toContain('0')
+    const summary = r.stdout.match(/^failover +broker (\d) stopped at [\d,]+ acknowledged \([\d.]+ s\); new leaders: (.+)$/m)
+    expect(summary?.[1]).toBe(broker)
+    const moved = [...summary![2].matchAll(/partition (\d) -> broker (-?\d)/g)]
+    expect(moved.map((m) => m[1])).toEqual(led.split(', '))
+    for (const m of moved) expect(['0', '1', '2'].filter((b) => b !== broker)).toContain(m[2])
+    expect(r.stdout).toMatch(/^verified +all 60,000 messages arrived exactly once$/m)
+  })
+
+  it('--failover --json: the failover in the summary', async () => {
+    const r = await wafka(['demo', '--messages', '20000', '--failover', '--json', '--quiet'])
+    expect(r.code).toBe(0)
+    const s = JSON.parse(r.stdout)
+    expect(s.failover.partitions).toContain(0)
+    expect(Object.keys(s.failover.newLeaders).map(Number)).toEqual(s.failover.partitions)
+    for (const b of Object.values(s.failover.newLeaders)) expect(b).not.toBe(s.failover.broker)
+    expect(s.verified).toEqual({ received: 20000, missing: 0, duplicates: 0, unexpected: 0, exactlyOnce: true })
   })
 
   it('--quiet: only the summary', async () => {
@@ -58,6 +86,7 @@ describe.skipIf(!built)('wafka demo', () => {
       ['demo', '--messages', 'lots'],
       ['demo', '--compression', 'brotli'],
       ['demo', '--frobnicate'],
+      ['demo', '-b', '127.0.0.1:1', '--failover'],
     ]) {
       const r = await wafka(args)
       expect(r.code).toBe(2)
