@@ -59,4 +59,45 @@ describe.skipIf(!requireKafka())('the Java client against the embedded broker', 
     },
     120_000,
   )
+
+  it('3 brokers, RF 3: the Java producer (idempotent, acks=all) loses nothing when the leader of partition 0 is stopped mid-load', async () => {
+    cluster = await startCluster({ brokers: 3, topics: [{ name: 'jfail', partitions: 3 }], replicaLagTimeMaxMs: 2000 })
+    const sent = testMessages(77, 30_000)
+    const kafka = new Kafka({ clientId: 'java-failover', brokers: cluster.bootstrapServers.split(',') })
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      const leader = (await admin.fetchTopicMetadata({ topics: ['jfail'] })).topics[0].partitions.find((p) => p.partitionId === 0)!.leader
+      const producing = javaProduce(
+        javaOn(cluster),
+        'jfail',
+        sent.map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })),
+        { 'enable.idempotence': true, acks: 'all', 'linger.ms': 5, 'batch.size': 4096 },
+      )
+      // Once partition 0 has taken some of the load, its leader goes.
+      let hwAtStop = 0
+      await until(
+        async () => {
+          const hw = Number((await admin.fetchTopicOffsets('jfail')).find((o) => o.partition === 0)!.high)
+          if (hw > 0) hwAtStop = hw
+          return hw > 0
+        },
+        60_000,
+        () => 'the Java producer writing to partition 0',
+      )
+      await cluster.stopBroker(leader)
+      const results = await producing
+      expect(results.filter((r) => 'error' in r)).toEqual([])
+      const onZero = results.filter((r) => 'partition' in r && r.partition === 0).length
+      // The stop came while partition 0 still had records to take.
+      expect(hwAtStop).toBeLessThan(onZero)
+      const after = (await admin.fetchTopicMetadata({ topics: ['jfail'] })).topics[0].partitions.find((p) => p.partitionId === 0)!
+      expect(after.leader).not.toBe(leader)
+      expect(after.isr).not.toContain(leader)
+      const byJava = await javaConsume(javaOn(cluster), 'jfail', { timeoutMs: 30_000 })
+      expect(compareExactly(sent, byJava)).toEqual([])
+    } finally {
+      await admin.disconnect()
+    }
+  }, 180_000)
 })
