@@ -61,6 +61,36 @@ describe('embedded cluster lifecycle', () => {
     expect(handles()).toEqual(before)
   })
 
+  it('stop() leaves no socket or timer with replication running: follower fetchers, a paused follower, a restarted broker, an acks=all produce waiting', async () => {
+    const before = handles()
+    const cluster = await startCluster({ brokers: 3, topics: [{ name: 'rep', partitions: 3 }], replicaLagTimeMaxMs: 60_000 })
+    const boot = await RawClient.open(cluster.bootstrapServers.split(',')[0])
+    const md = await boot.request(Metadata, 12, { topics: [{ name: 'rep' }] })
+    const p0 = md.topics[0].partitions.find((p) => p.partitionIndex === 0)!
+    const [f1, f2] = p0.replicaNodes.filter((r) => r !== p0.leaderId)
+    await cluster.stopBroker(f2)
+    await cluster.startBroker(f2)
+    cluster.pauseFollower(f1)
+    cluster.pauseFollower(f2)
+    const b = cluster.brokers[p0.leaderId]
+    const producer = await RawClient.open(`${b.host}:${b.port}`)
+    const waiting = producer
+      .request(Produce, 9, {
+        acks: -1,
+        timeoutMs: 600_000,
+        topicData: [{ name: 'rep', partitionData: [{ index: 0, records: encodeRecordBatch([{ value: 'waits' }]) }] }],
+      })
+      .catch((e) => e)
+    await new Promise((r) => setTimeout(r, 100))
+    await cluster.stop()
+    await Promise.all([boot.whenClosed, producer.whenClosed])
+    expect(String(await waiting)).toMatch(/closed the connection/)
+    await new Promise((r) => setImmediate(r))
+    // None of any kind more than before (a timer of an earlier test may have ended meanwhile).
+    const after = handles()
+    for (const [kind, n] of Object.entries(after)) expect([kind, n]).toEqual([kind, Math.min(n, before[kind] ?? 0)])
+  })
+
   it('a stopped broker refuses connections; started again, it listens on the same port and serves its data (replication factor 1)', async () => {
     const cluster = await startCluster({ brokers: 2, topics: [{ name: 'back', partitions: 2, replicationFactor: 1 }] })
     try {
