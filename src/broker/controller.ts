@@ -312,6 +312,41 @@ export class Controller {
   }
 
   /**
+   * ElectLeaders for one partition. Preferred (0): its first replica, when
+   * in sync and live and not leading already. Unclean (1): only for a
+   * partition with no leader, the first live ISR member, or else the first
+   * live replica, which becomes the whole ISR (what it has is all there is).
+   * Returns the Kafka error code and why, or null when elected.
+   */
+  electLeader(topic: string, partition: number, unclean: boolean): { code: number; message: string } | null {
+    const t = this.topics.get(topic)
+    const p = t?.partitions[partition]
+    if (!t || !p) return { code: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, message: `no partition ${topic}-${partition}` }
+    const live = (r: number) => this.brokers.get(r)?.fenced === false
+    if (!unclean) {
+      const preferred = p.replicas[0]
+      if (p.leader === preferred) return { code: ErrorCodes.ELECTION_NOT_NEEDED, message: 'the preferred replica leads already' }
+      if (!p.isr.includes(preferred) || !live(preferred))
+        return {
+          code: ErrorCodes.PREFERRED_LEADER_NOT_AVAILABLE,
+          message: `the preferred replica ${preferred} is not a live in-sync replica`,
+        }
+      this.changePartition(t, p, { leader: preferred })
+      return null
+    }
+    if (p.leader >= 0) return { code: ErrorCodes.ELECTION_NOT_NEEDED, message: `broker ${p.leader} leads already` }
+    const inSync = p.isr.find(live)
+    if (inSync !== undefined) {
+      this.changePartition(t, p, { leader: inSync })
+      return null
+    }
+    const any = p.replicas.find(live)
+    if (any === undefined) return { code: ErrorCodes.ELIGIBLE_LEADERS_NOT_AVAILABLE, message: 'no replica is live' }
+    this.changePartition(t, p, { leader: any, isr: [any] })
+    return null
+  }
+
+  /**
    * Makes `broker` the partition's leader under a new leader epoch: an ISR
    * member is elected as it is (ElectLeaders); a broker outside the replica
    * set takes the place of the current leader and the data goes with it (a

@@ -11,6 +11,7 @@ import { deleteTopicsHandler } from './handlers/delete-topics.js'
 import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
+import { electLeadersHandler } from './handlers/elect-leaders.js'
 import { endTxnHandler } from './handlers/end-txn.js'
 import { fetchHandler } from './handlers/fetch.js'
 import { findCoordinatorHandler } from './handlers/find-coordinator.js'
@@ -59,6 +60,7 @@ for (const h of [
   deleteGroupsHandler,
   describeClusterHandler,
   deleteRecordsHandler,
+  electLeadersHandler,
   offsetForLeaderEpochHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,

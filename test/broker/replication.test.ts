@@ -335,6 +335,38 @@ describe('replication', () => {
     expect(c.alterIsr(t.id, 0, other, leaderEpoch, [other])).toBe(false)
   })
 
+  it('ElectLeaders: the preferred replica leads again after a move; no unclean election unless asked, then a live replica leads', async () => {
+    const { kafka, admin } = await start({ topics: [{ name: 'elect', partitions: 1 }], replicaLagTimeMaxMs: 300 })
+    const first = await partitionOf(admin, 'elect')
+    const preferred = first.replicas[0]
+    expect(first.leader).toBe(preferred)
+    const other = first.replicas[1]
+    cluster!.moveLeader('elect', 0, other)
+    const results = await admin.electLeaders({ electionType: 'PREFERRED', topicPartitions: [{ topic: 'elect', partitions: [0] }] })
+    expect(results).toEqual([{ topic: 'elect', partition: 0, error: null }])
+    expect(await partitionOf(admin, 'elect')).toMatchObject({ leader: preferred, leaderEpoch: first.leaderEpoch + 2 })
+    const again = await admin.electLeaders({ electionType: 'PREFERRED', topicPartitions: [{ topic: 'elect', partitions: [0] }] })
+    expect(again[0].error?.message).toMatch(/ELECTION_NOT_NEEDED/)
+    // Both followers fall out of the ISR, then the leader stops: nobody in sync is left to lead.
+    const producer = await connected(kafka.producer({ idempotent: false, acks: 1 }))
+    for (const b of first.replicas.slice(1)) cluster!.pauseFollower(b)
+    await until(
+      async () => {
+        await producer.send({ topic: 'elect', messages: [{ value: 'x' }] })
+        return (await partitionOf(admin, 'elect')).isr.length === 1
+      },
+      10_000,
+      () => 'the ISR down to the leader',
+    )
+    await cluster!.stopBroker(preferred)
+    expect(await partitionOf(admin, 'elect')).toMatchObject({ leader: -1, isr: [preferred] })
+    const unclean = await admin.electLeaders({ electionType: 'UNCLEAN', topicPartitions: [{ topic: 'elect', partitions: [0] }] })
+    expect(unclean).toEqual([{ topic: 'elect', partition: 0, error: null }])
+    const after = await partitionOf(admin, 'elect')
+    expect(first.replicas.slice(1)).toContain(after.leader)
+    expect(after.isr).toEqual([after.leader])
+  })
+
   it('CreateTopics honours the replication factor up to the broker count; the default is min(3, brokers)', async () => {
     const { admin } = await start({ brokers: 2, topics: [] })
     await admin.createTopics({
