@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { requirePeers } from '../peers/available.js'
 import { kcatConsume, kcatGroupConsumer, kcatMetadata, kcatProduce, type KcatGroupConsumer } from '../peers/kcat.js'
-import { compareExactly } from './support.js'
+import { compareExactly, until } from './support.js'
+import { Kafka } from '../../src/index.js'
 import { testMessages, type TestMessage } from './messages.js'
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
@@ -128,4 +129,50 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
     await kcatProduce(cluster.bootstrapServers, 'coop', [{ value: 'a' }, { value: 'b' }])
     expect((await m.waitFor(2, 20_000)).map((x) => x.value?.toString()).sort()).toEqual(['a', 'b'])
   })
+
+  it('3 brokers, RF 3: kcat producing (idempotent, acks=all) while the leader of partition 0 is stopped loses nothing', async () => {
+    cluster = await startCluster({ brokers: 3, topics: [{ name: 'kfail', partitions: 3 }], replicaLagTimeMaxMs: 2000 })
+    const sent: TestMessage[] = Array.from({ length: 50_000 }, (_, i) => ({
+      key: null,
+      value: Buffer.from(`kcat-${i}`),
+      headers: [],
+      timestamp: 0,
+    }))
+    const kafka = new Kafka({ clientId: 'kcat-failover', brokers: cluster.bootstrapServers.split(',') })
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      const leader = (await admin.fetchTopicMetadata({ topics: ['kfail'] })).topics[0].partitions.find((p) => p.partitionId === 0)!.leader
+      const producing = kcatProduce(
+        cluster.bootstrapServers,
+        'kfail',
+        sent.map((m) => ({ key: m.key, value: m.value! })),
+        { config: { 'enable.idempotence': true, acks: 'all', 'linger.ms': 5, 'batch.num.messages': 200 } },
+      )
+      let done = false
+      const finished = () => (done = true)
+      producing.then(finished, finished)
+      await until(
+        async () => Number((await admin.fetchTopicOffsets('kfail')).find((o) => o.partition === 0)!.high) > 0,
+        30_000,
+        () => 'kcat writing to partition 0',
+      )
+      expect(done).toBe(false) // the stop comes mid-load
+      await cluster.stopBroker(leader)
+      await producing
+      const after = (await admin.fetchTopicMetadata({ topics: ['kfail'] })).topics[0].partitions.find((p) => p.partitionId === 0)!
+      expect(after.leader).not.toBe(leader)
+      expect(after.isr).not.toContain(leader)
+      const got = await kcatConsume(cluster.bootstrapServers, 'kfail')
+      // kcat stamps records itself: timestamps are not compared.
+      expect(
+        compareExactly(
+          sent,
+          got.map(({ timestamp: _, ...m }) => m),
+        ),
+      ).toEqual([])
+    } finally {
+      await admin.disconnect()
+    }
+  }, 120_000)
 })
