@@ -11,6 +11,7 @@ import { deleteTopicsHandler } from './handlers/delete-topics.js'
 import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
+import { describeTopicPartitionsHandler } from './handlers/describe-topic-partitions.js'
 import { electLeadersHandler } from './handlers/elect-leaders.js'
 import { endTxnHandler } from './handlers/end-txn.js'
 import { fetchHandler } from './handlers/fetch.js'
@@ -64,6 +65,7 @@ for (const h of [
   offsetForLeaderEpochHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
+  describeTopicPartitionsHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

@@ -84,7 +84,7 @@ describe('what the broker advertises and refuses', () => {
     expect(keys.get(18)).toEqual([0, 4]) // ApiVersions
     expect(keys.get(24)).toEqual([0, 3]) // AddPartitionsToTxn: the clients' versions, not the brokers' v4+
     expect(keys.get(43)).toEqual([0, 2]) // ElectLeaders
-    expect(keys.has(75)).toBe(false) // DescribeTopicPartitions: not served, not advertised
+    expect(keys.get(75)).toEqual([0, 0]) // DescribeTopicPartitions
     expect(keys.has(68)).toBe(false) // ConsumerGroupHeartbeat
   })
 

@@ -8,7 +8,7 @@ import { startCluster, type RunningCluster, type StartClusterOptions } from '../
 import { Controller } from '../../src/broker/controller.js'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { Fetch, ListOffsets, Produce } from '../../src/protocol/messages/index.js'
+import { DescribeTopicPartitions, Fetch, ListOffsets, Produce } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { received, until, type Received } from './support.js'
 
@@ -365,6 +365,40 @@ describe('replication', () => {
     const after = await partitionOf(admin, 'elect')
     expect(first.replicas.slice(1)).toContain(after.leader)
     expect(after.isr).toEqual([after.leader])
+  })
+
+  it('DescribeTopicPartitions shows leaders, ISR and offline replicas after a stop, a page at a time', async () => {
+    const { admin } = await start({ topics: [{ name: 'dtp', partitions: 3 }] })
+    const before = await partitionOf(admin, 'dtp')
+    await cluster!.stopBroker(before.leader)
+    const c = await raw([0, 1, 2].find((b) => b !== before.leader)!)
+    const first = await c.request(DescribeTopicPartitions, 0, {
+      topics: [{ name: 'dtp' }, { name: 'missing' }],
+      responsePartitionLimit: 2,
+      cursor: null,
+    })
+    expect(first.topics.map((t) => [t.name, t.errorCode])).toEqual([['dtp', 0]])
+    expect(first.topics[0].partitions.map((p) => p.partitionIndex)).toEqual([0, 1])
+    const p0 = first.topics[0].partitions[0]
+    expect(p0.leaderId).not.toBe(before.leader)
+    expect(p0.leaderEpoch).toBe(before.leaderEpoch + 1)
+    expect(p0.isrNodes).not.toContain(before.leader)
+    expect(p0.offlineReplicas).toEqual([before.leader])
+    expect(first.nextCursor).toMatchObject({ topicName: 'dtp', partitionIndex: 2 })
+    const rest = await c.request(DescribeTopicPartitions, 0, {
+      topics: [{ name: 'dtp' }, { name: 'missing' }],
+      responsePartitionLimit: 2,
+      cursor: first.nextCursor,
+    })
+    expect(rest.topics.map((t) => [t.name, t.errorCode])).toEqual([
+      ['dtp', 0],
+      ['missing', ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION],
+    ])
+    expect(rest.topics[0].partitions.map((p) => p.partitionIndex)).toEqual([2])
+    expect(rest.nextCursor).toBeNull()
+    // The same as Metadata says.
+    const md = (await admin.fetchTopicMetadata({ topics: ['dtp'] })).topics[0].partitions.find((p) => p.partitionId === 2)!
+    expect(rest.topics[0].partitions[0]).toMatchObject({ leaderId: md.leader, isrNodes: md.isr, replicaNodes: md.replicas })
   })
 
   it('CreateTopics honours the replication factor up to the broker count; the default is min(3, brokers)', async () => {

@@ -111,6 +111,7 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
   }),
   CreatePartitions: () => ({ topics: [{ name: 'vt', count: 1, assignments: null }], timeoutMs: 100, validateOnly: true }),
   DeleteGroups: () => ({ groupsNames: ['none'] }),
+  DescribeTopicPartitions: () => ({ topics: [{ name: 'vt' }, { name: 'none' }], responsePartitionLimit: 10, cursor: null }),
   ElectLeaders: () => ({ electionType: 0, topicPartitions: [{ topic: 'vt', partitions: [0, 9] }], timeoutMs: 100 }),
   DescribeCluster: () => ({ includeClusterAuthorizedOperations: false }),
   DeleteRecords: () => ({

@@ -47,6 +47,7 @@ export const API_NAMES = [
   'DeleteAcls',
   'DescribeUserScramCredentials',
   'AlterUserScramCredentials',
+  'DescribeTopicPartitions',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

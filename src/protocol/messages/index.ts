@@ -55,6 +55,7 @@ import { DescribeAcls } from './DescribeAcls.js'
 import { DeleteAcls } from './DeleteAcls.js'
 import { DescribeUserScramCredentials } from './DescribeUserScramCredentials.js'
 import { AlterUserScramCredentials } from './AlterUserScramCredentials.js'
+import { DescribeTopicPartitions } from './DescribeTopicPartitions.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -100,6 +101,7 @@ export * from './DescribeAcls.js'
 export * from './DeleteAcls.js'
 export * from './DescribeUserScramCredentials.js'
 export * from './AlterUserScramCredentials.js'
+export * from './DescribeTopicPartitions.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -145,4 +147,5 @@ export const apis: Record<number, ApiSpec> = {
   60: DescribeCluster,
   68: ConsumerGroupHeartbeat,
   69: ConsumerGroupDescribe,
+  75: DescribeTopicPartitions,
 }
