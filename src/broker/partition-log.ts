@@ -37,7 +37,10 @@ export class PartitionLog {
   private bytes = 0
   /** Batch index of the largest timestamp so far (ListOffsets MAX_TIMESTAMP). */
   private maxTimestampBatch = -1
-  private readonly waiters = new Set<() => void>()
+  /** Waiting follower fetches (they read up to the log end). */
+  private readonly appendWaiters = new Set<() => void>()
+  /** Waiting consumer fetches and acks=all produces (they care about the high watermark only). */
+  private readonly hwWaiters = new Set<() => void>()
   /** Open transactions: producer id -> the offset of its first batch here. */
   private readonly ongoing = new Map<bigint, number>()
   private readonly aborted: AbortedTransaction[] = []
@@ -127,7 +130,7 @@ export class PartitionLog {
     }
     this.bytes += batch.length
     this.logEndOffset = stored.lastOffset + 1
-    this.wake()
+    wakeAll(this.appendWaiters)
   }
 
   /** Records that `epoch` begins at `offset` (a new leader marks its epoch at its log end before writing, as Kafka does). */
@@ -158,7 +161,7 @@ export class PartitionLog {
     const hw = Math.min(this.logEndOffset, this.hwBound())
     if (hw > this.highWatermark) {
       this.highWatermark = hw
-      this.wake()
+      wakeAll(this.hwWaiters)
     }
   }
 
@@ -167,7 +170,7 @@ export class PartitionLog {
     const hw = Math.min(leaderHw, this.logEndOffset)
     if (hw > this.highWatermark) {
       this.highWatermark = hw
-      this.wake()
+      wakeAll(this.hwWaiters)
     }
   }
 
@@ -238,21 +241,26 @@ export class PartitionLog {
     })
   }
 
-  /** Calls `wake` once at the next append (a waiting fetch); returns a cancel. */
+  /** Calls `wake` once at the next append (a waiting follower fetch); returns a cancel. */
   onAppend(wake: () => void): () => void {
-    this.waiters.add(wake)
-    return () => this.waiters.delete(wake)
+    this.appendWaiters.add(wake)
+    return () => this.appendWaiters.delete(wake)
+  }
+
+  /**
+   * Calls `wake` once when the high watermark next moves (a waiting
+   * consumer fetch or acks=all produce: an append alone shows them nothing);
+   * returns a cancel.
+   */
+  onHighWatermark(wake: () => void): () => void {
+    this.hwWaiters.add(wake)
+    return () => this.hwWaiters.delete(wake)
   }
 
   /** Wakes every waiter without an append (the partition's leadership changed). */
   notify(): void {
-    this.wake()
-  }
-
-  private wake(): void {
-    const waiters = [...this.waiters]
-    this.waiters.clear()
-    for (const w of waiters) w()
+    wakeAll(this.appendWaiters)
+    wakeAll(this.hwWaiters)
   }
 
   /**
@@ -306,4 +314,11 @@ export class PartitionLog {
     }
     return { offset: batch.lastOffset, timestamp: batch.maxTimestamp }
   }
+}
+
+function wakeAll(waiters: Set<() => void>): void {
+  if (waiters.size === 0) return
+  const all = [...waiters]
+  waiters.clear()
+  for (const w of all) w()
 }

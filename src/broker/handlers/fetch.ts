@@ -133,8 +133,18 @@ function followerFetch(
   }
 }
 
-/** Waits until one of `logs` gets an append, `ms` pass, the client goes away or the broker stops. */
-function waitForData(broker: VirtualBroker, connection: ClientConnection, logs: PartitionLog[], ms: number): Promise<void> {
+/**
+ * Waits until one of `logs` has news for this fetcher (an append for a
+ * follower, a high watermark move for a consumer), `ms` pass, the client
+ * goes away or the broker stops.
+ */
+function waitForData(
+  broker: VirtualBroker,
+  connection: ClientConnection,
+  logs: PartitionLog[],
+  ms: number,
+  follower: boolean,
+): Promise<void> {
   return new Promise((resolve) => {
     let done = false
     const finish = () => {
@@ -146,7 +156,7 @@ function waitForData(broker: VirtualBroker, connection: ClientConnection, logs: 
       resolve()
     }
     const timer = setTimeout(finish, ms)
-    const cancels = logs.map((l) => l.onAppend(finish))
+    const cancels = logs.map((l) => (follower ? l.onAppend(finish) : l.onHighWatermark(finish)))
     broker.waits.add(finish)
     cancels.push(connection.onClose(finish))
   })
@@ -248,7 +258,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       const done =
         pass.bytes >= req.minBytes || pass.errors || left <= 0 || !broker.running || pass.logs.length === 0 || ctx.connection.isClosed
       if (!done) {
-        await waitForData(broker, ctx.connection, pass.logs, left)
+        await waitForData(broker, ctx.connection, pass.logs, left, replicaId >= 0)
         continue
       }
       if (session) {

@@ -63,7 +63,7 @@ function awaitIsr(broker: VirtualBroker, cluster: EmbeddedCluster, w: Pending, d
       if (w.log.highWatermark >= w.end)
         return finish(p.isr.length < w.minIsr ? ErrorCodes.NOT_ENOUGH_REPLICAS_AFTER_APPEND : ErrorCodes.NONE)
       if (Date.now() >= deadline) return finish(ErrorCodes.REQUEST_TIMED_OUT)
-      cancel = w.log.onAppend(check)
+      cancel = w.log.onHighWatermark(check)
     }
     broker.waits.add(onStop)
     timer = setTimeout(() => finish(ErrorCodes.REQUEST_TIMED_OUT), Math.max(0, deadline - Date.now()))
