@@ -127,7 +127,7 @@ export class TransactionManager {
         // The consumer's generation (v3+, KIP-447) lets the coordinator fence a zombie's offsets; older brokers cannot.
         ...(v >= 3 && consumer
           ? {
-              generationId: consumer.generationId ?? -1,
+              generationIdOrMemberEpoch: consumer.generationId ?? -1,
               memberId: consumer.memberId ?? '',
               groupInstanceId: consumer.groupInstanceId ?? null,
             }
