@@ -184,7 +184,7 @@ export class Admin {
   async deleteTopics({ topics, timeout = 5000 }: { topics: string[]; timeout?: number }): Promise<void> {
     await this.cluster.request(
       DeleteTopics,
-      // topicNames is ignorable from v6, topics is not before it: each version gets its own.
+      // v6 replaced topicNames with topics, and the encoder refuses topics before v6: the version picks the form.
       (v) => (v >= 6 ? { topics: topics.map((name) => ({ name })), timeoutMs: timeout } : { topicNames: topics, timeoutMs: timeout }),
       Routes.controller(),
       {

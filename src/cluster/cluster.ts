@@ -349,7 +349,7 @@ export class Cluster implements ClusterClient {
    * when it says the coordinator moved or its broker is unreachable, and
    * before the next attempt stale metadata is refreshed (afterError).
    */
-  request<Req, Res>(
+  async request<Req, Res>(
     api: ApiSpec<Req, Res>,
     body: Body<Req>,
     route: Route = defaultRoute(api),
