@@ -1,12 +1,22 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Admin } from '../../src/admin/admin.js'
 import { Cluster } from '../../src/cluster/cluster.js'
+import type { Answered } from '../../src/cluster/client.js'
 import { Routes } from '../../src/cluster/route.js'
+import type { Input } from '../../src/protocol/api.js'
 import { KafkaError, kafkaError } from '../../src/errors.js'
 import { Connection } from '../../src/net/connection.js'
 import { ProducerIdentity } from '../../src/producer/producer-identity.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { FindCoordinator, InitProducerId, ListOffsets, Metadata, OffsetFetch } from '../../src/protocol/messages/index.js'
+import {
+  FindCoordinator,
+  InitProducerId,
+  ListOffsets,
+  Metadata,
+  OffsetFetch,
+  type OffsetFetchRequest,
+  type OffsetFetchResponse,
+} from '../../src/protocol/messages/index.js'
 import { requirePeers, startMockCluster, type MockCluster } from '../peers/mock-cluster.js'
 
 /**
@@ -45,12 +55,13 @@ describe.each(['legacy', 'modern'] as const)('routing against the %s librdkafka 
     await mock?.stop()
   })
 
-  const offsetFetch = (groupId: string) =>
-    ((v: number) =>
+  const offsetFetch =
+    (groupId: string) =>
+    (v: number): Input<OffsetFetchRequest> =>
       v >= 8
         ? { groups: [{ groupId, topics: [{ name: 'routed', partitionIndexes: [0] }] }] }
-        : { groupId, topics: [{ name: 'routed', partitionIndexes: [0] }] }) as any
-  const topLevel = (res: any, from: { version: number; broker: string }) => {
+        : { groupId, topics: [{ name: 'routed', partitionIndexes: [0] }] }
+  const topLevel = (res: OffsetFetchResponse, from: Answered) => {
     const code = from.version >= 8 ? res.groups[0].errorCode : res.errorCode
     if (code) throw kafkaError(code, { api: 'OffsetFetch', broker: from.broker })
   }
