@@ -9,6 +9,7 @@ import { topicsCommand } from './topics.js'
 import { groupsCommand } from './groups.js'
 import { clusterCommand } from './cluster.js'
 import { aclsCommand } from './acls.js'
+import { benchCommand } from './bench.js'
 
 const VERSION = '0.1.0'
 
@@ -22,6 +23,10 @@ const COMMANDS: Record<string, { summary: string; run: Command }> = {
   groups: { summary: 'list, describe (with lag), reset-offsets or delete consumer groups', run: groupsCommand },
   cluster: { summary: 'the brokers, the controller and the API versions each broker supports', run: clusterCommand },
   acls: { summary: 'list, create or delete ACLs (resource, principal, host, operation, permission)', run: aclsCommand },
+  bench: {
+    summary: 'benchmark wafka: bench produce|consume [-b BROKERS] (embedded broker by default), bench codec; --chart FILE.svg',
+    run: benchCommand,
+  },
   broker: {
     summary: 'serve the embedded broker: wafka broker [--port PORT] [--brokers N] [--partitions N]',
     run: (args, io) => brokerCommand(args, (line) => io.out(line + '\n')),
