@@ -20,6 +20,7 @@ import { measureAll, type Case, type MeasureOptions } from './support/measure.js
 // The cases, shared with `wafka bench codec` (which runs wafka's contenders alone).
 import { CODEC_TIMING, compressionCases, crcCases, decodeCases, encodeCases } from '../src/cli/bench/codec-cases.js'
 import { markdown, printCase, type ReportHeader } from './support/report.js'
+import { codecChartSvg, codecChartTitle } from '../src/cli/bench/result-charts.js'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
@@ -98,7 +99,8 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'codec.json'), `${JSON.stringify({ ...header, options, cases: results }, null, 2)}\n`)
   writeFileSync(join(dir, 'codec.md'), markdown(header, results))
-  console.log(`wrote ${join(dir, 'codec.json')} and codec.md`)
+  writeFileSync(join(dir, 'codec.svg'), codecChartSvg(codecChartTitle(header), results))
+  console.log(`wrote ${join(dir, 'codec.json')}, codec.md and codec.svg`)
 }
 
 await main()

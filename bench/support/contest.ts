@@ -7,6 +7,7 @@ import { clientVersions, type Rig } from './clients.js'
 import { MESSAGE_KEY_BYTES, MESSAGE_VALUE_BYTES } from './data.js'
 import { machine, option, repositoryRoot, wafkaRevision } from './environment.js'
 import { median } from './measure.js'
+import { contestChartSvg, contestChartTitle } from '../../src/cli/bench/result-charts.js'
 
 /**
  * What the end-to-end client benchmarks (bench/producer.ts,
@@ -489,5 +490,9 @@ export function writeResults(
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify({ ...header, summaries, runs }, null, 2)}\n`)
   writeFileSync(join(dir, `${name}.md`), markdown(header, text, summaries))
-  return `wrote ${join(dir, `${name}.json`)} and ${name}.md`
+  writeFileSync(
+    join(dir, `${name}.svg`),
+    contestChartSvg(contestChartTitle(name, header as ContestHeader & { messages?: number; rounds?: number }), summaries),
+  )
+  return `wrote ${join(dir, `${name}.json`)}, ${name}.md and ${name}.svg`
 }

@@ -5,7 +5,8 @@ import type { CompressionName } from '../codec/compression.js'
 import type { Acks } from '../producer/config.js'
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection, str, type Values } from './args.js'
 import { startBrokerProcess, type BrokerProcess } from './bench/broker-process.js'
-import { barChartSvg, lineChartSvg } from './bench/chart.js'
+import { lineChartSvg } from './bench/chart.js'
+import { codecChartSvg } from './bench/result-charts.js'
 import { CODEC_TIMING, compressionCases, crcCases, decodeCases, encodeCases, wafkaCompressors } from './bench/codec-cases.js'
 import { MESSAGE_KEY_BYTES, MESSAGE_VALUE_BYTES, messagePool } from './bench/data.js'
 import { measureAll } from './bench/measure.js'
@@ -487,18 +488,7 @@ async function codecBench(values: Values, out: Output, chart: string | undefined
   const fmt = (v: number, unit: string) => (unit === 'MB/s' ? `${v.toFixed(v >= 100 ? 0 : 1)} MB/s` : `${rate(v)} rec/s`)
   writeChart(
     chart,
-    () =>
-      barChartSvg({
-        title: `wafka bench codec${values.quick ? ' --quick' : ''}: ${timing.rounds} round(s), median`,
-        panels: [...new Set(results.map((r) => r.group))].map((group) => {
-          const mine = results.filter((r) => r.group === group)
-          return {
-            title: group,
-            unit: mine[0].unit,
-            groups: mine.map((r) => ({ name: r.name, bars: r.results.map((c) => ({ series: c.name, value: c.throughput })) })),
-          }
-        }),
-      }),
+    () => codecChartSvg(`wafka bench codec${values.quick ? ' --quick' : ''}: median of ${timing.rounds} round(s)`, results),
     out,
   )
   if (out.json) {

@@ -7,8 +7,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
-import { built, hasScript, oneCleanLine, wafka, wafkaOnTty } from './support.js'
+import { built, hasScript, oneCleanLine, root, wafka, wafkaOnTty } from './support.js'
 import { descendants, parseXml, type XmlElement } from './xml.js'
+import { contestChartSvg, contestChartTitle } from '../../src/cli/bench/result-charts.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wafka-bench-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -182,6 +183,23 @@ describe.skipIf(!built)('wafka bench on the embedded broker', () => {
     expect(oneCleanLine(down.stderr), down.stderr).toBe(true)
     const unwritable = await wafka(['bench', 'codec', '--quick', '--only', 'CRC-32C: 1 KiB', '--chart', '/no/such/dir/x.svg'])
     expect(unwritable).toMatchObject({ code: 1, stderr: 'wafka bench: cannot write --chart /no/such/dir/x.svg: ENOENT\n' })
+  })
+})
+
+describe('the charts of the committed bench results', () => {
+  it("a contest's chart: a series per client, a bar per scenario it finished, in both panels", () => {
+    const results = JSON.parse(readFileSync(join(root, 'bench/results/producer-kafka.json'), 'utf8'))
+    const svg = parseXml(contestChartSvg(contestChartTitle('producer-kafka', results), results.summaries))
+    const bars = series(svg)
+    const clients = [...new Set(results.summaries.map((s: { contender: string }) => s.contender))]
+    expect([...bars.keys()]).toEqual(clients)
+    for (const client of clients) {
+      const finished = results.summaries.filter((s: { contender: string; rounds: number }) => s.contender === client && s.rounds > 0)
+      expect(bars.get(client as string)!.children.filter((c) => c.name === 'rect')).toHaveLength(finished.length * 2)
+    }
+    expect(descendants(svg).find((e) => e.name === 'text')!.text).toMatch(
+      /^producer: 500,000 messages, 3 rounds, on one Apache Kafka broker/,
+    )
   })
 })
 
