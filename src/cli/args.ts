@@ -199,10 +199,56 @@ function typed(v: string): string | number | boolean {
   return v
 }
 
+/** Options only a producer takes, and only a consumer: the others' are the connection's or both kinds'. */
+const PRODUCER_ONLY = new Set([
+  'acks',
+  'lingerMs',
+  'batchSize',
+  'bufferMemory',
+  'maxBlockMs',
+  'maxRequestSize',
+  'compression',
+  'compressionLevel',
+  'idempotent',
+  'transactionTimeoutMs',
+  'maxInFlight',
+  'deliveryTimeoutMs',
+  'partitioner',
+])
+const CONSUMER_ONLY = new Set([
+  'groupInstanceId',
+  'groupProtocol',
+  'serverAssignor',
+  'sessionTimeoutMs',
+  'rebalanceTimeoutMs',
+  'heartbeatIntervalMs',
+  'maxPollIntervalMs',
+  'autoOffsetReset',
+  'isolationLevel',
+  'minBytes',
+  'maxBytes',
+  'maxBytesPerPartition',
+  'maxWaitTimeInMs',
+  'autoCommit',
+  'autoCommitIntervalMs',
+  'checkCrcs',
+  'rackId',
+])
+
+export type ClientKind = 'producer' | 'consumer'
+
 export interface Connection {
   kafka: KafkaConfig
   /** Options for producer()/consumer() from -X and --config (client-specific ones). */
   extra: Record<string, string | number | boolean>
+  /**
+   * The options of `extra` a producer or a consumer takes. One properties
+   * file often serves both kinds, so a --config option of the other kind is
+   * left out with a note through `warn`, as the Java client ignores a config
+   * it does not know; the same from -X, which names one command's client, is
+   * a usage mistake.
+   */
+  clientOptions(kind: ClientKind, warn: (line: string) => void): Record<string, string | number | boolean>
 }
 
 /**
@@ -222,19 +268,38 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
     for (const [k, v] of parseProperties(text)) props.set(k, v)
   }
   const extra: Record<string, string | number | boolean> = {}
+  /** Options given with -X (by either name), not only in the file. */
+  const flagged = new Set<string>()
   for (const kv of (values.X as string[] | undefined) ?? []) {
     const eq = kv.indexOf('=')
     if (eq <= 0) throw new UsageError(`-X needs key=value, not ${JSON.stringify(kv)}`)
     const k = kv.slice(0, eq)
-    if (k.includes('.')) props.set(k, kv.slice(eq + 1))
-    else if (CLIENT_OPTIONS.has(k)) extra[k] = typed(kv.slice(eq + 1))
-    else throw new UsageError(`-X: unknown client option ${k}`)
+    if (k.includes('.')) {
+      props.set(k, kv.slice(eq + 1))
+      if (PROPERTY_NAMES[k] !== undefined) flagged.add(PROPERTY_NAMES[k])
+    } else if (CLIENT_OPTIONS.has(k)) {
+      extra[k] = typed(kv.slice(eq + 1))
+      flagged.add(k)
+    } else throw new UsageError(`-X: unknown client option ${k}`)
   }
+  const propertyOf = new Map<string, string>()
   for (const [k, v] of props) {
     if (CONNECTION_PROPERTIES.has(k)) continue
     const name = PROPERTY_NAMES[k]
     if (name === undefined) throw new UsageError(`unknown property ${k} (wafka option names are accepted with -X too)`)
     extra[name] = typed(v)
+    propertyOf.set(name, k)
+  }
+  const clientOptions = (kind: ClientKind, warn: (line: string) => void) => {
+    const foreign = kind === 'producer' ? CONSUMER_ONLY : PRODUCER_ONLY
+    const other = kind === 'producer' ? 'consumer' : 'producer'
+    const out: Record<string, string | number | boolean> = {}
+    for (const [k, v] of Object.entries(extra)) {
+      if (!foreign.has(k)) out[k] = v
+      else if (flagged.has(k)) throw new UsageError(`-X ${k} is a ${other} option; this command's client is a ${kind}`)
+      else warn(`${propertyOf.get(k) ?? k} in --config is a ${other} option: ignored`)
+    }
+    return out
   }
 
   const bootstrap = str(values, 'brokers') ?? props.get('bootstrap.servers') ?? props.get('metadata.broker.list')
@@ -286,5 +351,5 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
       delete extra[k]
     }
   }
-  return { kafka, extra }
+  return { kafka, extra, clientOptions }
 }

@@ -139,7 +139,9 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
     out.note(`embedded broker: 3 brokers in a child process at ${broker.bootstrap}`)
   }
   try {
-    const { kafka, extra } = resolveConnection(conn)
+    const connection = resolveConnection(conn)
+    const kafka = connection.kafka
+    const extra = connection.clientOptions(what === 'produce' ? 'producer' : 'consumer', (line) => io.err(`wafka bench: ${line}\n`))
     const target = { bootstrap: kafka.brokers.join(','), embedded: broker !== undefined }
     const config: KafkaConfig = { ...kafka, clientId: str(values, 'client-id') ?? 'wafka-bench' }
     const admin = new Kafka(config).admin()
@@ -338,7 +340,7 @@ async function consumeBench(
     if (held !== run.messages) throw new Error(`the topic holds ${held} messages, not the ${run.messages} written`)
 
     const meter = new ChildMeter()
-    const consumer = await wafkaConsumer({ ...config, ...(extra as object) }, topic, groupId)
+    const consumer = await wafkaConsumer(config, topic, groupId, extra)
     await consumer.connect()
     const t = new Tally(run.messages, expected.length, meter)
     tally = t

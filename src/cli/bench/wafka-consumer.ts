@@ -1,4 +1,5 @@
 import type { KafkaConfig } from '../../kafka.js'
+import type { ConsumerConfig } from '../../consumer/config.js'
 import type { Tally } from './tally.js'
 
 /** The consumer benchmark's workload (bench/consumer.ts and `wafka bench consume`). */
@@ -36,9 +37,14 @@ export interface ConsumeDriver {
  * fresh group reads the topic from the beginning through eachBatch. Loads
  * wafka when called (see wafkaProducer).
  */
-export async function wafkaConsumer(kafka: KafkaConfig, topic: string, groupId: string): Promise<ConsumeDriver> {
+export async function wafkaConsumer(
+  kafka: KafkaConfig,
+  topic: string,
+  groupId: string,
+  options: Omit<ConsumerConfig, 'groupId'> = {},
+): Promise<ConsumeDriver> {
   const { Kafka } = await import('../../kafka.js')
-  const consumer = new Kafka(kafka).consumer({ groupId })
+  const consumer = new Kafka(kafka).consumer({ ...options, groupId })
   return {
     connect: () => consumer.connect(),
     consume: async (tally) => {
