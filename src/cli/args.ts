@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { KafkaConfig } from '../kafka.js'
+import { CONSUMER_OPTIONS, KAFKA_OPTIONS, PRODUCER_OPTIONS } from '../config/defaults.js'
+import type { OptionSpec } from '../config/option.js'
 
 /** A mistake in how the command was called: exit code 2, with the command's usage. */
 export class UsageError extends Error {}
@@ -96,34 +98,40 @@ export function parseProperties(text: string): Map<string, string> {
   return out
 }
 
-/** Property names (Java/librdkafka) that map onto a wafka option of the same meaning. */
-const PROPERTY_NAMES: Record<string, string> = {
-  'request.timeout.ms': 'requestTimeoutMs',
-  'socket.connection.setup.timeout.ms': 'connectTimeoutMs',
-  'retry.backoff.ms': 'retryBackoffMs',
-  'retry.backoff.max.ms': 'retryBackoffMaxMs',
-  'reconnect.backoff.ms': 'reconnectBackoffMs',
-  'reconnect.backoff.max.ms': 'reconnectBackoffMaxMs',
-  'metadata.max.age.ms': 'metadataMaxAgeMs',
-  'default.api.timeout.ms': 'defaultApiTimeoutMs',
-  'linger.ms': 'lingerMs',
-  'batch.size': 'batchSize',
-  'compression.type': 'compression',
-  'enable.idempotence': 'idempotent',
-  'session.timeout.ms': 'sessionTimeoutMs',
-  'heartbeat.interval.ms': 'heartbeatIntervalMs',
-  'max.poll.interval.ms': 'maxPollIntervalMs',
-  'auto.offset.reset': 'autoOffsetReset',
-  'isolation.level': 'isolationLevel',
-  'group.protocol': 'groupProtocol',
-  'group.instance.id': 'groupInstanceId',
-  'client.rack': 'rackId',
-}
-
 /**
- * The client options -X may set (a typo is refused rather than ignored):
- * the connection's, the producer's and the consumer's, by their wafka names.
+ * Options a flag of the command line sets (-b, --client-id, -g, the security
+ * flags), or that are not text (functions, objects): -X and --config do not
+ * take them.
  */
+const NOT_FROM_TEXT = new Set([
+  'brokers',
+  'clientId',
+  'tls',
+  'ssl',
+  'sasl',
+  'logLevel',
+  'logCreator',
+  'transactionalId',
+  'groupId',
+  'partitionAssigners',
+  'partitioner',
+])
+const TABLES = [KAFKA_OPTIONS, PRODUCER_OPTIONS, CONSUMER_OPTIONS] as const
+const keysOf = (table: object) => Object.keys(table).filter((k) => !NOT_FROM_TEXT.has(k))
+
+/** The client options -X may set (a typo is refused rather than ignored): the tables the clients validate with. */
+const CLIENT_OPTIONS = new Set<string>(TABLES.flatMap(keysOf))
+
+/** Property names (Java/librdkafka) of those options, from the same tables (`java`). */
+const PROPERTY_NAMES: Record<string, string> = Object.fromEntries(
+  TABLES.flatMap((table) =>
+    Object.entries(table as Record<string, OptionSpec>).flatMap(([k, spec]) =>
+      spec.java && CLIENT_OPTIONS.has(k) && /^[a-z.]+$/.test(spec.java) ? [[spec.java, k]] : [],
+    ),
+  ),
+)
+
+/** Client-wide options: -X gives them to the connection (the Kafka object), the rest to the producer or consumer. */
 const CLIENT_WIDE = [
   'requestTimeoutMs',
   'connectTimeoutMs',
@@ -138,40 +146,6 @@ const CLIENT_WIDE = [
   'authenticationTimeoutMs',
   'reauthenticationThresholdMs',
 ] as const
-const CLIENT_OPTIONS = new Set<string>([
-  ...CLIENT_WIDE,
-  'acks',
-  'lingerMs',
-  'batchSize',
-  'bufferMemory',
-  'maxBlockMs',
-  'maxRequestSize',
-  'compression',
-  'compressionLevel',
-  'idempotent',
-  'transactionTimeoutMs',
-  'maxInFlight',
-  'deliveryTimeoutMs',
-  'partitioner',
-  'allowAutoTopicCreation',
-  'groupInstanceId',
-  'groupProtocol',
-  'serverAssignor',
-  'sessionTimeoutMs',
-  'rebalanceTimeoutMs',
-  'heartbeatIntervalMs',
-  'maxPollIntervalMs',
-  'autoOffsetReset',
-  'isolationLevel',
-  'minBytes',
-  'maxBytes',
-  'maxBytesPerPartition',
-  'maxWaitTimeInMs',
-  'autoCommit',
-  'autoCommitIntervalMs',
-  'checkCrcs',
-  'rackId',
-])
 
 /** Security and bootstrap properties, handled by resolveConnection itself. */
 const CONNECTION_PROPERTIES = new Set([
@@ -198,42 +172,6 @@ function typed(v: string): string | number | boolean {
   if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v)
   return v
 }
-
-/** Options only a producer takes, and only a consumer: the others' are the connection's or both kinds'. */
-const PRODUCER_ONLY = new Set([
-  'acks',
-  'lingerMs',
-  'batchSize',
-  'bufferMemory',
-  'maxBlockMs',
-  'maxRequestSize',
-  'compression',
-  'compressionLevel',
-  'idempotent',
-  'transactionTimeoutMs',
-  'maxInFlight',
-  'deliveryTimeoutMs',
-  'partitioner',
-])
-const CONSUMER_ONLY = new Set([
-  'groupInstanceId',
-  'groupProtocol',
-  'serverAssignor',
-  'sessionTimeoutMs',
-  'rebalanceTimeoutMs',
-  'heartbeatIntervalMs',
-  'maxPollIntervalMs',
-  'autoOffsetReset',
-  'isolationLevel',
-  'minBytes',
-  'maxBytes',
-  'maxBytesPerPartition',
-  'maxWaitTimeInMs',
-  'autoCommit',
-  'autoCommitIntervalMs',
-  'checkCrcs',
-  'rackId',
-])
 
 export type ClientKind = 'producer' | 'consumer'
 
@@ -291,13 +229,15 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
     propertyOf.set(name, k)
   }
   const clientOptions = (kind: ClientKind, warn: (line: string) => void) => {
-    const foreign = kind === 'producer' ? CONSUMER_ONLY : PRODUCER_ONLY
+    const own: object = kind === 'producer' ? PRODUCER_OPTIONS : CONSUMER_OPTIONS
     const other = kind === 'producer' ? 'consumer' : 'producer'
+    const what = (k: string) =>
+      k in (kind === 'producer' ? CONSUMER_OPTIONS : PRODUCER_OPTIONS) ? `a ${other} option` : `not a ${kind} option`
     const out: Record<string, string | number | boolean> = {}
     for (const [k, v] of Object.entries(extra)) {
-      if (!foreign.has(k)) out[k] = v
-      else if (flagged.has(k)) throw new UsageError(`-X ${k} is a ${other} option; this command's client is a ${kind}`)
-      else warn(`${propertyOf.get(k) ?? k} in --config is a ${other} option: ignored`)
+      if (k in own) out[k] = v
+      else if (flagged.has(k)) throw new UsageError(`-X ${k} is ${what(k)}; this command's client is a ${kind}`)
+      else warn(`${propertyOf.get(k) ?? k} in --config is ${what(k)}: ignored`)
     }
     return out
   }
