@@ -16,6 +16,15 @@ import { fetchCommitted } from './offsets.js'
 import { Assignment, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { checkOptions, type OptionTable } from '../config/option.js'
+import {
+  ASSIGN_OPTIONS,
+  COMMIT_OFFSET_OPTIONS,
+  PAUSE_OPTIONS,
+  RUN_OPTIONS,
+  SEEK_OPTIONS,
+  SUBSCRIBE_OPTIONS,
+} from '../config/call-options.js'
 
 export { ConsumerEvents } from './events.js'
 export type { EachBatchPayload, EachMessagePayload } from './delivery-runner.js'
@@ -78,6 +87,7 @@ export class Consumer {
   }
 
   async subscribe(options: SubscribeOptions): Promise<void> {
+    checkOptions('subscribe()', options, SUBSCRIBE_OPTIONS)
     if (this.runner.running) throw new ConfigError('subscribe() before run(): the subscription is fixed while the consumer runs')
     if (this.config.groupId === null) throw new ConfigError('subscribe() needs a groupId; without one, assign() partitions')
     this.subscription.add(options)
@@ -85,6 +95,7 @@ export class Consumer {
 
   /** Takes partitions directly, with no group (a consumer without groupId). Starts from the reset policy, or a seek. */
   assign(partitions: Array<{ topic: string; partitions: number[] }>): void {
+    checkEntries('assign()', partitions, ASSIGN_OPTIONS)
     if (this.config.groupId !== null)
       throw new ConfigError('assign() is for a consumer without groupId; a group member gets its partitions from the group')
     this.manual = partitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })))
@@ -92,6 +103,7 @@ export class Consumer {
   }
 
   async run(options: RunOptions = {}): Promise<void> {
+    checkOptions('run()', options, RUN_OPTIONS)
     if (this.runner.running) throw new ConfigError('the consumer is already running')
     DeliveryRunner.check(options)
     this.commits.configure(options)
@@ -112,10 +124,12 @@ export class Consumer {
   }
 
   pause(list: Array<{ topic: string; partitions?: number[] }>): void {
+    checkEntries('pause()', list, PAUSE_OPTIONS)
     this.subscription.pause(list)
   }
 
   resume(list: Array<{ topic: string; partitions?: number[] }>): void {
+    checkEntries('resume()', list, PAUSE_OPTIONS)
     this.subscription.resume(list)
     this.fetcher.wakeAll() // data kept while paused can go to user code now
     this.fetcher.pump()
@@ -126,8 +140,9 @@ export class Consumer {
   }
 
   /** Moves a partition's consumption to `offset` (now if assigned, else when it is). */
-  seek({ topic, partition, offset }: { topic: string; partition: number; offset: string | number | bigint }): void {
-    const at = BigInt(offset)
+  seek(options: { topic: string; partition: number; offset: string | number | bigint }): void {
+    const { topic, partition, offset } = checkOptions('seek()', options, SEEK_OPTIONS)
+    const at = toOffset(offset)
     if (at < 0n) throw new ConfigError(`seek to ${offset}: an offset is >= 0`)
     const s = this.assignment.get(topic, partition)
     if (s) {
@@ -145,6 +160,7 @@ export class Consumer {
   async commitOffsets(
     offsets: Array<{ topic: string; partition: number; offset: string | number | bigint; metadata?: string | null }>,
   ): Promise<void> {
+    checkEntries('commitOffsets()', offsets, COMMIT_OFFSET_OPTIONS)
     await this.commits.commitOffsets(offsets)
   }
 
@@ -304,5 +320,19 @@ export class Consumer {
   private emit(type: string, payload: object): void {
     if (this.emitter.listenerCount(type) === 0) return
     this.emitter.emit(type, { id: this.eventId++, type, timestamp: Date.now(), payload })
+  }
+}
+
+/** A list of options objects (commitOffsets, pause, assign): an array, each entry checked against `table`. */
+function checkEntries(scope: string, list: unknown, table: OptionTable): void {
+  if (!Array.isArray(list)) throw new ConfigError(`${scope} takes an array of { ${Object.keys(table).join(', ')} }`)
+  for (const entry of list) checkOptions(`${scope} entry`, entry, table)
+}
+
+function toOffset(offset: string | number | bigint): bigint {
+  try {
+    return BigInt(offset)
+  } catch {
+    throw new ConfigError(`seek() option offset must be an offset (an integer >= 0), not ${JSON.stringify(String(offset))}`)
   }
 }
