@@ -1,6 +1,7 @@
-import type { Cluster } from '../cluster/cluster.js'
+import type { ClusterClient } from '../cluster/client.js'
+import { Routes } from '../cluster/route.js'
 import { kafkaError, UnsupportedApiError } from '../errors.js'
-import { ListOffsets } from '../protocol/messages/index.js'
+import { ListOffsets, type ListOffsetsResponse } from '../protocol/messages/index.js'
 
 /** ListOffsets timestamps: the log start, the log end (the last stable offset under read_committed). */
 export const EARLIEST = -2n
@@ -8,42 +9,49 @@ export const LATEST = -1n
 
 /**
  * Where `timestamp` (EARLIEST or LATEST) is in each of a topic's partitions:
- * ListOffsets to each partition's leader, retried through the cluster (by
- * fresh metadata after a failure: the leader may have moved). The consumer's
- * own reset path, so the fetcher needs no Admin; a routing seam in Cluster
- * can take it over.
+ * one ListOffsets a leader, through the routing seam, retried as a whole
+ * with the partitions grouped again by fresh metadata after a failure (a
+ * leader may have moved). The consumer's own reset path: the fetcher needs
+ * no Admin.
  */
 export async function listOffsets(
-  cluster: Cluster,
+  cluster: ClusterClient,
   topic: string,
   partitions: number[],
   timestamp: bigint,
   isolationLevel: number,
 ): Promise<Map<number, bigint>> {
   const out = new Map<number, bigint>()
+  const check = (res: ListOffsetsResponse, { broker }: { broker: string }) => {
+    for (const t of res.topics)
+      for (const p of t.partitions)
+        if (p.errorCode !== 0) throw kafkaError(p.errorCode, { api: 'ListOffsets', detail: `${topic}-${p.partitionIndex} at ${broker}` })
+  }
   const first = await byLeader(cluster, topic, partitions)
   await Promise.all(
-    [...first].map(([leader, ids]) =>
+    [...first.values()].map((ids) =>
       cluster.retry(async (n) => {
-        const groups = n === 0 ? new Map([[leader, ids]]) : await byLeader(cluster, topic, ids)
-        for (const [node, group] of groups) {
-          const conn = await cluster.connection(node)
-          // read_committed needs ListOffsets v2+: without it the offset would be the high watermark, not the stable one.
-          if (isolationLevel !== 0 && conn.versionFor(ListOffsets) < 2)
-            throw new UnsupportedApiError(
-              `read_committed offsets need a broker that speaks a newer protocol version (v2+, this one: v${conn.versionFor(ListOffsets)})`,
-            )
-          const res = await conn.request(ListOffsets, {
-            replicaId: -1,
-            isolationLevel,
-            topics: [{ name: topic, partitions: group.map((id) => ({ partitionIndex: id, timestamp })) }],
-          })
-          for (const t of res.topics)
-            for (const p of t.partitions) {
-              if (p.errorCode !== 0)
-                throw kafkaError(p.errorCode, { api: 'ListOffsets', detail: `${topic}-${p.partitionIndex} at ${conn.name}` })
-              out.set(p.partitionIndex, p.offset)
-            }
+        const groups = n === 0 ? [ids] : [...(await byLeader(cluster, topic, ids)).values()]
+        for (const group of groups) {
+          const { res } = await cluster.request(
+            ListOffsets,
+            (version) => {
+              // read_committed needs v2+: without it the offset would be the high watermark, not the stable one.
+              if (isolationLevel !== 0 && version < 2)
+                throw new UnsupportedApiError(
+                  `read_committed offsets need a broker that speaks a newer protocol version (v2+, this one: v${version})`,
+                )
+              return {
+                replicaId: -1,
+                isolationLevel,
+                topics: [{ name: topic, partitions: group.map((id) => ({ partitionIndex: id, timestamp })) }],
+              }
+            },
+            Routes.leader(topic, group[0]),
+            // One attempt: this loop retries, regrouping the partitions by their leaders.
+            { retryMs: 0, check },
+          )
+          for (const t of res.topics) for (const p of t.partitions) out.set(p.partitionIndex, p.offset)
         }
       }),
     ),
@@ -51,7 +59,7 @@ export async function listOffsets(
   return out
 }
 
-async function byLeader(cluster: Cluster, topic: string, partitions: number[]): Promise<Map<number, number[]>> {
+async function byLeader(cluster: ClusterClient, topic: string, partitions: number[]): Promise<Map<number, number[]>> {
   const groups = new Map<number, number[]>()
   for (const id of partitions) {
     const leader = await cluster.leaderFor(topic, id)
