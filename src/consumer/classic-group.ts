@@ -225,6 +225,7 @@ export class ClassicGroup implements Membership {
           sessionTimeoutMs: this.config.sessionTimeoutMs,
           rebalanceTimeoutMs: this.config.rebalanceTimeoutMs,
           memberId: this.memberId,
+          // Not ignorable, so the encoder would refuse it before v5: guarded (an older broker gets a dynamic member).
           ...(v >= 5 && this.config.groupInstanceId ? { groupInstanceId: this.config.groupInstanceId } : {}),
           protocolType: 'consumer',
           protocols,
