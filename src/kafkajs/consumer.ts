@@ -76,13 +76,15 @@ export interface GroupDescription {
   errorCode: number
 }
 
-const FORWARDED = Object.values(EngineEvents).filter(
-  (t) =>
-    t !== EngineEvents.START_BATCH_PROCESS &&
-    t !== EngineEvents.END_BATCH_PROCESS &&
-    t !== EngineEvents.CRASH &&
-    (Object.values(ConsumerEvents) as string[]).includes(t),
-)
+/** The engine's events that reach KafkaJS's listeners as they are; the batch, join, commit and crash events are reshaped. */
+const OWN = new Set<string>([
+  EngineEvents.START_BATCH_PROCESS,
+  EngineEvents.END_BATCH_PROCESS,
+  EngineEvents.CRASH,
+  EngineEvents.GROUP_JOIN,
+  EngineEvents.COMMIT_OFFSETS,
+])
+const FORWARDED = Object.values(EngineEvents).filter((t) => !OWN.has(t) && (Object.values(ConsumerEvents) as string[]).includes(t))
 
 /**
  * KafkaJS's consumer over wafka's: KafkaJS's defaults (read_committed,
@@ -101,6 +103,9 @@ export class Consumer {
   private restartTimer: ReturnType<typeof setTimeout> | undefined
   /** Whether anything was ever paused: only then does eachMessage look for a pause between messages. */
   private pausing = false
+  /** The generation of the last join (KafkaJS's commit events carry it), and when the consumer began (re)joining. */
+  private generationId = -1
+  private joinStarted = Date.now()
 
   constructor(
     private readonly connector: Connector,
@@ -126,6 +131,22 @@ export class Consumer {
       }
       for (const type of FORWARDED) engine.on(type, (e) => this.instrumentation.emit(type, e.payload, e.timestamp))
       engine.on(EngineEvents.CRASH, (e) => void this.crashed(e.payload))
+      engine.on(EngineEvents.GROUP_JOIN, (e) => {
+        // KafkaJS: the join's duration, no generation (its commits carry that).
+        const { generationId, ...rest } = e.payload
+        this.generationId = generationId
+        this.instrumentation.emit(ConsumerEvents.GROUP_JOIN, { duration: e.timestamp - this.joinStarted, ...rest }, e.timestamp)
+        this.joinStarted = e.timestamp
+      })
+      engine.on(EngineEvents.COMMIT_OFFSETS, (e) => {
+        if (e.payload.error) return // a commit refused by a rebalance: KafkaJS reports none
+        const { groupId, memberId, topics } = e.payload
+        this.instrumentation.emit(
+          ConsumerEvents.COMMIT_OFFSETS,
+          { groupId, memberId, groupGenerationId: this.generationId, topics },
+          e.timestamp,
+        )
+      })
       this.inner = engine
       this.admin = admin
     })
@@ -177,6 +198,7 @@ export class Consumer {
       return
     }
     this.runOptions = options
+    this.joinStarted = Date.now()
     await translated(() => inner.run(this.engineRun(options)))
   }
 
@@ -253,11 +275,15 @@ export class Consumer {
         lastOffset: batch.lastOffset(),
       }
       this.instrumentation.emit(ConsumerEvents.START_BATCH_PROCESS, event)
+      let resolved: bigint | null = null
       if (eachMessage) await this.eachMessage(p, batch, eachMessage)
       else
         await eachBatch!({
           batch,
-          resolveOffset: (offset) => p.resolveOffset(offset),
+          resolveOffset: (offset) => {
+            p.resolveOffset(offset)
+            if (resolved === null || BigInt(offset) > resolved) resolved = BigInt(offset)
+          },
           heartbeat: () => p.heartbeat(),
           pause: () => {
             this.pausing = true
@@ -272,6 +298,11 @@ export class Consumer {
           isStale: () => p.isStale(),
         })
       if (autoResolve && !p.isStale()) p.resolveOffset(batch.lastOffset())
+      else if (eachBatch && !p.isStale() && batch.messages.length > 0 && (resolved ?? -1n) < BigInt(batch.lastOffset())) {
+        // KafkaJS fetches from the last resolved offset: what the handler left unresolved comes again.
+        const from = resolved === null ? batch.messages[0].offset : String(resolved + 1n)
+        this.inner?.seek({ topic: batch.topic, partition: batch.partition, offset: from })
+      }
       // KafkaJS commits what was resolved after every batch.
       if (autoCommit && !p.isStale()) await translated(() => p.commitOffsetsIfNecessary())
       this.instrumentation.emit(ConsumerEvents.END_BATCH_PROCESS, { ...event, duration: Date.now() - started })

@@ -11,7 +11,8 @@ export interface KafkaMessage {
   timestamp: string
   attributes: number
   offset: string
-  size: number
+  /** KafkaJS has it for v0/v1 messages only; wafka delivers v2 records. */
+  size?: number
   headers?: IHeaders
   magicByte?: number
   isControlRecord?: boolean
@@ -72,8 +73,6 @@ export function plainMessage(m: EngineMessage): KafkaMessage {
     headers,
     isControlRecord: false,
     batchContext: batchContext(m),
-    // KafkaJS's size: the record's bytes (key + value as read; close to its encoded length).
-    size: (key?.length ?? 0) + (value?.length ?? 0),
   }
 }
 

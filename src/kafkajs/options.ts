@@ -101,8 +101,21 @@ export function engineKafkaConfig(config: KafkaConfig, brokers: string[]): Engin
     retryBackoffMaxMs: Math.max(retry.initialRetryTime, retry.maxRetryTime),
     defaultApiTimeoutMs: Math.min(MAX_INT32, (config.requestTimeout ?? 30_000) + retryBudgetMs(retry)),
     logLevel: envLogLevel() ?? config.logLevel ?? logLevel.INFO,
-    logCreator: config.logCreator,
+    logCreator: config.logCreator && kafkajsEntries(config.logCreator),
   }) as EngineKafkaConfig
+}
+
+/** Entries as KafkaJS writes them: the root logger has no namespace, the logger is 'kafkajs'. */
+function kafkajsEntries(logCreator: LogCreator): LogCreator {
+  return (level) => {
+    const sink = logCreator(level)
+    return (entry) =>
+      sink({
+        ...entry,
+        namespace: entry.namespace === '' ? (undefined as unknown as string) : entry.namespace,
+        log: { ...entry.log, logger: 'kafkajs' as 'wafka' },
+      })
+  }
 }
 
 export function engineProducerConfig(config: ProducerConfig, kafka: KafkaConfig): EngineProducerConfig {
