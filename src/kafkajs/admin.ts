@@ -1,9 +1,12 @@
-import { Admin as EngineAdmin } from '../admin/admin.js'
+import { Admin as EngineAdmin, type TopicConfig } from '../admin/admin.js'
 import type { Logger } from '../logger.js'
 import { KafkaJSNonRetriableError, translated } from './errors.js'
 import { AdminEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import type { RetryOptions } from './retry.js'
 import type { Connector } from './kafka.js'
+
+/** KafkaJS's name for a topic to create. */
+export type ITopicConfig = TopicConfig
 
 export interface AdminConfig {
   retry?: RetryOptions

@@ -1,8 +1,8 @@
 // wafka/kafkajs: KafkaJS 2.2.4's API over wafka's engine. A KafkaJS program
 // changes `from 'kafkajs'` to `from 'wafka/kafkajs'` and nothing else.
 export { Kafka } from './kafka.js'
-export { logLevel, type LogLevel, type LogEntry, type Logger } from '../logger.js'
-export type { LogCreator } from '../logger.js'
+export { logLevel, type logCreator } from './levels.js'
+export type { LogLevel, LogEntry, Logger, LogCreator } from '../logger.js'
 export { CompressionTypes, CompressionCodecs, type CompressionCodec } from './compression.js'
 export { Partitioners, type ICustomPartitioner } from './partitioners.js'
 export {
@@ -81,6 +81,6 @@ export type {
   TopicPartitionOffsetAndMetadata,
   GroupDescription,
 } from './consumer.js'
-export type { Admin, AdminConfig } from './admin.js'
+export type { Admin, AdminConfig, ITopicConfig } from './admin.js'
 export type { KafkaMessage, Batch, IHeaders } from './messages.js'
 export type { InstrumentationEvent, RemoveInstrumentationEventListener } from './events.js'
