@@ -11,7 +11,7 @@ export interface ProgramEnv {
   /** A prefix for topic and group names: the two clients' runs never share one. */
   name: (what: string) => string
   /** Secured listeners (the SSL/SASL program only). */
-  secured?: { saslBrokers: string[]; sslBrokers: string[]; ca: string; users: Record<string, string> }
+  secured?: { saslBrokers: string[]; saslSslBrokers: string[]; sslBrokers: string[]; ca: string; users: Record<string, string> }
 }
 
 export type Program = (kafkajs: KafkaJSModule, env: ProgramEnv) => Promise<unknown>
