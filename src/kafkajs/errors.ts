@@ -48,7 +48,8 @@ export class KafkaJSProtocolError extends KafkaJSError {
 
   constructor(e: Input & { type?: string; code?: number; retriable?: boolean }, options: { retriable?: boolean; cause?: unknown } = {}) {
     const fields = typeof e === 'object' ? e : {}
-    super(e, { retriable: options.retriable ?? (fields as { retriable?: boolean }).retriable ?? false, cause: options.cause })
+    // KafkaJS: the error's own retriability, else KafkaJSError's default (retriable).
+    super(e, { retriable: options.retriable ?? (fields as { retriable?: boolean }).retriable ?? true, cause: options.cause })
     this.type = String((fields as { type?: string }).type ?? 'UNKNOWN')
     this.code = Number((fields as { code?: number }).code ?? -1)
     this.name = 'KafkaJSProtocolError'
@@ -183,14 +184,14 @@ export class KafkaJSServerDoesNotSupportApiKey extends KafkaJSNonRetriableError 
 }
 
 /** A KafkaJS error class that adds only its name to its parent. */
-function named<P extends new (...args: any[]) => KafkaJSError>(parent: P, name: string): P {
+function named<P extends new (...args: any[]) => KafkaJSError>(parent: P, name: string, className = name): P {
   const cls = class extends parent {
     constructor(...args: any[]) {
       super(...args)
       this.name = name
     }
   }
-  Object.defineProperty(cls, 'name', { value: name })
+  Object.defineProperty(cls, 'name', { value: className })
   return cls
 }
 
@@ -204,8 +205,8 @@ export const KafkaJSLockTimeout = named(KafkaJSTimeout, 'KafkaJSLockTimeout')
 export const KafkaJSUnsupportedMagicByteInMessageSet = named(KafkaJSNonRetriableError, 'KafkaJSUnsupportedMagicByteInMessageSet')
 export const KafkaJSInvariantViolation = named(KafkaJSNonRetriableError, 'KafkaJSInvariantViolation')
 // KafkaJS names these two KafkaJSNonRetriableError too.
-export const KafkaJSInvalidVarIntError = named(KafkaJSNonRetriableError, 'KafkaJSNonRetriableError')
-export const KafkaJSInvalidLongError = named(KafkaJSNonRetriableError, 'KafkaJSNonRetriableError')
+export const KafkaJSInvalidVarIntError = named(KafkaJSNonRetriableError, 'KafkaJSNonRetriableError', 'KafkaJSInvalidVarIntError')
+export const KafkaJSInvalidLongError = named(KafkaJSNonRetriableError, 'KafkaJSNonRetriableError', 'KafkaJSInvalidLongError')
 
 export class KafkaJSDeleteTopicRecordsError extends KafkaJSError {
   partitions: Array<{ partition: number; offset?: string; error?: KafkaJSError | null }>

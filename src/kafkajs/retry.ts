@@ -39,8 +39,7 @@ export function createRetrier(options: RetryOptions = {}) {
           if (bailed) return
           const e = toKafkaJSError(raw) as Error & { retriable?: boolean; cause?: unknown }
           const retriable = e.retriable !== false && !UNRECOVERABLE.has(e.name)
-          if (!retriable)
-            return reject(e instanceof KafkaJSNonRetriableError ? e : new KafkaJSNonRetriableError(e, { cause: e.cause ?? e }))
+          if (!retriable) return reject(new KafkaJSNonRetriableError(e, { cause: e.cause ?? e }))
           if (retryCount >= retries) return reject(new KafkaJSNumberOfRetriesExceeded(e, { retryCount, retryTime, cause: e.cause ?? e }))
           const next = Math.min(jittered(factor, retryTime) * multiplier, maxRetryTime)
           setTimeout(() => attempt(next, retryCount + 1), retryTime)
