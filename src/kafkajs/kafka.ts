@@ -52,7 +52,14 @@ export class Kafka {
           throw new KafkaJSNonRetriableError('Failed to connect: "config.brokers" returned void or empty array')
         return new EngineKafka(engineKafkaConfig(this.config, brokers))
       },
-      connect: <T>(open: () => Promise<T>) => createRetrier(policy)(() => translated(open)),
+      // As KafkaJS's connect: a failure retrying cannot fix (bad credentials, a bad option) ends it as it is.
+      connect: <T>(open: () => Promise<T>) =>
+        createRetrier(policy)((bail) =>
+          translated(open).catch((e: { retriable?: boolean }) => {
+            if (e?.retriable === false) bail(e as Error)
+            throw e
+          }),
+        ),
     }
   }
 }

@@ -1,5 +1,5 @@
 // Custom Assigner: an assigner written as KafkaJS's docs show (protocol + assign over AssignerProtocol), used by a group of two.
-import { quiet, until, type Program } from './program.js'
+import { quiet, type Program } from './program.js'
 import type { KafkaJSModule } from './program.js'
 
 export const customAssigner: Program = async (kafkajs: KafkaJSModule, env) => {
@@ -50,14 +50,19 @@ export const customAssigner: Program = async (kafkajs: KafkaJSModule, env) => {
     await c.subscribe({ topics: [topic] })
     await c.run({ eachMessage: async () => {} })
   }
-  await until(
-    () => owned.length === 2 && Object.values(owned.flatMap((o) => Object.values(o ?? {}))).flat().length === 4 && owned.every(Boolean),
-    60_000,
-    'both members assigned',
-  )
+  // Settled: the group stable with both members, and their latest assignments covering the topic once.
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const { groups } = await admin.describeGroups([groupId])
+    const total = owned.filter(Boolean).flatMap((o) => Object.values(o).flat()).length
+    if (groups[0].state === 'Stable' && groups[0].members.length === 2 && owned.filter(Boolean).length === 2 && total === 4) break
+    if (Date.now() > deadline) throw new Error(`the group did not settle: ${groups[0].state}, ${JSON.stringify(owned)}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  // Counted before anyone leaves: a leaving member hands its partitions to the other.
+  const counts = owned.map((o) => Object.values(o).flat().length).sort()
   const description = await admin.describeGroups([groupId])
   for (const c of consumers) await c.disconnect()
   await admin.disconnect()
-  const counts = owned.map((o) => Object.values(o).flat().length).sort()
   return { counts, protocol: description.groups[0].protocol, members: description.groups[0].members.length }
 }
