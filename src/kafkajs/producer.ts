@@ -1,9 +1,9 @@
 import type { Producer as EngineProducer, Message as EngineMessage, Transaction as EngineTransaction } from '../producer/producer.js'
 import type { Logger } from '../logger.js'
-import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, toKafkaJSError } from './errors.js'
+import { TimeoutError, WafkaError } from '../errors.js'
+import { KafkaJSError, KafkaJSNonRetriableError, toKafkaJSError } from './errors.js'
 import { Instrumentation, ProducerEvents, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineProducerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
-import { RETRY_DEFAULTS, type RetryOptions } from './retry.js'
 import type { Connector } from './kafka.js'
 import type { CompressionTypes } from './compression.js'
 import type { IHeaders } from './messages.js'
@@ -71,7 +71,6 @@ export class Producer {
   readonly events = ProducerEvents
   private readonly instrumentation = new Instrumentation('producer', ProducerEvents)
   private inner: EngineProducer | undefined
-  private readonly retry: RetryOptions
 
   constructor(
     private readonly connector: Connector,
@@ -79,7 +78,6 @@ export class Producer {
     private readonly kafka: KafkaConfig,
     private readonly log: Logger,
   ) {
-    this.retry = { ...connector.retry, ...config.retry }
     // Refuse a bad option now, as KafkaJS does at producer().
     engineProducerConfig(config, kafka)
   }
@@ -156,9 +154,10 @@ export class Producer {
   }
 
   /**
-   * A call on the engine: KafkaJS's errors, and a retriable failure the
-   * engine kept retrying for the policy's whole time budget reported as
-   * KafkaJS reports a spent policy.
+   * A call on the engine, with KafkaJS's errors. A retriable failure the
+   * engine kept retrying until its deadline (the policy's time budget) ends
+   * as KafkaJS's send ends once its retriers are spent: a
+   * KafkaJSNonRetriableError with the last failure as its cause.
    */
   private async call<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
     const inner = this.inner
@@ -166,18 +165,21 @@ export class Producer {
     try {
       return await fn(inner)
     } catch (err) {
-      const e = toKafkaJSError(err)
-      if (e instanceof KafkaJSError && e.retriable) {
-        const retries = this.retry.retries ?? RETRY_DEFAULTS.retries
-        throw new KafkaJSNumberOfRetriesExceeded(e, {
-          retryCount: retries,
-          retryTime: this.retry.maxRetryTime ?? RETRY_DEFAULTS.maxRetryTime,
-          cause: e,
-        })
+      const last = spentOn(err)
+      if (last) {
+        const cause = toKafkaJSError(last) as Error
+        throw new KafkaJSNonRetriableError(cause, { cause })
       }
-      throw e
+      throw toKafkaJSError(err)
     }
   }
+}
+
+/** The retriable failure behind an error that ended retries (a deadline spent on it), or the error itself when retriable. */
+function spentOn(err: unknown): unknown {
+  if (err instanceof WafkaError && err.retriable) return err
+  if (err instanceof TimeoutError && !err.retriable && err.cause instanceof WafkaError && err.cause.retriable) return err.cause
+  return undefined
 }
 
 function acks(value: number | undefined): -1 | 0 | 1 | undefined {

@@ -34,4 +34,35 @@ describe('connect() before the broker is up', () => {
     expect(sent.map((r) => r[0].errorCode)).toEqual([0, 0])
     await Promise.all(clients.map((p) => p.disconnect()))
   }, 60_000)
+
+  it('a send to a broker that went away fails once the policy is spent, with the same error on both', async () => {
+    const quiet = { logLevel: kafkajs.logLevel.NOTHING, logCreator: () => () => {} }
+    const retry = { retries: 2, initialRetryTime: 100, maxRetryTime: 300 }
+    const clients = [kafkajs, wafkajs as unknown as typeof kafkajs].map((lib) =>
+      new lib.Kafka({
+        brokers: cluster.bootstrapServers.split(','),
+        connectionTimeout: 300,
+        requestTimeout: 1000,
+        retry,
+        ...quiet,
+      }).producer(),
+    )
+    await Promise.all(clients.map((p) => p.connect()))
+    await cluster.stopBroker(cluster.brokers[0].id)
+    try {
+      const errors = await Promise.all(
+        clients.map((p) =>
+          p.send({ topic: 'late', messages: [{ value: 'nowhere to go' }] }).then(
+            () => null,
+            (e: Error & { retriable?: boolean }) => ({ name: e.name, retriable: e.retriable, cause: (e.cause as Error)?.name }),
+          ),
+        ),
+      )
+      expect(errors[0]?.retriable).toBe(false)
+      expect(errors[1]).toEqual(errors[0])
+    } finally {
+      await cluster.startBroker(cluster.brokers[0].id)
+      await Promise.all(clients.map((p) => p.disconnect()))
+    }
+  }, 60_000)
 })
