@@ -1,53 +1,13 @@
 import type { Admin as EngineAdmin } from '../admin/admin.js'
-import type {
-  Consumer as EngineConsumer,
-  EachBatchPayload as EngineBatchPayload,
-  RunOptions as EngineRunOptions,
-} from '../consumer/consumer.js'
+import type { Consumer as EngineConsumer, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
 import { ConsumerEvents as EngineEvents } from '../consumer/consumer.js'
 import type { Logger } from '../logger.js'
 import { KafkaJSNonRetriableError, KafkaJSProtocolError, toKafkaJSError, translated } from './errors.js'
 import { ConsumerEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
-import { byTopic, plainBatch, plainMessage, type Batch, type KafkaMessage } from './messages.js'
 import { engineConsumerConfig, type ConsumerConfig, type KafkaConfig } from './options.js'
 import { RETRY_DEFAULTS, type RetryOptions } from './retry.js'
 import type { Connector } from './kafka.js'
-
-export interface EachMessagePayload {
-  topic: string
-  partition: number
-  message: KafkaMessage
-  heartbeat(): Promise<void>
-  pause(): () => void
-}
-
-export interface OffsetsByTopicPartition {
-  topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>
-}
-
-export interface EachBatchPayload {
-  batch: Batch
-  resolveOffset(offset: string): void
-  heartbeat(): Promise<void>
-  pause(): () => void
-  commitOffsetsIfNecessary(offsets?: OffsetsByTopicPartition): Promise<void>
-  uncommittedOffsets(): OffsetsByTopicPartition
-  isRunning(): boolean
-  isStale(): boolean
-}
-
-export type EachMessageHandler = (payload: EachMessagePayload) => Promise<void>
-export type EachBatchHandler = (payload: EachBatchPayload) => Promise<void>
-
-export interface ConsumerRunConfig {
-  autoCommit?: boolean
-  autoCommitInterval?: number | null
-  autoCommitThreshold?: number | null
-  eachBatchAutoResolve?: boolean
-  partitionsConsumedConcurrently?: number
-  eachBatch?: EachBatchHandler
-  eachMessage?: EachMessageHandler
-}
+import { kafkajsRun, type ConsumerRunConfig } from './run.js'
 
 export interface ConsumerSubscribeTopics {
   topics: Array<string | RegExp>
@@ -251,90 +211,21 @@ export class Consumer {
     return this.log.namespace('Consumer')
   }
 
+  /** KafkaJS's run() as the engine's, through what the batches need of this consumer. */
+  private engineRun(options: ConsumerRunConfig): EngineRunOptions {
+    return kafkajsRun(options, {
+      emit: (type, payload) => this.instrumentation.emit(type, payload),
+      commitOffsets: (offsets) => this.commitOffsets(offsets),
+      seek: (tp) => this.inner?.seek(tp),
+      paused: (topic, partition) =>
+        this.pausing && (this.inner?.paused().some((t) => t.topic === topic && t.partitions.includes(partition)) ?? false),
+      pausing: () => void (this.pausing = true),
+    })
+  }
+
   private connected(): EngineConsumer {
     if (!this.inner) throw new KafkaJSNonRetriableError('The consumer is not connected: call consumer.connect() first')
     return this.inner
-  }
-
-  /** KafkaJS's run() on the engine's: batches go to user code as KafkaJS shapes them, committed after each. */
-  private engineRun(options: ConsumerRunConfig): EngineRunOptions {
-    const { eachMessage, eachBatch } = options
-    const autoCommit = options.autoCommit ?? true
-    const autoResolve = eachMessage ? false : (options.eachBatchAutoResolve ?? true)
-    const handle = async (p: EngineBatchPayload) => {
-      const batch = plainBatch(p.batch)
-      const started = Date.now()
-      const event = {
-        topic: batch.topic,
-        partition: batch.partition,
-        highWatermark: batch.highWatermark,
-        offsetLag: batch.offsetLag(),
-        offsetLagLow: batch.offsetLagLow(),
-        batchSize: batch.messages.length,
-        firstOffset: batch.firstOffset(),
-        lastOffset: batch.lastOffset(),
-      }
-      this.instrumentation.emit(ConsumerEvents.START_BATCH_PROCESS, event)
-      let resolved: bigint | null = null
-      if (eachMessage) await this.eachMessage(p, batch, eachMessage)
-      else
-        await eachBatch!({
-          batch,
-          resolveOffset: (offset) => {
-            p.resolveOffset(offset)
-            if (resolved === null || BigInt(offset) > resolved) resolved = BigInt(offset)
-          },
-          heartbeat: () => p.heartbeat(),
-          pause: () => {
-            this.pausing = true
-            return p.pause()
-          },
-          commitOffsetsIfNecessary: async (offsets) => {
-            if (offsets) await this.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((x) => ({ topic: t.topic, ...x }))))
-            else if (autoCommit) await translated(() => p.commitOffsetsIfNecessary())
-          },
-          uncommittedOffsets: () => byTopic(p.uncommittedOffsets()),
-          isRunning: () => p.isRunning(),
-          isStale: () => p.isStale(),
-        })
-      if (autoResolve && !p.isStale()) p.resolveOffset(batch.lastOffset())
-      else if (eachBatch && !p.isStale() && batch.messages.length > 0 && (resolved ?? -1n) < BigInt(batch.lastOffset())) {
-        // KafkaJS fetches from the last resolved offset: what the handler left unresolved comes again.
-        const from = resolved === null ? batch.messages[0].offset : String(resolved + 1n)
-        this.inner?.seek({ topic: batch.topic, partition: batch.partition, offset: from })
-      }
-      // KafkaJS commits what was resolved after every batch.
-      if (autoCommit && !p.isStale()) await translated(() => p.commitOffsetsIfNecessary())
-      this.instrumentation.emit(ConsumerEvents.END_BATCH_PROCESS, { ...event, duration: Date.now() - started })
-    }
-    return {
-      eachBatch: handle,
-      eachBatchAutoResolve: autoResolve,
-      autoCommit,
-      autoCommitInterval: options.autoCommitInterval ?? null,
-      autoCommitThreshold: options.autoCommitThreshold ?? null,
-      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
-    }
-  }
-
-  /** One message at a time, each resolved when its handler returns; a pause stops the batch where it is. */
-  private async eachMessage(p: EngineBatchPayload, batch: Batch, eachMessage: EachMessageHandler): Promise<void> {
-    const { topic, partition } = batch
-    const pause = () => {
-      this.pausing = true
-      return p.pause()
-    }
-    const payload = { topic, partition, heartbeat: () => p.heartbeat(), pause }
-    for (const message of batch.messages) {
-      if (!p.isRunning() || p.isStale()) return
-      if (this.pausing && this.inner?.paused().some((t) => t.topic === topic && t.partitions.includes(partition))) {
-        // The rest of the batch is fetched again once the partition resumes.
-        this.inner.seek({ topic, partition, offset: message.offset })
-        return
-      }
-      await eachMessage({ ...payload, message })
-      p.resolveOffset(message.offset)
-    }
   }
 
   /**

@@ -70,17 +70,19 @@ export type {
 } from './producer.js'
 export type {
   Consumer,
+  ConsumerSubscribeTopics,
+  ConsumerSubscribeTopic,
+  TopicPartitionOffsetAndMetadata,
+  GroupDescription,
+} from './consumer.js'
+export type {
   EachMessagePayload,
   EachBatchPayload,
   EachMessageHandler,
   EachBatchHandler,
   ConsumerRunConfig,
-  ConsumerSubscribeTopics,
-  ConsumerSubscribeTopic,
   OffsetsByTopicPartition,
-  TopicPartitionOffsetAndMetadata,
-  GroupDescription,
-} from './consumer.js'
+} from './run.js'
 export type { Admin, AdminConfig, ITopicConfig } from './admin.js'
 export type { KafkaMessage, Batch, IHeaders } from './messages.js'
 export type { InstrumentationEvent, RemoveInstrumentationEventListener } from './events.js'
