@@ -9,6 +9,7 @@ import type { KafkaJSModule, Program, ProgramEnv } from './programs/program.js'
 import { gettingStarted } from './programs/getting-started.js'
 import { producing } from './programs/producing.js'
 import { consuming } from './programs/consuming.js'
+import { failingHandler } from './programs/failing-handler.js'
 import { adminProgram } from './programs/admin.js'
 import { transactions } from './programs/transactions.js'
 import { configuration } from './programs/configuration.js'
@@ -23,6 +24,7 @@ const programs: Record<string, Program> = {
   'Getting Started': gettingStarted,
   Producing: producing,
   Consuming: consuming,
+  'Consuming: a failing handler': failingHandler,
   Admin: adminProgram,
   Transactions: transactions,
   Configuration: configuration,
