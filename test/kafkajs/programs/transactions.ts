@@ -7,6 +7,15 @@ export const transactions: Program = async ({ Kafka, logLevel }, env) => {
   const admin = kafka.admin()
   await admin.connect()
   await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })
+  // The consumer whose progress the transaction commits (consume-transform-produce): it has joined its group.
+  const source = kafka.consumer({ groupId: env.name('source-group'), maxWaitTimeInMs: 100 })
+  let joined = false
+  source.on(source.events.GROUP_JOIN, () => (joined = true))
+  await source.connect()
+  await source.subscribe({ topics: [topic] })
+  await source.run({ eachMessage: async () => {} })
+  await until(() => joined, 30_000, 'the source consumer in its group')
+  await source.disconnect()
   const producer = kafka.producer({ transactionalId: env.name('txid'), maxInFlightRequests: 1, idempotent: true })
   await producer.connect()
   const committed = await producer.transaction()
