@@ -187,7 +187,22 @@ export class Consumer {
   async describeGroup(): Promise<GroupDescription> {
     this.connected()
     const { groups } = await translated(() => this.admin!.describeGroups([this.groupId]))
-    return groups[0] as unknown as GroupDescription
+    // KafkaJS's fields only (the engine's admin tells more: group type, instance ids, decoded assignments).
+    const { groupId, members, protocol, protocolType, state, errorCode } = groups[0] as unknown as GroupDescription
+    return {
+      groupId,
+      members: members.map(({ memberId, clientId, clientHost, memberMetadata, memberAssignment }) => ({
+        memberId,
+        clientId,
+        clientHost,
+        memberMetadata,
+        memberAssignment,
+      })),
+      protocol,
+      protocolType,
+      state,
+      errorCode,
+    }
   }
 
   pause(topics: Array<{ topic: string; partitions?: number[] }>): void {

@@ -52,11 +52,22 @@ export const instrumentation: Program = async ({ Kafka, logLevel }, env) => {
   await consumer.run({ eachMessage: async () => void n++ })
   await until(() => n === 2 && seen.has(e.COMMIT_OFFSETS), 30_000, 'two messages and a commit')
   removeLag()
+  const group = await consumer.describeGroup()
+  const described = {
+    keys: Object.keys(group).sort(),
+    memberKeys: Object.keys(group.members[0]).sort(),
+    state: group.state,
+    protocol: group.protocol,
+    protocolType: group.protocolType,
+    errorCode: group.errorCode,
+    assignmentBytes: Buffer.isBuffer(group.members[0].memberAssignment),
+  }
   await consumer.disconnect()
   return {
     events: Object.fromEntries([...seen].sort(([a], [b]) => a.localeCompare(b))),
     lag,
     badName,
+    described,
     names: { producer: producer.events, admin: Object.keys(admin.events).sort(), consumer: Object.keys(consumer.events).sort() },
   }
 }
