@@ -29,6 +29,30 @@ export const adminProgram: Program = async ({ Kafka, logLevel, ConfigResourceTyp
     (e) => errorShape(e),
   )
   const cluster = await admin.describeCluster()
+  // The fields KafkaJS's docs give each result (more are fine): none may be missing.
+  const absent = (o: object | undefined, fields: string[]) => fields.filter((f) => !(f in (o ?? {})))
+  const shapes = {
+    metadataPartition: absent(metadata.topics[0].partitions[0], [
+      'partitionErrorCode',
+      'partitionId',
+      'leader',
+      'replicas',
+      'isr',
+      'offlineReplicas',
+    ]),
+    offsets: absent(offsets[0], ['partition', 'offset', 'high', 'low']),
+    cluster: absent(cluster, ['brokers', 'controller', 'clusterId']),
+    broker: absent(cluster.brokers[0], ['nodeId', 'host', 'port']),
+    configResource: absent(configs.resources[0], ['configEntries', 'errorCode', 'errorMessage', 'resourceName', 'resourceType']),
+    configEntry: absent(configs.resources[0].configEntries[0], [
+      'configName',
+      'configValue',
+      'isDefault',
+      'configSource',
+      'isSensitive',
+      'readOnly',
+    ]),
+  }
   await admin.deleteTopics({ topics: [topic] })
   const listedAfter = (await admin.listTopics()).includes(topic)
   await admin.disconnect()
@@ -44,5 +68,6 @@ export const adminProgram: Program = async ({ Kafka, logLevel, ConfigResourceTyp
     config: configs.resources[0].configEntries.map((c) => ({ name: c.configName, value: c.configValue })),
     missing,
     brokers: cluster.brokers.length,
+    shapes,
   }
 }
