@@ -54,7 +54,13 @@ export const adminProgram: Program = async ({ Kafka, logLevel, ConfigResourceTyp
     ]),
   }
   await admin.deleteTopics({ topics: [topic] })
-  const listedAfter = (await admin.listTopics()).includes(topic)
+  // Deletion reaches every broker's metadata soon after the call returns: wait for it (bounded).
+  const deadline = Date.now() + 15_000
+  let listedAfter = true
+  while (listedAfter && Date.now() < deadline) {
+    listedAfter = (await admin.listTopics()).includes(topic)
+    if (listedAfter) await new Promise((r) => setTimeout(r, 200))
+  }
   await admin.disconnect()
   return {
     created,
