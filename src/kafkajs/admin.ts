@@ -42,7 +42,7 @@ export function createAdmin(connector: Connector, log: Logger): Admin {
     events: AdminEvents,
     async connect() {
       await connector.connect(async () => {
-        const engine = (await connector.engine()).admin()
+        const engine = (await connector.engine(instrumentation.requests(AdminEvents))).admin()
         try {
           await engine.connect()
         } catch (err) {

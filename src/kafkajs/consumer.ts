@@ -80,7 +80,7 @@ export class Consumer {
 
   async connect(): Promise<void> {
     await this.connector.connect(async () => {
-      const kafka = await this.connector.engine()
+      const kafka = await this.connector.engine(this.instrumentation.requests(ConsumerEvents))
       const engine = kafka.consumer(engineConsumerConfig(this.config, this.kafka, this.log))
       const admin = kafka.admin()
       try {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { ConsumerEvents as EngineConsumerEvents } from '../consumer/consumer.js'
 import { KafkaJSNonRetriableError } from './errors.js'
+import type { RequestListener } from '../net/connection.js'
 
 /** KafkaJS's instrumentation event shape. */
 export interface InstrumentationEvent<T = any> {
@@ -59,6 +60,16 @@ export class Instrumentation {
       throw new KafkaJSNonRetriableError(`Event name should be one of ${this.client}.events, got ${JSON.stringify(type)}`)
     this.emitter.on(type, listener)
     return () => void this.emitter.off(type, listener)
+  }
+
+  /** The engine's request listener, delivering KafkaJS's REQUEST, REQUEST_TIMEOUT and REQUEST_QUEUE_SIZE to this client's listeners. */
+  requests(events: ReturnType<typeof network>): RequestListener {
+    return (event) => {
+      const name = event.type === 'request' ? events.REQUEST : event.type === 'timeout' ? events.REQUEST_TIMEOUT : events.REQUEST_QUEUE_SIZE
+      if (this.emitter.listenerCount(name) === 0) return
+      const { type: _type, ...payload } = event
+      this.emit(name, payload)
+    }
   }
 
   emit(type: string, payload: unknown = null, at = Date.now()): void {

@@ -6,6 +6,7 @@ import { Producer } from './producer.js'
 import { Consumer } from './consumer.js'
 import { createAdmin, type Admin, type AdminConfig } from './admin.js'
 import { createRetrier, type RetryOptions } from './retry.js'
+import type { RequestListener } from '../net/connection.js'
 
 /**
  * KafkaJS's `Kafka` over wafka's engine: the same options, defaults, shapes
@@ -46,11 +47,11 @@ export class Kafka {
     const policy = { ...this.config.retry, ...retry }
     return {
       retry: policy,
-      engine: async () => {
+      engine: async (onRequest) => {
         const brokers = Array.isArray(this.config.brokers) ? this.config.brokers : await this.config.brokers()
         if (!Array.isArray(brokers) || brokers.length === 0)
           throw new KafkaJSNonRetriableError('Failed to connect: "config.brokers" returned void or empty array')
-        return new EngineKafka(engineKafkaConfig(this.config, brokers))
+        return new EngineKafka({ ...engineKafkaConfig(this.config, brokers), onRequest })
       },
       // As KafkaJS's connect: a failure retrying cannot fix (bad credentials, a bad option) ends it as it is.
       connect: <T>(open: () => Promise<T>) =>
@@ -66,7 +67,8 @@ export class Kafka {
 
 export interface Connector {
   retry: RetryOptions
-  engine(): Promise<EngineKafka>
+  /** A new engine for one client; onRequest receives its requests (its network events). */
+  engine(onRequest?: RequestListener): Promise<EngineKafka>
   /** Runs `open` under the retry policy (KafkaJS retries a connect while the brokers are not up yet). */
   connect<T>(open: () => Promise<T>): Promise<T>
 }

@@ -84,7 +84,9 @@ export class Producer {
 
   async connect(): Promise<void> {
     await this.connector.connect(async () => {
-      const engine = (await this.connector.engine()).producer(engineProducerConfig(this.config, this.kafka))
+      const engine = (await this.connector.engine(this.instrumentation.requests(ProducerEvents))).producer(
+        engineProducerConfig(this.config, this.kafka),
+      )
       try {
         await engine.connect()
       } catch (err) {

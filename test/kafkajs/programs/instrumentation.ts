@@ -9,7 +9,24 @@ export const instrumentation: Program = async ({ Kafka, logLevel }, env) => {
     if (typeof e.id !== 'number' || typeof e.timestamp !== 'number') throw new Error('an event without id or timestamp')
     if (!seen.has(e.type)) seen.set(e.type, e.payload && typeof e.payload === 'object' ? Object.keys(e.payload).sort() : [])
   }
+  // Network events: for the requests both clients make, the fields KafkaJS gives, each checked for its meaning.
+  const requests: Record<string, Record<string, string[]>> = {}
+  const problems: string[] = []
+  const watched = ['Produce', 'Metadata', 'Fetch', 'CreateTopics', 'OffsetCommit']
+  const request = (client: string) => (e: { payload: Record<string, any> }) => {
+    const p = e.payload
+    if (!watched.includes(p.apiName)) return
+    ;(requests[client] ??= {})[p.apiName] ??= Object.keys(p).sort()
+    const bad = (what: string) => problems.push(`${client} ${p.apiName}: ${what} ${JSON.stringify(p)}`)
+    if (!env.brokers.includes(p.broker)) bad('broker')
+    if (p.clientId !== 'events') bad('clientId')
+    if (!Number.isInteger(p.correlationId) || !Number.isInteger(p.apiKey) || !Number.isInteger(p.apiVersion)) bad('ids')
+    if (!(p.size > 0)) bad('size')
+    if (!(p.sentAt >= p.createdAt && p.pendingDuration === p.sentAt - p.createdAt && p.duration >= 0)) bad('times')
+    if (Math.abs(p.createdAt - Date.now()) > 60_000) bad('createdAt')
+  }
   const admin = kafka.admin()
+  admin.on(admin.events.REQUEST, request('admin'))
   admin.on(admin.events.CONNECT, record)
   admin.on(admin.events.DISCONNECT, record)
   await admin.connect()
@@ -19,6 +36,7 @@ export const instrumentation: Program = async ({ Kafka, logLevel }, env) => {
   const producer = kafka.producer()
   const { CONNECT, DISCONNECT } = producer.events
   producer.on(CONNECT, record)
+  producer.on(producer.events.REQUEST, request('producer'))
   producer.on(DISCONNECT, record)
   await producer.connect()
   await producer.send({ topic, messages: [{ value: 'a' }, { value: 'b' }] })
@@ -28,6 +46,7 @@ export const instrumentation: Program = async ({ Kafka, logLevel }, env) => {
   const e = consumer.events
   for (const name of [e.CONNECT, e.GROUP_JOIN, e.START_BATCH_PROCESS, e.END_BATCH_PROCESS, e.COMMIT_OFFSETS, e.STOP, e.DISCONNECT])
     consumer.on(name, record)
+  consumer.on(e.REQUEST, request('consumer'))
   let lag: unknown
   const removeLag = consumer.on(e.END_BATCH_PROCESS, ({ payload }) => {
     lag ??= {
@@ -67,6 +86,8 @@ export const instrumentation: Program = async ({ Kafka, logLevel }, env) => {
     events: Object.fromEntries([...seen].sort(([a], [b]) => a.localeCompare(b))),
     lag,
     badName,
+    requests,
+    problems,
     described,
     names: { producer: producer.events, admin: Object.keys(admin.events).sort(), consumer: Object.keys(consumer.events).sort() },
   }
