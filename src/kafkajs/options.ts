@@ -7,7 +7,6 @@ import { logLevel, type LogCreator, type LogLevel, type Logger } from '../logger
 import { MAX_INT32 } from '../config/option.js'
 import { KafkaJSNonRetriableError } from './errors.js'
 import { retryBudgetMs, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
-import { kafkajsSasl } from './sasl.js'
 import { enginePartitioner, type ICustomPartitioner } from './partitioners.js'
 import { engineAssignor, PartitionAssigners, type PartitionAssigner } from './assigners.js'
 
@@ -93,7 +92,7 @@ export function engineKafkaConfig(config: KafkaConfig, brokers: string[]): Engin
     brokers,
     clientId: config.clientId ?? 'kafkajs',
     tls: config.ssl,
-    sasl: kafkajsSasl(config.sasl),
+    sasl: config.sasl,
     connectTimeoutMs: config.connectionTimeout ?? 1000,
     requestTimeoutMs: requestTimeout,
     authenticationTimeoutMs: config.authenticationTimeout,

@@ -1,6 +1,7 @@
 // SSL/SASL: TLS with the cluster's CA, SASL PLAIN / SCRAM-SHA-256 / SCRAM-SHA-512 / OAUTHBEARER,
 // a custom mechanism through authenticationProvider, and the error for a wrong password.
 import { Buffer } from 'node:buffer'
+import { kafkajsPlainProvider } from '../../security/kafkajs-plain-provider.js'
 import { errorShape, quiet, until, type Program } from './program.js'
 
 export const sslSasl: Program = async ({ Kafka, logLevel }, env) => {
@@ -41,25 +42,7 @@ export const sslSasl: Program = async ({ Kafka, logLevel }, env) => {
     'sasl custom provider': new Kafka({
       ...base,
       brokers: s.saslBrokers,
-      sasl: {
-        mechanism: 'PLAIN',
-        authenticationProvider: ({ saslAuthenticate }) => ({
-          authenticate: async () => {
-            await saslAuthenticate({
-              request: {
-                encode: () => {
-                  const payload = Buffer.from(`\u0000alice\u0000${s.users.alice}`)
-                  const framed = Buffer.alloc(4 + payload.length)
-                  framed.writeInt32BE(payload.length)
-                  payload.copy(framed, 4)
-                  return framed
-                },
-              },
-              response: { decode: (raw: Buffer) => raw, parse: (data: Buffer) => data },
-            })
-          },
-        }),
-      } as never,
+      sasl: kafkajsPlainProvider('alice', s.users.alice) as never,
     }),
   }
   const topic = env.name('topic')
