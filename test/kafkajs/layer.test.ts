@@ -194,3 +194,39 @@ describe('wafka/kafkajs beside kafkajs 2.2.4', () => {
     expect(() => kafka.producer().on('producer.nope', () => {})).toThrow(ours.KafkaJSNonRetriableError)
   })
 })
+
+describe("the engine's request events as KafkaJS's network events", () => {
+  it('timeout and queueSize reach REQUEST_TIMEOUT and REQUEST_QUEUE_SIZE with the fields KafkaJS 2.2.4 emits, nothing when no one listens', async () => {
+    const { Instrumentation, ProducerEvents } = await import('../../src/kafkajs/events.js')
+    const events = new Instrumentation('producer', ProducerEvents)
+    const tell = events.requests(ProducerEvents)
+    const got: Array<{ type: string; payload: Record<string, unknown> }> = []
+    const timing = {
+      broker: 'b:1',
+      clientId: 'c',
+      correlationId: 7,
+      apiName: 'Produce',
+      apiKey: 0,
+      apiVersion: 9,
+      createdAt: 1,
+      sentAt: 3,
+      pendingDuration: 2,
+    }
+    tell({ type: 'timeout', ...timing })
+    events.on(ProducerEvents.REQUEST_TIMEOUT, (e) => void got.push(e))
+    events.on(ProducerEvents.REQUEST_QUEUE_SIZE, (e) => void got.push(e))
+    tell({ type: 'timeout', ...timing })
+    tell({ type: 'queueSize', broker: 'b:1', clientId: 'c', queueSize: 2 })
+    tell({ type: 'request', ...timing, size: 10, duration: 4 })
+    await new Promise((r) => setTimeout(r, 0))
+    // KafkaJS's socketRequest.timeoutRequest() and requestQueue's queue-size event carry exactly these.
+    expect(got.map((e) => [e.type, Object.keys(e.payload).sort()])).toEqual([
+      [
+        'producer.network.request_timeout',
+        ['apiKey', 'apiName', 'apiVersion', 'broker', 'clientId', 'correlationId', 'createdAt', 'pendingDuration', 'sentAt'],
+      ],
+      ['producer.network.request_queue_size', ['broker', 'clientId', 'queueSize']],
+    ])
+    expect(got[1].payload.queueSize).toBe(2)
+  })
+})
