@@ -95,5 +95,9 @@ export function resolveKafkaConfig(given: KafkaConfig): KafkaConfig {
     )
   if (config.logCreator !== undefined && typeof config.logCreator !== 'function')
     throw new ConfigError('logCreator must be a function (level) => (entry) => void')
+  if (config.onRequest !== undefined && typeof config.onRequest !== 'function')
+    throw new ConfigError(
+      "onRequest must be a function (event) => void, told of each request ({ type: 'request' | 'timeout' | 'queueSize', ... })",
+    )
   return config
 }

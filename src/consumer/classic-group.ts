@@ -259,7 +259,7 @@ export class ClassicGroup implements Membership {
     const allTopics = [...new Set(subscriptions.flatMap((s) => s.topics))]
     const partitionCounts = await this.partitionCounts(allTopics)
     this.assignedSnapshot = partitionCounts
-    const result = assignor.assign({ members: subscriptions, partitionCounts, generationId: this.generationId })
+    const result = await assignor.assign({ members: subscriptions, partitionCounts, generationId: this.generationId })
     return members.map((m) => ({ memberId: m.memberId, assignment: encodeAssignment(result.get(m.memberId) ?? { partitions: [] }) }))
   }
 
