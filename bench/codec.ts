@@ -13,143 +13,29 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { crc32c as nativeCrc32c } from '@node-rs/crc32'
-import type { CompressionName } from '../src/index.js'
-import { lz4Peers, snappyPeers, wafkaLz4, wafkaSnappy, type Compressor } from './compressors.js'
+import { lz4Peers, snappyPeers, wafkaLz4, wafkaSnappy } from './compressors.js'
 import { kafkajs, platformatic, wafka, type PeerCodec } from './peers/index.js'
-import { decodeAndTouch as wafkaDecodeAndTouch } from './peers/wafka.js'
-import { benchRecords, jsonLines, noise, type InputKind } from './support/data.js'
 import { machine, packageVersion, repositoryRoot } from './support/environment.js'
 import { measureAll, type Case, type MeasureOptions } from './support/measure.js'
+// The cases, shared with `wafka bench codec` (which runs wafka's contenders alone).
+import { CODEC_TIMING, compressionCases, crcCases, decodeCases, encodeCases } from '../src/cli/bench/codec-cases.js'
 import { markdown, printCase, type ReportHeader } from './support/report.js'
+import { codecChartSvg, codecChartTitle } from '../src/cli/bench/result-charts.js'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length)
-const options: MeasureOptions = quick
-  ? { rounds: 1, time: 40, warmupTime: 10, warmupPass: 0 }
-  : { rounds: 3, time: 300, warmupTime: 100, warmupPass: 100 }
+const options: MeasureOptions = quick ? CODEC_TIMING.quick : CODEC_TIMING.full
 
-const KIB = 1024
-const MIB = 1024 * KIB
-const RECORDS = 1000
-const VALUE_SIZES = [10, 100, KIB]
-const CODECS: CompressionName[] = ['none', 'lz4', 'snappy', 'zstd', 'gzip']
 const notes: string[] = []
-
-const sizeName = (n: number) => (n >= MIB ? `${n / MIB} MiB` : n >= KIB ? `${n / KIB} KiB` : `${n} B`)
-
-function crcCases(): Case[] {
-  return [KIB, 16 * KIB, MIB].map((size) => {
-    const data = noise(size)
-    return {
-      group: 'CRC-32C',
-      name: sizeName(size),
-      unit: 'MB/s',
-      perOp: size,
-      repeat: Math.max(1, Math.round((64 * KIB) / size)),
-      contenders: [
-        { name: 'wafka', fn: () => wafka.crc32c(data) },
-        { name: 'KafkaJS', fn: () => kafkajs.crc32c(data) },
-        { name: '@platformatic/kafka', fn: () => platformatic.crc32c(data) },
-        { name: '@node-rs/crc32', fn: () => nativeCrc32c(data) },
-      ],
-    }
-  })
-}
-
 const peers: PeerCodec[] = [wafka, kafkajs, platformatic]
-
-function encodeCases(kind: InputKind): Case[] {
-  const cases: Case[] = []
-  for (const size of VALUE_SIZES) {
-    const records = benchRecords(RECORDS, size, kind)
-    for (const compression of CODECS) {
-      cases.push({
-        group: `encode 1,000 records, ${kind} in`,
-        name: `${sizeName(size)} values, ${compression}`,
-        unit: 'records/s',
-        perOp: RECORDS,
-        contenders: peers
-          .filter((p) => p.codecs.includes(compression))
-          .map((p) => ({ name: p.name, fn: () => p.encode(records, { compression }) })),
-      })
-    }
-  }
-  return cases
-}
-
-/**
- * Every decoder reads the same bytes: wafka's encoding, except for snappy,
- * where it is @platformatic/kafka's (a raw snappy block), because
- * @platformatic/kafka cannot read the xerial framing wafka and the Java
- * client write.
- */
-async function decodeCases(): Promise<Case[]> {
-  notes.push(
-    'wafka checks each batch\'s CRC-32C when decoding, as the Java client does; KafkaJS and @platformatic/kafka never do. The "wafka, CRC unchecked" column is wafka with { verifyCrc: false }; its ratio is what the check costs.',
-    "Decode inputs are the same bytes for every decoder: wafka's encoding, except snappy, which is @platformatic/kafka's raw-block encoding, since @platformatic/kafka cannot read the xerial-framed snappy that wafka and the Java client write.",
-  )
-  const cases: Case[] = []
-  for (const size of VALUE_SIZES) {
-    const records = benchRecords(RECORDS, size, 'buffers')
-    const expectedBytes = RECORDS * (16 + size)
-    for (const compression of CODECS) {
-      const batch = await (compression === 'snappy' ? platformatic : wafka).encode(records, { compression })
-      const contenders = peers.filter((p) => p.codecs.includes(compression))
-      for (const p of contenders) {
-        const seen = await p.decodeAndTouch(batch)
-        if (seen !== expectedBytes)
-          throw new Error(`${p.name} decoded ${seen} key+value bytes of ${compression} batch, expected ${expectedBytes}`)
-      }
-      cases.push({
-        group: 'decode 1,000 records, read key and value',
-        name: `${sizeName(size)} values, ${compression}`,
-        unit: 'records/s',
-        perOp: RECORDS,
-        contenders: [
-          ...contenders.map((p) => ({ name: p.name, fn: () => p.decodeAndTouch(batch) })),
-          { name: 'wafka, CRC unchecked', fn: () => wafkaDecodeAndTouch(batch, { verifyCrc: false }) },
-        ],
-      })
-    }
-  }
-  return cases
-}
-
-async function compressionCases(codec: string, ours: Compressor | null, theirs: Compressor[], note: string): Promise<Case[]> {
-  if (!ours) {
-    console.log(`(skipping ${codec}: wafka's module for it is not there yet)`)
-    notes.push(`${codec}: skipped, wafka's ${codec} module was not available in this build.`)
-    return []
-  }
-  notes.push(note)
-  const data = jsonLines(MIB)
-  const all = [ours, ...theirs]
-  const cases: Case[] = [
-    {
-      group: codec,
-      name: 'compress 1 MiB JSON lines',
-      unit: 'MB/s',
-      perOp: MIB,
-      contenders: all.map((c) => ({ name: c.name, fn: () => c.compress(data) })),
-    },
-  ]
-  // Each decompresses its own output, checked once here.
-  const compressed = all.map((c) => c.compress(data))
-  all.forEach((c, i) => {
-    if (!Buffer.from(c.decompress(compressed[i])).equals(data)) throw new Error(`${c.name} ${codec} does not round trip`)
-  })
-  const ratios = all.map((c, i) => `${c.name} ${(data.length / compressed[i].length).toFixed(2)}`).join(', ')
-  notes.push(`${codec} compression ratio on the 1 MiB of JSON lines: ${ratios}.`)
-  cases.push({
-    group: codec,
-    name: 'decompress 1 MiB JSON lines',
-    unit: 'MB/s',
-    perOp: MIB,
-    contenders: all.map((c, i) => ({ name: c.name, fn: () => c.decompress(compressed[i]) })),
-  })
-  return cases
-}
+/** The CRC-32C contenders: each client's own, and the native one @platformatic/kafka prefers when installed. */
+const crcs = [
+  { name: 'wafka', crc32c: wafka.crc32c },
+  { name: 'KafkaJS', crc32c: kafkajs.crc32c },
+  { name: '@platformatic/kafka', crc32c: platformatic.crc32c },
+  { name: '@node-rs/crc32', crc32c: (d: Uint8Array) => nativeCrc32c(d as Buffer) },
+]
 
 async function main(): Promise<void> {
   for (const p of peers) await p.load()
@@ -160,17 +46,19 @@ async function main(): Promise<void> {
     `Encode counts JS objects in to one finished Buffer out; "strings in" gives keys and values as strings. Decode counts a Buffer in to records whose key and value have been read.`,
   )
   const cases: Case[] = [
-    ...crcCases(),
-    ...encodeCases('buffers'),
-    ...encodeCases('strings'),
-    ...(await decodeCases()),
+    ...crcCases(crcs),
+    ...encodeCases(peers, 'buffers'),
+    ...encodeCases(peers, 'strings'),
+    ...(await decodeCases(peers, platformatic, notes)),
     ...(await compressionCases(
+      notes,
       'LZ4',
       await wafkaLz4(),
       lz4Peers,
       'LZ4 is Kafka\'s LZ4 frame format in every contender but "lz4-napi, raw block", a bare LZ4 block (no frame, no checksums), shown as the native ceiling.',
     )),
     ...(await compressionCases(
+      notes,
       'snappy',
       await wafkaSnappy(),
       snappyPeers,
@@ -211,7 +99,8 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'codec.json'), `${JSON.stringify({ ...header, options, cases: results }, null, 2)}\n`)
   writeFileSync(join(dir, 'codec.md'), markdown(header, results))
-  console.log(`wrote ${join(dir, 'codec.json')} and codec.md`)
+  writeFileSync(join(dir, 'codec.svg'), codecChartSvg(codecChartTitle(header), results))
+  console.log(`wrote ${join(dir, 'codec.json')}, codec.md and codec.svg`)
 }
 
 await main()

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer'
 import { createRequire } from 'node:module'
 import * as lz4Napi from 'lz4-napi'
+import { wafkaCompressors } from '../src/cli/bench/codec-cases.js'
 import { lz4Compress, lz4Decompress, snappyCompress, snappyDecompress } from '@platformatic/wasm-utils'
 
 /**
@@ -9,11 +10,8 @@ import { lz4Compress, lz4Decompress, snappyCompress, snappyDecompress } from '@p
  * and the ones the peer clients use.
  */
 
-export interface Compressor {
-  name: string
-  compress(data: Buffer): Uint8Array
-  decompress(data: Uint8Array): Uint8Array
-}
+import type { Compressor } from '../src/cli/bench/codec-cases.js'
+export type { Compressor }
 
 const require = createRequire(import.meta.url)
 const snappyWasm: { compress_raw(d: Uint8Array): Uint8Array; decompress_raw(d: Uint8Array): Uint8Array } = require('snappy-wasm')
@@ -25,26 +23,13 @@ const snappyjs: { compress(d: Buffer): Buffer; uncompress(d: Buffer): Buffer } =
 
 const asBuffer = (d: Uint8Array): Buffer => (Buffer.isBuffer(d) ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength))
 
-/**
- * wafka's own, when its modules exist (they are being written alongside this
- * benchmark): null otherwise, and the benchmark says it skipped them.
- */
+/** wafka's own (src/cli/bench/codec-cases.ts: the same ones `wafka bench codec` times). */
 export async function wafkaLz4(): Promise<Compressor | null> {
-  try {
-    const m = await import('../src/codec/lz4.js')
-    return { name: 'wafka', compress: (d) => m.lz4CompressFrame(d), decompress: (d) => m.lz4DecompressFrame(d) }
-  } catch {
-    return null
-  }
+  return (await wafkaCompressors()).lz4
 }
 
 export async function wafkaSnappy(): Promise<Compressor | null> {
-  try {
-    const m = await import('../src/codec/snappy.js')
-    return { name: 'wafka', compress: (d) => m.snappyCompress(d), decompress: (d) => m.snappyDecompress(d) }
-  } catch {
-    return null
-  }
+  return (await wafkaCompressors()).snappy
 }
 
 export const lz4Peers: Compressor[] = [

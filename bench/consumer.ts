@@ -37,9 +37,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Admin } from '../src/admin/admin.js'
-import { loadConfluent, loadKafkaJS, type Rig, startRig, windowed } from './support/clients.js'
+import { loadConfluent, loadKafkaJS, type Rig, startRig } from './support/clients.js'
 import {
-  type ChildResult,
   ChildMeter,
   type ContenderId,
   type ContestHeader,
@@ -58,24 +57,15 @@ import { MESSAGE_KEY_BYTES as KEY_BYTES, MESSAGE_POOL as POOL, MESSAGE_VALUE_BYT
 
 // ---- the workload -----------------------------------------------------------
 
-/**
- * Enough partitions that 1,000,000 messages fit the mock's retention: it
- * keeps about 5 MiB a partition (~2.7 MB each here), dropping its oldest
- * batches beyond that; the parent checks nothing was dropped.
- */
-const PARTITIONS = 48
-/**
- * The data is written by wafka's producer in batches of up to this many
- * bytes. The mock answers a Fetch with at most ONE batch per partition (a
- * real broker fills the partition's byte limit), so this sets how much a
- * fetch brings: 16 partitions a broker × 64 KiB ≈ 1 MiB a response.
- */
-const DATA_BATCH_BYTES = 64 * 1024
-/** Long enough that batches fill up to DATA_BATCH_BYTES while the data is produced. */
-const DATA_LINGER_MS = 100
-/** Messages per send() while producing the data, and send() calls in flight. */
-const DATA_CHUNK = 1000
-const DATA_INFLIGHT = 64
+// Partitions, and how the data is produced: shared with `wafka bench consume` (src/cli/bench/wafka-consumer.ts).
+import { CONSUME_WORKLOAD } from '../src/cli/bench/wafka-consumer.js'
+const {
+  partitions: PARTITIONS,
+  dataBatchBytes: DATA_BATCH_BYTES,
+  dataLingerMs: DATA_LINGER_MS,
+  dataChunk: DATA_CHUNK,
+  dataInflight: DATA_INFLIGHT,
+} = CONSUME_WORKLOAD
 /** Messages per consume() call of @confluentinc/kafka-javascript's Standard API. */
 const CONFLUENT_CONSUME_BATCH = 1000
 /** The child gives up (and the run is marked failed) after this long. */
@@ -131,88 +121,8 @@ interface Job {
   confluentApi: ConfluentApi
 }
 
-interface ConsumerResult extends ChildResult {
-  /** From subscribing (or starting to consume) to the first message: group join and first fetch, the start of the timed part. */
-  firstMessageMs: number
-}
-
-type Bytes = { length: number } | null | undefined
-
-/**
- * Counts what the client delivers: messages per partition, key and value
- * bytes. The timer starts just before subscribing and stops at the
- * `messages`th message.
- */
-class Tally {
-  received = 0
-  keyBytes = 0
-  valueBytes = 0
-  readonly perPartition: number[]
-  private subscribedAt = 0
-  private firstAt = 0
-  private timed: ChildResult | undefined
-  private settle!: { resolve: () => void; reject: (err: unknown) => void }
-  /** Resolves when `messages` are in; rejects on the client's error or when the child gives up. */
-  readonly done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }))
-
-  constructor(
-    private readonly target: number,
-    partitions: number,
-    private readonly meter: ChildMeter,
-  ) {
-    this.perPartition = new Array(partitions).fill(0)
-  }
-
-  /** Starts the timer: just before the client is told to subscribe (or to start consuming). */
-  subscribing(): void {
-    this.subscribedAt = performance.now()
-    this.meter.start()
-  }
-
-  get finished(): boolean {
-    return this.timed !== undefined
-  }
-
-  fail = (err: unknown): void => this.settle.reject(err)
-
-  /** A batch of one partition's messages (KafkaJS's eachBatch shape). */
-  batch(partition: number, messages: ArrayLike<{ key?: Bytes; value?: Bytes }>): void {
-    if (this.received === 0) this.begin()
-    let keyBytes = 0
-    let valueBytes = 0
-    for (let i = 0; i < messages.length; i++) {
-      const m = messages[i]
-      keyBytes += m.key?.length ?? 0
-      valueBytes += m.value?.length ?? 0
-    }
-    this.add(partition, messages.length, keyBytes, valueBytes)
-  }
-
-  message(partition: number, key: Bytes, value: Bytes): void {
-    if (this.received === 0) this.begin()
-    this.add(partition, 1, key?.length ?? 0, value?.length ?? 0)
-  }
-
-  private begin(): void {
-    this.firstAt = performance.now()
-  }
-
-  private add(partition: number, count: number, keyBytes: number, valueBytes: number): void {
-    if (this.timed) return
-    this.perPartition[partition] += count
-    this.received += count
-    this.keyBytes += keyBytes
-    this.valueBytes += valueBytes
-    if (this.received >= this.target) {
-      this.timed = this.meter.stop()
-      this.settle.resolve()
-    }
-  }
-
-  result(): ConsumerResult {
-    return { ...this.timed!, firstMessageMs: this.firstAt - this.subscribedAt }
-  }
-}
+// The counting of what a client delivers (src/cli/bench/tally.ts, which wafka bench consume uses too).
+import { Tally, type Bytes, type ConsumerResult } from '../src/cli/bench/tally.js'
 
 interface Driver {
   /** Connects (untimed). */
@@ -223,16 +133,9 @@ interface Driver {
 }
 
 async function wafkaDriver(job: Job): Promise<Driver> {
-  const { Kafka } = await import('../src/index.js')
-  const consumer = new Kafka({ clientId: 'bench-wafka', brokers: job.bootstrap.split(',') }).consumer({ groupId: job.groupId })
-  return {
-    connect: () => consumer.connect(),
-    consume: async (tally) => {
-      await consumer.subscribe({ topics: [job.topic], fromBeginning: true })
-      consumer.run({ eachBatch: async ({ batch }) => tally.batch(batch.partition, batch.messages) }).catch(tally.fail)
-    },
-    close: () => consumer.disconnect(),
-  }
+  // The same driver wafka bench consume runs (imported here, not above, so a peer's child never loads wafka).
+  const { wafkaConsumer } = await import('../src/cli/bench/wafka-consumer.js')
+  return wafkaConsumer({ clientId: 'bench-wafka', brokers: job.bootstrap.split(',') }, job.topic, job.groupId)
 }
 
 async function kafkajsDriver(job: Job): Promise<Driver> {
@@ -426,23 +329,20 @@ async function partitionCounts(admin: Admin, topic: string): Promise<number[]> {
 
 /** Produces the scenario's data with wafka's producer; resolves with the messages each partition holds, checked. */
 async function produceData(bootstrap: string, admin: Admin, topic: string, compression: Compression, messages: number): Promise<number[]> {
-  const { Kafka } = await import('../src/index.js')
+  const { wafkaProducer } = await import('../src/cli/bench/wafka-producer.js')
   const { keys, values } = messagePool()
-  const producer = new Kafka({ clientId: 'bench-data', brokers: bootstrap.split(',') }).producer({
-    compression,
-    lingerMs: DATA_LINGER_MS,
-    batchSize: DATA_BATCH_BYTES,
-  })
+  const producer = await wafkaProducer(
+    { clientId: 'bench-data', brokers: bootstrap.split(',') },
+    { compression, lingerMs: DATA_LINGER_MS, batchSize: DATA_BATCH_BYTES },
+    { topic, inflight: DATA_INFLIGHT, chunk: DATA_CHUNK },
+    keys,
+    values,
+  )
   await producer.connect()
-  const mask = POOL - 1
   try {
-    await windowed(0, messages, DATA_INFLIGHT, DATA_CHUNK, (a, b) => {
-      const batch = new Array(b - a)
-      for (let i = a; i < b; i++) batch[i - a] = { key: keys[i & mask], value: values[i & mask] }
-      return producer.send({ topic, messages: batch })
-    })
+    await producer.produce(0, messages)
   } finally {
-    await producer.disconnect()
+    await producer.close()
   }
   const offsets = await admin.fetchTopicOffsets(topic)
   const dropped = offsets.filter((p) => Number(p.low) !== 0)

@@ -55,11 +55,10 @@ import { JAVA_CLIENT_OPTIONS, producerPerformanceRate, runJavaTool } from './sup
 
 // ---- the workload -----------------------------------------------------------
 
-const PARTITIONS = 48
-/** Messages per send() for the promise-based clients. */
-const CHUNK = 1000
-const LINGER_MS = 5
-const BATCH_BYTES = 16_384
+// Partitions, messages per send() for the promise-based clients, linger, batch size, the warm-up:
+// shared with `wafka bench produce` (src/cli/bench/wafka-producer.ts).
+import { PRODUCE_WORKLOAD, warmupFor } from '../src/cli/bench/wafka-producer.js'
+const { partitions: PARTITIONS, chunk: CHUNK, lingerMs: LINGER_MS, batchSize: BATCH_BYTES } = PRODUCE_WORKLOAD
 /** The child gives up (and the run is marked failed) after this long. */
 const CHILD_TIMEOUT_MS = 240_000
 
@@ -121,26 +120,16 @@ interface Driver {
 }
 
 async function wafkaDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<Driver> {
-  const { Kafka } = await import('../src/index.js')
+  // The same driver wafka bench produce runs (imported here, not above, so a peer's child never loads wafka).
+  const { wafkaProducer } = await import('../src/cli/bench/wafka-producer.js')
   const s = job.scenario
-  const producer = new Kafka({ clientId: 'bench-wafka', brokers: job.bootstrap.split(',') }).producer({
-    acks: s.acks === -1 ? 'all' : 1,
-    idempotent: s.acks === -1,
-    lingerMs: LINGER_MS,
-    batchSize: BATCH_BYTES,
-    compression: s.compression,
-  })
-  const mask = POOL - 1
-  return {
-    connect: () => producer.connect(),
-    produce: (from, to) =>
-      windowed(from, to, job.inflight, CHUNK, (a, b) => {
-        const messages = new Array(b - a)
-        for (let i = a; i < b; i++) messages[i - a] = { key: keys[i & mask], value: values[i & mask] }
-        return producer.send({ topic: job.topic, messages })
-      }),
-    close: () => producer.disconnect(),
-  }
+  return wafkaProducer(
+    { clientId: 'bench-wafka', brokers: job.bootstrap.split(',') },
+    { acks: s.acks === -1 ? 'all' : 1, idempotent: s.acks === -1, lingerMs: LINGER_MS, batchSize: BATCH_BYTES, compression: s.compression },
+    { topic: job.topic, inflight: job.inflight, chunk: CHUNK },
+    keys,
+    values,
+  )
 }
 
 async function kafkajsDriver(job: Job, keys: Buffer[], values: Buffer[]): Promise<Driver> {
@@ -369,8 +358,8 @@ function workload(h: Header, rig: Rig): string {
 async function parent(): Promise<void> {
   const options = contestOptions(import.meta.url, SCENARIOS, scenarioName)
   const { messages, rounds, confluentApi, contenders, scenarios, elapsed } = options
-  const inflight = Number(option('inflight') ?? 64)
-  const warmup = Math.min(50_000, Math.round(messages / 10 / CHUNK) * CHUNK)
+  const inflight = Number(option('inflight') ?? PRODUCE_WORKLOAD.inflight)
+  const warmup = warmupFor(messages)
   const write = !options.partial && !option('inflight')
 
   const rig = await startRig(options.target)

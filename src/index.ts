@@ -30,7 +30,13 @@ export type { ConsumerConfig } from './consumer/config.js'
 export { Batch } from './consumer/batch.js'
 export { KafkaMessage } from './consumer/message.js'
 export { CommitFailedError } from './consumer/offsets.js'
-export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor, type PartitionAssignor } from './consumer/assignors/index.js'
+export {
+  rangeAssignor,
+  roundRobinAssignor,
+  kafkaJSRoundRobinAssignor,
+  cooperativeStickyAssignor,
+  type PartitionAssignor,
+} from './consumer/assignors/index.js'
 export type {
   SaslConfig,
   SaslOption,

@@ -5,7 +5,7 @@ import { loadCodecs } from './codec/compression.js'
 import { Consumer } from './consumer/consumer.js'
 import type { ConsumerConfig } from './consumer/config.js'
 import { Producer } from './producer/producer.js'
-import type { ProducerConfig } from './producer/config.js'
+import { resolveProducerConfig, type ProducerConfig } from './producer/config.js'
 import { CONSUMER_ALIASES, CONSUMER_OPTIONS, KAFKA_ALIASES, KAFKA_OPTIONS, PRODUCER_ALIASES, PRODUCER_OPTIONS } from './config/defaults.js'
 import { createLogger, isLogLevel, type Logger } from './logger.js'
 import { ConfigError } from './errors.js'
@@ -44,12 +44,15 @@ export class Kafka {
     // Under our names first, so a KafkaJS name is not given twice with what the Kafka object passes on.
     const config = checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)
     const resolved = { ...this.inherited(), ...definedOnly(config) }
+    // Checked before any connection exists: maxInFlight from the table (at most 5 with idempotence, as Java).
+    const { maxInFlight } = resolveProducerConfig(resolved)
     return new Producer(
       new Cluster(
         {
           ...this.config,
           requestTimeoutMs: resolved.requestTimeoutMs,
-          maxInFlight: Math.max(config.maxInFlight ?? 5, this.config.maxInFlight ?? 5),
+          // A connection carries this producer's Produce requests and its other requests besides.
+          maxInFlight: Math.max(maxInFlight, this.config.maxInFlight ?? (KAFKA_OPTIONS.maxInFlight.default as number)),
         },
         this.rootLogger,
       ),
@@ -92,5 +95,9 @@ export function resolveKafkaConfig(given: KafkaConfig): KafkaConfig {
     )
   if (config.logCreator !== undefined && typeof config.logCreator !== 'function')
     throw new ConfigError('logCreator must be a function (level) => (entry) => void')
+  if (config.onRequest !== undefined && typeof config.onRequest !== 'function')
+    throw new ConfigError(
+      "onRequest must be a function (event) => void, told of each request ({ type: 'request' | 'timeout' | 'queueSize', ... })",
+    )
   return config
 }

@@ -53,34 +53,7 @@ export function clientVersions(wafka: string, ckjsDir: string): Record<string, s
   }
 }
 
-/**
- * Keeps up to `inflight` calls of `send` over `chunk` messages outstanding,
- * starting the next as one completes, until [from, to) is sent: what a
- * high-throughput caller of a promise-based producer does.
- */
-export async function windowed(
-  from: number,
-  to: number,
-  inflight: number,
-  chunk: number,
-  send: (from: number, to: number) => Promise<unknown>,
-): Promise<void> {
-  let next = from
-  let failure: unknown
-  const lane = async () => {
-    while (next < to && failure === undefined) {
-      const start = next
-      next = Math.min(to, next + chunk)
-      try {
-        await send(start, next)
-      } catch (err) {
-        failure ??= err
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: inflight }, lane))
-  if (failure !== undefined) throw failure
-}
+export { windowed } from '../../src/cli/bench/windowed.js'
 
 /** What the contest needs of the broker it runs against (the mock cluster or a real Kafka broker). */
 export interface BenchCluster {

@@ -7,6 +7,7 @@ import { clientVersions, type Rig } from './clients.js'
 import { MESSAGE_KEY_BYTES, MESSAGE_VALUE_BYTES } from './data.js'
 import { machine, option, repositoryRoot, wafkaRevision } from './environment.js'
 import { median } from './measure.js'
+import { contestChartSvg, contestChartTitle } from '../../src/cli/bench/result-charts.js'
 
 /**
  * What the end-to-end client benchmarks (bench/producer.ts,
@@ -38,66 +39,10 @@ function rotated<T>(items: readonly T[], round: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)]
 }
 
-// ---- child: measuring ------------------------------------------------------------
+// ---- child: measuring (src/cli/bench/meter.ts, which wafka bench uses too) ----------
 
-export interface ChildResult {
-  wallMs: number
-  /** process.cpuUsage() over the timed part, user + system, in seconds. */
-  cpuSec: number
-  userSec: number
-  systemSec: number
-  /** process.memoryUsage.rss() before connecting (data made, heap collected). */
-  rssBaseline: number
-  /** The highest RSS sampled (every 50 ms) from connecting to the end of the timed part. */
-  rssPeak: number
-}
-
-const collectGarbage = (globalThis as { gc?: () => void }).gc
-
-/**
- * A child's measurements. Made just before connecting: collects garbage,
- * takes the RSS baseline and samples RSS every 50 ms from then on; start()
- * and stop() bound the timed part (wall clock and process.cpuUsage).
- */
-export class ChildMeter {
-  readonly rssBaseline: number
-  private rssPeak: number
-  private readonly sampler: ReturnType<typeof setInterval>
-  private cpu0: NodeJS.CpuUsage | undefined
-  private t0 = 0
-
-  constructor() {
-    collectGarbage?.()
-    this.rssBaseline = process.memoryUsage.rss()
-    this.rssPeak = this.rssBaseline
-    this.sampler = setInterval(() => this.sample(), 50)
-  }
-
-  private sample(): void {
-    const rss = process.memoryUsage.rss()
-    if (rss > this.rssPeak) this.rssPeak = rss
-  }
-
-  start(): void {
-    this.cpu0 = process.cpuUsage()
-    this.t0 = performance.now()
-  }
-
-  stop(): ChildResult {
-    const wallMs = performance.now() - this.t0
-    const cpu = process.cpuUsage(this.cpu0)
-    this.sample()
-    clearInterval(this.sampler)
-    return {
-      wallMs,
-      cpuSec: (cpu.user + cpu.system) / 1e6,
-      userSec: cpu.user / 1e6,
-      systemSec: cpu.system / 1e6,
-      rssBaseline: this.rssBaseline,
-      rssPeak: this.rssPeak,
-    }
-  }
-}
+export { ChildMeter, type ChildResult } from '../../src/cli/bench/meter.js'
+import type { ChildResult } from '../../src/cli/bench/meter.js'
 
 /** An error's stack, with what it aggregates and its cause, which clients' retry loops wrap the real reason in. */
 function describeError(err: unknown, depth = 0): string {
@@ -545,5 +490,9 @@ export function writeResults(
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify({ ...header, summaries, runs }, null, 2)}\n`)
   writeFileSync(join(dir, `${name}.md`), markdown(header, text, summaries))
-  return `wrote ${join(dir, `${name}.json`)} and ${name}.md`
+  writeFileSync(
+    join(dir, `${name}.svg`),
+    contestChartSvg(contestChartTitle(name, header as ContestHeader & { messages?: number; rounds?: number }), summaries),
+  )
+  return `wrote ${join(dir, `${name}.json`)}, ${name}.md and ${name}.svg`
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import { type KafkaCluster, startKafka } from '../../test/peers/kafka.js'
 import { option } from './environment.js'
 
@@ -9,21 +8,8 @@ import { option } from './environment.js'
  * (test/peers/kafka.ts) and stopped at the end.
  */
 
-/** USER_HZ: 100 on Linux for every architecture Node runs on. */
-const CLOCK_TICKS = 100
-
-/** User + system CPU seconds a process has used so far (Linux /proc; NaN elsewhere or once it is gone). */
-export function processCpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // Fields after the command name, which is in parentheses: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
-  } catch {
-    return NaN
-  }
-}
+export { processCpuSeconds } from '../../src/cli/bench/process-cpu.js'
+import { processCpuSeconds } from '../../src/cli/bench/process-cpu.js'
 
 export class KafkaBroker {
   private constructor(private readonly kafka: KafkaCluster) {}

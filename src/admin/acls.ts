@@ -1,5 +1,6 @@
 import { kafkaError } from '../errors.js'
-import type { Cluster } from '../cluster/cluster.js'
+import type { ClusterClient } from '../cluster/client.js'
+import { Routes } from '../cluster/route.js'
 import { ConfigError } from '../errors.js'
 import { CreateAcls, DeleteAcls, DescribeAcls } from '../protocol/messages/index.js'
 
@@ -84,91 +85,87 @@ function filterBody(f: AclFilter, version: number) {
 }
 
 /** CreateAcls on any broker (the controller applies them); throws the first ACL the broker refused. */
-export async function createAcls(cluster: Cluster, acl: AclEntry[]): Promise<boolean> {
+export async function createAcls(cluster: ClusterClient, acl: AclEntry[]): Promise<boolean> {
   if (!Array.isArray(acl) || acl.length === 0) throw new ConfigError('createAcls needs acl: [ ... ] with at least one entry')
   acl.forEach(checkAcl)
-  await cluster.retry(async () => {
-    const conn = await cluster.anyConnection()
-    const version = conn.versionFor(CreateAcls)
-    const res = await conn.request(
-      CreateAcls,
-      {
-        creations: acl.map((a) => ({
-          resourceType: a.resourceType,
-          resourceName: a.resourceName,
-          ...(version >= 1 ? { resourcePatternType: a.resourcePatternType ?? LITERAL } : {}),
-          principal: a.principal,
-          host: a.host,
-          operation: a.operation,
-          permissionType: a.permissionType,
-        })),
-      },
-      { version },
-    )
-    res.results.forEach((r, i) => {
-      if (r.errorCode !== 0) {
-        const a = acl[i]
-        throw kafkaError(r.errorCode, {
-          api: 'CreateAcls',
-          broker: conn.name,
-          detail: `${a.principal} on ${a.resourceName}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
-        })
-      }
-    })
-  })
+  await cluster.request(
+    CreateAcls,
+    (version) => ({
+      creations: acl.map((a) => ({
+        resourceType: a.resourceType,
+        resourceName: a.resourceName,
+        ...(version >= 1 ? { resourcePatternType: a.resourcePatternType ?? LITERAL } : {}),
+        principal: a.principal,
+        host: a.host,
+        operation: a.operation,
+        permissionType: a.permissionType,
+      })),
+    }),
+    Routes.any(),
+    {
+      check: (res, from) =>
+        res.results.forEach((r, i) => {
+          if (r.errorCode !== 0) {
+            const a = acl[i]
+            throw kafkaError(r.errorCode, {
+              api: 'CreateAcls',
+              broker: from.broker,
+              detail: `${a.principal} on ${a.resourceName}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+            })
+          }
+        }),
+    },
+  )
   return true
 }
 
-export async function describeAcls(cluster: Cluster, filter: AclFilter = {}) {
-  return cluster.retry(async () => {
-    const conn = await cluster.anyConnection()
-    const version = conn.versionFor(DescribeAcls)
-    const res = await conn.request(DescribeAcls, filterBody(filter, version), { version })
-    if (res.errorCode !== 0)
-      throw kafkaError(res.errorCode, { api: 'DescribeAcls', broker: conn.name, detail: res.errorMessage ?? undefined })
-    return {
-      throttleTime: res.throttleTimeMs,
-      errorCode: res.errorCode,
-      resources: res.resources.map((r) => ({
-        resourceType: r.resourceType,
-        resourceName: r.resourceName,
-        resourcePatternType: version >= 1 ? r.patternType : LITERAL,
-        acls: r.acls.map((a) => ({ principal: a.principal, host: a.host, operation: a.operation, permissionType: a.permissionType })),
-      })),
-    }
+export async function describeAcls(cluster: ClusterClient, filter: AclFilter = {}) {
+  const { res, version } = await cluster.request(DescribeAcls, (v) => filterBody(filter, v), Routes.any(), {
+    check: (r, from) => {
+      if (r.errorCode !== 0)
+        throw kafkaError(r.errorCode, { api: 'DescribeAcls', broker: from.broker, detail: r.errorMessage ?? undefined })
+    },
   })
+  return {
+    throttleTime: res.throttleTimeMs,
+    errorCode: res.errorCode,
+    resources: res.resources.map((r) => ({
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+      resourcePatternType: version >= 1 ? r.patternType : LITERAL,
+      acls: r.acls.map((a) => ({ principal: a.principal, host: a.host, operation: a.operation, permissionType: a.permissionType })),
+    })),
+  }
 }
 
-export async function deleteAcls(cluster: Cluster, filters: AclFilter[]) {
+export async function deleteAcls(cluster: ClusterClient, filters: AclFilter[]) {
   if (!Array.isArray(filters) || filters.length === 0) throw new ConfigError('deleteAcls needs filters: [ ... ] with at least one filter')
-  return cluster.retry(async () => {
-    const conn = await cluster.anyConnection()
-    const version = conn.versionFor(DeleteAcls)
-    const res = await conn.request(DeleteAcls, { filters: filters.map((f) => filterBody(f, version)) }, { version })
-    return {
-      filterResponses: res.filterResults.map((r, i) => {
-        if (r.errorCode !== 0)
-          throw kafkaError(r.errorCode, {
+  const { res, version } = await cluster.request(DeleteAcls, (v) => ({ filters: filters.map((f) => filterBody(f, v)) }), Routes.any(), {
+    check: (r, from) =>
+      r.filterResults.forEach((x, i) => {
+        if (x.errorCode !== 0)
+          throw kafkaError(x.errorCode, {
             api: 'DeleteAcls',
-            broker: conn.name,
-            detail: `filter ${i}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+            broker: from.broker,
+            detail: `filter ${i}${x.errorMessage ? `: ${x.errorMessage}` : ''}`,
           })
-        return {
-          errorCode: r.errorCode,
-          errorMessage: r.errorMessage,
-          matchingAcls: r.matchingAcls.map((m) => ({
-            errorCode: m.errorCode,
-            errorMessage: m.errorMessage,
-            resourceType: m.resourceType,
-            resourceName: m.resourceName,
-            resourcePatternType: version >= 1 ? m.patternType : LITERAL,
-            principal: m.principal,
-            host: m.host,
-            operation: m.operation,
-            permissionType: m.permissionType,
-          })),
-        }
       }),
-    }
   })
+  return {
+    filterResponses: res.filterResults.map((r) => ({
+      errorCode: r.errorCode,
+      errorMessage: r.errorMessage,
+      matchingAcls: r.matchingAcls.map((m) => ({
+        errorCode: m.errorCode,
+        errorMessage: m.errorMessage,
+        resourceType: m.resourceType,
+        resourceName: m.resourceName,
+        resourcePatternType: version >= 1 ? m.patternType : LITERAL,
+        principal: m.principal,
+        host: m.host,
+        operation: m.operation,
+        permissionType: m.permissionType,
+      })),
+    })),
+  }
 }

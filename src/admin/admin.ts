@@ -1,8 +1,8 @@
-import { KafkaError, UnsupportedApiError, kafkaError } from '../errors.js'
-import type { Cluster } from '../cluster/cluster.js'
+import { UnsupportedApiError, kafkaError } from '../errors.js'
+import type { Answered, ClusterClient } from '../cluster/client.js'
+import { Routes } from '../cluster/route.js'
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
-import { COORDINATOR_MOVED } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import {
   AlterPartitionReassignments,
@@ -22,6 +22,7 @@ import {
   ListPartitionReassignments,
   OffsetCommit,
   OffsetFetch,
+  type OffsetFetchResponse,
 } from '../protocol/messages/index.js'
 
 /**
@@ -63,9 +64,9 @@ function requireVersion(version: number, min: number, what: string): true {
   return true
 }
 
-/** Throws the first non-zero error code of a per-item answer, naming the item. */
-function check(errorCode: number, api: string, detail: string, message?: string | null): void {
-  if (errorCode !== 0) throw kafkaError(errorCode, { api, detail: message ? `${detail}: ${message}` : detail })
+/** Throws the first non-zero error code of a per-item answer, naming the item (and the broker, when known). */
+function check(errorCode: number, api: string, detail: string, message?: string | null, from?: Answered): void {
+  if (errorCode !== 0) throw kafkaError(errorCode, { api, broker: from?.broker, detail: message ? `${detail}: ${message}` : detail })
 }
 
 /**
@@ -74,7 +75,7 @@ function check(errorCode: number, api: string, detail: string, message?: string 
  * retries retriable errors until `timeout` (default: defaultApiTimeoutMs).
  */
 export class Admin {
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly cluster: ClusterClient) {}
 
   connect(): Promise<void> {
     return this.cluster.connect()
@@ -82,13 +83,6 @@ export class Admin {
 
   disconnect(): Promise<void> {
     return this.cluster.disconnect()
-  }
-
-  /** The controller (where topic changes go), or any broker when there is none. */
-  private async controller(): Promise<number> {
-    if (this.cluster.metadata.controllerId < 0) await this.cluster.refreshMetadata()
-    const id = this.cluster.metadata.controllerId
-    return id >= 0 ? id : ((await this.cluster.anyConnection()).nodeId ?? -1)
   }
 
   async listTopics(): Promise<string[]> {
@@ -122,10 +116,11 @@ export class Admin {
 
   async describeCluster() {
     return this.cluster.retry(async () => {
-      const conn = await this.cluster.anyConnection()
-      if (conn.supports(DescribeCluster)) {
-        const res = await conn.request(DescribeCluster, {})
-        check(res.errorCode, 'DescribeCluster', 'cluster', res.errorMessage)
+      if (await this.cluster.supports(DescribeCluster)) {
+        const { res } = await this.cluster.request(DescribeCluster, {}, Routes.any(), {
+          retryMs: 0,
+          check: (r, from) => check(r.errorCode, 'DescribeCluster', 'cluster', r.errorMessage, from),
+        })
         return {
           brokers: res.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack })),
           controller: res.controllerId,
@@ -147,8 +142,9 @@ export class Admin {
   }): Promise<boolean> {
     const timeout = options.timeout ?? 5000
     let created = false
-    await this.cluster.retry(async () => {
-      const res = await this.cluster.send(await this.controller(), CreateTopics, (v) => ({
+    await this.cluster.request(
+      CreateTopics,
+      (v) => ({
         topics: options.topics.map((t) => ({
           name: t.topic,
           numPartitions: t.replicaAssignment?.length ? -1 : (t.numPartitions ?? -1),
@@ -158,14 +154,20 @@ export class Admin {
         })),
         timeoutMs: timeout,
         ...(options.validateOnly ? { validateOnly: requireVersion(v, 1, 'CreateTopics validateOnly') } : {}),
-      }))
-      created = false
-      for (const t of res.topics) {
-        if (t.errorCode === TOPIC_ALREADY_EXISTS) continue
-        check(t.errorCode, 'CreateTopics', `topic ${t.name}`, t.errorMessage)
-        created = true
-      }
-    }, timeout + 5000)
+      }),
+      Routes.controller(),
+      {
+        retryMs: timeout + 5000,
+        check: (res, from) => {
+          created = false
+          for (const t of res.topics) {
+            if (t.errorCode === TOPIC_ALREADY_EXISTS) continue
+            check(t.errorCode, 'CreateTopics', `topic ${t.name}`, t.errorMessage, from)
+            created = true
+          }
+        },
+      },
+    )
     if (created && !options.validateOnly && (options.waitForLeaders ?? true)) {
       const names = options.topics.map((t) => t.topic)
       await this.cluster.retry(async () => {
@@ -180,12 +182,18 @@ export class Admin {
   }
 
   async deleteTopics({ topics, timeout = 5000 }: { topics: string[]; timeout?: number }): Promise<void> {
-    await this.cluster.retry(async () => {
-      const res = await this.cluster.send(await this.controller(), DeleteTopics, (v) =>
-        v >= 6 ? { topics: topics.map((name) => ({ name })), timeoutMs: timeout } : { topicNames: topics, timeoutMs: timeout },
-      )
-      for (const r of res.responses) check(r.errorCode, 'DeleteTopics', `topic ${r.name}`, r.errorMessage)
-    }, timeout + 5000)
+    await this.cluster.request(
+      DeleteTopics,
+      // v6 replaced topicNames with topics, and the encoder refuses topics before v6: the version picks the form.
+      (v) => (v >= 6 ? { topics: topics.map((name) => ({ name })), timeoutMs: timeout } : { topicNames: topics, timeoutMs: timeout }),
+      Routes.controller(),
+      {
+        retryMs: timeout + 5000,
+        check: (res, from) => {
+          for (const r of res.responses) check(r.errorCode, 'DeleteTopics', `topic ${r.name}`, r.errorMessage, from)
+        },
+      },
+    )
     for (const t of topics) this.cluster.metadata.topics.delete(t)
   }
 
@@ -195,8 +203,9 @@ export class Admin {
     timeout?: number
   }): Promise<void> {
     const timeout = options.timeout ?? 5000
-    await this.cluster.retry(async () => {
-      const res = await this.cluster.send(await this.controller(), CreatePartitions, {
+    await this.cluster.request(
+      CreatePartitions,
+      {
         topics: options.topicPartitions.map((t) => ({
           name: t.topic,
           count: t.count,
@@ -204,9 +213,15 @@ export class Admin {
         })),
         timeoutMs: timeout,
         validateOnly: options.validateOnly ?? false,
-      })
-      for (const r of res.results) check(r.errorCode, 'CreatePartitions', `topic ${r.name}`, r.errorMessage)
-    }, timeout + 5000)
+      },
+      Routes.controller(),
+      {
+        retryMs: timeout + 5000,
+        check: (res, from) => {
+          for (const r of res.results) check(r.errorCode, 'CreatePartitions', `topic ${r.name}`, r.errorMessage, from)
+        },
+      },
+    )
     await this.cluster
       .refreshMetadata(options.topicPartitions.map((t) => t.topic))
       .catch(this.cluster.log('Admin').caught('metadata refresh after CreatePartitions failed; the next use refreshes'))
@@ -228,10 +243,11 @@ export class Admin {
     )
     const lowWatermarks: Array<{ partition: number; lowWatermark: string }> = []
     await Promise.all(
-      [...byLeader].map(([leader, ids]) =>
-        this.cluster.retry(async (n) => {
-          const node = n === 0 ? leader : await this.cluster.leaderFor(topic, ids[0])
-          const res = await this.cluster.send(node, DeleteRecords, {
+      // Each leader's partitions go to where the first of them is led (after a failure: by fresh metadata).
+      [...byLeader.values()].map(async (ids) => {
+        const { res } = await this.cluster.request(
+          DeleteRecords,
+          {
             topics: [
               {
                 name: topic,
@@ -239,15 +255,18 @@ export class Admin {
               },
             ],
             timeoutMs: timeout,
-          })
-          for (const t of res.topics) {
-            for (const p of t.partitions) {
-              check(p.errorCode, 'DeleteRecords', `${topic}-${p.partitionIndex}`)
-              lowWatermarks.push({ partition: p.partitionIndex, lowWatermark: String(p.lowWatermark) })
-            }
-          }
-        }),
-      ),
+          },
+          Routes.leader(topic, ids[0]),
+          {
+            check: (r, from) => {
+              for (const t of r.topics)
+                for (const p of t.partitions) check(p.errorCode, 'DeleteRecords', `${topic}-${p.partitionIndex}`, null, from)
+            },
+          },
+        )
+        for (const t of res.topics)
+          for (const p of t.partitions) lowWatermarks.push({ partition: p.partitionIndex, lowWatermark: String(p.lowWatermark) })
+      }),
     )
     return lowWatermarks.sort((a, b) => a.partition - b.partition)
   }
@@ -288,19 +307,24 @@ export class Admin {
           // After a failure, route by fresh metadata: the leader may have moved.
           const regrouped = n === 0 ? new Map([[leader, ids]]) : await this.groupByLeader(topic, ids)
           for (const [node, group] of regrouped) {
-            const conn = await this.cluster.connection(node)
-            const version = conn.versionFor(ListOffsets)
-            const res = await conn.request(ListOffsets, {
-              replicaId: -1,
-              ...(isolationLevel !== 0 ? { isolationLevel: requireVersion(version, 2, 'read_committed offsets') && isolationLevel } : {}),
-              topics: [{ name: topic, partitions: group.map((id) => ({ partitionIndex: id, timestamp })) }],
-            } as any)
-            for (const t of res.topics) {
-              for (const p of t.partitions) {
-                check(p.errorCode, 'ListOffsets', `${topic}-${p.partitionIndex} at ${conn.name}`)
-                out.set(p.partitionIndex, p.offset)
-              }
-            }
+            const { res } = await this.cluster.request(
+              ListOffsets,
+              (v) => ({
+                replicaId: -1,
+                // read_committed must not silently become read_uncommitted on a broker without it.
+                ...(isolationLevel !== 0 && requireVersion(v, 2, 'read_committed offsets') ? { isolationLevel } : {}),
+                topics: [{ name: topic, partitions: group.map((id) => ({ partitionIndex: id, timestamp })) }],
+              }),
+              Routes.node(node),
+              {
+                retryMs: 0, // the retry around regroups by leader
+                check: (r, from) => {
+                  for (const t of r.topics)
+                    for (const p of t.partitions) check(p.errorCode, 'ListOffsets', `${topic}-${p.partitionIndex} at ${from.broker}`)
+                },
+              },
+            )
+            for (const t of res.topics) for (const p of t.partitions) out.set(p.partitionIndex, p.offset)
           }
         }),
       ),
@@ -323,31 +347,34 @@ export class Admin {
   }) {
     const results = await Promise.all(
       options.resources.map((r) =>
-        this.cluster.retry(async () => {
-          // Broker configs live on that broker; topic configs can be asked of any.
-          const node = r.type === ConfigResourceTypes.BROKER ? Number(r.name) : ((await this.cluster.anyConnection()).nodeId ?? -1)
-          const res = await this.cluster.send(node, DescribeConfigs, (v) => ({
-            resources: [{ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ?? null }],
-            ...(options.includeSynonyms ? { includeSynonyms: requireVersion(v, 1, 'config synonyms') } : {}),
-          }))
-          const x = res.results[0]
-          check(x.errorCode, 'DescribeConfigs', `${r.name}`, x.errorMessage)
-          return {
-            errorCode: x.errorCode,
-            errorMessage: x.errorMessage,
-            resourceName: x.resourceName,
-            resourceType: x.resourceType,
-            configEntries: x.configs.map((c) => ({
-              configName: c.name,
-              configValue: c.value,
-              readOnly: c.readOnly,
-              isDefault: c.configSource === 5, // DEFAULT_CONFIG
-              configSource: c.configSource,
-              isSensitive: c.isSensitive,
-              configSynonyms: (c.synonyms ?? []).map((s) => ({ configName: s.name, configValue: s.value, configSource: s.source })),
-            })),
-          }
-        }),
+        this.cluster
+          .request(
+            DescribeConfigs,
+            (v) => ({
+              resources: [{ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ?? null }],
+              ...(options.includeSynonyms ? { includeSynonyms: requireVersion(v, 1, 'config synonyms') } : {}),
+            }),
+            configRoute(r),
+            { check: (res, from) => check(res.results[0].errorCode, 'DescribeConfigs', `${r.name}`, res.results[0].errorMessage, from) },
+          )
+          .then(({ res }) => {
+            const x = res.results[0]
+            return {
+              errorCode: x.errorCode,
+              errorMessage: x.errorMessage,
+              resourceName: x.resourceName,
+              resourceType: x.resourceType,
+              configEntries: x.configs.map((c) => ({
+                configName: c.name,
+                configValue: c.value,
+                readOnly: c.readOnly,
+                isDefault: c.configSource === 5, // DEFAULT_CONFIG
+                configSource: c.configSource,
+                isSensitive: c.isSensitive,
+                configSynonyms: (c.synonyms ?? []).map((s) => ({ configName: s.name, configValue: s.value, configSource: s.source })),
+              })),
+            }
+          }),
       ),
     )
     return { resources: results, throttleTime: 0 }
@@ -364,26 +391,30 @@ export class Admin {
   }) {
     return Promise.all(
       options.resources.map((r) =>
-        this.cluster.retry(async () => {
-          const node = r.type === ConfigResourceTypes.BROKER ? Number(r.name) : ((await this.cluster.anyConnection()).nodeId ?? -1)
-          const res = await this.cluster.send(node, IncrementalAlterConfigs, {
-            resources: [
-              {
-                resourceType: r.type,
-                resourceName: r.name,
-                configs: r.configEntries.map((c) => ({
-                  name: c.name,
-                  configOperation: ConfigOperations[c.operation ?? 'SET'],
-                  value: c.value ?? null,
-                })),
-              },
-            ],
-            validateOnly: options.validateOnly ?? false,
-          })
-          const x = res.responses[0]
-          check(x.errorCode, 'IncrementalAlterConfigs', r.name, x.errorMessage)
-          return { resourceType: x.resourceType, resourceName: x.resourceName }
-        }),
+        this.cluster
+          .request(
+            IncrementalAlterConfigs,
+            {
+              resources: [
+                {
+                  resourceType: r.type,
+                  resourceName: r.name,
+                  configs: r.configEntries.map((c) => ({
+                    name: c.name,
+                    configOperation: ConfigOperations[c.operation ?? 'SET'],
+                    value: c.value ?? null,
+                  })),
+                },
+              ],
+              validateOnly: options.validateOnly ?? false,
+            },
+            configRoute(r),
+            {
+              check: (res, from) =>
+                check(res.responses[0].errorCode, 'IncrementalAlterConfigs', r.name, res.responses[0].errorMessage, from),
+            },
+          )
+          .then(({ res }) => ({ resourceType: res.responses[0].resourceType, resourceName: res.responses[0].resourceName })),
       ),
     )
   }
@@ -398,29 +429,32 @@ export class Admin {
   async electLeaders(options: { electionType?: ElectionType; topicPartitions?: TopicPartitions[] | null; timeout?: number } = {}) {
     const timeout = options.timeout ?? 30_000
     const type = options.electionType ?? 'PREFERRED'
-    return this.cluster.retry(async () => {
-      const res = await this.cluster.send(await this.controller(), ElectLeaders, (v) => ({
+    const { res } = await this.cluster.request(
+      ElectLeaders,
+      (v) => ({
+        // v0 elects only the preferred replica: an unclean election must not silently become one.
         ...(type === 'PREFERRED' || requireVersion(v, 1, 'an unclean leader election') ? { electionType: ElectionTypes[type] } : {}),
         topicPartitions: options.topicPartitions?.map((t) => ({ topic: t.topic, partitions: t.partitions })) ?? null,
         timeoutMs: timeout,
-      }))
-      check(res.errorCode ?? 0, 'ElectLeaders', 'cluster')
-      return res.replicaElectionResults
-        .flatMap((t) =>
-          t.partitionResult.map((p) => ({
-            topic: t.topic,
-            partition: p.partitionId,
-            error:
-              p.errorCode === 0
-                ? null
-                : kafkaError(p.errorCode, {
-                    api: 'ElectLeaders',
-                    detail: `${t.topic}-${p.partitionId}${p.errorMessage ? `: ${p.errorMessage}` : ''}`,
-                  }),
-          })),
-        )
-        .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
-    }, timeout + 5000)
+      }),
+      Routes.controller(),
+      { retryMs: timeout + 5000, check: (r, from) => check(r.errorCode ?? 0, 'ElectLeaders', 'cluster', null, from) },
+    )
+    return res.replicaElectionResults
+      .flatMap((t) =>
+        t.partitionResult.map((p) => ({
+          topic: t.topic,
+          partition: p.partitionId,
+          error:
+            p.errorCode === 0
+              ? null
+              : kafkaError(p.errorCode, {
+                  api: 'ElectLeaders',
+                  detail: `${t.topic}-${p.partitionId}${p.errorMessage ? `: ${p.errorMessage}` : ''}`,
+                }),
+        })),
+      )
+      .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
   }
 
   /**
@@ -434,40 +468,50 @@ export class Admin {
     timeout?: number
   }) {
     const timeout = options.timeout ?? 30_000
-    await this.cluster.retry(async () => {
-      const res = await this.cluster.send(await this.controller(), AlterPartitionReassignments, {
+    await this.cluster.request(
+      AlterPartitionReassignments,
+      {
         timeoutMs: timeout,
         topics: options.topics.map((t) => ({
           name: t.topic,
           partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, replicas: p.replicas })),
         })),
-      })
-      check(res.errorCode, 'AlterPartitionReassignments', 'cluster', res.errorMessage)
-      for (const t of res.responses) {
-        for (const p of t.partitions) check(p.errorCode, 'AlterPartitionReassignments', `${t.name}-${p.partitionIndex}`, p.errorMessage)
-      }
-    }, timeout + 5000)
+      },
+      Routes.controller(),
+      {
+        retryMs: timeout + 5000,
+        check: (res, from) => {
+          check(res.errorCode, 'AlterPartitionReassignments', 'cluster', res.errorMessage, from)
+          for (const t of res.responses) {
+            for (const p of t.partitions)
+              check(p.errorCode, 'AlterPartitionReassignments', `${t.name}-${p.partitionIndex}`, p.errorMessage, from)
+          }
+        },
+      },
+    )
   }
 
   /** Reassignments in progress (of `topics`, else all): target replicas and those being added and removed. */
   async listPartitionReassignments(options: { topics?: TopicPartitions[]; timeout?: number } = {}) {
     const timeout = options.timeout ?? 30_000
-    return this.cluster.retry(async () => {
-      const res = await this.cluster.send(await this.controller(), ListPartitionReassignments, {
+    const { res } = await this.cluster.request(
+      ListPartitionReassignments,
+      {
         timeoutMs: timeout,
         topics: options.topics?.map((t) => ({ name: t.topic, partitionIndexes: t.partitions })) ?? null,
-      })
-      check(res.errorCode, 'ListPartitionReassignments', 'cluster', res.errorMessage)
-      return res.topics.flatMap((t) =>
-        t.partitions.map((p) => ({
-          topic: t.name,
-          partition: p.partitionIndex,
-          replicas: p.replicas,
-          addingReplicas: p.addingReplicas,
-          removingReplicas: p.removingReplicas,
-        })),
-      )
-    }, timeout + 5000)
+      },
+      Routes.controller(),
+      { retryMs: timeout + 5000, check: (r, from) => check(r.errorCode, 'ListPartitionReassignments', 'cluster', r.errorMessage, from) },
+    )
+    return res.topics.flatMap((t) =>
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partitionIndex,
+        replicas: p.replicas,
+        addingReplicas: p.addingReplicas,
+        removingReplicas: p.removingReplicas,
+      })),
+    )
   }
 
   /** Every group on every broker (each broker lists the groups it coordinates). */
@@ -475,17 +519,19 @@ export class Admin {
     await this.cluster.refreshMetadata()
     const lists = await Promise.all(
       [...this.cluster.metadata.brokers.keys()].map((id) =>
-        this.cluster.retry(async () => {
-          const res = await this.cluster.send(id, ListGroups, {})
-          check(res.errorCode, 'ListGroups', `broker ${id}`)
-          // groupType (v5+): 'classic' or 'consumer' (KIP-848); absent from older brokers.
-          return res.groups.map((g) => ({
-            groupId: g.groupId,
-            protocolType: g.protocolType,
-            groupState: g.groupState,
-            ...(g.groupType ? { groupType: g.groupType } : {}),
-          }))
-        }),
+        this.cluster
+          .request(ListGroups, {}, Routes.node(id), {
+            check: (res, from) => check(res.errorCode, 'ListGroups', `broker ${id}`, null, from),
+          })
+          .then(({ res }) =>
+            // groupType (v5+): 'classic' or 'consumer' (KIP-848); absent from older brokers.
+            res.groups.map((g) => ({
+              groupId: g.groupId,
+              protocolType: g.protocolType,
+              groupState: g.groupState,
+              ...(g.groupType ? { groupType: g.groupType } : {}),
+            })),
+          ),
       ),
     )
     return { groups: lists.flat() }
@@ -500,12 +546,20 @@ export class Admin {
   async describeGroups(groupIds: string[]) {
     const groups = await Promise.all(
       groupIds.map((groupId) =>
-        this.onCoordinator(groupId, async (node) => {
-          const res = await this.cluster.send(node, DescribeGroups, { groups: [groupId] })
+        this.cluster.retry(async () => {
+          const group = Routes.group(groupId)
+          const { res } = await this.cluster.request(DescribeGroups, { groups: [groupId] }, group, {
+            retryMs: 0,
+            // Not found may be a KIP-848 group, asked below: every other code is the answer's error.
+            check: (r, from) => {
+              if (r.groups[0].errorCode !== GROUP_ID_NOT_FOUND)
+                check(r.groups[0].errorCode, 'DescribeGroups', `group ${groupId}`, null, from)
+            },
+          })
           const g = res.groups[0]
           const notFound = g.errorCode === GROUP_ID_NOT_FOUND || (g.errorCode === 0 && g.groupState === 'Dead')
-          if (notFound && (await this.cluster.connection(node)).supports(ConsumerGroupDescribe)) {
-            const modern = await this.describeConsumerGroup(node, groupId)
+          if (notFound && (await this.cluster.supports(ConsumerGroupDescribe, group))) {
+            const modern = await this.describeConsumerGroup(groupId)
             if (modern) return modern
           }
           check(g.errorCode, 'DescribeGroups', `group ${groupId}`)
@@ -533,11 +587,16 @@ export class Admin {
   }
 
   /** A KIP-848 group by ConsumerGroupDescribe; undefined when there is no such group of that type. */
-  private async describeConsumerGroup(node: number, groupId: string) {
-    const res = await this.cluster.send(node, ConsumerGroupDescribe, { groupIds: [groupId] })
+  private async describeConsumerGroup(groupId: string) {
+    const { res } = await this.cluster.request(ConsumerGroupDescribe, { groupIds: [groupId] }, Routes.group(groupId), {
+      retryMs: 0,
+      check: (r, from) => {
+        const code = r.groups[0].errorCode
+        if (code !== GROUP_ID_NOT_FOUND) check(code, 'ConsumerGroupDescribe', `group ${groupId}`, r.groups[0].errorMessage, from)
+      },
+    })
     const g = res.groups[0]
     if (g.errorCode === GROUP_ID_NOT_FOUND) return undefined
-    check(g.errorCode, 'ConsumerGroupDescribe', `group ${groupId}`, g.errorMessage)
     const empty = new Uint8Array(0)
     return {
       errorCode: 0,
@@ -561,12 +620,11 @@ export class Admin {
   async deleteGroups(groupIds: string[]) {
     return Promise.all(
       groupIds.map((groupId) =>
-        this.onCoordinator(groupId, async (node) => {
-          const res = await this.cluster.send(node, DeleteGroups, { groupsNames: [groupId] })
-          const r = res.results[0]
-          check(r.errorCode, 'DeleteGroups', `group ${groupId}`)
-          return { groupId: r.groupId, errorCode: r.errorCode }
-        }),
+        this.cluster
+          .request(DeleteGroups, { groupsNames: [groupId] }, Routes.group(groupId), {
+            check: (res, from) => check(res.results[0].errorCode, 'DeleteGroups', `group ${groupId}`, null, from),
+          })
+          .then(({ res }) => ({ groupId: res.results[0].groupId, errorCode: res.results[0].errorCode })),
       ),
     )
   }
@@ -581,27 +639,28 @@ export class Admin {
           })),
         )
       : null
-    return this.onCoordinator(groupId, async (node) => {
-      const conn = await this.cluster.connection(node)
-      const version = conn.versionFor(OffsetFetch)
-      // v8+ batches groups; requireStable (v7+) waits out pending transactional commits.
-      const res = await conn.request(
-        OffsetFetch,
-        version >= 8
+    // v8+ batches groups and answers per group; older versions at the top level.
+    const answerOf = (res: OffsetFetchResponse, version: number): CommittedOffsets => (version >= 8 ? res.groups[0].topics : res.topics)
+    const { res, version } = await this.cluster.request(
+      OffsetFetch,
+      // requireStable (v7+) waits out pending transactional commits; older brokers cannot, and answer as they can.
+      (v) =>
+        v >= 8
           ? { groups: [{ groupId, topics: wanted }], requireStable: true }
-          : { groupId, topics: wanted, ...(version >= 7 ? { requireStable: true } : {}) },
-        { version },
-      )
-      const answer = version >= 8 ? res.groups[0] : res
-      check(answer.errorCode ?? 0, 'OffsetFetch', `group ${groupId}`)
-      return answer.topics.map((t: any) => ({
-        topic: t.name,
-        partitions: t.partitions.map((p: any) => {
-          check(p.errorCode, 'OffsetFetch', `group ${groupId} ${t.name}-${p.partitionIndex}`)
-          return { partition: p.partitionIndex, offset: String(p.committedOffset), metadata: p.metadata }
-        }),
-      }))
-    })
+          : { groupId, topics: wanted, ...(v >= 7 ? { requireStable: true } : {}) },
+      Routes.group(groupId),
+      {
+        check: (r, from) => {
+          check((from.version >= 8 ? r.groups[0].errorCode : r.errorCode) ?? 0, 'OffsetFetch', `group ${groupId}`, null, from)
+          for (const t of answerOf(r, from.version))
+            for (const p of t.partitions) check(p.errorCode, 'OffsetFetch', `group ${groupId} ${t.name}-${p.partitionIndex}`, null, from)
+        },
+      },
+    )
+    return answerOf(res, version).map((t) => ({
+      topic: t.name,
+      partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, offset: String(p.committedOffset), metadata: p.metadata })),
+    }))
   }
 
   /** Commits offsets for a group that has no active members (as KafkaJS's setOffsets). */
@@ -614,9 +673,10 @@ export class Admin {
     topic: string
     partitions: Array<{ partition: number; offset: string | number | bigint }>
   }) {
-    await this.onCoordinator(groupId, async (node) => {
-      // generation -1 and no member id: a commit from outside the group (no members may be active).
-      const res = await this.cluster.send(node, OffsetCommit, {
+    // generation -1 and no member id: a commit from outside the group (no members may be active).
+    await this.cluster.request(
+      OffsetCommit,
+      {
         groupId,
         topics: [
           {
@@ -628,10 +688,15 @@ export class Admin {
             })),
           },
         ],
-      })
-      for (const t of res.topics)
-        for (const p of t.partitions) check(p.errorCode, 'OffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
-    })
+      },
+      Routes.group(groupId),
+      {
+        check: (res, from) => {
+          for (const t of res.topics)
+            for (const p of t.partitions) check(p.errorCode, 'OffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`, null, from)
+        },
+      },
+    )
   }
 
   /** Moves a group's committed offsets on `topic` to the earliest (or latest) ones. */
@@ -669,17 +734,14 @@ export class Admin {
   alterUserScramCredentials(changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] }): Promise<void> {
     return alterUserScramCredentials(this.cluster, changes)
   }
+}
 
-  /** Runs `fn` on the group's coordinator, looking it up again after coordinator errors. */
-  private onCoordinator<T>(groupId: string, fn: (node: number) => Promise<T>): Promise<T> {
-    return this.cluster.retry(async () => {
-      const node = await this.cluster.coordinator('group', groupId)
-      try {
-        return await fn(node)
-      } catch (err) {
-        if (KafkaError.is(err, COORDINATOR_MOVED)) this.cluster.invalidateCoordinator('group', groupId)
-        throw err
-      }
-    })
-  }
+type CommittedOffsets = Array<{
+  name: string
+  partitions: Array<{ partitionIndex: number; committedOffset: bigint; metadata: string | null; errorCode: number }>
+}>
+
+/** Broker configs live on that broker; topic (and other) configs can be asked of any. */
+function configRoute(r: { type: number; name: string }) {
+  return r.type === ConfigResourceTypes.BROKER ? Routes.node(Number(r.name)) : Routes.any()
 }

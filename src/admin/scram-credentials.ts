@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import type { Cluster } from '../cluster/cluster.js'
+import type { ClusterClient } from '../cluster/client.js'
+import { Routes } from '../cluster/route.js'
 import { ConfigError, kafkaError } from '../errors.js'
 import { saltedPassword } from '../net/sasl/scram.js'
 import { AlterUserScramCredentials, DescribeUserScramCredentials } from '../protocol/messages/index.js'
@@ -35,34 +36,39 @@ function mechanismOf(name: unknown): { code: number; hash: 'sha256' | 'sha512' }
 }
 
 /** The SCRAM mechanisms (and iterations) each user has credentials for (all users when `users` is absent). */
-export async function describeUserScramCredentials(cluster: Cluster, users?: string[]) {
-  return cluster.retry(async () => {
-    const conn = await cluster.anyConnection()
-    const res = await conn.request(DescribeUserScramCredentials, { users: users ? users.map((name) => ({ name })) : null })
-    if (res.errorCode !== 0)
-      throw kafkaError(res.errorCode, { api: 'DescribeUserScramCredentials', broker: conn.name, detail: res.errorMessage ?? undefined })
-    return res.results.map((r) => {
-      // A user without credentials is RESOURCE_NOT_FOUND (91): report it as having none.
-      if (r.errorCode !== 0 && r.errorCode !== ErrorCodes.RESOURCE_NOT_FOUND)
-        throw kafkaError(r.errorCode, {
-          api: 'DescribeUserScramCredentials',
-          broker: conn.name,
-          detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
-        })
-      return {
-        user: r.user,
-        credentials: r.credentialInfos.map((c) => ({
-          mechanism: NAMES[c.mechanism] ?? `UNKNOWN(${c.mechanism})`,
-          iterations: c.iterations,
-        })),
-      }
-    })
-  })
+export async function describeUserScramCredentials(cluster: ClusterClient, users?: string[]) {
+  const { res } = await cluster.request(
+    DescribeUserScramCredentials,
+    { users: users ? users.map((name) => ({ name })) : null },
+    Routes.any(),
+    {
+      check: (r, from) => {
+        if (r.errorCode !== 0)
+          throw kafkaError(r.errorCode, { api: 'DescribeUserScramCredentials', broker: from.broker, detail: r.errorMessage ?? undefined })
+        for (const x of r.results) {
+          // A user without credentials is RESOURCE_NOT_FOUND (91): report it as having none.
+          if (x.errorCode !== 0 && x.errorCode !== ErrorCodes.RESOURCE_NOT_FOUND)
+            throw kafkaError(x.errorCode, {
+              api: 'DescribeUserScramCredentials',
+              broker: from.broker,
+              detail: `user ${x.user}${x.errorMessage ? `: ${x.errorMessage}` : ''}`,
+            })
+        }
+      },
+    },
+  )
+  return res.results.map((r) => ({
+    user: r.user,
+    credentials: r.credentialInfos.map((c) => ({
+      mechanism: NAMES[c.mechanism] ?? `UNKNOWN(${c.mechanism})`,
+      iterations: c.iterations,
+    })),
+  }))
 }
 
 /** Creates, replaces or deletes users' SCRAM credentials (KIP-554); throws the first user the broker refused. */
 export async function alterUserScramCredentials(
-  cluster: Cluster,
+  cluster: ClusterClient,
   changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] },
 ): Promise<void> {
   const upsertions = changes.upsertions ?? []
@@ -87,16 +93,16 @@ export async function alterUserScramCredentials(
     }),
   )
   const dels = deletions.map((d) => ({ name: d.user, mechanism: mechanismOf(d.mechanism).code }))
-  await cluster.retry(async () => {
-    const conn = await cluster.anyConnection()
-    const res = await conn.request(AlterUserScramCredentials, { upsertions: upserts, deletions: dels })
-    for (const r of res.results) {
-      if (r.errorCode !== 0)
-        throw kafkaError(r.errorCode, {
-          api: 'AlterUserScramCredentials',
-          broker: conn.name,
-          detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
-        })
-    }
+  await cluster.request(AlterUserScramCredentials, { upsertions: upserts, deletions: dels }, Routes.any(), {
+    check: (res, from) => {
+      for (const r of res.results) {
+        if (r.errorCode !== 0)
+          throw kafkaError(r.errorCode, {
+            api: 'AlterUserScramCredentials',
+            broker: from.broker,
+            detail: `user ${r.user}${r.errorMessage ? `: ${r.errorMessage}` : ''}`,
+          })
+      }
+    },
   })
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { KafkaConfig } from '../kafka.js'
+import { CONSUMER_OPTIONS, KAFKA_OPTIONS, PRODUCER_OPTIONS } from '../config/defaults.js'
+import type { OptionSpec } from '../config/option.js'
 
 /** A mistake in how the command was called: exit code 2, with the command's usage. */
 export class UsageError extends Error {}
@@ -96,34 +98,40 @@ export function parseProperties(text: string): Map<string, string> {
   return out
 }
 
-/** Property names (Java/librdkafka) that map onto a wafka option of the same meaning. */
-const PROPERTY_NAMES: Record<string, string> = {
-  'request.timeout.ms': 'requestTimeoutMs',
-  'socket.connection.setup.timeout.ms': 'connectTimeoutMs',
-  'retry.backoff.ms': 'retryBackoffMs',
-  'retry.backoff.max.ms': 'retryBackoffMaxMs',
-  'reconnect.backoff.ms': 'reconnectBackoffMs',
-  'reconnect.backoff.max.ms': 'reconnectBackoffMaxMs',
-  'metadata.max.age.ms': 'metadataMaxAgeMs',
-  'default.api.timeout.ms': 'defaultApiTimeoutMs',
-  'linger.ms': 'lingerMs',
-  'batch.size': 'batchSize',
-  'compression.type': 'compression',
-  'enable.idempotence': 'idempotent',
-  'session.timeout.ms': 'sessionTimeoutMs',
-  'heartbeat.interval.ms': 'heartbeatIntervalMs',
-  'max.poll.interval.ms': 'maxPollIntervalMs',
-  'auto.offset.reset': 'autoOffsetReset',
-  'isolation.level': 'isolationLevel',
-  'group.protocol': 'groupProtocol',
-  'group.instance.id': 'groupInstanceId',
-  'client.rack': 'rackId',
-}
-
 /**
- * The client options -X may set (a typo is refused rather than ignored):
- * the connection's, the producer's and the consumer's, by their wafka names.
+ * Options a flag of the command line sets (-b, --client-id, -g, the security
+ * flags), or that are not text (functions, objects): -X and --config do not
+ * take them.
  */
+const NOT_FROM_TEXT = new Set([
+  'brokers',
+  'clientId',
+  'tls',
+  'ssl',
+  'sasl',
+  'logLevel',
+  'logCreator',
+  'transactionalId',
+  'groupId',
+  'partitionAssigners',
+  'partitioner',
+])
+const TABLES = [KAFKA_OPTIONS, PRODUCER_OPTIONS, CONSUMER_OPTIONS] as const
+const keysOf = (table: object) => Object.keys(table).filter((k) => !NOT_FROM_TEXT.has(k))
+
+/** The client options -X may set (a typo is refused rather than ignored): the tables the clients validate with. */
+const CLIENT_OPTIONS = new Set<string>(TABLES.flatMap(keysOf))
+
+/** Property names (Java/librdkafka) of those options, from the same tables (`java`). */
+const PROPERTY_NAMES: Record<string, string> = Object.fromEntries(
+  TABLES.flatMap((table) =>
+    Object.entries(table as Record<string, OptionSpec>).flatMap(([k, spec]) =>
+      spec.java && CLIENT_OPTIONS.has(k) && /^[a-z.]+$/.test(spec.java) ? [[spec.java, k]] : [],
+    ),
+  ),
+)
+
+/** Client-wide options: -X gives them to the connection (the Kafka object), the rest to the producer or consumer. */
 const CLIENT_WIDE = [
   'requestTimeoutMs',
   'connectTimeoutMs',
@@ -138,40 +146,6 @@ const CLIENT_WIDE = [
   'authenticationTimeoutMs',
   'reauthenticationThresholdMs',
 ] as const
-const CLIENT_OPTIONS = new Set<string>([
-  ...CLIENT_WIDE,
-  'acks',
-  'lingerMs',
-  'batchSize',
-  'bufferMemory',
-  'maxBlockMs',
-  'maxRequestSize',
-  'compression',
-  'compressionLevel',
-  'idempotent',
-  'transactionTimeoutMs',
-  'maxInFlight',
-  'deliveryTimeoutMs',
-  'partitioner',
-  'allowAutoTopicCreation',
-  'groupInstanceId',
-  'groupProtocol',
-  'serverAssignor',
-  'sessionTimeoutMs',
-  'rebalanceTimeoutMs',
-  'heartbeatIntervalMs',
-  'maxPollIntervalMs',
-  'autoOffsetReset',
-  'isolationLevel',
-  'minBytes',
-  'maxBytes',
-  'maxBytesPerPartition',
-  'maxWaitTimeInMs',
-  'autoCommit',
-  'autoCommitIntervalMs',
-  'checkCrcs',
-  'rackId',
-])
 
 /** Security and bootstrap properties, handled by resolveConnection itself. */
 const CONNECTION_PROPERTIES = new Set([
@@ -199,10 +173,20 @@ function typed(v: string): string | number | boolean {
   return v
 }
 
+export type ClientKind = 'producer' | 'consumer'
+
 export interface Connection {
   kafka: KafkaConfig
   /** Options for producer()/consumer() from -X and --config (client-specific ones). */
   extra: Record<string, string | number | boolean>
+  /**
+   * The options of `extra` a producer or a consumer takes. One properties
+   * file often serves both kinds, so a --config option of the other kind is
+   * left out with a note through `warn`, as the Java client ignores a config
+   * it does not know; the same from -X, which names one command's client, is
+   * a usage mistake.
+   */
+  clientOptions(kind: ClientKind, warn: (line: string) => void): Record<string, string | number | boolean>
 }
 
 /**
@@ -222,19 +206,40 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
     for (const [k, v] of parseProperties(text)) props.set(k, v)
   }
   const extra: Record<string, string | number | boolean> = {}
+  /** Options given with -X (by either name), not only in the file. */
+  const flagged = new Set<string>()
   for (const kv of (values.X as string[] | undefined) ?? []) {
     const eq = kv.indexOf('=')
     if (eq <= 0) throw new UsageError(`-X needs key=value, not ${JSON.stringify(kv)}`)
     const k = kv.slice(0, eq)
-    if (k.includes('.')) props.set(k, kv.slice(eq + 1))
-    else if (CLIENT_OPTIONS.has(k)) extra[k] = typed(kv.slice(eq + 1))
-    else throw new UsageError(`-X: unknown client option ${k}`)
+    if (k.includes('.')) {
+      props.set(k, kv.slice(eq + 1))
+      if (PROPERTY_NAMES[k] !== undefined) flagged.add(PROPERTY_NAMES[k])
+    } else if (CLIENT_OPTIONS.has(k)) {
+      extra[k] = typed(kv.slice(eq + 1))
+      flagged.add(k)
+    } else throw new UsageError(`-X: unknown client option ${k}`)
   }
+  const propertyOf = new Map<string, string>()
   for (const [k, v] of props) {
     if (CONNECTION_PROPERTIES.has(k)) continue
     const name = PROPERTY_NAMES[k]
     if (name === undefined) throw new UsageError(`unknown property ${k} (wafka option names are accepted with -X too)`)
     extra[name] = typed(v)
+    propertyOf.set(name, k)
+  }
+  const clientOptions = (kind: ClientKind, warn: (line: string) => void) => {
+    const own: object = kind === 'producer' ? PRODUCER_OPTIONS : CONSUMER_OPTIONS
+    const other = kind === 'producer' ? 'consumer' : 'producer'
+    const what = (k: string) =>
+      k in (kind === 'producer' ? CONSUMER_OPTIONS : PRODUCER_OPTIONS) ? `a ${other} option` : `not a ${kind} option`
+    const out: Record<string, string | number | boolean> = {}
+    for (const [k, v] of Object.entries(extra)) {
+      if (k in own) out[k] = v
+      else if (flagged.has(k)) throw new UsageError(`-X ${k} is ${what(k)}; this command's client is a ${kind}`)
+      else warn(`${propertyOf.get(k) ?? k} in --config is ${what(k)}: ignored`)
+    }
+    return out
   }
 
   const bootstrap = str(values, 'brokers') ?? props.get('bootstrap.servers') ?? props.get('metadata.broker.list')
@@ -286,5 +291,5 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
       delete extra[k]
     }
   }
-  return { kafka, extra }
+  return { kafka, extra, clientOptions }
 }

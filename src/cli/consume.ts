@@ -77,7 +77,9 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
     }
   }
 
-  const { kafka: config, extra } = resolveConnection(values)
+  const connection = resolveConnection(values)
+  const config = connection.kafka
+  const extra = connection.clientOptions('consumer', (line) => io.err(`wafka consume: ${line}\n`))
   const kafka = new Kafka(config)
   const admin = kafka.admin()
   const consumer = kafka.consumer({

@@ -8,6 +8,8 @@ import { consumeCommand } from './consume.js'
 import { topicsCommand } from './topics.js'
 import { groupsCommand } from './groups.js'
 import { clusterCommand } from './cluster.js'
+import { aclsCommand } from './acls.js'
+import { benchCommand } from './bench.js'
 
 const VERSION = '0.1.0'
 
@@ -17,9 +19,14 @@ const COMMANDS: Record<string, { summary: string; run: Command }> = {
   demo: { summary: 'produce and consume back N messages, verified, with a summary (embedded broker by default)', run: demoCommand },
   produce: { summary: 'send lines of stdin or files as messages: wafka produce -b BROKERS -t TOPIC', run: produceCommand },
   consume: { summary: 'print messages, kcat-style format or JSON lines: wafka consume -b BROKERS -t TOPIC', run: consumeCommand },
-  topics: { summary: 'list, create, describe or delete topics', run: topicsCommand },
+  topics: { summary: 'list, create, describe, alter (partitions, configs) or delete topics', run: topicsCommand },
   groups: { summary: 'list, describe (with lag), reset-offsets or delete consumer groups', run: groupsCommand },
   cluster: { summary: 'the brokers, the controller and the API versions each broker supports', run: clusterCommand },
+  acls: { summary: 'list, create or delete ACLs (resource, principal, host, operation, permission)', run: aclsCommand },
+  bench: {
+    summary: 'benchmark wafka: bench produce|consume [-b BROKERS] (embedded broker by default), bench codec; --chart FILE.svg',
+    run: benchCommand,
+  },
   broker: {
     summary: 'serve the embedded broker: wafka broker [--port PORT] [--brokers N] [--partitions N]',
     run: (args, io) => brokerCommand(args, (line) => io.out(line + '\n')),

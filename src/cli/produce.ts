@@ -100,7 +100,9 @@ export async function produceCommand(args: string[], io: Io): Promise<number> {
   const verbose = values.verbose === true
   const json = values.json === true
 
-  const { kafka: config, extra } = resolveConnection(values)
+  const connection = resolveConnection(values)
+  const config = connection.kafka
+  const extra = connection.clientOptions('producer', (line) => io.err(`wafka produce: ${line}\n`))
   const kafka = new Kafka(config)
   const admin = kafka.admin()
   const producer = kafka.producer({ acks, idempotent: acks === 'all', compression, allowAutoTopicCreation: false, ...extra })

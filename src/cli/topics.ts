@@ -1,19 +1,28 @@
 import { Kafka } from '../kafka.js'
+import { ConfigResourceTypes, type ConfigOperation } from '../admin/admin.js'
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection } from './args.js'
 import { show } from './table-output.js'
 import { MissingTopicError, topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
 
-export const USAGE = `usage: wafka topics list|create|delete|describe -b BROKERS [options]
+export const USAGE = `usage: wafka topics list|create|delete|describe|alter -b BROKERS [options]
 
   wafka topics list                                   topic names
   wafka topics create TOPIC [-P N] [-r R] [-c k=v ...] a new topic (default: the broker's partitions and replication)
-  wafka topics describe TOPIC ...                     partitions: leader, replicas, ISR, offsets
+  wafka topics describe TOPIC ...                     partitions (leader, replicas, ISR, offsets) and the configs set on it
   wafka topics delete TOPIC ...                       deletes the topics
+  wafka topics alter TOPIC [-P N] [--config k=v ...] [--delete-config k ...]
+                                                      more partitions (CreatePartitions; never fewer), and
+                                                      config changes (IncrementalAlterConfigs)
 
   -P, --partitions N           partitions of a new topic
   -r, --replication-factor R   replicas of each partition
   -c, --topic-config k=v       a topic config (e.g. retention.ms=60000); repeatable
+  alter: -P N                  the new partition count (more than it has)
+         --config k=v          sets a topic config; repeatable (also -c k=v; --config FILE still
+                               names the connection's properties file)
+         --delete-config k     removes a topic config (back to the broker's default); repeatable
+         --validate-only       the broker checks the changes and applies none
 ${CONNECTION_USAGE}`
 
 const OPTIONS = {
@@ -21,7 +30,26 @@ const OPTIONS = {
   partitions: { type: 'string', short: 'P' },
   'replication-factor': { type: 'string', short: 'r' },
   'topic-config': { type: 'string', short: 'c', multiple: true },
+  'delete-config': { type: 'string', multiple: true },
+  'validate-only': { type: 'boolean' },
+  // The connection's properties file elsewhere; with alter, --config k=v is also a topic config
+  // (kafka-configs.sh's --add-config), and a --config without '=' is still the properties file.
+  config: { type: 'string', multiple: true },
 } as const
+
+/** DescribeConfigs' source of a config set on the topic itself. */
+const DYNAMIC_TOPIC_CONFIG = 1
+
+const ACTIONS = ['list', 'create', 'delete', 'describe', 'alter']
+
+/** `k=v` flags as config entries. */
+function keyValues(flag: string, list: string[]): Array<{ name: string; value: string }> {
+  return list.map((kv) => {
+    const eq = kv.indexOf('=')
+    if (eq <= 0) throw new UsageError(`${flag} needs key=value, not ${JSON.stringify(kv)}`)
+    return { name: kv.slice(0, eq), value: kv.slice(eq + 1) }
+  })
+}
 
 export async function topicsCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, OPTIONS, true)
@@ -30,13 +58,31 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
     return 0
   }
   const [action, ...names] = positionals
-  if (!['list', 'create', 'delete', 'describe'].includes(action))
-    throw new UsageError(action === undefined ? 'say list, create, delete or describe' : `unknown action ${action}`)
+  if (!ACTIONS.includes(action))
+    throw new UsageError(action === undefined ? 'say list, create, delete, describe or alter' : `unknown action ${action}`)
   if (action !== 'list' && names.length === 0) throw new UsageError(`topics ${action} needs a topic name`)
   if (action === 'list' && names.length > 0) throw new UsageError('topics list takes no names')
-  if (action === 'create' && names.length > 1) throw new UsageError('topics create takes one topic')
+  if ((action === 'create' || action === 'alter') && names.length > 1) throw new UsageError(`topics ${action} takes one topic`)
   const json = values.json === true
-  const { kafka: config } = resolveConnection(values)
+  let changes: Array<{ name: string; value: string | null; operation: ConfigOperation }> = []
+  let partitions: number | undefined
+  const given = (values.config as string[] | undefined) ?? []
+  const files = action === 'alter' ? given.filter((c) => !c.includes('=')) : given
+  if (files.length > 1) throw new UsageError('one --config FILE at most')
+  if (action === 'alter') {
+    partitions = int(values, 'partitions', 1)
+    const set = keyValues('--config', [
+      ...given.filter((c) => c.includes('=')),
+      ...((values['topic-config'] as string[] | undefined) ?? []),
+    ])
+    const removed = (values['delete-config'] as string[] | undefined) ?? []
+    changes = [
+      ...set.map((c) => ({ ...c, operation: 'SET' as const })),
+      ...removed.map((name) => ({ name, value: null, operation: 'DELETE' as const })),
+    ]
+    if (partitions === undefined && changes.length === 0) throw new UsageError('topics alter needs -P N, --config k=v or --delete-config k')
+  }
+  const { kafka: config } = resolveConnection({ ...values, config: files[0] })
   const admin = new Kafka(config).admin()
   try {
     await admin.connect()
@@ -45,11 +91,7 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
       if (json) io.out(JSON.stringify(topics) + '\n')
       else for (const t of topics) io.out(t + '\n')
     } else if (action === 'create') {
-      const configEntries = ((values['topic-config'] as string[] | undefined) ?? []).map((kv) => {
-        const eq = kv.indexOf('=')
-        if (eq <= 0) throw new UsageError(`-c needs key=value, not ${JSON.stringify(kv)}`)
-        return { name: kv.slice(0, eq), value: kv.slice(eq + 1) }
-      })
+      const configEntries = keyValues('-c', (values['topic-config'] as string[] | undefined) ?? [])
       const topic = names[0]
       const created = await admin.createTopics({
         topics: [
@@ -65,14 +107,52 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
       await admin.deleteTopics({ topics: names })
       if (json) io.out(JSON.stringify({ deleted: names }) + '\n')
       else for (const t of names) io.out(`deleted topic ${t}\n`)
+    } else if (action === 'alter') {
+      const topic = names[0]
+      const before = await topicPartitions(admin, topic)
+      const validateOnly = values['validate-only'] === true
+      if (partitions !== undefined && partitions !== before.length) {
+        if (partitions < before.length)
+          throw new Error(`${topic} has ${before.length} partitions: Kafka can add partitions, never remove them`)
+        await admin.createPartitions({ topicPartitions: [{ topic, count: partitions }], validateOnly })
+      }
+      if (changes.length > 0)
+        await admin.alterConfigs({
+          resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: changes }],
+          validateOnly,
+        })
+      const data = {
+        altered: topic,
+        validateOnly,
+        partitions: { from: before.length, to: partitions ?? before.length },
+        configs: Object.fromEntries(changes.map((c) => [c.name, c.value])),
+      }
+      if (json) io.out(JSON.stringify(data) + '\n')
+      else {
+        const would = validateOnly ? 'would change ' : ''
+        if (data.partitions.to !== data.partitions.from)
+          io.out(`${topic}: ${would}partitions ${data.partitions.from} -> ${data.partitions.to}\n`)
+        for (const c of changes)
+          io.out(`${topic}: ${validateOnly ? 'would ' : ''}${c.operation === 'SET' ? `set ${c.name}=${c.value}` : `delete ${c.name}`}\n`)
+        if (data.partitions.to === data.partitions.from && changes.length === 0)
+          io.out(`${topic}: already has ${data.partitions.to} partitions\n`)
+      }
     } else {
       const described = []
       for (const topic of names) {
         await topicPartitions(admin, topic)
         const [meta] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics
         const offsets = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o]))
+        const [configs] = (await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] })).resources
         described.push({
           topic,
+          // What is set on the topic itself (not broker defaults); sensitive values are the broker's null.
+          configs: Object.fromEntries(
+            configs.configEntries
+              .filter((c) => c.configSource === DYNAMIC_TOPIC_CONFIG)
+              .map((c) => [c.configName, c.configValue])
+              .sort(([a], [b]) => (a! < b! ? -1 : 1)),
+          ),
           partitions: meta.partitions
             .map((p) => ({
               partition: p.partitionId,
@@ -89,6 +169,8 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
       else {
         for (const d of described) {
           io.out(`topic ${d.topic}: ${d.partitions.length} partition(s), replication factor ${d.partitions[0]?.replicas.length ?? 0}\n`)
+          const set = Object.entries(d.configs)
+          if (set.length > 0) io.out(`configs: ${set.map(([k, v]) => `${k}=${v ?? '(sensitive)'}`).join(', ')}\n`)
           show(
             io,
             false,

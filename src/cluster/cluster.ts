@@ -7,6 +7,8 @@ import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBrokerAddress, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { withRetry, type RetryPolicy } from './retry.js'
+import type { Answered, Body, ClusterClient, Exchange, Lane, RouteOptions } from './client.js'
+import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
@@ -30,15 +32,8 @@ export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' 
   defaultApiTimeoutMs?: number
 }
 
-export type CoordinatorType = 'group' | 'transaction'
-
-/**
- * Which socket to a broker a request uses. A broker answers one request at a
- * time per connection, so group coordination (a JoinGroup may wait minutes,
- * heartbeats must not wait behind a long-polling Fetch) gets its own, as in
- * the Java client.
- */
-export type Lane = 'data' | 'group'
+export type { CoordinatorType, Route } from './route.js'
+export type { Lane } from './client.js'
 
 /**
  * The client's view of the cluster: a connection per broker, opened on
@@ -46,7 +41,7 @@ export type Lane = 'data' | 'group'
  * on an interval, on demand and after errors that say it is stale;
  * coordinators looked up and cached; and a retry policy bounded by a deadline.
  */
-export class Cluster {
+export class Cluster implements ClusterClient {
   readonly metadata = new MetadataCache()
   /** The client's logger (Kafka's, namespaced by each part through log()). */
   readonly logger: Logger
@@ -71,6 +66,12 @@ export class Cluster {
   private closed = false
   /** Aborted by disconnect(): every retry, wait and connection attempt of this client ends at once. */
   private readonly stopper = new AbortController()
+  /**
+   * One controller per pending call, aborted by disconnect() in turn: each
+   * call's waits listen on its own signal, so a hundred concurrent calls do
+   * not put a hundred listeners on the client's one.
+   */
+  private readonly scopes = new Set<AbortController>()
 
   constructor(options: ClusterOptions, logger?: Logger) {
     this.logger = logger ?? createLogger(options)
@@ -114,6 +115,8 @@ export class Cluster {
   async disconnect(): Promise<void> {
     this.closed = true
     if (!this.stopper.signal.aborted) this.stopper.abort(new ConnectionError('the client is disconnected', { retriable: false }))
+    for (const scope of this.scopes) scope.abort(this.signal.reason)
+    this.scopes.clear()
     clearInterval(this.refreshTimer)
     const open = [...this.connections.values()]
     this.connections.clear()
@@ -140,8 +143,22 @@ export class Cluster {
   }
 
   /** Retries retriable failures, refreshing metadata or coordinators when an error says they are stale. */
-  retry<T>(attempt: (n: number) => Promise<T>, timeoutMs?: number): Promise<T> {
-    return withRetry(this.policy(timeoutMs), attempt, (err) => this.afterError(err), this.log('Retry'))
+  retry<T>(attempt: (n: number) => Promise<T>, timeoutMs?: number, route?: Route): Promise<T> {
+    return this.scoped((signal) =>
+      withRetry({ ...this.policy(timeoutMs), signal }, attempt, (err) => this.afterError(err, route), this.log('Retry')),
+    )
+  }
+
+  /** Runs `fn` with a signal of its own that disconnect() aborts (see `scopes`). */
+  private async scoped<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.signal.aborted) throw this.signal.reason
+    const scope = new AbortController()
+    this.scopes.add(scope)
+    try {
+      return await fn(scope.signal)
+    } finally {
+      this.scopes.delete(scope)
+    }
   }
 
   /** The logger for one part of the client ('Connection', 'Consumer', ...). */
@@ -152,12 +169,13 @@ export class Cluster {
   }
 
   /**
-   * Forgets what `err` says is stale. A timeout (connect or request) counts
-   * as a broken connection: the broker may be powered off, and may not lead
-   * any more.
+   * Forgets what `err` says is stale, before a retry. A timeout (connect or
+   * request) counts as a broken connection: the broker may be powered off,
+   * and may not lead any more. With the failed request's route, only its
+   * coordinator is forgotten (request() did so already); without, every one.
    */
-  async afterError(err: unknown): Promise<void> {
-    if (KafkaError.is(err, COORDINATOR_MOVED)) this.coordinators.clear()
+  async afterError(err: unknown, route?: Route): Promise<void> {
+    if (route === undefined && KafkaError.is(err, COORDINATOR_MOVED)) this.coordinators.clear()
     if (err instanceof ConnectionError || err instanceof TimeoutError || KafkaError.is(err, STALE_METADATA)) {
       this.log('Cluster').debug('refreshing metadata: the error says it is stale', describeError(err))
       await this.refreshMetadata().catch(this.log('Cluster').caught('metadata refresh after an error failed; the retry finds out'))
@@ -244,7 +262,7 @@ export class Cluster {
     const address = isBootstrapNodeId(nodeId) ? this.bootstrap[bootstrapIndex(nodeId)] : this.metadata.brokers.get(nodeId)
     if (!address) throw new ConnectionError(`broker ${nodeId} is not in the cluster metadata`, { retriable: true })
     const failure = this.failures.get(nodeId)
-    if (failure && Date.now() < failure.retryAt) await sleep(failure.retryAt - Date.now(), this.signal)
+    if (failure && Date.now() < failure.retryAt) await this.scoped((signal) => sleep(failure.retryAt - Date.now(), signal))
     const opening = Connection.open({
       ...this.options,
       signal: this.signal,
@@ -325,6 +343,85 @@ export class Cluster {
   }
 
   /**
+   * The routing seam: sends `body` to where `route` leads (resolved again for
+   * each attempt), and retries retriable failures until `retryMs` passes.
+   * One policy for every caller: a failure forgets the route's coordinator
+   * when it says the coordinator moved or its broker is unreachable, and
+   * before the next attempt stale metadata is refreshed (afterError).
+   */
+  async request<Req, Res>(
+    api: ApiSpec<Req, Res>,
+    body: Body<Req>,
+    route: Route = defaultRoute(api),
+    options: RouteOptions<Res> = {},
+  ): Promise<Exchange<Res>> {
+    return this.retry(
+      async () => {
+        try {
+          const conn = await this.connectionFor(route, options.lane)
+          const version = conn.versionFor(api, options.maxVersion)
+          const input = typeof body === 'function' ? (body as (v: number) => Input<Req>)(version) : body
+          const res = await conn.request(api, input, { version, timeoutMs: options.timeoutMs })
+          const from: Answered = { version, nodeId: conn.nodeId, broker: conn.name }
+          options.check?.(res, from)
+          return { res, ...from }
+        } catch (err) {
+          this.forget(route, err)
+          throw err
+        }
+      },
+      options.retryMs,
+      route,
+    )
+  }
+
+  /** Forgets the coordinator a route leads to when `err` says it moved, or its broker may be gone. */
+  private forget(route: Route, err: unknown): void {
+    if (!coordinatorOf(route)) return
+    if (err instanceof ConnectionError || err instanceof TimeoutError || KafkaError.is(err, COORDINATOR_MOVED)) this.invalidate(route)
+  }
+
+  /** Forgets where a route led (its coordinator is looked up again); leaders follow metadata. */
+  invalidate(route: Route): void {
+    const coordinator = coordinatorOf(route)
+    if (coordinator) this.invalidateCoordinator(coordinator.type, coordinator.key)
+  }
+
+  async supports(api: ApiSpec, route: Route = defaultRoute(api)): Promise<boolean> {
+    return (await this.connectionFor(route)).supports(api)
+  }
+
+  async closeRoute(route: Route, lane: Lane = 'data'): Promise<void> {
+    const node = await this.nodeFor(route)
+    if (node !== undefined) await this.closeConnection(node, lane)
+  }
+
+  /** The connection a route leads to now. Any broker: the connection found (its node id may be a bootstrap address's). */
+  private async connectionFor(route: Route, lane?: Lane): Promise<Connection> {
+    const node = await this.nodeFor(route)
+    return node === undefined ? this.anyConnection() : this.connection(node, lane)
+  }
+
+  /** The node id a route leads to now; undefined for any broker (and for the controller when the cluster names none). */
+  private async nodeFor(route: Route): Promise<number | undefined> {
+    switch (route.kind) {
+      case 'any':
+        return undefined
+      case 'node':
+        return route.nodeId
+      case 'leader':
+        return this.leaderFor(route.topic, route.partition)
+      case 'controller':
+        if (this.metadata.controllerId < 0) await this.refreshMetadata()
+        return this.metadata.controllerId >= 0 ? this.metadata.controllerId : undefined
+      case 'group':
+        return this.coordinator('group', route.groupId)
+      case 'transaction':
+        return this.coordinator('transaction', route.transactionalId)
+    }
+  }
+
+  /**
    * Sends a request to a broker by node id. `body` may be a function of the
    * version the connection negotiated: fields exist only in some versions.
    */
@@ -347,12 +444,8 @@ export class Cluster {
     const conn = await this.anyConnection()
     const version = conn.versionFor(FindCoordinator)
     const keyType = type === 'group' ? 0 : 1
-    // v4+ batches keys; keyType exists from v1 (v0 knows only groups).
-    const res = await conn.request(
-      FindCoordinator,
-      (version >= 4 ? { keyType, coordinatorKeys: [key] } : version >= 1 ? { key, keyType } : { key }) as any,
-      { version },
-    )
+    // v4+ batches keys. keyType exists from v1: the encoder refuses a transaction key on v0, which knows only groups.
+    const res = await conn.request(FindCoordinator, version >= 4 ? { keyType, coordinatorKeys: [key] } : { key, keyType }, { version })
     // v4+ answers per key in `coordinators`; older versions at the top level.
     const answer = version >= 4 ? res.coordinators[0] : res
     if (answer.errorCode !== 0) throw kafkaError(answer.errorCode, { api: 'FindCoordinator', broker: conn.name, detail: `${type} ${key}` })

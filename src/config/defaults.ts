@@ -53,6 +53,10 @@ export const KAFKA_OPTIONS = {
     undefined,
     "KafkaJS's `(level) => ({ namespace, level, label, log }) => void`; default: one JSON line a entry on stderr.",
   ),
+  onRequest: value(
+    undefined,
+    '`(event) => void`, told of each request answered (`request`) or timed out (`timeout`), with its timing, and of requests queueing (`queueSize`).',
+  ),
 } as const satisfies Record<keyof ClusterOptions, OptionSpec>
 
 export const PRODUCER_OPTIONS = {

@@ -21,7 +21,18 @@ export interface OptionSpec {
   max?: number
   /** The Java client's name, when it has one. */
   java?: string
+  /**
+   * What a value must be, for the options checked by checkOptions() (the
+   * per-call ones); a spec with `max` is a number. 'integer' is a number
+   * too; 'offset' a non-negative integer as a number, bigint or numeric
+   * string; 'any' is checked by the code that takes it.
+   */
+  kind?: ValueKind
+  /** null is accepted (and means what the option documents). */
+  nullable?: boolean
 }
+
+export type ValueKind = 'number' | 'integer' | 'string' | 'boolean' | 'function' | 'array' | 'object' | 'offset' | 'any'
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>
 
@@ -80,6 +91,98 @@ export function checkKeys<T extends object>(
     )
   }
   return (out ?? given) as T
+}
+
+/**
+ * An options object checked whole: its keys as checkKeys() checks them, and
+ * each value given against its spec's kind and range, so a wrong type is a
+ * ConfigError naming the option rather than a failure somewhere later.
+ * For per-call options (send, run, subscribe, ...): no allocation when the
+ * keys are all known.
+ */
+export function checkOptions<T extends object>(
+  scope: string,
+  given: T | undefined,
+  table: OptionTable,
+  aliases: Readonly<Record<string, Alias>> = {},
+): T {
+  if (given === undefined || given === null || typeof given !== 'object' || Array.isArray(given))
+    return checkKeys(scope, given, table, aliases)
+  let options = given as Record<string, unknown>
+  for (const key in options) {
+    if (!Object.hasOwn(options, key)) continue
+    if (!Object.hasOwn(table, key)) {
+      options = checkKeys(scope, options, table, aliases)
+      break
+    }
+  }
+  for (const key in options) if (Object.hasOwn(options, key)) checkValue(scope, key, options[key], table[key])
+  return options as T
+}
+
+function checkValue(scope: string, key: string, value: unknown, spec: OptionSpec): void {
+  if (value === undefined || (value === null && spec.nullable)) return
+  const kind = spec.kind ?? (spec.max !== undefined ? 'number' : 'any')
+  let ok: boolean
+  let expected: string
+  switch (kind) {
+    case 'number':
+    case 'integer': {
+      const min = spec.min ?? 0
+      const max = spec.max ?? Number.MAX_SAFE_INTEGER
+      ok =
+        typeof value === 'number' &&
+        Number.isFinite(value) &&
+        value >= min &&
+        value <= max &&
+        (kind === 'number' || Number.isInteger(value))
+      expected = `${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}`
+      break
+    }
+    case 'offset':
+      ok =
+        (typeof value === 'bigint' && value >= 0n) ||
+        (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
+        (typeof value === 'string' && /^\d+$/.test(value))
+      expected = 'an offset (an integer >= 0: a number, bigint or numeric string)'
+      break
+    case 'string':
+      ok = typeof value === 'string'
+      expected = 'a string'
+      break
+    case 'boolean':
+      ok = typeof value === 'boolean'
+      expected = 'true or false'
+      break
+    case 'function':
+      ok = typeof value === 'function'
+      expected = 'a function'
+      break
+    case 'array':
+      ok = Array.isArray(value)
+      expected = 'an array'
+      break
+    case 'object':
+      ok = typeof value === 'object' && value !== null && !Array.isArray(value)
+      expected = 'an object'
+      break
+    case 'any':
+      return
+  }
+  if (!ok) throw new ConfigError(`${scope} option ${key} must be ${expected}${spec.nullable ? ' or null' : ''}, not ${shown(value)}`)
+}
+
+/** A value as an error message shows it (never a secret: options checked here carry none). */
+function shown(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'symbol') return 'a symbol'
+  try {
+    const text = JSON.stringify(value)
+    return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text
+  } catch {
+    return typeof value
+  }
 }
 
 /** The candidate closest to `key` (case-insensitive edit distance), if it is close enough to be a typo. */

@@ -94,7 +94,7 @@ export class ClassicGroup implements Membership {
             v >= 3
               ? {
                   groupId: this.coordinator.groupId,
-                  members: [{ memberId: this.memberId, groupInstanceId: null, ...(v >= 5 ? { reason: 'the consumer is closing' } : {}) }],
+                  members: [{ memberId: this.memberId, groupInstanceId: null, reason: 'the consumer is closing' }],
                 }
               : { groupId: this.coordinator.groupId, memberId: this.memberId },
           5000,
@@ -165,7 +165,8 @@ export class ClassicGroup implements Membership {
         generationId: this.generationId,
         memberId: this.memberId,
         ...(v >= 3 && this.config.groupInstanceId ? { groupInstanceId: this.config.groupInstanceId } : {}),
-        ...(v >= 5 ? { protocolType: 'consumer', protocolName: join.protocolName } : {}),
+        protocolType: 'consumer',
+        protocolName: join.protocolName,
         assignments,
       }),
       this.config.rebalanceTimeoutMs + 5000,
@@ -222,12 +223,13 @@ export class ClassicGroup implements Membership {
         (v) => ({
           groupId: this.coordinator.groupId,
           sessionTimeoutMs: this.config.sessionTimeoutMs,
-          ...(v >= 1 ? { rebalanceTimeoutMs: this.config.rebalanceTimeoutMs } : {}),
+          rebalanceTimeoutMs: this.config.rebalanceTimeoutMs,
           memberId: this.memberId,
+          // Not ignorable, so the encoder would refuse it before v5: guarded (an older broker gets a dynamic member).
           ...(v >= 5 && this.config.groupInstanceId ? { groupInstanceId: this.config.groupInstanceId } : {}),
           protocolType: 'consumer',
           protocols,
-          ...(v >= 8 ? { reason } : {}),
+          reason,
         }),
         this.config.rebalanceTimeoutMs + 5000,
       )
@@ -257,7 +259,7 @@ export class ClassicGroup implements Membership {
     const allTopics = [...new Set(subscriptions.flatMap((s) => s.topics))]
     const partitionCounts = await this.partitionCounts(allTopics)
     this.assignedSnapshot = partitionCounts
-    const result = assignor.assign({ members: subscriptions, partitionCounts, generationId: this.generationId })
+    const result = await assignor.assign({ members: subscriptions, partitionCounts, generationId: this.generationId })
     return members.map((m) => ({ memberId: m.memberId, assignment: encodeAssignment(result.get(m.memberId) ?? { partitions: [] }) }))
   }
 

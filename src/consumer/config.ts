@@ -81,7 +81,9 @@ function resolveAssignor(a: PartitionAssignor | string): PartitionAssignor {
   if (typeof a === 'string') {
     const found = assignorByName(a)
     if (!found)
-      throw new ConfigError(`unknown partition assignor '${a}': use 'range', 'roundrobin', 'cooperative-sticky' or an assignor object`)
+      throw new ConfigError(
+        `unknown partition assignor '${a}': use 'range', 'roundrobin', 'cooperative-sticky', 'RoundRobinAssigner' (KafkaJS's) or an assignor object`,
+      )
     return found
   }
   if (!a || typeof a.name !== 'string' || typeof a.assign !== 'function')

@@ -1,11 +1,11 @@
 import type { Buffer } from 'node:buffer'
-import { Admin } from '../admin/admin.js'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import type { Cluster } from '../cluster/cluster.js'
 import { ZERO_UUID } from '../cluster/cluster.js'
 import { ConnectionError, CorruptRecordError, KafkaError, WafkaError, kafkaError } from '../errors.js'
 import { MAX_TIMER_MS } from '../net/backoff.js'
-import { Fetch, OffsetForLeaderEpoch } from '../protocol/messages/index.js'
+import type { Input } from '../protocol/api.js'
+import { Fetch, OffsetForLeaderEpoch, type FetchRequest, type FetchResponsePartitionData } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import { FetchSession, type PartitionFetch } from './fetch-session.js'
 import { messagesFrom, type KafkaMessage } from './message.js'
@@ -15,6 +15,7 @@ import { committedBatches, dataBatches, type AbortedTransaction } from './read-c
 import { FETCH_SESSION_LOST, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { describeError } from '../logger.js'
+import { EARLIEST, LATEST, listOffsets } from './offset-reset.js'
 
 /** A partition's fetched records, handed to user code as one batch. */
 export interface Delivery {
@@ -37,8 +38,11 @@ interface Fetched {
   highWatermark: bigint
 }
 
-const EARLIEST = -2n
-const LATEST = -1n
+/** What a partition's part of a Fetch request asked for. */
+interface Asked {
+  version: number
+  maxBytes: number
+}
 
 /**
  * Keeps one Fetch in flight per broker for the assigned partitions it leads.
@@ -57,7 +61,6 @@ export class Fetcher {
   private readonly brokerRetryAt = new Map<number, number>()
   private timer: ReturnType<typeof setTimeout> | undefined
   private running = false
-  private readonly admin: Admin
 
   constructor(
     private readonly cluster: Cluster,
@@ -68,9 +71,7 @@ export class Fetcher {
     private readonly onError: (err: Error) => void = () => {},
     /** Instrumentation: 'consumer.fetch_start' and 'consumer.fetch' per Fetch request, as KafkaJS emits them. */
     private readonly instrument: (event: string, payload: object) => void = () => {},
-  ) {
-    this.admin = new Admin(cluster)
-  }
+  ) {}
 
   start(): void {
     this.running = true
@@ -114,11 +115,11 @@ export class Fetcher {
           void this.validate(s, leader, info.leaderEpoch)
           continue
         }
-        s.validatedEpoch = info.leaderEpoch
+        s.validated(info.leaderEpoch)
       }
       if (leader < 0) {
         missingLeader = true
-        s.retryAt = now + this.config.retryBackoffMs
+        s.backoff(this.config.retryBackoffMs)
         wakeAt = Math.min(wakeAt, s.retryAt)
         continue
       }
@@ -178,12 +179,12 @@ export class Fetcher {
       this.readyBytes -= f.records.length
       const s = f.state
       if (f.version !== s.version) continue
-      s.queued--
+      s.dequeued()
       this.pump()
       if (s.revoking || !this.assignment.has(s.topic, s.partition)) continue
       const delivery = this.decode(f)
       if (delivery.messages.length === 0 && delivery.nextOffset === f.fetchOffset) continue
-      s.busy = true
+      s.take()
       return delivery
     }
     return undefined
@@ -196,7 +197,7 @@ export class Fetcher {
     } catch (err) {
       // Nothing is skipped: the partition goes back to this offset (dropping what was fetched after it) and stops.
       const message = `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: ${(err as Error).message}`
-      this.halt(f.state, f.fetchOffset)
+      f.state.halt(f.fetchOffset)
       throw err instanceof CorruptRecordError
         ? new CorruptRecordError(err.reason, message, { cause: err })
         : new WafkaError(message, { retriable: false, cause: err })
@@ -204,7 +205,7 @@ export class Fetcher {
     const { batches } = set
     if (batches.length === 0) {
       // fetchFrom() lets through only record sets with a whole entry: this one's headers lied.
-      this.halt(f.state, f.fetchOffset)
+      f.state.halt(f.fetchOffset)
       throw new CorruptRecordError(
         'truncated',
         `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: no whole record batch in ${f.records.length} bytes`,
@@ -222,13 +223,11 @@ export class Fetcher {
 
   private async fetchFrom(leader: number, parts: PartitionState[]): Promise<void> {
     this.inFlight.add(leader)
-    const versions = new Map<PartitionState, number>()
-    /** partitionMaxBytes asked for each partition. */
-    const asks = new Map<PartitionState, number>()
+    /** Each partition's version and partitionMaxBytes as the request left. */
+    const asked = new Map<PartitionState, Asked>()
     for (const p of parts) {
-      p.fetching = true
-      versions.set(p, p.version)
-      asks.set(p, this.partitionMaxBytes(p))
+      p.startFetch()
+      asked.set(p, { version: p.version, maxBytes: this.partitionMaxBytes(p) })
     }
     let session: FetchSession | undefined
     try {
@@ -236,52 +235,10 @@ export class Fetcher {
       const version = conn.versionFor(Fetch)
       session = this.sessions.get(leader)
       if (!session) this.sessions.set(leader, (session = new FetchSession(version >= 7)))
-      const request = session.build(parts.map((p) => this.partitionFetch(p)))
-      const ids = new Map<string, string>()
-      const topicRef = (topic: string) => {
-        if (version < 13) return { topic }
-        const topicId = this.cluster.metadata.topics.get(topic)?.topicId ?? ZERO_UUID
-        ids.set(topicId, topic)
-        return { topicId }
-      }
-      const topics = groupBy(
-        request.partitions,
-        (p) => p.topic,
-        (p) => p,
-      )
-      const forgotten = groupBy(
-        request.forgotten,
-        (f) => f.topic,
-        (f) => f.partition,
-      )
+      const { body, names } = this.buildRequest(session, parts, version)
       const started = Date.now()
       this.instrument('consumer.fetch_start', { nodeId: leader })
-      const res = await conn.request(
-        Fetch,
-        {
-          ...(version <= 14 ? { replicaId: -1 } : {}),
-          maxWaitMs: this.config.maxWaitTimeInMs,
-          minBytes: this.config.minBytes,
-          ...(version >= 3 ? { maxBytes: this.config.maxBytes } : {}),
-          ...(version >= 4 ? { isolationLevel: this.config.isolationLevel } : {}),
-          ...(version >= 7 ? { sessionId: request.sessionId, sessionEpoch: request.sessionEpoch } : {}),
-          topics: [...topics].map(([topic, ps]) => ({
-            ...topicRef(topic),
-            partitions: ps.map((p) => ({
-              partition: p.partition,
-              ...(version >= 9 ? { currentLeaderEpoch: p.currentLeaderEpoch } : {}),
-              fetchOffset: p.fetchOffset,
-              ...(version >= 12 ? { lastFetchedEpoch: p.lastFetchedEpoch } : {}),
-              partitionMaxBytes: p.maxBytes,
-            })),
-          })),
-          ...(version >= 7
-            ? { forgottenTopicsData: [...forgotten].map(([topic, partitions]) => ({ ...topicRef(topic), partitions })) }
-            : {}),
-          ...(version >= 11 && this.config.rackId ? { rackId: this.config.rackId } : {}),
-        } as any,
-        { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs },
-      )
+      const res = await conn.request(Fetch, body, { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs })
       if (res.errorCode !== 0) {
         session.reset()
         if (!FETCH_SESSION_LOST.has(res.errorCode)) this.backOffBroker(leader)
@@ -295,65 +252,9 @@ export class Fetcher {
       })
       let refresh = false
       for (const t of res.responses) {
-        const topic = version >= 13 ? (ids.get(t.topicId) ?? this.topicName(t.topicId)) : t.topic
+        const topic = version >= 13 ? (names.get(t.topicId) ?? this.topicName(t.topicId)) : t.topic
         if (topic === undefined) continue
-        for (const p of t.partitions) {
-          const state = this.assignment.get(topic, p.partitionIndex)
-          if (!state || state.fetchPosition === null) continue
-          const asked = versions.get(state)
-          // Data for a partition sought, reset or revoked since the request left is dropped.
-          if (asked === undefined || asked !== state.version) continue
-          if (p.highWatermark >= 0n) state.highWatermark = p.highWatermark
-          if (p.errorCode === 0) {
-            if (
-              version >= 12 &&
-              p.divergingEpoch &&
-              p.divergingEpoch.epoch >= 0 &&
-              p.divergingEpoch.endOffset >= 0n &&
-              p.divergingEpoch.endOffset < state.fetchPosition
-            ) {
-              // The log was truncated below our position (KIP-320): go back to where it diverged.
-              state.seek(p.divergingEpoch.endOffset)
-              continue
-            }
-            if (p.records && p.records.length > 0) {
-              const fetchOffset = state.fetchPosition
-              const end = recordSetEnd(p.records, fetchOffset)
-              if (end.nextOffset <= fetchOffset) {
-                this.noProgress(state, p.records, asks.get(state)!, conn.name)
-                continue
-              }
-              state.fetchBytes = 0
-              state.fetchPosition = end.nextOffset
-              if (end.lastEpoch >= 0) state.lastFetchedEpoch = end.lastEpoch
-              state.queued++
-              this.push({
-                state,
-                version: state.version,
-                fetchOffset,
-                nextOffset: end.nextOffset,
-                records: p.records,
-                aborted: p.abortedTransactions,
-                highWatermark: p.highWatermark,
-              })
-            }
-          } else if (p.errorCode === ErrorCodes.OFFSET_OUT_OF_RANGE) {
-            this.outOfRange(state)
-          } else if (STALE_METADATA.has(p.errorCode)) {
-            // Fresh metadata (a new leader, a new epoch) lets the fetch go on.
-            refresh = true
-            state.retryAt = Date.now() + this.config.retryBackoffMs
-          } else {
-            state.halted = true
-            this.push({
-              error: kafkaError(p.errorCode, {
-                api: 'Fetch',
-                broker: conn.name,
-                detail: `${topic}-${p.partitionIndex} at offset ${state.fetchPosition}`,
-              }),
-            })
-          }
-        }
+        for (const p of t.partitions) if (this.handlePartition(topic, p, asked, conn.name) === 'stale metadata') refresh = true
       }
       if (refresh) {
         session.reset()
@@ -374,10 +275,109 @@ export class Fetcher {
         this.onError(err as Error)
       }
     } finally {
-      for (const p of parts) p.fetching = false
+      for (const p of parts) p.endFetch()
       this.inFlight.delete(leader)
       this.pump()
     }
+  }
+
+  /**
+   * The Fetch request for these partitions (full or incremental, as the
+   * session says), and the topic names by id for reading the response. The
+   * generated encoder drops the fields a version lacks; topics go by name
+   * and by id, the version picks one.
+   */
+  private buildRequest(session: FetchSession, parts: PartitionState[], version: number) {
+    const request = session.build(parts.map((p) => this.partitionFetch(p)))
+    const names = new Map<string, string>()
+    const topicRef = (topic: string) => {
+      const topicId = this.cluster.metadata.topics.get(topic)?.topicId ?? ZERO_UUID
+      if (version >= 13) names.set(topicId, topic)
+      return { topic, topicId }
+    }
+    const topics = groupBy(
+      request.partitions,
+      (p) => p.topic,
+      (p) => p,
+    )
+    const forgotten = groupBy(
+      request.forgotten,
+      (f) => f.topic,
+      (f) => f.partition,
+    )
+    const body: Input<FetchRequest> = {
+      maxWaitMs: this.config.maxWaitTimeInMs,
+      minBytes: this.config.minBytes,
+      maxBytes: this.config.maxBytes,
+      isolationLevel: this.config.isolationLevel,
+      sessionId: request.sessionId,
+      sessionEpoch: request.sessionEpoch,
+      topics: [...topics].map(([topic, ps]) => ({
+        ...topicRef(topic),
+        partitions: ps.map((p) => ({
+          partition: p.partition,
+          currentLeaderEpoch: p.currentLeaderEpoch,
+          fetchOffset: p.fetchOffset,
+          // Not ignorable: before v12 the position is checked by OffsetForLeaderEpoch instead (validate()).
+          ...(version >= 12 ? { lastFetchedEpoch: p.lastFetchedEpoch } : {}),
+          partitionMaxBytes: p.maxBytes,
+        })),
+      })),
+      // Sessionless (before v7) a request forgets nothing.
+      forgottenTopicsData: [...forgotten].map(([topic, partitions]) => ({ ...topicRef(topic), partitions })),
+      rackId: this.config.rackId ?? '',
+    }
+    return { body, names }
+  }
+
+  /**
+   * One partition's part of a Fetch response: its records queued for user
+   * code (the position moves past them), or its error handled. Data for a
+   * partition sought, reset or revoked since the request left is dropped.
+   */
+  private handlePartition(
+    topic: string,
+    p: FetchResponsePartitionData,
+    asked: Map<PartitionState, Asked>,
+    broker: string,
+  ): 'stale metadata' | undefined {
+    const state = this.assignment.get(topic, p.partitionIndex)
+    if (!state || state.fetchPosition === null) return
+    const ask = asked.get(state)
+    if (ask === undefined || ask.version !== state.version) return
+    state.sawHighWatermark(p.highWatermark)
+    if (p.errorCode === ErrorCodes.OFFSET_OUT_OF_RANGE) this.outOfRange(state)
+    else if (STALE_METADATA.has(p.errorCode)) {
+      // Fresh metadata (a new leader, a new epoch) lets the fetch go on.
+      state.backoff(this.config.retryBackoffMs)
+      return 'stale metadata'
+    } else if (p.errorCode !== 0) {
+      state.halt()
+      this.push({
+        error: kafkaError(p.errorCode, { api: 'Fetch', broker, detail: `${topic}-${p.partitionIndex} at offset ${state.fetchPosition}` }),
+      })
+    } else if (p.divergingEpoch.epoch >= 0 && p.divergingEpoch.endOffset >= 0n && p.divergingEpoch.endOffset < state.fetchPosition) {
+      // The log was truncated below our position (KIP-320, v12+): go back to where it diverged.
+      state.seek(p.divergingEpoch.endOffset)
+    } else if (p.records && p.records.length > 0) {
+      const fetchOffset = state.fetchPosition
+      const end = recordSetEnd(p.records, fetchOffset)
+      if (end.nextOffset <= fetchOffset) {
+        this.noProgress(state, p.records, ask.maxBytes, broker)
+        return
+      }
+      state.fetched(end.nextOffset, end.lastEpoch)
+      this.push({
+        state,
+        version: state.version,
+        fetchOffset,
+        nextOffset: end.nextOffset,
+        records: p.records,
+        aborted: p.abortedTransactions,
+        highWatermark: p.highWatermark,
+      })
+    }
+    return
   }
 
   /**
@@ -388,16 +388,16 @@ export class Fetcher {
    * (divergingEpoch), so they are not asked; neither are brokers without v2+.
    */
   private async validate(s: PartitionState, leader: number, leaderEpoch: number): Promise<void> {
-    s.validating = true
+    s.startValidating()
     const version = s.version
     try {
       const conn = await this.cluster.connection(leader)
       if (conn.versionFor(Fetch) >= 12 || !conn.supports(OffsetForLeaderEpoch, 2)) {
-        s.validatedEpoch = leaderEpoch
+        s.validated(leaderEpoch)
         return
       }
-      const res = await this.cluster.send(leader, OffsetForLeaderEpoch, (v) => ({
-        ...(v >= 3 ? { replicaId: -1 } : {}),
+      const res = await this.cluster.send(leader, OffsetForLeaderEpoch, () => ({
+        replicaId: -1,
         topics: [
           { topic: s.topic, partitions: [{ partition: s.partition, currentLeaderEpoch: leaderEpoch, leaderEpoch: s.lastFetchedEpoch }] },
         ],
@@ -405,7 +405,7 @@ export class Fetcher {
       const answer = res.topics[0]?.partitions[0]
       if (!answer || s.version !== version) return
       if (answer.errorCode !== 0) {
-        s.retryAt = Date.now() + this.config.retryBackoffMs
+        s.backoff(this.config.retryBackoffMs)
         this.cluster.log('Fetcher').debug('OffsetForLeaderEpoch failed: retrying after fresh metadata', {
           topic: s.topic,
           partition: s.partition,
@@ -414,15 +414,15 @@ export class Fetcher {
         await this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after OffsetForLeaderEpoch failed'))
         return
       }
-      s.validatedEpoch = leaderEpoch
+      s.validated(leaderEpoch)
       if (answer.endOffset >= 0n && s.fetchPosition !== null && answer.endOffset < s.fetchPosition) s.seek(answer.endOffset)
     } catch (err) {
       this.cluster
         .log('Fetcher')
         .debug('leader epoch validation failed: retrying after backoff', { topic: s.topic, partition: s.partition, ...describeError(err) })
-      s.retryAt = Date.now() + this.config.retryBackoffMs
+      s.backoff(this.config.retryBackoffMs)
     } finally {
-      s.validating = false
+      s.endValidating()
       this.pump()
     }
   }
@@ -456,10 +456,10 @@ export class Fetcher {
     const claimed = truncatedClaim(records)
     const ceiling = Math.max(this.config.maxBytes, this.config.maxBytesPerPartition)
     if (claimed !== undefined && claimed > asked && claimed <= ceiling) {
-      state.fetchBytes = claimed
+      state.askFor(claimed)
       return
     }
-    state.halted = true
+    state.halt()
     if (claimed !== undefined && claimed > ceiling) {
       this.push({
         error: kafkaError(ErrorCodes.MESSAGE_TOO_LARGE, {
@@ -485,12 +485,6 @@ export class Fetcher {
     }
   }
 
-  /** Stops a partition at `offset` until seek() moves it (dropping what was fetched after it). */
-  private halt(state: PartitionState, offset: bigint): void {
-    state.seek(offset)
-    state.halted = true
-  }
-
   private topicName(topicId: string): string | undefined {
     for (const t of this.cluster.metadata.topics.values()) if (t.topicId === topicId) return t.name
     return undefined
@@ -503,7 +497,7 @@ export class Fetcher {
   private outOfRange(state: PartitionState): void {
     const policy = this.resetPolicy(state.topic)
     if (policy === 'none') {
-      state.halted = true
+      state.halt()
       this.push({
         error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, {
           api: 'Fetch',
@@ -512,7 +506,7 @@ export class Fetcher {
       })
       return
     }
-    state.resetTo = policy
+    state.reset(policy)
   }
 
   /**
@@ -522,7 +516,7 @@ export class Fetcher {
   reset(states: PartitionState[]): void {
     const pending = states.filter((s) => s.resetTo !== null && !s.fetching)
     if (pending.length === 0) return
-    for (const s of pending) s.fetching = true
+    for (const s of pending) s.startFetch()
     const byTopicAndTime = groupBy(
       pending,
       (s) => `${s.resetTo}\u0000${s.topic}`,
@@ -531,13 +525,13 @@ export class Fetcher {
     for (const group of byTopicAndTime.values()) {
       const { topic, resetTo } = group[0]
       const versions = group.map((s) => s.version)
-      this.admin
-        .listOffsets(
-          topic,
-          group.map((s) => s.partition),
-          resetTo === 'earliest' ? EARLIEST : LATEST,
-          this.config.isolationLevel,
-        )
+      listOffsets(
+        this.cluster,
+        topic,
+        group.map((s) => s.partition),
+        resetTo === 'earliest' ? EARLIEST : LATEST,
+        this.config.isolationLevel,
+      )
         .then(
           (offsets) => {
             group.forEach((s, i) => {
@@ -546,12 +540,12 @@ export class Fetcher {
             })
           },
           (err) => {
-            for (const s of group) s.retryAt = Date.now() + this.config.retryBackoffMs
+            for (const s of group) s.backoff(this.config.retryBackoffMs)
             if (!(err instanceof KafkaError || err instanceof ConnectionError) || !(err as WafkaError).retriable) this.push({ error: err })
           },
         )
         .finally(() => {
-          for (const s of group) s.fetching = false
+          for (const s of group) s.endFetch()
           this.pump()
         })
     }

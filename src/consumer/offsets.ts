@@ -44,7 +44,7 @@ export async function commitOffsets(
     const who = identity()
     const { res, broker } = await coordinator.send(OffsetCommit, (v) => ({
       groupId: coordinator.groupId,
-      ...(v >= 1 && who ? { generationIdOrMemberEpoch: who.generationIdOrMemberEpoch, memberId: who.memberId } : {}),
+      ...(who ? { generationIdOrMemberEpoch: who.generationIdOrMemberEpoch, memberId: who.memberId } : {}),
       ...(v >= 7 && who?.groupInstanceId ? { groupInstanceId: who.groupInstanceId } : {}),
       topics: groupByTopic(offsets).map(({ topic, partitions }) => ({
         name: topic,
@@ -53,7 +53,7 @@ export async function commitOffsets(
           return {
             partitionIndex: p,
             committedOffset: o.offset,
-            ...(v >= 6 ? { committedLeaderEpoch: o.leaderEpoch } : {}),
+            committedLeaderEpoch: o.leaderEpoch,
             committedMetadata: o.metadata ?? null,
           }
         }),

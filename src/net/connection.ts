@@ -46,7 +46,30 @@ export interface ConnectionOptions {
   logger?: Logger
   /** Aborting it (the client disconnecting) closes the connection, even while it is being opened. */
   signal?: AbortSignal
+  /** Told of every request answered or timed out, and of requests queueing behind maxInFlight (KafkaJS's network events). */
+  onRequest?: RequestListener
 }
+
+/** What KafkaJS's network instrumentation events carry; `broker` is `host:port`, times are epoch ms. */
+export interface RequestTiming {
+  broker: string
+  clientId: string | null
+  correlationId: number
+  apiName: string
+  apiKey: number
+  apiVersion: number
+  createdAt: number
+  sentAt: number
+  pendingDuration: number
+}
+
+export type RequestEvent =
+  | ({ type: 'request'; size: number; duration: number } & RequestTiming)
+  | ({ type: 'timeout' } & RequestTiming)
+  | { type: 'queueSize'; broker: string; clientId: string | null; queueSize: number }
+
+/** Called synchronously on the connection's path: what it throws is dropped. Nothing is built when it is not set. */
+export type RequestListener = (event: RequestEvent) => void
 
 export interface RequestOptions {
   /** Default: the highest version both sides support, up to maxVersion. */
@@ -69,6 +92,9 @@ interface Call {
   resolve(value: any): void
   reject(error: Error): void
   correlationId?: number
+  /** Epoch ms, recorded only when someone listens (onRequest). */
+  createdAt: number
+  sentAt: number
   /** Order of writing, for telling which unanswered requests came before. */
   seq?: number
   timer?: ReturnType<typeof setTimeout>
@@ -105,7 +131,8 @@ export class Connection {
   /** The ApiVersions version the broker finally accepted. */
   apiVersionsVersion = 0
 
-  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'ssl' | 'sasl' | 'onClose' | 'signal'>> & ConnectionOptions
+  private readonly options: Required<Omit<ConnectionOptions, 'nodeId' | 'tls' | 'ssl' | 'sasl' | 'onClose' | 'signal' | 'onRequest'>> &
+    ConnectionOptions
   private socket: net.Socket | undefined
   private readonly inFlight: Call[] = []
   private readonly waiting: Call[] = []
@@ -219,9 +246,14 @@ export class Connection {
         timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs,
         resolve,
         reject,
+        createdAt: this.options.onRequest ? Date.now() : 0,
+        sentAt: 0,
       }
       if (options.exclusive || (!this.held && this.inFlight.length < this.options.maxInFlight)) this.send(call)
-      else this.waiting.push(call)
+      else {
+        this.waiting.push(call)
+        if (this.options.onRequest) this.tellQueueSize()
+      }
     })
   }
 
@@ -328,6 +360,7 @@ export class Connection {
       return
     }
     this.touch()
+    if (this.options.onRequest) call.sentAt = Date.now()
     if (!call.expectResponse) {
       this.unanswered.push({ id: correlationId, seq: call.seq! })
       if (this.unanswered.length > 1024) this.unanswered.shift()
@@ -342,6 +375,7 @@ export class Connection {
         // Responses come in order: past a lost one the stream cannot be trusted.
         this.inFlight.splice(this.inFlight.indexOf(call), 1)
         call.reject(err)
+        if (this.options.onRequest) this.tell({ type: 'timeout', ...this.timing(call) })
         this.close(err)
       },
       Math.min(call.timeoutMs, MAX_TIMER_MS),
@@ -352,6 +386,33 @@ export class Connection {
   private pump(): void {
     while (!this.closed && !this.held && this.waiting.length > 0 && this.inFlight.length < this.options.maxInFlight) {
       this.send(this.waiting.shift()!)
+      if (this.options.onRequest) this.tellQueueSize()
+    }
+  }
+
+  private timing(call: Call): RequestTiming {
+    return {
+      broker: `${this.host}:${this.port}`,
+      clientId: this.options.clientId,
+      correlationId: call.correlationId!,
+      apiName: call.api.name,
+      apiKey: call.api.apiKey,
+      apiVersion: call.version,
+      createdAt: call.createdAt,
+      sentAt: call.sentAt,
+      pendingDuration: call.sentAt - call.createdAt,
+    }
+  }
+
+  private tellQueueSize(): void {
+    this.tell({ type: 'queueSize', broker: `${this.host}:${this.port}`, clientId: this.options.clientId, queueSize: this.waiting.length })
+  }
+
+  private tell(event: RequestEvent): void {
+    try {
+      this.options.onRequest!(event)
+    } catch {
+      // An observer must not break the connection.
     }
   }
 
@@ -373,6 +434,7 @@ export class Connection {
     while (this.unanswered.length > 0 && this.unanswered[0].seq < call.seq!) this.unanswered.shift()
     this.touch()
     if (this.inFlight.length === 0) for (const wake of this.drained.splice(0)) wake()
+    if (this.options.onRequest) this.tell({ type: 'request', ...this.timing(call), size: frame.length, duration: Date.now() - call.sentAt })
     try {
       call.resolve(decodeResponseFrame(call.api, call.version, frame))
     } catch (err) {

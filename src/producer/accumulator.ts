@@ -32,6 +32,19 @@ export class ProducerBatch {
     readonly createdAt: number,
     readonly deadline: number,
   ) {}
+
+  /** Goes out in a Produce request: its queue has one more batch in flight. */
+  launch(): void {
+    this.inFlight = true
+    this.queue.inFlight++
+  }
+
+  /** Its request came back (answered, failed, or to be retried): its queue has one fewer in flight. No-op when not in flight. */
+  landed(): void {
+    if (!this.inFlight) return
+    this.inFlight = false
+    this.queue.inFlight--
+  }
 }
 
 /** A partition's batches in send order; the last may still be open. */

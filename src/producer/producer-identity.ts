@@ -1,7 +1,7 @@
-import type { Cluster } from '../cluster/cluster.js'
+import type { ClusterClient } from '../cluster/client.js'
+import { Routes } from '../cluster/route.js'
 import { kafkaError } from '../errors.js'
 import { InitProducerId } from '../protocol/messages/index.js'
-import { COORDINATOR_MOVED } from '../error-policy.js'
 
 /**
  * The producer id and epoch that make retries idempotent (and, with a
@@ -15,7 +15,7 @@ export class ProducerIdentity {
   private initializing: Promise<void> | undefined
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: ClusterClient,
     readonly transactionalId: string | null,
     private readonly transactionTimeoutMs: number,
   ) {}
@@ -33,32 +33,30 @@ export class ProducerIdentity {
   }
 
   private async request(bump: boolean): Promise<void> {
-    await this.cluster.retry(async () => {
-      // Any broker answers for an idempotent producer: the connection anyConnection() found (re-resolving it by
-      // node id sent a bootstrap connection back to the first bootstrap address, dead or not).
-      const conn =
-        this.transactionalId === null
-          ? await this.cluster.anyConnection()
-          : await this.cluster.connection(await this.cluster.coordinator('transaction', this.transactionalId))
-      const version = conn.versionFor(InitProducerId)
-      const current =
-        bump && version >= 3 && this.producerId >= 0n ? { producerId: this.producerId, producerEpoch: this.producerEpoch } : {}
-      const res = await conn.request(
-        InitProducerId,
-        { transactionalId: this.transactionalId, transactionTimeoutMs: this.transactionTimeoutMs, ...current },
-        { version },
-      )
-      if (res.errorCode !== 0) {
-        if (COORDINATOR_MOVED.has(res.errorCode) && this.transactionalId !== null)
-          this.cluster.invalidateCoordinator('transaction', this.transactionalId)
-        throw kafkaError(res.errorCode, {
-          api: 'InitProducerId',
-          broker: conn.name,
-          detail: this.transactionalId ? `transactionalId ${this.transactionalId}` : undefined,
-        })
-      }
-      this.producerId = res.producerId
-      this.producerEpoch = res.producerEpoch
-    })
+    // Any broker answers for an idempotent producer: the connection the cluster has open (re-resolving it by
+    // node id sent a bootstrap connection back to the first bootstrap address, dead or not).
+    const route = this.transactionalId === null ? Routes.any() : Routes.transaction(this.transactionalId)
+    const { res } = await this.cluster.request(
+      InitProducerId,
+      (version) => ({
+        transactionalId: this.transactionalId,
+        transactionTimeoutMs: this.transactionTimeoutMs,
+        // v3+ (KIP-360): the current id and epoch ask for a bump; older brokers give a new id.
+        ...(bump && version >= 3 && this.producerId >= 0n ? { producerId: this.producerId, producerEpoch: this.producerEpoch } : {}),
+      }),
+      route,
+      {
+        check: (r, from) => {
+          if (r.errorCode !== 0)
+            throw kafkaError(r.errorCode, {
+              api: 'InitProducerId',
+              broker: from.broker,
+              detail: this.transactionalId ? `transactionalId ${this.transactionalId}` : undefined,
+            })
+        },
+      },
+    )
+    this.producerId = res.producerId
+    this.producerEpoch = res.producerEpoch
   }
 }

@@ -10,6 +10,8 @@ import { checkMessage } from './message-check.js'
 import { ProducerIdentity } from './producer-identity.js'
 import { Sender } from './sender.js'
 import { TransactionManager } from './transaction-manager.js'
+import { checkOptions } from '../config/option.js'
+import { SEND_ALIASES, SEND_BATCH_OPTIONS, SEND_OPTIONS, TOPIC_MESSAGES_OPTIONS } from '../config/call-options.js'
 
 export interface Message {
   key?: Bytes
@@ -40,13 +42,15 @@ export interface RecordMetadata {
   logStartOffset: string
 }
 
+export interface SendBatch {
+  topicMessages: Array<{ topic: string; messages: Message[] }>
+  acks?: Acks
+  compression?: CompressionType
+}
+
 export interface Transaction {
   send(record: ProducerRecord): Promise<RecordMetadata[]>
-  sendBatch(batch: {
-    topicMessages: Array<{ topic: string; messages: Message[] }>
-    acks?: Acks
-    compression?: CompressionType
-  }): Promise<RecordMetadata[]>
+  sendBatch(batch: SendBatch): Promise<RecordMetadata[]>
   /** Commits consumed offsets with the transaction (exactly-once consume-transform-produce). */
   sendOffsets(offsets: {
     consumerGroupId: string
@@ -104,15 +108,21 @@ export class Producer {
 
   send(record: ProducerRecord): Promise<RecordMetadata[]> {
     if (this.txn) return Promise.reject(new WafkaError('this producer is transactional: send through producer.transaction()'))
+    try {
+      checkRecord(record)
+    } catch (err) {
+      return Promise.reject(err)
+    }
     return this.enqueue([{ topic: record.topic, messages: record.messages }], record.acks, record.compression)
   }
 
-  sendBatch(batch: {
-    topicMessages: Array<{ topic: string; messages: Message[] }>
-    acks?: Acks
-    compression?: CompressionType
-  }): Promise<RecordMetadata[]> {
+  sendBatch(batch: SendBatch): Promise<RecordMetadata[]> {
     if (this.txn) return Promise.reject(new WafkaError('this producer is transactional: send through producer.transaction()'))
+    try {
+      checkBatch(batch)
+    } catch (err) {
+      return Promise.reject(err)
+    }
     return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
   }
 
@@ -158,11 +168,13 @@ export class Producer {
     return {
       send: async (record) => {
         ensureActive()
+        checkRecord(record)
         txn.requireOpen()
         return this.enqueue([{ topic: record.topic, messages: record.messages }], record.acks, record.compression)
       },
       sendBatch: async (batch) => {
         ensureActive()
+        checkBatch(batch)
         txn.requireOpen()
         return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
       },
@@ -324,4 +336,15 @@ export class Producer {
     else this.sender.schedule(now + this.config.lingerMs)
     return { done, call }
   }
+}
+
+/** send()'s options: known keys, values of the right kind (the messages themselves are checked as they are appended). */
+function checkRecord(record: ProducerRecord): void {
+  checkOptions('send()', record, SEND_OPTIONS, SEND_ALIASES)
+}
+
+function checkBatch(batch: SendBatch): void {
+  checkOptions('sendBatch()', batch, SEND_BATCH_OPTIONS, SEND_ALIASES)
+  if (Array.isArray(batch?.topicMessages))
+    for (const t of batch.topicMessages) checkOptions('sendBatch() topicMessages entry', t, TOPIC_MESSAGES_OPTIONS)
 }

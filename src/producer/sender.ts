@@ -178,8 +178,7 @@ export class Sender {
         const bytes = this.encode(batch)
         if (batches.length > 0 && size + bytes.length > this.config.maxRequestSize) continue
         acks = batch.acks
-        batch.inFlight = true
-        q.inFlight++
+        batch.launch()
         batches.push(batch)
         size += bytes.length
       }
@@ -338,8 +337,7 @@ export class Sender {
           return this.settleFailed(batch, err)
         }
         // The broker lost or never had our sequence: start over under a new epoch.
-        batch.inFlight = false
-        q.inFlight--
+        batch.landed()
         this.needsBump = true
         return
       }
@@ -353,8 +351,7 @@ export class Sender {
    */
   private split(batch: ProducerBatch): void {
     const q = batch.queue
-    batch.inFlight = false
-    q.inFlight--
+    batch.landed()
     const singles = batch.records.map((record, i) => {
       const single = new ProducerBatch(q, batch.codec, batch.acks, batch.createdAt, batch.deadline)
       single.records.push(record)
@@ -387,8 +384,7 @@ export class Sender {
     const q = batch.queue
     const retriable = err instanceof WafkaError && err.retriable
     if (retriable && Date.now() < batch.deadline && !this.closed) {
-      batch.inFlight = false
-      q.inFlight--
+      batch.landed()
       batch.attempts++
       batch.retryAt = Date.now() + backoffMs(batch.attempts - 1, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
       if (this.identity) q.retrying = true
@@ -416,10 +412,7 @@ export class Sender {
 
   /** Gives up on an in-flight batch; with idempotence its sequence is now a gap, so the epoch is bumped. */
   private settleFailed(batch: ProducerBatch, err: Error): void {
-    if (batch.inFlight) {
-      batch.inFlight = false
-      batch.queue.inFlight--
-    }
+    batch.landed()
     if (this.identity && !this.txn && batch.encoded) this.needsBump = true
     this.fail(batch, err)
   }
@@ -444,8 +437,7 @@ export class Sender {
 
   private complete(batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
     const q = batch.queue
-    batch.inFlight = false
-    q.inFlight--
+    batch.landed()
     const at = q.batches.indexOf(batch)
     if (at >= 0) q.batches.splice(at, 1)
     // A send's records sit next to each other in a batch: settle each run of them at once.

@@ -1,10 +1,12 @@
-import type { Cluster } from '../cluster/cluster.js'
+import type { Answered, ClusterClient } from '../cluster/client.js'
+import { Routes } from '../cluster/route.js'
 import { KafkaError, WafkaError, kafkaError } from '../errors.js'
+import type { ApiSpec, Input } from '../protocol/api.js'
 import { AddOffsetsToTxn, AddPartitionsToTxn, EndTxn, TxnOffsetCommit } from '../protocol/messages/index.js'
 import { TRANSACTION_V1_MAX } from '../protocol/versions-in-use.js'
 import type { PartitionQueue } from './accumulator.js'
 import type { ProducerIdentity } from './producer-identity.js'
-import { COORDINATOR_MOVED, PRODUCER_FATAL } from '../error-policy.js'
+import { PRODUCER_FATAL } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 
 type State = 'ready' | 'in-transaction' | 'ending' | 'fatal'
@@ -24,7 +26,7 @@ export class TransactionManager {
   private adding: Promise<void> | undefined
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: ClusterClient,
     private readonly identity: ProducerIdentity,
   ) {}
 
@@ -77,25 +79,23 @@ export class TransactionManager {
     this.pending.clear()
     const topics = new Map<string, number[]>()
     for (const q of queues) topics.set(q.topic, [...(topics.get(q.topic) ?? []), q.partition])
-    await this.onCoordinator(async (conn) => {
-      // v4+ is the brokers' own batch form; clients speak up to v3.
-      const version = Math.min(conn.versionFor(AddPartitionsToTxn), 3)
-      const res = await conn.request(
-        AddPartitionsToTxn,
-        {
-          v3AndBelowTransactionalId: this.transactionalId,
-          v3AndBelowProducerId: this.identity.producerId,
-          v3AndBelowProducerEpoch: this.identity.producerEpoch,
-          v3AndBelowTopics: [...topics].map(([name, partitions]) => ({ name, partitions })),
-        },
-        { version },
-      )
-      for (const t of res.resultsByTopicV3AndBelow) {
-        for (const p of t.resultsByPartition) {
-          if (p.partitionErrorCode !== 0) throw this.error(p.partitionErrorCode, 'AddPartitionsToTxn', `${t.name}-${p.partitionIndex}`)
+    await this.toCoordinator(
+      AddPartitionsToTxn,
+      () => ({
+        v3AndBelowTransactionalId: this.transactionalId,
+        v3AndBelowProducerId: this.identity.producerId,
+        v3AndBelowProducerEpoch: this.identity.producerEpoch,
+        v3AndBelowTopics: [...topics].map(([name, partitions]) => ({ name, partitions })),
+      }),
+      (res) => {
+        for (const t of res.resultsByTopicV3AndBelow) {
+          for (const p of t.resultsByPartition) {
+            if (p.partitionErrorCode !== 0) throw this.error(p.partitionErrorCode, 'AddPartitionsToTxn', `${t.name}-${p.partitionIndex}`)
+          }
         }
-      }
-    })
+      },
+      3, // v4+ is the brokers' own batch form; clients speak up to v3.
+    )
     for (const q of queues) this.inTxn.add(q.key)
   }
 
@@ -105,52 +105,52 @@ export class TransactionManager {
     consumer?: { generationId?: number; memberId?: string; groupInstanceId?: string | null },
   ): Promise<void> {
     this.requireOpen()
-    await this.onCoordinator(async (conn) => {
-      const res = await conn.request(AddOffsetsToTxn, {
+    await this.toCoordinator(
+      AddOffsetsToTxn,
+      () => ({
         transactionalId: this.transactionalId,
         producerId: this.identity.producerId,
         producerEpoch: this.identity.producerEpoch,
         groupId,
-      })
-      if (res.errorCode !== 0) throw this.error(res.errorCode, 'AddOffsetsToTxn', `group ${groupId}`)
-    })
-    await this.cluster.retry(async () => {
-      const node = await this.cluster.coordinator('group', groupId)
-      try {
-        const res = await this.cluster.send(
-          node,
-          TxnOffsetCommit,
-          (v) => ({
-            transactionalId: this.transactionalId,
-            groupId,
-            producerId: this.identity.producerId,
-            producerEpoch: this.identity.producerEpoch,
-            ...(v >= 3 && consumer
-              ? {
-                  generationId: consumer.generationId ?? -1,
-                  memberId: consumer.memberId ?? '',
-                  groupInstanceId: consumer.groupInstanceId ?? null,
-                }
-              : {}),
-            topics: topics.map((t) => ({
-              name: t.topic,
-              partitions: t.partitions.map((p) => ({
-                partitionIndex: p.partition,
-                committedOffset: BigInt(p.offset),
-                committedMetadata: null,
-              })),
-            })),
-          }),
-          { maxVersion: TRANSACTION_V1_MAX.TxnOffsetCommit },
-        )
-        for (const t of res.topics)
-          for (const p of t.partitions)
-            if (p.errorCode !== 0) throw this.error(p.errorCode, 'TxnOffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
-      } catch (err) {
-        if (KafkaError.is(err, COORDINATOR_MOVED)) this.cluster.invalidateCoordinator('group', groupId)
-        throw err
-      }
-    })
+      }),
+      (res) => {
+        if (res.errorCode !== 0) throw this.error(res.errorCode, 'AddOffsetsToTxn', `group ${groupId}`)
+      },
+    )
+    await this.cluster.request(
+      TxnOffsetCommit,
+      (v) => ({
+        transactionalId: this.transactionalId,
+        groupId,
+        producerId: this.identity.producerId,
+        producerEpoch: this.identity.producerEpoch,
+        // The consumer's generation (v3+, KIP-447) lets the coordinator fence a zombie's offsets; older brokers cannot.
+        ...(v >= 3 && consumer
+          ? {
+              generationIdOrMemberEpoch: consumer.generationId ?? -1,
+              memberId: consumer.memberId ?? '',
+              groupInstanceId: consumer.groupInstanceId ?? null,
+            }
+          : {}),
+        topics: topics.map((t) => ({
+          name: t.topic,
+          partitions: t.partitions.map((p) => ({
+            partitionIndex: p.partition,
+            committedOffset: BigInt(p.offset),
+            committedMetadata: null,
+          })),
+        })),
+      }),
+      Routes.group(groupId),
+      {
+        maxVersion: TRANSACTION_V1_MAX.TxnOffsetCommit,
+        check: (res) => {
+          for (const t of res.topics)
+            for (const p of t.partitions)
+              if (p.errorCode !== 0) throw this.error(p.errorCode, 'TxnOffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`)
+        },
+      },
+    )
   }
 
   /** Ends the open transaction (after the caller flushed its records). */
@@ -160,19 +160,19 @@ export class TransactionManager {
     this.state = 'ending'
     try {
       if (this.inTxn.size > 0 || commit) {
-        await this.onCoordinator(async (conn) => {
-          const res = await conn.request(
-            EndTxn,
-            {
-              transactionalId: this.transactionalId,
-              producerId: this.identity.producerId,
-              producerEpoch: this.identity.producerEpoch,
-              committed: commit,
-            },
-            { maxVersion: TRANSACTION_V1_MAX.EndTxn },
-          )
-          if (res.errorCode !== 0) throw this.error(res.errorCode, 'EndTxn', commit ? 'commit' : 'abort')
-        })
+        await this.toCoordinator(
+          EndTxn,
+          () => ({
+            transactionalId: this.transactionalId,
+            producerId: this.identity.producerId,
+            producerEpoch: this.identity.producerEpoch,
+            committed: commit,
+          }),
+          (res) => {
+            if (res.errorCode !== 0) throw this.error(res.errorCode, 'EndTxn', commit ? 'commit' : 'abort')
+          },
+          TRANSACTION_V1_MAX.EndTxn,
+        )
       }
       this.inTxn.clear()
       this.state = 'ready'
@@ -190,16 +190,21 @@ export class TransactionManager {
     return err
   }
 
-  private onCoordinator<T>(fn: (conn: import('../net/connection.js').Connection) => Promise<T>): Promise<T> {
-    return this.cluster.retry(async () => {
-      this.check()
-      const node = await this.cluster.coordinator('transaction', this.transactionalId)
-      try {
-        return await fn(await this.cluster.connection(node))
-      } catch (err) {
-        if (KafkaError.is(err, COORDINATOR_MOVED)) this.cluster.invalidateCoordinator('transaction', this.transactionalId)
-        throw err
-      }
-    })
+  /** A request to the transaction coordinator; each attempt first checks that no fencing error ended the producer. */
+  private async toCoordinator<Req, Res>(
+    api: ApiSpec<Req, Res>,
+    body: () => Input<Req>,
+    check: (res: Res, from: Answered) => void,
+    maxVersion?: number,
+  ): Promise<void> {
+    await this.cluster.request(
+      api,
+      () => {
+        this.check()
+        return body()
+      },
+      Routes.transaction(this.transactionalId),
+      { maxVersion, check },
+    )
   }
 }

@@ -1,54 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { Admin, ConfigResourceTypes } from '../../src/admin/admin.js'
-import { Cluster } from '../../src/cluster/cluster.js'
+import { Routes } from '../../src/cluster/route.js'
 import type { ApiSpec } from '../../src/protocol/api.js'
-import { Reader } from '../../src/protocol/reader.js'
-import { Writer } from '../../src/protocol/writer.js'
+import { ScriptedCluster } from '../support/scripted-cluster.js'
 
 /**
  * The admin calls no librdkafka mock serves (CreateTopics, DeleteTopics, ...),
  * checked against the spec: every request body the Admin builds must encode at
  * every version of its API (fields outside a version must stay at their
  * defaults, as the Java writer insists), and answers decoded by the generated
- * codecs must map to KafkaJS-shaped results. End to end they run against the
- * embedded broker once it exists.
+ * codecs must map to KafkaJS-shaped results, and each request goes where its
+ * API's route says. The Admin sees only the ClusterClient seam, which
+ * ScriptedCluster answers.
  */
-interface Sent {
-  api: ApiSpec
-  requests: Map<number, any>
-}
-
 function scriptedAdmin(answer: (api: ApiSpec, request: any) => any) {
-  const cluster = new Cluster({ brokers: ['localhost:9092'] })
-  const sent: Sent[] = []
-  const fake = cluster as any
-  fake.metadata.controllerId = 1
-  fake.metadata.brokers.set(1, { nodeId: 1, host: 'h', port: 1, rack: null })
-  fake.metadata.brokers.set(2, { nodeId: 2, host: 'h', port: 2, rack: null })
-  fake.refreshMetadata = async () => {}
-  fake.anyConnection = async () => ({ nodeId: 1 })
-  fake.coordinator = async () => 2
-  fake.leaderFor = async (_t: string, p: number) => 1 + (p % 2)
-  fake.send = async (_node: number, api: ApiSpec, body: any) => {
-    const requests = new Map<number, any>()
-    for (let v = api.minVersion; v <= api.maxVersion; v++) {
-      const input = typeof body === 'function' ? body(v) : body
-      const w = new Writer()
-      try {
-        api.encodeRequest(w, v, input)
-      } catch (err) {
-        if ((err as Error).name === 'UnsupportedApiError') continue // a feature older versions lack, said clearly
-        throw err
-      }
-      requests.set(v, api.decodeRequest(new Reader(Buffer.from(w.finish())), v))
-    }
-    sent.push({ api, requests })
-    const res = answer(api, requests.get(api.maxVersion))
-    const w = new Writer()
-    api.encodeResponse(w, api.maxVersion, res)
-    return api.decodeResponse(new Reader(Buffer.from(w.finish())), api.maxVersion)
-  }
-  return { admin: new Admin(cluster), sent }
+  const cluster = new ScriptedCluster(answer)
+  return { admin: new Admin(cluster), sent: cluster.sent }
 }
 
 describe('admin requests against the spec', () => {
@@ -64,7 +31,8 @@ describe('admin requests against the spec', () => {
       ],
     })
     expect(created).toBe(true)
-    const [{ requests }] = sent
+    const [{ requests, route }] = sent
+    expect(route).toEqual(Routes.controller())
     expect(requests.size).toBe(6) // v2-v7 (Kafka 4 removed v0-1)
     for (const req of requests.values()) {
       expect(req.topics[0]).toMatchObject({
@@ -127,6 +95,8 @@ describe('admin requests against the spec', () => {
       { partition: 0, lowWatermark: '5' },
       { partition: 1, lowWatermark: '9' },
     ])
+    // One request per leader (partition 0 on broker 1, partition 1 on broker 2), each routed by its partition's leader.
+    expect(sent.filter((s) => s.api.name === 'DeleteRecords').map((s) => s.route)).toEqual([Routes.leader('t', 0), Routes.leader('t', 1)])
   })
 
   it('describeConfigs and incremental alterConfigs', async () => {
@@ -168,7 +138,7 @@ describe('admin requests against the spec', () => {
   })
 
   it('listGroups, describeGroups and deleteGroups', async () => {
-    const { admin } = scriptedAdmin((api) => {
+    const { admin, sent } = scriptedAdmin((api) => {
       if (api.name === 'ListGroups') return { errorCode: 0, groups: [{ groupId: 'g', protocolType: 'consumer', groupState: 'Stable' }] }
       if (api.name === 'DescribeGroups') {
         return {
@@ -207,5 +177,11 @@ describe('admin requests against the spec', () => {
       members: [{ memberId: 'm1', clientHost: '/1.2.3.4' }],
     })
     expect(await admin.deleteGroups(['g'])).toEqual([{ groupId: 'g', errorCode: 0 }])
+    expect(sent.map((s) => [s.api.name, s.route])).toEqual([
+      ['ListGroups', Routes.node(1)],
+      ['ListGroups', Routes.node(2)],
+      ['DescribeGroups', Routes.group('g')],
+      ['DeleteGroups', Routes.group('g')],
+    ])
   })
 })

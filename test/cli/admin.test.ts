@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
 import { requireKafka, startKafka } from '../peers/kafka.js'
-import { built, wafka } from './support.js'
+import { built, oneCleanLine, wafka } from './support.js'
 
 interface Target {
   bootstrap: string
@@ -68,6 +68,85 @@ describe.skipIf(!built).each(targets)('wafka topics / groups / cluster on %s', (
     while ((await wafka(['topics', 'list', '-b', b])).stdout.split('\n').includes('cli-topic') && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200))
     expect((await wafka(['topics', 'list', '-b', b])).stdout.split('\n')).not.toContain('cli-topic')
+  })
+
+  it.skipIf(!available)('topics alter: more partitions, configs set and deleted, validate-only, refusals', async () => {
+    expect(await wafka(['topics', 'create', 'altered', '-b', b, '-P', '2', '-r', '1', '-c', 'retention.ms=3600000'])).toMatchObject({
+      code: 0,
+    })
+    const describe = async () => json((await wafka(['topics', 'describe', 'altered', '-b', b, '--json'])).stdout)
+    expect((await describe()).configs).toEqual({ 'retention.ms': '3600000' })
+
+    const dry = await wafka([
+      'topics',
+      'alter',
+      'altered',
+      '-b',
+      b,
+      '-P',
+      '4',
+      '--config',
+      'retention.bytes=1000000',
+      '--validate-only',
+      '--json',
+    ])
+    expect(dry.stderr).toBe('')
+    expect(json(dry.stdout)).toEqual({
+      altered: 'altered',
+      validateOnly: true,
+      partitions: { from: 2, to: 4 },
+      configs: { 'retention.bytes': '1000000' },
+    })
+    expect((await describe()).partitions).toHaveLength(2)
+
+    const r = await wafka([
+      'topics',
+      'alter',
+      'altered',
+      '-b',
+      b,
+      '-P',
+      '4',
+      '--config',
+      'retention.bytes=1000000',
+      '--config',
+      'max.message.bytes=200000',
+      '--delete-config',
+      'retention.ms',
+    ])
+    expect(r).toMatchObject({ code: 0, stderr: '' })
+    expect(r.stdout).toBe(
+      'altered: partitions 2 -> 4\naltered: set retention.bytes=1000000\naltered: set max.message.bytes=200000\naltered: delete retention.ms\n',
+    )
+    // The new partitions reach every broker's metadata shortly after the controller has them.
+    const deadline = Date.now() + 20_000
+    let d = await describe()
+    while (d.partitions.length < 4 && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 200))
+      d = await describe()
+    }
+    expect(d.partitions.map((p: { partition: number }) => p.partition)).toEqual([0, 1, 2, 3])
+    expect(d.configs).toEqual({ 'retention.bytes': '1000000', 'max.message.bytes': '200000' })
+    const text = await wafka(['topics', 'describe', 'altered', '-b', b])
+    expect(text.stdout).toMatch(/^configs: max\.message\.bytes=200000, retention\.bytes=1000000$/m)
+
+    // The new partitions take messages.
+    const produced = await wafka(['produce', '-b', b, '-t', 'altered', '-p', '3'], { input: 'x\n' })
+    expect(produced, produced.stderr).toMatchObject({ code: 0, stderr: '' })
+
+    const fewer = await wafka(['topics', 'alter', 'altered', '-b', b, '-P', '2'])
+    expect(fewer.code).toBe(1)
+    expect(fewer.stderr).toBe('wafka topics: altered has 4 partitions: Kafka can add partitions, never remove them\n')
+    const unknown = await wafka(['topics', 'alter', 'altered', '-b', b, '--config', 'no.such.config=1'])
+    expect(unknown.code).toBe(1)
+    expect(oneCleanLine(unknown.stderr), unknown.stderr).toBe(true)
+    expect(unknown.stderr).toMatch(/no\.such\.config/)
+    const missing = await wafka(['topics', 'alter', 'no-such-topic', '-b', b, '-P', '3'])
+    expect(missing).toMatchObject({ code: 1, stderr: 'wafka topics: topic "no-such-topic" does not exist\n' })
+    const nothing = await wafka(['topics', 'alter', 'altered', '-b', b])
+    expect(nothing.code).toBe(2)
+    expect(nothing.stderr).toMatch(/^wafka topics: topics alter needs -P N, --config k=v or --delete-config k/)
+    await wafka(['topics', 'delete', 'altered', '-b', b])
   })
 
   it.skipIf(!available)('groups list, describe with lag, reset-offsets, delete', async () => {

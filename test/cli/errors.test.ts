@@ -15,7 +15,7 @@ describe.skipIf(!built)('wafka errors', () => {
   it('--help on every command, and the top-level list names them all', async () => {
     const top = await wafka(['--help'])
     expect(top.code).toBe(0)
-    for (const c of ['demo', 'produce', 'consume', 'topics', 'groups', 'cluster', 'broker']) {
+    for (const c of ['demo', 'produce', 'consume', 'topics', 'groups', 'cluster', 'acls', 'bench', 'broker']) {
       expect(top.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
       const r = await wafka([c, '--help'])
       expect(r.code).toBe(0)
@@ -91,5 +91,30 @@ describe.skipIf(!built)('wafka errors', () => {
     const bad = await wafka(['topics', 'list', '--config', `${dir}/bad.properties`])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/^wafka topics: unknown property fetch\.frobnication/)
+    // librdkafka's names (metadata.broker.list) in the file, property and wafka names with -X.
+    writeFileSync(`${dir}/rdkafka.conf`, `metadata.broker.list=${cluster.bootstrapServers}\nlinger.ms=0\n`)
+    const sent = await wafka(
+      ['produce', '-t', 'there', '--config', `${dir}/rdkafka.conf`, '-X', 'batch.size=1024', '-X', 'requestTimeoutMs=5000', '--verbose'],
+      { input: 'via-config\n' },
+    )
+    expect(sent).toMatchObject({ code: 0, stderr: '' })
+    expect(sent.stdout).toBe('there [0] @ 0\n')
+    // One file for both kinds of client, as Java users keep it: the consumer leaves linger.ms out, with a note.
+    const back = await wafka(['consume', '-t', 'there', '--config', `${dir}/rdkafka.conf`, '-o', '-1', '-e'])
+    expect(back).toEqual({
+      code: 0,
+      stdout: 'via-config\n',
+      stderr: 'wafka consume: linger.ms in --config is a producer option: ignored\n',
+    })
+    // -X names the command's own client: one of the other kind is a mistake.
+    const wrongKind = await wafka(['consume', '-t', 'there', '-b', cluster.bootstrapServers, '-X', 'lingerMs=5', '-e'])
+    expect(wrongKind.code).toBe(2)
+    expect(wrongKind.stderr).toMatch(/^wafka consume: -X lingerMs is a producer option; this command's client is a consumer/)
+    const wrongProperty = await wafka(['produce', '-t', 'there', '-b', cluster.bootstrapServers, '-X', 'session.timeout.ms=10000'])
+    expect(wrongProperty.code).toBe(2)
+    expect(wrongProperty.stderr).toMatch(/^wafka produce: -X sessionTimeoutMs is a consumer option/)
+    // With topics alter, --config k=v is a topic config and --config FILE still the connection's file.
+    const altered = await wafka(['topics', 'alter', 'there', '--config', `${dir}/rdkafka.conf`, '--config', 'retention.ms=60000'])
+    expect(altered).toMatchObject({ code: 0, stdout: 'there: set retention.ms=60000\n' })
   })
 })

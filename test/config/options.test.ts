@@ -33,6 +33,7 @@ describe('options are validated', () => {
     expect(refusal(() => resolveProducerConfig({ zzzzzzzzzz: 1 } as never))).toMatch(
       /^unknown producer option zzzzzzzzzz \(valid: acks, lingerMs,/,
     )
+    expect(refusal(() => new Kafka({ brokers, onRequest: 'log' } as never))).toMatch(/^onRequest must be a function/)
     const kafka = new Kafka({ brokers })
     expect(refusal(() => kafka.admin({ requestTimeotMs: 5 } as never))).toMatch(
       /^unknown admin option requestTimeotMs: did you mean requestTimeoutMs\?/,

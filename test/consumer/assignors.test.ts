@@ -16,6 +16,7 @@ import {
   type PartitionAssignor,
   rangeAssignor,
   roundRobinAssignor,
+  kafkaJSRoundRobinAssignor,
   type TopicPartitions,
 } from '../../src/consumer/assignors/index.js'
 import { ProtocolError } from '../../src/errors.js'
@@ -486,12 +487,15 @@ describe('every assignor at the edges', () => {
 })
 
 describe('assignorByName', () => {
-  it('finds the built-ins by their Java names', () => {
+  it("finds the built-ins by their Java names, and round robin by KafkaJS's name too", () => {
     expect(assignorByName('range')).toBe(rangeAssignor)
     expect(assignorByName('roundrobin')).toBe(roundRobinAssignor)
     expect(assignorByName('cooperative-sticky')).toBe(cooperativeStickyAssignor)
     expect(assignorByName('sticky')).toBeUndefined()
-    expect(assignorByName('RoundRobinAssigner')).toBeUndefined()
+    // KafkaJS's protocol name for round robin: a group of KafkaJS and wafka members agrees on it.
+    expect(assignorByName('RoundRobinAssigner')).toBe(kafkaJSRoundRobinAssignor)
+    expect(kafkaJSRoundRobinAssignor.name).toBe('RoundRobinAssigner')
+    expect(kafkaJSRoundRobinAssignor.assign).toBe(roundRobinAssignor.assign)
     expect(cooperativeStickyAssignor.rebalanceProtocol).toBe('cooperative')
     expect(rangeAssignor.rebalanceProtocol).toBe('eager')
     expect(roundRobinAssignor.rebalanceProtocol).toBe('eager')

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { AuthenticationError, TimeoutError, TlsError, WafkaError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { Connection } from '../../src/net/connection.js'
+import { kafkajsPlainProvider } from './kafkajs-plain-provider.js'
 import { requireSecuredKafka, startSecuredKafka, unsecuredJwt, USERS, type SecuredKafka } from './secured-kafka.js'
 
 const AUTH_TIMEOUT = 5000
@@ -185,15 +186,8 @@ describe.skipIf(!requireSecuredKafka())('authentication and TLS failures against
     })
   }
 
-  it('a custom mechanism (KafkaJS authenticationProvider shape) authenticates against the broker; one that hangs ends at authenticationTimeoutMs', async () => {
-    const plainProvider = (password: string) => ({
-      mechanism: 'PLAIN',
-      authenticationProvider: ({ saslAuthenticate }: any) => ({
-        authenticate: async () => {
-          await saslAuthenticate({ request: { encode: () => Buffer.from(`\0alice\0${password}`) } })
-        },
-      }),
-    })
+  it('a custom mechanism written for KafkaJS (its framing, its Encoder) authenticates against the broker; one that hangs ends at authenticationTimeoutMs', async () => {
+    const plainProvider = (password: string) => kafkajsPlainProvider('alice', password) as KafkaConfig['sasl']
     const ok = kafka({ brokers: k.listener('SASL'), sasl: plainProvider(USERS.alice) }).admin()
     await ok.connect()
     expect((await ok.describeCluster()).brokers).toHaveLength(1)

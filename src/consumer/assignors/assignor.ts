@@ -49,5 +49,5 @@ export interface PartitionAssignor {
   /** The userData this member sends with its subscription (e.g. the sticky assignor's generation). */
   subscriptionUserData?(state: { owned: TopicPartitions[]; generationId: number }): Buffer | null
   /** memberId -> assignment, for every member (members given nothing map to no partitions). */
-  assign(context: AssignContext): Map<string, MemberAssignment>
+  assign(context: AssignContext): Map<string, MemberAssignment> | Promise<Map<string, MemberAssignment>>
 }

@@ -31,3 +31,11 @@ export const roundRobinAssignor: PartitionAssignor = {
     return result.build()
   },
 }
+
+/**
+ * The same assignment under KafkaJS's protocol name, 'RoundRobinAssigner':
+ * a group of KafkaJS and wafka members agrees on it (the broker picks a name
+ * every member offers), so a team can move one instance at a time. KafkaJS
+ * reads the v0 prefix of the subscription and assignment we write.
+ */
+export const kafkaJSRoundRobinAssignor: PartitionAssignor = { ...roundRobinAssignor, name: 'RoundRobinAssigner' }

@@ -23,8 +23,10 @@ export interface OauthbearerSaslConfig {
 
 /**
  * One SaslAuthenticate round trip, as KafkaJS's custom mechanisms see it:
- * `request.encode()` gives the bytes to send; the broker's bytes go through
- * `response.decode` then `response.parse`, whose result is returned.
+ * `request.encode()` gives the bytes to send, length-prefixed as KafkaJS's
+ * `new Encoder().writeBytes(bytes).buffer` gives them; the broker's bytes,
+ * length-prefixed the same way, go through `response.decode` then
+ * `response.parse`, whose result is returned.
  */
 export type SaslAuthenticateFn = <T = unknown>(exchange: {
   request: { encode(): Buffer | Uint8Array | Promise<Buffer | Uint8Array> }

@@ -70,27 +70,50 @@ describe('security options', () => {
     expect(sent.map(String)).toEqual(['\0alice\0pw'])
   })
 
-  it('a custom provider drives exchanges through saslAuthenticate (KafkaJS shape)', async () => {
+  it("a custom provider drives exchanges through saslAuthenticate with KafkaJS's framing (auth_bytes length-prefixed both ways)", async () => {
     const seen: string[] = []
     const mechanism = saslMechanism({
       mechanism: 'custom',
       authenticationProvider: ({ host, port, saslAuthenticate }) => ({
         async authenticate() {
           const parsed = await saslAuthenticate({
-            request: { encode: async () => Buffer.from(`hello ${host}:${port}`) },
-            response: { decode: async (raw: Buffer) => raw.toString(), parse: (s: string) => s.toUpperCase() },
+            request: { encode: async () => lengthPrefixed(`hello ${host}:${port}`) },
+            response: { decode: async (raw: Buffer) => raw.toString('hex'), parse: (s: string) => s.toUpperCase() },
           })
           seen.push(String(parsed))
-          expect(await saslAuthenticate({ request: { encode: () => Buffer.from('bye') } })).toBeUndefined()
+          expect(await saslAuthenticate({ request: { encode: () => new Uint8Array(lengthPrefixed('bye')) } })).toBeUndefined()
         },
       }),
     })
     const sent: string[] = []
     await mechanism.authenticate(async (b) => (sent.push(b.toString()), Buffer.from('ok')), { host: 'h', port: 9, broker: 'b' })
     expect(sent).toEqual(['hello h:9', 'bye'])
-    expect(seen).toEqual(['OK'])
+    expect(seen).toEqual(['000000026F6B'])
+  })
+
+  it("a custom provider that gives bare bytes (not KafkaJS's framing) is told so; nothing is sent", async () => {
+    const sent: Buffer[] = []
+    const mechanism = saslMechanism({
+      mechanism: 'custom',
+      authenticationProvider: ({ saslAuthenticate }) => ({
+        authenticate: async () => void (await saslAuthenticate({ request: { encode: () => Buffer.from('\0alice\0pw') } })),
+      }),
+    })
+    await expect(mechanism.authenticate(async (b) => (sent.push(b), Buffer.alloc(0)), { host: 'h', port: 9, broker: 'b' })).rejects.toThrow(
+      /without their length prefix/,
+    )
+    expect(sent).toEqual([])
   })
 })
+
+/** What KafkaJS's `new Encoder().writeBytes(s).buffer` gives. */
+function lengthPrefixed(s: string): Buffer {
+  const payload = Buffer.from(s)
+  const out = Buffer.alloc(4 + payload.length)
+  out.writeInt32BE(payload.length)
+  payload.copy(out, 4)
+  return out
+}
 
 describe('OAUTHBEARER initial response (RFC 7628, KIP-342)', () => {
   it('has the GS2 header, auth=Bearer, the extensions and the closing separators', () => {

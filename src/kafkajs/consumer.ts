@@ -1,0 +1,288 @@
+import type { Admin as EngineAdmin } from '../admin/admin.js'
+import type { Consumer as EngineConsumer, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
+import { ConsumerEvents as EngineEvents } from '../consumer/consumer.js'
+import type { Logger } from '../logger.js'
+import { KafkaJSNonRetriableError, KafkaJSProtocolError, toKafkaJSError, translated } from './errors.js'
+import { ConsumerEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
+import { engineConsumerConfig, type ConsumerConfig, type KafkaConfig } from './options.js'
+import { RETRY_DEFAULTS, type RetryOptions } from './retry.js'
+import type { Connector } from './kafka.js'
+import { kafkajsRun, type ConsumerRunConfig } from './run.js'
+
+export interface ConsumerSubscribeTopics {
+  topics: Array<string | RegExp>
+  fromBeginning?: boolean
+}
+
+/** @deprecated in KafkaJS too: `{ topic }`. */
+export interface ConsumerSubscribeTopic {
+  topic: string | RegExp
+  fromBeginning?: boolean
+}
+
+export interface TopicPartitionOffsetAndMetadata {
+  topic: string
+  partition: number
+  offset: string
+  metadata?: string | null
+}
+
+export interface GroupDescription {
+  groupId: string
+  members: Array<{ memberId: string; clientId: string; clientHost: string; memberMetadata: Buffer; memberAssignment: Buffer }>
+  protocol: string
+  protocolType: string
+  state: string
+  errorCode: number
+}
+
+/** The engine's events that reach KafkaJS's listeners as they are; the batch, join, commit and crash events are reshaped. */
+const OWN = new Set<string>([
+  EngineEvents.START_BATCH_PROCESS,
+  EngineEvents.END_BATCH_PROCESS,
+  EngineEvents.CRASH,
+  EngineEvents.GROUP_JOIN,
+  EngineEvents.COMMIT_OFFSETS,
+])
+const FORWARDED = Object.values(EngineEvents).filter((t) => !OWN.has(t) && (Object.values(ConsumerEvents) as string[]).includes(t))
+
+/**
+ * KafkaJS's consumer over wafka's: KafkaJS's defaults (read_committed,
+ * round robin, 5 s fetch wait, 10 MB fetches, no poll deadline), plain
+ * message objects, KafkaJS's batch and commit behaviour (a commit after each
+ * batch, plus autoCommitInterval / autoCommitThreshold), events and errors.
+ */
+export class Consumer {
+  readonly events = ConsumerEvents
+  private readonly instrumentation = new Instrumentation('consumer', ConsumerEvents)
+  private inner: EngineConsumer | undefined
+  private admin: EngineAdmin | undefined
+  private readonly groupId: string
+  private readonly retry: RetryOptions
+  private runOptions: ConsumerRunConfig | undefined
+  private restartTimer: ReturnType<typeof setTimeout> | undefined
+  /** Whether anything was ever paused: only then does eachMessage look for a pause between messages. */
+  private pausing = false
+  /** The generation of the last join (KafkaJS's commit events carry it), and when the consumer began (re)joining. */
+  private generationId = -1
+  private joinStarted = Date.now()
+
+  constructor(
+    private readonly connector: Connector,
+    private readonly config: ConsumerConfig,
+    private readonly kafka: KafkaConfig,
+    private readonly log: Logger,
+  ) {
+    engineConsumerConfig(config, kafka, log)
+    this.groupId = config.groupId
+    this.retry = { ...connector.retry, ...config.retry }
+  }
+
+  async connect(): Promise<void> {
+    await this.connector.connect(async () => {
+      const kafka = await this.connector.engine(this.instrumentation.requests(ConsumerEvents))
+      const engine = kafka.consumer(engineConsumerConfig(this.config, this.kafka, this.log))
+      const admin = kafka.admin()
+      try {
+        await Promise.all([engine.connect(), admin.connect()])
+      } catch (err) {
+        await Promise.allSettled([engine.disconnect(), admin.disconnect()])
+        throw err
+      }
+      for (const type of FORWARDED) engine.on(type, (e) => this.instrumentation.emit(type, e.payload, e.timestamp))
+      engine.on(EngineEvents.CRASH, (e) => void this.crashed(e.payload))
+      engine.on(EngineEvents.GROUP_JOIN, (e) => {
+        // KafkaJS: the join's duration, no generation (its commits carry that).
+        const { generationId, ...rest } = e.payload
+        this.generationId = generationId
+        this.instrumentation.emit(ConsumerEvents.GROUP_JOIN, { duration: e.timestamp - this.joinStarted, ...rest }, e.timestamp)
+        this.joinStarted = e.timestamp
+      })
+      engine.on(EngineEvents.COMMIT_OFFSETS, (e) => {
+        if (e.payload.error) return // a commit refused by a rebalance: KafkaJS reports none
+        const { groupId, memberId, topics } = e.payload
+        this.instrumentation.emit(
+          ConsumerEvents.COMMIT_OFFSETS,
+          { groupId, memberId, groupGenerationId: this.generationId, topics },
+          e.timestamp,
+        )
+      })
+      this.inner = engine
+      this.admin = admin
+    })
+    this.instrumentation.emit(ConsumerEvents.CONNECT)
+  }
+
+  async disconnect(): Promise<void> {
+    clearTimeout(this.restartTimer)
+    const inner = this.inner
+    const admin = this.admin
+    this.inner = this.admin = undefined
+    this.runOptions = undefined
+    await translated(async () => {
+      await Promise.all([inner?.disconnect(), admin?.disconnect()])
+    })
+    this.instrumentation.emit(ConsumerEvents.DISCONNECT)
+  }
+
+  async subscribe(subscription: ConsumerSubscribeTopics | ConsumerSubscribeTopic): Promise<void> {
+    const inner = this.connected()
+    if (this.runOptions) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running')
+    const given = subscription as Partial<ConsumerSubscribeTopics & ConsumerSubscribeTopic>
+    const topics = given.topics ?? (given.topic !== undefined ? [given.topic] : undefined)
+    if (!topics) throw new KafkaJSNonRetriableError('Missing required argument "topics"')
+    if (!Array.isArray(topics)) throw new KafkaJSNonRetriableError('Argument "topics" must be an array')
+    for (const t of topics)
+      if (!(t instanceof RegExp) && (typeof t !== 'string' || t === ''))
+        throw new KafkaJSNonRetriableError(`Invalid topic ${t} (${typeof t}), the topic name has to be a String or a RegExp`)
+    // KafkaJS loads the topics' metadata here: a topic that does not exist fails now unless the broker may create it.
+    const names = topics.filter((t): t is string => typeof t === 'string')
+    if (names.length > 0 && this.config.allowAutoTopicCreation === false) {
+      const existing = new Set(await translated(() => this.admin!.listTopics()))
+      const missing = names.find((t) => !existing.has(t))
+      if (missing !== undefined)
+        throw new KafkaJSProtocolError({
+          message: 'This server does not host this topic-partition',
+          type: 'UNKNOWN_TOPIC_OR_PARTITION',
+          code: 3,
+          retriable: true,
+        })
+    }
+    await translated(() => inner.subscribe({ topics, fromBeginning: given.fromBeginning ?? false }))
+  }
+
+  async run(options: ConsumerRunConfig = {}): Promise<void> {
+    const inner = this.connected()
+    if (this.runOptions) {
+      this.log.namespace('Consumer').warn('consumer#run was called, but the consumer is already running', { groupId: this.groupId })
+      return
+    }
+    this.runOptions = options
+    this.joinStarted = Date.now()
+    await translated(() => inner.run(this.engineRun(options)))
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.restartTimer)
+    this.runOptions = undefined
+    await translated(async () => this.inner?.stop())
+  }
+
+  async commitOffsets(offsets: TopicPartitionOffsetAndMetadata[]): Promise<void> {
+    const inner = this.connected()
+    await translated(() => inner.commitOffsets(offsets))
+  }
+
+  seek({ topic, partition, offset }: { topic: string; partition: number; offset: string }): void {
+    const inner = this.connected()
+    if (offset === undefined || offset === null || !/^-?\d+$/.test(String(offset)))
+      throw new KafkaJSNonRetriableError(`Offset must not be a negative number`)
+    try {
+      inner.seek({ topic, partition, offset })
+    } catch (err) {
+      throw toKafkaJSError(err)
+    }
+  }
+
+  async describeGroup(): Promise<GroupDescription> {
+    this.connected()
+    const { groups } = await translated(() => this.admin!.describeGroups([this.groupId]))
+    // KafkaJS's fields only (the engine's admin tells more: group type, instance ids, decoded assignments).
+    const { groupId, members, protocol, protocolType, state, errorCode } = groups[0] as unknown as GroupDescription
+    return {
+      groupId,
+      members: members.map(({ memberId, clientId, clientHost, memberMetadata, memberAssignment }) => ({
+        memberId,
+        clientId,
+        clientHost,
+        memberMetadata,
+        memberAssignment,
+      })),
+      protocol,
+      protocolType,
+      state,
+      errorCode,
+    }
+  }
+
+  pause(topics: Array<{ topic: string; partitions?: number[] }>): void {
+    this.pausing = true
+    this.connected().pause(topics)
+  }
+
+  paused(): Array<{ topic: string; partitions: number[] }> {
+    return this.inner?.paused() ?? []
+  }
+
+  resume(topics: Array<{ topic: string; partitions?: number[] }>): void {
+    this.connected().resume(topics)
+  }
+
+  on(eventName: string, listener: (event: InstrumentationEvent) => void): RemoveInstrumentationEventListener {
+    return this.instrumentation.on(eventName, listener)
+  }
+
+  logger(): Logger {
+    return this.log.namespace('Consumer')
+  }
+
+  /** KafkaJS's run() as the engine's, through what the batches need of this consumer. */
+  private engineRun(options: ConsumerRunConfig): EngineRunOptions {
+    return kafkajsRun(options, {
+      emit: (type, payload) => this.instrumentation.emit(type, payload),
+      commitOffsets: (offsets) => this.commitOffsets(offsets),
+      seek: (tp) => this.inner?.seek(tp),
+      paused: (topic, partition) =>
+        this.pausing && (this.inner?.paused().some((t) => t.topic === topic && t.partitions.includes(partition)) ?? false),
+      pausing: () => void (this.pausing = true),
+    })
+  }
+
+  private connected(): EngineConsumer {
+    if (!this.inner) throw new KafkaJSNonRetriableError('The consumer is not connected: call consumer.connect() first')
+    return this.inner
+  }
+
+  /**
+   * The engine's crash report, as KafkaJS gives it: the error as KafkaJS's
+   * class. A crash the engine does not recover from itself restarts the
+   * consumer when the error is retriable and retry.restartOnFailure agrees.
+   */
+  private async crashed(payload: { error: unknown; groupId: string | null; restart: boolean }): Promise<void> {
+    const error = toKafkaJSError(payload.error) as Error
+    let restart = payload.restart
+    if (!restart && this.runOptions) {
+      const retriable = error.name === 'KafkaJSNumberOfRetriesExceeded' || rootCause(error).retriable === true
+      restart = retriable && (await this.shouldRestart(error))
+      if (restart) this.scheduleRestart()
+    }
+    this.instrumentation.emit(ConsumerEvents.CRASH, { error, groupId: this.groupId, restart })
+  }
+
+  private async shouldRestart(error: Error): Promise<boolean> {
+    if (!this.retry.restartOnFailure) return true
+    try {
+      return await this.retry.restartOnFailure(error)
+    } catch {
+      return true
+    }
+  }
+
+  private scheduleRestart(): void {
+    const options = this.runOptions!
+    const inner = this.inner
+    this.restartTimer = setTimeout(() => {
+      if (!inner || this.inner !== inner || this.runOptions !== options) return
+      void inner
+        .stop()
+        .then(() => (this.runOptions === options ? inner.run(this.engineRun(options)) : undefined))
+        .catch((err) => this.crashed({ error: err, groupId: this.groupId, restart: false }))
+    }, this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime)
+  }
+}
+
+function rootCause(e: unknown): { retriable?: boolean } {
+  let c = e as { cause?: unknown; retriable?: boolean }
+  while (c && c.cause) c = c.cause as typeof c
+  return c ?? {}
+}

@@ -1,0 +1,295 @@
+import {
+  AuthenticationError,
+  AuthorizationError,
+  ConfigError,
+  ConnectionError,
+  KafkaError,
+  TimeoutError,
+  TlsError,
+  UnsupportedApiError,
+  WafkaError,
+} from '../errors.js'
+
+/**
+ * KafkaJS's error classes, with its names, fields and inheritance, so code
+ * that checks `instanceof KafkaJSProtocolError` or `e.name` and reads
+ * `e.retriable`, `e.type`, `e.code` or `e.broker` keeps working. wafka's own
+ * errors are translated into them at the compatibility layer's edge
+ * (`toKafkaJSError`); the original stays as `cause`.
+ */
+type Input = string | Error | { message?: string; [field: string]: unknown }
+
+const messageOf = (e: Input): string => (typeof e === 'string' ? e : String(e.message ?? e))
+
+export class KafkaJSError extends Error {
+  retriable: boolean
+  helpUrl?: string
+  override cause?: unknown
+
+  constructor(e: Input, { retriable = true, cause }: { retriable?: boolean; cause?: unknown } = {}) {
+    super(messageOf(e), cause === undefined ? undefined : { cause })
+    this.name = 'KafkaJSError'
+    this.retriable = retriable
+    this.helpUrl = typeof e === 'object' ? (e as { helpUrl?: string }).helpUrl : undefined
+    this.cause = cause
+  }
+}
+
+export class KafkaJSNonRetriableError extends KafkaJSError {
+  constructor(e: Input, { cause }: { cause?: unknown } = {}) {
+    super(e, { retriable: false, cause })
+    this.name = 'KafkaJSNonRetriableError'
+  }
+}
+
+export class KafkaJSProtocolError extends KafkaJSError {
+  type: string
+  code: number
+
+  constructor(e: Input & { type?: string; code?: number; retriable?: boolean }, options: { retriable?: boolean; cause?: unknown } = {}) {
+    const fields = typeof e === 'object' ? e : {}
+    // KafkaJS: the error's own retriability, else KafkaJSError's default (retriable).
+    super(e, { retriable: options.retriable ?? (fields as { retriable?: boolean }).retriable ?? true, cause: options.cause })
+    this.type = String((fields as { type?: string }).type ?? 'UNKNOWN')
+    this.code = Number((fields as { code?: number }).code ?? -1)
+    this.name = 'KafkaJSProtocolError'
+  }
+}
+
+export class KafkaJSOffsetOutOfRange extends KafkaJSProtocolError {
+  topic?: string
+  partition?: number
+  constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], { topic, partition }: { topic?: string; partition?: number } = {}) {
+    super(e)
+    this.topic = topic
+    this.partition = partition
+    this.name = 'KafkaJSOffsetOutOfRange'
+  }
+}
+
+export class KafkaJSMemberIdRequired extends KafkaJSProtocolError {
+  memberId?: string
+  constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], { memberId }: { memberId?: string } = {}) {
+    super(e)
+    this.memberId = memberId
+    this.name = 'KafkaJSMemberIdRequired'
+  }
+}
+
+export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
+  retryCount: number
+  retryTime: number
+  constructor(e: Input, { retryCount, retryTime, cause }: { retryCount: number; retryTime: number; cause?: unknown }) {
+    super(e, { cause: cause ?? e })
+    this.retryCount = retryCount
+    this.retryTime = retryTime
+    this.name = 'KafkaJSNumberOfRetriesExceeded'
+  }
+}
+
+export class KafkaJSConnectionError extends KafkaJSError {
+  broker?: string
+  code?: string
+  constructor(e: Input, { broker, code, cause }: { broker?: string; code?: string; cause?: unknown } = {}) {
+    super(e, { cause })
+    this.broker = broker
+    this.code = code
+    this.name = 'KafkaJSConnectionError'
+  }
+}
+
+export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
+  host?: string
+  port?: number
+  constructor(e: Input, { host, port }: { host?: string; port?: number } = {}) {
+    super(e, { broker: `${host}:${port}` })
+    this.host = host
+    this.port = port
+    this.name = 'KafkaJSConnectionClosedError'
+  }
+}
+
+export class KafkaJSRequestTimeoutError extends KafkaJSError {
+  broker?: string
+  correlationId?: number
+  createdAt?: number
+  sentAt?: number
+  pendingDuration?: number
+  constructor(
+    e: Input,
+    fields: {
+      broker?: string
+      correlationId?: number
+      createdAt?: number
+      sentAt?: number
+      pendingDuration?: number
+      cause?: unknown
+    } = {},
+  ) {
+    super(e, { cause: fields.cause })
+    this.broker = fields.broker
+    this.correlationId = fields.correlationId
+    this.createdAt = fields.createdAt
+    this.sentAt = fields.sentAt
+    this.pendingDuration = fields.pendingDuration
+    this.name = 'KafkaJSRequestTimeoutError'
+  }
+}
+
+export class KafkaJSMetadataNotLoaded extends KafkaJSError {
+  constructor(e: Input, options?: { retriable?: boolean; cause?: unknown }) {
+    super(e, options)
+    this.name = 'KafkaJSMetadataNotLoaded'
+  }
+}
+
+export class KafkaJSTopicMetadataNotLoaded extends KafkaJSMetadataNotLoaded {
+  topic?: string
+  constructor(e: Input, { topic }: { topic?: string } = {}) {
+    super(e)
+    this.topic = topic
+    this.name = 'KafkaJSTopicMetadataNotLoaded'
+  }
+}
+
+export class KafkaJSStaleTopicMetadataAssignment extends KafkaJSError {
+  topic?: string
+  unknownPartitions?: number[]
+  constructor(e: Input, { topic, unknownPartitions }: { topic?: string; unknownPartitions?: number[] } = {}) {
+    super(e)
+    this.topic = topic
+    this.unknownPartitions = unknownPartitions
+    this.name = 'KafkaJSStaleTopicMetadataAssignment'
+  }
+}
+
+export class KafkaJSDeleteGroupsError extends KafkaJSError {
+  groups: unknown[]
+  constructor(e: Input, groups: unknown[] = []) {
+    super(e)
+    this.groups = groups
+    this.name = 'KafkaJSDeleteGroupsError'
+  }
+}
+
+export class KafkaJSServerDoesNotSupportApiKey extends KafkaJSNonRetriableError {
+  apiKey?: number
+  apiName?: string
+  constructor(e: Input, { apiKey, apiName, cause }: { apiKey?: number; apiName?: string; cause?: unknown } = {}) {
+    super(e, { cause })
+    this.apiKey = apiKey
+    this.apiName = apiName
+    this.name = 'KafkaJSServerDoesNotSupportApiKey'
+  }
+}
+
+/** A KafkaJS error class that adds only its name to its parent. */
+function named<P extends new (...args: any[]) => KafkaJSError>(parent: P, name: string, className = name): P {
+  const cls = class extends parent {
+    constructor(...args: any[]) {
+      super(...args)
+      this.name = name
+    }
+  }
+  Object.defineProperty(cls, 'name', { value: className })
+  return cls
+}
+
+export const KafkaJSBrokerNotFound = named(KafkaJSError, 'KafkaJSBrokerNotFound')
+export const KafkaJSPartialMessageError = named(KafkaJSNonRetriableError, 'KafkaJSPartialMessageError')
+export const KafkaJSSASLAuthenticationError = named(KafkaJSNonRetriableError, 'KafkaJSSASLAuthenticationError')
+export const KafkaJSGroupCoordinatorNotFound = named(KafkaJSNonRetriableError, 'KafkaJSGroupCoordinatorNotFound')
+export const KafkaJSNotImplemented = named(KafkaJSNonRetriableError, 'KafkaJSNotImplemented')
+export const KafkaJSTimeout = named(KafkaJSNonRetriableError, 'KafkaJSTimeout')
+export const KafkaJSLockTimeout = named(KafkaJSTimeout, 'KafkaJSLockTimeout')
+export const KafkaJSUnsupportedMagicByteInMessageSet = named(KafkaJSNonRetriableError, 'KafkaJSUnsupportedMagicByteInMessageSet')
+export const KafkaJSInvariantViolation = named(KafkaJSNonRetriableError, 'KafkaJSInvariantViolation')
+// KafkaJS names these two KafkaJSNonRetriableError too.
+export const KafkaJSInvalidVarIntError = named(KafkaJSNonRetriableError, 'KafkaJSNonRetriableError', 'KafkaJSInvalidVarIntError')
+export const KafkaJSInvalidLongError = named(KafkaJSNonRetriableError, 'KafkaJSNonRetriableError', 'KafkaJSInvalidLongError')
+
+export class KafkaJSDeleteTopicRecordsError extends KafkaJSError {
+  partitions: Array<{ partition: number; offset?: string; error?: KafkaJSError | null }>
+  constructor({ partitions }: { partitions: KafkaJSDeleteTopicRecordsError['partitions'] }) {
+    super('Error while deleting records', {
+      retriable: partitions.filter((p) => p.error != null).every((p) => p.error!.retriable === true),
+    })
+    this.partitions = partitions
+    this.name = 'KafkaJSDeleteTopicRecordsError'
+  }
+}
+
+export class KafkaJSCreateTopicError extends KafkaJSProtocolError {
+  topic?: string
+  constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], topicName?: string) {
+    super(e)
+    this.topic = topicName
+    this.name = 'KafkaJSCreateTopicError'
+  }
+}
+
+export class KafkaJSAlterPartitionReassignmentsError extends KafkaJSProtocolError {
+  topic?: string
+  partition?: number
+  constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], topicName?: string, partition?: number) {
+    super(e)
+    this.topic = topicName
+    this.partition = partition
+    this.name = 'KafkaJSAlterPartitionReassignmentsError'
+  }
+}
+
+export class KafkaJSAggregateError extends Error {
+  errors: unknown[]
+  constructor(message: string, errors: unknown[]) {
+    super(message)
+    this.errors = errors
+    this.name = 'KafkaJSAggregateError'
+  }
+}
+
+export class KafkaJSFetcherRebalanceError extends Error {}
+
+export class KafkaJSNoBrokerAvailableError extends KafkaJSError {
+  constructor() {
+    super('No broker available')
+    this.name = 'KafkaJSNoBrokerAvailableError'
+  }
+}
+
+/**
+ * The KafkaJS error for a wafka error (a KafkaJS error, or an error that is
+ * not wafka's, passes as it is). The wafka error is the `cause`.
+ */
+export function toKafkaJSError(err: unknown): unknown {
+  if (!(err instanceof WafkaError)) return err
+  const cause = err
+  if (err instanceof AuthenticationError) return new KafkaJSSASLAuthenticationError(err.message, { cause })
+  if (err instanceof KafkaError) {
+    const fields = { message: err.message, type: err.type, code: err.code, retriable: err.retriable }
+    if (err.type === 'OFFSET_OUT_OF_RANGE') return new KafkaJSOffsetOutOfRange(fields)
+    const e = new KafkaJSProtocolError(fields, { cause })
+    return err instanceof AuthorizationError ? Object.assign(e, { retriable: false }) : e
+  }
+  if (err instanceof TlsError) return new KafkaJSConnectionError(err.message, { code: err.code, cause })
+  if (err instanceof ConnectionError) return new KafkaJSConnectionError(err.message, { cause })
+  if (err instanceof TimeoutError) {
+    return err.retriable ? new KafkaJSRequestTimeoutError(err.message, { cause }) : new KafkaJSTimeout(err.message, { cause })
+  }
+  if (err instanceof UnsupportedApiError) return new KafkaJSServerDoesNotSupportApiKey(err.message, { cause })
+  if (err instanceof ConfigError) return new KafkaJSNonRetriableError(err.message, { cause })
+  return new KafkaJSError(err.message, { retriable: err.retriable, cause })
+}
+
+/** `fn`'s rejection translated to KafkaJS's class. */
+export async function translated<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    throw toKafkaJSError(err)
+  }
+}
+
+export const isRebalancing = (e: { type?: string }): boolean =>
+  e.type === 'REBALANCE_IN_PROGRESS' || e.type === 'NOT_COORDINATOR_FOR_GROUP' || e.type === 'ILLEGAL_GENERATION'
+export const isKafkaJSError = (e: unknown): e is KafkaJSError => e instanceof KafkaJSError

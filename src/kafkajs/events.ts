@@ -1,0 +1,85 @@
+import { EventEmitter } from 'node:events'
+import { ConsumerEvents as EngineConsumerEvents } from '../consumer/consumer.js'
+import { KafkaJSNonRetriableError } from './errors.js'
+import type { RequestListener } from '../net/connection.js'
+
+/** KafkaJS's instrumentation event shape. */
+export interface InstrumentationEvent<T = any> {
+  id: number
+  type: string
+  timestamp: number
+  payload: T
+}
+
+export type RemoveInstrumentationEventListener = () => void
+
+const network = (prefix: string) => ({
+  REQUEST: `${prefix}.network.request`,
+  REQUEST_TIMEOUT: `${prefix}.network.request_timeout`,
+  REQUEST_QUEUE_SIZE: `${prefix}.network.request_queue_size`,
+})
+
+export const ProducerEvents = { CONNECT: 'producer.connect', DISCONNECT: 'producer.disconnect', ...network('producer') } as const
+export const AdminEvents = { CONNECT: 'admin.connect', DISCONNECT: 'admin.disconnect', ...network('admin') } as const
+export const ConsumerEvents = {
+  HEARTBEAT: EngineConsumerEvents.HEARTBEAT,
+  COMMIT_OFFSETS: EngineConsumerEvents.COMMIT_OFFSETS,
+  GROUP_JOIN: EngineConsumerEvents.GROUP_JOIN,
+  FETCH_START: EngineConsumerEvents.FETCH_START,
+  FETCH: EngineConsumerEvents.FETCH,
+  START_BATCH_PROCESS: EngineConsumerEvents.START_BATCH_PROCESS,
+  END_BATCH_PROCESS: EngineConsumerEvents.END_BATCH_PROCESS,
+  CONNECT: EngineConsumerEvents.CONNECT,
+  DISCONNECT: EngineConsumerEvents.DISCONNECT,
+  STOP: EngineConsumerEvents.STOP,
+  CRASH: EngineConsumerEvents.CRASH,
+  REBALANCING: EngineConsumerEvents.REBALANCING,
+  RECEIVED_UNSUBSCRIBED_TOPICS: 'consumer.received_unsubscribed_topics',
+  ...network('consumer'),
+} as const
+
+/**
+ * A client's instrumentation events as KafkaJS delivers them: `on(name,
+ * listener)` refuses a name the client does not have (as KafkaJS does) and
+ * returns the function that removes the listener.
+ */
+export class Instrumentation {
+  private readonly emitter = new EventEmitter()
+  private nextId = 0
+  private readonly known: Set<string>
+
+  constructor(
+    private readonly client: string,
+    events: Record<string, string>,
+  ) {
+    this.known = new Set(Object.values(events))
+  }
+
+  on(type: string, listener: (event: InstrumentationEvent) => void): RemoveInstrumentationEventListener {
+    if (!this.known.has(type))
+      throw new KafkaJSNonRetriableError(`Event name should be one of ${this.client}.events, got ${JSON.stringify(type)}`)
+    this.emitter.on(type, listener)
+    return () => void this.emitter.off(type, listener)
+  }
+
+  /** The engine's request listener, delivering KafkaJS's REQUEST, REQUEST_TIMEOUT and REQUEST_QUEUE_SIZE to this client's listeners. */
+  requests(events: ReturnType<typeof network>): RequestListener {
+    return (event) => {
+      const name = event.type === 'request' ? events.REQUEST : event.type === 'timeout' ? events.REQUEST_TIMEOUT : events.REQUEST_QUEUE_SIZE
+      if (this.emitter.listenerCount(name) === 0) return
+      const { type: _type, ...payload } = event
+      this.emit(name, payload)
+    }
+  }
+
+  emit(type: string, payload: unknown = null, at = Date.now()): void {
+    if (this.emitter.listenerCount(type) === 0) return
+    const event: InstrumentationEvent = { id: this.nextId++, type, timestamp: at, payload }
+    for (const l of this.emitter.listeners(type)) {
+      // A listener that throws or rejects must not break the client (KafkaJS logs and goes on).
+      Promise.resolve()
+        .then(() => (l as (e: InstrumentationEvent) => unknown)(event))
+        .catch(() => {})
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { Kafka as EngineKafka } from '../kafka.js'
+import { createLogger, type Logger } from '../logger.js'
+import { KafkaJSNonRetriableError, translated } from './errors.js'
+import { engineKafkaConfig, type ConsumerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
+import { Producer } from './producer.js'
+import { Consumer } from './consumer.js'
+import { createAdmin, type Admin, type AdminConfig } from './admin.js'
+import { createRetrier, type RetryOptions } from './retry.js'
+import type { RequestListener } from '../net/connection.js'
+
+/**
+ * KafkaJS's `Kafka` over wafka's engine: the same options, defaults, shapes
+ * and errors, so changing `from 'kafkajs'` to `from 'wafka/kafkajs'` is the
+ * only change a KafkaJS program needs.
+ */
+export class Kafka {
+  private readonly config: KafkaConfig
+  private readonly rootLogger: Logger
+
+  constructor(config: KafkaConfig) {
+    if (!config || (!Array.isArray(config.brokers) && typeof config.brokers !== 'function'))
+      throw new KafkaJSNonRetriableError('Failed to connect: expected brokers array and got nothing')
+    this.config = config
+    // An array is checked now, where the mistake is; a function's answer on each connect.
+    if (Array.isArray(config.brokers)) translatedSync(() => new EngineKafka(engineKafkaConfig(config, config.brokers as string[])))
+    this.rootLogger = createLogger(engineKafkaConfig(config, []))
+  }
+
+  logger(): Logger {
+    return this.rootLogger
+  }
+
+  producer(config: ProducerConfig = {}): Producer {
+    return new Producer(this.connector(config.retry), config, this.config, this.rootLogger)
+  }
+
+  consumer(config: ConsumerConfig): Consumer {
+    return new Consumer(this.connector(config?.retry), config, this.config, this.rootLogger)
+  }
+
+  admin(config: AdminConfig = {}): Admin {
+    return createAdmin(this.connector(config.retry), this.rootLogger)
+  }
+
+  /** How a client gets its engine: brokers resolved (an async function is called on each connect), under the retry policy. */
+  private connector(retry: RetryOptions | undefined): Connector {
+    const policy = { ...this.config.retry, ...retry }
+    return {
+      retry: policy,
+      engine: async (onRequest) => {
+        const brokers = Array.isArray(this.config.brokers) ? this.config.brokers : await this.config.brokers()
+        if (!Array.isArray(brokers) || brokers.length === 0)
+          throw new KafkaJSNonRetriableError('Failed to connect: "config.brokers" returned void or empty array')
+        return new EngineKafka({ ...engineKafkaConfig(this.config, brokers), onRequest })
+      },
+      // As KafkaJS's connect: a failure retrying cannot fix (bad credentials, a bad option) ends it as it is.
+      connect: <T>(open: () => Promise<T>) =>
+        createRetrier(policy)((bail) =>
+          translated(open).catch((e: { retriable?: boolean }) => {
+            if (e?.retriable === false) bail(e as Error)
+            throw e
+          }),
+        ),
+    }
+  }
+}
+
+export interface Connector {
+  retry: RetryOptions
+  /** A new engine for one client; onRequest receives its requests (its network events). */
+  engine(onRequest?: RequestListener): Promise<EngineKafka>
+  /** Runs `open` under the retry policy (KafkaJS retries a connect while the brokers are not up yet). */
+  connect<T>(open: () => Promise<T>): Promise<T>
+}
+
+function translatedSync<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    throw new KafkaJSNonRetriableError(err instanceof Error ? err.message : String(err), { cause: err })
+  }
+}

@@ -1,0 +1,179 @@
+import type { ConnectionOptions as TlsOptions } from 'node:tls'
+import type { KafkaConfig as EngineKafkaConfig } from '../kafka.js'
+import type { ProducerConfig as EngineProducerConfig } from '../producer/config.js'
+import type { ConsumerConfig as EngineConsumerConfig } from '../consumer/config.js'
+import type { SaslOption } from '../net/sasl/types.js'
+import { logLevel, type LogCreator, type LogLevel, type Logger } from '../logger.js'
+import { MAX_INT32 } from '../config/option.js'
+import { KafkaJSNonRetriableError } from './errors.js'
+import { retryBudgetMs, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
+import { enginePartitioner, type ICustomPartitioner } from './partitioners.js'
+import { engineAssignor, PartitionAssigners, type PartitionAssigner } from './assigners.js'
+
+export type SASLOptions = Exclude<SaslOption, (...args: never[]) => unknown>
+export type BrokersFunction = () => string[] | Promise<string[]>
+
+/** KafkaJS's `new Kafka({...})` options, with its defaults (noted where they differ from the main entry's). */
+export interface KafkaConfig {
+  brokers: string[] | BrokersFunction
+  ssl?: TlsOptions | boolean
+  sasl?: SASLOptions
+  clientId?: string
+  /** KafkaJS: 1000 ms. */
+  connectionTimeout?: number
+  authenticationTimeout?: number
+  reauthenticationThreshold?: number
+  requestTimeout?: number
+  /** KafkaJS: true; false lets requests wait without a bound (here: the int32 maximum). */
+  enforceRequestTimeout?: boolean
+  retry?: RetryOptions
+  /** Accepted and not used: connections are node:net / node:tls sockets. */
+  socketFactory?: unknown
+  /** KafkaJS: INFO; the KAFKAJS_LOG_LEVEL environment variable wins, as in KafkaJS. */
+  logLevel?: LogLevel
+  logCreator?: LogCreator
+}
+
+export interface ProducerConfig {
+  createPartitioner?: ICustomPartitioner
+  retry?: RetryOptions
+  metadataMaxAge?: number
+  allowAutoTopicCreation?: boolean
+  /** KafkaJS: false. */
+  idempotent?: boolean
+  transactionalId?: string
+  transactionTimeout?: number
+  maxInFlightRequests?: number
+}
+
+export interface ConsumerConfig {
+  groupId: string
+  /** KafkaJS: [PartitionAssigners.roundRobin]. */
+  partitionAssigners?: PartitionAssigner[]
+  metadataMaxAge?: number
+  /** KafkaJS: 30000. */
+  sessionTimeout?: number
+  /** KafkaJS: 60000. */
+  rebalanceTimeout?: number
+  heartbeatInterval?: number
+  maxBytesPerPartition?: number
+  minBytes?: number
+  /** KafkaJS: 10 MB. */
+  maxBytes?: number
+  /** KafkaJS: 5000. */
+  maxWaitTimeInMs?: number
+  retry?: RetryOptions
+  allowAutoTopicCreation?: boolean
+  maxInFlightRequests?: number
+  /** KafkaJS: false, so a KafkaJS consumer reads committed records only (read_committed). */
+  readUncommitted?: boolean
+  rackId?: string
+}
+
+/**
+ * Level names KAFKAJS_LOG_LEVEL takes (KafkaJS reads it over the logLevel
+ * option, so an operator can turn logging up without a code change).
+ */
+function envLogLevel(): LogLevel | undefined {
+  const name = globalThis.process?.env?.KAFKAJS_LOG_LEVEL?.toUpperCase()
+  return name !== undefined && Object.hasOwn(logLevel, name) ? logLevel[name as keyof typeof logLevel] : undefined
+}
+
+/**
+ * The engine's Kafka options for KafkaJS's, with KafkaJS's defaults. The
+ * retry policy's backoff becomes the engine's (retry.initialRetryTime,
+ * maxRetryTime), and its total time bounds how long a call retries.
+ */
+export function engineKafkaConfig(config: KafkaConfig, brokers: string[]): EngineKafkaConfig {
+  // KafkaJS passes options it does not know over silently: so does its drop-in.
+  const requestTimeout = config.enforceRequestTimeout === false ? MAX_INT32 : (config.requestTimeout ?? 30_000)
+  const retry = { ...RETRY_DEFAULTS, ...definedOnly(config.retry ?? {}) }
+  return definedOnly({
+    brokers,
+    clientId: config.clientId ?? 'kafkajs',
+    tls: config.ssl,
+    sasl: config.sasl,
+    connectTimeoutMs: config.connectionTimeout ?? 1000,
+    requestTimeoutMs: requestTimeout,
+    authenticationTimeoutMs: config.authenticationTimeout,
+    reauthenticationThresholdMs: config.reauthenticationThreshold,
+    retryBackoffMs: retry.initialRetryTime,
+    retryBackoffMaxMs: Math.max(retry.initialRetryTime, retry.maxRetryTime),
+    defaultApiTimeoutMs: Math.min(MAX_INT32, (config.requestTimeout ?? 30_000) + retryBudgetMs(retry)),
+    logLevel: envLogLevel() ?? config.logLevel ?? logLevel.INFO,
+    logCreator: config.logCreator && kafkajsEntries(config.logCreator),
+  }) as EngineKafkaConfig
+}
+
+/** Entries as KafkaJS writes them: the root logger has no namespace, the logger is 'kafkajs'. */
+function kafkajsEntries(logCreator: LogCreator): LogCreator {
+  return (level) => {
+    const sink = logCreator(level)
+    return (entry) =>
+      sink({
+        ...entry,
+        namespace: entry.namespace === '' ? (undefined as unknown as string) : entry.namespace,
+        log: { ...entry.log, logger: 'kafkajs' as 'wafka' },
+      })
+  }
+}
+
+export function engineProducerConfig(config: ProducerConfig, kafka: KafkaConfig): EngineProducerConfig {
+  const retry = { ...RETRY_DEFAULTS, ...definedOnly(kafka.retry ?? {}), ...definedOnly(config.retry ?? {}) }
+  const requestTimeout = kafka.enforceRequestTimeout === false ? MAX_INT32 : (kafka.requestTimeout ?? 30_000)
+  // KafkaJS retries a failed send `retries` times: the engine retries for as long (and keeps order doing it).
+  const deadline = Math.min(MAX_INT32, requestTimeout + retryBudgetMs(retry))
+  const transactional = config.transactionalId !== undefined
+  return definedOnly({
+    // KafkaJS sends at once; the engine batches what is sent together, and waits for nothing more.
+    lingerMs: 0,
+    idempotent: config.idempotent ?? transactional,
+    transactionalId: config.transactionalId,
+    transactionTimeoutMs: config.transactionTimeout,
+    maxInFlight: config.maxInFlightRequests == null ? undefined : Math.min(5, config.maxInFlightRequests),
+    allowAutoTopicCreation: config.allowAutoTopicCreation ?? true,
+    partitioner: enginePartitioner(config.createPartitioner),
+    retryBackoffMs: retry.initialRetryTime,
+    retryBackoffMaxMs: Math.max(retry.initialRetryTime, retry.maxRetryTime),
+    requestTimeoutMs: Math.min(requestTimeout, deadline),
+    deliveryTimeoutMs: deadline,
+    maxBlockMs: deadline,
+  }) as EngineProducerConfig
+}
+
+export function engineConsumerConfig(config: ConsumerConfig, kafka: KafkaConfig, logger: Logger): EngineConsumerConfig {
+  if (!config || typeof config.groupId !== 'string' || config.groupId === '')
+    throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.')
+  const sessionTimeout = config.sessionTimeout ?? 30_000
+  const heartbeatInterval = config.heartbeatInterval ?? 3000
+  if (heartbeatInterval >= sessionTimeout)
+    throw new KafkaJSNonRetriableError(
+      `Consumer heartbeatInterval (${heartbeatInterval}) must be lower than sessionTimeout (${sessionTimeout}). It is recommended to set heartbeatInterval to approximately a third of the sessionTimeout.`,
+    )
+  const retry = { ...RETRY_DEFAULTS, ...definedOnly(kafka.retry ?? {}), ...definedOnly(config.retry ?? {}) }
+  const assigners = config.partitionAssigners ?? [PartitionAssigners.roundRobin]
+  return definedOnly({
+    groupId: config.groupId,
+    partitionAssigners: assigners.map((a) => engineAssignor(a, config.groupId, logger)),
+    sessionTimeoutMs: sessionTimeout,
+    rebalanceTimeoutMs: config.rebalanceTimeout ?? 60_000,
+    heartbeatIntervalMs: heartbeatInterval,
+    // KafkaJS has no poll deadline: a slow handler is never made to leave the group.
+    maxPollIntervalMs: MAX_INT32,
+    metadataMaxAgeMs: config.metadataMaxAge,
+    maxBytesPerPartition: config.maxBytesPerPartition ?? 1_048_576,
+    minBytes: config.minBytes ?? 1,
+    maxBytes: config.maxBytes ?? 10_485_760,
+    maxWaitTimeInMs: config.maxWaitTimeInMs ?? 5000,
+    allowAutoTopicCreation: config.allowAutoTopicCreation ?? true,
+    isolationLevel: config.readUncommitted === true ? 'read_uncommitted' : 'read_committed',
+    rackId: config.rackId === '' ? undefined : config.rackId,
+    autoOffsetReset: 'latest',
+    retryBackoffMs: retry.initialRetryTime,
+    retryBackoffMaxMs: Math.max(retry.initialRetryTime, retry.maxRetryTime),
+  }) as EngineConsumerConfig
+}
+
+export function definedOnly<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T
+}

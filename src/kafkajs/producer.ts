@@ -1,0 +1,196 @@
+import type { Producer as EngineProducer, Message as EngineMessage, Transaction as EngineTransaction } from '../producer/producer.js'
+import type { Logger } from '../logger.js'
+import { TimeoutError, WafkaError } from '../errors.js'
+import { KafkaJSError, KafkaJSNonRetriableError, toKafkaJSError } from './errors.js'
+import { Instrumentation, ProducerEvents, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
+import { engineProducerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
+import type { Connector } from './kafka.js'
+import type { CompressionTypes } from './compression.js'
+import type { IHeaders } from './messages.js'
+
+export interface Message {
+  key?: Buffer | string | null
+  value: Buffer | string | null
+  partition?: number
+  headers?: IHeaders
+  timestamp?: string
+}
+
+export interface ProducerRecord {
+  topic: string
+  messages: Message[]
+  acks?: number
+  /** KafkaJS's broker-side wait for acks; the engine uses the producer's request timeout. */
+  timeout?: number
+  compression?: CompressionTypes
+}
+
+export interface TopicMessages {
+  topic: string
+  messages: Message[]
+}
+
+export interface ProducerBatch {
+  acks?: number
+  timeout?: number
+  compression?: CompressionTypes
+  topicMessages?: TopicMessages[]
+}
+
+export interface RecordMetadata {
+  topicName: string
+  partition: number
+  errorCode: number
+  offset?: string
+  timestamp?: string
+  baseOffset?: string
+  logAppendTime?: string
+  logStartOffset?: string
+}
+
+export interface TopicOffsets {
+  topic: string
+  partitions: Array<{ partition: number; offset: string }>
+}
+
+export interface Offsets {
+  topics: TopicOffsets[]
+}
+
+export interface Transaction {
+  send(record: ProducerRecord): Promise<RecordMetadata[]>
+  sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]>
+  sendOffsets(offsets: Offsets & { consumerGroupId: string }): Promise<void>
+  commit(): Promise<void>
+  abort(): Promise<void>
+  isActive(): boolean
+}
+
+/** KafkaJS's producer over wafka's: KafkaJS's defaults (no idempotence unless asked), events and errors. */
+export class Producer {
+  readonly events = ProducerEvents
+  private readonly instrumentation = new Instrumentation('producer', ProducerEvents)
+  private inner: EngineProducer | undefined
+
+  constructor(
+    private readonly connector: Connector,
+    private readonly config: ProducerConfig,
+    private readonly kafka: KafkaConfig,
+    private readonly log: Logger,
+  ) {
+    // Refuse a bad option now, as KafkaJS does at producer().
+    engineProducerConfig(config, kafka)
+  }
+
+  async connect(): Promise<void> {
+    await this.connector.connect(async () => {
+      const engine = (await this.connector.engine(this.instrumentation.requests(ProducerEvents))).producer(
+        engineProducerConfig(this.config, this.kafka),
+      )
+      try {
+        await engine.connect()
+      } catch (err) {
+        await engine.disconnect().catch(() => {})
+        throw err
+      }
+      const previous = this.inner
+      this.inner = engine
+      await previous?.disconnect().catch(() => {})
+    })
+    this.instrumentation.emit(ProducerEvents.CONNECT)
+  }
+
+  async disconnect(): Promise<void> {
+    const inner = this.inner
+    this.inner = undefined
+    if (inner) await inner.disconnect().catch((err) => Promise.reject(toKafkaJSError(err)))
+    this.instrumentation.emit(ProducerEvents.DISCONNECT)
+  }
+
+  isIdempotent(): boolean {
+    return this.config.idempotent === true || this.config.transactionalId !== undefined
+  }
+
+  send(record: ProducerRecord): Promise<RecordMetadata[]> {
+    return this.call((p) => p.send(engineRecord(record)))
+  }
+
+  sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
+    return this.call((p) =>
+      p.sendBatch({
+        topicMessages: (batch.topicMessages ?? []).map((t) => ({ topic: t.topic, messages: t.messages as EngineMessage[] })),
+        acks: acks(batch.acks),
+        compression: batch.compression,
+      }),
+    )
+  }
+
+  async transaction(): Promise<Transaction> {
+    if (this.config.transactionalId === undefined)
+      throw new KafkaJSNonRetriableError('Must provide transactional id for transactional producer')
+    const txn: EngineTransaction = await this.call((p) => p.transaction())
+    const call = <T>(fn: () => Promise<T>) => this.call(() => fn())
+    return {
+      send: (record) => call(() => txn.send(engineRecord(record))),
+      sendBatch: (batch) =>
+        call(() =>
+          txn.sendBatch({
+            topicMessages: (batch.topicMessages ?? []).map((t) => ({ topic: t.topic, messages: t.messages as EngineMessage[] })),
+            acks: acks(batch.acks),
+            compression: batch.compression,
+          }),
+        ),
+      sendOffsets: (offsets) => call(() => txn.sendOffsets(offsets)),
+      commit: () => call(() => txn.commit()),
+      abort: () => call(() => txn.abort()),
+      isActive: () => txn.isActive(),
+    }
+  }
+
+  on(eventName: string, listener: (event: InstrumentationEvent) => void): RemoveInstrumentationEventListener {
+    return this.instrumentation.on(eventName, listener)
+  }
+
+  logger(): Logger {
+    return this.log.namespace('Producer')
+  }
+
+  /**
+   * A call on the engine, with KafkaJS's errors. A retriable failure the
+   * engine kept retrying until its deadline (the policy's time budget) ends
+   * as KafkaJS's send ends once its retriers are spent: a
+   * KafkaJSNonRetriableError with the last failure as its cause.
+   */
+  private async call<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
+    const inner = this.inner
+    if (!inner) throw new KafkaJSError('The producer is disconnected', { retriable: false })
+    try {
+      return await fn(inner)
+    } catch (err) {
+      const last = spentOn(err)
+      if (last) {
+        const cause = toKafkaJSError(last) as Error
+        throw new KafkaJSNonRetriableError(cause, { cause })
+      }
+      throw toKafkaJSError(err)
+    }
+  }
+}
+
+/** The retriable failure behind an error that ended retries (a deadline spent on it), or the error itself when retriable. */
+function spentOn(err: unknown): unknown {
+  if (err instanceof WafkaError && err.retriable) return err
+  if (err instanceof TimeoutError && !err.retriable && err.cause instanceof WafkaError && err.cause.retriable) return err.cause
+  return undefined
+}
+
+function acks(value: number | undefined): -1 | 0 | 1 | undefined {
+  return value as -1 | 0 | 1 | undefined
+}
+
+function engineRecord(record: ProducerRecord) {
+  if (!record || typeof record.topic !== 'string' || record.topic === '') throw new KafkaJSNonRetriableError(`Invalid topic`)
+  if (!Array.isArray(record.messages))
+    throw new KafkaJSNonRetriableError(`Invalid messages array [${record.messages}] for topic "${record.topic}"`)
+  return { topic: record.topic, messages: record.messages as EngineMessage[], acks: acks(record.acks), compression: record.compression }
+}

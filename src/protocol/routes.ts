@@ -1,0 +1,57 @@
+/**
+ * Where each API's requests go by default, beside the generated specs (as
+ * franz-go's kmsg marks admin, group and transaction requests). The cluster's
+ * Route (src/cluster/route.ts) names a destination of one of these kinds;
+ * 'leader', 'group' and 'transaction' need a key the caller gives.
+ */
+export type RouteKind = 'any' | 'node' | 'leader' | 'controller' | 'group' | 'transaction'
+
+export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
+  // Data: a partition's leader.
+  Produce: 'leader',
+  Fetch: 'leader',
+  ListOffsets: 'leader',
+  OffsetForLeaderEpoch: 'leader',
+  DeleteRecords: 'leader',
+  // Topic and cluster changes: the controller (any broker forwards since KIP-590, but the controller answers first).
+  CreateTopics: 'controller',
+  DeleteTopics: 'controller',
+  CreatePartitions: 'controller',
+  ElectLeaders: 'controller',
+  AlterPartitionReassignments: 'controller',
+  ListPartitionReassignments: 'controller',
+  // A group's coordinator.
+  JoinGroup: 'group',
+  SyncGroup: 'group',
+  Heartbeat: 'group',
+  LeaveGroup: 'group',
+  OffsetCommit: 'group',
+  OffsetFetch: 'group',
+  OffsetDelete: 'group',
+  DescribeGroups: 'group',
+  DeleteGroups: 'group',
+  ConsumerGroupHeartbeat: 'group',
+  ConsumerGroupDescribe: 'group',
+  TxnOffsetCommit: 'group',
+  // A transactional id's coordinator.
+  AddPartitionsToTxn: 'transaction',
+  AddOffsetsToTxn: 'transaction',
+  EndTxn: 'transaction',
+  InitProducerId: 'transaction',
+  // Each broker answers for itself.
+  ListGroups: 'node',
+  // Any broker.
+  ApiVersions: 'any',
+  Metadata: 'any',
+  FindCoordinator: 'any',
+  DescribeCluster: 'any',
+  DescribeConfigs: 'any',
+  IncrementalAlterConfigs: 'any',
+  CreateAcls: 'any',
+  DescribeAcls: 'any',
+  DeleteAcls: 'any',
+  DescribeUserScramCredentials: 'any',
+  AlterUserScramCredentials: 'any',
+  SaslHandshake: 'any',
+  SaslAuthenticate: 'any',
+}

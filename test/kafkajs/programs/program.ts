@@ -1,0 +1,35 @@
+// What every program gets: the module under test (`kafkajs` or
+// `wafka/kafkajs`, the program cannot tell which), the brokers, and names
+// unique to this run. A program returns what it observed, as plain data, in
+// a form that does not depend on which client ran it.
+import type * as KafkaJS from 'kafkajs'
+
+export type KafkaJSModule = typeof KafkaJS
+
+export interface ProgramEnv {
+  brokers: string[]
+  /** A prefix for topic and group names: the two clients' runs never share one. */
+  name: (what: string) => string
+  /** Secured listeners (the SSL/SASL program only). */
+  secured?: { saslBrokers: string[]; saslSslBrokers: string[]; sslBrokers: string[]; ca: string; users: Record<string, string> }
+}
+
+export type Program = (kafkajs: KafkaJSModule, env: ProgramEnv) => Promise<unknown>
+
+/** Resolves when `check()` holds, polling; rejects after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 30_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** The class name and KafkaJS fields of an error, for comparing. */
+export function errorShape(e: unknown) {
+  const err = e as { name?: string; type?: string; retriable?: boolean; constructor?: { name?: string } }
+  return { name: err?.name, type: err?.type, retriable: err?.retriable }
+}
+
+/** A quiet logCreator: the programs' output is what they return. */
+export const quiet = () => () => {}

@@ -1,0 +1,63 @@
+// KafkaJS's documented usage, section by section (test/kafkajs/programs),
+// run unchanged against KafkaJS 2.2.4 and against wafka/kafkajs on one real
+// Kafka broker: both must observe the same thing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as kafkajs from 'kafkajs'
+import * as wafkajs from '../../src/kafkajs/index.js'
+import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
+import type { KafkaJSModule, Program, ProgramEnv } from './programs/program.js'
+import { gettingStarted } from './programs/getting-started.js'
+import { producing } from './programs/producing.js'
+import { consuming } from './programs/consuming.js'
+import { failingHandler } from './programs/failing-handler.js'
+import { adminProgram } from './programs/admin.js'
+import { transactions } from './programs/transactions.js'
+import { configuration } from './programs/configuration.js'
+import { instrumentation } from './programs/instrumentation.js'
+import { customLogger } from './programs/custom-logger.js'
+import { customPartitioner } from './programs/custom-partitioner.js'
+import { customAssigner } from './programs/custom-assigner.js'
+
+const kafkaOk = requireKafka()
+
+const programs: Record<string, Program> = {
+  'Getting Started': gettingStarted,
+  Producing: producing,
+  Consuming: consuming,
+  'Consuming: a failing handler': failingHandler,
+  Admin: adminProgram,
+  Transactions: transactions,
+  Configuration: configuration,
+  'Instrumentation Events': instrumentation,
+  'Custom Logger': customLogger,
+  'Custom Partitioner': customPartitioner,
+  'Custom Assigner': customAssigner,
+}
+
+describe.skipIf(!kafkaOk)('KafkaJS programs give the same results on kafkajs and wafka/kafkajs', () => {
+  let cluster: KafkaCluster
+  beforeAll(async () => {
+    cluster = await startKafka({ config: { 'group.initial.rebalance.delay.ms': '0' } })
+  }, 120_000)
+  afterAll(async () => {
+    await cluster?.stop()
+  })
+
+  const env = (client: string, program: string): ProgramEnv => ({
+    brokers: cluster.bootstrap.split(','),
+    name: (what) => `${client}-${program.replace(/\W+/g, '-').toLowerCase()}-${what}`,
+  })
+
+  for (const [section, program] of Object.entries(programs)) {
+    it(
+      section,
+      async () => {
+        const expected = await program(kafkajs as unknown as KafkaJSModule, env('kafkajs', section))
+        const actual = await program(wafkajs as unknown as KafkaJSModule, env('wafka', section))
+        if (process.env.KAFKAJS_PROGRAMS_PRINT) console.log(section, JSON.stringify(expected))
+        expect(actual).toEqual(expected)
+      },
+      120_000,
+    )
+  }
+})
