@@ -43,6 +43,7 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   // Any broker.
   ApiVersions: 'any',
   Metadata: 'any',
+  DescribeTopicPartitions: 'any',
   FindCoordinator: 'any',
   DescribeCluster: 'any',
   DescribeConfigs: 'any',
