@@ -1,10 +1,12 @@
 // KafkaJS's documented usage, section by section (test/kafkajs/programs),
-// run unchanged against KafkaJS 2.2.4 and against wafka/kafkajs on one real
-// Kafka broker: both must observe the same thing.
+// run unchanged against KafkaJS 2.2.4 and against wafka/kafkajs, on one real
+// Kafka broker and on the embedded broker (src/broker, three brokers): on
+// each, both clients must observe the same thing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
 import * as wafkajs from '../../src/kafkajs/index.js'
-import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
+import { requireKafka, startKafka } from '../peers/kafka.js'
+import { startCluster } from '../../src/broker/index.js'
 import type { KafkaJSModule, Program, ProgramEnv } from './programs/program.js'
 import { gettingStarted } from './programs/getting-started.js'
 import { producing } from './programs/producing.js'
@@ -34,30 +36,61 @@ const programs: Record<string, Program> = {
   'Custom Assigner': customAssigner,
 }
 
-describe.skipIf(!kafkaOk)('KafkaJS programs give the same results on kafkajs and wafka/kafkajs', () => {
-  let cluster: KafkaCluster
-  beforeAll(async () => {
-    cluster = await startKafka({ config: { 'group.initial.rebalance.delay.ms': '0' } })
-  }, 120_000)
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+interface Target {
+  bootstrap: string
+  stop(): Promise<void>
+}
 
-  const env = (client: string, program: string): ProgramEnv => ({
-    brokers: cluster.bootstrap.split(','),
-    name: (what) => `${client}-${program.replace(/\W+/g, '-').toLowerCase()}-${what}`,
-  })
+interface TargetSpec {
+  name: string
+  available: boolean
+  start(): Promise<Target>
+}
 
-  for (const [section, program] of Object.entries(programs)) {
-    it(
-      section,
-      async () => {
-        const expected = await program(kafkajs as unknown as KafkaJSModule, env('kafkajs', section))
-        const actual = await program(wafkajs as unknown as KafkaJSModule, env('wafka', section))
-        if (process.env.KAFKAJS_PROGRAMS_PRINT) console.log(section, JSON.stringify(expected))
-        expect(actual).toEqual(expected)
-      },
-      120_000,
-    )
-  }
-})
+const targets: TargetSpec[] = [
+  {
+    name: 'real Kafka',
+    available: kafkaOk,
+    start: async () => {
+      const cluster = await startKafka({ config: { 'group.initial.rebalance.delay.ms': '0' } })
+      return { bootstrap: cluster.bootstrap, stop: () => cluster.stop() }
+    },
+  },
+  {
+    name: 'the embedded broker',
+    available: true,
+    start: async () => {
+      const cluster = await startCluster({ brokers: 3, groupInitialRebalanceDelayMs: 0 })
+      return { bootstrap: cluster.bootstrapServers, stop: () => cluster.stop() }
+    },
+  },
+]
+
+for (const target of targets)
+  describe.skipIf(!target.available)(`KafkaJS programs give the same results on kafkajs and wafka/kafkajs, on ${target.name}`, () => {
+    let cluster: Target
+    beforeAll(async () => {
+      cluster = await target.start()
+    }, 120_000)
+    afterAll(async () => {
+      await cluster?.stop()
+    })
+
+    const env = (client: string, program: string): ProgramEnv => ({
+      brokers: cluster.bootstrap.split(','),
+      name: (what) => `${client}-${program.replace(/\W+/g, '-').toLowerCase()}-${what}`,
+    })
+
+    for (const [section, program] of Object.entries(programs)) {
+      it(
+        section,
+        async () => {
+          const expected = await program(kafkajs as unknown as KafkaJSModule, env('kafkajs', section))
+          const actual = await program(wafkajs as unknown as KafkaJSModule, env('wafka', section))
+          if (process.env.KAFKAJS_PROGRAMS_PRINT) console.log(target.name, section, JSON.stringify(expected))
+          expect(actual).toEqual(expected)
+        },
+        120_000,
+      )
+    }
+  })
