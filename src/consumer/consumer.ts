@@ -16,7 +16,7 @@ import { fetchCommitted } from './offsets.js'
 import { Assignment, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { checkOptions, type OptionTable } from '../config/option.js'
+import { checkEntries, checkOptions } from '../config/option.js'
 import {
   ASSIGN_OPTIONS,
   COMMIT_OFFSET_OPTIONS,
@@ -321,12 +321,6 @@ export class Consumer {
     if (this.emitter.listenerCount(type) === 0) return
     this.emitter.emit(type, { id: this.eventId++, type, timestamp: Date.now(), payload })
   }
-}
-
-/** A list of options objects (commitOffsets, pause, assign): an array, each entry checked against `table`. */
-function checkEntries(scope: string, list: unknown, table: OptionTable): void {
-  if (!Array.isArray(list)) throw new ConfigError(`${scope} takes an array of { ${Object.keys(table).join(', ')} }`)
-  for (const entry of list) checkOptions(`${scope} entry`, entry, table)
 }
 
 function toOffset(offset: string | number | bigint): bigint {
