@@ -7,7 +7,7 @@ import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBrokerAddress, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { withRetry, type RetryPolicy } from './retry.js'
-import type { Answered, Body, ClusterClient, Exchange, Lane, RouteOptions } from './client.js'
+import type { Answered, Body, ClusterClient, ConsumerCluster, Exchange, Lane, RouteOptions } from './client.js'
 import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -41,7 +41,7 @@ export type { Lane } from './client.js'
  * on an interval, on demand and after errors that say it is stale;
  * coordinators looked up and cached; and a retry policy bounded by a deadline.
  */
-export class Cluster implements ClusterClient {
+export class Cluster implements ConsumerCluster {
   readonly metadata = new MetadataCache()
   /** The client's logger (Kafka's, namespaced by each part through log()). */
   readonly logger: Logger

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { loadCodecs } from '../codec/compression.js'
-import type { Cluster } from '../cluster/cluster.js'
+import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError, kafkaError } from '../errors.js'
 import type { Batch } from './batch.js'
 import { ClassicGroup } from './classic-group.js'
@@ -59,7 +59,7 @@ export class Consumer {
   private eventId = 0
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: ConsumerCluster,
     config: ConsumerConfig = {},
   ) {
     this.config = resolveConsumerConfig(config)

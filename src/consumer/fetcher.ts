@@ -1,6 +1,6 @@
 import type { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
-import type { Cluster } from '../cluster/cluster.js'
+import type { LeaderConnections } from '../cluster/client.js'
 import { ZERO_UUID } from '../cluster/cluster.js'
 import { ConnectionError, CorruptRecordError, KafkaError, WafkaError, kafkaError } from '../errors.js'
 import { MAX_TIMER_MS } from '../net/backoff.js'
@@ -63,7 +63,7 @@ export class Fetcher {
   private running = false
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: LeaderConnections,
     private readonly config: ResolvedConsumerConfig,
     private readonly assignment: Assignment,
     /** Where a partition goes when its offset is out of range: the topic's reset policy. */
@@ -396,12 +396,16 @@ export class Fetcher {
         s.validated(leaderEpoch)
         return
       }
-      const res = await this.cluster.send(leader, OffsetForLeaderEpoch, () => ({
-        replicaId: -1,
-        topics: [
-          { topic: s.topic, partitions: [{ partition: s.partition, currentLeaderEpoch: leaderEpoch, leaderEpoch: s.lastFetchedEpoch }] },
-        ],
-      }))
+      const res = await conn.request(
+        OffsetForLeaderEpoch,
+        {
+          replicaId: -1,
+          topics: [
+            { topic: s.topic, partitions: [{ partition: s.partition, currentLeaderEpoch: leaderEpoch, leaderEpoch: s.lastFetchedEpoch }] },
+          ],
+        },
+        { version: conn.versionFor(OffsetForLeaderEpoch) },
+      )
       const answer = res.topics[0]?.partitions[0]
       if (!answer || s.version !== version) return
       if (answer.errorCode !== 0) {
