@@ -2,7 +2,14 @@ import { kafkaError } from '../errors.js'
 import type { ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
 import { ConfigError } from '../errors.js'
-import { CreateAcls, DeleteAcls, DescribeAcls } from '../protocol/messages/index.js'
+import {
+  CreateAcls,
+  DeleteAcls,
+  DescribeAcls,
+  type CreateAclsRequestAclCreation,
+  type DeleteAclsRequestDeleteAclsFilter,
+  type DescribeAclsRequest,
+} from '../protocol/messages/index.js'
 import { ACL_ENTRY_OPTIONS, ACL_FILTER_OPTIONS } from '../config/admin-options.js'
 import { checkEntries } from '../config/option.js'
 
@@ -78,7 +85,9 @@ function filterBody(f: AclFilter, version: number) {
   return {
     resourceTypeFilter: f.resourceType ?? AclResourceTypes.ANY,
     resourceNameFilter: f.resourceName ?? null,
-    ...(version >= 1 ? { patternTypeFilter: patternType } : {}),
+    ...(version >= 1
+      ? ({ patternTypeFilter: patternType } satisfies Partial<DescribeAclsRequest & DeleteAclsRequestDeleteAclsFilter>)
+      : {}),
     principalFilter: f.principal ?? null,
     hostFilter: f.host ?? null,
     operation: f.operation ?? AclOperationTypes.ANY,
@@ -97,7 +106,9 @@ export async function createAcls(cluster: ClusterClient, acl: AclEntry[]): Promi
       creations: acl.map((a) => ({
         resourceType: a.resourceType,
         resourceName: a.resourceName,
-        ...(version >= 1 ? { resourcePatternType: a.resourcePatternType ?? LITERAL } : {}),
+        ...(version >= 1
+          ? ({ resourcePatternType: a.resourcePatternType ?? LITERAL } satisfies Partial<CreateAclsRequestAclCreation>)
+          : {}),
         principal: a.principal,
         host: a.host,
         operation: a.operation,

@@ -49,6 +49,11 @@ import {
   ListPartitionReassignments,
   OffsetCommit,
   OffsetFetch,
+  type CreateTopicsRequest,
+  type DescribeConfigsRequest,
+  type ElectLeadersRequest,
+  type ListOffsetsRequest,
+  type OffsetFetchRequest,
   type OffsetFetchResponse,
 } from '../protocol/messages/index.js'
 
@@ -184,7 +189,9 @@ export class Admin {
           configs: (t.configEntries ?? []).map((c) => ({ name: c.name, value: c.value })),
         })),
         timeoutMs: timeout,
-        ...(options.validateOnly ? { validateOnly: requireVersion(v, 1, 'CreateTopics validateOnly') } : {}),
+        ...(options.validateOnly
+          ? ({ validateOnly: requireVersion(v, 1, 'CreateTopics validateOnly') } satisfies Partial<CreateTopicsRequest>)
+          : {}),
       }),
       Routes.controller(),
       {
@@ -343,7 +350,9 @@ export class Admin {
               (v) => ({
                 replicaId: -1,
                 // read_committed must not silently become read_uncommitted on a broker without it.
-                ...(isolationLevel !== 0 && requireVersion(v, 2, 'read_committed offsets') ? { isolationLevel } : {}),
+                ...(isolationLevel !== 0 && requireVersion(v, 2, 'read_committed offsets')
+                  ? ({ isolationLevel } satisfies Partial<ListOffsetsRequest>)
+                  : {}),
                 topics: [{ name: topic, partitions: group.map((id) => ({ partitionIndex: id, timestamp })) }],
               }),
               Routes.node(node),
@@ -385,7 +394,9 @@ export class Admin {
             DescribeConfigs,
             (v) => ({
               resources: [{ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ?? null }],
-              ...(options.includeSynonyms ? { includeSynonyms: requireVersion(v, 1, 'config synonyms') } : {}),
+              ...(options.includeSynonyms
+                ? ({ includeSynonyms: requireVersion(v, 1, 'config synonyms') } satisfies Partial<DescribeConfigsRequest>)
+                : {}),
             }),
             configRoute(r),
             { check: (res, from) => check(res.results[0].errorCode, 'DescribeConfigs', `${r.name}`, res.results[0].errorMessage, from) },
@@ -470,7 +481,9 @@ export class Admin {
       ElectLeaders,
       (v) => ({
         // v0 elects only the preferred replica: an unclean election must not silently become one.
-        ...(type === 'PREFERRED' || requireVersion(v, 1, 'an unclean leader election') ? { electionType: ElectionTypes[type] } : {}),
+        ...(type === 'PREFERRED' || requireVersion(v, 1, 'an unclean leader election')
+          ? ({ electionType: ElectionTypes[type] } satisfies Partial<ElectLeadersRequest>)
+          : {}),
         topicPartitions: options.topicPartitions?.map((t) => ({ topic: t.topic, partitions: t.partitions })) ?? null,
         timeoutMs: timeout,
       }),
@@ -688,7 +701,7 @@ export class Admin {
       (v) =>
         v >= 8
           ? { groups: [{ groupId, topics: wanted }], requireStable: true }
-          : { groupId, topics: wanted, ...(v >= 7 ? { requireStable: true } : {}) },
+          : { groupId, topics: wanted, ...(v >= 7 ? ({ requireStable: true } satisfies Partial<OffsetFetchRequest>) : {}) },
       Routes.group(groupId),
       {
         check: (r, from) => {

@@ -13,6 +13,7 @@ import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
 import { createLogger, describeError, type LogCreator, type LogLevel, type Logger } from '../logger.js'
+import type { MetadataRequest } from '../protocol/messages/index.js'
 
 export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'logger' | 'signal'> {
   brokers: string[]
@@ -466,7 +467,7 @@ export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
 export function metadataRequest(topics: Array<{ topicId: string; name: string }> | null, allowAutoTopicCreation: boolean, version: number) {
   // Before v4 brokers always auto-create (if configured to): the field cannot be sent.
-  return { topics, ...(version >= 4 ? { allowAutoTopicCreation } : {}) }
+  return { topics, ...(version >= 4 ? ({ allowAutoTopicCreation } satisfies Partial<MetadataRequest>) : {}) }
 }
 
 function shuffle<T>(xs: T[]): T[] {

@@ -16,6 +16,7 @@ import { FETCH_SESSION_LOST, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { describeError } from '../logger.js'
 import { EARLIEST, LATEST, listOffsets } from './offset-reset.js'
+import type { FetchRequestFetchPartition } from '../protocol/messages/index.js'
 
 /** A partition's fetched records, handed to user code as one batch. */
 export interface Delivery {
@@ -319,7 +320,7 @@ export class Fetcher {
           currentLeaderEpoch: p.currentLeaderEpoch,
           fetchOffset: p.fetchOffset,
           // Not ignorable: before v12 the position is checked by OffsetForLeaderEpoch instead (validate()).
-          ...(version >= 12 ? { lastFetchedEpoch: p.lastFetchedEpoch } : {}),
+          ...(version >= 12 ? ({ lastFetchedEpoch: p.lastFetchedEpoch } satisfies Partial<FetchRequestFetchPartition>) : {}),
           partitionMaxBytes: p.maxBytes,
         })),
       })),
