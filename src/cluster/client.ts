@@ -98,6 +98,8 @@ export type LeaderConnection = Pick<Connection, 'name' | 'versionFor' | 'support
 export interface LeaderConnections extends ClusterClient {
   /** The open connection to a broker, opened when needed (with reconnect backoff after failures). */
   connection(nodeId: number): Promise<LeaderConnection>
+  /** One request to a broker by node id, at the version its connection negotiated; no retry. */
+  send<Req, Res>(nodeId: number, api: ApiSpec<Req, Res>, body: Body<Req>): Promise<Res>
   /** Forgets what `err` says is stale (metadata, coordinators), before a retry. */
   afterError(err: unknown): Promise<void>
 }

@@ -397,16 +397,12 @@ export class Fetcher {
         s.validated(leaderEpoch)
         return
       }
-      const res = await conn.request(
-        OffsetForLeaderEpoch,
-        {
-          replicaId: -1,
-          topics: [
-            { topic: s.topic, partitions: [{ partition: s.partition, currentLeaderEpoch: leaderEpoch, leaderEpoch: s.lastFetchedEpoch }] },
-          ],
-        },
-        { version: conn.versionFor(OffsetForLeaderEpoch) },
-      )
+      const res = await this.cluster.send(leader, OffsetForLeaderEpoch, () => ({
+        replicaId: -1,
+        topics: [
+          { topic: s.topic, partitions: [{ partition: s.partition, currentLeaderEpoch: leaderEpoch, leaderEpoch: s.lastFetchedEpoch }] },
+        ],
+      }))
       const answer = res.topics[0]?.partitions[0]
       if (!answer || s.version !== version) return
       if (answer.errorCode !== 0) {
