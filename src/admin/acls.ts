@@ -2,7 +2,16 @@ import { kafkaError } from '../errors.js'
 import type { ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
 import { ConfigError } from '../errors.js'
-import { CreateAcls, DeleteAcls, DescribeAcls } from '../protocol/messages/index.js'
+import {
+  CreateAcls,
+  DeleteAcls,
+  DescribeAcls,
+  type CreateAclsRequestAclCreation,
+  type DeleteAclsRequestDeleteAclsFilter,
+  type DescribeAclsRequest,
+} from '../protocol/messages/index.js'
+import { ACL_ENTRY_OPTIONS, ACL_FILTER_OPTIONS } from '../config/admin-options.js'
+import { checkEntries } from '../config/option.js'
 
 // Kafka's ACL enums, with KafkaJS's names (and the values Kafka added since).
 export const AclResourceTypes = {
@@ -76,7 +85,9 @@ function filterBody(f: AclFilter, version: number) {
   return {
     resourceTypeFilter: f.resourceType ?? AclResourceTypes.ANY,
     resourceNameFilter: f.resourceName ?? null,
-    ...(version >= 1 ? { patternTypeFilter: patternType } : {}),
+    ...(version >= 1
+      ? ({ patternTypeFilter: patternType } satisfies Partial<DescribeAclsRequest & DeleteAclsRequestDeleteAclsFilter>)
+      : {}),
     principalFilter: f.principal ?? null,
     hostFilter: f.host ?? null,
     operation: f.operation ?? AclOperationTypes.ANY,
@@ -87,6 +98,7 @@ function filterBody(f: AclFilter, version: number) {
 /** CreateAcls on any broker (the controller applies them); throws the first ACL the broker refused. */
 export async function createAcls(cluster: ClusterClient, acl: AclEntry[]): Promise<boolean> {
   if (!Array.isArray(acl) || acl.length === 0) throw new ConfigError('createAcls needs acl: [ ... ] with at least one entry')
+  checkEntries('createAcls() acl', acl, ACL_ENTRY_OPTIONS)
   acl.forEach(checkAcl)
   await cluster.request(
     CreateAcls,
@@ -94,7 +106,9 @@ export async function createAcls(cluster: ClusterClient, acl: AclEntry[]): Promi
       creations: acl.map((a) => ({
         resourceType: a.resourceType,
         resourceName: a.resourceName,
-        ...(version >= 1 ? { resourcePatternType: a.resourcePatternType ?? LITERAL } : {}),
+        ...(version >= 1
+          ? ({ resourcePatternType: a.resourcePatternType ?? LITERAL } satisfies Partial<CreateAclsRequestAclCreation>)
+          : {}),
         principal: a.principal,
         host: a.host,
         operation: a.operation,
@@ -140,6 +154,7 @@ export async function describeAcls(cluster: ClusterClient, filter: AclFilter = {
 
 export async function deleteAcls(cluster: ClusterClient, filters: AclFilter[]) {
   if (!Array.isArray(filters) || filters.length === 0) throw new ConfigError('deleteAcls needs filters: [ ... ] with at least one filter')
+  checkEntries('deleteAcls() filters', filters, ACL_FILTER_OPTIONS)
   const { res, version } = await cluster.request(DeleteAcls, (v) => ({ filters: filters.map((f) => filterBody(f, v)) }), Routes.any(), {
     check: (r, from) =>
       r.filterResults.forEach((x, i) => {

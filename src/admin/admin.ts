@@ -4,6 +4,33 @@ import { Routes } from '../cluster/route.js'
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { checkEntries, checkOptions } from '../config/option.js'
+import {
+  ALTER_CONFIGS_OPTIONS,
+  ALTER_CONFIGS_RESOURCE_OPTIONS,
+  ALTER_REASSIGNMENTS_OPTIONS,
+  ALTER_SCRAM_OPTIONS,
+  ACL_FILTER_OPTIONS,
+  CREATE_ACLS_OPTIONS,
+  DELETE_ACLS_OPTIONS,
+  DESCRIBE_SCRAM_OPTIONS,
+  CONFIG_ENTRY_OPTIONS,
+  CREATE_PARTITIONS_OPTIONS,
+  CREATE_TOPICS_OPTIONS,
+  DELETE_RECORDS_OPTIONS,
+  DELETE_TOPICS_OPTIONS,
+  DESCRIBE_CONFIGS_OPTIONS,
+  DESCRIBE_CONFIGS_RESOURCE_OPTIONS,
+  ELECT_LEADERS_OPTIONS,
+  FETCH_OFFSETS_ALIASES,
+  FETCH_OFFSETS_OPTIONS,
+  FETCH_TOPIC_METADATA_OPTIONS,
+  LIST_REASSIGNMENTS_OPTIONS,
+  RESET_OFFSETS_OPTIONS,
+  SET_OFFSETS_OPTIONS,
+  TOPIC_CONFIG_OPTIONS,
+  TOPIC_PARTITIONS_COUNT_OPTIONS,
+} from '../config/admin-options.js'
 import {
   AlterPartitionReassignments,
   ConsumerGroupDescribe,
@@ -22,6 +49,11 @@ import {
   ListPartitionReassignments,
   OffsetCommit,
   OffsetFetch,
+  type CreateTopicsRequest,
+  type DescribeConfigsRequest,
+  type ElectLeadersRequest,
+  type ListOffsetsRequest,
+  type OffsetFetchRequest,
   type OffsetFetchResponse,
 } from '../protocol/messages/index.js'
 
@@ -92,7 +124,9 @@ export class Admin {
     })
   }
 
-  async fetchTopicMetadata({ topics }: { topics?: string[] } = {}) {
+  async fetchTopicMetadata(options: { topics?: string[] } = {}) {
+    checkOptions('fetchTopicMetadata()', options, FETCH_TOPIC_METADATA_OPTIONS)
+    const { topics } = options
     return this.cluster.retry(async () => {
       if (topics) await this.cluster.refreshMetadata(topics)
       else await this.cluster.refreshMetadata('all')
@@ -140,6 +174,8 @@ export class Admin {
     waitForLeaders?: boolean
     timeout?: number
   }): Promise<boolean> {
+    checkOptions('createTopics()', options, CREATE_TOPICS_OPTIONS)
+    checkEntries('createTopics() topics', options.topics, TOPIC_CONFIG_OPTIONS)
     const timeout = options.timeout ?? 5000
     let created = false
     await this.cluster.request(
@@ -153,7 +189,9 @@ export class Admin {
           configs: (t.configEntries ?? []).map((c) => ({ name: c.name, value: c.value })),
         })),
         timeoutMs: timeout,
-        ...(options.validateOnly ? { validateOnly: requireVersion(v, 1, 'CreateTopics validateOnly') } : {}),
+        ...(options.validateOnly
+          ? ({ validateOnly: requireVersion(v, 1, 'CreateTopics validateOnly') } satisfies Partial<CreateTopicsRequest>)
+          : {}),
       }),
       Routes.controller(),
       {
@@ -181,7 +219,8 @@ export class Admin {
     return created
   }
 
-  async deleteTopics({ topics, timeout = 5000 }: { topics: string[]; timeout?: number }): Promise<void> {
+  async deleteTopics(options: { topics: string[]; timeout?: number }): Promise<void> {
+    const { topics, timeout = 5000 } = checkOptions('deleteTopics()', options, DELETE_TOPICS_OPTIONS)
     await this.cluster.request(
       DeleteTopics,
       // v6 replaced topicNames with topics, and the encoder refuses topics before v6: the version picks the form.
@@ -202,6 +241,8 @@ export class Admin {
     validateOnly?: boolean
     timeout?: number
   }): Promise<void> {
+    checkOptions('createPartitions()', options, CREATE_PARTITIONS_OPTIONS)
+    checkEntries('createPartitions() topicPartitions', options.topicPartitions, TOPIC_PARTITIONS_COUNT_OPTIONS)
     const timeout = options.timeout ?? 5000
     await this.cluster.request(
       CreatePartitions,
@@ -228,15 +269,12 @@ export class Admin {
   }
 
   /** Deletes records before the given offsets (each partition's leader sets its low watermark). */
-  async deleteRecords({
-    topic,
-    partitions,
-    timeout = 5000,
-  }: {
+  async deleteRecords(options: {
     topic: string
     partitions: Array<{ partition: number; offset: string | number | bigint }>
     timeout?: number
   }) {
+    const { topic, partitions, timeout = 5000 } = checkOptions('deleteRecords()', options, DELETE_RECORDS_OPTIONS)
     const byLeader = await this.groupByLeader(
       topic,
       partitions.map((p) => p.partition),
@@ -312,7 +350,9 @@ export class Admin {
               (v) => ({
                 replicaId: -1,
                 // read_committed must not silently become read_uncommitted on a broker without it.
-                ...(isolationLevel !== 0 && requireVersion(v, 2, 'read_committed offsets') ? { isolationLevel } : {}),
+                ...(isolationLevel !== 0 && requireVersion(v, 2, 'read_committed offsets')
+                  ? ({ isolationLevel } satisfies Partial<ListOffsetsRequest>)
+                  : {}),
                 topics: [{ name: topic, partitions: group.map((id) => ({ partitionIndex: id, timestamp })) }],
               }),
               Routes.node(node),
@@ -345,6 +385,8 @@ export class Admin {
     resources: Array<{ type: number; name: string; configNames?: string[] | null }>
     includeSynonyms?: boolean
   }) {
+    checkOptions('describeConfigs()', options, DESCRIBE_CONFIGS_OPTIONS)
+    checkEntries('describeConfigs() resources', options.resources, DESCRIBE_CONFIGS_RESOURCE_OPTIONS)
     const results = await Promise.all(
       options.resources.map((r) =>
         this.cluster
@@ -352,7 +394,9 @@ export class Admin {
             DescribeConfigs,
             (v) => ({
               resources: [{ resourceType: r.type, resourceName: r.name, configurationKeys: r.configNames ?? null }],
-              ...(options.includeSynonyms ? { includeSynonyms: requireVersion(v, 1, 'config synonyms') } : {}),
+              ...(options.includeSynonyms
+                ? ({ includeSynonyms: requireVersion(v, 1, 'config synonyms') } satisfies Partial<DescribeConfigsRequest>)
+                : {}),
             }),
             configRoute(r),
             { check: (res, from) => check(res.results[0].errorCode, 'DescribeConfigs', `${r.name}`, res.results[0].errorMessage, from) },
@@ -389,6 +433,9 @@ export class Admin {
     }>
     validateOnly?: boolean
   }) {
+    checkOptions('alterConfigs()', options, ALTER_CONFIGS_OPTIONS)
+    checkEntries('alterConfigs() resources', options.resources, ALTER_CONFIGS_RESOURCE_OPTIONS)
+    for (const r of options.resources) checkEntries(`alterConfigs() ${r.name} configEntries`, r.configEntries, CONFIG_ENTRY_OPTIONS)
     return Promise.all(
       options.resources.map((r) =>
         this.cluster
@@ -427,13 +474,16 @@ export class Admin {
    * preferred replica already leads), as the Java client reports it.
    */
   async electLeaders(options: { electionType?: ElectionType; topicPartitions?: TopicPartitions[] | null; timeout?: number } = {}) {
+    checkOptions('electLeaders()', options, ELECT_LEADERS_OPTIONS)
     const timeout = options.timeout ?? 30_000
     const type = options.electionType ?? 'PREFERRED'
     const { res } = await this.cluster.request(
       ElectLeaders,
       (v) => ({
         // v0 elects only the preferred replica: an unclean election must not silently become one.
-        ...(type === 'PREFERRED' || requireVersion(v, 1, 'an unclean leader election') ? { electionType: ElectionTypes[type] } : {}),
+        ...(type === 'PREFERRED' || requireVersion(v, 1, 'an unclean leader election')
+          ? ({ electionType: ElectionTypes[type] } satisfies Partial<ElectLeadersRequest>)
+          : {}),
         topicPartitions: options.topicPartitions?.map((t) => ({ topic: t.topic, partitions: t.partitions })) ?? null,
         timeoutMs: timeout,
       }),
@@ -467,6 +517,7 @@ export class Admin {
     topics: Array<{ topic: string; partitions: Array<{ partition: number; replicas: number[] | null }> }>
     timeout?: number
   }) {
+    checkOptions('alterPartitionReassignments()', options, ALTER_REASSIGNMENTS_OPTIONS)
     const timeout = options.timeout ?? 30_000
     await this.cluster.request(
       AlterPartitionReassignments,
@@ -493,6 +544,7 @@ export class Admin {
 
   /** Reassignments in progress (of `topics`, else all): target replicas and those being added and removed. */
   async listPartitionReassignments(options: { topics?: TopicPartitions[]; timeout?: number } = {}) {
+    checkOptions('listPartitionReassignments()', options, LIST_REASSIGNMENTS_OPTIONS)
     const timeout = options.timeout ?? 30_000
     const { res } = await this.cluster.request(
       ListPartitionReassignments,
@@ -630,7 +682,9 @@ export class Admin {
   }
 
   /** Committed offsets of a group (for `topics`, else every topic it committed); -1 where none. */
-  async fetchOffsets({ groupId, topics }: { groupId: string; topics?: string[] }) {
+  async fetchOffsets(options: { groupId: string; topics?: string[] }) {
+    checkOptions('fetchOffsets()', options, FETCH_OFFSETS_OPTIONS, FETCH_OFFSETS_ALIASES)
+    const { groupId, topics } = options
     const wanted = topics
       ? await Promise.all(
           topics.map(async (t) => ({
@@ -647,7 +701,7 @@ export class Admin {
       (v) =>
         v >= 8
           ? { groups: [{ groupId, topics: wanted }], requireStable: true }
-          : { groupId, topics: wanted, ...(v >= 7 ? { requireStable: true } : {}) },
+          : { groupId, topics: wanted, ...(v >= 7 ? ({ requireStable: true } satisfies Partial<OffsetFetchRequest>) : {}) },
       Routes.group(groupId),
       {
         check: (r, from) => {
@@ -664,15 +718,12 @@ export class Admin {
   }
 
   /** Commits offsets for a group that has no active members (as KafkaJS's setOffsets). */
-  async setOffsets({
-    groupId,
-    topic,
-    partitions,
-  }: {
+  async setOffsets(options: {
     groupId: string
     topic: string
     partitions: Array<{ partition: number; offset: string | number | bigint }>
   }) {
+    const { groupId, topic, partitions } = checkOptions('setOffsets()', options, SET_OFFSETS_OPTIONS)
     // generation -1 and no member id: a commit from outside the group (no members may be active).
     await this.cluster.request(
       OffsetCommit,
@@ -700,7 +751,8 @@ export class Admin {
   }
 
   /** Moves a group's committed offsets on `topic` to the earliest (or latest) ones. */
-  async resetOffsets({ groupId, topic, earliest = false }: { groupId: string; topic: string; earliest?: boolean }) {
+  async resetOffsets(options: { groupId: string; topic: string; earliest?: boolean }) {
+    const { groupId, topic, earliest = false } = checkOptions('resetOffsets()', options, RESET_OFFSETS_OPTIONS)
     const [info] = await this.cluster.topicMetadata([topic])
     const offsets = await this.listOffsets(
       topic,
@@ -711,28 +763,30 @@ export class Admin {
   }
 
   /** Creates ACLs (KafkaJS: `createAcls({ acl: [...] })`); StandardAuthorizer applies them cluster-wide. */
-  createAcls({ acl }: { acl: AclEntry[] }): Promise<boolean> {
-    return createAcls(this.cluster, acl)
+  async createAcls(options: { acl: AclEntry[] }): Promise<boolean> {
+    return createAcls(this.cluster, checkOptions('createAcls()', options, CREATE_ACLS_OPTIONS).acl)
   }
 
   /** The ACLs matching a filter, grouped by resource (KafkaJS's result shape). */
-  describeAcls(filter: AclFilter = {}) {
-    return describeAcls(this.cluster, filter)
+  async describeAcls(filter: AclFilter = {}) {
+    return describeAcls(this.cluster, checkOptions('describeAcls()', filter, ACL_FILTER_OPTIONS))
   }
 
   /** Deletes the ACLs matching each filter; says which were deleted (KafkaJS's result shape). */
-  deleteAcls({ filters }: { filters: AclFilter[] }) {
-    return deleteAcls(this.cluster, filters)
+  async deleteAcls(options: { filters: AclFilter[] }) {
+    checkOptions('deleteAcls()', options, DELETE_ACLS_OPTIONS)
+    return deleteAcls(this.cluster, options.filters)
   }
 
   /** Users' SCRAM credentials: mechanisms and iterations, never secrets (KIP-554). */
-  describeUserScramCredentials({ users }: { users?: string[] } = {}) {
-    return describeUserScramCredentials(this.cluster, users)
+  async describeUserScramCredentials(options: { users?: string[] } = {}) {
+    checkOptions('describeUserScramCredentials()', options, DESCRIBE_SCRAM_OPTIONS)
+    return describeUserScramCredentials(this.cluster, options.users)
   }
 
   /** Creates, replaces or deletes users' SCRAM credentials (KIP-554); Kafka takes one change per user per call. */
-  alterUserScramCredentials(changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] }): Promise<void> {
-    return alterUserScramCredentials(this.cluster, changes)
+  async alterUserScramCredentials(changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] }): Promise<void> {
+    return alterUserScramCredentials(this.cluster, checkOptions('alterUserScramCredentials()', changes, ALTER_SCRAM_OPTIONS))
   }
 }
 

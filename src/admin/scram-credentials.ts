@@ -5,6 +5,8 @@ import { ConfigError, kafkaError } from '../errors.js'
 import { saltedPassword } from '../net/sasl/scram.js'
 import { AlterUserScramCredentials, DescribeUserScramCredentials } from '../protocol/messages/index.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { SCRAM_DELETION_OPTIONS, SCRAM_UPSERTION_OPTIONS } from '../config/admin-options.js'
+import { checkEntries } from '../config/option.js'
 
 export type ScramMechanismName = 'SCRAM-SHA-256' | 'SCRAM-SHA-512'
 
@@ -74,6 +76,8 @@ export async function alterUserScramCredentials(
   const upsertions = changes.upsertions ?? []
   const deletions = changes.deletions ?? []
   if (upsertions.length + deletions.length === 0) throw new ConfigError('alterUserScramCredentials needs upsertions or deletions')
+  checkEntries('alterUserScramCredentials() upsertions', upsertions, SCRAM_UPSERTION_OPTIONS)
+  checkEntries('alterUserScramCredentials() deletions', deletions, SCRAM_DELETION_OPTIONS)
   const upserts = await Promise.all(
     upsertions.map(async (u) => {
       if (typeof u.user !== 'string' || u.user === '') throw new ConfigError('a SCRAM upsertion needs a user name')

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js'
+import type { Connection } from '../net/connection.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import type { MetadataCache, TopicInfo } from './metadata.js'
 import type { Route } from './route.js'
@@ -82,4 +83,30 @@ export interface ClusterClient {
   topicMetadata(topics: string[], options?: { allowAutoTopicCreation?: boolean }): Promise<TopicInfo[]>
   /** The node id leading a partition. */
   leaderFor(topic: string, partition: number): Promise<number>
+}
+
+/** A broker connection as the per-leader pipelines use it: its name, negotiated versions, and requests at a version. */
+export type LeaderConnection = Pick<Connection, 'name' | 'versionFor' | 'supports' | 'request'>
+
+/**
+ * What the per-leader pipelines (the producer's sender, the consumer's
+ * fetcher) need beyond ClusterClient: they gather many partitions into one
+ * request per leader and keep per-broker state (fetch sessions, in-flight
+ * Produce), so they hold the leader's connection rather than a route, and
+ * after a failure let the cluster forget what it says is stale.
+ */
+export interface LeaderConnections extends ClusterClient {
+  /** The open connection to a broker, opened when needed (with reconnect backoff after failures). */
+  connection(nodeId: number): Promise<LeaderConnection>
+  /** One request to a broker by node id, at the version its connection negotiated; no retry. */
+  send<Req, Res>(nodeId: number, api: ApiSpec<Req, Res>, body: Body<Req>): Promise<Res>
+  /** Forgets what `err` says is stale (metadata, coordinators), before a retry. */
+  afterError(err: unknown): Promise<void>
+}
+
+/** What a consumer needs besides: its topics watched by every metadata refresh, and the calls' retry budget. */
+export interface ConsumerCluster extends LeaderConnections {
+  readonly options: { readonly defaultApiTimeoutMs: number }
+  /** Adds topics to those each metadata refresh asks about. */
+  use(topics: Iterable<string>): void
 }

@@ -7,12 +7,13 @@ import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBrokerAddress, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { withRetry, type RetryPolicy } from './retry.js'
-import type { Answered, Body, ClusterClient, Exchange, Lane, RouteOptions } from './client.js'
+import type { Answered, Body, ClusterClient, ConsumerCluster, Exchange, Lane, RouteOptions } from './client.js'
 import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
 import { createLogger, describeError, type LogCreator, type LogLevel, type Logger } from '../logger.js'
+import type { MetadataRequest } from '../protocol/messages/index.js'
 
 export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'logger' | 'signal'> {
   brokers: string[]
@@ -41,7 +42,7 @@ export type { Lane } from './client.js'
  * on an interval, on demand and after errors that say it is stale;
  * coordinators looked up and cached; and a retry policy bounded by a deadline.
  */
-export class Cluster implements ClusterClient {
+export class Cluster implements ConsumerCluster {
   readonly metadata = new MetadataCache()
   /** The client's logger (Kafka's, namespaced by each part through log()). */
   readonly logger: Logger
@@ -466,7 +467,7 @@ export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
 export function metadataRequest(topics: Array<{ topicId: string; name: string }> | null, allowAutoTopicCreation: boolean, version: number) {
   // Before v4 brokers always auto-create (if configured to): the field cannot be sent.
-  return { topics, ...(version >= 4 ? { allowAutoTopicCreation } : {}) }
+  return { topics, ...(version >= 4 ? ({ allowAutoTopicCreation } satisfies Partial<MetadataRequest>) : {}) }
 }
 
 function shuffle<T>(xs: T[]): T[] {

@@ -120,6 +120,12 @@ export function checkOptions<T extends object>(
   return options as T
 }
 
+/** A list of options objects (commitOffsets, pause, createTopics' topics...): an array, each entry checked against `table`. */
+export function checkEntries(scope: string, list: unknown, table: OptionTable): void {
+  if (!Array.isArray(list)) throw new ConfigError(`${scope} takes an array of { ${Object.keys(table).join(', ')} }`)
+  for (const entry of list) checkOptions(`${scope} entry`, entry, table)
+}
+
 function checkValue(scope: string, key: string, value: unknown, spec: OptionSpec): void {
   if (value === undefined || (value === null && spec.nullable)) return
   const kind = spec.kind ?? (spec.max !== undefined ? 'number' : 'any')

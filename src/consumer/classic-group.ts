@@ -11,6 +11,7 @@ import { groupByTopic, partitionKey, type TopicPartition } from './partition-sta
 import { COORDINATOR_MOVED, GROUP_FATAL, REJOIN } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { describeError, type Logger } from '../logger.js'
+import type { HeartbeatRequest, JoinGroupRequest, SyncGroupRequest } from '../protocol/messages/index.js'
 
 const { UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED, FENCED_INSTANCE_ID } = ErrorCodes
 
@@ -164,7 +165,9 @@ export class ClassicGroup implements Membership {
         groupId: this.coordinator.groupId,
         generationId: this.generationId,
         memberId: this.memberId,
-        ...(v >= 3 && this.config.groupInstanceId ? { groupInstanceId: this.config.groupInstanceId } : {}),
+        ...(v >= 3 && this.config.groupInstanceId
+          ? ({ groupInstanceId: this.config.groupInstanceId } satisfies Partial<SyncGroupRequest>)
+          : {}),
         protocolType: 'consumer',
         protocolName: join.protocolName,
         assignments,
@@ -226,7 +229,9 @@ export class ClassicGroup implements Membership {
           rebalanceTimeoutMs: this.config.rebalanceTimeoutMs,
           memberId: this.memberId,
           // Not ignorable, so the encoder would refuse it before v5: guarded (an older broker gets a dynamic member).
-          ...(v >= 5 && this.config.groupInstanceId ? { groupInstanceId: this.config.groupInstanceId } : {}),
+          ...(v >= 5 && this.config.groupInstanceId
+            ? ({ groupInstanceId: this.config.groupInstanceId } satisfies Partial<JoinGroupRequest>)
+            : {}),
           protocolType: 'consumer',
           protocols,
           reason,
@@ -319,7 +324,9 @@ export class ClassicGroup implements Membership {
             groupId: this.coordinator.groupId,
             generationId: this.generationId,
             memberId: this.memberId,
-            ...(v >= 3 && this.config.groupInstanceId ? { groupInstanceId: this.config.groupInstanceId } : {}),
+            ...(v >= 3 && this.config.groupInstanceId
+              ? ({ groupInstanceId: this.config.groupInstanceId } satisfies Partial<HeartbeatRequest>)
+              : {}),
           }),
           this.config.sessionTimeoutMs,
         )

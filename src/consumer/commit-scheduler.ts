@@ -1,4 +1,4 @@
-import type { Cluster } from '../cluster/cluster.js'
+import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError } from '../errors.js'
 import { MAX_TIMER_MS } from '../net/backoff.js'
 import type { ResolvedConsumerConfig } from './config.js'
@@ -39,7 +39,7 @@ export class CommitScheduler {
   private sinceCommit = 0
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: ConsumerCluster,
     private readonly config: ResolvedConsumerConfig,
     private readonly assignment: Assignment,
     private readonly coordinator: GroupCoordinator | null,

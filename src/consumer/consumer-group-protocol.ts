@@ -9,6 +9,7 @@ import { groupByTopic, partitionKey, type TopicPartition } from './partition-sta
 import { COORDINATOR_MOVED, REJOIN_CONSUMER_PROTOCOL } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { Logger } from '../logger.js'
+import type { ConsumerGroupHeartbeatRequest } from '../protocol/messages/index.js'
 
 const LEAVE_EPOCH = -1
 const STATIC_LEAVE_EPOCH = -2
@@ -157,7 +158,7 @@ export class ConsumerGroupProtocol implements Membership {
         subscribedTopicNames: all || subscriptionChanged ? topics : null,
         // Regex subscriptions are resolved here, into names; an empty regex goes with them, as librdkafka
         // sends it (its mock insists that names and regex come together).
-        ...(all || subscriptionChanged ? { subscribedTopicRegex: '' } : {}),
+        ...(all || subscriptionChanged ? ({ subscribedTopicRegex: '' } satisfies Partial<ConsumerGroupHeartbeatRequest>) : {}),
         serverAssignor: all ? this.config.serverAssignor : null,
         topicPartitions: reportOwned ? this.ownedTopicIds() : null,
       }),

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { loadCodecs } from '../codec/compression.js'
-import type { Cluster } from '../cluster/cluster.js'
+import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError, kafkaError } from '../errors.js'
 import type { Batch } from './batch.js'
 import { ClassicGroup } from './classic-group.js'
@@ -16,7 +16,7 @@ import { fetchCommitted } from './offsets.js'
 import { Assignment, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { checkOptions, type OptionTable } from '../config/option.js'
+import { checkEntries, checkOptions } from '../config/option.js'
 import {
   ASSIGN_OPTIONS,
   COMMIT_OFFSET_OPTIONS,
@@ -59,7 +59,7 @@ export class Consumer {
   private eventId = 0
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: ConsumerCluster,
     config: ConsumerConfig = {},
   ) {
     this.config = resolveConsumerConfig(config)
@@ -321,12 +321,6 @@ export class Consumer {
     if (this.emitter.listenerCount(type) === 0) return
     this.emitter.emit(type, { id: this.eventId++, type, timestamp: Date.now(), payload })
   }
-}
-
-/** A list of options objects (commitOffsets, pause, assign): an array, each entry checked against `table`. */
-function checkEntries(scope: string, list: unknown, table: OptionTable): void {
-  if (!Array.isArray(list)) throw new ConfigError(`${scope} takes an array of { ${Object.keys(table).join(', ')} }`)
-  for (const entry of list) checkOptions(`${scope} entry`, entry, table)
 }
 
 function toOffset(offset: string | number | bigint): bigint {

@@ -1,6 +1,6 @@
 import type { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
-import type { Cluster } from '../cluster/cluster.js'
+import type { LeaderConnections } from '../cluster/client.js'
 import { ZERO_UUID } from '../cluster/cluster.js'
 import { ConnectionError, CorruptRecordError, KafkaError, WafkaError, kafkaError } from '../errors.js'
 import { MAX_TIMER_MS } from '../net/backoff.js'
@@ -16,6 +16,7 @@ import { FETCH_SESSION_LOST, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { describeError } from '../logger.js'
 import { EARLIEST, LATEST, listOffsets } from './offset-reset.js'
+import type { FetchRequestFetchPartition } from '../protocol/messages/index.js'
 
 /** A partition's fetched records, handed to user code as one batch. */
 export interface Delivery {
@@ -63,7 +64,7 @@ export class Fetcher {
   private running = false
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: LeaderConnections,
     private readonly config: ResolvedConsumerConfig,
     private readonly assignment: Assignment,
     /** Where a partition goes when its offset is out of range: the topic's reset policy. */
@@ -319,7 +320,7 @@ export class Fetcher {
           currentLeaderEpoch: p.currentLeaderEpoch,
           fetchOffset: p.fetchOffset,
           // Not ignorable: before v12 the position is checked by OffsetForLeaderEpoch instead (validate()).
-          ...(version >= 12 ? { lastFetchedEpoch: p.lastFetchedEpoch } : {}),
+          ...(version >= 12 ? ({ lastFetchedEpoch: p.lastFetchedEpoch } satisfies Partial<FetchRequestFetchPartition>) : {}),
           partitionMaxBytes: p.maxBytes,
         })),
       })),

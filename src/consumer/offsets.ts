@@ -6,6 +6,7 @@ import type { CommitIdentity } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
 import { COMMIT_FENCED } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import type { OffsetCommitRequest, OffsetFetchRequest } from '../protocol/messages/index.js'
 
 export interface OffsetToCommit extends TopicPartition {
   /** The next offset to consume (what Kafka stores). */
@@ -44,8 +45,10 @@ export async function commitOffsets(
     const who = identity()
     const { res, broker } = await coordinator.send(OffsetCommit, (v) => ({
       groupId: coordinator.groupId,
-      ...(who ? { generationIdOrMemberEpoch: who.generationIdOrMemberEpoch, memberId: who.memberId } : {}),
-      ...(v >= 7 && who?.groupInstanceId ? { groupInstanceId: who.groupInstanceId } : {}),
+      // Without a member (a commit from outside the group): the defaults, generation -1 and no member id.
+      generationIdOrMemberEpoch: who?.generationIdOrMemberEpoch ?? -1,
+      memberId: who?.memberId ?? '',
+      ...(v >= 7 && who?.groupInstanceId ? ({ groupInstanceId: who.groupInstanceId } satisfies Partial<OffsetCommitRequest>) : {}),
       topics: groupByTopic(offsets).map(({ topic, partitions }) => ({
         name: topic,
         partitions: partitions.map((p) => {
@@ -98,7 +101,7 @@ export async function fetchCommitted(
     const { res, version, broker } = await coordinator.send(OffsetFetch, (v) =>
       v >= 8
         ? { groups: [{ groupId: coordinator.groupId, topics }], requireStable: true }
-        : { groupId: coordinator.groupId, topics, ...(v >= 7 ? { requireStable: true } : {}) },
+        : { groupId: coordinator.groupId, topics, ...(v >= 7 ? ({ requireStable: true } satisfies Partial<OffsetFetchRequest>) : {}) },
     )
     const answer: {
       errorCode?: number

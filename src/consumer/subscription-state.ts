@@ -1,4 +1,4 @@
-import type { Cluster } from '../cluster/cluster.js'
+import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError } from '../errors.js'
 import type { OffsetReset } from './config.js'
 import { partitionKey, type Assignment } from './partition-state.js'
@@ -66,7 +66,7 @@ export class SubscriptionState {
   }
 
   /** Finds the topics the subscription names or matches, and watches them; true when the set changed. */
-  async resolveTopics(cluster: Cluster, allowAutoTopicCreation: boolean): Promise<boolean> {
+  async resolveTopics(cluster: ConsumerCluster, allowAutoTopicCreation: boolean): Promise<boolean> {
     const names = new Set(this.subscriptions.flatMap((s) => (s.name !== null ? [s.name] : [])))
     if (this.hasPattern) {
       await cluster.refreshMetadata('all')

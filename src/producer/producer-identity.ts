@@ -2,6 +2,7 @@ import type { ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
 import { kafkaError } from '../errors.js'
 import { InitProducerId } from '../protocol/messages/index.js'
+import type { InitProducerIdRequest } from '../protocol/messages/index.js'
 
 /**
  * The producer id and epoch that make retries idempotent (and, with a
@@ -42,7 +43,9 @@ export class ProducerIdentity {
         transactionalId: this.transactionalId,
         transactionTimeoutMs: this.transactionTimeoutMs,
         // v3+ (KIP-360): the current id and epoch ask for a bump; older brokers give a new id.
-        ...(bump && version >= 3 && this.producerId >= 0n ? { producerId: this.producerId, producerEpoch: this.producerEpoch } : {}),
+        ...(bump && version >= 3 && this.producerId >= 0n
+          ? ({ producerId: this.producerId, producerEpoch: this.producerEpoch } satisfies Partial<InitProducerIdRequest>)
+          : {}),
       }),
       route,
       {

@@ -1,6 +1,6 @@
 import { loadCodecs, codecId, type CompressionType } from '../codec/compression.js'
 import type { Bytes, HeadersInput } from '../codec/types.js'
-import type { Cluster } from '../cluster/cluster.js'
+import type { LeaderConnections } from '../cluster/client.js'
 import { ConfigError, TimeoutError, WafkaError } from '../errors.js'
 import { withRetry } from '../cluster/retry.js'
 import { Accumulator, recordSize, type SendCall } from './accumulator.js'
@@ -81,7 +81,7 @@ export class Producer {
   private appendTail: Promise<void> = Promise.resolve()
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: LeaderConnections,
     config: ProducerConfig = {},
   ) {
     this.config = resolveProducerConfig(config)

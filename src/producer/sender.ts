@@ -1,7 +1,7 @@
 import { restampBatch } from '../codec/batch-restamp.js'
 import type { CompressionType } from '../codec/compression.js'
 import { encodeRecordBatch } from '../codec/batch-encoder.js'
-import type { Cluster } from '../cluster/cluster.js'
+import type { LeaderConnections } from '../cluster/client.js'
 import { KafkaError, ProtocolError, UnsupportedApiError, WafkaError, kafkaError, TimeoutError } from '../errors.js'
 import { backoffMs } from '../net/backoff.js'
 import { ZERO_UUID } from '../protocol/api.js'
@@ -39,7 +39,7 @@ export class Sender {
   private closed = false
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: LeaderConnections,
     private readonly accumulator: Accumulator,
     private readonly config: ResolvedProducerConfig,
     private readonly identity: ProducerIdentity | null,

@@ -8,6 +8,7 @@ import type { PartitionQueue } from './accumulator.js'
 import type { ProducerIdentity } from './producer-identity.js'
 import { PRODUCER_FATAL } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import type { TxnOffsetCommitRequest } from '../protocol/messages/index.js'
 
 type State = 'ready' | 'in-transaction' | 'ending' | 'fatal'
 
@@ -126,11 +127,11 @@ export class TransactionManager {
         producerEpoch: this.identity.producerEpoch,
         // The consumer's generation (v3+, KIP-447) lets the coordinator fence a zombie's offsets; older brokers cannot.
         ...(v >= 3 && consumer
-          ? {
+          ? ({
               generationIdOrMemberEpoch: consumer.generationId ?? -1,
               memberId: consumer.memberId ?? '',
               groupInstanceId: consumer.groupInstanceId ?? null,
-            }
+            } satisfies Partial<TxnOffsetCommitRequest>)
           : {}),
         topics: topics.map((t) => ({
           name: t.topic,

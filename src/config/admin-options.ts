@@ -1,0 +1,179 @@
+import type { Admin, TopicConfig } from '../admin/admin.js'
+import type { AclEntry, AclFilter } from '../admin/acls.js'
+import type { ScramDeletion, ScramUpsertion } from '../admin/scram-credentials.js'
+import { MAX_INT32, type Alias, type OptionSpec, type ValueKind } from './option.js'
+
+/**
+ * The options objects of Admin's calls (and their entries), checked by
+ * checkOptions() at each call as the producer's and consumer's are
+ * (call-options.ts); `satisfies` ties each table to the call's parameter type,
+ * so a key added to a call without its table entry does not compile.
+ */
+
+const spec = (kind: ValueKind, doc: string, extra: Partial<OptionSpec> = {}): OptionSpec => ({ kind, doc, ...extra })
+
+/** The first parameter of an Admin call. */
+type OptionsOf<K extends keyof Admin> = Admin[K] extends (...args: infer A) => unknown ? NonNullable<A[0]> : never
+type EntryOf<T> = T extends ReadonlyArray<infer E> ? E : never
+
+const timeout = spec('integer', 'ms the call (and the broker) may take.', { max: MAX_INT32 })
+const topic = spec('string', 'The topic.')
+const topics = spec('array', 'Topic names.')
+const groupId = spec('string', 'The group.')
+const validateOnly = spec('boolean', 'Only check the request: change nothing.')
+
+export const FETCH_TOPIC_METADATA_OPTIONS = {
+  topics: spec('array', 'Topic names (default: every topic).'),
+} as const satisfies Record<keyof OptionsOf<'fetchTopicMetadata'>, OptionSpec>
+
+export const CREATE_TOPICS_OPTIONS = {
+  topics: spec('array', 'The topics: `{ topic, numPartitions?, replicationFactor?, replicaAssignment?, configEntries? }`.'),
+  validateOnly,
+  waitForLeaders: spec('boolean', 'Resolve once every new partition has a leader (default true).'),
+  timeout,
+} as const satisfies Record<keyof OptionsOf<'createTopics'>, OptionSpec>
+
+export const TOPIC_CONFIG_OPTIONS = {
+  topic,
+  numPartitions: spec('integer', "Partitions (-1: the broker's num.partitions).", { min: -1, max: MAX_INT32 }),
+  replicationFactor: spec('integer', "Replicas (-1: the broker's default.replication.factor).", { min: -1, max: 32_767 }),
+  replicaAssignment: spec('array', '`{ partition, replicas }` a partition, instead of the two counts.'),
+  configEntries: spec('array', '`{ name, value }` topic configs.'),
+} as const satisfies Record<keyof TopicConfig, OptionSpec>
+
+export const DELETE_TOPICS_OPTIONS = { topics, timeout } as const satisfies Record<keyof OptionsOf<'deleteTopics'>, OptionSpec>
+
+export const CREATE_PARTITIONS_OPTIONS = {
+  topicPartitions: spec('array', '`{ topic, count, assignments? }` a topic.'),
+  validateOnly,
+  timeout,
+} as const satisfies Record<keyof OptionsOf<'createPartitions'>, OptionSpec>
+
+export const TOPIC_PARTITIONS_COUNT_OPTIONS = {
+  topic,
+  count: spec('integer', 'The partition count to grow to.', { min: 1, max: MAX_INT32 }),
+  assignments: spec('array', "The new partitions' replica lists.", { nullable: true }),
+} as const satisfies Record<keyof EntryOf<OptionsOf<'createPartitions'>['topicPartitions']>, OptionSpec>
+
+export const DELETE_RECORDS_OPTIONS = {
+  topic,
+  partitions: spec('array', '`{ partition, offset }`: delete records before offset.'),
+  timeout,
+} as const satisfies Record<keyof OptionsOf<'deleteRecords'>, OptionSpec>
+
+export const DESCRIBE_CONFIGS_OPTIONS = {
+  resources: spec('array', '`{ type, name, configNames? }` (ConfigResourceTypes).'),
+  includeSynonyms: spec('boolean', 'Also the synonyms each value comes from.'),
+} as const satisfies Record<keyof OptionsOf<'describeConfigs'>, OptionSpec>
+
+export const DESCRIBE_CONFIGS_RESOURCE_OPTIONS = {
+  type: spec('integer', 'ConfigResourceTypes.'),
+  name: spec('string', 'The resource name (a broker: its id).'),
+  configNames: spec('array', 'The configs wanted (default: all).', { nullable: true }),
+} as const satisfies Record<keyof EntryOf<OptionsOf<'describeConfigs'>['resources']>, OptionSpec>
+
+export const ALTER_CONFIGS_OPTIONS = {
+  resources: spec('array', '`{ type, name, configEntries }` (ConfigResourceTypes).'),
+  validateOnly,
+} as const satisfies Record<keyof OptionsOf<'alterConfigs'>, OptionSpec>
+
+export const ALTER_CONFIGS_RESOURCE_OPTIONS = {
+  type: spec('integer', 'ConfigResourceTypes.'),
+  name: spec('string', 'The resource name (a broker: its id).'),
+  configEntries: spec('array', '`{ name, value?, operation? }` a change.'),
+} as const satisfies Record<keyof EntryOf<OptionsOf<'alterConfigs'>['resources']>, OptionSpec>
+
+export const CONFIG_ENTRY_OPTIONS = {
+  name: spec('string', 'The config.'),
+  value: spec('string', 'Its value (DELETE: none).', { nullable: true }),
+  operation: spec('string', "'SET' (default), 'DELETE', 'APPEND' or 'SUBTRACT'."),
+} as const satisfies Record<keyof EntryOf<EntryOf<OptionsOf<'alterConfigs'>['resources']>['configEntries']>, OptionSpec>
+
+export const ELECT_LEADERS_OPTIONS = {
+  electionType: spec('string', "'PREFERRED' (default) or 'UNCLEAN'."),
+  topicPartitions: spec('array', '`{ topic, partitions }` (null: every partition).', { nullable: true }),
+  timeout,
+} as const satisfies Record<keyof OptionsOf<'electLeaders'>, OptionSpec>
+
+export const ALTER_REASSIGNMENTS_OPTIONS = {
+  topics: spec('array', '`{ topic, partitions: [{ partition, replicas }] }`.'),
+  timeout,
+} as const satisfies Record<keyof OptionsOf<'alterPartitionReassignments'>, OptionSpec>
+
+export const LIST_REASSIGNMENTS_OPTIONS = {
+  topics: spec('array', '`{ topic, partitions }` (default: all).'),
+  timeout,
+} as const satisfies Record<keyof OptionsOf<'listPartitionReassignments'>, OptionSpec>
+
+export const FETCH_OFFSETS_OPTIONS = {
+  groupId,
+  topics: spec('array', 'Topic names (default: every topic the group committed).'),
+} as const satisfies Record<keyof OptionsOf<'fetchOffsets'>, OptionSpec>
+
+/** KafkaJS's fetchOffsets option wafka does not take. */
+export const FETCH_OFFSETS_ALIASES: Record<string, Alias> = {
+  resolveOffsets: { instead: 'offsets come back as committed (-1 where none): fetchTopicOffsets gives the ends to resolve them against' },
+}
+
+export const SET_OFFSETS_OPTIONS = {
+  groupId,
+  topic,
+  partitions: spec('array', '`{ partition, offset }` to commit.'),
+} as const satisfies Record<keyof OptionsOf<'setOffsets'>, OptionSpec>
+
+export const RESET_OFFSETS_OPTIONS = {
+  groupId,
+  topic,
+  earliest: spec('boolean', 'To the earliest offsets (default: the latest).'),
+} as const satisfies Record<keyof OptionsOf<'resetOffsets'>, OptionSpec>
+
+export const CREATE_ACLS_OPTIONS = {
+  acl: spec('array', 'The ACLs: `{ resourceType, resourceName, resourcePatternType, principal, host, operation, permissionType }`.'),
+} as const satisfies Record<keyof OptionsOf<'createAcls'>, OptionSpec>
+
+export const ACL_ENTRY_OPTIONS = {
+  resourceType: spec('integer', 'AclResourceTypes.'),
+  resourceName: spec('string', 'The resource.'),
+  resourcePatternType: spec('integer', 'ResourcePatternTypes (default LITERAL).'),
+  principal: spec('string', "The principal ('User:alice')."),
+  host: spec('string', "The host ('*': any)."),
+  operation: spec('integer', 'AclOperationTypes.'),
+  permissionType: spec('integer', 'AclPermissionTypes.'),
+} as const satisfies Record<keyof AclEntry, OptionSpec>
+
+/** describeAcls(filter) and each of deleteAcls({ filters }): an absent field matches any. */
+export const ACL_FILTER_OPTIONS = {
+  resourceType: spec('integer', 'AclResourceTypes (default ANY).'),
+  resourceName: spec('string', 'The resource (default: any).', { nullable: true }),
+  resourcePatternType: spec('integer', 'ResourcePatternTypes (default ANY).'),
+  principal: spec('string', 'The principal (default: any).', { nullable: true }),
+  host: spec('string', 'The host (default: any).', { nullable: true }),
+  operation: spec('integer', 'AclOperationTypes (default ANY).'),
+  permissionType: spec('integer', 'AclPermissionTypes (default ANY).'),
+} as const satisfies Record<keyof AclFilter, OptionSpec>
+
+export const DELETE_ACLS_OPTIONS = {
+  filters: spec('array', 'The filters: each as describeAcls takes one.'),
+} as const satisfies Record<keyof OptionsOf<'deleteAcls'>, OptionSpec>
+
+export const DESCRIBE_SCRAM_OPTIONS = {
+  users: spec('array', 'User names (default: every user).'),
+} as const satisfies Record<keyof OptionsOf<'describeUserScramCredentials'>, OptionSpec>
+
+export const ALTER_SCRAM_OPTIONS = {
+  upsertions: spec('array', '`{ user, mechanism, password, iterations? }` a credential to set.'),
+  deletions: spec('array', '`{ user, mechanism }` a credential to delete.'),
+} as const satisfies Record<keyof OptionsOf<'alterUserScramCredentials'>, OptionSpec>
+
+export const SCRAM_UPSERTION_OPTIONS = {
+  user: spec('string', 'The user.'),
+  mechanism: spec('string', "'SCRAM-SHA-256' or 'SCRAM-SHA-512'."),
+  // 'any': the code that takes it checks it without showing the value (a secret).
+  password: spec('any', 'The password (never shown in an error).'),
+  iterations: spec('integer', 'PBKDF2 iterations (4096-16384, default 4096).', { min: 4096, max: 16_384 }),
+} as const satisfies Record<keyof ScramUpsertion, OptionSpec>
+
+export const SCRAM_DELETION_OPTIONS = {
+  user: spec('string', 'The user.'),
+  mechanism: spec('string', "'SCRAM-SHA-256' or 'SCRAM-SHA-512'."),
+} as const satisfies Record<keyof ScramDeletion, OptionSpec>
