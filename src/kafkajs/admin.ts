@@ -8,6 +8,10 @@ import type { Connector } from './kafka.js'
 /** KafkaJS's name for a topic to create. */
 export type ITopicConfig = TopicConfig
 
+/** The offsets KafkaJS's resolveOffsets replaces: Kafka's ListOffsets timestamps for the end and the start. */
+const LATEST_OFFSET = '-1'
+const EARLIEST_OFFSET = '-2'
+
 export interface AdminConfig {
   retry?: RetryOptions
 }
@@ -21,9 +25,11 @@ export interface AdminExtras {
   logger(): Logger
   /** KafkaJS's name for deleteRecords. */
   deleteTopicRecords(options: { topic: string; partitions: Array<{ partition: number; offset: string }> }): Promise<void>
+  /** The engine's fetchOffsets plus KafkaJS's `resolveOffsets`: -1 (none committed) and -2 read as the partition's end and start. */
+  fetchOffsets(options: { groupId: string; topics?: string[]; resolveOffsets?: boolean }): ReturnType<EngineAdmin['fetchOffsets']>
 }
 
-type EngineCalls = Omit<EngineAdmin, 'connect' | 'disconnect'>
+type EngineCalls = Omit<EngineAdmin, 'connect' | 'disconnect' | 'fetchOffsets'>
 export type Admin = EngineCalls & AdminExtras
 
 /**
@@ -67,6 +73,25 @@ export function createAdmin(connector: Connector, log: Logger): Admin {
       if (!topic || typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic "${topic}"`)
       if (!Array.isArray(partitions) || partitions.length === 0) throw new KafkaJSNonRetriableError(`Invalid partitions`)
       await translated(() => connected().deleteRecords({ topic, partitions }))
+    },
+    async fetchOffsets({ resolveOffsets = false, ...options }) {
+      return translated(async () => {
+        const admin = connected()
+        const committed = await admin.fetchOffsets(options)
+        if (!resolveOffsets) return committed
+        return Promise.all(
+          committed.map(async ({ topic, partitions }) => {
+            const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o]))
+            const resolve = (partition: number, offset: string) =>
+              offset === LATEST_OFFSET
+                ? (ends.get(partition)?.high ?? offset)
+                : offset === EARLIEST_OFFSET
+                  ? (ends.get(partition)?.low ?? offset)
+                  : offset
+            return { topic, partitions: partitions.map((p) => ({ ...p, offset: resolve(p.partition, p.offset) })) }
+          }),
+        )
+      })
     },
   }
   return new Proxy(extras as Admin, {
