@@ -2,7 +2,7 @@ import type { Admin as EngineAdmin } from '../admin/admin.js'
 import type { Consumer as EngineConsumer, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
 import { ConsumerEvents as EngineEvents } from '../consumer/consumer.js'
 import type { Logger } from '../logger.js'
-import { KafkaJSNonRetriableError, KafkaJSProtocolError, toKafkaJSError, translated } from './errors.js'
+import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, toKafkaJSError, translated } from './errors.js'
 import { ConsumerEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineConsumerConfig, type ConsumerConfig, type KafkaConfig } from './options.js'
 import { RETRY_DEFAULTS, type RetryOptions } from './retry.js'
@@ -59,6 +59,8 @@ export class Consumer {
   private admin: EngineAdmin | undefined
   private readonly groupId: string
   private readonly retry: RetryOptions
+  /** Handler failures in a row, by partition: KafkaJS's retry count. */
+  private readonly handlerFailures = new Map<string, number>()
   private runOptions: ConsumerRunConfig | undefined
   private restartTimer: ReturnType<typeof setTimeout> | undefined
   /** Whether anything was ever paused: only then does eachMessage look for a pause between messages. */
@@ -235,6 +237,7 @@ export class Consumer {
       paused: (topic, partition) =>
         this.pausing && (this.inner?.paused().some((t) => t.topic === topic && t.partitions.includes(partition)) ?? false),
       pausing: () => void (this.pausing = true),
+      handled: (topic, partition) => void this.handlerFailures.delete(`${topic}-${partition}`),
     })
   }
 
@@ -248,7 +251,14 @@ export class Consumer {
    * class. A crash the engine does not recover from itself restarts the
    * consumer when the error is retriable and retry.restartOnFailure agrees.
    */
-  private async crashed(payload: { error: unknown; groupId: string | null; restart: boolean }): Promise<void> {
+  private async crashed(payload: {
+    error: unknown
+    groupId: string | null
+    restart: boolean
+    topic?: string
+    partition?: number
+  }): Promise<void> {
+    if (payload.topic !== undefined && payload.restart) return this.handlerFailed(payload.topic, payload.partition!, payload.error)
     const error = toKafkaJSError(payload.error) as Error
     let restart = payload.restart
     if (!restart && this.runOptions) {
@@ -256,6 +266,37 @@ export class Consumer {
       restart = retriable && (await this.shouldRestart(error))
       if (restart) this.scheduleRestart()
     }
+    this.instrumentation.emit(ConsumerEvents.CRASH, { error, groupId: this.groupId, restart })
+  }
+
+  /**
+   * A handler threw. The engine retries it after a backoff, as KafkaJS's
+   * runner does, silently up to retry.retries times; past that KafkaJS
+   * crashes with KafkaJSNumberOfRetriesExceeded, disconnects, and restarts
+   * only if restartOnFailure agrees — so does this consumer.
+   */
+  private async handlerFailed(topic: string, partition: number, cause: unknown): Promise<void> {
+    const key = `${topic}-${partition}`
+    const failures = (this.handlerFailures.get(key) ?? 0) + 1
+    if (failures <= (this.retry.retries ?? RETRY_DEFAULTS.retries)) {
+      this.handlerFailures.set(key, failures)
+      return
+    }
+    this.handlerFailures.delete(key)
+    const options = this.runOptions
+    const inner = this.inner
+    if (!options || !inner) return
+    const reason = toKafkaJSError(cause) as Error
+    const error = new KafkaJSNumberOfRetriesExceeded(reason, {
+      retryCount: failures - 1,
+      retryTime: this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime,
+      cause: reason,
+    })
+    await translated(() => inner.stop()).catch(this.log.namespace('Consumer').caught('stopping after a crash failed'))
+    const restart = await this.shouldRestart(error)
+    if (restart) this.scheduleRestart()
+    else if (this.inner === inner)
+      await this.disconnect().catch(this.log.namespace('Consumer').caught('disconnecting after a crash failed'))
     this.instrumentation.emit(ConsumerEvents.CRASH, { error, groupId: this.groupId, restart })
   }
 

@@ -48,6 +48,8 @@ export interface RunSeam {
   paused(topic: string, partition: number): boolean
   /** A pause was asked for (only then does eachMessage look for one between messages). */
   pausing(): void
+  /** A batch's handler returned: the partition's run of handler failures ends. */
+  handled(topic: string, partition: number): void
 }
 
 /**
@@ -101,6 +103,7 @@ export function kafkajsRun(options: ConsumerRunConfig, seam: RunSeam): EngineRun
       const from = resolved === null ? batch.messages[0].offset : String(resolved + 1n)
       seam.seek({ topic: batch.topic, partition: batch.partition, offset: from })
     }
+    seam.handled(batch.topic, batch.partition)
     // KafkaJS commits what was resolved after every batch.
     if (autoCommit && !p.isStale()) await translated(() => p.commitOffsetsIfNecessary())
     seam.emit(ConsumerEvents.END_BATCH_PROCESS, { ...event, duration: Date.now() - started })
