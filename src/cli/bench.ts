@@ -12,6 +12,7 @@ import { MESSAGE_KEY_BYTES, MESSAGE_VALUE_BYTES, messagePool } from './bench/dat
 import { measureAll } from './bench/measure.js'
 import { ChildMeter, type ChildResult } from './bench/meter.js'
 import { processCpuSeconds } from './bench/process-cpu.js'
+import { awaitTopicHolds } from './bench/topic-holds.js'
 import { Tally } from './bench/tally.js'
 import { Timeline } from './bench/timeline.js'
 import { wafka as wafkaCodec } from './bench/wafka-codec.js'
@@ -273,9 +274,7 @@ async function produceBench(
       await driver.close()
     }
     const brokerCpu = broker ? processCpuSeconds(broker.pid) - brokerCpu0 : null
-    const offsets = await admin.fetchTopicOffsets(topic)
-    const sum = offsets.reduce((s, p) => s + Number(p.high), 0)
-    if (sum !== total) throw new Error(`the topic's high watermarks add up to ${sum}, not the ${total} messages sent`)
+    await awaitTopicHolds(admin, topic, total)
     return {
       workload: {
         topic,
@@ -289,7 +288,7 @@ async function produceBench(
       },
       result: figures(run.messages, result, brokerCpu),
       timeline: timeline.points,
-      checked: `the topic's high watermarks add up to ${count(sum)}, every message sent (${count(warmup)} warm-up + ${count(run.messages)} timed)`,
+      checked: `the topic's high watermarks add up to ${count(total)}, every message sent (${count(warmup)} warm-up + ${count(run.messages)} timed)`,
     }
   } finally {
     await admin.deleteTopics({ topics: [topic] }).catch(() => {})
@@ -333,11 +332,7 @@ async function consumeBench(
     } finally {
       await producer.close()
     }
-    const offsets = await admin.fetchTopicOffsets(topic)
-    const expected = new Array<number>(offsets.length)
-    for (const p of offsets) expected[p.partition] = Number(p.high) - Number(p.low)
-    const held = expected.reduce((a, b) => a + b, 0)
-    if (held !== run.messages) throw new Error(`the topic holds ${held} messages, not the ${run.messages} written`)
+    const expected = await awaitTopicHolds(admin, topic, run.messages)
 
     const meter = new ChildMeter()
     const consumer = await wafkaConsumer(config, topic, groupId, extra)
