@@ -1,6 +1,7 @@
-import { UnsupportedApiError, kafkaError } from '../errors.js'
+import { KafkaError, UnsupportedApiError, kafkaError } from '../errors.js'
 import type { Answered, ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
+import { asAnswer } from '../cluster/retry.js'
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -101,6 +102,12 @@ function check(errorCode: number, api: string, detail: string, message?: string 
   if (errorCode !== 0) throw kafkaError(errorCode, { api, broker: from?.broker, detail: message ? `${detail}: ${message}` : detail })
 }
 
+/** A topic that does not exist is the answer about it, not a reason to retry until the timeout (see asAnswer). */
+function unknownTopicIsAnswer(err: unknown): never {
+  if (err instanceof KafkaError && err.is(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)) throw asAnswer(err)
+  throw err
+}
+
 /**
  * Cluster administration, shaped like KafkaJS's admin client (same method
  * names and results; offsets as strings as KafkaJS gives them). Every call
@@ -130,7 +137,9 @@ export class Admin {
     return this.cluster.retry(async () => {
       if (topics) await this.cluster.refreshMetadata(topics)
       else await this.cluster.refreshMetadata('all')
-      const infos = topics ? await this.cluster.topicMetadata(topics) : [...this.cluster.metadata.topics.values()]
+      const infos = topics
+        ? await this.cluster.topicMetadata(topics).catch(unknownTopicIsAnswer)
+        : [...this.cluster.metadata.topics.values()]
       return {
         topics: infos.map((t) => ({
           name: t.name,
@@ -229,7 +238,11 @@ export class Admin {
       {
         retryMs: timeout + 5000,
         check: (res, from) => {
-          for (const r of res.responses) check(r.errorCode, 'DeleteTopics', `topic ${r.name}`, r.errorMessage, from)
+          try {
+            for (const r of res.responses) check(r.errorCode, 'DeleteTopics', `topic ${r.name}`, r.errorMessage, from)
+          } catch (err) {
+            unknownTopicIsAnswer(err)
+          }
         },
       },
     )

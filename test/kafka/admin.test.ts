@@ -133,6 +133,25 @@ describe.skipIf(!kafkaOk)('admin against real Kafka 4', () => {
     expect(e.type).toBe('UNKNOWN_TOPIC_OR_PARTITION')
   })
 
+  it('a topic that does not exist is an answer: describe and delete fail at once, not at the timeout (as Java)', async () => {
+    // A long api timeout: retrying the retriable UNKNOWN_TOPIC_OR_PARTITION would wait it out (it did: ~30 s and ~10 s).
+    const patient = wafka(cluster, { defaultApiTimeoutMs: 60_000 }).admin()
+    await patient.connect()
+    try {
+      for (const call of [
+        () => patient.fetchTopicMetadata({ topics: ['never-was'] }),
+        () => patient.deleteTopics({ topics: ['never-was'], timeout: 30_000 }),
+      ]) {
+        const started = Date.now()
+        const e = await kafkaErrorOf(call())
+        expect([e.type, e.retriable]).toEqual(['UNKNOWN_TOPIC_OR_PARTITION', true])
+        expect(Date.now() - started).toBeLessThan(5000)
+      }
+    } finally {
+      await patient.disconnect()
+    }
+  })
+
   it('offsets: fetchTopicOffsets, by timestamp against the time index, deleteRecords moves the low watermark', async () => {
     await admin.createTopics({ topics: [{ topic: 'offsets', numPartitions: 2 }] })
     const base = Date.now() - 100_000
