@@ -5,7 +5,7 @@ import { asAnswer } from '../cluster/retry.js'
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { checkEntries, checkOptions } from '../config/option.js'
+import { checkArgument, checkEntries, checkOptions } from '../config/option.js'
 import {
   ALTER_CONFIGS_OPTIONS,
   ALTER_CONFIGS_RESOURCE_OPTIONS,
@@ -324,6 +324,7 @@ export class Admin {
 
   /** Per partition: the latest offset (`offset`, `high`) and the earliest (`low`), as KafkaJS returns them. */
   async fetchTopicOffsets(topic: string) {
+    checkArgument('fetchTopicOffsets()', 'topic', topic, { kind: 'string' })
     const [info] = await this.cluster.topicMetadata([topic])
     const ids = info.partitions.map((p) => p.partition)
     const [high, low] = await Promise.all([this.listOffsets(topic, ids, LATEST), this.listOffsets(topic, ids, EARLIEST)])
@@ -337,6 +338,8 @@ export class Admin {
 
   /** Per partition: the earliest offset whose timestamp is at or after `timestamp` (latest when none). */
   async fetchTopicOffsetsByTimestamp(topic: string, timestamp?: number) {
+    checkArgument('fetchTopicOffsetsByTimestamp()', 'topic', topic, { kind: 'string' })
+    checkArgument('fetchTopicOffsetsByTimestamp()', 'timestamp', timestamp, { kind: 'integer', optional: true })
     const [info] = await this.cluster.topicMetadata([topic])
     const ids = info.partitions.map((p) => p.partition)
     const found = await this.listOffsets(topic, ids, timestamp === undefined ? LATEST : BigInt(timestamp))
@@ -609,6 +612,7 @@ export class Admin {
    * `assignment` as topic partitions and empty metadata/assignment bytes.
    */
   async describeGroups(groupIds: string[]) {
+    checkArgument('describeGroups()', 'groupIds', groupIds, { kind: 'array', entries: 'string' })
     const groups = await Promise.all(
       groupIds.map((groupId) =>
         this.cluster.retry(async () => {
@@ -683,6 +687,7 @@ export class Admin {
   }
 
   async deleteGroups(groupIds: string[]) {
+    checkArgument('deleteGroups()', 'groupIds', groupIds, { kind: 'array', entries: 'string' })
     return Promise.all(
       groupIds.map((groupId) =>
         this.cluster
