@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type Admin, Kafka } from '../../src/index.js'
 import { type KafkaCluster, requireKafka, startKafka } from '../peers/kafka.js'
-import { duplicates, type Member, Ownership, partitionsOf, produce, type Read, startMember, until } from './consumer-support.js'
+import { GroupRun, type Member, partitionsOf, produce } from './consumer-support.js'
 
 const kafka = requireKafka('4')
 
@@ -32,11 +32,7 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
   const topics = async (names: string[], partitions: number) => {
     await admin.createTopics({ topics: names.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })) })
   }
-  const start = async (...args: Parameters<typeof startMember>) => {
-    const m = await startMember(...args)
-    members.push(m)
-    return m
-  }
+  const newRun = () => new GroupRun(cluster.bootstrap, members)
   const shape = (m: Member, topic: string) => partitionsOf(m.consumer).filter((p) => p.startsWith(`${topic}-`)).length
 
   // Two topics of three partitions, two members: range hands out per topic (one member gets two of each),
@@ -48,21 +44,14 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
       await produce(cluster.bootstrap, t1, 600, 'a')
       await produce(cluster.bootstrap, t2, 600, 'b')
       const groupId = `group-${assignor}`
-      const reads: Read[] = []
-      const ownership = new Ownership()
+      const run = newRun()
       const config = { groupId, partitionAssigners: [assignor] }
-      const a = await start(cluster.bootstrap, 'a', config, { topics: [t1, t2] }, { reads, ownership })
-      const b = await start(cluster.bootstrap, 'b', config, { topics: [t1, t2] }, { reads, ownership })
-      await until(
+      const a = await run.join('a', config, [t1, t2])
+      const b = await run.join('b', config, [t1, t2])
+      await run.settled(
         () => partitionsOf(a.consumer).length + partitionsOf(b.consumer).length === 6 && partitionsOf(b.consumer).length > 0,
-        20_000,
-        () => ownership.log.join(', '),
       )
-      await until(
-        () => reads.length >= 1200,
-        20_000,
-        () => `read ${reads.length}`,
-      )
+      await run.readAtLeast(1200)
 
       const {
         groups: [group],
@@ -89,9 +78,7 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
           [1, 2],
           [2, 1],
         ])
-      expect(ownership.violations).toEqual([])
-      expect(duplicates(reads)).toEqual([])
-      expect(new Set(reads.map((r) => `${r.topic}/${r.value}`)).size).toBe(1200)
+      expect(run.exactlyOnceProblems(1200, (r) => `${r.topic}/${r.value}`)).toEqual([])
     })
   }
 
@@ -100,36 +87,19 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     await topics([topic], 6)
     await produce(cluster.bootstrap, topic, 1200)
     const groupId = 'group-coop'
-    const reads: Read[] = []
-    const ownership = new Ownership()
+    const run = newRun()
     const config = { groupId, partitionAssigners: ['cooperative-sticky'], autoCommitIntervalMs: 200 }
-    const a = await start(cluster.bootstrap, 'a', config, { topics: [topic] }, { reads, ownership })
-    const b = await start(cluster.bootstrap, 'b', config, { topics: [topic] }, { reads, ownership })
-    await until(
-      () => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3,
-      20_000,
-      () => ownership.log.join(', '),
-    )
-    await until(
-      () => reads.length >= 1200,
-      20_000,
-      () => `read ${reads.length}`,
-    )
+    const a = await run.join('a', config, [topic])
+    const b = await run.join('b', config, [topic])
+    await run.settled(() => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3)
+    await run.readAtLeast(1200)
     const before = { a: partitionsOf(a.consumer), b: partitionsOf(b.consumer) }
-    ownership.log.length = 0
+    run.ownership.log.length = 0
 
-    const c = await start(cluster.bootstrap, 'c', config, { topics: [topic] }, { reads, ownership })
-    await until(
-      () => [a, b, c].every((m) => partitionsOf(m.consumer).length === 2),
-      30_000,
-      () => ownership.log.join(', '),
-    )
+    const c = await run.join('c', config, [topic])
+    await run.settled(() => [a, b, c].every((m) => partitionsOf(m.consumer).length === 2), 30_000)
     await produce(cluster.bootstrap, topic, 1200, 'v', { from: 1200 })
-    await until(
-      () => reads.length >= 2400,
-      20_000,
-      () => `read ${reads.length}`,
-    )
+    await run.readAtLeast(2400)
 
     const {
       groups: [group],
@@ -142,16 +112,14 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     ] as const) {
       const now = partitionsOf(m.consumer)
       expect(now.every((p) => before[name].includes(p))).toBe(true)
-      const revoked = ownership.log.filter((l) => l.startsWith(`${name} -`)).map((l) => l.slice(3))
+      const revoked = run.ownership.log.filter((l) => l.startsWith(`${name} -`)).map((l) => l.slice(3))
       expect(revoked).toEqual(before[name].filter((p) => !now.includes(p)))
-      expect(ownership.log.filter((l) => l.startsWith(`${name} +`))).toEqual([])
+      expect(run.ownership.log.filter((l) => l.startsWith(`${name} +`))).toEqual([])
     }
     expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer), ...partitionsOf(c.consumer)].sort()).toEqual(
       [0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`),
     )
-    expect(ownership.violations).toEqual([])
-    expect(duplicates(reads)).toEqual([])
-    expect(new Set(reads.map((r) => r.value)).size).toBe(2400)
+    expect(run.exactlyOnceProblems(2400)).toEqual([])
   })
 
   it('static membership: a member restarted within the session timeout gets its partitions back with no rebalance; the other member notices nothing', async () => {
@@ -159,27 +127,12 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     await topics([topic], 4)
     await produce(cluster.bootstrap, topic, 400)
     const groupId = 'group-static'
-    const reads: Read[] = []
-    const ownership = new Ownership()
+    const run = newRun()
     const base = { groupId, sessionTimeoutMs: 15_000, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200 }
-    const fixed = await start(
-      cluster.bootstrap,
-      'fixed',
-      { ...base, groupInstanceId: 'instance-1' },
-      { topics: [topic] },
-      { reads, ownership },
-    )
-    const other = await start(cluster.bootstrap, 'other', base, { topics: [topic] }, { reads, ownership })
-    await until(
-      () => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2,
-      20_000,
-      () => ownership.log.join(', '),
-    )
-    await until(
-      () => reads.length >= 400,
-      20_000,
-      () => `read ${reads.length}`,
-    )
+    const fixed = await run.join('fixed', { ...base, groupInstanceId: 'instance-1' }, [topic])
+    const other = await run.join('other', base, [topic])
+    await run.settled(() => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2)
+    await run.readAtLeast(400)
     const {
       groups: [before],
     } = await admin.describeGroups([groupId])
@@ -187,43 +140,26 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     const otherBefore = partitionsOf(other.consumer)
     expect(before.members.find((m) => m.groupInstanceId === 'instance-1')).toBeDefined()
 
-    ownership.log.length = 0
-    await fixed.consumer.disconnect()
-    members.splice(members.indexOf(fixed), 1)
-    ownership.forget('fixed')
+    run.ownership.log.length = 0
+    await run.leave(fixed)
     // The broker keeps the static member while its session lasts: still two members, same generation.
     const {
       groups: [during],
     } = await admin.describeGroups([groupId])
     expect(during.members.map((m) => m.groupInstanceId).sort()).toEqual(before.members.map((m) => m.groupInstanceId).sort())
 
-    const again = await start(
-      cluster.bootstrap,
-      'again',
-      { ...base, groupInstanceId: 'instance-1' },
-      { topics: [topic] },
-      { reads, ownership },
-    )
-    await until(
-      () => partitionsOf(again.consumer).length === 2,
-      20_000,
-      () => ownership.log.join(', '),
-    )
+    const again = await run.join('again', { ...base, groupInstanceId: 'instance-1' }, [topic])
+    await run.settled(() => partitionsOf(again.consumer).length === 2)
     await produce(cluster.bootstrap, topic, 400, 'v', { from: 400 })
-    await until(
-      () => reads.length >= 800,
-      20_000,
-      () => `read ${reads.length}`,
-    )
+    await run.readAtLeast(800)
     expect(partitionsOf(again.consumer)).toEqual(fixedBefore)
     expect(partitionsOf(other.consumer)).toEqual(otherBefore)
-    expect(ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
+    expect(run.ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
     const {
       groups: [after],
     } = await admin.describeGroups([groupId])
     expect(after.members).toHaveLength(2)
-    expect(duplicates(reads)).toEqual([])
-    expect(new Set(reads.map((r) => r.value)).size).toBe(800)
+    expect(run.exactlyOnceProblems(800)).toEqual([])
   })
 
   it("KIP-848 static membership: a member restarted within the broker's session timeout gets its partitions back, and the other member keeps its own", async () => {
@@ -231,59 +167,27 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     await topics([topic], 4)
     await produce(cluster.bootstrap, topic, 400)
     const groupId = 'group-static-848'
-    const reads: Read[] = []
-    const ownership = new Ownership()
+    const run = newRun()
     const base = { groupId, groupProtocol: 'consumer' as const, autoCommitIntervalMs: 200 }
-    const fixed = await start(
-      cluster.bootstrap,
-      'fixed',
-      { ...base, groupInstanceId: 'instance-848' },
-      { topics: [topic] },
-      { reads, ownership },
-    )
-    const other = await start(cluster.bootstrap, 'other', base, { topics: [topic] }, { reads, ownership })
-    await until(
-      () => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2,
-      30_000,
-      () => ownership.log.join(', '),
-    )
-    await until(
-      () => reads.length >= 400,
-      20_000,
-      () => `read ${reads.length}`,
-    )
+    const fixed = await run.join('fixed', { ...base, groupInstanceId: 'instance-848' }, [topic])
+    const other = await run.join('other', base, [topic])
+    await run.settled(() => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2, 30_000)
+    await run.readAtLeast(400)
     const fixedBefore = partitionsOf(fixed.consumer)
     const otherBefore = partitionsOf(other.consumer)
-    ownership.log.length = 0
+    run.ownership.log.length = 0
     // Leaves with epoch -2 ("back soon"): the broker keeps its partitions for it (group.consumer.session.timeout.ms, 45 s).
-    await fixed.consumer.disconnect()
-    members.splice(members.indexOf(fixed), 1)
-    ownership.forget('fixed')
+    await run.leave(fixed)
     await new Promise((r) => setTimeout(r, 2000))
     expect(partitionsOf(other.consumer)).toEqual(otherBefore)
-    const again = await start(
-      cluster.bootstrap,
-      'again',
-      { ...base, groupInstanceId: 'instance-848' },
-      { topics: [topic] },
-      { reads, ownership },
-    )
-    await until(
-      () => partitionsOf(again.consumer).length === 2,
-      30_000,
-      () => ownership.log.join(', '),
-    )
+    const again = await run.join('again', { ...base, groupInstanceId: 'instance-848' }, [topic])
+    await run.settled(() => partitionsOf(again.consumer).length === 2, 30_000)
     await produce(cluster.bootstrap, topic, 400, 'v', { from: 400 })
-    await until(
-      () => reads.length >= 800,
-      20_000,
-      () => `read ${reads.length}`,
-    )
+    await run.readAtLeast(800)
     expect(partitionsOf(again.consumer)).toEqual(fixedBefore)
     expect(partitionsOf(other.consumer)).toEqual(otherBefore)
-    expect(ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
-    expect(duplicates(reads)).toEqual([])
-    expect(new Set(reads.map((r) => r.value)).size).toBe(800)
+    expect(run.ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
+    expect(run.exactlyOnceProblems(800)).toEqual([])
   })
 
   for (const serverAssignor of ['uniform', 'range'] as const) {
@@ -292,32 +196,15 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
       await topics([topic], 6)
       await produce(cluster.bootstrap, topic, 600)
       const groupId = `group-kip848-${serverAssignor}`
-      const reads: Read[] = []
-      const ownership = new Ownership()
+      const run = newRun()
       const config = { groupId, groupProtocol: 'consumer' as const, serverAssignor, autoCommitIntervalMs: 200 }
-      const a = await start(cluster.bootstrap, 'a', config, { topics: [topic] }, { reads, ownership })
-      await until(
-        () => partitionsOf(a.consumer).length === 6,
-        20_000,
-        () => ownership.log.join(', '),
-      )
-      await until(
-        () => reads.length >= 600,
-        20_000,
-        () => `read ${reads.length}`,
-      )
-      const b = await start(cluster.bootstrap, 'b', config, { topics: [topic] }, { reads, ownership })
-      await until(
-        () => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3,
-        30_000,
-        () => ownership.log.join(', '),
-      )
+      const a = await run.join('a', config, [topic])
+      await run.settled(() => partitionsOf(a.consumer).length === 6)
+      await run.readAtLeast(600)
+      const b = await run.join('b', config, [topic])
+      await run.settled(() => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3, 30_000)
       await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
-      await until(
-        () => reads.length >= 1200,
-        20_000,
-        () => `read ${reads.length}`,
-      )
+      await run.readAtLeast(1200)
 
       expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer)].sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
       if (serverAssignor === 'range') {
@@ -329,9 +216,7 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
         )
         for (const r of runs) expect(r[r.length - 1] - r[0]).toBe(r.length - 1)
       }
-      expect(ownership.violations).toEqual([])
-      expect(duplicates(reads)).toEqual([])
-      expect(new Set(reads.map((r) => r.value)).size).toBe(1200)
+      expect(run.exactlyOnceProblems(1200)).toEqual([])
     })
   }
 
@@ -340,41 +225,17 @@ describe.skipIf(!kafka)('consumer groups on real Kafka', () => {
     await produce(cluster.bootstrap, 'rx-orders', 100, 'o')
     await produce(cluster.bootstrap, 'rx-payments', 100, 'p')
     await produce(cluster.bootstrap, 'other-orders', 100, 'x')
-    const reads: Read[] = []
-    const ownership = new Ownership()
-    const m = await start(
-      cluster.bootstrap,
-      'rx',
-      { groupId: 'group-regex', groupProtocol: 'consumer', metadataMaxAgeMs: 1000 },
-      { topics: [/^rx-.*/] },
-      { reads, ownership },
-    )
-    await until(
-      () => partitionsOf(m.consumer).length === 4,
-      20_000,
-      () => ownership.log.join(', '),
-    )
-    await until(
-      () => reads.length >= 200,
-      20_000,
-      () => `read ${reads.length}`,
-    )
+    const run = newRun()
+    const m = await run.join('rx', { groupId: 'group-regex', groupProtocol: 'consumer', metadataMaxAgeMs: 1000 }, [/^rx-.*/])
+    await run.settled(() => partitionsOf(m.consumer).length === 4)
+    await run.readAtLeast(200)
     expect(partitionsOf(m.consumer)).toEqual(['rx-orders-0', 'rx-orders-1', 'rx-payments-0', 'rx-payments-1'])
 
     await topics(['rx-refunds'], 2)
     await produce(cluster.bootstrap, 'rx-refunds', 100, 'r')
-    await until(
-      () => partitionsOf(m.consumer).length === 6,
-      30_000,
-      () => ownership.log.join(', '),
-    )
-    await until(
-      () => reads.length >= 300,
-      20_000,
-      () => `read ${reads.length}`,
-    )
-    expect(reads.some((r) => r.topic === 'other-orders')).toBe(false)
-    expect(new Set(reads.map((r) => r.value)).size).toBe(300)
-    expect(ownership.violations).toEqual([])
+    await run.settled(() => partitionsOf(m.consumer).length === 6, 30_000)
+    await run.readAtLeast(300)
+    expect(run.reads.some((r) => r.topic === 'other-orders')).toBe(false)
+    expect(run.exactlyOnceProblems(300)).toEqual([])
   })
 })

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type Admin, Kafka } from '../../src/index.js'
 import { type JavaGroupMember, type JavaProps, javaGroupMember } from '../peers/java-client.js'
 import { type KafkaCluster, requireKafka, startKafka } from '../peers/kafka.js'
-import { duplicates, type Member, Ownership, partitionsOf, produce, type Read, startMember, until } from './consumer-support.js'
+import { distinct, duplicates, GroupRun, type Member, partitionsOf, produce, type Read, until } from './consumer-support.js'
 
 const kafka = requireKafka('4')
 
@@ -16,6 +16,18 @@ const javaOwned = (j: JavaGroupMember) =>
     .assignment()
     .map((p) => `${p.topic}-${p.partition}`)
     .sort()
+
+/** What the Java member read, as wafka's members record it. */
+const javaReads = (j: JavaGroupMember, topic: string): Read[] =>
+  j.records().map((r) => ({ by: 'java', topic, partition: r.partition, offset: BigInt(r.offset), value: r.value!.toString() }))
+
+/** Waits until the clients have read `count` different values between them. */
+const readAtLeast = (all: () => Read[], count: number) =>
+  until(
+    () => distinct(all()) >= count,
+    30_000,
+    () => `read ${distinct(all())} of ${count}`,
+  )
 
 describe.skipIf(!kafka)('Java and wafka members in one group', () => {
   let cluster: KafkaCluster
@@ -55,21 +67,11 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
       const groupId = `interop-group-${index}`
       await admin.createTopics({ topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] })
       await produce(cluster.bootstrap, topic, 600)
-      const reads: Read[] = []
-      const ownership = new Ownership()
+      const run = new GroupRun(cluster.bootstrap, members)
       const config = { groupId, sessionTimeoutMs: 10_000, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200, ...c.wafka }
-      const w1 = await startMember(cluster.bootstrap, 'w1', config, { topics: [topic] }, { reads, ownership })
-      members.push(w1)
-      await until(
-        () => partitionsOf(w1.consumer).length === 6,
-        20_000,
-        () => ownership.log.join(', '),
-      )
-      await until(
-        () => reads.length >= 600,
-        20_000,
-        () => `read ${reads.length}`,
-      )
+      const w1 = await run.join('w1', config, [topic])
+      await run.settled(() => partitionsOf(w1.consumer).length === 6)
+      await run.readAtLeast(600)
 
       // The Java member joins: it must start at w1's commits (nothing w1 read comes again).
       const java = javaGroupMember(cluster, groupId, topic, { props: c.java, commit: 'sync' })
@@ -80,33 +82,21 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
         () => `java ${javaOwned(java)} w1 ${partitionsOf(w1.consumer)}; ${java.stderr.slice(-5).join('\n')}`,
       )
       await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
-      const all = () => [
-        ...reads,
-        ...java.records().map((r) => ({ by: 'java', topic, partition: r.partition, offset: BigInt(r.offset), value: r.value!.toString() })),
-      ]
-      await until(
-        () => new Set(all().map((r) => r.value)).size >= 1200,
-        30_000,
-        () => `read ${new Set(all().map((r) => r.value)).size}`,
-      )
+      const all = () => [...run.reads, ...javaReads(java, topic)]
+      await readAtLeast(all, 1200)
       expect([...partitionsOf(w1.consumer), ...javaOwned(java)].sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
       expect(java.records().length).toBeGreaterThan(0)
       expect(java.records().every((r) => Number(r.value!.toString().slice(1)) >= 600)).toBe(true)
 
       // A second wafka member: the plan spreads over three, the clients keep to their own.
-      const w2 = await startMember(cluster.bootstrap, 'w2', config, { topics: [topic] }, { reads, ownership })
-      members.push(w2)
+      const w2 = await run.join('w2', config, [topic])
       await until(
         () => [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].every((p) => p.length === 2),
         45_000,
         () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)} java ${javaOwned(java)}`,
       )
       await produce(cluster.bootstrap, topic, 600, 'v', { from: 1200 })
-      await until(
-        () => new Set(all().map((r) => r.value)).size >= 1800,
-        30_000,
-        () => `read ${new Set(all().map((r) => r.value)).size}`,
-      )
+      await readAtLeast(all, 1800)
       const owned = [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)]
       expect(owned.flat().sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
 
@@ -119,18 +109,14 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
         () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)}`,
       )
       await produce(cluster.bootstrap, topic, 600, 'v', { from: 1800 })
-      await until(
-        () => new Set(all().map((r) => r.value)).size >= 2400,
-        30_000,
-        () => `read ${new Set(all().map((r) => r.value)).size}`,
-      )
+      await readAtLeast(all, 2400)
       await new Promise((r) => setTimeout(r, 500))
 
-      expect(ownership.violations).toEqual([])
+      expect(run.ownership.violations).toEqual([])
       expect(duplicates(all())).toEqual([])
-      expect(new Set(all().map((r) => r.value)).size).toBe(2400)
+      expect(distinct(all())).toBe(2400)
       // On the partitions Java had, wafka read only what came after Java left.
-      const after = reads.filter(
+      const after = run.reads.filter(
         (r) => javaHad.includes(`${r.topic}-${r.partition}`) && Number(r.value.slice(1)) >= 1200 && Number(r.value.slice(1)) < 1800,
       )
       expect(after).toEqual([])
@@ -149,8 +135,7 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
       45_000,
       () => `java ${javaOwned(java)}, ${java.records().length} read; ${java.stderr.slice(-5).join('\n')}`,
     )
-    const reads: Read[] = []
-    const ownership = new Ownership()
+    const run = new GroupRun(cluster.bootstrap, members)
     const config = {
       groupId,
       sessionTimeoutMs: 10_000,
@@ -158,10 +143,8 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
       autoCommitIntervalMs: 200,
       partitionAssigners: ['cooperative-sticky'],
     }
-    const w1 = await startMember(cluster.bootstrap, 'w1', config, { topics: [topic] }, { reads, ownership })
-    members.push(w1)
-    const w2 = await startMember(cluster.bootstrap, 'w2', config, { topics: [topic] }, { reads, ownership })
-    members.push(w2)
+    const w1 = await run.join('w1', config, [topic])
+    const w2 = await run.join('w2', config, [topic])
     await until(
       () => [partitionsOf(w1.consumer), partitionsOf(w2.consumer), javaOwned(java)].every((p) => p.length === 2),
       45_000,
@@ -177,17 +160,10 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
       [0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`),
     )
     // What Java had read and committed, wafka does not read again.
-    expect(reads).toEqual([])
+    expect(run.reads).toEqual([])
     await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
-    const all = () => [
-      ...reads,
-      ...java.records().map((r) => ({ by: 'java', topic, partition: r.partition, offset: BigInt(r.offset), value: r.value!.toString() })),
-    ]
-    await until(
-      () => new Set(all().map((r) => r.value)).size >= 1200,
-      30_000,
-      () => `read ${new Set(all().map((r) => r.value)).size}`,
-    )
+    const all = () => [...run.reads, ...javaReads(java, topic)]
+    await readAtLeast(all, 1200)
     await java.stop()
     await until(
       () => partitionsOf(w1.consumer).length + partitionsOf(w2.consumer).length === 6,
@@ -195,14 +171,10 @@ describe.skipIf(!kafka)('Java and wafka members in one group', () => {
       () => `w1 ${partitionsOf(w1.consumer)} w2 ${partitionsOf(w2.consumer)}`,
     )
     await produce(cluster.bootstrap, topic, 600, 'v', { from: 1200 })
-    await until(
-      () => new Set(all().map((r) => r.value)).size >= 1800,
-      30_000,
-      () => `read ${new Set(all().map((r) => r.value)).size}`,
-    )
+    await readAtLeast(all, 1800)
     await new Promise((r) => setTimeout(r, 500))
-    expect(ownership.violations).toEqual([])
+    expect(run.ownership.violations).toEqual([])
     expect(duplicates(all())).toEqual([])
-    expect(new Set(all().map((r) => r.value)).size).toBe(1800)
+    expect(distinct(all())).toBe(1800)
   })
 })
