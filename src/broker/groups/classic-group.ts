@@ -53,6 +53,8 @@ export interface JoinRequest {
   protocols: Protocol[]
   /** JoinGroup v4+: a new dynamic member is first given its id (MEMBER_ID_REQUIRED). */
   requireKnownMemberId: boolean
+  /** JoinGroup v9+ (KIP-814): a leader can be told to keep the current assignment rather than compute one. */
+  canSkipAssignment: boolean
 }
 
 export interface CommittedOffset {
@@ -156,10 +158,14 @@ export class ClassicGroup {
     this.staticMembers.set(req.groupInstanceId!, newId)
     const wasLeader = this.leaderId === old.memberId
     if (wasLeader) this.leaderId = newId
-    const sameProtocols = sameProtocolList(old.protocols, req.protocols)
-    if (this.state === 'Stable' && sameProtocols && !wasLeader) {
+    // As Kafka: a restart that leaves the group's protocol as it is (its subscription metadata may differ:
+    // a restarted consumer owns nothing yet) is no reason to rebalance. A restarted leader is given the
+    // members with skipAssignment (KIP-814), so it keeps the plan; before v9 it cannot be told that, and
+    // would compute a new plan nobody else asked for, so the group rebalances.
+    const sameProtocol = this.selectProtocol() === this.protocolName
+    if (this.state === 'Stable' && sameProtocol && (!wasLeader || req.canSkipAssignment)) {
       this.touch(member)
-      return Promise.resolve(this.joinAnswer(member, false))
+      return Promise.resolve(this.joinAnswer(member, wasLeader, wasLeader))
     }
     return this.waitForJoin(member, () => this.prepareRebalance())
   }
@@ -287,7 +293,7 @@ export class ClassicGroup {
     this.tryCompleteJoin()
   }
 
-  private joinAnswer(m: Member, asLeader: boolean): JoinResult {
+  private joinAnswer(m: Member, asLeader: boolean, skipAssignment = false): JoinResult {
     return {
       errorCode: ErrorCodes.NONE,
       generationId: this.generationId,
@@ -295,7 +301,7 @@ export class ClassicGroup {
       protocolName: this.protocolName,
       leader: this.leaderId ?? '',
       memberId: m.memberId,
-      skipAssignment: false,
+      skipAssignment,
       members: asLeader
         ? [...this.members.values()].map((x) => ({
             memberId: x.memberId,

@@ -31,6 +31,7 @@ export const joinGroupHandler = defineHandler<JoinGroupRequest, JoinGroupRespons
       protocolType: req.protocolType,
       protocols: req.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
       requireKnownMemberId: ctx.version >= 4,
+      canSkipAssignment: ctx.version >= 9,
     })
     return { ...r, protocolName: ctx.version >= 7 ? r.protocolName : (r.protocolName ?? '') }
   },
