@@ -242,6 +242,9 @@ async function main(): Promise<void> {
       for (const kind of order) {
         const target = await startTarget(kind, brokers)
         try {
+          // An untimed produce and consume first: a fresh JVM measured cold would be measured compiling itself.
+          const warm = { brokers, phase: 'consume', acks: 'all' } as const
+          await wafkaRun(target, warm, messages).catch((err) => console.log(`${kind} warm-up: ${(err as Error).message}`))
           for (const s of scenarios.filter((x) => x.brokers === brokers)) {
             for (const client of ['wafka', 'java'] as const) {
               const base = { round, scenario: scenarioName(s), target: kind, client }
@@ -325,7 +328,7 @@ async function main(): Promise<void> {
     `Each target is started fresh for each round and broker count, and stopped before the other runs; which goes first alternates by round. ${fmt.format(messages)} messages a run, to a fresh ${PARTITIONS}-partition topic with replication equal to the broker count; acks=all runs are idempotent; consume runs read what an acks=all run wrote, in a fresh group from the beginning.`,
     "wafka runs as `wafka bench produce|consume -b … --broker-pids …` (the same workload as bench/producer.ts and bench/consumer.ts: 16-byte keys, 100-byte values, send() calls of 1,000 with 64 in flight, linger 5 ms, batch 16 KiB; consume through eachBatch), in a child process; its figures cover the timed part after an untimed warm-up, and the brokers' CPU is read from /proc over that same part.",
     `The Java client runs as Kafka's own ProducerPerformance (--record-size 100, no keys, linger.ms=5, batch.size=16384) and ConsumerPerformance, each in a JVM of its own (${JAVA_CLIENT_OPTIONS.join(' ')}), with no warm-up; the brokers' CPU is read over the whole tool invocation (the brokers idle while the JVM starts).`,
-    'Apache Kafka: KRaft, combined broker and controller per node, -Xmx512m, SerialGC, full JIT (the test rig otherwise stops at C1), started by test/peers/kafka.ts. The embedded broker: `wafka broker --brokers N` in one Node process, in memory (no data dir).',
+    'Apache Kafka: KRaft, combined broker and controller per node, -Xmx512m, SerialGC, full JIT (the test rig otherwise stops at C1), started by test/peers/kafka.ts. The embedded broker: `wafka broker --brokers N` in one Node process, in memory (no data dir). Each fresh target first serves an untimed `wafka bench consume` of the same size (which writes, then reads), so neither is measured warming up.',
     'Broker CPU is every broker process summed (3 JVMs for Kafka with 3 brokers, one Node process for the embedded broker); "embedded ÷ Kafka" is the median of the per-round ratios: for messages/s above 1 the embedded broker is faster, for CPU below 1 it does the same work with less.',
     'The machine has 2 cores shared by the brokers and the client: read the ratios, not the absolute figures.',
   ]
