@@ -303,6 +303,20 @@ function runRig(version: string, mainClass: string, args: string[], options: Run
   })
 }
 
+/** What the rig's Java programs (test/peers/java-client.ts) need of a cluster: where it serves, and a JVM to run them in. */
+export type JavaPeer = Pick<KafkaCluster, 'bootstrap' | 'runJava' | 'spawnJava'>
+
+/** The Java client's way to any cluster, a rig Kafka's or not (the embedded broker): the rig's JVM on Kafka `version`'s jars. */
+export function javaPeer(bootstrap: string, version: KafkaVersion = '4'): JavaPeer {
+  const v = KAFKA_VERSIONS[version]
+  return {
+    bootstrap,
+    runJava: (mainClass, args, o) => runRig(v, mainClass, args, o),
+    spawnJava: (mainClass, args, o = {}) =>
+      spawnRig(v, [...TOOL_JVM_OPTS, ...(o.jvmOpts ?? [])], mainClass, args, { env: o.env ?? process.env }),
+  }
+}
+
 /** Runs a main class on Kafka `version`'s class path (no cluster needed). */
 export function runJava(mainClass: string, args: string[], options: RunJavaOptions & { version?: KafkaVersion } = {}): Promise<JavaResult> {
   return runRig(KAFKA_VERSIONS[options.version ?? '4'], mainClass, args, options)
@@ -577,15 +591,12 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   return {
     version,
     clusterId,
-    bootstrap: list(all[0].name),
     brokers: nodes.map((n) => n.broker),
     bootstrapFor: list,
     logDirs: nodes.map((n) => n.broker.logDir),
     classPath: `${rigClassDir(version)}:${classPath}`,
     javaBin: java,
-    runJava: (mainClass, args, o) => runRig(version, mainClass, args, o),
-    spawnJava: (mainClass, args, o = {}) =>
-      spawnRig(version, [...TOOL_JVM_OPTS, ...(o.jvmOpts ?? [])], mainClass, args, { env: o.env ?? process.env }),
+    ...javaPeer(list(all[0].name), options.version ?? '4'),
     isRunning: (id) => isRunning(byId(id)),
     pid: (id) => (isRunning(byId(id)) ? byId(id).child!.pid : undefined),
     async kill(id) {

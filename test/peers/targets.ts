@@ -4,10 +4,10 @@
 // broker is a broker bug). A suite loops over brokerTargets() and runs the
 // same tests, with the same assertions, on each.
 import { startCluster, type StartClusterOptions } from '../../src/broker/index.js'
-import { requireKafka, startKafka, type KafkaOptions } from './kafka.js'
+import { javaPeer, requireKafka, startKafka, type JavaPeer, type KafkaOptions } from './kafka.js'
 
-export interface RunningTarget {
-  bootstrap: string
+/** A started target: where it serves, the Java client's way to it (test/peers/java-client.ts), and its stop. */
+export interface RunningTarget extends JavaPeer {
   stop(): Promise<void>
 }
 
@@ -30,13 +30,7 @@ export function brokerTargets(options: { kafka?: KafkaOptions; embedded?: StartC
       name: 'real Kafka',
       embedded: false,
       available: requireKafka(options.kafka?.version ?? '4'),
-      start: async () => {
-        const cluster = await startKafka({
-          ...options.kafka,
-          config: { 'group.initial.rebalance.delay.ms': '0', ...options.kafka?.config },
-        })
-        return { bootstrap: cluster.bootstrap, stop: () => cluster.stop() }
-      },
+      start: () => startKafka({ ...options.kafka, config: { 'group.initial.rebalance.delay.ms': '0', ...options.kafka?.config } }),
     },
     {
       name: 'the embedded broker',
@@ -44,7 +38,7 @@ export function brokerTargets(options: { kafka?: KafkaOptions; embedded?: StartC
       available: true,
       start: async () => {
         const cluster = await startCluster({ brokers: 3, groupInitialRebalanceDelayMs: 0, ...options.embedded })
-        return { bootstrap: cluster.bootstrapServers, stop: () => cluster.stop() }
+        return { ...javaPeer(cluster.bootstrapServers), stop: () => cluster.stop() }
       },
     },
   ]
