@@ -54,6 +54,10 @@ export interface BrokerOptions {
    * embedded broker serves tests, as Kafka's own test configs set it.
    */
   groupInitialRebalanceDelayMs?: number
+  /** group.consumer.session.timeout.ms: a KIP-848 member not heard from for this long is fenced. Default 45000. */
+  consumerGroupSessionTimeoutMs?: number
+  /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
+  consumerGroupHeartbeatIntervalMs?: number
   /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
   onProblem?: (message: string) => void
 }
@@ -73,6 +77,8 @@ export const DEFAULTS: ResolvedOptions = {
   groupMinSessionTimeoutMs: 6000,
   groupMaxSessionTimeoutMs: 1_800_000,
   groupInitialRebalanceDelayMs: 0,
+  consumerGroupSessionTimeoutMs: 45_000,
+  consumerGroupHeartbeatIntervalMs: 5000,
 }
 
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
@@ -96,6 +102,8 @@ export class EmbeddedCluster {
       'defaultReplicationFactor',
       'replicaLagTimeMaxMs',
       'replicaFetchWaitMaxMs',
+      'consumerGroupSessionTimeoutMs',
+      'consumerGroupHeartbeatIntervalMs',
     ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
