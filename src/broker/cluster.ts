@@ -196,7 +196,7 @@ export class EmbeddedCluster {
   leaderReplica(broker: VirtualBroker, t: TopicImage, partition: number): { p: PartitionImage; replica: Replica } | number {
     const p = t.partitions[partition]
     if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
-    if (p.leader === -1) return ErrorCodes.LEADER_NOT_AVAILABLE
+    // No leader (every ISR member down): a broker answers as for any partition it does not lead, as Kafka's do.
     if (p.leader !== broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
     return { p, replica: broker.replica(t.id, partition) }
   }
