@@ -43,7 +43,8 @@ function readOnce(
 ): Pass {
   const byId = version >= 13
   const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set(), redirected: false }
-  // KIP-392: a consumer that says where it is (v11+) may read from a follower, which serves what it has up to its high watermark.
+  // KIP-392: a consumer's v11+ fetch may go to a follower (whatever the replica selector, as Kafka's),
+  // which serves what it has up to its high watermark.
   const fromFollower = replicaId < 0 && version >= 11
   let room = req.maxBytes
   for (const want of wanted) {
