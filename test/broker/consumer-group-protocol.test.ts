@@ -17,12 +17,14 @@ import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
   ConsumerGroupDescribe,
   ConsumerGroupHeartbeat,
+  DeleteGroups,
   DescribeGroups,
   FindCoordinator,
   JoinGroup,
   ListGroups,
   Metadata,
   OffsetCommit,
+  OffsetDelete,
   OffsetFetch,
 } from '../../src/protocol/messages/index.js'
 import { javaGroupMember } from '../peers/java-client.js'
@@ -411,6 +413,39 @@ describe('consumer groups beside classic ones', () => {
     })
     expect(fetched.groups[0].topics[0].partitions[0].committedOffset).toBe(42n)
   })
+  it('OffsetDelete keeps what members subscribe to; DeleteGroups refuses a group with members and deletes an empty one', async () => {
+    await start({
+      topics: [
+        { name: 't', partitions: 6 },
+        { name: 'u', partitions: 1 },
+      ],
+    })
+    const c = await coordinator()
+    await join(c, 'm')
+    for (const name of ['t', 'u'])
+      await c.request(OffsetCommit, 9, {
+        groupId: GROUP,
+        generationIdOrMemberEpoch: 1,
+        memberId: 'm',
+        topics: [{ name, partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }],
+      })
+    const del = await c.request(OffsetDelete, 0, {
+      groupId: GROUP,
+      topics: [
+        { name: 't', partitions: [{ partitionIndex: 0 }] },
+        { name: 'u', partitions: [{ partitionIndex: 0 }] },
+      ],
+    })
+    expect(del.topics.map((t) => [t.name, t.partitions[0].errorCode])).toEqual([
+      ['t', ErrorCodes.GROUP_SUBSCRIBED_TO_TOPIC],
+      ['u', 0],
+    ])
+    expect((await c.request(DeleteGroups, 2, { groupsNames: [GROUP] })).results[0].errorCode).toBe(ErrorCodes.NON_EMPTY_GROUP)
+    await beat(c, 'm', -1, null)
+    expect((await c.request(DeleteGroups, 2, { groupsNames: [GROUP] })).results[0].errorCode).toBe(0)
+    const d = (await c.request(ConsumerGroupDescribe, 1, { groupIds: [GROUP], includeAuthorizedOperations: false })).groups[0]
+    expect(d.errorCode).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
+  })
 })
 
 describe('offsets of a consumer group: the member epoch is checked', () => {
@@ -599,6 +634,45 @@ describe("wafka's consumer with groupProtocol 'consumer'", () => {
     const listed = await admin.listGroups()
     expect(listed.groups.find((x) => x.groupId === 'kip848-wafka')).toMatchObject({ groupType: 'consumer', protocolType: 'consumer' })
   }, 120_000)
+  it('a static member (groupInstanceId) that restarts within the session gets its partitions back; the other member never gets them meanwhile', async () => {
+    await start({ brokers: 1, topics: [{ name: 'st', partitions: 4 }], consumerGroupHeartbeatIntervalMs: 200 })
+    const kafka = new Kafka({ clientId: 'kip848-static', brokers: cluster!.bootstrapServers.split(',') })
+    const ownership = ownershipWatch()
+    const member = async (name: string, groupInstanceId?: string) => {
+      const c = kafka.consumer({ groupId: 'kip848-static', groupProtocol: 'consumer', groupInstanceId, maxWaitTimeInMs: 100 })
+      clients.push(c)
+      ownership.watch(c, name)
+      await c.connect()
+      await c.subscribe({ topics: ['st'] })
+      await c.run({ eachMessage: async () => {} })
+      return c
+    }
+    const parts = (c: Consumer) =>
+      c
+        .assignmentList()
+        .map((p) => p.partition)
+        .sort()
+    const first = await member('static', 'instance-1')
+    const other = await member('dynamic')
+    await until(
+      () => parts(first).length === 2 && parts(other).length === 2,
+      30_000,
+      () => `static ${parts(first)} dynamic ${parts(other)}`,
+    )
+    const held = parts(first)
+    await first.disconnect() // leaves with epoch -2: the instance will be back
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(parts(other)).toHaveLength(2)
+    const again = await member('static-again', 'instance-1')
+    await until(
+      () => parts(again).length === 2,
+      30_000,
+      () => `restarted static ${parts(again)}`,
+    )
+    expect(parts(again)).toEqual(held)
+    expect(parts(other)).toHaveLength(2)
+    expect(ownership.violations).toEqual([])
+  }, 60_000)
 })
 
 describe.skipIf(!requireKafka())("the Java client's consumer (group.protocol=consumer) in a group with wafka's", () => {
