@@ -54,6 +54,23 @@ export interface BrokerOptions {
    * embedded broker serves tests, as Kafka's own test configs set it.
    */
   groupInitialRebalanceDelayMs?: number
+  /** group.consumer.session.timeout.ms: a KIP-848 member not heard from for this long is fenced. Default 45000. */
+  consumerGroupSessionTimeoutMs?: number
+  /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
+  consumerGroupHeartbeatIntervalMs?: number
+  /**
+   * broker.rack of each broker, by id (missing or null: no rack). Metadata
+   * shows them; with replicaSelector 'rack-aware' consumers fetch from a
+   * replica in their own rack (KIP-392).
+   */
+  racks?: Array<string | null>
+  /**
+   * replica.selector.class: 'leader' (Kafka's default: consumers always
+   * fetch from the leader) or 'rack-aware' (Kafka's RackAwareReplicaSelector:
+   * the leader names an in-sync replica in the consumer's client.rack as its
+   * preferred read replica).
+   */
+  replicaSelector?: 'leader' | 'rack-aware'
   /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
   onProblem?: (message: string) => void
 }
@@ -73,6 +90,10 @@ export const DEFAULTS: ResolvedOptions = {
   groupMinSessionTimeoutMs: 6000,
   groupMaxSessionTimeoutMs: 1_800_000,
   groupInitialRebalanceDelayMs: 0,
+  consumerGroupSessionTimeoutMs: 45_000,
+  consumerGroupHeartbeatIntervalMs: 5000,
+  racks: [],
+  replicaSelector: 'leader',
 }
 
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
@@ -96,6 +117,8 @@ export class EmbeddedCluster {
       'defaultReplicationFactor',
       'replicaLagTimeMaxMs',
       'replicaFetchWaitMaxMs',
+      'consumerGroupSessionTimeoutMs',
+      'consumerGroupHeartbeatIntervalMs',
     ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
@@ -103,6 +126,11 @@ export class EmbeddedCluster {
       if (!(Number.isInteger(v) && (v as number) >= least))
         throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
     }
+    const { racks, replicaSelector } = this.options
+    if (!Array.isArray(racks) || racks.some((r) => r !== null && (typeof r !== 'string' || r === '')))
+      throw new RangeError(`startCluster: racks must be an array of rack names (or null), not ${JSON.stringify(racks)}`)
+    if (replicaSelector !== 'leader' && replicaSelector !== 'rack-aware')
+      throw new RangeError(`startCluster: replicaSelector must be 'leader' or 'rack-aware', not ${JSON.stringify(replicaSelector)}`)
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
@@ -120,7 +148,7 @@ export class EmbeddedCluster {
       const b = new VirtualBroker(id, this)
       this.brokers.set(id, b)
       await b.start(port === 0 ? 0 : port + id)
-      this.controller.registerBroker(id, b.host, b.port)
+      this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
     for (const t of topics) {
       this.controller.createTopic(t.name, {
@@ -188,9 +216,21 @@ export class EmbeddedCluster {
   leaderReplica(broker: VirtualBroker, t: TopicImage, partition: number): { p: PartitionImage; replica: Replica } | number {
     const p = t.partitions[partition]
     if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
-    if (p.leader === -1) return ErrorCodes.LEADER_NOT_AVAILABLE
+    // No leader (every ISR member down): a broker answers as for any partition it does not lead, as Kafka's do.
     if (p.leader !== broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
     return { p, replica: broker.replica(t.id, partition) }
+  }
+
+  /**
+   * The partition's replica on `broker` when it follows (a consumer may
+   * read from it, KIP-392), or the error code a fetch gets there otherwise.
+   */
+  followerReplica(broker: VirtualBroker, t: TopicImage, partition: number): { p: PartitionImage; replica: Replica } | number {
+    const p = t.partitions[partition]
+    if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
+    const replica = p.replicas.includes(broker.id) ? broker.replicas.get(`${t.id}/${partition}`) : undefined
+    if (!replica || p.leader === broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
+    return { p, replica }
   }
 
   problem(brokerId: number, message: string): void {

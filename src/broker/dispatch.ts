@@ -3,6 +3,8 @@ import type { Handler } from './handler.js'
 import { addOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js'
 import { addPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js'
 import { advertisedApis, apiVersionsHandler, served } from './handlers/api-versions.js'
+import { consumerGroupDescribeHandler } from './handlers/consumer-group-describe.js'
+import { consumerGroupHeartbeatHandler } from './handlers/consumer-group-heartbeat.js'
 import { createPartitionsHandler } from './handlers/create-partitions.js'
 import { createTopicsHandler } from './handlers/create-topics.js'
 import { deleteGroupsHandler } from './handlers/delete-groups.js'
@@ -66,6 +68,8 @@ for (const h of [
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
   describeTopicPartitionsHandler,
+  consumerGroupHeartbeatHandler,
+  consumerGroupDescribeHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

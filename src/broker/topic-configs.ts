@@ -14,6 +14,12 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'retention.bytes': { value: '-1', enforced: false },
   'retention.ms': { value: '604800000', enforced: false },
   'segment.bytes': { value: '1073741824', enforced: false },
+  'unclean.leader.election.enable': { value: 'false', enforced: true },
+}
+
+/** unclean.leader.election.enable: whether an out-of-sync replica may lead when no ISR member is live. */
+export function uncleanElectionEnabled(t: TopicImage): boolean {
+  return topicConfig(t, 'unclean.leader.election.enable').toLowerCase() === 'true'
 }
 
 /** A config's value for a topic: set, or the default. */
@@ -31,6 +37,10 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (key === 'cleanup.policy') return value === 'delete' ? null : 'only cleanup.policy=delete is served (no compaction yet)'
   if (key === 'compression.type')
     return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
+  if (key === 'unclean.leader.election.enable')
+    return /^(true|false)$/i.test(value)
+      ? null
+      : `Invalid value ${value} for configuration unclean.leader.election.enable: Expected value to be either true or false`
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
   if (key === 'min.insync.replicas' && Number(value) < 1)
     return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`

@@ -322,6 +322,17 @@ export function runJava(mainClass: string, args: string[], options: RunJavaOptio
   return runRig(KAFKA_VERSIONS[options.version ?? '4'], mainClass, args, options)
 }
 
+/** Starts a main class on Kafka `version`'s class path as a long-running child (no cluster needed: e.g. a client of the embedded broker). */
+export function spawnJava(
+  mainClass: string,
+  args: string[],
+  options: { jvmOpts?: string[]; env?: NodeJS.ProcessEnv; version?: KafkaVersion } = {},
+): ChildProcess {
+  return spawnRig(KAFKA_VERSIONS[options.version ?? '4'], [...TOOL_JVM_OPTS, ...(options.jvmOpts ?? [])], mainClass, args, {
+    env: options.env ?? process.env,
+  })
+}
+
 /** Ports this process has handed out; the OS may give a just-closed port again. */
 const portsHandedOut = new Set<number>()
 

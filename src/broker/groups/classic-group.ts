@@ -1,6 +1,9 @@
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { ErrorCodes } from '../../protocol/error-codes.js'
+import { GroupOffsets } from './group-offsets.js'
+
+export type { CommittedOffset } from './group-offsets.js'
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead'
 
@@ -57,13 +60,6 @@ export interface JoinRequest {
   canSkipAssignment: boolean
 }
 
-export interface CommittedOffset {
-  offset: bigint
-  leaderEpoch: number
-  metadata: string | null
-  commitTimestamp: number
-}
-
 export interface GroupTimings {
   initialRebalanceDelayMs: number
 }
@@ -78,7 +74,8 @@ const EMPTY = Buffer.alloc(0)
  * members (group.instance.id) keep their place across restarts. Committed
  * offsets live with the group.
  */
-export class ClassicGroup {
+export class ClassicGroup extends GroupOffsets {
+  readonly type = 'classic'
   state: GroupState = 'Empty'
   generationId = 0
   protocolType: string | null = null
@@ -89,15 +86,15 @@ export class ClassicGroup {
   readonly staticMembers = new Map<string, string>()
   /** Member ids handed out with MEMBER_ID_REQUIRED, waiting for the member's second JoinGroup; value: its expiry timer. */
   private readonly pending = new Map<string, NodeJS.Timeout>()
-  readonly offsets = new Map<string, Map<number, CommittedOffset>>()
-  private readonly pendingTxnOffsets = new Map<bigint, { topic: string; partition: number; c: CommittedOffset }[]>()
   private phaseTimer: NodeJS.Timeout | null = null
   private delayingInitialJoin = false
 
   constructor(
     readonly groupId: string,
     private readonly timings: GroupTimings,
-  ) {}
+  ) {
+    super()
+  }
 
   // ---- JoinGroup ---------------------------------------------------------
 
@@ -475,37 +472,7 @@ export class ClassicGroup {
     this.phaseTimer = null
   }
 
-  // ---- offsets and lifecycle -------------------------------------------
-
-  commit(topic: string, partition: number, c: CommittedOffset): void {
-    let t = this.offsets.get(topic)
-    if (!t) this.offsets.set(topic, (t = new Map()))
-    t.set(partition, c)
-  }
-
-  committed(topic: string, partition: number): CommittedOffset | undefined {
-    return this.offsets.get(topic)?.get(partition)
-  }
-
-  /** An offset committed inside a transaction: pending until its transaction ends. */
-  commitInTransaction(producerId: bigint, topic: string, partition: number, c: CommittedOffset): void {
-    let pending = this.pendingTxnOffsets.get(producerId)
-    if (!pending) this.pendingTxnOffsets.set(producerId, (pending = []))
-    pending.push({ topic, partition, c })
-  }
-
-  /** The transaction of `producerId` ended: its offsets become committed, or are dropped. */
-  completeTransaction(producerId: bigint, commit: boolean): void {
-    const pending = this.pendingTxnOffsets.get(producerId)
-    this.pendingTxnOffsets.delete(producerId)
-    if (commit) for (const { topic, partition, c } of pending ?? []) this.commit(topic, partition, c)
-  }
-
-  /** Whether an open transaction has an offset pending for this partition (OffsetFetch with requireStable waits for it). */
-  hasPendingOffset(topic: string, partition: number): boolean {
-    for (const list of this.pendingTxnOffsets.values()) if (list.some((x) => x.topic === topic && x.partition === partition)) return true
-    return false
-  }
+  // ---- lifecycle -------------------------------------------------------
 
   /** Stops every timer and answers every waiting request (the coordinator is going away). */
   close(): void {

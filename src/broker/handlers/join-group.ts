@@ -19,7 +19,9 @@ export const joinGroupHandler = defineHandler<JoinGroupRequest, JoinGroupRespons
       return fail(ErrorCodes.INVALID_SESSION_TIMEOUT, req.memberId)
     }
     if (req.memberId !== '' && !groups.get(req.groupId)) return fail(ErrorCodes.UNKNOWN_MEMBER_ID, req.memberId)
-    const group = groups.getOrCreate(req.groupId)
+    // A consumer group with members keeps its id: a classic member cannot join it.
+    const group = groups.classicOrCreate(req.groupId)
+    if (!group) return fail(ErrorCodes.GROUP_ID_NOT_FOUND, req.memberId)
     const r = await group.join({
       memberId: req.memberId,
       groupInstanceId: req.groupInstanceId,
