@@ -28,7 +28,7 @@ import {
   OffsetFetch,
 } from '../../src/protocol/messages/index.js'
 import { javaGroupMember } from '../peers/java-client.js'
-import { requireKafka, runJava, spawnJava, type KafkaCluster } from '../peers/kafka.js'
+import { javaPeer, requireKafka } from '../peers/kafka.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
 
@@ -520,7 +520,7 @@ describe('timers', () => {
 })
 
 /** The rig's Java helpers need only a bootstrap list and a way to start the JVM. */
-const javaOn = (c: RunningCluster) => ({ bootstrap: c.bootstrapServers, runJava, spawnJava }) as unknown as KafkaCluster
+const javaOn = (c: RunningCluster) => javaPeer(c.bootstrapServers)
 
 /**
  * Who owns which partition, from the consumers' own events (emitted in one

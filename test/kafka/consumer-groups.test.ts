@@ -15,8 +15,6 @@ for (const target of brokerTargets({ kafka: { brokers: 1 } }))
     let cluster: RunningTarget
     let admin: Admin
     const members: Member[] = []
-    // The embedded broker does not serve KIP-848 (ConsumerGroupHeartbeat) yet: those tests run on Kafka only.
-    const kip848 = it.skipIf(target.embedded)
 
     beforeAll(async () => {
       cluster = await target.start()
@@ -164,89 +162,80 @@ for (const target of brokerTargets({ kafka: { brokers: 1 } }))
       expect(run.exactlyOnceProblems(800)).toEqual([])
     })
 
-    kip848(
-      "KIP-848 static membership: a member restarted within the broker's session timeout gets its partitions back, and the other member keeps its own",
-      async () => {
-        const topic = 'static-848'
-        await topics([topic], 4)
-        await produce(cluster.bootstrap, topic, 400)
-        const groupId = 'group-static-848'
-        const run = newRun()
-        const base = { groupId, groupProtocol: 'consumer' as const, autoCommitIntervalMs: 200 }
-        const fixed = await run.join('fixed', { ...base, groupInstanceId: 'instance-848' }, [topic])
-        const other = await run.join('other', base, [topic])
-        await run.settled(() => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2, 30_000)
-        await run.readAtLeast(400)
-        const fixedBefore = partitionsOf(fixed.consumer)
-        const otherBefore = partitionsOf(other.consumer)
-        run.ownership.log.length = 0
-        // Leaves with epoch -2 ("back soon"): the broker keeps its partitions for it (group.consumer.session.timeout.ms, 45 s).
-        await run.leave(fixed)
-        await new Promise((r) => setTimeout(r, 2000))
-        expect(partitionsOf(other.consumer)).toEqual(otherBefore)
-        const again = await run.join('again', { ...base, groupInstanceId: 'instance-848' }, [topic])
-        await run.settled(() => partitionsOf(again.consumer).length === 2, 30_000)
-        await produce(cluster.bootstrap, topic, 400, 'v', { from: 400 })
-        await run.readAtLeast(800)
-        expect(partitionsOf(again.consumer)).toEqual(fixedBefore)
-        expect(partitionsOf(other.consumer)).toEqual(otherBefore)
-        expect(run.ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
-        expect(run.exactlyOnceProblems(800)).toEqual([])
-      },
-    )
+    it("KIP-848 static membership: a member restarted within the broker's session timeout gets its partitions back, and the other member keeps its own", async () => {
+      const topic = 'static-848'
+      await topics([topic], 4)
+      await produce(cluster.bootstrap, topic, 400)
+      const groupId = 'group-static-848'
+      const run = newRun()
+      const base = { groupId, groupProtocol: 'consumer' as const, autoCommitIntervalMs: 200 }
+      const fixed = await run.join('fixed', { ...base, groupInstanceId: 'instance-848' }, [topic])
+      const other = await run.join('other', base, [topic])
+      await run.settled(() => partitionsOf(fixed.consumer).length === 2 && partitionsOf(other.consumer).length === 2, 30_000)
+      await run.readAtLeast(400)
+      const fixedBefore = partitionsOf(fixed.consumer)
+      const otherBefore = partitionsOf(other.consumer)
+      run.ownership.log.length = 0
+      // Leaves with epoch -2 ("back soon"): the broker keeps its partitions for it (group.consumer.session.timeout.ms, 45 s).
+      await run.leave(fixed)
+      await new Promise((r) => setTimeout(r, 2000))
+      expect(partitionsOf(other.consumer)).toEqual(otherBefore)
+      const again = await run.join('again', { ...base, groupInstanceId: 'instance-848' }, [topic])
+      await run.settled(() => partitionsOf(again.consumer).length === 2, 30_000)
+      await produce(cluster.bootstrap, topic, 400, 'v', { from: 400 })
+      await run.readAtLeast(800)
+      expect(partitionsOf(again.consumer)).toEqual(fixedBefore)
+      expect(partitionsOf(other.consumer)).toEqual(otherBefore)
+      expect(run.ownership.log.filter((l) => l.startsWith('other'))).toEqual([])
+      expect(run.exactlyOnceProblems(800)).toEqual([])
+    })
 
     for (const serverAssignor of ['uniform', 'range'] as const) {
-      kip848(
-        `KIP-848 with the broker's '${serverAssignor}' assignor: members share the topic, the second's arrival moves partitions without overlap, nothing lost`,
-        async () => {
-          const topic = `kip848-${serverAssignor}`
-          await topics([topic], 6)
-          await produce(cluster.bootstrap, topic, 600)
-          const groupId = `group-kip848-${serverAssignor}`
-          const run = newRun()
-          const config = { groupId, groupProtocol: 'consumer' as const, serverAssignor, autoCommitIntervalMs: 200 }
-          const a = await run.join('a', config, [topic])
-          await run.settled(() => partitionsOf(a.consumer).length === 6)
-          await run.readAtLeast(600)
-          const b = await run.join('b', config, [topic])
-          await run.settled(() => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3, 30_000)
-          await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
-          await run.readAtLeast(1200)
+      it(`KIP-848 with the broker's '${serverAssignor}' assignor: members share the topic, the second's arrival moves partitions without overlap, nothing lost`, async () => {
+        const topic = `kip848-${serverAssignor}`
+        await topics([topic], 6)
+        await produce(cluster.bootstrap, topic, 600)
+        const groupId = `group-kip848-${serverAssignor}`
+        const run = newRun()
+        const config = { groupId, groupProtocol: 'consumer' as const, serverAssignor, autoCommitIntervalMs: 200 }
+        const a = await run.join('a', config, [topic])
+        await run.settled(() => partitionsOf(a.consumer).length === 6)
+        await run.readAtLeast(600)
+        const b = await run.join('b', config, [topic])
+        await run.settled(() => partitionsOf(a.consumer).length === 3 && partitionsOf(b.consumer).length === 3, 30_000)
+        await produce(cluster.bootstrap, topic, 600, 'v', { from: 600 })
+        await run.readAtLeast(1200)
 
-          expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer)].sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
-          if (serverAssignor === 'range') {
-            // The broker's range assignor gives each member a contiguous run of the topic's partitions.
-            const runs = [a, b].map((m) =>
-              partitionsOf(m.consumer)
-                .map((p) => Number(p.split('-').pop()))
-                .sort((x, y) => x - y),
-            )
-            for (const r of runs) expect(r[r.length - 1] - r[0]).toBe(r.length - 1)
-          }
-          expect(run.exactlyOnceProblems(1200)).toEqual([])
-        },
-      )
+        expect([...partitionsOf(a.consumer), ...partitionsOf(b.consumer)].sort()).toEqual([0, 1, 2, 3, 4, 5].map((p) => `${topic}-${p}`))
+        if (serverAssignor === 'range') {
+          // The broker's range assignor gives each member a contiguous run of the topic's partitions.
+          const runs = [a, b].map((m) =>
+            partitionsOf(m.consumer)
+              .map((p) => Number(p.split('-').pop()))
+              .sort((x, y) => x - y),
+          )
+          for (const r of runs) expect(r[r.length - 1] - r[0]).toBe(r.length - 1)
+        }
+        expect(run.exactlyOnceProblems(1200)).toEqual([])
+      })
     }
 
-    kip848(
-      "KIP-848 regex subscription (resolved into names by the client, as Java's subscribe(Pattern)): the broker assigns the matching topics, and one created later joins the assignment",
-      async () => {
-        await topics(['rx-orders', 'rx-payments', 'other-orders'], 2)
-        await produce(cluster.bootstrap, 'rx-orders', 100, 'o')
-        await produce(cluster.bootstrap, 'rx-payments', 100, 'p')
-        await produce(cluster.bootstrap, 'other-orders', 100, 'x')
-        const run = newRun()
-        const m = await run.join('rx', { groupId: 'group-regex', groupProtocol: 'consumer', metadataMaxAgeMs: 1000 }, [/^rx-.*/])
-        await run.settled(() => partitionsOf(m.consumer).length === 4)
-        await run.readAtLeast(200)
-        expect(partitionsOf(m.consumer)).toEqual(['rx-orders-0', 'rx-orders-1', 'rx-payments-0', 'rx-payments-1'])
+    it("KIP-848 regex subscription (resolved into names by the client, as Java's subscribe(Pattern)): the broker assigns the matching topics, and one created later joins the assignment", async () => {
+      await topics(['rx-orders', 'rx-payments', 'other-orders'], 2)
+      await produce(cluster.bootstrap, 'rx-orders', 100, 'o')
+      await produce(cluster.bootstrap, 'rx-payments', 100, 'p')
+      await produce(cluster.bootstrap, 'other-orders', 100, 'x')
+      const run = newRun()
+      const m = await run.join('rx', { groupId: 'group-regex', groupProtocol: 'consumer', metadataMaxAgeMs: 1000 }, [/^rx-.*/])
+      await run.settled(() => partitionsOf(m.consumer).length === 4)
+      await run.readAtLeast(200)
+      expect(partitionsOf(m.consumer)).toEqual(['rx-orders-0', 'rx-orders-1', 'rx-payments-0', 'rx-payments-1'])
 
-        await topics(['rx-refunds'], 2)
-        await produce(cluster.bootstrap, 'rx-refunds', 100, 'r')
-        await run.settled(() => partitionsOf(m.consumer).length === 6, 30_000)
-        await run.readAtLeast(300)
-        expect(run.reads.some((r) => r.topic === 'other-orders')).toBe(false)
-        expect(run.exactlyOnceProblems(300)).toEqual([])
-      },
-    )
+      await topics(['rx-refunds'], 2)
+      await produce(cluster.bootstrap, 'rx-refunds', 100, 'r')
+      await run.settled(() => partitionsOf(m.consumer).length === 6, 30_000)
+      await run.readAtLeast(300)
+      expect(run.reads.some((r) => r.topic === 'other-orders')).toBe(false)
+      expect(run.exactlyOnceProblems(300)).toEqual([])
+    })
   })

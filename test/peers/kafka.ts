@@ -308,12 +308,10 @@ export type JavaPeer = Pick<KafkaCluster, 'bootstrap' | 'runJava' | 'spawnJava'>
 
 /** The Java client's way to any cluster, a rig Kafka's or not (the embedded broker): the rig's JVM on Kafka `version`'s jars. */
 export function javaPeer(bootstrap: string, version: KafkaVersion = '4'): JavaPeer {
-  const v = KAFKA_VERSIONS[version]
   return {
     bootstrap,
-    runJava: (mainClass, args, o) => runRig(v, mainClass, args, o),
-    spawnJava: (mainClass, args, o = {}) =>
-      spawnRig(v, [...TOOL_JVM_OPTS, ...(o.jvmOpts ?? [])], mainClass, args, { env: o.env ?? process.env }),
+    runJava: (mainClass, args, o) => runJava(mainClass, args, { ...o, version }),
+    spawnJava: (mainClass, args, o) => spawnJava(mainClass, args, { ...o, version }),
   }
 }
 
