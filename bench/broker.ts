@@ -162,48 +162,21 @@ async function javaRun(
       'linger.ms=5',
       'batch.size=16384',
     ]
-    const cpu0 = processesCpuSeconds(t.pids())
-    const produced = await runJavaTool(
-      classPath,
-      'org.apache.kafka.tools.ProducerPerformance',
-      [],
-      produceArgs,
-      producerPerformanceRate(messages),
-      RUN_TIMEOUT_MS,
-    )
-    if (s.phase === 'produce')
+    // One tool invocation, with the brokers' CPU over it.
+    const measured = async (tool: string, args: string[], rate: typeof producerPerformanceRate) => {
+      const cpu0 = processesCpuSeconds(t.pids())
+      const r = await runJavaTool(classPath, `org.apache.kafka.tools.${tool}`, [], args, rate(messages), RUN_TIMEOUT_MS)
       return {
-        msgPerSec: messages / (produced.wallMs / 1000),
-        clientCpuUsPerMessage: (produced.cpuSec * 1e6) / messages,
+        msgPerSec: messages / (r.wallMs / 1000),
+        clientCpuUsPerMessage: (r.cpuSec * 1e6) / messages,
         brokerCpuUsPerMessage: ((processesCpuSeconds(t.pids()) - cpu0) * 1e6) / messages,
       }
-    const consumeArgs = [
-      '--bootstrap-server',
-      t.bootstrap,
-      '--topic',
-      topic,
-      '--group',
-      `${topic}-group`,
-      '--num-records',
-      String(messages),
-      '--timeout',
-      '30000',
-      '--hide-header',
-    ]
-    const cpu1 = processesCpuSeconds(t.pids())
-    const consumed = await runJavaTool(
-      classPath,
-      'org.apache.kafka.tools.ConsumerPerformance',
-      [],
-      consumeArgs,
-      consumerPerformanceRate(messages),
-      RUN_TIMEOUT_MS,
-    )
-    return {
-      msgPerSec: messages / (consumed.wallMs / 1000),
-      clientCpuUsPerMessage: (consumed.cpuSec * 1e6) / messages,
-      brokerCpuUsPerMessage: ((processesCpuSeconds(t.pids()) - cpu1) * 1e6) / messages,
     }
+    const produced = await measured('ProducerPerformance', produceArgs, producerPerformanceRate)
+    if (s.phase === 'produce') return produced
+    const group = `${topic}-group`
+    const consumeArgs = ['--bootstrap-server', t.bootstrap, '--topic', topic, '--group', group, '--num-records', String(messages)]
+    return await measured('ConsumerPerformance', [...consumeArgs, '--timeout', '30000', '--hide-header'], consumerPerformanceRate)
   } finally {
     await admin.deleteTopics({ topics: [topic] }).catch(() => {})
     await admin.disconnect()
