@@ -1,0 +1,383 @@
+// Security on the embedded broker's side: TLS listeners (and mutual TLS),
+// SASL PLAIN and SCRAM-SHA-256/512 served as Kafka serves them (the state
+// machine of its SaslServerAuthenticator, its error codes and messages, its
+// closes), and KIP-368 re-authentication with connections.max.reauth.ms. Held
+// to the same client suites that prove wafka's side against real Kafka
+// (test/security), plus clients we did not write (kcat, the Java client).
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { inspect } from 'node:util'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { AuthenticationError, TlsError, type WafkaError } from '../../src/errors.js'
+import { Kafka, type KafkaConfig } from '../../src/kafka.js'
+import { Connection } from '../../src/net/connection.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
+import { Metadata } from '../../src/protocol/messages/Metadata.js'
+import { SaslAuthenticate } from '../../src/protocol/messages/SaslAuthenticate.js'
+import { SaslHandshake } from '../../src/protocol/messages/SaslHandshake.js'
+import { requirePeers } from '../peers/available.js'
+import { javaConsume, javaProduce } from '../peers/java-client.js'
+import { requireKafka, runJava, type KafkaCluster } from '../peers/kafka.js'
+import { kcatConsume, kcatProduce } from '../peers/kcat.js'
+import { makeCerts, type TestCerts } from '../security/certs.js'
+import { roundTrip } from '../security/support.js'
+import { RawClient } from './raw-client.js'
+import { until } from './support.js'
+
+const USERS = { alice: 'alice-Pa55word!', bob: 'bob:with:colons' }
+
+/** openssl makes the certificates (as for the real-Kafka security suite); under CI its absence fails the file. */
+function requireOpenssl(): boolean {
+  if (spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0) return true
+  const message = 'openssl is not installed (apt-get install -y openssl): the TLS tests make their certificates with it'
+  if (process.env.CI) throw new Error(message)
+  console.warn(`${message}; skipping`)
+  return false
+}
+
+describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
+  let certs: TestCerts
+  let tls: { cert: string; key: string }
+  let cluster: RunningCluster | undefined
+  let problems: string[] = []
+  beforeAll(() => {
+    certs = makeCerts()
+    const read = (f: string) => readFileSync(join(certs.dir, f), 'utf8')
+    tls = { cert: read('broker.pem') + read('ca.pem'), key: read('broker.key') }
+  })
+  afterAll(() => certs?.remove())
+  afterEach(async () => {
+    if (process.env.DEBUG_PROBLEMS) console.log(problems.join('\n'))
+    vi.restoreAllMocks()
+    await cluster?.stop()
+    cluster = undefined
+  })
+
+  const start = async (options: StartClusterOptions) => {
+    problems = []
+    cluster = await startCluster({ brokers: 3, onProblem: (m) => problems.push(m), ...options })
+    return cluster
+  }
+  const brokers = () => cluster!.bootstrapServers.split(',')
+  const alice = (mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512') => ({ mechanism, username: 'alice', password: USERS.alice })
+
+  describe('wafka produces and consumes (every codec, a group, admin) on a secured 3-broker cluster', () => {
+    const cases: Array<[string, () => StartClusterOptions, () => Omit<KafkaConfig, 'clientId'>]> = [
+      ['SSL', () => ({ ssl: tls }), () => ({ brokers: brokers(), ssl: { ca: [certs.ca] } })],
+      [
+        'SSL with a required client certificate (mTLS)',
+        () => ({ ssl: { ...tls, ca: certs.ca } }),
+        () => ({ brokers: brokers(), ssl: { ca: [certs.ca], cert: certs.clientCert, key: certs.clientKey } }),
+      ],
+      ['SASL_PLAINTEXT PLAIN', () => ({ sasl: { users: USERS } }), () => ({ brokers: brokers(), sasl: alice('plain') })],
+      ['SASL_PLAINTEXT SCRAM-SHA-256', () => ({ sasl: { users: USERS } }), () => ({ brokers: brokers(), sasl: alice('scram-sha-256') })],
+      ['SASL_PLAINTEXT SCRAM-SHA-512', () => ({ sasl: { users: USERS } }), () => ({ brokers: brokers(), sasl: alice('scram-sha-512') })],
+      [
+        'SASL_SSL SCRAM-SHA-512 (a password with colons)',
+        () => ({ ssl: tls, sasl: { users: USERS } }),
+        () => ({ brokers: brokers(), ssl: { ca: [certs.ca] }, sasl: { mechanism: 'scram-sha-512', username: 'bob', password: USERS.bob } }),
+      ],
+      [
+        'SASL_SSL PLAIN by host name (SNI, hostname verification against DNS:localhost)',
+        () => ({ ssl: tls, sasl: { users: USERS, mechanisms: ['PLAIN'] } }),
+        () => ({ brokers: brokers().map((b) => b.replace('127.0.0.1', 'localhost')), ssl: { ca: [certs.ca] }, sasl: alice('plain') }),
+      ],
+    ]
+    cases.forEach(([name, options, config], i) => {
+      it(name, async () => {
+        await start({ ...options(), autoCreateTopics: false })
+        await roundTrip(config() as KafkaConfig, `secured-${i}`)
+        // Replication between the brokers went on under the secured listeners: every replica caught up.
+        const admin = new Kafka({ clientId: 'isr', ...config() } as KafkaConfig).admin()
+        await admin.connect()
+        const md = await admin.fetchTopicMetadata({ topics: [`secured-${i}`] })
+        await admin.disconnect()
+        const parts = md.topics[0].partitions
+        expect(new Set(parts.map((p: any) => p.leader)).size, 'leaders on more than one broker').toBeGreaterThan(1)
+        for (const p of parts) expect([...p.isr].sort()).toEqual([0, 1, 2])
+        expect(problems.filter((p) => /replica fetching/.test(p))).toEqual([])
+      })
+    })
+  })
+
+  /** Runs `fn`, returning its error and how many connections it opened. */
+  async function failure(fn: () => Promise<unknown>) {
+    const open = vi.spyOn(Connection, 'open')
+    const error = await fn().then(
+      () => undefined,
+      (err) => err as WafkaError,
+    )
+    const attempts = open.mock.calls.length
+    open.mockRestore()
+    return { error: error as WafkaError, attempts }
+  }
+
+  it("wrong password (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and an unknown user: AuthenticationError with the broker's message, one attempt, no password anywhere", async () => {
+    await start({ sasl: { users: USERS } })
+    const wrong = 'Not-Alices-Pa55word'
+    for (const [sasl, brokerMessage] of [
+      [{ mechanism: 'plain', username: 'alice', password: wrong }, /^Authentication failed: Invalid username or password$/],
+      [{ mechanism: 'scram-sha-256', username: 'alice', password: wrong }, /invalid credentials with SASL mechanism SCRAM-SHA-256/],
+      [{ mechanism: 'scram-sha-512', username: 'alice', password: wrong }, /invalid credentials with SASL mechanism SCRAM-SHA-512/],
+      [{ mechanism: 'scram-sha-512', username: 'nobody', password: wrong }, /invalid credentials with SASL mechanism SCRAM-SHA-512/],
+    ] as const) {
+      const kafka = new Kafka({ clientId: 'wrong', brokers: brokers(), sasl, authenticationTimeoutMs: 5000 } as KafkaConfig)
+      const admin = kafka.admin()
+      const { error, attempts } = await failure(() => admin.connect())
+      expect(error).toBeInstanceOf(AuthenticationError)
+      const e = error as AuthenticationError
+      expect(e.type).toBe('SASL_AUTHENTICATION_FAILED')
+      expect(e.retriable).toBe(false)
+      expect(e.mechanism).toBe(sasl.mechanism.toUpperCase())
+      expect(e.brokerMessage).toMatch(brokerMessage)
+      expect(attempts).toBe(1)
+      const shown = inspect(e, { depth: 10 }) + JSON.stringify(e) + String(e.stack)
+      expect(shown).not.toContain(wrong)
+      expect(shown).not.toContain(USERS.alice)
+      await admin.disconnect()
+    }
+    // The broker reported each refusal, without the passwords.
+    expect(problems.filter((p) => /authentication failed/.test(p))).toHaveLength(4)
+    for (const p of problems) {
+      expect(p).not.toContain(wrong)
+      expect(p).not.toContain(USERS.alice)
+    }
+  })
+
+  it('a mechanism the broker does not enable: UNSUPPORTED_SASL_MECHANISM listing those it does', async () => {
+    await start({ sasl: { users: USERS, mechanisms: ['SCRAM-SHA-512'] } })
+    const { error, attempts } = await failure(() =>
+      new Kafka({ clientId: 'mech', brokers: brokers(), sasl: alice('plain') } as KafkaConfig).admin().connect(),
+    )
+    expect(error).toBeInstanceOf(AuthenticationError)
+    expect((error as AuthenticationError).type).toBe('UNSUPPORTED_SASL_MECHANISM')
+    expect(error.message).toMatch(/SCRAM-SHA-512/)
+    expect(attempts).toBe(1)
+  })
+
+  it('mTLS: a client without a certificate, or with one from another CA, is refused with a TlsError', async () => {
+    await start({ ssl: { ...tls, ca: certs.ca } })
+    const { error } = await failure(() =>
+      new Kafka({ clientId: 'no-cert', brokers: brokers(), ssl: { ca: [certs.ca] }, authenticationTimeoutMs: 5000 } as KafkaConfig)
+        .admin()
+        .connect(),
+    )
+    expect(error, String(error)).toBeInstanceOf(TlsError)
+    expect((error as TlsError).reason).toBe('client-certificate-rejected')
+    expect(error.retriable).toBe(false)
+    expect(problems.join('\n')).toMatch(/TLS handshake failed|certificate/i)
+    // And a client that does not speak TLS at all gets nothing served.
+    const raw = await RawClient.open(brokers()[0])
+    raw.write(RawClient.frame(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' }))
+    expect(await raw.readFrame(5000)).toBeNull()
+  })
+
+  describe('the SASL state machine, request by request (as Kafka serves it)', () => {
+    const authenticatePlain = async (raw: RawClient, version = 2) => {
+      const hs = await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })
+      expect(hs.errorCode).toBe(ErrorCodes.NONE)
+      expect(hs.mechanisms.sort()).toEqual(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
+      return raw.request(SaslAuthenticate, version, { authBytes: Buffer.from(`\0alice\0${USERS.alice}`) })
+    }
+
+    it('before authentication only ApiVersions (once) and SaslHandshake are served; anything else closes the connection unanswered', async () => {
+      await start({ brokers: 1, sasl: { users: USERS } })
+      let raw = await RawClient.open(brokers()[0])
+      const versions = await raw.request(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' })
+      expect(versions.errorCode).toBe(0)
+      expect(versions.apiKeys.map((k) => k.apiKey)).toEqual(expect.arrayContaining([17, 36]))
+      raw.write(RawClient.frame(Metadata, 12, { topics: null, allowAutoTopicCreation: false }))
+      expect(await raw.readFrame()).toBeNull()
+      raw = await RawClient.open(brokers()[0])
+      raw.write(RawClient.frame(SaslAuthenticate, 2, { authBytes: Buffer.from(`\0alice\0${USERS.alice}`) }))
+      expect(await raw.readFrame()).toBeNull()
+      expect(problems.join('\n')).toMatch(/Metadata before SASL authentication/)
+      expect(problems.join('\n')).toMatch(/SaslAuthenticate before SASL authentication/)
+    })
+
+    it('after the handshake, another request gets ILLEGAL_SASL_STATE and a close; once authenticated, SaslHandshake and SaslAuthenticate get ILLEGAL_SASL_STATE', async () => {
+      await start({ brokers: 1, sasl: { users: USERS } })
+      let raw = await RawClient.open(brokers()[0])
+      expect((await raw.request(SaslHandshake, 1, { mechanism: 'SCRAM-SHA-256' })).errorCode).toBe(0)
+      const md = await raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
+      expect(md.topics).toEqual([])
+      await raw.whenClosed
+      raw = await RawClient.open(brokers()[0])
+      const auth = await authenticatePlain(raw)
+      expect(auth.errorCode).toBe(0)
+      expect(auth.sessionLifetimeMs).toBe(0n)
+      expect((await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(ErrorCodes.ILLEGAL_SASL_STATE)
+      const again = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from('x') })
+      expect(again.errorCode).toBe(ErrorCodes.ILLEGAL_SASL_STATE)
+      // Still served.
+      expect((await raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })).brokers).toHaveLength(1)
+      raw.close()
+    })
+
+    it('a wrong password: SASL_AUTHENTICATION_FAILED with a message, then the close; SaslHandshake v0 takes raw tokens', async () => {
+      await start({ brokers: 1, sasl: { users: USERS } })
+      let raw = await RawClient.open(brokers()[0])
+      await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })
+      const res = await raw.request(SaslAuthenticate, 1, { authBytes: Buffer.from('\0alice\0wrong') })
+      expect(res.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
+      expect(res.errorMessage).toBe('Authentication failed: Invalid username or password')
+      await raw.whenClosed
+      // v0: after the handshake the token goes bare (size-prefixed), the answer too; then Kafka requests are served.
+      raw = await RawClient.open(brokers()[0])
+      expect((await raw.request(SaslHandshake, 0, { mechanism: 'PLAIN' })).errorCode).toBe(0)
+      const token = Buffer.from(`\0alice\0${USERS.alice}`)
+      const frame = Buffer.alloc(4 + token.length)
+      frame.writeInt32BE(token.length, 0)
+      token.copy(frame, 4)
+      raw.write(frame)
+      expect((await raw.readFrame())?.length).toBe(0)
+      expect((await raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })).brokers).toHaveLength(1)
+      raw.close()
+    })
+
+    it('connections.max.reauth.ms: the session lifetime is sent, a request on an expired session closes the connection, a re-authentication renews it', async () => {
+      await start({ brokers: 1, sasl: { users: USERS }, connectionsMaxReauthMs: 1200 })
+      const metadata = (raw: RawClient) => raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
+      let raw = await RawClient.open(brokers()[0])
+      expect((await authenticatePlain(raw)).sessionLifetimeMs).toBe(1200n)
+      await metadata(raw)
+      await new Promise((r) => setTimeout(r, 1400))
+      raw.write(RawClient.frame(Metadata, 12, { topics: null, allowAutoTopicCreation: false }, 99))
+      expect(await raw.readFrame()).toBeNull()
+      expect(problems.join('\n')).toMatch(/expired SASL session/)
+      // Re-authenticating before the end keeps the connection past several lifetimes.
+      raw = await RawClient.open(brokers()[0])
+      await authenticatePlain(raw)
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, 1000))
+        expect((await authenticatePlain(raw)).sessionLifetimeMs).toBe(1200n)
+        await metadata(raw)
+      }
+      // Another user cannot take over the connection.
+      await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' }).catch(() => null)
+      await new Promise((r) => setTimeout(r, 1000))
+      expect((await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(0)
+      const bob = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from(`\0bob\0${USERS.bob}`) })
+      expect(bob.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
+      expect(bob.errorMessage).toMatch(/Cannot change principals during re-authentication/)
+      await raw.whenClosed
+    })
+  })
+
+  it('re-authentication: a producer and a consumer keep going across many short sessions on the same connections, nothing lost', async () => {
+    // wafka re-authenticates half-way through a session, and Kafka refuses re-authentications less than 1 s apart: sessions of 2.5 s.
+    const SESSION_MS = 2500
+    const RUN_MS = 10_000
+    await start({ sasl: { users: USERS }, connectionsMaxReauthMs: SESSION_MS, topics: [{ name: 'reauth', partitions: 3 }] })
+    let asked = 0
+    const kafka = new Kafka({
+      clientId: 'reauth',
+      brokers: brokers(),
+      // A function: asked on every (re-)authentication, which counts them.
+      sasl: async () => (asked++, alice('scram-sha-256')),
+    } as KafkaConfig)
+    const producer = kafka.producer({ idempotent: true })
+    const consumer = kafka.consumer({ groupId: 'reauth', maxWaitTimeInMs: 200, heartbeatIntervalMs: 500 })
+    const read: string[] = []
+    await producer.connect()
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['reauth'], fromBeginning: true })
+    await consumer.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) })
+    // Warm: a message to each partition, so every connection the run needs is open (leaders are on all three brokers).
+    const warm = [0, 1, 2].map((partition) => ({ partition, value: `warm-${partition}` }))
+    await producer.send({ topic: 'reauth', messages: warm })
+    await until(
+      () => read.length >= warm.length,
+      20_000,
+      () => 'nothing consumed',
+    )
+    const opens = vi.spyOn(Connection, 'open')
+    const before = asked
+    const sent = warm.map((m) => m.value)
+    const errors: unknown[] = []
+    const deadline = Date.now() + RUN_MS
+    for (let i = 0; Date.now() < deadline; i++) {
+      const value = `m-${i}`
+      sent.push(value)
+      await producer.send({ topic: 'reauth', messages: [{ key: `k${i % 5}`, value }] }).catch((err) => errors.push(err))
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    await until(
+      () => read.length >= sent.length,
+      20_000,
+      () => `read ${read.length} of ${sent.length}`,
+    )
+    const reconnects = opens.mock.calls.length
+    await producer.disconnect()
+    await consumer.disconnect()
+    expect(errors).toEqual([])
+    expect([...read].sort()).toEqual([...sent].sort())
+    expect(reconnects, 'no connection was opened again').toBe(0)
+    // Several connections (producer, consumer, coordinator), each re-authenticated every ~SESSION_MS.
+    expect(asked - before).toBeGreaterThanOrEqual(Math.floor(RUN_MS / SESSION_MS))
+    expect(problems.filter((p) => /expired|failed/.test(p))).toEqual([])
+    console.log(`re-authentications in ${RUN_MS} ms of ${SESSION_MS} ms sessions: ${asked - before}; messages ${sent.length}`)
+  }, 60_000)
+
+  const kcatPeers = requirePeers({ builds: [], kcat: true })
+  it.skipIf(!kcatPeers)(
+    'kcat (librdkafka 2.0.2) over SASL_SSL with SCRAM-SHA-256 and SCRAM-SHA-512: produces and consumes',
+    async () => {
+      await start({ ssl: tls, sasl: { users: USERS }, topics: [{ name: 'kcat-sec', partitions: 3 }] })
+      for (const mechanism of ['SCRAM-SHA-256', 'SCRAM-SHA-512']) {
+        const config = {
+          'security.protocol': 'SASL_SSL',
+          'sasl.mechanisms': mechanism,
+          'sasl.username': 'alice',
+          'sasl.password': USERS.alice,
+          'ssl.ca.location': certs.truststore,
+        }
+        const messages = Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `${mechanism}-${i}` }))
+        await kcatProduce(cluster!.bootstrapServers, 'kcat-sec', messages, { config, compression: 'lz4' })
+        const got = await kcatConsume(cluster!.bootstrapServers, 'kcat-sec', { config })
+        const values = got.map((m) => m.value?.toString()).filter((v) => v?.startsWith(mechanism))
+        expect(values.sort()).toEqual(messages.map((m) => m.value).sort())
+      }
+      // And with a wrong password kcat gets nothing.
+      await expect(
+        kcatConsume(cluster!.bootstrapServers, 'kcat-sec', {
+          config: {
+            'security.protocol': 'SASL_SSL',
+            'sasl.mechanisms': 'SCRAM-SHA-512',
+            'sasl.username': 'alice',
+            'sasl.password': 'wrong',
+            'ssl.ca.location': certs.truststore,
+          },
+          timeoutMs: 5000,
+        }),
+      ).rejects.toThrow()
+      expect(problems.join('\n')).toMatch(/SCRAM-SHA-512 authentication failed/)
+    },
+    90_000,
+  )
+
+  it.skipIf(!requireKafka())(
+    'the Java client (kafka-clients 4.4) over SASL_SSL SCRAM-SHA-512, with re-authentication: produces, consumes',
+    async () => {
+      await start({ ssl: tls, sasl: { users: USERS }, connectionsMaxReauthMs: 2000, topics: [{ name: 'java-sec', partitions: 3 }] })
+      const props = {
+        'security.protocol': 'SASL_SSL',
+        'sasl.mechanism': 'SCRAM-SHA-512',
+        'sasl.jaas.config': `org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="${USERS.alice}";`,
+        'ssl.truststore.type': 'PEM',
+        'ssl.truststore.location': certs.truststore,
+      }
+      const java = { bootstrap: cluster!.bootstrapServers, runJava } as unknown as KafkaCluster
+      const records = Array.from({ length: 100 }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`java-${i}`) }))
+      const results = await javaProduce(java, 'java-sec', records, { ...props, acks: 'all', 'enable.idempotence': true })
+      expect(results.filter((r) => 'error' in r)).toEqual([])
+      const got = await javaConsume(java, 'java-sec', { timeoutMs: 30_000, props })
+      expect(got.map((r) => r.value!.toString()).sort()).toEqual(records.map((r) => r.value.toString()).sort())
+      expect(problems.filter((p) => /failed|expired/.test(p))).toEqual([])
+    },
+    120_000,
+  )
+})
