@@ -119,7 +119,8 @@ export class EmbeddedCluster {
 
   constructor(options: BrokerOptions) {
     const { topics: _topics, ...rest } = options as BrokerOptions & { topics?: unknown }
-    this.options = { ...DEFAULTS, ...rest }
+    // An option given as undefined takes its default, as one left out does.
+    this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) }
     if (options.defaultReplicationFactor === undefined)
       this.options.defaultReplicationFactor = Math.min(3, Number.isInteger(this.options.brokers) ? this.options.brokers : 1)
     const positive = [

@@ -188,6 +188,8 @@ class FetchLoop {
       waitMs + 10_000,
     )
     if (res.errorCode !== ErrorCodes.NONE) return false
+    // Paused (or stopped) while the fetch was out: a paused follower takes nothing, not even what its last long poll brings.
+    if (this.fetcher.paused || this.stopped) return true
     let ok = false
     for (const rt of res.responses) {
       for (const rp of rt.partitions) {

@@ -5,10 +5,11 @@
 // to the same client suites that prove wafka's side against real Kafka
 // (test/security), plus clients we did not write (kcat, the Java client).
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { brokerCommand } from '../../src/broker/command.js'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
 import { AuthenticationError, TlsError, type WafkaError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
@@ -380,4 +381,59 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
     },
     120_000,
   )
+
+  it('wafka broker --tls-cert --tls-key --tls-ca --sasl-users: SASL_SSL with client certificates, from files; a bad users file names the line, not its content', async () => {
+    const file = (name: string, text: string) => (writeFileSync(join(certs.dir, name), text), join(certs.dir, name))
+    const users = file('users.txt', `# test users\nalice:${USERS.alice}\n\nbob:${USERS.bob}\n`)
+    const lines: string[] = []
+    const args = ['--port', '0', '--brokers', '2', '--tls-cert', file('cert.pem', tls.cert), '--tls-key', file('key.pem', tls.key)]
+    const serving = brokerCommand(
+      [...args, '--tls-ca', certs.truststore, '--sasl-users', users, '--sasl-mechanisms', 'SCRAM-SHA-512'],
+      (l) => lines.push(l),
+    )
+    try {
+      await until(
+        () => lines.some((l) => /bootstrap servers/.test(l)),
+        10_000,
+        () => lines.join('\n'),
+      )
+      expect(lines[0]).toMatch(/2 broker\(s\) serving SASL_SSL; client certificates required; SASL SCRAM-SHA-512; bootstrap servers/)
+      const bootstrap = /bootstrap servers (\S+)/.exec(lines[0])![1].split(',')
+      const ssl = { ca: [certs.ca], cert: certs.clientCert, key: certs.clientKey }
+      const kafka = new Kafka({
+        clientId: 'cli',
+        brokers: bootstrap,
+        ssl,
+        sasl: { mechanism: 'scram-sha-512', username: 'bob', password: USERS.bob },
+      } as KafkaConfig)
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({ topic: 'cli-secured', messages: [{ value: 'over SASL_SSL' }] })
+      await producer.disconnect()
+      // PLAIN is not enabled; without a client certificate the TLS handshake is refused.
+      const plain = await new Kafka({ clientId: 'cli', brokers: bootstrap, ssl, sasl: alice('plain') } as KafkaConfig)
+        .admin()
+        .connect()
+        .catch((e) => e)
+      expect((plain as AuthenticationError).type).toBe('UNSUPPORTED_SASL_MECHANISM')
+      const noCert = await new Kafka({
+        clientId: 'cli',
+        brokers: bootstrap,
+        ssl: { ca: [certs.ca] },
+        sasl: alice('scram-sha-512'),
+      } as KafkaConfig)
+        .admin()
+        .connect()
+        .catch((e) => e)
+      expect(noCert).toBeInstanceOf(TlsError)
+    } finally {
+      process.emit('SIGTERM')
+    }
+    expect(await serving).toBe(0)
+    expect(lines.join('\n')).not.toContain(USERS.bob)
+    const bad = file('bad-users.txt', `alice:${USERS.alice}\nsecret-without-a-colon\n`)
+    const error = await brokerCommand(['--port', '0', '--sasl-users', bad], () => {}).catch((e) => e)
+    expect(error.message).toBe(`${bad} line 2: expected user:password (a user name, a colon, a non-empty password)`)
+    expect(error.message).not.toContain('secret')
+  })
 })
