@@ -19,6 +19,9 @@ import { LeaderState } from './leader-state.js'
 import { ReplicaFetcher } from './replica-fetcher.js'
 import type { PartitionImage, TopicImage } from './controller.js'
 
+/** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
+const SASL_MAX_RECEIVE_BYTES = 524_288
+
 /** A partition as one broker holds it: its log, the producers' idempotence state, and its followers while it leads. */
 export interface Replica {
   log: PartitionLog
@@ -67,8 +70,14 @@ export class VirtualBroker {
       maxConnections,
       onProblem: (why) => this.cluster.problem(this.id, why),
       tls: this.cluster.tls ?? undefined,
-      // Every client connection of a SASL listener authenticates first; in-process peers do not.
-      onAccept: users ? (c) => (c.sasl = new SaslSession(users, connectionsMaxReauthMs)) : undefined,
+      // Every client connection of a SASL listener authenticates first (in-process peers do not), with
+      // requests up to sasl.server.max.receive.size until it has, as Kafka bounds what a stranger can make it buffer.
+      onAccept: users
+        ? (c) => {
+            c.limitRequests(Math.min(SASL_MAX_RECEIVE_BYTES, maxRequestBytes), 'sasl.server.max.receive.size')
+            c.sasl = new SaslSession(users, connectionsMaxReauthMs, () => c.limitRequests(maxRequestBytes, 'socket.request.max.bytes'))
+          }
+        : undefined,
     })
     this.port = await listener.listen(this.host, port)
     this.listener = listener

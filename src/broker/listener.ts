@@ -35,6 +35,8 @@ export class ClientConnection {
   /** A last response is being flushed: nothing more is read. */
   private closing = false
   private readonly closeListeners = new Set<() => void>()
+  private readonly frames: FrameSplitter
+  private limitName = 'socket.request.max.bytes'
   /** On a SASL listener, this connection's authentication state (null: none needed, or an in-process peer). */
   sasl: SaslSession | null = null
 
@@ -45,19 +47,25 @@ export class ClientConnection {
     private readonly onProblem: (why: string) => void,
     private readonly label?: string,
   ) {
-    const frames = new FrameSplitter(maxRequestBytes, (f) => this.enqueue(f))
+    this.frames = new FrameSplitter(maxRequestBytes, (f) => this.enqueue(f))
     socket.on('data', (chunk: Buffer) => {
       try {
-        frames.push(chunk)
+        this.frames.push(chunk)
       } catch (err) {
-        // A size past socket.request.max.bytes, or one too small to hold a header.
+        // A size past socket.request.max.bytes (or the pre-authentication limit), or one too small to hold a header.
         this.close(
-          `bad frame: ${(err as Error).message.replace('broker sent', 'client sent').replace(' (maxResponseBytes)', ' (socket.request.max.bytes)')}`,
+          `bad frame: ${(err as Error).message.replace('broker sent', 'client sent').replace(' (maxResponseBytes)', ` (${this.limitName})`)}`,
         )
       }
     })
     socket.on('error', () => this.close())
     socket.on('close', () => this.closed || this.close())
+  }
+
+  /** The largest request frame accepted from now on, and the setting it comes from (for the refusal's message). */
+  limitRequests(bytes: number, setting: string): void {
+    this.frames.maxFrameBytes = bytes
+    this.limitName = setting
   }
 
   /** Calls `listener` once when the connection closes (at once if it has); returns a cancel. */

@@ -20,8 +20,8 @@ import { Metadata } from '../../src/protocol/messages/Metadata.js'
 import { SaslAuthenticate } from '../../src/protocol/messages/SaslAuthenticate.js'
 import { SaslHandshake } from '../../src/protocol/messages/SaslHandshake.js'
 import { requirePeers } from '../peers/available.js'
-import { javaConsume, javaProduce } from '../peers/java-client.js'
-import { requireKafka, runJava, type KafkaCluster } from '../peers/kafka.js'
+import { javaGroupMember, javaProduce } from '../peers/java-client.js'
+import { requireKafka, runJava, spawnJava, type KafkaCluster } from '../peers/kafka.js'
 import { kcatConsume, kcatProduce } from '../peers/kcat.js'
 import { makeCerts, type TestCerts } from '../security/certs.js'
 import { roundTrip } from '../security/support.js'
@@ -199,6 +199,24 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
       expect(problems.join('\n')).toMatch(/SaslAuthenticate before SASL authentication/)
     })
 
+    it('before authentication a request may be at most 512 KiB (sasl.server.max.receive.size); after it, socket.request.max.bytes', async () => {
+      await start({ brokers: 1, sasl: { users: USERS } })
+      // A Metadata request of about 600 KB: 20,000 topic names.
+      const big = {
+        topics: Array.from({ length: 20_000 }, (_, i) => ({ name: `unknown-topic-${String(i).padStart(8, '0')}` })),
+        allowAutoTopicCreation: false,
+      }
+      let raw = await RawClient.open(brokers()[0])
+      expect(RawClient.frame(Metadata, 12, big).length).toBeGreaterThan(524_288)
+      raw.write(RawClient.frame(Metadata, 12, big))
+      expect(await raw.readFrame()).toBeNull()
+      expect(problems.join('\n')).toMatch(/past the 524288-byte limit \(sasl\.server\.max\.receive\.size\)/)
+      raw = await RawClient.open(brokers()[0])
+      expect((await authenticatePlain(raw)).errorCode).toBe(0)
+      expect((await raw.request(Metadata, 12, big)).topics).toHaveLength(20_000)
+      raw.close()
+    })
+
     it('after the handshake, another request gets ILLEGAL_SASL_STATE and a close; once authenticated, SaslHandshake and SaslAuthenticate get ILLEGAL_SASL_STATE', async () => {
       await start({ brokers: 1, sasl: { users: USERS } })
       let raw = await RawClient.open(brokers()[0])
@@ -361,9 +379,9 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
   )
 
   it.skipIf(!requireKafka())(
-    'the Java client (kafka-clients 4.4) over SASL_SSL SCRAM-SHA-512, with re-authentication: produces, consumes',
+    'the Java client (kafka-clients 4.4) over SASL_SSL SCRAM-SHA-512: its producer writes; its group consumer reads for several 3 s sessions, re-authenticating',
     async () => {
-      await start({ ssl: tls, sasl: { users: USERS }, connectionsMaxReauthMs: 2000, topics: [{ name: 'java-sec', partitions: 3 }] })
+      await start({ ssl: tls, sasl: { users: USERS }, connectionsMaxReauthMs: 3000, topics: [{ name: 'java-sec', partitions: 3 }] })
       const props = {
         'security.protocol': 'SASL_SSL',
         'sasl.mechanism': 'SCRAM-SHA-512',
@@ -371,13 +389,43 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         'ssl.truststore.type': 'PEM',
         'ssl.truststore.location': certs.truststore,
       }
-      const java = { bootstrap: cluster!.bootstrapServers, runJava } as unknown as KafkaCluster
+      const java = { bootstrap: cluster!.bootstrapServers, runJava, spawnJava } as unknown as KafkaCluster
       const records = Array.from({ length: 100 }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`java-${i}`) }))
       const results = await javaProduce(java, 'java-sec', records, { ...props, acks: 'all', 'enable.idempotence': true })
       expect(results.filter((r) => 'error' in r)).toEqual([])
-      const got = await javaConsume(java, 'java-sec', { timeoutMs: 30_000, props })
-      expect(got.map((r) => r.value!.toString()).sort()).toEqual(records.map((r) => r.value.toString()).sort())
-      expect(problems.filter((p) => /failed|expired/.test(p))).toEqual([])
+      const member = javaGroupMember(java, 'java-sec', 'java-sec', { props: { ...props, 'auto.offset.reset': 'earliest' } })
+      try {
+        await member.waitFor((e) => e.event === 'record', 60_000)
+        // wafka writes for 10 s (three sessions and more) while the Java member fetches and commits on the same connections.
+        const producer = new Kafka({
+          clientId: 'to-java',
+          brokers: brokers(),
+          ssl: { ca: [certs.ca] },
+          sasl: alice('plain'),
+        } as KafkaConfig).producer()
+        await producer.connect()
+        const later: string[] = []
+        for (let i = 0, end = Date.now() + 10_000; Date.now() < end; i++) {
+          later.push(`wafka-${i}`)
+          await producer.send({ topic: 'java-sec', messages: [{ key: `w${i}`, value: `wafka-${i}` }] })
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        await producer.disconnect()
+        await until(
+          () => member.records().length >= records.length + later.length,
+          30_000,
+          () => `the Java member read ${member.records().length} of ${records.length + later.length}`,
+        )
+        const values = member.records().map((r) => r.value!.toString())
+        expect([...new Set(values)].sort()).toEqual([...records.map((r) => r.value.toString()), ...later].sort())
+      } finally {
+        await member.stop()
+      }
+      // Had the Java client not re-authenticated, its requests after a session's end would have closed its connections.
+      expect(
+        problems.filter((p) => /authentication failed|expired/.test(p)),
+        problems.join('\n'),
+      ).toEqual([])
     },
     120_000,
   )

@@ -303,6 +303,17 @@ function runRig(version: string, mainClass: string, args: string[], options: Run
   })
 }
 
+/** Starts a main class on Kafka `version`'s class path (no cluster needed), as a cluster's spawnJava does. */
+export function spawnJava(
+  mainClass: string,
+  args: string[],
+  options: { jvmOpts?: string[]; env?: NodeJS.ProcessEnv; version?: KafkaVersion } = {},
+): ChildProcess {
+  return spawnRig(KAFKA_VERSIONS[options.version ?? '4'], [...TOOL_JVM_OPTS, ...(options.jvmOpts ?? [])], mainClass, args, {
+    env: options.env ?? process.env,
+  })
+}
+
 /** Runs a main class on Kafka `version`'s class path (no cluster needed). */
 export function runJava(mainClass: string, args: string[], options: RunJavaOptions & { version?: KafkaVersion } = {}): Promise<JavaResult> {
   return runRig(KAFKA_VERSIONS[options.version ?? '4'], mainClass, args, options)

@@ -53,6 +53,8 @@ export class SaslSession {
   constructor(
     private readonly users: SaslUsers,
     private readonly maxReauthMs: number,
+    /** Called at each completed authentication (the first lifts the pre-authentication request size limit). */
+    private readonly onAuthenticated: () => void = () => {},
   ) {}
 
   get expectsRawTokens(): boolean {
@@ -199,6 +201,7 @@ export class SaslSession {
     this.raw = false
     this.reauthenticating = false
     this.expiresAt = this.maxReauthMs > 0 ? Date.now() + this.maxReauthMs : null
+    this.onAuthenticated()
     return this.maxReauthMs
   }
 }
