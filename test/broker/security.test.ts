@@ -1,9 +1,11 @@
 // Security on the embedded broker's side: TLS listeners (and mutual TLS),
 // SASL PLAIN and SCRAM-SHA-256/512 served as Kafka serves them (the state
 // machine of its SaslServerAuthenticator, its error codes and messages, its
-// closes), and KIP-368 re-authentication with connections.max.reauth.ms. Held
-// to the same client suites that prove wafka's side against real Kafka
-// (test/security), plus clients we did not write (kcat, the Java client).
+// closes), and KIP-368 re-authentication with connections.max.reauth.ms. The
+// state machine is checked request by request on the embedded broker and on
+// real Kafka with the same assertions; wafka's client, kcat and the Java
+// client run on secured embedded clusters; test/security runs its suites on
+// both targets too (secured-embedded.ts).
 import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -24,6 +26,7 @@ import { javaGroupMember, javaProduce } from '../peers/java-client.js'
 import { requireKafka, runJava, spawnJava, type KafkaCluster } from '../peers/kafka.js'
 import { kcatConsume, kcatProduce } from '../peers/kcat.js'
 import { makeCerts, type TestCerts } from '../security/certs.js'
+import { requireSecuredKafka, startSecuredKafka, USERS as KAFKA_USERS } from '../security/secured-kafka.js'
 import { roundTrip } from '../security/support.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
@@ -176,115 +179,176 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
     expect(await raw.readFrame(5000)).toBeNull()
   })
 
-  describe('the SASL state machine, request by request (as Kafka serves it)', () => {
-    const authenticatePlain = async (raw: RawClient, version = 2) => {
-      const hs = await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })
-      expect(hs.errorCode).toBe(ErrorCodes.NONE)
-      expect(hs.mechanisms.sort()).toEqual(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
-      return raw.request(SaslAuthenticate, version, { authBytes: Buffer.from(`\0alice\0${USERS.alice}`) })
-    }
+  /** A SASL_PLAINTEXT listener to hold to Kafka's state machine: the embedded broker's, or real Kafka's (the reference). */
+  interface SaslTarget {
+    bootstrap: string
+    users: { alice: string; bob: string }
+    mechanisms: string[]
+    /** What the broker reported (the embedded broker's onProblem); null where it cannot be read. */
+    problems: string[] | null
+    stop(): Promise<void>
+  }
+  const saslTargets: Array<[string, () => boolean, (reauthMs: number) => Promise<SaslTarget>]> = [
+    [
+      'the embedded broker',
+      () => true,
+      async (reauthMs) => {
+        const problems: string[] = []
+        const c = await startCluster({ sasl: { users: USERS }, connectionsMaxReauthMs: reauthMs, onProblem: (m) => problems.push(m) })
+        return {
+          bootstrap: c.bootstrapServers,
+          users: USERS,
+          mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'],
+          problems,
+          stop: () => c.stop(),
+        }
+      },
+    ],
+    [
+      'real Kafka',
+      () => requireSecuredKafka(),
+      async (reauthMs) => {
+        const k = await startSecuredKafka({ config: reauthMs ? { 'connections.max.reauth.ms': String(reauthMs) } : {} })
+        return {
+          bootstrap: k.listener('SASL')[0],
+          users: KAFKA_USERS,
+          mechanisms: ['OAUTHBEARER', 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'],
+          problems: null,
+          stop: () => k.stop(),
+        }
+      },
+    ],
+  ]
 
-    it('before authentication only ApiVersions (once) and SaslHandshake are served; anything else closes the connection unanswered', async () => {
-      await start({ brokers: 1, sasl: { users: USERS } })
-      let raw = await RawClient.open(brokers()[0])
-      const versions = await raw.request(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' })
-      expect(versions.errorCode).toBe(0)
-      expect(versions.apiKeys.map((k) => k.apiKey)).toEqual(expect.arrayContaining([17, 36]))
-      raw.write(RawClient.frame(Metadata, 12, { topics: null, allowAutoTopicCreation: false }))
-      expect(await raw.readFrame()).toBeNull()
-      raw = await RawClient.open(brokers()[0])
-      raw.write(RawClient.frame(SaslAuthenticate, 2, { authBytes: Buffer.from(`\0alice\0${USERS.alice}`) }))
-      expect(await raw.readFrame()).toBeNull()
-      expect(problems.join('\n')).toMatch(/Metadata before SASL authentication/)
-      expect(problems.join('\n')).toMatch(/SaslAuthenticate before SASL authentication/)
-    })
-
-    it('before authentication a request may be at most 512 KiB (sasl.server.max.receive.size); after it, socket.request.max.bytes', async () => {
-      await start({ brokers: 1, sasl: { users: USERS } })
-      // A Metadata request of about 600 KB: 20,000 topic names.
-      const big = {
-        topics: Array.from({ length: 20_000 }, (_, i) => ({ name: `unknown-topic-${String(i).padStart(8, '0')}` })),
-        allowAutoTopicCreation: false,
+  for (const [target, available, open] of saslTargets)
+    describe.skipIf(!available())(`the SASL state machine, request by request, on ${target} (the same answers and closes)`, () => {
+      let t: SaslTarget
+      beforeAll(async () => {
+        t = await open(0)
+      })
+      afterAll(async () => {
+        await t?.stop()
+      })
+      const reported = (pattern: RegExp) => t.problems === null || pattern.test(t.problems.join('\n'))
+      const metadata = (raw: RawClient, topics: { name: string }[] | null = null) =>
+        raw.request(Metadata, 12, { topics, allowAutoTopicCreation: false })
+      const authenticatePlain = async (raw: RawClient, on = t, user: 'alice' | 'bob' = 'alice') => {
+        const hs = await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })
+        expect(hs.errorCode).toBe(ErrorCodes.NONE)
+        expect(hs.mechanisms.sort()).toEqual(on.mechanisms)
+        return raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from(`\0${user}\0${on.users[user]}`) })
       }
-      let raw = await RawClient.open(brokers()[0])
-      expect(RawClient.frame(Metadata, 12, big).length).toBeGreaterThan(524_288)
-      raw.write(RawClient.frame(Metadata, 12, big))
-      expect(await raw.readFrame()).toBeNull()
-      expect(problems.join('\n')).toMatch(/past the 524288-byte limit \(sasl\.server\.max\.receive\.size\)/)
-      raw = await RawClient.open(brokers()[0])
-      expect((await authenticatePlain(raw)).errorCode).toBe(0)
-      expect((await raw.request(Metadata, 12, big)).topics).toHaveLength(20_000)
-      raw.close()
-    })
 
-    it('after the handshake, another request gets ILLEGAL_SASL_STATE and a close; once authenticated, SaslHandshake and SaslAuthenticate get ILLEGAL_SASL_STATE', async () => {
-      await start({ brokers: 1, sasl: { users: USERS } })
-      let raw = await RawClient.open(brokers()[0])
-      expect((await raw.request(SaslHandshake, 1, { mechanism: 'SCRAM-SHA-256' })).errorCode).toBe(0)
-      const md = await raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
-      expect(md.topics).toEqual([])
-      await raw.whenClosed
-      raw = await RawClient.open(brokers()[0])
-      const auth = await authenticatePlain(raw)
-      expect(auth.errorCode).toBe(0)
-      expect(auth.sessionLifetimeMs).toBe(0n)
-      expect((await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(ErrorCodes.ILLEGAL_SASL_STATE)
-      const again = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from('x') })
-      expect(again.errorCode).toBe(ErrorCodes.ILLEGAL_SASL_STATE)
-      // Still served.
-      expect((await raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })).brokers).toHaveLength(1)
-      raw.close()
-    })
+      it('before authentication only ApiVersions (once) and SaslHandshake are served; anything else closes the connection unanswered', async () => {
+        let raw = await RawClient.open(t.bootstrap)
+        const versions = await raw.request(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' })
+        expect(versions.errorCode).toBe(0)
+        expect(versions.apiKeys.map((k) => k.apiKey)).toEqual(expect.arrayContaining([17, 36]))
+        raw.write(RawClient.frame(Metadata, 12, { topics: null, allowAutoTopicCreation: false }))
+        expect(await raw.readFrame()).toBeNull()
+        raw = await RawClient.open(t.bootstrap)
+        raw.write(RawClient.frame(SaslAuthenticate, 2, { authBytes: Buffer.from(`\0alice\0${t.users.alice}`) }))
+        expect(await raw.readFrame()).toBeNull()
+        raw = await RawClient.open(t.bootstrap)
+        await raw.request(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' })
+        raw.write(RawClient.frame(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' }))
+        expect(await raw.readFrame()).toBeNull()
+        expect(reported(/Metadata before SASL authentication/)).toBe(true)
+        expect(reported(/SaslAuthenticate before SASL authentication/)).toBe(true)
+      })
 
-    it('a wrong password: SASL_AUTHENTICATION_FAILED with a message, then the close; SaslHandshake v0 takes raw tokens', async () => {
-      await start({ brokers: 1, sasl: { users: USERS } })
-      let raw = await RawClient.open(brokers()[0])
-      await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })
-      const res = await raw.request(SaslAuthenticate, 1, { authBytes: Buffer.from('\0alice\0wrong') })
-      expect(res.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
-      expect(res.errorMessage).toBe('Authentication failed: Invalid username or password')
-      await raw.whenClosed
-      // v0: after the handshake the token goes bare (size-prefixed), the answer too; then Kafka requests are served.
-      raw = await RawClient.open(brokers()[0])
-      expect((await raw.request(SaslHandshake, 0, { mechanism: 'PLAIN' })).errorCode).toBe(0)
-      const token = Buffer.from(`\0alice\0${USERS.alice}`)
-      const frame = Buffer.alloc(4 + token.length)
-      frame.writeInt32BE(token.length, 0)
-      token.copy(frame, 4)
-      raw.write(frame)
-      expect((await raw.readFrame())?.length).toBe(0)
-      expect((await raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })).brokers).toHaveLength(1)
-      raw.close()
-    })
+      it('before authentication a request may be at most 512 KiB (sasl.server.max.receive.size); after it, socket.request.max.bytes', async () => {
+        // A Metadata request of about 600 KB: 20,000 topic names.
+        const big = Array.from({ length: 20_000 }, (_, i) => ({ name: `unknown-topic-${String(i).padStart(8, '0')}` }))
+        expect(RawClient.frame(Metadata, 12, { topics: big, allowAutoTopicCreation: false }).length).toBeGreaterThan(524_288)
+        let raw = await RawClient.open(t.bootstrap)
+        raw.write(RawClient.frame(Metadata, 12, { topics: big, allowAutoTopicCreation: false }))
+        expect(await raw.readFrame()).toBeNull()
+        expect(reported(/past the 524288-byte limit \(sasl\.server\.max\.receive\.size\)/)).toBe(true)
+        raw = await RawClient.open(t.bootstrap)
+        expect((await authenticatePlain(raw)).errorCode).toBe(0)
+        expect((await metadata(raw, big)).topics).toHaveLength(20_000)
+        raw.close()
+      })
 
-    it('connections.max.reauth.ms: the session lifetime is sent, a request on an expired session closes the connection, a re-authentication renews it', async () => {
-      await start({ brokers: 1, sasl: { users: USERS }, connectionsMaxReauthMs: 1200 })
-      const metadata = (raw: RawClient) => raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
-      let raw = await RawClient.open(brokers()[0])
-      expect((await authenticatePlain(raw)).sessionLifetimeMs).toBe(1200n)
-      await metadata(raw)
-      await new Promise((r) => setTimeout(r, 1400))
-      raw.write(RawClient.frame(Metadata, 12, { topics: null, allowAutoTopicCreation: false }, 99))
-      expect(await raw.readFrame()).toBeNull()
-      expect(problems.join('\n')).toMatch(/expired SASL session/)
-      // Re-authenticating before the end keeps the connection past several lifetimes.
-      raw = await RawClient.open(brokers()[0])
-      await authenticatePlain(raw)
-      for (let i = 0; i < 3; i++) {
-        await new Promise((r) => setTimeout(r, 1000))
-        expect((await authenticatePlain(raw)).sessionLifetimeMs).toBe(1200n)
-        await metadata(raw)
-      }
-      // Another user cannot take over the connection.
-      await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' }).catch(() => null)
-      await new Promise((r) => setTimeout(r, 1000))
-      expect((await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(0)
-      const bob = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from(`\0bob\0${USERS.bob}`) })
-      expect(bob.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
-      expect(bob.errorMessage).toMatch(/Cannot change principals during re-authentication/)
-      await raw.whenClosed
+      it('an unknown mechanism: UNSUPPORTED_SASL_MECHANISM listing the enabled ones, then the close', async () => {
+        const raw = await RawClient.open(t.bootstrap)
+        const hs = await raw.request(SaslHandshake, 1, { mechanism: 'GSSAPI' })
+        expect(hs.errorCode).toBe(ErrorCodes.UNSUPPORTED_SASL_MECHANISM)
+        expect(hs.mechanisms.sort()).toEqual(t.mechanisms)
+        await raw.whenClosed
+      })
+
+      it('after the handshake, another request gets its own error answer with ILLEGAL_SASL_STATE, then the close; once authenticated, SaslHandshake and SaslAuthenticate get ILLEGAL_SASL_STATE', async () => {
+        let raw = await RawClient.open(t.bootstrap)
+        expect((await raw.request(SaslHandshake, 1, { mechanism: 'SCRAM-SHA-256' })).errorCode).toBe(0)
+        const md = await metadata(raw, [{ name: 'some-topic' }])
+        expect(md.topics.map((x) => [x.name, x.errorCode])).toEqual([['some-topic', ErrorCodes.ILLEGAL_SASL_STATE]])
+        await raw.whenClosed
+        raw = await RawClient.open(t.bootstrap)
+        const auth = await authenticatePlain(raw)
+        expect(auth.errorCode).toBe(0)
+        expect(auth.sessionLifetimeMs).toBe(0n)
+        expect((await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(ErrorCodes.ILLEGAL_SASL_STATE)
+        const again = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from('x') })
+        expect(again.errorCode).toBe(ErrorCodes.ILLEGAL_SASL_STATE)
+        // Still served.
+        expect((await metadata(raw)).brokers).toHaveLength(1)
+        raw.close()
+      })
+
+      it('a wrong password: SASL_AUTHENTICATION_FAILED with a message, then the close; SaslHandshake v0 takes raw tokens', async () => {
+        let raw = await RawClient.open(t.bootstrap)
+        await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })
+        const res = await raw.request(SaslAuthenticate, 1, { authBytes: Buffer.from('\0alice\0wrong') })
+        expect(res.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
+        expect(res.errorMessage).toBe('Authentication failed: Invalid username or password')
+        await raw.whenClosed
+        // v0: after the handshake the token goes bare (size-prefixed), the answer too; then Kafka requests are served.
+        raw = await RawClient.open(t.bootstrap)
+        expect((await raw.request(SaslHandshake, 0, { mechanism: 'PLAIN' })).errorCode).toBe(0)
+        const token = Buffer.from(`\0alice\0${t.users.alice}`)
+        const frame = Buffer.alloc(4 + token.length)
+        frame.writeInt32BE(token.length, 0)
+        token.copy(frame, 4)
+        raw.write(frame)
+        expect((await raw.readFrame())?.length).toBe(0)
+        expect((await metadata(raw)).brokers).toHaveLength(1)
+        raw.close()
+      })
+
+      it('connections.max.reauth.ms: the session lifetime is sent, a request on an expired session closes the connection, a re-authentication renews it (at most once a second, same user)', async () => {
+        const r = await open(1200)
+        try {
+          let raw = await RawClient.open(r.bootstrap)
+          expect((await authenticatePlain(raw, r)).sessionLifetimeMs).toBe(1200n)
+          await metadata(raw)
+          await new Promise((res) => setTimeout(res, 1400))
+          raw.write(RawClient.frame(Metadata, 12, { topics: null, allowAutoTopicCreation: false }, 99))
+          expect(await raw.readFrame()).toBeNull()
+          expect(r.problems === null || /expired SASL session/.test(r.problems.join('\n'))).toBe(true)
+          // Re-authenticating before the end keeps the connection past several lifetimes.
+          raw = await RawClient.open(r.bootstrap)
+          await authenticatePlain(raw, r)
+          for (let i = 0; i < 3; i++) {
+            await new Promise((res) => setTimeout(res, 1000))
+            expect((await authenticatePlain(raw, r)).sessionLifetimeMs).toBe(1200n)
+            await metadata(raw)
+          }
+          // Less than a second after the last one, a handshake is no re-authentication: ILLEGAL_SASL_STATE.
+          expect((await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(ErrorCodes.ILLEGAL_SASL_STATE)
+          await new Promise((res) => setTimeout(res, 1000))
+          // Another user cannot take over the connection.
+          expect((await raw.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(0)
+          const bob = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from(`\0bob\0${r.users.bob}`) })
+          expect(bob.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
+          expect(bob.errorMessage).toMatch(/^Cannot change principals during re-authentication from User\.alice: User\.bob$/)
+          await raw.whenClosed
+        } finally {
+          await r.stop()
+        }
+      }, 60_000)
     })
-  })
 
   it('re-authentication: a producer and a consumer keep going across many short sessions on the same connections, nothing lost', async () => {
     // wafka re-authenticates half-way through a session, and Kafka refuses re-authentications less than 1 s apart: sessions of 2.5 s.

@@ -165,7 +165,7 @@ export class SaslSession {
     try {
       out = await this.exchange!.evaluate(authBytes)
       if (this.exchange!.user !== null && this.reauthenticating && this.exchange!.user !== this.user) {
-        const m = `Cannot change principals during re-authentication from User:${this.user}: User:${this.exchange!.user}`
+        const m = `Cannot change principals during re-authentication from User.${this.user}: User.${this.exchange!.user}`
         throw new SaslFailure(m, m)
       }
     } catch (err) {
