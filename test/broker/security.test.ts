@@ -16,6 +16,7 @@ import { startCluster, type RunningCluster, type StartClusterOptions } from '../
 import { AuthenticationError, TlsError, type WafkaError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { Connection } from '../../src/net/connection.js'
+import { ScramClient } from '../../src/net/sasl/scram.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { Metadata } from '../../src/protocol/messages/Metadata.js'
@@ -277,6 +278,33 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         expect(hs.errorCode).toBe(ErrorCodes.UNSUPPORTED_SASL_MECHANISM)
         expect(hs.mechanisms.sort()).toEqual(t.mechanisms)
         await raw.whenClosed
+      })
+
+      it('SCRAM-SHA-256 over raw SaslAuthenticate: the server proves the password (its signature checks); a tampered nonce is refused with the generic message', async () => {
+        const exchange = async (tamper: boolean) => {
+          const raw = await RawClient.open(t.bootstrap)
+          expect((await raw.request(SaslHandshake, 1, { mechanism: 'SCRAM-SHA-256' })).errorCode).toBe(0)
+          const client = new ScramClient('sha256', 'alice', t.users.alice)
+          const first = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from(client.firstMessage()) })
+          expect(first.errorCode).toBe(0)
+          expect(first.authBytes.toString()).toMatch(/^r=[^,]+,s=[A-Za-z0-9+/=]+,i=(\d+)$/)
+          expect(Number(/i=(\d+)/.exec(first.authBytes.toString())![1])).toBeGreaterThanOrEqual(4096)
+          let final = await client.finalMessage(first.authBytes.toString())
+          if (tamper) final = final.replace(',r=', ',r=x')
+          const res = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from(final) })
+          return { raw, res, client }
+        }
+        const ok = await exchange(false)
+        expect(ok.res.errorCode).toBe(0)
+        ok.client.verify(ok.res.authBytes.toString())
+        expect((await metadata(ok.raw)).brokers).toHaveLength(1)
+        ok.raw.close()
+        const bad = await exchange(true)
+        expect(bad.res.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
+        expect(bad.res.errorMessage).toBe(
+          'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256',
+        )
+        await bad.raw.whenClosed
       })
 
       it('after the handshake, another request gets its own error answer with ILLEGAL_SASL_STATE, then the close; once authenticated, SaslHandshake and SaslAuthenticate get ILLEGAL_SASL_STATE', async () => {

@@ -122,7 +122,9 @@ class ScramServer implements ServerExchange {
     if (!m) throw new SaslFailure(`${this.mechanism}: malformed client-final message`)
     if (Buffer.from(m[1], 'base64').toString('utf8') !== this.gs2Header)
       throw new SaslFailure(`${this.mechanism}: the channel binding does not repeat the client-first header`)
-    // endsWith, as Kafka's ScramSaslServer checks: librdkafka (to 2.x) sends its own nonce again before the combined one.
+    // endsWith, as Kafka's ScramSaslServer checked through 3.9: librdkafka (2.0.2 here) sends its own nonce again before the
+    // combined one. Kafka 4.4 wants equality and so refuses its SCRAM; we keep those clients working. The proof still
+    // covers the message as sent, and the server's fresh nonce must end it, so nothing old can be replayed.
     if (!m[2].endsWith(this.nonce)) throw new SaslFailure(`${this.mechanism}: invalid client nonce in the final client message`)
     const withoutProof = message.slice(0, message.lastIndexOf(',p='))
     const authMessage = `${this.clientFirstBare},${this.serverFirst},${withoutProof}`
