@@ -22,6 +22,8 @@ import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { Metadata } from '../../src/protocol/messages/Metadata.js'
 import { SaslAuthenticate } from '../../src/protocol/messages/SaslAuthenticate.js'
 import { SaslHandshake } from '../../src/protocol/messages/SaslHandshake.js'
+import { Kafka as KafkaJS, logLevel as kafkajsLogLevel } from 'kafkajs'
+import { Producer as PlatformaticProducer, stringSerializers } from '@platformatic/kafka'
 import { requirePeers } from '../peers/available.js'
 import { javaGroupMember, javaProduce } from '../peers/java-client.js'
 import { requireKafka, runJava, spawnJava, type KafkaCluster } from '../peers/kafka.js'
@@ -431,6 +433,60 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
     expect(asked - before).toBeGreaterThanOrEqual(Math.floor(RUN_MS / SESSION_MS))
     expect(problems.filter((p) => /expired|failed/.test(p))).toEqual([])
     console.log(`re-authentications in ${RUN_MS} ms of ${SESSION_MS} ms sessions: ${asked - before}; messages ${sent.length}`)
+  }, 60_000)
+
+  it('KafkaJS (SASL_SSL SCRAM-SHA-256) and @platformatic/kafka (SASL_SSL SCRAM-SHA-512, the newest protocol versions): produce, consume in a group', async () => {
+    await start({ ssl: tls, sasl: { users: USERS }, topics: [{ name: 'others', partitions: 3 }] })
+    const sent = Array.from({ length: 60 }, (_, i) => `other-${i}`)
+    const kjs = new KafkaJS({
+      clientId: 'kafkajs-sec',
+      brokers: brokers(),
+      ssl: { ca: [certs.ca] },
+      sasl: { mechanism: 'scram-sha-256', username: 'alice', password: USERS.alice },
+      logLevel: kafkajsLogLevel.NOTHING,
+    })
+    const kp = kjs.producer()
+    await kp.connect()
+    await kp.send({ topic: 'others', messages: sent.slice(0, 30).map((value, i) => ({ key: `k${i}`, value })) })
+    await kp.disconnect()
+    const pp = new PlatformaticProducer({
+      clientId: 'pk-sec',
+      bootstrapBrokers: brokers(),
+      tls: { ca: certs.ca },
+      sasl: { mechanism: 'SCRAM-SHA-512', username: 'alice', password: USERS.alice },
+      serializers: stringSerializers,
+    } as any)
+    try {
+      await pp.send({ messages: sent.slice(30).map((value, i) => ({ topic: 'others', key: `p${i}`, value })) })
+    } finally {
+      await pp.close()
+    }
+    const read: string[] = []
+    const kc = kjs.consumer({ groupId: 'kafkajs-sec', maxWaitTimeInMs: 200 })
+    await kc.connect()
+    try {
+      await kc.subscribe({ topics: ['others'], fromBeginning: true })
+      await kc.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) })
+      await until(
+        () => read.length >= sent.length,
+        30_000,
+        () => `KafkaJS read ${read.length} of ${sent.length}`,
+      )
+    } finally {
+      await kc.disconnect()
+    }
+    expect(read.sort()).toEqual([...sent].sort())
+    // And with a wrong password KafkaJS gets its authentication error, with the broker's message.
+    const wrong = new KafkaJS({
+      clientId: 'kafkajs-wrong',
+      brokers: brokers(),
+      ssl: { ca: [certs.ca] },
+      sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'wrong-password' },
+      logLevel: kafkajsLogLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin()
+    const error = await wrong.connect().catch((e: Error) => e)
+    expect(String((error as Error).message)).toMatch(/SASL SCRAM SHA512 authentication failed.*invalid credentials/i)
   }, 60_000)
 
   const kcatPeers = requirePeers({ builds: [], kcat: true })
