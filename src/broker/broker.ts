@@ -235,7 +235,7 @@ export class VirtualBroker {
       }
       if (verdict.kind === 'refuse') refusal = { code: verdict.code, why: verdict.thenClose }
     }
-    if (apiKey === ApiKeys.ApiVersions && !(handler && apiVersion >= handler.minVersion && apiVersion <= handler.maxVersion)) {
+    if (!refusal && apiKey === ApiKeys.ApiVersions && !(handler && apiVersion >= handler.minVersion && apiVersion <= handler.maxVersion)) {
       // KIP-511: a version this broker does not speak gets the v0 answer listing the versions it does.
       return this.frame(header, apis[apiKey], 0, apiVersionsRefusal(), 0)
     }

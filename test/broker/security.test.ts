@@ -31,6 +31,8 @@ import { kcatConsume, kcatProduce } from '../peers/kcat.js'
 import { makeCerts, type TestCerts } from '../security/certs.js'
 import { requireSecuredKafka, startSecuredKafka, USERS as KAFKA_USERS } from '../security/secured-kafka.js'
 import { roundTrip } from '../security/support.js'
+import { Prng } from '../../bench/support/prng.js'
+import { mutate } from './mutate.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
 
@@ -379,6 +381,64 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         }
       }, 60_000)
     })
+
+  it('SASL fuzz: mutated handshakes, tokens and raw v0 tokens for 3 s; the broker stays up and authenticates a good client after every round', async () => {
+    await start({ brokers: 1, sasl: { users: USERS }, maxRequestBytes: 1 << 20 })
+    const seed = Number(process.env.WAFKA_BROKER_FUZZ_SEED ?? Date.now() % 1_000_000)
+    const rng = new Prng(seed)
+    const scramFirst = new ScramClient('sha512', 'alice', USERS.alice).firstMessage()
+    const rawToken = (t: string) => {
+      const b = Buffer.from(t)
+      const f = Buffer.alloc(4 + b.length)
+      f.writeInt32BE(b.length, 0)
+      b.copy(f, 4)
+      return f
+    }
+    // Conversations: each step a frame, sent as is or mutated.
+    const conversations: Buffer[][] = [
+      [
+        RawClient.frame(SaslHandshake, 1, { mechanism: 'PLAIN' }),
+        RawClient.frame(SaslAuthenticate, 2, { authBytes: Buffer.from(`a\0alice\0x`) }),
+      ],
+      [
+        RawClient.frame(SaslHandshake, 1, { mechanism: 'SCRAM-SHA-512' }),
+        RawClient.frame(SaslAuthenticate, 2, { authBytes: Buffer.from(scramFirst) }),
+        RawClient.frame(SaslAuthenticate, 2, { authBytes: Buffer.from('c=biws,r=abc,p=AAAA') }),
+      ],
+      [RawClient.frame(SaslHandshake, 0, { mechanism: 'SCRAM-SHA-256' }), rawToken(scramFirst), rawToken('c=biws,r=x,p=AAAA')],
+      [
+        RawClient.frame(ApiVersions, 3, { clientSoftwareName: 'f', clientSoftwareVersion: '1' }),
+        RawClient.frame(SaslHandshake, 1, { mechanism: 'PLAIN' }),
+      ],
+    ]
+    let sent = 0
+    const deadline = Date.now() + 3000
+    while (Date.now() < deadline) {
+      const c = await RawClient.open(brokers()[0])
+      for (const frame of rng.pick(conversations)) {
+        if (c.closed) break
+        c.write(rng.between(0, 2) === 0 ? frame : mutate(rng, frame))
+        sent++
+        await c.readFrame(100).catch(() => undefined)
+      }
+      c.close()
+      const good = await RawClient.open(brokers()[0])
+      const hs = await good.request(SaslHandshake, 1, { mechanism: 'PLAIN' })
+      expect(hs.errorCode).toBe(0)
+      const auth = await good.request(SaslAuthenticate, 2, { authBytes: Buffer.from(`\0alice\0${USERS.alice}`) })
+      expect(auth.errorCode, `seed ${seed}`).toBe(0)
+      expect((await good.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })).brokers).toHaveLength(1)
+      good.close()
+    }
+    console.log(`SASL fuzz (seed ${seed}): ${sent} frames, ${problems.length} refusals reported`)
+    expect(sent).toBeGreaterThan(50)
+    expect(problems.length).toBeGreaterThan(0)
+    // Refusals only: nothing failed inside the broker, no answer failed to encode.
+    expect(
+      problems.filter((p) => /request failed: |could not encode/.test(p)),
+      `seed ${seed}`,
+    ).toEqual([])
+  }, 30_000)
 
   it('re-authentication: a producer and a consumer keep going across many short sessions on the same connections, nothing lost', async () => {
     // wafka re-authenticates half-way through a session, and Kafka refuses re-authentications less than 1 s apart: sessions of 2.5 s.
