@@ -16,8 +16,30 @@ SASL: --sasl-users FILE holds one user:password per line (# comments); clients
 authenticate with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (--sasl-mechanisms to
 narrow, comma-separated); --reauth-ms sets connections.max.reauth.ms.`
 
-/** `wafka broker`: parses its arguments, starts the cluster, stops it cleanly on a signal. Resolves with the exit code. */
-export async function brokerCommand(args: string[], log: (line: string) => void = console.log): Promise<number> {
+/** Resolves with the name of the first SIGINT or SIGTERM, its handlers removed. */
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', onInt)
+      process.off('SIGTERM', onTerm)
+      resolve(signal)
+    }
+    const onInt = () => stop('SIGINT')
+    const onTerm = () => stop('SIGTERM')
+    process.once('SIGINT', onInt)
+    process.once('SIGTERM', onTerm)
+  })
+}
+
+/**
+ * `wafka broker`: parses its arguments, starts the cluster, stops it cleanly
+ * on a signal (or when `stopSignal` resolves, for tests). Resolves with the exit code.
+ */
+export async function brokerCommand(
+  args: string[],
+  log: (line: string) => void = console.log,
+  stopSignal: () => Promise<string> = untilSignal,
+): Promise<number> {
   const options = { port: 9092, brokers: 1, defaultPartitions: 1, autoCreateTopics: true, connectionsMaxReauthMs: 0 }
   const files: { cert?: string; key?: string; ca?: string; users?: string } = {}
   let mechanisms: SaslMechanismName[] | undefined
@@ -74,18 +96,7 @@ export async function brokerCommand(args: string[], log: (line: string) => void 
       .map((e) => `; ${e}`)
       .join('')}; bootstrap servers ${cluster.bootstrapServers}`,
   )
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log(`wafka broker: ${signal}, stopping`)
-      process.off('SIGINT', onInt)
-      process.off('SIGTERM', onTerm)
-      resolve()
-    }
-    const onInt = () => stop('SIGINT')
-    const onTerm = () => stop('SIGTERM')
-    process.once('SIGINT', onInt)
-    process.once('SIGTERM', onTerm)
-  })
+  log(`wafka broker: ${await stopSignal()}, stopping`)
   await cluster.stop()
   return 0
 }

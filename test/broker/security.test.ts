@@ -643,9 +643,12 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
     const users = file('users.txt', `# test users\nalice:${USERS.alice}\n\nbob:${USERS.bob}\n`)
     const lines: string[] = []
     const args = ['--port', '0', '--brokers', '2', '--tls-cert', file('cert.pem', tls.cert), '--tls-key', file('key.pem', tls.key)]
+    let stop!: (signal: string) => void
+    const stopped = new Promise<string>((resolve) => (stop = resolve))
     const serving = brokerCommand(
       [...args, '--tls-ca', certs.truststore, '--sasl-users', users, '--sasl-mechanisms', 'SCRAM-SHA-512'],
       (l) => lines.push(l),
+      () => stopped,
     )
     try {
       await until(
@@ -683,9 +686,10 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         .catch((e) => e)
       expect(noCert).toBeInstanceOf(TlsError)
     } finally {
-      process.emit('SIGTERM')
+      stop('SIGTERM')
     }
     expect(await serving).toBe(0)
+    expect(lines.at(-1)).toBe('wafka broker: SIGTERM, stopping')
     expect(lines.join('\n')).not.toContain(USERS.bob)
     const bad = file('bad-users.txt', `alice:${USERS.alice}\nsecret-without-a-colon\n`)
     const error = await brokerCommand(['--port', '0', '--sasl-users', bad], () => {}).catch((e) => e)
