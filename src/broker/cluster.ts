@@ -1,4 +1,7 @@
+import type { Buffer } from 'node:buffer'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import type { ListenerTls } from './listener.js'
+import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
 import { Controller, type PartitionImage, type TopicImage } from './controller.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
@@ -13,6 +16,20 @@ export interface TopicSpec {
   replicationFactor?: number
   configs?: Record<string, string>
 }
+
+/** TLS for every broker's listener (the same certificate for all; it must name 127.0.0.1 or the host clients use). */
+export interface BrokerTlsOptions {
+  /** PEM certificate chain. */
+  cert: string | Buffer
+  /** PEM private key. */
+  key: string | Buffer
+  /** PEM CA certificate(s) client certificates must chain to: given, clients must present one (mutual TLS). */
+  ca?: string | Buffer | Array<string | Buffer>
+  /** Require client certificates (ssl.client.auth=required). Default: true when `ca` is given. */
+  requestCert?: boolean
+}
+
+export type { BrokerSaslOptions }
 
 export interface BrokerOptions {
   /** Virtual brokers, ids 0..n-1. Default 1. */
@@ -73,9 +90,20 @@ export interface BrokerOptions {
   replicaSelector?: 'leader' | 'rack-aware'
   /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
   onProblem?: (message: string) => void
+  /** TLS listeners (SSL, or SASL_SSL with `sasl`). */
+  ssl?: BrokerTlsOptions
+  /** SASL on every listener (SASL_PLAINTEXT, or SASL_SSL with `ssl`): PLAIN and SCRAM-SHA-256/512 for the users given. */
+  sasl?: BrokerSaslOptions
+  /**
+   * connections.max.reauth.ms: a SASL session's lifetime, sent to clients so
+   * they re-authenticate (KIP-368); a request on an expired session closes
+   * the connection. Default 0: sessions do not expire, as Kafka.
+   */
+  connectionsMaxReauthMs?: number
 }
 
-export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem'>> & Pick<BrokerOptions, 'onProblem'>
+export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem' | 'ssl' | 'sasl'>> &
+  Pick<BrokerOptions, 'onProblem' | 'ssl' | 'sasl'>
 
 export const DEFAULTS: ResolvedOptions = {
   brokers: 1,
@@ -94,6 +122,7 @@ export const DEFAULTS: ResolvedOptions = {
   consumerGroupHeartbeatIntervalMs: 5000,
   racks: [],
   replicaSelector: 'leader',
+  connectionsMaxReauthMs: 0,
 }
 
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
@@ -104,10 +133,15 @@ export class EmbeddedCluster {
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
   readonly options: ResolvedOptions
+  /** The listeners' TLS, null for plaintext. */
+  readonly tls: ListenerTls | null
+  /** The SASL users (made in start: SCRAM keys take PBKDF2), null without SASL. */
+  saslUsers: SaslUsers | null = null
 
   constructor(options: BrokerOptions) {
     const { topics: _topics, ...rest } = options as BrokerOptions & { topics?: unknown }
-    this.options = { ...DEFAULTS, ...rest }
+    // An option given as undefined takes its default, as one left out does.
+    this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) }
     if (options.defaultReplicationFactor === undefined)
       this.options.defaultReplicationFactor = Math.min(3, Number.isInteger(this.options.brokers) ? this.options.brokers : 1)
     const positive = [
@@ -131,6 +165,7 @@ export class EmbeddedCluster {
       throw new RangeError(`startCluster: racks must be an array of rack names (or null), not ${JSON.stringify(racks)}`)
     if (replicaSelector !== 'leader' && replicaSelector !== 'rack-aware')
       throw new RangeError(`startCluster: replicaSelector must be 'leader' or 'rack-aware', not ${JSON.stringify(replicaSelector)}`)
+    this.tls = resolveTls(options.ssl)
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
@@ -143,7 +178,8 @@ export class EmbeddedCluster {
   }
 
   async start(topics: TopicSpec[] = []): Promise<void> {
-    const { brokers, port } = this.options
+    const { brokers, port, sasl } = this.options
+    if (sasl) this.saslUsers = await SaslUsers.create(sasl)
     for (let id = 0; id < brokers; id++) {
       const b = new VirtualBroker(id, this)
       this.brokers.set(id, b)
@@ -243,4 +279,12 @@ export class EmbeddedCluster {
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))
   }
+}
+
+function resolveTls(ssl: BrokerTlsOptions | undefined): ListenerTls | null {
+  if (!ssl) return null
+  if (!ssl.cert || !ssl.key) throw new TypeError('startCluster: ssl needs a cert and a key (PEM)')
+  const requestCert = ssl.requestCert ?? ssl.ca !== undefined
+  if (requestCert && !ssl.ca) throw new TypeError('startCluster: ssl.requestCert needs the CA client certificates must chain to (ssl.ca)')
+  return { cert: ssl.cert, key: ssl.key, ca: ssl.ca, requestCert }
 }

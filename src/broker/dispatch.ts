@@ -31,6 +31,8 @@ import { offsetDeleteHandler } from './handlers/offset-delete.js'
 import { offsetFetchHandler } from './handlers/offset-fetch.js'
 import { offsetForLeaderEpochHandler } from './handlers/offset-for-leader-epoch.js'
 import { produceHandler } from './handlers/produce.js'
+import { saslAuthenticateHandler } from './handlers/sasl-authenticate.js'
+import { saslHandshakeHandler } from './handlers/sasl-handshake.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
 import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
 
@@ -50,6 +52,7 @@ for (const h of [
   syncGroupHandler,
   describeGroupsHandler,
   listGroupsHandler,
+  saslHandshakeHandler,
   apiVersionsHandler,
   createTopicsHandler,
   deleteTopicsHandler,
@@ -63,6 +66,7 @@ for (const h of [
   deleteGroupsHandler,
   describeClusterHandler,
   deleteRecordsHandler,
+  saslAuthenticateHandler,
   electLeadersHandler,
   offsetForLeaderEpochHandler,
   incrementalAlterConfigsHandler,

@@ -26,7 +26,7 @@ export const joinGroupHandler = defineHandler<JoinGroupRequest, JoinGroupRespons
       memberId: req.memberId,
       groupInstanceId: req.groupInstanceId,
       clientId: ctx.header.clientId ?? '',
-      clientHost: `/${ctx.connection.socket.remoteAddress ?? ''}`,
+      clientHost: `/${ctx.connection.remoteAddress}`,
       sessionTimeoutMs: req.sessionTimeoutMs,
       // v0 has no rebalance timeout: the session timeout serves for both.
       rebalanceTimeoutMs: ctx.version >= 1 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs,
