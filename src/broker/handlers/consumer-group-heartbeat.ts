@@ -49,7 +49,7 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
       serverAssignor: req.serverAssignor,
       topicPartitions: req.topicPartitions,
       clientId: ctx.header.clientId ?? '',
-      clientHost: `/${ctx.connection.socket.remoteAddress ?? ''}`,
+      clientHost: `/${ctx.connection.remoteAddress}`,
     })
   },
   errorResponse: (_req, code) => fail(code),
