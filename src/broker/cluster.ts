@@ -2,6 +2,7 @@ import { ErrorCodes } from '../protocol/error-codes.js'
 import { Controller, type PartitionImage, type TopicImage } from './controller.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
+import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
 
@@ -54,6 +55,12 @@ export interface BrokerOptions {
    * embedded broker serves tests, as Kafka's own test configs set it.
    */
   groupInitialRebalanceDelayMs?: number
+  /**
+   * log.cleaner.backoff.ms: how often the log cleaner looks for compacted
+   * partitions dirty enough (min.cleanable.dirty.ratio) or holding
+   * tombstones past delete.retention.ms. Default 15000, as Kafka.
+   */
+  logCleanerBackoffMs?: number
   /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
   onProblem?: (message: string) => void
 }
@@ -73,6 +80,7 @@ export const DEFAULTS: ResolvedOptions = {
   groupMinSessionTimeoutMs: 6000,
   groupMaxSessionTimeoutMs: 1_800_000,
   groupInitialRebalanceDelayMs: 0,
+  logCleanerBackoffMs: 15_000,
 }
 
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
@@ -82,6 +90,7 @@ export class EmbeddedCluster {
   readonly faults = new Faults()
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
+  readonly cleaner: LogCleaner
   readonly options: ResolvedOptions
 
   constructor(options: BrokerOptions) {
@@ -96,6 +105,7 @@ export class EmbeddedCluster {
       'defaultReplicationFactor',
       'replicaLagTimeMaxMs',
       'replicaFetchWaitMaxMs',
+      'logCleanerBackoffMs',
     ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
@@ -105,6 +115,7 @@ export class EmbeddedCluster {
     }
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
+    this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
@@ -129,6 +140,7 @@ export class EmbeddedCluster {
         configs: t.configs,
       })
     }
+    this.cleaner.start()
   }
 
   get bootstrapServers(): string {
@@ -199,6 +211,7 @@ export class EmbeddedCluster {
 
   async stop(): Promise<void> {
     this.faults.clear()
+    this.cleaner.stop()
     this.groups.close()
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))

@@ -6,10 +6,12 @@ import type { TopicImage } from './controller.js'
  * the rest are kept and described.
  */
 export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: boolean }> = {
-  'cleanup.policy': { value: 'delete', enforced: false },
+  'cleanup.policy': { value: 'delete', enforced: true },
   'compression.type': { value: 'producer', enforced: false },
+  'delete.retention.ms': { value: '86400000', enforced: true },
   'max.message.bytes': { value: '1048588', enforced: true },
   'message.timestamp.type': { value: 'CreateTime', enforced: false },
+  'min.cleanable.dirty.ratio': { value: '0.5', enforced: true },
   'min.insync.replicas': { value: '1', enforced: true },
   'retention.bytes': { value: '-1', enforced: false },
   'retention.ms': { value: '604800000', enforced: false },
@@ -28,7 +30,17 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (value === null) return null
   if (key === 'message.timestamp.type')
     return value === 'CreateTime' ? null : 'only CreateTime is served (LogAppendTime would rewrite batches)'
-  if (key === 'cleanup.policy') return value === 'delete' ? null : 'only cleanup.policy=delete is served (no compaction yet)'
+  if (key === 'cleanup.policy') {
+    const policies = value.split(',').map((p) => p.trim())
+    const bad = policies.find((p) => p !== 'delete' && p !== 'compact')
+    return bad === undefined ? null : `Invalid value ${value} for configuration cleanup.policy: String must be one of: compact, delete`
+  }
+  if (key === 'min.cleanable.dirty.ratio') {
+    const ratio = Number(value)
+    return value.trim() !== '' && ratio >= 0 && ratio <= 1
+      ? null
+      : `Invalid value ${value} for configuration min.cleanable.dirty.ratio: Value must be between 0 and 1`
+  }
   if (key === 'compression.type')
     return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
