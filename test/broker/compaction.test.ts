@@ -147,6 +147,18 @@ describe('compaction, checked against a model with wafka reading', () => {
     60_000,
   )
 
+  it('the cleaner timer (logCleanerBackoffMs) compacts a dirty log by itself', async () => {
+    cluster = await startCluster({ brokers: 1, topics: [{ name: 't', configs: COMPACTED }], logCleanerBackoffMs: 50 })
+    const kafka = kafkaOf(cluster)
+    const producer = await open(kafka.producer({ compression: 'snappy' }))
+    for (let i = 0; i < 10; i++) await producer.send({ topic: 't', messages: [{ key: `k${i % 3}`, value: `v${i}` }] })
+    await producer.send({ topic: 't', messages: [{ key: 'tail', value: 'last' }] })
+    // Everything below the tail is dirty (ratio 1 >= min.cleanable.dirty.ratio 0.5): the next tick cleans it.
+    await new Promise((r) => setTimeout(r, 400))
+    const got = await readAll(kafka, 't', 4)
+    expect(got.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual(['7:k1=v7', '8:k2=v8', '9:k0=v9', '10:tail=last'])
+  })
+
   it('a record without a key is refused with INVALID_RECORD (87); keyed ones in the same topic are taken', async () => {
     cluster = await startCluster({
       brokers: 1,
