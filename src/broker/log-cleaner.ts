@@ -47,7 +47,13 @@ export function isCompacted(t: TopicImage): boolean {
  * keyless one could never be superseded nor deleted). Throws INVALID_RECORD.
  */
 export function requireKeys(records: Buffer, topic: string, partition: number): void {
-  for (const batch of decodeRecordSet(records).batches)
+  let batches: RecordBatch[]
+  try {
+    batches = decodeRecordSet(records).batches
+  } catch (err) {
+    throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `the record batch cannot be read: ${(err as Error).message}`)
+  }
+  for (const batch of batches)
     for (const r of batch.records)
       if (r.key === null)
         throw new BatchError(
@@ -119,7 +125,9 @@ export class LogCleaner {
     if (!isCompacted(t)) throw new RangeError(`compact: ${topic} has cleanup.policy=${topicConfig(t, 'cleanup.policy')}, not compact`)
     let stats: CleanStats | null = null
     for (const id of p.replicas) {
-      const log = this.cluster.brokers.get(id)?.replicas.get(`${t.id}/${partition}`)?.log
+      const broker = this.cluster.brokers.get(id)
+      // A stopped broker cleans nothing, as its log cleaner is stopped with it.
+      const log = broker?.running ? broker.replicas.get(`${t.id}/${partition}`)?.log : undefined
       if (!log) continue
       const s = this.clean(log, Number(topicConfig(t, 'delete.retention.ms')), now)
       if (id === p.leader || !stats) stats = s
@@ -142,7 +150,13 @@ export class LogCleaner {
           const log = broker?.running ? broker.replicas.get(`${t.id}/${p.partition}`)?.log : undefined
           if (!log) continue
           const state = this.stateOf(log)
-          if (this.dirtyRatio(log) >= ratio || now >= state.nextHorizon) this.clean(log, retention, now)
+          if (this.dirtyRatio(log) < ratio && now < state.nextHorizon) continue
+          try {
+            this.clean(log, retention, now)
+          } catch (err) {
+            // One log that cannot be cleaned (bytes that will not decode) leaves the others, and the broker, serving.
+            this.cluster.problem(id, `cleaning ${t.name}-${p.partition} failed: ${(err as Error).message}`)
+          }
         }
       }
     }
