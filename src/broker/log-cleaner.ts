@@ -213,20 +213,19 @@ export function cleanLog(
   const last = lastOfProducers(all)
 
   // The offset map: each key's newest offset in the dirty range (aborted records do not count).
+  // Batches are decoded once for it and once to filter them, so only one is held decoded at a time.
   const newest = new Map<string, number>()
-  const decoded = batches.map((b) => (b.control || isAborted(aborted, b) ? null : decodeOne(b)))
-  batches.forEach((b, i) => {
-    const d = decoded[i]
-    if (!d || b.lastOffset < firstDirty) return
-    for (const r of d.records) if (r.key !== null) newest.set(r.key.toString('latin1'), Number(r.offset))
-  })
+  for (const b of batches) {
+    if (b.control || b.lastOffset < firstDirty || isAborted(aborted, b)) continue
+    for (const r of decodeOne(b).records) if (r.key !== null) newest.set(r.key.toString('latin1'), Number(r.offset))
+  }
 
   const stats: CleanStats = { cleanedTo: end, recordsRead: 0, recordsRemoved: 0, bytesBefore: 0, bytesAfter: 0 }
   const cleaned: Buffer[] = []
   // Per producer: whether its open transaction (in offset order) kept any record, so its marker must stay.
   const txnKept = new Map<bigint, boolean>()
   let nextHorizon = Infinity
-  batches.forEach((b, i) => {
+  batches.forEach((b) => {
     stats.bytesBefore += b.bytes.length
     const keep = (bytes: Buffer | null): void => {
       if (bytes === null) return
@@ -252,10 +251,10 @@ export function cleanLog(
       stats.recordsRemoved++
       return
     }
-    const d = decoded[i] ?? decodeOne(b)
+    const d = decodeOne(b)
     stats.recordsRead += d.count
     const tombstonesExpired = horizon !== null && now >= horizon
-    const kept = decoded[i] === null ? [] : d.records.filter((r) => retained(r, newest, tombstonesExpired))
+    const kept = isAborted(aborted, b) ? [] : d.records.filter((r) => retained(r, newest, tombstonesExpired))
     stats.recordsRemoved += d.count - kept.length
     if (b.transactional && kept.length) txnKept.set(b.producerId, true)
     const tombstones = kept.some((r) => r.value === null)

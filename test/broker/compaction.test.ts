@@ -332,7 +332,7 @@ describe('the cleaner on one log', () => {
 const javaOn = (c: RunningCluster) => ({ bootstrap: c.bootstrapServers, runJava }) as unknown as KafkaCluster
 
 describe.skipIf(!requireKafka())('the Java client reads a compacted topic', () => {
-  it('from the start: the same newest record per key, at the same offsets', async () => {
+  it('the Java consumer from the start (lz4 batches, 3 brokers): the newest record per key at its offset, tombstones included, as the model says', async () => {
     cluster = await startCluster({ brokers: 3, topics: [{ name: 'jc', partitions: 1, configs: COMPACTED }], logCleanerBackoffMs: NO_TIMER })
     const kafka = kafkaOf(cluster)
     const producer = await open(kafka.producer({ compression: 'lz4' }))
@@ -345,7 +345,7 @@ describe.skipIf(!requireKafka())('the Java client reads a compacted topic', () =
 })
 
 describe.skipIf(!requirePeers({ builds: [], kcat: true }))('kcat reads a compacted topic', () => {
-  it('from the start: the same newest record per key, at the same offsets', async () => {
+  it('kcat from the start (zstd batches, 3 brokers): the newest record per key at its offset, tombstones included, as the model says', async () => {
     cluster = await startCluster({ brokers: 3, topics: [{ name: 'kc', partitions: 1, configs: COMPACTED }], logCleanerBackoffMs: NO_TIMER })
     const kafka = kafkaOf(cluster)
     const producer = await open(kafka.producer({ compression: 'zstd' }))
