@@ -53,13 +53,11 @@ export function requireKeys(records: Buffer, topic: string, partition: number): 
   } catch (err) {
     throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `the record batch cannot be read: ${(err as Error).message}`)
   }
-  for (const batch of batches)
-    for (const r of batch.records)
-      if (r.key === null)
-        throw new BatchError(
-          ErrorCodes.INVALID_RECORD,
-          `Compacted topic cannot accept message without key in topic partition ${topic}-${partition}.`,
-        )
+  const message = `Compacted topic cannot accept message without key in topic partition ${topic}-${partition}.`
+  const keyless = batches.flatMap((b) =>
+    b.records.flatMap((r, batchIndex) => (r.key === null ? [{ batchIndex, batchIndexErrorMessage: message }] : [])),
+  )
+  if (keyless.length) throw new BatchError(ErrorCodes.INVALID_RECORD, message, keyless)
 }
 
 /**

@@ -22,6 +22,8 @@ import { kcatConsume } from '../peers/kcat.js'
 import { javaConsume } from '../peers/java-client.js'
 import { requireKafka, runJava, type KafkaCluster } from '../peers/kafka.js'
 import { received, until, type Received } from './support.js'
+import { RawClient } from './raw-client.js'
+import { Produce } from '../../src/protocol/messages/Produce.js'
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
 const RETENTION_MS = 1500
@@ -176,6 +178,23 @@ describe('compaction, checked against a model with wafka reading', () => {
     expect([ok.errorCode, ok.baseOffset]).toEqual([0, '0'])
     const [plain] = await producer.send({ topic: 'plain', messages: [{ value: 'no key is fine here' }] })
     expect(plain.errorCode).toBe(0)
+
+    // On the wire (Produce v11): the partition's error, and record_errors naming each keyless record of the batch.
+    const b = cluster.brokers[0]
+    const raw = await RawClient.open(`${b.host}:${b.port}`)
+    try {
+      const records = encodeRecordBatch([{ key: 'k', value: '1' }, { value: '2' }, { key: 'k', value: '3' }, { value: '4' }])
+      const r = await raw.request(Produce, 11, {
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'keyed', partitionData: [{ index: 0, records }] }],
+      })
+      const res = r.responses[0].partitionResponses[0]
+      expect([res.errorCode, res.recordErrors.map((e) => e.batchIndex)]).toEqual([ErrorCodes.INVALID_RECORD, [1, 3]])
+      expect(res.errorMessage).toBe('Compacted topic cannot accept message without key in topic partition keyed-0.')
+    } finally {
+      raw.close()
+    }
   })
 
   it('transactions: aborted records go, markers stay until delete.retention.ms, read_committed reads right after they go', async () => {

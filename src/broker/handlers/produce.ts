@@ -142,7 +142,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               if (req.acks === -1 && replica.log.highWatermark < end) pending.push({ res, t, p, log: replica.log, end, minIsr })
               return res
             } catch (err) {
-              if (err instanceof BatchError) return failed(pd.index, err.code, err.message)
+              if (err instanceof BatchError) return { ...failed(pd.index, err.code, err.message), recordErrors: err.recordErrors }
               throw err
             }
           })()
