@@ -29,6 +29,14 @@ export interface CleanStats {
   bytesAfter: number
 }
 
+/** One cleaning's inputs: the cleaner checkpoint, the topic's delete.retention.ms and min.compaction.lag.ms, and the time. */
+export interface CleanOptions {
+  firstDirty: number
+  deleteRetentionMs: number
+  minCompactionLagMs?: number
+  now: number
+}
+
 /** Per log: the cleaner checkpoint (the first dirty offset) and the earliest delete horizon still ahead. */
 interface LogState {
   firstDirty: number
@@ -68,12 +76,19 @@ export function requireKeys(records: Buffer, topic: string, partition: number): 
  * segments, so its active segment is its newest batch (the one the next
  * append follows). Nor does Kafka clean past the last stable offset (it is
  * at most the high watermark): an undecided transaction may still abort,
- * and what the ISR does not all hold yet may still be truncated.
+ * and what the ISR does not all hold yet may still be truncated. With
+ * min.compaction.lag.ms, a dirty batch holding a record younger than it is
+ * not cleaned either, nor anything after it: consumers get that long to
+ * read every update.
  */
-export function firstUncleanableOffset(log: PartitionLog): number {
+export function firstUncleanableOffset(log: PartitionLog, lag: { firstDirty: number; minCompactionLagMs: number; now: number }): number {
   const batches = log.storedBatches()
-  const active = batches.at(-1)?.baseOffset ?? log.logEndOffset
-  return Math.max(log.logStartOffset, Math.min(active, log.lastStableOffset))
+  let end = Math.min(batches.at(-1)?.baseOffset ?? log.logEndOffset, log.lastStableOffset)
+  if (lag.minCompactionLagMs > 0) {
+    const young = batches.find((b) => b.baseOffset >= lag.firstDirty && b.maxTimestamp > lag.now - lag.minCompactionLagMs)
+    if (young) end = Math.min(end, young.baseOffset)
+  }
+  return Math.max(log.logStartOffset, end)
 }
 
 /**
@@ -127,7 +142,7 @@ export class LogCleaner {
       // A stopped broker cleans nothing, as its log cleaner is stopped with it.
       const log = broker?.running ? broker.replicas.get(`${t.id}/${partition}`)?.log : undefined
       if (!log) continue
-      const s = this.clean(log, Number(topicConfig(t, 'delete.retention.ms')), now)
+      const s = this.clean(log, t, now)
       if (id === p.leader || !stats) stats = s
     }
     if (!stats) throw new RangeError(`compact: no broker holds ${topic}-${partition}`)
@@ -140,7 +155,6 @@ export class LogCleaner {
     for (const t of this.cluster.controller.topics.values()) {
       if (!isCompacted(t)) continue
       const ratio = Number(topicConfig(t, 'min.cleanable.dirty.ratio'))
-      const retention = Number(topicConfig(t, 'delete.retention.ms'))
       for (const p of t.partitions) {
         if (!p) continue
         for (const id of p.replicas) {
@@ -148,9 +162,9 @@ export class LogCleaner {
           const log = broker?.running ? broker.replicas.get(`${t.id}/${p.partition}`)?.log : undefined
           if (!log) continue
           const state = this.stateOf(log)
-          if (this.dirtyRatio(log) < ratio && now < state.nextHorizon) continue
+          if (this.dirtyRatio(log, t, now) < ratio && now < state.nextHorizon) continue
           try {
-            this.clean(log, retention, now)
+            this.clean(log, t, now)
           } catch (err) {
             // One log that cannot be cleaned (bytes that will not decode) leaves the others, and the broker, serving.
             this.cluster.problem(id, `cleaning ${t.name}-${p.partition} failed: ${(err as Error).message}`)
@@ -169,9 +183,9 @@ export class LogCleaner {
   }
 
   /** Dirty bytes over all bytes below the first uncleanable offset (0 when there is nothing to clean). */
-  private dirtyRatio(log: PartitionLog): number {
-    const end = firstUncleanableOffset(log)
+  private dirtyRatio(log: PartitionLog, t: TopicImage, now: number): number {
     const { firstDirty } = this.stateOf(log)
+    const end = firstUncleanableOffset(log, { firstDirty, now, minCompactionLagMs: Number(topicConfig(t, 'min.compaction.lag.ms')) })
     let dirty = 0
     let total = 0
     for (const b of log.storedBatches()) {
@@ -183,9 +197,14 @@ export class LogCleaner {
   }
 
   /** Cleans one log and moves its checkpoint to the end of what was cleaned. */
-  clean(log: PartitionLog, deleteRetentionMs: number, now: number): CleanStats {
+  clean(log: PartitionLog, t: TopicImage, now: number): CleanStats {
     const state = this.stateOf(log)
-    const { stats, nextHorizon } = cleanLog(log, { firstDirty: state.firstDirty, deleteRetentionMs, now })
+    const { stats, nextHorizon } = cleanLog(log, {
+      firstDirty: state.firstDirty,
+      deleteRetentionMs: Number(topicConfig(t, 'delete.retention.ms')),
+      minCompactionLagMs: Number(topicConfig(t, 'min.compaction.lag.ms')),
+      now,
+    })
     state.firstDirty = Math.max(state.firstDirty, stats.cleanedTo)
     state.nextHorizon = nextHorizon
     return stats
@@ -198,11 +217,9 @@ export class LogCleaner {
  * then every batch below that offset filtered through it and swapped in.
  * Returns what it did and the earliest delete horizon still ahead.
  */
-export function cleanLog(
-  log: PartitionLog,
-  { firstDirty, deleteRetentionMs, now }: { firstDirty: number; deleteRetentionMs: number; now: number },
-): { stats: CleanStats; nextHorizon: number } {
-  const end = firstUncleanableOffset(log)
+export function cleanLog(log: PartitionLog, options: CleanOptions): { stats: CleanStats; nextHorizon: number } {
+  const { firstDirty, deleteRetentionMs, now } = options
+  const end = firstUncleanableOffset(log, { firstDirty, now, minCompactionLagMs: options.minCompactionLagMs ?? 0 })
   const all = log.storedBatches()
   let n = 0
   while (n < all.length && all[n].lastOffset < end) n++

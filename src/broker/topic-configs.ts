@@ -12,6 +12,7 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'max.message.bytes': { value: '1048588', enforced: true },
   'message.timestamp.type': { value: 'CreateTime', enforced: false },
   'min.cleanable.dirty.ratio': { value: '0.5', enforced: true },
+  'min.compaction.lag.ms': { value: '0', enforced: true },
   'min.insync.replicas': { value: '1', enforced: true },
   'retention.bytes': { value: '-1', enforced: false },
   'retention.ms': { value: '604800000', enforced: false },

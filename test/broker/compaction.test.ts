@@ -161,6 +161,20 @@ describe('compaction, checked against a model with wafka reading', () => {
     expect(got.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual(['7:k1=v7', '8:k2=v8', '9:k0=v9', '10:tail=last'])
   })
 
+  it('min.compaction.lag.ms: records younger than it are not cleaned yet', async () => {
+    const configs = { ...COMPACTED, 'min.compaction.lag.ms': '1500' }
+    cluster = await startCluster({ brokers: 1, topics: [{ name: 'lag', configs }], logCleanerBackoffMs: NO_TIMER })
+    const kafka = kafkaOf(cluster)
+    const producer = await open(kafka.producer())
+    for (let i = 0; i < 6; i++) await producer.send({ topic: 'lag', messages: [{ key: `k${i % 2}`, value: `v${i}` }] })
+    await producer.send({ topic: 'lag', messages: [{ key: 'tail', value: 'last' }] })
+    expect(cluster.compact('lag')).toMatchObject({ cleanedTo: 0, recordsRemoved: 0 })
+    await new Promise((r) => setTimeout(r, 1600))
+    expect(cluster.compact('lag')).toMatchObject({ cleanedTo: 6, recordsRemoved: 4 })
+    const got = await readAll(kafka, 'lag', 3)
+    expect(got.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual(['4:k0=v4', '5:k1=v5', '6:tail=last'])
+  })
+
   it('a record without a key is refused with INVALID_RECORD (87); keyed ones in the same topic are taken', async () => {
     cluster = await startCluster({
       brokers: 1,
