@@ -19,7 +19,7 @@ import { Prng } from '../../bench/support/prng.js'
 import { seedFromEnv } from '../prng.js'
 import { requirePeers } from '../peers/available.js'
 import { kcatConsume } from '../peers/kcat.js'
-import { javaConsume } from '../peers/java-client.js'
+import { javaConsume, javaProduce } from '../peers/java-client.js'
 import { requireKafka, runJava, type KafkaCluster } from '../peers/kafka.js'
 import { received, until, type Received } from './support.js'
 import { RawClient } from './raw-client.js'
@@ -374,6 +374,38 @@ describe.skipIf(!requireKafka())('the Java client reads a compacted topic', () =
     cluster.compact('jc')
     const byJava = await javaConsume(javaOn(cluster), 'jc', { timeoutMs: 30_000 })
     expect(byJava.map((r) => shown({ ...r, headers: r.headers }))).toEqual(expected.map(shown))
+  }, 120_000)
+
+  it('the Java producer (idempotent, zstd, linger): its batches compacted, its keyless record refused with InvalidRecordException', async () => {
+    cluster = await startCluster({ brokers: 3, topics: [{ name: 'jp', partitions: 1, configs: COMPACTED }], logCleanerBackoffMs: NO_TIMER })
+    const props = { 'compression.type': 'zstd', 'enable.idempotence': true, acks: 'all', 'linger.ms': 20 }
+    const rng = new Prng(33)
+    const sent = Array.from({ length: 300 }, (_, i) => ({
+      key: `key-${rng.int(40)}`,
+      value: rng.chance(0.1) ? null : `value ${i} ${'z'.repeat(rng.int(100))}`,
+    }))
+    const results = await javaProduce(javaOn(cluster), 'jp', sent, props)
+    expect(results.filter((r) => 'error' in r)).toEqual([])
+    // A run of its own, so the active tail (never cleaned) holds this record alone.
+    const [tail] = await javaProduce(javaOn(cluster), 'jp', [{ key: 'active-tail', value: 'last' }], props)
+    const [keyless] = await javaProduce(javaOn(cluster), 'jp', [{ value: 'no key' }], props)
+    expect('error' in keyless && keyless.error).toMatch(/InvalidRecordException/)
+    const written = sent.map((m, i) => ({
+      offset: BigInt((results[i] as { offset: number }).offset),
+      key: Buffer.from(m.key),
+      value: m.value === null ? null : Buffer.from(m.value),
+      headers: [] as [string, Buffer | null][],
+    }))
+    const expected = [
+      ...newestPerKey(written, true),
+      { offset: BigInt((tail as { offset: number }).offset), key: Buffer.from('active-tail'), value: Buffer.from('last'), headers: [] },
+    ]
+    const stats = cluster.compact('jp')
+    expect(stats.recordsRemoved).toBe(sent.length + 1 - expected.length)
+    const byJava = await javaConsume(javaOn(cluster), 'jp', { timeoutMs: 30_000 })
+    expect(byJava.map((r) => shown(r))).toEqual(expected.map(shown))
+    const byWafka = await readAll(kafkaOf(cluster), 'jp', expected.length)
+    expect(byWafka.map((r) => shown(r))).toEqual(expected.map(shown))
   }, 120_000)
 })
 
