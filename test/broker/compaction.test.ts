@@ -20,7 +20,7 @@ import { seedFromEnv } from '../prng.js'
 import { requirePeers } from '../peers/available.js'
 import { kcatConsume } from '../peers/kcat.js'
 import { javaConsume, javaProduce } from '../peers/java-client.js'
-import { requireKafka, runJava, type KafkaCluster } from '../peers/kafka.js'
+import { requireKafka, runJava, startKafka, type KafkaCluster } from '../peers/kafka.js'
 import { received, until, type Received } from './support.js'
 import { RawClient } from './raw-client.js'
 import { Produce } from '../../src/protocol/messages/Produce.js'
@@ -89,7 +89,13 @@ function newestPerKey<T extends { offset: bigint; key: Buffer | null; value: Buf
  * sizes; then one last batch of its own (the active tail, never cleaned),
  * so that every record of the model is in the cleanable range.
  */
-async function produceRandom(producer: Producer, topic: string, seed: number, sends = 30): Promise<number> {
+async function produceRandom(
+  producer: Producer,
+  topic: string,
+  seed: number,
+  sends = 30,
+  beforeTail: () => Promise<void> = async () => {},
+): Promise<number> {
   const rng = new Prng(seed)
   const keys = Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? Buffer.from([i, 0, 255]) : Buffer.from(`key-${i}`)))
   let total = 0
@@ -103,6 +109,7 @@ async function produceRandom(producer: Producer, topic: string, seed: number, se
     expect(meta.errorCode).toBe(0)
     total += messages.length
   }
+  await beforeTail()
   await producer.send({ topic, messages: [{ key: 'active-tail', value: 'last' }] })
   return total + 1
 }
@@ -420,4 +427,54 @@ describe.skipIf(!requirePeers({ builds: [], kcat: true }))('kcat reads a compact
     const byKcat = await kcatConsume(cluster.bootstrapServers, 'kc')
     expect(byKcat.map((m) => shown(m))).toEqual(expected.map(shown))
   }, 60_000)
+})
+
+describe.skipIf(!requireKafka())('against Apache Kafka, the reference', () => {
+  let real: KafkaCluster | undefined
+  afterEach(async () => {
+    await real?.stop()
+    real = undefined
+  })
+
+  it("Kafka's log cleaner and the embedded one leave the same records at the same offsets", async () => {
+    real = await startKafka({ config: { 'log.cleaner.backoff.ms': '100' } })
+    const realKafka = new Kafka({ clientId: 'compaction-reference', brokers: real.bootstrap.split(',') })
+    const admin = realKafka.admin()
+    clients.push(admin)
+    await admin.connect()
+    // Kafka cleans only below its active segment: a roll (segment.ms) before the tail leaves the tail alone in it.
+    const configs = {
+      'cleanup.policy': 'compact',
+      'min.cleanable.dirty.ratio': '0.01',
+      'segment.ms': '300',
+      'delete.retention.ms': '3600000',
+    }
+    await admin.createTopics({
+      topics: [{ topic: 'ref', numPartitions: 1, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
+    })
+    const realProducer = await open(realKafka.producer({ compression: 'gzip' }))
+    const total = await produceRandom(realProducer, 'ref', 4242, 30, () => new Promise((r) => setTimeout(r, 400)))
+
+    cluster = await startCluster({
+      brokers: 1,
+      topics: [{ name: 'ref', configs: { 'cleanup.policy': 'compact', 'delete.retention.ms': '3600000' } }],
+      logCleanerBackoffMs: NO_TIMER,
+    })
+    const kafka = kafkaOf(cluster)
+    const producer = await open(kafka.producer({ compression: 'gzip' }))
+    expect(await produceRandom(producer, 'ref', 4242, 30)).toBe(total)
+    const expected = newestPerKey(await readAll(kafka, 'ref', total), true)
+    cluster.compact('ref')
+    const ours = await readAll(kafka, 'ref', expected.length)
+    expect(ours.map(shown)).toEqual(expected.map(shown))
+
+    // Kafka cleans on its own time: read until it has.
+    let theirs: Received[] = []
+    await until(
+      async () => (theirs = await readAll(realKafka, 'ref', expected.length)).length === expected.length,
+      60_000,
+      () => `Kafka still shows ${theirs.length} records, the model ${expected.length}`,
+    )
+    expect(theirs.map(shown)).toEqual(ours.map(shown))
+  }, 180_000)
 })
