@@ -230,7 +230,8 @@ export class PartitionLog {
     for (const b of [...replacements, ...rest]) this.batches.push(b)
     const markers = new Set(replacements.filter((b) => b.control).map((b) => b.baseOffset))
     const stillAborted = this.aborted.filter((a) => a.lastOffset >= end || markers.has(a.lastOffset))
-    this.aborted.splice(0, this.aborted.length, ...stillAborted)
+    this.aborted.length = 0
+    for (const a of stillAborted) this.aborted.push(a)
     this.reindexMaxTimestamp()
   }
 

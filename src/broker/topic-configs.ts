@@ -45,6 +45,8 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (key === 'compression.type')
     return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
+  if ((key === 'delete.retention.ms' || key === 'min.compaction.lag.ms') && Number(value) < 0)
+    return `Invalid value ${value} for configuration ${key}: Value must be at least 0`
   if (key === 'min.insync.replicas' && Number(value) < 1)
     return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`
   return null

@@ -182,6 +182,28 @@ describe('compaction, checked against a model with wafka reading', () => {
     expect(got.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual(['4:k0=v4', '5:k1=v5', '6:tail=last'])
   })
 
+  it('CreateTopics takes compact and compact,delete, refuses other policies and bad cleaner configs with INVALID_CONFIG', async () => {
+    cluster = await startCluster({ brokers: 1, logCleanerBackoffMs: NO_TIMER })
+    const admin = kafkaOf(cluster).admin()
+    clients.push(admin)
+    await admin.connect()
+    const create = (topic: string, configs: Record<string, string>) =>
+      admin.createTopics({
+        topics: [{ topic, numPartitions: 1, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
+      })
+    await create('ok1', { 'cleanup.policy': 'compact' })
+    await create('ok2', { 'cleanup.policy': 'compact,delete', 'min.cleanable.dirty.ratio': '0.1', 'min.compaction.lag.ms': '10' })
+    for (const [name, value] of [
+      ['cleanup.policy', 'sideways'],
+      ['min.cleanable.dirty.ratio', '1.5'],
+      ['delete.retention.ms', '-1'],
+      ['min.compaction.lag.ms', 'soon'],
+    ])
+      await expect(create(`bad-${name}`, { [name]: value })).rejects.toMatchObject({ code: ErrorCodes.INVALID_CONFIG })
+    const topics = await admin.listTopics()
+    expect(topics.filter((t) => t.startsWith('ok') || t.startsWith('bad')).sort()).toEqual(['ok1', 'ok2'])
+  })
+
   it('a record without a key is refused with INVALID_RECORD (87); keyed ones in the same topic are taken', async () => {
     cluster = await startCluster({
       brokers: 1,
