@@ -82,13 +82,31 @@ export function requireKeys(records: Buffer, topic: string, partition: number): 
  * read every update.
  */
 export function firstUncleanableOffset(log: PartitionLog, lag: { firstDirty: number; minCompactionLagMs: number; now: number }): number {
-  const batches = log.storedBatches()
-  let end = Math.min(batches.at(-1)?.baseOffset ?? log.logEndOffset, log.lastStableOffset)
+  const { batches, activeBase } = cleanerView(log)
+  let end = Math.min(activeBase, log.lastStableOffset)
   if (lag.minCompactionLagMs > 0) {
     const young = batches.find((b) => b.baseOffset >= lag.firstDirty && b.maxTimestamp > lag.now - lag.minCompactionLagMs)
     if (young) end = Math.min(end, young.baseOffset)
   }
   return Math.max(log.logStartOffset, end)
+}
+
+/** A batch as the cleaner reads it: its bytes and the header fields it acts on (a StoredBatch is one). */
+export type CleanerBatch = Pick<
+  StoredBatch,
+  'bytes' | 'baseOffset' | 'lastOffset' | 'maxTimestamp' | 'producerId' | 'transactional' | 'control'
+>
+
+/**
+ * The one place the cleaner reads a log: its batches, oldest first, and
+ * where its active segment begins. In memory every batch is in
+ * storedBatches() and the active segment is the newest batch; a log with
+ * segment files reads its batches from them and takes its active segment's
+ * base offset, and its swap (PartitionLog.replaceCleaned) rewrites them.
+ */
+function cleanerView(log: PartitionLog): { batches: readonly CleanerBatch[]; activeBase: number } {
+  const batches = log.storedBatches()
+  return { batches, activeBase: batches.at(-1)?.baseOffset ?? log.logEndOffset }
 }
 
 /**
@@ -162,7 +180,8 @@ export class LogCleaner {
           const log = broker?.running ? broker.replicas.get(`${t.id}/${p.partition}`)?.log : undefined
           if (!log) continue
           const state = this.stateOf(log)
-          if (this.dirtyRatio(log, t, now) < ratio && now < state.nextHorizon) continue
+          const lag = Number(topicConfig(t, 'min.compaction.lag.ms'))
+          if (dirtyRatio(log, { firstDirty: state.firstDirty, minCompactionLagMs: lag, now }) < ratio && now < state.nextHorizon) continue
           try {
             this.clean(log, t, now)
           } catch (err) {
@@ -182,20 +201,6 @@ export class LogCleaner {
     return s
   }
 
-  /** Dirty bytes over all bytes below the first uncleanable offset (0 when there is nothing to clean). */
-  private dirtyRatio(log: PartitionLog, t: TopicImage, now: number): number {
-    const { firstDirty } = this.stateOf(log)
-    const end = firstUncleanableOffset(log, { firstDirty, now, minCompactionLagMs: Number(topicConfig(t, 'min.compaction.lag.ms')) })
-    let dirty = 0
-    let total = 0
-    for (const b of log.storedBatches()) {
-      if (b.lastOffset >= end) break
-      total += b.bytes.length
-      if (b.baseOffset >= firstDirty) dirty += b.bytes.length
-    }
-    return total === 0 ? 0 : dirty / total
-  }
-
   /** Cleans one log and moves its checkpoint to the end of what was cleaned. */
   clean(log: PartitionLog, t: TopicImage, now: number): CleanStats {
     const state = this.stateOf(log)
@@ -212,6 +217,24 @@ export class LogCleaner {
 }
 
 /**
+ * Kafka's dirty ratio: the bytes from the cleaner checkpoint to the first
+ * uncleanable offset over all the bytes below that offset (0 when there is
+ * nothing to clean). The timer cleans a log once it reaches
+ * min.cleanable.dirty.ratio.
+ */
+export function dirtyRatio(log: PartitionLog, at: { firstDirty: number; minCompactionLagMs: number; now: number }): number {
+  const end = firstUncleanableOffset(log, at)
+  let dirty = 0
+  let total = 0
+  for (const b of cleanerView(log).batches) {
+    if (b.lastOffset >= end) break
+    total += b.bytes.length
+    if (b.baseOffset >= at.firstDirty) dirty += b.bytes.length
+  }
+  return total === 0 ? 0 : dirty / total
+}
+
+/**
  * One cleaning of one log: the offset map over the dirty range (from
  * `firstDirty`, the cleaner checkpoint, to the first uncleanable offset),
  * then every batch below that offset filtered through it and swapped in.
@@ -220,7 +243,7 @@ export class LogCleaner {
 export function cleanLog(log: PartitionLog, options: CleanOptions): { stats: CleanStats; nextHorizon: number } {
   const { firstDirty, deleteRetentionMs, now } = options
   const end = firstUncleanableOffset(log, { firstDirty, now, minCompactionLagMs: options.minCompactionLagMs ?? 0 })
-  const all = log.storedBatches()
+  const all = cleanerView(log).batches
   let n = 0
   while (n < all.length && all[n].lastOffset < end) n++
   const batches = all.slice(0, n)
@@ -253,7 +276,7 @@ export function cleanLog(log: PartitionLog, options: CleanOptions): { stats: Cle
       const needed = txnKept.get(b.producerId) === true
       txnKept.delete(b.producerId)
       // The producer's last entry keeps its epoch for fencing; a marker of kept records stays with them.
-      if (needed || last.entry.get(b.producerId) === b) return keep(b.bytes)
+      if (needed || last.entry.get(b.producerId) === b.baseOffset) return keep(b.bytes)
       if (horizon === null) {
         const marker = decodeOne(b)
         nextHorizon = Math.min(nextHorizon, now + deleteRetentionMs)
@@ -275,7 +298,7 @@ export function cleanLog(log: PartitionLog, options: CleanOptions): { stats: Cle
     const tombstones = kept.some((r) => r.value === null)
     if (kept.length === 0) {
       // Kafka's RETAIN_EMPTY: the producer's last batch, and the cleaned range's last (its end is not lost).
-      if ((b.producerId >= 0n && last.data.get(b.producerId) === b) || b.lastOffset + 1 === end) keep(emptied(b.bytes))
+      if ((b.producerId >= 0n && last.data.get(b.producerId) === b.baseOffset) || b.lastOffset + 1 === end) keep(emptied(b.bytes))
       return
     }
     if (!tombstones) return keep(kept.length === d.count && horizon === null ? b.bytes : rewrite(b, d, kept, undefined))
@@ -298,12 +321,12 @@ function retained(r: DecodedRecord, newest: Map<string, number>, tombstonesExpir
   return r.value !== null || !tombstonesExpired
 }
 
-function decodeOne(b: StoredBatch): RecordBatch {
+function decodeOne(b: CleanerBatch): RecordBatch {
   return decodeRecordSet(b.bytes, { verifyCrc: false }).batches[0]
 }
 
 /** The batch re-encoded with only `kept`, everything else as it came: codec, offsets, producer fields, leader epoch. */
-function rewrite(b: StoredBatch, d: RecordBatch, kept: DecodedRecord[], deleteHorizonMs: number | undefined): Buffer {
+function rewrite(b: CleanerBatch, d: RecordBatch, kept: DecodedRecord[], deleteHorizonMs: number | undefined): Buffer {
   const records: RecordInput[] = kept.map((r) => ({ key: r.key, value: r.value, headers: r.headerList, timestamp: r.timestamp }))
   return encodeRecordBatch(records, {
     compression: (d.attributes & 7) as CompressionType,
@@ -346,18 +369,18 @@ function abortedIndex(list: AbortedTransaction[]): Map<bigint, AbortedTransactio
   return by
 }
 
-function isAborted(index: Map<bigint, AbortedTransaction[]>, b: StoredBatch): boolean {
+function isAborted(index: Map<bigint, AbortedTransaction[]>, b: CleanerBatch): boolean {
   return b.transactional && (index.get(b.producerId)?.some((a) => a.firstOffset <= b.baseOffset && b.baseOffset < a.lastOffset) ?? false)
 }
 
-/** Each producer's last data batch and last entry of any kind in the whole log. */
-function lastOfProducers(all: readonly StoredBatch[]): { data: Map<bigint, StoredBatch>; entry: Map<bigint, StoredBatch> } {
-  const data = new Map<bigint, StoredBatch>()
-  const entry = new Map<bigint, StoredBatch>()
+/** The base offsets of each producer's last data batch and last entry of any kind in the whole log. */
+function lastOfProducers(all: readonly CleanerBatch[]): { data: Map<bigint, number>; entry: Map<bigint, number> } {
+  const data = new Map<bigint, number>()
+  const entry = new Map<bigint, number>()
   for (const b of all) {
     if (b.producerId < 0n) continue
-    entry.set(b.producerId, b)
-    if (!b.control) data.set(b.producerId, b)
+    entry.set(b.producerId, b.baseOffset)
+    if (!b.control) data.set(b.producerId, b.baseOffset)
   }
   return { data, entry }
 }

@@ -10,7 +10,7 @@ import { Kafka, type Consumer, type Producer } from '../../src/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { loadCodecs } from '../../src/codec/compression.js'
-import { cleanLog } from '../../src/broker/log-cleaner.js'
+import { cleanLog, dirtyRatio } from '../../src/broker/log-cleaner.js'
 import { PartitionLog } from '../../src/broker/partition-log.js'
 import { ProducerState } from '../../src/broker/producer-state.js'
 import { readBatchHeader } from '../../src/broker/record-batch.js'
@@ -86,7 +86,7 @@ function newestPerKey<T extends { offset: bigint; key: Buffer | null; value: Buf
 
 /**
  * Random keyed records, tombstones among them, sent in batches of random
- * sizes; then one last batch of its own (the active tail, never cleaned),
+ * sizes, then two deletes; then one last batch of its own (the active tail, never cleaned),
  * so that every record of the model is in the cleanable range.
  */
 async function produceRandom(
@@ -109,9 +109,12 @@ async function produceRandom(
     expect(meta.errorCode).toBe(0)
     total += messages.length
   }
+  // Two keys deleted last, so the model always ends with tombstones.
+  const deleted = [keys[rng.int(12)], keys[12 + rng.int(12)]].map((key) => ({ key, value: null }))
+  await producer.send({ topic, messages: deleted })
   await beforeTail()
   await producer.send({ topic, messages: [{ key: 'active-tail', value: 'last' }] })
-  return total + 1
+  return total + deleted.length + 1
 }
 
 describe('compaction, checked against a model with wafka reading', () => {
@@ -157,7 +160,9 @@ describe('compaction, checked against a model with wafka reading', () => {
   )
 
   it('the cleaner timer (logCleanerBackoffMs) compacts a dirty log by itself', async () => {
-    cluster = await startCluster({ brokers: 1, topics: [{ name: 't', configs: COMPACTED }], logCleanerBackoffMs: 50 })
+    // Any dirty byte is enough (cleanings while the records arrive leave a small dirty part each time).
+    const configs = { ...COMPACTED, 'min.cleanable.dirty.ratio': '0.01' }
+    cluster = await startCluster({ brokers: 1, topics: [{ name: 't', configs }], logCleanerBackoffMs: 50 })
     const kafka = kafkaOf(cluster)
     const producer = await open(kafka.producer({ compression: 'snappy' }))
     for (let i = 0; i < 10; i++) await producer.send({ topic: 't', messages: [{ key: `k${i % 3}`, value: `v${i}` }] })
@@ -366,6 +371,18 @@ describe('the cleaner on one log', () => {
       expect(log.read(1, 1 << 20).chunks[0].readBigInt64BE(0)).toBe(3n)
     },
   )
+
+  it('the dirty ratio: bytes past the cleaner checkpoint over all cleanable bytes', () => {
+    const log = new PartitionLog()
+    const at = (firstDirty: number) => ({ firstDirty, minCompactionLagMs: 0, now: 0 })
+    expect(dirtyRatio(log, at(0))).toBe(0)
+    for (const k of ['a', 'b', 'c', 'd']) append(log, batch(-1, -1, [k]))
+    expect(dirtyRatio(log, at(0))).toBe(1) // 0-2 below the active tail, all dirty
+    const { stats } = cleanLog(log, { ...at(0), deleteRetentionMs: 100 })
+    expect(dirtyRatio(log, at(stats.cleanedTo))).toBe(0)
+    append(log, batch(-1, -1, ['e'])) // d@3 leaves the active tail: one dirty batch of four
+    expect(dirtyRatio(log, at(stats.cleanedTo))).toBeCloseTo(1 / 4, 5)
+  })
 
   it('never cleans the newest batch nor past the last stable offset (an open transaction)', () => {
     const log = new PartitionLog()
