@@ -5,6 +5,7 @@ import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
 import { Controller, type PartitionImage, type TopicImage } from './controller.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
+import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
 
@@ -88,6 +89,12 @@ export interface BrokerOptions {
    * preferred read replica).
    */
   replicaSelector?: 'leader' | 'rack-aware'
+  /**
+   * log.cleaner.backoff.ms: how often the log cleaner looks for compacted
+   * partitions dirty enough (min.cleanable.dirty.ratio) or holding
+   * tombstones past delete.retention.ms. Default 15000, as Kafka.
+   */
+  logCleanerBackoffMs?: number
   /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
   onProblem?: (message: string) => void
   /** TLS listeners (SSL, or SASL_SSL with `sasl`). */
@@ -123,6 +130,7 @@ export const DEFAULTS: ResolvedOptions = {
   racks: [],
   replicaSelector: 'leader',
   connectionsMaxReauthMs: 0,
+  logCleanerBackoffMs: 15_000,
 }
 
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
@@ -132,6 +140,7 @@ export class EmbeddedCluster {
   readonly faults = new Faults()
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
+  readonly cleaner: LogCleaner
   readonly options: ResolvedOptions
   /** The listeners' TLS, null for plaintext. */
   readonly tls: ListenerTls | null
@@ -153,6 +162,7 @@ export class EmbeddedCluster {
       'replicaFetchWaitMaxMs',
       'consumerGroupSessionTimeoutMs',
       'consumerGroupHeartbeatIntervalMs',
+      'logCleanerBackoffMs',
     ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
@@ -168,6 +178,7 @@ export class EmbeddedCluster {
     this.tls = resolveTls(options.ssl)
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
+    this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
@@ -193,6 +204,7 @@ export class EmbeddedCluster {
         configs: t.configs,
       })
     }
+    this.cleaner.start()
   }
 
   get bootstrapServers(): string {
@@ -275,6 +287,7 @@ export class EmbeddedCluster {
 
   async stop(): Promise<void> {
     this.faults.clear()
+    this.cleaner.stop()
     this.groups.close()
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))

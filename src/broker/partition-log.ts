@@ -99,7 +99,8 @@ export class PartitionLog {
     const baseOffset = Number(batch.readBigInt64BE(B_BASE_OFFSET))
     const header = readBatchHeader(batch)
     if (baseOffset + header.lastOffsetDelta < this.logEndOffset) return false
-    if (baseOffset !== this.logEndOffset)
+    // Past the log end is a gap a compacted leader's log has (the cleaner dropped the batches there).
+    if (baseOffset < this.logEndOffset)
       throw new RangeError(`replicated batch at offset ${baseOffset} does not follow the log end ${this.logEndOffset}`)
     this.store(batch, header, baseOffset, batch.readInt32BE(B_LEADER_EPOCH))
     return true
@@ -197,6 +198,41 @@ export class PartitionLog {
     this.truncateTo(this.logStartOffset)
     this.logStartOffset = this.logEndOffset = offset
     this.highWatermark = Math.min(this.highWatermark, offset)
+  }
+
+  /**
+   * The log cleaner's swap (log-cleaner.ts): the batches wholly below `end`
+   * give way to `cleaned`, their compacted replacements (same offsets, fewer
+   * records, some batches gone). What depends on them follows: the size,
+   * the max-timestamp index, and the aborted transactions whose markers are
+   * gone (a read_committed consumer told of one would wait for a marker that
+   * is no longer there). Offsets, log start and end, the epoch cache and
+   * open transactions stay.
+   */
+  replaceCleaned(end: number, cleaned: readonly Buffer[]): void {
+    let n = 0
+    while (n < this.batches.length && this.batches[n].lastOffset < end) n++
+    let after = -1
+    const replacements = cleaned.map((bytes): StoredBatch => {
+      const header = readBatchHeader(bytes)
+      const baseOffset = Number(bytes.readBigInt64BE(B_BASE_OFFSET))
+      const lastOffset = baseOffset + header.lastOffsetDelta
+      if (baseOffset <= after || lastOffset >= end)
+        throw new RangeError(`cleaned batch ${baseOffset}-${lastOffset} is out of order or not below ${end}`)
+      after = lastOffset
+      const { maxTimestamp, producerId, transactional, control } = header
+      return { baseOffset, lastOffset, maxTimestamp, bytes, producerId, transactional, control }
+    })
+    const rest = this.batches.splice(n)
+    for (const b of this.batches) this.bytes -= b.bytes.length
+    this.batches.length = 0
+    for (const b of replacements) this.bytes += b.bytes.length
+    for (const b of [...replacements, ...rest]) this.batches.push(b)
+    const markers = new Set(replacements.filter((b) => b.control).map((b) => b.baseOffset))
+    const stillAborted = this.aborted.filter((a) => a.lastOffset >= end || markers.has(a.lastOffset))
+    this.aborted.length = 0
+    for (const a of stillAborted) this.aborted.push(a)
+    this.reindexMaxTimestamp()
   }
 
   /** Every stored batch, oldest first (rebuilding producer state after a truncation). */
