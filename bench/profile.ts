@@ -73,6 +73,10 @@ interface ChildFigures {
   cpuS: number
   processCpuS: number
   peakRssMiB: number
+  /** process.memoryUsage() at the peak RSS sample: what held the memory (V8 heap, ArrayBuffers such as fetched bytes and wasm memory). */
+  /** RSS once the bundle is imported, before `new Kafka()`. */
+  importedRssMiB: number
+  atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number }
   messages: number
   /** Socket writes (requests, about) over the run. */
   writes: number
@@ -106,11 +110,14 @@ async function startProfiler(dir: string): Promise<() => Promise<void>> {
 }
 
 async function child(job: Job, profileDir: string | undefined): Promise<void> {
-  const { keys, values } = messagePool()
+  // The consumer reads what the parent produced: only producers need the pool (~20 MiB of RSS).
+  const { keys, values } = job.kind === 'consumer' ? { keys: [], values: [] } : messagePool()
   const processStart = process.cpuUsage()
   let peak = process.memoryUsage.rss()
+  let atPeak = process.memoryUsage()
   const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss())
+    const m = process.memoryUsage()
+    if (m.rss > peak) [peak, atPeak] = [m.rss, m]
   }, 50)
   let writes = 0
   const { Socket } = await import('node:net')
@@ -124,6 +131,7 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
   const t0 = performance.now()
   const { Kafka } = await import(pathToFileURL(job.bundle).href)
   const importMs = performance.now() - t0
+  const importedRss = process.memoryUsage.rss()
   const cpu0 = process.cpuUsage()
   const start = performance.now()
   const kafka = new Kafka({ clientId: 'bench-profile', brokers: job.bootstrap.split(',') })
@@ -180,6 +188,13 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
     cpuS: (cpu.user + cpu.system) / 1e6,
     processCpuS: (whole.user + whole.system) / 1e6,
     peakRssMiB: peak / 2 ** 20,
+    importedRssMiB: importedRss / 2 ** 20,
+    atPeakMiB: {
+      heapTotal: atPeak.heapTotal / 2 ** 20,
+      heapUsed: atPeak.heapUsed / 2 ** 20,
+      external: atPeak.external / 2 ** 20,
+      arrayBuffers: atPeak.arrayBuffers / 2 ** 20,
+    },
     messages: job.messages,
     writes,
   }
@@ -257,7 +272,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 function figureLine(s: Scenario, f: ChildFigures): string {
   const usPerMsg = (f.cpuS / f.messages) * 1e6
   const rate = f.messages / (f.totalMs / 1000)
-  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB`
+  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB (${Math.round(f.importedRssMiB)} MiB after the import; at the peak: V8 heap ${Math.round(f.atPeakMiB.heapTotal)} MiB of which ${Math.round(f.atPeakMiB.heapUsed)} used, ArrayBuffers ${Math.round(f.atPeakMiB.arrayBuffers)} MiB, external ${Math.round(f.atPeakMiB.external)} MiB)`
 }
 
 async function parent(): Promise<void> {
@@ -399,6 +414,12 @@ async function parent(): Promise<void> {
         '',
         "Reading the tables: self time is sampled wall time in a frame. `writeBuffer` is the socket write (libuv tries the write syscall at once; on loopback the kernel delivers to the broker inside it, and on 2 shared cores the process is often preempted there), so it is mostly not CPU of ours. `writeBytes` copies each key and value into wasm memory (TypedArray#set, ~17 ns a copy when the source is in cache): here the 65,536 pre-made pairs (~7.6 MiB) are reused every 65,536 messages, so most copies miss the cache. `wasm-function[n]` is the codec core (CRC-32C, record encode/decode, LZ4). `(garbage collector)` includes collecting the benchmark's own message objects (one `{ key, value }` per message and an array per send()).",
         '',
+        ...(kind === 'consumer'
+          ? [
+              "Reading the memory figures: peak RSS includes Node's own baseline and the imported bundle (the RSS after the import). Of what the run adds, the V8 heap is mostly the young generation (message objects and their key and value Buffers, ~320 bytes a message touched, all short-lived), ArrayBuffers are the fetched responses and socket chunks waiting in the queue, and `external` counts ArrayBuffers plus every WebAssembly memory (wafka's core stays under 1 MiB here; zstd's, when loaded, is 16 MiB).",
+              '',
+            ]
+          : []),
         ...reports[kind],
       ].join('\n')
       if (write) writeFileSync(join(root, 'bench', 'results', `profile-${kind}.md`), `${text}\n`)
