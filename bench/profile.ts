@@ -21,7 +21,7 @@
  * acks=all, uncompressed and lz4.
  * consumer: the parent produces 1,000,000 messages to a 64-partition topic;
  * a fresh process connects, subscribes from the beginning and reads them
- * through eachBatch, touching every key and value, and exits.
+ * through eachBatch (and, a second scenario, eachMessage), touching every key and value, and exits.
  *
  * --bundle=a.js,b.js alternates the wafka bundles run (before/after
  * comparisons, interleaved; use an even --runs).
@@ -50,6 +50,8 @@ interface Scenario {
   kind: 'producer' | 'consumer' | 'first-send'
   acks: 1 | -1
   compression: 'none' | 'lz4'
+  /** Consumer: through eachBatch (the default) or eachMessage. */
+  each?: 'batch' | 'message'
 }
 
 interface Job extends Scenario {
@@ -88,7 +90,7 @@ const name = (s: Scenario) =>
     : `${s.kind} acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`.replace(
         /^consumer acks=1, /,
         'consumer ',
-      )
+      ) + (s.each === 'message' ? ', eachMessage' : '')
 
 // ---- child ---------------------------------------------------------------------
 
@@ -159,16 +161,27 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
     await consumer.subscribe({ topics: [job.topic], fromBeginning: true })
     let received = 0
     let bytes = 0
+    type Message = { key: Uint8Array | null; value: Uint8Array | null }
     await new Promise<void>((resolve, reject) => {
       consumer
-        .run({
-          eachBatch: async ({ batch }: { batch: { messages: Array<{ key: Uint8Array | null; value: Uint8Array | null }> } }) => {
-            if (firstMs === 0) firstMs = performance.now() - start
-            for (const m of batch.messages) bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
-            received += batch.messages.length
-            if (received >= job.messages) resolve()
-          },
-        })
+        .run(
+          job.each === 'message'
+            ? {
+                eachMessage: async ({ message: m }: { message: Message }) => {
+                  if (firstMs === 0) firstMs = performance.now() - start
+                  bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
+                  if (++received >= job.messages) resolve()
+                },
+              }
+            : {
+                eachBatch: async ({ batch }: { batch: { messages: Message[] } }) => {
+                  if (firstMs === 0) firstMs = performance.now() - start
+                  for (const m of batch.messages) bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
+                  received += batch.messages.length
+                  if (received >= job.messages) resolve()
+                },
+              },
+        )
         .catch(reject)
     })
     if (bytes !== received * 116) throw new Error(`read ${bytes} key and value bytes for ${received} messages, not 116 a message`)
@@ -286,6 +299,7 @@ async function parent(): Promise<void> {
     { kind: 'producer', acks: 1, compression: 'lz4' },
     { kind: 'producer', acks: -1, compression: 'lz4' },
     { kind: 'consumer', acks: 1, compression: 'none' },
+    { kind: 'consumer', acks: 1, compression: 'none', each: 'message' },
     { kind: 'first-send', acks: -1, compression: 'none' },
   ].filter((s) => !only || s.kind === only) as Scenario[]
   const root = repositoryRoot()
@@ -408,7 +422,7 @@ async function parent(): Promise<void> {
         stamp,
         kind === 'producer'
           ? `A fresh process imports dist/index.js, connects, sends ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a ${PARTITIONS}-partition topic on librdkafka 2.15's mock cluster (3 brokers) in send() calls of ${CHUNK} with ${INFLIGHT} in flight, other options default, and exits. Clock and CPU from before \`new Kafka()\` to the last acknowledgement (connect included).`
-          : `The parent produces ${CONSUME_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers); a fresh process connects, subscribes from the beginning, reads them through eachBatch touching every key and value, and exits. Clock and CPU from before \`new Kafka()\` to the last message (connect and group join included).`,
+          : `The parent produces ${CONSUME_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers); a fresh process connects, subscribes from the beginning, reads them through eachBatch (or eachMessage) touching every key and value, and exits. Clock and CPU from before \`new Kafka()\` to the last message (connect and group join included).`,
         '',
         ...summary,
         '',
@@ -473,7 +487,7 @@ async function parent(): Promise<void> {
         .map(f1)
         .join(', ')}).`,
       '',
-      `**One-shot runs**, each in a fresh process, medians of ${runs}: the clock and CPU run from before \`new Kafka()\` (after the import) to the last acknowledgement or message, so connecting, metadata and (consumer) joining the group are in them. Producer: ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a fresh ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers), send() calls of ${CHUNK} with ${INFLIGHT} in flight, lingerMs and batchSize default. Consumer: ${CONSUME_MESSAGES.toLocaleString('en')} such messages read through eachBatch, every key and value touched, by a fresh group. First send: \`new Kafka()\`, \`producer()\` with its defaults (idempotent), connect(), send() of one message, acknowledged. CPU is process.cpuUsage (user + system, every thread); peak RSS sampled every 50 ms and includes the benchmark's own ${POOL.toLocaleString('en')} key/value pairs (~20 MiB).`,
+      `**One-shot runs**, each in a fresh process, medians of ${runs}: the clock and CPU run from before \`new Kafka()\` (after the import) to the last acknowledgement or message, so connecting, metadata and (consumer) joining the group are in them. Producer: ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a fresh ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers), send() calls of ${CHUNK} with ${INFLIGHT} in flight, lingerMs and batchSize default. Consumer: ${CONSUME_MESSAGES.toLocaleString('en')} such messages read through eachBatch (or eachMessage), every key and value touched, by a fresh group. First send: \`new Kafka()\`, \`producer()\` with its defaults (idempotent), connect(), send() of one message, acknowledged. CPU is process.cpuUsage (user + system, every thread); peak RSS sampled every 50 ms; a producer's includes the benchmark's own ${POOL.toLocaleString('en')} key/value pairs (~20 MiB).`,
       '',
       '| run | messages/s | CPU µs/msg | import ms | new Kafka() → connected ms | → first ack / batch ms | total ms | peak RSS MiB |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
