@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer'
 import * as net from 'node:net'
-import * as tls from 'node:tls'
+import type * as tls from 'node:tls'
 import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
 import { SaslSession } from './sasl/session.js'
 import type { SaslOption } from './sasl/types.js'
@@ -10,6 +10,7 @@ import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
 import { abortable, MAX_TIMER_MS } from './backoff.js'
 import { FrameSplitter } from './frames.js'
+import { builtin, preloadBuiltins } from '../node-builtins.js'
 import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
@@ -299,12 +300,18 @@ export class Connection {
     return new ConnectionError(`connection to ${this.name} is closed${reason}`, { cause: this.closeError })
   }
 
-  private connect(): Promise<void> {
+  private async connect(): Promise<void> {
+    const tlsOptions = this.options.ssl ?? this.options.tls
+    if (tlsOptions) await preloadBuiltins()
     return new Promise((resolve, reject) => {
       const { host, port, connectTimeoutMs } = this.options
-      const tlsOptions = this.options.ssl ?? this.options.tls
       const socket = tlsOptions
-        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(tlsOptions === true ? {} : tlsOptions) })
+        ? builtin('node:tls').connect({
+            host,
+            port,
+            servername: net.isIP(host) ? undefined : host,
+            ...(tlsOptions === true ? {} : tlsOptions),
+          })
         : net.connect({ host, port })
       this.socket = socket
       socket.setNoDelay(true)
