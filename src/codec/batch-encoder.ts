@@ -248,8 +248,33 @@ function seal(
   let size = wasm.encodeBatch(params)
   if (size === ERR_CODEC) size = compressOutside(codec, params, scratch, options.compressionLevel)
   if (size < 0) throw codecError(size, 'encoding a record batch')
-  const at = memView().getInt32(params + E_OUT, true)
-  return Buffer.from(memU8().subarray(at, at + size))
+  return copyOut(memView().getInt32(params + E_OUT, true), size)
+}
+
+const SLAB = 256 * 1024
+let slab = Buffer.allocUnsafeSlow(0)
+let slabUsed = 0
+
+/**
+ * The encoded batch, copied out of wasm memory. Batches up to 32 KiB are
+ * carved from 256 KiB slabs (as Node pools small Buffers): one allocation
+ * for many batches instead of a fresh, page-faulting one each.
+ */
+function copyOut(at: number, size: number): Buffer {
+  const src = memU8().subarray(at, at + size)
+  if (size > SLAB >> 3) {
+    const own = Buffer.allocUnsafeSlow(size)
+    own.set(src)
+    return own
+  }
+  if (slabUsed + size > slab.length) {
+    slab = Buffer.allocUnsafeSlow(SLAB)
+    slabUsed = 0
+  }
+  const out = slab.subarray(slabUsed, slabUsed + size)
+  out.set(src)
+  slabUsed = (slabUsed + size + 7) & ~7
+  return out
 }
 
 /** Worst case of the compressed records section (headers of the formats included). */

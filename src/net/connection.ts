@@ -11,7 +11,7 @@ import { newestInUse } from '../protocol/versions-in-use.js'
 import { abortable, MAX_TIMER_MS } from './backoff.js'
 import { FrameSplitter } from './frames.js'
 import { builtin, preloadBuiltins } from '../node-builtins.js'
-import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
+import { decodeResponseFrame, encodeRequestParts } from './wire.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
 import { describeError, silentLogger, type Logger } from '../logger.js'
@@ -358,9 +358,9 @@ export class Connection {
     const correlationId = (this.nextCorrelationId = (this.nextCorrelationId + 1) | 0)
     call.correlationId = correlationId
     call.seq = this.sent++
-    let frame: Buffer
+    let frame: Buffer[]
     try {
-      frame = encodeRequestFrame(call.api, call.version, correlationId, this.options.clientId, call.body)
+      frame = encodeRequestParts(call.api, call.version, correlationId, this.options.clientId, call.body)
     } catch (err) {
       call.reject(err as Error)
       this.pump()
@@ -371,7 +371,7 @@ export class Connection {
     if (!call.expectResponse) {
       this.unanswered.push({ id: correlationId, seq: call.seq! })
       if (this.unanswered.length > 1024) this.unanswered.shift()
-      this.socket!.write(frame, (err) => (err ? call.reject(this.closedError()) : call.resolve(undefined)))
+      this.write(frame, (err) => (err ? call.reject(this.closedError()) : call.resolve(undefined)))
       this.pump()
       return
     }
@@ -387,7 +387,20 @@ export class Connection {
       },
       Math.min(call.timeoutMs, MAX_TIMER_MS),
     )
-    this.socket!.write(frame)
+    this.write(frame)
+  }
+
+  /** A frame's blocks in one gathering write (corked: one writev), the callback after the last. */
+  private write(parts: Buffer[], done?: (err?: Error | null) => void): void {
+    const socket = this.socket!
+    if (parts.length === 1) {
+      socket.write(parts[0], done)
+      return
+    }
+    socket.cork()
+    for (let i = 0; i < parts.length - 1; i++) socket.write(parts[i])
+    socket.write(parts[parts.length - 1], done)
+    socket.uncork()
   }
 
   private pump(): void {
