@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { builtin } from '../node-builtins.js'
 import type { ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
 import { ConfigError, kafkaError } from '../errors.js'
@@ -86,7 +86,7 @@ export async function alterUserScramCredentials(
       const iterations = u.iterations ?? 4096
       if (!Number.isInteger(iterations) || iterations < 4096 || iterations > 16384)
         throw new ConfigError('SCRAM iterations must be an integer in 4096-16384 (what Kafka accepts)')
-      const salt = randomBytes(32)
+      const salt = builtin('node:crypto').randomBytes(32)
       return {
         name: u.user,
         mechanism: m.code,

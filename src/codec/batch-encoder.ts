@@ -26,6 +26,8 @@ import {
   R_SIZE,
 } from './layout.js'
 import type { Bytes, EncodeOptions, RecordInput } from './types.js'
+import { headerEntries, timestampOf } from './record-input.js'
+import type { RecordStage } from './record-stage.js'
 import { arena, memBuffer, memF64, memI32, memU8, memView, wasm } from './wasm.js'
 
 /** Upper bound of the UTF-8 bytes of a key/value/header value. */
@@ -34,21 +36,9 @@ function boundOf(v: Bytes): number {
   return typeof v === 'string' ? v.length * 3 : v.length
 }
 
-function headerEntries(h: RecordInput['headers']): Array<readonly [string, Bytes]> | undefined {
-  if (h === undefined || h === null) return undefined
-  if (Array.isArray(h)) return h as Array<readonly [string, Bytes]>
-  const out: Array<readonly [string, Bytes]> = []
-  for (const key in h as Record<string, Bytes | Bytes[]>) {
-    const v = (h as Record<string, Bytes | Bytes[]>)[key]
-    if (Array.isArray(v)) for (const item of v) out.push([key, item])
-    else if (v !== undefined) out.push([key, v])
-  }
-  return out
-}
-
 function toMillis(ts: RecordInput['timestamp'], now: number): number {
   if (ts === undefined || ts === null) return now
-  const ms = typeof ts === 'number' ? ts : ts instanceof Date ? ts.getTime() : Number(ts)
+  const ms = timestampOf(ts)
   if (!Number.isSafeInteger(ms)) throw new ConfigError(`record timestamp ${String(ts)} is not a whole number of milliseconds`)
   return ms
 }
@@ -168,6 +158,80 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
     }
   }
 
+  return seal(codec, count, firstTs, maxTs, params, staged, out, outCap, scratch, sectionBound, options)
+}
+
+/**
+ * Encodes the records of a stage (copied there as they were appended) as one
+ * RecordBatch v2: the same bytes encodeRecordBatch makes of those records.
+ */
+export function encodeStagedRecords(stage: RecordStage, options: EncodeOptions = {}): Buffer {
+  const count = stage.count
+  const headerCount = stage.headerCount
+  const codec = codecId(options.compression)
+  const now = options.defaultTimestamp ?? Date.now()
+  const sectionBound = stage.used + count * 21 + headerCount * 10
+
+  arena.reset()
+  const params = arena.alloc(E_SIZE)
+  const staged = arena.alloc(count * R_SIZE)
+  const headers = arena.alloc(headerCount * H_SIZE)
+  const data = arena.alloc(stage.used)
+  const scratch = codec === 0 ? 0 : arena.alloc(sectionBound)
+  const outCap = B_RECORDS + (codec === 0 ? sectionBound : compressedBound(codec, sectionBound))
+  const out = arena.alloc(outCap)
+
+  const u8 = memU8()
+  const i32 = memI32()
+  const f64 = memF64()
+  // One copy of every key, value and header into wasm memory.
+  u8.set(stage.data.subarray(0, stage.used), data)
+  const rec = stage.records
+  const times = stage.timestamps
+  let firstTs = 0
+  let maxTs = -1
+  for (let i = 0; i < count; i++) {
+    const t = times[i]
+    const ts = t === t ? t : now
+    if (i === 0) firstTs = ts
+    if (ts > maxTs) maxTs = ts
+    const d = staged + i * R_SIZE
+    f64[d >> 3] = ts - firstTs
+    const q = d >> 2
+    const r = i * 6
+    i32[q + 2] = data + rec[r]
+    i32[q + 3] = rec[r + 1]
+    i32[q + 4] = data + rec[r + 2]
+    i32[q + 5] = rec[r + 3]
+    i32[q + 6] = headers + rec[r + 4] * H_SIZE
+    i32[q + 7] = rec[r + 5]
+  }
+  const hs = stage.headers
+  for (let j = 0; j < headerCount; j++) {
+    const e = (headers + j * H_SIZE) >> 2
+    const h = j * 4
+    i32[e] = data + hs[h]
+    i32[e + 1] = hs[h + 1]
+    i32[e + 2] = data + hs[h + 2]
+    i32[e + 3] = hs[h + 3]
+  }
+  return seal(codec, count, firstTs, maxTs, params, staged, out, outCap, scratch, sectionBound, options)
+}
+
+/** Fills in the batch header's fields, runs the core's encoder over the staged records, and copies the batch out. */
+function seal(
+  codec: number,
+  count: number,
+  firstTs: number,
+  maxTs: number,
+  params: number,
+  staged: number,
+  out: number,
+  outCap: number,
+  scratch: number,
+  sectionBound: number,
+  options: EncodeOptions,
+): Buffer {
   let attributes = codec
   if (options.logAppendTime !== undefined) attributes |= 8
   if (options.transactional) attributes |= 16
@@ -195,8 +259,33 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
   let size = wasm.encodeBatch(params)
   if (size === ERR_CODEC) size = compressOutside(codec, params, scratch, options.compressionLevel)
   if (size < 0) throw codecError(size, 'encoding a record batch')
-  const at = memView().getInt32(params + E_OUT, true)
-  return Buffer.from(memU8().subarray(at, at + size))
+  return copyOut(memView().getInt32(params + E_OUT, true), size)
+}
+
+const SLAB = 256 * 1024
+let slab = Buffer.allocUnsafeSlow(0)
+let slabUsed = 0
+
+/**
+ * The encoded batch, copied out of wasm memory. Batches up to 32 KiB are
+ * carved from 256 KiB slabs (as Node pools small Buffers): one allocation
+ * for many batches instead of a fresh, page-faulting one each.
+ */
+function copyOut(at: number, size: number): Buffer {
+  const src = memU8().subarray(at, at + size)
+  if (size > SLAB >> 3) {
+    const own = Buffer.allocUnsafeSlow(size)
+    own.set(src)
+    return own
+  }
+  if (slabUsed + size > slab.length) {
+    slab = Buffer.allocUnsafeSlow(SLAB)
+    slabUsed = 0
+  }
+  const out = slab.subarray(slabUsed, slabUsed + size)
+  out.set(src)
+  slabUsed = (slabUsed + size + 7) & ~7
+  return out
 }
 
 /** Worst case of the compressed records section (headers of the formats included). */

@@ -1,5 +1,5 @@
-import * as zlib from 'node:zlib'
 import { ConfigError, CorruptRecordError } from '../errors.js'
+import { builtin, preloadBuiltins } from '../node-builtins.js'
 
 /** Kafka's codec ids (attribute bits 0-2). */
 export const Compression = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const
@@ -37,11 +37,11 @@ function wrapDecompressError(codec: string, err: unknown, limit: number): never 
 }
 
 const gzip: ExternalCodec = {
-  compress: (data, level) => zlib.gzipSync(data, level === undefined ? undefined : { level }),
+  compress: (data, level) => builtin('node:zlib').gzipSync(data, level === undefined ? undefined : { level }),
   decompress(data, maxOutputBytes) {
     try {
       // gunzip reads concatenated members, as Java's GZIPInputStream does.
-      return zlib.gunzipSync(data, { maxOutputLength: maxOutputBytes })
+      return builtin('node:zlib').gunzipSync(data, { maxOutputLength: maxOutputBytes })
     } catch (err) {
       wrapDecompressError('gzip', err, maxOutputBytes)
     }
@@ -55,14 +55,16 @@ interface ZstdBackend {
 
 // node:zlib has zstd on Deno, Bun and Node >= 22.15; elsewhere the reference
 // C library compiled to wasm, loaded once on demand (its compile is async).
-const z = zlib as any
-let zstdBackend: ZstdBackend | undefined =
-  typeof z.zstdCompressSync === 'function'
-    ? {
-        compress: (data, level) => z.zstdCompressSync(data, { params: { [z.constants.ZSTD_c_compressionLevel]: level } }),
-        decompress: (data, maxOutputBytes) => z.zstdDecompressSync(data, { maxOutputLength: maxOutputBytes }),
-      }
-    : undefined
+let zstdBackend: ZstdBackend | undefined
+
+function nativeZstd(): ZstdBackend | undefined {
+  const z = builtin('node:zlib') as any
+  if (typeof z.zstdCompressSync !== 'function') return undefined
+  return {
+    compress: (data, level) => z.zstdCompressSync(data, { params: { [z.constants.ZSTD_c_compressionLevel]: level } }),
+    decompress: (data, maxOutputBytes) => z.zstdDecompressSync(data, { maxOutputLength: maxOutputBytes }),
+  }
+}
 let zstdLoading: Promise<void> | undefined
 
 /** Reads the frame content size of a zstd frame, or -1 when the frame does not say. */
@@ -86,6 +88,9 @@ export function zstdReady(): boolean {
 }
 
 export async function loadZstd(): Promise<void> {
+  if (zstdBackend) return
+  await preloadBuiltins()
+  zstdBackend = nativeZstd()
   if (zstdBackend) return
   zstdLoading ??= import('@bokuweb/zstd-wasm').then(async (lib) => {
     await lib.init()
@@ -115,10 +120,12 @@ export async function loadZstd(): Promise<void> {
 
 const zstd: ExternalCodec = {
   compress(data, level = 3) {
+    zstdBackend ??= nativeZstd()
     if (!zstdBackend) throw zstdNotLoaded()
     return zstdBackend.compress(data, level)
   },
   decompress(data, maxOutputBytes) {
+    zstdBackend ??= nativeZstd()
     if (!zstdBackend) throw zstdNotLoaded()
     try {
       const out = zstdBackend.decompress(data, maxOutputBytes)
@@ -139,6 +146,7 @@ function zstdNotLoaded(): ConfigError {
 
 /** Loads the codecs whose setup is asynchronous; cheap to call again. */
 export async function loadCodecs(): Promise<void> {
+  await preloadBuiltins()
   await loadZstd()
 }
 

@@ -5,6 +5,9 @@ import { WafkaError } from '../errors.js'
 /**
  * The wasm core, instantiated once and synchronously: the bytes are inlined
  * in the bundle, so Node, Deno and Bun load it alike with no file lookups.
+ * It is compiled on first use, not on import (compiling is about a tenth of
+ * wafka's import time): `wasm` forwards to the instance, and the arena (which
+ * every operation starts with) makes sure there is one.
  */
 export interface WasmExports {
   memory: WebAssembly.Memory
@@ -12,30 +15,41 @@ export interface WasmExports {
   [name: string]: any
 }
 
-const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {
-  env: {
-    // Only reachable through a bug in the core: every input is bounds-checked.
-    abort(): never {
-      throw new WafkaError('wafka wasm core aborted: this is a bug in wafka, please report it')
-    },
-  },
-})
-
-export const wasm = instance.exports as unknown as WasmExports
-const memory = wasm.memory
-const base = wasm.heapBase()
+let exports: WasmExports | undefined
+let memory: WebAssembly.Memory
+let base = 0
 const PAGE = 65536
 
-let buffer = memory.buffer
-let u8 = new Uint8Array(buffer)
-let i32 = new Int32Array(buffer)
-let f64 = new Float64Array(buffer)
-let view = new DataView(buffer)
-let nodeBuffer = Buffer.from(buffer)
+function instantiate(): WasmExports {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {
+    env: {
+      // Only reachable through a bug in the core: every input is bounds-checked.
+      abort(): never {
+        throw new WafkaError('wafka wasm core aborted: this is a bug in wafka, please report it')
+      },
+    },
+  })
+  exports = instance.exports as unknown as WasmExports
+  memory = exports.memory
+  base = exports.heapBase()
+  arena.top = base
+  refresh()
+  return exports
+}
+
+// A call through the proxy costs a trap, and calls are per operation (a batch, a block), never per record.
+export const wasm = new Proxy({} as WasmExports, { get: (_, name: string) => (exports ?? instantiate())[name] })
+
+let buffer: ArrayBuffer
+let u8: Uint8Array
+let i32: Int32Array
+let f64: Float64Array
+let view: DataView
+let nodeBuffer: Buffer
 
 // Only arena.alloc grows memory (the core never allocates), so views are
 // refreshed there and nowhere else: reading memory.buffer is not free.
-let capacity = buffer.byteLength
+let capacity = 0
 
 function refresh(): void {
   buffer = memory.buffer
@@ -76,14 +90,16 @@ export function memView(): DataView {
  * between regions.
  */
 export const arena = {
-  top: base,
+  top: 0,
   regions: 0,
   reset(): void {
+    if (exports === undefined) instantiate()
     this.top = base
     this.regions = 0
   },
   /** A region of `size` bytes, 64-aligned. */
   alloc(size: number): number {
+    if (exports === undefined) instantiate()
     const ptr = ((this.top + 4095) & ~4095) + ((this.regions++ * 1088) & 4095)
     const end = ptr + size
     if (end > capacity) {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { builtin } from '../node-builtins.js'
 import { ConnectionError, KafkaError, UnsupportedApiError, WafkaError } from '../errors.js'
 import { sleep } from '../net/backoff.js'
 import { ConsumerGroupHeartbeat } from '../protocol/messages/index.js'
@@ -23,7 +23,7 @@ const STATIC_LEAVE_EPOCH = -2
  */
 export class ConsumerGroupProtocol implements Membership {
   /** Client-generated since ConsumerGroupHeartbeat v1 (KIP-1082). */
-  memberId = randomBytes(16).toString('base64url')
+  memberId = builtin('node:crypto').randomBytes(16).toString('base64url')
   private memberEpoch = 0
   private intervalMs: number
   private owned: TopicPartition[] = []

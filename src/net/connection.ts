@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer'
 import * as net from 'node:net'
-import * as tls from 'node:tls'
+import type * as tls from 'node:tls'
 import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
 import { SaslSession } from './sasl/session.js'
 import type { SaslOption } from './sasl/types.js'
@@ -10,7 +10,8 @@ import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
 import { abortable, MAX_TIMER_MS } from './backoff.js'
 import { FrameSplitter } from './frames.js'
-import { decodeResponseFrame, encodeRequestFrame } from './wire.js'
+import { builtin, preloadBuiltins } from '../node-builtins.js'
+import { decodeResponseFrame, encodeRequestParts } from './wire.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
 import { describeError, silentLogger, type Logger } from '../logger.js'
@@ -299,12 +300,18 @@ export class Connection {
     return new ConnectionError(`connection to ${this.name} is closed${reason}`, { cause: this.closeError })
   }
 
-  private connect(): Promise<void> {
+  private async connect(): Promise<void> {
+    const tlsOptions = this.options.ssl ?? this.options.tls
+    if (tlsOptions) await preloadBuiltins()
     return new Promise((resolve, reject) => {
       const { host, port, connectTimeoutMs } = this.options
-      const tlsOptions = this.options.ssl ?? this.options.tls
       const socket = tlsOptions
-        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(tlsOptions === true ? {} : tlsOptions) })
+        ? builtin('node:tls').connect({
+            host,
+            port,
+            servername: net.isIP(host) ? undefined : host,
+            ...(tlsOptions === true ? {} : tlsOptions),
+          })
         : net.connect({ host, port })
       this.socket = socket
       socket.setNoDelay(true)
@@ -351,9 +358,9 @@ export class Connection {
     const correlationId = (this.nextCorrelationId = (this.nextCorrelationId + 1) | 0)
     call.correlationId = correlationId
     call.seq = this.sent++
-    let frame: Buffer
+    let frame: Buffer[]
     try {
-      frame = encodeRequestFrame(call.api, call.version, correlationId, this.options.clientId, call.body)
+      frame = encodeRequestParts(call.api, call.version, correlationId, this.options.clientId, call.body)
     } catch (err) {
       call.reject(err as Error)
       this.pump()
@@ -364,7 +371,7 @@ export class Connection {
     if (!call.expectResponse) {
       this.unanswered.push({ id: correlationId, seq: call.seq! })
       if (this.unanswered.length > 1024) this.unanswered.shift()
-      this.socket!.write(frame, (err) => (err ? call.reject(this.closedError()) : call.resolve(undefined)))
+      this.write(frame, (err) => (err ? call.reject(this.closedError()) : call.resolve(undefined)))
       this.pump()
       return
     }
@@ -380,7 +387,20 @@ export class Connection {
       },
       Math.min(call.timeoutMs, MAX_TIMER_MS),
     )
-    this.socket!.write(frame)
+    this.write(frame)
+  }
+
+  /** A frame's blocks in one gathering write (corked: one writev), the callback after the last. */
+  private write(parts: Buffer[], done?: (err?: Error | null) => void): void {
+    const socket = this.socket!
+    if (parts.length === 1) {
+      socket.write(parts[0], done)
+      return
+    }
+    socket.cork()
+    for (let i = 0; i < parts.length - 1; i++) socket.write(parts[i])
+    socket.write(parts[parts.length - 1], done)
+    socket.uncork()
   }
 
   private pump(): void {

@@ -13,12 +13,23 @@ const { UNSUPPORTED_VERSION } = ErrorCodes
  * the socket may still hold the bytes after write() returns.
  */
 export function encodeRequestFrame(api: ApiSpec, version: number, correlationId: number, clientId: string | null, body: unknown): Buffer {
-  const w = new Writer(256)
+  return frameWriter(api, version, correlationId, clientId, body, new Writer(256)).finish()
+}
+
+/**
+ * The same frame as blocks for one gathering socket write: large byte fields
+ * (a Produce request's record batches) are referenced, not copied into it.
+ */
+export function encodeRequestParts(api: ApiSpec, version: number, correlationId: number, clientId: string | null, body: unknown): Buffer[] {
+  return frameWriter(api, version, correlationId, clientId, body, new Writer(256).gather()).finishParts()
+}
+
+function frameWriter(api: ApiSpec, version: number, correlationId: number, clientId: string | null, body: unknown, w: Writer): Writer {
   w.reserve(4)
   encodeRequestHeader(w, requestHeaderVersion(api.apiKey, version), { apiKey: api.apiKey, apiVersion: version, correlationId, clientId })
   api.encodeRequest(w, version, body as any)
   w.setInt32At(0, w.length - 4)
-  return w.finish()
+  return w
 }
 
 /** A response frame (after its size): the header is checked by the caller; returns the decoded body. */

@@ -1,3 +1,4 @@
+import { RecordStage } from '../codec/record-stage.js'
 import type { RecordInput } from '../codec/types.js'
 import { TimeoutError } from '../errors.js'
 
@@ -22,6 +23,8 @@ export class ProducerBatch {
   retryAt = 0
   /** Encoded once, on first send; retries send the same bytes (same sequence). */
   encoded: Buffer | null = null
+  /** The records' bytes, copied as they were appended; null once encoded, or when a record could not be staged (then the records are encoded). */
+  stage: RecordStage | null = null
   baseSequence = -1
   producerEpoch = -1
 
@@ -92,6 +95,8 @@ export class Accumulator {
   readonly queues = new Map<string, PartitionQueue>()
   private used = 0
   private readonly waiters: Array<{ bytes: number; wake(): void }> = []
+  /** Stages of encoded batches, for the next batches: in the steady state appending allocates no buffer. */
+  private readonly stages: RecordStage[] = []
 
   constructor(
     private readonly batchSize: number,
@@ -135,7 +140,13 @@ export class Accumulator {
         sealed = true
       }
       batch = new ProducerBatch(q, codec, acks, now, now + this.deliveryTimeoutMs)
+      batch.stage = this.stages.pop() ?? new RecordStage(this.batchSize + (this.batchSize >> 2))
       q.batches.push(batch)
+    }
+    const stage = batch.stage
+    if (stage !== null && !stage.add(record)) {
+      this.recycle(stage)
+      batch.stage = null
     }
     batch.records.push(record)
     batch.calls.push(call)
@@ -179,6 +190,13 @@ export class Accumulator {
       }, waitMs)
       this.waiters.push(waiter)
     })
+  }
+
+  /** Takes back a stage its batch no longer needs. One grown far past the batch size (a large record) is left to the GC. */
+  recycle(stage: RecordStage): void {
+    if (this.stages.length >= 64 || stage.data.length > 4 * this.batchSize + 1024) return
+    stage.reset()
+    this.stages.push(stage)
   }
 
   /** Gives back memory (a completed batch's, or a reservation not used), waking waiters in order. */

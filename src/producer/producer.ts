@@ -1,4 +1,5 @@
-import { loadCodecs, codecId, type CompressionType } from '../codec/compression.js'
+import { Compression, loadCodecs, loadZstd, codecId, type CompressionType } from '../codec/compression.js'
+import { preloadBuiltins } from '../node-builtins.js'
 import type { Bytes, HeadersInput } from '../codec/types.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { ConfigError, TimeoutError, WafkaError } from '../errors.js'
@@ -94,12 +95,13 @@ export class Producer {
     this.sender = new Sender(cluster, this.accumulator, this.config, this.identity, this.txn)
   }
 
-  /** Bootstraps, loads async codecs, and gets a producer id (idempotent or transactional). */
+  /** Bootstraps, loads the codecs it needs, and gets a producer id (idempotent or transactional). */
   connect(): Promise<void> {
     if (this.state === 'closed') return Promise.reject(new WafkaError('the producer was disconnected: create a new one'))
     this.connecting ??= (async () => {
       this.state = 'connecting'
-      await Promise.all([this.cluster.connect(), loadCodecs()])
+      // zstd's wasm build (where node:zlib lacks zstd) is ~20 ms of CPU to load: only when this producer compresses with it.
+      await Promise.all([this.cluster.connect(), this.config.codec === Compression.zstd ? loadCodecs() : preloadBuiltins()])
       await this.identity?.init()
       this.state = 'connected'
     })()
@@ -259,6 +261,7 @@ export class Producer {
     if (this.identity && acks !== -1)
       throw new ConfigError(`an idempotent producer sends with acks='all': this send asked for acks=${acksOverride}`)
     const codec = compression === undefined ? this.config.codec : codecId(compression)
+    if (codec === Compression.zstd) await loadZstd()
     const now = Date.now()
     let total = 0
     const sizes: number[][] = []

@@ -1,6 +1,6 @@
 import { restampBatch } from '../codec/batch-restamp.js'
 import type { CompressionType } from '../codec/compression.js'
-import { encodeRecordBatch } from '../codec/batch-encoder.js'
+import { encodeRecordBatch, encodeStagedRecords } from '../codec/batch-encoder.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { KafkaError, ProtocolError, UnsupportedApiError, WafkaError, kafkaError, TimeoutError } from '../errors.js'
 import { backoffMs } from '../net/backoff.js'
@@ -204,7 +204,7 @@ export class Sender {
       q.nextSequence = (q.nextSequence + batch.records.length) % 0x8000_0000
     }
     batch.sealed = true
-    batch.encoded = encodeRecordBatch(batch.records, {
+    const options = {
       compression: batch.codec as CompressionType,
       compressionLevel: this.config.compressionLevel,
       producerId: id ? id.producerId : -1n,
@@ -212,7 +212,18 @@ export class Sender {
       baseSequence: id ? batch.baseSequence : -1,
       transactional: this.txn !== null,
       defaultTimestamp: batch.createdAt,
-    })
+    }
+    const stage = batch.stage
+    if (stage !== null) {
+      batch.stage = null
+      try {
+        batch.encoded = encodeStagedRecords(stage, options)
+      } finally {
+        this.accumulator.recycle(stage)
+      }
+    } else {
+      batch.encoded = encodeRecordBatch(batch.records, options)
+    }
     return batch.encoded
   }
 

@@ -13,6 +13,8 @@ const INT64_MAX = 2n ** 63n - 1n
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 /** Strings up to this many UTF-16 units are tried as ASCII first: a byte loop beats Buffer#write for short ones. */
 const SHORT_STRING = 64
+/** A gathering Writer references raw blocks this large instead of copying them. */
+const GATHER_MIN = 1024
 
 /** URL-safe base64 digit values by char code, -1 for anything else. */
 const BASE64URL = new Int8Array(128).fill(-1)
@@ -27,20 +29,49 @@ export class Writer {
   private buf: Buffer
   private view: DataView
   private pos = 0
+  /**
+   * Gathering (see `gather`): the blocks so far, in order: spans of buf that
+   * end where a large raw block was referenced, and those blocks.
+   */
+  private parts: Buffer[] | null = null
+  /** The span from 0, once handed out: setInt32At writes there too. */
+  private firstSpan: Buffer | null = null
+  /** Where in buf the span after the last referenced block starts. */
+  private spanStart = 0
+  /** Bytes of referenced blocks. */
+  private referenced = 0
+  /** Known tagged fields being written: their sizes are measured in buf, so raw blocks inside them are copied. */
+  private openTags = 0
 
   constructor(initialCapacity = 1024) {
     this.buf = Buffer.allocUnsafe(Math.max(16, initialCapacity))
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length)
   }
 
+  /**
+   * Raw blocks of GATHER_MIN bytes or more are referenced, not copied, and
+   * the bytes come out as blocks (`finishParts`) for one gathering write:
+   * a Produce request's record batches go to the socket as they are.
+   */
+  gather(): this {
+    if (this.pos !== 0) throw new RangeError('gather() starts an empty Writer')
+    this.parts = []
+    this.spanStart = this.pos
+    return this
+  }
+
   /** Bytes written so far. */
   get length(): number {
-    return this.pos
+    return this.pos + this.referenced
   }
 
   /** Forgets what was written, keeping the memory. */
   reset(): this {
     this.pos = 0
+    if (this.parts) this.parts = []
+    this.firstSpan = null
+    this.spanStart = 0
+    this.referenced = 0
     return this
   }
 
@@ -48,9 +79,19 @@ export class Writer {
    * The bytes written so far, as a view of the Writer's memory (no copy).
    * Once the Writer is reset and reused, the view shows the new bytes: copy
    * it (Buffer.from) first if it must outlive that, or use a Writer per frame.
+   * A gathering Writer's blocks are joined (copied) into one Buffer.
    */
   finish(): Buffer {
-    return this.buf.subarray(0, this.pos)
+    if (this.parts === null || this.parts.length === 0) return this.buf.subarray(0, this.pos)
+    return Buffer.concat(this.finishParts(), this.length)
+  }
+
+  /** The bytes written so far as blocks, in order (one block unless gathering referenced some). */
+  finishParts(): Buffer[] {
+    if (this.parts === null || this.parts.length === 0) return [this.buf.subarray(0, this.pos)]
+    const parts = this.parts.slice()
+    if (this.pos > this.spanStart) parts.push(this.buf.subarray(this.spanStart, this.pos))
+    return parts
   }
 
   /** Makes room for `n` more bytes. */
@@ -74,8 +115,12 @@ export class Writer {
     return at
   }
 
+  /** Overwrites an int32 written before (in this Writer's memory: before any referenced block when gathering). */
   setInt32At(pos: number, v: number): void {
     if (pos < 0 || pos + 4 > this.pos) throw new RangeError(`setInt32At(${pos}) is outside the ${this.pos} bytes written`)
+    // Gathering: the first span (from 0) may be a view of memory the Writer has since outgrown.
+    const first = this.firstSpan
+    if (first !== null && pos + 4 <= first.length) first.writeInt32BE(v, pos)
     this.buf.writeInt32BE(v, pos)
   }
 
@@ -191,6 +236,18 @@ export class Writer {
   /** Raw bytes, no length. */
   raw(bytes: BytesInput): void {
     if (bytes instanceof Uint8Array) {
+      if (this.parts !== null && bytes.length >= GATHER_MIN && this.openTags === 0) {
+        // The buffer is not reallocated past this point for the span before: views of it stay valid.
+        if (this.pos > this.spanStart) {
+          const span = this.buf.subarray(this.spanStart, this.pos)
+          if (this.spanStart === 0) this.firstSpan = span
+          this.parts.push(span)
+        }
+        this.parts.push(bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length))
+        this.referenced += bytes.length
+        this.spanStart = this.pos
+        return
+      }
       this.ensure(bytes.length)
       this.buf.set(bytes, this.pos)
       this.pos += bytes.length
@@ -357,6 +414,7 @@ export class Writer {
 
   /** Starts a known tagged field; the value follows, then endTag with what this returned. */
   startTag(tag: number): number {
+    this.openTags++
     this.uvarint(tag)
     // One byte for the size, which is enough below 128 bytes; endTag moves the value if not.
     this.ensure(1)
@@ -364,6 +422,7 @@ export class Writer {
   }
 
   endTag(sizeAt: number): void {
+    this.openTags--
     const size = this.pos - sizeAt - 1
     if (size < 0x80) {
       this.buf[sizeAt] = size

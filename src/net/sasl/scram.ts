@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer'
-import { createHash, createHmac, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto'
+import { builtin } from '../../node-builtins.js'
 import { AuthenticationError } from '../../errors.js'
 import type { SaslMechanism } from './types.js'
 
@@ -31,11 +31,13 @@ function attributes(message: string): Map<string, string> {
 /** SaltedPassword := Hi(password, salt, i), PBKDF2 with HMAC over the password's UTF-8 bytes (Kafka does no SASLprep). */
 export function saltedPassword(hash: ScramHash, password: string, salt: Buffer, iterations: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) =>
-    pbkdf2(Buffer.from(password, 'utf8'), salt, iterations, KEY_BYTES[hash], hash, (err, key) => (err ? reject(err) : resolve(key))),
+    builtin('node:crypto').pbkdf2(Buffer.from(password, 'utf8'), salt, iterations, KEY_BYTES[hash], hash, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   )
 }
 
-const hmac = (hash: ScramHash, key: Buffer, data: string | Buffer) => createHmac(hash, key).update(data).digest()
+const hmac = (hash: ScramHash, key: Buffer, data: string | Buffer) => builtin('node:crypto').createHmac(hash, key).update(data).digest()
 
 /**
  * The client side of one SCRAM exchange (RFC 5802, RFC 7677), as a state
@@ -51,7 +53,7 @@ export class ScramClient {
     private readonly hash: ScramHash,
     username: string,
     private readonly password: string,
-    private readonly nonce: string = randomBytes(24).toString('base64'),
+    private readonly nonce: string = builtin('node:crypto').randomBytes(24).toString('base64'),
     private readonly fail: (message: string) => Error = (m) => new Error(m),
   ) {
     this.clientFirstBare = `n=${escapeUsername(username)},r=${nonce}`
@@ -77,7 +79,7 @@ export class ScramClient {
     }
     const salted = await saltedPassword(this.hash, this.password, Buffer.from(salt, 'base64'), iterations)
     const clientKey = hmac(this.hash, salted, 'Client Key')
-    const storedKey = createHash(this.hash).update(clientKey).digest()
+    const storedKey = builtin('node:crypto').createHash(this.hash).update(clientKey).digest()
     const withoutProof = `c=${Buffer.from(GS2_HEADER).toString('base64')},r=${serverNonce}`
     const authMessage = `${this.clientFirstBare},${serverFirst},${withoutProof}`
     const clientSignature = hmac(this.hash, storedKey, authMessage)
@@ -93,7 +95,11 @@ export class ScramClient {
     const error = attrs.get('e')
     if (error !== undefined) throw this.fail(`the broker refused the SCRAM proof: ${error}`)
     const verifier = Buffer.from(attrs.get('v') ?? '', 'base64')
-    if (!this.serverSignature || verifier.length !== this.serverSignature.length || !timingSafeEqual(verifier, this.serverSignature)) {
+    if (
+      !this.serverSignature ||
+      verifier.length !== this.serverSignature.length ||
+      !builtin('node:crypto').timingSafeEqual(verifier, this.serverSignature)
+    ) {
       throw this.fail('the broker could not prove it knows the password (bad SCRAM server signature): refusing it')
     }
   }

@@ -1,0 +1,40 @@
+import { WafkaError } from './errors.js'
+
+/**
+ * Node built-ins that only some uses need (tls, crypto, zlib), loaded on
+ * first use rather than when wafka is imported: loading them (node:crypto
+ * and node:tls above all) is a few milliseconds of every process's start-up,
+ * spent even by a client that never uses TLS, SCRAM or gzip.
+ *
+ * process.getBuiltinModule (Node >= 20.16, Deno, Bun) loads one
+ * synchronously; where it is missing, `preloadBuiltins` (awaited on connect
+ * and by loadCodecs) imports them first.
+ */
+export interface Builtins {
+  'node:tls': typeof import('node:tls')
+  'node:crypto': typeof import('node:crypto')
+  'node:zlib': typeof import('node:zlib')
+}
+type Name = keyof Builtins
+
+const loaded: Partial<Builtins> = {}
+const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule
+
+export function builtin<N extends Name>(name: N): Builtins[N] {
+  let m = loaded[name]
+  if (m === undefined) {
+    m = getBuiltinModule?.(name) as Builtins[N] | undefined
+    if (m === undefined) throw new WafkaError(`${name} is not loaded yet on this runtime: await loadCodecs() (or connect a client) first`)
+    loaded[name] = m
+  }
+  return m
+}
+
+/** Imports the built-ins where they cannot be loaded synchronously on first use; cheap to call again. */
+export async function preloadBuiltins(): Promise<void> {
+  if (getBuiltinModule) return
+  const [tls, crypto, zlib] = await Promise.all([import('node:tls'), import('node:crypto'), import('node:zlib')])
+  loaded['node:tls'] = tls
+  loaded['node:crypto'] = crypto
+  loaded['node:zlib'] = zlib
+}
