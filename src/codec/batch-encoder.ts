@@ -158,7 +158,8 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
     }
   }
 
-  return seal(codec, count, firstTs, maxTs, params, staged, out, outCap, scratch, sectionBound, options)
+  const layout = { params, staged, out, outCap, scratch, sectionBound, lastOffsetDelta, deltaTable }
+  return seal(codec, count, firstTs, maxTs, layout, options)
 }
 
 /**
@@ -166,6 +167,9 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
  * RecordBatch v2: the same bytes encodeRecordBatch makes of those records.
  */
 export function encodeStagedRecords(stage: RecordStage, options: EncodeOptions = {}): Buffer {
+  // The stage holds a producer's records: consecutive offsets from the first record's timestamp.
+  if (options.offsetDeltas !== undefined || options.deleteHorizonMs !== undefined)
+    throw new ConfigError('offsetDeltas and deleteHorizonMs are for encodeRecordBatch (rewritten batches), not staged records')
   const count = stage.count
   const headerCount = stage.headerCount
   const codec = codecId(options.compression)
@@ -215,23 +219,26 @@ export function encodeStagedRecords(stage: RecordStage, options: EncodeOptions =
     i32[e + 2] = data + hs[h + 2]
     i32[e + 3] = hs[h + 3]
   }
-  return seal(codec, count, firstTs, maxTs, params, staged, out, outCap, scratch, sectionBound, options)
+  const layout = { params, staged, out, outCap, scratch, sectionBound, lastOffsetDelta: Math.max(0, count - 1), deltaTable: 0 }
+  return seal(codec, count, firstTs, maxTs, layout, options)
+}
+
+/** Where a batch's parts sit in wasm memory, and its offset layout (deltaTable 0: consecutive offsets). */
+interface BatchLayout {
+  params: number
+  staged: number
+  out: number
+  outCap: number
+  scratch: number
+  sectionBound: number
+  lastOffsetDelta: number
+  deltaTable: number
 }
 
 /** Fills in the batch header's fields, runs the core's encoder over the staged records, and copies the batch out. */
-function seal(
-  codec: number,
-  count: number,
-  firstTs: number,
-  maxTs: number,
-  params: number,
-  staged: number,
-  out: number,
-  outCap: number,
-  scratch: number,
-  sectionBound: number,
-  options: EncodeOptions,
-): Buffer {
+function seal(codec: number, count: number, firstTs: number, maxTs: number, layout: BatchLayout, options: EncodeOptions): Buffer {
+  const { params, staged, out, outCap, scratch, sectionBound, lastOffsetDelta, deltaTable } = layout
+  const horizon = options.deleteHorizonMs
   let attributes = codec
   if (options.logAppendTime !== undefined) attributes |= 8
   if (options.transactional) attributes |= 16
