@@ -16,6 +16,10 @@ import { ProducerState } from './producer-state.js'
 import { LeaderState } from './leader-state.js'
 import { ReplicaFetcher } from './replica-fetcher.js'
 import type { PartitionImage, TopicImage } from './controller.js'
+import { join } from 'node:path'
+import { readBatchHeader } from './record-batch.js'
+import { DiskLog } from './storage/disk-log.js'
+import { topicConfig } from './topic-configs.js'
 
 /** A partition as one broker holds it: its log, the producers' idempotence state, and its followers while it leads. */
 export interface Replica {
@@ -43,6 +47,8 @@ export class VirtualBroker {
   readonly fetcher: ReplicaFetcher
   private isrTimer: NodeJS.Timeout | null = null
   private unsubscribe: (() => void) | null = null
+  /** Whether this broker's directory was stopped cleanly (known at its first start; null before). */
+  private cleanStart: boolean | null = null
 
   constructor(
     readonly id: number,
@@ -58,6 +64,7 @@ export class VirtualBroker {
   /** Listens on `port` (0: an ephemeral one the first time, the same one after a stop). */
   async start(port = this.port): Promise<void> {
     if (this.listener) return
+    this.cleanStart ??= this.cluster.cleanlyStopped(this.id)
     const { maxRequestBytes, maxConnections } = this.cluster.options
     const listener = new Listener(this.handleFrame, maxRequestBytes, (why) => this.cluster.problem(this.id, why), maxConnections)
     this.port = await listener.listen(this.host, port)
@@ -94,8 +101,34 @@ export class VirtualBroker {
   replica(topicId: string, partition: number): Replica {
     const key = `${topicId}/${partition}`
     let r = this.replicas.get(key)
-    if (!r) this.replicas.set(key, (r = { log: new PartitionLog(), producers: new ProducerState(), leader: null }))
+    if (!r) this.replicas.set(key, (r = this.openReplica(topicId, partition)))
     return r
+  }
+
+  /**
+   * A new replica: in memory, or with a dataDir its partition directory
+   * opened and recovered, the epoch cache, transactions and producer
+   * state rebuilt from the batches kept.
+   */
+  private openReplica(topicId: string, partition: number): Replica {
+    const dir = this.cluster.brokerDir(this.id)
+    const t = this.cluster.controller.topicsById.get(topicId)
+    if (!dir || !t) return { log: new PartitionLog(), producers: new ProducerState(), leader: null }
+    const producers = new ProducerState()
+    const log = new PartitionLog()
+    const config = () => ({
+      segmentBytes: Number(topicConfig(t, 'segment.bytes')),
+      segmentMs: Number(topicConfig(t, 'segment.ms')),
+      indexIntervalBytes: Number(topicConfig(t, 'index.interval.bytes')),
+    })
+    const disk = DiskLog.open(join(dir, `${t.name}-${partition}`), topicId, config, this.cleanStart === false, (bytes, baseOffset) => {
+      const header = readBatchHeader(bytes)
+      if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
+      else producers.update(header, baseOffset)
+      log.recovered(bytes, baseOffset)
+    })
+    log.opened(disk)
+    return { log, producers, leader: null }
   }
 
   /**

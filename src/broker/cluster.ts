@@ -1,5 +1,11 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { Controller, type PartitionImage, type TopicImage } from './controller.js'
+import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
+import type { MetadataRecord } from './metadata-records.js'
+import { GroupStore } from './storage/group-store.js'
+import { RecordFile } from './storage/record-file.js'
+import { topicConfig } from './topic-configs.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
@@ -54,11 +60,22 @@ export interface BrokerOptions {
    * embedded broker serves tests, as Kafka's own test configs set it.
    */
   groupInitialRebalanceDelayMs?: number
+  /**
+   * log.dirs: where the cluster keeps its data, in Kafka's layout (a
+   * directory per broker, `broker-<id>`, holding one per partition,
+   * `<topic>-<partition>`, of segments and indexes; the cluster metadata
+   * log; the group log), recovered and replayed at start. Default: none,
+   * everything in memory.
+   */
+  dataDir?: string
+  /** log.retention.check.interval.ms: how often retention.ms and retention.bytes are applied. Default 300000, as Kafka. */
+  retentionCheckIntervalMs?: number
   /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
   onProblem?: (message: string) => void
 }
 
-export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem'>> & Pick<BrokerOptions, 'onProblem'>
+export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem' | 'dataDir'>> &
+  Pick<BrokerOptions, 'onProblem' | 'dataDir'>
 
 export const DEFAULTS: ResolvedOptions = {
   brokers: 1,
@@ -73,20 +90,28 @@ export const DEFAULTS: ResolvedOptions = {
   groupMinSessionTimeoutMs: 6000,
   groupMaxSessionTimeoutMs: 1_800_000,
   groupInitialRebalanceDelayMs: 0,
+  retentionCheckIntervalMs: 300_000,
 }
+
+/** Marks a broker directory whose logs were closed cleanly: its recovery checks only the newest segments. */
+const CLEAN_SHUTDOWN = '.clean-shutdown'
 
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
 export class EmbeddedCluster {
-  readonly controller = new Controller()
+  readonly controller: Controller
   readonly brokers = new Map<number, VirtualBroker>()
   readonly faults = new Faults()
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
   readonly options: ResolvedOptions
+  private metadataFile: RecordFile<MetadataRecord> | null = null
+  private retentionTimer: NodeJS.Timeout | null = null
 
   constructor(options: BrokerOptions) {
     const { topics: _topics, ...rest } = options as BrokerOptions & { topics?: unknown }
     this.options = { ...DEFAULTS, ...rest }
+    if (this.options.dataDir !== undefined && (typeof this.options.dataDir !== 'string' || this.options.dataDir === ''))
+      throw new RangeError(`startCluster: dataDir must be a directory path, not ${JSON.stringify(this.options.dataDir)}`)
     if (options.defaultReplicationFactor === undefined)
       this.options.defaultReplicationFactor = Math.min(3, Number.isInteger(this.options.brokers) ? this.options.brokers : 1)
     const positive = [
@@ -96,6 +121,7 @@ export class EmbeddedCluster {
       'defaultReplicationFactor',
       'replicaLagTimeMaxMs',
       'replicaFetchWaitMaxMs',
+      'retentionCheckIntervalMs',
     ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
@@ -103,15 +129,86 @@ export class EmbeddedCluster {
       if (!(Number.isInteger(v) && (v as number) >= least))
         throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
     }
+    this.controller = this.openMetadata()
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
+    const dataDir = this.options.dataDir
+    if (dataDir) {
+      const groups = this.groups
+      groups.store = GroupStore.open(
+        join(dataDir, '__consumer_offsets', 'groups.jsonl'),
+        (id) => groups.getOrCreate(id),
+        () => groups.groups.values(),
+        (id) => groups.groups.delete(id),
+      )
+      for (const g of groups.groups.values()) g.changes = groups.store
+    }
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
       for (const b of this.brokers.values())
-        for (const key of [...b.replicas.keys()]) if (key.startsWith(`${r.id}/`)) b.replicas.delete(key)
-      for (const g of this.groups.groups.values()) g.offsets.delete(r.name)
+        for (const [key, replica] of [...b.replicas]) {
+          if (!key.startsWith(`${r.id}/`)) continue
+          replica.log.destroy()
+          b.replicas.delete(key)
+        }
+      for (const g of this.groups.groups.values())
+        for (const partition of [...(g.offsets.get(r.name)?.keys() ?? [])]) g.deleteOffset(r.name, partition)
     })
+  }
+
+  /**
+   * The controller: with a dataDir, the replay of the metadata log there
+   * (KRaft's __cluster_metadata, as JSON records), every new record appended
+   * to it before it takes effect anywhere else; else a new one in memory.
+   */
+  private openMetadata(): Controller {
+    const dataDir = this.options.dataDir
+    if (!dataDir) return new Controller()
+    mkdirSync(dataDir, { recursive: true })
+    const props = join(dataDir, 'meta.properties')
+    let clusterId = existsSync(props) ? /cluster\.id=(\S+)/.exec(readFileSync(props, 'utf8'))?.[1] : undefined
+    if (!clusterId) {
+      clusterId = uuid()
+      writeFileSync(props, `version=1\ncluster.id=${clusterId}\n`)
+    }
+    const { file, records } = RecordFile.open<MetadataRecord>(join(dataDir, '__cluster_metadata-0', 'records.jsonl'))
+    const controller = Controller.replay(records, clusterId)
+    this.metadataFile = file
+    controller.persist = (r) => file.append(r)
+    return controller
+  }
+
+  /** A broker's own directory under dataDir, or null in memory. */
+  brokerDir(id: number): string | null {
+    return this.options.dataDir ? join(this.options.dataDir, `broker-${id}`) : null
+  }
+
+  /** Whether broker `id`'s logs were closed cleanly last time (its recovery need not read every segment); consumes the marker. */
+  cleanlyStopped(id: number): boolean {
+    const dir = this.brokerDir(id)
+    if (!dir) return true
+    mkdirSync(dir, { recursive: true })
+    const marker = join(dir, CLEAN_SHUTDOWN)
+    if (!existsSync(marker)) return false
+    rmSync(marker)
+    return true
+  }
+
+  /** Retention: every replica's log applies its topic's retention.ms and retention.bytes. */
+  private applyRetention(): void {
+    const now = Date.now()
+    for (const b of this.brokers.values()) {
+      for (const [key, replica] of b.replicas) {
+        const t = this.controller.topicsById.get(key.slice(0, key.indexOf('/')))
+        if (!t) continue
+        try {
+          replica.log.applyRetention(now, Number(topicConfig(t, 'retention.ms')), Number(topicConfig(t, 'retention.bytes')))
+        } catch (err) {
+          this.problem(b.id, `retention of ${t.name}: ${(err as Error).message}`)
+        }
+      }
+    }
   }
 
   async start(topics: TopicSpec[] = []): Promise<void> {
@@ -119,10 +216,15 @@ export class EmbeddedCluster {
     for (let id = 0; id < brokers; id++) {
       const b = new VirtualBroker(id, this)
       this.brokers.set(id, b)
+      // A broker stopped when the cluster last stopped (replayed metadata) comes back: it takes back what it led.
+      if (this.controller.brokers.get(id)?.fenced) this.controller.setFenced(id, false)
       await b.start(port === 0 ? 0 : port + id)
       this.controller.registerBroker(id, b.host, b.port)
     }
+    this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
     for (const t of topics) {
+      // Restarted on a dataDir, the topics asked for may be there already.
+      if (this.controller.topics.has(t.name)) continue
       this.controller.createTopic(t.name, {
         partitions: t.partitions ?? this.options.defaultPartitions,
         replicationFactor: t.replicationFactor ?? this.options.defaultReplicationFactor,
@@ -177,7 +279,17 @@ export class EmbeddedCluster {
     const how = this.controller.moveLeader(topic, partition, brokerId)
     if (how === 'reassigned' && from && replica && from !== target) {
       from.replicas.delete(key)
-      target.replicas.set(key, replica)
+      const fromDir = replica.log.disk?.dir
+      if (fromDir) {
+        // On disk the partition's directory moves to its new broker's, which opens it as its own.
+        replica.log.close()
+        const toDir = join(this.brokerDir(brokerId)!, `${t!.name}-${partition}`)
+        rmSync(toDir, { recursive: true, force: true })
+        mkdirSync(this.brokerDir(brokerId)!, { recursive: true })
+        renameSync(fromDir, toDir)
+        target.replicas.delete(key)
+        target.replica(t!.id, partition)
+      } else target.replicas.set(key, replica)
       replica.leader = null
       // The moved replica takes its leadership at the new epoch.
       target.syncRole(t!, t!.partitions[partition])
@@ -198,9 +310,20 @@ export class EmbeddedCluster {
   }
 
   async stop(): Promise<void> {
+    if (this.retentionTimer) clearInterval(this.retentionTimer)
+    this.retentionTimer = null
     this.faults.clear()
     this.groups.close()
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))
+    // The logs close (flushed to the OS) and each broker directory is marked clean for the next start's recovery.
+    for (const b of this.brokers.values()) {
+      for (const r of b.replicas.values()) r.log.close()
+      b.replicas.clear()
+      const dir = this.brokerDir(b.id)
+      if (dir) writeFileSync(join(dir, CLEAN_SHUTDOWN), '')
+    }
+    this.metadataFile?.close()
+    this.metadataFile = null
   }
 }

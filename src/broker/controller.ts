@@ -78,7 +78,11 @@ export class Controller {
     return () => this.listeners.delete(listener)
   }
 
+  /** Where each new record is written before it applies (the metadata log in dataDir); none in memory. */
+  persist: ((r: MetadataRecord) => void) | null = null
+
   append(record: MetadataRecord): void {
+    this.persist?.(record)
     this.apply(record)
     this.log.push(record)
     for (const l of this.listeners) l(record)

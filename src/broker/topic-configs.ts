@@ -11,9 +11,11 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'max.message.bytes': { value: '1048588', enforced: true },
   'message.timestamp.type': { value: 'CreateTime', enforced: false },
   'min.insync.replicas': { value: '1', enforced: true },
-  'retention.bytes': { value: '-1', enforced: false },
-  'retention.ms': { value: '604800000', enforced: false },
-  'segment.bytes': { value: '1073741824', enforced: false },
+  'retention.bytes': { value: '-1', enforced: true },
+  'retention.ms': { value: '604800000', enforced: true },
+  'segment.bytes': { value: '1073741824', enforced: true },
+  'segment.ms': { value: '604800000', enforced: true },
+  'index.interval.bytes': { value: '4096', enforced: true },
 }
 
 /** A config's value for a topic: set, or the default. */
@@ -32,6 +34,12 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (key === 'compression.type')
     return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
+  // Kafka's lower bounds (TopicConfig / LogConfig).
+  if (key === 'segment.bytes' && Number(value) < 1048576)
+    return `Invalid value ${value} for configuration segment.bytes: Value must be at least 1048576`
+  if (key === 'segment.ms' && Number(value) < 1) return `Invalid value ${value} for configuration segment.ms: Value must be at least 1`
+  if (key === 'index.interval.bytes' && Number(value) < 0)
+    return `Invalid value ${value} for configuration index.interval.bytes: Value must be at least 0`
   if (key === 'min.insync.replicas' && Number(value) < 1)
     return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`
   return null

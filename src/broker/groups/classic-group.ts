@@ -62,6 +62,12 @@ export interface CommittedOffset {
   commitTimestamp: number
 }
 
+/** Where a group's durable changes go (the group log in dataDir); none in memory. */
+export interface GroupChanges {
+  offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void
+  generation(g: ClassicGroup): void
+}
+
 export interface GroupTimings {
   initialRebalanceDelayMs: number
 }
@@ -91,6 +97,7 @@ export class ClassicGroup {
   private readonly pendingTxnOffsets = new Map<bigint, { topic: string; partition: number; c: CommittedOffset }[]>()
   private phaseTimer: NodeJS.Timeout | null = null
   private delayingInitialJoin = false
+  changes: GroupChanges | null = null
 
   constructor(
     readonly groupId: string,
@@ -264,9 +271,11 @@ export class ClassicGroup {
       this.state = 'Empty'
       this.protocolName = null
       this.leaderId = null
+      this.changes?.generation(this)
       return
     }
     this.protocolName = this.selectProtocol()
+    this.changes?.generation(this)
     if (!this.leaderId || !this.members.has(this.leaderId)) this.leaderId = this.members.keys().next().value!
     this.state = 'CompletingRebalance'
     for (const m of this.members.values()) {
@@ -475,6 +484,11 @@ export class ClassicGroup {
     let t = this.offsets.get(topic)
     if (!t) this.offsets.set(topic, (t = new Map()))
     t.set(partition, c)
+    this.changes?.offset(this.groupId, topic, partition, c)
+  }
+
+  deleteOffset(topic: string, partition: number): void {
+    if (this.offsets.get(topic)?.delete(partition)) this.changes?.offset(this.groupId, topic, partition, null)
   }
 
   committed(topic: string, partition: number): CommittedOffset | undefined {
