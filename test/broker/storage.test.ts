@@ -117,19 +117,216 @@ function batchesOf(file: string): { base: number; last: number; position: number
   return out
 }
 
+async function commit(c: RawClient, group: string, topic: string, offset: bigint): Promise<number> {
+  const r = await c.request(OffsetCommit, 8, {
+    groupId: group,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    topics: [
+      { name: topic, partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: 'm' }] },
+    ],
+  })
+  return r.topics[0].partitions[0].errorCode
+}
+
+async function committed(c: RawClient, group: string, topic: string): Promise<bigint> {
+  const r = await c.request(OffsetFetch, 7, { groupId: group, topics: [{ name: topic, partitionIndexes: [0] }], requireStable: false })
+  return r.topics[0].partitions[0].committedOffset
+}
+
+const segmentFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .sort()
+
 describe('disk storage with dataDir', () => {
-  it('smoke', async () => {
+  it('lays partitions out as Kafka does: <topic>-<partition> per broker, 20-digit segments holding the batches as sent, sparse indexes found by binary search', async () => {
     const dataDir = tempDir()
-    await start({ dataDir, topics: [{ name: 's', partitions: 1, configs: { 'segment.bytes': '1048576' } }] })
+    await start({ dataDir, topics: [{ name: 'lay', partitions: 1, configs: { 'segment.bytes': '1048576' } }] })
     const c = await client()
-    for (let i = 0; i < 100; i++) expect((await produce(c, 's', batch(`b${i}`, 10, 1200))).errorCode).toBe(0)
-    const got = await readAll(c, 's')
-    expect(got.length).toBe(1000)
-    const partDir = join(dataDir, 'broker-0', 's-0')
-    console.log(readdirSync(partDir))
+    const sent: Buffer[] = []
+    const t0 = Date.now() - 60_000
+    for (let i = 0; i < 1500; i++) {
+      const b = batch(`b${i}`, 1 + (i % 3), 350, t0 + i * 10)
+      sent.push(b)
+      expect((await produce(c, 'lay', Buffer.from(b))).errorCode).toBe(0)
+    }
+    const partDir = join(dataDir, 'broker-0', 'lay-0')
+    const names = readdirSync(partDir).sort()
+    expect(names.filter((n) => n !== 'partition.metadata').every((n) => /^\d{20}\.(log|index|timeindex)$/.test(n))).toBe(true)
+    const logs = segmentFiles(partDir)
+    expect(logs.length).toBeGreaterThanOrEqual(2)
+    expect(logs[0]).toBe('00000000000000000000.log')
+    let next = 0
+    let i = 0
+    for (const log of logs) {
+      const base = Number(log.slice(0, 20))
+      // A segment's name is its first offset, which follows the previous segment's last.
+      expect(base).toBe(next)
+      const file = join(partDir, log)
+      expect(readFileSync(file).length).toBeLessThanOrEqual(1048576)
+      const batches = batchesOf(file)
+      for (const b of batches) {
+        // As received: only the base offset (bytes 0-7) and leader epoch (12-15) written in; the CRC untouched.
+        expect(b.base).toBe(next)
+        expect(b.bytes.subarray(16).equals(sent[i].subarray(16))).toBe(true)
+        expect(b.bytes.subarray(8, 12).equals(sent[i].subarray(8, 12))).toBe(true)
+        next = b.last + 1
+        i++
+      }
+      const index = readIndexFile(file.replace(/\.log$/, '.index'), 'offset')
+      if (log !== logs.at(-1)) expect(index.length).toBeGreaterThan(10)
+      let previous = -Infinity
+      for (const [rel, position] of index) {
+        // Each entry: a batch's last offset (relative) and where that batch starts; one per index.interval.bytes.
+        const at = batches.find((b) => b.position === position)!
+        expect(at.last - base).toBe(rel)
+        expect(position - previous).toBeGreaterThan(4096)
+        previous = position
+      }
+      const offsets = index.map(([rel]) => rel)
+      for (let rel = 0; rel < next - base; rel++) {
+        let linear = -1
+        for (let k = 0; k < offsets.length; k++) if (offsets[k] <= rel) linear = k
+        expect(lastAtOrBelow(offsets, offsets.length, rel)).toBe(linear)
+      }
+      const times = readIndexFile(file.replace(/\.log$/, '.timeindex'), 'time')
+      if (log !== logs.at(-1)) expect(times.length).toBeGreaterThan(10)
+      for (let k = 1; k < times.length; k++) expect(times[k][0]).toBeGreaterThan(times[k - 1][0])
+      for (const [ts, rel] of times) {
+        const holder = batches.find((b) => b.last - base === rel)!
+        expect(Number(holder.bytes.readBigInt64BE(35))).toBe(ts)
+      }
+    }
+    expect(i).toBe(sent.length)
+  })
+
+  it('a restart on the same dataDir keeps topics, records, committed offsets; fetches and ListOffsets by time read the segments', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, topics: [{ name: 'keep', partitions: 1, configs: { 'segment.bytes': '1048576', 'retention.ms': '-1' } }] })
+    let c = await client()
+    const t0 = Date.now() - 120_000
+    for (let i = 0; i < 600; i++) expect((await produce(c, 'keep', batch(`k${i}`, 4, 500, t0 + i * 100))).errorCode).toBe(0)
+    // Rolled by size: a few segments, the reads below cross them.
+    expect(segmentFiles(join(dataDir, 'broker-0', 'keep-0')).length).toBe(2)
+    expect(await commit(c, 'g1', 'keep', 1234n)).toBe(0)
+    const before = await readAll(c, 'keep')
+    expect(before.length).toBe(2400)
+    const topicId = (await c.request(Metadata, 12, { topics: [{ name: 'keep' }] })).topics[0].topicId
+    const probes = [t0 - 5, t0, t0 + 50, t0 + 100, t0 + 12_345, t0 + 30_000, t0 + 59_900, t0 + 59_901]
+    const answers = []
+    for (const ts of probes) answers.push(await listOffset(c, 'keep', BigInt(ts)))
+    const maxTs = await listOffset(c, 'keep', -3n)
+
     await restart({ dataDir })
+    c = await client()
+    const md = await c.request(Metadata, 12, { topics: [{ name: 'keep' }] })
+    expect(md.topics[0]).toMatchObject({ errorCode: 0, topicId })
+    expect(await committed(c, 'g1', 'keep')).toBe(1234n)
+    // Nothing of the log is in memory now: every fetch is a read of a segment.
+    expect(await readAll(c, 'keep')).toEqual(before)
+    expect(await readAll(c, 'keep', 1999n)).toEqual(before.slice(1999))
+    expect(await listOffset(c, 'keep', -1n)).toMatchObject({ offset: 2400n })
+    expect(await listOffset(c, 'keep', -2n)).toMatchObject({ offset: 0n })
+    for (let k = 0; k < probes.length; k++) {
+      const got = await listOffset(c, 'keep', BigInt(probes[k]))
+      expect([probes[k], got.offset, got.timestamp]).toEqual([probes[k], answers[k].offset, answers[k].timestamp])
+      // And what a linear scan of the records says.
+      const first = before.find((r) => r.timestamp >= probes[k])
+      expect(got.offset).toBe(BigInt(first?.offset ?? -1))
+    }
+    expect(await listOffset(c, 'keep', -3n)).toMatchObject({ offset: maxTs.offset, timestamp: BigInt(t0 + 599 * 100) })
+    // The log goes on where it ended.
+    expect(await produce(c, 'keep', batch('after', 2))).toMatchObject({ errorCode: 0, baseOffset: 2400n })
+  })
+
+  it('rolls by segment.ms: a segment whose first batch is older than it takes no more', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, topics: [{ name: 'age', partitions: 1, configs: { 'segment.ms': '60000' } }] })
+    const c = await client()
+    const old = Date.now() - 3_600_000
+    for (let i = 0; i < 3; i++) await produce(c, 'age', batch(`o${i}`, 2, 10, old))
+    for (let i = 0; i < 3; i++) await produce(c, 'age', batch(`n${i}`, 2, 10))
+    // Each old batch starts a segment (the one before it is past segment.ms); the new ones share the last.
+    expect(segmentFiles(join(dataDir, 'broker-0', 'age-0'))).toEqual([
+      '00000000000000000000.log',
+      '00000000000000000002.log',
+      '00000000000000000004.log',
+      '00000000000000000006.log',
+    ])
+  })
+
+  it('retention.bytes deletes whole old segments on disk; ListOffsets earliest moves to the first kept one', async () => {
+    const dataDir = tempDir()
+    await start({
+      dataDir,
+      retentionCheckIntervalMs: 50,
+      topics: [{ name: 'rb', partitions: 1, configs: { 'segment.bytes': '1048576', 'retention.bytes': '1048576' } }],
+    })
+    const c = await client()
+    for (let i = 0; i < 400; i++) expect((await produce(c, 'rb', batch(`r${i}`, 8, 1000))).errorCode).toBe(0)
+    const partDir = join(dataDir, 'broker-0', 'rb-0')
+    const size = () => segmentFiles(partDir).reduce((n, f) => n + readFileSync(join(partDir, f)).length, 0)
+    // What is kept: at most retention.bytes plus the segment it falls inside.
+    await until(
+      () => size() < 2 * 1048576,
+      5000,
+      () => `segments ${segmentFiles(partDir)}`,
+    )
+    const logs = segmentFiles(partDir)
+    const earliest = (await listOffset(c, 'rb', -2n)).offset
+    expect(earliest).toBeGreaterThan(0n)
+    expect(logs[0]).toBe(`${String(earliest).padStart(20, '0')}.log`)
+    expect(size()).toBeGreaterThanOrEqual(1048576)
+    expect(existsSync(join(partDir, '00000000000000000000.index'))).toBe(false)
+    const rest = await readAll(c, 'rb', earliest)
+    expect(rest[0].offset).toBe(Number(earliest))
+    expect(rest.at(-1)!.offset).toBe(3199)
+    const r = await c.request(Fetch, 13, {
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      topics: [
+        {
+          topicId: (await c.request(Metadata, 12, { topics: [{ name: 'rb' }] })).topics[0].topicId,
+          partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }],
+        },
+      ],
+    })
+    expect(r.responses[0].partitions[0].errorCode).toBe(ErrorCodes.OFFSET_OUT_OF_RANGE)
+  })
+
+  it('retention.ms deletes the segments whose newest record is older, on disk and after a restart', async () => {
+    const dataDir = tempDir()
+    const options = { dataDir, retentionCheckIntervalMs: 50 }
+    await start({ ...options, topics: [{ name: 'rt', partitions: 1, configs: { 'segment.ms': '60000', 'retention.ms': '600000' } }] })
+    const c = await client()
+    const old = Date.now() - 3_600_000
+    for (let i = 0; i < 4; i++) await produce(c, 'rt', batch(`o${i}`, 5, 10, old))
+    await produce(c, 'rt', batch('new', 5, 10))
+    await until(
+      async () => (await listOffset(c, 'rt', -2n)).offset === 20n,
+      5000,
+      () => `segments ${segmentFiles(join(dataDir, 'broker-0', 'rt-0'))}`,
+    )
+    expect(segmentFiles(join(dataDir, 'broker-0', 'rt-0'))).toEqual(['00000000000000000020.log'])
+    await restart(options)
     const c2 = await client()
-    const got2 = await readAll(c2, 's')
-    expect(got2).toEqual(got)
+    expect(await listOffset(c2, 'rt', -2n)).toMatchObject({ offset: 20n })
+    expect((await readAll(c2, 'rt', 20n)).map((r) => r.key)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'new-4'])
+  })
+
+  it('in memory (no dataDir) retention.ms drops whole old batches and moves the log start', async () => {
+    await start({ retentionCheckIntervalMs: 50, topics: [{ name: 'mem', partitions: 1, configs: { 'retention.ms': '600000' } }] })
+    const c = await client()
+    for (let i = 0; i < 3; i++) await produce(c, 'mem', batch(`o${i}`, 5, 10, Date.now() - 3_600_000))
+    await produce(c, 'mem', batch('new', 5, 10))
+    await until(
+      async () => (await listOffset(c, 'mem', -2n)).offset === 15n,
+      5000,
+      () => 'the log start to move to 15',
+    )
+    expect((await readAll(c, 'mem', 15n)).length).toBe(5)
   })
 })
