@@ -173,6 +173,47 @@ describe('disk storage with dataDir', () => {
     expect(await produce(c, 'keep', batch('after', 2))).toMatchObject({ errorCode: 0, baseOffset: 2400n })
   })
 
+  it('batches older than the memory window are read back from the segments, byte for byte', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, topics: [{ name: 'win', partitions: 1, configs: { 'segment.bytes': '2097152' } }] })
+    const c = await client()
+    // 6 MiB: more than the 4 MiB a partition keeps in memory beside its files.
+    for (let i = 0; i < 96; i++) expect((await produce(c, 'win', batch(`w${i}`, 16, 4096))).errorCode).toBe(0)
+    const got = await readAll(c, 'win')
+    expect(got.length).toBe(96 * 16)
+    expect(got.map((r) => r.offset)).toEqual(got.map((_, i) => i))
+    expect(got[0]).toMatchObject({ key: 'w0-0', value: 'w0-0:'.padEnd(4096, 'x') })
+    expect(got.at(-1)).toMatchObject({ key: 'w95-15' })
+  })
+
+  it('three brokers, replication factor 3: a restart on the same dataDir keeps every replica and the ISR comes back', async () => {
+    const dataDir = tempDir()
+    const options = { dataDir, brokers: 3, replicaLagTimeMaxMs: 2000 }
+    await start({ ...options, topics: [{ name: 'rf3', partitions: 1, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } }] })
+    let c = await client()
+    const leaderOf = async () => (await c.request(Metadata, 12, { topics: [{ name: 'rf3' }] })).topics[0].partitions[0]
+    const leaderClient = async () => {
+      const b = cluster!.brokers[(await leaderOf()).leaderId]
+      const lc = await RawClient.open(`${b.host}:${b.port}`)
+      open.push(lc)
+      return lc
+    }
+    let lc = await leaderClient()
+    for (let i = 0; i < 50; i++) expect((await produce(lc, 'rf3', batch(`r${i}`, 3, 100))).errorCode).toBe(0)
+    const before = await readAll(lc, 'rf3')
+    for (let b = 0; b < 3; b++) expect(batchesOf(join(dataDir, `broker-${b}`, 'rf3-0', '00000000000000000000.log')).length).toBe(50)
+    await restart(options)
+    c = await client()
+    await until(
+      async () => (await leaderOf()).isrNodes.length === 3,
+      10_000,
+      () => 'the ISR to hold all three replicas again',
+    )
+    lc = await leaderClient()
+    expect(await readAll(lc, 'rf3')).toEqual(before)
+    expect((await produce(lc, 'rf3', batch('after', 1))).baseOffset).toBe(150n)
+  })
+
   it('rolls by segment.ms: a segment whose first batch is older than it takes no more', async () => {
     const dataDir = tempDir()
     await start({ dataDir, topics: [{ name: 'age', partitions: 1, configs: { 'segment.ms': '60000' } }] })
