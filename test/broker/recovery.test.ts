@@ -100,9 +100,9 @@ describe('recovery at start', () => {
     const dataDir = tempDir()
     const topic = 'older'
     let c = await start({ dataDir, topics: [{ name: topic, partitions: 1, configs: { 'segment.ms': '60000' } }] })
-    const old = Date.now() - 3_600_000
-    // Old timestamps: every batch rolls a new segment (segment.ms), so four segments.
-    for (let i = 0; i < 4; i++) await produce(c, topic, batch(`s${i}`, 2, 50, old))
+    const old = Date.now() - 5 * 3_600_000
+    // An hour apart in record time: every batch rolls a new segment (segment.ms), so four segments.
+    for (let i = 0; i < 4; i++) await produce(c, topic, batch(`s${i}`, 2, 50, old + i * 3_600_000))
     await stop()
     const dir = partDir(dataDir, topic)
     expect(readdirSync(dir).filter((f) => f.endsWith('.log')).length).toBe(4)

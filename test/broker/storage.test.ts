@@ -214,19 +214,21 @@ describe('disk storage with dataDir', () => {
     expect((await produce(lc, 'rf3', batch('after', 1))).baseOffset).toBe(150n)
   })
 
-  it('rolls by segment.ms: a segment whose first batch is older than it takes no more', async () => {
+  it("rolls by segment.ms: a batch newer than the active segment's first by more starts a new one", async () => {
     const dataDir = tempDir()
     await start({ dataDir, topics: [{ name: 'age', partitions: 1, configs: { 'segment.ms': '60000' } }] })
     const c = await client()
     const old = Date.now() - 3_600_000
-    for (let i = 0; i < 3; i++) await produce(c, 'age', batch(`o${i}`, 2, 10, old))
+    // Old records replayed with their timestamps share a segment, as in Kafka (time waited is measured in record time)...
+    for (let i = 0; i < 3; i++) await produce(c, 'age', batch(`o${i}`, 2, 10, old + i * 1000))
+    // ...a batch two minutes later in record time rolls...
+    await produce(c, 'age', batch('later', 2, 10, old + 120_000))
+    // ...and so does one from now; the new ones share the last.
     for (let i = 0; i < 3; i++) await produce(c, 'age', batch(`n${i}`, 2, 10))
-    // Each old batch starts a segment (the one before it is past segment.ms); the new ones share the last.
     expect(segmentFiles(join(dataDir, 'broker-0', 'age-0'))).toEqual([
       '00000000000000000000.log',
-      '00000000000000000002.log',
-      '00000000000000000004.log',
       '00000000000000000006.log',
+      '00000000000000000008.log',
     ])
   })
 

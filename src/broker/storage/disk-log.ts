@@ -8,7 +8,7 @@ import { Segment, type BatchVisitor } from './segment.js'
 export interface SegmentConfig {
   /** segment.bytes: a batch that would take the active segment past it starts a new one. */
   segmentBytes: number
-  /** segment.ms: a segment whose first batch is older than this rolls at the next append. */
+  /** segment.ms: a batch this much newer than the active segment's first starts a new one. */
   segmentMs: number
   /** index.interval.bytes: bytes between offset index entries. */
   indexIntervalBytes: number
@@ -102,7 +102,7 @@ export class DiskLog {
     if (
       active.size > 0 &&
       (active.size + batch.length > segmentBytes ||
-        Date.now() - active.rollTimestamp > segmentMs ||
+        active.timeWaitedForRoll(Date.now(), maxTimestamp) > segmentMs ||
         lastOffset - active.baseOffset > INT32_MAX)
     )
       this.roll(baseOffset)

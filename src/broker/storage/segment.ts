@@ -38,8 +38,9 @@ export class Segment {
   maxTimestamp = -1
   /** The last offset of the batch holding the largest timestamp (-1 while empty). */
   offsetOfMaxTimestamp = -1
-  /** segment.ms counts from here: the first batch's max timestamp, or the creation time of an empty segment. */
-  rollTimestamp: number
+  /** The first batch's max timestamp (-1 while empty): segment.ms is measured from it, as Kafka's rollingBasedTimestamp. */
+  firstBatchTimestamp = -1
+  readonly created = Date.now()
   private bytesSinceIndex = 0
   readonly index: OffsetIndex
   readonly timeIndex: TimeIndex
@@ -57,7 +58,6 @@ export class Segment {
     this.index = new OffsetIndex(`${stem}.index`)
     this.timeIndex = new TimeIndex(`${stem}.timeindex`)
     this.nextOffset = baseOffset
-    this.rollTimestamp = Date.now()
   }
 
   get path(): string {
@@ -79,7 +79,7 @@ export class Segment {
 
   /** Index entries and timestamps for a batch at `position` (appended, or found by a recovery scan). */
   private track(length: number, position: number, lastOffset: number, maxTimestamp: number, write: boolean): void {
-    if (this.nextOffset === this.baseOffset && this.maxTimestamp < 0) this.rollTimestamp = maxTimestamp
+    if (this.nextOffset === this.baseOffset && this.firstBatchTimestamp < 0) this.firstBatchTimestamp = maxTimestamp
     if (maxTimestamp > this.maxTimestamp) {
       this.maxTimestamp = maxTimestamp
       this.offsetOfMaxTimestamp = lastOffset
@@ -93,6 +93,16 @@ export class Segment {
     }
     this.bytesSinceIndex += length
     this.nextOffset = lastOffset + 1
+  }
+
+  /**
+   * How long this segment has been taking records, for segment.ms (Kafka's
+   * timeWaitedForRoll): from its first batch's timestamp to the incoming
+   * batch's, so old records replayed in order do not roll at every batch;
+   * by the clock for a segment with no timestamp yet.
+   */
+  timeWaitedForRoll(now: number, incomingMaxTimestamp: number): number {
+    return this.firstBatchTimestamp >= 0 ? incomingMaxTimestamp - this.firstBatchTimestamp : now - this.created
   }
 
   /** The segment stops taking appends (a roll): its time index ends on its largest timestamp, as Kafka's does. */
@@ -190,6 +200,7 @@ export class Segment {
     this.nextOffset = this.baseOffset
     this.maxTimestamp = -1
     this.offsetOfMaxTimestamp = -1
+    this.firstBatchTimestamp = -1
     let position = 0
     while (position < fileSize) {
       const h = this.readHeader(position)
