@@ -14,10 +14,12 @@ export class OffsetIndex {
   offsets = new Int32Array(16)
   positions = new Int32Array(16)
   length = 0
-  private fd: number
+  /** Opened at the first append: a segment that only serves reads holds no descriptor for its index. */
+  private fd: number | null = null
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'a')
+    // The file exists from the segment's creation, as Kafka's do, even while it has no entry.
+    closeSync(openSync(path, 'a'))
   }
 
   add(relativeOffset: number, position: number, write = true): void {
@@ -31,7 +33,7 @@ export class OffsetIndex {
     const e = Buffer.allocUnsafe(OffsetIndex.ENTRY)
     e.writeInt32BE(relativeOffset, 0)
     e.writeInt32BE(position, 4)
-    writeSync(this.fd, e)
+    writeSync((this.fd ??= openSync(this.path, 'a')), e)
   }
 
   /** The position of the last entry whose offset is <= relativeOffset (0: scan from the segment's start). */
@@ -58,9 +60,8 @@ export class OffsetIndex {
 
   /** Writes the entries in memory as the whole file (after a rebuild or a truncation). */
   rewrite(): void {
-    closeSync(this.fd)
+    this.close()
     writeFileSync(this.path, this.encode())
-    this.fd = openSync(this.path, 'a')
   }
 
   /** Whether the file holds exactly the entries in memory (a missing or corrupt one does not). */
@@ -73,7 +74,8 @@ export class OffsetIndex {
   }
 
   close(): void {
-    closeSync(this.fd)
+    if (this.fd !== null) closeSync(this.fd)
+    this.fd = null
   }
 }
 
@@ -88,10 +90,12 @@ export class TimeIndex {
   timestamps = new Float64Array(16)
   offsets = new Int32Array(16)
   length = 0
-  private fd: number
+  /** Opened at the first append: a segment that only serves reads holds no descriptor for its index. */
+  private fd: number | null = null
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'a')
+    // The file exists from the segment's creation, as Kafka's do, even while it has no entry.
+    closeSync(openSync(path, 'a'))
   }
 
   get lastTimestamp(): number {
@@ -111,7 +115,7 @@ export class TimeIndex {
     const e = Buffer.allocUnsafe(TimeIndex.ENTRY)
     e.writeBigInt64BE(BigInt(timestamp), 0)
     e.writeInt32BE(relativeOffset, 8)
-    writeSync(this.fd, e)
+    writeSync((this.fd ??= openSync(this.path, 'a')), e)
   }
 
   /** The relative offset of the last entry whose timestamp is <= ts, or -1 when none is. */
@@ -136,9 +140,8 @@ export class TimeIndex {
   }
 
   rewrite(): void {
-    closeSync(this.fd)
+    this.close()
     writeFileSync(this.path, this.encode())
-    this.fd = openSync(this.path, 'a')
   }
 
   matchesFile(): boolean {
@@ -150,7 +153,8 @@ export class TimeIndex {
   }
 
   close(): void {
-    closeSync(this.fd)
+    if (this.fd !== null) closeSync(this.fd)
+    this.fd = null
   }
 }
 

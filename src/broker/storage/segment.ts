@@ -108,6 +108,9 @@ export class Segment {
   /** The segment stops taking appends (a roll): its time index ends on its largest timestamp, as Kafka's does. */
   seal(): void {
     if (this.offsetOfMaxTimestamp >= 0) this.timeIndex.maybeAdd(this.maxTimestamp, this.offsetOfMaxTimestamp - this.baseOffset)
+    // Only the .log stays open (for reads): an old segment holds one descriptor.
+    this.index.close()
+    this.timeIndex.close()
   }
 
   /** Reads the batch header at `position` into a shared buffer; null past the end or on a short read. */
