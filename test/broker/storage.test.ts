@@ -214,6 +214,30 @@ describe('disk storage with dataDir', () => {
     expect((await produce(lc, 'rf3', batch('after', 1))).baseOffset).toBe(150n)
   })
 
+  it('a partition reassigned by moveLeader takes its directory to its new broker, and keeps it across a restart', async () => {
+    const dataDir = tempDir()
+    const options = { dataDir, brokers: 2 }
+    await start({ ...options, topics: [{ name: 'mv', partitions: 1, replicationFactor: 1 }] })
+    const c = await client()
+    const from = (await c.request(Metadata, 12, { topics: [{ name: 'mv' }] })).topics[0].partitions[0].leaderId
+    const to = 1 - from
+    const on = async (broker: number) => {
+      const b = cluster!.brokers[broker]
+      const bc = await RawClient.open(`${b.host}:${b.port}`)
+      open.push(bc)
+      return bc
+    }
+    for (let i = 0; i < 5; i++) expect((await produce(await on(from), 'mv', batch(`a${i}`, 2))).errorCode).toBe(0)
+    cluster!.moveLeader('mv', 0, to)
+    expect(existsSync(join(dataDir, `broker-${from}`, 'mv-0'))).toBe(false)
+    expect(batchesOf(join(dataDir, `broker-${to}`, 'mv-0', '00000000000000000000.log')).length).toBe(5)
+    expect(await produce(await on(to), 'mv', batch('b', 2))).toMatchObject({ errorCode: 0, baseOffset: 10n })
+    const before = await readAll(await on(to), 'mv')
+    expect(before.length).toBe(12)
+    await restart(options)
+    expect(await readAll(await on(to), 'mv')).toEqual(before)
+  })
+
   it("rolls by segment.ms: a batch newer than the active segment's first by more starts a new one", async () => {
     const dataDir = tempDir()
     await start({ dataDir, topics: [{ name: 'age', partitions: 1, configs: { 'segment.ms': '60000' } }] })

@@ -187,7 +187,8 @@ export class DiskLog {
       keepFrom++
     }
     if (keepFrom === 0) return null
-    return this.segments[keepFrom - 1].nextOffset
+    // As Kafka: the log starts where the first kept segment does (past a deleted active one: the log end).
+    return this.segments[keepFrom]?.baseOffset ?? this.logEndOffset
   }
 
   /** Calls `visit` for every batch, oldest first (headers; control batches whole). */
