@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
 import { encodeRecordBatch } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
-import { InitProducerId, Metadata, OffsetCommit, OffsetFetch, Produce } from '../../src/protocol/messages/index.js'
+import { InitProducerId, JoinGroup, Metadata, OffsetCommit, OffsetFetch, Produce } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listOffset, produce, readAll } from './storage-support.js'
 
@@ -172,6 +172,26 @@ describe('recovery at start', () => {
     expect(again.producerId).toBeGreaterThan(init.producerId)
     const t = cluster!.metadataLog.filter((r) => r.type === 'config' && r.name === 'ids')
     expect(t).toMatchObject([{ key: 'retention.ms', value: '123456' }])
+  })
+
+  it('a group comes back with its generation and offsets: the next rebalance after a restart is the next generation', async () => {
+    const dataDir = tempDir()
+    const join = async (c: RawClient) => {
+      const req = {
+        groupId: 'gen',
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 10_000,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      }
+      const first = await c.request(JoinGroup, 9, { ...req, memberId: '' })
+      return c.request(JoinGroup, 9, { ...req, memberId: first.memberId })
+    }
+    let c = await start({ dataDir, topics: [{ name: 'gt', partitions: 1 }] })
+    expect(await join(c)).toMatchObject({ errorCode: 0, generationId: 1 })
+    await stop()
+    c = await start({ dataDir })
+    expect(await join(c)).toMatchObject({ errorCode: 0, generationId: 2 })
   })
 
   it(

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { DiskLog } from '../../src/broker/storage/disk-log.js'
 import { lastAtOrBelow, readIndexFile } from '../../src/broker/storage/indexes.js'
+import { encodeRecordBatch } from '../../src/codec/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { Fetch, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
@@ -314,6 +316,42 @@ describe('disk storage with dataDir', () => {
     const c2 = await client()
     expect(await listOffset(c2, 'rt', -2n)).toMatchObject({ offset: 20n })
     expect((await readAll(c2, 'rt', 20n)).map((r) => r.key)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'new-4'])
+  })
+
+  it("the log cleaner's seam on disk: batches below an offset are read whole and swapped for their replacements, indexes rebuilt, kept across a reopen", () => {
+    const dir = join(tempDir(), 'clean-0')
+    const config = () => ({ segmentBytes: 1048576, segmentMs: 604800000, indexIntervalBytes: 4096 })
+    const log = DiskLog.open(dir, 'AAAAAAAAAAAAAAAAAAAAAQ', config, false, () => {})
+    const sent: Buffer[] = []
+    for (let i = 0; i < 40; i++) {
+      const b = encodeRecordBatch([{ key: `k${i % 4}`, value: `v${i}`.padEnd(300, '.') }], { baseOffset: i })
+      sent.push(b)
+      if (i === 20) log.roll(20)
+      log.append(b, i, i, Number(b.readBigInt64BE(35)))
+    }
+    const below = log.batchesBelow(30)
+    expect(below.map((b) => Buffer.from(b))).toEqual(sent.slice(0, 30))
+    // Keep every third batch below 30, as a cleaner might.
+    log.replaceBelow(
+      30,
+      below.filter((_, i) => i % 3 === 0),
+    )
+    const offsets = () => {
+      const out: number[] = []
+      log.forEachBatch((b, base) => void out.push(base))
+      return out
+    }
+    const kept = [0, 3, 6, 9, 12, 15, 18, 21, 24, 27, ...Array.from({ length: 10 }, (_, i) => 30 + i)]
+    expect(offsets()).toEqual(kept)
+    expect(log.logEndOffset).toBe(40)
+    expect(log.read(4, 1 << 20, 40)!.readBigInt64BE(0)).toBe(6n)
+    log.close()
+    const reopened = DiskLog.open(dir, 'AAAAAAAAAAAAAAAAAAAAAQ', config, true, () => {})
+    const again: number[] = []
+    reopened.forEachBatch((_, base) => void again.push(base))
+    expect(again).toEqual(kept)
+    expect(readdirSync(dir).filter((f) => f.endsWith('.log'))).toEqual(['00000000000000000000.log', '00000000000000000020.log'])
+    reopened.close()
   })
 
   it('in memory (no dataDir) retention.ms drops whole old batches and moves the log start', async () => {

@@ -1,7 +1,8 @@
-import type { Buffer } from 'node:buffer'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Buffer } from 'node:buffer'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
+import { B_BASE_OFFSET, B_LAST_OFFSET_DELTA } from '../../codec/layout.js'
 import { Segment, type BatchVisitor } from './segment.js'
 
 /** The topic configs a partition's files follow, read at each use (they can be altered). */
@@ -58,8 +59,9 @@ export class DiskLog {
       .filter((f) => /^\d{20}\.log$/.test(f))
       .map((f) => Number(f.slice(0, 20)))
       .sort((a, b) => a - b)
-    // Index files of no segment (a crash between deleting a segment's files).
+    // Index files of no segment (a crash between deleting a segment's files), and a cleaner's swap file not renamed yet.
     for (const f of files) {
+      if (f.endsWith('.cleaned')) rmSync(join(dir, f), { force: true })
       const m = /^(\d{20})\.(index|timeindex)$/.exec(f)
       if (m && !bases.includes(Number(m[1]))) rmSync(join(dir, f), { force: true })
     }
@@ -189,6 +191,48 @@ export class DiskLog {
     if (keepFrom === 0) return null
     // As Kafka: the log starts where the first kept segment does (past a deleted active one: the log end).
     return this.segments[keepFrom]?.baseOffset ?? this.logEndOffset
+  }
+
+  /** Every batch wholly below `end`, whole, oldest first: what a log cleaner reads of a log on disk. */
+  batchesBelow(end: number): Buffer[] {
+    const out: Buffer[] = []
+    for (const s of this.segments) {
+      if (s.baseOffset >= end) break
+      s.forEachBatch((b) => {
+        if (Number(b.readBigInt64BE(B_BASE_OFFSET)) + b.readInt32BE(B_LAST_OFFSET_DELTA) < end) out.push(b)
+      }, true)
+    }
+    return out
+  }
+
+  /**
+   * The log cleaner's swap on disk: the batches wholly below `end` give way
+   * to `cleaned` (their replacements, same offsets, oldest first). Each
+   * segment holding such batches is rewritten as a new file renamed over
+   * the old one (a crash leaves one or the other whole), keeping its base
+   * offset and the batches it has at or past `end`; its indexes are rebuilt.
+   */
+  replaceBelow(end: number, cleaned: readonly Buffer[]): void {
+    let next = 0
+    for (let i = 0; i < this.segments.length; i++) {
+      const seg = this.segments[i]
+      if (seg.baseOffset >= end) break
+      const limit = this.segments[i + 1]?.baseOffset ?? Infinity
+      const parts: Buffer[] = []
+      while (next < cleaned.length && Number(cleaned[next].readBigInt64BE(B_BASE_OFFSET)) < limit) parts.push(cleaned[next++])
+      seg.forEachBatch((b) => {
+        if (Number(b.readBigInt64BE(B_BASE_OFFSET)) + b.readInt32BE(B_LAST_OFFSET_DELTA) >= end) parts.push(b)
+      }, true)
+      const path = seg.path
+      writeFileSync(`${path}.cleaned`, Buffer.concat(parts))
+      seg.close()
+      renameSync(`${path}.cleaned`, path)
+      const fresh = new Segment(this.dir, seg.baseOffset, () => this.config().indexIntervalBytes)
+      fresh.recover(false, () => {})
+      // An emptied segment still covers its offsets: the next one starts where it did.
+      if (fresh.size === 0 || fresh.nextOffset < seg.nextOffset) fresh.nextOffset = seg.nextOffset
+      this.segments[i] = fresh
+    }
   }
 
   /** Calls `visit` for every batch, oldest first (headers; control batches whole). */

@@ -243,15 +243,15 @@ export class Segment {
     this.recover(false, visit)
   }
 
-  /** Calls `visit` with every batch's header (the whole batch for control batches), oldest first. */
-  forEachBatch(visit: BatchVisitor): void {
+  /** Calls `visit` with every batch's header (the whole batch for control batches, or for all when `whole`), oldest first. */
+  forEachBatch(visit: BatchVisitor, whole = false): void {
     let position = 0
     for (;;) {
       const h = this.readHeader(position)
       if (!h) return
       const size = 12 + h.readInt32BE(B_LENGTH)
       const control = (h.readInt16BE(B_ATTRIBUTES) & ATTR_CONTROL) !== 0
-      visit(control ? this.readBatch(position) : h, Number(h.readBigInt64BE(B_BASE_OFFSET)))
+      visit(whole || control ? this.readBatch(position) : h, Number(h.readBigInt64BE(B_BASE_OFFSET)))
       position += size
     }
   }
