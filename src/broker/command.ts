@@ -40,6 +40,7 @@ export async function brokerCommand(args: string[], log: (line: string) => void 
     }
   }
   const cluster = await startCluster({ ...options, onProblem: (m) => log(`wafka broker: ${m}`) })
+  if (options.dataDir) log(`wafka broker: data kept in ${options.dataDir}`)
   log(`wafka broker: ${cluster.brokers.length} broker(s) serving; bootstrap servers ${cluster.bootstrapServers}`)
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

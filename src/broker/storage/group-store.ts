@@ -41,16 +41,14 @@ export class GroupStore {
         g.protocolType = r.protocolType
         g.protocolName = r.protocolName
       } else if (r.type === 'offset')
-        group(r.group).offsets.set(
-          r.topic,
-          (group(r.group).offsets.get(r.topic) ?? new Map()).set(r.partition, {
-            offset: BigInt(r.offset),
-            leaderEpoch: r.leaderEpoch,
-            metadata: r.metadata,
-            commitTimestamp: r.commitTimestamp,
-          }),
-        )
-      else group(r.group).offsets.get(r.topic)?.delete(r.partition)
+        // No changes hook yet: replaying writes nothing back.
+        group(r.group).commit(r.topic, r.partition, {
+          offset: BigInt(r.offset),
+          leaderEpoch: r.leaderEpoch,
+          metadata: r.metadata,
+          commitTimestamp: r.commitTimestamp,
+        })
+      else group(r.group).deleteOffset(r.topic, r.partition)
     }
     const store = new GroupStore(file)
     file.rewrite([...groups()].flatMap((g) => snapshot(g)))
