@@ -104,7 +104,7 @@ export class EmbeddedCluster {
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
   readonly options: ResolvedOptions
-  private metadataFile: RecordFile<MetadataRecord> | null = null
+  private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
   private retentionTimer: NodeJS.Timeout | null = null
 
   constructor(options: BrokerOptions) {
@@ -172,10 +172,11 @@ export class EmbeddedCluster {
       clusterId = uuid()
       writeFileSync(props, `version=1\ncluster.id=${clusterId}\n`)
     }
-    const { file, records } = RecordFile.open<MetadataRecord>(join(dataDir, '__cluster_metadata-0', 'records.jsonl'))
-    const controller = Controller.replay(records, clusterId)
+    // A line is a record, or the records of one atomic change as an array: torn, the line goes whole.
+    const { file, records } = RecordFile.open<MetadataRecord | MetadataRecord[]>(join(dataDir, '__cluster_metadata-0', 'records.jsonl'))
+    const controller = Controller.replay(records.flat(), clusterId)
     this.metadataFile = file
-    controller.persist = (r) => file.append(r)
+    controller.persist = (batch) => file.append(batch.length === 1 ? batch[0] : batch)
     return controller
   }
 

@@ -42,6 +42,7 @@ export class RecordFile<T> {
     return { file: new RecordFile<T>(path), records }
   }
 
+  /** Appends a record: one line, one write. */
   append(record: T): void {
     writeSync(this.fd, Buffer.from(`${JSON.stringify(record)}\n`))
   }
