@@ -11,7 +11,7 @@ import { DiskLog } from '../../src/broker/storage/disk-log.js'
 import { lastAtOrBelow, readIndexFile } from '../../src/broker/storage/indexes.js'
 import { encodeRecordBatch } from '../../src/codec/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { Fetch, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
+import { DeleteRecords, Fetch, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
 import { batch, batchesOf, listOffset, produce, readAll } from './storage-support.js'
@@ -316,6 +316,28 @@ describe('disk storage with dataDir', () => {
     const c2 = await client()
     expect(await listOffset(c2, 'rt', -2n)).toMatchObject({ offset: 20n })
     expect((await readAll(c2, 'rt', 20n)).map((r) => r.key)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'new-4'])
+  })
+
+  it('DeleteRecords inside a segment: the log start is checkpointed and survives a restart; the segments below it go', async () => {
+    const dataDir = tempDir()
+    const options = { dataDir }
+    await start({ ...options, topics: [{ name: 'dr', partitions: 1, configs: { 'segment.ms': '60000' } }] })
+    const c = await client()
+    const old = Date.now() - 10 * 3_600_000
+    // Three segments of three batches each (an hour apart in record time), offsets 0-5, 6-11, 12-17.
+    for (let i = 0; i < 9; i++) await produce(c, 'dr', batch(`d${i}`, 2, 10, old + Math.floor(i / 3) * 3_600_000))
+    const dir = join(dataDir, 'broker-0', 'dr-0')
+    expect(segmentFiles(dir)).toEqual(['00000000000000000000.log', '00000000000000000006.log', '00000000000000000012.log'])
+    const r = await c.request(DeleteRecords, 2, {
+      topics: [{ name: 'dr', partitions: [{ partitionIndex: 0, offset: 9n }] }],
+      timeoutMs: 5000,
+    })
+    expect(r.topics[0].partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 9n })
+    expect(segmentFiles(dir)).toEqual(['00000000000000000006.log', '00000000000000000012.log'])
+    await restart(options)
+    const c2 = await client()
+    expect(await listOffset(c2, 'dr', -2n)).toMatchObject({ offset: 9n })
+    expect((await readAll(c2, 'dr', 9n)).map((x) => x.offset)).toEqual([9, 10, 11, 12, 13, 14, 15, 16, 17])
   })
 
   it("the log cleaner's seam on disk: batches below an offset are read whole and swapped for their replacements, indexes rebuilt, kept across a reopen", () => {
