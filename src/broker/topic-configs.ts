@@ -35,6 +35,9 @@ export function topicConfigProblem(key: string, value: string | null): string | 
     return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
   // Kafka's lower bounds (TopicConfig / LogConfig).
+  // INT configs (positions in a segment are int32, as Kafka's).
+  if ((key === 'segment.bytes' || key === 'index.interval.bytes') && Number(value) > 0x7fffffff)
+    return `Invalid value ${value} for configuration ${key}: Not a number of type INT`
   if (key === 'segment.bytes' && Number(value) < 1048576)
     return `Invalid value ${value} for configuration segment.bytes: Value must be at least 1048576`
   if (key === 'segment.ms' && Number(value) < 1) return `Invalid value ${value} for configuration segment.ms: Value must be at least 1`
