@@ -312,7 +312,8 @@ export class PartitionLog {
       let size = this.bytes
       for (const b of this.batches) {
         if (b.lastOffset >= this.highWatermark) break
-        const expired = retentionMs >= 0 && now - b.maxTimestamp > retentionMs
+        // A batch without timestamps (-1) never expires by time here (Kafka falls back to a segment file's mtime).
+        const expired = retentionMs >= 0 && b.maxTimestamp >= 0 && now - b.maxTimestamp > retentionMs
         if (!expired && !(retentionBytes >= 0 && size - b.bytes.length >= retentionBytes)) break
         size -= b.bytes.length
         start = b.lastOffset + 1
