@@ -63,11 +63,12 @@ export async function listOffset(
   c: RawClient,
   topic: string,
   timestamp: bigint,
+  partition = 0,
 ): Promise<{ offset: bigint; timestamp: bigint; errorCode: number }> {
   const r = await c.request(ListOffsets, 7, {
     replicaId: -1,
     isolationLevel: 0,
-    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }],
+    topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp }] }],
   })
   return r.topics[0].partitions[0]
 }
