@@ -154,12 +154,33 @@ export class VirtualBroker {
     if (replica.leader?.epoch !== p.leaderEpoch) {
       replica.leader = new LeaderState(p.leaderEpoch, this.id, p.replicas, now)
       log.markEpoch(p.leaderEpoch)
+      this.endOrphanedTransactions(replica, p.leaderEpoch)
       const leader = replica.leader
       const image = p
       log.hwBound = () => leader.isrLogEnd(this.cluster.controller.topicsById.get(t.id)?.partitions[image.partition]?.isr ?? [])
     } else replica.leader.track(p.replicas, now)
     log.advanceHighWatermark()
     log.notify()
+  }
+
+  /**
+   * A transaction a new leader's log has open but the coordinator does not
+   * (it would hold the last stable offset back for good) gets its marker
+   * here, as Kafka's coordinator resends markers to a new leader: the
+   * decision when the coordinator has one; ABORT when it knows nothing of
+   * the producer (its state was in the memory of a process that stopped: a
+   * restart on a dataDir), as Kafka aborts what it finds open past its
+   * timeout. Safe: EndTxn writes its markers before it answers, so a
+   * transaction no coordinator knows was never acknowledged as committed.
+   */
+  private endOrphanedTransactions(replica: Replica, leaderEpoch: number): void {
+    for (const producerId of replica.log.openTransactions()) {
+      const outcome = this.cluster.transactions.outcome(producerId)
+      if (outcome === 'ongoing') continue
+      const epoch = Math.max(0, replica.producers.epochOf(producerId))
+      replica.log.writeMarker(producerId, epoch, outcome === 'commit', leaderEpoch)
+      replica.producers.endTransaction(producerId, epoch)
+    }
   }
 
   /** The ISR check of every partition led here: followers past replica.lag.time.max.ms leave it. */

@@ -90,6 +90,11 @@ export class PartitionLog {
     return lso
   }
 
+  /** The producers with a transaction open in this log (a batch written, no marker yet). */
+  openTransactions(): bigint[] {
+    return [...this.ongoing.keys()]
+  }
+
   /** Aborted transactions a read_committed fetch of [from, to) must be told of. */
   abortedBetween(from: number, to: number): AbortedTransaction[] {
     return this.aborted.filter((a) => a.lastOffset >= from && a.firstOffset < to)

@@ -16,6 +16,7 @@ import {
   FindCoordinator,
   InitProducerId,
   JoinGroup,
+  ListOffsets,
   Metadata,
   OffsetCommit,
   OffsetFetch,
@@ -199,6 +200,36 @@ describe('recovery at start', () => {
     expect(readFileSync(file, 'utf8')).not.toContain('torn')
     const md = await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
     expect(md.topics.map((t) => [t.name, t.partitions.length])).toEqual([['meta', 2]])
+  })
+
+  it('a transaction left open by a stopped process is aborted by the next leader: the last stable offset is not held back for good', async () => {
+    const dataDir = tempDir()
+    let c = await start({ dataDir, topics: [{ name: 'txo', partitions: 1 }] })
+    const kafka = new Kafka({ clientId: 'txo', brokers: cluster!.bootstrapServers.split(','), logLevel: 0 })
+    const producer = kafka.producer({ transactionalId: 'txo-1' })
+    await producer.connect()
+    const done = await producer.transaction()
+    await done.send({ topic: 'txo', messages: [{ value: 'committed', partition: 0 }] })
+    await done.commit()
+    const open = await producer.transaction()
+    await open.send({ topic: 'txo', messages: [{ value: 'never-ended', partition: 0 }] })
+    const lso = async () =>
+      (
+        await c.request(ListOffsets, 7, {
+          replicaId: -1,
+          isolationLevel: 1,
+          topics: [{ name: 'txo', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+        })
+      ).topics[0].partitions[0].offset
+    // Offsets 0 (committed), 1 (its marker), 2 (open): the last stable offset stops at 2.
+    expect(await lso()).toBe(2n)
+    await stop()
+    await producer.disconnect().catch(() => {})
+    c = await start({ dataDir })
+    // The open transaction was aborted with a marker (offset 3): everything is stable again.
+    expect(await lso()).toBe(4n)
+    expect(await listOffset(c, 'txo', -1n)).toMatchObject({ offset: 4n })
+    expect((await readAll(c, 'txo')).map((r) => r.value)).toEqual(['committed', 'never-ended'])
   })
 
   it('a group comes back with its generation and offsets: the next rebalance after a restart is the next generation', async () => {

@@ -53,8 +53,15 @@ export async function readAll(c: RawClient, topic: string, from = 0n, partition 
     for (const b of decodeRecordSet(p.records).batches)
       for (const rec of b.records) {
         if (rec.offset < offset) continue
-        out.push({ offset: Number(rec.offset), key: rec.key!.toString(), value: rec.value?.toString() ?? null, timestamp: rec.timestamp })
         offset = rec.offset + 1n
+        // Transaction markers are not records a consumer sees.
+        if (b.isControl) continue
+        out.push({
+          offset: Number(rec.offset),
+          key: rec.key?.toString() ?? '',
+          value: rec.value?.toString() ?? null,
+          timestamp: rec.timestamp,
+        })
       }
   }
 }
