@@ -1,10 +1,11 @@
-import { UnsupportedApiError, kafkaError } from '../errors.js'
+import { KafkaError, UnsupportedApiError, kafkaError } from '../errors.js'
 import type { Answered, ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
+import { asAnswer } from '../cluster/retry.js'
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { checkEntries, checkOptions } from '../config/option.js'
+import { checkArgument, checkEntries, checkOptions } from '../config/option.js'
 import {
   ALTER_CONFIGS_OPTIONS,
   ALTER_CONFIGS_RESOURCE_OPTIONS,
@@ -101,6 +102,12 @@ function check(errorCode: number, api: string, detail: string, message?: string 
   if (errorCode !== 0) throw kafkaError(errorCode, { api, broker: from?.broker, detail: message ? `${detail}: ${message}` : detail })
 }
 
+/** A topic that does not exist is the answer about it, not a reason to retry until the timeout (see asAnswer). */
+function unknownTopicIsAnswer(err: unknown): never {
+  if (err instanceof KafkaError && err.is(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)) throw asAnswer(err)
+  throw err
+}
+
 /**
  * Cluster administration, shaped like KafkaJS's admin client (same method
  * names and results; offsets as strings as KafkaJS gives them). Every call
@@ -130,7 +137,9 @@ export class Admin {
     return this.cluster.retry(async () => {
       if (topics) await this.cluster.refreshMetadata(topics)
       else await this.cluster.refreshMetadata('all')
-      const infos = topics ? await this.cluster.topicMetadata(topics) : [...this.cluster.metadata.topics.values()]
+      const infos = topics
+        ? await this.cluster.topicMetadata(topics).catch(unknownTopicIsAnswer)
+        : [...this.cluster.metadata.topics.values()]
       return {
         topics: infos.map((t) => ({
           name: t.name,
@@ -229,7 +238,11 @@ export class Admin {
       {
         retryMs: timeout + 5000,
         check: (res, from) => {
-          for (const r of res.responses) check(r.errorCode, 'DeleteTopics', `topic ${r.name}`, r.errorMessage, from)
+          try {
+            for (const r of res.responses) check(r.errorCode, 'DeleteTopics', `topic ${r.name}`, r.errorMessage, from)
+          } catch (err) {
+            unknownTopicIsAnswer(err)
+          }
         },
       },
     )
@@ -311,6 +324,7 @@ export class Admin {
 
   /** Per partition: the latest offset (`offset`, `high`) and the earliest (`low`), as KafkaJS returns them. */
   async fetchTopicOffsets(topic: string) {
+    checkArgument('fetchTopicOffsets()', 'topic', topic, { kind: 'string' })
     const [info] = await this.cluster.topicMetadata([topic])
     const ids = info.partitions.map((p) => p.partition)
     const [high, low] = await Promise.all([this.listOffsets(topic, ids, LATEST), this.listOffsets(topic, ids, EARLIEST)])
@@ -324,6 +338,8 @@ export class Admin {
 
   /** Per partition: the earliest offset whose timestamp is at or after `timestamp` (latest when none). */
   async fetchTopicOffsetsByTimestamp(topic: string, timestamp?: number) {
+    checkArgument('fetchTopicOffsetsByTimestamp()', 'topic', topic, { kind: 'string' })
+    checkArgument('fetchTopicOffsetsByTimestamp()', 'timestamp', timestamp, { kind: 'integer', optional: true })
     const [info] = await this.cluster.topicMetadata([topic])
     const ids = info.partitions.map((p) => p.partition)
     const found = await this.listOffsets(topic, ids, timestamp === undefined ? LATEST : BigInt(timestamp))
@@ -596,6 +612,7 @@ export class Admin {
    * `assignment` as topic partitions and empty metadata/assignment bytes.
    */
   async describeGroups(groupIds: string[]) {
+    checkArgument('describeGroups()', 'groupIds', groupIds, { kind: 'array', entries: 'string' })
     const groups = await Promise.all(
       groupIds.map((groupId) =>
         this.cluster.retry(async () => {
@@ -670,6 +687,7 @@ export class Admin {
   }
 
   async deleteGroups(groupIds: string[]) {
+    checkArgument('deleteGroups()', 'groupIds', groupIds, { kind: 'array', entries: 'string' })
     return Promise.all(
       groupIds.map((groupId) =>
         this.cluster

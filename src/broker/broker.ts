@@ -10,6 +10,8 @@ import type { EmbeddedCluster } from './cluster.js'
 import { apiVersionsRefusal, handlers } from './dispatch.js'
 import { CLOSE_CONNECTION, NO_RESPONSE, type RequestContext } from './handler.js'
 import { Listener, type ClientConnection } from './listener.js'
+import { SaslSession } from './sasl/session.js'
+import type { Duplex } from 'node:stream'
 import { FetchSessions } from './fetch-sessions.js'
 import { PartitionLog } from './partition-log.js'
 import { ProducerState } from './producer-state.js'
@@ -20,6 +22,9 @@ import { join } from 'node:path'
 import { readBatchHeader } from './record-batch.js'
 import { DiskLog } from './storage/disk-log.js'
 import { topicConfig } from './topic-configs.js'
+
+/** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
+const SASL_MAX_RECEIVE_BYTES = 524_288
 
 /** A partition as one broker holds it: its log, the producers' idempotence state, and its followers while it leads. */
 export interface Replica {
@@ -65,8 +70,22 @@ export class VirtualBroker {
   async start(port = this.port): Promise<void> {
     if (this.listener) return
     this.cleanStart ??= this.cluster.cleanlyStopped(this.id)
-    const { maxRequestBytes, maxConnections } = this.cluster.options
-    const listener = new Listener(this.handleFrame, maxRequestBytes, (why) => this.cluster.problem(this.id, why), maxConnections)
+    const { maxRequestBytes, maxConnections, connectionsMaxReauthMs } = this.cluster.options
+    const users = this.cluster.saslUsers
+    const listener = new Listener(this.handleFrame, {
+      maxRequestBytes,
+      maxConnections,
+      onProblem: (why) => this.cluster.problem(this.id, why),
+      tls: this.cluster.tls ?? undefined,
+      // Every client connection of a SASL listener authenticates first (in-process peers do not), with
+      // requests up to sasl.server.max.receive.size until it has, as Kafka bounds what a stranger can make it buffer.
+      onAccept: users
+        ? (c) => {
+            c.limitRequests(Math.min(SASL_MAX_RECEIVE_BYTES, maxRequestBytes), 'sasl.server.max.receive.size')
+            c.sasl = new SaslSession(users, connectionsMaxReauthMs, () => c.limitRequests(maxRequestBytes, 'socket.request.max.bytes'))
+          }
+        : undefined,
+    })
     this.port = await listener.listen(this.host, port)
     this.listener = listener
     const { controller } = this.cluster
@@ -96,6 +115,12 @@ export class VirtualBroker {
     // Sessions live in a broker's memory: a restarted broker knows none.
     this.fetchSessions.clear()
     await Promise.all([listener?.close(), this.fetcher.stop()])
+  }
+
+  /** An in-process connection to this broker's listener, for another broker's replica fetcher; throws while stopped. */
+  connectInternal(peer: string): Duplex {
+    if (!this.listener) throw Object.assign(new Error(`connection to broker ${this.id} refused (stopped)`), { code: 'ECONNREFUSED' })
+    return this.listener.connectInternal(peer)
   }
 
   replica(topicId: string, partition: number): Replica {
@@ -221,7 +246,17 @@ export class VirtualBroker {
     log.advanceHighWatermark()
   }
 
-  private readonly handleFrame = async (frame: Buffer, connection: ClientConnection): Promise<Buffer | null | 'close'> => {
+  private readonly handleFrame = async (
+    frame: Buffer,
+    connection: ClientConnection,
+  ): Promise<Buffer | null | 'close' | { last: Buffer }> => {
+    const sasl = connection.sasl
+    if (sasl?.expectsRawTokens) {
+      const out = await sasl.rawToken(frame)
+      if (out.kind === 'raw') return out.bytes
+      connection.close(out.why)
+      return 'close'
+    }
     const r = new Reader(frame)
     let header: RequestHeader
     try {
@@ -233,7 +268,28 @@ export class VirtualBroker {
     }
     const { apiKey, apiVersion } = header
     const handler = handlers[apiKey]
-    if (apiKey === ApiKeys.ApiVersions && !(handler && apiVersion >= handler.minVersion && apiVersion <= handler.maxVersion)) {
+    let refusal: { code: number; why: string } | null = null
+    if (sasl) {
+      const verdict = await sasl.intercept(header, r)
+      if (verdict.kind === 'close') {
+        connection.close(verdict.why)
+        return 'close'
+      }
+      if (verdict.kind === 'reply') {
+        const out = this.frame(
+          header,
+          verdict.spec,
+          verdict.version,
+          verdict.body as Input<unknown>,
+          responseHeaderVersion(apiKey, apiVersion),
+        )
+        if (!verdict.thenClose || out === 'close') return out
+        this.cluster.problem(this.id, `${connection.remote}: ${verdict.thenClose}; connection closed`)
+        return { last: out }
+      }
+      if (verdict.kind === 'refuse') refusal = { code: verdict.code, why: verdict.thenClose }
+    }
+    if (!refusal && apiKey === ApiKeys.ApiVersions && !(handler && apiVersion >= handler.minVersion && apiVersion <= handler.maxVersion)) {
       // KIP-511: a version this broker does not speak gets the v0 answer listing the versions it does.
       return this.frame(header, apis[apiKey], 0, apiVersionsRefusal(), 0)
     }
@@ -250,6 +306,23 @@ export class VirtualBroker {
       return 'close'
     }
     const ctx: RequestContext = { broker: this, cluster: this.cluster, header, version: apiVersion, connection }
+    if (refusal) {
+      // A request in the middle of a SASL exchange: its own error response (ILLEGAL_SASL_STATE), then the close, as Kafka does.
+      if (!handler) {
+        connection.close(refusal.why)
+        return 'close'
+      }
+      const out = this.frame(
+        header,
+        spec,
+        apiVersion,
+        handler.errorResponse(req, refusal.code, ctx) as Input<unknown>,
+        responseHeaderVersion(apiKey, apiVersion),
+      )
+      if (out === 'close') return out
+      this.cluster.problem(this.id, `${connection.remote}: ${refusal.why}; connection closed`)
+      return { last: out }
+    }
     let res: unknown
     if (!handler || apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
       res = handler ? handler.errorResponse(req, ErrorCodes.UNSUPPORTED_VERSION, ctx) : { errorCode: ErrorCodes.UNSUPPORTED_VERSION }

@@ -6,6 +6,9 @@ import type { MetadataRecord } from './metadata-records.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { topicConfig } from './topic-configs.js'
+import type { Buffer } from 'node:buffer'
+import type { ListenerTls } from './listener.js'
+import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
@@ -19,6 +22,20 @@ export interface TopicSpec {
   replicationFactor?: number
   configs?: Record<string, string>
 }
+
+/** TLS for every broker's listener (the same certificate for all; it must name 127.0.0.1 or the host clients use). */
+export interface BrokerTlsOptions {
+  /** PEM certificate chain. */
+  cert: string | Buffer
+  /** PEM private key. */
+  key: string | Buffer
+  /** PEM CA certificate(s) client certificates must chain to: given, clients must present one (mutual TLS). */
+  ca?: string | Buffer | Array<string | Buffer>
+  /** Require client certificates (ssl.client.auth=required). Default: true when `ca` is given. */
+  requestCert?: boolean
+}
+
+export type { BrokerSaslOptions }
 
 export interface BrokerOptions {
   /** Virtual brokers, ids 0..n-1. Default 1. */
@@ -70,12 +87,39 @@ export interface BrokerOptions {
   dataDir?: string
   /** log.retention.check.interval.ms: how often retention.ms and retention.bytes are applied. Default 300000, as Kafka. */
   retentionCheckIntervalMs?: number
+  /** group.consumer.session.timeout.ms: a KIP-848 member not heard from for this long is fenced. Default 45000. */
+  consumerGroupSessionTimeoutMs?: number
+  /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
+  consumerGroupHeartbeatIntervalMs?: number
+  /**
+   * broker.rack of each broker, by id (missing or null: no rack). Metadata
+   * shows them; with replicaSelector 'rack-aware' consumers fetch from a
+   * replica in their own rack (KIP-392).
+   */
+  racks?: Array<string | null>
+  /**
+   * replica.selector.class: 'leader' (Kafka's default: consumers always
+   * fetch from the leader) or 'rack-aware' (Kafka's RackAwareReplicaSelector:
+   * the leader names an in-sync replica in the consumer's client.rack as its
+   * preferred read replica).
+   */
+  replicaSelector?: 'leader' | 'rack-aware'
   /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
   onProblem?: (message: string) => void
+  /** TLS listeners (SSL, or SASL_SSL with `sasl`). */
+  ssl?: BrokerTlsOptions
+  /** SASL on every listener (SASL_PLAINTEXT, or SASL_SSL with `ssl`): PLAIN and SCRAM-SHA-256/512 for the users given. */
+  sasl?: BrokerSaslOptions
+  /**
+   * connections.max.reauth.ms: a SASL session's lifetime, sent to clients so
+   * they re-authenticate (KIP-368); a request on an expired session closes
+   * the connection. Default 0: sessions do not expire, as Kafka.
+   */
+  connectionsMaxReauthMs?: number
 }
 
-export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem' | 'dataDir'>> &
-  Pick<BrokerOptions, 'onProblem' | 'dataDir'>
+export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem' | 'ssl' | 'sasl' | 'dataDir'>> &
+  Pick<BrokerOptions, 'onProblem' | 'ssl' | 'sasl' | 'dataDir'>
 
 export const DEFAULTS: ResolvedOptions = {
   brokers: 1,
@@ -91,6 +135,11 @@ export const DEFAULTS: ResolvedOptions = {
   groupMaxSessionTimeoutMs: 1_800_000,
   groupInitialRebalanceDelayMs: 0,
   retentionCheckIntervalMs: 300_000,
+  consumerGroupSessionTimeoutMs: 45_000,
+  consumerGroupHeartbeatIntervalMs: 5000,
+  racks: [],
+  replicaSelector: 'leader',
+  connectionsMaxReauthMs: 0,
 }
 
 /** Marks a broker directory whose logs were closed cleanly: its recovery checks only the newest segments. */
@@ -106,10 +155,15 @@ export class EmbeddedCluster {
   readonly options: ResolvedOptions
   private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
   private retentionTimer: NodeJS.Timeout | null = null
+  /** The listeners' TLS, null for plaintext. */
+  readonly tls: ListenerTls | null
+  /** The SASL users (made in start: SCRAM keys take PBKDF2), null without SASL. */
+  saslUsers: SaslUsers | null = null
 
   constructor(options: BrokerOptions) {
     const { topics: _topics, ...rest } = options as BrokerOptions & { topics?: unknown }
-    this.options = { ...DEFAULTS, ...rest }
+    // An option given as undefined takes its default, as one left out does.
+    this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) }
     if (this.options.dataDir !== undefined && (typeof this.options.dataDir !== 'string' || this.options.dataDir === ''))
       throw new RangeError(`startCluster: dataDir must be a directory path, not ${JSON.stringify(this.options.dataDir)}`)
     if (options.defaultReplicationFactor === undefined)
@@ -122,6 +176,8 @@ export class EmbeddedCluster {
       'replicaLagTimeMaxMs',
       'replicaFetchWaitMaxMs',
       'retentionCheckIntervalMs',
+      'consumerGroupSessionTimeoutMs',
+      'consumerGroupHeartbeatIntervalMs',
     ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
@@ -129,6 +185,12 @@ export class EmbeddedCluster {
       if (!(Number.isInteger(v) && (v as number) >= least))
         throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
     }
+    const { racks, replicaSelector } = this.options
+    if (!Array.isArray(racks) || racks.some((r) => r !== null && (typeof r !== 'string' || r === '')))
+      throw new RangeError(`startCluster: racks must be an array of rack names (or null), not ${JSON.stringify(racks)}`)
+    if (replicaSelector !== 'leader' && replicaSelector !== 'rack-aware')
+      throw new RangeError(`startCluster: replicaSelector must be 'leader' or 'rack-aware', not ${JSON.stringify(replicaSelector)}`)
+    this.tls = resolveTls(options.ssl)
     this.controller = this.openMetadata()
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
@@ -137,7 +199,7 @@ export class EmbeddedCluster {
       const groups = this.groups
       groups.store = GroupStore.open(
         join(dataDir, '__consumer_offsets', 'groups.jsonl'),
-        (id) => groups.getOrCreate(id),
+        (id) => groups.classicOrCreate(id)!,
         () => groups.groups.values(),
         (id) => groups.groups.delete(id),
       )
@@ -213,14 +275,15 @@ export class EmbeddedCluster {
   }
 
   async start(topics: TopicSpec[] = []): Promise<void> {
-    const { brokers, port } = this.options
+    const { brokers, port, sasl } = this.options
+    if (sasl) this.saslUsers = await SaslUsers.create(sasl)
     for (let id = 0; id < brokers; id++) {
       const b = new VirtualBroker(id, this)
       this.brokers.set(id, b)
       // A broker stopped when the cluster last stopped (replayed metadata) comes back: it takes back what it led.
       if (this.controller.brokers.get(id)?.fenced) this.controller.setFenced(id, false)
       await b.start(port === 0 ? 0 : port + id)
-      this.controller.registerBroker(id, b.host, b.port)
+      this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
     this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
     for (const t of topics) {
@@ -301,9 +364,21 @@ export class EmbeddedCluster {
   leaderReplica(broker: VirtualBroker, t: TopicImage, partition: number): { p: PartitionImage; replica: Replica } | number {
     const p = t.partitions[partition]
     if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
-    if (p.leader === -1) return ErrorCodes.LEADER_NOT_AVAILABLE
+    // No leader (every ISR member down): a broker answers as for any partition it does not lead, as Kafka's do.
     if (p.leader !== broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
     return { p, replica: broker.replica(t.id, partition) }
+  }
+
+  /**
+   * The partition's replica on `broker` when it follows (a consumer may
+   * read from it, KIP-392), or the error code a fetch gets there otherwise.
+   */
+  followerReplica(broker: VirtualBroker, t: TopicImage, partition: number): { p: PartitionImage; replica: Replica } | number {
+    const p = t.partitions[partition]
+    if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
+    const replica = p.replicas.includes(broker.id) ? broker.replicas.get(`${t.id}/${partition}`) : undefined
+    if (!replica || p.leader === broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
+    return { p, replica }
   }
 
   problem(brokerId: number, message: string): void {
@@ -327,4 +402,12 @@ export class EmbeddedCluster {
     this.metadataFile?.close()
     this.metadataFile = null
   }
+}
+
+function resolveTls(ssl: BrokerTlsOptions | undefined): ListenerTls | null {
+  if (!ssl) return null
+  if (!ssl.cert || !ssl.key) throw new TypeError('startCluster: ssl needs a cert and a key (PEM)')
+  const requestCert = ssl.requestCert ?? ssl.ca !== undefined
+  if (requestCert && !ssl.ca) throw new TypeError('startCluster: ssl.requestCert needs the CA client certificates must chain to (ssl.ca)')
+  return { cert: ssl.cert, key: ssl.key, ca: ssl.ca, requestCert }
 }

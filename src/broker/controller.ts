@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { MetadataRecord, PartitionChangeRecord } from './metadata-records.js'
-import { topicConfigProblem } from './topic-configs.js'
+import { topicConfigProblem, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 
 export interface BrokerImage {
@@ -16,7 +16,7 @@ export interface PartitionImage {
   partition: number
   replicas: number[]
   isr: number[]
-  /** -1 while no ISR member is up (no unclean election). */
+  /** -1 while no ISR member is up (unless the topic allows an unclean election). */
   leader: number
   leaderEpoch: number
 }
@@ -177,9 +177,11 @@ export class Controller {
    * fenced broker leaves every ISR it is in (unless it is the last member,
    * which keeps the partition's committed data named), and the partitions
    * it led get a new leader from the remaining ISR, or none (-1) when no
-   * member is live: no unclean election. An unfenced broker takes back the
-   * leaderless partitions whose ISR it is in; it rejoins other ISRs by
-   * catching up, through its leaders.
+   * member is live — unless the topic sets unclean.leader.election.enable,
+   * when a live replica out of sync leads (under a new epoch, the ISR itself
+   * alone: what it lacks is lost). An unfenced broker takes back the
+   * leaderless partitions whose ISR it is in (or, unclean, any it is a
+   * replica of); it rejoins other ISRs by catching up, through its leaders.
    */
   setFenced(id: number, fenced: boolean): void {
     const b = this.brokers.get(id)
@@ -194,10 +196,18 @@ export class Controller {
       for (const p of t.partitions) {
         if (fenced && p.isr.includes(id)) {
           const isr = p.isr.length > 1 ? p.isr.filter((r) => r !== id) : p.isr
-          if (p.leader === id) this.changePartition(t, p, { leader: isr.find((r) => r !== id && live.has(r)) ?? -1, isr })
-          else if (isr !== p.isr) this.changePartition(t, p, { isr })
+          if (p.leader !== id) {
+            if (isr !== p.isr) this.changePartition(t, p, { isr })
+            continue
+          }
+          const clean = isr.find((r) => r !== id && live.has(r))
+          const unclean = clean === undefined && uncleanElectionEnabled(t) ? p.replicas.find((r) => live.has(r)) : undefined
+          if (unclean !== undefined) this.changePartition(t, p, { leader: unclean, isr: [unclean] })
+          else this.changePartition(t, p, { leader: clean ?? -1, isr })
         } else if (!fenced && p.leader === -1 && p.isr.includes(id)) {
           this.changePartition(t, p, { leader: id })
+        } else if (!fenced && p.leader === -1 && p.replicas.includes(id) && uncleanElectionEnabled(t)) {
+          this.changePartition(t, p, { leader: id, isr: [id] })
         }
       }
     }
@@ -335,6 +345,18 @@ export class Controller {
 
   setTopicConfig(name: string, key: string, value: string | null): void {
     this.append({ type: 'config', resource: 'topic', name, key, value })
+    // Allowed now: the partitions waiting for an in-sync replica take any live one (as KRaft's controller does).
+    const t = this.topics.get(name)
+    if (t && key === 'unclean.leader.election.enable' && uncleanElectionEnabled(t))
+      for (const p of t.partitions) if (p && p.leader === -1) this.electUnclean(t, p)
+  }
+
+  /** A leaderless partition's first live replica leads, alone in its ISR; false when none is live. */
+  private electUnclean(t: TopicImage, p: PartitionImage): boolean {
+    const any = p.replicas.find((r) => this.brokers.get(r)?.fenced === false)
+    if (any === undefined) return false
+    this.changePartition(t, p, { leader: any, isr: [any] })
+    return true
   }
 
   /** A fresh producer id, from the current block or a new one (a producer-ids record). */
@@ -374,9 +396,7 @@ export class Controller {
       this.changePartition(t, p, { leader: inSync })
       return null
     }
-    const any = p.replicas.find(live)
-    if (any === undefined) return { code: ErrorCodes.ELIGIBLE_LEADERS_NOT_AVAILABLE, message: 'no replica is live' }
-    this.changePartition(t, p, { leader: any, isr: [any] })
+    if (!this.electUnclean(t, p)) return { code: ErrorCodes.ELIGIBLE_LEADERS_NOT_AVAILABLE, message: 'no replica is live' }
     return null
   }
 

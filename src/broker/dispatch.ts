@@ -3,6 +3,8 @@ import type { Handler } from './handler.js'
 import { addOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js'
 import { addPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js'
 import { advertisedApis, apiVersionsHandler, served } from './handlers/api-versions.js'
+import { consumerGroupDescribeHandler } from './handlers/consumer-group-describe.js'
+import { consumerGroupHeartbeatHandler } from './handlers/consumer-group-heartbeat.js'
 import { createPartitionsHandler } from './handlers/create-partitions.js'
 import { createTopicsHandler } from './handlers/create-topics.js'
 import { deleteGroupsHandler } from './handlers/delete-groups.js'
@@ -29,6 +31,8 @@ import { offsetDeleteHandler } from './handlers/offset-delete.js'
 import { offsetFetchHandler } from './handlers/offset-fetch.js'
 import { offsetForLeaderEpochHandler } from './handlers/offset-for-leader-epoch.js'
 import { produceHandler } from './handlers/produce.js'
+import { saslAuthenticateHandler } from './handlers/sasl-authenticate.js'
+import { saslHandshakeHandler } from './handlers/sasl-handshake.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
 import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
 
@@ -48,6 +52,7 @@ for (const h of [
   syncGroupHandler,
   describeGroupsHandler,
   listGroupsHandler,
+  saslHandshakeHandler,
   apiVersionsHandler,
   createTopicsHandler,
   deleteTopicsHandler,
@@ -61,11 +66,14 @@ for (const h of [
   deleteGroupsHandler,
   describeClusterHandler,
   deleteRecordsHandler,
+  saslAuthenticateHandler,
   electLeadersHandler,
   offsetForLeaderEpochHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
   describeTopicPartitionsHandler,
+  consumerGroupHeartbeatHandler,
+  consumerGroupDescribeHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

@@ -4,10 +4,11 @@
  * port, speaking the Kafka protocol with wafka's own codecs.
  */
 import { loadCodecs } from '../codec/compression.js'
-import { EmbeddedCluster, type BrokerOptions, type TopicSpec } from './cluster.js'
+import { EmbeddedCluster, type BrokerOptions, type BrokerSaslOptions, type BrokerTlsOptions, type TopicSpec } from './cluster.js'
 import type { MetadataRecord } from './metadata-records.js'
+import type { SaslMechanismName } from './sasl/credentials.js'
 
-export type { BrokerOptions, TopicSpec, MetadataRecord }
+export type { BrokerOptions, BrokerSaslOptions, BrokerTlsOptions, SaslMechanismName, TopicSpec, MetadataRecord }
 
 export interface StartClusterOptions extends BrokerOptions {
   topics?: TopicSpec[]

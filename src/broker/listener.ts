@@ -1,9 +1,28 @@
 import type { Buffer } from 'node:buffer'
 import { createServer, type Server, type Socket } from 'node:net'
+import { duplexPair, type Duplex } from 'node:stream'
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
 import { FrameSplitter } from '../net/frames.js'
+import type { SaslSession } from './sasl/session.js'
 
-/** What a listener hands each request frame to: the response frame, null for none, or 'close'. */
-export type FrameHandler = (frame: Buffer, connection: ClientConnection) => Promise<Buffer | null | 'close'>
+/**
+ * What a listener hands each request frame to: the response frame, null for
+ * none, 'close', or `{ last }`: a response sent before the connection closes
+ * (a refused authentication, as Kafka answers it).
+ */
+export type FrameHandler = (frame: Buffer, connection: ClientConnection) => Promise<Buffer | null | 'close' | { last: Buffer }>
+
+/** A TLS listener's certificate, key and, for mutual TLS, the CA client certificates must chain to. */
+export interface ListenerTls {
+  cert: string | Buffer
+  key: string | Buffer
+  ca?: string | Buffer | Array<string | Buffer>
+  /** Require a client certificate signed by `ca` (ssl.client.auth=required). */
+  requestCert: boolean
+}
+
+/** How long a client may take over its TLS handshake before it is dropped. */
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000
 
 /** Requests read ahead of the one being served before the socket is paused. */
 const MAX_QUEUED = 16
@@ -13,27 +32,40 @@ export class ClientConnection {
   private queue: Buffer[] = []
   private serving = false
   private closed = false
+  /** A last response is being flushed: nothing more is read. */
+  private closing = false
   private readonly closeListeners = new Set<() => void>()
+  private readonly frames: FrameSplitter
+  private limitName = 'socket.request.max.bytes'
+  /** On a SASL listener, this connection's authentication state (null: none needed, or an in-process peer). */
+  sasl: SaslSession | null = null
 
   constructor(
-    readonly socket: Socket,
+    readonly socket: Socket | Duplex,
     private readonly handle: FrameHandler,
     maxRequestBytes: number,
     private readonly onProblem: (why: string) => void,
+    private readonly label?: string,
   ) {
-    const frames = new FrameSplitter(maxRequestBytes, (f) => this.enqueue(f))
+    this.frames = new FrameSplitter(maxRequestBytes, (f) => this.enqueue(f))
     socket.on('data', (chunk: Buffer) => {
       try {
-        frames.push(chunk)
+        this.frames.push(chunk)
       } catch (err) {
-        // A size past socket.request.max.bytes, or one too small to hold a header.
+        // A size past socket.request.max.bytes (or the pre-authentication limit), or one too small to hold a header.
         this.close(
-          `bad frame: ${(err as Error).message.replace('broker sent', 'client sent').replace(' (maxResponseBytes)', ' (socket.request.max.bytes)')}`,
+          `bad frame: ${(err as Error).message.replace('broker sent', 'client sent').replace(' (maxResponseBytes)', ` (${this.limitName})`)}`,
         )
       }
     })
     socket.on('error', () => this.close())
     socket.on('close', () => this.closed || this.close())
+  }
+
+  /** The largest request frame accepted from now on, and the setting it comes from (for the refusal's message). */
+  limitRequests(bytes: number, setting: string): void {
+    this.frames.maxFrameBytes = bytes
+    this.limitName = setting
   }
 
   /** Calls `listener` once when the connection closes (at once if it has); returns a cancel. */
@@ -50,8 +82,14 @@ export class ClientConnection {
     return this.closed
   }
 
+  /** The client's IP address (empty for an in-process peer). */
+  get remoteAddress(): string {
+    return (this.socket as Socket).remoteAddress ?? ''
+  }
+
   get remote(): string {
-    return `${this.socket.remoteAddress}:${this.socket.remotePort}`
+    const s = this.socket as Socket
+    return this.label ?? `${s.remoteAddress}:${s.remotePort}`
   }
 
   close(why?: string): void {
@@ -65,8 +103,21 @@ export class ClientConnection {
     for (const l of listeners) l()
   }
 
+  /** Sends a last response, then closes once it is flushed (or after a second, whichever is first). */
+  private closeAfter(last: Buffer): void {
+    this.closing = true
+    this.queue = []
+    const timer = setTimeout(() => this.close(), 1000)
+    timer.unref?.()
+    this.socket.end(last, () => {
+      clearTimeout(timer)
+      this.close()
+    })
+    this.socket.pause()
+  }
+
   private enqueue(frame: Buffer): void {
-    if (this.closed) return
+    if (this.closed || this.closing) return
     this.queue.push(frame)
     if (this.queue.length >= MAX_QUEUED) this.socket.pause()
     if (!this.serving) void this.serve()
@@ -81,6 +132,7 @@ export class ClientConnection {
         const out = await this.handle(frame, this)
         if (this.closed) return
         if (out === 'close') return this.close()
+        if (out && 'last' in out) return this.closeAfter(out.last)
         if (out) this.socket.write(out)
       }
     } catch (err) {
@@ -91,31 +143,66 @@ export class ClientConnection {
   }
 }
 
-/** A broker's TCP listener: accepts connections and hands their frames to the broker. */
+export interface ListenerOptions {
+  maxRequestBytes: number
+  onProblem: (why: string) => void
+  maxConnections?: number
+  /** Serve TLS (node:tls) instead of plain TCP. */
+  tls?: ListenerTls
+  /** Called for every accepted client connection (not in-process ones) before its first frame. */
+  onAccept?: (connection: ClientConnection) => void
+}
+
+/**
+ * A broker's listener: accepts TCP (or TLS) connections and hands their
+ * frames to the broker. In-process peers (other virtual brokers) connect
+ * through connectInternal instead: a stream pair that never touches the
+ * network, so it needs no TLS and no SASL of its own.
+ */
 export class Listener {
   private server: Server | null = null
   private readonly connections = new Set<ClientConnection>()
+  private internalCount = 0
 
   constructor(
     private readonly handle: FrameHandler,
-    private readonly maxRequestBytes: number,
-    private readonly onProblem: (why: string) => void,
-    private readonly maxConnections = Infinity,
+    private readonly options: ListenerOptions,
   ) {}
 
   /** Starts listening; resolves with the port (an ephemeral one for port 0). */
   listen(host: string, port: number): Promise<number> {
-    const server = createServer((socket) => {
-      if (this.connections.size >= this.maxConnections) {
-        this.onProblem(`${socket.remoteAddress}:${socket.remotePort}: past max.connections (${this.maxConnections}); connection closed`)
+    const { tls, maxConnections = Infinity, maxRequestBytes, onProblem } = this.options
+    const accept = (socket: Socket) => {
+      if (this.connections.size >= maxConnections) {
+        onProblem(`${socket.remoteAddress}:${socket.remotePort}: past max.connections (${maxConnections}); connection closed`)
         socket.destroy()
         return
       }
       socket.setNoDelay(true)
-      const c = new ClientConnection(socket, this.handle, this.maxRequestBytes, this.onProblem)
+      const c = new ClientConnection(socket, this.handle, maxRequestBytes, onProblem)
+      this.options.onAccept?.(c)
       this.connections.add(c)
       socket.once('close', () => this.connections.delete(c))
-    })
+    }
+    let server: Server
+    if (tls) {
+      server = createTlsServer(
+        {
+          cert: tls.cert,
+          key: tls.key,
+          ca: tls.ca,
+          requestCert: tls.requestCert,
+          rejectUnauthorized: tls.requestCert,
+          handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+          minVersion: 'TLSv1.2',
+        },
+        (socket: TLSSocket) => accept(socket),
+      )
+      // A failed handshake (no or an untrusted client certificate, a client speaking plaintext): reported, the socket is gone.
+      server.on('tlsClientError', (err: Error, socket: TLSSocket) =>
+        onProblem(`${socket.remoteAddress}:${socket.remotePort}: TLS handshake failed: ${err.message}; connection closed`),
+      )
+    } else server = createServer(accept)
     this.server = server
     return new Promise((resolve, reject) => {
       server.once('error', reject)
@@ -124,6 +211,30 @@ export class Listener {
         resolve((server.address() as { port: number }).port)
       })
     })
+  }
+
+  /**
+   * An in-process connection to this listener, for another virtual broker:
+   * served like any client's, but already trusted (no TLS, no SASL).
+   * Throws, as a refused connection would, while the listener is stopped.
+   */
+  connectInternal(peer: string): Duplex {
+    if (!this.server) throw Object.assign(new Error('connection refused (broker stopped)'), { code: 'ECONNREFUSED' })
+    const [ours, theirs] = duplexPair()
+    const c = new ClientConnection(
+      ours,
+      this.handle,
+      this.options.maxRequestBytes,
+      this.options.onProblem,
+      `${peer} (in-process #${++this.internalCount})`,
+    )
+    this.connections.add(c)
+    c.onClose(() => {
+      this.connections.delete(c)
+      theirs.destroy()
+    })
+    theirs.once('close', () => c.close())
+    return theirs
   }
 
   /** Stops accepting and closes every connection; resolves once the port is free. */

@@ -1,5 +1,5 @@
 import type { Buffer } from 'node:buffer'
-import { connect, type Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { FrameSplitter } from '../net/frames.js'
 import { decodeResponseFrame, encodeRequestFrame } from '../net/wire.js'
@@ -17,7 +17,10 @@ interface Pending {
 
 /**
  * A broker's client connection to another broker's listener (a follower to
- * its leader): requests in wafka's codecs, answered in order. Any failure
+ * its leader): requests in wafka's codecs, answered in order. It runs over
+ * the leader's in-process stream (Listener.connectInternal), not a socket:
+ * the brokers share a process, so replication needs neither the network
+ * nor the TLS and SASL that guard client listeners. Any failure
  * (refused, closed, timed out, unreadable) closes it and fails every
  * request in flight; the owner opens a new one after a backoff.
  */
@@ -27,7 +30,7 @@ export class PeerLink {
   private closed = false
 
   private constructor(
-    private readonly socket: Socket,
+    private readonly socket: Duplex,
     private readonly clientId: string,
   ) {
     const frames = new FrameSplitter(MAX_RESPONSE_BYTES, (f) => this.onFrame(f))
@@ -42,25 +45,9 @@ export class PeerLink {
     socket.on('close', () => this.close(new Error('connection closed')))
   }
 
-  static open(host: string, port: number, clientId: string, timeoutMs: number): Promise<PeerLink> {
-    return new Promise((resolve, reject) => {
-      const socket = connect({ host, port })
-      const timer = setTimeout(() => {
-        socket.destroy()
-        reject(new Error(`connecting to ${host}:${port} timed out`))
-      }, timeoutMs)
-      socket.once('error', (err) => {
-        clearTimeout(timer)
-        socket.destroy()
-        reject(err)
-      })
-      socket.once('connect', () => {
-        clearTimeout(timer)
-        socket.removeAllListeners('error')
-        socket.setNoDelay(true)
-        resolve(new PeerLink(socket, clientId))
-      })
-    })
+  /** A link over a connected stream (a listener's in-process end). */
+  static over(stream: Duplex, clientId: string): PeerLink {
+    return new PeerLink(stream, clientId)
   }
 
   get isClosed(): boolean {

@@ -105,12 +105,13 @@ class FetchLoop {
 
   private async connect(): Promise<PeerLink | null> {
     if (this.link && !this.link.isClosed) return this.link
-    const b = this.fetcher.cluster.controller.brokers.get(this.leaderId)
+    const b = this.fetcher.cluster.brokers.get(this.leaderId)
     if (!b) {
       await this.sleep(BACKOFF_MAX_MS)
       return null
     }
-    this.link = await PeerLink.open(b.host, b.port, `broker-${this.fetcher.broker.id}-fetcher`, 5000)
+    const clientId = `broker-${this.fetcher.broker.id}-fetcher`
+    this.link = PeerLink.over(b.connectInternal(clientId), clientId)
     if (this.stopped) this.link.close()
     return this.link
   }
@@ -187,6 +188,8 @@ class FetchLoop {
       waitMs + 10_000,
     )
     if (res.errorCode !== ErrorCodes.NONE) return false
+    // Paused (or stopped) while the fetch was out: a paused follower takes nothing, not even what its last long poll brings.
+    if (this.fetcher.paused || this.stopped) return true
     let ok = false
     for (const rt of res.responses) {
       for (const rp of rt.partitions) {

@@ -16,6 +16,12 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'segment.bytes': { value: '1073741824', enforced: true },
   'segment.ms': { value: '604800000', enforced: true },
   'index.interval.bytes': { value: '4096', enforced: true },
+  'unclean.leader.election.enable': { value: 'false', enforced: true },
+}
+
+/** unclean.leader.election.enable: whether an out-of-sync replica may lead when no ISR member is live. */
+export function uncleanElectionEnabled(t: TopicImage): boolean {
+  return topicConfig(t, 'unclean.leader.election.enable').toLowerCase() === 'true'
 }
 
 /** A config's value for a topic: set, or the default. */
@@ -33,6 +39,10 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (key === 'cleanup.policy') return value === 'delete' ? null : 'only cleanup.policy=delete is served (no compaction yet)'
   if (key === 'compression.type')
     return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
+  if (key === 'unclean.leader.election.enable')
+    return /^(true|false)$/i.test(value)
+      ? null
+      : `Invalid value ${value} for configuration unclean.leader.election.enable: Expected value to be either true or false`
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
   // Kafka's lower bounds (TopicConfig / LogConfig).
   // INT configs (positions in a segment are int32, as Kafka's).

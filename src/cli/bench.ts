@@ -11,7 +11,8 @@ import { CODEC_TIMING, compressionCases, crcCases, decodeCases, encodeCases, waf
 import { MESSAGE_KEY_BYTES, MESSAGE_VALUE_BYTES, messagePool } from './bench/data.js'
 import { measureAll } from './bench/measure.js'
 import { ChildMeter, type ChildResult } from './bench/meter.js'
-import { processCpuSeconds } from './bench/process-cpu.js'
+import { processesCpuSeconds } from './bench/process-cpu.js'
+import { awaitTopicHolds } from './bench/topic-holds.js'
 import { Tally } from './bench/tally.js'
 import { Timeline } from './bench/timeline.js'
 import { wafka as wafkaCodec } from './bench/wafka-codec.js'
@@ -49,6 +50,8 @@ embedded broker (3 brokers) in a child process, so the figures are the client's.
   --only TEXT               codec: just the cases whose name contains TEXT
   --chart FILE.svg          an SVG chart of the run: messages/s over time (produce, consume),
                             throughput per case (codec)
+  --broker-pids PID,...     a cluster of yours on this machine: its processes' CPU over the timed
+                            part is reported beside the client's (the embedded broker's always is)
   --quiet                   no progress lines
 ${CONNECTION_USAGE}`
 
@@ -66,6 +69,7 @@ const OPTIONS = {
   only: { type: 'string' },
   chart: { type: 'string' },
   quiet: { type: 'boolean' },
+  'broker-pids': { type: 'string' },
 } as const
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
@@ -133,11 +137,15 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
   // The cluster: the one named, or the embedded broker in a child process of its own.
   let broker: BrokerProcess | undefined
   let conn: Values = values
-  if (str(values, 'brokers') === undefined && str(values, 'config') === undefined) {
+  const givenPids = pidList(str(values, 'broker-pids'))
+  const embedded = str(values, 'brokers') === undefined && str(values, 'config') === undefined
+  if (embedded && givenPids.length > 0) throw new UsageError('--broker-pids is for a cluster named with -b (or --config)')
+  if (embedded) {
     broker = await startBrokerProcess(3)
     conn = { ...values, brokers: broker.bootstrap }
     out.note(`embedded broker: 3 brokers in a child process at ${broker.bootstrap}`)
   }
+  const brokerPids = broker ? [broker.pid!] : givenPids
   try {
     const connection = resolveConnection(conn)
     const kafka = connection.kafka
@@ -149,8 +157,8 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
     try {
       const report =
         what === 'produce'
-          ? await produceBench(config, extra, admin, run, out, broker)
-          : await consumeBench(config, extra, admin, run, out, broker)
+          ? await produceBench(config, extra, admin, run, out, brokerPids)
+          : await consumeBench(config, extra, admin, run, out, brokerPids)
       const full = { bench: what, target, ...report }
       writeChart(chart, () => timelineSvg(what, full), out)
       if (out.json) io.out(JSON.stringify(full) + '\n')
@@ -185,7 +193,7 @@ interface Figures {
   cpuUsPerMessage: number
   rssPeakBytes: number
   rssAboveBaselineBytes: number
-  /** The embedded broker's process, over the timed part (null on a cluster of yours). */
+  /** The broker processes' CPU over the timed part: the embedded broker's, or --broker-pids' (else null). */
   brokerCpuSec: number | null
   /** consume: from subscribing to the first message (group join and first fetch). */
   firstMessageMs?: number
@@ -224,13 +232,22 @@ async function freshTopic(admin: Admin, kind: string, run: RunSettings): Promise
   return topic
 }
 
+/** --broker-pids: process ids, comma-separated. */
+function pidList(text: string | undefined): number[] {
+  if (text === undefined) return []
+  const pids = text.split(',').map((p) => Number(p.trim()))
+  if (pids.some((p) => !Number.isInteger(p) || p <= 0))
+    throw new UsageError(`--broker-pids takes process ids, comma-separated, not ${text}`)
+  return pids
+}
+
 async function produceBench(
   config: KafkaConfig,
   extra: Record<string, unknown>,
   admin: Admin,
   run: RunSettings,
   out: Output,
-  broker: BrokerProcess | undefined,
+  brokerPids: number[],
 ): Promise<Report> {
   const warmup = warmupFor(run.messages)
   const { keys, values } = messagePool()
@@ -262,7 +279,7 @@ async function produceBench(
     let brokerCpu0: number
     try {
       if (warmup > 0) await driver.produce(0, warmup)
-      brokerCpu0 = processCpuSeconds(broker?.pid)
+      brokerCpu0 = processesCpuSeconds(brokerPids)
       timeline = new Timeline(() => acked - warmup)
       meter.start()
       await driver.produce(warmup, total)
@@ -272,10 +289,8 @@ async function produceBench(
       progress.stop()
       await driver.close()
     }
-    const brokerCpu = broker ? processCpuSeconds(broker.pid) - brokerCpu0 : null
-    const offsets = await admin.fetchTopicOffsets(topic)
-    const sum = offsets.reduce((s, p) => s + Number(p.high), 0)
-    if (sum !== total) throw new Error(`the topic's high watermarks add up to ${sum}, not the ${total} messages sent`)
+    const brokerCpu = brokerPids.length > 0 ? processesCpuSeconds(brokerPids) - brokerCpu0 : null
+    await awaitTopicHolds(admin, topic, total)
     return {
       workload: {
         topic,
@@ -289,7 +304,7 @@ async function produceBench(
       },
       result: figures(run.messages, result, brokerCpu),
       timeline: timeline.points,
-      checked: `the topic's high watermarks add up to ${count(sum)}, every message sent (${count(warmup)} warm-up + ${count(run.messages)} timed)`,
+      checked: `the topic's high watermarks add up to ${count(total)}, every message sent (${count(warmup)} warm-up + ${count(run.messages)} timed)`,
     }
   } finally {
     await admin.deleteTopics({ topics: [topic] }).catch(() => {})
@@ -302,7 +317,7 @@ async function consumeBench(
   admin: Admin,
   run: RunSettings,
   out: Output,
-  broker: BrokerProcess | undefined,
+  brokerPids: number[],
 ): Promise<Report> {
   const { keys, values } = messagePool()
   const topic = await freshTopic(admin, 'consume', run)
@@ -333,11 +348,7 @@ async function consumeBench(
     } finally {
       await producer.close()
     }
-    const offsets = await admin.fetchTopicOffsets(topic)
-    const expected = new Array<number>(offsets.length)
-    for (const p of offsets) expected[p.partition] = Number(p.high) - Number(p.low)
-    const held = expected.reduce((a, b) => a + b, 0)
-    if (held !== run.messages) throw new Error(`the topic holds ${held} messages, not the ${run.messages} written`)
+    const expected = await awaitTopicHolds(admin, topic, run.messages)
 
     const meter = new ChildMeter()
     const consumer = await wafkaConsumer(config, topic, groupId, extra)
@@ -351,7 +362,7 @@ async function consumeBench(
       else if (performance.now() - seenAt > STALL_MS)
         t.fail(new Error(`no new message for ${STALL_MS / 1000} s, with ${count(t.received)} of ${count(run.messages)} received`))
     }, 1000)
-    const brokerCpu0 = processCpuSeconds(broker?.pid)
+    const brokerCpu0 = processesCpuSeconds(brokerPids)
     const timeline = new Timeline(() => t.received)
     t.subscribing()
     try {
@@ -365,7 +376,7 @@ async function consumeBench(
       await Promise.race([consumer.close(), new Promise((r) => (timer = setTimeout(r, CLOSE_TIMEOUT_MS)))])
       clearTimeout(timer)
     }
-    const brokerCpu = broker ? processCpuSeconds(broker.pid) - brokerCpu0 : null
+    const brokerCpu = brokerPids.length > 0 ? processesCpuSeconds(brokerPids) - brokerCpu0 : null
     const result = t.result()
     const wrong = expected.flatMap((n, p) => (t.perPartition[p] === n ? [] : [`partition ${p}: ${t.perPartition[p]} of ${n}`]))
     if (wrong.length) throw new Error(`not every partition's messages arrived: ${wrong.slice(0, 5).join(', ')}`)

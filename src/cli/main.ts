@@ -28,7 +28,8 @@ const COMMANDS: Record<string, { summary: string; run: Command }> = {
     run: benchCommand,
   },
   broker: {
-    summary: 'serve the embedded broker: wafka broker [--port PORT] [--brokers N] [--partitions N]',
+    summary:
+      'serve the embedded broker: wafka broker [--port PORT] [--brokers N] [--partitions N] [--tls-cert F --tls-key F [--tls-ca F]] [--sasl-users F]',
     run: (args, io) => brokerCommand(args, (line) => io.out(line + '\n')),
   },
   selftest: {

@@ -12,8 +12,23 @@ export interface RetryPolicy {
   signal?: AbortSignal
 }
 
+const answers = new WeakSet<object>()
+
+/**
+ * Marks an error as the call's answer: no retry layer tries again, though
+ * `retriable` stays what its code says, for the caller to judge. Java's admin
+ * treats per-resource errors so (describeTopics or deleteTopics of a topic
+ * that does not exist fails at once with the retriable
+ * UnknownTopicOrPartitionException), where retrying would only wait out the
+ * timeout.
+ */
+export function asAnswer<E extends WafkaError>(err: E): E {
+  answers.add(err)
+  return err
+}
+
 export function isRetriable(err: unknown): boolean {
-  return err instanceof WafkaError && err.retriable
+  return err instanceof WafkaError && err.retriable && !answers.has(err)
 }
 
 /**

@@ -126,7 +126,23 @@ export function checkEntries(scope: string, list: unknown, table: OptionTable): 
   for (const entry of list) checkOptions(`${scope} entry`, entry, table)
 }
 
-function checkValue(scope: string, key: string, value: unknown, spec: OptionSpec): void {
+/**
+ * A positional argument (fetchTopicOffsets(topic), describeGroups(groupIds)):
+ * present unless `optional`, and of its kind; an array's entries of `entries`.
+ */
+export function checkArgument(
+  scope: string,
+  name: string,
+  value: unknown,
+  spec: Pick<OptionSpec, 'kind' | 'min' | 'max'> & { optional?: boolean; entries?: ValueKind },
+): void {
+  if (value === undefined && !spec.optional) throw new ConfigError(`${scope} needs its ${name} argument`)
+  checkValue(scope, name, value, { doc: name, ...spec }, 'argument')
+  if (spec.entries && Array.isArray(value))
+    value.forEach((entry, i) => checkValue(scope, `${name}[${i}]`, entry, { doc: name, kind: spec.entries }, 'argument'))
+}
+
+function checkValue(scope: string, key: string, value: unknown, spec: OptionSpec, what: 'option' | 'argument' = 'option'): void {
   if (value === undefined || (value === null && spec.nullable)) return
   const kind = spec.kind ?? (spec.max !== undefined ? 'number' : 'any')
   let ok: boolean
@@ -175,7 +191,7 @@ function checkValue(scope: string, key: string, value: unknown, spec: OptionSpec
     case 'any':
       return
   }
-  if (!ok) throw new ConfigError(`${scope} option ${key} must be ${expected}${spec.nullable ? ' or null' : ''}, not ${shown(value)}`)
+  if (!ok) throw new ConfigError(`${scope} ${what} ${key} must be ${expected}${spec.nullable ? ' or null' : ''}, not ${shown(value)}`)
 }
 
 /** A value as an error message shows it (never a secret: options checked here carry none). */

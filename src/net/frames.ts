@@ -12,7 +12,8 @@ export class FrameSplitter {
   private buffered = 0
 
   constructor(
-    private readonly maxFrameBytes: number,
+    /** May be changed between frames (a broker allows less before a client authenticates). */
+    public maxFrameBytes: number,
     private readonly onFrame: (frame: Buffer) => void,
   ) {}
 

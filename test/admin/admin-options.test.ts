@@ -95,6 +95,18 @@ describe('admin per-call options', () => {
     expect(await rejection(admin.describeAcls({ resourceType: 'TOPIC' } as never))).toMatch(
       /^describeAcls\(\) option resourceType must be an integer/,
     )
+    // Positional arguments, checked the same way.
+    expect(await rejection(admin.fetchTopicOffsets(undefined as never))).toMatch(/^fetchTopicOffsets\(\) needs its topic argument$/)
+    expect(await rejection(admin.fetchTopicOffsets({ topic: 't' } as never))).toMatch(
+      /^fetchTopicOffsets\(\) argument topic must be a string, not \{"topic":"t"\}$/,
+    )
+    expect(await rejection(admin.fetchTopicOffsetsByTimestamp('t', '2024-01-01' as never))).toMatch(
+      /^fetchTopicOffsetsByTimestamp\(\) argument timestamp must be an integer/,
+    )
+    expect(await rejection(admin.describeGroups('g' as never))).toMatch(/^describeGroups\(\) argument groupIds must be an array, not "g"$/)
+    expect(await rejection(admin.deleteGroups(['g', 7] as never))).toMatch(
+      /^deleteGroups\(\) argument groupIds\[1\] must be a string, not 7$/,
+    )
     const secret = 'hunter2-secret'
     const message = await rejection(
       admin.alterUserScramCredentials({

@@ -5,14 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { javaConsume, javaProduce } from '../peers/java-client.js'
-import { requireKafka, runJava, type KafkaCluster } from '../peers/kafka.js'
+import { javaPeer, requireKafka } from '../peers/kafka.js'
 import { compareExactly, received, until, type Received } from './support.js'
 import { testMessages } from './messages.js'
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
 
-/** The rig's Java helpers need only a bootstrap list and a way to run the JVM. */
-const javaOn = (cluster: RunningCluster) => ({ bootstrap: cluster.bootstrapServers, runJava }) as unknown as KafkaCluster
+const javaOn = (cluster: RunningCluster) => javaPeer(cluster.bootstrapServers)
 
 describe.skipIf(!requireKafka())('the Java client against the embedded broker', () => {
   let cluster: RunningCluster | undefined

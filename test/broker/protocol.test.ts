@@ -8,7 +8,7 @@ import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
   ApiVersions,
-  ConsumerGroupHeartbeat,
+  DescribeAcls,
   CreateTopics,
   DeleteTopics,
   Fetch,
@@ -85,7 +85,9 @@ describe('what the broker advertises and refuses', () => {
     expect(keys.get(24)).toEqual([0, 3]) // AddPartitionsToTxn: the clients' versions, not the brokers' v4+
     expect(keys.get(43)).toEqual([0, 2]) // ElectLeaders
     expect(keys.get(75)).toEqual([0, 0]) // DescribeTopicPartitions
-    expect(keys.has(68)).toBe(false) // ConsumerGroupHeartbeat
+    expect(keys.get(68)).toEqual([0, 1]) // ConsumerGroupHeartbeat (KIP-848)
+    expect(keys.get(69)).toEqual([0, 1]) // ConsumerGroupDescribe
+    expect(keys.has(29)).toBe(false) // DescribeAcls
   })
 
   it('ApiVersions at a version it does not speak: v0 answer, UNSUPPORTED_VERSION and the versions it does', async () => {
@@ -103,12 +105,14 @@ describe('what the broker advertises and refuses', () => {
 
   it('an API it has codecs for but does not serve gets UNSUPPORTED_VERSION, not a closed connection', async () => {
     const c = await client()
-    const r = await c.request(ConsumerGroupHeartbeat, 0, {
-      groupId: 'g',
-      memberId: 'm',
-      memberEpoch: 0,
-      subscribedTopicNames: ['t'],
-      topicPartitions: [],
+    const r = await c.request(DescribeAcls, 3, {
+      resourceTypeFilter: 1,
+      resourceNameFilter: null,
+      patternTypeFilter: 1,
+      principalFilter: null,
+      hostFilter: null,
+      operation: 1,
+      permissionType: 1,
     })
     expect(r.errorCode).toBe(ErrorCodes.UNSUPPORTED_VERSION)
     // A served API at a version beyond what is served: the error in every entry.

@@ -8,7 +8,7 @@ import { startCluster, type RunningCluster, type StartClusterOptions } from '../
 import { Controller } from '../../src/broker/controller.js'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { DescribeTopicPartitions, Fetch, ListOffsets, Produce } from '../../src/protocol/messages/index.js'
+import { DescribeTopicPartitions, Fetch, ListOffsets, Metadata, Produce } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { received, until, type Received } from './support.js'
 
@@ -416,5 +416,100 @@ describe('replication', () => {
     await expect(admin.createTopics({ topics: [{ topic: 'three', numPartitions: 1, replicationFactor: 3 }] })).rejects.toThrow(
       /INVALID_REPLICATION_FACTOR|replication factor/i,
     )
+  })
+})
+
+describe('unclean.leader.election.enable', () => {
+  /** Followers paused until the ISR is the leader alone, then records only the leader gets ('lost-*'); then the leader stops. */
+  async function leaderAloneThenStopped(kafka: Kafka, admin: Admin, topic: string) {
+    const producer = await connected(kafka.producer({ idempotent: false, acks: -1 }))
+    await producer.send({ topic, messages: [{ value: 'early-1' }, { value: 'early-2' }] })
+    const first = await partitionOf(admin, topic)
+    expect(first.isr.length).toBe(3)
+    for (const b of first.replicas.filter((r) => r !== first.leader)) cluster!.pauseFollower(b)
+    const lone = await connected(kafka.producer({ idempotent: false, acks: 1 }))
+    await until(
+      async () => {
+        await lone.send({ topic, messages: [{ value: 'late' }] })
+        return (await partitionOf(admin, topic)).isr.length === 1
+      },
+      10_000,
+      () => 'the ISR down to the leader',
+    )
+    // The followers have been cut off for the lag time: these reach the leader alone.
+    await lone.send({ topic, messages: [{ value: 'lost-1' }, { value: 'lost-2' }] })
+    await cluster!.stopBroker(first.leader)
+    return first
+  }
+
+  it('false (the default): with every ISR member down the partition stays leaderless — LEADER_NOT_AVAILABLE in Metadata, NOT_LEADER_OR_FOLLOWER to a produce — until it is set true', async () => {
+    const { kafka, admin } = await start({ topics: [{ name: 'clean', partitions: 1 }], replicaLagTimeMaxMs: 300 })
+    const first = await leaderAloneThenStopped(kafka, admin, 'clean')
+    await new Promise((r) => setTimeout(r, 500)) // no election comes later either
+    expect(await partitionOf(admin, 'clean')).toMatchObject({ leader: -1, isr: [first.leader] })
+    for (const b of first.replicas.filter((r) => r !== first.leader)) {
+      const c = await raw(b)
+      const md = await c.request(Metadata, 12, { topics: [{ name: 'clean' }] })
+      expect(md.topics[0].partitions[0]).toMatchObject({ leaderId: -1, errorCode: ErrorCodes.LEADER_NOT_AVAILABLE })
+      const r = await c.request(Produce, 9, produceRequest('clean', 0, 1, ['refused']))
+      expect(r.responses[0].partitionResponses[0].errorCode).toBe(ErrorCodes.NOT_LEADER_OR_FOLLOWER)
+    }
+    // Allowing it elects a live out-of-sync replica at once, under a new epoch, alone in its ISR.
+    await admin.alterConfigs({
+      resources: [{ type: 2, name: 'clean', configEntries: [{ name: 'unclean.leader.election.enable', value: 'true' }] }],
+    })
+    const after = await partitionOf(admin, 'clean')
+    expect(first.replicas.filter((r) => r !== first.leader)).toContain(after.leader)
+    expect(after.isr).toEqual([after.leader])
+    expect(after.leaderEpoch).toBeGreaterThan(first.leaderEpoch)
+    const described = await admin.describeConfigs({
+      resources: [{ type: 2, name: 'clean', configNames: ['unclean.leader.election.enable'] }],
+    })
+    expect(described.resources[0].configEntries[0]).toMatchObject({ configName: 'unclean.leader.election.enable', configValue: 'true' })
+  })
+
+  it('true: a live out-of-sync replica leads at once (epoch bump); what only the old leader had is lost, and the old leader truncates to the new log when it returns', async () => {
+    const { kafka, admin } = await start({
+      topics: [{ name: 'dirty', partitions: 1, configs: { 'unclean.leader.election.enable': 'true' } }],
+      replicaLagTimeMaxMs: 300,
+    })
+    const first = await leaderAloneThenStopped(kafka, admin, 'dirty')
+    const after = await partitionOf(admin, 'dirty')
+    expect(first.replicas.filter((r) => r !== first.leader)).toContain(after.leader)
+    expect(after.isr).toEqual([after.leader])
+    expect(after.leaderEpoch).toBeGreaterThan(first.leaderEpoch)
+    const producer = await connected(kafka.producer({ idempotent: false, acks: 1 }))
+    await producer.send({ topic: 'dirty', messages: [{ value: 'after' }] })
+    for (const b of first.replicas) if (b !== first.leader) cluster!.pauseFollower(b, false)
+    await cluster!.startBroker(first.leader)
+    // The old leader comes back as a follower, drops what the new leader never had, and rejoins the ISR.
+    await until(
+      async () => (await partitionOf(admin, 'dirty')).isr.length === 3,
+      15_000,
+      () => 'the old leader back in the ISR',
+    )
+    // The new leader's log is what there is: what it had (a follower fetch in flight when it was paused
+    // may have brought it some of 'late'), then 'after'; the records only the old leader had are gone.
+    const end = Number((await admin.fetchTopicOffsets('dirty'))[0].high)
+    const got = (await readAll(kafka, 'dirty', 'dirty-reader', end)).map((m) => m.value!.toString())
+    expect(got.slice(0, 2)).toEqual(['early-1', 'early-2'])
+    expect(got.at(-1)).toBe('after')
+    expect(got.slice(2, -1).every((v) => v === 'late')).toBe(true)
+    expect(got.filter((v) => v.startsWith('lost'))).toEqual([])
+    // Read from the old leader itself, once it leads again: the same log, the lost records gone there too.
+    cluster!.moveLeader('dirty', 0, first.leader)
+    const c = await raw(first.leader)
+    const f = await c.request(Fetch, 12, consumerFetch('dirty', 0))
+    expect(f.responses[0].partitions[0].errorCode).toBe(0)
+    expect(f.responses[0].partitions[0].highWatermark).toBe(BigInt(end))
+  })
+
+  it('the config takes only true or false', async () => {
+    const { admin } = await start({ topics: [{ name: 'cfg', partitions: 1 }] })
+    await expect(
+      admin.alterConfigs({
+        resources: [{ type: 2, name: 'cfg', configEntries: [{ name: 'unclean.leader.election.enable', value: 'yes' }] }],
+      }),
+    ).rejects.toThrow(/Expected value to be either true or false/)
   })
 })

@@ -111,9 +111,21 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
   }),
   CreatePartitions: () => ({ topics: [{ name: 'vt', count: 1, assignments: null }], timeoutMs: 100, validateOnly: true }),
   DeleteGroups: () => ({ groupsNames: ['none'] }),
+  ConsumerGroupHeartbeat: (v) => ({
+    groupId: 'vc',
+    memberId: `vm${v}`,
+    memberEpoch: 0,
+    rebalanceTimeoutMs: 1000,
+    subscribedTopicNames: ['vt'],
+    topicPartitions: [],
+  }),
+  ConsumerGroupDescribe: () => ({ groupIds: ['vc', 'none'], includeAuthorizedOperations: false }),
   DescribeTopicPartitions: () => ({ topics: [{ name: 'vt' }, { name: 'none' }], responsePartitionLimit: 10, cursor: null }),
   ElectLeaders: () => ({ electionType: 0, topicPartitions: [{ topic: 'vt', partitions: [0, 9] }], timeoutMs: 100 }),
   DescribeCluster: () => ({ includeClusterAuthorizedOperations: false }),
+  // On a plaintext listener both are answered ILLEGAL_SASL_STATE (the exchange itself is tested in security.test.ts).
+  SaslHandshake: () => ({ mechanism: 'PLAIN' }),
+  SaslAuthenticate: () => ({ authBytes: Buffer.from('\0u\0p') }),
   DeleteRecords: () => ({
     topics: [
       {

@@ -123,6 +123,36 @@ describe.skipIf(!built)('wafka bench on the embedded broker', () => {
     }
   })
 
+  it("bench produce -b a cluster with --broker-pids: the broker processes' CPU over the timed part", async () => {
+    // The cluster runs in this (the test's) process: its CPU is what the child reports as the broker's.
+    const cluster: RunningCluster = await startCluster({ brokers: 1, autoCreateTopics: false })
+    try {
+      const r = await wafka(
+        [
+          'bench',
+          'produce',
+          '-b',
+          cluster.bootstrapServers,
+          '--messages',
+          '20000',
+          '-P',
+          '2',
+          '--broker-pids',
+          String(process.pid),
+          '--json',
+        ],
+        { timeoutMs: 120_000 },
+      )
+      expect(r.code, r.stderr).toBe(0)
+      const report = JSON.parse(r.stdout)
+      expectSane(report.result, 20000)
+      expect(report.result.brokerCpuSec).toBeGreaterThan(0)
+      expect(report.result.brokerCpuSec).toBeLessThan(report.result.seconds * 4)
+    } finally {
+      await cluster.stop()
+    }
+  })
+
   it('bench produce as text: a figures table and what was checked', async () => {
     const r = await wafka(['bench', 'produce', '--messages', '10000', '-P', '3', '--acks', '1', '--quiet'], { timeoutMs: 120_000 })
     expect(r.code, r.stderr).toBe(0)
@@ -173,6 +203,8 @@ describe.skipIf(!built)('wafka bench on the embedded broker', () => {
       ['bench', 'produce', '-z', 'brotli'],
       ['bench', 'produce', '--chart', 'out.png'],
       ['bench', 'codec', '--only', 'no such case'],
+      ['bench', 'produce', '-b', '127.0.0.1:1', '--broker-pids', 'kafka'],
+      ['bench', 'produce', '--broker-pids', '1234'],
     ]) {
       const r = await wafka(args)
       expect(r.code, args.join(' ')).toBe(2)

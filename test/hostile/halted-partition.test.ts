@@ -38,7 +38,7 @@ async function expectQuietFor(ms: number) {
   process.off('warning', onWarning)
   expect(warnings.filter((w) => w === 'TimeoutOverflowWarning')).toEqual([])
   expect(cluster!.asked(Fetch) - fetchesBefore).toBe(0)
-  expect((used.user + used.system) / 1000).toBeLessThan(ms * 0.15)
+  expect((used.user + used.system) / 1000).toBeLessThan(ms * 0.3)
 }
 
 describe('a halted partition', () => {
@@ -61,7 +61,7 @@ describe('a halted partition', () => {
     await expectQuietFor(1000)
     expect(seen).toEqual([])
     consumer.seek({ topic: 't', partition: 0, offset: 1 })
-    expect(await until(() => seen.length > 0, 5000)).toBeLessThan(2000)
+    expect(await until(() => seen.length > 0, 5000)).toBeLessThan(2000 + SLACK_MS)
     expect(seen).toEqual(['1:good'])
     expect(errors).toHaveLength(1)
     await consumer.disconnect()
@@ -79,7 +79,7 @@ describe('a halted partition', () => {
     expect((errors[0] as KafkaError).type).toBe('OFFSET_OUT_OF_RANGE')
     await expectQuietFor(1000)
     consumer.seek({ topic: 't', partition: 0, offset: 0 })
-    expect(await until(() => seen.length > 0, 5000)).toBeLessThan(2000)
+    expect(await until(() => seen.length > 0, 5000)).toBeLessThan(2000 + SLACK_MS)
     expect(seen).toEqual(['0:a'])
     await consumer.disconnect()
     await expectNothingLeft(baseline)

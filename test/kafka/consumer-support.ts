@@ -136,3 +136,58 @@ export function duplicates(reads: Read[]): string[] {
   }
   return dup
 }
+
+/** How many different values `reads` holds (by `key`: the value, unless said). */
+export function distinct(reads: Read[], key: (r: Read) => string = (r) => r.value): number {
+  return new Set(reads.map(key)).size
+}
+
+/**
+ * One group's run in a test: its members share one record of reads and of
+ * ownership, are registered for the suite's afterEach to disconnect, and
+ * every wait is bounded and says what it waited for.
+ */
+export class GroupRun {
+  readonly reads: Read[] = []
+  readonly ownership = new Ownership()
+
+  constructor(
+    private readonly bootstrap: string,
+    private readonly registry: Member[],
+  ) {}
+
+  async join(name: string, config: ConsumerConfig, topics: Array<string | RegExp>): Promise<Member> {
+    const member = await startMember(this.bootstrap, name, config, { topics }, this)
+    this.registry.push(member)
+    return member
+  }
+
+  /** Disconnects a member: it leaves the group and holds nothing any more. */
+  async leave(member: Member): Promise<void> {
+    await member.consumer.disconnect()
+    this.registry.splice(this.registry.indexOf(member), 1)
+    this.ownership.forget(member.name)
+  }
+
+  /** Waits until the members' assignments are as `settled` says. */
+  settled(settled: () => boolean, timeoutMs = 20_000, what = () => this.ownership.log.join(', ')): Promise<void> {
+    return until(settled, timeoutMs, what)
+  }
+
+  /** What breaks exactly-once: a partition owned by two members at once, a value read twice, or not `count` values read. */
+  exactlyOnceProblems(count: number, key?: (r: Read) => string): string[] {
+    const problems = [...this.ownership.violations, ...duplicates(this.reads)]
+    const read = distinct(this.reads, key)
+    if (read !== count) problems.push(`${read} different values read, not ${count}`)
+    return problems
+  }
+
+  /** Waits until the members have read at least `count` messages between them. */
+  readAtLeast(count: number, timeoutMs = 20_000): Promise<void> {
+    return until(
+      () => this.reads.length >= count,
+      timeoutMs,
+      () => `read ${this.reads.length} of ${count}`,
+    )
+  }
+}

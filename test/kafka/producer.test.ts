@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Admin, Kafka, Producer } from '../../src/index.js'
 import { type JavaRecordIn, javaConsume, javaPartitionsFor, javaProduce } from '../peers/java-client.js'
-import { type KafkaCluster, requireKafka, startKafka } from '../peers/kafka.js'
+import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { kcatConsume } from '../peers/kcat.js'
 import { wafka, wafkaRead } from './support.js'
 
@@ -62,83 +62,82 @@ const shape = (r: { key: Buffer | null; value: Buffer | null; headers: Array<[st
   headers: r.headers.map(([k, v]) => [k, hex(v)]),
 })
 
-const kafkaOk = requireKafka()
+for (const target of brokerTargets())
+  describe.skipIf(!target.available)(`producer on ${target.name}`, () => {
+    let cluster: RunningTarget
+    let kafka: Kafka
+    let admin: Admin
+    let producer: Producer
 
-describe.skipIf(!kafkaOk)('producer against real Kafka 4', () => {
-  let cluster: KafkaCluster
-  let kafka: Kafka
-  let admin: Admin
-  let producer: Producer
+    beforeAll(async () => {
+      cluster = await target.start()
+      kafka = wafka(cluster)
+      admin = kafka.admin()
+      await admin.connect()
+    })
+    afterAll(async () => {
+      await producer?.disconnect()
+      await admin?.disconnect()
+      await cluster?.stop()
+    })
 
-  beforeAll(async () => {
-    cluster = await startKafka()
-    kafka = wafka(cluster)
-    admin = kafka.admin()
-    await admin.connect()
+    it.each(CODECS)('%s: wafka writes, kcat and the Java consumer read every byte back', async (codec) => {
+      const topic = `wafka-writes-${codec}`
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
+      producer = kafka.producer({ compression: codec })
+      await producer.connect()
+      const cases = awkward(codec)
+      // Several sends, so several batches.
+      for (let i = 0; i < cases.length; i += 50) {
+        await producer.send({ topic, messages: cases.slice(i, i + 50).map((c) => ({ ...c, partition: 0 })) })
+      }
+      await producer.disconnect()
+
+      const expected = cases.map(shape)
+      const java = await javaConsume(cluster, topic, { count: cases.length })
+      expect(java.map(shape)).toEqual(expected)
+      expect(java.map((r) => r.offset)).toEqual(cases.map((_, i) => i))
+
+      const kcat = await kcatConsume(cluster.bootstrap, topic, { count: cases.length })
+      expect(kcat.map(shape)).toEqual(expected)
+
+      // The broker kept wafka's codec (topic compression.type=producer): the batches are really compressed.
+      const back = await wafkaRead(kafka, topic, cases.length)
+      expect(new Set(back.map((r) => r.attributes & 7))).toEqual(new Set([CODEC_ID[codec]]))
+      expect(back.map(shape)).toEqual(expected)
+    })
+
+    it.each(CODECS)('%s: the Java producer writes, wafka reads every byte back', async (codec) => {
+      const topic = `java-writes-${codec}`
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
+      const cases = awkward(`java ${codec}`)
+      const records: JavaRecordIn[] = cases.map((c) => ({ ...c, partition: 0 }))
+      const sent = await javaProduce(cluster, topic, records, { 'compression.type': codec, 'linger.ms': 50 })
+      expect(sent.every((s) => 'offset' in s)).toBe(true)
+      const back = await wafkaRead(kafka, topic, cases.length)
+      expect(back.map(shape)).toEqual(cases.map(shape))
+      expect(back.map((r) => r.offset)).toEqual(cases.map((_, i) => BigInt(i)))
+      expect(new Set(back.map((r) => r.attributes & 7))).toEqual(new Set([CODEC_ID[codec]]))
+    })
+
+    it('keyed records land where the Java producer puts the same keys', async () => {
+      const topic = 'keyed'
+      await admin.createTopics({ topics: [{ topic, numPartitions: 12, replicationFactor: 1 }] })
+      const keys = [
+        ...Array.from({ length: 300 }, (_, i) => Buffer.from(`key-${i}`)),
+        Buffer.from(unicode),
+        every,
+        Buffer.from([0]),
+        Buffer.alloc(0),
+        Buffer.from('x'.repeat(1000)),
+      ]
+      const javaPartitions = await javaPartitionsFor(cluster, topic, keys)
+      expect(new Set(javaPartitions).size).toBe(12)
+
+      producer = kafka.producer()
+      await producer.connect()
+      const results = await Promise.all(keys.map((key) => producer.send({ topic, messages: [{ key, value: 'w' }] })))
+      await producer.disconnect()
+      expect(results.map((r) => r[0].partition)).toEqual(javaPartitions)
+    })
   })
-  afterAll(async () => {
-    await producer?.disconnect()
-    await admin?.disconnect()
-    await cluster?.stop()
-  })
-
-  it.each(CODECS)('%s: wafka writes, kcat and the Java consumer read every byte back', async (codec) => {
-    const topic = `wafka-writes-${codec}`
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-    producer = kafka.producer({ compression: codec })
-    await producer.connect()
-    const cases = awkward(codec)
-    // Several sends, so several batches.
-    for (let i = 0; i < cases.length; i += 50) {
-      await producer.send({ topic, messages: cases.slice(i, i + 50).map((c) => ({ ...c, partition: 0 })) })
-    }
-    await producer.disconnect()
-
-    const expected = cases.map(shape)
-    const java = await javaConsume(cluster, topic, { count: cases.length })
-    expect(java.map(shape)).toEqual(expected)
-    expect(java.map((r) => r.offset)).toEqual(cases.map((_, i) => i))
-
-    const kcat = await kcatConsume(cluster.bootstrap, topic, { count: cases.length })
-    expect(kcat.map(shape)).toEqual(expected)
-
-    // The broker kept wafka's codec (topic compression.type=producer): the batches are really compressed.
-    const back = await wafkaRead(kafka, topic, cases.length)
-    expect(new Set(back.map((r) => r.attributes & 7))).toEqual(new Set([CODEC_ID[codec]]))
-    expect(back.map(shape)).toEqual(expected)
-  })
-
-  it.each(CODECS)('%s: the Java producer writes, wafka reads every byte back', async (codec) => {
-    const topic = `java-writes-${codec}`
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-    const cases = awkward(`java ${codec}`)
-    const records: JavaRecordIn[] = cases.map((c) => ({ ...c, partition: 0 }))
-    const sent = await javaProduce(cluster, topic, records, { 'compression.type': codec, 'linger.ms': 50 })
-    expect(sent.every((s) => 'offset' in s)).toBe(true)
-    const back = await wafkaRead(kafka, topic, cases.length)
-    expect(back.map(shape)).toEqual(cases.map(shape))
-    expect(back.map((r) => r.offset)).toEqual(cases.map((_, i) => BigInt(i)))
-    expect(new Set(back.map((r) => r.attributes & 7))).toEqual(new Set([CODEC_ID[codec]]))
-  })
-
-  it('keyed records land where the Java producer puts the same keys', async () => {
-    const topic = 'keyed'
-    await admin.createTopics({ topics: [{ topic, numPartitions: 12, replicationFactor: 1 }] })
-    const keys = [
-      ...Array.from({ length: 300 }, (_, i) => Buffer.from(`key-${i}`)),
-      Buffer.from(unicode),
-      every,
-      Buffer.from([0]),
-      Buffer.alloc(0),
-      Buffer.from('x'.repeat(1000)),
-    ]
-    const javaPartitions = await javaPartitionsFor(cluster, topic, keys)
-    expect(new Set(javaPartitions).size).toBe(12)
-
-    producer = kafka.producer()
-    await producer.connect()
-    const results = await Promise.all(keys.map((key) => producer.send({ topic, messages: [{ key, value: 'w' }] })))
-    await producer.disconnect()
-    expect(results.map((r) => r[0].partition)).toEqual(javaPartitions)
-  })
-})

@@ -1,9 +1,8 @@
 // Shared by the real-Kafka tests: wafka clients on a rig cluster, and reading
 // a topic back with wafka itself.
 import { Kafka, type KafkaConfig } from '../../src/index.js'
-import type { KafkaCluster } from '../peers/kafka.js'
 
-export function wafka(cluster: KafkaCluster, config: Partial<KafkaConfig> = {}): Kafka {
+export function wafka(cluster: { bootstrap: string }, config: Partial<KafkaConfig> = {}): Kafka {
   return new Kafka({ clientId: 'wafka-real-kafka-test', brokers: cluster.bootstrap.split(','), retryBackoffMs: 100, ...config })
 }
 

@@ -8,11 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
 import * as wafkajs from '../../src/kafkajs/index.js'
 import { Kafka as Wafka } from '../../src/index.js'
-import { requireKafka, startKafka } from '../peers/kafka.js'
-import { startCluster } from '../../src/broker/index.js'
+import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until } from './programs/program.js'
 
-const kafkaOk = requireKafka()
 const PARTITIONS = 6
 
 interface Member {
@@ -21,33 +19,11 @@ interface Member {
   stop: () => Promise<void>
 }
 
-interface Target {
-  bootstrap: string
-  stop(): Promise<void>
-}
-
-const targets = [
-  {
-    name: 'real Kafka',
-    available: kafkaOk,
-    start: async (): Promise<Target> => {
-      const cluster = await startKafka({ config: { 'group.initial.rebalance.delay.ms': '0' } })
-      return { bootstrap: cluster.bootstrap, stop: () => cluster.stop() }
-    },
-  },
-  {
-    name: 'the embedded broker',
-    available: true,
-    start: async (): Promise<Target> => {
-      const cluster = await startCluster({ brokers: 3, groupInitialRebalanceDelayMs: 0 })
-      return { bootstrap: cluster.bootstrapServers, stop: () => cluster.stop() }
-    },
-  },
-]
+const targets = brokerTargets()
 
 for (const target of targets)
   describe.skipIf(!target.available)(`a group of KafkaJS and wafka members, on ${target.name}`, () => {
-    let cluster: Target
+    let cluster: RunningTarget
     beforeAll(async () => {
       cluster = await target.start()
     }, 120_000)

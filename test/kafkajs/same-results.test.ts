@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
 import * as wafkajs from '../../src/kafkajs/index.js'
-import { requireKafka, startKafka } from '../peers/kafka.js'
-import { startCluster } from '../../src/broker/index.js'
+import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import type { KafkaJSModule, Program, ProgramEnv } from './programs/program.js'
 import { gettingStarted } from './programs/getting-started.js'
 import { producing } from './programs/producing.js'
@@ -19,8 +18,6 @@ import { instrumentation } from './programs/instrumentation.js'
 import { customLogger } from './programs/custom-logger.js'
 import { customPartitioner } from './programs/custom-partitioner.js'
 import { customAssigner } from './programs/custom-assigner.js'
-
-const kafkaOk = requireKafka()
 
 const programs: Record<string, Program> = {
   'Getting Started': gettingStarted,
@@ -36,39 +33,11 @@ const programs: Record<string, Program> = {
   'Custom Assigner': customAssigner,
 }
 
-interface Target {
-  bootstrap: string
-  stop(): Promise<void>
-}
-
-interface TargetSpec {
-  name: string
-  available: boolean
-  start(): Promise<Target>
-}
-
-const targets: TargetSpec[] = [
-  {
-    name: 'real Kafka',
-    available: kafkaOk,
-    start: async () => {
-      const cluster = await startKafka({ config: { 'group.initial.rebalance.delay.ms': '0' } })
-      return { bootstrap: cluster.bootstrap, stop: () => cluster.stop() }
-    },
-  },
-  {
-    name: 'the embedded broker',
-    available: true,
-    start: async () => {
-      const cluster = await startCluster({ brokers: 3, groupInitialRebalanceDelayMs: 0 })
-      return { bootstrap: cluster.bootstrapServers, stop: () => cluster.stop() }
-    },
-  },
-]
+const targets = brokerTargets()
 
 for (const target of targets)
   describe.skipIf(!target.available)(`KafkaJS programs give the same results on kafkajs and wafka/kafkajs, on ${target.name}`, () => {
-    let cluster: Target
+    let cluster: RunningTarget
     beforeAll(async () => {
       cluster = await target.start()
     }, 120_000)

@@ -3,7 +3,7 @@
 // base64). Producer, reader of a whole topic, and a long-running group member.
 import type { ChildProcess } from 'node:child_process'
 import { LineSplitter, appendTail } from './child.js'
-import type { KafkaCluster } from './kafka.js'
+import type { JavaPeer } from './kafka.js'
 
 type Bytes = string | Uint8Array | null | undefined
 
@@ -51,7 +51,7 @@ function parseRecord(o: any): JavaRecord {
  * e.g. compression.type); per record, in order, where it landed or the error.
  */
 export async function javaProduce(
-  cluster: KafkaCluster,
+  cluster: JavaPeer,
   topic: string,
   records: JavaRecordIn[],
   props: JavaProps = {},
@@ -78,7 +78,7 @@ export async function javaProduce(
 }
 
 /** Where the Java producer's default partitioner puts each key (sent for real; ask Java, don't recompute). */
-export async function javaPartitionsFor(cluster: KafkaCluster, topic: string, keys: Bytes[], props: JavaProps = {}): Promise<number[]> {
+export async function javaPartitionsFor(cluster: JavaPeer, topic: string, keys: Bytes[], props: JavaProps = {}): Promise<number[]> {
   const out = await javaProduce(
     cluster,
     topic,
@@ -96,7 +96,7 @@ export async function javaPartitionsFor(cluster: KafkaCluster, topic: string, ke
  * `count` records, or (without it) up to the end offsets when it started.
  */
 export async function javaConsume(
-  cluster: KafkaCluster,
+  cluster: JavaPeer,
   topic: string,
   options: { count?: number; timeoutMs?: number; props?: JavaProps } = {},
 ): Promise<JavaRecord[]> {
@@ -147,7 +147,7 @@ export interface JavaGroupMember {
  * (default 'sync'), 'async', or 'none'.
  */
 export function javaGroupMember(
-  cluster: KafkaCluster,
+  cluster: JavaPeer,
   groupId: string,
   topics: string,
   options: { props?: JavaProps; pattern?: boolean; commit?: 'sync' | 'async' | 'none' } = {},

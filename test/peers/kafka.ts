@@ -303,9 +303,32 @@ function runRig(version: string, mainClass: string, args: string[], options: Run
   })
 }
 
+/** What the rig's Java programs (test/peers/java-client.ts) need of a cluster: where it serves, and a JVM to run them in. */
+export type JavaPeer = Pick<KafkaCluster, 'bootstrap' | 'runJava' | 'spawnJava'>
+
+/** The Java client's way to any cluster, a rig Kafka's or not (the embedded broker): the rig's JVM on Kafka `version`'s jars. */
+export function javaPeer(bootstrap: string, version: KafkaVersion = '4'): JavaPeer {
+  return {
+    bootstrap,
+    runJava: (mainClass, args, o) => runJava(mainClass, args, { ...o, version }),
+    spawnJava: (mainClass, args, o) => spawnJava(mainClass, args, { ...o, version }),
+  }
+}
+
 /** Runs a main class on Kafka `version`'s class path (no cluster needed). */
 export function runJava(mainClass: string, args: string[], options: RunJavaOptions & { version?: KafkaVersion } = {}): Promise<JavaResult> {
   return runRig(KAFKA_VERSIONS[options.version ?? '4'], mainClass, args, options)
+}
+
+/** Starts a main class on Kafka `version`'s class path as a long-running child (no cluster needed: e.g. a client of the embedded broker). */
+export function spawnJava(
+  mainClass: string,
+  args: string[],
+  options: { jvmOpts?: string[]; env?: NodeJS.ProcessEnv; version?: KafkaVersion } = {},
+): ChildProcess {
+  return spawnRig(KAFKA_VERSIONS[options.version ?? '4'], [...TOOL_JVM_OPTS, ...(options.jvmOpts ?? [])], mainClass, args, {
+    env: options.env ?? process.env,
+  })
 }
 
 /** Ports this process has handed out; the OS may give a just-closed port again. */
@@ -577,15 +600,12 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   return {
     version,
     clusterId,
-    bootstrap: list(all[0].name),
     brokers: nodes.map((n) => n.broker),
     bootstrapFor: list,
     logDirs: nodes.map((n) => n.broker.logDir),
     classPath: `${rigClassDir(version)}:${classPath}`,
     javaBin: java,
-    runJava: (mainClass, args, o) => runRig(version, mainClass, args, o),
-    spawnJava: (mainClass, args, o = {}) =>
-      spawnRig(version, [...TOOL_JVM_OPTS, ...(o.jvmOpts ?? [])], mainClass, args, { env: o.env ?? process.env }),
+    ...javaPeer(list(all[0].name), options.version ?? '4'),
     isRunning: (id) => isRunning(byId(id)),
     pid: (id) => (isRunning(byId(id)) ? byId(id).child!.pid : undefined),
     async kill(id) {

@@ -1,7 +1,8 @@
 // Authorization against a real broker with StandardAuthorizer: refusals are
 // typed, non-retriable and immediate on the call that hit them; ACLs made
 // through wafka's admin then let the user in. SCRAM users made through
-// wafka's admin can authenticate.
+// wafka's admin can authenticate. Real Kafka only: the embedded broker has
+// no authorizer, every authenticated user may do anything (secured-embedded.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from '../../src/admin/acls.js'
 import type { Admin } from '../../src/admin/admin.js'

@@ -15,12 +15,20 @@ import { makeCerts, type TestCerts } from './certs.js'
 export const USERS = { alice: 'alice-Pa55word!', bob: 'bob-Pa55word!' } as const
 export const CLIENT_PRINCIPAL = 'User:CN=wafka-client'
 
-export interface SecuredKafka {
-  cluster: KafkaCluster
+export type ListenerName = 'SASL' | 'SSL' | 'MTLS' | 'SASL_SSL' | 'EXPIRED' | 'RIG'
+
+/** What the suites need of a secured target: real Kafka here, or the embedded broker (secured-embedded.ts). */
+export interface SecuredTarget {
   certs: TestCerts
   /** 'host:port' of the named listener. */
-  listener(name: 'SASL' | 'SSL' | 'MTLS' | 'SASL_SSL' | 'EXPIRED' | 'RIG'): string[]
+  listener(name: ListenerName): string[]
   stop(): Promise<void>
+  /** The embedded broker: no OAUTHBEARER, no ACLs (see secured-embedded.ts). */
+  embedded?: boolean
+}
+
+export interface SecuredKafka extends SecuredTarget {
+  cluster: KafkaCluster
 }
 
 /**

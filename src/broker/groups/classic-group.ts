@@ -1,6 +1,9 @@
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { ErrorCodes } from '../../protocol/error-codes.js'
+import { GroupOffsets } from './group-offsets.js'
+
+export type { CommittedOffset } from './group-offsets.js'
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead'
 
@@ -53,19 +56,8 @@ export interface JoinRequest {
   protocols: Protocol[]
   /** JoinGroup v4+: a new dynamic member is first given its id (MEMBER_ID_REQUIRED). */
   requireKnownMemberId: boolean
-}
-
-export interface CommittedOffset {
-  offset: bigint
-  leaderEpoch: number
-  metadata: string | null
-  commitTimestamp: number
-}
-
-/** Where a group's durable changes go (the group log in dataDir); none in memory. */
-export interface GroupChanges {
-  offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void
-  generation(g: ClassicGroup): void
+  /** JoinGroup v9+ (KIP-814): a leader can be told to keep the current assignment rather than compute one. */
+  canSkipAssignment: boolean
 }
 
 export interface GroupTimings {
@@ -82,7 +74,8 @@ const EMPTY = Buffer.alloc(0)
  * members (group.instance.id) keep their place across restarts. Committed
  * offsets live with the group.
  */
-export class ClassicGroup {
+export class ClassicGroup extends GroupOffsets {
+  readonly type = 'classic'
   state: GroupState = 'Empty'
   generationId = 0
   protocolType: string | null = null
@@ -93,16 +86,15 @@ export class ClassicGroup {
   readonly staticMembers = new Map<string, string>()
   /** Member ids handed out with MEMBER_ID_REQUIRED, waiting for the member's second JoinGroup; value: its expiry timer. */
   private readonly pending = new Map<string, NodeJS.Timeout>()
-  readonly offsets = new Map<string, Map<number, CommittedOffset>>()
-  private readonly pendingTxnOffsets = new Map<bigint, { topic: string; partition: number; c: CommittedOffset }[]>()
   private phaseTimer: NodeJS.Timeout | null = null
   private delayingInitialJoin = false
-  changes: GroupChanges | null = null
 
   constructor(
     readonly groupId: string,
     private readonly timings: GroupTimings,
-  ) {}
+  ) {
+    super()
+  }
 
   // ---- JoinGroup ---------------------------------------------------------
 
@@ -163,10 +155,14 @@ export class ClassicGroup {
     this.staticMembers.set(req.groupInstanceId!, newId)
     const wasLeader = this.leaderId === old.memberId
     if (wasLeader) this.leaderId = newId
-    const sameProtocols = sameProtocolList(old.protocols, req.protocols)
-    if (this.state === 'Stable' && sameProtocols && !wasLeader) {
+    // As Kafka: a restart that leaves the group's protocol as it is (its subscription metadata may differ:
+    // a restarted consumer owns nothing yet) is no reason to rebalance. A restarted leader is given the
+    // members with skipAssignment (KIP-814), so it keeps the plan; before v9 it cannot be told that, and
+    // would compute a new plan nobody else asked for, so the group rebalances.
+    const sameProtocol = this.selectProtocol() === this.protocolName
+    if (this.state === 'Stable' && sameProtocol && (!wasLeader || req.canSkipAssignment)) {
       this.touch(member)
-      return Promise.resolve(this.joinAnswer(member, false))
+      return Promise.resolve(this.joinAnswer(member, wasLeader, wasLeader))
     }
     return this.waitForJoin(member, () => this.prepareRebalance())
   }
@@ -296,7 +292,7 @@ export class ClassicGroup {
     this.tryCompleteJoin()
   }
 
-  private joinAnswer(m: Member, asLeader: boolean): JoinResult {
+  private joinAnswer(m: Member, asLeader: boolean, skipAssignment = false): JoinResult {
     return {
       errorCode: ErrorCodes.NONE,
       generationId: this.generationId,
@@ -304,7 +300,7 @@ export class ClassicGroup {
       protocolName: this.protocolName,
       leader: this.leaderId ?? '',
       memberId: m.memberId,
-      skipAssignment: false,
+      skipAssignment,
       members: asLeader
         ? [...this.members.values()].map((x) => ({
             memberId: x.memberId,
@@ -478,42 +474,7 @@ export class ClassicGroup {
     this.phaseTimer = null
   }
 
-  // ---- offsets and lifecycle -------------------------------------------
-
-  commit(topic: string, partition: number, c: CommittedOffset): void {
-    let t = this.offsets.get(topic)
-    if (!t) this.offsets.set(topic, (t = new Map()))
-    t.set(partition, c)
-    this.changes?.offset(this.groupId, topic, partition, c)
-  }
-
-  deleteOffset(topic: string, partition: number): void {
-    if (this.offsets.get(topic)?.delete(partition)) this.changes?.offset(this.groupId, topic, partition, null)
-  }
-
-  committed(topic: string, partition: number): CommittedOffset | undefined {
-    return this.offsets.get(topic)?.get(partition)
-  }
-
-  /** An offset committed inside a transaction: pending until its transaction ends. */
-  commitInTransaction(producerId: bigint, topic: string, partition: number, c: CommittedOffset): void {
-    let pending = this.pendingTxnOffsets.get(producerId)
-    if (!pending) this.pendingTxnOffsets.set(producerId, (pending = []))
-    pending.push({ topic, partition, c })
-  }
-
-  /** The transaction of `producerId` ended: its offsets become committed, or are dropped. */
-  completeTransaction(producerId: bigint, commit: boolean): void {
-    const pending = this.pendingTxnOffsets.get(producerId)
-    this.pendingTxnOffsets.delete(producerId)
-    if (commit) for (const { topic, partition, c } of pending ?? []) this.commit(topic, partition, c)
-  }
-
-  /** Whether an open transaction has an offset pending for this partition (OffsetFetch with requireStable waits for it). */
-  hasPendingOffset(topic: string, partition: number): boolean {
-    for (const list of this.pendingTxnOffsets.values()) if (list.some((x) => x.topic === topic && x.partition === partition)) return true
-    return false
-  }
+  // ---- lifecycle -------------------------------------------------------
 
   /** Stops every timer and answers every waiting request (the coordinator is going away). */
   close(): void {

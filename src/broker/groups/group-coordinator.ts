@@ -1,12 +1,21 @@
 import type { EmbeddedCluster } from '../cluster.js'
 import { ClassicGroup } from './classic-group.js'
+import { ConsumerGroup } from './consumer-group.js'
 import type { GroupStore } from '../storage/group-store.js'
 
 import { coordinatorFor } from '../coordinator-placement.js'
 
-/** The groups of the cluster and which broker coordinates each. */
+/** A group speaks one protocol: the classic one (JoinGroup/SyncGroup) or KIP-848's (ConsumerGroupHeartbeat). */
+export type Group = ClassicGroup | ConsumerGroup
+
+/**
+ * The groups of the cluster and which broker coordinates each. A group id
+ * names one group of one type; an empty group of one type becomes the other
+ * when a member of the other protocol arrives (its offsets stay), as Kafka's
+ * coordinator converts them.
+ */
 export class GroupCoordinator {
-  readonly groups = new Map<string, ClassicGroup>()
+  readonly groups = new Map<string, Group>()
   /** The group log in dataDir; null in memory. */
   store: GroupStore | null = null
 
@@ -17,19 +26,52 @@ export class GroupCoordinator {
     return coordinatorFor(this.cluster, key)
   }
 
-  get(groupId: string): ClassicGroup | undefined {
+  get(groupId: string): Group | undefined {
     return this.groups.get(groupId)
   }
 
-  getOrCreate(groupId: string): ClassicGroup {
-    let g = this.groups.get(groupId)
-    if (!g)
-      this.groups.set(
-        groupId,
-        (g = new ClassicGroup(groupId, { initialRebalanceDelayMs: this.cluster.options.groupInitialRebalanceDelayMs })),
-      )
-    g.changes = this.store
-    return g
+  classic(groupId: string): ClassicGroup | undefined {
+    const g = this.groups.get(groupId)
+    return g?.type === 'classic' ? g : undefined
+  }
+
+  consumer(groupId: string): ConsumerGroup | undefined {
+    const g = this.groups.get(groupId)
+    return g?.type === 'consumer' ? g : undefined
+  }
+
+  /** The classic group of that id, created (or converted from an empty consumer group); undefined while a consumer group has members. */
+  classicOrCreate(groupId: string): ClassicGroup | undefined {
+    const g = this.groups.get(groupId)
+    if (g?.type === 'classic') return g
+    if (g && g.state !== 'Empty') return undefined
+    const created = new ClassicGroup(groupId, { initialRebalanceDelayMs: this.cluster.options.groupInitialRebalanceDelayMs })
+    if (g) {
+      created.takeOffsetsFrom(g)
+      g.close()
+    }
+    created.changes = this.store
+    this.groups.set(groupId, created)
+    return created
+  }
+
+  /** The consumer group of that id, created (or converted from an empty classic group); undefined while a classic group has members. */
+  consumerOrCreate(groupId: string): ConsumerGroup | undefined {
+    const g = this.groups.get(groupId)
+    if (g?.type === 'consumer') return g
+    if (g && g.state !== 'Empty') return undefined
+    const { consumerGroupSessionTimeoutMs, consumerGroupHeartbeatIntervalMs } = this.cluster.options
+    const created = new ConsumerGroup(groupId, this.cluster.controller, {
+      sessionTimeoutMs: consumerGroupSessionTimeoutMs,
+      heartbeatIntervalMs: consumerGroupHeartbeatIntervalMs,
+    })
+    if (g) {
+      created.takeOffsetsFrom(g)
+      g.close()
+    }
+    created.changes = this.store
+    this.groups.set(groupId, created)
+    return created
   }
 
   delete(groupId: string): void {

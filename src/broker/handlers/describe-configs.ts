@@ -59,11 +59,13 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
             name,
             value: topicConfig(t, name),
             source: t.configs.has(name) ? SOURCE_TOPIC : SOURCE_DEFAULT,
-            type: /^-?\d+$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
-              ? name === 'min.insync.replicas' || name === 'max.message.bytes' || name === 'segment.bytes'
-                ? TYPE_INT
-                : TYPE_LONG
-              : TYPE_STRING,
+            type: /^(true|false)$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
+              ? TYPE_BOOLEAN
+              : /^-?\d+$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
+                ? name === 'min.insync.replicas' || name === 'max.message.bytes' || name === 'segment.bytes'
+                  ? TYPE_INT
+                  : TYPE_LONG
+                : TYPE_STRING,
           }))
         } else if (r.resourceType === BROKER) {
           const id = r.resourceName === '' ? null : Number(r.resourceName)

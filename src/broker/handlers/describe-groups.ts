@@ -7,7 +7,11 @@ import { OPERATIONS_OMITTED } from './metadata.js'
 
 const EMPTY = Buffer.alloc(0)
 
-/** DescribeGroups: members with their metadata and assignment (both only once the group is Stable, as Kafka). */
+/**
+ * DescribeGroups: members with their metadata and assignment (both only once
+ * the group is Stable, as Kafka). It knows classic groups only: a consumer
+ * group is Dead here (GROUP_ID_NOT_FOUND from v6), as Kafka answers.
+ */
 export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, DescribeGroupsResponse>({
   spec: DescribeGroups,
   minVersion: DescribeGroups.minVersion,
@@ -18,9 +22,16 @@ export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, Descri
         const base = { groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: OPERATIONS_OMITTED }
         const refused = coordinatorError(ctx, groupId)
         if (refused !== null) return { ...base, errorCode: refused }
-        const g = ctx.cluster.groups.get(groupId)
-        // v6+ says the group does not exist; before, it is described as Dead.
-        if (!g) return { ...base, groupState: 'Dead', errorCode: ctx.version >= 6 ? ErrorCodes.GROUP_ID_NOT_FOUND : ErrorCodes.NONE }
+        const any = ctx.cluster.groups.get(groupId)
+        const g = ctx.cluster.groups.classic(groupId)
+        // v6+ says the group does not exist (or is of the other type); before, it is described as Dead.
+        if (!g)
+          return {
+            ...base,
+            groupState: 'Dead',
+            errorCode: ctx.version >= 6 ? ErrorCodes.GROUP_ID_NOT_FOUND : ErrorCodes.NONE,
+            errorMessage: ctx.version < 6 ? null : any ? `Group ${groupId} is not a classic group.` : `Group ${groupId} not found.`,
+          }
         const stable = g.state === 'Stable'
         return {
           ...base,

@@ -8,6 +8,7 @@ import { sessionKey, type FetchSession, type SessionPartition } from '../fetch-s
 import { defineHandler, type RequestContext } from '../handler.js'
 import type { ClientConnection } from '../listener.js'
 import type { PartitionLog } from '../partition-log.js'
+import { preferredReadReplica } from '../replica-selector.js'
 
 type PartitionData = Input<FetchResponsePartitionData>
 
@@ -27,6 +28,8 @@ interface Pass {
   errors: boolean
   logs: PartitionLog[]
   leaders: Set<number>
+  /** A partition answered with a preferred read replica: the response goes at once (as Kafka's). */
+  redirected: boolean
 }
 
 /** One pass over the partitions to fetch: what can be answered now. */
@@ -39,13 +42,21 @@ function readOnce(
   replicaId: number,
 ): Pass {
   const byId = version >= 13
-  const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set() }
+  const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set(), redirected: false }
+  // KIP-392: a consumer's v11+ fetch may go to a follower (whatever the replica selector, as Kafka's),
+  // which serves what it has up to its high watermark.
+  const fromFollower = replicaId < 0 && version >= 11
   let room = req.maxBytes
   for (const want of wanted) {
     const data = ((): PartitionData => {
       const t = byId ? cluster.controller.topicsById.get(want.topicId) : cluster.controller.topics.get(want.topic)
       if (!t) return failed(want.partition, byId ? ErrorCodes.UNKNOWN_TOPIC_ID : ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
-      const led = cluster.leaderReplica(broker, t, want.partition)
+      let led = cluster.leaderReplica(broker, t, want.partition)
+      if (led === ErrorCodes.NOT_LEADER_OR_FOLLOWER && fromFollower) {
+        const followed = cluster.followerReplica(broker, t, want.partition)
+        if (typeof followed !== 'number') led = followed
+      }
+      const leading = typeof led !== 'number' && led.p.leader === broker.id
       const p = t.partitions[want.partition]
       // v12+ tell the client where the leader is.
       const currentLeader = version >= 12 ? { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 } : undefined
@@ -79,6 +90,13 @@ function readOnce(
         abortedTransactions: committedOnly
           ? log.abortedBetween(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }))
           : null,
+      }
+      if (leading && fromFollower) {
+        const preferred = preferredReadReplica(cluster, broker.id, p, led.replica, req.rackId, offset)
+        if (preferred >= 0) {
+          pass.redirected = true
+          return { ...common, errorCode: ErrorCodes.NONE, preferredReadReplica: preferred, currentLeader, records: null }
+        }
       }
       // v12+: a fetcher whose last fetched epoch ends earlier here (or is unknown past an older one) has diverged,
       // and is told where to truncate to instead of being sent records (KIP-595's divergingEpoch, as Kafka's readRecords).
@@ -256,7 +274,13 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       const left = deadline - Date.now()
       const news = incremental ? pass.answers.filter((a) => hasNews(a.want, a.data)) : pass.answers
       const done =
-        pass.bytes >= req.minBytes || pass.errors || left <= 0 || !broker.running || pass.logs.length === 0 || ctx.connection.isClosed
+        pass.bytes >= req.minBytes ||
+        pass.errors ||
+        pass.redirected ||
+        left <= 0 ||
+        !broker.running ||
+        pass.logs.length === 0 ||
+        ctx.connection.isClosed
       if (!done) {
         await waitForData(broker, ctx.connection, pass.logs, left, replicaId >= 0)
         continue

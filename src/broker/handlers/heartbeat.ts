@@ -10,7 +10,7 @@ export const heartbeatHandler = defineHandler<HeartbeatRequest, HeartbeatRespons
   handle(req, ctx) {
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return { errorCode: refused }
-    const group = ctx.cluster.groups.get(req.groupId)
+    const group = ctx.cluster.groups.classic(req.groupId)
     if (!group) return { errorCode: ErrorCodes.UNKNOWN_MEMBER_ID }
     return { errorCode: group.heartbeat(req.memberId, req.groupInstanceId, req.generationId) }
   },

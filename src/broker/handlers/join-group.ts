@@ -19,18 +19,21 @@ export const joinGroupHandler = defineHandler<JoinGroupRequest, JoinGroupRespons
       return fail(ErrorCodes.INVALID_SESSION_TIMEOUT, req.memberId)
     }
     if (req.memberId !== '' && !groups.get(req.groupId)) return fail(ErrorCodes.UNKNOWN_MEMBER_ID, req.memberId)
-    const group = groups.getOrCreate(req.groupId)
+    // A consumer group with members keeps its id: a classic member cannot join it.
+    const group = groups.classicOrCreate(req.groupId)
+    if (!group) return fail(ErrorCodes.GROUP_ID_NOT_FOUND, req.memberId)
     const r = await group.join({
       memberId: req.memberId,
       groupInstanceId: req.groupInstanceId,
       clientId: ctx.header.clientId ?? '',
-      clientHost: `/${ctx.connection.socket.remoteAddress ?? ''}`,
+      clientHost: `/${ctx.connection.remoteAddress}`,
       sessionTimeoutMs: req.sessionTimeoutMs,
       // v0 has no rebalance timeout: the session timeout serves for both.
       rebalanceTimeoutMs: ctx.version >= 1 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs,
       protocolType: req.protocolType,
       protocols: req.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
       requireKnownMemberId: ctx.version >= 4,
+      canSkipAssignment: ctx.version >= 9,
     })
     return { ...r, protocolName: ctx.version >= 7 ? r.protocolName : (r.protocolName ?? '') }
   },

@@ -11,7 +11,7 @@ export const leaveGroupHandler = defineHandler<LeaveGroupRequest, LeaveGroupResp
   handle(req, ctx) {
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return { errorCode: refused, members: [] }
-    const group = ctx.cluster.groups.get(req.groupId)
+    const group = ctx.cluster.groups.classic(req.groupId)
     if (ctx.version < 3) {
       if (!group) return { errorCode: ErrorCodes.UNKNOWN_MEMBER_ID }
       return { errorCode: group.leave(req.memberId, null).errorCode }

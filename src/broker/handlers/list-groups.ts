@@ -2,7 +2,7 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { ListGroups, type ListGroupsRequest, type ListGroupsResponse } from '../../protocol/messages/ListGroups.js'
 import { defineHandler } from '../handler.js'
 
-/** ListGroups: the groups this broker coordinates, filtered by state (v4+) and type (v5+, all classic). */
+/** ListGroups: the groups this broker coordinates, of both types, filtered by state (v4+) and type (v5+). */
 export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResponse>({
   spec: ListGroups,
   minVersion: ListGroups.minVersion,
@@ -14,11 +14,17 @@ export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResp
       (g) =>
         cluster.groups.coordinatorFor(g.groupId) === broker.id &&
         (states.length === 0 || states.includes(g.state.toLowerCase())) &&
-        (types.length === 0 || types.includes('classic')),
+        (types.length === 0 || types.includes(g.type)),
     )
     return {
       errorCode: ErrorCodes.NONE,
-      groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' })),
+      groups: groups.map((g) => ({
+        groupId: g.groupId,
+        // A consumer group's members all speak the consumer protocol.
+        protocolType: g.type === 'consumer' ? 'consumer' : (g.protocolType ?? ''),
+        groupState: g.state,
+        groupType: g.type,
+      })),
     }
   },
   errorResponse: (_req, code) => ({ errorCode: code, groups: [] }),

@@ -27,7 +27,11 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
     const { groups, controller } = ctx.cluster
     const existing = groups.get(req.groupId)
     const generation = req.generationIdOrMemberEpoch
-    if (generation < 0 && req.memberId === '') {
+    if (existing?.type === 'consumer') {
+      // v9+ carries the member epoch, which must be the member's current one (STALE_MEMBER_EPOCH otherwise).
+      const invalid = existing.validateOffsetCommit(req.memberId, req.groupInstanceId, generation, false, ctx.version)
+      if (invalid !== null) return all(invalid)
+    } else if (generation < 0 && req.memberId === '') {
       if (existing && existing.state !== 'Empty') return all(ErrorCodes.UNKNOWN_MEMBER_ID)
     } else {
       if (!existing) return all(ErrorCodes.UNKNOWN_MEMBER_ID)
@@ -36,7 +40,7 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
       if (existing.state === 'CompletingRebalance') return all(ErrorCodes.REBALANCE_IN_PROGRESS)
       existing.touch(existing.members.get(req.memberId)!)
     }
-    const group = existing ?? groups.getOrCreate(req.groupId)
+    const group = existing ?? groups.classicOrCreate(req.groupId)!
     const now = Date.now()
     return {
       topics: req.topics.map((t) => {

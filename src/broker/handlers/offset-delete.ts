@@ -32,7 +32,7 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
     if (refused !== null) return { errorCode: refused, topics: [] }
     const g = ctx.cluster.groups.get(req.groupId)
     if (!g) return { errorCode: ErrorCodes.GROUP_ID_NOT_FOUND, topics: [] }
-    const subscribed = g.state === 'Empty' ? new Set<string>() : subscribedTopics(g)
+    const subscribed = g.state === 'Empty' ? new Set<string>() : g.type === 'consumer' ? g.subscribedTopics() : subscribedTopics(g)
     return {
       errorCode: ErrorCodes.NONE,
       topics: req.topics.map((t) => ({

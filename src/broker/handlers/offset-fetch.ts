@@ -23,6 +23,7 @@ function fetchGroup(
   groupId: string,
   topics: { name: string; partitionIndexes: number[] }[] | null,
   requireStable: boolean,
+  member: { memberId: string | null; memberEpoch: number } = { memberId: null, memberEpoch: -1 },
 ): GroupAnswer {
   const none = (partitionIndex: number, errorCode: number = ErrorCodes.NONE) => ({
     partitionIndex,
@@ -39,6 +40,14 @@ function fetchGroup(
     }
   }
   const group = ctx.cluster.groups.get(groupId)
+  // v9+: a consumer group's member fetches at its current epoch.
+  const stale = group?.type === 'consumer' ? group.validateOffsetFetch(member.memberId, member.memberEpoch) : null
+  if (stale !== null) {
+    return {
+      errorCode: stale,
+      topics: (topics ?? []).map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => none(p, stale)) })),
+    }
+  }
   const wanted =
     topics ??
     [...(group?.offsets ?? new Map()).entries()].map(([name, m]) => ({ name, partitionIndexes: [...m.keys()].sort((a, b) => a - b) }))
@@ -72,7 +81,7 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
   maxVersion: 9,
   handle(req, ctx) {
     if (ctx.version >= 8)
-      return { groups: req.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(ctx, g.groupId, g.topics, req.requireStable) })) }
+      return { groups: req.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(ctx, g.groupId, g.topics, req.requireStable, g) })) }
     return fetchGroup(ctx, req.groupId, req.topics, req.requireStable)
   },
   errorResponse: (req, code, { version }) =>

@@ -10,7 +10,7 @@ export const syncGroupHandler = defineHandler<SyncGroupRequest, SyncGroupRespons
   async handle(req, ctx) {
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return { errorCode: refused }
-    const group = ctx.cluster.groups.get(req.groupId)
+    const group = ctx.cluster.groups.classic(req.groupId)
     if (!group) return { errorCode: ErrorCodes.UNKNOWN_MEMBER_ID }
     return group.sync(req.memberId, req.groupInstanceId, req.generationId, req.protocolType, req.protocolName, req.assignments)
   },

@@ -26,12 +26,15 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
     const txnProblem = transactions.offsetCommitCheck(req.transactionalId, req.producerId, req.producerEpoch, req.groupId)
     if (txnProblem !== null) return all(txnProblem)
     const existing = groups.get(req.groupId)
-    if (req.memberId !== '' || req.generationIdOrMemberEpoch >= 0) {
+    if (existing?.type === 'consumer') {
+      const invalid = existing.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationIdOrMemberEpoch, true, ctx.version)
+      if (invalid !== null) return all(invalid)
+    } else if (req.memberId !== '' || req.generationIdOrMemberEpoch >= 0) {
       if (!existing) return all(ErrorCodes.UNKNOWN_MEMBER_ID)
       const invalid = existing.validateMember(req.memberId, req.groupInstanceId, req.generationIdOrMemberEpoch)
       if (invalid !== null) return all(invalid)
     }
-    const group = existing ?? groups.getOrCreate(req.groupId)
+    const group = existing ?? groups.classicOrCreate(req.groupId)!
     const now = Date.now()
     return {
       topics: req.topics.map((t) => ({

@@ -1,4 +1,5 @@
 import type { ClassicGroup, CommittedOffset } from '../groups/classic-group.js'
+import type { Group } from '../groups/group-coordinator.js'
 import { RecordFile } from './record-file.js'
 
 /** One change to the groups, as the group log holds it (Kafka's __consumer_offsets records, as JSON). */
@@ -26,12 +27,7 @@ export class GroupStore {
   private constructor(private readonly file: RecordFile<GroupRecord>) {}
 
   /** Opens the log, applies it to fresh groups from `group(id)`, and compacts it to that state. */
-  static open(
-    path: string,
-    group: (id: string) => ClassicGroup,
-    groups: () => Iterable<ClassicGroup>,
-    drop: (id: string) => void,
-  ): GroupStore {
+  static open(path: string, group: (id: string) => ClassicGroup, groups: () => Iterable<Group>, drop: (id: string) => void): GroupStore {
     const { file, records } = RecordFile.open<GroupRecord>(path)
     for (const r of records) {
       if (r.type === 'group-delete') drop(r.group)
@@ -70,7 +66,7 @@ export class GroupStore {
       })
   }
 
-  generation(g: ClassicGroup): void {
+  generation(g: Pick<ClassicGroup, 'groupId' | 'generationId' | 'protocolType' | 'protocolName'>): void {
     this.file.append({
       type: 'group',
       group: g.groupId,
@@ -89,10 +85,12 @@ export class GroupStore {
   }
 }
 
-function snapshot(g: ClassicGroup): GroupRecord[] {
-  const out: GroupRecord[] = [
-    { type: 'group', group: g.groupId, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName },
-  ]
+function snapshot(g: Group): GroupRecord[] {
+  // A KIP-848 group's epochs are not kept (its members rejoin); its offsets are.
+  const out: GroupRecord[] =
+    g.type === 'classic'
+      ? [{ type: 'group', group: g.groupId, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName }]
+      : []
   for (const [topic, parts] of g.offsets)
     for (const [partition, c] of parts)
       out.push({

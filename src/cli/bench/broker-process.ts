@@ -10,15 +10,11 @@ export interface BrokerProcess {
 const START_TIMEOUT_MS = 30_000
 const STOP_TIMEOUT_MS = 10_000
 
-/** Runs `wafka broker --port 0 --brokers N` (this same CLI) and resolves once it says where it serves. */
-export function startBrokerProcess(brokers: number): Promise<BrokerProcess> {
-  const child = spawn(
-    process.execPath,
-    [process.argv[1], 'broker', '--port', '0', '--brokers', String(brokers), '--no-auto-create-topics'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+/** Runs `wafka broker --port 0 --brokers N` (this same CLI, unless told another) and resolves once it says where it serves. */
+export function startBrokerProcess(brokers: number, cli = process.argv[1]): Promise<BrokerProcess> {
+  const child = spawn(process.execPath, [cli, 'broker', '--port', '0', '--brokers', String(brokers), '--no-auto-create-topics'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return

@@ -15,3 +15,8 @@ export function processCpuSeconds(pid: number | undefined): number {
     return NaN
   }
 }
+
+/** The CPU seconds of several processes together (a cluster's brokers); NaN when any is unreadable. */
+export function processesCpuSeconds(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0)
+}

@@ -1,0 +1,593 @@
+import { randomBytes } from 'node:crypto'
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import type { Controller } from '../controller.js'
+import { SERVER_ASSIGNORS, type Assignment } from './assignors.js'
+import { GroupOffsets } from './group-offsets.js'
+
+export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable'
+
+/**
+ * Where a member is on its way to its target: stable (it has it, at the
+ * assignment epoch), unrevoked (it must give partitions up first, and stays
+ * at its epoch until it says it has), unreleased (at the new epoch, waiting
+ * for partitions others still hold).
+ */
+export type MemberState = 'stable' | 'unrevoked' | 'unreleased'
+
+export interface ConsumerMember {
+  memberId: string
+  instanceId: string | null
+  rackId: string | null
+  clientId: string
+  clientHost: string
+  rebalanceTimeoutMs: number
+  subscribedTopicNames: string[]
+  subscribedTopicRegex: string | null
+  serverAssignor: string | null
+  memberEpoch: number
+  previousMemberEpoch: number
+  state: MemberState
+  /** What it may consume now. */
+  assigned: Assignment
+  /** What it must give up; still its own (nobody else gets it) until it says it has. */
+  pendingRevocation: Assignment
+  sessionTimer: NodeJS.Timeout | null
+  rebalanceTimer: NodeJS.Timeout | null
+}
+
+export interface TopicPartitionsIn {
+  topicId: string
+  partitions: number[]
+}
+
+export interface HeartbeatRequest {
+  version: number
+  memberId: string
+  memberEpoch: number
+  instanceId: string | null
+  rackId: string | null
+  rebalanceTimeoutMs: number
+  subscribedTopicNames: string[] | null
+  subscribedTopicRegex: string | null
+  serverAssignor: string | null
+  topicPartitions: TopicPartitionsIn[] | null
+  clientId: string
+  clientHost: string
+}
+
+export interface HeartbeatResult {
+  errorCode: number
+  errorMessage: string | null
+  memberId: string | null
+  memberEpoch: number
+  heartbeatIntervalMs: number
+  assignment: { topicPartitions: TopicPartitionsIn[] } | null
+}
+
+export interface ConsumerGroupTimings {
+  /** group.consumer.session.timeout.ms */
+  sessionTimeoutMs: number
+  /** group.consumer.heartbeat.interval.ms */
+  heartbeatIntervalMs: number
+}
+
+export const LEAVE_EPOCH = -1
+export const STATIC_LEAVE_EPOCH = -2
+const DEFAULT_ASSIGNOR = 'uniform'
+const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state'])
+
+/** A refused heartbeat: the Kafka code and Kafka's reason. */
+class Refused extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * A KIP-848 consumer group as Kafka's coordinator runs it. A member's
+ * heartbeat updates its subscription; a change of any subscription (or of
+ * the subscribed topics' partitions) bumps the group epoch and the server
+ * assignor computes the target assignment for that epoch. Each member then
+ * reconciles towards its target, one heartbeat at a time: it first gives up
+ * what is no longer its (keeping its epoch until it says it has), then takes
+ * the new epoch and the partitions that are free — a partition is never
+ * given to a member while another still holds it. Members that stop
+ * heartbeating (session timeout) or do not revoke in time (rebalance
+ * timeout) are fenced out.
+ */
+export class ConsumerGroup extends GroupOffsets {
+  readonly type = 'consumer'
+  groupEpoch = 0
+  assignmentEpoch = 0
+  assignorName = DEFAULT_ASSIGNOR
+  readonly members = new Map<string, ConsumerMember>()
+  /** instance id -> member id */
+  readonly staticMembers = new Map<string, string>()
+  /** The target assignment of assignmentEpoch, by member id. */
+  target = new Map<string, Assignment>()
+  /** The subscribed topics' names, ids and partition counts the target was computed from. */
+  private subscriptionSignature = ''
+  private closed = false
+
+  constructor(
+    readonly groupId: string,
+    private readonly controller: Controller,
+    private readonly timings: ConsumerGroupTimings,
+  ) {
+    super()
+  }
+
+  get state(): ConsumerGroupState {
+    if (this.members.size === 0) return 'Empty'
+    if (this.groupEpoch > this.assignmentEpoch) return 'Assigning'
+    for (const m of this.members.values()) if (!this.reconciled(m)) return 'Reconciling'
+    return 'Stable'
+  }
+
+  // ---- ConsumerGroupHeartbeat ------------------------------------------
+
+  heartbeat(req: HeartbeatRequest): HeartbeatResult {
+    try {
+      validate(req)
+      if (req.memberEpoch === LEAVE_EPOCH || req.memberEpoch === STATIC_LEAVE_EPOCH) return this.leave(req)
+      return this.beat(req)
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err
+      return {
+        errorCode: err.code,
+        errorMessage: err.message,
+        memberId: null,
+        memberEpoch: -1,
+        heartbeatIntervalMs: 0,
+        assignment: null,
+      }
+    }
+  }
+
+  private beat(req: HeartbeatRequest): HeartbeatResult {
+    let memberId = req.memberId
+    // v0: the coordinator names a new member; from v1 the client does (KIP-1082).
+    if (memberId === '') memberId = randomBytes(16).toString('base64url')
+    const owned = req.topicPartitions === null ? null : toAssignment(req.topicPartitions)
+    let member: ConsumerMember | undefined
+    /** The member before this heartbeat changed it (its subscription decides a bump); null for a new one. */
+    let before: ConsumerMember | null
+    let replaced: ConsumerMember | null = null
+    if (req.instanceId === null) {
+      member = this.members.get(memberId)
+      if (req.memberEpoch !== 0) {
+        if (!member) throw new Refused(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${this.groupId}.`)
+        this.checkEpoch(member, req.memberEpoch, owned)
+      }
+      before = member ? { ...member } : null
+    } else {
+      const currentId = this.staticMembers.get(req.instanceId)
+      const current = currentId === undefined ? undefined : this.members.get(currentId)
+      if (req.memberEpoch === 0) {
+        if (current && current.memberId !== memberId) {
+          if (current.memberEpoch !== STATIC_LEAVE_EPOCH)
+            throw new Refused(
+              ErrorCodes.UNRELEASED_INSTANCE_ID,
+              `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by member ${current.memberId}.`,
+            )
+          // The instance came back under a new member id: it takes over the old member's place and partitions.
+          replaced = current
+          member = undefined
+          before = { ...current }
+        } else {
+          member = current ?? this.members.get(memberId)
+          before = member ? { ...member } : null
+        }
+      } else {
+        if (!current) throw new Refused(ErrorCodes.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+        if (current.memberId !== memberId)
+          throw new Refused(
+            ErrorCodes.FENCED_INSTANCE_ID,
+            `Static member ${memberId} with instance id ${req.instanceId} was fenced by member ${current.memberId}.`,
+          )
+        this.checkEpoch(current, req.memberEpoch, owned)
+        member = current
+        before = { ...current }
+      }
+    }
+    if (req.serverAssignor !== null && !SERVER_ASSIGNORS.has(req.serverAssignor))
+      throw new Refused(ErrorCodes.UNSUPPORTED_ASSIGNOR, `Assignor ${req.serverAssignor} is not supported.`)
+    const regex = req.subscribedTopicRegex === '' ? null : req.subscribedTopicRegex
+    if (regex !== null) compileRegex(regex)
+
+    if (!member) {
+      member = newMember(memberId, replaced)
+      if (replaced) this.removeMember(replaced)
+      this.members.set(memberId, member)
+    }
+    if (req.instanceId !== null) {
+      member.instanceId = req.instanceId
+      this.staticMembers.set(req.instanceId, memberId)
+    }
+    if (replaced) {
+      // Its target goes with it; the group epoch stays (nothing the assignor sees has changed).
+      const t = this.target.get(replaced.memberId)
+      this.target.delete(replaced.memberId)
+      if (t) this.target.set(memberId, t)
+    }
+    if (req.rackId !== null) member.rackId = req.rackId
+    if (req.rebalanceTimeoutMs !== -1) member.rebalanceTimeoutMs = req.rebalanceTimeoutMs
+    if (req.serverAssignor !== null) member.serverAssignor = req.serverAssignor
+    if (req.subscribedTopicNames !== null) member.subscribedTopicNames = [...req.subscribedTopicNames]
+    if (req.subscribedTopicRegex !== null) member.subscribedTopicRegex = regex
+    member.clientId = req.clientId
+    member.clientHost = req.clientHost
+
+    let bump =
+      before === null ||
+      !sameNames(before.subscribedTopicNames, member.subscribedTopicNames) ||
+      before.subscribedTopicRegex !== member.subscribedTopicRegex ||
+      before.serverAssignor !== member.serverAssignor
+    // Topics created, deleted or grown since the last target count as a change too (Kafka's subscription metadata).
+    const signature = this.signature()
+    if (signature !== this.subscriptionSignature) bump = true
+    if (bump) {
+      this.groupEpoch++
+      this.computeTarget(signature)
+    }
+
+    const assignedBefore = assignmentKey(member.assigned)
+    this.reconcile(member, owned)
+    this.touch(member)
+    const sendAssignment = owned !== null || req.memberEpoch === 0 || assignmentKey(member.assigned) !== assignedBefore
+    return {
+      errorCode: ErrorCodes.NONE,
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch: member.memberEpoch,
+      heartbeatIntervalMs: this.timings.heartbeatIntervalMs,
+      assignment: sendAssignment ? { topicPartitions: fromAssignment(member.assigned) } : null,
+    }
+  }
+
+  /**
+   * The epoch a heartbeat carries must be the member's. One behind is still
+   * accepted when what it owns is within its assignment: the response that
+   * gave it the new epoch was lost.
+   */
+  private checkEpoch(member: ConsumerMember, epoch: number, owned: Assignment | null): void {
+    if (epoch > member.memberEpoch)
+      throw new Refused(
+        ErrorCodes.FENCED_MEMBER_EPOCH,
+        `The consumer group member has a greater member epoch (${epoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+      )
+    if (epoch < member.memberEpoch && (epoch !== member.previousMemberEpoch || owned === null || !isSubset(owned, member.assigned)))
+      throw new Refused(
+        ErrorCodes.FENCED_MEMBER_EPOCH,
+        `The consumer group member has a smaller member epoch (${epoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+      )
+  }
+
+  private leave(req: HeartbeatRequest): HeartbeatResult {
+    let member: ConsumerMember | undefined
+    if (req.instanceId === null) {
+      member = this.members.get(req.memberId)
+      if (!member) throw new Refused(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${this.groupId}.`)
+      this.fence(member)
+    } else {
+      const id = this.staticMembers.get(req.instanceId)
+      member = id === undefined ? undefined : this.members.get(id)
+      if (!member) throw new Refused(ErrorCodes.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+      if (member.memberId !== req.memberId)
+        throw new Refused(
+          ErrorCodes.FENCED_INSTANCE_ID,
+          `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${member.memberId}.`,
+        )
+      if (req.memberEpoch === STATIC_LEAVE_EPOCH) {
+        // Gone for now, back soon (within the session timeout): its partitions wait for it.
+        member.memberEpoch = STATIC_LEAVE_EPOCH
+        member.pendingRevocation = new Map()
+        this.stopTimer(member, 'rebalanceTimer')
+      } else {
+        this.fence(member)
+      }
+    }
+    return {
+      errorCode: ErrorCodes.NONE,
+      errorMessage: null,
+      memberId: req.memberId,
+      memberEpoch: req.memberEpoch,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    }
+  }
+
+  // ---- target assignment and reconciliation ---------------------------
+
+  /** The topics a member's subscription names, as they exist now (name -> topic). */
+  private resolved(m: ConsumerMember): Map<string, { id: string; partitions: number }> {
+    const out = new Map<string, { id: string; partitions: number }>()
+    for (const name of m.subscribedTopicNames) {
+      const t = this.controller.topics.get(name)
+      if (t) out.set(name, { id: t.id, partitions: t.partitions.length })
+    }
+    if (m.subscribedTopicRegex !== null) {
+      const re = compileRegex(m.subscribedTopicRegex)
+      for (const t of this.controller.topics.values())
+        if (!INTERNAL_TOPICS.has(t.name) && re.test(t.name)) out.set(t.name, { id: t.id, partitions: t.partitions.length })
+    }
+    return out
+  }
+
+  /** Every subscribed topic's name, id and partition count: a change means a new target. */
+  private signature(): string {
+    const all = new Map<string, string>()
+    for (const m of this.members.values()) for (const [name, t] of this.resolved(m)) all.set(name, `${name}:${t.id}:${t.partitions}`)
+    return [...all.values()].sort().join(',')
+  }
+
+  /** The names of the topics members subscribe to (OffsetDelete keeps their offsets). */
+  subscribedTopics(): Set<string> {
+    const names = new Set<string>()
+    for (const m of this.members.values()) for (const name of this.resolved(m).keys()) names.add(name)
+    return names
+  }
+
+  private computeTarget(signature = this.signature()): void {
+    this.assignorName = this.preferredAssignor()
+    const partitions = new Map<string, number>()
+    const members = [...this.members.values()]
+      .sort((a, b) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0))
+      .map((m) => {
+        const topics = new Set<string>()
+        for (const t of this.resolved(m).values()) {
+          topics.add(t.id)
+          partitions.set(t.id, t.partitions)
+        }
+        return { memberId: m.memberId, topics }
+      })
+    this.target = SERVER_ASSIGNORS.get(this.assignorName)!({ members, partitions, previous: this.target })
+    this.assignmentEpoch = this.groupEpoch
+    this.subscriptionSignature = signature
+  }
+
+  /** The assignor most members asked for; uniform when none did. */
+  private preferredAssignor(): string {
+    const votes = new Map<string, number>()
+    for (const m of this.members.values()) if (m.serverAssignor) votes.set(m.serverAssignor, (votes.get(m.serverAssignor) ?? 0) + 1)
+    let best = DEFAULT_ASSIGNOR
+    let most = 0
+    for (const [name, n] of votes) if (n > most) [best, most] = [name, n]
+    return best
+  }
+
+  private reconciled(m: ConsumerMember): boolean {
+    return m.state === 'stable' && m.memberEpoch === this.assignmentEpoch
+  }
+
+  /** Moves the member one step towards its target (Kafka's CurrentAssignmentBuilder). */
+  private reconcile(m: ConsumerMember, owned: Assignment | null): void {
+    if (this.reconciled(m)) return
+    // Until it says it no longer owns what it must revoke, it stays where it is.
+    if (m.state === 'unrevoked' && ownsAny(owned, m.pendingRevocation)) return
+    const target = this.target.get(m.memberId) ?? new Map<string, Set<number>>()
+    const kept: Assignment = new Map()
+    const revoke: Assignment = new Map()
+    for (const [topic, parts] of m.assigned) for (const p of parts) addTo(target.get(topic)?.has(p) ? kept : revoke, topic, p)
+    if (revoke.size > 0 && ownsAny(owned, revoke)) {
+      m.state = 'unrevoked'
+      m.assigned = kept
+      m.pendingRevocation = revoke
+      this.startRebalanceTimer(m)
+      return
+    }
+    const held = this.heldByOthers(m)
+    let waiting = false
+    for (const [topic, parts] of target)
+      for (const p of parts) {
+        if (kept.get(topic)?.has(p)) continue
+        if (held.has(`${topic}/${p}`)) waiting = true
+        else addTo(kept, topic, p)
+      }
+    if (m.memberEpoch !== this.assignmentEpoch) {
+      m.previousMemberEpoch = m.memberEpoch
+      m.memberEpoch = this.assignmentEpoch
+    }
+    m.assigned = kept
+    m.pendingRevocation = new Map()
+    m.state = waiting ? 'unreleased' : 'stable'
+    this.stopTimer(m, 'rebalanceTimer')
+  }
+
+  /** Partitions other members hold: assigned to them, or theirs until they revoke them. */
+  private heldByOthers(m: ConsumerMember): Set<string> {
+    const held = new Set<string>()
+    for (const o of this.members.values()) {
+      if (o === m) continue
+      for (const a of [o.assigned, o.pendingRevocation]) for (const [topic, parts] of a) for (const p of parts) held.add(`${topic}/${p}`)
+    }
+    return held
+  }
+
+  // ---- members leaving --------------------------------------------------
+
+  /** A member is out (it left, or its session or rebalance timeout passed): the others get a new target. */
+  private fence(m: ConsumerMember): void {
+    if (this.members.get(m.memberId) !== m) return
+    this.removeMember(m)
+    this.target.delete(m.memberId)
+    this.groupEpoch++
+    this.computeTarget()
+  }
+
+  private removeMember(m: ConsumerMember): void {
+    this.stopTimer(m, 'sessionTimer')
+    this.stopTimer(m, 'rebalanceTimer')
+    this.members.delete(m.memberId)
+    if (m.instanceId !== null && this.staticMembers.get(m.instanceId) === m.memberId) this.staticMembers.delete(m.instanceId)
+  }
+
+  /** Restarts the member's session: it must heartbeat again within the session timeout. */
+  private touch(m: ConsumerMember): void {
+    this.stopTimer(m, 'sessionTimer')
+    if (this.closed) return
+    m.sessionTimer = setTimeout(() => {
+      m.sessionTimer = null
+      this.fence(m)
+    }, this.timings.sessionTimeoutMs)
+  }
+
+  private startRebalanceTimer(m: ConsumerMember): void {
+    if (m.rebalanceTimer || this.closed) return
+    const epoch = m.memberEpoch
+    m.rebalanceTimer = setTimeout(() => {
+      m.rebalanceTimer = null
+      // Still holding what it was asked to give up, at the same epoch: out.
+      if (m.state === 'unrevoked' && m.memberEpoch === epoch) this.fence(m)
+    }, m.rebalanceTimeoutMs)
+  }
+
+  private stopTimer(m: ConsumerMember, which: 'sessionTimer' | 'rebalanceTimer'): void {
+    const t = m[which]
+    if (t) clearTimeout(t)
+    m[which] = null
+  }
+
+  // ---- offsets -----------------------------------------------------------
+
+  /**
+   * The error an OffsetCommit (or TxnOffsetCommit) gets, or null: a member
+   * commits at its current epoch; a client outside the group only while the
+   * group has no members.
+   */
+  validateOffsetCommit(memberId: string, instanceId: string | null, epoch: number, transactional: boolean, version: number): number | null {
+    if (epoch < 0 && this.members.size === 0) return null
+    if (transactional && epoch < 0 && memberId === '' && instanceId === null) return null
+    const m = this.members.get(memberId)
+    if (!m) return ErrorCodes.UNKNOWN_MEMBER_ID
+    // The member epoch travels in OffsetCommit from v9.
+    if (!transactional && version < 9) return ErrorCodes.UNSUPPORTED_VERSION
+    if (epoch !== m.memberEpoch) return ErrorCodes.STALE_MEMBER_EPOCH
+    return null
+  }
+
+  /** The error an OffsetFetch by a member (v9+: member id and epoch) gets, or null; the admin's (no member) is always fine. */
+  validateOffsetFetch(memberId: string | null, epoch: number): number | null {
+    if (memberId === null && epoch < 0) return null
+    const m = memberId === null ? undefined : this.members.get(memberId)
+    if (!m) return ErrorCodes.UNKNOWN_MEMBER_ID
+    if (epoch !== m.memberEpoch) return ErrorCodes.STALE_MEMBER_EPOCH
+    return null
+  }
+
+  /** Stops every timer (the coordinator is going away). */
+  close(): void {
+    this.closed = true
+    for (const m of this.members.values()) {
+      this.stopTimer(m, 'sessionTimer')
+      this.stopTimer(m, 'rebalanceTimer')
+    }
+  }
+}
+
+/** Kafka's checks of a heartbeat before the group is looked at. */
+function validate(req: HeartbeatRequest): void {
+  const invalid = (message: string) => new Refused(ErrorCodes.INVALID_REQUEST, message)
+  if (req.version >= 1 && req.memberId === '') throw invalid('MemberId can\u2019t be empty.')
+  if (req.instanceId !== null && req.instanceId === '') throw invalid('InstanceId can\u2019t be empty.')
+  if (req.rackId !== null && req.rackId === '') throw invalid('RackId can\u2019t be empty.')
+  if (req.memberEpoch === 0) {
+    if (req.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.')
+    if (req.topicPartitions === null || req.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.')
+    if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null)
+      throw invalid('SubscribedTopicNames or SubscribedTopicRegex must be set in first request.')
+  } else if (req.memberEpoch === STATIC_LEAVE_EPOCH) {
+    if (req.instanceId === null) throw invalid('InstanceId can\u2019t be null.')
+  } else if (req.memberEpoch < STATIC_LEAVE_EPOCH) {
+    throw invalid(`MemberEpoch is invalid: ${req.memberEpoch}.`)
+  }
+}
+
+const regexCache = new Map<string, RegExp>()
+
+/** A subscription regex matches whole topic names (as Java's Matcher.matches). */
+function compileRegex(source: string): RegExp {
+  let re = regexCache.get(source)
+  if (re) return re
+  try {
+    re = new RegExp(`^(?:${source})$`)
+  } catch (err) {
+    throw new Refused(
+      ErrorCodes.INVALID_REGULAR_EXPRESSION,
+      `SubscribedTopicRegex \`${source}\` is not a valid regular expression: ${(err as Error).message}.`,
+    )
+  }
+  if (regexCache.size > 1000) regexCache.clear()
+  regexCache.set(source, re)
+  return re
+}
+
+function newMember(memberId: string, replacing: ConsumerMember | null): ConsumerMember {
+  return {
+    memberId,
+    instanceId: replacing?.instanceId ?? null,
+    rackId: replacing?.rackId ?? null,
+    clientId: '',
+    clientHost: '',
+    rebalanceTimeoutMs: replacing?.rebalanceTimeoutMs ?? 300_000,
+    subscribedTopicNames: replacing ? [...replacing.subscribedTopicNames] : [],
+    subscribedTopicRegex: replacing?.subscribedTopicRegex ?? null,
+    serverAssignor: replacing?.serverAssignor ?? null,
+    memberEpoch: 0,
+    previousMemberEpoch: 0,
+    state: 'stable',
+    // A returning static member holds what its previous incarnation held.
+    assigned: replacing ? copy(replacing.assigned) : new Map(),
+    pendingRevocation: new Map(),
+    sessionTimer: null,
+    rebalanceTimer: null,
+  }
+}
+
+function toAssignment(tps: TopicPartitionsIn[]): Assignment {
+  const a: Assignment = new Map()
+  for (const t of tps) for (const p of t.partitions) addTo(a, t.topicId, p)
+  return a
+}
+
+export function fromAssignment(a: Assignment): TopicPartitionsIn[] {
+  return [...a.entries()].map(([topicId, parts]) => ({ topicId, partitions: [...parts].sort((x, y) => x - y) }))
+}
+
+function addTo(a: Assignment, topic: string, p: number): void {
+  let s = a.get(topic)
+  if (!s) a.set(topic, (s = new Set()))
+  s.add(p)
+}
+
+function copy(a: Assignment): Assignment {
+  return new Map([...a].map(([t, s]) => [t, new Set(s)]))
+}
+
+function isSubset(a: Assignment, b: Assignment): boolean {
+  for (const [topic, parts] of a) for (const p of parts) if (!b.get(topic)?.has(p)) return false
+  return true
+}
+
+/** Whether the member still owns any of `a`; not knowing (it did not say) counts as yes. */
+function ownsAny(owned: Assignment | null, a: Assignment): boolean {
+  if (owned === null) return true
+  for (const [topic, parts] of a) for (const p of parts) if (owned.get(topic)?.has(p)) return true
+  return false
+}
+
+function assignmentKey(a: Assignment): string {
+  return [...a.entries()]
+    .map(([t, s]) => `${t}:${[...s].sort((x, y) => x - y).join('.')}`)
+    .sort()
+    .join(',')
+}
+
+function sameNames(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false
+  const s = new Set(a)
+  return b.every((x) => s.has(x))
+}

@@ -1,0 +1,56 @@
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import {
+  ConsumerGroupHeartbeat,
+  type ConsumerGroupHeartbeatRequest,
+  type ConsumerGroupHeartbeatResponse,
+} from '../../protocol/messages/ConsumerGroupHeartbeat.js'
+import { defineHandler } from '../handler.js'
+import { coordinatorError } from './group-common.js'
+
+const fail = (errorCode: number, errorMessage: string | null = null) => ({
+  errorCode,
+  errorMessage,
+  memberId: null,
+  memberEpoch: -1,
+  heartbeatIntervalMs: 0,
+  assignment: null,
+})
+
+/**
+ * ConsumerGroupHeartbeat (KIP-848): joins, heartbeats, reconciles and leaves
+ * a consumer group, at the versions Kafka 4.x clients use (v1: the member
+ * names itself).
+ */
+export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse>({
+  spec: ConsumerGroupHeartbeat,
+  minVersion: ConsumerGroupHeartbeat.minVersion,
+  maxVersion: ConsumerGroupHeartbeat.maxVersion,
+  handle(req, ctx) {
+    if (!req.groupId) return fail(ErrorCodes.INVALID_REQUEST, 'GroupId can\u2019t be empty.')
+    const refused = coordinatorError(ctx, req.groupId)
+    if (refused !== null) return fail(refused)
+    const { groups } = ctx.cluster
+    const existing = groups.get(req.groupId)
+    if (!existing && req.memberEpoch !== 0) {
+      // A member of a group the coordinator does not know (it was deleted): it joins again.
+      return fail(ErrorCodes.UNKNOWN_MEMBER_ID, `Consumer group ${req.groupId} not found.`)
+    }
+    const group = req.memberEpoch === 0 ? groups.consumerOrCreate(req.groupId) : groups.consumer(req.groupId)
+    if (!group) return fail(ErrorCodes.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`)
+    return group.heartbeat({
+      version: ctx.version,
+      memberId: req.memberId,
+      memberEpoch: req.memberEpoch,
+      instanceId: req.instanceId,
+      rackId: req.rackId,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs,
+      subscribedTopicNames: req.subscribedTopicNames,
+      subscribedTopicRegex: ctx.version >= 1 ? req.subscribedTopicRegex : null,
+      serverAssignor: req.serverAssignor,
+      topicPartitions: req.topicPartitions,
+      clientId: ctx.header.clientId ?? '',
+      clientHost: `/${ctx.connection.remoteAddress}`,
+    })
+  },
+  errorResponse: (_req, code) => fail(code),
+})

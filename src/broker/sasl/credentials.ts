@@ -1,0 +1,84 @@
+import { Buffer } from 'node:buffer'
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { saltedPassword, type ScramHash } from '../../net/sasl/scram.js'
+
+export type SaslMechanismName = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512'
+export const MECHANISMS: readonly SaslMechanismName[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']
+
+export interface BrokerSaslOptions {
+  /** Enabled mechanisms (sasl.enabled.mechanisms). Default all three. */
+  mechanisms?: SaslMechanismName[]
+  /** The users and their passwords; each may authenticate with every enabled mechanism. */
+  users: Record<string, string>
+  /** SCRAM iterations for the stored credentials (RFC 7677 and Kafka: at least 4096). Default 4096. */
+  scramIterations?: number
+}
+
+/** What a SCRAM server keeps of a password (RFC 5802 section 3): never the password itself. */
+export interface ScramCredential {
+  salt: Buffer
+  iterations: number
+  storedKey: Buffer
+  serverKey: Buffer
+}
+
+const hmac = (hash: ScramHash, key: Buffer, data: string | Buffer) => createHmac(hash, key).update(data).digest()
+
+/**
+ * The broker's user store, made once at start: for PLAIN a keyed hash of
+ * each password (compared in constant time), for SCRAM the salted keys per
+ * hash. The passwords themselves are not kept, so nothing can print them.
+ */
+export class SaslUsers {
+  private constructor(
+    readonly mechanisms: readonly SaslMechanismName[],
+    private readonly plainKey: Buffer,
+    private readonly plain: Map<string, Buffer>,
+    private readonly scram: Map<string, ScramCredential>,
+  ) {}
+
+  static async create(options: BrokerSaslOptions): Promise<SaslUsers> {
+    const mechanisms = options.mechanisms ?? [...MECHANISMS]
+    if (!Array.isArray(mechanisms) || mechanisms.length === 0)
+      throw new RangeError('startCluster: sasl.mechanisms must list at least one mechanism')
+    for (const m of mechanisms)
+      if (!MECHANISMS.includes(m)) throw new RangeError(`startCluster: unknown SASL mechanism ${m} (served: ${MECHANISMS.join(', ')})`)
+    const iterations = options.scramIterations ?? 4096
+    if (!Number.isInteger(iterations) || iterations < 4096 || iterations > 1_000_000)
+      throw new RangeError(`startCluster: sasl.scramIterations must be an integer from 4096 to 1000000, not ${iterations}`)
+    const users = options.users
+    if (!users || typeof users !== 'object') throw new TypeError('startCluster: sasl.users must map user names to passwords')
+    const plainKey = randomBytes(32)
+    const plain = new Map<string, Buffer>()
+    const scram = new Map<string, ScramCredential>()
+    for (const [name, password] of Object.entries(users)) {
+      if (!name) throw new RangeError('startCluster: sasl.users has an empty user name')
+      if (typeof password !== 'string' || !password) throw new RangeError(`startCluster: sasl.users: user ${name} has no password`)
+      plain.set(name, hmac('sha256', plainKey, password))
+      for (const hash of ['sha256', 'sha512'] as const) {
+        const salt = randomBytes(24)
+        const salted = await saltedPassword(hash, password, salt, iterations)
+        scram.set(`${hash}/${name}`, {
+          salt,
+          iterations,
+          storedKey: createHash(hash)
+            .update(hmac(hash, salted, 'Client Key'))
+            .digest(),
+          serverKey: hmac(hash, salted, 'Server Key'),
+        })
+      }
+    }
+    return new SaslUsers(mechanisms, plainKey, plain, scram)
+  }
+
+  /** Whether `password` is `user`'s, in constant time for users that exist. */
+  checkPlain(user: string, password: string): boolean {
+    const expected = this.plain.get(user)
+    const given = hmac('sha256', this.plainKey, password)
+    return expected !== undefined && timingSafeEqual(expected, given)
+  }
+
+  scramCredential(hash: 'sha256' | 'sha512', user: string): ScramCredential | undefined {
+    return this.scram.get(`${hash}/${user}`)
+  }
+}

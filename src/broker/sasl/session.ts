@@ -1,0 +1,207 @@
+import { Buffer } from 'node:buffer'
+import type { ApiSpec } from '../../protocol/api.js'
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import type { RequestHeader } from '../../protocol/header.js'
+import { ApiKeys } from '../../protocol/messages/api-keys.js'
+import { apis } from '../../protocol/messages/index.js'
+import { SaslAuthenticate } from '../../protocol/messages/SaslAuthenticate.js'
+import { SaslHandshake } from '../../protocol/messages/SaslHandshake.js'
+import type { Reader } from '../../protocol/reader.js'
+import { handlers } from '../dispatch.js'
+import type { SaslMechanismName, SaslUsers } from './credentials.js'
+import { SaslFailure, serverExchange, type ServerExchange } from './exchanges.js'
+
+/** What the broker does with a request frame on a SASL listener. */
+export type SaslVerdict =
+  /** Authenticated (or ApiVersions before it): serve it as usual. */
+  | { kind: 'pass' }
+  /** Close without an answer. */
+  | { kind: 'close'; why: string }
+  /** Answer with this response, then close if `thenClose` says why. */
+  | { kind: 'reply'; spec: ApiSpec; version: number; body: unknown; thenClose?: string }
+  /** Answer with the request's own error response carrying `code`, then close. */
+  | { kind: 'refuse'; code: number; thenClose: string }
+
+/** Kafka refuses to start a re-authentication within a second of the last one (KafkaChannel). */
+const MIN_REAUTH_INTERVAL_MS = 1000
+
+/**
+ * One connection's SASL state, as Kafka's SaslServerAuthenticator and
+ * SocketServer keep it. Before authentication only ApiVersions (once, first)
+ * and SaslHandshake are read; anything else closes the connection unanswered.
+ * After the handshake only SaslAuthenticate (v1 handshake) or raw tokens (v0)
+ * are; any other request is answered ILLEGAL_SASL_STATE, then closed. A
+ * failed exchange is answered SASL_AUTHENTICATION_FAILED with a message, then
+ * closed. Once authenticated, with connections.max.reauth.ms set, a session
+ * lasts that long (sent as session_lifetime_ms): a SaslHandshake then starts
+ * a re-authentication (KIP-368, same mechanism and user), and a request on an
+ * expired session closes the connection.
+ */
+export class SaslSession {
+  private state: 'initial' | 'handshake' | 'authenticate' | 'complete' | 'failed' = 'initial'
+  private exchange: ServerExchange | null = null
+  /** SaslHandshake v0: the tokens come as bare size-prefixed frames, not SaslAuthenticate requests. */
+  private raw = false
+  private mechanism: SaslMechanismName | null = null
+  /** The authenticated user (Kafka's principal User:name). */
+  user: string | null = null
+  private expiresAt: number | null = null
+  private reauthStartedAt = 0
+  private reauthenticating = false
+  private failedWhy = ''
+
+  constructor(
+    private readonly users: SaslUsers,
+    private readonly maxReauthMs: number,
+    /** Called at each completed authentication (the first lifts the pre-authentication request size limit). */
+    private readonly onAuthenticated: () => void = () => {},
+  ) {}
+
+  get expectsRawTokens(): boolean {
+    return this.raw && this.state === 'authenticate'
+  }
+
+  private get what(): string {
+    return this.reauthenticating ? 're-authentication' : 'authentication'
+  }
+
+  /** A raw SASL token (after a v0 handshake): the server's token as a size-prefixed frame, or a close. */
+  async rawToken(token: Buffer): Promise<{ kind: 'raw'; bytes: Buffer } | { kind: 'close'; why: string }> {
+    try {
+      const out = await this.exchange!.evaluate(token)
+      this.maybeComplete()
+      const bytes = Buffer.alloc(4 + out.length)
+      bytes.writeInt32BE(out.length, 0)
+      out.copy(bytes, 4)
+      return { kind: 'raw', bytes }
+    } catch (err) {
+      this.state = 'failed'
+      if (!(err instanceof SaslFailure)) throw err
+      return { kind: 'close', why: `SASL ${this.mechanism} ${this.what} failed: ${err.message}` }
+    }
+  }
+
+  async intercept(header: RequestHeader, r: Reader, now = Date.now()): Promise<SaslVerdict> {
+    const { apiKey, apiVersion } = header
+    const name = apis[apiKey]?.name ?? `API key ${apiKey}`
+    switch (this.state) {
+      case 'initial':
+      case 'handshake':
+        if (apiKey === ApiKeys.ApiVersions) {
+          if (this.state !== 'initial') return { kind: 'close', why: 'ApiVersions again during the SASL handshake' }
+          // A version not served gets its UNSUPPORTED_VERSION answer and may be asked again lower, as Kafka allows.
+          const served = handlers[apiKey]
+          if (apiVersion >= served.minVersion && apiVersion <= served.maxVersion) this.state = 'handshake'
+          return { kind: 'pass' }
+        }
+        if (apiKey === ApiKeys.SaslHandshake) return this.handshake(header, r)
+        return { kind: 'close', why: `${name} before SASL authentication` }
+      case 'authenticate':
+        if (apiKey !== ApiKeys.SaslAuthenticate)
+          return { kind: 'refuse', code: ErrorCodes.ILLEGAL_SASL_STATE, thenClose: `${name} during SASL ${this.what}` }
+        return this.authenticate(header, r)
+      case 'failed':
+        return { kind: 'close', why: this.failedWhy }
+      case 'complete':
+        if (
+          apiKey === ApiKeys.SaslHandshake &&
+          this.expiresAt !== null &&
+          (this.reauthStartedAt === 0 || now - this.reauthStartedAt >= MIN_REAUTH_INTERVAL_MS)
+        ) {
+          this.reauthStartedAt = now
+          this.reauthenticating = true
+          return this.handshake(header, r)
+        }
+        if (this.expiresAt !== null && now > this.expiresAt)
+          return { kind: 'close', why: `${name} on an expired SASL session (connections.max.reauth.ms ${this.maxReauthMs})` }
+        return { kind: 'pass' }
+    }
+  }
+
+  private handshake(header: RequestHeader, r: Reader): SaslVerdict {
+    const version = header.apiVersion
+    if (version < SaslHandshake.minVersion || version > SaslHandshake.maxVersion)
+      return { kind: 'close', why: `SaslHandshake v${version} is not served` }
+    let mechanism: string
+    try {
+      mechanism = SaslHandshake.decodeRequest(r, version).mechanism
+    } catch (err) {
+      return { kind: 'close', why: `malformed SaslHandshake v${version} request: ${(err as Error).message}` }
+    }
+    const enabled = [...this.users.mechanisms]
+    if (!enabled.includes(mechanism as SaslMechanismName)) {
+      return {
+        kind: 'reply',
+        spec: SaslHandshake,
+        version,
+        body: { errorCode: ErrorCodes.UNSUPPORTED_SASL_MECHANISM, mechanisms: enabled },
+        thenClose: `unsupported SASL mechanism ${JSON.stringify(mechanism)} (enabled: ${enabled.join(', ')})`,
+      }
+    }
+    if (this.reauthenticating && mechanism !== this.mechanism) {
+      // As Kafka: the handshake is answered, the exchange that follows is refused.
+      this.state = 'failed'
+      this.failedWhy = `SASL mechanism '${mechanism}' requested by client is not supported for re-authentication of mechanism '${this.mechanism}'`
+    } else {
+      this.mechanism = mechanism as SaslMechanismName
+      this.exchange = serverExchange(this.mechanism, this.users)
+      this.raw = version === 0
+      this.state = 'authenticate'
+    }
+    return { kind: 'reply', spec: SaslHandshake, version, body: { errorCode: ErrorCodes.NONE, mechanisms: enabled } }
+  }
+
+  private async authenticate(header: RequestHeader, r: Reader): Promise<SaslVerdict> {
+    const version = header.apiVersion
+    if (version < SaslAuthenticate.minVersion || version > SaslAuthenticate.maxVersion)
+      return { kind: 'close', why: `SaslAuthenticate v${version} is not served` }
+    let authBytes: Buffer
+    try {
+      authBytes = SaslAuthenticate.decodeRequest(r, version).authBytes
+    } catch (err) {
+      return { kind: 'close', why: `malformed SaslAuthenticate v${version} request: ${(err as Error).message}` }
+    }
+    let out: Buffer
+    try {
+      out = await this.exchange!.evaluate(authBytes)
+      if (this.exchange!.user !== null && this.reauthenticating && this.exchange!.user !== this.user) {
+        const m = `Cannot change principals during re-authentication from User.${this.user}: User.${this.exchange!.user}`
+        throw new SaslFailure(m, m)
+      }
+    } catch (err) {
+      if (!(err instanceof SaslFailure)) throw err
+      this.state = 'failed'
+      this.failedWhy = 'SASL authentication failed'
+      const errorMessage =
+        err.clientMessage ?? `Authentication failed during ${this.what} due to invalid credentials with SASL mechanism ${this.mechanism}`
+      return {
+        kind: 'reply',
+        spec: SaslAuthenticate,
+        version,
+        body: { errorCode: ErrorCodes.SASL_AUTHENTICATION_FAILED, errorMessage, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n },
+        thenClose: `SASL ${this.mechanism} ${this.what} failed: ${err.message}`,
+      }
+    }
+    const lifetime = this.maybeComplete()
+    return {
+      kind: 'reply',
+      spec: SaslAuthenticate,
+      version,
+      body: { errorCode: ErrorCodes.NONE, errorMessage: null, authBytes: out, sessionLifetimeMs: BigInt(lifetime) },
+    }
+  }
+
+  /** After a token: if the exchange is done, the session starts (its lifetime, 0 for none, returned). */
+  private maybeComplete(): number {
+    const user = this.exchange?.user
+    if (user == null) return 0
+    this.user = user
+    this.exchange = null
+    this.state = 'complete'
+    this.raw = false
+    this.reauthenticating = false
+    this.expiresAt = this.maxReauthMs > 0 ? Date.now() + this.maxReauthMs : null
+    this.onAuthenticated()
+    return this.maxReauthMs
+  }
+}
