@@ -10,7 +10,7 @@ import {
   B_LEADER_EPOCH, B_LENGTH, B_MAGIC, B_MAX_TIMESTAMP, B_PRODUCER_EPOCH, B_PRODUCER_ID, B_RECORDS,
   CODEC_NONE, E_ATTRIBUTES, E_BASE_OFFSET, E_BASE_SEQUENCE, E_BASE_TIMESTAMP, E_COUNT, E_LAST_OFFSET_DELTA,
   E_LEADER_EPOCH, E_MAX_TIMESTAMP, E_OUT, E_OUT_CAP, E_PRODUCER_EPOCH, E_PRODUCER_ID, E_RECORDS, E_RECORDS_LEN,
-  E_SCRATCH, E_SCRATCH_CAP, H_KEY_LEN, H_KEY_PTR, H_SIZE, H_VALUE_LEN, H_VALUE_PTR, R_HEADERS_COUNT,
+  E_OFFSET_DELTAS, E_SCRATCH, E_SCRATCH_CAP, H_KEY_LEN, H_KEY_PTR, H_SIZE, H_VALUE_LEN, H_VALUE_PTR, R_HEADERS_COUNT,
   R_HEADERS_PTR, R_KEY_LEN, R_KEY_PTR, R_SIZE, R_TS_DELTA, R_VALUE_LEN, R_VALUE_PTR,
 } from './layout';
 import { ERR_CODEC, ERR_OUTPUT_FULL } from './status';
@@ -35,21 +35,24 @@ import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint
 }
 
 /**
- * Frames `count` staged records at `out` (at most `cap` bytes). Returns the
- * bytes written or ERR_OUTPUT_FULL.
+ * Frames `count` staged records at `out` (at most `cap` bytes). Record i's
+ * offset delta is i, or the i-th i32 at `deltas` when that is not 0 (a
+ * compacted batch keeps its records' offsets). Returns the bytes written or
+ * ERR_OUTPUT_FULL.
  */
-export function encodeRecords(records: usize, count: i32, out: usize, cap: i32): i32 {
+export function encodeRecords(records: usize, count: i32, out: usize, cap: i32, deltas: usize): i32 {
   let p = out;
   const end = out + <usize>cap;
   for (let i = 0; i < count; i++) {
     const r = records + <usize>i * R_SIZE;
+    const offsetDelta = deltas == 0 ? i : load<i32>(deltas + (<usize>i << 2));
     const tsDelta = <i64>load<f64>(r, R_TS_DELTA);
     const keyLen = load<i32>(r, R_KEY_LEN);
     const valueLen = load<i32>(r, R_VALUE_LEN);
     const headers = <usize>load<u32>(r, R_HEADERS_PTR);
     const headerCount = load<i32>(r, R_HEADERS_COUNT);
 
-    let size = 1 + sizeOfVarlong(tsDelta) + sizeOfVarint(i) + sizeOfBytes(keyLen) + sizeOfBytes(valueLen) + sizeOfVarint(headerCount);
+    let size = 1 + sizeOfVarlong(tsDelta) + sizeOfVarint(offsetDelta) + sizeOfBytes(keyLen) + sizeOfBytes(valueLen) + sizeOfVarint(headerCount);
     for (let h = 0; h < headerCount; h++) {
       const e = headers + <usize>h * H_SIZE;
       size += sizeOfBytes(load<i32>(e, H_KEY_LEN)) + sizeOfBytes(load<i32>(e, H_VALUE_LEN));
@@ -59,7 +62,7 @@ export function encodeRecords(records: usize, count: i32, out: usize, cap: i32):
     p = writeVarint(p, size);
     store<u8>(p++, 0); // record attributes: unused
     p = writeVarlong(p, tsDelta);
-    p = writeVarint(p, i);
+    p = writeVarint(p, offsetDelta);
     p = writeVarint(p, keyLen);
     if (keyLen > 0) {
       copyBytes(p, <usize>load<u32>(r, R_KEY_PTR), keyLen);
@@ -125,14 +128,15 @@ export function encodeBatch(params: usize): i32 {
   const count = load<i32>(params, E_COUNT);
   const out = <usize>load<u32>(params, E_OUT);
   const outCap = load<i32>(params, E_OUT_CAP);
+  const deltas = <usize>load<u32>(params, E_OFFSET_DELTAS);
   if (codec == CODEC_NONE) {
-    const n = encodeRecords(records, count, out + B_RECORDS, outCap - B_RECORDS);
+    const n = encodeRecords(records, count, out + B_RECORDS, outCap - B_RECORDS, deltas);
     if (n < 0) return n;
     store<i32>(params, n, E_RECORDS_LEN);
     return sealBatch(params, n);
   }
   const scratch = <usize>load<u32>(params, E_SCRATCH);
-  const n = encodeRecords(records, count, scratch, load<i32>(params, E_SCRATCH_CAP));
+  const n = encodeRecords(records, count, scratch, load<i32>(params, E_SCRATCH_CAP), deltas);
   if (n < 0) return n;
   store<i32>(params, n, E_RECORDS_LEN);
   if (compressBound(codec, n) < 0) return ERR_CODEC;

@@ -51,7 +51,8 @@ export const E_OUT_CAP = 64;
 export const E_SCRATCH = 68; // uncompressed records section when compressing
 export const E_SCRATCH_CAP = 72;
 export const E_RECORDS_LEN = 76; // out: bytes of the uncompressed records section
-export const E_SIZE = 80;
+export const E_OFFSET_DELTAS = 80; // i32 per record, or 0: deltas 0..count-1 (a compacted batch has gaps)
+export const E_SIZE = 84;
 
 /** Decoded record index entry: 40 bytes. Offsets are relative to the data origin. */
 export const X_SIZE = 40;

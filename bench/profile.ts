@@ -21,7 +21,7 @@
  * acks=all, uncompressed and lz4.
  * consumer: the parent produces 1,000,000 messages to a 64-partition topic;
  * a fresh process connects, subscribes from the beginning and reads them
- * through eachBatch, touching every key and value, and exits.
+ * through eachBatch (and, a second scenario, eachMessage), touching every key and value, and exits.
  *
  * --bundle=a.js,b.js alternates the wafka bundles run (before/after
  * comparisons, interleaved; use an even --runs).
@@ -50,6 +50,8 @@ interface Scenario {
   kind: 'producer' | 'consumer' | 'first-send'
   acks: 1 | -1
   compression: 'none' | 'lz4'
+  /** Consumer: through eachBatch (the default) or eachMessage. */
+  each?: 'batch' | 'message'
 }
 
 interface Job extends Scenario {
@@ -73,6 +75,10 @@ interface ChildFigures {
   cpuS: number
   processCpuS: number
   peakRssMiB: number
+  /** process.memoryUsage() at the peak RSS sample: what held the memory (V8 heap, ArrayBuffers such as fetched bytes and wasm memory). */
+  /** RSS once the bundle is imported, before `new Kafka()`. */
+  importedRssMiB: number
+  atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number }
   messages: number
   /** Socket writes (requests, about) over the run. */
   writes: number
@@ -84,7 +90,7 @@ const name = (s: Scenario) =>
     : `${s.kind} acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`.replace(
         /^consumer acks=1, /,
         'consumer ',
-      )
+      ) + (s.each === 'message' ? ', eachMessage' : '')
 
 // ---- child ---------------------------------------------------------------------
 
@@ -106,11 +112,14 @@ async function startProfiler(dir: string): Promise<() => Promise<void>> {
 }
 
 async function child(job: Job, profileDir: string | undefined): Promise<void> {
-  const { keys, values } = messagePool()
+  // The consumer reads what the parent produced: only producers need the pool (~20 MiB of RSS).
+  const { keys, values } = job.kind === 'consumer' ? { keys: [], values: [] } : messagePool()
   const processStart = process.cpuUsage()
   let peak = process.memoryUsage.rss()
+  let atPeak = process.memoryUsage()
   const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss())
+    const m = process.memoryUsage()
+    if (m.rss > peak) [peak, atPeak] = [m.rss, m]
   }, 50)
   let writes = 0
   const { Socket } = await import('node:net')
@@ -124,6 +133,7 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
   const t0 = performance.now()
   const { Kafka } = await import(pathToFileURL(job.bundle).href)
   const importMs = performance.now() - t0
+  const importedRss = process.memoryUsage.rss()
   const cpu0 = process.cpuUsage()
   const start = performance.now()
   const kafka = new Kafka({ clientId: 'bench-profile', brokers: job.bootstrap.split(',') })
@@ -151,16 +161,27 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
     await consumer.subscribe({ topics: [job.topic], fromBeginning: true })
     let received = 0
     let bytes = 0
+    type Message = { key: Uint8Array | null; value: Uint8Array | null }
     await new Promise<void>((resolve, reject) => {
       consumer
-        .run({
-          eachBatch: async ({ batch }: { batch: { messages: Array<{ key: Uint8Array | null; value: Uint8Array | null }> } }) => {
-            if (firstMs === 0) firstMs = performance.now() - start
-            for (const m of batch.messages) bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
-            received += batch.messages.length
-            if (received >= job.messages) resolve()
-          },
-        })
+        .run(
+          job.each === 'message'
+            ? {
+                eachMessage: async ({ message: m }: { message: Message }) => {
+                  if (firstMs === 0) firstMs = performance.now() - start
+                  bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
+                  if (++received >= job.messages) resolve()
+                },
+              }
+            : {
+                eachBatch: async ({ batch }: { batch: { messages: Message[] } }) => {
+                  if (firstMs === 0) firstMs = performance.now() - start
+                  for (const m of batch.messages) bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
+                  received += batch.messages.length
+                  if (received >= job.messages) resolve()
+                },
+              },
+        )
         .catch(reject)
     })
     if (bytes !== received * 116) throw new Error(`read ${bytes} key and value bytes for ${received} messages, not 116 a message`)
@@ -180,6 +201,13 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
     cpuS: (cpu.user + cpu.system) / 1e6,
     processCpuS: (whole.user + whole.system) / 1e6,
     peakRssMiB: peak / 2 ** 20,
+    importedRssMiB: importedRss / 2 ** 20,
+    atPeakMiB: {
+      heapTotal: atPeak.heapTotal / 2 ** 20,
+      heapUsed: atPeak.heapUsed / 2 ** 20,
+      external: atPeak.external / 2 ** 20,
+      arrayBuffers: atPeak.arrayBuffers / 2 ** 20,
+    },
     messages: job.messages,
     writes,
   }
@@ -257,7 +285,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 function figureLine(s: Scenario, f: ChildFigures): string {
   const usPerMsg = (f.cpuS / f.messages) * 1e6
   const rate = f.messages / (f.totalMs / 1000)
-  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB`
+  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB (${Math.round(f.importedRssMiB)} MiB after the import; at the peak: V8 heap ${Math.round(f.atPeakMiB.heapTotal)} MiB of which ${Math.round(f.atPeakMiB.heapUsed)} used, ArrayBuffers ${Math.round(f.atPeakMiB.arrayBuffers)} MiB, external ${Math.round(f.atPeakMiB.external)} MiB)`
 }
 
 async function parent(): Promise<void> {
@@ -271,6 +299,7 @@ async function parent(): Promise<void> {
     { kind: 'producer', acks: 1, compression: 'lz4' },
     { kind: 'producer', acks: -1, compression: 'lz4' },
     { kind: 'consumer', acks: 1, compression: 'none' },
+    { kind: 'consumer', acks: 1, compression: 'none', each: 'message' },
     { kind: 'first-send', acks: -1, compression: 'none' },
   ].filter((s) => !only || s.kind === only) as Scenario[]
   const root = repositoryRoot()
@@ -393,12 +422,18 @@ async function parent(): Promise<void> {
         stamp,
         kind === 'producer'
           ? `A fresh process imports dist/index.js, connects, sends ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a ${PARTITIONS}-partition topic on librdkafka 2.15's mock cluster (3 brokers) in send() calls of ${CHUNK} with ${INFLIGHT} in flight, other options default, and exits. Clock and CPU from before \`new Kafka()\` to the last acknowledgement (connect included).`
-          : `The parent produces ${CONSUME_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers); a fresh process connects, subscribes from the beginning, reads them through eachBatch touching every key and value, and exits. Clock and CPU from before \`new Kafka()\` to the last message (connect and group join included).`,
+          : `The parent produces ${CONSUME_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers); a fresh process connects, subscribes from the beginning, reads them through eachBatch (or eachMessage) touching every key and value, and exits. Clock and CPU from before \`new Kafka()\` to the last message (connect and group join included).`,
         '',
         ...summary,
         '',
         "Reading the tables: self time is sampled wall time in a frame. `writeBuffer` is the socket write (libuv tries the write syscall at once; on loopback the kernel delivers to the broker inside it, and on 2 shared cores the process is often preempted there), so it is mostly not CPU of ours. `writeBytes` copies each key and value into wasm memory (TypedArray#set, ~17 ns a copy when the source is in cache): here the 65,536 pre-made pairs (~7.6 MiB) are reused every 65,536 messages, so most copies miss the cache. `wasm-function[n]` is the codec core (CRC-32C, record encode/decode, LZ4). `(garbage collector)` includes collecting the benchmark's own message objects (one `{ key, value }` per message and an array per send()).",
         '',
+        ...(kind === 'consumer'
+          ? [
+              "Reading the memory figures: peak RSS includes Node's own baseline and the imported bundle (the RSS after the import). Of what the run adds, the V8 heap is mostly the young generation (message objects and their key and value Buffers, ~320 bytes a message touched, all short-lived), ArrayBuffers are the fetched responses and socket chunks waiting in the queue, and `external` counts ArrayBuffers plus every WebAssembly memory (wafka's core stays under 1 MiB here; zstd's, when loaded, is 16 MiB).",
+              '',
+            ]
+          : []),
         ...reports[kind],
       ].join('\n')
       if (write) writeFileSync(join(root, 'bench', 'results', `profile-${kind}.md`), `${text}\n`)
@@ -452,7 +487,7 @@ async function parent(): Promise<void> {
         .map(f1)
         .join(', ')}).`,
       '',
-      `**One-shot runs**, each in a fresh process, medians of ${runs}: the clock and CPU run from before \`new Kafka()\` (after the import) to the last acknowledgement or message, so connecting, metadata and (consumer) joining the group are in them. Producer: ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a fresh ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers), send() calls of ${CHUNK} with ${INFLIGHT} in flight, lingerMs and batchSize default. Consumer: ${CONSUME_MESSAGES.toLocaleString('en')} such messages read through eachBatch, every key and value touched, by a fresh group. First send: \`new Kafka()\`, \`producer()\` with its defaults (idempotent), connect(), send() of one message, acknowledged. CPU is process.cpuUsage (user + system, every thread); peak RSS sampled every 50 ms and includes the benchmark's own ${POOL.toLocaleString('en')} key/value pairs (~20 MiB).`,
+      `**One-shot runs**, each in a fresh process, medians of ${runs}: the clock and CPU run from before \`new Kafka()\` (after the import) to the last acknowledgement or message, so connecting, metadata and (consumer) joining the group are in them. Producer: ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a fresh ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers), send() calls of ${CHUNK} with ${INFLIGHT} in flight, lingerMs and batchSize default. Consumer: ${CONSUME_MESSAGES.toLocaleString('en')} such messages read through eachBatch (or eachMessage), every key and value touched, by a fresh group. First send: \`new Kafka()\`, \`producer()\` with its defaults (idempotent), connect(), send() of one message, acknowledged. CPU is process.cpuUsage (user + system, every thread); peak RSS sampled every 50 ms; a producer's includes the benchmark's own ${POOL.toLocaleString('en')} key/value pairs (~20 MiB).`,
       '',
       '| run | messages/s | CPU µs/msg | import ms | new Kafka() → connected ms | → first ack / batch ms | total ms | peak RSS MiB |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',

@@ -117,3 +117,35 @@ describe('batch attributes', () => {
     expect(first.value!.toString()).toBe('first')
   })
 })
+
+describe('batches with offset gaps (a compacted log)', () => {
+  it('keeps each record at its offset delta, the last offset delta given, and a delete horizon as the base timestamp, for every codec', async () => {
+    const { loadCodecs } = await import('../src/index.js')
+    await loadCodecs()
+    for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const) {
+      const batch = encodeRecordBatch(
+        [
+          { key: 'a', value: 'x', timestamp: 5000 },
+          { key: 'b', value: null, timestamp: 7000 },
+          { key: 'c', value: 'y'.repeat(300), timestamp: 6000 },
+        ],
+        { compression, baseOffset: 40n, offsetDeltas: [2, 200, 70_000], lastOffsetDelta: 70_005, deleteHorizonMs: 9_000_000 },
+      )
+      expect(batch.readUInt32BE(17)).toBe(crc32c(batch.subarray(21)))
+      const [b] = decodeRecordSet(batch).batches
+      expect(b.records.map((r) => [r.offset, r.key!.toString(), r.value?.toString().length ?? null, r.timestamp])).toEqual([
+        [42n, 'a', 1, 5000],
+        [240n, 'b', null, 7000],
+        [70_040n, 'c', 300, 6000],
+      ])
+      expect([b.lastOffset, b.baseTimestamp, b.maxTimestamp, b.attributes & 0x40, b.compression]).toEqual([
+        70_045n,
+        9_000_000,
+        7000,
+        0x40,
+        compression,
+      ])
+    }
+    expect(() => encodeRecordBatch([{ value: 'v' }], { offsetDeltas: [0, 1] })).toThrow(/offsetDeltas has 2 entries for 1 records/)
+  })
+})

@@ -11,6 +11,7 @@ import type { ListenerTls } from './listener.js'
 import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
+import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
 
@@ -104,6 +105,12 @@ export interface BrokerOptions {
    * preferred read replica).
    */
   replicaSelector?: 'leader' | 'rack-aware'
+  /**
+   * log.cleaner.backoff.ms: how often the log cleaner looks for compacted
+   * partitions dirty enough (min.cleanable.dirty.ratio) or holding
+   * tombstones past delete.retention.ms. Default 15000, as Kafka.
+   */
+  logCleanerBackoffMs?: number
   /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
   onProblem?: (message: string) => void
   /** TLS listeners (SSL, or SASL_SSL with `sasl`). */
@@ -140,6 +147,7 @@ export const DEFAULTS: ResolvedOptions = {
   racks: [],
   replicaSelector: 'leader',
   connectionsMaxReauthMs: 0,
+  logCleanerBackoffMs: 15_000,
 }
 
 /** Marks a broker directory whose logs were closed cleanly: its recovery checks only the newest segments. */
@@ -152,6 +160,7 @@ export class EmbeddedCluster {
   readonly faults = new Faults()
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
+  readonly cleaner: LogCleaner
   readonly options: ResolvedOptions
   private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
   private retentionTimer: NodeJS.Timeout | null = null
@@ -178,6 +187,7 @@ export class EmbeddedCluster {
       'retentionCheckIntervalMs',
       'consumerGroupSessionTimeoutMs',
       'consumerGroupHeartbeatIntervalMs',
+      'logCleanerBackoffMs',
     ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
@@ -205,6 +215,7 @@ export class EmbeddedCluster {
       )
       for (const g of groups.groups.values()) g.changes = groups.store
     }
+    this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
@@ -295,6 +306,7 @@ export class EmbeddedCluster {
         configs: t.configs,
       })
     }
+    this.cleaner.start()
   }
 
   get bootstrapServers(): string {
@@ -389,6 +401,7 @@ export class EmbeddedCluster {
     if (this.retentionTimer) clearInterval(this.retentionTimer)
     this.retentionTimer = null
     this.faults.clear()
+    this.cleaner.stop()
     this.groups.close()
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))

@@ -5,10 +5,11 @@
  */
 import { loadCodecs } from '../codec/compression.js'
 import { EmbeddedCluster, type BrokerOptions, type BrokerSaslOptions, type BrokerTlsOptions, type TopicSpec } from './cluster.js'
+import type { CleanStats } from './log-cleaner.js'
 import type { MetadataRecord } from './metadata-records.js'
 import type { SaslMechanismName } from './sasl/credentials.js'
 
-export type { BrokerOptions, BrokerSaslOptions, BrokerTlsOptions, SaslMechanismName, TopicSpec, MetadataRecord }
+export type { BrokerOptions, BrokerSaslOptions, BrokerTlsOptions, SaslMechanismName, TopicSpec, MetadataRecord, CleanStats }
 
 export interface StartClusterOptions extends BrokerOptions {
   topics?: TopicSpec[]
@@ -59,6 +60,14 @@ export interface RunningCluster {
   injectError(apiKey: number, code: number, count?: number): void
   /** Delays every response by `ms` (0 to stop). */
   addLatency(ms: number): void
+  /**
+   * Runs the log cleaner on a compacted partition now (on every replica),
+   * whatever its dirty ratio: the cleanable range (below the newest batch
+   * and the last stable offset) keeps the newest record per key, tombstones
+   * until delete.retention.ms after their first cleaning. Returns the
+   * leader's stats.
+   */
+  compact(topic: string, partition?: number): CleanStats
 }
 
 /** Starts an embedded cluster; resolves once every broker is listening. */
@@ -88,6 +97,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
     moveLeader: (topic, partition, broker) => cluster.moveLeader(topic, partition, broker),
     pauseFollower: (broker, paused = true) => cluster.pauseFollower(broker, paused),
     injectError: (apiKey, code, count = 1) => cluster.faults.inject(apiKey, code, count),
+    compact: (topic, partition = 0) => cluster.cleaner.compact(topic, partition),
     addLatency: (ms) => {
       if (!(ms >= 0)) throw new RangeError(`addLatency: ms must be >= 0, not ${ms}`)
       cluster.faults.latencyMs = ms

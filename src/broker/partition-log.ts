@@ -140,7 +140,8 @@ export class PartitionLog {
     const baseOffset = Number(batch.readBigInt64BE(B_BASE_OFFSET))
     const header = readBatchHeader(batch)
     if (baseOffset + header.lastOffsetDelta < this.logEndOffset) return false
-    if (baseOffset !== this.logEndOffset)
+    // Past the log end is a gap a compacted leader's log has (the cleaner dropped the batches there).
+    if (baseOffset < this.logEndOffset)
       throw new RangeError(`replicated batch at offset ${baseOffset} does not follow the log end ${this.logEndOffset}`)
     this.store(batch, header, baseOffset, batch.readInt32BE(B_LEADER_EPOCH))
     return true
@@ -256,6 +257,68 @@ export class PartitionLog {
     this.disk?.resetTo(offset)
     this.logStartOffset = this.logEndOffset = offset
     this.highWatermark = Math.min(this.highWatermark, offset)
+  }
+
+  /**
+   * The log cleaner's swap (log-cleaner.ts): the batches wholly below `end`
+   * give way to `cleaned`, their compacted replacements (same offsets, fewer
+   * records, some batches gone). What depends on them follows: the size,
+   * the max-timestamp index, and the aborted transactions whose markers are
+   * gone (a read_committed consumer told of one would wait for a marker that
+   * is no longer there). Offsets, log start and end, the epoch cache and
+   * open transactions stay.
+   */
+  replaceCleaned(end: number, cleaned: readonly Buffer[]): void {
+    // Markers kept anywhere below `end`, in memory or only on disk.
+    const markers = new Set(cleaned.filter((b) => readBatchHeader(b).control).map((b) => Number(b.readBigInt64BE(B_BASE_OFFSET))))
+    if (this.disk) {
+      // The segments are rewritten; memory keeps the replacements of the batches it held.
+      this.disk.replaceBelow(end, cleaned)
+      const windowStart = this.batches[0]?.baseOffset ?? this.logEndOffset
+      cleaned = cleaned.filter((b) => Number(b.readBigInt64BE(B_BASE_OFFSET)) >= windowStart)
+    }
+    let n = 0
+    while (n < this.batches.length && this.batches[n].lastOffset < end) n++
+    let after = -1
+    const replacements = cleaned.map((bytes): StoredBatch => {
+      const header = readBatchHeader(bytes)
+      const baseOffset = Number(bytes.readBigInt64BE(B_BASE_OFFSET))
+      const lastOffset = baseOffset + header.lastOffsetDelta
+      if (baseOffset <= after || lastOffset >= end)
+        throw new RangeError(`cleaned batch ${baseOffset}-${lastOffset} is out of order or not below ${end}`)
+      after = lastOffset
+      const { maxTimestamp, producerId, transactional, control } = header
+      return { baseOffset, lastOffset, maxTimestamp, bytes, producerId, transactional, control }
+    })
+    const rest = this.batches.splice(n)
+    for (const b of this.batches) this.bytes -= b.bytes.length
+    this.batches.length = 0
+    for (const b of replacements) this.bytes += b.bytes.length
+    for (const b of [...replacements, ...rest]) this.batches.push(b)
+    const stillAborted = this.aborted.filter((a) => a.lastOffset >= end || markers.has(a.lastOffset))
+    this.aborted.length = 0
+    for (const a of stillAborted) this.aborted.push(a)
+    this.reindexMaxTimestamp()
+  }
+
+  /**
+   * Every batch of the log, oldest first, as StoredBatches: the ones in
+   * memory, or with a disk log all of them read from the segment files
+   * (what the log cleaner reads).
+   */
+  allBatches(): readonly StoredBatch[] {
+    if (!this.disk) return this.batches
+    return this.disk.batchesBelow(Infinity).map((bytes): StoredBatch => {
+      const header = readBatchHeader(bytes)
+      const baseOffset = Number(bytes.readBigInt64BE(B_BASE_OFFSET))
+      const { maxTimestamp, producerId, transactional, control } = header
+      return { baseOffset, lastOffset: baseOffset + header.lastOffsetDelta, maxTimestamp, bytes, producerId, transactional, control }
+    })
+  }
+
+  /** Where the active segment begins: the cleaner never cleans it (in memory, the newest batch is the active segment). */
+  get activeSegmentBase(): number {
+    return this.disk ? this.disk.active.baseOffset : (this.batches.at(-1)?.baseOffset ?? this.logEndOffset)
   }
 
   /** The stored batches in memory, oldest first: every one, unless a disk log holds the older ones. */

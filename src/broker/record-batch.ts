@@ -37,6 +37,8 @@ export class BatchError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** Produce v8+: which records of the batch were refused, and why (Kafka's record_errors). */
+    readonly recordErrors: { batchIndex: number; batchIndexErrorMessage: string }[] = [],
   ) {
     super(message)
   }

@@ -6,10 +6,13 @@ import type { TopicImage } from './controller.js'
  * the rest are kept and described.
  */
 export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: boolean }> = {
-  'cleanup.policy': { value: 'delete', enforced: false },
+  'cleanup.policy': { value: 'delete', enforced: true },
   'compression.type': { value: 'producer', enforced: false },
+  'delete.retention.ms': { value: '86400000', enforced: true },
   'max.message.bytes': { value: '1048588', enforced: true },
   'message.timestamp.type': { value: 'CreateTime', enforced: false },
+  'min.cleanable.dirty.ratio': { value: '0.5', enforced: true },
+  'min.compaction.lag.ms': { value: '0', enforced: true },
   'min.insync.replicas': { value: '1', enforced: true },
   'retention.bytes': { value: '-1', enforced: true },
   'retention.ms': { value: '604800000', enforced: true },
@@ -36,7 +39,17 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (value === null) return null
   if (key === 'message.timestamp.type')
     return value === 'CreateTime' ? null : 'only CreateTime is served (LogAppendTime would rewrite batches)'
-  if (key === 'cleanup.policy') return value === 'delete' ? null : 'only cleanup.policy=delete is served (no compaction yet)'
+  if (key === 'cleanup.policy') {
+    const policies = value.split(',').map((p) => p.trim())
+    const bad = policies.find((p) => p !== 'delete' && p !== 'compact')
+    return bad === undefined ? null : `Invalid value ${value} for configuration cleanup.policy: String must be one of: compact, delete`
+  }
+  if (key === 'min.cleanable.dirty.ratio') {
+    const ratio = Number(value)
+    return value.trim() !== '' && ratio >= 0 && ratio <= 1
+      ? null
+      : `Invalid value ${value} for configuration min.cleanable.dirty.ratio: Value must be between 0 and 1`
+  }
   if (key === 'compression.type')
     return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
   if (key === 'unclean.leader.election.enable')
@@ -53,6 +66,8 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (key === 'segment.ms' && Number(value) < 1) return `Invalid value ${value} for configuration segment.ms: Value must be at least 1`
   if (key === 'index.interval.bytes' && Number(value) < 0)
     return `Invalid value ${value} for configuration index.interval.bytes: Value must be at least 0`
+  if ((key === 'delete.retention.ms' || key === 'min.compaction.lag.ms') && Number(value) < 0)
+    return `Invalid value ${value} for configuration ${key}: Value must be at least 0`
   if (key === 'min.insync.replicas' && Number(value) < 1)
     return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`
   return null

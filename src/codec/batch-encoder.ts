@@ -12,6 +12,7 @@ import {
   E_LAST_OFFSET_DELTA,
   E_LEADER_EPOCH,
   E_MAX_TIMESTAMP,
+  E_OFFSET_DELTAS,
   E_OUT,
   E_OUT_CAP,
   E_PRODUCER_EPOCH,
@@ -85,6 +86,10 @@ function writeBytes(u8: Uint8Array, pos: number, v: Bytes): number {
  */
 export function encodeRecordBatch(records: readonly RecordInput[], options: EncodeOptions = {}): Buffer {
   const count = records.length
+  const deltas = options.offsetDeltas
+  if (deltas !== undefined && deltas.length !== count)
+    throw new ConfigError(`offsetDeltas has ${deltas.length} entries for ${count} records`)
+  const lastOffsetDelta = options.lastOffsetDelta ?? (deltas && count ? deltas[count - 1] : Math.max(0, count - 1))
   const codec = codecId(options.compression)
   const now = options.defaultTimestamp ?? Date.now()
 
@@ -116,6 +121,7 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
   const scratch = codec === 0 ? 0 : arena.alloc(sectionBound)
   const outCap = B_RECORDS + (codec === 0 ? sectionBound : compressedBound(codec, sectionBound))
   const out = arena.alloc(outCap)
+  const deltaTable = deltas === undefined ? 0 : arena.alloc(count * 4)
 
   // Pass 2: bytes and descriptors.
   const u8 = memU8()
@@ -123,12 +129,14 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
   const f64 = memF64()
   let p = data
   let h = headers
-  let firstTs = 0
+  if (deltaTable) for (let i = 0; i < count; i++) i32[(deltaTable >> 2) + i] = deltas![i]
+  const horizon = options.deleteHorizonMs
+  let firstTs = horizon ?? 0
   let maxTs = -1
   for (let i = 0; i < count; i++) {
     const r = records[i]
     const ts = toMillis(r.timestamp, now)
-    if (i === 0) firstTs = ts
+    if (i === 0 && horizon === undefined) firstTs = ts
     if (ts > maxTs) maxTs = ts
     const d = staged + i * R_SIZE
     f64[d >> 3] = ts - firstTs
@@ -164,9 +172,11 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
   if (options.logAppendTime !== undefined) attributes |= 8
   if (options.transactional) attributes |= 16
   if (options.control) attributes |= 32
+  // KIP-534: the base timestamp holds the delete horizon; record timestamps stay base + delta.
+  if (horizon !== undefined) attributes |= 64
   const view = memView()
   view.setBigInt64(params + E_BASE_OFFSET, BigInt(options.baseOffset ?? 0), true)
-  view.setBigInt64(params + E_BASE_TIMESTAMP, BigInt(count === 0 ? -1 : firstTs), true)
+  view.setBigInt64(params + E_BASE_TIMESTAMP, BigInt(count === 0 && horizon === undefined ? -1 : firstTs), true)
   view.setBigInt64(params + E_MAX_TIMESTAMP, BigInt(options.logAppendTime ?? (count === 0 ? -1 : maxTs)), true)
   view.setBigInt64(params + E_PRODUCER_ID, BigInt(options.producerId ?? -1), true)
   view.setInt32(params + E_LEADER_EPOCH, options.partitionLeaderEpoch ?? -1, true)
@@ -175,7 +185,8 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
   view.setInt32(params + E_ATTRIBUTES, attributes, true)
   view.setInt32(params + E_RECORDS, staged, true)
   view.setInt32(params + E_COUNT, count, true)
-  view.setInt32(params + E_LAST_OFFSET_DELTA, count === 0 ? 0 : count - 1, true)
+  view.setInt32(params + E_LAST_OFFSET_DELTA, lastOffsetDelta, true)
+  view.setInt32(params + E_OFFSET_DELTAS, deltaTable, true)
   view.setInt32(params + E_OUT, out, true)
   view.setInt32(params + E_OUT_CAP, outCap, true)
   view.setInt32(params + E_SCRATCH, scratch, true)

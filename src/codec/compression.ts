@@ -80,6 +80,11 @@ function zstdDeclaredSize(data: Uint8Array): number {
   return size === 2 ? v + 256 : v
 }
 
+/** True once zstd can be used synchronously (natively, or after loadZstd()). */
+export function zstdReady(): boolean {
+  return zstdBackend !== undefined
+}
+
 export async function loadZstd(): Promise<void> {
   if (zstdBackend) return
   zstdLoading ??= import('@bokuweb/zstd-wasm').then(async (lib) => {

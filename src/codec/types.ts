@@ -31,6 +31,15 @@ export interface EncodeOptions {
   defaultTimestamp?: number
   /** LogAppendTime: the broker's time stamps every record (maxTimestamp). */
   logAppendTime?: number
+  /**
+   * Each record's offset delta, increasing (default 0..n-1): a compacted
+   * batch keeps its surviving records' offsets, with gaps between them.
+   */
+  offsetDeltas?: readonly number[]
+  /** The batch's last offset delta (default the last record's): compaction keeps the original extent. */
+  lastOffsetDelta?: number
+  /** KIP-534: the time after which the cleaner may drop this batch's tombstones and markers (stored as the base timestamp). */
+  deleteHorizonMs?: number
 }
 
 export interface DecodeOptions {

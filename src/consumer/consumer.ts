@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events'
-import { loadCodecs } from '../codec/compression.js'
 import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError, kafkaError } from '../errors.js'
 import type { Batch } from './batch.js'
@@ -81,8 +80,8 @@ export class Consumer {
   }
 
   async connect(): Promise<void> {
-    // zstd may need an async wasm load (Node 20): done here, not mid-fetch.
-    await Promise.all([this.cluster.connect(), loadCodecs()])
+    // zstd's wasm build (Node < 22.15) is loaded by the fetcher with the first zstd batch.
+    await this.cluster.connect()
     this.emit(ConsumerEvents.CONNECT, {})
   }
 
@@ -204,7 +203,6 @@ export class Consumer {
   private start(): Promise<void> {
     this.runner.activate()
     this.started ??= (async () => {
-      await loadCodecs()
       if (this.coordinator) {
         if (this.subscription.empty) throw new ConfigError('subscribe() before run()')
         await this.subscription.resolveTopics(this.cluster, this.config.allowAutoTopicCreation)

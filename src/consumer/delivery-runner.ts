@@ -215,7 +215,11 @@ export class DeliveryRunner {
     const version = s.version
     const pause = () => this.pauseOne(s)
     const heartbeat = async () => {}
-    for (const message of d.messages) {
+    const messages = d.messages
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]
+      // Dropped once handed over: a message and the key and value Buffers it made die young, not with the whole batch.
+      messages[i] = undefined as unknown as KafkaMessage
       if (s.version !== version || s.revoking || !this.active) return
       if (s.paused) {
         // Paused mid-batch: the rest is fetched again after resume (the fetch position has moved past it).

@@ -9,7 +9,8 @@ import { Fetch, OffsetForLeaderEpoch, type FetchRequest, type FetchResponseParti
 import type { ResolvedConsumerConfig } from './config.js'
 import { FetchSession, type PartitionFetch } from './fetch-session.js'
 import { messagesFrom, type KafkaMessage } from './message.js'
-import { recordSetEnd, truncatedClaim } from './record-set-end.js'
+import { holdsZstd, recordSetEnd, truncatedClaim } from './record-set-end.js'
+import { loadZstd, zstdReady } from '../codec/compression.js'
 import type { Assignment, PartitionState } from './partition-state.js'
 import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
 import { FETCH_SESSION_LOST, STALE_METADATA } from '../error-policy.js'
@@ -251,6 +252,8 @@ export class Fetcher {
         numberOfBatches: res.responses.reduce((n, t) => n + t.partitions.length, 0),
         duration: Date.now() - started,
       })
+      // zstd's wasm build (16 MiB of memory on Node < 22.15) loads with the first zstd batch, not at connect; decoding is synchronous.
+      if (!zstdReady() && res.responses.some((t) => t.partitions.some((p) => p.records !== null && holdsZstd(p.records)))) await loadZstd()
       let refresh = false
       for (const t of res.responses) {
         const topic = version >= 13 ? (names.get(t.topicId) ?? this.topicName(t.topicId)) : t.topic

@@ -47,3 +47,21 @@ export function truncatedClaim(records: Buffer): number | undefined {
   const claimed = 12 + records.readInt32BE(8)
   return claimed > records.length ? claimed : undefined
 }
+
+/**
+ * Whether a record set holds a zstd-compressed v2 batch, from the entry
+ * headers alone (legacy messages have no zstd). Headers too short to read
+ * end the walk, as in recordSetEnd.
+ */
+export function holdsZstd(records: Buffer): boolean {
+  let pos = 0
+  while (pos + 23 <= records.length) {
+    const size = records.readInt32BE(pos + 8)
+    if (size < 5) return false
+    if (records[pos + 16] === 2 && (records[pos + 22] & 7) === ZSTD) return true
+    pos += 12 + size
+  }
+  return false
+}
+
+const ZSTD = 4

@@ -376,6 +376,32 @@ describe('disk storage with dataDir', () => {
     reopened.close()
   })
 
+  it('cleanup.policy=compact on disk: the log cleaner rewrites the segments below the active one; a restart reads the compacted log', async () => {
+    const dataDir = tempDir()
+    const options = { dataDir }
+    await start({ ...options, topics: [{ name: 'cmp', partitions: 1, configs: { 'cleanup.policy': 'compact', 'segment.ms': '60000' } }] })
+    const c = await client()
+    const old = Date.now() - 10 * 3_600_000
+    // Three segments (an hour apart in record time) of keys k0..k3 written over and over; the last is the active one.
+    let n = 0
+    for (let seg = 0; seg < 3; seg++)
+      for (let i = 0; i < 4; i++) {
+        const records = [0, 1, 2, 3].map((k) => ({ key: `k${k}`, value: `v${n++}`, timestamp: old + seg * 3_600_000 }))
+        expect((await produce(c, 'cmp', encodeRecordBatch(records, {}))).errorCode).toBe(0)
+      }
+    const dir = join(dataDir, 'broker-0', 'cmp-0')
+    expect(segmentFiles(dir)).toEqual(['00000000000000000000.log', '00000000000000000016.log', '00000000000000000032.log'])
+    cluster!.compact('cmp', 0)
+    const after = await readAll(c, 'cmp')
+    // Below the active segment (offset 32) only the newest value of each key is left; the active segment is whole.
+    expect(after.filter((r) => r.offset < 32).map((r) => `${r.key}=${r.value}`)).toEqual(['k0=v28', 'k1=v29', 'k2=v30', 'k3=v31'])
+    expect(after.filter((r) => r.offset >= 32).length).toBe(16)
+    expect(readFileSync(join(dir, '00000000000000000000.log')).length).toBeLessThan(200)
+    await restart(options)
+    const c2 = await client()
+    expect(await readAll(c2, 'cmp')).toEqual(after)
+  })
+
   it('in memory (no dataDir) retention.ms drops whole old batches and moves the log start', async () => {
     await start({ retentionCheckIntervalMs: 50, topics: [{ name: 'mem', partitions: 1, configs: { 'retention.ms': '600000' } }] })
     const c = await client()

@@ -27,6 +27,20 @@ describe('FrameSplitter', () => {
     expect(seen!.buffer).toBe(chunk.buffer)
   })
 
+  it('copies a frame spanning chunks as each chunk arrives, keeping none of them', () => {
+    const payload = Buffer.alloc(300_000, 5)
+    const stream = frame(payload)
+    let seen: Buffer | undefined
+    const splitter = new FrameSplitter(1 << 20, (f) => (seen = f))
+    const chunks = [0, 65_536, 131_072, 200_000].map((at, i, all) => Buffer.from(stream.subarray(at, all[i + 1] ?? stream.length)))
+    for (const c of chunks) {
+      splitter.push(c)
+      c.fill(0) // the socket's buffer, reused or freed: the splitter must already have what it needs
+    }
+    expect(seen).toEqual(payload)
+    for (const c of chunks) expect(seen!.buffer).not.toBe(c.buffer)
+  })
+
   it('refuses a frame past the limit before allocating it, and a frame too small for a header', () => {
     const huge = Buffer.alloc(4)
     huge.writeInt32BE(0x7fff_fff0)

@@ -9,6 +9,7 @@ import {
 import type { Input } from '../../protocol/api.js'
 import { CLOSE_CONNECTION, defineHandler, NO_RESPONSE } from '../handler.js'
 import { BatchError, validateProducedBatch } from '../record-batch.js'
+import { isCompacted, requireKeys } from '../log-cleaner.js'
 import { topicConfig } from '../topic-configs.js'
 import type { VirtualBroker } from '../broker.js'
 import type { EmbeddedCluster } from '../cluster.js'
@@ -117,6 +118,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
             }
             try {
               const header = validateProducedBatch(pd.records, Number(topicConfig(t, 'max.message.bytes')))
+              if (isCompacted(t)) requireKeys(pd.records!, t.name, pd.index)
               if (header.transactional) {
                 const refused = cluster.transactions.produceCheck(header.producerId, header.producerEpoch, t.name, pd.index)
                 if (refused !== null) return failed(pd.index, refused)
@@ -140,7 +142,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               if (req.acks === -1 && replica.log.highWatermark < end) pending.push({ res, t, p, log: replica.log, end, minIsr })
               return res
             } catch (err) {
-              if (err instanceof BatchError) return failed(pd.index, err.code, err.message)
+              if (err instanceof BatchError) return { ...failed(pd.index, err.code, err.message), recordErrors: err.recordErrors }
               throw err
             }
           })()
