@@ -18,6 +18,10 @@ import { ProducerState } from './producer-state.js'
 import { LeaderState } from './leader-state.js'
 import { ReplicaFetcher } from './replica-fetcher.js'
 import type { PartitionImage, TopicImage } from './controller.js'
+import { join } from 'node:path'
+import { readBatchHeader } from './record-batch.js'
+import { DiskLog } from './storage/disk-log.js'
+import { topicConfig } from './topic-configs.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
 const SASL_MAX_RECEIVE_BYTES = 524_288
@@ -48,6 +52,8 @@ export class VirtualBroker {
   readonly fetcher: ReplicaFetcher
   private isrTimer: NodeJS.Timeout | null = null
   private unsubscribe: (() => void) | null = null
+  /** Whether this broker's directory was stopped cleanly (known at its first start; null before). */
+  private cleanStart: boolean | null = null
 
   constructor(
     readonly id: number,
@@ -63,6 +69,7 @@ export class VirtualBroker {
   /** Listens on `port` (0: an ephemeral one the first time, the same one after a stop). */
   async start(port = this.port): Promise<void> {
     if (this.listener) return
+    this.cleanStart ??= this.cluster.cleanlyStopped(this.id)
     const { maxRequestBytes, maxConnections, connectionsMaxReauthMs } = this.cluster.options
     const users = this.cluster.saslUsers
     const listener = new Listener(this.handleFrame, {
@@ -119,8 +126,34 @@ export class VirtualBroker {
   replica(topicId: string, partition: number): Replica {
     const key = `${topicId}/${partition}`
     let r = this.replicas.get(key)
-    if (!r) this.replicas.set(key, (r = { log: new PartitionLog(), producers: new ProducerState(), leader: null }))
+    if (!r) this.replicas.set(key, (r = this.openReplica(topicId, partition)))
     return r
+  }
+
+  /**
+   * A new replica: in memory, or with a dataDir its partition directory
+   * opened and recovered, the epoch cache, transactions and producer
+   * state rebuilt from the batches kept.
+   */
+  private openReplica(topicId: string, partition: number): Replica {
+    const dir = this.cluster.brokerDir(this.id)
+    const t = this.cluster.controller.topicsById.get(topicId)
+    if (!dir || !t) return { log: new PartitionLog(), producers: new ProducerState(), leader: null }
+    const producers = new ProducerState()
+    const log = new PartitionLog()
+    const config = () => ({
+      segmentBytes: Number(topicConfig(t, 'segment.bytes')),
+      segmentMs: Number(topicConfig(t, 'segment.ms')),
+      indexIntervalBytes: Number(topicConfig(t, 'index.interval.bytes')),
+    })
+    const disk = DiskLog.open(join(dir, `${t.name}-${partition}`), topicId, config, this.cleanStart === false, (bytes, baseOffset) => {
+      const header = readBatchHeader(bytes)
+      if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
+      else producers.update(header, baseOffset)
+      log.recovered(bytes, baseOffset)
+    })
+    log.opened(disk)
+    return { log, producers, leader: null }
   }
 
   /**
@@ -146,12 +179,33 @@ export class VirtualBroker {
     if (replica.leader?.epoch !== p.leaderEpoch) {
       replica.leader = new LeaderState(p.leaderEpoch, this.id, p.replicas, now)
       log.markEpoch(p.leaderEpoch)
+      this.endOrphanedTransactions(replica, p.leaderEpoch)
       const leader = replica.leader
       const image = p
       log.hwBound = () => leader.isrLogEnd(this.cluster.controller.topicsById.get(t.id)?.partitions[image.partition]?.isr ?? [])
     } else replica.leader.track(p.replicas, now)
     log.advanceHighWatermark()
     log.notify()
+  }
+
+  /**
+   * A transaction a new leader's log has open but the coordinator does not
+   * (it would hold the last stable offset back for good) gets its marker
+   * here, as Kafka's coordinator resends markers to a new leader: the
+   * decision when the coordinator has one; ABORT when it knows nothing of
+   * the producer (its state was in the memory of a process that stopped: a
+   * restart on a dataDir), as Kafka aborts what it finds open past its
+   * timeout. Safe: EndTxn writes its markers before it answers, so a
+   * transaction no coordinator knows was never acknowledged as committed.
+   */
+  private endOrphanedTransactions(replica: Replica, leaderEpoch: number): void {
+    for (const producerId of replica.log.openTransactions()) {
+      const outcome = this.cluster.transactions.outcome(producerId)
+      if (outcome === 'ongoing') continue
+      const epoch = Math.max(0, replica.producers.epochOf(producerId))
+      replica.log.writeMarker(producerId, epoch, outcome === 'commit', leaderEpoch)
+      replica.producers.endTransaction(producerId, epoch)
+    }
   }
 
   /** The ISR check of every partition led here: followers past replica.lag.time.max.ms leave it. */

@@ -1,8 +1,14 @@
-import type { Buffer } from 'node:buffer'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
+import type { MetadataRecord } from './metadata-records.js'
+import { GroupStore } from './storage/group-store.js'
+import { RecordFile } from './storage/record-file.js'
+import { topicConfig } from './topic-configs.js'
+import type { Buffer } from 'node:buffer'
 import type { ListenerTls } from './listener.js'
 import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
-import { Controller, type PartitionImage, type TopicImage } from './controller.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
@@ -72,6 +78,16 @@ export interface BrokerOptions {
    * embedded broker serves tests, as Kafka's own test configs set it.
    */
   groupInitialRebalanceDelayMs?: number
+  /**
+   * log.dirs: where the cluster keeps its data, in Kafka's layout (a
+   * directory per broker, `broker-<id>`, holding one per partition,
+   * `<topic>-<partition>`, of segments and indexes; the cluster metadata
+   * log; the group log), recovered and replayed at start. Default: none,
+   * everything in memory.
+   */
+  dataDir?: string
+  /** log.retention.check.interval.ms: how often retention.ms and retention.bytes are applied. Default 300000, as Kafka. */
+  retentionCheckIntervalMs?: number
   /** group.consumer.session.timeout.ms: a KIP-848 member not heard from for this long is fenced. Default 45000. */
   consumerGroupSessionTimeoutMs?: number
   /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
@@ -109,8 +125,8 @@ export interface BrokerOptions {
   connectionsMaxReauthMs?: number
 }
 
-export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem' | 'ssl' | 'sasl'>> &
-  Pick<BrokerOptions, 'onProblem' | 'ssl' | 'sasl'>
+export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem' | 'ssl' | 'sasl' | 'dataDir'>> &
+  Pick<BrokerOptions, 'onProblem' | 'ssl' | 'sasl' | 'dataDir'>
 
 export const DEFAULTS: ResolvedOptions = {
   brokers: 1,
@@ -125,6 +141,7 @@ export const DEFAULTS: ResolvedOptions = {
   groupMinSessionTimeoutMs: 6000,
   groupMaxSessionTimeoutMs: 1_800_000,
   groupInitialRebalanceDelayMs: 0,
+  retentionCheckIntervalMs: 300_000,
   consumerGroupSessionTimeoutMs: 45_000,
   consumerGroupHeartbeatIntervalMs: 5000,
   racks: [],
@@ -133,15 +150,20 @@ export const DEFAULTS: ResolvedOptions = {
   logCleanerBackoffMs: 15_000,
 }
 
+/** Marks a broker directory whose logs were closed cleanly: its recovery checks only the newest segments. */
+const CLEAN_SHUTDOWN = '.clean-shutdown'
+
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
 export class EmbeddedCluster {
-  readonly controller = new Controller()
+  readonly controller: Controller
   readonly brokers = new Map<number, VirtualBroker>()
   readonly faults = new Faults()
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
   readonly cleaner: LogCleaner
   readonly options: ResolvedOptions
+  private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
+  private retentionTimer: NodeJS.Timeout | null = null
   /** The listeners' TLS, null for plaintext. */
   readonly tls: ListenerTls | null
   /** The SASL users (made in start: SCRAM keys take PBKDF2), null without SASL. */
@@ -151,6 +173,8 @@ export class EmbeddedCluster {
     const { topics: _topics, ...rest } = options as BrokerOptions & { topics?: unknown }
     // An option given as undefined takes its default, as one left out does.
     this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) }
+    if (this.options.dataDir !== undefined && (typeof this.options.dataDir !== 'string' || this.options.dataDir === ''))
+      throw new RangeError(`startCluster: dataDir must be a directory path, not ${JSON.stringify(this.options.dataDir)}`)
     if (options.defaultReplicationFactor === undefined)
       this.options.defaultReplicationFactor = Math.min(3, Number.isInteger(this.options.brokers) ? this.options.brokers : 1)
     const positive = [
@@ -160,6 +184,7 @@ export class EmbeddedCluster {
       'defaultReplicationFactor',
       'replicaLagTimeMaxMs',
       'replicaFetchWaitMaxMs',
+      'retentionCheckIntervalMs',
       'consumerGroupSessionTimeoutMs',
       'consumerGroupHeartbeatIntervalMs',
       'logCleanerBackoffMs',
@@ -176,16 +201,88 @@ export class EmbeddedCluster {
     if (replicaSelector !== 'leader' && replicaSelector !== 'rack-aware')
       throw new RangeError(`startCluster: replicaSelector must be 'leader' or 'rack-aware', not ${JSON.stringify(replicaSelector)}`)
     this.tls = resolveTls(options.ssl)
+    this.controller = this.openMetadata()
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
+    const dataDir = this.options.dataDir
+    if (dataDir) {
+      const groups = this.groups
+      groups.store = GroupStore.open(
+        join(dataDir, '__consumer_offsets', 'groups.jsonl'),
+        (id) => groups.classicOrCreate(id)!,
+        () => groups.groups.values(),
+        (id) => groups.groups.delete(id),
+      )
+      for (const g of groups.groups.values()) g.changes = groups.store
+    }
     this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
       for (const b of this.brokers.values())
-        for (const key of [...b.replicas.keys()]) if (key.startsWith(`${r.id}/`)) b.replicas.delete(key)
-      for (const g of this.groups.groups.values()) g.offsets.delete(r.name)
+        for (const [key, replica] of [...b.replicas]) {
+          if (!key.startsWith(`${r.id}/`)) continue
+          replica.log.destroy()
+          b.replicas.delete(key)
+        }
+      for (const g of this.groups.groups.values())
+        for (const partition of [...(g.offsets.get(r.name)?.keys() ?? [])]) g.deleteOffset(r.name, partition)
     })
+  }
+
+  /**
+   * The controller: with a dataDir, the replay of the metadata log there
+   * (KRaft's __cluster_metadata, as JSON records), every new record appended
+   * to it before it takes effect anywhere else; else a new one in memory.
+   */
+  private openMetadata(): Controller {
+    const dataDir = this.options.dataDir
+    if (!dataDir) return new Controller()
+    mkdirSync(dataDir, { recursive: true })
+    const props = join(dataDir, 'meta.properties')
+    let clusterId = existsSync(props) ? /cluster\.id=(\S+)/.exec(readFileSync(props, 'utf8'))?.[1] : undefined
+    if (!clusterId) {
+      clusterId = uuid()
+      writeFileSync(props, `version=1\ncluster.id=${clusterId}\n`)
+    }
+    // A line is a record, or the records of one atomic change as an array: torn, the line goes whole.
+    const { file, records } = RecordFile.open<MetadataRecord | MetadataRecord[]>(join(dataDir, '__cluster_metadata-0', 'records.jsonl'))
+    const controller = Controller.replay(records.flat(), clusterId)
+    this.metadataFile = file
+    controller.persist = (batch) => file.append(batch.length === 1 ? batch[0] : batch)
+    return controller
+  }
+
+  /** A broker's own directory under dataDir, or null in memory. */
+  brokerDir(id: number): string | null {
+    return this.options.dataDir ? join(this.options.dataDir, `broker-${id}`) : null
+  }
+
+  /** Whether broker `id`'s logs were closed cleanly last time (its recovery need not read every segment); consumes the marker. */
+  cleanlyStopped(id: number): boolean {
+    const dir = this.brokerDir(id)
+    if (!dir) return true
+    mkdirSync(dir, { recursive: true })
+    const marker = join(dir, CLEAN_SHUTDOWN)
+    if (!existsSync(marker)) return false
+    rmSync(marker)
+    return true
+  }
+
+  /** Retention: every replica's log applies its topic's retention.ms and retention.bytes. */
+  private applyRetention(): void {
+    const now = Date.now()
+    for (const b of this.brokers.values()) {
+      for (const [key, replica] of b.replicas) {
+        const t = this.controller.topicsById.get(key.slice(0, key.indexOf('/')))
+        if (!t) continue
+        try {
+          replica.log.applyRetention(now, Number(topicConfig(t, 'retention.ms')), Number(topicConfig(t, 'retention.bytes')))
+        } catch (err) {
+          this.problem(b.id, `retention of ${t.name}: ${(err as Error).message}`)
+        }
+      }
+    }
   }
 
   async start(topics: TopicSpec[] = []): Promise<void> {
@@ -194,10 +291,15 @@ export class EmbeddedCluster {
     for (let id = 0; id < brokers; id++) {
       const b = new VirtualBroker(id, this)
       this.brokers.set(id, b)
+      // A broker stopped when the cluster last stopped (replayed metadata) comes back: it takes back what it led.
+      if (this.controller.brokers.get(id)?.fenced) this.controller.setFenced(id, false)
       await b.start(port === 0 ? 0 : port + id)
       this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
+    this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
     for (const t of topics) {
+      // Restarted on a dataDir, the topics asked for may be there already.
+      if (this.controller.topics.has(t.name)) continue
       this.controller.createTopic(t.name, {
         partitions: t.partitions ?? this.options.defaultPartitions,
         replicationFactor: t.replicationFactor ?? this.options.defaultReplicationFactor,
@@ -253,7 +355,17 @@ export class EmbeddedCluster {
     const how = this.controller.moveLeader(topic, partition, brokerId)
     if (how === 'reassigned' && from && replica && from !== target) {
       from.replicas.delete(key)
-      target.replicas.set(key, replica)
+      const fromDir = replica.log.disk?.dir
+      if (fromDir) {
+        // On disk the partition's directory moves to its new broker's, which opens it as its own.
+        replica.log.close()
+        const toDir = join(this.brokerDir(brokerId)!, `${t!.name}-${partition}`)
+        rmSync(toDir, { recursive: true, force: true })
+        mkdirSync(this.brokerDir(brokerId)!, { recursive: true })
+        renameSync(fromDir, toDir)
+        target.replicas.delete(key)
+        target.replica(t!.id, partition)
+      } else target.replicas.set(key, replica)
       replica.leader = null
       // The moved replica takes its leadership at the new epoch.
       target.syncRole(t!, t!.partitions[partition])
@@ -286,11 +398,22 @@ export class EmbeddedCluster {
   }
 
   async stop(): Promise<void> {
+    if (this.retentionTimer) clearInterval(this.retentionTimer)
+    this.retentionTimer = null
     this.faults.clear()
     this.cleaner.stop()
     this.groups.close()
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))
+    // The logs close (flushed to the OS) and each broker directory is marked clean for the next start's recovery.
+    for (const b of this.brokers.values()) {
+      for (const r of b.replicas.values()) r.log.close()
+      b.replicas.clear()
+      const dir = this.brokerDir(b.id)
+      if (dir) writeFileSync(join(dir, CLEAN_SHUTDOWN), '')
+    }
+    this.metadataFile?.close()
+    this.metadataFile = null
   }
 }
 

@@ -2,13 +2,15 @@ import { readFile } from 'node:fs/promises'
 import { startCluster, type BrokerSaslOptions, type BrokerTlsOptions, type SaslMechanismName } from './index.js'
 import { readUsersFile } from './users-file.js'
 
-const USAGE = `usage: wafka broker [--port PORT] [--brokers N] [--partitions N] [--no-auto-create-topics]
+const USAGE = `usage: wafka broker [--port PORT] [--brokers N] [--partitions N] [--no-auto-create-topics] [--data-dir DIR]
                     [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]
                     [--sasl-users FILE [--sasl-mechanisms LIST] [--reauth-ms MS]]
 
 Serves an embedded Kafka-compatible cluster on 127.0.0.1 until SIGINT or SIGTERM:
 N brokers (default 1) on PORT, PORT+1, ... (default 9092; 0 for ephemeral ports).
-Data lives in memory and is gone when it stops.
+Data lives in memory and is gone when it stops, unless --data-dir names a
+directory: then topics, records and committed offsets are kept there, in
+Kafka's segment layout, and recovered at the next start.
 
 TLS: --tls-cert and --tls-key (PEM) serve every broker over TLS; with --tls-ca,
 clients must present a certificate signed by that CA (mutual TLS).
@@ -40,7 +42,14 @@ export async function brokerCommand(
   log: (line: string) => void = console.log,
   stopSignal: () => Promise<string> = untilSignal,
 ): Promise<number> {
-  const options = { port: 9092, brokers: 1, defaultPartitions: 1, autoCreateTopics: true, connectionsMaxReauthMs: 0 }
+  const options: {
+    port: number
+    brokers: number
+    defaultPartitions: number
+    autoCreateTopics: boolean
+    connectionsMaxReauthMs: number
+    dataDir?: string
+  } = { port: 9092, brokers: 1, defaultPartitions: 1, autoCreateTopics: true, connectionsMaxReauthMs: 0 }
   const files: { cert?: string; key?: string; ca?: string; users?: string } = {}
   let mechanisms: SaslMechanismName[] | undefined
   for (let i = 0; i < args.length; i++) {
@@ -65,7 +74,11 @@ export async function brokerCommand(
     else if (a === '--sasl-users') files.users = path()
     else if (a === '--sasl-mechanisms') mechanisms = path().split(',') as SaslMechanismName[]
     else if (a === '--reauth-ms') options.connectionsMaxReauthMs = value()
-    else if (a === '--help' || a === '-h') {
+    else if (a === '--data-dir') {
+      const dir = args[++i]
+      if (!dir || dir.startsWith('--')) throw new Error(`--data-dir needs a directory, not ${dir ?? 'nothing'}`)
+      options.dataDir = dir
+    } else if (a === '--help' || a === '-h') {
       log(USAGE)
       return 0
     } else {
@@ -85,6 +98,7 @@ export async function brokerCommand(
     : undefined
   const sasl: BrokerSaslOptions | undefined = files.users ? { users: await readUsersFile(files.users), mechanisms } : undefined
   const cluster = await startCluster({ ...options, ssl, sasl, onProblem: (m) => log(`wafka broker: ${m}`) })
+  if (options.dataDir) log(`wafka broker: data kept in ${options.dataDir}`)
   const protocol = `${sasl ? 'SASL_' : ''}${ssl ? 'SSL' : 'PLAINTEXT'}`
   const extras = [
     ssl?.requestCert ? 'client certificates required' : '',

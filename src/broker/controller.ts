@@ -78,7 +78,35 @@ export class Controller {
     return () => this.listeners.delete(listener)
   }
 
+  /**
+   * Where new records are written (the metadata log in dataDir; none in
+   * memory): each before it applies, or the records of one operation
+   * (atomically) together in one write, so a crash keeps all or none.
+   */
+  persist: ((records: MetadataRecord[]) => void) | null = null
+  private pending: MetadataRecord[] | null = null
+
+  /**
+   * Runs `change`, whose records are persisted as one write when it ends
+   * (KRaft's atomic record batch): a topic is never replayed without its
+   * partitions. Nothing answers a client before the write: it is issued
+   * before `change` returns.
+   */
+  atomically<T>(change: () => T): T {
+    if (this.pending) return change()
+    this.pending = []
+    try {
+      return change()
+    } finally {
+      const records = this.pending
+      this.pending = null
+      if (records.length) this.persist?.(records)
+    }
+  }
+
   append(record: MetadataRecord): void {
+    if (this.pending) this.pending.push(record)
+    else this.persist?.([record])
     this.apply(record)
     this.log.push(record)
     for (const l of this.listeners) l(record)
@@ -158,6 +186,10 @@ export class Controller {
   setFenced(id: number, fenced: boolean): void {
     const b = this.brokers.get(id)
     if (!b || b.fenced === fenced) return
+    this.atomically(() => this.fence(id, fenced))
+  }
+
+  private fence(id: number, fenced: boolean): void {
     this.append({ type: 'broker-fence', id, fenced })
     const live = new Set(this.liveBrokers().map((x) => x.id))
     for (const t of this.topics.values()) {
@@ -265,10 +297,12 @@ export class Controller {
     }
     if (opts.validateOnly) return null
     const id = uuid()
-    this.append({ type: 'topic', name, id })
-    for (const [key, value] of Object.entries(opts.configs ?? {})) this.append({ type: 'config', resource: 'topic', name, key, value })
-    this.addPartitions(id, 0, assignments)
-    return this.topics.get(name)!
+    return this.atomically(() => {
+      this.append({ type: 'topic', name, id })
+      for (const [key, value] of Object.entries(opts.configs ?? {})) this.append({ type: 'config', resource: 'topic', name, key, value })
+      this.addPartitions(id, 0, assignments!)
+      return this.topics.get(name)!
+    })
   }
 
   private addPartitions(topicId: string, from: number, assignments: number[][]): void {
@@ -306,7 +340,7 @@ export class Controller {
     if (rf > live.length)
       throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)
     if (validateOnly) return
-    this.addPartitions(t.id, have, placeReplicas(live, this.topics.size, have, count - have, rf))
+    this.atomically(() => this.addPartitions(t.id, have, placeReplicas(live, this.topics.size, have, count - have, rf)))
   }
 
   setTopicConfig(name: string, key: string, value: string | null): void {

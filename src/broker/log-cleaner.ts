@@ -105,8 +105,7 @@ export type CleanerBatch = Pick<
  * base offset, and its swap (PartitionLog.replaceCleaned) rewrites them.
  */
 function cleanerView(log: PartitionLog): { batches: readonly CleanerBatch[]; activeBase: number } {
-  const batches = log.storedBatches()
-  return { batches, activeBase: batches.at(-1)?.baseOffset ?? log.logEndOffset }
+  return { batches: log.allBatches(), activeBase: log.activeSegmentBase }
 }
 
 /**

@@ -3,6 +3,14 @@ import { decodeRecordSet } from '../codec/batch-decoder.js'
 import { encodeRecordBatch } from '../codec/batch-encoder.js'
 import { B_BASE_OFFSET, B_LEADER_EPOCH } from '../codec/layout.js'
 import { assignOffsets, isCommitMarker, readBatchHeader, type BatchHeader } from './record-batch.js'
+import type { DiskLog } from './storage/disk-log.js'
+
+/**
+ * With a disk log, how many bytes of the newest batches a partition also
+ * keeps in memory, so tailing fetchers are served without a read; older
+ * ones are read from the segment files.
+ */
+export const MEMORY_WINDOW_BYTES = 4 * 1024 * 1024
 
 /** A transaction this partition saw aborted: its first offset and its marker's offset. */
 export interface AbortedTransaction {
@@ -23,17 +31,22 @@ export interface StoredBatch {
 }
 
 /**
- * A partition's log, in memory: record batches back to back, as the
- * producer sent them (only the base offset and leader epoch written in),
- * served to fetchers as those same bytes. Offsets are JS numbers (exact to
- * 2^53). The high watermark is real state: the ISR's smallest log end on a
- * leader (hwBound), the leader's on a follower; consumers see nothing past it.
+ * A partition's log: record batches back to back, as the producer sent
+ * them (only the base offset and leader epoch written in), served to
+ * fetchers as those same bytes. In memory only, or with a DiskLog (dataDir)
+ * written through: every batch goes to the active segment as it is stored,
+ * and memory keeps only the newest MEMORY_WINDOW_BYTES of batches (reads
+ * below them go to the segments). Offsets are JS numbers (exact to 2^53).
+ * The high watermark is real state: the ISR's smallest log end on a leader
+ * (hwBound), the leader's on a follower; consumers see nothing past it.
  */
 export class PartitionLog {
+  /** The batches in memory: all of them, or with a disk log the newest ones. */
   private readonly batches: StoredBatch[] = []
   logStartOffset = 0
   logEndOffset = 0
   highWatermark = 0
+  /** Bytes of the batches in memory. */
   private bytes = 0
   /** Batch index of the largest timestamp so far (ListOffsets MAX_TIMESTAMP). */
   private maxTimestampBatch = -1
@@ -47,11 +60,39 @@ export class PartitionLog {
   /** The leader epoch cache: where each epoch's batches begin, oldest first. */
   private readonly epochStarts: { epoch: number; startOffset: number }[] = []
 
+  /** The segment files this log writes through to, when it has a dataDir. */
+  disk: DiskLog | null = null
+
+  /**
+   * Rebuilds the derived state from one recovered batch (its header, or
+   * whole for control batches), in offset order: the epoch cache and the
+   * transactions. Called by the disk log's recovery scan before any append.
+   */
+  recovered(bytes: Buffer, baseOffset: number): void {
+    const header = readBatchHeader(bytes)
+    this.markEpoch(bytes.readInt32BE(B_LEADER_EPOCH), baseOffset)
+    this.trackTransaction(header, bytes, baseOffset)
+    this.logEndOffset = baseOffset + header.lastOffsetDelta + 1
+  }
+
+  /** Writes through to `disk` from now on, taking its offsets (it is open and recovered). */
+  opened(disk: DiskLog): void {
+    this.disk = disk
+    this.logStartOffset = this.disk.logStartOffset
+    this.logEndOffset = this.disk.logEndOffset
+    while (this.epochStarts.length && this.epochStarts.at(-1)!.startOffset >= this.logEndOffset) this.epochStarts.pop()
+  }
+
   /** The last stable offset: below it every transaction is decided (read_committed reads up to it). */
   get lastStableOffset(): number {
     let lso = this.highWatermark
     for (const first of this.ongoing.values()) lso = Math.min(lso, first)
     return lso
+  }
+
+  /** The producers with a transaction open in this log (a batch written, no marker yet). */
+  openTransactions(): bigint[] {
+    return [...this.ongoing.keys()]
   }
 
   /** Aborted transactions a read_committed fetch of [from, to) must be told of. */
@@ -78,7 +119,7 @@ export class PartitionLog {
   }
 
   get sizeInBytes(): number {
-    return this.bytes
+    return this.disk ? this.disk.size : this.bytes
   }
 
   /** Appends a validated batch as the leader (the caller's own copy, which the log keeps); returns its base offset. */
@@ -117,21 +158,34 @@ export class PartitionLog {
       transactional: header.transactional,
       control: header.control,
     }
+    this.disk?.append(batch, baseOffset, stored.lastOffset, stored.maxTimestamp)
     const best = this.batches[this.maxTimestampBatch]
     if (!best || stored.maxTimestamp > best.maxTimestamp) this.maxTimestampBatch = this.batches.length
     this.batches.push(stored)
-    if (header.transactional) {
-      const first = this.ongoing.get(header.producerId)
-      if (!header.control) {
-        if (first === undefined) this.ongoing.set(header.producerId, baseOffset)
-      } else if (first !== undefined) {
-        this.ongoing.delete(header.producerId)
-        if (!isCommitMarker(batch)) this.aborted.push({ producerId: header.producerId, firstOffset: first, lastOffset: baseOffset })
-      }
-    }
+    this.trackTransaction(header, batch, baseOffset)
     this.bytes += batch.length
+    if (this.disk && this.bytes > MEMORY_WINDOW_BYTES) this.evict()
     this.logEndOffset = stored.lastOffset + 1
     wakeAll(this.appendWaiters)
+  }
+
+  /** Drops the oldest batches from memory (they are in the segment files) down to half the window. */
+  private evict(): void {
+    let drop = 0
+    while (drop < this.batches.length - 1 && this.bytes > MEMORY_WINDOW_BYTES / 2) this.bytes -= this.batches[drop++].bytes.length
+    this.batches.splice(0, drop)
+    this.reindexMaxTimestamp()
+  }
+
+  private trackTransaction(header: BatchHeader, batch: Buffer, baseOffset: number): void {
+    if (!header.transactional) return
+    const first = this.ongoing.get(header.producerId)
+    if (!header.control) {
+      if (first === undefined) this.ongoing.set(header.producerId, baseOffset)
+    } else if (first !== undefined) {
+      this.ongoing.delete(header.producerId)
+      if (!isCommitMarker(batch)) this.aborted.push({ producerId: header.producerId, firstOffset: first, lastOffset: baseOffset })
+    }
   }
 
   /** Records that `epoch` begins at `offset` (a new leader marks its epoch at its log end before writing, as Kafka does). */
@@ -184,7 +238,11 @@ export class PartitionLog {
     if (offset >= this.logEndOffset) return this.logEndOffset
     const keep = this.indexOf(offset)
     for (const b of this.batches.splice(keep)) this.bytes -= b.bytes.length
-    this.logEndOffset = Math.max(this.logStartOffset, this.batches.at(-1) ? this.batches.at(-1)!.lastOffset + 1 : this.logStartOffset)
+    if (this.disk) {
+      this.disk.truncateTo(offset)
+      this.logEndOffset = this.disk.logEndOffset
+    } else
+      this.logEndOffset = Math.max(this.logStartOffset, this.batches.at(-1) ? this.batches.at(-1)!.lastOffset + 1 : this.logStartOffset)
     this.highWatermark = Math.min(this.highWatermark, this.logEndOffset)
     while (this.epochStarts.length && this.epochStarts.at(-1)!.startOffset >= this.logEndOffset) this.epochStarts.pop()
     for (const [pid, first] of this.ongoing) if (first >= this.logEndOffset) this.ongoing.delete(pid)
@@ -196,6 +254,7 @@ export class PartitionLog {
   /** Empties the log and starts it at `offset` (a follower whose log end is below the leader's log start). */
   resetTo(offset: number): void {
     this.truncateTo(this.logStartOffset)
+    this.disk?.resetTo(offset)
     this.logStartOffset = this.logEndOffset = offset
     this.highWatermark = Math.min(this.highWatermark, offset)
   }
@@ -210,6 +269,14 @@ export class PartitionLog {
    * open transactions stay.
    */
   replaceCleaned(end: number, cleaned: readonly Buffer[]): void {
+    // Markers kept anywhere below `end`, in memory or only on disk.
+    const markers = new Set(cleaned.filter((b) => readBatchHeader(b).control).map((b) => Number(b.readBigInt64BE(B_BASE_OFFSET))))
+    if (this.disk) {
+      // The segments are rewritten; memory keeps the replacements of the batches it held.
+      this.disk.replaceBelow(end, cleaned)
+      const windowStart = this.batches[0]?.baseOffset ?? this.logEndOffset
+      cleaned = cleaned.filter((b) => Number(b.readBigInt64BE(B_BASE_OFFSET)) >= windowStart)
+    }
     let n = 0
     while (n < this.batches.length && this.batches[n].lastOffset < end) n++
     let after = -1
@@ -228,16 +295,45 @@ export class PartitionLog {
     this.batches.length = 0
     for (const b of replacements) this.bytes += b.bytes.length
     for (const b of [...replacements, ...rest]) this.batches.push(b)
-    const markers = new Set(replacements.filter((b) => b.control).map((b) => b.baseOffset))
     const stillAborted = this.aborted.filter((a) => a.lastOffset >= end || markers.has(a.lastOffset))
     this.aborted.length = 0
     for (const a of stillAborted) this.aborted.push(a)
     this.reindexMaxTimestamp()
   }
 
-  /** Every stored batch, oldest first (rebuilding producer state after a truncation). */
+  /**
+   * Every batch of the log, oldest first, as StoredBatches: the ones in
+   * memory, or with a disk log all of them read from the segment files
+   * (what the log cleaner reads).
+   */
+  allBatches(): readonly StoredBatch[] {
+    if (!this.disk) return this.batches
+    return this.disk.batchesBelow(Infinity).map((bytes): StoredBatch => {
+      const header = readBatchHeader(bytes)
+      const baseOffset = Number(bytes.readBigInt64BE(B_BASE_OFFSET))
+      const { maxTimestamp, producerId, transactional, control } = header
+      return { baseOffset, lastOffset: baseOffset + header.lastOffsetDelta, maxTimestamp, bytes, producerId, transactional, control }
+    })
+  }
+
+  /** Where the active segment begins: the cleaner never cleans it (in memory, the newest batch is the active segment). */
+  get activeSegmentBase(): number {
+    return this.disk ? this.disk.active.baseOffset : (this.batches.at(-1)?.baseOffset ?? this.logEndOffset)
+  }
+
+  /** The stored batches in memory, oldest first: every one, unless a disk log holds the older ones. */
   storedBatches(): readonly StoredBatch[] {
     return this.batches
+  }
+
+  /**
+   * Calls `visit` with every batch of the log, oldest first, from the
+   * segment files when on disk (then with the header only, control batches
+   * whole): rebuilding producer state after a truncation.
+   */
+  forEachBatch(visit: (bytes: Buffer, baseOffset: number) => void): void {
+    if (this.disk) this.disk.forEachBatch(visit)
+    else for (const b of this.batches) visit(b.bytes, b.baseOffset)
   }
 
   /**
@@ -261,6 +357,7 @@ export class PartitionLog {
   deleteBefore(offset: number): number {
     if (offset <= this.logStartOffset) return this.logStartOffset
     this.logStartOffset = offset
+    this.disk?.deleteBefore(offset)
     let drop = 0
     while (drop < this.batches.length && this.batches[drop].lastOffset < offset) this.bytes -= this.batches[drop++].bytes.length
     if (drop) {
@@ -268,6 +365,40 @@ export class PartitionLog {
       this.reindexMaxTimestamp()
     }
     return this.logStartOffset
+  }
+
+  /**
+   * Retention by retention.ms and retention.bytes, below the high watermark
+   * only: on disk whole segments go (Kafka's deleteOldSegments); in memory,
+   * where there are no segments, whole batches. The log start moves to the
+   * first record kept; returns it, or null when nothing was deleted.
+   */
+  applyRetention(now: number, retentionMs: number, retentionBytes: number): number | null {
+    let start: number | null = null
+    if (this.disk) start = this.disk.retentionStart(now, retentionMs, retentionBytes, this.highWatermark)
+    else {
+      let size = this.bytes
+      for (const b of this.batches) {
+        if (b.lastOffset >= this.highWatermark) break
+        // A batch without timestamps (-1) never expires by time here (Kafka falls back to a segment file's mtime).
+        const expired = retentionMs >= 0 && b.maxTimestamp >= 0 && now - b.maxTimestamp > retentionMs
+        if (!expired && !(retentionBytes >= 0 && size - b.bytes.length >= retentionBytes)) break
+        size -= b.bytes.length
+        start = b.lastOffset + 1
+      }
+    }
+    if (start === null || start <= this.logStartOffset) return null
+    return this.deleteBefore(start)
+  }
+
+  /** Closes the segment files (the cluster stops). */
+  close(): void {
+    this.disk?.close()
+  }
+
+  /** Closes and removes the segment files (the topic was deleted). */
+  destroy(): void {
+    this.disk?.destroy()
   }
 
   private reindexMaxTimestamp(): void {
@@ -308,6 +439,12 @@ export class PartitionLog {
   read(offset: number, maxBytes: number, upTo = this.highWatermark): { chunks: Buffer[]; bytes: number } {
     const chunks: Buffer[] = []
     let bytes = 0
+    if (this.disk && offset < (this.batches[0]?.baseOffset ?? this.logEndOffset)) {
+      // Below the memory window: one run of a segment's bytes, as the file holds them.
+      const run = this.disk.read(offset, maxBytes, upTo)
+      if (run) chunks.push(run)
+      return { chunks, bytes: run?.length ?? 0 }
+    }
     for (let i = this.indexOf(offset); i < this.batches.length; i++) {
       const b = this.batches[i]
       if (b.baseOffset >= upTo) break
@@ -332,6 +469,7 @@ export class PartitionLog {
 
   /** The earliest offset whose record's timestamp is >= ts, or null when none is (ListOffsets by time). */
   offsetForTimestamp(ts: number): { offset: number; timestamp: number } | null {
+    if (this.disk) return this.disk.offsetForTimestamp(ts, this.logStartOffset)
     for (const batch of this.batches) {
       if (batch.maxTimestamp < ts || batch.control) continue
       for (const r of decodeRecordSet(batch.bytes).batches[0].records) {
@@ -343,6 +481,7 @@ export class PartitionLog {
 
   /** The offset and timestamp of the record with the largest timestamp (the first such), or null when empty. */
   maxTimestamp(): { offset: number; timestamp: number } | null {
+    if (this.disk) return this.disk.maxTimestamp()
     const batch = this.batches[this.maxTimestampBatch]
     if (!batch) return null
     for (const r of decodeRecordSet(batch.bytes).batches[0].records) {

@@ -72,6 +72,11 @@ export class ProducerState {
     if (!entry || epoch > entry.epoch) this.producers.set(producerId, { epoch, batches: [] })
   }
 
+  /** The producer's current epoch here, or -1 when it has none. */
+  epochOf(producerId: bigint): number {
+    return this.producers.get(producerId)?.epoch ?? -1
+  }
+
   /** Records an appended batch. */
   update(h: BatchHeader, baseOffset: number): void {
     if (h.producerId < 0n) return

@@ -262,11 +262,11 @@ function truncateToLeader(replica: Replica, leaderEpoch: number, leaderEndOffset
   log.truncateTo(to)
   // Producer state as of the kept batches.
   const producers = new ProducerState()
-  for (const b of log.storedBatches()) {
-    const header = readBatchHeader(b.bytes)
+  log.forEachBatch((bytes, baseOffset) => {
+    const header = readBatchHeader(bytes)
     if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
-    else producers.update(header, b.baseOffset)
-  }
+    else producers.update(header, baseOffset)
+  })
   replica.producers = producers
 }
 

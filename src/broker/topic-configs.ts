@@ -14,9 +14,11 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'min.cleanable.dirty.ratio': { value: '0.5', enforced: true },
   'min.compaction.lag.ms': { value: '0', enforced: true },
   'min.insync.replicas': { value: '1', enforced: true },
-  'retention.bytes': { value: '-1', enforced: false },
-  'retention.ms': { value: '604800000', enforced: false },
-  'segment.bytes': { value: '1073741824', enforced: false },
+  'retention.bytes': { value: '-1', enforced: true },
+  'retention.ms': { value: '604800000', enforced: true },
+  'segment.bytes': { value: '1073741824', enforced: true },
+  'segment.ms': { value: '604800000', enforced: true },
+  'index.interval.bytes': { value: '4096', enforced: true },
   'unclean.leader.election.enable': { value: 'false', enforced: true },
 }
 
@@ -55,6 +57,15 @@ export function topicConfigProblem(key: string, value: string | null): string | 
       ? null
       : `Invalid value ${value} for configuration unclean.leader.election.enable: Expected value to be either true or false`
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
+  // Kafka's lower bounds (TopicConfig / LogConfig).
+  // INT configs (positions in a segment are int32, as Kafka's).
+  if ((key === 'segment.bytes' || key === 'index.interval.bytes') && Number(value) > 0x7fffffff)
+    return `Invalid value ${value} for configuration ${key}: Not a number of type INT`
+  if (key === 'segment.bytes' && Number(value) < 1048576)
+    return `Invalid value ${value} for configuration segment.bytes: Value must be at least 1048576`
+  if (key === 'segment.ms' && Number(value) < 1) return `Invalid value ${value} for configuration segment.ms: Value must be at least 1`
+  if (key === 'index.interval.bytes' && Number(value) < 0)
+    return `Invalid value ${value} for configuration index.interval.bytes: Value must be at least 0`
   if ((key === 'delete.retention.ms' || key === 'min.compaction.lag.ms') && Number(value) < 0)
     return `Invalid value ${value} for configuration ${key}: Value must be at least 0`
   if (key === 'min.insync.replicas' && Number(value) < 1)

@@ -185,50 +185,46 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       await producer.disconnect()
     })
 
-    // The embedded broker keeps no index.interval.bytes (its time index is in memory, one entry a batch) yet.
-    it.skipIf(target.embedded)(
-      'offsets by timestamp come from the broker’s time index: the first offset at or after the time, the end past the last',
-      async () => {
-        const name = 'by-time'
-        // A time-index entry every batch, and several batches: the broker looks up the index, then scans one batch.
-        await topic(name, 1, [{ name: 'index.interval.bytes', value: '1' }])
-        const producer = client.producer({ lingerMs: 0 })
-        await producer.connect()
-        const t0 = 1_700_000_000_000
-        for (let b = 0; b < 20; b++) {
-          await producer.send({
-            topic: name,
-            messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${b * 10 + i}`, timestamp: t0 + (b * 10 + i) * 1000 })),
-          })
-        }
-        await producer.disconnect()
-        const at = async (ts: number) => (await admin.fetchTopicOffsetsByTimestamp(name, ts))[0].offset
-        expect(await at(t0)).toBe('0')
-        expect(await at(t0 + 1)).toBe('1')
-        expect(await at(t0 + 55_000)).toBe('55')
-        expect(await at(t0 + 55_500)).toBe('56')
-        expect(await at(t0 + 199_000)).toBe('199')
-        // Past the newest timestamp: none found, and (as KafkaJS's admin) the partition's end instead.
-        expect(await at(t0 + 500_000)).toBe('200')
-        const raw = await admin.listOffsets(name, [0], BigInt(t0 + 500_000))
-        expect(raw.get(0)).toBe(-1n)
+    it('offsets by timestamp come from the broker’s time index: the first offset at or after the time, the end past the last', async () => {
+      const name = 'by-time'
+      // A time-index entry every batch, and several batches: the broker looks up the index, then scans one batch.
+      await topic(name, 1, [{ name: 'index.interval.bytes', value: '1' }])
+      const producer = client.producer({ lingerMs: 0 })
+      await producer.connect()
+      const t0 = 1_700_000_000_000
+      for (let b = 0; b < 20; b++) {
+        await producer.send({
+          topic: name,
+          messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${b * 10 + i}`, timestamp: t0 + (b * 10 + i) * 1000 })),
+        })
+      }
+      await producer.disconnect()
+      const at = async (ts: number) => (await admin.fetchTopicOffsetsByTimestamp(name, ts))[0].offset
+      expect(await at(t0)).toBe('0')
+      expect(await at(t0 + 1)).toBe('1')
+      expect(await at(t0 + 55_000)).toBe('55')
+      expect(await at(t0 + 55_500)).toBe('56')
+      expect(await at(t0 + 199_000)).toBe('199')
+      // Past the newest timestamp: none found, and (as KafkaJS's admin) the partition's end instead.
+      expect(await at(t0 + 500_000)).toBe('200')
+      const raw = await admin.listOffsets(name, [0], BigInt(t0 + 500_000))
+      expect(raw.get(0)).toBe(-1n)
 
-        // The consumer starts there.
-        const c = consumer({})
-        const values: string[] = []
-        await c.connect()
-        c.assign([{ topic: name, partitions: [0] }])
-        c.seek({ topic: name, partition: 0, offset: await at(t0 + 123_000) })
-        await c.run({ eachMessage: async ({ message }) => void values.push(`${message.value}@${message.timestamp}`) })
-        await until(
-          () => values.length >= 77,
-          15_000,
-          () => `read ${values.length}`,
-        )
-        expect(values[0]).toBe(`m123@${t0 + 123_000}`)
-        expect(values.at(-1)).toBe(`m199@${t0 + 199_000}`)
-      },
-    )
+      // The consumer starts there.
+      const c = consumer({})
+      const values: string[] = []
+      await c.connect()
+      c.assign([{ topic: name, partitions: [0] }])
+      c.seek({ topic: name, partition: 0, offset: await at(t0 + 123_000) })
+      await c.run({ eachMessage: async ({ message }) => void values.push(`${message.value}@${message.timestamp}`) })
+      await until(
+        () => values.length >= 77,
+        15_000,
+        () => `read ${values.length}`,
+      )
+      expect(values[0]).toBe(`m123@${t0 + 123_000}`)
+      expect(values.at(-1)).toBe(`m199@${t0 + 199_000}`)
+    })
 
     it('OFFSET_OUT_OF_RANGE after deleteRecords: a committed offset below the new log start is reset by the topic’s policy', async () => {
       const name = 'deleted'

@@ -267,9 +267,11 @@ export class ClassicGroup extends GroupOffsets {
       this.state = 'Empty'
       this.protocolName = null
       this.leaderId = null
+      this.changes?.generation(this)
       return
     }
     this.protocolName = this.selectProtocol()
+    this.changes?.generation(this)
     if (!this.leaderId || !this.members.has(this.leaderId)) this.leaderId = this.members.keys().next().value!
     this.state = 'CompletingRebalance'
     for (const m of this.members.values()) {

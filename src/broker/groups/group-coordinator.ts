@@ -1,6 +1,7 @@
 import type { EmbeddedCluster } from '../cluster.js'
 import { ClassicGroup } from './classic-group.js'
 import { ConsumerGroup } from './consumer-group.js'
+import type { GroupStore } from '../storage/group-store.js'
 
 import { coordinatorFor } from '../coordinator-placement.js'
 
@@ -15,6 +16,8 @@ export type Group = ClassicGroup | ConsumerGroup
  */
 export class GroupCoordinator {
   readonly groups = new Map<string, Group>()
+  /** The group log in dataDir; null in memory. */
+  store: GroupStore | null = null
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
@@ -47,6 +50,7 @@ export class GroupCoordinator {
       created.takeOffsetsFrom(g)
       g.close()
     }
+    created.changes = this.store
     this.groups.set(groupId, created)
     return created
   }
@@ -65,16 +69,19 @@ export class GroupCoordinator {
       created.takeOffsetsFrom(g)
       g.close()
     }
+    created.changes = this.store
     this.groups.set(groupId, created)
     return created
   }
 
   delete(groupId: string): void {
     this.groups.get(groupId)?.close()
-    this.groups.delete(groupId)
+    if (this.groups.delete(groupId)) this.store?.deleted(groupId)
   }
 
   close(): void {
     for (const g of this.groups.values()) g.close()
+    this.store?.close()
+    this.store = null
   }
 }

@@ -5,18 +5,31 @@ export interface CommittedOffset {
   commitTimestamp: number
 }
 
+/** Where a group's durable changes go (the group log in dataDir); none in memory. */
+export interface GroupChanges {
+  offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void
+  generation(g: { groupId: string; generationId: number; protocolType: string | null; protocolName: string | null }): void
+}
+
 /**
  * What every group keeps whatever protocol it speaks: its committed offsets,
  * and the offsets open transactions have pending for it.
  */
-export class GroupOffsets {
+export abstract class GroupOffsets {
+  abstract readonly groupId: string
   readonly offsets = new Map<string, Map<number, CommittedOffset>>()
   private pendingTxnOffsets = new Map<bigint, { topic: string; partition: number; c: CommittedOffset }[]>()
+  changes: GroupChanges | null = null
 
   commit(topic: string, partition: number, c: CommittedOffset): void {
     let t = this.offsets.get(topic)
     if (!t) this.offsets.set(topic, (t = new Map()))
     t.set(partition, c)
+    this.changes?.offset(this.groupId, topic, partition, c)
+  }
+
+  deleteOffset(topic: string, partition: number): void {
+    if (this.offsets.get(topic)?.delete(partition)) this.changes?.offset(this.groupId, topic, partition, null)
   }
 
   committed(topic: string, partition: number): CommittedOffset | undefined {
@@ -47,5 +60,6 @@ export class GroupOffsets {
   takeOffsetsFrom(other: GroupOffsets): void {
     for (const [topic, partitions] of other.offsets) this.offsets.set(topic, partitions)
     this.pendingTxnOffsets = other.pendingTxnOffsets
+    this.changes = other.changes
   }
 }

@@ -41,7 +41,7 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
           if (subscribed.has(t.name)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.GROUP_SUBSCRIBED_TO_TOPIC }
           if (!ctx.cluster.controller.topics.get(t.name)?.partitions[p.partitionIndex])
             return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
-          g.offsets.get(t.name)?.delete(p.partitionIndex)
+          g.deleteOffset(t.name, p.partitionIndex)
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.NONE }
         }),
       })),

@@ -148,6 +148,19 @@ export class TransactionCoordinator {
     return ErrorCodes.NONE
   }
 
+  /**
+   * What became of `producerId`'s last transaction, for a partition whose
+   * log still has it open: 'ongoing' (this coordinator will write its
+   * markers), 'commit' or 'abort' (decided, its marker missing there: a new
+   * leader that had not replicated it), or 'unknown' (no state here: the
+   * coordinator of a process that stopped).
+   */
+  outcome(producerId: bigint): 'ongoing' | 'commit' | 'abort' | 'unknown' {
+    const state = this.byProducerId.get(producerId)?.state
+    if (state === undefined) return 'unknown'
+    return state === 'CompleteCommit' ? 'commit' : state === 'CompleteAbort' ? 'abort' : 'ongoing'
+  }
+
   /** Whether a transactional batch of `producerId` may go to topic/partition: its transaction is open there, at this epoch. */
   produceCheck(producerId: bigint, epoch: number, topic: string, partition: number): number | null {
     const txn = this.byProducerId.get(producerId)

@@ -1,0 +1,286 @@
+import { Buffer } from 'node:buffer'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { decodeRecordSet } from '../../codec/batch-decoder.js'
+import { B_BASE_OFFSET, B_LAST_OFFSET_DELTA } from '../../codec/layout.js'
+import { Segment, type BatchVisitor } from './segment.js'
+
+/** The topic configs a partition's files follow, read at each use (they can be altered). */
+export interface SegmentConfig {
+  /** segment.bytes: a batch that would take the active segment past it starts a new one. */
+  segmentBytes: number
+  /** segment.ms: a batch this much newer than the active segment's first starts a new one. */
+  segmentMs: number
+  /** index.interval.bytes: bytes between offset index entries. */
+  indexIntervalBytes: number
+}
+
+const INT32_MAX = 0x7fffffff
+const LOG_START_FILE = 'log-start-offset'
+const METADATA_FILE = 'partition.metadata'
+
+/**
+ * A partition's log on disk, in Kafka's layout: its directory holds
+ * segments named by base offset, the newest one active (appended to). It
+ * rolls segments, reads runs of batches, truncates, deletes whole segments
+ * from the front (retention, DeleteRecords) and recovers at open.
+ */
+export class DiskLog {
+  readonly segments: Segment[] = []
+  logStartOffset = 0
+
+  private constructor(
+    readonly dir: string,
+    private readonly config: () => SegmentConfig,
+  ) {}
+
+  /**
+   * Opens (creating when new) the partition directory `dir` of topic
+   * `topicId`, and recovers it: the newest segment, or every one when
+   * `validateAll` (after an unclean stop), is read batch by batch with its
+   * CRC checked, and a torn tail is cut to the last whole valid batch
+   * (later segments go too); indexes are rebuilt where they do not match.
+   * `visit` sees every kept batch, oldest first, to rebuild what the
+   * caller derives from them (epochs, transactions, producer state).
+   */
+  static open(dir: string, topicId: string, config: () => SegmentConfig, validateAll: boolean, visit: BatchVisitor): DiskLog {
+    const log = new DiskLog(dir, config)
+    mkdirSync(dir, { recursive: true })
+    const metadata = join(dir, METADATA_FILE)
+    const expected = `version: 0\ntopic_id: ${topicId}\n`
+    if (existsSync(metadata) && readFileSync(metadata, 'utf8') !== expected) {
+      // A directory of an older topic of this name: its data is not this topic's.
+      rmSync(dir, { recursive: true, force: true })
+      mkdirSync(dir, { recursive: true })
+    }
+    writeFileSync(metadata, expected)
+    const files = readdirSync(dir)
+    const bases = files
+      .filter((f) => /^\d{20}\.log$/.test(f))
+      .map((f) => Number(f.slice(0, 20)))
+      .sort((a, b) => a - b)
+    // Index files of no segment (a crash between deleting a segment's files), and a cleaner's swap file not renamed yet.
+    for (const f of files) {
+      if (f.endsWith('.cleaned')) rmSync(join(dir, f), { force: true })
+      const m = /^(\d{20})\.(index|timeindex)$/.exec(f)
+      if (m && !bases.includes(Number(m[1]))) rmSync(join(dir, f), { force: true })
+    }
+    let cut = false
+    for (const base of bases) {
+      const seg = new Segment(dir, base, () => config().indexIntervalBytes)
+      const previous = log.segments.at(-1)
+      if (cut || (previous && base < previous.nextOffset)) {
+        // After a cut (or overlapping a kept segment) nothing can follow.
+        seg.delete()
+        continue
+      }
+      const last = base === bases.at(-1)
+      cut = seg.recover(validateAll || last, visit)
+      log.segments.push(seg)
+    }
+    if (!log.segments.length) log.segments.push(new Segment(dir, readLogStart(dir) ?? 0, () => config().indexIntervalBytes))
+    log.logStartOffset = Math.min(Math.max(log.segments[0].baseOffset, readLogStart(dir) ?? 0), log.logEndOffset)
+    return log
+  }
+
+  get active(): Segment {
+    return this.segments.at(-1)!
+  }
+
+  get logEndOffset(): number {
+    return this.active.nextOffset
+  }
+
+  get size(): number {
+    let n = 0
+    for (const s of this.segments) n += s.size
+    return n
+  }
+
+  /** Appends a batch whose offsets are assigned, rolling first when the active segment is full or old. */
+  append(batch: Buffer, baseOffset: number, lastOffset: number, maxTimestamp: number): void {
+    const active = this.active
+    const { segmentBytes, segmentMs } = this.config()
+    if (
+      active.size > 0 &&
+      (active.size + batch.length > segmentBytes ||
+        active.timeWaitedForRoll(Date.now(), maxTimestamp) > segmentMs ||
+        lastOffset - active.baseOffset > INT32_MAX)
+    )
+      this.roll(baseOffset)
+    this.active.append(batch, baseOffset, lastOffset, maxTimestamp)
+  }
+
+  /** Starts a new active segment at `baseOffset`. */
+  roll(baseOffset = this.logEndOffset): void {
+    this.active.seal()
+    if (this.active.size === 0) this.segments.pop()!.delete()
+    this.segments.push(new Segment(this.dir, baseOffset, () => this.config().indexIntervalBytes))
+  }
+
+  private segmentFor(offset: number): number {
+    let lo = 0
+    let hi = this.segments.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1
+      if (this.segments[mid].baseOffset <= offset) lo = mid
+      else hi = mid - 1
+    }
+    return lo
+  }
+
+  /** Whole batches from the one holding `offset`, up to about maxBytes, none starting at `upTo` or later: one run of one segment's bytes. */
+  read(offset: number, maxBytes: number, upTo: number): Buffer | null {
+    for (let i = this.segmentFor(offset); i < this.segments.length; i++) {
+      const run = this.segments[i].read(offset, maxBytes, upTo)
+      if (run) return run
+    }
+    return null
+  }
+
+  /** Removes every batch from the one holding `offset` on; later segments go whole. */
+  truncateTo(offset: number): void {
+    while (this.segments.length > 1 && this.active.baseOffset >= offset) this.segments.pop()!.delete()
+    if (this.active.baseOffset >= offset) {
+      this.segments.pop()!.delete()
+      this.segments.push(new Segment(this.dir, Math.max(offset, this.logStartOffset), () => this.config().indexIntervalBytes))
+    } else this.active.truncateTo(offset)
+  }
+
+  /**
+   * Moves the log start to `offset`: the segments wholly below it are
+   * deleted (whole segments only, as Kafka); a start inside a segment is
+   * remembered in a checkpoint file.
+   */
+  deleteBefore(offset: number): void {
+    if (offset <= this.logStartOffset) return
+    this.logStartOffset = offset
+    if (offset >= this.logEndOffset && this.active.size > 0) this.roll(this.logEndOffset)
+    while (this.segments.length > 1 && this.segments[1].baseOffset <= offset) this.segments.shift()!.delete()
+    if (this.segments[0].baseOffset < offset) writeFileSync(join(this.dir, LOG_START_FILE), `${offset}\n`)
+    else rmSync(join(this.dir, LOG_START_FILE), { force: true })
+  }
+
+  /** Empties the log and starts it at `offset`. */
+  resetTo(offset: number): void {
+    for (const s of this.segments.splice(0)) s.delete()
+    this.segments.push(new Segment(this.dir, offset, () => this.config().indexIntervalBytes))
+    this.logStartOffset = offset
+    rmSync(join(this.dir, LOG_START_FILE), { force: true })
+  }
+
+  /**
+   * Retention (Kafka's deleteOldSegments): the oldest segments whose
+   * newest record is older than retention.ms, then the oldest while the log
+   * is larger than retention.bytes by at least a segment; only segments
+   * wholly below the high watermark. Returns the new log start offset
+   * (the first kept segment's base), or null when nothing is deleted. The
+   * caller applies it with deleteBefore, so memory and disk move together.
+   */
+  retentionStart(now: number, retentionMs: number, retentionBytes: number, highWatermark: number): number | null {
+    let size = this.size
+    let keepFrom = 0
+    for (const s of this.segments) {
+      if (s.size === 0 || s.nextOffset > highWatermark) break
+      const expired = retentionMs >= 0 && s.maxTimestamp >= 0 && now - s.maxTimestamp > retentionMs
+      const tooBig = retentionBytes >= 0 && size - s.size >= retentionBytes
+      if (!expired && !tooBig) break
+      size -= s.size
+      keepFrom++
+    }
+    if (keepFrom === 0) return null
+    // As Kafka: the log starts where the first kept segment does (past a deleted active one: the log end).
+    return this.segments[keepFrom]?.baseOffset ?? this.logEndOffset
+  }
+
+  /** Every batch wholly below `end`, whole, oldest first: what a log cleaner reads of a log on disk. */
+  batchesBelow(end: number): Buffer[] {
+    const out: Buffer[] = []
+    for (const s of this.segments) {
+      if (s.baseOffset >= end) break
+      s.forEachBatch((b) => {
+        if (Number(b.readBigInt64BE(B_BASE_OFFSET)) + b.readInt32BE(B_LAST_OFFSET_DELTA) < end) out.push(b)
+      }, true)
+    }
+    return out
+  }
+
+  /**
+   * The log cleaner's swap on disk: the batches wholly below `end` give way
+   * to `cleaned` (their replacements, same offsets, oldest first). Each
+   * segment holding such batches is rewritten as a new file renamed over
+   * the old one (a crash leaves one or the other whole), keeping its base
+   * offset and the batches it has at or past `end`; its indexes are rebuilt.
+   */
+  replaceBelow(end: number, cleaned: readonly Buffer[]): void {
+    let next = 0
+    for (let i = 0; i < this.segments.length; i++) {
+      const seg = this.segments[i]
+      if (seg.baseOffset >= end) break
+      const limit = this.segments[i + 1]?.baseOffset ?? Infinity
+      const parts: Buffer[] = []
+      while (next < cleaned.length && Number(cleaned[next].readBigInt64BE(B_BASE_OFFSET)) < limit) parts.push(cleaned[next++])
+      seg.forEachBatch((b) => {
+        if (Number(b.readBigInt64BE(B_BASE_OFFSET)) + b.readInt32BE(B_LAST_OFFSET_DELTA) >= end) parts.push(b)
+      }, true)
+      const path = seg.path
+      writeFileSync(`${path}.cleaned`, Buffer.concat(parts))
+      seg.close()
+      renameSync(`${path}.cleaned`, path)
+      const fresh = new Segment(this.dir, seg.baseOffset, () => this.config().indexIntervalBytes)
+      fresh.recover(false, () => {})
+      // An emptied segment still covers its offsets: the next one starts where it did.
+      if (fresh.size === 0 || fresh.nextOffset < seg.nextOffset) fresh.nextOffset = seg.nextOffset
+      this.segments[i] = fresh
+    }
+  }
+
+  /** Calls `visit` for every batch, oldest first (headers; control batches whole). */
+  forEachBatch(visit: BatchVisitor): void {
+    for (const s of this.segments) s.forEachBatch(visit)
+  }
+
+  /** The earliest record at or after `ts` from `logStart` on, through each segment's time and offset indexes. */
+  offsetForTimestamp(ts: number, logStart: number): { offset: number; timestamp: number } | null {
+    for (const s of this.segments) {
+      const batch = s.firstBatchAtOrAfter(ts)
+      if (!batch) continue
+      for (const r of decodeRecordSet(batch).batches[0].records) {
+        if (r.timestamp >= ts && Number(r.offset) >= logStart) return { offset: Number(r.offset), timestamp: r.timestamp }
+      }
+    }
+    return null
+  }
+
+  /** The record with the largest timestamp (the first such). */
+  maxTimestamp(): { offset: number; timestamp: number } | null {
+    let best: Segment | null = null
+    for (const s of this.segments) if (s.offsetOfMaxTimestamp >= 0 && (!best || s.maxTimestamp > best.maxTimestamp)) best = s
+    if (!best) return null
+    const batch = best.batchEndingAt(best.offsetOfMaxTimestamp)
+    if (batch)
+      for (const r of decodeRecordSet(batch).batches[0].records)
+        if (r.timestamp === best.maxTimestamp) return { offset: Number(r.offset), timestamp: r.timestamp }
+    return { offset: best.offsetOfMaxTimestamp, timestamp: best.maxTimestamp }
+  }
+
+  close(): void {
+    for (const s of this.segments) s.close()
+  }
+
+  /** Closes the files and removes the directory (the topic was deleted). */
+  destroy(): void {
+    this.close()
+    this.segments.length = 0
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+function readLogStart(dir: string): number | null {
+  try {
+    const n = Number(readFileSync(join(dir, LOG_START_FILE), 'utf8').trim())
+    return Number.isSafeInteger(n) && n >= 0 ? n : null
+  } catch {
+    return null
+  }
+}

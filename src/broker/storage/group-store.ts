@@ -1,0 +1,107 @@
+import type { ClassicGroup, CommittedOffset } from '../groups/classic-group.js'
+import type { Group } from '../groups/group-coordinator.js'
+import { RecordFile } from './record-file.js'
+
+/** One change to the groups, as the group log holds it (Kafka's __consumer_offsets records, as JSON). */
+export type GroupRecord =
+  | {
+      type: 'offset'
+      group: string
+      topic: string
+      partition: number
+      offset: string
+      leaderEpoch: number
+      metadata: string | null
+      commitTimestamp: number
+    }
+  | { type: 'offset-delete'; group: string; topic: string; partition: number }
+  | { type: 'group'; group: string; generationId: number; protocolType: string | null; protocolName: string | null }
+  | { type: 'group-delete'; group: string }
+
+/**
+ * The groups' committed offsets and generations on disk: a log of
+ * GroupRecords in dataDir, replayed at start and then rewritten as the
+ * state it gave (so it grows only with one run's changes).
+ */
+export class GroupStore {
+  private constructor(private readonly file: RecordFile<GroupRecord>) {}
+
+  /** Opens the log, applies it to fresh groups from `group(id)`, and compacts it to that state. */
+  static open(path: string, group: (id: string) => ClassicGroup, groups: () => Iterable<Group>, drop: (id: string) => void): GroupStore {
+    const { file, records } = RecordFile.open<GroupRecord>(path)
+    for (const r of records) {
+      if (r.type === 'group-delete') drop(r.group)
+      else if (r.type === 'group') {
+        const g = group(r.group)
+        g.generationId = r.generationId
+        g.protocolType = r.protocolType
+        g.protocolName = r.protocolName
+      } else if (r.type === 'offset')
+        // No changes hook yet: replaying writes nothing back.
+        group(r.group).commit(r.topic, r.partition, {
+          offset: BigInt(r.offset),
+          leaderEpoch: r.leaderEpoch,
+          metadata: r.metadata,
+          commitTimestamp: r.commitTimestamp,
+        })
+      else group(r.group).deleteOffset(r.topic, r.partition)
+    }
+    const store = new GroupStore(file)
+    file.rewrite([...groups()].flatMap((g) => snapshot(g)))
+    return store
+  }
+
+  offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void {
+    if (c === null) this.file.append({ type: 'offset-delete', group, topic, partition })
+    else
+      this.file.append({
+        type: 'offset',
+        group,
+        topic,
+        partition,
+        offset: String(c.offset),
+        leaderEpoch: c.leaderEpoch,
+        metadata: c.metadata,
+        commitTimestamp: c.commitTimestamp,
+      })
+  }
+
+  generation(g: Pick<ClassicGroup, 'groupId' | 'generationId' | 'protocolType' | 'protocolName'>): void {
+    this.file.append({
+      type: 'group',
+      group: g.groupId,
+      generationId: g.generationId,
+      protocolType: g.protocolType,
+      protocolName: g.protocolName,
+    })
+  }
+
+  deleted(group: string): void {
+    this.file.append({ type: 'group-delete', group })
+  }
+
+  close(): void {
+    this.file.close()
+  }
+}
+
+function snapshot(g: Group): GroupRecord[] {
+  // A KIP-848 group's epochs are not kept (its members rejoin); its offsets are.
+  const out: GroupRecord[] =
+    g.type === 'classic'
+      ? [{ type: 'group', group: g.groupId, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName }]
+      : []
+  for (const [topic, parts] of g.offsets)
+    for (const [partition, c] of parts)
+      out.push({
+        type: 'offset',
+        group: g.groupId,
+        topic,
+        partition,
+        offset: String(c.offset),
+        leaderEpoch: c.leaderEpoch,
+        metadata: c.metadata,
+        commitTimestamp: c.commitTimestamp,
+      })
+  return out
+}

@@ -1,0 +1,270 @@
+import { Buffer } from 'node:buffer'
+import { closeSync, ftruncateSync, fstatSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { crc32c } from '../../codec/crc.js'
+import {
+  B_ATTRIBUTES,
+  B_BASE_OFFSET,
+  B_CRC,
+  B_LAST_OFFSET_DELTA,
+  B_LENGTH,
+  B_MAGIC,
+  B_MAX_TIMESTAMP,
+  B_RECORDS,
+} from '../../codec/layout.js'
+import { OffsetIndex, TimeIndex } from './indexes.js'
+
+const ATTR_CONTROL = 0x20
+
+/** A segment's file name stem: its base offset, 20 digits, as Kafka names them. */
+export function segmentName(baseOffset: number): string {
+  return String(baseOffset).padStart(20, '0')
+}
+
+/** Called for every whole batch a recovery scan keeps: its bytes (the header at least; all of it for control batches) and base offset. */
+export type BatchVisitor = (bytes: Buffer, baseOffset: number) => void
+
+/**
+ * One log segment on disk: `<base>.log` with the record batches back to
+ * back exactly as stored in memory (offsets assigned, CRC as received),
+ * and its two sparse indexes. Appends are one positional write of the
+ * batch's bytes; reads are one read of a run of whole batches, found from
+ * the offset index and a short header scan (never decoded).
+ */
+export class Segment {
+  size = 0
+  /** The offset after this segment's last batch (its base offset while empty). */
+  nextOffset: number
+  maxTimestamp = -1
+  /** The last offset of the batch holding the largest timestamp (-1 while empty). */
+  offsetOfMaxTimestamp = -1
+  /** The first batch's max timestamp (-1 while empty): segment.ms is measured from it, as Kafka's rollingBasedTimestamp. */
+  firstBatchTimestamp = -1
+  readonly created = Date.now()
+  private bytesSinceIndex = 0
+  readonly index: OffsetIndex
+  readonly timeIndex: TimeIndex
+  private readonly fd: number
+  private readonly header = Buffer.allocUnsafe(B_RECORDS)
+
+  constructor(
+    readonly dir: string,
+    readonly baseOffset: number,
+    private readonly indexIntervalBytes: () => number,
+  ) {
+    const stem = join(dir, segmentName(baseOffset))
+    this.fd = openSync(`${stem}.log`, 'a+')
+    this.size = fstatSync(this.fd).size
+    this.index = new OffsetIndex(`${stem}.index`)
+    this.timeIndex = new TimeIndex(`${stem}.timeindex`)
+    this.nextOffset = baseOffset
+  }
+
+  get path(): string {
+    return join(this.dir, `${segmentName(this.baseOffset)}.log`)
+  }
+
+  /**
+   * Appends a batch: its bytes in one write. The write is issued before the
+   * produce is acknowledged, so the bytes are in the OS page cache: a kill -9
+   * of this process loses nothing written; only a machine crash could, and
+   * Kafka too leaves that to replication rather than an fsync per batch.
+   */
+  append(batch: Buffer, baseOffset: number, lastOffset: number, maxTimestamp: number): void {
+    const position = this.size
+    writeSync(this.fd, batch, 0, batch.length, position)
+    this.size += batch.length
+    this.track(batch.length, position, lastOffset, maxTimestamp, true)
+  }
+
+  /** Index entries and timestamps for a batch at `position` (appended, or found by a recovery scan). */
+  private track(length: number, position: number, lastOffset: number, maxTimestamp: number, write: boolean): void {
+    if (this.nextOffset === this.baseOffset && this.firstBatchTimestamp < 0) this.firstBatchTimestamp = maxTimestamp
+    if (maxTimestamp > this.maxTimestamp) {
+      this.maxTimestamp = maxTimestamp
+      this.offsetOfMaxTimestamp = lastOffset
+    }
+    // As Kafka's LogSegment.append: an entry once more than index.interval.bytes were written since the last.
+    if (this.bytesSinceIndex > this.indexIntervalBytes()) {
+      const rel = lastOffset - this.baseOffset
+      this.index.add(rel, position, write)
+      this.timeIndex.maybeAdd(this.maxTimestamp, this.offsetOfMaxTimestamp - this.baseOffset, write)
+      this.bytesSinceIndex = 0
+    }
+    this.bytesSinceIndex += length
+    this.nextOffset = lastOffset + 1
+  }
+
+  /**
+   * How long this segment has been taking records, for segment.ms (Kafka's
+   * timeWaitedForRoll): from its first batch's timestamp to the incoming
+   * batch's, so old records replayed in order do not roll at every batch;
+   * by the clock for a segment with no timestamp yet.
+   */
+  timeWaitedForRoll(now: number, incomingMaxTimestamp: number): number {
+    return this.firstBatchTimestamp >= 0 ? incomingMaxTimestamp - this.firstBatchTimestamp : now - this.created
+  }
+
+  /** The segment stops taking appends (a roll): its time index ends on its largest timestamp, as Kafka's does. */
+  seal(): void {
+    if (this.offsetOfMaxTimestamp >= 0) this.timeIndex.maybeAdd(this.maxTimestamp, this.offsetOfMaxTimestamp - this.baseOffset)
+    // Only the .log stays open (for reads): an old segment holds one descriptor.
+    this.index.close()
+    this.timeIndex.close()
+  }
+
+  /** Reads the batch header at `position` into a shared buffer; null past the end or on a short read. */
+  private readHeader(position: number): Buffer | null {
+    if (position + B_RECORDS > this.size) return null
+    return readSync(this.fd, this.header, 0, B_RECORDS, position) === B_RECORDS ? this.header : null
+  }
+
+  /** The position of the first batch whose last offset is >= offset (the size when none is). */
+  locate(offset: number): number {
+    let position = this.index.lookup(offset - this.baseOffset)
+    for (;;) {
+      const h = this.readHeader(position)
+      if (!h) return this.size
+      const last = Number(h.readBigInt64BE(B_BASE_OFFSET)) + h.readInt32BE(B_LAST_OFFSET_DELTA)
+      if (last >= offset) return position
+      position += 12 + h.readInt32BE(B_LENGTH)
+    }
+  }
+
+  /**
+   * Whole batches from the one holding `offset`, about maxBytes of them,
+   * none starting at or past `upTo`, as one run of the file's bytes; the
+   * first batch always, even when larger (KIP-74).
+   */
+  read(offset: number, maxBytes: number, upTo: number): Buffer | null {
+    const position = this.locate(offset)
+    if (position >= this.size) return null
+    let block = Buffer.allocUnsafe(Math.min(this.size - position, Math.max(maxBytes, B_RECORDS)))
+    readSync(this.fd, block, 0, block.length, position)
+    let at = 0
+    while (at + 12 <= block.length) {
+      if (Number(block.readBigInt64BE(at + B_BASE_OFFSET)) >= upTo) break
+      const size = 12 + block.readInt32BE(at + B_LENGTH)
+      if (at + size > block.length) {
+        if (at === 0) {
+          block = Buffer.allocUnsafe(size)
+          readSync(this.fd, block, 0, size, position)
+          at = size
+        }
+        break
+      }
+      at += size
+    }
+    return at ? block.subarray(0, at) : null
+  }
+
+  /** The whole batch at `position`. */
+  readBatch(position: number): Buffer {
+    const h = this.readHeader(position)!
+    const b = Buffer.allocUnsafe(12 + h.readInt32BE(B_LENGTH))
+    readSync(this.fd, b, 0, b.length, position)
+    return b
+  }
+
+  /**
+   * The first non-control batch at or after the time index's entry for `ts`
+   * whose max timestamp is >= ts (the bytes, whole), or null.
+   */
+  firstBatchAtOrAfter(ts: number): Buffer | null {
+    if (this.maxTimestamp < ts) return null
+    const rel = this.timeIndex.lookup(ts)
+    let position = rel < 0 ? 0 : this.index.lookup(rel)
+    for (;;) {
+      const h = this.readHeader(position)
+      if (!h) return null
+      if (Number(h.readBigInt64BE(B_MAX_TIMESTAMP)) >= ts && !(h.readInt16BE(B_ATTRIBUTES) & ATTR_CONTROL)) return this.readBatch(position)
+      position += 12 + h.readInt32BE(B_LENGTH)
+    }
+  }
+
+  /** The batch whose last offset is `lastOffset` (the one the max timestamp is in). */
+  batchEndingAt(lastOffset: number): Buffer | null {
+    const position = this.locate(lastOffset)
+    return position < this.size ? this.readBatch(position) : null
+  }
+
+  /**
+   * Recovery: walks the batches from the start, rebuilding the indexes and
+   * timestamps; checks each one's CRC-32C when `validate`. The first torn,
+   * invalid or out-of-order batch and everything after it is cut off.
+   * Returns whether the file was cut. Index files that do not match what
+   * the walk rebuilt (missing, corrupt) are rewritten.
+   */
+  recover(validate: boolean, visit: BatchVisitor): boolean {
+    const fileSize = this.size
+    this.index.length = 0
+    this.timeIndex.length = 0
+    this.bytesSinceIndex = 0
+    this.nextOffset = this.baseOffset
+    this.maxTimestamp = -1
+    this.offsetOfMaxTimestamp = -1
+    this.firstBatchTimestamp = -1
+    let position = 0
+    while (position < fileSize) {
+      const h = this.readHeader(position)
+      if (!h) break
+      const size = 12 + h.readInt32BE(B_LENGTH)
+      const base = Number(h.readBigInt64BE(B_BASE_OFFSET))
+      const last = base + h.readInt32BE(B_LAST_OFFSET_DELTA)
+      if (size < B_RECORDS || position + size > fileSize || h.readInt8(B_MAGIC) !== 2) break
+      if (base < this.nextOffset || last < base) break
+      const control = (h.readInt16BE(B_ATTRIBUTES) & ATTR_CONTROL) !== 0
+      let bytes: Buffer = h
+      if (validate || control) {
+        bytes = this.readBatch(position)
+        if (validate && crc32c(bytes.subarray(B_ATTRIBUTES)) !== bytes.readUInt32BE(B_CRC)) break
+      }
+      this.track(size, position, last, Number(h.readBigInt64BE(B_MAX_TIMESTAMP)), false)
+      visit(bytes, base)
+      position += size
+    }
+    const cut = position < fileSize
+    if (cut) {
+      ftruncateSync(this.fd, position)
+      this.size = position
+    }
+    if (!this.index.matchesFile()) this.index.rewrite()
+    if (!this.timeIndex.matchesFile()) this.timeIndex.rewrite()
+    return cut
+  }
+
+  /** Cuts the segment before the batch holding `offset` (a whole batch goes). */
+  truncateTo(offset: number, visit: BatchVisitor = () => {}): void {
+    const position = this.locate(offset)
+    if (position >= this.size) return
+    ftruncateSync(this.fd, position)
+    this.size = position
+    // The timestamps and index entries follow what is left.
+    this.recover(false, visit)
+  }
+
+  /** Calls `visit` with every batch's header (the whole batch for control batches, or for all when `whole`), oldest first. */
+  forEachBatch(visit: BatchVisitor, whole = false): void {
+    let position = 0
+    for (;;) {
+      const h = this.readHeader(position)
+      if (!h) return
+      const size = 12 + h.readInt32BE(B_LENGTH)
+      const control = (h.readInt16BE(B_ATTRIBUTES) & ATTR_CONTROL) !== 0
+      visit(whole || control ? this.readBatch(position) : h, Number(h.readBigInt64BE(B_BASE_OFFSET)))
+      position += size
+    }
+  }
+
+  close(): void {
+    closeSync(this.fd)
+    this.index.close()
+    this.timeIndex.close()
+  }
+
+  /** Closes and removes the segment's three files. */
+  delete(): void {
+    this.close()
+    for (const p of [this.path, this.index.path, this.timeIndex.path]) rmSync(p, { force: true })
+  }
+}

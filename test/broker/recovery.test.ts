@@ -1,0 +1,370 @@
+// Recovery of the embedded broker's dataDir at start: a torn or corrupt
+// tail is cut to the last whole CRC-valid batch, missing or corrupt indexes
+// are rebuilt, producer state and the metadata log are replayed; and the
+// crash test: kill -9 of a `wafka broker --data-dir` process under an
+// acks=all load loses nothing acknowledged.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { encodeRecordBatch } from '../../src/codec/index.js'
+import { Kafka } from '../../src/index.js'
+import {
+  FindCoordinator,
+  InitProducerId,
+  JoinGroup,
+  ListOffsets,
+  Metadata,
+  OffsetCommit,
+  OffsetFetch,
+  Produce,
+} from '../../src/protocol/messages/index.js'
+import { RawClient } from './raw-client.js'
+import { until } from './support.js'
+import { batch, batchesOf, listOffset, produce, readAll } from './storage-support.js'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const built = existsSync(join(root, 'dist', 'cli.js'))
+if (!built && process.env.CI) throw new Error('dist/cli.js is missing: run npm run build first')
+
+const dirs: string[] = []
+const open: RawClient[] = []
+const children: ChildProcess[] = []
+let cluster: RunningCluster | undefined
+
+afterEach(async () => {
+  for (const c of open.splice(0)) c.close()
+  for (const c of children.splice(0)) c.kill('SIGKILL')
+  await cluster?.stop()
+  cluster = undefined
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'wafka-recovery-'))
+  dirs.push(d)
+  return d
+}
+
+async function start(options: StartClusterOptions): Promise<RawClient> {
+  for (const c of open.splice(0)) c.close()
+  await cluster?.stop()
+  cluster = await startCluster(options)
+  const b = cluster.brokers[0]
+  const c = await RawClient.open(`${b.host}:${b.port}`)
+  open.push(c)
+  return c
+}
+
+async function stop(): Promise<void> {
+  for (const c of open.splice(0)) c.close()
+  await cluster?.stop()
+  cluster = undefined
+}
+
+const partDir = (dataDir: string, topic: string) => join(dataDir, 'broker-0', `${topic}-0`)
+const onlyLog = (dataDir: string, topic: string) => join(partDir(dataDir, topic), '00000000000000000000.log')
+
+/** Ten batches of three records (offsets 0-29) in topic `topic`, then a clean stop. */
+async function tenBatches(dataDir: string, topic: string): Promise<void> {
+  const c = await start({ dataDir, topics: [{ name: topic, partitions: 1 }] })
+  for (let i = 0; i < 10; i++) expect((await produce(c, topic, batch(`b${i}`, 3, 200))).errorCode).toBe(0)
+  await stop()
+}
+
+describe('recovery at start', () => {
+  it('a .log cut mid-batch is truncated to the last whole batch; the log goes on from there', async () => {
+    const dataDir = tempDir()
+    await tenBatches(dataDir, 'torn')
+    const file = onlyLog(dataDir, 'torn')
+    const batches = batchesOf(file)
+    expect(batches.length).toBe(10)
+    const last = batches[9]
+    truncateSync(file, last.position + Math.floor(last.bytes.length / 2))
+    const c = await start({ dataDir })
+    expect(readFileSync(file).length).toBe(last.position)
+    expect(await listOffset(c, 'torn', -1n)).toMatchObject({ offset: 27n })
+    expect((await readAll(c, 'torn')).map((r) => r.key)).toEqual(batches.slice(0, 9).flatMap((_, i) => [0, 1, 2].map((k) => `b${i}-${k}`)))
+    expect(await produce(c, 'torn', batch('next', 1))).toMatchObject({ errorCode: 0, baseOffset: 27n })
+  })
+
+  it('a flipped byte in the last batch fails its CRC-32C: that batch is cut', async () => {
+    const dataDir = tempDir()
+    await tenBatches(dataDir, 'flip')
+    const file = onlyLog(dataDir, 'flip')
+    const bytes = readFileSync(file)
+    const last = batchesOf(file)[9]
+    // A byte of a record value: the header still parses, only the CRC can tell.
+    bytes[last.position + last.bytes.length - 20] ^= 0x01
+    writeFileSync(file, bytes)
+    const c = await start({ dataDir })
+    expect(readFileSync(file).length).toBe(last.position)
+    expect(await listOffset(c, 'flip', -1n)).toMatchObject({ offset: 27n })
+    expect((await readAll(c, 'flip')).length).toBe(27)
+  })
+
+  it('after an unclean stop every segment is checked: corruption in an older one cuts it and drops the later ones', async () => {
+    const dataDir = tempDir()
+    const topic = 'older'
+    let c = await start({ dataDir, topics: [{ name: topic, partitions: 1, configs: { 'segment.ms': '60000' } }] })
+    const old = Date.now() - 5 * 3_600_000
+    // An hour apart in record time: every batch rolls a new segment (segment.ms), so four segments.
+    for (let i = 0; i < 4; i++) await produce(c, topic, batch(`s${i}`, 2, 50, old + i * 3_600_000))
+    await stop()
+    const dir = partDir(dataDir, topic)
+    expect(readdirSync(dir).filter((f) => f.endsWith('.log')).length).toBe(4)
+    // As after a kill -9: no clean-shutdown marker.
+    unlinkSync(join(dataDir, 'broker-0', '.clean-shutdown'))
+    const second = join(dir, '00000000000000000002.log')
+    const bytes = readFileSync(second)
+    bytes[bytes.length - 5] ^= 0xff
+    writeFileSync(second, bytes)
+    c = await start({ dataDir })
+    expect(readdirSync(dir).filter((f) => f.endsWith('.log'))).toEqual(['00000000000000000000.log', '00000000000000000002.log'])
+    expect(readFileSync(second).length).toBe(0)
+    expect(await listOffset(c, topic, -1n)).toMatchObject({ offset: 2n })
+    expect((await readAll(c, topic)).map((r) => r.key)).toEqual(['s0-0', 's0-1'])
+  })
+
+  it('a missing offset index and a corrupt time index are rebuilt, entry for entry', async () => {
+    const dataDir = tempDir()
+    let c = await start({ dataDir, topics: [{ name: 'idx', partitions: 1 }] })
+    for (let i = 0; i < 200; i++) await produce(c, 'idx', batch(`i${i}`, 2, 600, Date.now() - 10_000 + i))
+    await stop()
+    const index = onlyLog(dataDir, 'idx').replace(/\.log$/, '.index')
+    const timeIndex = index.replace(/\.index$/, '.timeindex')
+    const [goodIndex, goodTime] = [readFileSync(index), readFileSync(timeIndex)]
+    expect(goodIndex.length).toBeGreaterThan(8 * 10)
+    unlinkSync(index)
+    writeFileSync(timeIndex, Buffer.alloc(goodTime.length + 5, 0xab))
+    c = await start({ dataDir })
+    expect(readFileSync(index).equals(goodIndex)).toBe(true)
+    expect(readFileSync(timeIndex).equals(goodTime)).toBe(true)
+    expect((await readAll(c, 'idx', 301n))[0]).toMatchObject({ offset: 301, key: 'i150-1' })
+  })
+
+  it('producer state, producer ids and topic configs come back: a retried batch is still a duplicate', async () => {
+    const dataDir = tempDir()
+    let c = await start({ dataDir, topics: [{ name: 'ids', partitions: 1, configs: { 'retention.ms': '123456' } }] })
+    const init = await c.request(InitProducerId, 4, {
+      transactionalId: null,
+      transactionTimeoutMs: 60_000,
+      producerId: -1n,
+      producerEpoch: -1,
+      enable2Pc: false,
+      keepPreparedTxn: false,
+    })
+    expect(init.errorCode).toBe(0)
+    const idempotent = (seq: number) =>
+      encodeRecordBatch([{ key: `q${seq}`, value: 'v' }], {
+        producerId: init.producerId,
+        producerEpoch: init.producerEpoch,
+        baseSequence: seq,
+      })
+    for (let s = 0; s < 3; s++) expect(await produce(c, 'ids', idempotent(s))).toMatchObject({ errorCode: 0, baseOffset: BigInt(s) })
+    await stop()
+    c = await start({ dataDir })
+    // The last batch again (a producer retrying across the restart): answered with its offset, not appended.
+    expect(await produce(c, 'ids', idempotent(2))).toMatchObject({ errorCode: 0, baseOffset: 2n })
+    expect(await produce(c, 'ids', idempotent(3))).toMatchObject({ errorCode: 0, baseOffset: 3n })
+    expect(await listOffset(c, 'ids', -1n)).toMatchObject({ offset: 4n })
+    const again = await c.request(InitProducerId, 4, {
+      transactionalId: null,
+      transactionTimeoutMs: 60_000,
+      producerId: -1n,
+      producerEpoch: -1,
+      enable2Pc: false,
+      keepPreparedTxn: false,
+    })
+    expect(again.producerId).toBeGreaterThan(init.producerId)
+    const t = cluster!.metadataLog.filter((r) => r.type === 'config' && r.name === 'ids')
+    expect(t).toMatchObject([{ key: 'retention.ms', value: '123456' }])
+  })
+
+  it('the cluster metadata log: a topic is one atomic line (records and partitions together); a torn last line is dropped at replay', async () => {
+    const dataDir = tempDir()
+    let c = await start({ dataDir, topics: [{ name: 'meta', partitions: 2, configs: { 'retention.ms': '1000' } }] })
+    await stop()
+    const file = join(dataDir, '__cluster_metadata-0', 'records.jsonl')
+    const lines = readFileSync(file, 'utf8').trim().split('\n')
+    const topicLine = lines.map((l) => JSON.parse(l)).find((r) => Array.isArray(r) && r[0].type === 'topic')
+    expect(topicLine.map((r: { type: string }) => r.type)).toEqual(['topic', 'config', 'partition', 'partition'])
+    const whole = readFileSync(file, 'utf8')
+    // A crash mid-write of the next change: its line is cut short.
+    writeFileSync(file, `${whole}[{"type":"topic","name":"torn","id":"x"},{"type":"parti`)
+    c = await start({ dataDir })
+    expect(readFileSync(file, 'utf8').startsWith(whole)).toBe(true)
+    expect(readFileSync(file, 'utf8')).not.toContain('torn')
+    const md = await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
+    expect(md.topics.map((t) => [t.name, t.partitions.length])).toEqual([['meta', 2]])
+  })
+
+  it('a transaction left open by a stopped process is aborted by the next leader: the last stable offset is not held back for good', async () => {
+    const dataDir = tempDir()
+    let c = await start({ dataDir, topics: [{ name: 'txo', partitions: 1 }] })
+    const kafka = new Kafka({ clientId: 'txo', brokers: cluster!.bootstrapServers.split(','), logLevel: 0 })
+    const producer = kafka.producer({ transactionalId: 'txo-1' })
+    await producer.connect()
+    const done = await producer.transaction()
+    await done.send({ topic: 'txo', messages: [{ value: 'committed', partition: 0 }] })
+    await done.commit()
+    const open = await producer.transaction()
+    await open.send({ topic: 'txo', messages: [{ value: 'never-ended', partition: 0 }] })
+    const lso = async () =>
+      (
+        await c.request(ListOffsets, 7, {
+          replicaId: -1,
+          isolationLevel: 1,
+          topics: [{ name: 'txo', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+        })
+      ).topics[0].partitions[0].offset
+    // Offsets 0 (committed), 1 (its marker), 2 (open): the last stable offset stops at 2.
+    expect(await lso()).toBe(2n)
+    await stop()
+    await producer.disconnect().catch(() => {})
+    c = await start({ dataDir })
+    // The open transaction was aborted with a marker (offset 3): everything is stable again.
+    expect(await lso()).toBe(4n)
+    expect(await listOffset(c, 'txo', -1n)).toMatchObject({ offset: 4n })
+    expect((await readAll(c, 'txo')).map((r) => r.value)).toEqual(['committed', 'never-ended'])
+  })
+
+  it('a group comes back with its generation and offsets: the next rebalance after a restart is the next generation', async () => {
+    const dataDir = tempDir()
+    const join = async (c: RawClient) => {
+      const req = {
+        groupId: 'gen',
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 10_000,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      }
+      const first = await c.request(JoinGroup, 9, { ...req, memberId: '' })
+      return c.request(JoinGroup, 9, { ...req, memberId: first.memberId })
+    }
+    let c = await start({ dataDir, topics: [{ name: 'gt', partitions: 1 }] })
+    expect(await join(c)).toMatchObject({ errorCode: 0, generationId: 1 })
+    await stop()
+    c = await start({ dataDir })
+    expect(await join(c)).toMatchObject({ errorCode: 0, generationId: 2 })
+  })
+
+  it.each([1, 3])(
+    'kill -9 of `wafka broker --data-dir --brokers %i` under an acks=all load: every acknowledged message is there after a restart, in order, exactly once',
+    { skip: !built, timeout: 120_000 },
+    async (brokers) => {
+      const dataDir = tempDir()
+      const serve = async (): Promise<{ child: ChildProcess; bootstrap: string[] }> => {
+        const args = ['broker', '--port', '0', '--brokers', String(brokers), '--partitions', '3', '--data-dir', dataDir]
+        const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+        children.push(child)
+        let out = ''
+        child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s))
+        child.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s))
+        const deadline = Date.now() + 20_000
+        while (!/bootstrap servers (\S+)/.test(out)) {
+          if (Date.now() > deadline || child.exitCode !== null) throw new Error(`wafka broker did not start: ${out}`)
+          await new Promise((r) => setTimeout(r, 20))
+        }
+        return { child, bootstrap: /bootstrap servers (\S+)/.exec(out)![1].split(',') }
+      }
+      /** A connection to the broker leading `partition` of the load topic (or coordinating the group, for -1). */
+      const connect = async (bootstrap: string[], partition: number): Promise<RawClient> => {
+        const c = await RawClient.open(bootstrap[0])
+        open.push(c)
+        const md = await c.request(Metadata, 12, { topics: [{ name: 'load' }] })
+        const id =
+          partition < 0
+            ? (await c.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['crash-group'] })).coordinators[0].nodeId
+            : md.topics[0].partitions.find((x) => x.partitionIndex === partition)!.leaderId
+        const b = md.brokers.find((x) => x.nodeId === id)!
+        const to = await RawClient.open(`${b.host}:${b.port}`)
+        open.push(to)
+        return to
+      }
+      const first = await serve()
+      const exited = new Promise((resolve) => first.child.once('exit', resolve))
+      const kafka = new Kafka({ clientId: 'crash-test', brokers: first.bootstrap })
+      const producer = kafka.producer({ acks: 'all', idempotent: true, deliveryTimeoutMs: 3000, requestTimeoutMs: 2000 })
+      await producer.connect()
+      const acked: string[][] = [[], [], []]
+      let killed = false
+      let total = 0
+      const loop = async (partition: number) => {
+        for (let seq = 0; !killed;) {
+          const values = Array.from({ length: 1 + (seq % 7) }, (_, k) => `p${partition}-${seq + k}`)
+          try {
+            const meta = await producer.send({ topic: 'load', messages: values.map((value) => ({ key: value, value, partition })) })
+            if (meta.some((m) => m.errorCode !== 0)) break
+          } catch {
+            break
+          }
+          // Acknowledged before the kill landed, or after: either way it must be there (an ack is an ack).
+          acked[partition].push(...values)
+          if (killed) break
+          seq += values.length
+          total += values.length
+          if (total >= 3000 && !killed) {
+            killed = true
+            // Sends of the other partitions are in flight now.
+            first.child.kill('SIGKILL')
+          }
+          if (seq === 210 && partition === 0) {
+            const r = await (
+              await connect(first.bootstrap, -1)
+            ).request(OffsetCommit, 8, {
+              groupId: 'crash-group',
+              generationIdOrMemberEpoch: -1,
+              memberId: '',
+              groupInstanceId: null,
+              topics: [
+                {
+                  name: 'load',
+                  partitions: [{ partitionIndex: 0, committedOffset: 210n, committedLeaderEpoch: -1, committedMetadata: null }],
+                },
+              ],
+            })
+            expect(r.topics[0].partitions[0].errorCode).toBe(0)
+          }
+        }
+      }
+      await Promise.all([loop(0), loop(1), loop(2)])
+      await exited
+      for (const c of open.splice(0)) c.close()
+      await producer.disconnect().catch(() => {})
+      expect(total).toBeGreaterThanOrEqual(3000)
+
+      const second = await serve()
+      const seen = new Set<string>()
+      for (let p = 0; p < 3; p++) {
+        const c = await connect(second.bootstrap, p)
+        // Replicated, the high watermark comes back as the followers fetch again.
+        await until(
+          async () => (await listOffset(c, 'load', -1n, p)).offset >= BigInt(acked[p].length),
+          20_000,
+          () => `the high watermark of partition ${p} to reach the ${acked[p].length} acknowledged`,
+        )
+        const values = (await readAll(c, 'load', 0n, p)).map((r) => r.value!)
+        for (const v of values) {
+          expect(seen.has(v), `${v} stored twice`).toBe(false)
+          seen.add(v)
+        }
+        // Exactly what was acknowledged, in order; past it, at most what was in flight (sent, not acknowledged).
+        expect(values.slice(0, acked[p].length)).toEqual(acked[p])
+        for (const v of values.slice(acked[p].length)) expect(v.startsWith(`p${p}-`)).toBe(true)
+      }
+      const fetched = await (
+        await connect(second.bootstrap, -1)
+      ).request(OffsetFetch, 7, {
+        groupId: 'crash-group',
+        topics: [{ name: 'load', partitionIndexes: [0] }],
+        requireStable: false,
+      })
+      expect(fetched.topics[0].partitions[0].committedOffset).toBe(210n)
+      second.child.kill('SIGTERM')
+    },
+  )
+})

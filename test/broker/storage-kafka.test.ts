@@ -1,0 +1,73 @@
+// The embedded broker's segment files read by Apache Kafka's own
+// DumpLogSegments (kafka-dump-log.sh): the real reference says the batches
+// are valid (CRC, offsets) and the offset and time indexes match the log.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { startCluster } from '../../src/broker/index.js'
+import { readIndexFile } from '../../src/broker/storage/indexes.js'
+import { requireKafka, runJava } from '../peers/kafka.js'
+import { RawClient } from './raw-client.js'
+import { batch, batchesOf, produce } from './storage-support.js'
+
+const dataDir = mkdtempSync(join(tmpdir(), 'wafka-dumplog-'))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded broker's segments", () => {
+  it(
+    'every batch valid with the offsets the broker gave; the offset and time indexes pass its sanity check and match the log',
+    { timeout: 120_000 },
+    async () => {
+      const cluster = await startCluster({ dataDir, topics: [{ name: 'dump', partitions: 1, configs: { 'segment.bytes': '1048576' } }] })
+      const b = cluster.brokers[0]
+      const c = await RawClient.open(`${b.host}:${b.port}`)
+      const t0 = Date.now() - 60_000
+      for (let i = 0; i < 1400; i++) expect((await produce(c, 'dump', batch(`d${i}`, 1 + (i % 4), 300, t0 + i * 7))).errorCode).toBe(0)
+      c.close()
+      await cluster.stop()
+      const dir = join(dataDir, 'broker-0', 'dump-0')
+      const logs = readdirSync(dir)
+        .filter((f) => f.endsWith('.log'))
+        .sort()
+      expect(logs.length).toBeGreaterThanOrEqual(2)
+      for (const log of logs) {
+        const file = join(dir, log)
+        const base = Number(log.slice(0, 20))
+        const index = file.replace(/\.log$/, '.index')
+        const timeIndex = file.replace(/\.log$/, '.timeindex')
+        const dump = await runJava('org.apache.kafka.tools.DumpLogSegments', ['--files', file, '--deep-iteration'])
+        expect(dump.code, dump.stderr).toBe(0)
+        const batches = [
+          ...dump.stdout.matchAll(/^baseOffset: (\d+) lastOffset: (\d+) .* position: (\d+) .* size: (\d+) .* isvalid: (\w+)/gm),
+        ].map((m) => ({
+          base: Number(m[1]),
+          last: Number(m[2]),
+          position: Number(m[3]),
+          size: Number(m[4]),
+          valid: m[5],
+        }))
+        expect(batches).toEqual(
+          batchesOf(file).map((x) => ({ base: x.base, last: x.last, position: x.position, size: x.bytes.length, valid: 'true' })),
+        )
+        expect(dump.stdout).not.toMatch(/invalid bytes|corrupt/i)
+        // The indexes, checked against the log by Kafka itself.
+        const sanity = await runJava('org.apache.kafka.tools.DumpLogSegments', ['--files', `${index},${timeIndex}`, '--index-sanity-check'])
+        expect(sanity.code, sanity.stderr).toBe(0)
+        expect(sanity.stdout).toContain(`${index} passed sanity check`)
+        expect(sanity.stdout).toContain(`${timeIndex} passed sanity check`)
+        // Each entry against the batch at its position (offset index) and the log's timestamps (time index).
+        const verify = await runJava('org.apache.kafka.tools.DumpLogSegments', ['--files', `${index},${timeIndex}`, '--verify-index-only'])
+        expect(verify.code, verify.stderr).toBe(0)
+        // It reports mismatches on stderr.
+        expect(`${verify.stdout}${verify.stderr}`).not.toMatch(/mismatch|out of order|not found/i)
+        const entries = await runJava('org.apache.kafka.tools.DumpLogSegments', ['--files', `${index},${timeIndex}`])
+        const offsets = [...entries.stdout.matchAll(/^offset: (\d+) position: (\d+)$/gm)].map((m) => [Number(m[1]) - base, Number(m[2])])
+        expect(offsets).toEqual(readIndexFile(index, 'offset'))
+        const times = [...entries.stdout.matchAll(/^timestamp: (\d+) offset: (\d+)$/gm)].map((m) => [Number(m[1]), Number(m[2]) - base])
+        expect(times).toEqual(readIndexFile(timeIndex, 'time'))
+        expect(offsets.length).toBeGreaterThan(10)
+      }
+    },
+  )
+})
