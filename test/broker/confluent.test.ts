@@ -2,7 +2,8 @@
 // than kcat's 2.0.2), a client this project did not write,
 // against the embedded broker through its KafkaJS-style API: admin (create,
 // list, delete topics; the cluster), produce with every codec librdkafka has,
-// idempotent, and a group of two consumers reading everything back exactly once.
+// idempotent, and a group of two consumers reading everything back exactly once,
+// classic and KIP-848 (group.protocol=consumer).
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -53,9 +54,14 @@ describe.skipIf(!peers)('@confluentinc/kafka-javascript (librdkafka 2.15) agains
     await c.connect()
     return c
   }
-  const consume = async (kafka: Untyped, groupId: string, topic: string, into: Got[]) => {
+  /** A group member (classic unless `kip848`: then group.protocol=consumer, whose session the broker sets). */
+  const consume = async (kafka: Untyped, groupId: string, topic: string, into: Got[], kip848 = false) => {
     const consumer = await open(
-      kafka.consumer({ kafkaJS: { groupId, fromBeginning: true, sessionTimeout: 10_000 }, 'fetch.wait.max.ms': 100 }),
+      kafka.consumer(
+        kip848
+          ? { kafkaJS: { groupId, fromBeginning: true }, 'group.protocol': 'consumer', 'fetch.wait.max.ms': 100 }
+          : { kafkaJS: { groupId, fromBeginning: true, sessionTimeout: 10_000 }, 'fetch.wait.max.ms': 100 },
+      ),
     )
     await consumer.subscribe({ topics: [topic] })
     consumer.run({
@@ -193,4 +199,49 @@ describe.skipIf(!peers)('@confluentinc/kafka-javascript (librdkafka 2.15) agains
     },
     120_000,
   )
+
+  it('a KIP-848 group (group.protocol=consumer) of two librdkafka consumers splits the partitions and reads everything once', async () => {
+    const kafka = await start()
+    const admin = await open(kafka.admin())
+    const topic = 'ck-kip848'
+    await admin.createTopics({ topics: [{ topic, numPartitions: 4 }] })
+    const got: Got[][] = [[], []]
+    await consume(kafka, 'ck-kip848-group', topic, got[0], true)
+    await consume(kafka, 'ck-kip848-group', topic, got[1], true)
+    // Both members own partitions, as wafka's admin describes the group (ConsumerGroupDescribe).
+    const wafka = new Wafka({ clientId: 'after-ckjs', brokers: cluster!.bootstrapServers.split(',') }).admin()
+    await wafka.connect()
+    try {
+      await until(
+        async () => {
+          const [g] = (await wafka.describeGroups(['ck-kip848-group'])).groups
+          return g.groupType === 'consumer' && g.members.length === 2 && g.members.every((m) => (m.assignment ?? []).length > 0)
+        },
+        60_000,
+        () => 'a KIP-848 group of two, each owning partitions',
+      )
+      const producer = await open(kafka.producer({ kafkaJS: { idempotent: true, acks: -1 } }))
+      const sent = testMessages(71, 200, { nullHeaderValues: false })
+        .filter((m) => m.key !== null && m.value?.length)
+        .map((m) => ({ ...m, headers: [] as [string, Buffer | null][] }))
+      await producer.send({ topic, messages: sent.map((m) => ({ key: m.key, value: m.value, timestamp: String(m.timestamp) })) })
+      const total = () => got[0].length + got[1].length
+      await until(
+        () => total() >= sent.length,
+        60_000,
+        () => `${total()} of ${sent.length}`,
+      )
+      await new Promise((r) => setTimeout(r, 500))
+      expect(
+        compareExactly(
+          sent,
+          got.flat().map((g) => ({ ...g, offset: BigInt(g.offset) })),
+        ),
+      ).toEqual([])
+      const owned = got.map((g) => new Set(g.map((m) => m.partition)))
+      for (const p of owned[0]) expect(owned[1].has(p)).toBe(false)
+    } finally {
+      await wafka.disconnect()
+    }
+  }, 120_000)
 })
