@@ -1,7 +1,7 @@
 // @confluentinc/kafka-javascript (librdkafka 2.15, newer protocol versions
 // than kcat's 2.0.2), a client this project did not write,
 // against the embedded broker through its KafkaJS-style API: admin (create,
-// list, delete topics; the cluster), produce with every codec librdkafka has,
+// list, describe and delete topics), produce with every codec librdkafka has,
 // idempotent, and a group of two consumers reading everything back exactly once,
 // classic and KIP-848 (group.protocol=consumer).
 import { createRequire } from 'node:module'

@@ -175,6 +175,39 @@ describe.skipIf(!requireKafka())('the Java client: AdminClient and transactions 
     }
   }, 120_000)
 
+  it("a KIP-848 group of two Java members: Java's describeConsumerGroups (ConsumerGroupDescribe) matches wafka's admin", async () => {
+    const topic = 'ja-kip848'
+    await admin.createTopics({ topics: [{ topic, numPartitions: 4 }] })
+    const group = 'ja-kip848-group'
+    for (let i = 0; i < 2; i++) members.push(javaGroupMember(java, group, topic, { props: { 'group.protocol': 'consumer' } }))
+    await until(
+      async () => {
+        // GROUP_ID_NOT_FOUND until the first member's heartbeat made it.
+        const g = (await admin.describeGroups([group]).catch(() => null))?.groups[0]
+        return g?.state === 'Stable' && g.members.length === 2 && g.members.every((m) => (m.assignment ?? []).length > 0)
+      },
+      60_000,
+      () => 'a stable KIP-848 group of two',
+    )
+    const [list, described] = await javaAdmin(java, [{ op: 'listConsumerGroups' }, { op: 'describeConsumerGroups', groups: [group] }])
+    expect(list.groups.find((g: any) => g.groupId === group)).toEqual({ groupId: group, state: 'Stable', type: 'Consumer' })
+    const [w] = (await admin.describeGroups([group])).groups
+    const [g] = described.groups
+    expect([g.groupId, g.state, g.type, g.assignor]).toEqual([group, 'Stable', 'Consumer', w.protocol])
+    const byClient = (ms: Array<{ clientId: string; assignment: Array<[string, number]> }>) =>
+      ms.map((m) => [m.clientId, m.assignment.map(([, p]) => p)]).sort()
+    expect(byClient(g.members)).toEqual(
+      byClient(
+        w.members.map((m) => ({
+          clientId: m.clientId,
+          assignment: m.assignment!.flatMap((t) => t.partitions.map((p) => [t.topic, p] as [string, number])),
+        })),
+      ),
+    )
+    // Between them, every partition once.
+    expect(g.members.flatMap((m: any) => m.assignment.map(([, p]: [string, number]) => p)).sort()).toEqual([0, 1, 2, 3])
+  }, 120_000)
+
   it('the transactional producer: committed records are read, aborted ones are not (Java and wafka, read_committed)', async () => {
     const topic = 'ja-txn'
     await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] })
