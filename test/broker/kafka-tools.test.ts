@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { Kafka, type Admin } from '../../src/index.js'
+import { javaGroupMember, type JavaGroupMember } from '../peers/java-client.js'
 import { javaPeer, requireKafka, type JavaPeer, type JavaResult } from '../peers/kafka.js'
+import { until } from './support.js'
 
 const TOPICS = 'org.apache.kafka.tools.TopicCommand'
 const PRODUCER = 'org.apache.kafka.tools.ConsoleProducer'
@@ -19,6 +21,7 @@ describe.skipIf(!requireKafka())("Kafka's console and perf tools against the emb
   let java: JavaPeer
   let kafka: Kafka
   let admin: Admin
+  const members: JavaGroupMember[] = []
 
   beforeAll(async () => {
     cluster = await startCluster({ brokers: 3 })
@@ -28,6 +31,7 @@ describe.skipIf(!requireKafka())("Kafka's console and perf tools against the emb
     await admin.connect()
   })
   afterAll(async () => {
+    await Promise.allSettled(members.map((m) => m.kill()))
     await admin?.disconnect()
     await cluster?.stop()
   })
@@ -179,6 +183,36 @@ describe.skipIf(!requireKafka())("Kafka's console and perf tools against the emb
     await tool(GROUPS, ['--delete', '--group', 'kt-console-group'])
     expect((await admin.listGroups()).groups.map((g) => g.groupId)).not.toContain('kt-console-group')
   }, 240_000)
+
+  it("kafka-consumer-groups describes a KIP-848 group's state and members as wafka's admin does", async () => {
+    const topic = 'kt-kip848'
+    const group = 'kt-kip848-group'
+    await admin.createTopics({ topics: [{ topic, numPartitions: 4 }] })
+    for (let i = 0; i < 2; i++) members.push(javaGroupMember(java, group, topic, { props: { 'group.protocol': 'consumer' } }))
+    await until(
+      async () => {
+        // GROUP_ID_NOT_FOUND until the first member's heartbeat made it.
+        const g = (await admin.describeGroups([group]).catch(() => null))?.groups[0]
+        return g?.state === 'Stable' && g.members.length === 2 && g.members.every((m) => (m.assignment ?? []).length > 0)
+      },
+      60_000,
+      () => 'a stable KIP-848 group of two',
+    )
+    const [w] = (await admin.describeGroups([group])).groups
+    // GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE #MEMBERS
+    const state = lines((await tool(GROUPS, ['--describe', '--group', group, '--state'])).stdout)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((c) => c[0] === group)
+    expect(state.map((c) => c.slice(-3))).toEqual([[w.protocol, 'Stable', '2']])
+    // GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS (and more columns for KIP-848 groups)
+    const table = lines((await tool(GROUPS, ['--describe', '--group', group, '--members'])).stdout).map((l) => l.trim().split(/\s+/))
+    const header = table.find((c) => c[0] === 'GROUP')!
+    const rows = table.filter((c) => c[0] === group)
+    const col = (name: string) => header.indexOf(name)
+    expect(rows.map((c) => [c[col('CONSUMER-ID')], c[col('CLIENT-ID')], Number(c[col('#PARTITIONS')])]).sort()).toEqual(
+      w.members.map((m) => [m.memberId, m.clientId, m.assignment!.reduce((n, t) => n + t.partitions.length, 0)]).sort(),
+    )
+  }, 120_000)
 
   it('ProducerPerformance writes every record it reports; ConsumerPerformance reads them all back', async () => {
     const topic = 'kt-perf'
