@@ -89,13 +89,19 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       expect(await admin.listTopics()).toContain('configured')
     })
 
-    // Its reason for a bad cleanup.policy names the value with issue-compaction's topic configs (drop this skip when merged).
-    it.skipIf(target.embedded)('the broker says why a topic cannot be created, validateOnly or not', async () => {
+    it('the broker says why a topic cannot be created: replication factor and name', async () => {
       const rf = await kafkaErrorOf(admin.createTopics({ topics: [{ topic: 'too-replicated', numPartitions: 1, replicationFactor: 3 }] }))
       expect([rf.type, rf.code, rf.retriable]).toEqual(['INVALID_REPLICATION_FACTOR', 38, false])
       // The broker's own words, not only the code's description.
       expect(rf.message).toMatch(/Unable to replicate the partition 3 time\(s\)/)
 
+      const name = await kafkaErrorOf(admin.createTopics({ topics: [{ topic: 'bad name!', numPartitions: 1 }] }))
+      expect(name.type).toBe('INVALID_TOPIC_EXCEPTION')
+      expect(name.message).toMatch(/'bad name!' contains one or more characters other than/)
+    })
+
+    // Its reason for a bad cleanup.policy names the value with issue-compaction's topic configs (drop this skip when merged).
+    it.skipIf(target.embedded)('the broker says why a topic config is refused, validateOnly too', async () => {
       const bad = await kafkaErrorOf(
         admin.createTopics({
           topics: [{ topic: 'bad-config', numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'sideways' }] }],
@@ -104,10 +110,6 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       )
       expect(bad.type).toBe('INVALID_CONFIG')
       expect(bad.message).toMatch(/sideways/)
-
-      const name = await kafkaErrorOf(admin.createTopics({ topics: [{ topic: 'bad name!', numPartitions: 1 }] }))
-      expect(name.type).toBe('INVALID_TOPIC_EXCEPTION')
-      expect(name.message).toMatch(/'bad name!' contains one or more characters other than/)
     })
 
     it("createPartitions grows a topic; shrinking it is refused with the broker's reason", async () => {
