@@ -23,6 +23,8 @@ export interface BrokerInfo {
 }
 
 export interface RunningCluster {
+  /** The cluster id every broker reports (Metadata, DescribeCluster). */
+  readonly clusterId: string
   /** host:port of every broker, comma-separated, for a client's bootstrap list. */
   readonly bootstrapServers: string
   readonly brokers: BrokerInfo[]
@@ -82,6 +84,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
   }
   let stopped: Promise<void> | null = null
   return {
+    get clusterId() {
+      return cluster.controller.clusterId
+    },
     get bootstrapServers() {
       return cluster.bootstrapServers
     },

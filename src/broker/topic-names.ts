@@ -2,11 +2,16 @@
 const LEGAL = /^[a-zA-Z0-9._-]+$/
 export const MAX_TOPIC_NAME_LENGTH = 249
 
-/** Why a topic name is not legal, or null when it is. */
+/** Why a topic name is not legal, in the words Kafka's brokers answer with, or null when it is. */
 export function topicNameProblem(name: string | null | undefined): string | null {
-  if (!name) return 'topic name is empty'
-  if (name === '.' || name === '..') return `topic name cannot be "${name}"`
-  if (name.length > MAX_TOPIC_NAME_LENGTH) return `topic name is longer than ${MAX_TOPIC_NAME_LENGTH} characters`
-  if (!LEGAL.test(name)) return `topic name ${JSON.stringify(name)} has characters other than ASCII letters, digits, '.', '_' and '-'`
-  return null
+  const why = !name
+    ? 'the empty string is not allowed'
+    : name === '.' || name === '..'
+      ? `'${name}' is not allowed`
+      : name.length > MAX_TOPIC_NAME_LENGTH
+        ? `the length of '${name}' is longer than the max allowed length ${MAX_TOPIC_NAME_LENGTH}`
+        : !LEGAL.test(name)
+          ? `'${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`
+          : null
+  return why === null ? null : `Topic name is invalid: ${why}`
 }

@@ -8,6 +8,9 @@ import { javaPeer, requireKafka, startKafka, type JavaPeer, type KafkaOptions } 
 
 /** A started target: where it serves, the Java client's way to it (test/peers/java-client.ts), and its stop. */
 export interface RunningTarget extends JavaPeer {
+  clusterId: string
+  /** Each broker's id and port (real Kafka's ids start at 1, the embedded broker's at 0). */
+  brokers: Array<{ id: number; port: number }>
   stop(): Promise<void>
 }
 
@@ -38,7 +41,12 @@ export function brokerTargets(options: { kafka?: KafkaOptions; embedded?: StartC
       available: true,
       start: async () => {
         const cluster = await startCluster({ brokers: 3, groupInitialRebalanceDelayMs: 0, ...options.embedded })
-        return { ...javaPeer(cluster.bootstrapServers), stop: () => cluster.stop() }
+        return {
+          ...javaPeer(cluster.bootstrapServers),
+          clusterId: cluster.clusterId,
+          brokers: cluster.brokers,
+          stop: () => cluster.stop(),
+        }
       },
     },
   ]

@@ -14,7 +14,8 @@ import { OPERATIONS_OMITTED, topicMetadata } from './metadata.js'
  * topic), sorted by name, with each partition's leader, epoch, replicas,
  * ISR and offline replicas as Metadata has them; at most
  * responsePartitionLimit partitions from the cursor on, and a next cursor
- * when more remain. No eligible leader replicas here (null).
+ * when more remain. No eligible leader replicas: empty lists, as Kafka
+ * sends without ELR (the Java admin client reads them without a null check).
  */
 export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse>({
   spec: DescribeTopicPartitions,
@@ -48,7 +49,7 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
       const md = topicMetadata(cluster, t)
       const from = cursor && name === cursor.topicName ? cursor.partitionIndex : 0
       const all = md.partitions.filter((p) => p.partitionIndex >= from)
-      const partitions = all.slice(0, left).map((p) => ({ ...p, eligibleLeaderReplicas: null, lastKnownElr: null }))
+      const partitions = all.slice(0, left).map((p) => ({ ...p, eligibleLeaderReplicas: [], lastKnownElr: [] }))
       left -= partitions.length
       topics.push({ ...md, partitions })
       if (partitions.length < all.length) {
