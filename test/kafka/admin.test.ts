@@ -57,8 +57,7 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       expect(d.controller).toBe(brokerId)
     })
 
-    // cleanup.policy=compact: the embedded broker serves it with issue-compaction's log cleaner (drop this skip when merged).
-    it.skipIf(target.embedded)('createTopics with configs; validateOnly creates nothing; existing topics resolve false', async () => {
+    it('createTopics with configs; validateOnly creates nothing; existing topics resolve false', async () => {
       const created = await admin.createTopics({
         topics: [
           {
@@ -100,8 +99,7 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       expect(name.message).toMatch(/'bad name!' contains one or more characters other than/)
     })
 
-    // Its reason for a bad cleanup.policy names the value with issue-compaction's topic configs (drop this skip when merged).
-    it.skipIf(target.embedded)('the broker says why a topic config is refused, validateOnly too', async () => {
+    it('the broker says why a topic config is refused, validateOnly too', async () => {
       const bad = await kafkaErrorOf(
         admin.createTopics({
           topics: [{ topic: 'bad-config', numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'sideways' }] }],
