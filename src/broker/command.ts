@@ -97,6 +97,10 @@ export async function brokerCommand(
       }
     : undefined
   const sasl: BrokerSaslOptions | undefined = files.users ? { users: await readUsersFile(files.users), mechanisms } : undefined
+  // Listening for the signal before starting: one that comes while the cluster starts (a data dir's
+  // recovery can take a while) stops it cleanly once started, instead of killing the process mid-start.
+  const stopping = stopSignal()
+  log(`wafka broker: starting ${options.brokers} broker(s)${options.dataDir ? ` from ${options.dataDir}` : ''}`)
   const cluster = await startCluster({ ...options, ssl, sasl, onProblem: (m) => log(`wafka broker: ${m}`) })
   if (options.dataDir) log(`wafka broker: data kept in ${options.dataDir}`)
   const protocol = `${sasl ? 'SASL_' : ''}${ssl ? 'SSL' : 'PLAINTEXT'}`
@@ -110,7 +114,7 @@ export async function brokerCommand(
       .map((e) => `; ${e}`)
       .join('')}; bootstrap servers ${cluster.bootstrapServers}`,
   )
-  log(`wafka broker: ${await stopSignal()}, stopping`)
+  log(`wafka broker: ${await stopping}, stopping`)
   await cluster.stop()
   return 0
 }

@@ -252,6 +252,30 @@ describe('recovery at start', () => {
     expect(await join(c)).toMatchObject({ errorCode: 0, generationId: 2 })
   })
 
+  it(
+    'a SIGTERM while `wafka broker --data-dir` starts stops it cleanly once started: exit 0, its logs marked closed cleanly',
+    { skip: !built, timeout: 60_000 },
+    async () => {
+      const dataDir = tempDir()
+      const args = ['broker', '--port', '0', '--brokers', '2', '--data-dir', dataDir]
+      const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      children.push(child)
+      let out = ''
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        child.once('exit', (code, signal) => resolve([code, signal])),
+      )
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s))
+      child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+        out += s
+        // At once, before the cluster has started (it was killed by the signal's default action then).
+        if (/starting 2 broker/.test(out) && child.signalCode === null && !child.killed) child.kill('SIGTERM')
+      })
+      expect(await exited).toEqual([0, null])
+      expect(out).toMatch(/SIGTERM, stopping/)
+      for (const id of [0, 1]) expect(existsSync(join(dataDir, `broker-${id}`, '.clean-shutdown')), out).toBe(true)
+    },
+  )
+
   it.each([1, 3])(
     'kill -9 of `wafka broker --data-dir --brokers %i` under an acks=all load: every acknowledged message is there after a restart, in order, exactly once',
     { skip: !built, timeout: 120_000 },
