@@ -2,60 +2,24 @@ import { Buffer } from 'node:buffer'
 import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
 
 /**
- * A segment's sparse offset index (`.index`), Kafka's format: 8-byte
- * entries, the relative offset (int32, from the segment's base offset) of
- * a batch's last record and the byte position (int32) where that batch
- * starts in the `.log` file, one every index.interval.bytes. Kept in memory
- * as typed arrays (looked up by binary search) and appended to the file as
- * entries are added.
+ * What both index files share: the file (created with the segment, as
+ * Kafka's are), entries appended as they are added, and the whole file
+ * rewritten from memory after a rebuild or a truncation.
  */
-export class OffsetIndex {
-  static readonly ENTRY = 8
-  offsets = new Int32Array(16)
-  positions = new Int32Array(16)
+abstract class IndexFile {
   length = 0
   /** Opened at the first append: a segment that only serves reads holds no descriptor for its index. */
   private fd: number | null = null
 
   constructor(readonly path: string) {
-    // The file exists from the segment's creation, as Kafka's do, even while it has no entry.
     closeSync(openSync(path, 'a'))
   }
 
-  add(relativeOffset: number, position: number, write = true): void {
-    if (this.length === this.offsets.length) {
-      this.offsets = grow(this.offsets)
-      this.positions = grow(this.positions)
-    }
-    this.offsets[this.length] = relativeOffset
-    this.positions[this.length++] = position
-    if (!write) return
-    const e = Buffer.allocUnsafe(OffsetIndex.ENTRY)
-    e.writeInt32BE(relativeOffset, 0)
-    e.writeInt32BE(position, 4)
-    writeSync((this.fd ??= openSync(this.path, 'a')), e)
-  }
-
-  /** The position of the last entry whose offset is <= relativeOffset (0: scan from the segment's start). */
-  lookup(relativeOffset: number): number {
-    const i = lastAtOrBelow(this.offsets, this.length, relativeOffset)
-    return i < 0 ? 0 : this.positions[i]
-  }
-
   /** The file's bytes for the entries in memory (what a rebuilt index writes). */
-  encode(): Buffer {
-    const b = Buffer.allocUnsafe(this.length * OffsetIndex.ENTRY)
-    for (let i = 0; i < this.length; i++) {
-      b.writeInt32BE(this.offsets[i], i * 8)
-      b.writeInt32BE(this.positions[i], i * 8 + 4)
-    }
-    return b
-  }
+  abstract encode(): Buffer
 
-  /** Drops the entries for batches starting at or past `position` (a truncated segment). */
-  truncateToPosition(position: number): void {
-    while (this.length > 0 && this.positions[this.length - 1] >= position) this.length--
-    this.rewrite()
+  protected appendEntry(entry: Buffer): void {
+    writeSync((this.fd ??= openSync(this.path, 'a')), entry)
   }
 
   /** Writes the entries in memory as the whole file (after a rebuild or a truncation). */
@@ -80,23 +44,64 @@ export class OffsetIndex {
 }
 
 /**
+ * A segment's sparse offset index (`.index`), Kafka's format: 8-byte
+ * entries, the relative offset (int32, from the segment's base offset) of
+ * a batch's last record and the byte position (int32) where that batch
+ * starts in the `.log` file, one every index.interval.bytes. Kept in memory
+ * as typed arrays (looked up by binary search) and appended to the file as
+ * entries are added.
+ */
+export class OffsetIndex extends IndexFile {
+  static readonly ENTRY = 8
+  offsets = new Int32Array(16)
+  positions = new Int32Array(16)
+
+  add(relativeOffset: number, position: number, write = true): void {
+    if (this.length === this.offsets.length) {
+      this.offsets = grow(this.offsets)
+      this.positions = grow(this.positions)
+    }
+    this.offsets[this.length] = relativeOffset
+    this.positions[this.length++] = position
+    if (!write) return
+    const e = Buffer.allocUnsafe(OffsetIndex.ENTRY)
+    e.writeInt32BE(relativeOffset, 0)
+    e.writeInt32BE(position, 4)
+    this.appendEntry(e)
+  }
+
+  /** The position of the last entry whose offset is <= relativeOffset (0: scan from the segment's start). */
+  lookup(relativeOffset: number): number {
+    const i = lastAtOrBelow(this.offsets, this.length, relativeOffset)
+    return i < 0 ? 0 : this.positions[i]
+  }
+
+  encode(): Buffer {
+    const b = Buffer.allocUnsafe(this.length * OffsetIndex.ENTRY)
+    for (let i = 0; i < this.length; i++) {
+      b.writeInt32BE(this.offsets[i], i * 8)
+      b.writeInt32BE(this.positions[i], i * 8 + 4)
+    }
+    return b
+  }
+
+  /** Drops the entries for batches starting at or past `position` (a truncated segment). */
+  truncateToPosition(position: number): void {
+    while (this.length > 0 && this.positions[this.length - 1] >= position) this.length--
+    this.rewrite()
+  }
+}
+
+/**
  * A segment's time index (`.timeindex`), Kafka's format: 12-byte entries,
  * the largest timestamp so far (int64) and the relative offset (int32) of
  * the batch holding it; an entry only when the timestamp grows, so both
  * columns ascend and a binary search finds where a timestamp begins.
  */
-export class TimeIndex {
+export class TimeIndex extends IndexFile {
   static readonly ENTRY = 12
   timestamps = new Float64Array(16)
   offsets = new Int32Array(16)
-  length = 0
-  /** Opened at the first append: a segment that only serves reads holds no descriptor for its index. */
-  private fd: number | null = null
-
-  constructor(readonly path: string) {
-    // The file exists from the segment's creation, as Kafka's do, even while it has no entry.
-    closeSync(openSync(path, 'a'))
-  }
 
   get lastTimestamp(): number {
     return this.length ? this.timestamps[this.length - 1] : -1
@@ -115,7 +120,7 @@ export class TimeIndex {
     const e = Buffer.allocUnsafe(TimeIndex.ENTRY)
     e.writeBigInt64BE(BigInt(timestamp), 0)
     e.writeInt32BE(relativeOffset, 8)
-    writeSync((this.fd ??= openSync(this.path, 'a')), e)
+    this.appendEntry(e)
   }
 
   /** The relative offset of the last entry whose timestamp is <= ts, or -1 when none is. */
@@ -137,24 +142,6 @@ export class TimeIndex {
   truncateToOffset(relativeOffset: number): void {
     while (this.length > 0 && this.offsets[this.length - 1] >= relativeOffset) this.length--
     this.rewrite()
-  }
-
-  rewrite(): void {
-    this.close()
-    writeFileSync(this.path, this.encode())
-  }
-
-  matchesFile(): boolean {
-    try {
-      return readFileSync(this.path).equals(this.encode())
-    } catch {
-      return false
-    }
-  }
-
-  close(): void {
-    if (this.fd !== null) closeSync(this.fd)
-    this.fd = null
   }
 }
 
