@@ -37,3 +37,18 @@ export function killOnExit(child: ChildProcess): void {
     for (const c of live) c.kill('SIGKILL')
   })
 }
+
+/**
+ * A command line as an error shows it, secrets masked: `sasl.password=…`,
+ * `ssl.key.password=…`, a JAAS `password="…"` and OAUTHBEARER configs.
+ */
+export function shownCommand(args: readonly string[]): string {
+  return args
+    .map((a) =>
+      a
+        .replace(/(sasl\.oauthbearer\.config)=.*/s, '$1=***')
+        .replace(/((?:^|\.)password)=(?!")\S*/g, '$1=***')
+        .replace(/password="[^"]*"/g, 'password="***"'),
+    )
+    .join(' ')
+}

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Connection } from '../../src/net/connection.js'
 import { Metadata } from '../../src/protocol/messages/index.js'
-import { appendTail, killOnExit } from './child.js'
+import { appendTail, killOnExit, shownCommand } from './child.js'
 
 /** test/peers: where this file is, or, when it is bundled elsewhere (the benchmarks in dist/bench/), the repository's. */
 function peersDir(start: string): string {
@@ -288,7 +288,9 @@ function runRig(version: string, mainClass: string, args: string[], options: Run
     const timeoutMs = options.timeoutMs ?? 120_000
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`${mainClass} ${args.join(' ')} did not finish in ${timeoutMs} ms:\n${Buffer.concat(err).toString().slice(-2000)}`))
+      reject(
+        new Error(`${mainClass} ${shownCommand(args)} did not finish in ${timeoutMs} ms:\n${Buffer.concat(err).toString().slice(-2000)}`),
+      )
     }, timeoutMs)
     child.on('error', (e) => {
       clearTimeout(timer)

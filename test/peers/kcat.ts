@@ -19,7 +19,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
-import { LineSplitter, appendTail, killOnExit } from './child.js'
+import { LineSplitter, appendTail, killOnExit, shownCommand } from './child.js'
 import type { TopicPartition } from './mock-cluster.js'
 
 export type Bytes = string | Uint8Array
@@ -98,7 +98,7 @@ function runKcat(args: string[], input: Buffer | null, timeoutMs: number): Promi
     child.stdin.on('error', () => {}) // reported through the exit status
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`kcat ${args.join(' ')} timed out after ${timeoutMs} ms\n${stderr}`))
+      reject(new Error(`kcat ${shownCommand(args)} timed out after ${timeoutMs} ms\n${stderr}`))
     }, timeoutMs)
     child.once('error', (e) => {
       clearTimeout(timer)
@@ -107,7 +107,7 @@ function runKcat(args: string[], input: Buffer | null, timeoutMs: number): Promi
     child.once('close', (code, signal) => {
       clearTimeout(timer)
       if (code === 0) resolve({ stdout: Buffer.concat(out), stderr })
-      else reject(new Error(`kcat ${args.join(' ')} failed (${signal ?? `exit ${code}`}):\n${stderr}`))
+      else reject(new Error(`kcat ${shownCommand(args)} failed (${signal ?? `exit ${code}`}):\n${stderr}`))
     })
     child.stdin.end(input ?? undefined)
   })
