@@ -95,7 +95,7 @@ export class Fetcher {
     this.timer = undefined
     if (this.readyBytes >= this.config.maxBytes) return // take() pumps again
     const now = Date.now()
-    const byLeader = new Map<number, PartitionState[]>()
+    const byNode = new Map<number, PartitionState[]>()
     let wakeAt = Infinity
     let missingLeader = false
     const resets: PartitionState[] = []
@@ -125,22 +125,24 @@ export class Fetcher {
         wakeAt = Math.min(wakeAt, s.retryAt)
         continue
       }
-      const brokerAt = this.brokerRetryAt.get(leader) ?? 0
+      // The leader, or the replica it named for this consumer's rack (KIP-392).
+      const node = s.fetchNode(leader, now)
+      const brokerAt = this.brokerRetryAt.get(node) ?? 0
       if (brokerAt > now) {
         wakeAt = Math.min(wakeAt, brokerAt)
         continue
       }
-      if (this.inFlight.has(leader)) continue
-      const list = byLeader.get(leader)
+      if (this.inFlight.has(node)) continue
+      const list = byNode.get(node)
       if (list) list.push(s)
-      else byLeader.set(leader, [s])
+      else byNode.set(node, [s])
     }
     if (missingLeader)
       this.cluster
         .refreshMetadata()
         .catch(this.cluster.log('Fetcher').caught('metadata refresh for partitions without a leader failed; the next pump tries again'))
     this.reset(resets)
-    for (const [leader, parts] of byLeader) void this.fetchFrom(leader, parts)
+    for (const [node, parts] of byNode) void this.fetchFrom(node, parts)
     if (wakeAt !== Infinity) {
       this.timer = setTimeout(() => this.pump(), Math.min(MAX_TIMER_MS, Math.max(1, wakeAt - now)))
       this.timer.unref?.()
@@ -223,8 +225,8 @@ export class Fetcher {
     this.wakeAll()
   }
 
-  private async fetchFrom(leader: number, parts: PartitionState[]): Promise<void> {
-    this.inFlight.add(leader)
+  private async fetchFrom(node: number, parts: PartitionState[]): Promise<void> {
+    this.inFlight.add(node)
     /** Each partition's version and partitionMaxBytes as the request left. */
     const asked = new Map<PartitionState, Asked>()
     for (const p of parts) {
@@ -233,22 +235,22 @@ export class Fetcher {
     }
     let session: FetchSession | undefined
     try {
-      const conn = await this.cluster.connection(leader)
+      const conn = await this.cluster.connection(node)
       const version = conn.versionFor(Fetch)
-      session = this.sessions.get(leader)
-      if (!session) this.sessions.set(leader, (session = new FetchSession(version >= 7)))
+      session = this.sessions.get(node)
+      if (!session) this.sessions.set(node, (session = new FetchSession(version >= 7)))
       const { body, names } = this.buildRequest(session, parts, version)
       const started = Date.now()
-      this.instrument('consumer.fetch_start', { nodeId: leader })
+      this.instrument('consumer.fetch_start', { nodeId: node })
       const res = await conn.request(Fetch, body, { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs })
       if (res.errorCode !== 0) {
         session.reset()
-        if (!FETCH_SESSION_LOST.has(res.errorCode)) this.backOffBroker(leader)
+        if (!FETCH_SESSION_LOST.has(res.errorCode)) this.backOffBroker(node)
         return
       }
       session.succeeded(res.sessionId)
       this.instrument('consumer.fetch', {
-        nodeId: leader,
+        nodeId: node,
         numberOfBatches: res.responses.reduce((n, t) => n + t.partitions.length, 0),
         duration: Date.now() - started,
       })
@@ -258,7 +260,7 @@ export class Fetcher {
       for (const t of res.responses) {
         const topic = version >= 13 ? (names.get(t.topicId) ?? this.topicName(t.topicId)) : t.topic
         if (topic === undefined) continue
-        for (const p of t.partitions) if (this.handlePartition(topic, p, asked, conn.name) === 'stale metadata') refresh = true
+        for (const p of t.partitions) if (this.handlePartition(topic, p, asked, conn.name, node) === 'stale metadata') refresh = true
       }
       if (refresh) {
         session.reset()
@@ -269,18 +271,20 @@ export class Fetcher {
       }
     } catch (err) {
       session?.reset()
-      this.backOffBroker(leader)
+      this.backOffBroker(node)
+      // A preferred read replica that cannot be reached: its partitions go back to their leaders.
+      for (const p of parts) if (p.readReplica === node) p.forgetReadReplica()
       if (err instanceof ConnectionError || (err instanceof WafkaError && err.retriable)) {
         this.cluster
           .log('Fetcher')
-          .debug('fetch failed: backing off the broker, refreshing metadata', { nodeId: leader, ...describeError(err) })
+          .debug('fetch failed: backing off the broker, refreshing metadata', { nodeId: node, ...describeError(err) })
         this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after a failed fetch failed'))
       } else {
         this.onError(err as Error)
       }
     } finally {
       for (const p of parts) p.endFetch()
-      this.inFlight.delete(leader)
+      this.inFlight.delete(node)
       this.pump()
     }
   }
@@ -344,11 +348,23 @@ export class Fetcher {
     p: FetchResponsePartitionData,
     asked: Map<PartitionState, Asked>,
     broker: string,
+    node: number,
   ): 'stale metadata' | undefined {
     const state = this.assignment.get(topic, p.partitionIndex)
     if (!state || state.fetchPosition === null) return
     const ask = asked.get(state)
     if (ask === undefined || ask.version !== state.version) return
+    if (p.errorCode !== 0 && state.readReplica === node) {
+      // A follower's error (behind the leader, out of the ISR, moved) is not the partition's: back to the leader, as Java.
+      state.forgetReadReplica()
+      state.backoff(this.config.retryBackoffMs)
+      return
+    }
+    if (p.preferredReadReplica >= 0 && p.preferredReadReplica !== node) {
+      // KIP-392: the leader names a replica in this consumer's rack; fetch there until metadata.max.age.ms.
+      state.preferReplica(p.preferredReadReplica, Date.now() + this.config.metadataMaxAgeMs)
+      return
+    }
     state.sawHighWatermark(p.highWatermark)
     if (p.errorCode === ErrorCodes.OFFSET_OUT_OF_RANGE) this.outOfRange(state)
     else if (STALE_METADATA.has(p.errorCode)) {

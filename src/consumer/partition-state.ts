@@ -51,6 +51,10 @@ export class PartitionState {
   get paused(): boolean {
     return this._paused
   }
+  /** KIP-392: the replica the leader named to fetch from (-1: the leader itself). */
+  get readReplica(): number {
+    return this._readReplica
+  }
   /** A fetch (or a reset's ListOffsets) for it is in flight. */
   get fetching(): boolean {
     return this._fetching
@@ -100,6 +104,8 @@ export class PartitionState {
   private _validating = false
   private _resetTo: 'earliest' | 'latest' | null = null
   private _paused = false
+  private _readReplica = -1
+  private _readReplicaUntil = 0
   private _fetching = false
   private _queued = 0
   private _busy = false
@@ -138,6 +144,24 @@ export class PartitionState {
   // ---- position ----
 
   /** Moves consumption to `offset`: anything fetched from elsewhere is dropped. */
+  /** The node to fetch from now: the preferred read replica until it expires, else `leader`. */
+  fetchNode(leader: number, now: number): number {
+    if (this._readReplica >= 0 && now < this._readReplicaUntil) return this._readReplica
+    this._readReplica = -1
+    return leader
+  }
+
+  /** The leader named `node` as this partition's preferred read replica, for fetches until `until` (ms). */
+  preferReplica(node: number, until: number): void {
+    this._readReplica = node
+    this._readReplicaUntil = until
+  }
+
+  /** Back to the leader: the preferred replica failed or answered with an error. */
+  forgetReadReplica(): void {
+    this._readReplica = -1
+  }
+
   seek(offset: bigint): void {
     this._fetchPosition = offset
     this._processed = offset

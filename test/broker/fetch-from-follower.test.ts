@@ -3,8 +3,8 @@
 // replicaSelector 'rack-aware', Kafka's RackAwareReplicaSelector), and
 // followers serving consumers up to the high watermark they know. Then the
 // Java consumer with client.rack reading a topic through its follower.
-// (wafka's consumer sends its rackId but does not follow a preferred read
-// replica yet, so the client-level check is the Java client's.)
+// And wafka's consumer with rackId following the preferred read replica,
+// and going back to the leader when that replica stops.
 import { afterEach, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
@@ -14,7 +14,7 @@ import { decodeRecordSet } from '../../src/codec/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { Fetch, Metadata } from '../../src/protocol/messages/index.js'
 import { javaConsume } from '../peers/java-client.js'
-import { requireKafka, runJava, type KafkaCluster } from '../peers/kafka.js'
+import { javaPeer, requireKafka } from '../peers/kafka.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
 
@@ -149,43 +149,110 @@ describe('KIP-392: fetch from follower', () => {
   })
 })
 
-/** The rig's Java helpers need only a bootstrap list and a way to run the JVM. */
-const javaOn = (c: RunningCluster) => ({ bootstrap: c.bootstrapServers, runJava }) as unknown as KafkaCluster
+/**
+ * Counts, per broker, the records its Fetch answers gave consumers (not
+ * followers) while `run` runs: the handler table is the broker's one seam
+ * per API.
+ */
+async function countServed<T>(run: () => Promise<T>): Promise<{ result: T; servedBy: Map<number, number> }> {
+  const servedBy = new Map<number, number>()
+  const original = handlers[Fetch.apiKey] as Handler
+  handlers[Fetch.apiKey] = {
+    ...original,
+    async handle(req, ctx) {
+      const res = await original.handle(req, ctx)
+      const replicaId = ctx.version >= 15 ? req.replicaState.replicaId : req.replicaId
+      if (replicaId < 0 && typeof res === 'object' && 'responses' in res) {
+        const n = (res.responses as Array<{ partitions: Array<{ records: unknown }> }>)
+          .flatMap((t) => t.partitions)
+          .reduce((sum, p) => sum + values(p.records).length, 0)
+        servedBy.set(ctx.broker.id, (servedBy.get(ctx.broker.id) ?? 0) + n)
+      }
+      return res
+    },
+  }
+  try {
+    return { result: await run(), servedBy }
+  } finally {
+    handlers[Fetch.apiKey] = original
+  }
+}
+
+/** 300 records in the one-partition topic, and which broker leads it and which follow. */
+async function filled() {
+  const { kafka, producer } = await start()
+  const sent = Array.from({ length: 300 }, (_, i) => `v${i}`)
+  for (let i = 0; i < sent.length; i += 50)
+    await producer.send({ topic: 'ff', messages: sent.slice(i, i + 50).map((value) => ({ value })) })
+  return { kafka, sent, ...(await roles(await raw(0))) }
+}
+
+/** The records came from the follower in the consumer's rack; the leader sent it away before serving (a first fetch's worth at most). */
+function expectServedByFollower(servedBy: Map<number, number>, follower: number, leader: number, count: number) {
+  expect(servedBy.get(follower) ?? 0).toBeGreaterThan(0)
+  expect(servedBy.get(follower)! + (servedBy.get(leader) ?? 0)).toBeGreaterThanOrEqual(count)
+}
 
 describe.skipIf(!requireKafka())('the Java consumer with client.rack', () => {
   it('reads the whole topic, its records served by the follower in its rack', async () => {
-    const { producer } = await start()
-    const sent = Array.from({ length: 300 }, (_, i) => `v${i}`)
-    for (let i = 0; i < sent.length; i += 50)
-      await producer.send({ topic: 'ff', messages: sent.slice(i, i + 50).map((value) => ({ value })) })
-    const boot = await raw(0)
-    const { leader, followers } = await roles(boot)
+    const { sent, leader, followers } = await filled()
     const follower = followers[0]
-    // Which broker served the Java consumer's records (the handler table is the broker's one seam per API).
-    const servedBy = new Map<number, number>()
-    const original = handlers[Fetch.apiKey] as Handler
-    handlers[Fetch.apiKey] = {
-      ...original,
-      async handle(req, ctx) {
-        const res = await original.handle(req, ctx)
-        const replicaId = ctx.version >= 15 ? req.replicaState.replicaId : req.replicaId
-        if (replicaId < 0 && typeof res === 'object' && 'responses' in res) {
-          const n = (res.responses as Array<{ partitions: Array<{ records: unknown }> }>)
-            .flatMap((t) => t.partitions)
-            .reduce((sum, p) => sum + values(p.records).length, 0)
-          servedBy.set(ctx.broker.id, (servedBy.get(ctx.broker.id) ?? 0) + n)
-        }
-        return res
-      },
-    }
-    try {
-      const got = await javaConsume(javaOn(cluster!), 'ff', { count: sent.length, props: { 'client.rack': RACKS[follower] } })
-      expect(got.map((r) => r.value!.toString())).toEqual(sent)
-      expect(servedBy.get(follower) ?? 0).toBeGreaterThan(0)
-      // The leader sent it away before serving records (at most a first fetch's worth come from it).
-      expect(servedBy.get(follower)! + (servedBy.get(leader) ?? 0)).toBeGreaterThanOrEqual(sent.length)
-    } finally {
-      handlers[Fetch.apiKey] = original
-    }
+    const { result: got, servedBy } = await countServed(() =>
+      javaConsume(javaPeer(cluster!.bootstrapServers), 'ff', { count: sent.length, props: { 'client.rack': RACKS[follower] } }),
+    )
+    expect(got.map((r) => r.value!.toString())).toEqual(sent)
+    expectServedByFollower(servedBy, follower, leader, sent.length)
   }, 120_000)
+})
+
+describe("wafka's consumer with rackId", () => {
+  it('follows the preferred read replica: every record once, served by the follower in its rack', async () => {
+    const { kafka, sent, leader, followers } = await filled()
+    const follower = followers[0]
+    const { result: got, servedBy } = await countServed(async () => {
+      const consumer = kafka.consumer({ rackId: RACKS[follower], maxWaitTimeInMs: 100 })
+      clients.push(consumer)
+      const seen: string[] = []
+      consumer.assign([{ topic: 'ff', partitions: [0] }])
+      consumer.seek({ topic: 'ff', partition: 0, offset: 0 })
+      await consumer.connect()
+      await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
+      await until(
+        () => seen.length >= sent.length,
+        20_000,
+        () => `${seen.length} of ${sent.length}`,
+      )
+      return seen
+    })
+    expect(got).toEqual(sent)
+    expectServedByFollower(servedBy, follower, leader, sent.length)
+  })
+
+  it('goes back to the leader when the follower it was sent to stops, and loses nothing', async () => {
+    const { kafka, sent, leader, followers } = await filled()
+    const follower = followers[0]
+    const consumer = kafka.consumer({ rackId: RACKS[follower], maxWaitTimeInMs: 100, retryBackoffMs: 50 })
+    clients.push(consumer)
+    const seen: string[] = []
+    consumer.assign([{ topic: 'ff', partitions: [0] }])
+    consumer.seek({ topic: 'ff', partition: 0, offset: 0 })
+    await consumer.connect()
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) })
+    await until(
+      () => seen.length >= sent.length,
+      20_000,
+      () => `${seen.length} of ${sent.length}`,
+    )
+    await cluster!.stopBroker(follower)
+    const more = await kafka.producer({ acks: 1 })
+    clients.push(more)
+    await more.connect()
+    await more.send({ topic: 'ff', messages: [{ value: 'after' }] })
+    await until(
+      () => seen.includes('after'),
+      20_000,
+      () => `still ${seen.length}; the leader is ${leader}`,
+    )
+    expect(seen).toEqual([...sent, 'after'])
+  })
 })
