@@ -55,6 +55,8 @@ export interface KafkaOptions {
   listeners?: KafkaListener[]
   /** Broker config on top of the rig's (wins over it), for every broker. */
   config?: Record<string, string>
+  /** Broker config for one broker (by id, from 1), on top of `config`: e.g. its broker.rack. */
+  brokerConfig?: (id: number) => Record<string, string>
   /** JVM flags after the rig's (later flags win: `-XX:TieredStopAtLevel=4` re-enables C2). */
   jvmOpts?: string[]
   /** How long start (and startBroker) may take. Default 90 s. */
@@ -500,7 +502,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
     for (const l of all) {
       for (const [k, v] of Object.entries(l.config ?? {})) config[`listener.name.${l.name.toLowerCase()}.${k}`] = v
     }
-    Object.assign(config, options.config)
+    Object.assign(config, options.config, options.brokerConfig?.(b.id))
     writeFileSync(n.propertiesFile, properties(config))
   }
 
