@@ -656,8 +656,9 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         10_000,
         () => lines.join('\n'),
       )
-      expect(lines[0]).toMatch(/2 broker\(s\) serving SASL_SSL; client certificates required; SASL SCRAM-SHA-512; bootstrap servers/)
-      const bootstrap = /bootstrap servers (\S+)/.exec(lines[0])![1].split(',')
+      expect(lines[0]).toBe('wafka broker: starting 2 broker(s)')
+      expect(lines[1]).toMatch(/2 broker\(s\) serving SASL_SSL; client certificates required; SASL SCRAM-SHA-512; bootstrap servers/)
+      const bootstrap = /bootstrap servers (\S+)/.exec(lines[1])![1].split(',')
       const ssl = { ca: [certs.ca], cert: certs.clientCert, key: certs.clientKey }
       const kafka = new Kafka({
         clientId: 'cli',
