@@ -25,6 +25,10 @@
  *
  * --bundle=a.js,b.js alternates the wafka bundles run (before/after
  * comparisons, interleaved; use an even --runs).
+ * --messages=N sends N messages in the producer runs (the cold cost is
+ * what a short run adds over a long one). --node-flags="..." starts the
+ * unprofiled children with those Node/V8 flags (--trace-opt, --no-opt,
+ * --max-semi-space-size=...), --child-output shows what they print.
  * --runs=N runs each scenario N times without the profiler for the figures
  * (the profiled run is slower); --write writes bench/results/profile-*.md.
  * The figures are CPU time (process.cpuUsage) per message, since the
@@ -39,7 +43,7 @@ import { MESSAGE_POOL as POOL, messagePool } from './support/data.js'
 import { machine, option, repositoryRoot, wafkaRevision } from './support/environment.js'
 
 const PARTITIONS = 64
-const PRODUCE_MESSAGES = 500_000
+const PRODUCE_MESSAGES = Number(option('messages') ?? 500_000)
 const CONSUME_MESSAGES = 1_000_000
 const CHUNK = 1000
 const INFLIGHT = 10
@@ -52,6 +56,8 @@ interface Scenario {
   compression: 'none' | 'lz4'
   /** Consumer: through eachBatch (the default) or eachMessage. */
   each?: 'batch' | 'message'
+  /** Producer: this many times the usual messages (a long run: what the short one pays for start-up and warm-up shows against it). Not profiled. */
+  times?: number
 }
 
 interface Job extends Scenario {
@@ -73,6 +79,8 @@ interface ChildFigures {
   totalMs: number
   /** CPU time over totalMs, and over the whole process (import included), in seconds. */
   cpuS: number
+  /** Of cpuS, the main thread's (JavaScript, wasm, syscalls) and the other threads' (V8's compilers and GC helpers, libuv): Linux only, else null. */
+  mainThreadS: number | null
   processCpuS: number
   peakRssMiB: number
   /** process.memoryUsage() at the peak RSS sample: what held the memory (V8 heap, ArrayBuffers such as fetched bytes and wasm memory). */
@@ -90,7 +98,28 @@ const name = (s: Scenario) =>
     : `${s.kind} acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`.replace(
         /^consumer acks=1, /,
         'consumer ',
-      ) + (s.each === 'message' ? ', eachMessage' : '')
+      ) +
+      (s.each === 'message' ? ', eachMessage' : '') +
+      (s.times ? `, ${(s.times * PRODUCE_MESSAGES).toLocaleString('en')} messages` : '')
+
+/** CPU seconds of this process's main thread and of all its threads, from /proc (Linux); null elsewhere. */
+function threadCpu(): { main: number; all: number } | null {
+  try {
+    let all = 0
+    let main = 0
+    for (const t of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8')
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 a second).
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const s = (Number(f[11]) + Number(f[12])) / 100
+      all += s
+      if (Number(t) === process.pid) main = s
+    }
+    return { main, all }
+  } catch {
+    return null
+  }
+}
 
 // ---- child ---------------------------------------------------------------------
 
@@ -134,6 +163,7 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
   const { Kafka } = await import(pathToFileURL(job.bundle).href)
   const importMs = performance.now() - t0
   const importedRss = process.memoryUsage.rss()
+  const threads0 = threadCpu()
   const cpu0 = process.cpuUsage()
   const start = performance.now()
   const kafka = new Kafka({ clientId: 'bench-profile', brokers: job.bootstrap.split(',') })
@@ -189,6 +219,7 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
   }
   const totalMs = performance.now() - start
   const cpu = process.cpuUsage(cpu0)
+  const threads = threadCpu()
   const whole = process.cpuUsage(processStart)
   await stopProfiler?.()
   clearInterval(sampler)
@@ -199,6 +230,7 @@ async function child(job: Job, profileDir: string | undefined): Promise<void> {
     firstMs,
     totalMs,
     cpuS: (cpu.user + cpu.system) / 1e6,
+    mainThreadS: threads && threads0 ? threads.main - threads0.main : null,
     processCpuS: (whole.user + whole.system) / 1e6,
     peakRssMiB: peak / 2 ** 20,
     importedRssMiB: importedRss / 2 ** 20,
@@ -259,7 +291,7 @@ function gcCounts(out: string): Record<string, { count: number; ms: number }> {
 
 function runChild(job: Job, prof: string | null): Promise<{ figures: ChildFigures; out: string }> {
   const script = fileURLToPath(import.meta.url)
-  const flags = prof ? ['--trace-gc'] : []
+  const flags = prof ? ['--trace-gc'] : (option('node-flags')?.split(' ').filter(Boolean) ?? [])
   return new Promise((resolve, reject) => {
     const c = spawn(process.execPath, [...flags, script, `--child=${JSON.stringify(job)}`, ...(prof ? [`--profile-dir=${prof}`] : [])], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -267,6 +299,7 @@ function runChild(job: Job, prof: string | null): Promise<{ figures: ChildFigure
     let out = ''
     c.stdout.setEncoding('utf8')
     c.stdout.on('data', (s: string) => {
+      if (process.argv.includes('--child-output')) process.stderr.write(s)
       out += s
     })
     const timer = setTimeout(() => c.kill('SIGKILL'), 120_000)
@@ -285,7 +318,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 function figureLine(s: Scenario, f: ChildFigures): string {
   const usPerMsg = (f.cpuS / f.messages) * 1e6
   const rate = f.messages / (f.totalMs / 1000)
-  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB (${Math.round(f.importedRssMiB)} MiB after the import; at the peak: V8 heap ${Math.round(f.atPeakMiB.heapTotal)} MiB of which ${Math.round(f.atPeakMiB.heapUsed)} used, ArrayBuffers ${Math.round(f.atPeakMiB.arrayBuffers)} MiB, external ${Math.round(f.atPeakMiB.external)} MiB)`
+  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s${f.mainThreadS === null ? '' : `: main thread ${f.mainThreadS.toFixed(2)} s, other threads ${(f.cpuS - f.mainThreadS).toFixed(2)} s`}; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB (${Math.round(f.importedRssMiB)} MiB after the import; at the peak: V8 heap ${Math.round(f.atPeakMiB.heapTotal)} MiB of which ${Math.round(f.atPeakMiB.heapUsed)} used, ArrayBuffers ${Math.round(f.atPeakMiB.arrayBuffers)} MiB, external ${Math.round(f.atPeakMiB.external)} MiB)`
 }
 
 async function parent(): Promise<void> {
@@ -298,6 +331,7 @@ async function parent(): Promise<void> {
     { kind: 'producer', acks: -1, compression: 'none' },
     { kind: 'producer', acks: 1, compression: 'lz4' },
     { kind: 'producer', acks: -1, compression: 'lz4' },
+    { kind: 'producer', acks: 1, compression: 'none', times: 4 },
     { kind: 'consumer', acks: 1, compression: 'none' },
     { kind: 'consumer', acks: 1, compression: 'none', each: 'message' },
     { kind: 'first-send', acks: -1, compression: 'none' },
@@ -343,7 +377,8 @@ async function parent(): Promise<void> {
         }
       const topic = `profile-${process.pid}-${n}`
       await rig.createTopic(topic, PARTITIONS)
-      return { ...s, bundle, bootstrap: cluster.bootstrap, topic, messages: s.kind === 'first-send' ? 1 : PRODUCE_MESSAGES, groupId: '' }
+      const messages = s.kind === 'first-send' ? 1 : PRODUCE_MESSAGES * (s.times ?? 1)
+      return { ...s, bundle, bootstrap: cluster.bootstrap, topic, messages, groupId: '' }
     }
     // Unprofiled runs, interleaved across scenarios, for the figures.
     for (let r = 0; r < runs; r++) {
@@ -370,7 +405,7 @@ async function parent(): Promise<void> {
     }
     if (profile) {
       for (const s of scenarios) {
-        if (s.kind === 'first-send') continue
+        if (s.kind === 'first-send' || s.times) continue
         const dir = join(root, 'dist', 'bench', 'profiles', name(s).replace(/[^a-z0-9]+/gi, '-'))
         rmSync(dir, { recursive: true, force: true })
         mkdirSync(dir, { recursive: true })
@@ -460,6 +495,9 @@ async function parent(): Promise<void> {
           runs: fs.length,
           messagesPerSec: Math.round(med((f) => f.messages / (f.totalMs / 1000))),
           cpuUsPerMessage: Number(med((f) => (f.cpuS / f.messages) * 1e6).toFixed(3)),
+          otherThreadsUsPerMessage: fs.every((f) => f.mainThreadS !== null)
+            ? Number(med((f) => ((f.cpuS - f.mainThreadS!) / f.messages) * 1e6).toFixed(3))
+            : null,
           importMs: Number(f1(med((f) => f.importMs))),
           connectMs: Number(f1(med((f) => f.connectMs))),
           firstMs: Number(f1(med((f) => f.firstMs))),
@@ -487,13 +525,13 @@ async function parent(): Promise<void> {
         .map(f1)
         .join(', ')}).`,
       '',
-      `**One-shot runs**, each in a fresh process, medians of ${runs}: the clock and CPU run from before \`new Kafka()\` (after the import) to the last acknowledgement or message, so connecting, metadata and (consumer) joining the group are in them. Producer: ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a fresh ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers), send() calls of ${CHUNK} with ${INFLIGHT} in flight, lingerMs and batchSize default. Consumer: ${CONSUME_MESSAGES.toLocaleString('en')} such messages read through eachBatch (or eachMessage), every key and value touched, by a fresh group. First send: \`new Kafka()\`, \`producer()\` with its defaults (idempotent), connect(), send() of one message, acknowledged. CPU is process.cpuUsage (user + system, every thread); peak RSS sampled every 50 ms; a producer's includes the benchmark's own ${POOL.toLocaleString('en')} key/value pairs (~20 MiB).`,
+      `**One-shot runs**, each in a fresh process, medians of ${runs}: the clock and CPU run from before \`new Kafka()\` (after the import) to the last acknowledgement or message, so connecting, metadata and (consumer) joining the group are in them. Producer: ${PRODUCE_MESSAGES.toLocaleString('en')} messages (16-byte key, 100-byte value) to a fresh ${PARTITIONS}-partition topic on librdkafka 2.15's mock (3 brokers), send() calls of ${CHUNK} with ${INFLIGHT} in flight, lingerMs and batchSize default. Consumer: ${CONSUME_MESSAGES.toLocaleString('en')} such messages read through eachBatch (or eachMessage), every key and value touched, by a fresh group. First send: \`new Kafka()\`, \`producer()\` with its defaults (idempotent), connect(), send() of one message, acknowledged. CPU is process.cpuUsage (user + system, every thread); "threads other than the main one" is the part of it not on the main thread (from /proc: V8 compiling hot functions with TurboFan and its GC helpers, mostly), which is what a short run pays for warming up; peak RSS sampled every 50 ms; a producer's includes the benchmark's own ${POOL.toLocaleString('en')} key/value pairs (~20 MiB).`,
       '',
-      '| run | messages/s | CPU µs/msg | import ms | new Kafka() → connected ms | → first ack / batch ms | total ms | peak RSS MiB |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| run | messages/s | CPU µs/msg | of it, threads other than the main one | import ms | new Kafka() → connected ms | → first ack / batch ms | total ms | peak RSS MiB |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
-          `| ${r.scenario} | ${r.scenario.startsWith('first') ? '' : `${Math.round(r.messagesPerSec / 1000)} k`} | ${r.scenario.startsWith('first') ? '' : r.cpuUsPerMessage.toFixed(2)} | ${r.importMs} | ${r.connectMs} | ${r.firstMs} | ${r.totalMs} | ${r.peakRssMiB} |`,
+          `| ${r.scenario} | ${r.scenario.startsWith('first') ? '' : `${Math.round(r.messagesPerSec / 1000)} k`} | ${r.scenario.startsWith('first') ? '' : r.cpuUsPerMessage.toFixed(2)} | ${r.scenario.startsWith('first') || r.otherThreadsUsPerMessage === null ? '' : r.otherThreadsUsPerMessage.toFixed(2)} | ${r.importMs} | ${r.connectMs} | ${r.firstMs} | ${r.totalMs} | ${r.peakRssMiB} |`,
       ),
       '',
       'The machine (2 cores) is shared with other work while this runs: throughput is noisy, CPU per message much less so. Where the time goes: profile-producer.md and profile-consumer.md.',

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer'
 import { ConfigError } from '../errors.js'
 import { codecError, ERR_CODEC } from './status.js'
+import { batchBuffer } from './batch-slabs.js'
 import { codecId, externalCodecs } from './compression.js'
 import {
   B_RECORDS,
@@ -269,29 +270,10 @@ function seal(codec: number, count: number, firstTs: number, maxTs: number, layo
   return copyOut(memView().getInt32(params + E_OUT, true), size)
 }
 
-const SLAB = 256 * 1024
-let slab = Buffer.allocUnsafeSlow(0)
-let slabUsed = 0
-
-/**
- * The encoded batch, copied out of wasm memory. Batches up to 32 KiB are
- * carved from 256 KiB slabs (as Node pools small Buffers): one allocation
- * for many batches instead of a fresh, page-faulting one each.
- */
+/** The encoded batch, copied out of wasm memory. */
 function copyOut(at: number, size: number): Buffer {
-  const src = memU8().subarray(at, at + size)
-  if (size > SLAB >> 3) {
-    const own = Buffer.allocUnsafeSlow(size)
-    own.set(src)
-    return own
-  }
-  if (slabUsed + size > slab.length) {
-    slab = Buffer.allocUnsafeSlow(SLAB)
-    slabUsed = 0
-  }
-  const out = slab.subarray(slabUsed, slabUsed + size)
-  out.set(src)
-  slabUsed = (slabUsed + size + 7) & ~7
+  const out = batchBuffer(size)
+  out.set(memU8().subarray(at, at + size))
   return out
 }
 

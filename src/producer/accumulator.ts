@@ -5,17 +5,33 @@ import { TimeoutError } from '../errors.js'
 /** One user send(): settles when every record of it is acknowledged, or on the first failure. */
 export interface SendCall {
   pending: number
-  /** Per topic-partition: the offset of this call's first record there. */
-  offsets: Map<string, { topic: string; partition: number; baseOffset: bigint; logAppendTime: bigint; logStartOffset: bigint }>
+  /** Per partition: where this call's first record there was written. */
+  offsets: Map<PartitionQueue, WrittenAt>
   resolve(): void
   reject(err: Error): void
   done: boolean
 }
 
+/**
+ * Where a send's records in one partition were written: the base offset of
+ * the batch holding the first of them (-1n: not known, with acks=0) and their
+ * index in it, kept apart so that acknowledging a batch does no BigInt
+ * arithmetic per send; send() adds them up once, for its result.
+ */
+export interface WrittenAt {
+  batchBase: bigint
+  index: number
+  logAppendTime: bigint
+  logStartOffset: bigint
+}
+
 /** Records bound for one partition, sent as one RecordBatch. */
 export class ProducerBatch {
   readonly records: RecordInput[] = []
+  /** The sends its records belong to, one entry per run of consecutive records of the same send (a send's records sit together). */
   readonly calls: SendCall[] = []
+  /** How many records each entry of `calls` has. */
+  readonly runs: number[] = []
   bytes = 0
   sealed = false
   inFlight = false
@@ -35,6 +51,24 @@ export class ProducerBatch {
     readonly createdAt: number,
     readonly deadline: number,
   ) {}
+
+  /** Adds a record of `call` (the record's bytes are staged by the accumulator). */
+  add(record: RecordInput, call: SendCall): void {
+    this.records.push(record)
+    const last = this.calls.length - 1
+    if (last >= 0 && this.calls[last] === call) this.runs[last]++
+    else {
+      this.calls.push(call)
+      this.runs.push(1)
+    }
+  }
+
+  /** The send record `i` belongs to. */
+  callOf(i: number): SendCall {
+    let r = 0
+    for (let left = i; left >= this.runs[r]; r++) left -= this.runs[r]
+    return this.calls[r]
+  }
 
   /** Goes out in a Produce request: its queue has one more batch in flight. */
   launch(): void {
@@ -107,12 +141,18 @@ export class Accumulator {
   /** The same queues by topic, then partition: the per-record lookup builds no key string. */
   private readonly byTopic = new Map<string, PartitionQueue[]>()
 
-  queue(topic: string, partition: number): PartitionQueue {
+  /** The topic's queues by partition (a hole where none was made yet): looked up once per send, not per record. */
+  queuesOf(topic: string): PartitionQueue[] {
     let list = this.byTopic.get(topic)
     if (list === undefined) {
       list = []
       this.byTopic.set(topic, list)
     }
+    return list
+  }
+
+  queue(topic: string, partition: number): PartitionQueue {
+    const list = this.queuesOf(topic)
     let q = list[partition]
     if (q === undefined) {
       q = new PartitionQueue(topic, partition)
@@ -148,8 +188,7 @@ export class Accumulator {
       this.recycle(stage)
       batch.stage = null
     }
-    batch.records.push(record)
-    batch.calls.push(call)
+    batch.add(record, call)
     batch.bytes += bytes
     if (batch.bytes >= this.batchSize) {
       batch.sealed = true

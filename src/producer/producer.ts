@@ -212,11 +212,11 @@ export class Producer {
       appended()
     }
     await done
-    return [...call.offsets.values()].map((o) => ({
-      topicName: o.topic,
-      partition: o.partition,
+    return [...call.offsets].map(([q, o]) => ({
+      topicName: q.topic,
+      partition: q.partition,
       errorCode: 0,
-      baseOffset: String(o.baseOffset),
+      baseOffset: o.batchBase < 0n ? '-1' : String(o.batchBase + BigInt(o.index)),
       logAppendTime: String(o.logAppendTime),
       logStartOffset: String(o.logStartOffset),
     }))
@@ -263,21 +263,24 @@ export class Producer {
     const codec = compression === undefined ? this.config.codec : codecId(compression)
     if (codec === Compression.zstd) await loadZstd()
     const now = Date.now()
+    const { maxRequestSize } = this.config
     let total = 0
     const sizes: number[][] = []
     for (const { topic, messages } of topicMessages) {
       if (typeof topic !== 'string' || topic === '') throw new ConfigError('send() needs a topic name')
       if (!Array.isArray(messages)) throw new ConfigError(`send() to ${topic} needs messages: [...]`)
-      const s = messages.map((m, i) => {
+      const s = new Array<number>(messages.length)
+      for (let i = 0; i < messages.length; i++) {
+        const m = messages[i]
         checkMessage(topic, i, m)
         const size = recordSize(m)
-        if (size > this.config.maxRequestSize) {
+        if (size > maxRequestSize) {
           throw new ConfigError(
-            `a record for ${topic} is ${size} bytes, more than maxRequestSize (${this.config.maxRequestSize}); nothing of this send was sent`,
+            `a record for ${topic} is ${size} bytes, more than maxRequestSize (${maxRequestSize}); nothing of this send was sent`,
           )
         }
-        return size
-      })
+        s[i] = size
+      }
       sizes.push(s)
       total += messages.length
     }
@@ -303,6 +306,7 @@ export class Producer {
       const info = infos[t]
       const count = info.partitions.length
       const available = info.partitions.filter((p) => p.leader >= 0).map((p) => p.partition)
+      const queues = this.accumulator.queuesOf(topic)
       for (let i = 0; i < messages.length; i++) {
         const m = messages[i]
         const bytes = sizes[t][i]
@@ -329,7 +333,7 @@ export class Producer {
           rejectCall(err as Error)
           break
         }
-        if (this.accumulator.append(this.accumulator.queue(topic, partition), m, bytes, codec, acks, call, now)) {
+        if (this.accumulator.append(queues[partition] ?? this.accumulator.queue(topic, partition), m, bytes, codec, acks, call, now)) {
           this.partitioner.onBatchFull?.(topic, partition)
           sealed = true
         }

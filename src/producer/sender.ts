@@ -1,6 +1,7 @@
 import { restampBatch } from '../codec/batch-restamp.js'
 import type { CompressionType } from '../codec/compression.js'
 import { encodeRecordBatch, encodeStagedRecords } from '../codec/batch-encoder.js'
+import { releaseBatch } from '../codec/batch-slabs.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { KafkaError, ProtocolError, UnsupportedApiError, WafkaError, kafkaError, TimeoutError } from '../errors.js'
 import { backoffMs } from '../net/backoff.js'
@@ -365,8 +366,7 @@ export class Sender {
     batch.landed()
     const singles = batch.records.map((record, i) => {
       const single = new ProducerBatch(q, batch.codec, batch.acks, batch.createdAt, batch.deadline)
-      single.records.push(record)
-      single.calls.push(batch.calls[i])
+      single.add(record, batch.callOf(i))
       single.bytes =
         i === 0
           ? batch.bytes - (batch.records.length - 1) * Math.floor(batch.bytes / batch.records.length)
@@ -451,25 +451,31 @@ export class Sender {
     batch.landed()
     const at = q.batches.indexOf(batch)
     if (at >= 0) q.batches.splice(at, 1)
-    // A send's records sit next to each other in a batch: settle each run of them at once.
-    const calls = batch.calls
-    for (let i = 0, j = 0; i < calls.length; i = j) {
-      const call = calls[i]
-      for (j = i + 1; j < calls.length && calls[j] === call; j++);
+    // Sent once and answered: no socket still holds its bytes, so its slab space can be used again.
+    if (batch.attempts === 0 && batch.encoded !== null) releaseBatch(batch.encoded)
+    batch.encoded = null
+    // A send's records sit next to each other in a batch: each run of them is settled at once.
+    const { calls, runs } = batch
+    for (let r = 0, first = 0; r < calls.length; first += runs[r++]) {
+      const call = calls[r]
       if (call.done) continue
-      const offset = baseOffset < 0n ? -1n : baseOffset + BigInt(i)
-      const seen = call.offsets.get(q.key)
-      if (!seen || (offset >= 0n && offset < seen.baseOffset)) {
-        call.offsets.set(q.key, { topic: q.topic, partition: q.partition, baseOffset: offset, logAppendTime, logStartOffset })
+      const seen = call.offsets.get(q)
+      // A send's records in a partition sit together in each batch: the batch with the lower base holds the first.
+      if (seen === undefined) call.offsets.set(q, { batchBase: baseOffset, index: first, logAppendTime, logStartOffset })
+      else if (baseOffset >= 0n && baseOffset < seen.batchBase) {
+        seen.batchBase = baseOffset
+        seen.index = first
+        seen.logAppendTime = logAppendTime
+        seen.logStartOffset = logStartOffset
       }
-      call.pending -= j - i
+      call.pending -= runs[r]
       if (call.pending === 0) {
         call.done = true
         call.resolve()
       }
     }
     this.accumulator.release(batch.bytes)
-    if (!q.batches.some((b) => b.attempts > 0 && b.encoded)) q.retrying = false
+    if (q.retrying && !q.batches.some((b) => b.attempts > 0 && b.encoded)) q.retrying = false
   }
 
   /** Waits for nothing to be in flight, then bumps the epoch and re-sequences every unsent batch from 0. */

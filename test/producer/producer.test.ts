@@ -91,6 +91,20 @@ describe.each(['legacy', 'modern'] as const)('producer against the %s librdkafka
     expect(batches.map((b) => b.baseSequence)).toEqual([0, 2])
   })
 
+  it("reports where a send's first record went when its records fill several batches, shared with other sends", async () => {
+    await mock.createTopic('spanning', { partitions: 1, replicationFactor: 1 })
+    // About three records a batch: the middle send spans batches, sharing its first and last with its neighbours.
+    const p = producer({ lingerMs: 50, batchSize: 120 })
+    await p.connect()
+    const value = 'v'.repeat(10)
+    const sends = [1, 10, 2].map((n) => p.send({ topic: 'spanning', messages: Array.from({ length: n }, () => ({ value })) }))
+    const results = await Promise.all(sends)
+    expect(results.map((r) => r.map((m) => [m.partition, m.baseOffset]))).toEqual([[[0, '0']], [[0, '1']], [[0, '11']]])
+    const batches = await readBatches(mock.bootstrap, 'spanning', 0)
+    expect(batches.length).toBeGreaterThan(2)
+    expect(batches.reduce((n, b) => n + b.records.length, 0)).toBe(13)
+  })
+
   it('compresses with every codec the broker takes', async () => {
     await mock.createTopic('codecs', { partitions: 1, replicationFactor: 1 })
     const p = producer()
