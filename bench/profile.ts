@@ -9,8 +9,8 @@
  *
  *   npm run bench:profile   (builds, then runs it in full and writes the results; about 1 minute)
  *   or: npm run build:wasm && npm run build:js && npx esbuild --bundle --loader:.wasm=binary \
- *     --packages=external --target=es2022 bench/profile.ts --platform=node --format=esm \
- *     --outfile=dist/bench/profile.js
+ *     --packages=external --target=es2022 bench/profile.ts bench/profile-child.ts --platform=node \
+ *     --format=esm --outdir=dist/bench
  *   node dist/bench/profile.js [--only=producer|consumer|first-send] [--runs=N] [--no-prof] [--write]
  *
  * producer: a fresh process imports dist/index.js (the published bundle),
@@ -36,61 +36,17 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { windowed, startRig } from './support/clients.js'
+import { CHUNK, INFLIGHT, type ChildFigures, type Job, type Scenario } from './profile-child.js'
 import { MESSAGE_POOL as POOL, messagePool } from './support/data.js'
 import { machine, option, repositoryRoot, wafkaRevision } from './support/environment.js'
 
 const PARTITIONS = 64
 const PRODUCE_MESSAGES = Number(option('messages') ?? 500_000)
 const CONSUME_MESSAGES = 1_000_000
-const CHUNK = 1000
-const INFLIGHT = 10
 const TOP = 25
-
-interface Scenario {
-  /** first-send: one message, sent and acknowledged after connect, in a fresh process (idempotent, the default). */
-  kind: 'producer' | 'consumer' | 'first-send'
-  acks: 1 | -1
-  compression: 'none' | 'lz4'
-  /** Consumer: through eachBatch (the default) or eachMessage. */
-  each?: 'batch' | 'message'
-  /** Producer: this many times the usual messages (a long run: what the short one pays for start-up and warm-up shows against it). Not profiled. */
-  times?: number
-}
-
-interface Job extends Scenario {
-  bootstrap: string
-  topic: string
-  messages: number
-  groupId: string
-  /** The wafka bundle to import (dist/index.js unless --bundle=...: for before/after runs). */
-  bundle: string
-}
-
-interface ChildFigures {
-  importMs: number
-  /** From before `new Kafka()` to connected (producer) or to the first message (consumer). */
-  connectMs: number
-  /** From before `new Kafka()` to the first acknowledged send (producer) or the first batch (consumer). */
-  firstMs: number
-  /** From before `new Kafka()` to the last acknowledgement / message. */
-  totalMs: number
-  /** CPU time over totalMs, and over the whole process (import included), in seconds. */
-  cpuS: number
-  /** Of cpuS, the main thread's (JavaScript, wasm, syscalls) and the other threads' (V8's compilers and GC helpers, libuv): Linux only, else null. */
-  mainThreadS: number | null
-  processCpuS: number
-  peakRssMiB: number
-  /** process.memoryUsage() at the peak RSS sample: what held the memory (V8 heap, ArrayBuffers such as fetched bytes and wasm memory). */
-  /** RSS once the bundle is imported, before `new Kafka()`. */
-  importedRssMiB: number
-  atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number }
-  messages: number
-  /** Socket writes (requests, about) over the run. */
-  writes: number
-}
 
 const name = (s: Scenario) =>
   s.kind === 'first-send'
@@ -101,151 +57,6 @@ const name = (s: Scenario) =>
       ) +
       (s.each === 'message' ? ', eachMessage' : '') +
       (s.times ? `, ${(s.times * PRODUCE_MESSAGES).toLocaleString('en')} messages` : '')
-
-/** CPU seconds of this process's main thread and of all its threads, from /proc (Linux); null elsewhere. */
-function threadCpu(): { main: number; all: number } | null {
-  try {
-    let all = 0
-    let main = 0
-    for (const t of readdirSync('/proc/self/task')) {
-      const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8')
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 a second).
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      const s = (Number(f[11]) + Number(f[12])) / 100
-      all += s
-      if (Number(t) === process.pid) main = s
-    }
-    return { main, all }
-  } catch {
-    return null
-  }
-}
-
-// ---- child ---------------------------------------------------------------------
-
-/** The V8 profiler over the measured part only (not the benchmark's own data set-up); writes a .cpuprofile into `dir`. */
-async function startProfiler(dir: string): Promise<() => Promise<void>> {
-  const { Session } = await import('node:inspector')
-  const session = new Session()
-  session.connect()
-  const post = (method: string, params?: object) =>
-    new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))))
-  await post('Profiler.enable')
-  await post('Profiler.setSamplingInterval', { interval: 200 })
-  await post('Profiler.start')
-  return async () => {
-    const { profile } = await post('Profiler.stop')
-    writeFileSync(join(dir, 'run.cpuprofile'), JSON.stringify(profile))
-    session.disconnect()
-  }
-}
-
-async function child(job: Job, profileDir: string | undefined): Promise<void> {
-  // The consumer reads what the parent produced: only producers need the pool (~20 MiB of RSS).
-  const { keys, values } = job.kind === 'consumer' ? { keys: [], values: [] } : messagePool()
-  const processStart = process.cpuUsage()
-  let peak = process.memoryUsage.rss()
-  let atPeak = process.memoryUsage()
-  const sampler = setInterval(() => {
-    const m = process.memoryUsage()
-    if (m.rss > peak) [peak, atPeak] = [m.rss, m]
-  }, 50)
-  let writes = 0
-  const { Socket } = await import('node:net')
-  const write = Socket.prototype.write
-  Socket.prototype.write = function (this: InstanceType<typeof Socket>, ...args: any[]) {
-    writes++
-    return (write as any).apply(this, args)
-  } as typeof write
-  const stopProfiler = profileDir ? await startProfiler(profileDir) : null
-  if (profileDir) console.log('--- measured part starts ---')
-  const t0 = performance.now()
-  const { Kafka } = await import(pathToFileURL(job.bundle).href)
-  const importMs = performance.now() - t0
-  const importedRss = process.memoryUsage.rss()
-  const threads0 = threadCpu()
-  const cpu0 = process.cpuUsage()
-  const start = performance.now()
-  const kafka = new Kafka({ clientId: 'bench-profile', brokers: job.bootstrap.split(',') })
-  let connectMs = 0
-  let firstMs = 0
-  const mask = POOL - 1
-  if (job.kind !== 'consumer') {
-    const producer =
-      job.kind === 'first-send'
-        ? kafka.producer()
-        : kafka.producer({ acks: job.acks === -1 ? 'all' : 1, idempotent: job.acks === -1, compression: job.compression })
-    await producer.connect()
-    connectMs = performance.now() - start
-    await windowed(0, job.messages, INFLIGHT, CHUNK, async (a, b) => {
-      const messages = new Array(b - a)
-      for (let i = a; i < b; i++) messages[i - a] = { key: keys[i & mask], value: values[i & mask] }
-      await producer.send({ topic: job.topic, messages })
-      if (firstMs === 0) firstMs = performance.now() - start
-    })
-    await producer.disconnect()
-  } else {
-    const consumer = kafka.consumer({ groupId: job.groupId })
-    await consumer.connect()
-    connectMs = performance.now() - start
-    await consumer.subscribe({ topics: [job.topic], fromBeginning: true })
-    let received = 0
-    let bytes = 0
-    type Message = { key: Uint8Array | null; value: Uint8Array | null }
-    await new Promise<void>((resolve, reject) => {
-      consumer
-        .run(
-          job.each === 'message'
-            ? {
-                eachMessage: async ({ message: m }: { message: Message }) => {
-                  if (firstMs === 0) firstMs = performance.now() - start
-                  bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
-                  if (++received >= job.messages) resolve()
-                },
-              }
-            : {
-                eachBatch: async ({ batch }: { batch: { messages: Message[] } }) => {
-                  if (firstMs === 0) firstMs = performance.now() - start
-                  for (const m of batch.messages) bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0)
-                  received += batch.messages.length
-                  if (received >= job.messages) resolve()
-                },
-              },
-        )
-        .catch(reject)
-    })
-    if (bytes !== received * 116) throw new Error(`read ${bytes} key and value bytes for ${received} messages, not 116 a message`)
-    await consumer.disconnect()
-  }
-  const totalMs = performance.now() - start
-  const cpu = process.cpuUsage(cpu0)
-  const threads = threadCpu()
-  const whole = process.cpuUsage(processStart)
-  await stopProfiler?.()
-  clearInterval(sampler)
-  peak = Math.max(peak, process.memoryUsage.rss())
-  const figures: ChildFigures = {
-    importMs,
-    connectMs,
-    firstMs,
-    totalMs,
-    cpuS: (cpu.user + cpu.system) / 1e6,
-    mainThreadS: threads && threads0 ? threads.main - threads0.main : null,
-    processCpuS: (whole.user + whole.system) / 1e6,
-    peakRssMiB: peak / 2 ** 20,
-    importedRssMiB: importedRss / 2 ** 20,
-    atPeakMiB: {
-      heapTotal: atPeak.heapTotal / 2 ** 20,
-      heapUsed: atPeak.heapUsed / 2 ** 20,
-      external: atPeak.external / 2 ** 20,
-      arrayBuffers: atPeak.arrayBuffers / 2 ** 20,
-    },
-    messages: job.messages,
-    writes,
-  }
-  process.stdout.write(`\nRESULT ${JSON.stringify(figures)}\n`)
-  process.exit(0)
-}
 
 // ---- parent --------------------------------------------------------------------
 
@@ -290,7 +101,7 @@ function gcCounts(out: string): Record<string, { count: number; ms: number }> {
 }
 
 function runChild(job: Job, prof: string | null): Promise<{ figures: ChildFigures; out: string }> {
-  const script = fileURLToPath(import.meta.url)
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'profile-child.js')
   const flags = prof ? ['--trace-gc'] : (option('node-flags')?.split(' ').filter(Boolean) ?? [])
   return new Promise((resolve, reject) => {
     const c = spawn(process.execPath, [...flags, script, `--child=${JSON.stringify(job)}`, ...(prof ? [`--profile-dir=${prof}`] : [])], {
@@ -318,7 +129,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 function figureLine(s: Scenario, f: ChildFigures): string {
   const usPerMsg = (f.cpuS / f.messages) * 1e6
   const rate = f.messages / (f.totalMs / 1000)
-  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s${f.mainThreadS === null ? '' : `: main thread ${f.mainThreadS.toFixed(2)} s, other threads ${(f.cpuS - f.mainThreadS).toFixed(2)} s`}; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB (${Math.round(f.importedRssMiB)} MiB after the import; at the peak: V8 heap ${Math.round(f.atPeakMiB.heapTotal)} MiB of which ${Math.round(f.atPeakMiB.heapUsed)} used, ArrayBuffers ${Math.round(f.atPeakMiB.arrayBuffers)} MiB, external ${Math.round(f.atPeakMiB.external)} MiB)`
+  return `${name(s)}: ${Math.round(rate / 1000)} k msg/s, ${usPerMsg.toFixed(2)} µs CPU/msg (${f.cpuS.toFixed(2)} s${f.mainThreadS === null ? '' : `: main thread ${f.mainThreadS.toFixed(2)} s, other threads ${(f.cpuS - f.mainThreadS).toFixed(2)} s`}; whole process ${f.processCpuS.toFixed(2)} s), import ${f1(f.importMs)} ms, connect ${f1(f.connectMs)} ms, first ${s.kind === 'consumer' ? 'batch' : 'ack'} ${f1(f.firstMs)} ms, total ${Math.round(f.totalMs)} ms, ${f.writes} socket writes, peak RSS ${Math.round(f.peakRssMiB)} MiB (${Math.round(f.startRssMiB)} MiB as the process started, ${Math.round(f.importedRssMiB)} MiB after the import; at the peak: V8 heap ${Math.round(f.atPeakMiB.heapTotal)} MiB of which ${Math.round(f.atPeakMiB.heapUsed)} used, ArrayBuffers ${Math.round(f.atPeakMiB.arrayBuffers)} MiB, external ${Math.round(f.atPeakMiB.external)} MiB)`
 }
 
 async function parent(): Promise<void> {
@@ -465,7 +276,7 @@ async function parent(): Promise<void> {
         '',
         ...(kind === 'consumer'
           ? [
-              "Reading the memory figures: peak RSS includes Node's own baseline and the imported bundle (the RSS after the import). Of what the run adds, the V8 heap is mostly the young generation (message objects and their key and value Buffers, ~320 bytes a message touched, all short-lived), ArrayBuffers are the fetched responses and socket chunks waiting in the queue, and `external` counts ArrayBuffers plus every WebAssembly memory (wafka's core stays under 1 MiB here; zstd's, when loaded, is 16 MiB).",
+              "Reading the memory figures: peak RSS includes Node's own baseline and the imported bundle (the RSS after the import). Of what the run adds, the V8 heap is mostly the young generation (message objects and their key and value Buffers, ~320 bytes a message touched, all short-lived), ArrayBuffers are the fetched responses (about 650 KB each from this mock), queued or read and not yet collected, and `external` counts ArrayBuffers plus every WebAssembly memory (wafka's core stays under 1 MiB here; zstd's, when loaded, is 16 MiB). A response lives until the last of its partitions is handed over and its messages dropped; one that outlives two scavenges (eachMessage hands messages over one at a time, so most do) is freed only by a full collection, which V8 runs about every 100 ms here: that is the 40–50 MiB of ArrayBuffers an eachMessage run can peak with, whatever maxBytes is (8 MiB gives the same). The measured process is bench/profile-child.ts alone (RSS as it starts: Node and that file).",
               '',
             ]
           : []),
@@ -506,7 +317,7 @@ async function parent(): Promise<void> {
         }
       })
     const cold = [
-      `<!-- Written by bench/profile.ts: npm run build:wasm && npm run build:js && npx esbuild --bundle --loader:.wasm=binary --packages=external --target=es2022 bench/profile.ts --platform=node --format=esm --outfile=dist/bench/profile.js && node dist/bench/profile.js --write --runs=${runs}; do not edit by hand. -->`,
+      `<!-- Written by bench/profile.ts: npm run bench:profile -- --runs=${runs}; do not edit by hand. -->`,
       '# Cold start and one-shot runs',
       '',
       stamp,
@@ -568,6 +379,4 @@ function importOnly(bundle: string): Promise<[number, number]> {
   })
 }
 
-const childArg = option('child')
-if (childArg) await child(JSON.parse(childArg), option('profile-dir'))
-else await parent()
+await parent()
