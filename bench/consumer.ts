@@ -1,6 +1,7 @@
 /**
- * End-to-end consumer throughput: wafka beside KafkaJS, @platformatic/kafka
- * and @confluentinc/kafka-javascript (librdkafka 2.15), in one run against
+ * End-to-end consumer throughput: wafka beside KafkaJS, @platformatic/kafka,
+ * @confluentinc/kafka-javascript (librdkafka 2.15) and kcat (librdkafka's C
+ * client as a command, bench/support/kcat-contender.ts), in one run against
  * the same broker — librdkafka's mock cluster (3 brokers), as
  * bench/producer.ts uses it.
  *
@@ -53,6 +54,7 @@ import {
   writeResults,
 } from './support/contest.js'
 import { JAVA_CLIENT_OPTIONS, consumerPerformanceRate, runJavaTool } from './support/java-contender.js'
+import { runKcat } from './support/kcat-contender.js'
 import { MESSAGE_KEY_BYTES as KEY_BYTES, MESSAGE_POOL as POOL, MESSAGE_VALUE_BYTES as VALUE_BYTES, messagePool } from './support/data.js'
 
 // ---- the workload -----------------------------------------------------------
@@ -99,6 +101,8 @@ function settings(id: ContenderId, confluentApi: ConfluentApi): string {
       return "new Consumer({ groupId }) with its defaults (maxBytes 10 MiB, maxWaitTime 5000, highWaterMark 1024, autocommit), consume({ topics, mode: 'committed', fallbackMode: 'earliest' }): a Readable stream, one 'data' event per message (it has no batch-level API)"
     case 'java':
       return `ConsumerPerformance (kafka-tools) in a JVM of its own (${JAVA_CLIENT_OPTIONS.join(' ')}): --topic --group (fresh) --num-records N --timeout 30000 --hide-header, the Java client's defaults otherwise (fetch.max.bytes 50 MiB, max.partition.fetch.bytes 1 MiB, max.poll.records 500, the tool's 2 MiB receive buffer, auto.offset.reset earliest); a poll() loop that adds up each record's key and value sizes; no warm-up (as the Node contenders, its first run in the process)`
+    case 'kcat':
+      return "kcat -C -G <fresh group> <topic> -X auto.offset.reset=earliest -c N -f '%k%s' -q, librdkafka's other consumer defaults (fetch.max.bytes 50 MiB, max.partition.fetch.bytes 1 MiB, queued.max.messages.kbytes 64 MiB): every key and value written to its stdout, whose bytes the benchmark counts (N × 116 or the run fails); the clock runs from starting it to the last byte of the Nth message (group join included; its close, which leaves the group, is not timed, as the Node clients' is not), its CPU over the whole process"
     case 'confluent':
       return confluentApi === 'standard'
         ? `Standard (node-rdkafka) API: KafkaConsumer({ 'group.id', 'auto.offset.reset': 'earliest' }) with librdkafka's defaults (fetch.max.bytes 50 MiB, max.partition.fetch.bytes 1 MiB, fetch.wait.max.ms 500, queued.max.messages.kbytes 64 MiB, enable.auto.commit), subscribe(), then consume(${fmt.format(CONFLUENT_CONSUME_BATCH)}, cb) called again from each callback (non-flowing mode: up to ${fmt.format(CONFLUENT_CONSUME_BATCH)} messages a call, fetched and decoded by librdkafka's threads), with setDefaultIsTimeoutOnlyForFirstMessage(true) as its KafkaJS-compatible layer sets it (a call waits only for its first message, then takes what is ready)`
@@ -245,7 +249,7 @@ async function confluentKafkaJSDriver(job: Job): Promise<Driver> {
   }
 }
 
-const drivers: Record<Exclude<ContenderId, 'java'>, (job: Job) => Promise<Driver>> = {
+const drivers: Record<Exclude<ContenderId, 'java' | 'kcat'>, (job: Job) => Promise<Driver>> = {
   wafka: wafkaDriver,
   kafkajs: kafkajsDriver,
   platformatic: platformaticDriver,
@@ -256,7 +260,7 @@ async function child(job: Job): Promise<ConsumerResult> {
   const make =
     job.contender === 'confluent' && job.confluentApi === 'kafkajs'
       ? confluentKafkaJSDriver
-      : drivers[job.contender as Exclude<ContenderId, 'java'>]
+      : drivers[job.contender as Exclude<ContenderId, 'java' | 'kcat'>]
   const driver = await make(job)
   const meter = new ChildMeter()
   await driver.connect()
@@ -401,8 +405,30 @@ async function parent(): Promise<void> {
         // @platformatic/kafka's group requests go through the shim, in front of broker 1 (bench/support/api-versions-shim.ts).
         if (run.contender === '@platformatic/kafka' && rig.mock) await rig.mock.setCoordinator('group', run.groupId, 1)
       },
-      external: (_run, job, timeoutMs) => {
+      external: (_run, job, timeoutMs, contender) => {
         const j = job as Job
+        if (contender === 'kcat') {
+          return runKcat(
+            [
+              '-C',
+              '-b',
+              j.bootstrap,
+              '-G',
+              j.groupId,
+              j.topic,
+              '-X',
+              'auto.offset.reset=earliest',
+              '-X',
+              'client.id=bench-kcat',
+              '-c',
+              String(j.messages),
+              '-f',
+              '%k%s',
+              '-q',
+            ],
+            { outputBytes: j.messages * (KEY_BYTES + VALUE_BYTES), timeoutMs },
+          )
+        }
         const args = [
           '--bootstrap-server',
           j.bootstrap,
@@ -440,6 +466,7 @@ async function parent(): Promise<void> {
   console.log('')
   printTables(summaries)
   const notes = [
+    "kcat (librdkafka's C client as a command, the system's kcat and the librdkafka it links) joins a fresh group like the others (-G) and writes every key and value to its stdout, which the parent counts: the run fails unless exactly N × 116 bytes arrive. It is the native reference (no runtime, no warm-up); its clock runs from starting the process to the last byte of the Nth message, so starting, connecting and joining the group are in it and its close is not; its CPU (bash's `times` once it exits) and peak RSS (VmHWM) are the whole process's.",
     `The timer runs from just before the client is told to subscribe (wafka's and KafkaJS's subscribe(), then run(); @platformatic/kafka's consume(); @confluentinc/kafka-javascript's subscribe(), then consume()) to the moment the ${fmt.format(messages)}th message is counted, after connecting, so joining the group is in it: on the mock, with no rebalance delay, from ~20 ms (wafka) to ~100 ms (librdkafka) until the first message (consumer.json: firstMessageMs). It is not timed from the first message because a client that prefetches in other threads before it hands over its first message would have part of its work left out (@confluentinc/kafka-javascript's KafkaJS-compatible API handed over its first message ~2 s after subscribing to 200,000 messages, then read the rest at over 2 M/s). CPU time is measured over the same span.`,
     "Every contender is counted through its batch-level API where it has one: wafka and KafkaJS through run({ eachBatch }); @confluentinc/kafka-javascript through its Standard API's consume(n, cb), which hands over up to n messages a call (its KafkaJS-compatible eachBatch is available with --confluent-api=kafkajs); @platformatic/kafka has none, so through its stream's 'data' event, one per message. Every client reads each message's key and value (their lengths are summed), so lazily decoded messages pay for what a reader would touch.",
     `Correctness: before each run the parent checks (wafka's admin fetchTopicOffsets) that every partition still holds what it was given, high watermark minus log start offset; ${rig.target === 'kafka' ? '' : `the mock keeps only about 5 MiB a partition, dropping its oldest batches, hence ${PARTITIONS} partitions. `} The child checks that it received exactly each partition's count and ${KEY_BYTES} + ${VALUE_BYTES} key and value bytes a message; a run that does not is reported failed and left out of the figures.`,

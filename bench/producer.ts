@@ -1,6 +1,7 @@
 /**
- * End-to-end producer throughput: wafka beside KafkaJS, @platformatic/kafka
- * and @confluentinc/kafka-javascript (librdkafka 2.15), in one run against
+ * End-to-end producer throughput: wafka beside KafkaJS, @platformatic/kafka,
+ * @confluentinc/kafka-javascript (librdkafka 2.15) and kcat (librdkafka's C
+ * client as a command, bench/support/kcat-contender.ts), in one run against
  * the same broker — the project's real-peer rig, librdkafka's mock cluster
  * (3 brokers; the program test/peers/mock-cluster.ts runs, started by
  * bench/support/mock-broker.ts).
@@ -52,6 +53,7 @@ import {
 import { MESSAGE_POOL as POOL, messagePool } from './support/data.js'
 import { option } from './support/environment.js'
 import { JAVA_CLIENT_OPTIONS, producerPerformanceRate, runJavaTool } from './support/java-contender.js'
+import { kcatInputFile, runKcat } from './support/kcat-contender.js'
 
 // ---- the workload -----------------------------------------------------------
 
@@ -92,6 +94,8 @@ function settings(id: ContenderId, s: Scenario, inflight: number, target: Target
       return `new Producer({ acks: ${s.acks}, idempotent: ${idem}, compression: '${s.compression}', autocreateTopics: false${idem && target === 'mock' ? ', producerId: -1n, producerEpoch: -1' : ''} }), other options default (maxInflights 5${idem ? ', forced to 1 by idempotent' : ''}); no linger or batch size: each send() is one Produce request per broker; ${window}`
     case 'java':
       return `ProducerPerformance (kafka-tools) in a JVM of its own (${JAVA_CLIENT_OPTIONS.join(' ')}): --num-records N --throughput -1 --payload-file (the same 100-byte values) --key-distribution range --record-key-range ${POOL} (keys "0".."${POOL - 1}", 1 to 5 bytes), --command-property acks=${s.acks === -1 ? 'all' : 1} enable.idempotence=${idem} linger.ms=${LINGER_MS} batch.size=${BATCH_BYTES} compression.type=${s.compression}, the Java client's other defaults (max.in.flight.requests.per.connection 5, buffer.memory 32 MiB); send() per record with a callback, as fast as the buffer allows; a warm-up invocation of the same size as the others' in the same JVM first`
+    case 'kcat':
+      return `kcat -P -K '\\t' (one key<TAB>value line a message, from a file of the same keys and values in the same order) -X acks=${s.acks === -1 ? 'all' : 1} -X enable.idempotence=${idem} -X linger.ms=${LINGER_MS} -X batch.size=${BATCH_BYTES}${s.compression === 'none' ? '' : ` -z ${s.compression}`} -X partitioner=murmur2_random, librdkafka's other defaults (queue.buffering.max.messages 100,000, max.in.flight 1,000,000${idem ? ', 5 when idempotent' : ''}); no warm-up: the clock runs from starting it to its exit, once every message is acknowledged`
     case 'confluent':
       return `Standard (node-rdkafka) API: Producer({ acks: ${s.acks}, 'enable.idempotence': ${idem}, 'linger.ms': ${LINGER_MS}, 'batch.size': ${BATCH_BYTES}, 'compression.codec': '${s.compression}', partitioner: 'murmur2_random', dr_cb: true }), setPollInBackground(true), produce() per message, a 'delivery-report' event per message; QUEUE_FULL waits for reports (queue.buffering.max.messages default 100,000)`
   }
@@ -296,7 +300,7 @@ async function confluentKafkaJSDriver(job: Job, keys: Buffer[], values: Buffer[]
   }
 }
 
-const drivers: Record<Exclude<ContenderId, 'java'>, (job: Job, keys: Buffer[], values: Buffer[]) => Promise<Driver>> = {
+const drivers: Record<Exclude<ContenderId, 'java' | 'kcat'>, (job: Job, keys: Buffer[], values: Buffer[]) => Promise<Driver>> = {
   wafka: wafkaDriver,
   kafkajs: kafkajsDriver,
   platformatic: platformaticDriver,
@@ -308,7 +312,7 @@ async function child(job: Job): Promise<ChildResult> {
   const make =
     job.contender === 'confluent' && job.confluentApi === 'kafkajs'
       ? confluentKafkaJSDriver
-      : drivers[job.contender as Exclude<ContenderId, 'java'>]
+      : drivers[job.contender as Exclude<ContenderId, 'java' | 'kcat'>]
   const driver = await make(job, keys, values)
   const meter = new ChildMeter()
   await driver.connect()
@@ -377,20 +381,22 @@ async function parent(): Promise<void> {
       start: async (round, s, c) => {
         const topic = `bench-${process.pid}-${++topicSeq}-${c.id}`
         await rig.createTopic(topic, PARTITIONS)
+        // kcat is a C program with nothing to warm up; every other client warms up first, in the same process.
+        const runWarmup = c.id === 'kcat' ? 0 : warmup
         const job: Job = {
           contender: c.id,
           bootstrap: rig.bootstrapFor(c.id),
           topic,
           scenario: s,
           messages,
-          warmup,
+          warmup: runWarmup,
           inflight,
           target: rig.target,
           confluentApi,
         }
         return {
           job,
-          run: { round, scenario: scenarioName(s), contender: c.name, topic, ok: false, messages, expected: messages + warmup },
+          run: { round, scenario: scenarioName(s), contender: c.name, topic, ok: false, messages, expected: messages + runWarmup },
         }
       },
       check: async (run) => {
@@ -402,8 +408,27 @@ async function parent(): Promise<void> {
       },
       // Frees the topic's memory in the mock, its disk on a broker.
       end: (run) => rig.deleteTopic(run.topic).catch(() => {}),
-      external: (_run, job, timeoutMs) => {
+      external: (_run, job, timeoutMs, contender) => {
         const j = job as Job
+        if (contender === 'kcat') {
+          const idem = j.scenario.acks === -1
+          return runKcat(
+            [
+              '-P',
+              '-b',
+              j.bootstrap,
+              '-t',
+              j.topic,
+              '-K',
+              '\\t',
+              ...(j.scenario.compression === 'none' ? [] : ['-z', j.scenario.compression]),
+              ...['acks=' + (idem ? 'all' : '1'), `enable.idempotence=${idem}`, `linger.ms=${LINGER_MS}`, `batch.size=${BATCH_BYTES}`]
+                .concat(['partitioner=murmur2_random', 'client.id=bench-kcat'])
+                .flatMap((p) => ['-X', p]),
+            ],
+            { input: kcatInputFile(j.messages), timeoutMs },
+          )
+        }
         const args = (n: number) => [
           '--topic',
           j.topic,
@@ -448,6 +473,7 @@ async function parent(): Promise<void> {
     "@confluentinc/kafka-javascript runs through its Standard (node-rdkafka) API, which its INTRODUCTION.md calls the more performant one for high volumes: produce() per message with a delivery-report event each, polled on librdkafka's background thread (setPollInBackground, which the same page calls the more efficient for high-throughput producers). A run ends when every delivery report is in.",
     "acks=1 runs are not idempotent (idempotence needs acks=all); acks=all runs are idempotent in every client, as wafka and the Java client are by default. KafkaJS's idempotent producer sends one request at a time per broker; @platformatic/kafka's forces maxInflights to 1 (5 otherwise); wafka keeps up to 5 in flight per broker either way; librdkafka up to 5 when idempotent (its max.in.flight default, 1,000,000, otherwise).",
     "KafkaJS and @platformatic/kafka have no linger or batch-size setting: a send() becomes one Produce request per broker holding that call's messages (about 21 per partition here), so their batching is set by the caller's chunk size. wafka and librdkafka batch per partition across calls (linger 5 ms, batch size 16 KiB).",
+    "kcat (librdkafka's C client as a command, the system's kcat and the librdkafka it links) reads the same keys and values, in the same order, from a file of key<TAB>value lines on its stdin and produces each line as a message, with the same linger, batch size and partitioner (murmur2, as the others hash keys) as wafka. It is the native reference: no runtime, no JIT, so no warm-up; its clock runs from starting the process to its exit, after the last delivery report, so starting, connecting and flushing are in it, and its CPU (bash's `times` once it exits) and peak RSS (VmHWM) are the whole process's.",
     'MB/s counts key + value bytes (116 per message), not protocol overhead.',
     `CPU is process.cpuUsage() over the timed part: every thread of the client process, so librdkafka's own threads and libuv's are in it. The broker (${rig.target === 'kafka' ? 'a JVM' : 'the mock cluster'}, a separate process) is not, but it shares the machine's cores with the client.`,
     'Peak RSS includes each process\'s baseline (Node, the client\'s code, the 65,536-pair data pool); "RSS above baseline" in the full table subtracts the RSS measured just before connecting.',

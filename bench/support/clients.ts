@@ -6,6 +6,7 @@ import { ApiVersionsShim } from './api-versions-shim.js'
 import type { ContenderId, Target } from './contest.js'
 import { packageVersion } from './environment.js'
 import { javaVersion } from './java-contender.js'
+import { kcatVersion } from './kcat-contender.js'
 import { KafkaBroker } from './kafka-broker.js'
 import { MockBroker, peerBuild } from './mock-broker.js'
 
@@ -50,6 +51,7 @@ export function clientVersions(wafka: string, ckjsDir: string): Record<string, s
     '@platformatic/kafka': packageVersion('@platformatic/kafka'),
     '@confluentinc/kafka-javascript': ckjs.version,
     librdkafka: ckjs.librdkafka ?? '2.15',
+    kcat: kcatVersion(),
   }
 }
 

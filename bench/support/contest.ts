@@ -19,18 +19,21 @@ import { contestChartSvg, contestChartTitle } from '../../src/cli/bench/result-c
  * and the summaries, console tables and markdown.
  */
 
-export type ContenderId = 'wafka' | 'kafkajs' | 'platformatic' | 'confluent' | 'java'
+export type ContenderId = 'wafka' | 'kafkajs' | 'platformatic' | 'confluent' | 'kcat' | 'java'
 
 /** Where the contest runs (--target): librdkafka's mock cluster (3 brokers), or one real Apache Kafka broker. */
 export type Target = 'mock' | 'kafka'
 
-const CONTENDERS: Array<{ id: ContenderId; name: string; targets: Target[] }> = [
+/** `external`: not a Node child of this script, but a process the benchmark's external hook runs. */
+const CONTENDERS: Array<{ id: ContenderId; name: string; targets: Target[]; external?: true }> = [
   { id: 'wafka', name: 'wafka', targets: ['mock', 'kafka'] },
   { id: 'kafkajs', name: 'KafkaJS', targets: ['mock', 'kafka'] },
   { id: 'platformatic', name: '@platformatic/kafka', targets: ['mock', 'kafka'] },
   { id: 'confluent', name: '@confluentinc/kafka-javascript', targets: ['mock', 'kafka'] },
+  // librdkafka in C, as a command: the native reference.
+  { id: 'kcat', name: 'kcat', targets: ['mock', 'kafka'], external: true },
   // Kafka's own perf tools: they need a broker that speaks what the Java client does, which the mock does not.
-  { id: 'java', name: 'Java client', targets: ['kafka'] },
+  { id: 'java', name: 'Java client', targets: ['kafka'], external: true },
 ]
 
 /** The contenders in round `round`'s order: rotated by one each round, so none always goes first. */
@@ -195,8 +198,8 @@ export interface ContestHooks<S, Run extends ContestRun> {
   end?(run: Run): Promise<void>
   /** Said in the progress line after the peak RSS. */
   detail?(run: Run): string | undefined
-  /** Runs a contender that is not a Node child (the Java client) on the job start() made. */
-  external?(run: Run, job: unknown, timeoutMs: number): Promise<ChildResult>
+  /** Runs a contender that is not a Node child (kcat, the Java client) on the job start() made. */
+  external?(run: Run, job: unknown, timeoutMs: number, contender: ContenderId): Promise<ChildResult>
 }
 
 /**
@@ -223,9 +226,9 @@ export async function runContest<S, Run extends ContestRun & { shimBytes?: numbe
             await hooks.before?.(run)
             const shimBytes = rig.shim?.forwardedBytes ?? 0
             const brokerCpu0 = rig.cluster.cpuSeconds()
-            if (c.id === 'java') {
-              if (!hooks.external) throw new Error('this benchmark has no Java contender')
-              run.result = await hooks.external(run, job, timeoutMs)
+            if (c.external) {
+              if (!hooks.external) throw new Error(`this benchmark cannot run ${c.name}`)
+              run.result = await hooks.external(run, job, timeoutMs, c.id)
             } else {
               run.result = await runChild<ChildResult>(snapshot, job, timeoutMs, options.profileDir(c))
             }
