@@ -15,7 +15,7 @@
  * producer.md.
  *
  *   npm run bench:producer      (builds, then runs it in full: about 6 minutes)
- *   node --expose-gc dist/bench/producer.js [--target=mock|kafka] [--quick] [--messages=N]
+ *   node --expose-gc dist/bench/producer.js [--target=mock|kafka] [--cold] [--quick] [--messages=N]
  *     [--rounds=N] [--only=<contender>] [--scenario=<text>] [--inflight=N]
  *     [--confluent-api=kafkajs] [--profile=<contender>]
  *
@@ -25,7 +25,9 @@
  * and writes bench/results/producer-kafka.json and .md instead.
  * Needs the real peers (test/peers/README.md: `node test/peers/build.mjs
  * --install` builds the mock cluster and @confluentinc/kafka-javascript).
- * --quick: 100,000 messages, 1 round. --only and --scenario narrow the run;
+ * --cold: no warm-up, each client's clock starting before it connects, as a
+ * fresh process sends its first messages; writes producer-cold.* (or
+ * producer-kafka-cold.*). --quick: 100,000 messages, 1 round. --only and --scenario narrow the run;
  * --inflight changes the window of send() calls (64); --confluent-api=kafkajs
  * runs that client through its KafkaJS-compatible API instead; --profile runs
  * that contender's children with --cpu-prof (profiles in dist/bench/profiles/).
@@ -82,7 +84,7 @@ const SCENARIOS: Scenario[] = [
 const scenarioName = (s: Scenario) => `acks=${s.acks === -1 ? 'all' : '1'}, ${s.compression === 'none' ? 'uncompressed' : s.compression}`
 
 /** What each client is told, per scenario: the report prints it. */
-function settings(id: ContenderId, s: Scenario, inflight: number, target: Target): string {
+function settings(id: ContenderId, s: Scenario, inflight: number, target: Target, cold: boolean): string {
   const idem = s.acks === -1
   const window = `${inflight} send() calls of ${CHUNK} messages in flight`
   switch (id) {
@@ -93,7 +95,7 @@ function settings(id: ContenderId, s: Scenario, inflight: number, target: Target
     case 'platformatic':
       return `new Producer({ acks: ${s.acks}, idempotent: ${idem}, compression: '${s.compression}', autocreateTopics: false${idem && target === 'mock' ? ', producerId: -1n, producerEpoch: -1' : ''} }), other options default (maxInflights 5${idem ? ', forced to 1 by idempotent' : ''}); no linger or batch size: each send() is one Produce request per broker; ${window}`
     case 'java':
-      return `ProducerPerformance (kafka-tools) in a JVM of its own (${JAVA_CLIENT_OPTIONS.join(' ')}): --num-records N --throughput -1 --payload-file (the same 100-byte values) --key-distribution range --record-key-range ${POOL} (keys "0".."${POOL - 1}", 1 to 5 bytes), --command-property acks=${s.acks === -1 ? 'all' : 1} enable.idempotence=${idem} linger.ms=${LINGER_MS} batch.size=${BATCH_BYTES} compression.type=${s.compression}, the Java client's other defaults (max.in.flight.requests.per.connection 5, buffer.memory 32 MiB); send() per record with a callback, as fast as the buffer allows; a warm-up invocation of the same size as the others' in the same JVM first`
+      return `ProducerPerformance (kafka-tools) in a JVM of its own (${JAVA_CLIENT_OPTIONS.join(' ')}): --num-records N --throughput -1 --payload-file (the same 100-byte values) --key-distribution range --record-key-range ${POOL} (keys "0".."${POOL - 1}", 1 to 5 bytes), --command-property acks=${s.acks === -1 ? 'all' : 1} enable.idempotence=${idem} linger.ms=${LINGER_MS} batch.size=${BATCH_BYTES} compression.type=${s.compression}, the Java client's other defaults (max.in.flight.requests.per.connection 5, buffer.memory 32 MiB); send() per record with a callback, as fast as the buffer allows${cold ? '; no warm-up invocation' : "; a warm-up invocation of the same size as the others' in the same JVM first"}`
     case 'kcat':
       return `kcat -P -K '\\t' (one key<TAB>value line a message, from a file of the same keys and values in the same order) -X acks=${s.acks === -1 ? 'all' : 1} -X enable.idempotence=${idem} -X linger.ms=${LINGER_MS} -X batch.size=${BATCH_BYTES}${s.compression === 'none' ? '' : ` -z ${s.compression}`} -X partitioner=murmur2_random, librdkafka's other defaults (queue.buffering.max.messages 100,000, max.in.flight 1,000,000${idem ? ', 5 when idempotent' : ''}); no warm-up: the clock runs from starting it to its exit, once every message is acknowledged`
     case 'confluent':
@@ -112,6 +114,8 @@ interface Job {
   warmup: number
   inflight: number
   target: Target
+  /** --cold: no warm-up, and the clock starts before the client connects (a fresh process's first messages). */
+  cold: boolean
   /** @confluentinc/kafka-javascript: its Standard API (default) or its KafkaJS-compatible one. */
   confluentApi?: 'standard' | 'kafkajs'
 }
@@ -315,11 +319,12 @@ async function child(job: Job): Promise<ChildResult> {
       : drivers[job.contender as Exclude<ContenderId, 'java' | 'kcat'>]
   const driver = await make(job, keys, values)
   const meter = new ChildMeter()
+  if (job.cold) meter.start()
   await driver.connect()
   // Warm-up: the same kind of traffic, untimed, so JIT compilation and the first
   // metadata and connection setup are not in the figures. It goes to the same topic.
   if (job.warmup > 0) await driver.produce(0, job.warmup)
-  meter.start()
+  if (!job.cold) meter.start()
   await driver.produce(job.warmup, job.warmup + job.messages)
   const result = meter.stop()
   await driver.close()
@@ -356,14 +361,19 @@ interface Header extends ContestHeader {
 }
 
 function workload(h: Header, rig: Rig): string {
-  return `${fmt.format(h.messages)} messages (16-byte keys, 100-byte JSON values) per run, after ${fmt.format(h.warmup)} untimed warm-up messages, to a fresh ${PARTITIONS}-partition topic (replication ${rig.replication}) on ${rig.description}. Each contender runs in a child process of its own; ${h.rounds} round(s), interleaved, contender order rotating; figures are medians, and each "n×" is the median of the per-round ratios.`
+  const start =
+    h.warmup > 0
+      ? `after ${fmt.format(h.warmup)} untimed warm-up messages`
+      : 'cold (--cold): no warm-up, the clock started before the client connects (the Java client: its own figure, from its first send)'
+  return `${fmt.format(h.messages)} messages (16-byte keys, 100-byte JSON values) per run, ${start}, to a fresh ${PARTITIONS}-partition topic (replication ${rig.replication}) on ${rig.description}. Each contender runs in a child process of its own; ${h.rounds} round(s), interleaved, contender order rotating; figures are medians, and each "n×" is the median of the per-round ratios.`
 }
 
 async function parent(): Promise<void> {
   const options = contestOptions(import.meta.url, SCENARIOS, scenarioName)
   const { messages, rounds, confluentApi, contenders, scenarios, elapsed } = options
   const inflight = Number(option('inflight') ?? PRODUCE_WORKLOAD.inflight)
-  const warmup = warmupFor(messages)
+  const cold = process.argv.includes('--cold')
+  const warmup = cold ? 0 : warmupFor(messages)
   const write = !options.partial && !option('inflight')
 
   const rig = await startRig(options.target)
@@ -392,6 +402,7 @@ async function parent(): Promise<void> {
           warmup: runWarmup,
           inflight,
           target: rig.target,
+          cold,
           confluentApi,
         }
         return {
@@ -465,7 +476,9 @@ async function parent(): Promise<void> {
     await rig.close()
   }
 
-  const summaries = summarize(runs, scenarios.map(scenarioName), contenders, (id, i) => settings(id, scenarios[i], inflight, rig.target))
+  const summaries = summarize(runs, scenarios.map(scenarioName), contenders, (id, i) =>
+    settings(id, scenarios[i], inflight, rig.target, cold),
+  )
   console.log('')
   printTables(summaries)
   const notes = [
@@ -484,7 +497,7 @@ async function parent(): Promise<void> {
     ...(rig.target === 'kafka'
       ? [
           "The broker is one real Apache Kafka broker (KRaft, broker and controller in one JVM, -Xmx512m, SerialGC) on this machine, started fresh for the run by the test rig (test/peers/kafka.ts); every client speaks to it as it is, with no shim and no settings of the mock's. Topics have replication 1, so acks=all waits for the one replica's log append only.",
-          "The Java client runs as Kafka's own ProducerPerformance (kafka-tools), inside bench/java/PerfRun.java: one JVM per run (-Xmx512m, SerialGC, as every JVM on this 2-core machine), an untimed invocation with the warm-up count to the same topic first, then the timed one. Its messages/s is the tool's own figure (from its first send to its last acknowledgement); its CPU is the JVM's process CPU time (every thread: client, GC, JIT) over the whole timed invocation, so creating and closing its producer is in it; its peak RSS is the JVM's VmHWM, the peak of the whole process. It sends the same 100-byte values (--payload-file, picked at random per record), but its keys are the decimal strings 0..65535 (1 to 5 bytes) rather than the 16-byte keys the Node clients send, so its MB/s, counted as 116 bytes a message like the others', overstates its bytes slightly.",
+          `The Java client runs as Kafka's own ProducerPerformance (kafka-tools), inside bench/java/PerfRun.java: one JVM per run (-Xmx512m, SerialGC, as every JVM on this 2-core machine), ${cold ? 'one invocation, with no warm-up.' : 'an untimed invocation with the warm-up count to the same topic first, then the timed one.'} Its messages/s is the tool's own figure (from its first send to its last acknowledgement); its CPU is the JVM's process CPU time (every thread: client, GC, JIT) over the whole timed invocation, so creating and closing its producer is in it; its peak RSS is the JVM's VmHWM, the peak of the whole process. It sends the same 100-byte values (--payload-file, picked at random per record), but its keys are the decimal strings 0..65535 (1 to 5 bytes) rather than the 16-byte keys the Node clients send, so its MB/s, counted as 116 bytes a message like the others', overstates its bytes slightly.`,
           'The machine is 2 cores shared with other work (other sessions were running tests and JVMs during this run): the absolute figures are noisy; the per-round ratios, above all CPU per message, are the comparable figures.',
           "@platformatic/kafka's idempotent producer (the acks=all scenarios) fails on real Kafka: the broker answers OUT_OF_ORDER_SEQUENCE_NUMBER once several send() calls are in flight (the mock does not check sequence numbers, so it passes there). Those runs are reported failed and left out of the figures.",
         ]
@@ -506,7 +519,7 @@ async function parent(): Promise<void> {
   }
   const text = { script: 'bench/producer.ts', workload: workload(header, rig), timedUntil: 'the last acknowledgement' }
   console.log(
-    `${writeResults(rig.target === 'kafka' ? 'producer-kafka' : 'producer', options.root, header, text, summaries, runs)} (${elapsed()})`,
+    `${writeResults(`${rig.target === 'kafka' ? 'producer-kafka' : 'producer'}${cold ? '-cold' : ''}`, options.root, header, text, summaries, runs)} (${elapsed()})`,
   )
 }
 

@@ -23,6 +23,8 @@ export interface Scenario {
   each?: 'batch' | 'message'
   /** Producer: this many times the usual messages (a long run: what the short one pays for start-up and warm-up shows against it). Not profiled. */
   times?: number
+  /** Node/V8 flags for this scenario's process (--no-opt: what the run costs without TurboFan compiling on the other threads). Not profiled. */
+  nodeFlags?: string[]
 }
 
 export interface Job extends Scenario {
