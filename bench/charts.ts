@@ -13,7 +13,7 @@ import { codecChartSvg, codecChartTitle, contestChartSvg, contestChartTitle } fr
 import { repositoryRoot } from './support/environment.js'
 
 const dir = join(repositoryRoot(), 'bench', 'results')
-for (const name of ['codec', 'producer', 'consumer', 'producer-kafka', 'consumer-kafka']) {
+for (const name of ['codec', 'producer', 'consumer', 'producer-kafka', 'consumer-kafka', 'producer-cold', 'producer-kafka-cold']) {
   const file = join(dir, `${name}.json`)
   if (!existsSync(file)) continue
   const results = JSON.parse(readFileSync(file, 'utf8'))

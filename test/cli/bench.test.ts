@@ -219,20 +219,27 @@ describe.skipIf(!built)('wafka bench on the embedded broker', () => {
 })
 
 describe('the charts of the committed bench results', () => {
-  it("a contest's chart: a series per client, a bar per scenario it finished, in both panels", () => {
-    const results = JSON.parse(readFileSync(join(root, 'bench/results/producer-kafka.json'), 'utf8'))
-    const svg = parseXml(contestChartSvg(contestChartTitle('producer-kafka', results), results.summaries))
-    const bars = series(svg)
-    const clients = [...new Set(results.summaries.map((s: { contender: string }) => s.contender))]
-    expect([...bars.keys()]).toEqual(clients)
-    for (const client of clients) {
-      const finished = results.summaries.filter((s: { contender: string; rounds: number }) => s.contender === client && s.rounds > 0)
-      expect(bars.get(client as string)!.children.filter((c) => c.name === 'rect')).toHaveLength(finished.length * 2)
-    }
-    expect(descendants(svg).find((e) => e.name === 'text')!.text).toMatch(
-      /^producer: 500,000 messages, 3 rounds, on one Apache Kafka broker/,
-    )
-  })
+  it.each([
+    ['producer-kafka', /^producer: [\d,]+ messages, \d+ rounds, on one Apache Kafka broker, \d{4}-/],
+    ['producer-kafka-cold', /^producer: [\d,]+ messages, cold \(no warm-up\), \d+ rounds, on one Apache Kafka broker, \d{4}-/],
+    ['consumer', /^consumer: [\d,]+ messages, \d+ rounds, on librdkafka's mock cluster, \d{4}-/],
+  ])(
+    "a contest's chart (%s): a series per client, a bar per scenario it finished, in both panels, and a title saying where",
+    (name, title) => {
+      const results = JSON.parse(readFileSync(join(root, `bench/results/${name}.json`), 'utf8'))
+      const svg = parseXml(contestChartSvg(contestChartTitle(name, results), results.summaries))
+      const bars = series(svg)
+      const clients = [...new Set(results.summaries.map((s: { contender: string }) => s.contender))]
+      expect([...bars.keys()]).toEqual(clients)
+      for (const client of clients) {
+        const finished = results.summaries.filter((s: { contender: string; rounds: number }) => s.contender === client && s.rounds > 0)
+        expect(bars.get(client as string)!.children.filter((c) => c.name === 'rect')).toHaveLength(finished.length * 2)
+      }
+      const text = descendants(svg).find((e) => e.name === 'text')!.text
+      expect(text).toMatch(title)
+      expect(text).toContain(`${results.messages.toLocaleString('en-US')} messages`)
+    },
+  )
 })
 
 describe.skipIf(!built || !requireKafka())('wafka bench on Apache Kafka', () => {

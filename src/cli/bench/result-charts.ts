@@ -61,7 +61,9 @@ export function codecChartTitle(header: { date: string; rounds: number }): strin
 
 /** bench/results/<name>.svg's title for a contest (producer, consumer; -kafka: on real Kafka). */
 export function contestChartTitle(name: string, header: { date: string; messages?: number; rounds?: number }): string {
+  // Names are <producer|consumer>[-kafka][-cold], as the contests write them.
   const what = name.startsWith('producer') ? 'producer' : 'consumer'
-  const where = name.endsWith('-kafka') ? 'one Apache Kafka broker' : "librdkafka's mock cluster"
-  return `${what}: ${count.format(header.messages ?? 0)} messages, ${header.rounds ?? '?'} rounds, on ${where}, ${header.date.slice(0, 10)}`
+  const cold = name.endsWith('-cold') ? ', cold (no warm-up)' : ''
+  const where = name.includes('-kafka') ? 'one Apache Kafka broker' : "librdkafka's mock cluster"
+  return `${what}: ${count.format(header.messages ?? 0)} messages${cold}, ${header.rounds ?? '?'} rounds, on ${where}, ${header.date.slice(0, 10)}`
 }
