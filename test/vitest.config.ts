@@ -1,5 +1,35 @@
 import { readFileSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
+import { builtPackage, type BuiltFormat } from './built-package.js'
+
+// What runs again against the built package (dist/, ESM and CJS) after the
+// whole suite has run against src/: the public surface, the KafkaJS drop-in,
+// the runtimes, and a slice of the client suites (a round trip both ways,
+// every error class a hostile broker makes us throw, logging).
+export const builtSlice = [
+  'test/public-surface.test.ts',
+  'test/built-names.test.ts',
+  'test/hostile/fake-broker.test.ts',
+  'test/hostile/failure-classes.test.ts',
+  'test/hostile/truncated-batch.test.ts',
+  'test/hostile/halted-partition.test.ts',
+  'test/producer/producer.test.ts',
+  'test/consumer/consumer.test.ts',
+  'test/kafkajs/package.test.ts',
+  'test/kafkajs/start-order.test.ts',
+  'test/kafkajs/restart-on-failure.test.ts',
+  'test/kafkajs/admin-offsets.test.ts',
+]
+
+const built = (format: BuiltFormat) => ({
+  extends: true as const,
+  plugins: [builtPackage(format)],
+  test: {
+    name: `built-${format}`,
+    include: builtSlice,
+    server: { deps: { external: [/\/dist\/[^/]+\.c?js$/] } },
+  },
+})
 
 // The bundle inlines dist/wafka.wasm (esbuild's binary loader); tests load
 // the same bytes the same way, so they exercise the built module.
@@ -17,8 +47,8 @@ export default defineConfig({
   ],
   test: {
     root: new URL('..', import.meta.url).pathname,
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    projects: [{ extends: true, test: { name: 'src', include: ['test/**/*.test.ts'] } }, built('esm'), built('cjs')],
   },
 })

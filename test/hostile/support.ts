@@ -1,7 +1,8 @@
 // Shared by the hostile-broker tests: the client settings of issue 9's
 // report, timing and "nothing left behind" checks.
 import { expect } from 'vitest'
-import { WafkaError } from '../../src/errors.js'
+import * as wafka from '../../src/index.js'
+import type { WafkaError } from '../../src/index.js'
 
 /** The settings every scenario of the report ran with. */
 export const SETTINGS = {
@@ -38,6 +39,9 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; erro
 /** The error is a WafkaError of `type` with this retriability. */
 export function expectTyped(error: unknown, type: abstract new (...args: any[]) => WafkaError, retriable: boolean): void {
   expect(error, String(error)).toBeInstanceOf(type)
+  // The error says the name its class is exported under (the built package once said `_KafkaError`).
+  const exported = Object.entries(wafka).find(([, v]) => v === type)?.[0]
+  expect((error as Error).name).toBe(exported)
   expect((error as WafkaError).retriable, `${(error as Error).message} retriable`).toBe(retriable)
 }
 

@@ -1,4 +1,4 @@
-import { crc32c, decodeRecordSet, type RecordBatch } from '../../src/codec/index.js'
+import { crc32c, decodeRecordSet, loadCodecs, type RecordBatch } from '../../src/codec/index.js'
 import { Cluster } from '../../src/cluster/cluster.js'
 import { Fetch } from '../../src/protocol/messages/index.js'
 
@@ -8,6 +8,8 @@ import { Fetch } from '../../src/protocol/messages/index.js'
  * epoch, base sequence), which kcat cannot show.
  */
 export async function readBatches(bootstrap: string, topic: string, partition: number): Promise<RecordBatch[]> {
+  // The producer under test may be the built package, with codecs of its own.
+  await loadCodecs()
   const cluster = new Cluster({ brokers: bootstrap.split(',') })
   try {
     await cluster.connect()

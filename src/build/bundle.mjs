@@ -1,0 +1,60 @@
+// `npm run build:js`: the bundles package.json's "exports" and "bin" name.
+//
+// - ESM: one build of every client entry point with shared chunks, so
+//   `wafka`, `wafka/codec`, `wafka/protocol` and `wafka/kafkajs` share their
+//   classes and one wasm instance.
+// - CJS: the same promise for require(): one bundle (src/public/cjs.ts) holds
+//   every entry as a namespace, and each dist/<entry>.cjs hands out its part.
+// - The CLI, the embedded broker and the benchmarks: a bundle each.
+//
+// Names are kept (keepNames): esbuild otherwise renames a class whose body
+// refers to itself or whose name another module uses, and `err.name` said
+// `_KafkaError` (test/built-names.test.ts).
+import { build } from 'esbuild'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  loader: { '.wasm': 'binary' },
+  packages: 'external',
+  target: 'es2022',
+  keepNames: true,
+  logLevel: 'warning',
+}
+const node = (entry, format, outfile) => build({ ...common, entryPoints: [entry], platform: 'node', format, outfile })
+
+const entries = {
+  index: 'src/index.ts',
+  codec: 'src/public/codec.ts',
+  protocol: 'src/public/protocol.ts',
+  kafkajs: 'src/public/kafkajs.ts',
+}
+
+// Chunks are named by hash: old ones would pile up beside the new.
+await rm(`${root}dist/chunks`, { recursive: true, force: true })
+await mkdir(`${root}dist`, { recursive: true })
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: Object.entries(entries).map(([out, entry]) => ({ in: entry, out })),
+    splitting: true,
+    platform: 'neutral',
+    format: 'esm',
+    outdir: 'dist',
+    chunkNames: 'chunks/[name]-[hash]',
+  }),
+  node('src/public/cjs.ts', 'cjs', 'dist/chunks/wafka.cjs'),
+  ...Object.keys(entries).map((name) =>
+    writeFile(
+      `${root}dist/${name}.cjs`,
+      `'use strict'\n// wafka${name === 'index' ? '' : `/${name}`} for require(): one bundle behind every entry point.\nmodule.exports = require('./chunks/wafka.cjs').${name}\n`,
+    ),
+  ),
+  node('src/cli.ts', 'esm', 'dist/cli.js'),
+  node('src/broker/index.ts', 'esm', 'dist/broker.js'),
+  node('src/broker/index.ts', 'cjs', 'dist/broker.cjs'),
+  ...['codec', 'producer', 'consumer'].map((b) => node(`bench/${b}.ts`, 'esm', `dist/bench/${b}.js`)),
+])
