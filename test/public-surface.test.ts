@@ -79,7 +79,7 @@ describe('the public surface', () => {
 
 describe('the built package', () => {
   const root = new URL('..', import.meta.url).pathname
-  const built = !!process.env.CI || existsSync(`${root}/dist/codec.js`) && existsSync(`${root}/dist/protocol.cjs`)
+  const built = !!process.env.CI || (existsSync(`${root}/dist/codec.js`) && existsSync(`${root}/dist/protocol.cjs`))
   if (!built && process.env.CI) throw new Error('dist/ is missing: run npm run build first')
 
   it.skipIf(!built)('wafka/codec and wafka/protocol resolve for import and require; the ESM entries share one copy of the errors', () => {

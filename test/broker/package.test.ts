@@ -9,7 +9,7 @@ import { ApiVersions, Metadata } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const built = !!process.env.CI || existsSync(`${root}/dist/broker.js`) && existsSync(`${root}/dist/cli.js`)
+const built = !!process.env.CI || (existsSync(`${root}/dist/broker.js`) && existsSync(`${root}/dist/cli.js`))
 if (!built && process.env.CI) throw new Error('dist/ is missing: run npm run build first')
 
 describe.skipIf(!built)('the built broker', () => {
