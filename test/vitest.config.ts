@@ -1,25 +1,25 @@
 import { readFileSync } from 'node:fs'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 import { builtPackage, type BuiltFormat } from './built-package.js'
 
 // What runs again against the built package (dist/, ESM and CJS) after the
-// whole suite has run against src/: the public surface, the KafkaJS drop-in,
-// the runtimes, and a slice of the client suites (a round trip both ways,
-// every error class a hostile broker makes us throw, logging).
+// whole suite has run against src/: the public surface and every exported
+// name, the KafkaJS drop-in's suite, a slice of the client suites (a round
+// trip both ways, every error class a hostile broker makes us throw). The
+// runtime smoke tests (test/runtimes) load dist/ themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
   'test/built-names.test.ts',
+  'test/kafkajs/*.test.ts',
   'test/hostile/fake-broker.test.ts',
   'test/hostile/failure-classes.test.ts',
   'test/hostile/truncated-batch.test.ts',
   'test/hostile/halted-partition.test.ts',
   'test/producer/producer.test.ts',
   'test/consumer/consumer.test.ts',
-  'test/kafkajs/package.test.ts',
-  'test/kafkajs/start-order.test.ts',
-  'test/kafkajs/restart-on-failure.test.ts',
-  'test/kafkajs/admin-offsets.test.ts',
 ]
+// Unit tests of the drop-in's inner pieces, which the package does not export.
+const notBuilt = ['test/kafkajs/layer.test.ts']
 
 const built = (format: BuiltFormat) => ({
   extends: true as const,
@@ -27,6 +27,7 @@ const built = (format: BuiltFormat) => ({
   test: {
     name: `built-${format}`,
     include: builtSlice,
+    exclude: [...configDefaults.exclude, ...notBuilt],
     server: { deps: { external: [/\/dist\/[^/]+\.c?js$/] } },
   },
 })
