@@ -217,7 +217,7 @@ describe("the engine's request events as KafkaJS's network events", () => {
     events.on(ProducerEvents.REQUEST_QUEUE_SIZE, (e) => void got.push(e))
     tell({ type: 'timeout', ...timing })
     tell({ type: 'queueSize', broker: 'b:1', clientId: 'c', queueSize: 2 })
-    tell({ type: 'request', ...timing, size: 10, duration: 4 })
+    tell({ type: 'request', ...timing, size: 10, duration: 4, throttleTimeMs: 0 })
     await new Promise((r) => setTimeout(r, 0))
     // KafkaJS's socketRequest.timeoutRequest() and requestQueue's queue-size event carry exactly these.
     expect(got.map((e) => [e.type, Object.keys(e.payload).sort()])).toEqual([
