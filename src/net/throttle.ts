@@ -63,8 +63,9 @@ export function throttleTimeOf(response: unknown): number {
 /**
  * When a connection may send again. A throttle never moves the end earlier
  * (Java: "the throttle deadline should never regress") and is capped, so a
- * broker claiming days holds requests for at most `capMs` (a real broker's
- * throttle is bounded by its quota window, 1 s by default). One timer wakes
+ * broker claiming days holds requests for at most `capMs` (the connection's
+ * request timeout: a request sent earlier than the broker asked waits unread
+ * in the muted broker, its own timeout running). One timer wakes
  * the connection when the gate opens; nothing polls.
  */
 export class ThrottleGate {
