@@ -403,6 +403,8 @@ export class Admin {
   }) {
     checkOptions('describeConfigs()', options, DESCRIBE_CONFIGS_OPTIONS)
     checkEntries('describeConfigs() resources', options.resources, DESCRIBE_CONFIGS_RESOURCE_OPTIONS)
+    // The brokers' throttle_time_ms (quotas, KIP-219), the longest of the answers (the connection holds its next requests back for it).
+    let throttleTime = 0
     const results = await Promise.all(
       options.resources.map((r) =>
         this.cluster
@@ -418,6 +420,7 @@ export class Admin {
             { check: (res, from) => check(res.results[0].errorCode, 'DescribeConfigs', `${r.name}`, res.results[0].errorMessage, from) },
           )
           .then(({ res }) => {
+            throttleTime = Math.max(throttleTime, res.throttleTimeMs ?? 0)
             const x = res.results[0]
             return {
               errorCode: x.errorCode,
@@ -437,7 +440,7 @@ export class Admin {
           }),
       ),
     )
-    return { resources: results, throttleTime: 0 }
+    return { resources: results, throttleTime }
   }
 
   /** Incremental config changes (IncrementalAlterConfigs): each entry says SET, DELETE, APPEND or SUBTRACT (default SET). */

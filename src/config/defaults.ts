@@ -55,7 +55,7 @@ export const KAFKA_OPTIONS = {
   ),
   onRequest: value(
     undefined,
-    '`(event) => void`, told of each request answered (`request`) or timed out (`timeout`), with its timing, and of requests queueing (`queueSize`).',
+    "`(event) => void`, told of each request answered (`request`, with its timing and the broker's `throttleTimeMs`) or timed out (`timeout`), and of requests queueing (`queueSize`).",
   ),
 } as const satisfies Record<keyof ClusterOptions, OptionSpec>
 

@@ -68,6 +68,8 @@ export class Instrumentation {
       const name = event.type === 'request' ? events.REQUEST : event.type === 'timeout' ? events.REQUEST_TIMEOUT : events.REQUEST_QUEUE_SIZE
       if (this.emitter.listenerCount(name) === 0) return
       const { type: _type, ...payload } = event
+      // KafkaJS's REQUEST has no throttle time (wafka's own onRequest and DEBUG log carry it).
+      if (event.type === 'request') delete (payload as { throttleTimeMs?: number }).throttleTimeMs
       this.emit(name, payload)
     }
   }

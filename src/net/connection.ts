@@ -12,6 +12,7 @@ import { abortable, MAX_TIMER_MS } from './backoff.js'
 import { FrameSplitter } from './frames.js'
 import { builtin, preloadBuiltins } from '../node-builtins.js'
 import { decodeResponseFrame, encodeRequestParts } from './wire.js'
+import { clientThrottles, ThrottleGate, throttleTimeOf } from './throttle.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { KAFKA_OPTIONS } from '../config/defaults.js'
 import { describeError, silentLogger, type Logger } from '../logger.js'
@@ -65,7 +66,13 @@ export interface RequestTiming {
 }
 
 export type RequestEvent =
-  | ({ type: 'request'; size: number; duration: number } & RequestTiming)
+  | ({
+      type: 'request'
+      size: number
+      duration: number
+      /** The broker's throttle_time_ms (quota, KIP-219): 0 when not throttled or the API has no such field. */
+      throttleTimeMs: number
+    } & RequestTiming)
   | ({ type: 'timeout' } & RequestTiming)
   | { type: 'queueSize'; broker: string; clientId: string | null; queueSize: number }
 
@@ -152,6 +159,8 @@ export class Connection {
   /** While set (exclusive()), only SASL's requests are written; the rest wait in order. */
   private held = false
   private drained: Array<() => void> = []
+  /** Broker quotas (KIP-219): after a throttled answer, sends wait here until the throttle has passed. */
+  private readonly throttle: ThrottleGate
 
   private get log(): Logger {
     return this.options.logger ?? silentLogger
@@ -162,6 +171,8 @@ export class Connection {
     this.host = options.host
     this.port = options.port
     this.nodeId = options.nodeId
+    // Capped at the request timeout: waiting longer than a request may take is a broker's bug, not a quota.
+    this.throttle = new ThrottleGate(this.options.requestTimeoutMs, () => this.pump())
   }
 
   /**
@@ -199,6 +210,11 @@ export class Connection {
 
   get isOpen(): boolean {
     return !this.closed
+  }
+
+  /** Epoch ms until which the broker throttles this connection (KIP-219), 0 when it does not. */
+  get throttledUntil(): number {
+    return this.throttle.openAt
   }
 
   /** Requests written and awaiting their response. */
@@ -250,9 +266,10 @@ export class Connection {
         createdAt: this.options.onRequest ? Date.now() : 0,
         sentAt: 0,
       }
-      if (options.exclusive || (!this.held && this.inFlight.length < this.options.maxInFlight)) this.send(call)
+      if (options.exclusive || (!this.held && this.inFlight.length < this.options.maxInFlight && !this.throttle.closed)) this.send(call)
       else {
         this.waiting.push(call)
+        this.throttle.arm()
         if (this.options.onRequest) this.tellQueueSize()
       }
     })
@@ -265,6 +282,7 @@ export class Connection {
     this.closeError = error
     this.log.debug('connection closed', { broker: this.name, ...(error ? describeError(error) : {}) })
     clearTimeout(this.idleTimer)
+    this.throttle.stop()
     this.sasl?.stop()
     this.socket?.destroy()
     const failure = this.closedError()
@@ -405,6 +423,7 @@ export class Connection {
 
   private pump(): void {
     while (!this.closed && !this.held && this.waiting.length > 0 && this.inFlight.length < this.options.maxInFlight) {
+      if (this.throttle.closed) return this.throttle.arm()
       this.send(this.waiting.shift()!)
       if (this.options.onRequest) this.tellQueueSize()
     }
@@ -454,16 +473,33 @@ export class Connection {
     while (this.unanswered.length > 0 && this.unanswered[0].seq < call.seq!) this.unanswered.shift()
     this.touch()
     if (this.inFlight.length === 0) for (const wake of this.drained.splice(0)) wake()
-    if (this.options.onRequest) this.tell({ type: 'request', ...this.timing(call), size: frame.length, duration: Date.now() - call.sentAt })
+    let response: unknown
+    let failure: Error | undefined
     try {
-      call.resolve(decodeResponseFrame(call.api, call.version, frame))
+      response = decodeResponseFrame(call.api, call.version, frame)
     } catch (err) {
       // Framing is intact, so the connection stays usable for the others.
-      call.reject(
-        err instanceof WafkaError ? err : new ProtocolError(`${call.api.name} response from ${this.name}: ${(err as Error).message}`),
-      )
+      failure =
+        err instanceof WafkaError ? err : new ProtocolError(`${call.api.name} response from ${this.name}: ${(err as Error).message}`)
     }
+    const throttleTimeMs = throttleTimeOf(response)
+    if (throttleTimeMs > 0) this.throttled(call, throttleTimeMs)
+    if (this.options.onRequest)
+      this.tell({ type: 'request', ...this.timing(call), size: frame.length, duration: Date.now() - call.sentAt, throttleTimeMs })
+    if (failure) call.reject(failure)
+    else call.resolve(response)
     this.pump()
+  }
+
+  /** A broker over its quota said how long to wait: from KIP-219's versions, this connection waits that long. */
+  private throttled(call: Call, throttleTimeMs: number): void {
+    if (!clientThrottles(call.api.name, call.version)) {
+      this.log.debug('throttled by the broker (it delayed the response)', { broker: this.name, api: call.api.name, throttleTimeMs })
+      return
+    }
+    const waitMs = this.throttle.throttle(throttleTimeMs)
+    // DEBUG as KafkaJS ("Client side throttling in effect"); Java logs it at TRACE.
+    this.log.debug('throttled by the broker: holding requests back', { broker: this.name, api: call.api.name, throttleTimeMs, waitMs })
   }
 
   private touch(): void {
