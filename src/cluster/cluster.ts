@@ -6,6 +6,7 @@ import type { ApiSpec, Input } from '../protocol/api.js'
 import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBrokerAddress, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
+import { BrokerHealth } from './broker-health.js'
 import { withRetry, type RetryPolicy } from './retry.js'
 import type { Answered, Body, ClusterClient, ConsumerCluster, Exchange, Lane, RouteOptions, TopicPartition } from './client.js'
 import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
@@ -75,9 +76,12 @@ export class Cluster implements ConsumerCluster {
   private readonly scopes = new Set<AbortController>()
   /** Attempts waiting on a partition's leader, told after each metadata refresh (see untilLeaderMoves). */
   private readonly leaderWatchers = new Set<() => void>()
+  /** Logs a broker lost (WARN), refusing us (ERROR) and back (INFO), once each. */
+  private readonly health: BrokerHealth
 
   constructor(options: ClusterOptions, logger?: Logger) {
     this.logger = logger ?? createLogger(options)
+    this.health = new BrokerHealth(this.log('Connection'))
     if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
       throw new WafkaError('no brokers given: pass brokers: ["host:port", ...]')
     }
@@ -279,6 +283,9 @@ export class Cluster implements ConsumerCluster {
     if (!address) throw new ConnectionError(`broker ${nodeId} is not in the cluster metadata`, { retriable: true })
     const failure = this.failures.get(nodeId)
     if (failure && Date.now() < failure.retryAt) await this.scoped((signal) => sleep(failure.retryAt - Date.now(), signal))
+    const where = `${address.host}:${address.port}`
+    const name = isBootstrapNodeId(nodeId) ? where : `broker ${nodeId} (${where})`
+    let wasOpen = false
     const opening = Connection.open({
       ...this.options,
       signal: this.signal,
@@ -286,16 +293,20 @@ export class Cluster implements ConsumerCluster {
       port: address.port,
       nodeId: isBootstrapNodeId(nodeId) ? undefined : nodeId,
       logger: this.log('Connection'),
-      onClose: () => {
+      onClose: (error) => {
         if (this.connections.get(key) === opening) this.connections.delete(key)
         if (this.opened.get(key)?.isOpen === false) this.opened.delete(key)
+        // Closed without an error: idle, or by us. After disconnect(), nothing is lost.
+        if (error && !this.closed) this.health.failed(where, name, error, wasOpen)
       },
     })
     this.connections.set(key, opening)
     try {
       const conn = await opening
+      wasOpen = true
       if (conn.isOpen && this.connections.get(key) === opening) this.opened.set(key, conn)
       this.failures.delete(nodeId)
+      this.health.connected(where, name)
       return conn
     } catch (err) {
       if (this.connections.get(key) === opening) this.connections.delete(key)
