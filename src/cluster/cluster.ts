@@ -4,7 +4,7 @@ import { backoffMs, sleep } from '../net/backoff.js'
 import { Connection, definedOnly, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
-import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBrokerAddress, type BrokerAddress } from './broker-address.js'
+import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBootstrap, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { BrokerHealth } from './broker-health.js'
 import { withRetry, type RetryPolicy } from './retry.js'
@@ -17,7 +17,8 @@ import { createLogger, describeError, type LogCreator, type LogLevel, type Logge
 import type { MetadataRequest } from '../protocol/messages/index.js'
 
 export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'logger' | 'signal'> {
-  brokers: string[]
+  /** 'host:port' addresses: an array, or one comma-separated string. */
+  brokers: string[] | string
   /** KafkaJS's levels: logLevel.NOTHING, ERROR, WARN (default), INFO, DEBUG. */
   logLevel?: LogLevel
   /** KafkaJS's shape: (level) => (entry) => void; the default writes one JSON line to stderr. */
@@ -82,10 +83,7 @@ export class Cluster implements ConsumerCluster {
   constructor(options: ClusterOptions, logger?: Logger) {
     this.logger = logger ?? createLogger(options)
     this.health = new BrokerHealth(this.log('Connection'))
-    if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
-      throw new WafkaError('no brokers given: pass brokers: ["host:port", ...]')
-    }
-    this.bootstrap = options.brokers.map(parseBrokerAddress)
+    this.bootstrap = parseBootstrap(options.brokers)
     validateSecurityOptions(options)
     this.options = {
       retryBackoffMs: KAFKA_OPTIONS.retryBackoffMs.default,
