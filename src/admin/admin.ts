@@ -374,6 +374,7 @@ export class Admin {
               Routes.node(node),
               {
                 retryMs: 0, // the retry around regroups by leader
+                leaderOf: { topic, partitions: group },
                 check: (r, from) => {
                   for (const t of r.topics)
                     for (const p of t.partitions) check(p.errorCode, 'ListOffsets', `${topic}-${p.partitionIndex} at ${from.broker}`)

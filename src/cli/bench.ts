@@ -150,7 +150,7 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
     const connection = resolveConnection(conn)
     const kafka = connection.kafka
     const extra = connection.clientOptions(what === 'produce' ? 'producer' : 'consumer', (line) => io.err(`wafka bench: ${line}\n`))
-    const target = { bootstrap: kafka.brokers.join(','), embedded: broker !== undefined }
+    const target = { bootstrap: String(kafka.brokers), embedded: broker !== undefined }
     const config: KafkaConfig = { ...kafka, clientId: str(values, 'client-id') ?? 'wafka-bench' }
     const admin = new Kafka(config).admin()
     await admin.connect()

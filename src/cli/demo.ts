@@ -249,7 +249,7 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
     }
     const summary = {
       topic,
-      broker: cluster ? 'embedded (3 virtual brokers, in process)' : config.brokers.join(','),
+      broker: cluster ? 'embedded (3 virtual brokers, in process)' : String(config.brokers),
       replicationFactor,
       ...(failoverReport ? { failover: failoverReport } : {}),
       messages: n,

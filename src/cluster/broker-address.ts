@@ -35,3 +35,27 @@ export function parseBrokerAddress(text: string): BrokerAddress {
   }
   return { host: m[1], port }
 }
+
+/**
+ * The bootstrap list: an array of addresses, or one comma-separated string
+ * of them (Java's bootstrap.servers, the CLI's -b). Anything else is a
+ * ConfigError saying what brokers must be.
+ */
+export function parseBootstrap(brokers: unknown): BrokerAddress[] {
+  const list =
+    typeof brokers === 'string'
+      ? brokers
+          .split(',')
+          .map((b) => b.trim())
+          .filter((b) => b !== '')
+      : brokers
+  if (!Array.isArray(list)) {
+    const what = list === null ? 'null' : typeof list
+    throw new ConfigError(`brokers must be an array of "host:port" strings (or one comma-separated string), not ${what}`)
+  }
+  if (list.length === 0) throw new ConfigError('no brokers given: pass brokers: ["host:port", ...]')
+  return list.map((b, i) => {
+    if (typeof b !== 'string') throw new ConfigError(`brokers[${i}] must be a "host:port" string, not ${b === null ? 'null' : typeof b}`)
+    return parseBrokerAddress(b)
+  })
+}

@@ -4,6 +4,12 @@ import type { ApiSpec, Input } from '../protocol/api.js'
 import type { MetadataCache, TopicInfo } from './metadata.js'
 import type { Route } from './route.js'
 
+/** A partition of a topic: what a leader leads. */
+export interface TopicPartition {
+  readonly topic: string
+  readonly partition: number
+}
+
 /**
  * Which socket to a broker a request uses. A broker answers one request at a
  * time per connection, so group coordination (a JoinGroup may wait minutes,
@@ -41,6 +47,13 @@ export interface RouteOptions<Res> {
    * moved" or "stale metadata" code forgets what it says is stale.
    */
   check?: (res: Res, from: Answered) => void
+  /**
+   * The partitions a request sent to their leader by node id is for (a
+   * leader route names its own): when a metadata refresh shows them led
+   * elsewhere before the answer comes, the attempt ends (retriably) so the
+   * caller's retry goes to the new leader.
+   */
+  leaderOf?: { topic: string; partitions: readonly number[] }
 }
 
 /** A request body, or a function of the version the connection negotiated (fields exist only in some versions). */
@@ -96,8 +109,13 @@ export type LeaderConnection = Pick<Connection, 'name' | 'versionFor' | 'support
  * after a failure let the cluster forget what it says is stale.
  */
 export interface LeaderConnections extends ClusterClient {
-  /** The open connection to a broker, opened when needed (with reconnect backoff after failures). */
-  connection(nodeId: number): Promise<LeaderConnection>
+  /**
+   * The open connection to a broker, opened when needed (with reconnect
+   * backoff after failures). `leaderOf`: the partitions it is wanted for as
+   * their leader; if metadata shows them led elsewhere while it is still
+   * being opened, it fails (retriably) so they go to the new leader.
+   */
+  connection(nodeId: number, lane?: 'data', leaderOf?: readonly TopicPartition[]): Promise<LeaderConnection>
   /** One request to a broker by node id, at the version its connection negotiated; no retry. */
   send<Req, Res>(nodeId: number, api: ApiSpec<Req, Res>, body: Body<Req>): Promise<Res>
   /** Forgets what `err` says is stale (metadata, coordinators), before a retry. */

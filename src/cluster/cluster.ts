@@ -4,10 +4,11 @@ import { backoffMs, sleep } from '../net/backoff.js'
 import { Connection, definedOnly, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
-import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBrokerAddress, type BrokerAddress } from './broker-address.js'
+import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBootstrap, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
+import { BrokerHealth } from './broker-health.js'
 import { withRetry, type RetryPolicy } from './retry.js'
-import type { Answered, Body, ClusterClient, ConsumerCluster, Exchange, Lane, RouteOptions } from './client.js'
+import type { Answered, Body, ClusterClient, ConsumerCluster, Exchange, Lane, RouteOptions, TopicPartition } from './client.js'
 import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -16,7 +17,8 @@ import { createLogger, describeError, type LogCreator, type LogLevel, type Logge
 import type { MetadataRequest } from '../protocol/messages/index.js'
 
 export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'logger' | 'signal'> {
-  brokers: string[]
+  /** 'host:port' addresses: an array, or one comma-separated string. */
+  brokers: string[] | string
   /** KafkaJS's levels: logLevel.NOTHING, ERROR, WARN (default), INFO, DEBUG. */
   logLevel?: LogLevel
   /** KafkaJS's shape: (level) => (entry) => void; the default writes one JSON line to stderr. */
@@ -73,13 +75,15 @@ export class Cluster implements ConsumerCluster {
    * not put a hundred listeners on the client's one.
    */
   private readonly scopes = new Set<AbortController>()
+  /** Attempts waiting on a partition's leader, told after each metadata refresh (see untilLeaderMoves). */
+  private readonly leaderWatchers = new Set<() => void>()
+  /** Logs a broker lost (WARN), refusing us (ERROR) and back (INFO), once each. */
+  private readonly health: BrokerHealth
 
   constructor(options: ClusterOptions, logger?: Logger) {
     this.logger = logger ?? createLogger(options)
-    if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
-      throw new WafkaError('no brokers given: pass brokers: ["host:port", ...]')
-    }
-    this.bootstrap = options.brokers.map(parseBrokerAddress)
+    this.health = new BrokerHealth(this.log('Connection'))
+    this.bootstrap = parseBootstrap(options.brokers)
     validateSecurityOptions(options)
     this.options = {
       retryBackoffMs: KAFKA_OPTIONS.retryBackoffMs.default,
@@ -215,6 +219,7 @@ export class Cluster implements ConsumerCluster {
     // v13+: an error for the whole request (e.g. REBOOTSTRAP_REQUIRED) instead of a partial answer.
     if (res.errorCode) throw kafkaError(res.errorCode, { api: 'Metadata', broker: conn.name })
     this.metadata.apply(res, everything)
+    for (const watcher of this.leaderWatchers) watcher()
     this.log('Cluster').debug('metadata refreshed', {
       broker: conn.name,
       brokers: res.brokers.length,
@@ -249,10 +254,22 @@ export class Cluster implements ConsumerCluster {
     return p.leader
   }
 
-  /** The open connection to a broker, opening one if needed (with reconnect backoff after failures). */
-  async connection(nodeId: number, lane: Lane = 'data'): Promise<Connection> {
-    if (this.closed) throw this.signal.reason
+  /**
+   * The open connection to a broker, opening one if needed (with reconnect
+   * backoff after failures). With `leaderOf`, the partitions a request for
+   * it is about: if a metadata refresh shows them led elsewhere while the
+   * connection is still being opened (nothing sent yet), it fails at once,
+   * retriably, so the request goes to the new leader.
+   */
+  connection(nodeId: number, lane: Lane = 'data', leaderOf?: readonly TopicPartition[]): Promise<Connection> {
     const key = lane === 'data' ? String(nodeId) : `${nodeId}/${lane}`
+    const open = this.opened.get(key)
+    if (leaderOf === undefined || open?.isOpen) return this.openConnection(nodeId, lane, key)
+    return this.untilLeaderMoves(this.openConnection(nodeId, lane, key), nodeId, leaderOf, `connecting to broker ${nodeId}`)
+  }
+
+  private async openConnection(nodeId: number, lane: Lane, key: string): Promise<Connection> {
+    if (this.closed) throw this.signal.reason
     const existing = this.connections.get(key)
     if (existing) {
       // A connection being opened for someone else: its failure is ours too (not a second attempt of our own).
@@ -264,6 +281,9 @@ export class Cluster implements ConsumerCluster {
     if (!address) throw new ConnectionError(`broker ${nodeId} is not in the cluster metadata`, { retriable: true })
     const failure = this.failures.get(nodeId)
     if (failure && Date.now() < failure.retryAt) await this.scoped((signal) => sleep(failure.retryAt - Date.now(), signal))
+    const where = `${address.host}:${address.port}`
+    const name = isBootstrapNodeId(nodeId) ? where : `broker ${nodeId} (${where})`
+    let wasOpen = false
     const opening = Connection.open({
       ...this.options,
       signal: this.signal,
@@ -271,16 +291,20 @@ export class Cluster implements ConsumerCluster {
       port: address.port,
       nodeId: isBootstrapNodeId(nodeId) ? undefined : nodeId,
       logger: this.log('Connection'),
-      onClose: () => {
+      onClose: (error) => {
         if (this.connections.get(key) === opening) this.connections.delete(key)
         if (this.opened.get(key)?.isOpen === false) this.opened.delete(key)
+        // Closed without an error: idle, or by us. After disconnect(), nothing is lost.
+        if (error && !this.closed) this.health.failed(where, name, error, wasOpen)
       },
     })
     this.connections.set(key, opening)
     try {
       const conn = await opening
+      wasOpen = true
       if (conn.isOpen && this.connections.get(key) === opening) this.opened.set(key, conn)
       this.failures.delete(nodeId)
+      this.health.connected(where, name)
       return conn
     } catch (err) {
       if (this.connections.get(key) === opening) this.connections.delete(key)
@@ -359,10 +383,15 @@ export class Cluster implements ConsumerCluster {
     return this.retry(
       async () => {
         try {
-          const conn = await this.connectionFor(route, options.lane)
+          const partitions = leadersOf(route, options.leaderOf)
+          const conn = await this.connectionFor(route, options.lane, partitions)
           const version = conn.versionFor(api, options.maxVersion)
           const input = typeof body === 'function' ? (body as (v: number) => Input<Req>)(version) : body
-          const res = await conn.request(api, input, { version, timeoutMs: options.timeoutMs })
+          const pending = conn.request(api, input, { version, timeoutMs: options.timeoutMs })
+          const res =
+            partitions === undefined || conn.nodeId === undefined
+              ? await pending
+              : await this.untilLeaderMoves(pending, conn.nodeId, partitions, `${api.name} waited on ${conn.name}`)
           const from: Answered = { version, nodeId: conn.nodeId, broker: conn.name }
           options.check?.(res, from)
           return { res, ...from }
@@ -374,6 +403,49 @@ export class Cluster implements ConsumerCluster {
       options.retryMs,
       route,
     )
+  }
+
+  /**
+   * `pending`, unless a metadata refresh shows one of `partitions` led by
+   * another broker than `from` first: then it fails at once (retriably) and
+   * the retry goes to the new leader, rather than waiting out a broker that
+   * may never answer. What was pending goes on: a request already written
+   * cannot be taken back, so if the old broker never answers, it alone
+   * times out (and closes its connection).
+   */
+  private untilLeaderMoves<T>(pending: Promise<T>, from: number, partitions: readonly TopicPartition[], waiting: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const check = () => {
+        for (const { topic, partition } of partitions) {
+          const leader = this.metadata.partition(topic, partition)?.leader ?? -1
+          // No leader (an election in progress) is nowhere better to go: keep waiting.
+          if (leader < 0 || leader === from) continue
+          this.leaderWatchers.delete(check)
+          pending.catch(this.log('Cluster').caught(`left behind after the leader moved (${waiting}): it failed`))
+          this.log('Cluster').debug('leader moved while a request waited: retrying at the new leader', {
+            topic,
+            partition,
+            from,
+            to: leader,
+          })
+          reject(
+            new WafkaError(`${topic}-${partition} moved from broker ${from} to broker ${leader} while ${waiting}`, { retriable: true }),
+          )
+          return
+        }
+      }
+      this.leaderWatchers.add(check)
+      pending.then(
+        (value) => {
+          this.leaderWatchers.delete(check)
+          resolve(value)
+        },
+        (err) => {
+          this.leaderWatchers.delete(check)
+          reject(err)
+        },
+      )
+    })
   }
 
   /** Forgets the coordinator a route leads to when `err` says it moved, or its broker may be gone. */
@@ -398,9 +470,9 @@ export class Cluster implements ConsumerCluster {
   }
 
   /** The connection a route leads to now. Any broker: the connection found (its node id may be a bootstrap address's). */
-  private async connectionFor(route: Route, lane?: Lane): Promise<Connection> {
+  private async connectionFor(route: Route, lane?: Lane, leaderOf?: readonly TopicPartition[]): Promise<Connection> {
     const node = await this.nodeFor(route)
-    return node === undefined ? this.anyConnection() : this.connection(node, lane)
+    return node === undefined ? this.anyConnection() : this.connection(node, lane, leaderOf)
   }
 
   /** The node id a route leads to now; undefined for any broker (and for the controller when the cluster names none). */
@@ -468,6 +540,12 @@ export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 export function metadataRequest(topics: Array<{ topicId: string; name: string }> | null, allowAutoTopicCreation: boolean, version: number) {
   // Before v4 brokers always auto-create (if configured to): the field cannot be sent.
   return { topics, ...(version >= 4 ? ({ allowAutoTopicCreation } satisfies Partial<MetadataRequest>) : {}) }
+}
+
+/** The partitions whose leader a request waits on: a leader route's own, or those the caller names. */
+function leadersOf(route: Route, named: RouteOptions<unknown>['leaderOf']): readonly TopicPartition[] | undefined {
+  if (route.kind === 'leader') return [route]
+  return named?.partitions.map((partition) => ({ topic: named.topic, partition }))
 }
 
 function shuffle<T>(xs: T[]): T[] {

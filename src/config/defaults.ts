@@ -30,14 +30,18 @@ const count = (dflt: number | undefined, doc: string, java?: string, min = 1): O
 const value = <const T>(dflt: T, doc: string, java?: string) => ({ default: dflt, doc, java }) satisfies OptionSpec
 
 export const KAFKA_OPTIONS = {
-  brokers: value(undefined, 'Bootstrap addresses, `host:port` (IPv6 as `[::1]:9092`). Required.', 'bootstrap.servers'),
+  brokers: value(
+    undefined,
+    'Bootstrap addresses, `host:port` (IPv6 as `[::1]:9092`): an array, or one comma-separated string. Required.',
+    'bootstrap.servers',
+  ),
   clientId: value('wafka', 'Sent with every request; brokers log and quota by it.', 'client.id'),
   connectTimeoutMs: ms(10_000, 'How long a TCP (and TLS) connect may take.', 'socket.connection.setup.timeout.ms', 1),
   requestTimeoutMs: ms(30_000, 'How long a request may wait for its response.', 'request.timeout.ms', 1),
   maxInFlight: count(5, 'Requests written to one connection before their responses arrive.', 'max.in.flight.requests.per.connection'),
   maxResponseBytes: count(100 * 1024 * 1024, 'A response frame larger than this is a protocol error, not an allocation.'),
   idleTimeoutMs: ms(540_000, 'An idle connection is closed after this long.', 'connections.max.idle.ms', 1),
-  tls: value(undefined, '`true`, or node:tls options (`ca`, `cert`, `key`, `servername`, ...).'),
+  tls: value(undefined, '`true`, or node:tls options (`ca`, `cert`, `key`, `servername`, ...); an unknown key is refused.'),
   ssl: value(undefined, "KafkaJS's name for `tls`."),
   sasl: value(undefined, "`{ mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer', ... }` (see Security)."),
   authenticationTimeoutMs: ms(10_000, 'The bound on one whole SASL authentication.', undefined, 1),

@@ -1,7 +1,7 @@
 import { Kafka as EngineKafka } from '../kafka.js'
 import { createLogger, type Logger } from '../logger.js'
 import { KafkaJSNonRetriableError, translated } from './errors.js'
-import { engineKafkaConfig, type ConsumerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
+import { engineKafkaConfig, kafkajsBrokerList, kafkajsSsl, type ConsumerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
 import { Producer } from './producer.js'
 import { Consumer } from './consumer.js'
 import { createAdmin, type Admin, type AdminConfig } from './admin.js'
@@ -18,12 +18,12 @@ export class Kafka {
   private readonly rootLogger: Logger
 
   constructor(config: KafkaConfig) {
-    if (!config || (!Array.isArray(config.brokers) && typeof config.brokers !== 'function'))
-      throw new KafkaJSNonRetriableError('Failed to connect: expected brokers array and got nothing')
-    this.config = config
-    // An array is checked now, where the mistake is; a function's answer on each connect.
-    if (Array.isArray(config.brokers)) translatedSync(() => new EngineKafka(engineKafkaConfig(config, config.brokers as string[])))
+    if (!config) throw new KafkaJSNonRetriableError('Failed to connect: expected brokers array and got nothing')
     this.rootLogger = createLogger(engineKafkaConfig(config, []))
+    // Anything else is checked when a client connects, as KafkaJS does (kafkajsBrokerList).
+    this.config = config.ssl ? { ...config, ssl: kafkajsSsl(config.ssl, this.rootLogger) } : config
+    // An array is checked now, where the mistake is; a function's answer on each connect.
+    if (Array.isArray(config.brokers)) translatedSync(() => new EngineKafka(engineKafkaConfig(this.config, config.brokers as string[])))
   }
 
   logger(): Logger {
@@ -48,9 +48,8 @@ export class Kafka {
     return {
       retry: policy,
       engine: async (onRequest) => {
-        const brokers = Array.isArray(this.config.brokers) ? this.config.brokers : await this.config.brokers()
-        if (!Array.isArray(brokers) || brokers.length === 0)
-          throw new KafkaJSNonRetriableError('Failed to connect: "config.brokers" returned void or empty array')
+        const given = this.config.brokers
+        const brokers = kafkajsBrokerList(typeof given === 'function' ? await given() : given)
         return new EngineKafka({ ...engineKafkaConfig(this.config, brokers), onRequest })
       },
       // As KafkaJS's connect: a failure retrying cannot fix (bad credentials, a bad option) ends it as it is.

@@ -4,7 +4,8 @@ import type { ProducerConfig as EngineProducerConfig } from '../producer/config.
 import type { ConsumerConfig as EngineConsumerConfig } from '../consumer/config.js'
 import type { SaslOption } from '../net/sasl/types.js'
 import { logLevel, type LogCreator, type LogLevel, type Logger } from '../logger.js'
-import { MAX_INT32 } from '../config/option.js'
+import { MAX_INT32, nearest } from '../config/option.js'
+import { TLS_OPTIONS } from '../config/tls-options.js'
 import { KafkaJSNonRetriableError } from './errors.js'
 import { retryBudgetMs, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
 import { enginePartitioner, type ICustomPartitioner } from './partitioners.js'
@@ -68,6 +69,51 @@ export interface ConsumerConfig {
   /** KafkaJS: false, so a KafkaJS consumer reads committed records only (read_committed). */
   readUncommitted?: boolean
   rackId?: string
+}
+
+/**
+ * KafkaJS hands `ssl` to node:tls as it is, and node:tls ignores a key it
+ * does not know: so does the drop-in (a program runs as it did), but not
+ * silently: each such key is one WARN naming the nearest real option (a
+ * misspelt rejectUnauthorized), and is left out of what the engine checks.
+ */
+export function kafkajsSsl<T>(ssl: T, logger: Logger): T {
+  if (ssl === null || typeof ssl !== 'object' || Array.isArray(ssl)) return ssl
+  let known: Record<string, unknown> | undefined
+  for (const key of Object.keys(ssl)) {
+    if (Object.hasOwn(TLS_OPTIONS, key)) continue
+    const near = nearest(key, Object.keys(TLS_OPTIONS))
+    logger.warn(`ssl option ${key} is not a node:tls option: ignored${near ? ` (did you mean ${near}?)` : ''}`, { option: key })
+    known ??= { ...(ssl as Record<string, unknown>) }
+    delete known[key]
+  }
+  return (known ?? ssl) as T
+}
+
+/**
+ * The broker list, checked as KafkaJS checks it: when a client connects (its
+ * constructor takes anything), with its messages. A string is not split,
+ * as KafkaJS does not split one (it connects to its first character and
+ * retries until it gives up); here it fails at once, saying so.
+ */
+export function kafkajsBrokerList(brokers: unknown): string[] {
+  if (brokers === null || brokers === undefined) throw new KafkaJSNonRetriableError('Failed to connect: brokers should not be null')
+  if (typeof brokers === 'string') {
+    const list = brokers
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b !== '')
+    throw new KafkaJSNonRetriableError(
+      `Failed to connect: brokers must be an array of "host:port" strings, not a string (KafkaJS does not split one): ${JSON.stringify(list)}`,
+    )
+  }
+  if (!Array.isArray(brokers)) throw new KafkaJSNonRetriableError(`Failed to connect: brokers must be an array, not ${typeof brokers}`)
+  if (brokers.length === 0) throw new KafkaJSNonRetriableError('Failed to connect: brokers array is empty')
+  brokers.forEach((broker, index) => {
+    if (typeof broker !== 'string' || broker.length === 0)
+      throw new KafkaJSNonRetriableError(`Failed to connect: broker at index ${index} is invalid "${typeof broker}"`)
+  })
+  return brokers
 }
 
 /**

@@ -230,13 +230,10 @@ export class Connection {
   versionFor(api: ApiSpec<any, any>, max = Infinity): number {
     const range = this.apiVersions.get(api.apiKey)
     if (!range) throw new UnsupportedApiError(`${this.name} does not support the ${api.name} API (key ${api.apiKey})`)
-    const high = Math.min(range[1], max, newestInUse(api))
+    const ours = Math.min(max, newestInUse(api))
+    const high = Math.min(range[1], ours)
     const low = Math.max(range[0], api.minVersion)
-    if (high < low) {
-      throw new UnsupportedApiError(
-        `${this.name} supports ${api.name} versions ${range[0]}-${range[1]}; wafka speaks ${api.minVersion}-${api.maxVersion}`,
-      )
-    }
+    if (high < low) throw unsupported(this.name, api, range, ours)
     return high
   }
 
@@ -528,6 +525,9 @@ export class Connection {
       )
       if (res.errorCode === ErrorCodes.UNSUPPORTED_VERSION && version > 0) {
         const theirs = res.apiKeys?.find((k: any) => k.apiKey === ApiVersions.apiKey)
+        // Nothing in common: asking again lower cannot help, and neither can reconnecting.
+        if (theirs && theirs.minVersion > ApiVersions.maxVersion)
+          throw unsupported(this.name, ApiVersions, [theirs.minVersion, theirs.maxVersion], ApiVersions.maxVersion)
         version = theirs ? Math.min(theirs.maxVersion, version - 1) : 0
         continue
       }
@@ -539,6 +539,13 @@ export class Connection {
     }
     throw new ProtocolError(`${this.name} rejected every ApiVersions version offered`)
   }
+}
+
+/** No version of `api` both sides speak: names the API and both ranges. Not retriable: the broker will not change its mind. */
+function unsupported(broker: string, api: ApiSpec<any, any>, theirs: [number, number], ours: number): UnsupportedApiError {
+  return new UnsupportedApiError(
+    `${broker} supports ${api.name} (key ${api.apiKey}) versions ${theirs[0]}-${theirs[1]}; wafka speaks ${api.minVersion}-${ours}`,
+  )
 }
 
 /** The options that are set: an explicit undefined must not hide a default. */

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js'
 import { positive } from '../options.js'
+import { checkTlsKeys } from '../config/tls-options.js'
 import { validateSaslOption } from './sasl/config.js'
 import type { SaslOption } from './sasl/types.js'
 
@@ -22,6 +23,7 @@ export function validateSecurityOptions(options: {
       )
     }
     if (value && typeof value === 'object') {
+      checkTlsKeys(name, value)
       const o = value as Record<string, unknown>
       if (o.servername !== undefined && typeof o.servername !== 'string')
         throw new ConfigError(`${name}.servername must be a string (the host name the broker's certificate names)`)

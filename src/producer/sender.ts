@@ -232,7 +232,12 @@ export class Sender {
     let res
     let ids: Map<string, string> | null = null
     try {
-      const conn = await this.cluster.connection(node)
+      // Until it is open nothing is sent: if the partitions' leader moves meanwhile, they go there instead.
+      const conn = await this.cluster.connection(
+        node,
+        'data',
+        batches.map((b) => b.queue),
+      )
       const topics = new Map<string, ProducerBatch[]>()
       for (const b of batches) topics.set(b.queue.topic, [...(topics.get(b.queue.topic) ?? []), b])
       ids = this.topicIds(topics.keys())
