@@ -1,5 +1,6 @@
 import { Kafka as EngineKafka } from '../kafka.js'
-import { createLogger, type Logger } from '../logger.js'
+import { createLogger, type Logger as EngineLogger } from '../logger.js'
+import { kafkajsLogger, type Logger } from './logger.js'
 import { KafkaJSNonRetriableError, translated } from './errors.js'
 import { engineKafkaConfig, type ConsumerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
 import { Producer } from './producer.js'
@@ -15,7 +16,7 @@ import type { RequestListener } from '../net/connection.js'
  */
 export class Kafka {
   private readonly config: KafkaConfig
-  private readonly rootLogger: Logger
+  private readonly rootLogger: EngineLogger
 
   constructor(config: KafkaConfig) {
     if (!config || (!Array.isArray(config.brokers) && typeof config.brokers !== 'function'))
@@ -27,7 +28,7 @@ export class Kafka {
   }
 
   logger(): Logger {
-    return this.rootLogger
+    return kafkajsLogger(this.rootLogger)
   }
 
   producer(config: ProducerConfig = {}): Producer {
