@@ -11,7 +11,9 @@ export const root = new URL('../..', import.meta.url).pathname
 
 /** Whether dist/ has the entries and typings the package maps (a missing build fails under CI). */
 export function built(): boolean {
-  const ok = ['index.js', 'index.cjs', 'kafkajs.js', 'kafkajs.cjs', 'types/public/kafkajs.d.ts'].every((f) => existsSync(`${root}/dist/${f}`))
+  const ok = ['index.js', 'index.cjs', 'kafkajs.js', 'kafkajs.cjs', 'types/public/kafkajs.d.ts'].every((f) =>
+    existsSync(`${root}/dist/${f}`),
+  )
   if (!ok && process.env.CI) throw new Error('dist/ is incomplete: run npm run build first')
   return ok
 }
