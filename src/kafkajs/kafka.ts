@@ -48,11 +48,12 @@ export class Kafka {
     const policy = { ...this.config.retry, ...retry }
     return {
       retry: policy,
-      engine: async (onRequest) => {
+      engine: async (onRequest, metadataMaxAge) => {
         const brokers = Array.isArray(this.config.brokers) ? this.config.brokers : await this.config.brokers()
         if (!Array.isArray(brokers) || brokers.length === 0)
           throw new KafkaJSNonRetriableError('Failed to connect: "config.brokers" returned void or empty array')
-        return new EngineKafka({ ...engineKafkaConfig(this.config, brokers), onRequest })
+        const config = { ...engineKafkaConfig(this.config, brokers), onRequest }
+        return new EngineKafka(metadataMaxAge === undefined ? config : { ...config, metadataMaxAgeMs: metadataMaxAge })
       },
       // As KafkaJS's connect: a failure retrying cannot fix (bad credentials, a bad option) ends it as it is.
       connect: <T>(open: () => Promise<T>) =>
@@ -68,8 +69,11 @@ export class Kafka {
 
 export interface Connector {
   retry: RetryOptions
-  /** A new engine for one client; onRequest receives its requests (its network events). */
-  engine(onRequest?: RequestListener): Promise<EngineKafka>
+  /**
+   * A new engine for one client; onRequest receives its requests (its network
+   * events); metadataMaxAge is the client's own (KafkaJS's producer option).
+   */
+  engine(onRequest?: RequestListener, metadataMaxAge?: number): Promise<EngineKafka>
   /** Runs `open` under the retry policy (KafkaJS retries a connect while the brokers are not up yet). */
   connect<T>(open: () => Promise<T>): Promise<T>
 }

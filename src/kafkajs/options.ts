@@ -4,6 +4,7 @@ import type { KafkaConfig as EngineKafkaConfig } from '../kafka.js'
 import type { ProducerConfig as EngineProducerConfig } from '../producer/config.js'
 import type { ConsumerConfig as EngineConsumerConfig } from '../consumer/config.js'
 import type { SaslOption } from '../net/sasl/types.js'
+import type { SocketFactory } from '../net/socket-factory.js'
 import type { LogCreator, Logger } from '../logger.js'
 import { kafkajsLogger, logLevel, type logCreator } from './logger.js'
 import type { Mechanism, SASLOptions } from './sasl.js'
@@ -109,6 +110,7 @@ export function engineKafkaConfig(config: KafkaConfig, brokers: string[]): Engin
     clientId: config.clientId ?? 'kafkajs',
     tls: config.ssl,
     sasl: config.sasl as SaslOption | undefined,
+    socketFactory: config.socketFactory as SocketFactory | undefined,
     connectTimeoutMs: config.connectionTimeout ?? 1000,
     requestTimeoutMs: requestTimeout,
     authenticationTimeoutMs: config.authenticationTimeout,

@@ -85,9 +85,8 @@ export class Producer {
 
   async connect(): Promise<void> {
     await this.connector.connect(async () => {
-      const engine = (await this.connector.engine(this.instrumentation.requests(ProducerEvents))).producer(
-        engineProducerConfig(this.config, this.kafka),
-      )
+      const kafka = await this.connector.engine(this.instrumentation.requests(ProducerEvents), this.config.metadataMaxAge)
+      const engine = kafka.producer(engineProducerConfig(this.config, this.kafka))
       try {
         await engine.connect()
       } catch (err) {
