@@ -41,9 +41,11 @@ export type {
   SaslConfig,
   SaslOption,
   PasswordSaslConfig,
+  AwsSaslConfig,
   OauthbearerSaslConfig,
   OauthbearerToken,
   CustomSaslConfig,
   AuthenticationProviderArgs,
   SaslAuthenticateFn,
 } from './net/sasl/types.js'
+export type { SocketFactory, SocketFactoryArgs } from './net/socket-factory.js'

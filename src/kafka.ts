@@ -95,6 +95,8 @@ export function resolveKafkaConfig(given: KafkaConfig): KafkaConfig {
     )
   if (config.logCreator !== undefined && typeof config.logCreator !== 'function')
     throw new ConfigError('logCreator must be a function (level) => (entry) => void')
+  if (config.socketFactory !== undefined && typeof config.socketFactory !== 'function')
+    throw new ConfigError('socketFactory must be a function ({ host, port, ssl, onConnect }) => socket')
   if (config.onRequest !== undefined && typeof config.onRequest !== 'function')
     throw new ConfigError(
       "onRequest must be a function (event) => void, told of each request ({ type: 'request' | 'timeout' | 'queueSize', ... })",

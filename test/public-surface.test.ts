@@ -51,15 +51,14 @@ describe('the public surface', () => {
 
   it('package.json maps the subpaths to built files', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+    // Each condition carries its own typings: ESM .d.ts for import, CommonJS .d.cts for require.
     expect(pkg.exports['./codec']).toEqual({
-      types: './dist/types/public/codec.d.ts',
-      import: './dist/codec.js',
-      require: './dist/codec.cjs',
+      import: { types: './dist/types/public/codec.d.ts', default: './dist/codec.js' },
+      require: { types: './dist/types/public/codec.d.cts', default: './dist/codec.cjs' },
     })
     expect(pkg.exports['./protocol']).toEqual({
-      types: './dist/types/public/protocol.d.ts',
-      import: './dist/protocol.js',
-      require: './dist/protocol.cjs',
+      import: { types: './dist/types/public/protocol.d.ts', default: './dist/protocol.js' },
+      require: { types: './dist/types/public/protocol.d.cts', default: './dist/protocol.cjs' },
     })
   })
 

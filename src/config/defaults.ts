@@ -43,7 +43,11 @@ export const KAFKA_OPTIONS = {
   idleTimeoutMs: ms(540_000, 'An idle connection is closed after this long.', 'connections.max.idle.ms', 1),
   tls: value(undefined, '`true`, or node:tls options (`ca`, `cert`, `key`, `servername`, ...); an unknown key is refused.'),
   ssl: value(undefined, "KafkaJS's name for `tls`."),
-  sasl: value(undefined, "`{ mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer', ... }` (see Security)."),
+  sasl: value(undefined, "`{ mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'oauthbearer' | 'aws', ... }` (see Security)."),
+  socketFactory: value(
+    undefined,
+    "KafkaJS's `({ host, port, ssl, onConnect }) => socket`: makes each connection's socket (a proxy, a tunnel); default node:net / node:tls.",
+  ),
   authenticationTimeoutMs: ms(10_000, 'The bound on one whole SASL authentication.', undefined, 1),
   reauthenticationThresholdMs: ms(10_000, "Re-authenticate this long before the broker's session ends (KIP-368)."),
   retryBackoffMs: ms(100, 'The first backoff between retries; doubles (with jitter) up to retryBackoffMaxMs.', 'retry.backoff.ms'),
@@ -161,7 +165,6 @@ export const KAFKA_ALIASES: Record<string, Alias> = {
   maxInFlightRequests: { use: 'maxInFlight' },
   enforceRequestTimeout: { instead: 'every request times out after requestTimeoutMs; drop the option' },
   retry: { instead: RETRY },
-  socketFactory: { instead: 'connections are node:net / node:tls sockets; use tls for TLS options' },
 }
 
 export const PRODUCER_ALIASES: Record<string, Alias> = {

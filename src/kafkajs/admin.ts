@@ -1,12 +1,32 @@
-import { Admin as EngineAdmin, type TopicConfig } from '../admin/admin.js'
-import type { Logger } from '../logger.js'
+import { Admin as EngineAdmin } from '../admin/admin.js'
+import type { Logger as EngineLogger } from '../logger.js'
+import { kafkajsLogger, type Logger } from './logger.js'
 import { KafkaJSNonRetriableError, translated } from './errors.js'
 import { AdminEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import type { RetryOptions } from './retry.js'
 import type { Connector } from './kafka.js'
 
-/** KafkaJS's name for a topic to create. */
-export type ITopicConfig = TopicConfig
+import type {
+  AclEntry,
+  AclFilter,
+  DeleteAclResponse,
+  DeleteGroupsResult,
+  DescribeAclResponse,
+  DescribeConfigResponse,
+  FetchOffsetsPartition,
+  GroupDescriptions,
+  GroupOverview,
+  IResourceConfig,
+  ITopicConfig,
+  ITopicMetadata,
+  ITopicPartitionConfig,
+  ListPartitionReassignmentsResponse,
+  PartitionReassignment,
+  ResourceConfigQuery,
+  SeekEntry,
+} from './admin-types.js'
+import type { TopicPartitions } from './cluster-types.js'
+import { describedGroups } from './groups.js'
 
 /** The offsets KafkaJS's resolveOffsets replaces: Kafka's ListOffsets timestamps for the end and the start. */
 const LATEST_OFFSET = '-1'
@@ -16,28 +36,64 @@ export interface AdminConfig {
   retry?: RetryOptions
 }
 
-/** What KafkaJS's admin has beyond the engine's calls (which it shares, with KafkaJS's errors). */
-export interface AdminExtras {
-  readonly events: typeof AdminEvents
+/**
+ * KafkaJS's admin, as its types declare it. The object also answers the
+ * engine's other calls (deleteRecords, electLeaders, ...: see wafka's Admin),
+ * which KafkaJS's type does not name.
+ */
+export interface Admin {
   connect(): Promise<void>
   disconnect(): Promise<void>
-  on(eventName: string, listener: (event: InstrumentationEvent) => void): RemoveInstrumentationEventListener
+  listTopics(): Promise<string[]>
+  createTopics(options: { validateOnly?: boolean; waitForLeaders?: boolean; timeout?: number; topics: ITopicConfig[] }): Promise<boolean>
+  deleteTopics(options: { topics: string[]; timeout?: number }): Promise<void>
+  createPartitions(options: { validateOnly?: boolean; timeout?: number; topicPartitions: ITopicPartitionConfig[] }): Promise<boolean>
+  fetchTopicMetadata(options?: { topics: string[] }): Promise<{ topics: ITopicMetadata[] }>
+  fetchOffsets(options: {
+    groupId: string
+    topics?: string[]
+    resolveOffsets?: boolean
+  }): Promise<Array<{ topic: string; partitions: FetchOffsetsPartition[] }>>
+  fetchTopicOffsets(topic: string): Promise<Array<SeekEntry & { high: string; low: string }>>
+  fetchTopicOffsetsByTimestamp(topic: string, timestamp?: number): Promise<SeekEntry[]>
+  describeCluster(): Promise<{
+    brokers: Array<{ nodeId: number; host: string; port: number }>
+    controller: number | null
+    clusterId: string
+  }>
+  setOffsets(options: { groupId: string; topic: string; partitions: SeekEntry[] }): Promise<void>
+  resetOffsets(options: { groupId: string; topic: string; earliest: boolean }): Promise<void>
+  describeConfigs(configs: { resources: ResourceConfigQuery[]; includeSynonyms: boolean }): Promise<DescribeConfigResponse>
+  alterConfigs(configs: { validateOnly: boolean; resources: IResourceConfig[] }): Promise<any>
+  listGroups(): Promise<{ groups: GroupOverview[] }>
+  deleteGroups(groupIds: string[]): Promise<DeleteGroupsResult[]>
+  describeGroups(groupIds: string[]): Promise<GroupDescriptions>
+  describeAcls(options: AclFilter): Promise<DescribeAclResponse>
+  deleteAcls(options: { filters: AclFilter[] }): Promise<DeleteAclResponse>
+  createAcls(options: { acl: AclEntry[] }): Promise<boolean>
+  deleteTopicRecords(options: { topic: string; partitions: SeekEntry[] }): Promise<void>
+  alterPartitionReassignments(request: { topics: PartitionReassignment[]; timeout?: number }): Promise<void>
+  listPartitionReassignments(request: { topics?: TopicPartitions[]; timeout?: number }): Promise<ListPartitionReassignmentsResponse>
   logger(): Logger
-  /** KafkaJS's name for deleteRecords. */
-  deleteTopicRecords(options: { topic: string; partitions: Array<{ partition: number; offset: string }> }): Promise<void>
-  /** The engine's fetchOffsets plus KafkaJS's `resolveOffsets`: -1 (none committed) and -2 read as the partition's end and start. */
-  fetchOffsets(options: { groupId: string; topics?: string[]; resolveOffsets?: boolean }): ReturnType<EngineAdmin['fetchOffsets']>
+  on(
+    eventName: AdminEvents[keyof AdminEvents],
+    listener: (event: InstrumentationEvent<any>) => void,
+  ): RemoveInstrumentationEventListener<typeof eventName>
+  readonly events: AdminEvents
 }
 
-type EngineCalls = Omit<EngineAdmin, 'connect' | 'disconnect' | 'fetchOffsets'>
-export type Admin = EngineCalls & AdminExtras
+/** What KafkaJS's admin has beyond the engine's calls (which it shares, with KafkaJS's errors). */
+type AdminExtras = Pick<
+  Admin,
+  'events' | 'connect' | 'disconnect' | 'on' | 'logger' | 'deleteTopicRecords' | 'fetchOffsets' | 'describeGroups'
+>
 
 /**
  * KafkaJS's admin: every engine call (their shapes are KafkaJS's) with its
  * rejections as KafkaJS's error classes, plus connect under the retry
  * policy, events, logger() and KafkaJS's names.
  */
-export function createAdmin(connector: Connector, log: Logger): Admin {
+export function createAdmin(connector: Connector, log: EngineLogger): Admin {
   const instrumentation = new Instrumentation('admin', AdminEvents)
   let inner: EngineAdmin | undefined
   const connected = (): EngineAdmin => {
@@ -68,11 +124,14 @@ export function createAdmin(connector: Connector, log: Logger): Admin {
       instrumentation.emit(AdminEvents.DISCONNECT)
     },
     on: (eventName, listener) => instrumentation.on(eventName, listener),
-    logger: () => log.namespace('Admin'),
+    logger: () => kafkajsLogger(log.namespace('Admin')),
     async deleteTopicRecords({ topic, partitions }) {
       if (!topic || typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic "${topic}"`)
       if (!Array.isArray(partitions) || partitions.length === 0) throw new KafkaJSNonRetriableError(`Invalid partitions`)
       await translated(() => connected().deleteRecords({ topic, partitions }))
+    },
+    async describeGroups(groupIds) {
+      return translated(async () => describedGroups((await connected().describeGroups(groupIds)).groups))
     },
     async fetchOffsets({ resolveOffsets = false, ...options }) {
       return translated(async () => {
@@ -94,7 +153,7 @@ export function createAdmin(connector: Connector, log: Logger): Admin {
       })
     },
   }
-  return new Proxy(extras as Admin, {
+  return new Proxy(extras as unknown as Admin, {
     get(target, name, receiver) {
       if (Object.hasOwn(target, name)) return Reflect.get(target, name, receiver)
       // Only the engine's own calls: not `then` (an admin is not a promise), not Object's methods.

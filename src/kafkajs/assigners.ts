@@ -2,16 +2,9 @@ import { Buffer } from 'node:buffer'
 import { kafkaJSRoundRobinAssignor, type PartitionAssignor } from '../consumer/assignors/index.js'
 import type { AssignContext, MemberAssignment as EngineAssignment } from '../consumer/assignors/assignor.js'
 import { AssignerProtocol } from './assigner-protocol.js'
-import type { Logger } from '../logger.js'
-
-export interface PartitionMetadata {
-  partitionId: number
-  leader: number
-  replicas: number[]
-  isr: number[]
-  offlineReplicas?: number[]
-  partitionErrorCode: number
-}
+import type { Logger } from './logger.js'
+import type { Cluster, PartitionMetadata } from './cluster-types.js'
+import { KafkaJSNotImplemented } from './errors.js'
 
 export interface GroupMember {
   memberId: string
@@ -36,11 +29,38 @@ export interface Assigner {
   protocol(subscription: { topics: string[] }): GroupState
 }
 
-export interface AssignerCluster {
-  findTopicPartitionMetadata(topic: string): PartitionMetadata[]
-}
+export type PartitionAssigner = (config: { cluster: Cluster; groupId: string; logger: Logger }) => Assigner
 
-export type PartitionAssigner = (config: { cluster: AssignerCluster; groupId: string; logger: Logger }) => Assigner
+/** The calls of KafkaJS's Cluster an assigner is not given here (it is given the partitions of each topic). */
+const NOT_GIVEN = [
+  'getNodeIds',
+  'metadata',
+  'removeBroker',
+  'addMultipleTargetTopics',
+  'isConnected',
+  'connect',
+  'disconnect',
+  'refreshMetadata',
+  'refreshMetadataIfNecessary',
+  'addTargetTopic',
+  'findBroker',
+  'findControllerBroker',
+  'findLeaderForPartitions',
+  'findGroupCoordinator',
+  'findGroupCoordinatorMetadata',
+  'defaultOffset',
+  'fetchTopicsOffset',
+] as const
+
+/** An assigner's cluster: the topics' partitions, and a clear error for the rest. */
+function assignerCluster(findTopicPartitionMetadata: (topic: string) => PartitionMetadata[]): Cluster {
+  const cluster: Record<string, unknown> = { findTopicPartitionMetadata }
+  for (const name of NOT_GIVEN)
+    cluster[name] = () => {
+      throw new KafkaJSNotImplemented(`wafka/kafkajs: a partition assigner's cluster has findTopicPartitionMetadata() only, not ${name}()`)
+    }
+  return cluster as unknown as Cluster
+}
 
 /** The engine's assignor a KafkaJS built-in stands for. */
 const ENGINE = Symbol('wafka.assignor')
@@ -51,7 +71,7 @@ const ENGINE = Symbol('wafka.assignor')
  * so KafkaJS and wafka members share a group.
  */
 const roundRobin: PartitionAssigner = Object.assign(
-  ({ cluster }: { cluster: AssignerCluster }): Assigner => ({
+  ({ cluster }: { cluster: Cluster }): Assigner => ({
     name: 'RoundRobinAssigner',
     version: 0,
     async assign({ members, topics }) {
@@ -86,16 +106,15 @@ export function engineAssignor(factory: PartitionAssigner, groupId: string, logg
   const builtIn = (factory as unknown as Record<symbol, PartitionAssignor | undefined>)[ENGINE]
   if (builtIn) return builtIn
   let counts = new Map<string, number>()
-  const cluster: AssignerCluster = {
-    findTopicPartitionMetadata: (topic) =>
-      Array.from({ length: counts.get(topic) ?? 0 }, (_, partitionId) => ({
-        partitionId,
-        leader: -1,
-        replicas: [],
-        isr: [],
-        partitionErrorCode: 0,
-      })),
-  }
+  const cluster = assignerCluster((topic) =>
+    Array.from({ length: counts.get(topic) ?? 0 }, (_, partitionId) => ({
+      partitionId,
+      leader: -1,
+      replicas: [],
+      isr: [],
+      partitionErrorCode: 0,
+    })),
+  )
   const assigner = factory({ cluster, groupId, logger })
   return {
     name: assigner.name,

@@ -1,8 +1,20 @@
-// KafkaJS's enumerations that wafka's root does not have under these names.
-export { AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes } from '../admin/acls.js'
+import * as acls from '../admin/acls.js'
+
+// KafkaJS's enumerations: each a value and the type of its values, as a TypeScript enum is.
+type ValueOf<T> = T[keyof T]
+
+export const AclResourceTypes = acls.AclResourceTypes
+export type AclResourceTypes = ValueOf<typeof AclResourceTypes>
+export const AclOperationTypes = acls.AclOperationTypes
+export type AclOperationTypes = ValueOf<typeof AclOperationTypes>
+export const AclPermissionTypes = acls.AclPermissionTypes
+export type AclPermissionTypes = ValueOf<typeof AclPermissionTypes>
+export const ResourcePatternTypes = acls.ResourcePatternTypes
+export type ResourcePatternTypes = ValueOf<typeof ResourcePatternTypes>
 
 /** KafkaJS's ConfigResourceTypes (the DescribeConfigs resource types it knows). */
 export const ConfigResourceTypes = { UNKNOWN: 0, TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const
+export type ConfigResourceTypes = ValueOf<typeof ConfigResourceTypes>
 
 /** Where a config value comes from (DescribeConfigs v1+ configSource). */
 export const ConfigSource = {
@@ -14,3 +26,4 @@ export const ConfigSource = {
   DEFAULT_CONFIG: 5,
   DYNAMIC_BROKER_LOGGER_CONFIG: 6,
 } as const
+export type ConfigSource = ValueOf<typeof ConfigSource>

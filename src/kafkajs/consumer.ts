@@ -1,13 +1,17 @@
 import type { Admin as EngineAdmin } from '../admin/admin.js'
 import type { Consumer as EngineConsumer, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
 import { ConsumerEvents as EngineEvents } from '../consumer/consumer.js'
-import type { Logger } from '../logger.js'
+import type { Logger as EngineLogger } from '../logger.js'
+import { kafkajsLogger, type Logger } from './logger.js'
 import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, toKafkaJSError, translated } from './errors.js'
 import { ConsumerEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineConsumerConfig, type ConsumerConfig, type KafkaConfig } from './options.js'
 import { RETRY_DEFAULTS, type RetryOptions } from './retry.js'
 import type { Connector } from './kafka.js'
 import { kafkajsRun, type ConsumerRunConfig } from './run.js'
+import type { TopicPartitionOffsetAndMetadata, TopicPartitions } from './cluster-types.js'
+import type { GroupDescription } from './admin-types.js'
+import { describedGroup } from './groups.js'
 
 export interface ConsumerSubscribeTopics {
   topics: Array<string | RegExp>
@@ -18,22 +22,6 @@ export interface ConsumerSubscribeTopics {
 export interface ConsumerSubscribeTopic {
   topic: string | RegExp
   fromBeginning?: boolean
-}
-
-export interface TopicPartitionOffsetAndMetadata {
-  topic: string
-  partition: number
-  offset: string
-  metadata?: string | null
-}
-
-export interface GroupDescription {
-  groupId: string
-  members: Array<{ memberId: string; clientId: string; clientHost: string; memberMetadata: Buffer; memberAssignment: Buffer }>
-  protocol: string
-  protocolType: string
-  state: string
-  errorCode: number
 }
 
 /** The engine's events that reach KafkaJS's listeners as they are; the batch, join, commit and crash events are reshaped. */
@@ -73,7 +61,7 @@ export class Consumer {
     private readonly connector: Connector,
     private readonly config: ConsumerConfig,
     private readonly kafka: KafkaConfig,
-    private readonly log: Logger,
+    private readonly log: EngineLogger,
   ) {
     engineConsumerConfig(config, kafka, log)
     this.groupId = config.groupId
@@ -189,22 +177,7 @@ export class Consumer {
   async describeGroup(): Promise<GroupDescription> {
     this.connected()
     const { groups } = await translated(() => this.admin!.describeGroups([this.groupId]))
-    // KafkaJS's fields only (the engine's admin tells more: group type, instance ids, decoded assignments).
-    const { groupId, members, protocol, protocolType, state, errorCode } = groups[0] as unknown as GroupDescription
-    return {
-      groupId,
-      members: members.map(({ memberId, clientId, clientHost, memberMetadata, memberAssignment }) => ({
-        memberId,
-        clientId,
-        clientHost,
-        memberMetadata,
-        memberAssignment,
-      })),
-      protocol,
-      protocolType,
-      state,
-      errorCode,
-    }
+    return describedGroup(groups[0])
   }
 
   pause(topics: Array<{ topic: string; partitions?: number[] }>): void {
@@ -212,7 +185,7 @@ export class Consumer {
     this.connected().pause(topics)
   }
 
-  paused(): Array<{ topic: string; partitions: number[] }> {
+  paused(): TopicPartitions[] {
     return this.inner?.paused() ?? []
   }
 
@@ -225,7 +198,7 @@ export class Consumer {
   }
 
   logger(): Logger {
-    return this.log.namespace('Consumer')
+    return kafkajsLogger(this.log.namespace('Consumer'))
   }
 
   /** KafkaJS's run() as the engine's, through what the batches need of this consumer. */
@@ -327,3 +300,6 @@ function rootCause(e: unknown): { retriable?: boolean } {
   while (c && c.cause) c = c.cause as typeof c
   return c ?? {}
 }
+
+/** The consumer's public face (its private state left out, so KafkaJS's Consumer type fits where it is asked for). */
+export type PublicConsumer = Pick<Consumer, keyof Consumer>

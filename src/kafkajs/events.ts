@@ -5,13 +5,15 @@ import type { RequestListener } from '../net/connection.js'
 
 /** KafkaJS's instrumentation event shape. */
 export interface InstrumentationEvent<T = any> {
-  id: number
+  /** A number counting up, as KafkaJS's runtime gives it (KafkaJS's types say string). */
+  id: number | string
   type: string
   timestamp: number
   payload: T
 }
 
-export type RemoveInstrumentationEventListener = () => void
+/** Removes the listener `on()` added (T: the event's name, as KafkaJS's type carries it). */
+export type RemoveInstrumentationEventListener<T = string> = () => void
 
 const network = (prefix: string) => ({
   REQUEST: `${prefix}.network.request`,
@@ -20,7 +22,9 @@ const network = (prefix: string) => ({
 })
 
 export const ProducerEvents = { CONNECT: 'producer.connect', DISCONNECT: 'producer.disconnect', ...network('producer') } as const
+export type ProducerEvents = typeof ProducerEvents
 export const AdminEvents = { CONNECT: 'admin.connect', DISCONNECT: 'admin.disconnect', ...network('admin') } as const
+export type AdminEvents = typeof AdminEvents
 export const ConsumerEvents = {
   HEARTBEAT: EngineConsumerEvents.HEARTBEAT,
   COMMIT_OFFSETS: EngineConsumerEvents.COMMIT_OFFSETS,
@@ -37,6 +41,64 @@ export const ConsumerEvents = {
   RECEIVED_UNSUBSCRIBED_TOPICS: 'consumer.received_unsubscribed_topics',
   ...network('consumer'),
 } as const
+export type ConsumerEvents = typeof ConsumerEvents
+
+// The events' payloads, as KafkaJS's types name them.
+export type ConnectEvent = InstrumentationEvent<null>
+export type DisconnectEvent = InstrumentationEvent<null>
+interface RequestPayload {
+  apiKey: number
+  apiName: string
+  apiVersion: number
+  broker: string
+  clientId: string
+  correlationId: number
+  createdAt: number
+  pendingDuration: number
+  sentAt: number
+}
+export type RequestEvent = InstrumentationEvent<RequestPayload & { duration: number; size: number }>
+export type RequestTimeoutEvent = InstrumentationEvent<RequestPayload>
+export type RequestQueueSizeEvent = InstrumentationEvent<{ broker: string; clientId: string; queueSize: number }>
+
+/** A member's assignment in a GROUP_JOIN event: partitions by topic. */
+export interface IMemberAssignment {
+  [key: string]: number[]
+}
+interface GroupMemberPayload {
+  groupId: string
+  memberId: string
+}
+export type ConsumerHeartbeatEvent = InstrumentationEvent<GroupMemberPayload & { groupGenerationId: number }>
+export type ConsumerCommitOffsetsEvent = InstrumentationEvent<
+  GroupMemberPayload & {
+    groupGenerationId: number
+    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>
+  }
+>
+export type ConsumerGroupJoinEvent = InstrumentationEvent<
+  GroupMemberPayload & { duration: number; isLeader: boolean; leaderId: string; groupProtocol: string; memberAssignment: IMemberAssignment }
+>
+export type ConsumerFetchStartEvent = InstrumentationEvent<{ nodeId: number }>
+export type ConsumerFetchEvent = InstrumentationEvent<{ numberOfBatches: number; duration: number; nodeId: number }>
+interface BatchProcessPayload {
+  topic: string
+  partition: number
+  highWatermark: string
+  offsetLag: string
+  offsetLagLow: string
+  batchSize: number
+  firstOffset: string
+  lastOffset: string
+}
+export type ConsumerStartBatchProcessEvent = InstrumentationEvent<BatchProcessPayload>
+export type ConsumerEndBatchProcessEvent = InstrumentationEvent<BatchProcessPayload & { duration: number }>
+export type ConsumerCrashEvent = InstrumentationEvent<{ error: Error; groupId: string; restart: boolean }>
+export type ConsumerRebalancingEvent = InstrumentationEvent<GroupMemberPayload>
+/** KafkaJS's name, misspelling included. */
+export type ConsumerReceivedUnsubcribedTopicsEvent = InstrumentationEvent<
+  GroupMemberPayload & { generationId: number; assignedTopics: string[]; topicsSubscribed: string[]; topicsNotSubscribed: string[] }
+>
 
 /**
  * A client's instrumentation events as KafkaJS delivers them: `on(name,

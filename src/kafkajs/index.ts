@@ -1,10 +1,30 @@
 // wafka/kafkajs: KafkaJS 2.2.4's API over wafka's engine. A KafkaJS program
 // changes `from 'kafkajs'` to `from 'wafka/kafkajs'` and nothing else.
 export { Kafka } from './kafka.js'
-export { logLevel, type logCreator } from './levels.js'
-export type { LogLevel, LogEntry, Logger, LogCreator } from '../logger.js'
+export { logLevel, type logCreator, type LogEntry, type LoggerEntryContent, type Logger } from './logger.js'
+/** wafka's names for logLevel and logCreator's types (KafkaJS's are the lower-case ones). */
+export type { logLevel as LogLevel, logCreator as LogCreator } from './logger.js'
 export { CompressionTypes, CompressionCodecs, type CompressionCodec } from './compression.js'
-export { Partitioners, type ICustomPartitioner } from './partitioners.js'
+export { Partitioners } from './partitioners.js'
+export type {
+  PartitionMetadata,
+  PartitionerArgs,
+  ICustomPartitioner,
+  DefaultPartitioner,
+  LegacyPartitioner,
+  TopicPartition,
+  TopicPartitionOffset,
+  TopicPartitionOffsetAndMetadata,
+  TopicPartitions,
+  Assignment,
+  ISerializer,
+  BrokerMetadata,
+  ApiVersions,
+  CoordinatorMetadata,
+  Broker,
+  Cluster,
+  ConsumerGroup,
+} from './cluster-types.js'
 export {
   PartitionAssigners,
   type Assigner,
@@ -22,6 +42,49 @@ export {
   AclPermissionTypes,
   ResourcePatternTypes,
 } from './constants.js'
+export type {
+  PartitionOffset,
+  SeekEntry,
+  FetchOffsetsPartition,
+  ReplicaAssignment,
+  IResourceConfigEntry,
+  ITopicConfig,
+  ITopicPartitionConfig,
+  ITopicMetadata,
+  PartitionReassignment,
+  ResourceConfigQuery,
+  ConfigSynonyms,
+  ConfigEntries,
+  DescribeConfigResponse,
+  IResourceConfig,
+  Acl,
+  AclResource,
+  AclEntry,
+  DescribeAclResource,
+  DescribeAclResponse,
+  AclFilter,
+  MatchingAcl,
+  DeleteAclFilterResponses,
+  DeleteAclResponse,
+  OngoingPartitionReassignment,
+  OngoingTopicReassignment,
+  ListPartitionReassignmentsResponse,
+  GroupOverview,
+  DeleteGroupsResult,
+  ConsumerGroupState,
+  MemberDescription,
+  GroupDescription,
+  GroupDescriptions,
+} from './admin-types.js'
+export type {
+  SASLOptions,
+  SASLMechanism,
+  OauthbearerProviderResponse,
+  Authenticator,
+  SaslAuthenticateArgs,
+  AuthenticationProviderArgs,
+  Mechanism,
+} from './sasl.js'
 export {
   KafkaJSError,
   KafkaJSNonRetriableError,
@@ -55,10 +118,10 @@ export {
   KafkaJSNoBrokerAvailableError,
   KafkaJSAlterPartitionReassignmentsError,
 } from './errors.js'
-export type { KafkaConfig, ProducerConfig, ConsumerConfig, SASLOptions, BrokersFunction } from './options.js'
+export type { KafkaConfig, ProducerConfig, ConsumerConfig, BrokersFunction, ISocketFactory, ISocketFactoryArgs } from './options.js'
 export type { RetryOptions } from './retry.js'
 export type {
-  Producer,
+  PublicProducer as Producer,
   Message,
   ProducerRecord,
   ProducerBatch,
@@ -68,21 +131,52 @@ export type {
   Offsets,
   TopicOffsets,
 } from './producer.js'
-export type {
-  Consumer,
-  ConsumerSubscribeTopics,
-  ConsumerSubscribeTopic,
-  TopicPartitionOffsetAndMetadata,
-  GroupDescription,
-} from './consumer.js'
+export type { PublicConsumer as Consumer, ConsumerSubscribeTopics, ConsumerSubscribeTopic } from './consumer.js'
 export type {
   EachMessagePayload,
   EachBatchPayload,
+  ConsumerEachMessagePayload,
+  ConsumerEachBatchPayload,
   EachMessageHandler,
   EachBatchHandler,
   ConsumerRunConfig,
   OffsetsByTopicPartition,
 } from './run.js'
-export type { Admin, AdminConfig, ITopicConfig } from './admin.js'
+export type { Admin, AdminConfig } from './admin.js'
 export type { KafkaMessage, Batch, IHeaders } from './messages.js'
-export type { InstrumentationEvent, RemoveInstrumentationEventListener } from './events.js'
+export type {
+  InstrumentationEvent,
+  RemoveInstrumentationEventListener,
+  AdminEvents,
+  ProducerEvents,
+  ConsumerEvents,
+  ConnectEvent,
+  DisconnectEvent,
+  RequestEvent,
+  RequestTimeoutEvent,
+  RequestQueueSizeEvent,
+  IMemberAssignment,
+  ConsumerHeartbeatEvent,
+  ConsumerCommitOffsetsEvent,
+  ConsumerGroupJoinEvent,
+  ConsumerFetchStartEvent,
+  ConsumerFetchEvent,
+  ConsumerStartBatchProcessEvent,
+  ConsumerEndBatchProcessEvent,
+  ConsumerCrashEvent,
+  ConsumerRebalancingEvent,
+  ConsumerReceivedUnsubcribedTopicsEvent,
+} from './events.js'
+export type {
+  KafkaJSErrorMetadata,
+  KafkaJSOffsetOutOfRangeMetadata,
+  KafkaJSNumberOfRetriesExceededMetadata,
+  KafkaJSConnectionErrorMetadata,
+  KafkaJSRequestTimeoutErrorMetadata,
+  KafkaJSTopicMetadataNotLoadedMetadata,
+  KafkaJSStaleTopicMetadataAssignmentMetadata,
+  KafkaJSServerDoesNotSupportApiKeyMetadata,
+  KafkaJSDeleteGroupsErrorGroups,
+  KafkaJSDeleteTopicRecordsErrorPartition,
+  KafkaJSDeleteTopicRecordsErrorTopic,
+} from './error-types.js'

@@ -1,5 +1,6 @@
 import { Kafka as EngineKafka } from '../kafka.js'
-import { createLogger, type Logger } from '../logger.js'
+import { createLogger, type Logger as EngineLogger } from '../logger.js'
+import { kafkajsLogger, type Logger } from './logger.js'
 import { KafkaJSNonRetriableError, translated } from './errors.js'
 import { engineKafkaConfig, kafkajsBrokerList, kafkajsSsl, type ConsumerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
 import { Producer } from './producer.js'
@@ -15,7 +16,7 @@ import type { RequestListener } from '../net/connection.js'
  */
 export class Kafka {
   private readonly config: KafkaConfig
-  private readonly rootLogger: Logger
+  private readonly rootLogger: EngineLogger
 
   constructor(config: KafkaConfig) {
     if (!config) throw new KafkaJSNonRetriableError('Failed to connect: expected brokers array and got nothing')
@@ -27,7 +28,7 @@ export class Kafka {
   }
 
   logger(): Logger {
-    return this.rootLogger
+    return kafkajsLogger(this.rootLogger)
   }
 
   producer(config: ProducerConfig = {}): Producer {
@@ -47,10 +48,11 @@ export class Kafka {
     const policy = { ...this.config.retry, ...retry }
     return {
       retry: policy,
-      engine: async (onRequest) => {
+      engine: async (onRequest, metadataMaxAge) => {
         const given = this.config.brokers
         const brokers = kafkajsBrokerList(typeof given === 'function' ? await given() : given)
-        return new EngineKafka({ ...engineKafkaConfig(this.config, brokers), onRequest })
+        const config = { ...engineKafkaConfig(this.config, brokers), onRequest }
+        return new EngineKafka(metadataMaxAge === undefined ? config : { ...config, metadataMaxAgeMs: metadataMaxAge })
       },
       // As KafkaJS's connect: a failure retrying cannot fix (bad credentials, a bad option) ends it as it is.
       connect: <T>(open: () => Promise<T>) =>
@@ -66,8 +68,11 @@ export class Kafka {
 
 export interface Connector {
   retry: RetryOptions
-  /** A new engine for one client; onRequest receives its requests (its network events). */
-  engine(onRequest?: RequestListener): Promise<EngineKafka>
+  /**
+   * A new engine for one client; onRequest receives its requests (its network
+   * events); metadataMaxAge is the client's own (KafkaJS's producer option).
+   */
+  engine(onRequest?: RequestListener, metadataMaxAge?: number): Promise<EngineKafka>
   /** Runs `open` under the retry policy (KafkaJS retries a connect while the brokers are not up yet). */
   connect<T>(open: () => Promise<T>): Promise<T>
 }

@@ -4,20 +4,31 @@ import type { KafkaMessage as EngineMessage } from '../consumer/message.js'
 
 export type IHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>
 
-/** A consumed message as KafkaJS gives it: a plain object, so spreading or JSON keeps every field. */
-export interface KafkaMessage {
+interface MessageFields {
   key: Buffer | null
   value: Buffer | null
   timestamp: string
   attributes: number
   offset: string
-  /** KafkaJS has it for v0/v1 messages only; wafka delivers v2 records. */
-  size?: number
-  headers?: IHeaders
+}
+
+/** A v0/v1 message (KafkaJS's MessageSetEntry): a size, no headers. wafka delivers v2 records. */
+export interface MessageSetEntry extends MessageFields {
+  size: number
+  headers?: never
+}
+
+/** A v2 record (KafkaJS's RecordBatchEntry), with the fields KafkaJS's runtime adds and its types do not name. */
+export interface RecordBatchEntry extends MessageFields {
+  headers: IHeaders
+  size?: never
   magicByte?: number
   isControlRecord?: boolean
   batchContext?: BatchContext
 }
+
+/** A consumed message as KafkaJS gives it: a plain object, so spreading or JSON keeps every field. */
+export type KafkaMessage = MessageSetEntry | RecordBatchEntry
 
 export interface BatchContext {
   firstOffset: string
@@ -59,7 +70,7 @@ function batchContext(m: EngineMessage): BatchContext {
   return c
 }
 
-export function plainMessage(m: EngineMessage): KafkaMessage {
+export function plainMessage(m: EngineMessage): RecordBatchEntry {
   const key = m.key as Buffer | null
   const value = m.value as Buffer | null
   const headers = (m.headers ?? {}) as IHeaders
@@ -82,8 +93,9 @@ export interface Batch {
   partition: number
   highWatermark: string
   messages: KafkaMessage[]
-  fetchedOffset: string
-  messagesWithinOffset: KafkaMessage[]
+  /** KafkaJS's runtime has these two; its types do not. */
+  fetchedOffset?: string
+  messagesWithinOffset?: KafkaMessage[]
   isEmpty(): boolean
   firstOffset(): string | null
   lastOffset(): string

@@ -1,24 +1,40 @@
+import type { Socket } from 'node:net'
 import type { ConnectionOptions as TlsOptions } from 'node:tls'
 import type { KafkaConfig as EngineKafkaConfig } from '../kafka.js'
 import type { ProducerConfig as EngineProducerConfig } from '../producer/config.js'
 import type { ConsumerConfig as EngineConsumerConfig } from '../consumer/config.js'
 import type { SaslOption } from '../net/sasl/types.js'
-import { logLevel, type LogCreator, type LogLevel, type Logger } from '../logger.js'
+import type { SocketFactory } from '../net/socket-factory.js'
+import type { LogCreator, Logger } from '../logger.js'
+import { kafkajsLogger, logLevel, type logCreator } from './logger.js'
+import type { Mechanism, SASLOptions } from './sasl.js'
+import type { ICustomPartitioner } from './cluster-types.js'
 import { MAX_INT32, nearest } from '../config/option.js'
 import { TLS_OPTIONS } from '../config/tls-options.js'
 import { KafkaJSNonRetriableError } from './errors.js'
 import { retryBudgetMs, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
-import { enginePartitioner, type ICustomPartitioner } from './partitioners.js'
+import { enginePartitioner } from './partitioners.js'
 import { engineAssignor, PartitionAssigners, type PartitionAssigner } from './assigners.js'
 
-export type SASLOptions = Exclude<SaslOption, (...args: never[]) => unknown>
 export type BrokersFunction = () => string[] | Promise<string[]>
+
+export interface ISocketFactoryArgs {
+  host: string
+  port: number
+  /** The ssl option as given (an object, or true); absent without TLS. */
+  ssl: TlsOptions
+  /** Call once the socket is connected (after the TLS handshake, for TLS). */
+  onConnect: () => void
+}
+
+/** KafkaJS's socketFactory: makes each broker connection's socket (a proxy, a custom TLS setup, ...). */
+export type ISocketFactory = (args: ISocketFactoryArgs) => Socket
 
 /** KafkaJS's `new Kafka({...})` options, with its defaults (noted where they differ from the main entry's). */
 export interface KafkaConfig {
   brokers: string[] | BrokersFunction
   ssl?: TlsOptions | boolean
-  sasl?: SASLOptions
+  sasl?: SASLOptions | Mechanism
   clientId?: string
   /** KafkaJS: 1000 ms. */
   connectionTimeout?: number
@@ -28,16 +44,17 @@ export interface KafkaConfig {
   /** KafkaJS: true; false lets requests wait without a bound (here: the int32 maximum). */
   enforceRequestTimeout?: boolean
   retry?: RetryOptions
-  /** Accepted and not used: connections are node:net / node:tls sockets. */
-  socketFactory?: unknown
+  /** Makes each connection's socket, as KafkaJS's does; default: node:net / node:tls. */
+  socketFactory?: ISocketFactory
   /** KafkaJS: INFO; the KAFKAJS_LOG_LEVEL environment variable wins, as in KafkaJS. */
-  logLevel?: LogLevel
-  logCreator?: LogCreator
+  logLevel?: logLevel
+  logCreator?: logCreator
 }
 
 export interface ProducerConfig {
   createPartitioner?: ICustomPartitioner
   retry?: RetryOptions
+  /** How old the producer's metadata may get before it is refreshed (KafkaJS: 300000). */
   metadataMaxAge?: number
   allowAutoTopicCreation?: boolean
   /** KafkaJS: false. */
@@ -120,7 +137,7 @@ export function kafkajsBrokerList(brokers: unknown): string[] {
  * Level names KAFKAJS_LOG_LEVEL takes (KafkaJS reads it over the logLevel
  * option, so an operator can turn logging up without a code change).
  */
-function envLogLevel(): LogLevel | undefined {
+function envLogLevel(): logLevel | undefined {
   const name = globalThis.process?.env?.KAFKAJS_LOG_LEVEL?.toUpperCase()
   return name !== undefined && Object.hasOwn(logLevel, name) ? logLevel[name as keyof typeof logLevel] : undefined
 }
@@ -138,7 +155,8 @@ export function engineKafkaConfig(config: KafkaConfig, brokers: string[]): Engin
     brokers,
     clientId: config.clientId ?? 'kafkajs',
     tls: config.ssl,
-    sasl: config.sasl,
+    sasl: config.sasl as SaslOption | undefined,
+    socketFactory: config.socketFactory as SocketFactory | undefined,
     connectTimeoutMs: config.connectionTimeout ?? 1000,
     requestTimeoutMs: requestTimeout,
     authenticationTimeoutMs: config.authenticationTimeout,
@@ -147,7 +165,7 @@ export function engineKafkaConfig(config: KafkaConfig, brokers: string[]): Engin
     retryBackoffMaxMs: Math.max(retry.initialRetryTime, retry.maxRetryTime),
     defaultApiTimeoutMs: Math.min(MAX_INT32, (config.requestTimeout ?? 30_000) + retryBudgetMs(retry)),
     logLevel: envLogLevel() ?? config.logLevel ?? logLevel.INFO,
-    logCreator: config.logCreator && kafkajsEntries(config.logCreator),
+    logCreator: config.logCreator && kafkajsEntries(config.logCreator as LogCreator),
   }) as EngineKafkaConfig
 }
 
@@ -200,7 +218,7 @@ export function engineConsumerConfig(config: ConsumerConfig, kafka: KafkaConfig,
   const assigners = config.partitionAssigners ?? [PartitionAssigners.roundRobin]
   return definedOnly({
     groupId: config.groupId,
-    partitionAssigners: assigners.map((a) => engineAssignor(a, config.groupId, logger)),
+    partitionAssigners: assigners.map((a) => engineAssignor(a, config.groupId, kafkajsLogger(logger))),
     sessionTimeoutMs: sessionTimeout,
     rebalanceTimeoutMs: config.rebalanceTimeout ?? 60_000,
     heartbeatIntervalMs: heartbeatInterval,

@@ -1,5 +1,6 @@
 import type { Producer as EngineProducer, Message as EngineMessage, Transaction as EngineTransaction } from '../producer/producer.js'
-import type { Logger } from '../logger.js'
+import type { Logger as EngineLogger } from '../logger.js'
+import { kafkajsLogger, type Logger } from './logger.js'
 import { TimeoutError, WafkaError } from '../errors.js'
 import { KafkaJSError, KafkaJSNonRetriableError, toKafkaJSError } from './errors.js'
 import { Instrumentation, ProducerEvents, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
@@ -76,7 +77,7 @@ export class Producer {
     private readonly connector: Connector,
     private readonly config: ProducerConfig,
     private readonly kafka: KafkaConfig,
-    private readonly log: Logger,
+    private readonly log: EngineLogger,
   ) {
     // Refuse a bad option now, as KafkaJS does at producer().
     engineProducerConfig(config, kafka)
@@ -84,9 +85,8 @@ export class Producer {
 
   async connect(): Promise<void> {
     await this.connector.connect(async () => {
-      const engine = (await this.connector.engine(this.instrumentation.requests(ProducerEvents))).producer(
-        engineProducerConfig(this.config, this.kafka),
-      )
+      const kafka = await this.connector.engine(this.instrumentation.requests(ProducerEvents), this.config.metadataMaxAge)
+      const engine = kafka.producer(engineProducerConfig(this.config, this.kafka))
       try {
         await engine.connect()
       } catch (err) {
@@ -152,7 +152,7 @@ export class Producer {
   }
 
   logger(): Logger {
-    return this.log.namespace('Producer')
+    return kafkajsLogger(this.log.namespace('Producer'))
   }
 
   /**
@@ -194,3 +194,6 @@ function engineRecord(record: ProducerRecord) {
     throw new KafkaJSNonRetriableError(`Invalid messages array [${record.messages}] for topic "${record.topic}"`)
   return { topic: record.topic, messages: record.messages as EngineMessage[], acks: acks(record.acks), compression: record.compression }
 }
+
+/** The producer's public face (its private state left out, so KafkaJS's Producer type fits where it is asked for). */
+export type PublicProducer = Pick<Producer, keyof Producer>

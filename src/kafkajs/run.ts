@@ -137,3 +137,7 @@ async function eachMessageOf(p: EngineBatchPayload, batch: Batch, eachMessage: E
     p.resolveOffset(message.offset)
   }
 }
+
+/** KafkaJS's aliases, kept for @types/kafkajs compatibility. */
+export type ConsumerEachMessagePayload = EachMessagePayload
+export type ConsumerEachBatchPayload = EachBatchPayload

@@ -5,6 +5,7 @@ import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiE
 import { SaslSession } from './sasl/session.js'
 import type { SaslOption } from './sasl/types.js'
 import { tlsError } from './tls-errors.js'
+import type { SocketFactory } from './socket-factory.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
@@ -38,6 +39,8 @@ export interface ConnectionOptions {
   ssl?: boolean | tls.ConnectionOptions
   /** SASL authentication after ApiVersions (and again before the broker's session ends). */
   sasl?: SaslOption
+  /** KafkaJS's socketFactory: makes the socket instead of node:net / node:tls. */
+  socketFactory?: SocketFactory
   /** KafkaJS: authenticationTimeout (10 s), the bound on one whole SASL authentication. */
   authenticationTimeoutMs?: number
   /** KafkaJS: reauthenticationThreshold (10 s): re-authenticate this long before the session ends. */
@@ -319,17 +322,7 @@ export class Connection {
     const tlsOptions = this.options.ssl ?? this.options.tls
     if (tlsOptions) await preloadBuiltins()
     return new Promise((resolve, reject) => {
-      const { host, port, connectTimeoutMs } = this.options
-      const socket = tlsOptions
-        ? builtin('node:tls').connect({
-            host,
-            port,
-            servername: net.isIP(host) ? undefined : host,
-            ...(tlsOptions === true ? {} : tlsOptions),
-          })
-        : net.connect({ host, port })
-      this.socket = socket
-      socket.setNoDelay(true)
+      const { host, port, connectTimeoutMs, socketFactory } = this.options
       const timer = setTimeout(
         () => {
           const err = new TimeoutError(`connecting to ${this.name} took longer than ${connectTimeoutMs} ms`)
@@ -338,13 +331,34 @@ export class Connection {
         },
         Math.min(connectTimeoutMs, MAX_TIMER_MS),
       )
-      const splitter = new FrameSplitter(this.options.maxResponseBytes, (frame) => this.onFrame(frame))
-      socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
+      const connected = () => {
         clearTimeout(timer)
         this.touch()
         this.log.debug('connected', { broker: this.name, tls: Boolean(tlsOptions) })
         resolve()
-      })
+      }
+      // A factory's socket says it is connected through onConnect (it may connect through a proxy first).
+      const ssl = tlsOptions === true ? {} : tlsOptions || undefined
+      let socket: net.Socket
+      try {
+        socket = socketFactory
+          ? socketFactory({ host, port, ssl, onConnect: connected })
+          : tlsOptions
+            ? builtin('node:tls').connect({
+                host,
+                port,
+                servername: net.isIP(host) ? undefined : host,
+                ...(tlsOptions === true ? {} : tlsOptions),
+              })
+            : net.connect({ host, port })
+      } catch (err) {
+        clearTimeout(timer)
+        return reject(new ConnectionError(`making a socket for ${this.name} failed: ${(err as Error).message}`, { cause: err }))
+      }
+      this.socket = socket
+      socket.setNoDelay?.(true)
+      const splitter = new FrameSplitter(this.options.maxResponseBytes, (frame) => this.onFrame(frame))
+      if (!socketFactory) socket.once(tlsOptions ? 'secureConnect' : 'connect', connected)
       socket.on('data', (chunk: Buffer) => {
         try {
           splitter.push(chunk)

@@ -1,75 +1,73 @@
-// wafka/kafkajs as a user gets it: the built package, by import and by
-// require, and a TypeScript program written as KafkaJS's docs show compiling
-// with --strict against it as it compiles against kafkajs.
+// wafka/kafkajs as a user gets it: the packed package (npm pack, unpacked in
+// a user's project), by import, by default import and by require, and a
+// TypeScript program written as KafkaJS's docs show compiling with --strict
+// against it as it compiles against kafkajs.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { built, packedProject, root, type PackedProject } from '../support/packed-package.js'
 
-const root = new URL('../..', import.meta.url).pathname
-const built =
-  existsSync(`${root}/dist/kafkajs.js`) && existsSync(`${root}/dist/kafkajs.cjs`) && existsSync(`${root}/dist/types/public/kafkajs.d.ts`)
-if (!built && process.env.CI) throw new Error('dist/ is missing wafka/kafkajs: run npm run build first')
+const app = readFileSync(`${root}/test/kafkajs/typescript/app.ts`, 'utf8')
 
-const dir = `${root}/test/kafkajs/typescript`
-const tsc = (file: string) =>
-  spawnSync(
-    process.execPath,
-    [
-      `${root}/node_modules/typescript/bin/tsc`,
-      '--strict',
-      '--noEmit',
-      '--target',
-      'es2022',
-      '--module',
-      'nodenext',
-      '--moduleResolution',
-      'nodenext',
-      '--types',
-      'node',
-      file,
-    ],
-    { cwd: root, encoding: 'utf8', timeout: 120_000 },
-  )
+describe.skipIf(!built())('the packed wafka/kafkajs', () => {
+  let project: PackedProject
+  beforeAll(() => {
+    project = packedProject()
+  }, 120_000)
+  afterAll(() => project?.remove())
 
-/** Compiles `source` as a file beside app.ts (inside the package, so `wafka/kafkajs` resolves to its own exports). */
-function compile(name: string, source: string) {
-  const file = `${dir}/${name}`
-  writeFileSync(file, source)
-  try {
-    return tsc(file)
-  } finally {
-    rmSync(file, { force: true })
-  }
-}
+  const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: project.dir, encoding: 'utf8', timeout: 60_000 })
+  const tsc = (file: string, extra: string[] = []) =>
+    spawnSync(
+      process.execPath,
+      [
+        `${root}/node_modules/typescript/bin/tsc`,
+        '--strict',
+        '--noEmit',
+        '--target',
+        'es2022',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        ...extra,
+        file,
+      ],
+      { cwd: project.dir, encoding: 'utf8', timeout: 120_000 },
+    )
 
-describe.skipIf(!built)('the built wafka/kafkajs', () => {
-  it('package.json maps wafka/kafkajs to its ESM, CJS and type files', () => {
-    const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'))
+  it('package.json maps wafka/kafkajs to its ESM and CJS files, each with typings of its own format', () => {
+    const pkg = JSON.parse(readFileSync(`${project.dir}/node_modules/wafka/package.json`, 'utf8'))
     expect(pkg.exports['./kafkajs']).toEqual({
-      types: './dist/types/public/kafkajs.d.ts',
-      import: './dist/kafkajs.js',
-      require: './dist/kafkajs.cjs',
+      import: { types: './dist/types/public/kafkajs.d.ts', default: './dist/kafkajs.js' },
+      require: { types: './dist/types/public/kafkajs.d.cts', default: './dist/kafkajs.cjs' },
     })
+    // TypeScript's node10 resolution reads no "exports": typesVersions maps the subpaths.
+    expect(pkg.typesVersions['*'].kafkajs).toEqual(['./dist/types/public/kafkajs.d.cts'])
   })
 
-  it('import and require both give KafkaJS 2.2.4 every export it has, errors that are instances of their parents', () => {
+  it('import, default import and require all give KafkaJS 2.2.4 every export it has, errors that are instances of their parents', () => {
     const script = `
-      const { createRequire } = await import('node:module')
+      import kafkajsDefault, * as esm from 'wafka/kafkajs'
+      import { createRequire } from 'node:module'
       const require = createRequire(process.cwd() + '/package.json')
-      const esm = await import('wafka/kafkajs'), cjs = require('wafka/kafkajs'), kafkajs = require('kafkajs')
+      const cjs = require('wafka/kafkajs'), kafkajs = require('kafkajs')
       const missing = (m) => Object.keys(kafkajs).filter((k) => !(k in m))
       const e = new esm.KafkaJSNumberOfRetriesExceeded(new esm.KafkaJSConnectionError('down', { broker: 'b:1' }), { retryCount: 5, retryTime: 100 })
       console.log(JSON.stringify({
-        esmMissing: missing(esm), cjsMissing: missing(cjs),
-        kafka: [typeof esm.Kafka, typeof cjs.Kafka], levels: [esm.logLevel, cjs.logLevel],
+        esmMissing: missing(esm), defaultMissing: missing(kafkajsDefault), cjsMissing: missing(cjs), cjsDefaultMissing: missing(cjs.default),
+        kafka: [typeof esm.Kafka, typeof cjs.Kafka, kafkajsDefault.Kafka === esm.Kafka, cjs.default.Kafka === cjs.Kafka],
+        levels: [esm.logLevel, cjs.logLevel],
         chain: [e instanceof esm.KafkaJSNonRetriableError, e instanceof esm.KafkaJSError, e instanceof Error, e.name, e.retriable, e.retryCount],
       }))`
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 30_000 })
+    const r = node(['--input-type=module', '-e', script])
     expect(r.stderr).toBe('')
     expect(JSON.parse(r.stdout)).toEqual({
       esmMissing: [],
+      defaultMissing: [],
       cjsMissing: [],
-      kafka: ['function', 'function'],
+      cjsDefaultMissing: [],
+      kafka: ['function', 'function', true, true],
       levels: [
         { NOTHING: 0, ERROR: 1, WARN: 2, INFO: 4, DEBUG: 5 },
         { NOTHING: 0, ERROR: 1, WARN: 2, INFO: 4, DEBUG: 5 },
@@ -78,25 +76,40 @@ describe.skipIf(!built)('the built wafka/kafkajs', () => {
     })
   })
 
+  it('every entry point loads by import and by require', () => {
+    const entries = ['wafka', 'wafka/codec', 'wafka/protocol', 'wafka/kafkajs', 'wafka/broker']
+    const script = `
+      import { createRequire } from 'node:module'
+      const require = createRequire(process.cwd() + '/package.json')
+      const out = {}
+      for (const name of ${JSON.stringify(entries)}) out[name] = [Object.keys(await import(name)).length > 0, Object.keys(require(name)).length > 0]
+      console.log(JSON.stringify(out))`
+    const r = node(['--input-type=module', '-e', script])
+    expect(r.stderr).toBe('')
+    expect(JSON.parse(r.stdout)).toEqual(Object.fromEntries(entries.map((e) => [e, [true, true]])))
+  })
+
   it("a program written as KafkaJS's TypeScript docs show compiles with --strict against kafkajs and against wafka/kafkajs", () => {
-    const app = readFileSync(`${dir}/app.ts`, 'utf8')
     expect(app).toContain("from 'kafkajs'")
-    const original = tsc(`${dir}/app.ts`)
+    writeFileSync(`${project.dir}/app.mts`, app)
+    const original = tsc('app.mts')
     expect(original.stdout + original.stderr).toBe('')
-    const wafka = compile('app-wafka.ts', app.replace("from 'kafkajs'", "from 'wafka/kafkajs'"))
+    writeFileSync(`${project.dir}/app-wafka.mts`, app.replace("from 'kafkajs'", "from 'wafka/kafkajs'"))
+    const wafka = tsc('app-wafka.mts')
     expect(wafka.stdout + wafka.stderr).toBe('')
     expect(wafka.status).toBe(0)
   }, 240_000)
 
   it('the types refuse what KafkaJS refuses (the compile can fail)', () => {
-    const wrong = compile(
-      'wrong-wafka.ts',
+    writeFileSync(
+      `${project.dir}/wrong-wafka.mts`,
       `import type { ConsumerConfig, EachMessagePayload } from 'wafka/kafkajs'
        export const c: ConsumerConfig = { groupId: 1 }
        export const f = (p: EachMessagePayload): number => p.message.offset`,
     )
+    const wrong = tsc('wrong-wafka.mts')
     expect(wrong.status).not.toBe(0)
-    expect(wrong.stdout).toContain('wrong-wafka.ts')
+    expect(wrong.stdout).toContain('wrong-wafka.mts')
     expect(wrong.stdout).toMatch(/TS2322/)
   }, 120_000)
 })

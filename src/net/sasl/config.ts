@@ -1,11 +1,20 @@
 import { ConfigError } from '../../errors.js'
+import { awsMechanism } from './aws.js'
 import { customMechanism } from './custom.js'
 import { oauthbearerMechanism } from './oauthbearer.js'
 import { plainMechanism } from './plain.js'
 import { scramMechanism } from './scram.js'
-import type { CustomSaslConfig, OauthbearerSaslConfig, PasswordSaslConfig, SaslConfig, SaslMechanism, SaslOption } from './types.js'
+import type {
+  AwsSaslConfig,
+  CustomSaslConfig,
+  OauthbearerSaslConfig,
+  PasswordSaslConfig,
+  SaslConfig,
+  SaslMechanism,
+  SaslOption,
+} from './types.js'
 
-const BUILT_IN = ['plain', 'scram-sha-256', 'scram-sha-512', 'oauthbearer']
+const BUILT_IN = ['plain', 'scram-sha-256', 'scram-sha-512', 'oauthbearer', 'aws']
 
 /**
  * Checks a `sasl` option where it is given (a function is checked each time
@@ -44,6 +53,14 @@ export function saslMechanism(config: SaslConfig): SaslMechanism {
       const lower = mechanism.toLowerCase()
       if (lower === 'plain') return plainMechanism(username, password)
       return scramMechanism(lower === 'scram-sha-256' ? 'sha256' : 'sha512', username, password)
+    }
+    case 'aws': {
+      const { authorizationIdentity, accessKeyId, secretAccessKey, sessionToken } = config as AwsSaslConfig
+      for (const [field, value] of Object.entries({ authorizationIdentity, accessKeyId, secretAccessKey }))
+        if (typeof value !== 'string' || value === '') throw new ConfigError(`sasl.${field} must be a non-empty string for aws`)
+      if (sessionToken !== undefined && typeof sessionToken !== 'string')
+        throw new ConfigError('sasl.sessionToken must be a string for aws')
+      return awsMechanism(authorizationIdentity, accessKeyId, secretAccessKey, sessionToken)
     }
     case 'oauthbearer': {
       const provider = (config as OauthbearerSaslConfig).oauthBearerProvider

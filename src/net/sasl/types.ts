@@ -7,6 +7,15 @@ export interface PasswordSaslConfig {
   password: string
 }
 
+/** KafkaJS's AWS mechanism: an identity and AWS credentials, sent as one SASL message. */
+export interface AwsSaslConfig {
+  mechanism: 'aws'
+  authorizationIdentity: string
+  accessKeyId: string
+  secretAccessKey: string
+  sessionToken?: string
+}
+
 /** What an OAUTHBEARER token provider returns (KafkaJS's shape, plus KIP-342 extensions). */
 export interface OauthbearerToken {
   /** The bearer token (e.g. a JWT). */
@@ -55,7 +64,7 @@ export interface CustomSaslConfig {
   authenticationProvider: (args: AuthenticationProviderArgs) => { authenticate(): Promise<void> }
 }
 
-export type SaslConfig = PasswordSaslConfig | OauthbearerSaslConfig | CustomSaslConfig
+export type SaslConfig = PasswordSaslConfig | AwsSaslConfig | OauthbearerSaslConfig | CustomSaslConfig
 
 /**
  * The `sasl` option: a config, or a function giving one (called on every

@@ -26,6 +26,9 @@ import {
   type Transaction,
   type InstrumentationEvent,
   type RetryOptions,
+  type SeekEntry,
+  type ConsumerCrashEvent,
+  AssignerProtocol,
   KafkaJSError,
   KafkaJSProtocolError,
   KafkaJSNumberOfRetriesExceeded,
@@ -151,7 +154,9 @@ export class ExampleConsumer {
   private createKafkaConsumer(): Consumer {
     const kafka = new Kafka({ clientId: 'client-id', brokers: ['example.com:9092'] })
     const consumerConfig: ConsumerConfig = { groupId: 'consumer-group', sessionTimeout: 30000, readUncommitted: false }
-    return kafka.consumer(consumerConfig)
+    const consumer = kafka.consumer(consumerConfig)
+    consumer.on(consumer.events.CRASH, (event: ConsumerCrashEvent) => console.log(event.payload.error, event.payload.restart))
+    return consumer
   }
 }
 
@@ -162,6 +167,13 @@ export async function createTopic(): Promise<boolean> {
   const created = await admin.createTopics({ topics, waitForLeaders: true })
   const offsets = await admin.fetchTopicOffsets('example-topic')
   console.log(offsets.map(({ partition, high, low }) => `${partition}: ${low}-${high}`))
+  const earliest: SeekEntry[] = offsets.map(({ partition, low }) => ({ partition, offset: low }))
+  await admin.setOffsets({ groupId: 'consumer-group', topic: 'example-topic', partitions: earliest })
+  const { groups } = await admin.describeGroups(['consumer-group'])
+  for (const member of groups[0].members) {
+    const assigned = AssignerProtocol.MemberAssignment.decode(member.memberAssignment)
+    console.log(member.memberId, assigned?.assignment)
+  }
   await admin.disconnect()
   return created
 }
