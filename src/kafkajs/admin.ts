@@ -4,38 +4,34 @@ import { KafkaJSNonRetriableError, translated } from './errors.js'
 import { AdminEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import type { RetryOptions } from './retry.js'
 import type { Connector } from './kafka.js'
+import { adminError, kafkaJSAdminCalls } from './admin-calls.js'
 
 /** KafkaJS's name for a topic to create. */
 export type ITopicConfig = TopicConfig
-
-/** The offsets KafkaJS's resolveOffsets replaces: Kafka's ListOffsets timestamps for the end and the start. */
-const LATEST_OFFSET = '-1'
-const EARLIEST_OFFSET = '-2'
 
 export interface AdminConfig {
   retry?: RetryOptions
 }
 
-/** What KafkaJS's admin has beyond the engine's calls (which it shares, with KafkaJS's errors). */
+type KafkaJSCalls = ReturnType<typeof kafkaJSAdminCalls>
+
+/** What KafkaJS's admin has beyond its calls. */
 export interface AdminExtras {
   readonly events: typeof AdminEvents
   connect(): Promise<void>
   disconnect(): Promise<void>
   on(eventName: string, listener: (event: InstrumentationEvent) => void): RemoveInstrumentationEventListener
   logger(): Logger
-  /** KafkaJS's name for deleteRecords. */
-  deleteTopicRecords(options: { topic: string; partitions: Array<{ partition: number; offset: string }> }): Promise<void>
-  /** The engine's fetchOffsets plus KafkaJS's `resolveOffsets`: -1 (none committed) and -2 read as the partition's end and start. */
-  fetchOffsets(options: { groupId: string; topics?: string[]; resolveOffsets?: boolean }): ReturnType<EngineAdmin['fetchOffsets']>
 }
 
-type EngineCalls = Omit<EngineAdmin, 'connect' | 'disconnect' | 'fetchOffsets'>
-export type Admin = EngineCalls & AdminExtras
+/** The engine's calls KafkaJS does not have (electLeaders, SCRAM credentials, …), kept as wafka's. */
+type EngineCalls = Omit<EngineAdmin, 'connect' | 'disconnect' | keyof KafkaJSCalls>
+export type Admin = EngineCalls & KafkaJSCalls & AdminExtras
 
 /**
- * KafkaJS's admin: every engine call (their shapes are KafkaJS's) with its
- * rejections as KafkaJS's error classes, plus connect under the retry
- * policy, events, logger() and KafkaJS's names.
+ * KafkaJS's admin: KafkaJS's calls with its argument checks, result shapes
+ * and errors (admin-calls.ts), connect under the retry policy, events,
+ * logger(); the engine's other calls with their rejections as KafkaJS's classes.
  */
 export function createAdmin(connector: Connector, log: Logger): Admin {
   const instrumentation = new Instrumentation('admin', AdminEvents)
@@ -44,6 +40,7 @@ export function createAdmin(connector: Connector, log: Logger): Admin {
     if (!inner) throw new KafkaJSNonRetriableError('The admin is not connected: call admin.connect() first')
     return inner
   }
+  const logger = () => log.namespace('Admin')
   const extras: AdminExtras = {
     events: AdminEvents,
     async connect() {
@@ -68,33 +65,10 @@ export function createAdmin(connector: Connector, log: Logger): Admin {
       instrumentation.emit(AdminEvents.DISCONNECT)
     },
     on: (eventName, listener) => instrumentation.on(eventName, listener),
-    logger: () => log.namespace('Admin'),
-    async deleteTopicRecords({ topic, partitions }) {
-      if (!topic || typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic "${topic}"`)
-      if (!Array.isArray(partitions) || partitions.length === 0) throw new KafkaJSNonRetriableError(`Invalid partitions`)
-      await translated(() => connected().deleteRecords({ topic, partitions }))
-    },
-    async fetchOffsets({ resolveOffsets = false, ...options }) {
-      return translated(async () => {
-        const admin = connected()
-        const committed = await admin.fetchOffsets(options)
-        if (!resolveOffsets) return committed
-        return Promise.all(
-          committed.map(async ({ topic, partitions }) => {
-            const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o]))
-            const resolve = (partition: number, offset: string) =>
-              offset === LATEST_OFFSET
-                ? (ends.get(partition)?.high ?? offset)
-                : offset === EARLIEST_OFFSET
-                  ? (ends.get(partition)?.low ?? offset)
-                  : offset
-            return { topic, partitions: partitions.map((p) => ({ ...p, offset: resolve(p.partition, p.offset) })) }
-          }),
-        )
-      })
-    },
+    logger,
   }
-  return new Proxy(extras as Admin, {
+  const calls = { ...extras, ...kafkaJSAdminCalls(connected, connector.retry, logger) }
+  return new Proxy(calls as Admin, {
     get(target, name, receiver) {
       if (Object.hasOwn(target, name)) return Reflect.get(target, name, receiver)
       // Only the engine's own calls: not `then` (an admin is not a promise), not Object's methods.
@@ -102,7 +76,13 @@ export function createAdmin(connector: Connector, log: Logger): Admin {
         ? (EngineAdmin.prototype as unknown as Record<PropertyKey, unknown>)[name]
         : undefined
       if (typeof method !== 'function' || name === 'constructor') return undefined
-      return (...args: unknown[]) => translated(async () => (method as (...a: unknown[]) => unknown).apply(connected(), args))
+      return async (...args: unknown[]) => {
+        try {
+          return await (method as (...a: unknown[]) => unknown).apply(connected(), args)
+        } catch (err) {
+          throw adminError(err)
+        }
+      }
     },
   })
 }
