@@ -367,7 +367,8 @@ export function kafkaJSAdminCalls(connected: () => EngineAdmin, retry: RetryOpti
       const items = topics.flatMap(({ topic, partitionAssignment }) => partitionAssignment.map((p) => ({ topic, ...p })))
       return retrying('NOT_CONTROLLER')(async (admin) => {
         const outcomes = await perItem(items, ({ topic, partition, replicas }) =>
-          admin.alterPartitionReassignments(given({ topics: [{ topic, partitions: [{ partition, replicas }] }], timeout })),
+          // KafkaJS's default timeout (5 s), not the engine's 30 s: it also bounds how long the engine retries.
+          admin.alterPartitionReassignments({ topics: [{ topic, partitions: [{ partition, replicas }] }], timeout: timeout ?? 5000 }),
         )
         const failed = outcomes.filter((o) => o.error)
         const whole = failed.find((o) => REQUEST_LEVEL.has(o.error!.type))
@@ -390,7 +391,7 @@ export function kafkaJSAdminCalls(connected: () => EngineAdmin, retry: RetryOpti
     }) => {
       checkListReassignments(topics)
       return retrying('NOT_CONTROLLER')(async (admin) => {
-        const flat = await admin.listPartitionReassignments(given({ topics: topics ?? undefined, timeout }))
+        const flat = await admin.listPartitionReassignments(given({ topics: topics ?? undefined, timeout: timeout ?? 5000 }))
         const byTopic = new Map<
           string,
           Array<{ partition: number; replicas: number[]; addingReplicas: number[]; removingReplicas: number[] }>

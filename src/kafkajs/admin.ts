@@ -2,7 +2,7 @@ import { Admin as EngineAdmin, type TopicConfig } from '../admin/admin.js'
 import type { Logger } from '../logger.js'
 import { KafkaJSNonRetriableError, translated } from './errors.js'
 import { AdminEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
-import type { RetryOptions } from './retry.js'
+import { retryBudgetMs, type RetryOptions } from './retry.js'
 import type { Connector } from './kafka.js'
 import { adminError, kafkaJSAdminCalls } from './admin-calls.js'
 
@@ -45,7 +45,11 @@ export function createAdmin(connector: Connector, log: Logger): Admin {
     events: AdminEvents,
     async connect() {
       await connector.connect(async () => {
-        const engine = (await connector.engine(instrumentation.requests(AdminEvents))).admin()
+        // The engine retries what it may for as long as this admin's retry policy waits in all, not a
+        // request timeout more: with `retries: 0` a call is one attempt, and a refusal KafkaJS does
+        // not retry (a missing topic's configs) comes back at once, as KafkaJS's does.
+        const kafka = await connector.engine(instrumentation.requests(AdminEvents))
+        const engine = kafka.admin({ defaultApiTimeoutMs: Math.max(1, retryBudgetMs(connector.retry)) })
         try {
           await engine.connect()
         } catch (err) {

@@ -38,9 +38,10 @@ export const adminCalls: Program = async (mod, env) => {
   const offsets = {
     byTimestamp: await o(() => admin.fetchTopicOffsetsByTimestamp(topic, before), byPartition),
     byTimestampLatest: await o(() => admin.fetchTopicOffsetsByTimestamp(topic), byPartition),
-    noneCommitted: await o(offsetsOf),
     set: await o(() => admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: '1' }] })),
-    afterSet: await o(offsetsOf),
+    // Partition 1 has none committed (-1). (Not asked before a commit: KafkaJS's fetchOffsets does
+    // not retry, and on real Kafka a group's coordinator may not be loaded yet: NOT_COORDINATOR.)
+    afterSet: await o(() => offsetsOf()),
     resolved: await o(
       () => admin.fetchOffsets({ groupId, topics: [topic], resolveOffsets: true }),
       (r) => r.map((t) => byPartition(t.partitions).map(({ partition, offset }) => ({ partition, offset }))),

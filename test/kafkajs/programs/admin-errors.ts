@@ -20,6 +20,13 @@ export const adminErrors: Program = async (mod, env) => {
   await producer.connect()
   await producer.send({ topic, messages: [0, 1, 2].map((i) => ({ value: `v${i}`, partition: 0 })) })
   await producer.disconnect()
+  // A group's coordinator loaded (on a fresh real Kafka the offsets topic is created on first use,
+  // and KafkaJS's deleteGroups does not retry NOT_COORDINATOR): a commit, retried until it is.
+  const warmUp = kafka.admin()
+  await warmUp.connect()
+  await warmUp.setOffsets({ groupId: env.name('warm-up'), topic, partitions: [{ partition: 1, offset: '0' }] })
+  await warmUp.deleteGroups([env.name('warm-up')])
+  await warmUp.disconnect()
   const o = <T>(call: () => Promise<T>, pick?: (r: T) => unknown) => outcome(mod, call, pick)
   // Calls with arguments KafkaJS refuses before asking anything.
   const any = admin as unknown as Record<string, (arg?: unknown) => Promise<unknown>>
