@@ -3,8 +3,9 @@ import type { Logger as EngineLogger } from '../logger.js'
 import { kafkajsLogger, type Logger } from './logger.js'
 import { KafkaJSNonRetriableError, translated } from './errors.js'
 import { AdminEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
-import type { RetryOptions } from './retry.js'
+import { retryBudgetMs, type RetryOptions } from './retry.js'
 import type { Connector } from './kafka.js'
+import { adminError, kafkaJSAdminCalls } from './admin-calls.js'
 
 import type {
   AclEntry,
@@ -26,11 +27,6 @@ import type {
   SeekEntry,
 } from './admin-types.js'
 import type { TopicPartitions } from './cluster-types.js'
-import { describedGroups } from './groups.js'
-
-/** The offsets KafkaJS's resolveOffsets replaces: Kafka's ListOffsets timestamps for the end and the start. */
-const LATEST_OFFSET = '-1'
-const EARLIEST_OFFSET = '-2'
 
 export interface AdminConfig {
   retry?: RetryOptions
@@ -82,16 +78,13 @@ export interface Admin {
   readonly events: AdminEvents
 }
 
-/** What KafkaJS's admin has beyond the engine's calls (which it shares, with KafkaJS's errors). */
-type AdminExtras = Pick<
-  Admin,
-  'events' | 'connect' | 'disconnect' | 'on' | 'logger' | 'deleteTopicRecords' | 'fetchOffsets' | 'describeGroups'
->
+/** What KafkaJS's admin has beyond its calls (admin-calls.ts). */
+type AdminExtras = Pick<Admin, 'events' | 'connect' | 'disconnect' | 'on' | 'logger'>
 
 /**
- * KafkaJS's admin: every engine call (their shapes are KafkaJS's) with its
- * rejections as KafkaJS's error classes, plus connect under the retry
- * policy, events, logger() and KafkaJS's names.
+ * KafkaJS's admin: KafkaJS's calls with its argument checks, result shapes
+ * and errors (admin-calls.ts), connect under the retry policy, events,
+ * logger(); the engine's other calls with their rejections as KafkaJS's classes.
  */
 export function createAdmin(connector: Connector, log: EngineLogger): Admin {
   const instrumentation = new Instrumentation('admin', AdminEvents)
@@ -100,11 +93,16 @@ export function createAdmin(connector: Connector, log: EngineLogger): Admin {
     if (!inner) throw new KafkaJSNonRetriableError('The admin is not connected: call admin.connect() first')
     return inner
   }
+  const logger = () => log.namespace('Admin')
   const extras: AdminExtras = {
     events: AdminEvents,
     async connect() {
       await connector.connect(async () => {
-        const engine = (await connector.engine(instrumentation.requests(AdminEvents))).admin()
+        // The engine retries what it may for as long as this admin's retry policy waits in all, not a
+        // request timeout more: with `retries: 0` a call is one attempt, and a refusal KafkaJS does
+        // not retry (a missing topic's configs) comes back at once, as KafkaJS's does.
+        const kafka = await connector.engine(instrumentation.requests(AdminEvents))
+        const engine = kafka.admin({ defaultApiTimeoutMs: Math.max(1, retryBudgetMs(connector.retry)) })
         try {
           await engine.connect()
         } catch (err) {
@@ -124,36 +122,10 @@ export function createAdmin(connector: Connector, log: EngineLogger): Admin {
       instrumentation.emit(AdminEvents.DISCONNECT)
     },
     on: (eventName, listener) => instrumentation.on(eventName, listener),
-    logger: () => kafkajsLogger(log.namespace('Admin')),
-    async deleteTopicRecords({ topic, partitions }) {
-      if (!topic || typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic "${topic}"`)
-      if (!Array.isArray(partitions) || partitions.length === 0) throw new KafkaJSNonRetriableError(`Invalid partitions`)
-      await translated(() => connected().deleteRecords({ topic, partitions }))
-    },
-    async describeGroups(groupIds) {
-      return translated(async () => describedGroups((await connected().describeGroups(groupIds)).groups))
-    },
-    async fetchOffsets({ resolveOffsets = false, ...options }) {
-      return translated(async () => {
-        const admin = connected()
-        const committed = await admin.fetchOffsets(options)
-        if (!resolveOffsets) return committed
-        return Promise.all(
-          committed.map(async ({ topic, partitions }) => {
-            const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o]))
-            const resolve = (partition: number, offset: string) =>
-              offset === LATEST_OFFSET
-                ? (ends.get(partition)?.high ?? offset)
-                : offset === EARLIEST_OFFSET
-                  ? (ends.get(partition)?.low ?? offset)
-                  : offset
-            return { topic, partitions: partitions.map((p) => ({ ...p, offset: resolve(p.partition, p.offset) })) }
-          }),
-        )
-      })
-    },
+    logger: () => kafkajsLogger(logger()),
   }
-  return new Proxy(extras as unknown as Admin, {
+  const calls = { ...extras, ...kafkaJSAdminCalls(connected, connector.retry, logger) }
+  return new Proxy(calls as unknown as Admin, {
     get(target, name, receiver) {
       if (Object.hasOwn(target, name)) return Reflect.get(target, name, receiver)
       // Only the engine's own calls: not `then` (an admin is not a promise), not Object's methods.
@@ -161,7 +133,13 @@ export function createAdmin(connector: Connector, log: EngineLogger): Admin {
         ? (EngineAdmin.prototype as unknown as Record<PropertyKey, unknown>)[name]
         : undefined
       if (typeof method !== 'function' || name === 'constructor') return undefined
-      return (...args: unknown[]) => translated(async () => (method as (...a: unknown[]) => unknown).apply(connected(), args))
+      return async (...args: unknown[]) => {
+        try {
+          return await (method as (...a: unknown[]) => unknown).apply(connected(), args)
+        } catch (err) {
+          throw adminError(err)
+        }
+      }
     },
   })
 }

@@ -266,10 +266,9 @@ export function toKafkaJSError(err: unknown): unknown {
   const cause = err
   if (err instanceof AuthenticationError) return new KafkaJSSASLAuthenticationError(err.message, { cause })
   if (err instanceof KafkaError) {
-    const fields = { message: err.message, type: err.type, code: err.code, retriable: err.retriable }
-    if (err.type === 'OFFSET_OUT_OF_RANGE') return new KafkaJSOffsetOutOfRange(fields)
-    const e = new KafkaJSProtocolError(fields, { cause })
-    return err instanceof AuthorizationError ? Object.assign(e, { retriable: false }) : e
+    if (err.type === 'OFFSET_OUT_OF_RANGE')
+      return new KafkaJSOffsetOutOfRange({ message: err.message, type: err.type, code: err.code, retriable: err.retriable })
+    return protocolError(err)
   }
   if (err instanceof TlsError) return new KafkaJSConnectionError(err.message, { code: err.code, cause })
   if (err instanceof ConnectionError) return new KafkaJSConnectionError(err.message, { cause })
@@ -279,6 +278,16 @@ export function toKafkaJSError(err: unknown): unknown {
   if (err instanceof UnsupportedApiError) return new KafkaJSServerDoesNotSupportApiKey(err.message, { cause })
   if (err instanceof ConfigError) return new KafkaJSNonRetriableError(err.message, { cause })
   return new KafkaJSError(err.message, { retriable: err.retriable, cause })
+}
+
+/**
+ * A broker's error code as KafkaJS's `createErrorFromCode` gives it: a
+ * KafkaJSProtocolError, whatever the code (the admin's OFFSET_OUT_OF_RANGE
+ * too: only KafkaJS's fetch says KafkaJSOffsetOutOfRange). The wafka error is the `cause`.
+ */
+export function protocolError(err: KafkaError): KafkaJSProtocolError {
+  const e = new KafkaJSProtocolError({ message: err.message, type: err.type, code: err.code, retriable: err.retriable }, { cause: err })
+  return err instanceof AuthorizationError ? Object.assign(e, { retriable: false }) : e
 }
 
 /** `fn`'s rejection translated to KafkaJS's class. */

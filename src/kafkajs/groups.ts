@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer'
 import type { Admin as EngineAdmin } from '../admin/admin.js'
-import type { ConsumerGroupState, GroupDescription, GroupDescriptions } from './admin-types.js'
+import type { ConsumerGroupState, GroupDescription } from './admin-types.js'
 
 type EngineGroup = Awaited<ReturnType<EngineAdmin['describeGroups']>>['groups'][number]
 
@@ -28,5 +28,3 @@ export function describedGroup(g: EngineGroup): GroupDescription & { errorCode: 
     state: g.state as ConsumerGroupState,
   }
 }
-
-export const describedGroups = (groups: EngineGroup[]): GroupDescriptions => ({ groups: groups.map(describedGroup) })

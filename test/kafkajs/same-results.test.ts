@@ -12,6 +12,8 @@ import { producing } from './programs/producing.js'
 import { consuming } from './programs/consuming.js'
 import { failingHandler } from './programs/failing-handler.js'
 import { adminProgram } from './programs/admin.js'
+import { adminCalls } from './programs/admin-calls.js'
+import { adminErrors } from './programs/admin-errors.js'
 import { transactions } from './programs/transactions.js'
 import { configuration } from './programs/configuration.js'
 import { instrumentation } from './programs/instrumentation.js'
@@ -25,6 +27,8 @@ const programs: Record<string, Program> = {
   Consuming: consuming,
   'Consuming: a failing handler': failingHandler,
   Admin: adminProgram,
+  'Admin: every other call': adminCalls,
+  'Admin: errors': adminErrors,
   Transactions: transactions,
   Configuration: configuration,
   'Instrumentation Events': instrumentation,
@@ -48,6 +52,7 @@ for (const target of targets)
     const env = (client: string, program: string): ProgramEnv => ({
       brokers: cluster.bootstrap.split(','),
       name: (what) => `${client}-${program.replace(/\W+/g, '-').toLowerCase()}-${what}`,
+      embedded: target.embedded,
     })
 
     for (const [section, program] of Object.entries(programs)) {

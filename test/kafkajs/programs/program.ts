@@ -10,6 +10,11 @@ export interface ProgramEnv {
   brokers: string[]
   /** A prefix for topic and group names: the two clients' runs never share one. */
   name: (what: string) => string
+  /**
+   * On the embedded broker (src/broker): the few calls whose API it does not
+   * serve (AlterConfigs, partition reassignments, ACLs) run on real Kafka only.
+   */
+  embedded?: boolean
   /** Secured listeners (the SSL/SASL program only). */
   secured?: { saslBrokers: string[]; saslSslBrokers: string[]; sslBrokers: string[]; ca: string; users: Record<string, string> }
 }
