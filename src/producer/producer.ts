@@ -12,6 +12,7 @@ import { ProducerIdentity } from './producer-identity.js'
 import { Sender } from './sender.js'
 import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
+import { describeError } from '../logger.js'
 import { SEND_ALIASES, SEND_BATCH_OPTIONS, SEND_OPTIONS, TOPIC_MESSAGES_OPTIONS } from '../config/call-options.js'
 
 export interface Message {
@@ -80,6 +81,8 @@ export class Producer {
   private connecting: Promise<void> | undefined
   /** Settles when the latest send() has appended its records: sends append in call order. */
   private appendTail: Promise<void> = Promise.resolve()
+  /** Each send is one attempt: the caller retries (sendOnce()). */
+  private once = false
 
   constructor(
     private readonly cluster: LeaderConnections,
@@ -206,12 +209,17 @@ export class Producer {
     let done: Promise<void>
     let call: SendCall
     try {
-      await previous
-      ;({ done, call } = await this.append(topicMessages, acksOverride, compression, blockUntil))
-    } finally {
-      appended()
+      try {
+        await previous
+        ;({ done, call } = await this.append(topicMessages, acksOverride, compression, blockUntil))
+      } finally {
+        appended()
+      }
+      await done
+    } catch (err) {
+      this.failed(topicMessages, err)
+      throw err
     }
-    await done
     return [...call.offsets].map(([q, o]) => ({
       topicName: q.topic,
       partition: q.partition,
@@ -223,11 +231,36 @@ export class Producer {
   }
 
   /**
+   * One ERROR for a send that failed for good (not per record or batch); not
+   * for a caller's mistake (a ConfigError, thrown as it is), nor when the
+   * caller retries the send itself (it says so), nor after disconnect().
+   */
+  private failed(topicMessages: Array<{ topic: string; messages: Message[] }>, err: unknown): void {
+    if (this.once || err instanceof ConfigError || this.state === 'closed') return
+    const records = topicMessages.reduce((n, t) => n + (Array.isArray(t.messages) ? t.messages.length : 0), 0)
+    const topics = [...new Set(topicMessages.map((t) => t.topic))]
+    this.cluster.log('Producer').error(`a send of ${records} record(s) to ${topics.join(', ')} failed`, {
+      topics,
+      records,
+      ...describeError(err),
+    })
+  }
+
+  /**
    * Metadata for a send's topics, retried (Java's waitOnMetadata) while
    * brokers are unreachable or a topic is still being created, until maxBlockMs.
    */
   private async waitOnMetadata(topics: string[], blockUntil: number) {
     const options = { allowAutoTopicCreation: this.config.allowAutoTopicCreation }
+    if (this.once) {
+      try {
+        return await this.cluster.topicMetadata(topics, options)
+      } catch (err) {
+        // The caller's next attempt finds what this failure says is stale refreshed.
+        if (err instanceof WafkaError && err.retriable) await this.cluster.afterError(err)
+        throw err
+      }
+    }
     const policy = {
       backoffMs: this.config.retryBackoffMs,
       backoffMaxMs: this.config.retryBackoffMaxMs,
@@ -343,6 +376,18 @@ export class Producer {
     else this.sender.schedule(now + this.config.lingerMs)
     return { done, call }
   }
+}
+
+/**
+ * Makes each of `producer`'s sends one attempt, for a caller that retries
+ * whole sends itself (the KafkaJS drop-in, under KafkaJS's retry count): the
+ * metadata is asked for once and a batch that fails is failed at once with
+ * its error (what it says is stale is refreshed for the next attempt), not
+ * retried until deliveryTimeoutMs.
+ */
+export function sendOnce(producer: Producer): void {
+  producer['once'] = true
+  producer['sender'].retries = 0
 }
 
 /** send()'s options: known keys, values of the right kind (the messages themselves are checked as they are appended). */
