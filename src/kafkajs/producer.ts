@@ -1,7 +1,13 @@
-import type { Producer as EngineProducer, Message as EngineMessage, Transaction as EngineTransaction } from '../producer/producer.js'
+import {
+  sendOnce,
+  type Producer as EngineProducer,
+  type Message as EngineMessage,
+  type Transaction as EngineTransaction,
+} from '../producer/producer.js'
 import type { Logger } from '../logger.js'
 import { TimeoutError, WafkaError } from '../errors.js'
-import { KafkaJSError, KafkaJSNonRetriableError, toKafkaJSError } from './errors.js'
+import { KafkaJSConnectionError, KafkaJSError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, toKafkaJSError } from './errors.js'
+import { createRetrier, type RetryOptions } from './retry.js'
 import { Instrumentation, ProducerEvents, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineProducerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
 import type { Connector } from './kafka.js'
@@ -71,6 +77,8 @@ export class Producer {
   readonly events = ProducerEvents
   private readonly instrumentation = new Instrumentation('producer', ProducerEvents)
   private inner: EngineProducer | undefined
+  /** KafkaJS's retrier for a send: the producer's retry options over the Kafka object's. */
+  private readonly retrier: ReturnType<typeof createRetrier>
 
   constructor(
     private readonly connector: Connector,
@@ -80,6 +88,14 @@ export class Producer {
   ) {
     // Refuse a bad option now, as KafkaJS does at producer().
     engineProducerConfig(config, kafka)
+    const retry = sendRetry(config, kafka)
+    if (config.idempotent === true && retry.retries !== undefined) {
+      if (retry.retries < 1)
+        throw new KafkaJSNonRetriableError('Idempotent producer must allow retries to protect against transient errors')
+      if (retry.retries < Number.MAX_SAFE_INTEGER)
+        this.logger().warn('Limiting retries for the idempotent producer may invalidate EoS guarantees')
+    }
+    this.retrier = createRetrier(retry)
   }
 
   async connect(): Promise<void> {
@@ -87,6 +103,8 @@ export class Producer {
       const engine = (await this.connector.engine(this.instrumentation.requests(ProducerEvents))).producer(
         engineProducerConfig(this.config, this.kafka),
       )
+      // KafkaJS retries a whole send `retries` times: each engine send is one attempt (see send()).
+      if (!this.isIdempotent()) sendOnce(engine)
       try {
         await engine.connect()
       } catch (err) {
@@ -112,11 +130,12 @@ export class Producer {
   }
 
   send(record: ProducerRecord): Promise<RecordMetadata[]> {
-    return this.call((p) => p.send(engineRecord(record)))
+    const checked = engineRecord(record)
+    return this.sending((p) => p.send(checked))
   }
 
   sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
-    return this.call((p) =>
+    return this.sending((p) =>
       p.sendBatch({
         topicMessages: (batch.topicMessages ?? []).map((t) => ({ topic: t.topic, messages: t.messages as EngineMessage[] })),
         acks: acks(batch.acks),
@@ -156,6 +175,47 @@ export class Producer {
   }
 
   /**
+   * A send as KafkaJS's: checked first (a send before connect() is KafkaJS's
+   * retriable "The producer is disconnected"), then attempted under KafkaJS's
+   * retrier, each failure logged as KafkaJS logs it. A retriable failure is
+   * tried again up to `retries` times, then ends as
+   * KafkaJSNumberOfRetriesExceeded; one that is not ends the send as it is.
+   * When every attempt failed to reach a broker, it ends as KafkaJS's does
+   * once its reconnect gives up: KafkaJSNonRetriableError with the
+   * KafkaJSConnectionError as cause. An idempotent producer's engine keeps
+   * order by retrying batches itself (KafkaJS retries it without a bound), so
+   * its send is one call.
+   */
+  private async sending<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
+    if (!this.inner) throw new KafkaJSError('The producer is disconnected')
+    if (this.isIdempotent()) return this.call(fn)
+    const log = this.logger()
+    try {
+      return await this.retrier(async (bail, retryCount, retryTime) => {
+        const inner = this.inner
+        if (!inner) return bail(new KafkaJSError('The producer is disconnected')) as never
+        try {
+          return await fn(inner)
+        } catch (raw) {
+          const e = toKafkaJSError(raw) as KafkaJSError
+          const staleOrLost =
+            e instanceof KafkaJSConnectionError ||
+            (e.name === 'KafkaJSProtocolError' && e.retriable) ||
+            e.name === 'KafkaJSMetadataNotLoaded'
+          log.error(staleOrLost ? `Failed to send messages: ${e.message}` : e.message, { retryCount, retryTime })
+          if (e.retriable === false) bail(e)
+          throw e
+        }
+      })
+    } catch (err) {
+      // KafkaJS reconnects a cluster it lost under the same retry count, and gives up on it so.
+      if (err instanceof KafkaJSNumberOfRetriesExceeded && err.cause instanceof KafkaJSConnectionError)
+        throw new KafkaJSNonRetriableError(err.cause, { cause: err.cause })
+      throw err
+    }
+  }
+
+  /**
    * A call on the engine, with KafkaJS's errors. A retriable failure the
    * engine kept retrying until its deadline (the policy's time budget) ends
    * as KafkaJS's send ends once its retriers are spent: a
@@ -163,7 +223,7 @@ export class Producer {
    */
   private async call<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
     const inner = this.inner
-    if (!inner) throw new KafkaJSError('The producer is disconnected', { retriable: false })
+    if (!inner) throw new KafkaJSError('The producer is disconnected')
     try {
       return await fn(inner)
     } catch (err) {
@@ -182,6 +242,11 @@ function spentOn(err: unknown): unknown {
   if (err instanceof WafkaError && err.retriable) return err
   if (err instanceof TimeoutError && !err.retriable && err.cause instanceof WafkaError && err.cause.retriable) return err.cause
   return undefined
+}
+
+/** A send's retry options as KafkaJS's Kafka.producer() gives them: the producer's over the Kafka object's. */
+function sendRetry(config: ProducerConfig, kafka: KafkaConfig): RetryOptions {
+  return { ...kafka.retry, ...config.retry }
 }
 
 function acks(value: number | undefined): -1 | 0 | 1 | undefined {
