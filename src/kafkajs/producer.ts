@@ -6,7 +6,14 @@ import {
 } from '../producer/producer.js'
 import type { Logger } from '../logger.js'
 import { TimeoutError, WafkaError } from '../errors.js'
-import { KafkaJSConnectionError, KafkaJSError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, toKafkaJSError } from './errors.js'
+import {
+  KafkaJSConnectionError,
+  KafkaJSError,
+  KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+  toKafkaJSError,
+} from './errors.js'
 import { createRetrier, type RetryOptions } from './retry.js'
 import { Instrumentation, ProducerEvents, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineProducerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
@@ -208,9 +215,10 @@ export class Producer {
         }
       })
     } catch (err) {
-      // KafkaJS reconnects a cluster it lost under the same retry count, and gives up on it so.
-      if (err instanceof KafkaJSNumberOfRetriesExceeded && err.cause instanceof KafkaJSConnectionError)
-        throw new KafkaJSNonRetriableError(err.cause, { cause: err.cause })
+      // KafkaJS retries these inside its cluster under the same retry count (reconnecting a cluster it
+      // lost; refreshing metadata while a partition has no leader), and its send gives up on them so.
+      if (err instanceof KafkaJSNumberOfRetriesExceeded && retriedByCluster(err.cause))
+        throw new KafkaJSNonRetriableError(err.cause as Error, { cause: err.cause })
       throw err
     }
   }
@@ -243,6 +251,9 @@ function spentOn(err: unknown): unknown {
   if (err instanceof TimeoutError && !err.retriable && err.cause instanceof WafkaError && err.cause.retriable) return err.cause
   return undefined
 }
+
+const retriedByCluster = (e: unknown): boolean =>
+  e instanceof KafkaJSConnectionError || (e instanceof KafkaJSProtocolError && e.type === 'LEADER_NOT_AVAILABLE')
 
 /** A send's retry options as KafkaJS's Kafka.producer() gives them: the producer's over the Kafka object's. */
 function sendRetry(config: ProducerConfig, kafka: KafkaConfig): RetryOptions {

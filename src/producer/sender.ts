@@ -134,6 +134,9 @@ export class Sender {
       }
       const info = this.cluster.metadata.partition(q.topic, q.partition)
       if (!info || info.leader < 0) {
+        // A caller that retries sends itself (sendOnce()) learns now, and tries again after the refresh.
+        if (info && this.retries === 0)
+          this.failQueue(q, kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${q.topic}-${q.partition}` }))
         this.cluster.refreshMetadata([q.topic]).then(
           () => this.wakeup(),
           () => this.schedule(Date.now() + this.config.retryBackoffMs),

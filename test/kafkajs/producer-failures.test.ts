@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as wafkajs from '../../src/kafkajs/index.js'
+import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import type { KafkaJSModule } from './programs/program.js'
 
@@ -86,9 +87,11 @@ async function failingSend(
 
 describe('a KafkaJS send that fails, on kafkajs and wafka/kafkajs', () => {
   let cluster: RunningTarget | undefined
+  let leaderless: RunningCluster | undefined
   afterEach(async () => {
     await cluster?.stop().catch(() => {})
-    cluster = undefined
+    await leaderless?.stop().catch(() => {})
+    cluster = leaderless = undefined
   })
 
   it('to a topic that does not exist: KafkaJSNumberOfRetriesExceeded over UNKNOWN_TOPIC_OR_PARTITION after `retries` retries', async () => {
@@ -156,6 +159,45 @@ describe('a KafkaJS send that fails, on kafkajs and wafka/kafkajs', () => {
     expect(counts(theirs).slice(0, 4)).toEqual([0, 1, 2, 3])
     expect(counts(ours)).toEqual([0, 1, 2, 3])
     expect(ours.errors.every((e) => e.namespace === 'Producer' && e.message.startsWith('Failed to send messages: '))).toBe(true)
+  }, 60_000)
+
+  it('to a partition without a leader: KafkaJSNonRetriableError over LEADER_NOT_AVAILABLE after `retries` retries', async () => {
+    const retry = { retries: 3, initialRetryTime: 100, maxRetryTime: 30_000, factor: 0, multiplier: 2 }
+    const seen: Record<string, { chain: object[]; ms: number }> = {}
+    for (const [name, client] of Object.entries(clients)) {
+      // Three brokers, each partition on one of them: stopping its broker leaves a partition without a leader.
+      const running = await startCluster({ brokers: 3, topics: [{ name: 'single', partitions: 3, replicationFactor: 1 }] })
+      leaderless = running
+      const kafka = new client.Kafka({ brokers: running.bootstrapServers.split(','), retry, logLevel: client.logLevel.NOTHING })
+      const admin = kafka.admin()
+      await admin.connect()
+      const { topics } = await admin.fetchTopicMetadata({ topics: ['single'] })
+      await admin.disconnect()
+      const producer = kafka.producer({ createPartitioner: client.Partitioners.DefaultPartitioner })
+      await producer.connect()
+      await producer.send({ topic: 'single', messages: [{ value: 'before', partition: 0 }] })
+      // No other replica to elect.
+      await running.stopBroker(topics[0].partitions.find((p) => p.partitionId === 0)!.leader)
+      const began = Date.now()
+      const error = await producer.send({ topic: 'single', messages: [{ value: 'after', partition: 0 }] }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      seen[name] = { chain: chain(error), ms: Date.now() - began }
+      await producer.disconnect().catch(() => {})
+      await running.stop()
+      leaderless = undefined
+    }
+    expect(seen.kafkajs.chain).toEqual([
+      { name: 'KafkaJSNonRetriableError', retriable: false },
+      { name: 'KafkaJSProtocolError', retriable: true, type: 'LEADER_NOT_AVAILABLE', code: 5 },
+    ])
+    expect(seen['wafka/kafkajs'].chain).toEqual(seen.kafkajs.chain)
+    // 100 + 200 + 400 ms of waiting, not deliveryTimeoutMs.
+    for (const { ms } of Object.values(seen)) {
+      expect(ms).toBeGreaterThanOrEqual(700)
+      expect(ms).toBeLessThan(700 + 3000)
+    }
   }, 60_000)
 
   it('before connect(): the retriable KafkaJSError "The producer is disconnected", at once', async () => {
