@@ -1,4 +1,5 @@
 import {
+  limitRetries,
   sendOnce,
   type Producer as EngineProducer,
   type Message as EngineMessage,
@@ -14,7 +15,7 @@ import {
   KafkaJSProtocolError,
   toKafkaJSError,
 } from './errors.js'
-import { createRetrier, type RetryOptions } from './retry.js'
+import { createRetrier, lastRetryTime, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
 import { Instrumentation, ProducerEvents, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineProducerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
 import type { Connector } from './kafka.js'
@@ -86,6 +87,9 @@ export class Producer {
   private inner: EngineProducer | undefined
   /** KafkaJS's retrier for a send: the producer's retry options over the Kafka object's. */
   private readonly retrier: ReturnType<typeof createRetrier>
+  private readonly retries: number
+  /** The wait before the last retry, as KafkaJS reports it (retryTime) when its retries are spent. */
+  private readonly lastRetryTime: number
 
   constructor(
     private readonly connector: Connector,
@@ -103,6 +107,8 @@ export class Producer {
         this.logger().warn('Limiting retries for the idempotent producer may invalidate EoS guarantees')
     }
     this.retrier = createRetrier(retry)
+    this.retries = retry.retries ?? RETRY_DEFAULTS.retries
+    this.lastRetryTime = lastRetryTime(retry)
   }
 
   async connect(): Promise<void> {
@@ -110,8 +116,10 @@ export class Producer {
       const engine = (await this.connector.engine(this.instrumentation.requests(ProducerEvents))).producer(
         engineProducerConfig(this.config, this.kafka),
       )
-      // KafkaJS retries a whole send `retries` times: each engine send is one attempt (see send()).
+      // KafkaJS retries a whole send `retries` times: each engine send is one attempt (see sending()),
+      // or, idempotent, the engine retries each batch as many times, in order.
       if (!this.isIdempotent()) sendOnce(engine)
+      else limitRetries(engine, this.retries)
       try {
         await engine.connect()
       } catch (err) {
@@ -157,14 +165,16 @@ export class Producer {
     const txn: EngineTransaction = await this.call((p) => p.transaction())
     const call = <T>(fn: () => Promise<T>) => this.call(() => fn())
     return {
-      send: (record) => call(() => txn.send(engineRecord(record))),
+      send: (record) => this.call(() => txn.send(engineRecord(record)), true),
       sendBatch: (batch) =>
-        call(() =>
-          txn.sendBatch({
-            topicMessages: (batch.topicMessages ?? []).map((t) => ({ topic: t.topic, messages: t.messages as EngineMessage[] })),
-            acks: acks(batch.acks),
-            compression: batch.compression,
-          }),
+        this.call(
+          () =>
+            txn.sendBatch({
+              topicMessages: (batch.topicMessages ?? []).map((t) => ({ topic: t.topic, messages: t.messages as EngineMessage[] })),
+              acks: acks(batch.acks),
+              compression: batch.compression,
+            }),
+          true,
         ),
       sendOffsets: (offsets) => call(() => txn.sendOffsets(offsets)),
       commit: () => call(() => txn.commit()),
@@ -190,12 +200,12 @@ export class Producer {
    * When every attempt failed to reach a broker, it ends as KafkaJS's does
    * once its reconnect gives up: KafkaJSNonRetriableError with the
    * KafkaJSConnectionError as cause. An idempotent producer's engine keeps
-   * order by retrying batches itself (KafkaJS retries it without a bound), so
-   * its send is one call.
+   * order and sequence numbers by retrying each batch itself, `retries` times
+   * (limitRetries()), so its send is one call.
    */
   private async sending<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
     if (!this.inner) throw new KafkaJSError('The producer is disconnected')
-    if (this.isIdempotent()) return this.call(fn)
+    if (this.isIdempotent()) return this.call(fn, true)
     const log = this.logger()
     try {
       return await this.retrier(async (bail, retryCount, retryTime) => {
@@ -225,11 +235,13 @@ export class Producer {
 
   /**
    * A call on the engine, with KafkaJS's errors. A retriable failure the
-   * engine kept retrying until its deadline (the policy's time budget) ends
-   * as KafkaJS's send ends once its retriers are spent: a
-   * KafkaJSNonRetriableError with the last failure as its cause.
+   * engine kept retrying until its count or deadline was spent ends as
+   * KafkaJS's ends once its retriers are spent: a send's as
+   * KafkaJSNumberOfRetriesExceeded (but for what KafkaJS retries inside its
+   * cluster, see sending()), others as KafkaJSNonRetriableError, the last
+   * failure as cause.
    */
-  private async call<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
+  private async call<T>(fn: (p: EngineProducer) => Promise<T>, send = false): Promise<T> {
     const inner = this.inner
     if (!inner) throw new KafkaJSError('The producer is disconnected')
     try {
@@ -238,6 +250,8 @@ export class Producer {
       const last = spentOn(err)
       if (last) {
         const cause = toKafkaJSError(last) as Error
+        if (send && !retriedByCluster(cause))
+          throw new KafkaJSNumberOfRetriesExceeded(cause, { retryCount: this.retries, retryTime: this.lastRetryTime, cause })
         throw new KafkaJSNonRetriableError(cause, { cause })
       }
       throw toKafkaJSError(err)

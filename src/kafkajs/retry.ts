@@ -61,6 +61,12 @@ export function retryBudgetMs(options: RetryOptions = {}): number {
   return Math.ceil(total)
 }
 
+/** The retry time of the last retry, without the randomization (`retryTime` of KafkaJSNumberOfRetriesExceeded). */
+export function lastRetryTime(options: RetryOptions = {}): number {
+  const { maxRetryTime, initialRetryTime, multiplier, retries } = { ...RETRY_DEFAULTS, ...definedOnly(options) }
+  return Math.min(initialRetryTime * multiplier ** Math.min(retries, 64), maxRetryTime)
+}
+
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
 }

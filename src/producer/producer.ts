@@ -4,6 +4,7 @@ import type { Bytes, HeadersInput } from '../codec/types.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { ConfigError, TimeoutError, WafkaError } from '../errors.js'
 import { withRetry } from '../cluster/retry.js'
+import { backoffMs, sleep } from '../net/backoff.js'
 import { Accumulator, recordSize, type SendCall } from './accumulator.js'
 import { acksValue, resolveProducerConfig, type Acks, type ProducerConfig, type ResolvedProducerConfig } from './config.js'
 import { createPartitioner, type Partitioner } from './partitioners/index.js'
@@ -83,6 +84,8 @@ export class Producer {
   private appendTail: Promise<void> = Promise.resolve()
   /** Each send is one attempt: the caller retries (sendOnce()). */
   private once = false
+  /** How many times metadata for a send is asked again (limitRetries()); otherwise until maxBlockMs. */
+  private retries = Infinity
 
   constructor(
     private readonly cluster: LeaderConnections,
@@ -252,13 +255,17 @@ export class Producer {
    */
   private async waitOnMetadata(topics: string[], blockUntil: number) {
     const options = { allowAutoTopicCreation: this.config.allowAutoTopicCreation }
-    if (this.once) {
-      try {
-        return await this.cluster.topicMetadata(topics, options)
-      } catch (err) {
-        // The caller's next attempt finds what this failure says is stale refreshed.
-        if (err instanceof WafkaError && err.retriable) await this.cluster.afterError(err)
-        throw err
+    if (this.retries !== Infinity) {
+      for (let n = 0; ; n++) {
+        try {
+          return await this.cluster.topicMetadata(topics, options)
+        } catch (err) {
+          if (!(err instanceof WafkaError && err.retriable) || this.cluster.signal.aborted) throw err
+          // Refreshed what the failure says is stale, for the next attempt (the caller's, once these are spent).
+          await this.cluster.afterError(err)
+          if (n >= this.retries || Date.now() >= blockUntil) throw err
+          await sleep(backoffMs(n, this.config.retryBackoffMs, this.config.retryBackoffMaxMs), this.cluster.signal)
+        }
       }
     }
     const policy = {
@@ -387,7 +394,19 @@ export class Producer {
  */
 export function sendOnce(producer: Producer): void {
   producer['once'] = true
-  producer['sender'].retries = 0
+  limitRetries(producer, 0)
+}
+
+/**
+ * Bounds how many times `producer` asks again for a send's metadata and sends
+ * a failed batch again (Java's `retries`; maxBlockMs and deliveryTimeoutMs
+ * bound them too): the KafkaJS drop-in's
+ * idempotent producer, which KafkaJS retries `retries` times, keeps the
+ * engine's ordered retries under that count.
+ */
+export function limitRetries(producer: Producer, retries: number): void {
+  producer['retries'] = retries
+  producer['sender'].retries = retries
 }
 
 /** send()'s options: known keys, values of the right kind (the messages themselves are checked as they are appended). */
