@@ -1,6 +1,5 @@
 import {
   limitRetries,
-  sendOnce,
   type Producer as EngineProducer,
   type Message as EngineMessage,
   type Transaction as EngineTransaction,
@@ -15,7 +14,7 @@ import {
   KafkaJSProtocolError,
   toKafkaJSError,
 } from './errors.js'
-import { createRetrier, lastRetryTime, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
+import { lastRetryTime, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
 import { Instrumentation, ProducerEvents, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineProducerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
 import type { Connector } from './kafka.js'
@@ -85,8 +84,6 @@ export class Producer {
   readonly events = ProducerEvents
   private readonly instrumentation = new Instrumentation('producer', ProducerEvents)
   private inner: EngineProducer | undefined
-  /** KafkaJS's retrier for a send: the producer's retry options over the Kafka object's. */
-  private readonly retrier: ReturnType<typeof createRetrier>
   private readonly retries: number
   /** The wait before the last retry, as KafkaJS reports it (retryTime) when its retries are spent. */
   private readonly lastRetryTime: number
@@ -106,7 +103,6 @@ export class Producer {
       if (retry.retries < Number.MAX_SAFE_INTEGER)
         this.logger().warn('Limiting retries for the idempotent producer may invalidate EoS guarantees')
     }
-    this.retrier = createRetrier(retry)
     this.retries = retry.retries ?? RETRY_DEFAULTS.retries
     this.lastRetryTime = lastRetryTime(retry)
   }
@@ -116,10 +112,9 @@ export class Producer {
       const engine = (await this.connector.engine(this.instrumentation.requests(ProducerEvents))).producer(
         engineProducerConfig(this.config, this.kafka),
       )
-      // KafkaJS retries a whole send `retries` times: each engine send is one attempt (see sending()),
-      // or, idempotent, the engine retries each batch as many times, in order.
-      if (!this.isIdempotent()) sendOnce(engine)
-      else limitRetries(engine, this.retries)
+      // KafkaJS retries a send `retries` times: the engine retries what failed of it (and only that, so
+      // nothing is written twice) as many times, and each retry is logged as KafkaJS logs it.
+      limitRetries(engine, this.retries, (err, retryCount, retryTime) => this.failedAttempt(err, retryCount, retryTime))
       try {
         await engine.connect()
       } catch (err) {
@@ -192,45 +187,24 @@ export class Producer {
   }
 
   /**
-   * A send as KafkaJS's: checked first (a send before connect() is KafkaJS's
-   * retriable "The producer is disconnected"), then attempted under KafkaJS's
-   * retrier, each failure logged as KafkaJS logs it. A retriable failure is
-   * tried again up to `retries` times, then ends as
-   * KafkaJSNumberOfRetriesExceeded; one that is not ends the send as it is.
-   * When every attempt failed to reach a broker, it ends as KafkaJS's does
-   * once its reconnect gives up: KafkaJSNonRetriableError with the
-   * KafkaJSConnectionError as cause. An idempotent producer's engine keeps
-   * order and sequence numbers by retrying each batch itself, `retries` times
-   * (limitRetries()), so its send is one call.
+   * A send as KafkaJS's: a send before connect() is KafkaJS's retriable "The
+   * producer is disconnected"; the engine retries under KafkaJS's count
+   * (limitRetries()), then it ends as KafkaJSNumberOfRetriesExceeded, or,
+   * for what KafkaJS retries inside its cluster (a lost cluster, a partition
+   * without a leader), as KafkaJSNonRetriableError; the last failure is the
+   * cause either way, and is logged as each retry was.
    */
   private async sending<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
     if (!this.inner) throw new KafkaJSError('The producer is disconnected')
-    if (this.isIdempotent()) return this.call(fn, true)
-    const log = this.logger()
-    try {
-      return await this.retrier(async (bail, retryCount, retryTime) => {
-        const inner = this.inner
-        if (!inner) return bail(new KafkaJSError('The producer is disconnected')) as never
-        try {
-          return await fn(inner)
-        } catch (raw) {
-          const e = toKafkaJSError(raw) as KafkaJSError
-          const staleOrLost =
-            e instanceof KafkaJSConnectionError ||
-            (e.name === 'KafkaJSProtocolError' && e.retriable) ||
-            e.name === 'KafkaJSMetadataNotLoaded'
-          log.error(staleOrLost ? `Failed to send messages: ${e.message}` : e.message, { retryCount, retryTime })
-          if (e.retriable === false) bail(e)
-          throw e
-        }
-      })
-    } catch (err) {
-      // KafkaJS retries these inside its cluster under the same retry count (reconnecting a cluster it
-      // lost; refreshing metadata while a partition has no leader), and its send gives up on them so.
-      if (err instanceof KafkaJSNumberOfRetriesExceeded && retriedByCluster(err.cause))
-        throw new KafkaJSNonRetriableError(err.cause as Error, { cause: err.cause })
-      throw err
-    }
+    return this.call(fn, true)
+  }
+
+  /** KafkaJS's entry for a failed attempt: "Failed to send messages" where its send retries after a refresh. */
+  private failedAttempt(raw: unknown, retryCount: number, retryTime: number): void {
+    const e = toKafkaJSError(raw) as KafkaJSError
+    const staleOrLost =
+      e instanceof KafkaJSConnectionError || (e.name === 'KafkaJSProtocolError' && e.retriable) || e.name === 'KafkaJSMetadataNotLoaded'
+    this.logger().error(staleOrLost ? `Failed to send messages: ${e.message}` : e.message, { retryCount, retryTime })
   }
 
   /**
@@ -250,6 +224,7 @@ export class Producer {
       const last = spentOn(err)
       if (last) {
         const cause = toKafkaJSError(last) as Error
+        if (send) this.failedAttempt(last, this.retries, this.lastRetryTime)
         if (send && !retriedByCluster(cause))
           throw new KafkaJSNumberOfRetriesExceeded(cause, { retryCount: this.retries, retryTime: this.lastRetryTime, cause })
         throw new KafkaJSNonRetriableError(cause, { cause })

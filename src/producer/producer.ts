@@ -10,7 +10,7 @@ import { acksValue, resolveProducerConfig, type Acks, type ProducerConfig, type 
 import { createPartitioner, type Partitioner } from './partitioners/index.js'
 import { checkMessage } from './message-check.js'
 import { ProducerIdentity } from './producer-identity.js'
-import { Sender } from './sender.js'
+import { Sender, type RetryListener } from './sender.js'
 import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
 import { describeError } from '../logger.js'
@@ -82,10 +82,10 @@ export class Producer {
   private connecting: Promise<void> | undefined
   /** Settles when the latest send() has appended its records: sends append in call order. */
   private appendTail: Promise<void> = Promise.resolve()
-  /** Each send is one attempt: the caller retries (sendOnce()). */
-  private once = false
   /** How many times metadata for a send is asked again (limitRetries()); otherwise until maxBlockMs. */
   private retries = Infinity
+  /** Told of each retry instead of the log (limitRetries()); the caller then says when a send fails, too. */
+  private onRetry: RetryListener | undefined
 
   constructor(
     private readonly cluster: LeaderConnections,
@@ -239,7 +239,7 @@ export class Producer {
    * caller retries the send itself (it says so), nor after disconnect().
    */
   private failed(topicMessages: Array<{ topic: string; messages: Message[] }>, err: unknown): void {
-    if (this.once || err instanceof ConfigError || this.state === 'closed') return
+    if (this.onRetry || err instanceof ConfigError || this.state === 'closed') return
     const records = topicMessages.reduce((n, t) => n + (Array.isArray(t.messages) ? t.messages.length : 0), 0)
     const topics = [...new Set(topicMessages.map((t) => t.topic))]
     this.cluster.log('Producer').error(`a send of ${records} record(s) to ${topics.join(', ')} failed`, {
@@ -261,10 +261,11 @@ export class Producer {
           return await this.cluster.topicMetadata(topics, options)
         } catch (err) {
           if (!(err instanceof WafkaError && err.retriable) || this.cluster.signal.aborted) throw err
-          // Refreshed what the failure says is stale, for the next attempt (the caller's, once these are spent).
-          await this.cluster.afterError(err)
           if (n >= this.retries || Date.now() >= blockUntil) throw err
-          await sleep(backoffMs(n, this.config.retryBackoffMs, this.config.retryBackoffMaxMs), this.cluster.signal)
+          const wait = backoffMs(n, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
+          this.onRetry?.(err, n, wait)
+          await sleep(wait, this.cluster.signal)
+          await this.cluster.afterError(err)
         }
       }
     }
@@ -386,27 +387,18 @@ export class Producer {
 }
 
 /**
- * Makes each of `producer`'s sends one attempt, for a caller that retries
- * whole sends itself (the KafkaJS drop-in, under KafkaJS's retry count): the
- * metadata is asked for once and a batch that fails is failed at once with
- * its error (what it says is stale is refreshed for the next attempt), not
- * retried until deliveryTimeoutMs.
- */
-export function sendOnce(producer: Producer): void {
-  producer['once'] = true
-  limitRetries(producer, 0)
-}
-
-/**
  * Bounds how many times `producer` asks again for a send's metadata and sends
- * a failed batch again (Java's `retries`; maxBlockMs and deliveryTimeoutMs
- * bound them too): the KafkaJS drop-in's
- * idempotent producer, which KafkaJS retries `retries` times, keeps the
- * engine's ordered retries under that count.
+ * a failed batch again, a partition without a leader counting as a failure
+ * (Java's `retries`; maxBlockMs and deliveryTimeoutMs bound them too), and
+ * tells `onRetry` of each retry instead of logging it: the KafkaJS drop-in,
+ * whose sends KafkaJS retries `retries` times and logs as it does. Only the
+ * batches that failed are sent again, so a send is never written twice.
  */
-export function limitRetries(producer: Producer, retries: number): void {
+export function limitRetries(producer: Producer, retries: number, onRetry?: RetryListener): void {
   producer['retries'] = retries
+  producer['onRetry'] = onRetry
   producer['sender'].retries = retries
+  producer['sender'].onRetry = onRetry
 }
 
 /** send()'s options: known keys, values of the right kind (the messages themselves are checked as they are appended). */

@@ -19,6 +19,9 @@ import { describeError } from '../logger.js'
 const { DUPLICATE_SEQUENCE_NUMBER, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, PRODUCER_FENCED, MESSAGE_TOO_LARGE } = ErrorCodes
 const ZSTD = 4
 
+/** Told of a failed attempt that will be retried: the error, how many retries came before, the wait. */
+export type RetryListener = (err: Error, retryCount: number, retryMs: number) => void
+
 /**
  * Moves ready batches to their leaders: one Produce request per broker
  * carries at most one batch per partition, up to maxInFlight requests per
@@ -38,11 +41,10 @@ export class Sender {
   private needsBump = false
   private bumping: Promise<void> | undefined
   private closed = false
-  /**
-   * How many times a failed batch is sent again (deliveryTimeoutMs bounds it
-   * too). 0 for a caller that retries whole sends itself (sendOnce()).
-   */
+  /** How many times a failed batch is sent again (deliveryTimeoutMs bounds it too): limitRetries(). */
   retries = Infinity
+  /** Told of each retried request instead of the WARN: limitRetries(). */
+  onRetry: RetryListener | undefined
 
   constructor(
     private readonly cluster: LeaderConnections,
@@ -134,9 +136,13 @@ export class Sender {
       }
       const info = this.cluster.metadata.partition(q.topic, q.partition)
       if (!info || info.leader < 0) {
-        // A caller that retries sends itself (sendOnce()) learns now, and tries again after the refresh.
-        if (info && this.retries === 0)
-          this.failQueue(q, kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${q.topic}-${q.partition}` }))
+        // Under a retry count (limitRetries()) no leader is a failed attempt, so it does not wait for deliveryTimeoutMs.
+        if (info && this.retries !== Infinity) {
+          const err = kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${q.topic}-${q.partition}` })
+          const retried = q.batches.filter((b) => !b.inFlight && this.retryOrFail(b, err))
+          this.warnRetrying(info.leader, retried, err)
+          continue
+        }
         this.cluster.refreshMetadata([q.topic]).then(
           () => this.wakeup(),
           () => this.schedule(Date.now() + this.config.retryBackoffMs),
@@ -428,8 +434,6 @@ export class Sender {
       this.cluster.afterError(err).finally(() => this.schedule(batch.retryAt))
       return true
     }
-    // The caller retries the send: what the error says is stale is refreshed for its next attempt.
-    if (retriable && batch.attempts >= this.retries) void this.cluster.afterError(err)
     this.settleFailed(batch, retriable && Date.now() >= batch.deadline ? this.expired(batch, err) : err)
     return false
   }
@@ -440,6 +444,7 @@ export class Sender {
    */
   private warnRetrying(node: number, retried: ProducerBatch[], err: Error): void {
     if (retried.length === 0) return
+    if (this.onRetry) return this.onRetry(err, retried[0].attempts - 1, Math.max(0, retried[0].retryAt - Date.now()))
     const records = retried.reduce((n, b) => n + b.records.length, 0)
     this.cluster.log('Producer').warn(`Produce to broker ${node} failed: retrying ${retried.length} batch(es)`, {
       broker: node,
