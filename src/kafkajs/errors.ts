@@ -270,10 +270,17 @@ export function toKafkaJSError(err: unknown): unknown {
       return new KafkaJSOffsetOutOfRange({ message: err.message, type: err.type, code: err.code, retriable: err.retriable })
     return protocolError(err)
   }
-  if (err instanceof TlsError) return new KafkaJSConnectionError(err.message, { code: err.code, cause })
-  if (err instanceof ConnectionError) return new KafkaJSConnectionError(err.message, { cause })
+  if (err instanceof TlsError) return new KafkaJSConnectionError(err.message, { broker: brokerOf(err), code: err.code, cause })
+  if (err instanceof ConnectionError) {
+    const e = new KafkaJSConnectionError(err.message, { broker: brokerOf(err), code: socketCodeOf(err), cause })
+    // Retriable as wafka judged it (a client that was disconnected is not).
+    e.retriable = err.retriable
+    return e
+  }
   if (err instanceof TimeoutError) {
-    return err.retriable ? new KafkaJSRequestTimeoutError(err.message, { cause }) : new KafkaJSTimeout(err.message, { cause })
+    return err.retriable
+      ? new KafkaJSRequestTimeoutError(err.message, { broker: brokerOf(err), cause })
+      : new KafkaJSTimeout(err.message, { cause })
   }
   if (err instanceof UnsupportedApiError) return new KafkaJSServerDoesNotSupportApiKey(err.message, { cause })
   if (err instanceof ConfigError) return new KafkaJSNonRetriableError(err.message, { cause })
@@ -290,6 +297,43 @@ export function protocolError(err: KafkaError): KafkaJSProtocolError {
   return err instanceof AuthorizationError ? Object.assign(e, { retriable: false }) : e
 }
 
+/**
+ * KafkaJS's `broker` of a connection error, "host:port": the socket's
+ * address, else the first host:port the messages down the cause chain name
+ * (wafka names the broker it was connecting to in each).
+ */
+function brokerOf(err: Error): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const { address, port } = e as { address?: unknown; port?: unknown }
+    if (typeof address === 'string' && typeof port === 'number')
+      return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`
+  }
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const named = /(\[[0-9a-fA-F:.]+\]|[\w.-]+):(\d{1,5})\b/.exec(e.message)
+    if (named) return `${named[1]}:${named[2]}`
+  }
+  return undefined
+}
+
+/** KafkaJS's `code` of a connection error: the socket's (ECONNREFUSED, ECONNRESET, ...) down the cause chain. */
+function socketCodeOf(err: Error): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') return code
+  }
+  return undefined
+}
+
+/**
+ * What KafkaJS's retrier names as the cause of the error it ends with: the
+ * failure's own cause, else the failure (`e.cause || e`). A translated
+ * error's cause is wafka's original, which KafkaJS code does not know: the
+ * translated error is the cause then.
+ */
+export function kafkajsCause(e: Error & { cause?: unknown }): unknown {
+  return e.cause === undefined || e.cause === null || e.cause instanceof WafkaError ? e : e.cause
+}
+
 /** `fn`'s rejection translated to KafkaJS's class. */
 export async function translated<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -301,4 +345,3 @@ export async function translated<T>(fn: () => Promise<T>): Promise<T> {
 
 export const isRebalancing = (e: { type?: string }): boolean =>
   e.type === 'REBALANCE_IN_PROGRESS' || e.type === 'NOT_COORDINATOR_FOR_GROUP' || e.type === 'ILLEGAL_GENERATION'
-export const isKafkaJSError = (e: unknown): e is KafkaJSError => e instanceof KafkaJSError

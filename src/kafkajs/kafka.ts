@@ -32,6 +32,7 @@ export class Kafka {
   }
 
   producer(config: ProducerConfig = {}): Producer {
+    if (config.createPartitioner == null) warnOfDefaultPartitioner(this.rootLogger)
     return new Producer(this.connector(config.retry), config, this.config, this.rootLogger)
   }
 
@@ -75,6 +76,22 @@ export interface Connector {
   engine(onRequest?: RequestListener, metadataMaxAge?: number): Promise<EngineKafka>
   /** Runs `open` under the retry policy (KafkaJS retries a connect while the brokers are not up yet). */
   connect<T>(open: () => Promise<T>): Promise<T>
+}
+
+let partitionerWarned = false
+
+/**
+ * KafkaJS's warning that its default partitioner changed in 2.0, once a
+ * process, unless KAFKAJS_NO_PARTITIONER_WARNING is set: a program moved
+ * over from KafkaJS is told what KafkaJS told it.
+ */
+function warnOfDefaultPartitioner(logger: EngineLogger): void {
+  if (partitionerWarned) return
+  partitionerWarned = true
+  if (globalThis.process?.env?.KAFKAJS_NO_PARTITIONER_WARNING != null) return
+  logger.warn(
+    'KafkaJS v2.0.0 switched default partitioner. To retain the same partitioning behavior as in previous versions, create the producer with the option "createPartitioner: Partitioners.LegacyPartitioner". See the migration guide at https://kafka.js.org/docs/migration-guide-v2.0.0#producer-new-default-partitioner for details. Silence this warning by setting the environment variable "KAFKAJS_NO_PARTITIONER_WARNING=1"',
+  )
 }
 
 function translatedSync<T>(fn: () => T): T {

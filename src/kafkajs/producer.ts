@@ -1,8 +1,21 @@
-import type { Producer as EngineProducer, Message as EngineMessage, Transaction as EngineTransaction } from '../producer/producer.js'
+import {
+  limitRetries,
+  type Producer as EngineProducer,
+  type Message as EngineMessage,
+  type Transaction as EngineTransaction,
+} from '../producer/producer.js'
 import type { Logger as EngineLogger } from '../logger.js'
 import { kafkajsLogger, type Logger } from './logger.js'
 import { TimeoutError, WafkaError } from '../errors.js'
-import { KafkaJSError, KafkaJSNonRetriableError, toKafkaJSError } from './errors.js'
+import {
+  KafkaJSConnectionError,
+  KafkaJSError,
+  KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+  toKafkaJSError,
+} from './errors.js'
+import { lastRetryTime, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
 import { Instrumentation, ProducerEvents, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineProducerConfig, type KafkaConfig, type ProducerConfig } from './options.js'
 import type { Connector } from './kafka.js'
@@ -72,6 +85,9 @@ export class Producer {
   readonly events = ProducerEvents
   private readonly instrumentation = new Instrumentation('producer', ProducerEvents)
   private inner: EngineProducer | undefined
+  private readonly retries: number
+  /** The wait before the last retry, as KafkaJS reports it (retryTime) when its retries are spent. */
+  private readonly lastRetryTime: number
 
   constructor(
     private readonly connector: Connector,
@@ -81,12 +97,25 @@ export class Producer {
   ) {
     // Refuse a bad option now, as KafkaJS does at producer().
     engineProducerConfig(config, kafka)
+    const retry = sendRetry(config, kafka)
+    if (config.idempotent === true && retry.retries !== undefined) {
+      if (retry.retries < 1)
+        throw new KafkaJSNonRetriableError('Idempotent producer must allow retries to protect against transient errors')
+      if (retry.retries < Number.MAX_SAFE_INTEGER)
+        this.logger().warn('Limiting retries for the idempotent producer may invalidate EoS guarantees')
+    }
+    this.retries = retry.retries ?? RETRY_DEFAULTS.retries
+    this.lastRetryTime = lastRetryTime(retry)
   }
 
   async connect(): Promise<void> {
     await this.connector.connect(async () => {
-      const kafka = await this.connector.engine(this.instrumentation.requests(ProducerEvents), this.config.metadataMaxAge)
-      const engine = kafka.producer(engineProducerConfig(this.config, this.kafka))
+      const engine = (await this.connector.engine(this.instrumentation.requests(ProducerEvents), this.config.metadataMaxAge)).producer(
+        engineProducerConfig(this.config, this.kafka),
+      )
+      // KafkaJS retries a send `retries` times: the engine retries what failed of it (and only that, so
+      // nothing is written twice) as many times, and each retry is logged as KafkaJS logs it.
+      limitRetries(engine, this.retries, (err, retryCount, retryTime) => this.failedAttempt(err, retryCount, retryTime))
       try {
         await engine.connect()
       } catch (err) {
@@ -112,11 +141,12 @@ export class Producer {
   }
 
   send(record: ProducerRecord): Promise<RecordMetadata[]> {
-    return this.call((p) => p.send(engineRecord(record)))
+    const checked = engineRecord(record)
+    return this.sending((p) => p.send(checked))
   }
 
   sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
-    return this.call((p) =>
+    return this.sending((p) =>
       p.sendBatch({
         topicMessages: (batch.topicMessages ?? []).map((t) => ({ topic: t.topic, messages: t.messages as EngineMessage[] })),
         acks: acks(batch.acks),
@@ -131,14 +161,16 @@ export class Producer {
     const txn: EngineTransaction = await this.call((p) => p.transaction())
     const call = <T>(fn: () => Promise<T>) => this.call(() => fn())
     return {
-      send: (record) => call(() => txn.send(engineRecord(record))),
+      send: (record) => this.call(() => txn.send(engineRecord(record)), true),
       sendBatch: (batch) =>
-        call(() =>
-          txn.sendBatch({
-            topicMessages: (batch.topicMessages ?? []).map((t) => ({ topic: t.topic, messages: t.messages as EngineMessage[] })),
-            acks: acks(batch.acks),
-            compression: batch.compression,
-          }),
+        this.call(
+          () =>
+            txn.sendBatch({
+              topicMessages: (batch.topicMessages ?? []).map((t) => ({ topic: t.topic, messages: t.messages as EngineMessage[] })),
+              acks: acks(batch.acks),
+              compression: batch.compression,
+            }),
+          true,
         ),
       sendOffsets: (offsets) => call(() => txn.sendOffsets(offsets)),
       commit: () => call(() => txn.commit()),
@@ -156,20 +188,46 @@ export class Producer {
   }
 
   /**
-   * A call on the engine, with KafkaJS's errors. A retriable failure the
-   * engine kept retrying until its deadline (the policy's time budget) ends
-   * as KafkaJS's send ends once its retriers are spent: a
-   * KafkaJSNonRetriableError with the last failure as its cause.
+   * A send as KafkaJS's: a send before connect() is KafkaJS's retriable "The
+   * producer is disconnected"; the engine retries under KafkaJS's count
+   * (limitRetries()), then it ends as KafkaJSNumberOfRetriesExceeded, or,
+   * for what KafkaJS retries inside its cluster (a lost cluster, a partition
+   * without a leader), as KafkaJSNonRetriableError; the last failure is the
+   * cause either way, and is logged as each retry was.
    */
-  private async call<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
+  private async sending<T>(fn: (p: EngineProducer) => Promise<T>): Promise<T> {
+    if (!this.inner) throw new KafkaJSError('The producer is disconnected')
+    return this.call(fn, true)
+  }
+
+  /** KafkaJS's entry for a failed attempt: "Failed to send messages" where its send retries after a refresh. */
+  private failedAttempt(raw: unknown, retryCount: number, retryTime: number): void {
+    const e = toKafkaJSError(raw) as KafkaJSError
+    const staleOrLost =
+      e instanceof KafkaJSConnectionError || (e.name === 'KafkaJSProtocolError' && e.retriable) || e.name === 'KafkaJSMetadataNotLoaded'
+    this.logger().error(staleOrLost ? `Failed to send messages: ${e.message}` : e.message, { retryCount, retryTime })
+  }
+
+  /**
+   * A call on the engine, with KafkaJS's errors. A retriable failure the
+   * engine kept retrying until its count or deadline was spent ends as
+   * KafkaJS's ends once its retriers are spent: a send's as
+   * KafkaJSNumberOfRetriesExceeded (but for what KafkaJS retries inside its
+   * cluster, see sending()), others as KafkaJSNonRetriableError, the last
+   * failure as cause.
+   */
+  private async call<T>(fn: (p: EngineProducer) => Promise<T>, send = false): Promise<T> {
     const inner = this.inner
-    if (!inner) throw new KafkaJSError('The producer is disconnected', { retriable: false })
+    if (!inner) throw new KafkaJSError('The producer is disconnected')
     try {
       return await fn(inner)
     } catch (err) {
       const last = spentOn(err)
       if (last) {
         const cause = toKafkaJSError(last) as Error
+        if (send) this.failedAttempt(last, this.retries, this.lastRetryTime)
+        if (send && !retriedByCluster(cause))
+          throw new KafkaJSNumberOfRetriesExceeded(cause, { retryCount: this.retries, retryTime: this.lastRetryTime, cause })
         throw new KafkaJSNonRetriableError(cause, { cause })
       }
       throw toKafkaJSError(err)
@@ -182,6 +240,14 @@ function spentOn(err: unknown): unknown {
   if (err instanceof WafkaError && err.retriable) return err
   if (err instanceof TimeoutError && !err.retriable && err.cause instanceof WafkaError && err.cause.retriable) return err.cause
   return undefined
+}
+
+const retriedByCluster = (e: unknown): boolean =>
+  e instanceof KafkaJSConnectionError || (e instanceof KafkaJSProtocolError && e.type === 'LEADER_NOT_AVAILABLE')
+
+/** A send's retry options as KafkaJS's Kafka.producer() gives them: the producer's over the Kafka object's. */
+function sendRetry(config: ProducerConfig, kafka: KafkaConfig): RetryOptions {
+  return { ...kafka.retry, ...config.retry }
 }
 
 function acks(value: number | undefined): -1 | 0 | 1 | undefined {

@@ -1,4 +1,4 @@
-import { isKafkaJSError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, toKafkaJSError } from './errors.js'
+import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, kafkajsCause, toKafkaJSError } from './errors.js'
 
 /** KafkaJS's `retry` option. */
 export interface RetryOptions {
@@ -39,9 +39,8 @@ export function createRetrier(options: RetryOptions = {}) {
           if (bailed) return
           const e = toKafkaJSError(raw) as Error & { retriable?: boolean; cause?: unknown }
           const retriable = e.retriable !== false && !UNRECOVERABLE.has(e.name)
-          // KafkaJS's causes: what failed (a KafkaJS error), or the KafkaJS error that failed it, never wafka's original.
-          if (!retriable) return reject(new KafkaJSNonRetriableError(e, { cause: isKafkaJSError(e.cause) ? e.cause : e }))
-          if (retryCount >= retries) return reject(new KafkaJSNumberOfRetriesExceeded(e, { retryCount, retryTime, cause: e }))
+          if (!retriable) return reject(new KafkaJSNonRetriableError(e, { cause: kafkajsCause(e) }))
+          if (retryCount >= retries) return reject(new KafkaJSNumberOfRetriesExceeded(e, { retryCount, retryTime, cause: kafkajsCause(e) }))
           const next = Math.min(jittered(factor, retryTime) * multiplier, maxRetryTime)
           setTimeout(() => attempt(next, retryCount + 1), retryTime)
         })
@@ -60,6 +59,12 @@ export function retryBudgetMs(options: RetryOptions = {}): number {
     time = Math.min(time * multiplier * (1 + factor), maxRetryTime)
   }
   return Math.ceil(total)
+}
+
+/** The retry time of the last retry, without the randomization (`retryTime` of KafkaJSNumberOfRetriesExceeded). */
+export function lastRetryTime(options: RetryOptions = {}): number {
+  const { maxRetryTime, initialRetryTime, multiplier, retries } = { ...RETRY_DEFAULTS, ...definedOnly(options) }
+  return Math.min(initialRetryTime * multiplier ** Math.min(retries, 64), maxRetryTime)
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

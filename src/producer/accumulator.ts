@@ -37,6 +37,8 @@ export class ProducerBatch {
   inFlight = false
   attempts = 0
   retryAt = 0
+  /** Why its last attempt failed: the cause when it expires waiting to be retried. */
+  lastError: Error | undefined = undefined
   /** Encoded once, on first send; retries send the same bytes (same sequence). */
   encoded: Buffer | null = null
   /** The records' bytes, copied as they were appended; null once encoded, or when a record could not be staged (then the records are encoded). */

@@ -4,14 +4,16 @@ import type { Bytes, HeadersInput } from '../codec/types.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { ConfigError, TimeoutError, WafkaError } from '../errors.js'
 import { withRetry } from '../cluster/retry.js'
+import { backoffMs, sleep } from '../net/backoff.js'
 import { Accumulator, recordSize, type SendCall } from './accumulator.js'
 import { acksValue, resolveProducerConfig, type Acks, type ProducerConfig, type ResolvedProducerConfig } from './config.js'
 import { createPartitioner, type Partitioner } from './partitioners/index.js'
 import { checkMessage } from './message-check.js'
 import { ProducerIdentity } from './producer-identity.js'
-import { Sender } from './sender.js'
+import { Sender, type RetryListener } from './sender.js'
 import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
+import { describeError } from '../logger.js'
 import { SEND_ALIASES, SEND_BATCH_OPTIONS, SEND_OPTIONS, TOPIC_MESSAGES_OPTIONS } from '../config/call-options.js'
 
 export interface Message {
@@ -80,6 +82,10 @@ export class Producer {
   private connecting: Promise<void> | undefined
   /** Settles when the latest send() has appended its records: sends append in call order. */
   private appendTail: Promise<void> = Promise.resolve()
+  /** How many times metadata for a send is asked again (limitRetries()); otherwise until maxBlockMs. */
+  private retries = Infinity
+  /** Told of each retry instead of the log (limitRetries()); the caller then says when a send fails, too. */
+  private onRetry: RetryListener | undefined
 
   constructor(
     private readonly cluster: LeaderConnections,
@@ -206,12 +212,17 @@ export class Producer {
     let done: Promise<void>
     let call: SendCall
     try {
-      await previous
-      ;({ done, call } = await this.append(topicMessages, acksOverride, compression, blockUntil))
-    } finally {
-      appended()
+      try {
+        await previous
+        ;({ done, call } = await this.append(topicMessages, acksOverride, compression, blockUntil))
+      } finally {
+        appended()
+      }
+      await done
+    } catch (err) {
+      this.failed(topicMessages, err)
+      throw err
     }
-    await done
     return [...call.offsets].map(([q, o]) => ({
       topicName: q.topic,
       partition: q.partition,
@@ -223,11 +234,41 @@ export class Producer {
   }
 
   /**
+   * One ERROR for a send that failed for good (not per record or batch); not
+   * for a caller's mistake (a ConfigError, thrown as it is), nor when the
+   * caller retries the send itself (it says so), nor after disconnect().
+   */
+  private failed(topicMessages: Array<{ topic: string; messages: Message[] }>, err: unknown): void {
+    if (this.onRetry || err instanceof ConfigError || this.state === 'closed') return
+    const records = topicMessages.reduce((n, t) => n + (Array.isArray(t.messages) ? t.messages.length : 0), 0)
+    const topics = [...new Set(topicMessages.map((t) => t.topic))]
+    this.cluster.log('Producer').error(`a send of ${records} record(s) to ${topics.join(', ')} failed`, {
+      topics,
+      records,
+      ...describeError(err),
+    })
+  }
+
+  /**
    * Metadata for a send's topics, retried (Java's waitOnMetadata) while
    * brokers are unreachable or a topic is still being created, until maxBlockMs.
    */
   private async waitOnMetadata(topics: string[], blockUntil: number) {
     const options = { allowAutoTopicCreation: this.config.allowAutoTopicCreation }
+    if (this.retries !== Infinity) {
+      for (let n = 0; ; n++) {
+        try {
+          return await this.cluster.topicMetadata(topics, options)
+        } catch (err) {
+          if (!(err instanceof WafkaError && err.retriable) || this.cluster.signal.aborted) throw err
+          if (n >= this.retries || Date.now() >= blockUntil) throw err
+          const wait = backoffMs(n, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
+          this.onRetry?.(err, n, wait)
+          await sleep(wait, this.cluster.signal)
+          await this.cluster.afterError(err)
+        }
+      }
+    }
     const policy = {
       backoffMs: this.config.retryBackoffMs,
       backoffMaxMs: this.config.retryBackoffMaxMs,
@@ -343,6 +384,21 @@ export class Producer {
     else this.sender.schedule(now + this.config.lingerMs)
     return { done, call }
   }
+}
+
+/**
+ * Bounds how many times `producer` asks again for a send's metadata and sends
+ * a failed batch again, a partition without a leader counting as a failure
+ * (Java's `retries`; maxBlockMs and deliveryTimeoutMs bound them too), and
+ * tells `onRetry` of each retry instead of logging it: the KafkaJS drop-in,
+ * whose sends KafkaJS retries `retries` times and logs as it does. Only the
+ * batches that failed are sent again, so a send is never written twice.
+ */
+export function limitRetries(producer: Producer, retries: number, onRetry?: RetryListener): void {
+  producer['retries'] = retries
+  producer['onRetry'] = onRetry
+  producer['sender'].retries = retries
+  producer['sender'].onRetry = onRetry
 }
 
 /** send()'s options: known keys, values of the right kind (the messages themselves are checked as they are appended). */

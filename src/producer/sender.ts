@@ -19,6 +19,9 @@ import { describeError } from '../logger.js'
 const { DUPLICATE_SEQUENCE_NUMBER, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, PRODUCER_FENCED, MESSAGE_TOO_LARGE } = ErrorCodes
 const ZSTD = 4
 
+/** Told of a failed attempt that will be retried: the error, how many retries came before, the wait. */
+export type RetryListener = (err: Error, retryCount: number, retryMs: number) => void
+
 /**
  * Moves ready batches to their leaders: one Produce request per broker
  * carries at most one batch per partition, up to maxInFlight requests per
@@ -38,6 +41,10 @@ export class Sender {
   private needsBump = false
   private bumping: Promise<void> | undefined
   private closed = false
+  /** How many times a failed batch is sent again (deliveryTimeoutMs bounds it too): limitRetries(). */
+  retries = Infinity
+  /** Told of each retried request instead of the WARN: limitRetries(). */
+  onRetry: RetryListener | undefined
 
   constructor(
     private readonly cluster: LeaderConnections,
@@ -129,6 +136,13 @@ export class Sender {
       }
       const info = this.cluster.metadata.partition(q.topic, q.partition)
       if (!info || info.leader < 0) {
+        // Under a retry count (limitRetries()) no leader is a failed attempt, so it does not wait for deliveryTimeoutMs.
+        if (info && this.retries !== Infinity) {
+          const err = kafkaError(ErrorCodes.LEADER_NOT_AVAILABLE, { api: 'Metadata', detail: `${q.topic}-${q.partition}` })
+          const retried = q.batches.filter((b) => !b.inFlight && this.retryOrFail(b, err))
+          this.warnRetrying(info.leader, retried, err)
+          continue
+        }
         this.cluster.refreshMetadata([q.topic]).then(
           () => this.wakeup(),
           () => this.schedule(Date.now() + this.config.retryBackoffMs),
@@ -155,7 +169,7 @@ export class Sender {
     if (now < q.batches[0].deadline) return
     for (const batch of [...q.batches]) {
       // settleFailed: a batch sent before (waiting to be retried) leaves a gap in its sequence, so the epoch is bumped.
-      if (!batch.inFlight && now >= batch.deadline) this.settleFailed(batch, this.expired(batch))
+      if (!batch.inFlight && now >= batch.deadline) this.settleFailed(batch, this.expired(batch, batch.lastError))
     }
   }
 
@@ -281,10 +295,13 @@ export class Sender {
         return
       }
     } catch (err) {
-      for (const b of batches) if (b.inFlight) this.retryOrFail(b, err as Error)
+      const retried = batches.filter((b) => b.inFlight && this.retryOrFail(b, err as Error))
+      this.warnRetrying(node, retried, err as Error)
       return
     }
     const answered = new Set<ProducerBatch>()
+    const retried: ProducerBatch[] = []
+    let retriedFor: Error | undefined
     const byId = new Map<string, string>()
     for (const [name, id] of ids ?? []) byId.set(id, name)
     for (const t of res!.responses) {
@@ -293,9 +310,14 @@ export class Sender {
         const batch = batches.find((b) => b.queue.topic === topic && b.queue.partition === p.index)
         if (!batch || answered.has(batch)) continue
         answered.add(batch)
-        this.onPartitionAnswer(batch, p.errorCode, p.baseOffset, p.logAppendTimeMs, p.logStartOffset, p.errorMessage, node)
+        const err = this.onPartitionAnswer(batch, p.errorCode, p.baseOffset, p.logAppendTimeMs, p.logStartOffset, p.errorMessage, node)
+        if (err) {
+          retried.push(batch)
+          retriedFor ??= err
+        }
       }
     }
+    if (retriedFor) this.warnRetrying(node, retried, retriedFor)
     for (const b of batches) {
       if (!answered.has(b) && b.inFlight)
         this.retryOrFail(
@@ -326,10 +348,10 @@ export class Sender {
     logStartOffset: bigint,
     message: string | null,
     node: number,
-  ): void {
-    if (code === ErrorCodes.NONE) return this.complete(batch, baseOffset, logAppendTime, logStartOffset)
+  ): Error | undefined {
+    if (code === ErrorCodes.NONE) return void this.complete(batch, baseOffset, logAppendTime, logStartOffset)
     // Written before: a retry of a batch whose first answer was lost.
-    if (code === DUPLICATE_SEQUENCE_NUMBER && this.identity) return this.complete(batch, -1n, -1n, -1n)
+    if (code === DUPLICATE_SEQUENCE_NUMBER && this.identity) return void this.complete(batch, -1n, -1n, -1n)
     const q = batch.queue
     const err = kafkaError(code, {
       api: 'Produce',
@@ -337,21 +359,21 @@ export class Sender {
       detail: `${q.topic}-${q.partition}${message ? `: ${message}` : ''}`,
     })
     // Past the broker's max.message.bytes: resend the records one a batch, so only a record too large fails.
-    if (code === MESSAGE_TOO_LARGE && batch.records.length > 1) return this.split(batch)
+    if (code === MESSAGE_TOO_LARGE && batch.records.length > 1) return void this.split(batch)
     if (this.identity) {
       const fenced = code === PRODUCER_FENCED || (this.txn !== null && code === INVALID_PRODUCER_EPOCH)
       if (fenced) {
         this.txn?.fatal(err)
-        return this.settleFailed(batch, err)
+        return void this.settleFailed(batch, err)
       }
       // An earlier batch failed and is being retried: this one follows it. (Not when this is the earliest
       // unacknowledged batch: then the broker's sequence is ahead of it, e.g. it wrote a later batch first.)
       if (code === OUT_OF_ORDER_SEQUENCE_NUMBER && q.retrying && q.batches[0] !== batch)
-        return this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
+        return void this.retryOrFail(batch, new KafkaError(err.message, { code, type: err.type, retriable: true }))
       if (SEQUENCE_LOST.has(code)) {
         if (this.txn) {
           this.txn.fatal(err)
-          return this.settleFailed(batch, err)
+          return void this.settleFailed(batch, err)
         }
         // The broker lost or never had our sequence: start over under a new epoch.
         batch.landed()
@@ -359,7 +381,8 @@ export class Sender {
         return
       }
     }
-    this.retryOrFail(batch, err)
+    // Retried (a leader that moved, a replica set short of in-sync replicas): the request's WARN says so.
+    return this.retryOrFail(batch, err) ? err : undefined
   }
 
   /**
@@ -396,12 +419,14 @@ export class Sender {
     this.wakeup()
   }
 
-  private retryOrFail(batch: ProducerBatch, err: Error): void {
+  /** Puts a failed batch back in its queue, or fails it; true when it will be retried. */
+  private retryOrFail(batch: ProducerBatch, err: Error): boolean {
     const q = batch.queue
     const retriable = err instanceof WafkaError && err.retriable
-    if (retriable && Date.now() < batch.deadline && !this.closed) {
+    if (retriable && Date.now() < batch.deadline && !this.closed && batch.attempts < this.retries) {
       batch.landed()
       batch.attempts++
+      batch.lastError = err
       batch.retryAt = Date.now() + backoffMs(batch.attempts - 1, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
       if (this.identity) q.retrying = true
       this.cluster.log('Producer').debug('retrying a batch', {
@@ -412,9 +437,27 @@ export class Sender {
         ...describeError(err),
       })
       this.cluster.afterError(err).finally(() => this.schedule(batch.retryAt))
-      return
+      return true
     }
     this.settleFailed(batch, retriable && Date.now() >= batch.deadline ? this.expired(batch, err) : err)
+    return false
+  }
+
+  /**
+   * One WARN for a Produce request's failures that will be retried (a lost
+   * broker, a leader that moved), however many batches and records it carried.
+   */
+  private warnRetrying(node: number, retried: ProducerBatch[], err: Error): void {
+    if (retried.length === 0) return
+    if (this.onRetry) return this.onRetry(err, retried[0].attempts - 1, Math.max(0, retried[0].retryAt - Date.now()))
+    const records = retried.reduce((n, b) => n + b.records.length, 0)
+    this.cluster.log('Producer').warn(`Produce to broker ${node} failed: retrying ${retried.length} batch(es)`, {
+      broker: node,
+      batches: retried.length,
+      records,
+      partitions: retried.slice(0, 10).map((b) => `${b.queue.topic}-${b.queue.partition}`),
+      ...describeError(err),
+    })
   }
 
   private expired(batch: ProducerBatch, cause?: Error): TimeoutError {

@@ -96,6 +96,37 @@ describe('wafka/kafkajs beside kafkajs 2.2.4', () => {
     expect(toKafkaJSError(plain)).toBe(plain)
   })
 
+  it("connection and request-timeout errors carry KafkaJS's broker and code; a retrier's cause is the KafkaJS error", async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:9093'), {
+      code: 'ECONNREFUSED',
+      address: '10.0.0.7',
+      port: 9093,
+    })
+    const lost = toKafkaJSError(
+      new ConnectionError('no broker answered (tried 1: kafka-1:9093): connection to kafka-1:9093 failed', {
+        cause: new ConnectionError('connection to broker 1 (kafka-1:9093) failed: connect ECONNREFUSED', { cause: refused }),
+      }),
+    ) as ours.KafkaJSConnectionError
+    expect([lost.name, lost.broker, lost.code, lost.retriable]).toEqual(['KafkaJSConnectionError', '10.0.0.7:9093', 'ECONNREFUSED', true])
+    const reset = toKafkaJSError(
+      new ConnectionError('connection to broker 2 (kafka-2:9092) is closed', {
+        cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      }),
+    ) as ours.KafkaJSConnectionError
+    expect([reset.broker, reset.code]).toEqual(['kafka-2:9092', 'ECONNRESET'])
+    const slow = toKafkaJSError(
+      new TimeoutError('Produce v9 to broker 1 (kafka-1:9092) got no response within 30000 ms'),
+    ) as ours.KafkaJSRequestTimeoutError
+    expect([slow.name, slow.broker, slow.retriable]).toEqual(['KafkaJSRequestTimeoutError', 'kafka-1:9092', true])
+    // KafkaJS's retrier names `e.cause || e`: a translated error's cause (wafka's original) is not KafkaJS's.
+    const spent = await createRetrier({ retries: 1, initialRetryTime: 1, factor: 0 })(async () => {
+      throw new ConnectionError('connection to broker 1 (kafka-1:9093) failed', { cause: refused })
+    }).catch((e: Error) => e)
+    expect(spent).toBeInstanceOf(ours.KafkaJSNumberOfRetriesExceeded)
+    expect(spent.cause).toBeInstanceOf(ours.KafkaJSConnectionError)
+    expect((spent.cause as ours.KafkaJSConnectionError).broker).toBe('10.0.0.7:9093')
+  })
+
   it("retries on KafkaJS's schedule: the same attempts, retry times and final error as kafkajs's retrier", async () => {
     const run = async (retrier: <T>(fn: (bail: unknown, n: number, t: number) => Promise<T>) => Promise<T>, error: () => Error) => {
       const calls: Array<[number, number]> = []
