@@ -295,7 +295,15 @@ export class Consumer {
     const states = partitions.map((p) => this.assignment.get(p.topic, p.partition)).filter((s): s is PartitionState => s !== undefined)
     for (const s of states) s.revoke()
     this.fetcher.wakeAll()
-    await this.runner.idle(states)
+    // The handler in hand finishes first, so its message is in the commit; past the rebalance timeout the
+    // coordinator has moved on without this member, so waiting longer gains nothing.
+    const waitMs = this.config.rebalanceTimeoutMs
+    if (!(await this.runner.idle(states, waitMs)))
+      this.cluster.log('Consumer').warn('a handler still runs after rebalanceTimeoutMs: giving its partitions up without it', {
+        groupId: this.config.groupId,
+        rebalanceTimeoutMs: waitMs,
+        partitions: groupByTopic(states.filter((s) => s.busy)),
+      })
     if (commit) await this.commits.commitRevoked(states)
     for (const s of states) this.assignment.remove(s.topic, s.partition)
     this.emit(ConsumerEvents.PARTITIONS_REVOKED, { partitions: groupByTopic(partitions), lost: !commit })

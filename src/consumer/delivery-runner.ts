@@ -139,9 +139,20 @@ export class DeliveryRunner {
     return oldest === Infinity ? 0 : Date.now() - oldest
   }
 
-  /** Resolves once user code holds no batch of these partitions. */
-  async idle(states: PartitionState[]): Promise<void> {
-    while (states.some((s) => s.busy)) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+  /** Resolves true once user code holds no batch of these partitions, false when `timeoutMs` passes first. */
+  async idle(states: PartitionState[], timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs
+    while (states.some((s) => s.busy)) {
+      const left = deadline - Date.now()
+      if (left <= 0) return false
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await new Promise<void>((resolve) => {
+        this.idleWaiters.push(resolve)
+        timer = setTimeout(resolve, left)
+      })
+      clearTimeout(timer)
+    }
+    return true
   }
 
   private async work(handle: (d: Delivery) => Promise<void>): Promise<void> {
@@ -184,14 +195,17 @@ export class DeliveryRunner {
   private async processBatch(d: Delivery, eachBatch: NonNullable<Handlers['eachBatch']>, autoResolve: boolean): Promise<void> {
     const s = d.state
     const version = s.version
-    const stale = () => s.version !== version || s.revoking || !this.assignment.has(s.topic, s.partition)
+    // Sought, reset or dropped since the fetch: what the handler resolves is about a position that is gone.
+    const superseded = () => s.version !== version || !this.assignment.has(s.topic, s.partition)
+    // Being revoked too: user code should stop, but what it finished still counts (the commit on revoke waits for it).
+    const stale = () => superseded() || s.revoking
     const batch = new Batch(s.topic, s.partition, String(d.highWatermark), d.messages)
     this.emit(ConsumerEvents.START_BATCH_PROCESS, { topic: s.topic, partition: s.partition, batchSize: d.messages.length })
     try {
       await eachBatch({
         batch,
         resolveOffset: (offset) => {
-          if (!stale()) s.processedTo(BigInt(offset) + 1n)
+          if (!superseded()) s.processedTo(BigInt(offset) + 1n)
         },
         heartbeat: async () => {},
         commitOffsetsIfNecessary: () => this.commits.commitIfNecessary(),
@@ -204,7 +218,7 @@ export class DeliveryRunner {
       this.handlerFailed(s, version, err)
       return
     }
-    if (autoResolve && !stale()) s.processedTo(d.nextOffset)
+    if (autoResolve && !superseded()) s.processedTo(d.nextOffset)
     s.handlerSucceeded()
     this.commits.countProcessed(d.messages.length)
     this.emit(ConsumerEvents.END_BATCH_PROCESS, { topic: s.topic, partition: s.partition, batchSize: d.messages.length })

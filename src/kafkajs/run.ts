@@ -97,7 +97,8 @@ export function kafkajsRun(options: ConsumerRunConfig, seam: RunSeam): EngineRun
         isRunning: () => p.isRunning(),
         isStale: () => p.isStale(),
       })
-    if (autoResolve && !p.isStale()) p.resolveOffset(batch.lastOffset())
+    // Resolved even when stale: the engine ignores it for a sought partition, and one being revoked commits it.
+    if (autoResolve) p.resolveOffset(batch.lastOffset())
     else if (eachBatch && !p.isStale() && batch.messages.length > 0 && (resolved ?? -1n) < BigInt(batch.lastOffset())) {
       // KafkaJS fetches from the last resolved offset: what the handler left unresolved comes again.
       const from = resolved === null ? batch.messages[0].offset : String(resolved + 1n)
