@@ -8,6 +8,7 @@ import { resolveConsumerConfig, type ConsumerConfig, type ResolvedConsumerConfig
 import { ConsumerGroupProtocol } from './consumer-group-protocol.js'
 import { DeliveryRunner, type Handlers } from './delivery-runner.js'
 import { ConsumerEvents } from './events.js'
+import { ConsumerLog } from './consumer-log.js'
 import { Fetcher } from './fetcher.js'
 import { GroupCoordinator } from './group-coordinator.js'
 import type { Membership, MembershipHooks } from './membership.js'
@@ -56,6 +57,7 @@ export class Consumer {
   private started: Promise<void> | undefined
   private topicTimer: ReturnType<typeof setInterval> | undefined
   private eventId = 0
+  private readonly log: ConsumerLog
 
   constructor(
     private readonly cluster: ConsumerCluster,
@@ -63,6 +65,7 @@ export class Consumer {
   ) {
     this.config = resolveConsumerConfig(config)
     const emit = (type: string, payload: object) => this.emit(type, payload)
+    this.log = new ConsumerLog(cluster.log('Consumer'), this.config.groupId)
     this.coordinator = this.config.groupId === null ? null : new GroupCoordinator(cluster, this.config.groupId)
     this.subscription = new SubscriptionState(this.assignment, this.config.autoOffsetReset)
     this.fetcher = new Fetcher(
@@ -70,11 +73,11 @@ export class Consumer {
       this.config,
       this.assignment,
       (topic) => this.subscription.resetPolicy(topic),
-      (err) => this.emit(ConsumerEvents.CRASH, { error: err, groupId: this.config.groupId, restart: true }),
+      (err) => this.crash(err, true),
       emit,
     )
-    this.commits = new CommitScheduler(cluster, this.config, this.assignment, this.coordinator, () => this.membership, emit)
-    this.runner = new DeliveryRunner(this.config, this.assignment, this.fetcher, this.commits, (s) => this.pauseOne(s), emit)
+    this.commits = new CommitScheduler(cluster, this.config, this.assignment, this.coordinator, () => this.membership, emit, this.log)
+    this.runner = new DeliveryRunner(this.config, this.assignment, this.fetcher, this.commits, (s) => this.pauseOne(s), emit, this.log)
     // Errors reach users as CRASH events (and the logger); an 'error' event nobody listens to must not throw.
     this.emitter.on('error', () => {})
   }
@@ -168,9 +171,11 @@ export class Consumer {
     if (!this.runner.running && !this.started) return
     this.commits.stop()
     clearInterval(this.topicTimer)
+    const wasRunning = this.runner.running
     const stopping = this.runner.stop()
     this.fetcher.stop()
     await stopping
+    if (wasRunning) this.log.exiting(this.membership?.memberId)
     if (this.membership) await this.membership.leave()
     else if (this.commits.automatic)
       await this.commits
@@ -183,6 +188,7 @@ export class Consumer {
     for (const s of [...this.assignment.values()]) this.assignment.remove(s.topic, s.partition)
     this.membership = null
     this.started = undefined
+    this.log.stopped()
     this.emit(ConsumerEvents.STOP, {})
   }
 
@@ -202,6 +208,7 @@ export class Consumer {
 
   private start(): Promise<void> {
     this.runner.activate()
+    if (!this.started) this.log.starting()
     this.started ??= (async () => {
       if (this.coordinator) {
         if (this.subscription.empty) throw new ConfigError('subscribe() before run()')
@@ -238,9 +245,13 @@ export class Consumer {
       lost: (partitions) => this.onRevoked(partitions, false),
       topics: () => this.subscription.topics,
       processingFor: () => this.runner.processingFor(),
-      emit: (event, payload) => this.emit(event, payload),
+      emit: (event, payload) => {
+        if (event === ConsumerEvents.REBALANCING) this.log.rebalancing(payload)
+        else if (event === ConsumerEvents.GROUP_JOIN) this.log.joined(payload as Parameters<ConsumerLog['joined']>[0])
+        this.emit(event, payload)
+      },
       fatal: (error) => {
-        this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart: false })
+        this.crash(error, false)
         void this.stop()
       },
     }
@@ -275,13 +286,12 @@ export class Consumer {
       else {
         const policy = this.subscription.resetPolicy(s.topic)
         if (policy === 'none') {
-          this.emit(ConsumerEvents.CRASH, {
-            error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, {
+          this.crash(
+            kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, {
               detail: `${s.topic}-${s.partition} has no committed offset and autoOffsetReset is 'none'`,
             }),
-            groupId: this.config.groupId,
-            restart: false,
-          })
+            false,
+          )
           continue
         }
         s.reset(policy)
@@ -305,6 +315,7 @@ export class Consumer {
         partitions: groupByTopic(states.filter((s) => s.busy)),
       })
     if (commit) await this.commits.commitRevoked(states)
+    else this.log.lost(groupByTopic(partitions))
     for (const s of states) this.assignment.remove(s.topic, s.partition)
     this.emit(ConsumerEvents.PARTITIONS_REVOKED, { partitions: groupByTopic(partitions), lost: !commit })
   }
@@ -321,6 +332,12 @@ export class Consumer {
     } catch (err) {
       this.cluster.log('Consumer').caught('looking for topics matching the subscription failed; the next interval tries again', 'info')(err)
     }
+  }
+
+  /** A failure that stops consumption (or, with restart, that the consumer recovers from by itself): logged, and a CRASH event. */
+  private crash(error: unknown, restart: boolean): void {
+    this.log.crashed(error, restart)
+    this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart })
   }
 
   private emit(type: string, payload: object): void {

@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js'
 import { Batch } from './batch.js'
 import type { CommitScheduler } from './commit-scheduler.js'
 import type { ResolvedConsumerConfig } from './config.js'
+import type { ConsumerLog } from './consumer-log.js'
 import { ConsumerEvents, type Emit } from './events.js'
 import type { Delivery, Fetcher } from './fetcher.js'
 import type { KafkaMessage } from './message.js'
@@ -59,6 +60,7 @@ export class DeliveryRunner {
     /** Pauses one partition; returns a function that resumes it. */
     private readonly pauseOne: (s: PartitionState) => () => void,
     private readonly emit: Emit,
+    private readonly log: ConsumerLog,
   ) {}
 
   get running(): boolean {
@@ -162,6 +164,7 @@ export class DeliveryRunner {
       try {
         d = await this.nextDelivery()
       } catch (error) {
+        this.log.crashed(error, true)
         this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart: true })
         continue
       }
@@ -215,6 +218,7 @@ export class DeliveryRunner {
         pause: () => this.pauseOne(s),
       })
     } catch (err) {
+      this.log.handlerFailed('eachBatch', s.topic, s.partition, d.messages[0].offsetBigInt, err)
       this.handlerFailed(s, version, err)
       return
     }
@@ -243,6 +247,7 @@ export class DeliveryRunner {
       try {
         await eachMessage({ topic: s.topic, partition: s.partition, message, heartbeat, pause })
       } catch (err) {
+        this.log.handlerFailed('eachMessage', s.topic, s.partition, message.offsetBigInt, err)
         this.handlerFailed(s, version, err)
         return
       }

@@ -526,6 +526,13 @@ export class Fetcher {
       })
       return
     }
+    this.cluster.log('Fetcher').error('Offset out of range, resetting to default offset', {
+      groupId: this.config.groupId,
+      topic: state.topic,
+      partition: state.partition,
+      offset: String(state.fetchPosition),
+      reset: policy,
+    })
     state.reset(policy)
   }
 

@@ -1,8 +1,16 @@
 import type { Admin as EngineAdmin } from '../admin/admin.js'
 import type { Consumer as EngineConsumer, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
 import { ConsumerEvents as EngineEvents } from '../consumer/consumer.js'
-import type { Logger } from '../logger.js'
-import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, toKafkaJSError, translated } from './errors.js'
+import { markReported } from '../consumer/consumer-log.js'
+import { describeError, type Logger } from '../logger.js'
+import {
+  isKafkaJSError,
+  KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+  toKafkaJSError,
+  translated,
+} from './errors.js'
 import { ConsumerEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineConsumerConfig, type ConsumerConfig, type KafkaConfig } from './options.js'
 import { RETRY_DEFAULTS, type RetryOptions } from './retry.js'
@@ -238,6 +246,19 @@ export class Consumer {
         this.pausing && (this.inner?.paused().some((t) => t.topic === topic && t.partitions.includes(partition)) ?? false),
       pausing: () => void (this.pausing = true),
       handled: (topic, partition) => void this.handlerFailures.delete(`${topic}-${partition}`),
+      messageFailed: (topic, partition, offset, error) => {
+        markReported(error)
+        // KafkaJS logs what user code threw, not its own errors passing through.
+        if (isKafkaJSError(error)) return
+        this.log.namespace('Runner').error('Error when calling eachMessage', {
+          groupId: this.groupId,
+          topic,
+          partition,
+          offset,
+          ...describeError(error),
+          stack: (error as { stack?: string } | null)?.stack,
+        })
+      },
     })
   }
 
@@ -292,6 +313,7 @@ export class Consumer {
       retryTime: this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime,
       cause: reason,
     })
+    this.logger().error(`Crash: ${error.name}: ${error.message}`, { groupId: this.groupId, retryCount: failures - 1, stack: error.stack })
     await translated(() => inner.stop()).catch(this.log.namespace('Consumer').caught('stopping after a crash failed'))
     const restart = await this.shouldRestart(error)
     if (restart) this.scheduleRestart()
@@ -304,7 +326,12 @@ export class Consumer {
     if (!this.retry.restartOnFailure) return true
     try {
       return await this.retry.restartOnFailure(error)
-    } catch {
+    } catch (e) {
+      this.logger().error('Caught error when invoking user-provided "restartOnFailure" callback. Defaulting to restarting.', {
+        groupId: this.groupId,
+        error: (e as Error)?.message ?? String(e),
+        cause: error.message,
+      })
       return true
     }
   }
@@ -312,13 +339,15 @@ export class Consumer {
   private scheduleRestart(): void {
     const options = this.runOptions!
     const inner = this.inner
+    const retryTime = this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime
+    this.logger().error(`Restarting the consumer in ${retryTime}ms`, { groupId: this.groupId, retryTime })
     this.restartTimer = setTimeout(() => {
       if (!inner || this.inner !== inner || this.runOptions !== options) return
       void inner
         .stop()
         .then(() => (this.runOptions === options ? inner.run(this.engineRun(options)) : undefined))
         .catch((err) => this.crashed({ error: err, groupId: this.groupId, restart: false }))
-    }, this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime)
+    }, retryTime)
   }
 }
 

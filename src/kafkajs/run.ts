@@ -50,6 +50,8 @@ export interface RunSeam {
   pausing(): void
   /** A batch's handler returned: the partition's run of handler failures ends. */
   handled(topic: string, partition: number): void
+  /** eachMessage threw on this message (logged here: the engine sees only the batch). */
+  messageFailed(topic: string, partition: number, offset: string, error: unknown): void
 }
 
 /**
@@ -134,7 +136,12 @@ async function eachMessageOf(p: EngineBatchPayload, batch: Batch, eachMessage: E
       seam.seek({ topic, partition, offset: message.offset })
       return
     }
-    await eachMessage({ ...payload, message })
+    try {
+      await eachMessage({ ...payload, message })
+    } catch (error) {
+      seam.messageFailed(topic, partition, message.offset, error)
+      throw error
+    }
     p.resolveOffset(message.offset)
   }
 }
