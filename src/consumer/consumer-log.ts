@@ -104,9 +104,12 @@ export class ConsumerLog {
   }
 
   lost(partitions: Array<{ topic: string; partitions: number[] }>): void {
-    this.log.error('The coordinator is not aware of this member: its partitions are lost uncommitted, re-joining the group', {
-      groupId: this.groupId,
-      partitions,
-    })
+    this.log.error(
+      'Partitions lost without a commit (the member was fenced or expired, or no broker answers): their next owner reads from the last commit',
+      {
+        groupId: this.groupId,
+        partitions,
+      },
+    )
   }
 }

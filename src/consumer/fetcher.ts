@@ -73,6 +73,8 @@ export class Fetcher {
     private readonly onError: (err: Error) => void = () => {},
     /** Instrumentation: 'consumer.fetch_start' and 'consumer.fetch' per Fetch request, as KafkaJS emits them. */
     private readonly instrument: (event: string, payload: object) => void = () => {},
+    /** Whether brokers answer fetches: failures in a row are an outage (see outage.ts). */
+    private readonly reach: { failed(error: Error, nodeId: number): void; answered(): void } = { failed() {}, answered() {} },
   ) {}
 
   start(): void {
@@ -243,6 +245,7 @@ export class Fetcher {
       const started = Date.now()
       this.instrument('consumer.fetch_start', { nodeId: node })
       const res = await conn.request(Fetch, body, { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs })
+      this.reach.answered()
       if (res.errorCode !== 0) {
         session.reset()
         if (!FETCH_SESSION_LOST.has(res.errorCode)) this.backOffBroker(node)
@@ -278,6 +281,7 @@ export class Fetcher {
         this.cluster
           .log('Fetcher')
           .debug('fetch failed: backing off the broker, refreshing metadata', { nodeId: node, ...describeError(err) })
+        if (this.running) this.reach.failed(err as Error, node)
         this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after a failed fetch failed'))
       } else {
         this.onError(err as Error)

@@ -99,6 +99,8 @@ export class Consumer {
         await Promise.allSettled([engine.disconnect(), admin.disconnect()])
         throw err
       }
+      // KafkaJS's retry budget: a cluster that does not answer for that long crashes the consumer (restartOnFailure decides).
+      engine.giveUpWhenUnreachable({ afterMs: nominalBudgetMs(this.retry), failures: this.retry.retries ?? RETRY_DEFAULTS.retries })
       for (const type of FORWARDED) engine.on(type, (e) => this.instrumentation.emit(type, e.payload, e.timestamp))
       engine.on(EngineEvents.CRASH, (e) => void this.crashed(e.payload))
       engine.on(EngineEvents.GROUP_JOIN, (e) => {
@@ -278,14 +280,28 @@ export class Consumer {
     restart: boolean
     topic?: string
     partition?: number
+    retriesExceeded?: { retryCount: number }
   }): Promise<void> {
     if (payload.topic !== undefined && payload.restart) return this.handlerFailed(payload.topic, payload.partition!, payload.error)
-    const error = toKafkaJSError(payload.error) as Error
+    let error = toKafkaJSError(payload.error) as Error
+    if (payload.retriesExceeded) {
+      // The cluster did not answer for the whole retry budget: KafkaJS's retrier gives up with this error.
+      error = new KafkaJSNumberOfRetriesExceeded(error, {
+        retryCount: payload.retriesExceeded.retryCount,
+        retryTime: this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime,
+        cause: error,
+      })
+    }
     let restart = payload.restart
-    if (!restart && this.runOptions) {
+    const options = this.runOptions
+    const inner = this.inner
+    if (!restart && options) {
       const retriable = error.name === 'KafkaJSNumberOfRetriesExceeded' || rootCause(error).retriable === true
       restart = retriable && (await this.shouldRestart(error))
       if (restart) this.scheduleRestart()
+      else if (payload.retriesExceeded && this.inner === inner)
+        // As KafkaJS after a crash it does not restart from: disconnected.
+        await this.disconnect().catch(this.log.namespace('Consumer').caught('disconnecting after a crash failed'))
     }
     this.instrumentation.emit(ConsumerEvents.CRASH, { error, groupId: this.groupId, restart })
   }
@@ -349,6 +365,17 @@ export class Consumer {
         .catch((err) => this.crashed({ error: err, groupId: this.groupId, restart: false }))
     }, retryTime)
   }
+}
+
+/** KafkaJS's retry budget without its jitter: the waits between `retries` retries, each `multiplier` times the last, capped at maxRetryTime. */
+function nominalBudgetMs(retry: RetryOptions): number {
+  const initialRetryTime = retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime
+  const multiplier = retry.multiplier ?? RETRY_DEFAULTS.multiplier
+  const maxRetryTime = retry.maxRetryTime ?? RETRY_DEFAULTS.maxRetryTime
+  const retries = retry.retries ?? RETRY_DEFAULTS.retries
+  let total = 0
+  for (let i = 0, wait = initialRetryTime; i < retries; i++, wait = Math.min(wait * multiplier, maxRetryTime)) total += wait
+  return total
 }
 
 function rootCause(e: unknown): { retriable?: boolean } {
