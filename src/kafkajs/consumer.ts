@@ -70,6 +70,8 @@ export class Consumer {
   /** Handler failures in a row, by partition: KafkaJS's retry count. */
   private readonly handlerFailures = new Map<string, number>()
   private runOptions: ConsumerRunConfig | undefined
+  /** Every subscribe() so far, before connect() or after: each engine connect() makes gets them all. */
+  private readonly subscriptions: Array<{ topics: Array<string | RegExp>; fromBeginning: boolean }> = []
   private restartTimer: ReturnType<typeof setTimeout> | undefined
   /** Whether anything was ever paused: only then does eachMessage look for a pause between messages. */
   private pausing = false
@@ -121,6 +123,13 @@ export class Consumer {
       })
       this.inner = engine
       this.admin = admin
+      try {
+        for (const wanted of this.subscriptions) await this.apply(engine, wanted)
+      } catch (err) {
+        this.inner = this.admin = undefined
+        await Promise.allSettled([engine.disconnect(), admin.disconnect()])
+        throw err
+      }
     })
     this.instrumentation.emit(ConsumerEvents.CONNECT)
   }
@@ -138,7 +147,6 @@ export class Consumer {
   }
 
   async subscribe(subscription: ConsumerSubscribeTopics | ConsumerSubscribeTopic): Promise<void> {
-    const inner = this.connected()
     if (this.runOptions) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running')
     const given = subscription as Partial<ConsumerSubscribeTopics & ConsumerSubscribeTopic>
     const topics = given.topics ?? (given.topic !== undefined ? [given.topic] : undefined)
@@ -147,7 +155,15 @@ export class Consumer {
     for (const t of topics)
       if (!(t instanceof RegExp) && (typeof t !== 'string' || t === ''))
         throw new KafkaJSNonRetriableError(`Invalid topic ${t} (${typeof t}), the topic name has to be a String or a RegExp`)
-    // KafkaJS loads the topics' metadata here: a topic that does not exist fails now unless the broker may create it.
+    const wanted = { topics, fromBeginning: given.fromBeginning ?? false }
+    // KafkaJS takes a subscription before connect() too (it applies at run()): kept, and given to each engine connect() makes.
+    if (this.inner) await this.apply(this.inner, wanted)
+    this.subscriptions.push(wanted)
+  }
+
+  /** One subscription to the engine. KafkaJS loads the topics' metadata: a topic that does not exist fails unless the broker may create it. */
+  private async apply(inner: EngineConsumer, wanted: { topics: Array<string | RegExp>; fromBeginning: boolean }): Promise<void> {
+    const { topics } = wanted
     const names = topics.filter((t): t is string => typeof t === 'string')
     if (names.length > 0 && this.config.allowAutoTopicCreation === false) {
       const existing = new Set(await translated(() => this.admin!.listTopics()))
@@ -160,7 +176,7 @@ export class Consumer {
           retriable: true,
         })
     }
-    await translated(() => inner.subscribe({ topics, fromBeginning: given.fromBeginning ?? false }))
+    await translated(() => inner.subscribe(wanted))
   }
 
   async run(options: ConsumerRunConfig = {}): Promise<void> {
