@@ -82,12 +82,6 @@ describe('a whole-cluster outage, on kafkajs and wafka/kafkajs', () => {
   it('crashes once the retry budget is spent, restarts as restartOnFailure says, and reads on once the brokers are back', async () => {
     const results: Record<string, Awaited<ReturnType<typeof outage>>> = {}
     for (const [name, lib] of Object.entries(libs)) results[name] = await outage(lib, name.replace('/', '-'))
-    console.log(
-      'resume after the outage (ms):',
-      Object.entries(results)
-        .map(([n, r]) => `${n} ${r.resumeMs}`)
-        .join(', '),
-    )
     for (const r of Object.values(results)) {
       // KafkaJS names the crash after the layer whose retries ran out (here its fetch: KafkaJSNonRetriableError
       // around KafkaJSNumberOfRetriesExceeded); either way the cause is retriable, so it asks to restart.
