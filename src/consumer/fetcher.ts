@@ -85,7 +85,7 @@ export class Fetcher {
     /** Instrumentation: 'consumer.fetch_start' and 'consumer.fetch' per Fetch request, as KafkaJS emits them. */
     private readonly instrument: (event: string, payload: object) => void = () => {},
     /** Whether brokers answer fetches: failures in a row are an outage (see outage.ts). */
-    private readonly reach: { failed(error: Error, nodeId: number): void; answered(): void } = { failed() {}, answered() {} },
+    private readonly reach: { failed(error: Error, nodeId: number): void; answered(nodeId: number): void } = { failed() {}, answered() {} },
   ) {}
 
   start(): void {
@@ -300,7 +300,7 @@ export class Fetcher {
         this.instrument('consumer.fetch_start', { nodeId: node })
         res = await conn.request(Fetch, built.body, { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs })
       }
-      this.reach.answered()
+      this.reach.answered(node)
       if (res.errorCode !== 0) {
         session?.reset()
         if (!FETCH_SESSION_LOST.has(res.errorCode)) this.backOffBroker(node)

@@ -7,22 +7,22 @@ export interface GiveUp {
 }
 
 /**
- * Fetches failing in a row, with no broker answering in between: an outage
- * of the brokers that lead this consumer's partitions (or of the whole
- * cluster). Java's consumer keeps trying through one, and so does this one
- * by default, saying so at WARN as it begins and at INFO as it ends. With
- * a GiveUp (the KafkaJS drop-in's retry budget) it gives up instead once
- * the budget is spent.
+ * Fetches from a broker failing in a row, with no answer in between: that
+ * broker is lost (an outage, when it is every broker). Java's consumer
+ * keeps trying through one, and so does this one by default, saying so at
+ * WARN as it begins and at INFO as the broker answers again. With a GiveUp
+ * (the KafkaJS drop-in's retry budget) it gives up instead once the budget
+ * is spent.
  */
 export class OutageWatch {
-  private since = 0
-  private failures = 0
+  /** Per node: when its failures in a row began, and how many. */
+  private readonly lost = new Map<number, { since: number; failures: number }>()
   private limit: GiveUp | null = null
 
   constructor(
     private readonly log: Logger,
     private readonly groupId: string | null,
-    /** The budget is spent: the consumer gives up (called once an outage). */
+    /** The budget is spent: the consumer gives up (called once per outage). */
     private readonly gaveUp: (error: Error, failures: number, ms: number) => void,
   ) {}
 
@@ -31,33 +31,36 @@ export class OutageWatch {
     this.limit = limit
   }
 
-  /** A fetch failed without an answer (connection refused or lost, timed out). */
+  /** A fetch from `nodeId` failed without an answer (connection refused or lost, timed out). */
   failed(error: Error, nodeId: number): void {
     const now = Date.now()
-    if (this.failures++ === 0) {
-      this.since = now
+    let run = this.lost.get(nodeId)
+    if (!run) {
+      this.lost.set(nodeId, (run = { since: now, failures: 0 }))
       this.log.warn('Fetching failed: no answer from the broker; the consumer keeps trying', {
         groupId: this.groupId,
         nodeId,
         ...describeError(error),
       })
     }
+    run.failures++
     const limit = this.limit
-    if (limit !== null && this.failures > limit.failures && now - this.since >= limit.afterMs) {
-      const failures = this.failures
-      this.failures = 0 // counted afresh after a restart
-      this.gaveUp(error, failures, now - this.since)
+    if (limit !== null && run.failures > limit.failures && now - run.since >= limit.afterMs) {
+      this.lost.clear() // counted afresh after a restart
+      this.gaveUp(error, run.failures, now - run.since)
     }
   }
 
-  /** A broker answered a fetch: whatever outage there was is over. */
-  answered(): void {
-    if (this.failures === 0) return
-    this.log.info('Fetching again: a broker answered', {
+  /** `nodeId` answered a fetch: its outage, if any, is over. */
+  answered(nodeId: number): void {
+    const run = this.lost.get(nodeId)
+    if (!run) return
+    this.lost.delete(nodeId)
+    this.log.info('Fetching again: the broker answered', {
       groupId: this.groupId,
-      failures: this.failures,
-      outageMs: Date.now() - this.since,
+      nodeId,
+      failures: run.failures,
+      outageMs: Date.now() - run.since,
     })
-    this.failures = 0
   }
 }
