@@ -41,7 +41,10 @@ export class ClassicGroup implements Membership {
     private readonly coordinator: GroupCoordinator,
     private readonly config: ResolvedConsumerConfig,
     private readonly hooks: MembershipHooks,
+    /** A member id the group may still know (the consumer restarts after losing the cluster): rejoining with it spares the group a wait for the old member. */
+    memberId = '',
   ) {
+    this.memberId = memberId
     // Cooperative only when every assignor offered is (Java's rule): the group may pick any of them.
     this.cooperative = config.assignors.every((a) => a.rebalanceProtocol === 'cooperative')
   }
@@ -70,7 +73,7 @@ export class ClassicGroup implements Membership {
     this.wake?.()
   }
 
-  async leave(): Promise<void> {
+  async leave(options: { unreachable?: boolean } = {}): Promise<void> {
     this.stopped = true
     clearTimeout(this.heartbeatTimer)
     this.wake?.()
@@ -82,12 +85,12 @@ export class ClassicGroup implements Membership {
       await this.loop?.catch(() => {})
     }
     if (this.owned.length > 0)
-      await this.hooks
-        .revoked(this.owned)
-        .catch(this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }))
+      await (options.unreachable ? this.hooks.lost(this.owned) : this.hooks.revoked(this.owned)).catch(
+        this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }),
+      )
     this.owned = []
     // A static member does not leave: a restart within the session timeout takes its place without a rebalance.
-    if (this.memberId !== '' && this.config.groupInstanceId === null) {
+    if (this.memberId !== '' && this.config.groupInstanceId === null && !options.unreachable) {
       await this.coordinator
         .send(
           LeaveGroup,
@@ -104,7 +107,8 @@ export class ClassicGroup implements Membership {
           this.log.caught('LeaveGroup failed: the group notices after the session timeout', 'info', { groupId: this.coordinator.groupId }),
         )
     }
-    this.memberId = ''
+    // Unreachable: no leave request went out, so the group may still know this id (see the constructor).
+    if (!options.unreachable) this.memberId = ''
     this.generationId = -1
   }
 

@@ -2,6 +2,7 @@ import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError } from '../errors.js'
 import { MAX_TIMER_MS } from '../net/backoff.js'
 import type { ResolvedConsumerConfig } from './config.js'
+import type { ConsumerLog } from './consumer-log.js'
 import { ConsumerEvents, type Emit } from './events.js'
 import type { GroupCoordinator } from './group-coordinator.js'
 import type { Membership } from './membership.js'
@@ -45,6 +46,7 @@ export class CommitScheduler {
     private readonly coordinator: GroupCoordinator | null,
     private readonly membership: () => Membership | null,
     private readonly emit: Emit,
+    private readonly log: ConsumerLog,
   ) {
     this.auto = this.configured()
   }
@@ -141,10 +143,22 @@ export class CommitScheduler {
   }
 
   private async commit(coordinator: GroupCoordinator, offsets: OffsetToCommit[]): Promise<void> {
-    await commitOffsets(coordinator, () => this.membership()?.commitIdentity() ?? null, offsets, this.cluster.options.defaultApiTimeoutMs, {
-      backoffMs: this.config.retryBackoffMs,
-      backoffMaxMs: this.config.retryBackoffMaxMs,
-    })
+    try {
+      await commitOffsets(
+        coordinator,
+        () => this.membership()?.commitIdentity() ?? null,
+        offsets,
+        this.cluster.options.defaultApiTimeoutMs,
+        {
+          backoffMs: this.config.retryBackoffMs,
+          backoffMaxMs: this.config.retryBackoffMaxMs,
+        },
+      )
+    } catch (error) {
+      // Refused by the group (a rebalance, a newer generation): never silent, whoever asked for the commit.
+      if (error instanceof CommitFailedError) this.log.commitRefused(this.membership()?.memberId, groupByTopic(offsets), error)
+      throw error
+    }
     for (const o of offsets) this.assignment.get(o.topic, o.partition)?.committedAt(o.offset)
     this.emit(ConsumerEvents.COMMIT_OFFSETS, {
       groupId: this.config.groupId,
@@ -167,7 +181,10 @@ export class CommitScheduler {
   private failed(error: unknown): void {
     if (error instanceof CommitFailedError)
       this.emit(ConsumerEvents.COMMIT_OFFSETS, { groupId: this.config.groupId, memberId: this.membership()?.memberId, error })
-    else this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart: true })
+    else {
+      this.log.crashed(error, true)
+      this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart: true })
+    }
   }
 
   /** Commits run one at a time, in order: a later commit never lands before an earlier one. */

@@ -70,18 +70,18 @@ export class ConsumerGroupProtocol implements Membership {
     this.wake?.()
   }
 
-  async leave(): Promise<void> {
+  async leave(options: { unreachable?: boolean } = {}): Promise<void> {
     this.stopped = true
     this.wake?.()
     // The loop and the reconciliation report their own failures; here they only have to end.
     await this.loop?.catch(() => {})
     await this.reconciling?.catch(() => {})
     if (this.owned.length > 0)
-      await this.hooks
-        .revoked(this.owned)
-        .catch(this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }))
+      await (options.unreachable ? this.hooks.lost(this.owned) : this.hooks.revoked(this.owned)).catch(
+        this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }),
+      )
     this.owned = []
-    if (this.memberEpoch > 0) {
+    if (this.memberEpoch > 0 && !options.unreachable) {
       const epoch = this.config.groupInstanceId === null ? LEAVE_EPOCH : STATIC_LEAVE_EPOCH
       await this.coordinator
         .send(

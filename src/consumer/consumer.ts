@@ -8,6 +8,8 @@ import { resolveConsumerConfig, type ConsumerConfig, type ResolvedConsumerConfig
 import { ConsumerGroupProtocol } from './consumer-group-protocol.js'
 import { DeliveryRunner, type Handlers } from './delivery-runner.js'
 import { ConsumerEvents } from './events.js'
+import { ConsumerLog } from './consumer-log.js'
+import { OutageWatch, type GiveUp } from './outage.js'
 import { Fetcher } from './fetcher.js'
 import { GroupCoordinator } from './group-coordinator.js'
 import type { Membership, MembershipHooks } from './membership.js'
@@ -56,6 +58,11 @@ export class Consumer {
   private started: Promise<void> | undefined
   private topicTimer: ReturnType<typeof setInterval> | undefined
   private eventId = 0
+  private halting: Promise<void> | undefined
+  /** The classic member id kept over a stop with the cluster unreachable (no LeaveGroup went out). */
+  private rejoinAs = ''
+  private readonly log: ConsumerLog
+  private readonly outage: OutageWatch
 
   constructor(
     private readonly cluster: ConsumerCluster,
@@ -63,6 +70,10 @@ export class Consumer {
   ) {
     this.config = resolveConsumerConfig(config)
     const emit = (type: string, payload: object) => this.emit(type, payload)
+    this.log = new ConsumerLog(cluster.log('Consumer'), this.config.groupId)
+    this.outage = new OutageWatch(cluster.log('Consumer'), this.config.groupId, (error, failures, ms) =>
+      this.unreachable(error, failures, ms),
+    )
     this.coordinator = this.config.groupId === null ? null : new GroupCoordinator(cluster, this.config.groupId)
     this.subscription = new SubscriptionState(this.assignment, this.config.autoOffsetReset)
     this.fetcher = new Fetcher(
@@ -70,11 +81,12 @@ export class Consumer {
       this.config,
       this.assignment,
       (topic) => this.subscription.resetPolicy(topic),
-      (err) => this.emit(ConsumerEvents.CRASH, { error: err, groupId: this.config.groupId, restart: true }),
+      (err) => this.crash(err, true),
       emit,
+      this.outage,
     )
-    this.commits = new CommitScheduler(cluster, this.config, this.assignment, this.coordinator, () => this.membership, emit)
-    this.runner = new DeliveryRunner(this.config, this.assignment, this.fetcher, this.commits, (s) => this.pauseOne(s), emit)
+    this.commits = new CommitScheduler(cluster, this.config, this.assignment, this.coordinator, () => this.membership, emit, this.log)
+    this.runner = new DeliveryRunner(this.config, this.assignment, this.fetcher, this.commits, (s) => this.pauseOne(s), emit, this.log)
     // Errors reach users as CRASH events (and the logger); an 'error' event nobody listens to must not throw.
     this.emitter.on('error', () => {})
   }
@@ -165,31 +177,57 @@ export class Consumer {
 
   /** Stops fetching and processing, commits what was processed and leaves the group. */
   async stop(): Promise<void> {
-    if (!this.runner.running && !this.started) return
-    this.commits.stop()
-    clearInterval(this.topicTimer)
-    const stopping = this.runner.stop()
-    this.fetcher.stop()
-    await stopping
-    if (this.membership) await this.membership.leave()
-    else if (this.commits.automatic)
-      await this.commits
-        .commitFinal()
-        .catch(
-          this.cluster
-            .log('Consumer')
-            .caught('the final commit failed: those offsets are read again by the next consumer', 'warn', { groupId: this.config.groupId }),
-        )
-    for (const s of [...this.assignment.values()]) this.assignment.remove(s.topic, s.partition)
-    this.membership = null
-    this.started = undefined
-    this.emit(ConsumerEvents.STOP, {})
+    await this.halt(false)
+  }
+
+  /** stop(); `unreachable`: no broker answers, so nothing is committed and no leave request is sent. One at a time. */
+  private halt(unreachable: boolean): Promise<void> {
+    if (!this.runner.running && !this.started) return this.halting ?? Promise.resolve()
+    this.halting ??= (async () => {
+      this.commits.stop()
+      clearInterval(this.topicTimer)
+      const wasRunning = this.runner.running
+      const stopping = this.runner.stop()
+      this.fetcher.stop()
+      await stopping
+      if (wasRunning) this.log.exiting(this.membership?.memberId)
+      if (this.membership) {
+        await this.membership.leave({ unreachable })
+        if (unreachable && this.membership instanceof ClassicGroup) this.rejoinAs = this.membership.memberId
+      } else if (this.commits.automatic && !unreachable)
+        await this.commits
+          .commitFinal()
+          .catch(
+            this.cluster
+              .log('Consumer')
+              .caught('the final commit failed: those offsets are read again by the next consumer', 'warn', {
+                groupId: this.config.groupId,
+              }),
+          )
+      for (const s of [...this.assignment.values()]) this.assignment.remove(s.topic, s.partition)
+      this.membership = null
+      this.started = undefined
+      this.log.stopped()
+      this.emit(ConsumerEvents.STOP, {})
+    })().finally(() => (this.halting = undefined))
+    return this.halting
   }
 
   async disconnect(): Promise<void> {
     await this.stop()
     await this.cluster.disconnect()
     this.emit(ConsumerEvents.DISCONNECT, {})
+  }
+
+  /**
+   * For the KafkaJS drop-in (KafkaJS's retry budget): stop trying to reach
+   * an unreachable cluster after `limit` — a CRASH event (restart: false,
+   * with `retriesExceeded`) and the consumer stops, its partitions lost.
+   * null (the default) keeps trying, as Java's consumer does.
+   * @internal
+   */
+  giveUpWhenUnreachable(limit: GiveUp | null): void {
+    this.outage.giveUpAfter(limit)
   }
 
   /** Listens to an instrumentation event; returns a function that stops listening. */
@@ -202,6 +240,7 @@ export class Consumer {
 
   private start(): Promise<void> {
     this.runner.activate()
+    if (!this.started) this.log.starting()
     this.started ??= (async () => {
       if (this.coordinator) {
         if (this.subscription.empty) throw new ConfigError('subscribe() before run()')
@@ -209,7 +248,8 @@ export class Consumer {
         this.membership =
           this.config.groupProtocol === 'consumer'
             ? new ConsumerGroupProtocol(this.coordinator, this.config, this.hooks())
-            : new ClassicGroup(this.coordinator, this.config, this.hooks())
+            : new ClassicGroup(this.coordinator, this.config, this.hooks(), this.rejoinAs)
+        this.rejoinAs = ''
         if (this.subscription.hasPattern) {
           this.topicTimer = setInterval(() => void this.refreshPattern(), this.config.metadataMaxAgeMs)
           this.topicTimer.unref?.()
@@ -238,9 +278,13 @@ export class Consumer {
       lost: (partitions) => this.onRevoked(partitions, false),
       topics: () => this.subscription.topics,
       processingFor: () => this.runner.processingFor(),
-      emit: (event, payload) => this.emit(event, payload),
+      emit: (event, payload) => {
+        if (event === ConsumerEvents.REBALANCING) this.log.rebalancing(payload)
+        else if (event === ConsumerEvents.GROUP_JOIN) this.log.joined(payload as Parameters<ConsumerLog['joined']>[0])
+        this.emit(event, payload)
+      },
       fatal: (error) => {
-        this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart: false })
+        this.crash(error, false)
         void this.stop()
       },
     }
@@ -275,13 +319,12 @@ export class Consumer {
       else {
         const policy = this.subscription.resetPolicy(s.topic)
         if (policy === 'none') {
-          this.emit(ConsumerEvents.CRASH, {
-            error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, {
+          this.crash(
+            kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, {
               detail: `${s.topic}-${s.partition} has no committed offset and autoOffsetReset is 'none'`,
             }),
-            groupId: this.config.groupId,
-            restart: false,
-          })
+            false,
+          )
           continue
         }
         s.reset(policy)
@@ -295,8 +338,17 @@ export class Consumer {
     const states = partitions.map((p) => this.assignment.get(p.topic, p.partition)).filter((s): s is PartitionState => s !== undefined)
     for (const s of states) s.revoke()
     this.fetcher.wakeAll()
-    await this.runner.idle(states)
+    // The handler in hand finishes first, so its message is in the commit; past the rebalance timeout the
+    // coordinator has moved on without this member, so waiting longer gains nothing.
+    const waitMs = this.config.rebalanceTimeoutMs
+    if (!(await this.runner.idle(states, waitMs)))
+      this.cluster.log('Consumer').warn('a handler still runs after rebalanceTimeoutMs: giving its partitions up without it', {
+        groupId: this.config.groupId,
+        rebalanceTimeoutMs: waitMs,
+        partitions: groupByTopic(states.filter((s) => s.busy)),
+      })
     if (commit) await this.commits.commitRevoked(states)
+    else this.log.lost(groupByTopic(partitions))
     for (const s of states) this.assignment.remove(s.topic, s.partition)
     this.emit(ConsumerEvents.PARTITIONS_REVOKED, { partitions: groupByTopic(partitions), lost: !commit })
   }
@@ -313,6 +365,25 @@ export class Consumer {
     } catch (err) {
       this.cluster.log('Consumer').caught('looking for topics matching the subscription failed; the next interval tries again', 'info')(err)
     }
+  }
+
+  /** No broker answered for the whole retry budget: crash, and stop without commits or a leave request (nothing would answer). */
+  private unreachable(error: Error, failures: number, ms: number): void {
+    if (!this.runner.running) return
+    this.log.crashed(error, false)
+    this.emit(ConsumerEvents.CRASH, {
+      error,
+      groupId: this.config.groupId,
+      restart: false,
+      retriesExceeded: { retryCount: failures - 1, elapsedMs: ms },
+    })
+    void this.halt(true).catch(this.cluster.log('Consumer').caught('stopping after the cluster became unreachable failed'))
+  }
+
+  /** A failure that stops consumption (or, with restart, that the consumer recovers from by itself): logged, and a CRASH event. */
+  private crash(error: unknown, restart: boolean): void {
+    this.log.crashed(error, restart)
+    this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart })
   }
 
   private emit(type: string, payload: object): void {

@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js'
 import { Batch } from './batch.js'
 import type { CommitScheduler } from './commit-scheduler.js'
 import type { ResolvedConsumerConfig } from './config.js'
+import type { ConsumerLog } from './consumer-log.js'
 import { ConsumerEvents, type Emit } from './events.js'
 import type { Delivery, Fetcher } from './fetcher.js'
 import type { KafkaMessage } from './message.js'
@@ -59,6 +60,7 @@ export class DeliveryRunner {
     /** Pauses one partition; returns a function that resumes it. */
     private readonly pauseOne: (s: PartitionState) => () => void,
     private readonly emit: Emit,
+    private readonly log: ConsumerLog,
   ) {}
 
   get running(): boolean {
@@ -139,9 +141,20 @@ export class DeliveryRunner {
     return oldest === Infinity ? 0 : Date.now() - oldest
   }
 
-  /** Resolves once user code holds no batch of these partitions. */
-  async idle(states: PartitionState[]): Promise<void> {
-    while (states.some((s) => s.busy)) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+  /** Resolves true once user code holds no batch of these partitions, false when `timeoutMs` passes first. */
+  async idle(states: PartitionState[], timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs
+    while (states.some((s) => s.busy)) {
+      const left = deadline - Date.now()
+      if (left <= 0) return false
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await new Promise<void>((resolve) => {
+        this.idleWaiters.push(resolve)
+        timer = setTimeout(resolve, left)
+      })
+      clearTimeout(timer)
+    }
+    return true
   }
 
   private async work(handle: (d: Delivery) => Promise<void>): Promise<void> {
@@ -151,6 +164,7 @@ export class DeliveryRunner {
       try {
         d = await this.nextDelivery()
       } catch (error) {
+        this.log.crashed(error, true)
         this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart: true })
         continue
       }
@@ -184,14 +198,17 @@ export class DeliveryRunner {
   private async processBatch(d: Delivery, eachBatch: NonNullable<Handlers['eachBatch']>, autoResolve: boolean): Promise<void> {
     const s = d.state
     const version = s.version
-    const stale = () => s.version !== version || s.revoking || !this.assignment.has(s.topic, s.partition)
+    // Sought, reset or dropped since the fetch: what the handler resolves is about a position that is gone.
+    const superseded = () => s.version !== version || !this.assignment.has(s.topic, s.partition)
+    // Being revoked too: user code should stop, but what it finished still counts (the commit on revoke waits for it).
+    const stale = () => superseded() || s.revoking
     const batch = new Batch(s.topic, s.partition, String(d.highWatermark), d.messages)
     this.emit(ConsumerEvents.START_BATCH_PROCESS, { topic: s.topic, partition: s.partition, batchSize: d.messages.length })
     try {
       await eachBatch({
         batch,
         resolveOffset: (offset) => {
-          if (!stale()) s.processedTo(BigInt(offset) + 1n)
+          if (!superseded()) s.processedTo(BigInt(offset) + 1n)
         },
         heartbeat: async () => {},
         commitOffsetsIfNecessary: () => this.commits.commitIfNecessary(),
@@ -201,10 +218,11 @@ export class DeliveryRunner {
         pause: () => this.pauseOne(s),
       })
     } catch (err) {
+      this.log.handlerFailed('eachBatch', s.topic, s.partition, d.messages[0].offsetBigInt, err)
       this.handlerFailed(s, version, err)
       return
     }
-    if (autoResolve && !stale()) s.processedTo(d.nextOffset)
+    if (autoResolve && !superseded()) s.processedTo(d.nextOffset)
     s.handlerSucceeded()
     this.commits.countProcessed(d.messages.length)
     this.emit(ConsumerEvents.END_BATCH_PROCESS, { topic: s.topic, partition: s.partition, batchSize: d.messages.length })
@@ -229,6 +247,7 @@ export class DeliveryRunner {
       try {
         await eachMessage({ topic: s.topic, partition: s.partition, message, heartbeat, pause })
       } catch (err) {
+        this.log.handlerFailed('eachMessage', s.topic, s.partition, message.offsetBigInt, err)
         this.handlerFailed(s, version, err)
         return
       }

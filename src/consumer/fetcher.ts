@@ -1,11 +1,18 @@
 import type { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import type { LeaderConnections } from '../cluster/client.js'
+import { Routes } from '../cluster/route.js'
 import { ZERO_UUID } from '../cluster/cluster.js'
 import { ConnectionError, CorruptRecordError, KafkaError, WafkaError, kafkaError } from '../errors.js'
 import { MAX_TIMER_MS } from '../net/backoff.js'
 import type { Input } from '../protocol/api.js'
-import { Fetch, OffsetForLeaderEpoch, type FetchRequest, type FetchResponsePartitionData } from '../protocol/messages/index.js'
+import {
+  Fetch,
+  OffsetForLeaderEpoch,
+  type FetchRequest,
+  type FetchResponse,
+  type FetchResponsePartitionData,
+} from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import { FetchSession, type PartitionFetch } from './fetch-session.js'
 import { messagesFrom, type KafkaMessage } from './message.js'
@@ -59,6 +66,10 @@ export class Fetcher {
   private readyBytes = 0
   private readonly waiters: Array<() => void> = []
   private readonly inFlight = new Set<number>()
+  /** Nodes with a catch-up fetch in flight (see fetchFrom's atOnce). */
+  private readonly atOnceInFlight = new Set<number>()
+  /** What each node's fetch in flight asked for, by partition: the version each was at as it left. */
+  private readonly asking = new Map<number, Map<PartitionState, Asked>>()
   private readonly sessions = new Map<number, FetchSession>()
   private readonly brokerRetryAt = new Map<number, number>()
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -73,6 +84,8 @@ export class Fetcher {
     private readonly onError: (err: Error) => void = () => {},
     /** Instrumentation: 'consumer.fetch_start' and 'consumer.fetch' per Fetch request, as KafkaJS emits them. */
     private readonly instrument: (event: string, payload: object) => void = () => {},
+    /** Whether brokers answer fetches: failures in a row are an outage (see outage.ts). */
+    private readonly reach: { failed(error: Error, nodeId: number): void; answered(nodeId: number): void } = { failed() {}, answered() {} },
   ) {}
 
   start(): void {
@@ -96,6 +109,7 @@ export class Fetcher {
     if (this.readyBytes >= this.config.maxBytes) return // take() pumps again
     const now = Date.now()
     const byNode = new Map<number, PartitionState[]>()
+    let atOnce: Map<number, PartitionState[]> | undefined
     let wakeAt = Infinity
     let missingLeader = false
     const resets: PartitionState[] = []
@@ -132,7 +146,17 @@ export class Fetcher {
         wakeAt = Math.min(wakeAt, brokerAt)
         continue
       }
-      if (this.inFlight.has(node)) continue
+      if (this.inFlight.has(node)) {
+        // Moved (a seek, a handler's retry) while its fetch is out: fetch it now rather than after that long poll.
+        const out = this.asking.get(node)?.get(s)
+        if (out !== undefined && out.version !== s.version && !this.atOnceInFlight.has(node)) {
+          atOnce ??= new Map()
+          const list = atOnce.get(node)
+          if (list) list.push(s)
+          else atOnce.set(node, [s])
+        }
+        continue
+      }
       const list = byNode.get(node)
       if (list) list.push(s)
       else byNode.set(node, [s])
@@ -143,6 +167,7 @@ export class Fetcher {
         .catch(this.cluster.log('Fetcher').caught('metadata refresh for partitions without a leader failed; the next pump tries again'))
     this.reset(resets)
     for (const [node, parts] of byNode) void this.fetchFrom(node, parts)
+    if (atOnce) for (const [node, parts] of atOnce) void this.fetchFrom(node, parts, true)
     if (wakeAt !== Infinity) {
       this.timer = setTimeout(() => this.pump(), Math.min(MAX_TIMER_MS, Math.max(1, wakeAt - now)))
       this.timer.unref?.()
@@ -225,46 +250,80 @@ export class Fetcher {
     this.wakeAll()
   }
 
-  private async fetchFrom(node: number, parts: PartitionState[]): Promise<void> {
-    this.inFlight.add(node)
+  /**
+   * One Fetch to `node` for `parts`. `atOnce`: while the node's fetch is
+   * out (a long poll answered one request at a time per connection), a
+   * fetch for partitions that moved since it left, which must not wait for
+   * it (KafkaJS fetches again only once a batch is handled, so a seek or a
+   * retry there acts at once): sessionless (the session's fetch is out),
+   * no wait (maxWaitMs 0), on the broker's second connection (the group
+   * lane, whose requests are short; its answer cannot queue behind the long
+   * poll).
+   */
+  private async fetchFrom(node: number, parts: PartitionState[], atOnce = false): Promise<void> {
+    const inFlight = atOnce ? this.atOnceInFlight : this.inFlight
+    inFlight.add(node)
     /** Each partition's version and partitionMaxBytes as the request left. */
     const asked = new Map<PartitionState, Asked>()
     for (const p of parts) {
       p.startFetch()
       asked.set(p, { version: p.version, maxBytes: this.partitionMaxBytes(p) })
     }
+    if (!atOnce) this.asking.set(node, asked)
     let session: FetchSession | undefined
     try {
-      const conn = await this.cluster.connection(node)
-      const version = conn.versionFor(Fetch)
-      session = this.sessions.get(node)
-      if (!session) this.sessions.set(node, (session = new FetchSession(version >= 7)))
-      const { body, names } = this.buildRequest(session, parts, version)
+      let version: number
+      let names: Map<string, string>
+      let res: FetchResponse
+      let broker: string
       const started = Date.now()
-      this.instrument('consumer.fetch_start', { nodeId: node })
-      const res = await conn.request(Fetch, body, { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs })
+      if (atOnce) {
+        const answer = await this.cluster.request(
+          Fetch,
+          (v) => {
+            const built = this.buildRequest(new FetchSession(false), parts, v)
+            names = built.names
+            return { ...built.body, maxWaitMs: 0 }
+          },
+          Routes.node(node),
+          { lane: 'group', retryMs: 0, timeoutMs: this.config.requestTimeoutMs },
+        )
+        ;({ version, res, broker } = answer)
+      } else {
+        const conn = await this.cluster.connection(node)
+        version = conn.versionFor(Fetch)
+        broker = conn.name
+        session = this.sessions.get(node)
+        if (!session) this.sessions.set(node, (session = new FetchSession(version >= 7)))
+        const built = this.buildRequest(session, parts, version)
+        names = built.names
+        this.instrument('consumer.fetch_start', { nodeId: node })
+        res = await conn.request(Fetch, built.body, { version, timeoutMs: this.config.requestTimeoutMs + this.config.maxWaitTimeInMs })
+      }
+      this.reach.answered(node)
       if (res.errorCode !== 0) {
-        session.reset()
+        session?.reset()
         if (!FETCH_SESSION_LOST.has(res.errorCode)) this.backOffBroker(node)
         return
       }
-      session.succeeded(res.sessionId)
-      this.instrument('consumer.fetch', {
-        nodeId: node,
-        numberOfBatches: res.responses.reduce((n, t) => n + t.partitions.length, 0),
-        duration: Date.now() - started,
-      })
+      session?.succeeded(res.sessionId)
+      if (!atOnce)
+        this.instrument('consumer.fetch', {
+          nodeId: node,
+          numberOfBatches: res.responses.reduce((n, t) => n + t.partitions.length, 0),
+          duration: Date.now() - started,
+        })
       // zstd's wasm build (16 MiB of memory on Node < 22.15) loads with the first zstd batch, not at connect; decoding is synchronous.
       if (!zstdReady() && res.responses.some((t) => t.partitions.some((p) => p.records !== null && holdsZstd(p.records)))) await loadZstd()
       let refresh = false
       for (const t of res.responses) {
-        const topic = version >= 13 ? (names.get(t.topicId) ?? this.topicName(t.topicId)) : t.topic
+        const topic = version >= 13 ? (names!.get(t.topicId) ?? this.topicName(t.topicId)) : t.topic
         if (topic === undefined) continue
-        for (const p of t.partitions) if (this.handlePartition(topic, p, asked, conn.name, node) === 'stale metadata') refresh = true
+        for (const p of t.partitions) if (this.handlePartition(topic, p, asked, broker, node) === 'stale metadata') refresh = true
       }
       if (refresh) {
-        session.reset()
-        this.cluster.log('Fetcher').debug('partition errors say metadata is stale: refreshing', { broker: conn.name })
+        session?.reset()
+        this.cluster.log('Fetcher').debug('partition errors say metadata is stale: refreshing', { broker })
         await this.cluster
           .refreshMetadata()
           .catch(this.cluster.log('Fetcher').caught('metadata refresh after fetch errors failed; the partitions retry after backoff'))
@@ -278,13 +337,15 @@ export class Fetcher {
         this.cluster
           .log('Fetcher')
           .debug('fetch failed: backing off the broker, refreshing metadata', { nodeId: node, ...describeError(err) })
+        if (this.running) this.reach.failed(err as Error, node)
         this.cluster.refreshMetadata().catch(this.cluster.log('Fetcher').caught('metadata refresh after a failed fetch failed'))
       } else {
         this.onError(err as Error)
       }
     } finally {
-      for (const p of parts) p.endFetch()
-      this.inFlight.delete(node)
+      for (const p of parts) p.endFetch(asked.get(p)!.version)
+      inFlight.delete(node)
+      if (!atOnce) this.asking.delete(node)
       this.pump()
     }
   }
@@ -526,6 +587,13 @@ export class Fetcher {
       })
       return
     }
+    this.cluster.log('Fetcher').error('Offset out of range, resetting to default offset', {
+      groupId: this.config.groupId,
+      topic: state.topic,
+      partition: state.partition,
+      offset: String(state.fetchPosition),
+      reset: policy,
+    })
     state.reset(policy)
   }
 
@@ -565,7 +633,7 @@ export class Fetcher {
           },
         )
         .finally(() => {
-          for (const s of group) s.endFetch()
+          group.forEach((s, i) => s.endFetch(versions[i]))
           this.pump()
         })
     }

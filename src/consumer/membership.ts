@@ -30,8 +30,12 @@ export interface Membership {
   start(): Promise<void>
   /** Asks for a rebalance soon (the subscription changed). */
   rejoin(reason: string): void
-  /** Gives up the partitions (committing first) and leaves the group. */
-  leave(): Promise<void>
+  /**
+   * Gives up the partitions (committing first) and leaves the group; with
+   * `unreachable`, the cluster does not answer: the partitions are lost
+   * (no commit, no leave request; the group expires this member).
+   */
+  leave(options?: { unreachable?: boolean }): Promise<void>
   /** Who commits: generation/epoch and member id, as the coordinator checks them. */
   commitIdentity(): CommitIdentity
   readonly memberId: string

@@ -55,10 +55,11 @@ export class PartitionState {
   get readReplica(): number {
     return this._readReplica
   }
-  /** A fetch (or a reset's ListOffsets) for it is in flight. */
+  /** A fetch (or a reset's ListOffsets) for its current position is in flight. */
   get fetching(): boolean {
-    return this._fetching
+    return this._fetching && this._fetchVersion === this._version
   }
+
   /** Fetched responses waiting to be handed to user code (of this version). */
   get queued(): number {
     return this._queued
@@ -107,6 +108,8 @@ export class PartitionState {
   private _readReplica = -1
   private _readReplicaUntil = 0
   private _fetching = false
+  /** The version the newest fetch in flight asked for: one for a position since left does not hold the partition back. */
+  private _fetchVersion = -1
   private _queued = 0
   private _busy = false
   private _revoking = false
@@ -133,7 +136,7 @@ export class PartitionState {
       !this._paused &&
       !this._revoking &&
       !this._validating &&
-      !this._fetching &&
+      !this.fetching &&
       this._queued < MAX_QUEUED &&
       this._fetchPosition !== null &&
       this._resetTo === null &&
@@ -203,12 +206,14 @@ export class PartitionState {
 
   /** A fetch or reset for it goes out. */
   startFetch(): void {
-    if (this._fetching) throw this.illegal('startFetch()', 'a fetch is already in flight')
+    if (this.fetching) throw this.illegal('startFetch()', 'a fetch is already in flight')
     this._fetching = true
+    this._fetchVersion = this._version
   }
 
-  endFetch(): void {
-    this._fetching = false
+  /** The fetch that asked at `version` is done (one for an older position ending later changes nothing). */
+  endFetch(version = this._fetchVersion): void {
+    if (version === this._fetchVersion) this._fetching = false
   }
 
   /** A response's records, queued for user code, move the fetch position to `nextOffset`. */

@@ -1,9 +1,17 @@
 import type { Admin as EngineAdmin } from '../admin/admin.js'
 import type { Consumer as EngineConsumer, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
 import { ConsumerEvents as EngineEvents } from '../consumer/consumer.js'
-import type { Logger as EngineLogger } from '../logger.js'
+import { markReported } from '../consumer/consumer-log.js'
+import { describeError, type Logger as EngineLogger } from '../logger.js'
 import { kafkajsLogger, type Logger } from './logger.js'
-import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, toKafkaJSError, translated } from './errors.js'
+import {
+  isKafkaJSError,
+  KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+  toKafkaJSError,
+  translated,
+} from './errors.js'
 import { ConsumerEvents, Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js'
 import { engineConsumerConfig, type ConsumerConfig, type KafkaConfig } from './options.js'
 import { RETRY_DEFAULTS, type RetryOptions } from './retry.js'
@@ -50,6 +58,8 @@ export class Consumer {
   /** Handler failures in a row, by partition: KafkaJS's retry count. */
   private readonly handlerFailures = new Map<string, number>()
   private runOptions: ConsumerRunConfig | undefined
+  /** Every subscribe() so far, before connect() or after: each engine connect() makes gets them all. */
+  private readonly subscriptions: Array<{ topics: Array<string | RegExp>; fromBeginning: boolean }> = []
   private restartTimer: ReturnType<typeof setTimeout> | undefined
   /** Whether anything was ever paused: only then does eachMessage look for a pause between messages. */
   private pausing = false
@@ -79,6 +89,8 @@ export class Consumer {
         await Promise.allSettled([engine.disconnect(), admin.disconnect()])
         throw err
       }
+      // KafkaJS's retry budget: a cluster that does not answer for that long crashes the consumer (restartOnFailure decides).
+      engine.giveUpWhenUnreachable({ afterMs: nominalBudgetMs(this.retry), failures: this.retry.retries ?? RETRY_DEFAULTS.retries })
       for (const type of FORWARDED) engine.on(type, (e) => this.instrumentation.emit(type, e.payload, e.timestamp))
       engine.on(EngineEvents.CRASH, (e) => void this.crashed(e.payload))
       engine.on(EngineEvents.GROUP_JOIN, (e) => {
@@ -99,6 +111,13 @@ export class Consumer {
       })
       this.inner = engine
       this.admin = admin
+      try {
+        for (const wanted of this.subscriptions) await this.apply(engine, wanted)
+      } catch (err) {
+        this.inner = this.admin = undefined
+        await Promise.allSettled([engine.disconnect(), admin.disconnect()])
+        throw err
+      }
     })
     this.instrumentation.emit(ConsumerEvents.CONNECT)
   }
@@ -116,7 +135,6 @@ export class Consumer {
   }
 
   async subscribe(subscription: ConsumerSubscribeTopics | ConsumerSubscribeTopic): Promise<void> {
-    const inner = this.connected()
     if (this.runOptions) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running')
     const given = subscription as Partial<ConsumerSubscribeTopics & ConsumerSubscribeTopic>
     const topics = given.topics ?? (given.topic !== undefined ? [given.topic] : undefined)
@@ -125,7 +143,15 @@ export class Consumer {
     for (const t of topics)
       if (!(t instanceof RegExp) && (typeof t !== 'string' || t === ''))
         throw new KafkaJSNonRetriableError(`Invalid topic ${t} (${typeof t}), the topic name has to be a String or a RegExp`)
-    // KafkaJS loads the topics' metadata here: a topic that does not exist fails now unless the broker may create it.
+    const wanted = { topics, fromBeginning: given.fromBeginning ?? false }
+    // KafkaJS takes a subscription before connect() too (it applies at run()): kept, and given to each engine connect() makes.
+    if (this.inner) await this.apply(this.inner, wanted)
+    this.subscriptions.push(wanted)
+  }
+
+  /** One subscription to the engine. KafkaJS loads the topics' metadata: a topic that does not exist fails unless the broker may create it. */
+  private async apply(inner: EngineConsumer, wanted: { topics: Array<string | RegExp>; fromBeginning: boolean }): Promise<void> {
+    const { topics } = wanted
     const names = topics.filter((t): t is string => typeof t === 'string')
     if (names.length > 0 && this.config.allowAutoTopicCreation === false) {
       const existing = new Set(await translated(() => this.admin!.listTopics()))
@@ -138,7 +164,7 @@ export class Consumer {
           retriable: true,
         })
     }
-    await translated(() => inner.subscribe({ topics, fromBeginning: given.fromBeginning ?? false }))
+    await translated(() => inner.subscribe(wanted))
   }
 
   async run(options: ConsumerRunConfig = {}): Promise<void> {
@@ -211,6 +237,19 @@ export class Consumer {
         this.pausing && (this.inner?.paused().some((t) => t.topic === topic && t.partitions.includes(partition)) ?? false),
       pausing: () => void (this.pausing = true),
       handled: (topic, partition) => void this.handlerFailures.delete(`${topic}-${partition}`),
+      messageFailed: (topic, partition, offset, error) => {
+        markReported(error)
+        // KafkaJS logs what user code threw, not its own errors passing through.
+        if (isKafkaJSError(error)) return
+        this.log.namespace('Runner').error('Error when calling eachMessage', {
+          groupId: this.groupId,
+          topic,
+          partition,
+          offset,
+          ...describeError(error),
+          stack: (error as { stack?: string } | null)?.stack,
+        })
+      },
     })
   }
 
@@ -230,14 +269,28 @@ export class Consumer {
     restart: boolean
     topic?: string
     partition?: number
+    retriesExceeded?: { retryCount: number }
   }): Promise<void> {
     if (payload.topic !== undefined && payload.restart) return this.handlerFailed(payload.topic, payload.partition!, payload.error)
-    const error = toKafkaJSError(payload.error) as Error
+    let error = toKafkaJSError(payload.error) as Error
+    if (payload.retriesExceeded) {
+      // The cluster did not answer for the whole retry budget: KafkaJS's retrier gives up with this error.
+      error = new KafkaJSNumberOfRetriesExceeded(error, {
+        retryCount: payload.retriesExceeded.retryCount,
+        retryTime: this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime,
+        cause: error,
+      })
+    }
     let restart = payload.restart
-    if (!restart && this.runOptions) {
+    const options = this.runOptions
+    const inner = this.inner
+    if (!restart && options) {
       const retriable = error.name === 'KafkaJSNumberOfRetriesExceeded' || rootCause(error).retriable === true
       restart = retriable && (await this.shouldRestart(error))
       if (restart) this.scheduleRestart()
+      else if (payload.retriesExceeded && this.inner === inner)
+        // As KafkaJS after a crash it does not restart from: disconnected.
+        await this.disconnect().catch(this.log.namespace('Consumer').caught('disconnecting after a crash failed'))
     }
     this.instrumentation.emit(ConsumerEvents.CRASH, { error, groupId: this.groupId, restart })
   }
@@ -265,6 +318,7 @@ export class Consumer {
       retryTime: this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime,
       cause: reason,
     })
+    this.logger().error(`Crash: ${error.name}: ${error.message}`, { groupId: this.groupId, retryCount: failures - 1, stack: error.stack })
     await translated(() => inner.stop()).catch(this.log.namespace('Consumer').caught('stopping after a crash failed'))
     const restart = await this.shouldRestart(error)
     if (restart) this.scheduleRestart()
@@ -277,7 +331,12 @@ export class Consumer {
     if (!this.retry.restartOnFailure) return true
     try {
       return await this.retry.restartOnFailure(error)
-    } catch {
+    } catch (e) {
+      this.logger().error('Caught error when invoking user-provided "restartOnFailure" callback. Defaulting to restarting.', {
+        groupId: this.groupId,
+        error: (e as Error)?.message ?? String(e),
+        cause: error.message,
+      })
       return true
     }
   }
@@ -285,14 +344,27 @@ export class Consumer {
   private scheduleRestart(): void {
     const options = this.runOptions!
     const inner = this.inner
+    const retryTime = this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime
+    this.logger().error(`Restarting the consumer in ${retryTime}ms`, { groupId: this.groupId, retryTime })
     this.restartTimer = setTimeout(() => {
       if (!inner || this.inner !== inner || this.runOptions !== options) return
       void inner
         .stop()
         .then(() => (this.runOptions === options ? inner.run(this.engineRun(options)) : undefined))
         .catch((err) => this.crashed({ error: err, groupId: this.groupId, restart: false }))
-    }, this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime)
+    }, retryTime)
   }
+}
+
+/** KafkaJS's retry budget without its jitter: the waits between `retries` retries, each `multiplier` times the last, capped at maxRetryTime. */
+function nominalBudgetMs(retry: RetryOptions): number {
+  const initialRetryTime = retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime
+  const multiplier = retry.multiplier ?? RETRY_DEFAULTS.multiplier
+  const maxRetryTime = retry.maxRetryTime ?? RETRY_DEFAULTS.maxRetryTime
+  const retries = retry.retries ?? RETRY_DEFAULTS.retries
+  let total = 0
+  for (let i = 0, wait = initialRetryTime; i < retries; i++, wait = Math.min(wait * multiplier, maxRetryTime)) total += wait
+  return total
 }
 
 function rootCause(e: unknown): { retriable?: boolean } {

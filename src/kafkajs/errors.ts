@@ -345,3 +345,4 @@ export async function translated<T>(fn: () => Promise<T>): Promise<T> {
 
 export const isRebalancing = (e: { type?: string }): boolean =>
   e.type === 'REBALANCE_IN_PROGRESS' || e.type === 'NOT_COORDINATOR_FOR_GROUP' || e.type === 'ILLEGAL_GENERATION'
+export const isKafkaJSError = (e: unknown): e is KafkaJSError => e instanceof KafkaJSError

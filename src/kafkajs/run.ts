@@ -50,6 +50,8 @@ export interface RunSeam {
   pausing(): void
   /** A batch's handler returned: the partition's run of handler failures ends. */
   handled(topic: string, partition: number): void
+  /** eachMessage threw on this message (logged here: the engine sees only the batch). */
+  messageFailed(topic: string, partition: number, offset: string, error: unknown): void
 }
 
 /**
@@ -97,7 +99,8 @@ export function kafkajsRun(options: ConsumerRunConfig, seam: RunSeam): EngineRun
         isRunning: () => p.isRunning(),
         isStale: () => p.isStale(),
       })
-    if (autoResolve && !p.isStale()) p.resolveOffset(batch.lastOffset())
+    // Resolved even when stale: the engine ignores it for a sought partition, and one being revoked commits it.
+    if (autoResolve) p.resolveOffset(batch.lastOffset())
     else if (eachBatch && !p.isStale() && batch.messages.length > 0 && (resolved ?? -1n) < BigInt(batch.lastOffset())) {
       // KafkaJS fetches from the last resolved offset: what the handler left unresolved comes again.
       const from = resolved === null ? batch.messages[0].offset : String(resolved + 1n)
@@ -133,7 +136,12 @@ async function eachMessageOf(p: EngineBatchPayload, batch: Batch, eachMessage: E
       seam.seek({ topic, partition, offset: message.offset })
       return
     }
-    await eachMessage({ ...payload, message })
+    try {
+      await eachMessage({ ...payload, message })
+    } catch (error) {
+      seam.messageFailed(topic, partition, message.offset, error)
+      throw error
+    }
     p.resolveOffset(message.offset)
   }
 }
