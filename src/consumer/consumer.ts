@@ -195,15 +195,11 @@ export class Consumer {
         await this.membership.leave({ unreachable })
         if (unreachable && this.membership instanceof ClassicGroup) this.rejoinAs = this.membership.memberId
       } else if (this.commits.automatic && !unreachable)
-        await this.commits
-          .commitFinal()
-          .catch(
-            this.cluster
-              .log('Consumer')
-              .caught('the final commit failed: those offsets are read again by the next consumer', 'warn', {
-                groupId: this.config.groupId,
-              }),
-          )
+        await this.commits.commitFinal().catch(
+          this.cluster.log('Consumer').caught('the final commit failed: those offsets are read again by the next consumer', 'warn', {
+            groupId: this.config.groupId,
+          }),
+        )
       for (const s of [...this.assignment.values()]) this.assignment.remove(s.topic, s.partition)
       this.membership = null
       this.started = undefined
