@@ -6,27 +6,17 @@
 // comparison, on one embedded broker, with its default maxWaitTimeInMs: its
 // retries act at once (it fetches again only once a batch is handled); its
 // seek and partial resolve wait for its next long poll, which wafka does not.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import * as wafkajs from '../../src/kafkajs/index.js'
-import { startCluster, type RunningCluster } from '../../src/broker/index.js'
+import { embeddedBroker, libs, quiet, sleep } from './side-by-side.js'
 
-const libs = { kafkajs, 'wafka/kafkajs': wafkajs as unknown as typeof kafkajs }
-const quiet = { logLevel: kafkajs.logLevel.NOTHING, logCreator: () => () => {} }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const retry = { retries: 2, initialRetryTime: 100, maxRetryTime: 200 }
 
 describe('acting at once on a quiet partition, on kafkajs and wafka/kafkajs', () => {
-  let cluster: RunningCluster
-  beforeAll(async () => {
-    cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
-  })
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const embedded = embeddedBroker()
 
   async function setup(lib: typeof kafkajs, topic: string) {
-    const kafka = new lib.Kafka({ brokers: cluster.bootstrapServers.split(','), ...quiet, retry })
+    const kafka = new lib.Kafka({ brokers: embedded.cluster.bootstrapServers.split(','), ...quiet, retry })
     const admin = kafka.admin()
     await admin.connect()
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })

@@ -3,13 +3,9 @@
 // stop) and one with a poison message (handler errors, then the crash and
 // the restart decision). KafkaJS's entries are the reference: wafka logs
 // each of them, at the same level.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import * as wafkajs from '../../src/kafkajs/index.js'
-import { startCluster, type RunningCluster } from '../../src/broker/index.js'
-
-const libs = { kafkajs, 'wafka/kafkajs': wafkajs as unknown as typeof kafkajs }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+import { embeddedBroker, libs, sleep } from './side-by-side.js'
 
 interface Entry {
   label: string
@@ -19,17 +15,11 @@ interface Entry {
 }
 
 describe('what the consumer logs, on kafkajs and wafka/kafkajs', () => {
-  let cluster: RunningCluster
-  beforeAll(async () => {
-    cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
-  })
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const embedded = embeddedBroker()
 
   async function session(lib: typeof kafkajs, name: string, poison: boolean) {
     const entries: Entry[] = []
-    const brokers = cluster.bootstrapServers.split(',')
+    const brokers = embedded.cluster.bootstrapServers.split(',')
     const kafka = new lib.Kafka({
       brokers,
       logLevel: kafkajs.logLevel.INFO,

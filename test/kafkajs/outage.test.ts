@@ -4,24 +4,14 @@
 // restart; restarted, it reads what was written while it was down, once the
 // brokers are back. wafka/kafkajs does the same, on the same embedded
 // cluster (every broker stopped, then started).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import * as wafkajs from '../../src/kafkajs/index.js'
-import { startCluster, type RunningCluster } from '../../src/broker/index.js'
+import { embeddedBroker, libs, quiet, sleep } from './side-by-side.js'
 
-const libs = { kafkajs, 'wafka/kafkajs': wafkajs as unknown as typeof kafkajs }
-const quiet = { logLevel: kafkajs.logLevel.NOTHING, logCreator: () => () => {} }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const retry = { retries: 3, initialRetryTime: 100, maxRetryTime: 500 }
 
 describe('a whole-cluster outage, on kafkajs and wafka/kafkajs', () => {
-  let cluster: RunningCluster
-  beforeAll(async () => {
-    cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
-  })
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const embedded = embeddedBroker()
 
   async function waitFor(done: () => boolean, ms: number, what: string) {
     const deadline = Date.now() + ms
@@ -32,7 +22,7 @@ describe('a whole-cluster outage, on kafkajs and wafka/kafkajs', () => {
   }
 
   async function outage(lib: typeof kafkajs, name: string) {
-    const brokers = cluster.bootstrapServers.split(',')
+    const brokers = embedded.cluster.bootstrapServers.split(',')
     const kafka = new lib.Kafka({ brokers, ...quiet, retry })
     const topic = `outage-${name}`
     const admin = kafka.admin()
@@ -66,9 +56,9 @@ describe('a whole-cluster outage, on kafkajs and wafka/kafkajs', () => {
     try {
       await waitFor(() => seen.length >= 2, 20_000, `read ${seen.join(' ')}`)
       await sleep(500) // the commit after the batch
-      for (const b of cluster.brokers) await cluster.stopBroker(b.id)
+      for (const b of embedded.cluster.brokers) await embedded.cluster.stopBroker(b.id)
       await waitFor(() => crashes.length > 0, 30_000, 'no CRASH event while no broker answers')
-      for (const b of cluster.brokers) await cluster.startBroker(b.id)
+      for (const b of embedded.cluster.brokers) await embedded.cluster.startBroker(b.id)
       const back = Date.now()
       await send(['c', 'd'])
       await waitFor(() => seen.includes('d'), 30_000, `read ${seen.join(' ')} after the cluster came back`)

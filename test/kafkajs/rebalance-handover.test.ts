@@ -5,26 +5,15 @@
 // rebalance (KafkaJS notices a rebalance only between messages, so there it
 // returns after a bounded wait). KafkaJS itself is the comparison: it reads
 // every message once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import * as wafkajs from '../../src/kafkajs/index.js'
-import { startCluster, type RunningCluster } from '../../src/broker/index.js'
-
-const libs = { kafkajs, 'wafka/kafkajs': wafkajs as unknown as typeof kafkajs }
-const quiet = { logLevel: kafkajs.logLevel.NOTHING, logCreator: () => () => {} }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+import { embeddedBroker, libs, quiet, sleep } from './side-by-side.js'
 
 describe('handing a partition over at a rebalance, on kafkajs and wafka/kafkajs', () => {
-  let cluster: RunningCluster
-  beforeAll(async () => {
-    cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
-  })
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const embedded = embeddedBroker()
 
   async function handover(lib: typeof kafkajs, name: string) {
-    const brokers = cluster.bootstrapServers.split(',')
+    const brokers = embedded.cluster.bootstrapServers.split(',')
     const kafka = new lib.Kafka({ brokers, ...quiet })
     const topic = `handover-${name}`
     const admin = kafka.admin()

@@ -3,26 +3,15 @@
 // whether to restart. Answered false, the consumer stops there (nothing after
 // the failing message is processed); answered true, it restarts and goes on.
 // Both clients on one embedded broker, the same observations.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import * as wafkajs from '../../src/kafkajs/index.js'
-import { startCluster, type RunningCluster } from '../../src/broker/index.js'
-
-const libs = { kafkajs, 'wafka/kafkajs': wafkajs as unknown as typeof kafkajs }
-const quiet = { logLevel: kafkajs.logLevel.NOTHING, logCreator: () => () => {} }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+import { embeddedBroker, libs, quiet, sleep } from './side-by-side.js'
 
 describe('retry.restartOnFailure on kafkajs and wafka/kafkajs', () => {
-  let cluster: RunningCluster
-  beforeAll(async () => {
-    cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
-  })
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const embedded = embeddedBroker()
 
   async function run(lib: typeof kafkajs, name: string, restart: boolean) {
-    const brokers = cluster.bootstrapServers.split(',')
+    const brokers = embedded.cluster.bootstrapServers.split(',')
     const kafka = new lib.Kafka({ brokers, ...quiet, retry: { retries: 2, initialRetryTime: 50, maxRetryTime: 200 } })
     const topic = `restart-${name}-${restart}`
     const admin = kafka.admin()

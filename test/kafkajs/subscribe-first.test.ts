@@ -1,27 +1,16 @@
 // subscribe() before connect(): KafkaJS accepts that order (the subscription
 // takes effect at run()), so wafka/kafkajs does too; the root API does, as
 // Java's subscribe needs no connection. On one embedded broker.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import * as wafkajs from '../../src/kafkajs/index.js'
+import { embeddedBroker, libs, quiet, sleep } from './side-by-side.js'
 import { Kafka, logLevel } from '../../src/index.js'
-import { startCluster, type RunningCluster } from '../../src/broker/index.js'
-
-const libs = { kafkajs, 'wafka/kafkajs': wafkajs as unknown as typeof kafkajs }
-const quiet = { logLevel: kafkajs.logLevel.NOTHING, logCreator: () => () => {} }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe('subscribe() before connect()', () => {
-  let cluster: RunningCluster
-  beforeAll(async () => {
-    cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
-  })
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const embedded = embeddedBroker()
 
   async function prepare(topic: string) {
-    const kafka = new kafkajs.Kafka({ brokers: cluster.bootstrapServers.split(','), ...quiet })
+    const kafka = new kafkajs.Kafka({ brokers: embedded.cluster.bootstrapServers.split(','), ...quiet })
     const admin = kafka.admin()
     await admin.connect()
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })
@@ -36,7 +25,7 @@ describe('subscribe() before connect()', () => {
     it(`${name}: reads the topic subscribed to before connecting`, async () => {
       const topic = `subscribe-first-${name.replace('/', '-')}`
       await prepare(topic)
-      const consumer = new lib.Kafka({ brokers: cluster.bootstrapServers.split(','), ...quiet }).consumer({
+      const consumer = new lib.Kafka({ brokers: embedded.cluster.bootstrapServers.split(','), ...quiet }).consumer({
         groupId: `g-${topic}`,
         maxWaitTimeInMs: 100,
       })
@@ -56,7 +45,7 @@ describe('subscribe() before connect()', () => {
   it('the root API: reads the topic subscribed to before connecting', async () => {
     const topic = 'subscribe-first-root'
     await prepare(topic)
-    const consumer = new Kafka({ brokers: cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).consumer({
+    const consumer = new Kafka({ brokers: embedded.cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).consumer({
       groupId: `g-${topic}`,
       maxWaitTimeInMs: 100,
       autoOffsetReset: 'earliest',
