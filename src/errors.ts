@@ -76,7 +76,7 @@ export class KafkaError extends WafkaError {
    * `ErrorCodes.NOT_COORDINATOR`, or a set from error-policy).
    */
   static is(err: unknown, codes: number | ReadonlySet<number>): err is KafkaError {
-    return err instanceof KafkaError && err.is(codes)
+    return isKafkaError(err) && err.is(codes)
   }
 
   /** Whether this error's code is `codes` (one code or a set). */
@@ -91,6 +91,12 @@ export class KafkaError extends WafkaError {
  * retriable: trying again with the same credentials fails the same way.
  * `brokerMessage` is what the broker said (never a secret of ours).
  */
+// Outside the class: a class body that names its own class is renamed by the
+// bundler (KafkaError became `_KafkaError` in dist/: test/built-names.test.ts).
+function isKafkaError(err: unknown): err is KafkaError {
+  return err instanceof KafkaError
+}
+
 export class AuthenticationError extends KafkaError {
   readonly mechanism?: string
   readonly brokerMessage?: string

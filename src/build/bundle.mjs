@@ -4,12 +4,15 @@
 //   `wafka`, `wafka/codec`, `wafka/protocol` and `wafka/kafkajs` share their
 //   classes and one wasm instance.
 // - CJS: the same promise for require(): one bundle (src/public/cjs.ts) holds
-//   every entry as a namespace, and each dist/<entry>.cjs hands out its part.
+//   the root, codec and protocol entries as namespaces, and each
+//   dist/<entry>.cjs hands out its part. The KafkaJS drop-in is a bundle of its
+//   own there: in the shared one it made require('wafka') a quarter slower.
 // - The CLI, the embedded broker and the benchmarks: a bundle each.
 //
-// Names are kept (keepNames): esbuild otherwise renames a class whose body
-// refers to itself or whose name another module uses, and `err.name` said
-// `_KafkaError` (test/built-names.test.ts).
+// Names are not kept (keepNames costs ~15% of the import); a class that names
+// itself in its own body, or whose name another module uses, is renamed by
+// esbuild, so the source avoids that for exported classes, and
+// test/built-names.test.ts pins every exported name.
 import { build } from 'esbuild'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
@@ -21,7 +24,6 @@ const common = {
   loader: { '.wasm': 'binary' },
   packages: 'external',
   target: 'es2022',
-  keepNames: true,
   logLevel: 'warning',
 }
 const node = (entry, format, outfile) => build({ ...common, entryPoints: [entry], platform: 'node', format, outfile })
@@ -32,6 +34,7 @@ const entries = {
   protocol: 'src/public/protocol.ts',
   kafkajs: 'src/public/kafkajs.ts',
 }
+const sharedCjs = ['index', 'codec', 'protocol']
 
 // Chunks are named by hash: old ones would pile up beside the new.
 await rm(`${root}dist/chunks`, { recursive: true, force: true })
@@ -47,10 +50,11 @@ await Promise.all([
     chunkNames: 'chunks/[name]-[hash]',
   }),
   node('src/public/cjs.ts', 'cjs', 'dist/chunks/wafka.cjs'),
-  ...Object.keys(entries).map((name) =>
+  node('src/public/kafkajs.ts', 'cjs', 'dist/kafkajs.cjs'),
+  ...sharedCjs.map((name) =>
     writeFile(
       `${root}dist/${name}.cjs`,
-      `'use strict'\n// wafka${name === 'index' ? '' : `/${name}`} for require(): one bundle behind every entry point.\nmodule.exports = require('./chunks/wafka.cjs').${name}\n`,
+      `'use strict'\n// wafka${name === 'index' ? '' : `/${name}`} for require(): the bundle behind the root, codec and protocol entries.\nmodule.exports = require('./chunks/wafka.cjs').${name}\n`,
     ),
   ),
   node('src/cli.ts', 'esm', 'dist/cli.js'),

@@ -291,6 +291,11 @@ export class Fetcher {
         ;({ version, res, broker } = answer)
       } else {
         const conn = await this.cluster.connection(node)
+        // Halted while the connection was awaited (a corrupt batch found as it was handed over): not asked for again.
+        const halted = parts.filter((p) => p.halted)
+        for (const p of halted) p.endFetch(asked.get(p)!.version)
+        if (halted.length > 0) parts = parts.filter((p) => !p.halted)
+        if (parts.length === 0) return
         version = conn.versionFor(Fetch)
         broker = conn.name
         session = this.sessions.get(node)

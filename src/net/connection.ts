@@ -184,7 +184,8 @@ export class Connection {
    * version with us will not do better on the next try.
    */
   static async open(options: ConnectionOptions): Promise<Connection> {
-    const connection = new Connection(options)
+    // `this`, not the class's own name, which makes the bundler rename the class (test/built-names).
+    const connection = new this(options)
     const { signal } = options
     if (signal?.aborted) throw signal.reason
     const onAbort = () => connection.close(signal!.reason)

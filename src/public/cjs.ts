@@ -1,7 +1,7 @@
-// The CommonJS build's one bundle (src/build/bundle.mjs): every client entry
-// point as a namespace, so require('wafka') and require('wafka/codec') hand
-// out the same classes and one wasm instance, as the ESM build's chunks do.
+// The CommonJS build's shared bundle (src/build/bundle.mjs): the root, codec
+// and protocol entry points as namespaces, so require('wafka') and
+// require('wafka/codec') hand out the same classes and one wasm instance, as
+// the ESM build's chunks do.
 export * as index from '../index.js'
 export * as codec from './codec.js'
 export * as protocol from './protocol.js'
-export * as kafkajs from './kafkajs.js'
