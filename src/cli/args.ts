@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { KafkaConfig } from '../kafka.js'
+import { logLevel } from '../logger.js'
 import { CONSUMER_OPTIONS, KAFKA_OPTIONS, PRODUCER_OPTIONS } from '../config/defaults.js'
 import type { OptionSpec } from '../config/option.js'
 
@@ -256,7 +257,16 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
   const username = str(values, 'sasl-username') ?? env.WAFKA_SASL_USERNAME ?? props.get('sasl.username') ?? jaasValue('username')
   const password = str(values, 'sasl-password') ?? env.WAFKA_SASL_PASSWORD ?? props.get('sasl.password') ?? jaasValue('password')
 
-  const kafka: KafkaConfig = { brokers, clientId: str(values, 'client-id') ?? props.get('client.id') ?? 'wafka-cli' }
+  // A command says what failed in its own one line; the client's log (JSON lines on stderr) is there on
+  // request: WAFKA_LOG_LEVEL=error|warn|info|debug.
+  const level = env.WAFKA_LOG_LEVEL?.toUpperCase()
+  if (level !== undefined && !Object.hasOwn(logLevel, level))
+    throw new UsageError(`WAFKA_LOG_LEVEL must be one of ${Object.keys(logLevel).join(', ').toLowerCase()}, not ${env.WAFKA_LOG_LEVEL}`)
+  const kafka: KafkaConfig = {
+    brokers,
+    clientId: str(values, 'client-id') ?? props.get('client.id') ?? 'wafka-cli',
+    logLevel: level === undefined ? logLevel.NOTHING : logLevel[level as keyof typeof logLevel],
+  }
   if (mechanism !== undefined || username !== undefined || protocol.startsWith('SASL')) {
     const m = (mechanism ?? 'PLAIN').toLowerCase()
     if (m !== 'plain' && m !== 'scram-sha-256' && m !== 'scram-sha-512') {

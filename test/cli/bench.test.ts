@@ -213,6 +213,14 @@ describe.skipIf(!built)('wafka bench on the embedded broker', () => {
     const down = await wafka(['bench', 'produce', '-b', '127.0.0.1:1', '-X', 'defaultApiTimeoutMs=2000', '-X', 'retryBackoffMaxMs=200'])
     expect(down.code).toBe(1)
     expect(oneCleanLine(down.stderr), down.stderr).toBe(true)
+    // The client's own log is there when asked for: the lost broker's WARN, then the command's line.
+    const logged = await wafka(['bench', 'produce', '-b', '127.0.0.1:1', '-X', 'defaultApiTimeoutMs=2000'], {
+      env: { WAFKA_LOG_LEVEL: 'warn' },
+    })
+    expect(logged.code).toBe(1)
+    const [first, ...rest] = logged.stderr.trimEnd().split('\n')
+    expect(JSON.parse(first)).toMatchObject({ level: 'WARN', namespace: 'Connection', broker: '127.0.0.1:1' })
+    expect(rest.at(-1)).toMatch(/^wafka bench: /)
     const unwritable = await wafka(['bench', 'codec', '--quick', '--only', 'CRC-32C: 1 KiB', '--chart', '/no/such/dir/x.svg'])
     expect(unwritable).toMatchObject({ code: 1, stderr: 'wafka bench: cannot write --chart /no/such/dir/x.svg: ENOENT\n' })
   })
