@@ -39,8 +39,9 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; erro
 /** The error is a WafkaError of `type` with this retriability. */
 export function expectTyped(error: unknown, type: abstract new (...args: any[]) => WafkaError, retriable: boolean): void {
   expect(error, String(error)).toBeInstanceOf(type)
-  // The error says the name its class is exported under (the built package once said `_KafkaError`).
-  const exported = Object.entries(wafka).find(([, v]) => v === type)?.[0]
+  // The error says the name its own class is exported under (the built package once said `_KafkaError`).
+  const exported = Object.entries(wafka).find(([, v]) => v === (error as Error).constructor)?.[0]
+  expect(exported, `${(error as Error).name} is not an exported class`).toBeDefined()
   expect((error as Error).name).toBe(exported)
   expect((error as WafkaError).retriable, `${(error as Error).message} retriable`).toBe(retriable)
 }
