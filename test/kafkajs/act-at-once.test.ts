@@ -8,7 +8,7 @@
 // seek and partial resolve wait for its next long poll, which wafka does not.
 import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import { embeddedBroker, libs, quiet, sleep } from './side-by-side.js'
+import { embeddedBroker, topicWith, libs, quiet, sleep } from './side-by-side.js'
 
 const retry = { retries: 2, initialRetryTime: 100, maxRetryTime: 200 }
 
@@ -17,14 +17,7 @@ describe('acting at once on a quiet partition, on kafkajs and wafka/kafkajs', ()
 
   async function setup(lib: typeof kafkajs, topic: string) {
     const kafka = new lib.Kafka({ brokers: embedded.cluster.bootstrapServers.split(','), ...quiet, retry })
-    const admin = kafka.admin()
-    await admin.connect()
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })
-    await admin.disconnect()
-    const producer = kafka.producer()
-    await producer.connect()
-    await producer.send({ topic, messages: ['a', 'b', 'c'].map((value) => ({ value })) })
-    await producer.disconnect()
+    await topicWith(kafka, topic, ['a', 'b', 'c'])
     const crashes: number[] = []
     const consumer = kafka.consumer({
       groupId: `g-${topic}`,

@@ -5,7 +5,7 @@
 // each of them, at the same level.
 import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import { embeddedBroker, libs, sleep } from './side-by-side.js'
+import { embeddedBroker, topicWith, libs, sleep } from './side-by-side.js'
 
 interface Entry {
   label: string
@@ -31,14 +31,7 @@ describe('what the consumer logs, on kafkajs and wafka/kafkajs', () => {
         },
     })
     const topic = `logging-${name}-${poison}`
-    const admin = kafka.admin()
-    await admin.connect()
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })
-    await admin.disconnect()
-    const producer = kafka.producer()
-    await producer.connect()
-    await producer.send({ topic, messages: ['a', 'bad', 'c'].map((value) => ({ value })) })
-    await producer.disconnect()
+    await topicWith(kafka, topic, ['a', 'bad', 'c'])
     const retry = { retries: 1, initialRetryTime: 50, maxRetryTime: 100, restartOnFailure: async () => false }
     const consumer = kafka.consumer({ groupId: `g-${topic}`, maxWaitTimeInMs: 100, heartbeatInterval: 500, retry })
     const seen: string[] = []

@@ -5,7 +5,7 @@
 // Both clients on one embedded broker, the same observations.
 import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
-import { embeddedBroker, libs, quiet, sleep } from './side-by-side.js'
+import { embeddedBroker, topicWith, libs, quiet, sleep } from './side-by-side.js'
 
 describe('retry.restartOnFailure on kafkajs and wafka/kafkajs', () => {
   const embedded = embeddedBroker()
@@ -14,14 +14,7 @@ describe('retry.restartOnFailure on kafkajs and wafka/kafkajs', () => {
     const brokers = embedded.cluster.bootstrapServers.split(',')
     const kafka = new lib.Kafka({ brokers, ...quiet, retry: { retries: 2, initialRetryTime: 50, maxRetryTime: 200 } })
     const topic = `restart-${name}-${restart}`
-    const admin = kafka.admin()
-    await admin.connect()
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })
-    await admin.disconnect()
-    const producer = kafka.producer()
-    await producer.connect()
-    await producer.send({ topic, messages: ['a', 'b', 'c'].map((value) => ({ value })) })
-    await producer.disconnect()
+    await topicWith(kafka, topic, ['a', 'b', 'c'])
 
     const asked: string[] = []
     const consumer = kafka.consumer({

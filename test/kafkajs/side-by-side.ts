@@ -20,3 +20,15 @@ export function embeddedBroker(): { readonly cluster: RunningCluster } {
   })
   return holder
 }
+
+/** A one-partition topic made with `kafka`'s admin, holding `values` sent by its producer. */
+export async function topicWith(kafka: kafkajs.Kafka, topic: string, values: string[]): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })
+  await admin.disconnect()
+  const producer = kafka.producer()
+  await producer.connect()
+  await producer.send({ topic, messages: values.map((value) => ({ value })) })
+  await producer.disconnect()
+}
