@@ -260,7 +260,7 @@ describe('layers', () => {
   })
 
   it('never imports up the layers, nor across to a sibling', () => {
-    expect(layerViolations(edges)).toEqual([])
+    expect(layerViolations(edges), 'a layer imports only its own and lower ones (docs/ARCHITECTURE.md, Layers)').toEqual([])
   })
 
   it('lists in PENDING only imports that still exist', () => {
