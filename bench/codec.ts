@@ -3,8 +3,7 @@
  * CRC-32C; RecordBatch v2 encode and decode of 1,000 records; LZ4 and snappy.
  * Prints a table and writes bench/results/codec.json and codec.md.
  *
- *   npx esbuild bench/codec.ts --bundle --platform=node --format=esm --target=node20 \
- *     --loader:.wasm=binary --packages=external --outfile=dist/bench/codec.js
+ *   npm run build   (src/build/bundle.mjs bundles every bench/ script into dist/bench/)
  *   node --expose-gc dist/bench/codec.js [--quick] [--only=<text>]
  *
  * --quick: one short run of every case (a smoke test; figures are rough and

@@ -4,8 +4,7 @@
 // codecs, then decodes it as the client does (frame decode, then the
 // metadata cache), measuring heap and RSS growth with the garbage collector
 // run around it:
-//   npx esbuild --bundle --loader:.wasm=binary --packages=external --platform=node --format=esm \
-//     bench/metadata-memory.ts --outfile=dist/bench/metadata-memory.js
+//   npm run build   (bundles it into dist/bench/)
 //   node --expose-gc dist/bench/metadata-memory.js [partitions]
 // Measured (1,000,000 partitions, 40 MB, 2 busy cores): decode 2.0 s and
 // +468 MB heap (11.7x) before arrays were allocated at their size; after,

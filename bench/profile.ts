@@ -8,9 +8,7 @@
  * the first acknowledged send after `new Kafka()`, the import alone.
  *
  *   npm run bench:profile   (builds, then runs it in full and writes the results; about 1 minute)
- *   or: npm run build:wasm && npm run build:js && npx esbuild --bundle --loader:.wasm=binary \
- *     --packages=external --target=es2022 bench/profile.ts bench/profile-child.ts --platform=node \
- *     --format=esm --outdir=dist/bench
+ *   or: npm run build (bundles it into dist/bench/), then:
  *   node dist/bench/profile.js [--only=producer|consumer|first-send] [--runs=N] [--no-prof] [--write]
  *
  * producer: a fresh process imports dist/index.js (the published bundle),

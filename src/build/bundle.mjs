@@ -7,7 +7,8 @@
 //   the root, codec and protocol entries as namespaces, and each
 //   dist/<entry>.cjs hands out its part. The KafkaJS drop-in is a bundle of its
 //   own there: in the shared one it made require('wafka') a quarter slower.
-// - The CLI, the embedded broker and the benchmarks: a bundle each.
+// - The CLI, the embedded broker and the benchmarks: a bundle each. The
+//   benchmarks land in dist/bench/, which the package does not ship.
 //
 // Names are not kept (keepNames costs ~15% of the import); a class that names
 // itself in its own body, or whose name another module uses, is renamed by
@@ -35,6 +36,8 @@ const entries = {
   kafkajs: 'src/public/kafkajs.ts',
 }
 const sharedCjs = ['index', 'codec', 'protocol']
+// bench/<name>.ts → dist/bench/<name>.js, run by `npm run bench*` (package.json).
+const benches = ['codec', 'producer', 'consumer', 'charts', 'broker', 'profile', 'profile-child', 'metadata-memory']
 
 // Chunks are named by hash: old ones would pile up beside the new.
 await rm(`${root}dist/chunks`, { recursive: true, force: true })
@@ -60,5 +63,5 @@ await Promise.all([
   node('src/cli.ts', 'esm', 'dist/cli.js'),
   node('src/broker/index.ts', 'esm', 'dist/broker.js'),
   node('src/broker/index.ts', 'cjs', 'dist/broker.cjs'),
-  ...['codec', 'producer', 'consumer'].map((b) => node(`bench/${b}.ts`, 'esm', `dist/bench/${b}.js`)),
+  ...benches.map((b) => node(`bench/${b}.ts`, 'esm', `dist/bench/${b}.js`)),
 ])

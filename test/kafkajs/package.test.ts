@@ -3,7 +3,7 @@
 // TypeScript program written as KafkaJS's docs show compiling with --strict
 // against it as it compiles against kafkajs.
 import { spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { built, packedProject, root, type PackedProject } from '../support/packed-package.js'
 
@@ -44,6 +44,14 @@ describe.skipIf(!built())('the packed wafka/kafkajs', () => {
     })
     // TypeScript's node10 resolution reads no "exports": typesVersions maps the subpaths.
     expect(pkg.typesVersions['*'].kafkajs).toEqual(['./dist/types/public/kafkajs.d.cts'])
+  })
+
+  it('ships the entries, their typings and the CLI, and not the benchmarks built beside them in dist/bench', () => {
+    const dist = `${project.dir}/node_modules/wafka/dist`
+    for (const f of ['index.js', 'index.cjs', 'kafkajs.cjs', 'broker.js', 'cli.js', 'types/index.d.ts'])
+      expect(existsSync(`${dist}/${f}`), f).toBe(true)
+    expect(existsSync(`${root}/dist/bench/codec.js`), 'the build makes dist/bench').toBe(true)
+    expect(existsSync(`${dist}/bench`)).toBe(false)
   })
 
   it('import, default import and require all give KafkaJS 2.2.4 every export it has, errors that are instances of their parents', () => {
