@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
 import { CorruptRecordError } from '../errors.js'
+import { ATTR_COMPRESSION } from './batch-header.js'
 import { externalCodecs, codecName } from './compression.js'
 import {
   D_ATTRIBUTES,
@@ -154,7 +155,7 @@ function batchError(status: number, ctx: number): CorruptRecordError {
 
 function decompressOutside(source: Buffer, ctx: number, limit: number): Buffer {
   const v = memView()
-  const codec = v.getInt32(ctx + D_ATTRIBUTES, true) & 7
+  const codec = v.getInt32(ctx + D_ATTRIBUTES, true) & ATTR_COMPRESSION
   const start = v.getInt32(ctx + D_BODY_START, true)
   const body = source.subarray(start, start + v.getInt32(ctx + D_BODY_LEN, true))
   const ext = externalCodecs[codec]
