@@ -125,19 +125,19 @@ export function decodeRecordSet(data: Uint8Array, options: DecodeOptions = {}): 
 
   const batches: RecordBatch[] = []
   for (;;) {
-    let status = wasm.decodeBatch(ctx) as number
+    let status = wasm.decodeBatch(ctx)
     while (status === DECODED_NEED_SPACE) {
       grow()
-      status = wasm.decodeBatch(ctx) as number
+      status = wasm.decodeBatch(ctx)
     }
     if (status === DECODED_END) break
     if (status === DECODED_EXTERNAL) {
       external = decompressOutside(source, ctx, limit)
       layOut()
-      status = wasm.decodeExternal(ctx) as number
+      status = wasm.decodeExternal(ctx)
       while (status === DECODED_NEED_SPACE) {
         grow()
-        status = wasm.decodeExternal(ctx) as number
+        status = wasm.decodeExternal(ctx)
       }
     }
     if (status !== DECODED_BATCH) throw batchError(status, ctx)

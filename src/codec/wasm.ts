@@ -1,6 +1,9 @@
 import { Buffer } from 'node:buffer'
 import bytes from '../../dist/wafka.wasm'
 import { WafkaError } from '../errors.js'
+import type { WasmExports } from './wasm-exports.js'
+
+export type { WasmExports }
 
 /**
  * The wasm core, instantiated once and synchronously: the bytes are inlined
@@ -9,11 +12,6 @@ import { WafkaError } from '../errors.js'
  * wafka's import time): `wasm` forwards to the instance, and the arena (which
  * every operation starts with) makes sure there is one.
  */
-export interface WasmExports {
-  memory: WebAssembly.Memory
-  heapBase(): number
-  [name: string]: any
-}
 
 let exports: WasmExports | undefined
 let memory: WebAssembly.Memory
@@ -38,7 +36,7 @@ function instantiate(): WasmExports {
 }
 
 // A call through the proxy costs a trap, and calls are per operation (a batch, a block), never per record.
-export const wasm = new Proxy({} as WasmExports, { get: (_, name: string) => (exports ?? instantiate())[name] })
+export const wasm = new Proxy({} as WasmExports, { get: (_, name: keyof WasmExports) => (exports ?? instantiate())[name] })
 
 let buffer: ArrayBuffer
 let u8: Uint8Array
