@@ -145,7 +145,7 @@ export type WalkStop =
  * and why (`stopped`); the decoder reports a bad entry when it is read.
  */
 export class BatchWalker {
-  bytes: Buffer | undefined
+  private bytes: Buffer | undefined
   /** The current entry's first byte. */
   at = 0
   /** The current entry's size, its first 12 bytes included. */
@@ -170,7 +170,8 @@ export class BatchWalker {
 
   /** Moves to the next whole entry; false when there is none (see `end` and `stopped`). */
   next(): boolean {
-    const b = this.bytes!
+    const b = this.bytes
+    if (b === undefined) return false
     const at = this.end
     if (at >= b.length) return this.stop('end')
     if (at + LOG_OVERHEAD > b.length) return this.stop('truncated')
@@ -189,6 +190,8 @@ export class BatchWalker {
 
   private stop(why: WalkStop): false {
     this.stopped = why
+    // A shared walker would otherwise keep the last record set alive.
+    this.bytes = undefined
     return false
   }
 }
