@@ -3,8 +3,6 @@ import bytes from '../../dist/wafka.wasm'
 import { WafkaError } from '../errors.js'
 import type { WasmExports } from './wasm-exports.js'
 
-export type { WasmExports }
-
 /**
  * The wasm core, instantiated once and synchronously: the bytes are inlined
  * in the bundle, so Node, Deno and Bun load it alike with no file lookups.
@@ -12,7 +10,6 @@ export type { WasmExports }
  * wafka's import time): `wasm` forwards to the instance, and the arena (which
  * every operation starts with) makes sure there is one.
  */
-
 let exports: WasmExports | undefined
 let memory: WebAssembly.Memory
 let base = 0
