@@ -1,8 +1,15 @@
 import { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import { encodeRecordBatch } from '../codec/batch-encoder.js'
-import { crc32c } from '../codec/crc.js'
-import { B_ATTRIBUTES, B_BASE_TIMESTAMP, B_COUNT, B_CRC, B_LENGTH, B_MAX_TIMESTAMP, B_RECORDS } from '../codec/layout.js'
+import {
+  ATTR_COMPRESSION,
+  ATTR_DELETE_HORIZON,
+  LOG_OVERHEAD,
+  batchBaseTimestamp,
+  batchHasDeleteHorizon,
+  sealBatchCrc,
+} from '../codec/batch-header.js'
+import { B_ATTRIBUTES, B_BASE_TIMESTAMP, B_COUNT, B_LENGTH, B_MAX_TIMESTAMP, B_RECORDS } from '../codec/layout.js'
 import type { CompressionType } from '../codec/compression.js'
 import type { RecordBatch } from '../codec/record.js'
 import type { RecordInput } from '../codec/types.js'
@@ -12,9 +19,6 @@ import type { TopicImage } from './controller.js'
 import type { AbortedTransaction, PartitionLog, StoredBatch } from './partition-log.js'
 import { BatchError } from './record-batch.js'
 import { topicConfig } from './topic-configs.js'
-
-/** KIP-534: a batch whose base timestamp is its delete horizon. */
-const ATTR_DELETE_HORIZON = 0x40
 
 /** What one cleaning of one log did. */
 export interface CleanStats {
@@ -328,7 +332,7 @@ function decodeOne(b: CleanerBatch): RecordBatch {
 function rewrite(b: CleanerBatch, d: RecordBatch, kept: DecodedRecord[], deleteHorizonMs: number | undefined): Buffer {
   const records: RecordInput[] = kept.map((r) => ({ key: r.key, value: r.value, headers: r.headerList, timestamp: r.timestamp }))
   return encodeRecordBatch(records, {
-    compression: (d.attributes & 7) as CompressionType,
+    compression: (d.attributes & ATTR_COMPRESSION) as CompressionType,
     baseOffset: b.baseOffset,
     offsetDeltas: kept.map((r) => Number(r.offset) - b.baseOffset),
     lastOffsetDelta: d.lastOffsetDelta,
@@ -349,17 +353,17 @@ function rewrite(b: CleanerBatch, d: RecordBatch, kept: DecodedRecord[], deleteH
  */
 function emptied(bytes: Buffer): Buffer {
   const out = Buffer.from(bytes.subarray(0, B_RECORDS))
-  out.writeInt32BE(B_RECORDS - 12, B_LENGTH)
-  out.writeInt16BE(out.readInt16BE(B_ATTRIBUTES) & ~(7 | ATTR_DELETE_HORIZON), B_ATTRIBUTES)
+  out.writeInt32BE(B_RECORDS - LOG_OVERHEAD, B_LENGTH)
+  out.writeInt16BE(out.readInt16BE(B_ATTRIBUTES) & ~(ATTR_COMPRESSION | ATTR_DELETE_HORIZON), B_ATTRIBUTES)
   out.writeBigInt64BE(out.readBigInt64BE(B_MAX_TIMESTAMP), B_BASE_TIMESTAMP)
   out.writeInt32BE(0, B_COUNT)
-  out.writeUInt32BE(crc32c(out.subarray(B_ATTRIBUTES)), B_CRC)
+  sealBatchCrc(out)
   return out
 }
 
 /** The batch's delete horizon (KIP-534), or null when it has none yet. */
 function deleteHorizonOf(bytes: Buffer): number | null {
-  return bytes.readInt16BE(B_ATTRIBUTES) & ATTR_DELETE_HORIZON ? Number(bytes.readBigInt64BE(B_BASE_TIMESTAMP)) : null
+  return batchHasDeleteHorizon(bytes) ? batchBaseTimestamp(bytes) : null
 }
 
 function abortedIndex(list: AbortedTransaction[]): Map<bigint, AbortedTransaction[]> {

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import { encodeRecordBatch } from '../codec/batch-encoder.js'
-import { B_BASE_OFFSET, B_LEADER_EPOCH } from '../codec/layout.js'
+import { batchBaseOffsetNumber, batchLeaderEpoch } from '../codec/batch-header.js'
 import { assignOffsets, isCommitMarker, readBatchHeader, type BatchHeader } from './record-batch.js'
 import type { DiskLog } from './storage/disk-log.js'
 
@@ -70,7 +70,7 @@ export class PartitionLog {
    */
   recovered(bytes: Buffer, baseOffset: number): void {
     const header = readBatchHeader(bytes)
-    this.markEpoch(bytes.readInt32BE(B_LEADER_EPOCH), baseOffset)
+    this.markEpoch(batchLeaderEpoch(bytes), baseOffset)
     this.trackTransaction(header, bytes, baseOffset)
     this.logEndOffset = baseOffset + header.lastOffsetDelta + 1
   }
@@ -137,13 +137,13 @@ export class PartitionLog {
    * already holds is skipped; returns whether it was appended.
    */
   appendReplicated(batch: Buffer): boolean {
-    const baseOffset = Number(batch.readBigInt64BE(B_BASE_OFFSET))
+    const baseOffset = batchBaseOffsetNumber(batch)
     const header = readBatchHeader(batch)
     if (baseOffset + header.lastOffsetDelta < this.logEndOffset) return false
     // Past the log end is a gap a compacted leader's log has (the cleaner dropped the batches there).
     if (baseOffset < this.logEndOffset)
       throw new RangeError(`replicated batch at offset ${baseOffset} does not follow the log end ${this.logEndOffset}`)
-    this.store(batch, header, baseOffset, batch.readInt32BE(B_LEADER_EPOCH))
+    this.store(batch, header, baseOffset, batchLeaderEpoch(batch))
     return true
   }
 
@@ -270,19 +270,19 @@ export class PartitionLog {
    */
   replaceCleaned(end: number, cleaned: readonly Buffer[]): void {
     // Markers kept anywhere below `end`, in memory or only on disk.
-    const markers = new Set(cleaned.filter((b) => readBatchHeader(b).control).map((b) => Number(b.readBigInt64BE(B_BASE_OFFSET))))
+    const markers = new Set(cleaned.filter((b) => readBatchHeader(b).control).map((b) => batchBaseOffsetNumber(b)))
     if (this.disk) {
       // The segments are rewritten; memory keeps the replacements of the batches it held.
       this.disk.replaceBelow(end, cleaned)
       const windowStart = this.batches[0]?.baseOffset ?? this.logEndOffset
-      cleaned = cleaned.filter((b) => Number(b.readBigInt64BE(B_BASE_OFFSET)) >= windowStart)
+      cleaned = cleaned.filter((b) => batchBaseOffsetNumber(b) >= windowStart)
     }
     let n = 0
     while (n < this.batches.length && this.batches[n].lastOffset < end) n++
     let after = -1
     const replacements = cleaned.map((bytes): StoredBatch => {
       const header = readBatchHeader(bytes)
-      const baseOffset = Number(bytes.readBigInt64BE(B_BASE_OFFSET))
+      const baseOffset = batchBaseOffsetNumber(bytes)
       const lastOffset = baseOffset + header.lastOffsetDelta
       if (baseOffset <= after || lastOffset >= end)
         throw new RangeError(`cleaned batch ${baseOffset}-${lastOffset} is out of order or not below ${end}`)
@@ -310,7 +310,7 @@ export class PartitionLog {
     if (!this.disk) return this.batches
     return this.disk.batchesBelow(Infinity).map((bytes): StoredBatch => {
       const header = readBatchHeader(bytes)
-      const baseOffset = Number(bytes.readBigInt64BE(B_BASE_OFFSET))
+      const baseOffset = batchBaseOffsetNumber(bytes)
       const { maxTimestamp, producerId, transactional, control } = header
       return { baseOffset, lastOffset: baseOffset + header.lastOffsetDelta, maxTimestamp, bytes, producerId, transactional, control }
     })

@@ -1,22 +1,21 @@
 import type { Buffer } from 'node:buffer'
-import { decodeRecordSet } from '../codec/batch-decoder.js'
-import { crc32c } from '../codec/crc.js'
 import {
-  B_ATTRIBUTES,
-  B_BASE_OFFSET,
-  B_BASE_SEQUENCE,
-  B_BASE_TIMESTAMP,
-  B_COUNT,
-  B_CRC,
-  B_LAST_OFFSET_DELTA,
-  B_LEADER_EPOCH,
-  B_LENGTH,
-  B_MAGIC,
-  B_MAX_TIMESTAMP,
-  B_PRODUCER_EPOCH,
-  B_PRODUCER_ID,
-  B_RECORDS,
-} from '../codec/layout.js'
+  batchBaseSequence,
+  batchBaseTimestamp,
+  batchCompression,
+  batchCrcMatches,
+  batchLastOffsetDelta,
+  batchMagic,
+  batchMaxTimestamp,
+  batchProducerEpoch,
+  batchProducerId,
+  batchRecordCount,
+  batchSize,
+  isControlBatch,
+  isTransactionalBatch,
+} from '../codec/batch-header.js'
+import { decodeRecordSet } from '../codec/batch-decoder.js'
+import { B_BASE_OFFSET, B_LEADER_EPOCH, B_RECORDS, CODEC_ZSTD } from '../codec/layout.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 
 /** The header fields of a v2 record batch the broker acts on; the records stay as bytes. */
@@ -44,10 +43,6 @@ export class BatchError extends Error {
   }
 }
 
-const ATTR_COMPRESSION = 0x07
-const ATTR_TRANSACTIONAL = 0x10
-const ATTR_CONTROL = 0x20
-
 /**
  * Validates the records of one produced partition as Kafka does for
  * Produce v3+: exactly one v2 batch, whole, with a CRC-32C that matches,
@@ -58,7 +53,7 @@ export function validateProducedBatch(records: Buffer | null, maxMessageBytes: n
   if (records === null || records.length === 0) throw new BatchError(ErrorCodes.INVALID_RECORD, 'the produce request has no record batch')
   if (records.length < B_RECORDS)
     throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `a record batch of ${records.length} bytes is shorter than its header`)
-  const size = 12 + records.readInt32BE(B_LENGTH)
+  const size = batchSize(records)
   if (size > maxMessageBytes) {
     throw new BatchError(
       ErrorCodes.MESSAGE_TOO_LARGE,
@@ -71,10 +66,9 @@ export function validateProducedBatch(records: Buffer | null, maxMessageBytes: n
   if (size < records.length) {
     throw new BatchError(ErrorCodes.INVALID_RECORD, 'Produce requests with version 3+ are only allowed to contain exactly one record batch')
   }
-  const magic = records.readInt8(B_MAGIC)
+  const magic = batchMagic(records)
   if (magic !== 2) throw new BatchError(ErrorCodes.INVALID_RECORD, `record batch magic ${magic}: Produce v3+ carries only magic 2 batches`)
-  const crc = records.readUInt32BE(B_CRC)
-  if (crc32c(records.subarray(B_ATTRIBUTES, size)) !== crc) {
+  if (!batchCrcMatches(records)) {
     throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, 'the record batch CRC does not match its contents')
   }
   const header = readBatchHeader(records)
@@ -82,24 +76,23 @@ export function validateProducedBatch(records: Buffer | null, maxMessageBytes: n
   if (header.count < 1 || header.lastOffsetDelta !== header.count - 1) {
     throw new BatchError(ErrorCodes.INVALID_RECORD, `a batch of ${header.count} records with last offset delta ${header.lastOffsetDelta}`)
   }
-  if (header.compression > 4)
+  if (header.compression > CODEC_ZSTD)
     throw new BatchError(ErrorCodes.UNSUPPORTED_COMPRESSION_TYPE, `compression type ${header.compression} is unknown`)
   return header
 }
 
 export function readBatchHeader(b: Buffer): BatchHeader {
-  const attributes = b.readInt16BE(B_ATTRIBUTES)
   return {
-    count: b.readInt32BE(B_COUNT),
-    lastOffsetDelta: b.readInt32BE(B_LAST_OFFSET_DELTA),
-    firstTimestamp: Number(b.readBigInt64BE(B_BASE_TIMESTAMP)),
-    maxTimestamp: Number(b.readBigInt64BE(B_MAX_TIMESTAMP)),
-    producerId: b.readBigInt64BE(B_PRODUCER_ID),
-    producerEpoch: b.readInt16BE(B_PRODUCER_EPOCH),
-    baseSequence: b.readInt32BE(B_BASE_SEQUENCE),
-    transactional: (attributes & ATTR_TRANSACTIONAL) !== 0,
-    control: (attributes & ATTR_CONTROL) !== 0,
-    compression: attributes & ATTR_COMPRESSION,
+    count: batchRecordCount(b),
+    lastOffsetDelta: batchLastOffsetDelta(b),
+    firstTimestamp: batchBaseTimestamp(b),
+    maxTimestamp: batchMaxTimestamp(b),
+    producerId: batchProducerId(b),
+    producerEpoch: batchProducerEpoch(b),
+    baseSequence: batchBaseSequence(b),
+    transactional: isTransactionalBatch(b),
+    control: isControlBatch(b),
+    compression: batchCompression(b),
   }
 }
 

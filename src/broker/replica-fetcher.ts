@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { BatchWalker, batchBaseOffsetNumber } from '../codec/batch-header.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { Fetch } from '../protocol/messages/Fetch.js'
 import { OffsetForLeaderEpoch } from '../protocol/messages/OffsetForLeaderEpoch.js'
@@ -227,20 +228,20 @@ function key(f: Followed): string {
   return `${f.t.id}/${f.p.partition}`
 }
 
+// Walks are synchronous: one walker serves them all.
+const walker = new BatchWalker()
+
 /** Appends the batches of a fetched record set, as they are, and replays their producer state. */
 function appendFetched(replica: Replica, records: Buffer | null): void {
   if (!records) return
-  let at = 0
-  while (at + 12 <= records.length) {
-    const size = 12 + records.readInt32BE(at + 8)
-    if (at + size > records.length) break
+  const walk = walker.start(records)
+  while (walk.next()) {
     // A copy of its own: the response frame is the socket's.
-    const batch = Buffer.from(records.subarray(at, at + size))
-    at += size
+    const batch = Buffer.from(records.subarray(walk.at, walk.end))
     if (!replica.log.appendReplicated(batch)) continue
     const header = readBatchHeader(batch)
     if (header.control) replica.producers.endTransaction(header.producerId, header.producerEpoch)
-    else replica.producers.update(header, Number(batch.readBigInt64BE(0)))
+    else replica.producers.update(header, batchBaseOffsetNumber(batch))
   }
 }
 

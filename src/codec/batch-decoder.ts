@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
 import { CorruptRecordError } from '../errors.js'
+import { ATTR_COMPRESSION } from './batch-header.js'
 import { externalCodecs, codecName } from './compression.js'
 import {
   D_ATTRIBUTES,
@@ -124,19 +125,19 @@ export function decodeRecordSet(data: Uint8Array, options: DecodeOptions = {}): 
 
   const batches: RecordBatch[] = []
   for (;;) {
-    let status = wasm.decodeBatch(ctx) as number
+    let status = wasm.decodeBatch(ctx)
     while (status === DECODED_NEED_SPACE) {
       grow()
-      status = wasm.decodeBatch(ctx) as number
+      status = wasm.decodeBatch(ctx)
     }
     if (status === DECODED_END) break
     if (status === DECODED_EXTERNAL) {
       external = decompressOutside(source, ctx, limit)
       layOut()
-      status = wasm.decodeExternal(ctx) as number
+      status = wasm.decodeExternal(ctx)
       while (status === DECODED_NEED_SPACE) {
         grow()
-        status = wasm.decodeExternal(ctx) as number
+        status = wasm.decodeExternal(ctx)
       }
     }
     if (status !== DECODED_BATCH) throw batchError(status, ctx)
@@ -154,7 +155,7 @@ function batchError(status: number, ctx: number): CorruptRecordError {
 
 function decompressOutside(source: Buffer, ctx: number, limit: number): Buffer {
   const v = memView()
-  const codec = v.getInt32(ctx + D_ATTRIBUTES, true) & 7
+  const codec = v.getInt32(ctx + D_ATTRIBUTES, true) & ATTR_COMPRESSION
   const start = v.getInt32(ctx + D_BODY_START, true)
   const body = source.subarray(start, start + v.getInt32(ctx + D_BODY_LEN, true))
   const ext = externalCodecs[codec]

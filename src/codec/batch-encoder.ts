@@ -279,7 +279,7 @@ function copyOut(at: number, size: number): Buffer {
 
 /** Worst case of the compressed records section (headers of the formats included). */
 function compressedBound(codec: number, len: number): number {
-  const bound = wasm.compressBound(codec, len) as number
+  const bound = wasm.compressBound(codec, len)
   return bound >= 0 ? bound : len + (len >> 3) + 1024
 }
 
@@ -292,5 +292,5 @@ function compressOutside(codec: number, params: number, scratch: number, level?:
   const cap = memView().getInt32(params + E_OUT_CAP, true) - B_RECORDS
   if (compressed.length > cap) memView().setInt32(params + E_OUT, arena.alloc(B_RECORDS + compressed.length), true)
   memU8().set(compressed, memView().getInt32(params + E_OUT, true) + B_RECORDS)
-  return wasm.sealBatch(params, compressed.length) as number
+  return wasm.sealBatch(params, compressed.length)
 }

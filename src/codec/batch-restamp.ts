@@ -1,5 +1,6 @@
-import { Buffer } from 'node:buffer'
-import { crc32c } from './crc.js'
+import type { Buffer } from 'node:buffer'
+import { sealBatchCrc } from './batch-header.js'
+import { B_BASE_SEQUENCE, B_PRODUCER_EPOCH, B_PRODUCER_ID } from './layout.js'
 
 /**
  * Rewrites an encoded v2 batch's producer id, epoch and base sequence, and
@@ -7,8 +8,8 @@ import { crc32c } from './crc.js'
  * resend under a new epoch, without encoding the records again.
  */
 export function restampBatch(batch: Buffer, producerId: bigint, producerEpoch: number, baseSequence: number): void {
-  batch.writeBigInt64BE(producerId, 43)
-  batch.writeInt16BE(producerEpoch, 51)
-  batch.writeInt32BE(baseSequence, 53)
-  batch.writeUInt32BE(crc32c(batch.subarray(21)), 17)
+  batch.writeBigInt64BE(producerId, B_PRODUCER_ID)
+  batch.writeInt16BE(producerEpoch, B_PRODUCER_EPOCH)
+  batch.writeInt32BE(baseSequence, B_BASE_SEQUENCE)
+  sealBatchCrc(batch)
 }

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { ATTR_COMPRESSION, ATTR_CONTROL, ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL } from './batch-header.js'
 import { bufferView } from './buffer-view.js'
 import { codecName, type CompressionName } from './compression.js'
 import type { HeaderValue, Headers } from './types.js'
@@ -53,16 +54,16 @@ export class RecordBatch {
   }
 
   get compression(): CompressionName {
-    return codecName(this.attributes & 7)
+    return codecName(this.attributes & ATTR_COMPRESSION)
   }
   get timestampType(): 'CreateTime' | 'LogAppendTime' {
-    return this.attributes & 8 ? 'LogAppendTime' : 'CreateTime'
+    return this.attributes & ATTR_LOG_APPEND_TIME ? 'LogAppendTime' : 'CreateTime'
   }
   get isTransactional(): boolean {
-    return this.magic === 2 && (this.attributes & 16) !== 0
+    return this.magic === 2 && (this.attributes & ATTR_TRANSACTIONAL) !== 0
   }
   get isControl(): boolean {
-    return this.magic === 2 && (this.attributes & 32) !== 0
+    return this.magic === 2 && (this.attributes & ATTR_CONTROL) !== 0
   }
   get lastOffset(): bigint {
     return this.baseOffset + BigInt(this.lastOffsetDelta)
@@ -111,7 +112,7 @@ export abstract class RecordView {
   /** Milliseconds since the epoch (CreateTime, or LogAppendTime for the whole batch). */
   get timestampMs(): number {
     const b = this.batch
-    if (b.magic === 2 && b.attributes & 8) return b.maxTimestamp
+    if (b.magic === 2 && b.attributes & ATTR_LOG_APPEND_TIME) return b.maxTimestamp
     return b.baseTimestamp + b.index[this.i * 5]
   }
 

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer'
 import bytes from '../../dist/wafka.wasm'
 import { WafkaError } from '../errors.js'
+import type { WasmExports } from './wasm-exports.js'
 
 /**
  * The wasm core, instantiated once and synchronously: the bytes are inlined
@@ -9,12 +10,6 @@ import { WafkaError } from '../errors.js'
  * wafka's import time): `wasm` forwards to the instance, and the arena (which
  * every operation starts with) makes sure there is one.
  */
-export interface WasmExports {
-  memory: WebAssembly.Memory
-  heapBase(): number
-  [name: string]: any
-}
-
 let exports: WasmExports | undefined
 let memory: WebAssembly.Memory
 let base = 0
@@ -38,7 +33,7 @@ function instantiate(): WasmExports {
 }
 
 // A call through the proxy costs a trap, and calls are per operation (a batch, a block), never per record.
-export const wasm = new Proxy({} as WasmExports, { get: (_, name: string) => (exports ?? instantiate())[name] })
+export const wasm = new Proxy({} as WasmExports, { get: (_, name: keyof WasmExports) => (exports ?? instantiate())[name] })
 
 let buffer: ArrayBuffer
 let u8: Uint8Array

@@ -1,4 +1,15 @@
 import type { Buffer } from 'node:buffer'
+import {
+  BatchWalker,
+  LOG_OVERHEAD,
+  batchBaseOffset,
+  batchCompression,
+  batchLastOffset,
+  batchLeaderEpoch,
+  batchMagic,
+  batchSize,
+} from '../codec/batch-header.js'
+import { B_LAST_OFFSET_DELTA, CODEC_ZSTD } from '../codec/layout.js'
 
 export interface RecordSetEnd {
   /** The offset after the last whole entry (the next fetch's offset); `from` when there is none. */
@@ -17,22 +28,17 @@ export interface RecordSetEnd {
 export function recordSetEnd(records: Buffer, from: bigint): RecordSetEnd {
   let nextOffset = from
   let lastEpoch = -1
-  let pos = 0
-  while (pos + 17 <= records.length) {
-    const size = records.readInt32BE(pos + 8)
-    if (size < 5 || pos + 12 + size > records.length) break
-    const magic = records[pos + 16]
+  const walk = walker.start(records)
+  while (walk.next()) {
     let last: bigint
-    if (magic === 2) {
-      if (size < 49) break
-      last = records.readBigInt64BE(pos) + BigInt(records.readInt32BE(pos + 23))
-      lastEpoch = records.readInt32BE(pos + 12)
+    if (batchMagic(records, walk.at) === 2) {
+      last = batchLastOffset(records, walk.at)
+      lastEpoch = batchLeaderEpoch(records, walk.at)
     } else {
-      last = records.readBigInt64BE(pos)
+      last = batchBaseOffset(records, walk.at)
       lastEpoch = -1
     }
     if (last + 1n > nextOffset) nextOffset = last + 1n
-    pos += 12 + size
   }
   return { nextOffset, lastEpoch }
 }
@@ -43,25 +49,25 @@ export function recordSetEnd(records: Buffer, from: bigint): RecordSetEnd {
  * whole, or too short even to say.
  */
 export function truncatedClaim(records: Buffer): number | undefined {
-  if (records.length < 12) return undefined
-  const claimed = 12 + records.readInt32BE(8)
+  if (records.length < LOG_OVERHEAD) return undefined
+  const claimed = batchSize(records, 0)
   return claimed > records.length ? claimed : undefined
 }
 
 /**
  * Whether a record set holds a zstd-compressed v2 batch, from the entry
- * headers alone (legacy messages have no zstd). Headers too short to read
- * end the walk, as in recordSetEnd.
+ * headers alone (legacy messages have no zstd): its whole batches, and the
+ * header of one cut short at the end.
  */
 export function holdsZstd(records: Buffer): boolean {
-  let pos = 0
-  while (pos + 23 <= records.length) {
-    const size = records.readInt32BE(pos + 8)
-    if (size < 5) return false
-    if (records[pos + 16] === 2 && (records[pos + 22] & 7) === ZSTD) return true
-    pos += 12 + size
-  }
-  return false
+  const walk = walker.start(records)
+  while (walk.next()) if (isZstd(records, walk.at)) return true
+  return walk.stopped === 'truncated' && walk.end + B_LAST_OFFSET_DELTA <= records.length && isZstd(records, walk.end)
 }
 
-const ZSTD = 4
+function isZstd(records: Buffer, at: number): boolean {
+  return batchMagic(records, at) === 2 && batchCompression(records, at) === CODEC_ZSTD
+}
+
+// Walks are synchronous: one walker serves them all.
+const walker = new BatchWalker()

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
-import { B_BASE_OFFSET, B_LAST_OFFSET_DELTA } from '../../codec/layout.js'
+import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
 import { Segment, type BatchVisitor } from './segment.js'
 
 /** The topic configs a partition's files follow, read at each use (they can be altered). */
@@ -199,7 +199,7 @@ export class DiskLog {
     for (const s of this.segments) {
       if (s.baseOffset >= end) break
       s.forEachBatch((b) => {
-        if (Number(b.readBigInt64BE(B_BASE_OFFSET)) + b.readInt32BE(B_LAST_OFFSET_DELTA) < end) out.push(b)
+        if (batchLastOffsetNumber(b) < end) out.push(b)
       }, true)
     }
     return out
@@ -219,9 +219,9 @@ export class DiskLog {
       if (seg.baseOffset >= end) break
       const limit = this.segments[i + 1]?.baseOffset ?? Infinity
       const parts: Buffer[] = []
-      while (next < cleaned.length && Number(cleaned[next].readBigInt64BE(B_BASE_OFFSET)) < limit) parts.push(cleaned[next++])
+      while (next < cleaned.length && batchBaseOffsetNumber(cleaned[next]) < limit) parts.push(cleaned[next++])
       seg.forEachBatch((b) => {
-        if (Number(b.readBigInt64BE(B_BASE_OFFSET)) + b.readInt32BE(B_LAST_OFFSET_DELTA) >= end) parts.push(b)
+        if (batchLastOffsetNumber(b) >= end) parts.push(b)
       }, true)
       const path = seg.path
       writeFileSync(`${path}.cleaned`, Buffer.concat(parts))

@@ -1,20 +1,21 @@
 import { Buffer } from 'node:buffer'
 import { closeSync, ftruncateSync, fstatSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { crc32c } from '../../codec/crc.js'
 import {
-  B_ATTRIBUTES,
-  B_BASE_OFFSET,
-  B_CRC,
-  B_LAST_OFFSET_DELTA,
-  B_LENGTH,
-  B_MAGIC,
-  B_MAX_TIMESTAMP,
-  B_RECORDS,
-} from '../../codec/layout.js'
+  BatchWalker,
+  batchBaseOffsetNumber,
+  batchCrcMatches,
+  batchLastOffsetNumber,
+  batchMagic,
+  batchMaxTimestamp,
+  batchSize,
+  isControlBatch,
+} from '../../codec/batch-header.js'
+import { B_RECORDS } from '../../codec/layout.js'
 import { OffsetIndex, TimeIndex } from './indexes.js'
 
-const ATTR_CONTROL = 0x20
+// Walks are synchronous: one walker serves every segment.
+const walker = new BatchWalker()
 
 /** A segment's file name stem: its base offset, 20 digits, as Kafka names them. */
 export function segmentName(baseOffset: number): string {
@@ -125,9 +126,8 @@ export class Segment {
     for (;;) {
       const h = this.readHeader(position)
       if (!h) return this.size
-      const last = Number(h.readBigInt64BE(B_BASE_OFFSET)) + h.readInt32BE(B_LAST_OFFSET_DELTA)
-      if (last >= offset) return position
-      position += 12 + h.readInt32BE(B_LENGTH)
+      if (batchLastOffsetNumber(h) >= offset) return position
+      position += batchSize(h)
     }
   }
 
@@ -141,27 +141,22 @@ export class Segment {
     if (position >= this.size) return null
     let block = Buffer.allocUnsafe(Math.min(this.size - position, Math.max(maxBytes, B_RECORDS)))
     readSync(this.fd, block, 0, block.length, position)
-    let at = 0
-    while (at + 12 <= block.length) {
-      if (Number(block.readBigInt64BE(at + B_BASE_OFFSET)) >= upTo) break
-      const size = 12 + block.readInt32BE(at + B_LENGTH)
-      if (at + size > block.length) {
-        if (at === 0) {
-          block = Buffer.allocUnsafe(size)
-          readSync(this.fd, block, 0, size, position)
-          at = size
-        }
-        break
-      }
-      at += size
+    let end = 0
+    const walk = walker.start(block)
+    while (walk.next() && batchBaseOffsetNumber(block, walk.at) < upTo) end = walk.end
+    if (end === 0 && walk.end === 0 && walk.claimed > 0 && batchBaseOffsetNumber(block) < upTo) {
+      // The first batch is larger than maxBytes: it comes whole.
+      end = walk.claimed
+      block = Buffer.allocUnsafe(end)
+      readSync(this.fd, block, 0, end, position)
     }
-    return at ? block.subarray(0, at) : null
+    return end ? block.subarray(0, end) : null
   }
 
   /** The whole batch at `position`. */
   readBatch(position: number): Buffer {
     const h = this.readHeader(position)!
-    const b = Buffer.allocUnsafe(12 + h.readInt32BE(B_LENGTH))
+    const b = Buffer.allocUnsafe(batchSize(h))
     readSync(this.fd, b, 0, b.length, position)
     return b
   }
@@ -177,8 +172,8 @@ export class Segment {
     for (;;) {
       const h = this.readHeader(position)
       if (!h) return null
-      if (Number(h.readBigInt64BE(B_MAX_TIMESTAMP)) >= ts && !(h.readInt16BE(B_ATTRIBUTES) & ATTR_CONTROL)) return this.readBatch(position)
-      position += 12 + h.readInt32BE(B_LENGTH)
+      if (batchMaxTimestamp(h) >= ts && !isControlBatch(h)) return this.readBatch(position)
+      position += batchSize(h)
     }
   }
 
@@ -208,18 +203,18 @@ export class Segment {
     while (position < fileSize) {
       const h = this.readHeader(position)
       if (!h) break
-      const size = 12 + h.readInt32BE(B_LENGTH)
-      const base = Number(h.readBigInt64BE(B_BASE_OFFSET))
-      const last = base + h.readInt32BE(B_LAST_OFFSET_DELTA)
-      if (size < B_RECORDS || position + size > fileSize || h.readInt8(B_MAGIC) !== 2) break
+      const size = batchSize(h)
+      const base = batchBaseOffsetNumber(h)
+      const last = batchLastOffsetNumber(h)
+      if (size < B_RECORDS || position + size > fileSize || batchMagic(h) !== 2) break
       if (base < this.nextOffset || last < base) break
-      const control = (h.readInt16BE(B_ATTRIBUTES) & ATTR_CONTROL) !== 0
+      const control = isControlBatch(h)
       let bytes: Buffer = h
       if (validate || control) {
         bytes = this.readBatch(position)
-        if (validate && crc32c(bytes.subarray(B_ATTRIBUTES)) !== bytes.readUInt32BE(B_CRC)) break
+        if (validate && !batchCrcMatches(bytes)) break
       }
-      this.track(size, position, last, Number(h.readBigInt64BE(B_MAX_TIMESTAMP)), false)
+      this.track(size, position, last, batchMaxTimestamp(h), false)
       visit(bytes, base)
       position += size
     }
@@ -249,9 +244,8 @@ export class Segment {
     for (;;) {
       const h = this.readHeader(position)
       if (!h) return
-      const size = 12 + h.readInt32BE(B_LENGTH)
-      const control = (h.readInt16BE(B_ATTRIBUTES) & ATTR_CONTROL) !== 0
-      visit(whole || control ? this.readBatch(position) : h, Number(h.readBigInt64BE(B_BASE_OFFSET)))
+      const size = batchSize(h)
+      visit(whole || isControlBatch(h) ? this.readBatch(position) : h, batchBaseOffsetNumber(h))
       position += size
     }
   }

@@ -1,12 +1,10 @@
 import type { Buffer } from 'node:buffer'
+import { ATTR_COMPRESSION, ATTR_TRANSACTIONAL } from '../../codec/batch-header.js'
 import { loadCodecs } from '../../index.js'
 import { crc32c, decodeRecordSet, encodeRecordBatch, type DecodeOptions } from '../../public/codec.js'
 import type { DecodedBatch, PeerCodec, PeerEncodeOptions, PeerRecordInput } from './peer-codec.js'
 
 /** wafka itself, behind the same interface as its peers. */
-
-const TRANSACTIONAL = 0x10
-const CODEC_BITS = 0x07
 
 function encode(records: readonly PeerRecordInput[], options: PeerEncodeOptions): Buffer {
   return encodeRecordBatch(records, options)
@@ -21,8 +19,8 @@ function decode(batch: Buffer): DecodedBatch {
     producerId: b.producerId,
     producerEpoch: b.producerEpoch,
     baseSequence: b.baseSequence,
-    transactional: (b.attributes & TRANSACTIONAL) !== 0,
-    compression: b.attributes & CODEC_BITS,
+    transactional: (b.attributes & ATTR_TRANSACTIONAL) !== 0,
+    compression: b.attributes & ATTR_COMPRESSION,
     records: b.records.map((r) => ({
       offset: r.offset,
       timestamp: r.timestamp,
