@@ -1,43 +1,15 @@
-import type { AutoCommitOptions } from '../consumer/commit-scheduler.js'
-import type { Handlers } from '../consumer/delivery-runner.js'
-import type { SubscribeOptions } from '../consumer/subscription-state.js'
-import type { ProducerRecord } from '../producer/producer.js'
-import { MAX_INT32, type Alias, type OptionSpec, type ValueKind } from './option.js'
+import type { AutoCommitOptions } from './commit-scheduler.js'
+import type { Handlers } from './delivery-runner.js'
+import type { SubscribeOptions } from './subscription-state.js'
+import { INT32_MAX } from '../int32.js'
+import { callOption as spec, type OptionSpec } from '../config/option.js'
 
 /**
- * The options objects of each call (send, sendBatch, subscribe, run,
+ * The options objects of the consumer's calls (subscribe, run,
  * commitOffsets, seek, pause/resume, assign): what each key means and what
- * its value must be, checked by checkOptions() as the client options are by
- * their tables in defaults.ts; `satisfies` ties each table to its type.
+ * its value must be, checked by checkOptions() as the consumer's options are
+ * by CONSUMER_OPTIONS; `satisfies` ties each table to its type.
  */
-
-const spec = (kind: ValueKind, doc: string, extra: Partial<OptionSpec> = {}): OptionSpec => ({ kind, doc, ...extra })
-
-const SEND_COMMON = {
-  acks: spec('any', "`'all'` (-1), `1` or `0`: this send's acks (default: the producer's)."),
-  compression: spec('any', "This send's codec: `'none'`, `'gzip'`, `'snappy'`, `'lz4'` or `'zstd'` (default: the producer's)."),
-}
-
-export const SEND_OPTIONS = {
-  topic: spec('string', 'The topic to write to.'),
-  messages: spec('array', 'The messages: `{ key?, value, headers?, partition?, timestamp? }`.'),
-  ...SEND_COMMON,
-} as const satisfies Record<keyof ProducerRecord, OptionSpec>
-
-export const SEND_BATCH_OPTIONS = {
-  topicMessages: spec('array', 'One `{ topic, messages }` a topic.'),
-  ...SEND_COMMON,
-} as const satisfies Record<'topicMessages' | keyof typeof SEND_COMMON, OptionSpec>
-
-export const TOPIC_MESSAGES_OPTIONS = {
-  topic: spec('string', 'The topic to write to.'),
-  messages: spec('array', 'The messages.'),
-} as const satisfies Record<'topic' | 'messages', OptionSpec>
-
-/** KafkaJS's send options wafka takes elsewhere. */
-export const SEND_ALIASES: Record<string, Alias> = {
-  timeout: { instead: 'the broker-side timeout of a send is requestTimeoutMs on producer({...})' },
-}
 
 export const SUBSCRIBE_OPTIONS = {
   topics: spec('array', 'Topic names and RegExps.'),
@@ -48,24 +20,24 @@ export const SUBSCRIBE_OPTIONS = {
 export const RUN_OPTIONS = {
   eachMessage: spec('function', 'Called for each message, in order per partition.'),
   eachBatch: spec('function', 'Called for each fetched batch of a partition.'),
-  partitionsConsumedConcurrently: spec('integer', 'How many partitions user code processes at once.', { min: 1, max: MAX_INT32 }),
+  partitionsConsumedConcurrently: spec('integer', 'How many partitions user code processes at once.', { min: 1, max: INT32_MAX }),
   eachBatchAutoResolve: spec('boolean', 'eachBatch: the whole batch counts as processed when it returns.'),
   autoCommit: spec('boolean', "Commit processed offsets automatically (default: the consumer's autoCommit)."),
-  autoCommitInterval: spec('number', 'ms between automatic commits; null: none on a timer.', { min: 1, max: MAX_INT32, nullable: true }),
-  autoCommitThreshold: spec('integer', 'Also commit after this many processed messages.', { min: 1, max: MAX_INT32, nullable: true }),
+  autoCommitInterval: spec('number', 'ms between automatic commits; null: none on a timer.', { min: 1, max: INT32_MAX, nullable: true }),
+  autoCommitThreshold: spec('integer', 'Also commit after this many processed messages.', { min: 1, max: INT32_MAX, nullable: true }),
 } as const satisfies Record<keyof Handlers | keyof AutoCommitOptions, OptionSpec>
 
 /** One entry of commitOffsets([...]). */
 export const COMMIT_OFFSET_OPTIONS = {
   topic: spec('string', 'The topic.'),
-  partition: spec('integer', 'The partition.', { min: 0, max: MAX_INT32 }),
+  partition: spec('integer', 'The partition.', { min: 0, max: INT32_MAX }),
   offset: spec('offset', 'The next offset to consume (what was processed + 1).'),
   metadata: spec('string', 'Stored with the offset.', { nullable: true }),
 } as const satisfies Record<'topic' | 'partition' | 'offset' | 'metadata', OptionSpec>
 
 export const SEEK_OPTIONS = {
   topic: spec('string', 'The topic.'),
-  partition: spec('integer', 'The partition.', { min: 0, max: MAX_INT32 }),
+  partition: spec('integer', 'The partition.', { min: 0, max: INT32_MAX }),
   offset: spec('any', 'The offset to consume next (>= 0).'),
 } as const satisfies Record<'topic' | 'partition' | 'offset', OptionSpec>
 

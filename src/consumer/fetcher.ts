@@ -2,10 +2,9 @@ import type { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
-import { ZERO_UUID } from '../cluster/cluster.js'
 import { ConnectionError, CorruptRecordError, KafkaError, WafkaError, kafkaError } from '../errors.js'
 import { MAX_TIMER_MS } from '../net/backoff.js'
-import type { Input } from '../protocol/api.js'
+import { ZERO_UUID, type Input } from '../protocol/api.js'
 import {
   Fetch,
   OffsetForLeaderEpoch,
