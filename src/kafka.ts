@@ -42,20 +42,20 @@ export class Kafka {
 
   producer(given: ProducerConfig = {}): Producer {
     // Under our names first, so a KafkaJS name is not given twice with what the Kafka object passes on.
-    const config = checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)
-    const resolved = { ...this.inherited(), ...definedOnly(config) }
-    // Checked before any connection exists: maxInFlight from the table (at most 5 with idempotence, as Java).
-    const { maxInFlight } = resolveProducerConfig(resolved)
+    const config = { ...this.inherited(), ...definedOnly(checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)) }
+    // Resolved once, before any connection exists (maxInFlight at most 5 with idempotence, as Java), and handed down.
+    const resolved = resolveProducerConfig(config)
     return new Producer(
       new Cluster(
         {
           ...this.config,
           requestTimeoutMs: resolved.requestTimeoutMs,
           // A connection carries this producer's Produce requests and its other requests besides.
-          maxInFlight: Math.max(maxInFlight, this.config.maxInFlight ?? (KAFKA_OPTIONS.maxInFlight.default as number)),
+          maxInFlight: Math.max(resolved.maxInFlight, this.config.maxInFlight ?? (KAFKA_OPTIONS.maxInFlight.default as number)),
         },
         this.rootLogger,
       ),
+      config,
       resolved,
     )
   }

@@ -73,11 +73,13 @@ export class Producer {
   /** Told of each retry instead of the log (limitRetries()); the caller then says when a send fails, too. */
   private onRetry: RetryListener | undefined
 
+  /** `resolved`: the config already resolved from `config` (Kafka.producer() resolves it first, to size the connections). */
   constructor(
     private readonly cluster: LeaderConnections,
     config: ProducerConfig = {},
+    resolved: ResolvedProducerConfig = resolveProducerConfig(config),
   ) {
-    this.config = resolveProducerConfig(config)
+    this.config = resolved
     this.partitioner = createPartitioner(this.config.partitioner as any)
     this.accumulator = new Accumulator(this.config.batchSize, this.config.bufferMemory, this.config.deliveryTimeoutMs)
     this.identity = this.config.idempotent
