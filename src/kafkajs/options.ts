@@ -11,6 +11,7 @@ import type { Mechanism, SASLOptions } from './sasl.js'
 import type { ICustomPartitioner } from './cluster-types.js'
 import { nearest } from '../config/option.js'
 import { INT32_MAX } from '../int32.js'
+import { definedOnly } from '../defined-only.js'
 import { TLS_OPTIONS } from '../net/tls-options.js'
 import { KafkaJSNonRetriableError } from './errors.js'
 import { retryBudgetMs, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
@@ -237,8 +238,4 @@ export function engineConsumerConfig(config: ConsumerConfig, kafka: KafkaConfig,
     retryBackoffMs: retry.initialRetryTime,
     retryBackoffMaxMs: Math.max(retry.initialRetryTime, retry.maxRetryTime),
   }) as EngineConsumerConfig
-}
-
-export function definedOnly<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T
 }

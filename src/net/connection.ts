@@ -7,7 +7,8 @@ import { tlsError } from './tls-errors.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
-import { abortable, MAX_TIMER_MS } from './backoff.js'
+import { abortable } from './backoff.js'
+import { INT32_MAX } from '../int32.js'
 import { FrameSplitter } from './frames.js'
 import { builtin, preloadBuiltins } from '../node-builtins.js'
 import { decodeResponseFrame, encodeRequestParts } from './wire.js'
@@ -255,7 +256,7 @@ export class Connection {
           this.close(err)
           reject(err)
         },
-        Math.min(connectTimeoutMs, MAX_TIMER_MS),
+        Math.min(connectTimeoutMs, INT32_MAX),
       )
       const connected = () => {
         clearTimeout(timer)
@@ -340,7 +341,7 @@ export class Connection {
         if (this.options.onRequest) this.tell({ type: 'timeout', ...this.timing(call) })
         this.close(err)
       },
-      Math.min(call.timeoutMs, MAX_TIMER_MS),
+      Math.min(call.timeoutMs, INT32_MAX),
     )
     this.write(frame)
   }
@@ -446,7 +447,7 @@ export class Connection {
         if (this.inFlight.length === 0 && this.waiting.length === 0) this.close()
         else this.touch()
       },
-      Math.min(this.options.idleTimeoutMs, MAX_TIMER_MS),
+      Math.min(this.options.idleTimeoutMs, INT32_MAX),
     )
     this.idleTimer.unref?.()
   }
