@@ -2,6 +2,10 @@ import { msOption as ms, valueOption as value, type Alias, type OptionSpec } fro
 import { logLevel, type LogCreator, type LogLevel } from '../logger.js'
 import { CONNECTION_OPTIONS, type ConnectionOptions, type PerConnection } from '../net/connection-options.js'
 
+/**
+ * The options of `new Kafka({...})` and of a Cluster. The JSDoc of each property in KAFKA_OPTIONS (below) is written from that
+ * table by `npm run generate:readme`: edit the table, not the comment.
+ */
 export interface ClusterOptions extends Omit<ConnectionOptions, PerConnection> {
   /**
    * Bootstrap addresses, `host:port` (IPv6 as `[::1]:9092`): an array, or one comma-separated string. Required. Java: `bootstrap.servers`.

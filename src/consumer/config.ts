@@ -16,6 +16,10 @@ export type OffsetReset = 'earliest' | 'latest' | 'none'
 export type IsolationLevel = 'read_uncommitted' | 'read_committed'
 export type GroupProtocol = 'classic' | 'consumer'
 
+/**
+ * The options of `kafka.consumer({...})`. The JSDoc of each property in CONSUMER_OPTIONS (below) is written from that
+ * table by `npm run generate:readme`: edit the table, not the comment.
+ */
 export interface ConsumerConfig {
   /** Without one the consumer takes partitions by `assign()` and commits nothing. Java: `group.id`. */
   groupId?: string

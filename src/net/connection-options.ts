@@ -4,6 +4,10 @@ import type { SaslOption } from './sasl/types.js'
 import type { Logger } from '../logger.js'
 import type { SocketFactory } from './socket-factory.js'
 
+/**
+ * What a connection takes. The JSDoc of each property in CONNECTION_OPTIONS (below) is written from that
+ * table by `npm run generate:readme`: edit the table, not the comment.
+ */
 export interface ConnectionOptions {
   host: string
   port: number

@@ -13,6 +13,10 @@ import { codecId, type CompressionType } from '../codec/compression.js'
 
 export type Acks = -1 | 0 | 1 | 'all'
 
+/**
+ * The options of `kafka.producer({...})`. The JSDoc of each property in PRODUCER_OPTIONS (below) is written from that
+ * table by `npm run generate:readme`: edit the table, not the comment.
+ */
 export interface ProducerConfig {
   /** `'all'` (-1), `1` (the leader only) or `0` (no answer). Default: `"all"`. Java: `acks`. */
   acks?: Acks
