@@ -1,12 +1,12 @@
 import { Admin } from './admin/admin.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
-import { definedOnly } from './net/connection.js'
+import { definedOnly } from './defined-only.js'
+import { KAFKA_ALIASES, KAFKA_OPTIONS } from './cluster/options.js'
 import { loadCodecs } from './codec/compression.js'
 import { Consumer } from './consumer/consumer.js'
-import type { ConsumerConfig } from './consumer/config.js'
+import { CONSUMER_ALIASES, CONSUMER_OPTIONS, type ConsumerConfig } from './consumer/config.js'
 import { Producer } from './producer/producer.js'
-import { resolveProducerConfig, type ProducerConfig } from './producer/config.js'
-import { CONSUMER_ALIASES, CONSUMER_OPTIONS, KAFKA_ALIASES, KAFKA_OPTIONS, PRODUCER_ALIASES, PRODUCER_OPTIONS } from './config/defaults.js'
+import { PRODUCER_ALIASES, PRODUCER_OPTIONS, resolveProducerConfig, type ProducerConfig } from './producer/config.js'
 import { createLogger, isLogLevel, type Logger } from './logger.js'
 import { ConfigError } from './errors.js'
 import { checkKeys, numberOption } from './config/option.js'
@@ -42,20 +42,20 @@ export class Kafka {
 
   producer(given: ProducerConfig = {}): Producer {
     // Under our names first, so a KafkaJS name is not given twice with what the Kafka object passes on.
-    const config = checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)
-    const resolved = { ...this.inherited(), ...definedOnly(config) }
-    // Checked before any connection exists: maxInFlight from the table (at most 5 with idempotence, as Java).
-    const { maxInFlight } = resolveProducerConfig(resolved)
+    const config = { ...this.inherited(), ...definedOnly(checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)) }
+    // Resolved once, before any connection exists (maxInFlight at most 5 with idempotence, as Java), and handed down.
+    const resolved = resolveProducerConfig(config)
     return new Producer(
       new Cluster(
         {
           ...this.config,
           requestTimeoutMs: resolved.requestTimeoutMs,
           // A connection carries this producer's Produce requests and its other requests besides.
-          maxInFlight: Math.max(maxInFlight, this.config.maxInFlight ?? (KAFKA_OPTIONS.maxInFlight.default as number)),
+          maxInFlight: Math.max(resolved.maxInFlight, this.config.maxInFlight ?? (KAFKA_OPTIONS.maxInFlight.default as number)),
         },
         this.rootLogger,
       ),
+      config,
       resolved,
     )
   }

@@ -10,7 +10,7 @@ import {
   type DeleteAclsRequestDeleteAclsFilter,
   type DescribeAclsRequest,
 } from '../protocol/messages/index.js'
-import { ACL_ENTRY_OPTIONS, ACL_FILTER_OPTIONS } from '../config/admin-options.js'
+import { ACL_ENTRY_OPTIONS, ACL_FILTER_OPTIONS } from './options.js'
 import { checkEntries } from '../config/option.js'
 
 // Kafka's ACL enums, with KafkaJS's names (and the values Kafka added since).

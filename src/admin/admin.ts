@@ -31,7 +31,7 @@ import {
   SET_OFFSETS_OPTIONS,
   TOPIC_CONFIG_OPTIONS,
   TOPIC_PARTITIONS_COUNT_OPTIONS,
-} from '../config/admin-options.js'
+} from './options.js'
 import {
   AlterPartitionReassignments,
   ConsumerGroupDescribe,

@@ -5,7 +5,7 @@ import { ConfigError, kafkaError } from '../errors.js'
 import { saltedPassword } from '../net/sasl/scram.js'
 import { AlterUserScramCredentials, DescribeUserScramCredentials } from '../protocol/messages/index.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { SCRAM_DELETION_OPTIONS, SCRAM_UPSERTION_OPTIONS } from '../config/admin-options.js'
+import { SCRAM_DELETION_OPTIONS, SCRAM_UPSERTION_OPTIONS } from './options.js'
 import { checkEntries } from '../config/option.js'
 
 export type ScramMechanismName = 'SCRAM-SHA-256' | 'SCRAM-SHA-512'

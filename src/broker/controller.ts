@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { ZERO_UUID } from '../protocol/api.js'
 import type { MetadataRecord, PartitionChangeRecord } from './metadata-records.js'
 import { topicConfigProblem, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
@@ -440,6 +441,6 @@ function placeReplicas(brokers: number[], start: number, first: number, count: n
 export function uuid(): string {
   for (;;) {
     const id = randomBytes(16).toString('base64url')
-    if (id !== 'AAAAAAAAAAAAAAAAAAAAAA') return id
+    if (id !== ZERO_UUID) return id
   }
 }

@@ -1,9 +1,9 @@
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { BatchError, type BatchHeader } from './record-batch.js'
+import { INT32_MAX } from '../int32.js'
 
 /** Kafka keeps the last five batches of each producer per partition: max.in.flight for idempotence. */
 const CACHED_BATCHES = 5
-const INT32_MAX = 0x7fffffff
 
 interface CachedBatch {
   firstSeq: number

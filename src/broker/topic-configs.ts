@@ -1,4 +1,5 @@
 import type { TopicImage } from './controller.js'
+import { INT32_MAX } from '../int32.js'
 
 /**
  * The topic configs the embedded broker knows, with Kafka's defaults. Only
@@ -59,7 +60,7 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (!/^-?\d+$/.test(value)) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
   // Kafka's lower bounds (TopicConfig / LogConfig).
   // INT configs (positions in a segment are int32, as Kafka's).
-  if ((key === 'segment.bytes' || key === 'index.interval.bytes') && Number(value) > 0x7fffffff)
+  if ((key === 'segment.bytes' || key === 'index.interval.bytes') && Number(value) > INT32_MAX)
     return `Invalid value ${value} for configuration ${key}: Not a number of type INT`
   if (key === 'segment.bytes' && Number(value) < 1048576)
     return `Invalid value ${value} for configuration segment.bytes: Value must be at least 1048576`

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { KafkaConfig } from '../kafka.js'
 import { logLevel } from '../logger.js'
-import { CONSUMER_OPTIONS, KAFKA_OPTIONS, PRODUCER_OPTIONS } from '../config/defaults.js'
+import { KAFKA_OPTIONS } from '../cluster/options.js'
+import { CONSUMER_OPTIONS } from '../consumer/config.js'
+import { PRODUCER_OPTIONS } from '../producer/config.js'
 import type { OptionSpec } from '../config/option.js'
 
 /** A mistake in how the command was called: exit code 2, with the command's usage. */

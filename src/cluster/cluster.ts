@@ -1,8 +1,9 @@
 import { ConnectionError, KafkaError, TimeoutError, WafkaError, kafkaError } from '../errors.js'
 import { validateSecurityOptions } from '../net/security-options.js'
 import { backoffMs, sleep } from '../net/backoff.js'
-import { Connection, definedOnly, type ConnectionOptions, type RequestOptions } from '../net/connection.js'
-import type { ApiSpec, Input } from '../protocol/api.js'
+import { Connection, type RequestOptions } from '../net/connection.js'
+import { definedOnly } from '../defined-only.js'
+import { ZERO_UUID, type ApiSpec, type Input } from '../protocol/api.js'
 import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBootstrap, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
@@ -12,28 +13,11 @@ import type { Answered, Body, ClusterClient, ConsumerCluster, Exchange, Lane, Ro
 import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { KAFKA_OPTIONS } from '../config/defaults.js'
-import { createLogger, describeError, type LogCreator, type LogLevel, type Logger } from '../logger.js'
+import { KAFKA_OPTIONS, type ClusterOptions } from './options.js'
+import { createLogger, describeError, type Logger } from '../logger.js'
 import type { MetadataRequest } from '../protocol/messages/index.js'
 
-export interface ClusterOptions extends Omit<ConnectionOptions, 'host' | 'port' | 'nodeId' | 'onClose' | 'logger' | 'signal'> {
-  /** 'host:port' addresses: an array, or one comma-separated string. */
-  brokers: string[] | string
-  /** KafkaJS's levels: logLevel.NOTHING, ERROR, WARN (default), INFO, DEBUG. */
-  logLevel?: LogLevel
-  /** KafkaJS's shape: (level) => (entry) => void; the default writes one JSON line to stderr. */
-  logCreator?: LogCreator
-  /** Java: retry.backoff.ms / retry.backoff.max.ms. */
-  retryBackoffMs?: number
-  retryBackoffMaxMs?: number
-  /** Java: reconnect.backoff.ms / reconnect.backoff.max.ms. */
-  reconnectBackoffMs?: number
-  reconnectBackoffMaxMs?: number
-  /** Java: metadata.max.age.ms (5 min). */
-  metadataMaxAgeMs?: number
-  /** Java: default.api.timeout.ms (60 s): how long a call may retry. */
-  defaultApiTimeoutMs?: number
-}
+export type { ClusterOptions } from './options.js'
 
 export type { CoordinatorType, Route } from './route.js'
 export type { Lane } from './client.js'
@@ -534,8 +518,6 @@ export class Cluster implements ConsumerCluster {
     this.coordinators.delete(`${type}:${key}`)
   }
 }
-
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
 export function metadataRequest(topics: Array<{ topicId: string; name: string }> | null, allowAutoTopicCreation: boolean, version: number) {
   // Before v4 brokers always auto-create (if configured to): the field cannot be sent.

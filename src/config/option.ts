@@ -1,13 +1,15 @@
 import { ConfigError } from '../errors.js'
-
-/** The largest millisecond value Kafka's int32 fields (and setTimeout) take. */
-export const MAX_INT32 = 2_147_483_647
+import { INT32_MAX } from '../int32.js'
 
 /**
  * One option: its default (or, when it derives from another option, what it
  * defaults to), what it means, and, for numbers, its range. The tables of
- * these (src/config/defaults.ts) are the single source the resolvers,
- * validation and the README's configuration reference read.
+ * these sit beside what they describe (cluster/options.ts,
+ * net/connection-options.ts, producer/config.ts, consumer/config.ts, the
+ * per-call ones in admin/, producer/ and consumer/); they are the single
+ * source the resolvers, validation, the README's configuration reference and
+ * the options interfaces' JSDoc read. This module is the mechanism only: it
+ * imports no layer it describes.
  */
 export interface OptionSpec {
   /** The value used when the option is absent; undefined when it has none or derives from another. */
@@ -42,6 +44,61 @@ export type OptionTable = Readonly<Record<string, OptionSpec>>
  * do instead.
  */
 export type Alias = { use: string } | { instead: string }
+
+/** A millisecond option: an int32 at most (Kafka's field width, and setTimeout's), `min` at least. */
+export const msOption = (dflt: number | undefined, doc: string, java?: string, min = 0): OptionSpec => ({
+  default: dflt,
+  doc,
+  java,
+  min,
+  max: INT32_MAX,
+})
+
+/** A count (bytes, requests): from `min` to int32. */
+export const countOption = (dflt: number | undefined, doc: string, java?: string, min = 1): OptionSpec => ({
+  default: dflt,
+  doc,
+  java,
+  min,
+  max: INT32_MAX,
+})
+
+/** Any other option: its default kept as its literal type (the resolvers read it). */
+export const valueOption = <const T>(dflt: T, doc: string, java?: string) => ({ default: dflt, doc, java }) satisfies OptionSpec
+
+/** A per-call option, checked by checkOptions() against `kind`. */
+export const callOption = (kind: ValueKind, doc: string, extra: Partial<OptionSpec> = {}): OptionSpec => ({ kind, doc, ...extra })
+
+/**
+ * `true` when `Table` names exactly the keys of `Options`, else what is
+ * missing and extra. `Expect<SameKeys<typeof TABLE, Options>>`, written
+ * where both can be imported (when the options type's file imports the
+ * table, the table's file cannot import the type: a circle), fails to
+ * compile when a key is added to one and not the other.
+ */
+export type SameKeys<Table, Options> = [Exclude<keyof Options, keyof Table>, Exclude<keyof Table, keyof Options>] extends [never, never]
+  ? true
+  : { missingFromTable: Exclude<keyof Options, keyof Table>; notInOptions: Exclude<keyof Table, keyof Options> }
+
+/** Compiles only when `T` is `true`. */
+export type Expect<T extends true> = T
+
+/** A numeric option: `fallback` when absent, else a finite number >= min (a ConfigError naming it otherwise). */
+export function positive(name: string, value: number | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new ConfigError(`${name} must be a number >= ${min}, not ${JSON.stringify(value)}`)
+  }
+  return value
+}
+
+/** An option taking one of `allowed`: `fallback` when absent. */
+export function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback
+  if (!allowed.includes(value))
+    throw new ConfigError(`${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, not ${JSON.stringify(value)}`)
+  return value
+}
 
 /** A number within the option's range, or its default when absent. */
 export function numberOption(table: OptionTable, name: string, value: unknown, fallback?: number): number {

@@ -1,32 +1,35 @@
-import {
-  CONSUMER_ALIASES,
-  CONSUMER_OPTIONS,
-  KAFKA_ALIASES,
-  KAFKA_OPTIONS,
-  PRODUCER_ALIASES,
-  PRODUCER_OPTIONS,
-  defaultDoc,
-} from './defaults.js'
-import type { Alias, OptionTable } from './option.js'
+import type { Alias, OptionSpec, OptionTable } from './option.js'
 
-export const REFERENCE_BEGIN = '<!-- configuration reference: generated from src/config/defaults.ts by `npm run generate:readme` -->'
-export const REFERENCE_END = '<!-- end of configuration reference -->'
-
-/** The README's configuration reference, from the defaults tables. */
-export function configurationReference(): string {
-  const parts = [
-    section('`new Kafka({...})` (and `kafka.admin({...})` overrides)', 'kafka', KAFKA_OPTIONS, KAFKA_ALIASES),
-    section('`kafka.producer({...})`', 'producer', PRODUCER_OPTIONS, PRODUCER_ALIASES),
-    section('`kafka.consumer({...})`', 'consumer', CONSUMER_OPTIONS, CONSUMER_ALIASES),
-  ]
-  return [REFERENCE_BEGIN, '', ...parts, REFERENCE_END].join('\n')
+/** One options object as the docs show it: its README section and the interfaces whose JSDoc its table writes. */
+export interface OptionsDoc {
+  /** The README section's title. */
+  title: string
+  table: OptionTable
+  aliases: Readonly<Record<string, Alias>>
 }
 
-function section(title: string, scope: string, table: OptionTable, aliases: Record<string, Alias>): string {
+export const REFERENCE_BEGIN =
+  '<!-- configuration reference: generated from the option tables (src/option-docs.ts) by `npm run generate:readme` -->'
+export const REFERENCE_END = '<!-- end of configuration reference -->'
+
+/** The README's configuration reference: a section a table. */
+export function configurationReference(docs: readonly OptionsDoc[]): string {
+  return [REFERENCE_BEGIN, '', ...docs.map(section), REFERENCE_END].join('\n')
+}
+
+/** How an option's default reads: its defaultDoc, else the value as JSON, else a dash. */
+export function defaultText(spec: OptionSpec): string {
+  return spec.defaultDoc ?? (spec.default === undefined ? '—' : `\`${JSON.stringify(spec.default)}\``)
+}
+
+/** " (min–max)" for a number, else nothing. */
+export function rangeText(spec: OptionSpec): string {
+  return spec.max !== undefined ? ` (${spec.min ?? 0}–${spec.max})` : ''
+}
+
+function section({ title, table, aliases }: OptionsDoc): string {
   const rows = Object.entries(table).map(([name, spec]) => {
-    const dflt = defaultDoc(scope, name) ?? (spec.default === undefined ? '—' : `\`${JSON.stringify(spec.default)}\``)
-    const range = spec.max !== undefined ? ` (${spec.min ?? 0}–${spec.max})` : ''
-    return `| \`${name}\` | ${dflt} | ${spec.doc.replaceAll('|', '\\|')}${range} | ${spec.java ? `\`${spec.java}\`` : ''} |`
+    return `| \`${name}\` | ${defaultText(spec)} | ${spec.doc.replaceAll('|', '\\|')}${rangeText(spec)} | ${spec.java ? `\`${spec.java}\`` : ''} |`
   })
   const same = Object.entries(aliases)
     .filter(([, a]) => 'use' in a)

@@ -1,6 +1,6 @@
 import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError } from '../errors.js'
-import { MAX_TIMER_MS } from '../net/backoff.js'
+import { INT32_MAX } from '../int32.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import type { ConsumerLog } from './consumer-log.js'
 import { ConsumerEvents, type Emit } from './events.js'
@@ -212,9 +212,9 @@ export class CommitScheduler {
     const ms = (name: string, v: number | null | undefined, fallback: number | null, integer = false) => {
       if (v === undefined) return fallback
       if (v === null) return null
-      if (typeof v !== 'number' || !(v >= 1) || v > MAX_TIMER_MS || (integer && !Number.isInteger(v)))
+      if (typeof v !== 'number' || !(v >= 1) || v > INT32_MAX || (integer && !Number.isInteger(v)))
         throw new ConfigError(
-          `${name} must be ${integer ? 'an integer' : 'a number'} from 1 to ${MAX_TIMER_MS}, or null, not ${JSON.stringify(v)}`,
+          `${name} must be ${integer ? 'an integer' : 'a number'} from 1 to ${INT32_MAX}, or null, not ${JSON.stringify(v)}`,
         )
       return v
     }

@@ -18,14 +18,7 @@ import { Assignment, groupByTopic, partitionKey, type PartitionState, type Topic
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { checkEntries, checkOptions } from '../config/option.js'
-import {
-  ASSIGN_OPTIONS,
-  COMMIT_OFFSET_OPTIONS,
-  PAUSE_OPTIONS,
-  RUN_OPTIONS,
-  SEEK_OPTIONS,
-  SUBSCRIBE_OPTIONS,
-} from '../config/call-options.js'
+import { ASSIGN_OPTIONS, COMMIT_OFFSET_OPTIONS, PAUSE_OPTIONS, RUN_OPTIONS, SEEK_OPTIONS, SUBSCRIBE_OPTIONS } from './call-options.js'
 
 export { ConsumerEvents } from './events.js'
 export type { EachBatchPayload, EachMessagePayload } from './delivery-runner.js'

@@ -1,3 +1,4 @@
+import { INT32_MAX } from '../int32.js'
 /** What a Fetch asks of one partition. */
 export interface PartitionFetch {
   topic: string
@@ -81,7 +82,7 @@ export class FetchSession {
       this.epoch = INITIAL_EPOCH
       this.id = 0
     } else {
-      this.epoch = this.epoch === 0x7fffffff ? 1 : this.epoch + 1
+      this.epoch = this.epoch === INT32_MAX ? 1 : this.epoch + 1
     }
   }
 

@@ -2,10 +2,9 @@ import type { Buffer } from 'node:buffer'
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
-import { ZERO_UUID } from '../cluster/cluster.js'
 import { ConnectionError, CorruptRecordError, KafkaError, WafkaError, kafkaError } from '../errors.js'
-import { MAX_TIMER_MS } from '../net/backoff.js'
-import type { Input } from '../protocol/api.js'
+import { INT32_MAX } from '../int32.js'
+import { ZERO_UUID, type Input } from '../protocol/api.js'
 import {
   Fetch,
   OffsetForLeaderEpoch,
@@ -169,7 +168,7 @@ export class Fetcher {
     for (const [node, parts] of byNode) void this.fetchFrom(node, parts)
     if (atOnce) for (const [node, parts] of atOnce) void this.fetchFrom(node, parts, true)
     if (wakeAt !== Infinity) {
-      this.timer = setTimeout(() => this.pump(), Math.min(MAX_TIMER_MS, Math.max(1, wakeAt - now)))
+      this.timer = setTimeout(() => this.pump(), Math.min(INT32_MAX, Math.max(1, wakeAt - now)))
       this.timer.unref?.()
     }
   }

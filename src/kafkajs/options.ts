@@ -9,8 +9,10 @@ import type { LogCreator, Logger } from '../logger.js'
 import { kafkajsLogger, logLevel, type logCreator } from './logger.js'
 import type { Mechanism, SASLOptions } from './sasl.js'
 import type { ICustomPartitioner } from './cluster-types.js'
-import { MAX_INT32, nearest } from '../config/option.js'
-import { TLS_OPTIONS } from '../config/tls-options.js'
+import { nearest } from '../config/option.js'
+import { INT32_MAX } from '../int32.js'
+import { definedOnly } from '../defined-only.js'
+import { TLS_OPTIONS } from '../net/tls-options.js'
 import { KafkaJSNonRetriableError } from './errors.js'
 import { retryBudgetMs, RETRY_DEFAULTS, type RetryOptions } from './retry.js'
 import { enginePartitioner } from './partitioners.js'
@@ -149,7 +151,7 @@ function envLogLevel(): logLevel | undefined {
  */
 export function engineKafkaConfig(config: KafkaConfig, brokers: string[]): EngineKafkaConfig {
   // KafkaJS passes options it does not know over silently: so does its drop-in.
-  const requestTimeout = config.enforceRequestTimeout === false ? MAX_INT32 : (config.requestTimeout ?? 30_000)
+  const requestTimeout = config.enforceRequestTimeout === false ? INT32_MAX : (config.requestTimeout ?? 30_000)
   const retry = { ...RETRY_DEFAULTS, ...definedOnly(config.retry ?? {}) }
   return definedOnly({
     brokers,
@@ -163,7 +165,7 @@ export function engineKafkaConfig(config: KafkaConfig, brokers: string[]): Engin
     reauthenticationThresholdMs: config.reauthenticationThreshold,
     retryBackoffMs: retry.initialRetryTime,
     retryBackoffMaxMs: Math.max(retry.initialRetryTime, retry.maxRetryTime),
-    defaultApiTimeoutMs: Math.min(MAX_INT32, (config.requestTimeout ?? 30_000) + retryBudgetMs(retry)),
+    defaultApiTimeoutMs: Math.min(INT32_MAX, (config.requestTimeout ?? 30_000) + retryBudgetMs(retry)),
     logLevel: envLogLevel() ?? config.logLevel ?? logLevel.INFO,
     logCreator: config.logCreator && kafkajsEntries(config.logCreator as LogCreator),
   }) as EngineKafkaConfig
@@ -184,9 +186,9 @@ function kafkajsEntries(logCreator: LogCreator): LogCreator {
 
 export function engineProducerConfig(config: ProducerConfig, kafka: KafkaConfig): EngineProducerConfig {
   const retry = { ...RETRY_DEFAULTS, ...definedOnly(kafka.retry ?? {}), ...definedOnly(config.retry ?? {}) }
-  const requestTimeout = kafka.enforceRequestTimeout === false ? MAX_INT32 : (kafka.requestTimeout ?? 30_000)
+  const requestTimeout = kafka.enforceRequestTimeout === false ? INT32_MAX : (kafka.requestTimeout ?? 30_000)
   // KafkaJS retries a failed send `retries` times: the engine retries for as long (and keeps order doing it).
-  const deadline = Math.min(MAX_INT32, requestTimeout + retryBudgetMs(retry))
+  const deadline = Math.min(INT32_MAX, requestTimeout + retryBudgetMs(retry))
   const transactional = config.transactionalId !== undefined
   return definedOnly({
     // KafkaJS sends at once; the engine batches what is sent together, and waits for nothing more.
@@ -223,7 +225,7 @@ export function engineConsumerConfig(config: ConsumerConfig, kafka: KafkaConfig,
     rebalanceTimeoutMs: config.rebalanceTimeout ?? 60_000,
     heartbeatIntervalMs: heartbeatInterval,
     // KafkaJS has no poll deadline: a slow handler is never made to leave the group.
-    maxPollIntervalMs: MAX_INT32,
+    maxPollIntervalMs: INT32_MAX,
     metadataMaxAgeMs: config.metadataMaxAge,
     maxBytesPerPartition: config.maxBytesPerPartition ?? 1_048_576,
     minBytes: config.minBytes ?? 1,
@@ -236,8 +238,4 @@ export function engineConsumerConfig(config: ConsumerConfig, kafka: KafkaConfig,
     retryBackoffMs: retry.initialRetryTime,
     retryBackoffMaxMs: Math.max(retry.initialRetryTime, retry.maxRetryTime),
   }) as EngineConsumerConfig
-}
-
-export function definedOnly<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T
 }

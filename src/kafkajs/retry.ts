@@ -1,3 +1,4 @@
+import { definedOnly } from '../defined-only.js'
 import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, kafkajsCause, toKafkaJSError } from './errors.js'
 
 /** KafkaJS's `retry` option. */
@@ -65,8 +66,4 @@ export function retryBudgetMs(options: RetryOptions = {}): number {
 export function lastRetryTime(options: RetryOptions = {}): number {
   const { maxRetryTime, initialRetryTime, multiplier, retries } = { ...RETRY_DEFAULTS, ...definedOnly(options) }
   return Math.min(initialRetryTime * multiplier ** Math.min(retries, 64), maxRetryTime)
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
 }

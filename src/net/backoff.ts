@@ -1,3 +1,5 @@
+import { INT32_MAX } from '../int32.js'
+
 /**
  * Exponential backoff with jitter, as the Java client does it for reconnects
  * and retries: base * 2^attempt, capped, then +/-20% so that many clients
@@ -8,10 +10,7 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number, random
   return Math.max(0, Math.round(exp * (0.8 + 0.4 * random())))
 }
 
-/** Longest delay a timer takes (Node clamps anything longer to 1 ms). */
-export const MAX_TIMER_MS = 2 ** 31 - 1
-
-/** Waits `ms` (at most MAX_TIMER_MS); with a signal, rejects with its reason as soon as it aborts, leaving no timer. */
+/** Waits `ms` (at most INT32_MAX, the longest delay a timer takes: Node clamps anything longer to 1 ms); with a signal, rejects with its reason as soon as it aborts, leaving no timer. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason)
   return new Promise((resolve, reject) => {
@@ -24,7 +23,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
         signal?.removeEventListener('abort', onAbort)
         resolve()
       },
-      Math.min(Math.max(0, ms), MAX_TIMER_MS),
+      Math.min(Math.max(0, ms), INT32_MAX),
     )
     signal?.addEventListener('abort', onAbort, { once: true })
   })

@@ -3,84 +3,22 @@ import * as net from 'node:net'
 import type * as tls from 'node:tls'
 import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
 import { SaslSession } from './sasl/session.js'
-import type { SaslOption } from './sasl/types.js'
 import { tlsError } from './tls-errors.js'
-import type { SocketFactory } from './socket-factory.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
 import { newestInUse } from '../protocol/versions-in-use.js'
-import { abortable, MAX_TIMER_MS } from './backoff.js'
+import { abortable } from './backoff.js'
+import { INT32_MAX } from '../int32.js'
 import { FrameSplitter } from './frames.js'
 import { builtin, preloadBuiltins } from '../node-builtins.js'
 import { decodeResponseFrame, encodeRequestParts } from './wire.js'
 import { clientThrottles, ThrottleGate, throttleTimeOf } from './throttle.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { KAFKA_OPTIONS } from '../config/defaults.js'
+import { CONNECTION_DEFAULTS, type ConnectionOptions, type RequestEvent, type RequestTiming } from './connection-options.js'
+import { definedOnly } from '../defined-only.js'
 import { describeError, silentLogger, type Logger } from '../logger.js'
 
-export interface ConnectionOptions {
-  host: string
-  port: number
-  /** The broker's node id, when known: only for messages. */
-  nodeId?: number
-  clientId?: string | null
-  /** Java: socket.connection.setup.timeout.ms (10 s). */
-  connectTimeoutMs?: number
-  /** Java: request.timeout.ms (30 s). */
-  requestTimeoutMs?: number
-  /** Requests written before their responses arrive (pipelining). */
-  maxInFlight?: number
-  /** A response frame larger than this is a protocol error, not an allocation. */
-  maxResponseBytes?: number
-  /** Java: connections.max.idle.ms (9 min). */
-  idleTimeoutMs?: number
-  tls?: boolean | tls.ConnectionOptions
-  /** KafkaJS's name for `tls`: true, or node:tls options (ca, cert, key, servername, ...). */
-  ssl?: boolean | tls.ConnectionOptions
-  /** SASL authentication after ApiVersions (and again before the broker's session ends). */
-  sasl?: SaslOption
-  /** KafkaJS's socketFactory: makes the socket instead of node:net / node:tls. */
-  socketFactory?: SocketFactory
-  /** KafkaJS: authenticationTimeout (10 s), the bound on one whole SASL authentication. */
-  authenticationTimeoutMs?: number
-  /** KafkaJS: reauthenticationThreshold (10 s): re-authenticate this long before the session ends. */
-  reauthenticationThresholdMs?: number
-  /** Called once when the connection closes, with the reason if it failed. */
-  onClose?: (error?: Error) => void
-  /** Where connection, negotiation and close decisions are logged (DEBUG). */
-  logger?: Logger
-  /** Aborting it (the client disconnecting) closes the connection, even while it is being opened. */
-  signal?: AbortSignal
-  /** Told of every request answered or timed out, and of requests queueing behind maxInFlight (KafkaJS's network events). */
-  onRequest?: RequestListener
-}
-
-/** What KafkaJS's network instrumentation events carry; `broker` is `host:port`, times are epoch ms. */
-export interface RequestTiming {
-  broker: string
-  clientId: string | null
-  correlationId: number
-  apiName: string
-  apiKey: number
-  apiVersion: number
-  createdAt: number
-  sentAt: number
-  pendingDuration: number
-}
-
-export type RequestEvent =
-  | ({
-      type: 'request'
-      size: number
-      duration: number
-      /** The broker's throttle_time_ms (quota, KIP-219): 0 when not throttled or the API has no such field. */
-      throttleTimeMs: number
-    } & RequestTiming)
-  | ({ type: 'timeout' } & RequestTiming)
-  | { type: 'queueSize'; broker: string; clientId: string | null; queueSize: number }
-
-/** Called synchronously on the connection's path: what it throws is dropped. Nothing is built when it is not set. */
-export type RequestListener = (event: RequestEvent) => void
+export type { ConnectionOptions, RequestEvent, RequestListener, RequestTiming } from './connection-options.js'
 
 export interface RequestOptions {
   /** Default: the highest version both sides support, up to maxVersion. */
@@ -113,18 +51,6 @@ interface Call {
 
 export const CLIENT_SOFTWARE_NAME = 'wafka'
 export const CLIENT_SOFTWARE_VERSION = '0.1.0'
-
-const K = KAFKA_OPTIONS
-const DEFAULTS = {
-  clientId: K.clientId.default,
-  connectTimeoutMs: K.connectTimeoutMs.default,
-  requestTimeoutMs: K.requestTimeoutMs.default,
-  maxInFlight: K.maxInFlight.default,
-  maxResponseBytes: K.maxResponseBytes.default,
-  idleTimeoutMs: K.idleTimeoutMs.default,
-  authenticationTimeoutMs: K.authenticationTimeoutMs.default,
-  reauthenticationThresholdMs: K.reauthenticationThresholdMs.default,
-}
 
 /**
  * One socket to one broker: framing, correlation ids, pipelining up to
@@ -170,7 +96,7 @@ export class Connection {
   }
 
   private constructor(options: ConnectionOptions) {
-    this.options = { ...DEFAULTS, ...definedOnly(options) } as any
+    this.options = { ...CONNECTION_DEFAULTS, ...definedOnly(options) } as any
     this.host = options.host
     this.port = options.port
     this.nodeId = options.nodeId
@@ -330,7 +256,7 @@ export class Connection {
           this.close(err)
           reject(err)
         },
-        Math.min(connectTimeoutMs, MAX_TIMER_MS),
+        Math.min(connectTimeoutMs, INT32_MAX),
       )
       const connected = () => {
         clearTimeout(timer)
@@ -415,7 +341,7 @@ export class Connection {
         if (this.options.onRequest) this.tell({ type: 'timeout', ...this.timing(call) })
         this.close(err)
       },
-      Math.min(call.timeoutMs, MAX_TIMER_MS),
+      Math.min(call.timeoutMs, INT32_MAX),
     )
     this.write(frame)
   }
@@ -521,7 +447,7 @@ export class Connection {
         if (this.inFlight.length === 0 && this.waiting.length === 0) this.close()
         else this.touch()
       },
-      Math.min(this.options.idleTimeoutMs, MAX_TIMER_MS),
+      Math.min(this.options.idleTimeoutMs, INT32_MAX),
     )
     this.idleTimer.unref?.()
   }
@@ -561,9 +487,4 @@ function unsupported(broker: string, api: ApiSpec<any, any>, theirs: [number, nu
   return new UnsupportedApiError(
     `${broker} supports ${api.name} (key ${api.apiKey}) versions ${theirs[0]}-${theirs[1]}; wafka speaks ${api.minVersion}-${ours}`,
   )
-}
-
-/** The options that are set: an explicit undefined must not hide a default. */
-export function definedOnly<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>
 }

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js'
-import { positive } from '../options.js'
-import { checkTlsKeys } from '../config/tls-options.js'
+import { positive } from '../config/option.js'
+import { checkTlsKeys } from './tls-options.js'
 import { validateSaslOption } from './sasl/config.js'
 import type { SaslOption } from './sasl/types.js'
 

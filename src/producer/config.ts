@@ -1,43 +1,120 @@
 import { ConfigError } from '../errors.js'
-import { PRODUCER_OPTIONS, PRODUCER_ALIASES } from '../config/defaults.js'
-import { checkKeys, numberOption } from '../config/option.js'
+import { RETRY_INSTEAD } from '../cluster/options.js'
+import {
+  checkKeys,
+  countOption as count,
+  msOption as ms,
+  numberOption,
+  valueOption as value,
+  type Alias,
+  type OptionSpec,
+} from '../config/option.js'
 import { codecId, type CompressionType } from '../codec/compression.js'
 
 export type Acks = -1 | 0 | 1 | 'all'
 
+/**
+ * The options of `kafka.producer({...})`. The JSDoc of each property in PRODUCER_OPTIONS (below) is written from that
+ * table by `npm run generate:readme`: edit the table, not the comment.
+ */
 export interface ProducerConfig {
-  /** -1/'all' (default), 1 (leader only) or 0 (no answer). */
+  /** `'all'` (-1), `1` (the leader only) or `0` (no answer). Default: `"all"`. Java: `acks`. */
   acks?: Acks
-  /** Java: linger.ms (5 since Kafka 4.0). */
+  /** How long a batch waits for more records before it is sent. Default: `5` (0–2147483647). Java: `linger.ms`. */
   lingerMs?: number
-  /** Java: batch.size, bytes of records per partition batch (16 KiB). */
+  /** Bytes of records per partition batch. Default: `16384` (1–2147483647). Java: `batch.size`. */
   batchSize?: number
-  /** Java: buffer.memory, bytes buffered waiting to be sent (32 MiB). */
+  /** Bytes buffered waiting to be sent; a send waits for room. Default: `33554432` (1–2147483647). Java: `buffer.memory`. */
   bufferMemory?: number
-  /** Java: max.block.ms, how long send() may wait for buffer space (60 s). */
+  /** How long send() may wait for buffer space. Default: `60000` (0–2147483647). Java: `max.block.ms`. */
   maxBlockMs?: number
-  /** Java: max.request.size (1 MiB): a larger record fails alone. */
+  /** A larger record fails alone. Default: `1048576` (1–2147483647). Java: `max.request.size`. */
   maxRequestSize?: number
+  /** `'none'`, `'gzip'`, `'snappy'`, `'lz4'` or `'zstd'`. Default: `"none"`. Java: `compression.type`. */
   compression?: CompressionType
+  /** The codec's level; its default when absent. Java: `compression.<codec>.level`. */
   compressionLevel?: number
-  /** Java: enable.idempotence (on by default; needs acks=all). */
+  /** Exactly-once per partition; on when acks is `all` and not set. Default: `true` when acks is `'all'`. Java: `enable.idempotence`. */
   idempotent?: boolean
+  /** Makes the producer transactional (and idempotent). Java: `transactional.id`. */
   transactionalId?: string
-  /** Java: transaction.timeout.ms (60 s). */
+  /** How long the coordinator lets a transaction stay open. Default: `60000` (1–2147483647). Java: `transaction.timeout.ms`. */
   transactionTimeoutMs?: number
-  /** Java: max.in.flight.requests.per.connection (5; at most 5 with idempotence). */
+  /**
+   * Produce requests in flight per broker (at most 5 with idempotence). Default: `5` (1–2147483647). Java:
+   * `max.in.flight.requests.per.connection`.
+   */
   maxInFlight?: number
-  /** Java: delivery.timeout.ms (120 s): a record fails if not acknowledged by then. */
+  /**
+   * A record fails if not acknowledged by then (at least lingerMs + requestTimeoutMs). Default: `120000` (1–2147483647). Java:
+   * `delivery.timeout.ms`.
+   */
   deliveryTimeoutMs?: number
-  /** Java: request.timeout.ms (30 s): the broker-side Produce timeout too. */
+  /** How long a Produce may wait; the broker-side timeout too. Default: `30000` (1–2147483647). Java: `request.timeout.ms`. */
   requestTimeoutMs?: number
-  /** Java: retry.backoff.ms / retry.backoff.max.ms. */
+  /** The first backoff between retries. Default: `100` (0–2147483647). Java: `retry.backoff.ms`. */
   retryBackoffMs?: number
+  /** The largest backoff between retries. Default: `1000` (0–2147483647). Java: `retry.backoff.max.ms`. */
   retryBackoffMaxMs?: number
-  /** 'default' (Java's: murmur2 for keys, sticky for keyless), 'murmur2', 'kafkajs-default', 'kafkajs-legacy', or a function. */
+  /**
+   * `'default'` (Java's), `'murmur2'`, `'kafkajs-default'`, `'kafkajs-legacy'` or a function. Default: `"default"`. Java:
+   * `partitioner.class`.
+   */
   partitioner?: unknown
-  /** Create topics on first use where the broker allows it (Java's producers ask for it). */
+  /** Create topics on first use where the broker allows it. Default: `true`. Java: `allow.auto.create.topics`. */
   allowAutoTopicCreation?: boolean
+}
+
+/**
+ * Every option of `kafka.producer({...})`: default, meaning, range and the
+ * Java client's name. The resolver takes its defaults from here, checkKeys()
+ * refuses a key not here, `satisfies` ties it to ProducerConfig, and the
+ * README's reference and ProducerConfig's JSDoc are generated from it
+ * (`npm run generate:readme`).
+ */
+export const PRODUCER_OPTIONS = {
+  acks: value('all', "`'all'` (-1), `1` (the leader only) or `0` (no answer).", 'acks'),
+  lingerMs: ms(5, 'How long a batch waits for more records before it is sent.', 'linger.ms'),
+  batchSize: count(16_384, 'Bytes of records per partition batch.', 'batch.size'),
+  bufferMemory: count(32 * 1024 * 1024, 'Bytes buffered waiting to be sent; a send waits for room.', 'buffer.memory'),
+  maxBlockMs: ms(60_000, 'How long send() may wait for buffer space.', 'max.block.ms'),
+  maxRequestSize: count(1024 * 1024, 'A larger record fails alone.', 'max.request.size'),
+  compression: value('none', "`'none'`, `'gzip'`, `'snappy'`, `'lz4'` or `'zstd'`.", 'compression.type'),
+  compressionLevel: value(undefined, "The codec's level; its default when absent.", 'compression.<codec>.level'),
+  idempotent: {
+    ...value(undefined, 'Exactly-once per partition; on when acks is `all` and not set.', 'enable.idempotence'),
+    defaultDoc: "`true` when acks is `'all'`",
+  },
+  transactionalId: value(undefined, 'Makes the producer transactional (and idempotent).', 'transactional.id'),
+  transactionTimeoutMs: ms(60_000, 'How long the coordinator lets a transaction stay open.', 'transaction.timeout.ms', 1),
+  maxInFlight: count(5, 'Produce requests in flight per broker (at most 5 with idempotence).', 'max.in.flight.requests.per.connection'),
+  deliveryTimeoutMs: ms(
+    120_000,
+    'A record fails if not acknowledged by then (at least lingerMs + requestTimeoutMs).',
+    'delivery.timeout.ms',
+    1,
+  ),
+  requestTimeoutMs: ms(30_000, 'How long a Produce may wait; the broker-side timeout too.', 'request.timeout.ms', 1),
+  retryBackoffMs: ms(100, 'The first backoff between retries.', 'retry.backoff.ms'),
+  retryBackoffMaxMs: ms(1000, 'The largest backoff between retries.', 'retry.backoff.max.ms'),
+  partitioner: value(
+    'default',
+    "`'default'` (Java's), `'murmur2'`, `'kafkajs-default'`, `'kafkajs-legacy'` or a function.",
+    'partitioner.class',
+  ),
+  allowAutoTopicCreation: value(true, 'Create topics on first use where the broker allows it.', 'allow.auto.create.topics'),
+} as const satisfies Record<keyof ProducerConfig, OptionSpec>
+
+/** KafkaJS's names: the same meaning under ours (`use`), or what to do instead. */
+export const PRODUCER_ALIASES: Record<string, Alias> = {
+  maxInFlightRequests: { use: 'maxInFlight' },
+  transactionTimeout: { use: 'transactionTimeoutMs' },
+  requestTimeout: { use: 'requestTimeoutMs' },
+  createPartitioner: {
+    instead: "pass partitioner: a function (topic, partition count, message) or a name ('kafkajs-default' is KafkaJS's default)",
+  },
+  metadataMaxAge: { instead: 'set metadataMaxAgeMs on new Kafka({...})' },
+  retry: { instead: RETRY_INSTEAD },
 }
 
 export interface ResolvedProducerConfig {

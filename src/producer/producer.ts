@@ -1,6 +1,5 @@
 import { Compression, loadCodecs, loadZstd, codecId, type CompressionType } from '../codec/compression.js'
 import { preloadBuiltins } from '../node-builtins.js'
-import type { Bytes, HeadersInput } from '../codec/types.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { ConfigError, TimeoutError, WafkaError } from '../errors.js'
 import { withRetry } from '../cluster/retry.js'
@@ -14,24 +13,17 @@ import { Sender, type RetryListener } from './sender.js'
 import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
 import { describeError } from '../logger.js'
-import { SEND_ALIASES, SEND_BATCH_OPTIONS, SEND_OPTIONS, TOPIC_MESSAGES_OPTIONS } from '../config/call-options.js'
+import {
+  SEND_ALIASES,
+  SEND_BATCH_OPTIONS,
+  SEND_OPTIONS,
+  TOPIC_MESSAGES_OPTIONS,
+  type Message,
+  type ProducerRecord,
+  type SendBatch,
+} from './send-options.js'
 
-export interface Message {
-  key?: Bytes
-  value: Bytes
-  headers?: HeadersInput
-  /** A fixed partition; otherwise the partitioner picks one. */
-  partition?: number
-  /** Milliseconds since the epoch (number, numeric string, bigint or Date); default: when send() was called. */
-  timestamp?: number | string | bigint | Date
-}
-
-export interface ProducerRecord {
-  topic: string
-  messages: Message[]
-  acks?: Acks
-  compression?: CompressionType
-}
+export type { Message, ProducerRecord, SendBatch } from './send-options.js'
 
 /** What a send resolves to, per partition, as KafkaJS reports it. */
 export interface RecordMetadata {
@@ -43,12 +35,6 @@ export interface RecordMetadata {
   /** '-1' unless the topic uses LogAppendTime. */
   logAppendTime: string
   logStartOffset: string
-}
-
-export interface SendBatch {
-  topicMessages: Array<{ topic: string; messages: Message[] }>
-  acks?: Acks
-  compression?: CompressionType
 }
 
 export interface Transaction {
@@ -87,11 +73,13 @@ export class Producer {
   /** Told of each retry instead of the log (limitRetries()); the caller then says when a send fails, too. */
   private onRetry: RetryListener | undefined
 
+  /** `resolved`: the config already resolved from `config` (Kafka.producer() resolves it first, to size the connections). */
   constructor(
     private readonly cluster: LeaderConnections,
     config: ProducerConfig = {},
+    resolved: ResolvedProducerConfig = resolveProducerConfig(config),
   ) {
-    this.config = resolveProducerConfig(config)
+    this.config = resolved
     this.partitioner = createPartitioner(this.config.partitioner as any)
     this.accumulator = new Accumulator(this.config.batchSize, this.config.bufferMemory, this.config.deliveryTimeoutMs)
     this.identity = this.config.idempotent

@@ -52,8 +52,8 @@ export interface Tagged {
   _unknownTags?: UnknownTag[]
 }
 
-/** The all-zero UUID, the default of every uuid field. */
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
+/** The generated messages take it from here. */
+export { ZERO_UUID } from './writer.js'
 
 /** The default of non-nullable bytes fields; shared, which is safe because it has no bytes to change. */
 export const EMPTY_BYTES: Buffer = Buffer.alloc(0)

@@ -10,7 +10,8 @@ export type UnknownTag = [tag: number, bytes: Uint8Array]
 const INT16_MAX = 0x7fff
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
+/** The all-zero UUID in Java's Uuid.toString() form: the default of every uuid field, and "no topic id". */
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 /** Strings up to this many UTF-16 units are tried as ASCII first: a byte loop beats Buffer#write for short ones. */
 const SHORT_STRING = 64
 /** A gathering Writer references raw blocks this large instead of copying them. */

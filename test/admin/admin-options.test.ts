@@ -5,7 +5,7 @@ import { ConfigError } from '../../src/errors.js'
 import { ScriptedCluster } from '../support/scripted-cluster.js'
 
 /**
- * Admin's per-call options are checked from their tables (src/config/admin-options.ts)
+ * Admin's per-call options are checked from their tables (src/admin/options.ts)
  * before anything is sent: an unknown key (a KafkaJS spelling, a typo) names
  * the nearest valid one, a wrong-typed value names the option, and a valid
  * call reaches the ClusterClient seam (ScriptedCluster) unchanged.

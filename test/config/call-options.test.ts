@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Cluster } from '../../src/cluster/cluster.js'
-import { KAFKA_OPTIONS, PRODUCER_OPTIONS } from '../../src/config/defaults.js'
+import { KAFKA_OPTIONS } from '../../src/cluster/options.js'
+import { PRODUCER_OPTIONS } from '../../src/producer/config.js'
 import { ConfigError } from '../../src/errors.js'
 import { Kafka } from '../../src/kafka.js'
 

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { CONSUMER_OPTIONS, KAFKA_OPTIONS, PRODUCER_OPTIONS } from '../../src/config/defaults.js'
+import { KAFKA_OPTIONS } from '../../src/cluster/options.js'
 import { nearest } from '../../src/config/option.js'
-import { REFERENCE_BEGIN, REFERENCE_END, configurationReference } from '../../src/config/reference.js'
-import { resolveConsumerConfig } from '../../src/consumer/config.js'
+import { REFERENCE_BEGIN, REFERENCE_END } from '../../src/config/reference.js'
+import { configurationReference, documentedFiles, withGeneratedJsDoc } from '../../src/option-docs.js'
+import { CONSUMER_OPTIONS, resolveConsumerConfig } from '../../src/consumer/config.js'
 import { ConfigError } from '../../src/errors.js'
 import { Kafka, resolveKafkaConfig } from '../../src/kafka.js'
-import { resolveProducerConfig } from '../../src/producer/config.js'
+import { PRODUCER_OPTIONS, resolveProducerConfig } from '../../src/producer/config.js'
 
 const brokers = ['127.0.0.1:1']
 const refusal = (fn: () => unknown): string => {
@@ -121,5 +122,17 @@ describe("the README's configuration reference", () => {
     const end = readme.indexOf(REFERENCE_END)
     expect(start).toBeGreaterThan(0)
     expect(readme.slice(start, end + REFERENCE_END.length)).toBe(configurationReference())
+  })
+})
+
+describe("the options interfaces' JSDoc", () => {
+  it('is what each option table writes (npm run generate:readme): one place describes an option', () => {
+    const root = join(dirname(fileURLToPath(import.meta.url)), '../..')
+    const files = documentedFiles()
+    expect(files).toEqual(['src/net/connection-options.ts', 'src/cluster/options.ts', 'src/producer/config.ts', 'src/consumer/config.ts'])
+    for (const file of files) {
+      const source = readFileSync(join(root, file), 'utf8')
+      expect(withGeneratedJsDoc(file, source), file).toBe(source)
+    }
   })
 })

@@ -9,6 +9,7 @@ import { defineHandler, type RequestContext } from '../handler.js'
 import type { ClientConnection } from '../listener.js'
 import type { PartitionLog } from '../partition-log.js'
 import { preferredReadReplica } from '../replica-selector.js'
+import { INT32_MAX } from '../../int32.js'
 
 type PartitionData = Input<FetchResponsePartitionData>
 
@@ -264,7 +265,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     const { session, incremental, wanted } = resolved
     if (session) session.lastUsed = Date.now()
     // The next incremental request carries the next epoch (a new session starts at 1).
-    if (session && incremental) session.epoch = session.epoch === 0x7fffffff ? 1 : session.epoch + 1
+    if (session && incremental) session.epoch = session.epoch === INT32_MAX ? 1 : session.epoch + 1
     // A follower's fetch (v15+ say who in ReplicaState): its log end is the fetch offset.
     const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId
     if (replicaId >= 0) followerFetch(wanted.values(), cluster, broker, byId, replicaId)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
 import { Segment, type BatchVisitor } from './segment.js'
+import { INT32_MAX } from '../../int32.js'
 
 /** The topic configs a partition's files follow, read at each use (they can be altered). */
 export interface SegmentConfig {
@@ -15,7 +16,6 @@ export interface SegmentConfig {
   indexIntervalBytes: number
 }
 
-const INT32_MAX = 0x7fffffff
 const LOG_START_FILE = 'log-start-offset'
 const METADATA_FILE = 'partition.metadata'
 

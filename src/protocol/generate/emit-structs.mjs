@@ -1,7 +1,7 @@
 // Emits the TypeScript for one message's structs: an interface per struct,
 // and per struct one writer and one reader shared by every version, with a
 // straight-line `if (version >= N)` per field that is not in all of them.
-import { formatVersions, intersect } from './spec.mjs'
+import { ZERO_UUID, formatVersions, intersect } from './spec.mjs'
 
 export const q = (s) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`
 
@@ -43,7 +43,6 @@ const ELEMENT = {
   string: 'String',
   bytes: 'Bytes',
 }
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
 /** Collects what the emitted code needs from the runtime, and which helper functions to emit. */
 export class EmitContext {

@@ -3,6 +3,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
+/** The all-zero UUID (Java's Uuid.toString() form): a uuid field's default. The runtime's is protocol/writer.ts's; this is the generator's. */
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
+
 /** Removes // comments outside strings, keeping line breaks so JSON errors still point at the right line. */
 export function stripComments(text) {
   let out = ''
@@ -232,7 +235,7 @@ function parseDefault(field, raw, where) {
       }
       return String(raw)
     case 'uuid':
-      if (text === undefined) return 'AAAAAAAAAAAAAAAAAAAAAA'
+      if (text === undefined) return ZERO_UUID
       if (/^[A-Za-z0-9_-]{21}[AQgw]$/.test(text)) return text
       break
     case 'bytes':

@@ -1,22 +1,17 @@
-import type { Admin, TopicConfig } from '../admin/admin.js'
-import type { AclEntry, AclFilter } from '../admin/acls.js'
-import type { ScramDeletion, ScramUpsertion } from '../admin/scram-credentials.js'
-import { MAX_INT32, type Alias, type OptionSpec, type ValueKind } from './option.js'
+import { callOption as spec, type Alias, type OptionTable } from '../config/option.js'
+import { INT32_MAX } from '../int32.js'
 
 /**
  * The options objects of Admin's calls (and their entries), checked by
  * checkOptions() at each call as the producer's and consumer's are
- * (call-options.ts); `satisfies` ties each table to the call's parameter type,
- * so a key added to a call without its table entry does not compile.
+ * (producer/send-options.ts, consumer/call-options.ts). option-keys.ts ties
+ * each table to the call's parameter type, so a key added to a call without
+ * its table entry does not compile (there, not here: admin.ts, acls.ts and
+ * scram-credentials.ts import these tables, so importing their types here
+ * would close an import circle).
  */
 
-const spec = (kind: ValueKind, doc: string, extra: Partial<OptionSpec> = {}): OptionSpec => ({ kind, doc, ...extra })
-
-/** The first parameter of an Admin call. */
-type OptionsOf<K extends keyof Admin> = Admin[K] extends (...args: infer A) => unknown ? NonNullable<A[0]> : never
-type EntryOf<T> = T extends ReadonlyArray<infer E> ? E : never
-
-const timeout = spec('integer', 'ms the call (and the broker) may take.', { max: MAX_INT32 })
+const timeout = spec('integer', 'ms the call (and the broker) may take.', { max: INT32_MAX })
 const topic = spec('string', 'The topic.')
 const topics = spec('array', 'Topic names.')
 const groupId = spec('string', 'The group.')
@@ -24,91 +19,91 @@ const validateOnly = spec('boolean', 'Only check the request: change nothing.')
 
 export const FETCH_TOPIC_METADATA_OPTIONS = {
   topics: spec('array', 'Topic names (default: every topic).'),
-} as const satisfies Record<keyof OptionsOf<'fetchTopicMetadata'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const CREATE_TOPICS_OPTIONS = {
   topics: spec('array', 'The topics: `{ topic, numPartitions?, replicationFactor?, replicaAssignment?, configEntries? }`.'),
   validateOnly,
   waitForLeaders: spec('boolean', 'Resolve once every new partition has a leader (default true).'),
   timeout,
-} as const satisfies Record<keyof OptionsOf<'createTopics'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const TOPIC_CONFIG_OPTIONS = {
   topic,
-  numPartitions: spec('integer', "Partitions (-1: the broker's num.partitions).", { min: -1, max: MAX_INT32 }),
+  numPartitions: spec('integer', "Partitions (-1: the broker's num.partitions).", { min: -1, max: INT32_MAX }),
   replicationFactor: spec('integer', "Replicas (-1: the broker's default.replication.factor).", { min: -1, max: 32_767 }),
   replicaAssignment: spec('array', '`{ partition, replicas }` a partition, instead of the two counts.'),
   configEntries: spec('array', '`{ name, value }` topic configs.'),
-} as const satisfies Record<keyof TopicConfig, OptionSpec>
+} as const satisfies OptionTable
 
-export const DELETE_TOPICS_OPTIONS = { topics, timeout } as const satisfies Record<keyof OptionsOf<'deleteTopics'>, OptionSpec>
+export const DELETE_TOPICS_OPTIONS = { topics, timeout } as const satisfies OptionTable
 
 export const CREATE_PARTITIONS_OPTIONS = {
   topicPartitions: spec('array', '`{ topic, count, assignments? }` a topic.'),
   validateOnly,
   timeout,
-} as const satisfies Record<keyof OptionsOf<'createPartitions'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const TOPIC_PARTITIONS_COUNT_OPTIONS = {
   topic,
-  count: spec('integer', 'The partition count to grow to.', { min: 1, max: MAX_INT32 }),
+  count: spec('integer', 'The partition count to grow to.', { min: 1, max: INT32_MAX }),
   assignments: spec('array', "The new partitions' replica lists.", { nullable: true }),
-} as const satisfies Record<keyof EntryOf<OptionsOf<'createPartitions'>['topicPartitions']>, OptionSpec>
+} as const satisfies OptionTable
 
 export const DELETE_RECORDS_OPTIONS = {
   topic,
   partitions: spec('array', '`{ partition, offset }`: delete records before offset.'),
   timeout,
-} as const satisfies Record<keyof OptionsOf<'deleteRecords'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const DESCRIBE_CONFIGS_OPTIONS = {
   resources: spec('array', '`{ type, name, configNames? }` (ConfigResourceTypes).'),
   includeSynonyms: spec('boolean', 'Also the synonyms each value comes from.'),
-} as const satisfies Record<keyof OptionsOf<'describeConfigs'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const DESCRIBE_CONFIGS_RESOURCE_OPTIONS = {
   type: spec('integer', 'ConfigResourceTypes.'),
   name: spec('string', 'The resource name (a broker: its id).'),
   configNames: spec('array', 'The configs wanted (default: all).', { nullable: true }),
-} as const satisfies Record<keyof EntryOf<OptionsOf<'describeConfigs'>['resources']>, OptionSpec>
+} as const satisfies OptionTable
 
 export const ALTER_CONFIGS_OPTIONS = {
   resources: spec('array', '`{ type, name, configEntries }` (ConfigResourceTypes).'),
   validateOnly,
-} as const satisfies Record<keyof OptionsOf<'alterConfigs'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const ALTER_CONFIGS_RESOURCE_OPTIONS = {
   type: spec('integer', 'ConfigResourceTypes.'),
   name: spec('string', 'The resource name (a broker: its id).'),
   configEntries: spec('array', '`{ name, value?, operation? }` a change.'),
-} as const satisfies Record<keyof EntryOf<OptionsOf<'alterConfigs'>['resources']>, OptionSpec>
+} as const satisfies OptionTable
 
 export const CONFIG_ENTRY_OPTIONS = {
   name: spec('string', 'The config.'),
   value: spec('string', 'Its value (DELETE: none).', { nullable: true }),
   operation: spec('string', "'SET' (default), 'DELETE', 'APPEND' or 'SUBTRACT'."),
-} as const satisfies Record<keyof EntryOf<EntryOf<OptionsOf<'alterConfigs'>['resources']>['configEntries']>, OptionSpec>
+} as const satisfies OptionTable
 
 export const ELECT_LEADERS_OPTIONS = {
   electionType: spec('string', "'PREFERRED' (default) or 'UNCLEAN'."),
   topicPartitions: spec('array', '`{ topic, partitions }` (null: every partition).', { nullable: true }),
   timeout,
-} as const satisfies Record<keyof OptionsOf<'electLeaders'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const ALTER_REASSIGNMENTS_OPTIONS = {
   topics: spec('array', '`{ topic, partitions: [{ partition, replicas }] }`.'),
   timeout,
-} as const satisfies Record<keyof OptionsOf<'alterPartitionReassignments'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const LIST_REASSIGNMENTS_OPTIONS = {
   topics: spec('array', '`{ topic, partitions }` (default: all).'),
   timeout,
-} as const satisfies Record<keyof OptionsOf<'listPartitionReassignments'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const FETCH_OFFSETS_OPTIONS = {
   groupId,
   topics: spec('array', 'Topic names (default: every topic the group committed).'),
-} as const satisfies Record<keyof OptionsOf<'fetchOffsets'>, OptionSpec>
+} as const satisfies OptionTable
 
 /** KafkaJS's fetchOffsets option wafka does not take. */
 export const FETCH_OFFSETS_ALIASES: Record<string, Alias> = {
@@ -119,17 +114,17 @@ export const SET_OFFSETS_OPTIONS = {
   groupId,
   topic,
   partitions: spec('array', '`{ partition, offset }` to commit.'),
-} as const satisfies Record<keyof OptionsOf<'setOffsets'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const RESET_OFFSETS_OPTIONS = {
   groupId,
   topic,
   earliest: spec('boolean', 'To the earliest offsets (default: the latest).'),
-} as const satisfies Record<keyof OptionsOf<'resetOffsets'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const CREATE_ACLS_OPTIONS = {
   acl: spec('array', 'The ACLs: `{ resourceType, resourceName, resourcePatternType, principal, host, operation, permissionType }`.'),
-} as const satisfies Record<keyof OptionsOf<'createAcls'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const ACL_ENTRY_OPTIONS = {
   resourceType: spec('integer', 'AclResourceTypes.'),
@@ -139,7 +134,7 @@ export const ACL_ENTRY_OPTIONS = {
   host: spec('string', "The host ('*': any)."),
   operation: spec('integer', 'AclOperationTypes.'),
   permissionType: spec('integer', 'AclPermissionTypes.'),
-} as const satisfies Record<keyof AclEntry, OptionSpec>
+} as const satisfies OptionTable
 
 /** describeAcls(filter) and each of deleteAcls({ filters }): an absent field matches any. */
 export const ACL_FILTER_OPTIONS = {
@@ -150,20 +145,20 @@ export const ACL_FILTER_OPTIONS = {
   host: spec('string', 'The host (default: any).', { nullable: true }),
   operation: spec('integer', 'AclOperationTypes (default ANY).'),
   permissionType: spec('integer', 'AclPermissionTypes (default ANY).'),
-} as const satisfies Record<keyof AclFilter, OptionSpec>
+} as const satisfies OptionTable
 
 export const DELETE_ACLS_OPTIONS = {
   filters: spec('array', 'The filters: each as describeAcls takes one.'),
-} as const satisfies Record<keyof OptionsOf<'deleteAcls'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const DESCRIBE_SCRAM_OPTIONS = {
   users: spec('array', 'User names (default: every user).'),
-} as const satisfies Record<keyof OptionsOf<'describeUserScramCredentials'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const ALTER_SCRAM_OPTIONS = {
   upsertions: spec('array', '`{ user, mechanism, password, iterations? }` a credential to set.'),
   deletions: spec('array', '`{ user, mechanism }` a credential to delete.'),
-} as const satisfies Record<keyof OptionsOf<'alterUserScramCredentials'>, OptionSpec>
+} as const satisfies OptionTable
 
 export const SCRAM_UPSERTION_OPTIONS = {
   user: spec('string', 'The user.'),
@@ -171,9 +166,9 @@ export const SCRAM_UPSERTION_OPTIONS = {
   // 'any': the code that takes it checks it without showing the value (a secret).
   password: spec('any', 'The password (never shown in an error).'),
   iterations: spec('integer', 'PBKDF2 iterations (4096-16384, default 4096).', { min: 4096, max: 16_384 }),
-} as const satisfies Record<keyof ScramUpsertion, OptionSpec>
+} as const satisfies OptionTable
 
 export const SCRAM_DELETION_OPTIONS = {
   user: spec('string', 'The user.'),
   mechanism: spec('string', "'SCRAM-SHA-256' or 'SCRAM-SHA-512'."),
-} as const satisfies Record<keyof ScramDeletion, OptionSpec>
+} as const satisfies OptionTable

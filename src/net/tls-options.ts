@@ -1,6 +1,6 @@
 import type * as tls from 'node:tls'
 import { ConfigError } from '../errors.js'
-import { checkKeys, type OptionSpec } from './option.js'
+import { checkKeys, type OptionSpec } from '../config/option.js'
 
 const opt = (doc: string): OptionSpec => ({ doc })
 
