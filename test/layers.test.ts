@@ -56,30 +56,7 @@ const EXCEPTIONS: Record<string, string> = {
   'index.ts': 'client',
   // The `wafka` command's bin.
   'cli.ts': 'cli',
-  // `npm run generate:readme`: writes the README's configuration reference
-  // from every options table; nothing in the library imports it.
-  'config/reference.ts': 'tools',
-  'config/write-readme.ts': 'tools',
 }
-
-/**
- * Type imports that break the rule today and are on their way out (issue 21:
- * config/ ends as the options mechanism alone, each options table beside its
- * subject). Delete each line when its import goes; a test fails while a line
- * names an import that no longer exists.
- */
-const PENDING: readonly string[] = [
-  'src/config/admin-options.ts → src/admin/admin.ts',
-  'src/config/admin-options.ts → src/admin/acls.ts',
-  'src/config/admin-options.ts → src/admin/scram-credentials.ts',
-  'src/config/call-options.ts → src/consumer/commit-scheduler.ts',
-  'src/config/call-options.ts → src/consumer/delivery-runner.ts',
-  'src/config/call-options.ts → src/consumer/subscription-state.ts',
-  'src/config/call-options.ts → src/producer/producer.ts',
-  'src/config/defaults.ts → src/cluster/cluster.ts',
-  'src/config/defaults.ts → src/consumer/config.ts',
-  'src/config/defaults.ts → src/producer/config.ts',
-]
 
 function layerOf(file: string): string | undefined {
   const rel = relative(src, file).split('\\').join('/')
@@ -158,7 +135,6 @@ function importGraph(): Edge[] {
 }
 
 const name = (file: string) => relative(root, file)
-const pair = (e: Edge) => `${name(e.from)} → ${name(e.to)}`
 const rank = (layer: string) => LAYERS.findIndex((line) => line.includes(layer))
 
 /** A cycle among `edges`, as the files around it (first = last), or null. */
@@ -192,7 +168,6 @@ function layerViolations(edges: readonly Edge[]): string[] {
   return edges.flatMap((e) => {
     const [a, b] = [layerOf(e.from), layerOf(e.to)]
     if (a === undefined || b === undefined || a === b || rank(b) < rank(a)) return []
-    if (e.type && PENDING.includes(pair(e))) return []
     const how = rank(b) === rank(a) ? 'its sibling' : 'the higher layer'
     return [`${name(e.from)}:${e.line} (${a}) imports${e.type ? ' type' : ''} ${name(e.to)}: ${how} ${b}`]
   })
@@ -261,14 +236,6 @@ describe('layers', () => {
 
   it('never imports up the layers, nor across to a sibling', () => {
     expect(layerViolations(edges), 'a layer imports only its own and lower ones (docs/ARCHITECTURE.md, Layers)').toEqual([])
-  })
-
-  it('lists in PENDING only imports that still exist', () => {
-    const present = new Set(edges.filter((e) => e.type).map(pair))
-    expect(
-      PENDING.filter((p) => !present.has(p)),
-      'gone: delete them from PENDING in test/layers.test.ts',
-    ).toEqual([])
   })
 
   it('states the same order as docs/ARCHITECTURE.md', () => {

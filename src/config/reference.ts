@@ -9,7 +9,7 @@ export interface OptionsDoc {
 }
 
 export const REFERENCE_BEGIN =
-  '<!-- configuration reference: generated from the option tables (src/option-docs.ts) by `npm run generate:readme` -->'
+  '<!-- configuration reference: generated from the option tables (src/build/option-docs.ts) by `npm run generate:readme` -->'
 export const REFERENCE_END = '<!-- end of configuration reference -->'
 
 /** The README's configuration reference: a section a table. */

@@ -1,8 +1,8 @@
-import { KAFKA_ALIASES, KAFKA_OPTIONS } from './cluster/options.js'
-import { withOptionJsDoc } from './config/jsdoc.js'
-import { configurationReference as reference, type OptionsDoc } from './config/reference.js'
-import { CONSUMER_ALIASES, CONSUMER_OPTIONS } from './consumer/config.js'
-import { PRODUCER_ALIASES, PRODUCER_OPTIONS } from './producer/config.js'
+import { KAFKA_ALIASES, KAFKA_OPTIONS } from '../cluster/options.js'
+import { withOptionJsDoc } from '../config/jsdoc.js'
+import { configurationReference as reference, type OptionsDoc } from '../config/reference.js'
+import { CONSUMER_ALIASES, CONSUMER_OPTIONS } from '../consumer/config.js'
+import { PRODUCER_ALIASES, PRODUCER_OPTIONS } from '../producer/config.js'
 
 /** An options interface whose properties' JSDoc its table writes: the file (from the repository root) and the name. */
 export interface DocumentedInterface {

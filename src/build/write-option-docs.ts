@@ -2,7 +2,7 @@
 // configuration reference in README.md and the options interfaces' JSDoc.
 // Run from the repository root.
 import { readFileSync, writeFileSync } from 'node:fs'
-import { REFERENCE_BEGIN, REFERENCE_END } from './config/reference.js'
+import { REFERENCE_BEGIN, REFERENCE_END } from '../config/reference.js'
 import { configurationReference, documentedFiles, withGeneratedJsDoc } from './option-docs.js'
 
 const path = process.argv[2] ?? 'README.md'
