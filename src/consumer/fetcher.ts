@@ -14,12 +14,12 @@ import {
   type FetchResponsePartitionData,
 } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
-import { FetchSession, type PartitionFetch } from './fetch-session.js'
+import { FetchSessionState, type PartitionFetch } from './fetch-session-state.js'
 import { messagesFrom, type KafkaMessage } from './message.js'
 import { holdsZstd, recordSetEnd, truncatedClaim } from './record-set-end.js'
 import { loadZstd, zstdReady } from '../codec/compression.js'
-import type { Assignment, PartitionState } from './partition-state.js'
-import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
+import type { OwnedPartitions, PartitionState } from './partition-state.js'
+import { committedBatches, dataBatches, type AbortedRange } from './read-committed.js'
 import { FETCH_SESSION_LOST, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { describeError } from '../logger.js'
@@ -43,7 +43,7 @@ interface Fetched {
   /** Where the next fetch of the partition started: past every whole entry of `records`. */
   nextOffset: bigint
   records: Buffer
-  aborted: AbortedTransaction[] | null
+  aborted: AbortedRange[] | null
   highWatermark: bigint
 }
 
@@ -70,7 +70,7 @@ export class Fetcher {
   private readonly atOnceInFlight = new Set<number>()
   /** What each node's fetch in flight asked for, by partition: the version each was at as it left. */
   private readonly asking = new Map<number, Map<PartitionState, Asked>>()
-  private readonly sessions = new Map<number, FetchSession>()
+  private readonly sessions = new Map<number, FetchSessionState>()
   private readonly brokerRetryAt = new Map<number, number>()
   private timer: ReturnType<typeof setTimeout> | undefined
   private running = false
@@ -78,7 +78,7 @@ export class Fetcher {
   constructor(
     private readonly cluster: LeaderConnections,
     private readonly config: ResolvedConsumerConfig,
-    private readonly assignment: Assignment,
+    private readonly assignment: OwnedPartitions,
     /** Where a partition goes when its offset is out of range: the topic's reset policy. */
     private readonly resetPolicy: (topic: string) => 'earliest' | 'latest' | 'none',
     private readonly onError: (err: Error) => void = () => {},
@@ -270,7 +270,7 @@ export class Fetcher {
       asked.set(p, { version: p.version, maxBytes: this.partitionMaxBytes(p) })
     }
     if (!atOnce) this.asking.set(node, asked)
-    let session: FetchSession | undefined
+    let session: FetchSessionState | undefined
     try {
       let version: number
       let names: Map<string, string>
@@ -281,7 +281,7 @@ export class Fetcher {
         const answer = await this.cluster.request(
           Fetch,
           (v) => {
-            const built = this.buildRequest(new FetchSession(false), parts, v)
+            const built = this.buildRequest(new FetchSessionState(false), parts, v)
             names = built.names
             return { ...built.body, maxWaitMs: 0 }
           },
@@ -299,7 +299,7 @@ export class Fetcher {
         version = conn.versionFor(Fetch)
         broker = conn.name
         session = this.sessions.get(node)
-        if (!session) this.sessions.set(node, (session = new FetchSession(version >= 7)))
+        if (!session) this.sessions.set(node, (session = new FetchSessionState(version >= 7)))
         const built = this.buildRequest(session, parts, version)
         names = built.names
         this.instrument('consumer.fetch_start', { nodeId: node })
@@ -361,7 +361,7 @@ export class Fetcher {
    * generated encoder drops the fields a version lacks; topics go by name
    * and by id, the version picks one.
    */
-  private buildRequest(session: FetchSession, parts: PartitionState[], version: number) {
+  private buildRequest(session: FetchSessionState, parts: PartitionState[], version: number) {
     const request = session.build(parts.map((p) => this.partitionFetch(p)))
     const names = new Map<string, string>()
     const topicRef = (topic: string) => {
