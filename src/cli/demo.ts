@@ -1,8 +1,17 @@
 import { Kafka } from '../kafka.js'
 import type { Consumer } from '../consumer/consumer.js'
-import type { CompressionName } from '../codec/compression.js'
 import { startCluster, type RunningCluster } from '../broker/index.js'
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection, str, type Values } from './args.js'
+import {
+  CONNECTION_OPTIONS,
+  CONNECTION_USAGE,
+  UsageError,
+  compressionFlag,
+  int,
+  parse,
+  resolveConnection,
+  str,
+  type Values,
+} from './args.js'
 import { Progress, count, mb, rate, table, type ProgressMode } from './progress.js'
 import type { Io } from './io.js'
 
@@ -34,7 +43,6 @@ const OPTIONS = {
   quiet: { type: 'boolean' },
 } as const
 
-const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
 /** Messages per send() call, and send() calls awaiting their acknowledgement at once. */
 const CHUNK = 500
 const WINDOW = 32
@@ -65,8 +73,7 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   const n = int(values, 'messages', 1) ?? 1_000_000
   const size = int(values, 'size', 8) ?? 100
   const partitions = int(values, 'partitions', 1) ?? 6
-  const compression = (str(values, 'compression') ?? 'none') as CompressionName
-  if (!CODECS.includes(compression)) throw new UsageError(`--compression must be one of ${CODECS.join(', ')}, not ${compression}`)
+  const compression = compressionFlag(values)
   if (n > 0xffffffff) throw new UsageError('--messages: at most 4,294,967,295')
   const json = values.json === true
   // With --json, stdout carries only the summary: progress goes to stderr.
