@@ -1,10 +1,10 @@
-import { Kafka } from '../kafka.js'
 import type { Admin } from '../admin/admin.js'
 import { decodeAssignment } from '../consumer/assignors/subscription.js'
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, parse, resolveConnection, str, type Values } from './args.js'
 import { show } from './table-output.js'
 import { topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
+import { withAdmin, type AdminAction } from './admin-action.js'
 
 export const USAGE = `usage: wafka groups list|describe|reset-offsets|delete -b BROKERS [options]
 
@@ -50,30 +50,15 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
   // reset-offsets' flags are checked before connecting.
   const reset = action === 'reset-offsets' ? resetTarget(values) : undefined
   const { kafka: config } = resolveConnection(values)
-  const admin = new Kafka(config).admin()
-  try {
-    await admin.connect()
-    const run: GroupsRun = { admin, io, json: values.json === true, values, names }
-    if (action === 'list') await listGroups(run)
-    else if (action === 'describe') await describeGroup(run)
-    else if (action === 'reset-offsets') await resetOffsets(run, reset!)
-    else await deleteGroups(run)
-    return 0
-  } finally {
-    await admin.disconnect().catch(() => {})
-  }
+  return withAdmin(config, io, values, names, (run) => {
+    if (action === 'list') return listGroups(run)
+    if (action === 'describe') return describeGroup(run)
+    if (action === 'reset-offsets') return resetOffsets(run, reset!)
+    return deleteGroups(run)
+  })
 }
 
-/** What an action works with: the connected admin, the output, the flags and the group ids given. */
-interface GroupsRun {
-  admin: Admin
-  io: Io
-  json: boolean
-  values: Values
-  names: string[]
-}
-
-async function listGroups({ admin, io, json }: GroupsRun): Promise<void> {
+async function listGroups({ admin, io, json }: AdminAction): Promise<void> {
   const { groups } = await admin.listGroups()
   groups.sort((a, b) => a.groupId.localeCompare(b.groupId))
   if (json) io.out(JSON.stringify(groups) + '\n')
@@ -87,7 +72,7 @@ async function listGroups({ admin, io, json }: GroupsRun): Promise<void> {
     )
 }
 
-async function describeGroup({ admin, io, json, names }: GroupsRun): Promise<void> {
+async function describeGroup({ admin, io, json, names }: AdminAction): Promise<void> {
   const groupId = names[0]
   const { groups } = await admin.describeGroups([groupId]).catch((err: { code?: number }) => {
     throw err.code === GROUP_ID_NOT_FOUND ? new Error(`group ${JSON.stringify(groupId)} does not exist`) : err
@@ -181,7 +166,7 @@ function resetTarget(values: Values): { topic: string; target: OffsetTarget; tim
 }
 
 async function resetOffsets(
-  { admin, io, json, values, names }: GroupsRun,
+  { admin, io, json, values, names }: AdminAction,
   { topic, target, timestamp }: ReturnType<typeof resetTarget>,
 ): Promise<void> {
   const groupId = names[0]
@@ -218,7 +203,7 @@ async function resetOffsets(
   io.out(values['dry-run'] ? '(dry run: nothing changed)\n' : `group ${groupId}: offsets reset\n`)
 }
 
-async function deleteGroups({ admin, io, json, names }: GroupsRun): Promise<void> {
+async function deleteGroups({ admin, io, json, names }: AdminAction): Promise<void> {
   const existing = new Set((await admin.listGroups()).groups.map((g) => g.groupId))
   for (const g of names) if (!existing.has(g)) throw new Error(`group ${JSON.stringify(g)} does not exist`)
   await admin.deleteGroups(names)

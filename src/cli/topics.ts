@@ -1,9 +1,9 @@
-import { Kafka } from '../kafka.js'
 import { ConfigResourceTypes, type Admin, type ConfigOperation } from '../admin/admin.js'
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection, type Values } from './args.js'
 import { show } from './table-output.js'
 import { MissingTopicError, topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
+import { withAdmin, type AdminAction } from './admin-action.js'
 
 export const USAGE = `usage: wafka topics list|create|delete|describe|alter -b BROKERS [options]
 
@@ -69,37 +69,22 @@ export async function topicsCommand(args: string[], io: Io): Promise<number> {
   // alter's flags are checked before connecting.
   const changes = action === 'alter' ? alterations(values, given) : undefined
   const { kafka: config } = resolveConnection({ ...values, config: files[0] })
-  const admin = new Kafka(config).admin()
-  try {
-    await admin.connect()
-    const run: TopicsRun = { admin, io, json: values.json === true, values, names }
-    if (action === 'list') await listTopics(run)
-    else if (action === 'create') await createTopic(run)
-    else if (action === 'delete') await deleteTopics(run)
-    else if (action === 'alter') await alterTopic(run, changes!)
-    else await describeTopics(run)
-    return 0
-  } finally {
-    await admin.disconnect().catch(() => {})
-  }
+  return withAdmin(config, io, values, names, (run) => {
+    if (action === 'list') return listTopics(run)
+    if (action === 'create') return createTopic(run)
+    if (action === 'delete') return deleteTopics(run)
+    if (action === 'alter') return alterTopic(run, changes!)
+    return describeTopics(run)
+  })
 }
 
-/** What an action works with: the connected admin, the output, the flags and the topic names given. */
-interface TopicsRun {
-  admin: Admin
-  io: Io
-  json: boolean
-  values: Values
-  names: string[]
-}
-
-async function listTopics({ admin, io, json }: TopicsRun): Promise<void> {
+async function listTopics({ admin, io, json }: AdminAction): Promise<void> {
   const topics = (await admin.listTopics()).sort()
   if (json) io.out(JSON.stringify(topics) + '\n')
   else for (const t of topics) io.out(t + '\n')
 }
 
-async function createTopic({ admin, io, json, values, names }: TopicsRun): Promise<void> {
+async function createTopic({ admin, io, json, values, names }: AdminAction): Promise<void> {
   const configEntries = keyValues('-c', (values['topic-config'] as string[] | undefined) ?? [])
   const topic = names[0]
   const created = await admin.createTopics({
@@ -112,7 +97,7 @@ async function createTopic({ admin, io, json, values, names }: TopicsRun): Promi
   else io.out(`created topic ${topic}\n`)
 }
 
-async function deleteTopics({ admin, io, json, names }: TopicsRun): Promise<void> {
+async function deleteTopics({ admin, io, json, names }: AdminAction): Promise<void> {
   const existing = new Set(await admin.listTopics())
   for (const t of names) if (!existing.has(t)) throw new MissingTopicError(t)
   await admin.deleteTopics({ topics: names })
@@ -139,7 +124,7 @@ function alterations(values: Values, given: string[]): Alterations {
   return { partitions, configs }
 }
 
-async function alterTopic({ admin, io, json, values, names }: TopicsRun, { partitions, configs: changes }: Alterations): Promise<void> {
+async function alterTopic({ admin, io, json, values, names }: AdminAction, { partitions, configs: changes }: Alterations): Promise<void> {
   const topic = names[0]
   const before = await topicPartitions(admin, topic)
   const validateOnly = values['validate-only'] === true
@@ -170,7 +155,7 @@ async function alterTopic({ admin, io, json, values, names }: TopicsRun, { parti
     io.out(`${topic}: already has ${data.partitions.to} partitions\n`)
 }
 
-async function describeTopics({ admin, io, json, names }: TopicsRun): Promise<void> {
+async function describeTopics({ admin, io, json, names }: AdminAction): Promise<void> {
   const described = []
   for (const topic of names) described.push(await describeTopic(admin, topic))
   if (json) {
