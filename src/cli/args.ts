@@ -6,6 +6,8 @@ import { KAFKA_OPTIONS } from '../cluster/options.js'
 import { CONSUMER_OPTIONS } from '../consumer/config.js'
 import { PRODUCER_OPTIONS } from '../producer/config.js'
 import type { OptionSpec } from '../config/option.js'
+import type { CompressionName } from '../codec/compression.js'
+import type { Acks } from '../producer/config.js'
 
 /** A mistake in how the command was called: exit code 2, with the command's usage. */
 export class UsageError extends Error {}
@@ -88,6 +90,21 @@ export function int(values: Values, name: string, least = 0): number | undefined
   return n
 }
 
+const CODECS: readonly CompressionName[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
+
+/** --compression (default none), one of the codecs; `flag` is how the complaint names it. */
+export function compressionFlag(values: Values, flag = '--compression'): CompressionName {
+  const c = (str(values, 'compression') ?? 'none') as CompressionName
+  if (!CODECS.includes(c)) throw new UsageError(`${flag} must be one of ${CODECS.join(', ')}, not ${c}`)
+  return c
+}
+
+/** --acks 0|1|all (-1 is all; default all). */
+export function acksFlag(values: Values): Acks {
+  const flag = str(values, 'acks') ?? 'all'
+  if (!['0', '1', 'all', '-1'].includes(flag)) throw new UsageError(`--acks must be 0, 1 or all, not ${flag}`)
+  return flag === 'all' || flag === '-1' ? 'all' : (Number(flag) as 0 | 1)
+}
 /** Java/librdkafka-style properties: key=value or key: value lines, # and ! comments. */
 export function parseProperties(text: string): Map<string, string> {
   const out = new Map<string, string>()

@@ -3,7 +3,18 @@ import { Kafka, type KafkaConfig } from '../kafka.js'
 import type { Admin } from '../admin/admin.js'
 import type { CompressionName } from '../codec/compression.js'
 import type { Acks } from '../producer/config.js'
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection, str, type Values } from './args.js'
+import {
+  CONNECTION_OPTIONS,
+  CONNECTION_USAGE,
+  UsageError,
+  acksFlag,
+  compressionFlag,
+  int,
+  parse,
+  resolveConnection,
+  str,
+  type Values,
+} from './args.js'
 import { startBrokerProcess, type BrokerProcess } from './bench/broker-process.js'
 import { lineChartSvg } from './bench/chart.js'
 import { codecChartSvg } from './bench/result-charts.js'
@@ -72,7 +83,6 @@ const OPTIONS = {
   'broker-pids': { type: 'string' },
 } as const
 
-const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
 const MESSAGE_BYTES = MESSAGE_KEY_BYTES + MESSAGE_VALUE_BYTES
 /** A consumer run gives up after this long without a new message (bench/consumer.ts's child does the same). */
 const STALL_MS = 30_000
@@ -118,17 +128,12 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
   const out = output(values, io)
   if (what === 'codec') return codecBench(values, out, chart)
   const messages = int(values, 'messages', 1) ?? (values.quick ? 100_000 : 1_000_000)
-  const compression = (str(values, 'compression') ?? 'none') as CompressionName
-  if (!CODECS.includes(compression)) throw new UsageError(`--compression must be one of ${CODECS.join(', ')}, not ${compression}`)
-  const acksFlag = str(values, 'acks') ?? 'all'
-  if (!['0', '1', 'all', '-1'].includes(acksFlag)) throw new UsageError(`--acks must be 0, 1 or all, not ${acksFlag}`)
-  const acks: Acks = acksFlag === 'all' || acksFlag === '-1' ? 'all' : (Number(acksFlag) as 0 | 1)
   const run: RunSettings = {
     messages,
     partitions: int(values, 'partitions', 1) ?? PRODUCE_WORKLOAD.partitions,
     replicationFactor: int(values, 'replication-factor', 1),
-    compression,
-    acks,
+    compression: compressionFlag(values),
+    acks: acksFlag(values),
     lingerMs: int(values, 'linger-ms', 0) ?? PRODUCE_WORKLOAD.lingerMs,
     batchSize: int(values, 'batch-size', 1) ?? PRODUCE_WORKLOAD.batchSize,
     inflight: int(values, 'inflight', 1) ?? PRODUCE_WORKLOAD.inflight,
@@ -157,8 +162,8 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
     try {
       const report =
         what === 'produce'
-          ? await produceBench(config, extra, admin, run, out, brokerPids)
-          : await consumeBench(config, extra, admin, run, out, brokerPids)
+          ? await produceBench({ config, extra, admin, run, out, brokerPids })
+          : await consumeBench({ config, extra, admin, run, out, brokerPids })
       const full = { bench: what, target, ...report }
       writeChart(chart, () => timelineSvg(what, full), out)
       if (out.json) io.out(JSON.stringify(full) + '\n')
@@ -170,6 +175,18 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
   } finally {
     await broker?.stop()
   }
+}
+
+/** What a produce or consume benchmark runs with. */
+interface BenchSetup {
+  config: KafkaConfig
+  /** Client options given on the command line (-X, --config), for the benchmark's producer or consumer. */
+  extra: Record<string, unknown>
+  admin: Admin
+  run: RunSettings
+  out: Output
+  /** Broker processes whose CPU time is measured. */
+  brokerPids: number[]
 }
 
 interface RunSettings {
@@ -241,14 +258,7 @@ function pidList(text: string | undefined): number[] {
   return pids
 }
 
-async function produceBench(
-  config: KafkaConfig,
-  extra: Record<string, unknown>,
-  admin: Admin,
-  run: RunSettings,
-  out: Output,
-  brokerPids: number[],
-): Promise<Report> {
+async function produceBench({ config, extra, admin, run, out, brokerPids }: BenchSetup): Promise<Report> {
   const warmup = warmupFor(run.messages)
   const { keys, values } = messagePool()
   const topic = await freshTopic(admin, 'produce', run)
@@ -311,14 +321,7 @@ async function produceBench(
   }
 }
 
-async function consumeBench(
-  config: KafkaConfig,
-  extra: Record<string, unknown>,
-  admin: Admin,
-  run: RunSettings,
-  out: Output,
-  brokerPids: number[],
-): Promise<Report> {
+async function consumeBench({ config, extra, admin, run, out, brokerPids }: BenchSetup): Promise<Report> {
   const { keys, values } = messagePool()
   const topic = await freshTopic(admin, 'consume', run)
   const groupId = `${topic}-group`

@@ -1,6 +1,8 @@
 import { Kafka } from '../kafka.js'
+import type { Admin } from '../admin/admin.js'
+import type { Consumer } from '../consumer/consumer.js'
 import type { IsolationLevel } from '../consumer/config.js'
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection, str } from './args.js'
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection, str, type Values } from './args.js'
 import { compileFormat, jsonLine, type Shown } from './format.js'
 import { topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
@@ -52,30 +54,8 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
     io.out(USAGE + '\n')
     return 0
   }
-  const topic = str(values, 'topic')
-  if (topic === undefined) throw new UsageError('-t TOPIC is required')
-  const group = str(values, 'group')
-  const start = parseStart(str(values, 'offset'))
-  const only = int(values, 'partition', 0)
-  const limit = int(values, 'count', 1)
-  const exitAtEnd = values.exit === true
-  if (group !== undefined && only !== undefined)
-    throw new UsageError('-p is for reading without a group; a group member gets its partitions from the group')
-  if (group !== undefined && start.kind !== 'beginning' && start.kind !== 'end') throw new UsageError('with -g, -o takes beginning or end')
-  const isolation = (str(values, 'isolation') ?? 'read_uncommitted') as IsolationLevel
-  if (isolation !== 'read_uncommitted' && isolation !== 'read_committed')
-    throw new UsageError(`--isolation takes read_uncommitted or read_committed, not ${isolation}`)
-  let render: (m: Shown) => string
-  if (values.json === true) {
-    if (str(values, 'format') !== undefined) throw new UsageError('give -f or --json, not both')
-    render = jsonLine
-  } else {
-    try {
-      render = compileFormat(str(values, 'format') ?? '%s\\n')
-    } catch (err) {
-      throw new UsageError((err as Error).message)
-    }
-  }
+  const flags = consumeFlags(values)
+  const { topic, group, start, only, isolation } = flags
 
   const connection = resolveConnection(values)
   const config = connection.kafka
@@ -98,71 +78,9 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
     const all = await topicPartitions(admin, topic)
     if (only !== undefined && !all.includes(only)) throw new Error(`topic ${topic} has no partition ${only} (it has ${all.length})`)
     const partitions = only !== undefined ? [only] : all
-
-    // Where each partition ends, for -e: the high watermarks now (or the last stable offsets under read_committed).
-    const offsets = await admin.fetchTopicOffsets(topic)
-    const high = new Map(offsets.map((o) => [o.partition, BigInt(o.high)]))
-    const low = new Map(offsets.map((o) => [o.partition, BigInt(o.low)]))
-    const pendingEnd = new Set<number>()
-    const begin = new Map<number, bigint>()
-    if (group === undefined) {
-      const byTime =
-        start.kind === 'time'
-          ? new Map((await admin.fetchTopicOffsetsByTimestamp(topic, start.ms)).map((o) => [o.partition, BigInt(o.offset)]))
-          : undefined
-      for (const p of partitions) {
-        const lo = low.get(p)!
-        const hi = high.get(p)!
-        let at: bigint
-        if (start.kind === 'beginning') at = lo
-        else if (start.kind === 'end') at = hi
-        else if (start.kind === 'offset') at = start.at < lo ? lo : start.at > hi ? hi : start.at
-        else if (start.kind === 'tail') at = hi - start.n < lo ? lo : hi - start.n
-        else at = byTime!.get(p)!
-        begin.set(p, at)
-        if (at < hi) pendingEnd.add(p)
-      }
-    } else {
-      const committed = await admin.fetchOffsets({ groupId: group, topics: [topic] })
-      const byPartition = new Map<number, bigint>()
-      for (const t of committed) for (const p of t.partitions) if (BigInt(p.offset) >= 0n) byPartition.set(p.partition, BigInt(p.offset))
-      for (const p of partitions) {
-        const from = byPartition.get(p) ?? (start.kind === 'beginning' ? low.get(p)! : high.get(p)!)
-        if (from < high.get(p)!) pendingEnd.add(p)
-      }
-    }
-    if (exitAtEnd && pendingEnd.size === 0) return 0
-
-    let printed = 0
-    await consumer.connect()
-    if (group === undefined) {
-      consumer.assign([{ topic, partitions }])
-      for (const [p, at] of begin) consumer.seek({ topic, partition: p, offset: at })
-    } else await consumer.subscribe({ topics: [topic], fromBeginning: start.kind === 'beginning' })
-    await consumer.run({
-      eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, isStale }) => {
-        let out = ''
-        for (const m of batch.messages) {
-          if (limit !== undefined && printed >= limit) break
-          if (isStale()) break
-          out += render({
-            topic: batch.topic,
-            partition: batch.partition,
-            offset: m.offset,
-            timestamp: m.timestamp,
-            key: m.key,
-            value: m.value,
-            headers: m.headerList as Array<[string, Buffer | null]>,
-          })
-          printed++
-          resolveOffset(m.offset)
-          if (exitAtEnd && BigInt(m.offset) + 1n >= high.get(batch.partition)!) pendingEnd.delete(batch.partition)
-        }
-        if (out) io.out(out)
-        if ((limit !== undefined && printed >= limit) || (exitAtEnd && pendingEnd.size === 0)) finish()
-      },
-    })
+    const positions = await startPositions(admin, flags, partitions)
+    if (flags.exitAtEnd && positions.pendingEnd.size === 0) return 0
+    await printMessages(consumer, flags, partitions, positions, io, finish)
     await finished
     return 0
   } finally {
@@ -171,4 +89,134 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
     await consumer.disconnect().catch(() => {})
     await admin.disconnect().catch(() => {})
   }
+}
+
+interface ConsumeFlags {
+  topic: string
+  group: string | undefined
+  start: Start
+  /** -p: the one partition to read. */
+  only: number | undefined
+  /** -c: how many messages to print. */
+  limit: number | undefined
+  exitAtEnd: boolean
+  isolation: IsolationLevel
+  render: (m: Shown) => string
+}
+
+/** The command's flags, checked before anything connects. */
+function consumeFlags(values: Values): ConsumeFlags {
+  const topic = str(values, 'topic')
+  if (topic === undefined) throw new UsageError('-t TOPIC is required')
+  const group = str(values, 'group')
+  const start = parseStart(str(values, 'offset'))
+  const only = int(values, 'partition', 0)
+  const limit = int(values, 'count', 1)
+  const exitAtEnd = values.exit === true
+  if (group !== undefined && only !== undefined)
+    throw new UsageError('-p is for reading without a group; a group member gets its partitions from the group')
+  if (group !== undefined && start.kind !== 'beginning' && start.kind !== 'end') throw new UsageError('with -g, -o takes beginning or end')
+  const isolation = (str(values, 'isolation') ?? 'read_uncommitted') as IsolationLevel
+  if (isolation !== 'read_uncommitted' && isolation !== 'read_committed')
+    throw new UsageError(`--isolation takes read_uncommitted or read_committed, not ${isolation}`)
+  return { topic, group, start, only, limit, exitAtEnd, isolation, render: renderer(values) }
+}
+
+/** -f's format, or --json's one object a line. */
+function renderer(values: Values): (m: Shown) => string {
+  if (values.json === true) {
+    if (str(values, 'format') !== undefined) throw new UsageError('give -f or --json, not both')
+    return jsonLine
+  }
+  try {
+    return compileFormat(str(values, 'format') ?? '%s\\n')
+  } catch (err) {
+    throw new UsageError((err as Error).message)
+  }
+}
+
+interface Positions {
+  /** Without a group: where each partition starts. */
+  begin: Map<number, bigint>
+  /** Where each partition ends, for -e: the high watermarks now (or the last stable offsets under read_committed). */
+  high: Map<number, bigint>
+  /** Partitions with messages before their end (-e waits for these). */
+  pendingEnd: Set<number>
+}
+
+/** Where reading starts in each partition (-o, or the group's committed offsets) and where -e stops. */
+async function startPositions(admin: Admin, { topic, group, start }: ConsumeFlags, partitions: number[]): Promise<Positions> {
+  const offsets = await admin.fetchTopicOffsets(topic)
+  const high = new Map(offsets.map((o) => [o.partition, BigInt(o.high)]))
+  const low = new Map(offsets.map((o) => [o.partition, BigInt(o.low)]))
+  const pendingEnd = new Set<number>()
+  const begin = new Map<number, bigint>()
+  if (group === undefined) {
+    const byTime =
+      start.kind === 'time'
+        ? new Map((await admin.fetchTopicOffsetsByTimestamp(topic, start.ms)).map((o) => [o.partition, BigInt(o.offset)]))
+        : undefined
+    for (const p of partitions) {
+      const lo = low.get(p)!
+      const hi = high.get(p)!
+      let at: bigint
+      if (start.kind === 'beginning') at = lo
+      else if (start.kind === 'end') at = hi
+      else if (start.kind === 'offset') at = start.at < lo ? lo : start.at > hi ? hi : start.at
+      else if (start.kind === 'tail') at = hi - start.n < lo ? lo : hi - start.n
+      else at = byTime!.get(p)!
+      begin.set(p, at)
+      if (at < hi) pendingEnd.add(p)
+    }
+  } else {
+    const committed = await admin.fetchOffsets({ groupId: group, topics: [topic] })
+    const byPartition = new Map<number, bigint>()
+    for (const t of committed) for (const p of t.partitions) if (BigInt(p.offset) >= 0n) byPartition.set(p.partition, BigInt(p.offset))
+    for (const p of partitions) {
+      const from = byPartition.get(p) ?? (start.kind === 'beginning' ? low.get(p)! : high.get(p)!)
+      if (from < high.get(p)!) pendingEnd.add(p)
+    }
+  }
+  return { begin, high, pendingEnd }
+}
+
+/** Assigns (or subscribes) and prints each message; `finish` once -c or -e is met. */
+async function printMessages(
+  consumer: Consumer,
+  { topic, group, start, limit, exitAtEnd, render }: ConsumeFlags,
+  partitions: number[],
+  { begin, high, pendingEnd }: Positions,
+  io: Io,
+  finish: () => void,
+): Promise<void> {
+  let printed = 0
+  await consumer.connect()
+  if (group === undefined) {
+    consumer.assign([{ topic, partitions }])
+    for (const [p, at] of begin) consumer.seek({ topic, partition: p, offset: at })
+  } else await consumer.subscribe({ topics: [topic], fromBeginning: start.kind === 'beginning' })
+  await consumer.run({
+    eachBatchAutoResolve: false,
+    eachBatch: async ({ batch, resolveOffset, isStale }) => {
+      let out = ''
+      for (const m of batch.messages) {
+        if (limit !== undefined && printed >= limit) break
+        if (isStale()) break
+        out += render({
+          topic: batch.topic,
+          partition: batch.partition,
+          offset: m.offset,
+          timestamp: m.timestamp,
+          key: m.key,
+          value: m.value,
+          headers: m.headerList as Array<[string, Buffer | null]>,
+        })
+        printed++
+        resolveOffset(m.offset)
+        if (exitAtEnd && BigInt(m.offset) + 1n >= high.get(batch.partition)!) pendingEnd.delete(batch.partition)
+      }
+      if (out) io.out(out)
+      if ((limit !== undefined && printed >= limit) || (exitAtEnd && pendingEnd.size === 0)) finish()
+    },
+  })
 }

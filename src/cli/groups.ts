@@ -1,9 +1,10 @@
-import { Kafka } from '../kafka.js'
+import type { Admin } from '../admin/admin.js'
 import { decodeAssignment } from '../consumer/assignors/subscription.js'
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, parse, resolveConnection, str } from './args.js'
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, parse, resolveConnection, str, type Values } from './args.js'
 import { show } from './table-output.js'
 import { topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
+import { withAdmin, type AdminAction } from './admin-action.js'
 
 export const USAGE = `usage: wafka groups list|describe|reset-offsets|delete -b BROKERS [options]
 
@@ -46,147 +47,166 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
     throw new UsageError(action === undefined ? 'say list, describe, reset-offsets or delete' : `unknown action ${action}`)
   if (action !== 'list' && names.length === 0) throw new UsageError(`groups ${action} needs a group id`)
   if ((action === 'describe' || action === 'reset-offsets') && names.length > 1) throw new UsageError(`groups ${action} takes one group`)
-  const json = values.json === true
-  let target: ((low: bigint, high: bigint, current: bigint | undefined, byTime: bigint | undefined) => bigint) | undefined
-  let timestamp: number | undefined
-  const topic = str(values, 'topic')
-  if (action === 'reset-offsets') {
-    if (topic === undefined) throw new UsageError('reset-offsets needs -t TOPIC')
-    const given = ['to-earliest', 'to-latest', 'to-offset', 'shift-by', 'to-timestamp'].filter((f) => values[f] !== undefined)
-    if (given.length !== 1)
-      throw new UsageError('reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset, --shift-by, --to-timestamp')
-    const clamp = (x: bigint, low: bigint, high: bigint) => (x < low ? low : x > high ? high : x)
-    const f = given[0]
-    if (f === 'to-earliest') target = (low) => low
-    else if (f === 'to-latest') target = (_low, high) => high
-    else if (f === 'to-offset') {
-      const at = integer(f, str(values, f)!)
-      target = (low, high) => clamp(at, low, high)
-    } else if (f === 'shift-by') {
-      const by = integer(f, str(values, f)!)
-      target = (low, high, current) => clamp((current ?? low) + by, low, high)
-    } else {
-      timestamp = Number(integer(f, str(values, f)!))
-      target = (_low, _high, _current, byTime) => byTime!
-    }
-  }
+  // reset-offsets' flags are checked before connecting.
+  const reset = action === 'reset-offsets' ? resetTarget(values) : undefined
   const { kafka: config } = resolveConnection(values)
-  const admin = new Kafka(config).admin()
-  try {
-    await admin.connect()
-    if (action === 'list') {
-      const { groups } = await admin.listGroups()
-      groups.sort((a, b) => a.groupId.localeCompare(b.groupId))
-      if (json) io.out(JSON.stringify(groups) + '\n')
-      else
-        show(
-          io,
-          false,
-          groups,
-          ['group', 'state', 'type', 'protocol type'],
-          groups.map((g) => [g.groupId, g.groupState, g.groupType ?? 'classic', g.protocolType]),
-        )
-    } else if (action === 'describe') {
-      const groupId = names[0]
-      const { groups } = await admin.describeGroups([groupId]).catch((err: { code?: number }) => {
-        throw err.code === GROUP_ID_NOT_FOUND ? new Error(`group ${JSON.stringify(groupId)} does not exist`) : err
-      })
-      const g = groups[0]
-      if (g.state === 'Dead') throw new Error(`group ${JSON.stringify(groupId)} does not exist`)
-      const members = g.members.map((m) => ({
-        memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId ?? null,
-        clientId: m.clientId,
-        host: m.clientHost,
-        assignment:
-          m.assignment ?? (m.memberAssignment && m.memberAssignment.length > 0 ? decodeAssignment(m.memberAssignment).partitions : []),
-      }))
-      const owner = new Map<string, string>()
-      for (const m of members) for (const t of m.assignment) for (const p of t.partitions) owner.set(`${t.topic}/${p}`, m.memberId)
-      const committed = await admin.fetchOffsets({ groupId })
-      const offsets = []
-      for (const t of committed.sort((a, b) => a.topic.localeCompare(b.topic))) {
-        const ends = new Map((await admin.fetchTopicOffsets(t.topic)).map((o) => [o.partition, BigInt(o.high)]))
-        for (const p of [...t.partitions].sort((a, b) => a.partition - b.partition)) {
-          const at = BigInt(p.offset)
-          const end = ends.get(p.partition)
-          offsets.push({
-            topic: t.topic,
-            partition: p.partition,
-            committed: at >= 0n ? Number(at) : null,
-            logEnd: end === undefined ? null : Number(end),
-            lag: end === undefined || at < 0n ? null : Number(end - at),
-            member: owner.get(`${t.topic}/${p.partition}`) ?? null,
-          })
-        }
-      }
-      const data = { groupId, state: g.state, type: g.groupType ?? 'classic', protocol: g.protocol, members, offsets }
-      if (json) io.out(JSON.stringify(data) + '\n')
-      else {
-        io.out(`group ${groupId}: ${g.state}, ${data.type}${g.protocol ? `, ${g.protocol}` : ''}, ${members.length} member(s)\n`)
-        if (members.length > 0) {
-          io.out('\n')
-          show(
-            io,
-            false,
-            members,
-            ['member', 'client', 'host', 'partitions'],
-            members.map((m) => [m.memberId, m.clientId, m.host, m.assignment.map((t) => `${t.topic}:${t.partitions.join(',')}`).join(' ')]),
-          )
-        }
-        if (offsets.length > 0) {
-          io.out('\n')
-          show(
-            io,
-            false,
-            offsets,
-            ['topic', 'partition', 'committed', 'log end', 'lag', 'member'],
-            offsets.map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.member]),
-          )
-        }
-      }
-    } else if (action === 'reset-offsets') {
-      const groupId = names[0]
-      const partitions = await topicPartitions(admin, topic!)
-      const { groups } = await admin.describeGroups([groupId])
-      if (groups[0].members.length > 0)
-        throw new Error(`group ${groupId} has ${groups[0].members.length} active member(s): stop them first`)
-      const ends = new Map((await admin.fetchTopicOffsets(topic!)).map((o) => [o.partition, o]))
-      const current = new Map<number, bigint>()
-      for (const t of await admin.fetchOffsets({ groupId, topics: [topic!] }))
-        for (const p of t.partitions) if (BigInt(p.offset) >= 0n) current.set(p.partition, BigInt(p.offset))
-      const byTime =
-        timestamp === undefined
-          ? undefined
-          : new Map((await admin.fetchTopicOffsetsByTimestamp(topic!, timestamp)).map((o) => [o.partition, BigInt(o.offset)]))
-      const plan = partitions.map((p) => {
-        const e = ends.get(p)!
-        const next = target!(BigInt(e.low), BigInt(e.high), current.get(p), byTime?.get(p))
-        return { topic: topic!, partition: p, from: current.has(p) ? Number(current.get(p)) : null, to: Number(next) }
-      })
-      if (!values['dry-run'])
-        await admin.setOffsets({ groupId, topic: topic!, partitions: plan.map((p) => ({ partition: p.partition, offset: p.to })) })
-      const data = { groupId, applied: !values['dry-run'], offsets: plan }
-      if (json) io.out(JSON.stringify(data) + '\n')
-      else {
-        show(
-          io,
-          false,
-          data,
-          ['topic', 'partition', 'from', 'to'],
-          plan.map((p) => [p.topic, p.partition, p.from, p.to]),
-        )
-        io.out(values['dry-run'] ? '(dry run: nothing changed)\n' : `group ${groupId}: offsets reset\n`)
-      }
-    } else {
-      const existing = new Set((await admin.listGroups()).groups.map((g) => g.groupId))
-      for (const g of names) if (!existing.has(g)) throw new Error(`group ${JSON.stringify(g)} does not exist`)
-      await admin.deleteGroups(names)
-      if (json) io.out(JSON.stringify({ deleted: names }) + '\n')
-      else for (const g of names) io.out(`deleted group ${g}\n`)
-    }
-    return 0
-  } finally {
-    await admin.disconnect().catch(() => {})
+  return withAdmin(config, io, values, names, (run) => {
+    if (action === 'list') return listGroups(run)
+    if (action === 'describe') return describeGroup(run)
+    if (action === 'reset-offsets') return resetOffsets(run, reset!)
+    return deleteGroups(run)
+  })
+}
+
+async function listGroups({ admin, io, json }: AdminAction): Promise<void> {
+  const { groups } = await admin.listGroups()
+  groups.sort((a, b) => a.groupId.localeCompare(b.groupId))
+  if (json) io.out(JSON.stringify(groups) + '\n')
+  else
+    show(
+      io,
+      false,
+      groups,
+      ['group', 'state', 'type', 'protocol type'],
+      groups.map((g) => [g.groupId, g.groupState, g.groupType ?? 'classic', g.protocolType]),
+    )
+}
+
+async function describeGroup({ admin, io, json, names }: AdminAction): Promise<void> {
+  const groupId = names[0]
+  const { groups } = await admin.describeGroups([groupId]).catch((err: { code?: number }) => {
+    throw err.code === GROUP_ID_NOT_FOUND ? new Error(`group ${JSON.stringify(groupId)} does not exist`) : err
+  })
+  const g = groups[0]
+  if (g.state === 'Dead') throw new Error(`group ${JSON.stringify(groupId)} does not exist`)
+  const members = g.members.map((m) => ({
+    memberId: m.memberId,
+    groupInstanceId: m.groupInstanceId ?? null,
+    clientId: m.clientId,
+    host: m.clientHost,
+    assignment:
+      m.assignment ?? (m.memberAssignment && m.memberAssignment.length > 0 ? decodeAssignment(m.memberAssignment).partitions : []),
+  }))
+  const owner = new Map<string, string>()
+  for (const m of members) for (const t of m.assignment) for (const p of t.partitions) owner.set(`${t.topic}/${p}`, m.memberId)
+  const offsets = await groupLag(admin, groupId, owner)
+  const data = { groupId, state: g.state, type: g.groupType ?? 'classic', protocol: g.protocol, members, offsets }
+  if (json) {
+    io.out(JSON.stringify(data) + '\n')
+    return
   }
+  io.out(`group ${groupId}: ${g.state}, ${data.type}${g.protocol ? `, ${g.protocol}` : ''}, ${members.length} member(s)\n`)
+  if (members.length > 0) {
+    io.out('\n')
+    show(
+      io,
+      false,
+      members,
+      ['member', 'client', 'host', 'partitions'],
+      members.map((m) => [m.memberId, m.clientId, m.host, m.assignment.map((t) => `${t.topic}:${t.partitions.join(',')}`).join(' ')]),
+    )
+  }
+  if (offsets.length > 0) {
+    io.out('\n')
+    show(
+      io,
+      false,
+      offsets,
+      ['topic', 'partition', 'committed', 'log end', 'lag', 'member'],
+      offsets.map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.member]),
+    )
+  }
+}
+
+/** Per committed partition: the offset, the log end, the lag and the member that owns it (`owner`, by topic/partition). */
+async function groupLag(admin: Admin, groupId: string, owner: Map<string, string>) {
+  const committed = await admin.fetchOffsets({ groupId })
+  const offsets = []
+  for (const t of committed.sort((a, b) => a.topic.localeCompare(b.topic))) {
+    const ends = new Map((await admin.fetchTopicOffsets(t.topic)).map((o) => [o.partition, BigInt(o.high)]))
+    for (const p of [...t.partitions].sort((a, b) => a.partition - b.partition)) {
+      const at = BigInt(p.offset)
+      const end = ends.get(p.partition)
+      offsets.push({
+        topic: t.topic,
+        partition: p.partition,
+        committed: at >= 0n ? Number(at) : null,
+        logEnd: end === undefined ? null : Number(end),
+        lag: end === undefined || at < 0n ? null : Number(end - at),
+        member: owner.get(`${t.topic}/${p.partition}`) ?? null,
+      })
+    }
+  }
+  return offsets
+}
+
+/** Where reset-offsets moves each partition, from its log start and end, its committed offset and the offset at --to-timestamp. */
+type OffsetTarget = (low: bigint, high: bigint, current: bigint | undefined, byTime: bigint | undefined) => bigint
+
+/** reset-offsets' flags: the topic, the one --to-... or --shift-by given, and the timestamp to look up for --to-timestamp. */
+function resetTarget(values: Values): { topic: string; target: OffsetTarget; timestamp: number | undefined } {
+  const topic = str(values, 'topic')
+  if (topic === undefined) throw new UsageError('reset-offsets needs -t TOPIC')
+  const given = ['to-earliest', 'to-latest', 'to-offset', 'shift-by', 'to-timestamp'].filter((f) => values[f] !== undefined)
+  if (given.length !== 1)
+    throw new UsageError('reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset, --shift-by, --to-timestamp')
+  const clamp = (x: bigint, low: bigint, high: bigint) => (x < low ? low : x > high ? high : x)
+  const f = given[0]
+  if (f === 'to-earliest') return { topic, target: (low) => low, timestamp: undefined }
+  if (f === 'to-latest') return { topic, target: (_low, high) => high, timestamp: undefined }
+  if (f === 'to-offset') {
+    const at = integer(f, str(values, f)!)
+    return { topic, target: (low, high) => clamp(at, low, high), timestamp: undefined }
+  }
+  if (f === 'shift-by') {
+    const by = integer(f, str(values, f)!)
+    return { topic, target: (low, high, current) => clamp((current ?? low) + by, low, high), timestamp: undefined }
+  }
+  return { topic, target: (_low, _high, _current, byTime) => byTime!, timestamp: Number(integer(f, str(values, f)!)) }
+}
+
+async function resetOffsets(
+  { admin, io, json, values, names }: AdminAction,
+  { topic, target, timestamp }: ReturnType<typeof resetTarget>,
+): Promise<void> {
+  const groupId = names[0]
+  const partitions = await topicPartitions(admin, topic)
+  const { groups } = await admin.describeGroups([groupId])
+  if (groups[0].members.length > 0) throw new Error(`group ${groupId} has ${groups[0].members.length} active member(s): stop them first`)
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o]))
+  const current = new Map<number, bigint>()
+  for (const t of await admin.fetchOffsets({ groupId, topics: [topic] }))
+    for (const p of t.partitions) if (BigInt(p.offset) >= 0n) current.set(p.partition, BigInt(p.offset))
+  const byTime =
+    timestamp === undefined
+      ? undefined
+      : new Map((await admin.fetchTopicOffsetsByTimestamp(topic, timestamp)).map((o) => [o.partition, BigInt(o.offset)]))
+  const plan = partitions.map((p) => {
+    const e = ends.get(p)!
+    const next = target(BigInt(e.low), BigInt(e.high), current.get(p), byTime?.get(p))
+    return { topic, partition: p, from: current.has(p) ? Number(current.get(p)) : null, to: Number(next) }
+  })
+  if (!values['dry-run'])
+    await admin.setOffsets({ groupId, topic, partitions: plan.map((p) => ({ partition: p.partition, offset: p.to })) })
+  const data = { groupId, applied: !values['dry-run'], offsets: plan }
+  if (json) {
+    io.out(JSON.stringify(data) + '\n')
+    return
+  }
+  show(
+    io,
+    false,
+    data,
+    ['topic', 'partition', 'from', 'to'],
+    plan.map((p) => [p.topic, p.partition, p.from, p.to]),
+  )
+  io.out(values['dry-run'] ? '(dry run: nothing changed)\n' : `group ${groupId}: offsets reset\n`)
+}
+
+async function deleteGroups({ admin, io, json, names }: AdminAction): Promise<void> {
+  const existing = new Set((await admin.listGroups()).groups.map((g) => g.groupId))
+  for (const g of names) if (!existing.has(g)) throw new Error(`group ${JSON.stringify(g)} does not exist`)
+  await admin.deleteGroups(names)
+  if (json) io.out(JSON.stringify({ deleted: names }) + '\n')
+  else for (const g of names) io.out(`deleted group ${g}\n`)
 }

@@ -7,7 +7,7 @@ import { produceCommand } from './produce.js'
 import { consumeCommand } from './consume.js'
 import { topicsCommand } from './topics.js'
 import { groupsCommand } from './groups.js'
-import { clusterCommand } from './cluster.js'
+import { clusterCommand } from './cluster-info.js'
 import { aclsCommand } from './acls.js'
 import { benchCommand } from './bench.js'
 

@@ -1,8 +1,6 @@
 import { Kafka } from '../kafka.js'
 import type { Message, RecordMetadata } from '../producer/producer.js'
-import type { Acks } from '../producer/config.js'
-import type { CompressionName } from '../codec/compression.js'
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, int, parse, resolveConnection, str } from './args.js'
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, acksFlag, compressionFlag, int, parse, resolveConnection, str } from './args.js'
 import { inputLines } from './lines.js'
 import { topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
@@ -38,7 +36,6 @@ const OPTIONS = {
   verbose: { type: 'boolean' },
 } as const
 
-const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
 /** Sends awaiting acknowledgement at once; the producer batches them. */
 const WINDOW = 5000
 
@@ -89,11 +86,8 @@ export async function produceCommand(args: string[], io: Io): Promise<number> {
   if (delimiter === '') throw new UsageError('--key-delimiter cannot be empty')
   const headers = headerPairs(values.header as string[] | undefined)
   const partition = int(values, 'partition', 0)
-  const compression = (str(values, 'compression') ?? 'none') as CompressionName
-  if (!CODECS.includes(compression)) throw new UsageError(`-z must be one of ${CODECS.join(', ')}, not ${compression}`)
-  const acksFlag = str(values, 'acks') ?? 'all'
-  if (!['0', '1', 'all', '-1'].includes(acksFlag)) throw new UsageError(`--acks must be 0, 1 or all, not ${acksFlag}`)
-  const acks: Acks = acksFlag === 'all' || acksFlag === '-1' ? 'all' : (Number(acksFlag) as 0 | 1)
+  const compression = compressionFlag(values, '-z')
+  const acks = acksFlag(values)
   if (values.idempotent && acks !== 'all') throw new UsageError('--idempotent needs --acks all')
   const format = str(values, 'format')
   if (format !== undefined && format !== 'json') throw new UsageError(`--format takes json, not ${format}`)

@@ -4,10 +4,10 @@ import { INT32_MAX } from '../int32.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import type { ConsumerLog } from './consumer-log.js'
 import { ConsumerEvents, type Emit } from './events.js'
-import type { GroupCoordinator } from './group-coordinator.js'
+import type { CoordinatorLink } from './coordinator-link.js'
 import type { Membership } from './membership.js'
 import { CommitFailedError, commitOffsets, type OffsetToCommit } from './offsets.js'
-import { groupByTopic, type Assignment, type PartitionState } from './partition-state.js'
+import { groupByTopic, type OwnedPartitions, type PartitionState } from './partition-state.js'
 
 /** How a run commits by itself: run()'s options, else the consumer's config. */
 export interface AutoCommitOptions {
@@ -42,8 +42,8 @@ export class CommitScheduler {
   constructor(
     private readonly cluster: ConsumerCluster,
     private readonly config: ResolvedConsumerConfig,
-    private readonly assignment: Assignment,
-    private readonly coordinator: GroupCoordinator | null,
+    private readonly assignment: OwnedPartitions,
+    private readonly coordinator: CoordinatorLink | null,
     private readonly membership: () => Membership | null,
     private readonly emit: Emit,
     private readonly log: ConsumerLog,
@@ -142,7 +142,7 @@ export class CommitScheduler {
     )
   }
 
-  private async commit(coordinator: GroupCoordinator, offsets: OffsetToCommit[]): Promise<void> {
+  private async commit(coordinator: CoordinatorLink, offsets: OffsetToCommit[]): Promise<void> {
     try {
       await commitOffsets(
         coordinator,
@@ -195,7 +195,7 @@ export class CommitScheduler {
     return run
   }
 
-  private requireGroup(what: string): GroupCoordinator {
+  private requireGroup(what: string): CoordinatorLink {
     if (!this.coordinator) throw new ConfigError(`${what} needs a groupId`)
     return this.coordinator
   }

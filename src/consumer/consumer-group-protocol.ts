@@ -3,7 +3,7 @@ import { ConnectionError, KafkaError, UnsupportedApiError, WafkaError } from '..
 import { sleep } from '../net/backoff.js'
 import { ConsumerGroupHeartbeat } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
-import type { GroupCoordinator } from './group-coordinator.js'
+import type { CoordinatorLink } from './coordinator-link.js'
 import type { CommitIdentity, Membership, MembershipHooks } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
 import { COORDINATOR_MOVED, REJOIN_CONSUMER_PROTOCOL } from '../error-policy.js'
@@ -39,7 +39,7 @@ export class ConsumerGroupProtocol implements Membership {
   private wake: (() => void) | undefined
 
   constructor(
-    private readonly coordinator: GroupCoordinator,
+    private readonly coordinator: CoordinatorLink,
     private readonly config: ResolvedConsumerConfig,
     private readonly hooks: MembershipHooks,
   ) {

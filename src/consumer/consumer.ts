@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError, kafkaError } from '../errors.js'
 import type { Batch } from './batch.js'
-import { ClassicGroup } from './classic-group.js'
+import { ClassicMembership } from './classic-membership.js'
 import { CommitScheduler, type AutoCommitOptions } from './commit-scheduler.js'
 import { resolveConsumerConfig, type ConsumerConfig, type ResolvedConsumerConfig } from './config.js'
 import { ConsumerGroupProtocol } from './consumer-group-protocol.js'
@@ -11,10 +11,10 @@ import { ConsumerEvents } from './events.js'
 import { ConsumerLog } from './consumer-log.js'
 import { OutageWatch, type GiveUp } from './outage.js'
 import { Fetcher } from './fetcher.js'
-import { GroupCoordinator } from './group-coordinator.js'
+import { CoordinatorLink } from './coordinator-link.js'
 import type { Membership, MembershipHooks } from './membership.js'
 import { fetchCommitted } from './offsets.js'
-import { Assignment, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
+import { OwnedPartitions, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { checkEntries, checkOptions } from '../config/option.js'
@@ -39,13 +39,13 @@ export interface RunOptions extends Handlers, AutoCommitOptions {}
 export class Consumer {
   readonly events = ConsumerEvents
   private readonly config: ResolvedConsumerConfig
-  private readonly assignment = new Assignment()
+  private readonly assignment = new OwnedPartitions()
   private readonly subscription: SubscriptionState
   private readonly fetcher: Fetcher
   private readonly runner: DeliveryRunner
   private readonly commits: CommitScheduler
   private readonly emitter = new EventEmitter()
-  private readonly coordinator: GroupCoordinator | null
+  private readonly coordinator: CoordinatorLink | null
   private membership: Membership | null = null
   private manual: TopicPartition[] | null = null
   private started: Promise<void> | undefined
@@ -67,7 +67,7 @@ export class Consumer {
     this.outage = new OutageWatch(cluster.log('Consumer'), this.config.groupId, (error, failures, ms) =>
       this.unreachable(error, failures, ms),
     )
-    this.coordinator = this.config.groupId === null ? null : new GroupCoordinator(cluster, this.config.groupId)
+    this.coordinator = this.config.groupId === null ? null : new CoordinatorLink(cluster, this.config.groupId)
     this.subscription = new SubscriptionState(this.assignment, this.config.autoOffsetReset)
     this.fetcher = new Fetcher(
       cluster,
@@ -186,7 +186,7 @@ export class Consumer {
       if (wasRunning) this.log.exiting(this.membership?.memberId)
       if (this.membership) {
         await this.membership.leave({ unreachable })
-        if (unreachable && this.membership instanceof ClassicGroup) this.rejoinAs = this.membership.memberId
+        if (unreachable && this.membership instanceof ClassicMembership) this.rejoinAs = this.membership.memberId
       } else if (this.commits.automatic && !unreachable)
         await this.commits.commitFinal().catch(
           this.cluster.log('Consumer').caught('the final commit failed: those offsets are read again by the next consumer', 'warn', {
@@ -237,7 +237,7 @@ export class Consumer {
         this.membership =
           this.config.groupProtocol === 'consumer'
             ? new ConsumerGroupProtocol(this.coordinator, this.config, this.hooks())
-            : new ClassicGroup(this.coordinator, this.config, this.hooks(), this.rejoinAs)
+            : new ClassicMembership(this.coordinator, this.config, this.hooks(), this.rejoinAs)
         this.rejoinAs = ''
         if (this.subscription.hasPattern) {
           this.topicTimer = setInterval(() => void this.refreshPattern(), this.config.metadataMaxAgeMs)

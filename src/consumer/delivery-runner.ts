@@ -6,7 +6,7 @@ import type { ConsumerLog } from './consumer-log.js'
 import { ConsumerEvents, type Emit } from './events.js'
 import type { Delivery, Fetcher } from './fetcher.js'
 import type { KafkaMessage } from './message.js'
-import type { Assignment, PartitionState } from './partition-state.js'
+import type { OwnedPartitions, PartitionState } from './partition-state.js'
 
 export interface EachMessagePayload {
   topic: string
@@ -54,7 +54,7 @@ export class DeliveryRunner {
 
   constructor(
     private readonly config: ResolvedConsumerConfig,
-    private readonly assignment: Assignment,
+    private readonly assignment: OwnedPartitions,
     private readonly fetcher: Fetcher,
     private readonly commits: CommitScheduler,
     /** Pauses one partition; returns a function that resumes it. */

@@ -1,5 +1,4 @@
 import type { Buffer } from 'node:buffer'
-import { decodeRecordSet } from '../codec/batch-decoder.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
 import { ConnectionError, CorruptRecordError, KafkaError, WafkaError, kafkaError } from '../errors.js'
@@ -13,38 +12,18 @@ import {
   type FetchResponsePartitionData,
 } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
-import { FetchSession, type PartitionFetch } from './fetch-session.js'
-import { messagesFrom, type KafkaMessage } from './message.js'
+import { FetchSessionState, type PartitionFetch } from './fetch-session-state.js'
 import { holdsZstd, recordSetEnd, truncatedClaim } from './record-set-end.js'
 import { loadZstd, zstdReady } from '../codec/compression.js'
-import type { Assignment, PartitionState } from './partition-state.js'
-import { committedBatches, dataBatches, type AbortedTransaction } from './read-committed.js'
+import type { OwnedPartitions, PartitionState } from './partition-state.js'
+import { ReadyQueue, type Delivery } from './ready-queue.js'
 import { FETCH_SESSION_LOST, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { describeError } from '../logger.js'
 import { EARLIEST, LATEST, listOffsets } from './offset-reset.js'
 import type { FetchRequestFetchPartition } from '../protocol/messages/index.js'
 
-/** A partition's fetched records, handed to user code as one batch. */
-export interface Delivery {
-  state: PartitionState
-  messages: KafkaMessage[]
-  /** Where the partition's next fetch starts: past every batch fetched, control batches included. */
-  nextOffset: bigint
-  highWatermark: bigint
-}
-
-/** What a Fetch response left for one partition, decoded only when taken. */
-interface Fetched {
-  state: PartitionState
-  version: number
-  fetchOffset: bigint
-  /** Where the next fetch of the partition started: past every whole entry of `records`. */
-  nextOffset: bigint
-  records: Buffer
-  aborted: AbortedTransaction[] | null
-  highWatermark: bigint
-}
+export type { Delivery } from './ready-queue.js'
 
 /** What a partition's part of a Fetch request asked for. */
 interface Asked {
@@ -56,20 +35,18 @@ interface Asked {
  * Keeps one Fetch in flight per broker for the assigned partitions it leads.
  * A partition's position moves on when its response arrives (found from the
  * entry headers), so the next fetch goes out while user code works; at most
- * MAX_QUEUED responses per partition wait. Records are decoded in wasm when
- * user code takes them.
+ * MAX_QUEUED responses per partition wait, in the ReadyQueue that hands
+ * them to user code (decoded in wasm as they are taken).
  */
 export class Fetcher {
-  private readonly ready: Array<Fetched | { error: Error }> = []
-  /** Bytes of fetched records waiting for user code: no new fetch goes out while they exceed maxBytes. */
-  private readyBytes = 0
-  private readonly waiters: Array<() => void> = []
+  /** Fetched records waiting for user code: no new fetch goes out while their bytes exceed maxBytes. */
+  private readonly ready: ReadyQueue
   private readonly inFlight = new Set<number>()
   /** Nodes with a catch-up fetch in flight (see fetchFrom's atOnce). */
   private readonly atOnceInFlight = new Set<number>()
   /** What each node's fetch in flight asked for, by partition: the version each was at as it left. */
   private readonly asking = new Map<number, Map<PartitionState, Asked>>()
-  private readonly sessions = new Map<number, FetchSession>()
+  private readonly sessions = new Map<number, FetchSessionState>()
   private readonly brokerRetryAt = new Map<number, number>()
   private timer: ReturnType<typeof setTimeout> | undefined
   private running = false
@@ -77,7 +54,7 @@ export class Fetcher {
   constructor(
     private readonly cluster: LeaderConnections,
     private readonly config: ResolvedConsumerConfig,
-    private readonly assignment: Assignment,
+    private readonly assignment: OwnedPartitions,
     /** Where a partition goes when its offset is out of range: the topic's reset policy. */
     private readonly resetPolicy: (topic: string) => 'earliest' | 'latest' | 'none',
     private readonly onError: (err: Error) => void = () => {},
@@ -85,7 +62,9 @@ export class Fetcher {
     private readonly instrument: (event: string, payload: object) => void = () => {},
     /** Whether brokers answer fetches: failures in a row are an outage (see outage.ts). */
     private readonly reach: { failed(error: Error, nodeId: number): void; answered(nodeId: number): void } = { failed() {}, answered() {} },
-  ) {}
+  ) {
+    this.ready = new ReadyQueue(config, assignment)
+  }
 
   start(): void {
     this.running = true
@@ -95,8 +74,7 @@ export class Fetcher {
   stop(): void {
     this.running = false
     clearTimeout(this.timer)
-    this.ready.length = 0
-    this.readyBytes = 0
+    this.ready.clear()
     this.wakeAll()
   }
 
@@ -105,7 +83,7 @@ export class Fetcher {
     if (!this.running) return
     clearTimeout(this.timer)
     this.timer = undefined
-    if (this.readyBytes >= this.config.maxBytes) return // take() pumps again
+    if (this.ready.bytes >= this.config.maxBytes) return // take() pumps again
     const now = Date.now()
     const byNode = new Map<number, PartitionState[]>()
     let atOnce: Map<number, PartitionState[]> | undefined
@@ -175,78 +153,22 @@ export class Fetcher {
 
   /** True when fetched data (or an error) is waiting. */
   get hasReady(): boolean {
-    return this.ready.some((f) => 'error' in f || (!f.state.busy && !f.state.paused))
+    return this.ready.hasReady
   }
 
-  /** Resolves when data or an error is ready, or on wake(). */
+  /** Resolves when data or an error is ready, or on wakeAll(). */
   waitForData(): Promise<void> {
-    if (this.hasReady || !this.running) return Promise.resolve()
-    return new Promise((resolve) => this.waiters.push(resolve))
+    return this.running ? this.ready.wait() : Promise.resolve()
   }
 
   /** Wakes whoever waits for data (to stop, rebalance, or look again). */
   wakeAll(): void {
-    for (const w of this.waiters.splice(0)) w()
+    this.ready.wakeAll()
   }
 
-  /**
-   * The next partition's records, decoded, marking the partition busy (the
-   * caller clears it when done), or undefined when none waits. Data fetched
-   * before a seek, reset or revocation is dropped here.
-   */
+  /** The next partition's records, decoded (see ReadyQueue.take); each record set taken makes room for the next fetch. */
   take(): Delivery | undefined {
-    for (let i = 0; i < this.ready.length; i++) {
-      const f = this.ready[i]
-      if ('error' in f) {
-        this.ready.splice(i, 1)
-        throw f.error
-      }
-      // A partition in user code or paused keeps its data queued, in order, for later.
-      if (f.state.busy || f.state.paused) continue
-      this.ready.splice(i--, 1)
-      this.readyBytes -= f.records.length
-      const s = f.state
-      if (f.version !== s.version) continue
-      s.dequeued()
-      this.pump()
-      if (s.revoking || !this.assignment.has(s.topic, s.partition)) continue
-      const delivery = this.decode(f)
-      if (delivery.messages.length === 0 && delivery.nextOffset === f.fetchOffset) continue
-      s.take()
-      return delivery
-    }
-    return undefined
-  }
-
-  private decode(f: Fetched): Delivery {
-    let set
-    try {
-      set = decodeRecordSet(f.records, { verifyCrc: this.config.checkCrcs })
-    } catch (err) {
-      // Nothing is skipped: the partition goes back to this offset (dropping what was fetched after it) and stops.
-      const message = `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: ${(err as Error).message}`
-      f.state.halt(f.fetchOffset)
-      throw err instanceof CorruptRecordError
-        ? new CorruptRecordError(err.reason, message, { cause: err })
-        : new WafkaError(message, { retriable: false, cause: err })
-    }
-    const { batches } = set
-    if (batches.length === 0) {
-      // fetchFrom() lets through only record sets with a whole entry: this one's headers lied.
-      f.state.halt(f.fetchOffset)
-      throw new CorruptRecordError(
-        'truncated',
-        `${f.state.topic}-${f.state.partition} at offset ${f.fetchOffset}: no whole record batch in ${f.records.length} bytes`,
-      )
-    }
-    const visible = this.config.isolationLevel === 1 ? committedBatches(batches, f.aborted) : dataBatches(batches)
-    return { state: f.state, messages: messagesFrom(visible, f.fetchOffset), nextOffset: f.nextOffset, highWatermark: f.highWatermark }
-  }
-
-  private push(item: Fetched | { error: Error }): void {
-    if ('records' in item) this.readyBytes += item.records.length
-    this.ready.push(item)
-    this.wakeAll()
+    return this.ready.take(() => this.pump())
   }
 
   /**
@@ -269,7 +191,7 @@ export class Fetcher {
       asked.set(p, { version: p.version, maxBytes: this.partitionMaxBytes(p) })
     }
     if (!atOnce) this.asking.set(node, asked)
-    let session: FetchSession | undefined
+    let session: FetchSessionState | undefined
     try {
       let version: number
       let names: Map<string, string>
@@ -280,7 +202,7 @@ export class Fetcher {
         const answer = await this.cluster.request(
           Fetch,
           (v) => {
-            const built = this.buildRequest(new FetchSession(false), parts, v)
+            const built = this.buildRequest(new FetchSessionState(false), parts, v)
             names = built.names
             return { ...built.body, maxWaitMs: 0 }
           },
@@ -298,7 +220,7 @@ export class Fetcher {
         version = conn.versionFor(Fetch)
         broker = conn.name
         session = this.sessions.get(node)
-        if (!session) this.sessions.set(node, (session = new FetchSession(version >= 7)))
+        if (!session) this.sessions.set(node, (session = new FetchSessionState(version >= 7)))
         const built = this.buildRequest(session, parts, version)
         names = built.names
         this.instrument('consumer.fetch_start', { nodeId: node })
@@ -360,7 +282,7 @@ export class Fetcher {
    * generated encoder drops the fields a version lacks; topics go by name
    * and by id, the version picks one.
    */
-  private buildRequest(session: FetchSession, parts: PartitionState[], version: number) {
+  private buildRequest(session: FetchSessionState, parts: PartitionState[], version: number) {
     const request = session.build(parts.map((p) => this.partitionFetch(p)))
     const names = new Map<string, string>()
     const topicRef = (topic: string) => {
@@ -438,7 +360,7 @@ export class Fetcher {
       return 'stale metadata'
     } else if (p.errorCode !== 0) {
       state.halt()
-      this.push({
+      this.ready.push({
         error: kafkaError(p.errorCode, { api: 'Fetch', broker, detail: `${topic}-${p.partitionIndex} at offset ${state.fetchPosition}` }),
       })
     } else if (p.divergingEpoch.epoch >= 0 && p.divergingEpoch.endOffset >= 0n && p.divergingEpoch.endOffset < state.fetchPosition) {
@@ -452,7 +374,7 @@ export class Fetcher {
         return
       }
       state.fetched(end.nextOffset, end.lastEpoch)
-      this.push({
+      this.ready.push({
         state,
         version: state.version,
         fetchOffset,
@@ -546,7 +468,7 @@ export class Fetcher {
     }
     state.halt()
     if (claimed !== undefined && claimed > ceiling) {
-      this.push({
+      this.ready.push({
         error: kafkaError(ErrorCodes.MESSAGE_TOO_LARGE, {
           api: 'Fetch',
           broker,
@@ -554,14 +476,14 @@ export class Fetcher {
         }),
       })
     } else if (claimed !== undefined) {
-      this.push({
+      this.ready.push({
         error: new CorruptRecordError(
           'truncated',
           `${where}: ${broker} sent ${records.length} bytes of a record batch of ${claimed} bytes, though ${asked} were asked for`,
         ),
       })
     } else {
-      this.push({
+      this.ready.push({
         error: new CorruptRecordError(
           'offsets',
           `${where}: ${broker} sent ${records.length} bytes of records that end before the offset asked for`,
@@ -583,7 +505,7 @@ export class Fetcher {
     const policy = this.resetPolicy(state.topic)
     if (policy === 'none') {
       state.halt()
-      this.push({
+      this.ready.push({
         error: kafkaError(ErrorCodes.OFFSET_OUT_OF_RANGE, {
           api: 'Fetch',
           detail: `${state.topic}-${state.partition} at offset ${state.fetchPosition}, and autoOffsetReset is 'none'`,
@@ -633,7 +555,8 @@ export class Fetcher {
           },
           (err) => {
             for (const s of group) s.backoff(this.config.retryBackoffMs)
-            if (!(err instanceof KafkaError || err instanceof ConnectionError) || !(err as WafkaError).retriable) this.push({ error: err })
+            if (!(err instanceof KafkaError || err instanceof ConnectionError) || !(err as WafkaError).retriable)
+              this.ready.push({ error: err })
           },
         )
         .finally(() => {

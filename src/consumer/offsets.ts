@@ -1,7 +1,7 @@
 import { KafkaError, WafkaError } from '../errors.js'
 import { OffsetCommit, OffsetFetch } from '../protocol/messages/index.js'
 import { withRetry } from '../cluster/retry.js'
-import type { GroupCoordinator } from './group-coordinator.js'
+import type { CoordinatorLink } from './coordinator-link.js'
 import type { CommitIdentity } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
 import { COMMIT_FENCED } from '../error-policy.js'
@@ -33,7 +33,7 @@ export class CommitFailedError extends WafkaError {
  * generation fails with CommitFailedError, as in Java.
  */
 export async function commitOffsets(
-  coordinator: GroupCoordinator,
+  coordinator: CoordinatorLink,
   identity: () => CommitIdentity | null,
   offsets: OffsetToCommit[],
   timeoutMs: number,
@@ -89,7 +89,7 @@ export interface CommittedOffset {
 
 /** The group's committed offsets for `partitions` (absent: nothing committed). Waits out pending transactional commits (requireStable). */
 export async function fetchCommitted(
-  coordinator: GroupCoordinator,
+  coordinator: CoordinatorLink,
   partitions: TopicPartition[],
   timeoutMs: number,
   backoff: { backoffMs: number; backoffMaxMs: number },

@@ -321,7 +321,7 @@ export interface TopicPartition {
 }
 
 /** The partitions this consumer owns now, by topic and partition. */
-export class Assignment {
+export class OwnedPartitions {
   private readonly byKey = new Map<string, PartitionState>()
 
   get size(): number {

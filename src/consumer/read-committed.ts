@@ -1,6 +1,6 @@
 import type { RecordBatch } from '../codec/record.js'
 
-export interface AbortedTransaction {
+export interface AbortedRange {
   producerId: bigint
   firstOffset: bigint
 }
@@ -11,7 +11,7 @@ export interface AbortedTransaction {
  * that producer's ABORT marker. `aborted` is the fetch response's list (the
  * transactions aborted within the fetched range). Control batches never pass.
  */
-export function committedBatches(batches: RecordBatch[], aborted: AbortedTransaction[] | null): RecordBatch[] {
+export function committedBatches(batches: RecordBatch[], aborted: AbortedRange[] | null): RecordBatch[] {
   const pending =
     aborted && aborted.length > 0
       ? [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0))

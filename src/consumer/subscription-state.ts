@@ -1,7 +1,7 @@
 import type { ConsumerCluster } from '../cluster/client.js'
 import { ConfigError } from '../errors.js'
 import type { OffsetReset } from './config.js'
-import { partitionKey, type Assignment } from './partition-state.js'
+import { partitionKey, type OwnedPartitions } from './partition-state.js'
 
 export interface SubscribeOptions {
   topics?: Array<string | RegExp>
@@ -30,7 +30,7 @@ export class SubscriptionState {
   private readonly pendingSeeks = new Map<string, bigint>()
 
   constructor(
-    private readonly assignment: Assignment,
+    private readonly assignment: OwnedPartitions,
     private readonly autoOffsetReset: OffsetReset,
   ) {}
 

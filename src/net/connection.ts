@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer'
 import * as net from 'node:net'
 import type * as tls from 'node:tls'
 import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
-import { SaslSession } from './sasl/session.js'
+import { SaslAuthenticator } from './sasl/authenticator.js'
 import { tlsError } from './tls-errors.js'
 import type { ApiSpec, Input } from '../protocol/api.js'
 import { ApiVersions } from '../protocol/messages/index.js'
@@ -84,7 +84,7 @@ export class Connection {
   private closed = false
   private closeError: Error | undefined
   private idleTimer: ReturnType<typeof setTimeout> | undefined
-  private sasl: SaslSession | undefined
+  private sasl: SaslAuthenticator | undefined
   /** While set (exclusive()), only SASL's requests are written; the rest wait in order. */
   private held = false
   private drained: Array<() => void> = []
@@ -120,7 +120,7 @@ export class Connection {
       await abortable(connection.connect(), signal)
       await abortable(connection.negotiateVersions(), signal)
       if (options.sasl) {
-        connection.sasl = new SaslSession(connection, connection.options as Required<ConnectionOptions>)
+        connection.sasl = new SaslAuthenticator(connection, connection.options as Required<ConnectionOptions>)
         await abortable(connection.sasl.start(), signal)
       }
     } catch (err) {

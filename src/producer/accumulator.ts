@@ -248,10 +248,6 @@ export class Accumulator {
     }
   }
 
-  get bufferedBytes(): number {
-    return this.used
-  }
-
   /** True when no record is waiting or in flight. */
   get empty(): boolean {
     for (const q of this.queues.values()) if (q.batches.length > 0) return false

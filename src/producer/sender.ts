@@ -556,11 +556,4 @@ export class Sender {
         this.wakeup()
       })
   }
-
-  /** Sequences used so far, for tests and diagnostics. */
-  describe(): string {
-    return [...this.accumulator.queues.values()]
-      .map((q) => `${q.topic}-${q.partition}: next ${q.nextSequence}, ${q.batches.length} batch(es), ${q.inFlight} in flight`)
-      .join('\n')
-  }
 }

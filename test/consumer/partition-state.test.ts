@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { WafkaError } from '../../src/errors.js'
-import { Assignment, MAX_QUEUED, PartitionState } from '../../src/consumer/partition-state.js'
+import { OwnedPartitions, MAX_QUEUED, PartitionState } from '../../src/consumer/partition-state.js'
 
 const refused = (fn: () => void): string => {
   try {
@@ -91,7 +91,7 @@ describe('PartitionState transitions', () => {
   })
 
   it('removal from the assignment invalidates what was fetched for the partition', () => {
-    const a = new Assignment()
+    const a = new OwnedPartitions()
     const s = a.add('t', 0)
     const version = s.version
     a.remove('t', 0)

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer'
 import { describe, expect, it } from 'vitest'
 import { decodeRecordSet, encodeRecordBatch, type RecordBatch } from '../../src/codec/index.js'
-import { committedBatches, dataBatches, type AbortedTransaction } from '../../src/consumer/read-committed.js'
+import { committedBatches, dataBatches, type AbortedRange } from '../../src/consumer/read-committed.js'
 
 const ABORT = 0
 const COMMIT = 1
@@ -40,7 +40,7 @@ function decode(...parts: Buffer[]): RecordBatch[] {
 }
 
 const bases = (batches: RecordBatch[]) => batches.map((b) => Number(b.baseOffset))
-const aborted = (...list: Array<[number, number]>): AbortedTransaction[] =>
+const aborted = (...list: Array<[number, number]>): AbortedRange[] =>
   list.map(([pid, first]) => ({ producerId: BigInt(pid), firstOffset: BigInt(first) }))
 
 describe('test batches', () => {

@@ -14,7 +14,7 @@ export {
   encodeAssignment,
   encodeSubscription,
   SUBSCRIPTION_VERSION,
-  type SubscriptionState,
+  type OwnSubscription,
 } from './subscription.js'
 
 const builtIn: ReadonlyMap<string, PartitionAssignor> = new Map(

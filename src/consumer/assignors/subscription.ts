@@ -14,7 +14,7 @@ import { compareStrings } from './shared.js'
 export const SUBSCRIPTION_VERSION = 3
 export const ASSIGNMENT_VERSION = 3
 
-export interface SubscriptionState {
+export interface OwnSubscription {
   /** The topics this member subscribes to. */
   topics: readonly string[]
   /** What it owns now: for an eager assignor nothing (it revoked everything before rejoining, as Java does). */
@@ -26,7 +26,7 @@ export interface SubscriptionState {
 }
 
 /** JoinGroup protocol metadata for one assignor this member offers. */
-export function encodeSubscription(assignor: PartitionAssignor, state: SubscriptionState): Buffer {
+export function encodeSubscription(assignor: PartitionAssignor, state: OwnSubscription): Buffer {
   const owned = state.owned.map((tp) => ({ topic: tp.topic, partitions: tp.partitions }))
   return encodeData(ConsumerProtocolSubscription, SUBSCRIPTION_VERSION, {
     // Sorted, as Java writes them, so the bytes do not depend on insertion order.

@@ -9,7 +9,7 @@ import type {
   KafkaJSPartitionMetadata,
   Partitioner,
   PartitionerArgs,
-  PartitionerMessage,
+  PartitionFn,
   PartitionFunction,
   PartitionView,
 } from './types.js'
@@ -21,14 +21,7 @@ export function customPartitioner(custom: PartitionFunction | CustomPartitioner)
 class FunctionPartitioner implements Partitioner {
   constructor(private readonly fn: PartitionFunction) {}
 
-  partition(
-    topic: string,
-    key: string | Uint8Array | null | undefined,
-    partitionCount: number,
-    availablePartitions: readonly number[],
-    message: PartitionerMessage = { key },
-    metadata?: readonly PartitionView[],
-  ): number {
+  readonly partition: PartitionFn = (topic, key, partitionCount, availablePartitions, message = { key }, metadata) => {
     const fixed = message.partition
     if (fixed != null) return fixed
     const args: PartitionerArgs = {
@@ -56,14 +49,7 @@ class ObjectPartitioner implements Partitioner {
     this.name = typeof ctor === 'function' && ctor !== Object ? ctor.name : ''
   }
 
-  partition(
-    topic: string,
-    key: string | Uint8Array | null | undefined,
-    partitionCount: number,
-    availablePartitions: readonly number[],
-    message?: PartitionerMessage,
-    metadata?: readonly PartitionView[],
-  ): number {
+  readonly partition: PartitionFn = (topic, key, partitionCount, availablePartitions, message, metadata) => {
     const fixed = message?.partition
     if (fixed != null) return fixed
     const p = this.custom.partition(topic, key, partitionCount, availablePartitions, message, metadata)

@@ -11,7 +11,7 @@
 // adaptive weighting by queue length (partitioner.adaptive.partitioning) is
 // not done.
 import { murmur2 } from './murmur2.js'
-import type { Partitioner, PartitionerMessage, PartitionerOptions } from './types.js'
+import type { PartitionFn, Partitioner, PartitionerOptions } from './types.js'
 
 interface Sticky {
   /** Where keyless records go; -1: choose at the next one. */
@@ -32,13 +32,7 @@ export class DefaultPartitioner implements Partitioner {
     this.ignoreKeys = options.ignoreKeys ?? false
   }
 
-  partition(
-    topic: string,
-    key: string | Uint8Array | null | undefined,
-    partitionCount: number,
-    availablePartitions: readonly number[],
-    message?: PartitionerMessage,
-  ): number {
+  readonly partition: PartitionFn = (topic, key, partitionCount, availablePartitions, message) => {
     const fixed = message?.partition
     if (fixed != null) return fixed
     // An empty key is a key (Java hashes empty bytes); only null/undefined is none.

@@ -9,7 +9,7 @@
 // incremented for every keyless record.
 import { kafkajsLegacyMurmur2 } from './kafkajs-murmur2.js'
 import { murmur2 } from './murmur2.js'
-import type { Partitioner, PartitionerMessage, PartitionerOptions } from './types.js'
+import type { PartitionFn, Partitioner, PartitionerOptions } from './types.js'
 
 export type KafkaJSFlavour = 'default' | 'legacy'
 
@@ -23,13 +23,7 @@ export class KafkaJSPartitioner implements Partitioner {
     this.random = options.random ?? Math.random
   }
 
-  partition(
-    topic: string,
-    key: string | Uint8Array | null | undefined,
-    partitionCount: number,
-    availablePartitions: readonly number[],
-    message?: PartitionerMessage,
-  ): number {
+  readonly partition: PartitionFn = (topic, key, partitionCount, availablePartitions, message) => {
     // KafkaJS draws a topic's start (an unsigned 32-bit int) at its first record, whatever the record.
     let counter = this.counters.get(topic)
     if (counter === undefined) {

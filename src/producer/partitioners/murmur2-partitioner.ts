@@ -3,19 +3,13 @@
 // partition. Fully deterministic: the same records always land in the same
 // places, whichever client (librdkafka or wafka) sends them.
 import { murmur2, murmur2Bytes } from './murmur2.js'
-import type { Partitioner, PartitionerMessage } from './types.js'
+import type { PartitionFn, Partitioner } from './types.js'
 
 /** murmur2 of no bytes (0x106e08d9), where librdkafka puts null keys. */
 const NULL_KEY_HASH = murmur2Bytes(new Uint8Array(0), 0)
 
 export class Murmur2Partitioner implements Partitioner {
-  partition(
-    _topic: string,
-    key: string | Uint8Array | null | undefined,
-    partitionCount: number,
-    _availablePartitions: readonly number[],
-    message?: PartitionerMessage,
-  ): number {
+  readonly partition: PartitionFn = (_topic, key, partitionCount, _availablePartitions, message) => {
     const fixed = message?.partition
     if (fixed != null) return fixed
     return ((key == null ? NULL_KEY_HASH : murmur2(key)) & 0x7fffffff) % partitionCount

@@ -28,28 +28,31 @@ export interface PartitionView {
  * is sealed, which is when a sticky partitioner moves its keyless records on.
  */
 export interface Partitioner {
-  /**
-   * @param key the record's key, null/undefined when it has none
-   * @param partitionCount how many partitions the topic has (ids 0..count-1)
-   * @param availablePartitions ids of the partitions with a leader, ascending;
-   *   the same array object while metadata is unchanged (a new one tells a
-   *   sticky partitioner to re-check its partition)
-   * @param message the whole record, for custom partitioners
-   * @param metadata the topic's partitions, for custom partitioners written
-   *   for KafkaJS (its `partitionMetadata`)
-   * @returns a partition id in [0, partitionCount)
-   */
-  partition(
-    topic: string,
-    key: string | Uint8Array | null | undefined,
-    partitionCount: number,
-    availablePartitions: readonly number[],
-    message?: PartitionerMessage,
-    metadata?: readonly PartitionView[],
-  ): number
+  readonly partition: PartitionFn
   /** The open batch of `topic`/`partition` is full (sealed): keyless records should go elsewhere now. */
   onBatchFull(topic: string, partition: number): void
 }
+
+/**
+ * One record's partition; the one signature every partitioner implements.
+ * @param key the record's key, null/undefined when it has none
+ * @param partitionCount how many partitions the topic has (ids 0..count-1)
+ * @param availablePartitions ids of the partitions with a leader, ascending;
+ *   the same array object while metadata is unchanged (a new one tells a
+ *   sticky partitioner to re-check its partition)
+ * @param message the whole record, for custom partitioners
+ * @param metadata the topic's partitions, for custom partitioners written
+ *   for KafkaJS (its `partitionMetadata`)
+ * @returns a partition id in [0, partitionCount)
+ */
+export type PartitionFn = (
+  topic: string,
+  key: string | Uint8Array | null | undefined,
+  partitionCount: number,
+  availablePartitions: readonly number[],
+  message?: PartitionerMessage,
+  metadata?: readonly PartitionView[],
+) => number
 
 /** A partition in KafkaJS's shape, for partitioners written for KafkaJS. */
 export interface KafkaJSPartitionMetadata {
@@ -76,7 +79,7 @@ export type PartitionFunction = (args: PartitionerArgs) => number
 
 /** A custom partitioner of ours: the Partitioner interface, `onBatchFull` optional. */
 export interface CustomPartitioner {
-  partition: Partitioner['partition']
+  partition: PartitionFn
   onBatchFull?: Partitioner['onBatchFull']
 }
 

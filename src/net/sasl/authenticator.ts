@@ -27,7 +27,7 @@ export interface SaslTransport {
   close(error?: Error): void
 }
 
-export interface SaslSessionOptions {
+export interface SaslAuthenticatorOptions {
   sasl: SaslOption
   /** The whole authentication (handshake and every exchange) must end within this. */
   authenticationTimeoutMs: number
@@ -43,7 +43,7 @@ export interface SaslSessionOptions {
  * other requests held back meanwhile so nothing interleaves with the SASL
  * exchange and nothing is reordered.
  */
-export class SaslSession {
+export class SaslAuthenticator {
   private timer: ReturnType<typeof setTimeout> | undefined
   private stopped = false
   /** How many authentications completed (the first and each re-authentication). */
@@ -51,7 +51,7 @@ export class SaslSession {
 
   constructor(
     private readonly conn: SaslTransport,
-    private readonly options: SaslSessionOptions,
+    private readonly options: SaslAuthenticatorOptions,
   ) {}
 
   /** The first authentication; rejects with an AuthenticationError (or TimeoutError, ConfigError). */

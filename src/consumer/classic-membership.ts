@@ -5,7 +5,7 @@ import { Heartbeat, JoinGroup, LeaveGroup, SyncGroup } from '../protocol/message
 import type { PartitionAssignor, TopicPartitions } from './assignors/index.js'
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from './assignors/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
-import type { GroupCoordinator } from './group-coordinator.js'
+import type { CoordinatorLink } from './coordinator-link.js'
 import type { CommitIdentity, Membership, MembershipHooks } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
 import { COORDINATOR_MOVED, GROUP_FATAL, REJOIN } from '../error-policy.js'
@@ -21,7 +21,7 @@ const { UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED, FENCED_INS
  * a client-side assignor and SyncGroup hands out the result; Heartbeat on its
  * own timer until the coordinator says a rebalance is on.
  */
-export class ClassicGroup implements Membership {
+export class ClassicMembership implements Membership {
   memberId = ''
   private generationId = -1
   private protocolName: string | null = null
@@ -38,7 +38,7 @@ export class ClassicGroup implements Membership {
   private readonly cooperative: boolean
 
   constructor(
-    private readonly coordinator: GroupCoordinator,
+    private readonly coordinator: CoordinatorLink,
     private readonly config: ResolvedConsumerConfig,
     private readonly hooks: MembershipHooks,
     /** A member id the group may still know (the consumer restarts after losing the cluster): rejoining with it spares the group a wait for the old member. */

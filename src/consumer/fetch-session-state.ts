@@ -30,7 +30,7 @@ const key = (p: { topic: string; partition: number }) => `${p.topic}\u0000${p.pa
  * rest. A broker that answers session id 0 keeps getting full fetches.
  * Any error resets it to a full fetch that asks for a new session.
  */
-export class FetchSession {
+export class FetchSessionState {
   private id = 0
   private epoch = INITIAL_EPOCH
   /** The session's partitions as the broker knows them after the last successful fetch. */

@@ -11,7 +11,7 @@ import { ErrorCodes } from '../protocol/error-codes.js'
  * queue behind fetches. One attempt each: the group's own loops (join,
  * heartbeat, commit) decide when to try again.
  */
-export class GroupCoordinator {
+export class CoordinatorLink {
   private readonly route: Route
 
   constructor(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Prng } from '../../bench/support/prng.js'
-import { FetchSession, type PartitionFetch, type SessionRequest } from '../../src/consumer/fetch-session.js'
+import { FetchSessionState, type PartitionFetch, type SessionRequest } from '../../src/consumer/fetch-session-state.js'
 import { seedFromEnv } from '../prng.js'
 
 const seed = seedFromEnv('WAFKA_FETCH_SESSION_SEED')
@@ -15,20 +15,20 @@ function part(topic: string, partition: number, fetchOffset: bigint, extra: Part
 
 const names = (ps: Array<{ topic: string; partition: number }>) => ps.map((p) => `${p.topic}-${p.partition}`).sort()
 
-describe('FetchSession', () => {
+describe('FetchSessionState', () => {
   const a0 = part('a', 0, 10n)
   const a1 = part('a', 1, 20n)
   const b0 = part('b', 0, 30n)
 
   it('asks for a new session with a full fetch first', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     const r = s.build([a0, a1])
     expect(r).toMatchObject({ sessionId: 0, sessionEpoch: 0, full: true, forgotten: [] })
     expect(names(r.partitions)).toEqual(['a-0', 'a-1'])
   })
 
   it('keeps sending full fetches with epoch 0 while the broker answers session id 0', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     for (let i = 0; i < 3; i++) {
       const r = s.build([a0, a1])
       expect(r).toMatchObject({ sessionId: 0, sessionEpoch: 0, full: true })
@@ -39,7 +39,7 @@ describe('FetchSession', () => {
   })
 
   it('goes incremental with epoch 1 once the broker opens a session', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0, a1])
     s.succeeded(42)
     expect(s.sessionId).toBe(42)
@@ -48,7 +48,7 @@ describe('FetchSession', () => {
   })
 
   it('sends only new or changed partitions and forgets dropped ones', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0, a1, b0])
     s.succeeded(7)
     const moved = { ...a1, fetchOffset: 25n }
@@ -65,7 +65,7 @@ describe('FetchSession', () => {
     ['currentLeaderEpoch', { currentLeaderEpoch: 3 }],
     ['lastFetchedEpoch', { lastFetchedEpoch: 2 }],
   ] as const)('resends a partition whose %s changed', (_field, change) => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0, a1])
     s.succeeded(7)
     const changed = { ...a0, ...change }
@@ -73,7 +73,7 @@ describe('FetchSession', () => {
   })
 
   it('compares against what the last successful fetch left, not the first', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0])
     s.succeeded(7)
     const next = { ...a0, fetchOffset: 15n }
@@ -83,7 +83,7 @@ describe('FetchSession', () => {
   })
 
   it('does not forget a partition again once forgotten', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0, a1])
     s.succeeded(7)
     expect(s.build([a0]).forgotten).toEqual([{ topic: 'a', partition: 1 }])
@@ -92,7 +92,7 @@ describe('FetchSession', () => {
   })
 
   it('re-adds a forgotten partition as new', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0, a1])
     s.succeeded(7)
     s.build([a0])
@@ -101,7 +101,7 @@ describe('FetchSession', () => {
   })
 
   it('increments the epoch on every successful incremental fetch', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0])
     s.succeeded(9)
     const epochs: number[] = []
@@ -113,7 +113,7 @@ describe('FetchSession', () => {
   })
 
   it('wraps the epoch from 2^31-1 to 1, never 0 or negative', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0])
     s.succeeded(9)
     // Reaching 2^31-1 by fetching would take billions of steps.
@@ -127,7 +127,7 @@ describe('FetchSession', () => {
   })
 
   it('does not advance the epoch when a fetch is built but not answered', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0])
     s.succeeded(9)
     expect(s.build([a0]).sessionEpoch).toBe(1)
@@ -135,7 +135,7 @@ describe('FetchSession', () => {
   })
 
   it('starts over with a full fetch for a new session after reset()', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0, a1])
     s.succeeded(9)
     s.build([a0, a1])
@@ -151,7 +151,7 @@ describe('FetchSession', () => {
   })
 
   it('sends sessionless full fetches (epoch -1) to brokers without sessions (Fetch < v7)', () => {
-    const s = new FetchSession(false)
+    const s = new FetchSessionState(false)
     for (const id of [0, 5, 5]) {
       const r = s.build([a0, a1])
       expect(r).toMatchObject({ sessionId: 0, sessionEpoch: -1, full: true, forgotten: [] })
@@ -164,7 +164,7 @@ describe('FetchSession', () => {
   // response with session id 0 means the broker closed the session; the next
   // fetch must be a full one asking for a new session.
   it('goes back to a full fetch when an incremental fetch is answered with session id 0 (the broker closed it)', () => {
-    const s = new FetchSession(true)
+    const s = new FetchSessionState(true)
     s.build([a0, a1])
     s.succeeded(9)
     s.build([a0, a1])
@@ -232,7 +232,7 @@ class ModelBroker {
   }
 }
 
-describe('FetchSession against a model broker', () => {
+describe('FetchSessionState against a model broker', () => {
   const topics = ['t0', 't1', 't2']
 
   function step(rng: Prng, wanted: Map<string, PartitionFetch>): void {
@@ -255,7 +255,7 @@ describe('FetchSession against a model broker', () => {
     it(`leaves the broker with exactly the wanted partitions (round ${round}, ${supported ? 'sessions' : 'Fetch < v7'})`, () => {
       const rng = new Prng(Prng.derive(seed, round))
       const broker = new ModelBroker(rng, supported)
-      const client = new FetchSession(supported)
+      const client = new FetchSessionState(supported)
       const wanted = new Map<string, PartitionFetch>()
       let incremental = 0
       for (let n = 0; n < 300; n++) {
