@@ -1,5 +1,6 @@
 import { codecError, ERR_OUTPUT_FULL } from './status.js'
-import { arena, memU8, wasm } from './wasm.js'
+import { arena, memU8, stage, wasm } from './wasm.js'
+import { compressInWasm } from './wasm-compress.js'
 
 /** Decompressed data larger than this is refused unless the caller raises it. */
 export const LZ4_DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
@@ -9,16 +10,7 @@ export const LZ4_DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
  * blocks, no checksums but the header's.
  */
 export function lz4CompressFrame(data: Uint8Array): Uint8Array {
-  const bound = wasm.lz4FrameBound(data.length)
-  if (bound < 0) throw codecError(bound, 'lz4 compress')
-  arena.reset()
-  const src = arena.alloc(data.length)
-  const dst = arena.alloc(bound)
-  const mem = memU8()
-  mem.set(data, src)
-  const n = wasm.lz4CompressFrame(src, data.length, dst, bound)
-  if (n < 0) throw codecError(n, 'lz4 compress')
-  return mem.slice(dst, dst + n)
+  return compressInWasm(data, wasm.lz4FrameBound(data.length), wasm.lz4CompressFrame, 'lz4 compress')
 }
 
 /**
@@ -32,9 +24,8 @@ export function lz4DecompressFrame(data: Uint8Array, opts: { legacyHeaderChecksu
   let cap = Math.min(max, outputBound(data))
   for (;;) {
     arena.reset()
-    const src = arena.alloc(data.length)
+    const src = stage(data)
     const dst = arena.alloc(cap)
-    memU8().set(data, src)
     const n = wasm.lz4DecompressFrame(src, data.length, dst, cap, legacy)
     if (n >= 0) return memU8().slice(dst, dst + n)
     if (n !== ERR_OUTPUT_FULL) throw codecError(n, 'lz4 decompress')

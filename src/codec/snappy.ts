@@ -1,5 +1,6 @@
 import { codecError, ERR_OUTPUT_FULL } from './status.js'
-import { arena, memU8, wasm } from './wasm.js'
+import { arena, memU8, stage, wasm } from './wasm.js'
+import { compressInWasm } from './wasm-compress.js'
 
 /** Decompressed data larger than this is refused unless the caller raises it. */
 export const SNAPPY_DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
@@ -9,16 +10,7 @@ export const SNAPPY_DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
  * writes and every Kafka reader accepts.
  */
 export function snappyCompress(data: Uint8Array): Uint8Array {
-  const bound = wasm.snappyXerialBound(data.length)
-  if (bound < 0) throw codecError(bound, 'snappy compress')
-  arena.reset()
-  const src = arena.alloc(data.length)
-  const dst = arena.alloc(bound)
-  const mem = memU8()
-  mem.set(data, src)
-  const n = wasm.snappyCompressXerial(src, data.length, dst, bound)
-  if (n < 0) throw codecError(n, 'snappy compress')
-  return mem.slice(dst, dst + n)
+  return compressInWasm(data, wasm.snappyXerialBound(data.length), wasm.snappyCompressXerial, 'snappy compress')
 }
 
 /**
@@ -29,8 +21,7 @@ export function snappyCompress(data: Uint8Array): Uint8Array {
 export function snappyDecompress(data: Uint8Array, opts: { maxOutputBytes?: number } = {}): Uint8Array {
   const max = opts.maxOutputBytes ?? SNAPPY_DEFAULT_MAX_OUTPUT
   arena.reset()
-  const src = arena.alloc(data.length)
-  memU8().set(data, src)
+  const src = stage(data)
   // Exact size first (bomb-checked in wasm), so nothing is reserved for
   // data that would be refused anyway.
   const size = wasm.snappyUncompressedLength(src, data.length)
