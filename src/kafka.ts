@@ -55,7 +55,6 @@ export class Kafka {
         },
         this.rootLogger,
       ),
-      config,
       resolved,
     )
   }

@@ -5,7 +5,7 @@ import { ConfigError, TimeoutError, WafkaError } from '../errors.js'
 import { withRetry } from '../cluster/retry.js'
 import { backoffMs, sleep } from '../net/backoff.js'
 import { Accumulator, recordSize, type SendCall } from './accumulator.js'
-import { acksValue, resolveProducerConfig, type Acks, type ProducerConfig, type ResolvedProducerConfig } from './config.js'
+import { acksValue, type Acks, type ResolvedProducerConfig } from './config.js'
 import { createPartitioner, type Partitioner } from './partitioners/index.js'
 import { checkMessage } from './message-check.js'
 import { ProducerIdentity } from './producer-identity.js'
@@ -73,13 +73,12 @@ export class Producer {
   /** Told of each retry instead of the log (limitRetries()); the caller then says when a send fails, too. */
   private onRetry: RetryListener | undefined
 
-  /** `resolved`: the config already resolved from `config` (Kafka.producer() resolves it first, to size the connections). */
+  /** `config`: resolved by Kafka.producer(), which reads it first to size the connections. */
   constructor(
     private readonly cluster: LeaderConnections,
-    config: ProducerConfig = {},
-    resolved: ResolvedProducerConfig = resolveProducerConfig(config),
+    config: ResolvedProducerConfig,
   ) {
-    this.config = resolved
+    this.config = config
     this.partitioner = createPartitioner(this.config.partitioner as any)
     this.accumulator = new Accumulator(this.config.batchSize, this.config.bufferMemory, this.config.deliveryTimeoutMs)
     this.identity = this.config.idempotent
