@@ -9,7 +9,7 @@ import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBootstrap, typ
 import { MetadataCache } from './metadata.js'
 import { BrokerHealth } from './broker-health.js'
 import { withRetry, type RetryPolicy } from './retry.js'
-import type { Answered, Body, ClusterClient, ConsumerCluster, Exchange, Lane, RouteOptions, TopicPartition } from './client.js'
+import type { Answered, Body, ConsumerCluster, Exchange, Lane, RouteOptions, TopicPartition } from './client.js'
 import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'

@@ -24,7 +24,6 @@ const { UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED, FENCED_INS
 export class ClassicMembership implements Membership {
   memberId = ''
   private generationId = -1
-  private protocolName: string | null = null
   private owned: TopicPartition[] = []
   private rejoinReason: string | null = 'joining'
   private stopped = false
@@ -254,7 +253,6 @@ export class ClassicMembership implements Membership {
       this.coordinator.check(res.errorCode, 'JoinGroup', broker)
       this.memberId = res.memberId
       this.generationId = res.generationId
-      this.protocolName = res.protocolName
       return res
     }
   }

@@ -1,6 +1,5 @@
 import { Buffer } from 'node:buffer'
 import * as net from 'node:net'
-import type * as tls from 'node:tls'
 import { ConnectionError, ProtocolError, TimeoutError, TlsError, UnsupportedApiError, WafkaError, kafkaError } from '../errors.js'
 import { SaslAuthenticator } from './sasl/authenticator.js'
 import { tlsError } from './tls-errors.js'
