@@ -2,6 +2,7 @@ import { KafkaError, UnsupportedApiError, kafkaError } from '../errors.js'
 import type { Answered, ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
 import { asAnswer } from '../cluster/retry.js'
+import { shardedRequest, shardTopics } from '../cluster/sharded.js'
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -286,38 +287,29 @@ export class Admin {
     topic: string
     partitions: Array<{ partition: number; offset: string | number | bigint }>
     timeout?: number
-  }) {
+  }): Promise<Array<{ partition: number; lowWatermark: string }>> {
     const { topic, partitions, timeout = 5000 } = checkOptions('deleteRecords()', options, DELETE_RECORDS_OPTIONS)
-    const byLeader = await this.groupByLeader(
-      topic,
-      partitions.map((p) => p.partition),
-    )
-    const lowWatermarks: Array<{ partition: number; lowWatermark: string }> = []
-    await Promise.all(
-      // Each leader's partitions go to where the first of them is led (after a failure: by fresh metadata).
-      [...byLeader.values()].map(async (ids) => {
-        const { res } = await this.cluster.request(
-          DeleteRecords,
-          {
-            topics: [
-              {
-                name: topic,
-                partitions: ids.map((id) => ({ partitionIndex: id, offset: BigInt(partitions.find((p) => p.partition === id)!.offset) })),
-              },
-            ],
-            timeoutMs: timeout,
-          },
-          Routes.leader(topic, ids[0]),
-          {
-            check: (r, from) => {
-              for (const t of r.topics)
-                for (const p of t.partitions) check(p.errorCode, 'DeleteRecords', `${topic}-${p.partitionIndex}`, null, from)
-            },
-          },
-        )
-        for (const t of res.topics)
-          for (const p of t.partitions) lowWatermarks.push({ partition: p.partitionIndex, lowWatermark: String(p.lowWatermark) })
+    const offsets = new Map(partitions.map((p) => [p.partition, p.offset]))
+    const answers = await shardedRequest(
+      this.cluster,
+      DeleteRecords,
+      partitions.map((p) => ({ topic, partition: p.partition })),
+      (shard) => ({
+        topics: shardTopics(shard).map((t) => ({
+          name: t.topic,
+          partitions: t.partitions.map((id) => ({ partitionIndex: id, offset: BigInt(offsets.get(id)!) })),
+        })),
+        timeoutMs: timeout,
       }),
+      {
+        check: (r, from) => {
+          for (const t of r.topics)
+            for (const p of t.partitions) check(p.errorCode, 'DeleteRecords', `${topic}-${p.partitionIndex}`, null, from)
+        },
+      },
+    )
+    const lowWatermarks = answers.flatMap(({ res }) =>
+      res.topics.flatMap((t) => t.partitions.map((p) => ({ partition: p.partitionIndex, lowWatermark: String(p.lowWatermark) }))),
     )
     return lowWatermarks.sort((a, b) => a.partition - b.partition)
   }
@@ -353,49 +345,31 @@ export class Admin {
 
   /** ListOffsets at each partition's leader: offset by partition. */
   async listOffsets(topic: string, partitions: number[], timestamp: bigint, isolationLevel = 0): Promise<Map<number, bigint>> {
-    const out = new Map<number, bigint>()
-    const byLeader = await this.groupByLeader(topic, partitions)
-    await Promise.all(
-      [...byLeader].map(([leader, ids]) =>
-        this.cluster.retry(async (n) => {
-          // After a failure, route by fresh metadata: the leader may have moved.
-          const regrouped = n === 0 ? new Map([[leader, ids]]) : await this.groupByLeader(topic, ids)
-          for (const [node, group] of regrouped) {
-            const { res } = await this.cluster.request(
-              ListOffsets,
-              (v) => ({
-                replicaId: -1,
-                // read_committed must not silently become read_uncommitted on a broker without it.
-                ...(isolationLevel !== 0 && requireVersion(v, 2, 'read_committed offsets')
-                  ? ({ isolationLevel } satisfies Partial<ListOffsetsRequest>)
-                  : {}),
-                topics: [{ name: topic, partitions: group.map((id) => ({ partitionIndex: id, timestamp })) }],
-              }),
-              Routes.node(node),
-              {
-                retryMs: 0, // the retry around regroups by leader
-                leaderOf: { topic, partitions: group },
-                check: (r, from) => {
-                  for (const t of r.topics)
-                    for (const p of t.partitions) check(p.errorCode, 'ListOffsets', `${topic}-${p.partitionIndex} at ${from.broker}`)
-                },
-              },
-            )
-            for (const t of res.topics) for (const p of t.partitions) out.set(p.partitionIndex, p.offset)
-          }
-        }),
-      ),
+    const answers = await shardedRequest(
+      this.cluster,
+      ListOffsets,
+      partitions.map((partition) => ({ topic, partition })),
+      (shard, v) => ({
+        replicaId: -1,
+        // read_committed must not silently become read_uncommitted on a broker without it.
+        ...(isolationLevel !== 0 && requireVersion(v, 2, 'read_committed offsets')
+          ? ({ isolationLevel } satisfies Partial<ListOffsetsRequest>)
+          : {}),
+        topics: shardTopics(shard).map((t) => ({
+          name: t.topic,
+          partitions: t.partitions.map((id) => ({ partitionIndex: id, timestamp })),
+        })),
+      }),
+      {
+        check: (r, from) => {
+          for (const t of r.topics)
+            for (const p of t.partitions) check(p.errorCode, 'ListOffsets', `${topic}-${p.partitionIndex} at ${from.broker}`)
+        },
+      },
     )
+    const out = new Map<number, bigint>()
+    for (const { res } of answers) for (const t of res.topics) for (const p of t.partitions) out.set(p.partitionIndex, p.offset)
     return out
-  }
-
-  private async groupByLeader(topic: string, partitions: number[]): Promise<Map<number, number[]>> {
-    const groups = new Map<number, number[]>()
-    for (const id of partitions) {
-      const leader = await this.cluster.leaderFor(topic, id)
-      groups.set(leader, [...(groups.get(leader) ?? []), id])
-    }
-    return groups
   }
 
   async describeConfigs(options: {
