@@ -7,7 +7,7 @@ import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBootstrap, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { BrokerHealth } from './broker-health.js'
-import { withRetry, type RetryPolicy } from './retry.js'
+import { retryPolicy, withRetry, type RetryPolicy } from './retry.js'
 import type { Answered, Body, ClusterClient, ConsumerCluster, Exchange, Lane, RouteOptions, TopicPartition } from './client.js'
 import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
@@ -139,12 +139,7 @@ export class Cluster implements ConsumerCluster {
 
   /** A retry policy whose deadline is `timeoutMs` (default: defaultApiTimeoutMs) from now. */
   policy(timeoutMs = this.options.defaultApiTimeoutMs): RetryPolicy {
-    return {
-      backoffMs: this.options.retryBackoffMs,
-      backoffMaxMs: this.options.retryBackoffMaxMs,
-      deadline: Date.now() + timeoutMs,
-      signal: this.signal,
-    }
+    return retryPolicy(this.options, Date.now() + timeoutMs, this.signal)
   }
 
   /** Retries retriable failures, refreshing metadata or coordinators when an error says they are stale. */
