@@ -1,5 +1,5 @@
 import type { ClusterClient } from '../cluster/client.js'
-import { KafkaError, kafkaError } from '../errors.js'
+import { kafkaError } from '../errors.js'
 import { Routes } from '../cluster/route.js'
 import { check, requireVersion } from './checks.js'
 import {
