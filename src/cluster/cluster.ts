@@ -537,10 +537,10 @@ export function metadataRequest(topics: Array<{ topicId: string; name: string }>
   return { topics, ...(version >= 4 ? ({ allowAutoTopicCreation } satisfies Partial<MetadataRequest>) : {}) }
 }
 
-/** The partitions whose leader a request waits on: a leader route's own, or those the caller names. */
+/** The partitions whose leader a request waits on: a leader route's own, and those the caller names. */
 function leadersOf(route: Route, named: RouteOptions<unknown>['leaderOf']): readonly TopicPartition[] | undefined {
-  if (route.kind === 'leader') return [route]
-  return named?.partitions.map((partition) => ({ topic: named.topic, partition }))
+  if (route.kind !== 'leader') return named
+  return named?.some((tp) => tp.topic !== route.topic || tp.partition !== route.partition) ? [route, ...named] : [route]
 }
 
 function shuffle<T>(xs: T[]): T[] {

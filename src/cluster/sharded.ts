@@ -42,6 +42,8 @@ export async function shardedRequest<Req, Res>(
           .request(api, (v) => body(shard, v), Routes.leader(shard[0].topic, shard[0].partition), {
             // One attempt: this loop retries, grouping the failed shards' partitions again.
             retryMs: 0,
+            // Any of them led elsewhere by a refresh while waiting: the shard is sent again to their new leaders.
+            leaderOf: shard,
             check: options.check,
           })
           .then(
