@@ -540,7 +540,7 @@ export function metadataRequest(topics: Array<{ topicId: string; name: string }>
 /** The partitions whose leader a request waits on: a leader route's own, and those the caller names. */
 function leadersOf(route: Route, named: RouteOptions<unknown>['leaderOf']): readonly TopicPartition[] | undefined {
   if (route.kind !== 'leader') return named
-  return named?.some((tp) => tp.topic !== route.topic || tp.partition !== route.partition) ? [route, ...named] : [route]
+  return named ? [route, ...named] : [route]
 }
 
 function shuffle<T>(xs: T[]): T[] {
