@@ -48,12 +48,13 @@ export interface RouteOptions<Res> {
    */
   check?: (res: Res, from: Answered) => void
   /**
-   * The partitions a request sent to their leader by node id is for (a
-   * leader route names its own): when a metadata refresh shows them led
+   * The partitions a request is for as their leader (a leader route's own
+   * is watched too): when a metadata refresh shows one of them led
    * elsewhere before the answer comes, the attempt ends (retriably) so the
-   * caller's retry goes to the new leader.
+   * caller's retry goes to the new leader. A sharded request names its
+   * shard's partitions here.
    */
-  leaderOf?: { topic: string; partitions: readonly number[] }
+  leaderOf?: readonly TopicPartition[]
 }
 
 /** A request body, or a function of the version the connection negotiated (fields exist only in some versions). */

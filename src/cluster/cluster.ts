@@ -8,7 +8,7 @@ import { FindCoordinator, Metadata } from '../protocol/messages/index.js'
 import { bootstrapIndex, bootstrapNodeId, isBootstrapNodeId, parseBootstrap, type BrokerAddress } from './broker-address.js'
 import { MetadataCache } from './metadata.js'
 import { BrokerHealth } from './broker-health.js'
-import { withRetry, type RetryPolicy } from './retry.js'
+import { retryPolicy, withRetry, type RetryPolicy } from './retry.js'
 import type { Answered, Body, ConsumerCluster, Exchange, Lane, RouteOptions, TopicPartition } from './client.js'
 import { coordinatorOf, defaultRoute, type CoordinatorType, type Route } from './route.js'
 import { COORDINATOR_MOVED, STALE_METADATA } from '../error-policy.js'
@@ -123,12 +123,7 @@ export class Cluster implements ConsumerCluster {
 
   /** A retry policy whose deadline is `timeoutMs` (default: defaultApiTimeoutMs) from now. */
   policy(timeoutMs = this.options.defaultApiTimeoutMs): RetryPolicy {
-    return {
-      backoffMs: this.options.retryBackoffMs,
-      backoffMaxMs: this.options.retryBackoffMaxMs,
-      deadline: Date.now() + timeoutMs,
-      signal: this.signal,
-    }
+    return retryPolicy(this.options, Date.now() + timeoutMs, this.signal)
   }
 
   /** Retries retriable failures, refreshing metadata or coordinators when an error says they are stale. */
@@ -524,10 +519,10 @@ export function metadataRequest(topics: Array<{ topicId: string; name: string }>
   return { topics, ...(version >= 4 ? ({ allowAutoTopicCreation } satisfies Partial<MetadataRequest>) : {}) }
 }
 
-/** The partitions whose leader a request waits on: a leader route's own, or those the caller names. */
+/** The partitions whose leader a request waits on: a leader route's own, and those the caller names. */
 function leadersOf(route: Route, named: RouteOptions<unknown>['leaderOf']): readonly TopicPartition[] | undefined {
-  if (route.kind === 'leader') return [route]
-  return named?.partitions.map((partition) => ({ topic: named.topic, partition }))
+  if (route.kind !== 'leader') return named
+  return named ? [route, ...named] : [route]
 }
 
 function shuffle<T>(xs: T[]): T[] {

@@ -12,6 +12,22 @@ export interface RetryPolicy {
   signal?: AbortSignal
 }
 
+/** The options a policy's backoff comes from (the Kafka object's, or a producer's or consumer's own). */
+export interface RetryBackoff {
+  retryBackoffMs: number
+  retryBackoffMaxMs: number
+}
+
+/**
+ * The one way a retry policy is made: the client's backoff options, a
+ * deadline, and the signal disconnect() aborts. The cluster's retry() and
+ * the calls with their own loop around the seam (a send's metadata, a
+ * group's commits and committed offsets) all build theirs here.
+ */
+export function retryPolicy(backoff: RetryBackoff, deadline: number, signal?: AbortSignal): RetryPolicy {
+  return { backoffMs: backoff.retryBackoffMs, backoffMaxMs: backoff.retryBackoffMaxMs, deadline, signal }
+}
+
 const answers = new WeakSet<object>()
 
 /**

@@ -149,10 +149,7 @@ export class CommitScheduler {
         () => this.membership()?.commitIdentity() ?? null,
         offsets,
         this.cluster.options.defaultApiTimeoutMs,
-        {
-          backoffMs: this.config.retryBackoffMs,
-          backoffMaxMs: this.config.retryBackoffMaxMs,
-        },
+        this.config,
       )
     } catch (error) {
       // Refused by the group (a rebalance, a newer generation): never silent, whoever asked for the commit.

@@ -295,10 +295,7 @@ export class Consumer {
     for (const s of states) s.setPaused(this.subscription.isPaused(s.topic, s.partition))
     this.emit(ConsumerEvents.PARTITIONS_ASSIGNED, { partitions: groupByTopic(partitions) })
     const committed = this.coordinator
-      ? await fetchCommitted(this.coordinator, partitions, this.cluster.options.defaultApiTimeoutMs, {
-          backoffMs: this.config.retryBackoffMs,
-          backoffMaxMs: this.config.retryBackoffMaxMs,
-        })
+      ? await fetchCommitted(this.coordinator, partitions, this.cluster.options.defaultApiTimeoutMs, this.config)
       : new Map()
     for (const s of states) {
       const sought = this.subscription.takeSeek(s.key)

@@ -1,6 +1,6 @@
 import { KafkaError, WafkaError } from '../errors.js'
 import { OffsetCommit, OffsetFetch } from '../protocol/messages/index.js'
-import { withRetry } from '../cluster/retry.js'
+import { retryPolicy, withRetry, type RetryBackoff } from '../cluster/retry.js'
 import type { CoordinatorLink } from './coordinator-link.js'
 import type { CommitIdentity } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
@@ -37,11 +37,11 @@ export async function commitOffsets(
   identity: () => CommitIdentity | null,
   offsets: OffsetToCommit[],
   timeoutMs: number,
-  backoff: { backoffMs: number; backoffMaxMs: number },
+  backoff: RetryBackoff,
 ): Promise<void> {
   if (offsets.length === 0) return
   const byKey = new Map(offsets.map((o) => [partitionKey(o.topic, o.partition), o]))
-  await withRetry({ ...backoff, deadline: Date.now() + timeoutMs, signal: coordinator.cluster.signal }, async () => {
+  await withRetry(retryPolicy(backoff, Date.now() + timeoutMs, coordinator.cluster.signal), async () => {
     const who = identity()
     const { res, broker } = await coordinator.send(OffsetCommit, (v) => ({
       groupId: coordinator.groupId,
@@ -92,12 +92,12 @@ export async function fetchCommitted(
   coordinator: CoordinatorLink,
   partitions: TopicPartition[],
   timeoutMs: number,
-  backoff: { backoffMs: number; backoffMaxMs: number },
+  backoff: RetryBackoff,
 ): Promise<Map<string, CommittedOffset>> {
   const out = new Map<string, CommittedOffset>()
   if (partitions.length === 0) return out
   const topics = groupByTopic(partitions).map(({ topic, partitions }) => ({ name: topic, partitionIndexes: partitions }))
-  await withRetry({ ...backoff, deadline: Date.now() + timeoutMs, signal: coordinator.cluster.signal }, async () => {
+  await withRetry(retryPolicy(backoff, Date.now() + timeoutMs, coordinator.cluster.signal), async () => {
     const { res, version, broker } = await coordinator.send(OffsetFetch, (v) =>
       v >= 8
         ? { groups: [{ groupId: coordinator.groupId, topics }], requireStable: true }

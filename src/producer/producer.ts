@@ -2,7 +2,7 @@ import { Compression, loadCodecs, loadZstd, codecId, type CompressionType } from
 import { preloadBuiltins } from '../node-builtins.js'
 import type { LeaderConnections } from '../cluster/client.js'
 import { ConfigError, TimeoutError, WafkaError } from '../errors.js'
-import { withRetry } from '../cluster/retry.js'
+import { retryPolicy, withRetry } from '../cluster/retry.js'
 import { backoffMs, sleep } from '../net/backoff.js'
 import { Accumulator, recordSize, type SendCall } from './accumulator.js'
 import { acksValue, type Acks, type ResolvedProducerConfig } from './config.js'
@@ -242,6 +242,7 @@ export class Producer {
    */
   private async waitOnMetadata(topics: string[], blockUntil: number) {
     const options = { allowAutoTopicCreation: this.config.allowAutoTopicCreation }
+    const policy = retryPolicy(this.config, blockUntil, this.cluster.signal)
     if (this.retries !== Infinity) {
       for (let n = 0; ; n++) {
         try {
@@ -249,18 +250,12 @@ export class Producer {
         } catch (err) {
           if (!(err instanceof WafkaError && err.retriable) || this.cluster.signal.aborted) throw err
           if (n >= this.retries || Date.now() >= blockUntil) throw err
-          const wait = backoffMs(n, this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
+          const wait = backoffMs(n, policy.backoffMs, policy.backoffMaxMs)
           this.onRetry?.(err, n, wait)
           await sleep(wait, this.cluster.signal)
           await this.cluster.afterError(err)
         }
       }
-    }
-    const policy = {
-      backoffMs: this.config.retryBackoffMs,
-      backoffMaxMs: this.config.retryBackoffMaxMs,
-      deadline: blockUntil,
-      signal: this.cluster.signal,
     }
     try {
       return await withRetry(

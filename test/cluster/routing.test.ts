@@ -3,6 +3,7 @@ import { Admin } from '../../src/admin/admin.js'
 import { Cluster } from '../../src/cluster/cluster.js'
 import type { Answered } from '../../src/cluster/client.js'
 import { Routes } from '../../src/cluster/route.js'
+import { shardedRequest } from '../../src/cluster/sharded.js'
 import type { Input } from '../../src/protocol/api.js'
 import { KafkaError, kafkaError } from '../../src/errors.js'
 import { Connection } from '../../src/net/connection.js'
@@ -113,6 +114,32 @@ describe.each(['legacy', 'modern'] as const)('routing against the %s librdkafka 
     expect(nodeId).toBe(2)
     expect(res.topics[0].partitions[0].offset).toBe(0n)
     expect(seen).toEqual(['ListOffsets@1', expect.stringMatching(/^Metadata@/), 'ListOffsets@2'])
+  })
+
+  it('a sharded request sends again only the shard whose leader moved, to the new leader', async () => {
+    await mock.setLeader('routed', 0, 1)
+    await mock.setLeader('routed', 1, 2)
+    const c = await cluster()
+    expect([await c.leaderFor('routed', 0), await c.leaderFor('routed', 1)]).toEqual([1, 2])
+    await mock.setLeader('routed', 1, 3) // the cache still says broker 2, which answers NOT_LEADER_OR_FOLLOWER
+    const seen = recorded(ListOffsets)
+    const answers = await shardedRequest(
+      c,
+      ListOffsets,
+      [0, 1].map((partition) => ({ topic: 'routed', partition })),
+      (shard) => ({
+        replicaId: -1,
+        topics: [{ name: 'routed', partitions: shard.map((tp) => ({ partitionIndex: tp.partition, timestamp: -1n })) }],
+      }),
+      {
+        check: (r) => {
+          for (const p of r.topics[0].partitions) if (p.errorCode) throw kafkaError(p.errorCode, { api: 'ListOffsets' })
+        },
+      },
+    )
+    expect(answers.map((a) => a.nodeId).sort()).toEqual([1, 3])
+    expect([...seen].sort()).toEqual(['ListOffsets@1', 'ListOffsets@2', 'ListOffsets@3'])
+    expect(seen[2]).toBe('ListOffsets@3')
   })
 
   it("the caller's budget bounds the retries, with backoff between them; 0 is a single attempt", async () => {
