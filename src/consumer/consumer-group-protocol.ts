@@ -1,6 +1,6 @@
 import { builtin } from '../node-builtins.js'
 import { ConnectionError, KafkaError, UnsupportedApiError, WafkaError } from '../errors.js'
-import { sleep } from '../net/backoff.js'
+import { backoffMs, sleep } from '../net/backoff.js'
 import { ConsumerGroupHeartbeat } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import type { CoordinatorLink } from './coordinator-link.js'
@@ -124,7 +124,7 @@ export class ConsumerGroupProtocol implements Membership {
           failed(fatal)
           return
         }
-        await sleep(Math.min(this.config.retryBackoffMaxMs, this.config.retryBackoffMs * 2 ** failures++))
+        await sleep(backoffMs(failures++, this.config.retryBackoffMs, this.config.retryBackoffMaxMs))
         continue
       }
       if (first && this.memberEpoch > 0 && this.target === null && this.reconciling === undefined) {
