@@ -6,7 +6,7 @@ import { ClassicGroup } from './classic-group.js'
 import { CommitScheduler, type AutoCommitOptions } from './commit-scheduler.js'
 import { resolveConsumerConfig, type ConsumerConfig, type ResolvedConsumerConfig } from './config.js'
 import { ConsumerGroupProtocol } from './consumer-group-protocol.js'
-import { DeliveryRunner, type Handlers } from './delivery-runner.js'
+import { DeliveryRunner, type Handlers, type RunHooks } from './delivery-runner.js'
 import { ConsumerEvents } from './events.js'
 import { ConsumerLog } from './consumer-log.js'
 import { OutageWatch, type GiveUp } from './outage.js'
@@ -224,6 +224,15 @@ export class Consumer {
    */
   giveUpWhenUnreachable(limit: GiveUp | null): void {
     this.outage.giveUpAfter(limit)
+  }
+
+  /**
+   * For the KafkaJS drop-in: what its runs do around this consumer's
+   * delivery loop (KafkaJS's batch events and commits, its handler logs).
+   * @internal
+   */
+  useRunHooks(hooks: RunHooks): void {
+    this.runner.hooks = hooks
   }
 
   /** Listens to an instrumentation event; returns a function that stops listening. */

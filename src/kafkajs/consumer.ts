@@ -1,7 +1,6 @@
 import type { Admin as EngineAdmin } from '../admin/admin.js'
-import type { Consumer as EngineConsumer, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
+import type { Consumer as EngineConsumer } from '../consumer/consumer.js'
 import { ConsumerEvents as EngineEvents } from '../consumer/consumer.js'
-import { markReported } from '../consumer/consumer-log.js'
 import { describeError, type Logger as EngineLogger } from '../logger.js'
 import { kafkajsLogger, type Logger } from './logger.js'
 import {
@@ -61,8 +60,6 @@ export class Consumer {
   /** Every subscribe() so far, before connect() or after: each engine connect() makes gets them all. */
   private readonly subscriptions: Array<{ topics: Array<string | RegExp>; fromBeginning: boolean }> = []
   private restartTimer: ReturnType<typeof setTimeout> | undefined
-  /** Whether anything was ever paused: only then does eachMessage look for a pause between messages. */
-  private pausing = false
   /** The generation of the last join (KafkaJS's commit events carry it), and when the consumer began (re)joining. */
   private generationId = -1
   private joinStarted = Date.now()
@@ -175,7 +172,7 @@ export class Consumer {
     }
     this.runOptions = options
     this.joinStarted = Date.now()
-    await translated(() => inner.run(this.engineRun(options)))
+    await translated(() => this.runOn(inner, options))
   }
 
   async stop(): Promise<void> {
@@ -207,7 +204,6 @@ export class Consumer {
   }
 
   pause(topics: Array<{ topic: string; partitions?: number[] }>): void {
-    this.pausing = true
     this.connected().pause(topics)
   }
 
@@ -227,21 +223,17 @@ export class Consumer {
     return kafkajsLogger(this.log.namespace('Consumer'))
   }
 
-  /** KafkaJS's run() as the engine's, through what the batches need of this consumer. */
-  private engineRun(options: ConsumerRunConfig): EngineRunOptions {
-    return kafkajsRun(options, {
+  /** KafkaJS's run() on the engine's, through what the batches need of this consumer. */
+  private runOn(inner: EngineConsumer, options: ConsumerRunConfig): Promise<void> {
+    const { run, hooks } = kafkajsRun(options, {
       emit: (type, payload) => this.instrumentation.emit(type, payload),
       commitOffsets: (offsets) => this.commitOffsets(offsets),
       seek: (tp) => this.inner?.seek(tp),
-      paused: (topic, partition) =>
-        this.pausing && (this.inner?.paused().some((t) => t.topic === topic && t.partitions.includes(partition)) ?? false),
-      pausing: () => void (this.pausing = true),
       handled: (topic, partition) => void this.handlerFailures.delete(`${topic}-${partition}`),
-      messageFailed: (topic, partition, offset, error) => {
-        markReported(error)
+      handlerFailed: (handler, topic, partition, offset, error) => {
         // KafkaJS logs what user code threw, not its own errors passing through.
         if (isKafkaJSError(error)) return
-        this.log.namespace('Runner').error('Error when calling eachMessage', {
+        this.log.namespace('Runner').error(`Error when calling ${handler}`, {
           groupId: this.groupId,
           topic,
           partition,
@@ -251,6 +243,8 @@ export class Consumer {
         })
       },
     })
+    inner.useRunHooks(hooks)
+    return inner.run(run)
   }
 
   private connected(): EngineConsumer {
@@ -350,7 +344,7 @@ export class Consumer {
       if (!inner || this.inner !== inner || this.runOptions !== options) return
       void inner
         .stop()
-        .then(() => (this.runOptions === options ? inner.run(this.engineRun(options)) : undefined))
+        .then(() => (this.runOptions === options ? this.runOn(inner, options) : undefined))
         .catch((err) => this.crashed({ error: err, groupId: this.groupId, restart: false }))
     }, retryTime)
   }
