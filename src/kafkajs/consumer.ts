@@ -367,5 +367,8 @@ function rootCause(e: unknown): { retriable?: boolean } {
   return c ?? {}
 }
 
-/** The consumer's public face (its private state left out, so KafkaJS's Consumer type fits where it is asked for). */
+/**
+ * The consumer's public face (its private state left out, so KafkaJS's Consumer type fits where it is asked for).
+ * Exported as Consumer: KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s Consumer.
+ */
 export type PublicConsumer = Pick<Consumer, keyof Consumer>

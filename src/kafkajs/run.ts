@@ -5,6 +5,7 @@ import { translated } from './errors.js'
 import { ConsumerEvents } from './events.js'
 import { byTopic, plainBatch, plainMessage, type Batch, type KafkaMessage } from './messages.js'
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s EachMessagePayload. */
 export interface EachMessagePayload {
   topic: string
   partition: number
@@ -17,6 +18,7 @@ export interface OffsetsByTopicPartition {
   topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>
 }
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s EachBatchPayload. */
 export interface EachBatchPayload {
   batch: Batch
   resolveOffset(offset: string): void
