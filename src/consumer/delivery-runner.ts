@@ -59,6 +59,23 @@ export interface RunHooks {
   handlerFailed?(handler: 'eachMessage' | 'eachBatch', topic: string, partition: number, offset: string, error: unknown): void
   /** eachMessage resolves only the messages it handled, not the markers or aborted records a fetch ended with. */
   resolveMessagesOnly?: boolean
+  /** Failures in a row of one partition's handler that are retried; one more ends the run (default: retried until it succeeds). */
+  handlerRetries?: number
+  /**
+   * A failure ended the run (a handler past handlerRetries, or a crash the
+   * consumer does not recover from by itself): the error to report for it
+   * (logged, and in the CRASH event), and in how many ms the consumer runs
+   * again with the same handlers (null: it stays stopped).
+   */
+  runFailed?(failure: RunFailure): Promise<{ error: unknown; restartInMs: number | null }>
+}
+
+/** What ended a run: the error, and for a handler that kept failing or a cluster that stopped answering, how often it was retried. */
+export interface RunFailure {
+  error: unknown
+  topic?: string
+  partition?: number
+  retriesExceeded?: { retryCount: number; elapsedMs?: number }
 }
 
 /**
@@ -84,6 +101,8 @@ export class DeliveryRunner {
     private readonly pauseOne: (s: PartitionState) => () => void,
     private readonly emit: Emit,
     private readonly log: ConsumerLog,
+    /** A handler failed past hooks.handlerRetries: the consumer ends the run. */
+    private readonly gaveUp: (failure: RunFailure) => void,
   ) {}
 
   get running(): boolean {
@@ -311,11 +330,17 @@ export class DeliveryRunner {
    * consumed; the partition goes back there and is retried after a backoff.
    */
   private handlerFailed(s: PartitionState, version: number, error: unknown): void {
-    this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, topic: s.topic, partition: s.partition, restart: true })
-    if (s.version !== version || !this.assignment.has(s.topic, s.partition)) return
-    if (s.processed !== null) s.seek(s.processed)
-    s.handlerFailed(this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
-    this.fetcher.pump() // schedules the retry
+    const retries = this.hooks.handlerRetries
+    const retryCount = s.failuresInARow
+    const givingUp = retries !== undefined && retryCount >= retries && this.active
+    if (!givingUp)
+      this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, topic: s.topic, partition: s.partition, restart: true })
+    if (s.version === version && this.assignment.has(s.topic, s.partition)) {
+      if (s.processed !== null) s.seek(s.processed)
+      s.handlerFailed(this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
+      this.fetcher.pump() // schedules the retry
+    }
+    if (givingUp) this.gaveUp({ error, topic: s.topic, partition: s.partition, retriesExceeded: { retryCount } })
   }
 
   /** Marks a delivery done (processed up to `processedTo`) and lets its partition fetch again. */

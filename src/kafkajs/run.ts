@@ -48,8 +48,6 @@ export interface RunSeam {
   emit(type: string, payload: unknown): void
   commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string }>): Promise<void>
   seek(tp: { topic: string; partition: number; offset: string }): void
-  /** A batch's handler returned: the partition's run of handler failures ends. */
-  handled(topic: string, partition: number): void
   /** A handler threw (logged here: KafkaJS's line). */
   handlerFailed(handler: 'eachMessage' | 'eachBatch', topic: string, partition: number, offset: string, error: unknown): void
 }
@@ -78,7 +76,6 @@ export function kafkajsRun(options: ConsumerRunConfig, seam: RunSeam): { run: En
       }
       seam.emit(ConsumerEvents.START_BATCH_PROCESS, event)
       return async ({ stale, commitOffsetsIfNecessary }) => {
-        seam.handled(event.topic, event.partition)
         // KafkaJS commits what was resolved after every batch.
         if (autoCommit && !stale) await translated(commitOffsetsIfNecessary)
         seam.emit(ConsumerEvents.END_BATCH_PROCESS, { ...event, duration: Date.now() - started })
