@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { encodeData } from '../../src/protocol/api.js'
 import { ConsumerProtocolAssignment, ConsumerProtocolSubscription } from '../../src/protocol/messages/ConsumerProtocol.js'
-import { AssignerProtocol as ours } from '../../src/kafkajs/assigner-protocol.js'
+import { AssignerProtocol as ours } from '../../src/kafkajs/index.js'
 
 const { AssignerProtocol: theirs } = createRequire(import.meta.url)('kafkajs') as { AssignerProtocol: typeof ours }
 
