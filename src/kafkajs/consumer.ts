@@ -224,12 +224,15 @@ export class Consumer {
     return kafkajsLogger(this.log.namespace('Consumer'))
   }
 
-  /** KafkaJS's run() on the engine's, through what the batches need of this consumer. */
+  /** KafkaJS's run() on the engine's, through what the batches need of this consumer; KafkaJS's logs, retries and restarts. */
   private runOn(inner: EngineConsumer, options: ConsumerRunConfig): Promise<void> {
     const { run, hooks } = kafkajsRun(options, {
       emit: (type, payload) => this.instrumentation.emit(type, payload),
       commitOffsets: (offsets) => this.commitOffsets(offsets),
       seek: (tp) => this.inner?.seek(tp),
+    })
+    inner.useRunHooks({
+      ...hooks,
       handlerFailed: (handler, topic, partition, offset, error) => {
         // KafkaJS logs what user code threw, not its own errors passing through.
         if (isKafkaJSError(error)) return
@@ -242,9 +245,6 @@ export class Consumer {
           stack: (error as { stack?: string } | null)?.stack,
         })
       },
-    })
-    inner.useRunHooks({
-      ...hooks,
       handlerRetries: this.retry.retries ?? RETRY_DEFAULTS.retries,
       runFailed: (failure) => this.runFailed(failure),
     })

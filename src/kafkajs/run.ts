@@ -48,8 +48,6 @@ export interface RunSeam {
   emit(type: string, payload: unknown): void
   commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string }>): Promise<void>
   seek(tp: { topic: string; partition: number; offset: string }): void
-  /** A handler threw (logged here: KafkaJS's line). */
-  handlerFailed(handler: 'eachMessage' | 'eachBatch', topic: string, partition: number, offset: string, error: unknown): void
 }
 
 /**
@@ -81,7 +79,6 @@ export function kafkajsRun(options: ConsumerRunConfig, seam: RunSeam): { run: En
         seam.emit(ConsumerEvents.END_BATCH_PROCESS, { ...event, duration: Date.now() - started })
       }
     },
-    handlerFailed: (handler, topic, partition, offset, error) => seam.handlerFailed(handler, topic, partition, offset, error),
     // KafkaJS resolves each message it handled: a fetch's trailing markers are committed only with the next messages.
     resolveMessagesOnly: true,
   }
