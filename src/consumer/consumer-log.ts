@@ -1,17 +1,5 @@
 import { describeError, type Logger } from '../logger.js'
 
-/** Errors user code threw that a layer above already logged (the KafkaJS drop-in logs its own eachMessage errors). */
-const reported = new WeakSet<object>()
-
-/** Marks a handler's error as logged: the engine's runner does not log it again. */
-export function markReported(error: unknown): void {
-  if (typeof error === 'object' && error !== null) reported.add(error)
-}
-
-function isReported(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && reported.has(error)
-}
-
 /**
  * What the consumer logs, at KafkaJS's levels (the reference for what a
  * session shows): INFO as it starts, joins its group and stops; WARN when
@@ -83,7 +71,6 @@ export class ConsumerLog {
 
   /** User code threw (KafkaJS's "Error when calling eachMessage"); the partition is retried from the failed offset. */
   handlerFailed(handler: 'eachMessage' | 'eachBatch', topic: string, partition: number, offset: bigint, error: unknown): void {
-    if (isReported(error)) return
     this.log.error(`Error when calling ${handler}`, {
       groupId: this.groupId,
       topic,

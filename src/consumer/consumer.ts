@@ -6,7 +6,7 @@ import { ClassicMembership } from './classic-membership.js'
 import { CommitScheduler, type AutoCommitOptions } from './commit-scheduler.js'
 import { resolveConsumerConfig, type ConsumerConfig, type ResolvedConsumerConfig } from './config.js'
 import { ConsumerGroupProtocol } from './consumer-group-protocol.js'
-import { DeliveryRunner, type Handlers } from './delivery-runner.js'
+import { DeliveryRunner, type Handlers, type RunFailure, type RunHooks } from './delivery-runner.js'
 import { ConsumerEvents } from './events.js'
 import { ConsumerLog } from './consumer-log.js'
 import { OutageWatch, type GiveUp } from './outage.js'
@@ -56,6 +56,9 @@ export class Consumer {
   private rejoinAs = ''
   private readonly log: ConsumerLog
   private readonly outage: OutageWatch
+  /** The handlers of the run in progress (kept until stop(), so a failed run can restart with them), and a restart's timer. */
+  private lastRun: RunOptions | undefined
+  private restartTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
     private readonly cluster: ConsumerCluster,
@@ -79,7 +82,16 @@ export class Consumer {
       this.outage,
     )
     this.commits = new CommitScheduler(cluster, this.config, this.assignment, this.coordinator, () => this.membership, emit, this.log)
-    this.runner = new DeliveryRunner(this.config, this.assignment, this.fetcher, this.commits, (s) => this.pauseOne(s), emit, this.log)
+    this.runner = new DeliveryRunner(
+      this.config,
+      this.assignment,
+      this.fetcher,
+      this.commits,
+      (s) => this.pauseOne(s),
+      emit,
+      this.log,
+      (f) => this.handlerGaveUp(f),
+    )
     // Errors reach users as CRASH events (and the logger); an 'error' event nobody listens to must not throw.
     this.emitter.on('error', () => {})
   }
@@ -110,6 +122,7 @@ export class Consumer {
     checkOptions('run()', options, RUN_OPTIONS)
     if (this.runner.running) throw new ConfigError('the consumer is already running')
     DeliveryRunner.check(options)
+    this.lastRun = options
     this.commits.configure(options)
     await this.start()
     this.runner.run(options)
@@ -170,6 +183,8 @@ export class Consumer {
 
   /** Stops fetching and processing, commits what was processed and leaves the group. */
   async stop(): Promise<void> {
+    this.lastRun = undefined
+    clearTimeout(this.restartTimer)
     await this.halt(false)
   }
 
@@ -217,6 +232,15 @@ export class Consumer {
    */
   giveUpWhenUnreachable(limit: GiveUp | null): void {
     this.outage.giveUpAfter(limit)
+  }
+
+  /**
+   * For the KafkaJS drop-in: what its runs do around this consumer's
+   * delivery loop (KafkaJS's batch events and commits, its handler logs).
+   * @internal
+   */
+  useRunHooks(hooks: RunHooks): void {
+    this.runner.hooks = hooks
   }
 
   /** Listens to an instrumentation event; returns a function that stops listening. */
@@ -274,7 +298,7 @@ export class Consumer {
       },
       fatal: (error) => {
         this.crash(error, false)
-        void this.stop()
+        void this.halt(false)
       },
     }
   }
@@ -356,20 +380,48 @@ export class Consumer {
   /** No broker answered for the whole retry budget: crash, and stop without commits or a leave request (nothing would answer). */
   private unreachable(error: Error, failures: number, ms: number): void {
     if (!this.runner.running) return
-    this.log.crashed(error, false)
-    this.emit(ConsumerEvents.CRASH, {
-      error,
-      groupId: this.config.groupId,
-      restart: false,
-      retriesExceeded: { retryCount: failures - 1, elapsedMs: ms },
-    })
+    this.crash(error, false, { retriesExceeded: { retryCount: failures - 1, elapsedMs: ms } })
     void this.halt(true).catch(this.cluster.log('Consumer').caught('stopping after the cluster became unreachable failed'))
   }
 
-  /** A failure that stops consumption (or, with restart, that the consumer recovers from by itself): logged, and a CRASH event. */
-  private crash(error: unknown, restart: boolean): void {
+  /** A handler failed past its retries (hooks.handlerRetries): the run stops, then ends as a crash. */
+  private handlerGaveUp({ error, ...failure }: RunFailure): void {
+    void this.halt(false)
+      .catch(this.cluster.log('Consumer').caught('stopping after a handler kept failing failed'))
+      .then(() => this.crash(error, false, failure))
+  }
+
+  /**
+   * A failure that stops consumption (or, with restart, that the consumer
+   * recovers from by itself): logged, and a CRASH event. One that ends a
+   * run goes to the run's hooks first (the KafkaJS drop-in's restart policy).
+   */
+  private crash(error: unknown, restart: boolean, failure: Omit<RunFailure, 'error'> = {}): void {
+    const run = this.lastRun
+    const runFailed = this.runner.hooks.runFailed
+    if (restart || !run || !runFailed) return this.crashed(error, restart, failure)
+    void runFailed({ ...failure, error }).then(
+      ({ error: reported, restartInMs }) => {
+        this.crashed(reported, restartInMs !== null, failure)
+        if (restartInMs !== null && this.lastRun === run) this.restartTimer = setTimeout(() => void this.restart(run), restartInMs)
+      },
+      (err) => this.crashed(err, false, failure),
+    )
+  }
+
+  private crashed(error: unknown, restart: boolean, failure: Omit<RunFailure, 'error'>): void {
     this.log.crashed(error, restart)
-    this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart })
+    this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, restart, ...failure })
+  }
+
+  /** Runs `run` again after a failure ended it, unless stop() came first. */
+  private async restart(run: RunOptions): Promise<void> {
+    try {
+      await this.halt(false)
+      if (this.lastRun === run) await this.run(run)
+    } catch (err) {
+      this.crash(err, false)
+    }
   }
 
   private emit(type: string, payload: object): void {

@@ -41,6 +41,44 @@ export interface Handlers {
 }
 
 /**
+ * What runs when user code returned from a batch (not when it threw):
+ * `stale` when the partition was sought, reset or revoked meanwhile.
+ */
+export type BatchEnd = (done: { stale: boolean; commitOffsetsIfNecessary(): Promise<void> }) => Promise<void>
+
+/**
+ * Where a run differs for the KafkaJS drop-in (wafka/kafkajs), which keeps
+ * this runner's loop and retry but does what KafkaJS does around them. The
+ * engine's own runs set none.
+ * @internal
+ */
+export interface RunHooks {
+  /** A batch reaches user code; the BatchEnd it returns runs before the batch counts as handled (a throw is the handler's). */
+  batchStarted?(batch: Batch): BatchEnd | undefined
+  /** User code threw: reported here instead of the engine's log line. */
+  handlerFailed?(handler: 'eachMessage' | 'eachBatch', topic: string, partition: number, offset: string, error: unknown): void
+  /** eachMessage resolves only the messages it handled, not the markers or aborted records a fetch ended with. */
+  resolveMessagesOnly?: boolean
+  /** Failures in a row of one partition's handler that are retried; one more ends the run (default: retried until it succeeds). */
+  handlerRetries?: number
+  /**
+   * A failure ended the run (a handler past handlerRetries, or a crash the
+   * consumer does not recover from by itself): the error to report for it
+   * (logged, and in the CRASH event), and in how many ms the consumer runs
+   * again with the same handlers (null: it stays stopped).
+   */
+  runFailed?(failure: RunFailure): Promise<{ error: unknown; restartInMs: number | null }>
+}
+
+/** What ended a run: the error, and for a handler that kept failing or a cluster that stopped answering, how often it was retried. */
+export interface RunFailure {
+  error: unknown
+  topic?: string
+  partition?: number
+  retriesExceeded?: { retryCount: number; elapsedMs?: number }
+}
+
+/**
  * Hands fetched batches to user code (KafkaJS's runner): workers that each
  * take one partition's batch at a time, call eachMessage or eachBatch, and
  * record what was processed; a handler that throws sends its partition back
@@ -51,6 +89,8 @@ export class DeliveryRunner {
   private workers: Promise<void>[] = []
   private readonly processingSince = new Set<{ since: number }>()
   private idleWaiters: Array<() => void> = []
+  /** @internal see RunHooks */
+  hooks: RunHooks = {}
 
   constructor(
     private readonly config: ResolvedConsumerConfig,
@@ -61,6 +101,8 @@ export class DeliveryRunner {
     private readonly pauseOne: (s: PartitionState) => () => void,
     private readonly emit: Emit,
     private readonly log: ConsumerLog,
+    /** A handler failed past hooks.handlerRetries: the consumer ends the run. */
+    private readonly gaveUp: (failure: RunFailure) => void,
   ) {}
 
   get running(): boolean {
@@ -204,6 +246,7 @@ export class DeliveryRunner {
     const stale = () => superseded() || s.revoking
     const batch = new Batch(s.topic, s.partition, String(d.highWatermark), d.messages)
     this.emit(ConsumerEvents.START_BATCH_PROCESS, { topic: s.topic, partition: s.partition, batchSize: d.messages.length })
+    const end = this.hooks.batchStarted?.(batch)
     try {
       await eachBatch({
         batch,
@@ -217,8 +260,9 @@ export class DeliveryRunner {
         isStale: stale,
         pause: () => this.pauseOne(s),
       })
+      await end?.({ stale: stale(), commitOffsetsIfNecessary: () => this.commits.commitIfNecessary() })
     } catch (err) {
-      this.log.handlerFailed('eachBatch', s.topic, s.partition, d.messages[0].offsetBigInt, err)
+      this.reportFailure('eachBatch', s, d.messages[0].offsetBigInt, err)
       this.handlerFailed(s, version, err)
       return
     }
@@ -234,29 +278,51 @@ export class DeliveryRunner {
     const pause = () => this.pauseOne(s)
     const heartbeat = async () => {}
     const messages = d.messages
+    const first = messages.length > 0 ? messages[0].offsetBigInt : d.nextOffset
+    const end = this.hooks.batchStarted?.(new Batch(s.topic, s.partition, String(d.highWatermark), messages))
+    let whole = true
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]
       // Dropped once handed over: a message and the key and value Buffers it made die young, not with the whole batch.
       messages[i] = undefined as unknown as KafkaMessage
-      if (s.version !== version || s.revoking || !this.active) return
+      if (s.version !== version || s.revoking || !this.active) {
+        whole = false
+        break
+      }
       if (s.paused) {
         // Paused mid-batch: the rest is fetched again after resume (the fetch position has moved past it).
         if (s.processed !== null) s.seek(s.processed)
-        return
+        whole = false
+        break
       }
       try {
         await eachMessage({ topic: s.topic, partition: s.partition, message, heartbeat, pause })
       } catch (err) {
-        this.log.handlerFailed('eachMessage', s.topic, s.partition, message.offsetBigInt, err)
+        this.reportFailure('eachMessage', s, message.offsetBigInt, err)
         this.handlerFailed(s, version, err)
         return
       }
       if (s.version === version) s.processedTo(message.offsetBigInt + 1n)
       this.commits.countProcessed(1)
     }
-    // Past any control batches or filtered records that ended the fetch.
-    if (s.version === version && !s.revoking) s.processedTo(d.nextOffset)
-    s.handlerSucceeded()
+    if (whole) {
+      // Past any control batches or filtered records that ended the fetch.
+      if (s.version === version && !s.revoking && !this.hooks.resolveMessagesOnly) s.processedTo(d.nextOffset)
+      s.handlerSucceeded()
+    }
+    if (!end) return
+    try {
+      const stale = s.version !== version || s.revoking || !this.assignment.has(s.topic, s.partition)
+      await end({ stale, commitOffsetsIfNecessary: () => this.commits.commitIfNecessary() })
+    } catch (err) {
+      this.reportFailure('eachMessage', s, first, err)
+      this.handlerFailed(s, version, err)
+    }
+  }
+
+  private reportFailure(handler: 'eachMessage' | 'eachBatch', s: PartitionState, offset: bigint, error: unknown): void {
+    if (this.hooks.handlerFailed) this.hooks.handlerFailed(handler, s.topic, s.partition, String(offset), error)
+    else this.log.handlerFailed(handler, s.topic, s.partition, offset, error)
   }
 
   /**
@@ -264,11 +330,17 @@ export class DeliveryRunner {
    * consumed; the partition goes back there and is retried after a backoff.
    */
   private handlerFailed(s: PartitionState, version: number, error: unknown): void {
-    this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, topic: s.topic, partition: s.partition, restart: true })
-    if (s.version !== version || !this.assignment.has(s.topic, s.partition)) return
-    if (s.processed !== null) s.seek(s.processed)
-    s.handlerFailed(this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
-    this.fetcher.pump() // schedules the retry
+    const retries = this.hooks.handlerRetries
+    const retryCount = s.failuresInARow
+    const givingUp = retries !== undefined && retryCount >= retries && this.active
+    if (!givingUp)
+      this.emit(ConsumerEvents.CRASH, { error, groupId: this.config.groupId, topic: s.topic, partition: s.partition, restart: true })
+    if (s.version === version && this.assignment.has(s.topic, s.partition)) {
+      if (s.processed !== null) s.seek(s.processed)
+      s.handlerFailed(this.config.retryBackoffMs, this.config.retryBackoffMaxMs)
+      this.fetcher.pump() // schedules the retry
+    }
+    if (givingUp) this.gaveUp({ error, topic: s.topic, partition: s.partition, retriesExceeded: { retryCount } })
   }
 
   /** Marks a delivery done (processed up to `processedTo`) and lets its partition fetch again. */

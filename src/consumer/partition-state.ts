@@ -290,6 +290,11 @@ export class PartitionState {
     this._retryAt = Date.now() + backoffMs(this.handlerFailures++, backoffBaseMs, backoffMaxMs)
   }
 
+  /** Failures of user code on it in a row, before the one being handled. */
+  get failuresInARow(): number {
+    return this.handlerFailures
+  }
+
   handlerSucceeded(): void {
     this.handlerFailures = 0
   }

@@ -94,6 +94,7 @@ export interface AclResource {
   resourceName: string
   resourcePatternType: ResourcePatternTypes
 }
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s AclEntry. */
 export type AclEntry = Acl & AclResource
 export type DescribeAclResource = AclResource & { acls: Acl[] }
 export interface DescribeAclResponse {
@@ -102,6 +103,7 @@ export interface DescribeAclResponse {
   errorMessage?: string
   resources: DescribeAclResource[]
 }
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s AclFilter. */
 export interface AclFilter {
   resourceType: AclResourceTypes
   resourceName?: string

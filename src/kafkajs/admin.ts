@@ -36,6 +36,7 @@ export interface AdminConfig {
  * KafkaJS's admin, as its types declare it. The object also answers the
  * engine's other calls (deleteRecords, electLeaders, ...: see wafka's Admin),
  * which KafkaJS's type does not name.
+ * KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s Admin.
  */
 export interface Admin {
   connect(): Promise<void>

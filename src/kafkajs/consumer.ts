@@ -1,7 +1,7 @@
 import type { Admin as EngineAdmin } from '../admin/admin.js'
-import type { Consumer as EngineConsumer, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
+import type { Consumer as EngineConsumer } from '../consumer/consumer.js'
+import type { RunFailure } from '../consumer/delivery-runner.js'
 import { ConsumerEvents as EngineEvents } from '../consumer/consumer.js'
-import { markReported } from '../consumer/consumer-log.js'
 import { describeError, type Logger as EngineLogger } from '../logger.js'
 import { kafkajsLogger, type Logger } from './logger.js'
 import {
@@ -55,14 +55,9 @@ export class Consumer {
   private admin: EngineAdmin | undefined
   private readonly groupId: string
   private readonly retry: RetryOptions
-  /** Handler failures in a row, by partition: KafkaJS's retry count. */
-  private readonly handlerFailures = new Map<string, number>()
   private runOptions: ConsumerRunConfig | undefined
   /** Every subscribe() so far, before connect() or after: each engine connect() makes gets them all. */
   private readonly subscriptions: Array<{ topics: Array<string | RegExp>; fromBeginning: boolean }> = []
-  private restartTimer: ReturnType<typeof setTimeout> | undefined
-  /** Whether anything was ever paused: only then does eachMessage look for a pause between messages. */
-  private pausing = false
   /** The generation of the last join (KafkaJS's commit events carry it), and when the consumer began (re)joining. */
   private generationId = -1
   private joinStarted = Date.now()
@@ -92,7 +87,12 @@ export class Consumer {
       // KafkaJS's retry budget: a cluster that does not answer for that long crashes the consumer (restartOnFailure decides).
       engine.giveUpWhenUnreachable({ afterMs: nominalBudgetMs(this.retry), failures: this.retry.retries ?? RETRY_DEFAULTS.retries })
       for (const type of FORWARDED) engine.on(type, (e) => this.instrumentation.emit(type, e.payload, e.timestamp))
-      engine.on(EngineEvents.CRASH, (e) => void this.crashed(e.payload))
+      engine.on(EngineEvents.CRASH, (e) => {
+        const { error, restart, topic, retriesExceeded } = e.payload
+        // A handler failure the engine retries: KafkaJS reports none.
+        if (topic !== undefined && restart && !retriesExceeded) return
+        this.instrumentation.emit(ConsumerEvents.CRASH, { error: toKafkaJSError(error), groupId: this.groupId, restart }, e.timestamp)
+      })
       engine.on(EngineEvents.GROUP_JOIN, (e) => {
         // KafkaJS: the join's duration, no generation (its commits carry that).
         const { generationId, ...rest } = e.payload
@@ -123,7 +123,6 @@ export class Consumer {
   }
 
   async disconnect(): Promise<void> {
-    clearTimeout(this.restartTimer)
     const inner = this.inner
     const admin = this.admin
     this.inner = this.admin = undefined
@@ -175,11 +174,10 @@ export class Consumer {
     }
     this.runOptions = options
     this.joinStarted = Date.now()
-    await translated(() => inner.run(this.engineRun(options)))
+    await translated(() => this.runOn(inner, options))
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.restartTimer)
     this.runOptions = undefined
     await translated(async () => this.inner?.stop())
   }
@@ -207,7 +205,6 @@ export class Consumer {
   }
 
   pause(topics: Array<{ topic: string; partitions?: number[] }>): void {
-    this.pausing = true
     this.connected().pause(topics)
   }
 
@@ -227,21 +224,19 @@ export class Consumer {
     return kafkajsLogger(this.log.namespace('Consumer'))
   }
 
-  /** KafkaJS's run() as the engine's, through what the batches need of this consumer. */
-  private engineRun(options: ConsumerRunConfig): EngineRunOptions {
-    return kafkajsRun(options, {
+  /** KafkaJS's run() on the engine's, through what the batches need of this consumer; KafkaJS's logs, retries and restarts. */
+  private runOn(inner: EngineConsumer, options: ConsumerRunConfig): Promise<void> {
+    const { run, hooks } = kafkajsRun(options, {
       emit: (type, payload) => this.instrumentation.emit(type, payload),
       commitOffsets: (offsets) => this.commitOffsets(offsets),
       seek: (tp) => this.inner?.seek(tp),
-      paused: (topic, partition) =>
-        this.pausing && (this.inner?.paused().some((t) => t.topic === topic && t.partitions.includes(partition)) ?? false),
-      pausing: () => void (this.pausing = true),
-      handled: (topic, partition) => void this.handlerFailures.delete(`${topic}-${partition}`),
-      messageFailed: (topic, partition, offset, error) => {
-        markReported(error)
+    })
+    inner.useRunHooks({
+      ...hooks,
+      handlerFailed: (handler, topic, partition, offset, error) => {
         // KafkaJS logs what user code threw, not its own errors passing through.
         if (isKafkaJSError(error)) return
-        this.log.namespace('Runner').error('Error when calling eachMessage', {
+        this.log.namespace('Runner').error(`Error when calling ${handler}`, {
           groupId: this.groupId,
           topic,
           partition,
@@ -250,7 +245,10 @@ export class Consumer {
           stack: (error as { stack?: string } | null)?.stack,
         })
       },
+      handlerRetries: this.retry.retries ?? RETRY_DEFAULTS.retries,
+      runFailed: (failure) => this.runFailed(failure),
     })
+    return inner.run(run)
   }
 
   private connected(): EngineConsumer {
@@ -259,72 +257,25 @@ export class Consumer {
   }
 
   /**
-   * The engine's crash report, as KafkaJS gives it: the error as KafkaJS's
-   * class. A crash the engine does not recover from itself restarts the
-   * consumer when the error is retriable and retry.restartOnFailure agrees.
+   * KafkaJS's restart policy for a failure that ended the run: the error as
+   * KafkaJS's class (KafkaJSNumberOfRetriesExceeded when retries ran out, a
+   * handler's or the cluster's); restarted after initialRetryTime when it is
+   * retriable and retry.restartOnFailure agrees. Not restarted after retries
+   * ran out, the consumer disconnects, as KafkaJS's does.
    */
-  private async crashed(payload: {
-    error: unknown
-    groupId: string | null
-    restart: boolean
-    topic?: string
-    partition?: number
-    retriesExceeded?: { retryCount: number }
-  }): Promise<void> {
-    if (payload.topic !== undefined && payload.restart) return this.handlerFailed(payload.topic, payload.partition!, payload.error)
-    let error = toKafkaJSError(payload.error) as Error
-    if (payload.retriesExceeded) {
-      // The cluster did not answer for the whole retry budget: KafkaJS's retrier gives up with this error.
-      error = new KafkaJSNumberOfRetriesExceeded(error, {
-        retryCount: payload.retriesExceeded.retryCount,
-        retryTime: this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime,
-        cause: error,
-      })
+  private async runFailed({ error, retriesExceeded }: RunFailure): Promise<{ error: unknown; restartInMs: number | null }> {
+    const retryTime = this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime
+    let reported = toKafkaJSError(error) as Error
+    if (retriesExceeded)
+      reported = new KafkaJSNumberOfRetriesExceeded(reported, { retryCount: retriesExceeded.retryCount, retryTime, cause: reported })
+    const retriable = reported.name === 'KafkaJSNumberOfRetriesExceeded' || rootCause(reported).retriable === true
+    if (retriable && (await this.shouldRestart(reported))) {
+      this.logger().error(`Restarting the consumer in ${retryTime}ms`, { groupId: this.groupId, retryTime })
+      return { error: reported, restartInMs: retryTime }
     }
-    let restart = payload.restart
-    const options = this.runOptions
-    const inner = this.inner
-    if (!restart && options) {
-      const retriable = error.name === 'KafkaJSNumberOfRetriesExceeded' || rootCause(error).retriable === true
-      restart = retriable && (await this.shouldRestart(error))
-      if (restart) this.scheduleRestart()
-      else if (payload.retriesExceeded && this.inner === inner)
-        // As KafkaJS after a crash it does not restart from: disconnected.
-        await this.disconnect().catch(this.log.namespace('Consumer').caught('disconnecting after a crash failed'))
-    }
-    this.instrumentation.emit(ConsumerEvents.CRASH, { error, groupId: this.groupId, restart })
-  }
-
-  /**
-   * A handler threw. The engine retries it after a backoff, as KafkaJS's
-   * runner does, silently up to retry.retries times; past that KafkaJS
-   * crashes with KafkaJSNumberOfRetriesExceeded, disconnects, and restarts
-   * only if restartOnFailure agrees — so does this consumer.
-   */
-  private async handlerFailed(topic: string, partition: number, cause: unknown): Promise<void> {
-    const key = `${topic}-${partition}`
-    const failures = (this.handlerFailures.get(key) ?? 0) + 1
-    if (failures <= (this.retry.retries ?? RETRY_DEFAULTS.retries)) {
-      this.handlerFailures.set(key, failures)
-      return
-    }
-    this.handlerFailures.delete(key)
-    const options = this.runOptions
-    const inner = this.inner
-    if (!options || !inner) return
-    const reason = toKafkaJSError(cause) as Error
-    const error = new KafkaJSNumberOfRetriesExceeded(reason, {
-      retryCount: failures - 1,
-      retryTime: this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime,
-      cause: reason,
-    })
-    this.logger().error(`Crash: ${error.name}: ${error.message}`, { groupId: this.groupId, retryCount: failures - 1, stack: error.stack })
-    await translated(() => inner.stop()).catch(this.log.namespace('Consumer').caught('stopping after a crash failed'))
-    const restart = await this.shouldRestart(error)
-    if (restart) this.scheduleRestart()
-    else if (this.inner === inner)
+    if (retriesExceeded && this.inner)
       await this.disconnect().catch(this.log.namespace('Consumer').caught('disconnecting after a crash failed'))
-    this.instrumentation.emit(ConsumerEvents.CRASH, { error, groupId: this.groupId, restart })
+    return { error: reported, restartInMs: null }
   }
 
   private async shouldRestart(error: Error): Promise<boolean> {
@@ -339,20 +290,6 @@ export class Consumer {
       })
       return true
     }
-  }
-
-  private scheduleRestart(): void {
-    const options = this.runOptions!
-    const inner = this.inner
-    const retryTime = this.retry.initialRetryTime ?? RETRY_DEFAULTS.initialRetryTime
-    this.logger().error(`Restarting the consumer in ${retryTime}ms`, { groupId: this.groupId, retryTime })
-    this.restartTimer = setTimeout(() => {
-      if (!inner || this.inner !== inner || this.runOptions !== options) return
-      void inner
-        .stop()
-        .then(() => (this.runOptions === options ? inner.run(this.engineRun(options)) : undefined))
-        .catch((err) => this.crashed({ error: err, groupId: this.groupId, restart: false }))
-    }, retryTime)
   }
 }
 
@@ -373,5 +310,8 @@ function rootCause(e: unknown): { retriable?: boolean } {
   return c ?? {}
 }
 
-/** The consumer's public face (its private state left out, so KafkaJS's Consumer type fits where it is asked for). */
+/**
+ * The consumer's public face (its private state left out, so KafkaJS's Consumer type fits where it is asked for).
+ * Exported as Consumer: KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s Consumer.
+ */
 export type PublicConsumer = Pick<Consumer, keyof Consumer>

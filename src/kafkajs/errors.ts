@@ -21,6 +21,15 @@ type Input = string | Error | { message?: string; [field: string]: unknown }
 
 const messageOf = (e: Input): string => (typeof e === 'string' ? e : String(e.message ?? e))
 
+/**
+ * The end of every KafkaJS error's constructor: its own fields, each an own
+ * property even when undefined (as KafkaJS assigns them), then its name.
+ */
+function own<F extends object>(e: Error & Partial<F>, name: string, fields: F): void {
+  Object.assign(e, fields)
+  e.name = name
+}
+
 export class KafkaJSError extends Error {
   retriable: boolean
   helpUrl?: string
@@ -61,9 +70,7 @@ export class KafkaJSOffsetOutOfRange extends KafkaJSProtocolError {
   partition?: number
   constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], { topic, partition }: { topic?: string; partition?: number } = {}) {
     super(e)
-    this.topic = topic
-    this.partition = partition
-    this.name = 'KafkaJSOffsetOutOfRange'
+    own(this, 'KafkaJSOffsetOutOfRange', { topic, partition })
   }
 }
 
@@ -71,19 +78,16 @@ export class KafkaJSMemberIdRequired extends KafkaJSProtocolError {
   memberId?: string
   constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], { memberId }: { memberId?: string } = {}) {
     super(e)
-    this.memberId = memberId
-    this.name = 'KafkaJSMemberIdRequired'
+    own(this, 'KafkaJSMemberIdRequired', { memberId })
   }
 }
 
 export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
-  retryCount: number
-  retryTime: number
+  retryCount!: number
+  retryTime!: number
   constructor(e: Input, { retryCount, retryTime, cause }: { retryCount: number; retryTime: number; cause?: unknown }) {
     super(e, { cause: cause ?? e })
-    this.retryCount = retryCount
-    this.retryTime = retryTime
-    this.name = 'KafkaJSNumberOfRetriesExceeded'
+    own(this, 'KafkaJSNumberOfRetriesExceeded', { retryCount, retryTime })
   }
 }
 
@@ -92,9 +96,7 @@ export class KafkaJSConnectionError extends KafkaJSError {
   code?: string
   constructor(e: Input, { broker, code, cause }: { broker?: string; code?: string; cause?: unknown } = {}) {
     super(e, { cause })
-    this.broker = broker
-    this.code = code
-    this.name = 'KafkaJSConnectionError'
+    own(this, 'KafkaJSConnectionError', { broker, code })
   }
 }
 
@@ -103,9 +105,7 @@ export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
   port?: number
   constructor(e: Input, { host, port }: { host?: string; port?: number } = {}) {
     super(e, { broker: `${host}:${port}` })
-    this.host = host
-    this.port = port
-    this.name = 'KafkaJSConnectionClosedError'
+    own(this, 'KafkaJSConnectionClosedError', { host, port })
   }
 }
 
@@ -117,22 +117,17 @@ export class KafkaJSRequestTimeoutError extends KafkaJSError {
   pendingDuration?: number
   constructor(
     e: Input,
-    fields: {
-      broker?: string
-      correlationId?: number
-      createdAt?: number
-      sentAt?: number
-      pendingDuration?: number
-      cause?: unknown
-    } = {},
+    {
+      broker,
+      correlationId,
+      createdAt,
+      sentAt,
+      pendingDuration,
+      cause,
+    }: { broker?: string; correlationId?: number; createdAt?: number; sentAt?: number; pendingDuration?: number; cause?: unknown } = {},
   ) {
-    super(e, { cause: fields.cause })
-    this.broker = fields.broker
-    this.correlationId = fields.correlationId
-    this.createdAt = fields.createdAt
-    this.sentAt = fields.sentAt
-    this.pendingDuration = fields.pendingDuration
-    this.name = 'KafkaJSRequestTimeoutError'
+    super(e, { cause })
+    own(this, 'KafkaJSRequestTimeoutError', { broker, correlationId, createdAt, sentAt, pendingDuration })
   }
 }
 
@@ -147,8 +142,7 @@ export class KafkaJSTopicMetadataNotLoaded extends KafkaJSMetadataNotLoaded {
   topic?: string
   constructor(e: Input, { topic }: { topic?: string } = {}) {
     super(e)
-    this.topic = topic
-    this.name = 'KafkaJSTopicMetadataNotLoaded'
+    own(this, 'KafkaJSTopicMetadataNotLoaded', { topic })
   }
 }
 
@@ -157,18 +151,15 @@ export class KafkaJSStaleTopicMetadataAssignment extends KafkaJSError {
   unknownPartitions?: number[]
   constructor(e: Input, { topic, unknownPartitions }: { topic?: string; unknownPartitions?: number[] } = {}) {
     super(e)
-    this.topic = topic
-    this.unknownPartitions = unknownPartitions
-    this.name = 'KafkaJSStaleTopicMetadataAssignment'
+    own(this, 'KafkaJSStaleTopicMetadataAssignment', { topic, unknownPartitions })
   }
 }
 
 export class KafkaJSDeleteGroupsError extends KafkaJSError {
-  groups: unknown[]
+  groups!: unknown[]
   constructor(e: Input, groups: unknown[] = []) {
     super(e)
-    this.groups = groups
-    this.name = 'KafkaJSDeleteGroupsError'
+    own(this, 'KafkaJSDeleteGroupsError', { groups })
   }
 }
 
@@ -177,9 +168,7 @@ export class KafkaJSServerDoesNotSupportApiKey extends KafkaJSNonRetriableError 
   apiName?: string
   constructor(e: Input, { apiKey, apiName, cause }: { apiKey?: number; apiName?: string; cause?: unknown } = {}) {
     super(e, { cause })
-    this.apiKey = apiKey
-    this.apiName = apiName
-    this.name = 'KafkaJSServerDoesNotSupportApiKey'
+    own(this, 'KafkaJSServerDoesNotSupportApiKey', { apiKey, apiName })
   }
 }
 
@@ -209,13 +198,12 @@ export const KafkaJSInvalidVarIntError = named(KafkaJSNonRetriableError, 'KafkaJ
 export const KafkaJSInvalidLongError = named(KafkaJSNonRetriableError, 'KafkaJSNonRetriableError', 'KafkaJSInvalidLongError')
 
 export class KafkaJSDeleteTopicRecordsError extends KafkaJSError {
-  partitions: Array<{ partition: number; offset?: string; error?: KafkaJSError | null }>
+  partitions!: Array<{ partition: number; offset?: string; error?: KafkaJSError | null }>
   constructor({ partitions }: { partitions: KafkaJSDeleteTopicRecordsError['partitions'] }) {
     super('Error while deleting records', {
       retriable: partitions.filter((p) => p.error != null).every((p) => p.error!.retriable === true),
     })
-    this.partitions = partitions
-    this.name = 'KafkaJSDeleteTopicRecordsError'
+    own(this, 'KafkaJSDeleteTopicRecordsError', { partitions })
   }
 }
 
@@ -223,8 +211,7 @@ export class KafkaJSCreateTopicError extends KafkaJSProtocolError {
   topic?: string
   constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], topicName?: string) {
     super(e)
-    this.topic = topicName
-    this.name = 'KafkaJSCreateTopicError'
+    own(this, 'KafkaJSCreateTopicError', { topic: topicName })
   }
 }
 
@@ -233,18 +220,15 @@ export class KafkaJSAlterPartitionReassignmentsError extends KafkaJSProtocolErro
   partition?: number
   constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], topicName?: string, partition?: number) {
     super(e)
-    this.topic = topicName
-    this.partition = partition
-    this.name = 'KafkaJSAlterPartitionReassignmentsError'
+    own(this, 'KafkaJSAlterPartitionReassignmentsError', { topic: topicName, partition })
   }
 }
 
 export class KafkaJSAggregateError extends Error {
-  errors: unknown[]
+  errors!: unknown[]
   constructor(message: string, errors: unknown[]) {
     super(message)
-    this.errors = errors
-    this.name = 'KafkaJSAggregateError'
+    own(this, 'KafkaJSAggregateError', { errors })
   }
 }
 

@@ -25,6 +25,7 @@ export const ProducerEvents = { CONNECT: 'producer.connect', DISCONNECT: 'produc
 export type ProducerEvents = typeof ProducerEvents
 export const AdminEvents = { CONNECT: 'admin.connect', DISCONNECT: 'admin.disconnect', ...network('admin') } as const
 export type AdminEvents = typeof AdminEvents
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s ConsumerEvents. */
 export const ConsumerEvents = {
   HEARTBEAT: EngineConsumerEvents.HEARTBEAT,
   COMMIT_OFFSETS: EngineConsumerEvents.COMMIT_OFFSETS,

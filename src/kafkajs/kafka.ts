@@ -13,6 +13,7 @@ import type { RequestListener } from '../net/connection.js'
  * KafkaJS's `Kafka` over wafka's engine: the same options, defaults, shapes
  * and errors, so changing `from 'kafkajs'` to `from 'wafka/kafkajs'` is the
  * only change a KafkaJS program needs.
+ * KafkaJS 2.2.4-compatible client; the engine's own is `wafka`'s Kafka (Java's options and defaults).
  */
 export class Kafka {
   private readonly config: KafkaConfig

@@ -27,7 +27,10 @@ export interface RecordBatchEntry extends MessageFields {
   batchContext?: BatchContext
 }
 
-/** A consumed message as KafkaJS gives it: a plain object, so spreading or JSON keeps every field. */
+/**
+ * A consumed message as KafkaJS gives it: a plain object, so spreading or JSON keeps every field.
+ * KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s KafkaMessage (a class reading in place).
+ */
 export type KafkaMessage = MessageSetEntry | RecordBatchEntry
 
 export interface BatchContext {
@@ -87,7 +90,10 @@ export function plainMessage(m: EngineMessage): RecordBatchEntry {
   }
 }
 
-/** A batch as KafkaJS gives it to eachBatch. */
+/**
+ * A batch as KafkaJS gives it to eachBatch.
+ * KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s Batch.
+ */
 export interface Batch {
   topic: string
   partition: number

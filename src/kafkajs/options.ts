@@ -32,7 +32,10 @@ export interface ISocketFactoryArgs {
 /** KafkaJS's socketFactory: makes each broker connection's socket (a proxy, a custom TLS setup, ...). */
 export type ISocketFactory = (args: ISocketFactoryArgs) => Socket
 
-/** KafkaJS's `new Kafka({...})` options, with its defaults (noted where they differ from the main entry's). */
+/**
+ * KafkaJS's `new Kafka({...})` options, with its defaults (noted where they differ from the main entry's).
+ * KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s KafkaConfig.
+ */
 export interface KafkaConfig {
   brokers: string[] | BrokersFunction
   ssl?: TlsOptions | boolean
@@ -53,6 +56,7 @@ export interface KafkaConfig {
   logCreator?: logCreator
 }
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s ProducerConfig. */
 export interface ProducerConfig {
   createPartitioner?: ICustomPartitioner
   retry?: RetryOptions
@@ -66,6 +70,7 @@ export interface ProducerConfig {
   maxInFlightRequests?: number
 }
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s ConsumerConfig. */
 export interface ConsumerConfig {
   groupId: string
   /** KafkaJS: [PartitionAssigners.roundRobin]. */

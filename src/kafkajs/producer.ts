@@ -22,6 +22,7 @@ import type { Connector } from './kafka.js'
 import type { CompressionTypes } from './compression.js'
 import type { IHeaders } from './messages.js'
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s Message. */
 export interface Message {
   key?: Buffer | string | null
   value: Buffer | string | null
@@ -30,6 +31,7 @@ export interface Message {
   timestamp?: string
 }
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s ProducerRecord. */
 export interface ProducerRecord {
   topic: string
   messages: Message[]
@@ -51,6 +53,7 @@ export interface ProducerBatch {
   topicMessages?: TopicMessages[]
 }
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s RecordMetadata. */
 export interface RecordMetadata {
   topicName: string
   partition: number
@@ -71,6 +74,7 @@ export interface Offsets {
   topics: TopicOffsets[]
 }
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s Transaction. */
 export interface Transaction {
   send(record: ProducerRecord): Promise<RecordMetadata[]>
   sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]>
@@ -261,5 +265,8 @@ function engineRecord(record: ProducerRecord) {
   return { topic: record.topic, messages: record.messages as EngineMessage[], acks: acks(record.acks), compression: record.compression }
 }
 
-/** The producer's public face (its private state left out, so KafkaJS's Producer type fits where it is asked for). */
+/**
+ * The producer's public face (its private state left out, so KafkaJS's Producer type fits where it is asked for).
+ * Exported as Producer: KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s Producer.
+ */
 export type PublicProducer = Pick<Producer, keyof Producer>

@@ -33,6 +33,7 @@ export interface SaslAuthenticateArgs<ParseResult> {
   response?: { decode: (rawResponse: Buffer) => Buffer | Promise<Buffer>; parse: (data: Buffer) => ParseResult }
 }
 
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s AuthenticationProviderArgs. */
 export interface AuthenticationProviderArgs {
   host: string
   port: number
