@@ -1,17 +1,17 @@
-import type { EachBatchPayload as EngineBatchPayload, RunOptions as EngineRunOptions } from '../consumer/consumer.js'
+import type {
+  EachBatchPayload as EngineBatchPayload,
+  EachMessagePayload as EngineMessagePayload,
+  RunOptions as EngineRunOptions,
+} from '../consumer/consumer.js'
 import type { Batch as EngineBatch } from '../consumer/batch.js'
 import type { RunHooks } from '../consumer/delivery-runner.js'
 import { translated } from './errors.js'
 import { ConsumerEvents } from './events.js'
 import { byTopic, plainBatch, plainMessage, type Batch, type KafkaMessage } from './messages.js'
 
-/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s EachMessagePayload. */
-export interface EachMessagePayload {
-  topic: string
-  partition: number
+/** KafkaJS 2.2.4-compatible; the engine's own is `wafka`'s EachMessagePayload: the same but for the message's shape. */
+export interface EachMessagePayload extends Omit<EngineMessagePayload, 'message'> {
   message: KafkaMessage
-  heartbeat(): Promise<void>
-  pause(): () => void
 }
 
 export interface OffsetsByTopicPartition {
