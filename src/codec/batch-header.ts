@@ -70,19 +70,19 @@ export function batchAttributes(b: Buffer, at = 0): number {
 }
 /** The codec id (CODEC_* in layout.ts). */
 export function batchCompression(b: Buffer, at = 0): number {
-  return b.readInt16BE(at + B_ATTRIBUTES) & ATTR_COMPRESSION
+  return batchAttributes(b, at) & ATTR_COMPRESSION
 }
 export function batchTimestampType(b: Buffer, at = 0): 'CreateTime' | 'LogAppendTime' {
-  return b.readInt16BE(at + B_ATTRIBUTES) & ATTR_LOG_APPEND_TIME ? 'LogAppendTime' : 'CreateTime'
+  return batchAttributes(b, at) & ATTR_LOG_APPEND_TIME ? 'LogAppendTime' : 'CreateTime'
 }
 export function isTransactionalBatch(b: Buffer, at = 0): boolean {
-  return (b.readInt16BE(at + B_ATTRIBUTES) & ATTR_TRANSACTIONAL) !== 0
+  return (batchAttributes(b, at) & ATTR_TRANSACTIONAL) !== 0
 }
 export function isControlBatch(b: Buffer, at = 0): boolean {
-  return (b.readInt16BE(at + B_ATTRIBUTES) & ATTR_CONTROL) !== 0
+  return (batchAttributes(b, at) & ATTR_CONTROL) !== 0
 }
 export function batchHasDeleteHorizon(b: Buffer, at = 0): boolean {
-  return (b.readInt16BE(at + B_ATTRIBUTES) & ATTR_DELETE_HORIZON) !== 0
+  return (batchAttributes(b, at) & ATTR_DELETE_HORIZON) !== 0
 }
 export function batchLastOffsetDelta(b: Buffer, at = 0): number {
   return b.readInt32BE(at + B_LAST_OFFSET_DELTA)
