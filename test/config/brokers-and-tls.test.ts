@@ -8,26 +8,16 @@
 import { Kafka as RealKafkaJS, logLevel as kafkajsLevel } from 'kafkajs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseBootstrap } from '../../src/cluster/broker-address.js'
-import { ConfigError } from '../../src/errors.js'
 import { Kafka } from '../../src/kafka.js'
 import { Kafka as KafkaJS, logLevel, type LogEntry } from '../../src/kafkajs/index.js'
 import { FakeCluster } from '../hostile/fake-broker.js'
+import { refusal } from '../support/refusal.js'
 
 let fake: FakeCluster | undefined
 afterEach(async () => {
   await fake?.close()
   fake = undefined
 })
-
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn()
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError)
-    return (err as Error).message
-  }
-  throw new Error('no ConfigError')
-}
 
 describe('brokers', () => {
   it('takes one comma-separated string, as bootstrap.servers and the CLI do', async () => {

@@ -4,6 +4,7 @@ import { KAFKA_OPTIONS } from '../../src/cluster/options.js'
 import { PRODUCER_OPTIONS } from '../../src/producer/config.js'
 import { ConfigError } from '../../src/errors.js'
 import { Kafka } from '../../src/kafka.js'
+import { refusal } from '../support/refusal.js'
 
 // Nothing listens here: every refusal below comes before a connection is tried.
 const kafka = new Kafka({ brokers: ['127.0.0.1:1'] })
@@ -16,15 +17,6 @@ afterAll(async () => {
   await plain.disconnect()
 })
 
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn()
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError)
-    return (err as Error).message
-  }
-  throw new Error('no ConfigError')
-}
 const rejection = async (p: Promise<unknown>): Promise<string> => {
   const err = await p.then(
     () => undefined,

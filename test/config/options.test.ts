@@ -7,21 +7,11 @@ import { nearest } from '../../src/config/option.js'
 import { REFERENCE_BEGIN, REFERENCE_END } from '../../src/config/reference.js'
 import { configurationReference, documentedFiles, withGeneratedJsDoc } from '../../src/build/option-docs.js'
 import { CONSUMER_OPTIONS, resolveConsumerConfig } from '../../src/consumer/config.js'
-import { ConfigError } from '../../src/errors.js'
 import { Kafka, resolveKafkaConfig } from '../../src/kafka.js'
 import { PRODUCER_OPTIONS, resolveProducerConfig } from '../../src/producer/config.js'
+import { refusal } from '../support/refusal.js'
 
 const brokers = ['127.0.0.1:1']
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn()
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError)
-    return (err as Error).message
-  }
-  throw new Error('no ConfigError')
-}
-
 describe('options are validated', () => {
   it('an unknown key is refused, naming the nearest valid one', () => {
     expect(refusal(() => new Kafka({ brokers, clientID: 'x' } as never))).toMatch(/^unknown Kafka option clientID: did you mean clientId\?/)
