@@ -5,18 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka, logLevel } from '../../src/index.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { until } from './support.js'
-
-async function quietTopic(kafka: Kafka, topic: string) {
-  const admin = kafka.admin()
-  await admin.connect()
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] })
-  await admin.disconnect()
-  const producer = kafka.producer()
-  await producer.connect()
-  await producer.send({ topic, messages: ['a', 'b', 'c'].map((value) => ({ value })) })
-  await producer.disconnect()
-}
+import { topicWith, until } from './support.js'
 
 for (const target of brokerTargets({ embedded: { brokers: 1 } }))
   describe.skipIf(!target.available)(`acting at once, on ${target.name}`, () => {
@@ -32,7 +21,7 @@ for (const target of brokerTargets({ embedded: { brokers: 1 } }))
       it(`${what === 'seek' ? 'a seek() inside eachMessage' : "a handler's retry"} does not wait for the long poll in flight`, async () => {
         const kafka = new Kafka({ clientId: 'at-once', brokers: cluster.bootstrap.split(','), logLevel: logLevel.NOTHING })
         const topic = `at-once-${what}-${target.embedded ? 'embedded' : 'kafka'}`
-        await quietTopic(kafka, topic)
+        await topicWith(kafka, topic, ['a', 'b', 'c'])
         const consumer = kafka.consumer({ groupId: `g-${topic}`, maxWaitTimeInMs: 5000, autoOffsetReset: 'earliest', retryBackoffMs: 50 })
         const seen: string[] = []
         let at = 0

@@ -7,7 +7,7 @@ import { Kafka, logLevel, type LogEntry } from '../../src/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { OffsetCommit } from '../../src/protocol/messages/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
-import { until } from './support.js'
+import { topicWith, until } from './support.js'
 
 let cluster: RunningCluster
 beforeAll(async () => {
@@ -26,14 +26,7 @@ it('logs the start, the join, a handler error, a refused commit and the stop', a
     logCreator: () => (e) => void entries.push(e),
   })
   const topic = 'logging'
-  const admin = kafka.admin()
-  await admin.connect()
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] })
-  await admin.disconnect()
-  const producer = kafka.producer()
-  await producer.connect()
-  await producer.send({ topic, messages: ['a', 'bad', 'c'].map((value) => ({ value })) })
-  await producer.disconnect()
+  await topicWith(kafka, topic, ['a', 'bad', 'c'])
 
   const consumer = kafka.consumer({ groupId: 'g-logging', maxWaitTimeInMs: 100, autoOffsetReset: 'earliest', retryBackoffMs: 50 })
   const seen: string[] = []

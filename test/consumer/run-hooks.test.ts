@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import type { RunFailure } from '../../src/consumer/delivery-runner.js'
-import { until } from './support.js'
+import { topicWith, until } from './support.js'
 
 let cluster: RunningCluster
 beforeAll(async () => {
@@ -20,14 +20,7 @@ afterAll(async () => {
 it('batch hooks around each batch, a handler given up after its retries, and a restart the hook asks for', async () => {
   const kafka = new Kafka({ clientId: 'run-hooks', brokers: cluster.bootstrapServers.split(','), logCreator: () => () => {} })
   const topic = 'run-hooks'
-  const admin = kafka.admin()
-  await admin.connect()
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] })
-  await admin.disconnect()
-  const producer = kafka.producer()
-  await producer.connect()
-  await producer.send({ topic, messages: ['a', 'b', 'c'].map((value) => ({ value })) })
-  await producer.disconnect()
+  await topicWith(kafka, topic, ['a', 'b', 'c'])
 
   const consumer = kafka.consumer({ groupId: 'g-run-hooks', maxWaitTimeInMs: 100, autoOffsetReset: 'earliest', retryBackoffMs: 20 })
   const calls: string[] = []

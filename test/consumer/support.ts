@@ -1,4 +1,4 @@
-import type { Consumer, KafkaMessage } from '../../src/index.js'
+import type { Consumer, Kafka, KafkaMessage } from '../../src/index.js'
 
 export interface Seen {
   topic: string
@@ -121,4 +121,16 @@ export async function timelineMember(
 /** Distinct values read so far. */
 export function distinctReads(timeline: TimelineEntry[]): number {
   return new Set(timeline.flatMap((e) => (e.read ? [e.read.value] : []))).size
+}
+
+/** Creates `topic` with one partition and produces `values` to it, in order. */
+export async function topicWith(kafka: Kafka, topic: string, values: readonly string[]): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] })
+  await admin.disconnect()
+  const producer = kafka.producer()
+  await producer.connect()
+  await producer.send({ topic, messages: values.map((value) => ({ value })) })
+  await producer.disconnect()
 }
