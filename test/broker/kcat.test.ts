@@ -147,14 +147,22 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
         cluster.bootstrapServers,
         'kfail',
         sent.map((m) => ({ key: m.key, value: m.value! })),
-        { config: { 'enable.idempotence': true, acks: 'all', 'linger.ms': 5, 'batch.num.messages': 200 } },
+        // A loaded CI machine (JVM suites beside this one) can starve kcat for seconds: give it a minute.
+        { config: { 'enable.idempotence': true, acks: 'all', 'linger.ms': 5, 'batch.num.messages': 200 }, timeoutMs: 60_000 },
       )
       let done = false
-      const finished = () => (done = true)
-      producing.then(finished, finished)
+      let failed: unknown
+      producing.then(
+        () => (done = true),
+        (e) => ((done = true), (failed = e)),
+      )
       await until(
-        async () => Number((await admin.fetchTopicOffsets('kfail')).find((o) => o.partition === 0)!.high) > 0,
-        30_000,
+        async () => {
+          // kcat giving up before the stop is its own failure: report what it printed, not a timeout.
+          if (failed) throw failed
+          return Number((await admin.fetchTopicOffsets('kfail')).find((o) => o.partition === 0)!.high) > 0
+        },
+        60_000,
         () => 'kcat writing to partition 0',
       )
       expect(done).toBe(false) // the stop comes mid-load
@@ -174,5 +182,5 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
     } finally {
       await admin.disconnect()
     }
-  }, 120_000)
+  }, 180_000)
 })
