@@ -26,10 +26,12 @@ const w = instance.exports
 const base = w.arena()
 const mem = () => new Uint8Array(w.memory.buffer)
 
-const VARIANTS = ['slice16', 'slice16w', 'streams2', 'streams3', 'streams4', 'sparse64', 'sparse']
+const VARIANTS = ['slice16', 'slice16w', 'streams2', 'streams3', 'streams4', 'sparse64', 'sparse', 'sparseX4']
 
 // ---------------------------------------------------------------- checks
 function checkAll() {
+  // the sparse paths from their smallest length (320) up, not just from the default threshold
+  w.setSparseMin(0)
   const m = mem()
   // RFC 3720 B.4 vectors
   const vectors = [
@@ -69,11 +71,47 @@ function checkAll() {
       }
     }
   }
+  // CRC-32 (IEEE): the check value of '123456789', then the same lengths
+  m.set(new TextEncoder().encode('123456789'), base + 8192 * 200)
+  for (const name of ['bitwiseIeee', 'slice16Ieee', 'sparseIeee']) {
+    const got = w[name](0, base + 8192 * 200, 9) >>> 0
+    if (got !== 0xcbf43926) throw new Error(`${name}: check value ${got.toString(16)}`)
+  }
+  for (const n of lengths) {
+    for (const s of n <= 4096 ? [(n * 5) % 16] : [0, 5]) {
+      const init = n % 3 === 0 ? 0 : (n * 40503) >>> 0
+      const want = n <= 4096 ? w.bitwiseIeee(init, base + s, n) >>> 0 : w.slice16Ieee(init, base + s, n) >>> 0
+      for (const name of ['slice16Ieee', 'sparseIeee']) {
+        const got = w[name](init, base + s, n) >>> 0
+        if (got !== want) throw new Error(`${name}: length ${n} start +${s}: ${got.toString(16)} != ${want.toString(16)}`)
+        cases++
+      }
+    }
+  }
   // slice16 on the long lengths was itself checked against bitwise up to 4096
   // above; tie it to the reference once at 1 MiB too
   if (w.bitwise(0, base, 1 << 20) >>> 0 !== w.slice16(0, base, 1 << 20) >>> 0) throw new Error('slice16 at 1 MiB')
+  w.setSparseMin(512)
   return cases
 }
+
+// The sparse multiples, checked apart from the search: M(x) mod P == 0 by
+// long division over BigInt, exponents in bytes (y = x^8).
+function mod(m, p) {
+  const dp = p.toString(2).length - 1
+  for (let d = m.toString(2).length - 1; d >= dp; d--) if ((m >> BigInt(d)) & 1n) m ^= p << BigInt(d - dp)
+  return m
+}
+const poly = (bytes) => bytes.reduce((m, e) => m | (1n << BigInt(8 * e)), 0n)
+for (const [name, p, terms] of [
+  ['CRC-32C', 0x11edc6f41n, [209, 144, 54, 39, 14, 0]],
+  ['CRC-32', 0x104c11db7n, [274, 93, 75, 19, 11, 0]],
+]) {
+  if (mod(poly(terms), p) !== 0n) throw new Error(`${name}: y^${terms.join(' + y^')} is not a multiple`)
+  // and a near miss is not (the check can fail)
+  if (mod(poly([terms[0] + 1, ...terms.slice(1)]), p) === 0n) throw new Error(`${name}: check cannot fail`)
+}
+console.log('sparse multiples: y^209+y^144+y^54+y^39+y^14+1 = 0 mod 0x11EDC6F41, y^274+y^93+y^75+y^19+y^11+1 = 0 mod 0x104C11DB7 (y = x^8)')
 
 const checked = checkAll()
 console.log(
@@ -95,7 +133,9 @@ try {
   console.log(`dist/codec.js not loadable here: ${e.message}`)
 }
 
-const SIZES = [64, 1024, 16 * 1024, 1 << 20]
+const SWEEP = args.includes('--sweep')
+const SIZES = SWEEP ? [320, 384, 448, 512, 640, 768, 1024] : [64, 1024, 16 * 1024, 1 << 20]
+if (SWEEP) w.setSparseMin(0)
 const now = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now()
 let sink = 0
 
@@ -131,9 +171,15 @@ for (const size of SIZES) {
   const contenders = []
   if (native) contenders.push(['@node-rs/crc32 (native)', () => native(buf)])
   if (wafka) contenders.push(['wafka crc32c (dist, copy + slice16)', () => wafka(copy)])
-  for (const name of VARIANTS) {
+  for (const name of SWEEP ? ['slice16', 'sparse', 'sparseX4'] : VARIANTS) {
     const f = w[name]
     contenders.push([name, () => f(0, base, size)])
+  }
+  if (!SWEEP) {
+    const fi = w.sparseIeee
+    const si = w.slice16Ieee
+    contenders.push(['CRC-32 (IEEE) slice16', () => si(0, base, size)])
+    contenders.push(['CRC-32 (IEEE) sparse', () => fi(0, base, size)])
   }
   // the best kernel as the public API would run it: copy in, then the kernel
   const f = w.sparse

@@ -12,7 +12,7 @@ const shiftTables = memory.data(4 * 256 * 4, 64);
 // Scratch for the sparse reduction (history + chunk) and its tail.
 const SPARSE_HIST: usize = 224; // >= K = 209, a multiple of 16
 const SPARSE_CHUNK: usize = 4096;
-const scratch = memory.data(<i32>(SPARSE_HIST + SPARSE_CHUNK + 256), 64);
+const scratch = memory.data(320 + <i32>SPARSE_CHUNK + 320, 64);
 const tailBuf = memory.data(512, 64);
 
 function fillTables(): void {
@@ -227,7 +227,14 @@ const O2: usize = 155;
 const O3: usize = 170;
 const O4: usize = 195;
 const O5: usize = 209;
-const SPARSE_MIN: i32 = 1024;
+// Below this the tables alone win (lab.mjs --sweep measures where).
+let SPARSE_MIN: i32 = 512;
+
+/** For the sweep: the length from which the sparse variants reduce (at least
+ *  the multiple's span plus a vector, else there is no bulk). */
+export function setSparseMin(n: i32): void {
+  SPARSE_MIN = n < 320 ? 320 : n;
+}
 
 // @ts-ignore: decorator
 @inline function hist(q: usize): v128 {
@@ -308,6 +315,170 @@ export function sparse64(crc: u32, ptr: usize, len: i32): u32 {
     v128.store(tailBuf + i, v128.xor(v128.load(tailBuf + i), hist(h + i)));
   }
   return ~slice16Reg(0, tailBuf, tail);
+}
+
+
+/** The SIMD reduction, four vectors (64 bytes) a loop turn: the smallest
+ *  offset, 65, is above 64, so the four are independent of each other. */
+export function sparseX4(crc: u32, ptr: usize, len: i32): u32 {
+  if (len < SPARSE_MIN) return slice16(crc, ptr, len);
+  const n = <usize>len;
+  const bulk = (n - O5) & ~(<usize>15);
+  const tail = n - bulk;
+  const h = scratch + SPARSE_HIST;
+  memory.fill(scratch, 0, SPARSE_HIST);
+  let inject = i32x4.replace_lane(i32x4.splat(0), 0, ~crc);
+  let p = ptr;
+  const bulkEnd = ptr + bulk;
+  while (p < bulkEnd) {
+    let chunk = bulkEnd - p;
+    if (chunk > SPARSE_CHUNK) chunk = SPARSE_CHUNK;
+    const stop = h + chunk;
+    let q = h;
+    v128.store(q, v128.xor(v128.xor(v128.load(p), inject), hist(q)));
+    inject = i32x4.splat(0);
+    q += 16;
+    p += 16;
+    while (q + 64 <= stop) {
+      const a = v128.xor(v128.load(p), hist(q));
+      const b = v128.xor(v128.load(p, 16), hist(q + 16));
+      const c = v128.xor(v128.load(p, 32), hist(q + 32));
+      const d = v128.xor(v128.load(p, 48), hist(q + 48));
+      v128.store(q, a);
+      v128.store(q, b, 16);
+      v128.store(q, c, 32);
+      v128.store(q, d, 48);
+      q += 64;
+      p += 64;
+    }
+    while (q < stop) {
+      v128.store(q, v128.xor(v128.load(p), hist(q)));
+      q += 16;
+      p += 16;
+    }
+    memory.copy(scratch, stop - SPARSE_HIST, SPARSE_HIST);
+  }
+  memory.fill(h, 0, 256);
+  memory.copy(tailBuf, bulkEnd, tail);
+  for (let i: usize = 0; i < tail; i += 16) {
+    v128.store(tailBuf + i, v128.xor(v128.load(tailBuf + i), hist(h + i)));
+  }
+  return ~slice16Reg(0, tailBuf, tail);
+}
+
+// ------------------------------------------ CRC-32 (IEEE), legacy messages
+//
+// The same reduction for the IEEE polynomial (0x04C11DB7, reflected
+// 0xEDB88320) with its own sparse multiple, y^274 + y^93 + y^75 + y^19 +
+// y^11 + 1 (sparse-search.c with -DPOLY=0x04C11DB7u): byte offsets 181,
+// 199, 255, 263 and 274.
+const IEEE: u32 = 0xedb88320;
+const ieeeTables = memory.data(16 * 256 * 4, 64);
+function fillIeee(): void {
+  for (let i: u32 = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ IEEE : c >>> 1;
+    store<u32>(ieeeTables + (<usize>i << 2), c);
+  }
+  for (let t: usize = 1; t < 16; t++) {
+    for (let i: usize = 0; i < 256; i++) {
+      const prev = load<u32>(ieeeTables + ((t - 1) << 10) + (i << 2));
+      store<u32>(ieeeTables + (t << 10) + (i << 2), (prev >>> 8) ^ load<u32>(ieeeTables + ((<usize>(prev & 0xff)) << 2)));
+    }
+  }
+}
+fillIeee();
+
+// @ts-ignore: decorator
+@inline function itab(t: usize, b: u32): u32 {
+  return load<u32>(ieeeTables + (t << 10) + ((<usize>(b & 0xff)) << 2));
+}
+// @ts-ignore: decorator
+@inline function itabAt(t: usize, p: usize): u32 {
+  return load<u32>(ieeeTables + (t << 10) + ((<usize>load<u8>(p)) << 2));
+}
+
+export function bitwiseIeee(crc: u32, ptr: usize, len: i32): u32 {
+  crc = ~crc;
+  for (let i: usize = 0; i < <usize>len; i++) {
+    crc ^= load<u8>(ptr + i);
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ IEEE : crc >>> 1;
+  }
+  return ~crc;
+}
+
+// @ts-ignore: decorator
+@inline function slice16IeeeReg(crc: u32, ptr: usize, len: usize): u32 {
+  let p = ptr;
+  const end = ptr + len;
+  while (p + 16 <= end) {
+    const a = load<u32>(p) ^ crc;
+    crc = itab(15, a) ^ itab(14, a >>> 8) ^ itab(13, a >>> 16) ^ itab(12, a >>> 24);
+    crc ^= itabAt(11, p + 4) ^ itabAt(10, p + 5) ^ itabAt(9, p + 6) ^ itabAt(8, p + 7);
+    crc ^= itabAt(7, p + 8) ^ itabAt(6, p + 9) ^ itabAt(5, p + 10) ^ itabAt(4, p + 11);
+    crc ^= itabAt(3, p + 12) ^ itabAt(2, p + 13) ^ itabAt(1, p + 14) ^ itabAt(0, p + 15);
+    p += 16;
+  }
+  while (p < end) {
+    crc = (crc >>> 8) ^ itab(0, crc ^ load<u8>(p));
+    p++;
+  }
+  return crc;
+}
+
+/** assembly/crc.ts's crc32 as it is today. */
+export function slice16Ieee(crc: u32, ptr: usize, len: i32): u32 {
+  return ~slice16IeeeReg(~crc, ptr, <usize>len);
+}
+
+const I1: usize = 181;
+const I2: usize = 199;
+const I3: usize = 255;
+const I4: usize = 263;
+const I5: usize = 274;
+const IEEE_HIST: usize = 288; // >= 274, a multiple of 16
+
+// @ts-ignore: decorator
+@inline function histIeee(q: usize): v128 {
+  return v128.xor(
+    v128.xor(v128.load(q - I1), v128.load(q - I2)),
+    v128.xor(v128.xor(v128.load(q - I3), v128.load(q - I4)), v128.load(q - I5)),
+  );
+}
+
+/** CRC-32 (IEEE) by its sparse multiple, 16 bytes a step. */
+export function sparseIeee(crc: u32, ptr: usize, len: i32): u32 {
+  if (len < SPARSE_MIN) return slice16Ieee(crc, ptr, len);
+  const n = <usize>len;
+  const bulk = (n - I5) & ~(<usize>15);
+  const tail = n - bulk;
+  const h = scratch + IEEE_HIST;
+  memory.fill(scratch, 0, IEEE_HIST);
+  let inject = i32x4.replace_lane(i32x4.splat(0), 0, ~crc);
+  let p = ptr;
+  const bulkEnd = ptr + bulk;
+  while (p < bulkEnd) {
+    let chunk = bulkEnd - p;
+    if (chunk > SPARSE_CHUNK) chunk = SPARSE_CHUNK;
+    const stop = h + chunk;
+    let q = h;
+    v128.store(q, v128.xor(v128.xor(v128.load(p), inject), histIeee(q)));
+    inject = i32x4.splat(0);
+    q += 16;
+    p += 16;
+    while (q < stop) {
+      v128.store(q, v128.xor(v128.load(p), histIeee(q)));
+      q += 16;
+      p += 16;
+    }
+    memory.copy(scratch, stop - IEEE_HIST, IEEE_HIST);
+  }
+  memory.fill(h, 0, 320);
+  memory.copy(tailBuf, bulkEnd, tail);
+  for (let i: usize = 0; i < tail; i += 16) {
+    v128.store(tailBuf + i, v128.xor(v128.load(tailBuf + i), histIeee(h + i)));
+  }
+  return ~slice16IeeeReg(0, tailBuf, tail);
 }
 
 // ------------------------------------------------------------- harness
