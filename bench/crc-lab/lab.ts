@@ -11,8 +11,12 @@ const tables = memory.data(16 * 256 * 4, 64);
 const shiftTables = memory.data(4 * 256 * 4, 64);
 // Scratch for the sparse reduction (history + chunk) and its tail.
 const SPARSE_HIST: usize = 224; // >= K = 209, a multiple of 16
-const SPARSE_CHUNK: usize = 4096;
-const scratch = memory.data(320 + <i32>SPARSE_CHUNK + 320, 64);
+let SPARSE_CHUNK: usize = 4096;
+/** For the chunk sweep: bytes reduced between two history moves. */
+export function setChunk(n: usize): void {
+  SPARSE_CHUNK = n;
+}
+const scratch = memory.data(320 + 65536 + 320, 64);
 const tailBuf = memory.data(512, 64);
 
 function fillTables(): void {
@@ -407,6 +411,53 @@ export function sparseB(crc: u32, ptr: usize, len: i32): u32 {
     inject = i32x4.splat(0);
     q += 16;
     p += 16;
+    while (q < stop) {
+      v128.store(q, v128.xor(v128.load(p), histB(q)));
+      q += 16;
+      p += 16;
+    }
+    memory.copy(scratch, stop - B_HIST, B_HIST);
+  }
+  memory.fill(h, 0, 320);
+  memory.copy(tailBuf, bulkEnd, tail);
+  for (let i: usize = 0; i < tail; i += 16) {
+    v128.store(tailBuf + i, v128.xor(v128.load(tailBuf + i), histB(h + i)));
+  }
+  return ~slice16Reg(0, tailBuf, tail);
+}
+
+/** sparseB four vectors a loop turn. */
+export function sparseBX4(crc: u32, ptr: usize, len: i32): u32 {
+  if (len < SPARSE_MIN) return slice16(crc, ptr, len);
+  const n = <usize>len;
+  const bulk = (n - B5) & ~(<usize>15);
+  const tail = n - bulk;
+  const h = scratch + B_HIST;
+  memory.fill(scratch, 0, B_HIST);
+  let inject = i32x4.replace_lane(i32x4.splat(0), 0, ~crc);
+  let p = ptr;
+  const bulkEnd = ptr + bulk;
+  while (p < bulkEnd) {
+    let chunk = bulkEnd - p;
+    if (chunk > SPARSE_CHUNK) chunk = SPARSE_CHUNK;
+    const stop = h + chunk;
+    let q = h;
+    v128.store(q, v128.xor(v128.xor(v128.load(p), inject), histB(q)));
+    inject = i32x4.splat(0);
+    q += 16;
+    p += 16;
+    while (q + 64 <= stop) {
+      const a = v128.xor(v128.load(p), histB(q));
+      const b = v128.xor(v128.load(p, 16), histB(q + 16));
+      const c = v128.xor(v128.load(p, 32), histB(q + 32));
+      const d = v128.xor(v128.load(p, 48), histB(q + 48));
+      v128.store(q, a);
+      v128.store(q, b, 16);
+      v128.store(q, c, 32);
+      v128.store(q, d, 48);
+      q += 64;
+      p += 64;
+    }
     while (q < stop) {
       v128.store(q, v128.xor(v128.load(p), histB(q)));
       q += 16;
