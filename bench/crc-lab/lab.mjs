@@ -175,7 +175,11 @@ for (const size of SIZES) {
   const contenders = []
   if (native) contenders.push(['@node-rs/crc32 (native)', () => native(buf)])
   if (wafka) contenders.push(['wafka crc32c (dist/codec.js, public API)', () => wafka(copy)])
-  for (const name of SWEEP ? ['slice16', 'sparse', 'sparseX4', 'sparseB', 'sparseBX4'] : SWEEP2 ? ['slice16', 'sparse', 'sparseB'] : VARIANTS) {
+  for (const name of SWEEP
+    ? ['slice16', 'sparse', 'sparseX4', 'sparseB', 'sparseBX4']
+    : SWEEP2
+      ? ['slice16', 'sparse', 'sparseB']
+      : VARIANTS) {
     // a closure of its own source per kernel: one shared arrow calling many
     // targets is a polymorphic call site, which costs JSC (Bun) ~80 ns a call
     contenders.push([name, new Function('f', 'p', 'n', 'return () => f(0, p, n)')(w[name], base, size)])
