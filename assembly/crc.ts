@@ -1,6 +1,8 @@
 // CRC-32C (Castagnoli, record batches v2) and CRC-32 (IEEE, legacy
-// messages), both reflected and table-driven, slicing by 16 bytes a step.
-// Each needs 16 tables of 256 u32 (16 KiB), filled once at start-up.
+// messages), both reflected. Short inputs: tables, slicing by 16 bytes a
+// step (16 tables of 256 u32 each, filled once at start-up). From
+// SPARSE_MIN bytes up: a table-free reduction by a sparse multiple of the
+// polynomial with wasm SIMD, about 4x the tables (bench/crc-lab/REPORT.md).
 
 const CASTAGNOLI: u32 = 0x82f63b78;
 const IEEE: u32 = 0xedb88320;
@@ -37,11 +39,11 @@ fillTables(crc32Tables, IEEE);
   return load<u32>(tables + (t << 10) + ((<usize>load<u8>(p)) << 2));
 }
 
+// The register (not inverted) after len bytes at ptr.
 // @ts-ignore: decorator
-@inline function update(tables: usize, crc: u32, ptr: usize, len: i32): u32 {
-  crc = ~crc;
+@inline function sliced(tables: usize, crc: u32, ptr: usize, len: usize): u32 {
   let p = ptr;
-  const end = ptr + <usize>len;
+  const end = ptr + len;
   while (p + 16 <= end) {
     // Only the first four lookups depend on the running CRC; folding the
     // other twelve in as separate groups keeps them off its dependency chain
@@ -57,15 +59,88 @@ fillTables(crc32Tables, IEEE);
     crc = (crc >>> 8) ^ tab(tables, 0, crc ^ load<u8>(p));
     p++;
   }
-  return ~crc;
+  return crc;
+}
+
+// The sparse reduction. Adding a multiple of P to the message leaves its CRC
+// unchanged. With M(y) = y^K + y^a + y^b + y^c + y^d + 1 a multiple of P in
+// y = x^8, clearing a byte by M moved to its place xors it into the bytes
+// o = K-a, K-b, K-c, K-d and K places later; run front to back, the reduced
+// byte is E[p] = W[p] ^ E[p-o1] ^ ... ^ E[p-o5], and only the last K..K+15
+// bytes stay, which go through the tables. Each term is one unaligned
+// 16-byte load from the history: no tables, no carry-less multiply. The
+// smallest offset is kept above ~150 bytes: a load straddling stores only a
+// few steps old stalls on store forwarding (65 bytes ran at 2/3 the speed).
+// A reflected CRC's register is the next 4 message bytes, so the start
+// register is xored into the first 4.
+const SPARSE_MIN: i32 = 640; // below, the tables win (bench/crc-lab sweep)
+const HISTORY: usize = 304; // >= the largest K, a multiple of 16
+const CHUNK: usize = 4096; // reduced bytes between two history moves
+const scratch = memory.data(<i32>(HISTORY + CHUNK + 320), 64);
+const tailBuffer = memory.data(512, 64);
+
+// @ts-ignore: decorator
+@inline function terms(q: usize, o1: usize, o2: usize, o3: usize, o4: usize, o5: usize): v128 {
+  return v128.xor(
+    v128.xor(v128.load(q - o1), v128.load(q - o2)),
+    v128.xor(v128.xor(v128.load(q - o3), v128.load(q - o4)), v128.load(q - o5)),
+  );
+}
+
+// @ts-ignore: decorator
+@inline function reduced(
+  tables: usize,
+  crc: u32,
+  ptr: usize,
+  len: usize,
+  o1: usize,
+  o2: usize,
+  o3: usize,
+  o4: usize,
+  o5: usize,
+): u32 {
+  const bulk = (len - o5) & ~(<usize>15);
+  const tail = len - bulk;
+  const h = scratch + HISTORY; // E[p] at h + (p - chunk start)
+  memory.fill(scratch, 0, HISTORY);
+  let start = i32x4.replace_lane(i32x4.splat(0), 0, crc);
+  let p = ptr;
+  const bulkEnd = ptr + bulk;
+  while (p < bulkEnd) {
+    const chunk = min(bulkEnd - p, CHUNK);
+    const stop = h + chunk;
+    let q = h;
+    v128.store(q, v128.xor(v128.xor(v128.load(p), start), terms(q, o1, o2, o3, o4, o5)));
+    start = i32x4.splat(0);
+    q += 16;
+    p += 16;
+    while (q < stop) {
+      v128.store(q, v128.xor(v128.load(p), terms(q, o1, o2, o3, o4, o5)));
+      q += 16;
+      p += 16;
+    }
+    memory.copy(scratch, stop - HISTORY, HISTORY);
+  }
+  // The tail takes the bulk's contributions only: past the bulk the history
+  // reads zeros.
+  memory.fill(h, 0, 320);
+  memory.copy(tailBuffer, bulkEnd, tail);
+  for (let i: usize = 0; i < tail; i += 16) {
+    v128.store(tailBuffer + i, v128.xor(v128.load(tailBuffer + i), terms(h + i, o1, o2, o3, o4, o5)));
+  }
+  return sliced(tables, 0, tailBuffer, tail);
 }
 
 /** CRC-32C of len bytes at ptr, continuing from crc (0 to start). */
 export function crc32c(crc: u32, ptr: usize, len: i32): u32 {
-  return update(crc32cTables, crc, ptr, len);
+  // y^290 + y^136 + y^113 + y^107 + y^32 + 1 (bench/crc-lab/sparse-search.c)
+  if (len >= SPARSE_MIN) return ~reduced(crc32cTables, ~crc, ptr, <usize>len, 154, 177, 183, 258, 290);
+  return ~sliced(crc32cTables, ~crc, ptr, <usize>len);
 }
 
 /** CRC-32 (IEEE) of len bytes at ptr, continuing from crc (0 to start). */
 export function crc32(crc: u32, ptr: usize, len: i32): u32 {
-  return update(crc32Tables, crc, ptr, len);
+  // y^274 + y^93 + y^75 + y^19 + y^11 + 1
+  if (len >= SPARSE_MIN) return ~reduced(crc32Tables, ~crc, ptr, <usize>len, 181, 199, 255, 263, 274);
+  return ~sliced(crc32Tables, ~crc, ptr, <usize>len);
 }

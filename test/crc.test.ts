@@ -50,3 +50,27 @@ describe('crc32', () => {
     expect(crc32(data)).toBe(reference(0xedb88320, data))
   })
 })
+
+// The sparse-multiple path starts at 640 bytes and works in 4 KiB chunks: every
+// length up to 4096 at unaligned starts, and lengths around the chunk edges.
+describe('both CRCs past the table path', () => {
+  const data = Uint8Array.from({ length: 3 * 4096 + 400 }, (_, i) => (i * 2654435761) >>> 24)
+  const lengths = [...Array(4097).keys(), 8192 - 1, 8192 + 290, 8192 + 305, 12288 + 16, 12288 + 321]
+  for (const [name, fn, poly] of [
+    ['crc32c', crc32c, 0x82f63b78],
+    ['crc32', crc32, 0xedb88320],
+  ] as const) {
+    it(`${name} agrees with the bitwise reference at every length 0..4096 and around the chunk edges`, () => {
+      for (const len of lengths) {
+        const start = len % 17
+        const slice = data.subarray(start, start + len)
+        expect(fn(slice)).toBe(reference(poly, slice))
+      }
+    })
+    it(`${name} continues a running value into the sparse path`, () => {
+      for (const cut of [1, 4, 5, 639, 640, 641, 5000]) {
+        expect(fn(data.subarray(cut, 9000), fn(data.subarray(0, cut)))).toBe(fn(data.subarray(0, 9000)))
+      }
+    })
+  }
+})
