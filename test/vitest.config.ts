@@ -5,11 +5,16 @@ import { builtPackage, type BuiltFormat } from './built-package.js'
 // What runs again against the built package (dist/, ESM and CJS) after the
 // whole suite has run against src/: the public surface and every exported
 // name, the KafkaJS drop-in's suite, a slice of the client suites (a round
-// trip both ways, every error class a hostile broker makes us throw). The
-// runtime smoke tests (test/runtimes) load dist/ themselves.
+// trip both ways, every error class a hostile broker makes us throw), and the
+// codec's checksums and batch round trips (the built wasm). The runtime smoke
+// tests (test/runtimes) load dist/ themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
   'test/built-names.test.ts',
+  'test/crc.test.ts',
+  'test/batch.test.ts',
+  'test/batch-header.test.ts',
+  'test/legacy.test.ts',
   'test/kafkajs/*.test.ts',
   'test/hostile/fake-broker.test.ts',
   'test/hostile/failure-classes.test.ts',
