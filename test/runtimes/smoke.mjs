@@ -16,6 +16,37 @@ await wafka.loadCodecs()
 
 check('crc32c', () => assert.equal(codec.crc32c(te.encode('123456789')), 0xe3069283))
 check('crc32', () => assert.equal(codec.crc32(te.encode('123456789')), 0xcbf43926))
+check('crc32c RFC 3720 B.4 vectors', () => {
+  assert.equal(codec.crc32c(new Uint8Array(32)), 0x8a9136aa)
+  assert.equal(codec.crc32c(new Uint8Array(32).fill(0xff)), 0x62a8ab43)
+  assert.equal(codec.crc32c(Uint8Array.from({ length: 32 }, (_, i) => i)), 0x46dd794e)
+  assert.equal(codec.crc32c(Uint8Array.from({ length: 32 }, (_, i) => 31 - i)), 0x113fdb5c)
+})
+// Both CRCs switch method at 640 bytes and work in 4 KiB chunks (assembly/crc.ts):
+// every length 0..4096 at unaligned starts and the chunk edges, with a carried-in
+// crc, against a bitwise reference, on this runtime's wasm SIMD.
+function crcReference(poly, data, crc) {
+  let c = ~crc
+  for (const b of data) {
+    c ^= b
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ poly : c >>> 1
+  }
+  return ~c >>> 0
+}
+const crcData = Uint8Array.from({ length: 3 * 4096 + 400 }, (_, i) => Math.imul(i, 2654435761) >>> 24)
+const crcLengths = [...Array(4097).keys(), 8191, 8192 + 290, 8192 + 305, 12288 + 16]
+for (const [name, fn, poly] of [
+  ['crc32c', codec.crc32c, 0x82f63b78],
+  ['crc32', codec.crc32, 0xedb88320],
+]) {
+  check(`${name} at every length 0..4096, unaligned, carried-in crc`, () => {
+    for (const len of crcLengths) {
+      const data = crcData.subarray(len % 17, (len % 17) + len)
+      const carried = len % 3 ? Math.imul(len, 40503) >>> 0 : 0
+      assert.equal(fn(data, carried), crcReference(poly, data, carried), `${name} of ${len} bytes`)
+    }
+  })
+}
 check('varints', () => {
   for (const v of [0, -1, 1, 63, -64, 2 ** 31 - 1, -(2 ** 31)]) assert.equal(codec.decodeVarint(codec.encodeVarint(v)).value, v)
   for (const v of [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n)]) assert.equal(codec.decodeVarlong(codec.encodeVarlong(v)).value, v)
