@@ -1,8 +1,10 @@
 // CRC-32C (Castagnoli, record batches v2) and CRC-32 (IEEE, legacy
-// messages), both reflected. Short inputs: tables, slicing by 16 bytes a
-// step (16 tables of 256 u32 each, filled once at start-up). From
-// SPARSE_MIN bytes up: a table-free reduction by a sparse multiple of the
-// polynomial with wasm SIMD, about 4x the tables (bench/crc-lab/REPORT.md).
+// messages), both reflected. Below SPARSE_MIN bytes: tables, slicing by 16
+// bytes a step (16 tables of 256 u32 each, filled once at start-up), which
+// tops out near 4 GB/s (about half the SSE4.2 instruction). From SPARSE_MIN
+// up: a table-free reduction by a sparse multiple of the polynomial with wasm
+// SIMD, 14-16 GB/s from 16 KiB (2x the instruction); bench/crc-lab/REPORT.md
+// has the per-size tables and why.
 
 const CASTAGNOLI: u32 = 0x82f63b78;
 const IEEE: u32 = 0xedb88320;
@@ -73,11 +75,17 @@ fillTables(crc32Tables, IEEE);
 // few steps old stalls on store forwarding (65 bytes ran at 2/3 the speed).
 // A reflected CRC's register is the next 4 message bytes, so the start
 // register is xored into the first 4.
-const SPARSE_MIN: i32 = 640; // below, the tables win (bench/crc-lab sweep)
+//
+// The threshold: the reduction's fixed costs (history reset, and its last
+// K..K+15 bytes back through the tables) make it lose below ~600 bytes; the
+// REPORT's sweep on Node has it 1.14x the instruction at 512 B (tables 1.19x)
+// and 1.28x at 640 B (tables 1.16x), and ahead at every size from there.
+const SPARSE_MIN: i32 = 640;
 const HISTORY: usize = 304; // >= the largest K, a multiple of 16
-const CHUNK: usize = 4096; // reduced bytes between two history moves
-const scratch = memory.data(<i32>(HISTORY + CHUNK + 320), 64);
-const tailBuffer = memory.data(512, 64);
+const CHUNK: usize = 4096; // reduced bytes between two history moves: scratch and data stay in L1
+const TAIL_MAX: usize = 320; // K + 15 rounded up to 16, for both multiples
+const scratch = memory.data(<i32>(HISTORY + CHUNK), 64);
+const tailBuffer = memory.data(<i32>TAIL_MAX, 64);
 
 // @ts-ignore: decorator
 @inline function terms(q: usize, o1: usize, o2: usize, o3: usize, o4: usize, o5: usize): v128 {
@@ -122,8 +130,9 @@ const tailBuffer = memory.data(512, 64);
     memory.copy(scratch, stop - HISTORY, HISTORY);
   }
   // The tail takes the bulk's contributions only: past the bulk the history
-  // reads zeros.
-  memory.fill(h, 0, 320);
+  // reads zeros (tail offsets i - o stay below TAIL_MAX), so tail bytes add
+  // nothing to each other.
+  memory.fill(h, 0, TAIL_MAX);
   memory.copy(tailBuffer, bulkEnd, tail);
   for (let i: usize = 0; i < tail; i += 16) {
     v128.store(tailBuffer + i, v128.xor(v128.load(tailBuffer + i), terms(h + i, o1, o2, o3, o4, o5)));
@@ -133,14 +142,15 @@ const tailBuffer = memory.data(512, 64);
 
 /** CRC-32C of len bytes at ptr, continuing from crc (0 to start). */
 export function crc32c(crc: u32, ptr: usize, len: i32): u32 {
-  // y^290 + y^136 + y^113 + y^107 + y^32 + 1 (bench/crc-lab/sparse-search.c)
+  // y^290 + y^136 + y^113 + y^107 + y^32 + 1 (found by bench/crc-lab/sparse-search.c):
+  // offsets 290 - 136, 290 - 113, 290 - 107, 290 - 32, 290.
   if (len >= SPARSE_MIN) return ~reduced(crc32cTables, ~crc, ptr, <usize>len, 154, 177, 183, 258, 290);
   return ~sliced(crc32cTables, ~crc, ptr, <usize>len);
 }
 
 /** CRC-32 (IEEE) of len bytes at ptr, continuing from crc (0 to start). */
 export function crc32(crc: u32, ptr: usize, len: i32): u32 {
-  // y^274 + y^93 + y^75 + y^19 + y^11 + 1
+  // y^274 + y^93 + y^75 + y^19 + y^11 + 1: offsets 274 - 93, ..., 274.
   if (len >= SPARSE_MIN) return ~reduced(crc32Tables, ~crc, ptr, <usize>len, 181, 199, 255, 263, 274);
   return ~sliced(crc32Tables, ~crc, ptr, <usize>len);
 }
