@@ -95,6 +95,11 @@ const tailBuffer = memory.data(<i32>TAIL_MAX, 64);
   );
 }
 
+// The bulk's step is bound by its loads (six per 16 bytes, one store). Each
+// multiple has two offsets a whole number of vectors apart (CRC-32C: 258 and
+// 290, two vectors; CRC-32: 199 and 263, four), so the farther term is the
+// nearer one loaded `lag` steps earlier: kept in registers, one load fewer.
+// o1..o3 are loaded; oa is loaded and kept, ob = oa + 16 * lag.
 // @ts-ignore: decorator
 @inline function reduced(
   tables: usize,
@@ -104,30 +109,44 @@ const tailBuffer = memory.data(<i32>TAIL_MAX, 64);
   o1: usize,
   o2: usize,
   o3: usize,
-  o4: usize,
-  o5: usize,
+  oa: usize,
+  lag: i32,
 ): u32 {
-  const bulk = (len - o5) & ~(<usize>15);
+  const ob = oa + 16 * <usize>lag;
+  // Cleared bytes move up to K (the largest offset) ahead: the bulk stops K short of the end.
+  const bulk = (len - max(o3, ob)) & ~(<usize>15);
   const tail = len - bulk;
   const h = scratch + HISTORY; // E[p] at h + (p - chunk start)
   memory.fill(scratch, 0, HISTORY);
-  let start = i32x4.replace_lane(i32x4.splat(0), 0, crc);
+  // E before the message is zero, so are the rotation's first values.
+  let r1 = i32x4.splat(0);
+  let r2 = r1;
+  let r3 = r1;
+  let r4 = r1;
   let p = ptr;
+  let q = h;
   const bulkEnd = ptr + bulk;
-  while (p < bulkEnd) {
-    const chunk = min(bulkEnd - p, CHUNK);
-    const stop = h + chunk;
-    let q = h;
-    v128.store(q, v128.xor(v128.xor(v128.load(p), start), terms(q, o1, o2, o3, o4, o5)));
-    start = i32x4.splat(0);
-    q += 16;
-    p += 16;
+  let w = v128.xor(v128.load(p), i32x4.replace_lane(i32x4.splat(0), 0, crc));
+  for (;;) {
+    const stop = h + min(CHUNK, bulkEnd - p);
     while (q < stop) {
-      v128.store(q, v128.xor(v128.load(p), terms(q, o1, o2, o3, o4, o5)));
+      const near = v128.load(q - oa);
+      const far = lag == 2 ? r2 : r4;
+      const loaded = v128.xor(v128.xor(v128.load(q - o1), v128.load(q - o2)), v128.load(q - o3));
+      v128.store(q, v128.xor(v128.xor(w, loaded), v128.xor(near, far)));
+      if (lag == 4) {
+        r4 = r3;
+        r3 = r2;
+      }
+      r2 = r1;
+      r1 = near;
       q += 16;
       p += 16;
+      w = v128.load(p);
     }
-    memory.copy(scratch, stop - HISTORY, HISTORY);
+    memory.copy(scratch, q - HISTORY, HISTORY);
+    if (p >= bulkEnd) break;
+    q = h;
   }
   // The tail takes the bulk's contributions only: past the bulk the history
   // reads zeros (tail offsets i - o stay below TAIL_MAX), so tail bytes add
@@ -135,7 +154,7 @@ const tailBuffer = memory.data(<i32>TAIL_MAX, 64);
   memory.fill(h, 0, TAIL_MAX);
   memory.copy(tailBuffer, bulkEnd, tail);
   for (let i: usize = 0; i < tail; i += 16) {
-    v128.store(tailBuffer + i, v128.xor(v128.load(tailBuffer + i), terms(h + i, o1, o2, o3, o4, o5)));
+    v128.store(tailBuffer + i, v128.xor(v128.load(tailBuffer + i), terms(h + i, o1, o2, o3, oa, ob)));
   }
   return sliced(tables, 0, tailBuffer, tail);
 }
@@ -143,14 +162,14 @@ const tailBuffer = memory.data(<i32>TAIL_MAX, 64);
 /** CRC-32C of len bytes at ptr, continuing from crc (0 to start). */
 export function crc32c(crc: u32, ptr: usize, len: i32): u32 {
   // y^290 + y^136 + y^113 + y^107 + y^32 + 1 (found by bench/crc-lab/sparse-search.c):
-  // offsets 290 - 136, 290 - 113, 290 - 107, 290 - 32, 290.
-  if (len >= SPARSE_MIN) return ~reduced(crc32cTables, ~crc, ptr, <usize>len, 154, 177, 183, 258, 290);
+  // offsets 290 - 136, 290 - 113, 290 - 107, then 290 - 32 and 290 (= 258 + 2 vectors).
+  if (len >= SPARSE_MIN) return ~reduced(crc32cTables, ~crc, ptr, <usize>len, 154, 177, 183, 258, 2);
   return ~sliced(crc32cTables, ~crc, ptr, <usize>len);
 }
 
 /** CRC-32 (IEEE) of len bytes at ptr, continuing from crc (0 to start). */
 export function crc32(crc: u32, ptr: usize, len: i32): u32 {
-  // y^274 + y^93 + y^75 + y^19 + y^11 + 1: offsets 274 - 93, ..., 274.
-  if (len >= SPARSE_MIN) return ~reduced(crc32Tables, ~crc, ptr, <usize>len, 181, 199, 255, 263, 274);
+  // y^274 + y^93 + y^75 + y^19 + y^11 + 1: offsets 181, 255, 274, then 199 and 263 (= 199 + 4 vectors).
+  if (len >= SPARSE_MIN) return ~reduced(crc32Tables, ~crc, ptr, <usize>len, 181, 255, 274, 199, 4);
   return ~sliced(crc32Tables, ~crc, ptr, <usize>len);
 }
