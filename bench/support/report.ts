@@ -51,7 +51,7 @@ export function markdown(header: ReportHeader, cases: readonly CaseResult[]): st
     `Measured ${header.date.slice(0, 10)} on **${header.runtime ? `${runtimeLabel(header.runtime)} (${header.runtime.engine})` : `Node ${m.node}`}**, ${m.cpu} (${m.cores} cores, ${m.memoryGiB} GiB), ${m.os}.`,
     ...(header.quick ? ['**A --quick run (1 short round): a smoke test, not figures to quote.**'] : []),
     ...(header.command ? [`Made with \`${header.command}\` (\`npm run bench\` runs it on every runtime).`] : []),
-    `Each figure is the median of ${header.rounds} runs in one process, every contender in the same round; "n×" is wafka's speed divided by that contender's (above 1: wafka is faster), the median of the per-round ratios, given first.`,
+    `Each figure is the median of ${header.rounds} round${header.rounds === 1 ? '' : 's'} in one process, every contender in the same round; "n×" is wafka's speed divided by that contender's (above 1: wafka is faster), the median of the per-round ratios, given first.`,
     `Versions: ${Object.entries(header.versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}.`,

@@ -25,7 +25,7 @@ interface RuntimeGlobals {
 
 export function currentRuntime(): Runtime {
   const g = globalThis as RuntimeGlobals
-  if (g.Bun) return { name: 'bun', version: g.Bun.version, engine: `JavaScriptCore ${process.versions.webkit ?? ''}`.trim() }
+  if (g.Bun) return { name: 'bun', version: g.Bun.version, engine: `JavaScriptCore ${(process.versions.webkit ?? '').slice(0, 12)}`.trim() }
   if (g.Deno) return { name: 'deno', version: g.Deno.version.deno, engine: `V8 ${g.Deno.version.v8}` }
   return { name: 'node', version: process.versions.node, engine: `V8 ${process.versions.v8}` }
 }
