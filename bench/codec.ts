@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   notes.push(
     `KafkaJS has no zstd here (its codec, @kafkajs/zstd, needs a native zstd build); @platformatic/kafka's zstd needs node:zlib zstd (Node >= 22.15, Bun, Deno)${platformatic.codecs.includes('zstd') ? '' : `, absent on ${runtimeLabel(runtime)}`}.`,
     `@platformatic/kafka's CRC-32C column is its own (Rust, wasm). When the optional @node-rs/crc32 is installed, as here, it uses that native one instead: the "${CRC_NATIVE_CEILING}" column (SSE4.2's CRC instruction).`,
-    `"@platformatic/kafka" is 1.35; "@platformatic/kafka 2" is 2.12 (the same record codec API).`,
+    `"@platformatic/kafka" is 1.35; "@platformatic/kafka 2" is 2.12 (the same record codec API). 2.12's CRC-32C is 1.35's (the same @platformatic/wasm-utils ${packageVersion('@platformatic/wasm-utils')}), so CRC-32C has one @platformatic/kafka column.`,
     `"bare wasm" is wafka's wasm core driven directly with no API around it (bench/peers/bare-wasm.ts): bytes copied straight into wasm memory, one call, the result copied out (decode: keys and values as views over wasm memory, CRC checked). It takes Buffers only and has the in-wasm codecs only (none, snappy, LZ4): the ceiling for what wafka's TypeScript layer costs.`,
     `Encode counts JS objects in to one finished Buffer out; "strings in" gives keys and values as strings. Decode counts a Buffer in to records whose key and value have been read.`,
   )

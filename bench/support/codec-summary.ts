@@ -105,7 +105,7 @@ export function readmeBlock(byRuntime: Partial<Record<RuntimeName, CodecResults>
     '',
     summaryTable(byRuntime),
     '',
-    `"n×" is wafka's speed divided by that contender's, in the same process and round (above 1: wafka is faster); the native ceiling column is @node-rs/crc32 (SSE4.2) for CRC-32C and lz4-napi's raw block API for LZ4, with wafka's ratio to it. Every case (gzip, zstd, snappy, 10 B values, compressed batches) and the notes: ${files}.`,
+    `"n×" is wafka's speed divided by that contender's, in the same process and round (above 1: wafka is faster); the native ceiling column is @node-rs/crc32 (SSE4.2) for CRC-32C and lz4-napi's raw block API for LZ4, with wafka's ratio to it. @platformatic/kafka 2.12's CRC-32C is 1.35's (the same wasm package); KafkaJS's LZ4 is n/a on Bun and Deno (its codec sits on a pre-Node-API addon they cannot load). Every case (gzip, zstd, snappy, 10 B values, compressed batches) and the notes: ${files}.`,
     '',
     lines.length
       ? `Where wafka is still behind: ${lines.length} of the ${cells} contender cells are below 0.95×, all listed in [\`codec.md\`](bench/results/codec.md); the worst: ${lines.slice(0, 5).join('; ')}.`
