@@ -13,14 +13,23 @@ import { codecChartSvg, codecChartTitle, contestChartSvg, contestChartTitle } fr
 import { repositoryRoot } from './support/environment.js'
 
 const dir = join(repositoryRoot(), 'bench', 'results')
-for (const name of ['codec', 'producer', 'consumer', 'producer-kafka', 'consumer-kafka', 'producer-cold', 'producer-kafka-cold']) {
+for (const name of [
+  'codec-node',
+  'codec-bun',
+  'codec-deno',
+  'producer',
+  'consumer',
+  'producer-kafka',
+  'consumer-kafka',
+  'producer-cold',
+  'producer-kafka-cold',
+]) {
   const file = join(dir, `${name}.json`)
   if (!existsSync(file)) continue
   const results = JSON.parse(readFileSync(file, 'utf8'))
-  const svg =
-    name === 'codec'
-      ? codecChartSvg(codecChartTitle(results), results.cases)
-      : contestChartSvg(contestChartTitle(name, results), results.summaries)
+  const svg = name.startsWith('codec')
+    ? codecChartSvg(codecChartTitle(results), results.cases)
+    : contestChartSvg(contestChartTitle(name, results), results.summaries)
   writeFileSync(join(dir, `${name}.svg`), svg)
   console.log(`wrote ${join(dir, `${name}.svg`)}`)
 }

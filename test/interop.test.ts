@@ -3,7 +3,7 @@ import { crc32c as nativeCrc32c } from '@node-rs/crc32'
 import { jsCRC32C as platformaticJsCrc32c } from '@platformatic/kafka'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { CompressionName } from '../src/index.js'
-import { kafkajs, platformatic, wafka, type PeerCodec } from '../bench/peers/index.js'
+import { kafkajs, platformatic, platformatic2, wafka, type PeerCodec } from '../bench/peers/index.js'
 import { crc32cAsInstalled as platformaticCrc32cAsInstalled } from '../bench/peers/platformatic.js'
 import { Prng } from '../bench/support/prng.js'
 import { batchDifference, expectedBatch } from './support/compare-batch.js'
@@ -29,7 +29,7 @@ const MAX_REPORTED = 5
 console.log(`interop seed ${seed}, ${rounds} rounds a direction (replay: WAFKA_INTEROP_SEED=${seed})`)
 
 beforeAll(async () => {
-  for (const peer of [wafka, kafkajs, platformatic]) await peer.load()
+  for (const peer of [wafka, kafkajs, platformatic, platformatic2]) await peer.load()
 })
 
 /** Wire order survives only when neither side keeps headers in an object. */
@@ -89,6 +89,12 @@ describe('wafka encodes, peers decode', () => {
     expect(await crossCheck(2, wafka, platformatic, platformaticReads, crcCheckedBy(platformatic))).toEqual([])
   })
 
+  // 2.x (the benchmark's second @platformatic/kafka column) has the same record codec and the same snappy limit.
+  const platformatic2Reads = platformatic2.codecs.filter((c) => c !== 'snappy')
+  it(`@platformatic/kafka 2 reads ${platformatic2Reads.join(', ')}`, async () => {
+    expect(await crossCheck(8, wafka, platformatic2, platformatic2Reads, crcCheckedBy(platformatic2))).toEqual([])
+  })
+
   it(`wafka reads back every codec (${wafka.codecs.join(', ')})`, async () => {
     expect(await crossCheck(3, wafka, wafka, wafka.codecs)).toEqual([])
   })
@@ -102,6 +108,10 @@ describe('peers encode, wafka decodes', () => {
 
   it(`from @platformatic/kafka (${platformatic.codecs.join(', ')})`, async () => {
     expect(await crossCheck(5, platformatic, wafka, platformatic.codecs)).toEqual([])
+  })
+
+  it(`from @platformatic/kafka 2 (${platformatic2.codecs.join(', ')})`, async () => {
+    expect(await crossCheck(9, platformatic2, wafka, platformatic2.codecs)).toEqual([])
   })
 })
 

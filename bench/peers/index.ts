@@ -1,4 +1,5 @@
+export { bareWasm } from './bare-wasm.js'
 export { kafkajs } from './kafkajs.js'
-export { platformatic } from './platformatic.js'
+export { platformatic, platformatic2 } from './platformatic.js'
 export { wafka } from './wafka.js'
 export type * from './types.js'

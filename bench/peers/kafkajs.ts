@@ -1,6 +1,7 @@
 import type { Buffer } from 'node:buffer'
 import { createRequire } from 'node:module'
 import type { CompressionName } from '../../src/index.js'
+import { optional } from '../support/runtime.js'
 import { groupHeaders, headerEntries, timestampMillis, toBufferOrString, ungroupHeaders } from './bytes.js'
 import type { DecodedBatch, PeerCodec, PeerEncodeOptions, PeerRecordInput } from './types.js'
 
@@ -22,11 +23,16 @@ const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0')
 const decodeRecordBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder')
 const kafkajsCrc32c: (data: Uint8Array) => number = require('kafkajs/src/protocol/recordBatch/crc32C')
 const { CompressionTypes, CompressionCodecs } = require('kafkajs')
-const LZ4Codec = require('kafkajs-lz4')
 const SnappyCodec = require('kafkajs-snappy')
 
-CompressionCodecs[CompressionTypes.LZ4] = new LZ4Codec().codec
 CompressionCodecs[CompressionTypes.Snappy] = SnappyCodec
+// kafkajs-lz4 sits on the `lz4` package, a pre-Node-API native addon that Bun
+// and Deno cannot load: there KafkaJS has no LZ4 (the run's notes say why).
+const lz4Codec = optional('KafkaJS LZ4 (kafkajs-lz4 on the native `lz4` addon)', () => {
+  const LZ4Codec = require('kafkajs-lz4')
+  return new LZ4Codec().codec
+})
+if (lz4Codec) CompressionCodecs[CompressionTypes.LZ4] = lz4Codec
 
 const codecTypes: Record<CompressionName, number> = {
   none: CompressionTypes.None,
@@ -137,7 +143,7 @@ export { encode, decode, decodeAndTouch }
 
 export const kafkajs: PeerCodec = {
   name: 'KafkaJS',
-  codecs: ['none', 'gzip', 'snappy', 'lz4'],
+  codecs: lz4Codec ? ['none', 'gzip', 'snappy', 'lz4'] : ['none', 'gzip', 'snappy'],
   encodes: {
     emptyBatch: true,
     // Record sizing calls Buffer.byteLength(value) before checking for null,

@@ -1,16 +1,17 @@
 import type { CaseResult } from './measure.js'
+import { runtimeLabel, type Runtime } from './runtime.js'
 
 /** The benchmark's figures as a console table and as markdown for the README. */
 
 const group3 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
 
-function throughput(value: number, unit: CaseResult['unit']): string {
+export function throughput(value: number, unit: CaseResult['unit']): string {
   if (unit === 'MB/s') return value >= 100 ? `${group3.format(value)} MB/s` : `${value.toFixed(1)} MB/s`
   if (value >= 1e6) return `${(value / 1e6).toFixed(2)} M rec/s`
   return `${group3.format(value / 1e3)} k rec/s`
 }
 
-function ratio(r: number): string {
+export function ratio(r: number): string {
   return r >= 10 ? `${r.toFixed(0)}×` : `${r.toFixed(2)}×`
 }
 
@@ -30,19 +31,27 @@ export function printCase(c: CaseResult): void {
 
 export interface ReportHeader {
   date: string
+  /** The runtime the run was on (results written before there were three have none: Node). */
+  runtime?: Runtime
   machine: { cpu: string; cores: number; memoryGiB: number; node: string; os: string }
   versions: Record<string, string>
   rounds: number
+  /** A --quick run: a smoke test, figures rough. */
+  quick?: boolean
+  /** The command that made it. */
+  command?: string
   notes: string[]
 }
 
-/** One table per group: a row per case, a column per contender; each peer's cell carries wafka's ratio. */
+/** One table per group: a row per case, a column per contender; each peer's cell leads with wafka's ratio. */
 export function markdown(header: ReportHeader, cases: readonly CaseResult[]): string {
   const m = header.machine
   const out: string[] = [
     '<!-- Written by bench/codec.ts; do not edit by hand. -->',
-    `Measured ${header.date.slice(0, 10)} on ${m.cpu} (${m.cores} cores, ${m.memoryGiB} GiB), Node ${m.node}, ${m.os}.`,
-    `Each figure is the median of ${header.rounds} runs in one process; "n×" is wafka's speed divided by that contender's (above 1: wafka is faster).`,
+    `Measured ${header.date.slice(0, 10)} on **${header.runtime ? `${runtimeLabel(header.runtime)} (${header.runtime.engine})` : `Node ${m.node}`}**, ${m.cpu} (${m.cores} cores, ${m.memoryGiB} GiB), ${m.os}.`,
+    ...(header.quick ? ['**A --quick run (1 short round): a smoke test, not figures to quote.**'] : []),
+    ...(header.command ? [`Made with \`${header.command}\` (\`npm run bench\` runs it on every runtime).`] : []),
+    `Each figure is the median of ${header.rounds} round${header.rounds === 1 ? '' : 's'} in one process, every contender in the same round; "n×" is wafka's speed divided by that contender's (above 1: wafka is faster), the median of the per-round ratios, given first.`,
     `Versions: ${Object.entries(header.versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}.`,
@@ -57,7 +66,7 @@ export function markdown(header: ReportHeader, cases: readonly CaseResult[]): st
       const cells = contenders.map((name, i) => {
         const r = c.results.find((x) => x.name === name)
         if (!r) return 'n/a'
-        return i === 0 ? throughput(r.throughput, c.unit) : `${throughput(r.throughput, c.unit)} (${ratio(r.wafkaRatio)})`
+        return i === 0 ? throughput(r.throughput, c.unit) : `${ratio(r.wafkaRatio)} (${throughput(r.throughput, c.unit)})`
       })
       out.push(`| ${c.name} | ${cells.join(' | ')} |`)
     }

@@ -67,7 +67,9 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
-const collectGarbage = (globalThis as { gc?: () => void }).gc
+// Node and Deno expose gc() with --expose-gc (Deno: --v8-flags=--expose-gc); Bun always has Bun.gc.
+const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun
+const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (bun ? () => bun.gc(true) : undefined)
 
 function repeated(fn: Contender['fn'], times: number): Contender['fn'] {
   if (times <= 1) return fn

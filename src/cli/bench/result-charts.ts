@@ -54,9 +54,10 @@ export function contestChartSvg(title: string, summaries: readonly ContestFigure
 
 const count = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
 
-/** bench/results/codec.svg's title, from its results header. */
-export function codecChartTitle(header: { date: string; rounds: number }): string {
-  return `codec, wafka beside the other clients: median of ${header.rounds} rounds, ${header.date.slice(0, 10)}`
+/** bench/results/codec-<runtime>.svg's title, from its results header (runtime: e.g. "Bun 1.4.5"). */
+export function codecChartTitle(header: { date: string; rounds: number; runtime?: { name: string; version: string } }): string {
+  const on = header.runtime ? ` on ${header.runtime.name[0].toUpperCase()}${header.runtime.name.slice(1)} ${header.runtime.version}` : ''
+  return `codec${on}, wafka beside the other clients: median of ${header.rounds} rounds, ${header.date.slice(0, 10)}`
 }
 
 /** bench/results/<name>.svg's title for a contest (producer, consumer; -kafka: on real Kafka). */
