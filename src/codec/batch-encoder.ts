@@ -69,13 +69,15 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
   // Pass 1: sizes, so every region is allocated once.
   let dataBound = 0
   let headerCount = 0
-  const headerLists: Array<Array<readonly [string, Bytes]> | undefined> = new Array(count)
+  // Made on the first record with headers: most batches have none, and need no array a record.
+  let headerLists: Array<Array<readonly [string, Bytes]> | undefined> | undefined
   for (let i = 0; i < count; i++) {
     const r = records[i]
     dataBound += boundOf(r.key) + boundOf(r.value)
-    const hs = r.headers === undefined ? undefined : headerEntries(r.headers)
-    headerLists[i] = hs
+    const hs = r.headers === undefined || r.headers === null ? undefined : headerEntries(r.headers)
     if (hs) {
+      if (headerLists === undefined) headerLists = new Array(count)
+      headerLists[i] = hs
       headerCount += hs.length
       for (const [k, v] of hs) {
         if (typeof k !== 'string') throw new ConfigError('a header key must be a string')
@@ -123,7 +125,7 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
     const vl = writeBytes(u8, mem, p, r.value)
     i32[q + 5] = vl
     if (vl > 0) p += vl
-    const hs = headerLists[i]
+    const hs = headerLists === undefined ? undefined : headerLists[i]
     i32[q + 6] = h
     i32[q + 7] = hs ? hs.length : 0
     if (hs) {
