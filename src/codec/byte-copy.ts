@@ -9,7 +9,7 @@ import { Buffer } from 'node:buffer'
  * - Bytes: Uint8Array#set costs a fixed ~15–20 ns per call on Bun
  *   (JavaScriptCore), more than a plain loop moving 32 bytes; on Node and
  *   Deno set is as cheap as the loop even for a 16-byte key. Buffer#copy is
- *   never better than set, and 6× worse on Deno.
+ *   no better than set anywhere, and 4–6× worse on Deno.
  * - Strings: short ASCII strings by a charCode loop everywhere (no call into
  *   the runtime's encoder); longer ones by Buffer#write on Node, by
  *   Buffer#utf8Write on Bun (write's argument parsing is half its cost
