@@ -29,6 +29,7 @@ import {
 import type { Bytes, EncodeOptions, RecordInput } from './types.js'
 import { headerEntries, timestampOf } from './record-input.js'
 import type { RecordStage } from './record-stage.js'
+import { copyBytes, writeUtf8 } from './byte-copy.js'
 import { arena, memBuffer, memF64, memI32, memU8, memView, wasm } from './wasm.js'
 
 /** Upper bound of the UTF-8 bytes of a key/value/header value. */
@@ -44,30 +45,11 @@ function toMillis(ts: RecordInput['timestamp'], now: number): number {
   return ms
 }
 
-/**
- * Writes a string as UTF-8 at pos (room for 3 bytes per UTF-16 unit is
- * guaranteed). Short ASCII strings are written by a plain loop: cheaper than
- * any call into the runtime's encoder.
- */
-function writeString(u8: Uint8Array, pos: number, s: string): number {
-  const n = s.length
-  if (n <= 24) {
-    let i = 0
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i)
-      if (c >= 0x80) break
-      u8[pos + i] = c
-    }
-    if (i === n) return n
-  }
-  return memBuffer().write(s, pos, 'utf8')
-}
-
 /** Copies a key/value into wasm memory; returns its length, -1 for null. */
-function writeBytes(u8: Uint8Array, pos: number, v: Bytes): number {
+function writeBytes(u8: Uint8Array, mem: Buffer, pos: number, v: Bytes): number {
   if (v === null || v === undefined) return -1
-  if (typeof v === 'string') return writeString(u8, pos, v)
-  u8.set(v, pos)
+  if (typeof v === 'string') return writeUtf8(mem, pos, v)
+  copyBytes(u8, pos, v)
   return v.length
 }
 
@@ -87,13 +69,15 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
   // Pass 1: sizes, so every region is allocated once.
   let dataBound = 0
   let headerCount = 0
-  const headerLists: Array<Array<readonly [string, Bytes]> | undefined> = new Array(count)
+  // Made on the first record with headers: most batches have none, and need no array a record.
+  let headerLists: Array<Array<readonly [string, Bytes]> | undefined> | undefined
   for (let i = 0; i < count; i++) {
     const r = records[i]
     dataBound += boundOf(r.key) + boundOf(r.value)
-    const hs = r.headers === undefined ? undefined : headerEntries(r.headers)
-    headerLists[i] = hs
+    const hs = r.headers === undefined || r.headers === null ? undefined : headerEntries(r.headers)
     if (hs) {
+      if (headerLists === undefined) headerLists = new Array(count)
+      headerLists[i] = hs
       headerCount += hs.length
       for (const [k, v] of hs) {
         if (typeof k !== 'string') throw new ConfigError('a header key must be a string')
@@ -118,6 +102,7 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
   const u8 = memU8()
   const i32 = memI32()
   const f64 = memF64()
+  const mem = memBuffer()
   let p = data
   let h = headers
   if (deltaTable) for (let i = 0; i < count; i++) i32[(deltaTable >> 2) + i] = deltas![i]
@@ -133,25 +118,25 @@ export function encodeRecordBatch(records: readonly RecordInput[], options: Enco
     f64[d >> 3] = ts - firstTs
     const q = d >> 2
     i32[q + 2] = p
-    const kl = writeBytes(u8, p, r.key)
+    const kl = writeBytes(u8, mem, p, r.key)
     i32[q + 3] = kl
     if (kl > 0) p += kl
     i32[q + 4] = p
-    const vl = writeBytes(u8, p, r.value)
+    const vl = writeBytes(u8, mem, p, r.value)
     i32[q + 5] = vl
     if (vl > 0) p += vl
-    const hs = headerLists[i]
+    const hs = headerLists === undefined ? undefined : headerLists[i]
     i32[q + 6] = h
     i32[q + 7] = hs ? hs.length : 0
     if (hs) {
       for (const [k, v] of hs) {
         const e = h >> 2
         i32[e] = p
-        const hkl = writeString(u8, p, k)
+        const hkl = writeUtf8(mem, p, k)
         i32[e + 1] = hkl
         p += hkl
         i32[e + 2] = p
-        const hvl = writeBytes(u8, p, v)
+        const hvl = writeBytes(u8, mem, p, v)
         i32[e + 3] = hvl
         if (hvl > 0) p += hvl
         h += H_SIZE

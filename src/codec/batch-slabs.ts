@@ -26,7 +26,9 @@ let used = 0
 
 /** A buffer of `size` bytes for an encoded batch (its contents are the caller's to write). */
 export function batchBuffer(size: number): Buffer {
-  if (size > LARGEST) return Buffer.allocUnsafeSlow(size)
+  // allocUnsafe, not allocUnsafeSlow: the same fresh memory on Node and Deno (past Node's pool size), but
+  // Bun's allocUnsafeSlow costs 2-6x its allocUnsafe for 1 MiB (bench/copy-lab/results/bun.md, copy out).
+  if (size > LARGEST) return Buffer.allocUnsafe(size)
   if (current === null || used + size > SLAB) {
     if (current !== null && current.live.size === 0) keep(current)
     current = spare.pop() ?? newSlab()

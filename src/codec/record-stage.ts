@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { copyBytes, writeUtf8 } from './byte-copy.js'
 import { headerEntries, timestampOf } from './record-input.js'
 import type { Bytes, RecordInput } from './types.js'
 
@@ -96,30 +97,15 @@ export class RecordStage {
   private put(v: Bytes): number {
     if (v === null || v === undefined) return -1
     if (typeof v === 'string') {
-      const n = v.length
-      this.ensure(n * 3)
-      const data = this.data
-      const at = this.used
-      if (n <= 24) {
-        let i = 0
-        for (; i < n; i++) {
-          const c = v.charCodeAt(i)
-          if (c >= 0x80) break
-          data[at + i] = c
-        }
-        if (i === n) {
-          this.used = at + n
-          return n
-        }
-      }
-      const len = data.write(v, at, 'utf8')
-      this.used = at + len
+      this.ensure(v.length * 3)
+      const len = writeUtf8(this.data, this.used, v)
+      this.used += len
       return len
     }
     if (!(v instanceof Uint8Array)) return -2
     const n = v.length
     this.ensure(n)
-    this.data.set(v, this.used)
+    copyBytes(this.data, this.used, v)
     this.used += n
     return n
   }

@@ -85,6 +85,33 @@ for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
   })
 }
 
+// Keys, values and headers reach wasm memory by a copy chosen per runtime (src/codec/byte-copy.ts):
+// every size 0..2 KiB from unaligned Buffers, and strings with 1- to 4-byte UTF-8 and lone surrogates
+// (written as TextEncoder writes them), must come back byte for byte.
+check('every key/value size 0..2 KiB and UTF-8 strings copied in byte for byte', () => {
+  const backing = new Uint8Array(2048 + 8).map((_, i) => (i * 31 + 7) & 0xff)
+  const chars = ['a', '\u007f', 'é', '\u07ff', '€', '\uffff', '𝄞', '\ud800', '\udfff', 'x\ud83d']
+  const text = (n) => {
+    let s = ''
+    for (let i = 0; s.length < n; i++) s += chars[(i * 7 + n) % chars.length]
+    return s.slice(0, n)
+  }
+  for (let from = 0; from <= 2048; from += 128) {
+    const sizes = Array.from({ length: 128 }, (_, i) => from + i).filter((n) => n <= 2048)
+    const input = sizes.map((n) => ({
+      key: backing.subarray(3 + (n % 5), 3 + (n % 5) + n),
+      value: n % 2 ? text(n) : 'v'.repeat(n),
+      headers: [['h', text(n % 40)]],
+    }))
+    const got = codec.decodeRecordSet(codec.encodeRecordBatch(input)).batches[0].records
+    got.forEach((r, i) => {
+      assert.deepEqual(new Uint8Array(r.key), input[i].key, `key of ${sizes[i]} B`)
+      assert.deepEqual(new Uint8Array(r.value), te.encode(input[i].value), `value of ${sizes[i]} chars`)
+      assert.deepEqual(new Uint8Array(r.headerList[0][1]), te.encode(input[i].headers[0][1]), `header of ${sizes[i]}`)
+    })
+  }
+})
+
 check('corrupt batch gives a typed error', () => {
   const batch = codec.encodeRecordBatch(records)
   batch[batch.length - 1] ^= 0xff
