@@ -87,11 +87,11 @@ async function main(): Promise<void> {
       snappyPeers,
       "wafka's snappy output is xerial-framed (as the Java client writes); the others write one raw block.",
     )),
-    ...(await compressionCases(notes, 'gzip', await wafkaZlib('gzip'), zlibPeers.gzip, "wafka's gzip is node:zlib's (level 6).")),
+    ...(await compressionCases(notes, 'gzip', wafkaZlib('gzip'), zlibPeers.gzip, "wafka's gzip is node:zlib's (level 6).")),
     ...(await compressionCases(
       notes,
       'zstd',
-      await wafkaZlib('zstd'),
+      wafkaZlib('zstd'),
       zlibPeers.zstd,
       zlibPeers.zstd.length
         ? "wafka's zstd is node:zlib's (level 3)."

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer'
 import { createRequire } from 'node:module'
 import * as zlib from 'node:zlib'
 import { wafkaCompressors } from '../src/cli/bench/codec-cases.js'
-import { externalCodecs, loadCodecs } from '../src/codec/compression.js'
+import { externalCodecs } from '../src/codec/compression.js'
 import { lz4Compress, lz4Decompress, snappyCompress, snappyDecompress } from '@platformatic/wasm-utils'
 import { optional } from './support/runtime.js'
 
@@ -73,12 +73,8 @@ export const snappyPeers: Compressor[] = [
 
 const LIMIT = 64 << 20
 
-/**
- * wafka's gzip and zstd (outside the wasm module: node:zlib, or for zstd where node:zlib lacks it, a wasm build).
- * The package has no standalone entry for them, so this bundle holds its own registry: load it here.
- */
-export async function wafkaZlib(codec: 'gzip' | 'zstd'): Promise<Compressor> {
-  await loadCodecs()
+/** wafka's gzip and zstd (outside the wasm module: node:zlib, or for zstd where node:zlib lacks it, a wasm build). */
+export function wafkaZlib(codec: 'gzip' | 'zstd'): Compressor {
   const ext = externalCodecs[codec === 'gzip' ? 1 : 4]!
   return { name: 'wafka', compress: (d) => ext.compress(d, codec === 'zstd' ? 3 : undefined), decompress: (d) => ext.decompress(d, LIMIT) }
 }

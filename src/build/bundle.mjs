@@ -29,23 +29,6 @@ const common = {
 }
 const node = (entry, format, outfile) => build({ ...common, entryPoints: [entry], platform: 'node', format, outfile })
 
-// The codec benchmark measures wafka as a user runs it: its imports of the
-// root and codec entries resolve to the built dist/index.js and dist/codec.js
-// (one wasm instance, the shipped bytes), not to a second bundle of src/.
-const builtEntries = {
-  name: 'built-entries',
-  setup(b) {
-    const shipped = { 'src/index.ts': '../index.js', 'src/public/codec.ts': '../codec.js' }
-    b.onResolve({ filter: /(^|\/)(index|codec)\.js$/ }, async (args) => {
-      if (args.pluginData === 'inner') return undefined
-      const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'inner' })
-      const path = resolved.path.slice(root.length)
-      return path in shipped ? { path: shipped[path], external: true } : resolved
-    })
-  },
-}
-const builtBenches = new Set(['codec'])
-
 const entries = {
   index: 'src/index.ts',
   codec: 'src/public/codec.ts',
@@ -80,14 +63,5 @@ await Promise.all([
   node('src/cli.ts', 'esm', 'dist/cli.js'),
   node('src/broker/index.ts', 'esm', 'dist/broker.js'),
   node('src/broker/index.ts', 'cjs', 'dist/broker.cjs'),
-  ...benches.map((b) =>
-    build({
-      ...common,
-      entryPoints: [`bench/${b}.ts`],
-      platform: 'node',
-      format: 'esm',
-      outfile: `dist/bench/${b}.js`,
-      plugins: builtBenches.has(b) ? [builtEntries] : [],
-    }),
-  ),
+  ...benches.map((b) => node(`bench/${b}.ts`, 'esm', `dist/bench/${b}.js`)),
 ])
