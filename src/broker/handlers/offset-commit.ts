@@ -1,14 +1,16 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { OffsetCommit, type OffsetCommitRequest, type OffsetCommitResponse } from '../../protocol/messages/OffsetCommit.js'
 import { defineHandler } from '../handler.js'
+import { groupForCommit } from '../groups/offset-commit-checks.js'
 import { coordinatorError } from './group-common.js'
 
 /** Kafka's offset.metadata.max.bytes. */
 const MAX_METADATA_CHARS = 4096
 
 /**
- * OffsetCommit: a member commits in its generation; a client outside any
- * group (generation -1, no member id) commits to an empty group only.
+ * OffsetCommit: a member commits in its generation (member epoch); a client
+ * outside group management (generation -1) commits to an empty or new group
+ * (src/broker/groups/offset-commit-checks.ts).
  */
 export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetCommitResponse>({
   spec: OffsetCommit,
@@ -25,22 +27,8 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return all(refused)
     const { groups, controller } = ctx.cluster
-    const existing = groups.get(req.groupId)
-    const generation = req.generationIdOrMemberEpoch
-    if (existing?.type === 'consumer') {
-      // v9+ carries the member epoch, which must be the member's current one (STALE_MEMBER_EPOCH otherwise).
-      const invalid = existing.validateOffsetCommit(req.memberId, req.groupInstanceId, generation, false, ctx.version)
-      if (invalid !== null) return all(invalid)
-    } else if (generation < 0 && req.memberId === '') {
-      if (existing && existing.state !== 'Empty') return all(ErrorCodes.UNKNOWN_MEMBER_ID)
-    } else {
-      if (!existing) return all(ErrorCodes.UNKNOWN_MEMBER_ID)
-      const invalid = existing.validateMember(req.memberId, req.groupInstanceId, generation)
-      if (invalid !== null) return all(invalid)
-      if (existing.state === 'CompletingRebalance') return all(ErrorCodes.REBALANCE_IN_PROGRESS)
-      existing.touch(existing.members.get(req.memberId)!)
-    }
-    const group = existing ?? groups.classicOrCreate(req.groupId)!
+    const { group, error } = groupForCommit(groups, req, false, ctx.version)
+    if (error !== null) return all(error)
     const now = Date.now()
     return {
       topics: req.topics.map((t) => {

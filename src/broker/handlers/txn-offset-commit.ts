@@ -1,6 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { TxnOffsetCommit, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from '../../protocol/messages/TxnOffsetCommit.js'
 import { defineHandler } from '../handler.js'
+import { groupForCommit } from '../groups/offset-commit-checks.js'
 import { coordinatorError } from './group-common.js'
 
 /**
@@ -25,16 +26,8 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
     const { groups, transactions, controller } = ctx.cluster
     const txnProblem = transactions.offsetCommitCheck(req.transactionalId, req.producerId, req.producerEpoch, req.groupId)
     if (txnProblem !== null) return all(txnProblem)
-    const existing = groups.get(req.groupId)
-    if (existing?.type === 'consumer') {
-      const invalid = existing.validateOffsetCommit(req.memberId, req.groupInstanceId, req.generationIdOrMemberEpoch, true, ctx.version)
-      if (invalid !== null) return all(invalid)
-    } else if (req.memberId !== '' || req.generationIdOrMemberEpoch >= 0) {
-      if (!existing) return all(ErrorCodes.UNKNOWN_MEMBER_ID)
-      const invalid = existing.validateMember(req.memberId, req.groupInstanceId, req.generationIdOrMemberEpoch)
-      if (invalid !== null) return all(invalid)
-    }
-    const group = existing ?? groups.classicOrCreate(req.groupId)!
+    const { group, error } = groupForCommit(groups, req, true, ctx.version)
+    if (error !== null) return all(error)
     const now = Date.now()
     return {
       topics: req.topics.map((t) => ({
