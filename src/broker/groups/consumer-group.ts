@@ -69,6 +69,17 @@ export interface ConsumerGroupTimings {
   sessionTimeoutMs: number
   /** group.consumer.heartbeat.interval.ms */
   heartbeatIntervalMs: number
+  /** The least time between two resolutions of the group's regexes (Kafka batches them: 10 s). */
+  regexBatchIntervalMs?: number
+  /** group.consumer.regex.refresh.interval.ms: regexes are resolved again at least this often (default 10 minutes). */
+  regexRefreshIntervalMs?: number
+}
+
+/** A subscribed regex resolved against the topics: which matched, when, and how far into the metadata log. */
+interface ResolvedRegex {
+  topics: Set<string>
+  resolvedAtMs: number
+  metadataOffset: number
 }
 
 export const LEAVE_EPOCH = -1
@@ -110,6 +121,14 @@ export class ConsumerGroup extends GroupOffsets {
   target = new Map<string, Assignment>()
   /** The subscribed topics' names, ids and partition counts the target was computed from. */
   private subscriptionSignature = ''
+  /**
+   * The members' regexes as last resolved. Kafka resolves them off the
+   * heartbeat path: a regex new to the group matches nothing until its
+   * resolution lands (a moment later, with a new group epoch), and topics
+   * created later are found by the next resolution.
+   */
+  private readonly regexes = new Map<string, ResolvedRegex>()
+  private regexResolution: NodeJS.Timeout | null = null
   private closed = false
 
   constructor(
@@ -220,6 +239,7 @@ export class ConsumerGroup extends GroupOffsets {
     if (req.subscribedTopicRegex !== null) member.subscribedTopicRegex = regex
     member.clientId = req.clientId
     member.clientHost = req.clientHost
+    this.maybeResolveRegexes(before?.subscribedTopicRegex ?? null, member.subscribedTopicRegex)
 
     let bump =
       before === null ||
@@ -310,11 +330,81 @@ export class ConsumerGroup extends GroupOffsets {
       if (t) out.set(name, { id: t.id, partitions: t.partitions.length })
     }
     if (m.subscribedTopicRegex !== null) {
-      const re = compileRegex(m.subscribedTopicRegex)
-      for (const t of this.controller.topics.values())
-        if (!INTERNAL_TOPICS.has(t.name) && re.test(t.name)) out.set(t.name, { id: t.id, partitions: t.partitions.length })
+      for (const name of this.regexes.get(m.subscribedTopicRegex)?.topics ?? []) {
+        const t = this.controller.topics.get(name)
+        if (t) out.set(name, { id: t.id, partitions: t.partitions.length })
+      }
     }
     return out
+  }
+
+  // ---- regex subscriptions -----------------------------------------------
+
+  /**
+   * After a member's heartbeat: forget a regex nobody subscribes to any
+   * more, and resolve the group's regexes again (all of them, together, as
+   * Kafka does) when one is new to the group, when topics were created since
+   * the last resolution, or when the refresh interval has passed — never
+   * twice within the batch interval.
+   */
+  private maybeResolveRegexes(oldRegex: string | null, newRegex: string | null): void {
+    const subscribed = this.subscribedRegexes()
+    let required = false
+    if (oldRegex !== newRegex) {
+      if (oldRegex !== null && !subscribed.has(oldRegex)) this.regexes.delete(oldRegex)
+      if (newRegex !== null && !this.regexes.has(newRegex)) required = true
+    }
+    if (subscribed.size === 0 || this.regexResolution !== null || this.closed) return
+    const now = Date.now()
+    const last = this.lastRegexResolution()
+    if (last !== null && now <= last.resolvedAtMs + (this.timings.regexBatchIntervalMs ?? 10_000)) return
+    required ||=
+      subscribed.size !== this.regexes.size ||
+      last === null ||
+      this.topicsCreatedSince(last.metadataOffset) ||
+      now > last.resolvedAtMs + (this.timings.regexRefreshIntervalMs ?? 600_000)
+    if (!required) return
+    this.regexResolution = setTimeout(() => {
+      this.regexResolution = null
+      this.resolveRegexes()
+    }, 0)
+  }
+
+  /** Every subscribed regex matched against the topics now; a change of what they match is a new group epoch. */
+  private resolveRegexes(): void {
+    if (this.closed) return
+    const now = Date.now()
+    const metadataOffset = this.controller.log.length
+    this.regexes.clear()
+    for (const regex of this.subscribedRegexes()) {
+      const re = compileRegex(regex)
+      const topics = new Set<string>()
+      for (const name of this.controller.topics.keys()) if (!INTERNAL_TOPICS.has(name) && re.test(name)) topics.add(name)
+      this.regexes.set(regex, { topics, resolvedAtMs: now, metadataOffset })
+    }
+    const signature = this.signature()
+    if (signature !== this.subscriptionSignature) {
+      this.groupEpoch++
+      this.computeTarget(signature)
+    }
+  }
+
+  private subscribedRegexes(): Set<string> {
+    const out = new Set<string>()
+    for (const m of this.members.values()) if (m.subscribedTopicRegex !== null) out.add(m.subscribedTopicRegex)
+    return out
+  }
+
+  /** When the regexes were last resolved (they are resolved together); null if never. */
+  private lastRegexResolution(): ResolvedRegex | null {
+    for (const r of this.regexes.values()) return r
+    return null
+  }
+
+  private topicsCreatedSince(metadataOffset: number): boolean {
+    const log = this.controller.log
+    for (let i = metadataOffset; i < log.length; i++) if (log[i].type === 'topic') return true
+    return false
   }
 
   /** Every subscribed topic's name, id and partition count: a change means a new target. */
@@ -414,6 +504,9 @@ export class ConsumerGroup extends GroupOffsets {
     if (this.members.get(m.memberId) !== m) return
     this.removeMember(m)
     this.target.delete(m.memberId)
+    // Its regex, if nobody else subscribes to it, is forgotten: subscribed again, it is resolved again.
+    if (m.subscribedTopicRegex !== null && !this.subscribedRegexes().has(m.subscribedTopicRegex))
+      this.regexes.delete(m.subscribedTopicRegex)
     this.groupEpoch++
     this.computeTarget()
   }
@@ -481,6 +574,8 @@ export class ConsumerGroup extends GroupOffsets {
   /** Stops every timer (the coordinator is going away). */
   close(): void {
     this.closed = true
+    if (this.regexResolution) clearTimeout(this.regexResolution)
+    this.regexResolution = null
     for (const m of this.members.values()) {
       this.stopTimer(m, 'sessionTimer')
       this.stopTimer(m, 'rebalanceTimer')
