@@ -482,6 +482,41 @@ describe('offsets of a consumer group: the member epoch is checked', () => {
   })
 })
 
+describe('offsets of a consumer group: commits at an older epoch (Kafka 4.4)', () => {
+  it('a member commits at its previous epoch for a partition it has held since then; not for one it got later or gave up', async () => {
+    await start()
+    const c = await coordinator()
+    const id = await topicId(c)
+    const commitAt = async (memberId: string, epoch: number, partition: number) =>
+      (
+        await c.request(OffsetCommit, 9, {
+          groupId: GROUP,
+          generationIdOrMemberEpoch: epoch,
+          memberId,
+          topics: [{ name: 't', partitions: [{ partitionIndex: partition, committedOffset: 3n, committedMetadata: null }] }],
+        })
+      ).topics[0].partitions[0].errorCode
+    await join(c, 'a')
+    await join(c, 'b')
+    const a1 = await beat(c, 'a', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
+    const kept = partitionsOf(a1.assignment)
+    const gaveUp = [0, 1, 2, 3, 4, 5].filter((p) => !kept.includes(p))
+    expect((await beat(c, 'a', 1, [{ topicId: id, partitions: kept }])).memberEpoch).toBe(2)
+    const b = await beat(c, 'b', 2, [])
+    expect(partitionsOf(b.assignment)).toEqual(gaveUp)
+
+    // a is at epoch 2; it has held `kept` since epoch 1.
+    expect(await commitAt('a', 1, kept[0])).toBe(ErrorCodes.NONE)
+    expect(await commitAt('a', 2, kept[0])).toBe(ErrorCodes.NONE)
+    expect(await commitAt('a', 1, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+    expect(await commitAt('a', 3, kept[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+    // b got its partitions at epoch 2.
+    expect(await commitAt('b', 1, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+    expect(await commitAt('b', 2, gaveUp[0])).toBe(ErrorCodes.NONE)
+    expect(await commitAt('b', -1, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+  })
+})
+
 describe('timers', () => {
   it('closing a consumer group clears every member timer (session and rebalance)', () => {
     const controller = new Controller()

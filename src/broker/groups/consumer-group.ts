@@ -31,6 +31,8 @@ export interface ConsumerMember {
   assigned: Assignment
   /** What it must give up; still its own (nobody else gets it) until it says it has. */
   pendingRevocation: Assignment
+  /** The member epoch at which it got each partition it holds ("topicId/partition"): a commit at an older epoch is checked against it. */
+  partitionEpochs: Map<string, number>
   sessionTimer: NodeJS.Timeout | null
   rebalanceTimer: NodeJS.Timeout | null
 }
@@ -305,6 +307,7 @@ export class ConsumerGroup extends GroupOffsets {
         // Gone for now, back soon (within the session timeout): its partitions wait for it.
         member.memberEpoch = STATIC_LEAVE_EPOCH
         member.pendingRevocation = new Map()
+        keepPartitionEpochs(member)
         this.stopTimer(member, 'rebalanceTimer')
       } else {
         this.fence(member)
@@ -466,6 +469,7 @@ export class ConsumerGroup extends GroupOffsets {
       m.state = 'unrevoked'
       m.assigned = kept
       m.pendingRevocation = revoke
+      keepPartitionEpochs(m)
       this.startRebalanceTimer(m)
       return
     }
@@ -483,6 +487,7 @@ export class ConsumerGroup extends GroupOffsets {
     }
     m.assigned = kept
     m.pendingRevocation = new Map()
+    keepPartitionEpochs(m)
     m.state = waiting ? 'unreleased' : 'stable'
     this.stopTimer(m, 'rebalanceTimer')
   }
@@ -551,14 +556,28 @@ export class ConsumerGroup extends GroupOffsets {
    * commits at its current epoch; a client outside the group only while the
    * group has no members.
    */
-  validateOffsetCommit(memberId: string, instanceId: string | null, epoch: number, transactional: boolean, version: number): number | null {
+  validateOffsetCommit(
+    memberId: string,
+    instanceId: string | null,
+    epoch: number,
+    transactional: boolean,
+    version: number,
+    partitions: Iterable<{ topic: string; partition: number }> = [],
+  ): number | null {
     if (epoch < 0 && this.members.size === 0) return null
     if (transactional && epoch < 0 && memberId === '' && instanceId === null) return null
     const m = this.members.get(memberId)
     if (!m) return ErrorCodes.UNKNOWN_MEMBER_ID
     // The member epoch travels in OffsetCommit from v9.
     if (!transactional && version < 9) return ErrorCodes.UNSUPPORTED_VERSION
-    if (epoch !== m.memberEpoch) return ErrorCodes.STALE_MEMBER_EPOCH
+    if (epoch === m.memberEpoch) return null
+    if (epoch > m.memberEpoch) return ErrorCodes.STALE_MEMBER_EPOCH
+    // An older epoch (Kafka 4.4): each partition must be one the member has held since that epoch or before.
+    for (const { topic, partition } of partitions) {
+      const id = this.controller.topics.get(topic)?.id
+      const since = id === undefined ? undefined : m.partitionEpochs.get(`${id}/${partition}`)
+      if (since === undefined || epoch < since) return ErrorCodes.STALE_MEMBER_EPOCH
+    }
     return null
   }
 
@@ -637,9 +656,22 @@ function newMember(memberId: string, replacing: ConsumerMember | null): Consumer
     // A returning static member holds what its previous incarnation held.
     assigned: replacing ? copy(replacing.assigned) : new Map(),
     pendingRevocation: new Map(),
+    partitionEpochs: replacing ? new Map(replacing.partitionEpochs) : new Map(),
     sessionTimer: null,
     rebalanceTimer: null,
   }
+}
+
+/** Each partition the member holds keeps the epoch it came at; one new to it takes its current epoch. */
+function keepPartitionEpochs(m: ConsumerMember): void {
+  const epochs = new Map<string, number>()
+  for (const a of [m.assigned, m.pendingRevocation])
+    for (const [topic, parts] of a)
+      for (const p of parts) {
+        const key = `${topic}/${p}`
+        epochs.set(key, m.partitionEpochs.get(key) ?? m.memberEpoch)
+      }
+  m.partitionEpochs = epochs
 }
 
 function toAssignment(tps: TopicPartitionsIn[]): Assignment {

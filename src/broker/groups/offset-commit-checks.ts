@@ -8,6 +8,7 @@ export interface CommitRequest {
   memberId: string
   groupInstanceId: string | null
   generationIdOrMemberEpoch: number
+  topics: { name: string; partitions: { partitionIndex: number }[] }[]
 }
 
 /**
@@ -36,7 +37,8 @@ export function groupForCommit(
   }
   let error: number | null
   if (existing.type === 'consumer') {
-    error = existing.validateOffsetCommit(req.memberId, req.groupInstanceId, generation, transactional, version)
+    const partitions = req.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex })))
+    error = existing.validateOffsetCommit(req.memberId, req.groupInstanceId, generation, transactional, version, partitions)
     // TxnOffsetCommit before v6 has no STALE_MEMBER_EPOCH.
     if (error === ErrorCodes.STALE_MEMBER_EPOCH && transactional && version < 6) error = ErrorCodes.ILLEGAL_GENERATION
   } else {
