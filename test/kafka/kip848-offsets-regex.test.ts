@@ -1,0 +1,200 @@
+// What Kafka 4.4's group coordinator answers, and the embedded broker with
+// it, at the request level (the same assertions on both): OffsetCommit
+// outside group management (member epoch -1, whatever member id: a group
+// that does not exist is created as a simple group; a group with members
+// refuses a stranger), a positive generation to a group that does not exist,
+// a KIP-848 member's commit at its previous epoch (taken for partitions held
+// since then), and regex subscriptions (a regex new to the group is resolved
+// after the heartbeat that brings it: the literal topic first).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Kafka } from '../../src/index.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import {
+  ConsumerGroupHeartbeat,
+  DescribeGroups,
+  FindCoordinator,
+  Metadata,
+  OffsetCommit,
+  OffsetFetch,
+} from '../../src/protocol/messages/index.js'
+import { RawClient } from '../broker/raw-client.js'
+import { until } from '../broker/support.js'
+import { brokerTargets, type RunningTarget } from '../peers/targets.js'
+
+type Owned = Array<{ topicId: string; partitions: number[] }>
+
+for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers: 1 } }))
+  describe.skipIf(!target.available)(`KIP-848 offsets and regexes on ${target.name}`, () => {
+    let cluster: RunningTarget
+    const open: RawClient[] = []
+    let names = new Map<string, string>()
+
+    beforeAll(async () => {
+      cluster = await target.start()
+      const admin = new Kafka({ brokers: cluster.bootstrap.split(',') }).admin()
+      await admin.connect()
+      await admin.createTopics({
+        topics: [
+          { topic: 't', numPartitions: 6, replicationFactor: 1 },
+          { topic: 'topic_regex1', numPartitions: 4, replicationFactor: 1 },
+          { topic: 'topic_regex2', numPartitions: 4, replicationFactor: 1 },
+          { topic: 'topic_a', numPartitions: 2, replicationFactor: 1 },
+        ],
+      })
+      await admin.disconnect()
+    }, 120_000)
+    afterAll(async () => {
+      for (const c of open.splice(0)) c.close()
+      await cluster?.stop()
+    })
+
+    async function coordinator(groupId: string): Promise<RawClient> {
+      const boot = await RawClient.open(cluster.bootstrap.split(',')[0])
+      open.push(boot)
+      let found: { host: string; port: number; errorCode: number } | undefined
+      await until(
+        async () => {
+          found = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [groupId] })).coordinators[0]
+          return found.errorCode === 0
+        },
+        30_000,
+        () => `coordinator of ${groupId}: ${JSON.stringify(found)}`,
+      )
+      const c = await RawClient.open(`${found!.host}:${found!.port}`)
+      open.push(c)
+      // Kafka answers NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS until its offsets partition is loaded.
+      let state = -1
+      await until(
+        async () => (
+          (state = (await c.request(DescribeGroups, 5, { groups: [groupId] })).groups[0].errorCode),
+          ![14, 15, 16].includes(state)
+        ),
+        30_000,
+        () => `coordinator of ${groupId} loaded: ${state}`,
+      )
+      const md = await c.request(Metadata, 12, { topics: null })
+      names = new Map(md.topics.map((t) => [t.topicId, t.name!]))
+      return c
+    }
+
+    const commit = async (c: RawClient, groupId: string, memberId: string, epoch: number, partition = 0, version = 9) =>
+      (
+        await c.request(OffsetCommit, version, {
+          groupId,
+          generationIdOrMemberEpoch: epoch,
+          memberId,
+          topics: [{ name: 't', partitions: [{ partitionIndex: partition, committedOffset: 5n, committedMetadata: null }] }],
+        })
+      ).topics[0].partitions[0].errorCode
+
+    const heartbeat = (
+      c: RawClient,
+      groupId: string,
+      memberId: string,
+      memberEpoch: number,
+      owned: Owned | null,
+      sub: { topics?: string[]; regex?: string } = {},
+    ) =>
+      c.request(ConsumerGroupHeartbeat, 1, {
+        groupId,
+        memberId,
+        memberEpoch,
+        instanceId: null,
+        rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
+        subscribedTopicNames: sub.topics ?? null,
+        subscribedTopicRegex: sub.regex ?? null,
+        serverAssignor: null,
+        topicPartitions: owned,
+      })
+    const named = (owned: Owned) => owned.flatMap((t) => t.partitions.map((p) => `${names.get(t.topicId)}:${p}`)).sort()
+
+    it('epoch -1 with a member id creates a simple group that does not exist; a positive generation is GROUP_ID_NOT_FOUND (v9) / ILLEGAL_GENERATION (v8)', async () => {
+      const c = await coordinator('simple-new')
+      expect(await commit(c, 'simple-new', 'own-member-id', -1)).toBe(ErrorCodes.NONE)
+      const fetched = await c.request(OffsetFetch, 9, {
+        groups: [{ groupId: 'simple-new', memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] }],
+        requireStable: false,
+      })
+      expect(fetched.groups[0].topics[0].partitions[0].committedOffset).toBe(5n)
+      expect((await c.request(DescribeGroups, 5, { groups: ['simple-new'] })).groups[0]).toMatchObject({
+        errorCode: 0,
+        groupState: 'Empty',
+        protocolType: '',
+      })
+      const c2 = await coordinator('nothing-here')
+      expect(await commit(c2, 'nothing-here', 'm', 3)).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
+      expect(await commit(c2, 'nothing-here', 'm', 3, 0, 8)).toBe(ErrorCodes.ILLEGAL_GENERATION)
+    })
+
+    it('a KIP-848 group: a stranger at -1 is UNKNOWN_MEMBER_ID; a member commits at its previous epoch for partitions held since', async () => {
+      const g = 'kip848-epochs'
+      const c = await coordinator(g)
+      const tId = [...names].find(([, n]) => n === 't')![0]
+      const a0 = await heartbeat(c, g, 'member-a', 0, [], { topics: ['t'] })
+      expect(a0.errorCode).toBe(0)
+      expect(await commit(c, g, 'stranger', -1)).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+      const a = { memberEpoch: a0.memberEpoch, owned: a0.assignment?.topicPartitions ?? [] }
+      await until(
+        async () => {
+          const r = await heartbeat(c, g, 'member-a', a.memberEpoch, a.owned)
+          a.memberEpoch = r.memberEpoch
+          if (r.assignment) a.owned = r.assignment.topicPartitions
+          return named(a.owned).length === 6
+        },
+        10_000,
+        () => JSON.stringify(a),
+      )
+      const epochA = a.memberEpoch
+      const b0 = await heartbeat(c, g, 'member-b', 0, [], { topics: ['t'] })
+      expect(b0.errorCode).toBe(0)
+      // a is asked to give some up, then confirms (owning only what it keeps), and moves to the new epoch.
+      const all: Owned = [{ topicId: tId, partitions: [0, 1, 2, 3, 4, 5] }]
+      let a1 = await heartbeat(c, g, 'member-a', epochA, all)
+      await until(
+        async () => (
+          (a1 = await heartbeat(c, g, 'member-a', epochA, all)),
+          a1.assignment !== null && named(a1.assignment.topicPartitions).length < 6
+        ),
+        10_000,
+        () => JSON.stringify(a1),
+      )
+      const kept = a1.assignment!.topicPartitions[0].partitions
+      const gaveUp = [0, 1, 2, 3, 4, 5].filter((p) => !kept.includes(p))
+      const a2 = await heartbeat(c, g, 'member-a', epochA, [{ topicId: tId, partitions: kept }])
+      expect(a2.memberEpoch).toBeGreaterThan(epochA)
+      expect(await commit(c, g, 'member-a', epochA, kept[0])).toBe(ErrorCodes.NONE)
+      expect(await commit(c, g, 'member-a', a2.memberEpoch, kept[0])).toBe(ErrorCodes.NONE)
+      expect(await commit(c, g, 'member-a', epochA, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+      expect(await commit(c, g, 'member-a', a2.memberEpoch + 1, kept[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+      expect(await commit(c, g, 'member-a', -1, kept[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+      for (const m of ['member-a', 'member-b']) await heartbeat(c, g, m, -1, null)
+      // Empty again: a stranger at -1 commits.
+      expect(await commit(c, g, 'stranger', -1)).toBe(ErrorCodes.NONE)
+    })
+
+    it('a regex beside a literal topic: the literal topic first, the regex’s after its resolution; then regex to a topic list', async () => {
+      const g = 'kip848-regex-real'
+      const c = await coordinator(g)
+      let epoch = 0
+      let owned: Owned = []
+      const beat = async (sub: { topics?: string[]; regex?: string } = {}) => {
+        const r = await heartbeat(c, g, 'rx', epoch, owned, sub)
+        expect(r.errorCode).toBe(0)
+        epoch = r.memberEpoch
+        if (r.assignment) owned = r.assignment.topicPartitions
+        return named(owned)
+      }
+      expect(await beat({ topics: ['topic_a'], regex: '^.*topic_regex.*' })).toEqual(['topic_a:0', 'topic_a:1'])
+      await until(
+        async () => (await beat()).length === 10,
+        20_000,
+        () => named(owned).join(),
+      )
+      await beat({ topics: ['topic_a'], regex: '' })
+      await until(
+        async () => (await beat()).join() === 'topic_a:0,topic_a:1',
+        20_000,
+        () => named(owned).join(),
+      )
+    })
+  })
