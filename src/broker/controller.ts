@@ -322,7 +322,14 @@ export class Controller {
     return t
   }
 
-  createPartitions(name: string, count: number, validateOnly = false): void {
+  /**
+   * CreatePartitions: grows `name` to `count` partitions, placed round-robin
+   * or by `assignments` (one replica list per new partition), which Kafka's
+   * controller checks as here: one list per new partition, each naming
+   * registered brokers once, as many as the topic's replication factor, and
+   * at least one of them live.
+   */
+  createPartitions(name: string, count: number, validateOnly = false, assignments: number[][] | null = null): void {
     const t = this.topics.get(name)
     if (!t) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`)
     const have = t.partitions.length
@@ -334,14 +341,40 @@ export class Controller {
           : `The topic ${name} currently has ${have} partition(s); ${count} would not be an increase.`,
       )
     }
+    if (assignments && assignments.length !== count - have) {
+      throw new ControllerError(
+        ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
+        `Attempted to add ${count - have} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
+      )
+    }
     if (count > MAX_PARTITIONS)
       throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
     const rf = t.partitions[0]?.replicas.length ?? 1
     const live = this.liveBrokers().map((b) => b.id)
-    if (rf > live.length)
+    if (assignments) assignments.forEach((replicas, i) => this.checkManualAssignment(replicas, rf, have + i))
+    else if (rf > live.length)
       throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)
     if (validateOnly) return
-    this.atomically(() => this.addPartitions(t.id, have, placeReplicas(live, this.topics.size, have, count - have, rf)))
+    const placed = assignments ? assignments.map((r) => [...r]) : placeReplicas(live, this.topics.size, have, count - have, rf)
+    this.atomically(() => this.addPartitions(t.id, have, placed))
+  }
+
+  /** Kafka's checks of one partition's manual replica list (its messages, INVALID_REPLICA_ASSIGNMENT). */
+  private checkManualAssignment(replicas: number[], rf: number, partition: number): void {
+    const bad = (message: string) => new ControllerError(ErrorCodes.INVALID_REPLICA_ASSIGNMENT, message)
+    if (!replicas.length) throw bad('The manual partition assignment includes an empty replica list.')
+    const sorted = [...replicas].sort((a, b) => a - b)
+    sorted.forEach((id, i) => {
+      if (!this.brokers.has(id)) throw bad(`The manual partition assignment includes broker ${id}, but no such broker is registered.`)
+      if (i > 0 && sorted[i - 1] === id) throw bad(`The manual partition assignment includes the broker ${id} more than once.`)
+    })
+    if (replicas.length !== rf) {
+      throw bad(
+        `The manual partition assignment includes a partition with ${replicas.length} replica(s), but this is not consistent with previous partitions, which have ${rf} replica(s).`,
+      )
+    }
+    if (!replicas.some((id) => this.brokers.get(id)?.fenced === false))
+      throw bad(`All brokers specified in the manual partition assignment for partition ${partition} are fenced or in controlled shutdown.`)
   }
 
   setTopicConfig(name: string, key: string, value: string | null): void {
