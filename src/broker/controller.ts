@@ -57,6 +57,8 @@ export class Controller {
   readonly brokers = new Map<number, BrokerImage>()
   readonly topics = new Map<string, TopicImage>()
   readonly topicsById = new Map<string, TopicImage>()
+  /** Dynamic broker configs (by broker id, '' for the cluster-wide defaults) and group configs, by name: what config records set. */
+  readonly dynamicConfigs = { broker: new Map<string, Map<string, string>>(), group: new Map<string, Map<string, string>>() }
   private nextProducerId = 0n
   private producerIdLimit = 0n
   private readonly listeners = new Set<(r: MetadataRecord) => void>()
@@ -150,7 +152,15 @@ export class Controller {
         break
       }
       case 'config': {
-        if (r.resource !== 'topic') break
+        if (r.resource !== 'topic') {
+          const all = this.dynamicConfigs[r.resource]
+          const configs = all.get(r.name) ?? new Map<string, string>()
+          if (r.value === null) configs.delete(r.key)
+          else configs.set(r.key, r.value)
+          if (configs.size) all.set(r.name, configs)
+          else all.delete(r.name)
+          break
+        }
         const t = this.topics.get(r.name)
         if (!t) break
         if (r.value === null) t.configs.delete(r.key)
@@ -375,6 +385,11 @@ export class Controller {
     }
     if (!replicas.some((id) => this.brokers.get(id)?.fenced === false))
       throw bad(`All brokers specified in the manual partition assignment for partition ${partition} are fenced or in controlled shutdown.`)
+  }
+
+  /** Sets (or with null removes) a dynamic broker or group config. */
+  setDynamicConfig(resource: 'broker' | 'group', name: string, key: string, value: string | null): void {
+    this.append({ type: 'config', resource, name, key, value })
   }
 
   setTopicConfig(name: string, key: string, value: string | null): void {

@@ -2,6 +2,7 @@ import { ErrorCodes } from '../protocol/error-codes.js'
 import type { Handler } from './handler.js'
 import { addOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js'
 import { addPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js'
+import { alterConfigsHandler } from './handlers/alter-configs.js'
 import { advertisedApis, apiVersionsHandler, served } from './handlers/api-versions.js'
 import { consumerGroupDescribeHandler } from './handlers/consumer-group-describe.js'
 import { consumerGroupHeartbeatHandler } from './handlers/consumer-group-heartbeat.js'
@@ -70,6 +71,7 @@ for (const h of [
   electLeadersHandler,
   offsetForLeaderEpochHandler,
   incrementalAlterConfigsHandler,
+  alterConfigsHandler,
   offsetDeleteHandler,
   describeTopicPartitionsHandler,
   consumerGroupHeartbeatHandler,

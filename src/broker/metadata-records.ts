@@ -66,10 +66,10 @@ export interface RemoveTopicRecord {
   name: string
 }
 
-/** A topic (or broker, name = its id) config set; a null value removes it. */
+/** A topic, broker (name = its id, '' for every broker) or group config set; a null value removes it. */
 export interface ConfigRecord {
   type: 'config'
-  resource: 'topic' | 'broker'
+  resource: 'topic' | 'broker' | 'group'
   name: string
   key: string
   value: string | null

@@ -1,10 +1,11 @@
 // The embedded broker's admin APIs at the protocol level, through a bare
 // socket, answered as Apache Kafka 4.4's controller answers them (librdkafka's
-// 0081_admin runs each family): CreatePartitions with replica assignments.
+// 0081_admin runs each family): CreatePartitions with replica assignments,
+// the legacy AlterConfigs, DescribeConfigs of groups.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { CreatePartitions, Metadata } from '../../src/protocol/messages/index.js'
+import { AlterConfigs, ApiVersions, CreatePartitions, DescribeConfigs, Metadata } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 
 let cluster: RunningCluster
@@ -89,5 +90,104 @@ describe('CreatePartitions with replica assignments', () => {
     ])
     expect(twice.results).toEqual([expect.objectContaining({ name: 't', errorCode: ErrorCodes.INVALID_REQUEST })])
     expect(await replicasOf('t')).toHaveLength(2)
+  })
+})
+
+const TOPIC = 2
+const BROKER = 4
+const GROUP = 32
+
+async function describe_(resourceType: number, resourceName: string, keys: string[] | null = null) {
+  const res = await client.request(DescribeConfigs, 4, {
+    resources: [{ resourceType, resourceName, configurationKeys: keys }],
+    includeSynonyms: false,
+    includeDocumentation: false,
+  })
+  return res.results[0]
+}
+const valuesOf = (r: { configs: Array<{ name: string; value: string | null; configSource: number }> }) =>
+  Object.fromEntries(r.configs.map((c) => [c.name, [c.value, c.configSource]]))
+
+describe('legacy AlterConfigs', () => {
+  const alter = (
+    resources: Array<{ resourceType: number; resourceName: string; configs: Record<string, string | null> }>,
+    validateOnly = false,
+  ) =>
+    client.request(AlterConfigs, 2, {
+      resources: resources.map((r) => ({ ...r, configs: Object.entries(r.configs).map(([name, value]) => ({ name, value })) })),
+      validateOnly,
+    })
+
+  it('is advertised at v0-2, as Kafka 4.4 serves it', async () => {
+    const res = await client.request(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' })
+    expect(res.apiKeys.find((k) => k.apiKey === 33)).toMatchObject({ minVersion: 0, maxVersion: 2 })
+  })
+
+  it("replaces all of a topic's dynamic configs: those not named go back to their defaults", async () => {
+    let res = await alter([{ resourceType: TOPIC, resourceName: 't', configs: { 'retention.ms': '1000', 'segment.ms': '60000' } }])
+    expect(res.responses[0]).toMatchObject({ errorCode: ErrorCodes.NONE, resourceName: 't' })
+    expect(valuesOf(await describe_(TOPIC, 't', ['retention.ms', 'segment.ms']))).toEqual({
+      'retention.ms': ['1000', 1],
+      'segment.ms': ['60000', 1],
+    })
+    res = await alter([{ resourceType: TOPIC, resourceName: 't', configs: { 'segment.ms': '70000' } }])
+    expect(res.responses[0].errorCode).toBe(ErrorCodes.NONE)
+    expect(valuesOf(await describe_(TOPIC, 't', ['retention.ms', 'segment.ms']))).toEqual({
+      'retention.ms': ['604800000', 5],
+      'segment.ms': ['70000', 1],
+    })
+  })
+
+  it('answers per resource: a missing topic, a bad value, validateOnly changing nothing', async () => {
+    const res = await alter([
+      { resourceType: TOPIC, resourceName: 'nope', configs: { 'retention.ms': '1' } },
+      { resourceType: TOPIC, resourceName: 't', configs: { 'retention.ms': 'soon' } },
+    ])
+    expect(res.responses.map((r) => r.errorCode)).toEqual([ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, ErrorCodes.INVALID_CONFIG])
+    expect((await alter([{ resourceType: TOPIC, resourceName: 't', configs: { 'retention.ms': '5' } }], true)).responses[0].errorCode).toBe(
+      ErrorCodes.NONE,
+    )
+    expect(valuesOf(await describe_(TOPIC, 't', ['retention.ms']))).toEqual({ 'retention.ms': ['604800000', 5] })
+  })
+
+  it("sets a broker's dynamic configs, per broker and cluster-wide, replacing what was set", async () => {
+    const res = await alter([
+      { resourceType: BROKER, resourceName: '0', configs: { 'sasl.kerberos.min.time.before.relogin': '58000', 'background.threads': '9' } },
+      { resourceType: BROKER, resourceName: '', configs: { 'log.cleanup.policy': 'compact' } },
+    ])
+    expect(res.responses.map((r) => r.errorCode)).toEqual([ErrorCodes.NONE, ErrorCodes.NONE])
+    const keys = ['sasl.kerberos.min.time.before.relogin', 'background.threads', 'log.cleanup.policy']
+    expect(valuesOf(await describe_(BROKER, '0', keys))).toEqual({
+      'sasl.kerberos.min.time.before.relogin': ['58000', 2],
+      'background.threads': ['9', 2],
+      'log.cleanup.policy': ['compact', 3],
+    })
+    await alter([{ resourceType: BROKER, resourceName: '0', configs: { 'background.threads': '8' } }])
+    expect(valuesOf(await describe_(BROKER, '0', keys))).toMatchObject({
+      'sasl.kerberos.min.time.before.relogin': ['60000', 5],
+      'background.threads': ['8', 2],
+    })
+    const bad = await alter([
+      { resourceType: BROKER, resourceName: '0', configs: { 'background.threads': '0' } },
+      { resourceType: BROKER, resourceName: '7', configs: {} },
+    ])
+    expect(bad.responses.map((r) => r.errorCode)).toEqual([ErrorCodes.INVALID_CONFIG, ErrorCodes.INVALID_REQUEST])
+  })
+})
+
+describe('group configs', () => {
+  it("describes any group's configs, Kafka 4.4's keys at the broker's defaults", async () => {
+    const r = await describe_(GROUP, 'no-such-group')
+    expect(r.errorCode).toBe(ErrorCodes.NONE)
+    const values = valuesOf(r)
+    expect(values).toMatchObject({
+      'consumer.session.timeout.ms': ['45000', 5],
+      'consumer.heartbeat.interval.ms': ['5000', 5],
+      'share.session.timeout.ms': ['45000', 5],
+      'share.heartbeat.interval.ms': ['5000', 5],
+      'share.record.lock.duration.ms': ['30000', 5],
+      'share.auto.offset.reset': ['latest', 5],
+      'streams.num.standby.replicas': ['0', 5],
+    })
   })
 })
