@@ -5,7 +5,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { AlterConfigs, ApiVersions, CreatePartitions, DescribeConfigs, Metadata } from '../../src/protocol/messages/index.js'
+import {
+  AlterConfigs,
+  ApiVersions,
+  CreatePartitions,
+  DescribeConfigs,
+  IncrementalAlterConfigs,
+  Metadata,
+} from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 
 let cluster: RunningCluster
@@ -188,6 +195,47 @@ describe('group configs', () => {
       'share.record.lock.duration.ms': ['30000', 5],
       'share.auto.offset.reset': ['latest', 5],
       'streams.num.standby.replicas': ['0', 5],
+    })
+  })
+})
+
+describe('IncrementalAlterConfigs of brokers and groups', () => {
+  const alter = (resourceType: number, resourceName: string, configs: Array<[string, number, string | null]>) =>
+    client.request(IncrementalAlterConfigs, 1, {
+      resources: [
+        { resourceType, resourceName, configs: configs.map(([name, configOperation, value]) => ({ name, configOperation, value })) },
+      ],
+      validateOnly: false,
+    })
+  const [SET, DELETE, APPEND, SUBTRACT] = [0, 1, 2, 3]
+
+  it("sets and deletes a group's configs, checked against Kafka's bounds", async () => {
+    expect((await alter(GROUP, 'g', [['consumer.session.timeout.ms', SET, '50000']])).responses[0].errorCode).toBe(ErrorCodes.NONE)
+    expect(valuesOf(await describe_(GROUP, 'g', ['consumer.session.timeout.ms']))).toEqual({ 'consumer.session.timeout.ms': ['50000', 8] })
+    expect((await alter(GROUP, 'g', [['consumer.session.timeout.ms', SET, '1000']])).responses[0].errorCode).toBe(ErrorCodes.INVALID_CONFIG)
+    expect((await alter(GROUP, 'g', [['no.such.config', SET, '1']])).responses[0].errorCode).toBe(ErrorCodes.INVALID_CONFIG)
+    expect((await alter(GROUP, 'g', [['consumer.session.timeout.ms', DELETE, null]])).responses[0].errorCode).toBe(ErrorCodes.NONE)
+    expect(valuesOf(await describe_(GROUP, 'g', ['consumer.session.timeout.ms']))).toEqual({ 'consumer.session.timeout.ms': ['45000', 5] })
+  })
+
+  it("sets, appends to, subtracts from and deletes a broker's dynamic configs", async () => {
+    const set = await alter(BROKER, '1', [
+      ['background.threads', SET, '9'],
+      ['log.cleanup.policy', APPEND, 'compact'],
+    ])
+    expect(set.responses[0].errorCode).toBe(ErrorCodes.NONE)
+    expect(valuesOf(await describe_(BROKER, '1', ['background.threads', 'log.cleanup.policy']))).toEqual({
+      'background.threads': ['9', 2],
+      'log.cleanup.policy': ['delete,compact', 2],
+    })
+    const unset = await alter(BROKER, '1', [
+      ['background.threads', DELETE, ''],
+      ['log.cleanup.policy', SUBTRACT, 'compact'],
+    ])
+    expect(unset.responses[0].errorCode).toBe(ErrorCodes.NONE)
+    expect(valuesOf(await describe_(BROKER, '1', ['background.threads', 'log.cleanup.policy']))).toEqual({
+      'background.threads': ['10', 5],
+      'log.cleanup.policy': ['delete', 2],
     })
   })
 })
