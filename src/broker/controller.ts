@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { ZERO_UUID } from '../protocol/api.js'
-import type { MetadataRecord, PartitionChangeRecord } from './metadata-records.js'
+import type { MetadataRecord, PartitionChangeRecord, ScramCredentialRecord } from './metadata-records.js'
 import { topicConfigProblem, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 
@@ -59,6 +59,8 @@ export class Controller {
   readonly topicsById = new Map<string, TopicImage>()
   /** Dynamic broker configs (by broker id, '' for the cluster-wide defaults) and group configs, by name: what config records set. */
   readonly dynamicConfigs = { broker: new Map<string, Map<string, string>>(), group: new Map<string, Map<string, string>>() }
+  /** SCRAM credentials AlterUserScramCredentials set (null: deleted), by `${mechanism}/${user}`. */
+  readonly scramCredentials = new Map<string, ScramCredentialRecord['credential']>()
   private nextProducerId = 0n
   private producerIdLimit = 0n
   private readonly listeners = new Set<(r: MetadataRecord) => void>()
@@ -167,6 +169,9 @@ export class Controller {
         else t.configs.set(r.key, r.value)
         break
       }
+      case 'scram':
+        this.scramCredentials.set(`${r.mechanism}/${r.user}`, r.credential)
+        break
       case 'producer-ids':
         this.nextProducerId = this.producerIdLimit
         this.producerIdLimit = BigInt(r.next)

@@ -1,15 +1,20 @@
 // The embedded broker's admin APIs at the protocol level, through a bare
 // socket, answered as Apache Kafka 4.4's controller answers them (librdkafka's
 // 0081_admin runs each family): CreatePartitions with replica assignments,
-// the legacy AlterConfigs, DescribeConfigs of groups.
+// the legacy AlterConfigs, DescribeConfigs of groups, the SCRAM credential
+// APIs (and a user they create authenticating).
+import { Buffer } from 'node:buffer'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { Kafka } from '../../src/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
   AlterConfigs,
+  AlterUserScramCredentials,
   ApiVersions,
   CreatePartitions,
   DescribeConfigs,
+  DescribeUserScramCredentials,
   IncrementalAlterConfigs,
   Metadata,
 } from '../../src/protocol/messages/index.js'
@@ -237,5 +242,105 @@ describe('IncrementalAlterConfigs of brokers and groups', () => {
       'background.threads': ['10', 5],
       'log.cleanup.policy': ['delete', 2],
     })
+  })
+})
+
+describe('SCRAM credentials (DescribeUserScramCredentials, AlterUserScramCredentials)', () => {
+  const admin = () => {
+    const a = new Kafka({ clientId: 'scram-admin', brokers: cluster.bootstrapServers.split(',') }).admin()
+    return a.connect().then(() => a)
+  }
+
+  it('are advertised at v0, and kept with or without SASL listeners', async () => {
+    const res = await client.request(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' })
+    expect(res.apiKeys.filter((k) => k.apiKey === 50 || k.apiKey === 51)).toEqual([
+      expect.objectContaining({ apiKey: 50, minVersion: 0, maxVersion: 0 }),
+      expect.objectContaining({ apiKey: 51, minVersion: 0, maxVersion: 0 }),
+    ])
+    const a = await admin()
+    try {
+      expect(await a.describeUserScramCredentials()).toEqual([])
+      await a.alterUserScramCredentials({
+        upsertions: [
+          { user: 'carol', mechanism: 'SCRAM-SHA-256', password: 'c-secret', iterations: 8192 },
+          { user: 'dave', mechanism: 'SCRAM-SHA-512', password: 'd-secret' },
+        ],
+      })
+      expect(await a.describeUserScramCredentials()).toEqual(
+        expect.arrayContaining([
+          { user: 'carol', credentials: [{ mechanism: 'SCRAM-SHA-256', iterations: 8192 }] },
+          { user: 'dave', credentials: [{ mechanism: 'SCRAM-SHA-512', iterations: 4096 }] },
+        ]),
+      )
+      await a.alterUserScramCredentials({ deletions: [{ user: 'carol', mechanism: 'SCRAM-SHA-256' }] })
+      expect(await a.describeUserScramCredentials()).toEqual([
+        { user: 'dave', credentials: [{ mechanism: 'SCRAM-SHA-512', iterations: 4096 }] },
+      ])
+    } finally {
+      await a.disconnect()
+    }
+  })
+
+  it("answers Kafka's errors per user", async () => {
+    const salt = Buffer.alloc(16, 1)
+    const saltedPassword = Buffer.alloc(32, 2)
+    const res = await client.request(AlterUserScramCredentials, 0, {
+      deletions: [{ name: 'ghost', mechanism: 1 }],
+      upsertions: [
+        { name: 'twice', mechanism: 1, iterations: 4096, salt, saltedPassword },
+        { name: 'twice', mechanism: 2, iterations: 4096, salt, saltedPassword },
+        { name: 'few', mechanism: 1, iterations: 1000, salt, saltedPassword },
+        { name: 'many', mechanism: 2, iterations: 20000, salt, saltedPassword },
+        { name: 'odd', mechanism: 9, iterations: 4096, salt, saltedPassword },
+        { name: '', mechanism: 1, iterations: 4096, salt, saltedPassword },
+      ],
+    })
+    const byUser = Object.fromEntries(res.results.map((r) => [r.user, [r.errorCode, r.errorMessage]]))
+    expect(byUser).toEqual({
+      ghost: [ErrorCodes.RESOURCE_NOT_FOUND, 'Attempt to delete a user credential that does not exist'],
+      twice: [ErrorCodes.DUPLICATE_RESOURCE, 'A user credential cannot be altered twice in the same request'],
+      few: [ErrorCodes.UNACCEPTABLE_CREDENTIAL, 'Too few iterations'],
+      many: [ErrorCodes.UNACCEPTABLE_CREDENTIAL, 'Too many iterations'],
+      odd: [ErrorCodes.UNSUPPORTED_SASL_MECHANISM, 'Unknown SCRAM mechanism'],
+      '': [ErrorCodes.UNACCEPTABLE_CREDENTIAL, 'Username must not be empty'],
+    })
+    const described = await client.request(DescribeUserScramCredentials, 0, { users: [{ name: 'ghost' }, { name: 'x' }, { name: 'x' }] })
+    expect(described.results.map((r) => [r.user, r.errorCode])).toEqual([
+      ['ghost', ErrorCodes.RESOURCE_NOT_FOUND],
+      ['x', ErrorCodes.DUPLICATE_RESOURCE],
+    ])
+  })
+
+  it('a user AlterUserScramCredentials creates authenticates with SCRAM; deleted, it no longer does', async () => {
+    await cluster.stop()
+    cluster = await startCluster({ brokers: 3, sasl: { users: { root: 'root-secret' } } })
+    const kafka = (username: string, password: string, mechanism: 'scram-sha-256' | 'scram-sha-512') =>
+      new Kafka({
+        clientId: `scram-${username}`,
+        brokers: cluster.bootstrapServers.split(','),
+        sasl: { mechanism, username, password },
+        authenticationTimeoutMs: 5000,
+        logLevel: 0,
+      }).admin()
+    const root = kafka('root', 'root-secret', 'scram-sha-512')
+    await root.connect()
+    try {
+      expect((await root.describeUserScramCredentials({ users: ['root'] }))[0].credentials.map((c) => c.mechanism)).toEqual([
+        'SCRAM-SHA-256',
+        'SCRAM-SHA-512',
+      ])
+      await root.alterUserScramCredentials({ upsertions: [{ user: 'erin', mechanism: 'SCRAM-SHA-512', password: 'erin-secret' }] })
+      const erin = kafka('erin', 'erin-secret', 'scram-sha-512')
+      await erin.connect()
+      expect((await erin.describeCluster()).brokers).toHaveLength(3)
+      await erin.disconnect()
+      // Her SCRAM-SHA-256 credential was never made; a wrong password fails too.
+      await expect(kafka('erin', 'erin-secret', 'scram-sha-256').connect()).rejects.toThrow(/uthentication/)
+      await expect(kafka('erin', 'nope', 'scram-sha-512').connect()).rejects.toThrow(/uthentication/)
+      await root.alterUserScramCredentials({ deletions: [{ user: 'erin', mechanism: 'SCRAM-SHA-512' }] })
+      await expect(kafka('erin', 'erin-secret', 'scram-sha-512').connect()).rejects.toThrow(/uthentication/)
+    } finally {
+      await root.disconnect()
+    }
   })
 })
