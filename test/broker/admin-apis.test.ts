@@ -4,6 +4,9 @@
 // the legacy AlterConfigs, DescribeConfigs of groups, the SCRAM credential
 // APIs (and a user they create authenticating).
 import { Buffer } from 'node:buffer'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
@@ -29,9 +32,11 @@ beforeEach(async () => {
   cluster = await startCluster({ brokers: 3, topics: [{ name: 't', partitions: 2, replicationFactor: 2 }] })
   client = await RawClient.open(cluster.bootstrapServers.split(',')[0])
 })
+const dataDirs: string[] = []
 afterEach(async () => {
   client.close()
   await cluster.stop()
+  for (const d of dataDirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
 
 async function replicasOf(topic: string): Promise<number[][]> {
@@ -368,5 +373,54 @@ describe('DeleteTopics and Metadata on 3 brokers', () => {
     }
     const again = await client.request(Metadata, 12, { topics: [{ name: 't' }], allowAutoTopicCreation: true })
     expect(again.topics[0].topicId).not.toBe(before)
+  })
+})
+
+describe('with a data dir', () => {
+  it('keeps group and broker configs and SCRAM credentials across a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wafka-admin-'))
+    dataDirs.push(dataDir)
+    await cluster.stop()
+    client.close()
+    cluster = await startCluster({ brokers: 1, dataDir })
+    const a = new Kafka({ clientId: 'dd', brokers: cluster.bootstrapServers.split(','), logLevel: 0 }).admin()
+    await a.connect()
+    await a.alterUserScramCredentials({ upsertions: [{ user: 'frank', mechanism: 'SCRAM-SHA-256', password: 'f-secret' }] })
+    await a.disconnect()
+    client = await RawClient.open(cluster.bootstrapServers)
+    await client.request(AlterConfigs, 2, {
+      resources: [
+        { resourceType: GROUP, resourceName: 'g', configs: [{ name: 'consumer.heartbeat.interval.ms', value: '6000' }] },
+        { resourceType: BROKER, resourceName: '0', configs: [{ name: 'background.threads', value: '4' }] },
+      ],
+      validateOnly: false,
+    })
+    client.close()
+    await cluster.stop()
+    // Back with SASL on: frank, made by AlterUserScramCredentials before the restart, authenticates.
+    cluster = await startCluster({ brokers: 1, dataDir, sasl: { users: { root: 'root-secret' } } })
+    client = await RawClient.open(cluster.bootstrapServers)
+    const frank = new Kafka({
+      clientId: 'dd2',
+      brokers: cluster.bootstrapServers.split(','),
+      sasl: { mechanism: 'scram-sha-256', username: 'frank', password: 'f-secret' },
+      logLevel: 0,
+    }).admin()
+    await frank.connect()
+    try {
+      expect((await frank.describeUserScramCredentials()).map((u) => u.user).sort()).toEqual(['frank', 'root'])
+      const configs = await frank.describeConfigs({
+        resources: [
+          { type: GROUP, name: 'g', configNames: ['consumer.heartbeat.interval.ms'] },
+          { type: BROKER, name: '0', configNames: ['background.threads'] },
+        ],
+      })
+      expect(configs.resources.map((r: { configEntries: Array<{ configValue: string }> }) => r.configEntries[0].configValue)).toEqual([
+        '6000',
+        '4',
+      ])
+    } finally {
+      await frank.disconnect()
+    }
   })
 })
