@@ -6,8 +6,9 @@ import type { EmbeddedCluster } from './cluster.js'
  * what DescribeConfigs lists for a GROUP resource (type 32) or a BROKER's
  * dynamic keys, what AlterConfigs and IncrementalAlterConfigs may set, and
  * the checks they pass. The values live in the controller's config records
- * (so a data dir keeps them); they are reported, and a group's
- * consumer.* ones apply to a KIP-848 group created after they are set.
+ * (so a data dir keeps them). A group's consumer.session.timeout.ms and
+ * consumer.heartbeat.interval.ms govern its KIP-848 members (read at each
+ * use, as Kafka does); the other keys are reported and kept, not acted on.
  */
 
 /** ConfigResource types. */

@@ -16,6 +16,7 @@ import {
   AlterConfigs,
   AlterUserScramCredentials,
   ApiVersions,
+  ConsumerGroupHeartbeat,
   CreatePartitions,
   DeleteTopics,
   DescribeConfigs,
@@ -228,6 +229,30 @@ describe('IncrementalAlterConfigs of brokers and groups', () => {
     expect((await alter(GROUP, 'g', [['no.such.config', SET, '1']])).responses[0].errorCode).toBe(ErrorCodes.INVALID_CONFIG)
     expect((await alter(GROUP, 'g', [['consumer.session.timeout.ms', DELETE, null]])).responses[0].errorCode).toBe(ErrorCodes.NONE)
     expect(valuesOf(await describe_(GROUP, 'g', ['consumer.session.timeout.ms']))).toEqual({ 'consumer.session.timeout.ms': ['45000', 5] })
+  })
+
+  it("a group's consumer.heartbeat.interval.ms is what its KIP-848 members are told", async () => {
+    expect((await alter(GROUP, 'kg', [['consumer.heartbeat.interval.ms', SET, '7000']])).responses[0].errorCode).toBe(ErrorCodes.NONE)
+    const join = {
+      groupId: 'kg',
+      memberId: 'm1',
+      memberEpoch: 0,
+      rebalanceTimeoutMs: 5000,
+      subscribedTopicNames: ['t'],
+      topicPartitions: [],
+    }
+    for (const address of cluster.bootstrapServers.split(',')) {
+      const c = await RawClient.open(address)
+      try {
+        const res = await c.request(ConsumerGroupHeartbeat, 0, join)
+        if (res.errorCode === ErrorCodes.NOT_COORDINATOR) continue
+        expect(res).toMatchObject({ errorCode: ErrorCodes.NONE, heartbeatIntervalMs: 7000 })
+        return
+      } finally {
+        c.close()
+      }
+    }
+    throw new Error('no broker coordinates group kg')
   })
 
   it("sets, appends to, subtracts from and deletes a broker's dynamic configs", async () => {
