@@ -35,9 +35,11 @@ interface ConfigDef {
   type: number
   /** The value when nothing sets it. */
   value: (cluster: EmbeddedCluster) => string
-  /** The accepted range of a number. */
+  /** The accepted range of a number; Kafka's bounds (its group.*.min/max configs), widened to take in this broker's default. */
   min?: number
   max?: number
+  /** The range includes the default (`value`). */
+  boundsTakeDefault?: boolean
   /** The accepted values (each element of a list). */
   allowed?: string[]
 }
@@ -74,12 +76,14 @@ const GROUP: Record<string, ConfigDef> = {
     value: (c) => String(c.options.consumerGroupSessionTimeoutMs),
     min: 45000,
     max: 60000,
+    boundsTakeDefault: true,
   },
   'consumer.heartbeat.interval.ms': {
     type: TYPE_INT,
     value: (c) => String(c.options.consumerGroupHeartbeatIntervalMs),
     min: 5000,
     max: 15000,
+    boundsTakeDefault: true,
   },
   'consumer.assignment.interval.ms': { type: TYPE_INT, value: fixed('1000'), min: 0 },
   'consumer.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
@@ -131,7 +135,7 @@ export function resourceProblem(cluster: EmbeddedCluster, kind: DynamicKind, nam
 }
 
 /** Why `value` (null: removed) is not a valid `key` for a broker or group, or null. */
-export function dynamicConfigProblem(kind: DynamicKind, key: string, value: string | null): string | null {
+export function dynamicConfigProblem(cluster: EmbeddedCluster, kind: DynamicKind, key: string, value: string | null): string | null {
   const def = DEFS[kind][key]
   if (!def) return kind === 'group' ? `Unknown group config name: ${key}` : `Cannot update these configs dynamically: Set(${key})`
   if (value === null) return null
@@ -139,8 +143,11 @@ export function dynamicConfigProblem(kind: DynamicKind, key: string, value: stri
   if (def.type === TYPE_INT || def.type === TYPE_LONG) {
     if (!/^-?\d+$/.test(value.trim())) return `${bad}: Not a number of type ${def.type === TYPE_INT ? 'INT' : 'LONG'}`
     const n = Number(value)
-    if (def.min !== undefined && n < def.min) return `${bad}: Value must be at least ${def.min}`
-    if (def.max !== undefined && n > def.max) return `${bad}: Value must be no more than ${def.max}`
+    const own = def.boundsTakeDefault ? Number(def.value(cluster)) : undefined
+    const min = def.min === undefined ? undefined : Math.min(def.min, own ?? def.min)
+    const max = def.max === undefined ? undefined : Math.max(def.max, own ?? def.max)
+    if (min !== undefined && n < min) return `${bad}: Value must be at least ${min}`
+    if (max !== undefined && n > max) return `${bad}: Value must be no more than ${max}`
   } else if (def.type === TYPE_BOOLEAN) {
     if (!/^(true|false)$/i.test(value.trim())) return `${bad}: Expected value to be either true or false`
   } else if (def.allowed) {
@@ -220,7 +227,7 @@ export function alterDynamicIncrementally(
         c.configOperation === OP_APPEND ? [...had, ...given.filter((v) => !had.includes(v))] : had.filter((v) => !given.includes(v))
       value = list.join(',')
     } else return { code: ErrorCodes.INVALID_REQUEST, message: `Unknown alter config operation ${c.configOperation}` }
-    const problem = dynamicConfigProblem(kind, c.name, value)
+    const problem = dynamicConfigProblem(cluster, kind, c.name, value)
     if (problem) return { code: ErrorCodes.INVALID_CONFIG, message: problem }
     next.set(c.name, value)
   }
@@ -243,7 +250,7 @@ export function replaceDynamicConfigs(
   const where = resourceProblem(cluster, kind, name)
   if (where) return where
   for (const c of configs) {
-    const problem = dynamicConfigProblem(kind, c.name, c.value)
+    const problem = dynamicConfigProblem(cluster, kind, c.name, c.value)
     if (problem) return { code: ErrorCodes.INVALID_CONFIG, message: problem }
   }
   if (validateOnly) return null

@@ -231,6 +231,19 @@ describe('IncrementalAlterConfigs of brokers and groups', () => {
     expect(valuesOf(await describe_(GROUP, 'g', ['consumer.session.timeout.ms']))).toEqual({ 'consumer.session.timeout.ms': ['45000', 5] })
   })
 
+  it("takes a broker's own lower default session timeout as in bounds (Kafka's group.consumer.min.session.timeout.ms would be set so)", async () => {
+    client.close()
+    await cluster.stop()
+    cluster = await startCluster({ brokers: 1, consumerGroupSessionTimeoutMs: 6000, consumerGroupHeartbeatIntervalMs: 1000 })
+    client = await RawClient.open(cluster.bootstrapServers)
+    const set = await alter(GROUP, 'g', [
+      ['consumer.session.timeout.ms', SET, '8000'],
+      ['consumer.heartbeat.interval.ms', SET, '1500'],
+    ])
+    expect(set.responses[0].errorCode).toBe(ErrorCodes.NONE)
+    expect((await alter(GROUP, 'g', [['consumer.session.timeout.ms', SET, '5000']])).responses[0].errorCode).toBe(ErrorCodes.INVALID_CONFIG)
+  })
+
   it("a group's consumer.heartbeat.interval.ms is what its KIP-848 members are told", async () => {
     expect((await alter(GROUP, 'kg', [['consumer.heartbeat.interval.ms', SET, '7000']])).responses[0].errorCode).toBe(ErrorCodes.NONE)
     const join = {
