@@ -9,6 +9,7 @@ import { topicConfig } from './topic-configs.js'
 import type { Buffer } from 'node:buffer'
 import type { ListenerTls } from './listener.js'
 import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
+import { linkScramChanges } from './sasl/scram-admin.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
@@ -287,7 +288,10 @@ export class EmbeddedCluster {
 
   async start(topics: TopicSpec[] = []): Promise<void> {
     const { brokers, port, sasl } = this.options
-    if (sasl) this.saslUsers = await SaslUsers.create(sasl)
+    if (sasl) {
+      this.saslUsers = await SaslUsers.create(sasl)
+      linkScramChanges(this.saslUsers, this.controller)
+    }
     for (let id = 0; id < brokers; id++) {
       const b = new VirtualBroker(id, this)
       this.brokers.set(id, b)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { ZERO_UUID } from '../protocol/api.js'
-import type { MetadataRecord, PartitionChangeRecord } from './metadata-records.js'
+import type { MetadataRecord, PartitionChangeRecord, ScramCredentialRecord } from './metadata-records.js'
 import { topicConfigProblem, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 
@@ -57,6 +57,10 @@ export class Controller {
   readonly brokers = new Map<number, BrokerImage>()
   readonly topics = new Map<string, TopicImage>()
   readonly topicsById = new Map<string, TopicImage>()
+  /** Dynamic broker configs (by broker id, '' for the cluster-wide defaults) and group configs, by name: what config records set. */
+  readonly dynamicConfigs = { broker: new Map<string, Map<string, string>>(), group: new Map<string, Map<string, string>>() }
+  /** SCRAM credentials AlterUserScramCredentials set (null: deleted), by `${mechanism}/${user}`. */
+  readonly scramCredentials = new Map<string, ScramCredentialRecord['credential']>()
   private nextProducerId = 0n
   private producerIdLimit = 0n
   private readonly listeners = new Set<(r: MetadataRecord) => void>()
@@ -150,13 +154,24 @@ export class Controller {
         break
       }
       case 'config': {
-        if (r.resource !== 'topic') break
+        if (r.resource !== 'topic') {
+          const all = this.dynamicConfigs[r.resource]
+          const configs = all.get(r.name) ?? new Map<string, string>()
+          if (r.value === null) configs.delete(r.key)
+          else configs.set(r.key, r.value)
+          if (configs.size) all.set(r.name, configs)
+          else all.delete(r.name)
+          break
+        }
         const t = this.topics.get(r.name)
         if (!t) break
         if (r.value === null) t.configs.delete(r.key)
         else t.configs.set(r.key, r.value)
         break
       }
+      case 'scram':
+        this.scramCredentials.set(`${r.mechanism}/${r.user}`, r.credential)
+        break
       case 'producer-ids':
         this.nextProducerId = this.producerIdLimit
         this.producerIdLimit = BigInt(r.next)
@@ -322,7 +337,14 @@ export class Controller {
     return t
   }
 
-  createPartitions(name: string, count: number, validateOnly = false): void {
+  /**
+   * CreatePartitions: grows `name` to `count` partitions, placed round-robin
+   * or by `assignments` (one replica list per new partition), which Kafka's
+   * controller checks as here: one list per new partition, each naming
+   * registered brokers once, as many as the topic's replication factor, and
+   * at least one of them live.
+   */
+  createPartitions(name: string, count: number, validateOnly = false, assignments: number[][] | null = null): void {
     const t = this.topics.get(name)
     if (!t) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`)
     const have = t.partitions.length
@@ -334,14 +356,45 @@ export class Controller {
           : `The topic ${name} currently has ${have} partition(s); ${count} would not be an increase.`,
       )
     }
+    if (assignments && assignments.length !== count - have) {
+      throw new ControllerError(
+        ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
+        `Attempted to add ${count - have} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
+      )
+    }
     if (count > MAX_PARTITIONS)
       throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
     const rf = t.partitions[0]?.replicas.length ?? 1
     const live = this.liveBrokers().map((b) => b.id)
-    if (rf > live.length)
+    if (assignments) assignments.forEach((replicas, i) => this.checkManualAssignment(replicas, rf, have + i))
+    else if (rf > live.length)
       throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)
     if (validateOnly) return
-    this.atomically(() => this.addPartitions(t.id, have, placeReplicas(live, this.topics.size, have, count - have, rf)))
+    const placed = assignments ? assignments.map((r) => [...r]) : placeReplicas(live, this.topics.size, have, count - have, rf)
+    this.atomically(() => this.addPartitions(t.id, have, placed))
+  }
+
+  /** Kafka's checks of one partition's manual replica list (its messages, INVALID_REPLICA_ASSIGNMENT). */
+  private checkManualAssignment(replicas: number[], rf: number, partition: number): void {
+    const bad = (message: string) => new ControllerError(ErrorCodes.INVALID_REPLICA_ASSIGNMENT, message)
+    if (!replicas.length) throw bad('The manual partition assignment includes an empty replica list.')
+    const sorted = [...replicas].sort((a, b) => a - b)
+    sorted.forEach((id, i) => {
+      if (!this.brokers.has(id)) throw bad(`The manual partition assignment includes broker ${id}, but no such broker is registered.`)
+      if (i > 0 && sorted[i - 1] === id) throw bad(`The manual partition assignment includes the broker ${id} more than once.`)
+    })
+    if (replicas.length !== rf) {
+      throw bad(
+        `The manual partition assignment includes a partition with ${replicas.length} replica(s), but this is not consistent with previous partitions, which have ${rf} replica(s).`,
+      )
+    }
+    if (!replicas.some((id) => this.brokers.get(id)?.fenced === false))
+      throw bad(`All brokers specified in the manual partition assignment for partition ${partition} are fenced or in controlled shutdown.`)
+  }
+
+  /** Sets (or with null removes) a dynamic broker or group config. */
+  setDynamicConfig(resource: 'broker' | 'group', name: string, key: string, value: string | null): void {
+    this.append({ type: 'config', resource, name, key, value })
   }
 
   setTopicConfig(name: string, key: string, value: string | null): void {

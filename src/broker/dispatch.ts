@@ -2,6 +2,8 @@ import { ErrorCodes } from '../protocol/error-codes.js'
 import type { Handler } from './handler.js'
 import { addOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js'
 import { addPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js'
+import { alterConfigsHandler } from './handlers/alter-configs.js'
+import { alterUserScramCredentialsHandler } from './handlers/alter-user-scram-credentials.js'
 import { advertisedApis, apiVersionsHandler, served } from './handlers/api-versions.js'
 import { consumerGroupDescribeHandler } from './handlers/consumer-group-describe.js'
 import { consumerGroupHeartbeatHandler } from './handlers/consumer-group-heartbeat.js'
@@ -14,6 +16,7 @@ import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
 import { describeTopicPartitionsHandler } from './handlers/describe-topic-partitions.js'
+import { describeUserScramCredentialsHandler } from './handlers/describe-user-scram-credentials.js'
 import { electLeadersHandler } from './handlers/elect-leaders.js'
 import { endTxnHandler } from './handlers/end-txn.js'
 import { fetchHandler } from './handlers/fetch.js'
@@ -70,10 +73,13 @@ for (const h of [
   electLeadersHandler,
   offsetForLeaderEpochHandler,
   incrementalAlterConfigsHandler,
+  alterConfigsHandler,
   offsetDeleteHandler,
   describeTopicPartitionsHandler,
   consumerGroupHeartbeatHandler,
   consumerGroupDescribeHandler,
+  describeUserScramCredentialsHandler,
+  alterUserScramCredentialsHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

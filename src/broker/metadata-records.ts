@@ -14,6 +14,7 @@ export type MetadataRecord =
   | RemoveTopicRecord
   | ConfigRecord
   | ProducerIdsRecord
+  | ScramCredentialRecord
 
 /** A broker registered its listener. */
 export interface BrokerRecord {
@@ -66,10 +67,10 @@ export interface RemoveTopicRecord {
   name: string
 }
 
-/** A topic (or broker, name = its id) config set; a null value removes it. */
+/** A topic, broker (name = its id, '' for every broker) or group config set; a null value removes it. */
 export interface ConfigRecord {
   type: 'config'
-  resource: 'topic' | 'broker'
+  resource: 'topic' | 'broker' | 'group'
   name: string
   key: string
   value: string | null
@@ -79,4 +80,17 @@ export interface ConfigRecord {
 export interface ProducerIdsRecord {
   type: 'producer-ids'
   next: string
+}
+
+/**
+ * A user's SCRAM credential for one mechanism (1 SCRAM-SHA-256, 2
+ * SCRAM-SHA-512) set by AlterUserScramCredentials: what the server keeps
+ * (RFC 5802), base64; null when deleted (which also removes one the broker
+ * was started with).
+ */
+export interface ScramCredentialRecord {
+  type: 'scram'
+  user: string
+  mechanism: number
+  credential: { salt: string; iterations: number; storedKey: string; serverKey: string } | null
 }

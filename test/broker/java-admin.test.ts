@@ -81,6 +81,76 @@ describe.skipIf(!requireKafka())('the Java client: AdminClient and transactions 
     )
   })
 
+  it("issue 31's admin APIs on a SASL cluster: createPartitions with assignments, group configs, SCRAM users Java makes (wafka authenticates as one)", async () => {
+    const secured = await startCluster({
+      brokers: 3,
+      sasl: { users: { root: 'root-secret' } },
+      topics: [{ name: 'ja-grow', partitions: 1, replicationFactor: 2 }],
+    })
+    try {
+      const props = {
+        'security.protocol': 'SASL_PLAINTEXT',
+        'sasl.mechanism': 'SCRAM-SHA-512',
+        'sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required username="root" password="root-secret";',
+      }
+      const [grown, badly, group, upserted, described, deletedSha256] = await javaAdmin(
+        javaPeer(secured.bootstrapServers),
+        [
+          {
+            op: 'createPartitions',
+            topic: 'ja-grow',
+            count: 3,
+            assignments: [
+              [2, 0],
+              [1, 2],
+            ],
+          },
+          { op: 'createPartitions', topic: 'ja-grow', count: 4, assignments: [[0, 9]] },
+          { op: 'describeConfigs', type: 'GROUP', name: 'ja-group' },
+          { op: 'upsertScram', user: 'jane', mechanism: 'SCRAM-SHA-512', password: 'jane-secret', iterations: 8192 },
+          { op: 'describeScram' },
+          { op: 'deleteScram', user: 'root', mechanism: 'SCRAM-SHA-256' },
+        ],
+        props,
+      )
+      expect(grown).toEqual({})
+      expect(badly.error).toBe('InvalidReplicaAssignmentException')
+      expect(group.configs).toMatchObject({ 'consumer.session.timeout.ms': '45000', 'consumer.heartbeat.interval.ms': '5000' })
+      expect(upserted).toEqual({})
+      expect(described.users).toEqual({
+        jane: [['SCRAM-SHA-512', 8192]],
+        root: [
+          ['SCRAM-SHA-256', 4096],
+          ['SCRAM-SHA-512', 4096],
+        ],
+      })
+      expect(deletedSha256).toEqual({})
+      // jane's credential, salted by Java's client, lets wafka's client in; the partitions are where Java asked.
+      const jane = new Kafka({
+        clientId: 'jane',
+        brokers: secured.bootstrapServers.split(','),
+        sasl: { mechanism: 'scram-sha-512', username: 'jane', password: 'jane-secret' },
+        logLevel: 0,
+      }).admin()
+      await jane.connect()
+      try {
+        const partitions = (await jane.fetchTopicMetadata({ topics: ['ja-grow'] })).topics[0].partitions
+        expect([...partitions].sort((a, b) => a.partitionId - b.partitionId).map((p) => p.replicas)).toEqual([
+          expect.any(Array),
+          [2, 0],
+          [1, 2],
+        ])
+        expect(await jane.describeUserScramCredentials({ users: ['root'] })).toEqual([
+          { user: 'root', credentials: [{ mechanism: 'SCRAM-SHA-512', iterations: 4096 }] },
+        ])
+      } finally {
+        await jane.disconnect()
+      }
+    } finally {
+      await secured.stop()
+    }
+  })
+
   it("deleteRecords moves the log start wafka's admin sees; listOffsets agrees; past the end is refused", async () => {
     await admin.createTopics({ topics: [{ topic: 'ja-records', numPartitions: 2 }] })
     const producer = kafka.producer()

@@ -146,6 +146,12 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
     resources: [{ resourceType: 2, resourceName: 'vt', configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] }],
     validateOnly: true,
   }),
+  DescribeUserScramCredentials: () => ({ users: null }),
+  AlterUserScramCredentials: () => ({ deletions: [{ name: 'nobody', mechanism: 1 }], upsertions: [] }),
+  AlterConfigs: () => ({
+    resources: [{ resourceType: 2, resourceName: 'vt', configs: [{ name: 'retention.ms', value: '1000' }] }],
+    validateOnly: true,
+  }),
   OffsetDelete: () => ({ groupId: 'vg', topics: [{ name: 'vt', partitions: [{ partitionIndex: 0 }] }] }),
   AddPartitionsToTxn: () => ({
     v3AndBelowTransactionalId: 'vtx',

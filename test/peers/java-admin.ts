@@ -18,6 +18,11 @@ export type JavaAdminRequest =
   | { op: 'listConsumerGroupOffsets'; group: string }
   | { op: 'deleteRecords'; topic: string; partition: number; offset: number }
   | { op: 'listOffsets'; topic: string; partition: number; spec: 'earliest' | 'latest' }
+  | { op: 'createPartitions'; topic: string; count: number; assignments?: number[][] }
+  | { op: 'describeConfigs'; type: 'TOPIC' | 'BROKER' | 'GROUP'; name: string }
+  | { op: 'upsertScram'; user: string; mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512'; password: string; iterations: number }
+  | { op: 'deleteScram'; user: string; mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512' }
+  | { op: 'describeScram' }
 
 /** Each request's answer as RigAdmin prints it (see its class comment); `{ error, message }` when the call failed. */
 export async function javaAdmin(cluster: JavaPeer, requests: JavaAdminRequest[], props: JavaProps = {}): Promise<any[]> {

@@ -4,6 +4,7 @@ import { ConsumerGroup } from './consumer-group.js'
 import type { GroupStore } from '../storage/group-store.js'
 
 import { coordinatorFor } from '../coordinator-placement.js'
+import { groupConfig } from '../dynamic-configs.js'
 
 /** A group speaks one protocol: the classic one (JoinGroup/SyncGroup) or KIP-848's (ConsumerGroupHeartbeat). */
 export type Group = ClassicGroup | ConsumerGroup
@@ -60,10 +61,15 @@ export class GroupCoordinator {
     const g = this.groups.get(groupId)
     if (g?.type === 'consumer') return g
     if (g && g.state !== 'Empty') return undefined
-    const { consumerGroupSessionTimeoutMs, consumerGroupHeartbeatIntervalMs } = this.cluster.options
-    const created = new ConsumerGroup(groupId, this.cluster.controller, {
-      sessionTimeoutMs: consumerGroupSessionTimeoutMs,
-      heartbeatIntervalMs: consumerGroupHeartbeatIntervalMs,
+    const cluster = this.cluster
+    // The group's own configs (IncrementalAlterConfigs on GROUP), else the broker's, read at each use as Kafka does.
+    const created = new ConsumerGroup(groupId, cluster.controller, {
+      get sessionTimeoutMs() {
+        return Number(groupConfig(cluster, groupId, 'consumer.session.timeout.ms'))
+      },
+      get heartbeatIntervalMs() {
+        return Number(groupConfig(cluster, groupId, 'consumer.heartbeat.interval.ms'))
+      },
     })
     if (g) {
       created.takeOffsetsFrom(g)

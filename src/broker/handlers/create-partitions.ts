@@ -8,24 +8,27 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
   minVersion: CreatePartitions.minVersion,
   maxVersion: CreatePartitions.maxVersion,
   handle(req, { cluster }) {
-    return {
-      results: req.topics.map((t) => {
-        if (t.assignments !== null) {
-          return {
-            name: t.name,
-            errorCode: ErrorCodes.INVALID_REQUEST,
-            errorMessage: 'explicit replica assignments for new partitions are not served; leave them null',
-          }
-        }
-        try {
-          cluster.controller.createPartitions(t.name, t.count, req.validateOnly)
-          return { name: t.name, errorCode: ErrorCodes.NONE, errorMessage: null }
-        } catch (err) {
-          if (err instanceof ControllerError) return { name: t.name, errorCode: err.code, errorMessage: err.message }
-          throw err
-        }
-      }),
+    // A topic named twice gets one INVALID_REQUEST and no change, as Kafka's controller answers.
+    const seen = new Set<string>()
+    const duplicates = new Set<string>()
+    for (const t of req.topics) (seen.has(t.name) ? duplicates : seen).add(t.name)
+    const results: Array<{ name: string; errorCode: number; errorMessage: string | null }> = [...duplicates].map((name) => ({
+      name,
+      errorCode: ErrorCodes.INVALID_REQUEST,
+      errorMessage: 'Duplicate topic name.',
+    }))
+    for (const t of req.topics) {
+      if (duplicates.has(t.name)) continue
+      try {
+        const assignments = t.assignments?.map((a) => a.brokerIds) ?? null
+        cluster.controller.createPartitions(t.name, t.count, req.validateOnly, assignments)
+        results.push({ name: t.name, errorCode: ErrorCodes.NONE, errorMessage: null })
+      } catch (err) {
+        if (!(err instanceof ControllerError)) throw err
+        results.push({ name: t.name, errorCode: err.code, errorMessage: err.message })
+      }
     }
+    return { results }
   },
   errorResponse: (req, code) => ({ results: req.topics.map((t) => ({ name: t.name, errorCode: code, errorMessage: null })) }),
 })

@@ -3,23 +3,20 @@ import { DescribeConfigs, type DescribeConfigsRequest, type DescribeConfigsRespo
 import type { EmbeddedCluster } from '../cluster.js'
 import { defineHandler } from '../handler.js'
 import { topicConfig, TOPIC_CONFIG_DEFAULTS } from '../topic-configs.js'
-
-const TOPIC = 2
-const BROKER = 4
-const SOURCE_TOPIC = 1
-const SOURCE_STATIC_BROKER = 4
-const SOURCE_DEFAULT = 5
-const TYPE_STRING = 2
-const TYPE_INT = 3
-const TYPE_LONG = 5
-const TYPE_BOOLEAN = 1
-
-interface Entry {
-  name: string
-  value: string
-  source: number
-  type: number
-}
+import {
+  describeDynamic,
+  dynamicKind,
+  resourceProblem,
+  RESOURCE_TOPIC as TOPIC,
+  SOURCE_DEFAULT,
+  SOURCE_DYNAMIC_TOPIC as SOURCE_TOPIC,
+  SOURCE_STATIC_BROKER,
+  TYPE_BOOLEAN,
+  TYPE_INT,
+  TYPE_LONG,
+  TYPE_STRING,
+  type DescribedConfig as Entry,
+} from '../dynamic-configs.js'
 
 function brokerConfigs(cluster: EmbeddedCluster): Entry[] {
   const o = cluster.options
@@ -34,14 +31,13 @@ function brokerConfigs(cluster: EmbeddedCluster): Entry[] {
     e('num.partitions', o.defaultPartitions, TYPE_INT),
     e('default.replication.factor', 1, TYPE_INT),
     e('socket.request.max.bytes', o.maxRequestBytes, TYPE_INT),
-    e('max.connections', o.maxConnections, TYPE_INT),
     e('group.min.session.timeout.ms', o.groupMinSessionTimeoutMs, TYPE_INT),
     e('group.max.session.timeout.ms', o.groupMaxSessionTimeoutMs, TYPE_INT),
     e('group.initial.rebalance.delay.ms', o.groupInitialRebalanceDelayMs, TYPE_INT),
   ]
 }
 
-/** DescribeConfigs for topics (the configs the broker knows, set or default) and brokers (its options). */
+/** DescribeConfigs for topics (the configs the broker knows, set or default), brokers (its options and dynamic configs) and groups (Kafka 4.4's group configs). */
 export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, DescribeConfigsResponse>({
   spec: DescribeConfigs,
   minVersion: Math.max(1, DescribeConfigs.minVersion),
@@ -67,11 +63,12 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
                   : TYPE_LONG
                 : TYPE_STRING,
           }))
-        } else if (r.resourceType === BROKER) {
-          const id = r.resourceName === '' ? null : Number(r.resourceName)
-          if (id !== null && !cluster.brokers.has(id))
-            return { ...base, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `no broker ${r.resourceName}` }
-          entries = brokerConfigs(cluster)
+        } else if (dynamicKind(r.resourceType)) {
+          const kind = dynamicKind(r.resourceType)!
+          const refused = resourceProblem(cluster, kind, r.resourceName)
+          if (refused) return { ...base, errorCode: refused.code, errorMessage: refused.message }
+          // A broker's options as it started (read-only), then what may change at run time.
+          entries = [...(kind === 'broker' ? brokerConfigs(cluster) : []), ...describeDynamic(cluster, kind, r.resourceName)]
         } else {
           return { ...base, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `resource type ${r.resourceType} is not served` }
         }
@@ -85,7 +82,7 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
             .map((c) => ({
               name: c.name,
               value: c.value,
-              readOnly: r.resourceType === BROKER,
+              readOnly: c.source === SOURCE_STATIC_BROKER,
               isDefault: c.source === SOURCE_DEFAULT,
               configSource: c.source,
               isSensitive: false,

@@ -4,6 +4,7 @@ import {
   type IncrementalAlterConfigsRequest,
   type IncrementalAlterConfigsResponse,
 } from '../../protocol/messages/IncrementalAlterConfigs.js'
+import { alterDynamicIncrementally, dynamicKind } from '../dynamic-configs.js'
 import { defineHandler } from '../handler.js'
 import { topicConfigProblem } from '../topic-configs.js'
 
@@ -30,7 +31,13 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
           resourceType: r.resourceType,
           resourceName: r.resourceName,
         })
-        if (r.resourceType !== TOPIC) return answer(ErrorCodes.INVALID_REQUEST, 'only topic configs can be altered here')
+        // Brokers' and groups' dynamic configs: dynamic-configs.ts.
+        const kind = dynamicKind(r.resourceType)
+        if (kind) {
+          const refused = alterDynamicIncrementally(cluster, kind, r.resourceName, r.configs, req.validateOnly)
+          return refused ? answer(refused.code, refused.message) : answer(ErrorCodes.NONE)
+        }
+        if (r.resourceType !== TOPIC) return answer(ErrorCodes.INVALID_REQUEST, `Unsupported resource type ${r.resourceType}`)
         if (!controller.topics.has(r.resourceName))
           return answer(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist`)
         for (const c of r.configs) {

@@ -78,7 +78,24 @@ export class SaslUsers {
     return expected !== undefined && timingSafeEqual(expected, given)
   }
 
+  /**
+   * Credentials set or deleted since start (AlterUserScramCredentials, kept
+   * by the controller): undefined when none was, null when deleted. Set by
+   * the cluster.
+   */
+  changed: ((hash: 'sha256' | 'sha512', user: string) => ScramCredential | null | undefined) | null = null
+
   scramCredential(hash: 'sha256' | 'sha512', user: string): ScramCredential | undefined {
+    const changed = this.changed?.(hash, user)
+    if (changed !== undefined) return changed ?? undefined
     return this.scram.get(`${hash}/${user}`)
+  }
+
+  /** The SCRAM credentials the broker was started with: hash, user and iterations. */
+  *startingScram(): Iterable<{ hash: 'sha256' | 'sha512'; user: string; iterations: number }> {
+    for (const [key, c] of this.scram) {
+      const slash = key.indexOf('/')
+      yield { hash: key.slice(0, slash) as 'sha256' | 'sha512', user: key.slice(slash + 1), iterations: c.iterations }
+    }
   }
 }

@@ -30,6 +30,7 @@ export const API_NAMES = [
   'DeleteRecords',
   'DescribeConfigs',
   'IncrementalAlterConfigs',
+  'AlterConfigs',
   'DescribeGroups',
   'ListGroups',
   'DeleteGroups',

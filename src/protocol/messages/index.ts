@@ -38,6 +38,7 @@ import { CreatePartitions } from './CreatePartitions.js'
 import { DeleteRecords } from './DeleteRecords.js'
 import { DescribeConfigs } from './DescribeConfigs.js'
 import { IncrementalAlterConfigs } from './IncrementalAlterConfigs.js'
+import { AlterConfigs } from './AlterConfigs.js'
 import { DescribeGroups } from './DescribeGroups.js'
 import { ListGroups } from './ListGroups.js'
 import { DeleteGroups } from './DeleteGroups.js'
@@ -84,6 +85,7 @@ export * from './CreatePartitions.js'
 export * from './DeleteRecords.js'
 export * from './DescribeConfigs.js'
 export * from './IncrementalAlterConfigs.js'
+export * from './AlterConfigs.js'
 export * from './DescribeGroups.js'
 export * from './ListGroups.js'
 export * from './DeleteGroups.js'
@@ -134,6 +136,7 @@ export const apis: Record<number, ApiSpec> = {
   30: CreateAcls,
   31: DeleteAcls,
   32: DescribeConfigs,
+  33: AlterConfigs,
   36: SaslAuthenticate,
   37: CreatePartitions,
   42: DeleteGroups,

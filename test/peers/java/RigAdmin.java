@@ -17,18 +17,26 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConsumerGroupListing;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialDeletion;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.admin.UserScramCredentialsDescription;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 
 /**
  * The Java AdminClient as the rig's reference admin, speaking JSON lines:
@@ -46,6 +54,11 @@ import org.apache.kafka.common.TopicPartitionInfo;
  *     {"op":"listConsumerGroupOffsets","group"}             -> {"offsets":[[topic,partition,offset]]}
  *     {"op":"deleteRecords","topic","partition","offset"}   -> {"lowWatermark"}
  *     {"op":"listOffsets","topic","partition","spec":"earliest"|"latest"} -> {"offset"}
+ *     {"op":"createPartitions","topic","count","assignments"?:[[broker ids]]} -> {}
+ *     {"op":"describeConfigs","type":"TOPIC"|"BROKER"|"GROUP","name"} -> {"configs":{name:value}}
+ *     {"op":"upsertScram","user","mechanism":"SCRAM-SHA-256"|"SCRAM-SHA-512","password","iterations"} -> {}
+ *     {"op":"deleteScram","user","mechanism"}                -> {}
+ *     {"op":"describeScram"}                                -> {"users":{user:[[mechanism,iterations]]}}
  */
 public final class RigAdmin {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -193,6 +206,41 @@ public final class RigAdmin {
                 OffsetSpec spec = req.get("spec").asText().equals("earliest") ? OffsetSpec.earliest() : OffsetSpec.latest();
                 ListOffsetsResult.ListOffsetsResultInfo info = admin.listOffsets(Map.of(tp, spec)).partitionResult(tp).get();
                 o.put("offset", info.offset());
+            }
+            case "createPartitions" -> {
+                List<List<Integer>> assignments = null;
+                if (req.has("assignments")) {
+                    assignments = new ArrayList<>();
+                    for (JsonNode a : req.get("assignments")) {
+                        List<Integer> ids = new ArrayList<>();
+                        for (JsonNode id : a) ids.add(id.asInt());
+                        assignments.add(ids);
+                    }
+                }
+                NewPartitions np = assignments == null
+                    ? NewPartitions.increaseTo(req.get("count").asInt())
+                    : NewPartitions.increaseTo(req.get("count").asInt(), assignments);
+                admin.createPartitions(Map.of(req.get("topic").asText(), np)).all().get();
+            }
+            case "describeConfigs" -> {
+                ConfigResource r = new ConfigResource(ConfigResource.Type.valueOf(req.get("type").asText()), req.get("name").asText());
+                Config c = admin.describeConfigs(List.of(r)).all().get().get(r);
+                ObjectNode configs = o.putObject("configs");
+                c.entries().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(e -> configs.put(e.name(), e.value()));
+            }
+            case "upsertScram" -> admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
+                    req.get("user").asText(),
+                    new ScramCredentialInfo(ScramMechanism.fromMechanismName(req.get("mechanism").asText()), req.get("iterations").asInt()),
+                    req.get("password").asText()))).all().get();
+            case "deleteScram" -> admin.alterUserScramCredentials(List.of(new UserScramCredentialDeletion(
+                    req.get("user").asText(), ScramMechanism.fromMechanismName(req.get("mechanism").asText())))).all().get();
+            case "describeScram" -> {
+                Map<String, UserScramCredentialsDescription> d = admin.describeUserScramCredentials().all().get();
+                ObjectNode users = o.putObject("users");
+                new TreeMap<>(d).forEach((user, desc) -> {
+                    ArrayNode list = users.putArray(user);
+                    desc.credentialInfos().forEach(i -> list.addArray().add(i.mechanism().mechanismName()).add(i.iterations()));
+                });
             }
             default -> throw new IllegalArgumentException("unknown op " + req.get("op"));
         }

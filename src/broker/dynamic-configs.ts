@@ -1,0 +1,264 @@
+import { ErrorCodes } from '../protocol/error-codes.js'
+import type { EmbeddedCluster } from './cluster.js'
+
+/**
+ * The dynamic configs of brokers and groups, as Kafka 4.4 serves them:
+ * what DescribeConfigs lists for a GROUP resource (type 32) or a BROKER's
+ * dynamic keys, what AlterConfigs and IncrementalAlterConfigs may set, and
+ * the checks they pass. The values live in the controller's config records
+ * (so a data dir keeps them). A group's consumer.session.timeout.ms and
+ * consumer.heartbeat.interval.ms govern its KIP-848 members (read at each
+ * use, as Kafka does); the other keys are reported and kept, not acted on.
+ */
+
+/** ConfigResource types. */
+export const RESOURCE_TOPIC = 2
+export const RESOURCE_BROKER = 4
+export const RESOURCE_GROUP = 32
+
+/** DescribeConfigs config sources. */
+export const SOURCE_DYNAMIC_TOPIC = 1
+export const SOURCE_DYNAMIC_BROKER = 2
+export const SOURCE_DYNAMIC_DEFAULT_BROKER = 3
+export const SOURCE_STATIC_BROKER = 4
+export const SOURCE_DEFAULT = 5
+export const SOURCE_GROUP = 8
+
+/** DescribeConfigs config types. */
+export const TYPE_BOOLEAN = 1
+export const TYPE_STRING = 2
+export const TYPE_INT = 3
+export const TYPE_LONG = 5
+export const TYPE_LIST = 7
+
+interface ConfigDef {
+  type: number
+  /** The value when nothing sets it. */
+  value: (cluster: EmbeddedCluster) => string
+  /** The accepted range of a number; Kafka's bounds (its group.*.min/max configs), widened to take in this broker's default. */
+  min?: number
+  max?: number
+  /** The range includes the default (`value`). */
+  boundsTakeDefault?: boolean
+  /** The accepted values (each element of a list). */
+  allowed?: string[]
+}
+
+const fixed = (value: string) => () => value
+
+/** Broker configs Kafka lets a client change at run time (a subset of its DynamicBrokerConfig's), with Kafka's defaults. */
+const BROKER_DYNAMIC: Record<string, ConfigDef> = {
+  'background.threads': { type: TYPE_INT, value: fixed('10'), min: 1 },
+  'num.io.threads': { type: TYPE_INT, value: fixed('8'), min: 1 },
+  'num.network.threads': { type: TYPE_INT, value: fixed('3'), min: 1 },
+  'num.replica.fetchers': { type: TYPE_INT, value: fixed('1'), min: 1 },
+  'log.cleaner.threads': { type: TYPE_INT, value: fixed('1'), min: 0 },
+  'log.cleanup.policy': { type: TYPE_LIST, value: fixed('delete'), allowed: ['delete', 'compact'] },
+  'log.retention.ms': { type: TYPE_LONG, value: fixed('604800000'), min: -1 },
+  'log.retention.bytes': { type: TYPE_LONG, value: fixed('-1'), min: -1 },
+  'log.segment.bytes': { type: TYPE_INT, value: fixed('1073741824'), min: 1048576 },
+  'message.max.bytes': { type: TYPE_INT, value: fixed('1048588'), min: 0 },
+  'compression.type': {
+    type: TYPE_STRING,
+    value: fixed('producer'),
+    allowed: ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'],
+  },
+  'min.insync.replicas': { type: TYPE_INT, value: fixed('1'), min: 1 },
+  'unclean.leader.election.enable': { type: TYPE_BOOLEAN, value: fixed('false') },
+  'max.connections': { type: TYPE_INT, value: (c) => String(c.options.maxConnections), min: 0 },
+  'sasl.kerberos.min.time.before.relogin': { type: TYPE_LONG, value: fixed('60000') },
+}
+
+/** Kafka 4.4's GroupConfig keys, defaulting to the broker's group.* configs (Kafka's defaults where wafka has no option). */
+const GROUP: Record<string, ConfigDef> = {
+  'consumer.session.timeout.ms': {
+    type: TYPE_INT,
+    value: (c) => String(c.options.consumerGroupSessionTimeoutMs),
+    min: 45000,
+    max: 60000,
+    boundsTakeDefault: true,
+  },
+  'consumer.heartbeat.interval.ms': {
+    type: TYPE_INT,
+    value: (c) => String(c.options.consumerGroupHeartbeatIntervalMs),
+    min: 5000,
+    max: 15000,
+    boundsTakeDefault: true,
+  },
+  'consumer.assignment.interval.ms': { type: TYPE_INT, value: fixed('1000'), min: 0 },
+  'consumer.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
+  'share.session.timeout.ms': { type: TYPE_INT, value: fixed('45000'), min: 45000, max: 60000 },
+  'share.heartbeat.interval.ms': { type: TYPE_INT, value: fixed('5000'), min: 5000, max: 15000 },
+  'share.record.lock.duration.ms': { type: TYPE_INT, value: fixed('30000'), min: 15000, max: 60000 },
+  'share.delivery.count.limit': { type: TYPE_INT, value: fixed('5'), min: 2, max: 10 },
+  'share.partition.max.record.locks': { type: TYPE_INT, value: fixed('2000'), min: 100, max: 4000 },
+  'share.auto.offset.reset': { type: TYPE_STRING, value: fixed('latest') },
+  'share.isolation.level': { type: TYPE_STRING, value: fixed('read_uncommitted'), allowed: ['read_committed', 'read_uncommitted'] },
+  'share.renew.acknowledge.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
+  'share.assignment.interval.ms': { type: TYPE_INT, value: fixed('1000'), min: 0 },
+  'share.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
+  'streams.session.timeout.ms': { type: TYPE_INT, value: fixed('45000'), min: 45000, max: 60000 },
+  'streams.heartbeat.interval.ms': { type: TYPE_INT, value: fixed('5000'), min: 5000, max: 15000 },
+  'streams.num.standby.replicas': { type: TYPE_INT, value: fixed('0'), min: 0, max: 2 },
+  'streams.initial.rebalance.delay.ms': { type: TYPE_INT, value: fixed('3000'), min: 0 },
+  'streams.assignment.interval.ms': { type: TYPE_INT, value: fixed('1000'), min: 0 },
+  'streams.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
+  'streams.task.offset.interval.ms': { type: TYPE_INT, value: fixed('60000'), min: 15000 },
+  'streams.num.warmup.replicas': { type: TYPE_INT, value: fixed('2'), min: 0, max: 20 },
+  'streams.acceptable.recovery.lag': { type: TYPE_LONG, value: fixed('10000'), min: 0 },
+  'errors.deadletterqueue.topic.name': { type: TYPE_STRING, value: fixed('') },
+  'errors.deadletterqueue.copy.record.enable': { type: TYPE_BOOLEAN, value: fixed('false') },
+}
+
+export type DynamicKind = 'broker' | 'group'
+
+const DEFS: Record<DynamicKind, Record<string, ConfigDef>> = { broker: BROKER_DYNAMIC, group: GROUP }
+
+export function dynamicKind(resourceType: number): DynamicKind | null {
+  return resourceType === RESOURCE_BROKER ? 'broker' : resourceType === RESOURCE_GROUP ? 'group' : null
+}
+
+/** A refusal: the Kafka error code and why. */
+export interface Refusal {
+  code: number
+  message: string
+}
+
+/** Why a broker or group resource name cannot be configured here, or null. */
+export function resourceProblem(cluster: EmbeddedCluster, kind: DynamicKind, name: string): Refusal | null {
+  if (kind === 'group') return name === '' ? { code: ErrorCodes.INVALID_REQUEST, message: 'Group name must not be empty.' } : null
+  if (name === '') return null
+  const id = Number(name)
+  if (!/^-?\d+$/.test(name) || !cluster.brokers.has(id))
+    return { code: ErrorCodes.INVALID_REQUEST, message: `Unexpected broker id, expected a broker of this cluster, got ${name}` }
+  return null
+}
+
+/** Why `value` (null: removed) is not a valid `key` for a broker or group, or null. */
+export function dynamicConfigProblem(cluster: EmbeddedCluster, kind: DynamicKind, key: string, value: string | null): string | null {
+  const def = DEFS[kind][key]
+  if (!def) return kind === 'group' ? `Unknown group config name: ${key}` : `Cannot update these configs dynamically: Set(${key})`
+  if (value === null) return null
+  const bad = `Invalid value ${value} for configuration ${key}`
+  if (def.type === TYPE_INT || def.type === TYPE_LONG) {
+    if (!/^-?\d+$/.test(value.trim())) return `${bad}: Not a number of type ${def.type === TYPE_INT ? 'INT' : 'LONG'}`
+    const n = Number(value)
+    const own = def.boundsTakeDefault ? Number(def.value(cluster)) : undefined
+    const min = def.min === undefined ? undefined : Math.min(def.min, own ?? def.min)
+    const max = def.max === undefined ? undefined : Math.max(def.max, own ?? def.max)
+    if (min !== undefined && n < min) return `${bad}: Value must be at least ${min}`
+    if (max !== undefined && n > max) return `${bad}: Value must be no more than ${max}`
+  } else if (def.type === TYPE_BOOLEAN) {
+    if (!/^(true|false)$/i.test(value.trim())) return `${bad}: Expected value to be either true or false`
+  } else if (def.allowed) {
+    const parts = def.type === TYPE_LIST ? value.split(',').map((v) => v.trim()) : [value]
+    const wrong = parts.find((p) => !def.allowed!.includes(p))
+    if (wrong !== undefined) return `${bad}: String must be one of: ${def.allowed.join(', ')}`
+  }
+  return null
+}
+
+export interface DescribedConfig {
+  name: string
+  value: string
+  source: number
+  type: number
+}
+
+/** Every dynamic config of a broker (set for it, for every broker, or default) or group (set or default). */
+export function describeDynamic(cluster: EmbeddedCluster, kind: DynamicKind, name: string): DescribedConfig[] {
+  const sets = cluster.controller.dynamicConfigs[kind]
+  const own = sets.get(name)
+  const clusterWide = kind === 'broker' && name !== '' ? sets.get('') : undefined
+  return Object.entries(DEFS[kind]).map(([key, def]) => {
+    const mine = own?.get(key)
+    if (mine !== undefined)
+      return {
+        name: key,
+        value: mine,
+        type: def.type,
+        source: kind === 'group' ? SOURCE_GROUP : name === '' ? SOURCE_DYNAMIC_DEFAULT_BROKER : SOURCE_DYNAMIC_BROKER,
+      }
+    const wide = clusterWide?.get(key)
+    if (wide !== undefined) return { name: key, value: wide, type: def.type, source: SOURCE_DYNAMIC_DEFAULT_BROKER }
+    return { name: key, value: def.value(cluster), type: def.type, source: SOURCE_DEFAULT }
+  })
+}
+
+/** A group's config value: set for the group, else the broker's default. */
+export function groupConfig(cluster: EmbeddedCluster, group: string, key: string): string {
+  return cluster.controller.dynamicConfigs.group.get(group)?.get(key) ?? GROUP[key].value(cluster)
+}
+
+/** IncrementalAlterConfigs operations. */
+export const OP_SET = 0
+export const OP_DELETE = 1
+export const OP_APPEND = 2
+export const OP_SUBTRACT = 3
+
+/**
+ * IncrementalAlterConfigs for a broker or group resource: every change
+ * checked first, then all applied (or none, under validateOnly or a
+ * refusal). APPEND and SUBTRACT apply to list configs only, as Kafka's.
+ */
+export function alterDynamicIncrementally(
+  cluster: EmbeddedCluster,
+  kind: DynamicKind,
+  name: string,
+  changes: Array<{ name: string; configOperation: number; value: string | null }>,
+  validateOnly: boolean,
+): Refusal | null {
+  const where = resourceProblem(cluster, kind, name)
+  if (where) return where
+  const current = new Map(cluster.controller.dynamicConfigs[kind].get(name) ?? [])
+  const next = new Map<string, string | null>()
+  for (const c of changes) {
+    if (next.has(c.name)) return { code: ErrorCodes.INVALID_REQUEST, message: `Duplicate config keys are not allowed: ${c.name}` }
+    const def = DEFS[kind][c.name]
+    let value: string | null
+    if (c.configOperation === OP_SET) value = c.value
+    else if (c.configOperation === OP_DELETE) value = null
+    else if (c.configOperation === OP_APPEND || c.configOperation === OP_SUBTRACT) {
+      if (def && def.type !== TYPE_LIST)
+        return { code: ErrorCodes.INVALID_CONFIG, message: `Config value append is not allowed for config key: ${c.name}` }
+      const had = (current.get(c.name) ?? def?.value(cluster) ?? '').split(',').filter(Boolean)
+      const given = (c.value ?? '').split(',').filter(Boolean)
+      const list =
+        c.configOperation === OP_APPEND ? [...had, ...given.filter((v) => !had.includes(v))] : had.filter((v) => !given.includes(v))
+      value = list.join(',')
+    } else return { code: ErrorCodes.INVALID_REQUEST, message: `Unknown alter config operation ${c.configOperation}` }
+    const problem = dynamicConfigProblem(cluster, kind, c.name, value)
+    if (problem) return { code: ErrorCodes.INVALID_CONFIG, message: problem }
+    next.set(c.name, value)
+  }
+  if (!validateOnly) cluster.controller.atomically(() => next.forEach((v, k) => cluster.controller.setDynamicConfig(kind, name, k, v)))
+  return null
+}
+
+/**
+ * Legacy AlterConfigs for a broker or group: the configs given replace all
+ * the resource's dynamic ones (those not given are removed), as Kafka's
+ * controller does.
+ */
+export function replaceDynamicConfigs(
+  cluster: EmbeddedCluster,
+  kind: DynamicKind,
+  name: string,
+  configs: Array<{ name: string; value: string | null }>,
+  validateOnly: boolean,
+): Refusal | null {
+  const where = resourceProblem(cluster, kind, name)
+  if (where) return where
+  for (const c of configs) {
+    const problem = dynamicConfigProblem(cluster, kind, c.name, c.value)
+    if (problem) return { code: ErrorCodes.INVALID_CONFIG, message: problem }
+  }
+  if (validateOnly) return null
+  const given = new Set(configs.map((c) => c.name))
+  const current = cluster.controller.dynamicConfigs[kind].get(name) ?? new Map<string, string>()
+  cluster.controller.atomically(() => {
+    for (const c of configs) cluster.controller.setDynamicConfig(kind, name, c.name, c.value)
+    for (const key of [...current.keys()]) if (!given.has(key)) cluster.controller.setDynamicConfig(kind, name, key, null)
+  })
+  return null
+}
