@@ -101,7 +101,9 @@ for (const target of brokerTargets())
     it('a transaction left open past transactionTimeoutMs is aborted by the broker', async () => {
       const topic = 'timed-out'
       await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] })
-      const p = await producer({ transactionalId: 'tx-timeout', transactionTimeoutMs: 2000 })
+      // Long enough that the checks below (a JVM start for the Java producer
+      // among them) run before the broker aborts, on a loaded CI machine too.
+      const p = await producer({ transactionalId: 'tx-timeout', transactionTimeoutMs: 15_000 })
       const txn = await p.transaction()
       await txn.send({ topic, messages: [{ value: 'abandoned' }] })
       // Open: read_committed readers are held at its first record.
@@ -115,7 +117,7 @@ for (const target of brokerTargets())
         'the broker aborts the transaction',
         () => lso(topic),
         (o) => o >= 3n,
-        30_000,
+        60_000,
       )
       expect(await committedValues(topic)).toEqual(['later'])
       const uncommitted = await wafkaRead(kafka, topic, 2)
@@ -131,7 +133,7 @@ for (const target of brokerTargets())
         (late as KafkaError).type,
       )
       expect(await committedValues(topic)).toEqual(['later'])
-    })
+    }, 120_000)
 
     describe('consume-transform-produce killed mid-transaction', () => {
       // Inside the repository, so the bundle's external packages resolve from node_modules.
