@@ -205,6 +205,30 @@ describe('classic group protocol', () => {
     expect((await heartbeat(leader, lj.generationId, lj.memberId, 'leader-instance')).errorCode).toBe(ErrorCodes.REBALANCE_IN_PROGRESS)
   })
 
+  it('a leader that resends its JoinGroup while the group completes the rebalance gets the member list again (a lost response)', async () => {
+    const a = await member()
+    const ja = await joinNew(a)
+    await sync(a, ja.generationId, ja.memberId, [])
+    const b = await member()
+    const bJoin = joinNew(b)
+    await new Promise((r) => setTimeout(r, 100))
+    const first = await a.request(JoinGroup, 9, { ...base(), memberId: ja.memberId })
+    const jb = await bJoin
+    expect(first).toMatchObject({ errorCode: 0, generationId: ja.generationId + 1, leader: ja.memberId })
+    expect((await describeGroup(a)).groupState).toBe('CompletingRebalance')
+    // The same JoinGroup again (its answer was lost): the same answer, not a leader with no members.
+    const again = await a.request(JoinGroup, 9, { ...base(), memberId: ja.memberId })
+    expect(again).toMatchObject({ errorCode: 0, generationId: first.generationId, leader: ja.memberId, memberId: ja.memberId })
+    expect(again.members.map((m) => m.memberId).sort()).toEqual([ja.memberId, jb.memberId].sort())
+    // A follower's resend still gets no members.
+    const bAgain = await b.request(JoinGroup, 9, { ...base(), memberId: jb.memberId })
+    expect(bAgain).toMatchObject({ errorCode: 0, generationId: first.generationId, leader: ja.memberId, members: [] })
+    const bSync = sync(b, jb.generationId, jb.memberId)
+    const assignments = again.members.map((m) => ({ memberId: m.memberId, assignment: Buffer.from(`for-${m.memberId}`) }))
+    expect((await sync(a, again.generationId, ja.memberId, assignments)).assignment.toString()).toBe(`for-${ja.memberId}`)
+    expect((await bSync).assignment.toString()).toBe(`for-${jb.memberId}`)
+  })
+
   it('incompatible protocols and bad session timeouts are refused', async () => {
     const a = await member()
     await joinNew(a)

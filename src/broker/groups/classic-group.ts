@@ -197,8 +197,9 @@ export class ClassicGroup extends GroupOffsets {
       case 'PreparingRebalance':
         return this.waitForJoin(member, () => {})
       case 'CompletingRebalance':
-        // A lost JoinGroup response retried: answer with the generation again.
-        if (!changed) return Promise.resolve(this.joinAnswer(member, false))
+        // A lost JoinGroup response retried: the same answer again — the leader with the
+        // member list, or it would assign nothing (as Kafka's coordinator answers).
+        if (!changed) return Promise.resolve(this.joinAnswer(member, member.memberId === this.leaderId))
         return this.waitForJoin(member, () => this.prepareRebalance())
       case 'Stable':
         if (!changed && member.memberId !== this.leaderId) {
