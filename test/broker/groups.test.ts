@@ -229,6 +229,38 @@ describe('classic group protocol', () => {
     expect((await bSync).assignment.toString()).toBe(`for-${jb.memberId}`)
   })
 
+  it('the first join of an empty group ends on its delay timer, never inside the JoinGroup that began it (delay 0: both of two JoinGroups sent together make generation 1)', async () => {
+    // librdkafka's 0102/0118 start two consumers at once; Kafka completes an initial join only
+    // from its delay timer, so a JoinGroup already received is in the first generation.
+    const a = await member()
+    const b = await member()
+    const ja = a.request(JoinGroup, 9, { ...base({ groupInstanceId: 'i-a' }), memberId: '' }, 30_000)
+    const jb = b.request(JoinGroup, 9, { ...base({ groupInstanceId: 'i-b' }), memberId: '' }, 30_000)
+    const [ra, rb] = await Promise.all([ja, jb])
+    expect(ra).toMatchObject({ errorCode: 0, generationId: 1 })
+    expect(rb).toMatchObject({ errorCode: 0, generationId: 1, leader: ra.leader })
+    const leader = ra.leader === ra.memberId ? ra : rb
+    expect(leader.members.map((m) => m.groupInstanceId).sort()).toEqual(['i-a', 'i-b'])
+  })
+
+  it('group.initial.rebalance.delay.ms: the delay starts again while members keep arriving, up to the rebalance timeout', async () => {
+    await cluster.stop()
+    cluster = await startCluster({ brokers: 1, topics: [{ name: 't', partitions: 2 }], groupInitialRebalanceDelayMs: 600 })
+    const [a, b, c] = [await member(), await member(), await member()]
+    const join = (x: RawClient, id: string) => x.request(JoinGroup, 9, { ...base({ groupInstanceId: id }), memberId: '' }, 30_000)
+    const started = Date.now()
+    const ja = join(a, 'i-a') // delay 1: 0-600 ms
+    await new Promise((r) => setTimeout(r, 300))
+    const jb = join(b, 'i-b') // in delay 1: a second delay, 600-1200 ms
+    await new Promise((r) => setTimeout(r, 600))
+    const jc = join(c, 'i-c') // in delay 2 (900 ms): a third, 1200-1800 ms, which sees no one new
+    const all = await Promise.all([ja, jb, jc])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1700)
+    for (const r of all) expect(r).toMatchObject({ errorCode: 0, generationId: 1 })
+    const leader = all.find((r) => r.leader === r.memberId)!
+    expect(leader.members.map((m) => m.groupInstanceId).sort()).toEqual(['i-a', 'i-b', 'i-c'])
+  })
+
   it('incompatible protocols and bad session timeouts are refused', async () => {
     const a = await member()
     await joinNew(a)
