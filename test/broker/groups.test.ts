@@ -261,6 +261,38 @@ describe('classic group protocol', () => {
     expect(leader.members.map((m) => m.groupInstanceId).sort()).toEqual(['i-a', 'i-b', 'i-c'])
   })
 
+  it('a static leader restarting with JoinGroup before v9 causes no rebalance: it is answered as a follower (the old leader id) and syncs its assignment', async () => {
+    // librdkafka (JoinGroup v5) in 0102_static_group_rebalance: only the restarted member may see a rebalance.
+    const l = await member()
+    const f = await member()
+    const jl = l.request(JoinGroup, 9, { ...base({ groupInstanceId: 'i-l' }), memberId: '' }, 30_000)
+    const jf = f.request(JoinGroup, 9, { ...base({ groupInstanceId: 'i-f' }), memberId: '' }, 30_000)
+    const [rl0, rf0] = await Promise.all([jl, jf])
+    const [lead, follow] = rl0.leader === rl0.memberId ? [rl0, rf0] : [rf0, rl0]
+    const [lc, fc, leadInstance] = rl0.leader === rl0.memberId ? [l, f, 'i-l'] : [f, l, 'i-f']
+    const followInstance = leadInstance === 'i-l' ? 'i-f' : 'i-l'
+    const fSync = sync(fc, follow.generationId, follow.memberId, [], followInstance)
+    await sync(
+      lc,
+      lead.generationId,
+      lead.memberId,
+      [
+        { memberId: lead.memberId, assignment: Buffer.from('lead-part') },
+        { memberId: follow.memberId, assignment: Buffer.from('follow-part') },
+      ],
+      leadInstance,
+    )
+    expect((await fSync).assignment.toString()).toBe('follow-part')
+    // The leader's instance restarts and joins with JoinGroup v5.
+    const l2 = await member()
+    const again = await l2.request(JoinGroup, 5, { ...base({ groupInstanceId: leadInstance }), memberId: '' })
+    expect(again).toMatchObject({ errorCode: 0, generationId: lead.generationId, leader: lead.memberId, members: [] })
+    expect(again.memberId).not.toBe(lead.memberId)
+    expect((await sync(l2, again.generationId, again.memberId, [], leadInstance)).assignment.toString()).toBe('lead-part')
+    expect((await describeGroup(l2)).groupState).toBe('Stable')
+    expect((await heartbeat(fc, follow.generationId, follow.memberId, followInstance)).errorCode).toBe(0)
+  })
+
   it('incompatible protocols and bad session timeouts are refused', async () => {
     const a = await member()
     await joinNew(a)

@@ -156,16 +156,19 @@ export class ClassicGroup extends GroupOffsets {
     this.applyJoin(member, req)
     this.members.set(newId, member)
     this.staticMembers.set(req.groupInstanceId!, newId)
-    const wasLeader = this.leaderId === old.memberId
+    const previousLeader = this.leaderId
+    const wasLeader = previousLeader === old.memberId
     if (wasLeader) this.leaderId = newId
     // As Kafka: a restart that leaves the group's protocol as it is (its subscription metadata may differ:
     // a restarted consumer owns nothing yet) is no reason to rebalance. A restarted leader is given the
-    // members with skipAssignment (KIP-814), so it keeps the plan; before v9 it cannot be told that, and
-    // would compute a new plan nobody else asked for, so the group rebalances.
+    // members with skipAssignment (KIP-814), so it keeps the plan; before v9 it cannot be told that, so it
+    // is answered with the leader as it was (its old id): it takes itself for a follower and its SyncGroup
+    // gets its current assignment.
     const sameProtocol = this.selectProtocol() === this.protocolName
-    if (this.state === 'Stable' && sameProtocol && (!wasLeader || req.canSkipAssignment)) {
+    if (this.state === 'Stable' && sameProtocol) {
       this.touch(member)
-      return Promise.resolve(this.joinAnswer(member, wasLeader, wasLeader))
+      if (req.canSkipAssignment) return Promise.resolve(this.joinAnswer(member, wasLeader, wasLeader))
+      return Promise.resolve({ ...this.joinAnswer(member, false), leader: previousLeader ?? '' })
     }
     return this.waitForJoin(member, () => this.prepareRebalance())
   }
