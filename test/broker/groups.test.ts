@@ -1,7 +1,8 @@
 // The classic group protocol at the request level: MEMBER_ID_REQUIRED,
 // a rebalance when a member joins, session and rebalance timeouts expelling
 // silent members, static members keeping their place (and fencing the
-// instance's old member id), LeaveGroup, and the generation checks.
+// instance's old member id), LeaveGroup, and the generation checks. The
+// scenarios checked on real Kafka too are in test/kafka/classic-join.test.ts.
 import { Buffer } from 'node:buffer'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
@@ -205,30 +206,6 @@ describe('classic group protocol', () => {
     expect((await heartbeat(leader, lj.generationId, lj.memberId, 'leader-instance')).errorCode).toBe(ErrorCodes.REBALANCE_IN_PROGRESS)
   })
 
-  it('a leader that resends its JoinGroup while the group completes the rebalance gets the member list again (a lost response)', async () => {
-    const a = await member()
-    const ja = await joinNew(a)
-    await sync(a, ja.generationId, ja.memberId, [])
-    const b = await member()
-    const bJoin = joinNew(b)
-    await new Promise((r) => setTimeout(r, 100))
-    const first = await a.request(JoinGroup, 9, { ...base(), memberId: ja.memberId })
-    const jb = await bJoin
-    expect(first).toMatchObject({ errorCode: 0, generationId: ja.generationId + 1, leader: ja.memberId })
-    expect((await describeGroup(a)).groupState).toBe('CompletingRebalance')
-    // The same JoinGroup again (its answer was lost): the same answer, not a leader with no members.
-    const again = await a.request(JoinGroup, 9, { ...base(), memberId: ja.memberId })
-    expect(again).toMatchObject({ errorCode: 0, generationId: first.generationId, leader: ja.memberId, memberId: ja.memberId })
-    expect(again.members.map((m) => m.memberId).sort()).toEqual([ja.memberId, jb.memberId].sort())
-    // A follower's resend still gets no members.
-    const bAgain = await b.request(JoinGroup, 9, { ...base(), memberId: jb.memberId })
-    expect(bAgain).toMatchObject({ errorCode: 0, generationId: first.generationId, leader: ja.memberId, members: [] })
-    const bSync = sync(b, jb.generationId, jb.memberId)
-    const assignments = again.members.map((m) => ({ memberId: m.memberId, assignment: Buffer.from(`for-${m.memberId}`) }))
-    expect((await sync(a, again.generationId, ja.memberId, assignments)).assignment.toString()).toBe(`for-${ja.memberId}`)
-    expect((await bSync).assignment.toString()).toBe(`for-${jb.memberId}`)
-  })
-
   it('the first join of an empty group ends on its delay timer, never inside the JoinGroup that began it (delay 0: both of two JoinGroups sent together make generation 1)', async () => {
     // librdkafka's 0102/0118 start two consumers at once; Kafka completes an initial join only
     // from its delay timer, so a JoinGroup already received is in the first generation.
@@ -241,56 +218,6 @@ describe('classic group protocol', () => {
     expect(rb).toMatchObject({ errorCode: 0, generationId: 1, leader: ra.leader })
     const leader = ra.leader === ra.memberId ? ra : rb
     expect(leader.members.map((m) => m.groupInstanceId).sort()).toEqual(['i-a', 'i-b'])
-  })
-
-  it('group.initial.rebalance.delay.ms: the delay starts again while members keep arriving, up to the rebalance timeout', async () => {
-    await cluster.stop()
-    cluster = await startCluster({ brokers: 1, topics: [{ name: 't', partitions: 2 }], groupInitialRebalanceDelayMs: 600 })
-    const [a, b, c] = [await member(), await member(), await member()]
-    const join = (x: RawClient, id: string) => x.request(JoinGroup, 9, { ...base({ groupInstanceId: id }), memberId: '' }, 30_000)
-    const started = Date.now()
-    const ja = join(a, 'i-a') // delay 1: 0-600 ms
-    await new Promise((r) => setTimeout(r, 300))
-    const jb = join(b, 'i-b') // in delay 1: a second delay, 600-1200 ms
-    await new Promise((r) => setTimeout(r, 600))
-    const jc = join(c, 'i-c') // in delay 2 (900 ms): a third, 1200-1800 ms, which sees no one new
-    const all = await Promise.all([ja, jb, jc])
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1700)
-    for (const r of all) expect(r).toMatchObject({ errorCode: 0, generationId: 1 })
-    const leader = all.find((r) => r.leader === r.memberId)!
-    expect(leader.members.map((m) => m.groupInstanceId).sort()).toEqual(['i-a', 'i-b', 'i-c'])
-  })
-
-  it('a static leader restarting with JoinGroup before v9 causes no rebalance: it is answered as a follower (the old leader id) and syncs its assignment', async () => {
-    // librdkafka (JoinGroup v5) in 0102_static_group_rebalance: only the restarted member may see a rebalance.
-    const l = await member()
-    const f = await member()
-    const jl = l.request(JoinGroup, 9, { ...base({ groupInstanceId: 'i-l' }), memberId: '' }, 30_000)
-    const jf = f.request(JoinGroup, 9, { ...base({ groupInstanceId: 'i-f' }), memberId: '' }, 30_000)
-    const [rl0, rf0] = await Promise.all([jl, jf])
-    const [lead, follow] = rl0.leader === rl0.memberId ? [rl0, rf0] : [rf0, rl0]
-    const [lc, fc, leadInstance] = rl0.leader === rl0.memberId ? [l, f, 'i-l'] : [f, l, 'i-f']
-    const followInstance = leadInstance === 'i-l' ? 'i-f' : 'i-l'
-    const fSync = sync(fc, follow.generationId, follow.memberId, [], followInstance)
-    await sync(
-      lc,
-      lead.generationId,
-      lead.memberId,
-      [
-        { memberId: lead.memberId, assignment: Buffer.from('lead-part') },
-        { memberId: follow.memberId, assignment: Buffer.from('follow-part') },
-      ],
-      leadInstance,
-    )
-    expect((await fSync).assignment.toString()).toBe('follow-part')
-    // The leader's instance restarts and joins with JoinGroup v5.
-    const l2 = await member()
-    const again = await l2.request(JoinGroup, 5, { ...base({ groupInstanceId: leadInstance }), memberId: '' })
-    expect(again).toMatchObject({ errorCode: 0, generationId: lead.generationId, leader: lead.memberId, members: [] })
-    expect(again.memberId).not.toBe(lead.memberId)
-    expect((await sync(l2, again.generationId, again.memberId, [], leadInstance)).assignment.toString()).toBe('lead-part')
-    expect((await describeGroup(l2)).groupState).toBe('Stable')
-    expect((await heartbeat(fc, follow.generationId, follow.memberId, followInstance)).errorCode).toBe(0)
   })
 
   it('incompatible protocols and bad session timeouts are refused', async () => {
