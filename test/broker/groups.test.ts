@@ -1,7 +1,8 @@
 // The classic group protocol at the request level: MEMBER_ID_REQUIRED,
 // a rebalance when a member joins, session and rebalance timeouts expelling
 // silent members, static members keeping their place (and fencing the
-// instance's old member id), LeaveGroup, and the generation checks.
+// instance's old member id), LeaveGroup, and the generation checks. The
+// scenarios checked on real Kafka too are in test/kafka/classic-join.test.ts.
 import { Buffer } from 'node:buffer'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
@@ -203,6 +204,20 @@ describe('classic group protocol', () => {
     const left = await s2.request(LeaveGroup, 5, { groupId: GROUP, members: [{ memberId: '', groupInstanceId: 'static-1' }] })
     expect(left.members[0].errorCode).toBe(0)
     expect((await heartbeat(leader, lj.generationId, lj.memberId, 'leader-instance')).errorCode).toBe(ErrorCodes.REBALANCE_IN_PROGRESS)
+  })
+
+  it('the first join of an empty group ends on its delay timer, never inside the JoinGroup that began it (delay 0: both of two JoinGroups sent together make generation 1)', async () => {
+    // librdkafka's 0102/0118 start two consumers at once; Kafka completes an initial join only
+    // from its delay timer, so a JoinGroup already received is in the first generation.
+    const a = await member()
+    const b = await member()
+    const ja = a.request(JoinGroup, 9, { ...base({ groupInstanceId: 'i-a' }), memberId: '' }, 30_000)
+    const jb = b.request(JoinGroup, 9, { ...base({ groupInstanceId: 'i-b' }), memberId: '' }, 30_000)
+    const [ra, rb] = await Promise.all([ja, jb])
+    expect(ra).toMatchObject({ errorCode: 0, generationId: 1 })
+    expect(rb).toMatchObject({ errorCode: 0, generationId: 1, leader: ra.leader })
+    const leader = ra.leader === ra.memberId ? ra : rb
+    expect(leader.members.map((m) => m.groupInstanceId).sort()).toEqual(['i-a', 'i-b'])
   })
 
   it('incompatible protocols and bad session timeouts are refused', async () => {

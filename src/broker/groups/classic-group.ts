@@ -87,7 +87,10 @@ export class ClassicGroup extends GroupOffsets {
   /** Member ids handed out with MEMBER_ID_REQUIRED, waiting for the member's second JoinGroup; value: its expiry timer. */
   private readonly pending = new Map<string, NodeJS.Timeout>()
   private phaseTimer: NodeJS.Timeout | null = null
-  private delayingInitialJoin = false
+  /** The join phase of a group that was Empty: only its delay timer ends it (see prepareRebalance). */
+  private initialJoin = false
+  /** A member was added since the initial join's timer was last armed: it is armed once more. */
+  private newMemberAdded = false
 
   constructor(
     readonly groupId: string,
@@ -153,16 +156,19 @@ export class ClassicGroup extends GroupOffsets {
     this.applyJoin(member, req)
     this.members.set(newId, member)
     this.staticMembers.set(req.groupInstanceId!, newId)
-    const wasLeader = this.leaderId === old.memberId
+    const previousLeader = this.leaderId
+    const wasLeader = previousLeader === old.memberId
     if (wasLeader) this.leaderId = newId
     // As Kafka: a restart that leaves the group's protocol as it is (its subscription metadata may differ:
     // a restarted consumer owns nothing yet) is no reason to rebalance. A restarted leader is given the
-    // members with skipAssignment (KIP-814), so it keeps the plan; before v9 it cannot be told that, and
-    // would compute a new plan nobody else asked for, so the group rebalances.
+    // members with skipAssignment (KIP-814), so it keeps the plan; before v9 it cannot be told that, so it
+    // is answered with the leader as it was (its old id): it takes itself for a follower and its SyncGroup
+    // gets its current assignment.
     const sameProtocol = this.selectProtocol() === this.protocolName
-    if (this.state === 'Stable' && sameProtocol && (!wasLeader || req.canSkipAssignment)) {
+    if (this.state === 'Stable' && sameProtocol) {
       this.touch(member)
-      return Promise.resolve(this.joinAnswer(member, wasLeader, wasLeader))
+      if (req.canSkipAssignment) return Promise.resolve(this.joinAnswer(member, wasLeader, wasLeader))
+      return Promise.resolve({ ...this.joinAnswer(member, false), leader: previousLeader ?? '' })
     }
     return this.waitForJoin(member, () => this.prepareRebalance())
   }
@@ -183,11 +189,10 @@ export class ClassicGroup extends GroupOffsets {
       sessionTimer: null,
     }
     if (this.members.size === 0) this.protocolType = req.protocolType
+    if (this.initialJoin) this.newMemberAdded = true
     this.members.set(memberId, member)
     if (req.groupInstanceId !== null) this.staticMembers.set(req.groupInstanceId, memberId)
-    return this.waitForJoin(member, () => {
-      if (this.state !== 'PreparingRebalance') this.prepareRebalance()
-    })
+    return this.waitForJoin(member, () => this.prepareRebalance())
   }
 
   private rejoin(member: Member, req: JoinRequest): Promise<JoinResult> {
@@ -197,8 +202,9 @@ export class ClassicGroup extends GroupOffsets {
       case 'PreparingRebalance':
         return this.waitForJoin(member, () => {})
       case 'CompletingRebalance':
-        // A lost JoinGroup response retried: answer with the generation again.
-        if (!changed) return Promise.resolve(this.joinAnswer(member, false))
+        // A lost JoinGroup response retried: the same answer again — the leader with the
+        // member list, or it would assign nothing (as Kafka's coordinator answers).
+        if (!changed) return Promise.resolve(this.joinAnswer(member, member.memberId === this.leaderId))
         return this.waitForJoin(member, () => this.prepareRebalance())
       case 'Stable':
         if (!changed && member.memberId !== this.leaderId) {
@@ -230,7 +236,18 @@ export class ClassicGroup extends GroupOffsets {
     })
   }
 
+  /**
+   * Starts a join phase (a no-op while one runs). As Kafka's coordinator: the
+   * first join of an empty group ends only when its delay timer fires
+   * (group.initial.rebalance.delay.ms, even 0: never within the JoinGroup
+   * that started it, so JoinGroups already received join the same
+   * generation), and the timer is armed again for as long as each delay saw
+   * a new member, up to the rebalance timeout. Any other join phase ends as
+   * soon as every member has rejoined (tryCompleteJoin), or at the rebalance
+   * timeout without the members that did not.
+   */
   private prepareRebalance(): void {
+    if (this.state === 'PreparingRebalance') return
     if (this.state === 'CompletingRebalance') {
       for (const m of this.members.values()) {
         m.assignment = EMPTY
@@ -238,21 +255,38 @@ export class ClassicGroup extends GroupOffsets {
         m.syncWaiter = null
       }
     }
-    const wasEmpty = this.state === 'Empty'
+    this.initialJoin = this.state === 'Empty'
+    this.newMemberAdded = false
     this.state = 'PreparingRebalance'
     this.clearPhaseTimer()
-    this.delayingInitialJoin = wasEmpty && this.timings.initialRebalanceDelayMs > 0
-    const timeout = this.delayingInitialJoin ? this.timings.initialRebalanceDelayMs : this.rebalanceTimeoutMs()
+    if (this.initialJoin) {
+      const delay = this.timings.initialRebalanceDelayMs
+      this.armInitialJoin(delay, Math.max(this.rebalanceTimeoutMs() - delay, 0))
+    } else {
+      this.phaseTimer = setTimeout(() => this.completeJoin(), this.rebalanceTimeoutMs())
+    }
+  }
+
+  private armInitialJoin(delayMs: number, remainingMs: number): void {
     this.phaseTimer = setTimeout(() => {
-      this.delayingInitialJoin = false
-      this.completeJoin()
-    }, timeout)
+      if (this.newMemberAdded && remainingMs > 0) {
+        this.newMemberAdded = false
+        this.armInitialJoin(Math.min(this.timings.initialRebalanceDelayMs, remainingMs), Math.max(remainingMs - delayMs, 0))
+        return
+      }
+      this.initialJoin = false
+      // Where Kafka ends the initial join here, members handed an id (MEMBER_ID_REQUIRED) whose
+      // second JoinGroup has not come yet are still waited for, as in any other join phase
+      // (bounded by their session timeout and the rebalance timeout): Kafka's leader stays in
+      // CompletingRebalance until the group's record is replicated, a window in which such a
+      // member still rebalances the group before anyone is assigned; here SyncGroup is instant.
+      this.phaseTimer = setTimeout(() => this.completeJoin(), this.rebalanceTimeoutMs())
+      this.tryCompleteJoin()
+    }, delayMs)
   }
 
   private tryCompleteJoin(): void {
-    if (this.state !== 'PreparingRebalance' || this.pending.size > 0) return
-    // With an initial delay, the join of an empty group waits its full length for more members.
-    if (this.delayingInitialJoin) return
+    if (this.state !== 'PreparingRebalance' || this.initialJoin || this.pending.size > 0) return
     for (const m of this.members.values()) if (!m.joinWaiter) return
     this.completeJoin()
   }
@@ -261,6 +295,7 @@ export class ClassicGroup extends GroupOffsets {
   private completeJoin(): void {
     if (this.state !== 'PreparingRebalance') return
     this.clearPhaseTimer()
+    this.initialJoin = false
     for (const m of [...this.members.values()]) if (!m.joinWaiter) this.removeMember(m)
     this.generationId++
     if (this.members.size === 0) {
