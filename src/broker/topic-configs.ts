@@ -8,10 +8,13 @@ import { INT32_MAX } from '../int32.js'
  */
 export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: boolean }> = {
   'cleanup.policy': { value: 'delete', enforced: true },
-  'compression.type': { value: 'producer', enforced: false },
+  'compression.type': { value: 'producer', enforced: true },
   'delete.retention.ms': { value: '86400000', enforced: true },
+  // Segments the cleaner or retention replaced are deleted at once here: there is no reader of an old file to wait for.
+  'file.delete.delay.ms': { value: '60000', enforced: false },
   'max.message.bytes': { value: '1048588', enforced: true },
-  'message.timestamp.type': { value: 'CreateTime', enforced: false },
+  'max.compaction.lag.ms': { value: '9223372036854775807', enforced: true },
+  'message.timestamp.type': { value: 'CreateTime', enforced: true },
   'min.cleanable.dirty.ratio': { value: '0.5', enforced: true },
   'min.compaction.lag.ms': { value: '0', enforced: true },
   'min.insync.replicas': { value: '1', enforced: true },
@@ -22,6 +25,10 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'index.interval.bytes': { value: '4096', enforced: true },
   'unclean.leader.election.enable': { value: 'false', enforced: true },
 }
+
+/** compression.type's values, in Kafka's order: `producer` keeps a batch's codec, any other is the codec batches are stored in. */
+export const TOPIC_COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer']
+const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime']
 
 /** unclean.leader.election.enable: whether an out-of-sync replica may lead when no ISR member is live. */
 export function uncleanElectionEnabled(t: TopicImage): boolean {
@@ -39,7 +46,9 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (!known) return `Unknown topic config name: ${key}`
   if (value === null) return null
   if (key === 'message.timestamp.type')
-    return value === 'CreateTime' ? null : 'only CreateTime is served (LogAppendTime would rewrite batches)'
+    return TIMESTAMP_TYPES.includes(value)
+      ? null
+      : `Invalid value ${value} for configuration message.timestamp.type: String must be one of: ${TIMESTAMP_TYPES.join(', ')}`
   if (key === 'cleanup.policy') {
     const policies = value.split(',').map((p) => p.trim())
     const bad = policies.find((p) => p !== 'delete' && p !== 'compact')
@@ -52,7 +61,9 @@ export function topicConfigProblem(key: string, value: string | null): string | 
       : `Invalid value ${value} for configuration min.cleanable.dirty.ratio: Value must be between 0 and 1`
   }
   if (key === 'compression.type')
-    return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
+    return TOPIC_COMPRESSION_TYPES.includes(value)
+      ? null
+      : `Invalid value ${value} for configuration compression.type: String must be one of: ${TOPIC_COMPRESSION_TYPES.join(', ')}`
   if (key === 'unclean.leader.election.enable')
     return /^(true|false)$/i.test(value)
       ? null
@@ -67,8 +78,10 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (key === 'segment.ms' && Number(value) < 1) return `Invalid value ${value} for configuration segment.ms: Value must be at least 1`
   if (key === 'index.interval.bytes' && Number(value) < 0)
     return `Invalid value ${value} for configuration index.interval.bytes: Value must be at least 0`
-  if ((key === 'delete.retention.ms' || key === 'min.compaction.lag.ms') && Number(value) < 0)
+  if ((key === 'delete.retention.ms' || key === 'min.compaction.lag.ms' || key === 'file.delete.delay.ms') && Number(value) < 0)
     return `Invalid value ${value} for configuration ${key}: Value must be at least 0`
+  if (key === 'max.compaction.lag.ms' && Number(value) < 1)
+    return `Invalid value ${value} for configuration max.compaction.lag.ms: Value must be at least 1`
   if (key === 'min.insync.replicas' && Number(value) < 1)
     return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`
   return null
