@@ -26,6 +26,9 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'unclean.leader.election.enable': { value: 'false', enforced: true },
 }
 
+/** The LIST-typed topic configs (comma-separated values): IncrementalAlterConfigs may APPEND to and SUBTRACT from them. */
+export const LIST_TOPIC_CONFIGS: ReadonlySet<string> = new Set(['cleanup.policy'])
+
 /** compression.type's values, in Kafka's order: `producer` keeps a batch's codec, any other is the codec batches are stored in. */
 export const TOPIC_COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer']
 const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime']
