@@ -11,6 +11,7 @@ import { decodeRecordSet } from '../../src/codec/batch-decoder.js'
 import { batchCompression, batchMaxTimestamp, batchTimestampType } from '../../src/codec/batch-header.js'
 import { Compression, type CompressionName } from '../../src/codec/compression.js'
 import { Kafka } from '../../src/index.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { Fetch, Produce } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 
@@ -252,3 +253,55 @@ function lastBatchLength(bytes: Buffer): number {
   }
   return size
 }
+
+describe('IncrementalAlterConfigs APPEND and SUBTRACT', () => {
+  const alter = (admin: Admin, topic: string, entries: { name: string; value?: string; operation: 'APPEND' | 'SUBTRACT' | 'SET' }[]) =>
+    admin.alterConfigs({ resources: [{ type: 2, name: topic, configEntries: entries }] })
+
+  it('cleanup.policy APPEND compact makes "delete,compact" (keyless records then refused), SUBTRACT takes items out', async () => {
+    const { admin, raw } = await start()
+    await create(admin, 'l', {})
+    expect((await produce(raw, 'l', 'none')).errorCode).toBe(0)
+    // librdkafka's 0011: APPEND to the default (delete).
+    await alter(admin, 'l', [{ name: 'cleanup.policy', value: 'compact', operation: 'APPEND' }])
+    expect(await described(admin, 'l', ['cleanup.policy'])).toEqual({ 'cleanup.policy': 'delete,compact' })
+    expect((await produce(raw, 'l', 'none')).errorCode).toBe(ErrorCodes.INVALID_RECORD)
+    // An item already there is not added twice.
+    await alter(admin, 'l', [{ name: 'cleanup.policy', value: 'compact,delete', operation: 'APPEND' }])
+    expect(await described(admin, 'l', ['cleanup.policy'])).toEqual({ 'cleanup.policy': 'delete,compact' })
+    await alter(admin, 'l', [{ name: 'cleanup.policy', value: 'delete', operation: 'SUBTRACT' }])
+    expect(await described(admin, 'l', ['cleanup.policy'])).toEqual({ 'cleanup.policy': 'compact' })
+    await alter(admin, 'l', [
+      { name: 'cleanup.policy', value: 'delete', operation: 'APPEND' },
+      { name: 'retention.ms', value: '1000', operation: 'SET' },
+    ])
+    expect(await described(admin, 'l', ['cleanup.policy', 'retention.ms'])).toEqual({
+      'cleanup.policy': 'compact,delete',
+      'retention.ms': '1000',
+    })
+    await alter(admin, 'l', [{ name: 'cleanup.policy', value: 'compact', operation: 'SUBTRACT' }])
+    expect(await described(admin, 'l', ['cleanup.policy'])).toEqual({ 'cleanup.policy': 'delete' })
+    expect((await produce(raw, 'l', 'none')).errorCode).toBe(0)
+  })
+
+  it('APPEND or SUBTRACT on a config that is not a LIST is INVALID_CONFIG, and nothing of the resource changes', async () => {
+    const { admin } = await start()
+    await create(admin, 'n', {})
+    for (const operation of ['APPEND', 'SUBTRACT'] as const) {
+      await expect(
+        alter(admin, 'n', [
+          { name: 'retention.ms', value: '5', operation: 'SET' },
+          { name: 'compression.type', value: 'gzip', operation },
+        ]),
+      ).rejects.toThrow(new RegExp(`Can't ${operation} to key compression.type because its type is not LIST`))
+    }
+    await expect(alter(admin, 'n', [{ name: 'cleanup.policy', value: 'shred', operation: 'APPEND' }])).rejects.toThrow(
+      /INVALID_CONFIG|String must be one of/,
+    )
+    expect(await described(admin, 'n', ['retention.ms', 'cleanup.policy', 'compression.type'])).toEqual({
+      'retention.ms': '604800000',
+      'cleanup.policy': 'delete',
+      'compression.type': 'producer',
+    })
+  })
+})

@@ -4,17 +4,39 @@ import {
   type IncrementalAlterConfigsRequest,
   type IncrementalAlterConfigsResponse,
 } from '../../protocol/messages/IncrementalAlterConfigs.js'
+import type { TopicImage } from '../controller.js'
 import { defineHandler } from '../handler.js'
-import { topicConfigProblem } from '../topic-configs.js'
+import { LIST_TOPIC_CONFIGS, TOPIC_CONFIG_DEFAULTS, topicConfigProblem } from '../topic-configs.js'
 
 const TOPIC = 2
 const SET = 0
 const DELETE = 1
+const APPEND = 2
+const SUBTRACT = 3
+const OPERATIONS = ['SET', 'DELETE', 'APPEND', 'SUBTRACT']
+
+type Change = IncrementalAlterConfigsRequest['resources'][number]['configs'][number]
 
 /**
- * IncrementalAlterConfigs for topics: SET and DELETE of the configs the
- * broker knows, all of a resource's changes or none. APPEND and SUBTRACT
- * (list configs) and broker configs are refused.
+ * A LIST config's value after APPEND or SUBTRACT, as Kafka's controller:
+ * the items set (or the default's when unset), split on commas, with each
+ * of `value`'s items added when missing or removed, joined again.
+ */
+function listAfter(t: TopicImage, c: Change): string {
+  const current = t.configs.get(c.name) ?? TOPIC_CONFIG_DEFAULTS[c.name]?.value ?? ''
+  const items = current.split(',').filter((s) => s !== '')
+  for (const item of (c.value ?? '').split(',')) {
+    const at = items.indexOf(item)
+    if (c.configOperation === APPEND && at < 0) items.push(item)
+    if (c.configOperation === SUBTRACT && at >= 0) items.splice(at, 1)
+  }
+  return items.join(',')
+}
+
+/**
+ * IncrementalAlterConfigs for topics: SET, DELETE, and APPEND or SUBTRACT
+ * for LIST configs (cleanup.policy), of the configs the broker knows; all
+ * of a resource's changes or none. Broker configs are refused.
  */
 export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse>({
   spec: IncrementalAlterConfigs,
@@ -31,18 +53,30 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
           resourceName: r.resourceName,
         })
         if (r.resourceType !== TOPIC) return answer(ErrorCodes.INVALID_REQUEST, 'only topic configs can be altered here')
-        if (!controller.topics.has(r.resourceName))
-          return answer(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist`)
+        const t = controller.topics.get(r.resourceName)
+        if (!t) return answer(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist`)
+        const names = r.configs.map((c) => c.name)
+        const repeated = names.filter((n, i) => names.indexOf(n) !== i)
+        if (repeated.length)
+          return answer(ErrorCodes.INVALID_REQUEST, `Error due to duplicate config keys: ${[...new Set(repeated)].join(', ')}`)
+        // Each key's value afterwards (null: back to the default), checked before any is applied.
+        const after = new Map<string, string | null>()
         for (const c of r.configs) {
-          if (c.configOperation !== SET && c.configOperation !== DELETE)
-            return answer(ErrorCodes.INVALID_REQUEST, `config operation ${c.configOperation} is not served (SET and DELETE are)`)
-          const problem = topicConfigProblem(c.name, c.configOperation === DELETE ? null : c.value)
+          const op = c.configOperation
+          if (op === APPEND || op === SUBTRACT) {
+            if (!LIST_TOPIC_CONFIGS.has(c.name))
+              return answer(ErrorCodes.INVALID_CONFIG, `Can't ${OPERATIONS[op]} to key ${c.name} because its type is not LIST.`)
+            if (c.value === null) return answer(ErrorCodes.INVALID_REQUEST, `${OPERATIONS[op]} of ${c.name} needs a value`)
+            after.set(c.name, listAfter(t, c))
+          } else if (op === SET) {
+            if (c.value === null) return answer(ErrorCodes.INVALID_REQUEST, `SET of ${c.name} needs a value`)
+            after.set(c.name, c.value)
+          } else if (op === DELETE) after.set(c.name, null)
+          else return answer(ErrorCodes.INVALID_REQUEST, `unknown config operation ${op}`)
+          const problem = topicConfigProblem(c.name, after.get(c.name) ?? null)
           if (problem) return answer(ErrorCodes.INVALID_CONFIG, problem)
-          if (c.configOperation === SET && c.value === null) return answer(ErrorCodes.INVALID_REQUEST, `SET of ${c.name} needs a value`)
         }
-        if (!req.validateOnly) {
-          for (const c of r.configs) controller.setTopicConfig(r.resourceName, c.name, c.configOperation === DELETE ? null : c.value)
-        }
+        if (!req.validateOnly) for (const [name, value] of after) controller.setTopicConfig(r.resourceName, name, value)
         return answer(ErrorCodes.NONE)
       }),
     }
