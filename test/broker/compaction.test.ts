@@ -187,6 +187,41 @@ describe('compaction, checked against a model with wafka reading', () => {
     expect(got.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual(['4:k0=v4', '5:k1=v5', '6:tail=last'])
   })
 
+  it('max.compaction.lag.ms: a dirty log below min.cleanable.dirty.ratio is cleaned once its dirty records are older than it', async () => {
+    // Ratio 1: after its first cleaning a log is never dirty enough again; only max.compaction.lag.ms cleans it.
+    const base = { ...COMPACTED, 'min.cleanable.dirty.ratio': '1' }
+    cluster = await startCluster({
+      brokers: 1,
+      topics: [
+        { name: 'lagged', configs: { ...base, 'max.compaction.lag.ms': '300' } },
+        { name: 'unlagged', configs: base },
+      ],
+      logCleanerBackoffMs: 50,
+    })
+    const kafka = kafkaOf(cluster)
+    const producer = await open(kafka.producer())
+    const send = (key: string, value: string) =>
+      Promise.all(['lagged', 'unlagged'].map((topic) => producer.send({ topic, messages: [{ key, value }] })))
+    await send('k0', 'v0')
+    await send('k1', 'v1')
+    await send('tail', 'first')
+    // A few ticks: every log is cleaned once (all it could clean was dirty), up to its newest batch.
+    await new Promise((r) => setTimeout(r, 250))
+    await send('k0', 'v3')
+    await send('tail', 'second')
+    await new Promise((r) => setTimeout(r, 900))
+    const lagged = await readAll(kafka, 'lagged', 4)
+    expect(lagged.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual(['1:k1=v1', '2:tail=first', '3:k0=v3', '4:tail=second'])
+    const unlagged = await readAll(kafka, 'unlagged', 5)
+    expect(unlagged.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual([
+      '0:k0=v0',
+      '1:k1=v1',
+      '2:tail=first',
+      '3:k0=v3',
+      '4:tail=second',
+    ])
+  })
+
   it('CreateTopics takes compact and compact,delete, refuses other policies and bad cleaner configs with INVALID_CONFIG', async () => {
     cluster = await startCluster({ brokers: 1, logCleanerBackoffMs: NO_TIMER })
     const admin = kafkaOf(cluster).admin()
