@@ -349,7 +349,7 @@ function decodeOne(b: CleanerBatch): RecordBatch {
   return decodeRecordSet(b.bytes, { verifyCrc: false }).batches[0]
 }
 
-/** The batch re-encoded with only `kept`, everything else as it came: codec, offsets, producer fields, leader epoch. */
+/** The batch re-encoded with only `kept`, everything else as it came: codec, offsets, producer fields, leader epoch, timestamp type. */
 function rewrite(b: CleanerBatch, d: RecordBatch, kept: DecodedRecord[], deleteHorizonMs: number | undefined): Buffer {
   const records: RecordInput[] = kept.map((r) => ({ key: r.key, value: r.value, headers: r.headerList, timestamp: r.timestamp }))
   return encodeRecordBatch(records, {
@@ -364,6 +364,8 @@ function rewrite(b: CleanerBatch, d: RecordBatch, kept: DecodedRecord[], deleteH
     transactional: d.isTransactional,
     control: d.isControl,
     deleteHorizonMs,
+    // A LogAppendTime batch stays one, stamped as it was (its records read that time whatever their own).
+    logAppendTime: d.timestampType === 'LogAppendTime' ? d.maxTimestamp : undefined,
   })
 }
 

@@ -24,6 +24,8 @@ import { requireKafka, runJava, startKafka, type KafkaCluster } from '../peers/k
 import { received, until, type Received } from './support.js'
 import { RawClient } from './raw-client.js'
 import { Produce } from '../../src/protocol/messages/Produce.js'
+import { Fetch } from '../../src/protocol/messages/Fetch.js'
+import { decodeRecordSet } from '../../src/codec/batch-decoder.js'
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
 const RETENTION_MS = 1500
@@ -220,6 +222,39 @@ describe('compaction, checked against a model with wafka reading', () => {
       '3:k0=v3',
       '4:tail=second',
     ])
+  })
+
+  it('message.timestamp.type=LogAppendTime: a batch the cleaner rewrites keeps its timestamp type and append time', async () => {
+    const configs = { ...COMPACTED, 'message.timestamp.type': 'LogAppendTime' }
+    cluster = await startCluster({ brokers: 1, topics: [{ name: 'lat', configs }], logCleanerBackoffMs: NO_TIMER })
+    const producer = await open(kafkaOf(cluster).producer())
+    const [first] = await producer.send({
+      topic: 'lat',
+      messages: [
+        { key: 'k0', value: 'a', timestamp: '1000' },
+        { key: 'k1', value: 'b', timestamp: '2000' },
+      ],
+    })
+    await producer.send({ topic: 'lat', messages: [{ key: 'k0', value: 'c' }] })
+    await producer.send({ topic: 'lat', messages: [{ key: 'tail', value: 'last' }] })
+    expect(cluster.compact('lat')).toMatchObject({ recordsRemoved: 1 })
+    const b = cluster.brokers[0]
+    const raw = await RawClient.open(`${b.host}:${b.port}`)
+    try {
+      const res = await raw.request(Fetch, 12, {
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        topics: [{ topic: 'lat', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+      })
+      const [rewritten] = decodeRecordSet(res.responses[0].partitions[0].records!).batches
+      expect(rewritten.records.map((r) => `${r.offset}:${r.key}=${r.value}`)).toEqual(['1:k1=b'])
+      expect(rewritten.timestampType).toBe('LogAppendTime')
+      expect(rewritten.maxTimestamp).toBe(Number(first.logAppendTime))
+      expect(rewritten.records[0].timestamp).toBe(Number(first.logAppendTime))
+    } finally {
+      raw.close()
+    }
   })
 
   it('CreateTopics takes compact and compact,delete, refuses other policies and bad cleaner configs with INVALID_CONFIG', async () => {
