@@ -137,6 +137,33 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
     expect(got.map((x) => `${x.partition}:${x.offset}:${x.value}`).sort()).toEqual(['0:0:a', '0:1:b', '1:0:c'])
   })
 
+  it('a topic with compression.type=gzip and message.timestamp.type=LogAppendTime: kcat reads its lz4 batches back stamped by the broker', async () => {
+    cluster = await startCluster({
+      brokers: 2,
+      topics: [{ name: 'stamped', partitions: 2, configs: { 'compression.type': 'gzip', 'message.timestamp.type': 'LogAppendTime' } }],
+    })
+    const sent = kcatable(7, 40)
+    const before = Date.now()
+    await kcatProduce(
+      cluster.bootstrapServers,
+      'stamped',
+      sent.map((m) => ({ key: m.key, value: m.value })),
+      { compression: 'lz4' },
+    )
+    const got = await kcatConsume(cluster.bootstrapServers, 'stamped')
+    expect(
+      compareExactly(
+        sent.map((m) => ({ ...m, headers: [] })),
+        got.map(({ timestamp: _, ...m }) => ({ ...m, headers: [] })),
+      ),
+    ).toEqual([])
+    for (const m of got) {
+      expect(m.timestampType).toBe('logappend')
+      expect(m.timestamp).toBeGreaterThanOrEqual(before)
+      expect(m.timestamp).toBeLessThanOrEqual(Date.now())
+    }
+  })
+
   it('a cooperative-sticky kcat group member gets every partition', async () => {
     cluster = await startCluster({ brokers: 2, topics: [{ name: 'coop', partitions: 3 }] })
     const m = kcatGroupConsumer(cluster.bootstrapServers, {
