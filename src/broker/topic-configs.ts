@@ -43,6 +43,17 @@ export function topicConfig(t: TopicImage, key: string): string {
   return t.configs.get(key) ?? TOPIC_CONFIG_DEFAULTS[key]?.value ?? ''
 }
 
+/**
+ * Why a topic's configs taken together are not acceptable (Kafka's
+ * LogConfig.validateValues), or null: `get` gives each config's value as it
+ * would be, set or default.
+ */
+export function topicConfigsConflict(get: (key: string) => string): string | null {
+  const min = BigInt(get('min.compaction.lag.ms'))
+  const max = BigInt(get('max.compaction.lag.ms'))
+  return min > max ? `conflict topic config setting min.compaction.lag.ms (${min}) > max.compaction.lag.ms (${max})` : null
+}
+
 /** Why `value` is not acceptable for `key`, or null when it is. */
 export function topicConfigProblem(key: string, value: string | null): string | null {
   const known = TOPIC_CONFIG_DEFAULTS[key]
