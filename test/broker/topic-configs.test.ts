@@ -254,6 +254,29 @@ function lastBatchLength(bytes: Buffer): number {
   return size
 }
 
+describe('min.compaction.lag.ms and max.compaction.lag.ms together', () => {
+  it('min above max is INVALID_CONFIG on create and on alter, where the values they would have are compared', async () => {
+    const { admin } = await start()
+    const conflict = /conflict topic config setting min.compaction.lag.ms \(10\) > max.compaction.lag.ms \(5\)/
+    await expect(create(admin, 'x', { 'min.compaction.lag.ms': '10', 'max.compaction.lag.ms': '5' })).rejects.toThrow(conflict)
+    await create(admin, 'm', { 'max.compaction.lag.ms': '5' })
+    const set = (entries: { name: string; value?: string; operation?: 'SET' | 'DELETE' }[]) =>
+      admin.alterConfigs({ resources: [{ type: 2, name: 'm', configEntries: entries }] })
+    await expect(set([{ name: 'min.compaction.lag.ms', value: '10' }])).rejects.toThrow(conflict)
+    await set([
+      { name: 'min.compaction.lag.ms', value: '10' },
+      { name: 'max.compaction.lag.ms', value: '20' },
+    ])
+    await expect(set([{ name: 'max.compaction.lag.ms', value: '5' }])).rejects.toThrow(conflict)
+    // Back to the default (Long.MAX_VALUE): no conflict.
+    await set([{ name: 'max.compaction.lag.ms', operation: 'DELETE' }])
+    expect(await described(admin, 'm', ['min.compaction.lag.ms', 'max.compaction.lag.ms'])).toEqual({
+      'min.compaction.lag.ms': '10',
+      'max.compaction.lag.ms': '9223372036854775807',
+    })
+  })
+})
+
 describe('IncrementalAlterConfigs APPEND and SUBTRACT', () => {
   const alter = (admin: Admin, topic: string, entries: { name: string; value?: string; operation: 'APPEND' | 'SUBTRACT' | 'SET' }[]) =>
     admin.alterConfigs({ resources: [{ type: 2, name: topic, configEntries: entries }] })

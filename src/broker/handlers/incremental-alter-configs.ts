@@ -6,7 +6,7 @@ import {
 } from '../../protocol/messages/IncrementalAlterConfigs.js'
 import type { TopicImage } from '../controller.js'
 import { defineHandler } from '../handler.js'
-import { LIST_TOPIC_CONFIGS, TOPIC_CONFIG_DEFAULTS, topicConfigProblem } from '../topic-configs.js'
+import { LIST_TOPIC_CONFIGS, TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict } from '../topic-configs.js'
 
 const TOPIC = 2
 const SET = 0
@@ -76,6 +76,10 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
           const problem = topicConfigProblem(c.name, after.get(c.name) ?? null)
           if (problem) return answer(ErrorCodes.INVALID_CONFIG, problem)
         }
+        const conflict = topicConfigsConflict(
+          (key) => (after.has(key) ? after.get(key) : t.configs.get(key)) ?? TOPIC_CONFIG_DEFAULTS[key].value,
+        )
+        if (conflict) return answer(ErrorCodes.INVALID_CONFIG, conflict)
         if (!req.validateOnly) for (const [name, value] of after) controller.setTopicConfig(r.resourceName, name, value)
         return answer(ErrorCodes.NONE)
       }),
