@@ -38,6 +38,13 @@ export function uncleanElectionEnabled(t: TopicImage): boolean {
   return topicConfig(t, 'unclean.leader.election.enable').toLowerCase() === 'true'
 }
 
+/** Whether cleanup.policy names delete: retention.ms and retention.bytes apply only then, as Kafka's. */
+export function cleanupDeletes(t: TopicImage): boolean {
+  return topicConfig(t, 'cleanup.policy')
+    .split(',')
+    .some((p) => p.trim() === 'delete')
+}
+
 /** A config's value for a topic: set, or the default. */
 export function topicConfig(t: TopicImage, key: string): string {
   return t.configs.get(key) ?? TOPIC_CONFIG_DEFAULTS[key]?.value ?? ''
@@ -64,6 +71,8 @@ export function topicConfigProblem(key: string, value: string | null): string | 
       ? null
       : `Invalid value ${value} for configuration message.timestamp.type: String must be one of: ${TIMESTAMP_TYPES.join(', ')}`
   if (key === 'cleanup.policy') {
+    // An empty list is a policy too (Kafka 4.4 takes it): neither retention nor compaction.
+    if (value.trim() === '') return null
     const policies = value.split(',').map((p) => p.trim())
     const bad = policies.find((p) => p !== 'delete' && p !== 'compact')
     return bad === undefined ? null : `Invalid value ${value} for configuration cleanup.policy: String must be one of: compact, delete`
