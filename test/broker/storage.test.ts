@@ -402,6 +402,31 @@ describe('disk storage with dataDir', () => {
     expect(await readAll(c2, 'cmp')).toEqual(after)
   })
 
+  it('retention applies only where cleanup.policy names delete (delete, compact,delete), not to compact alone nor to an empty policy', async () => {
+    const policies = { del: 'delete', both: 'compact,delete', compact: 'compact', none: '' }
+    await start({
+      retentionCheckIntervalMs: 50,
+      topics: Object.entries(policies).map(([name, policy]) => ({
+        name,
+        partitions: 1,
+        configs: { 'retention.ms': '600000', 'cleanup.policy': policy },
+      })),
+    })
+    const c = await client()
+    for (const name of Object.keys(policies)) {
+      await produce(c, name, batch('old', 5, 10, Date.now() - 3_600_000))
+      await produce(c, name, batch('new', 5, 10))
+    }
+    await until(
+      async () => (await listOffset(c, 'del', -2n)).offset === 5n && (await listOffset(c, 'both', -2n)).offset === 5n,
+      5000,
+      () => 'the log start of the deleting topics to move to 5',
+    )
+    await new Promise((r) => setTimeout(r, 200))
+    expect((await listOffset(c, 'compact', -2n)).offset).toBe(0n)
+    expect((await listOffset(c, 'none', -2n)).offset).toBe(0n)
+  })
+
   it('in memory (no dataDir) retention.ms drops whole old batches and moves the log start', async () => {
     await start({ retentionCheckIntervalMs: 50, topics: [{ name: 'mem', partitions: 1, configs: { 'retention.ms': '600000' } }] })
     const c = await client()

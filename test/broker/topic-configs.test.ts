@@ -304,6 +304,11 @@ describe('IncrementalAlterConfigs APPEND and SUBTRACT', () => {
     })
     await alter(admin, 'l', [{ name: 'cleanup.policy', value: 'compact', operation: 'SUBTRACT' }])
     expect(await described(admin, 'l', ['cleanup.policy'])).toEqual({ 'cleanup.policy': 'delete' })
+    // Everything subtracted: the empty policy, which Kafka 4.4 takes (neither retention nor compaction).
+    await alter(admin, 'l', [{ name: 'cleanup.policy', value: 'delete', operation: 'SUBTRACT' }])
+    expect(await described(admin, 'l', ['cleanup.policy'])).toEqual({ 'cleanup.policy': '' })
+    await alter(admin, 'l', [{ name: 'cleanup.policy', value: 'delete', operation: 'APPEND' }])
+    expect(await described(admin, 'l', ['cleanup.policy'])).toEqual({ 'cleanup.policy': 'delete' })
     expect((await produce(raw, 'l', 'none')).errorCode).toBe(0)
   })
 
