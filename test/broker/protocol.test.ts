@@ -365,9 +365,16 @@ describe('fetch', () => {
     expect((await fetch(c, { partitionMaxBytes: b1.length * 2 + 200 })).responses[0].partitions[0].records!.length).toBe(b1.length * 2)
   })
 
-  it('an offset past the log end is OFFSET_OUT_OF_RANGE', async () => {
+  it('an offset past the log end is OFFSET_OUT_OF_RANGE, with no offsets (-1), as Kafka 4.4 answers', async () => {
     const c = await leaderClient('t', 0)
-    expect((await fetch(c, { offset: 5n })).responses[0].partitions[0].errorCode).toBe(ErrorCodes.OFFSET_OUT_OF_RANGE)
+    await produce(c, batch(['a']))
+    expect((await fetch(c, { offset: 5n })).responses[0].partitions[0]).toMatchObject({
+      errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE,
+      highWatermark: -1n,
+      lastStableOffset: -1n,
+      logStartOffset: -1n,
+      abortedTransactions: null,
+    })
   })
 
   it('a partition error comes with an empty record set, never a null one (librdkafka refuses the whole response)', async () => {

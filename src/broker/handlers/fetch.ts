@@ -25,7 +25,15 @@ const FINAL_EPOCH = -1
 const NO_RECORDS: Buffer[] = []
 
 function failed(partitionIndex: number, errorCode: number): PartitionData {
-  return { partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, records: NO_RECORDS }
+  return {
+    partitionIndex,
+    errorCode,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+    abortedTransactions: null,
+    records: NO_RECORDS,
+  }
 }
 
 interface Pass {
@@ -119,8 +127,8 @@ function readOnce(
           }
         }
       }
-      if (offset < log.logStartOffset || offset > log.logEndOffset)
-        return { ...common, errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE, records: NO_RECORDS }
+      // Kafka's failed log read: no offsets (-1), no aborted transactions, an empty record set.
+      if (offset < log.logStartOffset || offset > log.logEndOffset) return failed(want.partition, ErrorCodes.OFFSET_OUT_OF_RANGE)
       let chunks: Buffer[] = []
       // KIP-74: the first batch goes out whole even past the limits, so a consumer always progresses.
       const limit = Math.min(want.partitionMaxBytes, room)
