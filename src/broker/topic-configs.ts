@@ -9,6 +9,10 @@ import { INT32_MAX } from '../int32.js'
 export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: boolean }> = {
   'cleanup.policy': { value: 'delete', enforced: true },
   'compression.type': { value: 'producer', enforced: true },
+  // KIP-390: the level a batch re-encoded in the topic's codec takes (lz4's is kept and described: the wasm LZ4 has one level).
+  'compression.gzip.level': { value: '-1', enforced: true },
+  'compression.lz4.level': { value: '9', enforced: false },
+  'compression.zstd.level': { value: '3', enforced: true },
   'delete.retention.ms': { value: '86400000', enforced: true },
   // Segments the cleaner or retention replaced are deleted at once here: there is no reader of an old file to wait for.
   'file.delete.delay.ms': { value: '60000', enforced: false },
@@ -32,6 +36,12 @@ export const LIST_TOPIC_CONFIGS: ReadonlySet<string> = new Set(['cleanup.policy'
 /** compression.type's values, in Kafka's order: `producer` keeps a batch's codec, any other is the codec batches are stored in. */
 export const TOPIC_COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer']
 const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime']
+/** Each codec's level range, as Kafka's CompressionType (gzip also takes -1, zlib's default). */
+const COMPRESSION_LEVELS: Record<string, [number, number]> = {
+  'compression.gzip.level': [1, 9],
+  'compression.lz4.level': [1, 17],
+  'compression.zstd.level': [-131072, 22],
+}
 
 /** unclean.leader.election.enable: whether an out-of-sync replica may lead when no ISR member is live. */
 export function uncleanElectionEnabled(t: TopicImage): boolean {
@@ -87,6 +97,18 @@ export function topicConfigProblem(key: string, value: string | null): string | 
     return TOPIC_COMPRESSION_TYPES.includes(value)
       ? null
       : `Invalid value ${value} for configuration compression.type: String must be one of: ${TOPIC_COMPRESSION_TYPES.join(', ')}`
+  const levels = COMPRESSION_LEVELS[key]
+  if (levels) {
+    const level = Number(value)
+    if (!/^-?\d+$/.test(value) || level > INT32_MAX) return `Invalid value ${value} for configuration ${key}: Not a number of type INT`
+    if (key === 'compression.gzip.level')
+      return level === -1 || (level >= 1 && level <= 9)
+        ? null
+        : `Invalid value ${value} for configuration ${key}: Value must be between 1 and 9 or equal to -1`
+    if (level < levels[0]) return `Invalid value ${value} for configuration ${key}: Value must be at least ${levels[0]}`
+    if (level > levels[1]) return `Invalid value ${value} for configuration ${key}: Value must be no more than ${levels[1]}`
+    return null
+  }
   if (key === 'unclean.leader.election.enable')
     return /^(true|false)$/i.test(value)
       ? null
