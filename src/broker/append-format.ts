@@ -24,12 +24,25 @@ function topicCodec(t: TopicImage): number {
   return type === 'uncompressed' ? Compression.none : Compression[type as keyof typeof Compression]
 }
 
+/** The topic's level for `codec` (KIP-390's compression.gzip.level, compression.zstd.level), or the codec's default. */
+function topicLevel(t: TopicImage, codec: number): number | undefined {
+  const level =
+    codec === Compression.gzip
+      ? Number(topicConfig(t, 'compression.gzip.level'))
+      : codec === Compression.zstd
+        ? Number(topicConfig(t, 'compression.zstd.level'))
+        : undefined
+  // gzip's -1 is zlib's default level.
+  return level === -1 && codec === Compression.gzip ? undefined : level
+}
+
 /**
  * What a topic's compression.type and message.timestamp.type make of a
  * validated produced batch, as Kafka's LogValidator on the leader: a batch
  * in another codec than the topic's is re-encoded in it (records, their
  * timestamps, producer id, epoch, sequence and transactional flag kept;
- * offsets consecutive), and must still fit max.message.bytes; under
+ * offsets consecutive; at the topic's gzip or zstd level), and must still
+ * fit max.message.bytes; under
  * LogAppendTime the batch's timestamp type bit is set and its max timestamp
  * is `now` (in place, with the CRC sealed again, when the codec stays).
  * Returns a copy either way: the request's buffer belongs to the socket.
@@ -50,6 +63,7 @@ export function appendForm(records: Buffer, header: BatchHeader, t: TopicImage, 
   const inputs: RecordInput[] = batch.records.map((r) => ({ key: r.key, value: r.value, headers: r.headerList, timestamp: r.timestamp }))
   const bytes = encodeRecordBatch(inputs, {
     compression: codecName(codec),
+    compressionLevel: topicLevel(t, codec),
     producerId: header.producerId,
     producerEpoch: header.producerEpoch,
     baseSequence: header.baseSequence,

@@ -163,6 +163,43 @@ describe('compression.type', () => {
   })
 })
 
+describe('compression levels (KIP-390)', () => {
+  it('compression.gzip.level and compression.zstd.level set the level batches are re-encoded at; lz4 level accepted; ranges as Kafka', async () => {
+    const { admin, raw } = await start()
+    const words = Array.from({ length: 3000 }, (_, i) => ['kafka', 'log', 'batch', 'offset', 'broker', 'topic'][(i * 7 + (i >> 3)) % 6])
+    const big = encodeRecordBatch([{ key: 'k', value: words.join(' ') }])
+    const sizes: Record<string, number> = {}
+    for (const [topic, configs] of [
+      ['gz1', { 'compression.type': 'gzip', 'compression.gzip.level': '1' }],
+      ['gz9', { 'compression.type': 'gzip', 'compression.gzip.level': '9' }],
+      ['zs1', { 'compression.type': 'zstd', 'compression.zstd.level': '1' }],
+      ['zs19', { 'compression.type': 'zstd', 'compression.zstd.level': '19' }],
+    ] as const) {
+      await create(admin, topic, configs)
+      const r = await raw.request(Produce, 9, {
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: topic, partitionData: [{ index: 0, records: big }] }],
+      })
+      expect(r.responses[0].partitionResponses[0].errorCode).toBe(0)
+      const bytes = await fetched(raw, topic)
+      expect(decodeRecordSet(bytes).batches[0].records[0].value!.toString()).toBe(words.join(' '))
+      sizes[topic] = bytes.length
+    }
+    expect(sizes.gz9).toBeLessThan(sizes.gz1)
+    expect(sizes.zs19).toBeLessThan(sizes.zs1)
+    await create(admin, 'lz', { 'compression.lz4.level': '17' })
+    expect(await described(admin, 'lz', ['compression.gzip.level', 'compression.lz4.level', 'compression.zstd.level'])).toEqual({
+      'compression.gzip.level': '-1',
+      'compression.lz4.level': '17',
+      'compression.zstd.level': '3',
+    })
+    await expect(create(admin, 'bad1', { 'compression.gzip.level': '0' })).rejects.toThrow(/between 1 and 9 or equal to -1/)
+    await expect(create(admin, 'bad2', { 'compression.lz4.level': '18' })).rejects.toThrow(/no more than 17/)
+    await expect(create(admin, 'bad3', { 'compression.zstd.level': '-131073' })).rejects.toThrow(/at least -131072/)
+  })
+})
+
 describe('message.timestamp.type', () => {
   it('LogAppendTime: accepted and described; the broker stamps each batch (attribute bit, max timestamp) and Produce returns the time', async () => {
     const { admin, raw } = await start()
