@@ -376,6 +376,23 @@ describe('disk storage with dataDir', () => {
     reopened.close()
   })
 
+  it('a compacted log rolls its segment at max.compaction.lag.ms when that is shorter than segment.ms (so its records get cleanable)', async () => {
+    const dataDir = tempDir()
+    const configs = { 'cleanup.policy': 'compact', 'max.compaction.lag.ms': '60000' }
+    await start({ dataDir, topics: [{ name: 'lagroll', partitions: 1, configs }] })
+    const c = await client()
+    const old = Date.now() - 3_600_000
+    // Two minutes apart in record time: past max.compaction.lag.ms, well within segment.ms (7 days).
+    for (let i = 0; i < 3; i++)
+      expect((await produce(c, 'lagroll', encodeRecordBatch([{ key: 'k', value: `v${i}`, timestamp: old + i * 120_000 }]))).errorCode).toBe(
+        0,
+      )
+    const dir = join(dataDir, 'broker-0', 'lagroll-0')
+    expect(segmentFiles(dir)).toEqual(['00000000000000000000.log', '00000000000000000001.log', '00000000000000000002.log'])
+    cluster!.compact('lagroll', 0)
+    expect((await readAll(c, 'lagroll')).map((r) => `${r.offset}:${r.value}`)).toEqual(['1:v1', '2:v2'])
+  })
+
   it('cleanup.policy=compact on disk: the log cleaner rewrites the segments below the active one; a restart reads the compacted log', async () => {
     const dataDir = tempDir()
     const options = { dataDir }
