@@ -22,6 +22,7 @@ import { join } from 'node:path'
 import { readBatchHeader } from './record-batch.js'
 import { DiskLog } from './storage/disk-log.js'
 import { topicConfig } from './topic-configs.js'
+import { isCompacted } from './log-cleaner.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
 const SASL_MAX_RECEIVE_BYTES = 524_288
@@ -143,7 +144,10 @@ export class VirtualBroker {
     const log = new PartitionLog()
     const config = () => ({
       segmentBytes: Number(topicConfig(t, 'segment.bytes')),
-      segmentMs: Number(topicConfig(t, 'segment.ms')),
+      // A compacted log rolls by max.compaction.lag.ms too, so its newest records become cleanable in time (Kafka's maxSegmentMs).
+      segmentMs: isCompacted(t)
+        ? Math.min(Number(topicConfig(t, 'segment.ms')), Number(topicConfig(t, 'max.compaction.lag.ms')))
+        : Number(topicConfig(t, 'segment.ms')),
       indexIntervalBytes: Number(topicConfig(t, 'index.interval.bytes')),
     })
     const disk = DiskLog.open(join(dir, `${t.name}-${partition}`), topicId, config, this.cleanStart === false, (bytes, baseOffset) => {

@@ -5,7 +5,7 @@ import { Controller, uuid, type PartitionImage, type TopicImage } from './contro
 import type { MetadataRecord } from './metadata-records.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
-import { topicConfig } from './topic-configs.js'
+import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { Buffer } from 'node:buffer'
 import type { ListenerTls } from './listener.js'
 import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
@@ -270,13 +270,13 @@ export class EmbeddedCluster {
     return true
   }
 
-  /** Retention: every replica's log applies its topic's retention.ms and retention.bytes. */
+  /** Retention: every replica's log applies its topic's retention.ms and retention.bytes (when its cleanup.policy deletes). */
   private applyRetention(): void {
     const now = Date.now()
     for (const b of this.brokers.values()) {
       for (const [key, replica] of b.replicas) {
         const t = this.controller.topicsById.get(key.slice(0, key.indexOf('/')))
-        if (!t) continue
+        if (!t || !cleanupDeletes(t)) continue
         try {
           replica.log.applyRetention(now, Number(topicConfig(t, 'retention.ms')), Number(topicConfig(t, 'retention.bytes')))
         } catch (err) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { ZERO_UUID } from '../protocol/api.js'
 import type { MetadataRecord, PartitionChangeRecord, ScramCredentialRecord } from './metadata-records.js'
-import { topicConfigProblem, uncleanElectionEnabled } from './topic-configs.js'
+import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 
 export interface BrokerImage {
@@ -282,6 +282,8 @@ export class Controller {
       const why = topicConfigProblem(key, value)
       if (why) throw new ControllerError(ErrorCodes.INVALID_CONFIG, why)
     }
+    const conflict = topicConfigsConflict((key) => opts.configs?.[key] ?? TOPIC_CONFIG_DEFAULTS[key].value)
+    if (conflict) throw new ControllerError(ErrorCodes.INVALID_CONFIG, conflict)
     const live = this.liveBrokers().map((b) => b.id)
     let assignments = opts.assignments
     if (!assignments) {

@@ -1,5 +1,6 @@
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { EmbeddedCluster } from './cluster.js'
+import { OP_APPEND, OP_DELETE, OP_SET, OP_SUBTRACT, listAfter, notListProblem } from './config-ops.js'
 
 /**
  * The dynamic configs of brokers and groups, as Kafka 4.4 serves them:
@@ -190,12 +191,6 @@ export function groupConfig(cluster: EmbeddedCluster, group: string, key: string
   return cluster.controller.dynamicConfigs.group.get(group)?.get(key) ?? GROUP[key].value(cluster)
 }
 
-/** IncrementalAlterConfigs operations. */
-export const OP_SET = 0
-export const OP_DELETE = 1
-export const OP_APPEND = 2
-export const OP_SUBTRACT = 3
-
 /**
  * IncrementalAlterConfigs for a broker or group resource: every change
  * checked first, then all applied (or none, under validateOnly or a
@@ -219,13 +214,8 @@ export function alterDynamicIncrementally(
     if (c.configOperation === OP_SET) value = c.value
     else if (c.configOperation === OP_DELETE) value = null
     else if (c.configOperation === OP_APPEND || c.configOperation === OP_SUBTRACT) {
-      if (def && def.type !== TYPE_LIST)
-        return { code: ErrorCodes.INVALID_CONFIG, message: `Config value append is not allowed for config key: ${c.name}` }
-      const had = (current.get(c.name) ?? def?.value(cluster) ?? '').split(',').filter(Boolean)
-      const given = (c.value ?? '').split(',').filter(Boolean)
-      const list =
-        c.configOperation === OP_APPEND ? [...had, ...given.filter((v) => !had.includes(v))] : had.filter((v) => !given.includes(v))
-      value = list.join(',')
+      if (def && def.type !== TYPE_LIST) return { code: ErrorCodes.INVALID_CONFIG, message: notListProblem(c.configOperation, c.name) }
+      value = listAfter(current.get(c.name) ?? def?.value(cluster) ?? '', c.configOperation, c.value ?? '')
     } else return { code: ErrorCodes.INVALID_REQUEST, message: `Unknown alter config operation ${c.configOperation}` }
     const problem = dynamicConfigProblem(cluster, kind, c.name, value)
     if (problem) return { code: ErrorCodes.INVALID_CONFIG, message: problem }

@@ -128,8 +128,9 @@ function cleanerView(log: PartitionLog): { batches: readonly CleanerBatch[]; act
  * the producer state) or ends the cleaned range.
  *
  * Every broker cleans its own replicas, on a timer (log.cleaner.backoff.ms)
- * for logs whose dirty ratio reaches min.cleanable.dirty.ratio or whose
- * tombstones have passed their horizon, and on demand (compact()).
+ * for logs whose dirty ratio reaches min.cleanable.dirty.ratio, whose
+ * tombstones have passed their horizon or whose oldest dirty batch is past
+ * max.compaction.lag.ms, and on demand (compact()).
  */
 export class LogCleaner {
   private readonly states = new WeakMap<PartitionLog, LogState>()
@@ -183,8 +184,9 @@ export class LogCleaner {
           const log = broker?.running ? broker.replicas.get(`${t.id}/${p.partition}`)?.log : undefined
           if (!log) continue
           const state = this.stateOf(log)
-          const lag = Number(topicConfig(t, 'min.compaction.lag.ms'))
-          if (dirtyRatio(log, { firstDirty: state.firstDirty, minCompactionLagMs: lag, now }) < ratio && now < state.nextHorizon) continue
+          const at = { firstDirty: state.firstDirty, minCompactionLagMs: Number(topicConfig(t, 'min.compaction.lag.ms')), now }
+          const overdue = compactionOverdue(log, at, Number(topicConfig(t, 'max.compaction.lag.ms')))
+          if (!overdue && dirtyRatio(log, at) < ratio && now < state.nextHorizon) continue
           try {
             this.clean(log, t, now)
           } catch (err) {
@@ -217,6 +219,25 @@ export class LogCleaner {
     state.nextHorizon = nextHorizon
     return stats
   }
+}
+
+/**
+ * max.compaction.lag.ms, as Kafka's LogCleanerManager: a log must be
+ * cleaned, whatever its dirty ratio, once a dirty batch below the active
+ * segment was written longer ago than that (timestamps 0 or below do not
+ * count) and there are cleanable bytes past the checkpoint.
+ */
+export function compactionOverdue(
+  log: PartitionLog,
+  at: { firstDirty: number; minCompactionLagMs: number; now: number },
+  maxCompactionLagMs: number,
+): boolean {
+  const { batches, activeBase } = cleanerView(log)
+  const cleanUntil = at.now - Math.max(0, maxCompactionLagMs)
+  if (!batches.some((b) => b.baseOffset >= at.firstDirty && b.lastOffset < activeBase && b.maxTimestamp > 0 && b.maxTimestamp < cleanUntil))
+    return false
+  const end = firstUncleanableOffset(log, at)
+  return batches.some((b) => b.baseOffset >= at.firstDirty && b.lastOffset < end)
 }
 
 /**
@@ -328,7 +349,7 @@ function decodeOne(b: CleanerBatch): RecordBatch {
   return decodeRecordSet(b.bytes, { verifyCrc: false }).batches[0]
 }
 
-/** The batch re-encoded with only `kept`, everything else as it came: codec, offsets, producer fields, leader epoch. */
+/** The batch re-encoded with only `kept`, everything else as it came: codec, offsets, producer fields, leader epoch, timestamp type. */
 function rewrite(b: CleanerBatch, d: RecordBatch, kept: DecodedRecord[], deleteHorizonMs: number | undefined): Buffer {
   const records: RecordInput[] = kept.map((r) => ({ key: r.key, value: r.value, headers: r.headerList, timestamp: r.timestamp }))
   return encodeRecordBatch(records, {
@@ -343,6 +364,8 @@ function rewrite(b: CleanerBatch, d: RecordBatch, kept: DecodedRecord[], deleteH
     transactional: d.isTransactional,
     control: d.isControl,
     deleteHorizonMs,
+    // A LogAppendTime batch stays one, stamped as it was (its records read that time whatever their own).
+    logAppendTime: d.timestampType === 'LogAppendTime' ? d.maxTimestamp : undefined,
   })
 }
 

@@ -8,10 +8,17 @@ import { INT32_MAX } from '../int32.js'
  */
 export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: boolean }> = {
   'cleanup.policy': { value: 'delete', enforced: true },
-  'compression.type': { value: 'producer', enforced: false },
+  'compression.type': { value: 'producer', enforced: true },
+  // KIP-390: the level a batch re-encoded in the topic's codec takes (lz4's is kept and described: the wasm LZ4 has one level).
+  'compression.gzip.level': { value: '-1', enforced: true },
+  'compression.lz4.level': { value: '9', enforced: false },
+  'compression.zstd.level': { value: '3', enforced: true },
   'delete.retention.ms': { value: '86400000', enforced: true },
+  // Segments the cleaner or retention replaced are deleted at once here: there is no reader of an old file to wait for.
+  'file.delete.delay.ms': { value: '60000', enforced: false },
   'max.message.bytes': { value: '1048588', enforced: true },
-  'message.timestamp.type': { value: 'CreateTime', enforced: false },
+  'max.compaction.lag.ms': { value: '9223372036854775807', enforced: true },
+  'message.timestamp.type': { value: 'CreateTime', enforced: true },
   'min.cleanable.dirty.ratio': { value: '0.5', enforced: true },
   'min.compaction.lag.ms': { value: '0', enforced: true },
   'min.insync.replicas': { value: '1', enforced: true },
@@ -23,14 +30,45 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'unclean.leader.election.enable': { value: 'false', enforced: true },
 }
 
+/** The LIST-typed topic configs (comma-separated values): IncrementalAlterConfigs may APPEND to and SUBTRACT from them. */
+export const LIST_TOPIC_CONFIGS: ReadonlySet<string> = new Set(['cleanup.policy'])
+
+/** compression.type's values, in Kafka's order: `producer` keeps a batch's codec, any other is the codec batches are stored in. */
+export const TOPIC_COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer']
+const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime']
+/** Each codec's level range, as Kafka's CompressionType (gzip also takes -1, zlib's default). */
+const COMPRESSION_LEVELS: Record<string, [number, number]> = {
+  'compression.gzip.level': [1, 9],
+  'compression.lz4.level': [1, 17],
+  'compression.zstd.level': [-131072, 22],
+}
+
 /** unclean.leader.election.enable: whether an out-of-sync replica may lead when no ISR member is live. */
 export function uncleanElectionEnabled(t: TopicImage): boolean {
   return topicConfig(t, 'unclean.leader.election.enable').toLowerCase() === 'true'
 }
 
+/** Whether cleanup.policy names delete: retention.ms and retention.bytes apply only then, as Kafka's. */
+export function cleanupDeletes(t: TopicImage): boolean {
+  return topicConfig(t, 'cleanup.policy')
+    .split(',')
+    .some((p) => p.trim() === 'delete')
+}
+
 /** A config's value for a topic: set, or the default. */
 export function topicConfig(t: TopicImage, key: string): string {
   return t.configs.get(key) ?? TOPIC_CONFIG_DEFAULTS[key]?.value ?? ''
+}
+
+/**
+ * Why a topic's configs taken together are not acceptable (Kafka's
+ * LogConfig.validateValues), or null: `get` gives each config's value as it
+ * would be, set or default.
+ */
+export function topicConfigsConflict(get: (key: string) => string): string | null {
+  const min = BigInt(get('min.compaction.lag.ms'))
+  const max = BigInt(get('max.compaction.lag.ms'))
+  return min > max ? `conflict topic config setting min.compaction.lag.ms (${min}) > max.compaction.lag.ms (${max})` : null
 }
 
 /** Why `value` is not acceptable for `key`, or null when it is. */
@@ -39,8 +77,12 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (!known) return `Unknown topic config name: ${key}`
   if (value === null) return null
   if (key === 'message.timestamp.type')
-    return value === 'CreateTime' ? null : 'only CreateTime is served (LogAppendTime would rewrite batches)'
+    return TIMESTAMP_TYPES.includes(value)
+      ? null
+      : `Invalid value ${value} for configuration message.timestamp.type: String must be one of: ${TIMESTAMP_TYPES.join(', ')}`
   if (key === 'cleanup.policy') {
+    // An empty list is a policy too (Kafka 4.4 takes it): neither retention nor compaction.
+    if (value.trim() === '') return null
     const policies = value.split(',').map((p) => p.trim())
     const bad = policies.find((p) => p !== 'delete' && p !== 'compact')
     return bad === undefined ? null : `Invalid value ${value} for configuration cleanup.policy: String must be one of: compact, delete`
@@ -52,7 +94,21 @@ export function topicConfigProblem(key: string, value: string | null): string | 
       : `Invalid value ${value} for configuration min.cleanable.dirty.ratio: Value must be between 0 and 1`
   }
   if (key === 'compression.type')
-    return value === 'producer' ? null : 'only compression.type=producer is served (batches are stored as received)'
+    return TOPIC_COMPRESSION_TYPES.includes(value)
+      ? null
+      : `Invalid value ${value} for configuration compression.type: String must be one of: ${TOPIC_COMPRESSION_TYPES.join(', ')}`
+  const levels = COMPRESSION_LEVELS[key]
+  if (levels) {
+    const level = Number(value)
+    if (!/^-?\d+$/.test(value) || level > INT32_MAX) return `Invalid value ${value} for configuration ${key}: Not a number of type INT`
+    if (key === 'compression.gzip.level')
+      return level === -1 || (level >= 1 && level <= 9)
+        ? null
+        : `Invalid value ${value} for configuration ${key}: Value must be between 1 and 9 or equal to -1`
+    if (level < levels[0]) return `Invalid value ${value} for configuration ${key}: Value must be at least ${levels[0]}`
+    if (level > levels[1]) return `Invalid value ${value} for configuration ${key}: Value must be no more than ${levels[1]}`
+    return null
+  }
   if (key === 'unclean.leader.election.enable')
     return /^(true|false)$/i.test(value)
       ? null
@@ -67,8 +123,10 @@ export function topicConfigProblem(key: string, value: string | null): string | 
   if (key === 'segment.ms' && Number(value) < 1) return `Invalid value ${value} for configuration segment.ms: Value must be at least 1`
   if (key === 'index.interval.bytes' && Number(value) < 0)
     return `Invalid value ${value} for configuration index.interval.bytes: Value must be at least 0`
-  if ((key === 'delete.retention.ms' || key === 'min.compaction.lag.ms') && Number(value) < 0)
+  if ((key === 'delete.retention.ms' || key === 'min.compaction.lag.ms' || key === 'file.delete.delay.ms') && Number(value) < 0)
     return `Invalid value ${value} for configuration ${key}: Value must be at least 0`
+  if (key === 'max.compaction.lag.ms' && Number(value) < 1)
+    return `Invalid value ${value} for configuration max.compaction.lag.ms: Value must be at least 1`
   if (key === 'min.insync.replicas' && Number(value) < 1)
     return `Invalid value ${value} for configuration min.insync.replicas: Value must be at least 1`
   return null

@@ -24,6 +24,8 @@ import { requireKafka, runJava, startKafka, type KafkaCluster } from '../peers/k
 import { received, until, type Received } from './support.js'
 import { RawClient } from './raw-client.js'
 import { Produce } from '../../src/protocol/messages/Produce.js'
+import { Fetch } from '../../src/protocol/messages/Fetch.js'
+import { decodeRecordSet } from '../../src/codec/batch-decoder.js'
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
 const RETENTION_MS = 1500
@@ -185,6 +187,74 @@ describe('compaction, checked against a model with wafka reading', () => {
     expect(cluster.compact('lag')).toMatchObject({ cleanedTo: 6, recordsRemoved: 4 })
     const got = await readAll(kafka, 'lag', 3)
     expect(got.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual(['4:k0=v4', '5:k1=v5', '6:tail=last'])
+  })
+
+  it('max.compaction.lag.ms: a dirty log below min.cleanable.dirty.ratio is cleaned once its dirty records are older than it', async () => {
+    // Ratio 1: after its first cleaning a log is never dirty enough again; only max.compaction.lag.ms cleans it.
+    const base = { ...COMPACTED, 'min.cleanable.dirty.ratio': '1' }
+    cluster = await startCluster({
+      brokers: 1,
+      topics: [
+        { name: 'lagged', configs: { ...base, 'max.compaction.lag.ms': '300' } },
+        { name: 'unlagged', configs: base },
+      ],
+      logCleanerBackoffMs: 50,
+    })
+    const kafka = kafkaOf(cluster)
+    const producer = await open(kafka.producer())
+    const send = (key: string, value: string) =>
+      Promise.all(['lagged', 'unlagged'].map((topic) => producer.send({ topic, messages: [{ key, value }] })))
+    await send('k0', 'v0')
+    await send('k1', 'v1')
+    await send('tail', 'first')
+    // A few ticks: every log is cleaned once (all it could clean was dirty), up to its newest batch.
+    await new Promise((r) => setTimeout(r, 250))
+    await send('k0', 'v3')
+    await send('tail', 'second')
+    await new Promise((r) => setTimeout(r, 900))
+    const lagged = await readAll(kafka, 'lagged', 4)
+    expect(lagged.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual(['1:k1=v1', '2:tail=first', '3:k0=v3', '4:tail=second'])
+    const unlagged = await readAll(kafka, 'unlagged', 5)
+    expect(unlagged.map((m) => `${m.offset}:${m.key}=${m.value}`)).toEqual([
+      '0:k0=v0',
+      '1:k1=v1',
+      '2:tail=first',
+      '3:k0=v3',
+      '4:tail=second',
+    ])
+  })
+
+  it('message.timestamp.type=LogAppendTime: a batch the cleaner rewrites keeps its timestamp type and append time', async () => {
+    const configs = { ...COMPACTED, 'message.timestamp.type': 'LogAppendTime' }
+    cluster = await startCluster({ brokers: 1, topics: [{ name: 'lat', configs }], logCleanerBackoffMs: NO_TIMER })
+    const producer = await open(kafkaOf(cluster).producer())
+    const [first] = await producer.send({
+      topic: 'lat',
+      messages: [
+        { key: 'k0', value: 'a', timestamp: '1000' },
+        { key: 'k1', value: 'b', timestamp: '2000' },
+      ],
+    })
+    await producer.send({ topic: 'lat', messages: [{ key: 'k0', value: 'c' }] })
+    await producer.send({ topic: 'lat', messages: [{ key: 'tail', value: 'last' }] })
+    expect(cluster.compact('lat')).toMatchObject({ recordsRemoved: 1 })
+    const b = cluster.brokers[0]
+    const raw = await RawClient.open(`${b.host}:${b.port}`)
+    try {
+      const res = await raw.request(Fetch, 12, {
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        topics: [{ topic: 'lat', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+      })
+      const [rewritten] = decodeRecordSet(res.responses[0].partitions[0].records!).batches
+      expect(rewritten.records.map((r) => `${r.offset}:${r.key}=${r.value}`)).toEqual(['1:k1=b'])
+      expect(rewritten.timestampType).toBe('LogAppendTime')
+      expect(rewritten.maxTimestamp).toBe(Number(first.logAppendTime))
+      expect(rewritten.records[0].timestamp).toBe(Number(first.logAppendTime))
+    } finally {
+      raw.close()
+    }
   })
 
   it('CreateTopics takes compact and compact,delete, refuses other policies and bad cleaner configs with INVALID_CONFIG', async () => {

@@ -116,6 +116,54 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
     expect(c.messages.length).toBe(1)
   })
 
+  it('a committed offset past the log end: auto.offset.reset moves a kcat group member to the beginning (0034_offset_reset)', async () => {
+    cluster = await startCluster({ brokers: 2, topics: [{ name: 'oor', partitions: 2 }] })
+    await kcatProduce(cluster.bootstrapServers, 'oor', [
+      { value: 'a', partition: 0 },
+      { value: 'b', partition: 0 },
+      { value: 'c', partition: 1 },
+    ])
+    const admin = new Kafka({ clientId: 'kcat-oor', brokers: cluster.bootstrapServers.split(',') }).admin()
+    await admin.connect()
+    try {
+      await admin.setOffsets({ groupId: 'oor', topic: 'oor', partitions: [0, 1].map((partition) => ({ partition, offset: 100 })) })
+    } finally {
+      await admin.disconnect()
+    }
+    // The Fetch at 100 is OFFSET_OUT_OF_RANGE; librdkafka resets only if the response parses (an empty record set, not a null one).
+    const m = kcatGroupConsumer(cluster.bootstrapServers, { groupId: 'oor', topics: ['oor'], config: { 'session.timeout.ms': 6000 } })
+    members.push(m)
+    const got = await m.waitFor(3, 20_000)
+    expect(got.map((x) => `${x.partition}:${x.offset}:${x.value}`).sort()).toEqual(['0:0:a', '0:1:b', '1:0:c'])
+  })
+
+  it('a topic with compression.type=gzip and message.timestamp.type=LogAppendTime: kcat reads its lz4 batches back stamped by the broker', async () => {
+    cluster = await startCluster({
+      brokers: 2,
+      topics: [{ name: 'stamped', partitions: 2, configs: { 'compression.type': 'gzip', 'message.timestamp.type': 'LogAppendTime' } }],
+    })
+    const sent = kcatable(7, 40)
+    const before = Date.now()
+    await kcatProduce(
+      cluster.bootstrapServers,
+      'stamped',
+      sent.map((m) => ({ key: m.key, value: m.value })),
+      { compression: 'lz4' },
+    )
+    const got = await kcatConsume(cluster.bootstrapServers, 'stamped')
+    expect(
+      compareExactly(
+        sent.map((m) => ({ ...m, headers: [] })),
+        got.map(({ timestamp: _, ...m }) => ({ ...m, headers: [] })),
+      ),
+    ).toEqual([])
+    for (const m of got) {
+      expect(m.timestampType).toBe('logappend')
+      expect(m.timestamp).toBeGreaterThanOrEqual(before)
+      expect(m.timestamp).toBeLessThanOrEqual(Date.now())
+    }
+  })
+
   it('a cooperative-sticky kcat group member gets every partition', async () => {
     cluster = await startCluster({ brokers: 2, topics: [{ name: 'coop', partitions: 3 }] })
     const m = kcatGroupConsumer(cluster.bootstrapServers, {

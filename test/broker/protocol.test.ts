@@ -365,9 +365,47 @@ describe('fetch', () => {
     expect((await fetch(c, { partitionMaxBytes: b1.length * 2 + 200 })).responses[0].partitions[0].records!.length).toBe(b1.length * 2)
   })
 
-  it('an offset past the log end is OFFSET_OUT_OF_RANGE', async () => {
+  it('an offset past the log end is OFFSET_OUT_OF_RANGE, with no offsets (-1), as Kafka 4.4 answers', async () => {
     const c = await leaderClient('t', 0)
-    expect((await fetch(c, { offset: 5n })).responses[0].partitions[0].errorCode).toBe(ErrorCodes.OFFSET_OUT_OF_RANGE)
+    await produce(c, batch(['a']))
+    expect((await fetch(c, { offset: 5n })).responses[0].partitions[0]).toMatchObject({
+      errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE,
+      highWatermark: -1n,
+      lastStableOffset: -1n,
+      logStartOffset: -1n,
+      abortedTransactions: null,
+    })
+  })
+
+  it('a partition error comes with an empty record set, never a null one (librdkafka refuses the whole response)', async () => {
+    const md = await (await client()).request(Metadata, 12, { topics: [{ name: 't' }] })
+    const leader = md.topics[0].partitions.find((p) => p.partitionIndex === 0)!.leaderId
+    const atLeader = await client(leader)
+    const elsewhere = await client(1 - leader)
+    await produce(atLeader, batch(['a']))
+    // v4 writes records as int32-sized bytes (-1 null), v12 as compact bytes (0 null): the decoder tells null from empty.
+    for (const version of [4, 12]) {
+      const ask = (c: RawClient, topic: string, fetchOffset: bigint, currentLeaderEpoch = -1) =>
+        c.request(Fetch, version, {
+          maxWaitMs: 0,
+          minBytes: 0,
+          maxBytes: 1 << 20,
+          topics: [{ topic, partitions: [{ partition: 0, fetchOffset, currentLeaderEpoch, partitionMaxBytes: 1 << 20 }] }],
+        })
+      const cases: [Awaited<ReturnType<typeof ask>>, number][] = [
+        [await ask(atLeader, 't', 5n), ErrorCodes.OFFSET_OUT_OF_RANGE],
+        [await ask(atLeader, 'nope', 0n), ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION],
+      ]
+      // v11+ consumers may fetch from a follower (KIP-392); v9+ carry the leader epoch they know.
+      if (version < 11) cases.push([await ask(elsewhere, 't', 0n), ErrorCodes.NOT_LEADER_OR_FOLLOWER])
+      else cases.push([await ask(atLeader, 't', 0n, 99), ErrorCodes.UNKNOWN_LEADER_EPOCH])
+      for (const [res, code] of cases) {
+        const p = res.responses[0].partitions[0]
+        expect([version, p.errorCode]).toEqual([version, code])
+        expect(p.records).not.toBeNull()
+        expect(p.records!.length).toBe(0)
+      }
+    }
   })
 })
 

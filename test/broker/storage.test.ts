@@ -376,6 +376,23 @@ describe('disk storage with dataDir', () => {
     reopened.close()
   })
 
+  it('a compacted log rolls its segment at max.compaction.lag.ms when that is shorter than segment.ms (so its records get cleanable)', async () => {
+    const dataDir = tempDir()
+    const configs = { 'cleanup.policy': 'compact', 'max.compaction.lag.ms': '60000' }
+    await start({ dataDir, topics: [{ name: 'lagroll', partitions: 1, configs }] })
+    const c = await client()
+    const old = Date.now() - 3_600_000
+    // Two minutes apart in record time: past max.compaction.lag.ms, well within segment.ms (7 days).
+    for (let i = 0; i < 3; i++)
+      expect((await produce(c, 'lagroll', encodeRecordBatch([{ key: 'k', value: `v${i}`, timestamp: old + i * 120_000 }]))).errorCode).toBe(
+        0,
+      )
+    const dir = join(dataDir, 'broker-0', 'lagroll-0')
+    expect(segmentFiles(dir)).toEqual(['00000000000000000000.log', '00000000000000000001.log', '00000000000000000002.log'])
+    cluster!.compact('lagroll', 0)
+    expect((await readAll(c, 'lagroll')).map((r) => `${r.offset}:${r.value}`)).toEqual(['1:v1', '2:v2'])
+  })
+
   it('cleanup.policy=compact on disk: the log cleaner rewrites the segments below the active one; a restart reads the compacted log', async () => {
     const dataDir = tempDir()
     const options = { dataDir }
@@ -400,6 +417,31 @@ describe('disk storage with dataDir', () => {
     await restart(options)
     const c2 = await client()
     expect(await readAll(c2, 'cmp')).toEqual(after)
+  })
+
+  it('retention applies only where cleanup.policy names delete (delete, compact,delete), not to compact alone nor to an empty policy', async () => {
+    const policies = { del: 'delete', both: 'compact,delete', compact: 'compact', none: '' }
+    await start({
+      retentionCheckIntervalMs: 50,
+      topics: Object.entries(policies).map(([name, policy]) => ({
+        name,
+        partitions: 1,
+        configs: { 'retention.ms': '600000', 'cleanup.policy': policy },
+      })),
+    })
+    const c = await client()
+    for (const name of Object.keys(policies)) {
+      await produce(c, name, batch('old', 5, 10, Date.now() - 3_600_000))
+      await produce(c, name, batch('new', 5, 10))
+    }
+    await until(
+      async () => (await listOffset(c, 'del', -2n)).offset === 5n && (await listOffset(c, 'both', -2n)).offset === 5n,
+      5000,
+      () => 'the log start of the deleting topics to move to 5',
+    )
+    await new Promise((r) => setTimeout(r, 200))
+    expect((await listOffset(c, 'compact', -2n)).offset).toBe(0n)
+    expect((await listOffset(c, 'none', -2n)).offset).toBe(0n)
   })
 
   it('in memory (no dataDir) retention.ms drops whole old batches and moves the log start', async () => {

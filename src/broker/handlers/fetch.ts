@@ -18,8 +18,22 @@ const READ_COMMITTED = 1
 const INITIAL_EPOCH = 0
 const FINAL_EPOCH = -1
 
+/**
+ * The record set of an answer without records (an error, a diverging epoch, a preferred read replica): empty, never
+ * null, as Kafka's log reads answer; librdkafka refuses a whole response holding a null one ("invalid MessageSetSize -1").
+ */
+const NO_RECORDS: Buffer[] = []
+
 function failed(partitionIndex: number, errorCode: number): PartitionData {
-  return { partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, records: null }
+  return {
+    partitionIndex,
+    errorCode,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+    abortedTransactions: null,
+    records: NO_RECORDS,
+  }
 }
 
 interface Pass {
@@ -96,7 +110,7 @@ function readOnce(
         const preferred = preferredReadReplica(cluster, broker.id, p, led.replica, req.rackId, offset)
         if (preferred >= 0) {
           pass.redirected = true
-          return { ...common, errorCode: ErrorCodes.NONE, preferredReadReplica: preferred, currentLeader, records: null }
+          return { ...common, errorCode: ErrorCodes.NONE, preferredReadReplica: preferred, currentLeader, records: NO_RECORDS }
         }
       }
       // v12+: a fetcher whose last fetched epoch ends earlier here (or is unknown past an older one) has diverged,
@@ -109,12 +123,12 @@ function readOnce(
             errorCode: ErrorCodes.NONE,
             divergingEpoch: { epoch: end.leaderEpoch, endOffset: BigInt(end.endOffset) },
             currentLeader,
-            records: null,
+            records: NO_RECORDS,
           }
         }
       }
-      if (offset < log.logStartOffset || offset > log.logEndOffset)
-        return { ...common, errorCode: ErrorCodes.OFFSET_OUT_OF_RANGE, records: null }
+      // Kafka's failed log read: no offsets (-1), no aborted transactions, an empty record set.
+      if (offset < log.logStartOffset || offset > log.logEndOffset) return failed(want.partition, ErrorCodes.OFFSET_OUT_OF_RANGE)
       let chunks: Buffer[] = []
       // KIP-74: the first batch goes out whole even past the limits, so a consumer always progresses.
       const limit = Math.min(want.partitionMaxBytes, room)

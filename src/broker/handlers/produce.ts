@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import {
   Produce,
@@ -9,6 +8,7 @@ import {
 import type { Input } from '../../protocol/api.js'
 import { CLOSE_CONNECTION, defineHandler, NO_RESPONSE } from '../handler.js'
 import { BatchError, validateProducedBatch } from '../record-batch.js'
+import { appendForm } from '../append-format.js'
 import { isCompacted, requireKeys } from '../log-cleaner.js'
 import { topicConfig } from '../topic-configs.js'
 import type { VirtualBroker } from '../broker.js'
@@ -74,7 +74,8 @@ function awaitIsr(broker: VirtualBroker, cluster: EmbeddedCluster, w: Pending, d
 
 /**
  * Produce: each partition's one batch validated (CRC, shape, size,
- * idempotent sequence), then stored as received with its offsets assigned.
+ * idempotent sequence), then stored with its offsets assigned: as received,
+ * or in the topic's compression.type and message.timestamp.type (appendForm).
  * acks=all refuses with NOT_ENOUGH_REPLICAS while the ISR is smaller than
  * min.insync.replicas, and otherwise answers once every ISR member has the
  * batch (awaitIsr).
@@ -117,7 +118,8 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               )
             }
             try {
-              const header = validateProducedBatch(pd.records, Number(topicConfig(t, 'max.message.bytes')))
+              const maxMessageBytes = Number(topicConfig(t, 'max.message.bytes'))
+              const header = validateProducedBatch(pd.records, maxMessageBytes)
               if (isCompacted(t)) requireKeys(pd.records!, t.name, pd.index)
               if (header.transactional) {
                 const refused = cluster.transactions.produceCheck(header.producerId, header.producerEpoch, t.name, pd.index)
@@ -126,16 +128,19 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               const duplicateOf = replica.producers.check(header)
               // Kafka answers a retried batch it already has with the offset it got the first time.
               let baseOffset = duplicateOf
+              let logAppendTime = -1
               if (baseOffset === null) {
-                // A copy of its own: the request's buffer belongs to the socket.
-                baseOffset = replica.log.append(Buffer.from(pd.records!), header, p.leaderEpoch)
+                // In the topic's codec and timestamp type, in a copy of its own.
+                const form = appendForm(pd.records!, header, t, maxMessageBytes)
+                baseOffset = replica.log.append(form.bytes, form.header, p.leaderEpoch)
                 replica.producers.update(header, baseOffset)
+                logAppendTime = form.logAppendTime
               }
               const res: PartitionResponse = {
                 index: pd.index,
                 errorCode: ErrorCodes.NONE,
                 baseOffset: BigInt(baseOffset),
-                logAppendTimeMs: -1n,
+                logAppendTimeMs: BigInt(logAppendTime),
                 logStartOffset: BigInt(replica.log.logStartOffset),
               }
               const end = baseOffset + header.lastOffsetDelta + 1
