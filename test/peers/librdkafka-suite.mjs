@@ -4,7 +4,7 @@
 //
 //   node test/peers/librdkafka-suite.mjs --target=wafka|wafka-disk|kafka
 //        [--protocol=classic|consumer] [--tests=0001,0034] [--list=classic|consumer|all]
-//        [--jobs=2] [--timeout=600] [--out=DIR] [--no-write]
+//        [--jobs=2] [--timeout=600] [--out=DIR] [--no-write] [--merge]
 //
 // The sources are the ones @confluentinc/kafka-javascript ships (build.mjs
 // installs it); they are copied once per librdkafka version into
@@ -18,7 +18,7 @@ import { homedir, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { ckjsDir, installModern } from './build.mjs'
-import { SKIPPED_TESTS, listNumbers } from './librdkafka-suite/lists.mjs'
+import { SKIPPED_TESTS, brokerTests, listNumbers } from './librdkafka-suite/lists.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..', '..')
@@ -97,12 +97,45 @@ export async function startWafka({ dataDir } = {}) {
   }
 }
 
-/** Starts 3 KRaft brokers of Apache Kafka 4.4 with the rig (test/peers/kafka.ts, bundled by esbuild into the cache). */
-export async function startRealKafka() {
+/** The Kafka rig (test/peers/kafka.ts), bundled by esbuild into the cache so plain node can load it. */
+async function kafkaRig() {
   const out = join(root, 'node_modules', '.cache', 'wafka-peers', 'kafka-rig.mjs')
   const { build } = await import('esbuild')
   await build({ entryPoints: [join(here, 'kafka.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'error' })
-  const { startKafka } = await import(pathToFileURL(out).href)
+  return import(pathToFileURL(out).href)
+}
+
+const KAFKA_TOOLS = {
+  'kafka-topics.sh': 'org.apache.kafka.tools.TopicCommand',
+  'kafka-configs.sh': 'org.apache.kafka.tools.ConfigCommand',
+}
+
+/**
+ * What trivup gives the suite for tests that change topics with Kafka's own
+ * command-line tools (test_kafka_topics(): 0045's partition changes and
+ * deletions, 0052's LogAppendTime topic, 0077's compacted topics):
+ * KAFKA_PATH with bin/kafka-topics.sh and bin/kafka-configs.sh, here small
+ * scripts running the tools' classes from the Maven jars the Kafka rig
+ * resolves, and BROKERS. The tools speak the admin protocol, so they serve
+ * both targets. Without Java the env stays empty and those tests fail.
+ */
+export async function kafkaToolsEnv(bootstrap) {
+  const { javaBin, kafkaClassPath, KAFKA_VERSIONS } = await kafkaRig()
+  const java = javaBin()
+  if (!java) return {}
+  const version = KAFKA_VERSIONS['4']
+  const dir = join(cacheRoot, `librdkafka-suite-kafka-bin-${version}`)
+  mkdirSync(join(dir, 'bin'), { recursive: true })
+  for (const [script, mainClass] of Object.entries(KAFKA_TOOLS)) {
+    const body = `#!/bin/sh\nexec '${java}' -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true -cp '${kafkaClassPath(version)}' ${mainClass} "$@"\n`
+    writeFileSync(join(dir, 'bin', script), body, { mode: 0o755 })
+  }
+  return { KAFKA_PATH: dir, BROKERS: bootstrap }
+}
+
+/** Starts 3 KRaft brokers of Apache Kafka 4.4 with the rig (test/peers/kafka.ts). */
+export async function startRealKafka() {
+  const { startKafka } = await kafkaRig()
   const cluster = await startKafka({ brokers: 3, config: { 'num.partitions': '4' } })
   return {
     bootstrap: cluster.bootstrap,
@@ -156,10 +189,13 @@ export function parseProgress(text) {
 /** Why a named test failed: test.c's `### Test "NAME" failed at FILE:LINE:FN() at DATE: ###` and the message line after it. */
 export function failureOf(text, name) {
   const lines = text.split('\n')
-  const i = lines.findIndex((l) => l.startsWith(`### Test "${name}" failed at `))
+  // `### Test "0011_produce_batch (test_message_single_partition_record_fail:629)" failed at ...`: a sub-test's
+  const i = lines.findIndex((l) => l.startsWith(`### Test "${name}" failed at `) || l.startsWith(`### Test "${name} (`))
   if (i < 0) return ''
+  const sub = /^### Test "[^"(]+\(([^)]*)\)"/.exec(lines[i])?.[1]
   const where = /failed at (\S+?)(?: at [A-Z][a-z]{2} .*)?: ###$/.exec(lines[i])?.[1] ?? ''
-  return `${where}: ${(lines[i + 1] ?? '').trim()}`.slice(0, 400)
+  const message = (lines[i + 1] ?? '').trim()
+  return `${sub ? `[${sub}] ` : ''}${where}: ${message}`.slice(0, 400)
 }
 
 /** Keeps a log's head and tail when a test floods it (a failing fetch loop writes tens of MB). */
@@ -169,8 +205,8 @@ function capped(text, limit = 4 << 20) {
 }
 
 /** Runs one test number in its own test-runner; resolves with its named tests' rows. */
-function runNumber({ testsDir, number, confPath, protocol, timeoutS, logDir }) {
-  const env = { ...process.env, TESTS: number, TEST_KAFKA_VERSION, RDKAFKA_TEST_CONF: confPath }
+function runNumber({ testsDir, number, names, confPath, protocol, timeoutS, logDir, extraEnv }) {
+  const env = { ...process.env, ...extraEnv, TESTS: number, TEST_KAFKA_VERSION, RDKAFKA_TEST_CONF: confPath }
   delete env.CI // test.c: CI raises concurrency to 3 and the timeout multiplier
   if (protocol === 'consumer') env.TEST_CONSUMER_GROUP_PROTOCOL = 'consumer'
   else delete env.TEST_CONSUMER_GROUP_PROTOCOL
@@ -191,8 +227,9 @@ function runNumber({ testsDir, number, confPath, protocol, timeoutS, logDir }) {
       const logPath = join(logDir, `${number}.log`)
       writeFileSync(logPath, capped(text))
       const wall = (Date.now() - started) / 1000
-      let rows = parseSummary(text).filter((r) => r.name.startsWith(number))
-      if (rows.length === 0) rows = parseProgress(text).filter((r) => r.name.startsWith(number))
+      const mine = (r) => r.name.startsWith(number) && (!names || names.has(r.name))
+      let rows = parseSummary(text).filter(mine)
+      if (rows.length === 0) rows = parseProgress(text).filter(mine)
       const why = timedOut
         ? `killed after ${timeoutS} s`
         : signal
@@ -220,7 +257,9 @@ export function testConf(bootstrap) {
  * Runs test numbers against a bootstrap in `jobs` parallel test-runners.
  * @returns {{ results, wallSeconds }}
  */
-export async function runSuite({ testsDir, bootstrap, numbers, protocol, jobs = 2, timeoutS = 600, log = console.log }) {
+export async function runSuite({ testsDir, bootstrap, numbers, protocol, jobs = 2, timeoutS = 600, log = console.log, env = {} }) {
+  // The named tests that talk to a broker: -L leaves the local ones out, but the summary still lists them as skipped.
+  const names = new Set(brokerTests(join(testsDir, 'test.c')).map((t) => t.name))
   const work = mkdtempSync(join(tmpdir(), 'rdk-suite-'))
   const confPath = join(work, 'test.conf')
   writeFileSync(confPath, testConf(bootstrap))
@@ -232,7 +271,7 @@ export async function runSuite({ testsDir, bootstrap, numbers, protocol, jobs = 
   await Promise.all(
     Array.from({ length: Math.max(1, jobs) }, async () => {
       for (let number; (number = queue.shift()) !== undefined;) {
-        const r = await runNumber({ testsDir, number, confPath, protocol, timeoutS, logDir })
+        const r = await runNumber({ testsDir, number, names, extraEnv: env, confPath, protocol, timeoutS, logDir })
         results.push(r)
         for (const row of r.rows)
           log(
@@ -258,6 +297,7 @@ function markdown(report) {
     `- test-runner: full mode (not -Q), \`-L -p1\` per test number, TEST_KAFKA_VERSION=${TEST_KAFKA_VERSION}` +
       (report.protocol === 'consumer' ? ', TEST_CONSUMER_GROUP_PROTOCOL=consumer' : ''),
     `- when: ${report.date}; wall time ${report.wallSeconds.toFixed(0)} s at --jobs=${report.jobs}`,
+    ...(report.reruns ?? []).map((r) => `- rerun: \`${r.command}\` (${r.date}, ${r.wallSeconds.toFixed(0)} s)`),
     `- named tests: ${count('PASSED')} passed, ${count('FAILED')} failed, ${count('SKIPPED')} skipped`,
     '',
     '| test | state | seconds | failure / skip reason |',
@@ -266,6 +306,21 @@ function markdown(report) {
     '',
   ]
   return lines.join('\n')
+}
+
+/**
+ * --merge: a rerun of some numbers (--tests) replaces their rows in the
+ * full run's file; the full run's command and wall time stay, the rerun's
+ * command is listed under `reruns`.
+ */
+function mergeInto(report, file) {
+  const full = JSON.parse(readFileSync(file, 'utf8'))
+  const rerun = new Set(report.numbers.map((n) => n.number))
+  const keep = (name) => !rerun.has(name.slice(0, 4))
+  report.tests = [...full.tests.filter((t) => keep(t.name)), ...report.tests].sort((a, b) => a.name.localeCompare(b.name))
+  report.numbers = [...full.numbers.filter((n) => keep(n.number)), ...report.numbers].sort((a, b) => a.number.localeCompare(b.number))
+  report.reruns = [...(full.reruns ?? []), { command: report.command, date: report.date, wallSeconds: report.wallSeconds }]
+  Object.assign(report, { command: full.command, date: full.date, wallSeconds: full.wallSeconds, jobs: full.jobs })
 }
 
 function parseArgs(argv) {
@@ -291,6 +346,7 @@ function parseArgs(argv) {
     else if (k === 'timeout') opts.timeout = Number(v)
     else if (k === 'out') opts.out = v
     else if (k === 'no-write') opts.write = false
+    else if (k === 'merge') opts.merge = true
     else throw new Error(`unknown option --${k}`)
   }
   if (!['wafka', 'wafka-disk', 'kafka'].includes(opts.target)) throw new Error(`--target: wafka, wafka-disk or kafka`)
@@ -343,7 +399,9 @@ async function main() {
   )
   if (opts.write) {
     mkdirSync(opts.out, { recursive: true })
-    const base = join(opts.out, `${opts.target}-${opts.protocol}${opts.tests ? '-partial' : ''}`)
+    const merging = opts.merge && opts.tests
+    const base = join(opts.out, `${opts.target}-${opts.protocol}${opts.tests && !merging ? '-partial' : ''}`)
+    if (merging) mergeInto(report, `${base}.json`)
     writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`)
     writeFileSync(`${base}.md`, markdown(report))
     console.log(`librdkafka-suite: wrote ${base}.json and .md`)
