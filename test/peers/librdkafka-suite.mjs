@@ -4,7 +4,7 @@
 //
 //   node test/peers/librdkafka-suite.mjs --target=wafka|wafka-disk|kafka
 //        [--protocol=classic|consumer] [--tests=0001,0034] [--list=classic|consumer|all]
-//        [--jobs=2] [--timeout=600] [--out=DIR] [--no-write] [--merge]
+//        [--jobs=2] [--timeout=600] [--out=DIR] [--no-write] [--merge] [--scenario=noautocreate]
 //
 // The sources are the ones @confluentinc/kafka-javascript ships (build.mjs
 // installs it); they are copied once per librdkafka version into
@@ -66,11 +66,12 @@ export function buildSuite(log = console.log) {
 // ---------------------------------------------------------------- targets
 
 /** Starts `wafka broker` from the built package (dist/cli.js) as a child process. */
-export async function startWafka({ dataDir } = {}) {
+export async function startWafka({ dataDir, autoCreate = true } = {}) {
   const cli = join(root, 'dist', 'cli.js')
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build`)
   const args = [cli, 'broker', '--brokers', '3', '--partitions', '4', '--port', '0']
   if (dataDir) args.push('--data-dir', dataDir)
+  if (!autoCreate) args.push('--no-auto-create-topics')
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   const output = []
   const bootstrap = await new Promise((resolve, reject) => {
@@ -86,7 +87,7 @@ export async function startWafka({ dataDir } = {}) {
   })
   return {
     bootstrap,
-    describe: `wafka broker --brokers 3 --partitions 4${dataDir ? ' --data-dir DIR' : ''} (dist/cli.js)`,
+    describe: `wafka broker --brokers 3 --partitions 4${dataDir ? ' --data-dir DIR' : ''}${autoCreate ? '' : ' --no-auto-create-topics'} (dist/cli.js)`,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve()
@@ -134,12 +135,12 @@ export async function kafkaToolsEnv(bootstrap) {
 }
 
 /** Starts 3 KRaft brokers of Apache Kafka 4.4 with the rig (test/peers/kafka.ts). */
-export async function startRealKafka() {
+export async function startRealKafka({ autoCreate = true } = {}) {
   const { startKafka } = await kafkaRig()
-  const cluster = await startKafka({ brokers: 3, config: { 'num.partitions': '4' } })
+  const cluster = await startKafka({ brokers: 3, config: { 'num.partitions': '4', 'auto.create.topics.enable': String(autoCreate) } })
   return {
     bootstrap: cluster.bootstrap,
-    describe: `Apache Kafka ${cluster.version}, 3 KRaft brokers (test/peers/kafka.ts, num.partitions=4)`,
+    describe: `Apache Kafka ${cluster.version}, 3 KRaft brokers (test/peers/kafka.ts, num.partitions=4${autoCreate ? '' : ', auto.create.topics.enable=false'})`,
     stop: () => cluster.stop(),
   }
 }
@@ -347,9 +348,11 @@ function parseArgs(argv) {
     else if (k === 'out') opts.out = v
     else if (k === 'no-write') opts.write = false
     else if (k === 'merge') opts.merge = true
+    else if (k === 'scenario') opts.scenario = v
     else throw new Error(`unknown option --${k}`)
   }
   if (!['wafka', 'wafka-disk', 'kafka'].includes(opts.target)) throw new Error(`--target: wafka, wafka-disk or kafka`)
+  if (!['default', 'noautocreate'].includes(opts.scenario)) throw new Error(`--scenario: default or noautocreate`)
   if (!['classic', 'consumer'].includes(opts.protocol)) throw new Error(`--protocol: classic or consumer`)
   return opts
 }
@@ -357,16 +360,22 @@ function parseArgs(argv) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
   const { version, testsDir } = buildSuite()
-  const numbers = opts.tests ?? listNumbers(join(testsDir, 'test.c'), opts.list ?? opts.protocol)
+  // The noautocreate scenario: the tests test.c marks `.scenario = "noautocreate"`, on a target that does not auto-create.
+  const noAuto = opts.scenario === 'noautocreate'
+  const numbers = opts.tests ?? listNumbers(join(testsDir, 'test.c'), noAuto ? 'noautocreate' : (opts.list ?? opts.protocol))
   let dataDir
   if (opts.target === 'wafka-disk') dataDir = mkdtempSync(join(tmpdir(), 'rdk-suite-data-'))
-  const target = opts.target === 'kafka' ? await startRealKafka() : await startWafka({ dataDir })
+  const target =
+    opts.target === 'kafka' ? await startRealKafka({ autoCreate: !noAuto }) : await startWafka({ dataDir, autoCreate: !noAuto })
   console.log(
     `librdkafka-suite: librdkafka ${version}, ${numbers.length} test numbers, ${target.describe}, ${opts.protocol} groups, --jobs=${opts.jobs}`,
   )
   let run
   try {
+    const env = await kafkaToolsEnv(target.bootstrap)
+    if (noAuto) env.TEST_SCENARIO = 'noautocreate'
     run = await runSuite({
+      env,
       testsDir,
       bootstrap: target.bootstrap,
       numbers,
@@ -400,7 +409,8 @@ async function main() {
   if (opts.write) {
     mkdirSync(opts.out, { recursive: true })
     const merging = opts.merge && opts.tests
-    const base = join(opts.out, `${opts.target}-${opts.protocol}${opts.tests && !merging ? '-partial' : ''}`)
+    const scenario = opts.scenario === 'default' ? '' : `-${opts.scenario}`
+    const base = join(opts.out, `${opts.target}-${opts.protocol}${scenario}${opts.tests && !merging ? '-partial' : ''}`)
     if (merging) mergeInto(report, `${base}.json`)
     writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`)
     writeFileSync(`${base}.md`, markdown(report))

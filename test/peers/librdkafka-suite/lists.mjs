@@ -28,12 +28,17 @@ export const SKIPPED_TESTS = {
 
 /** The table in test.c: `_TEST(0034_offset_reset, 0, ...)`, with its flags. */
 export function parseTestTable(testC) {
+  // an entry runs to the next `_TEST(`; `.scenario = "noautocreate"` marks the ones for a target without auto-creation
   const text = readFileSync(testC, 'utf8')
   const start = text.indexOf('struct test tests[]')
   const table = text.slice(start, text.indexOf('\n};', start))
   const tests = []
-  for (const m of table.matchAll(/_TEST\(\s*(\d{4})_(\w+)\s*,\s*([^,)]*)/g)) {
-    tests.push({ number: m[1], name: `${m[1]}_${m[2]}`, flags: m[3].trim() })
+  const entries = table.split(/(?=_TEST\()/)
+  for (const entry of entries) {
+    const m = /^_TEST\(\s*(\d{4})_(\w+)\s*,\s*([^,)]*)/.exec(entry)
+    if (!m) continue
+    const scenario = /\.scenario\s*=\s*"([^"]+)"/.exec(entry)?.[1] ?? 'default'
+    tests.push({ number: m[1], name: `${m[1]}_${m[2]}`, flags: m[3].trim(), scenario })
   }
   return tests
 }
@@ -53,10 +58,11 @@ export function brokerTests(testC) {
 
 /**
  * @param testC tests/test.c of the built suite
- * @param list 'classic' (every broker test), 'consumer' (the group ones) or 'all'
+ * @param list 'classic' (every broker test), 'consumer' (the group ones), 'noautocreate' (the scenario's) or 'all'
  */
 export function listNumbers(testC, list = 'classic') {
   const broker = brokerTests(testC)
   const numbers = [...new Set(broker.map((t) => t.number))].filter((n) => !(n in SKIPPED_TESTS)).sort()
+  if (list === 'noautocreate') return [...new Set(broker.filter((t) => t.scenario === 'noautocreate').map((t) => t.number))].sort()
   return list === 'consumer' ? groupNumbers(dirname(testC), numbers) : numbers
 }
