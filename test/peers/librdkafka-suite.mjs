@@ -327,6 +327,8 @@ function mergeInto(report, file) {
 function parseArgs(argv) {
   const opts = {
     target: 'wafka',
+    scenario: 'default',
+    merge: false,
     protocol: 'classic',
     jobs: 2,
     timeout: 600,
