@@ -242,7 +242,8 @@ function runNumber({ testsDir, number, names, confPath, protocol, timeoutS, logD
       for (const r of rows) {
         if (r.state === 'RUNNING' || r.state === 'NOT_STARTED') r.state = 'FAILED'
         if (why && r.state === 'PASSED' && (timedOut || signal)) r.state = 'FAILED'
-        if (r.state === 'FAILED') r.failure = failureOf(text, r.name) || why || 'no failure line (see the log)'
+        if (r.state === 'FAILED')
+          r.failure = failureOf(text, r.name) || (why ? `no failure of its own (unfinished): ${why}` : 'no failure line (see the log)')
         if (r.state === 'SKIPPED') r.failure = r.extra
       }
       resolve({ number, wall, code, signal, timedOut, rows, log: logPath })
