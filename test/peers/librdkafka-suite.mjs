@@ -1,0 +1,430 @@
+// librdkafka's own test suite (tests/ in its sources, full mode: not `-Q`)
+// against the embedded broker or a real Apache Kafka 4.4 cluster, one test
+// number per test-runner process so a crash or hang costs one number only.
+//
+//   node test/peers/librdkafka-suite.mjs --target=wafka|wafka-disk|kafka
+//        [--protocol=classic|consumer] [--tests=0001,0034] [--list=classic|consumer|all]
+//        [--jobs=2] [--timeout=600] [--out=DIR] [--no-write] [--merge] [--scenario=noautocreate]
+//
+// The sources are the ones @confluentinc/kafka-javascript ships (build.mjs
+// installs it); they are copied once per librdkafka version into
+// ~/.cache/wafka-peers/librdkafka-suite-<version>/ and `make test-runner`
+// links the package's static librdkafka there (about 2 minutes, then cached).
+// Results (JSON + markdown, per named test: PASSED/FAILED/SKIPPED, seconds,
+// the first failure line) go to test/peers/librdkafka-results/.
+import { spawn, spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { ckjsDir, installModern } from './build.mjs'
+import { SKIPPED_TESTS, brokerTests, listNumbers } from './librdkafka-suite/lists.mjs'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, '..', '..')
+const sourceDir = join(ckjsDir, 'deps', 'librdkafka')
+const cacheRoot = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'wafka-peers')
+/** What the suite is told the broker is: it gates tests by version (4.4 has KIP-848 and every API the suite asks for). */
+export const TEST_KAFKA_VERSION = '4.4.0'
+
+/** librdkafka's version string from its header, e.g. '2.15.1'. */
+export function librdkafkaVersion(dir = sourceDir) {
+  const header = readFileSync(join(dir, 'src', 'rdkafka.h'), 'utf8')
+  const m = /#define RD_KAFKA_VERSION\s+0x([0-9a-f]{8})/i.exec(header)
+  if (!m) throw new Error(`no RD_KAFKA_VERSION in ${dir}/src/rdkafka.h`)
+  const v = parseInt(m[1], 16)
+  return `${(v >>> 24) & 0xff}.${(v >>> 16) & 0xff}.${(v >>> 8) & 0xff}`
+}
+
+/**
+ * Builds tests/test-runner in the cache once per librdkafka version; returns
+ * its tests/ directory. The copy drops the shared libraries so the runner
+ * links the static ones and needs no LD_LIBRARY_PATH.
+ */
+export function buildSuite(log = console.log) {
+  if (!existsSync(join(sourceDir, 'tests', 'test.c'))) {
+    const failed = installModern()
+    if (failed) throw new Error(failed)
+  }
+  const version = librdkafkaVersion()
+  const dir = join(cacheRoot, `librdkafka-suite-${version}`)
+  const runner = join(dir, 'tests', 'test-runner')
+  if (existsSync(runner)) return { version, testsDir: join(dir, 'tests') }
+  const partial = `${dir}.partial-${process.pid}`
+  rmSync(partial, { recursive: true, force: true })
+  log(`librdkafka-suite: building librdkafka ${version}'s test-runner in ${dir} (once, ~2-4 min)`)
+  cpSync(sourceDir, partial, { recursive: true })
+  for (const sub of ['src', 'src-cpp'])
+    for (const f of readdirSync(join(partial, sub))) if (/\.so(\.\d+)?$/.test(f)) rmSync(join(partial, sub, f))
+  const r = spawnSync('make', ['-j2', 'test-runner'], { cwd: join(partial, 'tests'), encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`make test-runner failed:\n${(r.stdout + r.stderr).split('\n').slice(-30).join('\n')}`)
+  rmSync(dir, { recursive: true, force: true })
+  renameSync(partial, dir)
+  return { version, testsDir: join(dir, 'tests') }
+}
+
+// ---------------------------------------------------------------- targets
+
+/** Starts `wafka broker` from the built package (dist/cli.js) as a child process. */
+export async function startWafka({ dataDir, autoCreate = true } = {}) {
+  const cli = join(root, 'dist', 'cli.js')
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build`)
+  const args = [cli, 'broker', '--brokers', '3', '--partitions', '4', '--port', '0']
+  if (dataDir) args.push('--data-dir', dataDir)
+  if (!autoCreate) args.push('--no-auto-create-topics')
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const output = []
+  const bootstrap = await new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output.push(String(chunk))
+      const m = /bootstrap servers (\S+)/.exec(output.join(''))
+      if (m) resolve(m[1])
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.on('exit', (code) => reject(new Error(`wafka broker exited (${code}): ${output.join('')}`)))
+    setTimeout(() => reject(new Error(`wafka broker did not start in 30 s: ${output.join('')}`)), 30_000).unref()
+  })
+  return {
+    bootstrap,
+    describe: `wafka broker --brokers 3 --partitions 4${dataDir ? ' --data-dir DIR' : ''}${autoCreate ? '' : ' --no-auto-create-topics'} (dist/cli.js)`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
+      }),
+  }
+}
+
+/** The Kafka rig (test/peers/kafka.ts), bundled by esbuild into the cache so plain node can load it. */
+async function kafkaRig() {
+  const out = join(root, 'node_modules', '.cache', 'wafka-peers', 'kafka-rig.mjs')
+  const { build } = await import('esbuild')
+  await build({ entryPoints: [join(here, 'kafka.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'error' })
+  return import(pathToFileURL(out).href)
+}
+
+const KAFKA_TOOLS = {
+  'kafka-topics.sh': 'org.apache.kafka.tools.TopicCommand',
+  'kafka-configs.sh': 'org.apache.kafka.tools.ConfigCommand',
+}
+
+/**
+ * What trivup gives the suite for tests that change topics with Kafka's own
+ * command-line tools (test_kafka_topics(): 0045's partition changes and
+ * deletions, 0052's LogAppendTime topic, 0077's compacted topics):
+ * KAFKA_PATH with bin/kafka-topics.sh and bin/kafka-configs.sh, here small
+ * scripts running the tools' classes from the Maven jars the Kafka rig
+ * resolves, and BROKERS. The tools speak the admin protocol, so they serve
+ * both targets. Without Java the env stays empty and those tests fail.
+ */
+export async function kafkaToolsEnv(bootstrap) {
+  const { javaBin, kafkaClassPath, KAFKA_VERSIONS } = await kafkaRig()
+  const java = javaBin()
+  if (!java) return {}
+  const version = KAFKA_VERSIONS['4']
+  const dir = join(cacheRoot, `librdkafka-suite-kafka-bin-${version}`)
+  mkdirSync(join(dir, 'bin'), { recursive: true })
+  for (const [script, mainClass] of Object.entries(KAFKA_TOOLS)) {
+    const body = `#!/bin/sh\nexec '${java}' -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true -cp '${kafkaClassPath(version)}' ${mainClass} "$@"\n`
+    writeFileSync(join(dir, 'bin', script), body, { mode: 0o755 })
+  }
+  return { KAFKA_PATH: dir, BROKERS: bootstrap }
+}
+
+/** Starts 3 KRaft brokers of Apache Kafka 4.4 with the rig (test/peers/kafka.ts). */
+export async function startRealKafka({ autoCreate = true } = {}) {
+  const { startKafka } = await kafkaRig()
+  const cluster = await startKafka({ brokers: 3, config: { 'num.partitions': '4', 'auto.create.topics.enable': String(autoCreate) } })
+  return {
+    bootstrap: cluster.bootstrap,
+    describe: `Apache Kafka ${cluster.version}, 3 KRaft brokers (test/peers/kafka.ts, num.partitions=4${autoCreate ? '' : ', auto.create.topics.enable=false'})`,
+    stop: () => cluster.stop(),
+  }
+}
+
+// ---------------------------------------------------------------- running
+
+/** Named-test rows of test-runner's summary table: `| 0034_offset_reset | PASSED | 12.345s |`. */
+export function parseSummary(text) {
+  const rows = []
+  for (const line of stripColors(text).split('\n')) {
+    const m = /^\|\s*(\d{4}_\S+)\s*\|\s*(PASSED|FAILED|SKIPPED|RUNNING|NOT_STARTED|\w+)\s*\|\s*([\d.]+)s\s*\|\s*(.*)$/.exec(line)
+    if (m) rows.push({ name: m[1], state: m[2], seconds: Number(m[3]), extra: m[4].trim() })
+  }
+  return rows
+}
+
+// eslint-disable-next-line no-control-regex
+const stripColors = (text) => text.replace(/\x1b\[[0-9;]*m/g, '')
+
+/**
+ * Named-test rows from the progress lines, for a test-runner that died
+ * before its summary (an abort in a test thread, a kill on timeout): a test
+ * that started and never ended is FAILED.
+ */
+export function parseProgress(text) {
+  const rows = new Map()
+  for (const line of text.split('\n')) {
+    let m = /^\[(\d{4}_\S+)\s*\/\s*([\d.]+)s\] =+ (?:Running test|Test (\S+) (PASSED|SKIPPED|FAILED))/.exec(line)
+    if (m) {
+      const row = rows.get(m[1]) ?? { name: m[1], state: 'FAILED', seconds: 0, extra: '' }
+      row.seconds = Number(m[2])
+      if (m[4]) row.state = m[4]
+      rows.set(m[1], row)
+      continue
+    }
+    m = /^\[(\d{4}_\S+)\s*\/\s*([\d.]+)s\] TEST FAILURE/.exec(line)
+    if (m) {
+      const row = rows.get(m[1]) ?? { name: m[1], state: 'FAILED', seconds: 0, extra: '' }
+      row.state = 'FAILED'
+      row.seconds = Number(m[2])
+      rows.set(m[1], row)
+    }
+  }
+  return [...rows.values()]
+}
+
+/** Why a named test failed: test.c's `### Test "NAME" failed at FILE:LINE:FN() at DATE: ###` and the message line after it. */
+export function failureOf(text, name) {
+  const lines = text.split('\n')
+  // `### Test "0011_produce_batch (test_message_single_partition_record_fail:629)" failed at ...`: a sub-test's
+  const i = lines.findIndex((l) => l.startsWith(`### Test "${name}" failed at `) || l.startsWith(`### Test "${name} (`))
+  if (i < 0) return ''
+  const sub = /^### Test "[^"(]+\(([^)]*)\)"/.exec(lines[i])?.[1]
+  const where = /failed at (\S+?)(?: at [A-Z][a-z]{2} .*)?: ###$/.exec(lines[i])?.[1] ?? ''
+  const message = (lines[i + 1] ?? '').trim()
+  return `${sub ? `[${sub}] ` : ''}${where}: ${message}`.slice(0, 400)
+}
+
+/** Keeps a log's head and tail when a test floods it (a failing fetch loop writes tens of MB). */
+function capped(text, limit = 4 << 20) {
+  if (text.length <= 2 * limit) return text
+  return `${text.slice(0, limit)}\n\n[... ${text.length - 2 * limit} characters cut by librdkafka-suite.mjs ...]\n\n${text.slice(-limit)}`
+}
+
+/** Runs one test number in its own test-runner; resolves with its named tests' rows. */
+function runNumber({ testsDir, number, names, confPath, protocol, timeoutS, logDir, extraEnv }) {
+  const env = { ...process.env, ...extraEnv, TESTS: number, TEST_KAFKA_VERSION, RDKAFKA_TEST_CONF: confPath }
+  delete env.CI // test.c: CI raises concurrency to 3 and the timeout multiplier
+  if (protocol === 'consumer') env.TEST_CONSUMER_GROUP_PROTOCOL = 'consumer'
+  else delete env.TEST_CONSUMER_GROUP_PROTOCOL
+  const started = Date.now()
+  return new Promise((resolve) => {
+    const child = spawn(join(testsDir, 'test-runner'), ['-L', '-p1'], { cwd: testsDir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const chunks = []
+    child.stdout.on('data', (c) => chunks.push(c))
+    child.stderr.on('data', (c) => chunks.push(c))
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, timeoutS * 1000)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      const text = stripColors(Buffer.concat(chunks).toString('utf8'))
+      const logPath = join(logDir, `${number}.log`)
+      writeFileSync(logPath, capped(text))
+      const wall = (Date.now() - started) / 1000
+      const mine = (r) => r.name.startsWith(number) && (!names || names.has(r.name))
+      let rows = parseSummary(text).filter(mine)
+      if (rows.length === 0) rows = parseProgress(text).filter(mine)
+      const why = timedOut
+        ? `killed after ${timeoutS} s`
+        : signal
+          ? `test-runner died: ${signal}`
+          : code !== 0
+            ? `test-runner exit ${code}`
+            : ''
+      if (rows.length === 0) rows = [{ name: number, state: why ? 'FAILED' : 'SKIPPED', seconds: wall, extra: '' }]
+      for (const r of rows) {
+        if (r.state === 'RUNNING' || r.state === 'NOT_STARTED') r.state = 'FAILED'
+        if (why && r.state === 'PASSED' && (timedOut || signal)) r.state = 'FAILED'
+        if (r.state === 'FAILED')
+          r.failure = failureOf(text, r.name) || (why ? `no failure of its own (unfinished): ${why}` : 'no failure line (see the log)')
+        if (r.state === 'SKIPPED') r.failure = r.extra
+      }
+      resolve({ number, wall, code, signal, timedOut, rows, log: logPath })
+    })
+  })
+}
+
+export function testConf(bootstrap) {
+  return ['# written by test/peers/librdkafka-suite.mjs', `bootstrap.servers=${bootstrap}`, 'broker.address.family=v4', ''].join('\n')
+}
+
+/**
+ * Runs test numbers against a bootstrap in `jobs` parallel test-runners.
+ * @returns {{ results, wallSeconds }}
+ */
+export async function runSuite({ testsDir, bootstrap, numbers, protocol, jobs = 2, timeoutS = 600, log = console.log, env = {} }) {
+  // The named tests that talk to a broker: -L leaves the local ones out, but the summary still lists them as skipped.
+  const names = new Set(brokerTests(join(testsDir, 'test.c')).map((t) => t.name))
+  const work = mkdtempSync(join(tmpdir(), 'rdk-suite-'))
+  const confPath = join(work, 'test.conf')
+  writeFileSync(confPath, testConf(bootstrap))
+  const logDir = join(work, 'logs')
+  mkdirSync(logDir)
+  const queue = [...numbers]
+  const results = []
+  const started = Date.now()
+  await Promise.all(
+    Array.from({ length: Math.max(1, jobs) }, async () => {
+      for (let number; (number = queue.shift()) !== undefined;) {
+        const r = await runNumber({ testsDir, number, names, extraEnv: env, confPath, protocol, timeoutS, logDir })
+        results.push(r)
+        for (const row of r.rows)
+          log(
+            `${row.state.padEnd(7)} ${row.name.padEnd(48)} ${row.seconds.toFixed(1).padStart(7)}s${row.state === 'FAILED' ? `  ${row.failure}` : ''}`,
+          )
+      }
+    }),
+  )
+  results.sort((a, b) => a.number.localeCompare(b.number))
+  return { results, wallSeconds: (Date.now() - started) / 1000, logDir }
+}
+
+// ---------------------------------------------------------------- reporting
+
+function markdown(report) {
+  const rows = report.tests
+  const count = (s) => rows.filter((r) => r.state === s).length
+  const lines = [
+    `# librdkafka ${report.librdkafka} test suite: ${report.target}, ${report.protocol} groups`,
+    '',
+    `- command: \`${report.command}\``,
+    `- target: ${report.describe}`,
+    `- test-runner: full mode (not -Q), \`-L -p1\` per test number, TEST_KAFKA_VERSION=${TEST_KAFKA_VERSION}` +
+      (report.protocol === 'consumer' ? ', TEST_CONSUMER_GROUP_PROTOCOL=consumer' : ''),
+    `- when: ${report.date}; wall time ${report.wallSeconds.toFixed(0)} s at --jobs=${report.jobs}`,
+    ...(report.reruns ?? []).map((r) => `- rerun: \`${r.command}\` (${r.date}, ${r.wallSeconds.toFixed(0)} s)`),
+    `- named tests: ${count('PASSED')} passed, ${count('FAILED')} failed, ${count('SKIPPED')} skipped`,
+    '',
+    '| test | state | seconds | failure / skip reason |',
+    '|---|---|---:|---|',
+    ...rows.map((r) => `| ${r.name} | ${r.state} | ${r.seconds.toFixed(1)} | ${(r.failure ?? '').replace(/\|/g, '\\|').slice(0, 300)} |`),
+    '',
+  ]
+  return lines.join('\n')
+}
+
+/**
+ * --merge: a rerun of some numbers (--tests) replaces their rows in the
+ * full run's file; the full run's command and wall time stay, the rerun's
+ * command is listed under `reruns`.
+ */
+function mergeInto(report, file) {
+  const full = JSON.parse(readFileSync(file, 'utf8'))
+  const rerun = new Set(report.numbers.map((n) => n.number))
+  const keep = (name) => !rerun.has(name.slice(0, 4))
+  report.tests = [...full.tests.filter((t) => keep(t.name)), ...report.tests].sort((a, b) => a.name.localeCompare(b.name))
+  report.numbers = [...full.numbers.filter((n) => keep(n.number)), ...report.numbers].sort((a, b) => a.number.localeCompare(b.number))
+  report.reruns = [...(full.reruns ?? []), { command: report.command, date: report.date, wallSeconds: report.wallSeconds }]
+  Object.assign(report, { command: full.command, date: full.date, wallSeconds: full.wallSeconds, jobs: full.jobs })
+}
+
+function parseArgs(argv) {
+  const opts = {
+    target: 'wafka',
+    scenario: 'default',
+    merge: false,
+    protocol: 'classic',
+    jobs: 2,
+    timeout: 600,
+    write: true,
+    list: null,
+    tests: null,
+    out: join(here, 'librdkafka-results'),
+  }
+  for (const a of argv) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a)
+    if (!m) throw new Error(`unknown argument ${a}`)
+    const [, k, v] = m
+    if (k === 'target') opts.target = v
+    else if (k === 'protocol') opts.protocol = v
+    else if (k === 'tests') opts.tests = v.split(',').filter(Boolean)
+    else if (k === 'list') opts.list = v
+    else if (k === 'jobs') opts.jobs = Number(v)
+    else if (k === 'timeout') opts.timeout = Number(v)
+    else if (k === 'out') opts.out = v
+    else if (k === 'no-write') opts.write = false
+    else if (k === 'merge') opts.merge = true
+    else if (k === 'scenario') opts.scenario = v
+    else throw new Error(`unknown option --${k}`)
+  }
+  if (!['wafka', 'wafka-disk', 'kafka'].includes(opts.target)) throw new Error(`--target: wafka, wafka-disk or kafka`)
+  if (!['default', 'noautocreate'].includes(opts.scenario)) throw new Error(`--scenario: default or noautocreate`)
+  if (!['classic', 'consumer'].includes(opts.protocol)) throw new Error(`--protocol: classic or consumer`)
+  return opts
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2))
+  const { version, testsDir } = buildSuite()
+  // The noautocreate scenario: the tests test.c marks `.scenario = "noautocreate"`, on a target that does not auto-create.
+  const noAuto = opts.scenario === 'noautocreate'
+  const numbers = opts.tests ?? listNumbers(join(testsDir, 'test.c'), noAuto ? 'noautocreate' : (opts.list ?? opts.protocol))
+  let dataDir
+  if (opts.target === 'wafka-disk') dataDir = mkdtempSync(join(tmpdir(), 'rdk-suite-data-'))
+  const target =
+    opts.target === 'kafka' ? await startRealKafka({ autoCreate: !noAuto }) : await startWafka({ dataDir, autoCreate: !noAuto })
+  console.log(
+    `librdkafka-suite: librdkafka ${version}, ${numbers.length} test numbers, ${target.describe}, ${opts.protocol} groups, --jobs=${opts.jobs}`,
+  )
+  let run
+  try {
+    const env = await kafkaToolsEnv(target.bootstrap)
+    if (noAuto) env.TEST_SCENARIO = 'noautocreate'
+    run = await runSuite({
+      env,
+      testsDir,
+      bootstrap: target.bootstrap,
+      numbers,
+      protocol: opts.protocol,
+      jobs: opts.jobs,
+      timeoutS: opts.timeout,
+    })
+  } finally {
+    await target.stop()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  }
+  const tests = run.results.flatMap((r) => r.rows)
+  const report = {
+    librdkafka: version,
+    target: opts.target,
+    protocol: opts.protocol,
+    describe: target.describe,
+    command: `node test/peers/librdkafka-suite.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    date: new Date().toISOString(),
+    jobs: opts.jobs,
+    wallSeconds: run.wallSeconds,
+    skippedByRunner: SKIPPED_TESTS,
+    numbers: run.results.map(({ number, wall, code, signal, timedOut }) => ({ number, wall, code, signal, timedOut })),
+    tests,
+  }
+  const failed = tests.filter((t) => t.state === 'FAILED')
+  console.log(
+    `librdkafka-suite: ${tests.filter((t) => t.state === 'PASSED').length} passed, ${failed.length} failed, ` +
+      `${tests.filter((t) => t.state === 'SKIPPED').length} skipped in ${run.wallSeconds.toFixed(0)} s; logs in ${run.logDir}`,
+  )
+  if (opts.write) {
+    mkdirSync(opts.out, { recursive: true })
+    const merging = opts.merge && opts.tests
+    const scenario = opts.scenario === 'default' ? '' : `-${opts.scenario}`
+    const base = join(opts.out, `${opts.target}-${opts.protocol}${scenario}${opts.tests && !merging ? '-partial' : ''}`)
+    if (merging) mergeInto(report, `${base}.json`)
+    writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`)
+    writeFileSync(`${base}.md`, markdown(report))
+    console.log(`librdkafka-suite: wrote ${base}.json and .md`)
+  }
+  process.exitCode = failed.length ? 1 : 0
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((e) => {
+    console.error(e)
+    process.exit(2)
+  })
+}

@@ -1,0 +1,4 @@
+// Types of ci-lists.mjs.
+export type CiRun = 'memory-classic' | 'disk-classic' | 'memory-consumer'
+export declare function passingOnKafka(protocol: 'classic' | 'consumer'): string[]
+export declare const CI_LISTS: Record<CiRun, { numbers: string[]; protocol: 'classic' | 'consumer'; disk: boolean; minutes: number }>

@@ -1,0 +1,46 @@
+// The lists test/broker/librdkafka-suite.test.ts runs against the embedded
+// broker: the test numbers whose named tests all pass (or skip themselves,
+// one at least passing) on Apache Kafka 4.4 in the committed results
+// (test/peers/librdkafka-results/kafka-<protocol>.json), so the list moves
+// with the reference run. `minutes` is the last measured wall time of the
+// list on wafka at --jobs=2 (from the wafka-*.json results), for the budget.
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const results = join(dirname(fileURLToPath(import.meta.url)), '..', 'librdkafka-results')
+
+/** Numbers that pass on Kafka 4.4 with `protocol` groups (none when there is no committed run). */
+export function passingOnKafka(protocol) {
+  const file = join(results, `kafka-${protocol}.json`)
+  if (!existsSync(file)) return []
+  const byNumber = new Map()
+  for (const t of JSON.parse(readFileSync(file, 'utf8')).tests) {
+    const n = t.name.slice(0, 4)
+    byNumber.set(n, [...(byNumber.get(n) ?? []), t.state])
+  }
+  return [...byNumber]
+    .filter(([, states]) => states.includes('PASSED') && !states.includes('FAILED'))
+    .map(([n]) => n)
+    .sort()
+}
+
+/** Wall time in minutes of a committed wafka run, scaled to `numbers` by the tests' own durations. */
+function measuredMinutes(name, numbers) {
+  const file = join(results, `${name}.json`)
+  if (!existsSync(file)) return 15
+  const run = JSON.parse(readFileSync(file, 'utf8'))
+  const all = run.numbers.reduce((s, n) => s + n.wall, 0) || 1
+  const mine = run.numbers.filter((n) => numbers.includes(n.number)).reduce((s, n) => s + n.wall, 0)
+  return Math.ceil(((run.wallSeconds * mine) / all / 60) * 10) / 10
+}
+
+const classic = passingOnKafka('classic')
+const consumer = passingOnKafka('consumer')
+
+/** @type {Record<string, { numbers: string[], protocol: 'classic' | 'consumer', disk: boolean, minutes: number }>} */
+export const CI_LISTS = {
+  'memory-classic': { numbers: classic, protocol: 'classic', disk: false, minutes: measuredMinutes('wafka-classic', classic) },
+  'disk-classic': { numbers: classic, protocol: 'classic', disk: true, minutes: measuredMinutes('wafka-disk-classic', classic) },
+  'memory-consumer': { numbers: consumer, protocol: 'consumer', disk: false, minutes: measuredMinutes('wafka-consumer', consumer) },
+}
