@@ -8,7 +8,7 @@
 //
 // LIBRDKAFKA_SUITE picks which runs (comma-separated: memory-classic,
 // disk-classic, memory-consumer, or `all`); unset, the file skips: the three
-// take ~11 min each at 2 jobs, more than the CI budget has left, so CI opts
+// take 6-11 min each at 2 jobs, more than the CI budget has left, so CI opts
 // in per list (.ci/run). LIBRDKAFKA_SUITE_TESTS narrows the numbers (e.g.
 // 0034,0045) for a local check.
 import { mkdtempSync, rmSync } from 'node:fs'
