@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { builtPackage, type BuiltFormat } from './built-package.js'
 
 // What runs again against the built package (dist/, ESM and CJS) after the
@@ -37,6 +38,18 @@ const built = (format: BuiltFormat) => ({
   },
 })
 
+// Files that hold a worker for many minutes while mostly waiting on their
+// peers (librdkafka's own suite, its lists run concurrently) start first, so
+// the other worker drains the rest beside them instead of after them.
+const longFirst = [/test\/broker\/librdkafka-suite/]
+class LongFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]) {
+    const sorted = await super.sort(files)
+    const long = (f: TestSpecification) => longFirst.some((re) => re.test(f.moduleId))
+    return [...sorted.filter(long), ...sorted.filter((f) => !long(f))]
+  }
+}
+
 // The bundle inlines dist/wafka.wasm (esbuild's binary loader); tests load
 // the same bytes the same way, so they exercise the built module.
 export default defineConfig({
@@ -53,6 +66,9 @@ export default defineConfig({
   ],
   test: {
     root: new URL('..', import.meta.url).pathname,
+    // Both cores: most files wait on sockets, timers and peer processes.
+    maxWorkers: 2,
+    sequence: { sequencer: LongFirst },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [{ extends: true, test: { name: 'src', include: ['test/**/*.test.ts'] } }, built('esm'), built('cjs')],

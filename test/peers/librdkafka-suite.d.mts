@@ -32,3 +32,9 @@ export declare function runSuite(options: {
 }): Promise<{ results: SuiteNumberResult[]; wallSeconds: number; logDir: string }>
 /** KAFKA_PATH (bin/kafka-topics.sh, bin/kafka-configs.sh over the rig's Kafka jars) and BROKERS; {} without Java. */
 export declare function kafkaToolsEnv(bootstrap: string): Promise<Record<string, string>>
+/** `wafka broker --brokers 3 --partitions 4` from the built package (dist/cli.js), as a child process. */
+export declare function startWafka(options?: { dataDir?: string; autoCreate?: boolean }): Promise<{
+  bootstrap: string
+  describe: string
+  stop: () => Promise<void>
+}>
