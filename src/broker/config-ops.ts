@@ -29,3 +29,9 @@ export function listAfter(current: string, op: number, given: string): string {
   }
   return items.join(',')
 }
+
+/** Kafka's refusal of a config key named twice in one resource, or null. */
+export function duplicateKeysProblem(names: string[]): string | null {
+  const repeated = names.filter((n, i) => names.indexOf(n) !== i)
+  return repeated.length ? `Error due to duplicate config keys: ${[...new Set(repeated)].join(', ')}` : null
+}

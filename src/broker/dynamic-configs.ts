@@ -1,6 +1,6 @@
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { EmbeddedCluster } from './cluster.js'
-import { OP_APPEND, OP_DELETE, OP_SET, OP_SUBTRACT, listAfter, notListProblem } from './config-ops.js'
+import { duplicateKeysProblem, listAfter, notListProblem, OP_APPEND, OP_DELETE, OP_SET, OP_SUBTRACT } from './config-ops.js'
 
 /**
  * The dynamic configs of brokers and groups, as Kafka 4.4 serves them:
@@ -122,7 +122,7 @@ export function dynamicKind(resourceType: number): DynamicKind | null {
 /** A refusal: the Kafka error code and why. */
 export interface Refusal {
   code: number
-  message: string
+  message: string | null
 }
 
 /** Why a broker or group resource name cannot be configured here, or null. */
@@ -205,10 +205,11 @@ export function alterDynamicIncrementally(
 ): Refusal | null {
   const where = resourceProblem(cluster, kind, name)
   if (where) return where
+  const duplicates = duplicateKeysProblem(changes.map((c) => c.name))
+  if (duplicates) return { code: ErrorCodes.INVALID_REQUEST, message: duplicates }
   const current = new Map(cluster.controller.dynamicConfigs[kind].get(name) ?? [])
   const next = new Map<string, string | null>()
   for (const c of changes) {
-    if (next.has(c.name)) return { code: ErrorCodes.INVALID_REQUEST, message: `Duplicate config keys are not allowed: ${c.name}` }
     const def = DEFS[kind][c.name]
     let value: string | null
     if (c.configOperation === OP_SET) value = c.value

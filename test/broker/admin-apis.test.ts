@@ -170,6 +170,32 @@ describe('legacy AlterConfigs', () => {
     expect(valuesOf(await describe_(TOPIC, 't', ['retention.ms']))).toEqual({ 'retention.ms': ['604800000', 5] })
   })
 
+  it('refuses configs that conflict together (min.compaction.lag.ms above max) and a key named twice, changing nothing', async () => {
+    const lag = await alter([
+      { resourceType: TOPIC, resourceName: 't', configs: { 'min.compaction.lag.ms': '5000', 'max.compaction.lag.ms': '1000' } },
+    ])
+    expect(lag.responses[0]).toMatchObject({ errorCode: ErrorCodes.INVALID_CONFIG })
+    expect(lag.responses[0].errorMessage).toContain('min.compaction.lag.ms (5000) > max.compaction.lag.ms (1000)')
+    const twice = await client.request(AlterConfigs, 2, {
+      resources: [
+        {
+          resourceType: TOPIC,
+          resourceName: 't',
+          configs: [
+            { name: 'retention.ms', value: '1' },
+            { name: 'retention.ms', value: '2' },
+          ],
+        },
+      ],
+      validateOnly: false,
+    })
+    expect(twice.responses[0]).toMatchObject({ errorCode: ErrorCodes.INVALID_REQUEST })
+    expect(valuesOf(await describe_(TOPIC, 't', ['retention.ms', 'min.compaction.lag.ms']))).toEqual({
+      'retention.ms': ['604800000', 5],
+      'min.compaction.lag.ms': ['0', 5],
+    })
+  })
+
   it("sets a broker's dynamic configs, per broker and cluster-wide, replacing what was set", async () => {
     const res = await alter([
       { resourceType: BROKER, resourceName: '0', configs: { 'sasl.kerberos.min.time.before.relogin': '58000', 'background.threads': '9' } },

@@ -1,8 +1,10 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { AlterConfigs, type AlterConfigsRequest, type AlterConfigsResponse } from '../../protocol/messages/AlterConfigs.js'
-import { dynamicKind, replaceDynamicConfigs, RESOURCE_TOPIC } from '../dynamic-configs.js'
+import { duplicateKeysProblem } from '../config-ops.js'
+import { dynamicKind, replaceDynamicConfigs } from '../dynamic-configs.js'
 import { defineHandler } from '../handler.js'
-import { topicConfigProblem } from '../topic-configs.js'
+import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict } from '../topic-configs.js'
+import { answerEach, configuredTopic, refuseEach } from './config-answers.js'
 
 /**
  * The legacy AlterConfigs (Kafka 4.4 still serves v0-2): a resource's
@@ -17,42 +19,28 @@ export const alterConfigsHandler = defineHandler<AlterConfigsRequest, AlterConfi
   handle(req, { cluster }) {
     const { controller } = cluster
     return {
-      responses: req.resources.map((r) => {
-        const answer = (errorCode: number, errorMessage: string | null = null) => ({
-          errorCode,
-          errorMessage,
-          resourceType: r.resourceType,
-          resourceName: r.resourceName,
-        })
+      responses: answerEach(req.resources, (r) => {
         const kind = dynamicKind(r.resourceType)
-        if (kind) {
-          const refused = replaceDynamicConfigs(cluster, kind, r.resourceName, r.configs, req.validateOnly)
-          return refused ? answer(refused.code, refused.message) : answer(ErrorCodes.NONE)
-        }
-        if (r.resourceType !== RESOURCE_TOPIC) return answer(ErrorCodes.INVALID_REQUEST, `Unsupported resource type ${r.resourceType}`)
-        const t = controller.topics.get(r.resourceName)
-        if (!t) return answer(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist`)
+        if (kind) return replaceDynamicConfigs(cluster, kind, r.resourceName, r.configs, req.validateOnly)
+        const t = configuredTopic(cluster, r)
+        if ('code' in t) return t
+        const duplicates = duplicateKeysProblem(r.configs.map((c) => c.name))
+        if (duplicates) return { code: ErrorCodes.INVALID_REQUEST, message: duplicates }
         for (const c of r.configs) {
           const problem = topicConfigProblem(c.name, c.value)
-          if (problem) return answer(ErrorCodes.INVALID_CONFIG, problem)
+          if (problem) return { code: ErrorCodes.INVALID_CONFIG, message: problem }
         }
-        if (!req.validateOnly) {
-          const given = new Set(r.configs.map((c) => c.name))
+        const given = new Map(r.configs.map((c) => [c.name, c.value]))
+        const conflict = topicConfigsConflict((key) => given.get(key) ?? TOPIC_CONFIG_DEFAULTS[key].value)
+        if (conflict) return { code: ErrorCodes.INVALID_CONFIG, message: conflict }
+        if (!req.validateOnly)
           controller.atomically(() => {
             for (const c of r.configs) controller.setTopicConfig(t.name, c.name, c.value)
             for (const key of [...t.configs.keys()]) if (!given.has(key)) controller.setTopicConfig(t.name, key, null)
           })
-        }
-        return answer(ErrorCodes.NONE)
+        return null
       }),
     }
   },
-  errorResponse: (req, code) => ({
-    responses: req.resources.map((r) => ({
-      errorCode: code,
-      errorMessage: null,
-      resourceType: r.resourceType,
-      resourceName: r.resourceName,
-    })),
-  }),
+  errorResponse: (req, code) => ({ responses: refuseEach(req.resources, code) }),
 })
