@@ -191,6 +191,45 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
     expect(v0.memberId).toMatch(/^[A-Za-z0-9_-]{22}$/)
   })
 
+  it("refuses the heartbeats Kafka 4.4 refuses, with Kafka's messages: blank ids, a v0 heartbeat without its member id, librdkafka's rejoin without its join fields", async () => {
+    await start()
+    const c = await coordinator()
+    const base = {
+      groupId: GROUP,
+      memberId: 'm',
+      memberEpoch: 0,
+      rebalanceTimeoutMs: 1000,
+      subscribedTopicNames: ['t'],
+      topicPartitions: [],
+    }
+    const refusal = async (o: Record<string, unknown>, version = 1) => {
+      const r = await c.request(ConsumerGroupHeartbeat, version, { ...base, ...o } as typeof base)
+      return [r.errorCode, r.errorMessage]
+    }
+    const invalid = (message: string) => [ErrorCodes.INVALID_REQUEST, message]
+    // Kafka trims: a blank id is an empty one.
+    expect(await refusal({ memberId: '  ' })).toEqual(invalid("MemberId can't be empty."))
+    expect(await refusal({ instanceId: ' ' })).toEqual(invalid("InstanceId can't be empty."))
+    expect(await refusal({ rackId: ' ' })).toEqual(invalid("RackId can't be empty."))
+    expect(await refusal({ groupId: ' ' })).toEqual(invalid("GroupId can't be empty."))
+    // v0 names a joining member itself, but a heartbeat or a leave must carry the id.
+    expect(await refusal({ memberId: '', memberEpoch: 3, topicPartitions: null }, 0)).toEqual(invalid("MemberId can't be empty."))
+    expect(await refusal({ memberId: '', memberEpoch: -1, topicPartitions: null }, 0)).toEqual(invalid("MemberId can't be empty."))
+    expect(await refusal({ subscribedTopicNames: null })).toEqual(
+      invalid('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.'),
+    )
+    expect(await refusal({ memberEpoch: -3 })).toEqual(invalid('MemberEpoch is invalid.'))
+    // librdkafka 2.15 (0045_subscribe_many_updates): after a leave that raced an unsubscribe during a revocation, it
+    // rejoins with epoch 0 but without the join's fields. Kafka 4.4 refuses it the same way (the client treats it as fatal).
+    expect((await join(c, 'm')).errorCode).toBe(0)
+    expect(
+      (await c.request(ConsumerGroupHeartbeat, 1, { groupId: GROUP, memberId: 'm', memberEpoch: -1, topicPartitions: null })).errorCode,
+    ).toBe(0)
+    expect(await refusal({ rebalanceTimeoutMs: -1, topicPartitions: null })).toEqual(
+      invalid('RebalanceTimeoutMs must be provided in first request.'),
+    )
+  })
+
   it('leave with epoch -1: the member is gone and its partitions go to the others', async () => {
     await start()
     const c = await coordinator()

@@ -602,21 +602,28 @@ export class ConsumerGroup extends GroupOffsets {
   }
 }
 
-/** Kafka's checks of a heartbeat before the group is looked at. */
+/**
+ * Kafka's checks of a heartbeat before the group is looked at (4.4:
+ * GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid).
+ * A blank string counts as empty; the member id is required from v1, and at
+ * v0 on every heartbeat but a join.
+ */
 function validate(req: HeartbeatRequest): void {
   const invalid = (message: string) => new Refused(ErrorCodes.INVALID_REQUEST, message)
-  if (req.version >= 1 && req.memberId === '') throw invalid('MemberId can\u2019t be empty.')
-  if (req.instanceId !== null && req.instanceId === '') throw invalid('InstanceId can\u2019t be empty.')
-  if (req.rackId !== null && req.rackId === '') throw invalid('RackId can\u2019t be empty.')
+  const blank = (s: string | null) => s !== null && s.trim() === ''
+  if ((req.version >= 1 || req.memberEpoch > 0 || req.memberEpoch === LEAVE_EPOCH) && blank(req.memberId))
+    throw invalid("MemberId can't be empty.")
+  if (blank(req.instanceId)) throw invalid("InstanceId can't be empty.")
+  if (blank(req.rackId)) throw invalid("RackId can't be empty.")
   if (req.memberEpoch === 0) {
     if (req.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.')
     if (req.topicPartitions === null || req.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.')
     if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null)
-      throw invalid('SubscribedTopicNames or SubscribedTopicRegex must be set in first request.')
+      throw invalid('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.')
   } else if (req.memberEpoch === STATIC_LEAVE_EPOCH) {
-    if (req.instanceId === null) throw invalid('InstanceId can\u2019t be null.')
+    if (req.instanceId === null) throw invalid("InstanceId can't be null.")
   } else if (req.memberEpoch < STATIC_LEAVE_EPOCH) {
-    throw invalid(`MemberEpoch is invalid: ${req.memberEpoch}.`)
+    throw invalid('MemberEpoch is invalid.')
   }
 }
 

@@ -26,7 +26,7 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
   minVersion: ConsumerGroupHeartbeat.minVersion,
   maxVersion: ConsumerGroupHeartbeat.maxVersion,
   handle(req, ctx) {
-    if (!req.groupId) return fail(ErrorCodes.INVALID_REQUEST, 'GroupId can\u2019t be empty.')
+    if (!req.groupId || req.groupId.trim() === '') return fail(ErrorCodes.INVALID_REQUEST, "GroupId can't be empty.")
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return fail(refused)
     const { groups } = ctx.cluster
