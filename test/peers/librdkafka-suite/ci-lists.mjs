@@ -47,7 +47,14 @@ export const NOT_YET_RELIABLE = {
       'group went Stable (its SyncGroup is answered at once), so the first member is assigned everything and then ' +
       "revoked; on Kafka the SyncGroup waits for the group's record to replicate and both joins land in one generation",
   },
-  consumer: {},
+  consumer: {
+    '0045':
+      'fails in most runs (0045_subscribe_many_updates): librdkafka 2.15 calls unsubscribe while a revoke the broker ' +
+      'asked for is still running, then sends its leave from the steady state and either never rejoins or rejoins ' +
+      'without the fields a join needs (INVALID_REQUEST, which Kafka 4.4 answers too); wafka answers each heartbeat ' +
+      "within a millisecond, so the revoke lands inside the test's burst of subscribe calls, where Kafka's 5-21 ms " +
+      'answers let the burst finish first',
+  },
 }
 
 const reliable = (protocol) => passingOnKafka(protocol).filter((n) => !(n in NOT_YET_RELIABLE[protocol]))
