@@ -40,14 +40,23 @@ function measuredMinutes(name, numbers) {
  * CI's lists with the reason until they are fixed (issue 31 stays open for
  * each); the command line still runs them and its results show them.
  */
+const RESURRECTED_0033 =
+  'fails now and then (seen once with each group protocol): a topic the test has just deleted exists again ' +
+  "afterwards and matches the next case's regex. Likely (not yet confirmed) the closed consumer " +
+  "(allow.auto.create.topics=true) asks for the topic's metadata right after the delete and wafka auto-creates it at " +
+  "once; Kafka 4.4 also auto-creates on such a request, so the difference may be timing (its brokers' metadata " +
+  'caches lag the delete); no deterministic reproduction yet'
+
 export const NOT_YET_RELIABLE = {
   classic: {
+    '0033': RESURRECTED_0033,
     '0102':
       "fails in about half the runs: the second static member's first JoinGroup lands 25-65 ms after the first member's " +
       'group went Stable (its SyncGroup is answered at once), so the first member is assigned everything and then ' +
       "revoked; on Kafka the SyncGroup waits for the group's record to replicate and both joins land in one generation",
   },
   consumer: {
+    '0033': RESURRECTED_0033,
     '0045':
       'fails in most runs (0045_subscribe_many_updates): librdkafka 2.15 calls unsubscribe while a revoke the broker ' +
       'asked for is still running, then sends its leave from the steady state and either never rejoins or rejoins ' +
