@@ -48,6 +48,7 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   DescribeCluster: 'any',
   DescribeConfigs: 'any',
   IncrementalAlterConfigs: 'any',
+  AlterConfigs: 'any',
   CreateAcls: 'any',
   DescribeAcls: 'any',
   DeleteAcls: 'any',
