@@ -420,21 +420,23 @@ export class Connection {
         err instanceof WafkaError ? err : new ProtocolError(`${call.api.name} response from ${this.name}: ${(err as Error).message}`)
     }
     const throttleTimeMs = throttleTimeOf(response)
-    if (throttleTimeMs > 0) this.throttled(call, throttleTimeMs)
+    // One clock read: the throttle runs from the instant the event reports as the answer's.
+    const answeredAt = throttleTimeMs > 0 || this.options.onRequest ? Date.now() : 0
+    if (throttleTimeMs > 0) this.throttled(call, throttleTimeMs, answeredAt)
     if (this.options.onRequest)
-      this.tell({ type: 'request', ...this.timing(call), size: frame.length, duration: Date.now() - call.sentAt, throttleTimeMs })
+      this.tell({ type: 'request', ...this.timing(call), size: frame.length, duration: answeredAt - call.sentAt, throttleTimeMs })
     if (failure) call.reject(failure)
     else call.resolve(response)
     this.pump()
   }
 
   /** A broker over its quota said how long to wait: from KIP-219's versions, this connection waits that long. */
-  private throttled(call: Call, throttleTimeMs: number): void {
+  private throttled(call: Call, throttleTimeMs: number, answeredAt: number): void {
     if (!clientThrottles(call.api.name, call.version)) {
       this.log.debug('throttled by the broker (it delayed the response)', { broker: this.name, api: call.api.name, throttleTimeMs })
       return
     }
-    const waitMs = this.throttle.throttle(throttleTimeMs)
+    const waitMs = this.throttle.throttle(throttleTimeMs, answeredAt)
     // DEBUG as KafkaJS ("Client side throttling in effect"); Java logs it at TRACE.
     this.log.debug('throttled by the broker: holding requests back', { broker: this.name, api: call.api.name, throttleTimeMs, waitMs })
   }

@@ -23,7 +23,11 @@ function observed(cluster: KafkaCluster, clientId: string): { kafka: Kafka; even
     clientId,
     onRequest: (e) => void events.push(e),
     logLevel: logLevel.DEBUG,
-    logCreator: () => (e: LogEntry) => void logs.push(e),
+    logCreator: () => (e: LogEntry) => {
+      logs.push(e)
+      // A slow log sink, at the throttle's own entry: the wait must still run from the answer.
+      if (e.log.message === 'throttled by the broker: holding requests back') for (const t = Date.now(); Date.now() - t < 5;);
+    },
   })
   return { kafka, events, logs }
 }
@@ -45,11 +49,10 @@ function expectThrottleHonoured(events: RequestEvent[], api: string): Answered[]
     for (const next of answered) {
       if (next.broker !== t.broker || next.sentAt <= answeredAt) continue
       after++
-      // 1 ms: the gate's clock is read a moment before the event's.
       expect(
         next.sentAt - answeredAt,
         `${next.apiName} #${next.correlationId} after ${t.apiName} #${t.correlationId}`,
-      ).toBeGreaterThanOrEqual(t.throttleTimeMs - 1)
+      ).toBeGreaterThanOrEqual(t.throttleTimeMs)
     }
   }
   // Something was sent after a throttle, so the wait was put to the test.
