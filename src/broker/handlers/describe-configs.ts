@@ -15,26 +15,15 @@ import {
   TYPE_INT,
   TYPE_LONG,
   TYPE_STRING,
+  isDynamicBrokerConfig,
+  staticBrokerConfig,
   type DescribedConfig as Entry,
 } from '../dynamic-configs.js'
+import { BY_KAFKA_NAME } from '../options.js'
 
+/** A broker's configs from its options (those not among the dynamic ones, which describeDynamic lists over them). */
 function brokerConfigs(cluster: EmbeddedCluster): Entry[] {
-  const o = cluster.options
-  const e = (name: string, value: string | number | boolean, type: number): Entry => ({
-    name,
-    value: String(value),
-    source: SOURCE_STATIC_BROKER,
-    type,
-  })
-  return [
-    e('auto.create.topics.enable', o.autoCreateTopics, TYPE_BOOLEAN),
-    e('num.partitions', o.defaultPartitions, TYPE_INT),
-    e('default.replication.factor', 1, TYPE_INT),
-    e('socket.request.max.bytes', o.maxRequestBytes, TYPE_INT),
-    e('group.min.session.timeout.ms', o.groupMinSessionTimeoutMs, TYPE_INT),
-    e('group.max.session.timeout.ms', o.groupMaxSessionTimeoutMs, TYPE_INT),
-    e('group.initial.rebalance.delay.ms', o.groupInitialRebalanceDelayMs, TYPE_INT),
-  ]
+  return [...BY_KAFKA_NAME.keys()].filter((key) => !isDynamicBrokerConfig(key)).flatMap((key) => staticBrokerConfig(cluster, key) ?? [])
 }
 
 /** DescribeConfigs for topics (the configs the broker knows, set or default), brokers (its options and dynamic configs) and groups (Kafka 4.4's group configs). */
