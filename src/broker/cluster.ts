@@ -53,6 +53,7 @@ export class EmbeddedCluster {
     this.given = given
     this.tls = resolveTls(this.options.ssl)
     this.controller = this.openMetadata()
+    for (const [key, value] of topicDefaults(this.options, this.given)) this.controller.topicDefaults.set(key, value)
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
     const dataDir = this.options.dataDir

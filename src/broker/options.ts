@@ -407,3 +407,8 @@ export const BY_KAFKA_NAME: ReadonlyMap<string, BrokerOptionName> = new Map(
     spec.java ? [[spec.java, name] as const] : [],
   ),
 )
+
+/** The host brokers give clients: advertisedHost, else the listener's host, 127.0.0.1 for a wildcard (0.0.0.0, ::). */
+export function advertisedHost(o: Pick<ResolvedOptions, 'host' | 'advertisedHost'>): string {
+  return o.advertisedHost ?? (o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host)
+}

@@ -6,7 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
 import { ConfigError } from '../../src/errors.js'
-import { CreateTopics, DescribeConfigs, Metadata } from '../../src/protocol/messages/index.js'
+import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import { CreateTopics, DescribeConfigs, Metadata, Produce } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 
 const DEFAULT = 5
@@ -90,5 +92,69 @@ describe('DescribeConfigs on a broker reports what the cluster does', () => {
       validateOnly: false,
     })
     expect([created.topics[0].numPartitions, created.topics[0].replicationFactor]).toEqual([4, 1])
+  })
+})
+
+async function topicConfigs(client: RawClient, topic: string): Promise<Record<string, [string | null, number]>> {
+  const res = await client.request(DescribeConfigs, 4, {
+    resources: [{ resourceType: 2, resourceName: topic, configurationKeys: null }],
+    includeSynonyms: false,
+    includeDocumentation: false,
+  })
+  return Object.fromEntries(res.results[0].configs.map((c) => [c.name, [c.value, c.configSource]]))
+}
+
+describe("the broker's log.* options are its topics' defaults", () => {
+  it("a topic without its own value takes the broker's (STATIC_BROKER_CONFIG), acts on it, and its own value wins", async () => {
+    const { client } = await start({
+      brokers: 2,
+      defaultReplicationFactor: 1,
+      minInsyncReplicas: 2,
+      logSegmentBytes: 2_000_000,
+      logRetentionMs: 3_600_000,
+      logRetentionBytes: 5_000_000,
+      logCleanupPolicy: 'compact,delete',
+      uncleanLeaderElectionEnable: true,
+      topics: [{ name: 'plain' }, { name: 'own', configs: { 'min.insync.replicas': '1', 'retention.ms': '1000' } }],
+    })
+    const plain = await topicConfigs(client, 'plain')
+    expect(plain['min.insync.replicas']).toEqual(['2', STATIC])
+    expect(plain['segment.bytes']).toEqual(['2000000', STATIC])
+    expect(plain['retention.ms']).toEqual(['3600000', STATIC])
+    expect(plain['retention.bytes']).toEqual(['5000000', STATIC])
+    expect(plain['cleanup.policy']).toEqual(['compact,delete', STATIC])
+    expect(plain['unclean.leader.election.enable']).toEqual(['true', STATIC])
+    expect(plain['max.message.bytes']).toEqual(['1048588', DEFAULT])
+    const own = await topicConfigs(client, 'own')
+    expect(own['min.insync.replicas']).toEqual(['1', 1])
+    expect(own['retention.ms']).toEqual(['1000', 1])
+    // The broker's (dynamic-capable) configs show the static values too, not Kafka's defaults.
+    const broker = await brokerConfigs(client)
+    expect(broker['min.insync.replicas']).toEqual(['2', STATIC])
+    expect(broker['log.cleanup.policy']).toEqual(['compact,delete', STATIC])
+    // min.insync.replicas 2 on a topic of one replica: acks=all is refused, as Kafka does; the topic's own 1 takes it.
+    const produce = async (topic: string) => {
+      const md = await client.request(Metadata, 12, { topics: [{ topicId: null, name: topic }], allowAutoTopicCreation: false })
+      const leader = md.topics[0].partitions[0].leaderId
+      const b = md.brokers.find((x) => x.nodeId === leader)!
+      const to = await RawClient.open(`${b.host}:${b.port}`)
+      open.push(to)
+      const res = await to.request(Produce, 9, {
+        acks: -1,
+        timeoutMs: 2000,
+        topicData: [{ name: topic, partitionData: [{ index: 0, records: encodeRecordBatch([{ key: 'k', value: 'v' }]) }] }],
+      })
+      return res.responses[0].partitionResponses[0].errorCode
+    }
+    expect(await produce('plain')).toBe(ErrorCodes.NOT_ENOUGH_REPLICAS)
+    expect(await produce('own')).toBe(ErrorCodes.NONE)
+  })
+
+  it('advertisedHost is the host clients are given; the listener binds host', async () => {
+    const { client } = await start({ host: '0.0.0.0', advertisedHost: 'localhost' })
+    const md = await client.request(Metadata, 12, { topics: [], allowAutoTopicCreation: false })
+    expect(md.brokers.map((b) => b.host)).toEqual(['localhost'])
+    const { cluster } = await start({ host: '0.0.0.0' })
+    expect(cluster.bootstrapServers).toMatch(/^127\.0\.0\.1:\d+$/)
   })
 })

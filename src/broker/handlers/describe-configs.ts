@@ -43,7 +43,7 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
           entries = Object.keys(TOPIC_CONFIG_DEFAULTS).map((name) => ({
             name,
             value: topicConfig(t, name),
-            source: t.configs.has(name) ? SOURCE_TOPIC : SOURCE_DEFAULT,
+            source: t.configs.has(name) ? SOURCE_TOPIC : t.defaults.has(name) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT,
             type: /^(true|false)$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
               ? TYPE_BOOLEAN
               : /^-?\d+$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
@@ -71,7 +71,8 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
             .map((c) => ({
               name: c.name,
               value: c.value,
-              readOnly: c.source === SOURCE_STATIC_BROKER,
+              // Kafka's read-only configs: a broker's static ones that no AlterConfigs may change.
+              readOnly: r.resourceType !== TOPIC && c.source === SOURCE_STATIC_BROKER && !isDynamicBrokerConfig(c.name),
               isDefault: c.source === SOURCE_DEFAULT,
               configSource: c.source,
               isSensitive: false,
