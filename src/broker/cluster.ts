@@ -7,6 +7,7 @@ import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
+import { optionsFromKafkaNames } from './kafka-names.js'
 import {
   resolveBrokerOptions,
   topicDefaults,
@@ -48,7 +49,7 @@ export class EmbeddedCluster {
   saslUsers: SaslUsers | null = null
 
   constructor(options: BrokerOptions) {
-    const { options: resolved, given } = resolveBrokerOptions(options)
+    const { options: resolved, given } = resolveBrokerOptions(options, (config) => optionsFromKafkaNames(config))
     this.options = resolved
     this.given = given
     this.tls = resolveTls(this.options.ssl)

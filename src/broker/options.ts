@@ -2,6 +2,7 @@ import type { Buffer } from 'node:buffer'
 import { checkKeys, type OptionSpec } from '../config/option.js'
 import { ConfigError } from '../errors.js'
 import { INT32_MAX } from '../int32.js'
+import type { FromKafkaNames } from './kafka-names.js'
 import type { BrokerSaslOptions } from './sasl/credentials.js'
 
 /**
@@ -300,16 +301,29 @@ export interface Resolved {
  */
 export function resolveBrokerOptions(
   given: BrokerOptions | undefined,
-  fromKafkaNames: (config: Record<string, string | number | boolean>) => BrokerOptions = () => ({}),
+  fromKafkaNames: (config: Record<string, string | number | boolean>) => FromKafkaNames = () => ({ options: {} }),
 ): Resolved {
   const checked = checkKeys('startCluster', given, BROKER_OPTIONS)
   const { config, topics: _topics, ...own } = checked
-  const fromConfig = config === undefined ? {} : fromKafkaNames(checkConfigObject(config))
+  const named = config === undefined ? { options: {} } : fromKafkaNames(checkConfigObject(config))
+  const fromConfig = named.options
   const merged: Record<string, unknown> = { ...fromConfig }
   for (const [k, v] of Object.entries(own)) if (v !== undefined) merged[k] = v
-  // The structured options merge by field: a file's sasl.enabled.mechanisms with the users given in code.
-  if (fromConfig.sasl && own.sasl) merged.sasl = { ...fromConfig.sasl, ...own.sasl }
+  // The structured options merge by field: a file's TLS with a flag's certificate, its sasl.enabled.mechanisms with the users given.
   if (fromConfig.ssl && own.ssl) merged.ssl = { ...fromConfig.ssl, ...own.ssl }
+  if (named.mechanisms) {
+    if (!own.sasl?.users)
+      throw new ConfigError('sasl.enabled.mechanisms needs users: wafka broker --sasl-users FILE, or startCluster({ sasl: { users } })')
+    merged.sasl = { ...own.sasl, mechanisms: own.sasl.mechanisms ?? named.mechanisms }
+  }
+  if (named.protocol) {
+    const { ssl, sasl } = merged as BrokerOptions
+    const served = `${sasl ? 'SASL_' : ''}${ssl ? 'SSL' : 'PLAINTEXT'}`
+    if (served !== named.protocol)
+      throw new ConfigError(
+        `listeners names ${named.protocol}, but the broker is configured for ${served}: TLS comes with ssl.keystore.location (or --tls-cert), SASL with sasl.enabled.mechanisms and users (or --sasl-users)`,
+      )
+  }
   const names = Object.keys(BROKER_OPTIONS) as BrokerOptionName[]
   const options = {} as Record<string, unknown>
   const givenNames = new Set<BrokerOptionName>()

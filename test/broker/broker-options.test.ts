@@ -10,6 +10,7 @@ import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { CreateTopics, DescribeConfigs, Metadata, Produce } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
+import { brokerConfigs } from './support.js'
 
 const DEFAULT = 5
 const STATIC = 4
@@ -25,16 +26,6 @@ async function start(options: StartClusterOptions): Promise<{ cluster: RunningCl
   const client = await RawClient.open(cluster.bootstrapServers.split(',')[0])
   open.push(client)
   return { cluster, client }
-}
-
-export async function brokerConfigs(client: RawClient, broker = '0'): Promise<Record<string, [string | null, number]>> {
-  const res = await client.request(DescribeConfigs, 4, {
-    resources: [{ resourceType: 4, resourceName: broker, configurationKeys: null }],
-    includeSynonyms: false,
-    includeDocumentation: false,
-  })
-  expect(res.results[0].errorCode).toBe(0)
-  return Object.fromEntries(res.results[0].configs.map((c) => [c.name, [c.value, c.configSource]]))
 }
 
 describe('startCluster options', () => {

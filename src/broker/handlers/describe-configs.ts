@@ -21,9 +21,29 @@ import {
 } from '../dynamic-configs.js'
 import { BY_KAFKA_NAME } from '../options.js'
 
-/** A broker's configs from its options (those not among the dynamic ones, which describeDynamic lists over them). */
-function brokerConfigs(cluster: EmbeddedCluster): Entry[] {
-  return [...BY_KAFKA_NAME.keys()].filter((key) => !isDynamicBrokerConfig(key)).flatMap((key) => staticBrokerConfig(cluster, key) ?? [])
+/**
+ * A broker's configs from its options (those not among the dynamic ones,
+ * which describeDynamic lists over them), and its listener: the address it
+ * binds and the one it gives clients.
+ */
+function brokerConfigs(cluster: EmbeddedCluster, name: string): Entry[] {
+  const options = [...BY_KAFKA_NAME.keys()]
+    .filter((key) => !isDynamicBrokerConfig(key))
+    .flatMap((key) => staticBrokerConfig(cluster, key) ?? [])
+  const b = name === '' ? undefined : cluster.brokers.get(Number(name))
+  if (!b) return options
+  const protocol = `${cluster.options.sasl ? 'SASL_' : ''}${cluster.tls ? 'SSL' : 'PLAINTEXT'}`
+  const source = cluster.given.has('port') || cluster.given.has('host') ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT
+  return [
+    ...options,
+    { name: 'listeners', value: `${protocol}://${cluster.options.host}:${b.port}`, source, type: TYPE_STRING },
+    {
+      name: 'advertised.listeners',
+      value: `${protocol}://${b.host}:${b.port}`,
+      source: cluster.given.has('advertisedHost') ? SOURCE_STATIC_BROKER : source,
+      type: TYPE_STRING,
+    },
+  ]
 }
 
 /** DescribeConfigs for topics (the configs the broker knows, set or default), brokers (its options and dynamic configs) and groups (Kafka 4.4's group configs). */
@@ -57,7 +77,10 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
           const refused = resourceProblem(cluster, kind, r.resourceName)
           if (refused) return { ...base, errorCode: refused.code, errorMessage: refused.message }
           // A broker's options as it started (read-only), then what may change at run time.
-          entries = [...(kind === 'broker' ? brokerConfigs(cluster) : []), ...describeDynamic(cluster, kind, r.resourceName)]
+          entries = [
+            ...(kind === 'broker' ? brokerConfigs(cluster, r.resourceName) : []),
+            ...describeDynamic(cluster, kind, r.resourceName),
+          ]
         } else {
           return { ...base, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `resource type ${r.resourceType} is not served` }
         }
