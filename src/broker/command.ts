@@ -91,7 +91,6 @@ export async function brokerCommand(
   }
   if (!files.cert !== !files.key) throw new Error('--tls-cert and --tls-key go together')
   if (files.ca && !files.cert) throw new Error('--tls-ca needs --tls-cert and --tls-key')
-  if (mechanisms && !files.users) throw new Error('--sasl-mechanisms needs --sasl-users')
   const ssl: BrokerTlsOptions | undefined = files.cert
     ? {
         cert: await readFile(files.cert, 'utf8'),
@@ -110,6 +109,7 @@ export async function brokerCommand(
     // Read here first so that what it refuses names the file's lines; startCluster reads the same names again.
     named = optionsFromKafkaNames(config, (key) => (lines.has(key) ? `${file} line ${lines.get(key)}: ${key}` : `${file}: ${key}`))
   }
+  if (mechanisms && !files.users && !named.users) throw new Error('--sasl-mechanisms needs --sasl-users')
   // Kafka's port when neither a flag nor the file's listeners names one.
   if (options.port === undefined && config?.listeners === undefined) options.port = 9092
   // Listening for the signal before starting: one that comes while the cluster starts (a data dir's
@@ -121,7 +121,7 @@ export async function brokerCommand(
   if (dataDir) log(`wafka broker: data kept in ${dataDir}`)
   // What is served: the flags', else the file's.
   const tls = ssl ?? named.options.ssl
-  const servedSasl = sasl && (mechanisms ?? named.mechanisms ?? ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
+  const servedSasl = (sasl || named.users) && (mechanisms ?? named.mechanisms ?? ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
   const protocol = `${servedSasl ? 'SASL_' : ''}${tls ? 'SSL' : 'PLAINTEXT'}`
   const extras = [tls?.requestCert ? 'client certificates required' : '', servedSasl ? `SASL ${servedSasl.join(', ')}` : '']
   log(

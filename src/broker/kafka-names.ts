@@ -20,8 +20,10 @@ const PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINT
 export interface FromKafkaNames {
   options: BrokerOptions
   protocol?: SecurityProtocol
-  /** sasl.enabled.mechanisms: the users come from elsewhere (--sasl-users, startCluster's sasl.users). */
+  /** sasl.enabled.mechanisms. */
   mechanisms?: SaslMechanismName[]
+  /** The PLAIN login module's `user_NAME="password"` entries (listener.name.L.plain.sasl.jaas.config). */
+  users?: Record<string, string>
 }
 
 interface Reading extends FromKafkaNames {
@@ -192,6 +194,7 @@ export function optionsFromKafkaNames(
     const composite = Object.hasOwn(COMPOSITE_NAMES, key) ? COMPOSITE_NAMES[key] : undefined
     let problem: string | null
     if (composite) problem = composite.read(value, r)
+    else if (JAAS_KEY.test(key)) problem = readJaas(key, value, r)
     else if (name) problem = readOption(name, key, value, r)
     else {
       const reason = UNSUPPORTED.find(([re]) => re.test(key))?.[1]
@@ -207,7 +210,7 @@ export function optionsFromKafkaNames(
     if (r.options.ssl.requestCert && !r.ssl.ca)
       throw new ConfigError(`broker config refused: ${where('ssl.client.auth')}: required needs ssl.truststore.location`)
   }
-  return { options: r.options, protocol: r.protocol, mechanisms: r.mechanisms }
+  return { options: r.options, protocol: r.protocol, mechanisms: r.mechanisms, users: r.users }
 }
 
 /** A one-to-one name: its value as the option's kind, within its bounds (Kafka's messages). */
@@ -293,4 +296,37 @@ function pemFile(path: string): Array<{ label: string; text: string }> | string 
   }
   const blocks = [...text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)].map((m) => ({ label: m[1], text: m[0] }))
   return blocks.length ? blocks : `${path.trim()} is not a PEM file (JKS and PKCS12 keystores are not supported by the embedded broker)`
+}
+
+/** A listener's login module config for one mechanism: `listener.name.<listener>.<mechanism>.sasl.jaas.config`. */
+const JAAS_KEY = /^listener\.name\.([^.]+)\.([^.]+)\.sasl\.jaas\.config$/
+const PLAIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule'
+
+/**
+ * The PLAIN login module's users, as Kafka's broker takes them: each
+ * `user_NAME="password"` is a user (here, of every enabled mechanism: SCRAM
+ * users too). Never echoes the value: it holds passwords.
+ */
+function readJaas(key: string, value: string, r: Reading): string | null {
+  const [, listenerName, mechanism] = JAAS_KEY.exec(key)!
+  const own = r.all.listeners === undefined ? undefined : listener('listeners', r.all.listeners)
+  const protocol = own === undefined || typeof own === 'string' ? undefined : own.protocol
+  if (protocol && listenerName.toUpperCase() !== protocol)
+    return `listener ${listenerName} is not this broker's (${protocol.toLowerCase()})`
+  if (mechanism !== 'plain')
+    return `${mechanism.toUpperCase()} users are not read from a login module by the embedded broker: give them with --sasl-users (or PlainLoginModule user_NAME entries, which serve every mechanism)`
+  const m = /^\s*([\w.$]+)\s+(required|requisite|sufficient|optional)\b([\s\S]*?);?\s*$/.exec(value)
+  if (!m) return 'is not a login module config (MODULE required key="value" ...;)'
+  if (m[1] !== PLAIN_MODULE) return `the login module is not ${PLAIN_MODULE}`
+  const users: Record<string, string> = {}
+  for (const o of m[3].matchAll(/([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s";]+))/g)) {
+    const name = o[1]
+    if (!name.startsWith('user_')) continue
+    const password = o[2] !== undefined ? o[2].replace(/\\(.)/g, '$1') : o[3]
+    if (name.length === 5 || !password) return `an entry ${name} with no user name or password`
+    users[name.slice(5)] = password
+  }
+  if (Object.keys(users).length === 0) return 'names no user (user_NAME="password")'
+  r.users = { ...r.users, ...users }
+  return null
 }

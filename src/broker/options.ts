@@ -311,10 +311,13 @@ export function resolveBrokerOptions(
   for (const [k, v] of Object.entries(own)) if (v !== undefined) merged[k] = v
   // The structured options merge by field: a file's TLS with a flag's certificate, its sasl.enabled.mechanisms with the users given.
   if (fromConfig.ssl && own.ssl) merged.ssl = { ...fromConfig.ssl, ...own.ssl }
-  if (named.mechanisms) {
-    if (!own.sasl?.users)
-      throw new ConfigError('sasl.enabled.mechanisms needs users: wafka broker --sasl-users FILE, or startCluster({ sasl: { users } })')
-    merged.sasl = { ...own.sasl, mechanisms: own.sasl.mechanisms ?? named.mechanisms }
+  if (named.mechanisms || named.users) {
+    const users = own.sasl?.users ?? named.users
+    if (!users)
+      throw new ConfigError(
+        'sasl.enabled.mechanisms needs users: listener.name.<listener>.plain.sasl.jaas.config user_NAME entries, wafka broker --sasl-users FILE, or startCluster({ sasl: { users } })',
+      )
+    merged.sasl = { ...own.sasl, users, mechanisms: own.sasl?.mechanisms ?? named.mechanisms }
   }
   if (named.protocol) {
     const { ssl, sasl } = merged as BrokerOptions

@@ -210,6 +210,63 @@ describe('wafka broker --config server.properties', () => {
     expect(await serving).toBe(0)
   })
 
+  it("SASL from the file: sasl.enabled.mechanisms and the PLAIN login module's user_NAME entries (users of every enabled mechanism)", async () => {
+    const props = file(
+      'sasl.properties',
+      [
+        'listeners=SASL_PLAINTEXT://127.0.0.1:0',
+        'sasl.enabled.mechanisms=SCRAM-SHA-256,PLAIN',
+        'listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\',
+        '    username="admin" password="admin-secret" \\',
+        '    user_admin="admin-secret" user_alice="alice-secret";',
+      ].join('\n'),
+    )
+    const lines: string[] = []
+    let stop!: (signal: string) => void
+    const stopped = new Promise<string>((resolve) => (stop = resolve))
+    const serving = brokerCommand(
+      ['--config', props],
+      (l) => lines.push(l),
+      () => stopped,
+    )
+    try {
+      await until(() => lines.some((l) => /bootstrap servers/.test(l)))
+      const served = lines.find((l) => /bootstrap servers/.test(l))!
+      expect(served).toMatch(/serving SASL_PLAINTEXT; SASL SCRAM-SHA-256, PLAIN; bootstrap servers/)
+      const brokers = /bootstrap servers (\S+)/.exec(served)![1].split(',')
+      const admin = new Kafka({
+        clientId: 'jaas',
+        brokers,
+        sasl: { mechanism: 'scram-sha-256', username: 'alice', password: 'alice-secret' },
+        logLevel: 0,
+      }).admin()
+      await admin.connect()
+      await admin.listTopics()
+      await admin.disconnect()
+      const wrong = await new Kafka({
+        clientId: 'jaas',
+        brokers,
+        sasl: { mechanism: 'plain', username: 'alice', password: 'nope' },
+        logLevel: 0,
+      })
+        .admin()
+        .connect()
+        .catch((e) => e)
+      expect(wrong).toBeInstanceOf(Error)
+    } finally {
+      stop('SIGTERM')
+    }
+    expect(await serving).toBe(0)
+    // A SCRAM login module, which Kafka's broker uses for its own inter-broker user, is refused without echoing its password.
+    const scram = file(
+      'scram.properties',
+      'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="a" password="hidden";',
+    )
+    const error = await brokerCommand(['--config', scram, '--port', '0'], () => {}).catch((e) => e)
+    expect(error.message).toMatch(/SCRAM-SHA-256 users are not read from a login module by the embedded broker/)
+    expect(error.message).not.toContain('hidden')
+  })
+
   it('a file with names it cannot honour is refused before anything starts, each named with its line', async () => {
     const props = file(
       'bad.properties',
