@@ -61,7 +61,8 @@ export const COMPOSITE_NAMES: Readonly<Record<string, CompositeName>> = {
       const l = listener('advertised.listeners', value)
       if (typeof l === 'string') return l
       const own = r.all.listeners === undefined ? undefined : listener('listeners', r.all.listeners)
-      const port = own === undefined ? 9092 : typeof own === 'string' ? l.port : own.port
+      // Without listeners the port is the option's (--port): not known here.
+      const port = own === undefined || typeof own === 'string' ? l.port : own.port
       if (l.port !== port)
         return `advertised port ${l.port} is not the listener's (${port}): the embedded broker advertises the port it listens on`
       if (own && typeof own !== 'string' && own.protocol !== l.protocol)
