@@ -11,7 +11,7 @@ import type { BrokerSaslOptions } from './sasl/credentials.js'
  * `startCluster({ config })`. BROKER_OPTIONS is the one table of them: each
  * option's default, bounds and Kafka name, read by the resolver below (which
  * refuses unknown keys with the nearest, as the client's tables do), by the
- * properties reader (broker-properties.ts) and by DescribeConfigs.
+ * reader of Kafka names (kafka-names.ts) and by DescribeConfigs.
  */
 
 export interface TopicSpec {
@@ -295,8 +295,8 @@ export interface Resolved {
 /**
  * startCluster()'s options checked and completed: an unknown key refused
  * with the nearest valid one (a ConfigError, the client's checkKeys), Kafka
- * names under `config` read by `fromKafkaNames` (broker-properties.ts, kept
- * apart so this module reads no files), each value of its kind and within
+ * names under `config` read by `fromKafkaNames` (kafka-names.ts, passed in:
+ * it imports this table), each value of its kind and within
  * its bounds, derived defaults filled in.
  */
 export function resolveBrokerOptions(
