@@ -22,6 +22,7 @@ import { join } from 'node:path'
 import { readBatchHeader } from './record-batch.js'
 import { DiskLog } from './storage/disk-log.js'
 import { topicConfig } from './topic-configs.js'
+import { advertisedHost } from './options.js'
 import { isCompacted } from './log-cleaner.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
@@ -43,7 +44,8 @@ export interface Replica {
  * leads, shrinks the ISR of followers that stop keeping up.
  */
 export class VirtualBroker {
-  host = '127.0.0.1'
+  /** The host clients are given (advertised.listeners'); the listener binds options.host. */
+  readonly host: string
   port = 0
   private listener: Listener | null = null
   readonly replicas = new Map<string, Replica>()
@@ -61,6 +63,7 @@ export class VirtualBroker {
     private readonly cluster: EmbeddedCluster,
   ) {
     this.fetcher = new ReplicaFetcher(this, cluster)
+    this.host = advertisedHost(cluster.options)
   }
 
   get running(): boolean {
@@ -87,7 +90,7 @@ export class VirtualBroker {
           }
         : undefined,
     })
-    this.port = await listener.listen(this.host, port)
+    this.port = await listener.listen(this.cluster.options.host, port)
     this.listener = listener
     const { controller } = this.cluster
     this.unsubscribe = controller.onRecord((r) => {

@@ -6,8 +6,17 @@ import type { MetadataRecord } from './metadata-records.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
-import type { Buffer } from 'node:buffer'
 import type { ListenerTls } from './listener.js'
+import { optionsFromKafkaNames } from './kafka-names.js'
+import {
+  resolveBrokerOptions,
+  topicDefaults,
+  type BrokerOptionName,
+  type BrokerOptions,
+  type BrokerTlsOptions,
+  type ResolvedOptions,
+  type TopicSpec,
+} from './options.js'
 import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
 import { linkScramChanges } from './sasl/scram-admin.js'
 import { VirtualBroker, type Replica } from './broker.js'
@@ -16,140 +25,7 @@ import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
 
-export interface TopicSpec {
-  name: string
-  /** Default: the cluster's defaultPartitions. */
-  partitions?: number
-  /** Default: the cluster's defaultReplicationFactor. At most the broker count. */
-  replicationFactor?: number
-  configs?: Record<string, string>
-}
-
-/** TLS for every broker's listener (the same certificate for all; it must name 127.0.0.1 or the host clients use). */
-export interface BrokerTlsOptions {
-  /** PEM certificate chain. */
-  cert: string | Buffer
-  /** PEM private key. */
-  key: string | Buffer
-  /** PEM CA certificate(s) client certificates must chain to: given, clients must present one (mutual TLS). */
-  ca?: string | Buffer | Array<string | Buffer>
-  /** Require client certificates (ssl.client.auth=required). Default: true when `ca` is given. */
-  requestCert?: boolean
-}
-
-export type { BrokerSaslOptions }
-
-export interface BrokerOptions {
-  /** Virtual brokers, ids 0..n-1. Default 1. */
-  brokers?: number
-  /** The first broker's port, the next ones' following it; 0 (default): ephemeral ports. */
-  port?: number
-  topics?: TopicSpec[]
-  /** auto.create.topics.enable: Metadata and Produce create unknown topics. Default true, as Kafka. */
-  autoCreateTopics?: boolean
-  /** num.partitions for auto-created topics. Default 1. */
-  defaultPartitions?: number
-  /**
-   * default.replication.factor: for auto-created topics and those created
-   * without one. Default min(3, brokers).
-   */
-  defaultReplicationFactor?: number
-  /**
-   * replica.lag.time.max.ms: a follower not caught up with its leader for
-   * this long leaves the ISR. Default 30000, as Kafka.
-   */
-  replicaLagTimeMaxMs?: number
-  /** replica.fetch.wait.max.ms: a follower's fetch long poll (kept below a third of the lag time). Default 500. */
-  replicaFetchWaitMaxMs?: number
-  /** socket.request.max.bytes: larger requests close the connection. Default 100 MiB. */
-  maxRequestBytes?: number
-  /**
-   * max.connections, per broker: a connection past it is closed at once, so a
-   * client opening thousands cannot exhaust memory. Default 10000 (Kafka's is
-   * unlimited).
-   */
-  maxConnections?: number
-  /** group.min.session.timeout.ms. Default 6000. */
-  groupMinSessionTimeoutMs?: number
-  /** group.max.session.timeout.ms. Default 1800000. */
-  groupMaxSessionTimeoutMs?: number
-  /**
-   * group.initial.rebalance.delay.ms: how long the first join of an empty
-   * group waits for more members. Default 0, where Kafka's is 3000: an
-   * embedded broker serves tests, as Kafka's own test configs set it.
-   */
-  groupInitialRebalanceDelayMs?: number
-  /**
-   * log.dirs: where the cluster keeps its data, in Kafka's layout (a
-   * directory per broker, `broker-<id>`, holding one per partition,
-   * `<topic>-<partition>`, of segments and indexes; the cluster metadata
-   * log; the group log), recovered and replayed at start. Default: none,
-   * everything in memory.
-   */
-  dataDir?: string
-  /** log.retention.check.interval.ms: how often retention.ms and retention.bytes are applied. Default 300000, as Kafka. */
-  retentionCheckIntervalMs?: number
-  /** group.consumer.session.timeout.ms: a KIP-848 member not heard from for this long is fenced. Default 45000. */
-  consumerGroupSessionTimeoutMs?: number
-  /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
-  consumerGroupHeartbeatIntervalMs?: number
-  /**
-   * broker.rack of each broker, by id (missing or null: no rack). Metadata
-   * shows them; with replicaSelector 'rack-aware' consumers fetch from a
-   * replica in their own rack (KIP-392).
-   */
-  racks?: Array<string | null>
-  /**
-   * replica.selector.class: 'leader' (Kafka's default: consumers always
-   * fetch from the leader) or 'rack-aware' (Kafka's RackAwareReplicaSelector:
-   * the leader names an in-sync replica in the consumer's client.rack as its
-   * preferred read replica).
-   */
-  replicaSelector?: 'leader' | 'rack-aware'
-  /**
-   * log.cleaner.backoff.ms: how often the log cleaner looks for compacted
-   * partitions dirty enough (min.cleanable.dirty.ratio) or holding
-   * tombstones past delete.retention.ms. Default 15000, as Kafka.
-   */
-  logCleanerBackoffMs?: number
-  /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
-  onProblem?: (message: string) => void
-  /** TLS listeners (SSL, or SASL_SSL with `sasl`). */
-  ssl?: BrokerTlsOptions
-  /** SASL on every listener (SASL_PLAINTEXT, or SASL_SSL with `ssl`): PLAIN and SCRAM-SHA-256/512 for the users given. */
-  sasl?: BrokerSaslOptions
-  /**
-   * connections.max.reauth.ms: a SASL session's lifetime, sent to clients so
-   * they re-authenticate (KIP-368); a request on an expired session closes
-   * the connection. Default 0: sessions do not expire, as Kafka.
-   */
-  connectionsMaxReauthMs?: number
-}
-
-export type ResolvedOptions = Required<Omit<BrokerOptions, 'topics' | 'onProblem' | 'ssl' | 'sasl' | 'dataDir'>> &
-  Pick<BrokerOptions, 'onProblem' | 'ssl' | 'sasl' | 'dataDir'>
-
-export const DEFAULTS: ResolvedOptions = {
-  brokers: 1,
-  port: 0,
-  autoCreateTopics: true,
-  defaultPartitions: 1,
-  defaultReplicationFactor: 1,
-  replicaLagTimeMaxMs: 30_000,
-  replicaFetchWaitMaxMs: 500,
-  maxRequestBytes: 100 * 1024 * 1024,
-  maxConnections: 10_000,
-  groupMinSessionTimeoutMs: 6000,
-  groupMaxSessionTimeoutMs: 1_800_000,
-  groupInitialRebalanceDelayMs: 0,
-  retentionCheckIntervalMs: 300_000,
-  consumerGroupSessionTimeoutMs: 45_000,
-  consumerGroupHeartbeatIntervalMs: 5000,
-  racks: [],
-  replicaSelector: 'leader',
-  connectionsMaxReauthMs: 0,
-  logCleanerBackoffMs: 15_000,
-}
+export type { BrokerOptions, BrokerSaslOptions, BrokerTlsOptions, ResolvedOptions, TopicSpec }
 
 /** Marks a broker directory whose logs were closed cleanly: its recovery checks only the newest segments. */
 const CLEAN_SHUTDOWN = '.clean-shutdown'
@@ -163,6 +39,8 @@ export class EmbeddedCluster {
   readonly transactions: TransactionCoordinator
   readonly cleaner: LogCleaner
   readonly options: ResolvedOptions
+  /** The options given (by their own names or Kafka's), not defaulted: DescribeConfigs' STATIC_BROKER_CONFIG. */
+  readonly given: ReadonlySet<BrokerOptionName>
   private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
   private retentionTimer: NodeJS.Timeout | null = null
   /** The listeners' TLS, null for plaintext. */
@@ -171,38 +49,12 @@ export class EmbeddedCluster {
   saslUsers: SaslUsers | null = null
 
   constructor(options: BrokerOptions) {
-    const { topics: _topics, ...rest } = options as BrokerOptions & { topics?: unknown }
-    // An option given as undefined takes its default, as one left out does.
-    this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) }
-    if (this.options.dataDir !== undefined && (typeof this.options.dataDir !== 'string' || this.options.dataDir === ''))
-      throw new RangeError(`startCluster: dataDir must be a directory path, not ${JSON.stringify(this.options.dataDir)}`)
-    if (options.defaultReplicationFactor === undefined)
-      this.options.defaultReplicationFactor = Math.min(3, Number.isInteger(this.options.brokers) ? this.options.brokers : 1)
-    const positive = [
-      'brokers',
-      'maxRequestBytes',
-      'maxConnections',
-      'defaultReplicationFactor',
-      'replicaLagTimeMaxMs',
-      'replicaFetchWaitMaxMs',
-      'retentionCheckIntervalMs',
-      'consumerGroupSessionTimeoutMs',
-      'consumerGroupHeartbeatIntervalMs',
-      'logCleanerBackoffMs',
-    ]
-    for (const [k, v] of Object.entries(this.options)) {
-      if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
-      const least = positive.includes(k) ? 1 : 0
-      if (!(Number.isInteger(v) && (v as number) >= least))
-        throw new RangeError(`startCluster: ${k} must be an integer >= ${least}, not ${v}`)
-    }
-    const { racks, replicaSelector } = this.options
-    if (!Array.isArray(racks) || racks.some((r) => r !== null && (typeof r !== 'string' || r === '')))
-      throw new RangeError(`startCluster: racks must be an array of rack names (or null), not ${JSON.stringify(racks)}`)
-    if (replicaSelector !== 'leader' && replicaSelector !== 'rack-aware')
-      throw new RangeError(`startCluster: replicaSelector must be 'leader' or 'rack-aware', not ${JSON.stringify(replicaSelector)}`)
-    this.tls = resolveTls(options.ssl)
+    const { options: resolved, given } = resolveBrokerOptions(options, (config) => optionsFromKafkaNames(config))
+    this.options = resolved
+    this.given = given
+    this.tls = resolveTls(this.options.ssl)
     this.controller = this.openMetadata()
+    for (const [key, value] of topicDefaults(this.options, this.given)) this.controller.topicDefaults.set(key, value)
     this.groups = new GroupCoordinator(this)
     this.transactions = new TransactionCoordinator(this)
     const dataDir = this.options.dataDir

@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises'
-import { startCluster, type BrokerSaslOptions, type BrokerTlsOptions, type SaslMechanismName } from './index.js'
+import { startCluster, type BrokerOptions, type BrokerSaslOptions, type BrokerTlsOptions, type SaslMechanismName } from './index.js'
+import { optionsFromKafkaNames, supportedKafkaNames, type FromKafkaNames } from './kafka-names.js'
+import { parsePropertyLines } from './properties-file.js'
 import { readUsersFile } from './users-file.js'
 
-const USAGE = `usage: wafka broker [--port PORT] [--brokers N] [--partitions N] [--no-auto-create-topics] [--data-dir DIR]
+const USAGE = `usage: wafka broker [--config server.properties] [--port PORT] [--brokers N] [--partitions N]
+                    [--no-auto-create-topics] [--data-dir DIR]
                     [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]
                     [--sasl-users FILE [--sasl-mechanisms LIST] [--reauth-ms MS]]
 
@@ -11,6 +14,11 @@ N brokers (default 1) on PORT, PORT+1, ... (default 9092; 0 for ephemeral ports)
 Data lives in memory and is gone when it stops, unless --data-dir names a
 directory: then topics, records and committed offsets are kept there, in
 Kafka's segment layout, and recovered at the next start.
+
+--config reads a Kafka broker properties file (key=value, # comments), with
+Kafka's names; the flags override it. A name the embedded broker does not
+support is refused, with the nearest it does. Supported:
+${wrap(supportedKafkaNames().join(', '), 80, '  ')}
 
 TLS: --tls-cert and --tls-key (PEM) serve every broker over TLS; with --tls-ca,
 clients must present a certificate signed by that CA (mutual TLS).
@@ -42,15 +50,9 @@ export async function brokerCommand(
   log: (line: string) => void = console.log,
   stopSignal: () => Promise<string> = untilSignal,
 ): Promise<number> {
-  const options: {
-    port: number
-    brokers: number
-    defaultPartitions: number
-    autoCreateTopics: boolean
-    connectionsMaxReauthMs: number
-    dataDir?: string
-  } = { port: 9092, brokers: 1, defaultPartitions: 1, autoCreateTopics: true, connectionsMaxReauthMs: 0 }
-  const files: { cert?: string; key?: string; ca?: string; users?: string } = {}
+  // Only the flags given: each overrides the file's value, and what neither gives takes startCluster's default.
+  const options: BrokerOptions = {}
+  const files: { cert?: string; key?: string; ca?: string; users?: string; config?: string } = {}
   let mechanisms: SaslMechanismName[] | undefined
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
@@ -72,6 +74,7 @@ export async function brokerCommand(
     else if (a === '--tls-key') files.key = path()
     else if (a === '--tls-ca') files.ca = path()
     else if (a === '--sasl-users') files.users = path()
+    else if (a === '--config') files.config = path()
     else if (a === '--sasl-mechanisms') mechanisms = path().split(',') as SaslMechanismName[]
     else if (a === '--reauth-ms') options.connectionsMaxReauthMs = value()
     else if (a === '--data-dir') {
@@ -88,7 +91,6 @@ export async function brokerCommand(
   }
   if (!files.cert !== !files.key) throw new Error('--tls-cert and --tls-key go together')
   if (files.ca && !files.cert) throw new Error('--tls-ca needs --tls-cert and --tls-key')
-  if (mechanisms && !files.users) throw new Error('--sasl-mechanisms needs --sasl-users')
   const ssl: BrokerTlsOptions | undefined = files.cert
     ? {
         cert: await readFile(files.cert, 'utf8'),
@@ -97,17 +99,31 @@ export async function brokerCommand(
       }
     : undefined
   const sasl: BrokerSaslOptions | undefined = files.users ? { users: await readUsersFile(files.users), mechanisms } : undefined
+  let config: Record<string, string> | undefined
+  let named: FromKafkaNames = { options: {} }
+  if (files.config) {
+    const entries = parsePropertyLines(await readFile(files.config, 'utf8'))
+    config = Object.fromEntries(entries.map((e) => [e.key, e.value]))
+    const lines = new Map(entries.map((e) => [e.key, e.line]))
+    const file = files.config
+    // Read here first so that what it refuses names the file's lines; startCluster reads the same names again.
+    named = optionsFromKafkaNames(config, (key) => (lines.has(key) ? `${file} line ${lines.get(key)}: ${key}` : `${file}: ${key}`))
+  }
+  if (mechanisms && !files.users && !named.users) throw new Error('--sasl-mechanisms needs --sasl-users')
+  // Kafka's port when neither a flag nor the file's listeners names one.
+  if (options.port === undefined && config?.listeners === undefined) options.port = 9092
   // Listening for the signal before starting: one that comes while the cluster starts (a data dir's
   // recovery can take a while) stops it cleanly once started, instead of killing the process mid-start.
   const stopping = stopSignal()
-  log(`wafka broker: starting ${options.brokers} broker(s)${options.dataDir ? ` from ${options.dataDir}` : ''}`)
-  const cluster = await startCluster({ ...options, ssl, sasl, onProblem: (m) => log(`wafka broker: ${m}`) })
-  if (options.dataDir) log(`wafka broker: data kept in ${options.dataDir}`)
-  const protocol = `${sasl ? 'SASL_' : ''}${ssl ? 'SSL' : 'PLAINTEXT'}`
-  const extras = [
-    ssl?.requestCert ? 'client certificates required' : '',
-    sasl ? `SASL ${(mechanisms ?? ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']).join(', ')}` : '',
-  ]
+  const dataDir = options.dataDir ?? config?.['log.dirs'] ?? config?.['log.dir']
+  log(`wafka broker: starting ${options.brokers ?? 1} broker(s)${dataDir ? ` from ${dataDir}` : ''}`)
+  const cluster = await startCluster({ ...options, ssl, sasl, config, onProblem: (m) => log(`wafka broker: ${m}`) })
+  if (dataDir) log(`wafka broker: data kept in ${dataDir}`)
+  // What is served: the flags', else the file's.
+  const tls = ssl ?? named.options.ssl
+  const servedSasl = (sasl || named.users) && (mechanisms ?? named.mechanisms ?? ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
+  const protocol = `${servedSasl ? 'SASL_' : ''}${tls ? 'SSL' : 'PLAINTEXT'}`
+  const extras = [tls?.requestCert ? 'client certificates required' : '', servedSasl ? `SASL ${servedSasl.join(', ')}` : '']
   log(
     `wafka broker: ${cluster.brokers.length} broker(s) serving ${protocol}${extras
       .filter(Boolean)
@@ -117,4 +133,19 @@ export async function brokerCommand(
   log(`wafka broker: ${await stopping}, stopping`)
   await cluster.stop()
   return 0
+}
+
+/** `text` in lines of at most `width`, each after `indent`, broken after commas. */
+function wrap(text: string, width: number, indent: string): string {
+  const lines: string[] = []
+  let line = indent
+  for (const word of text.split(' ')) {
+    if (line.length + word.length + 1 > width && line.trim()) {
+      lines.push(line.trimEnd())
+      line = indent
+    }
+    line += `${word} `
+  }
+  lines.push(line.trimEnd())
+  return lines.join('\n')
 }

@@ -27,6 +27,8 @@ export interface TopicImage {
   id: string
   partitions: PartitionImage[]
   configs: Map<string, string>
+  /** The broker's defaults for topic configs (log.segment.bytes as segment.bytes...): the controller's topicDefaults, shared. */
+  defaults: ReadonlyMap<string, string>
 }
 
 /** A refused controller operation: the Kafka error code and why. */
@@ -61,6 +63,8 @@ export class Controller {
   readonly dynamicConfigs = { broker: new Map<string, Map<string, string>>(), group: new Map<string, Map<string, string>>() }
   /** SCRAM credentials AlterUserScramCredentials set (null: deleted), by `${mechanism}/${user}`. */
   readonly scramCredentials = new Map<string, ScramCredentialRecord['credential']>()
+  /** Topic config defaults the broker's options set (filled by the cluster, not a record: options are not metadata). */
+  readonly topicDefaults = new Map<string, string>()
   private nextProducerId = 0n
   private producerIdLimit = 0n
   private readonly listeners = new Set<(r: MetadataRecord) => void>()
@@ -128,7 +132,7 @@ export class Controller {
         break
       }
       case 'topic': {
-        const t: TopicImage = { name: r.name, id: r.id, partitions: [], configs: new Map() }
+        const t: TopicImage = { name: r.name, id: r.id, partitions: [], configs: new Map(), defaults: this.topicDefaults }
         this.topics.set(r.name, t)
         this.topicsById.set(r.id, t)
         break

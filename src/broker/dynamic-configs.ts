@@ -1,6 +1,7 @@
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { EmbeddedCluster } from './cluster.js'
 import { duplicateKeysProblem, listAfter, notListProblem, OP_APPEND, OP_DELETE, OP_SET, OP_SUBTRACT } from './config-ops.js'
+import { BROKER_OPTIONS, BY_KAFKA_NAME, type BrokerOptionSpec } from './options.js'
 
 /**
  * The dynamic configs of brokers and groups, as Kafka 4.4 serves them:
@@ -182,8 +183,46 @@ export function describeDynamic(cluster: EmbeddedCluster, kind: DynamicKind, nam
       }
     const wide = clusterWide?.get(key)
     if (wide !== undefined) return { name: key, value: wide, type: def.type, source: SOURCE_DYNAMIC_DEFAULT_BROKER }
-    return { name: key, value: def.value(cluster), type: def.type, source: SOURCE_DEFAULT }
+    // Below the dynamic values, as Kafka orders them: the broker's static config (its options), then the default.
+    return (
+      (kind === 'broker' ? staticBrokerConfig(cluster, key) : undefined) ?? {
+        name: key,
+        value: def.value(cluster),
+        type: def.type,
+        source: SOURCE_DEFAULT,
+      }
+    )
   })
+}
+
+/** Whether a broker config may change at run time (DescribeConfigs lists it among the dynamic ones). */
+export function isDynamicBrokerConfig(key: string): boolean {
+  return Object.hasOwn(BROKER_DYNAMIC, key)
+}
+
+/**
+ * A broker config the options table names (src/broker/options.ts): its value
+ * in force, STATIC_BROKER_CONFIG when startCluster's options or the
+ * properties file gave it, DEFAULT_CONFIG otherwise; undefined for a name
+ * the table does not have, or an option with no value (dataDir in memory).
+ */
+export function staticBrokerConfig(cluster: EmbeddedCluster, key: string): DescribedConfig | undefined {
+  const name = BY_KAFKA_NAME.get(key)
+  if (!name) return undefined
+  const value = (cluster.options as unknown as Record<string, unknown>)[name]
+  if (value === undefined) return undefined
+  const spec: BrokerOptionSpec = BROKER_OPTIONS[name]
+  const type =
+    spec.kind === 'boolean'
+      ? TYPE_BOOLEAN
+      : spec.kind === 'integer'
+        ? (spec.max ?? Infinity) <= 2147483647
+          ? TYPE_INT
+          : TYPE_LONG
+        : spec.list
+          ? TYPE_LIST
+          : TYPE_STRING
+  return { name: key, value: String(value), type, source: cluster.given.has(name) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT }
 }
 
 /** A group's config value: set for the group, else the broker's default. */

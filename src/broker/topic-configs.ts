@@ -55,9 +55,9 @@ export function cleanupDeletes(t: TopicImage): boolean {
     .some((p) => p.trim() === 'delete')
 }
 
-/** A config's value for a topic: set, or the default. */
+/** A config's value for a topic: set, or the broker's default for it (log.retention.ms...), or Kafka's. */
 export function topicConfig(t: TopicImage, key: string): string {
-  return t.configs.get(key) ?? TOPIC_CONFIG_DEFAULTS[key]?.value ?? ''
+  return t.configs.get(key) ?? t.defaults.get(key) ?? TOPIC_CONFIG_DEFAULTS[key]?.value ?? ''
 }
 
 /**

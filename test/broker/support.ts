@@ -1,5 +1,7 @@
 import type { KafkaMessage } from '../../src/index.js'
+import { DescribeConfigs } from '../../src/protocol/messages/index.js'
 import { describeMessage, type TestMessage } from './messages.js'
+import type { RawClient } from './raw-client.js'
 
 /** Polls until `done()` holds; fails after timeoutMs saying what it waited for. */
 export async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
@@ -72,4 +74,15 @@ export function compareExactly(
   const missing = sent.length - seen.size
   if (missing) problems.push(`${missing} of ${sent.length} messages never read`)
   return problems.slice(0, 10)
+}
+
+/** A broker's configs as DescribeConfigs gives them: name → [value, configSource]. */
+export async function brokerConfigs(client: RawClient, broker = '0'): Promise<Record<string, [string | null, number]>> {
+  const res = await client.request(DescribeConfigs, 4, {
+    resources: [{ resourceType: 4, resourceName: broker, configurationKeys: null }],
+    includeSynonyms: false,
+    includeDocumentation: false,
+  })
+  if (res.results[0].errorCode !== 0) throw new Error(`DescribeConfigs: error ${res.results[0].errorCode}`)
+  return Object.fromEntries(res.results[0].configs.map((c) => [c.name, [c.value, c.configSource]]))
 }

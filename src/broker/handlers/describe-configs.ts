@@ -15,25 +15,34 @@ import {
   TYPE_INT,
   TYPE_LONG,
   TYPE_STRING,
+  isDynamicBrokerConfig,
+  staticBrokerConfig,
   type DescribedConfig as Entry,
 } from '../dynamic-configs.js'
+import { BY_KAFKA_NAME } from '../options.js'
 
-function brokerConfigs(cluster: EmbeddedCluster): Entry[] {
-  const o = cluster.options
-  const e = (name: string, value: string | number | boolean, type: number): Entry => ({
-    name,
-    value: String(value),
-    source: SOURCE_STATIC_BROKER,
-    type,
-  })
+/**
+ * A broker's configs from its options (those not among the dynamic ones,
+ * which describeDynamic lists over them), and its listener: the address it
+ * binds and the one it gives clients.
+ */
+function brokerConfigs(cluster: EmbeddedCluster, name: string): Entry[] {
+  const options = [...BY_KAFKA_NAME.keys()]
+    .filter((key) => !isDynamicBrokerConfig(key))
+    .flatMap((key) => staticBrokerConfig(cluster, key) ?? [])
+  const b = name === '' ? undefined : cluster.brokers.get(Number(name))
+  if (!b) return options
+  const protocol = `${cluster.options.sasl ? 'SASL_' : ''}${cluster.tls ? 'SSL' : 'PLAINTEXT'}`
+  const source = cluster.given.has('port') || cluster.given.has('host') ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT
   return [
-    e('auto.create.topics.enable', o.autoCreateTopics, TYPE_BOOLEAN),
-    e('num.partitions', o.defaultPartitions, TYPE_INT),
-    e('default.replication.factor', 1, TYPE_INT),
-    e('socket.request.max.bytes', o.maxRequestBytes, TYPE_INT),
-    e('group.min.session.timeout.ms', o.groupMinSessionTimeoutMs, TYPE_INT),
-    e('group.max.session.timeout.ms', o.groupMaxSessionTimeoutMs, TYPE_INT),
-    e('group.initial.rebalance.delay.ms', o.groupInitialRebalanceDelayMs, TYPE_INT),
+    ...options,
+    { name: 'listeners', value: `${protocol}://${cluster.options.host}:${b.port}`, source, type: TYPE_STRING },
+    {
+      name: 'advertised.listeners',
+      value: `${protocol}://${b.host}:${b.port}`,
+      source: cluster.given.has('advertisedHost') ? SOURCE_STATIC_BROKER : source,
+      type: TYPE_STRING,
+    },
   ]
 }
 
@@ -54,7 +63,7 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
           entries = Object.keys(TOPIC_CONFIG_DEFAULTS).map((name) => ({
             name,
             value: topicConfig(t, name),
-            source: t.configs.has(name) ? SOURCE_TOPIC : SOURCE_DEFAULT,
+            source: t.configs.has(name) ? SOURCE_TOPIC : t.defaults.has(name) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT,
             type: /^(true|false)$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
               ? TYPE_BOOLEAN
               : /^-?\d+$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
@@ -68,7 +77,10 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
           const refused = resourceProblem(cluster, kind, r.resourceName)
           if (refused) return { ...base, errorCode: refused.code, errorMessage: refused.message }
           // A broker's options as it started (read-only), then what may change at run time.
-          entries = [...(kind === 'broker' ? brokerConfigs(cluster) : []), ...describeDynamic(cluster, kind, r.resourceName)]
+          entries = [
+            ...(kind === 'broker' ? brokerConfigs(cluster, r.resourceName) : []),
+            ...describeDynamic(cluster, kind, r.resourceName),
+          ]
         } else {
           return { ...base, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `resource type ${r.resourceType} is not served` }
         }
@@ -82,7 +94,8 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
             .map((c) => ({
               name: c.name,
               value: c.value,
-              readOnly: c.source === SOURCE_STATIC_BROKER,
+              // Kafka's read-only configs: a broker's static ones that no AlterConfigs may change.
+              readOnly: r.resourceType !== TOPIC && c.source === SOURCE_STATIC_BROKER && !isDynamicBrokerConfig(c.name),
               isDefault: c.source === SOURCE_DEFAULT,
               configSource: c.source,
               isSensitive: false,

@@ -8,7 +8,7 @@ import { duplicateKeysProblem, listAfter, notListProblem, OP_APPEND, OP_DELETE, 
 import { alterDynamicIncrementally, dynamicKind } from '../dynamic-configs.js'
 import { defineHandler } from '../handler.js'
 import { answerEach, configuredTopic, refuseEach } from './config-answers.js'
-import { LIST_TOPIC_CONFIGS, TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict } from '../topic-configs.js'
+import { LIST_TOPIC_CONFIGS, TOPIC_CONFIG_DEFAULTS, topicConfig, topicConfigProblem, topicConfigsConflict } from '../topic-configs.js'
 
 /**
  * IncrementalAlterConfigs: SET, DELETE, and APPEND or SUBTRACT for LIST
@@ -36,7 +36,7 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
           if (op === OP_APPEND || op === OP_SUBTRACT) {
             if (!LIST_TOPIC_CONFIGS.has(c.name)) return invalid(ErrorCodes.INVALID_CONFIG, notListProblem(op, c.name))
             if (c.value === null) return invalid(ErrorCodes.INVALID_REQUEST, `an APPEND or SUBTRACT of ${c.name} needs a value`)
-            const current = t.configs.get(c.name) ?? TOPIC_CONFIG_DEFAULTS[c.name]?.value ?? ''
+            const current = topicConfig(t, c.name)
             after.set(c.name, listAfter(current, op, c.value))
           } else if (op === OP_SET) {
             if (c.value === null) return invalid(ErrorCodes.INVALID_REQUEST, `SET of ${c.name} needs a value`)

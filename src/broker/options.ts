@@ -1,0 +1,431 @@
+import type { Buffer } from 'node:buffer'
+import { checkKeys, type OptionSpec } from '../config/option.js'
+import { ConfigError } from '../errors.js'
+import { INT32_MAX } from '../int32.js'
+import type { FromKafkaNames } from './kafka-names.js'
+import type { BrokerSaslOptions } from './sasl/credentials.js'
+
+/**
+ * The embedded broker's options: `startCluster()`'s object and, by their
+ * Kafka names, `wafka broker --config server.properties` and
+ * `startCluster({ config })`. BROKER_OPTIONS is the one table of them: each
+ * option's default, bounds and Kafka name, read by the resolver below (which
+ * refuses unknown keys with the nearest, as the client's tables do), by the
+ * reader of Kafka names (kafka-names.ts) and by DescribeConfigs.
+ */
+
+export interface TopicSpec {
+  name: string
+  /** Default: the cluster's defaultPartitions. */
+  partitions?: number
+  /** Default: the cluster's defaultReplicationFactor. At most the broker count. */
+  replicationFactor?: number
+  configs?: Record<string, string>
+}
+
+/** TLS for every broker's listener (the same certificate for all; it must name 127.0.0.1 or the host clients use). */
+export interface BrokerTlsOptions {
+  /** PEM certificate chain. */
+  cert: string | Buffer
+  /** PEM private key. */
+  key: string | Buffer
+  /** PEM CA certificate(s) client certificates must chain to: given, clients must present one (mutual TLS). */
+  ca?: string | Buffer | Array<string | Buffer>
+  /** Require client certificates (ssl.client.auth=required). Default: true when `ca` is given. */
+  requestCert?: boolean
+}
+
+export interface BrokerOptions {
+  /** Virtual brokers, ids 0..n-1. Default 1. */
+  brokers?: number
+  /** The first broker's port, the next ones' following it; 0 (default): ephemeral ports. */
+  port?: number
+  /** The address every broker listens on (listeners' host). Default 127.0.0.1. */
+  host?: string
+  /** The host brokers give clients (advertised.listeners' host). Default: host (127.0.0.1 when host is a wildcard). */
+  advertisedHost?: string
+  topics?: TopicSpec[]
+  /** auto.create.topics.enable: Metadata and Produce create unknown topics. Default true, as Kafka. */
+  autoCreateTopics?: boolean
+  /** num.partitions for auto-created topics. Default 1. */
+  defaultPartitions?: number
+  /**
+   * default.replication.factor: for auto-created topics and those created
+   * without one. Default min(3, brokers).
+   */
+  defaultReplicationFactor?: number
+  /** min.insync.replicas: the default of topics that do not set their own. Default 1. */
+  minInsyncReplicas?: number
+  /** log.segment.bytes: the default segment.bytes of topics. Default 1 GiB. */
+  logSegmentBytes?: number
+  /** log.retention.ms (or .minutes, .hours): the default retention.ms of topics; -1 keeps everything. Default 7 days. */
+  logRetentionMs?: number
+  /** log.retention.bytes: the default retention.bytes of topics (per partition); -1: no limit. Default -1. */
+  logRetentionBytes?: number
+  /** log.cleanup.policy: the default cleanup.policy of topics ('delete', 'compact' or 'compact,delete'). Default 'delete'. */
+  logCleanupPolicy?: string
+  /** unclean.leader.election.enable: the default of topics. Default false. */
+  uncleanLeaderElectionEnable?: boolean
+  /**
+   * offsets.topic.replication.factor: checked against the broker count and
+   * reported; the group log is one per cluster, which every virtual broker
+   * shares. Default min(3, brokers).
+   */
+  offsetsTopicReplicationFactor?: number
+  /** transaction.state.log.replication.factor: as offsetsTopicReplicationFactor, for transaction state. Default min(3, brokers). */
+  transactionStateLogReplicationFactor?: number
+  /** transaction.state.log.min.isr: at most transactionStateLogReplicationFactor. Default min(2, that). */
+  transactionStateLogMinIsr?: number
+  /**
+   * replica.lag.time.max.ms: a follower not caught up with its leader for
+   * this long leaves the ISR. Default 30000, as Kafka.
+   */
+  replicaLagTimeMaxMs?: number
+  /** replica.fetch.wait.max.ms: a follower's fetch long poll (kept below a third of the lag time). Default 500. */
+  replicaFetchWaitMaxMs?: number
+  /** socket.request.max.bytes: larger requests close the connection. Default 100 MiB. */
+  maxRequestBytes?: number
+  /**
+   * max.connections, per broker: a connection past it is closed at once, so a
+   * client opening thousands cannot exhaust memory. Default 10000 (Kafka's is
+   * unlimited).
+   */
+  maxConnections?: number
+  /** group.min.session.timeout.ms. Default 6000. */
+  groupMinSessionTimeoutMs?: number
+  /** group.max.session.timeout.ms. Default 1800000. */
+  groupMaxSessionTimeoutMs?: number
+  /**
+   * group.initial.rebalance.delay.ms: how long the first join of an empty
+   * group waits for more members. Default 0, where Kafka's is 3000: an
+   * embedded broker serves tests, as Kafka's own test configs set it.
+   */
+  groupInitialRebalanceDelayMs?: number
+  /**
+   * log.dirs: where the cluster keeps its data, in Kafka's layout (a
+   * directory per broker, `broker-<id>`, holding one per partition,
+   * `<topic>-<partition>`, of segments and indexes; the cluster metadata
+   * log; the group log), recovered and replayed at start. Default: none,
+   * everything in memory.
+   */
+  dataDir?: string
+  /** log.retention.check.interval.ms: how often retention.ms and retention.bytes are applied. Default 300000, as Kafka. */
+  retentionCheckIntervalMs?: number
+  /** group.consumer.session.timeout.ms: a KIP-848 member not heard from for this long is fenced. Default 45000. */
+  consumerGroupSessionTimeoutMs?: number
+  /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
+  consumerGroupHeartbeatIntervalMs?: number
+  /**
+   * broker.rack of each broker, by id (missing or null: no rack). Metadata
+   * shows them; with replicaSelector 'rack-aware' consumers fetch from a
+   * replica in their own rack (KIP-392).
+   */
+  racks?: Array<string | null>
+  /**
+   * replica.selector.class: 'leader' (Kafka's default: consumers always
+   * fetch from the leader) or 'rack-aware' (Kafka's RackAwareReplicaSelector:
+   * the leader names an in-sync replica in the consumer's client.rack as its
+   * preferred read replica).
+   */
+  replicaSelector?: 'leader' | 'rack-aware'
+  /**
+   * log.cleaner.backoff.ms: how often the log cleaner looks for compacted
+   * partitions dirty enough (min.cleanable.dirty.ratio) or holding
+   * tombstones past delete.retention.ms. Default 15000, as Kafka.
+   */
+  logCleanerBackoffMs?: number
+  /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
+  onProblem?: (message: string) => void
+  /** TLS listeners (SSL, or SASL_SSL with `sasl`). */
+  ssl?: BrokerTlsOptions
+  /** SASL on every listener (SASL_PLAINTEXT, or SASL_SSL with `ssl`): PLAIN and SCRAM-SHA-256/512 for the users given. */
+  sasl?: BrokerSaslOptions
+  /**
+   * connections.max.reauth.ms: a SASL session's lifetime, sent to clients so
+   * they re-authenticate (KIP-368); a request on an expired session closes
+   * the connection. Default 0: sessions do not expire, as Kafka.
+   */
+  connectionsMaxReauthMs?: number
+  /**
+   * Options by their Kafka broker names, as server.properties gives them
+   * (`{ 'num.partitions': '4', 'listeners': 'PLAINTEXT://:9092' }`): each
+   * is read as the option it names; an option given here and by its own
+   * name takes the latter (as a `wafka broker` flag overrides the file).
+   * A name the embedded broker does not support is refused, with the
+   * nearest it does.
+   */
+  config?: Record<string, string | number | boolean>
+}
+
+type Structured = 'topics' | 'onProblem' | 'ssl' | 'sasl' | 'dataDir' | 'config' | 'advertisedHost'
+
+export type ResolvedOptions = Required<Omit<BrokerOptions, Structured>> & Pick<BrokerOptions, Exclude<Structured, 'config' | 'topics'>>
+
+/** One broker option: the client's OptionSpec, `java` being Kafka's broker property. */
+export interface BrokerOptionSpec extends OptionSpec {
+  /** The topic config it is the default of (log.segment.bytes: segment.bytes). */
+  topic?: string
+  /** A comma-separated list (DescribeConfigs' LIST type). */
+  list?: boolean
+  /** The accepted values of a string (each element of a list). */
+  allowed?: readonly string[]
+}
+
+/** Most values a number option may take: Kafka's longs, as far as a JS number is exact. */
+const LONG_MAX = Number.MAX_SAFE_INTEGER
+
+const int = (
+  dflt: number | undefined,
+  doc: string,
+  java: string | undefined,
+  min: number,
+  max = INT32_MAX,
+  extra: Partial<BrokerOptionSpec> = {},
+) => ({ kind: 'integer', default: dflt, doc, java, min, max, ...extra }) satisfies BrokerOptionSpec
+const ms = (dflt: number, doc: string, java: string, min = 0) => int(dflt, doc, java, min)
+const bool = (dflt: boolean, doc: string, java: string, extra: Partial<BrokerOptionSpec> = {}) =>
+  ({ kind: 'boolean', default: dflt, doc, java, ...extra }) satisfies BrokerOptionSpec
+const str = (dflt: string | undefined, doc: string, java?: string, extra: Partial<BrokerOptionSpec> = {}) =>
+  ({ kind: 'string', default: dflt, doc, java, ...extra }) satisfies BrokerOptionSpec
+const other = (kind: OptionSpec['kind'], doc: string, dflt?: unknown) => ({ kind, doc, default: dflt }) satisfies BrokerOptionSpec
+
+/**
+ * Every option of startCluster(), in one place: defaults, bounds, the Kafka
+ * broker name (`java`) that server.properties, `startCluster({ config })`
+ * and DescribeConfigs use. A new option is a row here and a property of
+ * BrokerOptions (a key in one and not the other does not compile).
+ */
+export const BROKER_OPTIONS = {
+  brokers: int(1, 'Virtual brokers, ids 0..n-1.', undefined, 1, 1000),
+  port: int(0, "The first broker's port, the next ones' following it; 0: ephemeral ports.", undefined, 0, 65535),
+  host: str('127.0.0.1', 'The address every broker listens on.'),
+  advertisedHost: str(undefined, 'The host brokers give clients.', undefined, { defaultDoc: 'host' }),
+  topics: other('array', 'Topics made at start (kept when a data dir has them already).'),
+  autoCreateTopics: bool(true, 'Metadata and Produce create unknown topics.', 'auto.create.topics.enable'),
+  defaultPartitions: int(1, 'Partitions of auto-created topics and those created without a count.', 'num.partitions', 1, 10_000),
+  defaultReplicationFactor: int(
+    undefined,
+    'Replicas of auto-created topics and those created without a factor.',
+    'default.replication.factor',
+    1,
+    1000,
+    {
+      defaultDoc: 'min(3, brokers)',
+    },
+  ),
+  minInsyncReplicas: int(1, "Topics' default min.insync.replicas.", 'min.insync.replicas', 1, INT32_MAX, { topic: 'min.insync.replicas' }),
+  logSegmentBytes: int(1_073_741_824, "Topics' default segment.bytes.", 'log.segment.bytes', 1_048_576, INT32_MAX, {
+    topic: 'segment.bytes',
+  }),
+  logRetentionMs: int(604_800_000, "Topics' default retention.ms (-1: no limit).", 'log.retention.ms', -1, LONG_MAX, {
+    topic: 'retention.ms',
+  }),
+  logRetentionBytes: int(-1, "Topics' default retention.bytes (-1: no limit).", 'log.retention.bytes', -1, LONG_MAX, {
+    topic: 'retention.bytes',
+  }),
+  logCleanupPolicy: str('delete', "Topics' default cleanup.policy.", 'log.cleanup.policy', {
+    topic: 'cleanup.policy',
+    list: true,
+    allowed: ['delete', 'compact'],
+  }),
+  uncleanLeaderElectionEnable: bool(false, "Topics' default unclean.leader.election.enable.", 'unclean.leader.election.enable', {
+    topic: 'unclean.leader.election.enable',
+  }),
+  offsetsTopicReplicationFactor: int(
+    undefined,
+    'Checked against the broker count and reported: the group log is one per cluster, every virtual broker shares it.',
+    'offsets.topic.replication.factor',
+    1,
+    1000,
+    { defaultDoc: 'min(3, brokers)' },
+  ),
+  transactionStateLogReplicationFactor: int(
+    undefined,
+    'As offsetsTopicReplicationFactor, for the transaction state.',
+    'transaction.state.log.replication.factor',
+    1,
+    1000,
+    { defaultDoc: 'min(3, brokers)' },
+  ),
+  transactionStateLogMinIsr: int(undefined, 'At most transactionStateLogReplicationFactor.', 'transaction.state.log.min.isr', 1, 1000, {
+    defaultDoc: 'min(2, transactionStateLogReplicationFactor)',
+  }),
+  replicaLagTimeMaxMs: ms(30_000, 'A follower not caught up with its leader for this long leaves the ISR.', 'replica.lag.time.max.ms', 1),
+  replicaFetchWaitMaxMs: ms(500, "A follower's fetch long poll.", 'replica.fetch.wait.max.ms', 1),
+  maxRequestBytes: int(100 * 1024 * 1024, 'Larger requests close the connection.', 'socket.request.max.bytes', 1),
+  maxConnections: int(10_000, 'Connections per broker; one past it is closed at once.', 'max.connections', 1),
+  groupMinSessionTimeoutMs: ms(6000, 'The shortest session timeout a classic group member may ask for.', 'group.min.session.timeout.ms'),
+  groupMaxSessionTimeoutMs: ms(1_800_000, 'The longest.', 'group.max.session.timeout.ms'),
+  groupInitialRebalanceDelayMs: ms(0, "How long an empty group's first join waits for more members.", 'group.initial.rebalance.delay.ms'),
+  dataDir: str(undefined, 'Where the cluster keeps its data (one directory); none: in memory.', 'log.dirs'),
+  retentionCheckIntervalMs: ms(300_000, 'How often retention is applied.', 'log.retention.check.interval.ms', 1),
+  consumerGroupSessionTimeoutMs: ms(
+    45_000,
+    'A KIP-848 member not heard from for this long is fenced.',
+    'group.consumer.session.timeout.ms',
+    1,
+  ),
+  consumerGroupHeartbeatIntervalMs: ms(5000, 'How often KIP-848 members heartbeat.', 'group.consumer.heartbeat.interval.ms', 1),
+  racks: other('array', "Each broker's broker.rack, by id.", []),
+  replicaSelector: str('leader', "'leader' or 'rack-aware' (KIP-392).", 'replica.selector.class', { allowed: ['leader', 'rack-aware'] }),
+  logCleanerBackoffMs: ms(15_000, 'How often the log cleaner looks for partitions to compact.', 'log.cleaner.backoff.ms', 1),
+  onProblem: other('function', 'Where the broker reports what it refused and why.'),
+  ssl: other('object', 'TLS listeners: { cert, key, ca?, requestCert? } (PEM).'),
+  sasl: other('object', 'SASL on every listener: { users, mechanisms?, scramIterations? }.'),
+  connectionsMaxReauthMs: ms(0, "A SASL session's lifetime (0: no limit).", 'connections.max.reauth.ms'),
+  config: other('object', 'Options by their Kafka broker names (server.properties).'),
+} satisfies Record<keyof BrokerOptions, BrokerOptionSpec>
+
+export type BrokerOptionName = keyof typeof BROKER_OPTIONS
+
+/** A default derived from other options (the replication factors follow the broker count), resolved in order. */
+const DERIVED: Partial<Record<BrokerOptionName, (o: ResolvedOptions) => unknown>> = {
+  defaultReplicationFactor: (o) => Math.min(3, o.brokers),
+  offsetsTopicReplicationFactor: (o) => Math.min(3, o.brokers),
+  transactionStateLogReplicationFactor: (o) => Math.min(3, o.brokers),
+  transactionStateLogMinIsr: (o) => Math.min(2, o.transactionStateLogReplicationFactor),
+}
+
+/** The options in force, and which of them were given (DescribeConfigs' STATIC_BROKER_CONFIG; the rest are defaults). */
+export interface Resolved {
+  options: ResolvedOptions
+  given: ReadonlySet<BrokerOptionName>
+}
+
+/**
+ * startCluster()'s options checked and completed: an unknown key refused
+ * with the nearest valid one (a ConfigError, the client's checkKeys), Kafka
+ * names under `config` read by `fromKafkaNames` (kafka-names.ts, passed in:
+ * it imports this table), each value of its kind and within
+ * its bounds, derived defaults filled in.
+ */
+export function resolveBrokerOptions(
+  given: BrokerOptions | undefined,
+  fromKafkaNames: (config: Record<string, string | number | boolean>) => FromKafkaNames = () => ({ options: {} }),
+): Resolved {
+  const checked = checkKeys('startCluster', given, BROKER_OPTIONS)
+  const { config, topics: _topics, ...own } = checked
+  const named = config === undefined ? { options: {} } : fromKafkaNames(checkConfigObject(config))
+  const fromConfig = named.options
+  const merged: Record<string, unknown> = { ...fromConfig }
+  for (const [k, v] of Object.entries(own)) if (v !== undefined) merged[k] = v
+  // The structured options merge by field: a file's TLS with a flag's certificate, its sasl.enabled.mechanisms with the users given.
+  if (fromConfig.ssl && own.ssl) merged.ssl = { ...fromConfig.ssl, ...own.ssl }
+  if (named.mechanisms || named.users) {
+    const users = own.sasl?.users ?? named.users
+    if (!users)
+      throw new ConfigError(
+        'sasl.enabled.mechanisms needs users: listener.name.<listener>.plain.sasl.jaas.config user_NAME entries, wafka broker --sasl-users FILE, or startCluster({ sasl: { users } })',
+      )
+    merged.sasl = { ...own.sasl, users, mechanisms: own.sasl?.mechanisms ?? named.mechanisms }
+  }
+  if (named.protocol) {
+    const { ssl, sasl } = merged as BrokerOptions
+    const served = `${sasl ? 'SASL_' : ''}${ssl ? 'SSL' : 'PLAINTEXT'}`
+    if (served !== named.protocol)
+      throw new ConfigError(
+        `listeners names ${named.protocol}, but the broker is configured for ${served}: TLS comes with ssl.keystore.location (or --tls-cert), SASL with sasl.enabled.mechanisms and users (or --sasl-users)`,
+      )
+  }
+  const names = Object.keys(BROKER_OPTIONS) as BrokerOptionName[]
+  const options = {} as Record<string, unknown>
+  const givenNames = new Set<BrokerOptionName>()
+  for (const name of names) {
+    if (name === 'config' || name === 'topics') continue
+    const value = merged[name]
+    if (value === undefined) {
+      if (!(name in DERIVED)) options[name] = (BROKER_OPTIONS[name] as BrokerOptionSpec).default
+      continue
+    }
+    checkValue(name, value)
+    options[name] = value
+    givenNames.add(name)
+  }
+  const resolved = options as ResolvedOptions
+  for (const [name, derive] of Object.entries(DERIVED) as Array<[BrokerOptionName, (o: ResolvedOptions) => unknown]>)
+    if (options[name] === undefined) options[name] = derive(resolved)
+  checkTogether(resolved)
+  return { options: resolved, given: givenNames }
+}
+
+function checkConfigObject(config: unknown): Record<string, string | number | boolean> {
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new ConfigError(`startCluster option config must map Kafka broker config names to values, not ${JSON.stringify(config)}`)
+  return config as Record<string, string | number | boolean>
+}
+
+/** What the option is called in a message: its name, and its Kafka name when it has one. */
+export function optionLabel(name: BrokerOptionName): string {
+  const java = (BROKER_OPTIONS[name] as BrokerOptionSpec).java
+  return java ? `${name} (${java})` : name
+}
+
+function checkValue(name: BrokerOptionName, value: unknown): void {
+  const spec: BrokerOptionSpec = BROKER_OPTIONS[name]
+  const java = spec.java ? ` (Kafka: ${spec.java})` : ''
+  const bad = (expected: string) => new ConfigError(`startCluster option ${name} must be ${expected}, not ${JSON.stringify(value)}${java}`)
+  switch (spec.kind) {
+    case 'integer': {
+      const min = spec.min ?? 0
+      const max = spec.max ?? LONG_MAX
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw bad(`an integer from ${min} to ${max}`)
+      return
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean') throw bad('true or false')
+      return
+    case 'string': {
+      if (typeof value !== 'string' || value === '') throw bad(spec.allowed ? `one of ${spec.allowed.join(', ')}` : 'a non-empty string')
+      const parts = spec.list ? value.split(',').map((p) => p.trim()) : [value]
+      if (spec.allowed && parts.some((p) => !spec.allowed!.includes(p)))
+        throw bad(`${spec.list ? 'a comma-separated list of' : 'one of'} ${spec.allowed.map((a) => `'${a}'`).join(', ')}`)
+      return
+    }
+    case 'array':
+      if (!Array.isArray(value)) throw bad('an array')
+      if (name === 'racks' && value.some((r) => r !== null && (typeof r !== 'string' || r === '')))
+        throw bad('an array of rack names (or null)')
+      return
+    case 'function':
+      if (typeof value !== 'function') throw bad('a function')
+      return
+    case 'object':
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('an object')
+      return
+  }
+}
+
+/** The checks that take two options. */
+function checkTogether(o: ResolvedOptions): void {
+  for (const name of ['defaultReplicationFactor', 'offsetsTopicReplicationFactor', 'transactionStateLogReplicationFactor'] as const)
+    if (o[name] > o.brokers)
+      throw new ConfigError(`startCluster option ${optionLabel(name)} is ${o[name]}, more than the ${o.brokers} broker(s)`)
+  if (o.transactionStateLogMinIsr > o.transactionStateLogReplicationFactor)
+    throw new ConfigError(
+      `startCluster option ${optionLabel('transactionStateLogMinIsr')} is ${o.transactionStateLogMinIsr}, more than transaction.state.log.replication.factor (${o.transactionStateLogReplicationFactor})`,
+    )
+  if (o.groupMinSessionTimeoutMs > o.groupMaxSessionTimeoutMs)
+    throw new ConfigError(`startCluster option ${optionLabel('groupMinSessionTimeoutMs')} is more than groupMaxSessionTimeoutMs`)
+}
+
+/** The default topic configs the options set (log.segment.bytes as segment.bytes...), for topics that set none of their own. */
+export function topicDefaults(o: ResolvedOptions, given: ReadonlySet<BrokerOptionName>): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const name of given) {
+    const topic = (BROKER_OPTIONS[name] as BrokerOptionSpec).topic
+    if (topic) out.set(topic, String(o[name as keyof ResolvedOptions]))
+  }
+  return out
+}
+
+/** Each option with a Kafka name, by that name. */
+export const BY_KAFKA_NAME: ReadonlyMap<string, BrokerOptionName> = new Map(
+  (Object.entries(BROKER_OPTIONS) as Array<[BrokerOptionName, BrokerOptionSpec]>).flatMap(([name, spec]) =>
+    spec.java ? [[spec.java, name] as const] : [],
+  ),
+)
+
+/** The host brokers give clients: advertisedHost, else the listener's host, 127.0.0.1 for a wildcard (0.0.0.0, ::). */
+export function advertisedHost(o: Pick<ResolvedOptions, 'host' | 'advertisedHost'>): string {
+  return o.advertisedHost ?? (o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host)
+}
