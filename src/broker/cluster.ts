@@ -5,6 +5,7 @@ import { Controller, uuid, type PartitionImage, type TopicImage } from './contro
 import type { MetadataRecord } from './metadata-records.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
+import { DirLock } from './storage/dir-lock.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { Buffer } from 'node:buffer'
 import type { ListenerTls } from './listener.js'
@@ -165,6 +166,8 @@ export class EmbeddedCluster {
   readonly options: ResolvedOptions
   private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
   private retentionTimer: NodeJS.Timeout | null = null
+  /** The dataDir's lock, held from the constructor to stop(). */
+  private lock: DirLock | null = null
   /** The listeners' TLS, null for plaintext. */
   readonly tls: ListenerTls | null
   /** The SASL users (made in start: SCRAM keys take PBKDF2), null without SASL. */
@@ -202,19 +205,19 @@ export class EmbeddedCluster {
     if (replicaSelector !== 'leader' && replicaSelector !== 'rack-aware')
       throw new RangeError(`startCluster: replicaSelector must be 'leader' or 'rack-aware', not ${JSON.stringify(replicaSelector)}`)
     this.tls = resolveTls(options.ssl)
-    this.controller = this.openMetadata()
-    this.groups = new GroupCoordinator(this)
-    this.transactions = new TransactionCoordinator(this)
-    const dataDir = this.options.dataDir
-    if (dataDir) {
-      const groups = this.groups
-      groups.store = GroupStore.open(
-        join(dataDir, '__consumer_offsets', 'groups.jsonl'),
-        (id) => groups.classicOrCreate(id)!,
-        () => groups.groups.values(),
-        (id) => groups.groups.delete(id),
-      )
-      for (const g of groups.groups.values()) g.changes = groups.store
+    if (this.options.dataDir) {
+      mkdirSync(this.options.dataDir, { recursive: true })
+      this.lock = DirLock.acquire(this.options.dataDir, (m) => this.options.onProblem?.(m))
+    }
+    try {
+      this.controller = this.openMetadata()
+      this.groups = new GroupCoordinator(this)
+      this.transactions = new TransactionCoordinator(this)
+      this.openGroupStore()
+    } catch (err) {
+      // Refused (a corrupt log): the directory is free for the next try.
+      this.lock?.release()
+      throw err
     }
     this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
@@ -252,6 +255,20 @@ export class EmbeddedCluster {
     this.metadataFile = file
     controller.persist = (batch) => file.append(batch.length === 1 ? batch[0] : batch)
     return controller
+  }
+
+  /** With a dataDir, the group coordinator's log there, replayed. */
+  private openGroupStore(): void {
+    const dataDir = this.options.dataDir
+    if (!dataDir) return
+    const groups = this.groups
+    groups.store = GroupStore.open(
+      join(dataDir, '__consumer_offsets', 'groups.jsonl'),
+      (id) => groups.classicOrCreate(id)!,
+      () => groups.groups.values(),
+      (id) => groups.groups.delete(id),
+    )
+    for (const g of groups.groups.values()) g.changes = groups.store
   }
 
   /** A broker's own directory under dataDir, or null in memory. */
@@ -418,6 +435,8 @@ export class EmbeddedCluster {
     }
     this.metadataFile?.close()
     this.metadataFile = null
+    this.lock?.release()
+    this.lock = null
   }
 }
 
