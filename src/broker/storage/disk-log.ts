@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
+import { throwAsStorageError } from './disk-io.js'
 import { Segment, type BatchVisitor } from './segment.js'
 import { INT32_MAX } from '../../int32.js'
 
@@ -97,18 +98,26 @@ export class DiskLog {
     return n
   }
 
-  /** Appends a batch whose offsets are assigned, rolling first when the active segment is full or old. */
+  /**
+   * Appends a batch whose offsets are assigned, rolling first when the
+   * active segment is full or old. A failure (a full disk) throws
+   * StorageError with nothing of the batch left in the files.
+   */
   append(batch: Buffer, baseOffset: number, lastOffset: number, maxTimestamp: number): void {
     const active = this.active
     const { segmentBytes, segmentMs } = this.config()
-    if (
-      active.size > 0 &&
-      (active.size + batch.length > segmentBytes ||
-        active.timeWaitedForRoll(Date.now(), maxTimestamp) > segmentMs ||
-        lastOffset - active.baseOffset > INT32_MAX)
-    )
-      this.roll(baseOffset)
-    this.active.append(batch, baseOffset, lastOffset, maxTimestamp)
+    try {
+      if (
+        active.size > 0 &&
+        (active.size + batch.length > segmentBytes ||
+          active.timeWaitedForRoll(Date.now(), maxTimestamp) > segmentMs ||
+          lastOffset - active.baseOffset > INT32_MAX)
+      )
+        this.roll(baseOffset)
+      this.active.append(batch, baseOffset, lastOffset, maxTimestamp)
+    } catch (err) {
+      throwAsStorageError(err, this.dir)
+    }
   }
 
   /** Starts a new active segment at `baseOffset`. */
