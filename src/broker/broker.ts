@@ -149,6 +149,9 @@ export class VirtualBroker {
         ? Math.min(Number(topicConfig(t, 'segment.ms')), Number(topicConfig(t, 'max.compaction.lag.ms')))
         : Number(topicConfig(t, 'segment.ms')),
       indexIntervalBytes: Number(topicConfig(t, 'index.interval.bytes')),
+      // The topic's own, else the broker's log.flush.interval.* (their defaults: never).
+      flushMessages: Number(t.configs.get('flush.messages') ?? this.cluster.options.logFlushIntervalMessages),
+      flushMs: Number(t.configs.get('flush.ms') ?? this.cluster.options.logFlushIntervalMs),
     })
     const disk = DiskLog.open(join(dir, `${t.name}-${partition}`), topicId, config, this.cleanStart === false, (bytes, baseOffset) => {
       const header = readBatchHeader(bytes)

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { INT32_MAX } from '../int32.js'
 import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
 import type { MetadataRecord } from './metadata-records.js'
 import { GroupStore } from './storage/group-store.js'
@@ -90,6 +91,19 @@ export interface BrokerOptions {
   dataDir?: string
   /** log.retention.check.interval.ms: how often retention.ms and retention.bytes are applied. Default 300000, as Kafka. */
   retentionCheckIntervalMs?: number
+  /**
+   * log.flush.interval.messages: flush.messages of topics that set none (an
+   * fsync once this many messages are unflushed). Default: never
+   * (Number.MAX_SAFE_INTEGER, Kafka's Long.MAX): the OS writes back.
+   */
+  logFlushIntervalMessages?: number
+  /** log.flush.interval.ms: flush.ms of topics that set none. Default: logFlushSchedulerIntervalMs, as Kafka. */
+  logFlushIntervalMs?: number
+  /**
+   * log.flush.scheduler.interval.ms: how often logs are checked against
+   * flush.ms. Default: never (Kafka's Long.MAX), so flush.ms needs it set.
+   */
+  logFlushSchedulerIntervalMs?: number
   /** group.consumer.session.timeout.ms: a KIP-848 member not heard from for this long is fenced. Default 45000. */
   consumerGroupSessionTimeoutMs?: number
   /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
@@ -144,6 +158,9 @@ export const DEFAULTS: ResolvedOptions = {
   groupMaxSessionTimeoutMs: 1_800_000,
   groupInitialRebalanceDelayMs: 0,
   retentionCheckIntervalMs: 300_000,
+  logFlushIntervalMessages: Number.MAX_SAFE_INTEGER,
+  logFlushIntervalMs: Number.MAX_SAFE_INTEGER,
+  logFlushSchedulerIntervalMs: Number.MAX_SAFE_INTEGER,
   consumerGroupSessionTimeoutMs: 45_000,
   consumerGroupHeartbeatIntervalMs: 5000,
   racks: [],
@@ -166,6 +183,7 @@ export class EmbeddedCluster {
   readonly options: ResolvedOptions
   private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
   private retentionTimer: NodeJS.Timeout | null = null
+  private flushTimer: NodeJS.Timeout | null = null
   /** The dataDir's lock, held from the constructor to stop(). */
   private lock: DirLock | null = null
   /** The listeners' TLS, null for plaintext. */
@@ -179,6 +197,7 @@ export class EmbeddedCluster {
     this.options = { ...DEFAULTS, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) }
     if (this.options.dataDir !== undefined && (typeof this.options.dataDir !== 'string' || this.options.dataDir === ''))
       throw new RangeError(`startCluster: dataDir must be a directory path, not ${JSON.stringify(this.options.dataDir)}`)
+    if (options.logFlushIntervalMs === undefined) this.options.logFlushIntervalMs = this.options.logFlushSchedulerIntervalMs
     if (options.defaultReplicationFactor === undefined)
       this.options.defaultReplicationFactor = Math.min(3, Number.isInteger(this.options.brokers) ? this.options.brokers : 1)
     const positive = [
@@ -192,6 +211,8 @@ export class EmbeddedCluster {
       'consumerGroupSessionTimeoutMs',
       'consumerGroupHeartbeatIntervalMs',
       'logCleanerBackoffMs',
+      'logFlushIntervalMessages',
+      'logFlushSchedulerIntervalMs',
     ]
     for (const [k, v] of Object.entries(this.options)) {
       if (typeof DEFAULTS[k as keyof ResolvedOptions] !== 'number') continue
@@ -303,6 +324,19 @@ export class EmbeddedCluster {
     }
   }
 
+  /** The flusher (log.flush.scheduler.interval.ms): every log unflushed for its flush.ms is flushed. */
+  private flushDue(): void {
+    const now = Date.now()
+    for (const b of this.brokers.values())
+      for (const replica of b.replicas.values()) {
+        try {
+          replica.log.disk?.flushIfDue(now)
+        } catch (err) {
+          this.problem(b.id, (err as Error).message)
+        }
+      }
+  }
+
   async start(topics: TopicSpec[] = []): Promise<void> {
     const { brokers, port, sasl } = this.options
     if (sasl) {
@@ -318,6 +352,9 @@ export class EmbeddedCluster {
       this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
     this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
+    // Past what a timer takes (about 24.8 days) is never, as Kafka's Long.MAX default.
+    const flushCheck = this.options.logFlushSchedulerIntervalMs
+    if (this.options.dataDir && flushCheck <= INT32_MAX) this.flushTimer = setInterval(() => this.flushDue(), flushCheck)
     for (const t of topics) {
       // Restarted on a dataDir, the topics asked for may be there already.
       if (this.controller.topics.has(t.name)) continue
@@ -421,17 +458,27 @@ export class EmbeddedCluster {
   async stop(): Promise<void> {
     if (this.retentionTimer) clearInterval(this.retentionTimer)
     this.retentionTimer = null
+    if (this.flushTimer) clearInterval(this.flushTimer)
+    this.flushTimer = null
     this.faults.clear()
     this.cleaner.stop()
     this.groups.close()
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))
-    // The logs close (flushed to the OS) and each broker directory is marked clean for the next start's recovery.
+    // The logs are flushed (fsync) and closed, and each broker directory whose logs all were is marked clean for the next start's recovery.
     for (const b of this.brokers.values()) {
-      for (const r of b.replicas.values()) r.log.close()
+      let clean = true
+      for (const r of b.replicas.values()) {
+        try {
+          r.log.close()
+        } catch (err) {
+          clean = false
+          this.problem(b.id, (err as Error).message)
+        }
+      }
       b.replicas.clear()
       const dir = this.brokerDir(b.id)
-      if (dir) writeFileSync(join(dir, CLEAN_SHUTDOWN), '')
+      if (dir && clean) writeFileSync(join(dir, CLEAN_SHUTDOWN), '')
     }
     this.metadataFile?.close()
     this.metadataFile = null
