@@ -159,6 +159,7 @@ export class VirtualBroker {
       else producers.update(header, baseOffset)
       log.recovered(bytes, baseOffset)
     })
+    disk.onProblem = (message) => this.cluster.problem(this.id, message)
     log.opened(disk)
     return { log, producers, leader: null }
   }

@@ -2,8 +2,8 @@
 // fsync by default (the OS writes back); flush.messages (topic) or
 // log.flush.interval.messages (broker) fsync once that many messages are
 // unflushed; flush.ms at the log.flush.scheduler.interval.ms checks; a
-// segment roll flushes the segment it ends and the directory; a clean stop
-// flushes everything. fsyncs are observed at the storage layer's seam
+// segment roll flushes the segment it ends and the directory (in the
+// background, as Kafka); a clean stop flushes everything. fsyncs are observed at the storage layer's seam
 // (diskIo), each named by the file it flushed.
 import { mkdtempSync, readlinkSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,6 +18,7 @@ import { until } from './support.js'
 import { batch, batchesOf, produce, readAll } from './storage-support.js'
 
 const realFsync = diskIo.fsync
+const realFsyncAsync = diskIo.fsyncAsync
 const dirs: string[] = []
 const open: RawClient[] = []
 let cluster: RunningCluster | undefined
@@ -30,6 +31,7 @@ afterEach(async () => {
   await cluster?.stop()
   cluster = undefined
   diskIo.fsync = realFsync
+  diskIo.fsyncAsync = realFsyncAsync
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
 
@@ -38,10 +40,17 @@ async function start(options: StartClusterOptions): Promise<RawClient> {
   dataDir = resolve(mkdtempSync(join(tmpdir(), 'wafka-flush-')))
   dirs.push(dataDir)
   fsynced = []
-  diskIo.fsync = (fd) => {
+  const record = (fd: number) => {
     const path = readlinkSync(`/proc/self/fd/${fd}`)
     fsynced.push(path.startsWith(dataDir) ? path.slice(dataDir.length + 1) : path)
+  }
+  diskIo.fsync = (fd) => {
+    record(fd)
     realFsync(fd)
+  }
+  diskIo.fsyncAsync = (fd) => {
+    record(fd)
+    return realFsyncAsync(fd)
   }
   cluster = await startCluster({ dataDir, ...options })
   const b = cluster.brokers[0]
@@ -95,18 +104,39 @@ describe('the flush policy', () => {
     for (let i = 0; i < 4; i++) expect(await fsyncsOf(() => ok(produce(c, 'own', batch(`o${i}`, 2))))).toEqual([])
   })
 
-  it('a segment roll fsyncs the segment it ends (log and indexes) and the directory holding the new one', async () => {
+  it('a segment roll fsyncs the segment it ends (log and indexes) and the directory holding the new one, in the background', async () => {
     const t0 = Date.now()
     const c = await start({ topics: [{ name: 'rolls', partitions: 1, configs: { 'segment.ms': '1000' } }] })
     await ok(produce(c, 'rolls', batch('a', 2, 100, t0)))
     expect(await fsyncsOf(() => ok(produce(c, 'rolls', batch('b', 2, 100, t0 + 500))))).toEqual([])
     // More than segment.ms newer than the segment's first batch: a new segment at offset 4.
-    const rolled = await fsyncsOf(() => ok(produce(c, 'rolls', batch('c', 2, 100, t0 + 2000))))
-    expect(rolled).toEqual(
-      expect.arrayContaining([seg('rolls'), seg('rolls', 0, 'index'), seg('rolls', 0, 'timeindex'), join('broker-0', 'rolls-0')]),
-    )
-    expect(rolled.filter((p) => p.includes('00000000000000000004'))).toEqual([])
+    const from = fsynced.length
+    await ok(produce(c, 'rolls', batch('c', 2, 100, t0 + 2000)))
     expect(batchesOf(join(dataDir, seg('rolls', 4))).map((b) => b.base)).toEqual([4])
+    const ended = [seg('rolls'), seg('rolls', 0, 'index'), seg('rolls', 0, 'timeindex'), join('broker-0', 'rolls-0')]
+    await until(
+      () => ended.every((p) => fsynced.slice(from).includes(p)),
+      5000,
+      () => `the rolled segment and its directory fsynced (fsynced: ${fsynced.slice(from).join(', ')})`,
+    )
+    // Not the new one: nothing is unflushed in it.
+    expect(fsynced.slice(from).filter((p) => p.includes('00000000000000000004'))).toEqual([])
+  })
+
+  it("a flush in line (here the clean stop's) covers a rolled segment whose background flush is not done yet", async () => {
+    const t0 = Date.now()
+    const c = await start({ topics: [{ name: 'slow', partitions: 1, configs: { 'segment.ms': '1000' } }] })
+    const held: (() => void)[] = []
+    // The thread pool's fsyncs never finish (a slow disk) until let go.
+    diskIo.fsyncAsync = () => new Promise((resolve) => held.push(resolve))
+    await ok(produce(c, 'slow', batch('a', 2, 100, t0)))
+    await ok(produce(c, 'slow', batch('b', 2, 100, t0 + 2000)))
+    expect(held.length).toBe(1)
+    for (const c of open.splice(0)) c.close()
+    const stopped = await fsyncsOf(() => cluster!.stop())
+    cluster = undefined
+    expect(stopped).toEqual(expect.arrayContaining([seg('slow'), seg('slow', 0, 'index'), seg('slow', 0, 'timeindex'), seg('slow', 2)]))
+    for (const release of held) release()
   })
 
   it('a clean stop fsyncs what is unflushed: the active segment, and the directories created since', async () => {

@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs'
+import { closeSync, fsync, fsyncSync, openSync, writeSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 
 /**
  * A write or flush of the data directory failed (a full disk, an I/O
@@ -24,6 +25,8 @@ export class StorageError extends Error {
 export const diskIo = {
   write: writeSync as (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => number,
   fsync: fsyncSync as (fd: number) => void,
+  /** fsync on the thread pool: a roll's flush, off the event loop. */
+  fsyncAsync: (fd: number): Promise<void> => new Promise((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve()))),
 }
 
 /**
@@ -75,4 +78,14 @@ export function throwAsStorageError(err: unknown, path: string): never {
   const code = (err as NodeJS.ErrnoException | null)?.code
   if (err instanceof StorageError || typeof code !== 'string' || !code.startsWith('E')) throw err
   throw new StorageError(path, `${path}: ${(err as Error).message}`, { cause: err })
+}
+
+/** fsync of a file or directory by path, on the thread pool. */
+export async function fsyncPathAsync(path: string): Promise<void> {
+  const handle = await open(path, 'r')
+  try {
+    await diskIo.fsyncAsync(handle.fd)
+  } finally {
+    await handle.close()
+  }
 }

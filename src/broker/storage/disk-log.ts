@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
-import { fsyncPath, throwAsStorageError } from './disk-io.js'
+import { fsyncPath, fsyncPathAsync, throwAsStorageError } from './disk-io.js'
 import { Segment, type BatchVisitor } from './segment.js'
 import { INT32_MAX } from '../../int32.js'
 
@@ -41,6 +41,13 @@ export class DiskLog {
   private dirDirty = true
   /** The directory itself is new: its parent's entries need an fsync too. */
   private parentDirty = false
+  /** Segments rolled whose flush runs in the background (Kafka's flush-log task): a flush in line covers them until it is done. */
+  private readonly rolledUnflushed = new Set<Segment>()
+  /** The background flushes, one after another. */
+  private background: Promise<void> = Promise.resolve()
+  private closed = false
+  /** Where a background flush's failure is told. */
+  onProblem: (message: string) => void = () => {}
 
   private constructor(
     readonly dir: string,
@@ -150,7 +157,8 @@ export class DiskLog {
   /**
    * Starts a new active segment at `baseOffset`. The segment it ends is
    * flushed, and the directory (the new file's name), as Kafka flushes on
-   * roll: everything before the new segment survives power loss.
+   * roll: in the background (on the thread pool, a segment of
+   * segment.bytes can take a while), and by any flush in line until then.
    */
   roll(baseOffset = this.logEndOffset): void {
     const ended = this.active
@@ -158,14 +166,39 @@ export class DiskLog {
     if (ended.size === 0) this.segments.pop()!.delete()
     this.segments.push(new Segment(this.dir, baseOffset, () => this.config().indexIntervalBytes))
     this.dirDirty = true
-    if (ended.size > 0) ended.flush()
-    this.flushDir()
+    if (ended.size > 0) this.rolledUnflushed.add(ended)
     this.unflushedMessages = 0
     this.lastFlushMs = Date.now()
+    this.background = this.background.then(() => this.flushRolled())
   }
 
-  /** fsync of what was appended since the last flush: the active segment's files, and the directory when a segment was created. */
+  private async flushRolled(): Promise<void> {
+    try {
+      for (const s of [...this.rolledUnflushed]) {
+        await s.flushInBackground()
+        this.rolledUnflushed.delete(s)
+      }
+      // The directory stays marked: a segment may have been made since (the next flush in line fsyncs it again).
+      if (!this.closed) await fsyncPathAsync(this.dir)
+    } catch (err) {
+      // A segment deleted (retention) or the log closed meanwhile: nothing to flush. Else a flush in line retries.
+      if (!this.closed) this.onProblem(`flushing ${this.dir} after a roll: ${(err as Error).message}`)
+    }
+  }
+
+  /** Resolves when the background flushes asked for so far are done (or failed, which was told). */
+  flushedInBackground(): Promise<void> {
+    return this.background
+  }
+
+  /**
+   * fsync of what was appended since the last flush: the active segment's
+   * files, the rolled segments whose background flush is not done, and
+   * the directory when a segment was created.
+   */
   flush(): void {
+    for (const s of this.rolledUnflushed) if (!s.closed) s.flush()
+    this.rolledUnflushed.clear()
     if (this.unflushedMessages > 0) this.active.flush()
     this.flushDir()
     this.unflushedMessages = 0
@@ -347,6 +380,7 @@ export class DiskLog {
   }
 
   private closeFiles(): void {
+    this.closed = true
     for (const s of this.segments) s.close()
   }
 

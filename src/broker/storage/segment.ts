@@ -12,7 +12,7 @@ import {
   isControlBatch,
 } from '../../codec/batch-header.js'
 import { B_RECORDS } from '../../codec/layout.js'
-import { fsyncFd, throwAsStorageError, writeFully } from './disk-io.js'
+import { diskIo, fsyncFd, fsyncPathAsync, throwAsStorageError, writeFully } from './disk-io.js'
 import { OffsetIndex, TimeIndex } from './indexes.js'
 
 // Walks are synchronous: one walker serves every segment.
@@ -48,6 +48,8 @@ export class Segment {
   readonly timeIndex: TimeIndex
   private readonly fd: number
   private readonly header = Buffer.allocUnsafe(B_RECORDS)
+  /** Closed (or deleted): its descriptor is gone. */
+  closed = false
   /** What the last append changed, as it was before (unappend puts it back): fields, not an object per append. */
   private undoSize = 0
   private undoNextOffset = 0
@@ -127,6 +129,17 @@ export class Segment {
     fsyncFd(this.fd, this.path)
     this.index.flush()
     this.timeIndex.flush()
+  }
+
+  /** The same on the thread pool (a sealed segment's, after a roll); nothing once the segment is closed. */
+  async flushInBackground(): Promise<void> {
+    try {
+      if (!this.closed) await diskIo.fsyncAsync(this.fd)
+      for (const path of [this.index.path, this.timeIndex.path]) if (!this.closed) await fsyncPathAsync(path)
+    } catch (err) {
+      // Deleted meanwhile (retention, truncation): nothing left to flush.
+      if (!this.closed) throw err
+    }
   }
 
   /** Index entries and timestamps for a batch at `position` (appended, or found by a recovery scan). */
@@ -302,6 +315,7 @@ export class Segment {
   }
 
   close(): void {
+    this.closed = true
     closeSync(this.fd)
     this.index.close()
     this.timeIndex.close()
