@@ -2,7 +2,7 @@
 // in this process or another; released at stop so a restart works; a lock
 // left by a process killed with kill -9 is taken over, with a notice.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,7 +24,8 @@ afterEach(async () => {
 })
 
 function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'wafka-lock-'))
+  // Its real path (the lock names the directory so).
+  const d = realpathSync(mkdtempSync(join(tmpdir(), 'wafka-lock-')))
   dirs.push(d)
   return d
 }
@@ -80,10 +81,13 @@ describe('the data directory lock', () => {
     expect(existsSync(lock)).toBe(true)
   })
 
-  it('a dataDir given as another path to the same directory is the same lock', async () => {
+  it('a dataDir given as another path to the same directory (relative, through a symlink) is the same lock', async () => {
     const dataDir = tempDir()
     await start(dataDir)
     await expect(startCluster({ dataDir: join(dataDir, '.', 'x', '..') })).rejects.toBeInstanceOf(DataDirLockedError)
+    const link = join(tempDir(), 'link')
+    symlinkSync(dataDir, link)
+    await expect(startCluster({ dataDir: link })).rejects.toBeInstanceOf(DataDirLockedError)
   })
 
   it('a lock left by a process no longer running (kill -9) is taken over, with a notice', async () => {

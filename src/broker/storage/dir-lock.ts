@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { linkSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -51,7 +51,8 @@ export class DirLock {
 
   /** Takes the lock on `dir` (which exists), or throws DataDirLockedError; `notice` hears of a stale lock taken over. */
   static acquire(dir: string, notice: (message: string) => void = () => {}): DirLock {
-    const abs = resolve(dir)
+    // The real path: two names of one directory (a symlink) are one lock.
+    const abs = realpathSync(resolve(dir))
     const path = join(abs, LOCK_FILE)
     const content = `pid=${process.pid}\nhost=${hostname()}\n`
     if (heldHere.has(abs)) throw new DataDirLockedError(abs, path, process.pid, `another cluster in this process (pid ${process.pid})`)
