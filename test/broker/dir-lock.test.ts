@@ -2,7 +2,7 @@
 // in this process or another; released at stop so a restart works; a lock
 // left by a process killed with kill -9 is taken over, with a notice.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -88,6 +88,15 @@ describe('the data directory lock', () => {
     const link = join(tempDir(), 'link')
     symlinkSync(dataDir, link)
     await expect(startCluster({ dataDir: link })).rejects.toBeInstanceOf(DataDirLockedError)
+  })
+
+  it('a start refused while opening the directory (here an unreadable meta.properties) leaves it unlocked for the next try', async () => {
+    const dataDir = tempDir()
+    mkdirSync(join(dataDir, 'meta.properties'))
+    await expect(startCluster({ dataDir })).rejects.toThrow(/EISDIR/)
+    expect(existsSync(join(dataDir, '.lock'))).toBe(false)
+    rmSync(join(dataDir, 'meta.properties'), { recursive: true })
+    await start(dataDir)
   })
 
   it('a lock left by a process no longer running (kill -9) is taken over, with a notice', async () => {
