@@ -115,6 +115,15 @@ describe('the data directory lock', () => {
     await expect(startCluster({ dataDir })).rejects.toThrow(/Failed to acquire lock on file \.lock in .*: process \d+ on not-/)
   })
 
+  it('a process that exits without stopping its cluster (process.exit) leaves no lock behind', { skip: !built, timeout: 30_000 }, () => {
+    const dataDir = tempDir()
+    const script = `require(${JSON.stringify(join(root, 'dist', 'broker.cjs'))}).startCluster({ dataDir: ${JSON.stringify(dataDir)} })
+      .then(() => { process.stdout.write(require('fs').readFileSync(${JSON.stringify(join(dataDir, '.lock'))}, 'utf8')); process.exit(0) })`
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 })
+    expect(r.stdout).toMatch(/^pid=\d+\nhost=/)
+    expect(existsSync(join(dataDir, '.lock'))).toBe(false)
+  })
+
   it(
     '`wafka broker --data-dir` in another process holds it: a cluster here and a second `wafka broker` are refused; after its kill -9 the lock is taken over',
     { skip: !built, timeout: 60_000 },

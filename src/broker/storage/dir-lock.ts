@@ -22,31 +22,34 @@ export class DataDirLockedError extends Error {
   }
 }
 
-/** Directories locked by this process (its pid in the file cannot tell two clusters of one process apart). */
-const heldHere = new Set<string>()
+/** The locks this process holds, by directory (its pid in the file cannot tell two clusters of one process apart). */
+const heldHere = new Map<string, DirLock>()
+
+/** process.exit() skips stop(): the files still go (a signal's default action skips this too: that is the stale case). */
+function releaseAll(): void {
+  for (const lock of [...heldHere.values()]) lock.release()
+}
 
 /**
  * The lock on a data directory, held from start to stop (Kafka's `.lock`).
  * Node has no flock, so the lock is the file itself, created exclusively
- * (linked into place, whole) and naming the holder's pid and host: a second broker finds it and is
- * refused while that process lives. A holder killed with kill -9 leaves
- * the file behind; its pid no longer alive, the next broker takes the lock
- * over (and says so). The takeover moves the stale file aside by rename
+ * (linked into place, whole) and naming the holder's pid and host: a
+ * second broker finds it and is refused while that process lives. A
+ * holder killed with kill -9 leaves the file behind; its pid no longer
+ * alive, the next broker takes the lock over (and says so). The takeover moves the stale file aside by rename
  * and checks it moved the file it judged stale, so two brokers starting
  * at once on an abandoned directory cannot both win.
  */
 export class DirLock {
   private released = false
-  private readonly onExit = () => this.release()
 
   private constructor(
     readonly dir: string,
     readonly path: string,
     private readonly content: string,
   ) {
-    heldHere.add(dir)
-    // process.exit() skips stop(): the file still goes (a signal's default action skips this too: that is the stale case).
-    process.once('exit', this.onExit)
+    if (heldHere.size === 0) process.once('exit', releaseAll)
+    heldHere.set(dir, this)
   }
 
   /** Takes the lock on `dir` (which exists), or throws DataDirLockedError; `notice` hears of a stale lock taken over. */
@@ -91,7 +94,7 @@ export class DirLock {
     if (this.released) return
     this.released = true
     heldHere.delete(this.dir)
-    process.off('exit', this.onExit)
+    if (heldHere.size === 0) process.off('exit', releaseAll)
     if (readLock(this.path) === this.content) rmSync(this.path, { force: true })
   }
 }
