@@ -152,6 +152,9 @@ export class VirtualBroker {
         ? Math.min(Number(topicConfig(t, 'segment.ms')), Number(topicConfig(t, 'max.compaction.lag.ms')))
         : Number(topicConfig(t, 'segment.ms')),
       indexIntervalBytes: Number(topicConfig(t, 'index.interval.bytes')),
+      // The topic's own, else the broker's log.flush.interval.* (their defaults: never).
+      flushMessages: Number(t.configs.get('flush.messages') ?? this.cluster.options.logFlushIntervalMessages),
+      flushMs: Number(t.configs.get('flush.ms') ?? this.cluster.options.logFlushIntervalMs),
     })
     const disk = DiskLog.open(join(dir, `${t.name}-${partition}`), topicId, config, this.cleanStart === false, (bytes, baseOffset) => {
       const header = readBatchHeader(bytes)
@@ -159,6 +162,7 @@ export class VirtualBroker {
       else producers.update(header, baseOffset)
       log.recovered(bytes, baseOffset)
     })
+    disk.onProblem = (message) => this.cluster.problem(this.id, message)
     log.opened(disk)
     return { log, producers, leader: null }
   }

@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { INT32_MAX } from '../int32.js'
 import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
 import type { MetadataRecord } from './metadata-records.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
+import { DirLock } from './storage/dir-lock.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
 import { optionsFromKafkaNames } from './kafka-names.js'
@@ -43,6 +45,9 @@ export class EmbeddedCluster {
   readonly given: ReadonlySet<BrokerOptionName>
   private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
   private retentionTimer: NodeJS.Timeout | null = null
+  private flushTimer: NodeJS.Timeout | null = null
+  /** The dataDir's lock, held from the constructor to stop(). */
+  private lock: DirLock | null = null
   /** The listeners' TLS, null for plaintext. */
   readonly tls: ListenerTls | null
   /** The SASL users (made in start: SCRAM keys take PBKDF2), null without SASL. */
@@ -53,20 +58,20 @@ export class EmbeddedCluster {
     this.options = resolved
     this.given = given
     this.tls = resolveTls(this.options.ssl)
-    this.controller = this.openMetadata()
-    for (const [key, value] of topicDefaults(this.options, this.given)) this.controller.topicDefaults.set(key, value)
-    this.groups = new GroupCoordinator(this)
-    this.transactions = new TransactionCoordinator(this)
-    const dataDir = this.options.dataDir
-    if (dataDir) {
-      const groups = this.groups
-      groups.store = GroupStore.open(
-        join(dataDir, '__consumer_offsets', 'groups.jsonl'),
-        (id) => groups.classicOrCreate(id)!,
-        () => groups.groups.values(),
-        (id) => groups.groups.delete(id),
-      )
-      for (const g of groups.groups.values()) g.changes = groups.store
+    if (this.options.dataDir) {
+      mkdirSync(this.options.dataDir, { recursive: true })
+      this.lock = DirLock.acquire(this.options.dataDir, (m) => this.options.onProblem?.(m))
+    }
+    try {
+      this.controller = this.openMetadata()
+      for (const [key, value] of topicDefaults(this.options, this.given)) this.controller.topicDefaults.set(key, value)
+      this.groups = new GroupCoordinator(this)
+      this.transactions = new TransactionCoordinator(this)
+      this.openGroupStore()
+    } catch (err) {
+      // Refused (a corrupt log): the directory is free for the next try.
+      this.lock?.release()
+      throw err
     }
     this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
@@ -106,6 +111,20 @@ export class EmbeddedCluster {
     return controller
   }
 
+  /** With a dataDir, the group coordinator's log there, replayed. */
+  private openGroupStore(): void {
+    const dataDir = this.options.dataDir
+    if (!dataDir) return
+    const groups = this.groups
+    groups.store = GroupStore.open(
+      join(dataDir, '__consumer_offsets', 'groups.jsonl'),
+      (id) => groups.classicOrCreate(id)!,
+      () => groups.groups.values(),
+      (id) => groups.groups.delete(id),
+    )
+    for (const g of groups.groups.values()) g.changes = groups.store
+  }
+
   /** A broker's own directory under dataDir, or null in memory. */
   brokerDir(id: number): string | null {
     return this.options.dataDir ? join(this.options.dataDir, `broker-${id}`) : null
@@ -138,6 +157,19 @@ export class EmbeddedCluster {
     }
   }
 
+  /** The flusher (log.flush.scheduler.interval.ms): every log unflushed for its flush.ms is flushed. */
+  private flushDue(): void {
+    const now = Date.now()
+    for (const b of this.brokers.values())
+      for (const replica of b.replicas.values()) {
+        try {
+          replica.log.disk?.flushIfDue(now)
+        } catch (err) {
+          this.problem(b.id, (err as Error).message)
+        }
+      }
+  }
+
   async start(topics: TopicSpec[] = []): Promise<void> {
     const { brokers, port, sasl } = this.options
     if (sasl) {
@@ -153,6 +185,9 @@ export class EmbeddedCluster {
       this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
     this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
+    // Past what a timer takes (about 24.8 days) is never, as Kafka's Long.MAX default.
+    const flushCheck = this.options.logFlushSchedulerIntervalMs
+    if (this.options.dataDir && flushCheck <= INT32_MAX) this.flushTimer = setInterval(() => this.flushDue(), flushCheck)
     for (const t of topics) {
       // Restarted on a dataDir, the topics asked for may be there already.
       if (this.controller.topics.has(t.name)) continue
@@ -256,20 +291,32 @@ export class EmbeddedCluster {
   async stop(): Promise<void> {
     if (this.retentionTimer) clearInterval(this.retentionTimer)
     this.retentionTimer = null
+    if (this.flushTimer) clearInterval(this.flushTimer)
+    this.flushTimer = null
     this.faults.clear()
     this.cleaner.stop()
     this.groups.close()
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))
-    // The logs close (flushed to the OS) and each broker directory is marked clean for the next start's recovery.
+    // The logs are flushed (fsync) and closed, and each broker directory whose logs all were is marked clean for the next start's recovery.
     for (const b of this.brokers.values()) {
-      for (const r of b.replicas.values()) r.log.close()
+      let clean = true
+      for (const r of b.replicas.values()) {
+        try {
+          r.log.close()
+        } catch (err) {
+          clean = false
+          this.problem(b.id, (err as Error).message)
+        }
+      }
       b.replicas.clear()
       const dir = this.brokerDir(b.id)
-      if (dir) writeFileSync(join(dir, CLEAN_SHUTDOWN), '')
+      if (dir && clean) writeFileSync(join(dir, CLEAN_SHUTDOWN), '')
     }
     this.metadataFile?.close()
     this.metadataFile = null
+    this.lock?.release()
+    this.lock = null
   }
 }
 

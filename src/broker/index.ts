@@ -6,6 +6,7 @@
 import { loadCodecs } from '../codec/compression.js'
 import { EmbeddedCluster, type BrokerOptions, type BrokerSaslOptions, type BrokerTlsOptions, type TopicSpec } from './cluster.js'
 import type { CleanStats } from './log-cleaner.js'
+export { DataDirLockedError } from './storage/dir-lock.js'
 import type { MetadataRecord } from './metadata-records.js'
 import type { SaslMechanismName } from './sasl/credentials.js'
 

@@ -111,6 +111,19 @@ export interface BrokerOptions {
   dataDir?: string
   /** log.retention.check.interval.ms: how often retention.ms and retention.bytes are applied. Default 300000, as Kafka. */
   retentionCheckIntervalMs?: number
+  /**
+   * log.flush.interval.messages: flush.messages of topics that set none (an
+   * fsync once this many messages are unflushed). Default: never
+   * (Number.MAX_SAFE_INTEGER, Kafka's Long.MAX): the OS writes back.
+   */
+  logFlushIntervalMessages?: number
+  /** log.flush.interval.ms: flush.ms of topics that set none. Default: logFlushSchedulerIntervalMs, as Kafka. */
+  logFlushIntervalMs?: number
+  /**
+   * log.flush.scheduler.interval.ms: how often logs are checked against
+   * flush.ms. Default: never (Kafka's Long.MAX), so flush.ms needs it set.
+   */
+  logFlushSchedulerIntervalMs?: number
   /** group.consumer.session.timeout.ms: a KIP-848 member not heard from for this long is fenced. Default 45000. */
   consumerGroupSessionTimeoutMs?: number
   /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
@@ -259,6 +272,31 @@ export const BROKER_OPTIONS = {
   groupInitialRebalanceDelayMs: ms(0, "How long an empty group's first join waits for more members.", 'group.initial.rebalance.delay.ms'),
   dataDir: str(undefined, 'Where the cluster keeps its data (one directory); none: in memory.', 'log.dirs'),
   retentionCheckIntervalMs: ms(300_000, 'How often retention is applied.', 'log.retention.check.interval.ms', 1),
+  logFlushIntervalMessages: int(
+    LONG_MAX,
+    "Topics' default flush.messages: an fsync once this many are unflushed.",
+    'log.flush.interval.messages',
+    1,
+    LONG_MAX,
+    {
+      topic: 'flush.messages',
+      defaultDoc: 'never',
+    },
+  ),
+  logFlushIntervalMs: int(undefined, "Topics' default flush.ms.", 'log.flush.interval.ms', 0, LONG_MAX, {
+    topic: 'flush.ms',
+    defaultDoc: 'logFlushSchedulerIntervalMs',
+  }),
+  logFlushSchedulerIntervalMs: int(
+    LONG_MAX,
+    'How often logs are checked against flush.ms.',
+    'log.flush.scheduler.interval.ms',
+    1,
+    LONG_MAX,
+    {
+      defaultDoc: 'never',
+    },
+  ),
   consumerGroupSessionTimeoutMs: ms(
     45_000,
     'A KIP-848 member not heard from for this long is fenced.',
@@ -284,6 +322,7 @@ const DERIVED: Partial<Record<BrokerOptionName, (o: ResolvedOptions) => unknown>
   offsetsTopicReplicationFactor: (o) => Math.min(3, o.brokers),
   transactionStateLogReplicationFactor: (o) => Math.min(3, o.brokers),
   transactionStateLogMinIsr: (o) => Math.min(2, o.transactionStateLogReplicationFactor),
+  logFlushIntervalMs: (o) => o.logFlushSchedulerIntervalMs,
 }
 
 /** The options in force, and which of them were given (DescribeConfigs' STATIC_BROKER_CONFIG; the rest are defaults). */

@@ -148,6 +148,8 @@ export class PartitionLog {
   }
 
   private store(batch: Buffer, header: BatchHeader, baseOffset: number, leaderEpoch: number): void {
+    // First, as it may fail (StorageError: a full disk), leaving nothing of the batch anywhere.
+    this.disk?.append(batch, baseOffset, baseOffset + header.lastOffsetDelta, header.maxTimestamp)
     this.markEpoch(leaderEpoch, baseOffset)
     const stored: StoredBatch = {
       baseOffset,
@@ -158,7 +160,6 @@ export class PartitionLog {
       transactional: header.transactional,
       control: header.control,
     }
-    this.disk?.append(batch, baseOffset, stored.lastOffset, stored.maxTimestamp)
     const best = this.batches[this.maxTimestampBatch]
     if (!best || stored.maxTimestamp > best.maxTimestamp) this.maxTimestampBatch = this.batches.length
     this.batches.push(stored)

@@ -16,6 +16,9 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'delete.retention.ms': { value: '86400000', enforced: true },
   // Segments the cleaner or retention replaced are deleted at once here: there is no reader of an old file to wait for.
   'file.delete.delay.ms': { value: '60000', enforced: false },
+  // Kafka's defaults (Long.MAX): no forced fsync, the OS writes back; a segment roll and a clean shutdown flush (DiskLog).
+  'flush.messages': { value: '9223372036854775807', enforced: true },
+  'flush.ms': { value: '9223372036854775807', enforced: true },
   'max.message.bytes': { value: '1048588', enforced: true },
   'max.compaction.lag.ms': { value: '9223372036854775807', enforced: true },
   'message.timestamp.type': { value: 'CreateTime', enforced: true },
@@ -125,6 +128,9 @@ export function topicConfigProblem(key: string, value: string | null): string | 
     return `Invalid value ${value} for configuration index.interval.bytes: Value must be at least 0`
   if ((key === 'delete.retention.ms' || key === 'min.compaction.lag.ms' || key === 'file.delete.delay.ms') && Number(value) < 0)
     return `Invalid value ${value} for configuration ${key}: Value must be at least 0`
+  if (key === 'flush.messages' && Number(value) < 1)
+    return `Invalid value ${value} for configuration flush.messages: Value must be at least 1`
+  if (key === 'flush.ms' && Number(value) < 0) return `Invalid value ${value} for configuration flush.ms: Value must be at least 0`
   if (key === 'max.compaction.lag.ms' && Number(value) < 1)
     return `Invalid value ${value} for configuration max.compaction.lag.ms: Value must be at least 1`
   if (key === 'min.insync.replicas' && Number(value) < 1)

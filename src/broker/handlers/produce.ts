@@ -11,6 +11,7 @@ import { BatchError, validateProducedBatch } from '../record-batch.js'
 import { appendForm } from '../append-format.js'
 import { isCompacted, requireKeys } from '../log-cleaner.js'
 import { topicConfig } from '../topic-configs.js'
+import { StorageError } from '../storage/disk-io.js'
 import type { VirtualBroker } from '../broker.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import type { PartitionImage, TopicImage } from '../controller.js'
@@ -148,6 +149,11 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               return res
             } catch (err) {
               if (err instanceof BatchError) return { ...failed(pd.index, err.code, err.message), recordErrors: err.recordErrors }
+              if (err instanceof StorageError) {
+                // Nothing of the batch was kept; the partition goes on serving reads (and appends once the disk takes them).
+                cluster.problem(broker.id, `produce to ${t.name}-${pd.index}: ${err.message}`)
+                return failed(pd.index, ErrorCodes.KAFKA_STORAGE_ERROR, err.message)
+              }
               throw err
             }
           })()

@@ -1,8 +1,9 @@
 import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
+import { fsyncPath, fsyncPathAsync, throwAsStorageError } from './disk-io.js'
 import { Segment, type BatchVisitor } from './segment.js'
 import { INT32_MAX } from '../../int32.js'
 
@@ -14,6 +15,10 @@ export interface SegmentConfig {
   segmentMs: number
   /** index.interval.bytes: bytes between offset index entries. */
   indexIntervalBytes: number
+  /** flush.messages: an fsync once this many messages were appended since the last. Default: never (Kafka's Long.MAX). */
+  flushMessages?: number
+  /** flush.ms: the flusher's checks (log.flush.scheduler.interval.ms) fsync a log unflushed for this long. Default: never. */
+  flushMs?: number
 }
 
 const LOG_START_FILE = 'log-start-offset'
@@ -28,6 +33,21 @@ const METADATA_FILE = 'partition.metadata'
 export class DiskLog {
   readonly segments: Segment[] = []
   logStartOffset = 0
+  /** Messages appended since the last flush (Kafka's unflushedMessages: log end - recovery point). */
+  unflushedMessages = 0
+  /** When the log was last flushed (or opened): flush.ms counts from it. */
+  lastFlushMs = Date.now()
+  /** A segment file was created since the last flush: the directory's entries need an fsync too. */
+  private dirDirty = true
+  /** The directory itself is new: its parent's entries need an fsync too. */
+  private parentDirty = false
+  /** Segments rolled whose flush runs in the background (Kafka's flush-log task): a flush in line covers them until it is done. */
+  private readonly rolledUnflushed = new Set<Segment>()
+  /** The background flushes, one after another. */
+  private background: Promise<void> = Promise.resolve()
+  private closed = false
+  /** Where a background flush's failure is told. */
+  onProblem: (message: string) => void = () => {}
 
   private constructor(
     readonly dir: string,
@@ -45,6 +65,8 @@ export class DiskLog {
    */
   static open(dir: string, topicId: string, config: () => SegmentConfig, validateAll: boolean, visit: BatchVisitor): DiskLog {
     const log = new DiskLog(dir, config)
+    // A new directory's name is in its parent's entries: flushed with its first flush.
+    log.parentDirty = !existsSync(dir)
     mkdirSync(dir, { recursive: true })
     const metadata = join(dir, METADATA_FILE)
     const expected = `version: 0\ntopic_id: ${topicId}\n`
@@ -79,6 +101,7 @@ export class DiskLog {
       log.segments.push(seg)
     }
     if (!log.segments.length) log.segments.push(new Segment(dir, readLogStart(dir) ?? 0, () => config().indexIntervalBytes))
+    else log.dirDirty = log.parentDirty
     log.logStartOffset = Math.min(Math.max(log.segments[0].baseOffset, readLogStart(dir) ?? 0), log.logEndOffset)
     return log
   }
@@ -97,25 +120,102 @@ export class DiskLog {
     return n
   }
 
-  /** Appends a batch whose offsets are assigned, rolling first when the active segment is full or old. */
+  /**
+   * Appends a batch whose offsets are assigned, rolling first when the
+   * active segment is full or old, and flushing after it once flush.messages
+   * messages are unflushed (as Kafka's append, in line). A failure (a full
+   * disk, a failed fsync) throws StorageError with nothing of the batch
+   * left in the files.
+   */
   append(batch: Buffer, baseOffset: number, lastOffset: number, maxTimestamp: number): void {
     const active = this.active
-    const { segmentBytes, segmentMs } = this.config()
-    if (
-      active.size > 0 &&
-      (active.size + batch.length > segmentBytes ||
-        active.timeWaitedForRoll(Date.now(), maxTimestamp) > segmentMs ||
-        lastOffset - active.baseOffset > INT32_MAX)
-    )
-      this.roll(baseOffset)
-    this.active.append(batch, baseOffset, lastOffset, maxTimestamp)
+    const { segmentBytes, segmentMs, flushMessages = Infinity } = this.config()
+    try {
+      if (
+        active.size > 0 &&
+        (active.size + batch.length > segmentBytes ||
+          active.timeWaitedForRoll(Date.now(), maxTimestamp) > segmentMs ||
+          lastOffset - active.baseOffset > INT32_MAX)
+      )
+        this.roll(baseOffset)
+      this.active.append(batch, baseOffset, lastOffset, maxTimestamp)
+    } catch (err) {
+      throwAsStorageError(err, this.dir)
+    }
+    this.unflushedMessages += lastOffset - baseOffset + 1
+    if (this.unflushedMessages < flushMessages) return
+    try {
+      this.flush()
+    } catch (err) {
+      // Not durable as asked: not acknowledged either, and not left for a later read to find.
+      this.active.unappend()
+      this.unflushedMessages -= lastOffset - baseOffset + 1
+      throwAsStorageError(err, this.dir)
+    }
   }
 
-  /** Starts a new active segment at `baseOffset`. */
+  /**
+   * Starts a new active segment at `baseOffset`. The segment it ends is
+   * flushed, and the directory (the new file's name), as Kafka flushes on
+   * roll: in the background (on the thread pool, a segment of
+   * segment.bytes can take a while), and by any flush in line until then.
+   */
   roll(baseOffset = this.logEndOffset): void {
-    this.active.seal()
-    if (this.active.size === 0) this.segments.pop()!.delete()
+    const ended = this.active
+    ended.seal()
+    if (ended.size === 0) this.segments.pop()!.delete()
     this.segments.push(new Segment(this.dir, baseOffset, () => this.config().indexIntervalBytes))
+    this.dirDirty = true
+    if (ended.size > 0) this.rolledUnflushed.add(ended)
+    this.unflushedMessages = 0
+    this.lastFlushMs = Date.now()
+    this.background = this.background.then(() => this.flushRolled())
+  }
+
+  private async flushRolled(): Promise<void> {
+    try {
+      for (const s of [...this.rolledUnflushed]) {
+        await s.flushInBackground()
+        this.rolledUnflushed.delete(s)
+      }
+      // The directory stays marked: a segment may have been made since (the next flush in line fsyncs it again).
+      if (!this.closed) await fsyncPathAsync(this.dir)
+    } catch (err) {
+      // A segment deleted (retention) or the log closed meanwhile: nothing to flush. Else a flush in line retries.
+      if (!this.closed) this.onProblem(`flushing ${this.dir} after a roll: ${(err as Error).message}`)
+    }
+  }
+
+  /** Resolves when the background flushes asked for so far are done (or failed, which was told). */
+  flushedInBackground(): Promise<void> {
+    return this.background
+  }
+
+  /**
+   * fsync of what was appended since the last flush: the active segment's
+   * files, the rolled segments whose background flush is not done, and
+   * the directory when a segment was created.
+   */
+  flush(): void {
+    for (const s of this.rolledUnflushed) if (!s.closed) s.flush()
+    this.rolledUnflushed.clear()
+    if (this.unflushedMessages > 0) this.active.flush()
+    this.flushDir()
+    this.unflushedMessages = 0
+    this.lastFlushMs = Date.now()
+  }
+
+  /** The flusher's check (log.flush.scheduler.interval.ms): a flush when messages have been unflushed for flush.ms. */
+  flushIfDue(now: number): void {
+    const { flushMs = Infinity } = this.config()
+    if (this.unflushedMessages > 0 && now - this.lastFlushMs >= flushMs) this.flush()
+  }
+
+  private flushDir(): void {
+    if (this.dirDirty) fsyncPath(this.dir)
+    this.dirDirty = false
+    if (this.parentDirty) fsyncPath(dirname(this.dir))
+    this.parentDirty = false
   }
 
   private segmentFor(offset: number): number {
@@ -144,6 +244,7 @@ export class DiskLog {
     if (this.active.baseOffset >= offset) {
       this.segments.pop()!.delete()
       this.segments.push(new Segment(this.dir, Math.max(offset, this.logStartOffset), () => this.config().indexIntervalBytes))
+      this.dirDirty = true
     } else this.active.truncateTo(offset)
   }
 
@@ -165,6 +266,7 @@ export class DiskLog {
   resetTo(offset: number): void {
     for (const s of this.segments.splice(0)) s.delete()
     this.segments.push(new Segment(this.dir, offset, () => this.config().indexIntervalBytes))
+    this.dirDirty = true
     this.logStartOffset = offset
     rmSync(join(this.dir, LOG_START_FILE), { force: true })
   }
@@ -225,14 +327,18 @@ export class DiskLog {
       }, true)
       const path = seg.path
       writeFileSync(`${path}.cleaned`, Buffer.concat(parts))
+      // Flushed before it replaces the old file (as Kafka's cleaner): power loss leaves one or the other whole, never an empty file.
+      fsyncPath(`${path}.cleaned`)
       seg.close()
       renameSync(`${path}.cleaned`, path)
+      this.dirDirty = true
       const fresh = new Segment(this.dir, seg.baseOffset, () => this.config().indexIntervalBytes)
       fresh.recover(false, () => {})
       // An emptied segment still covers its offsets: the next one starts where it did.
       if (fresh.size === 0 || fresh.nextOffset < seg.nextOffset) fresh.nextOffset = seg.nextOffset
       this.segments[i] = fresh
     }
+    this.flushDir()
   }
 
   /** Calls `visit` for every batch, oldest first (headers; control batches whole). */
@@ -264,13 +370,23 @@ export class DiskLog {
     return { offset: best.offsetOfMaxTimestamp, timestamp: best.maxTimestamp }
   }
 
+  /** Flushes what is unflushed (a clean shutdown), then closes the files (even when the flush fails, which throws). */
   close(): void {
+    try {
+      this.flush()
+    } finally {
+      this.closeFiles()
+    }
+  }
+
+  private closeFiles(): void {
+    this.closed = true
     for (const s of this.segments) s.close()
   }
 
   /** Closes the files and removes the directory (the topic was deleted). */
   destroy(): void {
-    this.close()
+    this.closeFiles()
     this.segments.length = 0
     rmSync(this.dir, { recursive: true, force: true })
   }

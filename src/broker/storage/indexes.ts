@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
-import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
+import { fsyncFd, fsyncPath, writeFully } from './disk-io.js'
 
 /**
  * What both index files share: the file (created with the segment, as
@@ -18,8 +19,23 @@ abstract class IndexFile {
   /** The file's bytes for the entries in memory (what a rebuilt index writes). */
   abstract encode(): Buffer
 
+  /** The bytes of one entry in the file. */
+  protected abstract readonly entrySize: number
+
   protected appendEntry(entry: Buffer): void {
-    writeSync((this.fd ??= openSync(this.path, 'a')), entry)
+    writeFully((this.fd ??= openSync(this.path, 'a')), entry, null, this.path)
+  }
+
+  /** Drops the entries past the first `length` (an append undone): from memory, and from the file, whatever of them was written. */
+  truncateEntries(length: number): void {
+    this.length = Math.min(this.length, length)
+    truncateSync(this.path, this.length * this.entrySize)
+  }
+
+  /** fsync of the file (opened for it when closed: a sealed segment's). */
+  flush(): void {
+    if (this.fd !== null) fsyncFd(this.fd, this.path)
+    else fsyncPath(this.path)
   }
 
   /** Writes the entries in memory as the whole file (after a rebuild or a truncation). */
@@ -53,6 +69,7 @@ abstract class IndexFile {
  */
 export class OffsetIndex extends IndexFile {
   static readonly ENTRY = 8
+  protected readonly entrySize = OffsetIndex.ENTRY
   offsets = new Int32Array(16)
   positions = new Int32Array(16)
 
@@ -100,6 +117,7 @@ export class OffsetIndex extends IndexFile {
  */
 export class TimeIndex extends IndexFile {
   static readonly ENTRY = 12
+  protected readonly entrySize = TimeIndex.ENTRY
   timestamps = new Float64Array(16)
   offsets = new Int32Array(16)
 

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer'
-import { closeSync, ftruncateSync, fstatSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, ftruncateSync, fstatSync, openSync, readSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   BatchWalker,
@@ -12,6 +12,7 @@ import {
   isControlBatch,
 } from '../../codec/batch-header.js'
 import { B_RECORDS } from '../../codec/layout.js'
+import { diskIo, fsyncFd, fsyncPathAsync, throwAsStorageError, writeFully } from './disk-io.js'
 import { OffsetIndex, TimeIndex } from './indexes.js'
 
 // Walks are synchronous: one walker serves every segment.
@@ -47,6 +48,17 @@ export class Segment {
   readonly timeIndex: TimeIndex
   private readonly fd: number
   private readonly header = Buffer.allocUnsafe(B_RECORDS)
+  /** Closed (or deleted): its descriptor is gone. */
+  closed = false
+  /** What the last append changed, as it was before (unappend puts it back): fields, not an object per append. */
+  private undoSize = 0
+  private undoNextOffset = 0
+  private undoMaxTimestamp = -1
+  private undoOffsetOfMaxTimestamp = -1
+  private undoFirstBatchTimestamp = -1
+  private undoBytesSinceIndex = 0
+  private undoIndexLength = 0
+  private undoTimeIndexLength = 0
 
   constructor(
     readonly dir: string,
@@ -66,16 +78,68 @@ export class Segment {
   }
 
   /**
-   * Appends a batch: its bytes in one write. The write is issued before the
-   * produce is acknowledged, so the bytes are in the OS page cache: a kill -9
-   * of this process loses nothing written; only a machine crash could, and
-   * Kafka too leaves that to replication rather than an fsync per batch.
+   * Appends a batch: its bytes in one write, checked (all of them, or
+   * StorageError). The write is issued before the produce is acknowledged,
+   * so the bytes are in the OS page cache: a kill -9 of this process loses
+   * nothing written; power loss keeps what was flushed (the flush policy).
+   * A failed write (a full disk), of the batch or of its index entries, is
+   * undone before it throws: no half batch is left for a later read or
+   * append to find.
    */
   append(batch: Buffer, baseOffset: number, lastOffset: number, maxTimestamp: number): void {
     const position = this.size
-    writeSync(this.fd, batch, 0, batch.length, position)
-    this.size += batch.length
-    this.track(batch.length, position, lastOffset, maxTimestamp, true)
+    this.undoSize = position
+    this.undoNextOffset = this.nextOffset
+    this.undoMaxTimestamp = this.maxTimestamp
+    this.undoOffsetOfMaxTimestamp = this.offsetOfMaxTimestamp
+    this.undoFirstBatchTimestamp = this.firstBatchTimestamp
+    this.undoBytesSinceIndex = this.bytesSinceIndex
+    this.undoIndexLength = this.index.length
+    this.undoTimeIndexLength = this.timeIndex.length
+    try {
+      writeFully(this.fd, batch, position, this.path)
+      this.size += batch.length
+      this.track(batch.length, position, lastOffset, maxTimestamp, true)
+    } catch (err) {
+      this.unappend()
+      throw err
+    }
+  }
+
+  /** Undoes the last append (its write failed, or its flush did): the files and the state are as before it. */
+  unappend(): void {
+    try {
+      ftruncateSync(this.fd, this.undoSize)
+      this.index.truncateEntries(this.undoIndexLength)
+      this.timeIndex.truncateEntries(this.undoTimeIndexLength)
+    } catch (err) {
+      throwAsStorageError(err, this.path)
+    } finally {
+      this.size = this.undoSize
+      this.nextOffset = this.undoNextOffset
+      this.maxTimestamp = this.undoMaxTimestamp
+      this.offsetOfMaxTimestamp = this.undoOffsetOfMaxTimestamp
+      this.firstBatchTimestamp = this.undoFirstBatchTimestamp
+      this.bytesSinceIndex = this.undoBytesSinceIndex
+    }
+  }
+
+  /** fsync of the segment's three files. */
+  flush(): void {
+    fsyncFd(this.fd, this.path)
+    this.index.flush()
+    this.timeIndex.flush()
+  }
+
+  /** The same on the thread pool (a sealed segment's, after a roll); nothing once the segment is closed. */
+  async flushInBackground(): Promise<void> {
+    try {
+      if (!this.closed) await diskIo.fsyncAsync(this.fd)
+      for (const path of [this.index.path, this.timeIndex.path]) if (!this.closed) await fsyncPathAsync(path)
+    } catch (err) {
+      // Deleted meanwhile (retention, truncation): nothing left to flush.
+      if (!this.closed) throw err
+    }
   }
 
   /** Index entries and timestamps for a batch at `position` (appended, or found by a recovery scan). */
@@ -251,6 +315,7 @@ export class Segment {
   }
 
   close(): void {
+    this.closed = true
     closeSync(this.fd)
     this.index.close()
     this.timeIndex.close()
