@@ -153,6 +153,8 @@ export const DEFAULTS: ResolvedOptions = {
 
 /** Marks a broker directory whose logs were closed cleanly: its recovery checks only the newest segments. */
 const CLEAN_SHUTDOWN = '.clean-shutdown'
+/** The metadata and group logs' one segment, named as Kafka names a log's first (so kafka-dump-log.sh reads it). */
+const FIRST_SEGMENT = '00000000000000000000.log'
 
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
 export class EmbeddedCluster {
@@ -163,7 +165,7 @@ export class EmbeddedCluster {
   readonly transactions: TransactionCoordinator
   readonly cleaner: LogCleaner
   readonly options: ResolvedOptions
-  private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
+  private metadataFile: RecordFile<MetadataRecord> | null = null
   private retentionTimer: NodeJS.Timeout | null = null
   /** The listeners' TLS, null for plaintext. */
   readonly tls: ListenerTls | null
@@ -208,12 +210,19 @@ export class EmbeddedCluster {
     const dataDir = this.options.dataDir
     if (dataDir) {
       const groups = this.groups
-      groups.store = GroupStore.open(
-        join(dataDir, '__consumer_offsets', 'groups.jsonl'),
-        (id) => groups.classicOrCreate(id)!,
-        () => groups.groups.values(),
-        (id) => groups.groups.delete(id),
-      )
+      try {
+        groups.store = GroupStore.open(
+          join(dataDir, '__consumer_offsets', FIRST_SEGMENT),
+          (m) => this.options.onProblem?.(`group log: ${m}`),
+          (id) => groups.classicOrCreate(id)!,
+          () => groups.groups.values(),
+          (id) => groups.groups.delete(id),
+        )
+      } catch (err) {
+        // A group log refused at open leaves the metadata log closed behind it.
+        this.metadataFile?.close()
+        throw err
+      }
       for (const g of groups.groups.values()) g.changes = groups.store
     }
     this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
@@ -246,11 +255,16 @@ export class EmbeddedCluster {
       clusterId = uuid()
       writeFileSync(props, `version=1\ncluster.id=${clusterId}\n`)
     }
-    // A line is a record, or the records of one atomic change as an array: torn, the line goes whole.
-    const { file, records } = RecordFile.open<MetadataRecord | MetadataRecord[]>(join(dataDir, '__cluster_metadata-0', 'records.jsonl'))
-    const controller = Controller.replay(records.flat(), clusterId)
+    // A batch is one atomic change (torn, it goes whole), flushed before the change is acknowledged, as KRaft's.
+    const dir = join(dataDir, '__cluster_metadata-0')
+    const { file, records } = RecordFile.open<MetadataRecord>(join(dir, FIRST_SEGMENT), {
+      sync: true,
+      legacy: join(dir, 'records.jsonl'),
+      report: (m) => this.options.onProblem?.(`metadata log: ${m}`),
+    })
+    const controller = Controller.replay(records, clusterId)
     this.metadataFile = file
-    controller.persist = (batch) => file.append(batch.length === 1 ? batch[0] : batch)
+    controller.persist = (batch) => file.append(batch)
     return controller
   }
 
