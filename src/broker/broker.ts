@@ -150,12 +150,19 @@ export class VirtualBroker {
         : Number(topicConfig(t, 'segment.ms')),
       indexIntervalBytes: Number(topicConfig(t, 'index.interval.bytes')),
     })
-    const disk = DiskLog.open(join(dir, `${t.name}-${partition}`), topicId, config, this.cleanStart === false, (bytes, baseOffset) => {
-      const header = readBatchHeader(bytes)
-      if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
-      else producers.update(header, baseOffset)
-      log.recovered(bytes, baseOffset)
-    })
+    const disk = DiskLog.open(
+      join(dir, `${t.name}-${partition}`),
+      topicId,
+      config,
+      this.cleanStart === false,
+      (bytes, baseOffset) => {
+        const header = readBatchHeader(bytes)
+        if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
+        else producers.update(header, baseOffset)
+        log.recovered(bytes, baseOffset)
+      },
+      (m) => this.cluster.problem(this.id, m),
+    )
     log.opened(disk)
     return { log, producers, leader: null }
   }

@@ -5,6 +5,7 @@ import { Controller, uuid, type PartitionImage, type TopicImage } from './contro
 import type { MetadataRecord } from './metadata-records.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
+import { unknownPartitionDirs } from './storage/disk-log.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { Buffer } from 'node:buffer'
 import type { ListenerTls } from './listener.js'
@@ -306,6 +307,7 @@ export class EmbeddedCluster {
       this.saslUsers = await SaslUsers.create(sasl)
       linkScramChanges(this.saslUsers, this.controller)
     }
+    this.reportUnknownPartitions()
     for (let id = 0; id < brokers; id++) {
       const b = new VirtualBroker(id, this)
       this.brokers.set(id, b)
@@ -325,6 +327,20 @@ export class EmbeddedCluster {
       })
     }
     this.cleaner.start()
+  }
+
+  /** Partition directories of topics the metadata does not know are said, and kept: never deleted for it. */
+  private reportUnknownPartitions(): void {
+    for (let id = 0; id < this.options.brokers; id++) {
+      const dir = this.brokerDir(id)
+      if (!dir) return
+      for (const u of unknownPartitionDirs(dir, (topicId) => this.controller.topicsById.has(topicId)))
+        this.problem(
+          id,
+          `${u.dir} holds topic id ${u.topicId}, which the metadata log does not know: kept as it is ` +
+            '(a topic created under its name moves it aside as -stray)',
+        )
+    }
   }
 
   get bootstrapServers(): string {

@@ -19,6 +19,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { DiskLog } from '../../src/broker/storage/disk-log.js'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
 import { decodeRecordSet } from '../../src/codec/index.js'
 import { Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
@@ -126,6 +127,32 @@ describe('the cluster metadata log', () => {
     expect(listing(dataDir)).toEqual(before)
   })
 
+  it('moved aside as the refusal says: the partition directories it no longer names are reported and kept; a topic recreated under a name moves the old directory aside as -stray, its records kept', async () => {
+    const dataDir = tempDir()
+    await threeTopics(dataDir)
+    const t3Log = join(dataDir, 'broker-0', 't3-0', '00000000000000000000.log')
+    const t3Bytes = readFileSync(t3Log)
+    renameSync(metadataLog(dataDir), `${metadataLog(dataDir)}.aside`)
+    const problems: string[] = []
+    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    for (const t of ['t1', 't2', 't3'])
+      expect(problems).toContainEqual(
+        expect.stringMatching(new RegExp(`t${t.slice(1)}-0 holds topic id \\S+, which the metadata log does not know: kept`)),
+      )
+    expect(await topicNames(c)).toEqual([])
+    // One record to t3, auto-created (as a client's Metadata request asks) under a new id.
+    await c.request(Metadata, 12, { topics: [{ name: 't3' }], allowAutoTopicCreation: true })
+    expect(await produce(c, 't3', batch('new', 1))).toMatchObject({ errorCode: 0, baseOffset: 0n })
+    const stray = readdirSync(join(dataDir, 'broker-0')).filter((d) => d.startsWith('t3-0.'))
+    expect(stray).toEqual([expect.stringMatching(/^t3-0\.[0-9a-f]{32}-stray$/)])
+    // The 100 acknowledged records are all there, byte for byte.
+    expect(readFileSync(join(dataDir, 'broker-0', stray[0], '00000000000000000000.log')).equals(t3Bytes)).toBe(true)
+    expect(problems).toContainEqual(expect.stringContaining(`moved aside to ${join(dataDir, 'broker-0', stray[0])}`))
+    expect((await readAll(c, 't3')).map((r) => r.key)).toEqual(['new-0'])
+    // t1 and t2 untouched.
+    expect(existsSync(join(dataDir, 'broker-0', 't1-0', '00000000000000000000.log'))).toBe(true)
+  })
+
   it('a torn last batch is cut and reported (the file, the offset, the bytes cut); the topics before it are intact', async () => {
     const dataDir = tempDir()
     await threeTopics(dataDir)
@@ -142,6 +169,7 @@ describe('the cluster metadata log', () => {
     expect(last.records[0]).toMatchObject({ type: 'topic', name: 't3' })
     expect(await topicNames(c)).toEqual(['t1', 't2'])
     for (const t of ['t1', 't2']) expect(await listOffset(c, t, -1n)).toMatchObject({ offset: 100n })
+    expect(problems).toContainEqual(expect.stringMatching(/t3-0 holds topic id \S+, which the metadata log does not know: kept/))
     // The log goes on from the cut: the next batch is whole at the next start.
     await stop()
     expect(batchesOf(file)[batches.length - 1].position).toBe(last.position)
@@ -242,5 +270,34 @@ describe('the group log', () => {
     expect(await committed(c, 'g1')).toBe(10n)
     expect(await committed(c, 'g2')).toBe(20n)
     expect(await committed(c, 'g3')).toBe(-1n)
+  })
+})
+
+describe('a partition directory of another topic id', () => {
+  it('DiskLog.open moves it aside as Kafka names a stray log, says so, and never deletes it', () => {
+    const brokerDir = tempDir()
+    const dir = join(brokerDir, 'orders-0')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'partition.metadata'), 'version: 0\ntopic_id: OLD-ID\n')
+    writeFileSync(join(dir, '00000000000000000000.log'), 'acknowledged records')
+    const problems: string[] = []
+    const config = () => ({ segmentBytes: 1 << 20, segmentMs: 3_600_000, indexIntervalBytes: 4096 })
+    const log = DiskLog.open(
+      dir,
+      'NEW-ID',
+      config,
+      true,
+      () => {},
+      (m) => problems.push(m),
+    )
+    log.close()
+    const stray = readdirSync(brokerDir).filter((d) => d !== 'orders-0')
+    expect(stray).toEqual([expect.stringMatching(/^orders-0\.[0-9a-f]{32}-stray$/)])
+    expect(readFileSync(join(brokerDir, stray[0], '00000000000000000000.log'), 'utf8')).toBe('acknowledged records')
+    expect(readFileSync(join(brokerDir, stray[0], 'partition.metadata'), 'utf8')).toContain('OLD-ID')
+    expect(readFileSync(join(dir, 'partition.metadata'), 'utf8')).toContain('NEW-ID')
+    expect(problems).toEqual([
+      `${dir} holds topic id OLD-ID, not NEW-ID: moved aside to ${join(brokerDir, stray[0])}, kept (its records are not this topic's; delete it once you know it is not needed)`,
+    ])
   })
 })
