@@ -61,6 +61,8 @@ export class RecordFile<T> {
   /** The offset the next batch takes. */
   private nextOffset: number
   private size: number
+  /** The first failed write: the file takes no more (as Kafka takes a failed log directory offline until a restart). */
+  private failed: Error | null = null
 
   private constructor(
     readonly path: string,
@@ -112,8 +114,14 @@ export class RecordFile<T> {
     closeSync(this.fd)
   }
 
-  /** Writes a whole batch or nothing: a short write is cut back off and thrown, so the change is not acknowledged. */
+  /**
+   * Writes a whole batch or nothing: a short write is cut back off and
+   * thrown, so the change is not acknowledged; later appends are refused
+   * (the caller's memory may hold the change the file does not).
+   */
   private write(batch: Buffer): void {
+    if (this.failed)
+      throw new RecordFileError(this.path, this.size, `${this.path}: an earlier write failed (${this.failed.message}); restart the broker`)
     try {
       writeWhole(this.fd, batch, this.path)
       if (this.sync) fsyncSync(this.fd)
@@ -124,6 +132,7 @@ export class RecordFile<T> {
       } catch {
         // The next start cuts it (a torn tail is reported there).
       }
+      this.failed = err as Error
       throw err
     }
     this.size += batch.length
