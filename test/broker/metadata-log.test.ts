@@ -300,4 +300,19 @@ describe('a partition directory of another topic id', () => {
       `${dir} holds topic id OLD-ID, not NEW-ID: moved aside to ${join(brokerDir, stray[0])}, kept (its records are not this topic's; delete it once you know it is not needed)`,
     ])
   })
+
+  it("a reassignment onto a broker holding another topic's directory of that name moves it aside (the target opens it first), not deletes it", async () => {
+    const dataDir = tempDir()
+    const c = await start({ dataDir, brokers: 2, topics: [{ name: 'mv', partitions: 1, replicationFactor: 1 }] })
+    const md = await c.request(Metadata, 12, { topics: [{ name: 'mv' }], allowAutoTopicCreation: false })
+    const to = 1 - md.topics[0].partitions[0].leaderId
+    const other = join(dataDir, `broker-${to}`, 'mv-0')
+    mkdirSync(other, { recursive: true })
+    writeFileSync(join(other, 'partition.metadata'), 'version: 0\ntopic_id: OTHER-ID\n')
+    writeFileSync(join(other, '00000000000000000000.log'), 'kept')
+    cluster!.moveLeader('mv', 0, to)
+    const stray = readdirSync(join(dataDir, `broker-${to}`)).filter((d) => d.endsWith('-stray'))
+    expect(stray).toEqual([expect.stringMatching(/^mv-0\.[0-9a-f]{32}-stray$/)])
+    expect(readFileSync(join(dataDir, `broker-${to}`, stray[0], '00000000000000000000.log'), 'utf8')).toBe('kept')
+  })
 })

@@ -55,17 +55,8 @@ export class DiskLog {
     const log = new DiskLog(dir, config)
     mkdirSync(dir, { recursive: true })
     const metadata = join(dir, METADATA_FILE)
-    const expected = `version: 0\ntopic_id: ${topicId}\n`
-    if (existsSync(metadata) && readFileSync(metadata, 'utf8') !== expected) {
-      // A directory of another topic of this name (an older one, or one the metadata lost): never deleted, moved aside as Kafka's stray logs.
-      const stray = strayName(dir)
-      renameSync(dir, stray)
-      report(
-        `${dir} holds topic id ${partitionTopicId(stray) ?? '(unreadable)'}, not ${topicId}: moved aside to ${stray}, kept ` +
-          "(its records are not this topic's; delete it once you know it is not needed)",
-      )
-      mkdirSync(dir, { recursive: true })
-    }
+    const expected = partitionMetadata(topicId)
+    if (moveAsideIfOtherTopic(dir, topicId, report)) mkdirSync(dir, { recursive: true })
     writeFileSync(metadata, expected)
     const files = readdirSync(dir)
     const bases = files
@@ -305,6 +296,29 @@ export function partitionTopicId(dir: string): string | null {
   } catch {
     return null
   }
+}
+
+/**
+ * Moves partition directory `dir` aside when its partition.metadata names
+ * a topic id other than `topicId` (an older topic of its name, or one the
+ * metadata lost): never deleted, renamed as Kafka's stray logs, and
+ * reported. Returns whether it moved.
+ */
+function moveAsideIfOtherTopic(dir: string, topicId: string, report: (message: string) => void): boolean {
+  if (!existsSync(join(dir, METADATA_FILE))) return false
+  const held = partitionTopicId(dir)
+  if (held === topicId) return false
+  const stray = strayName(dir)
+  renameSync(dir, stray)
+  report(
+    `${dir} holds topic id ${held ?? '(unreadable)'}, not ${topicId}: moved aside to ${stray}, kept ` +
+      "(its records are not this topic's; delete it once you know it is not needed)",
+  )
+  return true
+}
+
+function partitionMetadata(topicId: string): string {
+  return `version: 0\ntopic_id: ${topicId}\n`
 }
 
 /** Kafka's name for a log set aside (UnifiedLog.logStrayDirName): `<topic>-<partition>.<uuid>-stray`. */
