@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
 import type { MetadataRecord } from './metadata-records.js'
+import { SnapshotPolicy, snapshotRecords } from './metadata-snapshot.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { unknownPartitionDirs } from './storage/disk-log.js'
@@ -167,6 +168,8 @@ export class EmbeddedCluster {
   readonly cleaner: LogCleaner
   readonly options: ResolvedOptions
   private metadataFile: RecordFile<MetadataRecord> | null = null
+  /** When the metadata log is rewritten as a snapshot while running (Kafka's metadata.log.max.snapshot.interval.*). */
+  readonly metadataSnapshots = new SnapshotPolicy()
   private retentionTimer: NodeJS.Timeout | null = null
   /** The listeners' TLS, null for plaintext. */
   readonly tls: ListenerTls | null
@@ -225,6 +228,7 @@ export class EmbeddedCluster {
         throw err
       }
       for (const g of groups.groups.values()) g.changes = groups.store
+      this.metadataFile!.rewrite(snapshotRecords(this.controller))
     }
     this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
@@ -265,7 +269,23 @@ export class EmbeddedCluster {
     })
     const controller = Controller.replay(records, clusterId)
     this.metadataFile = file
-    controller.persist = (batch) => file.append(batch)
+    // The log is rewritten as the image it gave (a snapshot in place of the records it covers): at each start (once the
+    // group log is read too: a refused start changes no file), and as it grows.
+    let due = false
+    controller.persist = (batch) => {
+      if (!this.metadataSnapshots.appended(file.append(batch)) || due) return
+      due = true
+      // Once the change being made has applied (append persists before it applies).
+      queueMicrotask(() => {
+        due = false
+        this.metadataSnapshots.taken()
+        try {
+          if (this.metadataFile === file) file.rewrite(snapshotRecords(controller))
+        } catch (err) {
+          this.options.onProblem?.(`metadata log: snapshot failed (the log is kept as it was): ${(err as Error).message}`)
+        }
+      })
+    }
     return controller
   }
 

@@ -63,6 +63,10 @@ export class Controller {
   readonly scramCredentials = new Map<string, ScramCredentialRecord['credential']>()
   private nextProducerId = 0n
   private producerIdLimit = 0n
+  /** The end of the last producer-id block handed out: a snapshot's producer-ids record. */
+  get producerIdBlockEnd(): bigint {
+    return this.producerIdLimit
+  }
   private readonly listeners = new Set<(r: MetadataRecord) => void>()
 
   constructor(clusterId = uuid()) {

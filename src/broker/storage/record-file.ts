@@ -9,6 +9,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  rmSync,
   writeSync,
 } from 'node:fs'
 import { dirname } from 'node:path'
@@ -35,6 +36,9 @@ export class RecordFileError extends Error {
     this.name = 'RecordFileError'
   }
 }
+
+/** Records a batch when a file is rewritten whole. */
+const REWRITE_BATCH = 100
 
 export interface RecordFileOptions {
   /** Where what was cut or migrated at open is said (the cluster's onProblem). */
@@ -82,26 +86,33 @@ export class RecordFile<T> {
     return { file: new RecordFile<T>(path, options.sync ?? false, nextOffset), records }
   }
 
-  /** Appends `records` as one batch (all or none of them at replay), flushed first when the file syncs. */
-  append(records: readonly T[]): void {
-    if (records.length === 0) return
+  /** Appends `records` as one batch (all or none of them at replay), flushed first when the file syncs; returns its bytes. */
+  append(records: readonly T[]): number {
+    if (records.length === 0) return 0
     const batch = encode(records, this.nextOffset)
     this.write(batch)
     this.nextOffset += records.length
+    return batch.length
   }
 
   /** Replaces the file's contents with `records` (a new file renamed over the old, so a crash leaves one or the other). */
   rewrite(records: readonly T[]): void {
+    // After a failed write the caller's memory may hold what the file does not: it is not written as if acknowledged.
+    if (this.failed)
+      throw new RecordFileError(this.path, this.size, `${this.path}: an earlier write failed (${this.failed.message}); restart the broker`)
     const tmp = `${this.path}.tmp`
     const fd = openSync(tmp, 'w')
     try {
-      // One record a batch: a rewrite holds no atomic changes, and small batches keep each under any size limit.
-      let offset = 0
-      for (const r of records) writeWhole(fd, encode([r], offset++), tmp)
+      // A rewrite holds no atomic changes: batches of a bounded count, each read whole at replay.
+      for (let offset = 0; offset < records.length; offset += REWRITE_BATCH)
+        writeWhole(fd, encode(records.slice(offset, offset + REWRITE_BATCH), offset), tmp)
       fsyncSync(fd)
-    } finally {
+    } catch (err) {
       closeSync(fd)
+      rmSync(tmp, { force: true })
+      throw err
     }
+    closeSync(fd)
     closeSync(this.fd)
     renameSync(tmp, this.path)
     syncDir(this.path)
