@@ -223,7 +223,8 @@ function readBatches<T>(path: string, report?: (message: string) => void): { rec
         at,
         `${path}: the batch at byte ${at} is corrupt (torn or failing its CRC) and a valid batch follows at byte ${after}: ` +
           'cutting it would drop the changes after it, so the broker does not start. Restore the file from a backup; ' +
-          'or move it aside to start with what it held lost (for the metadata log: its topics, whose partition directories are then kept aside as stray).',
+          'or move it aside to start without what it held (for the metadata log: its topics are lost; their partition directories ' +
+          'are kept, reported at start, and moved aside as -stray when a topic of the same name is created).',
       )
     const cut = b.length - at
     const fd = openSync(path, 'r+')
