@@ -127,6 +127,19 @@ describe('the cluster metadata log', () => {
     expect(listing(dataDir)).toEqual(before)
   })
 
+  it('on 3 brokers too: a byte flipped in a topic batch in the middle refuses the start; every broker directory is left as it was', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, brokers: 3, topics: ['t1', 't2', 't3'].map((name) => ({ name, partitions: 3 })) })
+    await stop()
+    const file = metadataLog(dataDir)
+    const t2 = jsonBatches(file).find((b) => b.records[0].type === 'topic' && b.records[0].name === 't2')!
+    flipByte(file, t2.position + 30)
+    const before = listing(dataDir)
+    expect(Object.keys(before).filter((f) => /^broker-\d\/t\d-\d\/partition\.metadata$/.test(f))).toHaveLength(27)
+    await expect(startCluster({ dataDir, brokers: 3 })).rejects.toMatchObject({ name: 'RecordFileError', path: file, offset: t2.position })
+    expect(listing(dataDir)).toEqual(before)
+  })
+
   it('moved aside as the refusal says: the partition directories it no longer names are reported and kept; a topic recreated under a name moves the old directory aside as -stray, its records kept', async () => {
     const dataDir = tempDir()
     await threeTopics(dataDir)
