@@ -156,13 +156,19 @@ export class VirtualBroker {
       flushMessages: Number(t.configs.get('flush.messages') ?? this.cluster.options.logFlushIntervalMessages),
       flushMs: Number(t.configs.get('flush.ms') ?? this.cluster.options.logFlushIntervalMs),
     })
-    const disk = DiskLog.open(join(dir, `${t.name}-${partition}`), topicId, config, this.cleanStart === false, (bytes, baseOffset) => {
-      const header = readBatchHeader(bytes)
-      if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
-      else producers.update(header, baseOffset)
-      log.recovered(bytes, baseOffset)
-    })
-    disk.onProblem = (message) => this.cluster.problem(this.id, message)
+    const disk = DiskLog.open(
+      join(dir, `${t.name}-${partition}`),
+      topicId,
+      config,
+      this.cleanStart === false,
+      (bytes, baseOffset) => {
+        const header = readBatchHeader(bytes)
+        if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
+        else producers.update(header, baseOffset)
+        log.recovered(bytes, baseOffset)
+      },
+      (m) => this.cluster.problem(this.id, m),
+    )
     log.opened(disk)
     return { log, producers, leader: null }
   }

@@ -4,9 +4,11 @@ import { ErrorCodes } from '../protocol/error-codes.js'
 import { INT32_MAX } from '../int32.js'
 import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
 import type { MetadataRecord } from './metadata-records.js'
+import { SnapshotPolicy, snapshotRecords } from './metadata-snapshot.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { DirLock } from './storage/dir-lock.js'
+import { unknownPartitionDirs } from './storage/disk-log.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
 import { optionsFromKafkaNames } from './kafka-names.js'
@@ -31,6 +33,8 @@ export type { BrokerOptions, BrokerSaslOptions, BrokerTlsOptions, ResolvedOption
 
 /** Marks a broker directory whose logs were closed cleanly: its recovery checks only the newest segments. */
 const CLEAN_SHUTDOWN = '.clean-shutdown'
+/** The metadata and group logs' one segment, named as Kafka names a log's first (so kafka-dump-log.sh reads it). */
+const FIRST_SEGMENT = '00000000000000000000.log'
 
 /** The state every virtual broker shares: the controller, the group coordinator, the faults asked for. */
 export class EmbeddedCluster {
@@ -43,7 +47,9 @@ export class EmbeddedCluster {
   readonly options: ResolvedOptions
   /** The options given (by their own names or Kafka's), not defaulted: DescribeConfigs' STATIC_BROKER_CONFIG. */
   readonly given: ReadonlySet<BrokerOptionName>
-  private metadataFile: RecordFile<MetadataRecord | MetadataRecord[]> | null = null
+  private metadataFile: RecordFile<MetadataRecord> | null = null
+  /** When the metadata log is rewritten as a snapshot while running (Kafka's metadata.log.max.snapshot.interval.*). */
+  readonly metadataSnapshots = new SnapshotPolicy()
   private retentionTimer: NodeJS.Timeout | null = null
   private flushTimer: NodeJS.Timeout | null = null
   /** The dataDir's lock, held from the constructor to stop(). */
@@ -103,26 +109,59 @@ export class EmbeddedCluster {
       clusterId = uuid()
       writeFileSync(props, `version=1\ncluster.id=${clusterId}\n`)
     }
-    // A line is a record, or the records of one atomic change as an array: torn, the line goes whole.
-    const { file, records } = RecordFile.open<MetadataRecord | MetadataRecord[]>(join(dataDir, '__cluster_metadata-0', 'records.jsonl'))
-    const controller = Controller.replay(records.flat(), clusterId)
+    // A batch is one atomic change (torn, it goes whole), flushed before the change is acknowledged, as KRaft's.
+    const dir = join(dataDir, '__cluster_metadata-0')
+    const { file, records } = RecordFile.open<MetadataRecord>(join(dir, FIRST_SEGMENT), {
+      sync: true,
+      legacy: join(dir, 'records.jsonl'),
+      report: (m) => this.options.onProblem?.(`metadata log: ${m}`),
+    })
+    const controller = Controller.replay(records, clusterId)
     this.metadataFile = file
-    controller.persist = (batch) => file.append(batch.length === 1 ? batch[0] : batch)
+    // The log is rewritten as the image it gave (a snapshot in place of the records it covers): at each start (once the
+    // group log is read too: a refused start changes no file), and as it grows.
+    let due = false
+    controller.persist = (batch) => {
+      if (!this.metadataSnapshots.appended(file.append(batch)) || due) return
+      due = true
+      // Once the change being made has applied (append persists before it applies).
+      queueMicrotask(() => {
+        due = false
+        this.metadataSnapshots.taken()
+        try {
+          if (this.metadataFile === file) file.rewrite(snapshotRecords(controller))
+        } catch (err) {
+          this.options.onProblem?.(`metadata log: snapshot failed (the log is kept as it was): ${(err as Error).message}`)
+        }
+      })
+    }
     return controller
   }
 
-  /** With a dataDir, the group coordinator's log there, replayed. */
+  /**
+   * With a dataDir, the group coordinator's log there, replayed; then the
+   * metadata log rewritten as a snapshot (only once both logs were read, so
+   * a refused start changes no file).
+   */
   private openGroupStore(): void {
     const dataDir = this.options.dataDir
     if (!dataDir) return
     const groups = this.groups
-    groups.store = GroupStore.open(
-      join(dataDir, '__consumer_offsets', 'groups.jsonl'),
-      (id) => groups.classicOrCreate(id)!,
-      () => groups.groups.values(),
-      (id) => groups.groups.delete(id),
-    )
+    try {
+      groups.store = GroupStore.open(
+        join(dataDir, '__consumer_offsets', FIRST_SEGMENT),
+        (m) => this.options.onProblem?.(`group log: ${m}`),
+        (id) => groups.classicOrCreate(id)!,
+        () => groups.groups.values(),
+        (id) => groups.groups.delete(id),
+      )
+    } catch (err) {
+      // A group log refused at open leaves the metadata log closed behind it.
+      this.metadataFile?.close()
+      throw err
+    }
     for (const g of groups.groups.values()) g.changes = groups.store
+    this.metadataFile!.rewrite(snapshotRecords(this.controller))
   }
 
   /** A broker's own directory under dataDir, or null in memory. */
@@ -176,6 +215,7 @@ export class EmbeddedCluster {
       this.saslUsers = await SaslUsers.create(sasl)
       linkScramChanges(this.saslUsers, this.controller)
     }
+    this.reportUnknownPartitions()
     for (let id = 0; id < brokers; id++) {
       const b = new VirtualBroker(id, this)
       this.brokers.set(id, b)
@@ -198,6 +238,20 @@ export class EmbeddedCluster {
       })
     }
     this.cleaner.start()
+  }
+
+  /** Partition directories of topics the metadata does not know are said, and kept: never deleted for it. */
+  private reportUnknownPartitions(): void {
+    for (let id = 0; id < this.options.brokers; id++) {
+      const dir = this.brokerDir(id)
+      if (!dir) return
+      for (const u of unknownPartitionDirs(dir, (topicId) => this.controller.topicsById.has(topicId)))
+        this.problem(
+          id,
+          `${u.dir} holds topic id ${u.topicId}, which the metadata log does not know: kept as it is ` +
+            '(a topic created under its name moves it aside as -stray)',
+        )
+    }
   }
 
   get bootstrapServers(): string {

@@ -67,6 +67,10 @@ export class Controller {
   readonly topicDefaults = new Map<string, string>()
   private nextProducerId = 0n
   private producerIdLimit = 0n
+  /** The end of the last producer-id block handed out: a snapshot's producer-ids record. */
+  get producerIdBlockEnd(): bigint {
+    return this.producerIdLimit
+  }
   private readonly listeners = new Set<(r: MetadataRecord) => void>()
 
   constructor(clusterId = uuid()) {

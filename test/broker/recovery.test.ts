@@ -184,24 +184,6 @@ describe('recovery at start', () => {
     expect(t).toMatchObject([{ key: 'retention.ms', value: '123456' }])
   })
 
-  it('the cluster metadata log: a topic is one atomic line (records and partitions together); a torn last line is dropped at replay', async () => {
-    const dataDir = tempDir()
-    let c = await start({ dataDir, topics: [{ name: 'meta', partitions: 2, configs: { 'retention.ms': '1000' } }] })
-    await stop()
-    const file = join(dataDir, '__cluster_metadata-0', 'records.jsonl')
-    const lines = readFileSync(file, 'utf8').trim().split('\n')
-    const topicLine = lines.map((l) => JSON.parse(l)).find((r) => Array.isArray(r) && r[0].type === 'topic')
-    expect(topicLine.map((r: { type: string }) => r.type)).toEqual(['topic', 'config', 'partition', 'partition'])
-    const whole = readFileSync(file, 'utf8')
-    // A crash mid-write of the next change: its line is cut short.
-    writeFileSync(file, `${whole}[{"type":"topic","name":"torn","id":"x"},{"type":"parti`)
-    c = await start({ dataDir })
-    expect(readFileSync(file, 'utf8').startsWith(whole)).toBe(true)
-    expect(readFileSync(file, 'utf8')).not.toContain('torn')
-    const md = await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
-    expect(md.topics.map((t) => [t.name, t.partitions.length])).toEqual([['meta', 2]])
-  })
-
   it('a transaction left open by a stopped process is aborted by the next leader: the last stable offset is not held back for good', async () => {
     const dataDir = tempDir()
     let c = await start({ dataDir, topics: [{ name: 'txo', partitions: 1 }] })

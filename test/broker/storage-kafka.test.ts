@@ -1,6 +1,7 @@
 // The embedded broker's segment files read by Apache Kafka's own
 // DumpLogSegments (kafka-dump-log.sh): the real reference says the batches
-// are valid (CRC, offsets) and the offset and time indexes match the log.
+// are valid (CRC, offsets) and the offset and time indexes match the log;
+// and the metadata and group logs, record batches too, are as valid.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
 import { readIndexFile } from '../../src/broker/storage/indexes.js'
 import { requireKafka, runJava } from '../peers/kafka.js'
+import { OffsetCommit } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, produce } from './storage-support.js'
 
@@ -70,4 +72,47 @@ describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded bro
       }
     },
   )
+})
+
+describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded broker's metadata log and group log", () => {
+  it('every batch valid (CRC, offsets), its records the JSON the broker wrote', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wafka-dumpmeta-'))
+    try {
+      const cluster = await startCluster({
+        dataDir: dir,
+        topics: [{ name: 'dumped', partitions: 2, configs: { 'retention.ms': '60000' } }],
+      })
+      const b = cluster.brokers[0]
+      const c = await RawClient.open(`${b.host}:${b.port}`)
+      const r = await c.request(OffsetCommit, 8, {
+        groupId: 'dump-group',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: [
+          { name: 'dumped', partitions: [{ partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: null }] },
+        ],
+      })
+      expect(r.topics[0].partitions[0].errorCode).toBe(0)
+      c.close()
+      await cluster.stop()
+      for (const [file, needle] of [
+        [join(dir, '__cluster_metadata-0', '00000000000000000000.log'), '"name":"dumped"'],
+        [join(dir, '__consumer_offsets', '00000000000000000000.log'), '"offset":"42"'],
+      ]) {
+        const dump = await runJava('org.apache.kafka.tools.DumpLogSegments', ['--files', file, '--deep-iteration', '--print-data-log'])
+        expect(dump.code, dump.stderr).toBe(0)
+        const batches = [
+          ...dump.stdout.matchAll(/^baseOffset: (\d+) lastOffset: (\d+) .* position: (\d+) .* size: (\d+) .* isvalid: (\w+)/gm),
+        ].map((m) => ({ base: Number(m[1]), last: Number(m[2]), position: Number(m[3]), size: Number(m[4]), valid: m[5] }))
+        expect(batches).toEqual(
+          batchesOf(file).map((x) => ({ base: x.base, last: x.last, position: x.position, size: x.bytes.length, valid: 'true' })),
+        )
+        expect(dump.stdout).toContain(needle)
+        expect(dump.stdout).not.toMatch(/invalid bytes|corrupt/i)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })

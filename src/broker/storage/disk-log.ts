@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
 import { dirname, join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
@@ -63,17 +64,24 @@ export class DiskLog {
    * `visit` sees every kept batch, oldest first, to rebuild what the
    * caller derives from them (epochs, transactions, producer state).
    */
-  static open(dir: string, topicId: string, config: () => SegmentConfig, validateAll: boolean, visit: BatchVisitor): DiskLog {
+  static open(
+    dir: string,
+    topicId: string,
+    config: () => SegmentConfig,
+    validateAll: boolean,
+    visit: BatchVisitor,
+    report: (message: string) => void = () => {},
+  ): DiskLog {
     const log = new DiskLog(dir, config)
+    log.onProblem = report
     // A new directory's name is in its parent's entries: flushed with its first flush.
     log.parentDirty = !existsSync(dir)
     mkdirSync(dir, { recursive: true })
     const metadata = join(dir, METADATA_FILE)
-    const expected = `version: 0\ntopic_id: ${topicId}\n`
-    if (existsSync(metadata) && readFileSync(metadata, 'utf8') !== expected) {
-      // A directory of an older topic of this name: its data is not this topic's.
-      rmSync(dir, { recursive: true, force: true })
+    const expected = partitionMetadata(topicId)
+    if (moveAsideIfOtherTopic(dir, topicId, report)) {
       mkdirSync(dir, { recursive: true })
+      log.parentDirty = true
     }
     writeFileSync(metadata, expected)
     const files = readdirSync(dir)
@@ -399,4 +407,63 @@ function readLogStart(dir: string): number | null {
   } catch {
     return null
   }
+}
+
+/** The topic id a partition directory's partition.metadata names, or null (none, or unreadable). */
+export function partitionTopicId(dir: string): string | null {
+  try {
+    return /^topic_id: (\S+)$/m.exec(readFileSync(join(dir, METADATA_FILE), 'utf8'))?.[1] ?? null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Moves partition directory `dir` aside when its partition.metadata names
+ * a topic id other than `topicId` (an older topic of its name, or one the
+ * metadata lost): never deleted, renamed as Kafka's stray logs, and
+ * reported. Returns whether it moved.
+ */
+function moveAsideIfOtherTopic(dir: string, topicId: string, report: (message: string) => void): boolean {
+  if (!existsSync(join(dir, METADATA_FILE))) return false
+  const held = partitionTopicId(dir)
+  if (held === topicId) return false
+  const stray = strayName(dir)
+  renameSync(dir, stray)
+  report(
+    `${dir} holds topic id ${held ?? '(unreadable)'}, not ${topicId}: moved aside to ${stray}, kept ` +
+      "(its records are not this topic's; delete it once you know it is not needed)",
+  )
+  return true
+}
+
+function partitionMetadata(topicId: string): string {
+  return `version: 0\ntopic_id: ${topicId}\n`
+}
+
+/** Kafka's name for a log set aside (UnifiedLog.logStrayDirName): `<topic>-<partition>.<uuid>-stray`. */
+function strayName(dir: string): string {
+  return `${dir}.${randomUUID().replaceAll('-', '')}-stray`
+}
+
+/**
+ * The partition directories under a broker's directory whose topic id
+ * `known` does not know (the metadata lost it, or the topic's deletion was
+ * not finished): listed to be reported, and left as they are.
+ */
+export function unknownPartitionDirs(brokerDir: string, known: (topicId: string) => boolean): { dir: string; topicId: string }[] {
+  let entries: string[]
+  try {
+    entries = readdirSync(brokerDir)
+  } catch {
+    return []
+  }
+  const out: { dir: string; topicId: string }[] = []
+  for (const name of entries) {
+    if (name.endsWith('-stray') || name.endsWith('-delete')) continue
+    const dir = join(brokerDir, name)
+    const topicId = partitionTopicId(dir)
+    if (topicId !== null && !known(topicId)) out.push({ dir, topicId })
+  }
+  return out
 }

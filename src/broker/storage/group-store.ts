@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path'
 import type { ClassicGroup, CommittedOffset } from '../groups/classic-group.js'
 import type { Group } from '../groups/group-coordinator.js'
 import { RecordFile } from './record-file.js'
@@ -20,15 +21,24 @@ export type GroupRecord =
 
 /**
  * The groups' committed offsets and generations on disk: a log of
- * GroupRecords in dataDir, replayed at start and then rewritten as the
- * state it gave (so it grows only with one run's changes).
+ * GroupRecords in dataDir (a RecordFile: batches with CRCs), replayed at
+ * start and then rewritten as the state it gave (so it grows only with one
+ * run's changes). Not flushed per commit, as Kafka's __consumer_offsets is
+ * not (its flush policy is every log's).
  */
 export class GroupStore {
   private constructor(private readonly file: RecordFile<GroupRecord>) {}
 
   /** Opens the log, applies it to fresh groups from `group(id)`, and compacts it to that state. */
-  static open(path: string, group: (id: string) => ClassicGroup, groups: () => Iterable<Group>, drop: (id: string) => void): GroupStore {
-    const { file, records } = RecordFile.open<GroupRecord>(path)
+  static open(
+    path: string,
+    report: (message: string) => void,
+    group: (id: string) => ClassicGroup,
+    groups: () => Iterable<Group>,
+    drop: (id: string) => void,
+  ): GroupStore {
+    // The JSON-lines file of earlier versions, next to it, is migrated once.
+    const { file, records } = RecordFile.open<GroupRecord>(path, { report, legacy: join(dirname(path), 'groups.jsonl') })
     for (const r of records) {
       if (r.type === 'group-delete') drop(r.group)
       else if (r.type === 'group') {
@@ -52,32 +62,36 @@ export class GroupStore {
   }
 
   offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void {
-    if (c === null) this.file.append({ type: 'offset-delete', group, topic, partition })
+    if (c === null) this.file.append([{ type: 'offset-delete', group, topic, partition }])
     else
-      this.file.append({
-        type: 'offset',
-        group,
-        topic,
-        partition,
-        offset: String(c.offset),
-        leaderEpoch: c.leaderEpoch,
-        metadata: c.metadata,
-        commitTimestamp: c.commitTimestamp,
-      })
+      this.file.append([
+        {
+          type: 'offset',
+          group,
+          topic,
+          partition,
+          offset: String(c.offset),
+          leaderEpoch: c.leaderEpoch,
+          metadata: c.metadata,
+          commitTimestamp: c.commitTimestamp,
+        },
+      ])
   }
 
   generation(g: Pick<ClassicGroup, 'groupId' | 'generationId' | 'protocolType' | 'protocolName'>): void {
-    this.file.append({
-      type: 'group',
-      group: g.groupId,
-      generationId: g.generationId,
-      protocolType: g.protocolType,
-      protocolName: g.protocolName,
-    })
+    this.file.append([
+      {
+        type: 'group',
+        group: g.groupId,
+        generationId: g.generationId,
+        protocolType: g.protocolType,
+        protocolName: g.protocolName,
+      },
+    ])
   }
 
   deleted(group: string): void {
-    this.file.append({ type: 'group-delete', group })
+    this.file.append([{ type: 'group-delete', group }])
   }
 
   close(): void {

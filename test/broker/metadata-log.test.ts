@@ -1,0 +1,330 @@
+// The embedded broker's own logs on disk (the cluster metadata log, the
+// group log): record batches with CRC-32Cs, a torn or corrupt tail cut and
+// reported, a corrupt batch in the middle refusing the start by name, an
+// earlier version's JSON lines migrated; and a partition directory never
+// deleted because the metadata does not know it (moved aside as -stray).
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { DiskLog } from '../../src/broker/storage/disk-log.js'
+import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { decodeRecordSet } from '../../src/codec/index.js'
+import { Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
+import { RawClient } from './raw-client.js'
+import { batch, batchesOf, listOffset, produce, readAll } from './storage-support.js'
+
+const dirs: string[] = []
+const open: RawClient[] = []
+let cluster: RunningCluster | undefined
+
+afterEach(async () => {
+  await stop()
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'wafka-metalog-'))
+  dirs.push(d)
+  return d
+}
+
+async function start(options: StartClusterOptions): Promise<RawClient> {
+  await stop()
+  cluster = await startCluster(options)
+  const b = cluster.brokers[0]
+  const c = await RawClient.open(`${b.host}:${b.port}`)
+  open.push(c)
+  return c
+}
+
+async function stop(): Promise<void> {
+  for (const c of open.splice(0)) c.close()
+  await cluster?.stop()
+  cluster = undefined
+}
+
+const metadataLog = (dataDir: string) => join(dataDir, '__cluster_metadata-0', '00000000000000000000.log')
+const groupLog = (dataDir: string) => join(dataDir, '__consumer_offsets', '00000000000000000000.log')
+
+/** The batches of one of the broker's own logs, each with its records' JSON. */
+function jsonBatches(file: string) {
+  return batchesOf(file).map((b) => ({
+    ...b,
+    records: decodeRecordSet(b.bytes).batches[0].records.map((r) => JSON.parse(r.value!.toString('utf8'))),
+  }))
+}
+
+/** Every file under `dir` with its size: what a start must leave as it was. */
+function listing(dir: string): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const s = statSync(join(dir, name))
+    if (s.isFile()) out[name] = s.size
+  }
+  return out
+}
+
+function flipByte(file: string, at: number): void {
+  const bytes = readFileSync(file)
+  bytes[at] ^= 0x01
+  writeFileSync(file, bytes)
+}
+
+async function topicNames(c: RawClient): Promise<string[]> {
+  const md = await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
+  return md.topics.map((t) => t.name).sort()
+}
+
+/** The issue's set-up: three topics of 100 acknowledged records each, then a clean stop. */
+async function threeTopics(dataDir: string): Promise<void> {
+  const c = await start({ dataDir, topics: ['t1', 't2', 't3'].map((name) => ({ name, partitions: 1 })) })
+  for (const t of ['t1', 't2', 't3']) expect((await produce(c, t, batch(t, 100, 20))).errorCode).toBe(0)
+  await stop()
+}
+
+describe('the cluster metadata log', () => {
+  it('is record batches with CRCs: one topic is one batch (the topic, its configs and its partitions together)', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, topics: [{ name: 'meta', partitions: 2, configs: { 'retention.ms': '1000' } }] })
+    await stop()
+    const topic = jsonBatches(metadataLog(dataDir)).find((b) => b.records[0].type === 'topic')!
+    expect(topic.records.map((r) => r.type)).toEqual(['topic', 'config', 'partition', 'partition'])
+    // Offsets run on from batch to batch, as a partition log's.
+    const batches = batchesOf(metadataLog(dataDir))
+    for (let i = 1; i < batches.length; i++) expect(batches[i].base).toBe(batches[i - 1].last + 1)
+  })
+
+  it("the issue's reproduction: a byte flipped in the middle of the log refuses the start naming the file and the offset; nothing is deleted", async () => {
+    const dataDir = tempDir()
+    await threeTopics(dataDir)
+    const file = metadataLog(dataDir)
+    const t2 = jsonBatches(file).find((b) => b.records[0].type === 'topic' && b.records[0].name === 't2')!
+    flipByte(file, t2.position + Math.floor(t2.bytes.length / 2))
+    const before = listing(dataDir)
+    const problems: string[] = []
+    const refused = await startCluster({ dataDir, onProblem: (m) => problems.push(m) }).then(
+      (c) => ((cluster = c), null),
+      (err: Error) => err,
+    )
+    expect(refused).toMatchObject({ name: 'RecordFileError', path: file, offset: t2.position })
+    expect(refused!.message).toContain(file)
+    expect(refused!.message).toContain(`byte ${t2.position}`)
+    expect(refused!.message).toMatch(/Restore the file from a backup; or move it aside/)
+    // Nothing cut, nothing deleted: every file as it was.
+    expect(listing(dataDir)).toEqual(before)
+  })
+
+  it('on 3 brokers too: a byte flipped in a topic batch in the middle refuses the start; every broker directory is left as it was', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, brokers: 3, topics: ['t1', 't2', 't3'].map((name) => ({ name, partitions: 3 })) })
+    await stop()
+    const file = metadataLog(dataDir)
+    const t2 = jsonBatches(file).find((b) => b.records[0].type === 'topic' && b.records[0].name === 't2')!
+    flipByte(file, t2.position + 30)
+    const before = listing(dataDir)
+    expect(Object.keys(before).filter((f) => /^broker-\d\/t\d-\d\/partition\.metadata$/.test(f))).toHaveLength(27)
+    await expect(startCluster({ dataDir, brokers: 3 })).rejects.toMatchObject({ name: 'RecordFileError', path: file, offset: t2.position })
+    expect(listing(dataDir)).toEqual(before)
+  })
+
+  it('moved aside as the refusal says: the partition directories it no longer names are reported and kept; a topic recreated under a name moves the old directory aside as -stray, its records kept', async () => {
+    const dataDir = tempDir()
+    await threeTopics(dataDir)
+    const t3Log = join(dataDir, 'broker-0', 't3-0', '00000000000000000000.log')
+    const t3Bytes = readFileSync(t3Log)
+    renameSync(metadataLog(dataDir), `${metadataLog(dataDir)}.aside`)
+    const problems: string[] = []
+    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    for (const t of ['t1', 't2', 't3'])
+      expect(problems).toContainEqual(
+        expect.stringMatching(new RegExp(`t${t.slice(1)}-0 holds topic id \\S+, which the metadata log does not know: kept`)),
+      )
+    expect(await topicNames(c)).toEqual([])
+    // One record to t3, auto-created (as a client's Metadata request asks) under a new id.
+    await c.request(Metadata, 12, { topics: [{ name: 't3' }], allowAutoTopicCreation: true })
+    expect(await produce(c, 't3', batch('new', 1))).toMatchObject({ errorCode: 0, baseOffset: 0n })
+    const stray = readdirSync(join(dataDir, 'broker-0')).filter((d) => d.startsWith('t3-0.'))
+    expect(stray).toEqual([expect.stringMatching(/^t3-0\.[0-9a-f]{32}-stray$/)])
+    // The 100 acknowledged records are all there, byte for byte.
+    expect(readFileSync(join(dataDir, 'broker-0', stray[0], '00000000000000000000.log')).equals(t3Bytes)).toBe(true)
+    expect(problems).toContainEqual(expect.stringContaining(`moved aside to ${join(dataDir, 'broker-0', stray[0])}`))
+    expect((await readAll(c, 't3')).map((r) => r.key)).toEqual(['new-0'])
+    // t1 and t2 untouched.
+    expect(existsSync(join(dataDir, 'broker-0', 't1-0', '00000000000000000000.log'))).toBe(true)
+  })
+
+  it('a torn last batch is cut and reported (the file, the offset, the bytes cut); the topics before it are intact', async () => {
+    const dataDir = tempDir()
+    await threeTopics(dataDir)
+    const file = metadataLog(dataDir)
+    const batches = jsonBatches(file)
+    const last = batches.at(-1)!
+    truncateSync(file, last.position + last.bytes.length - 3)
+    const problems: string[] = []
+    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    expect(problems).toContainEqual(
+      `metadata log: ${file}: cut ${last.bytes.length - 3} bytes at byte ${last.position}, a torn or corrupt last batch (the change it held was never acknowledged)`,
+    )
+    // The last batch was t3's creation: it goes (torn, it was never acknowledged); its partition directory is kept and said.
+    expect(last.records[0]).toMatchObject({ type: 'topic', name: 't3' })
+    expect(await topicNames(c)).toEqual(['t1', 't2'])
+    for (const t of ['t1', 't2']) expect(await listOffset(c, t, -1n)).toMatchObject({ offset: 100n })
+    expect(problems).toContainEqual(expect.stringMatching(/t3-0 holds topic id \S+, which the metadata log does not know: kept/))
+    // The log goes on from the cut: nothing more to cut at the next start.
+    await stop()
+    const again: string[] = []
+    await start({ dataDir, onProblem: (m) => again.push(m) })
+    expect(again.filter((m) => m.includes('cut'))).toEqual([])
+  })
+
+  it('a byte flipped in the last batch fails its CRC: cut and reported as a torn tail', async () => {
+    const dataDir = tempDir()
+    await threeTopics(dataDir)
+    const file = metadataLog(dataDir)
+    const last = batchesOf(file).at(-1)!
+    flipByte(file, last.position + last.bytes.length - 2)
+    const problems: string[] = []
+    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    expect(problems).toContainEqual(expect.stringContaining(`${file}: cut ${last.bytes.length} bytes at byte ${last.position}`))
+    expect(await topicNames(c)).toEqual(['t1', 't2'])
+  })
+
+  it("an earlier version's JSON-lines log is migrated once (kept as .migrated); one with a bad line in the middle refuses", async () => {
+    const dataDir = tempDir()
+    await threeTopics(dataDir)
+    const dir = join(dataDir, '__cluster_metadata-0')
+    // The file as earlier versions wrote it: a record a line, an atomic change's records as an array.
+    const lines = jsonBatches(metadataLog(dataDir)).map((b) => JSON.stringify(b.records.length === 1 ? b.records[0] : b.records))
+    unlinkSync(metadataLog(dataDir))
+    const legacy = join(dir, 'records.jsonl')
+    writeFileSync(legacy, `${lines.join('\n')}\n`)
+    const problems: string[] = []
+    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    expect(await topicNames(c)).toEqual(['t1', 't2', 't3'])
+    expect(problems).toContainEqual(expect.stringContaining(`${legacy}: migrated ${lines.length} lines`))
+    expect(readFileSync(`${legacy}.migrated`, 'utf8')).toBe(`${lines.join('\n')}\n`)
+    expect(existsSync(legacy)).toBe(false)
+    await stop()
+
+    // A bad line with whole ones after it: not migrated, refused by name.
+    const broken = [...lines]
+    broken[2] = broken[2].slice(0, -1)
+    writeFileSync(legacy, `${broken.join('\n')}\n`)
+    unlinkSync(metadataLog(dataDir))
+    await expect(startCluster({ dataDir })).rejects.toMatchObject({ name: 'RecordFileError', path: legacy })
+    expect(existsSync(metadataLog(dataDir))).toBe(false)
+    expect(readFileSync(legacy, 'utf8')).toBe(`${broken.join('\n')}\n`)
+  })
+})
+
+describe('the group log', () => {
+  async function commit(c: RawClient, group: string, offset: bigint): Promise<void> {
+    const r = await c.request(OffsetCommit, 8, {
+      groupId: group,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      topics: [
+        { name: 't1', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] },
+      ],
+    })
+    expect(r.topics[0].partitions[0].errorCode).toBe(0)
+  }
+
+  async function committed(c: RawClient, group: string): Promise<bigint> {
+    const r = await c.request(OffsetFetch, 7, { groupId: group, topics: [{ name: 't1', partitionIndexes: [0] }], requireStable: false })
+    return r.topics[0].partitions[0].committedOffset
+  }
+
+  /** Three groups' commits, one batch each; returns the group log's batches. */
+  async function threeGroups(dataDir: string) {
+    const c = await start({ dataDir, topics: [{ name: 't1', partitions: 1 }] })
+    await commit(c, 'g1', 10n)
+    await commit(c, 'g2', 20n)
+    await commit(c, 'g3', 30n)
+    await stop()
+    const batches = jsonBatches(groupLog(dataDir))
+    expect(batches.map((b) => b.records[0].group)).toEqual(['g1', 'g2', 'g3'])
+    return batches
+  }
+
+  it('a byte flipped in the middle refuses the start naming the file and the offset', async () => {
+    const dataDir = tempDir()
+    const batches = await threeGroups(dataDir)
+    const g2 = batches[1]
+    flipByte(groupLog(dataDir), g2.position + g2.bytes.length - 4)
+    const before = listing(dataDir)
+    await expect(startCluster({ dataDir })).rejects.toMatchObject({ name: 'RecordFileError', path: groupLog(dataDir), offset: g2.position })
+    expect(listing(dataDir)).toEqual(before)
+  })
+
+  it('a torn last batch is cut and reported; the commits before it are kept', async () => {
+    const dataDir = tempDir()
+    const batches = await threeGroups(dataDir)
+    const g3 = batches[2]
+    truncateSync(groupLog(dataDir), g3.position + 10)
+    const problems: string[] = []
+    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    expect(problems).toContainEqual(expect.stringContaining(`group log: ${groupLog(dataDir)}: cut 10 bytes at byte ${g3.position}`))
+    expect(await committed(c, 'g1')).toBe(10n)
+    expect(await committed(c, 'g2')).toBe(20n)
+    expect(await committed(c, 'g3')).toBe(-1n)
+  })
+})
+
+describe('a partition directory of another topic id', () => {
+  it('DiskLog.open moves it aside as Kafka names a stray log, says so, and never deletes it', () => {
+    const brokerDir = tempDir()
+    const dir = join(brokerDir, 'orders-0')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'partition.metadata'), 'version: 0\ntopic_id: OLD-ID\n')
+    writeFileSync(join(dir, '00000000000000000000.log'), 'acknowledged records')
+    const problems: string[] = []
+    const config = () => ({ segmentBytes: 1 << 20, segmentMs: 3_600_000, indexIntervalBytes: 4096 })
+    const log = DiskLog.open(
+      dir,
+      'NEW-ID',
+      config,
+      true,
+      () => {},
+      (m) => problems.push(m),
+    )
+    log.close()
+    const stray = readdirSync(brokerDir).filter((d) => d !== 'orders-0')
+    expect(stray).toEqual([expect.stringMatching(/^orders-0\.[0-9a-f]{32}-stray$/)])
+    expect(readFileSync(join(brokerDir, stray[0], '00000000000000000000.log'), 'utf8')).toBe('acknowledged records')
+    expect(readFileSync(join(brokerDir, stray[0], 'partition.metadata'), 'utf8')).toContain('OLD-ID')
+    expect(readFileSync(join(dir, 'partition.metadata'), 'utf8')).toContain('NEW-ID')
+    expect(problems).toEqual([
+      `${dir} holds topic id OLD-ID, not NEW-ID: moved aside to ${join(brokerDir, stray[0])}, kept (its records are not this topic's; delete it once you know it is not needed)`,
+    ])
+  })
+
+  it("a reassignment onto a broker holding another topic's directory of that name moves it aside (the target opens it first), not deletes it", async () => {
+    const dataDir = tempDir()
+    const c = await start({ dataDir, brokers: 2, topics: [{ name: 'mv', partitions: 1, replicationFactor: 1 }] })
+    const md = await c.request(Metadata, 12, { topics: [{ name: 'mv' }], allowAutoTopicCreation: false })
+    const to = 1 - md.topics[0].partitions[0].leaderId
+    const other = join(dataDir, `broker-${to}`, 'mv-0')
+    mkdirSync(other, { recursive: true })
+    writeFileSync(join(other, 'partition.metadata'), 'version: 0\ntopic_id: OTHER-ID\n')
+    writeFileSync(join(other, '00000000000000000000.log'), 'kept')
+    cluster!.moveLeader('mv', 0, to)
+    const stray = readdirSync(join(dataDir, `broker-${to}`)).filter((d) => d.endsWith('-stray'))
+    expect(stray).toEqual([expect.stringMatching(/^mv-0\.[0-9a-f]{32}-stray$/)])
+    expect(readFileSync(join(dataDir, `broker-${to}`, stray[0], '00000000000000000000.log'), 'utf8')).toBe('kept')
+  })
+})
