@@ -95,7 +95,7 @@ describe('startCluster({ config }): Kafka broker names', () => {
         'num.partitons': '3',
         'num.io.threads': '8',
         'node.id': '1',
-        'log.flush.interval.messages': '1',
+        'log.flush.start.offset.checkpoint.interval.ms': '1',
         'log.segment.bytes': '100',
         'unclean.leader.election.enable': 'yes',
       },
@@ -106,7 +106,7 @@ describe('startCluster({ config }): Kafka broker names', () => {
       '  num.partitons: not supported by the embedded broker (did you mean num.partitions?)',
       '  num.io.threads: not supported by the embedded broker: one event loop serves every virtual broker: no thread pool to size',
       '  node.id: not supported by the embedded broker: the embedded broker is its own controller, with N virtual brokers (ids 0..N-1, --brokers) on one listener',
-      '  log.flush.interval.messages: not supported by the embedded broker',
+      '  log.flush.start.offset.checkpoint.interval.ms: not supported by the embedded broker',
       '  log.segment.bytes: Invalid value 100 for configuration log.segment.bytes: Value must be at least 1048576',
       '  unclean.leader.election.enable: Invalid value yes for configuration unclean.leader.election.enable: Expected value to be either true or false',
     ])

@@ -141,6 +141,16 @@ describe("the broker's log.* options are its topics' defaults", () => {
     expect(await produce('own')).toBe(ErrorCodes.NONE)
   })
 
+  it("log.flush.* given by Kafka's names are the topics' flush.messages / flush.ms, reported as STATIC_BROKER_CONFIG", async () => {
+    const { client } = await start({
+      config: { 'log.flush.interval.messages': '10', 'log.flush.interval.ms': '2000', 'log.flush.scheduler.interval.ms': '500' },
+      topics: [{ name: 'flushed' }],
+    })
+    const t = await topicConfigs(client, 'flushed')
+    expect(t['flush.messages']).toEqual(['10', STATIC])
+    expect(t['flush.ms']).toEqual(['2000', STATIC])
+  })
+
   it('advertisedHost is the host clients are given; the listener binds host', async () => {
     const { client } = await start({ host: '0.0.0.0', advertisedHost: 'localhost' })
     const md = await client.request(Metadata, 12, { topics: [], allowAutoTopicCreation: false })
