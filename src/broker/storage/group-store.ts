@@ -62,32 +62,11 @@ export class GroupStore {
   }
 
   offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void {
-    if (c === null) this.file.append([{ type: 'offset-delete', group, topic, partition }])
-    else
-      this.file.append([
-        {
-          type: 'offset',
-          group,
-          topic,
-          partition,
-          offset: String(c.offset),
-          leaderEpoch: c.leaderEpoch,
-          metadata: c.metadata,
-          commitTimestamp: c.commitTimestamp,
-        },
-      ])
+    this.file.append([c === null ? { type: 'offset-delete', group, topic, partition } : offsetRecord(group, topic, partition, c)])
   }
 
   generation(g: Pick<ClassicGroup, 'groupId' | 'generationId' | 'protocolType' | 'protocolName'>): void {
-    this.file.append([
-      {
-        type: 'group',
-        group: g.groupId,
-        generationId: g.generationId,
-        protocolType: g.protocolType,
-        protocolName: g.protocolName,
-      },
-    ])
+    this.file.append([groupRecord(g)])
   }
 
   deleted(group: string): void {
@@ -101,21 +80,24 @@ export class GroupStore {
 
 function snapshot(g: Group): GroupRecord[] {
   // A KIP-848 group's epochs are not kept (its members rejoin); its offsets are.
-  const out: GroupRecord[] =
-    g.type === 'classic'
-      ? [{ type: 'group', group: g.groupId, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName }]
-      : []
-  for (const [topic, parts] of g.offsets)
-    for (const [partition, c] of parts)
-      out.push({
-        type: 'offset',
-        group: g.groupId,
-        topic,
-        partition,
-        offset: String(c.offset),
-        leaderEpoch: c.leaderEpoch,
-        metadata: c.metadata,
-        commitTimestamp: c.commitTimestamp,
-      })
+  const out: GroupRecord[] = g.type === 'classic' ? [groupRecord(g)] : []
+  for (const [topic, parts] of g.offsets) for (const [partition, c] of parts) out.push(offsetRecord(g.groupId, topic, partition, c))
   return out
+}
+
+function groupRecord(g: Pick<ClassicGroup, 'groupId' | 'generationId' | 'protocolType' | 'protocolName'>): GroupRecord {
+  return { type: 'group', group: g.groupId, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName }
+}
+
+function offsetRecord(group: string, topic: string, partition: number, c: CommittedOffset): GroupRecord {
+  return {
+    type: 'offset',
+    group,
+    topic,
+    partition,
+    offset: String(c.offset),
+    leaderEpoch: c.leaderEpoch,
+    metadata: c.metadata,
+    commitTimestamp: c.commitTimestamp,
+  }
 }
