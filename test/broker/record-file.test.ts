@@ -4,26 +4,30 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { diskIo } from '../../src/broker/storage/disk-io.js'
 import { RecordFile } from '../../src/broker/storage/record-file.js'
 
-// What the real fs does, unless a test asks for a short write (a full disk) or counts flushes.
-const disk = vi.hoisted(() => ({ short: false, syncs: 0 }))
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>()
-  return {
-    ...real,
-    writeSync: (fd: number, b: Uint8Array, offset?: number, length?: number) =>
-      disk.short ? real.writeSync(fd, b, offset ?? 0, Math.floor((length ?? b.length) / 2)) : real.writeSync(fd, b, offset, length),
-    fsyncSync: (fd: number) => {
-      disk.syncs++
-      real.fsyncSync(fd)
-    },
+// The storage layer's one write seam (diskIo): a test makes a write fall short (a full disk) or counts flushes.
+const disk = { short: false, syncs: 0 }
+const realWrite = diskIo.write
+const realFsync = diskIo.fsync
+beforeEach(() => {
+  // A full disk: half of what is asked, then nothing (writeFully asks again for the rest, as Kafka's).
+  diskIo.write = (fd, b, offset, length, position) => {
+    if (!disk.short) return realWrite(fd, b, offset, length, position)
+    return length > 1 ? realWrite(fd, b, offset, Math.floor(length / 2), position) : 0
+  }
+  diskIo.fsync = (fd) => {
+    disk.syncs++
+    realFsync(fd)
   }
 })
 
 const dirs: string[] = []
 afterEach(() => {
+  diskIo.write = realWrite
+  diskIo.fsync = realFsync
   disk.short = false
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
@@ -42,12 +46,12 @@ describe('RecordFile', () => {
     const whole = statSync(path).size
     disk.short = true
     expect(() => file.append([{ n: 2 }, { n: 3 }])).toThrow(
-      expect.objectContaining({ name: 'RecordFileError', path, message: expect.stringMatching(/short write/) }),
+      expect.objectContaining({ name: 'StorageError', path, message: expect.stringMatching(/bytes written, then none/) }),
     )
     disk.short = false
     expect(statSync(path).size).toBe(whole)
     // Taken offline, as Kafka takes a failed log directory: nothing more is appended until a restart.
-    expect(() => file.append([{ n: 4 }])).toThrow(/an earlier write failed \(.*short write.*\); restart the broker/)
+    expect(() => file.append([{ n: 4 }])).toThrow(/an earlier write failed \(.*bytes written, then none\); restart the broker/)
     file.close()
     const problems: string[] = []
     const again = RecordFile.open<{ n: number }>(path, { report: (m) => problems.push(m) })

@@ -1,30 +1,20 @@
 import { Buffer } from 'node:buffer'
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs'
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { encodeRecordBatch } from '../../codec/batch-encoder.js'
 import { batchCrcMatches, batchLastOffsetNumber, batchMagic, batchSize } from '../../codec/batch-header.js'
 import { B_RECORDS } from '../../codec/layout.js'
+import { fsyncFd, fsyncPath, writeFully } from './disk-io.js'
 import { readJsonLines } from './json-lines.js'
 
 /**
  * The embedded broker's own logs (the cluster metadata log, the group log)
  * could not be read or written: the file, the byte offset, and what to do.
  * Thrown at start for a corrupt batch with valid ones after it (cutting it
- * would drop acknowledged changes silently), and by an append whose write
- * fell short (the change is not acknowledged).
+ * would drop acknowledged changes silently), and by an append after a failed
+ * write. The failed write itself throws disk-io's StorageError (the change
+ * is not acknowledged).
  */
 export class RecordFileError extends Error {
   constructor(
@@ -105,8 +95,8 @@ export class RecordFile<T> {
     try {
       // A rewrite holds no atomic changes: batches of a bounded count, each read whole at replay.
       for (let offset = 0; offset < records.length; offset += REWRITE_BATCH)
-        writeWhole(fd, encode(records.slice(offset, offset + REWRITE_BATCH), offset), tmp)
-      fsyncSync(fd)
+        writeFully(fd, encode(records.slice(offset, offset + REWRITE_BATCH), offset), null, tmp)
+      fsyncFd(fd, tmp)
     } catch (err) {
       closeSync(fd)
       rmSync(tmp, { force: true })
@@ -134,8 +124,8 @@ export class RecordFile<T> {
     if (this.failed)
       throw new RecordFileError(this.path, this.size, `${this.path}: an earlier write failed (${this.failed.message}); restart the broker`)
     try {
-      writeWhole(this.fd, batch, this.path)
-      if (this.sync) fsyncSync(this.fd)
+      writeFully(this.fd, batch, null, this.path)
+      if (this.sync) fsyncFd(this.fd, this.path)
     } catch (err) {
       // What part of the batch reached the file would be a torn tail at the next start; cut it now.
       try {
@@ -157,26 +147,12 @@ function encode(records: readonly unknown[], baseOffset: number): Buffer {
   )
 }
 
-function writeWhole(fd: number, bytes: Buffer, path: string): void {
-  const written = writeSync(fd, bytes, 0, bytes.length)
-  if (written !== bytes.length)
-    throw new RecordFileError(
-      path,
-      -1,
-      `${path}: short write (${written} of ${bytes.length} bytes): the change is not kept (is the disk full?)`,
-    )
-}
-
 /** The directory's entry of a renamed file reaches the disk too. */
 function syncDir(path: string): void {
-  let fd: number | undefined
   try {
-    fd = openSync(dirname(path), 'r')
-    fsyncSync(fd)
+    fsyncPath(dirname(path))
   } catch {
     // Not every platform opens a directory (Windows): the rename is as durable as it makes it.
-  } finally {
-    if (fd !== undefined) closeSync(fd)
   }
 }
 
@@ -230,7 +206,7 @@ function readBatches<T>(path: string, report?: (message: string) => void): { rec
     const fd = openSync(path, 'r+')
     try {
       ftruncateSync(fd, at)
-      fsyncSync(fd)
+      fsyncFd(fd, path)
     } finally {
       closeSync(fd)
     }
@@ -262,10 +238,10 @@ function migrate(legacy: string, path: string, options: RecordFileOptions): void
       // A line of an atomic change was an array: it stays one batch.
       const records = Array.isArray(line) ? line : [line]
       if (records.length === 0) continue
-      writeWhole(fd, encode(records, offset), tmp)
+      writeFully(fd, encode(records, offset), null, tmp)
       offset += records.length
     }
-    fsyncSync(fd)
+    fsyncFd(fd, tmp)
   } finally {
     closeSync(fd)
   }
