@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { ConfigError } from '../errors.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { INT32_MAX } from '../int32.js'
 import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
@@ -70,12 +71,14 @@ export class EmbeddedCluster {
     }
     try {
       this.controller = this.openMetadata()
+      this.checkRegisteredBrokers()
       for (const [key, value] of topicDefaults(this.options, this.given)) this.controller.topicDefaults.set(key, value)
       this.groups = new GroupCoordinator(this)
       this.transactions = new TransactionCoordinator(this)
       this.openGroupStore()
     } catch (err) {
-      // Refused (a corrupt log): the directory is free for the next try.
+      // Refused (a corrupt log, a data directory of more brokers): the directory is free for the next try.
+      this.metadataFile?.close()
       this.lock?.release()
       throw err
     }
@@ -147,21 +150,32 @@ export class EmbeddedCluster {
     const dataDir = this.options.dataDir
     if (!dataDir) return
     const groups = this.groups
-    try {
-      groups.store = GroupStore.open(
-        join(dataDir, '__consumer_offsets', FIRST_SEGMENT),
-        (m) => this.options.onProblem?.(`group log: ${m}`),
-        (id) => groups.classicOrCreate(id)!,
-        () => groups.groups.values(),
-        (id) => groups.groups.delete(id),
-      )
-    } catch (err) {
-      // A group log refused at open leaves the metadata log closed behind it.
-      this.metadataFile?.close()
-      throw err
-    }
+    groups.store = GroupStore.open(
+      join(dataDir, '__consumer_offsets', FIRST_SEGMENT),
+      (m) => this.options.onProblem?.(`group log: ${m}`),
+      (id) => groups.classicOrCreate(id)!,
+      () => groups.groups.values(),
+      (id) => groups.groups.delete(id),
+    )
     for (const g of groups.groups.values()) g.changes = groups.store
     this.metadataFile!.rewrite(snapshotRecords(this.controller))
+  }
+
+  /**
+   * A data directory's metadata registers its brokers: starting fewer would
+   * leave the others' replicas with no broker to serve them (their
+   * partitions offline, their data unread), so the start is refused, naming
+   * the count to start with. More brokers are new ones: they register.
+   */
+  private checkRegisteredBrokers(): void {
+    const left = [...this.controller.brokers.keys()].filter((id) => id >= this.options.brokers).sort((a, b) => a - b)
+    if (left.length === 0) return
+    const count = left[left.length - 1] + 1
+    throw new ConfigError(
+      `${this.options.dataDir} holds the data of ${count} brokers (ids 0-${count - 1}, registered in its metadata log): ` +
+        `starting ${this.options.brokers} would leave broker(s) ${left.join(', ')} and their replicas out; ` +
+        `start with brokers: ${count} (wafka broker --brokers ${count})`,
+    )
   }
 
   /** A broker's own directory under dataDir, or null in memory. */

@@ -10,6 +10,7 @@ import { startCluster, type RunningCluster, type StartClusterOptions } from '../
 import { DiskLog } from '../../src/broker/storage/disk-log.js'
 import { lastAtOrBelow, readIndexFile } from '../../src/broker/storage/indexes.js'
 import { encodeRecordBatch } from '../../src/codec/index.js'
+import { ConfigError } from '../../src/errors.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { DeleteRecords, Fetch, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
@@ -214,6 +215,37 @@ describe('disk storage with dataDir', () => {
     lc = await leaderClient()
     expect(await readAll(lc, 'rf3')).toEqual(before)
     expect((await produce(lc, 'rf3', batch('after', 1))).baseOffset).toBe(150n)
+  })
+
+  it('a restart with fewer brokers than the data directory registers is refused, naming the count; files untouched, the directory free', async () => {
+    const dataDir = tempDir()
+    const leaderOf = async (topic: string, partition: number): Promise<RawClient> => {
+      const md = await (await client()).request(Metadata, 12, { topics: [{ name: topic }] })
+      const b = cluster!.brokers[md.topics[0].partitions.find((x) => x.partitionIndex === partition)!.leaderId]
+      const lc = await RawClient.open(`${b.host}:${b.port}`)
+      open.push(lc)
+      return lc
+    }
+    await start({ dataDir, brokers: 3, topics: [{ name: 'three', partitions: 3, replicationFactor: 1 }] })
+    for (let p = 0; p < 3; p++) expect((await produce(await leaderOf('three', p), 'three', batch(`r${p}`, 2), p)).errorCode).toBe(0)
+    await cluster!.stop()
+    cluster = undefined
+    const sizes = () =>
+      [0, 1, 2].map((b) =>
+        readdirSync(join(dataDir, `broker-${b}`))
+          .sort()
+          .join(),
+      )
+    const before = sizes()
+    const refused = await startCluster({ dataDir }).catch((e) => e)
+    expect(refused).toBeInstanceOf(ConfigError)
+    expect(refused.message).toMatch(
+      /holds the data of 3 brokers .*leave broker\(s\) 1, 2 and their replicas out; start with brokers: 3 \(wafka broker --brokers 3\)/,
+    )
+    expect(sizes()).toEqual(before)
+    // Refused before anything was served: the lock is free and the next start, with 3, reads every partition.
+    await start({ dataDir, brokers: 3 })
+    for (let p = 0; p < 3; p++) expect(await readAll(await leaderOf('three', p), 'three', 0n, p)).toHaveLength(2)
   })
 
   it('a partition reassigned by moveLeader takes its directory to its new broker, and keeps it across a restart', async () => {
