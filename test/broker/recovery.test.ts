@@ -100,13 +100,17 @@ describe('recovery at start', () => {
     // A byte of a record value: the header still parses, only the CRC can tell.
     bytes[last.position + last.bytes.length - 20] ^= 0x01
     writeFileSync(file, bytes)
-    const c = await start({ dataDir })
+    const problems: string[] = []
+    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
     expect(readFileSync(file).length).toBe(last.position)
+    // Said, and the bytes cut kept beside the segment (never deleted).
+    expect(problems.filter((m) => m.includes(`cut at offset 27 (${last.bytes.length} bytes from byte ${last.position}`))).toHaveLength(1)
+    expect(readFileSync(`${file}.cut-${last.position}`)).toEqual(bytes.subarray(last.position))
     expect(await listOffset(c, 'flip', -1n)).toMatchObject({ offset: 27n })
     expect((await readAll(c, 'flip')).length).toBe(27)
   })
 
-  it('after an unclean stop every segment is checked: corruption in an older one cuts it and drops the later ones', async () => {
+  it('after an unclean stop every segment is checked: corruption in an older one cuts it; the later ones leave the log, kept aside and said', async () => {
     const dataDir = tempDir()
     const topic = 'older'
     let c = await start({ dataDir, topics: [{ name: topic, partitions: 1, configs: { 'segment.ms': '60000' } }] })
@@ -122,9 +126,16 @@ describe('recovery at start', () => {
     const bytes = readFileSync(second)
     bytes[bytes.length - 5] ^= 0xff
     writeFileSync(second, bytes)
-    c = await start({ dataDir })
+    const later = ['00000000000000000004.log', '00000000000000000006.log'].map((f) => readFileSync(join(dir, f)))
+    const problems: string[] = []
+    c = await start({ dataDir, onProblem: (m) => problems.push(m) })
     expect(readdirSync(dir).filter((f) => f.endsWith('.log'))).toEqual(['00000000000000000000.log', '00000000000000000002.log'])
     expect(readFileSync(second).length).toBe(0)
+    expect(readFileSync(join(dir, '00000000000000000002.log.cut-0'))).toEqual(bytes)
+    expect(readFileSync(join(dir, '00000000000000000004.log.cut'))).toEqual(later[0])
+    expect(readFileSync(join(dir, '00000000000000000006.log.cut'))).toEqual(later[1])
+    expect(problems.filter((m) => m.includes('segment 2 cut at offset 2'))).toHaveLength(1)
+    expect(problems.filter((m) => /segment [46] follows a cut .*moved aside/.test(m))).toHaveLength(2)
     expect(await listOffset(c, topic, -1n)).toMatchObject({ offset: 2n })
     expect((await readAll(c, topic)).map((r) => r.key)).toEqual(['s0-0', 's0-1'])
   })

@@ -100,12 +100,20 @@ export class DiskLog {
       const seg = new Segment(dir, base, () => config().indexIntervalBytes)
       const previous = log.segments.at(-1)
       if (cut || (previous && base < previous.nextOffset)) {
-        // After a cut (or overlapping a kept segment) nothing can follow.
-        seg.delete()
+        // After a cut (or overlapping a kept segment) nothing can follow: out of the log, kept on disk, said.
+        const aside = seg.moveAside()
+        report(`${dir}: segment ${base} follows a cut (or overlaps the log before it): moved aside as ${aside}, not served`)
         continue
       }
       const last = base === bases.at(-1)
-      cut = seg.recover(validateAll || last, visit)
+      const bytes = seg.recover(validateAll || last, visit)
+      if (bytes > 0) {
+        cut = true
+        report(
+          `${dir}: segment ${base} cut at offset ${seg.nextOffset} (${bytes} bytes from byte ${seg.size}: a torn or corrupt batch); ` +
+            `the bytes cut are kept as ${seg.path}.cut-${seg.size}; a follower refetches them from its leader`,
+        )
+      }
       log.segments.push(seg)
     }
     if (!log.segments.length) log.segments.push(new Segment(dir, readLogStart(dir) ?? 0, () => config().indexIntervalBytes))

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer'
-import { closeSync, ftruncateSync, fstatSync, openSync, readSync, rmSync } from 'node:fs'
+import { closeSync, ftruncateSync, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   BatchWalker,
@@ -254,7 +254,7 @@ export class Segment {
    * Returns whether the file was cut. Index files that do not match what
    * the walk rebuilt (missing, corrupt) are rewritten.
    */
-  recover(validate: boolean, visit: BatchVisitor): boolean {
+  recover(validate: boolean, visit: BatchVisitor): number {
     const fileSize = this.size
     this.index.length = 0
     this.timeIndex.length = 0
@@ -282,8 +282,12 @@ export class Segment {
       visit(bytes, base)
       position += size
     }
-    const cut = position < fileSize
-    if (cut) {
+    const cut = fileSize - position
+    if (cut > 0) {
+      // What is cut is kept beside the segment (never deleted): a corrupt batch may have valid ones after it.
+      const aside = Buffer.allocUnsafe(cut)
+      readSync(this.fd, aside, 0, cut, position)
+      writeFileSync(`${this.path}.cut-${position}`, aside)
       ftruncateSync(this.fd, position)
       this.size = position
     }
@@ -325,5 +329,14 @@ export class Segment {
   delete(): void {
     this.close()
     for (const p of [this.path, this.index.path, this.timeIndex.path]) rmSync(p, { force: true })
+  }
+
+  /** Takes the segment out of the log without deleting its data: the log file renamed `<name>.log.cut`, its indexes (derived) gone. Returns the new name. */
+  moveAside(): string {
+    this.close()
+    const aside = `${this.path}.cut`
+    renameSync(this.path, aside)
+    for (const p of [this.index.path, this.timeIndex.path]) rmSync(p, { force: true })
+    return aside
   }
 }
