@@ -93,7 +93,7 @@ export async function loadZstd(): Promise<void> {
   zstdBackend = nativeZstd()
   if (zstdBackend) return
   zstdLoading ??= import('@bokuweb/zstd-wasm').then(async (lib) => {
-    await lib.init()
+    await initOnce(lib)
     zstdBackend = {
       compress: (data, level) => lib.compress(data, level),
       decompress(data, maxOutputBytes) {
@@ -116,6 +116,23 @@ export async function loadZstd(): Promise<void> {
     }
   })
   await zstdLoading
+}
+
+/**
+ * The wasm zstd library is one instance per process, and its init() builds
+ * a new wasm instance each call, swapping its heap views under functions
+ * still bound to the old one: a second init while the first is in use (two
+ * copies of wafka in one process, as the ESM and CJS builds side by side)
+ * makes compress return bytes of the other heap (valid CRC, garbage data).
+ * So every copy of wafka shares one init, keyed by the library's init.
+ */
+const ZSTD_INITS = Symbol.for('wafka.zstd-wasm.init')
+function initOnce(lib: { init: () => Promise<void> }): Promise<void> {
+  const g = globalThis as { [ZSTD_INITS]?: WeakMap<object, Promise<void>> }
+  const inits = (g[ZSTD_INITS] ??= new WeakMap())
+  let done = inits.get(lib.init)
+  if (!done) inits.set(lib.init, (done = lib.init()))
+  return done
 }
 
 const zstd: ExternalCodec = {
