@@ -1,15 +1,6 @@
-import type { Buffer } from 'node:buffer'
-import type { ApiSpec, Input } from '../protocol/api.js'
-import { ErrorCodes } from '../protocol/error-codes.js'
-import { decodeRequestHeader, encodeResponseHeader, responseHeaderVersion, type RequestHeader } from '../protocol/header.js'
-import { ApiKeys } from '../protocol/messages/api-keys.js'
-import { apis } from '../protocol/messages/index.js'
-import { Reader } from '../protocol/reader.js'
-import { Writer } from '../protocol/writer.js'
 import type { EmbeddedCluster } from './cluster.js'
-import { apiVersionsRefusal, handlers } from './dispatch.js'
-import { CLOSE_CONNECTION, NO_RESPONSE, type RequestContext } from './handler.js'
-import { Listener, type ClientConnection } from './listener.js'
+import { Listener } from './listener.js'
+import { RequestPipeline } from './request-pipeline.js'
 import { SaslSession } from './sasl/session.js'
 import type { Duplex } from 'node:stream'
 import { FetchSessions } from './fetch-sessions.js'
@@ -76,7 +67,7 @@ export class VirtualBroker {
     this.cleanStart ??= this.cluster.cleanlyStopped(this.id)
     const { maxRequestBytes, maxConnections, connectionsMaxReauthMs } = this.cluster.options
     const users = this.cluster.saslUsers
-    const listener = new Listener(this.handleFrame, {
+    const listener = new Listener(new RequestPipeline(this, this.cluster).serve, {
       maxRequestBytes,
       maxConnections,
       onProblem: (why) => this.cluster.problem(this.id, why),
@@ -261,120 +252,5 @@ export class VirtualBroker {
     if (!p.isr.includes(follower) && fetchOffset >= log.highWatermark && fetchOffset >= log.epochStart(p.leaderEpoch))
       this.cluster.controller.alterIsr(t.id, p.partition, this.id, p.leaderEpoch, [...p.isr, follower])
     log.advanceHighWatermark()
-  }
-
-  private readonly handleFrame = async (
-    frame: Buffer,
-    connection: ClientConnection,
-  ): Promise<Buffer | null | 'close' | { last: Buffer }> => {
-    const sasl = connection.sasl
-    if (sasl?.expectsRawTokens) {
-      const out = await sasl.rawToken(frame)
-      if (out.kind === 'raw') return out.bytes
-      connection.close(out.why)
-      return 'close'
-    }
-    const r = new Reader(frame)
-    let header: RequestHeader
-    try {
-      header = decodeRequestHeader(r)
-    } catch (err) {
-      // An unknown API key has no header version to read the rest by, nor a response format: Kafka closes too.
-      connection.close(`unreadable request header: ${(err as Error).message}`)
-      return 'close'
-    }
-    const { apiKey, apiVersion } = header
-    const handler = handlers[apiKey]
-    let refusal: { code: number; why: string } | null = null
-    if (sasl) {
-      const verdict = await sasl.intercept(header, r)
-      if (verdict.kind === 'close') {
-        connection.close(verdict.why)
-        return 'close'
-      }
-      if (verdict.kind === 'reply') {
-        const out = this.frame(
-          header,
-          verdict.spec,
-          verdict.version,
-          verdict.body as Input<unknown>,
-          responseHeaderVersion(apiKey, apiVersion),
-        )
-        if (!verdict.thenClose || out === 'close') return out
-        this.cluster.problem(this.id, `${connection.remote}: ${verdict.thenClose}; connection closed`)
-        return { last: out }
-      }
-      if (verdict.kind === 'refuse') refusal = { code: verdict.code, why: verdict.thenClose }
-    }
-    if (!refusal && apiKey === ApiKeys.ApiVersions && !(handler && apiVersion >= handler.minVersion && apiVersion <= handler.maxVersion)) {
-      // KIP-511: a version this broker does not speak gets the v0 answer listing the versions it does.
-      return this.frame(header, apis[apiKey], 0, apiVersionsRefusal(), 0)
-    }
-    const spec = apis[apiKey]
-    if (!spec || apiVersion < spec.minVersion || apiVersion > spec.maxVersion) {
-      connection.close(`${spec?.name ?? `API key ${apiKey}`} v${apiVersion} has no codec here to answer it with`)
-      return 'close'
-    }
-    let req: unknown
-    try {
-      req = spec.decodeRequest(r, apiVersion)
-    } catch (err) {
-      connection.close(`malformed ${spec.name} v${apiVersion} request: ${(err as Error).message}`)
-      return 'close'
-    }
-    const ctx: RequestContext = { broker: this, cluster: this.cluster, header, version: apiVersion, connection }
-    if (refusal) {
-      // A request in the middle of a SASL exchange: its own error response (ILLEGAL_SASL_STATE), then the close, as Kafka does.
-      if (!handler) {
-        connection.close(refusal.why)
-        return 'close'
-      }
-      const out = this.frame(
-        header,
-        spec,
-        apiVersion,
-        handler.errorResponse(req, refusal.code, ctx) as Input<unknown>,
-        responseHeaderVersion(apiKey, apiVersion),
-      )
-      if (out === 'close') return out
-      this.cluster.problem(this.id, `${connection.remote}: ${refusal.why}; connection closed`)
-      return { last: out }
-    }
-    let res: unknown
-    if (!handler || apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
-      res = handler ? handler.errorResponse(req, ErrorCodes.UNSUPPORTED_VERSION, ctx) : { errorCode: ErrorCodes.UNSUPPORTED_VERSION }
-    } else {
-      const injected = this.cluster.faults.take(apiKey)
-      if (injected !== null) {
-        res = handler.errorResponse(req, injected, ctx)
-        // A failed acks=0 produce closes the connection, as Kafka's does (there is no response to carry the error).
-        if (apiKey === ApiKeys.Produce && (req as { acks: number }).acks === 0) res = CLOSE_CONNECTION
-      } else {
-        try {
-          res = await handler.handle(req, ctx)
-        } catch (err) {
-          this.cluster.problem(this.id, `${spec.name} v${apiVersion} failed: ${(err as Error).stack ?? err}`)
-          res = handler.errorResponse(req, ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
-        }
-      }
-    }
-    if (res === NO_RESPONSE) return null
-    if (res === CLOSE_CONNECTION) return 'close'
-    await this.cluster.faults.delay()
-    return this.frame(header, spec, apiVersion, res as Input<unknown>, responseHeaderVersion(apiKey, apiVersion))
-  }
-
-  private frame(header: RequestHeader, spec: ApiSpec, version: number, res: Input<unknown>, headerVersion: number): Buffer | 'close' {
-    const w = new Writer(256)
-    w.reserve(4)
-    try {
-      encodeResponseHeader(w, headerVersion, { correlationId: header.correlationId })
-      spec.encodeResponse(w, version, res)
-    } catch (err) {
-      this.cluster.problem(this.id, `could not encode the ${spec.name} v${version} response: ${(err as Error).message}`)
-      return 'close'
-    }
-    w.setInt32At(0, w.length - 4)
-    return w.finish()
   }
 }

@@ -1,10 +1,9 @@
-import { ErrorCodes } from '../protocol/error-codes.js'
 import type { Handler } from './handler.js'
 import { addOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js'
 import { addPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js'
 import { alterConfigsHandler } from './handlers/alter-configs.js'
 import { alterUserScramCredentialsHandler } from './handlers/alter-user-scram-credentials.js'
-import { advertisedApis, apiVersionsHandler, served } from './handlers/api-versions.js'
+import { apiVersionsHandler, served } from './handlers/api-versions.js'
 import { consumerGroupDescribeHandler } from './handlers/consumer-group-describe.js'
 import { consumerGroupHeartbeatHandler } from './handlers/consumer-group-heartbeat.js'
 import { createPartitionsHandler } from './handlers/create-partitions.js'
@@ -89,8 +88,3 @@ for (const h of [
   handlers[h.spec.apiKey] = h
 }
 served.table = handlers
-
-/** ApiVersions v0's answer to a version it does not speak (KIP-511): UNSUPPORTED_VERSION and the versions it does. */
-export function apiVersionsRefusal() {
-  return { errorCode: ErrorCodes.UNSUPPORTED_VERSION, apiKeys: advertisedApis() }
-}

@@ -27,7 +27,13 @@ export interface Handler<Req = any, Res = any> {
   maxVersion: number
   handle(req: Req, ctx: RequestContext): HandlerResult<Res> | Promise<HandlerResult<Res>>
   /** The response that reports `code` for everything the request asked (injected faults, failures, unserved versions). */
-  errorResponse(req: Req, code: number, ctx: RequestContext): Input<Res>
+  errorResponse(req: Req, code: number, ctx: RequestContext): HandlerResult<Res>
+  /**
+   * How a version outside minVersion-maxVersion is answered before its body
+   * is read, when the API has such an answer (ApiVersions, KIP-511); absent,
+   * the body is read and errorResponse reports UNSUPPORTED_VERSION.
+   */
+  refuseVersion?(): { version: number; body: Input<Res> }
 }
 
 export function defineHandler<Req, Res>(h: Handler<Req, Res>): Handler<Req, Res> {

@@ -250,6 +250,21 @@ describe('produce', () => {
     expect(next).toMatchObject({ errorCode: 0, baseOffset: 1n })
   })
 
+  it('acks=0 that fails (an injected error) closes the connection instead of answering, as Kafka', async () => {
+    const c = await leaderClient('t', 0)
+    cluster.injectError(0, ErrorCodes.NOT_LEADER_OR_FOLLOWER, 1)
+    c.write(
+      RawClient.frame(
+        Produce,
+        9,
+        { acks: 0, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [{ index: 0, records: batch(['a']) }] }] },
+        98,
+      ),
+    )
+    // Nothing answers the acks=0 request: the next read sees the close, not a response frame.
+    expect(await c.readFrame(5_000)).toBeNull()
+  })
+
   it('a partition this broker does not lead: NOT_LEADER_OR_FOLLOWER, with the leader (v10+)', async () => {
     const md = await (await client()).request(Metadata, 12, { topics: [{ name: 't' }] })
     const leader = md.topics[0].partitions[0].leaderId

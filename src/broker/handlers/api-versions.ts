@@ -18,4 +18,6 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequest, ApiVersionsR
   maxVersion: 4,
   handle: () => ({ errorCode: ErrorCodes.NONE, apiKeys: advertisedApis() }),
   errorResponse: (_req, code) => ({ errorCode: code, apiKeys: code === ErrorCodes.UNSUPPORTED_VERSION ? advertisedApis() : [] }),
+  // KIP-511: a version this broker does not speak gets the v0 answer listing the versions it does.
+  refuseVersion: () => ({ version: 0, body: { errorCode: ErrorCodes.UNSUPPORTED_VERSION, apiKeys: advertisedApis() } }),
 })

@@ -173,11 +173,15 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     })
     return version >= 10 ? { responses, nodeEndpoints } : { responses }
   },
-  errorResponse: (req, code) => ({
-    responses: req.topicData.map((td) => ({
-      name: td.name,
-      topicId: td.topicId,
-      partitionResponses: td.partitionData.map((pd) => failed(pd.index, code)),
-    })),
-  }),
+  // acks=0 has no response to carry the error: the connection closes, as Kafka's does.
+  errorResponse: (req, code) =>
+    req.acks === 0
+      ? CLOSE_CONNECTION
+      : {
+          responses: req.topicData.map((td) => ({
+            name: td.name,
+            topicId: td.topicId,
+            partitionResponses: td.partitionData.map((pd) => failed(pd.index, code)),
+          })),
+        },
 })
