@@ -3,6 +3,7 @@ import { nearest } from '../config/option.js'
 import { ConfigError } from '../errors.js'
 import { BROKER_OPTIONS, BY_KAFKA_NAME, type BrokerOptionName, type BrokerOptions, type BrokerOptionSpec } from './options.js'
 import { MECHANISMS, type SaslMechanismName } from './sasl/credentials.js'
+import type { JwksValidatorOptions, OauthbearerOptions, UnsecuredValidatorOptions } from './sasl/oauthbearer.js'
 
 /**
  * Kafka's broker config names (server.properties, `startCluster({ config })`)
@@ -24,6 +25,8 @@ export interface FromKafkaNames {
   mechanisms?: SaslMechanismName[]
   /** The PLAIN login module's `user_NAME="password"` entries (listener.name.L.plain.sasl.jaas.config). */
   users?: Record<string, string>
+  /** How OAUTHBEARER tokens are checked: the login module's unsecuredValidator* options, or sasl.oauthbearer.* with the JWKS validator. */
+  oauthbearer?: OauthbearerOptions
 }
 
 interface Reading extends FromKafkaNames {
@@ -31,6 +34,8 @@ interface Reading extends FromKafkaNames {
   /** Every name given, as strings. */
   all: Readonly<Record<string, string>>
   ssl: { cert?: string; key?: string; ca?: string; requestCert?: boolean }
+  /** sasl.oauthbearer.*: the JWKS validator's settings, and whether the listener names that validator. */
+  jwks: Partial<JwksValidatorOptions> & { handler?: boolean }
 }
 
 interface CompositeName {
@@ -139,6 +144,47 @@ export const COMPOSITE_NAMES: Readonly<Record<string, CompositeName>> = {
       return null
     },
   },
+  'sasl.oauthbearer.jwks.endpoint.url': {
+    sets: 'sasl.oauthbearer.jwks.jwksUrl',
+    read(value, r) {
+      try {
+        r.jwks.jwksUrl = new URL(value.trim()).href
+      } catch {
+        return `Invalid value ${value} for configuration sasl.oauthbearer.jwks.endpoint.url: not a URL`
+      }
+      return null
+    },
+  },
+  'sasl.oauthbearer.expected.audience': {
+    sets: 'sasl.oauthbearer.jwks.expectedAudience',
+    read: (value, r) => (
+      (r.jwks.expectedAudience = value
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean)),
+      null
+    ),
+  },
+  'sasl.oauthbearer.expected.issuer': {
+    sets: 'sasl.oauthbearer.jwks.expectedIssuer',
+    read: (value, r) => ((r.jwks.expectedIssuer = value.trim()), null),
+  },
+  'sasl.oauthbearer.sub.claim.name': {
+    sets: 'sasl.oauthbearer.jwks.subClaimName',
+    read: (value, r) => ((r.jwks.subClaimName = value.trim()), null),
+  },
+  'sasl.oauthbearer.scope.claim.name': {
+    sets: 'sasl.oauthbearer.jwks.scopeClaimName',
+    read: (value, r) => ((r.jwks.scopeClaimName = value.trim()), null),
+  },
+  'sasl.oauthbearer.clock.skew.seconds': {
+    sets: 'sasl.oauthbearer.jwks.clockSkewSeconds',
+    read: (value, r) => wholeNumber('sasl.oauthbearer.clock.skew.seconds', value, (n) => (r.jwks.clockSkewSeconds = n)),
+  },
+  'sasl.oauthbearer.jwks.endpoint.refresh.ms': {
+    sets: 'sasl.oauthbearer.jwks.refreshMs',
+    read: (value, r) => wholeNumber('sasl.oauthbearer.jwks.endpoint.refresh.ms', value, (n) => (r.jwks.refreshMs = n)),
+  },
   'sasl.enabled.mechanisms': {
     sets: 'sasl.mechanisms',
     read(value, r) {
@@ -187,7 +233,7 @@ export function optionsFromKafkaNames(
   where: (key: string) => string = (key) => key,
 ): FromKafkaNames {
   const all = Object.fromEntries(Object.entries(config).map(([k, v]) => [k, String(v)]))
-  const r: Reading = { options: {}, all, ssl: {} }
+  const r: Reading = { options: {}, all, ssl: {}, jwks: {} }
   const problems: string[] = []
   const supported = supportedKafkaNames()
   for (const [key, value] of Object.entries(all)) {
@@ -196,6 +242,7 @@ export function optionsFromKafkaNames(
     let problem: string | null
     if (composite) problem = composite.read(value, r)
     else if (JAAS_KEY.test(key)) problem = readJaas(key, value, r)
+    else if (CALLBACK_KEY.test(key)) problem = readCallbackHandler(key, value, r)
     else if (name) problem = readOption(name, key, value, r)
     else {
       const reason = UNSUPPORTED.find(([re]) => re.test(key))?.[1]
@@ -211,7 +258,18 @@ export function optionsFromKafkaNames(
     if (r.options.ssl.requestCert && !r.ssl.ca)
       throw new ConfigError(`broker config refused: ${where('ssl.client.auth')}: required needs ssl.truststore.location`)
   }
-  return { options: r.options, protocol: r.protocol, mechanisms: r.mechanisms, users: r.users }
+  const { handler, ...jwks } = r.jwks
+  if (handler) {
+    if (!jwks.jwksUrl)
+      throw new ConfigError(
+        `broker config refused: ${where('sasl.oauthbearer.jwks.endpoint.url')}: OAuthBearerValidatorCallbackHandler needs the JWKS URL`,
+      )
+    r.oauthbearer = { jwks: jwks as JwksValidatorOptions }
+  } else if (Object.keys(jwks).length)
+    throw new ConfigError(
+      `broker config refused: ${where(Object.keys(all).find((k) => k.startsWith('sasl.oauthbearer.'))!)}: sasl.oauthbearer.* settings need listener.name.<listener>.oauthbearer.sasl.server.callback.handler.class=${JWKS_HANDLER}`,
+    )
+  return { options: r.options, protocol: r.protocol, mechanisms: r.mechanisms, users: r.users, oauthbearer: r.oauthbearer }
 }
 
 /** A one-to-one name: its value as the option's kind, within its bounds (Kafka's messages). */
@@ -314,20 +372,63 @@ function readJaas(key: string, value: string, r: Reading): string | null {
   const protocol = own === undefined || typeof own === 'string' ? undefined : own.protocol
   if (protocol && listenerName.toUpperCase() !== protocol)
     return `listener ${listenerName} is not this broker's (${protocol.toLowerCase()})`
-  if (mechanism !== 'plain')
+  if (mechanism !== 'plain' && mechanism !== 'oauthbearer')
     return `${mechanism.toUpperCase()} users are not read from a login module by the embedded broker: give them with --sasl-users (or PlainLoginModule user_NAME entries, which serve every mechanism)`
   const m = /^\s*([\w.$]+)\s+(required|requisite|sufficient|optional)\b([\s\S]*?);?\s*$/.exec(value)
   if (!m) return 'is not a login module config (MODULE required key="value" ...;)'
+  const entries = [...m[3].matchAll(/([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s";]+))/g)].map(
+    (o) => [o[1], o[2] !== undefined ? o[2].replace(/\\(.)/g, '$1') : o[3]] as const,
+  )
+  if (mechanism === 'oauthbearer') return readOauthbearerJaas(m[1], entries, r)
   if (m[1] !== PLAIN_MODULE) return `the login module is not ${PLAIN_MODULE}`
   const users: Record<string, string> = {}
-  for (const o of m[3].matchAll(/([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s";]+))/g)) {
-    const name = o[1]
+  for (const [name, password] of entries) {
     if (!name.startsWith('user_')) continue
-    const password = o[2] !== undefined ? o[2].replace(/\\(.)/g, '$1') : o[3]
     if (name.length === 5 || !password) return `an entry ${name} with no user name or password`
     users[name.slice(5)] = password
   }
   if (Object.keys(users).length === 0) return 'names no user (user_NAME="password")'
   r.users = { ...r.users, ...users }
+  return null
+}
+
+const OAUTHBEARER_MODULE = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule'
+const JWKS_HANDLER = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler'
+/** A listener's server callback handler for a mechanism: `listener.name.<listener>.<mechanism>.sasl.server.callback.handler.class`. */
+const CALLBACK_KEY = /^listener\.name\.([^.]+)\.([^.]+)\.sasl\.server\.callback\.handler\.class$/
+
+/**
+ * The OAUTHBEARER login module: its unsecuredValidator* options set Kafka's
+ * default validator. Its unsecuredLogin* options are the broker's own token,
+ * for inter-broker SASL, which the embedded broker has no use for.
+ */
+function readOauthbearerJaas(module: string, entries: ReadonlyArray<readonly [string, string]>, r: Reading): string | null {
+  if (module !== OAUTHBEARER_MODULE) return `the login module is not ${OAUTHBEARER_MODULE}`
+  const unsecured: UnsecuredValidatorOptions = {}
+  for (const [name, value] of entries) {
+    if (name === 'unsecuredValidatorPrincipalClaimName') unsecured.principalClaimName = value
+    else if (name === 'unsecuredValidatorScopeClaimName') unsecured.scopeClaimName = value
+    else if (name === 'unsecuredValidatorRequiredScope') unsecured.requiredScope = value.split(' ').filter(Boolean)
+    else if (name === 'unsecuredValidatorAllowableClockSkewMs') {
+      if (!/^\d+$/.test(value)) return `unsecuredValidatorAllowableClockSkewMs must be a whole number of ms, not ${value}`
+      unsecured.allowableClockSkewMs = Number(value)
+    } else if (!name.startsWith('unsecuredLogin'))
+      return `option ${name} is not one the embedded broker reads (unsecuredValidator*, unsecuredLogin*)`
+  }
+  r.oauthbearer ??= { unsecured }
+  return null
+}
+
+function readCallbackHandler(key: string, value: string, r: Reading): string | null {
+  const [, , mechanism] = CALLBACK_KEY.exec(key)!
+  if (mechanism !== 'oauthbearer' || value.trim() !== JWKS_HANDLER)
+    return `the embedded broker's only server callback handler is ${JWKS_HANDLER} (listener.name.<listener>.oauthbearer.sasl.server.callback.handler.class)`
+  r.jwks.handler = true
+  return null
+}
+
+function wholeNumber(key: string, value: string, set: (n: number) => void): string | null {
+  if (!/^\d+$/.test(value.trim())) return `Invalid value ${value} for configuration ${key}: Not a number of type LONG`
+  set(Number(value.trim()))
   return null
 }

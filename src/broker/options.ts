@@ -309,7 +309,7 @@ export const BROKER_OPTIONS = {
   logCleanerBackoffMs: ms(15_000, 'How often the log cleaner looks for partitions to compact.', 'log.cleaner.backoff.ms', 1),
   onProblem: other('function', 'Where the broker reports what it refused and why.'),
   ssl: other('object', 'TLS listeners: { cert, key, ca?, requestCert? } (PEM).'),
-  sasl: other('object', 'SASL on every listener: { users, mechanisms?, scramIterations? }.'),
+  sasl: other('object', 'SASL on every listener: { users, mechanisms?, scramIterations?, oauthbearer? }.'),
   connectionsMaxReauthMs: ms(0, "A SASL session's lifetime (0: no limit).", 'connections.max.reauth.ms'),
   config: other('object', 'Options by their Kafka broker names (server.properties).'),
 } satisfies Record<keyof BrokerOptions, BrokerOptionSpec>
@@ -350,13 +350,19 @@ export function resolveBrokerOptions(
   for (const [k, v] of Object.entries(own)) if (v !== undefined) merged[k] = v
   // The structured options merge by field: a file's TLS with a flag's certificate, its sasl.enabled.mechanisms with the users given.
   if (fromConfig.ssl && own.ssl) merged.ssl = { ...fromConfig.ssl, ...own.ssl }
-  if (named.mechanisms || named.users) {
-    const users = own.sasl?.users ?? named.users
+  if (named.mechanisms || named.users || named.oauthbearer) {
+    // OAUTHBEARER alone needs no users.
+    const users = own.sasl?.users ?? named.users ?? (named.mechanisms?.every((m) => m === 'OAUTHBEARER') ? {} : undefined)
     if (!users)
       throw new ConfigError(
         'sasl.enabled.mechanisms needs users: listener.name.<listener>.plain.sasl.jaas.config user_NAME entries, wafka broker --sasl-users FILE, or startCluster({ sasl: { users } })',
       )
-    merged.sasl = { ...own.sasl, users, mechanisms: own.sasl?.mechanisms ?? named.mechanisms }
+    merged.sasl = {
+      ...own.sasl,
+      users,
+      mechanisms: own.sasl?.mechanisms ?? named.mechanisms,
+      oauthbearer: own.sasl?.oauthbearer ?? named.oauthbearer,
+    }
   }
   if (named.protocol) {
     const { ssl, sasl } = merged as BrokerOptions

@@ -29,7 +29,7 @@ import { javaGroupMember, javaProduce } from '../peers/java-client.js'
 import { requireKafka, runJava, spawnJava, type KafkaCluster } from '../peers/kafka.js'
 import { kcatConsume, kcatProduce } from '../peers/kcat.js'
 import { makeCerts, type TestCerts } from '../security/certs.js'
-import { requireSecuredKafka, startSecuredKafka, USERS as KAFKA_USERS } from '../security/secured-kafka.js'
+import { requireSecuredKafka, startSecuredKafka, unsecuredJwt, USERS as KAFKA_USERS } from '../security/secured-kafka.js'
 import { roundTrip } from '../security/support.js'
 import { Prng } from '../../bench/support/prng.js'
 import { mutate } from './mutate.js'
@@ -199,11 +199,17 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
       () => true,
       async (reauthMs) => {
         const problems: string[] = []
-        const c = await startCluster({ sasl: { users: USERS }, connectionsMaxReauthMs: reauthMs, onProblem: (m) => problems.push(m) })
+        // OAUTHBEARER with Kafka's default (unsecured) validator, as secured-kafka.ts configures Kafka.
+        const mechanisms = ['OAUTHBEARER', 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const
+        const c = await startCluster({
+          sasl: { users: USERS, mechanisms: [...mechanisms] },
+          connectionsMaxReauthMs: reauthMs,
+          onProblem: (m) => problems.push(m),
+        })
         return {
           bootstrap: c.bootstrapServers,
           users: USERS,
-          mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'],
+          mechanisms: [...mechanisms],
           problems,
           stop: () => c.stop(),
         }
@@ -349,6 +355,53 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         raw.close()
       })
 
+      /** An OAUTHBEARER initial response (RFC 7628) carrying `token`, with an authzid and extensions when given. */
+      const bearer = (token: string, authzid = '', extensions = '') =>
+        Buffer.from(`n,${authzid ? `a=${authzid}` : ''},\x01auth=Bearer ${token}${extensions}\x01\x01`)
+      const jws = (header: object, claims: object) =>
+        `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`
+      const seconds = (ms: number) => Math.floor((Date.now() + ms) / 1000)
+      const authenticateBearer = async (authBytes: Buffer, on = t) => {
+        const raw = await RawClient.open(on.bootstrap)
+        expect((await raw.request(SaslHandshake, 1, { mechanism: 'OAUTHBEARER' })).errorCode).toBe(0)
+        return { raw, res: await raw.request(SaslAuthenticate, 2, { authBytes }) }
+      }
+
+      it("OAUTHBEARER with Kafka's unsecured validator: a good token (with extensions) is served; a refused one gets RFC 7628's error challenge, then fails at the client's %x01; an authzid that is not the token's principal, or a malformed response, fails at once", async () => {
+        const good = await authenticateBearer(bearer(unsecuredJwt('alice'), 'alice', '\x01traceId=abc123'))
+        expect(good.res.errorCode).toBe(0)
+        expect(good.res.authBytes.length).toBe(0)
+        expect((await metadata(good.raw)).brokers).toHaveLength(1)
+        good.raw.close()
+        for (const token of [
+          unsecuredJwt('alice', -600_000),
+          jws({ alg: 'HS256' }, { sub: 'alice', exp: seconds(60_000) }),
+          jws({ alg: 'none' }, { exp: seconds(60_000) }),
+          jws({ alg: 'none' }, { sub: 'alice' }),
+          `${unsecuredJwt('alice')}c2ln`,
+        ]) {
+          const refused = await authenticateBearer(bearer(token))
+          expect(refused.res.errorCode, token).toBe(0)
+          expect(refused.res.authBytes.toString()).toBe('{"status":"invalid_token"}')
+          const ack = await refused.raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from('\x01') })
+          expect(ack.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
+          expect(ack.errorMessage).toBe('{"status":"invalid_token"}')
+          await refused.raw.whenClosed
+        }
+        const other = await authenticateBearer(bearer(unsecuredJwt('alice'), 'bob'))
+        expect(other.res.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
+        expect(other.res.errorMessage).toBe(
+          "Authentication failed: Client requested an authorization id (bob) that is different from the token's principal name (alice)",
+        )
+        await other.raw.whenClosed
+        const malformed = await authenticateBearer(Buffer.from('n,,\x01nothing\x01\x01'))
+        expect(malformed.res.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
+        expect(malformed.res.errorMessage).toBe(
+          'Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER',
+        )
+        await malformed.raw.whenClosed
+      })
+
       it('connections.max.reauth.ms: the session lifetime is sent, a request on an expired session closes the connection, a re-authentication renews it (at most once a second, same user)', async () => {
         const r = await open(1200)
         try {
@@ -376,6 +429,15 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
           expect(bob.errorCode).toBe(ErrorCodes.SASL_AUTHENTICATION_FAILED)
           expect(bob.errorMessage).toMatch(/^Cannot change principals during re-authentication from User\.alice: User\.bob$/)
           await raw.whenClosed
+          // OAUTHBEARER: the session ends when the token does, if that is sooner (KIP-368).
+          const soon = await authenticateBearer(bearer(jws({ alg: 'none' }, { sub: 'alice', exp: (Date.now() + 800) / 1000 })), r)
+          expect(soon.res.errorCode).toBe(0)
+          expect(Number(soon.res.sessionLifetimeMs)).toBeGreaterThan(0)
+          expect(Number(soon.res.sessionLifetimeMs)).toBeLessThanOrEqual(800)
+          soon.raw.close()
+          const later = await authenticateBearer(bearer(unsecuredJwt('alice')), r)
+          expect(later.res.sessionLifetimeMs).toBe(1200n)
+          later.raw.close()
         } finally {
           await r.stop()
         }

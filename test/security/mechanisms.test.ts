@@ -1,7 +1,6 @@
 // Each SASL mechanism and each TLS mode against a real broker, and against
 // the embedded broker as a second target: connect, produce in every codec,
-// consume in a group, admin calls. The embedded broker serves no
-// OAUTHBEARER (secured-embedded.ts), so those cases run on real Kafka only.
+// consume in a group, admin calls.
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import type { KafkaConfig } from '../../src/kafka.js'
 import { requireSecuredEmbedded, startSecuredEmbedded } from './secured-embedded.js'
@@ -66,7 +65,7 @@ for (const [target, available, start] of targets)
       ],
     ]
     cases.forEach(([name, config], i) => {
-      it.skipIf(target !== 'real Kafka' && name.includes('OAUTHBEARER'))(name, async () => {
+      it(name, async () => {
         await roundTrip(config() as KafkaConfig, `mech-${i}`)
       })
     })

@@ -2,9 +2,6 @@
 // suites: the listeners of secured-kafka.ts, each a one-broker embedded
 // cluster (so "one broker" holds as on the real broker), with the same users
 // and certificates. Where it deliberately differs from the real broker:
-//   - no OAUTHBEARER (it serves PLAIN and SCRAM only), so SASL_SSL enables
-//     PLAIN and SCRAM-SHA-512 without it, and the OAUTHBEARER cases run on
-//     real Kafka only;
 //   - no authorization (ACLs): every authenticated user may do anything, so
 //     authorization.test.ts runs on real Kafka only.
 import { spawnSync } from 'node:child_process'
@@ -29,10 +26,11 @@ export async function startSecuredEmbedded(options: { connectionsMaxReauthMs?: n
   const tls = (name: string) => ({ cert: read(`${name}.pem`) + read('ca.pem'), key: read(`${name}.key`) })
   const users = { ...USERS }
   const listeners: Record<ListenerName, StartClusterOptions> = {
-    SASL: { sasl: { users, mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] } },
+    // OAUTHBEARER with Kafka's default (unsecured) validator, as secured-kafka.ts configures Kafka.
+    SASL: { sasl: { users, mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] } },
     SSL: { ssl: tls('broker') },
     MTLS: { ssl: { ...tls('broker'), ca: certs.ca } },
-    SASL_SSL: { ssl: tls('broker'), sasl: { users, mechanisms: ['PLAIN', 'SCRAM-SHA-512'] } },
+    SASL_SSL: { ssl: tls('broker'), sasl: { users, mechanisms: ['PLAIN', 'SCRAM-SHA-512', 'OAUTHBEARER'] } },
     EXPIRED: { ssl: tls('expired') },
     RIG: {},
   }

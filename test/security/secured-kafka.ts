@@ -23,7 +23,7 @@ export interface SecuredTarget {
   /** 'host:port' of the named listener. */
   listener(name: ListenerName): string[]
   stop(): Promise<void>
-  /** The embedded broker: no OAUTHBEARER, no ACLs (see secured-embedded.ts). */
+  /** The embedded broker: no ACLs (see secured-embedded.ts). */
   embedded?: boolean
 }
 

@@ -1,15 +1,27 @@
 import { Buffer } from 'node:buffer'
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { nearest } from '../../config/option.js'
 import { saltedPassword, type ScramHash } from '../../net/sasl/scram.js'
+import { jwksValidator, unsecuredValidator, type OauthbearerOptions, type TokenValidator } from './oauthbearer.js'
 
-export type SaslMechanismName = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512'
-export const MECHANISMS: readonly SaslMechanismName[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']
+export type SaslMechanismName = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512' | 'OAUTHBEARER'
+/** The mechanisms served. */
+export const MECHANISMS: readonly SaslMechanismName[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER']
+/** Those enabled when none are named: the password ones (OAUTHBEARER needs its validator chosen). */
+const DEFAULT_MECHANISMS: readonly SaslMechanismName[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']
+const SASL_KEYS = ['mechanisms', 'users', 'scramIterations', 'oauthbearer']
 
 export interface BrokerSaslOptions {
-  /** Enabled mechanisms (sasl.enabled.mechanisms). Default all three. */
+  /** Enabled mechanisms (sasl.enabled.mechanisms). Default PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512. */
   mechanisms?: SaslMechanismName[]
-  /** The users and their passwords; each may authenticate with every enabled mechanism. */
+  /** The users and their passwords; each may authenticate with every enabled password mechanism. */
   users: Record<string, string>
+  /**
+   * How OAUTHBEARER tokens are checked, when it is enabled: signed tokens
+   * from a JWKS, or Kafka's default unsecured validator (unsigned tokens,
+   * for tests only), which is what enabling OAUTHBEARER without this gives.
+   */
+  oauthbearer?: OauthbearerOptions
   /** SCRAM iterations for the stored credentials (RFC 7677 and Kafka: at least 4096). Default 4096. */
   scramIterations?: number
 }
@@ -35,10 +47,17 @@ export class SaslUsers {
     private readonly plainKey: Buffer,
     private readonly plain: Map<string, Buffer>,
     private readonly scram: Map<string, ScramCredential>,
+    /** OAUTHBEARER's token check; throws TokenRefused. */
+    readonly validateToken: TokenValidator,
   ) {}
 
   static async create(options: BrokerSaslOptions): Promise<SaslUsers> {
-    const mechanisms = options.mechanisms ?? [...MECHANISMS]
+    const unknown = Object.keys(options).find((k) => !SASL_KEYS.includes(k))
+    if (unknown !== undefined) {
+      const near = nearest(unknown, SASL_KEYS)
+      throw new RangeError(`startCluster: unknown sasl option ${unknown}${near ? ` (did you mean ${near}?)` : ''}`)
+    }
+    const mechanisms = options.mechanisms ?? [...DEFAULT_MECHANISMS]
     if (!Array.isArray(mechanisms) || mechanisms.length === 0)
       throw new RangeError('startCluster: sasl.mechanisms must list at least one mechanism')
     for (const m of mechanisms)
@@ -68,7 +87,7 @@ export class SaslUsers {
         })
       }
     }
-    return new SaslUsers(mechanisms, plainKey, plain, scram)
+    return new SaslUsers(mechanisms, plainKey, plain, scram, tokenValidator(mechanisms, options.oauthbearer))
   }
 
   /** Whether `password` is `user`'s, in constant time for users that exist. */
@@ -98,4 +117,23 @@ export class SaslUsers {
       yield { hash: key.slice(0, slash) as 'sha256' | 'sha512', user: key.slice(slash + 1), iterations: c.iterations }
     }
   }
+}
+
+function tokenValidator(mechanisms: readonly SaslMechanismName[], options: OauthbearerOptions | undefined): TokenValidator {
+  if (!mechanisms.includes('OAUTHBEARER')) {
+    if (options) throw new RangeError('startCluster: sasl.oauthbearer is set but sasl.mechanisms does not enable OAUTHBEARER')
+    return async () => {
+      throw new Error('OAUTHBEARER is not enabled')
+    }
+  }
+  if (options === undefined || 'unsecured' in options) return unsecuredValidator(options?.unsecured)
+  if ('jwks' in options && options.jwks && typeof options.jwks.jwksUrl === 'string') {
+    try {
+      new URL(options.jwks.jwksUrl)
+    } catch {
+      throw new RangeError(`startCluster: sasl.oauthbearer.jwks.jwksUrl is not a URL: ${options.jwks.jwksUrl}`)
+    }
+    return jwksValidator(options.jwks)
+  }
+  throw new TypeError('startCluster: sasl.oauthbearer must be { unsecured: {...} } or { jwks: { jwksUrl, ... } }')
 }

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer'
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { SaslMechanismName, SaslUsers, ScramCredential } from './credentials.js'
+import { readInitialResponse, TokenRefused } from './oauthbearer.js'
 
 /**
  * An exchange refused. `clientMessage` is what the client is told: Kafka
@@ -24,10 +25,13 @@ export interface ServerExchange {
   evaluate(token: Buffer): Promise<Buffer>
   /** Set once the exchange has succeeded: the authenticated user. */
   readonly user: string | null
+  /** When the credential itself expires (an OAUTHBEARER token), epoch ms; null when it does not. */
+  readonly expiresAtMs: number | null
 }
 
 export function serverExchange(mechanism: SaslMechanismName, users: SaslUsers): ServerExchange {
   if (mechanism === 'PLAIN') return new PlainServer(users)
+  if (mechanism === 'OAUTHBEARER') return new OauthbearerServer(users)
   return new ScramServer(mechanism, mechanism === 'SCRAM-SHA-256' ? 'sha256' : 'sha512', users)
 }
 
@@ -35,6 +39,7 @@ export function serverExchange(mechanism: SaslMechanismName, users: SaslUsers): 
 class PlainServer implements ServerExchange {
   readonly mechanism = 'PLAIN' as const
   user: string | null = null
+  readonly expiresAtMs = null
 
   constructor(private readonly users: SaslUsers) {}
 
@@ -71,6 +76,7 @@ const hmac = (hash: 'sha256' | 'sha512', key: Buffer, data: string) => createHma
  */
 class ScramServer implements ServerExchange {
   user: string | null = null
+  readonly expiresAtMs = null
   private step: 'first' | 'final' | 'done' = 'first'
   private gs2Header = ''
   private clientFirstBare = ''
@@ -139,5 +145,52 @@ class ScramServer implements ServerExchange {
     this.step = 'done'
     this.user = this.pendingUser
     return `v=${hmac(this.hash, credential.serverKey, authMessage).toString('base64')}`
+  }
+}
+
+/**
+ * The server side of OAUTHBEARER (RFC 7628, KIP-255), as Kafka's
+ * OAuthBearerSaslServer: the initial response's bearer token checked by the
+ * configured validator. A token refused is answered with RFC 7628's JSON
+ * error challenge; the client acknowledges it with a lone %x01 and the
+ * exchange then fails with that status. A malformed response fails at once.
+ * Extensions are accepted as Kafka's default validators accept them.
+ */
+class OauthbearerServer implements ServerExchange {
+  readonly mechanism = 'OAUTHBEARER' as const
+  user: string | null = null
+  expiresAtMs: number | null = null
+  private refused: TokenRefused | null = null
+
+  constructor(private readonly users: SaslUsers) {}
+
+  async evaluate(token: Buffer): Promise<Buffer> {
+    if (this.user !== null) throw new SaslFailure('OAUTHBEARER: a token after the exchange completed')
+    if (this.refused) {
+      const refused = this.refused
+      if (token.length === 1 && token[0] === 1) throw new SaslFailure(`OAUTHBEARER: ${refused.reason}`, refused.challenge)
+      throw new SaslFailure('OAUTHBEARER: the client went on after the error challenge instead of acknowledging it')
+    }
+    let response: ReturnType<typeof readInitialResponse>
+    try {
+      response = readInitialResponse(token.toString('utf8'))
+    } catch (err) {
+      if (err instanceof TokenRefused) throw new SaslFailure(`OAUTHBEARER: ${err.reason}`)
+      throw err
+    }
+    try {
+      const valid = await this.users.validateToken(response.token)
+      if (response.authzid && response.authzid !== valid.principal) {
+        const reason = `Authentication failed: Client requested an authorization id (${response.authzid}) that is different from the token's principal name (${valid.principal})`
+        throw new SaslFailure(reason, reason)
+      }
+      this.user = valid.principal
+      this.expiresAtMs = valid.expiresAtMs
+      return Buffer.alloc(0)
+    } catch (err) {
+      if (!(err instanceof TokenRefused)) throw err
+      this.refused = err
+      return Buffer.from(err.challenge, 'utf8')
+    }
   }
 }

@@ -193,15 +193,19 @@ export class SaslSession {
 
   /** After a token: if the exchange is done, the session starts (its lifetime, 0 for none, returned). */
   private maybeComplete(): number {
-    const user = this.exchange?.user
+    const exchange = this.exchange
+    const user = exchange?.user
     if (user == null) return 0
     this.user = user
     this.exchange = null
     this.state = 'complete'
     this.raw = false
     this.reauthenticating = false
-    this.expiresAt = this.maxReauthMs > 0 ? Date.now() + this.maxReauthMs : null
+    // KIP-368: with connections.max.reauth.ms set, a session lasts that long, or until its token expires if sooner.
+    const now = Date.now()
+    const lifetime = this.maxReauthMs > 0 ? Math.max(1, Math.min(this.maxReauthMs, (exchange!.expiresAtMs ?? Infinity) - now)) : 0
+    this.expiresAt = this.maxReauthMs > 0 ? now + lifetime : null
     this.onAuthenticated()
-    return this.maxReauthMs
+    return lifetime
   }
 }
