@@ -18,6 +18,8 @@ import { isCompacted } from './log-cleaner.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
 const SASL_MAX_RECEIVE_BYTES = 524_288
+/** How long a client connection of a SASL listener may take to authenticate (as the TLS handshake's bound). */
+export const SASL_AUTHENTICATION_TIMEOUT_MS = 10_000
 
 /** A partition as one broker holds it: its log, the producers' idempotence state, and its followers while it leads. */
 export interface Replica {
@@ -65,11 +67,13 @@ export class VirtualBroker {
   async start(port = this.port): Promise<void> {
     if (this.listener) return
     this.cleanStart ??= this.cluster.cleanlyStopped(this.id)
-    const { maxRequestBytes, maxConnections, connectionsMaxReauthMs } = this.cluster.options
+    const { maxRequestBytes, maxConnections, maxConnectionsPerIp, connectionsMaxIdleMs, connectionsMaxReauthMs } = this.cluster.options
     const users = this.cluster.saslUsers
     const listener = new Listener(new RequestPipeline(this, this.cluster).serve, {
       maxRequestBytes,
       maxConnections,
+      maxConnectionsPerIp,
+      connectionsMaxIdleMs,
       onProblem: (why) => this.cluster.problem(this.id, why),
       tls: this.cluster.tls ?? undefined,
       // Every client connection of a SASL listener authenticates first (in-process peers do not), with
@@ -78,6 +82,10 @@ export class VirtualBroker {
         ? (c) => {
             c.limitRequests(Math.min(SASL_MAX_RECEIVE_BYTES, maxRequestBytes), 'sasl.server.max.receive.size')
             c.sasl = new SaslSession(users, connectionsMaxReauthMs, () => c.limitRequests(maxRequestBytes, 'socket.request.max.bytes'))
+            // A stranger cannot hold a connection open half-authenticated.
+            c.deadline(SASL_AUTHENTICATION_TIMEOUT_MS, () =>
+              c.sasl?.authenticated ? null : `not authenticated within ${SASL_AUTHENTICATION_TIMEOUT_MS} ms`,
+            )
           }
         : undefined,
     })

@@ -68,6 +68,8 @@ const BROKER_DYNAMIC: Record<string, ConfigDef> = {
   'min.insync.replicas': { type: TYPE_INT, value: fixed('1'), min: 1 },
   'unclean.leader.election.enable': { type: TYPE_BOOLEAN, value: fixed('false') },
   'max.connections': { type: TYPE_INT, value: (c) => String(c.options.maxConnections), min: 0 },
+  'max.connections.per.ip': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionsPerIp), min: 0 },
+  'connections.max.idle.ms': { type: TYPE_LONG, value: (c) => String(c.options.connectionsMaxIdleMs) },
   'sasl.kerberos.min.time.before.relogin': { type: TYPE_LONG, value: fixed('60000') },
 }
 

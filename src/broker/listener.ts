@@ -24,13 +24,16 @@ export interface ListenerTls {
 /** How long a client may take over its TLS handshake before it is dropped. */
 const TLS_HANDSHAKE_TIMEOUT_MS = 10_000
 
-/** Requests read ahead of the one being served before the socket is paused. */
-const MAX_QUEUED = 16
-
-/** One client connection: requests are served one at a time, responses in request order (as Kafka does). */
+/**
+ * One client connection: requests are served one at a time, responses in
+ * request order, and the socket is muted (not read) from a request until its
+ * response is written, as Kafka mutes a channel: a client that pipelines
+ * holds its requests in its own socket buffers, not in the broker's memory.
+ */
 export class ClientConnection {
   private queue: Buffer[] = []
   private serving = false
+  private readonly timers = new Set<NodeJS.Timeout>()
   private closed = false
   /** A last response is being flushed: nothing more is read. */
   private closing = false
@@ -92,10 +95,37 @@ export class ClientConnection {
     return this.label ?? `${s.remoteAddress}:${s.remotePort}`
   }
 
+  /**
+   * Closes the connection when it has had no request (nor response) for
+   * `ms` (connections.max.idle.ms); a request being served, however long
+   * (a JoinGroup, a long poll), is activity.
+   */
+  expireWhenIdle(ms: number): void {
+    const socket = this.socket as Socket
+    if (typeof socket.setTimeout !== 'function') return
+    socket.setTimeout(ms, () => {
+      if (this.serving) socket.setTimeout(ms)
+      else this.close(`idle for ${ms} ms (connections.max.idle.ms)`)
+    })
+  }
+
+  /** Closes the connection after `ms` unless `done()` says by then that what it had to do is done (why it closes, else null). */
+  deadline(ms: number, undone: () => string | null): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      const why = undone()
+      if (why) this.close(why)
+    }, ms)
+    timer.unref?.()
+    this.timers.add(timer)
+  }
+
   close(why?: string): void {
     if (this.closed && !why) return
     if (why) this.onProblem(`${this.remote}: ${why}; connection closed`)
     this.closed = true
+    for (const t of this.timers) clearTimeout(t)
+    this.timers.clear()
     this.queue = []
     this.socket.destroy()
     const listeners = [...this.closeListeners]
@@ -119,7 +149,8 @@ export class ClientConnection {
   private enqueue(frame: Buffer): void {
     if (this.closed || this.closing) return
     this.queue.push(frame)
-    if (this.queue.length >= MAX_QUEUED) this.socket.pause()
+    // Muted until the response is written (frames already in the chunk just read are queued and served in turn).
+    this.socket.pause()
     if (!this.serving) void this.serve()
   }
 
@@ -127,14 +158,13 @@ export class ClientConnection {
     this.serving = true
     try {
       while (this.queue.length && !this.closed) {
-        const frame = this.queue.shift()!
-        if (this.queue.length < MAX_QUEUED && this.socket.isPaused()) this.socket.resume()
-        const out = await this.handle(frame, this)
+        const out = await this.handle(this.queue.shift()!, this)
         if (this.closed) return
         if (out === 'close') return this.close()
         if (out && 'last' in out) return this.closeAfter(out.last)
         if (out) this.socket.write(out)
       }
+      if (!this.closed && !this.closing) this.socket.resume()
     } catch (err) {
       this.close(`request failed: ${(err as Error).message}`)
     } finally {
@@ -147,6 +177,10 @@ export interface ListenerOptions {
   maxRequestBytes: number
   onProblem: (why: string) => void
   maxConnections?: number
+  /** max.connections.per.ip: client connections from one address. */
+  maxConnectionsPerIp?: number
+  /** connections.max.idle.ms, for client connections. */
+  connectionsMaxIdleMs?: number
   /** Serve TLS (node:tls) instead of plain TCP. */
   tls?: ListenerTls
   /** Called for every accepted client connection (not in-process ones) before its first frame. */
@@ -162,6 +196,8 @@ export interface ListenerOptions {
 export class Listener {
   private server: Server | null = null
   private readonly connections = new Set<ClientConnection>()
+  /** Client connections per remote address (max.connections.per.ip). */
+  private readonly perIp = new Map<string, number>()
   private internalCount = 0
 
   constructor(
@@ -171,18 +207,40 @@ export class Listener {
 
   /** Starts listening; resolves with the port (an ephemeral one for port 0). */
   listen(host: string, port: number): Promise<number> {
-    const { tls, maxConnections = Infinity, maxRequestBytes, onProblem } = this.options
+    const {
+      tls,
+      maxConnections = Infinity,
+      maxConnectionsPerIp = Infinity,
+      connectionsMaxIdleMs,
+      maxRequestBytes,
+      onProblem,
+    } = this.options
     const accept = (socket: Socket) => {
-      if (this.connections.size >= maxConnections) {
-        onProblem(`${socket.remoteAddress}:${socket.remotePort}: past max.connections (${maxConnections}); connection closed`)
+      const ip = socket.remoteAddress ?? ''
+      const fromIp = this.perIp.get(ip) ?? 0
+      const refused =
+        this.connections.size >= maxConnections
+          ? `max.connections (${maxConnections})`
+          : fromIp >= maxConnectionsPerIp
+            ? `max.connections.per.ip (${maxConnectionsPerIp} from ${ip})`
+            : null
+      if (refused) {
+        onProblem(`${socket.remoteAddress}:${socket.remotePort}: past ${refused}; connection closed`)
         socket.destroy()
         return
       }
       socket.setNoDelay(true)
       const c = new ClientConnection(socket, this.handle, maxRequestBytes, onProblem)
+      if (connectionsMaxIdleMs) c.expireWhenIdle(connectionsMaxIdleMs)
       this.options.onAccept?.(c)
       this.connections.add(c)
-      socket.once('close', () => this.connections.delete(c))
+      this.perIp.set(ip, fromIp + 1)
+      socket.once('close', () => {
+        this.connections.delete(c)
+        const left = (this.perIp.get(ip) ?? 1) - 1
+        if (left > 0) this.perIp.set(ip, left)
+        else this.perIp.delete(ip)
+      })
     }
     let server: Server
     if (tls) {
@@ -243,6 +301,7 @@ export class Listener {
     this.server = null
     for (const c of this.connections) c.close()
     this.connections.clear()
+    this.perIp.clear()
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()))
   }
 }

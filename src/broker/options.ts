@@ -91,6 +91,13 @@ export interface BrokerOptions {
    * unlimited).
    */
   maxConnections?: number
+  /** max.connections.per.ip, per broker: a connection past it is closed at once. Default 2147483647 (Kafka's). */
+  maxConnectionsPerIp?: number
+  /**
+   * connections.max.idle.ms: a client connection with no request for this
+   * long is closed (one being served is not idle). Default 600000, as Kafka.
+   */
+  connectionsMaxIdleMs?: number
   /** group.min.session.timeout.ms. Default 6000. */
   groupMinSessionTimeoutMs?: number
   /** group.max.session.timeout.ms. Default 1800000. */
@@ -267,6 +274,13 @@ export const BROKER_OPTIONS = {
   replicaFetchWaitMaxMs: ms(500, "A follower's fetch long poll.", 'replica.fetch.wait.max.ms', 1),
   maxRequestBytes: int(100 * 1024 * 1024, 'Larger requests close the connection.', 'socket.request.max.bytes', 1),
   maxConnections: int(10_000, 'Connections per broker; one past it is closed at once.', 'max.connections', 1),
+  maxConnectionsPerIp: int(
+    INT32_MAX,
+    'Client connections from one address per broker; one past it is closed at once.',
+    'max.connections.per.ip',
+    0,
+  ),
+  connectionsMaxIdleMs: ms(600_000, 'A client connection with no request for this long is closed.', 'connections.max.idle.ms', 1),
   groupMinSessionTimeoutMs: ms(6000, 'The shortest session timeout a classic group member may ask for.', 'group.min.session.timeout.ms'),
   groupMaxSessionTimeoutMs: ms(1_800_000, 'The longest.', 'group.max.session.timeout.ms'),
   groupInitialRebalanceDelayMs: ms(0, "How long an empty group's first join waits for more members.", 'group.initial.rebalance.delay.ms'),

@@ -57,6 +57,11 @@ export class SaslSession {
     private readonly onAuthenticated: () => void = () => {},
   ) {}
 
+  /** Whether the connection has authenticated (a re-authentication in progress keeps it so). */
+  get authenticated(): boolean {
+    return this.user !== null
+  }
+
   get expectsRawTokens(): boolean {
     return this.raw && this.state === 'authenticate'
   }
