@@ -14,7 +14,9 @@ import { deleteTopicsHandler } from './handlers/delete-topics.js'
 import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
+import { describeLogDirsHandler } from './handlers/describe-log-dirs.js'
 import { describeTopicPartitionsHandler } from './handlers/describe-topic-partitions.js'
+import { describeTransactionsHandler } from './handlers/describe-transactions.js'
 import { describeUserScramCredentialsHandler } from './handlers/describe-user-scram-credentials.js'
 import { electLeadersHandler } from './handlers/elect-leaders.js'
 import { endTxnHandler } from './handlers/end-txn.js'
@@ -27,6 +29,7 @@ import { joinGroupHandler } from './handlers/join-group.js'
 import { leaveGroupHandler } from './handlers/leave-group.js'
 import { listGroupsHandler } from './handlers/list-groups.js'
 import { listOffsetsHandler } from './handlers/list-offsets.js'
+import { listTransactionsHandler } from './handlers/list-transactions.js'
 import { metadataHandler } from './handlers/metadata.js'
 import { offsetCommitHandler } from './handlers/offset-commit.js'
 import { offsetDeleteHandler } from './handlers/offset-delete.js'
@@ -79,6 +82,9 @@ for (const h of [
   consumerGroupDescribeHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
+  describeLogDirsHandler,
+  describeTransactionsHandler,
+  listTransactionsHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

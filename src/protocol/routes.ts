@@ -40,6 +40,10 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   InitProducerId: 'transaction',
   // Each broker answers for itself.
   ListGroups: 'node',
+  DescribeLogDirs: 'node',
+  ListTransactions: 'node',
+  DescribeProducers: 'leader',
+  DescribeTransactions: 'transaction',
   // Any broker.
   ApiVersions: 'any',
   Metadata: 'any',

@@ -214,6 +214,70 @@ describe.skipIf(!requireKafka())("Kafka's console and perf tools against the emb
     )
   }, 120_000)
 
+  it('kafka-transactions lists and describes an open transaction as its coordinator holds it; kafka-log-dirs shows each replica and its size', async () => {
+    const TRANSACTIONS = 'org.apache.kafka.tools.TransactionsCommand'
+    const LOG_DIRS = 'org.apache.kafka.tools.LogDirsCommand'
+    await admin.createTopics({ topics: [{ topic: 'tx-tools', numPartitions: 2, replicationFactor: 3 }] })
+    const producer = kafka.producer({ transactionalId: 'tools-tx' })
+    await producer.connect()
+    try {
+      const t = await producer.transaction()
+      await t.send({ topic: 'tx-tools', messages: [{ key: 'k', value: 'v', partition: 1 }] })
+      const listed = lines((await tool(TRANSACTIONS, ['list'])).stdout).map((l) => l.trim().split(/\s+/))
+      expect(listed[0]).toEqual(['TransactionalId', 'Coordinator', 'ProducerId', 'TransactionState'])
+      const row = listed.find((r) => r[0] === 'tools-tx')!
+      expect(row[3]).toBe('Ongoing')
+      const described = lines((await tool(TRANSACTIONS, ['describe', '--transactional-id', 'tools-tx'])).stdout).map((l) =>
+        l.trim().split(/\s+/),
+      )
+      const header = described[0]
+      const values = described[1]
+      const field = (name: string) => values[header.indexOf(name)]
+      expect(field('TransactionalId')).toBe('tools-tx')
+      expect(field('CoordinatorId')).toBe(row[1])
+      expect(field('ProducerId')).toBe(row[2])
+      expect(field('TransactionState')).toBe('Ongoing')
+      expect(Number(field('CurrentTransactionStartTimeMs'))).toBeGreaterThan(Date.now() - 120_000)
+      expect(described[1].join(' ')).toContain('tx-tools-1')
+      await t.commit()
+      const after = lines((await tool(TRANSACTIONS, ['list', '--transactional-id-pattern', 'tools-.*'])).stdout).map((l) =>
+        l.trim().split(/\s+/),
+      )
+      // The pattern (ListTransactions v2) keeps only ids it matches.
+      expect(after.slice(1).map((r) => [r[0], r[3]])).toEqual([['tools-tx', 'CompleteCommit']])
+    } finally {
+      await producer.disconnect()
+    }
+    const out = (await tool(LOG_DIRS, ['--describe', '--topic-list', 'tx-tools'])).stdout
+    const report = JSON.parse(lines(out).find((l) => l.startsWith('{'))!) as {
+      brokers: {
+        broker: number
+        logDirs: { logDir: string; error: string | null; partitions: { partition: string; size: number; offsetLag: number }[] }[]
+      }[]
+    }
+    expect(report.brokers.map((b) => b.broker).sort()).toEqual([0, 1, 2])
+    for (const b of report.brokers) {
+      expect(b.logDirs).toHaveLength(1)
+      expect(b.logDirs[0].logDir).toBe(`memory:broker-${b.broker}`)
+      const sizes = Object.fromEntries(b.logDirs[0].partitions.map((p) => [p.partition, p.size]))
+      // RF 3: every broker holds both partitions; partition 1 has the record and the commit marker.
+      expect(Object.keys(sizes).sort()).toEqual(['tx-tools-0', 'tx-tools-1'])
+      expect(sizes['tx-tools-0']).toBe(0)
+    }
+    await until(
+      async () => {
+        const again = JSON.parse(
+          lines((await tool(LOG_DIRS, ['--describe', '--topic-list', 'tx-tools'])).stdout).find((l) => l.startsWith('{'))!,
+        )
+        return again.brokers.every(
+          (b: (typeof report.brokers)[number]) => b.logDirs[0].partitions.find((p) => p.partition === 'tx-tools-1')!.size > 0,
+        )
+      },
+      60_000,
+      () => 'tx-tools-1 holds data on every replica',
+    )
+  })
+
   it('ProducerPerformance writes every record it reports; ConsumerPerformance reads them all back', async () => {
     const topic = 'kt-perf'
     const records = 20_000

@@ -147,6 +147,14 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
     validateOnly: true,
   }),
   DescribeUserScramCredentials: () => ({ users: null }),
+  DescribeLogDirs: () => ({ topics: [{ topic: 'vt', partitions: [0, 1] }] }),
+  DescribeTransactions: () => ({ transactionalIds: ['vtx', 'unknown'] }),
+  ListTransactions: () => ({
+    stateFilters: ['Ongoing', 'NoSuchState'],
+    producerIdFilters: [],
+    durationFilter: -1n,
+    transactionalIdPattern: null,
+  }),
   AlterUserScramCredentials: () => ({ deletions: [{ name: 'nobody', mechanism: 1 }], upsertions: [] }),
   AlterConfigs: () => ({
     resources: [{ resourceType: 2, resourceName: 'vt', configs: [{ name: 'retention.ms', value: '1000' }] }],

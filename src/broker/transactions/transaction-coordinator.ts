@@ -19,6 +19,20 @@ interface Transaction {
   partitions: Map<string, { topic: string; partition: number }>
   groups: Set<string>
   timer: NodeJS.Timeout | null
+  /** When the open transaction began (epoch ms); -1 when none has. */
+  startedAt: number
+}
+
+/** A transaction as DescribeTransactions and ListTransactions show it. */
+export interface TransactionView {
+  transactionalId: string
+  producerId: bigint
+  producerEpoch: number
+  /** Kafka's TransactionState name. */
+  state: string
+  timeoutMs: number
+  startedAt: number
+  partitions: { topic: string; partition: number }[]
 }
 
 /**
@@ -58,6 +72,7 @@ export class TransactionCoordinator {
         partitions: new Map(),
         groups: new Set(),
         timer: null,
+        startedAt: -1,
       }
       this.byId.set(transactionalId, txn)
       this.byProducerId.set(txn.producerId, txn)
@@ -94,6 +109,7 @@ export class TransactionCoordinator {
   private begin(txn: Transaction): void {
     if (txn.state === 'Ongoing') return
     txn.state = 'Ongoing'
+    txn.startedAt = Date.now()
     txn.partitions.clear()
     txn.groups.clear()
     txn.timer = setTimeout(() => {
@@ -199,10 +215,33 @@ export class TransactionCoordinator {
     txn.state = commit ? 'CompleteCommit' : 'CompleteAbort'
   }
 
+  /** The transactional ids `brokerId` coordinates, as the admin APIs show them. */
+  *coordinatedBy(brokerId: number): Iterable<TransactionView> {
+    for (const txn of this.byId.values()) if (this.coordinatorFor(txn.transactionalId) === brokerId) yield view(txn)
+  }
+
+  /** One transactional id's transaction, if this coordinator knows it. */
+  describe(transactionalId: string): TransactionView | undefined {
+    const txn = this.byId.get(transactionalId)
+    return txn && view(txn)
+  }
+
   close(): void {
     for (const txn of this.byId.values()) {
       if (txn.timer) clearTimeout(txn.timer)
       txn.timer = null
     }
+  }
+}
+
+function view(txn: Transaction): TransactionView {
+  return {
+    transactionalId: txn.transactionalId,
+    producerId: txn.producerId,
+    producerEpoch: txn.epoch,
+    state: txn.state,
+    timeoutMs: txn.timeoutMs,
+    startedAt: txn.state === 'Ongoing' ? txn.startedAt : -1,
+    partitions: [...txn.partitions.values()],
   }
 }

@@ -49,6 +49,10 @@ export const API_NAMES = [
   'DescribeUserScramCredentials',
   'AlterUserScramCredentials',
   'DescribeTopicPartitions',
+  'DescribeLogDirs',
+  'DescribeProducers',
+  'DescribeTransactions',
+  'ListTransactions',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

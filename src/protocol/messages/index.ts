@@ -57,6 +57,10 @@ import { DeleteAcls } from './DeleteAcls.js'
 import { DescribeUserScramCredentials } from './DescribeUserScramCredentials.js'
 import { AlterUserScramCredentials } from './AlterUserScramCredentials.js'
 import { DescribeTopicPartitions } from './DescribeTopicPartitions.js'
+import { DescribeLogDirs } from './DescribeLogDirs.js'
+import { DescribeProducers } from './DescribeProducers.js'
+import { DescribeTransactions } from './DescribeTransactions.js'
+import { ListTransactions } from './ListTransactions.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -104,6 +108,10 @@ export * from './DeleteAcls.js'
 export * from './DescribeUserScramCredentials.js'
 export * from './AlterUserScramCredentials.js'
 export * from './DescribeTopicPartitions.js'
+export * from './DescribeLogDirs.js'
+export * from './DescribeProducers.js'
+export * from './DescribeTransactions.js'
+export * from './ListTransactions.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -137,6 +145,7 @@ export const apis: Record<number, ApiSpec> = {
   31: DeleteAcls,
   32: DescribeConfigs,
   33: AlterConfigs,
+  35: DescribeLogDirs,
   36: SaslAuthenticate,
   37: CreatePartitions,
   42: DeleteGroups,
@@ -148,6 +157,9 @@ export const apis: Record<number, ApiSpec> = {
   50: DescribeUserScramCredentials,
   51: AlterUserScramCredentials,
   60: DescribeCluster,
+  61: DescribeProducers,
+  65: DescribeTransactions,
+  66: ListTransactions,
   68: ConsumerGroupHeartbeat,
   69: ConsumerGroupDescribe,
   75: DescribeTopicPartitions,
