@@ -17,7 +17,7 @@ import { PartitionLog } from './partition-log.js'
 import { ProducerState } from './producer-state.js'
 import { LeaderState } from './leader-state.js'
 import { ReplicaFetcher } from './replica-fetcher.js'
-import type { PartitionImage, TopicImage } from './controller.js'
+import { ControllerError, type PartitionImage, type TopicImage } from './controller.js'
 import { join } from 'node:path'
 import { readBatchHeader } from './record-batch.js'
 import { DiskLog } from './storage/disk-log.js'
@@ -236,11 +236,9 @@ export class VirtualBroker {
         if (!replica?.leader || replica.leader.epoch !== p.leaderEpoch) continue
         const out = replica.leader.outOfSync(p.isr, replica.log.logEndOffset, now, options.replicaLagTimeMaxMs)
         if (!out.length) continue
-        controller.alterIsr(
-          t.id,
-          p.partition,
-          this.id,
-          p.leaderEpoch,
+        this.alterIsr(
+          t,
+          p,
           p.isr.filter((r) => !out.includes(r)),
         )
         replica.log.advanceHighWatermark()
@@ -259,8 +257,22 @@ export class VirtualBroker {
     const log = replica.log
     leader.recordFetch(follower, fetchOffset, log.logEndOffset, Date.now())
     if (!p.isr.includes(follower) && fetchOffset >= log.highWatermark && fetchOffset >= log.epochStart(p.leaderEpoch))
-      this.cluster.controller.alterIsr(t.id, p.partition, this.id, p.leaderEpoch, [...p.isr, follower])
+      this.alterIsr(t, p, [...p.isr, follower])
     log.advanceHighWatermark()
+  }
+
+  /**
+   * AlterPartition to the controller for a partition led here. Its record
+   * not written (the metadata log's disk failing), the ISR stays as it is
+   * and the next check or fetch asks again, as Kafka's leader retries.
+   */
+  private alterIsr(t: TopicImage, p: PartitionImage, isr: number[]): void {
+    try {
+      this.cluster.controller.alterIsr(t.id, p.partition, this.id, p.leaderEpoch, isr)
+    } catch (err) {
+      if (!(err instanceof ControllerError)) throw err
+      this.cluster.problem(this.id, `ISR change of ${t.name}-${p.partition} to [${isr}] not made: ${err.message}`)
+    }
   }
 
   private readonly handleFrame = async (
@@ -353,8 +365,14 @@ export class VirtualBroker {
         try {
           res = await handler.handle(req, ctx)
         } catch (err) {
-          this.cluster.problem(this.id, `${spec.name} v${apiVersion} failed: ${(err as Error).stack ?? err}`)
-          res = handler.errorResponse(req, ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
+          // A controller refusal carries its code (a metadata log that cannot be written: KAFKA_STORAGE_ERROR); anything else is a bug.
+          if (err instanceof ControllerError) {
+            this.cluster.problem(this.id, `${spec.name} v${apiVersion} refused: ${err.message}`)
+            res = handler.errorResponse(req, err.code, ctx)
+          } else {
+            this.cluster.problem(this.id, `${spec.name} v${apiVersion} failed: ${(err as Error).stack ?? err}`)
+            res = handler.errorResponse(req, ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
+          }
         }
       }
     }

@@ -116,6 +116,8 @@ export class EmbeddedCluster {
     const dir = join(dataDir, '__cluster_metadata-0')
     const { file, records } = RecordFile.open<MetadataRecord>(join(dir, FIRST_SEGMENT), {
       sync: true,
+      // A change whose write fails is taken back by the controller: the log takes the next one.
+      undoneOnFailure: true,
       legacy: join(dir, 'records.jsonl'),
       report: (m) => this.options.onProblem?.(`metadata log: ${m}`),
     })
@@ -125,7 +127,14 @@ export class EmbeddedCluster {
     // group log is read too: a refused start changes no file), and as it grows.
     let due = false
     controller.persist = (batch) => {
-      if (!this.metadataSnapshots.appended(file.append(batch)) || due) return
+      let bytes: number
+      try {
+        bytes = file.append(batch)
+      } catch (err) {
+        this.options.onProblem?.(`metadata log: ${(err as Error).message}; the change is not made`)
+        throw err
+      }
+      if (!this.metadataSnapshots.appended(bytes) || due) return
       due = true
       // Once the change being made has applied (append persists before it applies).
       queueMicrotask(() => {

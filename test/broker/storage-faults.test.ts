@@ -4,14 +4,16 @@
 // bytes and index entries) back off, and the broker keeps serving reads;
 // once the disk takes writes again the log goes on with no gap, and a
 // restart reads exactly the acknowledged records.
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { Controller, ControllerError } from '../../src/broker/controller.js'
+import { snapshotRecords } from '../../src/broker/metadata-snapshot.js'
 import { diskIo } from '../../src/broker/storage/disk-io.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { Metadata, Produce } from '../../src/protocol/messages/index.js'
+import { CreateTopics, DeleteTopics, InitProducerId, Metadata, Produce } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, readAll } from './storage-support.js'
 
@@ -117,4 +119,122 @@ describe('a full disk (simulated short writes and ENOSPC)', () => {
       expect(await readAll(c, 'full')).toEqual(all)
     },
   )
+})
+
+/** Every write fails (ENOSPC) until `diskIo.write` is given back. */
+function diskFull(): void {
+  diskIo.write = () => {
+    throw enospc()
+  }
+}
+
+async function createTopic(c: RawClient, name: string, partitions: number, replicationFactor: number) {
+  const r = await c.request(CreateTopics, 7, { topics: [{ name, numPartitions: partitions, replicationFactor }], timeoutMs: 5000 })
+  return r.topics[0]
+}
+
+async function topicNames(c: RawClient): Promise<string[]> {
+  return (await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })).topics.map((t) => t.name!).sort()
+}
+
+describe('a metadata log write that fails', () => {
+  it.each([1, 3])(
+    '%i broker(s): the change is not made (KAFKA_STORAGE_ERROR, nothing of it in memory or on disk), the broker serves what it had, a retry once the disk takes writes succeeds, and a restart sees exactly what was acknowledged',
+    async (brokers) => {
+      const dataDir = tempDir()
+      const problems: string[] = []
+      const options = { dataDir, brokers, onProblem: (m: string) => problems.push(m), topics: [{ name: 'kept', partitions: 1 }] }
+      let { c } = await leaderClient(options, 'kept')
+      expect((await produce(c, 'kept', batch('k', 3))).errorCode).toBe(0)
+      const kept = await readAll(c, 'kept')
+
+      // CreateTopics: its records (the topic and its partitions, one atomic batch) cannot be written.
+      diskFull()
+      const refused = await createTopic(c, 'lost', 3, brokers)
+      expect(refused.errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+      expect(refused.errorMessage).toMatch(/ENOSPC/)
+      expect(problems.some((p) => p.startsWith('metadata log:') && p.includes('ENOSPC'))).toBe(true)
+      expect(await topicNames(c)).toEqual(['kept'])
+      expect(cluster!.metadataLog.some((r) => r.type === 'topic' && r.name === 'lost')).toBe(false)
+      for (let b = 0; b < brokers; b++) expect(readdirSync(join(dataDir, `broker-${b}`)).some((d) => d.startsWith('lost-'))).toBe(false)
+      // DeleteTopics (one record) and InitProducerId (a producer-id block) cannot be written either: nothing changes.
+      const deleted = await c.request(DeleteTopics, 6, { topics: [{ name: 'kept' }], timeoutMs: 5000 })
+      expect(deleted.responses[0].errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+      const init = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60000 })
+      expect(init.errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+      // The broker serves what it had.
+      expect(await topicNames(c)).toEqual(['kept'])
+      expect(await readAll(c, 'kept')).toEqual(kept)
+
+      // The disk takes writes again: the same requests succeed.
+      diskIo.write = realWrite
+      const created = await createTopic(c, 'lost', 3, brokers)
+      expect(created.errorCode).toBe(0)
+      expect(await topicNames(c)).toEqual(['kept', 'lost'])
+      expect((await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60000 })).errorCode).toBe(0)
+      const md = await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
+
+      // A restart replays exactly the acknowledged changes.
+      ;({ c } = await leaderClient(options, 'kept'))
+      const after = await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
+      const shape = (r: typeof md) =>
+        r.topics
+          .map((t) => ({ name: t.name, id: t.topicId, partitions: t.partitions.map((p) => [p.partitionIndex, [...p.replicaNodes]]) }))
+          .sort((a, b) => a.name!.localeCompare(b.name!))
+      expect(shape(after)).toEqual(shape(md))
+      expect(await readAll(c, 'kept')).toEqual(kept)
+    },
+  )
+})
+
+describe("the controller's image when its write fails", () => {
+  it('every kind of change, atomic or one record, is taken back whole: the image, the log and the listeners as before', () => {
+    const c = new Controller('cluster')
+    for (let id = 0; id < 3; id++) c.registerBroker(id, 'localhost', 9092 + id)
+    c.createTopic('t', { partitions: 3, replicationFactor: 3, configs: { 'retention.ms': '1000' } })
+    c.setDynamicConfig('broker', '', 'log.retention.ms', '5000')
+    c.allocateProducerId()
+    const before = JSON.stringify(snapshotRecords(c))
+    const logLength = c.log.length
+    const heard: string[] = []
+    c.onRecord((r) => heard.push(r.type))
+    c.persist = () => {
+      throw new Error('ENOSPC: no space left on device, write')
+    }
+    const refused = (change: () => unknown) => {
+      try {
+        change()
+      } catch (err) {
+        expect(err).toBeInstanceOf(ControllerError)
+        expect(err).toMatchObject({ code: ErrorCodes.KAFKA_STORAGE_ERROR, message: expect.stringMatching(/ENOSPC/) })
+        expect(JSON.stringify(snapshotRecords(c))).toBe(before)
+        expect(c.log.length).toBe(logLength)
+        expect(heard).toEqual([])
+        return
+      }
+      throw new Error('the change was not refused')
+    }
+    refused(() => c.createTopic('u', { partitions: 2, replicationFactor: 2, configs: { 'cleanup.policy': 'compact' } }))
+    refused(() => c.createPartitions('t', 5))
+    refused(() => c.deleteTopic('t'))
+    // A fence: the broker, and each partition it led or was in sync for, in one batch.
+    refused(() => c.setFenced(0, true))
+    refused(() =>
+      c.atomically(() => {
+        c.setTopicConfig('t', 'retention.ms', null)
+        c.setDynamicConfig('broker', '', 'log.retention.ms', null)
+        c.setDynamicConfig('group', 'g', 'consumer.session.timeout.ms', '45000')
+        c.append({ type: 'scram', user: 'alice', mechanism: 1, credential: null })
+        c.registerBroker(3, 'localhost', 9095)
+      }),
+    )
+    // The producer-id block is not handed out twice: the next id comes from a block that was written.
+    for (let i = 0; i < 999; i++) c.allocateProducerId()
+    refused(() => c.allocateProducerId())
+    c.persist = null
+    expect(c.allocateProducerId()).toBe(1000n)
+    c.setFenced(0, true)
+    expect(heard.slice(0, 2)).toEqual(['producer-ids', 'broker-fence'])
+    expect(c.topics.get('t')!.partitions.every((p) => p.leader !== 0 && !p.isr.includes(0))).toBe(true)
+  })
 })

@@ -74,8 +74,10 @@ export class TransactionCoordinator {
 
   private bumpEpoch(txn: Transaction): void {
     if (txn.epoch >= LAST_EPOCH) {
+      // First, as it may be refused (its record not written): the transaction stays as it was.
+      const producerId = this.cluster.controller.allocateProducerId()
       this.byProducerId.delete(txn.producerId)
-      txn.producerId = this.cluster.controller.allocateProducerId()
+      txn.producerId = producerId
       txn.epoch = 0
       this.byProducerId.set(txn.producerId, txn)
     } else {
