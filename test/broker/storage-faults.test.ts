@@ -13,17 +13,21 @@ import { Controller, ControllerError } from '../../src/broker/controller.js'
 import { snapshotRecords } from '../../src/broker/metadata-snapshot.js'
 import { diskIo } from '../../src/broker/storage/disk-io.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { CreateTopics, DeleteTopics, InitProducerId, Metadata, Produce } from '../../src/protocol/messages/index.js'
+import { CreateTopics, DeleteTopics, InitProducerId, ListOffsets, Metadata, Produce } from '../../src/protocol/messages/index.js'
+import { Kafka } from '../../src/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, readAll } from './storage-support.js'
+import { until } from './support.js'
 
 const realWrite = diskIo.write
 const dirs: string[] = []
 const open: RawClient[] = []
+const clients: { disconnect(): Promise<void> }[] = []
 let cluster: RunningCluster | undefined
 
 afterEach(async () => {
   diskIo.write = realWrite
+  await Promise.allSettled(clients.splice(0).map((c) => c.disconnect()))
   for (const c of open.splice(0)) c.close()
   await cluster?.stop()
   cluster = undefined
@@ -236,5 +240,59 @@ describe("the controller's image when its write fails", () => {
     c.setFenced(0, true)
     expect(heard.slice(0, 2)).toEqual(['producer-ids', 'broker-fence'])
     expect(c.topics.get('t')!.partitions.every((p) => p.leader !== 0 && !p.isr.includes(0))).toBe(true)
+  })
+})
+
+describe('transaction markers whose write fails', () => {
+  it('are written again until they are: the commit is acknowledged only then, read_committed sees none of it before and all of it after', async () => {
+    const problems: string[] = []
+    cluster = await startCluster({ dataDir: tempDir(), onProblem: (m) => problems.push(m), topics: [{ name: 'tx', partitions: 2 }] })
+    const b = cluster.brokers[0]
+    const c = await RawClient.open(`${b.host}:${b.port}`)
+    open.push(c)
+    const kafka = new Kafka({ clientId: 'markers', brokers: cluster.bootstrapServers.split(',') })
+    const p = kafka.producer({ transactionalId: 'tx-markers' })
+    clients.push(p)
+    await p.connect()
+    const t = await p.transaction()
+    await t.send({
+      topic: 'tx',
+      messages: [0, 1].flatMap((partition) => [
+        { value: `a${partition}`, partition },
+        { value: `b${partition}`, partition },
+      ]),
+    })
+    const stable = async () => {
+      const r = await c.request(ListOffsets, 7, {
+        replicaId: -1,
+        isolationLevel: 1,
+        topics: [{ name: 'tx', partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n })) }],
+      })
+      return r.topics[0].partitions.map((x) => x.offset)
+    }
+    expect(await stable()).toEqual([0n, 0n])
+
+    diskFull()
+    let acknowledged = false
+    const commit = t.commit().then(() => (acknowledged = true))
+    await until(
+      () => problems.some((m) => m.includes('COMMIT markers of transactional id tx-markers not written to tx-0') && m.includes('ENOSPC')),
+      5000,
+      () => problems.join('\n'),
+    )
+    // Retried, not given up: the client is told to wait, and nothing of the transaction is stable yet.
+    await new Promise((r) => setTimeout(r, 400))
+    expect(acknowledged).toBe(false)
+    expect(await stable()).toEqual([0n, 0n])
+
+    diskIo.write = realWrite
+    await commit
+    expect(problems.some((m) => /COMMIT markers of transactional id tx-markers written after \d+ retries/.test(m))).toBe(true)
+    // Each partition: its two records and the marker.
+    expect(await stable()).toEqual([3n, 3n])
+    const next = await p.transaction()
+    await next.send({ topic: 'tx', messages: [{ value: 'c', partition: 0 }] })
+    await next.commit()
+    expect(await stable()).toEqual([5n, 3n])
   })
 })
