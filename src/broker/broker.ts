@@ -21,6 +21,8 @@ import { ControllerError, type PartitionImage, type TopicImage } from './control
 import { join } from 'node:path'
 import { readBatchHeader } from './record-batch.js'
 import { DiskLog } from './storage/disk-log.js'
+import { StorageError } from './storage/disk-io.js'
+import { MARKER_RETRY_MS } from './transactions/transaction-coordinator.js'
 import { topicConfig } from './topic-configs.js'
 import { advertisedHost } from './options.js'
 import { isCompacted } from './log-cleaner.js'
@@ -196,7 +198,7 @@ export class VirtualBroker {
     if (replica.leader?.epoch !== p.leaderEpoch) {
       replica.leader = new LeaderState(p.leaderEpoch, this.id, p.replicas, now)
       log.markEpoch(p.leaderEpoch)
-      this.endOrphanedTransactions(replica, p.leaderEpoch)
+      this.endOrphanedTransactions(t, p.partition, replica, p.leaderEpoch)
       const leader = replica.leader
       const image = p
       log.hwBound = () => leader.isrLogEnd(this.cluster.controller.topicsById.get(t.id)?.partitions[image.partition]?.isr ?? [])
@@ -214,15 +216,33 @@ export class VirtualBroker {
    * restart on a dataDir), as Kafka aborts what it finds open past its
    * timeout. Safe: EndTxn writes its markers before it answers, so a
    * transaction no coordinator knows was never acknowledged as committed.
+   * A marker whose write fails (StorageError) is tried again while this
+   * broker leads at that epoch, as the coordinator retries its own.
    */
-  private endOrphanedTransactions(replica: Replica, leaderEpoch: number): void {
-    for (const producerId of replica.log.openTransactions()) {
-      const outcome = this.cluster.transactions.outcome(producerId)
-      if (outcome === 'ongoing') continue
-      const epoch = Math.max(0, replica.producers.epochOf(producerId))
-      replica.log.writeMarker(producerId, epoch, outcome === 'commit', leaderEpoch)
-      replica.producers.endTransaction(producerId, epoch)
+  private endOrphanedTransactions(t: TopicImage, partition: number, replica: Replica, leaderEpoch: number, attempt = 0): void {
+    try {
+      for (const producerId of replica.log.openTransactions()) {
+        const outcome = this.cluster.transactions.outcome(producerId)
+        if (outcome === 'ongoing') continue
+        const epoch = Math.max(0, replica.producers.epochOf(producerId))
+        replica.log.writeMarker(producerId, epoch, outcome === 'commit', leaderEpoch)
+        replica.producers.endTransaction(producerId, epoch)
+      }
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err
+      if (attempt === 0)
+        this.cluster.problem(
+          this.id,
+          `a transaction marker of ${t.name}-${partition} not written: ${err.message}; written again every ${MARKER_RETRY_MS} ms`,
+        )
+      const again = setTimeout(() => {
+        const still = this.listener && this.replicas.get(`${t.id}/${partition}`) === replica && replica.leader?.epoch === leaderEpoch
+        if (still) this.endOrphanedTransactions(t, partition, replica, leaderEpoch, attempt + 1)
+      }, MARKER_RETRY_MS)
+      again.unref?.()
+      return
     }
+    if (attempt > 0) this.cluster.problem(this.id, `the transaction markers of ${t.name}-${partition} written after ${attempt} retries`)
   }
 
   /** The ISR check of every partition led here: followers past replica.lag.time.max.ms leave it. */

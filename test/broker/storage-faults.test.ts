@@ -4,7 +4,7 @@
 // bytes and index entries) back off, and the broker keeps serving reads;
 // once the disk takes writes again the log goes on with no gap, and a
 // restart reads exactly the acknowledged records.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -294,5 +294,53 @@ describe('transaction markers whose write fails', () => {
     await next.send({ topic: 'tx', messages: [{ value: 'c', partition: 0 }] })
     await next.commit()
     expect(await stable()).toEqual([5n, 3n])
+  })
+})
+
+/** Writes to files whose path contains `part` fail with ENOSPC (the file found by its fd, Linux's /proc/self/fd). */
+function diskFullFor(part: string): void {
+  diskIo.write = (fd, buffer, offset, length, position) => {
+    if (readlinkSync(`/proc/self/fd/${fd}`).includes(part)) throw enospc()
+    return realWrite(fd, buffer, offset, length, position)
+  }
+}
+
+describe.runIf(process.platform === 'linux')('an orphaned transaction a new leader ends', () => {
+  it('gets its ABORT marker written again until it is, when the write fails', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'tx', partitions: 1 }] }
+    cluster = await startCluster(options)
+    const kafka = new Kafka({ clientId: 'orphan', brokers: cluster.bootstrapServers.split(',') })
+    const p = kafka.producer({ transactionalId: 'tx-orphan' })
+    clients.push(p)
+    await p.connect()
+    const t = await p.transaction()
+    await t.send({ topic: 'tx', messages: [{ value: 'open', partition: 0 }] })
+    await p.disconnect()
+    await cluster.stop()
+
+    // Restarted, the coordinator knows nothing of the transaction: its leader aborts it, and the marker's write fails.
+    diskFullFor(join('tx-0', '0'))
+    const { c } = await leaderClient(options, 'tx')
+    const stable = async () =>
+      (
+        await c.request(ListOffsets, 7, {
+          replicaId: -1,
+          isolationLevel: 1,
+          topics: [{ name: 'tx', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+        })
+      ).topics[0].partitions[0].offset
+    expect(problems.some((m) => m.includes('a transaction marker of tx-0 not written') && m.includes('ENOSPC'))).toBe(true)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(await stable()).toBe(0n)
+
+    diskIo.write = realWrite
+    await until(
+      async () => (await stable()) === 2n,
+      5000,
+      () => problems.join('\n'),
+    )
+    expect(problems.some((m) => /the transaction markers of tx-0 written after \d+ retries/.test(m))).toBe(true)
   })
 })

@@ -9,7 +9,7 @@ export const MAX_TRANSACTION_TIMEOUT_MS = 900_000
 /** An epoch this close to Short.MAX_VALUE gets a new producer id instead (as Kafka does). */
 const LAST_EPOCH = 32766
 /** How soon markers whose write failed are written again (Kafka's coordinator re-enqueues them, with retry.backoff.ms). */
-const MARKER_RETRY_MS = 100
+export const MARKER_RETRY_MS = 100
 
 /** Prepare*: decided, some markers not yet written (retried until they are); Complete*: every marker written. */
 type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort'
