@@ -385,14 +385,9 @@ export class VirtualBroker {
         try {
           res = await handler.handle(req, ctx)
         } catch (err) {
-          // A controller refusal carries its code (a metadata log that cannot be written: KAFKA_STORAGE_ERROR); anything else is a bug.
-          if (err instanceof ControllerError) {
-            this.cluster.problem(this.id, `${spec.name} v${apiVersion} refused: ${err.message}`)
-            res = handler.errorResponse(req, err.code, ctx)
-          } else {
-            this.cluster.problem(this.id, `${spec.name} v${apiVersion} failed: ${(err as Error).stack ?? err}`)
-            res = handler.errorResponse(req, ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
-          }
+          this.cluster.problem(this.id, `${spec.name} v${apiVersion} failed: ${(err as Error).stack ?? err}`)
+          // A controller's refusal carries its code (its metadata log not written: KAFKA_STORAGE_ERROR); anything else is a bug.
+          res = handler.errorResponse(req, err instanceof ControllerError ? err.code : ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
         }
       }
     }
