@@ -99,7 +99,7 @@ export class VirtualBroker {
       if (r.type === 'partition' || r.type === 'partition-change') {
         const t = controller.topicsById.get(r.topicId)
         const p = t?.partitions[r.partition]
-        if (t && p) this.syncRole(t, p)
+        if (t && p) this.syncRoleOrReport(t, p)
       }
       this.fetcher.poke()
     })
@@ -205,6 +205,23 @@ export class VirtualBroker {
     } else replica.leader.track(p.replicas, now)
     log.advanceHighWatermark()
     log.notify()
+  }
+
+  /**
+   * syncRole for a change the metadata log holds already: a replica whose
+   * directory cannot be written (StorageError: its partition.metadata, a
+   * marker) is reported and left unopened here (offline on this broker, as
+   * Kafka's partitions of a failed log directory), the rest of the change
+   * going on; it is opened at its next use as leader (cluster.leaderReplica)
+   * or role change.
+   */
+  private syncRoleOrReport(t: TopicImage, p: PartitionImage): void {
+    try {
+      this.syncRole(t, p)
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err
+      this.cluster.problem(this.id, `${t.name}-${p.partition} not opened here: ${err.message}`)
+    }
   }
 
   /**

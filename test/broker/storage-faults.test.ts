@@ -13,13 +13,22 @@ import { Controller, ControllerError } from '../../src/broker/controller.js'
 import { snapshotRecords } from '../../src/broker/metadata-snapshot.js'
 import { diskIo } from '../../src/broker/storage/disk-io.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { CreateTopics, DeleteTopics, InitProducerId, ListOffsets, Metadata, Produce } from '../../src/protocol/messages/index.js'
+import {
+  CreateTopics,
+  DeleteRecords,
+  DeleteTopics,
+  InitProducerId,
+  ListOffsets,
+  Metadata,
+  Produce,
+} from '../../src/protocol/messages/index.js'
 import { Kafka } from '../../src/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, batchesOf, readAll } from './storage-support.js'
+import { batch, batchesOf, listOffset, readAll } from './storage-support.js'
 import { until } from './support.js'
 
 const realWrite = diskIo.write
+const realFsync = diskIo.fsync
 const dirs: string[] = []
 const open: RawClient[] = []
 const clients: { disconnect(): Promise<void> }[] = []
@@ -27,6 +36,7 @@ let cluster: RunningCluster | undefined
 
 afterEach(async () => {
   diskIo.write = realWrite
+  diskIo.fsync = realFsync
   await Promise.allSettled(clients.splice(0).map((c) => c.disconnect()))
   for (const c of open.splice(0)) c.close()
   await cluster?.stop()
@@ -342,5 +352,70 @@ describe.runIf(process.platform === 'linux')('an orphaned transaction a new lead
       () => problems.join('\n'),
     )
     expect(problems.some((m) => /the transaction markers of tx-0 written after \d+ retries/.test(m))).toBe(true)
+  })
+})
+
+describe.runIf(process.platform === 'linux')('small files of the data directory written through disk-io (temp, flush, rename)', () => {
+  it('partition.metadata not written: the partition is reported offline on its broker (KAFKA_STORAGE_ERROR), the rest goes on; it opens once the disk takes writes', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'kept', partitions: 1 }] }
+    let { c } = await leaderClient(options, 'kept')
+    diskFullFor('partition.metadata')
+    // The topic's records are written (the metadata log is another file): it exists; its directory cannot be set up.
+    expect((await createTopic(c, 'late', 1, 1)).errorCode).toBe(0)
+    expect(problems.some((m) => m.includes('late-0 not opened here') && m.includes('partition.metadata') && m.includes('ENOSPC'))).toBe(
+      true,
+    )
+    expect((await produce(c, 'late', batch('l', 2))).errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+    expect((await produce(c, 'kept', batch('k', 2))).errorCode).toBe(0)
+    expect(readdirSync(dataDir, { recursive: true }).some((f) => String(f).endsWith('.tmp'))).toBe(false)
+
+    diskIo.write = realWrite
+    expect((await produce(c, 'late', batch('l', 2))).errorCode).toBe(0)
+    ;({ c } = await leaderClient(options, 'late'))
+    expect((await readAll(c, 'late')).map((r) => r.key)).toEqual(['l-0', 'l-1'])
+  })
+
+  it('the log start checkpoint not written: DeleteRecords answers KAFKA_STORAGE_ERROR and the start stays; written, a restart keeps it', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'del', partitions: 1 }] }
+    let { c } = await leaderClient(options, 'del')
+    for (let i = 0; i < 3; i++) expect((await produce(c, 'del', batch(`d${i}`, 2))).errorCode).toBe(0)
+    const deleteTo = (offset: bigint) =>
+      c.request(DeleteRecords, 2, { topics: [{ name: 'del', partitions: [{ partitionIndex: 0, offset }] }], timeoutMs: 5000 })
+    diskFullFor('log-start-offset')
+    const refused = (await deleteTo(3n)).topics[0].partitions[0]
+    expect(refused.errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+    expect(problems.some((m) => m.includes('DeleteRecords of del-0') && m.includes('ENOSPC'))).toBe(true)
+    expect(await readAll(c, 'del')).toHaveLength(6)
+
+    diskIo.write = realWrite
+    expect((await deleteTo(3n)).topics[0].partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 3n })
+    ;({ c } = await leaderClient(options, 'del'))
+    expect((await readAll(c, 'del', 3n)).map((r) => r.offset)).toEqual([3, 4, 5])
+    expect((await listOffset(c, 'del', -2n)).offset).toBe(3n)
+  })
+
+  it('meta.properties not written: the start is refused naming it (StorageError), the directory left free; .clean-shutdown not flushed: the stop says so and leaves no marker', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, onProblem: (m: string) => problems.push(m) }
+    diskFullFor('meta.properties')
+    await expect(startCluster(options)).rejects.toThrow(/meta\.properties.*ENOSPC/)
+    diskIo.write = realWrite
+    cluster = await startCluster(options)
+
+    // An empty file: its flush fails (EIO).
+    diskIo.fsync = (fd) => {
+      if (readlinkSync(`/proc/self/fd/${fd}`).includes('.clean-shutdown'))
+        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', syscall: 'fsync' })
+      realFsync(fd)
+    }
+    await cluster.stop()
+    cluster = undefined
+    expect(problems.some((m) => m.includes('.clean-shutdown') && m.includes('EIO') && m.includes('not marked cleanly stopped'))).toBe(true)
+    expect(readdirSync(join(dataDir, 'broker-0'))).not.toContain('.clean-shutdown')
   })
 })
