@@ -22,7 +22,10 @@ export class StorageError extends Error {
 /**
  * The partition logs' writes and flushes go through these: the one seam
  * where a test makes the disk fail (full, short writes, I/O errors) or
- * counts fsyncs, without a real full disk.
+ * counts fsyncs, without a real full disk. One per process, not per
+ * cluster: vitest gives each test file its own modules (isolate, its
+ * default) and runs a file's tests one at a time, so a test's faults reach
+ * its own clusters only; a test that wants one file to fail picks it by fd.
  */
 export const diskIo = {
   write: writeSync as (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => number,
