@@ -8,10 +8,12 @@ import { PartitionLog } from './partition-log.js'
 import { ProducerState } from './producer-state.js'
 import { LeaderState } from './leader-state.js'
 import { ReplicaFetcher } from './replica-fetcher.js'
-import type { PartitionImage, TopicImage } from './controller.js'
+import { ControllerError, type PartitionImage, type TopicImage } from './controller.js'
 import { join } from 'node:path'
 import { readBatchHeader } from './record-batch.js'
 import { DiskLog } from './storage/disk-log.js'
+import { StorageError } from './storage/disk-io.js'
+import { MARKER_RETRY_MS } from './transactions/transaction-coordinator.js'
 import { topicConfig } from './topic-configs.js'
 import { advertisedHost } from './options.js'
 import { isCompacted } from './log-cleaner.js'
@@ -96,7 +98,7 @@ export class VirtualBroker {
       if (r.type === 'partition' || r.type === 'partition-change') {
         const t = controller.topicsById.get(r.topicId)
         const p = t?.partitions[r.partition]
-        if (t && p) this.syncRole(t, p)
+        if (t && p) this.syncRoleOrReport(t, p)
       }
       this.fetcher.poke()
     })
@@ -195,13 +197,30 @@ export class VirtualBroker {
     if (replica.leader?.epoch !== p.leaderEpoch) {
       replica.leader = new LeaderState(p.leaderEpoch, this.id, p.replicas, now)
       log.markEpoch(p.leaderEpoch)
-      this.endOrphanedTransactions(replica, p.leaderEpoch)
+      this.endOrphanedTransactions(t, p.partition, replica, p.leaderEpoch)
       const leader = replica.leader
       const image = p
       log.hwBound = () => leader.isrLogEnd(this.cluster.controller.topicsById.get(t.id)?.partitions[image.partition]?.isr ?? [])
     } else replica.leader.track(p.replicas, now)
     log.advanceHighWatermark()
     log.notify()
+  }
+
+  /**
+   * syncRole for a change the metadata log holds already: a replica whose
+   * directory cannot be written (StorageError: its partition.metadata, a
+   * marker) is reported and left unopened here (offline on this broker, as
+   * Kafka's partitions of a failed log directory), the rest of the change
+   * going on; it is opened at its next use as leader (cluster.leaderReplica)
+   * or role change.
+   */
+  private syncRoleOrReport(t: TopicImage, p: PartitionImage): void {
+    try {
+      this.syncRole(t, p)
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err
+      this.cluster.problem(this.id, `${t.name}-${p.partition} not opened here: ${err.message}`)
+    }
   }
 
   /**
@@ -213,15 +232,33 @@ export class VirtualBroker {
    * restart on a dataDir), as Kafka aborts what it finds open past its
    * timeout. Safe: EndTxn writes its markers before it answers, so a
    * transaction no coordinator knows was never acknowledged as committed.
+   * A marker whose write fails (StorageError) is tried again while this
+   * broker leads at that epoch, as the coordinator retries its own.
    */
-  private endOrphanedTransactions(replica: Replica, leaderEpoch: number): void {
-    for (const producerId of replica.log.openTransactions()) {
-      const outcome = this.cluster.transactions.outcome(producerId)
-      if (outcome === 'ongoing') continue
-      const epoch = Math.max(0, replica.producers.epochOf(producerId))
-      replica.log.writeMarker(producerId, epoch, outcome === 'commit', leaderEpoch)
-      replica.producers.endTransaction(producerId, epoch)
+  private endOrphanedTransactions(t: TopicImage, partition: number, replica: Replica, leaderEpoch: number, attempt = 0): void {
+    try {
+      for (const producerId of replica.log.openTransactions()) {
+        const outcome = this.cluster.transactions.outcome(producerId)
+        if (outcome === 'ongoing') continue
+        const epoch = Math.max(0, replica.producers.epochOf(producerId))
+        replica.log.writeMarker(producerId, epoch, outcome === 'commit', leaderEpoch)
+        replica.producers.endTransaction(producerId, epoch)
+      }
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err
+      if (attempt === 0)
+        this.cluster.problem(
+          this.id,
+          `a transaction marker of ${t.name}-${partition} not written: ${err.message}; written again every ${MARKER_RETRY_MS} ms`,
+        )
+      const again = setTimeout(() => {
+        const still = this.listener && this.replicas.get(`${t.id}/${partition}`) === replica && replica.leader?.epoch === leaderEpoch
+        if (still) this.endOrphanedTransactions(t, partition, replica, leaderEpoch, attempt + 1)
+      }, MARKER_RETRY_MS)
+      again.unref?.()
+      return
     }
+    if (attempt > 0) this.cluster.problem(this.id, `the transaction markers of ${t.name}-${partition} written after ${attempt} retries`)
   }
 
   /** The ISR check of every partition led here: followers past replica.lag.time.max.ms leave it. */
@@ -235,11 +272,9 @@ export class VirtualBroker {
         if (!replica?.leader || replica.leader.epoch !== p.leaderEpoch) continue
         const out = replica.leader.outOfSync(p.isr, replica.log.logEndOffset, now, options.replicaLagTimeMaxMs)
         if (!out.length) continue
-        controller.alterIsr(
-          t.id,
-          p.partition,
-          this.id,
-          p.leaderEpoch,
+        this.alterIsr(
+          t,
+          p,
           p.isr.filter((r) => !out.includes(r)),
         )
         replica.log.advanceHighWatermark()
@@ -258,7 +293,21 @@ export class VirtualBroker {
     const log = replica.log
     leader.recordFetch(follower, fetchOffset, log.logEndOffset, Date.now())
     if (!p.isr.includes(follower) && fetchOffset >= log.highWatermark && fetchOffset >= log.epochStart(p.leaderEpoch))
-      this.cluster.controller.alterIsr(t.id, p.partition, this.id, p.leaderEpoch, [...p.isr, follower])
+      this.alterIsr(t, p, [...p.isr, follower])
     log.advanceHighWatermark()
+  }
+
+  /**
+   * AlterPartition to the controller for a partition led here. Its record
+   * not written (the metadata log's disk failing), the ISR stays as it is
+   * and the next check or fetch asks again, as Kafka's leader retries.
+   */
+  private alterIsr(t: TopicImage, p: PartitionImage, isr: number[]): void {
+    try {
+      this.cluster.controller.alterIsr(t.id, p.partition, this.id, p.leaderEpoch, isr)
+    } catch (err) {
+      if (!(err instanceof ControllerError)) throw err
+      this.cluster.problem(this.id, `ISR change of ${t.name}-${p.partition} to [${isr}] not made: ${err.message}`)
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../errors.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -9,6 +9,7 @@ import { SnapshotPolicy, snapshotRecords } from './metadata-snapshot.js'
 import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { DirLock } from './storage/dir-lock.js'
+import { fsyncDir, StorageError, writeFileDurably } from './storage/disk-io.js'
 import { unknownPartitionDirs } from './storage/disk-log.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
@@ -110,12 +111,15 @@ export class EmbeddedCluster {
     let clusterId = existsSync(props) ? /cluster\.id=(\S+)/.exec(readFileSync(props, 'utf8'))?.[1] : undefined
     if (!clusterId) {
       clusterId = uuid()
-      writeFileSync(props, `version=1\ncluster.id=${clusterId}\n`)
+      // As Kafka writes it (temp, flush, rename, directory flush); failing, the start is refused (StorageError).
+      writeFileDurably(props, `version=1\ncluster.id=${clusterId}\n`)
     }
     // A batch is one atomic change (torn, it goes whole), flushed before the change is acknowledged, as KRaft's.
     const dir = join(dataDir, '__cluster_metadata-0')
     const { file, records } = RecordFile.open<MetadataRecord>(join(dir, FIRST_SEGMENT), {
       sync: true,
+      // A change whose write fails is taken back by the controller: the log takes the next one.
+      undoneOnFailure: true,
       legacy: join(dir, 'records.jsonl'),
       report: (m) => this.options.onProblem?.(`metadata log: ${m}`),
     })
@@ -125,7 +129,14 @@ export class EmbeddedCluster {
     // group log is read too: a refused start changes no file), and as it grows.
     let due = false
     controller.persist = (batch) => {
-      if (!this.metadataSnapshots.appended(file.append(batch)) || due) return
+      let bytes: number
+      try {
+        bytes = file.append(batch)
+      } catch (err) {
+        this.options.onProblem?.(`metadata log: ${(err as Error).message}; the change is not made`)
+        throw err
+      }
+      if (!this.metadataSnapshots.appended(bytes) || due) return
       due = true
       // Once the change being made has applied (append persists before it applies).
       queueMicrotask(() => {
@@ -191,6 +202,8 @@ export class EmbeddedCluster {
     const marker = join(dir, CLEAN_SHUTDOWN)
     if (!existsSync(marker)) return false
     rmSync(marker)
+    // Its removal durable too: after a crash this run, the next start must check every segment.
+    fsyncDir(dir)
     return true
   }
 
@@ -337,6 +350,15 @@ export class EmbeddedCluster {
     if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
     // No leader (every ISR member down): a broker answers as for any partition it does not lead, as Kafka's do.
     if (p.leader !== broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
+    if (!broker.replicas.has(`${t.id}/${partition}`))
+      try {
+        // Not opened when it became this broker's (its directory could not be written): opened now, with its role.
+        broker.syncRole(t, p)
+      } catch (err) {
+        // Offline here while its directory cannot be written, as Kafka answers for a partition of a failed log directory.
+        if (err instanceof StorageError) return ErrorCodes.KAFKA_STORAGE_ERROR
+        throw err
+      }
     return { p, replica: broker.replica(t.id, partition) }
   }
 
@@ -379,7 +401,12 @@ export class EmbeddedCluster {
       }
       b.replicas.clear()
       const dir = this.brokerDir(b.id)
-      if (dir && clean) writeFileSync(join(dir, CLEAN_SHUTDOWN), '')
+      try {
+        if (dir && clean) writeFileDurably(join(dir, CLEAN_SHUTDOWN), '')
+      } catch (err) {
+        // Unmarked, the next start checks every segment: slower, never wrong.
+        this.problem(b.id, `${(err as Error).message}: not marked cleanly stopped (the next start checks every segment)`)
+      }
     }
     this.metadataFile?.close()
     this.metadataFile = null

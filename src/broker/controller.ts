@@ -36,8 +36,9 @@ export class ControllerError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message)
+    super(message, options)
   }
 }
 
@@ -51,7 +52,7 @@ const PRODUCER_ID_BLOCK = 1000n
  * Owns the cluster metadata: an append-only log of MetadataRecords and the
  * image that replaying it gives. Every change goes through append(), so the
  * log alone can rebuild the image (replay) — the shape a persisted
- * __cluster_metadata needs. Listeners hear each applied record.
+ * __cluster_metadata needs. Listeners hear each record once it is written.
  */
 export class Controller {
   readonly clusterId: string
@@ -98,44 +99,100 @@ export class Controller {
    */
   persist: ((records: MetadataRecord[]) => void) | null = null
   private pending: MetadataRecord[] | null = null
+  /** How to take back what the pending records applied, oldest first: a change whose write fails is undone. */
+  private readonly undo: (() => void)[] = []
 
   /**
    * Runs `change`, whose records are persisted as one write when it ends
    * (KRaft's atomic record batch): a topic is never replayed without its
    * partitions. Nothing answers a client before the write: it is issued
-   * before `change` returns.
+   * before `change` returns. The change reads its own records in the image
+   * as it goes; the log and the listeners (the brokers' replicas, the
+   * groups) hear them only once written. A write that fails, or a change
+   * that throws, takes back everything it applied: the image is as before.
    */
   atomically<T>(change: () => T): T {
     if (this.pending) return change()
-    this.pending = []
+    const records: MetadataRecord[] = (this.pending = [])
+    let result: T
     try {
-      return change()
+      result = change()
+      if (records.length) this.write(records)
+    } catch (err) {
+      for (let i = this.undo.length - 1; i >= 0; i--) this.undo[i]()
+      throw err
     } finally {
-      const records = this.pending
       this.pending = null
-      if (records.length) this.persist?.(records)
+      this.undo.length = 0
+    }
+    this.publish(records)
+    return result
+  }
+
+  /** Applies `record`: written first (or with its atomic change); a failed write applies nothing (ControllerError, KAFKA_STORAGE_ERROR). */
+  append(record: MetadataRecord): void {
+    if (this.pending) {
+      this.pending.push(record)
+      this.apply(record)
+      return
+    }
+    this.write([record])
+    this.apply(record)
+    this.publish([record])
+  }
+
+  /**
+   * Kafka's controller halts its process when its metadata log cannot be
+   * written (the raft IO thread's fatal fault handler): the client hears
+   * nothing. An embedded broker cannot end its host's process, so the
+   * change is refused with KAFKA_STORAGE_ERROR (retriable: the client tries
+   * again) and the broker goes on with the image it had.
+   */
+  private write(records: MetadataRecord[]): void {
+    try {
+      this.persist?.(records)
+    } catch (err) {
+      throw new ControllerError(ErrorCodes.KAFKA_STORAGE_ERROR, `the metadata log could not be written: ${(err as Error).message}`, {
+        cause: err,
+      })
     }
   }
 
-  append(record: MetadataRecord): void {
-    if (this.pending) this.pending.push(record)
-    else this.persist?.([record])
-    this.apply(record)
-    this.log.push(record)
-    for (const l of this.listeners) l(record)
+  /** Written records join the log, then the listeners hear them (all in the log first: a listener's own change comes after them). */
+  private publish(records: readonly MetadataRecord[]): void {
+    for (const r of records) this.log.push(r)
+    for (const r of records) for (const l of this.listeners) l(r)
+  }
+
+  /** Takes back what `apply` just did, should its atomic change fail (only then is there anything to take back). */
+  private undoable(undo: () => void): void {
+    if (this.pending) this.undo.push(undo)
   }
 
   private apply(r: MetadataRecord): void {
     switch (r.type) {
-      case 'broker':
+      case 'broker': {
+        const before = this.brokers.get(r.id)
+        this.undoable(() => (before ? this.brokers.set(r.id, before) : this.brokers.delete(r.id)))
         this.brokers.set(r.id, { id: r.id, host: r.host, port: r.port, rack: r.rack, fenced: false })
         break
+      }
       case 'broker-fence': {
         const b = this.brokers.get(r.id)
-        if (b) b.fenced = r.fenced
+        if (!b) break
+        const before = b.fenced
+        this.undoable(() => (b.fenced = before))
+        b.fenced = r.fenced
         break
       }
       case 'topic': {
+        const [byName, byId] = [this.topics.get(r.name), this.topicsById.get(r.id)]
+        this.undoable(() => {
+          if (byName) this.topics.set(r.name, byName)
+          else this.topics.delete(r.name)
+          if (byId) this.topicsById.set(r.id, byId)
+          else this.topicsById.delete(r.id)
+        })
         const t: TopicImage = { name: r.name, id: r.id, partitions: [], configs: new Map(), defaults: this.topicDefaults }
         this.topics.set(r.name, t)
         this.topicsById.set(r.id, t)
@@ -145,6 +202,9 @@ export class Controller {
       case 'partition-change': {
         const t = this.topicsById.get(r.topicId)
         if (!t) break
+        const before = t.partitions[r.partition]
+        // A new partition is the last one (partitions are added in order): undone, the array is as long as before.
+        this.undoable(() => (before ? (t.partitions[r.partition] = before) : (t.partitions.length = r.partition)))
         t.partitions[r.partition] = {
           partition: r.partition,
           replicas: [...r.replicas],
@@ -157,6 +217,10 @@ export class Controller {
       case 'remove-topic': {
         const t = this.topicsById.get(r.id)
         if (!t) break
+        this.undoable(() => {
+          this.topicsById.set(t.id, t)
+          this.topics.set(t.name, t)
+        })
         this.topicsById.delete(r.id)
         this.topics.delete(t.name)
         break
@@ -165,25 +229,43 @@ export class Controller {
         if (r.resource !== 'topic') {
           const all = this.dynamicConfigs[r.resource]
           const configs = all.get(r.name) ?? new Map<string, string>()
-          if (r.value === null) configs.delete(r.key)
-          else configs.set(r.key, r.value)
+          const before = configs.get(r.key)
+          this.undoable(() => {
+            setOrDelete(configs, r.key, before)
+            if (configs.size) all.set(r.name, configs)
+            else all.delete(r.name)
+          })
+          setOrDelete(configs, r.key, r.value ?? undefined)
           if (configs.size) all.set(r.name, configs)
           else all.delete(r.name)
           break
         }
         const t = this.topics.get(r.name)
         if (!t) break
-        if (r.value === null) t.configs.delete(r.key)
-        else t.configs.set(r.key, r.value)
+        const before = t.configs.get(r.key)
+        this.undoable(() => setOrDelete(t.configs, r.key, before))
+        setOrDelete(t.configs, r.key, r.value ?? undefined)
         break
       }
-      case 'scram':
-        this.scramCredentials.set(`${r.mechanism}/${r.user}`, r.credential)
+      case 'scram': {
+        const key = `${r.mechanism}/${r.user}`
+        const [had, before] = [this.scramCredentials.has(key), this.scramCredentials.get(key)]
+        this.undoable(() =>
+          had ? this.scramCredentials.set(key, before as ScramCredentialRecord['credential']) : this.scramCredentials.delete(key),
+        )
+        this.scramCredentials.set(key, r.credential)
         break
-      case 'producer-ids':
+      }
+      case 'producer-ids': {
+        const [next, limit] = [this.nextProducerId, this.producerIdLimit]
+        this.undoable(() => {
+          this.nextProducerId = next
+          this.producerIdLimit = limit
+        })
         this.nextProducerId = this.producerIdLimit
         this.producerIdLimit = BigInt(r.next)
         break
+      }
     }
   }
 
@@ -487,6 +569,11 @@ export class Controller {
     this.changePartition(t, p, { leader: broker, isr: [broker], replicas: p.replicas.map((r) => (r === replaced ? broker : r)) })
     return 'reassigned'
   }
+}
+
+function setOrDelete(m: Map<string, string>, key: string, value: string | undefined): void {
+  if (value === undefined) m.delete(key)
+  else m.set(key, value)
 }
 
 /** Kafka's round-robin placement: partition p's replicas start at broker (start + p) and go on in order. */

@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { EmbeddedCluster } from './cluster.js'
 import { duplicateKeysProblem, listAfter, notListProblem, OP_APPEND, OP_DELETE, OP_SET, OP_SUBTRACT } from './config-ops.js'
-import { BROKER_OPTIONS, BY_KAFKA_NAME, type BrokerOptionSpec } from './options.js'
+import { BROKER_OPTIONS, BY_KAFKA_NAME, kafkaValue, type BrokerOptionSpec } from './options.js'
 
 /**
  * The dynamic configs of brokers and groups, as Kafka 4.4 serves them:
@@ -164,7 +164,7 @@ export function dynamicConfigProblem(cluster: EmbeddedCluster, kind: DynamicKind
 
 export interface DescribedConfig {
   name: string
-  value: string
+  value: string | null
   source: number
   type: number
 }
@@ -224,7 +224,10 @@ export function staticBrokerConfig(cluster: EmbeddedCluster, key: string): Descr
         : spec.list
           ? TYPE_LIST
           : TYPE_STRING
-  return { name: key, value: String(value), type, source: cluster.given.has(name) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT }
+  const given = cluster.given.has(name)
+  // Kafka's null default (log.flush.interval.ms): reported null, not the value derived from another option.
+  const reported = spec.nullUnlessGiven && !given ? null : kafkaValue(value)
+  return { name: key, value: reported, type, source: given ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT }
 }
 
 /** A group's config value: set for the group, else the broker's default. */

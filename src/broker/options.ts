@@ -189,6 +189,8 @@ export interface BrokerOptionSpec extends OptionSpec {
   list?: boolean
   /** The accepted values of a string (each element of a list). */
   allowed?: readonly string[]
+  /** Kafka's own default is null, the value derived where it is read: DescribeConfigs reports null unless given (log.flush.interval.ms). */
+  nullUnlessGiven?: boolean
 }
 
 /** Most values a number option may take: Kafka's longs, as far as a JS number is exact. */
@@ -300,6 +302,7 @@ export const BROKER_OPTIONS = {
   logFlushIntervalMs: int(undefined, "Topics' default flush.ms.", 'log.flush.interval.ms', 0, LONG_MAX, {
     topic: 'flush.ms',
     defaultDoc: 'logFlushSchedulerIntervalMs',
+    nullUnlessGiven: true,
   }),
   logFlushSchedulerIntervalMs: int(
     LONG_MAX,
@@ -467,14 +470,28 @@ function checkTogether(o: ResolvedOptions): void {
     throw new ConfigError(`startCluster option ${optionLabel('groupMinSessionTimeoutMs')} is more than groupMaxSessionTimeoutMs`)
 }
 
-/** The default topic configs the options set (log.segment.bytes as segment.bytes...), for topics that set none of their own. */
+/**
+ * The default topic configs the options set (log.segment.bytes as
+ * segment.bytes...), for topics that set none of their own: those given,
+ * and those derived from others (flush.ms from log.flush.scheduler.interval.ms,
+ * as Kafka's logFlushIntervalMs).
+ */
 export function topicDefaults(o: ResolvedOptions, given: ReadonlySet<BrokerOptionName>): Map<string, string> {
   const out = new Map<string, string>()
-  for (const name of given) {
-    const topic = (BROKER_OPTIONS[name] as BrokerOptionSpec).topic
-    if (topic) out.set(topic, String(o[name as keyof ResolvedOptions]))
-  }
+  for (const [name, spec] of Object.entries(BROKER_OPTIONS) as Array<[BrokerOptionName, BrokerOptionSpec]>)
+    if (spec.topic && (given.has(name) || DERIVED[name])) out.set(spec.topic, kafkaValue(o[name as keyof ResolvedOptions]))
   return out
+}
+
+/** An option's value as Kafka writes it: this table's LONG_MAX (never) is Java's Long.MAX_VALUE. */
+export function kafkaValue(value: unknown): string {
+  return value === LONG_MAX ? '9223372036854775807' : String(value)
+}
+
+/** Whether topic config `topic`'s broker default was given (DescribeConfigs' STATIC_BROKER_CONFIG), not defaulted or derived (DEFAULT_CONFIG, as Kafka). */
+export function topicDefaultGiven(given: ReadonlySet<BrokerOptionName>, topic: string): boolean {
+  for (const name of given) if ((BROKER_OPTIONS[name] as BrokerOptionSpec).topic === topic) return true
+  return false
 }
 
 /** Each option with a Kafka name, by that name. */

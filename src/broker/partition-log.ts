@@ -357,8 +357,9 @@ export class PartitionLog {
    */
   deleteBefore(offset: number): number {
     if (offset <= this.logStartOffset) return this.logStartOffset
-    this.logStartOffset = offset
+    // First, as it may fail (StorageError: its checkpoint not written), leaving the start where it was.
     this.disk?.deleteBefore(offset)
+    this.logStartOffset = offset
     let drop = 0
     while (drop < this.batches.length && this.batches[drop].lastOffset < offset) this.bytes -= this.batches[drop++].bytes.length
     if (drop) {

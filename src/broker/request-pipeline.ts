@@ -7,6 +7,7 @@ import { Reader } from '../protocol/reader.js'
 import { Writer } from '../protocol/writer.js'
 import type { VirtualBroker } from './broker.js'
 import type { EmbeddedCluster } from './cluster.js'
+import { ControllerError } from './controller.js'
 import { handlers } from './dispatch.js'
 import { CLOSE_CONNECTION, NO_RESPONSE, type Handler, type HandlerResult, type RequestContext } from './handler.js'
 import type { ClientConnection } from './listener.js'
@@ -122,7 +123,8 @@ export class RequestPipeline {
       return await handler.handle(req, ctx)
     } catch (err) {
       this.cluster.problem(this.broker.id, `${spec.name} v${ctx.version} failed: ${(err as Error).stack ?? err}`)
-      return handler.errorResponse(req, ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
+      // A controller's refusal carries its code (its metadata log not written: KAFKA_STORAGE_ERROR); anything else is a bug.
+      return handler.errorResponse(req, err instanceof ControllerError ? err.code : ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
     }
   }
 

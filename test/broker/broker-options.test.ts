@@ -151,6 +151,21 @@ describe("the broker's log.* options are its topics' defaults", () => {
     expect(t['flush.ms']).toEqual(['2000', STATIC])
   })
 
+  it("log.flush.interval.ms unset is derived from log.flush.scheduler.interval.ms, reported as Kafka 4.4 does: the topic's flush.ms the derived value (DEFAULT_CONFIG), the broker's log.flush.interval.ms null (DEFAULT_CONFIG)", async () => {
+    // Kafka 4.4 with log.flush.scheduler.interval.ms=500 alone answers exactly these (seen: DescribeConfigs v4 on one broker).
+    const { client } = await start({ config: { 'log.flush.scheduler.interval.ms': '500' }, topics: [{ name: 'derived' }] })
+    const t = await topicConfigs(client, 'derived')
+    expect(t['flush.ms']).toEqual(['500', DEFAULT])
+    expect(t['flush.messages']).toEqual(['9223372036854775807', DEFAULT])
+    const broker = await brokerConfigs(client)
+    expect(broker['log.flush.interval.ms']).toEqual([null, DEFAULT])
+    expect(broker['log.flush.scheduler.interval.ms']).toEqual(['500', STATIC])
+    // Neither set: flush.ms is never, as Kafka's Long.MAX.
+    const { client: plain } = await start({ topics: [{ name: 'plain' }] })
+    expect((await topicConfigs(plain, 'plain'))['flush.ms']).toEqual(['9223372036854775807', DEFAULT])
+    expect((await brokerConfigs(plain))['log.flush.interval.ms']).toEqual([null, DEFAULT])
+  })
+
   it('advertisedHost is the host clients are given; the listener binds host', async () => {
     const { client } = await start({ host: '0.0.0.0', advertisedHost: 'localhost' })
     const md = await client.request(Metadata, 12, { topics: [], allowAutoTopicCreation: false })

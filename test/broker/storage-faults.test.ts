@@ -4,24 +4,40 @@
 // bytes and index entries) back off, and the broker keeps serving reads;
 // once the disk takes writes again the log goes on with no gap, and a
 // restart reads exactly the acknowledged records.
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { Controller, ControllerError } from '../../src/broker/controller.js'
+import { snapshotRecords } from '../../src/broker/metadata-snapshot.js'
 import { diskIo } from '../../src/broker/storage/disk-io.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { Metadata, Produce } from '../../src/protocol/messages/index.js'
+import {
+  CreateTopics,
+  DeleteRecords,
+  DeleteTopics,
+  InitProducerId,
+  ListOffsets,
+  Metadata,
+  Produce,
+} from '../../src/protocol/messages/index.js'
+import { Kafka } from '../../src/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, batchesOf, readAll } from './storage-support.js'
+import { batch, batchesOf, listOffset, readAll } from './storage-support.js'
+import { until } from './support.js'
 
 const realWrite = diskIo.write
+const realFsync = diskIo.fsync
 const dirs: string[] = []
 const open: RawClient[] = []
+const clients: { disconnect(): Promise<void> }[] = []
 let cluster: RunningCluster | undefined
 
 afterEach(async () => {
   diskIo.write = realWrite
+  diskIo.fsync = realFsync
+  await Promise.allSettled(clients.splice(0).map((c) => c.disconnect()))
   for (const c of open.splice(0)) c.close()
   await cluster?.stop()
   cluster = undefined
@@ -117,4 +133,289 @@ describe('a full disk (simulated short writes and ENOSPC)', () => {
       expect(await readAll(c, 'full')).toEqual(all)
     },
   )
+})
+
+/** Every write fails (ENOSPC) until `diskIo.write` is given back. */
+function diskFull(): void {
+  diskIo.write = () => {
+    throw enospc()
+  }
+}
+
+async function createTopic(c: RawClient, name: string, partitions: number, replicationFactor: number) {
+  const r = await c.request(CreateTopics, 7, { topics: [{ name, numPartitions: partitions, replicationFactor }], timeoutMs: 5000 })
+  return r.topics[0]
+}
+
+async function topicNames(c: RawClient): Promise<string[]> {
+  return (await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })).topics.map((t) => t.name!).sort()
+}
+
+describe('a metadata log write that fails', () => {
+  it.each([1, 3])(
+    '%i broker(s): the change is not made (KAFKA_STORAGE_ERROR, nothing of it in memory or on disk), the broker serves what it had, a retry once the disk takes writes succeeds, and a restart sees exactly what was acknowledged',
+    async (brokers) => {
+      const dataDir = tempDir()
+      const problems: string[] = []
+      const options = { dataDir, brokers, onProblem: (m: string) => problems.push(m), topics: [{ name: 'kept', partitions: 1 }] }
+      let { c } = await leaderClient(options, 'kept')
+      expect((await produce(c, 'kept', batch('k', 3))).errorCode).toBe(0)
+      const kept = await readAll(c, 'kept')
+
+      // CreateTopics: its records (the topic and its partitions, one atomic batch) cannot be written.
+      diskFull()
+      const refused = await createTopic(c, 'lost', 3, brokers)
+      expect(refused.errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+      expect(refused.errorMessage).toMatch(/ENOSPC/)
+      expect(problems.some((p) => p.startsWith('metadata log:') && p.includes('ENOSPC'))).toBe(true)
+      expect(await topicNames(c)).toEqual(['kept'])
+      expect(cluster!.metadataLog.some((r) => r.type === 'topic' && r.name === 'lost')).toBe(false)
+      for (let b = 0; b < brokers; b++) expect(readdirSync(join(dataDir, `broker-${b}`)).some((d) => d.startsWith('lost-'))).toBe(false)
+      // DeleteTopics (one record) and InitProducerId (a producer-id block) cannot be written either: nothing changes.
+      const deleted = await c.request(DeleteTopics, 6, { topics: [{ name: 'kept' }], timeoutMs: 5000 })
+      expect(deleted.responses[0].errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+      const init = await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60000 })
+      expect(init.errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+      // The broker serves what it had.
+      expect(await topicNames(c)).toEqual(['kept'])
+      expect(await readAll(c, 'kept')).toEqual(kept)
+
+      // The disk takes writes again: the same requests succeed.
+      diskIo.write = realWrite
+      const created = await createTopic(c, 'lost', 3, brokers)
+      expect(created.errorCode).toBe(0)
+      expect(await topicNames(c)).toEqual(['kept', 'lost'])
+      expect((await c.request(InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60000 })).errorCode).toBe(0)
+      const md = await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
+
+      // A restart replays exactly the acknowledged changes.
+      ;({ c } = await leaderClient(options, 'kept'))
+      const after = await c.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })
+      const shape = (r: typeof md) =>
+        r.topics
+          .map((t) => ({ name: t.name, id: t.topicId, partitions: t.partitions.map((p) => [p.partitionIndex, [...p.replicaNodes]]) }))
+          .sort((a, b) => a.name!.localeCompare(b.name!))
+      expect(shape(after)).toEqual(shape(md))
+      expect(await readAll(c, 'kept')).toEqual(kept)
+    },
+  )
+})
+
+describe("the controller's image when its write fails", () => {
+  it('every kind of change, atomic or one record, is taken back whole: the image, the log and the listeners as before', () => {
+    const c = new Controller('cluster')
+    for (let id = 0; id < 3; id++) c.registerBroker(id, 'localhost', 9092 + id)
+    c.createTopic('t', { partitions: 3, replicationFactor: 3, configs: { 'retention.ms': '1000' } })
+    c.setDynamicConfig('broker', '', 'log.retention.ms', '5000')
+    c.allocateProducerId()
+    const before = JSON.stringify(snapshotRecords(c))
+    const logLength = c.log.length
+    const heard: string[] = []
+    c.onRecord((r) => heard.push(r.type))
+    c.persist = () => {
+      throw new Error('ENOSPC: no space left on device, write')
+    }
+    const refused = (change: () => unknown) => {
+      try {
+        change()
+      } catch (err) {
+        expect(err).toBeInstanceOf(ControllerError)
+        expect(err).toMatchObject({ code: ErrorCodes.KAFKA_STORAGE_ERROR, message: expect.stringMatching(/ENOSPC/) })
+        expect(JSON.stringify(snapshotRecords(c))).toBe(before)
+        expect(c.log.length).toBe(logLength)
+        expect(heard).toEqual([])
+        return
+      }
+      throw new Error('the change was not refused')
+    }
+    refused(() => c.createTopic('u', { partitions: 2, replicationFactor: 2, configs: { 'cleanup.policy': 'compact' } }))
+    refused(() => c.createPartitions('t', 5))
+    refused(() => c.deleteTopic('t'))
+    // A fence: the broker, and each partition it led or was in sync for, in one batch.
+    refused(() => c.setFenced(0, true))
+    refused(() =>
+      c.atomically(() => {
+        c.setTopicConfig('t', 'retention.ms', null)
+        c.setDynamicConfig('broker', '', 'log.retention.ms', null)
+        c.setDynamicConfig('group', 'g', 'consumer.session.timeout.ms', '45000')
+        c.append({ type: 'scram', user: 'alice', mechanism: 1, credential: null })
+        c.registerBroker(3, 'localhost', 9095)
+      }),
+    )
+    // The producer-id block is not handed out twice: the next id comes from a block that was written.
+    for (let i = 0; i < 999; i++) c.allocateProducerId()
+    refused(() => c.allocateProducerId())
+    c.persist = null
+    expect(c.allocateProducerId()).toBe(1000n)
+    c.setFenced(0, true)
+    expect(heard.slice(0, 2)).toEqual(['producer-ids', 'broker-fence'])
+    expect(c.topics.get('t')!.partitions.every((p) => p.leader !== 0 && !p.isr.includes(0))).toBe(true)
+  })
+})
+
+describe('transaction markers whose write fails', () => {
+  it('are written again until they are: the commit is acknowledged only then, read_committed sees none of it before and all of it after', async () => {
+    const problems: string[] = []
+    cluster = await startCluster({ dataDir: tempDir(), onProblem: (m) => problems.push(m), topics: [{ name: 'tx', partitions: 2 }] })
+    const b = cluster.brokers[0]
+    const c = await RawClient.open(`${b.host}:${b.port}`)
+    open.push(c)
+    const kafka = new Kafka({ clientId: 'markers', brokers: cluster.bootstrapServers.split(',') })
+    const p = kafka.producer({ transactionalId: 'tx-markers' })
+    clients.push(p)
+    await p.connect()
+    const t = await p.transaction()
+    await t.send({
+      topic: 'tx',
+      messages: [0, 1].flatMap((partition) => [
+        { value: `a${partition}`, partition },
+        { value: `b${partition}`, partition },
+      ]),
+    })
+    const stable = async () => {
+      const r = await c.request(ListOffsets, 7, {
+        replicaId: -1,
+        isolationLevel: 1,
+        topics: [{ name: 'tx', partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n })) }],
+      })
+      return r.topics[0].partitions.map((x) => x.offset)
+    }
+    expect(await stable()).toEqual([0n, 0n])
+
+    diskFull()
+    let acknowledged = false
+    const commit = t.commit().then(() => (acknowledged = true))
+    await until(
+      () => problems.some((m) => m.includes('COMMIT markers of transactional id tx-markers not written to tx-0') && m.includes('ENOSPC')),
+      5000,
+      () => problems.join('\n'),
+    )
+    // Retried, not given up: the client is told to wait, and nothing of the transaction is stable yet.
+    await new Promise((r) => setTimeout(r, 400))
+    expect(acknowledged).toBe(false)
+    expect(await stable()).toEqual([0n, 0n])
+
+    diskIo.write = realWrite
+    await commit
+    expect(problems.some((m) => /COMMIT markers of transactional id tx-markers written after \d+ retries/.test(m))).toBe(true)
+    // Each partition: its two records and the marker.
+    expect(await stable()).toEqual([3n, 3n])
+    const next = await p.transaction()
+    await next.send({ topic: 'tx', messages: [{ value: 'c', partition: 0 }] })
+    await next.commit()
+    expect(await stable()).toEqual([5n, 3n])
+  })
+})
+
+/** Writes to files whose path contains `part` fail with ENOSPC (the file found by its fd, Linux's /proc/self/fd). */
+function diskFullFor(part: string): void {
+  diskIo.write = (fd, buffer, offset, length, position) => {
+    if (readlinkSync(`/proc/self/fd/${fd}`).includes(part)) throw enospc()
+    return realWrite(fd, buffer, offset, length, position)
+  }
+}
+
+describe.runIf(process.platform === 'linux')('an orphaned transaction a new leader ends', () => {
+  it('gets its ABORT marker written again until it is, when the write fails', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'tx', partitions: 1 }] }
+    cluster = await startCluster(options)
+    const kafka = new Kafka({ clientId: 'orphan', brokers: cluster.bootstrapServers.split(',') })
+    const p = kafka.producer({ transactionalId: 'tx-orphan' })
+    clients.push(p)
+    await p.connect()
+    const t = await p.transaction()
+    await t.send({ topic: 'tx', messages: [{ value: 'open', partition: 0 }] })
+    await p.disconnect()
+    await cluster.stop()
+
+    // Restarted, the coordinator knows nothing of the transaction: its leader aborts it, and the marker's write fails.
+    diskFullFor(join('tx-0', '0'))
+    const { c } = await leaderClient(options, 'tx')
+    const stable = async () =>
+      (
+        await c.request(ListOffsets, 7, {
+          replicaId: -1,
+          isolationLevel: 1,
+          topics: [{ name: 'tx', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+        })
+      ).topics[0].partitions[0].offset
+    expect(problems.some((m) => m.includes('a transaction marker of tx-0 not written') && m.includes('ENOSPC'))).toBe(true)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(await stable()).toBe(0n)
+
+    diskIo.write = realWrite
+    await until(
+      async () => (await stable()) === 2n,
+      5000,
+      () => problems.join('\n'),
+    )
+    expect(problems.some((m) => /the transaction markers of tx-0 written after \d+ retries/.test(m))).toBe(true)
+  })
+})
+
+describe.runIf(process.platform === 'linux')('small files of the data directory written through disk-io (temp, flush, rename)', () => {
+  it('partition.metadata not written: the partition is reported offline on its broker (KAFKA_STORAGE_ERROR), the rest goes on; it opens once the disk takes writes', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'kept', partitions: 1 }] }
+    let { c } = await leaderClient(options, 'kept')
+    diskFullFor('partition.metadata')
+    // The topic's records are written (the metadata log is another file): it exists; its directory cannot be set up.
+    expect((await createTopic(c, 'late', 1, 1)).errorCode).toBe(0)
+    expect(problems.some((m) => m.includes('late-0 not opened here') && m.includes('partition.metadata') && m.includes('ENOSPC'))).toBe(
+      true,
+    )
+    expect((await produce(c, 'late', batch('l', 2))).errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+    expect((await produce(c, 'kept', batch('k', 2))).errorCode).toBe(0)
+    expect(readdirSync(dataDir, { recursive: true }).some((f) => String(f).endsWith('.tmp'))).toBe(false)
+
+    diskIo.write = realWrite
+    expect((await produce(c, 'late', batch('l', 2))).errorCode).toBe(0)
+    ;({ c } = await leaderClient(options, 'late'))
+    expect((await readAll(c, 'late')).map((r) => r.key)).toEqual(['l-0', 'l-1'])
+  })
+
+  it('the log start checkpoint not written: DeleteRecords answers KAFKA_STORAGE_ERROR and the start stays; written, a restart keeps it', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'del', partitions: 1 }] }
+    let { c } = await leaderClient(options, 'del')
+    for (let i = 0; i < 3; i++) expect((await produce(c, 'del', batch(`d${i}`, 2))).errorCode).toBe(0)
+    const deleteTo = (offset: bigint) =>
+      c.request(DeleteRecords, 2, { topics: [{ name: 'del', partitions: [{ partitionIndex: 0, offset }] }], timeoutMs: 5000 })
+    diskFullFor('log-start-offset')
+    const refused = (await deleteTo(3n)).topics[0].partitions[0]
+    expect(refused.errorCode).toBe(ErrorCodes.KAFKA_STORAGE_ERROR)
+    expect(problems.some((m) => m.includes('DeleteRecords of del-0') && m.includes('ENOSPC'))).toBe(true)
+    expect(await readAll(c, 'del')).toHaveLength(6)
+
+    diskIo.write = realWrite
+    expect((await deleteTo(3n)).topics[0].partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 3n })
+    ;({ c } = await leaderClient(options, 'del'))
+    expect((await readAll(c, 'del', 3n)).map((r) => r.offset)).toEqual([3, 4, 5])
+    expect((await listOffset(c, 'del', -2n)).offset).toBe(3n)
+  })
+
+  it('meta.properties not written: the start is refused naming it (StorageError), the directory left free; .clean-shutdown not flushed: the stop says so and leaves no marker', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, onProblem: (m: string) => problems.push(m) }
+    diskFullFor('meta.properties')
+    await expect(startCluster(options)).rejects.toThrow(/meta\.properties.*ENOSPC/)
+    diskIo.write = realWrite
+    cluster = await startCluster(options)
+
+    // An empty file: its flush fails (EIO).
+    diskIo.fsync = (fd) => {
+      if (readlinkSync(`/proc/self/fd/${fd}`).includes('.clean-shutdown'))
+        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', syscall: 'fsync' })
+      realFsync(fd)
+    }
+    await cluster.stop()
+    cluster = undefined
+    expect(problems.some((m) => m.includes('.clean-shutdown') && m.includes('EIO') && m.includes('not marked cleanly stopped'))).toBe(true)
+    expect(readdirSync(join(dataDir, 'broker-0'))).not.toContain('.clean-shutdown')
+  })
 })

@@ -1,6 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DeleteRecords, type DeleteRecordsRequest, type DeleteRecordsResponse } from '../../protocol/messages/DeleteRecords.js'
 import { defineHandler } from '../handler.js'
+import { StorageError } from '../storage/disk-io.js'
 
 /** DeleteRecords: the log start moves up to the offset asked (-1: the high watermark); batches wholly below it go. */
 export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRecordsResponse>({
@@ -21,7 +22,14 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
             const log = led.replica.log
             const to = dp.offset === -1n ? log.highWatermark : Number(dp.offset)
             if (to < 0 || to > log.highWatermark) return fail(ErrorCodes.OFFSET_OUT_OF_RANGE)
-            return { partitionIndex: dp.partitionIndex, lowWatermark: BigInt(log.deleteBefore(to)), errorCode: ErrorCodes.NONE }
+            try {
+              return { partitionIndex: dp.partitionIndex, lowWatermark: BigInt(log.deleteBefore(to)), errorCode: ErrorCodes.NONE }
+            } catch (err) {
+              // The log start checkpoint not written: the start stays where it was.
+              if (!(err instanceof StorageError)) throw err
+              cluster.problem(broker.id, `DeleteRecords of ${dt.name}-${dp.partitionIndex}: ${err.message}`)
+              return fail(ErrorCodes.KAFKA_STORAGE_ERROR)
+            }
           }),
         }
       }),

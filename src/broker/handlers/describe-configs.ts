@@ -19,7 +19,7 @@ import {
   staticBrokerConfig,
   type DescribedConfig as Entry,
 } from '../dynamic-configs.js'
-import { BY_KAFKA_NAME } from '../options.js'
+import { BY_KAFKA_NAME, topicDefaultGiven } from '../options.js'
 
 /**
  * A broker's configs from its options (those not among the dynamic ones,
@@ -63,7 +63,7 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
           entries = Object.keys(TOPIC_CONFIG_DEFAULTS).map((name) => ({
             name,
             value: topicConfig(t, name),
-            source: t.configs.has(name) ? SOURCE_TOPIC : t.defaults.has(name) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT,
+            source: t.configs.has(name) ? SOURCE_TOPIC : topicDefaultGiven(cluster.given, name) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT,
             type: /^(true|false)$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
               ? TYPE_BOOLEAN
               : /^-?\d+$/.test(TOPIC_CONFIG_DEFAULTS[name].value)

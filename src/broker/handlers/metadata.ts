@@ -2,7 +2,7 @@ import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { Metadata, type MetadataRequest, type MetadataResponse, type MetadataResponseTopic } from '../../protocol/messages/Metadata.js'
 import type { EmbeddedCluster } from '../cluster.js'
-import type { TopicImage } from '../controller.js'
+import { ControllerError, type TopicImage } from '../controller.js'
 import { defineHandler } from '../handler.js'
 import { topicNameProblem } from '../topic-names.js'
 
@@ -68,7 +68,14 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
         if (!t && autoCreate && controller.liveBrokers().length > 0) {
           // Capped at the live brokers: an auto-created topic should not fail for a stopped one.
           const replicationFactor = Math.min(options.defaultReplicationFactor, controller.liveBrokers().length)
-          t = controller.createTopic(want.name, { partitions: options.defaultPartitions, replicationFactor }) ?? undefined
+          try {
+            t = controller.createTopic(want.name, { partitions: options.defaultPartitions, replicationFactor }) ?? undefined
+          } catch (err) {
+            if (!(err instanceof ControllerError)) throw err
+            // Not created (its record not written): the topic is not there yet, as Kafka answers while it creates one.
+            topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.LEADER_NOT_AVAILABLE, version))
+            continue
+          }
         }
         topics.push(t ? topicMetadata(cluster, t) : missingTopic(want.name, ZERO_UUID, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, version))
       }

@@ -1,5 +1,7 @@
-import { closeSync, fsync, fsyncSync, openSync, writeSync } from 'node:fs'
+import { Buffer } from 'node:buffer'
+import { closeSync, fsync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
+import { dirname } from 'node:path'
 
 /**
  * A write or flush of the data directory failed (a full disk, an I/O
@@ -20,7 +22,10 @@ export class StorageError extends Error {
 /**
  * The partition logs' writes and flushes go through these: the one seam
  * where a test makes the disk fail (full, short writes, I/O errors) or
- * counts fsyncs, without a real full disk.
+ * counts fsyncs, without a real full disk. One per process, not per
+ * cluster: vitest gives each test file its own modules (isolate, its
+ * default) and runs a file's tests one at a time, so a test's faults reach
+ * its own clusters only; a test that wants one file to fail picks it by fd.
  */
 export const diskIo = {
   write: writeSync as (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => number,
@@ -71,6 +76,51 @@ export function fsyncPath(path: string): void {
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * Writes `data` as the whole of the file `path` (created or emptied), each
+ * write checked as writeFully's, flushed when `flush`. A failure is a
+ * StorageError and leaves the file partial: what must never be seen torn
+ * goes through writeFileDurably.
+ */
+export function writeWholeFile(path: string, data: string | Uint8Array, flush: boolean): void {
+  let fd: number
+  try {
+    fd = openSync(path, 'w')
+  } catch (err) {
+    throwAsStorageError(err, path)
+  }
+  try {
+    writeFully(fd, typeof data === 'string' ? Buffer.from(data) : data, 0, path)
+    if (flush) fsyncFd(fd, path)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Replaces the file `path` with `data` as Kafka writes its checkpoint and
+ * properties files: a temporary file written whole and flushed, renamed
+ * over the old one, then the directory flushed, so a crash leaves the old
+ * file or the new one, never a torn one. A failure is a StorageError, the
+ * old file left as it was.
+ */
+export function writeFileDurably(path: string, data: string | Uint8Array): void {
+  const tmp = `${path}.tmp`
+  try {
+    writeWholeFile(tmp, data, true)
+    renameSync(tmp, path)
+  } catch (err) {
+    rmSync(tmp, { force: true })
+    throwAsStorageError(err, path)
+  }
+  fsyncDir(dirname(path))
+}
+
+/** fsync of a directory (its entries: a file created, renamed or removed); Windows opens none to flush, its renames are as durable as it makes them. */
+export function fsyncDir(dir: string): void {
+  if (process.platform !== 'win32') fsyncPath(dir)
 }
 
 /** Throws `err` as a StorageError when it is an fs call's failure (opening a new segment, truncating); a bug stays what it is. */

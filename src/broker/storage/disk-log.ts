@@ -1,10 +1,10 @@
 import { Buffer } from 'node:buffer'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { dirname, join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
-import { fsyncPath, fsyncPathAsync, throwAsStorageError } from './disk-io.js'
+import { fsyncPath, fsyncPathAsync, throwAsStorageError, writeFileDurably, writeWholeFile } from './disk-io.js'
 import { Segment, type BatchVisitor } from './segment.js'
 import { INT32_MAX } from '../../int32.js'
 
@@ -83,7 +83,8 @@ export class DiskLog {
       mkdirSync(dir, { recursive: true })
       log.parentDirty = true
     }
-    writeFileSync(metadata, expected)
+    // Written when missing or naming another id (flushed, renamed into place: StorageError when it cannot be).
+    if (partitionTopicId(dir) !== topicId) writeFileDurably(metadata, expected)
     const files = readdirSync(dir)
     const bases = files
       .filter((f) => /^\d{20}\.log$/.test(f))
@@ -271,11 +272,12 @@ export class DiskLog {
    */
   deleteBefore(offset: number): void {
     if (offset <= this.logStartOffset) return
+    // The checkpoint first (StorageError when it cannot be written): the start moves only once it is on disk.
+    writeFileDurably(join(this.dir, LOG_START_FILE), `${offset}\n`)
     this.logStartOffset = offset
     if (offset >= this.logEndOffset && this.active.size > 0) this.roll(this.logEndOffset)
     while (this.segments.length > 1 && this.segments[1].baseOffset <= offset) this.segments.shift()!.delete()
-    if (this.segments[0].baseOffset < offset) writeFileSync(join(this.dir, LOG_START_FILE), `${offset}\n`)
-    else rmSync(join(this.dir, LOG_START_FILE), { force: true })
+    if (this.segments[0].baseOffset >= offset) rmSync(join(this.dir, LOG_START_FILE), { force: true })
   }
 
   /** Empties the log and starts it at `offset`. */
@@ -342,9 +344,8 @@ export class DiskLog {
         if (batchLastOffsetNumber(b) >= end) parts.push(b)
       }, true)
       const path = seg.path
-      writeFileSync(`${path}.cleaned`, Buffer.concat(parts))
       // Flushed before it replaces the old file (as Kafka's cleaner): power loss leaves one or the other whole, never an empty file.
-      fsyncPath(`${path}.cleaned`)
+      writeWholeFile(`${path}.cleaned`, Buffer.concat(parts), true)
       seg.close()
       renameSync(`${path}.cleaned`, path)
       this.dirDirty = true

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer'
-import { closeSync, openSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
-import { fsyncFd, fsyncPath, writeFully } from './disk-io.js'
+import { closeSync, openSync, readFileSync, truncateSync } from 'node:fs'
+import { fsyncFd, fsyncPath, writeFully, writeWholeFile } from './disk-io.js'
 
 /**
  * What both index files share: the file (created with the segment, as
@@ -41,7 +41,8 @@ abstract class IndexFile {
   /** Writes the entries in memory as the whole file (after a rebuild or a truncation). */
   rewrite(): void {
     this.close()
-    writeFileSync(this.path, this.encode())
+    // Checked (StorageError); flushed with its segment, as every index write.
+    writeWholeFile(this.path, this.encode(), false)
   }
 
   /** Whether the file holds exactly the entries in memory (a missing or corrupt one does not). */

@@ -5,7 +5,7 @@ import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { encodeRecordBatch } from '../../codec/batch-encoder.js'
 import { batchCrcMatches, batchLastOffsetNumber, batchMagic, batchSize } from '../../codec/batch-header.js'
 import { B_RECORDS } from '../../codec/layout.js'
-import { fsyncFd, fsyncPath, writeFully } from './disk-io.js'
+import { fsyncFd, fsyncPath, throwAsStorageError, writeFully } from './disk-io.js'
 import { readJsonLines } from './json-lines.js'
 
 /**
@@ -37,6 +37,13 @@ export interface RecordFileOptions {
   sync?: boolean
   /** A JSON-lines file of an earlier version, read once into this one and renamed `<legacy>.migrated`. */
   legacy?: string
+  /**
+   * The caller takes back a change whose append failed (the controller's
+   * image): a failed write cut back off leaves the file as acknowledged, so
+   * it takes appends again. Without it a failed write takes the file
+   * offline until a restart (the caller's memory may hold the change).
+   */
+  undoneOnFailure?: boolean
 }
 
 /**
@@ -61,6 +68,7 @@ export class RecordFile<T> {
   private constructor(
     readonly path: string,
     private readonly sync: boolean,
+    private readonly undoneOnFailure: boolean,
     nextOffset: number,
   ) {
     this.fd = openSync(path, 'a')
@@ -73,7 +81,7 @@ export class RecordFile<T> {
     mkdirSync(dirname(path), { recursive: true })
     if (options.legacy && !existsSync(path) && existsSync(options.legacy)) migrate(options.legacy, path, options)
     const { records, nextOffset } = existsSync(path) ? readBatches<T>(path, options.report) : { records: [], nextOffset: 0 }
-    return { file: new RecordFile<T>(path, options.sync ?? false, nextOffset), records }
+    return { file: new RecordFile<T>(path, options.sync ?? false, options.undoneOnFailure ?? false, nextOffset), records }
   }
 
   /** Appends `records` as one batch (all or none of them at replay), flushed first when the file syncs; returns its bytes. */
@@ -104,7 +112,14 @@ export class RecordFile<T> {
     }
     closeSync(fd)
     closeSync(this.fd)
-    renameSync(tmp, this.path)
+    try {
+      renameSync(tmp, this.path)
+    } catch (err) {
+      // The old file stays, and takes appends as before.
+      this.fd = openSync(this.path, 'a')
+      rmSync(tmp, { force: true })
+      throwAsStorageError(err, this.path)
+    }
     syncDir(this.path)
     this.fd = openSync(this.path, 'a')
     this.size = fstatSync(this.fd).size
@@ -118,7 +133,8 @@ export class RecordFile<T> {
   /**
    * Writes a whole batch or nothing: a short write is cut back off and
    * thrown, so the change is not acknowledged; later appends are refused
-   * (the caller's memory may hold the change the file does not).
+   * (the caller's memory may hold the change the file does not), unless the
+   * caller undoes it and the cut succeeded.
    */
   private write(batch: Buffer): void {
     if (this.failed)
@@ -128,12 +144,14 @@ export class RecordFile<T> {
       if (this.sync) fsyncFd(this.fd, this.path)
     } catch (err) {
       // What part of the batch reached the file would be a torn tail at the next start; cut it now.
+      let cut = false
       try {
         ftruncateSync(this.fd, this.size)
+        cut = true
       } catch {
-        // The next start cuts it (a torn tail is reported there).
+        // The next start cuts it (a torn tail is reported there); a later batch after it would be a corrupt middle.
       }
-      this.failed = err as Error
+      if (!(cut && this.undoneOnFailure)) this.failed = err as Error
       throw err
     }
     this.size += batch.length

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer'
-import { closeSync, ftruncateSync, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, ftruncateSync, fstatSync, openSync, readSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   BatchWalker,
@@ -12,7 +12,7 @@ import {
   isControlBatch,
 } from '../../codec/batch-header.js'
 import { B_RECORDS } from '../../codec/layout.js'
-import { diskIo, fsyncFd, fsyncPathAsync, throwAsStorageError, writeFully } from './disk-io.js'
+import { diskIo, fsyncFd, fsyncPathAsync, throwAsStorageError, writeFully, writeWholeFile } from './disk-io.js'
 import { OffsetIndex, TimeIndex } from './indexes.js'
 
 // Walks are synchronous: one walker serves every segment.
@@ -287,7 +287,8 @@ export class Segment {
       // What is cut is kept beside the segment (never deleted): a corrupt batch may have valid ones after it.
       const aside = Buffer.allocUnsafe(cut)
       readSync(this.fd, aside, 0, cut, position)
-      writeFileSync(`${this.path}.cut-${position}`, aside)
+      // Flushed before the segment is cut: what is cut is never lost.
+      writeWholeFile(`${this.path}.cut-${position}`, aside, true)
       ftruncateSync(this.fd, position)
       this.size = position
     }

@@ -1,13 +1,18 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import { coordinatorFor } from '../coordinator-placement.js'
+import { StorageError } from '../storage/disk-io.js'
+import { RecordFileError } from '../storage/record-file.js'
 
 /** Kafka's transaction.max.timeout.ms. */
 export const MAX_TRANSACTION_TIMEOUT_MS = 900_000
 /** An epoch this close to Short.MAX_VALUE gets a new producer id instead (as Kafka does). */
 const LAST_EPOCH = 32766
+/** How soon markers whose write failed are written again (Kafka's coordinator re-enqueues them, with retry.backoff.ms). */
+export const MARKER_RETRY_MS = 100
 
-type TxnState = 'Empty' | 'Ongoing' | 'CompleteCommit' | 'CompleteAbort'
+/** Prepare*: decided, some markers not yet written (retried until they are); Complete*: every marker written. */
+type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort'
 
 interface Transaction {
   transactionalId: string
@@ -15,9 +20,12 @@ interface Transaction {
   epoch: number
   state: TxnState
   timeoutMs: number
-  /** `${topic}/${partition}` -> where to write its marker. */
+  /** `${topic}/${partition}` -> where to write its marker; once decided, those whose marker is still to be written. */
   partitions: Map<string, { topic: string; partition: number }>
   groups: Set<string>
+  /** The epoch the markers are written at (decided with the outcome). */
+  markerEpoch: number
+  /** The timeout while Ongoing; the markers' next try while Prepare*. */
   timer: NodeJS.Timeout | null
   /** When the open transaction began (epoch ms); -1 when none has. */
   startedAt: number
@@ -41,7 +49,12 @@ export interface TransactionView {
  * partitions and groups a transaction touched; EndTxn writes COMMIT or
  * ABORT markers (control batches) to each partition and settles the
  * groups' pending offsets. A transaction open past its timeout is aborted
- * with the epoch bumped, which fences its producer.
+ * with the epoch bumped, which fences its producer. A marker whose write
+ * fails (a full disk) is written again, to the partition's leader of the
+ * moment, until it is, as Kafka's coordinator does; until then the
+ * transaction is PrepareCommit/PrepareAbort and its producer's requests
+ * are answered CONCURRENT_TRANSACTIONS (retried by every client), EndTxn
+ * included: a commit is acknowledged only once all its markers are written.
  */
 export class TransactionCoordinator {
   private readonly byId = new Map<string, Transaction>()
@@ -71,6 +84,7 @@ export class TransactionCoordinator {
         timeoutMs,
         partitions: new Map(),
         groups: new Set(),
+        markerEpoch: 0,
         timer: null,
         startedAt: -1,
       }
@@ -80,7 +94,12 @@ export class TransactionCoordinator {
     }
     // KIP-360: a producer naming its id and epoch must be the current one.
     if (producerId >= 0n && (producerId !== txn.producerId || producerEpoch !== txn.epoch)) return refused(ErrorCodes.PRODUCER_FENCED)
-    if (txn.state === 'Ongoing') this.complete(txn, false, 1)
+    if (preparing(txn)) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
+    if (txn.state === 'Ongoing') {
+      this.complete(txn, false, 1)
+      // The abort's markers (at the next epoch) not all written: the retry, once they are, bumps the epoch to theirs.
+      if (preparing(txn)) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
+    }
     txn.timeoutMs = timeoutMs
     this.bumpEpoch(txn)
     txn.state = 'Empty'
@@ -89,8 +108,10 @@ export class TransactionCoordinator {
 
   private bumpEpoch(txn: Transaction): void {
     if (txn.epoch >= LAST_EPOCH) {
+      // First, as it may be refused (its record not written): the transaction stays as it was.
+      const producerId = this.cluster.controller.allocateProducerId()
       this.byProducerId.delete(txn.producerId)
-      txn.producerId = this.cluster.controller.allocateProducerId()
+      txn.producerId = producerId
       txn.epoch = 0
       this.byProducerId.set(txn.producerId, txn)
     } else {
@@ -131,6 +152,7 @@ export class TransactionCoordinator {
       topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return all(txn)
+    if (preparing(txn)) return all(ErrorCodes.CONCURRENT_TRANSACTIONS)
     const unknown = (t: string, p: number) => !this.cluster.controller.topics.get(t)?.partitions[p]
     if (topics.some((t) => t.partitions.some((p) => unknown(t.name, p)))) {
       return topics.map((t) => ({
@@ -149,6 +171,7 @@ export class TransactionCoordinator {
   addOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string): number {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return txn
+    if (preparing(txn)) return ErrorCodes.CONCURRENT_TRANSACTIONS
     this.begin(txn)
     txn.groups.add(groupId)
     return ErrorCodes.NONE
@@ -157,17 +180,18 @@ export class TransactionCoordinator {
   endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): number {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return txn
-    // A retried EndTxn of what was just done succeeds again.
+    // A retried EndTxn of what was just done succeeds again; of what is being done, is asked again.
     if (txn.state === (commit ? 'CompleteCommit' : 'CompleteAbort')) return ErrorCodes.NONE
+    if (txn.state === (commit ? 'PrepareCommit' : 'PrepareAbort')) return ErrorCodes.CONCURRENT_TRANSACTIONS
     if (txn.state !== 'Ongoing') return ErrorCodes.INVALID_TXN_STATE
     this.complete(txn, commit, 0)
-    return ErrorCodes.NONE
+    return preparing(txn) ? ErrorCodes.CONCURRENT_TRANSACTIONS : ErrorCodes.NONE
   }
 
   /**
    * What became of `producerId`'s last transaction, for a partition whose
    * log still has it open: 'ongoing' (this coordinator will write its
-   * markers), 'commit' or 'abort' (decided, its marker missing there: a new
+   * markers; Prepare* too, their retry does), 'commit' or 'abort' (decided, its marker missing there: a new
    * leader that had not replicated it), or 'unknown' (no state here: the
    * coordinator of a process that stopped).
    */
@@ -194,25 +218,61 @@ export class TransactionCoordinator {
     return null
   }
 
-  /** Writes the markers (at the transaction's current epoch, plus `epochBump` when fencing) and settles the groups. */
+  /** Decides the outcome: the markers (at the transaction's current epoch, plus `epochBump` when fencing) written, the groups settled. */
   private complete(txn: Transaction, commit: boolean, epochBump: number): void {
     if (txn.timer) clearTimeout(txn.timer)
     txn.timer = null
-    const markerEpoch = txn.epoch + epochBump
-    for (const { topic, partition } of txn.partitions.values()) {
+    txn.state = commit ? 'PrepareCommit' : 'PrepareAbort'
+    txn.markerEpoch = txn.epoch + epochBump
+    for (const groupId of txn.groups)
+      try {
+        this.cluster.groups.get(groupId)?.completeTransaction(txn.producerId, commit)
+      } catch (err) {
+        // The group log not written (its disk failing): the offsets hold in memory; the partitions' markers go on.
+        if (!(err instanceof StorageError || err instanceof RecordFileError)) throw err
+        this.cluster.problem(this.coordinatorFor(txn.transactionalId), `offsets of group ${groupId}: ${err.message}`)
+      }
+    this.writeMarkers(txn, 0)
+  }
+
+  /**
+   * Writes each marker still to be written, to its partition's leader now
+   * (with no leader, to the replica that leads again first: a stopped
+   * leader keeps it); one whose write fails (StorageError) is tried again
+   * after MARKER_RETRY_MS, until every one is written.
+   */
+  private writeMarkers(txn: Transaction, attempt: number): void {
+    const commit = txn.state === 'PrepareCommit'
+    const failed: string[] = []
+    for (const [key, { topic, partition }] of txn.partitions) {
       const t = this.cluster.controller.topics.get(topic)
       const p = t?.partitions[partition]
-      if (!t || !p) continue
-      // The marker goes to the leader's log (the followers replicate it); with no leader, to the
-      // replica that leads again first (a stopped leader keeps it).
-      const holder = this.cluster.brokers.get(p.leader >= 0 ? p.leader : (p.isr[0] ?? p.replicas[0]))
-      const replica = holder?.replicas.get(`${t.id}/${partition}`)
-      if (!replica) continue
-      replica.log.writeMarker(txn.producerId, markerEpoch, commit, p.leaderEpoch)
-      replica.producers.endTransaction(txn.producerId, markerEpoch)
+      const holder = p && this.cluster.brokers.get(p.leader >= 0 ? p.leader : (p.isr[0] ?? p.replicas[0]))
+      const replica = t && holder?.replicas.get(`${t.id}/${partition}`)
+      try {
+        // A deleted topic, or a replica never opened, has no transaction to end.
+        if (p && replica) {
+          replica.log.writeMarker(txn.producerId, txn.markerEpoch, commit, p.leaderEpoch)
+          replica.producers.endTransaction(txn.producerId, txn.markerEpoch)
+        }
+        txn.partitions.delete(key)
+      } catch (err) {
+        if (!(err instanceof StorageError)) throw err
+        failed.push(`${topic}-${partition} (${err.message})`)
+      }
     }
-    for (const groupId of txn.groups) this.cluster.groups.get(groupId)?.completeTransaction(txn.producerId, commit)
-    txn.state = commit ? 'CompleteCommit' : 'CompleteAbort'
+    const what = `${commit ? 'COMMIT' : 'ABORT'} markers of transactional id ${txn.transactionalId}`
+    const report = (message: string) => this.cluster.problem(this.coordinatorFor(txn.transactionalId), message)
+    if (txn.partitions.size === 0) {
+      txn.state = commit ? 'CompleteCommit' : 'CompleteAbort'
+      if (attempt > 0) report(`${what} written after ${attempt} retries`)
+      return
+    }
+    if (attempt === 0) report(`${what} not written to ${failed.join(', ')}: written again every ${MARKER_RETRY_MS} ms until they are`)
+    txn.timer = setTimeout(() => {
+      txn.timer = null
+      this.writeMarkers(txn, attempt + 1)
+    }, MARKER_RETRY_MS)
   }
 
   /** The transactional ids `brokerId` coordinates, as the admin APIs show them. */
@@ -241,7 +301,12 @@ function view(txn: Transaction): TransactionView {
     producerEpoch: txn.epoch,
     state: txn.state,
     timeoutMs: txn.timeoutMs,
-    startedAt: txn.state === 'Ongoing' ? txn.startedAt : -1,
+    startedAt: txn.state === 'Ongoing' || preparing(txn) ? txn.startedAt : -1,
     partitions: [...txn.partitions.values()],
   }
+}
+
+/** Decided, with markers still to be written: the producer's requests wait (CONCURRENT_TRANSACTIONS). */
+function preparing(txn: Transaction): boolean {
+  return txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort'
 }
