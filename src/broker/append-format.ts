@@ -7,8 +7,9 @@ import { B_ATTRIBUTES, B_MAX_TIMESTAMP } from '../codec/layout.js'
 import type { RecordInput } from '../codec/types.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { TopicImage } from './controller.js'
-import { BatchError, readBatchHeader, type BatchHeader } from './record-batch.js'
+import { readBatchHeader, type BatchHeader } from './record-batch.js'
 import { topicConfig } from './topic-configs.js'
+import { BrokerError } from './broker-error.js'
 
 /** A produced batch as the log stores it: bytes of its own, their header, and the LogAppendTime stamped (-1 under CreateTime). */
 export interface AppendForm {
@@ -71,7 +72,7 @@ export function appendForm(records: Buffer, header: BatchHeader, t: TopicImage, 
     logAppendTime: logAppendTime < 0 ? undefined : logAppendTime,
   })
   if (bytes.length > maxMessageBytes) {
-    throw new BatchError(
+    throw new BrokerError(
       ErrorCodes.MESSAGE_TOO_LARGE,
       `the record batch is ${bytes.length} bytes in ${codecName(codec)}, larger than max.message.bytes (${maxMessageBytes})`,
     )

@@ -8,7 +8,7 @@ import { PartitionLog } from './partition-log.js'
 import { ProducerState } from './producer-state.js'
 import { LeaderState } from './leader-state.js'
 import { ReplicaFetcher } from './replica-fetcher.js'
-import { ControllerError, type PartitionImage, type TopicImage } from './controller.js'
+import { type PartitionImage, type TopicImage } from './controller.js'
 import { join } from 'node:path'
 import { readBatchHeader } from './record-batch.js'
 import { DiskLog } from './storage/disk-log.js'
@@ -17,6 +17,7 @@ import { MARKER_RETRY_MS } from './transactions/transaction-coordinator.js'
 import { topicConfig } from './topic-configs.js'
 import { advertisedHost } from './options.js'
 import { isCompacted } from './log-cleaner.js'
+import { BrokerError } from './broker-error.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
 const SASL_MAX_RECEIVE_BYTES = 524_288
@@ -306,7 +307,7 @@ export class VirtualBroker {
     try {
       this.cluster.controller.alterIsr(t.id, p.partition, this.id, p.leaderEpoch, isr)
     } catch (err) {
-      if (!(err instanceof ControllerError)) throw err
+      if (!(err instanceof BrokerError)) throw err
       this.cluster.problem(this.id, `ISR change of ${t.name}-${p.partition} to [${isr}] not made: ${err.message}`)
     }
   }

@@ -4,6 +4,7 @@ import { ZERO_UUID } from '../protocol/api.js'
 import type { MetadataRecord, PartitionChangeRecord, ScramCredentialRecord } from './metadata-records.js'
 import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
+import { BrokerError } from './broker-error.js'
 
 export interface BrokerImage {
   id: number
@@ -29,17 +30,6 @@ export interface TopicImage {
   configs: Map<string, string>
   /** The broker's defaults for topic configs (log.segment.bytes as segment.bytes...): the controller's topicDefaults, shared. */
   defaults: ReadonlyMap<string, string>
-}
-
-/** A refused controller operation: the Kafka error code and why. */
-export class ControllerError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options)
-  }
 }
 
 /** The most partitions a topic may have here: every partition costs memory up front. */
@@ -129,7 +119,7 @@ export class Controller {
     return result
   }
 
-  /** Applies `record`: written first (or with its atomic change); a failed write applies nothing (ControllerError, KAFKA_STORAGE_ERROR). */
+  /** Applies `record`: written first (or with its atomic change); a failed write applies nothing (BrokerError, KAFKA_STORAGE_ERROR). */
   append(record: MetadataRecord): void {
     if (this.pending) {
       this.pending.push(record)
@@ -152,7 +142,7 @@ export class Controller {
     try {
       this.persist?.(records)
     } catch (err) {
-      throw new ControllerError(ErrorCodes.KAFKA_STORAGE_ERROR, `the metadata log could not be written: ${(err as Error).message}`, {
+      throw new BrokerError(ErrorCodes.KAFKA_STORAGE_ERROR, `the metadata log could not be written: ${(err as Error).message}`, {
         cause: err,
       })
     }
@@ -366,25 +356,25 @@ export class Controller {
     },
   ): TopicImage | null {
     const problem = topicNameProblem(name)
-    if (problem) throw new ControllerError(ErrorCodes.INVALID_TOPIC_EXCEPTION, problem)
-    if (this.topics.has(name)) throw new ControllerError(ErrorCodes.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`)
+    if (problem) throw new BrokerError(ErrorCodes.INVALID_TOPIC_EXCEPTION, problem)
+    if (this.topics.has(name)) throw new BrokerError(ErrorCodes.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`)
     for (const [key, value] of Object.entries(opts.configs ?? {})) {
       const why = topicConfigProblem(key, value)
-      if (why) throw new ControllerError(ErrorCodes.INVALID_CONFIG, why)
+      if (why) throw new BrokerError(ErrorCodes.INVALID_CONFIG, why)
     }
     const conflict = topicConfigsConflict((key) => opts.configs?.[key] ?? TOPIC_CONFIG_DEFAULTS[key].value)
-    if (conflict) throw new ControllerError(ErrorCodes.INVALID_CONFIG, conflict)
+    if (conflict) throw new BrokerError(ErrorCodes.INVALID_CONFIG, conflict)
     const live = this.liveBrokers().map((b) => b.id)
     let assignments = opts.assignments
     if (!assignments) {
-      if (!(opts.partitions >= 1)) throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.')
+      if (!(opts.partitions >= 1)) throw new BrokerError(ErrorCodes.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.')
       if (opts.partitions > MAX_PARTITIONS)
-        throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+        throw new BrokerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
       if (!(opts.replicationFactor >= 1)) {
-        throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.')
+        throw new BrokerError(ErrorCodes.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.')
       }
       if (opts.replicationFactor > live.length) {
-        throw new ControllerError(
+        throw new BrokerError(
           ErrorCodes.INVALID_REPLICATION_FACTOR,
           `Unable to replicate the partition ${opts.replicationFactor} time(s): The target replication factor of ${opts.replicationFactor} cannot be reached because only ${live.length} broker(s) are registered.`,
         )
@@ -393,10 +383,10 @@ export class Controller {
       assignments = placeReplicas(live, start, 0, opts.partitions, opts.replicationFactor)
     } else {
       if (assignments.length > MAX_PARTITIONS)
-        throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+        throw new BrokerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
       for (const replicas of assignments) {
         if (!replicas.length || replicas.some((r) => !this.brokers.has(r)) || new Set(replicas).size !== replicas.length) {
-          throw new ControllerError(
+          throw new BrokerError(
             ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
             `replica assignment ${JSON.stringify(replicas)} names unknown or repeated brokers`,
           )
@@ -424,7 +414,7 @@ export class Controller {
 
   deleteTopic(name: string): TopicImage {
     const t = this.topics.get(name)
-    if (!t) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.')
+    if (!t) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.')
     this.append({ type: 'remove-topic', id: t.id, name: t.name })
     return t
   }
@@ -438,10 +428,10 @@ export class Controller {
    */
   createPartitions(name: string, count: number, validateOnly = false, assignments: number[][] | null = null): void {
     const t = this.topics.get(name)
-    if (!t) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`)
+    if (!t) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`)
     const have = t.partitions.length
     if (count <= have) {
-      throw new ControllerError(
+      throw new BrokerError(
         ErrorCodes.INVALID_PARTITIONS,
         count === have
           ? `Topic already has ${have} partitions.`
@@ -449,18 +439,18 @@ export class Controller {
       )
     }
     if (assignments && assignments.length !== count - have) {
-      throw new ControllerError(
+      throw new BrokerError(
         ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
         `Attempted to add ${count - have} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
       )
     }
     if (count > MAX_PARTITIONS)
-      throw new ControllerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+      throw new BrokerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
     const rf = t.partitions[0]?.replicas.length ?? 1
     const live = this.liveBrokers().map((b) => b.id)
     if (assignments) assignments.forEach((replicas, i) => this.checkManualAssignment(replicas, rf, have + i))
     else if (rf > live.length)
-      throw new ControllerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)
+      throw new BrokerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `only ${live.length} live brokers for replication factor ${rf}`)
     if (validateOnly) return
     const placed = assignments ? assignments.map((r) => [...r]) : placeReplicas(live, this.topics.size, have, count - have, rf)
     this.atomically(() => this.addPartitions(t.id, have, placed))
@@ -468,7 +458,7 @@ export class Controller {
 
   /** Kafka's checks of one partition's manual replica list (its messages, INVALID_REPLICA_ASSIGNMENT). */
   private checkManualAssignment(replicas: number[], rf: number, partition: number): void {
-    const bad = (message: string) => new ControllerError(ErrorCodes.INVALID_REPLICA_ASSIGNMENT, message)
+    const bad = (message: string) => new BrokerError(ErrorCodes.INVALID_REPLICA_ASSIGNMENT, message)
     if (!replicas.length) throw bad('The manual partition assignment includes an empty replica list.')
     const sorted = [...replicas].sort((a, b) => a - b)
     sorted.forEach((id, i) => {
@@ -556,15 +546,15 @@ export class Controller {
   moveLeader(topic: string, partition: number, broker: number): 'elected' | 'reassigned' {
     const t = this.topics.get(topic)
     const p = t?.partitions[partition]
-    if (!t || !p) throw new ControllerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `no partition ${topic}/${partition}`)
+    if (!t || !p) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `no partition ${topic}/${partition}`)
     const b = this.brokers.get(broker)
-    if (!b || b.fenced) throw new ControllerError(ErrorCodes.BROKER_NOT_AVAILABLE, `broker ${broker} is not running`)
+    if (!b || b.fenced) throw new BrokerError(ErrorCodes.BROKER_NOT_AVAILABLE, `broker ${broker} is not running`)
     if (p.isr.includes(broker)) {
       this.changePartition(t, p, { leader: broker })
       return 'elected'
     }
     if (p.replicas.includes(broker))
-      throw new ControllerError(ErrorCodes.ELIGIBLE_LEADERS_NOT_AVAILABLE, `broker ${broker} is not in the ISR of ${topic}/${partition}`)
+      throw new BrokerError(ErrorCodes.ELIGIBLE_LEADERS_NOT_AVAILABLE, `broker ${broker} is not in the ISR of ${topic}/${partition}`)
     const replaced = p.leader >= 0 ? p.leader : p.replicas[0]
     this.changePartition(t, p, { leader: broker, isr: [broker], replicas: p.replicas.map((r) => (r === replaced ? broker : r)) })
     return 'reassigned'

@@ -17,8 +17,8 @@ import { ErrorCodes } from '../protocol/error-codes.js'
 import type { EmbeddedCluster } from './cluster.js'
 import type { TopicImage } from './controller.js'
 import type { AbortedTransaction, PartitionLog, StoredBatch } from './partition-log.js'
-import { BatchError } from './record-batch.js'
 import { topicConfig } from './topic-configs.js'
+import { BrokerError } from './broker-error.js'
 
 /** What one cleaning of one log did. */
 export interface CleanStats {
@@ -63,13 +63,13 @@ export function requireKeys(records: Buffer, topic: string, partition: number): 
   try {
     batches = decodeRecordSet(records).batches
   } catch (err) {
-    throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `the record batch cannot be read: ${(err as Error).message}`)
+    throw new BrokerError(ErrorCodes.CORRUPT_MESSAGE, `the record batch cannot be read: ${(err as Error).message}`)
   }
   const message = `Compacted topic cannot accept message without key in topic partition ${topic}-${partition}.`
   const keyless = batches.flatMap((b) =>
     b.records.flatMap((r, batchIndex) => (r.key === null ? [{ batchIndex, batchIndexErrorMessage: message }] : [])),
   )
-  if (keyless.length) throw new BatchError(ErrorCodes.INVALID_RECORD, message, keyless)
+  if (keyless.length) throw new BrokerError(ErrorCodes.INVALID_RECORD, message, { recordErrors: keyless })
 }
 
 /**

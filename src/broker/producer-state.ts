@@ -1,6 +1,7 @@
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { BatchError, type BatchHeader } from './record-batch.js'
+import { type BatchHeader } from './record-batch.js'
 import { INT32_MAX } from '../int32.js'
+import { BrokerError } from './broker-error.js'
 
 /** Kafka keeps the last five batches of each producer per partition: max.in.flight for idempotence. */
 const CACHED_BATCHES = 5
@@ -30,7 +31,7 @@ export class ProducerState {
 
   /**
    * Checks a batch before it is appended: the base offset of the batch it
-   * duplicates, or null when it is new. Throws BatchError when it is out of
+   * duplicates, or null when it is new. Throws BrokerError when it is out of
    * sequence or fenced.
    */
   check(h: BatchHeader): number | null {
@@ -40,14 +41,14 @@ export class ProducerState {
     const firstSeq = h.baseSequence
     const lastSeq = lastSequence(h)
     if (h.producerEpoch < entry.epoch) {
-      throw new BatchError(
+      throw new BrokerError(
         ErrorCodes.INVALID_PRODUCER_EPOCH,
         `producer ${h.producerId} epoch ${h.producerEpoch} is older than the current epoch ${entry.epoch}`,
       )
     }
     if (h.producerEpoch > entry.epoch) {
       if (firstSeq !== 0) {
-        throw new BatchError(
+        throw new BrokerError(
           ErrorCodes.OUT_OF_ORDER_SEQUENCE_NUMBER,
           `invalid sequence number for new epoch of producer ${h.producerId}: ${h.producerEpoch} (request epoch), ${firstSeq} (seq. number), ${entry.epoch} (current epoch)`,
         )
@@ -58,7 +59,7 @@ export class ProducerState {
     if (dup) return dup.baseOffset
     const last = entry.batches.at(-1)
     if (last && !inSequence(last.lastSeq, firstSeq)) {
-      throw new BatchError(
+      throw new BrokerError(
         ErrorCodes.OUT_OF_ORDER_SEQUENCE_NUMBER,
         `out of order sequence number for producer ${h.producerId}: ${firstSeq} (incoming seq. number), ${last.lastSeq} (current end sequence number)`,
       )

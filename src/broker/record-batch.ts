@@ -17,6 +17,7 @@ import {
 import { decodeRecordSet } from '../codec/batch-decoder.js'
 import { B_BASE_OFFSET, B_LEADER_EPOCH, B_RECORDS, CODEC_ZSTD } from '../codec/layout.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
+import { BrokerError } from './broker-error.js'
 
 /** The header fields of a v2 record batch the broker acts on; the records stay as bytes. */
 export interface BatchHeader {
@@ -32,52 +33,44 @@ export interface BatchHeader {
   compression: number
 }
 
-export class BatchError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    /** Produce v8+: which records of the batch were refused, and why (Kafka's record_errors). */
-    readonly recordErrors: { batchIndex: number; batchIndexErrorMessage: string }[] = [],
-  ) {
-    super(message)
-  }
-}
-
 /**
  * Validates the records of one produced partition as Kafka does for
  * Produce v3+: exactly one v2 batch, whole, with a CRC-32C that matches,
  * no control batch from a client, a record count its offsets agree with.
- * Returns its header; throws BatchError with Kafka's code otherwise.
+ * Returns its header; throws BrokerError with Kafka's code otherwise.
  */
 export function validateProducedBatch(records: Buffer | null, maxMessageBytes: number): BatchHeader {
-  if (records === null || records.length === 0) throw new BatchError(ErrorCodes.INVALID_RECORD, 'the produce request has no record batch')
+  if (records === null || records.length === 0) throw new BrokerError(ErrorCodes.INVALID_RECORD, 'the produce request has no record batch')
   if (records.length < B_RECORDS)
-    throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `a record batch of ${records.length} bytes is shorter than its header`)
+    throw new BrokerError(ErrorCodes.CORRUPT_MESSAGE, `a record batch of ${records.length} bytes is shorter than its header`)
   const size = batchSize(records)
   if (size > maxMessageBytes) {
-    throw new BatchError(
+    throw new BrokerError(
       ErrorCodes.MESSAGE_TOO_LARGE,
       `the record batch is ${size} bytes, larger than max.message.bytes (${maxMessageBytes})`,
     )
   }
   if (size < B_RECORDS || size > records.length) {
-    throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, `the record batch says it is ${size} bytes, but ${records.length} were sent`)
+    throw new BrokerError(ErrorCodes.CORRUPT_MESSAGE, `the record batch says it is ${size} bytes, but ${records.length} were sent`)
   }
   if (size < records.length) {
-    throw new BatchError(ErrorCodes.INVALID_RECORD, 'Produce requests with version 3+ are only allowed to contain exactly one record batch')
+    throw new BrokerError(
+      ErrorCodes.INVALID_RECORD,
+      'Produce requests with version 3+ are only allowed to contain exactly one record batch',
+    )
   }
   const magic = batchMagic(records)
-  if (magic !== 2) throw new BatchError(ErrorCodes.INVALID_RECORD, `record batch magic ${magic}: Produce v3+ carries only magic 2 batches`)
+  if (magic !== 2) throw new BrokerError(ErrorCodes.INVALID_RECORD, `record batch magic ${magic}: Produce v3+ carries only magic 2 batches`)
   if (!batchCrcMatches(records)) {
-    throw new BatchError(ErrorCodes.CORRUPT_MESSAGE, 'the record batch CRC does not match its contents')
+    throw new BrokerError(ErrorCodes.CORRUPT_MESSAGE, 'the record batch CRC does not match its contents')
   }
   const header = readBatchHeader(records)
-  if (header.control) throw new BatchError(ErrorCodes.INVALID_RECORD, 'clients may not write control batches')
+  if (header.control) throw new BrokerError(ErrorCodes.INVALID_RECORD, 'clients may not write control batches')
   if (header.count < 1 || header.lastOffsetDelta !== header.count - 1) {
-    throw new BatchError(ErrorCodes.INVALID_RECORD, `a batch of ${header.count} records with last offset delta ${header.lastOffsetDelta}`)
+    throw new BrokerError(ErrorCodes.INVALID_RECORD, `a batch of ${header.count} records with last offset delta ${header.lastOffsetDelta}`)
   }
   if (header.compression > CODEC_ZSTD)
-    throw new BatchError(ErrorCodes.UNSUPPORTED_COMPRESSION_TYPE, `compression type ${header.compression} is unknown`)
+    throw new BrokerError(ErrorCodes.UNSUPPORTED_COMPRESSION_TYPE, `compression type ${header.compression} is unknown`)
   return header
 }
 

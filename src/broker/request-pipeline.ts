@@ -7,10 +7,10 @@ import { Reader } from '../protocol/reader.js'
 import { Writer } from '../protocol/writer.js'
 import type { VirtualBroker } from './broker.js'
 import type { EmbeddedCluster } from './cluster.js'
-import { ControllerError } from './controller.js'
 import { handlers } from './dispatch.js'
 import { CLOSE_CONNECTION, NO_RESPONSE, type Handler, type HandlerResult, type RequestContext } from './handler.js'
 import type { ClientConnection } from './listener.js'
+import { BrokerError } from './broker-error.js'
 
 /** What a frame gets back: a response, none, the connection closed, or a last response before the close. */
 export type Answer = Buffer | null | 'close' | { last: Buffer }
@@ -124,7 +124,7 @@ export class RequestPipeline {
     } catch (err) {
       this.cluster.problem(this.broker.id, `${spec.name} v${ctx.version} failed: ${(err as Error).stack ?? err}`)
       // A controller's refusal carries its code (its metadata log not written: KAFKA_STORAGE_ERROR); anything else is a bug.
-      return handler.errorResponse(req, err instanceof ControllerError ? err.code : ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
+      return handler.errorResponse(req, err instanceof BrokerError ? err.code : ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
     }
   }
 

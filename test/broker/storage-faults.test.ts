@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
-import { Controller, ControllerError } from '../../src/broker/controller.js'
+import { BrokerError } from '../../src/broker/broker-error.js'
+import { Controller } from '../../src/broker/controller.js'
 import { snapshotRecords } from '../../src/broker/metadata-snapshot.js'
 import { diskIo } from '../../src/broker/storage/disk-io.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
@@ -219,7 +220,7 @@ describe("the controller's image when its write fails", () => {
       try {
         change()
       } catch (err) {
-        expect(err).toBeInstanceOf(ControllerError)
+        expect(err).toBeInstanceOf(BrokerError)
         expect(err).toMatchObject({ code: ErrorCodes.KAFKA_STORAGE_ERROR, message: expect.stringMatching(/ENOSPC/) })
         expect(JSON.stringify(snapshotRecords(c))).toBe(before)
         expect(c.log.length).toBe(logLength)

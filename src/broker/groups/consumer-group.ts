@@ -3,6 +3,7 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import type { Controller } from '../controller.js'
 import { SERVER_ASSIGNORS, type Assignment } from './assignors.js'
 import { GroupOffsets } from './group-offsets.js'
+import { BrokerError } from '../broker-error.js'
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable'
 
@@ -89,16 +90,6 @@ export const STATIC_LEAVE_EPOCH = -2
 const DEFAULT_ASSIGNOR = 'uniform'
 const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state'])
 
-/** A refused heartbeat: the Kafka code and Kafka's reason. */
-class Refused extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message)
-  }
-}
-
 /**
  * A KIP-848 consumer group as Kafka's coordinator runs it. A member's
  * heartbeat updates its subscription; a change of any subscription (or of
@@ -156,7 +147,7 @@ export class ConsumerGroup extends GroupOffsets {
       if (req.memberEpoch === LEAVE_EPOCH || req.memberEpoch === STATIC_LEAVE_EPOCH) return this.leave(req)
       return this.beat(req)
     } catch (err) {
-      if (!(err instanceof Refused)) throw err
+      if (!(err instanceof BrokerError)) throw err
       return {
         errorCode: err.code,
         errorMessage: err.message,
@@ -180,7 +171,7 @@ export class ConsumerGroup extends GroupOffsets {
     if (req.instanceId === null) {
       member = this.members.get(memberId)
       if (req.memberEpoch !== 0) {
-        if (!member) throw new Refused(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${this.groupId}.`)
+        if (!member) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${this.groupId}.`)
         this.checkEpoch(member, req.memberEpoch, owned)
       }
       before = member ? { ...member } : null
@@ -190,7 +181,7 @@ export class ConsumerGroup extends GroupOffsets {
       if (req.memberEpoch === 0) {
         if (current && current.memberId !== memberId) {
           if (current.memberEpoch !== STATIC_LEAVE_EPOCH)
-            throw new Refused(
+            throw new BrokerError(
               ErrorCodes.UNRELEASED_INSTANCE_ID,
               `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by member ${current.memberId}.`,
             )
@@ -203,9 +194,9 @@ export class ConsumerGroup extends GroupOffsets {
           before = member ? { ...member } : null
         }
       } else {
-        if (!current) throw new Refused(ErrorCodes.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+        if (!current) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
         if (current.memberId !== memberId)
-          throw new Refused(
+          throw new BrokerError(
             ErrorCodes.FENCED_INSTANCE_ID,
             `Static member ${memberId} with instance id ${req.instanceId} was fenced by member ${current.memberId}.`,
           )
@@ -215,7 +206,7 @@ export class ConsumerGroup extends GroupOffsets {
       }
     }
     if (req.serverAssignor !== null && !SERVER_ASSIGNORS.has(req.serverAssignor))
-      throw new Refused(ErrorCodes.UNSUPPORTED_ASSIGNOR, `Assignor ${req.serverAssignor} is not supported.`)
+      throw new BrokerError(ErrorCodes.UNSUPPORTED_ASSIGNOR, `Assignor ${req.serverAssignor} is not supported.`)
     const regex = req.subscribedTopicRegex === '' ? null : req.subscribedTopicRegex
     if (regex !== null) compileRegex(regex)
 
@@ -277,12 +268,12 @@ export class ConsumerGroup extends GroupOffsets {
    */
   private checkEpoch(member: ConsumerMember, epoch: number, owned: Assignment | null): void {
     if (epoch > member.memberEpoch)
-      throw new Refused(
+      throw new BrokerError(
         ErrorCodes.FENCED_MEMBER_EPOCH,
         `The consumer group member has a greater member epoch (${epoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
       )
     if (epoch < member.memberEpoch && (epoch !== member.previousMemberEpoch || owned === null || !isSubset(owned, member.assigned)))
-      throw new Refused(
+      throw new BrokerError(
         ErrorCodes.FENCED_MEMBER_EPOCH,
         `The consumer group member has a smaller member epoch (${epoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
       )
@@ -292,14 +283,14 @@ export class ConsumerGroup extends GroupOffsets {
     let member: ConsumerMember | undefined
     if (req.instanceId === null) {
       member = this.members.get(req.memberId)
-      if (!member) throw new Refused(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${this.groupId}.`)
+      if (!member) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${this.groupId}.`)
       this.fence(member)
     } else {
       const id = this.staticMembers.get(req.instanceId)
       member = id === undefined ? undefined : this.members.get(id)
-      if (!member) throw new Refused(ErrorCodes.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+      if (!member) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
       if (member.memberId !== req.memberId)
-        throw new Refused(
+        throw new BrokerError(
           ErrorCodes.FENCED_INSTANCE_ID,
           `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${member.memberId}.`,
         )
@@ -609,7 +600,7 @@ export class ConsumerGroup extends GroupOffsets {
  * v0 on every heartbeat but a join.
  */
 function validate(req: HeartbeatRequest): void {
-  const invalid = (message: string) => new Refused(ErrorCodes.INVALID_REQUEST, message)
+  const invalid = (message: string) => new BrokerError(ErrorCodes.INVALID_REQUEST, message)
   const blank = (s: string | null) => s !== null && s.trim() === ''
   if ((req.version >= 1 || req.memberEpoch > 0 || req.memberEpoch === LEAVE_EPOCH) && blank(req.memberId))
     throw invalid("MemberId can't be empty.")
@@ -636,7 +627,7 @@ function compileRegex(source: string): RegExp {
   try {
     re = new RegExp(`^(?:${source})$`)
   } catch (err) {
-    throw new Refused(
+    throw new BrokerError(
       ErrorCodes.INVALID_REGULAR_EXPRESSION,
       `SubscribedTopicRegex \`${source}\` is not a valid regular expression: ${(err as Error).message}.`,
     )

@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { CreatePartitions, type CreatePartitionsRequest, type CreatePartitionsResponse } from '../../protocol/messages/CreatePartitions.js'
-import { ControllerError } from '../controller.js'
 import { defineHandler } from '../handler.js'
+import { BrokerError } from '../broker-error.js'
 
 export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, CreatePartitionsResponse>({
   spec: CreatePartitions,
@@ -24,7 +24,7 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
         cluster.controller.createPartitions(t.name, t.count, req.validateOnly, assignments)
         results.push({ name: t.name, errorCode: ErrorCodes.NONE, errorMessage: null })
       } catch (err) {
-        if (!(err instanceof ControllerError)) throw err
+        if (!(err instanceof BrokerError)) throw err
         results.push({ name: t.name, errorCode: err.code, errorMessage: err.message })
       }
     }

@@ -1,9 +1,9 @@
 import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { CreateTopics, type CreateTopicsRequest, type CreateTopicsResponse } from '../../protocol/messages/CreateTopics.js'
-import { ControllerError } from '../controller.js'
 import { defineHandler } from '../handler.js'
 import { topicConfig, topicConfigProblem, TOPIC_CONFIG_DEFAULTS } from '../topic-configs.js'
+import { BrokerError } from '../broker-error.js'
 
 /** CreateTopics: -1 partitions or replication factor take the cluster defaults (KIP-464). */
 export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopicsResponse>({
@@ -62,7 +62,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
               : null,
           }
         } catch (err) {
-          if (err instanceof ControllerError) return fail(err.code, err.message)
+          if (err instanceof BrokerError) return fail(err.code, err.message)
           throw err
         }
       }),

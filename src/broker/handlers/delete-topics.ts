@@ -1,8 +1,8 @@
 import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DeleteTopics, type DeleteTopicsRequest, type DeleteTopicsResponse } from '../../protocol/messages/DeleteTopics.js'
-import { ControllerError } from '../controller.js'
 import { defineHandler } from '../handler.js'
+import { BrokerError } from '../broker-error.js'
 
 /** DeleteTopics, by name (v0-5's topicNames, v6's topics) or by topic id (v6). */
 export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopicsResponse>({
@@ -28,7 +28,7 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
           controller.deleteTopic(t.name)
           return { name, topicId: t.id, errorCode: ErrorCodes.NONE, errorMessage: null }
         } catch (err) {
-          if (err instanceof ControllerError) return { name, topicId: t.id, errorCode: err.code, errorMessage: err.message }
+          if (err instanceof BrokerError) return { name, topicId: t.id, errorCode: err.code, errorMessage: err.message }
           throw err
         }
       }),

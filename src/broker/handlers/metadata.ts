@@ -2,9 +2,10 @@ import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { Metadata, type MetadataRequest, type MetadataResponse, type MetadataResponseTopic } from '../../protocol/messages/Metadata.js'
 import type { EmbeddedCluster } from '../cluster.js'
-import { ControllerError, type TopicImage } from '../controller.js'
+import { type TopicImage } from '../controller.js'
 import { defineHandler } from '../handler.js'
 import { topicNameProblem } from '../topic-names.js'
+import { BrokerError } from '../broker-error.js'
 
 /** Authorized operations not asked for (Kafka's Integer.MIN_VALUE). */
 export const OPERATIONS_OMITTED = -2147483648
@@ -71,7 +72,7 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
           try {
             t = controller.createTopic(want.name, { partitions: options.defaultPartitions, replicationFactor }) ?? undefined
           } catch (err) {
-            if (!(err instanceof ControllerError)) throw err
+            if (!(err instanceof BrokerError)) throw err
             // Not created (its record not written): the topic is not there yet, as Kafka answers while it creates one.
             topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.LEADER_NOT_AVAILABLE, version))
             continue

@@ -7,7 +7,7 @@ import {
 } from '../../protocol/messages/Produce.js'
 import type { Input } from '../../protocol/api.js'
 import { CLOSE_CONNECTION, defineHandler, NO_RESPONSE } from '../handler.js'
-import { BatchError, validateProducedBatch } from '../record-batch.js'
+import { validateProducedBatch } from '../record-batch.js'
 import { appendForm } from '../append-format.js'
 import { isCompacted, requireKeys } from '../log-cleaner.js'
 import { topicConfig } from '../topic-configs.js'
@@ -16,6 +16,7 @@ import type { VirtualBroker } from '../broker.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import type { PartitionImage, TopicImage } from '../controller.js'
 import type { PartitionLog } from '../partition-log.js'
+import { BrokerError } from '../broker-error.js'
 
 type PartitionResponse = Input<ProduceResponsePartitionProduceResponse>
 
@@ -148,13 +149,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               if (req.acks === -1 && replica.log.highWatermark < end) pending.push({ res, t, p, log: replica.log, end, minIsr })
               return res
             } catch (err) {
-              if (err instanceof BatchError) return { ...failed(pd.index, err.code, err.message), recordErrors: err.recordErrors }
-              if (err instanceof StorageError) {
-                // Nothing of the batch was kept; the partition goes on serving reads (and appends once the disk takes them).
-                cluster.problem(broker.id, `produce to ${t.name}-${pd.index}: ${err.message}`)
-                return failed(pd.index, ErrorCodes.KAFKA_STORAGE_ERROR, err.message)
-              }
-              throw err
+              if (!(err instanceof BrokerError)) throw err
+              // A disk failure: nothing of the batch was kept; the partition goes on serving reads (and appends once the disk takes them).
+              if (err instanceof StorageError) cluster.problem(broker.id, `produce to ${t.name}-${pd.index}: ${err.message}`)
+              return { ...failed(pd.index, err.code, err.message), recordErrors: err.recordErrors }
             }
           })()
           if (res.errorCode) anyError = true

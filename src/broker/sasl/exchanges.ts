@@ -1,27 +1,13 @@
 import { Buffer } from 'node:buffer'
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { saslRefusal } from '../broker-error.js'
 import type { SaslMechanismName, SaslUsers, ScramCredential } from './credentials.js'
 import { readInitialResponse, TokenRefused } from './oauthbearer.js'
-
-/**
- * An exchange refused. `clientMessage` is what the client is told: Kafka
- * sends PLAIN's reasons as they are, but for SCRAM only a generic "invalid
- * credentials" (so a client cannot learn which users exist); null here
- * means that generic message. Neither ever holds a password.
- */
-export class SaslFailure extends Error {
-  constructor(
-    message: string,
-    readonly clientMessage: string | null = null,
-  ) {
-    super(message)
-  }
-}
 
 /** One server side of one SASL exchange: each client token in, the server's token out, until done. */
 export interface ServerExchange {
   readonly mechanism: SaslMechanismName
-  /** The server's answer to the client's next token; throws SaslFailure when the client is refused. */
+  /** The server's answer to the client's next token; throws BrokerError (saslRefusal) when the client is refused. */
   evaluate(token: Buffer): Promise<Buffer>
   /** Set once the exchange has succeeded: the authenticated user. */
   readonly user: string | null
@@ -44,9 +30,9 @@ class PlainServer implements ServerExchange {
   constructor(private readonly users: SaslUsers) {}
 
   async evaluate(token: Buffer): Promise<Buffer> {
-    if (this.user !== null) throw new SaslFailure('PLAIN: a token after the exchange completed')
+    if (this.user !== null) throw saslRefusal('PLAIN: a token after the exchange completed')
     const parts = token.toString('utf8').split('\0')
-    const visible = (m: string) => new SaslFailure(m, m)
+    const visible = (m: string) => saslRefusal(m, m)
     if (parts.length !== 3) throw visible(`Invalid SASL/PLAIN response: expected 3 tokens, got ${parts.length}`)
     const [authzid, user, password] = parts
     if (!user) throw visible('Authentication failed: username not specified')
@@ -96,23 +82,23 @@ class ScramServer implements ServerExchange {
     const message = token.toString('utf8')
     if (this.step === 'first') return Buffer.from(this.first(message), 'utf8')
     if (this.step === 'final') return Buffer.from(this.final(message), 'utf8')
-    throw new SaslFailure(`${this.mechanism}: a token after the exchange completed`)
+    throw saslRefusal(`${this.mechanism}: a token after the exchange completed`)
   }
 
   private first(message: string): string {
     // gs2-header: no channel binding ('n', or 'y': the client could but thinks we cannot), an optional authzid.
     const m = /^([ny]),(a=[^,]*)?,(n=[^,]*),(r=[^,]+)((?:,[^,]*)*)$/.exec(message)
-    if (!m) throw new SaslFailure(`${this.mechanism}: malformed client-first message`)
+    if (!m) throw saslRefusal(`${this.mechanism}: malformed client-first message`)
     const user = unescapeUsername(m[3].slice(2))
-    if (!user) throw new SaslFailure(`${this.mechanism}: malformed user name in the client-first message`)
-    if (m[5]) throw new SaslFailure(`${this.mechanism}: unsupported SCRAM extensions`)
+    if (!user) throw saslRefusal(`${this.mechanism}: malformed user name in the client-first message`)
+    if (m[5]) throw saslRefusal(`${this.mechanism}: unsupported SCRAM extensions`)
     const authzid = m[2] ? unescapeUsername(m[2].slice(2)) : ''
     if (authzid && authzid !== user) {
       const reason = 'Authentication failed: Client requested an authorization id that is different from username'
-      throw new SaslFailure(reason, reason)
+      throw saslRefusal(reason, reason)
     }
     this.credential = this.users.scramCredential(this.hash, user)
-    if (!this.credential) throw new SaslFailure(`${this.mechanism}: unknown user ${JSON.stringify(user)}`)
+    if (!this.credential) throw saslRefusal(`${this.mechanism}: unknown user ${JSON.stringify(user)}`)
     this.gs2Header = `${m[1]},${m[2] ?? ''},`
     this.clientFirstBare = `${m[3]},${m[4]}`
     this.nonce = m[4].slice(2) + randomBytes(24).toString('base64')
@@ -125,23 +111,23 @@ class ScramServer implements ServerExchange {
   private final(message: string): string {
     const credential = this.credential!
     const m = /^c=([^,]*),r=([^,]*)((?:,[^,]*)*?),p=([^,]+)$/.exec(message)
-    if (!m) throw new SaslFailure(`${this.mechanism}: malformed client-final message`)
+    if (!m) throw saslRefusal(`${this.mechanism}: malformed client-final message`)
     if (Buffer.from(m[1], 'base64').toString('utf8') !== this.gs2Header)
-      throw new SaslFailure(`${this.mechanism}: the channel binding does not repeat the client-first header`)
+      throw saslRefusal(`${this.mechanism}: the channel binding does not repeat the client-first header`)
     // endsWith, as Kafka's ScramSaslServer checked through 3.9: librdkafka (2.0.2 here) sends its own nonce again before the
     // combined one. Kafka 4.4 wants equality and so refuses its SCRAM; we keep those clients working. The proof still
     // covers the message as sent, and the server's fresh nonce must end it, so nothing old can be replayed.
-    if (!m[2].endsWith(this.nonce)) throw new SaslFailure(`${this.mechanism}: invalid client nonce in the final client message`)
+    if (!m[2].endsWith(this.nonce)) throw saslRefusal(`${this.mechanism}: invalid client nonce in the final client message`)
     const withoutProof = message.slice(0, message.lastIndexOf(',p='))
     const authMessage = `${this.clientFirstBare},${this.serverFirst},${withoutProof}`
     const proof = Buffer.from(m[4], 'base64')
     const signature = hmac(this.hash, credential.storedKey, authMessage)
     if (proof.length !== signature.length)
-      throw new SaslFailure(`${this.mechanism}: invalid client proof for ${JSON.stringify(this.pendingUser)}`)
+      throw saslRefusal(`${this.mechanism}: invalid client proof for ${JSON.stringify(this.pendingUser)}`)
     const clientKey = Buffer.alloc(proof.length)
     for (let i = 0; i < proof.length; i++) clientKey[i] = proof[i] ^ signature[i]
     if (!timingSafeEqual(createHash(this.hash).update(clientKey).digest(), credential.storedKey))
-      throw new SaslFailure(`${this.mechanism}: invalid client proof for ${JSON.stringify(this.pendingUser)}`)
+      throw saslRefusal(`${this.mechanism}: invalid client proof for ${JSON.stringify(this.pendingUser)}`)
     this.step = 'done'
     this.user = this.pendingUser
     return `v=${hmac(this.hash, credential.serverKey, authMessage).toString('base64')}`
@@ -165,24 +151,24 @@ class OauthbearerServer implements ServerExchange {
   constructor(private readonly users: SaslUsers) {}
 
   async evaluate(token: Buffer): Promise<Buffer> {
-    if (this.user !== null) throw new SaslFailure('OAUTHBEARER: a token after the exchange completed')
+    if (this.user !== null) throw saslRefusal('OAUTHBEARER: a token after the exchange completed')
     if (this.refused) {
       const refused = this.refused
-      if (token.length === 1 && token[0] === 1) throw new SaslFailure(`OAUTHBEARER: ${refused.reason}`, refused.challenge)
-      throw new SaslFailure('OAUTHBEARER: the client went on after the error challenge instead of acknowledging it')
+      if (token.length === 1 && token[0] === 1) throw saslRefusal(`OAUTHBEARER: ${refused.reason}`, refused.challenge)
+      throw saslRefusal('OAUTHBEARER: the client went on after the error challenge instead of acknowledging it')
     }
     let response: ReturnType<typeof readInitialResponse>
     try {
       response = readInitialResponse(token.toString('utf8'))
     } catch (err) {
-      if (err instanceof TokenRefused) throw new SaslFailure(`OAUTHBEARER: ${err.reason}`)
+      if (err instanceof TokenRefused) throw saslRefusal(`OAUTHBEARER: ${err.reason}`)
       throw err
     }
     try {
       const valid = await this.users.validateToken(response.token)
       if (response.authzid && response.authzid !== valid.principal) {
         const reason = `Authentication failed: Client requested an authorization id (${response.authzid}) that is different from the token's principal name (${valid.principal})`
-        throw new SaslFailure(reason, reason)
+        throw saslRefusal(reason, reason)
       }
       this.user = valid.principal
       this.expiresAtMs = valid.expiresAtMs

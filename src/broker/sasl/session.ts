@@ -9,7 +9,8 @@ import { SaslHandshake } from '../../protocol/messages/SaslHandshake.js'
 import type { Reader } from '../../protocol/reader.js'
 import { handlers } from '../dispatch.js'
 import type { SaslMechanismName, SaslUsers } from './credentials.js'
-import { SaslFailure, serverExchange, type ServerExchange } from './exchanges.js'
+import { BrokerError, saslRefusal } from '../broker-error.js'
+import { serverExchange, type ServerExchange } from './exchanges.js'
 
 /** What the broker does with a request frame on a SASL listener. */
 export type SaslVerdict =
@@ -81,7 +82,7 @@ export class SaslSession {
       return { kind: 'raw', bytes }
     } catch (err) {
       this.state = 'failed'
-      if (!(err instanceof SaslFailure)) throw err
+      if (!(err instanceof BrokerError)) throw err
       return { kind: 'close', why: `SASL ${this.mechanism} ${this.what} failed: ${err.message}` }
     }
   }
@@ -171,10 +172,10 @@ export class SaslSession {
       out = await this.exchange!.evaluate(authBytes)
       if (this.exchange!.user !== null && this.reauthenticating && this.exchange!.user !== this.user) {
         const m = `Cannot change principals during re-authentication from User.${this.user}: User.${this.exchange!.user}`
-        throw new SaslFailure(m, m)
+        throw saslRefusal(m, m)
       }
     } catch (err) {
-      if (!(err instanceof SaslFailure)) throw err
+      if (!(err instanceof BrokerError)) throw err
       this.state = 'failed'
       this.failedWhy = 'SASL authentication failed'
       const errorMessage =

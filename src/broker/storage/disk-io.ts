@@ -2,19 +2,21 @@ import { Buffer } from 'node:buffer'
 import { closeSync, fsync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { BrokerError } from '../broker-error.js'
 
 /**
  * A write or flush of the data directory failed (a full disk, an I/O
  * error): Kafka's KafkaStorageException. A produce it fails is answered
  * KAFKA_STORAGE_ERROR; what was written of it has been cut back off.
  */
-export class StorageError extends Error {
+export class StorageError extends BrokerError {
   constructor(
     readonly path: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options)
+    super(ErrorCodes.KAFKA_STORAGE_ERROR, message, options)
     this.name = 'StorageError'
   }
 }
