@@ -246,6 +246,11 @@ export function runGoTests({ moduleDir, env, run, timeoutS = 900, log = console.
     const stderr = []
     const raw = []
     let pending = ''
+    // A parent whose own output says nothing failed through its subtests (they end before it).
+    const failedSubtests = (name) => {
+      const failed = [...tests.values()].filter((s) => s.name.startsWith(`${name}/`) && s.state === 'FAIL')
+      return failed.length ? `subtests failed: ${failed.map((s) => `${s.name} (${s.reason})`).join('; ')}`.slice(0, 500) : ''
+    }
     const onEvent = (e) => {
       if (!e.Test) {
         if (e.Action === 'output') packageOutput.push(e.Output)
@@ -257,7 +262,7 @@ export function runGoTests({ moduleDir, env, run, timeoutS = 900, log = console.
       else if (e.Action === 'pass' || e.Action === 'fail' || e.Action === 'skip') {
         t.state = e.Action.toUpperCase()
         t.seconds = e.Elapsed ?? 0
-        if (t.state !== 'PASS') t.reason = reasonOf(t.output)
+        if (t.state !== 'PASS') t.reason = reasonOf(t.output) || failedSubtests(t.name)
         if (!t.name.includes('/'))
           log(`${t.state.padEnd(4)} ${t.name.padEnd(56)} ${t.seconds.toFixed(1).padStart(7)}s${t.state === 'PASS' ? '' : `  ${t.reason}`}`)
       }
