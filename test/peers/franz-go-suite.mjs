@@ -15,7 +15,8 @@
 // repository. --prepare only does that (what .ci/run calls); --render writes
 // <target>.md again from <target>.json with lists.mjs's known differences. Results (JSON +
 // markdown, per Go test and subtest: PASS/FAIL/SKIP, seconds, the first
-// failure line) go to test/peers/franz-go-results/<target>.{json,md}.
+// failure line) go to test/peers/franz-go-results/<target>.{json,md}
+// (<target>-chaos, -partial with --chaos, --run).
 import { spawn, spawnSync } from 'node:child_process'
 import {
   chmodSync,
@@ -374,7 +375,7 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2))
   if (opts.render) {
     // --render: the markdown again from the committed JSON, with the known differences as lists.mjs has them now.
-    const base = join(opts.out, opts.target)
+    const base = join(opts.out, `${opts.target}${opts.chaos ? '-chaos' : ''}${opts.run ? '-partial' : ''}`)
     const report = JSON.parse(readFileSync(`${base}.json`, 'utf8'))
     report.known = knownFor(opts.target)
     writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`)
@@ -425,7 +426,7 @@ async function main() {
   )
   if (opts.write) {
     mkdirSync(opts.out, { recursive: true })
-    const base = join(opts.out, `${opts.target}${opts.run ? '-partial' : ''}`)
+    const base = join(opts.out, `${opts.target}${opts.chaos ? '-chaos' : ''}${opts.run ? '-partial' : ''}`)
     writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`)
     writeFileSync(`${base}.md`, markdown(report))
     console.log(`franz-go-suite: wrote ${base}.json and .md`)
