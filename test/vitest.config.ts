@@ -38,10 +38,11 @@ const built = (format: BuiltFormat) => ({
   },
 })
 
-// Files that hold a worker for many minutes while mostly waiting on their
-// peers (librdkafka's own suite, its lists run concurrently) start first, so
-// the other worker drains the rest beside them instead of after them.
-const longFirst = [/test\/broker\/librdkafka-suite/]
+// Files that hold a worker for minutes (librdkafka's own suite, its lists
+// run concurrently and mostly wait on their peers; franz-go's, about 1.5
+// minutes) start first, so the other worker drains the rest beside them
+// instead of after them.
+const longFirst = [/test\/broker\/librdkafka-suite/, /test\/broker\/franz-go-suite/]
 class LongFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
     const sorted = await super.sort(files)

@@ -16,12 +16,15 @@ import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { ckjsDir, installModern } from './build.mjs'
 import { SKIPPED_TESTS, brokerTests, listNumbers } from './librdkafka-suite/lists.mjs'
+import { kafkaRig, startRealKafka, startWafka } from './suite-targets.mjs'
+
+// The targets live in suite-targets.mjs (shared with franz-go-suite.mjs); the vitest file imports startWafka from here.
+export { startWafka }
 
 const here = dirname(fileURLToPath(import.meta.url))
-const root = join(here, '..', '..')
 const sourceDir = join(ckjsDir, 'deps', 'librdkafka')
 const cacheRoot = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'wafka-peers')
 /** What the suite is told the broker is: it gates tests by version (4.4 has KIP-848 and every API the suite asks for). */
@@ -65,47 +68,6 @@ export function buildSuite(log = console.log) {
 
 // ---------------------------------------------------------------- targets
 
-/** Starts `wafka broker` from the built package (dist/cli.js) as a child process. */
-export async function startWafka({ dataDir, autoCreate = true } = {}) {
-  const cli = join(root, 'dist', 'cli.js')
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build`)
-  const args = [cli, 'broker', '--brokers', '3', '--partitions', '4', '--port', '0']
-  if (dataDir) args.push('--data-dir', dataDir)
-  if (!autoCreate) args.push('--no-auto-create-topics')
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  const output = []
-  const bootstrap = await new Promise((resolve, reject) => {
-    const onData = (chunk) => {
-      output.push(String(chunk))
-      const m = /bootstrap servers (\S+)/.exec(output.join(''))
-      if (m) resolve(m[1])
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.on('exit', (code) => reject(new Error(`wafka broker exited (${code}): ${output.join('')}`)))
-    setTimeout(() => reject(new Error(`wafka broker did not start in 30 s: ${output.join('')}`)), 30_000).unref()
-  })
-  return {
-    bootstrap,
-    describe: `wafka broker --brokers 3 --partitions 4${dataDir ? ' --data-dir DIR' : ''}${autoCreate ? '' : ' --no-auto-create-topics'} (dist/cli.js)`,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve()
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-        setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
-      }),
-  }
-}
-
-/** The Kafka rig (test/peers/kafka.ts), bundled by esbuild into the cache so plain node can load it. */
-async function kafkaRig() {
-  const out = join(root, 'node_modules', '.cache', 'wafka-peers', 'kafka-rig.mjs')
-  const { build } = await import('esbuild')
-  await build({ entryPoints: [join(here, 'kafka.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'error' })
-  return import(pathToFileURL(out).href)
-}
-
 const KAFKA_TOOLS = {
   'kafka-topics.sh': 'org.apache.kafka.tools.TopicCommand',
   'kafka-configs.sh': 'org.apache.kafka.tools.ConfigCommand',
@@ -132,17 +94,6 @@ export async function kafkaToolsEnv(bootstrap) {
     writeFileSync(join(dir, 'bin', script), body, { mode: 0o755 })
   }
   return { KAFKA_PATH: dir, BROKERS: bootstrap }
-}
-
-/** Starts 3 KRaft brokers of Apache Kafka 4.4 with the rig (test/peers/kafka.ts). */
-export async function startRealKafka({ autoCreate = true } = {}) {
-  const { startKafka } = await kafkaRig()
-  const cluster = await startKafka({ brokers: 3, config: { 'num.partitions': '4', 'auto.create.topics.enable': String(autoCreate) } })
-  return {
-    bootstrap: cluster.bootstrap,
-    describe: `Apache Kafka ${cluster.version}, 3 KRaft brokers (test/peers/kafka.ts, num.partitions=4${autoCreate ? '' : ', auto.create.topics.enable=false'})`,
-    stop: () => cluster.stop(),
-  }
 }
 
 // ---------------------------------------------------------------- running
