@@ -1,5 +1,8 @@
 import type { TracingChannel } from 'node:diagnostics_channel'
 import { optionalBuiltin } from '../node-builtins.js'
+import { channelNames } from './channel-names.js'
+
+export { channelNames } from './channel-names.js'
 
 /**
  * wafka's diagnostics_channel tracing channels (the README's Observability
@@ -162,24 +165,13 @@ export interface RebalanceContext {
   error?: unknown
 }
 
-/** The channels, by what they trace; their names are `wafka:` and these. */
+/** The channels, by what they trace. */
 export const channels = {
-  request: new Tracing<RequestContext>('wafka:request'),
-  send: new Tracing<SendContext>('wafka:producer:send'),
-  produce: new Tracing<ProduceContext>('wafka:producer:produce'),
-  process: new Tracing<ProcessContext>('wafka:consumer:process'),
-  batch: new Tracing<BatchContext>('wafka:consumer:batch'),
-  commit: new Tracing<CommitContext>('wafka:consumer:commit'),
-  rebalance: new Tracing<RebalanceContext>('wafka:consumer:rebalance'),
-} as const
-
-/** The channel names, for subscribers: `diagnostics_channel.tracingChannel(channelNames.send)`. */
-export const channelNames = {
-  request: channels.request.name,
-  send: channels.send.name,
-  produce: channels.produce.name,
-  process: channels.process.name,
-  batch: channels.batch.name,
-  commit: channels.commit.name,
-  rebalance: channels.rebalance.name,
+  request: new Tracing<RequestContext>(channelNames.request),
+  send: new Tracing<SendContext>(channelNames.send),
+  produce: new Tracing<ProduceContext>(channelNames.produce),
+  process: new Tracing<ProcessContext>(channelNames.process),
+  batch: new Tracing<BatchContext>(channelNames.batch),
+  commit: new Tracing<CommitContext>(channelNames.commit),
+  rebalance: new Tracing<RebalanceContext>(channelNames.rebalance),
 } as const

@@ -1,0 +1,157 @@
+// wafka/otel with the real OpenTelemetry SDK (sdk-trace-base's in-memory
+// exporter, the W3C propagator, the AsyncLocalStorage context manager)
+// against the embedded broker: a send and the consumer's processing of it are
+// one trace (the process span a child of the send span, through the
+// traceparent header), a span the handler starts is a child of the process
+// span, eachBatch gets a receive span linked to the producers', and a failed
+// send is an error span.
+import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { ErrorCodes, Kafka, logLevel } from '../../src/index.js'
+import { startCluster, type RunningCluster } from '../../src/broker/index.js'
+import { instrument, type WafkaInstrumentation } from '../../src/public/otel.js'
+import { until } from '../consumer/support.js'
+
+const parentOf = (s: ReadableSpan) =>
+  (s as unknown as { parentSpanContext?: { spanId: string } }).parentSpanContext?.spanId ??
+  (s as unknown as { parentSpanId?: string }).parentSpanId
+
+describe('wafka/otel', () => {
+  let cluster: RunningCluster
+  let kafka: Kafka
+  let instrumentation: WafkaInstrumentation
+  const exporter = new InMemorySpanExporter()
+  const tracer = () => trace.getTracer('test')
+
+  beforeAll(async () => {
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+    instrumentation = instrument()
+    cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
+    kafka = new Kafka({ clientId: 'otel', brokers: cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING })
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: ['traced', 'traced-batch', 'traced-failed'].map((topic) => ({ topic, numPartitions: 1 })) })
+    await admin.disconnect()
+  })
+  beforeEach(() => exporter.reset())
+  afterAll(async () => {
+    instrumentation?.disable()
+    trace.disable()
+    context.disable()
+    propagation.disable()
+    await cluster?.stop()
+  })
+
+  it('a send and its processing are one trace: send <topic> (PRODUCER) parent of process <topic> (CONSUMER)', async () => {
+    const producer = kafka.producer()
+    await producer.connect()
+    await tracer().startActiveSpan('request', async (request) => {
+      await producer.send({ topic: 'traced', messages: [{ key: 'k1', value: 'v1', headers: { own: 'h' } }] })
+      request.end()
+    })
+    await producer.disconnect()
+
+    const consumer = kafka.consumer({ groupId: 'otel-group', autoOffsetReset: 'earliest' })
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['traced'] })
+    const headers: string[][] = []
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        headers.push(Object.keys(message.headers ?? {}))
+        tracer().startSpan('handler work').end()
+      },
+    })
+    await until(
+      () => exporter.getFinishedSpans().some((s) => s.name === 'process traced'),
+      10_000,
+      () =>
+        exporter
+          .getFinishedSpans()
+          .map((s) => s.name)
+          .join(', '),
+    )
+    await consumer.disconnect()
+
+    const spans = exporter.getFinishedSpans()
+    const one = (name: string) => {
+      const found = spans.filter((s) => s.name === name)
+      expect(found, name).toHaveLength(1)
+      return found[0]
+    }
+    const request = one('request')
+    const send = one('send traced')
+    const processed = one('process traced')
+    const work = one('handler work')
+
+    expect(send.kind).toBe(SpanKind.PRODUCER)
+    expect(send.spanContext().traceId).toBe(request.spanContext().traceId)
+    expect(parentOf(send)).toBe(request.spanContext().spanId)
+    expect(send.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.operation.name': 'send',
+      'messaging.destination.name': 'traced',
+      'messaging.kafka.message.key': 'k1',
+    })
+
+    expect(processed.kind).toBe(SpanKind.CONSUMER)
+    expect(processed.spanContext().traceId).toBe(send.spanContext().traceId)
+    expect(parentOf(processed)).toBe(send.spanContext().spanId)
+    expect(processed.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.operation.name': 'process',
+      'messaging.destination.name': 'traced',
+      'messaging.kafka.destination.partition': 0,
+      'messaging.kafka.offset': '0',
+      'messaging.kafka.message.key': 'k1',
+      'messaging.consumer.group.name': 'otel-group',
+    })
+    // The handler runs inside the process span.
+    expect(parentOf(work)).toBe(processed.spanContext().spanId)
+    // The W3C header went beside the message's own.
+    expect(headers[0].sort()).toEqual(['own', 'traceparent'])
+  })
+
+  it('eachBatch: receive <topic> linked to each message producer span', async () => {
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic: 'traced-batch', messages: [{ value: 'a' }, { value: 'b' }] })
+    await producer.disconnect()
+    const sends = exporter.getFinishedSpans().filter((s) => s.name === 'send traced-batch')
+    expect(sends).toHaveLength(2)
+
+    const consumer = kafka.consumer({ groupId: 'otel-batch', autoOffsetReset: 'earliest' })
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['traced-batch'] })
+    await consumer.run({ eachBatch: async () => tracer().startSpan('batch work').end() })
+    await until(
+      () => exporter.getFinishedSpans().some((s) => s.name === 'receive traced-batch'),
+      10_000,
+      () => 'no receive span',
+    )
+    await consumer.disconnect()
+    const receive = exporter.getFinishedSpans().find((s) => s.name === 'receive traced-batch')!
+    expect(receive.kind).toBe(SpanKind.CONSUMER)
+    expect(receive.attributes).toMatchObject({ 'messaging.batch.message_count': 2, 'messaging.consumer.group.name': 'otel-batch' })
+    expect(receive.links.map((l) => l.context.spanId).sort()).toEqual(sends.map((s) => s.spanContext().spanId).sort())
+    const work = exporter.getFinishedSpans().find((s) => s.name === 'batch work')!
+    expect(parentOf(work)).toBe(receive.spanContext().spanId)
+  })
+
+  it('a failed send is an error span', async () => {
+    const producer = kafka.producer({ idempotent: false })
+    await producer.connect()
+    cluster.injectError(0, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
+    const failure = await producer.send({ topic: 'traced-failed', messages: [{ value: 'x' }] }).catch((err) => err)
+    await producer.disconnect()
+    expect(failure).toBeInstanceOf(Error)
+    const send = exporter.getFinishedSpans().find((s) => s.name === 'send traced-failed')!
+    expect(send.status.code).toBe(SpanStatusCode.ERROR)
+    expect(send.attributes['error.type']).toBe(failure.name)
+    expect(send.events.map((e) => e.name)).toContain('exception')
+  })
+})
