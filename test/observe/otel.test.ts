@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ErrorCodes, Kafka, logLevel } from '../../src/index.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { instrument, type WafkaInstrumentation } from '../../src/public/otel.js'
+import * as KafkaJS from '../../src/kafkajs/index.js'
 import { until } from '../consumer/support.js'
 
 const parentOf = (s: ReadableSpan) =>
@@ -35,7 +36,9 @@ describe('wafka/otel', () => {
     kafka = new Kafka({ clientId: 'otel', brokers: cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING })
     const admin = kafka.admin()
     await admin.connect()
-    await admin.createTopics({ topics: ['traced', 'traced-batch', 'traced-failed'].map((topic) => ({ topic, numPartitions: 1 })) })
+    await admin.createTopics({
+      topics: ['traced', 'traced-batch', 'traced-failed', 'traced-kafkajs'].map((topic) => ({ topic, numPartitions: 1 })),
+    })
     await admin.disconnect()
   })
   beforeEach(() => exporter.reset())
@@ -140,6 +143,40 @@ describe('wafka/otel', () => {
     expect(receive.links.map((l) => l.context.spanId).sort()).toEqual(sends.map((s) => s.spanContext().spanId).sort())
     const work = exporter.getFinishedSpans().find((s) => s.name === 'batch work')!
     expect(parentOf(work)).toBe(receive.spanContext().spanId)
+  })
+
+  it('the KafkaJS drop-in (wafka/kafkajs) gets the same spans: one trace from its producer to its consumer', async () => {
+    const dropIn = new KafkaJS.Kafka({
+      clientId: 'otel-kafkajs',
+      brokers: cluster.bootstrapServers.split(','),
+      logLevel: KafkaJS.logLevel.NOTHING,
+    })
+    const producer = dropIn.producer()
+    await producer.connect()
+    await producer.send({ topic: 'traced-kafkajs', messages: [{ key: 'k', value: 'v' }] })
+    await producer.disconnect()
+    const consumer = dropIn.consumer({ groupId: 'otel-kafkajs' })
+    await consumer.connect()
+    await consumer.subscribe({ topic: 'traced-kafkajs', fromBeginning: true })
+    await consumer.run({ eachMessage: async () => tracer().startSpan('kafkajs handler').end() })
+    await until(
+      () => exporter.getFinishedSpans().some((s) => s.name === 'kafkajs handler'),
+      10_000,
+      () =>
+        exporter
+          .getFinishedSpans()
+          .map((s) => s.name)
+          .join(', '),
+    )
+    await consumer.disconnect()
+    const spans = exporter.getFinishedSpans()
+    const send = spans.find((s) => s.name === 'send traced-kafkajs')!
+    const processed = spans.find((s) => s.name === 'process traced-kafkajs')!
+    const work = spans.find((s) => s.name === 'kafkajs handler')!
+    expect(send.kind).toBe(SpanKind.PRODUCER)
+    expect(processed.kind).toBe(SpanKind.CONSUMER)
+    expect(parentOf(processed)).toBe(send.spanContext().spanId)
+    expect(parentOf(work)).toBe(processed.spanContext().spanId)
   })
 
   it('a failed send is an error span', async () => {
