@@ -4,11 +4,13 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
+  metrics,
   propagation,
   trace,
   type Attributes,
   type Context,
   type Link,
+  type MeterProvider,
   type Span,
   type TextMapGetter,
   type TextMapSetter,
@@ -21,6 +23,8 @@ import type { AsyncLocalStorage } from 'node:async_hooks'
 export interface WafkaInstrumentationOptions {
   /** Default: the global tracer provider (`trace.setGlobalTracerProvider`, or what the SDK registered). */
   tracerProvider?: TracerProvider
+  /** Default: the global meter provider (`metrics.setGlobalMeterProvider`, or what the SDK registered). */
+  meterProvider?: MeterProvider
 }
 
 export interface WafkaInstrumentation {
@@ -40,11 +44,29 @@ export interface WafkaInstrumentation {
  * registered context manager keeps its context in an AsyncLocalStorage (the
  * Node SDK's), the process and receive spans are the active context inside
  * the handler, so its own spans are their children.
+ *
+ * Metrics by the same conventions: `messaging.client.sent.messages` and
+ * `messaging.client.consumed.messages` (counters), `messaging.client.operation.duration`
+ * (a send, from the call until its records are acknowledged) and
+ * `messaging.process.duration` (an eachMessage or eachBatch call), in seconds.
  */
 export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInstrumentation {
   if (typeof dc.tracingChannel !== 'function') return { disable() {} }
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer('wafka')
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter('wafka')
+  const sentMessages = meter.createCounter('messaging.client.sent.messages', { unit: '{message}', description: 'Messages sent' })
+  const consumedMessages = meter.createCounter('messaging.client.consumed.messages', {
+    unit: '{message}',
+    description: 'Messages handed to eachMessage or eachBatch',
+  })
+  const operationDuration = meter.createHistogram('messaging.client.operation.duration', {
+    unit: 's',
+    description: 'How long a send took, until its records were acknowledged',
+  })
+  const processDuration = meter.createHistogram('messaging.process.duration', { unit: 's', description: 'How long a handler took' })
   const spans = new WeakMap<object, Span[]>()
+  const startedAt = new WeakMap<object, number>()
+  const seconds = (ctx: object) => (performance.now() - (startedAt.get(ctx) ?? performance.now())) / 1000
   const undo: Array<() => void> = []
 
   const subscribe = <C extends object>(name: string, handlers: Partial<dc.TracingChannelSubscribers<C>>) => {
@@ -65,6 +87,35 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
     }
   }
 
+  const sent = (ctx: SendContext) => {
+    if (!spans.has(ctx)) return
+    const error = errorType(ctx.error)
+    const topics = new Set<string>()
+    for (const { topic, messages } of ctx.topicMessages) {
+      topics.add(topic)
+      sentMessages.add(messages.length, withError({ ...SEND, 'messaging.destination.name': topic }, error))
+    }
+    const attributes: Attributes = topics.size === 1 ? { ...SEND, 'messaging.destination.name': [...topics][0] } : { ...SEND }
+    operationDuration.record(seconds(ctx), withError(attributes, error))
+    finish(ctx)
+  }
+  const handled = (ctx: ProcessContext | BatchContext, count: number, operation: 'process' | 'receive') => {
+    if (!spans.has(ctx)) return
+    const attributes: Attributes = {
+      'messaging.system': 'kafka',
+      'messaging.operation.name': operation,
+      'messaging.destination.name': ctx.topic,
+      'messaging.destination.partition.id': String(ctx.partition),
+    }
+    if (ctx.groupId !== null) attributes['messaging.consumer.group.name'] = ctx.groupId
+    const error = errorType(ctx.error)
+    consumedMessages.add(count, attributes)
+    processDuration.record(seconds(ctx), withError(attributes, error))
+    finish(ctx)
+  }
+  const processed = (ctx: ProcessContext) => handled(ctx, 1, 'process')
+  const batched = (ctx: BatchContext) => handled(ctx, ctx.messages.length, 'receive')
+
   subscribe<SendContext>(channelNames.send, {
     start(ctx) {
       const parent = context.active()
@@ -77,10 +128,11 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
         }
       }
       spans.set(ctx, list)
+      startedAt.set(ctx, performance.now())
     },
     // A send that failed synchronously has no asyncEnd.
-    end: (ctx) => void (ctx.error !== undefined && finish(ctx)),
-    asyncEnd: finish,
+    end: (ctx) => void (ctx.error !== undefined && sent(ctx)),
+    asyncEnd: (ctx) => sent(ctx),
   })
 
   // The consumer's spans: opened by the store binding (before `start`, so the handler runs inside them) or by `start`.
@@ -92,6 +144,7 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
       parent ?? context.active(),
     )
     spans.set(ctx, [span])
+    startedAt.set(ctx, performance.now())
     return trace.setSpan(parent ?? context.active(), span)
   }
   const openBatch = (ctx: BatchContext): Context => {
@@ -103,17 +156,18 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
     }
     const span = tracer.startSpan(`receive ${ctx.topic}`, { kind: SpanKind.CONSUMER, attributes: batchAttributes(ctx), links })
     spans.set(ctx, [span])
+    startedAt.set(ctx, performance.now())
     return trace.setSpan(context.active(), span)
   }
   const processing = subscribe<ProcessContext>(channelNames.process, {
     start: (ctx) => void (spans.has(ctx) || openProcess(ctx)),
-    end: (ctx) => void (ctx.error !== undefined && finish(ctx)),
-    asyncEnd: finish,
+    end: (ctx) => void (ctx.error !== undefined && processed(ctx)),
+    asyncEnd: processed,
   })
   const batch = subscribe<BatchContext>(channelNames.batch, {
     start: (ctx) => void (spans.has(ctx) || openBatch(ctx)),
-    end: (ctx) => void (ctx.error !== undefined && finish(ctx)),
-    asyncEnd: finish,
+    end: (ctx) => void (ctx.error !== undefined && batched(ctx)),
+    asyncEnd: batched,
   })
   const store = contextStore()
   if (store) {
@@ -143,9 +197,20 @@ function contextStore(): AsyncLocalStorage<Context> | undefined {
   return typeof store?.run === 'function' && typeof store.getStore === 'function' ? (store as AsyncLocalStorage<Context>) : undefined
 }
 
+const SEND: Attributes = { 'messaging.system': 'kafka', 'messaging.operation.name': 'send' }
+
+/** error.type: the error's class name, '_OTHER' for something without one; undefined when nothing failed. */
+function errorType(error: unknown): string | undefined {
+  if (error === undefined) return undefined
+  const name = (error as { name?: unknown } | null)?.name
+  return typeof name === 'string' ? name : '_OTHER'
+}
+
+const withError = (attributes: Attributes, error: string | undefined): Attributes =>
+  error === undefined ? attributes : { ...attributes, 'error.type': error }
+
 function failed(span: Span, error: unknown): void {
-  const name = (error as { name?: unknown })?.name
-  span.setAttribute('error.type', typeof name === 'string' ? name : '_OTHER')
+  span.setAttribute('error.type', errorType(error)!)
   if (error instanceof Error) span.recordException(error)
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) })
 }

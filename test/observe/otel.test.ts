@@ -5,9 +5,10 @@
 // traceparent header), a span the handler starts is a child of the process
 // span, eachBatch gets a receive span linked to the producers', and a failed
 // send is an error span.
-import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api'
+import { SpanKind, SpanStatusCode, context, metrics, propagation, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ErrorCodes, Kafka, logLevel } from '../../src/index.js'
@@ -15,6 +16,12 @@ import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { instrument, type WafkaInstrumentation } from '../../src/public/otel.js'
 import * as KafkaJS from '../../src/kafkajs/index.js'
 import { until } from '../consumer/support.js'
+
+/** Collects on demand (MetricReader is abstract only in its flush and shutdown). */
+class TestReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+}
 
 const parentOf = (s: ReadableSpan) =>
   (s as unknown as { parentSpanContext?: { spanId: string } }).parentSpanContext?.spanId ??
@@ -25,19 +32,29 @@ describe('wafka/otel', () => {
   let kafka: Kafka
   let instrumentation: WafkaInstrumentation
   const exporter = new InMemorySpanExporter()
+  const reader = new TestReader()
+  /** The data points of one metric whose attributes include `where`. */
+  const points = async (name: string, where: Record<string, unknown>) => {
+    const { resourceMetrics } = await reader.collect()
+    const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name)
+    return ((metric?.dataPoints ?? []) as DataPoint<unknown>[]).filter((p) =>
+      Object.entries(where).every(([k, v]) => p.attributes[k] === v),
+    )
+  }
   const tracer = () => trace.getTracer('test')
 
   beforeAll(async () => {
     trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
     propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))
     instrumentation = instrument()
     cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
     kafka = new Kafka({ clientId: 'otel', brokers: cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING })
     const admin = kafka.admin()
     await admin.connect()
     await admin.createTopics({
-      topics: ['traced', 'traced-batch', 'traced-failed', 'traced-kafkajs'].map((topic) => ({ topic, numPartitions: 1 })),
+      topics: ['traced', 'traced-batch', 'traced-failed', 'traced-kafkajs', 'metered'].map((topic) => ({ topic, numPartitions: 1 })),
     })
     await admin.disconnect()
   })
@@ -45,6 +62,7 @@ describe('wafka/otel', () => {
   afterAll(async () => {
     instrumentation?.disable()
     trace.disable()
+    metrics.disable()
     context.disable()
     propagation.disable()
     await cluster?.stop()
@@ -179,6 +197,35 @@ describe('wafka/otel', () => {
     expect(parentOf(work)).toBe(processed.spanContext().spanId)
   })
 
+  it('metrics: messages sent and consumed, send and handler durations', async () => {
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic: 'metered', messages: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] })
+    await producer.send({ topic: 'metered', messages: [{ value: 'd' }, { value: 'e' }] })
+    await producer.disconnect()
+    const consumer = kafka.consumer({ groupId: 'otel-metered', autoOffsetReset: 'earliest' })
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['metered'] })
+    let handled = 0
+    await consumer.run({ eachMessage: async () => void handled++ })
+    await until(
+      () => handled >= 5,
+      10_000,
+      () => `${handled} of 5`,
+    )
+    await consumer.disconnect()
+
+    const topic = { 'messaging.destination.name': 'metered', 'messaging.system': 'kafka' }
+    const sum = (list: DataPoint<unknown>[]) => list.reduce((n, p) => n + (p.value as number), 0)
+    expect(sum(await points('messaging.client.sent.messages', { ...topic, 'messaging.operation.name': 'send' }))).toBe(5)
+    const consumed = await points('messaging.client.consumed.messages', { ...topic, 'messaging.consumer.group.name': 'otel-metered' })
+    expect(sum(consumed)).toBe(5)
+    const sends = await points('messaging.client.operation.duration', topic)
+    expect(sends.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(2)
+    const handlers = await points('messaging.process.duration', { ...topic, 'messaging.operation.name': 'process' })
+    expect(handlers.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(5)
+  })
+
   it('a failed send is an error span', async () => {
     const producer = kafka.producer({ idempotent: false })
     await producer.connect()
@@ -190,5 +237,10 @@ describe('wafka/otel', () => {
     expect(send.status.code).toBe(SpanStatusCode.ERROR)
     expect(send.attributes['error.type']).toBe(failure.name)
     expect(send.events.map((e) => e.name)).toContain('exception')
+    const counted = await points('messaging.client.sent.messages', {
+      'messaging.destination.name': 'traced-failed',
+      'error.type': failure.name,
+    })
+    expect(counted.map((p) => p.value)).toEqual([1])
   })
 })
