@@ -61,6 +61,7 @@ import { MESSAGE_KEY_BYTES as KEY_BYTES, MESSAGE_POOL as POOL, MESSAGE_VALUE_BYT
 
 // Partitions, and how the data is produced: shared with `wafka bench consume` (src/cli/bench/wafka-consumer.ts).
 import { CONSUME_WORKLOAD } from '../src/cli/bench/wafka-consumer.js'
+import { channelsFlag, subscribeChannels } from './support/channels.js'
 const {
   partitions: PARTITIONS,
   dataBatchBytes: DATA_BATCH_BYTES,
@@ -123,6 +124,8 @@ interface Job {
   /** Messages each partition holds, by partition. */
   expected: number[]
   confluentApi: ConfluentApi
+  /** --channels: wafka's tracing channels subscribed (bench/support/channels.ts). */
+  channels?: boolean
 }
 
 // The counting of what a client delivers (src/cli/bench/tally.ts, which wafka bench consume uses too).
@@ -261,6 +264,7 @@ async function child(job: Job): Promise<ConsumerResult> {
     job.contender === 'confluent' && job.confluentApi === 'kafkajs'
       ? confluentKafkaJSDriver
       : drivers[job.contender as Exclude<ContenderId, 'java' | 'kcat'>]
+  const traced = job.channels && job.contender === 'wafka' ? await subscribeChannels() : null
   const driver = await make(job)
   const meter = new ChildMeter()
   await driver.connect()
@@ -288,6 +292,7 @@ async function child(job: Job): Promise<ConsumerResult> {
   }
   const result = tally.result()
   await Promise.race([driver.close(), sleep(CLOSE_TIMEOUT_MS)])
+  if (traced && traced() === 0) throw new Error('--channels: no channel event was seen')
   const wrong = job.expected.flatMap((n, p) => (tally.perPartition[p] === n ? [] : [`partition ${p}: ${tally.perPartition[p]} of ${n}`]))
   if (wrong.length)
     throw new Error(
@@ -393,6 +398,7 @@ async function parent(): Promise<void> {
           messages,
           expected,
           confluentApi,
+          channels: channelsFlag(),
         }
         return { job, run: { round, scenario: scenarioName(s), contender: c.name, topic, groupId, ok: false, messages } }
       },

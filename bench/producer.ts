@@ -56,6 +56,7 @@ import { MESSAGE_POOL as POOL, messagePool } from './support/data.js'
 import { option } from './support/environment.js'
 import { JAVA_CLIENT_OPTIONS, producerPerformanceRate, runJavaTool } from './support/java-contender.js'
 import { kcatInputFile, runKcat } from './support/kcat-contender.js'
+import { channelsFlag, subscribeChannels } from './support/channels.js'
 
 // ---- the workload -----------------------------------------------------------
 
@@ -118,6 +119,8 @@ interface Job {
   cold: boolean
   /** @confluentinc/kafka-javascript: its Standard API (default) or its KafkaJS-compatible one. */
   confluentApi?: 'standard' | 'kafkajs'
+  /** --channels: wafka's tracing channels subscribed (bench/support/channels.ts). */
+  channels?: boolean
 }
 
 interface Driver {
@@ -317,6 +320,7 @@ async function child(job: Job): Promise<ChildResult> {
     job.contender === 'confluent' && job.confluentApi === 'kafkajs'
       ? confluentKafkaJSDriver
       : drivers[job.contender as Exclude<ContenderId, 'java' | 'kcat'>]
+  const traced = job.channels && job.contender === 'wafka' ? await subscribeChannels() : null
   const driver = await make(job, keys, values)
   const meter = new ChildMeter()
   if (job.cold) meter.start()
@@ -328,6 +332,7 @@ async function child(job: Job): Promise<ChildResult> {
   await driver.produce(job.warmup, job.warmup + job.messages)
   const result = meter.stop()
   await driver.close()
+  if (traced && traced() === 0) throw new Error('--channels: no channel event was seen')
   return result
 }
 
@@ -404,6 +409,7 @@ async function parent(): Promise<void> {
           target: rig.target,
           cold,
           confluentApi,
+          channels: channelsFlag(),
         }
         return {
           job,

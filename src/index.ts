@@ -49,3 +49,16 @@ export type {
   SaslAuthenticateFn,
 } from './net/sasl/types.js'
 export type { SocketFactory, SocketFactoryArgs } from './net/socket-factory.js'
+export {
+  channelNames,
+  type RequestContext,
+  type SendContext,
+  type ChannelSendMessage,
+  type ProduceContext,
+  type ProcessContext,
+  type BatchContext,
+  type ChannelMessage,
+  type CommitContext,
+  type RebalanceContext,
+  type ChannelPartition,
+} from './observe/channels.js'

@@ -1,7 +1,8 @@
 import { WafkaError } from './errors.js'
 
 /**
- * Node built-ins that only some uses need (tls, crypto, zlib), loaded on
+ * Node built-ins that only some uses need (tls, crypto, zlib; diagnostics_channel
+ * for the tracing channels, src/observe/channels.ts), loaded on
  * first use rather than when wafka is imported: loading them (node:crypto
  * and node:tls above all) is a few milliseconds of every process's start-up,
  * spent even by a client that never uses TLS, SCRAM or gzip.
@@ -14,6 +15,7 @@ export interface Builtins {
   'node:tls': typeof import('node:tls')
   'node:crypto': typeof import('node:crypto')
   'node:zlib': typeof import('node:zlib')
+  'node:diagnostics_channel': typeof import('node:diagnostics_channel')
 }
 type Name = keyof Builtins
 
@@ -30,11 +32,33 @@ export function builtin<N extends Name>(name: N): Builtins[N] {
   return m
 }
 
+/**
+ * A built-in that a runtime may not have (node:diagnostics_channel): the
+ * module, null when this runtime has none, undefined when it cannot be known
+ * yet (no getBuiltinModule, and preloadBuiltins has not run).
+ */
+export function optionalBuiltin<N extends Name>(name: N): Builtins[N] | null | undefined {
+  const m = loaded[name]
+  if (m !== undefined) return m
+  if (!getBuiltinModule) return missing.has(name) ? null : undefined
+  const found = (getBuiltinModule(name) as Builtins[N] | undefined) ?? null
+  if (found) loaded[name] = found
+  return found
+}
+const missing = new Set<Name>()
+
 /** Imports the built-ins where they cannot be loaded synchronously on first use; cheap to call again. */
 export async function preloadBuiltins(): Promise<void> {
-  if (getBuiltinModule) return
-  const [tls, crypto, zlib] = await Promise.all([import('node:tls'), import('node:crypto'), import('node:zlib')])
+  if (getBuiltinModule || loaded['node:tls']) return
+  const [tls, crypto, zlib, dc] = await Promise.all([
+    import('node:tls'),
+    import('node:crypto'),
+    import('node:zlib'),
+    import('node:diagnostics_channel').catch(() => null),
+  ])
   loaded['node:tls'] = tls
   loaded['node:crypto'] = crypto
   loaded['node:zlib'] = zlib
+  if (dc) loaded['node:diagnostics_channel'] = dc
+  else missing.add('node:diagnostics_channel')
 }

@@ -22,6 +22,7 @@ export const entrySources: Record<string, string> = {
   'src/public/codec.ts': 'codec',
   'src/public/protocol.ts': 'protocol',
   'src/public/kafkajs.ts': 'kafkajs',
+  'src/public/otel.ts': 'otel',
   'src/kafkajs/index.ts': 'kafkajs',
   'src/broker/index.ts': 'broker',
 }

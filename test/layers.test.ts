@@ -32,6 +32,7 @@ const LAYERS: readonly (readonly string[])[] = [
 const FOLDERS: Record<string, string> = {
   config: 'base', // the options mechanism: tables, checkKeys, resolvers
   types: 'base', // ambient declarations (*.wasm)
+  observe: 'base', // the tracing channels: net and every client above it publish on them
   codec: 'codec',
   protocol: 'protocol',
   net: 'net',

@@ -7,6 +7,7 @@
 //   the root, codec and protocol entries as namespaces, and each
 //   dist/<entry>.cjs hands out its part. The KafkaJS drop-in is a bundle of its
 //   own there: in the shared one it made require('wafka') a quarter slower.
+// - wafka/otel: a bundle of its own in each format (it alone loads @opentelemetry/api).
 // - The CLI, the embedded broker and the benchmarks: a bundle each. The
 //   benchmarks land in dist/bench/, which the package does not ship.
 //
@@ -37,7 +38,18 @@ const entries = {
 }
 const sharedCjs = ['index', 'codec', 'protocol']
 // bench/<name>.ts → dist/bench/<name>.js, run by `npm run bench*` (package.json).
-const benches = ['codec', 'codec-runtimes', 'producer', 'consumer', 'charts', 'broker', 'profile', 'profile-child', 'metadata-memory']
+const benches = [
+  'codec',
+  'codec-runtimes',
+  'producer',
+  'consumer',
+  'charts',
+  'broker',
+  'profile',
+  'profile-child',
+  'metadata-memory',
+  'channels',
+]
 
 // Chunks are named by hash: old ones would pile up beside the new.
 await rm(`${root}dist/chunks`, { recursive: true, force: true })
@@ -54,6 +66,10 @@ await Promise.all([
   }),
   node('src/public/cjs.ts', 'cjs', 'dist/chunks/wafka.cjs'),
   node('src/public/kafkajs.ts', 'cjs', 'dist/kafkajs.cjs'),
+  // wafka/otel loads @opentelemetry/api (an optional peer): a bundle of its own in both formats, so no other
+  // entry loads it. It shares nothing with the others but the tracing channels' names, which are global.
+  node('src/public/otel.ts', 'esm', 'dist/otel.js'),
+  node('src/public/otel.ts', 'cjs', 'dist/otel.cjs'),
   ...sharedCjs.map((name) =>
     writeFile(
       `${root}dist/${name}.cjs`,

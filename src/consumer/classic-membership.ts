@@ -12,6 +12,7 @@ import { COORDINATOR_MOVED, GROUP_FATAL, REJOIN } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { describeError, type Logger } from '../logger.js'
 import type { HeartbeatRequest, JoinGroupRequest, SyncGroupRequest } from '../protocol/messages/index.js'
+import { channels, type RebalanceContext } from '../observe/channels.js'
 
 const { UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED, FENCED_INSTANCE_ID } = ErrorCodes
 
@@ -127,7 +128,7 @@ export class ClassicMembership implements Membership {
       }
       try {
         this.log.debug('joining the group', { groupId: this.coordinator.groupId, memberId: this.memberId, reason: this.rejoinReason })
-        await this.rebalance(this.rejoinReason!)
+        await this.tracedRebalance(this.rejoinReason!)
         attempt = 0
         joined()
       } catch (err) {
@@ -145,14 +146,23 @@ export class ClassicMembership implements Membership {
     }
   }
 
+  /** A round traced on `wafka:consumer:rebalance` when it has subscribers. */
+  private tracedRebalance(reason: string): Promise<void> {
+    if (!channels.rebalance.active) return this.rebalance(reason)
+    const context: RebalanceContext = { groupId: this.coordinator.groupId, protocol: 'classic', memberId: this.memberId, reason }
+    return channels.rebalance.trace(() => this.rebalance(reason, context), context)
+  }
+
   /** One round: revoke (eager), JoinGroup, assign if leader, SyncGroup, adopt the assignment. */
-  private async rebalance(reason: string): Promise<void> {
+  private async rebalance(reason: string, traced?: RebalanceContext): Promise<void> {
     this.hooks.emit('consumer.rebalancing', { groupId: this.coordinator.groupId, memberId: this.memberId, reason })
+    let gaveUp: TopicPartition[] = []
     if (!this.cooperative && this.owned.length > 0) {
       // Eager: everything goes back before joining; the heartbeat keeps the session alive meanwhile.
       const owned = this.owned
       await this.hooks.revoked(owned)
       this.owned = []
+      gaveUp = owned
     }
     if (this.stopped) return
     this.stopHeartbeat()
@@ -193,6 +203,13 @@ export class ClassicMembership implements Membership {
     }
     this.owned = next
     if (added.length > 0) await this.hooks.assigned(added)
+    if (traced) {
+      traced.memberId = this.memberId
+      traced.generationId = this.generationId
+      traced.isLeader = isLeader
+      traced.assigned = added
+      traced.revoked = [...gaveUp, ...revoked]
+    }
     this.log.debug('joined', {
       groupId: this.coordinator.groupId,
       memberId: this.memberId,

@@ -8,6 +8,7 @@ import type { CoordinatorLink } from './coordinator-link.js'
 import type { Membership } from './membership.js'
 import { CommitFailedError, commitOffsets, type OffsetToCommit } from './offsets.js'
 import { groupByTopic, type OwnedPartitions, type PartitionState } from './partition-state.js'
+import { channels, type CommitContext } from '../observe/channels.js'
 
 /** How a run commits by itself: run()'s options, else the consumer's config. */
 export interface AutoCommitOptions {
@@ -142,7 +143,18 @@ export class CommitScheduler {
     )
   }
 
-  private async commit(coordinator: CoordinatorLink, offsets: OffsetToCommit[]): Promise<void> {
+  /** Every commit goes through here: traced on `wafka:consumer:commit` when it has subscribers. */
+  private commit(coordinator: CoordinatorLink, offsets: OffsetToCommit[]): Promise<void> {
+    if (!channels.commit.active) return this.commitNow(coordinator, offsets)
+    const context: CommitContext = {
+      groupId: coordinator.groupId,
+      memberId: this.membership()?.memberId,
+      offsets: offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })),
+    }
+    return channels.commit.trace(() => this.commitNow(coordinator, offsets), context)
+  }
+
+  private async commitNow(coordinator: CoordinatorLink, offsets: OffsetToCommit[]): Promise<void> {
     try {
       await commitOffsets(
         coordinator,

@@ -10,6 +10,7 @@ import { COORDINATOR_MOVED, REJOIN_CONSUMER_PROTOCOL } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { Logger } from '../logger.js'
 import type { ConsumerGroupHeartbeatRequest } from '../protocol/messages/index.js'
+import { channels, type RebalanceContext } from '../observe/channels.js'
 
 const LEAVE_EPOCH = -1
 const STATIC_LEAVE_EPOCH = -2
@@ -210,25 +211,40 @@ export class ConsumerGroupProtocol implements Membership {
       const ownedKeys = new Set(this.owned.map((p) => partitionKey(p.topic, p.partition)))
       const revoked = this.owned.filter((p) => !nextKeys.has(partitionKey(p.topic, p.partition)))
       const added = next.filter((p) => !ownedKeys.has(partitionKey(p.topic, p.partition)))
-      if (revoked.length > 0) {
-        await this.hooks.revoked(revoked)
-        this.owned = this.owned.filter((p) => nextKeys.has(partitionKey(p.topic, p.partition)))
-      }
-      if (added.length > 0) {
-        this.owned = [...this.owned, ...added]
-        await this.hooks.assigned(added)
-      }
-      if (revoked.length > 0 || added.length > 0) {
-        this.ownedChanged = true
-        this.hooks.emit('consumer.group_join', {
+      if (revoked.length === 0 && added.length === 0) continue
+      if (!channels.rebalance.active) await this.adopt(revoked, added, nextKeys)
+      else {
+        const context: RebalanceContext = {
           groupId: this.coordinator.groupId,
+          protocol: 'consumer',
           memberId: this.memberId,
           memberEpoch: this.memberEpoch,
-          groupProtocol: 'consumer',
-          memberAssignment: Object.fromEntries(groupByTopic(this.owned).map((t) => [t.topic, t.partitions])),
-        })
+          assigned: added,
+          revoked,
+        }
+        await channels.rebalance.trace(() => this.adopt(revoked, added, nextKeys), context)
       }
     }
+  }
+
+  /** Gives up `revoked` (committing first), then takes `added`. */
+  private async adopt(revoked: TopicPartition[], added: TopicPartition[], nextKeys: Set<string>): Promise<void> {
+    if (revoked.length > 0) {
+      await this.hooks.revoked(revoked)
+      this.owned = this.owned.filter((p) => nextKeys.has(partitionKey(p.topic, p.partition)))
+    }
+    if (added.length > 0) {
+      this.owned = [...this.owned, ...added]
+      await this.hooks.assigned(added)
+    }
+    this.ownedChanged = true
+    this.hooks.emit('consumer.group_join', {
+      groupId: this.coordinator.groupId,
+      memberId: this.memberId,
+      memberEpoch: this.memberEpoch,
+      groupProtocol: 'consumer',
+      memberAssignment: Object.fromEntries(groupByTopic(this.owned).map((t) => [t.topic, t.partitions])),
+    })
   }
 
   /** Topic ids to names, refreshing metadata for ids not known yet (undefined: try again later). */

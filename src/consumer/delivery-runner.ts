@@ -7,6 +7,7 @@ import { ConsumerEvents, type Emit } from './events.js'
 import type { Delivery, Fetcher } from './fetcher.js'
 import type { KafkaMessage } from './message.js'
 import type { OwnedPartitions, PartitionState } from './partition-state.js'
+import { channels } from '../observe/channels.js'
 
 export interface EachMessagePayload {
   topic: string
@@ -248,7 +249,7 @@ export class DeliveryRunner {
     this.emit(ConsumerEvents.START_BATCH_PROCESS, { topic: s.topic, partition: s.partition, batchSize: d.messages.length })
     const end = this.hooks.batchStarted?.(batch)
     try {
-      await eachBatch({
+      const payload: EachBatchPayload = {
         batch,
         resolveOffset: (offset) => {
           if (!superseded()) s.processedTo(BigInt(offset) + 1n)
@@ -259,7 +260,13 @@ export class DeliveryRunner {
         isRunning: () => this.active,
         isStale: stale,
         pause: () => this.pauseOne(s),
-      })
+      }
+      if (!channels.batch.active) await eachBatch(payload)
+      else {
+        const { groupId } = this.config
+        const context = { groupId, topic: s.topic, partition: s.partition, highWatermark: batch.highWatermark, messages: batch.messages }
+        await channels.batch.trace(async () => eachBatch(payload), context)
+      }
       await end?.({ stale: stale(), commitOffsetsIfNecessary: () => this.commits.commitIfNecessary() })
     } catch (err) {
       this.reportFailure('eachBatch', s, d.messages[0].offsetBigInt, err)
@@ -296,7 +303,12 @@ export class DeliveryRunner {
         break
       }
       try {
-        await eachMessage({ topic: s.topic, partition: s.partition, message, heartbeat, pause })
+        const payload = { topic: s.topic, partition: s.partition, message, heartbeat, pause }
+        if (!channels.process.active) await eachMessage(payload)
+        else {
+          const context = { groupId: this.config.groupId, topic: s.topic, partition: s.partition, message }
+          await channels.process.trace(async () => eachMessage(payload), context)
+        }
       } catch (err) {
         this.reportFailure('eachMessage', s, message.offsetBigInt, err)
         this.handlerFailed(s, version, err)

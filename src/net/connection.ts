@@ -16,6 +16,7 @@ import { ErrorCodes } from '../protocol/error-codes.js'
 import { CONNECTION_DEFAULTS, type ConnectionOptions, type RequestEvent, type RequestTiming } from './connection-options.js'
 import { definedOnly } from '../defined-only.js'
 import { describeError, silentLogger, type Logger } from '../logger.js'
+import { channels, type RequestContext } from '../observe/channels.js'
 
 export type { ConnectionOptions, RequestEvent, RequestListener, RequestTiming } from './connection-options.js'
 
@@ -40,12 +41,14 @@ interface Call {
   resolve(value: any): void
   reject(error: Error): void
   correlationId?: number
-  /** Epoch ms, recorded only when someone listens (onRequest). */
+  /** Epoch ms, recorded only when someone listens (onRequest, or the `wafka:request` channel). */
   createdAt: number
   sentAt: number
   /** Order of writing, for telling which unanswered requests came before. */
   seq?: number
   timer?: ReturnType<typeof setTimeout>
+  /** The `wafka:request` channel's context, when it has subscribers: told what onRequest is told. */
+  traced?: RequestContext
 }
 
 export const CLIENT_SOFTWARE_NAME = 'wafka'
@@ -173,6 +176,25 @@ export class Connection {
   }
 
   request<Req, Res>(api: ApiSpec<Req, Res>, body: Input<Req>, options: RequestOptions = {}): Promise<Res> {
+    if (!channels.request.active) return this.call(api, body, options, undefined)
+    const traced: RequestContext = {
+      apiName: api.name,
+      apiKey: api.apiKey,
+      apiVersion: -1,
+      broker: `${this.host}:${this.port}`,
+      nodeId: this.nodeId,
+      clientId: this.options.clientId,
+      createdAt: Date.now(),
+    }
+    return channels.request.trace(() => this.call(api, body, options, traced), traced)
+  }
+
+  private call<Req, Res>(
+    api: ApiSpec<Req, Res>,
+    body: Input<Req>,
+    options: RequestOptions,
+    traced: RequestContext | undefined,
+  ): Promise<Res> {
     if (this.closed) return Promise.reject(this.closedError())
     let version: number
     try {
@@ -180,6 +202,7 @@ export class Connection {
     } catch (err) {
       return Promise.reject(err)
     }
+    if (traced) traced.apiVersion = version
     return new Promise<Res>((resolve, reject) => {
       const call: Call = {
         api,
@@ -189,8 +212,9 @@ export class Connection {
         timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs,
         resolve,
         reject,
-        createdAt: this.options.onRequest ? Date.now() : 0,
+        createdAt: traced ? traced.createdAt : this.options.onRequest ? Date.now() : 0,
         sentAt: 0,
+        traced,
       }
       if (options.exclusive || (!this.held && this.inFlight.length < this.options.maxInFlight && !this.throttle.closed)) this.send(call)
       else {
@@ -322,7 +346,8 @@ export class Connection {
       return
     }
     this.touch()
-    if (this.options.onRequest) call.sentAt = Date.now()
+    if (this.options.onRequest || call.traced) call.sentAt = Date.now()
+    if (call.traced) this.written(call, frame)
     if (!call.expectResponse) {
       this.unanswered.push({ id: correlationId, seq: call.seq! })
       if (this.unanswered.length > 1024) this.unanswered.shift()
@@ -338,6 +363,7 @@ export class Connection {
         this.inFlight.splice(this.inFlight.indexOf(call), 1)
         call.reject(err)
         if (this.options.onRequest) this.tell({ type: 'timeout', ...this.timing(call) })
+        if (call.traced) call.traced.duration = Date.now() - call.sentAt
         this.close(err)
       },
       Math.min(call.timeoutMs, INT32_MAX),
@@ -378,6 +404,17 @@ export class Connection {
       sentAt: call.sentAt,
       pendingDuration: call.sentAt - call.createdAt,
     }
+  }
+
+  /** The channel's context learns what the request's write fixed: its correlation id, when it was sent, its size. */
+  private written(call: Call, frame: Buffer[]): void {
+    const traced = call.traced!
+    let size = 0
+    for (const part of frame) size += part.length
+    traced.correlationId = call.correlationId
+    traced.sentAt = call.sentAt
+    traced.pendingDuration = call.sentAt - call.createdAt
+    traced.requestSize = size
   }
 
   private tellQueueSize(): void {
@@ -421,10 +458,15 @@ export class Connection {
     }
     const throttleTimeMs = throttleTimeOf(response)
     // One clock read: the throttle runs from the instant the event reports as the answer's.
-    const answeredAt = throttleTimeMs > 0 || this.options.onRequest ? Date.now() : 0
+    const answeredAt = throttleTimeMs > 0 || this.options.onRequest || call.traced ? Date.now() : 0
     if (throttleTimeMs > 0) this.throttled(call, throttleTimeMs, answeredAt)
     if (this.options.onRequest)
       this.tell({ type: 'request', ...this.timing(call), size: frame.length, duration: answeredAt - call.sentAt, throttleTimeMs })
+    if (call.traced) {
+      call.traced.size = frame.length
+      call.traced.duration = answeredAt - call.sentAt
+      call.traced.throttleTimeMs = throttleTimeMs
+    }
     if (failure) call.reject(failure)
     else call.resolve(response)
     this.pump()

@@ -13,6 +13,7 @@ import { Sender, type RetryListener } from './sender.js'
 import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
 import { describeError } from '../logger.js'
+import { channels, type SendContext } from '../observe/channels.js'
 import {
   SEND_ALIASES,
   SEND_BATCH_OPTIONS,
@@ -183,7 +184,18 @@ export class Producer {
     }
   }
 
-  private async enqueue(
+  /** A send, traced on `wafka:producer:send` when it has subscribers (its `start` runs before the messages are read). */
+  private enqueue(
+    topicMessages: Array<{ topic: string; messages: Message[] }>,
+    acksOverride?: Acks,
+    compression?: CompressionType,
+  ): Promise<RecordMetadata[]> {
+    if (!channels.send.active) return this.deliver(topicMessages, acksOverride, compression)
+    const context: SendContext = { topicMessages, transactionalId: this.config.transactionalId }
+    return channels.send.trace(() => this.deliver(topicMessages, acksOverride, compression), context)
+  }
+
+  private async deliver(
     topicMessages: Array<{ topic: string; messages: Message[] }>,
     acksOverride?: Acks,
     compression?: CompressionType,

@@ -15,6 +15,7 @@ import type { TransactionManager } from './transaction-manager.js'
 import { SEQUENCE_LOST } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { describeError } from '../logger.js'
+import { channels, type ProduceContext } from '../observe/channels.js'
 
 const { DUPLICATE_SEQUENCE_NUMBER, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, PRODUCER_FENCED, MESSAGE_TOO_LARGE } = ErrorCodes
 const ZSTD = 4
@@ -200,7 +201,10 @@ export class Sender {
       if (batches.length === 0) break
       inFlight++
       this.inFlightByNode.set(node, inFlight)
-      this.produce(node, batches, acks as -1 | 0 | 1).finally(() => {
+      const sent = channels.produce.active
+        ? this.traceProduce(node, batches, acks as -1 | 0 | 1)
+        : this.produce(node, batches, acks as -1 | 0 | 1)
+      sent.finally(() => {
         this.inFlightByNode.set(node, (this.inFlightByNode.get(node) ?? 1) - 1)
         this.notifyProgress()
         this.wakeup()
@@ -242,7 +246,28 @@ export class Sender {
     return batch.encoded
   }
 
-  private async produce(node: number, batches: ProducerBatch[], acks: -1 | 0 | 1): Promise<void> {
+  /** One Produce request traced on `wafka:producer:produce`: its failure, already handled, is thrown only for the channel's `error`. */
+  private traceProduce(node: number, batches: ProducerBatch[], acks: -1 | 0 | 1): Promise<void> {
+    const context: ProduceContext = {
+      nodeId: node,
+      acks,
+      batches: batches.map((b) => ({
+        topic: b.queue.topic,
+        partition: b.queue.partition,
+        records: b.records.length,
+        bytes: b.encoded!.length,
+      })),
+    }
+    return channels.produce
+      .trace(async () => {
+        const failure = await this.produce(node, batches, acks)
+        if (failure) throw failure
+      }, context)
+      .catch(() => {})
+  }
+
+  /** Sends one Produce request and settles its batches; resolves to the request's failure or the first partition's error, if any. */
+  private async produce(node: number, batches: ProducerBatch[], acks: -1 | 0 | 1): Promise<Error | undefined> {
     let res
     let ids: Map<string, string> | null = null
     try {
@@ -269,7 +294,7 @@ export class Sender {
           )
         }
         batches = batches.filter((x) => x.codec !== ZSTD)
-        if (batches.length === 0) return
+        if (batches.length === 0) return undefined
       }
       res = await conn.request(
         Produce,
@@ -292,13 +317,14 @@ export class Sender {
       )
       if (acks === 0) {
         for (const b of batches) this.complete(b, -1n, -1n, -1n)
-        return
+        return undefined
       }
     } catch (err) {
       const retried = batches.filter((b) => b.inFlight && this.retryOrFail(b, err as Error))
       this.warnRetrying(node, retried, err as Error)
-      return
+      return err as Error
     }
+    let failure: Error | undefined
     const answered = new Set<ProducerBatch>()
     const retried: ProducerBatch[] = []
     let retriedFor: Error | undefined
@@ -310,6 +336,8 @@ export class Sender {
         const batch = batches.find((b) => b.queue.topic === topic && b.queue.partition === p.index)
         if (!batch || answered.has(batch)) continue
         answered.add(batch)
+        if (p.errorCode !== ErrorCodes.NONE)
+          failure ??= kafkaError(p.errorCode, { api: 'Produce', broker: `broker ${node}`, detail: `${topic}-${p.index}` })
         const err = this.onPartitionAnswer(batch, p.errorCode, p.baseOffset, p.logAppendTimeMs, p.logStartOffset, p.errorMessage, node)
         if (err) {
           retried.push(batch)
@@ -327,6 +355,7 @@ export class Sender {
           }),
         )
     }
+    return failure
   }
 
   /** The topic id of each topic from the metadata, or null when one is unknown. */

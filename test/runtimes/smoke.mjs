@@ -128,6 +128,16 @@ function env(name) {
 }
 const bootstrap = env('WAFKA_SMOKE_BOOTSTRAP')
 if (bootstrap) {
+  // The tracing channels on this runtime: a send, its requests and the rebalance, as a subscriber sees them.
+  const dc = await import('node:diagnostics_channel')
+  const traced = []
+  const subscriptions = ['send', 'request', 'rebalance'].map((name) => {
+    const channel = dc.tracingChannel(wafka.channelNames[name])
+    const on = (event) => (context) => traced.push({ name, event, context })
+    const handlers = { start: on('start'), end: on('end'), asyncStart: on('asyncStart'), asyncEnd: on('asyncEnd'), error: on('error') }
+    channel.subscribe(handlers)
+    return () => channel.unsubscribe(handlers)
+  })
   const topic = `smoke-${runtime}`
   const kafka = new wafka.Kafka({ clientId: `smoke-${runtime}`, brokers: bootstrap.split(',') })
   const producer = kafka.producer({ compression: 'zstd' })
@@ -144,7 +154,21 @@ if (bootstrap) {
     if (read.length >= sent.length) break
   }
   await consumer.disconnect()
+  for (const unsubscribe of subscriptions) unsubscribe()
   check('produce and consume through a group', () => assert.deepEqual(read.sort(), sent.map((m) => m.value).sort()))
+  check('tracing channels: start, end, asyncStart, asyncEnd for a send, its Produce request and the rebalance', () => {
+    const order = (context) => traced.filter((t) => t.context === context).map((t) => t.event)
+    const ok = ['start', 'end', 'asyncStart', 'asyncEnd']
+    const send = traced.find((t) => t.name === 'send').context
+    assert.equal(send.topicMessages[0].topic, topic)
+    assert.deepEqual(order(send), ok)
+    const produce = traced.find((t) => t.name === 'request' && t.context.apiName === 'Produce').context
+    assert.deepEqual(order(produce), ok)
+    assert.ok(produce.duration >= 0 && produce.size > 0, `duration ${produce.duration}, size ${produce.size}`)
+    const rebalance = traced.find((t) => t.name === 'rebalance').context
+    assert.deepEqual(order(rebalance), ok)
+    assert.equal(rebalance.assigned.length, 3)
+  })
 }
 
 // Against a secured real broker, where test/security/runtimes.test.ts started

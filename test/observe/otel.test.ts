@@ -1,0 +1,246 @@
+// wafka/otel with the real OpenTelemetry SDK (sdk-trace-base's in-memory
+// exporter, the W3C propagator, the AsyncLocalStorage context manager)
+// against the embedded broker: a send and the consumer's processing of it are
+// one trace (the process span a child of the send span, through the
+// traceparent header), a span the handler starts is a child of the process
+// span, eachBatch gets a receive span linked to the producers', and a failed
+// send is an error span.
+import { SpanKind, SpanStatusCode, context, metrics, propagation, trace } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { ErrorCodes, Kafka, logLevel } from '../../src/index.js'
+import { startCluster, type RunningCluster } from '../../src/broker/index.js'
+import { instrument, type WafkaInstrumentation } from '../../src/public/otel.js'
+import * as KafkaJS from '../../src/kafkajs/index.js'
+import { until } from '../consumer/support.js'
+
+/** Collects on demand (MetricReader is abstract only in its flush and shutdown). */
+class TestReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+}
+
+const parentOf = (s: ReadableSpan) =>
+  (s as unknown as { parentSpanContext?: { spanId: string } }).parentSpanContext?.spanId ??
+  (s as unknown as { parentSpanId?: string }).parentSpanId
+
+describe('wafka/otel', () => {
+  let cluster: RunningCluster
+  let kafka: Kafka
+  let instrumentation: WafkaInstrumentation
+  const exporter = new InMemorySpanExporter()
+  const reader = new TestReader()
+  /** The data points of one metric whose attributes include `where`. */
+  const points = async (name: string, where: Record<string, unknown>) => {
+    const { resourceMetrics } = await reader.collect()
+    const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name)
+    return ((metric?.dataPoints ?? []) as DataPoint<unknown>[]).filter((p) =>
+      Object.entries(where).every(([k, v]) => p.attributes[k] === v),
+    )
+  }
+  const tracer = () => trace.getTracer('test')
+
+  beforeAll(async () => {
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))
+    instrumentation = instrument()
+    cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
+    kafka = new Kafka({ clientId: 'otel', brokers: cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING })
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({
+      topics: ['traced', 'traced-batch', 'traced-failed', 'traced-kafkajs', 'metered'].map((topic) => ({ topic, numPartitions: 1 })),
+    })
+    await admin.disconnect()
+  })
+  beforeEach(() => exporter.reset())
+  afterAll(async () => {
+    instrumentation?.disable()
+    trace.disable()
+    metrics.disable()
+    context.disable()
+    propagation.disable()
+    await cluster?.stop()
+  })
+
+  it('a send and its processing are one trace: send <topic> (PRODUCER) parent of process <topic> (CONSUMER)', async () => {
+    const producer = kafka.producer()
+    await producer.connect()
+    await tracer().startActiveSpan('request', async (request) => {
+      await producer.send({ topic: 'traced', messages: [{ key: 'k1', value: 'v1', headers: { own: 'h' } }] })
+      request.end()
+    })
+    await producer.disconnect()
+
+    const consumer = kafka.consumer({ groupId: 'otel-group', autoOffsetReset: 'earliest' })
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['traced'] })
+    const headers: string[][] = []
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        headers.push(Object.keys(message.headers ?? {}))
+        tracer().startSpan('handler work').end()
+      },
+    })
+    await until(
+      () => exporter.getFinishedSpans().some((s) => s.name === 'process traced'),
+      10_000,
+      () =>
+        exporter
+          .getFinishedSpans()
+          .map((s) => s.name)
+          .join(', '),
+    )
+    await consumer.disconnect()
+
+    const spans = exporter.getFinishedSpans()
+    const one = (name: string) => {
+      const found = spans.filter((s) => s.name === name)
+      expect(found, name).toHaveLength(1)
+      return found[0]
+    }
+    const request = one('request')
+    const send = one('send traced')
+    const processed = one('process traced')
+    const work = one('handler work')
+
+    expect(send.kind).toBe(SpanKind.PRODUCER)
+    expect(send.spanContext().traceId).toBe(request.spanContext().traceId)
+    expect(parentOf(send)).toBe(request.spanContext().spanId)
+    expect(send.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.operation.name': 'send',
+      'messaging.destination.name': 'traced',
+      'messaging.kafka.message.key': 'k1',
+    })
+
+    expect(processed.kind).toBe(SpanKind.CONSUMER)
+    expect(processed.spanContext().traceId).toBe(send.spanContext().traceId)
+    expect(parentOf(processed)).toBe(send.spanContext().spanId)
+    expect(processed.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.operation.name': 'process',
+      'messaging.destination.name': 'traced',
+      'messaging.kafka.destination.partition': 0,
+      'messaging.kafka.offset': '0',
+      'messaging.kafka.message.key': 'k1',
+      'messaging.consumer.group.name': 'otel-group',
+    })
+    // The handler runs inside the process span.
+    expect(parentOf(work)).toBe(processed.spanContext().spanId)
+    // The W3C header went beside the message's own.
+    expect(headers[0].sort()).toEqual(['own', 'traceparent'])
+  })
+
+  it('eachBatch: receive <topic> linked to each message producer span', async () => {
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic: 'traced-batch', messages: [{ value: 'a' }, { value: 'b' }] })
+    await producer.disconnect()
+    const sends = exporter.getFinishedSpans().filter((s) => s.name === 'send traced-batch')
+    expect(sends).toHaveLength(2)
+
+    const consumer = kafka.consumer({ groupId: 'otel-batch', autoOffsetReset: 'earliest' })
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['traced-batch'] })
+    await consumer.run({ eachBatch: async () => tracer().startSpan('batch work').end() })
+    await until(
+      () => exporter.getFinishedSpans().some((s) => s.name === 'receive traced-batch'),
+      10_000,
+      () => 'no receive span',
+    )
+    await consumer.disconnect()
+    const receive = exporter.getFinishedSpans().find((s) => s.name === 'receive traced-batch')!
+    expect(receive.kind).toBe(SpanKind.CONSUMER)
+    expect(receive.attributes).toMatchObject({ 'messaging.batch.message_count': 2, 'messaging.consumer.group.name': 'otel-batch' })
+    expect(receive.links.map((l) => l.context.spanId).sort()).toEqual(sends.map((s) => s.spanContext().spanId).sort())
+    const work = exporter.getFinishedSpans().find((s) => s.name === 'batch work')!
+    expect(parentOf(work)).toBe(receive.spanContext().spanId)
+  })
+
+  it('the KafkaJS drop-in (wafka/kafkajs) gets the same spans: one trace from its producer to its consumer', async () => {
+    const dropIn = new KafkaJS.Kafka({
+      clientId: 'otel-kafkajs',
+      brokers: cluster.bootstrapServers.split(','),
+      logLevel: KafkaJS.logLevel.NOTHING,
+    })
+    const producer = dropIn.producer()
+    await producer.connect()
+    await producer.send({ topic: 'traced-kafkajs', messages: [{ key: 'k', value: 'v' }] })
+    await producer.disconnect()
+    const consumer = dropIn.consumer({ groupId: 'otel-kafkajs' })
+    await consumer.connect()
+    await consumer.subscribe({ topic: 'traced-kafkajs', fromBeginning: true })
+    await consumer.run({ eachMessage: async () => tracer().startSpan('kafkajs handler').end() })
+    await until(
+      () => exporter.getFinishedSpans().some((s) => s.name === 'kafkajs handler'),
+      10_000,
+      () =>
+        exporter
+          .getFinishedSpans()
+          .map((s) => s.name)
+          .join(', '),
+    )
+    await consumer.disconnect()
+    const spans = exporter.getFinishedSpans()
+    const send = spans.find((s) => s.name === 'send traced-kafkajs')!
+    const processed = spans.find((s) => s.name === 'process traced-kafkajs')!
+    const work = spans.find((s) => s.name === 'kafkajs handler')!
+    expect(send.kind).toBe(SpanKind.PRODUCER)
+    expect(processed.kind).toBe(SpanKind.CONSUMER)
+    expect(parentOf(processed)).toBe(send.spanContext().spanId)
+    expect(parentOf(work)).toBe(processed.spanContext().spanId)
+  })
+
+  it('metrics: messages sent and consumed, send and handler durations', async () => {
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic: 'metered', messages: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] })
+    await producer.send({ topic: 'metered', messages: [{ value: 'd' }, { value: 'e' }] })
+    await producer.disconnect()
+    const consumer = kafka.consumer({ groupId: 'otel-metered', autoOffsetReset: 'earliest' })
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['metered'] })
+    let handled = 0
+    await consumer.run({ eachMessage: async () => void handled++ })
+    await until(
+      () => handled >= 5,
+      10_000,
+      () => `${handled} of 5`,
+    )
+    await consumer.disconnect()
+
+    const topic = { 'messaging.destination.name': 'metered', 'messaging.system': 'kafka' }
+    const sum = (list: DataPoint<unknown>[]) => list.reduce((n, p) => n + (p.value as number), 0)
+    expect(sum(await points('messaging.client.sent.messages', { ...topic, 'messaging.operation.name': 'send' }))).toBe(5)
+    const consumed = await points('messaging.client.consumed.messages', { ...topic, 'messaging.consumer.group.name': 'otel-metered' })
+    expect(sum(consumed)).toBe(5)
+    const sends = await points('messaging.client.operation.duration', topic)
+    expect(sends.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(2)
+    const handlers = await points('messaging.process.duration', { ...topic, 'messaging.operation.name': 'process' })
+    expect(handlers.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(5)
+  })
+
+  it('a failed send is an error span', async () => {
+    const producer = kafka.producer({ idempotent: false })
+    await producer.connect()
+    cluster.injectError(0, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
+    const failure = await producer.send({ topic: 'traced-failed', messages: [{ value: 'x' }] }).catch((err) => err)
+    await producer.disconnect()
+    expect(failure).toBeInstanceOf(Error)
+    const send = exporter.getFinishedSpans().find((s) => s.name === 'send traced-failed')!
+    expect(send.status.code).toBe(SpanStatusCode.ERROR)
+    expect(send.attributes['error.type']).toBe(failure.name)
+    expect(send.events.map((e) => e.name)).toContain('exception')
+    const counted = await points('messaging.client.sent.messages', {
+      'messaging.destination.name': 'traced-failed',
+      'error.type': failure.name,
+    })
+    expect(counted.map((p) => p.value)).toEqual([1])
+  })
+})
