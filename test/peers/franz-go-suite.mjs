@@ -153,10 +153,11 @@ export const runPattern = (names) => `^(${names.join('|')})$`
 // ---------------------------------------------------------------- targets
 
 /**
- * The cluster under test and a SASL listener for the SCRAM (and, on Kafka,
- * OAUTHBEARER) tests, with the KGO_* variables that point the suite at them.
- * The embedded broker serves SASL on every listener or none, so its SCRAM
- * listener is a second `wafka broker` (one broker); it has no OAUTHBEARER.
+ * The cluster under test and a SASL listener for the SCRAM and OAUTHBEARER
+ * tests, with the KGO_* variables that point the suite at them. The
+ * embedded broker serves SASL on every listener or none, so its SASL
+ * listener is a second `wafka broker` (one broker), OAUTHBEARER with Kafka's
+ * default unsecured validator as Kafka's here.
  */
 export async function startTarget(target, { dataDir } = {}) {
   if (target === 'kafka') {
@@ -191,14 +192,19 @@ export async function startTarget(target, { dataDir } = {}) {
   const main = await startWafka({ dataDir })
   let scram
   try {
-    scram = await startWafka({ brokers: 1, args: ['--sasl-users', users, '--sasl-mechanisms', 'SCRAM-SHA-256,SCRAM-SHA-512'] })
+    scram = await startWafka({ brokers: 1, args: ['--sasl-users', users, '--sasl-mechanisms', 'SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER'] })
   } catch (e) {
     await main.stop()
     throw e
   }
   return {
-    describe: `${main.describe}; for the SCRAM tests a second one, wafka broker --brokers 1 --sasl-users FILE --sasl-mechanisms SCRAM-SHA-256,SCRAM-SHA-512`,
-    env: { KGO_SEEDS: main.bootstrap, KGO_TEST_SCRAM_SEEDS: scram.bootstrap, KGO_TEST_SCRAM: SCRAM_AUTH },
+    describe: `${main.describe}; for the SASL tests a second one, wafka broker --brokers 1 --sasl-users FILE --sasl-mechanisms SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER`,
+    env: {
+      KGO_SEEDS: main.bootstrap,
+      KGO_TEST_SCRAM_SEEDS: scram.bootstrap,
+      KGO_TEST_SCRAM: SCRAM_AUTH,
+      KGO_TEST_OAUTH_SEEDS: scram.bootstrap,
+    },
     cpuSeconds: () => cpuSeconds(main.pid),
     output: () => main.output(),
     stop: async () => {

@@ -32,9 +32,6 @@ export const KNOWN_DIFFERENCES = {
     TestShareGroupAckOnClose: SHARE_GROUPS,
     TestShareGroupOffsetsAdmin: SHARE_GROUPS,
     TestConsumeRegexShareSkipsInternal: SHARE_GROUPS,
-    TestOAuthAuth:
-      'no OAUTHBEARER on the embedded broker yet (README, Where it differs): KGO_TEST_OAUTH_SEEDS stays unset, so the ' +
-      'test skips itself',
   },
   kafka: {
     TestIssueProduceBrokerTooOldFailsRecords:
