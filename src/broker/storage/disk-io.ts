@@ -1,4 +1,4 @@
-import { closeSync, fsync, fsyncSync, openSync, writeSync } from 'node:fs'
+import { closeSync, fsync, fsyncSync, openSync, readSync, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 
 /**
@@ -18,11 +18,12 @@ export class StorageError extends Error {
 }
 
 /**
- * The partition logs' writes and flushes go through these: the one seam
- * where a test makes the disk fail (full, short writes, I/O errors) or
- * counts fsyncs, without a real full disk.
+ * The partition logs' writes, flushes and segment reads go through these:
+ * the one seam where a test makes the disk fail (full, short writes, I/O
+ * errors) or counts fsyncs and reads, without a real full disk.
  */
 export const diskIo = {
+  read: readSync as (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
   write: writeSync as (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => number,
   fsync: fsyncSync as (fd: number) => void,
   /** fsync on the thread pool: a roll's flush, off the event loop. */
