@@ -124,14 +124,15 @@ export class DiskLog {
       .filter((f) => /^\d{20}\.log$/.test(f))
       .map((f) => Number(f.slice(0, 20)))
       .sort((a, b) => a - b)
-    // Index files of no segment (a crash between deleting a segment's files), and a cleaner's swap file not renamed yet.
+    // Index files of no segment (a crash between deleting a segment's files), a cleaner's swap file not renamed
+    // yet, and a snapshot or checkpoint a crash left half-written beside the whole one (written whole, then renamed).
     for (const f of files) {
-      if (f.endsWith('.cleaned')) rmSync(join(dir, f), { force: true })
-      const m = /^(\d{20})\.(index|timeindex)$/.exec(f)
+      if (f.endsWith('.cleaned') || f.endsWith('.tmp')) rmSync(join(dir, f), { force: true })
+      const m = /^(\d{20})\.(index|timeindex|txnindex)$/.exec(f)
       if (m && !bases.includes(Number(m[1]))) rmSync(join(dir, f), { force: true })
     }
     let cut = false
-    for (const base of bases) {
+    for (const [i, base] of bases.entries()) {
       const seg = new Segment(dir, base, () => config().indexIntervalBytes)
       const previous = log.segments.at(-1)
       if (cut || (previous && base < previous.nextOffset)) {
@@ -140,8 +141,8 @@ export class DiskLog {
         report(`${dir}: segment ${base} follows a cut (or overlaps the log before it): moved aside as ${aside}, not served`)
         continue
       }
-      const last = base === bases.at(-1)
-      const next = last ? Infinity : bases[bases.indexOf(base) + 1]
+      const last = i === bases.length - 1
+      const next = last ? Infinity : bases[i + 1]
       let bytes = 0
       if (!last && next <= recovery.recoveryPoint && seg.load(next)) log.loadStats.segmentsTrusted++
       else {

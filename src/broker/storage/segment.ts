@@ -284,6 +284,8 @@ export class Segment {
   load(nextOffset: number): boolean {
     const maxRelative = nextOffset - 1 - this.baseOffset
     if (!this.index.load(this.size, maxRelative) || !this.timeIndex.load(this.size, maxRelative)) return false
+    // A sealed segment's time index ends on its largest timestamp: an empty one (lost to power loss) is rebuilt, or retention would never see it.
+    if (this.size > 0 && this.timeIndex.length === 0) return false
     this.nextOffset = nextOffset
     this.takeMaxTimestampFromIndex()
     return true
