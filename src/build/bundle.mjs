@@ -37,7 +37,7 @@ const entries = {
 }
 const sharedCjs = ['index', 'codec', 'protocol']
 // bench/<name>.ts → dist/bench/<name>.js, run by `npm run bench*` (package.json).
-const benches = ['codec', 'codec-runtimes', 'producer', 'consumer', 'charts', 'broker', 'profile', 'profile-child', 'metadata-memory']
+const benches = ['codec', 'codec-runtimes', 'producer', 'consumer', 'charts', 'broker', 'profile', 'profile-child', 'metadata-memory', 'restart']
 
 // Chunks are named by hash: old ones would pile up beside the new.
 await rm(`${root}dist/chunks`, { recursive: true, force: true })
