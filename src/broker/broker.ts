@@ -11,9 +11,9 @@ import { ReplicaFetcher } from './replica-fetcher.js'
 import { type PartitionImage, type TopicImage } from './controller.js'
 import { join } from 'node:path'
 import { readBatchHeader } from './record-batch.js'
-import { DiskLog } from './storage/disk-log.js'
 import { StorageError } from './storage/disk-io.js'
 import { MARKER_RETRY_MS } from './transactions/transaction-coordinator.js'
+import { openReplicaLog, readRecoveryPoints, takeSnapshot, writeRecoveryPoints } from './replica-restart.js'
 import { topicConfig } from './topic-configs.js'
 import { advertisedHost } from './options.js'
 import { isCompacted } from './log-cleaner.js'
@@ -53,6 +53,8 @@ export class VirtualBroker {
   private unsubscribe: (() => void) | null = null
   /** Whether this broker's directory was stopped cleanly (known at its first start; null before). */
   private cleanStart: boolean | null = null
+  /** The recovery points this broker's directory's checkpoint held at start ("<topic>-<partition>" -> offset), read at the first replica opened. */
+  private recoveryPoints: Map<string, number> | null = null
 
   constructor(
     readonly id: number,
@@ -139,14 +141,13 @@ export class VirtualBroker {
   /**
    * A new replica: in memory, or with a dataDir its partition directory
    * opened and recovered, the epoch cache, transactions and producer
-   * state rebuilt from the batches kept.
+   * state restored from its snapshot and the batches after it
+   * (replica-restart.ts).
    */
   private openReplica(topicId: string, partition: number): Replica {
     const dir = this.cluster.brokerDir(this.id)
     const t = this.cluster.controller.topicsById.get(topicId)
     if (!dir || !t) return { log: new PartitionLog(), producers: new ProducerState(), leader: null }
-    const producers = new ProducerState()
-    const log = new PartitionLog()
     const config = () => ({
       segmentBytes: Number(topicConfig(t, 'segment.bytes')),
       // A compacted log rolls by max.compaction.lag.ms too, so its newest records become cleanable in time (Kafka's maxSegmentMs).
@@ -158,21 +159,46 @@ export class VirtualBroker {
       flushMessages: Number(t.configs.get('flush.messages') ?? this.cluster.options.logFlushIntervalMessages),
       flushMs: Number(t.configs.get('flush.ms') ?? this.cluster.options.logFlushIntervalMs),
     })
-    const disk = DiskLog.open(
-      join(dir, `${t.name}-${partition}`),
-      topicId,
-      config,
-      this.cleanStart === false,
-      (bytes, baseOffset) => {
-        const header = readBatchHeader(bytes)
-        if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
-        else producers.update(header, baseOffset)
-        log.recovered(bytes, baseOffset)
-      },
-      (m) => this.cluster.problem(this.id, m),
-    )
-    log.opened(disk)
-    return { log, producers, leader: null }
+    const report = (m: string) => this.cluster.problem(this.id, m)
+    this.recoveryPoints ??= readRecoveryPoints(dir, report)
+    const name = `${t.name}-${partition}`
+    const recovery = { clean: this.cleanStart !== false, recoveryPoint: this.recoveryPoints.get(name) ?? 0 }
+    const { log, producers, disk } = openReplicaLog(join(dir, name), topicId, config, recovery, report)
+    const replica: Replica = { log, producers, leader: null }
+    // A producer snapshot at each new segment's base (Kafka's, on roll); the directory's recovery points when one moves.
+    disk.onRoll = (offset) => takeSnapshot(disk, replica.log, replica.producers, offset, report)
+    disk.onRecoveryPoint = () => this.writeRecoveryPoints()
+    return replica
+  }
+
+  /**
+   * Writes this broker's recovery-point-offset-checkpoint: each open
+   * replica's recovery point (Kafka's, on its checkpoint interval; here
+   * when one moves, and at a clean stop). Returns false when the write
+   * failed (said).
+   */
+  writeRecoveryPoints(): boolean {
+    const dir = this.cluster.brokerDir(this.id)
+    if (!dir) return true
+    const points: [string, number, number][] = []
+    for (const [key, replica] of this.replicas) {
+      const slash = key.indexOf('/')
+      const t = this.cluster.controller.topicsById.get(key.slice(0, slash))
+      if (t && replica.log.disk) points.push([t.name, Number(key.slice(slash + 1)), replica.log.disk.recoveryPoint])
+    }
+    try {
+      writeRecoveryPoints(dir, points)
+      return true
+    } catch (err) {
+      this.cluster.problem(this.id, `writing its recovery points: ${(err as Error).message}`)
+      return false
+    }
+  }
+
+  /** A clean stop's producer snapshot of a replica, at its log end (the next start replays nothing). */
+  snapshotForRestart(replica: Replica): void {
+    const disk = replica.log.disk
+    if (disk) takeSnapshot(disk, replica.log, replica.producers, disk.logEndOffset, (m) => this.cluster.problem(this.id, m))
   }
 
   /**

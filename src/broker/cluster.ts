@@ -393,12 +393,15 @@ export class EmbeddedCluster {
       let clean = true
       for (const r of b.replicas.values()) {
         try {
+          b.snapshotForRestart(r)
           r.log.close()
         } catch (err) {
           clean = false
           this.problem(b.id, (err as Error).message)
         }
       }
+      // The recovery points (each log's end, now flushed) before the marker: a clean start trusts every segment below them.
+      if (!b.writeRecoveryPoints()) clean = false
       b.replicas.clear()
       const dir = this.brokerDir(b.id)
       try {

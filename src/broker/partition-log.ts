@@ -19,6 +19,12 @@ export interface AbortedTransaction {
   lastOffset: number
 }
 
+/** Where a leader epoch's batches begin (an entry of the epoch cache). */
+export interface EpochStart {
+  epoch: number
+  startOffset: number
+}
+
 /** One batch as stored: the bytes received, with offsets and leader epoch assigned. */
 export interface StoredBatch {
   baseOffset: number
@@ -58,7 +64,7 @@ export class PartitionLog {
   private readonly ongoing = new Map<bigint, number>()
   private readonly aborted: AbortedTransaction[] = []
   /** The leader epoch cache: where each epoch's batches begin, oldest first. */
-  private readonly epochStarts: { epoch: number; startOffset: number }[] = []
+  private readonly epochStarts: EpochStart[] = []
 
   /** The segment files this log writes through to, when it has a dataDir. */
   disk: DiskLog | null = null
@@ -73,6 +79,45 @@ export class PartitionLog {
     this.markEpoch(batchLeaderEpoch(bytes), baseOffset)
     this.trackTransaction(header, bytes, baseOffset)
     this.logEndOffset = baseOffset + header.lastOffsetDelta + 1
+  }
+
+  /**
+   * What a restart takes from its producer snapshot and checkpoints instead
+   * of replaying the batches below `offset`: the epochs begun below it
+   * (leader-epoch-checkpoint), the transactions open there (the snapshot's
+   * first offsets) and those aborted below it (the .txnindex files).
+   * Called before the replay of the batches from `offset` on.
+   */
+  restore(
+    offset: number,
+    epochs: readonly EpochStart[],
+    ongoing: ReadonlyMap<bigint, number>,
+    aborted: readonly AbortedTransaction[],
+  ): void {
+    for (const e of epochs) if (e.startOffset < offset) this.markEpoch(e.epoch, e.startOffset)
+    for (const [pid, first] of ongoing) if (first < offset) this.ongoing.set(pid, first)
+    for (const a of aborted) this.aborted.push(a)
+    this.logEndOffset = offset
+  }
+
+  /** The leader epoch cache (what a leader-epoch-checkpoint holds). */
+  get epochs(): readonly EpochStart[] {
+    return this.epochStarts
+  }
+
+  /** The first offset of `producerId`'s open transaction here, or -1 (what its snapshot entry says). */
+  transactionFirstOffset(producerId: bigint): number {
+    return this.ongoing.get(producerId) ?? -1
+  }
+
+  /** The transactions open here: producer id -> first offset. */
+  get openTransactionOffsets(): ReadonlyMap<bigint, number> {
+    return this.ongoing
+  }
+
+  /** Every aborted transaction this log knows (oldest marker first). */
+  get abortedTransactions(): readonly AbortedTransaction[] {
+    return this.aborted
   }
 
   /** Writes through to `disk` from now on, taking its offsets (it is open and recovered). */
@@ -163,7 +208,18 @@ export class PartitionLog {
     const best = this.batches[this.maxTimestampBatch]
     if (!best || stored.maxTimestamp > best.maxTimestamp) this.maxTimestampBatch = this.batches.length
     this.batches.push(stored)
-    this.trackTransaction(header, batch, baseOffset)
+    const aborted = this.trackTransaction(header, batch, baseOffset)
+    // Its marker is in the active segment: so is its .txnindex entry (a restart reads it instead of the batches).
+    if (aborted && this.disk) {
+      try {
+        this.disk.appendAborted(aborted)
+      } catch (err) {
+        // The marker is stored: the next start finds the transaction from the batches only if it replays them (said).
+        this.disk.onProblem(
+          `recording aborted transaction ${aborted.firstOffset}-${aborted.lastOffset} in its .txnindex: ${(err as Error).message}`,
+        )
+      }
+    }
     this.bytes += batch.length
     if (this.disk && this.bytes > MEMORY_WINDOW_BYTES) this.evict()
     this.logEndOffset = stored.lastOffset + 1
@@ -178,15 +234,21 @@ export class PartitionLog {
     this.reindexMaxTimestamp()
   }
 
-  private trackTransaction(header: BatchHeader, batch: Buffer, baseOffset: number): void {
-    if (!header.transactional) return
+  /** Follows a batch's transaction; returns the transaction it aborts, if any. */
+  private trackTransaction(header: BatchHeader, batch: Buffer, baseOffset: number): AbortedTransaction | null {
+    if (!header.transactional) return null
     const first = this.ongoing.get(header.producerId)
     if (!header.control) {
       if (first === undefined) this.ongoing.set(header.producerId, baseOffset)
     } else if (first !== undefined) {
       this.ongoing.delete(header.producerId)
-      if (!isCommitMarker(batch)) this.aborted.push({ producerId: header.producerId, firstOffset: first, lastOffset: baseOffset })
+      if (!isCommitMarker(batch)) {
+        const aborted = { producerId: header.producerId, firstOffset: first, lastOffset: baseOffset }
+        this.aborted.push(aborted)
+        return aborted
+      }
     }
+    return null
   }
 
   /** Records that `epoch` begins at `offset` (a new leader marks its epoch at its log end before writing, as Kafka does). */
@@ -248,6 +310,7 @@ export class PartitionLog {
     while (this.epochStarts.length && this.epochStarts.at(-1)!.startOffset >= this.logEndOffset) this.epochStarts.pop()
     for (const [pid, first] of this.ongoing) if (first >= this.logEndOffset) this.ongoing.delete(pid)
     while (this.aborted.length && this.aborted.at(-1)!.lastOffset >= this.logEndOffset) this.aborted.pop()
+    this.disk?.syncAborted(this.aborted, this.logEndOffset)
     this.reindexMaxTimestamp()
     return this.logEndOffset
   }
@@ -299,6 +362,7 @@ export class PartitionLog {
     const stillAborted = this.aborted.filter((a) => a.lastOffset >= end || markers.has(a.lastOffset))
     this.aborted.length = 0
     for (const a of stillAborted) this.aborted.push(a)
+    this.disk?.syncAborted(this.aborted, 0)
     this.reindexMaxTimestamp()
   }
 

@@ -2,6 +2,7 @@ import { ErrorCodes } from '../protocol/error-codes.js'
 import { type BatchHeader } from './record-batch.js'
 import { INT32_MAX } from '../int32.js'
 import { BrokerError } from './broker-error.js'
+import type { ProducerSnapshotEntry } from './storage/producer-snapshot.js'
 
 /** Kafka keeps the last five batches of each producer per partition: max.in.flight for idempotence. */
 const CACHED_BATCHES = 5
@@ -10,6 +11,9 @@ interface CachedBatch {
   firstSeq: number
   lastSeq: number
   baseOffset: number
+  /** The batch's offset delta (last offset - base offset) and max timestamp, as a snapshot keeps them. */
+  offsetDelta: number
+  timestamp: number
 }
 
 interface ProducerEntry {
@@ -78,6 +82,20 @@ export class ProducerState {
     return this.producers.get(producerId)?.epoch ?? -1
   }
 
+  /** Every producer's entry (for a snapshot). */
+  all(): IterableIterator<[bigint, Readonly<ProducerEntry>]> {
+    return this.producers.entries()
+  }
+
+  /** One entry of a snapshot, in file order: the producer at `epoch`, with `batch` cached (the newest so far). */
+  restore(producerId: bigint, epoch: number, batch: CachedBatch | null): void {
+    let entry = this.producers.get(producerId)
+    if (!entry || entry.epoch !== epoch) this.producers.set(producerId, (entry = { epoch, batches: [] }))
+    if (!batch) return
+    entry.batches.push(batch)
+    if (entry.batches.length > CACHED_BATCHES) entry.batches.shift()
+  }
+
   /** Records an appended batch. */
   update(h: BatchHeader, baseOffset: number): void {
     if (h.producerId < 0n) return
@@ -86,9 +104,64 @@ export class ProducerState {
       entry = { epoch: h.producerEpoch, batches: [] }
       this.producers.set(h.producerId, entry)
     }
-    entry.batches.push({ firstSeq: h.baseSequence, lastSeq: lastSequence(h), baseOffset })
+    entry.batches.push({
+      firstSeq: h.baseSequence,
+      lastSeq: lastSequence(h),
+      baseOffset,
+      offsetDelta: h.lastOffsetDelta,
+      timestamp: h.maxTimestamp,
+    })
     if (entry.batches.length > CACHED_BATCHES) entry.batches.shift()
   }
+}
+
+/**
+ * The state as a producer-state snapshot's entries (Kafka's .snapshot):
+ * one entry per cached batch, oldest first, so every one of the last five
+ * comes back (Kafka's own reader keeps the last entry of a producer id: the
+ * newest batch, what it keeps itself); a producer with no batch (only a
+ * marker) has one entry with no sequence. `txnFirstOffset` gives a
+ * producer's open transaction's first offset (-1: none).
+ */
+export function snapshotEntries(state: ProducerState, txnFirstOffset: (producerId: bigint) => number): ProducerSnapshotEntry[] {
+  const out: ProducerSnapshotEntry[] = []
+  for (const [producerId, entry] of state.all()) {
+    const currentTxnFirstOffset = txnFirstOffset(producerId)
+    const base = { producerId, epoch: entry.epoch, coordinatorEpoch: -1, currentTxnFirstOffset }
+    if (!entry.batches.length) out.push({ ...base, lastSequence: -1, lastOffset: -1, offsetDelta: 0, timestamp: -1 })
+    for (const b of entry.batches)
+      out.push({
+        ...base,
+        lastSequence: b.lastSeq,
+        lastOffset: b.baseOffset + b.offsetDelta,
+        offsetDelta: b.offsetDelta,
+        timestamp: b.timestamp,
+      })
+  }
+  return out
+}
+
+/** The state a snapshot's entries hold (see snapshotEntries). */
+export function stateFromSnapshot(entries: readonly ProducerSnapshotEntry[]): ProducerState {
+  const state = new ProducerState()
+  for (const e of entries) {
+    const offsetDelta = e.offsetDelta
+    const firstSeq = e.lastSequence - offsetDelta
+    state.restore(
+      e.producerId,
+      e.epoch,
+      e.lastOffset < 0
+        ? null
+        : {
+            firstSeq: firstSeq < 0 ? firstSeq + INT32_MAX + 1 : firstSeq,
+            lastSeq: e.lastSequence,
+            baseOffset: e.lastOffset - offsetDelta,
+            offsetDelta,
+            timestamp: e.timestamp,
+          },
+    )
+  }
+  return state
 }
 
 function lastSequence(h: BatchHeader): number {

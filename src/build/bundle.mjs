@@ -49,6 +49,7 @@ const benches = [
   'profile-child',
   'metadata-memory',
   'channels',
+  'restart',
 ]
 
 // Chunks are named by hash: old ones would pile up beside the new.

@@ -119,8 +119,8 @@ describe('the flush policy', () => {
       5000,
       () => `the rolled segment and its directory fsynced (fsynced: ${fsynced.slice(from).join(', ')})`,
     )
-    // Not the new one: nothing is unflushed in it.
-    expect(fsynced.slice(from).filter((p) => p.includes('00000000000000000004'))).toEqual([])
+    // Not the new one: nothing is unflushed in it (the producer snapshot taken at its base is a file of its own, flushed as written).
+    expect(fsynced.slice(from).filter((p) => /00000000000000000004\.(log|index|timeindex)$/.test(p))).toEqual([])
   })
 
   it("a flush in line (here the clean stop's) covers a rolled segment whose background flush is not done yet", async () => {

@@ -294,14 +294,7 @@ describe('a partition directory of another topic id', () => {
     writeFileSync(join(dir, '00000000000000000000.log'), 'acknowledged records')
     const problems: string[] = []
     const config = () => ({ segmentBytes: 1 << 20, segmentMs: 3_600_000, indexIntervalBytes: 4096 })
-    const log = DiskLog.open(
-      dir,
-      'NEW-ID',
-      config,
-      true,
-      () => {},
-      (m) => problems.push(m),
-    )
+    const log = DiskLog.open(dir, 'NEW-ID', config, { clean: false, recoveryPoint: 0 }, (m) => problems.push(m))
     log.close()
     const stray = readdirSync(brokerDir).filter((d) => d !== 'orders-0')
     expect(stray).toEqual([expect.stringMatching(/^orders-0\.[0-9a-f]{32}-stray$/)])

@@ -110,7 +110,7 @@ describe('recovery at start', () => {
     expect((await readAll(c, 'flip')).length).toBe(27)
   })
 
-  it('after an unclean stop every segment is checked: corruption in an older one cuts it; the later ones leave the log, kept aside and said', async () => {
+  it('after an unclean stop with no recovery point every segment is checked: corruption in an older one cuts it; the later ones leave the log, kept aside and said', async () => {
     const dataDir = tempDir()
     const topic = 'older'
     let c = await start({ dataDir, topics: [{ name: topic, partitions: 1, configs: { 'segment.ms': '60000' } }] })
@@ -122,6 +122,8 @@ describe('recovery at start', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.log')).length).toBe(4)
     // As after a kill -9: no clean-shutdown marker.
     unlinkSync(join(dataDir, 'broker-0', '.clean-shutdown'))
+    // And no recovery point (a directory that never checkpointed one): every segment is recovered, as Kafka's loader does from 0.
+    unlinkSync(join(dataDir, 'broker-0', 'recovery-point-offset-checkpoint'))
     const second = join(dir, '00000000000000000002.log')
     const bytes = readFileSync(second)
     bytes[bytes.length - 5] ^= 0xff

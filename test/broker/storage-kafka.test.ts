@@ -1,7 +1,8 @@
 // The embedded broker's segment files read by Apache Kafka's own
 // DumpLogSegments (kafka-dump-log.sh): the real reference says the batches
 // are valid (CRC, offsets) and the offset and time indexes match the log;
-// and the metadata and group logs, record batches too, are as valid.
+// and the metadata and group logs, record batches too, are as valid; and
+// the producer snapshots and transaction indexes a restart reads.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
 import { readIndexFile } from '../../src/broker/storage/indexes.js'
 import { requireKafka, runJava } from '../peers/kafka.js'
-import { OffsetCommit } from '../../src/protocol/messages/index.js'
+import { encodeRecordBatch } from '../../src/codec/index.js'
+import { Kafka } from '../../src/index.js'
+import { InitProducerId, OffsetCommit } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, produce } from './storage-support.js'
 
@@ -111,6 +114,57 @@ describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded bro
         expect(dump.stdout).toContain(needle)
         expect(dump.stdout).not.toMatch(/invalid bytes|corrupt/i)
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded broker's producer snapshots and transaction indexes", () => {
+  it('a .snapshot decodes to the producers the broker had; a .txnindex to its aborted transaction', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wafka-dumpsnap-'))
+    try {
+      const cluster = await startCluster({ dataDir: dir, topics: [{ name: 'snap', partitions: 1 }] })
+      const b = cluster.brokers[0]
+      const c = await RawClient.open(`${b.host}:${b.port}`)
+      const kafka = new Kafka({ clientId: 'dumpsnap', brokers: [`${b.host}:${b.port}`], logLevel: 0 })
+      const producer = kafka.producer({ transactionalId: 'dumpsnap-1' })
+      await producer.connect()
+      const txn = await producer.transaction()
+      await txn.send({ topic: 'snap', messages: [{ value: 'aborted', partition: 0 }] })
+      await txn.abort()
+      await producer.disconnect()
+      const init = await c.request(InitProducerId, 4, {
+        transactionalId: null,
+        transactionTimeoutMs: 60_000,
+        producerId: -1n,
+        producerEpoch: -1,
+        enable2Pc: false,
+        keepPreparedTxn: false,
+      })
+      for (let seq = 0; seq < 6; seq += 2)
+        await produce(
+          c,
+          'snap',
+          encodeRecordBatch([{ value: 'a' }, { value: 'b' }], {
+            producerId: init.producerId,
+            producerEpoch: init.producerEpoch,
+            baseSequence: seq,
+          }),
+        )
+      c.close()
+      await cluster.stop()
+      const part = join(dir, 'broker-0', 'snap-0')
+      // Offsets: 0 the aborted record, 1 its marker, 2-7 the idempotent producer's three batches; the stop's snapshot is at 8.
+      const snapshot = await runJava('org.apache.kafka.tools.DumpLogSegments', ['--files', join(part, '00000000000000000008.snapshot')])
+      expect(snapshot.code, snapshot.stderr).toBe(0)
+      // Kafka keeps a producer's newest entry: the last batch (sequences 4-5, offsets 6-7).
+      expect(snapshot.stdout).toMatch(
+        new RegExp(`producerId: ${init.producerId} producerEpoch: ${init.producerEpoch} .*lastSequence: 5 lastOffset: 7 offsetDelta: 1`),
+      )
+      const txnIndex = await runJava('org.apache.kafka.tools.DumpLogSegments', ['--files', join(part, '00000000000000000000.txnindex')])
+      expect(txnIndex.code, txnIndex.stderr).toBe(0)
+      expect(txnIndex.stdout).toMatch(/version: 0 producerId: \d+ firstOffset: 0 lastOffset: 1 lastStableOffset: 2/)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -89,7 +89,9 @@ describe('disk storage with dataDir', () => {
     }
     const partDir = join(dataDir, 'broker-0', 'lay-0')
     const names = readdirSync(partDir).sort()
-    expect(names.filter((n) => n !== 'partition.metadata').every((n) => /^\d{20}\.(log|index|timeindex)$/.test(n))).toBe(true)
+    // Beside the segments: a producer snapshot at each roll, and the epoch cache's checkpoint (Kafka's names).
+    const others = ['partition.metadata', 'leader-epoch-checkpoint']
+    expect(names.filter((n) => !others.includes(n)).every((n) => /^\d{20}\.(log|index|timeindex|snapshot)$/.test(n))).toBe(true)
     const logs = segmentFiles(partDir)
     expect(logs.length).toBeGreaterThanOrEqual(2)
     expect(logs[0]).toBe('00000000000000000000.log')
@@ -375,7 +377,7 @@ describe('disk storage with dataDir', () => {
   it("the log cleaner's seam on disk: batches below an offset are read whole and swapped for their replacements, indexes rebuilt, kept across a reopen", () => {
     const dir = join(tempDir(), 'clean-0')
     const config = () => ({ segmentBytes: 1048576, segmentMs: 604800000, indexIntervalBytes: 4096 })
-    const log = DiskLog.open(dir, 'AAAAAAAAAAAAAAAAAAAAAQ', config, false, () => {})
+    const log = DiskLog.open(dir, 'AAAAAAAAAAAAAAAAAAAAAQ', config, { clean: true, recoveryPoint: 0 })
     const sent: Buffer[] = []
     for (let i = 0; i < 40; i++) {
       const b = encodeRecordBatch([{ key: `k${i % 4}`, value: `v${i}`.padEnd(300, '.') }], { baseOffset: i })
@@ -400,7 +402,7 @@ describe('disk storage with dataDir', () => {
     expect(log.logEndOffset).toBe(40)
     expect(log.read(4, 1 << 20, 40)!.readBigInt64BE(0)).toBe(6n)
     log.close()
-    const reopened = DiskLog.open(dir, 'AAAAAAAAAAAAAAAAAAAAAQ', config, true, () => {})
+    const reopened = DiskLog.open(dir, 'AAAAAAAAAAAAAAAAAAAAAQ', config, { clean: false, recoveryPoint: 0 })
     const again: number[] = []
     reopened.forEachBatch((_, base) => void again.push(base))
     expect(again).toEqual(kept)

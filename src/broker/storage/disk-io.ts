@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer'
-import { closeSync, fsync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, fsync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { ErrorCodes } from '../../protocol/error-codes.js'
@@ -22,14 +22,16 @@ export class StorageError extends BrokerError {
 }
 
 /**
- * The partition logs' writes and flushes go through these: the one seam
- * where a test makes the disk fail (full, short writes, I/O errors) or
- * counts fsyncs, without a real full disk. One per process, not per
- * cluster: vitest gives each test file its own modules (isolate, its
- * default) and runs a file's tests one at a time, so a test's faults reach
- * its own clusters only; a test that wants one file to fail picks it by fd.
+ * The partition logs' writes, flushes and segment reads go through these:
+ * the one seam where a test makes the disk fail (full, short writes, I/O
+ * errors) or counts fsyncs and reads, without a real full disk. One per
+ * process, not per cluster: vitest gives each test file its own modules
+ * (isolate, its default) and runs a file's tests one at a time, so a test's
+ * faults reach its own clusters only; a test that wants one file to fail
+ * picks it by fd.
  */
 export const diskIo = {
+  read: readSync as (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
   write: writeSync as (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => number,
   fsync: fsyncSync as (fd: number) => void,
   /** fsync on the thread pool: a roll's flush, off the event loop. */

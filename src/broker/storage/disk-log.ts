@@ -6,6 +6,8 @@ import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
 import { fsyncPath, fsyncPathAsync, throwAsStorageError, writeFileDurably, writeWholeFile } from './disk-io.js'
 import { Segment, type BatchVisitor } from './segment.js'
+import { deleteSnapshots } from './producer-snapshot.js'
+import type { AbortedTxn } from './txn-index.js'
 import { INT32_MAX } from '../../int32.js'
 
 /** The topic configs a partition's files follow, read at each use (they can be altered). */
@@ -20,6 +22,24 @@ export interface SegmentConfig {
   flushMessages?: number
   /** flush.ms: the flusher's checks (log.flush.scheduler.interval.ms) fsync a log unflushed for this long. Default: never. */
   flushMs?: number
+}
+
+/**
+ * How a partition's log was left, for what its opening reads: whether the
+ * broker directory was stopped cleanly, and the partition's recovery point
+ * (recovery-point-offset-checkpoint: below it every segment was flushed
+ * whole; 0 when the checkpoint has no entry for it).
+ */
+export interface RecoveryState {
+  clean: boolean
+  recoveryPoint: number
+}
+
+/** What an opening read (the start-up figures): segments loaded from their indexes only, segments walked, batch headers read. */
+export interface LoadStats {
+  segmentsTrusted: number
+  segmentsRecovered: number
+  batchesRead: number
 }
 
 const LOG_START_FILE = 'log-start-offset'
@@ -49,6 +69,18 @@ export class DiskLog {
   private closed = false
   /** Where a background flush's failure is told. */
   onProblem: (message: string) => void = () => {}
+  /**
+   * Below this offset every segment is flushed whole (Kafka's recovery
+   * point): a flush in line moves it to the log end, a roll's background
+   * flush to the end of the segment it ended.
+   */
+  recoveryPoint = 0
+  /** Told when the recovery point moved (after a roll's flush) or fell (a truncation): the directory's checkpoint is rewritten. */
+  onRecoveryPoint: () => void = () => {}
+  /** Told of each roll with the new active segment's base, before anything is appended to it: a producer-state snapshot is taken there. */
+  onRoll: (baseOffset: number) => void = () => {}
+  /** What the opening read. */
+  readonly loadStats: LoadStats = { segmentsTrusted: 0, segmentsRecovered: 0, batchesRead: 0 }
 
   private constructor(
     readonly dir: string,
@@ -57,19 +89,22 @@ export class DiskLog {
 
   /**
    * Opens (creating when new) the partition directory `dir` of topic
-   * `topicId`, and recovers it: the newest segment, or every one when
-   * `validateAll` (after an unclean stop), is read batch by batch with its
-   * CRC checked, and a torn tail is cut to the last whole valid batch
-   * (later segments go too); indexes are rebuilt where they do not match.
-   * `visit` sees every kept batch, oldest first, to rebuild what the
-   * caller derives from them (epochs, transactions, producer state).
+   * `topicId`, and recovers it as Kafka's LogLoader does. The sealed
+   * segments wholly below the recovery point are trusted: loaded from their
+   * index files, no batch read. The others are walked batch by batch, their
+   * CRCs checked after an unclean stop (and always the active one's), a torn
+   * tail cut to the last whole valid batch (later segments go too); their
+   * indexes are rebuilt where they do not match. After a clean stop the
+   * active segment below the recovery point is read only after its last
+   * index entry. What derives from the batches (epochs, transactions,
+   * producer state) is replayed by the caller from its snapshot with
+   * forEachBatchFrom.
    */
   static open(
     dir: string,
     topicId: string,
     config: () => SegmentConfig,
-    validateAll: boolean,
-    visit: BatchVisitor,
+    recovery: RecoveryState,
     report: (message: string) => void = () => {},
   ): DiskLog {
     const log = new DiskLog(dir, config)
@@ -90,14 +125,15 @@ export class DiskLog {
       .filter((f) => /^\d{20}\.log$/.test(f))
       .map((f) => Number(f.slice(0, 20)))
       .sort((a, b) => a - b)
-    // Index files of no segment (a crash between deleting a segment's files), and a cleaner's swap file not renamed yet.
+    // Index files of no segment (a crash between deleting a segment's files), a cleaner's swap file not renamed
+    // yet, and a snapshot or checkpoint a crash left half-written beside the whole one (written whole, then renamed).
     for (const f of files) {
-      if (f.endsWith('.cleaned')) rmSync(join(dir, f), { force: true })
-      const m = /^(\d{20})\.(index|timeindex)$/.exec(f)
+      if (f.endsWith('.cleaned') || f.endsWith('.tmp')) rmSync(join(dir, f), { force: true })
+      const m = /^(\d{20})\.(index|timeindex|txnindex)$/.exec(f)
       if (m && !bases.includes(Number(m[1]))) rmSync(join(dir, f), { force: true })
     }
     let cut = false
-    for (const base of bases) {
+    for (const [i, base] of bases.entries()) {
       const seg = new Segment(dir, base, () => config().indexIntervalBytes)
       const previous = log.segments.at(-1)
       if (cut || (previous && base < previous.nextOffset)) {
@@ -106,8 +142,18 @@ export class DiskLog {
         report(`${dir}: segment ${base} follows a cut (or overlaps the log before it): moved aside as ${aside}, not served`)
         continue
       }
-      const last = base === bases.at(-1)
-      const bytes = seg.recover(validateAll || last, visit)
+      const last = i === bases.length - 1
+      const next = last ? Infinity : bases[i + 1]
+      let bytes = 0
+      if (!last && next <= recovery.recoveryPoint && seg.load(next)) log.loadStats.segmentsTrusted++
+      else {
+        log.loadStats.segmentsRecovered++
+        const validate = !recovery.clean || last
+        bytes = last && recovery.clean && seg.baseOffset < recovery.recoveryPoint ? seg.recoverTail(validate) : seg.recover(validate)
+        // Its time index ends on its largest timestamp, as a roll leaves it: a later start loads it from there.
+        if (!last) seg.seal()
+      }
+      log.loadStats.batchesRead += seg.scanned
       if (bytes > 0) {
         cut = true
         report(
@@ -120,6 +166,10 @@ export class DiskLog {
     if (!log.segments.length) log.segments.push(new Segment(dir, readLogStart(dir) ?? 0, () => config().indexIntervalBytes))
     else log.dirDirty = log.parentDirty
     log.logStartOffset = Math.min(Math.max(log.segments[0].baseOffset, readLogStart(dir) ?? 0), log.logEndOffset)
+    // What is on disk now was read or trusted: flushed up to where a clean stop said, or to what recovery kept.
+    log.recoveryPoint = recovery.clean
+      ? Math.min(recovery.recoveryPoint, log.logEndOffset)
+      : Math.min(recovery.recoveryPoint, log.segments.at(-1)!.baseOffset)
     return log
   }
 
@@ -186,10 +236,12 @@ export class DiskLog {
     if (ended.size > 0) this.rolledUnflushed.add(ended)
     this.unflushedMessages = 0
     this.lastFlushMs = Date.now()
-    this.background = this.background.then(() => this.flushRolled())
+    this.onRoll(baseOffset)
+    const end = ended.nextOffset
+    this.background = this.background.then(() => this.flushRolled(end))
   }
 
-  private async flushRolled(): Promise<void> {
+  private async flushRolled(end: number): Promise<void> {
     try {
       for (const s of [...this.rolledUnflushed]) {
         await s.flushInBackground()
@@ -197,6 +249,10 @@ export class DiskLog {
       }
       // The directory stays marked: a segment may have been made since (the next flush in line fsyncs it again).
       if (!this.closed) await fsyncPathAsync(this.dir)
+      if (!this.closed && end > this.recoveryPoint && end <= this.logEndOffset) {
+        this.recoveryPoint = end
+        this.onRecoveryPoint()
+      }
     } catch (err) {
       // A segment deleted (retention) or the log closed meanwhile: nothing to flush. Else a flush in line retries.
       if (!this.closed) this.onProblem(`flushing ${this.dir} after a roll: ${(err as Error).message}`)
@@ -220,6 +276,7 @@ export class DiskLog {
     this.flushDir()
     this.unflushedMessages = 0
     this.lastFlushMs = Date.now()
+    this.recoveryPoint = this.logEndOffset
   }
 
   /** The flusher's check (log.flush.scheduler.interval.ms): a flush when messages have been unflushed for flush.ms. */
@@ -255,7 +312,11 @@ export class DiskLog {
     return null
   }
 
-  /** Removes every batch from the one holding `offset` on; later segments go whole. */
+  /**
+   * Removes every batch from the one holding `offset` on; later segments go
+   * whole, and the producer snapshots past the new end (as Kafka's
+   * truncateAndReload). A recovery point past it falls to it, said.
+   */
   truncateTo(offset: number): void {
     while (this.segments.length > 1 && this.active.baseOffset >= offset) this.segments.pop()!.delete()
     if (this.active.baseOffset >= offset) {
@@ -263,6 +324,11 @@ export class DiskLog {
       this.segments.push(new Segment(this.dir, Math.max(offset, this.logStartOffset), () => this.config().indexIntervalBytes))
       this.dirDirty = true
     } else this.active.truncateTo(offset)
+    deleteSnapshots(this.dir, (o) => o > this.logEndOffset)
+    if (this.recoveryPoint > this.logEndOffset) {
+      this.recoveryPoint = this.logEndOffset
+      this.onRecoveryPoint()
+    }
   }
 
   /**
@@ -277,6 +343,8 @@ export class DiskLog {
     this.logStartOffset = offset
     if (offset >= this.logEndOffset && this.active.size > 0) this.roll(this.logEndOffset)
     while (this.segments.length > 1 && this.segments[1].baseOffset <= offset) this.segments.shift()!.delete()
+    // Snapshots below the log start are of nothing kept (Kafka's deleteSnapshotsBefore).
+    deleteSnapshots(this.dir, (o) => o < this.segments[0].baseOffset)
     if (this.segments[0].baseOffset >= offset) rmSync(join(this.dir, LOG_START_FILE), { force: true })
   }
 
@@ -286,7 +354,10 @@ export class DiskLog {
     this.segments.push(new Segment(this.dir, offset, () => this.config().indexIntervalBytes))
     this.dirDirty = true
     this.logStartOffset = offset
+    this.recoveryPoint = offset
+    deleteSnapshots(this.dir, () => true)
     rmSync(join(this.dir, LOG_START_FILE), { force: true })
+    this.onRecoveryPoint()
   }
 
   /**
@@ -350,9 +421,11 @@ export class DiskLog {
       renameSync(`${path}.cleaned`, path)
       this.dirDirty = true
       const fresh = new Segment(this.dir, seg.baseOffset, () => this.config().indexIntervalBytes)
-      fresh.recover(false, () => {})
+      fresh.recover(false)
       // An emptied segment still covers its offsets: the next one starts where it did.
       if (fresh.size === 0 || fresh.nextOffset < seg.nextOffset) fresh.nextOffset = seg.nextOffset
+      // Not the active one: its time index ends on its largest timestamp (a later start loads it from there).
+      if (i < this.segments.length - 1) fresh.seal()
       this.segments[i] = fresh
     }
     this.flushDir()
@@ -361,6 +434,48 @@ export class DiskLog {
   /** Calls `visit` for every batch, oldest first (headers; control batches whole). */
   forEachBatch(visit: BatchVisitor): void {
     for (const s of this.segments) s.forEachBatch(visit)
+  }
+
+  /** The same from the batch holding `offset` on (a replay after a producer snapshot); counted in the load stats. */
+  forEachBatchFrom(offset: number, visit: BatchVisitor): void {
+    for (let i = this.segmentFor(offset); i < this.segments.length; i++) {
+      const s = this.segments[i]
+      const before = s.scanned
+      s.forEachBatch(visit, false, offset)
+      this.loadStats.batchesRead += s.scanned - before
+    }
+  }
+
+  /**
+   * The aborted transactions below `below` as the segments' .txnindex files
+   * hold them (a restart's, for the part of the log its producer snapshot
+   * covers). Throws CorruptTxnIndex when one is not readable.
+   */
+  abortedBelow(below: number): AbortedTxn[] {
+    const out: AbortedTxn[] = []
+    for (const s of this.segments) {
+      if (s.baseOffset >= below) break
+      for (const t of s.txnIndex.read()) if (t.lastOffset < below) out.push(t)
+    }
+    return out
+  }
+
+  /** Records an aborted transaction whose ABORT marker was just appended: in the active segment's .txnindex. */
+  appendAborted(txn: AbortedTxn): void {
+    this.active.txnIndex.append(txn)
+  }
+
+  /**
+   * Makes the .txnindex files of the segments from the one holding `from`
+   * on hold exactly `aborted`'s entries whose markers they hold (after a
+   * replay, a truncation, a cleaning): rewritten only where they differ.
+   */
+  syncAborted(aborted: readonly AbortedTxn[], from: number): void {
+    for (let i = this.segmentFor(from); i < this.segments.length; i++) {
+      const s = this.segments[i]
+      const end = this.segments[i + 1]?.baseOffset ?? Infinity
+      s.txnIndex.sync(aborted.filter((t) => t.lastOffset >= s.baseOffset && t.lastOffset < end))
+    }
   }
 
   /** The earliest record at or after `ts` from `logStart` on, through each segment's time and offset indexes. */

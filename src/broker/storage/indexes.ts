@@ -45,6 +45,31 @@ abstract class IndexFile {
     writeWholeFile(this.path, this.encode(), false)
   }
 
+  /**
+   * Takes the file's entries as the index (a segment below the recovery
+   * point: trusted, not rebuilt from its batches), after Kafka's sanity
+   * check: whole entries, both columns ascending, relative offsets below
+   * `maxRelative` and positions below `segmentSize`. False (the index
+   * emptied) when the file fails it: the caller rebuilds from the batches.
+   */
+  load(segmentSize: number, maxRelative: number): boolean {
+    let b: Buffer
+    try {
+      b = readFileSync(this.path)
+    } catch {
+      b = Buffer.alloc(1)
+    }
+    this.length = 0
+    if (b.length % this.entrySize !== 0 || !this.decode(b, segmentSize, maxRelative)) {
+      this.length = 0
+      return false
+    }
+    return true
+  }
+
+  /** Fills the entries from whole-entry file bytes; false when they fail the sanity check. */
+  protected abstract decode(b: Buffer, segmentSize: number, maxRelative: number): boolean
+
   /** Whether the file holds exactly the entries in memory (a missing or corrupt one does not). */
   matchesFile(): boolean {
     try {
@@ -86,6 +111,18 @@ export class OffsetIndex extends IndexFile {
     e.writeInt32BE(relativeOffset, 0)
     e.writeInt32BE(position, 4)
     this.appendEntry(e)
+  }
+
+  protected decode(b: Buffer, segmentSize: number, maxRelative: number): boolean {
+    for (let at = 0; at < b.length; at += OffsetIndex.ENTRY) {
+      const rel = b.readInt32BE(at)
+      const position = b.readInt32BE(at + 4)
+      const n = this.length
+      if (rel < 0 || rel > maxRelative || position < 0 || position >= segmentSize) return false
+      if (n && (rel <= this.offsets[n - 1] || position <= this.positions[n - 1])) return false
+      this.add(rel, position, false)
+    }
+    return true
   }
 
   /** The position of the last entry whose offset is <= relativeOffset (0: scan from the segment's start). */
@@ -140,6 +177,17 @@ export class TimeIndex extends IndexFile {
     e.writeBigInt64BE(BigInt(timestamp), 0)
     e.writeInt32BE(relativeOffset, 8)
     this.appendEntry(e)
+  }
+
+  protected decode(b: Buffer, _segmentSize: number, maxRelative: number): boolean {
+    for (let at = 0; at < b.length; at += TimeIndex.ENTRY) {
+      const ts = Number(b.readBigInt64BE(at))
+      const rel = b.readInt32BE(at + 8)
+      const n = this.length
+      if (rel < 0 || rel > maxRelative || ts <= this.lastTimestamp || (n && rel < this.offsets[n - 1])) return false
+      this.maybeAdd(ts, rel, false)
+    }
+    return true
   }
 
   /** The relative offset of the last entry whose timestamp is <= ts, or -1 when none is. */

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer'
-import { closeSync, ftruncateSync, fstatSync, openSync, readSync, renameSync, rmSync } from 'node:fs'
+import { closeSync, ftruncateSync, fstatSync, openSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   BatchWalker,
@@ -14,6 +14,8 @@ import {
 import { B_RECORDS } from '../../codec/layout.js'
 import { diskIo, fsyncFd, fsyncPathAsync, throwAsStorageError, writeFully, writeWholeFile } from './disk-io.js'
 import { OffsetIndex, TimeIndex } from './indexes.js'
+import { TxnIndex } from './txn-index.js'
+import { INT32_MAX } from '../../int32.js'
 
 // Walks are synchronous: one walker serves every segment.
 const walker = new BatchWalker()
@@ -46,8 +48,12 @@ export class Segment {
   private bytesSinceIndex = 0
   readonly index: OffsetIndex
   readonly timeIndex: TimeIndex
+  /** The aborted transactions whose markers are here (`.txnindex`). */
+  readonly txnIndex: TxnIndex
   private readonly fd: number
   private readonly header = Buffer.allocUnsafe(B_RECORDS)
+  /** Batch headers read by walks of this segment (recovery, replay): what a start-up read of it, for its load stats. */
+  scanned = 0
   /** Closed (or deleted): its descriptor is gone. */
   closed = false
   /** What the last append changed, as it was before (unappend puts it back): fields, not an object per append. */
@@ -70,6 +76,7 @@ export class Segment {
     this.size = fstatSync(this.fd).size
     this.index = new OffsetIndex(`${stem}.index`)
     this.timeIndex = new TimeIndex(`${stem}.timeindex`)
+    this.txnIndex = new TxnIndex(`${stem}.txnindex`)
     this.nextOffset = baseOffset
   }
 
@@ -124,11 +131,12 @@ export class Segment {
     }
   }
 
-  /** fsync of the segment's three files. */
+  /** fsync of the segment's files. */
   flush(): void {
     fsyncFd(this.fd, this.path)
     this.index.flush()
     this.timeIndex.flush()
+    this.txnIndex.flush()
   }
 
   /** The same on the thread pool (a sealed segment's, after a roll); nothing once the segment is closed. */
@@ -136,6 +144,7 @@ export class Segment {
     try {
       if (!this.closed) await diskIo.fsyncAsync(this.fd)
       for (const path of [this.index.path, this.timeIndex.path]) if (!this.closed) await fsyncPathAsync(path)
+      if (!this.closed) this.txnIndex.flush()
     } catch (err) {
       // Deleted meanwhile (retention, truncation): nothing left to flush.
       if (!this.closed) throw err
@@ -181,7 +190,7 @@ export class Segment {
   /** Reads the batch header at `position` into a shared buffer; null past the end or on a short read. */
   private readHeader(position: number): Buffer | null {
     if (position + B_RECORDS > this.size) return null
-    return readSync(this.fd, this.header, 0, B_RECORDS, position) === B_RECORDS ? this.header : null
+    return diskIo.read(this.fd, this.header, 0, B_RECORDS, position) === B_RECORDS ? this.header : null
   }
 
   /** The position of the first batch whose last offset is >= offset (the size when none is). */
@@ -204,7 +213,7 @@ export class Segment {
     const position = this.locate(offset)
     if (position >= this.size) return null
     let block = Buffer.allocUnsafe(Math.min(this.size - position, Math.max(maxBytes, B_RECORDS)))
-    readSync(this.fd, block, 0, block.length, position)
+    diskIo.read(this.fd, block, 0, block.length, position)
     let end = 0
     const walk = walker.start(block)
     while (walk.next() && batchBaseOffsetNumber(block, walk.at) < upTo) end = walk.end
@@ -212,7 +221,7 @@ export class Segment {
       // The first batch is larger than maxBytes: it comes whole.
       end = walk.claimed
       block = Buffer.allocUnsafe(end)
-      readSync(this.fd, block, 0, end, position)
+      diskIo.read(this.fd, block, 0, end, position)
     }
     return end ? block.subarray(0, end) : null
   }
@@ -221,7 +230,7 @@ export class Segment {
   readBatch(position: number): Buffer {
     const h = this.readHeader(position)!
     const b = Buffer.allocUnsafe(batchSize(h))
-    readSync(this.fd, b, 0, b.length, position)
+    diskIo.read(this.fd, b, 0, b.length, position)
     return b
   }
 
@@ -251,11 +260,10 @@ export class Segment {
    * Recovery: walks the batches from the start, rebuilding the indexes and
    * timestamps; checks each one's CRC-32C when `validate`. The first torn,
    * invalid or out-of-order batch and everything after it is cut off.
-   * Returns whether the file was cut. Index files that do not match what
+   * Returns how many bytes were cut. Index files that do not match what
    * the walk rebuilt (missing, corrupt) are rewritten.
    */
-  recover(validate: boolean, visit: BatchVisitor): number {
-    const fileSize = this.size
+  recover(validate: boolean, visit: BatchVisitor = () => {}): number {
     this.index.length = 0
     this.timeIndex.length = 0
     this.bytesSinceIndex = 0
@@ -263,7 +271,61 @@ export class Segment {
     this.maxTimestamp = -1
     this.offsetOfMaxTimestamp = -1
     this.firstBatchTimestamp = -1
-    let position = 0
+    return this.scan(0, validate, visit)
+  }
+
+  /**
+   * A sealed segment below the recovery point, loaded without reading a
+   * batch (Kafka's trusted segments): its indexes from their files (after
+   * their sanity check), its end the next segment's base, its largest
+   * timestamp the time index's last entry (written when it was sealed).
+   * False when an index file fails the check: the caller recovers it.
+   */
+  load(nextOffset: number): boolean {
+    const maxRelative = nextOffset - 1 - this.baseOffset
+    if (!this.index.load(this.size, maxRelative) || !this.timeIndex.load(this.size, maxRelative)) return false
+    // A sealed segment's time index ends on its largest timestamp: an empty one (lost to power loss) is rebuilt, or retention would never see it.
+    if (this.size > 0 && this.timeIndex.length === 0) return false
+    this.nextOffset = nextOffset
+    this.takeMaxTimestampFromIndex()
+    return true
+  }
+
+  /**
+   * The active segment after a clean stop (below the recovery point, up to
+   * its end): its indexes from their files, and only the batches from its
+   * last offset index entry on read (at most index.interval.bytes and a
+   * batch, as Kafka's readNextOffset), checked when `validate`. Falls back
+   * to a whole recovery when the index files fail their check. Returns
+   * how many bytes were cut.
+   */
+  recoverTail(validate: boolean, visit: BatchVisitor = () => {}): number {
+    if (this.size === 0 || !this.index.load(this.size, INT32_MAX) || !this.timeIndex.load(this.size, INT32_MAX))
+      return this.recover(validate, visit)
+    const n = this.index.length
+    const position = n ? this.index.positions[n - 1] : 0
+    const first = this.readHeader(0)
+    const firstTimestamp = first ? batchMaxTimestamp(first) : -1
+    const h = this.readHeader(position)
+    if (!h || (n && batchLastOffsetNumber(h) !== this.baseOffset + this.index.offsets[n - 1]) || batchBaseOffsetNumber(h) < this.baseOffset)
+      return this.recover(validate, visit)
+    this.nextOffset = batchBaseOffsetNumber(h)
+    this.takeMaxTimestampFromIndex()
+    this.firstBatchTimestamp = firstTimestamp
+    this.bytesSinceIndex = 0
+    return this.scan(position, validate, visit)
+  }
+
+  private takeMaxTimestampFromIndex(): void {
+    const n = this.timeIndex.length
+    this.maxTimestamp = n ? this.timeIndex.timestamps[n - 1] : -1
+    this.offsetOfMaxTimestamp = n ? this.baseOffset + this.timeIndex.offsets[n - 1] : -1
+    this.firstBatchTimestamp = -1
+  }
+
+  /** The recovery walk from `position` (a batch's start) to the end of the file; see recover. */
+  private scan(position: number, validate: boolean, visit: BatchVisitor): number {
+    const fileSize = this.size
     while (position < fileSize) {
       const h = this.readHeader(position)
       if (!h) break
@@ -279,6 +341,7 @@ export class Segment {
         if (validate && !batchCrcMatches(bytes)) break
       }
       this.track(size, position, last, batchMaxTimestamp(h), false)
+      this.scanned++
       visit(bytes, base)
       position += size
     }
@@ -286,7 +349,7 @@ export class Segment {
     if (cut > 0) {
       // What is cut is kept beside the segment (never deleted): a corrupt batch may have valid ones after it.
       const aside = Buffer.allocUnsafe(cut)
-      readSync(this.fd, aside, 0, cut, position)
+      diskIo.read(this.fd, aside, 0, cut, position)
       // Flushed before the segment is cut: what is cut is never lost.
       writeWholeFile(`${this.path}.cut-${position}`, aside, true)
       ftruncateSync(this.fd, position)
@@ -307,13 +370,18 @@ export class Segment {
     this.recover(false, visit)
   }
 
-  /** Calls `visit` with every batch's header (the whole batch for control batches, or for all when `whole`), oldest first. */
-  forEachBatch(visit: BatchVisitor, whole = false): void {
-    let position = 0
+  /**
+   * Calls `visit` with every batch's header (the whole batch for control
+   * batches, or for all when `whole`), oldest first; from the batch holding
+   * offset `from` on when given.
+   */
+  forEachBatch(visit: BatchVisitor, whole = false, from = this.baseOffset): void {
+    let position = from > this.baseOffset ? this.locate(from) : 0
     for (;;) {
       const h = this.readHeader(position)
       if (!h) return
       const size = batchSize(h)
+      this.scanned++
       visit(whole || isControlBatch(h) ? this.readBatch(position) : h, batchBaseOffsetNumber(h))
       position += size
     }
@@ -326,10 +394,10 @@ export class Segment {
     this.timeIndex.close()
   }
 
-  /** Closes and removes the segment's three files. */
+  /** Closes and removes the segment's files. */
   delete(): void {
     this.close()
-    for (const p of [this.path, this.index.path, this.timeIndex.path]) rmSync(p, { force: true })
+    for (const p of [this.path, this.index.path, this.timeIndex.path, this.txnIndex.path]) rmSync(p, { force: true })
   }
 
   /** Takes the segment out of the log without deleting its data: the log file renamed `<name>.log.cut`, its indexes (derived) gone. Returns the new name. */
@@ -337,7 +405,7 @@ export class Segment {
     this.close()
     const aside = `${this.path}.cut`
     renameSync(this.path, aside)
-    for (const p of [this.index.path, this.timeIndex.path]) rmSync(p, { force: true })
+    for (const p of [this.index.path, this.timeIndex.path, this.txnIndex.path]) rmSync(p, { force: true })
     return aside
   }
 }
