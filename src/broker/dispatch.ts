@@ -15,6 +15,7 @@ import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
 import { describeLogDirsHandler } from './handlers/describe-log-dirs.js'
+import { describeProducersHandler } from './handlers/describe-producers.js'
 import { describeTopicPartitionsHandler } from './handlers/describe-topic-partitions.js'
 import { describeTransactionsHandler } from './handlers/describe-transactions.js'
 import { describeUserScramCredentialsHandler } from './handlers/describe-user-scram-credentials.js'
@@ -83,6 +84,7 @@ for (const h of [
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
   describeLogDirsHandler,
+  describeProducersHandler,
   describeTransactionsHandler,
   listTransactionsHandler,
 ] as Handler[]) {

@@ -239,6 +239,17 @@ describe.skipIf(!requireKafka())("Kafka's console and perf tools against the emb
       expect(field('TransactionState')).toBe('Ongoing')
       expect(Number(field('CurrentTransactionStartTimeMs'))).toBeGreaterThan(Date.now() - 120_000)
       expect(described[1].join(' ')).toContain('tx-tools-1')
+      // describe-producers asks the partition's leader: the transactional producer, its open transaction's first offset.
+      const producers = lines((await tool(TRANSACTIONS, ['describe-producers', '--topic', 'tx-tools', '--partition', '1'])).stdout).map(
+        (l) => l.trim().split(/\s+/),
+      )
+      const ph = producers[0]
+      const pv = producers.find((r) => r[ph.indexOf('ProducerId')] === row[2])!
+      expect(pv, producers.join('\n')).toBeDefined()
+      expect(pv[ph.indexOf('ProducerEpoch')]).toBe(field('ProducerEpoch'))
+      expect(pv[ph.indexOf('LatestCoordinatorEpoch')]).toBe('-1')
+      expect(pv[ph.indexOf('LastSequence')]).toBe('0')
+      expect(pv[ph.indexOf('CurrentTransactionStartOffset')]).toBe('0')
       await t.commit()
       const after = lines((await tool(TRANSACTIONS, ['list', '--transactional-id-pattern', 'tools-.*'])).stdout).map((l) =>
         l.trim().split(/\s+/),

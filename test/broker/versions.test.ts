@@ -149,6 +149,7 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
   DescribeUserScramCredentials: () => ({ users: null }),
   DescribeLogDirs: () => ({ topics: [{ topic: 'vt', partitions: [0, 1] }] }),
   DescribeTransactions: () => ({ transactionalIds: ['vtx', 'unknown'] }),
+  DescribeProducers: () => ({ topics: [{ name: 'vt', partitionIndexes: [0, 1, 7] }] }),
   ListTransactions: () => ({
     stateFilters: ['Ongoing', 'NoSuchState'],
     producerIdFilters: [],
