@@ -5,12 +5,19 @@ import { show } from './table-output.js'
 import { topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
 import { withAdmin, type AdminAction } from './admin-action.js'
+import { groupLag, watchLag } from './group-lag.js'
 
-export const USAGE = `usage: wafka groups list|describe|reset-offsets|delete -b BROKERS [options]
+export const USAGE = `usage: wafka groups list|describe|lag|reset-offsets|delete -b BROKERS [options]
 
   wafka groups list                          groups with their state and type
   wafka groups describe GROUP                state, members, and per partition the committed
                                              offset, the log end and the lag
+  wafka groups lag GROUP [--watch] [--interval MS] [--count N]
+                                             the lag per partition with the records produced
+                                             and committed a second; --watch looks again every
+                                             --interval (1000 ms) until Ctrl-C (or --count looks):
+                                             redrawn on a terminal, a block per look to a pipe,
+                                             a JSON line per look with --json
   wafka groups reset-offsets GROUP -t TOPIC (--to-earliest | --to-latest | --to-offset N |
                              --shift-by N | --to-timestamp MS) [--dry-run]
                                              moves the committed offsets (the group must have no members)
@@ -29,6 +36,9 @@ const OPTIONS = {
   'shift-by': { type: 'string' },
   'to-timestamp': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  watch: { type: 'boolean' },
+  interval: { type: 'string' },
+  count: { type: 'string' },
 } as const
 
 function integer(flag: string, v: string): bigint {
@@ -43,16 +53,18 @@ export async function groupsCommand(args: string[], io: Io): Promise<number> {
     return 0
   }
   const [action, ...names] = positionals
-  if (!['list', 'describe', 'reset-offsets', 'delete'].includes(action))
-    throw new UsageError(action === undefined ? 'say list, describe, reset-offsets or delete' : `unknown action ${action}`)
+  if (!['list', 'describe', 'lag', 'reset-offsets', 'delete'].includes(action))
+    throw new UsageError(action === undefined ? 'say list, describe, lag, reset-offsets or delete' : `unknown action ${action}`)
   if (action !== 'list' && names.length === 0) throw new UsageError(`groups ${action} needs a group id`)
-  if ((action === 'describe' || action === 'reset-offsets') && names.length > 1) throw new UsageError(`groups ${action} takes one group`)
-  // reset-offsets' flags are checked before connecting.
+  if (['describe', 'lag', 'reset-offsets'].includes(action) && names.length > 1) throw new UsageError(`groups ${action} takes one group`)
+  // reset-offsets' and lag's flags are checked before connecting.
   const reset = action === 'reset-offsets' ? resetTarget(values) : undefined
+  const watch = action === 'lag' ? watchFlags(values) : undefined
   const { kafka: config } = resolveConnection(values)
   return withAdmin(config, io, values, names, (run) => {
     if (action === 'list') return listGroups(run)
     if (action === 'describe') return describeGroup(run)
+    if (action === 'lag') return lagGroup(run, watch!)
     if (action === 'reset-offsets') return resetOffsets(run, reset!)
     return deleteGroups(run)
   })
@@ -72,8 +84,8 @@ async function listGroups({ admin, io, json }: AdminAction): Promise<void> {
     )
 }
 
-async function describeGroup({ admin, io, json, names }: AdminAction): Promise<void> {
-  const groupId = names[0]
+/** A group's state, type, protocol and members with their assignments; throws when it does not exist. */
+async function groupView(admin: Admin, groupId: string) {
   const { groups } = await admin.describeGroups([groupId]).catch((err: { code?: number }) => {
     throw err.code === GROUP_ID_NOT_FOUND ? new Error(`group ${JSON.stringify(groupId)} does not exist`) : err
   })
@@ -89,6 +101,12 @@ async function describeGroup({ admin, io, json, names }: AdminAction): Promise<v
   }))
   const owner = new Map<string, string>()
   for (const m of members) for (const t of m.assignment) for (const p of t.partitions) owner.set(`${t.topic}/${p}`, m.memberId)
+  return { g, members, owner }
+}
+
+async function describeGroup({ admin, io, json, names }: AdminAction): Promise<void> {
+  const groupId = names[0]
+  const { g, members, owner } = await groupView(admin, groupId)
   const offsets = await groupLag(admin, groupId, owner)
   const data = { groupId, state: g.state, type: g.groupType ?? 'classic', protocol: g.protocol, members, offsets }
   if (json) {
@@ -118,26 +136,37 @@ async function describeGroup({ admin, io, json, names }: AdminAction): Promise<v
   }
 }
 
-/** Per committed partition: the offset, the log end, the lag and the member that owns it (`owner`, by topic/partition). */
-async function groupLag(admin: Admin, groupId: string, owner: Map<string, string>) {
-  const committed = await admin.fetchOffsets({ groupId })
-  const offsets = []
-  for (const t of committed.sort((a, b) => a.topic.localeCompare(b.topic))) {
-    const ends = new Map((await admin.fetchTopicOffsets(t.topic)).map((o) => [o.partition, BigInt(o.high)]))
-    for (const p of [...t.partitions].sort((a, b) => a.partition - b.partition)) {
-      const at = BigInt(p.offset)
-      const end = ends.get(p.partition)
-      offsets.push({
-        topic: t.topic,
-        partition: p.partition,
-        committed: at >= 0n ? Number(at) : null,
-        logEnd: end === undefined ? null : Number(end),
-        lag: end === undefined || at < 0n ? null : Number(end - at),
-        member: owner.get(`${t.topic}/${p.partition}`) ?? null,
-      })
-    }
+/** lag's flags: --watch with its --interval and --count; without --watch, one look. */
+function watchFlags(values: Values): { intervalMs: number; count: number } {
+  const whole = (flag: string, min: number) => {
+    const v = values[flag]
+    if (v === undefined) return undefined
+    if (typeof v !== 'string' || !/^\d+$/.test(v) || Number(v) < min)
+      throw new UsageError(`--${flag} needs a whole number of at least ${min}`)
+    return Number(v)
   }
-  return offsets
+  const intervalMs = whole('interval', 100) ?? 1000
+  const count = whole('count', 1)
+  if (!values.watch && (count !== undefined || values.interval !== undefined))
+    throw new UsageError('--interval and --count go with --watch')
+  return { intervalMs, count: values.watch ? (count ?? Infinity) : 1 }
+}
+
+async function lagGroup({ admin, io, json, names }: AdminAction, flags: { intervalMs: number; count: number }): Promise<void> {
+  const groupId = names[0]
+  let stop: () => void = () => {}
+  const stopped = new Promise<void>((resolve) => (stop = resolve))
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  try {
+    await watchLag(io, { ...flags, json, stopped }, async () => {
+      const { g, owner } = await groupView(admin, groupId)
+      return { state: g.state, offsets: await groupLag(admin, groupId, owner) }
+    })
+  } finally {
+    process.off('SIGINT', stop)
+    process.off('SIGTERM', stop)
+  }
 }
 
 /** Where reset-offsets moves each partition, from its log start and end, its committed offset and the offset at --to-timestamp. */

@@ -1,9 +1,11 @@
 // wafka topics, groups and cluster against the embedded broker and against
 // Apache Kafka itself (the reference): the same commands, the same answers.
+import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
 import { requireKafka, startKafka } from '../peers/kafka.js'
-import { built, oneCleanLine, wafka } from './support.js'
+import { until } from '../broker/support.js'
+import { built, cli, oneCleanLine, wafka, wafkaOnTty } from './support.js'
 
 interface Target {
   bootstrap: string
@@ -199,6 +201,61 @@ describe.skipIf(!built).each(targets)('wafka topics / groups / cluster on %s', (
     const gone = await wafka(['groups', 'describe', 'cli-g', '-b', b])
     expect(gone).toMatchObject({ code: 1, stderr: 'wafka groups: group "cli-g" does not exist\n' })
   })
+
+  it.skipIf(!available)(
+    'groups lag --watch: a look each interval with the rates since the last, until SIGINT; a JSON line per look; redrawn on a terminal',
+    async () => {
+      await wafka(['topics', 'create', 'watched', '-b', b, '-P', '1'])
+      await wafka(['produce', '-b', b, '-t', 'watched'], { input: 'a\nb\nc\nd\n' })
+      const read = await wafka(['consume', '-b', b, '-t', 'watched', '-g', 'watch-g', '-o', 'beginning', '-c', '1'])
+      expect(read.code).toBe(0)
+      // One look, as a table.
+      const once = await wafka(['groups', 'lag', 'watch-g', '-b', b])
+      expect(once.stdout).toMatch(/total lag 3$/m)
+      expect(once.stdout).toMatch(/^watched +0 +1 +4 +3 +- +- +-$/m)
+      // Watching, while 10 more records come: the looks see the log end move, then SIGINT ends it (exit 0).
+      const child = spawn(process.execPath, [cli, 'groups', 'lag', 'watch-g', '-b', b, '--watch', '--interval', '300', '--json'])
+      let out = ''
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      const looks = () =>
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      await until(
+        () => looks().length >= 1,
+        30_000,
+        () => `no look yet: ${out}`,
+      )
+      expect(looks()[0]).toMatchObject({
+        state: 'Empty',
+        totalLag: 3,
+        offsets: [{ topic: 'watched', partition: 0, committed: 1, logEnd: 4, lag: 3 }],
+      })
+      await wafka(['produce', '-b', b, '-t', 'watched'], { input: Array.from({ length: 10 }, (_, i) => `m${i}`).join('\n') + '\n' })
+      await until(
+        () => looks().some((l) => l.totalLag === 13),
+        30_000,
+        () => `lag never reached 13: ${out}`,
+      )
+      child.kill('SIGINT')
+      expect(await exited).toBe(0)
+      const all = looks()
+      expect(all.at(-1).offsets[0]).toMatchObject({ committed: 1, logEnd: 14, lag: 13 })
+      // The look that saw the new records says they came at a positive rate; none saw a commit.
+      expect(all.some((l) => l.offsets[0].producedPerSecond > 0)).toBe(true)
+      expect(all.slice(1).every((l) => l.offsets[0].committedPerSecond === 0)).toBe(true)
+      expect(all[0].offsets[0].producedPerSecond).toBeNull()
+      // On a terminal the view is redrawn in place; --count ends it.
+      const tty = await wafkaOnTty(['groups', 'lag', 'watch-g', '-b', b, '--watch', '--interval', '200', '--count', '2'])
+      expect(tty.code).toBe(0)
+      expect(tty.stdout.split('\x1b[H\x1b[2J')).toHaveLength(3)
+      const misuse = await wafka(['groups', 'lag', 'watch-g', '-b', b, '--count', '2'])
+      expect(misuse).toMatchObject({ code: 2 })
+      expect(misuse.stderr).toMatch(/--interval and --count go with --watch/)
+    },
+  )
 
   it.skipIf(!available)('demo -b: the same produce / group-consume round trip, verified exactly once', async () => {
     const r = await wafka(['demo', '-b', b, '--messages', '20000', '--partitions', '3', '--json'])

@@ -166,7 +166,7 @@ describe.skipIf(!built)('wafka bench on the embedded broker', () => {
   })
 
   it.skipIf(!hasScript())('bench produce on a terminal draws a bar in place; elsewhere plain lines', async () => {
-    const tty = wafkaOnTty(['bench', 'produce', '--messages', '20000', '-P', '3'], 120_000)
+    const tty = await wafkaOnTty(['bench', 'produce', '--messages', '20000', '-P', '3'], 120_000)
     expect(tty.code).toBe(0)
     expect(tty.stdout).toMatch(/\rproduce +\[[█░]{28}\] 100%  22,000\/22,000 acknowledged/)
     const plain = await wafka(['bench', 'produce', '--messages', '20000', '-P', '3'], { timeoutMs: 120_000 })

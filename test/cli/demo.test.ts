@@ -70,8 +70,8 @@ describe.skipIf(!built)('wafka demo', () => {
     expect(r.stdout).toMatch(/verified +all 2,000 messages arrived exactly once/)
   })
 
-  it.skipIf(!hasScript())('on a terminal: progress bars redrawn in place with carriage returns', () => {
-    const r = wafkaOnTty(['demo', '--messages', '200000', '--partitions', '3'])
+  it.skipIf(!hasScript())('on a terminal: progress bars redrawn in place with carriage returns', async () => {
+    const r = await wafkaOnTty(['demo', '--messages', '200000', '--partitions', '3'])
     expect(r.code).toBe(0)
     // Each redraw returns to the line start and clears the rest; the second bar moves the cursor up first.
     expect(r.stdout).toMatch(/\rproduce  \[[█░]{28}\] +\d+%  [\d,]+\/200,000 acknowledged/)

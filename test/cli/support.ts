@@ -32,11 +32,25 @@ export function wafka(args: string[], options: { input?: string; env?: NodeJS.Pr
   })
 }
 
-/** `wafka ...args` on a pseudo-terminal (util-linux script), so stdout is a TTY. Output has \r\n line ends. */
-export function wafkaOnTty(args: string[], timeoutMs = 60_000): Run {
+/**
+ * `wafka ...args` on a pseudo-terminal (util-linux script), so stdout is a TTY. Output has \r\n line ends.
+ * Asynchronous: an embedded broker in this process keeps answering meanwhile.
+ */
+export function wafkaOnTty(args: string[], timeoutMs = 60_000): Promise<Run> {
   const quoted = [process.execPath, cli, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
-  const r = spawnSync('script', ['-qfec', quoted, '/dev/null'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qfec', quoted, '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
 }
 
 /** Whether util-linux's `script` is here; under CI it must be (.ci/run installs it), so the terminal tests run and fail without it. */
