@@ -3,7 +3,8 @@
 // child process, or a 3-broker Apache Kafka 4.4 cluster from the rig
 // (test/peers/kafka.ts, bundled by esbuild so plain node can load it).
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -12,16 +13,34 @@ const root = join(here, '..', '..')
 
 /**
  * Starts `wafka broker` from the built package (dist/cli.js) as a child
- * process; `args` are more of its flags (--sasl-users FILE, ...).
+ * process; `args` are more of its flags (--sasl-users FILE, ...), `config`
+ * Kafka broker settings (given as a --config properties file).
  */
-export async function startWafka({ dataDir, autoCreate = true, brokers = 3, partitions = 4, args = [] } = {}) {
+export async function startWafka({ dataDir, autoCreate = true, brokers = 3, partitions = 4, args = [], config = {} } = {}) {
   const cli = join(root, 'dist', 'cli.js')
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build`)
   const shown = ['--brokers', String(brokers), '--partitions', String(partitions)]
   if (dataDir) shown.push('--data-dir', 'DIR')
   if (!autoCreate) shown.push('--no-auto-create-topics')
   shown.push(...args)
+  let file
+  if (Object.keys(config).length) {
+    file = join(mkdtempSync(join(tmpdir(), 'wafka-broker-config-')), 'server.properties')
+    writeFileSync(
+      file,
+      Object.entries(config)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+    )
+    shown.push(
+      '--config',
+      Object.entries(config)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(','),
+    )
+  }
   const flags = [...shown.map((f) => (f === 'DIR' ? dataDir : f)), '--port', '0']
+  if (file) flags.splice(flags.indexOf('--config') + 1, 1, file)
   const child = spawn(process.execPath, [cli, 'broker', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] })
   const output = []
   const bootstrap = await new Promise((resolve, reject) => {

@@ -50,14 +50,6 @@ const RESURRECTED_0033 =
 export const NOT_YET_RELIABLE = {
   classic: {
     '0033': RESURRECTED_0033,
-    '0102':
-      "fails in about half the runs: the second static member's first JoinGroup lands 25-65 ms after the first member's " +
-      'group went Stable (its SyncGroup is answered at once), so the first member is assigned everything and then ' +
-      "revoked; on Kafka the SyncGroup waits for the group's record to replicate and both joins land in one generation",
-    '0118':
-      "failed once in a fresh-clone CI run (20:52 UTC 2026-12-03, under the full suite's load; it passed in every " +
-      "run before): the closing consumer's commit succeeded where the test expects it refused, the same join stagger " +
-      'as 0102 (one consumer assigned everything before the other joins)',
   },
   consumer: {
     '0033': RESURRECTED_0033,
