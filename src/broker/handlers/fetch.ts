@@ -300,6 +300,9 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
         await waitForData(broker, ctx.connection, pass.logs, left, replicaId >= 0)
         continue
       }
+      // Over consumer_byte_rate: answered empty, the read not counted (as Kafka's throttled fetch); the session as it was.
+      const throttleTimeMs = replicaId < 0 ? broker.quotas.fetched(ctx, pass.bytes) : 0
+      if (throttleTimeMs > 0) return { throttleTimeMs, errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses: [] }
       if (session) {
         for (const { want, data } of pass.answers) {
           want.sent = {
