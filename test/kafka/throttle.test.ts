@@ -195,4 +195,50 @@ for (const [target, start] of targets)
       expectThrottleHonoured(events, 'DescribeConfigs')
       expectLogged(logs, 'DescribeConfigs')
     })
+
+    // Last: the default user's quota applies to every client without SASL.
+    it("kafka-configs sets, describes and deletes quotas of users, client ids, both and the defaults, and refuses Kafka's way", async () => {
+      const configs = async (args: string[]) => {
+        const r = await cluster.runJava(CONFIGS, ['--bootstrap-server', cluster.bootstrap, ...args], { timeoutMs: 60_000 })
+        return { code: r.code, out: r.stdout.trim(), err: r.stderr }
+      }
+      const both = ['--entity-type', 'users', '--entity-name', 'alice', '--entity-type', 'clients', '--entity-name', 'app']
+      const set = await configs(['--alter', '--add-config', 'producer_byte_rate=1048576,consumer_byte_rate=2097152', ...both])
+      expect(set.code, set.err).toBe(0)
+      expect(set.out).toBe('Completed updating config for user alice.')
+      const defaults = await configs(['--alter', '--add-config', 'request_percentage=200', '--entity-type', 'users', '--entity-default'])
+      expect(defaults.code, defaults.err).toBe(0)
+      expect(defaults.out).toBe('Completed updating default config for users in the cluster.')
+      const aliceDefault = ['--entity-type', 'users', '--entity-name', 'alice', '--entity-type', 'clients', '--entity-default']
+      expect((await configs(['--alter', '--add-config', 'consumer_byte_rate=4096', ...aliceDefault])).code).toBe(0)
+      expect((await configs(['--describe', ...both])).out).toBe(
+        "Quota configs for user-principal 'alice', client-id 'app' are consumer_byte_rate=2097152.0, producer_byte_rate=1048576.0",
+      )
+      expect((await configs(['--describe', ...aliceDefault])).out).toBe(
+        "Quota configs for user-principal 'alice', the default client-id are consumer_byte_rate=4096.0",
+      )
+      expect((await configs(['--describe', '--entity-type', 'users', '--entity-default'])).out).toBe(
+        'Quota configs for the default user-principal are request_percentage=200.0',
+      )
+      // A byte rate is a whole number: refused by the broker, with Kafka's message.
+      const fraction = await configs([
+        '--alter',
+        '--add-config',
+        'producer_byte_rate=1.5',
+        '--entity-type',
+        'clients',
+        '--entity-name',
+        'app',
+      ])
+      expect(fraction.code).not.toBe(0)
+      expect(fraction.err).toContain('InvalidRequestException: Configuration producer_byte_rate must be a Long value')
+      const removed = await configs(['--alter', '--delete-config', 'consumer_byte_rate', ...both])
+      expect(removed.code, removed.err).toBe(0)
+      expect((await configs(['--describe', ...both])).out).toBe(
+        "Quota configs for user-principal 'alice', client-id 'app' are producer_byte_rate=1048576.0",
+      )
+      expect((await configs(['--alter', '--delete-config', 'request_percentage', '--entity-type', 'users', '--entity-default'])).code).toBe(
+        0,
+      )
+    }, 240_000)
   })
