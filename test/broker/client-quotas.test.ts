@@ -107,13 +107,16 @@ describe('DescribeClientQuotas and AlterClientQuotas', () => {
       'user=<default>': { consumer_byte_rate: 2048 },
       'client-id=<default>,user=<default>': { consumer_byte_rate: 256 },
     })
-    // Any name: the default is not a name.
+    // Any: every entity with the type, its default too (as Kafka's image matches it).
     expect(entries(await describeQuotas([{ entityType: 'client-id', matchType: ANY }]))).toEqual({
       'client-id=app': { request_percentage: 12.5 },
+      'client-id=<default>': { producer_byte_rate: 4096 },
       'client-id=app,user=alice': { producer_byte_rate: 512 },
+      'client-id=<default>,user=<default>': { consumer_byte_rate: 256 },
     })
     expect(entries(await describeQuotas([{ entityType: 'client-id', matchType: ANY }], true))).toEqual({
       'client-id=app': { request_percentage: 12.5 },
+      'client-id=<default>': { producer_byte_rate: 4096 },
     })
     expect(
       entries(
@@ -123,6 +126,14 @@ describe('DescribeClientQuotas and AlterClientQuotas', () => {
         ]),
       ),
     ).toEqual({ 'client-id=app,user=alice': { producer_byte_rate: 512 } })
+    expect(
+      entries(
+        await describeQuotas([
+          { entityType: 'user', matchType: DEFAULT },
+          { entityType: 'client-id', matchType: ANY },
+        ]),
+      ),
+    ).toEqual({ 'client-id=<default>,user=<default>': { consumer_byte_rate: 256 } })
     expect(entries(await describeQuotas([{ entityType: 'user', matchType: EXACT, match: 'nobody' }]))).toEqual({})
   })
 
@@ -199,6 +210,9 @@ describe('DescribeClientQuotas and AlterClientQuotas', () => {
       { entity: [clientId('ok')], ops: [{ key: 'request_percentage', value: 50 }] },
       { entity: [clientId('bad-key')], ops: [{ key: 'no_such_rate', value: 1 }] },
       { entity: [user('frac')], ops: [{ key: 'producer_byte_rate', value: 1.5 }] },
+      { entity: [user('zero')], ops: [{ key: 'request_percentage', value: 0 }] },
+      { entity: [user('huge')], ops: [{ key: 'consumer_byte_rate', value: 2 ** 64 }] },
+      { entity: [{ entityType: 'ip', entityName: null }, user('u')], ops: [{ key: 'connection_creation_rate', value: 1 }] },
       { entity: [], ops: [{ key: 'producer_byte_rate', value: 1 }] },
       { entity: [{ entityType: 'group', entityName: 'g' }], ops: [{ key: 'producer_byte_rate', value: 1 }] },
       { entity: [user('')], ops: [{ key: 'producer_byte_rate', value: 1 }] },
@@ -218,11 +232,14 @@ describe('DescribeClientQuotas and AlterClientQuotas', () => {
     expect(res.entries.map((e) => [e.errorCode, e.errorMessage])).toEqual([
       [0, null],
       [INVALID, 'Invalid configuration key no_such_rate'],
-      [INVALID, 'Configuration producer_byte_rate must be a Long value'],
+      [INVALID, 'producer_byte_rate cannot be a fractional value.'],
+      [INVALID, 'Quota request_percentage must be greater than 0'],
+      [INVALID, 'Proposed value for consumer_byte_rate is too large for a LONG.'],
+      [INVALID, 'Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId'],
       [INVALID, 'Invalid empty client quota entity'],
       [INVALID, 'Unhandled client quota entity type: group'],
       [INVALID, 'Empty user not supported'],
-      [INVALID, 'Invalid empty client quota entity, duplicate entity entry user'],
+      [INVALID, 'Invalid client quota entity, duplicate entity entry user'],
       [INVALID, 'Duplicate quota key producer_byte_rate not updating quota for this entity client-id=dup'],
       [INVALID, 'not-an-ip is not a valid IP or resolvable host.'],
       [INVALID, 'Invalid configuration key producer_byte_rate'],

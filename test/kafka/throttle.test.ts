@@ -231,7 +231,9 @@ for (const [target, start] of targets)
         'app',
       ])
       expect(fraction.code).not.toBe(0)
-      expect(fraction.err).toContain('InvalidRequestException: Configuration producer_byte_rate must be a Long value')
+      expect(fraction.err).toContain(
+        'Caused by: org.apache.kafka.common.errors.InvalidRequestException: producer_byte_rate cannot be a fractional value.',
+      )
       const removed = await configs(['--alter', '--delete-config', 'consumer_byte_rate', ...both])
       expect(removed.code, removed.err).toBe(0)
       expect((await configs(['--describe', ...both])).out).toBe(

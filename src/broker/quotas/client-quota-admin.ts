@@ -16,15 +16,19 @@ export const USER = 'user'
 export const CLIENT_ID = 'client-id'
 export const IP = 'ip'
 
-/** The keys a user, client-id or user+client-id entity takes, and whether a value must be whole (Kafka's LONG ones). */
-const CLIENT_KEYS: Record<string, { whole: boolean }> = {
-  producer_byte_rate: { whole: true },
-  consumer_byte_rate: { whole: true },
-  request_percentage: { whole: false },
-  controller_mutation_rate: { whole: false },
+/** A key's kind in Kafka's QuotaConfig: a whole number up to its type's largest (LONG, INT), or any (DOUBLE). */
+type KeyKind = { whole: false } | { whole: true; max: number; type: 'a LONG' | 'an INT' }
+const LONG: KeyKind = { whole: true, max: 2 ** 63 - 1, type: 'a LONG' }
+const DOUBLE: KeyKind = { whole: false }
+/** The keys a user, client-id or user+client-id entity takes. */
+const CLIENT_KEYS: Record<string, KeyKind> = {
+  producer_byte_rate: LONG,
+  consumer_byte_rate: LONG,
+  request_percentage: DOUBLE,
+  controller_mutation_rate: DOUBLE,
 }
 /** An ip entity's only key. */
-const IP_KEYS: Record<string, { whole: boolean }> = { connection_creation_rate: { whole: true } }
+const IP_KEYS: Record<string, KeyKind> = { connection_creation_rate: { whole: true, max: 2_147_483_647, type: 'an INT' } }
 
 const MATCH_EXACT = 0
 const MATCH_DEFAULT = 1
@@ -45,7 +49,8 @@ export interface DescribedQuota {
 /**
  * DescribeClientQuotas: the entities the filter matches, with their values.
  * A component names a type at most once: EXACT a name, DEFAULT the default
- * (no match string), SPECIFIED any name but the default (no match string);
+ * (no match string), SPECIFIED any entity with that type, its default too
+ * (no match string; as Kafka's ClientQuotasImage matches it);
  * strict leaves out entities with other types too; no component and not
  * strict: every entity. A bad filter is refused (BrokerError: the whole
  * answer carries its code and message).
@@ -80,8 +85,7 @@ export function describeClientQuotas(controller: Controller, filter: QuotaFilter
   for (const { entity, values } of controller.clientQuotas.values()) {
     const part = (t: string) => entity.find((e) => e.type === t)
     const matches =
-      [...exact].every(([t, name]) => part(t) !== undefined && part(t)!.name === name) &&
-      [...specified].every((t) => part(t) !== undefined && part(t)!.name !== null)
+      [...exact].every(([t, name]) => part(t) !== undefined && part(t)!.name === name) && [...specified].every((t) => part(t) !== undefined)
     if (!matches || (filter.strict && entity.length !== exact.size + specified.size)) continue
     out.push({
       entity: entity.map((e) => ({ entityType: e.type, entityName: e.name })),
@@ -138,7 +142,9 @@ export function alterClientQuotas(controller: Controller, entries: QuotaAlterati
         }
         const kind = keys[key]
         if (!kind) throw invalid(`Invalid configuration key ${key}`)
-        if (kind.whole && Math.abs(Math.trunc(value + 1e-6) - value) > 1e-6) throw invalid(`Configuration ${key} must be a Long value`)
+        if (!(value > 0)) throw invalid(`Quota ${key} must be greater than 0`)
+        if (kind.whole && value > kind.max) throw invalid(`Proposed value for ${key} is too large for ${kind.type}.`)
+        if (kind.whole && Math.abs(value % 1) > 1e-6) throw invalid(`${key} cannot be a fractional value.`)
         if (current?.get(key) !== value) mine.push({ type: 'client-quota', entity, key, value })
       }
       records.push(...mine)
@@ -157,7 +163,7 @@ function checkEntity(parts: QuotaAlteration['entity']): QuotaEntity {
   if (!parts.length) throw invalid('Invalid empty client quota entity')
   const out: QuotaEntity = []
   for (const p of parts) {
-    if (out.some((e) => e.type === p.entityType)) throw invalid(`Invalid empty client quota entity, duplicate entity entry ${p.entityType}`)
+    if (out.some((e) => e.type === p.entityType)) throw invalid(`Invalid client quota entity, duplicate entity entry ${p.entityType}`)
     if (p.entityType !== USER && p.entityType !== CLIENT_ID && p.entityType !== IP)
       throw invalid(`Unhandled client quota entity type: ${p.entityType}`)
     if (p.entityName === '') throw invalid(`Empty ${p.entityType} not supported`)
@@ -167,10 +173,11 @@ function checkEntity(parts: QuotaAlteration['entity']): QuotaEntity {
 }
 
 /** The keys an entity takes: user and client-id ones alone or together, ip alone (a valid address, or its default). */
-function keysFor(entity: QuotaEntity): Record<string, { whole: boolean }> {
+function keysFor(entity: QuotaEntity): Record<string, KeyKind> {
   const has = (t: string) => entity.some((e) => e.type === t)
   if (has(IP)) {
-    if (entity.length > 1) throw invalid('Invalid empty client quota entity')
+    // Kafka's message, its missing space too.
+    if (entity.length > 1) throw invalid('Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId')
     const ip = entity[0].name
     // Kafka also takes a resolvable host name; an embedded broker does not resolve names to check a quota.
     if (ip !== null && !isIP(ip)) throw invalid(`${ip} is not a valid IP or resolvable host.`)
