@@ -409,6 +409,43 @@ describe('the rate and the throttle (KIP-13, KIP-219)', () => {
     expect(read.responses[0].partitions[0].records).not.toBeNull()
   })
 
+  it("a fetch reads no more than consumer_byte_rate lets through over the windows but one (Kafka's maxValueInQuotaWindow)", async () => {
+    for (let i = 0; i < 10; i++) await produce(client, 1)
+    // 2 windows of 1 s: 4096 bytes a fetch, about four of the ten 1 KB batches, and so within the quota.
+    await alter([{ entity: [clientId('raw')], ops: [{ key: 'consumer_byte_rate', value: 4096 }] }])
+    const res = await client.request(Fetch, 12, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [
+        {
+          topic: 't',
+          topicId: '',
+          partitions: [
+            {
+              partition: 0,
+              currentLeaderEpoch: -1,
+              fetchOffset: 0n,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1n,
+              partitionMaxBytes: 1 << 20,
+            },
+          ],
+        },
+      ],
+      forgottenTopicsData: [],
+      rackId: '',
+    })
+    expect(res.throttleTimeMs).toBe(0)
+    const bytes = (res.responses[0].partitions[0].records as Buffer).length
+    expect(bytes).toBeGreaterThan(1000)
+    expect(bytes).toBeLessThanOrEqual(4096)
+  })
+
   it('request_percentage throttles any API by the time the broker spends on it, ApiVersions exempt', async () => {
     await alter([{ entity: [clientId('raw')], ops: [{ key: 'request_percentage', value: 0.0001 }] }])
     let throttle = 0

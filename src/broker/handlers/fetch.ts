@@ -284,6 +284,9 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId
     if (replicaId >= 0) followerFetch(wanted.values(), cluster, broker, byId, replicaId)
     const deadline = Date.now() + req.maxWaitMs
+    // No more than consumer_byte_rate lets through (as Kafka's fetch limits itself), nor a long poll for more.
+    const quotaBytes = replicaId < 0 ? Math.floor(broker.quotas.maxFetchBytes(ctx)) : Infinity
+    if (quotaBytes < req.maxBytes) req = { ...req, maxBytes: quotaBytes, minBytes: Math.min(req.minBytes, quotaBytes) }
     for (;;) {
       const pass = readOnce(wanted.values(), req, cluster, broker, version, replicaId)
       const left = deadline - Date.now()

@@ -126,7 +126,7 @@ export class BrokerQuotas {
 
   constructor(
     private readonly controller: () => Controller,
-    windows: QuotaWindows,
+    private readonly windows: QuotaWindows,
   ) {
     this.produce = new ClientQuotaManager('producer_byte_rate', controller, windows, null)
     this.fetch = new ClientQuotaManager('consumer_byte_rate', controller, windows, null)
@@ -154,6 +154,16 @@ export class BrokerQuotas {
     const ms = this.fetch.record(client, bytes)
     if (ms > 0) this.fetch.unrecord(client, bytes)
     return ms
+  }
+
+  /**
+   * The most a fetch may read: what the client's consumer_byte_rate lets
+   * through over the quota's windows but one (Kafka's maxValueInQuotaWindow),
+   * so a fetch is never over its quota by its size alone.
+   */
+  maxFetchBytes(ctx: RequestContext): number {
+    const quota = this.active && !ctx.connection.internal ? this.fetch.limitFor(clientOf(ctx)) : null
+    return quota ? quota.limit * (this.windows.samples - 1) * (this.windows.windowMs / 1000) : Infinity
   }
 
   /** Records `ms` of the broker's time spent on the client's request; the request throttle in ms. */
