@@ -18,6 +18,7 @@ import { topicConfig } from './topic-configs.js'
 import { advertisedHost } from './options.js'
 import { isCompacted } from './log-cleaner.js'
 import { BrokerError } from './broker-error.js'
+import { BrokerQuotas } from './quotas/client-quotas.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
 const SASL_MAX_RECEIVE_BYTES = 524_288
@@ -49,6 +50,8 @@ export class VirtualBroker {
   readonly waits = new Set<() => void>()
   readonly fetchSessions = new FetchSessions()
   readonly fetcher: ReplicaFetcher
+  /** Client quotas, measured per broker as Kafka's are. */
+  readonly quotas: BrokerQuotas
   private isrTimer: NodeJS.Timeout | null = null
   private unsubscribe: (() => void) | null = null
   /** Whether this broker's directory was stopped cleanly (known at its first start; null before). */
@@ -62,6 +65,8 @@ export class VirtualBroker {
   ) {
     this.fetcher = new ReplicaFetcher(this, cluster)
     this.host = advertisedHost(cluster.options)
+    const { quotaWindowNum, quotaWindowSizeSeconds } = cluster.options
+    this.quotas = new BrokerQuotas(() => cluster.controller, { samples: quotaWindowNum, windowMs: quotaWindowSizeSeconds * 1000 })
   }
 
   get running(): boolean {

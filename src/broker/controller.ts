@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { ZERO_UUID } from '../protocol/api.js'
-import type { MetadataRecord, PartitionChangeRecord, ScramCredentialRecord } from './metadata-records.js'
+import type { MetadataRecord, PartitionChangeRecord, QuotaEntity, ScramCredentialRecord } from './metadata-records.js'
 import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 import { BrokerError } from './broker-error.js'
@@ -54,6 +54,8 @@ export class Controller {
   readonly dynamicConfigs = { broker: new Map<string, Map<string, string>>(), group: new Map<string, Map<string, string>>() }
   /** SCRAM credentials AlterUserScramCredentials set (null: deleted), by `${mechanism}/${user}`. */
   readonly scramCredentials = new Map<string, ScramCredentialRecord['credential']>()
+  /** Client quotas AlterClientQuotas set, by quotaEntityKey(entity): each entity's keys and values (none left: gone). */
+  readonly clientQuotas = new Map<string, { entity: QuotaEntity; values: Map<string, number> }>()
   /** Topic config defaults the broker's options set (filled by the cluster, not a record: options are not metadata). */
   readonly topicDefaults = new Map<string, string>()
   private nextProducerId = 0n
@@ -244,6 +246,18 @@ export class Controller {
           had ? this.scramCredentials.set(key, before as ScramCredentialRecord['credential']) : this.scramCredentials.delete(key),
         )
         this.scramCredentials.set(key, r.credential)
+        break
+      }
+      case 'client-quota': {
+        const id = quotaEntityKey(r.entity)
+        const had = this.clientQuotas.get(id)
+        const values = new Map(had?.values)
+        this.undoable(() => (had ? this.clientQuotas.set(id, had) : this.clientQuotas.delete(id)))
+        if (r.value === null) values.delete(r.key)
+        else values.set(r.key, r.value)
+        // A new image each change: a quota manager's cached lookups see the old one or the new one, never half.
+        if (values.size) this.clientQuotas.set(id, { entity: r.entity.map((e) => ({ ...e })), values })
+        else this.clientQuotas.delete(id)
         break
       }
       case 'producer-ids': {
@@ -559,6 +573,11 @@ export class Controller {
     this.changePartition(t, p, { leader: broker, isr: [broker], replicas: p.replicas.map((r) => (r === replaced ? broker : r)) })
     return 'reassigned'
   }
+}
+
+/** One string per quota entity, whatever the order its parts came in (null names, the defaults, kept apart from any name). */
+export function quotaEntityKey(entity: QuotaEntity): string {
+  return JSON.stringify([...entity].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0)).map((e) => [e.type, e.name]))
 }
 
 function setOrDelete(m: Map<string, string>, key: string, value: string | undefined): void {

@@ -1,6 +1,7 @@
 import type { Handler } from './handler.js'
 import { addOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js'
 import { addPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js'
+import { alterClientQuotasHandler } from './handlers/alter-client-quotas.js'
 import { alterConfigsHandler } from './handlers/alter-configs.js'
 import { alterUserScramCredentialsHandler } from './handlers/alter-user-scram-credentials.js'
 import { apiVersionsHandler, served } from './handlers/api-versions.js'
@@ -12,6 +13,7 @@ import { deleteGroupsHandler } from './handlers/delete-groups.js'
 import { deleteRecordsHandler } from './handlers/delete-records.js'
 import { deleteTopicsHandler } from './handlers/delete-topics.js'
 import { describeClusterHandler } from './handlers/describe-cluster.js'
+import { describeClientQuotasHandler } from './handlers/describe-client-quotas.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
 import { describeLogDirsHandler } from './handlers/describe-log-dirs.js'
@@ -87,6 +89,8 @@ for (const h of [
   describeProducersHandler,
   describeTransactionsHandler,
   listTransactionsHandler,
+  describeClientQuotasHandler,
+  alterClientQuotasHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

@@ -11,6 +11,8 @@ export interface RequestContext {
   /** The request's API version. */
   version: number
   connection: ClientConnection
+  /** The request frame's size in bytes (what Produce counts against producer_byte_rate, as Kafka's request.sizeInBytes). */
+  size: number
 }
 
 /** A handler's answer for a request that gets no response (Produce with acks=0). */

@@ -40,6 +40,10 @@ export class ClientConnection {
   private readonly closeListeners = new Set<() => void>()
   private readonly frames: FrameSplitter
   private limitName = 'socket.request.max.bytes'
+  /** Until when (Date.now() ms) the connection stays muted once its response is sent: a quota's throttle (KIP-219). */
+  private mutedUntil = 0
+  /** Ends the throttle's wait early when the connection closes. */
+  private wake: (() => void) | null = null
   /** On a SASL listener, this connection's authentication state (null: none needed, or an in-process peer). */
   sasl: SaslSession | null = null
 
@@ -90,6 +94,16 @@ export class ClientConnection {
     return (this.socket as Socket).remoteAddress ?? ''
   }
 
+  /** An in-process peer's connection (another virtual broker), not a client's. */
+  get internal(): boolean {
+    return this.label !== undefined
+  }
+
+  /** Mutes the connection for `ms` after the response being made is sent (Kafka's throttled channel): nothing more is read nor served. */
+  throttle(ms: number): void {
+    this.mutedUntil = Math.max(this.mutedUntil, Date.now() + ms)
+  }
+
   get remote(): string {
     const s = this.socket as Socket
     return this.label ?? `${s.remoteAddress}:${s.remotePort}`
@@ -127,6 +141,7 @@ export class ClientConnection {
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()
     this.queue = []
+    this.wake?.()
     this.socket.destroy()
     const listeners = [...this.closeListeners]
     this.closeListeners.clear()
@@ -146,6 +161,18 @@ export class ClientConnection {
     this.socket.pause()
   }
 
+  /** Waits out a throttle (the socket stays paused: the client's requests wait in its own buffers). */
+  private mutedFor(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), ms)
+      this.wake = () => {
+        clearTimeout(timer)
+        this.wake = null
+        resolve()
+      }
+    })
+  }
+
   private enqueue(frame: Buffer): void {
     if (this.closed || this.closing) return
     this.queue.push(frame)
@@ -163,6 +190,7 @@ export class ClientConnection {
         if (out === 'close') return this.close()
         if (out && 'last' in out) return this.closeAfter(out.last)
         if (out) this.socket.write(out)
+        if (this.mutedUntil > Date.now()) await this.mutedFor(this.mutedUntil - Date.now())
       }
       if (!this.closed && !this.closing) this.socket.resume()
     } catch (err) {

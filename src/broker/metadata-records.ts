@@ -15,6 +15,7 @@ export type MetadataRecord =
   | ConfigRecord
   | ProducerIdsRecord
   | ScramCredentialRecord
+  | ClientQuotaRecord
 
 /** A broker registered its listener. */
 export interface BrokerRecord {
@@ -94,3 +95,18 @@ export interface ScramCredentialRecord {
   mechanism: number
   credential: { salt: string; iterations: number; storedKey: string; serverKey: string } | null
 }
+
+/**
+ * One client quota set by AlterClientQuotas (Kafka's QuotaRecord): the
+ * entity (user, client-id, or both; ip), each name null for the default
+ * one, the key (producer_byte_rate, ...) and its value; null removes it.
+ */
+export interface ClientQuotaRecord {
+  type: 'client-quota'
+  entity: QuotaEntity
+  key: string
+  value: number | null
+}
+
+/** A quota entity: its parts, each an entity type and a name (null: that type's default), in type order. */
+export type QuotaEntity = Array<{ type: string; name: string | null }>

@@ -5,7 +5,7 @@ import type { MetadataRecord } from './metadata-records.js'
  * The controller's image as the fewest records whose replay gives it back
  * (KRaft's snapshot): each broker, topic (its configs and partitions as
  * they stand), dynamic config, SCRAM credential (deletions included: one
- * removes a credential the broker was started with) and the producer-id
+ * removes a credential the broker was started with), client quota and the producer-id
  * block. The metadata log is rewritten as this at start and as it grows.
  */
 export function snapshotRecords(c: Controller): MetadataRecord[] {
@@ -36,6 +36,8 @@ export function snapshotRecords(c: Controller): MetadataRecord[] {
     const slash = key.indexOf('/')
     out.push({ type: 'scram', user: key.slice(slash + 1), mechanism: Number(key.slice(0, slash)), credential })
   }
+  for (const { entity, values } of c.clientQuotas.values())
+    for (const [key, value] of values) out.push({ type: 'client-quota', entity: entity.map((e) => ({ ...e })), key, value })
   if (c.producerIdBlockEnd > 0n) out.push({ type: 'producer-ids', next: String(c.producerIdBlockEnd) })
   return out
 }

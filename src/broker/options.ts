@@ -98,6 +98,13 @@ export interface BrokerOptions {
    * long is closed (one being served is not idle). Default 600000, as Kafka.
    */
   connectionsMaxIdleMs?: number
+  /**
+   * quota.window.num: client quotas measure rates over this many samples
+   * (KIP-13). Default 11, as Kafka.
+   */
+  quotaWindowNum?: number
+  /** quota.window.size.seconds: each quota sample's length. Default 1, as Kafka. */
+  quotaWindowSizeSeconds?: number
   /** group.min.session.timeout.ms. Default 6000. */
   groupMinSessionTimeoutMs?: number
   /** group.max.session.timeout.ms. Default 1800000. */
@@ -283,6 +290,8 @@ export const BROKER_OPTIONS = {
     0,
   ),
   connectionsMaxIdleMs: ms(600_000, 'A client connection with no request for this long is closed.', 'connections.max.idle.ms', 1),
+  quotaWindowNum: int(11, 'Client quotas measure rates over this many samples.', 'quota.window.num', 1),
+  quotaWindowSizeSeconds: int(1, "Each client quota sample's length, in seconds.", 'quota.window.size.seconds', 1),
   groupMinSessionTimeoutMs: ms(6000, 'The shortest session timeout a classic group member may ask for.', 'group.min.session.timeout.ms'),
   groupMaxSessionTimeoutMs: ms(1_800_000, 'The longest.', 'group.max.session.timeout.ms'),
   groupInitialRebalanceDelayMs: ms(0, "How long an empty group's first join waits for more members.", 'group.initial.rebalance.delay.ms'),

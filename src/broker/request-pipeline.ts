@@ -11,6 +11,8 @@ import { handlers } from './dispatch.js'
 import { CLOSE_CONNECTION, NO_RESPONSE, type Handler, type HandlerResult, type RequestContext } from './handler.js'
 import type { ClientConnection } from './listener.js'
 import { BrokerError } from './broker-error.js'
+import { ApiKeys } from '../protocol/messages/api-keys.js'
+import { clientOf } from './quotas/client-quotas.js'
 
 /** What a frame gets back: a response, none, the connection closed, or a last response before the close. */
 export type Answer = Buffer | null | 'close' | { last: Buffer }
@@ -21,7 +23,12 @@ interface Decoded {
   handler: Handler | undefined
   req: unknown
   ctx: RequestContext
+  /** The broker's time on the request in ms: its handler's until it first waits (a long poll's wait is not work). */
+  spentMs: number
 }
+
+/** What request_percentage does not count nor throttle, as Kafka exempts them: a client must be able to connect and authenticate. */
+const QUOTA_EXEMPT = new Set<number>([ApiKeys.ApiVersions, ApiKeys.SaslHandshake, ApiKeys.SaslAuthenticate])
 
 /** An error a request is answered with before the connection closes (a request in the middle of a SASL exchange). */
 type Refusal = { code: number; why: string }
@@ -62,6 +69,7 @@ export class RequestPipeline {
     const decoded = this.decode(header, r, connection)
     if ('answer' in decoded) return decoded.answer
     const res = await this.answer(decoded.next, refusal)
+    if (!refusal) this.throttle(decoded.next, res)
     if (res === NO_RESPONSE) return null
     if (res === CLOSE_CONNECTION) return 'close'
     await this.cluster.faults.delay()
@@ -99,8 +107,8 @@ export class RequestPipeline {
       return { answer: this.close(connection, `${spec?.name ?? `API key ${apiKey}`} v${apiVersion} has no codec here to answer it with`) }
     try {
       const req = spec.decodeRequest(r, apiVersion)
-      const ctx = { broker: this.broker, cluster: this.cluster, header, version: apiVersion, connection }
-      return { next: { spec, handler, req, ctx } }
+      const ctx = { broker: this.broker, cluster: this.cluster, header, version: apiVersion, connection, size: r.buffer.length }
+      return { next: { spec, handler, req, ctx, spentMs: 0 } }
     } catch (err) {
       return { answer: this.close(connection, `malformed ${spec.name} v${apiVersion} request: ${(err as Error).message}`) }
     }
@@ -120,12 +128,34 @@ export class RequestPipeline {
     const injected = this.cluster.faults.take(spec.apiKey)
     if (injected !== null) return handler.errorResponse(req, injected, ctx)
     try {
-      return await handler.handle(req, ctx)
+      const started = performance.now()
+      const answered = handler.handle(req, ctx)
+      d.spentMs = performance.now() - started
+      return await answered
     } catch (err) {
       this.cluster.problem(this.broker.id, `${spec.name} v${ctx.version} failed: ${(err as Error).stack ?? err}`)
       // A controller's refusal carries its code (its metadata log not written: KAFKA_STORAGE_ERROR); anything else is a bug.
       return handler.errorResponse(req, err instanceof BrokerError ? err.code : ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
     }
+  }
+
+  /**
+   * Client quotas (KIP-219): the request's time counted against its
+   * client's request_percentage, and the longer of that throttle and the
+   * one its handler set (Produce's and Fetch's byte rates) answered as
+   * throttle_time_ms; the connection is then muted for it once the response
+   * is sent. In-process peers (other virtual brokers) are not clients.
+   */
+  private throttle(d: Decoded, res: HandlerResult<unknown>): void {
+    const quotas = this.broker.quotas
+    const { connection, header } = d.ctx
+    if (!quotas.active || connection.internal || QUOTA_EXEMPT.has(header.apiKey)) return
+    const client = clientOf(d.ctx)
+    const body = typeof res === 'object' && res !== null ? (res as { throttleTimeMs?: number }) : null
+    const ms = Math.max(quotas.spent(client, d.spentMs), body?.throttleTimeMs ?? 0)
+    if (ms <= 0) return
+    if (body) body.throttleTimeMs = ms
+    connection.throttle(ms)
   }
 
   /** The response frame, its header at the version the request's API and version call for. */

@@ -58,6 +58,8 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   DeleteAcls: 'any',
   DescribeUserScramCredentials: 'any',
   AlterUserScramCredentials: 'any',
+  DescribeClientQuotas: 'any',
+  AlterClientQuotas: 'any',
   SaslHandshake: 'any',
   SaslAuthenticate: 'any',
 }

@@ -147,6 +147,11 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
     validateOnly: true,
   }),
   DescribeUserScramCredentials: () => ({ users: null }),
+  DescribeClientQuotas: () => ({ components: [{ entityType: 'client-id', matchType: 2, match: null }], strict: false }),
+  AlterClientQuotas: () => ({
+    entries: [{ entity: [{ entityType: 'client-id', entityName: 'vc' }], ops: [{ key: 'producer_byte_rate', value: 1e9, remove: false }] }],
+    validateOnly: true,
+  }),
   DescribeLogDirs: () => ({ topics: [{ topic: 'vt', partitions: [0, 1] }] }),
   DescribeTransactions: () => ({ transactionalIds: ['vtx', 'unknown'] }),
   DescribeProducers: () => ({ topics: [{ name: 'vt', partitionIndexes: [0, 1, 7] }] }),

@@ -284,6 +284,9 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId
     if (replicaId >= 0) followerFetch(wanted.values(), cluster, broker, byId, replicaId)
     const deadline = Date.now() + req.maxWaitMs
+    // No more than consumer_byte_rate lets through (as Kafka's fetch limits itself), nor a long poll for more.
+    const quotaBytes = replicaId < 0 ? Math.floor(broker.quotas.maxFetchBytes(ctx)) : Infinity
+    if (quotaBytes < req.maxBytes) req = { ...req, maxBytes: quotaBytes, minBytes: Math.min(req.minBytes, quotaBytes) }
     for (;;) {
       const pass = readOnce(wanted.values(), req, cluster, broker, version, replicaId)
       const left = deadline - Date.now()
@@ -300,6 +303,9 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
         await waitForData(broker, ctx.connection, pass.logs, left, replicaId >= 0)
         continue
       }
+      // Over consumer_byte_rate: answered empty, the read not counted (as Kafka's throttled fetch); the session as it was.
+      const throttleTimeMs = replicaId < 0 ? broker.quotas.fetched(ctx, pass.bytes) : 0
+      if (throttleTimeMs > 0) return { throttleTimeMs, errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses: [] }
       if (session) {
         for (const { want, data } of pass.answers) {
           want.sent = {

@@ -86,7 +86,8 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
   spec: Produce,
   minVersion: 3,
   maxVersion: Produce.maxVersion,
-  async handle(req, { cluster, broker, version }) {
+  async handle(req, ctx) {
+    const { cluster, broker, version } = ctx
     const { controller } = cluster
     let anyError = false
     const leaders = new Set<number>()
@@ -164,12 +165,17 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
       const deadline = Date.now() + Math.max(0, req.timeoutMs)
       await Promise.all(pending.map((w) => awaitIsr(broker, cluster, w, deadline)))
     }
-    if (req.acks === 0) return anyError ? CLOSE_CONNECTION : NO_RESPONSE
+    // Appended, then throttled (KIP-219): the answer says for how long; acks=0's connection is muted all the same.
+    const throttleTimeMs = broker.quotas.produced(ctx)
+    if (req.acks === 0) {
+      ctx.connection.throttle(throttleTimeMs)
+      return anyError ? CLOSE_CONNECTION : NO_RESPONSE
+    }
     const nodeEndpoints = [...leaders].flatMap((id) => {
       const b = controller.brokers.get(id)
       return b ? [{ nodeId: b.id, host: b.host, port: b.port, rack: b.rack }] : []
     })
-    return version >= 10 ? { responses, nodeEndpoints } : { responses }
+    return version >= 10 ? { responses, nodeEndpoints, throttleTimeMs } : { responses, throttleTimeMs }
   },
   // acks=0 has no response to carry the error: the connection closes, as Kafka's does.
   errorResponse: (req, code) =>

@@ -31,6 +31,8 @@ export const API_NAMES = [
   'DescribeConfigs',
   'IncrementalAlterConfigs',
   'AlterConfigs',
+  'DescribeClientQuotas',
+  'AlterClientQuotas',
   'DescribeGroups',
   'ListGroups',
   'DeleteGroups',

@@ -39,6 +39,8 @@ import { DeleteRecords } from './DeleteRecords.js'
 import { DescribeConfigs } from './DescribeConfigs.js'
 import { IncrementalAlterConfigs } from './IncrementalAlterConfigs.js'
 import { AlterConfigs } from './AlterConfigs.js'
+import { DescribeClientQuotas } from './DescribeClientQuotas.js'
+import { AlterClientQuotas } from './AlterClientQuotas.js'
 import { DescribeGroups } from './DescribeGroups.js'
 import { ListGroups } from './ListGroups.js'
 import { DeleteGroups } from './DeleteGroups.js'
@@ -90,6 +92,8 @@ export * from './DeleteRecords.js'
 export * from './DescribeConfigs.js'
 export * from './IncrementalAlterConfigs.js'
 export * from './AlterConfigs.js'
+export * from './DescribeClientQuotas.js'
+export * from './AlterClientQuotas.js'
 export * from './DescribeGroups.js'
 export * from './ListGroups.js'
 export * from './DeleteGroups.js'
@@ -154,6 +158,8 @@ export const apis: Record<number, ApiSpec> = {
   45: AlterPartitionReassignments,
   46: ListPartitionReassignments,
   47: OffsetDelete,
+  48: DescribeClientQuotas,
+  49: AlterClientQuotas,
   50: DescribeUserScramCredentials,
   51: AlterUserScramCredentials,
   60: DescribeCluster,
