@@ -62,3 +62,12 @@ export {
   type RebalanceContext,
   type ChannelPartition,
 } from './observe/channels.js'
+export { clientChannelName } from './observe/channel-names.js'
+export type {
+  ClientStatistics,
+  ConsumerStatistics,
+  ProducerStatistics,
+  PartitionStatistics,
+  ClientAnnouncement,
+  StatisticsSource,
+} from './observe/statistics.js'

@@ -14,6 +14,7 @@ import { Fetcher } from './fetcher.js'
 import { CoordinatorLink } from './coordinator-link.js'
 import type { Membership, MembershipHooks } from './membership.js'
 import { fetchCommitted } from './offsets.js'
+import { announce, lagOf, type ConsumerStatistics, type PartitionStatistics } from '../observe/statistics.js'
 import { OwnedPartitions, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -99,6 +100,7 @@ export class Consumer {
   async connect(): Promise<void> {
     // zstd's wasm build (Node < 22.15) is loaded by the fetcher with the first zstd batch.
     await this.cluster.connect()
+    announce('connect', this)
     this.emit(ConsumerEvents.CONNECT, {})
   }
 
@@ -168,6 +170,27 @@ export class Consumer {
     } else this.subscription.seekLater(topic, partition, at)
   }
 
+  /** Where each owned partition stands: positions, the high watermark, lag, queued responses (src/observe/statistics.ts). */
+  statistics(): ConsumerStatistics {
+    const partitions: PartitionStatistics[] = []
+    for (const s of this.assignment.values()) {
+      const position = s.processed ?? s.fetchPosition
+      const hw = s.highWatermark
+      partitions.push({
+        topic: s.topic,
+        partition: s.partition,
+        fetchPosition: s.fetchPosition?.toString() ?? null,
+        position: s.processed?.toString() ?? null,
+        committed: s.committed?.toString() ?? null,
+        highWatermark: hw >= 0n ? hw.toString() : null,
+        lag: lagOf(hw, position),
+        queued: s.queued,
+        paused: s.paused,
+      })
+    }
+    return { type: 'consumer', groupId: this.config.groupId, partitions }
+  }
+
   /** The partitions this consumer owns now. */
   assignmentList(): TopicPartition[] {
     return this.assignment.list()
@@ -219,6 +242,7 @@ export class Consumer {
 
   async disconnect(): Promise<void> {
     await this.stop()
+    announce('disconnect', this)
     await this.cluster.disconnect()
     this.emit(ConsumerEvents.DISCONNECT, {})
   }

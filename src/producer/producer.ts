@@ -14,6 +14,7 @@ import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
 import { describeError } from '../logger.js'
 import { channels, type SendContext } from '../observe/channels.js'
+import { announce, type ProducerStatistics } from '../observe/statistics.js'
 import {
   SEND_ALIASES,
   SEND_BATCH_OPTIONS,
@@ -98,6 +99,7 @@ export class Producer {
       await Promise.all([this.cluster.connect(), this.config.codec === Compression.zstd ? loadCodecs() : preloadBuiltins()])
       await this.identity?.init()
       this.state = 'connected'
+      announce('connect', this)
     })()
     return this.connecting
   }
@@ -122,6 +124,18 @@ export class Producer {
     return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
   }
 
+  /** Its buffer now: bytes of bufferMemory taken, batches held and in flight (src/observe/statistics.ts). */
+  statistics(): ProducerStatistics {
+    const u = this.accumulator.usage()
+    return {
+      type: 'producer',
+      bufferedBytes: u.bufferedBytes,
+      bufferMemory: u.bufferMemory,
+      queuedBatches: u.batches - u.inFlight,
+      inFlightBatches: u.inFlight,
+    }
+  }
+
   /** Sends what is buffered now and waits until it is acknowledged (or has failed). */
   flush(): Promise<void> {
     return this.sender.flush()
@@ -135,6 +149,7 @@ export class Producer {
     } finally {
       this.state = 'closed'
       this.sender.close()
+      announce('disconnect', this)
       await this.cluster.disconnect()
     }
   }
