@@ -93,6 +93,7 @@ export class Consumer {
       this.log,
       (f) => this.handlerGaveUp(f),
     )
+    this.runner.clusterId = () => cluster.metadata.clusterId
     // Errors reach users as CRASH events (and the logger); an 'error' event nobody listens to must not throw.
     this.emitter.on('error', () => {})
   }

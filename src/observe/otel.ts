@@ -138,7 +138,11 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
       const list: Span[] = []
       for (const { topic, messages } of ctx.topicMessages) {
         for (const m of messages) {
-          const span = tracer.startSpan(`send ${topic}`, { kind: SpanKind.PRODUCER, attributes: sendAttributes(topic, m) }, parent)
+          const span = tracer.startSpan(
+            `send ${topic}`,
+            { kind: SpanKind.PRODUCER, attributes: sendAttributes(topic, m, ctx.clusterId) },
+            parent,
+          )
           propagation.inject(trace.setSpan(parent, span), m, headerSetter)
           list.push(span)
         }
@@ -266,13 +270,14 @@ function failed(span: Span, error: unknown): void {
 const utf8 = new TextDecoder()
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Uint8Array ? utf8.decode(v) : undefined)
 
-function sendAttributes(topic: string, m: ChannelSendMessage): Attributes {
+function sendAttributes(topic: string, m: ChannelSendMessage, clusterId: string | null): Attributes {
   const attributes: Attributes = {
     'messaging.system': 'kafka',
     'messaging.operation.name': 'send',
     'messaging.operation.type': 'send',
     'messaging.destination.name': topic,
   }
+  if (clusterId) attributes['messaging.kafka.cluster.id'] = clusterId
   const key = text(m.key)
   if (key !== undefined) attributes['messaging.kafka.message.key'] = key
   if (m.partition !== undefined) {
@@ -294,6 +299,7 @@ function processAttributes(ctx: ProcessContext, m: ChannelMessage): Attributes {
     'messaging.kafka.message.offset': m.offset,
   }
   if (ctx.groupId !== null) attributes['messaging.consumer.group.name'] = ctx.groupId
+  if (ctx.clusterId) attributes['messaging.kafka.cluster.id'] = ctx.clusterId
   const key = text(m.key)
   if (key !== undefined) attributes['messaging.kafka.message.key'] = key
   return attributes
@@ -310,6 +316,7 @@ function batchAttributes(ctx: BatchContext): Attributes {
     'messaging.batch.message_count': ctx.messages.length,
   }
   if (ctx.groupId !== null) attributes['messaging.consumer.group.name'] = ctx.groupId
+  if (ctx.clusterId) attributes['messaging.kafka.cluster.id'] = ctx.clusterId
   return attributes
 }
 

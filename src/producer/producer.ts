@@ -206,7 +206,7 @@ export class Producer {
     compression?: CompressionType,
   ): Promise<RecordMetadata[]> {
     if (!channels.send.active) return this.deliver(topicMessages, acksOverride, compression)
-    const context: SendContext = { topicMessages, transactionalId: this.config.transactionalId }
+    const context: SendContext = { topicMessages, transactionalId: this.config.transactionalId, clusterId: this.cluster.metadata.clusterId }
     return channels.send.trace(() => this.deliver(topicMessages, acksOverride, compression), context)
   }
 
