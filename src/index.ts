@@ -62,12 +62,14 @@ export {
   type RebalanceContext,
   type ChannelPartition,
 } from './observe/channels.js'
-export { clientChannelName } from './observe/channel-names.js'
+export { clientChannelName, statsChannelName } from './observe/channel-names.js'
 export type {
   ClientStatistics,
   ConsumerStatistics,
   ProducerStatistics,
   PartitionStatistics,
+  BrokerStatistics,
+  BatchStatistics,
   ClientAnnouncement,
   StatisticsSource,
 } from './observe/statistics.js'

@@ -14,7 +14,14 @@ import { Fetcher } from './fetcher.js'
 import { CoordinatorLink } from './coordinator-link.js'
 import type { Membership, MembershipHooks } from './membership.js'
 import { fetchCommitted } from './offsets.js'
-import { announce, lagOf, type ConsumerStatistics, type PartitionStatistics } from '../observe/statistics.js'
+import {
+  announce,
+  lagOf,
+  statisticsTimer,
+  type BrokerStatistics,
+  type ConsumerStatistics,
+  type PartitionStatistics,
+} from '../observe/statistics.js'
 import { OwnedPartitions, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -61,9 +68,14 @@ export class Consumer {
   private lastRun: RunOptions | undefined
   private restartTimer: ReturnType<typeof setTimeout> | undefined
 
+  /** Stops the statisticsIntervalMs timer. */
+  private stopStatistics = () => {}
+
   constructor(
     private readonly cluster: ConsumerCluster,
     config: ConsumerConfig = {},
+    /** Per-broker request figures, when statisticsIntervalMs is on (Kafka.consumer() gathers them). */
+    private readonly brokerStatistics?: () => BrokerStatistics[],
   ) {
     this.config = resolveConsumerConfig(config)
     const emit = (type: string, payload: object) => this.emit(type, payload)
@@ -102,6 +114,12 @@ export class Consumer {
     // zstd's wasm build (Node < 22.15) is loaded by the fetcher with the first zstd batch.
     await this.cluster.connect()
     announce('connect', this)
+    this.stopStatistics()
+    this.stopStatistics = statisticsTimer(
+      this.config.statisticsIntervalMs,
+      () => ({ ...this.statistics(), brokers: this.brokerStatistics?.() ?? [] }),
+      (s) => this.emit(ConsumerEvents.STATS, s),
+    )
     this.emit(ConsumerEvents.CONNECT, {})
   }
 
@@ -189,7 +207,7 @@ export class Consumer {
         paused: s.paused,
       })
     }
-    return { type: 'consumer', groupId: this.config.groupId, partitions }
+    return { type: 'consumer', time: Date.now(), groupId: this.config.groupId, partitions }
   }
 
   /** The partitions this consumer owns now. */
@@ -243,6 +261,7 @@ export class Consumer {
 
   async disconnect(): Promise<void> {
     await this.stop()
+    this.stopStatistics()
     announce('disconnect', this)
     await this.cluster.disconnect()
     this.emit(ConsumerEvents.DISCONNECT, {})

@@ -14,3 +14,6 @@ export const channelNames = {
 
 /** A plain channel (not a tracing one): producers and consumers announce themselves on connect and disconnect (src/observe/statistics.ts). */
 export const clientChannelName = 'wafka:client'
+
+/** A plain channel: each statisticsIntervalMs snapshot a producer or consumer takes (src/observe/statistics.ts). */
+export const statsChannelName = 'wafka:stats'

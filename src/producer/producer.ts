@@ -14,7 +14,8 @@ import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
 import { describeError } from '../logger.js'
 import { channels, type SendContext } from '../observe/channels.js'
-import { announce, type ProducerStatistics } from '../observe/statistics.js'
+import { announce, statisticsTimer, type BrokerStatistics, type ProducerStatistics } from '../observe/statistics.js'
+import { EventEmitter } from 'node:events'
 import {
   SEND_ALIASES,
   SEND_BATCH_OPTIONS,
@@ -59,7 +60,14 @@ export interface Transaction {
  * order (idempotence on by default), and send() resolves once the records
  * are acknowledged as `acks` asks.
  */
+/** The producer's events (`producer.on(ProducerEvents.STATS, ...)`). */
+export const ProducerEvents = {
+  /** Every statisticsIntervalMs, the producer's statistics (src/observe/statistics.ts). */
+  STATS: 'producer.stats',
+} as const
+
 export class Producer {
+  readonly events = ProducerEvents
   readonly config: ResolvedProducerConfig
   private readonly accumulator: Accumulator
   private readonly identity: ProducerIdentity | null
@@ -76,9 +84,15 @@ export class Producer {
   private onRetry: RetryListener | undefined
 
   /** `config`: resolved by Kafka.producer(), which reads it first to size the connections. */
+  private readonly emitter = new EventEmitter()
+  /** Stops the statisticsIntervalMs timer. */
+  private stopStatistics = () => {}
+
   constructor(
     private readonly cluster: LeaderConnections,
     config: ResolvedProducerConfig,
+    /** Per-broker request figures, when statisticsIntervalMs is on (Kafka.producer() gathers them). */
+    private readonly brokerStatistics?: () => BrokerStatistics[],
   ) {
     this.config = config
     this.partitioner = createPartitioner(this.config.partitioner as any)
@@ -100,6 +114,11 @@ export class Producer {
       await this.identity?.init()
       this.state = 'connected'
       announce('connect', this)
+      this.stopStatistics = statisticsTimer(
+        this.config.statisticsIntervalMs,
+        () => ({ ...this.statistics(), brokers: this.brokerStatistics?.() ?? [] }),
+        (s) => this.emitter.emit(ProducerEvents.STATS, { type: ProducerEvents.STATS, timestamp: s.time, payload: s }),
+      )
     })()
     return this.connecting
   }
@@ -124,11 +143,19 @@ export class Producer {
     return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
   }
 
+  /** Listens to a producer event (ProducerEvents.STATS); returns a function that stops listening. */
+  on(event: string, listener: (event: { type: string; timestamp: number; payload: any }) => void): () => void {
+    this.emitter.on(event, listener)
+    return () => this.emitter.off(event, listener)
+  }
+
   /** Its buffer now: bytes of bufferMemory taken, batches held and in flight (src/observe/statistics.ts). */
   statistics(): ProducerStatistics {
     const u = this.accumulator.usage()
     return {
       type: 'producer',
+      time: Date.now(),
+      batches: this.sender.tally.snapshot(),
       bufferedBytes: u.bufferedBytes,
       bufferMemory: u.bufferMemory,
       queuedBatches: u.batches - u.inFlight,
@@ -149,6 +176,7 @@ export class Producer {
     } finally {
       this.state = 'closed'
       this.sender.close()
+      this.stopStatistics()
       announce('disconnect', this)
       await this.cluster.disconnect()
     }
