@@ -57,7 +57,7 @@ export class Kafka {
       },
       this.rootLogger,
     )
-    return new Producer(cluster, resolved, stats.brokers(cluster))
+    return new Producer(cluster, resolved, { clientId: this.clientId(), brokers: stats.brokers(cluster) })
   }
 
   consumer(given: ConsumerConfig = {}): Consumer {
@@ -73,7 +73,7 @@ export class Kafka {
       },
       this.rootLogger,
     )
-    return new Consumer(cluster, resolved, stats.brokers(cluster))
+    return new Consumer(cluster, resolved, { clientId: this.clientId(), brokers: stats.brokers(cluster) })
   }
 
   /**
@@ -88,6 +88,11 @@ export class Kafka {
       onRequest: composeListeners(this.config.onRequest, requests.listen),
       brokers: (cluster: Cluster) => () => requests.snapshot(cluster.connectionLoad()),
     }
+  }
+
+  /** The clientId its connections send (the table's default when none was given). */
+  private clientId(): string | null {
+    return this.config.clientId !== undefined ? this.config.clientId : (KAFKA_OPTIONS.clientId.default as string)
   }
 
   /** The options given to the Kafka object that a producer or consumer has too: their defaults there. */

@@ -18,7 +18,7 @@ import {
   announce,
   lagOf,
   statisticsTimer,
-  type BrokerStatistics,
+  type ObservedBy,
   type ConsumerStatistics,
   type PartitionStatistics,
 } from '../observe/statistics.js'
@@ -74,8 +74,8 @@ export class Consumer {
   constructor(
     private readonly cluster: ConsumerCluster,
     config: ConsumerConfig = {},
-    /** Per-broker request figures, when statisticsIntervalMs is on (Kafka.consumer() gathers them). */
-    private readonly brokerStatistics?: () => BrokerStatistics[],
+    /** Its client id and per-broker request figures (these when statisticsIntervalMs is on; Kafka.consumer() gathers them). */
+    private readonly observed: ObservedBy = {},
   ) {
     this.config = resolveConsumerConfig(config)
     const emit = (type: string, payload: object) => this.emit(type, payload)
@@ -117,7 +117,7 @@ export class Consumer {
     this.stopStatistics()
     this.stopStatistics = statisticsTimer(
       this.config.statisticsIntervalMs,
-      () => ({ ...this.statistics(), brokers: this.brokerStatistics?.() ?? [] }),
+      () => ({ ...this.statistics(), brokers: this.observed.brokers?.() ?? [] }),
       (s) => this.emit(ConsumerEvents.STATS, s),
     )
     this.emit(ConsumerEvents.CONNECT, {})
@@ -207,7 +207,7 @@ export class Consumer {
         paused: s.paused,
       })
     }
-    return { type: 'consumer', time: Date.now(), groupId: this.config.groupId, partitions }
+    return { type: 'consumer', clientId: this.observed.clientId ?? null, time: Date.now(), groupId: this.config.groupId, partitions }
   }
 
   /** The partitions this consumer owns now. */

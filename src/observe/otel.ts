@@ -201,9 +201,10 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
   const observe: BatchObservableCallback = (result) => {
     for (const source of sources) {
       const stats = source.statistics()
+      const client: Attributes = stats.clientId !== null ? { 'messaging.client.id': stats.clientId } : {}
       if (stats.type === 'producer') {
-        result.observe(bufferUsed, stats.bufferedBytes, { 'messaging.system': 'kafka' })
-        result.observe(bufferLimit, stats.bufferMemory, { 'messaging.system': 'kafka' })
+        result.observe(bufferUsed, stats.bufferedBytes, { 'messaging.system': 'kafka', ...client })
+        result.observe(bufferLimit, stats.bufferMemory, { 'messaging.system': 'kafka', ...client })
         continue
       }
       for (const p of stats.partitions) {
@@ -212,6 +213,7 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
           'messaging.system': 'kafka',
           'messaging.destination.name': p.topic,
           'messaging.destination.partition.id': String(p.partition),
+          ...client,
         }
         if (stats.groupId !== null) attributes['messaging.consumer.group.name'] = stats.groupId
         result.observe(lag, p.lag, attributes)

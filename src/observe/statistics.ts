@@ -45,6 +45,8 @@ export interface PartitionStatistics {
 
 /** What every client's statistics have: when, and per broker its requests (empty without statisticsIntervalMs). */
 export interface CommonStatistics {
+  /** The client's clientId. */
+  clientId: string | null
   /** Epoch ms of the snapshot. */
   time: number
   /** Per broker: requests, latency, throttle, in flight; only in the statisticsIntervalMs snapshots (each closes a window). */
@@ -82,6 +84,12 @@ export interface ProducerStatistics extends CommonStatistics {
 }
 
 export type ClientStatistics = ConsumerStatistics | ProducerStatistics
+
+/** What Kafka.producer()/consumer() hand a client for its statistics: its clientId, and per-broker figures when statisticsIntervalMs is on. */
+export interface ObservedBy {
+  clientId?: string | null
+  brokers?: () => BrokerStatistics[]
+}
 
 /** A connected producer or consumer, as `wafka:client` announces it: its figures read on demand. */
 export interface StatisticsSource {

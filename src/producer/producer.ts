@@ -14,7 +14,7 @@ import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
 import { describeError } from '../logger.js'
 import { channels, type SendContext } from '../observe/channels.js'
-import { announce, statisticsTimer, type BrokerStatistics, type ProducerStatistics } from '../observe/statistics.js'
+import { announce, statisticsTimer, type ObservedBy, type ProducerStatistics } from '../observe/statistics.js'
 import { EventEmitter } from 'node:events'
 import {
   SEND_ALIASES,
@@ -91,8 +91,8 @@ export class Producer {
   constructor(
     private readonly cluster: LeaderConnections,
     config: ResolvedProducerConfig,
-    /** Per-broker request figures, when statisticsIntervalMs is on (Kafka.producer() gathers them). */
-    private readonly brokerStatistics?: () => BrokerStatistics[],
+    /** Its client id and per-broker request figures (these when statisticsIntervalMs is on; Kafka.producer() gathers them). */
+    private readonly observed: ObservedBy = {},
   ) {
     this.config = config
     this.partitioner = createPartitioner(this.config.partitioner as any)
@@ -116,7 +116,7 @@ export class Producer {
       announce('connect', this)
       this.stopStatistics = statisticsTimer(
         this.config.statisticsIntervalMs,
-        () => ({ ...this.statistics(), brokers: this.brokerStatistics?.() ?? [] }),
+        () => ({ ...this.statistics(), brokers: this.observed.brokers?.() ?? [] }),
         (s) => this.emitter.emit(ProducerEvents.STATS, { type: ProducerEvents.STATS, timestamp: s.time, payload: s }),
       )
     })()
@@ -154,6 +154,7 @@ export class Producer {
     const u = this.accumulator.usage()
     return {
       type: 'producer',
+      clientId: this.observed.clientId ?? null,
       time: Date.now(),
       batches: this.sender.tally.snapshot(),
       bufferedBytes: u.bufferedBytes,

@@ -243,16 +243,27 @@ describe('wafka/otel', () => {
     await producer.connect()
     // Held by the linger: the buffer gauge sees the records before they are acknowledged.
     const sending = producer.send({ topic: 'lagged', messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${i}` })) })
-    const buffered = async (name: string) => (await points(name, { 'messaging.system': 'kafka' })).map((p) => p.value)
+    const buffered = async (name: string) => (await points(name, { 'messaging.client.id': 'otel' })).map((p) => p.value)
     await eventually(
       async () => ((await buffered('wafka.producer.buffer.used'))[0] as number) > 0,
       5_000,
       () => 'nothing buffered',
     )
     expect(await buffered('wafka.producer.buffer.limit')).toEqual([1 << 20])
+    // Each producer is its own series, by messaging.client.id.
+    const other = new Kafka({ clientId: 'otel-other', brokers: cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).producer({
+      bufferMemory: 1 << 21,
+    })
+    await other.connect()
+    const limits = await points('wafka.producer.buffer.limit', {})
+    expect(Object.fromEntries(limits.map((p) => [p.attributes['messaging.client.id'], p.value]))).toEqual({
+      otel: 1 << 20,
+      'otel-other': 1 << 21,
+    })
+    await other.disconnect()
     await producer.flush()
     await sending
-    expect(await buffered('wafka.producer.buffer.used')).toEqual([0])
+    expect((await points('wafka.producer.buffer.used', { 'messaging.client.id': 'otel' })).map((p) => p.value)).toEqual([0])
     await producer.disconnect()
 
     const consumer = kafka.consumer({ groupId: 'otel-lagged', autoOffsetReset: 'earliest' })
