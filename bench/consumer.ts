@@ -62,6 +62,7 @@ import { MESSAGE_KEY_BYTES as KEY_BYTES, MESSAGE_POOL as POOL, MESSAGE_VALUE_BYT
 // Partitions, and how the data is produced: shared with `wafka bench consume` (src/cli/bench/wafka-consumer.ts).
 import { CONSUME_WORKLOAD } from '../src/cli/bench/wafka-consumer.js'
 import { channelsFlag, subscribeChannels } from './support/channels.js'
+import { otelFlag, registerOtel } from './support/otel.js'
 const {
   partitions: PARTITIONS,
   dataBatchBytes: DATA_BATCH_BYTES,
@@ -126,6 +127,8 @@ interface Job {
   confluentApi: ConfluentApi
   /** --channels: wafka's tracing channels subscribed (bench/support/channels.ts). */
   channels?: boolean
+  /** --otel: the OpenTelemetry SDK registered with wafka/otel on (bench/support/otel.ts). */
+  otel?: boolean
 }
 
 // The counting of what a client delivers (src/cli/bench/tally.ts, which wafka bench consume uses too).
@@ -265,6 +268,7 @@ async function child(job: Job): Promise<ConsumerResult> {
       ? confluentKafkaJSDriver
       : drivers[job.contender as Exclude<ContenderId, 'java' | 'kcat'>]
   const traced = job.channels && job.contender === 'wafka' ? await subscribeChannels() : null
+  const spans = job.otel && job.contender === 'wafka' ? await registerOtel() : null
   const driver = await make(job)
   const meter = new ChildMeter()
   await driver.connect()
@@ -293,6 +297,7 @@ async function child(job: Job): Promise<ConsumerResult> {
   const result = tally.result()
   await Promise.race([driver.close(), sleep(CLOSE_TIMEOUT_MS)])
   if (traced && traced() === 0) throw new Error('--channels: no channel event was seen')
+  if (spans && (await spans()) === 0) throw new Error('--otel: no span was exported')
   const wrong = job.expected.flatMap((n, p) => (tally.perPartition[p] === n ? [] : [`partition ${p}: ${tally.perPartition[p]} of ${n}`]))
   if (wrong.length)
     throw new Error(
@@ -399,6 +404,7 @@ async function parent(): Promise<void> {
           expected,
           confluentApi,
           channels: channelsFlag(),
+          otel: otelFlag(),
         }
         return { job, run: { round, scenario: scenarioName(s), contender: c.name, topic, groupId, ok: false, messages } }
       },

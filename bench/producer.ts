@@ -57,6 +57,7 @@ import { option } from './support/environment.js'
 import { JAVA_CLIENT_OPTIONS, producerPerformanceRate, runJavaTool } from './support/java-contender.js'
 import { kcatInputFile, runKcat } from './support/kcat-contender.js'
 import { channelsFlag, subscribeChannels } from './support/channels.js'
+import { otelFlag, registerOtel } from './support/otel.js'
 
 // ---- the workload -----------------------------------------------------------
 
@@ -121,6 +122,8 @@ interface Job {
   confluentApi?: 'standard' | 'kafkajs'
   /** --channels: wafka's tracing channels subscribed (bench/support/channels.ts). */
   channels?: boolean
+  /** --otel: the OpenTelemetry SDK registered with wafka/otel on (bench/support/otel.ts). */
+  otel?: boolean
 }
 
 interface Driver {
@@ -321,6 +324,7 @@ async function child(job: Job): Promise<ChildResult> {
       ? confluentKafkaJSDriver
       : drivers[job.contender as Exclude<ContenderId, 'java' | 'kcat'>]
   const traced = job.channels && job.contender === 'wafka' ? await subscribeChannels() : null
+  const spans = job.otel && job.contender === 'wafka' ? await registerOtel() : null
   const driver = await make(job, keys, values)
   const meter = new ChildMeter()
   if (job.cold) meter.start()
@@ -333,6 +337,7 @@ async function child(job: Job): Promise<ChildResult> {
   const result = meter.stop()
   await driver.close()
   if (traced && traced() === 0) throw new Error('--channels: no channel event was seen')
+  if (spans && (await spans()) === 0) throw new Error('--otel: no span was exported')
   return result
 }
 
@@ -410,6 +415,7 @@ async function parent(): Promise<void> {
           cold,
           confluentApi,
           channels: channelsFlag(),
+          otel: otelFlag(),
         }
         return {
           job,

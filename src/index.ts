@@ -62,3 +62,14 @@ export {
   type RebalanceContext,
   type ChannelPartition,
 } from './observe/channels.js'
+export { clientChannelName, statsChannelName } from './observe/channel-names.js'
+export type {
+  ClientStatistics,
+  ConsumerStatistics,
+  ProducerStatistics,
+  PartitionStatistics,
+  BrokerStatistics,
+  BatchStatistics,
+  ClientAnnouncement,
+  StatisticsSource,
+} from './observe/statistics.js'

@@ -10,6 +10,7 @@ import { PRODUCER_ALIASES, PRODUCER_OPTIONS, resolveProducerConfig, type Produce
 import { createLogger, isLogLevel, type Logger } from './logger.js'
 import { ConfigError } from './errors.js'
 import { checkKeys, numberOption } from './config/option.js'
+import { RequestStatistics, composeListeners } from './cluster/request-statistics.js'
 
 export type KafkaConfig = ClusterOptions
 
@@ -45,30 +46,53 @@ export class Kafka {
     const config = { ...this.inherited(), ...definedOnly(checkKeys('producer', given, PRODUCER_OPTIONS, PRODUCER_ALIASES)) }
     // Resolved once, before any connection exists (maxInFlight at most 5 with idempotence, as Java), and handed down.
     const resolved = resolveProducerConfig(config)
-    return new Producer(
-      new Cluster(
-        {
-          ...this.config,
-          requestTimeoutMs: resolved.requestTimeoutMs,
-          // A connection carries this producer's Produce requests and its other requests besides.
-          maxInFlight: Math.max(resolved.maxInFlight, this.config.maxInFlight ?? (KAFKA_OPTIONS.maxInFlight.default as number)),
-        },
-        this.rootLogger,
-      ),
-      resolved,
+    const stats = this.statistics(resolved.statisticsIntervalMs)
+    const cluster = new Cluster(
+      {
+        ...this.config,
+        onRequest: stats.onRequest,
+        requestTimeoutMs: resolved.requestTimeoutMs,
+        // A connection carries this producer's Produce requests and its other requests besides.
+        maxInFlight: Math.max(resolved.maxInFlight, this.config.maxInFlight ?? (KAFKA_OPTIONS.maxInFlight.default as number)),
+      },
+      this.rootLogger,
     )
+    return new Producer(cluster, resolved, { clientId: this.clientId(), brokers: stats.brokers(cluster) })
   }
 
   consumer(given: ConsumerConfig = {}): Consumer {
     const config = checkKeys('consumer', given, CONSUMER_OPTIONS, CONSUMER_ALIASES)
     const resolved = { ...this.inherited(), metadataMaxAgeMs: this.config.metadataMaxAgeMs, ...definedOnly(config) }
-    return new Consumer(
-      new Cluster(
-        { ...this.config, requestTimeoutMs: resolved.requestTimeoutMs, metadataMaxAgeMs: resolved.metadataMaxAgeMs },
-        this.rootLogger,
-      ),
-      resolved,
+    const stats = this.statistics(numberOption(CONSUMER_OPTIONS, 'statisticsIntervalMs', resolved.statisticsIntervalMs))
+    const cluster = new Cluster(
+      {
+        ...this.config,
+        onRequest: stats.onRequest,
+        requestTimeoutMs: resolved.requestTimeoutMs,
+        metadataMaxAgeMs: resolved.metadataMaxAgeMs,
+      },
+      this.rootLogger,
     )
+    return new Consumer(cluster, resolved, { clientId: this.clientId(), brokers: stats.brokers(cluster) })
+  }
+
+  /**
+   * With statisticsIntervalMs on, the client's connections also tell a
+   * RequestStatistics (beside the user's onRequest), read with each
+   * connection's load by the client's stats snapshots.
+   */
+  private statistics(intervalMs: number) {
+    if (intervalMs <= 0) return { onRequest: this.config.onRequest, brokers: () => undefined }
+    const requests = new RequestStatistics()
+    return {
+      onRequest: composeListeners(this.config.onRequest, requests.listen),
+      brokers: (cluster: Cluster) => () => requests.snapshot(cluster.connectionLoad()),
+    }
+  }
+
+  /** The clientId its connections send (the table's default when none was given). */
+  private clientId(): string | null {
+    return this.config.clientId !== undefined ? this.config.clientId : (KAFKA_OPTIONS.clientId.default as string)
   }
 
   /** The options given to the Kafka object that a producer or consumer has too: their defaults there. */

@@ -23,6 +23,9 @@ Prints messages as they arrive, until -c/-e is met or SIGINT/SIGTERM.
                              %T timestamp %K/%S key/value length, \\n \\t (default '%s\\n')
   --json                     one JSON object a line: topic, partition, offset, timestamp, key, value, headers
   --isolation LEVEL          read_uncommitted (default) or read_committed
+  --stats                    print the consumer's statistics (per broker: requests, latency, throttle,
+                             in flight; per partition: position, high watermark, lag, queued) as one
+                             JSON line on stderr every second (statistics.interval.ms in -X/--config to change)
 ${CONNECTION_USAGE}`
 
 const OPTIONS = {
@@ -35,6 +38,7 @@ const OPTIONS = {
   exit: { type: 'boolean', short: 'e' },
   format: { type: 'string', short: 'f' },
   isolation: { type: 'string' },
+  stats: { type: 'boolean' },
 } as const
 
 type Start = { kind: 'beginning' | 'end' } | { kind: 'offset'; at: bigint } | { kind: 'tail'; n: bigint } | { kind: 'time'; ms: number }
@@ -66,8 +70,11 @@ export async function consumeCommand(args: string[], io: Io): Promise<number> {
     ...(group !== undefined ? { groupId: group } : {}),
     isolationLevel: isolation,
     autoOffsetReset: start.kind === 'beginning' ? 'earliest' : 'latest',
+    ...(values.stats === true ? { statisticsIntervalMs: 1000 } : {}),
     ...extra,
   })
+  // stderr: stdout stays the messages, for pipes.
+  if (values.stats === true) consumer.on(consumer.events.STATS, (e) => io.err(JSON.stringify(e.payload) + '\n'))
   let finish: () => void = () => {}
   const finished = new Promise<void>((resolve) => (finish = resolve))
   const onSignal = () => finish()

@@ -79,6 +79,10 @@ export class Cluster implements ConsumerCluster {
       ...definedOnly(options),
     } as Cluster['options']
   }
+  /** Each open connection's requests in flight and queued (statisticsIntervalMs' per-broker figures). */
+  connectionLoad(): Array<{ broker: string; inFlight: number; waiting: number }> {
+    return [...this.opened.values()].map((c) => ({ broker: c.address, inFlight: c.inFlightCount, waiting: c.waitingCount }))
+  }
 
   /** Bootstraps: the first broker that answers gives the cluster's metadata. */
   async connect(): Promise<void> {

@@ -78,6 +78,11 @@ export interface ConsumerConfig {
   /** The largest backoff between retries. Default: `1000` (0–2147483647). Java: `retry.backoff.max.ms`. */
   retryBackoffMaxMs?: number
   /**
+   * Every this many ms, a `consumer.stats` event (and `wafka:stats` channel message) with the consumer's statistics; 0: never. Default: `0`
+   * (0–2147483647). Java: `statistics.interval.ms`.
+   */
+  statisticsIntervalMs?: number
+  /**
    * How often to look for new topics matching a regex subscription (and partition count changes). Default: `300000` (1–2147483647). Java:
    * `metadata.max.age.ms`.
    */
@@ -135,6 +140,11 @@ export const CONSUMER_OPTIONS = {
   requestTimeoutMs: ms(30_000, 'How long a request may wait for its response (a fetch: plus maxWaitTimeInMs).', 'request.timeout.ms', 1),
   retryBackoffMs: ms(100, 'The first backoff between retries.', 'retry.backoff.ms'),
   retryBackoffMaxMs: ms(1000, 'The largest backoff between retries.', 'retry.backoff.max.ms'),
+  statisticsIntervalMs: ms(
+    0,
+    "Every this many ms, a `consumer.stats` event (and `wafka:stats` channel message) with the consumer's statistics; 0: never.",
+    'statistics.interval.ms',
+  ),
   metadataMaxAgeMs: ms(
     300_000,
     'How often to look for new topics matching a regex subscription (and partition count changes).',
@@ -179,6 +189,7 @@ export interface ResolvedConsumerConfig {
   requestTimeoutMs: number
   retryBackoffMs: number
   retryBackoffMaxMs: number
+  statisticsIntervalMs: number
   metadataMaxAgeMs: number
 }
 
@@ -252,6 +263,7 @@ export function resolveConsumerConfig(given: ConsumerConfig): ResolvedConsumerCo
     requestTimeoutMs: numberOption(CONSUMER_OPTIONS, 'requestTimeoutMs', config.requestTimeoutMs),
     retryBackoffMs: numberOption(CONSUMER_OPTIONS, 'retryBackoffMs', config.retryBackoffMs),
     retryBackoffMaxMs: numberOption(CONSUMER_OPTIONS, 'retryBackoffMaxMs', config.retryBackoffMaxMs),
+    statisticsIntervalMs: numberOption(CONSUMER_OPTIONS, 'statisticsIntervalMs', config.statisticsIntervalMs),
     metadataMaxAgeMs: numberOption(CONSUMER_OPTIONS, 'metadataMaxAgeMs', config.metadataMaxAgeMs),
   }
 }

@@ -14,6 +14,14 @@ import { Fetcher } from './fetcher.js'
 import { CoordinatorLink } from './coordinator-link.js'
 import type { Membership, MembershipHooks } from './membership.js'
 import { fetchCommitted } from './offsets.js'
+import {
+  announce,
+  lagOf,
+  statisticsTimer,
+  type ObservedBy,
+  type ConsumerStatistics,
+  type PartitionStatistics,
+} from '../observe/statistics.js'
 import { OwnedPartitions, groupByTopic, partitionKey, type PartitionState, type TopicPartition } from './partition-state.js'
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -60,9 +68,14 @@ export class Consumer {
   private lastRun: RunOptions | undefined
   private restartTimer: ReturnType<typeof setTimeout> | undefined
 
+  /** Stops the statisticsIntervalMs timer. */
+  private stopStatistics = () => {}
+
   constructor(
     private readonly cluster: ConsumerCluster,
     config: ConsumerConfig = {},
+    /** Its client id and per-broker request figures (these when statisticsIntervalMs is on; Kafka.consumer() gathers them). */
+    private readonly observed: ObservedBy = {},
   ) {
     this.config = resolveConsumerConfig(config)
     const emit = (type: string, payload: object) => this.emit(type, payload)
@@ -92,6 +105,7 @@ export class Consumer {
       this.log,
       (f) => this.handlerGaveUp(f),
     )
+    this.runner.clusterId = () => cluster.metadata.clusterId
     // Errors reach users as CRASH events (and the logger); an 'error' event nobody listens to must not throw.
     this.emitter.on('error', () => {})
   }
@@ -99,6 +113,13 @@ export class Consumer {
   async connect(): Promise<void> {
     // zstd's wasm build (Node < 22.15) is loaded by the fetcher with the first zstd batch.
     await this.cluster.connect()
+    announce('connect', this)
+    this.stopStatistics()
+    this.stopStatistics = statisticsTimer(
+      this.config.statisticsIntervalMs,
+      () => ({ ...this.statistics(), brokers: this.observed.brokers?.() ?? [] }),
+      (s) => this.emit(ConsumerEvents.STATS, s),
+    )
     this.emit(ConsumerEvents.CONNECT, {})
   }
 
@@ -168,6 +189,27 @@ export class Consumer {
     } else this.subscription.seekLater(topic, partition, at)
   }
 
+  /** Where each owned partition stands: positions, the high watermark, lag, queued responses (src/observe/statistics.ts). */
+  statistics(): ConsumerStatistics {
+    const partitions: PartitionStatistics[] = []
+    for (const s of this.assignment.values()) {
+      const position = s.processed ?? s.fetchPosition
+      const hw = s.highWatermark
+      partitions.push({
+        topic: s.topic,
+        partition: s.partition,
+        fetchPosition: s.fetchPosition?.toString() ?? null,
+        position: s.processed?.toString() ?? null,
+        committed: s.committed?.toString() ?? null,
+        highWatermark: hw >= 0n ? hw.toString() : null,
+        lag: lagOf(hw, position),
+        queued: s.queued,
+        paused: s.paused,
+      })
+    }
+    return { type: 'consumer', clientId: this.observed.clientId ?? null, time: Date.now(), groupId: this.config.groupId, partitions }
+  }
+
   /** The partitions this consumer owns now. */
   assignmentList(): TopicPartition[] {
     return this.assignment.list()
@@ -219,6 +261,8 @@ export class Consumer {
 
   async disconnect(): Promise<void> {
     await this.stop()
+    this.stopStatistics()
+    announce('disconnect', this)
     await this.cluster.disconnect()
     this.emit(ConsumerEvents.DISCONNECT, {})
   }

@@ -92,6 +92,8 @@ export class DeliveryRunner {
   private idleWaiters: Array<() => void> = []
   /** @internal see RunHooks */
   hooks: RunHooks = {}
+  /** The cluster's id, for the tracing channels' contexts (set by the consumer). */
+  clusterId: () => string | null = () => null
 
   constructor(
     private readonly config: ResolvedConsumerConfig,
@@ -264,7 +266,14 @@ export class DeliveryRunner {
       if (!channels.batch.active) await eachBatch(payload)
       else {
         const { groupId } = this.config
-        const context = { groupId, topic: s.topic, partition: s.partition, highWatermark: batch.highWatermark, messages: batch.messages }
+        const context = {
+          groupId,
+          clusterId: this.clusterId(),
+          topic: s.topic,
+          partition: s.partition,
+          highWatermark: batch.highWatermark,
+          messages: batch.messages,
+        }
         await channels.batch.trace(async () => eachBatch(payload), context)
       }
       await end?.({ stale: stale(), commitOffsetsIfNecessary: () => this.commits.commitIfNecessary() })
@@ -306,7 +315,7 @@ export class DeliveryRunner {
         const payload = { topic: s.topic, partition: s.partition, message, heartbeat, pause }
         if (!channels.process.active) await eachMessage(payload)
         else {
-          const context = { groupId: this.config.groupId, topic: s.topic, partition: s.partition, message }
+          const context = { groupId: this.config.groupId, clusterId: this.clusterId(), topic: s.topic, partition: s.partition, message }
           await channels.process.trace(async () => eachMessage(payload), context)
         }
       } catch (err) {

@@ -15,6 +15,8 @@ export const ConsumerEvents = {
   /** Not in KafkaJS: the partitions a rebalance gave this member, and those it gave up (lost: without a commit). */
   PARTITIONS_ASSIGNED: 'consumer.partitions_assigned',
   PARTITIONS_REVOKED: 'consumer.partitions_revoked',
+  /** Not in KafkaJS: every statisticsIntervalMs, the consumer's statistics (src/observe/statistics.ts). */
+  STATS: 'consumer.stats',
 } as const
 
 /** Sends one instrumentation event to its listeners. */

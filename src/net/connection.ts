@@ -154,6 +154,16 @@ export class Connection {
     return this.inFlight.length
   }
 
+  /** Requests queued behind maxInFlight (or a throttle), not yet written. */
+  get waitingCount(): number {
+    return this.waiting.length
+  }
+
+  /** host:port, as the request events name the broker. */
+  get address(): string {
+    return `${this.host}:${this.port}`
+  }
+
   /**
    * The highest version of `api` both sides speak, at most `max` (by default
    * the newest wafka's callers implement); throws UnsupportedApiError when

@@ -11,3 +11,9 @@ export const channelNames = {
   commit: 'wafka:consumer:commit',
   rebalance: 'wafka:consumer:rebalance',
 } as const
+
+/** A plain channel (not a tracing one): producers and consumers announce themselves on connect and disconnect (src/observe/statistics.ts). */
+export const clientChannelName = 'wafka:client'
+
+/** A plain channel: each statisticsIntervalMs snapshot a producer or consumer takes (src/observe/statistics.ts). */
+export const statsChannelName = 'wafka:stats'

@@ -95,6 +95,8 @@ export interface SendContext {
   topicMessages: Array<{ topic: string; messages: ChannelSendMessage[] }>
   /** The transactional id, or null. */
   transactionalId: string | null
+  /** The cluster id the brokers' metadata gave, or null. */
+  clusterId: string | null
   /** Per partition: `{ topicName, partition, baseOffset, ... }`, as send() resolves. */
   result?: unknown
   error?: unknown
@@ -121,6 +123,8 @@ export interface ChannelMessage {
 /** `wafka:consumer:process`: one message handed to eachMessage, until the handler settles. */
 export interface ProcessContext extends ChannelPartition {
   groupId: string | null
+  /** The cluster id the brokers' metadata gave, or null. */
+  clusterId: string | null
   message: ChannelMessage
   error?: unknown
 }
@@ -128,6 +132,8 @@ export interface ProcessContext extends ChannelPartition {
 /** `wafka:consumer:batch`: one batch handed to eachBatch, until the handler settles. */
 export interface BatchContext extends ChannelPartition {
   groupId: string | null
+  /** The cluster id the brokers' metadata gave, or null. */
+  clusterId: string | null
   highWatermark: string
   /** The batch's messages (eachBatch's `batch.messages`). */
   messages: ChannelMessage[]

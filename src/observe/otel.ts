@@ -8,6 +8,7 @@ import {
   propagation,
   trace,
   type Attributes,
+  type BatchObservableCallback,
   type Context,
   type Link,
   type MeterProvider,
@@ -16,7 +17,8 @@ import {
   type TextMapSetter,
   type TracerProvider,
 } from '@opentelemetry/api'
-import { channelNames } from './channel-names.js'
+import { channelNames, clientChannelName } from './channel-names.js'
+import type { ClientAnnouncement, StatisticsSource } from './statistics.js'
 import type { BatchContext, ChannelMessage, ChannelSendMessage, ProcessContext, SendContext } from './channels.js'
 import type { AsyncLocalStorage } from 'node:async_hooks'
 
@@ -49,6 +51,11 @@ export interface WafkaInstrumentation {
  * `messaging.client.consumed.messages` (counters), `messaging.client.operation.duration`
  * (a send, from the call until its records are acknowledged) and
  * `messaging.process.duration` (an eachMessage or eachBatch call), in seconds.
+ * The conventions name no lag or buffer metric, so the observable gauges,
+ * read from each connected client's statistics() when collected, are
+ * wafka's: `wafka.consumer.lag` (records behind the high watermark, per
+ * partition), `wafka.producer.buffer.used` and `wafka.producer.buffer.limit`
+ * (bytes of bufferMemory); they see clients that connect after instrument().
  */
 export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInstrumentation {
   if (typeof dc.tracingChannel !== 'function') return { disable() {} }
@@ -64,6 +71,15 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
     description: 'How long a send took, until its records were acknowledged',
   })
   const processDuration = meter.createHistogram('messaging.process.duration', { unit: 's', description: 'How long a handler took' })
+  const lag = meter.createObservableGauge('wafka.consumer.lag', {
+    unit: '{message}',
+    description: 'Records behind the high watermark of the last fetch, per assigned partition',
+  })
+  const bufferUsed = meter.createObservableGauge('wafka.producer.buffer.used', {
+    unit: 'By',
+    description: 'Bytes of bufferMemory taken by records not yet acknowledged',
+  })
+  const bufferLimit = meter.createObservableGauge('wafka.producer.buffer.limit', { unit: 'By', description: 'The producer bufferMemory' })
   const spans = new WeakMap<object, Span[]>()
   const startedAt = new WeakMap<object, number>()
   const seconds = (ctx: object) => (performance.now() - (startedAt.get(ctx) ?? performance.now())) / 1000
@@ -122,7 +138,11 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
       const list: Span[] = []
       for (const { topic, messages } of ctx.topicMessages) {
         for (const m of messages) {
-          const span = tracer.startSpan(`send ${topic}`, { kind: SpanKind.PRODUCER, attributes: sendAttributes(topic, m) }, parent)
+          const span = tracer.startSpan(
+            `send ${topic}`,
+            { kind: SpanKind.PRODUCER, attributes: sendAttributes(topic, m, ctx.clusterId) },
+            parent,
+          )
           propagation.inject(trace.setSpan(parent, span), m, headerSetter)
           list.push(span)
         }
@@ -169,6 +189,40 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
     end: (ctx) => void (ctx.error !== undefined && batched(ctx)),
     asyncEnd: batched,
   })
+  // Connected clients, announced on `wafka:client`: the gauges read their statistics when collected.
+  const sources = new Set<StatisticsSource>()
+  const announced = (message: unknown) => {
+    const { event, source } = message as ClientAnnouncement
+    if (event === 'connect') sources.add(source)
+    else sources.delete(source)
+  }
+  dc.subscribe(clientChannelName, announced)
+  undo.push(() => dc.unsubscribe(clientChannelName, announced))
+  const observe: BatchObservableCallback = (result) => {
+    for (const source of sources) {
+      const stats = source.statistics()
+      const client: Attributes = stats.clientId !== null ? { 'messaging.client.id': stats.clientId } : {}
+      if (stats.type === 'producer') {
+        result.observe(bufferUsed, stats.bufferedBytes, { 'messaging.system': 'kafka', ...client })
+        result.observe(bufferLimit, stats.bufferMemory, { 'messaging.system': 'kafka', ...client })
+        continue
+      }
+      for (const p of stats.partitions) {
+        if (p.lag === null) continue
+        const attributes: Attributes = {
+          'messaging.system': 'kafka',
+          'messaging.destination.name': p.topic,
+          'messaging.destination.partition.id': String(p.partition),
+          ...client,
+        }
+        if (stats.groupId !== null) attributes['messaging.consumer.group.name'] = stats.groupId
+        result.observe(lag, p.lag, attributes)
+      }
+    }
+  }
+  meter.addBatchObservableCallback(observe, [lag, bufferUsed, bufferLimit])
+  undo.push(() => meter.removeBatchObservableCallback(observe, [lag, bufferUsed, bufferLimit]))
+
   const store = contextStore()
   if (store) {
     processing.start.bindStore(store, openProcess)
@@ -218,13 +272,14 @@ function failed(span: Span, error: unknown): void {
 const utf8 = new TextDecoder()
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Uint8Array ? utf8.decode(v) : undefined)
 
-function sendAttributes(topic: string, m: ChannelSendMessage): Attributes {
+function sendAttributes(topic: string, m: ChannelSendMessage, clusterId: string | null): Attributes {
   const attributes: Attributes = {
     'messaging.system': 'kafka',
     'messaging.operation.name': 'send',
     'messaging.operation.type': 'send',
     'messaging.destination.name': topic,
   }
+  if (clusterId) attributes['messaging.kafka.cluster.id'] = clusterId
   const key = text(m.key)
   if (key !== undefined) attributes['messaging.kafka.message.key'] = key
   if (m.partition !== undefined) {
@@ -246,6 +301,7 @@ function processAttributes(ctx: ProcessContext, m: ChannelMessage): Attributes {
     'messaging.kafka.message.offset': m.offset,
   }
   if (ctx.groupId !== null) attributes['messaging.consumer.group.name'] = ctx.groupId
+  if (ctx.clusterId) attributes['messaging.kafka.cluster.id'] = ctx.clusterId
   const key = text(m.key)
   if (key !== undefined) attributes['messaging.kafka.message.key'] = key
   return attributes
@@ -262,6 +318,7 @@ function batchAttributes(ctx: BatchContext): Attributes {
     'messaging.batch.message_count': ctx.messages.length,
   }
   if (ctx.groupId !== null) attributes['messaging.consumer.group.name'] = ctx.groupId
+  if (ctx.clusterId) attributes['messaging.kafka.cluster.id'] = ctx.clusterId
   return attributes
 }
 

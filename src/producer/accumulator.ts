@@ -249,6 +249,17 @@ export class Accumulator {
   }
 
   /** True when no record is waiting or in flight. */
+  /** Its figures for the producer's statistics: bufferMemory in use, batches held (in flight among them). */
+  usage(): { bufferedBytes: number; bufferMemory: number; batches: number; inFlight: number } {
+    let batches = 0
+    let inFlight = 0
+    for (const q of this.queues.values()) {
+      batches += q.batches.length
+      inFlight += q.inFlight
+    }
+    return { bufferedBytes: this.used, bufferMemory: this.bufferMemory, batches, inFlight }
+  }
+
   get empty(): boolean {
     for (const q of this.queues.values()) if (q.batches.length > 0) return false
     return true

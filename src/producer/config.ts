@@ -22,6 +22,11 @@ export interface ProducerConfig {
   acks?: Acks
   /** How long a batch waits for more records before it is sent. Default: `5` (0–2147483647). Java: `linger.ms`. */
   lingerMs?: number
+  /**
+   * Every this many ms, a `producer.stats` event (and `wafka:stats` channel message) with the producer's statistics; 0: never. Default: `0`
+   * (0–2147483647). Java: `statistics.interval.ms`.
+   */
+  statisticsIntervalMs?: number
   /** Bytes of records per partition batch. Default: `16384` (1–2147483647). Java: `batch.size`. */
   batchSize?: number
   /** Bytes buffered waiting to be sent; a send waits for room. Default: `33554432` (1–2147483647). Java: `buffer.memory`. */
@@ -75,6 +80,11 @@ export interface ProducerConfig {
 export const PRODUCER_OPTIONS = {
   acks: value('all', "`'all'` (-1), `1` (the leader only) or `0` (no answer).", 'acks'),
   lingerMs: ms(5, 'How long a batch waits for more records before it is sent.', 'linger.ms'),
+  statisticsIntervalMs: ms(
+    0,
+    "Every this many ms, a `producer.stats` event (and `wafka:stats` channel message) with the producer's statistics; 0: never.",
+    'statistics.interval.ms',
+  ),
   batchSize: count(16_384, 'Bytes of records per partition batch.', 'batch.size'),
   bufferMemory: count(32 * 1024 * 1024, 'Bytes buffered waiting to be sent; a send waits for room.', 'buffer.memory'),
   maxBlockMs: ms(60_000, 'How long send() may wait for buffer space.', 'max.block.ms'),
@@ -122,6 +132,7 @@ export interface ResolvedProducerConfig {
   lingerMs: number
   batchSize: number
   bufferMemory: number
+  statisticsIntervalMs: number
   maxBlockMs: number
   maxRequestSize: number
   codec: number
@@ -183,6 +194,7 @@ export function resolveProducerConfig(given: ProducerConfig): ResolvedProducerCo
     lingerMs,
     batchSize: numberOption(PRODUCER_OPTIONS, 'batchSize', config.batchSize),
     bufferMemory: numberOption(PRODUCER_OPTIONS, 'bufferMemory', config.bufferMemory),
+    statisticsIntervalMs: numberOption(PRODUCER_OPTIONS, 'statisticsIntervalMs', config.statisticsIntervalMs),
     maxBlockMs: numberOption(PRODUCER_OPTIONS, 'maxBlockMs', config.maxBlockMs),
     maxRequestSize: numberOption(PRODUCER_OPTIONS, 'maxRequestSize', config.maxRequestSize),
     codec: codecId(config.compression),

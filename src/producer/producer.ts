@@ -14,6 +14,8 @@ import { TransactionManager } from './transaction-manager.js'
 import { checkOptions } from '../config/option.js'
 import { describeError } from '../logger.js'
 import { channels, type SendContext } from '../observe/channels.js'
+import { announce, statisticsTimer, type ObservedBy, type ProducerStatistics } from '../observe/statistics.js'
+import { EventEmitter } from 'node:events'
 import {
   SEND_ALIASES,
   SEND_BATCH_OPTIONS,
@@ -58,7 +60,14 @@ export interface Transaction {
  * order (idempotence on by default), and send() resolves once the records
  * are acknowledged as `acks` asks.
  */
+/** The producer's events (`producer.on(ProducerEvents.STATS, ...)`). */
+export const ProducerEvents = {
+  /** Every statisticsIntervalMs, the producer's statistics (src/observe/statistics.ts). */
+  STATS: 'producer.stats',
+} as const
+
 export class Producer {
+  readonly events = ProducerEvents
   readonly config: ResolvedProducerConfig
   private readonly accumulator: Accumulator
   private readonly identity: ProducerIdentity | null
@@ -75,9 +84,15 @@ export class Producer {
   private onRetry: RetryListener | undefined
 
   /** `config`: resolved by Kafka.producer(), which reads it first to size the connections. */
+  private readonly emitter = new EventEmitter()
+  /** Stops the statisticsIntervalMs timer. */
+  private stopStatistics = () => {}
+
   constructor(
     private readonly cluster: LeaderConnections,
     config: ResolvedProducerConfig,
+    /** Its client id and per-broker request figures (these when statisticsIntervalMs is on; Kafka.producer() gathers them). */
+    private readonly observed: ObservedBy = {},
   ) {
     this.config = config
     this.partitioner = createPartitioner(this.config.partitioner as any)
@@ -98,6 +113,12 @@ export class Producer {
       await Promise.all([this.cluster.connect(), this.config.codec === Compression.zstd ? loadCodecs() : preloadBuiltins()])
       await this.identity?.init()
       this.state = 'connected'
+      announce('connect', this)
+      this.stopStatistics = statisticsTimer(
+        this.config.statisticsIntervalMs,
+        () => ({ ...this.statistics(), brokers: this.observed.brokers?.() ?? [] }),
+        (s) => this.emitter.emit(ProducerEvents.STATS, { type: ProducerEvents.STATS, timestamp: s.time, payload: s }),
+      )
     })()
     return this.connecting
   }
@@ -122,6 +143,27 @@ export class Producer {
     return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
   }
 
+  /** Listens to a producer event (ProducerEvents.STATS); returns a function that stops listening. */
+  on(event: string, listener: (event: { type: string; timestamp: number; payload: any }) => void): () => void {
+    this.emitter.on(event, listener)
+    return () => this.emitter.off(event, listener)
+  }
+
+  /** Its buffer now: bytes of bufferMemory taken, batches held and in flight (src/observe/statistics.ts). */
+  statistics(): ProducerStatistics {
+    const u = this.accumulator.usage()
+    return {
+      type: 'producer',
+      clientId: this.observed.clientId ?? null,
+      time: Date.now(),
+      batches: this.sender.tally.snapshot(),
+      bufferedBytes: u.bufferedBytes,
+      bufferMemory: u.bufferMemory,
+      queuedBatches: u.batches - u.inFlight,
+      inFlightBatches: u.inFlight,
+    }
+  }
+
   /** Sends what is buffered now and waits until it is acknowledged (or has failed). */
   flush(): Promise<void> {
     return this.sender.flush()
@@ -135,6 +177,8 @@ export class Producer {
     } finally {
       this.state = 'closed'
       this.sender.close()
+      this.stopStatistics()
+      announce('disconnect', this)
       await this.cluster.disconnect()
     }
   }
@@ -191,7 +235,7 @@ export class Producer {
     compression?: CompressionType,
   ): Promise<RecordMetadata[]> {
     if (!channels.send.active) return this.deliver(topicMessages, acksOverride, compression)
-    const context: SendContext = { topicMessages, transactionalId: this.config.transactionalId }
+    const context: SendContext = { topicMessages, transactionalId: this.config.transactionalId, clusterId: this.cluster.metadata.clusterId }
     return channels.send.trace(() => this.deliver(topicMessages, acksOverride, compression), context)
   }
 

@@ -1,3 +1,4 @@
+import { BatchTally } from './batch-statistics.js'
 import { restampBatch } from '../codec/batch-restamp.js'
 import type { CompressionType } from '../codec/compression.js'
 import { encodeRecordBatch, encodeStagedRecords } from '../codec/batch-encoder.js'
@@ -37,6 +38,8 @@ export class Sender {
   private timerAt = Infinity
   private immediate = false
   private readonly inFlightByNode = new Map<number, number>()
+  /** Batch sizes and linger, for the producer's statistics. */
+  readonly tally = new BatchTally()
   private readonly idleWaiters: Array<() => void> = []
   private flushing = 0
   private needsBump = false
@@ -191,7 +194,9 @@ export class Sender {
         )
           continue
         if (acks !== undefined && batch.acks !== acks) continue
+        const first = batch.encoded === null
         const bytes = this.encode(batch)
+        if (first) this.tally.sent(batch.records.length, bytes.length, Date.now() - batch.createdAt)
         if (batches.length > 0 && size + bytes.length > this.config.maxRequestSize) continue
         acks = batch.acks
         batch.launch()

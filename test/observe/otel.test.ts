@@ -23,6 +23,15 @@ class TestReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}
 }
 
+/** `until` for a condition that awaits. */
+async function eventually(done: () => Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what()}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
 const parentOf = (s: ReadableSpan) =>
   (s as unknown as { parentSpanContext?: { spanId: string } }).parentSpanContext?.spanId ??
   (s as unknown as { parentSpanId?: string }).parentSpanId
@@ -54,7 +63,10 @@ describe('wafka/otel', () => {
     const admin = kafka.admin()
     await admin.connect()
     await admin.createTopics({
-      topics: ['traced', 'traced-batch', 'traced-failed', 'traced-kafkajs', 'metered'].map((topic) => ({ topic, numPartitions: 1 })),
+      topics: ['traced', 'traced-batch', 'traced-failed', 'traced-kafkajs', 'metered', 'lagged'].map((topic) => ({
+        topic,
+        numPartitions: 1,
+      })),
     })
     await admin.disconnect()
   })
@@ -224,6 +236,73 @@ describe('wafka/otel', () => {
     expect(sends.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(2)
     const handlers = await points('messaging.process.duration', { ...topic, 'messaging.operation.name': 'process' })
     expect(handlers.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(5)
+  })
+
+  it('gauges: consumer lag per partition is the high watermark minus the consumed position; producer buffer use', async () => {
+    const producer = kafka.producer({ lingerMs: 60_000, bufferMemory: 1 << 20 })
+    await producer.connect()
+    // Held by the linger: the buffer gauge sees the records before they are acknowledged.
+    const sending = producer.send({ topic: 'lagged', messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${i}` })) })
+    const buffered = async (name: string) => (await points(name, { 'messaging.client.id': 'otel' })).map((p) => p.value)
+    await eventually(
+      async () => ((await buffered('wafka.producer.buffer.used'))[0] as number) > 0,
+      5_000,
+      () => 'nothing buffered',
+    )
+    expect(await buffered('wafka.producer.buffer.limit')).toEqual([1 << 20])
+    // Each producer is its own series, by messaging.client.id.
+    const other = new Kafka({ clientId: 'otel-other', brokers: cluster.bootstrapServers.split(','), logLevel: logLevel.NOTHING }).producer({
+      bufferMemory: 1 << 21,
+    })
+    await other.connect()
+    const limits = await points('wafka.producer.buffer.limit', {})
+    expect(Object.fromEntries(limits.map((p) => [p.attributes['messaging.client.id'], p.value]))).toEqual({
+      otel: 1 << 20,
+      'otel-other': 1 << 21,
+    })
+    await other.disconnect()
+    await producer.flush()
+    await sending
+    expect((await points('wafka.producer.buffer.used', { 'messaging.client.id': 'otel' })).map((p) => p.value)).toEqual([0])
+    await producer.disconnect()
+
+    const consumer = kafka.consumer({ groupId: 'otel-lagged', autoOffsetReset: 'earliest' })
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['lagged'] })
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    let handled = 0
+    // Offsets 0-3 are processed, then the handler holds offset 4: the position is 4, the high watermark 10.
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        if (message.offset === '4') await held
+        handled++
+      },
+    })
+    const lagged = { 'messaging.destination.name': 'lagged', 'messaging.consumer.group.name': 'otel-lagged' }
+    await eventually(
+      async () => handled === 4 && (await points('wafka.consumer.lag', lagged)).length === 1,
+      10_000,
+      () => `${handled} handled`,
+    )
+    const [stats] = consumer.statistics().partitions
+    expect(stats).toMatchObject({ topic: 'lagged', partition: 0, highWatermark: '10', position: '4', lag: 6 })
+    expect((await points('wafka.consumer.lag', lagged)).map((p) => p.value)).toEqual([6])
+    release()
+    await until(
+      () => handled === 10,
+      10_000,
+      () => `${handled} of 10`,
+    )
+    await eventually(
+      async () => (await points('wafka.consumer.lag', lagged)).map((p) => p.value)[0] === 0,
+      10_000,
+      () => 'lag not 0 after all were consumed',
+    )
+    const sum = (list: DataPoint<unknown>[]) => list.reduce((n, p) => n + (p.value as number), 0)
+    expect(sum(await points('messaging.client.consumed.messages', lagged))).toBe(10)
+    expect(sum(await points('messaging.client.sent.messages', { 'messaging.destination.name': 'lagged' }))).toBe(10)
+    await consumer.disconnect()
   })
 
   it('a failed send is an error span', async () => {
