@@ -367,34 +367,7 @@ describe('the rate and the throttle (KIP-13, KIP-219)', () => {
   it('Fetch over consumer_byte_rate is answered empty and unrecorded; the read after the throttle gets the records', async () => {
     await produce(client, 10)
     await alter([{ entity: [clientId('raw')], ops: [{ key: 'consumer_byte_rate', value: 4096 }] }])
-    const fetch = () =>
-      client.request(Fetch, 12, {
-        replicaId: -1,
-        maxWaitMs: 0,
-        minBytes: 1,
-        maxBytes: 1 << 20,
-        isolationLevel: 0,
-        sessionId: 0,
-        sessionEpoch: -1,
-        topics: [
-          {
-            topic: 't',
-            topicId: '',
-            partitions: [
-              {
-                partition: 0,
-                currentLeaderEpoch: -1,
-                fetchOffset: 0n,
-                lastFetchedEpoch: -1,
-                logStartOffset: -1n,
-                partitionMaxBytes: 1 << 20,
-              },
-            ],
-          },
-        ],
-        forgottenTopicsData: [],
-        rackId: '',
-      })
+    const fetch = () => fetchAll(client)
     const throttled = await fetch()
     expect(throttled.throttleTimeMs).toBeGreaterThan(0)
     expect(throttled.responses).toEqual([])
@@ -413,33 +386,7 @@ describe('the rate and the throttle (KIP-13, KIP-219)', () => {
     for (let i = 0; i < 10; i++) await produce(client, 1)
     // 2 windows of 1 s: 4096 bytes a fetch, about four of the ten 1 KB batches, and so within the quota.
     await alter([{ entity: [clientId('raw')], ops: [{ key: 'consumer_byte_rate', value: 4096 }] }])
-    const res = await client.request(Fetch, 12, {
-      replicaId: -1,
-      maxWaitMs: 0,
-      minBytes: 1,
-      maxBytes: 1 << 20,
-      isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [
-        {
-          topic: 't',
-          topicId: '',
-          partitions: [
-            {
-              partition: 0,
-              currentLeaderEpoch: -1,
-              fetchOffset: 0n,
-              lastFetchedEpoch: -1,
-              logStartOffset: -1n,
-              partitionMaxBytes: 1 << 20,
-            },
-          ],
-        },
-      ],
-      forgottenTopicsData: [],
-      rackId: '',
-    })
+    const res = await fetchAll(client)
     expect(res.throttleTimeMs).toBe(0)
     const bytes = (res.responses[0].partitions[0].records as Buffer).length
     expect(bytes).toBeGreaterThan(1000)
@@ -456,3 +403,34 @@ describe('the rate and the throttle (KIP-13, KIP-219)', () => {
     expect(res.throttleTimeMs).toBe(0)
   })
 })
+
+/** Fetch v12 of topic t partition 0 from offset 0, up to 1 MiB, answered at once. */
+function fetchAll(client: RawClient) {
+  return client.request(Fetch, 12, {
+    replicaId: -1,
+    maxWaitMs: 0,
+    minBytes: 1,
+    maxBytes: 1 << 20,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic: 't',
+        topicId: '',
+        partitions: [
+          {
+            partition: 0,
+            currentLeaderEpoch: -1,
+            fetchOffset: 0n,
+            lastFetchedEpoch: -1,
+            logStartOffset: -1n,
+            partitionMaxBytes: 1 << 20,
+          },
+        ],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: '',
+  })
+}

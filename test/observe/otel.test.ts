@@ -42,6 +42,17 @@ describe('wafka/otel', () => {
   let instrumentation: WafkaInstrumentation
   const exporter = new InMemorySpanExporter()
   const reader = new TestReader()
+  /** Waits until a span named `name` has ended (the ended spans' names said otherwise). */
+  const untilSpan = (name: string) =>
+    until(
+      () => exporter.getFinishedSpans().some((s) => s.name === name),
+      10_000,
+      () =>
+        exporter
+          .getFinishedSpans()
+          .map((s) => s.name)
+          .join(', '),
+    )
   /** The data points of one metric whose attributes include `where`. */
   const points = async (name: string, where: Record<string, unknown>) => {
     const { resourceMetrics } = await reader.collect()
@@ -99,15 +110,7 @@ describe('wafka/otel', () => {
         tracer().startSpan('handler work').end()
       },
     })
-    await until(
-      () => exporter.getFinishedSpans().some((s) => s.name === 'process traced'),
-      10_000,
-      () =>
-        exporter
-          .getFinishedSpans()
-          .map((s) => s.name)
-          .join(', '),
-    )
+    await untilSpan('process traced')
     await consumer.disconnect()
 
     const spans = exporter.getFinishedSpans()
@@ -161,11 +164,7 @@ describe('wafka/otel', () => {
     await consumer.connect()
     await consumer.subscribe({ topics: ['traced-batch'] })
     await consumer.run({ eachBatch: async () => tracer().startSpan('batch work').end() })
-    await until(
-      () => exporter.getFinishedSpans().some((s) => s.name === 'receive traced-batch'),
-      10_000,
-      () => 'no receive span',
-    )
+    await untilSpan('receive traced-batch')
     await consumer.disconnect()
     const receive = exporter.getFinishedSpans().find((s) => s.name === 'receive traced-batch')!
     expect(receive.kind).toBe(SpanKind.CONSUMER)
@@ -189,15 +188,7 @@ describe('wafka/otel', () => {
     await consumer.connect()
     await consumer.subscribe({ topic: 'traced-kafkajs', fromBeginning: true })
     await consumer.run({ eachMessage: async () => tracer().startSpan('kafkajs handler').end() })
-    await until(
-      () => exporter.getFinishedSpans().some((s) => s.name === 'kafkajs handler'),
-      10_000,
-      () =>
-        exporter
-          .getFinishedSpans()
-          .map((s) => s.name)
-          .join(', '),
-    )
+    await untilSpan('kafkajs handler')
     await consumer.disconnect()
     const spans = exporter.getFinishedSpans()
     const send = spans.find((s) => s.name === 'send traced-kafkajs')!
