@@ -6,7 +6,7 @@
 // and on 3. Each start either refuses naming the file, or recovers and
 // says what it cut: the records read back are every acknowledged one, or
 // exactly those before a reported cut; no topic and no segment goes.
-import { cpSync, mkdtempSync, rmSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,7 +15,7 @@ import { loadCodecs } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import { DeleteRecords, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, listOffset, produce, readAll, storageFixture, type Stored } from './storage-support.js'
+import { batch, listing, listOffset, produce, readAll, storageFixture, type Stored } from './storage-support.js'
 
 const fx = storageFixture('wafka-fault-matrix-')
 const TOPIC = 'ft'
@@ -28,16 +28,6 @@ interface Seed {
   records: Stored[]
   logStart: bigint
   committed: bigint
-}
-
-/** Every file under `dir` (relative path → size). */
-function listing(dir: string): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const s = statSync(join(dir, name))
-    if (s.isFile()) out[name] = s.size
-  }
-  return out
 }
 
 async function leaderOf(c: RawClient): Promise<number> {

@@ -3,7 +3,7 @@
 // reported, a corrupt batch in the middle refusing the start by name, an
 // earlier version's JSON lines migrated; and a partition directory never
 // deleted because the metadata does not know it (moved aside as -stray).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { DiskLog } from '../../src/broker/storage/disk-log.js'
@@ -11,7 +11,7 @@ import { startCluster } from '../../src/broker/index.js'
 import { decodeRecordSet } from '../../src/codec/index.js'
 import { Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, batchesOf, listOffset, produce, readAll, storageFixture } from './storage-support.js'
+import { batch, batchesOf, listing, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 
 const fx = storageFixture('wafka-metalog-')
 const { tempDir, start, stop } = fx
@@ -25,16 +25,6 @@ function jsonBatches(file: string) {
     ...b,
     records: decodeRecordSet(b.bytes).batches[0].records.map((r) => JSON.parse(r.value!.toString('utf8'))),
   }))
-}
-
-/** Every file under `dir` with its size: what a start must leave as it was. */
-function listing(dir: string): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const s = statSync(join(dir, name))
-    if (s.isFile()) out[name] = s.size
-  }
-  return out
 }
 
 function flipByte(file: string, at: number): void {

@@ -1,7 +1,7 @@
 // Helpers for the disk storage tests: the per-file fixture (temporary data
 // dirs, the running cluster, its clients), batches, produce,
 // fetch-everything, ListOffsets, segment file parsing.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect } from 'vitest'
@@ -154,6 +154,16 @@ export function batchesOf(file: string): { base: number; last: number; position:
       bytes: b.subarray(at, at + size),
     })
     at += size
+  }
+  return out
+}
+
+/** Every file under `dir` with its size: what a start must leave as it was. */
+export function listing(dir: string): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const s = statSync(join(dir, name))
+    if (s.isFile()) out[name] = s.size
   }
   return out
 }
