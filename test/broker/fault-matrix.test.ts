@@ -180,9 +180,6 @@ const knownLimits: Record<string, string> = {
   // one there is served, and a reader's next fetch offset jumps past it.
   'sealed segment .log start': "a base offset flipped in a trusted segment's first batch is not seen at start: reads skip the segment",
   'active segment .log middle clean': 'a base offset flipped in an indexed batch of the active segment is not seen at start',
-  // The leader cut its log at start (said) and still leads: its followers truncate to it, deleting their intact segments.
-  '3 active segment .log start': 'the leader that cut its log keeps leading; followers truncate their good copies away',
-  '3 partition.metadata middle': 'the leader moved its log aside (another topic id) and leads empty; followers truncate to it',
 }
 
 /** The known limit a case runs into, by its most specific key. */

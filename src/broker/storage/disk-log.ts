@@ -79,6 +79,8 @@ export class DiskLog {
   onRecoveryPoint: () => void = () => {}
   /** Told of each roll with the new active segment's base, before anything is appended to it: a producer-state snapshot is taken there. */
   onRoll: (baseOffset: number) => void = () => {}
+  /** The opening lost records it had: a segment cut, or the directory moved aside (said): this replica must not lead. */
+  lostAtOpen = false
   /** What the opening read. */
   readonly loadStats: LoadStats = { segmentsTrusted: 0, segmentsRecovered: 0, batchesRead: 0 }
 
@@ -117,6 +119,7 @@ export class DiskLog {
     if (moveAsideIfOtherTopic(dir, topicId, report)) {
       mkdirSync(dir, { recursive: true })
       log.parentDirty = true
+      log.lostAtOpen = true
     }
     // Written when missing or naming another id (flushed, renamed into place: StorageError when it cannot be).
     if (partitionTopicId(dir) !== topicId) writeFileDurably(metadata, expected)
@@ -156,6 +159,7 @@ export class DiskLog {
       log.loadStats.batchesRead += seg.scanned
       if (bytes > 0) {
         cut = true
+        log.lostAtOpen = true
         report(
           `${dir}: segment ${base} cut at offset ${seg.nextOffset} (${bytes} bytes from byte ${seg.size}: a torn or corrupt batch); ` +
             `the bytes cut are kept as ${seg.path}.cut-${seg.size}; a follower refetches them from its leader`,
