@@ -126,8 +126,10 @@ describe('the cluster metadata log', () => {
     const problems: string[] = []
     const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
     expect(problems).toContainEqual(
-      `metadata log: ${file}: cut ${last.bytes.length - 3} bytes at byte ${last.position}, a torn or corrupt last batch (the change it held was never acknowledged)`,
+      `metadata log: ${file}: cut ${last.bytes.length - 3} bytes at byte ${last.position}, a torn last batch (the change it held was never acknowledged); ` +
+        `the bytes cut are kept as ${file}.cut-${last.position}`,
     )
+    expect(readFileSync(`${file}.cut-${last.position}`)).toEqual(last.bytes.subarray(0, last.bytes.length - 3))
     // The last batch was t3's creation: it goes (torn, it was never acknowledged); its partition directory is kept and said.
     expect(last.records[0]).toMatchObject({ type: 'topic', name: 't3' })
     expect(await topicNames(c)).toEqual(['t1', 't2'])
