@@ -173,6 +173,13 @@ export class VirtualBroker {
     // A producer snapshot at each new segment's base (Kafka's, on roll); the directory's recovery points when one moves.
     disk.onRoll = (offset) => takeSnapshot(disk, replica.log, replica.producers, offset, report)
     disk.onRecoveryPoint = () => this.writeRecoveryPoints()
+    if (disk.lostAtOpen)
+      // After the metadata change that opened it is applied (a change from inside one would nest), before any follower fetches.
+      queueMicrotask(() => {
+        const to = this.cluster.controller.resign(topicId, partition, this.id)
+        if (to !== null)
+          report(`${name}: its log lost records at open, so broker ${to} (in sync) leads it now; this replica catches up from it`)
+      })
     return replica
   }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../errors.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -11,6 +11,7 @@ import { RecordFile } from './storage/record-file.js'
 import { DirLock } from './storage/dir-lock.js'
 import { fsyncDir, StorageError, writeFileDurably } from './storage/disk-io.js'
 import { unknownPartitionDirs } from './storage/disk-log.js'
+import { readOrWriteClusterId } from './storage/meta-properties.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
 import { optionsFromKafkaNames } from './kafka-names.js'
@@ -108,12 +109,7 @@ export class EmbeddedCluster {
     if (!dataDir) return new Controller()
     mkdirSync(dataDir, { recursive: true })
     const props = join(dataDir, 'meta.properties')
-    let clusterId = existsSync(props) ? /cluster\.id=(\S+)/.exec(readFileSync(props, 'utf8'))?.[1] : undefined
-    if (!clusterId) {
-      clusterId = uuid()
-      // As Kafka writes it (temp, flush, rename, directory flush); failing, the start is refused (StorageError).
-      writeFileDurably(props, `version=1\ncluster.id=${clusterId}\n`)
-    }
+    const clusterId = readOrWriteClusterId(props, uuid, (m) => this.options.onProblem?.(m))
     // A batch is one atomic change (torn, it goes whole), flushed before the change is acknowledged, as KRaft's.
     const dir = join(dataDir, '__cluster_metadata-0')
     const { file, records } = RecordFile.open<MetadataRecord>(join(dir, FIRST_SEGMENT), {

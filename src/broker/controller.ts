@@ -557,6 +557,22 @@ export class Controller {
    * reassignment, with the ISR the new leader alone). A replica out of sync
    * cannot lead (no unclean election).
    */
+  /**
+   * A leader whose log lost records at open (a cut, a directory moved
+   * aside) hands its leadership to another in-sync replica, which holds
+   * every acknowledged record, and leaves the ISR to catch up from it: led
+   * by it, its followers would truncate their whole copies to it. Returns
+   * the new leader, or null (not the leader, or no other in-sync replica).
+   */
+  resign(topicId: string, partition: number, broker: number): number | null {
+    const t = this.topicsById.get(topicId)
+    const p = t?.partitions[partition]
+    const next = p?.leader === broker ? p.isr.find((r) => r !== broker) : undefined
+    if (!t || !p || next === undefined) return null
+    this.atomically(() => this.changePartition(t, p, { leader: next, isr: p.isr.filter((r) => r !== broker) }))
+    return next
+  }
+
   moveLeader(topic: string, partition: number, broker: number): 'elected' | 'reassigned' {
     const t = this.topics.get(topic)
     const p = t?.partitions[partition]

@@ -3,58 +3,18 @@
 // reported, a corrupt batch in the middle refusing the start by name, an
 // earlier version's JSON lines migrated; and a partition directory never
 // deleted because the metadata does not know it (moved aside as -stray).
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DiskLog } from '../../src/broker/storage/disk-log.js'
-import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { startCluster } from '../../src/broker/index.js'
 import { decodeRecordSet } from '../../src/codec/index.js'
 import { Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, batchesOf, listOffset, produce, readAll } from './storage-support.js'
+import { batch, batchesOf, listing, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 
-const dirs: string[] = []
-const open: RawClient[] = []
-let cluster: RunningCluster | undefined
-
-afterEach(async () => {
-  await stop()
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'wafka-metalog-'))
-  dirs.push(d)
-  return d
-}
-
-async function start(options: StartClusterOptions): Promise<RawClient> {
-  await stop()
-  cluster = await startCluster(options)
-  const b = cluster.brokers[0]
-  const c = await RawClient.open(`${b.host}:${b.port}`)
-  open.push(c)
-  return c
-}
-
-async function stop(): Promise<void> {
-  for (const c of open.splice(0)) c.close()
-  await cluster?.stop()
-  cluster = undefined
-}
+const fx = storageFixture('wafka-metalog-')
+const { tempDir, start, stop } = fx
 
 const metadataLog = (dataDir: string) => join(dataDir, '__cluster_metadata-0', '00000000000000000000.log')
 const groupLog = (dataDir: string) => join(dataDir, '__consumer_offsets', '00000000000000000000.log')
@@ -65,16 +25,6 @@ function jsonBatches(file: string) {
     ...b,
     records: decodeRecordSet(b.bytes).batches[0].records.map((r) => JSON.parse(r.value!.toString('utf8'))),
   }))
-}
-
-/** Every file under `dir` with its size: what a start must leave as it was. */
-function listing(dir: string): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const s = statSync(join(dir, name))
-    if (s.isFile()) out[name] = s.size
-  }
-  return out
 }
 
 function flipByte(file: string, at: number): void {
@@ -116,7 +66,7 @@ describe('the cluster metadata log', () => {
     const before = listing(dataDir)
     const problems: string[] = []
     const refused = await startCluster({ dataDir, onProblem: (m) => problems.push(m) }).then(
-      (c) => ((cluster = c), null),
+      (c) => ((fx.cluster = c), null),
       (err: Error) => err,
     )
     expect(refused).toMatchObject({ name: 'RecordFileError', path: file, offset: t2.position })
@@ -176,8 +126,10 @@ describe('the cluster metadata log', () => {
     const problems: string[] = []
     const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
     expect(problems).toContainEqual(
-      `metadata log: ${file}: cut ${last.bytes.length - 3} bytes at byte ${last.position}, a torn or corrupt last batch (the change it held was never acknowledged)`,
+      `metadata log: ${file}: cut ${last.bytes.length - 3} bytes at byte ${last.position}, a torn last batch (the change it held was never acknowledged); ` +
+        `the bytes cut are kept as ${file}.cut-${last.position}`,
     )
+    expect(readFileSync(`${file}.cut-${last.position}`)).toEqual(last.bytes.subarray(0, last.bytes.length - 3))
     // The last batch was t3's creation: it goes (torn, it was never acknowledged); its partition directory is kept and said.
     expect(last.records[0]).toMatchObject({ type: 'topic', name: 't3' })
     expect(await topicNames(c)).toEqual(['t1', 't2'])
@@ -315,7 +267,7 @@ describe('a partition directory of another topic id', () => {
     mkdirSync(other, { recursive: true })
     writeFileSync(join(other, 'partition.metadata'), 'version: 0\ntopic_id: OTHER-ID\n')
     writeFileSync(join(other, '00000000000000000000.log'), 'kept')
-    cluster!.moveLeader('mv', 0, to)
+    fx.cluster!.moveLeader('mv', 0, to)
     const stray = readdirSync(join(dataDir, `broker-${to}`)).filter((d) => d.endsWith('-stray'))
     expect(stray).toEqual([expect.stringMatching(/^mv-0\.[0-9a-f]{32}-stray$/)])
     expect(readFileSync(join(dataDir, `broker-${to}`, stray[0], '00000000000000000000.log'), 'utf8')).toBe('kept')

@@ -4,12 +4,10 @@
 // crash test: kill -9 of a `wafka broker --data-dir` process under an
 // acks=all load loses nothing acknowledged.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
 import { encodeRecordBatch } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import {
@@ -24,46 +22,19 @@ import {
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
-import { batch, batchesOf, listOffset, produce, readAll } from './storage-support.js'
+import { batch, batchesOf, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const built = existsSync(join(root, 'dist', 'cli.js'))
 if (!built && process.env.CI) throw new Error('dist/cli.js is missing: run npm run build first')
 
-const dirs: string[] = []
-const open: RawClient[] = []
+const fx = storageFixture('wafka-recovery-')
+const { tempDir, start, stop } = fx
 const children: ChildProcess[] = []
-let cluster: RunningCluster | undefined
 
-afterEach(async () => {
-  for (const c of open.splice(0)) c.close()
+afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGKILL')
-  await cluster?.stop()
-  cluster = undefined
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'wafka-recovery-'))
-  dirs.push(d)
-  return d
-}
-
-async function start(options: StartClusterOptions): Promise<RawClient> {
-  for (const c of open.splice(0)) c.close()
-  await cluster?.stop()
-  cluster = await startCluster(options)
-  const b = cluster.brokers[0]
-  const c = await RawClient.open(`${b.host}:${b.port}`)
-  open.push(c)
-  return c
-}
-
-async function stop(): Promise<void> {
-  for (const c of open.splice(0)) c.close()
-  await cluster?.stop()
-  cluster = undefined
-}
 
 const partDir = (dataDir: string, topic: string) => join(dataDir, 'broker-0', `${topic}-0`)
 const onlyLog = (dataDir: string, topic: string) => join(partDir(dataDir, topic), '00000000000000000000.log')
@@ -193,14 +164,14 @@ describe('recovery at start', () => {
       keepPreparedTxn: false,
     })
     expect(again.producerId).toBeGreaterThan(init.producerId)
-    const t = cluster!.metadataLog.filter((r) => r.type === 'config' && r.name === 'ids')
+    const t = fx.cluster!.metadataLog.filter((r) => r.type === 'config' && r.name === 'ids')
     expect(t).toMatchObject([{ key: 'retention.ms', value: '123456' }])
   })
 
   it('a transaction left open by a stopped process is aborted by the next leader: the last stable offset is not held back for good', async () => {
     const dataDir = tempDir()
     let c = await start({ dataDir, topics: [{ name: 'txo', partitions: 1 }] })
-    const kafka = new Kafka({ clientId: 'txo', brokers: cluster!.bootstrapServers.split(','), logLevel: 0 })
+    const kafka = new Kafka({ clientId: 'txo', brokers: fx.cluster!.bootstrapServers.split(','), logLevel: 0 })
     const producer = kafka.producer({ transactionalId: 'txo-1' })
     await producer.connect()
     const done = await producer.transaction()
@@ -292,17 +263,14 @@ describe('recovery at start', () => {
       }
       /** A connection to the broker leading `partition` of the load topic (or coordinating the group, for -1). */
       const connect = async (bootstrap: string[], partition: number): Promise<RawClient> => {
-        const c = await RawClient.open(bootstrap[0])
-        open.push(c)
+        const c = fx.keep(await RawClient.open(bootstrap[0]))
         const md = await c.request(Metadata, 12, { topics: [{ name: 'load' }] })
         const id =
           partition < 0
             ? (await c.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['crash-group'] })).coordinators[0].nodeId
             : md.topics[0].partitions.find((x) => x.partitionIndex === partition)!.leaderId
         const b = md.brokers.find((x) => x.nodeId === id)!
-        const to = await RawClient.open(`${b.host}:${b.port}`)
-        open.push(to)
-        return to
+        return fx.keep(await RawClient.open(`${b.host}:${b.port}`))
       }
       const first = await serve()
       const exited = new Promise((resolve) => first.child.once('exit', resolve))
@@ -352,7 +320,7 @@ describe('recovery at start', () => {
       }
       await Promise.all([loop(0), loop(1), loop(2)])
       await exited
-      for (const c of open.splice(0)) c.close()
+      await fx.stop()
       await producer.disconnect().catch(() => {})
       expect(total).toBeGreaterThanOrEqual(3000)
 

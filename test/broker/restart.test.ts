@@ -6,8 +6,7 @@
 // transactions from the .txnindex files; only the batches after the snapshot
 // are replayed. A corrupt checkpoint, snapshot or index is said, and the
 // batches are read instead: never fatal, nothing lost.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Replica } from '../../src/broker/broker.js'
@@ -19,25 +18,15 @@ import { encodeRecordBatch, loadCodecs } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import { InitProducerId } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, produce, readAll } from './storage-support.js'
+import { batch, produce, readAll, storageFixture } from './storage-support.js'
 
-const dirs: string[] = []
-const clients: RawClient[] = []
-const running: EmbeddedCluster[] = []
+const fx = storageFixture('wafka-restart-')
+const { tempDir } = fx
 const realRead = diskIo.read
 
-afterEach(async () => {
+afterEach(() => {
   diskIo.read = realRead
-  for (const c of clients.splice(0)) c.close()
-  for (const e of running.splice(0)) await e.stop()
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'wafka-restart-'))
-  dirs.push(d)
-  return d
-}
 
 interface Started {
   embedded: EmbeddedCluster
@@ -56,20 +45,15 @@ async function open(dataDir: string, topics: { name: string; partitions: number 
     return realRead(...args)
   }
   const embedded = new EmbeddedCluster({ dataDir, onProblem: (m) => problems.push(m) })
-  running.push(embedded)
+  fx.keep(embedded)
   await embedded.start(topics)
   diskIo.read = realRead
   const b = embedded.brokers.get(0)!
-  const c = await RawClient.open(`${b.host}:${b.port}`)
-  clients.push(c)
+  const c = fx.keep(await RawClient.open(`${b.host}:${b.port}`))
   return { embedded, c, problems, reads }
 }
 
-async function stop(s: Started): Promise<void> {
-  s.c.close()
-  await s.embedded.stop()
-  running.splice(running.indexOf(s.embedded), 1)
-}
+const stop = fx.stop
 
 function replicaOf(embedded: EmbeddedCluster, topic: string): Replica {
   const id = embedded.controller.topics.get(topic)!.id
@@ -113,7 +97,7 @@ describe('fast restart', () => {
     const batches = await segmentsOf(s, 'fast', 8, 10)
     const keys = (await readAll(s.c, 'fast')).map((r) => r.key)
     expect(keys.length).toBe(batches * 3)
-    await stop(s)
+    await stop()
     expect(readFileSync(join(dataDir, 'broker-0', 'recovery-point-offset-checkpoint'), 'utf8')).toBe(`0\n1\nfast 0 ${batches * 3}\n`)
     s = await open(dataDir)
     const disk = replicaOf(s.embedded, 'fast').log.disk!
@@ -141,7 +125,7 @@ describe('fast restart', () => {
     unlinkSync(join(copy, '.lock'))
     expect(existsSync(join(copy, 'broker-0', '.clean-shutdown'))).toBe(false)
     expect(readFileSync(join(copy, 'broker-0', 'recovery-point-offset-checkpoint'), 'utf8')).toBe('0\n1\ncrash 0 150\n')
-    await stop(s)
+    await stop()
     const after = await open(copy)
     const disk = replicaOf(after.embedded, 'crash').log.disk!
     // The active segment (base 150): walked with its CRCs checked, then its batches replayed from the snapshot at 150.
@@ -180,7 +164,7 @@ describe('fast restart', () => {
     }
     const before = stateOf(replicaOf(s.embedded, 'idem'))
     expect(before.length).toBe(15)
-    await stop(s)
+    await stop()
     expect(readdirSync(partDir(dataDir, 'idem')).filter((f) => f.endsWith('.snapshot'))).toEqual([
       '00000000000000000018.snapshot',
       '00000000000000000042.snapshot',
@@ -226,7 +210,7 @@ describe('fast restart', () => {
     expect(existsSync(join(partDir(dataDir, 'txs'), '00000000000000000000.txnindex'))).toBe(true)
     const epochs = [...before.epochs]
     await producer.disconnect()
-    await stop(s)
+    await stop()
     s = await open(dataDir)
     const log = replicaOf(s.embedded, 'txs').log
     expect(log.disk!.loadStats).toMatchObject({ segmentsTrusted: 2, batchesRead: 0 })
@@ -246,7 +230,7 @@ describe('fast restart', () => {
       await produce(s.c, 'snap', encodeRecordBatch([{ key: `k${i}`, value: 'v' }], { ...p, baseSequence: i }))
     }
     const before = stateOf(replicaOf(s.embedded, 'snap'))
-    await stop(s)
+    await stop()
     const latest = join(partDir(dataDir, 'snap'), '00000000000000000008.snapshot')
     const bytes = readFileSync(latest)
     bytes[bytes.length - 3] ^= 0x10
@@ -268,7 +252,7 @@ describe('fast restart', () => {
     let s = await open(dataDir, [{ name: 'rp', partitions: 1 }])
     const batches = await segmentsOf(s, 'rp', 4, 5)
     const keys = (await readAll(s.c, 'rp')).map((r) => r.key)
-    await stop(s)
+    await stop()
     writeFileSync(join(dataDir, 'broker-0', 'recovery-point-offset-checkpoint'), '0\n1\nrp 0 6x\n')
     s = await open(dataDir)
     expect(s.problems).toEqual([expect.stringMatching(/recovery-point-offset-checkpoint: entry 1 "rp 0 6x" is not 3 fields: not used/)])
@@ -296,7 +280,7 @@ describe('fast restart', () => {
     const log = replicaOf(s.embedded, 'idx').log
     const [aborted, epochs] = [[...log.abortedTransactions], [...log.epochs]]
     expect(aborted).toHaveLength(1)
-    await stop(s)
+    await stop()
     const dir = partDir(dataDir, 'idx')
     for (const [file, garbage, said] of [
       ['leader-epoch-checkpoint', '0\n2\n0 0\n', /leader-epoch-checkpoint: count line "2" does not match its 1 entries: not used/],
@@ -310,7 +294,7 @@ describe('fast restart', () => {
       expect(again.disk!.loadStats.batchesRead).toBe(4)
       expect(again.abortedTransactions).toEqual(aborted)
       expect(again.epochs).toEqual(epochs)
-      await stop(s)
+      await stop()
       // Written again whole at the stop (the epochs) or at the replay (the .txnindex).
       expect(readFileSync(join(dir, file))).toEqual(good)
     }

@@ -4,11 +4,10 @@
 // bytes and index entries) back off, and the broker keeps serving reads;
 // once the disk takes writes again the log goes on with no gap, and a
 // restart reads exactly the acknowledged records.
-import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readlinkSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { startCluster, type StartClusterOptions } from '../../src/broker/index.js'
 import { BrokerError } from '../../src/broker/broker-error.js'
 import { Controller } from '../../src/broker/controller.js'
 import { snapshotRecords } from '../../src/broker/metadata-snapshot.js'
@@ -25,45 +24,24 @@ import {
 } from '../../src/protocol/messages/index.js'
 import { Kafka } from '../../src/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, batchesOf, listOffset, readAll } from './storage-support.js'
+import { batch, batchesOf, listOffset, readAll, storageFixture } from './storage-support.js'
 import { until } from './support.js'
 
 const realWrite = diskIo.write
 const realFsync = diskIo.fsync
-const dirs: string[] = []
-const open: RawClient[] = []
-const clients: { disconnect(): Promise<void> }[] = []
-let cluster: RunningCluster | undefined
+const fx = storageFixture('wafka-faults-')
+const { tempDir } = fx
 
-afterEach(async () => {
+afterEach(() => {
   diskIo.write = realWrite
   diskIo.fsync = realFsync
-  await Promise.allSettled(clients.splice(0).map((c) => c.disconnect()))
-  for (const c of open.splice(0)) c.close()
-  await cluster?.stop()
-  cluster = undefined
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'wafka-faults-'))
-  dirs.push(d)
-  return d
-}
 
 /** Starts the cluster and connects to the leader of `topic`-0. */
 async function leaderClient(options: StartClusterOptions, topic: string): Promise<{ c: RawClient; leader: number }> {
-  for (const c of open.splice(0)) c.close()
-  await cluster?.stop()
-  cluster = await startCluster(options)
-  const b0 = cluster.brokers[0]
-  const c0 = await RawClient.open(`${b0.host}:${b0.port}`)
-  open.push(c0)
+  const c0 = await fx.start(options)
   const leader = (await c0.request(Metadata, 12, { topics: [{ name: topic }] })).topics[0].partitions[0].leaderId
-  const b = cluster.brokers[leader]
-  const c = await RawClient.open(`${b.host}:${b.port}`)
-  open.push(c)
-  return { c, leader }
+  return { c: await fx.client(leader), leader }
 }
 
 async function produce(c: RawClient, topic: string, records: Buffer) {
@@ -170,7 +148,7 @@ describe('a metadata log write that fails', () => {
       expect(refused.errorMessage).toMatch(/ENOSPC/)
       expect(problems.some((p) => p.startsWith('metadata log:') && p.includes('ENOSPC'))).toBe(true)
       expect(await topicNames(c)).toEqual(['kept'])
-      expect(cluster!.metadataLog.some((r) => r.type === 'topic' && r.name === 'lost')).toBe(false)
+      expect(fx.cluster!.metadataLog.some((r) => r.type === 'topic' && r.name === 'lost')).toBe(false)
       for (let b = 0; b < brokers; b++) expect(readdirSync(join(dataDir, `broker-${b}`)).some((d) => d.startsWith('lost-'))).toBe(false)
       // DeleteTopics (one record) and InitProducerId (a producer-id block) cannot be written either: nothing changes.
       const deleted = await c.request(DeleteTopics, 6, { topics: [{ name: 'kept' }], timeoutMs: 5000 })
@@ -257,13 +235,10 @@ describe("the controller's image when its write fails", () => {
 describe('transaction markers whose write fails', () => {
   it('are written again until they are: the commit is acknowledged only then, read_committed sees none of it before and all of it after', async () => {
     const problems: string[] = []
-    cluster = await startCluster({ dataDir: tempDir(), onProblem: (m) => problems.push(m), topics: [{ name: 'tx', partitions: 2 }] })
-    const b = cluster.brokers[0]
-    const c = await RawClient.open(`${b.host}:${b.port}`)
-    open.push(c)
-    const kafka = new Kafka({ clientId: 'markers', brokers: cluster.bootstrapServers.split(',') })
+    const c = await fx.start({ dataDir: tempDir(), onProblem: (m) => problems.push(m), topics: [{ name: 'tx', partitions: 2 }] })
+    const kafka = new Kafka({ clientId: 'markers', brokers: fx.cluster!.bootstrapServers.split(',') })
     const p = kafka.producer({ transactionalId: 'tx-markers' })
-    clients.push(p)
+    fx.keep(p)
     await p.connect()
     const t = await p.transaction()
     await t.send({
@@ -321,15 +296,15 @@ describe.runIf(process.platform === 'linux')('an orphaned transaction a new lead
     const dataDir = tempDir()
     const problems: string[] = []
     const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'tx', partitions: 1 }] }
-    cluster = await startCluster(options)
-    const kafka = new Kafka({ clientId: 'orphan', brokers: cluster.bootstrapServers.split(',') })
+    fx.cluster = await startCluster(options)
+    const kafka = new Kafka({ clientId: 'orphan', brokers: fx.cluster.bootstrapServers.split(',') })
     const p = kafka.producer({ transactionalId: 'tx-orphan' })
-    clients.push(p)
+    fx.keep(p)
     await p.connect()
     const t = await p.transaction()
     await t.send({ topic: 'tx', messages: [{ value: 'open', partition: 0 }] })
     await p.disconnect()
-    await cluster.stop()
+    await fx.stop()
 
     // Restarted, the coordinator knows nothing of the transaction: its leader aborts it, and the marker's write fails.
     diskFullFor(join('tx-0', '0'))
@@ -406,7 +381,7 @@ describe.runIf(process.platform === 'linux')('small files of the data directory 
     diskFullFor('meta.properties')
     await expect(startCluster(options)).rejects.toThrow(/meta\.properties.*ENOSPC/)
     diskIo.write = realWrite
-    cluster = await startCluster(options)
+    fx.cluster = await startCluster(options)
 
     // An empty file: its flush fails (EIO).
     diskIo.fsync = (fd) => {
@@ -414,8 +389,7 @@ describe.runIf(process.platform === 'linux')('small files of the data directory 
         throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', syscall: 'fsync' })
       realFsync(fd)
     }
-    await cluster.stop()
-    cluster = undefined
+    await fx.stop()
     expect(problems.some((m) => m.includes('.clean-shutdown') && m.includes('EIO') && m.includes('not marked cleanly stopped'))).toBe(true)
     expect(readdirSync(join(dataDir, 'broker-0'))).not.toContain('.clean-shutdown')
   })

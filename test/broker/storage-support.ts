@@ -1,9 +1,70 @@
-// Helpers for the disk storage tests: batches, produce, fetch-everything, ListOffsets, segment file parsing.
-import { readFileSync } from 'node:fs'
-import { expect } from 'vitest'
+// Helpers for the disk storage tests: the per-file fixture (temporary data
+// dirs, the running cluster, its clients), batches, produce,
+// fetch-everything, ListOffsets, segment file parsing.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, expect } from 'vitest'
+import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
 import { decodeRecordSet, encodeRecordBatch } from '../../src/codec/index.js'
 import { Fetch, ListOffsets, Metadata, Produce } from '../../src/protocol/messages/index.js'
-import type { RawClient } from './raw-client.js'
+import { RawClient } from './raw-client.js'
+
+/** What a storage test leaves to clean up: clients to close, clusters to stop. */
+type Closable = { close(): unknown } | { stop(): Promise<unknown> } | { disconnect(): Promise<unknown> }
+
+export interface StorageFixture {
+  /** The cluster `start` started (or a test assigned), stopped by `stop` and after each test. */
+  cluster: RunningCluster | undefined
+  /** A new empty directory, removed after the test. */
+  tempDir(): string
+  /** Stops what runs, starts a cluster on `options` and connects to its broker 0. */
+  start(options: StartClusterOptions): Promise<RawClient>
+  /** A connection to broker `broker` of the running cluster. */
+  client(broker?: number): Promise<RawClient>
+  /** Closes (or stops) `c` at the next `stop`, or after the test. */
+  keep<T extends Closable>(c: T): T
+  /** Closes (or stops) what was kept, the last first, then stops the cluster. */
+  stop(): Promise<void>
+}
+
+/** One test file's disk fixture: registers the afterEach that stops everything and removes the directories. */
+export function storageFixture(prefix: string): StorageFixture {
+  const dirs: string[] = []
+  const kept: Closable[] = []
+  const fx: StorageFixture = {
+    cluster: undefined,
+    tempDir() {
+      const d = mkdtempSync(join(tmpdir(), prefix))
+      dirs.push(d)
+      return d
+    },
+    async start(options) {
+      await fx.stop()
+      fx.cluster = await startCluster(options)
+      return fx.client()
+    },
+    async client(broker = 0) {
+      const b = fx.cluster!.brokers[broker]
+      return fx.keep(await RawClient.open(`${b.host}:${b.port}`))
+    },
+    keep(c) {
+      kept.push(c)
+      return c
+    },
+    async stop() {
+      // The last kept first: a client before the cluster it talks to.
+      for (const c of kept.splice(0).reverse()) await ('close' in c ? c.close() : 'stop' in c ? c.stop() : c.disconnect().catch(() => {}))
+      await fx.cluster?.stop()
+      fx.cluster = undefined
+    },
+  }
+  afterEach(async () => {
+    await fx.stop()
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+  })
+  return fx
+}
 
 export interface Stored {
   offset: number
@@ -93,6 +154,16 @@ export function batchesOf(file: string): { base: number; last: number; position:
       bytes: b.subarray(at, at + size),
     })
     at += size
+  }
+  return out
+}
+
+/** Every file under `dir` with its size: what a start must leave as it was. */
+export function listing(dir: string): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const s = statSync(join(dir, name))
+    if (s.isFile()) out[name] = s.size
   }
   return out
 }

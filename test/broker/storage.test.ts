@@ -2,11 +2,10 @@
 // per partition, segments named by base offset holding the batches as
 // received, sparse offset and time indexes), segment roll, retention, and
 // a restart on the same directory keeping topics, records and offsets.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startCluster, type RunningCluster, type StartClusterOptions } from '../../src/broker/index.js'
+import { describe, expect, it } from 'vitest'
+import { startCluster } from '../../src/broker/index.js'
 import { DiskLog } from '../../src/broker/storage/disk-log.js'
 import { lastAtOrBelow, readIndexFile } from '../../src/broker/storage/indexes.js'
 import { encodeRecordBatch } from '../../src/codec/index.js'
@@ -15,42 +14,12 @@ import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { DeleteRecords, Fetch, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
-import { batch, batchesOf, listOffset, produce, readAll } from './storage-support.js'
+import { batch, batchesOf, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 
-const dirs: string[] = []
-const open: RawClient[] = []
-let cluster: RunningCluster | undefined
-
-afterEach(async () => {
-  for (const c of open.splice(0)) c.close()
-  await cluster?.stop()
-  cluster = undefined
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'wafka-storage-'))
-  dirs.push(d)
-  return d
-}
-
-async function start(options: StartClusterOptions): Promise<RunningCluster> {
-  cluster = await startCluster(options)
-  return cluster
-}
-
-async function restart(options: StartClusterOptions): Promise<RunningCluster> {
-  for (const c of open.splice(0)) c.close()
-  await cluster?.stop()
-  return start(options)
-}
-
-async function client(): Promise<RawClient> {
-  const b = cluster!.brokers[0]
-  const c = await RawClient.open(`${b.host}:${b.port}`)
-  open.push(c)
-  return c
-}
+const fx = storageFixture('wafka-storage-')
+const { tempDir, start, client } = fx
+/** A restart is a start: `start` stops what runs first. */
+const restart = start
 
 async function commit(c: RawClient, group: string, topic: string, offset: bigint): Promise<number> {
   const r = await c.request(OffsetCommit, 8, {
@@ -197,12 +166,7 @@ describe('disk storage with dataDir', () => {
     await start({ ...options, topics: [{ name: 'rf3', partitions: 1, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } }] })
     let c = await client()
     const leaderOf = async () => (await c.request(Metadata, 12, { topics: [{ name: 'rf3' }] })).topics[0].partitions[0]
-    const leaderClient = async () => {
-      const b = cluster!.brokers[(await leaderOf()).leaderId]
-      const lc = await RawClient.open(`${b.host}:${b.port}`)
-      open.push(lc)
-      return lc
-    }
+    const leaderClient = async () => client((await leaderOf()).leaderId)
     let lc = await leaderClient()
     for (let i = 0; i < 50; i++) expect((await produce(lc, 'rf3', batch(`r${i}`, 3, 100))).errorCode).toBe(0)
     const before = await readAll(lc, 'rf3')
@@ -223,15 +187,11 @@ describe('disk storage with dataDir', () => {
     const dataDir = tempDir()
     const leaderOf = async (topic: string, partition: number): Promise<RawClient> => {
       const md = await (await client()).request(Metadata, 12, { topics: [{ name: topic }] })
-      const b = cluster!.brokers[md.topics[0].partitions.find((x) => x.partitionIndex === partition)!.leaderId]
-      const lc = await RawClient.open(`${b.host}:${b.port}`)
-      open.push(lc)
-      return lc
+      return client(md.topics[0].partitions.find((x) => x.partitionIndex === partition)!.leaderId)
     }
     await start({ dataDir, brokers: 3, topics: [{ name: 'three', partitions: 3, replicationFactor: 1 }] })
     for (let p = 0; p < 3; p++) expect((await produce(await leaderOf('three', p), 'three', batch(`r${p}`, 2), p)).errorCode).toBe(0)
-    await cluster!.stop()
-    cluster = undefined
+    await fx.stop()
     const sizes = () =>
       [0, 1, 2].map((b) =>
         readdirSync(join(dataDir, `broker-${b}`))
@@ -257,14 +217,9 @@ describe('disk storage with dataDir', () => {
     const c = await client()
     const from = (await c.request(Metadata, 12, { topics: [{ name: 'mv' }] })).topics[0].partitions[0].leaderId
     const to = 1 - from
-    const on = async (broker: number) => {
-      const b = cluster!.brokers[broker]
-      const bc = await RawClient.open(`${b.host}:${b.port}`)
-      open.push(bc)
-      return bc
-    }
+    const on = (broker: number) => client(broker)
     for (let i = 0; i < 5; i++) expect((await produce(await on(from), 'mv', batch(`a${i}`, 2))).errorCode).toBe(0)
-    cluster!.moveLeader('mv', 0, to)
+    fx.cluster!.moveLeader('mv', 0, to)
     expect(existsSync(join(dataDir, `broker-${from}`, 'mv-0'))).toBe(false)
     expect(batchesOf(join(dataDir, `broker-${to}`, 'mv-0', '00000000000000000000.log')).length).toBe(5)
     expect(await produce(await on(to), 'mv', batch('b', 2))).toMatchObject({ errorCode: 0, baseOffset: 10n })
@@ -423,7 +378,7 @@ describe('disk storage with dataDir', () => {
       )
     const dir = join(dataDir, 'broker-0', 'lagroll-0')
     expect(segmentFiles(dir)).toEqual(['00000000000000000000.log', '00000000000000000001.log', '00000000000000000002.log'])
-    cluster!.compact('lagroll', 0)
+    fx.cluster!.compact('lagroll', 0)
     expect((await readAll(c, 'lagroll')).map((r) => `${r.offset}:${r.value}`)).toEqual(['1:v1', '2:v2'])
   })
 
@@ -442,7 +397,7 @@ describe('disk storage with dataDir', () => {
       }
     const dir = join(dataDir, 'broker-0', 'cmp-0')
     expect(segmentFiles(dir)).toEqual(['00000000000000000000.log', '00000000000000000016.log', '00000000000000000032.log'])
-    cluster!.compact('cmp', 0)
+    fx.cluster!.compact('cmp', 0)
     const after = await readAll(c, 'cmp')
     // Below the active segment (offset 32) only the newest value of each key is left; the active segment is whole.
     expect(after.filter((r) => r.offset < 32).map((r) => `${r.key}=${r.value}`)).toEqual(['k0=v28', 'k1=v29', 'k2=v30', 'k3=v31'])

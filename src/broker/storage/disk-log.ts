@@ -79,6 +79,8 @@ export class DiskLog {
   onRecoveryPoint: () => void = () => {}
   /** Told of each roll with the new active segment's base, before anything is appended to it: a producer-state snapshot is taken there. */
   onRoll: (baseOffset: number) => void = () => {}
+  /** The opening lost records it had: a segment cut, or the directory moved aside (said): this replica must not lead. */
+  lostAtOpen = false
   /** What the opening read. */
   readonly loadStats: LoadStats = { segmentsTrusted: 0, segmentsRecovered: 0, batchesRead: 0 }
 
@@ -117,6 +119,7 @@ export class DiskLog {
     if (moveAsideIfOtherTopic(dir, topicId, report)) {
       mkdirSync(dir, { recursive: true })
       log.parentDirty = true
+      log.lostAtOpen = true
     }
     // Written when missing or naming another id (flushed, renamed into place: StorageError when it cannot be).
     if (partitionTopicId(dir) !== topicId) writeFileDurably(metadata, expected)
@@ -156,6 +159,7 @@ export class DiskLog {
       log.loadStats.batchesRead += seg.scanned
       if (bytes > 0) {
         cut = true
+        log.lostAtOpen = true
         report(
           `${dir}: segment ${base} cut at offset ${seg.nextOffset} (${bytes} bytes from byte ${seg.size}: a torn or corrupt batch); ` +
             `the bytes cut are kept as ${seg.path}.cut-${seg.size}; a follower refetches them from its leader`,
@@ -533,10 +537,10 @@ function readLogStart(dir: string): number | null {
   }
 }
 
-/** The topic id a partition directory's partition.metadata names, or null (none, or unreadable). */
+/** The topic id a partition directory's partition.metadata names, or null (none, or unreadable: not the whole file as written). */
 export function partitionTopicId(dir: string): string | null {
   try {
-    return /^topic_id: (\S+)$/m.exec(readFileSync(join(dir, METADATA_FILE), 'utf8'))?.[1] ?? null
+    return /^version: 0\ntopic_id: ([\w-]+)\n$/.exec(readFileSync(join(dir, METADATA_FILE), 'utf8'))?.[1] ?? null
   } catch {
     return null
   }
@@ -546,12 +550,17 @@ export function partitionTopicId(dir: string): string | null {
  * Moves partition directory `dir` aside when its partition.metadata names
  * a topic id other than `topicId` (an older topic of its name, or one the
  * metadata lost): never deleted, renamed as Kafka's stray logs, and
- * reported. Returns whether it moved.
+ * reported. An unreadable one is said and written again. Returns whether it moved.
  */
 function moveAsideIfOtherTopic(dir: string, topicId: string, report: (message: string) => void): boolean {
   if (!existsSync(join(dir, METADATA_FILE))) return false
   const held = partitionTopicId(dir)
   if (held === topicId) return false
+  if (held === null) {
+    // Corrupt, not another topic's: it says nothing of whose records these are, and the directory's name says they are this topic's.
+    report(`${join(dir, METADATA_FILE)} is unreadable (corrupt): written again with topic id ${topicId}, the records kept`)
+    return false
+  }
   const stray = strayName(dir)
   renameSync(dir, stray)
   report(

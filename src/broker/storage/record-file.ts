@@ -5,7 +5,7 @@ import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { encodeRecordBatch } from '../../codec/batch-encoder.js'
 import { batchCrcMatches, batchLastOffsetNumber, batchMagic, batchSize } from '../../codec/batch-header.js'
 import { B_RECORDS } from '../../codec/layout.js'
-import { fsyncFd, fsyncPath, throwAsStorageError, writeFully } from './disk-io.js'
+import { fsyncFd, fsyncPath, throwAsStorageError, writeFully, writeWholeFile } from './disk-io.js'
 import { readJsonLines } from './json-lines.js'
 
 /**
@@ -221,6 +221,10 @@ function readBatches<T>(path: string, report?: (message: string) => void): { rec
           'are kept, reported at start, and moved aside as -stray when a topic of the same name is created).',
       )
     const cut = b.length - at
+    // A batch written whole (its length all there) that fails its CRC was corrupted after it was written, and may have
+    // been acknowledged; one cut short never was. Either way its bytes are kept beside the file, flushed before the cut.
+    const whole = b.length - at >= B_RECORDS && at + batchSize(b, at) <= b.length
+    writeWholeFile(`${path}.cut-${at}`, b.subarray(at), true)
     const fd = openSync(path, 'r+')
     try {
       ftruncateSync(fd, at)
@@ -228,7 +232,13 @@ function readBatches<T>(path: string, report?: (message: string) => void): { rec
     } finally {
       closeSync(fd)
     }
-    report?.(`${path}: cut ${cut} bytes at byte ${at}, a torn or corrupt last batch (the change it held was never acknowledged)`)
+    report?.(
+      whole
+        ? `${path}: cut ${cut} bytes at byte ${at}, a corrupt last batch (whole, failing its CRC: the change it held is lost, ` +
+            `and may have been acknowledged); the bytes cut are kept as ${path}.cut-${at}`
+        : `${path}: cut ${cut} bytes at byte ${at}, a torn last batch (the change it held was never acknowledged); ` +
+            `the bytes cut are kept as ${path}.cut-${at}`,
+    )
   }
   return { records, nextOffset }
 }

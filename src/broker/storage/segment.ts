@@ -306,6 +306,9 @@ export class Segment {
     const position = n ? this.index.positions[n - 1] : 0
     const first = this.readHeader(0)
     const firstTimestamp = first ? batchMaxTimestamp(first) : -1
+    // The first batch's offsets (not under the CRC) checked as a trusted segment's: out of range, the segment is read whole.
+    if (first && (batchBaseOffsetNumber(first) < this.baseOffset || batchLastOffsetNumber(first) - this.baseOffset > INT32_MAX))
+      return this.recover(validate, visit)
     const h = this.readHeader(position)
     if (!h || (n && batchLastOffsetNumber(h) !== this.baseOffset + this.index.offsets[n - 1]) || batchBaseOffsetNumber(h) < this.baseOffset)
       return this.recover(validate, visit)
@@ -333,7 +336,8 @@ export class Segment {
       const base = batchBaseOffsetNumber(h)
       const last = batchLastOffsetNumber(h)
       if (size < B_RECORDS || position + size > fileSize || batchMagic(h) !== 2) break
-      if (base < this.nextOffset || last < base) break
+      // A base offset is not under the CRC: one out of order, or beyond what a segment's relative offsets reach, is corrupt.
+      if (base < this.nextOffset || last < base || last - this.baseOffset > INT32_MAX) break
       const control = isControlBatch(h)
       let bytes: Buffer = h
       if (validate || control) {
