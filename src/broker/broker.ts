@@ -84,7 +84,7 @@ export class VirtualBroker {
       maxConnections,
       maxConnectionsPerIp,
       connectionsMaxIdleMs,
-      onProblem: (why) => this.cluster.problem(this.id, why),
+      onProblem: (why, level) => this.cluster.problem(this.id, why, level),
       tls: this.cluster.tls ?? undefined,
       // Every client connection of a SASL listener authenticates first (in-process peers do not), with
       // requests up to sasl.server.max.receive.size until it has, as Kafka bounds what a stranger can make it buffer.
@@ -202,7 +202,7 @@ export class VirtualBroker {
       writeRecoveryPoints(dir, points)
       return true
     } catch (err) {
-      this.cluster.problem(this.id, `writing its recovery points: ${(err as Error).message}`)
+      this.cluster.problem(this.id, `writing its recovery points: ${(err as Error).message}`, 'error')
       return false
     }
   }
@@ -258,7 +258,7 @@ export class VirtualBroker {
       this.syncRole(t, p)
     } catch (err) {
       if (!(err instanceof StorageError)) throw err
-      this.cluster.problem(this.id, `${t.name}-${p.partition} not opened here: ${err.message}`)
+      this.cluster.problem(this.id, `${t.name}-${p.partition} not opened here: ${err.message}`, 'error')
     }
   }
 
@@ -289,6 +289,7 @@ export class VirtualBroker {
         this.cluster.problem(
           this.id,
           `a transaction marker of ${t.name}-${partition} not written: ${err.message}; written again every ${MARKER_RETRY_MS} ms`,
+          'error',
         )
       const again = setTimeout(() => {
         const still = this.listener && this.replicas.get(`${t.id}/${partition}`) === replica && replica.leader?.epoch === leaderEpoch
@@ -297,7 +298,8 @@ export class VirtualBroker {
       again.unref?.()
       return
     }
-    if (attempt > 0) this.cluster.problem(this.id, `the transaction markers of ${t.name}-${partition} written after ${attempt} retries`)
+    if (attempt > 0)
+      this.cluster.problem(this.id, `the transaction markers of ${t.name}-${partition} written after ${attempt} retries`, 'info')
   }
 
   /** The ISR check of every partition led here: followers past replica.lag.time.max.ms leave it. */

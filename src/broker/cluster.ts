@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { createLogger, isLogLevel, type Logger } from '../logger.js'
 import { ConfigError } from '../errors.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { INT32_MAX } from '../int32.js'
@@ -61,15 +62,22 @@ export class EmbeddedCluster {
   readonly tls: ListenerTls | null
   /** The SASL users (made in start: SCRAM keys take PBKDF2), null without SASL. */
   saslUsers: SaslUsers | null = null
+  /** The broker's log (options.logLevel, options.logCreator): what it refused, cut or failed, and why. */
+  readonly log: Logger
 
   constructor(options: BrokerOptions) {
     const { options: resolved, given } = resolveBrokerOptions(options, (config) => optionsFromKafkaNames(config))
     this.options = resolved
     this.given = given
+    if (!isLogLevel(resolved.logLevel))
+      throw new ConfigError(
+        `startCluster: logLevel must be one of logLevel.NOTHING (0), ERROR (1), WARN (2), INFO (4), DEBUG (5), not ${JSON.stringify(resolved.logLevel)}`,
+      )
+    this.log = createLogger({ logLevel: resolved.logLevel, logCreator: resolved.logCreator }).namespace('Broker')
     this.tls = resolveTls(this.options.ssl)
     if (this.options.dataDir) {
       mkdirSync(this.options.dataDir, { recursive: true })
-      this.lock = DirLock.acquire(this.options.dataDir, (m) => this.options.onProblem?.(m))
+      this.lock = DirLock.acquire(this.options.dataDir, (m) => this.problem(null, m))
     }
     try {
       this.controller = this.openMetadata()
@@ -109,7 +117,7 @@ export class EmbeddedCluster {
     if (!dataDir) return new Controller()
     mkdirSync(dataDir, { recursive: true })
     const props = join(dataDir, 'meta.properties')
-    const clusterId = readOrWriteClusterId(props, uuid, (m) => this.options.onProblem?.(m))
+    const clusterId = readOrWriteClusterId(props, uuid, (m) => this.problem(null, m))
     // A batch is one atomic change (torn, it goes whole), flushed before the change is acknowledged, as KRaft's.
     const dir = join(dataDir, '__cluster_metadata-0')
     const { file, records } = RecordFile.open<MetadataRecord>(join(dir, FIRST_SEGMENT), {
@@ -117,7 +125,7 @@ export class EmbeddedCluster {
       // A change whose write fails is taken back by the controller: the log takes the next one.
       undoneOnFailure: true,
       legacy: join(dir, 'records.jsonl'),
-      report: (m) => this.options.onProblem?.(`metadata log: ${m}`),
+      report: (m) => this.problem(null, `metadata log: ${m}`),
     })
     const controller = Controller.replay(records, clusterId)
     this.metadataFile = file
@@ -129,7 +137,7 @@ export class EmbeddedCluster {
       try {
         bytes = file.append(batch)
       } catch (err) {
-        this.options.onProblem?.(`metadata log: ${(err as Error).message}; the change is not made`)
+        this.problem(null, `metadata log: ${(err as Error).message}; the change is not made`, 'error')
         throw err
       }
       if (!this.metadataSnapshots.appended(bytes) || due) return
@@ -141,7 +149,7 @@ export class EmbeddedCluster {
         try {
           if (this.metadataFile === file) file.rewrite(snapshotRecords(controller))
         } catch (err) {
-          this.options.onProblem?.(`metadata log: snapshot failed (the log is kept as it was): ${(err as Error).message}`)
+          this.problem(null, `metadata log: snapshot failed (the log is kept as it was): ${(err as Error).message}`, 'error')
         }
       })
     }
@@ -159,7 +167,7 @@ export class EmbeddedCluster {
     const groups = this.groups
     groups.store = GroupStore.open(
       join(dataDir, '__consumer_offsets', FIRST_SEGMENT),
-      (m) => this.options.onProblem?.(`group log: ${m}`),
+      (m) => this.problem(null, `group log: ${m}`),
       (id) => groups.classicOrCreate(id)!,
       () => groups.groups.values(),
       (id) => groups.groups.delete(id),
@@ -213,7 +221,7 @@ export class EmbeddedCluster {
         try {
           replica.log.applyRetention(now, Number(topicConfig(t, 'retention.ms')), Number(topicConfig(t, 'retention.bytes')))
         } catch (err) {
-          this.problem(b.id, `retention of ${t.name}: ${(err as Error).message}`)
+          this.problem(b.id, `retention of ${t.name}: ${(err as Error).message}`, 'error')
         }
       }
     }
@@ -227,7 +235,7 @@ export class EmbeddedCluster {
         try {
           replica.log.disk?.flushIfDue(now)
         } catch (err) {
-          this.problem(b.id, (err as Error).message)
+          this.problem(b.id, (err as Error).message, 'error')
         }
       }
   }
@@ -370,8 +378,12 @@ export class EmbeddedCluster {
     return { p, replica }
   }
 
-  problem(brokerId: number, message: string): void {
-    this.options.onProblem?.(`broker ${brokerId}: ${message}`)
+  /**
+   * A log entry of the broker's (`brokerId`'s, or the cluster's: null): what
+   * it refused, cut or failed and why. WARN unless said.
+   */
+  problem(brokerId: number | null, message: string, level: 'error' | 'warn' | 'info' = 'warn'): void {
+    this.log[level](message, brokerId === null ? undefined : { broker: brokerId })
   }
 
   async stop(): Promise<void> {
@@ -393,7 +405,7 @@ export class EmbeddedCluster {
           r.log.close()
         } catch (err) {
           clean = false
-          this.problem(b.id, (err as Error).message)
+          this.problem(b.id, (err as Error).message, 'error')
         }
       }
       // The recovery points (each log's end, now flushed) before the marker: a clean start trusts every segment below them.
@@ -404,7 +416,7 @@ export class EmbeddedCluster {
         if (dir && clean) writeFileDurably(join(dir, CLEAN_SHUTDOWN), '')
       } catch (err) {
         // Unmarked, the next start checks every segment: slower, never wrong.
-        this.problem(b.id, `${(err as Error).message}: not marked cleanly stopped (the next start checks every segment)`)
+        this.problem(b.id, `${(err as Error).message}: not marked cleanly stopped (the next start checks every segment)`, 'error')
       }
     }
     this.metadataFile?.close()

@@ -1,3 +1,4 @@
+import { logLevel, type LogCreator } from '../logger.js'
 import { readFile } from 'node:fs/promises'
 import { startCluster, type BrokerOptions, type BrokerSaslOptions, type BrokerTlsOptions, type SaslMechanismName } from './index.js'
 import { optionsFromKafkaNames, supportedKafkaNames, type FromKafkaNames } from './kafka-names.js'
@@ -117,7 +118,12 @@ export async function brokerCommand(
   const stopping = stopSignal()
   const dataDir = options.dataDir ?? config?.['log.dirs'] ?? config?.['log.dir']
   log(`wafka broker: starting ${options.brokers ?? 1} broker(s)${dataDir ? ` from ${dataDir}` : ''}`)
-  const cluster = await startCluster({ ...options, ssl, sasl, config, onProblem: (m) => log(`wafka broker: ${m}`) })
+  // The broker's log, INFO and up, a line each: `wafka broker: WARN broker 0: ...`.
+  const logCreator: LogCreator =
+    () =>
+    ({ label, log: entry }) =>
+      log(`wafka broker: ${label} ${typeof entry.broker === 'number' ? `broker ${entry.broker}: ` : ''}${entry.message}`)
+  const cluster = await startCluster({ logLevel: logLevel.INFO, logCreator, ...options, ssl, sasl, config })
   if (dataDir) log(`wafka broker: data kept in ${dataDir}`)
   // What is served: the flags', else the file's.
   const tls = ssl ?? named.options.ssl

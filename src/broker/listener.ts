@@ -51,7 +51,7 @@ export class ClientConnection {
     readonly socket: Socket | Duplex,
     private readonly handle: FrameHandler,
     maxRequestBytes: number,
-    private readonly onProblem: (why: string) => void,
+    private readonly onProblem: (why: string, level?: 'warn' | 'info') => void,
     private readonly label?: string,
   ) {
     this.frames = new FrameSplitter(maxRequestBytes, (f) => this.enqueue(f))
@@ -136,7 +136,7 @@ export class ClientConnection {
 
   close(why?: string): void {
     if (this.closed && !why) return
-    if (why) this.onProblem(`${this.remote}: ${why}; connection closed`)
+    if (why) this.onProblem(`${this.remote}: ${why}; connection closed`, 'info')
     this.closed = true
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()
@@ -203,7 +203,8 @@ export class ClientConnection {
 
 export interface ListenerOptions {
   maxRequestBytes: number
-  onProblem: (why: string) => void
+  /** Where the listener says why it closed or refused a connection (refusals past a limit: WARN; a client's doing: INFO). */
+  onProblem: (why: string, level?: 'warn' | 'info') => void
   maxConnections?: number
   /** max.connections.per.ip: client connections from one address. */
   maxConnectionsPerIp?: number
@@ -253,7 +254,7 @@ export class Listener {
             ? `max.connections.per.ip (${maxConnectionsPerIp} from ${ip})`
             : null
       if (refused) {
-        onProblem(`${socket.remoteAddress}:${socket.remotePort}: past ${refused}; connection closed`)
+        onProblem(`${socket.remoteAddress}:${socket.remotePort}: past ${refused}; connection closed`, 'warn')
         socket.destroy()
         return
       }
@@ -286,7 +287,7 @@ export class Listener {
       )
       // A failed handshake (no or an untrusted client certificate, a client speaking plaintext): reported, the socket is gone.
       server.on('tlsClientError', (err: Error, socket: TLSSocket) =>
-        onProblem(`${socket.remoteAddress}:${socket.remotePort}: TLS handshake failed: ${err.message}; connection closed`),
+        onProblem(`${socket.remoteAddress}:${socket.remotePort}: TLS handshake failed: ${err.message}; connection closed`, 'info'),
       )
     } else server = createServer(accept)
     this.server = server

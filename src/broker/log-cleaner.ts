@@ -191,7 +191,7 @@ export class LogCleaner {
             this.clean(log, t, now)
           } catch (err) {
             // One log that cannot be cleaned (bytes that will not decode) leaves the others, and the broker, serving.
-            this.cluster.problem(id, `cleaning ${t.name}-${p.partition} failed: ${(err as Error).message}`)
+            this.cluster.problem(id, `cleaning ${t.name}-${p.partition} failed: ${(err as Error).message}`, 'error')
           }
         }
       }

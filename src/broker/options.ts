@@ -2,6 +2,7 @@ import type { Buffer } from 'node:buffer'
 import { checkKeys, type OptionSpec } from '../config/option.js'
 import { ConfigError } from '../errors.js'
 import { INT32_MAX } from '../int32.js'
+import { logLevel, type LogCreator, type LogLevel } from '../logger.js'
 import type { FromKafkaNames } from './kafka-names.js'
 import type { BrokerSaslOptions } from './sasl/credentials.js'
 
@@ -161,8 +162,15 @@ export interface BrokerOptions {
    * tombstones past delete.retention.ms. Default 15000, as Kafka.
    */
   logCleanerBackoffMs?: number
-  /** Where the broker reports what it refused and why (closed connections, failed handlers). Default: nowhere. */
-  onProblem?: (message: string) => void
+  /**
+   * How much the broker logs: ERROR (a handler crashed, a write failed),
+   * WARN (data cut at recovery, a follower behind, a refused change), INFO
+   * (connections closed for cause, authentication refused). Default WARN,
+   * as the client's.
+   */
+  logLevel?: LogLevel
+  /** Where the broker's log entries go, as the client's logCreator. Default: a JSON line each on stderr. */
+  logCreator?: LogCreator
   /** TLS listeners (SSL, or SASL_SSL with `sasl`). */
   ssl?: BrokerTlsOptions
   /** SASL on every listener (SASL_PLAINTEXT, or SASL_SSL with `ssl`): PLAIN and SCRAM-SHA-256/512 for the users given. */
@@ -184,7 +192,7 @@ export interface BrokerOptions {
   config?: Record<string, string | number | boolean>
 }
 
-type Structured = 'topics' | 'onProblem' | 'ssl' | 'sasl' | 'dataDir' | 'config' | 'advertisedHost'
+type Structured = 'topics' | 'logCreator' | 'ssl' | 'sasl' | 'dataDir' | 'config' | 'advertisedHost'
 
 export type ResolvedOptions = Required<Omit<BrokerOptions, Structured>> & Pick<BrokerOptions, Exclude<Structured, 'config' | 'topics'>>
 
@@ -333,7 +341,8 @@ export const BROKER_OPTIONS = {
   racks: other('array', "Each broker's broker.rack, by id.", []),
   replicaSelector: str('leader', "'leader' or 'rack-aware' (KIP-392).", 'replica.selector.class', { allowed: ['leader', 'rack-aware'] }),
   logCleanerBackoffMs: ms(15_000, 'How often the log cleaner looks for partitions to compact.', 'log.cleaner.backoff.ms', 1),
-  onProblem: other('function', 'Where the broker reports what it refused and why.'),
+  logLevel: other('number', 'ERROR 1, WARN 2, INFO 4, DEBUG 5 (logLevel), or NOTHING 0.', logLevel.WARN),
+  logCreator: other('function', "Where the broker's log entries go: (level) => (entry) => void, as the client's."),
   ssl: other('object', 'TLS listeners: { cert, key, ca?, requestCert? } (PEM).'),
   sasl: other('object', 'SASL on every listener: { users, mechanisms?, scramIterations?, oauthbearer? }.'),
   connectionsMaxReauthMs: ms(0, "A SASL session's lifetime (0: no limit).", 'connections.max.reauth.ms'),

@@ -133,7 +133,7 @@ export class RequestPipeline {
       d.spentMs = performance.now() - started
       return await answered
     } catch (err) {
-      this.cluster.problem(this.broker.id, `${spec.name} v${ctx.version} failed: ${(err as Error).stack ?? err}`)
+      this.cluster.problem(this.broker.id, `${spec.name} v${ctx.version} failed: ${(err as Error).stack ?? err}`, 'error')
       // A controller's refusal carries its code (its metadata log not written: KAFKA_STORAGE_ERROR); anything else is a bug.
       return handler.errorResponse(req, err instanceof BrokerError ? err.code : ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)
     }
@@ -166,7 +166,7 @@ export class RequestPipeline {
       encodeResponseHeader(w, responseHeaderVersion(spec.apiKey, version), { correlationId: header.correlationId })
       spec.encodeResponse(w, version, res)
     } catch (err) {
-      this.cluster.problem(this.broker.id, `could not encode the ${spec.name} v${version} response: ${(err as Error).message}`)
+      this.cluster.problem(this.broker.id, `could not encode the ${spec.name} v${version} response: ${(err as Error).message}`, 'error')
       return 'close'
     }
     w.setInt32At(0, w.length - 4)
@@ -176,7 +176,7 @@ export class RequestPipeline {
   /** A response sent as the connection's last, the reason said. */
   private lastBeforeClose(out: Buffer | 'close', connection: ClientConnection, why: string): Answer {
     if (out === 'close') return out
-    this.cluster.problem(this.broker.id, `${connection.remote}: ${why}; connection closed`)
+    this.cluster.problem(this.broker.id, `${connection.remote}: ${why}; connection closed`, 'info')
     return { last: out }
   }
 

@@ -13,6 +13,7 @@ import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { Metadata } from '../../src/protocol/messages/Metadata.js'
 import { SaslHandshake } from '../../src/protocol/messages/SaslHandshake.js'
 import { RawClient } from './raw-client.js'
+import { keepLog } from './support.js'
 
 const running: RunningCluster[] = []
 const raws: RawClient[] = []
@@ -23,7 +24,7 @@ afterEach(async () => {
 
 async function cluster(options: StartClusterOptions): Promise<{ c: RunningCluster; problems: string[] }> {
   const problems: string[] = []
-  const c = await startCluster({ brokers: 1, ...options, onProblem: (m) => problems.push(m) })
+  const c = await startCluster({ brokers: 1, ...options, ...keepLog(problems) })
   running.push(c)
   return { c, problems }
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { DataDirLockedError } from '../../src/broker/storage/dir-lock.js'
+import { keepLog } from './support.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const built = existsSync(join(root, 'dist', 'cli.js'))
@@ -30,8 +31,8 @@ function tempDir(): string {
   return d
 }
 
-async function start(dataDir: string, onProblem?: (m: string) => void): Promise<RunningCluster> {
-  const c = await startCluster({ dataDir, onProblem })
+async function start(dataDir: string, log?: string[]): Promise<RunningCluster> {
+  const c = await startCluster({ dataDir, ...(log ? keepLog(log) : {}) })
   clusters.push(c)
   return c
 }
@@ -104,7 +105,7 @@ describe('the data directory lock', () => {
     const pid = deadPid()
     writeFileSync(join(dataDir, '.lock'), `pid=${pid}\nhost=${hostname()}\n`)
     const notices: string[] = []
-    await start(dataDir, (m) => notices.push(m))
+    await start(dataDir, notices)
     expect(notices).toEqual([`took over the stale lock ${join(resolve(dataDir), '.lock')} of process ${pid}, which is no longer running`])
     expect(readFileSync(join(dataDir, '.lock'), 'utf8')).toBe(`pid=${process.pid}\nhost=${hostname()}\n`)
   })
@@ -145,7 +146,7 @@ describe('the data directory lock', () => {
       child.kill('SIGKILL')
       await exited
       const notices: string[] = []
-      await start(dataDir, (m) => notices.push(m))
+      await start(dataDir, notices)
       expect(notices).toEqual([expect.stringMatching(`took over the stale lock .* of process ${child.pid}, which is no longer running`)])
     },
   )

@@ -16,6 +16,7 @@ import { Kafka } from '../../src/index.js'
 import { DeleteRecords, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, listing, listOffset, produce, readAll, storageFixture, type Stored } from './storage-support.js'
+import { keepLog } from './support.js'
 
 const fx = storageFixture('wafka-fault-matrix-')
 const TOPIC = 'ft'
@@ -147,7 +148,7 @@ async function restartOn(dir: string, brokers: number, from: bigint): Promise<Ou
   const problems: string[] = []
   let c0: RawClient
   try {
-    c0 = await fx.start({ dataDir: dir, brokers, onProblem: (m) => problems.push(m) })
+    c0 = await fx.start({ dataDir: dir, brokers, ...keepLog(problems) })
   } catch (err) {
     return { refused: (err as Error).message, problems }
   }
@@ -279,11 +280,11 @@ describe('meta.properties', () => {
     // A byte of its key flipped: "cluster.id" no longer there.
     writeFileSync(props, `version=1\ncluster.ie=${id}\n`)
     const problems: string[] = []
-    await expect(fx.start({ dataDir, onProblem: (m) => problems.push(m) })).rejects.toThrow(`${props} holds no cluster id (corrupt)`)
+    await expect(fx.start({ dataDir, ...keepLog(problems) })).rejects.toThrow(`${props} holds no cluster id (corrupt)`)
     expect(readFileSync(props, 'utf8')).toBe(`version=1\ncluster.ie=${id}\n`)
     // A line around the id not as written: said, the id kept.
     writeFileSync(props, `wersion=1\ncluster.id=${id}\n`)
-    await fx.start({ dataDir, onProblem: (m) => problems.push(m) })
+    await fx.start({ dataDir, ...keepLog(problems) })
     expect(fx.cluster!.clusterId).toBe(id)
     expect(problems).toContain(`${props} is not as written (corrupt?): its cluster id ${id} taken, the file left as it is`)
   })

@@ -2,7 +2,7 @@
 // frames of the served APIs with bytes flipped, cut, extended, or with a
 // wrong size. The broker must stay up, keep answering a well-behaved client,
 // and never fail inside a handler or while encoding a response (those are
-// reported through onProblem as "failed" / "could not encode").
+// reported in the broker's log as "failed" / "could not encode").
 //
 // Randomized but replayable: WAFKA_BROKER_FUZZ_SEED replays a seed,
 // WAFKA_BROKER_FUZZ_MS changes the time budget.
@@ -37,6 +37,7 @@ import {
 } from '../../src/protocol/messages/index.js'
 import { seedFromEnv } from '../prng.js'
 import { RawClient } from './raw-client.js'
+import { keepLog } from './support.js'
 
 const seed = seedFromEnv('WAFKA_BROKER_FUZZ_SEED')
 const BUDGET_MS = Number(process.env.WAFKA_BROKER_FUZZ_MS ?? 8000)
@@ -148,7 +149,7 @@ describe('broker fuzz', () => {
         brokers: 2,
         topics: [{ name: 'fz', partitions: 2 }],
         maxRequestBytes: 1 << 20,
-        onProblem: (m) => problems.push(m),
+        ...keepLog(problems),
       })
       const rng = new Prng(seed)
       const addresses = cluster.bootstrapServers.split(',')

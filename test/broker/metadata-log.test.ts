@@ -12,6 +12,7 @@ import { decodeRecordSet } from '../../src/codec/index.js'
 import { Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listing, listOffset, produce, readAll, storageFixture } from './storage-support.js'
+import { keepLog } from './support.js'
 
 const fx = storageFixture('wafka-metalog-')
 const { tempDir, start, stop } = fx
@@ -65,7 +66,7 @@ describe('the cluster metadata log', () => {
     flipByte(file, t2.position + Math.floor(t2.bytes.length / 2))
     const before = listing(dataDir)
     const problems: string[] = []
-    const refused = await startCluster({ dataDir, onProblem: (m) => problems.push(m) }).then(
+    const refused = await startCluster({ dataDir, ...keepLog(problems) }).then(
       (c) => ((fx.cluster = c), null),
       (err: Error) => err,
     )
@@ -97,7 +98,7 @@ describe('the cluster metadata log', () => {
     const t3Bytes = readFileSync(t3Log)
     renameSync(metadataLog(dataDir), `${metadataLog(dataDir)}.aside`)
     const problems: string[] = []
-    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    const c = await start({ dataDir, ...keepLog(problems) })
     for (const t of ['t1', 't2', 't3'])
       expect(problems).toContainEqual(
         expect.stringMatching(new RegExp(`t${t.slice(1)}-0 holds topic id \\S+, which the metadata log does not know: kept`)),
@@ -124,7 +125,7 @@ describe('the cluster metadata log', () => {
     const last = batches.at(-1)!
     truncateSync(file, last.position + last.bytes.length - 3)
     const problems: string[] = []
-    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    const c = await start({ dataDir, ...keepLog(problems) })
     expect(problems).toContainEqual(
       `metadata log: ${file}: cut ${last.bytes.length - 3} bytes at byte ${last.position}, a torn last batch (the change it held was never acknowledged); ` +
         `the bytes cut are kept as ${file}.cut-${last.position}`,
@@ -138,7 +139,7 @@ describe('the cluster metadata log', () => {
     // The log goes on from the cut: nothing more to cut at the next start.
     await stop()
     const again: string[] = []
-    await start({ dataDir, onProblem: (m) => again.push(m) })
+    await start({ dataDir, ...keepLog(again) })
     expect(again.filter((m) => m.includes('cut'))).toEqual([])
   })
 
@@ -149,7 +150,7 @@ describe('the cluster metadata log', () => {
     const last = batchesOf(file).at(-1)!
     flipByte(file, last.position + last.bytes.length - 2)
     const problems: string[] = []
-    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    const c = await start({ dataDir, ...keepLog(problems) })
     expect(problems).toContainEqual(expect.stringContaining(`${file}: cut ${last.bytes.length} bytes at byte ${last.position}`))
     expect(await topicNames(c)).toEqual(['t1', 't2'])
   })
@@ -164,7 +165,7 @@ describe('the cluster metadata log', () => {
     const legacy = join(dir, 'records.jsonl')
     writeFileSync(legacy, `${lines.join('\n')}\n`)
     const problems: string[] = []
-    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    const c = await start({ dataDir, ...keepLog(problems) })
     expect(await topicNames(c)).toEqual(['t1', 't2', 't3'])
     expect(problems).toContainEqual(expect.stringContaining(`${legacy}: migrated ${lines.length} lines`))
     expect(readFileSync(`${legacy}.migrated`, 'utf8')).toBe(`${lines.join('\n')}\n`)
@@ -229,7 +230,7 @@ describe('the group log', () => {
     const g3 = batches[2]
     truncateSync(groupLog(dataDir), g3.position + 10)
     const problems: string[] = []
-    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    const c = await start({ dataDir, ...keepLog(problems) })
     expect(problems).toContainEqual(expect.stringContaining(`group log: ${groupLog(dataDir)}: cut 10 bytes at byte ${g3.position}`))
     expect(await committed(c, 'g1')).toBe(10n)
     expect(await committed(c, 'g2')).toBe(20n)

@@ -26,6 +26,7 @@ import {
 import { encodeData } from '../../src/protocol/api.js'
 import { ConsumerProtocolSubscription } from '../../src/protocol/messages/ConsumerProtocol.js'
 import { RawClient } from './raw-client.js'
+import { keepLog } from './support.js'
 
 let cluster: RunningCluster
 let problems: string[]
@@ -33,7 +34,7 @@ const open: RawClient[] = []
 
 beforeEach(async () => {
   problems = []
-  cluster = await startCluster({ brokers: 2, topics: [{ name: 't', partitions: 2 }], onProblem: (m) => problems.push(m) })
+  cluster = await startCluster({ brokers: 2, topics: [{ name: 't', partitions: 2 }], ...keepLog(problems) })
 })
 afterEach(async () => {
   for (const c of open.splice(0)) c.close()
@@ -141,7 +142,7 @@ describe('what the broker advertises and refuses', () => {
 
   it('a request larger than socket.request.max.bytes closes the connection before it is read', async () => {
     await cluster.stop()
-    cluster = await startCluster({ brokers: 1, maxRequestBytes: 1024, onProblem: (m) => problems.push(m) })
+    cluster = await startCluster({ brokers: 1, maxRequestBytes: 1024, ...keepLog(problems) })
     const c = await client()
     const big = Buffer.alloc(8)
     big.writeInt32BE(10 * 1024 * 1024, 0) // announces 10 MiB, sends 4 bytes of it
@@ -153,7 +154,7 @@ describe('what the broker advertises and refuses', () => {
 
   it('connections past maxConnections are closed at once; the broker serves on once some go', async () => {
     await cluster.stop()
-    cluster = await startCluster({ brokers: 1, maxConnections: 3, onProblem: (m) => problems.push(m) })
+    cluster = await startCluster({ brokers: 1, maxConnections: 3, ...keepLog(problems) })
     const held = [await client(), await client(), await client()]
     for (const c of held)
       expect((await c.request(ApiVersions, 3, { clientSoftwareName: 'n', clientSoftwareVersion: '1' })).errorCode).toBe(0)

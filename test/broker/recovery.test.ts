@@ -21,7 +21,7 @@ import {
   Produce,
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { until } from './support.js'
+import { keepLog, until } from './support.js'
 import { batch, batchesOf, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -72,7 +72,7 @@ describe('recovery at start', () => {
     bytes[last.position + last.bytes.length - 20] ^= 0x01
     writeFileSync(file, bytes)
     const problems: string[] = []
-    const c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    const c = await start({ dataDir, ...keepLog(problems) })
     expect(readFileSync(file).length).toBe(last.position)
     // Said, and the bytes cut kept beside the segment (never deleted).
     expect(problems.filter((m) => m.includes(`cut at offset 27 (${last.bytes.length} bytes from byte ${last.position}`))).toHaveLength(1)
@@ -101,7 +101,7 @@ describe('recovery at start', () => {
     writeFileSync(second, bytes)
     const later = ['00000000000000000004.log', '00000000000000000006.log'].map((f) => readFileSync(join(dir, f)))
     const problems: string[] = []
-    c = await start({ dataDir, onProblem: (m) => problems.push(m) })
+    c = await start({ dataDir, ...keepLog(problems) })
     expect(readdirSync(dir).filter((f) => f.endsWith('.log'))).toEqual(['00000000000000000000.log', '00000000000000000002.log'])
     expect(readFileSync(second).length).toBe(0)
     expect(readFileSync(join(dir, '00000000000000000002.log.cut-0'))).toEqual(bytes)

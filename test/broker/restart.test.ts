@@ -19,6 +19,7 @@ import { Kafka } from '../../src/index.js'
 import { InitProducerId } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, produce, readAll, storageFixture } from './storage-support.js'
+import { keepLog } from './support.js'
 
 const fx = storageFixture('wafka-restart-')
 const { tempDir } = fx
@@ -44,7 +45,7 @@ async function open(dataDir: string, topics: { name: string; partitions: number 
     reads++
     return realRead(...args)
   }
-  const embedded = new EmbeddedCluster({ dataDir, onProblem: (m) => problems.push(m) })
+  const embedded = new EmbeddedCluster({ dataDir, ...keepLog(problems) })
   fx.keep(embedded)
   await embedded.start(topics)
   diskIo.read = realRead

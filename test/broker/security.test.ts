@@ -34,7 +34,7 @@ import { roundTrip } from '../security/support.js'
 import { Prng } from '../../bench/support/prng.js'
 import { mutate } from './mutate.js'
 import { RawClient } from './raw-client.js'
-import { until } from './support.js'
+import { keepLog, until } from './support.js'
 
 const USERS = { alice: 'alice-Pa55word!', bob: 'bob:with:colons' }
 
@@ -67,7 +67,7 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
 
   const start = async (options: StartClusterOptions) => {
     problems = []
-    cluster = await startCluster({ brokers: 3, onProblem: (m) => problems.push(m), ...options })
+    cluster = await startCluster({ brokers: 3, ...keepLog(problems), ...options })
     return cluster
   }
   const brokers = () => cluster!.bootstrapServers.split(',')
@@ -189,7 +189,7 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
     bootstrap: string
     users: { alice: string; bob: string }
     mechanisms: string[]
-    /** What the broker reported (the embedded broker's onProblem); null where it cannot be read. */
+    /** What the broker reported (the embedded broker's log); null where it cannot be read. */
     problems: string[] | null
     stop(): Promise<void>
   }
@@ -204,7 +204,7 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         const c = await startCluster({
           sasl: { users: USERS, mechanisms: [...mechanisms] },
           connectionsMaxReauthMs: reauthMs,
-          onProblem: (m) => problems.push(m),
+          ...keepLog(problems),
         })
         return {
           bootstrap: c.bootstrapServers,

@@ -25,7 +25,7 @@ import {
 import { Kafka } from '../../src/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listOffset, readAll, storageFixture } from './storage-support.js'
-import { until } from './support.js'
+import { keepLog, until } from './support.js'
 
 const realWrite = diskIo.write
 const realFsync = diskIo.fsync
@@ -74,7 +74,7 @@ describe('a full disk (simulated short writes and ENOSPC)', () => {
       const options = {
         dataDir,
         brokers,
-        onProblem: (m: string) => problems.push(m),
+        ...keepLog(problems),
         // An index entry with every batch after the first: an index write to fail too.
         topics: [{ name: 'full', partitions: 1, configs: { 'index.interval.bytes': '0' } }],
       }
@@ -136,7 +136,7 @@ describe('a metadata log write that fails', () => {
     async (brokers) => {
       const dataDir = tempDir()
       const problems: string[] = []
-      const options = { dataDir, brokers, onProblem: (m: string) => problems.push(m), topics: [{ name: 'kept', partitions: 1 }] }
+      const options = { dataDir, brokers, ...keepLog(problems), topics: [{ name: 'kept', partitions: 1 }] }
       let { c } = await leaderClient(options, 'kept')
       expect((await produce(c, 'kept', batch('k', 3))).errorCode).toBe(0)
       const kept = await readAll(c, 'kept')
@@ -235,7 +235,7 @@ describe("the controller's image when its write fails", () => {
 describe('transaction markers whose write fails', () => {
   it('are written again until they are: the commit is acknowledged only then, read_committed sees none of it before and all of it after', async () => {
     const problems: string[] = []
-    const c = await fx.start({ dataDir: tempDir(), onProblem: (m) => problems.push(m), topics: [{ name: 'tx', partitions: 2 }] })
+    const c = await fx.start({ dataDir: tempDir(), ...keepLog(problems), topics: [{ name: 'tx', partitions: 2 }] })
     const kafka = new Kafka({ clientId: 'markers', brokers: fx.cluster!.bootstrapServers.split(',') })
     const p = kafka.producer({ transactionalId: 'tx-markers' })
     fx.keep(p)
@@ -295,7 +295,7 @@ describe.runIf(process.platform === 'linux')('an orphaned transaction a new lead
   it('gets its ABORT marker written again until it is, when the write fails', async () => {
     const dataDir = tempDir()
     const problems: string[] = []
-    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'tx', partitions: 1 }] }
+    const options = { dataDir, ...keepLog(problems), topics: [{ name: 'tx', partitions: 1 }] }
     fx.cluster = await startCluster(options)
     const kafka = new Kafka({ clientId: 'orphan', brokers: fx.cluster.bootstrapServers.split(',') })
     const p = kafka.producer({ transactionalId: 'tx-orphan' })
@@ -335,7 +335,7 @@ describe.runIf(process.platform === 'linux')('small files of the data directory 
   it('partition.metadata not written: the partition is reported offline on its broker (KAFKA_STORAGE_ERROR), the rest goes on; it opens once the disk takes writes', async () => {
     const dataDir = tempDir()
     const problems: string[] = []
-    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'kept', partitions: 1 }] }
+    const options = { dataDir, ...keepLog(problems), topics: [{ name: 'kept', partitions: 1 }] }
     let { c } = await leaderClient(options, 'kept')
     diskFullFor('partition.metadata')
     // The topic's records are written (the metadata log is another file): it exists; its directory cannot be set up.
@@ -356,7 +356,7 @@ describe.runIf(process.platform === 'linux')('small files of the data directory 
   it('the log start checkpoint not written: DeleteRecords answers KAFKA_STORAGE_ERROR and the start stays; written, a restart keeps it', async () => {
     const dataDir = tempDir()
     const problems: string[] = []
-    const options = { dataDir, onProblem: (m: string) => problems.push(m), topics: [{ name: 'del', partitions: 1 }] }
+    const options = { dataDir, ...keepLog(problems), topics: [{ name: 'del', partitions: 1 }] }
     let { c } = await leaderClient(options, 'del')
     for (let i = 0; i < 3; i++) expect((await produce(c, 'del', batch(`d${i}`, 2))).errorCode).toBe(0)
     const deleteTo = (offset: bigint) =>
@@ -377,7 +377,7 @@ describe.runIf(process.platform === 'linux')('small files of the data directory 
   it('meta.properties not written: the start is refused naming it (StorageError), the directory left free; .clean-shutdown not flushed: the stop says so and leaves no marker', async () => {
     const dataDir = tempDir()
     const problems: string[] = []
-    const options = { dataDir, onProblem: (m: string) => problems.push(m) }
+    const options = { dataDir, ...keepLog(problems) }
     diskFullFor('meta.properties')
     await expect(startCluster(options)).rejects.toThrow(/meta\.properties.*ENOSPC/)
     diskIo.write = realWrite

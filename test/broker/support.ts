@@ -1,4 +1,4 @@
-import type { KafkaMessage } from '../../src/index.js'
+import { logLevel, type KafkaMessage, type LogCreator, type LogLevel } from '../../src/index.js'
 import { DescribeConfigs } from '../../src/protocol/messages/index.js'
 import { describeMessage, type TestMessage } from './messages.js'
 import type { RawClient } from './raw-client.js'
@@ -85,4 +85,19 @@ export async function brokerConfigs(client: RawClient, broker = '0'): Promise<Re
   })
   if (res.results[0].errorCode !== 0) throw new Error(`DescribeConfigs: error ${res.results[0].errorCode}`)
   return Object.fromEntries(res.results[0].configs.map((c) => [c.name, [c.value, c.configSource]]))
+}
+
+/**
+ * startCluster options that keep what the broker logs (INFO and up) in
+ * `into`, each as `broker N: message` (the message alone for the cluster's
+ * own entries), for tests that check what it said.
+ */
+export function keepLog(into: string[], level: LogLevel = logLevel.INFO): { logLevel: LogLevel; logCreator: LogCreator } {
+  return {
+    logLevel: level,
+    logCreator:
+      () =>
+      ({ log }) =>
+        void into.push(typeof log.broker === 'number' ? `broker ${log.broker}: ${log.message}` : log.message),
+  }
 }

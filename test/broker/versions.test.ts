@@ -11,6 +11,7 @@ import { Reader } from '../../src/protocol/reader.js'
 import { Writer } from '../../src/protocol/writer.js'
 import { apis } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
+import { keepLog } from './support.js'
 
 const TOPIC_ID_PLACEHOLDER = 'TOPIC_ID'
 const batch = encodeRecordBatch([{ key: 'k', value: 'v' }])
@@ -195,7 +196,7 @@ describe('every served API at every advertised version', () => {
 
   it('answers with a response that decodes', async () => {
     const problems: string[] = []
-    const cluster = await startCluster({ brokers: 1, topics: [{ name: 'vt', partitions: 2 }], onProblem: (m) => problems.push(m) })
+    const cluster = await startCluster({ brokers: 1, topics: [{ name: 'vt', partitions: 2 }], ...keepLog(problems) })
     try {
       const c = await RawClient.open(cluster.bootstrapServers)
       const { Metadata } = await import('../../src/protocol/messages/index.js')

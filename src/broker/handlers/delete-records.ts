@@ -27,7 +27,7 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
             } catch (err) {
               // The log start checkpoint not written: the start stays where it was.
               if (!(err instanceof StorageError)) throw err
-              cluster.problem(broker.id, `DeleteRecords of ${dt.name}-${dp.partitionIndex}: ${err.message}`)
+              cluster.problem(broker.id, `DeleteRecords of ${dt.name}-${dp.partitionIndex}: ${err.message}`, 'error')
               return fail(ErrorCodes.KAFKA_STORAGE_ERROR)
             }
           }),

@@ -152,7 +152,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
             } catch (err) {
               if (!(err instanceof BrokerError)) throw err
               // A disk failure: nothing of the batch was kept; the partition goes on serving reads (and appends once the disk takes them).
-              if (err instanceof StorageError) cluster.problem(broker.id, `produce to ${t.name}-${pd.index}: ${err.message}`)
+              if (err instanceof StorageError) cluster.problem(broker.id, `produce to ${t.name}-${pd.index}: ${err.message}`, 'error')
               return { ...failed(pd.index, err.code, err.message), recordErrors: err.recordErrors }
             }
           })()

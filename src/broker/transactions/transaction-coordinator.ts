@@ -230,7 +230,7 @@ export class TransactionCoordinator {
       } catch (err) {
         // The group log not written (its disk failing): the offsets hold in memory; the partitions' markers go on.
         if (!(err instanceof StorageError || err instanceof RecordFileError)) throw err
-        this.cluster.problem(this.coordinatorFor(txn.transactionalId), `offsets of group ${groupId}: ${err.message}`)
+        this.cluster.problem(this.coordinatorFor(txn.transactionalId), `offsets of group ${groupId}: ${err.message}`, 'error')
       }
     this.writeMarkers(txn, 0)
   }
@@ -262,13 +262,15 @@ export class TransactionCoordinator {
       }
     }
     const what = `${commit ? 'COMMIT' : 'ABORT'} markers of transactional id ${txn.transactionalId}`
-    const report = (message: string) => this.cluster.problem(this.coordinatorFor(txn.transactionalId), message)
+    const report = (message: string, level: 'error' | 'info') =>
+      this.cluster.problem(this.coordinatorFor(txn.transactionalId), message, level)
     if (txn.partitions.size === 0) {
       txn.state = commit ? 'CompleteCommit' : 'CompleteAbort'
-      if (attempt > 0) report(`${what} written after ${attempt} retries`)
+      if (attempt > 0) report(`${what} written after ${attempt} retries`, 'info')
       return
     }
-    if (attempt === 0) report(`${what} not written to ${failed.join(', ')}: written again every ${MARKER_RETRY_MS} ms until they are`)
+    if (attempt === 0)
+      report(`${what} not written to ${failed.join(', ')}: written again every ${MARKER_RETRY_MS} ms until they are`, 'error')
     txn.timer = setTimeout(() => {
       txn.timer = null
       this.writeMarkers(txn, attempt + 1)
