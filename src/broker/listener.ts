@@ -154,6 +154,7 @@ export class ClientConnection {
   private enqueue(frame: Buffer): void {
     if (this.closed || this.closing) return
     this.queue.push(frame)
+    if (requestTimingsOn) this.arrivals.push(performance.now())
     // Muted until the response is written (frames already in the chunk just read are queued and served in turn).
     this.socket.pause()
     if (!this.serving) void this.serve()

@@ -3,12 +3,12 @@ import { writeFileSync } from 'node:fs'
 /**
  * A debug counter for load runs: every client request's time from its frame
  * read off the socket to its response written, by API key, as a histogram
- * of milliseconds. On only when WAFKA_BROKER_REQUEST_TIMINGS names a file,
+ * of milliseconds. On only when WAFKA_BROKER_REQUEST_TIMINGS names a file (%p: the process id),
  * which gets the percentiles as JSON when the process exits (how
  * bench/results/broker-load.md measured the embedded broker under
  * franz-go's suite); off, recording is one branch.
  */
-const file = typeof process !== 'undefined' ? process.env.WAFKA_BROKER_REQUEST_TIMINGS : undefined
+const file = typeof process !== 'undefined' ? process.env.WAFKA_BROKER_REQUEST_TIMINGS?.replace('%p', String(process.pid)) : undefined
 
 /** Per API key: counts by whole millisecond (the last bucket: 60 s and more). */
 const buckets = new Map<number, Uint32Array>()
