@@ -20,6 +20,9 @@
 import { spawn, spawnSync } from 'node:child_process'
 import {
   chmodSync,
+  closeSync,
+  openSync,
+  writeSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -304,7 +307,12 @@ export function runGoTests({ moduleDir, env, run, timeoutS = 900, log = console.
           t.state = 'FAIL'
           t.reason = `unfinished: ${reasonOf(t.output) || last.slice(0, 3).join(' / ') || `go test exit ${code}`}`.slice(0, 500)
         }
-        if (t.state !== 'PASS') writeFileSync(join(logDir, `${t.name.replace(/\//g, '__')}.log`), t.output.join(''))
+        // Line by line: a failing ETL test at 200,000+ records logs more than one string holds (RangeError).
+        if (t.state !== 'PASS') {
+          const fd = openSync(join(logDir, `${t.name.replace(/\//g, '__')}.log`), 'w')
+          for (const line of t.output) writeSync(fd, line)
+          closeSync(fd)
+        }
         delete t.output
       }
       if (rows.length === 0 && code !== 0)
