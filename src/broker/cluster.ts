@@ -350,15 +350,17 @@ export class EmbeddedCluster {
     if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
     // No leader (every ISR member down): a broker answers as for any partition it does not lead, as Kafka's do.
     if (p.leader !== broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
-    if (!broker.replicas.has(`${t.id}/${partition}`))
-      try {
-        // Not opened when it became this broker's (its directory could not be written): opened now, with its role.
-        broker.syncRole(t, p)
-      } catch (err) {
-        // Offline here while its directory cannot be written, as Kafka answers for a partition of a failed log directory.
-        if (err instanceof StorageError) return ErrorCodes.KAFKA_STORAGE_ERROR
-        throw err
-      }
+    // One key and one look-up: every partition of every Fetch and Produce comes through here.
+    const replica = broker.replicas.get(`${t.id}/${partition}`)
+    if (replica) return { p, replica }
+    try {
+      // Not opened when it became this broker's (its directory could not be written): opened now, with its role.
+      broker.syncRole(t, p)
+    } catch (err) {
+      // Offline here while its directory cannot be written, as Kafka answers for a partition of a failed log directory.
+      if (err instanceof StorageError) return ErrorCodes.KAFKA_STORAGE_ERROR
+      throw err
+    }
     return { p, replica: broker.replica(t.id, partition) }
   }
 
