@@ -25,6 +25,16 @@ interface Followed {
   replica: Replica
 }
 
+/** What the leader's fetch session holds for a partition: an incremental fetch names it again only when one changes. */
+interface SessionEntry {
+  fetchOffset: number
+  logStartOffset: number
+  leaderEpoch: number
+  lastFetchedEpoch: number
+}
+
+const INT32_MAX = 0x7fffffff
+
 /**
  * One follower broker's fetching from one leader broker, as Kafka's
  * ReplicaFetcherThread: for the partitions it follows there, first (at
@@ -39,6 +49,14 @@ class FetchLoop {
   private backoffMs = BACKOFF_MIN_MS
   /** Partition key -> the leader epoch its log was last truncated for. */
   private readonly truncatedFor = new Map<string, number>()
+  /**
+   * The incremental fetch session (KIP-227) this loop holds with its leader,
+   * as Kafka's followers do: after the first fetch a request names only the
+   * partitions whose fetch position moved, and the answer only those with
+   * news, instead of every followed partition both ways at every append.
+   * Id 0: none (the next fetch is full and opens one); it is over the link it was opened on.
+   */
+  private session = { id: 0, epoch: 0, link: null as PeerLink | null, entries: new Map<string, SessionEntry>() }
   stopped = false
   readonly done: Promise<void>
 
@@ -155,10 +173,45 @@ class FetchLoop {
   /** One Fetch from the followed partitions' log ends; false when nothing could be fetched (every partition failed). */
   private async fetch(link: PeerLink, followed: Followed[]): Promise<boolean> {
     const { broker, cluster } = this.fetcher
-    const ready = followed.filter((f) => this.truncatedFor.get(key(f)) === f.p.leaderEpoch)
-    if (!ready.length) return false
+    const ready = new Map<string, Followed>()
+    for (const f of followed) if (this.truncatedFor.get(key(f)) === f.p.leaderEpoch) ready.set(key(f), f)
+    if (!ready.size) return false
+    const session = this.session
+    if (session.link !== link) Object.assign(session, { id: 0, epoch: 0, link, entries: new Map() })
+    const incremental = session.id !== 0
+    // Full: every ready partition. Incremental: those whose position moved (or new), and the ones no longer fetched.
+    const asked: Followed[] = []
+    const positions = new Map<string, SessionEntry>()
+    for (const [k, f] of ready) {
+      const log = f.replica.log
+      const now = {
+        fetchOffset: log.logEndOffset,
+        logStartOffset: log.logStartOffset,
+        leaderEpoch: f.p.leaderEpoch,
+        lastFetchedEpoch: log.latestEpoch,
+      }
+      const was = session.entries.get(k)
+      if (
+        !incremental ||
+        !was ||
+        was.fetchOffset !== now.fetchOffset ||
+        was.logStartOffset !== now.logStartOffset ||
+        was.leaderEpoch !== now.leaderEpoch ||
+        was.lastFetchedEpoch !== now.lastFetchedEpoch
+      )
+        asked.push(f)
+      positions.set(k, now)
+    }
+    const forgotten = new Map<string, number[]>()
+    if (incremental)
+      for (const k of session.entries.keys()) {
+        if (ready.has(k)) continue
+        const slash = k.lastIndexOf('/')
+        const topicId = k.slice(0, slash)
+        forgotten.set(topicId, [...(forgotten.get(topicId) ?? []), Number(k.slice(slash + 1))])
+      }
     const byTopic = new Map<string, Followed[]>()
-    for (const f of ready) byTopic.set(f.t.id, [...(byTopic.get(f.t.id) ?? []), f])
+    for (const f of asked) byTopic.set(f.t.id, [...(byTopic.get(f.t.id) ?? []), f])
     const waitMs = this.fetcher.waitMs
     const res = await link.request(
       Fetch,
@@ -169,32 +222,52 @@ class FetchLoop {
         minBytes: 1,
         maxBytes: RESPONSE_MAX_BYTES,
         isolationLevel: 0,
-        sessionId: 0,
-        sessionEpoch: -1,
+        sessionId: session.id,
+        sessionEpoch: session.epoch,
         topics: [...byTopic].map(([topicId, fs]) => ({
           topic: '',
           topicId,
-          partitions: fs.map((f) => ({
-            partition: f.p.partition,
-            currentLeaderEpoch: f.p.leaderEpoch,
-            fetchOffset: BigInt(f.replica.log.logEndOffset),
-            lastFetchedEpoch: f.replica.log.latestEpoch,
-            logStartOffset: BigInt(f.replica.log.logStartOffset),
-            partitionMaxBytes: PARTITION_MAX_BYTES,
-          })),
+          partitions: fs.map((f) => {
+            const at = positions.get(key(f))!
+            return {
+              partition: f.p.partition,
+              currentLeaderEpoch: at.leaderEpoch,
+              fetchOffset: BigInt(at.fetchOffset),
+              lastFetchedEpoch: at.lastFetchedEpoch,
+              logStartOffset: BigInt(at.logStartOffset),
+              partitionMaxBytes: PARTITION_MAX_BYTES,
+            }
+          }),
         })),
-        forgottenTopicsData: [],
+        forgottenTopicsData: [...forgotten].map(([topicId, partitions]) => ({ topic: '', topicId, partitions })),
         rackId: '',
       },
       waitMs + 10_000,
     )
-    if (res.errorCode !== ErrorCodes.NONE) return false
+    if (res.errorCode !== ErrorCodes.NONE) {
+      // The session is gone (evicted, or the epochs disagree): the next fetch is full and opens another.
+      session.id = 0
+      session.epoch = 0
+      session.entries.clear()
+      return false
+    }
+    // The leader's session now holds these positions; the next request carries the next epoch.
+    if (incremental) {
+      for (const k of [...session.entries.keys()]) if (!ready.has(k)) session.entries.delete(k)
+      session.epoch = session.epoch === INT32_MAX ? 1 : session.epoch + 1
+    } else {
+      session.entries.clear()
+      session.id = res.sessionId
+      session.epoch = 1
+    }
+    for (const f of asked) session.entries.set(key(f), positions.get(key(f))!)
     // Paused (or stopped) while the fetch was out: a paused follower takes nothing, not even what its last long poll brings.
     if (this.fetcher.paused || this.stopped) return true
-    let ok = false
+    // An incremental answer without partitions: none had news by the end of the long poll (not a failure).
+    let ok = res.responses.length === 0
     for (const rt of res.responses) {
       for (const rp of rt.partitions) {
-        const f = byTopic.get(rt.topicId)?.find((x) => x.p.partition === rp.partitionIndex)
+        const f = ready.get(`${rt.topicId}/${rp.partitionIndex}`)
         // The partition may have moved on while the fetch was out (a new leader, a deleted topic).
         if (!f || broker.replicas.get(key(f)) !== f.replica) continue
         const current = cluster.controller.topicsById.get(f.t.id)?.partitions[f.p.partition]
