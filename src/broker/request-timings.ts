@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs'
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 
 /**
  * A debug counter for load runs: every client request's time from its frame
@@ -15,6 +16,13 @@ const buckets = new Map<number, Uint32Array>()
 const TOP_MS = 60_000
 
 export const requestTimingsOn = !!file
+
+/** The event loop's delay while on (what a new connection waits to be accepted, a timer to fire). */
+let loopDelay: IntervalHistogram | null = null
+if (file) {
+  loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  loopDelay.enable()
+}
 
 export function recordRequestTime(apiKey: number, ms: number): void {
   let b = buckets.get(apiKey)
@@ -39,4 +47,10 @@ export function requestTimingSummary(): Record<number, { count: number; p50: num
   return out
 }
 
-if (file) process.on('exit', () => writeFileSync(file, JSON.stringify(requestTimingSummary(), null, 2)))
+if (file)
+  process.on('exit', () => {
+    const d = loopDelay!
+    const ms = (ns: number) => Math.round(ns / 1e6)
+    const eventLoopDelay = { p50: ms(d.percentile(50)), p99: ms(d.percentile(99)), p999: ms(d.percentile(99.9)), max: ms(d.max) }
+    writeFileSync(file, JSON.stringify({ ...requestTimingSummary(), eventLoopDelay }, null, 2))
+  })
