@@ -29,6 +29,7 @@ import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
+import { replicaKey } from './replica-key.js'
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
 
 export type { BrokerOptions, BrokerSaslOptions, BrokerTlsOptions, ResolvedOptions, TopicSpec }
@@ -351,7 +352,7 @@ export class EmbeddedCluster {
     // No leader (every ISR member down): a broker answers as for any partition it does not lead, as Kafka's do.
     if (p.leader !== broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
     // One key and one look-up: every partition of every Fetch and Produce comes through here.
-    const replica = broker.replicas.get(`${t.id}/${partition}`)
+    const replica = broker.replicas.get(replicaKey(t, partition))
     if (replica) return { p, replica }
     try {
       // Not opened when it became this broker's (its directory could not be written): opened now, with its role.
@@ -371,7 +372,7 @@ export class EmbeddedCluster {
   followerReplica(broker: VirtualBroker, t: TopicImage, partition: number): { p: PartitionImage; replica: Replica } | number {
     const p = t.partitions[partition]
     if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
-    const replica = p.replicas.includes(broker.id) ? broker.replicas.get(`${t.id}/${partition}`) : undefined
+    const replica = p.replicas.includes(broker.id) ? broker.replicas.get(replicaKey(t, partition)) : undefined
     if (!replica || p.leader === broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
     return { p, replica }
   }

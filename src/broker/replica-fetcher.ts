@@ -8,6 +8,7 @@ import type { EmbeddedCluster } from './cluster.js'
 import type { PartitionImage, TopicImage } from './controller.js'
 import { PeerLink } from './peer-link.js'
 import { ProducerState } from './producer-state.js'
+import { replicaKey } from './replica-key.js'
 import { readBatchHeader } from './record-batch.js'
 
 /** The Fetch version followers send: the newest with ReplicaState (v15+) that has no fields we do not fill. */
@@ -137,6 +138,11 @@ class FetchLoop {
 
   /** OffsetForLeaderEpoch for the partitions whose leader epoch is new to this loop; truncates to the answers. */
   private async truncate(link: PeerLink, followed: Followed[]): Promise<void> {
+    // Partitions no longer followed from this leader (moved, or their topic deleted) are forgotten here.
+    if (this.truncatedFor.size > followed.length) {
+      const now = new Set(followed.map(key))
+      for (const k of this.truncatedFor.keys()) if (!now.has(k)) this.truncatedFor.delete(k)
+    }
     const stale = followed.filter((f) => this.truncatedFor.get(key(f)) !== f.p.leaderEpoch)
     if (!stale.length) return
     const ask = stale.filter((f) => f.replica.log.latestEpoch >= 0)
@@ -298,7 +304,7 @@ class FetchLoop {
 }
 
 function key(f: Followed): string {
-  return `${f.t.id}/${f.p.partition}`
+  return replicaKey(f.t, f.p.partition)
 }
 
 // Walks are synchronous: one walker serves them all.
