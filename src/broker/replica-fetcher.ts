@@ -180,33 +180,38 @@ class FetchLoop {
   private async fetch(link: PeerLink, followed: Followed[]): Promise<boolean> {
     const { broker, cluster } = this.fetcher
     const ready = new Map<string, Followed>()
-    for (const f of followed) if (this.truncatedFor.get(key(f)) === f.p.leaderEpoch) ready.set(key(f), f)
+    for (const f of followed) {
+      const k = key(f)
+      if (this.truncatedFor.get(k) === f.p.leaderEpoch) ready.set(k, f)
+    }
     if (!ready.size) return false
     const session = this.session
     if (session.link !== link) Object.assign(session, { id: 0, epoch: 0, link, entries: new Map() })
     const incremental = session.id !== 0
     // Full: every ready partition. Incremental: those whose position moved (or new), and the ones no longer fetched.
+    // Compared in place: this runs for every followed partition at every append, and most have not moved.
     const asked: Followed[] = []
     const positions = new Map<string, SessionEntry>()
     for (const [k, f] of ready) {
       const log = f.replica.log
-      const now = {
+      const was = session.entries.get(k)
+      const lastFetchedEpoch = log.latestEpoch
+      if (
+        incremental &&
+        was &&
+        was.fetchOffset === log.logEndOffset &&
+        was.logStartOffset === log.logStartOffset &&
+        was.leaderEpoch === f.p.leaderEpoch &&
+        was.lastFetchedEpoch === lastFetchedEpoch
+      )
+        continue
+      asked.push(f)
+      positions.set(k, {
         fetchOffset: log.logEndOffset,
         logStartOffset: log.logStartOffset,
         leaderEpoch: f.p.leaderEpoch,
-        lastFetchedEpoch: log.latestEpoch,
-      }
-      const was = session.entries.get(k)
-      if (
-        !incremental ||
-        !was ||
-        was.fetchOffset !== now.fetchOffset ||
-        was.logStartOffset !== now.logStartOffset ||
-        was.leaderEpoch !== now.leaderEpoch ||
-        was.lastFetchedEpoch !== now.lastFetchedEpoch
-      )
-        asked.push(f)
-      positions.set(k, now)
+        lastFetchedEpoch,
+      })
     }
     const forgotten = new Map<string, number[]>()
     if (incremental)
