@@ -383,7 +383,8 @@ export class ReplicaFetcher {
     for (const t of this.cluster.controller.topics.values()) {
       for (const p of t.partitions) {
         if (p && p.leader === leaderId && p.leader !== self && p.replicas.includes(self))
-          out.push({ t, p, replica: this.broker.replica(t.id, p.partition) })
+          // The cached key first: this runs before every fetch of every loop (replica() makes its key anew).
+          out.push({ t, p, replica: this.broker.replicas.get(replicaKey(t, p.partition)) ?? this.broker.replica(t.id, p.partition) })
       }
     }
     return out
