@@ -31,6 +31,7 @@ import { VirtualBroker, type Replica } from './broker.js'
 import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
+import { replicaKey } from './replica-key.js'
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
 
 export type { BrokerOptions, BrokerSaslOptions, BrokerTlsOptions, ResolvedOptions, TopicSpec }
@@ -354,15 +355,17 @@ export class EmbeddedCluster {
     if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
     // No leader (every ISR member down): a broker answers as for any partition it does not lead, as Kafka's do.
     if (p.leader !== broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
-    if (!broker.replicas.has(`${t.id}/${partition}`))
-      try {
-        // Not opened when it became this broker's (its directory could not be written): opened now, with its role.
-        broker.syncRole(t, p)
-      } catch (err) {
-        // Offline here while its directory cannot be written, as Kafka answers for a partition of a failed log directory.
-        if (err instanceof StorageError) return ErrorCodes.KAFKA_STORAGE_ERROR
-        throw err
-      }
+    // One key and one look-up: every partition of every Fetch and Produce comes through here.
+    const replica = broker.replicas.get(replicaKey(t, partition))
+    if (replica) return { p, replica }
+    try {
+      // Not opened when it became this broker's (its directory could not be written): opened now, with its role.
+      broker.syncRole(t, p)
+    } catch (err) {
+      // Offline here while its directory cannot be written, as Kafka answers for a partition of a failed log directory.
+      if (err instanceof StorageError) return ErrorCodes.KAFKA_STORAGE_ERROR
+      throw err
+    }
     return { p, replica: broker.replica(t.id, partition) }
   }
 
@@ -373,7 +376,7 @@ export class EmbeddedCluster {
   followerReplica(broker: VirtualBroker, t: TopicImage, partition: number): { p: PartitionImage; replica: Replica } | number {
     const p = t.partitions[partition]
     if (!p) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
-    const replica = p.replicas.includes(broker.id) ? broker.replicas.get(`${t.id}/${partition}`) : undefined
+    const replica = p.replicas.includes(broker.id) ? broker.replicas.get(replicaKey(t, partition)) : undefined
     if (!replica || p.leader === broker.id) return ErrorCodes.NOT_LEADER_OR_FOLLOWER
     return { p, replica }
   }

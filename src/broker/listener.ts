@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { duplexPair, type Duplex } from 'node:stream'
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
 import { FrameSplitter } from '../net/frames.js'
+import { recordRequestTime, requestTimingsOn } from './request-timings.js'
 import type { SaslSession } from './sasl/session.js'
 
 /**
@@ -32,6 +33,8 @@ const TLS_HANDSHAKE_TIMEOUT_MS = 10_000
  */
 export class ClientConnection {
   private queue: Buffer[] = []
+  /** When each queued frame arrived (only with the request-timings debug counter on). */
+  private arrivals: number[] = []
   private serving = false
   private readonly timers = new Set<NodeJS.Timeout>()
   private closed = false
@@ -142,6 +145,7 @@ export class ClientConnection {
     this.timers.clear()
     this.queue = []
     this.wake?.()
+    this.arrivals = []
     this.socket.destroy()
     const listeners = [...this.closeListeners]
     this.closeListeners.clear()
@@ -152,6 +156,7 @@ export class ClientConnection {
   private closeAfter(last: Buffer): void {
     this.closing = true
     this.queue = []
+    this.arrivals = []
     const timer = setTimeout(() => this.close(), 1000)
     timer.unref?.()
     this.socket.end(last, () => {
@@ -176,6 +181,7 @@ export class ClientConnection {
   private enqueue(frame: Buffer): void {
     if (this.closed || this.closing) return
     this.queue.push(frame)
+    if (requestTimingsOn) this.arrivals.push(performance.now())
     // Muted until the response is written (frames already in the chunk just read are queued and served in turn).
     this.socket.pause()
     if (!this.serving) void this.serve()
@@ -185,7 +191,13 @@ export class ClientConnection {
     this.serving = true
     try {
       while (this.queue.length && !this.closed) {
-        const out = await this.handle(this.queue.shift()!, this)
+        const frame = this.queue.shift()!
+        const out = await this.handle(frame, this)
+        // Client requests only: in-process peers (a label) are the brokers' own replica fetchers.
+        if (requestTimingsOn) {
+          const ms = performance.now() - this.arrivals.shift()!
+          if (this.label === undefined) recordRequestTime(frame.readInt16BE(0), ms)
+        }
         if (this.closed) return
         if (out === 'close') return this.close()
         if (out && 'last' in out) return this.closeAfter(out.last)

@@ -8,6 +8,7 @@ import type { EmbeddedCluster } from './cluster.js'
 import type { PartitionImage, TopicImage } from './controller.js'
 import { PeerLink } from './peer-link.js'
 import { ProducerState } from './producer-state.js'
+import { replicaKey } from './replica-key.js'
 import { readBatchHeader } from './record-batch.js'
 
 /** The Fetch version followers send: the newest with ReplicaState (v15+) that has no fields we do not fill. */
@@ -25,6 +26,16 @@ interface Followed {
   replica: Replica
 }
 
+/** What the leader's fetch session holds for a partition: an incremental fetch names it again only when one changes. */
+interface SessionEntry {
+  fetchOffset: number
+  logStartOffset: number
+  leaderEpoch: number
+  lastFetchedEpoch: number
+}
+
+const INT32_MAX = 0x7fffffff
+
 /**
  * One follower broker's fetching from one leader broker, as Kafka's
  * ReplicaFetcherThread: for the partitions it follows there, first (at
@@ -39,6 +50,14 @@ class FetchLoop {
   private backoffMs = BACKOFF_MIN_MS
   /** Partition key -> the leader epoch its log was last truncated for. */
   private readonly truncatedFor = new Map<string, number>()
+  /**
+   * The incremental fetch session (KIP-227) this loop holds with its leader,
+   * as Kafka's followers do: after the first fetch a request names only the
+   * partitions whose fetch position moved, and the answer only those with
+   * news, instead of every followed partition both ways at every append.
+   * Id 0: none (the next fetch is full and opens one); it is over the link it was opened on.
+   */
+  private session = { id: 0, epoch: 0, link: null as PeerLink | null, entries: new Map<string, SessionEntry>() }
   stopped = false
   readonly done: Promise<void>
 
@@ -119,6 +138,11 @@ class FetchLoop {
 
   /** OffsetForLeaderEpoch for the partitions whose leader epoch is new to this loop; truncates to the answers. */
   private async truncate(link: PeerLink, followed: Followed[]): Promise<void> {
+    // Partitions no longer followed from this leader (moved, or their topic deleted) are forgotten here.
+    if (this.truncatedFor.size > followed.length) {
+      const now = new Set(followed.map(key))
+      for (const k of this.truncatedFor.keys()) if (!now.has(k)) this.truncatedFor.delete(k)
+    }
     const stale = followed.filter((f) => this.truncatedFor.get(key(f)) !== f.p.leaderEpoch)
     if (!stale.length) return
     const ask = stale.filter((f) => f.replica.log.latestEpoch >= 0)
@@ -155,10 +179,50 @@ class FetchLoop {
   /** One Fetch from the followed partitions' log ends; false when nothing could be fetched (every partition failed). */
   private async fetch(link: PeerLink, followed: Followed[]): Promise<boolean> {
     const { broker, cluster } = this.fetcher
-    const ready = followed.filter((f) => this.truncatedFor.get(key(f)) === f.p.leaderEpoch)
-    if (!ready.length) return false
+    const ready = new Map<string, Followed>()
+    for (const f of followed) {
+      const k = key(f)
+      if (this.truncatedFor.get(k) === f.p.leaderEpoch) ready.set(k, f)
+    }
+    if (!ready.size) return false
+    const session = this.session
+    if (session.link !== link) Object.assign(session, { id: 0, epoch: 0, link, entries: new Map() })
+    const incremental = session.id !== 0
+    // Full: every ready partition. Incremental: those whose position moved (or new), and the ones no longer fetched.
+    // Compared in place: this runs for every followed partition at every append, and most have not moved.
+    const asked: Followed[] = []
+    const positions = new Map<string, SessionEntry>()
+    for (const [k, f] of ready) {
+      const log = f.replica.log
+      const was = session.entries.get(k)
+      const lastFetchedEpoch = log.latestEpoch
+      if (
+        incremental &&
+        was &&
+        was.fetchOffset === log.logEndOffset &&
+        was.logStartOffset === log.logStartOffset &&
+        was.leaderEpoch === f.p.leaderEpoch &&
+        was.lastFetchedEpoch === lastFetchedEpoch
+      )
+        continue
+      asked.push(f)
+      positions.set(k, {
+        fetchOffset: log.logEndOffset,
+        logStartOffset: log.logStartOffset,
+        leaderEpoch: f.p.leaderEpoch,
+        lastFetchedEpoch,
+      })
+    }
+    const forgotten = new Map<string, number[]>()
+    if (incremental)
+      for (const k of session.entries.keys()) {
+        if (ready.has(k)) continue
+        const slash = k.lastIndexOf('/')
+        const topicId = k.slice(0, slash)
+        forgotten.set(topicId, [...(forgotten.get(topicId) ?? []), Number(k.slice(slash + 1))])
+      }
     const byTopic = new Map<string, Followed[]>()
-    for (const f of ready) byTopic.set(f.t.id, [...(byTopic.get(f.t.id) ?? []), f])
+    for (const f of asked) byTopic.set(f.t.id, [...(byTopic.get(f.t.id) ?? []), f])
     const waitMs = this.fetcher.waitMs
     const res = await link.request(
       Fetch,
@@ -169,32 +233,52 @@ class FetchLoop {
         minBytes: 1,
         maxBytes: RESPONSE_MAX_BYTES,
         isolationLevel: 0,
-        sessionId: 0,
-        sessionEpoch: -1,
+        sessionId: session.id,
+        sessionEpoch: session.epoch,
         topics: [...byTopic].map(([topicId, fs]) => ({
           topic: '',
           topicId,
-          partitions: fs.map((f) => ({
-            partition: f.p.partition,
-            currentLeaderEpoch: f.p.leaderEpoch,
-            fetchOffset: BigInt(f.replica.log.logEndOffset),
-            lastFetchedEpoch: f.replica.log.latestEpoch,
-            logStartOffset: BigInt(f.replica.log.logStartOffset),
-            partitionMaxBytes: PARTITION_MAX_BYTES,
-          })),
+          partitions: fs.map((f) => {
+            const at = positions.get(key(f))!
+            return {
+              partition: f.p.partition,
+              currentLeaderEpoch: at.leaderEpoch,
+              fetchOffset: BigInt(at.fetchOffset),
+              lastFetchedEpoch: at.lastFetchedEpoch,
+              logStartOffset: BigInt(at.logStartOffset),
+              partitionMaxBytes: PARTITION_MAX_BYTES,
+            }
+          }),
         })),
-        forgottenTopicsData: [],
+        forgottenTopicsData: [...forgotten].map(([topicId, partitions]) => ({ topic: '', topicId, partitions })),
         rackId: '',
       },
       waitMs + 10_000,
     )
-    if (res.errorCode !== ErrorCodes.NONE) return false
+    if (res.errorCode !== ErrorCodes.NONE) {
+      // The session is gone (evicted, or the epochs disagree): the next fetch is full and opens another.
+      session.id = 0
+      session.epoch = 0
+      session.entries.clear()
+      return false
+    }
+    // The leader's session now holds these positions; the next request carries the next epoch.
+    if (incremental) {
+      for (const k of [...session.entries.keys()]) if (!ready.has(k)) session.entries.delete(k)
+      session.epoch = session.epoch === INT32_MAX ? 1 : session.epoch + 1
+    } else {
+      session.entries.clear()
+      session.id = res.sessionId
+      session.epoch = 1
+    }
+    for (const f of asked) session.entries.set(key(f), positions.get(key(f))!)
     // Paused (or stopped) while the fetch was out: a paused follower takes nothing, not even what its last long poll brings.
     if (this.fetcher.paused || this.stopped) return true
-    let ok = false
+    // An incremental answer without partitions: none had news by the end of the long poll (not a failure).
+    let ok = res.responses.length === 0
     for (const rt of res.responses) {
       for (const rp of rt.partitions) {
-        const f = byTopic.get(rt.topicId)?.find((x) => x.p.partition === rp.partitionIndex)
+        const f = ready.get(`${rt.topicId}/${rp.partitionIndex}`)
         // The partition may have moved on while the fetch was out (a new leader, a deleted topic).
         if (!f || broker.replicas.get(key(f)) !== f.replica) continue
         const current = cluster.controller.topicsById.get(f.t.id)?.partitions[f.p.partition]
@@ -225,7 +309,7 @@ class FetchLoop {
 }
 
 function key(f: Followed): string {
-  return `${f.t.id}/${f.p.partition}`
+  return replicaKey(f.t, f.p.partition)
 }
 
 // Walks are synchronous: one walker serves them all.
@@ -299,7 +383,8 @@ export class ReplicaFetcher {
     for (const t of this.cluster.controller.topics.values()) {
       for (const p of t.partitions) {
         if (p && p.leader === leaderId && p.leader !== self && p.replicas.includes(self))
-          out.push({ t, p, replica: this.broker.replica(t.id, p.partition) })
+          // The cached key first: this runs before every fetch of every loop (replica() makes its key anew).
+          out.push({ t, p, replica: this.broker.replicas.get(replicaKey(t, p.partition)) ?? this.broker.replica(t.id, p.partition) })
       }
     }
     return out

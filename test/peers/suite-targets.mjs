@@ -41,7 +41,9 @@ export async function startWafka({ dataDir, autoCreate = true, brokers = 3, part
   }
   const flags = [...shown.map((f) => (f === 'DIR' ? dataDir : f)), '--port', '0']
   if (file) flags.splice(flags.indexOf('--config') + 1, 1, file)
-  const child = spawn(process.execPath, [cli, 'broker', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] })
+  // WAFKA_BROKER_NODE_ARGS: node's own flags for the broker process (--cpu-prof, --heap-prof, ...: not allowed in NODE_OPTIONS).
+  const nodeArgs = (process.env.WAFKA_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'broker', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] })
   const output = []
   const bootstrap = await new Promise((resolve, reject) => {
     const onData = (chunk) => {
