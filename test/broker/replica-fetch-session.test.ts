@@ -37,12 +37,15 @@ describe('replica fetch sessions', () => {
       const request = PeerLink.prototype.request
       vi.spyOn(PeerLink.prototype, 'request').mockImplementation(async function (this: PeerLink, api, version, body, timeoutMs) {
         const res = await request.call(this, api, version, body, timeoutMs)
-        if (api === Fetch)
-          seen.push({ asked: count((body as FetchRequest).topics), answered: count((res as FetchResponse).responses) })
+        if (api === Fetch) seen.push({ asked: count((body as FetchRequest).topics), answered: count((res as FetchResponse).responses) })
         return res
       })
       for (let i = 0; i < 20; i++) await producer.send({ topic: 'many', messages: [{ value: `v${i}`, partition: 0 }] })
-      await until(() => seen.length >= 20, 10_000, () => `${seen.length} fetches seen`)
+      await until(
+        () => seen.length >= 20,
+        10_000,
+        () => `${seen.length} fetches seen`,
+      )
       // A full fetch would name (and be answered for) all 30 every time.
       expect(Math.max(...seen.map((s) => s.asked))).toBeLessThanOrEqual(1)
       expect(Math.max(...seen.map((s) => s.answered))).toBeLessThanOrEqual(1)
