@@ -19,10 +19,23 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ckjsDir, installModern } from './build.mjs'
 import { SKIPPED_TESTS, brokerTests, listNumbers } from './librdkafka-suite/lists.mjs'
-import { kafkaRig, startRealKafka, startWafka } from './suite-targets.mjs'
+import { kafkaRig, startRealKafka, startWafka as startWafkaBroker } from './suite-targets.mjs'
 
-// The targets live in suite-targets.mjs (shared with franz-go-suite.mjs); the vitest file imports startWafka from here.
-export { startWafka }
+// The targets live in suite-targets.mjs (shared with franz-go-suite.mjs).
+
+/**
+ * Broker settings as librdkafka's own harness (trivup's server.properties)
+ * leaves them, on both targets: Kafka's default group.initial.rebalance.delay.ms
+ * (3 s), where the project's Kafka rig sets 0 for its own tests' speed. The
+ * suite's group tests start their members together and expect them in one
+ * generation (0102, 0118), which that delay gives on any broker.
+ */
+const SUITE_BROKER_CONFIG = { 'group.initial.rebalance.delay.ms': '3000' }
+
+/** `wafka broker` as the suite runs against it (the vitest file starts its brokers with this too): SUITE_BROKER_CONFIG applied. */
+export function startWafka(options = {}) {
+  return startWafkaBroker({ ...options, config: { ...SUITE_BROKER_CONFIG, ...options.config } })
+}
 
 const here = dirname(fileURLToPath(import.meta.url))
 const sourceDir = join(ckjsDir, 'deps', 'librdkafka')
@@ -311,15 +324,6 @@ function parseArgs(argv) {
   return opts
 }
 
-/**
- * Broker settings as librdkafka's own harness (trivup's server.properties)
- * leaves them, on both targets: Kafka's default group.initial.rebalance.delay.ms
- * (3 s), where the project's Kafka rig sets 0 for its own tests' speed. The
- * suite's group tests start their members together and expect them in one
- * generation (0102, 0118), which that delay gives on any broker.
- */
-const SUITE_BROKER_CONFIG = { 'group.initial.rebalance.delay.ms': '3000' }
-
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
   const { version, testsDir } = buildSuite()
@@ -331,7 +335,7 @@ async function main() {
   const target =
     opts.target === 'kafka'
       ? await startRealKafka({ autoCreate: !noAuto, config: SUITE_BROKER_CONFIG })
-      : await startWafka({ dataDir, autoCreate: !noAuto, config: SUITE_BROKER_CONFIG })
+      : await startWafka({ dataDir, autoCreate: !noAuto })
   console.log(
     `librdkafka-suite: librdkafka ${version}, ${numbers.length} test numbers, ${target.describe}, ${opts.protocol} groups, --jobs=${opts.jobs}`,
   )
