@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { KafkaConfig } from '../kafka.js'
-import { logLevel } from '../logger.js'
+import { logLevel, type LogLevel } from '../logger.js'
 import { KAFKA_OPTIONS } from '../cluster/options.js'
 import { CONSUMER_OPTIONS } from '../consumer/config.js'
 import { PRODUCER_OPTIONS } from '../producer/config.js'
@@ -276,15 +276,10 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
   const username = str(values, 'sasl-username') ?? env.WAFKA_SASL_USERNAME ?? props.get('sasl.username') ?? jaasValue('username')
   const password = str(values, 'sasl-password') ?? env.WAFKA_SASL_PASSWORD ?? props.get('sasl.password') ?? jaasValue('password')
 
-  // A command says what failed in its own one line; the client's log (JSON lines on stderr) is there on
-  // request: WAFKA_LOG_LEVEL=error|warn|info|debug.
-  const level = env.WAFKA_LOG_LEVEL?.toUpperCase()
-  if (level !== undefined && !Object.hasOwn(logLevel, level))
-    throw new UsageError(`WAFKA_LOG_LEVEL must be one of ${Object.keys(logLevel).join(', ').toLowerCase()}, not ${env.WAFKA_LOG_LEVEL}`)
   const kafka: KafkaConfig = {
     brokers,
     clientId: str(values, 'client-id') ?? props.get('client.id') ?? 'wafka-cli',
-    logLevel: level === undefined ? logLevel.NOTHING : logLevel[level as keyof typeof logLevel],
+    logLevel: cliLogLevel(env),
   }
   if (mechanism !== undefined || username !== undefined || protocol.startsWith('SASL')) {
     const m = (mechanism ?? 'PLAIN').toLowerCase()
@@ -321,4 +316,16 @@ export function resolveConnection(values: Values, env: NodeJS.ProcessEnv = proce
     }
   }
   return { kafka, extra, clientOptions }
+}
+
+/**
+ * A command says what failed in its own one line; the log of its client (and
+ * of the demo's embedded broker), JSON lines on stderr, is there on request:
+ * WAFKA_LOG_LEVEL=error|warn|info|debug.
+ */
+export function cliLogLevel(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  const level = env.WAFKA_LOG_LEVEL?.toUpperCase()
+  if (level !== undefined && !Object.hasOwn(logLevel, level))
+    throw new UsageError(`WAFKA_LOG_LEVEL must be one of ${Object.keys(logLevel).join(', ').toLowerCase()}, not ${env.WAFKA_LOG_LEVEL}`)
+  return level === undefined ? logLevel.NOTHING : logLevel[level as keyof typeof logLevel]
 }

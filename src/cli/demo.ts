@@ -8,6 +8,7 @@ import {
   CONNECTION_OPTIONS,
   CONNECTION_USAGE,
   UsageError,
+  cliLogLevel,
   compressionFlag,
   int,
   parse,
@@ -78,7 +79,8 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   let cluster: RunningCluster | undefined
   let conn: Values = values
   if (run.embedded) {
-    cluster = await startCluster({ brokers: 3 })
+    // Its log as the client's: on request (WAFKA_LOG_LEVEL); --failover's lost broker is the demo's own doing, said on stdout.
+    cluster = await startCluster({ brokers: 3, logLevel: cliLogLevel() })
     conn = { ...values, brokers: cluster.bootstrapServers }
     note(`embedded broker: 3 virtual brokers at ${cluster.bootstrapServers}`)
   }
