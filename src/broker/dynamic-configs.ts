@@ -89,7 +89,7 @@ const GROUP: Record<string, ConfigDef> = {
     max: 15000,
     boundsTakeDefault: true,
   },
-  'consumer.assignment.interval.ms': { type: TYPE_INT, value: fixed('1000'), min: 0 },
+  'consumer.assignment.interval.ms': { type: TYPE_INT, value: (c) => String(c.options.consumerGroupAssignmentIntervalMs), min: 0 },
   'consumer.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
   'share.session.timeout.ms': { type: TYPE_INT, value: fixed('45000'), min: 45000, max: 60000 },
   'share.heartbeat.interval.ms': { type: TYPE_INT, value: fixed('5000'), min: 5000, max: 15000 },

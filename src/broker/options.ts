@@ -144,6 +144,12 @@ export interface BrokerOptions {
   /** group.consumer.heartbeat.interval.ms: how often KIP-848 members are told to heartbeat. Default 5000. */
   consumerGroupHeartbeatIntervalMs?: number
   /**
+   * group.consumer.assignment.interval.ms: a KIP-848 group's target
+   * assignment is computed at most this often (KIP-1263); changes meanwhile
+   * wait for the first heartbeat after it. Default 1000.
+   */
+  consumerGroupAssignmentIntervalMs?: number
+  /**
    * broker.rack of each broker, by id (missing or null: no rack). Metadata
    * shows them; with replicaSelector 'rack-aware' consumers fetch from a
    * replica in their own rack (KIP-392).
@@ -338,6 +344,11 @@ export const BROKER_OPTIONS = {
     1,
   ),
   consumerGroupHeartbeatIntervalMs: ms(5000, 'How often KIP-848 members heartbeat.', 'group.consumer.heartbeat.interval.ms', 1),
+  consumerGroupAssignmentIntervalMs: ms(
+    1000,
+    'The least time between two target assignments of a KIP-848 group; changes meanwhile wait for the first heartbeat after it.',
+    'group.consumer.assignment.interval.ms',
+  ),
   racks: other('array', "Each broker's broker.rack, by id.", []),
   replicaSelector: str('leader', "'leader' or 'rack-aware' (KIP-392).", 'replica.selector.class', { allowed: ['leader', 'rack-aware'] }),
   logCleanerBackoffMs: ms(15_000, 'How often the log cleaner looks for partitions to compact.', 'log.cleaner.backoff.ms', 1),

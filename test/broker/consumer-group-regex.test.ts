@@ -33,6 +33,8 @@ type Owned = Array<{ topicId: string; partitions: number[] }>
 async function start(): Promise<{ c: RawClient; names: Map<string, string> }> {
   cluster = await startCluster({
     brokers: 1,
+    // Each target at the heartbeat after its cause (the KIP-1263 interval is tested in test/kafka/kip848-offsets-regex.test.ts).
+    consumerGroupAssignmentIntervalMs: 0,
     topics: [
       { name: 'topic_regex1', partitions: 4 },
       { name: 'topic_regex2', partitions: 4 },
@@ -172,7 +174,12 @@ describe('regex resolution (the group alone)', () => {
     const controller = new Controller()
     controller.registerBroker(0, '127.0.0.1', 1)
     controller.createTopic('orders-eu', { partitions: 2, replicationFactor: 1 })
-    const g = new ConsumerGroup('g', controller, { sessionTimeoutMs: 60_000, heartbeatIntervalMs: 1000, regexBatchIntervalMs: 300 })
+    const g = new ConsumerGroup('g', controller, {
+      sessionTimeoutMs: 60_000,
+      heartbeatIntervalMs: 1000,
+      regexBatchIntervalMs: 300,
+      assignmentIntervalMs: 0,
+    })
     groups.push(g)
     let epoch = 0
     let owned: Owned = []

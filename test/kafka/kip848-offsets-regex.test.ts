@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
+  ConsumerGroupDescribe,
   ConsumerGroupHeartbeat,
   DescribeGroups,
   FindCoordinator,
@@ -149,12 +150,11 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       expect(b0.errorCode).toBe(0)
       // a is asked to give some up, then confirms (owning only what it keeps), and moves to the new epoch.
       const all: Owned = [{ topicId: tId, partitions: [0, 1, 2, 3, 4, 5] }]
+      // Kafka computes the new target at most once a second (group.consumer.assignment.interval.ms): heartbeat until it comes.
+      const askedToRevoke = () => a1.assignment !== null && named(a1.assignment.topicPartitions).length < 6
       let a1 = await heartbeat(c, g, 'member-a', epochA, all)
       await until(
-        async () => (
-          (a1 = await heartbeat(c, g, 'member-a', epochA, all)),
-          a1.assignment !== null && named(a1.assignment.topicPartitions).length < 6
-        ),
+        async () => askedToRevoke() || ((a1 = await heartbeat(c, g, 'member-a', epochA, all)), askedToRevoke()),
         10_000,
         () => JSON.stringify(a1),
       )
@@ -196,5 +196,95 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
         20_000,
         () => named(owned).join(),
       )
+    })
+
+    it('the target assignment is computed at most once a second (KIP-1263): a member joining meanwhile waits at the last target, the group Assigning; the answer carries the assignment on a join, a full heartbeat or a change, not for a new epoch alone', async () => {
+      const g = 'kip848-answers'
+      const c = await coordinator(g)
+      const tId = [...names].find(([, n]) => n === 't')![0]
+      const parts = (r: { assignment: { topicPartitions: Owned } | null }) =>
+        r.assignment === null ? null : r.assignment.topicPartitions.flatMap((t) => t.partitions).sort((x, y) => x - y)
+      const own = (p: number[]): Owned => [{ topicId: tId, partitions: p }]
+      const described = async () => {
+        const d = (await c.request(ConsumerGroupDescribe, 1, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]
+        return { state: d.groupState, behind: d.groupEpoch - d.assignmentEpoch }
+      }
+      /** Sleeps until `ms` after `since`. */
+      const sleepUntil = (since: number, ms: number) => new Promise((r) => setTimeout(r, Math.max(0, since + ms - Date.now())))
+
+      // The group's first target is computed at once.
+      const a0 = await heartbeat(c, g, 'member-a', 0, [], { topics: ['t'] })
+      const firstTarget = Date.now()
+      expect(parts(a0)).toEqual([0, 1, 2, 3, 4, 5])
+      // Owning all it was given, at its epoch: nothing changed, no assignment.
+      const a1 = await heartbeat(c, g, 'member-a', a0.memberEpoch, own([0, 1, 2, 3, 4, 5]))
+      expect([a1.errorCode, a1.memberEpoch, parts(a1)]).toEqual([0, a0.memberEpoch, null])
+      // A full heartbeat (rebalance timeout, subscription and owned partitions) gets it again.
+      const full = await c.request(ConsumerGroupHeartbeat, 1, {
+        groupId: g,
+        memberId: 'member-a',
+        memberEpoch: a0.memberEpoch,
+        instanceId: null,
+        rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['t'],
+        subscribedTopicRegex: null,
+        serverAssignor: null,
+        topicPartitions: own([0, 1, 2, 3, 4, 5]),
+      })
+      expect(parts(full)).toEqual([0, 1, 2, 3, 4, 5])
+
+      // b joins within the second: a new group epoch, but no new target yet. b stays at the last one (nothing for it).
+      const b0 = await heartbeat(c, g, 'member-b', 0, [], { topics: ['t'] })
+      expect([b0.errorCode, b0.memberEpoch, parts(b0)]).toEqual([0, a0.memberEpoch, []])
+      expect(await described()).toEqual({ state: 'Assigning', behind: 1 })
+      expect(parts(await heartbeat(c, g, 'member-a', a0.memberEpoch, own([0, 1, 2, 3, 4, 5])))).toBeNull()
+
+      // The first heartbeat a second after the last target computes the next: a is asked to give three up, keeping its epoch until it has.
+      await sleepUntil(firstTarget, 1100)
+      const a2 = await heartbeat(c, g, 'member-a', a0.memberEpoch, own([0, 1, 2, 3, 4, 5]))
+      const secondTarget = Date.now()
+      expect(a2.memberEpoch).toBe(a0.memberEpoch)
+      const aKeeps = parts(a2)!
+      expect(aKeeps).toHaveLength(3)
+      expect(await described()).toEqual({ state: 'Reconciling', behind: 0 })
+      // It says it gave them up: the new epoch, the same partitions, so no assignment.
+      const a3 = await heartbeat(c, g, 'member-a', a2.memberEpoch, own(aKeeps))
+      expect(a3.memberEpoch).toBeGreaterThan(a0.memberEpoch)
+      expect(parts(a3)).toBeNull()
+      // b's next heartbeat gets the other three.
+      const b1 = await heartbeat(c, g, 'member-b', b0.memberEpoch, own([]))
+      expect(b1.memberEpoch).toBe(a3.memberEpoch)
+      const bGets = parts(b1)!
+      expect([...aKeeps, ...bGets].sort()).toEqual([0, 1, 2, 3, 4, 5])
+
+      // a leaves within the second: b keeps its three until a heartbeat a second after the last target.
+      expect((await heartbeat(c, g, 'member-a', -1, null)).errorCode).toBe(0)
+      const b2 = await heartbeat(c, g, 'member-b', b1.memberEpoch, own(bGets))
+      expect([b2.memberEpoch, parts(b2)]).toEqual([b1.memberEpoch, null])
+      expect(await described()).toEqual({ state: 'Assigning', behind: 1 })
+      await sleepUntil(secondTarget, 1100)
+      const b3 = await heartbeat(c, g, 'member-b', b1.memberEpoch, own(bGets))
+      expect(b3.memberEpoch).toBeGreaterThan(b1.memberEpoch)
+      expect(parts(b3)).toEqual([0, 1, 2, 3, 4, 5])
+      expect(await described()).toEqual({ state: 'Stable', behind: 0 })
+    })
+
+    it('a member that changes its subscription within the interval gives up the topics it left at once; the new ones come with the next target', async () => {
+      const g = 'kip848-resubscribe'
+      const c = await coordinator(g)
+      const named2 = (r: { assignment: { topicPartitions: Owned } | null }) =>
+        r.assignment === null ? null : named(r.assignment.topicPartitions)
+      const m0 = await heartbeat(c, g, 'member-m', 0, [], { topics: ['t'] })
+      const firstTarget = Date.now()
+      expect(named2(m0)).toEqual(['t:0', 't:1', 't:2', 't:3', 't:4', 't:5'])
+      // To topic_a within the second: t's partitions are taken back now, topic_a's wait for the next target.
+      const m1 = await heartbeat(c, g, 'member-m', m0.memberEpoch, m0.assignment!.topicPartitions, { topics: ['topic_a'] })
+      expect([m1.errorCode, m1.memberEpoch, named2(m1)]).toEqual([0, m0.memberEpoch, []])
+      const m2 = await heartbeat(c, g, 'member-m', m1.memberEpoch, [])
+      expect([m2.memberEpoch, named2(m2)]).toEqual([m0.memberEpoch, null])
+      await new Promise((r) => setTimeout(r, Math.max(0, firstTarget + 1100 - Date.now())))
+      const m3 = await heartbeat(c, g, 'member-m', m2.memberEpoch, [])
+      expect(m3.memberEpoch).toBeGreaterThan(m0.memberEpoch)
+      expect(named2(m3)).toEqual(['topic_a:0', 'topic_a:1'])
     })
   })

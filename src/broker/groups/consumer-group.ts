@@ -72,6 +72,8 @@ export interface ConsumerGroupTimings {
   sessionTimeoutMs: number
   /** group.consumer.heartbeat.interval.ms */
   heartbeatIntervalMs: number
+  /** group.consumer.assignment.interval.ms: the least time between two target assignments (default 1000). */
+  assignmentIntervalMs?: number
   /** The least time between two resolutions of the group's regexes (Kafka batches them: 10 s). */
   regexBatchIntervalMs?: number
   /** group.consumer.regex.refresh.interval.ms: regexes are resolved again at least this often (default 10 minutes). */
@@ -93,8 +95,11 @@ const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state'])
 /**
  * A KIP-848 consumer group as Kafka's coordinator runs it. A member's
  * heartbeat updates its subscription; a change of any subscription (or of
- * the subscribed topics' partitions) bumps the group epoch and the server
- * assignor computes the target assignment for that epoch. Each member then
+ * the subscribed topics' partitions, or a member leaving) bumps the group
+ * epoch, and the server assignor computes the target assignment for it at
+ * the first heartbeat at least group.consumer.assignment.interval.ms after
+ * the previous one (Kafka 4.3's KIP-1263: changes in between are batched,
+ * the group stays Assigning and members stay at the last target). Each member then
  * reconciles towards its target, one heartbeat at a time: it first gives up
  * what is no longer its (keeping its epoch until it says it has), then takes
  * the new epoch and the partitions that are free — a partition is never
@@ -112,8 +117,10 @@ export class ConsumerGroup extends GroupOffsets {
   readonly staticMembers = new Map<string, string>()
   /** The target assignment of assignmentEpoch, by member id. */
   target = new Map<string, Assignment>()
-  /** The subscribed topics' names, ids and partition counts the target was computed from. */
+  /** The subscribed topics' names, ids and partition counts the group epoch covers. */
   private subscriptionSignature = ''
+  /** When the last target assignment was computed (null: never). */
+  private assignedAtMs: number | null = null
   /**
    * The members' regexes as last resolved. Kafka resolves them off the
    * heartbeat path: a regex new to the group matches nothing until its
@@ -242,15 +249,19 @@ export class ConsumerGroup extends GroupOffsets {
     // Topics created, deleted or grown since the last target count as a change too (Kafka's subscription metadata).
     const signature = this.signature()
     if (signature !== this.subscriptionSignature) bump = true
-    if (bump) {
-      this.groupEpoch++
-      this.computeTarget(signature)
-    }
+    if (bump) this.bumpGroupEpoch(signature)
+    this.maybeComputeTarget()
 
     const assignedBefore = assignmentKey(member.assigned)
     this.reconcile(member, owned)
     this.touch(member)
-    const sendAssignment = owned !== null || req.memberEpoch === 0 || assignmentKey(member.assigned) !== assignedBefore
+    // Kafka sends the assignment on a full request (a join, or every field a
+    // join carries) or when the member's partitions changed; not for an epoch
+    // alone, and not because the member said what it owns.
+    const fullRequest =
+      req.memberEpoch === 0 ||
+      (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && owned !== null)
+    const sendAssignment = fullRequest || assignmentKey(member.assigned) !== assignedBefore
     return {
       errorCode: ErrorCodes.NONE,
       errorMessage: null,
@@ -377,10 +388,7 @@ export class ConsumerGroup extends GroupOffsets {
       this.regexes.set(regex, { topics, resolvedAtMs: now, metadataOffset })
     }
     const signature = this.signature()
-    if (signature !== this.subscriptionSignature) {
-      this.groupEpoch++
-      this.computeTarget(signature)
-    }
+    if (signature !== this.subscriptionSignature) this.bumpGroupEpoch(signature)
   }
 
   private subscribedRegexes(): Set<string> {
@@ -415,7 +423,21 @@ export class ConsumerGroup extends GroupOffsets {
     return names
   }
 
-  private computeTarget(signature = this.signature()): void {
+  /** What the assignor sees has changed: a new group epoch, assigned at a heartbeat once the interval allows. */
+  private bumpGroupEpoch(signature = this.signature()): void {
+    this.groupEpoch++
+    this.subscriptionSignature = signature
+  }
+
+  /** Kafka's canComputeNextTargetAssignment: a first target at once, later ones at most once per interval. */
+  private maybeComputeTarget(): void {
+    if (this.groupEpoch <= this.assignmentEpoch) return
+    const interval = this.timings.assignmentIntervalMs ?? 1000
+    if (this.assignedAtMs !== null && interval > 0 && Date.now() < this.assignedAtMs + interval) return
+    this.computeTarget()
+  }
+
+  private computeTarget(): void {
     this.assignorName = this.preferredAssignor()
     const partitions = new Map<string, number>()
     const members = [...this.members.values()]
@@ -430,7 +452,7 @@ export class ConsumerGroup extends GroupOffsets {
       })
     this.target = SERVER_ASSIGNORS.get(this.assignorName)!({ members, partitions, previous: this.target })
     this.assignmentEpoch = this.groupEpoch
-    this.subscriptionSignature = signature
+    this.assignedAtMs = Date.now()
   }
 
   /** The assignor most members asked for; uniform when none did. */
@@ -447,12 +469,21 @@ export class ConsumerGroup extends GroupOffsets {
     return m.state === 'stable' && m.memberEpoch === this.assignmentEpoch
   }
 
-  /** Moves the member one step towards its target (Kafka's CurrentAssignmentBuilder). */
+  /**
+   * Moves the member one step towards its target (Kafka's
+   * CurrentAssignmentBuilder). The target may lag behind the member's
+   * subscription (it is computed at most once per assignment interval), so
+   * partitions of topics the member no longer subscribes to are revoked at
+   * once, as Kafka 4.3 does (KIP-1263).
+   */
   private reconcile(m: ConsumerMember, owned: Assignment | null): void {
-    if (this.reconciled(m)) return
+    const subscribed = new Set([...this.resolved(m).values()].map((t) => t.id))
+    const unsubscribed = [...m.assigned.keys()].some((topic) => !subscribed.has(topic))
+    if (this.reconciled(m) && !unsubscribed) return
     // Until it says it no longer owns what it must revoke, it stays where it is.
     if (m.state === 'unrevoked' && ownsAny(owned, m.pendingRevocation)) return
-    const target = this.target.get(m.memberId) ?? new Map<string, Set<number>>()
+    const target = new Map<string, Set<number>>()
+    for (const [topic, parts] of this.target.get(m.memberId) ?? []) if (subscribed.has(topic)) target.set(topic, parts)
     const kept: Assignment = new Map()
     const revoke: Assignment = new Map()
     for (const [topic, parts] of m.assigned) for (const p of parts) addTo(target.get(topic)?.has(p) ? kept : revoke, topic, p)
@@ -495,7 +526,10 @@ export class ConsumerGroup extends GroupOffsets {
 
   // ---- members leaving --------------------------------------------------
 
-  /** A member is out (it left, or its session or rebalance timeout passed): the others get a new target. */
+  /**
+   * A member is out (it left, or its session or rebalance timeout passed):
+   * its target goes, and the others get a new one at their next heartbeat.
+   */
   private fence(m: ConsumerMember): void {
     if (this.members.get(m.memberId) !== m) return
     this.removeMember(m)
@@ -503,8 +537,7 @@ export class ConsumerGroup extends GroupOffsets {
     // Its regex, if nobody else subscribes to it, is forgotten: subscribed again, it is resolved again.
     if (m.subscribedTopicRegex !== null && !this.subscribedRegexes().has(m.subscribedTopicRegex))
       this.regexes.delete(m.subscribedTopicRegex)
-    this.groupEpoch++
-    this.computeTarget()
+    this.bumpGroupEpoch()
   }
 
   private removeMember(m: ConsumerMember): void {

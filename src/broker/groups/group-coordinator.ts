@@ -70,6 +70,9 @@ export class GroupCoordinator {
       get heartbeatIntervalMs() {
         return Number(groupConfig(cluster, groupId, 'consumer.heartbeat.interval.ms'))
       },
+      get assignmentIntervalMs() {
+        return Number(groupConfig(cluster, groupId, 'consumer.assignment.interval.ms'))
+      },
     })
     if (g) {
       created.takeOffsetsFrom(g)
