@@ -46,7 +46,7 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
   spec: Metadata,
   minVersion: Metadata.minVersion,
   maxVersion: Metadata.maxVersion,
-  handle(req, { cluster, version }) {
+  handle(req, { cluster, version, broker, header }) {
     const { controller, options } = cluster
     // v0 asks for every topic with an empty list; v1+ with null.
     const all = req.topics === null || (version === 0 && req.topics.length === 0)
@@ -71,6 +71,13 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
           const replicationFactor = Math.min(options.defaultReplicationFactor, controller.liveBrokers().length)
           try {
             t = controller.createTopic(want.name, { partitions: options.defaultPartitions, replicationFactor }) ?? undefined
+            // Kafka's controller logs each topic it creates; an auto-created one also says who asked.
+            if (t)
+              cluster.problem(
+                broker.id,
+                `auto-created topic ${t.name} (${t.id}) for a Metadata request of client ${header.clientId}`,
+                'info',
+              )
           } catch (err) {
             if (!(err instanceof BrokerError)) throw err
             // Not created (its record not written): the topic is not there yet, as Kafka answers while it creates one.
