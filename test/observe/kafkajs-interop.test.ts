@@ -4,9 +4,10 @@
 // process span, a wafka producer's send span the parent of a real KafkaJS
 // consumer's process span (the same W3C traceparent header both ways), and
 // the KafkaJS drop-in (wafka/kafkajs) under wafka/otel gives the spans
-// instrumentation-kafkajs gives real KafkaJS on the same workload: the same
-// names, kinds and attribute keys (wafka adds the group and the two
-// older-convention keys the README lists).
+// instrumentation-kafkajs gives real KafkaJS on the same workload, through
+// eachMessage and through eachBatch: the same names, kinds, attribute keys,
+// parents and links (wafka adds the group and the two older-convention keys
+// the README lists).
 import { createRequire } from 'node:module'
 import { SpanKind, context, propagation, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
@@ -54,7 +55,10 @@ describe('wafka/otel beside @opentelemetry/instrumentation-kafkajs', () => {
     const admin = wafka.admin()
     await admin.connect()
     await admin.createTopics({
-      topics: ['kafkajs-to-wafka', 'wafka-to-kafkajs', 'same-real', 'same-dropin'].map((topic) => ({ topic, numPartitions: 1 })),
+      topics: ['kafkajs-to-wafka', 'wafka-to-kafkajs', 'same-real', 'same-dropin', 'batch-real', 'batch-dropin'].map((topic) => ({
+        topic,
+        numPartitions: 1,
+      })),
     })
     await admin.disconnect()
   })
@@ -123,30 +127,37 @@ describe('wafka/otel beside @opentelemetry/instrumentation-kafkajs', () => {
     expect(parentOf(processed)).toBe(send.spanContext().spanId)
   })
 
-  /** One workload: a send of two messages (one keyed), then eachMessage over both; the spans it gave, by name. */
+  type Shape = { name: string; kind: SpanKind; keys: string[]; parent: string | null; links: string[] }
+
+  /**
+   * One workload: a send of three messages (keyed, unkeyed, a keyed tombstone), then eachMessage or eachBatch over
+   * them; the spans it gave: name, kind, attribute keys, the parent's name and the linked spans' names.
+   */
   async function workload(
     lib: Pick<typeof import('kafkajs'), 'Kafka' | 'logLevel'> | typeof DropIn,
     topic: string,
-  ): Promise<Array<{ name: string; kind: SpanKind; keys: string[]; parent: boolean }>> {
+    handler: 'eachMessage' | 'eachBatch',
+  ): Promise<Shape[]> {
     exporter.reset()
     const kafka = new lib.Kafka({ clientId: 'workload', brokers, logLevel: lib.logLevel.NOTHING })
     const producer = kafka.producer()
     await producer.connect()
-    await producer.send({ topic, messages: [{ key: 'k', value: 'a' }, { value: 'b' }] })
+    await producer.send({ topic, messages: [{ key: 'k', value: 'a' }, { value: 'b' }, { key: 'gone', value: null }] })
     await producer.disconnect()
     const consumer = kafka.consumer({ groupId: `${topic}-group` })
     await consumer.connect()
     await consumer.subscribe({ topic, fromBeginning: true })
     let handled = 0
-    await consumer.run({ eachMessage: async () => void handled++ })
+    if (handler === 'eachMessage') await consumer.run({ eachMessage: async () => void handled++ })
+    else await consumer.run({ eachBatch: async ({ batch }) => void (handled += batch.messages.length) })
     await until(
-      () => handled === 2 && exporter.getFinishedSpans().filter((s) => s.name.startsWith('process')).length === 2,
+      () => handled === 3 && exporter.getFinishedSpans().filter((s) => s.name.startsWith('process')).length === 3,
       15_000,
       () => `${handled} handled`,
     )
     await consumer.disconnect()
     const spans = exporter.getFinishedSpans()
-    const ids = new Set(spans.map((s) => s.spanContext().spanId))
+    const nameOf = new Map(spans.map((s) => [s.spanContext().spanId, s.name.replace(topic, 'T')]))
     return spans
       .map((s) => ({
         name: s.name.replace(topic, 'T'),
@@ -155,17 +166,32 @@ describe('wafka/otel beside @opentelemetry/instrumentation-kafkajs', () => {
         keys: Object.keys(s.attributes)
           .filter((k) => !WAFKA_ONLY.has(k) && !(s.kind === SpanKind.PRODUCER && k === 'messaging.kafka.cluster.id'))
           .sort(),
-        parent: ids.has(parentOf(s) ?? ''),
+        parent: nameOf.get(parentOf(s) ?? '') ?? null,
+        links: s.links.map((l) => nameOf.get(l.context.spanId) ?? 'elsewhere'),
       }))
-      .sort((a, b) => `${a.name}${a.keys.length}`.localeCompare(`${b.name}${b.keys.length}`))
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
   }
 
-  it('the KafkaJS drop-in under wafka/otel gives the spans instrumentation-kafkajs gives real KafkaJS', async () => {
-    const real = await workload(RealKafkaJS, 'same-real')
-    const dropIn = await workload(DropIn, 'same-dropin')
-    expect(real.map((s) => s.name)).toEqual(['process T', 'process T', 'send T', 'send T'])
+  it('the KafkaJS drop-in under wafka/otel gives the spans instrumentation-kafkajs gives real KafkaJS: eachMessage', async () => {
+    const real = await workload(RealKafkaJS, 'same-real', 'eachMessage')
+    const dropIn = await workload(DropIn, 'same-dropin', 'eachMessage')
+    expect(real.map((s) => s.name)).toEqual(['process T', 'process T', 'process T', 'send T', 'send T', 'send T'])
     expect(dropIn).toEqual(real)
-    expect(real.find((s) => s.name === 'process T')!.kind).toBe(SpanKind.CONSUMER)
-    expect(real.filter((s) => s.name === 'process T').every((s) => s.parent)).toBe(true)
+    const processed = real.filter((s) => s.name === 'process T')
+    expect(processed.every((s) => s.kind === SpanKind.CONSUMER && s.parent === 'send T' && s.links.length === 0)).toBe(true)
+    expect(processed.filter((s) => s.keys.includes('messaging.kafka.message.tombstone'))).toHaveLength(1)
+  })
+
+  it('the KafkaJS drop-in under wafka/otel gives the spans instrumentation-kafkajs gives real KafkaJS: eachBatch', async () => {
+    const real = await workload(RealKafkaJS, 'batch-real', 'eachBatch')
+    const dropIn = await workload(DropIn, 'batch-dropin', 'eachBatch')
+    // One poll span (CLIENT, a trace of its own) over a process span per message, each linked to its send span.
+    expect(real.map((s) => s.name)).toEqual(['poll T', 'process T', 'process T', 'process T', 'send T', 'send T', 'send T'])
+    expect(dropIn).toEqual(real)
+    const poll = real.find((s) => s.name === 'poll T')!
+    expect(poll).toMatchObject({ kind: SpanKind.CLIENT, parent: null, links: [] })
+    expect(poll.keys).toContain('messaging.batch.message_count')
+    const processed = real.filter((s) => s.name === 'process T')
+    expect(processed.every((s) => s.kind === SpanKind.CONSUMER && s.parent === 'poll T' && s.links.join() === 'send T')).toBe(true)
   })
 })

@@ -3,8 +3,8 @@
 // against the embedded broker: a send and the consumer's processing of it are
 // one trace (the process span a child of the send span, through the
 // traceparent header), a span the handler starts is a child of the process
-// span, eachBatch gets a receive span linked to the producers', and a failed
-// send is an error span.
+// span, eachBatch gets a poll span over a process span per message linked to
+// its producer's, and a failed send is an error span.
 import { SpanKind, SpanStatusCode, context, metrics, propagation, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
@@ -152,10 +152,10 @@ describe('wafka/otel', () => {
     expect(headers[0].sort()).toEqual(['own', 'traceparent'])
   })
 
-  it('eachBatch: receive <topic> linked to each message producer span', async () => {
+  it('eachBatch: poll <topic> (CLIENT) over a process <topic> span per message, each linked to its producer span', async () => {
     const producer = kafka.producer()
     await producer.connect()
-    await producer.send({ topic: 'traced-batch', messages: [{ value: 'a' }, { value: 'b' }] })
+    await producer.send({ topic: 'traced-batch', messages: [{ value: 'a' }, { key: 'gone', value: null }] })
     await producer.disconnect()
     const sends = exporter.getFinishedSpans().filter((s) => s.name === 'send traced-batch')
     expect(sends).toHaveLength(2)
@@ -164,14 +164,49 @@ describe('wafka/otel', () => {
     await consumer.connect()
     await consumer.subscribe({ topics: ['traced-batch'] })
     await consumer.run({ eachBatch: async () => tracer().startSpan('batch work').end() })
-    await untilSpan('receive traced-batch')
+    await untilSpan('poll traced-batch')
     await consumer.disconnect()
-    const receive = exporter.getFinishedSpans().find((s) => s.name === 'receive traced-batch')!
-    expect(receive.kind).toBe(SpanKind.CONSUMER)
-    expect(receive.attributes).toMatchObject({ 'messaging.batch.message_count': 2, 'messaging.consumer.group.name': 'otel-batch' })
-    expect(receive.links.map((l) => l.context.spanId).sort()).toEqual(sends.map((s) => s.spanContext().spanId).sort())
-    const work = exporter.getFinishedSpans().find((s) => s.name === 'batch work')!
-    expect(parentOf(work)).toBe(receive.spanContext().spanId)
+    const spans = exporter.getFinishedSpans()
+    const polls = spans.filter((s) => s.name === 'poll traced-batch')
+    expect(polls).toHaveLength(1)
+    const poll = polls[0]
+    expect(poll.kind).toBe(SpanKind.CLIENT)
+    // Its own trace: not the producer's, not whatever context consumer.run() was called in.
+    expect(parentOf(poll)).toBeUndefined()
+    expect(poll.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'receive',
+      'messaging.operation.name': 'poll',
+      'messaging.destination.name': 'traced-batch',
+      'messaging.destination.partition.id': '0',
+      'messaging.batch.message_count': 2,
+      'messaging.consumer.group.name': 'otel-batch',
+    })
+    const processed = spans.filter((s) => s.name === 'process traced-batch')
+    expect(processed.map((s) => s.attributes['messaging.kafka.offset']).sort()).toEqual(['0', '1'])
+    for (const p of processed) {
+      expect(p.kind).toBe(SpanKind.CONSUMER)
+      expect(p.spanContext().traceId).toBe(poll.spanContext().traceId)
+      expect(parentOf(p)).toBe(poll.spanContext().spanId)
+      expect(p.links).toHaveLength(1)
+      expect(p.attributes).toMatchObject({ 'messaging.operation.type': 'process', 'messaging.consumer.group.name': 'otel-batch' })
+    }
+    // Each process span links to its own message's send span (offset 0 is 'a', sent first).
+    const byOffset = (o: string) => processed.find((s) => s.attributes['messaging.kafka.offset'] === o)!
+    const sendOf = (value: boolean) => sends.find((s) => (s.attributes['messaging.kafka.message.tombstone'] === true) === value)!
+    expect(byOffset('0').links[0].context.spanId).toBe(sendOf(false).spanContext().spanId)
+    expect(byOffset('1').links[0].context.spanId).toBe(sendOf(true).spanContext().spanId)
+    expect(byOffset('1').attributes).toMatchObject({ 'messaging.kafka.message.key': 'gone', 'messaging.kafka.message.tombstone': true })
+    expect(byOffset('0').attributes['messaging.kafka.message.tombstone']).toBeUndefined()
+    // The handler runs inside the poll span.
+    const work = spans.find((s) => s.name === 'batch work')!
+    expect(parentOf(work)).toBe(poll.spanContext().spanId)
+    // Metrics: the batch's messages consumed, its call one handler duration.
+    const batchGroup = { 'messaging.destination.name': 'traced-batch', 'messaging.consumer.group.name': 'otel-batch' }
+    const consumed = await points('messaging.client.consumed.messages', { ...batchGroup, 'messaging.operation.name': 'process' })
+    expect(consumed.reduce((n, p) => n + (p.value as number), 0)).toBe(2)
+    const durations = await points('messaging.process.duration', batchGroup)
+    expect(durations.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(1)
   })
 
   it('the KafkaJS drop-in (wafka/kafkajs) gets the same spans: one trace from its producer to its consumer', async () => {
