@@ -23,11 +23,13 @@ import { MESSAGE_KEY_BYTES, MESSAGE_VALUE_BYTES, messagePool } from './bench/dat
 import { measureAll } from './bench/measure.js'
 import { ChildMeter, type ChildResult } from './bench/meter.js'
 import { processesCpuSeconds } from './bench/process-cpu.js'
+import { StatsGatherer, type BenchStatistics } from './bench/stats.js'
 import { awaitTopicHolds } from './bench/topic-holds.js'
 import { Tally } from './bench/tally.js'
 import { Timeline } from './bench/timeline.js'
 import { wafka as wafkaCodec } from './bench/wafka-codec.js'
-import { CONSUME_WORKLOAD, wafkaConsumer } from './bench/wafka-consumer.js'
+import { CONSUME_WORKLOAD, wafkaConsumer, type ConsumeDriver } from './bench/wafka-consumer.js'
+import type { ConsumerStatistics } from '../observe/statistics.js'
 import { PRODUCE_WORKLOAD, warmupFor, wafkaProducer } from './bench/wafka-producer.js'
 import { Progress, count, rate, table, type ProgressMode } from './progress.js'
 import type { Io } from './io.js'
@@ -63,6 +65,10 @@ embedded broker (3 brokers) in a child process, so the figures are the client's.
                             throughput per case (codec)
   --broker-pids PID,...     a cluster of yours on this machine: its processes' CPU over the timed
                             part is reported beside the client's (the embedded broker's always is)
+  --stats                   produce, consume: the benchmarked client's statistics (statisticsIntervalMs
+                            1000, or statistics.interval.ms in -X/--config): each snapshot a JSON line
+                            on stderr, and in the report per broker its requests, latency and throttle
+                            over the run, the producer's batches or the consumer's partitions' lag
   --quiet                   no progress lines
 ${CONNECTION_USAGE}`
 
@@ -80,6 +86,7 @@ const OPTIONS = {
   only: { type: 'string' },
   chart: { type: 'string' },
   quiet: { type: 'boolean' },
+  stats: { type: 'boolean' },
   'broker-pids': { type: 'string' },
 } as const
 
@@ -126,6 +133,8 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
   const chart = str(values, 'chart')
   if (chart !== undefined && !chart.endsWith('.svg')) throw new UsageError(`--chart writes SVG: name a .svg file, not ${chart}`)
   const out = output(values, io)
+  if (what === 'codec' && values.stats === true)
+    throw new UsageError('--stats is for bench produce and bench consume: the codec has no client')
   if (what === 'codec') return codecBench(values, out, chart)
   const messages = int(values, 'messages', 1) ?? (values.quick ? 100_000 : 1_000_000)
   const run: RunSettings = {
@@ -154,7 +163,10 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
   try {
     const connection = resolveConnection(conn)
     const kafka = connection.kafka
-    const extra = connection.clientOptions(what === 'produce' ? 'producer' : 'consumer', (line) => io.err(`wafka bench: ${line}\n`))
+    const given = connection.clientOptions(what === 'produce' ? 'producer' : 'consumer', (line) => io.err(`wafka bench: ${line}\n`))
+    const extra = values.stats === true ? { statisticsIntervalMs: 1000, ...given } : given
+    // --stats: stderr, as wafka consume --stats prints them (stdout keeps the progress and the report).
+    const stats = values.stats === true ? new StatsGatherer(Number(extra.statisticsIntervalMs), (line) => io.err(line + '\n')) : undefined
     const target = { bootstrap: String(kafka.brokers), embedded: broker !== undefined }
     const config: KafkaConfig = { ...kafka, clientId: str(values, 'client-id') ?? 'wafka-bench' }
     const admin = new Kafka(config).admin()
@@ -162,8 +174,8 @@ export async function benchCommand(args: string[], io: Io): Promise<number> {
     try {
       const report =
         what === 'produce'
-          ? await produceBench({ config, extra, admin, run, out, brokerPids })
-          : await consumeBench({ config, extra, admin, run, out, brokerPids })
+          ? await produceBench({ config, extra, admin, run, out, brokerPids, stats })
+          : await consumeBench({ config, extra, admin, run, out, brokerPids, stats })
       const full = { bench: what, target, ...report }
       writeChart(chart, () => timelineSvg(what, full), out)
       if (out.json) io.out(JSON.stringify(full) + '\n')
@@ -187,6 +199,8 @@ interface BenchSetup {
   out: Output
   /** Broker processes whose CPU time is measured. */
   brokerPids: number[]
+  /** --stats: gathers the benchmarked client's statistics. */
+  stats: StatsGatherer | undefined
 }
 
 interface RunSettings {
@@ -222,6 +236,8 @@ interface Report {
   /** Messages done by each moment of the timed part: [seconds, messages]. */
   timeline: Array<[number, number]>
   checked: string
+  /** --stats: the benchmarked client's statistics over its run. */
+  statistics?: BenchStatistics
 }
 
 function figures(messages: number, r: ChildResult, brokerCpuSec: number | null): Figures {
@@ -258,7 +274,7 @@ function pidList(text: string | undefined): number[] {
   return pids
 }
 
-async function produceBench({ config, extra, admin, run, out, brokerPids }: BenchSetup): Promise<Report> {
+async function produceBench({ config, extra, admin, run, out, brokerPids, stats }: BenchSetup): Promise<Report> {
   const warmup = warmupFor(run.messages)
   const { keys, values } = messagePool()
   const topic = await freshTopic(admin, 'produce', run)
@@ -270,7 +286,7 @@ async function produceBench({ config, extra, admin, run, out, brokerPids }: Benc
     const driver = await wafkaProducer(
       config,
       options,
-      { topic, inflight: run.inflight, chunk: PRODUCE_WORKLOAD.chunk, onAcked: (n) => (acked += n) },
+      { topic, inflight: run.inflight, chunk: PRODUCE_WORKLOAD.chunk, onAcked: (n) => (acked += n), onStats: stats?.take },
       keys,
       values,
     )
@@ -287,6 +303,7 @@ async function produceBench({ config, extra, admin, run, out, brokerPids }: Benc
     let result: ChildResult
     let timeline: Timeline
     let brokerCpu0: number
+    let statistics: BenchStatistics | undefined
     try {
       if (warmup > 0) await driver.produce(0, warmup)
       brokerCpu0 = processesCpuSeconds(brokerPids)
@@ -295,6 +312,7 @@ async function produceBench({ config, extra, admin, run, out, brokerPids }: Benc
       await driver.produce(warmup, total)
       result = meter.stop()
       timeline.stop()
+      statistics = stats?.result(driver.statistics())
     } finally {
       progress.stop()
       await driver.close()
@@ -315,13 +333,14 @@ async function produceBench({ config, extra, admin, run, out, brokerPids }: Benc
       result: figures(run.messages, result, brokerCpu),
       timeline: timeline.points,
       checked: `the topic's high watermarks add up to ${count(total)}, every message sent (${count(warmup)} warm-up + ${count(run.messages)} timed)`,
+      ...(statistics ? { statistics } : {}),
     }
   } finally {
     await admin.deleteTopics({ topics: [topic] }).catch(() => {})
   }
 }
 
-async function consumeBench({ config, extra, admin, run, out, brokerPids }: BenchSetup): Promise<Report> {
+async function consumeBench({ config, extra, admin, run, out, brokerPids, stats }: BenchSetup): Promise<Report> {
   const { keys, values } = messagePool()
   const topic = await freshTopic(admin, 'consume', run)
   const groupId = `${topic}-group`
@@ -354,7 +373,7 @@ async function consumeBench({ config, extra, admin, run, out, brokerPids }: Benc
     const expected = await awaitTopicHolds(admin, topic, run.messages)
 
     const meter = new ChildMeter()
-    const consumer = await wafkaConsumer(config, topic, groupId, extra)
+    const consumer = await wafkaConsumer(config, topic, groupId, extra, stats?.take)
     await consumer.connect()
     const t = new Tally(run.messages, expected.length, meter)
     tally = t
@@ -367,10 +386,12 @@ async function consumeBench({ config, extra, admin, run, out, brokerPids }: Benc
     }, 1000)
     const brokerCpu0 = processesCpuSeconds(brokerPids)
     const timeline = new Timeline(() => t.received)
+    let statistics: BenchStatistics | undefined
     t.subscribing()
     try {
       await consumer.consume(t)
       await t.done
+      if (stats) statistics = stats.result(await caughtUp(consumer))
     } finally {
       timeline.stop()
       clearInterval(watch)
@@ -401,12 +422,28 @@ async function consumeBench({ config, extra, admin, run, out, brokerPids }: Benc
       result: { ...figures(run.messages, result, brokerCpu), firstMessageMs: result.firstMessageMs },
       timeline: timeline.points,
       checked: `every partition's ${count(run.messages)} messages arrived, every key and value byte`,
+      ...(statistics ? { statistics } : {}),
     }
   } finally {
     progress.stop()
     await admin.deleteTopics({ topics: [topic] }).catch(() => {})
     await admin.deleteGroups([groupId]).catch(() => {})
   }
+}
+
+/**
+ * The consumer's statistics once every partition's position reached its high
+ * watermark (at most a few seconds): the tally counts inside eachBatch, so
+ * the last batches' positions move only as their handler calls return.
+ */
+async function caughtUp(consumer: ConsumeDriver): Promise<ConsumerStatistics> {
+  const deadline = performance.now() + 5000
+  let s = consumer.statistics()
+  while (s.partitions.some((p) => p.lag !== 0) && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 10))
+    s = consumer.statistics()
+  }
+  return s
 }
 
 const mib = (bytes: number) => `${count(bytes / 2 ** 20)} MiB`
@@ -438,7 +475,39 @@ function summary(r: { bench: string; target: { bootstrap: string; embedded: bool
       `${w.compression}; a fresh group, eachBatch, from subscribing to the last message (first message after ${f.firstMessageMs!.toFixed(0)} ms)`,
     )
   lines.push('', table([header, row]), '', `checked: ${r.checked}`)
+  if (r.statistics) lines.push('', ...statisticsLines(r.statistics))
   return lines.join('\n')
+}
+
+/** --stats in the text summary: a row per broker, then the producer's batches or the consumer's lag. */
+function statisticsLines(s: BenchStatistics): string[] {
+  const ms = (v: number) => v.toFixed(2)
+  const rows = [['broker', 'requests', 'timeouts', 'latency avg ms', 'latency max ms', 'throttle avg ms', 'throttle max ms']]
+  for (const b of s.brokers)
+    rows.push([
+      b.broker,
+      count(b.requests),
+      count(b.timeouts),
+      ms(b.latencyAvgMs),
+      ms(b.latencyMaxMs),
+      ms(b.throttleTimeAvgMs),
+      ms(b.throttleTimeMaxMs),
+    ])
+  const lines = [
+    `statistics: ${count(s.snapshots)} snapshots, one every ${count(s.intervalMs)} ms (per broker: what they covered; batches and lag: at the end)`,
+    table(rows),
+  ]
+  if (s.batches) {
+    const b = s.batches
+    lines.push(
+      `batches: ${count(b.batches)} of ${count(b.records)} records, ${b.recordsPerBatchAvg.toFixed(1)} records and ${count(b.bytesPerBatchAvg)} B a batch on average (${count(b.bytesPerBatchMax)} B max), linger ${ms(b.lingerAvgMs)} ms on average (${ms(b.lingerMaxMs)} ms max)`,
+    )
+  }
+  if (s.partitions) {
+    const lag = s.partitions.reduce((n, p) => n + (p.lag ?? 0), 0)
+    lines.push(`partitions: ${s.partitions.length}, lag ${count(lag)} in all once the last message was handed over`)
+  }
+  return lines
 }
 
 /** The chart's bins: at least this long, so a burst of acknowledgements does not read as a spike. */

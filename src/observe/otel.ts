@@ -41,11 +41,14 @@ export interface WafkaInstrumentation {
  * with its context injected into the message's headers by the configured
  * propagator (W3C `traceparent`, as @opentelemetry/instrumentation-kafkajs
  * writes it); `process <topic>` (CONSUMER) per message eachMessage handles,
- * a child of the context extracted from its headers; `receive <topic>`
- * (CONSUMER) per eachBatch call, linked to each message's. Where the
- * registered context manager keeps its context in an AsyncLocalStorage (the
- * Node SDK's), the process and receive spans are the active context inside
- * the handler, so its own spans are their children.
+ * a child of the context extracted from its headers. An eachBatch call gets
+ * what @opentelemetry/instrumentation-kafkajs gives KafkaJS's: a
+ * `poll <topic>` span (CLIENT, the conventions' receive operation, as their
+ * Kafka example names it) and under it a `process <topic>` span per message,
+ * linked to the message's producer span. Where the registered context
+ * manager keeps its context in an AsyncLocalStorage (the Node SDK's), the
+ * process span (eachMessage) or the poll span (eachBatch) is the active
+ * context inside the handler, so its own spans are their children.
  *
  * Metrics by the same conventions: `messaging.client.sent.messages` and
  * `messaging.client.consumed.messages` (counters), `messaging.client.operation.duration`
@@ -115,11 +118,16 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
     operationDuration.record(seconds(ctx), withError(attributes, error))
     finish(ctx)
   }
-  const handled = (ctx: ProcessContext | BatchContext, count: number, operation: 'process' | 'receive') => {
+  /**
+   * A handler call ended: each message it was handed counts as consumed; the call is one process.duration (an
+   * eachBatch call too: instrumentation-kafkajs records one per message of it, a histogram record a message that
+   * would cost more than the message's span).
+   */
+  const handled = (ctx: ProcessContext | BatchContext, count: number) => {
     if (!spans.has(ctx)) return
     const attributes: Attributes = {
       'messaging.system': 'kafka',
-      'messaging.operation.name': operation,
+      'messaging.operation.name': 'process',
       'messaging.destination.name': ctx.topic,
       'messaging.destination.partition.id': String(ctx.partition),
     }
@@ -129,8 +137,8 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
     processDuration.record(seconds(ctx), withError(attributes, error))
     finish(ctx)
   }
-  const processed = (ctx: ProcessContext) => handled(ctx, 1, 'process')
-  const batched = (ctx: BatchContext) => handled(ctx, ctx.messages.length, 'receive')
+  const processed = (ctx: ProcessContext) => handled(ctx, 1)
+  const batched = (ctx: BatchContext) => handled(ctx, ctx.messages.length)
 
   subscribe<SendContext>(channelNames.send, {
     start(ctx) {
@@ -156,28 +164,34 @@ export function instrument(options: WafkaInstrumentationOptions = {}): WafkaInst
   })
 
   // The consumer's spans: opened by the store binding (before `start`, so the handler runs inside them) or by `start`.
+  // A message's process span continues its producer's trace, or starts one: never the context consumer.run() was called in.
   const openProcess = (ctx: ProcessContext): Context => {
-    const parent = extracted(ctx.message)
+    const parent = extracted(ctx.message) ?? ROOT_CONTEXT
     const span = tracer.startSpan(
       `process ${ctx.topic}`,
       { kind: SpanKind.CONSUMER, attributes: processAttributes(ctx, ctx.message) },
-      parent ?? context.active(),
+      parent,
     )
     spans.set(ctx, [span])
     startedAt.set(ctx, performance.now())
-    return trace.setSpan(parent ?? context.active(), span)
+    return trace.setSpan(parent, span)
   }
+  // eachBatch, as instrumentation-kafkajs traces it for KafkaJS (the conventions' batch receive): a `poll <topic>`
+  // span (CLIENT, operation type receive) starting its own trace, the handler running inside it, and under it a
+  // `process <topic>` span (CONSUMER) per message, linked to that message's producer span; all end with the call.
   const openBatch = (ctx: BatchContext): Context => {
-    const links: Link[] = []
+    const poll = tracer.startSpan(`poll ${ctx.topic}`, { kind: SpanKind.CLIENT, attributes: pollAttributes(ctx) }, ROOT_CONTEXT)
+    const inPoll = trace.setSpan(context.active(), poll)
+    const list = [poll]
     for (const m of ctx.messages) {
       const linked = extracted(m)
       const spanContext = linked && trace.getSpanContext(linked)
-      if (spanContext) links.push({ context: spanContext })
+      const links: Link[] = spanContext ? [{ context: spanContext }] : []
+      list.push(tracer.startSpan(`process ${ctx.topic}`, { kind: SpanKind.CONSUMER, attributes: processAttributes(ctx, m), links }, inPoll))
     }
-    const span = tracer.startSpan(`receive ${ctx.topic}`, { kind: SpanKind.CONSUMER, attributes: batchAttributes(ctx), links })
-    spans.set(ctx, [span])
+    spans.set(ctx, list)
     startedAt.set(ctx, performance.now())
-    return trace.setSpan(context.active(), span)
+    return inPoll
   }
   const processing = subscribe<ProcessContext>(channelNames.process, {
     start: (ctx) => void (spans.has(ctx) || openProcess(ctx)),
@@ -282,6 +296,7 @@ function sendAttributes(topic: string, m: ChannelSendMessage, clusterId: string 
   if (clusterId) attributes['messaging.kafka.cluster.id'] = clusterId
   const key = text(m.key)
   if (key !== undefined) attributes['messaging.kafka.message.key'] = key
+  if (m.value === null) attributes['messaging.kafka.message.tombstone'] = true
   if (m.partition !== undefined) {
     attributes['messaging.kafka.destination.partition'] = m.partition
     attributes['messaging.destination.partition.id'] = String(m.partition)
@@ -289,7 +304,7 @@ function sendAttributes(topic: string, m: ChannelSendMessage, clusterId: string 
   return attributes
 }
 
-function processAttributes(ctx: ProcessContext, m: ChannelMessage): Attributes {
+function processAttributes(ctx: ProcessContext | BatchContext, m: ChannelMessage): Attributes {
   const attributes: Attributes = {
     'messaging.system': 'kafka',
     'messaging.operation.name': 'process',
@@ -304,13 +319,14 @@ function processAttributes(ctx: ProcessContext, m: ChannelMessage): Attributes {
   if (ctx.clusterId) attributes['messaging.kafka.cluster.id'] = ctx.clusterId
   const key = text(m.key)
   if (key !== undefined) attributes['messaging.kafka.message.key'] = key
+  if (m.value === null) attributes['messaging.kafka.message.tombstone'] = true
   return attributes
 }
 
-function batchAttributes(ctx: BatchContext): Attributes {
+function pollAttributes(ctx: BatchContext): Attributes {
   const attributes: Attributes = {
     'messaging.system': 'kafka',
-    'messaging.operation.name': 'receive',
+    'messaging.operation.name': 'poll',
     'messaging.operation.type': 'receive',
     'messaging.destination.name': ctx.topic,
     'messaging.kafka.destination.partition': ctx.partition,

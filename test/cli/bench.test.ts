@@ -1,6 +1,7 @@
 // wafka bench: short runs give sane figures, check what they sent, and write a
-// well-formed SVG chart holding the run's series; on the embedded broker (the
-// default, and as a cluster named with -b) and on Apache Kafka.
+// well-formed SVG chart holding the run's series; with --stats, the client's
+// statistics snapshots and their sum; on the embedded broker (the default,
+// and as a cluster named with -b) and on Apache Kafka.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +11,7 @@ import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
 import { built, hasScript, oneCleanLine, root, wafka, wafkaOnTty } from './support.js'
 import { descendants, parseXml, type XmlElement } from './xml.js'
 import { contestChartSvg, contestChartTitle } from '../../src/cli/bench/result-charts.js'
+import type { ConsumerStatistics, ProducerStatistics } from '../../src/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wafka-bench-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -153,6 +155,98 @@ describe.skipIf(!built)('wafka bench on the embedded broker', () => {
     }
   })
 
+  it("bench produce --stats: each statistics snapshot a JSON line on stderr; the report sums them with the producer's batches", async () => {
+    const cluster: RunningCluster = await startCluster({ brokers: 2, autoCreateTopics: false })
+    try {
+      const r = await wafka(
+        [
+          'bench',
+          'produce',
+          '-b',
+          cluster.bootstrapServers,
+          '--messages',
+          '20000',
+          '-P',
+          '4',
+          '--stats',
+          '-X',
+          'statistics.interval.ms=50',
+        ],
+        { timeoutMs: 120_000 },
+      )
+      expect(r.code, r.stderr).toBe(0)
+      const snapshots = r.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as ProducerStatistics)
+      expect(snapshots.length).toBeGreaterThan(0)
+      expect(snapshots.every((s) => s.type === 'producer' && s.clientId === 'wafka-bench' && s.brokers!.length === 2)).toBe(true)
+      const runs = await wafka(
+        [
+          ...['bench', 'produce', '-b', cluster.bootstrapServers, '--messages', '20000', '-P', '4', '--stats'],
+          ...['-X', 'statistics.interval.ms=50', '--json', '--quiet'],
+        ],
+        { timeoutMs: 120_000 },
+      )
+      expect(runs.code, runs.stderr).toBe(0)
+      const report = JSON.parse(runs.stdout)
+      const taken = runs.stderr
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as ProducerStatistics)
+      const s = report.statistics
+      expect(s).toMatchObject({ intervalMs: 50, snapshots: taken.length })
+      // The batches, read once all was acknowledged: every record sent (warm-up too), in whole batches.
+      expect(s.batches.records).toBe(22000)
+      expect(s.batches.batches).toBeGreaterThan(0)
+      expect(s.batches.recordsPerBatchAvg).toBeCloseTo(22000 / s.batches.batches, 6)
+      // Per broker: the last snapshot's request count, the largest latency any snapshot saw, the bytes of all windows.
+      const last = taken.at(-1)!
+      for (const b of s.brokers) {
+        const seen = taken.map((t) => t.brokers!.find((x) => x.broker === b.broker)!)
+        expect(b.requests).toBe(seen.at(-1)!.requests)
+        expect(b.latencyMaxMs).toBe(Math.max(...seen.map((x) => x.latencyMaxMs)))
+        expect(b.responseBytes).toBe(seen.reduce((n, x) => n + x.responseBytes, 0))
+        expect(b.latencyAvgMs).toBeGreaterThanOrEqual(0)
+        expect(b.latencyAvgMs).toBeLessThanOrEqual(b.latencyMaxMs)
+      }
+      expect(s.brokers.map((b: { broker: string }) => b.broker).sort()).toEqual(last.brokers!.map((b) => b.broker).sort())
+      // As text: the same, as a table and a line.
+      expect(r.stdout).toMatch(/^statistics: [\d,]+ snapshots, one every 50 ms/m)
+      expect(r.stdout).toMatch(/^broker +requests +timeouts +latency avg ms +latency max ms +throttle avg ms +throttle max ms$/m)
+      expect(r.stdout).toMatch(/^batches: [\d,]+ of 22,000 records, /m)
+    } finally {
+      await cluster.stop()
+    }
+  })
+
+  it("bench consume --stats: the consumer's snapshots on stderr; at the end every partition at its high watermark, lag 0", async () => {
+    const cluster: RunningCluster = await startCluster({ brokers: 1, autoCreateTopics: false })
+    try {
+      const r = await wafka(
+        [
+          ...['bench', 'consume', '-b', cluster.bootstrapServers, '--messages', '20000', '-P', '3', '--stats'],
+          ...['-X', 'statistics.interval.ms=50', '--json', '--quiet'],
+        ],
+        { timeoutMs: 120_000 },
+      )
+      expect(r.code, r.stderr).toBe(0)
+      const report = JSON.parse(r.stdout)
+      const taken = r.stderr
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as ConsumerStatistics)
+      expect(taken.every((t) => t.type === 'consumer' && t.groupId === report.workload.groupId)).toBe(true)
+      const s = report.statistics
+      expect(s.snapshots).toBe(taken.length)
+      expect(s.partitions).toHaveLength(3)
+      for (const p of s.partitions) expect(p).toMatchObject({ topic: report.workload.topic, lag: 0, position: p.highWatermark })
+      expect(s.partitions.reduce((n: number, p: { highWatermark: string }) => n + Number(p.highWatermark), 0)).toBe(20000)
+    } finally {
+      await cluster.stop()
+    }
+  })
+
   it('bench produce as text: a figures table and what was checked', async () => {
     const r = await wafka(['bench', 'produce', '--messages', '10000', '-P', '3', '--acks', '1', '--quiet'], { timeoutMs: 120_000 })
     expect(r.code, r.stderr).toBe(0)
@@ -205,6 +299,7 @@ describe.skipIf(!built)('wafka bench on the embedded broker', () => {
       ['bench', 'codec', '--only', 'no such case'],
       ['bench', 'produce', '-b', '127.0.0.1:1', '--broker-pids', 'kafka'],
       ['bench', 'produce', '--broker-pids', '1234'],
+      ['bench', 'codec', '--stats'],
     ]) {
       const r = await wafka(args)
       expect(r.code, args.join(' ')).toBe(2)

@@ -1,9 +1,11 @@
 // wafka/kafkajs as a user gets it: the packed package (npm pack, unpacked in
-// a user's project), by import, by default import and by require, and a
+// a user's project), by import, by default import and by require (and
+// wafka/otel, with and without its optional peer @opentelemetry/api), and a
 // TypeScript program written as KafkaJS's docs show compiling with --strict
 // against it as it compiles against kafkajs.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { built, packedProject, root, type PackedProject } from '../support/packed-package.js'
 
@@ -120,4 +122,30 @@ describe.skipIf(!built())('the packed wafka/kafkajs', () => {
     expect(wrong.stdout).toContain('wrong-wafka.mts')
     expect(wrong.stdout).toMatch(/TS2322/)
   }, 120_000)
+
+  it('wafka/otel: @opentelemetry/api is an optional peer, the other entries load without it (above); once installed, wafka/otel loads by import and by require', () => {
+    const pkg = JSON.parse(readFileSync(`${project.dir}/node_modules/wafka/package.json`, 'utf8'))
+    expect(pkg.exports['./otel']).toEqual({
+      import: { types: './dist/types/public/otel.d.ts', default: './dist/otel.js' },
+      require: { types: './dist/types/public/otel.d.cts', default: './dist/otel.cjs' },
+    })
+    expect(pkg.peerDependenciesMeta['@opentelemetry/api']).toEqual({ optional: true })
+    expect(pkg.dependencies?.['@opentelemetry/api']).toBeUndefined()
+    const load = `
+      import { createRequire } from 'node:module'
+      const require = createRequire(process.cwd() + '/package.json')
+      const esm = await import('wafka/otel').then((m) => typeof m.instrument, (err) => err.code)
+      let cjs
+      try { cjs = typeof require('wafka/otel').instrument } catch (err) { cjs = err.code }
+      console.log(JSON.stringify([esm, cjs]))`
+    // Without the API, only wafka/otel fails, naming what is missing.
+    const without = node(['--input-type=module', '-e', load])
+    expect(JSON.parse(without.stdout)).toEqual(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'])
+    const link = `${project.dir}/node_modules/@opentelemetry/api`
+    mkdirSync(dirname(link), { recursive: true })
+    symlinkSync(`${root}/node_modules/@opentelemetry/api`, link, 'dir')
+    const withApi = node(['--input-type=module', '-e', load])
+    expect(withApi.stderr).toBe('')
+    expect(JSON.parse(withApi.stdout)).toEqual(['function', 'function'])
+  })
 })

@@ -3,11 +3,14 @@
 // against the embedded broker: a send and the consumer's processing of it are
 // one trace (the process span a child of the send span, through the
 // traceparent header), a span the handler starts is a child of the process
-// span, eachBatch gets a receive span linked to the producers', and a failed
-// send is an error span.
+// span, baggage and tracestate reach the handler through the headers,
+// eachBatch gets a poll span over a process span per message linked to its
+// producer's, and a failed send is an error span; metrics count what was sent
+// and consumed, the lag gauge is the high watermark minus the committed
+// offset, the buffer gauges each producer's bufferMemory use.
 import { SpanKind, SpanStatusCode, context, metrics, propagation, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { CompositePropagator, TraceState, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core'
 import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -66,7 +69,8 @@ describe('wafka/otel', () => {
   beforeAll(async () => {
     trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
-    propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+    // As the Node SDK registers by default: the W3C trace context and baggage.
+    propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }))
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))
     instrumentation = instrument()
     cluster = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 } as never)
@@ -74,7 +78,7 @@ describe('wafka/otel', () => {
     const admin = kafka.admin()
     await admin.connect()
     await admin.createTopics({
-      topics: ['traced', 'traced-batch', 'traced-failed', 'traced-kafkajs', 'metered', 'lagged'].map((topic) => ({
+      topics: ['traced', 'traced-baggage', 'traced-batch', 'traced-failed', 'traced-kafkajs', 'metered', 'lagged'].map((topic) => ({
         topic,
         numPartitions: 1,
       })),
@@ -152,10 +156,45 @@ describe('wafka/otel', () => {
     expect(headers[0].sort()).toEqual(['own', 'traceparent'])
   })
 
-  it('eachBatch: receive <topic> linked to each message producer span', async () => {
+  it('baggage and tracestate travel in the headers, through the configured propagator, to the handler', async () => {
     const producer = kafka.producer()
     await producer.connect()
-    await producer.send({ topic: 'traced-batch', messages: [{ value: 'a' }, { value: 'b' }] })
+    const withBaggage = propagation.setBaggage(context.active(), propagation.createBaggage({ tenant: { value: 'acme' } }))
+    // A parent whose span context carries a tracestate: the send span inherits it, the header carries it.
+    const parent = trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+      traceState: new TraceState('vendor=value'),
+    })
+    await context.with(trace.setSpan(withBaggage, parent), () => producer.send({ topic: 'traced-baggage', messages: [{ value: 'v' }] }))
+    await producer.disconnect()
+    const consumer = kafka.consumer({ groupId: 'otel-baggage', autoOffsetReset: 'earliest' })
+    await consumer.connect()
+    await consumer.subscribe({ topics: ['traced-baggage'] })
+    let seen: { tenant?: string; headers: Record<string, string>; traceState?: string } | undefined
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const active = context.active()
+        seen = {
+          tenant: propagation.getBaggage(active)?.getEntry('tenant')?.value,
+          headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
+          traceState: trace.getSpanContext(active)?.traceState?.serialize(),
+        }
+      },
+    })
+    await untilSpan('process traced-baggage')
+    await consumer.disconnect()
+    expect(seen?.headers).toMatchObject({ baggage: 'tenant=acme', tracestate: 'vendor=value' })
+    expect(seen?.headers.traceparent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/)
+    expect(seen?.tenant).toBe('acme')
+    expect(seen?.traceState).toBe('vendor=value')
+  })
+
+  it('eachBatch: poll <topic> (CLIENT) over a process <topic> span per message, each linked to its producer span', async () => {
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic: 'traced-batch', messages: [{ value: 'a' }, { key: 'gone', value: null }] })
     await producer.disconnect()
     const sends = exporter.getFinishedSpans().filter((s) => s.name === 'send traced-batch')
     expect(sends).toHaveLength(2)
@@ -164,14 +203,49 @@ describe('wafka/otel', () => {
     await consumer.connect()
     await consumer.subscribe({ topics: ['traced-batch'] })
     await consumer.run({ eachBatch: async () => tracer().startSpan('batch work').end() })
-    await untilSpan('receive traced-batch')
+    await untilSpan('poll traced-batch')
     await consumer.disconnect()
-    const receive = exporter.getFinishedSpans().find((s) => s.name === 'receive traced-batch')!
-    expect(receive.kind).toBe(SpanKind.CONSUMER)
-    expect(receive.attributes).toMatchObject({ 'messaging.batch.message_count': 2, 'messaging.consumer.group.name': 'otel-batch' })
-    expect(receive.links.map((l) => l.context.spanId).sort()).toEqual(sends.map((s) => s.spanContext().spanId).sort())
-    const work = exporter.getFinishedSpans().find((s) => s.name === 'batch work')!
-    expect(parentOf(work)).toBe(receive.spanContext().spanId)
+    const spans = exporter.getFinishedSpans()
+    const polls = spans.filter((s) => s.name === 'poll traced-batch')
+    expect(polls).toHaveLength(1)
+    const poll = polls[0]
+    expect(poll.kind).toBe(SpanKind.CLIENT)
+    // Its own trace: not the producer's, not whatever context consumer.run() was called in.
+    expect(parentOf(poll)).toBeUndefined()
+    expect(poll.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'receive',
+      'messaging.operation.name': 'poll',
+      'messaging.destination.name': 'traced-batch',
+      'messaging.destination.partition.id': '0',
+      'messaging.batch.message_count': 2,
+      'messaging.consumer.group.name': 'otel-batch',
+    })
+    const processed = spans.filter((s) => s.name === 'process traced-batch')
+    expect(processed.map((s) => s.attributes['messaging.kafka.offset']).sort()).toEqual(['0', '1'])
+    for (const p of processed) {
+      expect(p.kind).toBe(SpanKind.CONSUMER)
+      expect(p.spanContext().traceId).toBe(poll.spanContext().traceId)
+      expect(parentOf(p)).toBe(poll.spanContext().spanId)
+      expect(p.links).toHaveLength(1)
+      expect(p.attributes).toMatchObject({ 'messaging.operation.type': 'process', 'messaging.consumer.group.name': 'otel-batch' })
+    }
+    // Each process span links to its own message's send span (offset 0 is 'a', sent first).
+    const byOffset = (o: string) => processed.find((s) => s.attributes['messaging.kafka.offset'] === o)!
+    const sendOf = (value: boolean) => sends.find((s) => (s.attributes['messaging.kafka.message.tombstone'] === true) === value)!
+    expect(byOffset('0').links[0].context.spanId).toBe(sendOf(false).spanContext().spanId)
+    expect(byOffset('1').links[0].context.spanId).toBe(sendOf(true).spanContext().spanId)
+    expect(byOffset('1').attributes).toMatchObject({ 'messaging.kafka.message.key': 'gone', 'messaging.kafka.message.tombstone': true })
+    expect(byOffset('0').attributes['messaging.kafka.message.tombstone']).toBeUndefined()
+    // The handler runs inside the poll span.
+    const work = spans.find((s) => s.name === 'batch work')!
+    expect(parentOf(work)).toBe(poll.spanContext().spanId)
+    // Metrics: the batch's messages consumed, its call one handler duration.
+    const batchGroup = { 'messaging.destination.name': 'traced-batch', 'messaging.consumer.group.name': 'otel-batch' }
+    const consumed = await points('messaging.client.consumed.messages', { ...batchGroup, 'messaging.operation.name': 'process' })
+    expect(consumed.reduce((n, p) => n + (p.value as number), 0)).toBe(2)
+    const durations = await points('messaging.process.duration', batchGroup)
+    expect(durations.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(1)
   })
 
   it('the KafkaJS drop-in (wafka/kafkajs) gets the same spans: one trace from its producer to its consumer', async () => {
@@ -229,7 +303,7 @@ describe('wafka/otel', () => {
     expect(handlers.reduce((n, p) => n + (p.value as { count: number }).count, 0)).toBe(5)
   })
 
-  it('gauges: consumer lag per partition is the high watermark minus the consumed position; producer buffer use', async () => {
+  it('gauges: consumer lag per partition is the high watermark minus the consumed position (the committed one, once committed); producer buffer use', async () => {
     const producer = kafka.producer({ lingerMs: 60_000, bufferMemory: 1 << 20 })
     await producer.connect()
     // Held by the linger: the buffer gauge sees the records before they are acknowledged.
@@ -278,7 +352,17 @@ describe('wafka/otel', () => {
     )
     const [stats] = consumer.statistics().partitions
     expect(stats).toMatchObject({ topic: 'lagged', partition: 0, highWatermark: '10', position: '4', lag: 6 })
-    expect((await points('wafka.consumer.lag', lagged)).map((p) => p.value)).toEqual([6])
+    // The position committed, the gauge is the high watermark minus the committed offset, as a lag dashboard reads it.
+    await consumer.commitOffsets([{ topic: 'lagged', partition: 0, offset: '4' }])
+    const committed = async () => {
+      const admin = kafka.admin()
+      await admin.connect()
+      const [topic] = await admin.fetchOffsets({ groupId: 'otel-lagged', topics: ['lagged'] })
+      await admin.disconnect()
+      return Number(topic.partitions[0].offset)
+    }
+    expect(await committed()).toBe(4)
+    expect((await points('wafka.consumer.lag', lagged)).map((p) => p.value)).toEqual([10 - 4])
     release()
     await until(
       () => handled === 10,
@@ -290,6 +374,8 @@ describe('wafka/otel', () => {
       10_000,
       () => 'lag not 0 after all were consumed',
     )
+    await consumer.commitOffsets([{ topic: 'lagged', partition: 0, offset: '10' }])
+    expect(10 - (await committed())).toBe((await points('wafka.consumer.lag', lagged)).map((p) => p.value)[0])
     const sum = (list: DataPoint<unknown>[]) => list.reduce((n, p) => n + (p.value as number), 0)
     expect(sum(await points('messaging.client.consumed.messages', lagged))).toBe(10)
     expect(sum(await points('messaging.client.sent.messages', { 'messaging.destination.name': 'lagged' }))).toBe(10)

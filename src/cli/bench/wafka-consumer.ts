@@ -1,5 +1,6 @@
 import type { KafkaConfig } from '../../kafka.js'
 import type { ConsumerConfig } from '../../consumer/config.js'
+import type { ConsumerStatistics } from '../../observe/statistics.js'
 import type { Tally } from './tally.js'
 
 /** The consumer benchmark's workload (bench/consumer.ts and `wafka bench consume`). */
@@ -30,6 +31,8 @@ export interface ConsumeDriver {
   /** Subscribes and starts delivering messages to the tally; resolves once started. */
   consume(tally: Tally): Promise<void>
   close(): Promise<void>
+  /** The consumer's statistics now (its partitions' positions and lag; no per-broker part). */
+  statistics(): ConsumerStatistics
 }
 
 /**
@@ -42,9 +45,11 @@ export async function wafkaConsumer(
   topic: string,
   groupId: string,
   options: Omit<ConsumerConfig, 'groupId'> = {},
+  onStats?: (statistics: ConsumerStatistics) => void,
 ): Promise<ConsumeDriver> {
   const { Kafka } = await import('../../kafka.js')
   const consumer = new Kafka(kafka).consumer({ ...options, groupId })
+  if (onStats) consumer.on(consumer.events.STATS, (e) => onStats(e.payload))
   return {
     connect: () => consumer.connect(),
     consume: async (tally) => {
@@ -52,5 +57,6 @@ export async function wafkaConsumer(
       consumer.run({ eachBatch: async ({ batch }) => tally.batch(batch.partition, batch.messages) }).catch(tally.fail)
     },
     close: () => consumer.disconnect(),
+    statistics: () => consumer.statistics(),
   }
 }

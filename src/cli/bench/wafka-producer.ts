@@ -1,6 +1,7 @@
 import type { Buffer } from 'node:buffer'
 import type { KafkaConfig } from '../../kafka.js'
 import type { ProducerConfig } from '../../producer/config.js'
+import type { ProducerStatistics } from '../../observe/statistics.js'
 import { MESSAGE_POOL } from './data.js'
 import { windowed } from './windowed.js'
 
@@ -26,6 +27,8 @@ export interface ProduceDriver {
   /** Sends messages [from, to) and resolves once every one is acknowledged. */
   produce(from: number, to: number): Promise<void>
   close(): Promise<void>
+  /** The producer's statistics now (its batches since it connected; no per-broker part). */
+  statistics(): ProducerStatistics
 }
 
 export interface ProduceWindow {
@@ -36,6 +39,8 @@ export interface ProduceWindow {
   chunk: number
   /** Told of each send()'s messages once they are acknowledged (a progress bar, a throughput timeline). */
   onAcked?: (messages: number) => void
+  /** Told of each statisticsIntervalMs snapshot (the producer's `stats` event). */
+  onStats?: (statistics: ProducerStatistics) => void
 }
 
 /**
@@ -54,7 +59,8 @@ export async function wafkaProducer(
   const { Kafka } = await import('../../kafka.js')
   const producer = new Kafka(kafka).producer(options)
   const mask = MESSAGE_POOL - 1
-  const { topic, onAcked } = window
+  const { topic, onAcked, onStats } = window
+  if (onStats) producer.on(producer.events.STATS, (e) => onStats(e.payload))
   return {
     connect: () => producer.connect(),
     produce: (from, to) =>
@@ -65,5 +71,6 @@ export async function wafkaProducer(
         onAcked?.(b - a)
       }),
     close: () => producer.disconnect(),
+    statistics: () => producer.statistics(),
   }
 }
