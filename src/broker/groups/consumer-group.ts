@@ -538,6 +538,12 @@ export class ConsumerGroup extends GroupOffsets {
     if (m.subscribedTopicRegex !== null && !this.subscribedRegexes().has(m.subscribedTopicRegex))
       this.regexes.delete(m.subscribedTopicRegex)
     this.bumpGroupEpoch()
+    if (this.members.size === 0) {
+      // Empty: the (empty) target is at the group epoch, and the next member's join is assigned at once.
+      this.target = new Map()
+      this.assignmentEpoch = this.groupEpoch
+      this.assignedAtMs = null
+    }
   }
 
   private removeMember(m: ConsumerMember): void {
