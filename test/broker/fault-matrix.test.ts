@@ -180,9 +180,6 @@ const positions: Position[] = ['start', 'middle', 'end']
 const knownLimits: Record<string, string> = {
   // "2\n" becomes "3\n": a text checkpoint has no checksum (Kafka's neither); a valid-looking log start is taken.
   'log-start-offset start': 'a digit flipped in log-start-offset moves the log start silently (no checksum in the format, as Kafka)',
-  // A batch's base offset is not under its CRC, and a start reads no batch of a trusted segment (fast restart): a bogus
-  // one there is served, and a reader's next fetch offset jumps past it.
-  'sealed segment .log start': "a base offset flipped in a trusted segment's first batch is not seen at start: reads skip the segment",
   // The id's 22 characters are a valid id with one changed: nothing to tell it from the cluster's (Kafka's file has no checksum either).
   // (Into an invalid one, the start is refused naming the file: which, depends on the random id; the case takes either.)
   'meta.properties middle': 'maybe: a cluster id character flipped into another valid one is a valid id: taken, the cluster id changes',

@@ -35,11 +35,17 @@ export interface RecoveryState {
   recoveryPoint: number
 }
 
-/** What an opening read (the start-up figures): segments loaded from their indexes only, segments walked, batch headers read. */
+/**
+ * What an opening read (the start-up figures): segments loaded from their
+ * indexes only, segments walked, batch headers read by the walks and the
+ * replay, and first batches checked (one per sealed segment below the
+ * recovery point, before it is trusted).
+ */
 export interface LoadStats {
   segmentsTrusted: number
   segmentsRecovered: number
   batchesRead: number
+  firstBatchesChecked: number
 }
 
 const LOG_START_FILE = 'log-start-offset'
@@ -82,7 +88,7 @@ export class DiskLog {
   /** The opening lost records it had: a segment cut, or the directory moved aside (said): this replica must not lead. */
   lostAtOpen = false
   /** What the opening read. */
-  readonly loadStats: LoadStats = { segmentsTrusted: 0, segmentsRecovered: 0, batchesRead: 0 }
+  readonly loadStats: LoadStats = { segmentsTrusted: 0, segmentsRecovered: 0, batchesRead: 0, firstBatchesChecked: 0 }
 
   private constructor(
     readonly dir: string,
@@ -93,7 +99,8 @@ export class DiskLog {
    * Opens (creating when new) the partition directory `dir` of topic
    * `topicId`, and recovers it as Kafka's LogLoader does. The sealed
    * segments wholly below the recovery point are trusted: loaded from their
-   * index files, no batch read. The others are walked batch by batch, their
+   * index files, only their first batch read (its offsets against the
+   * segment's name, its CRC; one that fails is read whole). The others are walked batch by batch, their
    * CRCs checked after an unclean stop (and always the active one's), a torn
    * tail cut to the last whole valid batch (later segments go too); their
    * indexes are rebuilt where they do not match. After a clean stop the
@@ -148,10 +155,16 @@ export class DiskLog {
       const last = i === bases.length - 1
       const next = last ? Infinity : bases[i + 1]
       let bytes = 0
-      if (!last && next <= recovery.recoveryPoint && seg.load(next)) log.loadStats.segmentsTrusted++
+      // A segment below the recovery point is trusted once its first batch checks out (one batch read, not the segment).
+      const checked = !last && next <= recovery.recoveryPoint && seg.size > 0
+      if (checked) log.loadStats.firstBatchesChecked++
+      const problem = checked ? seg.firstBatchProblem(next) : null
+      if (problem)
+        report(`${seg.path}: ${problem} (corrupt): not trusted; read whole, every batch's CRC-32C checked, and cut at the first bad one`)
+      if (!last && next <= recovery.recoveryPoint && !problem && seg.load(next)) log.loadStats.segmentsTrusted++
       else {
         log.loadStats.segmentsRecovered++
-        const validate = !recovery.clean || last
+        const validate = !recovery.clean || last || problem !== null
         bytes = last && recovery.clean && seg.baseOffset < recovery.recoveryPoint ? seg.recoverTail(validate) : seg.recover(validate)
         // Its time index ends on its largest timestamp, as a roll leaves it: a later start loads it from there.
         if (!last) seg.seal()

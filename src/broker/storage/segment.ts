@@ -292,6 +292,29 @@ export class Segment {
   }
 
   /**
+   * A sealed segment's check before it is trusted (one batch read: its
+   * first): that batch is whole, its CRC-32C matches, and its offsets lie
+   * in the segment's range (from its name's base offset to `nextOffset`, the
+   * next segment's base). A base offset is not under the CRC, and reads find
+   * batches by offset: a corrupt one would hide the segment from readers.
+   * Returns what does not match, or null.
+   */
+  firstBatchProblem(nextOffset: number): string | null {
+    if (this.size === 0) return null
+    const h = this.readHeader(0)
+    if (!h) return `its first batch header is not whole (${this.size} bytes)`
+    const size = batchSize(h)
+    if (batchMagic(h) !== 2 || size < B_RECORDS || size > this.size) return `its first batch is not a whole v2 batch (${size} bytes)`
+    const base = batchBaseOffsetNumber(h)
+    const last = batchLastOffsetNumber(h)
+    if (base < this.baseOffset || last < base || last >= nextOffset)
+      return `its first batch's offsets ${base}-${last} are outside the segment's ${this.baseOffset}-${nextOffset - 1}`
+    const whole = Buffer.allocUnsafe(size)
+    if (diskIo.read(this.fd, whole, 0, size, 0) !== size || !batchCrcMatches(whole)) return 'its first batch fails its CRC-32C'
+    return null
+  }
+
+  /**
    * The active segment after a clean stop (below the recovery point, up to
    * its end): its indexes from their files, and only the batches from its
    * last offset index entry on read (at most index.interval.bytes and a
