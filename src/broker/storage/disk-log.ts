@@ -7,6 +7,7 @@ import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-
 import { fsyncPath, fsyncPathAsync, throwAsStorageError, writeFileDurably, writeWholeFile } from './disk-io.js'
 import { Segment, type BatchVisitor } from './segment.js'
 import { deleteSnapshots } from './producer-snapshot.js'
+import { openingLogStart, readLogStart, removeLogStart, writeLogStart } from './log-start-file.js'
 import type { AbortedTxn } from './txn-index.js'
 import { INT32_MAX } from '../../int32.js'
 
@@ -48,7 +49,6 @@ export interface LoadStats {
   firstBatchesChecked: number
 }
 
-const LOG_START_FILE = 'log-start-offset'
 const METADATA_FILE = 'partition.metadata'
 
 /**
@@ -180,9 +180,14 @@ export class DiskLog {
       }
       log.segments.push(seg)
     }
-    if (!log.segments.length) log.segments.push(new Segment(dir, readLogStart(dir) ?? 0, () => config().indexIntervalBytes))
-    else log.dirDirty = log.parentDirty
-    log.logStartOffset = Math.min(Math.max(log.segments[0].baseOffset, readLogStart(dir) ?? 0), log.logEndOffset)
+    if (!log.segments.length) {
+      const held = readLogStart(dir)
+      const base = held.kind === 'valid' || held.kind === 'unchecked' ? held.offset : 0
+      log.segments.push(new Segment(dir, base, () => config().indexIntervalBytes))
+    } else log.dirDirty = log.parentDirty
+    const start = openingLogStart(dir, log.segments[0].baseOffset, log.logEndOffset)
+    if (start.problem) report(start.problem)
+    log.logStartOffset = start.offset
     // What is on disk now was read or trusted: flushed up to where a clean stop said, or to what recovery kept.
     log.recoveryPoint = recovery.clean
       ? Math.min(recovery.recoveryPoint, log.logEndOffset)
@@ -356,13 +361,13 @@ export class DiskLog {
   deleteBefore(offset: number): void {
     if (offset <= this.logStartOffset) return
     // The checkpoint first (StorageError when it cannot be written): the start moves only once it is on disk.
-    writeFileDurably(join(this.dir, LOG_START_FILE), `${offset}\n`)
+    writeLogStart(this.dir, offset)
     this.logStartOffset = offset
     if (offset >= this.logEndOffset && this.active.size > 0) this.roll(this.logEndOffset)
     while (this.segments.length > 1 && this.segments[1].baseOffset <= offset) this.segments.shift()!.delete()
     // Snapshots below the log start are of nothing kept (Kafka's deleteSnapshotsBefore).
     deleteSnapshots(this.dir, (o) => o < this.segments[0].baseOffset)
-    if (this.segments[0].baseOffset >= offset) rmSync(join(this.dir, LOG_START_FILE), { force: true })
+    if (this.segments[0].baseOffset >= offset) removeLogStart(this.dir)
   }
 
   /** Empties the log and starts it at `offset`. */
@@ -373,7 +378,7 @@ export class DiskLog {
     this.logStartOffset = offset
     this.recoveryPoint = offset
     deleteSnapshots(this.dir, () => true)
-    rmSync(join(this.dir, LOG_START_FILE), { force: true })
+    removeLogStart(this.dir)
     this.onRecoveryPoint()
   }
 
@@ -538,15 +543,6 @@ export class DiskLog {
     this.closeFiles()
     this.segments.length = 0
     rmSync(this.dir, { recursive: true, force: true })
-  }
-}
-
-function readLogStart(dir: string): number | null {
-  try {
-    const n = Number(readFileSync(join(dir, LOG_START_FILE), 'utf8').trim())
-    return Number.isSafeInteger(n) && n >= 0 ? n : null
-  } catch {
-    return null
   }
 }
 
