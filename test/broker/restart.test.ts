@@ -222,6 +222,34 @@ describe('fast restart', () => {
     expect((await readAll(s.c, 'txs')).map((r) => r.value)).toEqual(['aborted', 'committed'])
   })
 
+  it("producer snapshots stay bounded across restarts, as Kafka keeps them: one per segment (its roll) and the last clean stop's, older strays removed at open", async () => {
+    const dataDir = tempDir()
+    let s = await open(dataDir, [{ name: 'bound', partitions: 1 }])
+    const p = await initProducerId(s.c)
+    let seq = 0
+    const send = async () =>
+      expect(
+        (await produce(s.c, 'bound', encodeRecordBatch([{ key: `k${seq}`, value: 'v' }], { ...p, baseSequence: seq++ }))).errorCode,
+      ).toBe(0)
+    const snapshots = () => readdirSync(partDir(dataDir, 'bound')).filter((f) => f.endsWith('.snapshot'))
+    await send()
+    replicaOf(s.embedded, 'bound').log.disk!.roll()
+    for (let cycle = 0; cycle < 4; cycle++) {
+      await send()
+      await send()
+      await stop()
+      s = await open(dataDir)
+    }
+    // The roll's at 1, and the clean stops' at 3, 5, 7, 9: the opening removed each but the newest.
+    expect(snapshots()).toEqual(['00000000000000000001.snapshot', '00000000000000000009.snapshot'])
+    // The state comes back whole from them: the producer goes on in sequence.
+    await send()
+    await stop()
+    s = await open(dataDir)
+    expect(snapshots()).toEqual(['00000000000000000001.snapshot', '00000000000000000010.snapshot'])
+    await send()
+  })
+
   it('a corrupt producer snapshot is said and skipped: the state comes from the one before it and the batches after, the same as before', async () => {
     const dataDir = tempDir()
     let s = await open(dataDir, [{ name: 'snap', partitions: 1 }])
