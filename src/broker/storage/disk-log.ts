@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
 import { fsyncPath, fsyncPathAsync, throwAsStorageError, writeFileDurably, writeWholeFile } from './disk-io.js'
-import { Segment, type BatchVisitor } from './segment.js'
+import { Segment, segmentName, type BatchVisitor } from './segment.js'
 import { deleteSnapshots } from './producer-snapshot.js'
 import { openingLogStart, readLogStart, removeLogStart, writeLogStart } from './log-start-file.js'
 import type { AbortedTxn } from './txn-index.js'
@@ -143,11 +143,14 @@ export class DiskLog {
       if (m && !bases.includes(Number(m[1]))) rmSync(join(dir, f), { force: true })
     }
     let cut = false
+    /** What recovery took out of the log: the cut tail's bytes, and the later segments (their bases and sizes), for the summary. */
+    const out = { at: -1, tailBytes: 0, segments: [] as { base: number; bytes: number }[] }
     for (const [i, base] of bases.entries()) {
       const seg = new Segment(dir, base, () => config().indexIntervalBytes)
       const previous = log.segments.at(-1)
       if (cut || (previous && base < previous.nextOffset)) {
         // After a cut (or overlapping a kept segment) nothing can follow: out of the log, kept on disk, said.
+        out.segments.push({ base, bytes: seg.size })
         const aside = seg.moveAside()
         report(`${dir}: segment ${base} follows a cut (or overlaps the log before it): moved aside as ${aside}, not served`)
         continue
@@ -172,6 +175,8 @@ export class DiskLog {
       log.loadStats.batchesRead += seg.scanned
       if (bytes > 0) {
         cut = true
+        out.at = seg.nextOffset
+        out.tailBytes = bytes
         log.lostAtOpen = true
         report(
           `${dir}: segment ${base} cut at offset ${seg.nextOffset} (${bytes} bytes from byte ${seg.size}: a torn or corrupt batch); ` +
@@ -180,6 +185,7 @@ export class DiskLog {
       }
       log.segments.push(seg)
     }
+    if (cut && out.segments.length) report(cutSummary(dir, out))
     if (!log.segments.length) {
       const held = readLogStart(dir)
       const base = held.kind === 'valid' || held.kind === 'unchecked' ? held.offset : 0
@@ -544,6 +550,25 @@ export class DiskLog {
     this.segments.length = 0
     rmSync(this.dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * One line for what a recovery cut took out of a log when later segments
+ * went with it: the offsets from the cut on, each file it is kept in, the
+ * bytes. (Kafka's loader deletes the segments after a cut; they are kept.)
+ */
+function cutSummary(dir: string, out: { at: number; tailBytes: number; segments: { base: number; bytes: number }[] }): string {
+  const { at, tailBytes, segments } = out
+  const named = segments.map((s, i) => {
+    const next = segments[i + 1]?.base
+    const offsets = next === undefined ? `offsets ${s.base} on` : `offsets ${s.base}-${next - 1}`
+    return `${segmentName(s.base)}.log.cut (${offsets}, ${s.bytes} bytes)`
+  })
+  const total = tailBytes + segments.reduce((n, s) => n + s.bytes, 0)
+  return (
+    `${dir}: recovery took offsets ${at} and on out of the log (${total} bytes): the cut segment's last ${tailBytes} bytes ` +
+    `and ${segments.length} later segment(s), ${named.join(', ')}; all kept beside the log, none deleted, none served`
+  )
 }
 
 /** The topic id a partition directory's partition.metadata names, or null (none, or unreadable: not the whole file as written). */
