@@ -6,6 +6,7 @@
 // transactions from the .txnindex files; only the batches after the snapshot
 // are replayed. A corrupt checkpoint, snapshot or index is said, and the
 // batches are read instead: never fatal, nothing lost.
+import { Buffer } from 'node:buffer'
 import { cpSync, existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -18,7 +19,7 @@ import { encodeRecordBatch, loadCodecs } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import { InitProducerId } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, produce, readAll, storageFixture } from './storage-support.js'
+import { batch, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 import { keepLog } from './support.js'
 
 const fx = storageFixture('wafka-restart-')
@@ -112,6 +113,55 @@ describe('fast restart', () => {
     // Everything is there, and the log goes on where it ended.
     expect((await readAll(s.c, 'fast')).map((r) => r.key)).toEqual(keys)
     expect(await produce(s.c, 'fast', batch('next', 1))).toMatchObject({ errorCode: 0, baseOffset: BigInt(batches * 3) })
+  })
+
+  it("a sealed segment's first batch is checked at a clean start: a base offset its segment pins is written back, a CRC failure served as is, anything else read whole and cut; each said", async () => {
+    const dataDir = tempDir()
+    const s = await open(dataDir, [{ name: 'chk', partitions: 1 }])
+    // Segments 0, 6 and 12, two batches of three records each.
+    await segmentsOf(s, 'chk', 3, 2)
+    const keys = (await readAll(s.c, 'chk')).map((r) => r.key)
+    await stop()
+    const segment6 = join(partDir(dataDir, 'chk'), '00000000000000000006.log')
+    const good = readFileSync(segment6)
+    const startWith = async (edit: (b: Buffer) => void) => {
+      const copy = tempDir()
+      cpSync(dataDir, copy, { recursive: true })
+      const file = join(partDir(copy, 'chk'), '00000000000000000006.log')
+      const bytes = Buffer.from(good)
+      edit(bytes)
+      writeFileSync(file, bytes)
+      return { file, bytes, started: await open(copy) }
+    }
+
+    // Its base offset's high byte flipped: its three offsets fit only from 6, the segment's base, so that is its base offset.
+    let { file, bytes, started } = await startWith((b) => (b[0] ^= 0x01))
+    expect(started.problems).toEqual([
+      `broker 0: ${file} is corrupt: its first batch's offsets 72057594037927940-72057594037927940 are outside the segment's 6-8; its CRC-32C holds ` +
+        `(the base offset is not under it) and its 3 offsets fit only from 6: base offset written back as 6, the 8 bytes it held kept as ${file}.base-0`,
+    ])
+    expect(readFileSync(file)).toEqual(good)
+    expect(readFileSync(`${file}.base-0`)).toEqual(bytes.subarray(0, 8))
+    expect((await readAll(started.c, 'chk')).map((r) => r.key)).toEqual(keys)
+    await stop()
+
+    // A byte of its records flipped: its offsets hold, so it is served as it is (a consumer's CRC check refuses it), and said.
+    ;({ file, started } = await startWith((b) => (b[b.readInt32BE(8) + 12 - 3] ^= 0x01)))
+    expect(started.problems).toEqual([
+      `broker 0: ${file} is corrupt: its first batch fails its CRC-32C (its offsets hold): served as it is`,
+    ])
+    expect(replicaOf(started.embedded, 'chk').log.disk!.loadStats).toMatchObject({ segmentsTrusted: 2, firstBatchesChecked: 2 })
+    expect(await listOffset(started.c, 'chk', -1n)).toMatchObject({ offset: 18n })
+    await stop()
+
+    // Its last offset delta flipped (under the CRC, which fails): nothing pins it; the segment is read whole and cut there, the next one moved aside, each said.
+    ;({ file, started } = await startWith((b) => (b[23 + 3] ^= 0x10)))
+    expect(started.problems[0]).toBe(
+      `broker 0: ${file} is corrupt: its first batch's offsets 6-24 are outside the segment's 6-8: not trusted; read whole, every batch's CRC-32C checked, and cut at the first bad one`,
+    )
+    expect(started.problems.join('\n')).toMatch(/segment 6 cut at offset 6 .*kept as .*00000000000000000006\.log\.cut-0/)
+    expect(started.problems.join('\n')).toMatch(/00000000000000000012\.log\.cut \(offsets 12 on, \d+ bytes\); all kept beside the log/)
+    expect(await listOffset(started.c, 'chk', -1n)).toMatchObject({ offset: 6n })
   })
 
   it('after a kill -9 only the segments from the recovery point on are read (CRC-checked), and the batches after the roll snapshot replayed', async () => {

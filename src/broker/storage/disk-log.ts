@@ -100,7 +100,8 @@ export class DiskLog {
    * `topicId`, and recovers it as Kafka's LogLoader does. The sealed
    * segments wholly below the recovery point are trusted: loaded from their
    * index files, only their first batch read (its offsets against the
-   * segment's name, its CRC; one that fails is read whole). The others are walked batch by batch, their
+   * segment's name and the next batch; a wrong base offset the segment pins
+   * is written back, else the segment is read whole). The others are walked batch by batch, their
    * CRCs checked after an unclean stop (and always the active one's), a torn
    * tail cut to the last whole valid batch (later segments go too); their
    * indexes are rebuilt where they do not match. After a clean stop the
@@ -159,15 +160,19 @@ export class DiskLog {
       const next = last ? Infinity : bases[i + 1]
       let bytes = 0
       // A segment below the recovery point is trusted once its first batch checks out (one batch read, not the segment).
-      const checked = !last && next <= recovery.recoveryPoint && seg.size > 0
-      if (checked) log.loadStats.firstBatchesChecked++
-      const problem = checked ? seg.firstBatchProblem(next) : null
-      if (problem)
-        report(`${seg.path}: ${problem} (corrupt): not trusted; read whole, every batch's CRC-32C checked, and cut at the first bad one`)
-      if (!last && next <= recovery.recoveryPoint && !problem && seg.load(next)) log.loadStats.segmentsTrusted++
+      const below = !last && next <= recovery.recoveryPoint
+      if (below && seg.size > 0) log.loadStats.firstBatchesChecked++
+      const check = below ? seg.checkFirstBatch(next) : null
+      if (check?.kind === 'ok' && check.served) report(`${seg.path} is corrupt: ${check.served}`)
+      if (check?.kind === 'repaired') report(`${seg.path} is corrupt: ${check.problem}`)
+      if (check?.kind === 'recover')
+        report(
+          `${seg.path} is corrupt: ${check.problem}: not trusted; read whole, every batch's CRC-32C checked, and cut at the first bad one`,
+        )
+      if (below && check?.kind !== 'recover' && seg.load(next)) log.loadStats.segmentsTrusted++
       else {
         log.loadStats.segmentsRecovered++
-        const validate = !recovery.clean || last || problem !== null
+        const validate = !recovery.clean || last || check?.kind === 'recover'
         bytes = last && recovery.clean && seg.baseOffset < recovery.recoveryPoint ? seg.recoverTail(validate) : seg.recover(validate)
         // Its time index ends on its largest timestamp, as a roll leaves it: a later start loads it from there.
         if (!last) seg.seal()
