@@ -63,7 +63,8 @@ export function setLogStartAside(dir: string): string {
  * is where Kafka deletes every segment and starts empty there; a checked
  * file's start is taken as the log end (what lies below it was deleted on
  * request), and said. A file that fails its check, or an unchecked one past
- * the log end, is not used: the log starts at its first segment (records
+ * the log end, is not used: the log starts at its first segment, as Kafka's
+ * LogManager resets a log-start-offset-checkpoint it cannot read (records
  * DeleteRecords removed may show again: better than acknowledged ones
  * hidden), said, the file set aside.
  */
