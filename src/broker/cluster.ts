@@ -172,6 +172,8 @@ export class EmbeddedCluster {
       (id) => groups.classicOrCreate(id)!,
       () => groups.groups.values(),
       (id) => groups.groups.delete(id),
+      // As Kafka's __consumer_offsets: a partition with no flush config of its own, so the broker's defaults.
+      () => ({ messages: this.options.logFlushIntervalMessages, ms: this.options.logFlushIntervalMs }),
     )
     for (const g of groups.groups.values()) g.changes = groups.store
     this.metadataFile!.rewrite(snapshotRecords(this.controller))
@@ -228,9 +230,14 @@ export class EmbeddedCluster {
     }
   }
 
-  /** The flusher (log.flush.scheduler.interval.ms): every log unflushed for its flush.ms is flushed. */
+  /** The flusher (log.flush.scheduler.interval.ms): every log unflushed for its flush.ms is flushed (the group log too). */
   private flushDue(): void {
     const now = Date.now()
+    try {
+      this.groups.store?.flushIfDue(now)
+    } catch (err) {
+      this.problem(null, `group log: ${(err as Error).message}`, 'error')
+    }
     for (const b of this.brokers.values())
       for (const replica of b.replicas.values()) {
         try {
@@ -396,7 +403,12 @@ export class EmbeddedCluster {
     this.flushTimer = null
     this.faults.clear()
     this.cleaner.stop()
-    this.groups.close()
+    try {
+      // The group log is flushed as it closes: a failed fsync is said, and the stop goes on.
+      this.groups.close()
+    } catch (err) {
+      this.problem(null, `group log: ${(err as Error).message}`, 'error')
+    }
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))
     // The logs are flushed (fsync) and closed, and each broker directory whose logs all were is marked clean for the next start's recovery.

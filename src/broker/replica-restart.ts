@@ -4,6 +4,7 @@ import { DiskLog, type RecoveryState, type SegmentConfig } from './storage/disk-
 import {
   CorruptSnapshot,
   readSnapshot,
+  removeStraySnapshots,
   snapshotOffsets,
   snapshotPath,
   writeSnapshot,
@@ -38,6 +39,10 @@ export function openReplicaLog(
   report: (message: string) => void,
 ): { log: PartitionLog; producers: ProducerState; disk: DiskLog } {
   const disk = DiskLog.open(dir, topicId, config, recovery, report)
+  removeStraySnapshots(
+    dir,
+    disk.segments.map((s) => s.baseOffset),
+  )
   const first = disk.segments[0].baseOffset
   const restored = restoredState(disk, first, report)
   const log = new PartitionLog()

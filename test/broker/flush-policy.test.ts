@@ -13,6 +13,7 @@ import { startCluster, type RunningCluster, type StartClusterOptions } from '../
 import { diskIo } from '../../src/broker/storage/disk-io.js'
 import { topicConfigProblem } from '../../src/broker/topic-configs.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import { OffsetCommit } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
 import { batch, batchesOf, produce, readAll } from './storage-support.js'
@@ -173,6 +174,44 @@ describe('the flush policy', () => {
     expect(fsynced.slice(settled).filter((p) => p.endsWith('.log'))).toEqual([])
     // (Its partition.metadata is written once, flushed and renamed into place, as Kafka's checkpoint files.)
     expect(fsynced.filter((p) => p.includes('never-0') && !p.includes('partition.metadata') && !p.endsWith('never-0'))).toEqual([])
+  })
+
+  describe("the group log (committed offsets), as Kafka's __consumer_offsets: a partition under the broker's flush policy", () => {
+    const groupLog = join('__consumer_offsets', '00000000000000000000.log')
+    const commit = (c: RawClient, offset: bigint) =>
+      c.request(OffsetCommit, 8, {
+        groupId: 'g',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: [
+          { name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] },
+        ],
+      })
+    const committed = async (c: RawClient, offset: bigint) => expect((await commit(c, offset)).topics[0].partitions[0].errorCode).toBe(0)
+
+    it('log.flush.interval.messages=1: each offset commit is fsynced before it is answered; by default none is, and a clean stop fsyncs it', async () => {
+      let c = await start({ logFlushIntervalMessages: 1, topics: [{ name: 't', partitions: 1 }] })
+      for (const offset of [1n, 2n]) expect(await fsyncsOf(() => committed(c, offset))).toEqual([groupLog])
+      await cluster!.stop()
+      cluster = undefined
+      c = await start({ topics: [{ name: 't', partitions: 1 }] })
+      expect(await fsyncsOf(() => committed(c, 3n))).toEqual([])
+      for (const c of open.splice(0)) c.close()
+      const stopped = await fsyncsOf(() => cluster!.stop())
+      cluster = undefined
+      expect(stopped).toContain(groupLog)
+    })
+
+    it('flush.ms: the flusher fsyncs a group log unflushed for log.flush.interval.ms', async () => {
+      const c = await start({ logFlushSchedulerIntervalMs: 20, logFlushIntervalMs: 0, topics: [{ name: 't', partitions: 1 }] })
+      await committed(c, 5n)
+      await until(
+        async () => fsynced.includes(groupLog),
+        5000,
+        () => `the flusher to fsync the group log (fsynced: ${fsynced.join(', ')})`,
+      )
+    })
   })
 
   it('a failed fsync (flush.messages=1) fails the produce with KAFKA_STORAGE_ERROR and cuts the batch back off', async () => {

@@ -64,7 +64,7 @@ describe('RecordFile', () => {
     expect(problems).toEqual([])
   })
 
-  it('a syncing file (the metadata log) is flushed before append returns; the group log is not', () => {
+  it('a syncing file (the metadata log) is flushed before append returns; one with no flush policy is not', () => {
     const synced = RecordFile.open<string>(tempFile(), { sync: true }).file
     const before = disk.syncs
     synced.append(['a'])

@@ -109,6 +109,15 @@ describe('recovery at start', () => {
     expect(readFileSync(join(dir, '00000000000000000006.log.cut'))).toEqual(later[1])
     expect(problems.filter((m) => m.includes('segment 2 cut at offset 2'))).toHaveLength(1)
     expect(problems.filter((m) => /segment [46] follows a cut .*moved aside/.test(m))).toHaveLength(2)
+    // And one line for all that left the log: from which offset, in which files, how many bytes.
+    expect(problems).toContainEqual(
+      expect.stringContaining(
+        `${dir}: recovery took offsets 2 and on out of the log (${bytes.length + later[0].length + later[1].length} bytes): ` +
+          `the cut segment's last ${bytes.length} bytes and 2 later segment(s), ` +
+          `00000000000000000004.log.cut (offsets 4-5, ${later[0].length} bytes), 00000000000000000006.log.cut (offsets 6 on, ${later[1].length} bytes); ` +
+          'all kept beside the log, none deleted, none served',
+      ),
+    )
     expect(await listOffset(c, topic, -1n)).toMatchObject({ offset: 2n })
     expect((await readAll(c, topic)).map((r) => r.key)).toEqual(['s0-0', 's0-1'])
   })

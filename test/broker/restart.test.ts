@@ -6,6 +6,7 @@
 // transactions from the .txnindex files; only the batches after the snapshot
 // are replayed. A corrupt checkpoint, snapshot or index is said, and the
 // batches are read instead: never fatal, nothing lost.
+import { Buffer } from 'node:buffer'
 import { cpSync, existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -18,7 +19,7 @@ import { encodeRecordBatch, loadCodecs } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import { InitProducerId } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { batch, produce, readAll, storageFixture } from './storage-support.js'
+import { batch, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 import { keepLog } from './support.js'
 
 const fx = storageFixture('wafka-restart-')
@@ -92,7 +93,7 @@ async function initProducerId(c: RawClient): Promise<{ producerId: bigint; produ
 const stateOf = (r: Replica) => snapshotEntries(r.producers, (pid) => r.log.transactionFirstOffset(pid))
 
 describe('fast restart', () => {
-  it('a clean restart reads no sealed segment: its indexes are loaded, only the active segment after its last index entry is read', async () => {
+  it('a clean restart reads one batch of each sealed segment (its first: offsets and CRC checked), not the segments: their indexes are loaded, only the active segment after its last index entry is read', async () => {
     const dataDir = tempDir()
     let s = await open(dataDir, [{ name: 'fast', partitions: 1 }])
     const batches = await segmentsOf(s, 'fast', 8, 10)
@@ -102,15 +103,65 @@ describe('fast restart', () => {
     expect(readFileSync(join(dataDir, 'broker-0', 'recovery-point-offset-checkpoint'), 'utf8')).toBe(`0\n1\nfast 0 ${batches * 3}\n`)
     s = await open(dataDir)
     const disk = replicaOf(s.embedded, 'fast').log.disk!
-    expect(disk.loadStats).toEqual({ segmentsTrusted: 7, segmentsRecovered: 1, batchesRead: expect.any(Number) })
+    expect(disk.loadStats).toEqual({ segmentsTrusted: 7, segmentsRecovered: 1, batchesRead: expect.any(Number), firstBatchesChecked: 7 })
     // The active segment's tail after its last index entry (index.interval.bytes: 4096, batches of ~700 bytes), and nothing replayed (the snapshot is at the log end).
     expect(disk.loadStats.batchesRead).toBeLessThanOrEqual(7)
-    expect(s.reads).toBeGreaterThan(0)
-    expect(s.reads).toBeLessThan(20)
+    // Per sealed segment two reads (its first batch's header, then that batch for its CRC), of 10 batches; the active one's tail.
+    expect(s.reads).toBeGreaterThanOrEqual(2 * 7)
+    expect(s.reads).toBeLessThan(2 * 7 + 20)
     expect(s.problems).toEqual([])
     // Everything is there, and the log goes on where it ended.
     expect((await readAll(s.c, 'fast')).map((r) => r.key)).toEqual(keys)
     expect(await produce(s.c, 'fast', batch('next', 1))).toMatchObject({ errorCode: 0, baseOffset: BigInt(batches * 3) })
+  })
+
+  it("a sealed segment's first batch is checked at a clean start: a base offset its segment pins is written back, a CRC failure served as is, anything else read whole and cut; each said", async () => {
+    const dataDir = tempDir()
+    const s = await open(dataDir, [{ name: 'chk', partitions: 1 }])
+    // Segments 0, 6 and 12, two batches of three records each.
+    await segmentsOf(s, 'chk', 3, 2)
+    const keys = (await readAll(s.c, 'chk')).map((r) => r.key)
+    await stop()
+    const segment6 = join(partDir(dataDir, 'chk'), '00000000000000000006.log')
+    const good = readFileSync(segment6)
+    const startWith = async (edit: (b: Buffer) => void) => {
+      const copy = tempDir()
+      cpSync(dataDir, copy, { recursive: true })
+      const file = join(partDir(copy, 'chk'), '00000000000000000006.log')
+      const bytes = Buffer.from(good)
+      edit(bytes)
+      writeFileSync(file, bytes)
+      return { file, bytes, started: await open(copy) }
+    }
+
+    // Its base offset's high byte flipped: its three offsets fit only from 6, the segment's base, so that is its base offset.
+    let { file, bytes, started } = await startWith((b) => (b[0] ^= 0x01))
+    expect(started.problems).toEqual([
+      `broker 0: ${file} is corrupt: its first batch's offsets 72057594037927940-72057594037927940 are outside the segment's 6-8; its CRC-32C holds ` +
+        `(the base offset is not under it) and its 3 offsets fit only from 6: base offset written back as 6, the 8 bytes it held kept as ${file}.base-0`,
+    ])
+    expect(readFileSync(file)).toEqual(good)
+    expect(readFileSync(`${file}.base-0`)).toEqual(bytes.subarray(0, 8))
+    expect((await readAll(started.c, 'chk')).map((r) => r.key)).toEqual(keys)
+    await stop()
+
+    // A byte of its records flipped: its offsets hold, so it is served as it is (a consumer's CRC check refuses it), and said.
+    ;({ file, started } = await startWith((b) => (b[b.readInt32BE(8) + 12 - 3] ^= 0x01)))
+    expect(started.problems).toEqual([
+      `broker 0: ${file} is corrupt: its first batch fails its CRC-32C (its offsets hold): served as it is`,
+    ])
+    expect(replicaOf(started.embedded, 'chk').log.disk!.loadStats).toMatchObject({ segmentsTrusted: 2, firstBatchesChecked: 2 })
+    expect(await listOffset(started.c, 'chk', -1n)).toMatchObject({ offset: 18n })
+    await stop()
+
+    // Its last offset delta flipped (under the CRC, which fails): nothing pins it; the segment is read whole and cut there, the next one moved aside, each said.
+    ;({ file, started } = await startWith((b) => (b[23 + 3] ^= 0x10)))
+    expect(started.problems[0]).toBe(
+      `broker 0: ${file} is corrupt: its first batch's offsets 6-24 are outside the segment's 6-8: not trusted; read whole, every batch's CRC-32C checked, and cut at the first bad one`,
+    )
+    expect(started.problems.join('\n')).toMatch(/segment 6 cut at offset 6 .*kept as .*00000000000000000006\.log\.cut-0/)
+    expect(started.problems.join('\n')).toMatch(/00000000000000000012\.log\.cut \(offsets 12 on, \d+ bytes\); all kept beside the log/)
+    expect(await listOffset(started.c, 'chk', -1n)).toMatchObject({ offset: 6n })
   })
 
   it('after a kill -9 only the segments from the recovery point on are read (CRC-checked), and the batches after the roll snapshot replayed', async () => {
@@ -130,7 +181,7 @@ describe('fast restart', () => {
     const after = await open(copy)
     const disk = replicaOf(after.embedded, 'crash').log.disk!
     // The active segment (base 150): walked with its CRCs checked, then its batches replayed from the snapshot at 150.
-    expect(disk.loadStats).toEqual({ segmentsTrusted: 5, segmentsRecovered: 1, batchesRead: 13 * 2 })
+    expect(disk.loadStats).toEqual({ segmentsTrusted: 5, segmentsRecovered: 1, batchesRead: 13 * 2, firstBatchesChecked: 5 })
     expect(after.problems).toEqual([])
     expect((await readAll(after.c, 'crash')).map((r) => r.key)).toEqual(keys)
     expect(await produce(after.c, 'crash', batch('next', 1))).toMatchObject({ errorCode: 0, baseOffset: 189n })
@@ -221,6 +272,34 @@ describe('fast restart', () => {
     expect((await readAll(s.c, 'txs')).map((r) => r.value)).toEqual(['aborted', 'committed'])
   })
 
+  it("producer snapshots stay bounded across restarts, as Kafka keeps them: one per segment (its roll) and the last clean stop's, older strays removed at open", async () => {
+    const dataDir = tempDir()
+    let s = await open(dataDir, [{ name: 'bound', partitions: 1 }])
+    const p = await initProducerId(s.c)
+    let seq = 0
+    const send = async () =>
+      expect(
+        (await produce(s.c, 'bound', encodeRecordBatch([{ key: `k${seq}`, value: 'v' }], { ...p, baseSequence: seq++ }))).errorCode,
+      ).toBe(0)
+    const snapshots = () => readdirSync(partDir(dataDir, 'bound')).filter((f) => f.endsWith('.snapshot'))
+    await send()
+    replicaOf(s.embedded, 'bound').log.disk!.roll()
+    for (let cycle = 0; cycle < 4; cycle++) {
+      await send()
+      await send()
+      await stop()
+      s = await open(dataDir)
+    }
+    // The roll's at 1, and the clean stops' at 3, 5, 7, 9: the opening removed each but the newest.
+    expect(snapshots()).toEqual(['00000000000000000001.snapshot', '00000000000000000009.snapshot'])
+    // The state comes back whole from them: the producer goes on in sequence.
+    await send()
+    await stop()
+    s = await open(dataDir)
+    expect(snapshots()).toEqual(['00000000000000000001.snapshot', '00000000000000000010.snapshot'])
+    await send()
+  })
+
   it('a corrupt producer snapshot is said and skipped: the state comes from the one before it and the batches after, the same as before', async () => {
     const dataDir = tempDir()
     let s = await open(dataDir, [{ name: 'snap', partitions: 1 }])
@@ -258,7 +337,7 @@ describe('fast restart', () => {
     s = await open(dataDir)
     expect(s.problems).toEqual([expect.stringMatching(/recovery-point-offset-checkpoint: entry 1 "rp 0 6x" is not 3 fields: not used/)])
     const disk = replicaOf(s.embedded, 'rp').log.disk!
-    expect(disk.loadStats).toEqual({ segmentsTrusted: 0, segmentsRecovered: 4, batchesRead: batches })
+    expect(disk.loadStats).toEqual({ segmentsTrusted: 0, segmentsRecovered: 4, batchesRead: batches, firstBatchesChecked: 0 })
     expect((await readAll(s.c, 'rp')).map((r) => r.key)).toEqual(keys)
   })
 

@@ -5,8 +5,9 @@ import { dirname, join } from 'node:path'
 import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import { batchBaseOffsetNumber, batchLastOffsetNumber } from '../../codec/batch-header.js'
 import { fsyncPath, fsyncPathAsync, throwAsStorageError, writeFileDurably, writeWholeFile } from './disk-io.js'
-import { Segment, type BatchVisitor } from './segment.js'
+import { Segment, segmentName, type BatchVisitor } from './segment.js'
 import { deleteSnapshots } from './producer-snapshot.js'
+import { openingLogStart, readLogStart, removeLogStart, writeLogStart } from './log-start-file.js'
 import type { AbortedTxn } from './txn-index.js'
 import { INT32_MAX } from '../../int32.js'
 
@@ -35,14 +36,19 @@ export interface RecoveryState {
   recoveryPoint: number
 }
 
-/** What an opening read (the start-up figures): segments loaded from their indexes only, segments walked, batch headers read. */
+/**
+ * What an opening read (the start-up figures): segments loaded from their
+ * indexes only, segments walked, batch headers read by the walks and the
+ * replay, and first batches checked (one per sealed segment below the
+ * recovery point, before it is trusted).
+ */
 export interface LoadStats {
   segmentsTrusted: number
   segmentsRecovered: number
   batchesRead: number
+  firstBatchesChecked: number
 }
 
-const LOG_START_FILE = 'log-start-offset'
 const METADATA_FILE = 'partition.metadata'
 
 /**
@@ -82,7 +88,7 @@ export class DiskLog {
   /** The opening lost records it had: a segment cut, or the directory moved aside (said): this replica must not lead. */
   lostAtOpen = false
   /** What the opening read. */
-  readonly loadStats: LoadStats = { segmentsTrusted: 0, segmentsRecovered: 0, batchesRead: 0 }
+  readonly loadStats: LoadStats = { segmentsTrusted: 0, segmentsRecovered: 0, batchesRead: 0, firstBatchesChecked: 0 }
 
   private constructor(
     readonly dir: string,
@@ -93,7 +99,9 @@ export class DiskLog {
    * Opens (creating when new) the partition directory `dir` of topic
    * `topicId`, and recovers it as Kafka's LogLoader does. The sealed
    * segments wholly below the recovery point are trusted: loaded from their
-   * index files, no batch read. The others are walked batch by batch, their
+   * index files, only their first batch read (its offsets against the
+   * segment's name and the next batch; a wrong base offset the segment pins
+   * is written back, else the segment is read whole). The others are walked batch by batch, their
    * CRCs checked after an unclean stop (and always the active one's), a torn
    * tail cut to the last whole valid batch (later segments go too); their
    * indexes are rebuilt where they do not match. After a clean stop the
@@ -136,11 +144,14 @@ export class DiskLog {
       if (m && !bases.includes(Number(m[1]))) rmSync(join(dir, f), { force: true })
     }
     let cut = false
+    /** What recovery took out of the log: the cut tail's bytes, and the later segments (their bases and sizes), for the summary. */
+    const out = { at: -1, tailBytes: 0, segments: [] as { base: number; bytes: number }[] }
     for (const [i, base] of bases.entries()) {
       const seg = new Segment(dir, base, () => config().indexIntervalBytes)
       const previous = log.segments.at(-1)
       if (cut || (previous && base < previous.nextOffset)) {
         // After a cut (or overlapping a kept segment) nothing can follow: out of the log, kept on disk, said.
+        out.segments.push({ base, bytes: seg.size })
         const aside = seg.moveAside()
         report(`${dir}: segment ${base} follows a cut (or overlaps the log before it): moved aside as ${aside}, not served`)
         continue
@@ -148,10 +159,20 @@ export class DiskLog {
       const last = i === bases.length - 1
       const next = last ? Infinity : bases[i + 1]
       let bytes = 0
-      if (!last && next <= recovery.recoveryPoint && seg.load(next)) log.loadStats.segmentsTrusted++
+      // A segment below the recovery point is trusted once its first batch checks out (one batch read, not the segment).
+      const below = !last && next <= recovery.recoveryPoint
+      if (below && seg.size > 0) log.loadStats.firstBatchesChecked++
+      const check = below ? seg.checkFirstBatch(next) : null
+      if (check?.kind === 'ok' && check.served) report(`${seg.path} is corrupt: ${check.served}`)
+      if (check?.kind === 'repaired') report(`${seg.path} is corrupt: ${check.problem}`)
+      if (check?.kind === 'recover')
+        report(
+          `${seg.path} is corrupt: ${check.problem}: not trusted; read whole, every batch's CRC-32C checked, and cut at the first bad one`,
+        )
+      if (below && check?.kind !== 'recover' && seg.load(next)) log.loadStats.segmentsTrusted++
       else {
         log.loadStats.segmentsRecovered++
-        const validate = !recovery.clean || last
+        const validate = !recovery.clean || last || check?.kind === 'recover'
         bytes = last && recovery.clean && seg.baseOffset < recovery.recoveryPoint ? seg.recoverTail(validate) : seg.recover(validate)
         // Its time index ends on its largest timestamp, as a roll leaves it: a later start loads it from there.
         if (!last) seg.seal()
@@ -159,6 +180,8 @@ export class DiskLog {
       log.loadStats.batchesRead += seg.scanned
       if (bytes > 0) {
         cut = true
+        out.at = seg.nextOffset
+        out.tailBytes = bytes
         log.lostAtOpen = true
         report(
           `${dir}: segment ${base} cut at offset ${seg.nextOffset} (${bytes} bytes from byte ${seg.size}: a torn or corrupt batch); ` +
@@ -167,9 +190,15 @@ export class DiskLog {
       }
       log.segments.push(seg)
     }
-    if (!log.segments.length) log.segments.push(new Segment(dir, readLogStart(dir) ?? 0, () => config().indexIntervalBytes))
-    else log.dirDirty = log.parentDirty
-    log.logStartOffset = Math.min(Math.max(log.segments[0].baseOffset, readLogStart(dir) ?? 0), log.logEndOffset)
+    if (cut && out.segments.length) report(cutSummary(dir, out))
+    if (!log.segments.length) {
+      const held = readLogStart(dir)
+      const base = held.kind === 'valid' || held.kind === 'unchecked' ? held.offset : 0
+      log.segments.push(new Segment(dir, base, () => config().indexIntervalBytes))
+    } else log.dirDirty = log.parentDirty
+    const start = openingLogStart(dir, log.segments[0].baseOffset, log.logEndOffset)
+    if (start.problem) report(start.problem)
+    log.logStartOffset = start.offset
     // What is on disk now was read or trusted: flushed up to where a clean stop said, or to what recovery kept.
     log.recoveryPoint = recovery.clean
       ? Math.min(recovery.recoveryPoint, log.logEndOffset)
@@ -343,13 +372,13 @@ export class DiskLog {
   deleteBefore(offset: number): void {
     if (offset <= this.logStartOffset) return
     // The checkpoint first (StorageError when it cannot be written): the start moves only once it is on disk.
-    writeFileDurably(join(this.dir, LOG_START_FILE), `${offset}\n`)
+    writeLogStart(this.dir, offset)
     this.logStartOffset = offset
     if (offset >= this.logEndOffset && this.active.size > 0) this.roll(this.logEndOffset)
     while (this.segments.length > 1 && this.segments[1].baseOffset <= offset) this.segments.shift()!.delete()
     // Snapshots below the log start are of nothing kept (Kafka's deleteSnapshotsBefore).
     deleteSnapshots(this.dir, (o) => o < this.segments[0].baseOffset)
-    if (this.segments[0].baseOffset >= offset) rmSync(join(this.dir, LOG_START_FILE), { force: true })
+    if (this.segments[0].baseOffset >= offset) removeLogStart(this.dir)
   }
 
   /** Empties the log and starts it at `offset`. */
@@ -360,7 +389,7 @@ export class DiskLog {
     this.logStartOffset = offset
     this.recoveryPoint = offset
     deleteSnapshots(this.dir, () => true)
-    rmSync(join(this.dir, LOG_START_FILE), { force: true })
+    removeLogStart(this.dir)
     this.onRecoveryPoint()
   }
 
@@ -528,13 +557,23 @@ export class DiskLog {
   }
 }
 
-function readLogStart(dir: string): number | null {
-  try {
-    const n = Number(readFileSync(join(dir, LOG_START_FILE), 'utf8').trim())
-    return Number.isSafeInteger(n) && n >= 0 ? n : null
-  } catch {
-    return null
-  }
+/**
+ * One line for what a recovery cut took out of a log when later segments
+ * went with it: the offsets from the cut on, each file it is kept in, the
+ * bytes. (Kafka's loader deletes the segments after a cut; they are kept.)
+ */
+function cutSummary(dir: string, out: { at: number; tailBytes: number; segments: { base: number; bytes: number }[] }): string {
+  const { at, tailBytes, segments } = out
+  const named = segments.map((s, i) => {
+    const next = segments[i + 1]?.base
+    const offsets = next === undefined ? `offsets ${s.base} on` : `offsets ${s.base}-${next - 1}`
+    return `${segmentName(s.base)}.log.cut (${offsets}, ${s.bytes} bytes)`
+  })
+  const total = tailBytes + segments.reduce((n, s) => n + s.bytes, 0)
+  return (
+    `${dir}: recovery took offsets ${at} and on out of the log (${total} bytes): the cut segment's last ${tailBytes} bytes ` +
+    `and ${segments.length} later segment(s), ${named.join(', ')}; all kept beside the log, none deleted, none served`
+  )
 }
 
 /** The topic id a partition directory's partition.metadata names, or null (none, or unreadable: not the whole file as written). */

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path'
 import type { ClassicGroup, CommittedOffset } from '../groups/classic-group.js'
 import type { Group } from '../groups/group-coordinator.js'
-import { RecordFile } from './record-file.js'
+import { RecordFile, type FlushPolicy } from './record-file.js'
 
 /** One change to the groups, as the group log holds it (Kafka's __consumer_offsets records, as JSON). */
 export type GroupRecord =
@@ -23,8 +23,10 @@ export type GroupRecord =
  * The groups' committed offsets and generations on disk: a log of
  * GroupRecords in dataDir (a RecordFile: batches with CRCs), replayed at
  * start and then rewritten as the state it gave (so it grows only with one
- * run's changes). Not flushed per commit, as Kafka's __consumer_offsets is
- * not (its flush policy is every log's).
+ * run's changes). Flushed as Kafka's __consumer_offsets is: a partition
+ * under the broker's flush policy (log.flush.interval.messages and .ms:
+ * by default never per commit; an fsync per commit at 1), and at a clean
+ * stop.
  */
 export class GroupStore {
   private constructor(private readonly file: RecordFile<GroupRecord>) {}
@@ -36,9 +38,10 @@ export class GroupStore {
     group: (id: string) => ClassicGroup,
     groups: () => Iterable<Group>,
     drop: (id: string) => void,
+    flushPolicy: () => FlushPolicy,
   ): GroupStore {
     // The JSON-lines file of earlier versions, next to it, is migrated once.
-    const { file, records } = RecordFile.open<GroupRecord>(path, { report, legacy: join(dirname(path), 'groups.jsonl') })
+    const { file, records } = RecordFile.open<GroupRecord>(path, { report, flushPolicy, legacy: join(dirname(path), 'groups.jsonl') })
     for (const r of records) {
       if (r.type === 'group-delete') drop(r.group)
       else if (r.type === 'group') {
@@ -73,6 +76,12 @@ export class GroupStore {
     this.file.append([{ type: 'group-delete', group }])
   }
 
+  /** The flusher's check (flush.ms); StorageError when the fsync fails. */
+  flushIfDue(now: number): void {
+    this.file.flushIfDue(now)
+  }
+
+  /** Flushes (a clean stop) and closes. */
   close(): void {
     this.file.close()
   }

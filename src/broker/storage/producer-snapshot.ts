@@ -122,3 +122,19 @@ export function writeSnapshot(dir: string, offset: number, entries: readonly Pro
 export function deleteSnapshots(dir: string, drop: (offset: number) => boolean): void {
   for (const offset of snapshotOffsets(dir)) if (drop(offset)) rmSync(snapshotPath(dir, offset), { force: true })
 }
+
+/**
+ * Kafka's removeStraySnapshots, at a log's opening: the snapshots at no
+ * segment's base go (a clean stop's, at the log end, once a later one is
+ * taken), except the newest when it is past the last segment's base (the
+ * last clean stop's, which the opening reads). So a partition keeps one
+ * snapshot per segment (taken at its roll, deleted with it by retention or
+ * a truncation) and at most one more, however many restarts it goes through.
+ */
+export function removeStraySnapshots(dir: string, segmentBases: readonly number[]): void {
+  const bases = new Set(segmentBases)
+  const strays = snapshotOffsets(dir).filter((o) => !bases.has(o))
+  const newest = strays.at(-1)
+  const lastBase = Math.max(...segmentBases)
+  for (const offset of strays) if (offset !== newest || offset < lastBase) rmSync(snapshotPath(dir, offset), { force: true })
+}

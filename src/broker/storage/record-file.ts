@@ -35,6 +35,14 @@ export interface RecordFileOptions {
   report?: (message: string) => void
   /** fsync after each append (the metadata log: a change is on disk before it is acknowledged, as KRaft's). */
   sync?: boolean
+  /**
+   * Else a partition's flush policy, read at each use (the group log, as
+   * Kafka's __consumer_offsets, a partition under the broker's
+   * log.flush.interval.*): an fsync before an append returns once
+   * `messages` records are unflushed, and at flushIfDue once the oldest
+   * unflushed is `ms` old; at close (a clean stop) always.
+   */
+  flushPolicy?: () => FlushPolicy
   /** A JSON-lines file of an earlier version, read once into this one and renamed `<legacy>.migrated`. */
   legacy?: string
   /**
@@ -44,6 +52,12 @@ export interface RecordFileOptions {
    * offline until a restart (the caller's memory may hold the change).
    */
   undoneOnFailure?: boolean
+}
+
+/** flush.messages and flush.ms, as a partition log follows them. */
+export interface FlushPolicy {
+  messages: number
+  ms: number
 }
 
 /**
@@ -64,12 +78,16 @@ export class RecordFile<T> {
   private size: number
   /** The first failed write: the file takes no more (as Kafka takes a failed log directory offline until a restart). */
   private failed: Error | null = null
+  /** Records appended since the last fsync, and when that was (flush.messages, flush.ms). */
+  private unflushed = 0
+  private lastFlushMs = Date.now()
 
   private constructor(
     readonly path: string,
     private readonly sync: boolean,
     private readonly undoneOnFailure: boolean,
     nextOffset: number,
+    private readonly flushPolicy: (() => FlushPolicy) | null,
   ) {
     this.fd = openSync(path, 'a')
     this.size = fstatSync(this.fd).size
@@ -81,16 +99,37 @@ export class RecordFile<T> {
     mkdirSync(dirname(path), { recursive: true })
     if (options.legacy && !existsSync(path) && existsSync(options.legacy)) migrate(options.legacy, path, options)
     const { records, nextOffset } = existsSync(path) ? readBatches<T>(path, options.report) : { records: [], nextOffset: 0 }
-    return { file: new RecordFile<T>(path, options.sync ?? false, options.undoneOnFailure ?? false, nextOffset), records }
+    const file = new RecordFile<T>(path, options.sync ?? false, options.undoneOnFailure ?? false, nextOffset, options.flushPolicy ?? null)
+    return { file, records }
   }
 
   /** Appends `records` as one batch (all or none of them at replay), flushed first when the file syncs; returns its bytes. */
   append(records: readonly T[]): number {
     if (records.length === 0) return 0
     const batch = encode(records, this.nextOffset)
-    this.write(batch)
+    const sync = this.sync || this.unflushed + records.length >= (this.flushPolicy?.().messages ?? Infinity)
+    this.write(batch, sync)
     this.nextOffset += records.length
+    if (sync) this.flushed()
+    else this.unflushed += records.length
     return batch.length
+  }
+
+  /** The flusher's check (log.flush.scheduler.interval.ms): an fsync once records have been unflushed for flush.ms. */
+  flushIfDue(now: number): void {
+    if (this.unflushed > 0 && now - this.lastFlushMs >= (this.flushPolicy?.().ms ?? Infinity)) this.flush()
+  }
+
+  /** fsync of what was appended since the last (StorageError when it fails). */
+  flush(): void {
+    if (this.unflushed === 0) return
+    fsyncFd(this.fd, this.path)
+    this.flushed()
+  }
+
+  private flushed(): void {
+    this.unflushed = 0
+    this.lastFlushMs = Date.now()
   }
 
   /** Replaces the file's contents with `records` (a new file renamed over the old, so a crash leaves one or the other). */
@@ -124,10 +163,16 @@ export class RecordFile<T> {
     this.fd = openSync(this.path, 'a')
     this.size = fstatSync(this.fd).size
     this.nextOffset = records.length
+    this.flushed()
   }
 
+  /** Flushes what is unflushed (a clean stop), then closes the file (even when the flush fails, which throws). */
   close(): void {
-    closeSync(this.fd)
+    try {
+      if (!this.failed) this.flush()
+    } finally {
+      closeSync(this.fd)
+    }
   }
 
   /**
@@ -136,12 +181,12 @@ export class RecordFile<T> {
    * (the caller's memory may hold the change the file does not), unless the
    * caller undoes it and the cut succeeded.
    */
-  private write(batch: Buffer): void {
+  private write(batch: Buffer, sync: boolean): void {
     if (this.failed)
       throw new RecordFileError(this.path, this.size, `${this.path}: an earlier write failed (${this.failed.message}); restart the broker`)
     try {
       writeFully(this.fd, batch, null, this.path)
-      if (this.sync) fsyncFd(this.fd, this.path)
+      if (sync) fsyncFd(this.fd, this.path)
     } catch (err) {
       // What part of the batch reached the file would be a torn tail at the next start; cut it now.
       let cut = false

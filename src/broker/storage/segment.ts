@@ -5,6 +5,7 @@ import {
   BatchWalker,
   batchBaseOffsetNumber,
   batchCrcMatches,
+  batchLastOffsetDelta,
   batchLastOffsetNumber,
   batchMagic,
   batchMaxTimestamp,
@@ -289,6 +290,68 @@ export class Segment {
     this.nextOffset = nextOffset
     this.takeMaxTimestampFromIndex()
     return true
+  }
+
+  /**
+   * A sealed segment's check before it is trusted (two reads: its first
+   * batch's header, then that batch with the next one's header): the batch
+   * is whole, and its offsets lie between its name's base offset and the
+   * next batch's base (or `nextOffset`, the next segment's base). A base
+   * offset is not under the CRC, and reads find batches by offset: a
+   * corrupt one would hide the segment from readers.
+   *
+   * - `ok`: trusted; `served` says a first batch that fails its CRC-32C
+   *   but whose offsets hold (served as it is, as every batch of a trusted
+   *   segment: a consumer's CRC check refuses it).
+   * - `repaired`: the base offset was wrong but pinned (the batch's CRC
+   *   holds, so its record count does, and it fits exactly between the
+   *   segment's base and the next batch): written back, the 8 bytes it
+   *   held kept beside the segment as `<name>.log.base-0`.
+   * - `recover`: the segment is to be read whole (and cut at the bad batch).
+   */
+  checkFirstBatch(nextOffset: number): { kind: 'ok'; served: string | null } | { kind: 'repaired' | 'recover'; problem: string } {
+    if (this.size === 0) return { kind: 'ok', served: null }
+    const h = this.readHeader(0)
+    if (!h) return { kind: 'recover', problem: `its first batch header is not whole (${this.size} bytes)` }
+    const size = batchSize(h)
+    if (batchMagic(h) !== 2 || size < B_RECORDS || size > this.size)
+      return { kind: 'recover', problem: `its first batch is not a whole v2 batch (${size} bytes)` }
+    // The batch and the next one's header, in one read.
+    const run = Buffer.allocUnsafe(Math.min(this.size, size + B_RECORDS))
+    if (diskIo.read(this.fd, run, 0, run.length, 0) !== run.length) return { kind: 'recover', problem: 'its first batch is not readable' }
+    const crcHolds = batchCrcMatches(run)
+    const base = batchBaseOffsetNumber(run)
+    const last = batchLastOffsetNumber(run)
+    const hasNext = run.length === size + B_RECORDS && batchMagic(run, size) === 2
+    const end = hasNext ? batchBaseOffsetNumber(run, size) : nextOffset
+    if (base >= this.baseOffset && last >= base && last < end)
+      return { kind: 'ok', served: crcHolds ? null : 'its first batch fails its CRC-32C (its offsets hold): served as it is' }
+    const problem = `its first batch's offsets ${base}-${last} are outside the segment's ${this.baseOffset}-${end - 1}`
+    // The offsets the batch spans (its last offset delta, under the CRC) fit only from the segment's base: that is its base offset.
+    const count = batchLastOffsetDelta(run) + 1
+    if (!crcHolds || count < 1 || this.baseOffset + count !== end || end > nextOffset) return { kind: 'recover', problem }
+    try {
+      // The bytes it held first (flushed): nothing is overwritten that is not kept.
+      writeWholeFile(`${this.path}.base-0`, run.subarray(0, 8), true)
+      const fixed = Buffer.allocUnsafe(8)
+      fixed.writeBigInt64BE(BigInt(this.baseOffset))
+      // Not through this.fd: opened for appending, it would write at the end.
+      const fd = openSync(this.path, 'r+')
+      try {
+        writeFully(fd, fixed, 0, this.path)
+        fsyncFd(fd, this.path)
+      } finally {
+        closeSync(fd)
+      }
+    } catch (err) {
+      return { kind: 'recover', problem: `${problem} (writing its pinned base offset back failed: ${(err as Error).message})` }
+    }
+    return {
+      kind: 'repaired',
+      problem:
+        `${problem}; its CRC-32C holds (the base offset is not under it) and its ${count} offsets fit only from ${this.baseOffset}: ` +
+        `base offset written back as ${this.baseOffset}, the 8 bytes it held kept as ${this.path}.base-0`,
+    }
   }
 
   /**
