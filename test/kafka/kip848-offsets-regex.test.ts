@@ -287,4 +287,15 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       expect(m3.memberEpoch).toBeGreaterThan(m0.memberEpoch)
       expect(named2(m3)).toEqual(['topic_a:0', 'topic_a:1'])
     })
+
+    it('a group left empty assigns the next join at once, within the interval (librdkafka leaves on unsubscribe and joins on subscribe)', async () => {
+      const g = 'kip848-empty-again'
+      const c = await coordinator(g)
+      const m0 = await heartbeat(c, g, 'member-e', 0, [], { topics: ['t'] })
+      expect(m0.assignment!.topicPartitions.flatMap((t) => t.partitions)).toHaveLength(6)
+      expect((await heartbeat(c, g, 'member-e', -1, null)).errorCode).toBe(0)
+      const again = await heartbeat(c, g, 'member-e', 0, [], { topics: ['topic_a'] })
+      expect(again.memberEpoch).toBeGreaterThan(m0.memberEpoch)
+      expect(named(again.assignment!.topicPartitions)).toEqual(['topic_a:0', 'topic_a:1'])
+    })
   })
