@@ -54,11 +54,18 @@ export const NOT_YET_RELIABLE = {
   consumer: {
     '0033': RESURRECTED_0033,
     '0045':
-      'fails in most runs (0045_subscribe_many_updates): librdkafka 2.15 calls unsubscribe while a revoke the broker ' +
-      'asked for is still running, then sends its leave from the steady state and either never rejoins or rejoins ' +
-      'without the fields a join needs (INVALID_REQUEST, which Kafka 4.4 answers too); wafka answers each heartbeat ' +
-      "within a millisecond, so the revoke lands inside the test's burst of subscribe calls, where Kafka's 5-21 ms " +
-      'answers let the burst finish first',
+      'fails in most runs (0045_subscribe_many_updates with the rebalance callback): librdkafka 2.15 calls unsubscribe ' +
+      'while a revoke the broker asked for is still running, then sends its leave from the steady state and never ' +
+      "rejoins; wafka answers each heartbeat within a millisecond, so the revoke lands inside the test's burst of " +
+      "subscribe calls, where Kafka's 5-30 ms answers (each waits for its records to be committed to __consumer_offsets) " +
+      'let the burst finish first. Since the target assignment follows KIP-1263 (computed at most once a second, as Kafka ' +
+      '4.4) the run without the callback passes',
+    '0091':
+      'a race in the test on any broker (seen once in CI): the second consumer acknowledges its assignment at a 10 s ' +
+      'mark of the test, so its heartbeats (every 5 s) fall on the marks, and the first consumer closes at the 40 s mark; ' +
+      "when the second's heartbeat lands just after the first has left, Kafka and wafka alike hand it the partition at once " +
+      "(test/kafka/kip848-offsets-regex.test.ts shows both), and its close then makes a third rebalance. Kafka's slower " +
+      "answers (3-8 ms a heartbeat) move the second consumer's heartbeats past the close",
   },
 }
 
