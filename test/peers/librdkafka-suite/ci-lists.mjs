@@ -41,11 +41,13 @@ function measuredMinutes(name, numbers) {
  * each); the command line still runs them and its results show them.
  */
 const RESURRECTED_0033 =
-  'fails now and then (seen once with each group protocol): a topic the test has just deleted exists again ' +
-  "afterwards and matches the next case's regex. Likely (not yet confirmed) the closed consumer " +
-  "(allow.auto.create.topics=true) asks for the topic's metadata right after the delete and wafka auto-creates it at " +
-  "once; Kafka 4.4 also auto-creates on such a request, so the difference may be timing (its brokers' metadata " +
-  'caches lag the delete); no deterministic reproduction yet'
+  'fails now and then (one of two copies run side by side, and once with each group protocol before): a topic the test has just deleted exists again ' +
+  "afterwards and matches the next case's regex. Cause seen in the broker's INFO log (auto-created topics are " +
+  'logged with the client): closing the consumer drops its coordinator connection, librdkafka then refreshes its ' +
+  "three topics' metadata ('broker down') with allow.auto.create.topics=true, and that request races the test's " +
+  'DeleteTopics sent a millisecond later; when it is served after a delete, the topic is created again. Kafka 4.4 ' +
+  'would create it too, but there the refresh reaches its broker before the deletion has propagated from the ' +
+  'controller to it, where wafka applies every metadata change to all its brokers at once'
 
 export const NOT_YET_RELIABLE = {
   classic: {
