@@ -7,6 +7,7 @@ import {
 import type { Assignment } from '../groups/assignors.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
+import { Op } from '../auth/acl-matching.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
 
 /** ConsumerGroupDescribe (KIP-848): a consumer group's epochs, assignor, and each member's assignment and target. */
@@ -25,7 +26,7 @@ export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeR
     return {
       groups: req.groupIds.map((groupId) => {
         const base = { groupId, groupState: '', groupEpoch: -1, assignmentEpoch: -1, assignorName: '', members: [] }
-        const refused = coordinatorError(ctx, groupId)
+        const refused = coordinatorError(ctx, groupId, Op.DESCRIBE)
         if (refused !== null) return { ...base, errorCode: refused, errorMessage: null }
         const g = groups.get(groupId)
         if (!g) return { ...base, errorCode: ErrorCodes.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.` }

@@ -1,6 +1,8 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeCluster, type DescribeClusterRequest, type DescribeClusterResponse } from '../../protocol/messages/DescribeCluster.js'
 import { defineHandler } from '../handler.js'
+import { ResourceType } from '../auth/acl-matching.js'
+import { authorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
 
 const BROKERS_ENDPOINT = 1
@@ -9,8 +11,8 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
   spec: DescribeCluster,
   minVersion: DescribeCluster.minVersion,
   maxVersion: DescribeCluster.maxVersion,
-  handle(req, { cluster }) {
-    const { controller } = cluster
+  handle(req, ctx) {
+    const { controller } = ctx.cluster
     if (req.endpointType !== BROKERS_ENDPOINT) {
       return {
         errorCode: ErrorCodes.UNSUPPORTED_ENDPOINT_TYPE,
@@ -34,7 +36,9 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
         rack: b.rack,
         isFenced: b.fenced,
       })),
-      clusterAuthorizedOperations: OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations
+        ? authorizedOperations(ctx, ResourceType.CLUSTER)
+        : OPERATIONS_OMITTED,
     }
   },
   errorResponse: (req, code, { cluster }) => ({

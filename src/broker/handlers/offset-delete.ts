@@ -6,6 +6,7 @@ import { OffsetDelete, type OffsetDeleteRequest, type OffsetDeleteResponse } fro
 import type { ClassicGroup } from '../groups/classic-group.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
+import { Op } from '../auth/acl-matching.js'
 
 /** The topics a consumer group's members subscribe to, from their subscriptions (unreadable ones count for none). */
 function subscribedTopics(g: ClassicGroup): Set<string> {
@@ -28,7 +29,7 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
   minVersion: OffsetDelete.minVersion,
   maxVersion: OffsetDelete.maxVersion,
   handle(req, ctx) {
-    const refused = coordinatorError(ctx, req.groupId)
+    const refused = coordinatorError(ctx, req.groupId, Op.DELETE)
     if (refused !== null) return { errorCode: refused, topics: [] }
     const g = ctx.cluster.groups.get(req.groupId)
     if (!g) return { errorCode: ErrorCodes.GROUP_ID_NOT_FOUND, topics: [] }
