@@ -107,6 +107,32 @@ export function requireAllowed(ctx: RequestContext, op: number, type: number, na
   if (!allowed(ctx, op, type, name)) throw new BrokerError(code, 'Authorization failed.')
 }
 
+/** Config resource types (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs) and the ACL resource each is authorized on. */
+const CONFIG_RESOURCES: Readonly<Record<number, { type: number; code: number } | undefined>> = {
+  2: { type: ResourceType.TOPIC, code: ErrorCodes.TOPIC_AUTHORIZATION_FAILED },
+  4: { type: ResourceType.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
+  8: { type: ResourceType.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
+  16: { type: ResourceType.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
+  32: { type: ResourceType.GROUP, code: ErrorCodes.GROUP_AUTHORIZATION_FAILED },
+}
+
+/**
+ * The error a config resource gets when the principal may not do `op`
+ * (DESCRIBE_CONFIGS, ALTER_CONFIGS) on it: topics and groups on their own
+ * ACLs, brokers, loggers and client metrics on the cluster's (as Kafka's
+ * ConfigHelper and AuthHelper); null when it may.
+ */
+export function configRefusal(ctx: RequestContext, op: number, configResourceType: number, name: string): number | null {
+  const r = CONFIG_RESOURCES[configResourceType]
+  if (!r) return null
+  return allowed(ctx, op, r.type, r.type === ResourceType.CLUSTER ? CLUSTER_NAME : name) ? null : r.code
+}
+
+/** Refuses the whole request CLUSTER_AUTHORIZATION_FAILED unless the principal may do `op` on the cluster. */
+export function requireCluster(ctx: RequestContext, op: number): void {
+  requireAllowed(ctx, op, ResourceType.CLUSTER, CLUSTER_NAME, ErrorCodes.CLUSTER_AUTHORIZATION_FAILED)
+}
+
 /** Refuses the whole request TRANSACTIONAL_ID_AUTHORIZATION_FAILED unless the principal may WRITE the transactional id. */
 export function requireTransactionalId(ctx: RequestContext, transactionalId: string): void {
   requireAllowed(ctx, Op.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId, ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)

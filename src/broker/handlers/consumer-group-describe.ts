@@ -7,7 +7,8 @@ import {
 import type { Assignment } from '../groups/assignors.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
-import { Op } from '../auth/acl-matching.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { authorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
 
 /** ConsumerGroupDescribe (KIP-848): a consumer group's epochs, assignor, and each member's assignment and target. */
@@ -53,7 +54,9 @@ export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeR
             targetAssignment: named(g.target.get(m.memberId)),
             memberType: 1,
           })),
-          authorizedOperations: OPERATIONS_OMITTED,
+          authorizedOperations: req.includeAuthorizedOperations
+            ? authorizedOperations(ctx, ResourceType.GROUP, groupId)
+            : OPERATIONS_OMITTED,
         }
       }),
     }
