@@ -42,7 +42,10 @@ export async function startSecuredEmbedded(
   }
   try {
     for (const [name, config] of Object.entries(listeners) as [ListenerName, StartClusterOptions][])
-      clusters.set(name, await startCluster({ brokers: 1, connectionsMaxReauthMs: options.connectionsMaxReauthMs, config: options.config, ...config }))
+      clusters.set(
+        name,
+        await startCluster({ brokers: 1, connectionsMaxReauthMs: options.connectionsMaxReauthMs, config: options.config, ...config }),
+      )
   } catch (err) {
     await stop()
     throw err
