@@ -33,8 +33,8 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
     if (refused !== null) return fail(refused)
     // Subscribed topics the principal may not DESCRIBE are not told apart: the heartbeat is refused (as Kafka's).
     const names = req.subscribedTopicNames ?? []
-    if (allowedNames(ctx, Op.DESCRIBE, ResourceType.TOPIC, names).size < new Set(names).size)
-      return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
+    const describable = allowedNames(ctx, Op.DESCRIBE, ResourceType.TOPIC, names)
+    if (!names.every((n) => describable.has(n))) return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
     const { groups } = ctx.cluster
     const existing = groups.get(req.groupId)
     if (!existing && req.memberEpoch !== 0) {

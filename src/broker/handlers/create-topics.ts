@@ -18,7 +18,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     for (const t of req.topics) seen.set(t.name, (seen.get(t.name) ?? 0) + 1)
     // CREATE on the cluster, or else on each topic; a created topic's configs are told only with DESCRIBE_CONFIGS on it.
     const names = req.topics.map((t) => t.name)
-    const creatable = allowed(ctx, Op.CREATE) ? new Set(names) : allowedNames(ctx, Op.CREATE, ResourceType.TOPIC, names)
+    const creatable = allowed(ctx, Op.CREATE) ? { has: () => true } : allowedNames(ctx, Op.CREATE, ResourceType.TOPIC, names)
     const describable = allowedNames(ctx, Op.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
     return {
       topics: req.topics.map((ct) => {
