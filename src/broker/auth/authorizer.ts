@@ -111,10 +111,18 @@ export function authorizedOperations(ctx: RequestContext, type: number, name = C
   return ctx.cluster.authorizer.authorizedOperations(requester(ctx), type, name)
 }
 
-/** Refuses the whole request with `code` (a BrokerError, answered by the handler's errorResponse) unless the principal may do `op`. */
+/** A request refused whole for want of a right: answered with its code by the handler's errorResponse, and logged as a refusal, not a failure. */
+export class AuthorizationRefused extends BrokerError {}
+
+/** Refuses the whole request with `code` (AuthorizationRefused) unless the principal may do `op`. */
 export function requireAllowed(ctx: RequestContext, op: number, type: number, name: string, code: number): void {
-  if (!allowed(ctx, op, type, name)) throw new BrokerError(code, 'Authorization failed.')
+  if (allowed(ctx, op, type, name)) return
+  const who = requester(ctx)
+  throw new AuthorizationRefused(code, `${who?.principal} from ${who?.host} may not ${opName(op)} ${typeName(type)} ${name}`)
 }
+
+const opName = (op: number) => Object.entries(Op).find(([, code]) => code === op)?.[0] ?? String(op)
+const typeName = (type: number) => Object.entries(ResourceType).find(([, code]) => code === type)?.[0] ?? String(type)
 
 /** Config resource types (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs) and the ACL resource each is authorized on. */
 const CONFIG_RESOURCES: Readonly<Record<number, { type: number; code: number } | undefined>> = {
