@@ -67,9 +67,11 @@ describe('the embedded broker with authorizer.class.name', () => {
         entry('visible', AclOperationTypes.READ),
         entry('ord', AclOperationTypes.WRITE, { resourcePatternType: ResourcePatternTypes.PREFIXED }),
         entry('ord-eu', AclOperationTypes.WRITE, { permissionType: AclPermissionTypes.DENY }),
+        // Allowed on the cluster, but not DESCRIBE: its authorized operations are not told.
+        entry('kafka-cluster', AclOperationTypes.IDEMPOTENT_WRITE, { resourceType: AclResourceTypes.CLUSTER }),
       ],
     })
-    expect((await admin.describeAcls({})).resources).toHaveLength(3)
+    expect((await admin.describeAcls({})).resources).toHaveLength(4)
     await admin.disconnect()
     await first.stop()
 
@@ -104,6 +106,7 @@ describe('the embedded broker with authorizer.class.name', () => {
         endpointType: 1,
         includeFencedBrokers: false,
       })
+      // IDEMPOTENT_WRITE is allowed, but without DESCRIBE on the cluster Kafka answers 0.
       expect(described.clusterAuthorizedOperations).toBe(0)
       const created = await client.request(CreateTopics, 7, {
         topics: [{ name: 'mine', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],

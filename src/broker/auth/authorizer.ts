@@ -106,6 +106,11 @@ export function allowedNames(ctx: RequestContext, op: number, type: number, name
   return out
 }
 
+/** The cluster's authorized-operations bitfield: 0 without DESCRIBE on it (as Kafka's AuthHelper answers). */
+export function clusterAuthorizedOperations(ctx: RequestContext): number {
+  return allowed(ctx, Op.DESCRIBE) ? authorizedOperations(ctx, ResourceType.CLUSTER) : 0
+}
+
 /** The authorized-operations bitfield of the resource for the request's principal. */
 export function authorizedOperations(ctx: RequestContext, type: number, name = CLUSTER_NAME): number {
   return ctx.cluster.authorizer.authorizedOperations(requester(ctx), type, name)

@@ -1,8 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeCluster, type DescribeClusterRequest, type DescribeClusterResponse } from '../../protocol/messages/DescribeCluster.js'
 import { defineHandler } from '../handler.js'
-import { ResourceType } from '../auth/acl-matching.js'
-import { authorizedOperations } from '../auth/authorizer.js'
+import { clusterAuthorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
 
 const BROKERS_ENDPOINT = 1
@@ -36,9 +35,7 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
         rack: b.rack,
         isFenced: b.fenced,
       })),
-      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations
-        ? authorizedOperations(ctx, ResourceType.CLUSTER)
-        : OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? clusterAuthorizedOperations(ctx) : OPERATIONS_OMITTED,
     }
   },
   errorResponse: (req, code, { cluster }) => ({

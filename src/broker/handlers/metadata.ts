@@ -7,7 +7,7 @@ import { defineHandler } from '../handler.js'
 import { topicNameProblem } from '../topic-names.js'
 import { BrokerError } from '../broker-error.js'
 import { Op, ResourceType } from '../auth/acl-matching.js'
-import { allowed, allowedNames, authorizedOperations } from '../auth/authorizer.js'
+import { allowed, allowedNames, authorizedOperations, clusterAuthorizedOperations } from '../auth/authorizer.js'
 
 /** Authorized operations not asked for (Kafka's Integer.MIN_VALUE). */
 export const OPERATIONS_OMITTED = -2147483648
@@ -114,7 +114,7 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       topics,
       // v8-10 only; from v11 DescribeCluster tells it.
       clusterAuthorizedOperations:
-        req.includeClusterAuthorizedOperations && version <= 10 ? authorizedOperations(ctx, ResourceType.CLUSTER) : OPERATIONS_OMITTED,
+        req.includeClusterAuthorizedOperations && version <= 10 ? clusterAuthorizedOperations(ctx) : OPERATIONS_OMITTED,
     }
   },
   errorResponse: (req, code, { cluster, version }) => ({
