@@ -16,7 +16,7 @@ import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatter
 import { Kafka } from '../../src/kafka.js'
 import { ZERO_UUID } from '../../src/protocol/api.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { CreateTopics, DescribeAcls, DescribeCluster, Metadata } from '../../src/protocol/messages/index.js'
+import { CreateTopics, DescribeAcls, DescribeCluster, DescribeGroups, Metadata, OffsetCommit } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 
 const AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'
@@ -121,7 +121,7 @@ describe('the embedded broker with authorizer.class.name', () => {
     }
   })
 
-  it('without an authorizer: the ACL APIs answer SECURITY_DISABLED, every supported operation is authorized', async () => {
+  it('without an authorizer: the ACL APIs answer SECURITY_DISABLED, every supported operation is authorized (topic, group, cluster)', async () => {
     const c = await startCluster({ topics: [{ name: 'open', partitions: 1 }] })
     clusters.push(c)
     const client = await raw(c)
@@ -140,6 +140,16 @@ describe('the embedded broker with authorizer.class.name', () => {
         includeTopicAuthorizedOperations: false,
       })
       expect(plain.topics[0].topicAuthorizedOperations).toBe(-2147483648)
+      await client.request(OffsetCommit, 8, {
+        groupId: 'grp',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        topics: [{ name: 'open', partitions: [{ partitionIndex: 0, committedOffset: 0n }] }],
+      })
+      const groups = await client.request(DescribeGroups, 5, { groups: ['grp'], includeAuthorizedOperations: true })
+      expect(groups.groups[0]).toMatchObject({ errorCode: 0, authorizedOperations: bit(3, 8, 6, 10, 11) })
+      const cluster = await client.request(DescribeCluster, 1, { includeClusterAuthorizedOperations: true, endpointType: 1 })
+      expect(cluster.clusterAuthorizedOperations).toBe(bit(5, 9, 10, 11, 12, 7, 8))
     } finally {
       client.close()
     }
