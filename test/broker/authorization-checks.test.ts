@@ -2,7 +2,8 @@
 // the embedded broker with the same assertions: a SASL user with no ACL
 // (bob, not a super user) is refused by each API with Kafka's code in
 // Kafka's place (the topic's partition, the group, the cluster, the
-// transactional id), and listing all topics and groups shows him none. On
+// transactional id), listing all topics and groups shows him none, and with
+// ACLs the authorized-operations bitfields are Kafka's. On
 // the embedded broker with allow.everyone.if.no.acl.found the same requests
 // pass the checks (whatever else they then answer), and what a DENY leaves
 // out of the listings.
@@ -20,6 +21,7 @@ const AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'
 const { TOPIC_AUTHORIZATION_FAILED: TOPIC, GROUP_AUTHORIZATION_FAILED: GROUP } = ErrorCodes
 const { CLUSTER_AUTHORIZATION_FAILED: CLUSTER, TRANSACTIONAL_ID_AUTHORIZATION_FAILED: TXN } = ErrorCodes
 const AUTH_CODES = new Set([TOPIC, GROUP, CLUSTER, TXN])
+const bit = (...ops: number[]) => ops.reduce((b, op) => b | (1 << op), 0)
 
 const t = [{ name: 't', partitionIndexes: [0] }]
 const tp = (extra = {}) => [{ name: 't', partitions: [{ partitionIndex: 0, ...extra }] }]
@@ -362,6 +364,42 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
     expect(all.topics).toEqual([])
     const groups = await client.request(M.ListGroups, 4, { statesFilter: [] })
     expect(groups.groups).toEqual([])
+  })
+
+  it('with ACLs made by a super user: the authorized operations Kafka tells (Metadata, DescribeCluster)', async () => {
+    const admin = new Kafka({
+      clientId: 'checks-alice',
+      brokers: [target.bootstrap],
+      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
+    }).admin()
+    await admin.connect()
+    const bob = (resourceType: number, resourceName: string, operation: number, permissionType = 3) => ({
+      resourceType,
+      resourceName,
+      resourcePatternType: 3,
+      principal: 'User:bob',
+      host: '*',
+      operation,
+      permissionType,
+    })
+    // READ on t, WRITE on t denied; ALTER and IDEMPOTENT_WRITE on the cluster.
+    await admin.createAcls({ acl: [bob(2, 't', 3), bob(2, 't', 4, 2), bob(4, 'kafka-cluster', 7), bob(4, 'kafka-cluster', 12)] })
+    await admin.disconnect()
+    const ask = () =>
+      client.request(M.Metadata, 12, {
+        topics: [{ name: 't', topicId: ZERO_UUID }],
+        allowAutoTopicCreation: false,
+        includeTopicAuthorizedOperations: true,
+      })
+    // Kafka's brokers apply an ACL once its record reaches them: a moment.
+    let meta = await ask()
+    for (let i = 0; i < 50 && meta.topics[0].errorCode !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      meta = await ask()
+    }
+    expect(meta.topics[0]).toMatchObject({ errorCode: 0, topicAuthorizedOperations: bit(3, 8) })
+    const cluster = await client.request(M.DescribeCluster, 1, { includeClusterAuthorizedOperations: true, endpointType: 1 })
+    expect(cluster.clusterAuthorizedOperations).toBe(bit(7, 8, 12))
   })
 })
 
