@@ -28,6 +28,7 @@ import {
 import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
 import { linkScramChanges } from './sasl/scram-admin.js'
 import { VirtualBroker, type Replica } from './broker.js'
+import { Authorizer } from './auth/authorizer.js'
 import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
@@ -49,6 +50,8 @@ export class EmbeddedCluster {
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
   readonly cleaner: LogCleaner
+  /** authorizer.class.name: Kafka's StandardAuthorizer over the controller's ACLs, or (not configured) allowing everything. */
+  readonly authorizer: Authorizer
   readonly options: ResolvedOptions
   /** The options given (by their own names or Kafka's), not defaulted: DescribeConfigs' STATIC_BROKER_CONFIG. */
   readonly given: ReadonlySet<BrokerOptionName>
@@ -84,6 +87,12 @@ export class EmbeddedCluster {
       this.controller = this.openMetadata()
       this.checkRegisteredBrokers()
       for (const [key, value] of topicDefaults(this.options, this.given)) this.controller.topicDefaults.set(key, value)
+      this.authorizer = new Authorizer(
+        this.controller,
+        resolved.authorizer !== undefined,
+        resolved.superUsers,
+        resolved.allowEveryoneIfNoAclFound,
+      )
       this.groups = new GroupCoordinator(this)
       this.transactions = new TransactionCoordinator(this)
       this.openGroupStore()

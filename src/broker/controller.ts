@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { ZERO_UUID } from '../protocol/api.js'
-import type { MetadataRecord, PartitionChangeRecord, QuotaEntity, ScramCredentialRecord } from './metadata-records.js'
+import type { AclRecord, MetadataRecord, PartitionChangeRecord, QuotaEntity, ScramCredentialRecord } from './metadata-records.js'
 import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 import { BrokerError } from './broker-error.js'
@@ -56,6 +56,10 @@ export class Controller {
   readonly scramCredentials = new Map<string, ScramCredentialRecord['credential']>()
   /** Client quotas AlterClientQuotas set, by quotaEntityKey(entity): each entity's keys and values (none left: gone). */
   readonly clientQuotas = new Map<string, { entity: QuotaEntity; values: Map<string, number> }>()
+  /** ACLs CreateAcls made and DeleteAcls has not removed, by id (src/broker/auth/acl-store.ts). */
+  readonly acls = new Map<string, AclRecord['acl']>()
+  /** Counts changes to `acls`: the authorizer's index is rebuilt when it moves. */
+  aclsVersion = 0
   /** Topic config defaults the broker's options set (filled by the cluster, not a record: options are not metadata). */
   readonly topicDefaults = new Map<string, string>()
   private nextProducerId = 0n
@@ -258,6 +262,19 @@ export class Controller {
         // A new image each change: a quota manager's cached lookups see the old one or the new one, never half.
         if (values.size) this.clientQuotas.set(id, { entity: r.entity.map((e) => ({ ...e })), values })
         else this.clientQuotas.delete(id)
+        break
+      }
+      case 'acl':
+      case 'remove-acl': {
+        const before = this.acls.get(r.id)
+        this.undoable(() => {
+          if (before) this.acls.set(r.id, before)
+          else this.acls.delete(r.id)
+          this.aclsVersion++
+        })
+        if (r.type === 'acl') this.acls.set(r.id, { ...r.acl })
+        else this.acls.delete(r.id)
+        this.aclsVersion++
         break
       }
       case 'producer-ids': {

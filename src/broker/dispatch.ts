@@ -7,11 +7,14 @@ import { alterUserScramCredentialsHandler } from './handlers/alter-user-scram-cr
 import { apiVersionsHandler, served } from './handlers/api-versions.js'
 import { consumerGroupDescribeHandler } from './handlers/consumer-group-describe.js'
 import { consumerGroupHeartbeatHandler } from './handlers/consumer-group-heartbeat.js'
+import { createAclsHandler } from './handlers/create-acls.js'
 import { createPartitionsHandler } from './handlers/create-partitions.js'
 import { createTopicsHandler } from './handlers/create-topics.js'
+import { deleteAclsHandler } from './handlers/delete-acls.js'
 import { deleteGroupsHandler } from './handlers/delete-groups.js'
 import { deleteRecordsHandler } from './handlers/delete-records.js'
 import { deleteTopicsHandler } from './handlers/delete-topics.js'
+import { describeAclsHandler } from './handlers/describe-acls.js'
 import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeClientQuotasHandler } from './handlers/describe-client-quotas.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
@@ -70,6 +73,9 @@ for (const h of [
   endTxnHandler,
   txnOffsetCommitHandler,
   describeConfigsHandler,
+  describeAclsHandler,
+  createAclsHandler,
+  deleteAclsHandler,
   createPartitionsHandler,
   deleteGroupsHandler,
   describeClusterHandler,

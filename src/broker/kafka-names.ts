@@ -277,6 +277,8 @@ function readOption(name: BrokerOptionName, key: string, raw: string, r: Reading
   const spec: BrokerOptionSpec = BROKER_OPTIONS[name]
   const value = raw.trim()
   const bad = (why: string) => `Invalid value ${raw} for configuration ${key}: ${why}`
+  // Kafka's own default: no authorizer.
+  if (name === 'authorizer' && value === '') return null
   let out: unknown
   switch (spec.kind) {
     case 'integer': {

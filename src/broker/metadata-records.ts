@@ -16,6 +16,8 @@ export type MetadataRecord =
   | ProducerIdsRecord
   | ScramCredentialRecord
   | ClientQuotaRecord
+  | AclRecord
+  | RemoveAclRecord
 
 /** A broker registered its listener. */
 export interface BrokerRecord {
@@ -110,3 +112,24 @@ export interface ClientQuotaRecord {
 
 /** A quota entity: its parts, each an entity type and a name (null: that type's default), in type order. */
 export type QuotaEntity = Array<{ type: string; name: string | null }>
+
+/** An ACL created by CreateAcls (Kafka's AccessControlEntryRecord): its id and binding (codes as Kafka's enums). */
+export interface AclRecord {
+  type: 'acl'
+  id: string
+  acl: {
+    resourceType: number
+    resourceName: string
+    patternType: number
+    principal: string
+    host: string
+    operation: number
+    permissionType: number
+  }
+}
+
+/** An ACL deleted by DeleteAcls (Kafka's RemoveAccessControlEntryRecord). */
+export interface RemoveAclRecord {
+  type: 'remove-acl'
+  id: string
+}

@@ -188,6 +188,17 @@ export interface BrokerOptions {
    */
   connectionsMaxReauthMs?: number
   /**
+   * authorizer.class.name: 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'
+   * turns on authorization as Kafka's StandardAuthorizer, over the ACLs that
+   * CreateAcls stores in the metadata log. Default: none, every request is
+   * allowed.
+   */
+  authorizer?: string
+  /** super.users: principals allowed everything ('User:alice;User:bob'), with the authorizer. */
+  superUsers?: string
+  /** allow.everyone.if.no.acl.found: a resource no ACL covers is open to all. Default false, as Kafka. */
+  allowEveryoneIfNoAclFound?: boolean
+  /**
    * Options by their Kafka broker names, as server.properties gives them
    * (`{ 'num.partitions': '4', 'listeners': 'PLAINTEXT://:9092' }`): each
    * is read as the option it names; an option given here and by its own
@@ -198,7 +209,7 @@ export interface BrokerOptions {
   config?: Record<string, string | number | boolean>
 }
 
-type Structured = 'topics' | 'logCreator' | 'ssl' | 'sasl' | 'dataDir' | 'config' | 'advertisedHost'
+type Structured = 'topics' | 'logCreator' | 'ssl' | 'sasl' | 'dataDir' | 'config' | 'advertisedHost' | 'authorizer'
 
 export type ResolvedOptions = Required<Omit<BrokerOptions, Structured>> & Pick<BrokerOptions, Exclude<Structured, 'config' | 'topics'>>
 
@@ -213,6 +224,9 @@ export interface BrokerOptionSpec extends OptionSpec {
   /** Kafka's own default is null, the value derived where it is read: DescribeConfigs reports null unless given (log.flush.interval.ms). */
   nullUnlessGiven?: boolean
 }
+
+/** The one authorizer the embedded broker has: Kafka's, by its class name. */
+export const STANDARD_AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'
 
 /** Most values a number option may take: Kafka's longs, as far as a JS number is exact. */
 const LONG_MAX = Number.MAX_SAFE_INTEGER
@@ -357,6 +371,12 @@ export const BROKER_OPTIONS = {
   ssl: other('object', 'TLS listeners: { cert, key, ca?, requestCert? } (PEM).'),
   sasl: other('object', 'SASL on every listener: { users, mechanisms?, scramIterations?, oauthbearer? }.'),
   connectionsMaxReauthMs: ms(0, "A SASL session's lifetime (0: no limit).", 'connections.max.reauth.ms'),
+  authorizer: str(undefined, "Authorization as Kafka's StandardAuthorizer, over ACLs in the metadata log.", 'authorizer.class.name', {
+    allowed: [STANDARD_AUTHORIZER],
+    defaultDoc: 'none',
+  }),
+  superUsers: str('', "Principals allowed everything, ';'-separated ('User:alice;User:bob').", 'super.users'),
+  allowEveryoneIfNoAclFound: bool(false, 'A resource no ACL covers is open to all.', 'allow.everyone.if.no.acl.found'),
   config: other('object', 'Options by their Kafka broker names (server.properties).'),
 } satisfies Record<keyof BrokerOptions, BrokerOptionSpec>
 

@@ -11,6 +11,7 @@ import { handlers } from './dispatch.js'
 import { CLOSE_CONNECTION, NO_RESPONSE, type Handler, type HandlerResult, type RequestContext } from './handler.js'
 import type { ClientConnection } from './listener.js'
 import { BrokerError } from './broker-error.js'
+import { AuthorizationRefused } from './auth/authorizer.js'
 import { ApiKeys } from '../protocol/messages/api-keys.js'
 import { clientOf } from './quotas/client-quotas.js'
 
@@ -133,6 +134,11 @@ export class RequestPipeline {
       d.spentMs = performance.now() - started
       return await answered
     } catch (err) {
+      // An authorization refusal is an answer, not a failure: told at INFO, as Kafka's authorizer log tells denials.
+      if (err instanceof AuthorizationRefused) {
+        this.cluster.problem(this.broker.id, `${spec.name} v${ctx.version} refused: ${err.message}`, 'info')
+        return handler.errorResponse(req, err.code, ctx)
+      }
       this.cluster.problem(this.broker.id, `${spec.name} v${ctx.version} failed: ${(err as Error).stack ?? err}`, 'error')
       // A controller's refusal carries its code (its metadata log not written: KAFKA_STORAGE_ERROR); anything else is a bug.
       return handler.errorResponse(req, err instanceof BrokerError ? err.code : ErrorCodes.UNKNOWN_SERVER_ERROR, ctx)

@@ -8,13 +8,13 @@ import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
   ApiVersions,
-  DescribeAcls,
   CreateTopics,
   DeleteTopics,
   Fetch,
   InitProducerId,
   JoinGroup,
   ListOffsets,
+  ListPartitionReassignments,
   Metadata,
   OffsetCommit,
   OffsetDelete,
@@ -88,7 +88,8 @@ describe('what the broker advertises and refuses', () => {
     expect(keys.get(75)).toEqual([0, 0]) // DescribeTopicPartitions
     expect(keys.get(68)).toEqual([0, 1]) // ConsumerGroupHeartbeat (KIP-848)
     expect(keys.get(69)).toEqual([0, 1]) // ConsumerGroupDescribe
-    expect(keys.has(29)).toBe(false) // DescribeAcls
+    expect(keys.get(29)).toEqual([1, 3]) // DescribeAcls
+    expect(keys.has(46)).toBe(false) // ListPartitionReassignments
   })
 
   it('ApiVersions at a version it does not speak: v0 answer, UNSUPPORTED_VERSION and the versions it does', async () => {
@@ -106,15 +107,7 @@ describe('what the broker advertises and refuses', () => {
 
   it('an API it has codecs for but does not serve gets UNSUPPORTED_VERSION, not a closed connection', async () => {
     const c = await client()
-    const r = await c.request(DescribeAcls, 3, {
-      resourceTypeFilter: 1,
-      resourceNameFilter: null,
-      patternTypeFilter: 1,
-      principalFilter: null,
-      hostFilter: null,
-      operation: 1,
-      permissionType: 1,
-    })
+    const r = await c.request(ListPartitionReassignments, 0, { timeoutMs: 1000, topics: null })
     expect(r.errorCode).toBe(ErrorCodes.UNSUPPORTED_VERSION)
     // A served API at a version beyond what is served: the error in every entry.
     const oc = await c.request(OffsetCommit, 10, {

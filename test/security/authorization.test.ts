@@ -1,20 +1,27 @@
-// Authorization against a real broker with StandardAuthorizer: refusals are
-// typed, non-retriable and immediate on the call that hit them; ACLs made
-// through wafka's admin then let the user in. SCRAM users made through
-// wafka's admin can authenticate. Real Kafka only: the embedded broker has
-// no authorizer, every authenticated user may do anything (secured-embedded.ts).
+// Authorization with StandardAuthorizer, on real Kafka and on the embedded
+// broker (authorizer.class.name, super.users: the same Kafka names) with the
+// same assertions: refusals are typed, non-retriable and immediate on the
+// call that hit them; ACLs made through wafka's admin then let the user in.
+// SCRAM users made through wafka's admin can authenticate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from '../../src/admin/acls.js'
 import type { Admin } from '../../src/admin/admin.js'
 import { AuthenticationError, AuthorizationError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { until } from '../consumer/support.js'
-import { requireSecuredKafka, startSecuredKafka, USERS, type SecuredKafka } from './secured-kafka.js'
+import { requireSecuredEmbedded, startSecuredEmbedded } from './secured-embedded.js'
+import { AUTHORIZER, requireSecuredKafka, startSecuredKafka, USERS, type SecuredTarget } from './secured-kafka.js'
 
 const AT_ONCE_MS = 5000
 
-describe.skipIf(!requireSecuredKafka())('authorization and credential admin against real Kafka', () => {
-  let k: SecuredKafka
+const targets: Array<[string, boolean, () => Promise<SecuredTarget>]> = [
+  ['real Kafka', requireSecuredKafka(), () => startSecuredKafka()],
+  ['the embedded broker', requireSecuredEmbedded(), () => startSecuredEmbedded({ config: { ...AUTHORIZER } })],
+]
+
+describe.each(targets)('authorization and credential admin against %s', (_target, available, start) => {
+  if (!available) return void it.skip('needs its peer')
+  let k: SecuredTarget
   let admin: Admin
   const as = (
     username: string,
@@ -25,7 +32,7 @@ describe.skipIf(!requireSecuredKafka())('authorization and credential admin agai
   const bob = () => as('bob', USERS.bob)
 
   beforeAll(async () => {
-    k = await startSecuredKafka()
+    k = await start()
     admin = as('alice', USERS.alice).admin()
     await admin.connect()
     await admin.createTopics({ topics: [{ topic: 'authz', numPartitions: 1 }] })

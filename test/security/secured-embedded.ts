@@ -1,9 +1,8 @@
 // The embedded broker (src/broker) as a second target for the security
 // suites: the listeners of secured-kafka.ts, each a one-broker embedded
 // cluster (so "one broker" holds as on the real broker), with the same users
-// and certificates. Where it deliberately differs from the real broker:
-//   - no authorization (ACLs): every authenticated user may do anything, so
-//     authorization.test.ts runs on real Kafka only.
+// and certificates. Authorization is off unless `config` turns it on with
+// Kafka's names (authorizer.class.name, super.users), as authorization.test.ts does.
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -20,7 +19,9 @@ export function requireSecuredEmbedded(): boolean {
   return false
 }
 
-export async function startSecuredEmbedded(options: { connectionsMaxReauthMs?: number } = {}): Promise<SecuredTarget> {
+export async function startSecuredEmbedded(
+  options: { connectionsMaxReauthMs?: number; config?: Record<string, string> } = {},
+): Promise<SecuredTarget> {
   const certs = makeCerts()
   const read = (f: string) => readFileSync(join(certs.dir, f), 'utf8')
   const tls = (name: string) => ({ cert: read(`${name}.pem`) + read('ca.pem'), key: read(`${name}.key`) })
@@ -41,7 +42,10 @@ export async function startSecuredEmbedded(options: { connectionsMaxReauthMs?: n
   }
   try {
     for (const [name, config] of Object.entries(listeners) as [ListenerName, StartClusterOptions][])
-      clusters.set(name, await startCluster({ brokers: 1, connectionsMaxReauthMs: options.connectionsMaxReauthMs, ...config }))
+      clusters.set(
+        name,
+        await startCluster({ brokers: 1, connectionsMaxReauthMs: options.connectionsMaxReauthMs, config: options.config, ...config }),
+      )
   } catch (err) {
     await stop()
     throw err

@@ -15,6 +15,13 @@ import { makeCerts, type TestCerts } from './certs.js'
 export const USERS = { alice: 'alice-Pa55word!', bob: 'bob-Pa55word!' } as const
 export const CLIENT_PRINCIPAL = 'User:CN=wafka-client'
 
+/** StandardAuthorizer, its super users (the rig's ANONYMOUS, alice, the TLS client) and no access without an ACL. */
+export const AUTHORIZER: Readonly<Record<string, string>> = {
+  'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+  'super.users': ['User:ANONYMOUS', 'User:alice', CLIENT_PRINCIPAL].join(';'),
+  'allow.everyone.if.no.acl.found': 'false',
+}
+
 export type ListenerName = 'SASL' | 'SSL' | 'MTLS' | 'SASL_SSL' | 'EXPIRED' | 'RIG'
 
 /** What the suites need of a secured target: real Kafka here, or the embedded broker (secured-embedded.ts). */
@@ -23,7 +30,7 @@ export interface SecuredTarget {
   /** 'host:port' of the named listener. */
   listener(name: ListenerName): string[]
   stop(): Promise<void>
-  /** The embedded broker: no ACLs (see secured-embedded.ts). */
+  /** The embedded broker (see secured-embedded.ts). */
   embedded?: boolean
 }
 
@@ -90,12 +97,7 @@ export async function startSecuredKafka(options: { config?: Record<string, strin
         },
         { name: 'EXPIRED', protocol: 'SSL', config: tls(certs.expiredKeystore) },
       ],
-      config: {
-        'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
-        'super.users': ['User:ANONYMOUS', 'User:alice', CLIENT_PRINCIPAL].join(';'),
-        'allow.everyone.if.no.acl.found': 'false',
-        ...options.config,
-      },
+      config: { ...AUTHORIZER, ...options.config },
       formatArgs: scramUsers,
     })
     return {

@@ -1,13 +1,18 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { AddOffsetsToTxn, type AddOffsetsToTxnRequest, type AddOffsetsToTxnResponse } from '../../protocol/messages/AddOffsetsToTxn.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { requireAllowed, requireTransactionalId } from '../auth/authorizer.js'
 
 export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>({
   spec: AddOffsetsToTxn,
   minVersion: AddOffsetsToTxn.minVersion,
   // v4 adds TRANSACTION_ABORTABLE, a second-protocol (KIP-890) answer.
   maxVersion: 3,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    requireTransactionalId(ctx, req.transactionalId)
+    requireAllowed(ctx, Op.READ, ResourceType.GROUP, req.groupId, ErrorCodes.GROUP_AUTHORIZATION_FAILED)
+    const { cluster, broker } = ctx
     if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id) return { errorCode: ErrorCodes.NOT_COORDINATOR }
     if (!req.groupId) return { errorCode: ErrorCodes.INVALID_GROUP_ID }
     return { errorCode: cluster.transactions.addOffsets(req.transactionalId, req.producerId, req.producerEpoch, req.groupId) }

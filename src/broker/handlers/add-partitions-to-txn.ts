@@ -5,21 +5,25 @@ import {
   type AddPartitionsToTxnResponse,
 } from '../../protocol/messages/AddPartitionsToTxn.js'
 import { defineHandler } from '../handler.js'
+import { requireTransactionalId, unwritableTxnPartitions } from '../auth/authorizer.js'
 
 /** AddPartitionsToTxn from clients (v0-3); v4+ is the brokers' batched verification. */
 export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>({
   spec: AddPartitionsToTxn,
   minVersion: AddPartitionsToTxn.minVersion,
   maxVersion: 3,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    const { cluster, broker } = ctx
     const topics = req.v3AndBelowTopics
+    requireTransactionalId(ctx, req.v3AndBelowTransactionalId)
     const results =
-      cluster.transactions.coordinatorFor(req.v3AndBelowTransactionalId) !== broker.id
+      unwritableTxnPartitions(ctx, topics) ??
+      (cluster.transactions.coordinatorFor(req.v3AndBelowTransactionalId) !== broker.id
         ? topics.map((t) => ({
             name: t.name,
             results: t.partitions.map((partition) => ({ partition, errorCode: ErrorCodes.NOT_COORDINATOR })),
           }))
-        : cluster.transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics)
+        : cluster.transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics))
     return {
       resultsByTopicV3AndBelow: results.map((t) => ({
         name: t.name,

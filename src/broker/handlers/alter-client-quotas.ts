@@ -4,6 +4,8 @@ import {
   type AlterClientQuotasResponse,
 } from '../../protocol/messages/AlterClientQuotas.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { requireCluster } from '../auth/authorizer.js'
 import { alterClientQuotas } from '../quotas/client-quota-admin.js'
 
 /** AlterClientQuotas (KIP-546): sets and removes quotas, written to the metadata log; each entity answered on its own. */
@@ -11,7 +13,10 @@ export const alterClientQuotasHandler = defineHandler<AlterClientQuotasRequest, 
   spec: AlterClientQuotas,
   minVersion: AlterClientQuotas.minVersion,
   maxVersion: AlterClientQuotas.maxVersion,
-  handle: (req, { cluster }) => ({ entries: alterClientQuotas(cluster.controller, req.entries, req.validateOnly) }),
+  handle(req, ctx) {
+    requireCluster(ctx, Op.ALTER_CONFIGS)
+    return { entries: alterClientQuotas(ctx.cluster.controller, req.entries, req.validateOnly) }
+  },
   errorResponse: (req, code) => ({
     entries: req.entries.map((e) => ({ entity: e.entity, errorCode: code, errorMessage: null })),
   }),

@@ -3,6 +3,8 @@ import { AlterConfigs, type AlterConfigsRequest, type AlterConfigsResponse } fro
 import { duplicateKeysProblem } from '../config-ops.js'
 import { dynamicKind, replaceDynamicConfigs } from '../dynamic-configs.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { configRefusal } from '../auth/authorizer.js'
 import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict } from '../topic-configs.js'
 import { answerEach, configuredTopic, refuseEach } from './config-answers.js'
 
@@ -16,10 +18,13 @@ export const alterConfigsHandler = defineHandler<AlterConfigsRequest, AlterConfi
   spec: AlterConfigs,
   minVersion: AlterConfigs.minVersion,
   maxVersion: AlterConfigs.maxVersion,
-  handle(req, { cluster }) {
+  handle(req, ctx) {
+    const { cluster } = ctx
     const { controller } = cluster
     return {
       responses: answerEach(req.resources, (r) => {
+        const denied = configRefusal(ctx, Op.ALTER_CONFIGS, r.resourceType, r.resourceName)
+        if (denied !== null) return { code: denied, message: null }
         const kind = dynamicKind(r.resourceType)
         if (kind) return replaceDynamicConfigs(cluster, kind, r.resourceName, r.configs, req.validateOnly)
         const t = configuredTopic(cluster, r)

@@ -4,6 +4,8 @@ import {
   type AlterUserScramCredentialsResponse,
 } from '../../protocol/messages/AlterUserScramCredentials.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { requireCluster } from '../auth/authorizer.js'
 import { alterScram } from '../sasl/scram-admin.js'
 
 /** AlterUserScramCredentials (KIP-554): upserts and deletes users' SCRAM credentials; they authenticate at once. */
@@ -11,7 +13,10 @@ export const alterUserScramCredentialsHandler = defineHandler<AlterUserScramCred
   spec: AlterUserScramCredentials,
   minVersion: AlterUserScramCredentials.minVersion,
   maxVersion: AlterUserScramCredentials.maxVersion,
-  handle: (req, { cluster }) => ({ results: alterScram(cluster.controller, cluster.saslUsers, req) }),
+  handle(req, ctx) {
+    requireCluster(ctx, Op.ALTER)
+    return { results: alterScram(ctx.cluster.controller, ctx.cluster.saslUsers, req) }
+  },
   errorResponse: (req, code) => ({
     results: [...new Set([...req.deletions, ...req.upsertions].map((c) => c.name))].map((user) => ({
       user,

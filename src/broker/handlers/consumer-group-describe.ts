@@ -7,6 +7,8 @@ import {
 import type { Assignment } from '../groups/assignors.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { authorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
 
 /** ConsumerGroupDescribe (KIP-848): a consumer group's epochs, assignor, and each member's assignment and target. */
@@ -25,7 +27,7 @@ export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeR
     return {
       groups: req.groupIds.map((groupId) => {
         const base = { groupId, groupState: '', groupEpoch: -1, assignmentEpoch: -1, assignorName: '', members: [] }
-        const refused = coordinatorError(ctx, groupId)
+        const refused = coordinatorError(ctx, groupId, Op.DESCRIBE)
         if (refused !== null) return { ...base, errorCode: refused, errorMessage: null }
         const g = groups.get(groupId)
         if (!g) return { ...base, errorCode: ErrorCodes.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.` }
@@ -52,7 +54,9 @@ export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeR
             targetAssignment: named(g.target.get(m.memberId)),
             memberType: 1,
           })),
-          authorizedOperations: OPERATIONS_OMITTED,
+          authorizedOperations: req.includeAuthorizedOperations
+            ? authorizedOperations(ctx, ResourceType.GROUP, groupId)
+            : OPERATIONS_OMITTED,
         }
       }),
     }

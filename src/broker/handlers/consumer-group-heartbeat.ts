@@ -5,6 +5,8 @@ import {
   type ConsumerGroupHeartbeatResponse,
 } from '../../protocol/messages/ConsumerGroupHeartbeat.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames } from '../auth/authorizer.js'
 import { coordinatorError } from './group-common.js'
 
 const fail = (errorCode: number, errorMessage: string | null = null) => ({
@@ -29,6 +31,10 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
     if (!req.groupId || req.groupId.trim() === '') return fail(ErrorCodes.INVALID_REQUEST, "GroupId can't be empty.")
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return fail(refused)
+    // Subscribed topics the principal may not DESCRIBE are not told apart: the heartbeat is refused (as Kafka's).
+    const names = req.subscribedTopicNames ?? []
+    const describable = allowedNames(ctx, Op.DESCRIBE, ResourceType.TOPIC, names)
+    if (!names.every((n) => describable.has(n))) return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
     const { groups } = ctx.cluster
     const existing = groups.get(req.groupId)
     if (!existing && req.memberEpoch !== 0) {

@@ -1,13 +1,22 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { CreatePartitions, type CreatePartitionsRequest, type CreatePartitionsResponse } from '../../protocol/messages/CreatePartitions.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames } from '../auth/authorizer.js'
 import { BrokerError } from '../broker-error.js'
 
 export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, CreatePartitionsResponse>({
   spec: CreatePartitions,
   minVersion: CreatePartitions.minVersion,
   maxVersion: CreatePartitions.maxVersion,
-  handle(req, { cluster }) {
+  handle(req, ctx) {
+    const { cluster } = ctx
+    const alterable = allowedNames(
+      ctx,
+      Op.ALTER,
+      ResourceType.TOPIC,
+      req.topics.map((t) => t.name),
+    )
     // A topic named twice gets one INVALID_REQUEST and no change, as Kafka's controller answers.
     const seen = new Set<string>()
     const duplicates = new Set<string>()
@@ -19,6 +28,10 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
     }))
     for (const t of req.topics) {
       if (duplicates.has(t.name)) continue
+      if (!alterable.has(t.name)) {
+        results.push({ name: t.name, errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED, errorMessage: null })
+        continue
+      }
       try {
         const assignments = t.assignments?.map((a) => a.brokerIds) ?? null
         cluster.controller.createPartitions(t.name, t.count, req.validateOnly, assignments)

@@ -2,6 +2,8 @@ import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { CreateTopics, type CreateTopicsRequest, type CreateTopicsResponse } from '../../protocol/messages/CreateTopics.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowed, allowedNames } from '../auth/authorizer.js'
 import { topicConfig, topicConfigProblem, TOPIC_CONFIG_DEFAULTS } from '../topic-configs.js'
 import { BrokerError } from '../broker-error.js'
 
@@ -10,16 +12,21 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
   spec: CreateTopics,
   minVersion: Math.max(2, CreateTopics.minVersion),
   maxVersion: CreateTopics.maxVersion,
-  handle(req, { cluster }) {
-    const { controller, options } = cluster
+  handle(req, ctx) {
+    const { controller, options } = ctx.cluster
     const seen = new Map<string, number>()
     for (const t of req.topics) seen.set(t.name, (seen.get(t.name) ?? 0) + 1)
+    // CREATE on the cluster, or else on each topic; a created topic's configs are told only with DESCRIBE_CONFIGS on it.
+    const names = req.topics.map((t) => t.name)
+    const creatable = allowed(ctx, Op.CREATE) ? { has: () => true } : allowedNames(ctx, Op.CREATE, ResourceType.TOPIC, names)
+    const describable = allowedNames(ctx, Op.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
     return {
       topics: req.topics.map((ct) => {
         const result = { name: ct.name, topicId: ZERO_UUID, numPartitions: -1, replicationFactor: -1, configs: null }
         const fail = (errorCode: number, errorMessage: string) => ({ ...result, errorCode, errorMessage })
         if (seen.get(ct.name)! > 1)
           return fail(ErrorCodes.INVALID_REQUEST, `Create topics request from client contains multiple entries for topic ${ct.name}`)
+        if (!creatable.has(ct.name)) return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.')
         const configs: Record<string, string> = {}
         for (const c of ct.configs) {
           const problem = topicConfigProblem(c.name, c.value)
@@ -44,6 +51,16 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
             validateOnly: req.validateOnly,
           })
           const partitions = created?.partitions ?? []
+          if (created && !describable.has(ct.name))
+            return {
+              ...result,
+              errorCode: ErrorCodes.NONE,
+              errorMessage: null,
+              topicId: created.id,
+              numPartitions: partitions.length,
+              replicationFactor: partitions[0]?.replicas.length ?? -1,
+              topicConfigErrorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED,
+            }
           return {
             ...result,
             errorCode: ErrorCodes.NONE,

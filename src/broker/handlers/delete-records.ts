@@ -1,6 +1,8 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DeleteRecords, type DeleteRecordsRequest, type DeleteRecordsResponse } from '../../protocol/messages/DeleteRecords.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames } from '../auth/authorizer.js'
 import { StorageError } from '../storage/disk-io.js'
 
 /** DeleteRecords: the log start moves up to the offset asked (-1: the high watermark); batches wholly below it go. */
@@ -8,7 +10,14 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
   spec: DeleteRecords,
   minVersion: DeleteRecords.minVersion,
   maxVersion: DeleteRecords.maxVersion,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    const { cluster, broker } = ctx
+    const deletable = allowedNames(
+      ctx,
+      Op.DELETE,
+      ResourceType.TOPIC,
+      req.topics.map((t) => t.name),
+    )
     return {
       topics: req.topics.map((dt) => {
         const t = cluster.controller.topics.get(dt.name)
@@ -16,6 +25,7 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
           name: dt.name,
           partitions: dt.partitions.map((dp) => {
             const fail = (errorCode: number) => ({ partitionIndex: dp.partitionIndex, lowWatermark: -1n, errorCode })
+            if (!deletable.has(dt.name)) return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
             if (!t) return fail(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
             const led = cluster.leaderReplica(broker, t, dp.partitionIndex)
             if (typeof led === 'number') return fail(led)

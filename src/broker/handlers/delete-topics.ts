@@ -2,6 +2,8 @@ import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DeleteTopics, type DeleteTopicsRequest, type DeleteTopicsResponse } from '../../protocol/messages/DeleteTopics.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowed, allowedNames } from '../auth/authorizer.js'
 import { BrokerError } from '../broker-error.js'
 
 /** DeleteTopics, by name (v0-5's topicNames, v6's topics) or by topic id (v6). */
@@ -9,13 +11,25 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
   spec: DeleteTopics,
   minVersion: Math.max(1, DeleteTopics.minVersion),
   maxVersion: DeleteTopics.maxVersion,
-  handle(req, { cluster, version }) {
-    const { controller } = cluster
-    const wanted = version >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }))
+  handle(req, ctx) {
+    const { controller } = ctx.cluster
+    const wanted = ctx.version >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }))
+    // DELETE on the cluster or on the topic; a topic asked for by id is not named to one who may not DESCRIBE it.
+    const names = wanted.map((w) => w.name ?? controller.topicsById.get(w.topicId)?.name ?? null)
+    const deletable = allowed(ctx, Op.DELETE) ? null : allowedNames(ctx, Op.DELETE, ResourceType.TOPIC, names)
+    const describable = allowedNames(ctx, Op.DESCRIBE, ResourceType.TOPIC, names)
     return {
       responses: wanted.map((w) => {
         const t = w.name ? controller.topics.get(w.name) : controller.topicsById.get(w.topicId)
         const name = w.name ?? t?.name ?? null
+        const refused = (errorName: string | null) => ({
+          name: errorName,
+          topicId: w.topicId,
+          errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED,
+          errorMessage: null,
+        })
+        if (!w.name && t && !describable.has(t.name)) return refused(null)
+        if ((t || w.name) && deletable && !deletable.has(name!)) return refused(name)
         if (!t) {
           return {
             name,

@@ -6,6 +6,8 @@ import {
 } from '../../protocol/messages/DescribeClientQuotas.js'
 import { BrokerError } from '../broker-error.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { requireCluster } from '../auth/authorizer.js'
 import { describeClientQuotas } from '../quotas/client-quota-admin.js'
 
 /** DescribeClientQuotas (KIP-546): the quota entities a filter matches and their values; a bad filter answers its error, no entries. */
@@ -13,7 +15,9 @@ export const describeClientQuotasHandler = defineHandler<DescribeClientQuotasReq
   spec: DescribeClientQuotas,
   minVersion: DescribeClientQuotas.minVersion,
   maxVersion: DescribeClientQuotas.maxVersion,
-  handle: (req, { cluster }) => {
+  handle: (req, ctx) => {
+    const { cluster } = ctx
+    requireCluster(ctx, Op.DESCRIBE_CONFIGS)
     try {
       return { errorCode: ErrorCodes.NONE, errorMessage: null, entries: describeClientQuotas(cluster.controller, req) }
     } catch (err) {

@@ -1,6 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeCluster, type DescribeClusterRequest, type DescribeClusterResponse } from '../../protocol/messages/DescribeCluster.js'
 import { defineHandler } from '../handler.js'
+import { clusterAuthorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
 
 const BROKERS_ENDPOINT = 1
@@ -9,8 +10,8 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
   spec: DescribeCluster,
   minVersion: DescribeCluster.minVersion,
   maxVersion: DescribeCluster.maxVersion,
-  handle(req, { cluster }) {
-    const { controller } = cluster
+  handle(req, ctx) {
+    const { controller } = ctx.cluster
     if (req.endpointType !== BROKERS_ENDPOINT) {
       return {
         errorCode: ErrorCodes.UNSUPPORTED_ENDPOINT_TYPE,
@@ -34,7 +35,7 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
         rack: b.rack,
         isFenced: b.fenced,
       })),
-      clusterAuthorizedOperations: OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? clusterAuthorizedOperations(ctx) : OPERATIONS_OMITTED,
     }
   },
   errorResponse: (req, code, { cluster }) => ({

@@ -2,6 +2,8 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeConfigs, type DescribeConfigsRequest, type DescribeConfigsResponse } from '../../protocol/messages/DescribeConfigs.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { configRefusal } from '../auth/authorizer.js'
 import { topicConfig, TOPIC_CONFIG_DEFAULTS } from '../topic-configs.js'
 import {
   describeDynamic,
@@ -51,10 +53,13 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
   spec: DescribeConfigs,
   minVersion: Math.max(1, DescribeConfigs.minVersion),
   maxVersion: DescribeConfigs.maxVersion,
-  handle(req, { cluster }) {
+  handle(req, ctx) {
+    const { cluster } = ctx
     return {
       results: req.resources.map((r) => {
         const base = { resourceType: r.resourceType, resourceName: r.resourceName, configs: [] }
+        const denied = configRefusal(ctx, Op.DESCRIBE_CONFIGS, r.resourceType, r.resourceName)
+        if (denied !== null) return { ...base, errorCode: denied, errorMessage: null }
         let entries: Entry[]
         if (r.resourceType === TOPIC) {
           const t = cluster.controller.topics.get(r.resourceName)

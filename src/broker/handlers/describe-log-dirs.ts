@@ -2,6 +2,8 @@ import { statfsSync } from 'node:fs'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeLogDirs, type DescribeLogDirsRequest, type DescribeLogDirsResponse } from '../../protocol/messages/DescribeLogDirs.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { requireCluster } from '../auth/authorizer.js'
 
 /** Kafka's "unknown" for a volume's bytes. */
 const UNKNOWN_BYTES = -1n
@@ -16,7 +18,9 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
   spec: DescribeLogDirs,
   minVersion: DescribeLogDirs.minVersion,
   maxVersion: DescribeLogDirs.maxVersion,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    requireCluster(ctx, Op.DESCRIBE)
+    const { cluster, broker } = ctx
     const dir = cluster.brokerDir(broker.id)
     const wanted = req.topics && new Map(req.topics.map((t) => [t.topic, new Set(t.partitions)]))
     const topics = new Map<string, { partitionIndex: number; partitionSize: bigint; offsetLag: bigint; isFutureKey: boolean }[]>()

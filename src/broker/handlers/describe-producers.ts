@@ -5,6 +5,8 @@ import {
   type DescribeProducersResponse,
 } from '../../protocol/messages/DescribeProducers.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames } from '../auth/authorizer.js'
 
 /**
  * DescribeProducers: the producers with state in each partition led here
@@ -16,12 +18,20 @@ export const describeProducersHandler = defineHandler<DescribeProducersRequest, 
   spec: DescribeProducers,
   minVersion: DescribeProducers.minVersion,
   maxVersion: DescribeProducers.maxVersion,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    const { cluster, broker } = ctx
+    const readable = allowedNames(
+      ctx,
+      Op.READ,
+      ResourceType.TOPIC,
+      req.topics.map((t) => t.name),
+    )
     return {
       throttleTimeMs: 0,
       topics: req.topics.map((rt) => ({
         name: rt.name,
         partitions: rt.partitionIndexes.map((partitionIndex) => {
+          if (!readable.has(rt.name)) return failed(partitionIndex, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
           const t = cluster.controller.topics.get(rt.name)
           const led = t ? cluster.leaderReplica(broker, t, partitionIndex) : ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
           if (typeof led === 'number') return failed(partitionIndex, led)

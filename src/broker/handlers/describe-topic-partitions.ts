@@ -7,6 +7,8 @@ import {
   type DescribeTopicPartitionsResponseTopic,
 } from '../../protocol/messages/DescribeTopicPartitions.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames, authorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED, topicMetadata } from './metadata.js'
 
 /**
@@ -21,9 +23,13 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
   spec: DescribeTopicPartitions,
   minVersion: DescribeTopicPartitions.minVersion,
   maxVersion: DescribeTopicPartitions.maxVersion,
-  handle(req, { cluster }) {
+  handle(req, ctx) {
+    const { cluster } = ctx
     const { controller } = cluster
-    const names = (req.topics.length ? [...new Set(req.topics.map((t) => t.name))] : [...controller.topics.keys()]).sort()
+    // Topics the principal may not DESCRIBE: refused by name, left out of "all" (as Kafka's).
+    const asked = req.topics.length ? [...new Set(req.topics.map((t) => t.name))] : [...controller.topics.keys()]
+    const describable = allowedNames(ctx, Op.DESCRIBE, ResourceType.TOPIC, asked)
+    const names = (req.topics.length ? asked : asked.filter((n) => describable.has(n))).sort()
     const cursor = req.cursor
     let left = req.responsePartitionLimit > 0 ? req.responsePartitionLimit : 2000
     const topics: DescribeTopicPartitionsResponseTopic[] = []
@@ -31,9 +37,9 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
     for (const name of names) {
       if (cursor && name < cursor.topicName) continue
       const t = controller.topics.get(name)
-      if (!t) {
+      if (!t || !describable.has(name)) {
         topics.push({
-          errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
+          errorCode: describable.has(name) ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.TOPIC_AUTHORIZATION_FAILED,
           name,
           topicId: ZERO_UUID,
           isInternal: false,
@@ -51,7 +57,7 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
       const all = md.partitions.filter((p) => p.partitionIndex >= from)
       const partitions = all.slice(0, left).map((p) => ({ ...p, eligibleLeaderReplicas: [], lastKnownElr: [] }))
       left -= partitions.length
-      topics.push({ ...md, partitions })
+      topics.push({ ...md, partitions, topicAuthorizedOperations: authorizedOperations(ctx, ResourceType.TOPIC, name) })
       if (partitions.length < all.length) {
         nextCursor = { topicName: name, partitionIndex: all[partitions.length].partitionIndex }
         break

@@ -5,6 +5,8 @@ import {
   type DescribeTransactionsResponse,
 } from '../../protocol/messages/DescribeTransactions.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowed, allowedNames } from '../auth/authorizer.js'
 
 /** Kafka's transaction state names (TransactionState), those a filter may name. */
 export const TRANSACTION_STATES = [
@@ -27,16 +29,27 @@ export const describeTransactionsHandler = defineHandler<DescribeTransactionsReq
   spec: DescribeTransactions,
   minVersion: DescribeTransactions.minVersion,
   maxVersion: DescribeTransactions.maxVersion,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    const { cluster, broker } = ctx
     const { transactions } = cluster
     return {
       throttleTimeMs: 0,
       transactionStates: req.transactionalIds.map((transactionalId) => {
+        if (!allowed(ctx, Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, transactionalId))
+          return failed(transactionalId, ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         if (transactions.coordinatorFor(transactionalId) !== broker.id) return failed(transactionalId, ErrorCodes.NOT_COORDINATOR)
         const t = transactions.describe(transactionalId)
         if (!t) return failed(transactionalId, ErrorCodes.TRANSACTIONAL_ID_NOT_FOUND)
         const topics = new Map<string, number[]>()
-        for (const { topic, partition } of t.partitions) topics.set(topic, [...(topics.get(topic) ?? []), partition])
+        // Only the topics the principal may DESCRIBE.
+        const describable = allowedNames(
+          ctx,
+          Op.DESCRIBE,
+          ResourceType.TOPIC,
+          t.partitions.map((p) => p.topic),
+        )
+        for (const { topic, partition } of t.partitions)
+          if (describable.has(topic)) topics.set(topic, [...(topics.get(topic) ?? []), partition])
         return {
           errorCode: ErrorCodes.NONE,
           transactionalId,

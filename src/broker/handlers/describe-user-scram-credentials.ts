@@ -5,6 +5,8 @@ import {
   type DescribeUserScramCredentialsResponse,
 } from '../../protocol/messages/DescribeUserScramCredentials.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { requireCluster } from '../auth/authorizer.js'
 import { describeScram } from '../sasl/scram-admin.js'
 
 /** DescribeUserScramCredentials (KIP-554): each user's SCRAM mechanisms and iterations, never the keys. */
@@ -13,11 +15,15 @@ export const describeUserScramCredentialsHandler = defineHandler<DescribeUserScr
     spec: DescribeUserScramCredentials,
     minVersion: DescribeUserScramCredentials.minVersion,
     maxVersion: DescribeUserScramCredentials.maxVersion,
-    handle: (req, { cluster }) => ({
-      errorCode: ErrorCodes.NONE,
-      errorMessage: null,
-      results: describeScram(cluster.controller, cluster.saslUsers, req.users?.map((u) => u.name) ?? null),
-    }),
+    handle(req, ctx) {
+      requireCluster(ctx, Op.DESCRIBE)
+      const { cluster } = ctx
+      return {
+        errorCode: ErrorCodes.NONE,
+        errorMessage: null,
+        results: describeScram(cluster.controller, cluster.saslUsers, req.users?.map((u) => u.name) ?? null),
+      }
+    },
     errorResponse: (_req, code) => ({ errorCode: code, errorMessage: null, results: [] }),
   },
 )

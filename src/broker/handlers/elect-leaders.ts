@@ -1,6 +1,8 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { ElectLeaders, type ElectLeadersRequest, type ElectLeadersResponse } from '../../protocol/messages/ElectLeaders.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { requireCluster } from '../auth/authorizer.js'
 
 const UNCLEAN = 1
 
@@ -13,7 +15,9 @@ export const electLeadersHandler = defineHandler<ElectLeadersRequest, ElectLeade
   spec: ElectLeaders,
   minVersion: ElectLeaders.minVersion,
   maxVersion: ElectLeaders.maxVersion,
-  handle(req, { cluster, version }) {
+  handle(req, ctx) {
+    requireCluster(ctx, Op.ALTER)
+    const { cluster, version } = ctx
     const { controller } = cluster
     const unclean = version >= 1 && req.electionType === UNCLEAN
     if (version >= 1 && req.electionType !== 0 && req.electionType !== UNCLEAN) {

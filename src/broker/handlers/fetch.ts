@@ -6,6 +6,8 @@ import type { VirtualBroker } from '../broker.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import { sessionKey, type FetchSession, type SessionPartition } from '../fetch-sessions.js'
 import { defineHandler, type RequestContext } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowed, allowedNames } from '../auth/authorizer.js'
 import type { ClientConnection } from '../listener.js'
 import type { PartitionLog } from '../partition-log.js'
 import { preferredReadReplica } from '../replica-selector.js'
@@ -55,6 +57,8 @@ function readOnce(
   broker: VirtualBroker,
   version: number,
   replicaId: number,
+  /** The topics the principal may READ (a follower: all, or none without CLUSTER_ACTION). */
+  readable: (name: string) => boolean,
 ): Pass {
   const byId = version >= 13
   const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set(), redirected: false }
@@ -65,6 +69,8 @@ function readOnce(
   for (const want of wanted) {
     const data = ((): PartitionData => {
       const t = byId ? cluster.controller.topicsById.get(want.topicId) : cluster.controller.topics.get(want.topic)
+      // A name is refused before it is known to exist; an id not known is not a topic to authorize.
+      if ((t || !byId) && !readable(t?.name ?? want.topic)) return failed(want.partition, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
       if (!t) return failed(want.partition, byId ? ErrorCodes.UNKNOWN_TOPIC_ID : ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
       let led = cluster.leaderReplica(broker, t, want.partition)
       if (led === ErrorCodes.NOT_LEADER_OR_FOLLOWER && fromFollower) {
@@ -260,6 +266,24 @@ function hasNews(want: SessionPartition, data: PartitionData): boolean {
   )
 }
 
+/** Which topics the fetch may read: READ on each for a consumer, CLUSTER_ACTION for a follower (as Kafka's). */
+function readableTopics(
+  ctx: RequestContext,
+  replicaId: number,
+  wanted: Iterable<SessionPartition>,
+  byId: boolean,
+): (name: string) => boolean {
+  if (!ctx.cluster.authorizer.enabled) return () => true
+  if (replicaId >= 0) {
+    const ok = allowed(ctx, Op.CLUSTER_ACTION)
+    return () => ok
+  }
+  const names: string[] = []
+  for (const w of wanted) names.push(byId ? (ctx.cluster.controller.topicsById.get(w.topicId)?.name ?? '') : w.topic)
+  const readable = allowedNames(ctx, Op.READ, ResourceType.TOPIC, names)
+  return (name) => readable.has(name)
+}
+
 /**
  * Fetch: stored batch bytes as they are, up to the high watermark (or the
  * last stable offset for read_committed, with the aborted transactions in
@@ -290,8 +314,9 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     // No more than consumer_byte_rate lets through (as Kafka's fetch limits itself), nor a long poll for more.
     const quotaBytes = replicaId < 0 ? Math.floor(broker.quotas.maxFetchBytes(ctx)) : Infinity
     if (quotaBytes < req.maxBytes) req = { ...req, maxBytes: quotaBytes, minBytes: Math.min(req.minBytes, quotaBytes) }
+    const readable = readableTopics(ctx, replicaId, wanted.values(), byId)
     for (;;) {
-      const pass = readOnce(wanted.values(), req, cluster, broker, version, replicaId)
+      const pass = readOnce(wanted.values(), req, cluster, broker, version, replicaId, readable)
       const left = deadline - Date.now()
       const news = incremental ? pass.answers.filter((a) => hasNews(a.want, a.data)) : pass.answers
       const done =

@@ -7,6 +7,8 @@ import {
 import { duplicateKeysProblem, listAfter, notListProblem, OP_APPEND, OP_DELETE, OP_SET, OP_SUBTRACT } from '../config-ops.js'
 import { alterDynamicIncrementally, dynamicKind } from '../dynamic-configs.js'
 import { defineHandler } from '../handler.js'
+import { Op } from '../auth/acl-matching.js'
+import { configRefusal } from '../auth/authorizer.js'
 import { answerEach, configuredTopic, refuseEach } from './config-answers.js'
 import { LIST_TOPIC_CONFIGS, TOPIC_CONFIG_DEFAULTS, topicConfig, topicConfigProblem, topicConfigsConflict } from '../topic-configs.js'
 
@@ -19,9 +21,12 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
   spec: IncrementalAlterConfigs,
   minVersion: IncrementalAlterConfigs.minVersion,
   maxVersion: IncrementalAlterConfigs.maxVersion,
-  handle(req, { cluster }) {
+  handle(req, ctx) {
+    const { cluster } = ctx
     return {
       responses: answerEach(req.resources, (r) => {
+        const denied = configRefusal(ctx, Op.ALTER_CONFIGS, r.resourceType, r.resourceName)
+        if (denied !== null) return { code: denied, message: null }
         const kind = dynamicKind(r.resourceType)
         if (kind) return alterDynamicIncrementally(cluster, kind, r.resourceName, r.configs, req.validateOnly)
         const t = configuredTopic(cluster, r)

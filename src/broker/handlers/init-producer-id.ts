@@ -1,6 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../../protocol/messages/InitProducerId.js'
 import { defineHandler } from '../handler.js'
+import { mayWriteIdempotently, requireTransactionalId } from '../auth/authorizer.js'
 
 /**
  * InitProducerId: without a transactional id, always a fresh producer id at
@@ -13,7 +14,11 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
   minVersion: InitProducerId.minVersion,
   // v6 is two-phase commit (KIP-939).
   maxVersion: 5,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    const { cluster, broker } = ctx
+    // WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic (as Kafka's).
+    if (req.transactionalId !== null) requireTransactionalId(ctx, req.transactionalId)
+    else if (!mayWriteIdempotently(ctx)) return { errorCode: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 }
     if (req.transactionalId !== null) {
       if (req.transactionalId === '') return { errorCode: ErrorCodes.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 }
       if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id)

@@ -7,6 +7,8 @@ import {
   type ListOffsetsResponseListOffsetsPartitionResponse,
 } from '../../protocol/messages/ListOffsets.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames } from '../auth/authorizer.js'
 
 type PartitionResponse = Input<ListOffsetsResponseListOffsetsPartitionResponse>
 
@@ -30,13 +32,21 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
   minVersion: Math.max(1, ListOffsets.minVersion),
   // v11 lists the earliest offset pending upload to tiered storage (KIP-1023).
   maxVersion: 10,
-  handle(req, { cluster, broker, version }) {
+  handle(req, ctx) {
+    const { cluster, broker, version } = ctx
+    const describable = allowedNames(
+      ctx,
+      Op.DESCRIBE,
+      ResourceType.TOPIC,
+      req.topics.map((t) => t.name),
+    )
     return {
       topics: req.topics.map((lt) => {
         const t = cluster.controller.topics.get(lt.name)
         return {
           name: lt.name,
           partitions: lt.partitions.map((lp): PartitionResponse => {
+            if (!describable.has(lt.name)) return failed(lp.partitionIndex, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
             if (!t) return failed(lp.partitionIndex, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
             const led = cluster.leaderReplica(broker, t, lp.partitionIndex)
             if (typeof led === 'number') return failed(lp.partitionIndex, led)

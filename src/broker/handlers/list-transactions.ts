@@ -1,6 +1,8 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { ListTransactions, type ListTransactionsRequest, type ListTransactionsResponse } from '../../protocol/messages/ListTransactions.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowed } from '../auth/authorizer.js'
 import { TRANSACTION_STATES } from './describe-transactions.js'
 
 /**
@@ -12,7 +14,8 @@ export const listTransactionsHandler = defineHandler<ListTransactionsRequest, Li
   spec: ListTransactions,
   minVersion: ListTransactions.minVersion,
   maxVersion: ListTransactions.maxVersion,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    const { cluster, broker } = ctx
     const states = new Set(req.stateFilters.filter((s) => TRANSACTION_STATES.includes(s)))
     const unknownStateFilters = req.stateFilters.filter((s) => !TRANSACTION_STATES.includes(s))
     const producers = new Set(req.producerIdFilters)
@@ -32,7 +35,9 @@ export const listTransactionsHandler = defineHandler<ListTransactionsRequest, Li
           (req.stateFilters.length === 0 || states.has(t.state)) &&
           (producers.size === 0 || producers.has(t.producerId)) &&
           (minDuration < 0 || (t.startedAt >= 0 && now - t.startedAt >= minDuration)) &&
-          (!pattern || pattern.test(t.transactionalId)),
+          (!pattern || pattern.test(t.transactionalId)) &&
+          // Only those the principal may DESCRIBE (as Kafka's).
+          allowed(ctx, Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t.transactionalId),
       )
       .map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state }))
     return { throttleTimeMs: 0, errorCode: ErrorCodes.NONE, unknownStateFilters, transactionStates }

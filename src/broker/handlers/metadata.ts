@@ -6,6 +6,8 @@ import { type TopicImage } from '../controller.js'
 import { defineHandler } from '../handler.js'
 import { topicNameProblem } from '../topic-names.js'
 import { BrokerError } from '../broker-error.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowed, allowedNames, authorizedOperations, clusterAuthorizedOperations } from '../auth/authorizer.js'
 
 /** Authorized operations not asked for (Kafka's Integer.MIN_VALUE). */
 export const OPERATIONS_OMITTED = -2147483648
@@ -46,24 +48,44 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
   spec: Metadata,
   minVersion: Metadata.minVersion,
   maxVersion: Metadata.maxVersion,
-  handle(req, { cluster, version, broker, header }) {
+  handle(req, ctx) {
+    const { cluster, version, broker, header } = ctx
     const { controller, options } = cluster
     // v0 asks for every topic with an empty list; v1+ with null.
     const all = req.topics === null || (version === 0 && req.topics.length === 0)
     const autoCreate = options.autoCreateTopics && (version < 4 || req.allowAutoTopicCreation)
     const topics: MetadataResponseTopic[] = []
+    // Topics the principal may not DESCRIBE: left out of "all topics", refused by name (their existence not told) or by id.
+    const describable = allowedNames(
+      ctx,
+      Op.DESCRIBE,
+      ResourceType.TOPIC,
+      all ? controller.topics.keys() : req.topics!.map((w) => w.name || controller.topicsById.get(w.topicId)?.name || null),
+    )
+    const refused = (name: string | null, topicId: string) => missingTopic(name, topicId, ErrorCodes.TOPIC_AUTHORIZATION_FAILED, version)
+    // Auto-creation needs CREATE on the cluster or on the topic.
+    const mayCreate = (name: string) => allowed(ctx, Op.CREATE) || allowed(ctx, Op.CREATE, ResourceType.TOPIC, name)
     if (all) {
-      for (const t of controller.topics.values()) topics.push(topicMetadata(cluster, t))
+      for (const t of controller.topics.values()) if (describable.has(t.name)) topics.push(topicMetadata(cluster, t))
     } else {
       for (const want of req.topics!) {
         if (want.name === null || want.name === '') {
           const t = controller.topicsById.get(want.topicId)
-          topics.push(t ? topicMetadata(cluster, t) : missingTopic(null, want.topicId, ErrorCodes.UNKNOWN_TOPIC_ID, version))
+          if (t && !describable.has(t.name)) topics.push(refused(null, t.id))
+          else topics.push(t ? topicMetadata(cluster, t) : missingTopic(null, want.topicId, ErrorCodes.UNKNOWN_TOPIC_ID, version))
+          continue
+        }
+        if (!describable.has(want.name)) {
+          topics.push(refused(want.name, ZERO_UUID))
           continue
         }
         let t = controller.topics.get(want.name)
         if (!t && topicNameProblem(want.name)) {
           topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.INVALID_TOPIC_EXCEPTION, version))
+          continue
+        }
+        if (!t && autoCreate && !mayCreate(want.name)) {
+          topics.push(refused(want.name, ZERO_UUID))
           continue
         }
         if (!t && autoCreate && controller.liveBrokers().length > 0) {
@@ -88,13 +110,18 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
         topics.push(t ? topicMetadata(cluster, t) : missingTopic(want.name, ZERO_UUID, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, version))
       }
     }
+    if (req.includeTopicAuthorizedOperations)
+      for (const t of topics)
+        if (t.errorCode === ErrorCodes.NONE) t.topicAuthorizedOperations = authorizedOperations(ctx, ResourceType.TOPIC, t.name!)
     const brokers = controller.liveBrokers()
     return {
       brokers: brokers.map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: b.rack })),
       clusterId: controller.clusterId,
       controllerId: brokers[0]?.id ?? -1,
       topics,
-      clusterAuthorizedOperations: OPERATIONS_OMITTED,
+      // v8-10 only; from v11 DescribeCluster tells it.
+      clusterAuthorizedOperations:
+        req.includeClusterAuthorizedOperations && version <= 10 ? clusterAuthorizedOperations(ctx) : OPERATIONS_OMITTED,
     }
   },
   errorResponse: (req, code, { cluster, version }) => ({

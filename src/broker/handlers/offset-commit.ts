@@ -3,6 +3,8 @@ import { OffsetCommit, type OffsetCommitRequest, type OffsetCommitResponse } fro
 import { defineHandler } from '../handler.js'
 import { groupForCommit } from '../groups/offset-commit-checks.js'
 import { coordinatorError } from './group-common.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames } from '../auth/authorizer.js'
 
 /** Kafka's offset.metadata.max.bytes. */
 const MAX_METADATA_CHARS = 4096
@@ -30,12 +32,19 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
     const { group, error } = groupForCommit(groups, req, false, ctx.version)
     if (error !== null) return all(error)
     const now = Date.now()
+    const readable = allowedNames(
+      ctx,
+      Op.READ,
+      ResourceType.TOPIC,
+      req.topics.map((t) => t.name),
+    )
     return {
       topics: req.topics.map((t) => {
         const topic = controller.topics.get(t.name)
         return {
           name: t.name,
           partitions: t.partitions.map((p) => {
+            if (!readable.has(t.name)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED }
             if (!topic || !topic.partitions[p.partitionIndex])
               return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
             if ((p.committedMetadata?.length ?? 0) > MAX_METADATA_CHARS)

@@ -6,6 +6,8 @@ import { OffsetDelete, type OffsetDeleteRequest, type OffsetDeleteResponse } fro
 import type { ClassicGroup } from '../groups/classic-group.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames } from '../auth/authorizer.js'
 
 /** The topics a consumer group's members subscribe to, from their subscriptions (unreadable ones count for none). */
 function subscribedTopics(g: ClassicGroup): Set<string> {
@@ -28,16 +30,23 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
   minVersion: OffsetDelete.minVersion,
   maxVersion: OffsetDelete.maxVersion,
   handle(req, ctx) {
-    const refused = coordinatorError(ctx, req.groupId)
+    const refused = coordinatorError(ctx, req.groupId, Op.DELETE)
     if (refused !== null) return { errorCode: refused, topics: [] }
     const g = ctx.cluster.groups.get(req.groupId)
     if (!g) return { errorCode: ErrorCodes.GROUP_ID_NOT_FOUND, topics: [] }
+    const readable = allowedNames(
+      ctx,
+      Op.READ,
+      ResourceType.TOPIC,
+      req.topics.map((t) => t.name),
+    )
     const subscribed = g.state === 'Empty' ? new Set<string>() : g.type === 'consumer' ? g.subscribedTopics() : subscribedTopics(g)
     return {
       errorCode: ErrorCodes.NONE,
       topics: req.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p) => {
+          if (!readable.has(t.name)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED }
           if (subscribed.has(t.name)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.GROUP_SUBSCRIBED_TO_TOPIC }
           if (!ctx.cluster.controller.topics.get(t.name)?.partitions[p.partitionIndex])
             return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }

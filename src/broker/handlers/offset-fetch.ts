@@ -2,6 +2,8 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/messages/OffsetFetch.js'
 import { defineHandler, type RequestContext } from '../handler.js'
 import { coordinatorError } from './group-common.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowedNames } from '../auth/authorizer.js'
 
 interface GroupAnswer {
   errorCode: number
@@ -32,7 +34,7 @@ function fetchGroup(
     metadata: '',
     errorCode,
   })
-  const refused = coordinatorError(ctx, groupId)
+  const refused = coordinatorError(ctx, groupId, Op.DESCRIBE)
   if (refused !== null) {
     return {
       errorCode: refused,
@@ -51,25 +53,35 @@ function fetchGroup(
   const wanted =
     topics ??
     [...(group?.offsets ?? new Map()).entries()].map(([name, m]) => ({ name, partitionIndexes: [...m.keys()].sort((a, b) => a - b) }))
+  // Topics the principal may not DESCRIBE: refused when asked for, left out of "all".
+  const describable = allowedNames(
+    ctx,
+    Op.DESCRIBE,
+    ResourceType.TOPIC,
+    wanted.map((t) => t.name),
+  )
   return {
     errorCode: ErrorCodes.NONE,
-    topics: wanted.map((t) => ({
-      name: t.name,
-      partitions: t.partitionIndexes.map((p) => {
-        // requireStable (v7+): an offset a transaction has pending is not known yet.
-        if (requireStable && group?.hasPendingOffset(t.name, p)) return none(p, ErrorCodes.UNSTABLE_OFFSET_COMMIT)
-        const c = group?.committed(t.name, p)
-        return c
-          ? {
-              partitionIndex: p,
-              committedOffset: c.offset,
-              committedLeaderEpoch: c.leaderEpoch,
-              metadata: c.metadata ?? '',
-              errorCode: ErrorCodes.NONE,
-            }
-          : none(p)
-      }),
-    })),
+    topics: wanted
+      .filter((t) => topics !== null || describable.has(t.name))
+      .map((t) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((p) => {
+          if (!describable.has(t.name)) return none(p, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
+          // requireStable (v7+): an offset a transaction has pending is not known yet.
+          if (requireStable && group?.hasPendingOffset(t.name, p)) return none(p, ErrorCodes.UNSTABLE_OFFSET_COMMIT)
+          const c = group?.committed(t.name, p)
+          return c
+            ? {
+                partitionIndex: p,
+                committedOffset: c.offset,
+                committedLeaderEpoch: c.leaderEpoch,
+                metadata: c.metadata ?? '',
+                errorCode: ErrorCodes.NONE,
+              }
+            : none(p)
+        }),
+      })),
   }
 }
 

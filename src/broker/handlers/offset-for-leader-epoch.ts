@@ -5,13 +5,25 @@ import {
   type OffsetForLeaderEpochResponse,
 } from '../../protocol/messages/OffsetForLeaderEpoch.js'
 import { defineHandler } from '../handler.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowed, allowedNames } from '../auth/authorizer.js'
 
 /** OffsetForLeaderEpoch from consumers (KIP-320): where an epoch ends in the leader's log. */
 export const offsetForLeaderEpochHandler = defineHandler<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>({
   spec: OffsetForLeaderEpoch,
   minVersion: OffsetForLeaderEpoch.minVersion,
   maxVersion: OffsetForLeaderEpoch.maxVersion,
-  handle(req, { cluster, broker }) {
+  handle(req, ctx) {
+    const { cluster, broker } = ctx
+    // CLUSTER_ACTION (a follower) reads every topic; otherwise DESCRIBE on each (as Kafka's).
+    const describable = allowed(ctx, Op.CLUSTER_ACTION)
+      ? null
+      : allowedNames(
+          ctx,
+          Op.DESCRIBE,
+          ResourceType.TOPIC,
+          req.topics.map((t) => t.topic),
+        )
     return {
       topics: req.topics.map((ft) => {
         const t = cluster.controller.topics.get(ft.topic)
@@ -19,6 +31,7 @@ export const offsetForLeaderEpochHandler = defineHandler<OffsetForLeaderEpochReq
           topic: ft.topic,
           partitions: ft.partitions.map((fp) => {
             const fail = (errorCode: number) => ({ errorCode, partition: fp.partition, leaderEpoch: -1, endOffset: -1n })
+            if (describable && !describable.has(ft.topic)) return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
             if (!t) return fail(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
             const led = cluster.leaderReplica(broker, t, fp.partition)
             if (typeof led === 'number') return fail(led)

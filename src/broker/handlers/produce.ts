@@ -17,6 +17,9 @@ import type { EmbeddedCluster } from '../cluster.js'
 import type { PartitionImage, TopicImage } from '../controller.js'
 import type { PartitionLog } from '../partition-log.js'
 import { BrokerError } from '../broker-error.js'
+import { isTransactionalBatch } from '../../codec/batch-header.js'
+import { Op, ResourceType } from '../auth/acl-matching.js'
+import { allowed, allowedNames } from '../auth/authorizer.js'
 
 type PartitionResponse = Input<ProduceResponsePartitionProduceResponse>
 
@@ -93,13 +96,27 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     const leaders = new Set<number>()
     const pending: Pending[] = []
     const byId = version >= 13
+    // Transactional batches need WRITE on their transactional id (the whole request refused), each topic WRITE.
+    const transactional = req.topicData.some((td) => td.partitionData.some((pd) => pd.records && isTransactionalBatch(pd.records)))
+    if (transactional && (req.transactionalId === null || !allowed(ctx, Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)))
+      throw new BrokerError(ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, 'Transactional Id authorization failed.')
+    const topicOf = (td: ProduceRequest['topicData'][number]) =>
+      byId ? controller.topicsById.get(td.topicId) : controller.topics.get(td.name)
+    const writable = allowedNames(
+      ctx,
+      Op.WRITE,
+      ResourceType.TOPIC,
+      req.topicData.map((td) => topicOf(td)?.name ?? td.name),
+    )
     const responses = req.topicData.map((td) => {
-      const t = byId ? controller.topicsById.get(td.topicId) : controller.topics.get(td.name)
+      const t = topicOf(td)
+      const refused = !(byId && !t) && !writable.has(t?.name ?? td.name)
       return {
         name: td.name,
         topicId: td.topicId,
         partitionResponses: td.partitionData.map((pd): PartitionResponse => {
           const res = ((): PartitionResponse => {
+            if (refused) return failed(pd.index, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
             if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return failed(pd.index, ErrorCodes.INVALID_REQUIRED_ACKS)
             if (!t) return failed(pd.index, byId ? ErrorCodes.UNKNOWN_TOPIC_ID : ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
             const led = cluster.leaderReplica(broker, t, pd.index)

@@ -1,6 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { TxnOffsetCommit, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from '../../protocol/messages/TxnOffsetCommit.js'
 import { defineHandler } from '../handler.js'
+import { requireTransactionalId } from '../auth/authorizer.js'
 import { groupForCommit } from '../groups/offset-commit-checks.js'
 import { coordinatorError } from './group-common.js'
 
@@ -15,6 +16,7 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
   // v5 is the second transaction protocol; v6 names topics by id.
   maxVersion: 4,
   handle(req, ctx) {
+    requireTransactionalId(ctx, req.transactionalId)
     const all = (code: number) => ({
       topics: req.topics.map((t) => ({
         name: t.name,
