@@ -15,6 +15,7 @@ import { unknownPartitionDirs } from './storage/disk-log.js'
 import { readOrWriteClusterId } from './storage/meta-properties.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
+import { SslPrincipalMapper } from './ssl-principal-mapper.js'
 import { optionsFromKafkaNames } from './kafka-names.js'
 import {
   resolveBrokerOptions,
@@ -432,7 +433,16 @@ export class EmbeddedCluster {
 function resolveTls(ssl: BrokerTlsOptions | undefined): ListenerTls | null {
   if (!ssl) return null
   if (!ssl.cert || !ssl.key) throw new TypeError('startCluster: ssl needs a cert and a key (PEM)')
-  const requestCert = ssl.requestCert ?? ssl.ca !== undefined
-  if (requestCert && !ssl.ca) throw new TypeError('startCluster: ssl.requestCert needs the CA client certificates must chain to (ssl.ca)')
-  return { cert: ssl.cert, key: ssl.key, ca: ssl.ca, requestCert }
+  const clientAuth = ssl.clientAuth ?? ((ssl.requestCert ?? ssl.ca !== undefined) ? 'required' : 'none')
+  if (!['required', 'requested', 'none'].includes(clientAuth))
+    throw new TypeError(`startCluster: ssl.clientAuth must be one of required, requested, none (got ${String(clientAuth)})`)
+  if (clientAuth !== 'none' && !ssl.ca)
+    throw new TypeError(`startCluster: ssl.clientAuth=${clientAuth} needs the CA client certificates must chain to (ssl.ca)`)
+  let principalMapper: SslPrincipalMapper
+  try {
+    principalMapper = SslPrincipalMapper.fromRules(ssl.principalMappingRules)
+  } catch (err) {
+    throw new TypeError(`startCluster: ssl.principalMappingRules: ${(err as Error).message}`)
+  }
+  return { cert: ssl.cert, key: ssl.key, ca: ssl.ca, clientAuth, principalMapper }
 }
