@@ -115,6 +115,12 @@ export class VirtualBroker {
       this.fetcher.poke()
     })
     for (const t of controller.topics.values()) for (const p of t.partitions) if (p) this.syncRole(t, p)
+    // Replicas reassigned away while this broker was stopped go now.
+    for (const key of [...this.replicas.keys()]) {
+      const [topicId, partition] = [key.slice(0, key.indexOf('/')), Number(key.slice(key.indexOf('/') + 1))]
+      const p = controller.topicsById.get(topicId)?.partitions[partition]
+      if (p && !p.replicas.includes(this.id)) this.dropReplica(topicId, partition)
+    }
     const lag = this.cluster.options.replicaLagTimeMaxMs
     // Kafka checks every half of replica.lag.time.max.ms.
     this.isrTimer = setInterval(() => this.shrinkIsrs(), Math.max(5, Math.floor(lag / 2)))

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createLogger, isLogLevel, type Logger } from '../logger.js'
 import { ConfigError } from '../errors.js'
@@ -11,7 +11,7 @@ import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { DirLock } from './storage/dir-lock.js'
 import { fsyncDir, StorageError, writeFileDurably } from './storage/disk-io.js'
-import { unknownPartitionDirs } from './storage/disk-log.js'
+import { partitionTopicId, unknownPartitionDirs } from './storage/disk-log.js'
 import { readOrWriteClusterId } from './storage/meta-properties.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
@@ -273,7 +273,12 @@ export class EmbeddedCluster {
     this.cleaner.start()
   }
 
-  /** Partition directories of topics the metadata does not know are said, and kept: never deleted for it. */
+  /**
+   * Partition directories of topics the metadata does not know are said,
+   * and kept: never deleted for it. Those of partitions a reassignment took
+   * from the broker (it was stopped, or the process ended, before it
+   * deleted them) are deleted, as Kafka's broker deletes its stray replicas.
+   */
   private reportUnknownPartitions(): void {
     for (let id = 0; id < this.options.brokers; id++) {
       const dir = this.brokerDir(id)
@@ -284,6 +289,24 @@ export class EmbeddedCluster {
           `${u.dir} holds topic id ${u.topicId}, which the metadata log does not know: kept as it is ` +
             '(a topic created under its name moves it aside as -stray)',
         )
+      this.removeReassignedAway(id, dir)
+    }
+  }
+
+  private removeReassignedAway(id: number, dir: string): void {
+    let names: string[]
+    try {
+      names = readdirSync(dir)
+    } catch {
+      return
+    }
+    for (const name of names) {
+      const m = /^(.+)-(\d+)$/.exec(name)
+      const t = m ? this.controller.topics.get(m[1]) : undefined
+      const p = t?.partitions[Number(m![2])]
+      if (!t || !p || p.replicas.includes(id) || partitionTopicId(join(dir, name)) !== t.id) continue
+      rmSync(join(dir, name), { recursive: true, force: true })
+      this.problem(id, `${name}: reassigned to brokers ${p.replicas.join(', ')}, so its copy here was deleted`, 'info')
     }
   }
 

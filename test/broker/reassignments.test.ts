@@ -5,7 +5,7 @@
 // are dropped (a leader among them gives way); cancelled with null
 // replicas; Kafka's errors; kept in the metadata log across a restart.
 // Seen through wafka's admin, KafkaJS and wafka/kafkajs.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -161,20 +161,35 @@ describe('AlterPartitionReassignments and ListPartitionReassignments', () => {
     }
   })
 
-  it('a reassignment in progress is in the metadata log and its snapshots: it completes after a restart', async () => {
+  it('a reassignment in progress is in the metadata log and its snapshots: it completes after a restart; a copy reassigned away while its broker was down is deleted at start', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wafka-reassign-'))
     dirs.push(dataDir)
     let c = await start(dataDir)
     let kafka = client(c)
     const admin = kafka.admin()
     await admin.connect()
-    await admin.createTopics({ topics: [{ topic: 'kept', replicaAssignment: [{ partition: 0, replicas: [0, 1] }] }] })
+    await admin.createTopics({
+      topics: ['kept', 'away'].map((topic) => ({ topic, replicaAssignment: [{ partition: 0, replicas: [0, 1] }] })),
+    })
     await produce(kafka, 'kept', 0, 30)
+    await produce(kafka, 'away', 0, 30)
+    // 'away' moves to [1, 2] while broker 0 is down: 0 keeps its copy on disk.
     await c.stopBroker(2)
+    await admin.alterPartitionReassignments({ topics: [{ topic: 'away', partitions: [{ partition: 0, replicas: [1, 2] }] }] })
+    await c.stopBroker(0)
+    await c.startBroker(2)
+    await until(
+      () => partition(c, 'away').adding.length === 0,
+      15_000,
+      () => JSON.stringify(partition(c, 'away')),
+    )
+    expect(partition(c, 'away')).toEqual({ replicas: [1, 2], isr: [1, 2], leader: 1, adding: [], removing: [] })
+    expect(existsSync(join(dataDir, 'broker-0', 'away-0'))).toBe(true)
+    // 'kept' starts moving while broker 2 does not fetch: still in progress when the cluster stops.
+    c.pauseFollower(2)
     await admin.alterPartitionReassignments({ topics: [{ topic: 'kept', partitions: [{ partition: 0, replicas: [1, 2] }] }] })
     await admin.disconnect()
-    const inProgress = { replicas: [1, 2, 0], isr: [0, 1], leader: 0, adding: [2], removing: [0] }
-    expect(partition(c, 'kept')).toEqual(inProgress)
+    expect(partition(c, 'kept')).toEqual({ replicas: [1, 2, 0], isr: [1], leader: 1, adding: [2], removing: [0] })
     // Replayed from the log, and from a snapshot of it, the image has it too.
     for (const records of [c.controller.log, snapshotRecords(c.controller)]) {
       const p = Controller.replay(records).topics.get('kept')!.partitions[0]
@@ -183,6 +198,8 @@ describe('AlterPartitionReassignments and ListPartitionReassignments', () => {
     await c.stop()
     c = await start(dataDir)
     kafka = client(c)
+    expect(existsSync(join(dataDir, 'broker-0', 'away-0'))).toBe(false)
+    expect(existsSync(join(dataDir, 'broker-2', 'away-0'))).toBe(true)
     // Lost, the replicas would stay [1, 2, 0] for good: kept, broker 2 catches up and the move completes.
     await until(
       () => partition(c, 'kept').adding.length === 0,
@@ -190,7 +207,15 @@ describe('AlterPartitionReassignments and ListPartitionReassignments', () => {
       () => JSON.stringify(partition(c, 'kept')),
     )
     expect(partition(c, 'kept')).toEqual({ replicas: [1, 2], isr: [1, 2], leader: 1, adding: [], removing: [] })
-    const back = await wafkaRead(kafka, 'kept', 30, { timeoutMs: 20_000 })
-    expect(back.map((r) => Number(r.value!.toString()))).toEqual(Array.from({ length: 30 }, (_, i) => i))
+    for (const topic of ['kept', 'away']) {
+      const back = await wafkaRead(kafka, topic, 30, { timeoutMs: 20_000 })
+      expect(back.map((r) => Number(r.value!.toString()))).toEqual(Array.from({ length: 30 }, (_, i) => i))
+    }
+    // Broker 0 was running this time: it deletes its copy once the move is done.
+    await until(
+      () => !existsSync(join(dataDir, 'broker-0', 'kept-0')),
+      5_000,
+      () => 'broker-0/kept-0 deleted',
+    )
   })
 })
