@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { startCluster } from '../../src/broker/index.js'
 import { InvalidMappingRule, NoMatchingRule, SslPrincipalMapper } from '../../src/broker/ssl-principal-mapper.js'
 import { rfc2253Subject } from '../../src/broker/x500-name.js'
 import { requireKafka, runJava } from '../peers/kafka.js'
@@ -105,6 +106,21 @@ describe('ssl.principal.mapping.rules (Kafka SslPrincipalMapperTest examples)', 
     expect(SslPrincipalMapper.fromRules(EDGE_RULES[0][0]).name('CN=ann,O=acme')).toBe('acme-ann-$3-ann2-CN=ann,O=acme')
     expect(SslPrincipalMapper.fromRules(EDGE_RULES[1][0]).name('CN=ann')).toBe('$1 IS ANN')
     expect(SslPrincipalMapper.fromRules(EDGE_RULES[2][0]).name('CN=ann')).toBe('[CN=ann][]')
+  })
+})
+
+describe('startCluster({ ssl }) options', () => {
+  it('refuses bad principalMappingRules and clientAuth without a CA', async () => {
+    const ssl = { cert: 'x', key: 'y' }
+    await expect(
+      startCluster({ ssl: { ...ssl, ca: 'z', clientAuth: 'requested', principalMappingRules: 'RULE:^CN=(.*)$/$1/Q' } }),
+    ).rejects.toThrow('startCluster: ssl.principalMappingRules: Invalid rule: `RULE:^CN=(.*)$/$1/Q`, unmatched substring: `Q`')
+    await expect(startCluster({ ssl: { ...ssl, clientAuth: 'requested' } })).rejects.toThrow(
+      'startCluster: ssl.clientAuth=requested needs the CA client certificates must chain to (ssl.ca)',
+    )
+    await expect(startCluster({ ssl: { ...ssl, ca: 'z', clientAuth: 'sometimes' as 'none' } })).rejects.toThrow(
+      'startCluster: ssl.clientAuth must be one of required, requested, none (got sometimes)',
+    )
   })
 })
 

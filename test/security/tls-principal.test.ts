@@ -8,7 +8,6 @@
 // certificate, the whole subject (DEFAULT) for another, ANONYMOUS for a
 // client without a certificate.
 import { Buffer } from 'node:buffer'
-import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '../../src/codec/index.js'
 import { startCluster } from '../../src/broker/index.js'
@@ -26,6 +25,15 @@ const TEAM = 'TEAM-CLIENT@BILLING'
 /** The other client certificate's principal: no rule but DEFAULT matches its subject. */
 const CLIENT = 'CN=wafka-client'
 
+/** The SSL listener's Kafka config: PEM keystore and truststore, client certificates requested. */
+const listenerConfig = (certs: TestCerts) => ({
+  'ssl.keystore.type': 'PEM',
+  'ssl.keystore.location': certs.brokerKeystore,
+  'ssl.truststore.type': 'PEM',
+  'ssl.truststore.location': certs.truststore,
+  'ssl.client.auth': 'requested',
+})
+
 interface Target {
   bootstrap: string
   stop(): Promise<void>
@@ -41,13 +49,7 @@ const targets: Array<[string, () => boolean, (certs: TestCerts) => Promise<Targe
           {
             name: 'MTLS',
             protocol: 'SSL',
-            config: {
-              'ssl.keystore.type': 'PEM',
-              'ssl.keystore.location': certs.brokerKeystore,
-              'ssl.truststore.type': 'PEM',
-              'ssl.truststore.location': certs.truststore,
-              'ssl.client.auth': 'requested',
-            },
+            config: listenerConfig(certs),
           },
         ],
         config: { 'ssl.principal.mapping.rules': RULES },
@@ -59,17 +61,8 @@ const targets: Array<[string, () => boolean, (certs: TestCerts) => Promise<Targe
     'the embedded broker',
     () => requireSecuredEmbedded(),
     async (certs) => {
-      const read = (f: string) => readFileSync(`${certs.dir}/${f}`, 'utf8')
-      const cluster = await startCluster({
-        brokers: 1,
-        ssl: {
-          cert: read('broker.pem') + certs.ca,
-          key: read('broker.key'),
-          ca: certs.ca,
-          clientAuth: 'requested',
-          principalMappingRules: RULES,
-        },
-      })
+      // The same Kafka names as the real broker's.
+      const cluster = await startCluster({ brokers: 1, config: { ...listenerConfig(certs), 'ssl.principal.mapping.rules': RULES } })
       return { bootstrap: cluster.bootstrapServers, stop: () => cluster.stop() }
     },
   ],
