@@ -38,6 +38,9 @@ export interface TopicImage {
 /** The most partitions a topic may have here: every partition costs memory up front. */
 export const MAX_PARTITIONS = 10_000
 
+/** Kafka's NO_REASSIGNMENT_IN_PROGRESS message (its answer leaves it out). */
+export const NO_REASSIGNMENT_MESSAGE = 'No partition reassignment is in progress.'
+
 /** How many producer ids one producer-ids record hands out (Kafka's block size). */
 const PRODUCER_ID_BLOCK = 1000n
 
@@ -401,8 +404,7 @@ export class Controller {
     const p = t.partitions[partition]
     if (!p) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Unable to find partition ${topic}:${partition}.`)
     if (target === null) {
-      if (!p.adding.length && !p.removing.length)
-        throw new BrokerError(ErrorCodes.NO_REASSIGNMENT_IN_PROGRESS, 'No partition reassignment is in progress.')
+      if (!p.adding.length && !p.removing.length) throw new BrokerError(ErrorCodes.NO_REASSIGNMENT_IN_PROGRESS, NO_REASSIGNMENT_MESSAGE)
       const isr = p.isr.filter((r) => !p.adding.includes(r))
       if (!isr.length)
         throw new BrokerError(

@@ -4,7 +4,8 @@
 // up through the replica fetchers and join the ISR, then the removed ones
 // are dropped (a leader among them gives way); cancelled with null
 // replicas; Kafka's errors; kept in the metadata log across a restart.
-// Seen through wafka's admin, KafkaJS and wafka/kafkajs.
+// Seen through wafka's admin, KafkaJS and wafka/kafkajs; the refusals
+// compared with real Kafka 4.4's.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,6 +20,7 @@ import { Kafka } from '../../src/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { AlterPartitionReassignments, ListPartitionReassignments } from '../../src/protocol/messages/index.js'
 import { wafkaRead } from '../kafka/support.js'
+import { requireKafka, startKafka } from '../peers/kafka.js'
 import { RawClient } from './raw-client.js'
 import { until } from './support.js'
 
@@ -121,7 +123,7 @@ describe('AlterPartitionReassignments and ListPartitionReassignments', () => {
         const [r] = res.responses[0].partitions
         return [r.errorCode, r.errorMessage]
       }
-      expect(await alter('c', 0, null)).toEqual([ErrorCodes.NO_REASSIGNMENT_IN_PROGRESS, 'No partition reassignment is in progress.'])
+      expect(await alter('c', 0, null)).toEqual([ErrorCodes.NO_REASSIGNMENT_IN_PROGRESS, null])
       expect(await alter('nope', 0, [0])).toEqual([ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'Unable to find a topic named nope.'])
       expect(await alter('c', 3, [0])).toEqual([ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'Unable to find partition c:3.'])
       expect(await alter('c', 0, [1, 9])).toEqual([
@@ -218,4 +220,72 @@ describe('AlterPartitionReassignments and ListPartitionReassignments', () => {
       () => 'broker-0/kept-0 deleted',
     )
   })
+})
+
+/** The refusals of one-broker clusters, each [code, message]: real Kafka 4.4's and the embedded broker's must be the same. */
+async function refusals(bootstrap: string, createTopic: () => Promise<void>): Promise<Array<[number, string | null]>> {
+  await createTopic()
+  const admin = new Kafka({ clientId: 'r', brokers: [bootstrap], logLevel: 0 }).admin()
+  await admin.connect()
+  // The one broker's id (the rig's Kafka numbers its brokers from 1).
+  const self = (await admin.describeCluster()).brokers[0].nodeId
+  await admin.disconnect()
+  const raw = await RawClient.open(bootstrap)
+  try {
+    const out: Array<[number, string | null]> = []
+    for (const [topic, p, replicas] of [
+      ['r', 0, null],
+      ['nope', 0, [self]],
+      ['r', 3, [self]],
+      ['r', 0, [self, 9]],
+      ['r', 0, [self, self]],
+      ['r', 0, []],
+    ] as Array<[string, number, number[] | null]>) {
+      const res = await raw.request(AlterPartitionReassignments, 1, {
+        timeoutMs: 5000,
+        allowReplicationFactorChange: true,
+        topics: [{ name: topic, partitions: [{ partitionIndex: p, replicas }] }],
+      })
+      const [r] = res.responses[0].partitions
+      // The broker's own id named as <self>: the two clusters number theirs differently.
+      out.push([r.errorCode, r.errorMessage?.replaceAll(`broker ${self} `, 'broker <self> ') ?? null])
+    }
+    const listed = await raw.request(ListPartitionReassignments, 0, { timeoutMs: 5000, topics: [{ name: 'nope', partitionIndexes: [0] }] })
+    out.push([listed.errorCode, JSON.stringify(listed.topics)])
+    return out
+  } finally {
+    raw.close()
+  }
+}
+
+describe.skipIf(!requireKafka())("the refusals are real Kafka 4.4's", () => {
+  it('no reassignment to cancel, unknown topic and partition, unregistered and repeated brokers, an empty list', async () => {
+    const kafka = await startKafka()
+    let theirs: Array<[number, string | null]>
+    try {
+      theirs = await refusals(kafka.bootstrap, async () => {
+        const admin = new Kafka({ clientId: 'r', brokers: [kafka.bootstrap], logLevel: 0 }).admin()
+        await admin.connect()
+        await admin.createTopics({ topics: [{ topic: 'r', numPartitions: 1, replicationFactor: 1 }] })
+        await admin.disconnect()
+      })
+    } finally {
+      await kafka.stop()
+    }
+    await loadCodecs()
+    const c = new EmbeddedCluster({ brokers: 1, logLevel: 0 })
+    cluster = c
+    await c.start([{ name: 'r', partitions: 1 }])
+    const ours = await refusals(c.bootstrapServers, async () => {})
+    expect(ours).toEqual(theirs)
+    expect(ours.map(([code]) => code)).toEqual([
+      ErrorCodes.NO_REASSIGNMENT_IN_PROGRESS,
+      ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
+      ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION,
+      ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
+      ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
+      ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
+      0,
+    ])
+  }, 120_000)
 })

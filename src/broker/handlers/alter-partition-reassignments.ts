@@ -5,6 +5,7 @@ import {
   type AlterPartitionReassignmentsResponse,
 } from '../../protocol/messages/AlterPartitionReassignments.js'
 import { BrokerError } from '../broker-error.js'
+import { NO_REASSIGNMENT_MESSAGE } from '../controller.js'
 import { defineHandler } from '../handler.js'
 
 /**
@@ -29,7 +30,9 @@ export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionRe
             return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.NONE, errorMessage: null }
           } catch (err) {
             if (!(err instanceof BrokerError)) throw err
-            return { partitionIndex: p.partitionIndex, errorCode: err.code, errorMessage: err.message }
+            // Kafka answers no message when it would be the error's own (ApiError), as for NO_REASSIGNMENT_IN_PROGRESS.
+            const own = err.code === ErrorCodes.NO_REASSIGNMENT_IN_PROGRESS && err.message === NO_REASSIGNMENT_MESSAGE
+            return { partitionIndex: p.partitionIndex, errorCode: err.code, errorMessage: own ? null : err.message }
           }
         }),
       })),
