@@ -33,6 +33,9 @@ export interface Replica {
   leader: LeaderState | null
 }
 
+/** How long a replica reassigned away is kept before its log is deleted: the requests reading it finish first. */
+const DROP_REPLICA_DELAY_MS = 1000
+
 /**
  * One virtual broker: its own listener on 127.0.0.1, the replicas it holds,
  * and the request pipeline (header, dispatch by API key, the handler,
@@ -107,10 +110,17 @@ export class VirtualBroker {
         const t = controller.topicsById.get(r.topicId)
         const p = t?.partitions[r.partition]
         if (t && p) this.syncRoleOrReport(t, p)
+        if (t && p && !p.replicas.includes(this.id)) this.dropReplica(t.id, p.partition)
       }
       this.fetcher.poke()
     })
     for (const t of controller.topics.values()) for (const p of t.partitions) if (p) this.syncRole(t, p)
+    // Replicas reassigned away while this broker was stopped go now.
+    for (const key of [...this.replicas.keys()]) {
+      const [topicId, partition] = [key.slice(0, key.indexOf('/')), Number(key.slice(key.indexOf('/') + 1))]
+      const p = controller.topicsById.get(topicId)?.partitions[partition]
+      if (p && !p.replicas.includes(this.id)) this.dropReplica(topicId, partition)
+    }
     const lag = this.cluster.options.replicaLagTimeMaxMs
     // Kafka checks every half of replica.lag.time.max.ms.
     this.isrTimer = setInterval(() => this.shrinkIsrs(), Math.max(5, Math.floor(lag / 2)))
@@ -211,6 +221,30 @@ export class VirtualBroker {
   snapshotForRestart(replica: Replica): void {
     const disk = replica.log.disk
     if (disk) takeSnapshot(disk, replica.log, replica.producers, disk.logEndOffset, (m) => this.cluster.problem(this.id, m))
+  }
+
+  /**
+   * A replica a reassignment took from this broker: deleted (Kafka's
+   * StopReplica with deletion), after the request that moved it away has
+   * been answered (the leader's own fetch handling may be reading it). Kept
+   * if the partition came back to this broker meanwhile.
+   */
+  private dropReplica(topicId: string, partition: number): void {
+    const key = `${topicId}/${partition}`
+    const replica = this.replicas.get(key)
+    if (!replica) return
+    if (replica.leader) {
+      replica.leader = null
+      replica.log.notify()
+    }
+    const timer = setTimeout(() => {
+      const p = this.cluster.controller.topicsById.get(topicId)?.partitions[partition]
+      if (this.replicas.get(key) !== replica || (p && p.replicas.includes(this.id))) return
+      this.replicas.delete(key)
+      replica.log.destroy()
+      this.writeRecoveryPoints()
+    }, DROP_REPLICA_DELAY_MS)
+    timer.unref?.()
   }
 
   /**

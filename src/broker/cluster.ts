@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createLogger, isLogLevel, type Logger } from '../logger.js'
 import { ConfigError } from '../errors.js'
@@ -11,10 +11,11 @@ import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { DirLock } from './storage/dir-lock.js'
 import { fsyncDir, StorageError, writeFileDurably } from './storage/disk-io.js'
-import { unknownPartitionDirs } from './storage/disk-log.js'
+import { partitionTopicId, unknownPartitionDirs } from './storage/disk-log.js'
 import { readOrWriteClusterId } from './storage/meta-properties.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
+import { SslPrincipalMapper } from './ssl-principal-mapper.js'
 import { optionsFromKafkaNames } from './kafka-names.js'
 import {
   resolveBrokerOptions,
@@ -288,7 +289,12 @@ export class EmbeddedCluster {
     this.cleaner.start()
   }
 
-  /** Partition directories of topics the metadata does not know are said, and kept: never deleted for it. */
+  /**
+   * Partition directories of topics the metadata does not know are said,
+   * and kept: never deleted for it. Those of partitions a reassignment took
+   * from the broker (it was stopped, or the process ended, before it
+   * deleted them) are deleted, as Kafka's broker deletes its stray replicas.
+   */
   private reportUnknownPartitions(): void {
     for (let id = 0; id < this.options.brokers; id++) {
       const dir = this.brokerDir(id)
@@ -299,6 +305,24 @@ export class EmbeddedCluster {
           `${u.dir} holds topic id ${u.topicId}, which the metadata log does not know: kept as it is ` +
             '(a topic created under its name moves it aside as -stray)',
         )
+      this.removeReassignedAway(id, dir)
+    }
+  }
+
+  private removeReassignedAway(id: number, dir: string): void {
+    let names: string[]
+    try {
+      names = readdirSync(dir)
+    } catch {
+      return
+    }
+    for (const name of names) {
+      const m = /^(.+)-(\d+)$/.exec(name)
+      const t = m ? this.controller.topics.get(m[1]) : undefined
+      const p = t?.partitions[Number(m![2])]
+      if (!t || !p || p.replicas.includes(id) || partitionTopicId(join(dir, name)) !== t.id) continue
+      rmSync(join(dir, name), { recursive: true, force: true })
+      this.problem(id, `${name}: reassigned to brokers ${p.replicas.join(', ')}, so its copy here was deleted`, 'info')
     }
   }
 
@@ -453,7 +477,16 @@ export class EmbeddedCluster {
 function resolveTls(ssl: BrokerTlsOptions | undefined): ListenerTls | null {
   if (!ssl) return null
   if (!ssl.cert || !ssl.key) throw new TypeError('startCluster: ssl needs a cert and a key (PEM)')
-  const requestCert = ssl.requestCert ?? ssl.ca !== undefined
-  if (requestCert && !ssl.ca) throw new TypeError('startCluster: ssl.requestCert needs the CA client certificates must chain to (ssl.ca)')
-  return { cert: ssl.cert, key: ssl.key, ca: ssl.ca, requestCert }
+  const clientAuth = ssl.clientAuth ?? ((ssl.requestCert ?? ssl.ca !== undefined) ? 'required' : 'none')
+  if (!['required', 'requested', 'none'].includes(clientAuth))
+    throw new TypeError(`startCluster: ssl.clientAuth must be one of required, requested, none (got ${String(clientAuth)})`)
+  if (clientAuth !== 'none' && !ssl.ca)
+    throw new TypeError(`startCluster: ssl.clientAuth=${clientAuth} needs the CA client certificates must chain to (ssl.ca)`)
+  let principalMapper: SslPrincipalMapper
+  try {
+    principalMapper = SslPrincipalMapper.fromRules(ssl.principalMappingRules)
+  } catch (err) {
+    throw new TypeError(`startCluster: ssl.principalMappingRules: ${(err as Error).message}`)
+  }
+  return { cert: ssl.cert, key: ssl.key, ca: ssl.ca, clientAuth, principalMapper }
 }

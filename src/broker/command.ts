@@ -129,7 +129,8 @@ export async function brokerCommand(
   const tls = ssl ?? named.options.ssl
   const servedSasl = (sasl || named.users) && (mechanisms ?? named.mechanisms ?? ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
   const protocol = `${servedSasl ? 'SASL_' : ''}${tls ? 'SSL' : 'PLAINTEXT'}`
-  const extras = [tls?.requestCert ? 'client certificates required' : '', servedSasl ? `SASL ${servedSasl.join(', ')}` : '']
+  const clientAuth = tls?.clientAuth ?? (tls?.requestCert ? 'required' : 'none')
+  const extras = [clientAuth !== 'none' ? `client certificates ${clientAuth}` : '', servedSasl ? `SASL ${servedSasl.join(', ')}` : '']
   log(
     `wafka broker: ${cluster.brokers.length} broker(s) serving ${protocol}${extras
       .filter(Boolean)

@@ -21,6 +21,9 @@ export interface PartitionImage {
   /** -1 while no ISR member is up (unless the topic allows an unclean election). */
   leader: number
   leaderEpoch: number
+  /** A reassignment in progress (KIP-455): replicas being added (catching up) and removed (once they have); both empty: none. */
+  adding: number[]
+  removing: number[]
 }
 
 export interface TopicImage {
@@ -34,6 +37,9 @@ export interface TopicImage {
 
 /** The most partitions a topic may have here: every partition costs memory up front. */
 export const MAX_PARTITIONS = 10_000
+
+/** Kafka's NO_REASSIGNMENT_IN_PROGRESS message (its answer leaves it out). */
+export const NO_REASSIGNMENT_MESSAGE = 'No partition reassignment is in progress.'
 
 /** How many producer ids one producer-ids record hands out (Kafka's block size). */
 const PRODUCER_ID_BLOCK = 1000n
@@ -207,6 +213,8 @@ export class Controller {
           isr: [...r.isr],
           leader: r.leader,
           leaderEpoch: r.leaderEpoch,
+          adding: [...(r.adding ?? [])],
+          removing: [...(r.removing ?? [])],
         }
         break
       }
@@ -345,7 +353,13 @@ export class Controller {
    * leader epoch; an ISR or replica change alone keeps the epoch (Kafka
    * bumps only its partition epoch for those).
    */
-  changePartition(t: TopicImage, p: PartitionImage, change: Partial<Pick<PartitionChangeRecord, 'leader' | 'isr' | 'replicas'>>): void {
+  changePartition(
+    t: TopicImage,
+    p: PartitionImage,
+    change: Partial<Pick<PartitionChangeRecord, 'leader' | 'isr' | 'replicas'> & Pick<PartitionImage, 'adding' | 'removing'>>,
+  ): void {
+    const adding = change.adding ?? p.adding
+    const removing = change.removing ?? p.removing
     this.append({
       type: 'partition-change',
       topicId: t.id,
@@ -354,7 +368,77 @@ export class Controller {
       leaderEpoch: change.leader !== undefined ? p.leaderEpoch + 1 : p.leaderEpoch,
       isr: change.isr ?? p.isr,
       replicas: change.replicas ?? p.replicas,
+      ...(adding.length || removing.length ? { adding: [...adding], removing: [...removing] } : {}),
     })
+  }
+
+  /**
+   * A change of replicas, ISR or reassignment as Kafka's
+   * PartitionChangeBuilder makes it: a reassignment whose target replicas
+   * are all in the (new) ISR completes (the removed replicas leave the
+   * replica set and the ISR), and a leader no longer in the replicas or the
+   * ISR gives way to the first replica in the ISR that is live (a new
+   * leader epoch). No record when nothing changes.
+   */
+  changeReassigning(
+    t: TopicImage,
+    p: PartitionImage,
+    change: Partial<Pick<PartitionImage, 'isr' | 'replicas' | 'adding' | 'removing'>>,
+  ): void {
+    const next = reassigned(
+      {
+        replicas: change.replicas ?? p.replicas,
+        isr: change.isr ?? p.isr,
+        adding: change.adding ?? p.adding,
+        removing: change.removing ?? p.removing,
+      },
+      p.leader,
+      (r) => this.brokers.get(r)?.fenced === false,
+    )
+    const same = (a: number[], b: number[]) => a.length === b.length && a.every((x, i) => x === b[i])
+    if (
+      next.leader === p.leader &&
+      same(next.replicas, p.replicas) &&
+      same(next.isr, p.isr) &&
+      same(next.adding, p.adding) &&
+      same(next.removing, p.removing)
+    )
+      return
+    this.changePartition(t, p, { ...next, leader: next.leader !== p.leader ? next.leader : undefined })
+  }
+
+  /**
+   * AlterPartitionReassignments for one partition (Kafka's
+   * ReplicationControlManager): `target` starts (or replaces) a
+   * reassignment: the replicas become the target then those being removed,
+   * the new ones catch up through the replica fetchers and join the ISR,
+   * and then it completes (alterIsr). Null cancels the one in progress:
+   * the replicas being added go, ISR and leadership included.
+   */
+  reassignPartition(topic: string, partition: number, target: number[] | null, allowReplicationFactorChange = true): void {
+    const t = this.topics.get(topic)
+    if (!t) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Unable to find a topic named ${topic}.`)
+    const p = t.partitions[partition]
+    if (!p) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `Unable to find partition ${topic}:${partition}.`)
+    if (target === null) {
+      if (!p.adding.length && !p.removing.length) throw new BrokerError(ErrorCodes.NO_REASSIGNMENT_IN_PROGRESS, NO_REASSIGNMENT_MESSAGE)
+      const isr = p.isr.filter((r) => !p.adding.includes(r))
+      if (!isr.length)
+        throw new BrokerError(
+          ErrorCodes.INVALID_REPLICA_ASSIGNMENT,
+          `Unable to revert partition assignment for ${topic}:${partition} because it would require an unclean leader election.`,
+        )
+      this.changeReassigning(t, p, { replicas: p.replicas.filter((r) => !p.adding.includes(r)), isr, adding: [], removing: [] })
+      return
+    }
+    this.checkManualAssignment(target, null, partition)
+    const original = p.replicas.length - p.adding.length
+    if (!allowReplicationFactorChange && target.length !== original)
+      throw new BrokerError(ErrorCodes.INVALID_REPLICATION_FACTOR, `The replication factor is changed from ${original} to ${target.length}`)
+    const sorted = (a: number[]) => [...a].sort((x, y) => x - y)
+    const removing = sorted(p.replicas.filter((r) => !target.includes(r)))
+    const adding = sorted(target.filter((r) => !p.replicas.includes(r)))
+    this.changeReassigning(t, p, { replicas: [...target, ...removing], adding, removing })
   }
 
   /**
@@ -371,7 +455,8 @@ export class Controller {
     // A fenced broker may not join (KIP-841): a fetch it sent before it stopped can still reach the leader.
     if (isr.some((r) => !p.isr.includes(r) && this.brokers.get(r)?.fenced !== false)) return false
     if (isr.length === p.isr.length && isr.every((r) => p.isr.includes(r))) return true
-    this.changePartition(t, p, { isr: p.replicas.filter((r) => isr.includes(r)) })
+    // A reassignment completes when its new replicas are all in sync.
+    this.changeReassigning(t, p, { isr: p.replicas.filter((r) => isr.includes(r)) })
     return true
   }
 
@@ -487,8 +572,8 @@ export class Controller {
     this.atomically(() => this.addPartitions(t.id, have, placed))
   }
 
-  /** Kafka's checks of one partition's manual replica list (its messages, INVALID_REPLICA_ASSIGNMENT). */
-  private checkManualAssignment(replicas: number[], rf: number, partition: number): void {
+  /** Kafka's checks of one partition's manual replica list (its messages, INVALID_REPLICA_ASSIGNMENT); rf null: any count, fenced brokers too (a reassignment). */
+  private checkManualAssignment(replicas: number[], rf: number | null, partition: number): void {
     const bad = (message: string) => new BrokerError(ErrorCodes.INVALID_REPLICA_ASSIGNMENT, message)
     if (!replicas.length) throw bad('The manual partition assignment includes an empty replica list.')
     const sorted = [...replicas].sort((a, b) => a - b)
@@ -496,6 +581,7 @@ export class Controller {
       if (!this.brokers.has(id)) throw bad(`The manual partition assignment includes broker ${id}, but no such broker is registered.`)
       if (i > 0 && sorted[i - 1] === id) throw bad(`The manual partition assignment includes the broker ${id} more than once.`)
     })
+    if (rf === null) return
     if (replicas.length !== rf) {
       throw bad(
         `The manual partition assignment includes a partition with ${replicas.length} replica(s), but this is not consistent with previous partitions, which have ${rf} replica(s).`,
@@ -606,6 +692,34 @@ export class Controller {
     this.changePartition(t, p, { leader: broker, isr: [broker], replicas: p.replicas.map((r) => (r === replaced ? broker : r)) })
     return 'reassigned'
   }
+}
+
+/**
+ * A partition's replicas, ISR and reassignment after a change (Kafka's
+ * PartitionReassignmentReplicas and PartitionChangeBuilder): completed when
+ * every replica kept is in the ISR (the ISR less those removed non-empty),
+ * and the leader kept while it is a replica in the ISR, else the first
+ * live replica in the ISR (-1: none).
+ */
+export function reassigned(
+  a: Pick<PartitionImage, 'replicas' | 'isr' | 'adding' | 'removing'>,
+  leader: number,
+  live: (broker: number) => boolean,
+): Pick<PartitionImage, 'replicas' | 'isr' | 'adding' | 'removing' | 'leader'> {
+  let { replicas, isr, adding, removing } = a
+  if (adding.length || removing.length) {
+    const keptIsr = isr.filter((r) => !removing.includes(r))
+    const kept = replicas.filter((r) => !removing.includes(r))
+    if (keptIsr.length && kept.length && kept.every((r) => keptIsr.includes(r))) {
+      replicas = kept
+      isr = keptIsr
+      adding = []
+      removing = []
+    }
+  }
+  isr = isr.filter((r) => replicas.includes(r))
+  if (leader < 0 || !replicas.includes(leader) || !isr.includes(leader)) leader = replicas.find((r) => isr.includes(r) && live(r)) ?? -1
+  return { replicas, isr, adding, removing, leader }
 }
 
 /** One string per quota entity, whatever the order its parts came in (null names, the defaults, kept apart from any name). */

@@ -25,6 +25,8 @@ import { describeTopicPartitionsHandler } from './handlers/describe-topic-partit
 import { describeTransactionsHandler } from './handlers/describe-transactions.js'
 import { describeUserScramCredentialsHandler } from './handlers/describe-user-scram-credentials.js'
 import { electLeadersHandler } from './handlers/elect-leaders.js'
+import { alterPartitionReassignmentsHandler } from './handlers/alter-partition-reassignments.js'
+import { listPartitionReassignmentsHandler } from './handlers/list-partition-reassignments.js'
 import { endTxnHandler } from './handlers/end-txn.js'
 import { fetchHandler } from './handlers/fetch.js'
 import { findCoordinatorHandler } from './handlers/find-coordinator.js'
@@ -97,6 +99,8 @@ for (const h of [
   listTransactionsHandler,
   describeClientQuotasHandler,
   alterClientQuotasHandler,
+  alterPartitionReassignmentsHandler,
+  listPartitionReassignmentsHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

@@ -71,6 +71,10 @@ const BROKER_DYNAMIC: Record<string, ConfigDef> = {
   'max.connections.per.ip': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionsPerIp), min: 0 },
   'connections.max.idle.ms': { type: TYPE_LONG, value: (c) => String(c.options.connectionsMaxIdleMs) },
   'sasl.kerberos.min.time.before.relogin': { type: TYPE_LONG, value: fixed('60000') },
+  // The replication throttles kafka-reassign-partitions sets (--throttle) and clears (--verify): kept, not enforced.
+  'leader.replication.throttled.rate': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
+  'follower.replication.throttled.rate': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
+  'replica.alter.log.dirs.io.max.bytes.per.second': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
 }
 
 /** Kafka 4.4's GroupConfig keys, defaulting to the broker's group.* configs (Kafka's defaults where wafka has no option). */

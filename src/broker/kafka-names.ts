@@ -3,6 +3,7 @@ import { nearest } from '../config/option.js'
 import { ConfigError } from '../errors.js'
 import { BROKER_OPTIONS, BY_KAFKA_NAME, type BrokerOptionName, type BrokerOptions, type BrokerOptionSpec } from './options.js'
 import { MECHANISMS, type SaslMechanismName } from './sasl/credentials.js'
+import { SslPrincipalMapper } from './ssl-principal-mapper.js'
 import type { JwksValidatorOptions, OauthbearerOptions, UnsecuredValidatorOptions } from './sasl/oauthbearer.js'
 
 /**
@@ -33,7 +34,7 @@ interface Reading extends FromKafkaNames {
   options: BrokerOptions
   /** Every name given, as strings. */
   all: Readonly<Record<string, string>>
-  ssl: { cert?: string; key?: string; ca?: string; requestCert?: boolean }
+  ssl: { cert?: string; key?: string; ca?: string; clientAuth?: 'required' | 'requested' | 'none'; principalMappingRules?: string }
   /** sasl.oauthbearer.*: the JWKS validator's settings, and whether the listener names that validator. */
   jwks: Partial<JwksValidatorOptions> & { handler?: boolean }
 }
@@ -127,20 +128,28 @@ export const COMPOSITE_NAMES: Readonly<Record<string, CompositeName>> = {
       const certs = pem.filter((b) => b.label === 'CERTIFICATE')
       if (certs.length === 0) return `${value} holds no certificate (PEM)`
       r.ssl.ca = certs.map((c) => c.text).join('\n')
-      // Kafka's default ssl.client.auth is none: a truststore alone asks nothing of clients.
-      r.ssl.requestCert ??= false
       return null
     },
   },
   'ssl.truststore.type': { sets: '(PEM only)', read: (value) => pemType(value) },
   'ssl.client.auth': {
-    sets: 'ssl.requestCert',
+    sets: 'ssl.clientAuth',
     read(value, r) {
       const v = value.trim().toLowerCase()
-      if (v === 'required') r.ssl.requestCert = true
-      else if (v === 'none') r.ssl.requestCert = false
-      else if (v === 'requested') return 'requested is not supported by the embedded broker (required or none)'
-      else return 'must be one of required, requested, none'
+      if (v !== 'required' && v !== 'requested' && v !== 'none') return 'must be one of required, requested, none'
+      r.ssl.clientAuth = v
+      return null
+    },
+  },
+  'ssl.principal.mapping.rules': {
+    sets: 'ssl.principalMappingRules',
+    read(value, r) {
+      try {
+        SslPrincipalMapper.fromRules(value)
+      } catch (err) {
+        return `Invalid value ${value} for configuration ssl.principal.mapping.rules: ${(err as Error).message}`
+      }
+      r.ssl.principalMappingRules = value
       return null
     },
   },
@@ -252,11 +261,15 @@ export function optionsFromKafkaNames(
     if (problem) problems.push(`${where(key)}: ${problem}`)
   }
   if (problems.length) throw new ConfigError(`broker config refused:\n  ${problems.join('\n  ')}`)
-  if (r.ssl.cert || r.ssl.ca || r.ssl.requestCert !== undefined) {
+  if (r.ssl.cert || r.ssl.ca || r.ssl.clientAuth !== undefined || r.ssl.principalMappingRules !== undefined) {
     if (!r.ssl.cert) throw new ConfigError(`broker config refused: ${where('ssl.keystore.location')}: TLS needs a keystore (PEM)`)
-    r.options.ssl = { cert: r.ssl.cert, key: r.ssl.key!, ca: r.ssl.ca, requestCert: r.ssl.requestCert ?? false }
-    if (r.options.ssl.requestCert && !r.ssl.ca)
-      throw new ConfigError(`broker config refused: ${where('ssl.client.auth')}: required needs ssl.truststore.location`)
+    // Kafka's default ssl.client.auth is none: a truststore alone asks nothing of clients.
+    const clientAuth = r.ssl.clientAuth ?? 'none'
+    r.options.ssl = { cert: r.ssl.cert, key: r.ssl.key!, ca: r.ssl.ca, requestCert: clientAuth === 'required' }
+    if (r.ssl.clientAuth !== undefined) r.options.ssl.clientAuth = r.ssl.clientAuth
+    if (r.ssl.principalMappingRules !== undefined) r.options.ssl.principalMappingRules = r.ssl.principalMappingRules
+    if (clientAuth !== 'none' && !r.ssl.ca)
+      throw new ConfigError(`broker config refused: ${where('ssl.client.auth')}: ${clientAuth} needs ssl.truststore.location`)
   }
   const { handler, ...jwks } = r.jwks
   if (handler) {

@@ -5,6 +5,8 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
 import { FrameSplitter } from '../net/frames.js'
 import { recordRequestTime, requestTimingsOn } from './request-timings.js'
 import type { SaslSession } from './sasl/session.js'
+import type { SslPrincipalMapper } from './ssl-principal-mapper.js'
+import { rfc2253Subject } from './x500-name.js'
 
 /**
  * What a listener hands each request frame to: the response frame, null for
@@ -18,8 +20,14 @@ export interface ListenerTls {
   cert: string | Buffer
   key: string | Buffer
   ca?: string | Buffer | Array<string | Buffer>
-  /** Require a client certificate signed by `ca` (ssl.client.auth=required). */
-  requestCert: boolean
+  /**
+   * ssl.client.auth: required (a client certificate signed by `ca`, or no
+   * connection), requested (one is asked for; none: ANONYMOUS, an untrusted
+   * one: no connection), none.
+   */
+  clientAuth: 'required' | 'requested' | 'none'
+  /** ssl.principal.mapping.rules: a client certificate's subject to its principal's name. */
+  principalMapper: SslPrincipalMapper
 }
 
 /** How long a client may take over its TLS handshake before it is dropped. */
@@ -49,6 +57,8 @@ export class ClientConnection {
   private wake: (() => void) | null = null
   /** On a SASL listener, this connection's authentication state (null: none needed, or an in-process peer). */
   sasl: SaslSession | null = null
+  /** The principal name ssl.principal.mapping.rules made of the client certificate's subject (null: no certificate); see principal.ts. */
+  tlsUser: string | null = null
 
   constructor(
     readonly socket: Socket | Duplex,
@@ -213,6 +223,29 @@ export class ClientConnection {
   }
 }
 
+/**
+ * Sets the connection's TLS principal from its client certificate (Kafka's
+ * DefaultKafkaPrincipalBuilder): why the connection is refused, else null.
+ */
+function clientCertificate(socket: TLSSocket, tls: ListenerTls, connection: ClientConnection): string | null {
+  if (tls.clientAuth === 'none') return null
+  const cert = socket.getPeerX509Certificate()
+  if (!cert) return null
+  if (!socket.authorized) return `TLS client certificate refused: ${String(socket.authorizationError)}`
+  let subject: string
+  try {
+    subject = rfc2253Subject(cert.raw)
+  } catch (err) {
+    return `TLS client certificate unreadable: ${(err as Error).message}`
+  }
+  try {
+    connection.tlsUser = tls.principalMapper.name(subject)
+  } catch (err) {
+    return `Failed to map name for '${subject}' based on SSL principal mapping rules: ${(err as Error).message}`
+  }
+  return null
+}
+
 export interface ListenerOptions {
   maxRequestBytes: number
   /** Where the listener says why it closed or refused a connection (refusals past a limit: WARN; a client's doing: INFO). */
@@ -272,6 +305,14 @@ export class Listener {
       }
       socket.setNoDelay(true)
       const c = new ClientConnection(socket, this.handle, maxRequestBytes, onProblem)
+      if (tls) {
+        const refused = clientCertificate(socket as TLSSocket, tls, c)
+        if (refused) {
+          onProblem(`${socket.remoteAddress}:${socket.remotePort}: ${refused}; connection closed`, 'info')
+          socket.destroy()
+          return
+        }
+      }
       if (connectionsMaxIdleMs) c.expireWhenIdle(connectionsMaxIdleMs)
       this.options.onAccept?.(c)
       this.connections.add(c)
@@ -290,8 +331,9 @@ export class Listener {
           cert: tls.cert,
           key: tls.key,
           ca: tls.ca,
-          requestCert: tls.requestCert,
-          rejectUnauthorized: tls.requestCert,
+          requestCert: tls.clientAuth !== 'none',
+          // requested: a client without a certificate is served (as ANONYMOUS); an untrusted one is refused on accept.
+          rejectUnauthorized: tls.clientAuth === 'required',
           handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
           minVersion: 'TLSv1.2',
         },

@@ -42,7 +42,7 @@ export interface TopicRecord {
   id: string
 }
 
-/** A new partition with its replica set, ISR and first leader. */
+/** A new partition with its replica set, ISR and first leader (a snapshot's: with its reassignment in progress, if any). */
 export interface PartitionRecord {
   type: 'partition'
   topicId: string
@@ -51,9 +51,12 @@ export interface PartitionRecord {
   isr: number[]
   leader: number
   leaderEpoch: number
+  /** A reassignment in progress (KIP-455): the replicas being added and removed; absent: none. */
+  adding?: number[]
+  removing?: number[]
 }
 
-/** A partition's leader, ISR or replicas changed; the leader epoch is the new one. */
+/** A partition's leader, ISR, replicas or reassignment changed; the leader epoch is the new one. */
 export interface PartitionChangeRecord {
   type: 'partition-change'
   topicId: string
@@ -62,6 +65,9 @@ export interface PartitionChangeRecord {
   leaderEpoch: number
   isr: number[]
   replicas: number[]
+  /** The reassignment in progress after the change (absent: none; records written before reassignments carry neither). */
+  adding?: number[]
+  removing?: number[]
 }
 
 export interface RemoveTopicRecord {

@@ -27,6 +27,7 @@ export function snapshotRecords(c: Controller): MetadataRecord[] {
           isr: [...p.isr],
           leader: p.leader,
           leaderEpoch: p.leaderEpoch,
+          ...(p.adding.length || p.removing.length ? { adding: [...p.adding], removing: [...p.removing] } : {}),
         })
   }
   for (const resource of ['broker', 'group'] as const)

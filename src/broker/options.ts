@@ -34,6 +34,14 @@ export interface BrokerTlsOptions {
   ca?: string | Buffer | Array<string | Buffer>
   /** Require client certificates (ssl.client.auth=required). Default: true when `ca` is given. */
   requestCert?: boolean
+  /** Kafka's ssl.client.auth (wins over requestCert): required, requested (a certificate is asked for, not required) or none. */
+  clientAuth?: 'required' | 'requested' | 'none'
+  /**
+   * Kafka's ssl.principal.mapping.rules: how a client certificate's subject
+   * (RFC 2253, `CN=app,OU=billing,O=Acme`) becomes its principal's name,
+   * e.g. `RULE:^CN=([^,]+),.*$/$1/L,DEFAULT`. Default DEFAULT (the subject).
+   */
+  principalMappingRules?: string
 }
 
 export interface BrokerOptions {
@@ -368,7 +376,7 @@ export const BROKER_OPTIONS = {
   logCleanerBackoffMs: ms(15_000, 'How often the log cleaner looks for partitions to compact.', 'log.cleaner.backoff.ms', 1),
   logLevel: other('number', 'ERROR 1, WARN 2, INFO 4, DEBUG 5 (logLevel), or NOTHING 0.', logLevel.WARN),
   logCreator: other('function', "Where the broker's log entries go: (level) => (entry) => void, as the client's."),
-  ssl: other('object', 'TLS listeners: { cert, key, ca?, requestCert? } (PEM).'),
+  ssl: other('object', 'TLS listeners: { cert, key, ca?, requestCert?, clientAuth?, principalMappingRules? } (PEM).'),
   sasl: other('object', 'SASL on every listener: { users, mechanisms?, scramIterations?, oauthbearer? }.'),
   connectionsMaxReauthMs: ms(0, "A SASL session's lifetime (0: no limit).", 'connections.max.reauth.ms'),
   authorizer: str(undefined, "Authorization as Kafka's StandardAuthorizer, over ACLs in the metadata log.", 'authorizer.class.name', {

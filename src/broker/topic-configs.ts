@@ -31,10 +31,17 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'segment.ms': { value: '604800000', enforced: true },
   'index.interval.bytes': { value: '4096', enforced: true },
   'unclean.leader.election.enable': { value: 'false', enforced: true },
+  // The replicas kafka-reassign-partitions throttles (--throttle) and clears (--verify): kept, not enforced.
+  'leader.replication.throttled.replicas': { value: '', enforced: false },
+  'follower.replication.throttled.replicas': { value: '', enforced: false },
 }
 
 /** The LIST-typed topic configs (comma-separated values): IncrementalAlterConfigs may APPEND to and SUBTRACT from them. */
-export const LIST_TOPIC_CONFIGS: ReadonlySet<string> = new Set(['cleanup.policy'])
+export const LIST_TOPIC_CONFIGS: ReadonlySet<string> = new Set([
+  'cleanup.policy',
+  'leader.replication.throttled.replicas',
+  'follower.replication.throttled.replicas',
+])
 
 /** compression.type's values, in Kafka's order: `producer` keeps a batch's codec, any other is the codec batches are stored in. */
 export const TOPIC_COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer']
@@ -89,6 +96,12 @@ export function topicConfigProblem(key: string, value: string | null): string | 
     const policies = value.split(',').map((p) => p.trim())
     const bad = policies.find((p) => p !== 'delete' && p !== 'compact')
     return bad === undefined ? null : `Invalid value ${value} for configuration cleanup.policy: String must be one of: compact, delete`
+  }
+  if (key === 'leader.replication.throttled.replicas' || key === 'follower.replication.throttled.replicas') {
+    const parts = value.split(',').map((p) => p.trim())
+    return value.trim() === '' || value.trim() === '*' || parts.every((p) => /^\d+:\d+$/.test(p))
+      ? null
+      : `Invalid value ${value} for configuration ${key}: ${key} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`
   }
   if (key === 'min.cleanable.dirty.ratio') {
     const ratio = Number(value)

@@ -124,7 +124,13 @@ describe('startCluster({ config }): Kafka broker names', () => {
     expect(await msg({ 'sasl.enabled.mechanisms': 'GSSAPI' })).toMatch(/GSSAPI is not supported by the embedded broker/)
     expect(await msg({ 'ssl.keystore.type': 'JKS' })).toMatch(/JKS is not supported by the embedded broker: PEM files only/)
     expect(await msg({ 'log.dirs': '/a,/b' })).toMatch(/2 directories: the embedded broker keeps its data in one/)
-    expect(await msg({ 'ssl.client.auth': 'requested' })).toMatch(/requested is not supported by the embedded broker/)
+    expect(await msg({ 'ssl.client.auth': 'maybe' })).toMatch(/ssl\.client\.auth: must be one of required, requested, none/)
+    expect(await msg({ 'ssl.keystore.location': certs.brokerKeystore, 'ssl.client.auth': 'requested' })).toMatch(
+      /ssl\.client\.auth: requested needs ssl\.truststore\.location/,
+    )
+    expect(await msg({ 'ssl.principal.mapping.rules': 'RULE:^CN=(.*)$/$1/LU' })).toMatch(
+      /Invalid value RULE:\^CN=\(\.\*\)\$\/\$1\/LU for configuration ssl\.principal\.mapping\.rules: Invalid rule: `RULE:\^CN=\(\.\*\)\$\/\$1\/LU`, unmatched substring: `U`/,
+    )
   })
 })
 

@@ -2,6 +2,7 @@
 // wafka's codecs at exactly the version asked for, and raw bytes for bad input.
 import { Buffer } from 'node:buffer'
 import { connect, type Socket } from 'node:net'
+import { connect as connectTls, type ConnectionOptions } from 'node:tls'
 import type { ApiSpec, Input } from '../../src/protocol/api.js'
 import { decodeResponseHeader, encodeRequestHeader, requestHeaderVersion, responseHeaderVersion } from '../../src/protocol/header.js'
 import { Reader } from '../../src/protocol/reader.js'
@@ -33,6 +34,15 @@ export class RawClient {
     const [host, port] = hostPort.split(':')
     return new Promise((resolve, reject) => {
       const s = connect({ host, port: Number(port) }, () => resolve(new RawClient(s)))
+      s.once('error', reject)
+    })
+  }
+
+  /** Over TLS: `tls` gives the CA and, for mutual TLS, the client's certificate and key. */
+  static openTls(hostPort: string, tls: ConnectionOptions): Promise<RawClient> {
+    const [host, port] = hostPort.split(':')
+    return new Promise((resolve, reject) => {
+      const s = connectTls({ host, port: Number(port), servername: 'localhost', ...tls }, () => resolve(new RawClient(s)))
       s.once('error', reject)
     })
   }

@@ -1,6 +1,8 @@
 // Certificates for the TLS tests, made at test time with openssl into a
 // temp dir (never committed): a CA, the broker's certificate (127.0.0.1 and
-// localhost), an expired one, a client certificate, and an unrelated CA.
+// localhost), an expired one, two client certificates (CN=wafka-client, and
+// CN=team-client,OU=billing,O=Wafka for ssl.principal.mapping.rules), and
+// an unrelated CA.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,6 +15,9 @@ export interface TestCerts {
   otherCa: string
   clientCert: string
   clientKey: string
+  /** Subject (RFC 2253) CN=team-client,OU=billing,O=Wafka. */
+  teamCert: string
+  teamKey: string
   /** Files for the broker (PEM keystores: key then chain; PEM truststore). */
   brokerKeystore: string
   expiredKeystore: string
@@ -48,10 +53,10 @@ function selfSignedCa(dir: string, name: string, cn: string): void {
   ])
 }
 
-/** A certificate signed by ca, valid from..until (openssl ca's YYYYMMDDHHMMSSZ). */
+/** A certificate signed by ca, valid from..until (openssl ca's YYYYMMDDHHMMSSZ); `cn` a CN, or a whole subject (`/O=.../CN=...`). */
 function signed(dir: string, name: string, cn: string, ext: string, from: string, until: string): void {
   key(dir, name)
-  openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', `/CN=${cn}`, '-out', `${name}.csr`])
+  openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', cn.startsWith('/') ? cn : `/CN=${cn}`, '-out', `${name}.csr`])
   writeFileSync(join(dir, `${name}.ext`), ext)
   openssl(dir, [
     'ca',
@@ -98,6 +103,8 @@ export function makeCerts(): TestCerts {
       'unique_subject = no',
       'copy_extensions = none',
       '[p]',
+      'organizationName = optional',
+      'organizationalUnitName = optional',
       'commonName = supplied',
       '',
     ].join('\n'),
@@ -115,6 +122,14 @@ export function makeCerts(): TestCerts {
     stamp(new Date(now - day)),
     stamp(new Date(now + 2 * day)),
   )
+  signed(
+    dir,
+    'team',
+    '/O=Wafka/OU=billing/CN=team-client',
+    'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n',
+    stamp(new Date(now - day)),
+    stamp(new Date(now + 2 * day)),
+  )
   const read = (f: string) => readFileSync(join(dir, f), 'utf8')
   // Kafka's PEM keystore: a PKCS#8 key, then the certificate chain.
   for (const name of ['broker', 'expired']) {
@@ -127,6 +142,8 @@ export function makeCerts(): TestCerts {
     otherCa: read('other-ca.pem'),
     clientCert: read('client.pem'),
     clientKey: read('client.key'),
+    teamCert: read('team.pem'),
+    teamKey: read('team.key'),
     brokerKeystore: join(dir, 'broker-keystore.pem'),
     expiredKeystore: join(dir, 'expired-keystore.pem'),
     truststore: join(dir, 'ca.pem'),

@@ -1,10 +1,9 @@
 import { quotaEntityKey, type Controller } from '../controller.js'
 import type { RequestContext } from '../handler.js'
+import { ANONYMOUS, principalOf } from '../principal.js'
 import { CLIENT_ID, USER } from './client-quota-admin.js'
 import { SampledRate } from './sampled-rate.js'
 
-/** Kafka's principal name for a connection that did not authenticate. */
-const ANONYMOUS = 'ANONYMOUS'
 /** A client's rates idle this long are dropped (Kafka expires its quota sensors after an hour). */
 const IDLE_SENSOR_MS = 3_600_000
 /** Rates kept before idle ones are looked for. */
@@ -17,8 +16,9 @@ export interface QuotaWindows {
   windowMs: number
 }
 
-/** Who a request is from, as quotas see it: the principal's name (ANONYMOUS without SASL) and the client id. */
+/** Who a request is from, as quotas see it: the principal's name (principal.ts: SASL user, TLS certificate's, or ANONYMOUS) and the client id. */
 export interface QuotaClient {
+  /** null: ANONYMOUS */
   user: string | null
   clientId: string | null
 }
@@ -50,7 +50,7 @@ export class ClientQuotaManager {
   limitFor(client: QuotaClient): { limit: number; rate: string } | null {
     const quotas = this.controller().clientQuotas
     if (!quotas.size) return null
-    const user = client.user ?? ANONYMOUS
+    const user = client.user ?? ANONYMOUS.name
     const clientId = client.clientId ?? ''
     const get = (u: string | null | undefined, c: string | null | undefined): number | undefined => {
       const entity = []
@@ -173,7 +173,7 @@ export class BrokerQuotas {
   }
 }
 
-/** A request's client: its connection's SASL user and its header's client id. */
+/** A request's client: its connection's principal's name and its header's client id. */
 export function clientOf(ctx: RequestContext): QuotaClient {
-  return { user: ctx.connection.sasl?.user ?? null, clientId: ctx.header.clientId }
+  return { user: principalOf(ctx.connection).name, clientId: ctx.header.clientId }
 }
