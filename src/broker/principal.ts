@@ -27,3 +27,9 @@ export function principalOf(connection: ClientConnection): KafkaPrincipal {
 export function principalString(principal: KafkaPrincipal): string {
   return `${principal.type}:${principal.name}`
 }
+
+/** The client's address as Kafka's ACL hosts name it (an IPv4 client on a dual-stack socket without its ::ffff: prefix). */
+export function hostOf(connection: ClientConnection): string {
+  const address = connection.remoteAddress
+  return address.startsWith('::ffff:') ? address.slice(7) : address
+}

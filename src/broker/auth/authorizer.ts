@@ -12,7 +12,7 @@ import {
   type Acl,
   type Requester,
 } from './acl-matching.js'
-import { hostOf, principalOf } from './principal.js'
+import { hostOf, principalOf, principalString } from '../principal.js'
 
 /**
  * Kafka's StandardAuthorizer over the controller's ACLs (authorizer.class.name):
@@ -80,7 +80,7 @@ export class Authorizer {
 
 /** Who sent the request (null: another virtual broker's in-process connection). */
 export function requester(ctx: RequestContext): Requester | null {
-  return ctx.connection.internal ? null : { principal: principalOf(ctx.connection), host: hostOf(ctx.connection) }
+  return ctx.connection.internal ? null : { principal: principalString(principalOf(ctx.connection)), host: hostOf(ctx.connection) }
 }
 
 /** Whether the request's principal may do `op` on the resource (the cluster unless named). */
