@@ -5,8 +5,8 @@ import { defineHandler } from '../handler.js'
 export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>({
   spec: AddOffsetsToTxn,
   minVersion: AddOffsetsToTxn.minVersion,
-  // v4 adds TRANSACTION_ABORTABLE, a second-protocol (KIP-890) answer.
-  maxVersion: 3,
+  // v4 may answer TRANSACTION_ABORTABLE (KIP-890); this coordinator never needs to.
+  maxVersion: AddOffsetsToTxn.maxVersion,
   handle(req, { cluster, broker }) {
     if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id) return { errorCode: ErrorCodes.NOT_COORDINATOR }
     if (!req.groupId) return { errorCode: ErrorCodes.INVALID_GROUP_ID }

@@ -6,31 +6,63 @@ import {
 } from '../../protocol/messages/AddPartitionsToTxn.js'
 import { defineHandler } from '../handler.js'
 
-/** AddPartitionsToTxn from clients (v0-3); v4+ is the brokers' batched verification. */
+type TopicResults = { name: string; results: { partition: number; errorCode: number }[] }[]
+
+const byTopic = (results: TopicResults) =>
+  results.map((t) => ({
+    name: t.name,
+    resultsByPartition: t.results.map((r) => ({ partitionIndex: r.partition, partitionErrorCode: r.errorCode })),
+  }))
+
+const allFailed = (topics: { name: string; partitions: number[] }[], code: number): TopicResults =>
+  topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
+
+/**
+ * AddPartitionsToTxn: v0-3 from clients (one transaction); v4+ are Kafka's
+ * brokers' batched requests (KIP-890), each transaction added to or, with
+ * VerifyOnly, asked whether its partitions are in it. The embedded brokers
+ * ask their coordinator in process, so these come only from outside.
+ */
 export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>({
   spec: AddPartitionsToTxn,
   minVersion: AddPartitionsToTxn.minVersion,
-  maxVersion: 3,
-  handle(req, { cluster, broker }) {
-    const topics = req.v3AndBelowTopics
-    const results =
-      cluster.transactions.coordinatorFor(req.v3AndBelowTransactionalId) !== broker.id
-        ? topics.map((t) => ({
-            name: t.name,
-            results: t.partitions.map((partition) => ({ partition, errorCode: ErrorCodes.NOT_COORDINATOR })),
-          }))
-        : cluster.transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics)
+  maxVersion: AddPartitionsToTxn.maxVersion,
+  handle(req, { cluster, broker, version }) {
+    const { transactions } = cluster
+    const answer = (
+      transactionalId: string,
+      producerId: bigint,
+      epoch: number,
+      topics: { name: string; partitions: number[] }[],
+      verifyOnly: boolean,
+    ) =>
+      transactions.coordinatorFor(transactionalId) !== broker.id
+        ? allFailed(topics, ErrorCodes.NOT_COORDINATOR)
+        : verifyOnly
+          ? transactions.verifyPartitions(transactionalId, producerId, epoch, topics)
+          : transactions.addPartitions(transactionalId, producerId, epoch, topics)
+    if (version < 4) {
+      const topics = req.v3AndBelowTopics
+      return {
+        resultsByTopicV3AndBelow: byTopic(
+          answer(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics, false),
+        ),
+      }
+    }
     return {
-      resultsByTopicV3AndBelow: results.map((t) => ({
-        name: t.name,
-        resultsByPartition: t.results.map((r) => ({ partitionIndex: r.partition, partitionErrorCode: r.errorCode })),
+      errorCode: ErrorCodes.NONE,
+      resultsByTransaction: req.transactions.map((t) => ({
+        transactionalId: t.transactionalId,
+        topicResults: byTopic(answer(t.transactionalId, t.producerId, t.producerEpoch, t.topics, t.verifyOnly)),
       })),
     }
   },
   errorResponse: (req, code) => ({
-    resultsByTopicV3AndBelow: req.v3AndBelowTopics.map((t) => ({
-      name: t.name,
-      resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: code })),
+    errorCode: code,
+    resultsByTopicV3AndBelow: byTopic(allFailed(req.v3AndBelowTopics, code)),
+    resultsByTransaction: req.transactions.map((t) => ({
+      transactionalId: t.transactionalId,
+      topicResults: byTopic(allFailed(t.topics, code)),
     })),
   }),
 })

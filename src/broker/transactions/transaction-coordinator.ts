@@ -29,6 +29,23 @@ interface Transaction {
   timer: NodeJS.Timeout | null
   /** When the open transaction began (epoch ms); -1 when none has. */
   startedAt: number
+  /**
+   * The last EndTxn came from a client of the second transaction protocol
+   * (KIP-890, EndTxn v5+): it bumped the epoch, so a retry of it names the
+   * epoch before (Kafka's clientTransactionVersion).
+   */
+  tv2: boolean
+  /** The producer id the markers' epoch exhausted, taken once they are written; -1 when none. */
+  nextProducerId: bigint
+  /** The producer id before the last such change (a retried EndTxn may name it); -1 when none. */
+  previousProducerId: bigint
+}
+
+/** EndTxn's answer: v5+ carry the producer id and epoch the producer goes on with. */
+export interface EndTxnResult {
+  errorCode: number
+  producerId: bigint
+  producerEpoch: number
 }
 
 /** A transaction as DescribeTransactions and ListTransactions show it. */
@@ -44,7 +61,7 @@ export interface TransactionView {
 }
 
 /**
- * The transaction coordinator (the first transaction protocol, TV1): a
+ * The transaction coordinator: a
  * transactional id's producer id and epoch, fencing older epochs; the
  * partitions and groups a transaction touched; EndTxn writes COMMIT or
  * ABORT markers (control batches) to each partition and settles the
@@ -55,6 +72,14 @@ export interface TransactionView {
  * transaction is PrepareCommit/PrepareAbort and its producer's requests
  * are answered CONCURRENT_TRANSACTIONS (retried by every client), EndTxn
  * included: a commit is acknowledged only once all its markers are written.
+ *
+ * The second transaction protocol (KIP-890 part 2, transaction.version 2)
+ * is the client's choice, by request version, as Kafka's: a Produce v12+
+ * adds its partition to the transaction itself (the leader asks this
+ * coordinator, in process), a TxnOffsetCommit v5+ its group, and an EndTxn
+ * v5+ bumps the epoch (markers written at the new one, so a late write of
+ * the ended transaction is fenced at every partition), answering the epoch
+ * (and past the last epoch a new producer id) the producer goes on with.
  */
 export class TransactionCoordinator {
   private readonly byId = new Map<string, Transaction>()
@@ -87,6 +112,9 @@ export class TransactionCoordinator {
         markerEpoch: 0,
         timer: null,
         startedAt: -1,
+        tv2: false,
+        nextProducerId: -1n,
+        previousProducerId: -1n,
       }
       this.byId.set(transactionalId, txn)
       this.byProducerId.set(txn.producerId, txn)
@@ -103,6 +131,8 @@ export class TransactionCoordinator {
     txn.timeoutMs = timeoutMs
     this.bumpEpoch(txn)
     txn.state = 'Empty'
+    // A new producer session: no EndTxn retry of the old one is valid.
+    txn.tv2 = false
     return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
   }
 
@@ -136,8 +166,9 @@ export class TransactionCoordinator {
     txn.timer = setTimeout(() => {
       txn.timer = null
       if (txn.state !== 'Ongoing') return
-      // Timed out: aborted under a new epoch, so the producer is fenced.
+      // Timed out: aborted under a new epoch, so the producer is fenced (its EndTxn is no retry of this one).
       this.bumpEpoch(txn)
+      txn.tv2 = false
       this.complete(txn, false, 0)
     }, txn.timeoutMs)
   }
@@ -177,15 +208,62 @@ export class TransactionCoordinator {
     return ErrorCodes.NONE
   }
 
-  endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): number {
-    const txn = this.check(transactionalId, producerId, epoch)
-    if (typeof txn === 'number') return txn
+  /** EndTxn; `tv2`: the client's second-protocol request (v5+), whose end bumps the epoch. */
+  endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean, tv2 = false): EndTxnResult {
+    const refused = (errorCode: number): EndTxnResult => ({ errorCode, producerId: -1n, producerEpoch: -1 })
+    const txn = this.byId.get(transactionalId)
+    if (!txn) return refused(ErrorCodes.INVALID_PRODUCER_ID_MAPPING)
+    // After a second-protocol end, its retry names the epoch before the bump (or, past the last epoch, the producer id before).
+    const retryOfBump = txn.tv2 && txn.epoch === epoch + 1
+    const retryOfNewId = txn.tv2 && txn.previousProducerId === producerId && epoch === LAST_EPOCH && txn.epoch === 0
+    if (txn.producerId !== producerId && !retryOfNewId) return refused(ErrorCodes.INVALID_PRODUCER_ID_MAPPING)
+    const validEpoch =
+      !txn.tv2 || txn.state === 'Ongoing' || txn.state === 'Empty'
+        ? epoch === txn.epoch
+        : preparing(txn)
+          ? retryOfBump
+          : retryOfBump || retryOfNewId
+    if (!validEpoch) return refused(ErrorCodes.PRODUCER_FENCED)
     // A retried EndTxn of what was just done succeeds again; of what is being done, is asked again.
-    if (txn.state === (commit ? 'CompleteCommit' : 'CompleteAbort')) return ErrorCodes.NONE
-    if (txn.state === (commit ? 'PrepareCommit' : 'PrepareAbort')) return ErrorCodes.CONCURRENT_TRANSACTIONS
-    if (txn.state !== 'Ongoing') return ErrorCodes.INVALID_TXN_STATE
+    if (txn.state === (commit ? 'CompleteCommit' : 'CompleteAbort'))
+      return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
+    if (txn.state === (commit ? 'PrepareCommit' : 'PrepareAbort')) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
+    if (txn.state !== 'Ongoing') return refused(ErrorCodes.INVALID_TXN_STATE)
+    if (tv2) {
+      // First, as it may be refused (its record not written): the transaction stays as it was.
+      if (txn.epoch >= LAST_EPOCH) txn.nextProducerId = this.cluster.controller.allocateProducerId()
+      txn.epoch++
+    }
+    txn.tv2 = tv2
     this.complete(txn, commit, 0)
-    return preparing(txn) ? ErrorCodes.CONCURRENT_TRANSACTIONS : ErrorCodes.NONE
+    if (preparing(txn)) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
+    return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
+  }
+
+  /**
+   * AddPartitionsToTxn v4+ with VerifyOnly (KIP-890 part 1, between brokers
+   * in Kafka): whether each partition is in the open transaction, NONE or
+   * TRANSACTION_ABORTABLE, or the error for them all.
+   */
+  verifyPartitions(
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    topics: { name: string; partitions: number[] }[],
+  ): { name: string; results: { partition: number; errorCode: number }[] }[] {
+    const txn = this.check(transactionalId, producerId, epoch)
+    const code = (topic: string, partition: number) =>
+      typeof txn === 'number'
+        ? txn
+        : preparing(txn)
+          ? ErrorCodes.CONCURRENT_TRANSACTIONS
+          : txn.state === 'Ongoing' && txn.partitions.has(`${topic}/${partition}`)
+            ? ErrorCodes.NONE
+            : ErrorCodes.TRANSACTION_ABORTABLE
+    return topics.map((t) => ({
+      name: t.name,
+      results: t.partitions.map((partition) => ({ partition, errorCode: code(t.name, partition) })),
+    }))
   }
 
   /**
@@ -210,10 +288,38 @@ export class TransactionCoordinator {
     return null
   }
 
-  /** Whether a TxnOffsetCommit comes from the current producer of an open transaction that added the group. */
-  offsetCommitCheck(transactionalId: string, producerId: bigint, epoch: number, groupId: string): number | null {
+  /**
+   * A Produce v12+ transactional batch (the second protocol): its partition
+   * joins the producer's transaction unless it is in already, as Kafka's
+   * leader asks the coordinator (AddPartitionsToTxn); the coordinator's
+   * answer as the partition gives it (Kafka's translation: fenced is
+   * INVALID_PRODUCER_EPOCH, a transaction still ending NOT_ENOUGH_REPLICAS).
+   */
+  addOnProduce(transactionalId: string | null, producerId: bigint, epoch: number, topic: string, partition: number): number | null {
+    const txn = transactionalId !== null ? this.byId.get(transactionalId) : this.byProducerId.get(producerId)
+    if (!txn || txn.producerId !== producerId) return ErrorCodes.INVALID_PRODUCER_ID_MAPPING
+    if (txn.state === 'Ongoing' && txn.partitions.has(`${topic}/${partition}`))
+      return this.produceCheck(producerId, epoch, topic, partition)
+    const code = this.addPartitions(txn.transactionalId, producerId, epoch, [{ name: topic, partitions: [partition] }])[0].results[0]
+      .errorCode
+    if (code === ErrorCodes.NONE) return null
+    if (code === ErrorCodes.PRODUCER_FENCED) return ErrorCodes.INVALID_PRODUCER_EPOCH
+    if (code === ErrorCodes.CONCURRENT_TRANSACTIONS) return ErrorCodes.NOT_ENOUGH_REPLICAS
+    return code
+  }
+
+  /**
+   * Whether a TxnOffsetCommit comes from the current producer of an open
+   * transaction that added the group; `addGroup` (v5+, the second
+   * protocol): the commit adds the group itself, as AddOffsetsToTxn would.
+   */
+  offsetCommitCheck(transactionalId: string, producerId: bigint, epoch: number, groupId: string, addGroup = false): number | null {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return txn === ErrorCodes.PRODUCER_FENCED ? ErrorCodes.INVALID_PRODUCER_EPOCH : txn
+    if (addGroup && !(txn.state === 'Ongoing' && txn.groups.has(groupId))) {
+      const code = this.addOffsets(transactionalId, producerId, epoch, groupId)
+      return code === ErrorCodes.NONE ? null : code
+    }
     if (txn.state !== 'Ongoing' || !txn.groups.has(groupId)) return ErrorCodes.INVALID_TXN_STATE
     return null
   }
@@ -266,6 +372,15 @@ export class TransactionCoordinator {
       this.cluster.problem(this.coordinatorFor(txn.transactionalId), message, level)
     if (txn.partitions.size === 0) {
       txn.state = commit ? 'CompleteCommit' : 'CompleteAbort'
+      if (txn.nextProducerId >= 0n) {
+        // The epoch this end exhausted: the producer goes on with the new id, now no partition has the old one's transaction open.
+        this.byProducerId.delete(txn.producerId)
+        txn.previousProducerId = txn.producerId
+        txn.producerId = txn.nextProducerId
+        txn.nextProducerId = -1n
+        txn.epoch = 0
+        this.byProducerId.set(txn.producerId, txn)
+      }
       if (attempt > 0) report(`${what} written after ${attempt} retries`, 'info')
       return
     }
