@@ -84,6 +84,16 @@ describe('the second transaction protocol: epochs', () => {
     )
   })
 
+  it('a second-protocol abort with nothing open bumps the epoch (as Kafka 4.4); a first-protocol one is refused', async () => {
+    const c = await start()
+    const txns = c.transactions
+    const { producerId, producerEpoch: e } = txns.initProducerId('empty', 60_000, -1n, -1)
+    expect(txns.endTxn('empty', producerId, e, false, false).errorCode).toBe(ErrorCodes.INVALID_TXN_STATE)
+    expect(txns.endTxn('empty', producerId, e, true, true).errorCode).toBe(ErrorCodes.INVALID_TXN_STATE)
+    expect(txns.endTxn('empty', producerId, e, false, true)).toEqual({ errorCode: ErrorCodes.NONE, producerId, producerEpoch: e + 1 })
+    expect(txns.describe('empty')).toMatchObject({ state: 'CompleteAbort', producerEpoch: e + 1 })
+  })
+
   it('a transaction timed out under the second protocol fences its producer: its EndTxn is no retry of the abort', async () => {
     const c = await start()
     const txns = c.transactions

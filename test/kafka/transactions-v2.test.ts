@@ -6,7 +6,7 @@
 // the epoch (DescribeTransactions, DescribeProducers); then the protocol on
 // the wire: partitions and groups added by Produce v12 and TxnOffsetCommit
 // v5 themselves, EndTxn v5's new epoch and its retry, a late write of the
-// ended transaction fenced.
+// ended transaction fenced, an abort with nothing open.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { startCluster } from '../../src/broker/index.js'
@@ -283,6 +283,16 @@ for (const target of brokerTargets())
       expect(await produce(1, e0 + 1, 0, 'w2')).toBe(ErrorCodes.NONE)
       expect(await end(e0 + 1, false)).toMatchObject({ errorCode: ErrorCodes.NONE, producerId, producerEpoch: e0 + 2 })
       await until('the abort completes', describe, (d) => d.transactionState === 'CompleteAbort', 30_000)
+      // With no transaction open, a commit is refused; an abort is one of its own (franz-go aborts so after failed produces): the epoch bumps.
+      expect((await end(e0 + 2, true)).errorCode).toBe(ErrorCodes.INVALID_TXN_STATE)
+      expect(await end(e0 + 2, false)).toMatchObject({ errorCode: ErrorCodes.NONE, producerId, producerEpoch: e0 + 3 })
+      await until(
+        'the empty abort completes',
+        describe,
+        (d) => d.transactionState === 'CompleteAbort' && d.producerEpoch === e0 + 3,
+        30_000,
+      )
+      expect(await end(e0 + 2, false)).toMatchObject({ errorCode: ErrorCodes.NONE, producerId, producerEpoch: e0 + 3 })
       const committed = await javaConsume(cluster, topic, { props: { 'isolation.level': 'read_committed' } })
       expect(values(committed)).toEqual(['w1'])
     }, 120_000)

@@ -217,18 +217,29 @@ export class TransactionCoordinator {
     const retryOfBump = txn.tv2 && txn.epoch === epoch + 1
     const retryOfNewId = txn.tv2 && txn.previousProducerId === producerId && epoch === LAST_EPOCH && txn.epoch === 0
     if (txn.producerId !== producerId && !retryOfNewId) return refused(ErrorCodes.INVALID_PRODUCER_ID_MAPPING)
+    const retry = retryOfBump || retryOfNewId
     const validEpoch =
-      !txn.tv2 || txn.state === 'Ongoing' || txn.state === 'Empty'
+      txn.state === 'Ongoing' || txn.state === 'Empty'
         ? epoch === txn.epoch
         : preparing(txn)
-          ? retryOfBump
-          : retryOfBump || retryOfNewId
+          ? txn.tv2
+            ? retryOfBump
+            : epoch === txn.epoch
+          : epoch === txn.epoch || retry
     if (!validEpoch) return refused(ErrorCodes.PRODUCER_FENCED)
+    // A second-protocol abort with no transaction open is one of its own, as Kafka 4.4 takes it: the epoch bumps (franz-go aborts so after produces that all failed).
+    const emptyAbort =
+      tv2 && !commit && !retry && (txn.state === 'Empty' || txn.state === 'CompleteCommit' || txn.state === 'CompleteAbort')
     // A retried EndTxn of what was just done succeeds again; of what is being done, is asked again.
-    if (txn.state === (commit ? 'CompleteCommit' : 'CompleteAbort'))
+    if (txn.state === (commit ? 'CompleteCommit' : 'CompleteAbort') && !emptyAbort)
       return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
     if (txn.state === (commit ? 'PrepareCommit' : 'PrepareAbort')) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
-    if (txn.state !== 'Ongoing') return refused(ErrorCodes.INVALID_TXN_STATE)
+    if (txn.state !== 'Ongoing' && !emptyAbort) return refused(ErrorCodes.INVALID_TXN_STATE)
+    if (emptyAbort) {
+      txn.partitions.clear()
+      txn.groups.clear()
+      txn.startedAt = Date.now()
+    }
     if (tv2) {
       // First, as it may be refused (its record not written): the transaction stays as it was.
       if (txn.epoch >= LAST_EPOCH) txn.nextProducerId = this.cluster.controller.allocateProducerId()
