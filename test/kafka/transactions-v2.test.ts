@@ -6,10 +6,10 @@
 // the epoch (DescribeTransactions, DescribeProducers); then the protocol on
 // the wire: partitions and groups added by Produce v12 and TxnOffsetCommit
 // v5 themselves, EndTxn v5's new epoch and its retry, a late write of the
-// ended transaction fenced, an abort with nothing open.
+// ended transaction fenced, an abort with nothing open. And with
+// transaction.version finalized at 1, the Java client keeps to the first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
-import { startCluster } from '../../src/broker/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import type { ApiSpec, Input } from '../../src/protocol/api.js'
 import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
@@ -26,7 +26,6 @@ import { RawClient } from '../broker/raw-client.js'
 import { javaAdmin } from '../peers/java-admin.js'
 import { javaConsume } from '../peers/java-client.js'
 import { javaTransactions, type JavaTxnAnswer } from '../peers/java-txn.js'
-import { javaPeer } from '../peers/kafka.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until } from './support.js'
 
@@ -298,40 +297,38 @@ for (const target of brokerTargets())
     }, 120_000)
   })
 
-describe('the first transaction protocol where transaction.version is 1', () => {
-  it('the Java client keeps the epoch across transactions (no KIP-890 part 2) on an embedded broker capped at 1', async () => {
-    const cluster = await startCluster({ brokers: 3, transactionVersion: 1, groupInitialRebalanceDelayMs: 0 })
-    try {
-      const c = await RawClient.open(cluster.bootstrapServers.split(',')[0])
+for (const target of brokerTargets({
+  kafka: { formatArgs: ['--feature', 'transaction.version=1'] },
+  embedded: { transactionVersion: 1 },
+}))
+  describe.skipIf(!target.available)(`the first transaction protocol on ${target.name} with transaction.version 1`, () => {
+    let cluster: RunningTarget
+    beforeAll(async () => {
+      cluster = await target.start()
+    }, 180_000)
+    afterAll(async () => {
+      await cluster?.stop()
+    })
+
+    it('the Java client keeps its epoch across transactions (no KIP-890 part 2); commits, aborts and offsets as before', async () => {
+      const c = await RawClient.open(cluster.bootstrap.split(',')[0])
       const r = await c.request(ApiVersions, 4, { clientSoftwareName: 'txv1', clientSoftwareVersion: '1' }).finally(() => c.close())
-      expect(r.finalizedFeatures).toEqual([
-        expect.objectContaining({ name: 'transaction.version', minVersionLevel: 1, maxVersionLevel: 1 }),
+      expect(r.finalizedFeatures.find((f) => f.name === 'transaction.version')).toMatchObject({ minVersionLevel: 1, maxVersionLevel: 1 })
+      const answers = await javaTransactions(cluster, 'v1tx', 'v1-tx', [
+        { op: 'describe' },
+        { op: 'begin' },
+        { op: 'send', value: 'c1', partition: 0 },
+        { op: 'offsets', group: 'v1-g', partition: 0, offset: 5 },
+        { op: 'commit' },
+        { op: 'begin' },
+        { op: 'send', value: 'a1', partition: 0 },
+        { op: 'abort' },
+        { op: 'describe' },
       ])
-      const java = javaPeer(cluster.bootstrapServers)
-      const answers = await javaTransactions(
-        java,
-        'v1tx',
-        'v1-tx',
-        [
-          { op: 'describe' },
-          { op: 'begin' },
-          { op: 'send', value: 'c1', partition: 0 },
-          { op: 'offsets', group: 'v1-g', partition: 0, offset: 5 },
-          { op: 'commit' },
-          { op: 'begin' },
-          { op: 'send', value: 'a1', partition: 0 },
-          { op: 'abort' },
-          { op: 'describe' },
-        ],
-        { 'transaction.timeout.ms': '60000' },
-      )
       expect(answers.filter((a) => 'error' in a)).toEqual([])
       expect(epochOf(answers[8])).toBe(epochOf(answers[0]))
-      expect(values(await javaConsume(java, 'v1tx', { props: { 'isolation.level': 'read_committed' } }))).toEqual(['c1'])
-      const [offsets] = await javaAdmin(java, [{ op: 'listConsumerGroupOffsets', group: 'v1-g' }])
+      expect(values(await javaConsume(cluster, 'v1tx', { props: { 'isolation.level': 'read_committed' } }))).toEqual(['c1'])
+      const [offsets] = await javaAdmin(cluster, [{ op: 'listConsumerGroupOffsets', group: 'v1-g' }])
       expect(offsets).toEqual({ offsets: [['v1tx', 0, 5]] })
-    } finally {
-      await cluster.stop()
-    }
-  }, 120_000)
-})
+    }, 120_000)
+  })
