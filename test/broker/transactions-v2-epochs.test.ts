@@ -94,16 +94,24 @@ describe('the second transaction protocol: epochs', () => {
     expect(txns.describe('empty')).toMatchObject({ state: 'CompleteAbort', producerEpoch: e + 1 })
   })
 
-  it('a transaction timed out under the second protocol fences its producer: its EndTxn is no retry of the abort', async () => {
+  it('a timed-out transaction: of the second protocol, its producer finds it aborted as by its own EndTxn; of the first, it is fenced', async () => {
     const c = await start()
     const txns = c.transactions
-    const { producerId, producerEpoch: e } = txns.initProducerId('late', 100, -1n, -1)
-    expect(txns.addOnProduce('late', producerId, e, 't', 0)).toBe(null)
-    expect(txns.endTxn('late', producerId, e, true, true).producerEpoch).toBe(e + 1)
-    expect(txns.addOnProduce('late', producerId, e + 1, 't', 0)).toBe(null)
+    const v2 = txns.initProducerId('late2', 100, -1n, -1)
+    expect(txns.addOnProduce('late2', v2.producerId, v2.producerEpoch, 't', 0)).toBe(null)
+    const v1 = txns.initProducerId('late1', 100, -1n, -1)
+    expect(txns.addPartitions('late1', v1.producerId, v1.producerEpoch, [{ name: 't', partitions: [0] }])[0].results[0].errorCode).toBe(
+      ErrorCodes.NONE,
+    )
     await new Promise((r) => setTimeout(r, 300))
-    expect(txns.describe('late')).toMatchObject({ state: 'CompleteAbort', producerEpoch: e + 2 })
-    expect(txns.endTxn('late', producerId, e + 1, false, true).errorCode).toBe(ErrorCodes.PRODUCER_FENCED)
-    expect(txns.endTxn('late', producerId, e + 1, true, true).errorCode).toBe(ErrorCodes.PRODUCER_FENCED)
+    expect(txns.describe('late2')).toMatchObject({ state: 'CompleteAbort', producerEpoch: v2.producerEpoch + 1 })
+    expect(txns.endTxn('late2', v2.producerId, v2.producerEpoch, true, true).errorCode).toBe(ErrorCodes.INVALID_TXN_STATE)
+    expect(txns.endTxn('late2', v2.producerId, v2.producerEpoch, false, true)).toEqual({
+      errorCode: ErrorCodes.NONE,
+      producerId: v2.producerId,
+      producerEpoch: v2.producerEpoch + 1,
+    })
+    expect(txns.endTxn('late1', v1.producerId, v1.producerEpoch, true, false).errorCode).toBe(ErrorCodes.PRODUCER_FENCED)
+    expect(txns.endTxn('late1', v1.producerId, v1.producerEpoch, false, false).errorCode).toBe(ErrorCodes.PRODUCER_FENCED)
   })
 })

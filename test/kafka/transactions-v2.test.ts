@@ -295,6 +295,63 @@ for (const target of brokerTargets())
       const committed = await javaConsume(cluster, topic, { props: { 'isolation.level': 'read_committed' } })
       expect(values(committed)).toEqual(['w1'])
     }, 120_000)
+
+    it('a transaction past its timeout is aborted with one epoch bump: the producer abort is answered with the new epoch, its commit refused, its late write fenced', async () => {
+      const topic = 'ttx'
+      await createTopic(topic, 1)
+      const txnId = 't-tx'
+      const [coordinator, leader] = await Promise.all([wire.coordinator(1, txnId), wire.leader(topic, 0)])
+      const init = await until(
+        'InitProducerId',
+        () =>
+          wire.request(coordinator, InitProducerId, 5, {
+            transactionalId: txnId,
+            transactionTimeoutMs: 1000,
+            producerId: -1n,
+            producerEpoch: -1,
+          }),
+        (r) => r.errorCode !== ErrorCodes.COORDINATOR_LOAD_IN_PROGRESS && r.errorCode !== ErrorCodes.NOT_COORDINATOR,
+        30_000,
+      )
+      const { producerId, producerEpoch: e } = init
+      const produce = async (sequence: number) => {
+        const r = await wire.request(leader, Produce, 12, {
+          transactionalId: txnId,
+          acks: -1,
+          timeoutMs: 10_000,
+          topicData: [
+            {
+              name: topic,
+              partitionData: [
+                {
+                  index: 0,
+                  records: encodeRecordBatch([{ value: 'slow' }], {
+                    producerId,
+                    producerEpoch: e,
+                    baseSequence: sequence,
+                    transactional: true,
+                  }),
+                },
+              ],
+            },
+          ],
+        } as never)
+        return r.responses[0].partitionResponses[0].errorCode
+      }
+      const end = (committed: boolean) =>
+        wire.request(coordinator, EndTxn, 5, { transactionalId: txnId, producerId, producerEpoch: e, committed })
+      expect(await produce(0)).toBe(ErrorCodes.NONE)
+      const aborted = await until(
+        'the timeout abort',
+        async () => (await wire.request(coordinator, DescribeTransactions, 0, { transactionalIds: [txnId] })).transactionStates[0],
+        (d) => d.transactionState === 'CompleteAbort',
+        60_000,
+      )
+      expect(aborted.producerEpoch).toBe(e + 1)
+      expect((await end(true)).errorCode).toBe(ErrorCodes.INVALID_TXN_STATE)
+      expect(await end(false)).toMatchObject({ errorCode: ErrorCodes.NONE, producerId, producerEpoch: e + 1 })
+      expect(await produce(1)).toBe(ErrorCodes.INVALID_PRODUCER_EPOCH)
+    }, 120_000)
   })
 
 for (const target of brokerTargets({

@@ -35,6 +35,8 @@ interface Transaction {
    * epoch before (Kafka's clientTransactionVersion).
    */
   tv2: boolean
+  /** The open transaction began through the second protocol (a Produce v12+ or TxnOffsetCommit v5+ added to it). */
+  openTv2: boolean
   /** The producer id the markers' epoch exhausted, taken once they are written; -1 when none. */
   nextProducerId: bigint
   /** The producer id before the last such change (a retried EndTxn may name it); -1 when none. */
@@ -113,6 +115,7 @@ export class TransactionCoordinator {
         timer: null,
         startedAt: -1,
         tv2: false,
+        openTv2: false,
         nextProducerId: -1n,
         previousProducerId: -1n,
       }
@@ -141,6 +144,7 @@ export class TransactionCoordinator {
       // First, as it may be refused (its record not written): the transaction stays as it was.
       const producerId = this.cluster.controller.allocateProducerId()
       this.byProducerId.delete(txn.producerId)
+      txn.previousProducerId = txn.producerId
       txn.producerId = producerId
       txn.epoch = 0
       this.byProducerId.set(txn.producerId, txn)
@@ -157,18 +161,20 @@ export class TransactionCoordinator {
     return txn
   }
 
-  private begin(txn: Transaction): void {
+  private begin(txn: Transaction, tv2: boolean): void {
     if (txn.state === 'Ongoing') return
     txn.state = 'Ongoing'
     txn.startedAt = Date.now()
     txn.partitions.clear()
     txn.groups.clear()
+    txn.openTv2 = tv2
     txn.timer = setTimeout(() => {
       txn.timer = null
       if (txn.state !== 'Ongoing') return
-      // Timed out: aborted under a new epoch, so the producer is fenced (its EndTxn is no retry of this one).
+      // Timed out: aborted under a new epoch. A first-protocol producer is fenced; a second-protocol one finds
+      // the abort as if its own EndTxn had done it (its abort answered with the new epoch, its commit refused), as Kafka 4.4's.
       this.bumpEpoch(txn)
-      txn.tv2 = false
+      txn.tv2 = txn.openTv2
       this.complete(txn, false, 0)
     }, txn.timeoutMs)
   }
@@ -178,6 +184,7 @@ export class TransactionCoordinator {
     producerId: bigint,
     epoch: number,
     topics: { name: string; partitions: number[] }[],
+    tv2 = false,
   ): { name: string; results: { partition: number; errorCode: number }[] }[] {
     const all = (code: number) =>
       topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
@@ -194,16 +201,16 @@ export class TransactionCoordinator {
         })),
       }))
     }
-    this.begin(txn)
+    this.begin(txn, tv2)
     for (const t of topics) for (const partition of t.partitions) txn.partitions.set(`${t.name}/${partition}`, { topic: t.name, partition })
     return all(ErrorCodes.NONE)
   }
 
-  addOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string): number {
+  addOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string, tv2 = false): number {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return txn
     if (preparing(txn)) return ErrorCodes.CONCURRENT_TRANSACTIONS
-    this.begin(txn)
+    this.begin(txn, tv2)
     txn.groups.add(groupId)
     return ErrorCodes.NONE
   }
@@ -311,7 +318,7 @@ export class TransactionCoordinator {
     if (!txn || txn.producerId !== producerId) return ErrorCodes.INVALID_PRODUCER_ID_MAPPING
     if (txn.state === 'Ongoing' && txn.partitions.has(`${topic}/${partition}`))
       return this.produceCheck(producerId, epoch, topic, partition)
-    const code = this.addPartitions(txn.transactionalId, producerId, epoch, [{ name: topic, partitions: [partition] }])[0].results[0]
+    const code = this.addPartitions(txn.transactionalId, producerId, epoch, [{ name: topic, partitions: [partition] }], true)[0].results[0]
       .errorCode
     if (code === ErrorCodes.NONE) return null
     if (code === ErrorCodes.PRODUCER_FENCED) return ErrorCodes.INVALID_PRODUCER_EPOCH
@@ -328,7 +335,7 @@ export class TransactionCoordinator {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return txn === ErrorCodes.PRODUCER_FENCED ? ErrorCodes.INVALID_PRODUCER_EPOCH : txn
     if (addGroup && !(txn.state === 'Ongoing' && txn.groups.has(groupId))) {
-      const code = this.addOffsets(transactionalId, producerId, epoch, groupId)
+      const code = this.addOffsets(transactionalId, producerId, epoch, groupId, true)
       return code === ErrorCodes.NONE ? null : code
     }
     if (txn.state !== 'Ongoing' || !txn.groups.has(groupId)) return ErrorCodes.INVALID_TXN_STATE
