@@ -16,7 +16,7 @@ afterEach(async () => {
 
 async function start(): Promise<EmbeddedCluster> {
   cluster = new EmbeddedCluster({ brokers: 1 })
-  await cluster.start([{ name: 't', partitions: 1 }])
+  await cluster.start([{ name: 't', partitions: 2 }])
   return cluster
 }
 
@@ -66,7 +66,7 @@ describe('the second transaction protocol: epochs', () => {
     expect(producerEpochAt(c, producerId)).toBe(e + 1)
     expect(txns.endTxn('mix', producerId, e, true, true)).toMatchObject({ errorCode: ErrorCodes.NONE, producerEpoch: e + 1 })
     expect(txns.endTxn('mix', producerId, e, false, true).errorCode).toBe(ErrorCodes.INVALID_TXN_STATE)
-    // A write at the ended transaction's epoch is fenced; a transaction still ending makes the next write wait.
+    // A write at the ended transaction's epoch is fenced.
     expect(txns.addOnProduce('mix', producerId, e, 't', 0)).toBe(ErrorCodes.INVALID_PRODUCER_EPOCH)
     // Verification (AddPartitionsToTxn v4+ VerifyOnly): in the transaction or not.
     expect(txns.addOnProduce('mix', producerId, e + 1, 't', 0)).toBe(null)
@@ -82,6 +82,16 @@ describe('the second transaction protocol: epochs', () => {
     expect(txns.verifyPartitions('mix', producerId, e, [{ name: 't', partitions: [0] }])[0].results[0].errorCode).toBe(
       ErrorCodes.PRODUCER_FENCED,
     )
+    // A partition the cluster does not have is named before anything else is checked (as Kafka's KafkaApis).
+    expect(txns.verifyPartitions('mix', producerId, e, [{ name: 't', partitions: [0, 7] }])).toEqual([
+      {
+        name: 't',
+        results: [
+          { partition: 0, errorCode: ErrorCodes.OPERATION_NOT_ATTEMPTED },
+          { partition: 7, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION },
+        ],
+      },
+    ])
   })
 
   it('a second-protocol abort with nothing open bumps the epoch (as Kafka 4.4); a first-protocol one is refused', async () => {

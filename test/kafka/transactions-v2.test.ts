@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import type { ApiSpec, Input } from '../../src/protocol/api.js'
+import { AddPartitionsToTxn } from '../../src/protocol/messages/AddPartitionsToTxn.js'
 import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { CreateTopics } from '../../src/protocol/messages/CreateTopics.js'
 import { DescribeTransactions } from '../../src/protocol/messages/DescribeTransactions.js'
@@ -244,6 +245,25 @@ for (const target of brokerTargets())
       // No AddPartitionsToTxn: the first batch adds its partition.
       expect(await produce(0, e0, 0, 'w1')).toBe(ErrorCodes.NONE)
       expect(await describe()).toMatchObject({ transactionState: 'Ongoing', producerEpoch: e0, topics: [{ topic, partitions: [0] }] })
+      // What Kafka's brokers ask a coordinator (AddPartitionsToTxn v4+, VerifyOnly): in the transaction or not; a partition the cluster lacks named first (in any order).
+      const verify = (partitions: number[], name = topic) =>
+        wire
+          .request(coordinator, AddPartitionsToTxn, 5, {
+            transactions: [{ transactionalId: txnId, producerId, producerEpoch: e0, verifyOnly: true, topics: [{ name, partitions }] }],
+          })
+          .then((r) =>
+            r.resultsByTransaction[0].topicResults[0].resultsByPartition
+              .map((p) => [p.partitionIndex, p.partitionErrorCode])
+              .sort((x, y) => x[0] - y[0]),
+          )
+      expect(await verify([0, 1])).toEqual([
+        [0, ErrorCodes.NONE],
+        [1, ErrorCodes.TRANSACTION_ABORTABLE],
+      ])
+      expect(await verify([0, 9])).toEqual([
+        [0, ErrorCodes.OPERATION_NOT_ATTEMPTED],
+        [9, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION],
+      ])
       // No AddOffsetsToTxn: the commit adds its group.
       const commit = await wire.request(groupCoordinator, TxnOffsetCommit, 5, {
         transactionalId: txnId,

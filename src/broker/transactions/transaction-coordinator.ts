@@ -43,6 +43,9 @@ interface Transaction {
   previousProducerId: bigint
 }
 
+/** Per topic, each partition's error code (AddPartitionsToTxn's answer). */
+export type TopicResults = { name: string; results: { partition: number; errorCode: number }[] }[]
+
 /** EndTxn's answer: v5+ carry the producer id and epoch the producer goes on with. */
 export interface EndTxnResult {
   errorCode: number
@@ -185,25 +188,30 @@ export class TransactionCoordinator {
     epoch: number,
     topics: { name: string; partitions: number[] }[],
     tv2 = false,
-  ): { name: string; results: { partition: number; errorCode: number }[] }[] {
+  ): TopicResults {
     const all = (code: number) =>
       topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
+    const missing = this.unknownPartitions(topics)
+    if (missing) return missing
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return all(txn)
     if (preparing(txn)) return all(ErrorCodes.CONCURRENT_TRANSACTIONS)
-    const unknown = (t: string, p: number) => !this.cluster.controller.topics.get(t)?.partitions[p]
-    if (topics.some((t) => t.partitions.some((p) => unknown(t.name, p)))) {
-      return topics.map((t) => ({
-        name: t.name,
-        results: t.partitions.map((partition) => ({
-          partition,
-          errorCode: unknown(t.name, partition) ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.OPERATION_NOT_ATTEMPTED,
-        })),
-      }))
-    }
     this.begin(txn, tv2)
     for (const t of topics) for (const partition of t.partitions) txn.partitions.set(`${t.name}/${partition}`, { topic: t.name, partition })
     return all(ErrorCodes.NONE)
+  }
+
+  /** Any partition the cluster does not have: it UNKNOWN_TOPIC_OR_PARTITION, the others OPERATION_NOT_ATTEMPTED (checked first, as Kafka's KafkaApis does); null when all exist. */
+  private unknownPartitions(topics: { name: string; partitions: number[] }[]): TopicResults | null {
+    const unknown = (t: string, p: number) => !this.cluster.controller.topics.get(t)?.partitions[p]
+    if (!topics.some((t) => t.partitions.some((p) => unknown(t.name, p)))) return null
+    return topics.map((t) => ({
+      name: t.name,
+      results: t.partitions.map((partition) => ({
+        partition,
+        errorCode: unknown(t.name, partition) ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.OPERATION_NOT_ATTEMPTED,
+      })),
+    }))
   }
 
   addOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string, tv2 = false): number {
@@ -268,7 +276,9 @@ export class TransactionCoordinator {
     producerId: bigint,
     epoch: number,
     topics: { name: string; partitions: number[] }[],
-  ): { name: string; results: { partition: number; errorCode: number }[] }[] {
+  ): TopicResults {
+    const missing = this.unknownPartitions(topics)
+    if (missing) return missing
     const txn = this.check(transactionalId, producerId, epoch)
     const code = (topic: string, partition: number) =>
       typeof txn === 'number'
