@@ -9,6 +9,7 @@ const USAGE = `usage: wafka broker [--config server.properties] [--port PORT] [-
                     [--no-auto-create-topics] [--data-dir DIR]
                     [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]
                     [--sasl-users FILE [--sasl-mechanisms LIST] [--reauth-ms MS]]
+                    [--feature transaction.version=N]
 
 Serves an embedded Kafka-compatible cluster on 127.0.0.1 until SIGINT or SIGTERM:
 N brokers (default 1) on PORT, PORT+1, ... (default 9092; 0 for ephemeral ports).
@@ -25,7 +26,10 @@ TLS: --tls-cert and --tls-key (PEM) serve every broker over TLS; with --tls-ca,
 clients must present a certificate signed by that CA (mutual TLS).
 SASL: --sasl-users FILE holds one user:password per line (# comments); clients
 authenticate with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (--sasl-mechanisms to
-narrow, comma-separated); --reauth-ms sets connections.max.reauth.ms.`
+narrow, comma-separated); --reauth-ms sets connections.max.reauth.ms.
+--feature transaction.version=N finalizes that feature at N (as Kafka's
+kafka-storage format --feature): 2 (default) lets Kafka 4 clients use the
+second transaction protocol (KIP-890), 0 or 1 keeps them on the first.`
 
 /** Resolves with the name of the first SIGINT or SIGTERM, its handlers removed. */
 function untilSignal(): Promise<string> {
@@ -78,7 +82,14 @@ export async function brokerCommand(
     else if (a === '--config') files.config = path()
     else if (a === '--sasl-mechanisms') mechanisms = path().split(',') as SaslMechanismName[]
     else if (a === '--reauth-ms') options.connectionsMaxReauthMs = value()
-    else if (a === '--data-dir') {
+    else if (a === '--feature') {
+      const m = /^transaction\.version=([0-2])$/.exec(args[++i] ?? '')
+      if (!m)
+        throw new Error(
+          `--feature takes transaction.version=0, 1 or 2 (the one feature the embedded broker sets), not ${args[i] ?? 'nothing'}`,
+        )
+      options.transactionVersion = Number(m[1])
+    } else if (a === '--data-dir') {
       const dir = args[++i]
       if (!dir || dir.startsWith('--')) throw new Error(`--data-dir needs a directory, not ${dir ?? 'nothing'}`)
       options.dataDir = dir

@@ -86,6 +86,13 @@ export interface BrokerOptions {
   /** transaction.state.log.min.isr: at most transactionStateLogReplicationFactor. Default min(2, that). */
   transactionStateLogMinIsr?: number
   /**
+   * The finalized `transaction.version` feature ApiVersions advertises
+   * (KIP-890; Kafka sets it with `kafka-storage format --feature` or
+   * `kafka-features.sh`): at 2, Kafka 4 clients use the second transaction
+   * protocol; at 0 or 1, the first. Default 2, as Kafka 4.4.
+   */
+  transactionVersion?: number
+  /**
    * replica.lag.time.max.ms: a follower not caught up with its leader for
    * this long leaves the ISR. Default 30000, as Kafka.
    */
@@ -315,6 +322,13 @@ export const BROKER_OPTIONS = {
   transactionStateLogMinIsr: int(undefined, 'At most transactionStateLogReplicationFactor.', 'transaction.state.log.min.isr', 1, 1000, {
     defaultDoc: 'min(2, transactionStateLogReplicationFactor)',
   }),
+  transactionVersion: int(
+    2,
+    'The finalized transaction.version feature: 2 lets Kafka 4 clients use the second transaction protocol (KIP-890).',
+    undefined,
+    0,
+    2,
+  ),
   replicaLagTimeMaxMs: ms(30_000, 'A follower not caught up with its leader for this long leaves the ISR.', 'replica.lag.time.max.ms', 1),
   replicaFetchWaitMaxMs: ms(500, "A follower's fetch long poll.", 'replica.fetch.wait.max.ms', 1),
   maxRequestBytes: int(100 * 1024 * 1024, 'Larger requests close the connection.', 'socket.request.max.bytes', 1),

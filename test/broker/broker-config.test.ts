@@ -12,6 +12,7 @@ import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { ConfigError } from '../../src/errors.js'
 import { Kafka } from '../../src/index.js'
 import { makeCerts, type TestCerts } from '../security/certs.js'
+import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { RawClient } from './raw-client.js'
 import { brokerConfigs } from './support.js'
 
@@ -286,6 +287,32 @@ describe('wafka broker --config server.properties', () => {
       `  ${props} line 3: log.retention.hour: not supported by the embedded broker (did you mean log.retention.hours?)`,
       `  ${props} line 4: auto.create.topic.enable: not supported by the embedded broker (did you mean auto.create.topics.enable?)`,
     ])
+  })
+
+  it('--feature transaction.version=N finalizes the feature ApiVersions advertises (as kafka-storage format --feature); another is refused', async () => {
+    const lines: string[] = []
+    let stop!: (signal: string) => void
+    const stopped = new Promise<string>((resolve) => (stop = resolve))
+    const serving = brokerCommand(
+      ['--port', '0', '--feature', 'transaction.version=1'],
+      (l) => lines.push(l),
+      () => stopped,
+    )
+    try {
+      await until(() => lines.some((l) => /bootstrap servers/.test(l)))
+      const bootstrap = /bootstrap servers (\S+)/.exec(lines.find((l) => /bootstrap servers/.test(l))!)![1]
+      const c = await RawClient.open(bootstrap.split(',')[0])
+      clients.push(c)
+      const r = await c.request(ApiVersions, 4, { clientSoftwareName: 'features', clientSoftwareVersion: '1' })
+      expect(r.finalizedFeatures).toEqual([
+        expect.objectContaining({ name: 'transaction.version', minVersionLevel: 1, maxVersionLevel: 1 }),
+      ])
+    } finally {
+      stop('SIGTERM')
+      await serving
+    }
+    const error = await brokerCommand(['--feature', 'metadata.version=20'], () => {}).catch((e) => e)
+    expect(error.message).toMatch(/--feature takes transaction\.version=0, 1 or 2/)
   })
 
   it('--help lists --config and the Kafka names it reads', async () => {

@@ -83,7 +83,8 @@ describe('what the broker advertises and refuses', () => {
     expect(keys.get(0)).toEqual([3, 13]) // Produce
     expect(keys.get(1)).toEqual([4, 18]) // Fetch
     expect(keys.get(18)).toEqual([0, 4]) // ApiVersions
-    expect(keys.get(24)).toEqual([0, 3]) // AddPartitionsToTxn: the clients' versions, not the brokers' v4+
+    expect(keys.get(24)).toEqual([0, 5]) // AddPartitionsToTxn: the clients' versions and the brokers' v4+ (KIP-890)
+    expect(keys.get(26)).toEqual([0, 5]) // EndTxn: v5 bumps the epoch at each end (KIP-890 part 2)
     expect(keys.get(43)).toEqual([0, 2]) // ElectLeaders
     expect(keys.get(75)).toEqual([0, 0]) // DescribeTopicPartitions
     expect(keys.get(68)).toEqual([0, 1]) // ConsumerGroupHeartbeat (KIP-848)

@@ -168,20 +168,34 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
     validateOnly: true,
   }),
   OffsetDelete: () => ({ groupId: 'vg', topics: [{ name: 'vt', partitions: [{ partitionIndex: 0 }] }] }),
-  AddPartitionsToTxn: () => ({
-    v3AndBelowTransactionalId: 'vtx',
-    v3AndBelowProducerId: 1n,
-    v3AndBelowProducerEpoch: 0,
-    v3AndBelowTopics: [{ name: 'vt', partitions: [0] }],
-  }),
+  AddPartitionsToTxn: (v) =>
+    v < 4
+      ? {
+          v3AndBelowTransactionalId: 'vtx',
+          v3AndBelowProducerId: 1n,
+          v3AndBelowProducerEpoch: 0,
+          v3AndBelowTopics: [{ name: 'vt', partitions: [0] }],
+        }
+      : {
+          transactions: [
+            { transactionalId: 'vtx', producerId: 1n, producerEpoch: 0, verifyOnly: true, topics: [{ name: 'vt', partitions: [0] }] },
+            { transactionalId: 'vtx2', producerId: 2n, producerEpoch: 0, verifyOnly: false, topics: [{ name: 'vt', partitions: [1] }] },
+          ],
+        },
   AddOffsetsToTxn: () => ({ transactionalId: 'vtx', producerId: 1n, producerEpoch: 0, groupId: 'vg' }),
   EndTxn: () => ({ transactionalId: 'vtx', producerId: 1n, producerEpoch: 0, committed: true }),
-  TxnOffsetCommit: () => ({
+  TxnOffsetCommit: (v) => ({
     transactionalId: 'vtx',
     groupId: 'vg',
     producerId: 1n,
     producerEpoch: 0,
-    topics: [{ name: 'vt', partitions: [{ partitionIndex: 0, committedOffset: 1n }] }],
+    topics: [
+      {
+        name: v < 6 ? 'vt' : '',
+        topicId: v >= 6 ? TOPIC_ID_PLACEHOLDER : undefined,
+        partitions: [{ partitionIndex: 0, committedOffset: 1n }],
+      },
+    ],
   }),
 }
 

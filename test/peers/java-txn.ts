@@ -6,10 +6,23 @@ import type { JavaProps } from './java-client.js'
 
 type Bytes = string | Uint8Array | null | undefined
 
-export type JavaTxnStep =
-  { op: 'begin' } | { op: 'commit' } | { op: 'abort' } | { op: 'send'; key?: Bytes; value?: Bytes; partition?: number }
+/** `p`: which producer of the transactional id (default 0; another is made, fencing the others, at its first step). */
+export type JavaTxnStep = { p?: number } & (
+  | { op: 'begin' }
+  | { op: 'commit' }
+  | { op: 'abort' }
+  | { op: 'send'; key?: Bytes; value?: Bytes; partition?: number }
+  | { op: 'offsets'; group: string; partition: number; offset: number }
+  | { op: 'describe' }
+  | { op: 'producers'; partition: number }
+)
 
-export type JavaTxnAnswer = Record<string, never> | { partition: number; offset: number } | { error: string; message: string }
+export type JavaTxnAnswer =
+  | Record<string, never>
+  | { partition: number; offset: number }
+  | { state: string; producerId: number; producerEpoch: number }
+  | { producers: Array<[number, number]> }
+  | { error: string; message: string }
 
 const b64 = (b: Bytes): string | null => (b === null || b === undefined ? null : Buffer.from(b).toString('base64'))
 

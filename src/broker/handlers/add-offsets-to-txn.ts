@@ -7,8 +7,8 @@ import { requireAllowed, requireTransactionalId } from '../auth/authorizer.js'
 export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>({
   spec: AddOffsetsToTxn,
   minVersion: AddOffsetsToTxn.minVersion,
-  // v4 adds TRANSACTION_ABORTABLE, a second-protocol (KIP-890) answer.
-  maxVersion: 3,
+  // v4 may answer TRANSACTION_ABORTABLE (KIP-890); this coordinator never needs to.
+  maxVersion: AddOffsetsToTxn.maxVersion,
   handle(req, ctx) {
     requireTransactionalId(ctx, req.transactionalId)
     requireAllowed(ctx, Op.READ, ResourceType.GROUP, req.groupId, ErrorCodes.GROUP_AUTHORIZATION_FAILED)

@@ -5,36 +5,72 @@ import {
   type AddPartitionsToTxnResponse,
 } from '../../protocol/messages/AddPartitionsToTxn.js'
 import { defineHandler } from '../handler.js'
-import { requireTransactionalId, unwritableTxnPartitions } from '../auth/authorizer.js'
+import { CLUSTER_NAME, Op, ResourceType } from '../auth/acl-matching.js'
+import { requireAllowed, requireTransactionalId, unwritableTxnPartitions } from '../auth/authorizer.js'
 
-/** AddPartitionsToTxn from clients (v0-3); v4+ is the brokers' batched verification. */
+type TopicResults = { name: string; results: { partition: number; errorCode: number }[] }[]
+
+const byTopic = (results: TopicResults) =>
+  results.map((t) => ({
+    name: t.name,
+    resultsByPartition: t.results.map((r) => ({ partitionIndex: r.partition, partitionErrorCode: r.errorCode })),
+  }))
+
+const allFailed = (topics: { name: string; partitions: number[] }[], code: number): TopicResults =>
+  topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
+
+/**
+ * AddPartitionsToTxn: v0-3 from clients (one transaction); v4+ are Kafka's
+ * brokers' batched requests (KIP-890), each transaction added to or, with
+ * VerifyOnly, asked whether its partitions are in it. The embedded brokers
+ * ask their coordinator in process, so these come only from outside.
+ */
 export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>({
   spec: AddPartitionsToTxn,
   minVersion: AddPartitionsToTxn.minVersion,
-  maxVersion: 3,
+  maxVersion: AddPartitionsToTxn.maxVersion,
   handle(req, ctx) {
-    const { cluster, broker } = ctx
-    const topics = req.v3AndBelowTopics
-    requireTransactionalId(ctx, req.v3AndBelowTransactionalId)
-    const results =
-      unwritableTxnPartitions(ctx, topics) ??
-      (cluster.transactions.coordinatorFor(req.v3AndBelowTransactionalId) !== broker.id
-        ? topics.map((t) => ({
-            name: t.name,
-            results: t.partitions.map((partition) => ({ partition, errorCode: ErrorCodes.NOT_COORDINATOR })),
-          }))
-        : cluster.transactions.addPartitions(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics))
+    const { cluster, broker, version } = ctx
+    const { transactions } = cluster
+    const answer = (
+      transactionalId: string,
+      producerId: bigint,
+      epoch: number,
+      topics: { name: string; partitions: number[] }[],
+      verifyOnly: boolean,
+    ) =>
+      transactions.coordinatorFor(transactionalId) !== broker.id
+        ? allFailed(topics, ErrorCodes.NOT_COORDINATOR)
+        : verifyOnly
+          ? transactions.verifyPartitions(transactionalId, producerId, epoch, topics)
+          : transactions.addPartitions(transactionalId, producerId, epoch, topics)
+    if (version < 4) {
+      // A client's (one transaction): WRITE on its transactional id and on every topic (Kafka's checks).
+      const topics = req.v3AndBelowTopics
+      requireTransactionalId(ctx, req.v3AndBelowTransactionalId)
+      return {
+        resultsByTopicV3AndBelow: byTopic(
+          unwritableTxnPartitions(ctx, topics) ??
+            answer(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics, false),
+        ),
+      }
+    }
+    // v4+ is a broker's: CLUSTER_ACTION, as Kafka checks it.
+    requireAllowed(ctx, Op.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, ErrorCodes.CLUSTER_AUTHORIZATION_FAILED)
     return {
-      resultsByTopicV3AndBelow: results.map((t) => ({
-        name: t.name,
-        resultsByPartition: t.results.map((r) => ({ partitionIndex: r.partition, partitionErrorCode: r.errorCode })),
+      errorCode: ErrorCodes.NONE,
+      resultsByTransaction: req.transactions.map((t) => ({
+        transactionalId: t.transactionalId,
+        topicResults: byTopic(answer(t.transactionalId, t.producerId, t.producerEpoch, t.topics, t.verifyOnly)),
       })),
     }
   },
   errorResponse: (req, code) => ({
-    resultsByTopicV3AndBelow: req.v3AndBelowTopics.map((t) => ({
-      name: t.name,
-      resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: code })),
+    errorCode: code,
+    resultsByTopicV3AndBelow: byTopic(allFailed(req.v3AndBelowTopics, code)),
+    resultsByTransaction: req.transactions.map((t) => ({
+      transactionalId: t.transactionalId,
+      topicResults: byTopic(allFailed(t.topics, code)),
     })),
   }),
 })

@@ -3,17 +3,21 @@ import { EndTxn, type EndTxnRequest, type EndTxnResponse } from '../../protocol/
 import { defineHandler } from '../handler.js'
 import { requireTransactionalId } from '../auth/authorizer.js'
 
-/** EndTxn: commit or abort, markers written before the answer. */
+/**
+ * EndTxn: commit or abort, markers written before the answer. v5 is the
+ * second transaction protocol (KIP-890): the end bumps the epoch, and the
+ * answer carries the producer id and epoch the producer goes on with.
+ */
 export const endTxnHandler = defineHandler<EndTxnRequest, EndTxnResponse>({
   spec: EndTxn,
   minVersion: EndTxn.minVersion,
-  // v5 is the second transaction protocol (an epoch bump at every end, KIP-890).
-  maxVersion: 4,
+  maxVersion: EndTxn.maxVersion,
   handle(req, ctx) {
     requireTransactionalId(ctx, req.transactionalId)
-    const { cluster, broker } = ctx
-    if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id) return { errorCode: ErrorCodes.NOT_COORDINATOR }
-    return { errorCode: cluster.transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed) }
+    const { cluster, broker, version } = ctx
+    if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id)
+      return { errorCode: ErrorCodes.NOT_COORDINATOR, producerId: -1n, producerEpoch: -1 }
+    return cluster.transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed, version >= 5)
   },
-  errorResponse: (_req, code) => ({ errorCode: code }),
+  errorResponse: (_req, code) => ({ errorCode: code, producerId: -1n, producerEpoch: -1 }),
 })

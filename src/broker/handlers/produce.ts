@@ -142,7 +142,17 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
               const header = validateProducedBatch(pd.records, maxMessageBytes)
               if (isCompacted(t)) requireKeys(pd.records!, t.name, pd.index)
               if (header.transactional) {
-                const refused = cluster.transactions.produceCheck(header.producerId, header.producerEpoch, t.name, pd.index)
+                // v12+: the second transaction protocol (KIP-890), the partition added to the transaction by its first batch.
+                const refused =
+                  version >= 12
+                    ? cluster.transactions.addOnProduce(req.transactionalId, header.producerId, header.producerEpoch, t.name, pd.index)
+                    : cluster.transactions.produceCheck(header.producerId, header.producerEpoch, t.name, pd.index)
+                if (refused === ErrorCodes.NOT_ENOUGH_REPLICAS)
+                  return failed(
+                    pd.index,
+                    refused,
+                    'Unable to verify the partition has been added to the transaction. Underlying error: CONCURRENT_TRANSACTIONS',
+                  )
                 if (refused !== null) return failed(pd.index, refused)
               }
               const duplicateOf = replica.producers.check(header)

@@ -8,33 +8,40 @@ import { coordinatorError } from './group-common.js'
 /**
  * TxnOffsetCommit, at the group's coordinator: offsets held pending until
  * the transaction ends (committed with it, dropped on abort). v3+ carry the
- * member's generation, checked like OffsetCommit's.
+ * member's generation, checked like OffsetCommit's; v5+ are the second
+ * transaction protocol (KIP-890), whose commit adds the group to the
+ * transaction itself (no AddOffsetsToTxn); v6 names topics by id.
  */
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   spec: TxnOffsetCommit,
   minVersion: TxnOffsetCommit.minVersion,
-  // v5 is the second transaction protocol; v6 names topics by id.
-  maxVersion: 4,
+  maxVersion: TxnOffsetCommit.maxVersion,
   handle(req, ctx) {
     requireTransactionalId(ctx, req.transactionalId)
     const all = (code: number) => ({
       topics: req.topics.map((t) => ({
         name: t.name,
+        topicId: t.topicId,
         partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
       })),
     })
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return all(refused)
     const { groups, transactions, controller } = ctx.cluster
-    const txnProblem = transactions.offsetCommitCheck(req.transactionalId, req.producerId, req.producerEpoch, req.groupId)
+    const byId = ctx.version >= 6
+    // v6: each topic by its id; one this broker does not know is UNKNOWN_TOPIC_ID, and named '' until then.
+    const topics = req.topics.map((t) => ({ ...t, name: byId ? (controller.topicsById.get(t.topicId)?.name ?? '') : t.name }))
+    const txnProblem = transactions.offsetCommitCheck(req.transactionalId, req.producerId, req.producerEpoch, req.groupId, ctx.version >= 5)
     if (txnProblem !== null) return all(txnProblem)
-    const { group, error } = groupForCommit(groups, req, true, ctx.version)
+    const { group, error } = groupForCommit(groups, { ...req, topics }, true, ctx.version)
     if (error !== null) return all(error)
     const now = Date.now()
     return {
-      topics: req.topics.map((t) => ({
-        name: t.name,
+      topics: topics.map((t) => ({
+        name: byId ? '' : t.name,
+        topicId: t.topicId,
         partitions: t.partitions.map((p) => {
+          if (byId && !t.name) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_ID }
           if (!controller.topics.get(t.name)?.partitions[p.partitionIndex])
             return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
           group.commitInTransaction(req.producerId, t.name, p.partitionIndex, {
@@ -51,6 +58,7 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
   errorResponse: (req, code) => ({
     topics: req.topics.map((t) => ({
       name: t.name,
+      topicId: t.topicId,
       partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
     })),
   }),

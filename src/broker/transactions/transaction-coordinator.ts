@@ -29,6 +29,28 @@ interface Transaction {
   timer: NodeJS.Timeout | null
   /** When the open transaction began (epoch ms); -1 when none has. */
   startedAt: number
+  /**
+   * The last EndTxn came from a client of the second transaction protocol
+   * (KIP-890, EndTxn v5+): it bumped the epoch, so a retry of it names the
+   * epoch before (Kafka's clientTransactionVersion).
+   */
+  tv2: boolean
+  /** The open transaction began through the second protocol (a Produce v12+ or TxnOffsetCommit v5+ added to it). */
+  openTv2: boolean
+  /** The producer id the markers' epoch exhausted, taken once they are written; -1 when none. */
+  nextProducerId: bigint
+  /** The producer id before the last such change (a retried EndTxn may name it); -1 when none. */
+  previousProducerId: bigint
+}
+
+/** Per topic, each partition's error code (AddPartitionsToTxn's answer). */
+export type TopicResults = { name: string; results: { partition: number; errorCode: number }[] }[]
+
+/** EndTxn's answer: v5+ carry the producer id and epoch the producer goes on with. */
+export interface EndTxnResult {
+  errorCode: number
+  producerId: bigint
+  producerEpoch: number
 }
 
 /** A transaction as DescribeTransactions and ListTransactions show it. */
@@ -44,7 +66,7 @@ export interface TransactionView {
 }
 
 /**
- * The transaction coordinator (the first transaction protocol, TV1): a
+ * The transaction coordinator: a
  * transactional id's producer id and epoch, fencing older epochs; the
  * partitions and groups a transaction touched; EndTxn writes COMMIT or
  * ABORT markers (control batches) to each partition and settles the
@@ -55,6 +77,14 @@ export interface TransactionView {
  * transaction is PrepareCommit/PrepareAbort and its producer's requests
  * are answered CONCURRENT_TRANSACTIONS (retried by every client), EndTxn
  * included: a commit is acknowledged only once all its markers are written.
+ *
+ * The second transaction protocol (KIP-890 part 2, transaction.version 2)
+ * is the client's choice, by request version, as Kafka's: a Produce v12+
+ * adds its partition to the transaction itself (the leader asks this
+ * coordinator, in process), a TxnOffsetCommit v5+ its group, and an EndTxn
+ * v5+ bumps the epoch (markers written at the new one, so a late write of
+ * the ended transaction is fenced at every partition), answering the epoch
+ * (and past the last epoch a new producer id) the producer goes on with.
  */
 export class TransactionCoordinator {
   private readonly byId = new Map<string, Transaction>()
@@ -87,6 +117,10 @@ export class TransactionCoordinator {
         markerEpoch: 0,
         timer: null,
         startedAt: -1,
+        tv2: false,
+        openTv2: false,
+        nextProducerId: -1n,
+        previousProducerId: -1n,
       }
       this.byId.set(transactionalId, txn)
       this.byProducerId.set(txn.producerId, txn)
@@ -103,6 +137,8 @@ export class TransactionCoordinator {
     txn.timeoutMs = timeoutMs
     this.bumpEpoch(txn)
     txn.state = 'Empty'
+    // A new producer session: no EndTxn retry of the old one is valid.
+    txn.tv2 = false
     return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
   }
 
@@ -111,6 +147,7 @@ export class TransactionCoordinator {
       // First, as it may be refused (its record not written): the transaction stays as it was.
       const producerId = this.cluster.controller.allocateProducerId()
       this.byProducerId.delete(txn.producerId)
+      txn.previousProducerId = txn.producerId
       txn.producerId = producerId
       txn.epoch = 0
       this.byProducerId.set(txn.producerId, txn)
@@ -127,17 +164,20 @@ export class TransactionCoordinator {
     return txn
   }
 
-  private begin(txn: Transaction): void {
+  private begin(txn: Transaction, tv2: boolean): void {
     if (txn.state === 'Ongoing') return
     txn.state = 'Ongoing'
     txn.startedAt = Date.now()
     txn.partitions.clear()
     txn.groups.clear()
+    txn.openTv2 = tv2
     txn.timer = setTimeout(() => {
       txn.timer = null
       if (txn.state !== 'Ongoing') return
-      // Timed out: aborted under a new epoch, so the producer is fenced.
+      // Timed out: aborted under a new epoch. A first-protocol producer is fenced; a second-protocol one finds
+      // the abort as if its own EndTxn had done it (its abort answered with the new epoch, its commit refused), as Kafka 4.4's.
       this.bumpEpoch(txn)
+      txn.tv2 = txn.openTv2
       this.complete(txn, false, 0)
     }, txn.timeoutMs)
   }
@@ -147,45 +187,111 @@ export class TransactionCoordinator {
     producerId: bigint,
     epoch: number,
     topics: { name: string; partitions: number[] }[],
-  ): { name: string; results: { partition: number; errorCode: number }[] }[] {
+    tv2 = false,
+  ): TopicResults {
     const all = (code: number) =>
       topics.map((t) => ({ name: t.name, results: t.partitions.map((partition) => ({ partition, errorCode: code })) }))
+    const missing = this.unknownPartitions(topics)
+    if (missing) return missing
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return all(txn)
     if (preparing(txn)) return all(ErrorCodes.CONCURRENT_TRANSACTIONS)
-    const unknown = (t: string, p: number) => !this.cluster.controller.topics.get(t)?.partitions[p]
-    if (topics.some((t) => t.partitions.some((p) => unknown(t.name, p)))) {
-      return topics.map((t) => ({
-        name: t.name,
-        results: t.partitions.map((partition) => ({
-          partition,
-          errorCode: unknown(t.name, partition) ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.OPERATION_NOT_ATTEMPTED,
-        })),
-      }))
-    }
-    this.begin(txn)
+    this.begin(txn, tv2)
     for (const t of topics) for (const partition of t.partitions) txn.partitions.set(`${t.name}/${partition}`, { topic: t.name, partition })
     return all(ErrorCodes.NONE)
   }
 
-  addOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string): number {
+  /** Any partition the cluster does not have: it UNKNOWN_TOPIC_OR_PARTITION, the others OPERATION_NOT_ATTEMPTED (checked first, as Kafka's KafkaApis does); null when all exist. */
+  private unknownPartitions(topics: { name: string; partitions: number[] }[]): TopicResults | null {
+    const unknown = (t: string, p: number) => !this.cluster.controller.topics.get(t)?.partitions[p]
+    if (!topics.some((t) => t.partitions.some((p) => unknown(t.name, p)))) return null
+    return topics.map((t) => ({
+      name: t.name,
+      results: t.partitions.map((partition) => ({
+        partition,
+        errorCode: unknown(t.name, partition) ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.OPERATION_NOT_ATTEMPTED,
+      })),
+    }))
+  }
+
+  addOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string, tv2 = false): number {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return txn
     if (preparing(txn)) return ErrorCodes.CONCURRENT_TRANSACTIONS
-    this.begin(txn)
+    this.begin(txn, tv2)
     txn.groups.add(groupId)
     return ErrorCodes.NONE
   }
 
-  endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): number {
-    const txn = this.check(transactionalId, producerId, epoch)
-    if (typeof txn === 'number') return txn
+  /** EndTxn; `tv2`: the client's second-protocol request (v5+), whose end bumps the epoch. */
+  endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean, tv2 = false): EndTxnResult {
+    const refused = (errorCode: number): EndTxnResult => ({ errorCode, producerId: -1n, producerEpoch: -1 })
+    const txn = this.byId.get(transactionalId)
+    if (!txn) return refused(ErrorCodes.INVALID_PRODUCER_ID_MAPPING)
+    // After a second-protocol end, its retry names the epoch before the bump (or, past the last epoch, the producer id before).
+    const retryOfBump = txn.tv2 && txn.epoch === epoch + 1
+    const retryOfNewId = txn.tv2 && txn.previousProducerId === producerId && epoch === LAST_EPOCH && txn.epoch === 0
+    if (txn.producerId !== producerId && !retryOfNewId) return refused(ErrorCodes.INVALID_PRODUCER_ID_MAPPING)
+    const retry = retryOfBump || retryOfNewId
+    const validEpoch =
+      txn.state === 'Ongoing' || txn.state === 'Empty'
+        ? epoch === txn.epoch
+        : preparing(txn)
+          ? txn.tv2
+            ? retryOfBump
+            : epoch === txn.epoch
+          : epoch === txn.epoch || retry
+    if (!validEpoch) return refused(ErrorCodes.PRODUCER_FENCED)
+    // A second-protocol abort with no transaction open is one of its own, as Kafka 4.4 takes it: the epoch bumps (franz-go aborts so after produces that all failed).
+    const emptyAbort =
+      tv2 && !commit && !retry && (txn.state === 'Empty' || txn.state === 'CompleteCommit' || txn.state === 'CompleteAbort')
     // A retried EndTxn of what was just done succeeds again; of what is being done, is asked again.
-    if (txn.state === (commit ? 'CompleteCommit' : 'CompleteAbort')) return ErrorCodes.NONE
-    if (txn.state === (commit ? 'PrepareCommit' : 'PrepareAbort')) return ErrorCodes.CONCURRENT_TRANSACTIONS
-    if (txn.state !== 'Ongoing') return ErrorCodes.INVALID_TXN_STATE
+    if (txn.state === (commit ? 'CompleteCommit' : 'CompleteAbort') && !emptyAbort)
+      return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
+    if (txn.state === (commit ? 'PrepareCommit' : 'PrepareAbort')) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
+    if (txn.state !== 'Ongoing' && !emptyAbort) return refused(ErrorCodes.INVALID_TXN_STATE)
+    if (emptyAbort) {
+      txn.partitions.clear()
+      txn.groups.clear()
+      txn.startedAt = Date.now()
+    }
+    if (tv2) {
+      // First, as it may be refused (its record not written): the transaction stays as it was.
+      if (txn.epoch >= LAST_EPOCH) txn.nextProducerId = this.cluster.controller.allocateProducerId()
+      txn.epoch++
+    }
+    txn.tv2 = tv2
     this.complete(txn, commit, 0)
-    return preparing(txn) ? ErrorCodes.CONCURRENT_TRANSACTIONS : ErrorCodes.NONE
+    if (preparing(txn)) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
+    return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
+  }
+
+  /**
+   * AddPartitionsToTxn v4+ with VerifyOnly (KIP-890 part 1, between brokers
+   * in Kafka): whether each partition is in the open transaction, NONE or
+   * TRANSACTION_ABORTABLE, or the error for them all.
+   */
+  verifyPartitions(
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    topics: { name: string; partitions: number[] }[],
+  ): TopicResults {
+    const missing = this.unknownPartitions(topics)
+    if (missing) return missing
+    const txn = this.check(transactionalId, producerId, epoch)
+    const code = (topic: string, partition: number) =>
+      typeof txn === 'number'
+        ? txn
+        : preparing(txn)
+          ? ErrorCodes.CONCURRENT_TRANSACTIONS
+          : txn.state === 'Ongoing' && txn.partitions.has(`${topic}/${partition}`)
+            ? ErrorCodes.NONE
+            : ErrorCodes.TRANSACTION_ABORTABLE
+    return topics.map((t) => ({
+      name: t.name,
+      results: t.partitions.map((partition) => ({ partition, errorCode: code(t.name, partition) })),
+    }))
   }
 
   /**
@@ -210,10 +316,38 @@ export class TransactionCoordinator {
     return null
   }
 
-  /** Whether a TxnOffsetCommit comes from the current producer of an open transaction that added the group. */
-  offsetCommitCheck(transactionalId: string, producerId: bigint, epoch: number, groupId: string): number | null {
+  /**
+   * A Produce v12+ transactional batch (the second protocol): its partition
+   * joins the producer's transaction unless it is in already, as Kafka's
+   * leader asks the coordinator (AddPartitionsToTxn); the coordinator's
+   * answer as the partition gives it (Kafka's translation: fenced is
+   * INVALID_PRODUCER_EPOCH, a transaction still ending NOT_ENOUGH_REPLICAS).
+   */
+  addOnProduce(transactionalId: string | null, producerId: bigint, epoch: number, topic: string, partition: number): number | null {
+    const txn = transactionalId !== null ? this.byId.get(transactionalId) : this.byProducerId.get(producerId)
+    if (!txn || txn.producerId !== producerId) return ErrorCodes.INVALID_PRODUCER_ID_MAPPING
+    if (txn.state === 'Ongoing' && txn.partitions.has(`${topic}/${partition}`))
+      return this.produceCheck(producerId, epoch, topic, partition)
+    const code = this.addPartitions(txn.transactionalId, producerId, epoch, [{ name: topic, partitions: [partition] }], true)[0].results[0]
+      .errorCode
+    if (code === ErrorCodes.NONE) return null
+    if (code === ErrorCodes.PRODUCER_FENCED) return ErrorCodes.INVALID_PRODUCER_EPOCH
+    if (code === ErrorCodes.CONCURRENT_TRANSACTIONS) return ErrorCodes.NOT_ENOUGH_REPLICAS
+    return code
+  }
+
+  /**
+   * Whether a TxnOffsetCommit comes from the current producer of an open
+   * transaction that added the group; `addGroup` (v5+, the second
+   * protocol): the commit adds the group itself, as AddOffsetsToTxn would.
+   */
+  offsetCommitCheck(transactionalId: string, producerId: bigint, epoch: number, groupId: string, addGroup = false): number | null {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return txn === ErrorCodes.PRODUCER_FENCED ? ErrorCodes.INVALID_PRODUCER_EPOCH : txn
+    if (addGroup && !(txn.state === 'Ongoing' && txn.groups.has(groupId))) {
+      const code = this.addOffsets(transactionalId, producerId, epoch, groupId, true)
+      return code === ErrorCodes.NONE ? null : code
+    }
     if (txn.state !== 'Ongoing' || !txn.groups.has(groupId)) return ErrorCodes.INVALID_TXN_STATE
     return null
   }
@@ -266,6 +400,15 @@ export class TransactionCoordinator {
       this.cluster.problem(this.coordinatorFor(txn.transactionalId), message, level)
     if (txn.partitions.size === 0) {
       txn.state = commit ? 'CompleteCommit' : 'CompleteAbort'
+      if (txn.nextProducerId >= 0n) {
+        // The epoch this end exhausted: the producer goes on with the new id, now no partition has the old one's transaction open.
+        this.byProducerId.delete(txn.producerId)
+        txn.previousProducerId = txn.producerId
+        txn.producerId = txn.nextProducerId
+        txn.nextProducerId = -1n
+        txn.epoch = 0
+        this.byProducerId.set(txn.producerId, txn)
+      }
       if (attempt > 0) report(`${what} written after ${attempt} retries`, 'info')
       return
     }
