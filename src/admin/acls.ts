@@ -13,36 +13,9 @@ import {
 import { ACL_ENTRY_OPTIONS, ACL_FILTER_OPTIONS } from './options.js'
 import { checkEntries } from '../config/option.js'
 
-// Kafka's ACL enums, with KafkaJS's names (and the values Kafka added since).
-export const AclResourceTypes = {
-  UNKNOWN: 0,
-  ANY: 1,
-  TOPIC: 2,
-  GROUP: 3,
-  CLUSTER: 4,
-  TRANSACTIONAL_ID: 5,
-  DELEGATION_TOKEN: 6,
-  USER: 7,
-} as const
-export const AclOperationTypes = {
-  UNKNOWN: 0,
-  ANY: 1,
-  ALL: 2,
-  READ: 3,
-  WRITE: 4,
-  CREATE: 5,
-  DELETE: 6,
-  ALTER: 7,
-  DESCRIBE: 8,
-  CLUSTER_ACTION: 9,
-  DESCRIBE_CONFIGS: 10,
-  ALTER_CONFIGS: 11,
-  IDEMPOTENT_WRITE: 12,
-  CREATE_TOKENS: 13,
-  DESCRIBE_TOKENS: 14,
-} as const
-export const AclPermissionTypes = { UNKNOWN: 0, ANY: 1, DENY: 2, ALLOW: 3 } as const
-export const ResourcePatternTypes = { UNKNOWN: 0, ANY: 1, MATCH: 2, LITERAL: 3, PREFIXED: 4 } as const
+// Kafka's ACL enums, with KafkaJS's names (the table the broker's authorizer uses too).
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from '../protocol/acl-codes.js'
+export { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes }
 
 /** One ACL (KafkaJS's shape). */
 export interface AclEntry {

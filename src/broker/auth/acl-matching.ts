@@ -4,43 +4,8 @@
  * are tested alone (test/broker/acl-matching.test.ts).
  */
 
-/** Kafka's ResourceType codes. */
-export const ResourceType = {
-  UNKNOWN: 0,
-  ANY: 1,
-  TOPIC: 2,
-  GROUP: 3,
-  CLUSTER: 4,
-  TRANSACTIONAL_ID: 5,
-  DELEGATION_TOKEN: 6,
-  USER: 7,
-} as const
-
-/** Kafka's AclOperation codes. */
-export const Op = {
-  UNKNOWN: 0,
-  ANY: 1,
-  ALL: 2,
-  READ: 3,
-  WRITE: 4,
-  CREATE: 5,
-  DELETE: 6,
-  ALTER: 7,
-  DESCRIBE: 8,
-  CLUSTER_ACTION: 9,
-  DESCRIBE_CONFIGS: 10,
-  ALTER_CONFIGS: 11,
-  IDEMPOTENT_WRITE: 12,
-  CREATE_TOKENS: 13,
-  DESCRIBE_TOKENS: 14,
-  TWO_PHASE_COMMIT: 15,
-} as const
-
-/** Kafka's PatternType codes. */
-export const PatternType = { UNKNOWN: 0, ANY: 1, MATCH: 2, LITERAL: 3, PREFIXED: 4 } as const
-
-/** Kafka's AclPermissionType codes. */
-export const Permission = { UNKNOWN: 0, ANY: 1, DENY: 2, ALLOW: 3 } as const
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from '../../protocol/acl-codes.js'
+export { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes }
 
 /** The cluster resource's one name. */
 export const CLUSTER_NAME = 'kafka-cluster'
@@ -73,17 +38,46 @@ export interface AclFilter {
 
 /** The operations each resource type supports (Kafka's AclEntry.supportedOperations): the authorized-operations bitfields' bits. */
 export const SUPPORTED_OPERATIONS: Readonly<Record<number, readonly number[]>> = {
-  [ResourceType.TOPIC]: [Op.READ, Op.WRITE, Op.CREATE, Op.DESCRIBE, Op.DELETE, Op.ALTER, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS],
-  [ResourceType.GROUP]: [Op.READ, Op.DESCRIBE, Op.DELETE, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS],
-  [ResourceType.CLUSTER]: [Op.CREATE, Op.CLUSTER_ACTION, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.IDEMPOTENT_WRITE, Op.ALTER, Op.DESCRIBE],
-  [ResourceType.TRANSACTIONAL_ID]: [Op.DESCRIBE, Op.WRITE, Op.TWO_PHASE_COMMIT],
-  [ResourceType.DELEGATION_TOKEN]: [Op.DESCRIBE],
-  [ResourceType.USER]: [Op.CREATE_TOKENS, Op.DESCRIBE_TOKENS],
+  [AclResourceTypes.TOPIC]: [
+    AclOperationTypes.READ,
+    AclOperationTypes.WRITE,
+    AclOperationTypes.CREATE,
+    AclOperationTypes.DESCRIBE,
+    AclOperationTypes.DELETE,
+    AclOperationTypes.ALTER,
+    AclOperationTypes.DESCRIBE_CONFIGS,
+    AclOperationTypes.ALTER_CONFIGS,
+  ],
+  [AclResourceTypes.GROUP]: [
+    AclOperationTypes.READ,
+    AclOperationTypes.DESCRIBE,
+    AclOperationTypes.DELETE,
+    AclOperationTypes.DESCRIBE_CONFIGS,
+    AclOperationTypes.ALTER_CONFIGS,
+  ],
+  [AclResourceTypes.CLUSTER]: [
+    AclOperationTypes.CREATE,
+    AclOperationTypes.CLUSTER_ACTION,
+    AclOperationTypes.DESCRIBE_CONFIGS,
+    AclOperationTypes.ALTER_CONFIGS,
+    AclOperationTypes.IDEMPOTENT_WRITE,
+    AclOperationTypes.ALTER,
+    AclOperationTypes.DESCRIBE,
+  ],
+  [AclResourceTypes.TRANSACTIONAL_ID]: [AclOperationTypes.DESCRIBE, AclOperationTypes.WRITE, AclOperationTypes.TWO_PHASE_COMMIT],
+  [AclResourceTypes.DELEGATION_TOKEN]: [AclOperationTypes.DESCRIBE],
+  [AclResourceTypes.USER]: [AclOperationTypes.CREATE_TOKENS, AclOperationTypes.DESCRIBE_TOKENS],
 }
 
 /** ALLOW ACLs for these operations allow DESCRIBE too; for these, DESCRIBE_CONFIGS. Not DENY ones: denying READ does not deny DESCRIBE. */
-const IMPLIES_DESCRIBE: ReadonlySet<number> = new Set([Op.DESCRIBE, Op.READ, Op.WRITE, Op.DELETE, Op.ALTER])
-const IMPLIES_DESCRIBE_CONFIGS: ReadonlySet<number> = new Set([Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS])
+const IMPLIES_DESCRIBE: ReadonlySet<number> = new Set([
+  AclOperationTypes.DESCRIBE,
+  AclOperationTypes.READ,
+  AclOperationTypes.WRITE,
+  AclOperationTypes.DELETE,
+  AclOperationTypes.ALTER,
+])
+const IMPLIES_DESCRIBE_CONFIGS: ReadonlySet<number> = new Set([AclOperationTypes.DESCRIBE_CONFIGS, AclOperationTypes.ALTER_CONFIGS])
 
 /** Who asks: the principal ('User:name') and the client's address. */
 export interface Requester {
@@ -94,8 +88,8 @@ export interface Requester {
 /** Whether the ACL's pattern covers the resource: its exact name (LITERAL), the wildcard, or a prefix of it (PREFIXED). */
 export function patternCovers(acl: Pick<Acl, 'resourceType' | 'resourceName' | 'patternType'>, type: number, name: string): boolean {
   if (acl.resourceType !== type) return false
-  if (acl.patternType === PatternType.LITERAL) return acl.resourceName === name || acl.resourceName === WILDCARD
-  return acl.patternType === PatternType.PREFIXED && name.startsWith(acl.resourceName)
+  if (acl.patternType === ResourcePatternTypes.LITERAL) return acl.resourceName === name || acl.resourceName === WILDCARD
+  return acl.patternType === ResourcePatternTypes.PREFIXED && name.startsWith(acl.resourceName)
 }
 
 /**
@@ -106,12 +100,12 @@ export function patternCovers(acl: Pick<Acl, 'resourceType' | 'resourceName' | '
 export function aclVerdict(acl: Acl, who: Requester, op: number): 'allow' | 'deny' | null {
   if (acl.principal !== who.principal && acl.principal !== WILDCARD_PRINCIPAL) return null
   if (acl.host !== WILDCARD && acl.host !== who.host) return null
-  const allow = acl.permissionType === Permission.ALLOW
-  if (acl.operation !== Op.ALL) {
+  const allow = acl.permissionType === AclPermissionTypes.ALLOW
+  if (acl.operation !== AclOperationTypes.ALL) {
     if (allow) {
-      if (op === Op.DESCRIBE) {
+      if (op === AclOperationTypes.DESCRIBE) {
         if (!IMPLIES_DESCRIBE.has(acl.operation)) return null
-      } else if (op === Op.DESCRIBE_CONFIGS) {
+      } else if (op === AclOperationTypes.DESCRIBE_CONFIGS) {
         if (!IMPLIES_DESCRIBE_CONFIGS.has(acl.operation)) return null
       } else if (acl.operation !== op) return null
     } else if (acl.operation !== op) return null
@@ -155,12 +149,12 @@ export function decideByResourceType(acls: Iterable<Acl>, who: Requester, op: nu
     if (acl.resourceType !== type) continue
     if (acl.host !== who.host && acl.host !== WILDCARD) continue
     if (acl.principal !== who.principal && acl.principal !== WILDCARD_PRINCIPAL) continue
-    if (acl.operation !== op && acl.operation !== Op.ALL) continue
-    const literal = acl.patternType === PatternType.LITERAL
-    if (acl.permissionType === Permission.DENY) {
+    if (acl.operation !== op && acl.operation !== AclOperationTypes.ALL) continue
+    const literal = acl.patternType === ResourcePatternTypes.LITERAL
+    if (acl.permissionType === AclPermissionTypes.DENY) {
       if (literal && acl.resourceName === WILDCARD) return false
       ;(literal ? deny.literal : deny.prefixed).add(acl.resourceName)
-    } else if (acl.permissionType === Permission.ALLOW) {
+    } else if (acl.permissionType === AclPermissionTypes.ALLOW) {
       if (literal && acl.resourceName === WILDCARD) wildcardAllow = true
       else (literal ? allow.literal : allow.prefixed).add(acl.resourceName)
     }
@@ -177,13 +171,14 @@ export function decideByResourceType(acls: Iterable<Acl>, who: Requester, op: nu
 
 /** Whether a filter's resource pattern part matches a binding (Kafka's ResourcePatternFilter.matches, MATCH included). */
 function patternMatches(f: AclFilter, acl: Acl): boolean {
-  if (f.resourceType !== ResourceType.ANY && f.resourceType !== acl.resourceType) return false
-  if (f.patternType !== PatternType.ANY && f.patternType !== PatternType.MATCH && f.patternType !== acl.patternType) return false
+  if (f.resourceType !== AclResourceTypes.ANY && f.resourceType !== acl.resourceType) return false
+  if (f.patternType !== ResourcePatternTypes.ANY && f.patternType !== ResourcePatternTypes.MATCH && f.patternType !== acl.patternType)
+    return false
   if (f.resourceName === null) return true
-  if (f.patternType !== PatternType.MATCH) return f.resourceName === acl.resourceName
+  if (f.patternType !== ResourcePatternTypes.MATCH) return f.resourceName === acl.resourceName
   // MATCH: the bindings that would apply to a resource of that name.
-  if (acl.patternType === PatternType.LITERAL) return acl.resourceName === f.resourceName || acl.resourceName === WILDCARD
-  return acl.patternType === PatternType.PREFIXED && f.resourceName.startsWith(acl.resourceName)
+  if (acl.patternType === ResourcePatternTypes.LITERAL) return acl.resourceName === f.resourceName || acl.resourceName === WILDCARD
+  return acl.patternType === ResourcePatternTypes.PREFIXED && f.resourceName.startsWith(acl.resourceName)
 }
 
 /** Whether a filter matches a binding (Kafka's AclBindingFilter.matches). */
@@ -191,26 +186,27 @@ export function filterMatches(f: AclFilter, acl: Acl): boolean {
   if (!patternMatches(f, acl)) return false
   if (f.principal !== null && f.principal !== acl.principal) return false
   if (f.host !== null && f.host !== acl.host) return false
-  if (f.operation !== Op.ANY && f.operation !== acl.operation) return false
-  return f.permissionType === Permission.ANY || f.permissionType === acl.permissionType
+  if (f.operation !== AclOperationTypes.ANY && f.operation !== acl.operation) return false
+  return f.permissionType === AclPermissionTypes.ANY || f.permissionType === acl.permissionType
 }
 
 /** Why a filter cannot be applied (Kafka's "Unknown patternFilter/entryFilter"), or null. */
 export function filterProblem(f: AclFilter): string | null {
-  if (f.resourceType === ResourceType.UNKNOWN || f.patternType === PatternType.UNKNOWN) return 'Unknown patternFilter.'
-  if (f.operation === Op.UNKNOWN || f.permissionType === Permission.UNKNOWN) return 'Unknown entryFilter.'
+  if (f.resourceType === AclResourceTypes.UNKNOWN || f.patternType === ResourcePatternTypes.UNKNOWN) return 'Unknown patternFilter.'
+  if (f.operation === AclOperationTypes.UNKNOWN || f.permissionType === AclPermissionTypes.UNKNOWN) return 'Unknown entryFilter.'
   return null
 }
 
 /** Why an ACL cannot be created (Kafka's broker and controller checks, their messages), or null. */
 export function newAclProblem(acl: Acl): string | null {
   const known = (code: number, max: number) => Number.isInteger(code) && code >= 2 && code <= max
-  if (!known(acl.resourceType, ResourceType.USER)) return `Invalid resourceType ${acl.resourceType}`
-  if (acl.patternType !== PatternType.LITERAL && acl.patternType !== PatternType.PREFIXED) return `Invalid patternType ${acl.patternType}`
-  if (!known(acl.operation, Op.TWO_PHASE_COMMIT)) return `Invalid operation ${acl.operation}`
-  if (acl.permissionType !== Permission.ALLOW && acl.permissionType !== Permission.DENY)
+  if (!known(acl.resourceType, AclResourceTypes.USER)) return `Invalid resourceType ${acl.resourceType}`
+  if (acl.patternType !== ResourcePatternTypes.LITERAL && acl.patternType !== ResourcePatternTypes.PREFIXED)
+    return `Invalid patternType ${acl.patternType}`
+  if (!known(acl.operation, AclOperationTypes.TWO_PHASE_COMMIT)) return `Invalid operation ${acl.operation}`
+  if (acl.permissionType !== AclPermissionTypes.ALLOW && acl.permissionType !== AclPermissionTypes.DENY)
     return `Invalid permissionType ${acl.permissionType}`
-  if (acl.resourceType === ResourceType.CLUSTER && acl.resourceName !== CLUSTER_NAME)
+  if (acl.resourceType === AclResourceTypes.CLUSTER && acl.resourceName !== CLUSTER_NAME)
     return `The only valid name for the CLUSTER resource is ${CLUSTER_NAME}`
   if (acl.resourceName === '') return 'Invalid empty resource name'
   if (!acl.principal.includes(':'))

@@ -6,8 +6,8 @@ import {
   CLUSTER_NAME,
   decide,
   decideByResourceType,
-  Op,
-  ResourceType,
+  AclOperationTypes,
+  AclResourceTypes,
   SUPPORTED_OPERATIONS,
   type Acl,
   type Requester,
@@ -84,7 +84,7 @@ export function requester(ctx: RequestContext): Requester | null {
 }
 
 /** Whether the request's principal may do `op` on the resource (the cluster unless named). */
-export function allowed(ctx: RequestContext, op: number, type: number = ResourceType.CLUSTER, name = CLUSTER_NAME): boolean {
+export function allowed(ctx: RequestContext, op: number, type: number = AclResourceTypes.CLUSTER, name = CLUSTER_NAME): boolean {
   const authorizer = ctx.cluster.authorizer
   return !authorizer.enabled || authorizer.authorize(requester(ctx), op, type, name)
 }
@@ -109,7 +109,7 @@ export function allowedNames(ctx: RequestContext, op: number, type: number, name
 
 /** The cluster's authorized-operations bitfield: 0 without DESCRIBE on it (as Kafka's AuthHelper answers). */
 export function clusterAuthorizedOperations(ctx: RequestContext): number {
-  return allowed(ctx, Op.DESCRIBE) ? authorizedOperations(ctx, ResourceType.CLUSTER) : 0
+  return allowed(ctx, AclOperationTypes.DESCRIBE) ? authorizedOperations(ctx, AclResourceTypes.CLUSTER) : 0
 }
 
 /** The authorized-operations bitfield of the resource for the request's principal. */
@@ -127,16 +127,16 @@ export function requireAllowed(ctx: RequestContext, op: number, type: number, na
   throw new AuthorizationRefused(code, `${who?.principal} from ${who?.host} may not ${opName(op)} ${typeName(type)} ${name}`)
 }
 
-const opName = (op: number) => Object.entries(Op).find(([, code]) => code === op)?.[0] ?? String(op)
-const typeName = (type: number) => Object.entries(ResourceType).find(([, code]) => code === type)?.[0] ?? String(type)
+const opName = (op: number) => Object.entries(AclOperationTypes).find(([, code]) => code === op)?.[0] ?? String(op)
+const typeName = (type: number) => Object.entries(AclResourceTypes).find(([, code]) => code === type)?.[0] ?? String(type)
 
 /** Config resource types (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs) and the ACL resource each is authorized on. */
 const CONFIG_RESOURCES: Readonly<Record<number, { type: number; code: number } | undefined>> = {
-  2: { type: ResourceType.TOPIC, code: ErrorCodes.TOPIC_AUTHORIZATION_FAILED },
-  4: { type: ResourceType.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
-  8: { type: ResourceType.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
-  16: { type: ResourceType.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
-  32: { type: ResourceType.GROUP, code: ErrorCodes.GROUP_AUTHORIZATION_FAILED },
+  2: { type: AclResourceTypes.TOPIC, code: ErrorCodes.TOPIC_AUTHORIZATION_FAILED },
+  4: { type: AclResourceTypes.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
+  8: { type: AclResourceTypes.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
+  16: { type: AclResourceTypes.CLUSTER, code: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED },
+  32: { type: AclResourceTypes.GROUP, code: ErrorCodes.GROUP_AUTHORIZATION_FAILED },
 }
 
 /**
@@ -148,22 +148,31 @@ const CONFIG_RESOURCES: Readonly<Record<number, { type: number; code: number } |
 export function configRefusal(ctx: RequestContext, op: number, configResourceType: number, name: string): number | null {
   const r = CONFIG_RESOURCES[configResourceType]
   if (!r) return null
-  return allowed(ctx, op, r.type, r.type === ResourceType.CLUSTER ? CLUSTER_NAME : name) ? null : r.code
+  return allowed(ctx, op, r.type, r.type === AclResourceTypes.CLUSTER ? CLUSTER_NAME : name) ? null : r.code
 }
 
 /** Refuses the whole request CLUSTER_AUTHORIZATION_FAILED unless the principal may do `op` on the cluster. */
 export function requireCluster(ctx: RequestContext, op: number): void {
-  requireAllowed(ctx, op, ResourceType.CLUSTER, CLUSTER_NAME, ErrorCodes.CLUSTER_AUTHORIZATION_FAILED)
+  requireAllowed(ctx, op, AclResourceTypes.CLUSTER, CLUSTER_NAME, ErrorCodes.CLUSTER_AUTHORIZATION_FAILED)
 }
 
 /** Refuses the whole request TRANSACTIONAL_ID_AUTHORIZATION_FAILED unless the principal may WRITE the transactional id. */
 export function requireTransactionalId(ctx: RequestContext, transactionalId: string): void {
-  requireAllowed(ctx, Op.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId, ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+  requireAllowed(
+    ctx,
+    AclOperationTypes.WRITE,
+    AclResourceTypes.TRANSACTIONAL_ID,
+    transactionalId,
+    ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+  )
 }
 
 /** An idempotent producer's right to a producer id: IDEMPOTENT_WRITE on the cluster, or WRITE on some topic (Kafka's InitProducerId). */
 export function mayWriteIdempotently(ctx: RequestContext): boolean {
-  return allowed(ctx, Op.IDEMPOTENT_WRITE) || ctx.cluster.authorizer.authorizeByResourceType(requester(ctx), Op.WRITE, ResourceType.TOPIC)
+  return (
+    allowed(ctx, AclOperationTypes.IDEMPOTENT_WRITE) ||
+    ctx.cluster.authorizer.authorizeByResourceType(requester(ctx), AclOperationTypes.WRITE, AclResourceTypes.TOPIC)
+  )
 }
 
 /**
@@ -177,8 +186,8 @@ export function unwritableTxnPartitions(
 ): Array<{ name: string; results: Array<{ partition: number; errorCode: number }> }> | null {
   const writable = allowedNames(
     ctx,
-    Op.WRITE,
-    ResourceType.TOPIC,
+    AclOperationTypes.WRITE,
+    AclResourceTypes.TOPIC,
     topics.map((t) => t.name),
   )
   if (topics.every((t) => writable.has(t.name))) return null

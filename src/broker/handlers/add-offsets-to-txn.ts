@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { AddOffsetsToTxn, type AddOffsetsToTxnRequest, type AddOffsetsToTxnResponse } from '../../protocol/messages/AddOffsetsToTxn.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { requireAllowed, requireTransactionalId } from '../auth/authorizer.js'
 
 export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>({
@@ -11,7 +11,7 @@ export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddO
   maxVersion: AddOffsetsToTxn.maxVersion,
   handle(req, ctx) {
     requireTransactionalId(ctx, req.transactionalId)
-    requireAllowed(ctx, Op.READ, ResourceType.GROUP, req.groupId, ErrorCodes.GROUP_AUTHORIZATION_FAILED)
+    requireAllowed(ctx, AclOperationTypes.READ, AclResourceTypes.GROUP, req.groupId, ErrorCodes.GROUP_AUTHORIZATION_FAILED)
     const { cluster, broker } = ctx
     if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id) return { errorCode: ErrorCodes.NOT_COORDINATOR }
     if (!req.groupId) return { errorCode: ErrorCodes.INVALID_GROUP_ID }

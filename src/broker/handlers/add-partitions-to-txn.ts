@@ -5,7 +5,7 @@ import {
   type AddPartitionsToTxnResponse,
 } from '../../protocol/messages/AddPartitionsToTxn.js'
 import { defineHandler } from '../handler.js'
-import { CLUSTER_NAME, Op, ResourceType } from '../auth/acl-matching.js'
+import { CLUSTER_NAME, AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { requireAllowed, requireTransactionalId, unwritableTxnPartitions } from '../auth/authorizer.js'
 
 type TopicResults = { name: string; results: { partition: number; errorCode: number }[] }[]
@@ -56,7 +56,7 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
       }
     }
     // v4+ is a broker's: CLUSTER_ACTION, as Kafka checks it.
-    requireAllowed(ctx, Op.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, ErrorCodes.CLUSTER_AUTHORIZATION_FAILED)
+    requireAllowed(ctx, AclOperationTypes.CLUSTER_ACTION, AclResourceTypes.CLUSTER, CLUSTER_NAME, ErrorCodes.CLUSTER_AUTHORIZATION_FAILED)
     return {
       errorCode: ErrorCodes.NONE,
       resultsByTransaction: req.transactions.map((t) => ({

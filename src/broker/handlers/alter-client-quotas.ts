@@ -4,7 +4,7 @@ import {
   type AlterClientQuotasResponse,
 } from '../../protocol/messages/AlterClientQuotas.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { requireCluster } from '../auth/authorizer.js'
 import { alterClientQuotas } from '../quotas/client-quota-admin.js'
 
@@ -14,7 +14,7 @@ export const alterClientQuotasHandler = defineHandler<AlterClientQuotasRequest, 
   minVersion: AlterClientQuotas.minVersion,
   maxVersion: AlterClientQuotas.maxVersion,
   handle(req, ctx) {
-    requireCluster(ctx, Op.ALTER_CONFIGS)
+    requireCluster(ctx, AclOperationTypes.ALTER_CONFIGS)
     return { entries: alterClientQuotas(ctx.cluster.controller, req.entries, req.validateOnly) }
   },
   errorResponse: (req, code) => ({

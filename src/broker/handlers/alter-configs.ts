@@ -3,7 +3,7 @@ import { AlterConfigs, type AlterConfigsRequest, type AlterConfigsResponse } fro
 import { duplicateKeysProblem } from '../config-ops.js'
 import { dynamicKind, replaceDynamicConfigs } from '../dynamic-configs.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { configRefusal } from '../auth/authorizer.js'
 import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict } from '../topic-configs.js'
 import { answerEach, configuredTopic, refuseEach } from './config-answers.js'
@@ -23,7 +23,7 @@ export const alterConfigsHandler = defineHandler<AlterConfigsRequest, AlterConfi
     const { controller } = cluster
     return {
       responses: answerEach(req.resources, (r) => {
-        const denied = configRefusal(ctx, Op.ALTER_CONFIGS, r.resourceType, r.resourceName)
+        const denied = configRefusal(ctx, AclOperationTypes.ALTER_CONFIGS, r.resourceType, r.resourceName)
         if (denied !== null) return { code: denied, message: null }
         const kind = dynamicKind(r.resourceType)
         if (kind) return replaceDynamicConfigs(cluster, kind, r.resourceName, r.configs, req.validateOnly)

@@ -4,7 +4,7 @@ import {
   type AlterUserScramCredentialsResponse,
 } from '../../protocol/messages/AlterUserScramCredentials.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { requireCluster } from '../auth/authorizer.js'
 import { alterScram } from '../sasl/scram-admin.js'
 
@@ -14,7 +14,7 @@ export const alterUserScramCredentialsHandler = defineHandler<AlterUserScramCred
   minVersion: AlterUserScramCredentials.minVersion,
   maxVersion: AlterUserScramCredentials.maxVersion,
   handle(req, ctx) {
-    requireCluster(ctx, Op.ALTER)
+    requireCluster(ctx, AclOperationTypes.ALTER)
     return { results: alterScram(ctx.cluster.controller, ctx.cluster.saslUsers, req) }
   },
   errorResponse: (req, code) => ({

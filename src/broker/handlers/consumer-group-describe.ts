@@ -7,7 +7,7 @@ import {
 import type { Assignment } from '../groups/assignors.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { authorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
 
@@ -27,7 +27,7 @@ export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeR
     return {
       groups: req.groupIds.map((groupId) => {
         const base = { groupId, groupState: '', groupEpoch: -1, assignmentEpoch: -1, assignorName: '', members: [] }
-        const refused = coordinatorError(ctx, groupId, Op.DESCRIBE)
+        const refused = coordinatorError(ctx, groupId, AclOperationTypes.DESCRIBE)
         if (refused !== null) return { ...base, errorCode: refused, errorMessage: null }
         const g = groups.get(groupId)
         if (!g) return { ...base, errorCode: ErrorCodes.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.` }
@@ -55,7 +55,7 @@ export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeR
             memberType: 1,
           })),
           authorizedOperations: req.includeAuthorizedOperations
-            ? authorizedOperations(ctx, ResourceType.GROUP, groupId)
+            ? authorizedOperations(ctx, AclResourceTypes.GROUP, groupId)
             : OPERATIONS_OMITTED,
         }
       }),

@@ -5,7 +5,7 @@ import {
   type ConsumerGroupHeartbeatResponse,
 } from '../../protocol/messages/ConsumerGroupHeartbeat.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 import { coordinatorError } from './group-common.js'
 
@@ -33,7 +33,7 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
     if (refused !== null) return fail(refused)
     // Subscribed topics the principal may not DESCRIBE are not told apart: the heartbeat is refused (as Kafka's).
     const names = req.subscribedTopicNames ?? []
-    const describable = allowedNames(ctx, Op.DESCRIBE, ResourceType.TOPIC, names)
+    const describable = allowedNames(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.TOPIC, names)
     if (!names.every((n) => describable.has(n))) return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
     const { groups } = ctx.cluster
     const existing = groups.get(req.groupId)

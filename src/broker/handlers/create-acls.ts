@@ -1,6 +1,6 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { CreateAcls, type CreateAclsRequest, type CreateAclsResponse } from '../../protocol/messages/CreateAcls.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { createAcls } from '../auth/acl-store.js'
 import { allowed } from '../auth/authorizer.js'
 import { defineHandler } from '../handler.js'
@@ -13,7 +13,7 @@ export const createAclsHandler = defineHandler<CreateAclsRequest, CreateAclsResp
   handle(req, ctx) {
     const refuse = (errorCode: number, errorMessage: string) => ({ results: req.creations.map(() => ({ errorCode, errorMessage })) })
     if (!ctx.cluster.authorizer.enabled) return refuse(ErrorCodes.SECURITY_DISABLED, 'No Authorizer is configured.')
-    if (!allowed(ctx, Op.ALTER)) return refuse(ErrorCodes.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+    if (!allowed(ctx, AclOperationTypes.ALTER)) return refuse(ErrorCodes.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
     const acls = req.creations.map((c) => ({ ...c, patternType: c.resourcePatternType }))
     return { results: createAcls(ctx.cluster.controller, acls) }
   },

@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { CreatePartitions, type CreatePartitionsRequest, type CreatePartitionsResponse } from '../../protocol/messages/CreatePartitions.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 import { BrokerError } from '../broker-error.js'
 
@@ -13,8 +13,8 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
     const { cluster } = ctx
     const alterable = allowedNames(
       ctx,
-      Op.ALTER,
-      ResourceType.TOPIC,
+      AclOperationTypes.ALTER,
+      AclResourceTypes.TOPIC,
       req.topics.map((t) => t.name),
     )
     // A topic named twice gets one INVALID_REQUEST and no change, as Kafka's controller answers.

@@ -2,7 +2,7 @@ import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { CreateTopics, type CreateTopicsRequest, type CreateTopicsResponse } from '../../protocol/messages/CreateTopics.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 import { topicConfig, topicConfigProblem, TOPIC_CONFIG_DEFAULTS } from '../topic-configs.js'
 import { BrokerError } from '../broker-error.js'
@@ -18,8 +18,10 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     for (const t of req.topics) seen.set(t.name, (seen.get(t.name) ?? 0) + 1)
     // CREATE on the cluster, or else on each topic; a created topic's configs are told only with DESCRIBE_CONFIGS on it.
     const names = req.topics.map((t) => t.name)
-    const creatable = allowed(ctx, Op.CREATE) ? { has: () => true } : allowedNames(ctx, Op.CREATE, ResourceType.TOPIC, names)
-    const describable = allowedNames(ctx, Op.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
+    const creatable = allowed(ctx, AclOperationTypes.CREATE)
+      ? { has: () => true }
+      : allowedNames(ctx, AclOperationTypes.CREATE, AclResourceTypes.TOPIC, names)
+    const describable = allowedNames(ctx, AclOperationTypes.DESCRIBE_CONFIGS, AclResourceTypes.TOPIC, names)
     return {
       topics: req.topics.map((ct) => {
         const result = { name: ct.name, topicId: ZERO_UUID, numPartitions: -1, replicationFactor: -1, configs: null }

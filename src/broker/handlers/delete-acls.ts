@@ -1,6 +1,6 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DeleteAcls, type DeleteAclsRequest, type DeleteAclsResponse } from '../../protocol/messages/DeleteAcls.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { deleteAcls } from '../auth/acl-store.js'
 import { allowed } from '../auth/authorizer.js'
 import { defineHandler } from '../handler.js'
@@ -15,7 +15,7 @@ export const deleteAclsHandler = defineHandler<DeleteAclsRequest, DeleteAclsResp
       filterResults: req.filters.map(() => ({ errorCode, errorMessage, matchingAcls: [] })),
     })
     if (!ctx.cluster.authorizer.enabled) return refuse(ErrorCodes.SECURITY_DISABLED, 'No Authorizer is configured.')
-    if (!allowed(ctx, Op.ALTER)) return refuse(ErrorCodes.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+    if (!allowed(ctx, AclOperationTypes.ALTER)) return refuse(ErrorCodes.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
     const filters = req.filters.map((f) => ({
       resourceType: f.resourceTypeFilter,
       resourceName: f.resourceNameFilter,

@@ -2,7 +2,7 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DeleteGroups, type DeleteGroupsRequest, type DeleteGroupsResponse } from '../../protocol/messages/DeleteGroups.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 
 /** DeleteGroups: an empty group goes with its offsets; one with members is NON_EMPTY_GROUP. */
 export const deleteGroupsHandler = defineHandler<DeleteGroupsRequest, DeleteGroupsResponse>({
@@ -12,7 +12,7 @@ export const deleteGroupsHandler = defineHandler<DeleteGroupsRequest, DeleteGrou
   handle(req, ctx) {
     return {
       results: req.groupsNames.map((groupId) => {
-        const refused = coordinatorError(ctx, groupId, Op.DELETE)
+        const refused = coordinatorError(ctx, groupId, AclOperationTypes.DELETE)
         if (refused !== null) return { groupId, errorCode: refused }
         const g = ctx.cluster.groups.get(groupId)
         if (!g) return { groupId, errorCode: ErrorCodes.GROUP_ID_NOT_FOUND }

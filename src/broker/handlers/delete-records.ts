@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DeleteRecords, type DeleteRecordsRequest, type DeleteRecordsResponse } from '../../protocol/messages/DeleteRecords.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 import { StorageError } from '../storage/disk-io.js'
 
@@ -14,8 +14,8 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
     const { cluster, broker } = ctx
     const deletable = allowedNames(
       ctx,
-      Op.DELETE,
-      ResourceType.TOPIC,
+      AclOperationTypes.DELETE,
+      AclResourceTypes.TOPIC,
       req.topics.map((t) => t.name),
     )
     return {

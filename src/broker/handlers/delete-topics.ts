@@ -2,7 +2,7 @@ import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DeleteTopics, type DeleteTopicsRequest, type DeleteTopicsResponse } from '../../protocol/messages/DeleteTopics.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 import { BrokerError } from '../broker-error.js'
 
@@ -16,8 +16,10 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
     const wanted = ctx.version >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }))
     // DELETE on the cluster or on the topic; a topic asked for by id is not named to one who may not DESCRIBE it.
     const names = wanted.map((w) => w.name ?? controller.topicsById.get(w.topicId)?.name ?? null)
-    const deletable = allowed(ctx, Op.DELETE) ? null : allowedNames(ctx, Op.DELETE, ResourceType.TOPIC, names)
-    const describable = allowedNames(ctx, Op.DESCRIBE, ResourceType.TOPIC, names)
+    const deletable = allowed(ctx, AclOperationTypes.DELETE)
+      ? null
+      : allowedNames(ctx, AclOperationTypes.DELETE, AclResourceTypes.TOPIC, names)
+    const describable = allowedNames(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.TOPIC, names)
     return {
       responses: wanted.map((w) => {
         const t = w.name ? controller.topics.get(w.name) : controller.topicsById.get(w.topicId)

@@ -1,6 +1,6 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeAcls, type DescribeAclsRequest, type DescribeAclsResponse } from '../../protocol/messages/DescribeAcls.js'
-import { filterProblem, Op } from '../auth/acl-matching.js'
+import { filterProblem, AclOperationTypes } from '../auth/acl-matching.js'
 import { describeAcls } from '../auth/acl-store.js'
 import { allowed } from '../auth/authorizer.js'
 import { defineHandler } from '../handler.js'
@@ -13,7 +13,7 @@ export const describeAclsHandler = defineHandler<DescribeAclsRequest, DescribeAc
   handle(req, ctx) {
     const refuse = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage, resources: [] })
     if (!ctx.cluster.authorizer.enabled) return refuse(ErrorCodes.SECURITY_DISABLED, 'No Authorizer is configured.')
-    if (!allowed(ctx, Op.DESCRIBE)) return refuse(ErrorCodes.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
+    if (!allowed(ctx, AclOperationTypes.DESCRIBE)) return refuse(ErrorCodes.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.')
     const filter = {
       resourceType: req.resourceTypeFilter,
       resourceName: req.resourceNameFilter,

@@ -6,7 +6,7 @@ import {
 } from '../../protocol/messages/DescribeClientQuotas.js'
 import { BrokerError } from '../broker-error.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { requireCluster } from '../auth/authorizer.js'
 import { describeClientQuotas } from '../quotas/client-quota-admin.js'
 
@@ -17,7 +17,7 @@ export const describeClientQuotasHandler = defineHandler<DescribeClientQuotasReq
   maxVersion: DescribeClientQuotas.maxVersion,
   handle: (req, ctx) => {
     const { cluster } = ctx
-    requireCluster(ctx, Op.DESCRIBE_CONFIGS)
+    requireCluster(ctx, AclOperationTypes.DESCRIBE_CONFIGS)
     try {
       return { errorCode: ErrorCodes.NONE, errorMessage: null, entries: describeClientQuotas(cluster.controller, req) }
     } catch (err) {

@@ -2,7 +2,7 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeConfigs, type DescribeConfigsRequest, type DescribeConfigsResponse } from '../../protocol/messages/DescribeConfigs.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { configRefusal } from '../auth/authorizer.js'
 import { topicConfig, TOPIC_CONFIG_DEFAULTS } from '../topic-configs.js'
 import {
@@ -58,7 +58,7 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
     return {
       results: req.resources.map((r) => {
         const base = { resourceType: r.resourceType, resourceName: r.resourceName, configs: [] }
-        const denied = configRefusal(ctx, Op.DESCRIBE_CONFIGS, r.resourceType, r.resourceName)
+        const denied = configRefusal(ctx, AclOperationTypes.DESCRIBE_CONFIGS, r.resourceType, r.resourceName)
         if (denied !== null) return { ...base, errorCode: denied, errorMessage: null }
         let entries: Entry[]
         if (r.resourceType === TOPIC) {

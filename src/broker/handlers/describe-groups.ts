@@ -3,7 +3,7 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeGroups, type DescribeGroupsRequest, type DescribeGroupsResponse } from '../../protocol/messages/DescribeGroups.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { authorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
 
@@ -22,7 +22,7 @@ export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, Descri
     return {
       groups: req.groups.map((groupId) => {
         const base = { groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: OPERATIONS_OMITTED }
-        const refused = coordinatorError(ctx, groupId, Op.DESCRIBE)
+        const refused = coordinatorError(ctx, groupId, AclOperationTypes.DESCRIBE)
         if (refused !== null) return { ...base, errorCode: refused }
         const any = ctx.cluster.groups.get(groupId)
         const g = ctx.cluster.groups.classic(groupId)
@@ -39,7 +39,7 @@ export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, Descri
           ...base,
           // v3+ when asked.
           authorizedOperations: req.includeAuthorizedOperations
-            ? authorizedOperations(ctx, ResourceType.GROUP, groupId)
+            ? authorizedOperations(ctx, AclResourceTypes.GROUP, groupId)
             : OPERATIONS_OMITTED,
           errorCode: ErrorCodes.NONE,
           groupState: g.state,

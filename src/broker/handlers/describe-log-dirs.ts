@@ -2,7 +2,7 @@ import { statfsSync } from 'node:fs'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { DescribeLogDirs, type DescribeLogDirsRequest, type DescribeLogDirsResponse } from '../../protocol/messages/DescribeLogDirs.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { requireCluster } from '../auth/authorizer.js'
 
 /** Kafka's "unknown" for a volume's bytes. */
@@ -19,7 +19,7 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
   minVersion: DescribeLogDirs.minVersion,
   maxVersion: DescribeLogDirs.maxVersion,
   handle(req, ctx) {
-    requireCluster(ctx, Op.DESCRIBE)
+    requireCluster(ctx, AclOperationTypes.DESCRIBE)
     const { cluster, broker } = ctx
     const dir = cluster.brokerDir(broker.id)
     const wanted = req.topics && new Map(req.topics.map((t) => [t.topic, new Set(t.partitions)]))

@@ -5,7 +5,7 @@ import {
   type DescribeProducersResponse,
 } from '../../protocol/messages/DescribeProducers.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 
 /**
@@ -22,8 +22,8 @@ export const describeProducersHandler = defineHandler<DescribeProducersRequest, 
     const { cluster, broker } = ctx
     const readable = allowedNames(
       ctx,
-      Op.READ,
-      ResourceType.TOPIC,
+      AclOperationTypes.READ,
+      AclResourceTypes.TOPIC,
       req.topics.map((t) => t.name),
     )
     return {

@@ -7,7 +7,7 @@ import {
   type DescribeTopicPartitionsResponseTopic,
 } from '../../protocol/messages/DescribeTopicPartitions.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames, authorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED, topicMetadata } from './metadata.js'
 
@@ -28,7 +28,7 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
     const { controller } = cluster
     // Topics the principal may not DESCRIBE: refused by name, left out of "all" (as Kafka's).
     const asked = req.topics.length ? [...new Set(req.topics.map((t) => t.name))] : [...controller.topics.keys()]
-    const describable = allowedNames(ctx, Op.DESCRIBE, ResourceType.TOPIC, asked)
+    const describable = allowedNames(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.TOPIC, asked)
     const names = (req.topics.length ? asked : asked.filter((n) => describable.has(n))).sort()
     const cursor = req.cursor
     let left = req.responsePartitionLimit > 0 ? req.responsePartitionLimit : 2000
@@ -57,7 +57,7 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
       const all = md.partitions.filter((p) => p.partitionIndex >= from)
       const partitions = all.slice(0, left).map((p) => ({ ...p, eligibleLeaderReplicas: [], lastKnownElr: [] }))
       left -= partitions.length
-      topics.push({ ...md, partitions, topicAuthorizedOperations: authorizedOperations(ctx, ResourceType.TOPIC, name) })
+      topics.push({ ...md, partitions, topicAuthorizedOperations: authorizedOperations(ctx, AclResourceTypes.TOPIC, name) })
       if (partitions.length < all.length) {
         nextCursor = { topicName: name, partitionIndex: all[partitions.length].partitionIndex }
         break

@@ -5,7 +5,7 @@ import {
   type DescribeTransactionsResponse,
 } from '../../protocol/messages/DescribeTransactions.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 
 /** Kafka's transaction state names (TransactionState), those a filter may name. */
@@ -35,7 +35,7 @@ export const describeTransactionsHandler = defineHandler<DescribeTransactionsReq
     return {
       throttleTimeMs: 0,
       transactionStates: req.transactionalIds.map((transactionalId) => {
-        if (!allowed(ctx, Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, transactionalId))
+        if (!allowed(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.TRANSACTIONAL_ID, transactionalId))
           return failed(transactionalId, ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         if (transactions.coordinatorFor(transactionalId) !== broker.id) return failed(transactionalId, ErrorCodes.NOT_COORDINATOR)
         const t = transactions.describe(transactionalId)
@@ -44,8 +44,8 @@ export const describeTransactionsHandler = defineHandler<DescribeTransactionsReq
         // Only the topics the principal may DESCRIBE.
         const describable = allowedNames(
           ctx,
-          Op.DESCRIBE,
-          ResourceType.TOPIC,
+          AclOperationTypes.DESCRIBE,
+          AclResourceTypes.TOPIC,
           t.partitions.map((p) => p.topic),
         )
         for (const { topic, partition } of t.partitions)

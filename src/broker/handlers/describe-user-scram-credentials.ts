@@ -5,7 +5,7 @@ import {
   type DescribeUserScramCredentialsResponse,
 } from '../../protocol/messages/DescribeUserScramCredentials.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { requireCluster } from '../auth/authorizer.js'
 import { describeScram } from '../sasl/scram-admin.js'
 
@@ -16,7 +16,7 @@ export const describeUserScramCredentialsHandler = defineHandler<DescribeUserScr
     minVersion: DescribeUserScramCredentials.minVersion,
     maxVersion: DescribeUserScramCredentials.maxVersion,
     handle(req, ctx) {
-      requireCluster(ctx, Op.DESCRIBE)
+      requireCluster(ctx, AclOperationTypes.DESCRIBE)
       const { cluster } = ctx
       return {
         errorCode: ErrorCodes.NONE,

@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { ElectLeaders, type ElectLeadersRequest, type ElectLeadersResponse } from '../../protocol/messages/ElectLeaders.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { requireCluster } from '../auth/authorizer.js'
 
 const UNCLEAN = 1
@@ -16,7 +16,7 @@ export const electLeadersHandler = defineHandler<ElectLeadersRequest, ElectLeade
   minVersion: ElectLeaders.minVersion,
   maxVersion: ElectLeaders.maxVersion,
   handle(req, ctx) {
-    requireCluster(ctx, Op.ALTER)
+    requireCluster(ctx, AclOperationTypes.ALTER)
     const { cluster, version } = ctx
     const { controller } = cluster
     const unclean = version >= 1 && req.electionType === UNCLEAN

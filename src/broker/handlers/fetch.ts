@@ -6,7 +6,7 @@ import type { VirtualBroker } from '../broker.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import { sessionKey, type FetchSession, type SessionPartition } from '../fetch-sessions.js'
 import { defineHandler, type RequestContext } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 import type { ClientConnection } from '../listener.js'
 import type { PartitionLog } from '../partition-log.js'
@@ -275,12 +275,12 @@ function readableTopics(
 ): (name: string) => boolean {
   if (!ctx.cluster.authorizer.enabled) return () => true
   if (replicaId >= 0) {
-    const ok = allowed(ctx, Op.CLUSTER_ACTION)
+    const ok = allowed(ctx, AclOperationTypes.CLUSTER_ACTION)
     return () => ok
   }
   const names: string[] = []
   for (const w of wanted) names.push(byId ? (ctx.cluster.controller.topicsById.get(w.topicId)?.name ?? '') : w.topic)
-  const readable = allowedNames(ctx, Op.READ, ResourceType.TOPIC, names)
+  const readable = allowedNames(ctx, AclOperationTypes.READ, AclResourceTypes.TOPIC, names)
   return (name) => readable.has(name)
 }
 

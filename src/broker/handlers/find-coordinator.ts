@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { FindCoordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from '../../protocol/messages/FindCoordinator.js'
 import { defineHandler, type RequestContext } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed } from '../auth/authorizer.js'
 
 const GROUP = 0
@@ -13,9 +13,9 @@ function locate(ctx: RequestContext, key: string, keyType: number) {
     return { ...none, errorCode: ErrorCodes.INVALID_REQUEST, errorMessage: `coordinator key type ${keyType} is not served` }
   }
   // DESCRIBE on the group or transactional id, checked first (as Kafka's).
-  if (keyType === GROUP && !allowed(ctx, Op.DESCRIBE, ResourceType.GROUP, key))
+  if (keyType === GROUP && !allowed(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.GROUP, key))
     return { ...none, errorCode: ErrorCodes.GROUP_AUTHORIZATION_FAILED, errorMessage: null }
-  if (keyType === TRANSACTION && !allowed(ctx, Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key))
+  if (keyType === TRANSACTION && !allowed(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.TRANSACTIONAL_ID, key))
     return { ...none, errorCode: ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, errorMessage: null }
   if (!key) return { ...none, errorCode: keyType === GROUP ? ErrorCodes.INVALID_GROUP_ID : ErrorCodes.INVALID_REQUEST, errorMessage: null }
   const id = keyType === GROUP ? ctx.cluster.groups.coordinatorFor(key) : ctx.cluster.transactions.coordinatorFor(key)

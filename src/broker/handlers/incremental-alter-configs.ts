@@ -7,7 +7,7 @@ import {
 import { duplicateKeysProblem, listAfter, notListProblem, OP_APPEND, OP_DELETE, OP_SET, OP_SUBTRACT } from '../config-ops.js'
 import { alterDynamicIncrementally, dynamicKind } from '../dynamic-configs.js'
 import { defineHandler } from '../handler.js'
-import { Op } from '../auth/acl-matching.js'
+import { AclOperationTypes } from '../auth/acl-matching.js'
 import { configRefusal } from '../auth/authorizer.js'
 import { answerEach, configuredTopic, refuseEach } from './config-answers.js'
 import { LIST_TOPIC_CONFIGS, TOPIC_CONFIG_DEFAULTS, topicConfig, topicConfigProblem, topicConfigsConflict } from '../topic-configs.js'
@@ -25,7 +25,7 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
     const { cluster } = ctx
     return {
       responses: answerEach(req.resources, (r) => {
-        const denied = configRefusal(ctx, Op.ALTER_CONFIGS, r.resourceType, r.resourceName)
+        const denied = configRefusal(ctx, AclOperationTypes.ALTER_CONFIGS, r.resourceType, r.resourceName)
         if (denied !== null) return { code: denied, message: null }
         const kind = dynamicKind(r.resourceType)
         if (kind) return alterDynamicIncrementally(cluster, kind, r.resourceName, r.configs, req.validateOnly)

@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { ListGroups, type ListGroupsRequest, type ListGroupsResponse } from '../../protocol/messages/ListGroups.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed } from '../auth/authorizer.js'
 
 /** ListGroups: the groups this broker coordinates, of both types, filtered by state (v4+) and type (v5+). */
@@ -12,13 +12,13 @@ export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResp
   handle(req, ctx) {
     const { cluster, broker } = ctx
     // DESCRIBE on the cluster lists every group; without it, those the principal may DESCRIBE (as Kafka's).
-    const all = allowed(ctx, Op.DESCRIBE)
+    const all = allowed(ctx, AclOperationTypes.DESCRIBE)
     const states = req.statesFilter.map((s) => s.toLowerCase())
     const types = req.typesFilter.map((s) => s.toLowerCase())
     const groups = [...cluster.groups.groups.values()].filter(
       (g) =>
         cluster.groups.coordinatorFor(g.groupId) === broker.id &&
-        (all || allowed(ctx, Op.DESCRIBE, ResourceType.GROUP, g.groupId)) &&
+        (all || allowed(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.GROUP, g.groupId)) &&
         (states.length === 0 || states.includes(g.state.toLowerCase())) &&
         (types.length === 0 || types.includes(g.type)),
     )

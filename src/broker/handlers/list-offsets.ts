@@ -7,7 +7,7 @@ import {
   type ListOffsetsResponseListOffsetsPartitionResponse,
 } from '../../protocol/messages/ListOffsets.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 
 type PartitionResponse = Input<ListOffsetsResponseListOffsetsPartitionResponse>
@@ -36,8 +36,8 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
     const { cluster, broker, version } = ctx
     const describable = allowedNames(
       ctx,
-      Op.DESCRIBE,
-      ResourceType.TOPIC,
+      AclOperationTypes.DESCRIBE,
+      AclResourceTypes.TOPIC,
       req.topics.map((t) => t.name),
     )
     return {

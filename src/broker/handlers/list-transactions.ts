@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { ListTransactions, type ListTransactionsRequest, type ListTransactionsResponse } from '../../protocol/messages/ListTransactions.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed } from '../auth/authorizer.js'
 import { TRANSACTION_STATES } from './describe-transactions.js'
 
@@ -37,7 +37,7 @@ export const listTransactionsHandler = defineHandler<ListTransactionsRequest, Li
           (minDuration < 0 || (t.startedAt >= 0 && now - t.startedAt >= minDuration)) &&
           (!pattern || pattern.test(t.transactionalId)) &&
           // Only those the principal may DESCRIBE (as Kafka's).
-          allowed(ctx, Op.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t.transactionalId),
+          allowed(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.TRANSACTIONAL_ID, t.transactionalId),
       )
       .map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state }))
     return { throttleTimeMs: 0, errorCode: ErrorCodes.NONE, unknownStateFilters, transactionStates }

@@ -6,7 +6,7 @@ import { type TopicImage } from '../controller.js'
 import { defineHandler } from '../handler.js'
 import { topicNameProblem } from '../topic-names.js'
 import { BrokerError } from '../broker-error.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames, authorizedOperations, clusterAuthorizedOperations } from '../auth/authorizer.js'
 
 /** Authorized operations not asked for (Kafka's Integer.MIN_VALUE). */
@@ -58,13 +58,14 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     // Topics the principal may not DESCRIBE: left out of "all topics", refused by name (their existence not told) or by id.
     const describable = allowedNames(
       ctx,
-      Op.DESCRIBE,
-      ResourceType.TOPIC,
+      AclOperationTypes.DESCRIBE,
+      AclResourceTypes.TOPIC,
       all ? controller.topics.keys() : req.topics!.map((w) => w.name || controller.topicsById.get(w.topicId)?.name || null),
     )
     const refused = (name: string | null, topicId: string) => missingTopic(name, topicId, ErrorCodes.TOPIC_AUTHORIZATION_FAILED, version)
     // Auto-creation needs CREATE on the cluster or on the topic.
-    const mayCreate = (name: string) => allowed(ctx, Op.CREATE) || allowed(ctx, Op.CREATE, ResourceType.TOPIC, name)
+    const mayCreate = (name: string) =>
+      allowed(ctx, AclOperationTypes.CREATE) || allowed(ctx, AclOperationTypes.CREATE, AclResourceTypes.TOPIC, name)
     if (all) {
       for (const t of controller.topics.values()) if (describable.has(t.name)) topics.push(topicMetadata(cluster, t))
     } else {
@@ -112,7 +113,7 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     }
     if (req.includeTopicAuthorizedOperations)
       for (const t of topics)
-        if (t.errorCode === ErrorCodes.NONE) t.topicAuthorizedOperations = authorizedOperations(ctx, ResourceType.TOPIC, t.name!)
+        if (t.errorCode === ErrorCodes.NONE) t.topicAuthorizedOperations = authorizedOperations(ctx, AclResourceTypes.TOPIC, t.name!)
     const brokers = controller.liveBrokers()
     return {
       brokers: brokers.map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: b.rack })),

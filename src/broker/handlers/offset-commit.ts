@@ -3,7 +3,7 @@ import { OffsetCommit, type OffsetCommitRequest, type OffsetCommitResponse } fro
 import { defineHandler } from '../handler.js'
 import { groupForCommit } from '../groups/offset-commit-checks.js'
 import { coordinatorError } from './group-common.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 
 /** Kafka's offset.metadata.max.bytes. */
@@ -34,8 +34,8 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
     const now = Date.now()
     const readable = allowedNames(
       ctx,
-      Op.READ,
-      ResourceType.TOPIC,
+      AclOperationTypes.READ,
+      AclResourceTypes.TOPIC,
       req.topics.map((t) => t.name),
     )
     return {

@@ -6,7 +6,7 @@ import { OffsetDelete, type OffsetDeleteRequest, type OffsetDeleteResponse } fro
 import type { ClassicGroup } from '../groups/classic-group.js'
 import { defineHandler } from '../handler.js'
 import { coordinatorError } from './group-common.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 
 /** The topics a consumer group's members subscribe to, from their subscriptions (unreadable ones count for none). */
@@ -30,14 +30,14 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
   minVersion: OffsetDelete.minVersion,
   maxVersion: OffsetDelete.maxVersion,
   handle(req, ctx) {
-    const refused = coordinatorError(ctx, req.groupId, Op.DELETE)
+    const refused = coordinatorError(ctx, req.groupId, AclOperationTypes.DELETE)
     if (refused !== null) return { errorCode: refused, topics: [] }
     const g = ctx.cluster.groups.get(req.groupId)
     if (!g) return { errorCode: ErrorCodes.GROUP_ID_NOT_FOUND, topics: [] }
     const readable = allowedNames(
       ctx,
-      Op.READ,
-      ResourceType.TOPIC,
+      AclOperationTypes.READ,
+      AclResourceTypes.TOPIC,
       req.topics.map((t) => t.name),
     )
     const subscribed = g.state === 'Empty' ? new Set<string>() : g.type === 'consumer' ? g.subscribedTopics() : subscribedTopics(g)

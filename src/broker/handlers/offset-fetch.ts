@@ -2,7 +2,7 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/messages/OffsetFetch.js'
 import { defineHandler, type RequestContext } from '../handler.js'
 import { coordinatorError } from './group-common.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 
 interface GroupAnswer {
@@ -34,7 +34,7 @@ function fetchGroup(
     metadata: '',
     errorCode,
   })
-  const refused = coordinatorError(ctx, groupId, Op.DESCRIBE)
+  const refused = coordinatorError(ctx, groupId, AclOperationTypes.DESCRIBE)
   if (refused !== null) {
     return {
       errorCode: refused,
@@ -56,8 +56,8 @@ function fetchGroup(
   // Topics the principal may not DESCRIBE: refused when asked for, left out of "all".
   const describable = allowedNames(
     ctx,
-    Op.DESCRIBE,
-    ResourceType.TOPIC,
+    AclOperationTypes.DESCRIBE,
+    AclResourceTypes.TOPIC,
     wanted.map((t) => t.name),
   )
   return {

@@ -5,7 +5,7 @@ import {
   type OffsetForLeaderEpochResponse,
 } from '../../protocol/messages/OffsetForLeaderEpoch.js'
 import { defineHandler } from '../handler.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 
 /** OffsetForLeaderEpoch from consumers (KIP-320): where an epoch ends in the leader's log. */
@@ -16,12 +16,12 @@ export const offsetForLeaderEpochHandler = defineHandler<OffsetForLeaderEpochReq
   handle(req, ctx) {
     const { cluster, broker } = ctx
     // CLUSTER_ACTION (a follower) reads every topic; otherwise DESCRIBE on each (as Kafka's).
-    const describable = allowed(ctx, Op.CLUSTER_ACTION)
+    const describable = allowed(ctx, AclOperationTypes.CLUSTER_ACTION)
       ? null
       : allowedNames(
           ctx,
-          Op.DESCRIBE,
-          ResourceType.TOPIC,
+          AclOperationTypes.DESCRIBE,
+          AclResourceTypes.TOPIC,
           req.topics.map((t) => t.topic),
         )
     return {

@@ -18,7 +18,7 @@ import type { PartitionImage, TopicImage } from '../controller.js'
 import type { PartitionLog } from '../partition-log.js'
 import { BrokerError } from '../broker-error.js'
 import { isTransactionalBatch } from '../../codec/batch-header.js'
-import { Op, ResourceType } from '../auth/acl-matching.js'
+import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 
 type PartitionResponse = Input<ProduceResponsePartitionProduceResponse>
@@ -98,14 +98,17 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     const byId = version >= 13
     // Transactional batches need WRITE on their transactional id (the whole request refused), each topic WRITE.
     const transactional = req.topicData.some((td) => td.partitionData.some((pd) => pd.records && isTransactionalBatch(pd.records)))
-    if (transactional && (req.transactionalId === null || !allowed(ctx, Op.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)))
+    if (
+      transactional &&
+      (req.transactionalId === null || !allowed(ctx, AclOperationTypes.WRITE, AclResourceTypes.TRANSACTIONAL_ID, req.transactionalId))
+    )
       throw new BrokerError(ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, 'Transactional Id authorization failed.')
     const topicOf = (td: ProduceRequest['topicData'][number]) =>
       byId ? controller.topicsById.get(td.topicId) : controller.topics.get(td.name)
     const writable = allowedNames(
       ctx,
-      Op.WRITE,
-      ResourceType.TOPIC,
+      AclOperationTypes.WRITE,
+      AclResourceTypes.TOPIC,
       req.topicData.map((td) => topicOf(td)?.name ?? td.name),
     )
     const responses = req.topicData.map((td) => {
