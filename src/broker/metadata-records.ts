@@ -1,3 +1,5 @@
+import type { Acl } from './auth/acl-matching.js'
+
 /**
  * The records of the cluster metadata log, as KRaft's __cluster_metadata
  * holds them: every change to brokers, topics, partitions, configs and
@@ -123,15 +125,7 @@ export type QuotaEntity = Array<{ type: string; name: string | null }>
 export interface AclRecord {
   type: 'acl'
   id: string
-  acl: {
-    resourceType: number
-    resourceName: string
-    patternType: number
-    principal: string
-    host: string
-    operation: number
-    permissionType: number
-  }
+  acl: Acl
 }
 
 /** An ACL deleted by DeleteAcls (Kafka's RemoveAccessControlEntryRecord). */
