@@ -21,6 +21,7 @@ import { describeConfigsHandler } from './handlers/describe-configs.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
 import { describeLogDirsHandler } from './handlers/describe-log-dirs.js'
 import { describeProducersHandler } from './handlers/describe-producers.js'
+import { describeQuorumHandler } from './handlers/describe-quorum.js'
 import { describeTopicPartitionsHandler } from './handlers/describe-topic-partitions.js'
 import { describeTransactionsHandler } from './handlers/describe-transactions.js'
 import { describeUserScramCredentialsHandler } from './handlers/describe-user-scram-credentials.js'
@@ -81,6 +82,7 @@ for (const h of [
   createPartitionsHandler,
   deleteGroupsHandler,
   describeClusterHandler,
+  describeQuorumHandler,
   deleteRecordsHandler,
   saslAuthenticateHandler,
   electLeadersHandler,

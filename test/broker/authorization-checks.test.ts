@@ -232,6 +232,14 @@ const CASES: Array<[string, ApiSpec<any, any>, number, object, (r: any) => numbe
     CLUSTER,
   ],
   ['DescribeLogDirs', M.DescribeLogDirs, 4, { topics: null }, (r) => r.errorCode, CLUSTER],
+  [
+    'DescribeQuorum',
+    M.DescribeQuorum,
+    2,
+    { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] },
+    (r) => r.errorCode,
+    CLUSTER,
+  ],
   // Users named: Kafka 4.4 answers no refusal of users: null (its error response walks the null list).
   ['DescribeUserScramCredentials', M.DescribeUserScramCredentials, 0, { users: [{ name: 'x' }] }, (r) => r.errorCode, CLUSTER],
   [

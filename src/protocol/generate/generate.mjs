@@ -55,6 +55,7 @@ export const API_NAMES = [
   'DescribeProducers',
   'DescribeTransactions',
   'ListTransactions',
+  'DescribeQuorum',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

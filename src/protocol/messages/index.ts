@@ -63,6 +63,7 @@ import { DescribeLogDirs } from './DescribeLogDirs.js'
 import { DescribeProducers } from './DescribeProducers.js'
 import { DescribeTransactions } from './DescribeTransactions.js'
 import { ListTransactions } from './ListTransactions.js'
+import { DescribeQuorum } from './DescribeQuorum.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -116,6 +117,7 @@ export * from './DescribeLogDirs.js'
 export * from './DescribeProducers.js'
 export * from './DescribeTransactions.js'
 export * from './ListTransactions.js'
+export * from './DescribeQuorum.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -162,6 +164,7 @@ export const apis: Record<number, ApiSpec> = {
   49: AlterClientQuotas,
   50: DescribeUserScramCredentials,
   51: AlterUserScramCredentials,
+  55: DescribeQuorum,
   60: DescribeCluster,
   61: DescribeProducers,
   65: DescribeTransactions,
