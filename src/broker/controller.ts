@@ -177,6 +177,7 @@ export class Controller {
         const before = this.brokers.get(r.id)
         this.undoable(() => (before ? this.brokers.set(r.id, before) : this.brokers.delete(r.id)))
         this.brokers.set(r.id, { id: r.id, host: r.host, port: r.port, rack: r.rack, fenced: false })
+        this.noteController()
         break
       }
       case 'broker-fence': {
@@ -185,6 +186,7 @@ export class Controller {
         const before = b.fenced
         this.undoable(() => (b.fenced = before))
         b.fenced = r.fenced
+        this.noteController()
         break
       }
       case 'topic': {
@@ -301,6 +303,40 @@ export class Controller {
   /** Live (unfenced) brokers, by id. */
   liveBrokers(): BrokerImage[] {
     return [...this.brokers.values()].filter((b) => !b.fenced).sort((a, b) => a.id - b.id)
+  }
+
+  /**
+   * The node the brokers report as the controller (Metadata, DescribeCluster)
+   * and as the metadata quorum's leader (DescribeQuorum): the first live
+   * broker, since the controller itself runs in process, beside them all.
+   */
+  activeController(): BrokerImage | undefined {
+    return this.liveBrokers()[0]
+  }
+
+  private controllerSeen = -1
+  private controllerEpoch = 0
+  /**
+   * The metadata quorum's leader epoch (DescribeQuorum): 1 under the first
+   * active controller, one more each time another broker takes the role, as
+   * KRaft's epoch moves with each new leader. Counted from this process's
+   * replay of the log (a restart from a snapshot counts from 1 again).
+   */
+  get quorumEpoch(): number {
+    return this.controllerEpoch
+  }
+
+  /** After a broker record or fence: a new active controller is a new quorum epoch. */
+  private noteController(): void {
+    const id = this.activeController()?.id
+    if (id === undefined || id === this.controllerSeen) return
+    const [seen, epoch] = [this.controllerSeen, this.controllerEpoch]
+    this.undoable(() => {
+      this.controllerSeen = seen
+      this.controllerEpoch = epoch
+    })
+    this.controllerSeen = id
+    this.controllerEpoch++
   }
 
   registerBroker(id: number, host: string, port: number, rack: string | null = null): void {

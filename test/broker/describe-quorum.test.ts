@@ -97,6 +97,25 @@ describe('DescribeQuorum on the embedded broker', () => {
     expect(v1.topics[0].partitions[0].currentVoters[0].lastFetchTimestamp).toBeGreaterThan(0n)
   })
 
+  it('a stopped broker: the next live one leads under a new epoch (the controller id Metadata then reports), the stopped one observes no more', async () => {
+    const leaderOf = async () => (await client.request(M.DescribeQuorum, 2, OWN)).topics[0].partitions[0]
+    const first = await leaderOf()
+    await cluster.stopBroker(first.leaderId)
+    try {
+      const p = await leaderOf()
+      const meta = await client.request(M.Metadata, 12, { topics: [], allowAutoTopicCreation: false })
+      expect(p.leaderId).not.toBe(first.leaderId)
+      expect(p.leaderEpoch).toBe(first.leaderEpoch + 1)
+      expect(p.leaderId).toBe(meta.controllerId)
+      expect(p.currentVoters.map((v) => v.replicaId)).toEqual([p.leaderId])
+      expect(p.observers.map((o) => o.replicaId)).toEqual(meta.brokers.map((b) => b.nodeId).filter((id) => id !== p.leaderId))
+    } finally {
+      await cluster.startBroker(first.leaderId)
+    }
+    // Back first among the live brokers, it leads again, under yet another epoch.
+    expect(await leaderOf()).toMatchObject({ leaderId: first.leaderId, leaderEpoch: first.leaderEpoch + 2 })
+  })
+
   it("another partition: UNKNOWN_TOPIC_OR_PARTITION on each partition asked, with Kafka's message", async () => {
     for (const topics of [
       [{ topicName: 'orders', partitions: [{ partitionIndex: 0 }] }],

@@ -27,7 +27,7 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
       errorMessage: null,
       endpointType: BROKERS_ENDPOINT,
       clusterId: controller.clusterId,
-      controllerId: brokers[0]?.id ?? -1,
+      controllerId: controller.activeController()?.id ?? -1,
       brokers: (req.includeFencedBrokers ? [...controller.brokers.values()] : brokers).map((b) => ({
         brokerId: b.id,
         host: b.host,

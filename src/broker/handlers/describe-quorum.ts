@@ -16,12 +16,9 @@ export const METADATA_TOPIC = '__cluster_metadata'
 const METADATA_PARTITION = 0
 /** The controller listener's name in a quorum node's endpoints (KRaft's usual controller.listener.names). */
 const CONTROLLER_LISTENER = 'CONTROLLER'
-/**
- * The quorum's leader epoch. The embedded controller never holds an
- * election (it is the process's own, never replaced), so its epoch does not
- * move: the first one a single voter takes.
- */
-const LEADER_EPOCH = 1
+/** Kafka's message for NOT_LEADER_OR_FOLLOWER (Errors.NOT_LEADER_OR_FOLLOWER.message()). */
+const NOT_LEADER_MESSAGE =
+  'For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.'
 /** Kafka's message for UNKNOWN_TOPIC_OR_PARTITION (Errors.UNKNOWN_TOPIC_OR_PARTITION.message()), which its answer carries. */
 const UNKNOWN_PARTITION_MESSAGE = 'This server does not host this topic-partition.'
 
@@ -29,7 +26,8 @@ const UNKNOWN_PARTITION_MESSAGE = 'This server does not host this topic-partitio
  * DescribeQuorum (admin describeMetadataQuorum, kafka-metadata-quorum.sh):
  * the embedded controller as KRaft's single voter of __cluster_metadata-0,
  * answered as KafkaRaftClient's leader answers it. The leader is the
- * controller id Metadata and DescribeCluster report; the high watermark is
+ * controller id Metadata and DescribeCluster report, at the controller's
+ * quorum epoch (a new one with each new leader); the high watermark is
  * the metadata log's end offset (its record count: every record is
  * committed once written); the other live brokers are observers at the log
  * end, as they read the controller's log in process. The voter's endpoint
@@ -64,9 +62,21 @@ export const describeQuorumHandler = defineHandler<DescribeQuorumRequest, Descri
       }
     }
     const { controller } = ctx.cluster
-    const live = controller.liveBrokers()
-    // The controller id Metadata and DescribeCluster report; the broker answering is live, so there is one.
-    const leader = live[0]
+    const leader = controller.activeController()
+    // None live: only while the last broker stops (its requests in flight). KafkaRaftClient's answer when it does not lead.
+    if (!leader) {
+      return {
+        errorCode: ErrorCodes.NONE,
+        topics: [
+          {
+            topicName: METADATA_TOPIC,
+            partitions: [
+              { partitionIndex: METADATA_PARTITION, errorCode: ErrorCodes.NOT_LEADER_OR_FOLLOWER, errorMessage: NOT_LEADER_MESSAGE },
+            ],
+          },
+        ],
+      }
+    }
     const end = BigInt(controller.log.length)
     const now = BigInt(Date.now())
     // The leader and every observer are at the log's end as of now (KafkaRaftClient reports the leader's times as now).
@@ -89,10 +99,13 @@ export const describeQuorumHandler = defineHandler<DescribeQuorumRequest, Descri
               errorCode: ErrorCodes.NONE,
               errorMessage: null,
               leaderId: leader.id,
-              leaderEpoch: LEADER_EPOCH,
+              leaderEpoch: controller.quorumEpoch,
               highWatermark: end,
               currentVoters: [atEnd(leader.id)],
-              observers: live.slice(1).map((b) => atEnd(b.id)),
+              observers: controller
+                .liveBrokers()
+                .filter((b) => b.id !== leader.id)
+                .map((b) => atEnd(b.id)),
             },
           ],
         },

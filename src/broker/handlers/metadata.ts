@@ -118,7 +118,7 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     return {
       brokers: brokers.map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: b.rack })),
       clusterId: controller.clusterId,
-      controllerId: brokers[0]?.id ?? -1,
+      controllerId: controller.activeController()?.id ?? -1,
       topics,
       // v8-10 only; from v11 DescribeCluster tells it.
       clusterAuthorizedOperations:
