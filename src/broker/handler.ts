@@ -13,6 +13,12 @@ export interface RequestContext {
   connection: ClientConnection
   /** The request frame's size in bytes (what Produce counts against producer_byte_rate, as Kafka's request.sizeInBytes). */
   size: number
+  /**
+   * Set by a handler that counted the request's time against
+   * request_percentage itself, before choosing its answer (Fetch, which
+   * answers a throttled fetch empty, as Kafka's): the pipeline then does not.
+   */
+  requestTimeRecorded?: boolean
 }
 
 /** A handler's answer for a request that gets no response (Produce with acks=0). */

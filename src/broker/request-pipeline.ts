@@ -158,7 +158,7 @@ export class RequestPipeline {
     if (!quotas.active || connection.internal || QUOTA_EXEMPT.has(header.apiKey)) return
     const client = clientOf(d.ctx)
     const body = typeof res === 'object' && res !== null ? (res as { throttleTimeMs?: number }) : null
-    const ms = Math.max(quotas.spent(client, d.spentMs), body?.throttleTimeMs ?? 0)
+    const ms = Math.max(d.ctx.requestTimeRecorded ? 0 : quotas.spent(client, d.spentMs), body?.throttleTimeMs ?? 0)
     if (ms <= 0) return
     if (body) body.throttleTimeMs = ms
     connection.throttle(ms)

@@ -409,6 +409,69 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
     const cluster = await client.request(M.DescribeCluster, 1, { includeClusterAuthorizedOperations: true, endpointType: 1 })
     expect(cluster.clusterAuthorizedOperations).toBe(bit(7, 8, 12))
   })
+
+  it('TxnOffsetCommit in a transaction: a topic it may not READ is refused, the readable one committed', async () => {
+    const admin = new Kafka({
+      clientId: 'checks-alice',
+      brokers: [target.bootstrap],
+      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
+    }).admin()
+    await admin.connect()
+    const allow = (resourceType: number, resourceName: string, operation: number) => ({
+      resourceType,
+      resourceName,
+      resourcePatternType: 3,
+      principal: 'User:bob',
+      host: '*',
+      operation,
+      permissionType: 3,
+    })
+    // WRITE on the transactional id, READ on the group and on t; nothing on doomed.
+    await admin.createAcls({ acl: [allow(5, 'tx-read', 4), allow(3, 'g-read', 3), allow(2, 't', 3)] })
+    await admin.disconnect()
+    // Until Kafka's broker has applied the ACLs and made its coordinators' topics: bounded retries.
+    const settled = async <R>(ask: () => Promise<R>, code: (r: R) => number): Promise<R> => {
+      let r = await ask()
+      for (let i = 0; i < 100 && [TXN, GROUP, 14, 15, 16].includes(code(r)); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        r = await ask()
+      }
+      return r
+    }
+    for (const [keyType, key] of [
+      [0, 'g-read'],
+      [1, 'tx-read'],
+    ] as const) {
+      const found = await settled(
+        () => client.request(M.FindCoordinator, 4, { keyType, coordinatorKeys: [key] }),
+        (r) => r.coordinators[0].errorCode,
+      )
+      expect(found.coordinators[0].errorCode).toBe(0)
+    }
+    const producer = await settled(
+      () => client.request(M.InitProducerId, 4, { transactionalId: 'tx-read', transactionTimeoutMs: 60000 }),
+      (r) => r.errorCode,
+    )
+    expect(producer.errorCode).toBe(0)
+    const { producerId, producerEpoch } = producer
+    const added = await client.request(M.AddOffsetsToTxn, 3, { transactionalId: 'tx-read', producerId, producerEpoch, groupId: 'g-read' })
+    expect(added.errorCode).toBe(0)
+    const committed = await client.request(M.TxnOffsetCommit, 3, {
+      transactionalId: 'tx-read',
+      groupId: 'g-read',
+      producerId,
+      producerEpoch,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: ['t', 'doomed'].map((name) => ({ name, partitions: [{ partitionIndex: 0, committedOffset: 0n }] })),
+    })
+    expect(Object.fromEntries(committed.topics.map((x) => [x.name, x.partitions.map((p) => p.errorCode)]))).toEqual({
+      t: [ErrorCodes.NONE],
+      doomed: [TOPIC],
+    })
+    const ended = await client.request(M.EndTxn, 3, { transactionalId: 'tx-read', producerId, producerEpoch, committed: false })
+    expect(ended.errorCode).toBe(0)
+  })
 })
 
 describe('every API on the embedded broker with allow.everyone.if.no.acl.found', () => {

@@ -11,6 +11,8 @@ import { type Kafka, type LogEntry, logLevel } from '../../src/index.js'
 import type { RequestEvent } from '../../src/net/connection.js'
 import { javaPeer, type JavaPeer, requireKafka, startKafka } from '../peers/kafka.js'
 import { until, wafka, wafkaRead } from './support.js'
+import * as M from '../../src/protocol/messages/index.js'
+import { RawClient } from '../broker/raw-client.js'
 
 // kafka-configs runs on the JVM for both targets.
 const kafkaOk = requireKafka()
@@ -195,6 +197,44 @@ for (const [target, start] of targets)
       expectThrottleHonoured(events, 'DescribeConfigs')
       expectLogged(logs, 'DescribeConfigs')
     })
+
+    it('a Fetch throttled by request_percentage alone is answered empty (its records come after the throttle)', async () => {
+      const small = 'fetch-time'
+      const kafka = wafka(cluster, { clientId: 'unthrottled-writer' })
+      const admin = kafka.admin()
+      await admin.connect()
+      await admin.createTopics({ topics: [{ topic: small, numPartitions: 1, replicationFactor: 1 }] })
+      await admin.disconnect()
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({ topic: small, messages: Array.from({ length: 10 }, (_, i) => ({ value: value(i) })) })
+      await producer.disconnect()
+      // The raw client's id ('raw') may take 0.01% of a request thread: its fetches soon go over, never its byte rate.
+      await quota('raw', 'request_percentage=0.01')
+      const client = await RawClient.open(cluster.bootstrap.split(',')[0])
+      const answers: Array<{ throttleTimeMs: number; records: number }> = []
+      try {
+        // Bounded: each fetch could read all ten records; a few exceed the quota (each throttle at most a window, 1 s).
+        for (let i = 0; i < 40 && answers.filter((a) => a.throttleTimeMs > 0).length < 3; i++) {
+          const res = await client.request(M.Fetch, 12, {
+            maxWaitMs: 0,
+            minBytes: 0,
+            maxBytes: 1 << 20,
+            topics: [{ topic: small, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+          })
+          expect(res.errorCode).toBe(0)
+          const records = res.responses.flatMap((t) => t.partitions).reduce((n, p) => n + (p.records?.length ?? 0), 0)
+          answers.push({ throttleTimeMs: res.throttleTimeMs, records })
+        }
+      } finally {
+        client.close()
+      }
+      const throttled = answers.filter((a) => a.throttleTimeMs > 0)
+      expect(throttled.length).toBeGreaterThan(0)
+      expect(throttled.map((a) => a.records)).toEqual(throttled.map(() => 0))
+      // The others carry the records: the empty answers are the throttle's doing.
+      expect(answers.filter((a) => a.throttleTimeMs === 0).every((a) => a.records > 0)).toBe(true)
+    }, 120_000)
 
     // Last: the default user's quota applies to every client without SASL.
     it("kafka-configs sets, describes and deletes quotas of users, client ids, both and the defaults, and refuses Kafka's way", async () => {

@@ -310,6 +310,9 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     // A follower's fetch (v15+ say who in ReplicaState): its log end is the fetch offset.
     const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId
     if (replicaId >= 0) followerFetch(wanted.values(), cluster, broker, byId, replicaId)
+    const started = performance.now()
+    // The broker's time on the fetch: until it first waits (a long poll's wait is not work), as the pipeline counts.
+    let workMs: number | null = null
     const deadline = Date.now() + req.maxWaitMs
     // No more than consumer_byte_rate lets through (as Kafka's fetch limits itself), nor a long poll for more.
     const quotaBytes = replicaId < 0 ? Math.floor(broker.quotas.maxFetchBytes(ctx)) : Infinity
@@ -328,11 +331,12 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
         pass.logs.length === 0 ||
         ctx.connection.isClosed
       if (!done) {
+        workMs ??= performance.now() - started
         await waitForData(broker, ctx.connection, pass.logs, left, replicaId >= 0)
         continue
       }
-      // Over consumer_byte_rate: answered empty, the read not counted (as Kafka's throttled fetch); the session as it was.
-      const throttleTimeMs = replicaId < 0 ? broker.quotas.fetched(ctx, pass.bytes) : 0
+      // Over consumer_byte_rate or request_percentage: answered empty, the read not counted (as Kafka's throttled fetch); the session as it was.
+      const throttleTimeMs = replicaId < 0 ? broker.quotas.fetched(ctx, pass.bytes, workMs ?? performance.now() - started) : 0
       if (throttleTimeMs > 0) return { throttleTimeMs, errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses: [] }
       if (session) {
         for (const { want, data } of pass.answers) {

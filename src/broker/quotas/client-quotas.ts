@@ -144,14 +144,18 @@ export class BrokerQuotas {
   }
 
   /**
-   * A consumer's fetch of `bytes` counted against consumer_byte_rate: the
-   * throttle in ms. A throttled fetch is answered empty, so its bytes are
-   * taken back (Kafka's unrecord): the client reads them after the throttle.
+   * A consumer's fetch of `bytes`, taking `spentMs` of the broker's time:
+   * both counted, against consumer_byte_rate and request_percentage (as
+   * Kafka's handleFetchRequest, before it builds the answer), and the
+   * longer throttle in ms. A fetch throttled by either is answered empty,
+   * so its bytes are taken back (Kafka's unrecord): the client reads them
+   * after the throttle. Marks the request's time as counted.
    */
-  fetched(ctx: RequestContext, bytes: number): number {
+  fetched(ctx: RequestContext, bytes: number, spentMs: number): number {
+    ctx.requestTimeRecorded = true
     if (!this.active || ctx.connection.internal) return 0
     const client = clientOf(ctx)
-    const ms = this.fetch.record(client, bytes)
+    const ms = Math.max(this.spent(client, spentMs), this.fetch.record(client, bytes))
     if (ms > 0) this.fetch.unrecord(client, bytes)
     return ms
   }
