@@ -23,8 +23,13 @@ const KEYWORDS: Record<string, string> = {
   '0.9.2342.19200300.100.1.1': 'UID',
 }
 
-/** DER string types Java writes as text: PrintableString, T61String, IA5String, GeneralString, UTF8String; BMPString (UTF-16). */
-const TEXT_TAGS = new Set([0x13, 0x14, 0x16, 0x1b, 0x0c])
+/** DER string types Java writes as text; BMPString (UTF-16) apart. */
+const PRINTABLE_STRING = 0x13
+const T61_STRING = 0x14
+const IA5_STRING = 0x16
+const GENERAL_STRING = 0x1b
+const UTF8_STRING = 0x0c
+const TEXT_TAGS = new Set([PRINTABLE_STRING, T61_STRING, IA5_STRING, GENERAL_STRING, UTF8_STRING])
 const BMP_STRING = 0x1e
 const ESCAPED = ',=+<>#;"\\'
 
