@@ -50,6 +50,7 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   DescribeTopicPartitions: 'any',
   FindCoordinator: 'any',
   DescribeCluster: 'any',
+  DescribeQuorum: 'any',
   DescribeConfigs: 'any',
   IncrementalAlterConfigs: 'any',
   AlterConfigs: 'any',

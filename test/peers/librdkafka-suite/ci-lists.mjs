@@ -62,6 +62,13 @@ export const NOT_YET_RELIABLE = {
       "subscribe calls, where Kafka's 5-30 ms answers (each waits for its records to be committed to __consumer_offsets) " +
       'let the burst finish first. Since the target assignment follows KIP-1263 (computed at most once a second, as Kafka ' +
       '4.4) the run without the callback passes',
+    '0118':
+      'fails when the consumer subscribed second joins first (seen once in CI): the test ' +
+      "expects the first-subscribed consumer to get the group's first assignment, and the other's revoke only when it " +
+      'closes; when the second one wins the race to the coordinator it gets every partition, its revoke comes when the ' +
+      'first joins (the next target, at most a second later as Kafka 4.4 computes it), and the test commits from that ' +
+      "revoke expecting a closing consumer's refusal. Which join lands first is decided by librdkafka's coordinator " +
+      'lookups, on any broker',
     '0091':
       'a race in the test on any broker (seen once in CI): the second consumer acknowledges its assignment at a 10 s ' +
       'mark of the test, so its heartbeats (every 5 s) fall on the marks, and the first consumer closes at the 40 s mark; ' +
