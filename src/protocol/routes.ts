@@ -13,6 +13,9 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   ListOffsets: 'leader',
   OffsetForLeaderEpoch: 'leader',
   DeleteRecords: 'leader',
+  // A share group's records: each partition's leader holds its share-partition (KIP-932).
+  ShareFetch: 'leader',
+  ShareAcknowledge: 'leader',
   // Topic and cluster changes: the controller (any broker forwards since KIP-590, but the controller answers first).
   CreateTopics: 'controller',
   DeleteTopics: 'controller',
@@ -32,6 +35,8 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   DeleteGroups: 'group',
   ConsumerGroupHeartbeat: 'group',
   ConsumerGroupDescribe: 'group',
+  ShareGroupHeartbeat: 'group',
+  ShareGroupDescribe: 'group',
   TxnOffsetCommit: 'group',
   // A transactional id's coordinator.
   AddPartitionsToTxn: 'transaction',

@@ -34,7 +34,7 @@ describe('every API: prefixes, flipped bytes, random bytes', () => {
   for (const api of Object.values(apis)) {
     const versions = [
       ...new Set([api.minVersion, Math.floor((api.minVersion + api.maxVersion) / 2), api.flexibleFrom, api.maxVersion]),
-    ].filter((v) => v <= api.maxVersion)
+    ].filter((v) => v >= api.minVersion && v <= api.maxVersion)
     for (const version of versions) {
       for (const side of ['Request', 'Response'] as const) {
         const caseSeed = Prng.derive(seed, caseIndex++)

@@ -64,6 +64,10 @@ import { DescribeProducers } from './DescribeProducers.js'
 import { DescribeTransactions } from './DescribeTransactions.js'
 import { ListTransactions } from './ListTransactions.js'
 import { DescribeQuorum } from './DescribeQuorum.js'
+import { ShareGroupHeartbeat } from './ShareGroupHeartbeat.js'
+import { ShareGroupDescribe } from './ShareGroupDescribe.js'
+import { ShareFetch } from './ShareFetch.js'
+import { ShareAcknowledge } from './ShareAcknowledge.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -118,6 +122,10 @@ export * from './DescribeProducers.js'
 export * from './DescribeTransactions.js'
 export * from './ListTransactions.js'
 export * from './DescribeQuorum.js'
+export * from './ShareGroupHeartbeat.js'
+export * from './ShareGroupDescribe.js'
+export * from './ShareFetch.js'
+export * from './ShareAcknowledge.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -172,4 +180,8 @@ export const apis: Record<number, ApiSpec> = {
   68: ConsumerGroupHeartbeat,
   69: ConsumerGroupDescribe,
   75: DescribeTopicPartitions,
+  76: ShareGroupHeartbeat,
+  77: ShareGroupDescribe,
+  78: ShareFetch,
+  79: ShareAcknowledge,
 }
