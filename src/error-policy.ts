@@ -66,6 +66,31 @@ export const GROUP_FATAL: ReadonlySet<number> = new Set([
 /** Errors after which a KIP-848 member must join again with epoch 0. */
 export const REJOIN_CONSUMER_PROTOCOL: ReadonlySet<number> = new Set([E.UNKNOWN_MEMBER_ID, E.FENCED_MEMBER_EPOCH])
 
+/** Errors after which a share-group member must join again with epoch 0 (its share sessions and acquired records are gone). */
+export const REJOIN_SHARE_GROUP: ReadonlySet<number> = new Set([E.UNKNOWN_MEMBER_ID, E.FENCED_MEMBER_EPOCH])
+
+/** Errors no heartbeat of a share-group member can fix, as Java's ShareHeartbeatRequestManager ends on them. */
+export const SHARE_GROUP_FATAL: ReadonlySet<number> = new Set([
+  E.GROUP_AUTHORIZATION_FAILED,
+  E.TOPIC_AUTHORIZATION_FAILED,
+  E.GROUP_MAX_SIZE_REACHED,
+  E.INVALID_REQUEST,
+  E.UNSUPPORTED_VERSION,
+  E.GROUP_ID_NOT_FOUND,
+  E.INCONSISTENT_GROUP_PROTOCOL,
+])
+
+/**
+ * A share session the broker no longer knows (or has no room for): start a
+ * new one with epoch 0. The acknowledgements that went with the lost one are
+ * not applied; their records come back when their locks expire.
+ */
+export const SHARE_SESSION_LOST: ReadonlySet<number> = new Set([
+  E.SHARE_SESSION_NOT_FOUND,
+  E.INVALID_SHARE_SESSION_EPOCH,
+  E.SHARE_SESSION_LIMIT_REACHED,
+])
+
 /** Errors that end a transactional producer: another instance took over, or it may not use its transactional id. */
 export const PRODUCER_FATAL: ReadonlySet<number> = new Set([
   E.PRODUCER_FENCED,

@@ -27,6 +27,18 @@ export {
   type SubscribeOptions,
 } from './consumer/consumer.js'
 export type { ConsumerConfig } from './consumer/config.js'
+export {
+  ShareConsumer,
+  ShareConsumerEvents,
+  type AcknowledgeType,
+  type AcknowledgementResult,
+  type ShareDelivery,
+  type ShareEachBatchPayload,
+  type ShareEachMessagePayload,
+  type ShareHandlers,
+} from './consumer/share/share-consumer.js'
+export { ShareMessage } from './consumer/share/share-message.js'
+export type { ShareConsumerConfig, AcknowledgementMode, ShareAcquireMode } from './consumer/share/config.js'
 export { Batch } from './consumer/batch.js'
 export { KafkaMessage } from './consumer/message.js'
 export { CommitFailedError } from './consumer/offsets.js'

@@ -5,6 +5,8 @@ import { KAFKA_ALIASES, KAFKA_OPTIONS } from './cluster/options.js'
 import { loadCodecs } from './codec/compression.js'
 import { Consumer } from './consumer/consumer.js'
 import { CONSUMER_ALIASES, CONSUMER_OPTIONS, type ConsumerConfig } from './consumer/config.js'
+import { ShareConsumer } from './consumer/share/share-consumer.js'
+import { SHARE_CONSUMER_ALIASES, SHARE_CONSUMER_OPTIONS, type ShareConsumerConfig } from './consumer/share/config.js'
 import { Producer } from './producer/producer.js'
 import { PRODUCER_ALIASES, PRODUCER_OPTIONS, resolveProducerConfig, type ProducerConfig } from './producer/config.js'
 import { createLogger, isLogLevel, type Logger } from './logger.js'
@@ -74,6 +76,20 @@ export class Kafka {
       this.rootLogger,
     )
     return new Consumer(cluster, resolved, { clientId: this.clientId(), brokers: stats.brokers(cluster) })
+  }
+
+  /** A share-group consumer (KIP-932 queues): records shared among the group's members, each acknowledged on its own. */
+  shareConsumer(given: ShareConsumerConfig): ShareConsumer {
+    const config = checkKeys('shareConsumer', given, SHARE_CONSUMER_OPTIONS, SHARE_CONSUMER_ALIASES)
+    const resolved = { ...this.inherited(), ...definedOnly(config) }
+    const cluster = new Cluster(
+      {
+        ...this.config,
+        requestTimeoutMs: resolved.requestTimeoutMs,
+      },
+      this.rootLogger,
+    )
+    return new ShareConsumer(cluster, resolved)
   }
 
   /**

@@ -81,6 +81,11 @@ export class RecordBatch {
 // Index entry (assembly/layout.ts X_*) in int32 units.
 const I32_PER_RECORD = 10
 const OFFSET_DELTA = 2
+
+/** The offset of a batch's `i`th record, read from its index without a view (to choose before building one). */
+export function recordOffset(batch: RecordBatch, i: number): bigint {
+  return batch.baseOffset + BigInt(batch.ints[i * I32_PER_RECORD + OFFSET_DELTA])
+}
 const KEY = 3
 const VALUE = 5
 const HEADERS_COUNT = 7

@@ -420,6 +420,25 @@ interface Node {
   stderr: string[]
 }
 
+/**
+ * Broker config for tests of share groups (KIP-932). Kafka 4.4 serves them
+ * as it is: a freshly formatted cluster finalizes share.version=2, and
+ * group.coordinator.rebalance.protocols includes "share" by default. What
+ * the tests need is shorter bounds than Kafka's minimums (5 s heartbeats,
+ * 45 s sessions, 15 s record locks), so that a member that dies is expired,
+ * and a record whose lock runs out comes back, within seconds. A test sets
+ * its own group's share.record.lock.duration.ms, share.delivery.count.limit
+ * and share.auto.offset.reset through IncrementalAlterConfigs on the group.
+ */
+export const SHARE_GROUP_TEST_CONFIG: Readonly<Record<string, string>> = {
+  'group.share.min.heartbeat.interval.ms': '500',
+  'group.share.heartbeat.interval.ms': '1000',
+  'group.share.min.session.timeout.ms': '3000',
+  'group.share.session.timeout.ms': '6000',
+  'group.share.min.record.lock.duration.ms': '1000',
+  'group.share.record.lock.duration.ms': '15000',
+}
+
 /** Starts a KRaft cluster; resolves once every broker answers ApiVersions and Metadata lists them all. */
 export async function startKafka(options: KafkaOptions = {}): Promise<KafkaCluster> {
   const started = Date.now()

@@ -292,7 +292,11 @@ function emitWriter(msg, struct, ctx) {
       if (check !== null) out.push(`if (${check}) ${thrower}`)
       continue
     }
-    const body = writeLines(msg, f, present, valueExpr(f, ctx), ctx, `v.${f.camel}`)
+    // A record set left out where the version cannot write null (ShareFetch v1+ Records) is an empty one, as Kafka's MemoryRecords.EMPTY.
+    const emptyRecords = f.type === 'records' && f.default === null && nullCond(f, present) === 'false'
+    if (emptyRecords) ctx.api.add('EMPTY_BYTES')
+    const value = emptyRecords ? `v.${f.camel} ?? EMPTY_BYTES` : valueExpr(f, ctx)
+    const body = writeLines(msg, f, present, value, ctx, `v.${f.camel}`)
     out.push(...guarded(c, body))
     if (check !== null) {
       if (body.length === 1 && !body[0].startsWith('if ')) out.push(`else if (${check}) ${thrower}`)
