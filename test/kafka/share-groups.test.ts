@@ -6,10 +6,23 @@
 // dies with records in flight leaves them to the others, and in the end
 // every record is accepted exactly once. The embedded broker serves no share
 // APIs yet (README: apis-not-served), so these run on Kafka alone.
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { buildSync } from 'esbuild'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type Admin, ConfigResourceTypes, Kafka, type ShareConsumer, type ShareConsumerConfig, type ShareMessage } from '../../src/index.js'
+import {
+  type AcknowledgementResult,
+  type Admin,
+  ConfigResourceTypes,
+  Kafka,
+  type ShareConsumer,
+  type ShareConsumerConfig,
+  type ShareMessage,
+} from '../../src/index.js'
 import { type KafkaCluster, requireKafka, SHARE_GROUP_TEST_CONFIG, startKafka } from '../peers/kafka.js'
+import { killOnExit, LineSplitter } from '../peers/child.js'
 import { produce, until } from './consumer-support.js'
 
 describe.skipIf(!requireKafka())('share groups on Apache Kafka 4.4', () => {
@@ -78,4 +91,273 @@ describe.skipIf(!requireKafka())('share groups on Apache Kafka 4.4', () => {
     expect(seen[0].topic).toBe(topic)
     expect(c.assignment()).toEqual([{ topic, partition: 0 }])
   }, 60_000)
+
+  const values = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `v${from + i}`)
+  const sorted = (l: string[]) => [...l].sort()
+  const text = (m: ShareMessage) => m.value!.toString()
+
+  it('3 members on 1 partition share the records: each delivered to one member at a time, every one accepted exactly once', async () => {
+    const { topic, groupId } = await setUp(300)
+    // Who holds each record, from hand-out to return, per member.
+    const holding = new Map<string, string>()
+    const overlaps: string[] = []
+    const reads: Array<{ member: number; value: string; deliveryCount: number }> = []
+    const accepted = new Map<string, number>()
+    const members = [0, 1, 2].map((i) => {
+      const c = member(groupId, { maxPollRecords: 10, shareAcquireMode: 'record_limit' })
+      c.on(c.events.ACKNOWLEDGED, (e) => {
+        for (const r of e.payload.results) if (r.error) overlaps.push(`member ${i}: acknowledgement refused: ${r.error.message}`)
+      })
+      return c
+    })
+    for (const [i, c] of members.entries()) {
+      await c.subscribe({ topics: [topic] })
+      await c.run({
+        eachMessage: async ({ message }) => {
+          const v = text(message)
+          const other = holding.get(v)
+          if (other !== undefined) overlaps.push(`${v} handed to member ${i} while member ${other} held it`)
+          holding.set(v, String(i))
+          reads.push({ member: i, value: v, deliveryCount: message.deliveryCount })
+          // Slow enough that the others fetch while one works.
+          await new Promise((r) => setTimeout(r, 10))
+          holding.delete(v)
+          accepted.set(v, (accepted.get(v) ?? 0) + 1)
+        },
+      })
+    }
+    await until(
+      () => accepted.size >= 300,
+      60_000,
+      () => `accepted ${accepted.size} of 300`,
+    )
+    // Everything is accepted once the handlers return; a last commit carries the last round's.
+    await Promise.all(members.map((c) => c.commitSync()))
+    expect(overlaps).toEqual([])
+    expect(sorted([...accepted.keys()])).toEqual(sorted(values(0, 300)))
+    expect([...accepted.values()].every((k) => k === 1)).toBe(true)
+    expect(reads.every((r) => r.deliveryCount === 1)).toBe(true)
+    // The partition was shared: every member took part.
+    expect(new Set(reads.map((r) => r.member))).toEqual(new Set([0, 1, 2]))
+    for (const c of members) expect(c.assignment()).toEqual([{ topic, partition: 0 }])
+  }, 120_000)
+
+  it('released records come back with deliveryCount + 1; rejected ones never come back (explicit mode)', async () => {
+    const { topic, groupId } = await setUp(20)
+    const c = member(groupId, { acknowledgementMode: 'explicit' })
+    const seen: Array<{ value: string; deliveryCount: number }> = []
+    await c.subscribe({ topics: [topic] })
+    let produced = false
+    await c.run({
+      eachMessage: async ({ message }) => {
+        const v = text(message)
+        seen.push({ value: v, deliveryCount: message.deliveryCount })
+        const i = Number(v.slice(1))
+        if (i < 5 && message.deliveryCount === 1) c.acknowledge(message, 'release')
+        else if (i >= 5 && i < 10) c.acknowledge(message, 'reject')
+        else c.acknowledge(message, 'accept')
+      },
+    })
+    await until(
+      () => seen.filter((s) => s.deliveryCount === 2).length >= 5,
+      30_000,
+      () => JSON.stringify(seen),
+    )
+    // Later records: the rejected ones, were they available again, would be acquired before these.
+    await produce(kafka.bootstrap, topic, 5, 'v', { from: 20 })
+    produced = true
+    await until(
+      () => seen.some((s) => s.value === 'v24'),
+      30_000,
+      () => JSON.stringify(seen),
+    )
+    await c.commitSync()
+    expect(produced).toBe(true)
+    const count = (v: string) => seen.filter((s) => s.value === v).map((s) => s.deliveryCount)
+    for (const v of values(0, 5)) expect(count(v), v).toEqual([1, 2])
+    for (const v of values(5, 25)) expect(count(v), v).toEqual([1])
+  }, 60_000)
+
+  it('a record not acknowledged before its lock expires goes to another member, and the late acknowledgement is refused', async () => {
+    const { topic, groupId } = await setUp(5, { 'share.record.lock.duration.ms': '2000' })
+    const slow = member(groupId, { acknowledgementMode: 'explicit', maxPollRecords: 5, shareAcquireMode: 'record_limit' })
+    const refused: string[] = []
+    slow.on(slow.events.ACKNOWLEDGED, (e) => {
+      for (const r of e.payload.results) if (r.error) refused.push(r.error.type ?? r.error.message)
+    })
+    const held: ShareMessage[] = []
+    let letGo!: () => void
+    const hold = new Promise<void>((r) => (letGo = r))
+    await slow.subscribe({ topics: [topic] })
+    await slow.run({
+      eachBatch: async ({ batch }) => {
+        held.push(...batch.messages)
+        await hold
+        for (const m of batch.messages) slow.acknowledge(m, 'accept')
+        await slow.commitSync()
+      },
+    })
+    await until(
+      () => held.length === 5,
+      30_000,
+      () => `slow holds ${held.length}`,
+    )
+    expect(held.every((m) => m.deliveryCount === 1)).toBe(true)
+    // The other member holds them in turn while the first one's late acknowledgement goes out: refused, they are not its any more.
+    const other = member(groupId, { acknowledgementMode: 'explicit', maxPollRecords: 5, shareAcquireMode: 'record_limit' })
+    const got: Array<{ value: string; deliveryCount: number }> = []
+    const committed: AcknowledgementResult[] = []
+    let otherMayAccept!: () => void
+    const otherWaits = new Promise<void>((r) => (otherMayAccept = r))
+    await other.subscribe({ topics: [topic] })
+    await other.run({
+      eachBatch: async ({ batch }) => {
+        got.push(...batch.messages.map((m) => ({ value: text(m), deliveryCount: m.deliveryCount })))
+        await otherWaits
+        for (const m of batch.messages) other.acknowledge(m, 'accept')
+        committed.push(...(await other.commitSync()))
+      },
+    })
+    await until(
+      () => got.length >= 5,
+      30_000,
+      () => JSON.stringify(got),
+    )
+    expect(sorted(got.map((g) => g.value))).toEqual(values(0, 5))
+    expect(got.every((g) => g.deliveryCount === 2)).toBe(true)
+    letGo()
+    await until(
+      () => refused.length > 0,
+      15_000,
+      () => 'no refusal of the late acknowledgement',
+    )
+    otherMayAccept()
+    await until(
+      () => committed.length > 0,
+      15_000,
+      () => 'the other member committed nothing',
+    )
+    expect(committed.map((r) => [r.count, r.error])).toEqual([[5, null]])
+    expect(refused).toContain('INVALID_RECORD_STATE')
+  }, 60_000)
+
+  it('at the delivery-count limit a record is archived: never delivered again', async () => {
+    const { topic, groupId } = await setUp(10, { 'share.delivery.count.limit': '2' })
+    const c = member(groupId, { acknowledgementMode: 'explicit' })
+    const seen: Array<{ value: string; deliveryCount: number }> = []
+    await c.subscribe({ topics: [topic] })
+    await c.run({
+      eachMessage: async ({ message }) => {
+        const v = text(message)
+        seen.push({ value: v, deliveryCount: message.deliveryCount })
+        // v0-v2 are always released: twice delivered, then archived.
+        c.acknowledge(message, Number(v.slice(1)) < 3 ? 'release' : 'accept')
+      },
+    })
+    await until(
+      () => seen.filter((s) => s.deliveryCount === 2).length >= 3,
+      30_000,
+      () => JSON.stringify(seen),
+    )
+    await produce(kafka.bootstrap, topic, 5, 'v', { from: 10 })
+    await until(
+      () => seen.some((s) => s.value === 'v14'),
+      30_000,
+      () => JSON.stringify(seen),
+    )
+    await c.commitSync()
+    const count = (v: string) => seen.filter((s) => s.value === v).map((s) => s.deliveryCount)
+    for (const v of values(0, 3)) expect(count(v), v).toEqual([1, 2])
+    for (const v of values(3, 15)) expect(count(v), v).toEqual([1])
+  }, 60_000)
+
+  it('a member closed with records fetched but not handed out releases them to the others', async () => {
+    const { topic, groupId } = await setUp(10)
+    const first = member(groupId, { maxPollRecords: 10, shareAcquireMode: 'record_limit' })
+    let started!: () => void
+    const inHandler = new Promise<void>((r) => (started = r))
+    const firstSaw: string[] = []
+    await first.subscribe({ topics: [topic] })
+    await first.run({
+      eachMessage: async ({ message }) => {
+        firstSaw.push(text(message))
+        started()
+        await new Promise((r) => setTimeout(r, 500))
+      },
+    })
+    await inHandler
+    await first.disconnect()
+    const second = member(groupId)
+    const got: Array<{ value: string; deliveryCount: number }> = []
+    await second.subscribe({ topics: [topic] })
+    await second.run({ eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }) })
+    // What the first member finished was accepted (implicit mode), the rest released on close.
+    await until(
+      () => firstSaw.length + got.length >= 10,
+      30_000,
+      () => `${firstSaw} / ${JSON.stringify(got)}`,
+    )
+    expect(sorted([...firstSaw, ...got.map((g) => g.value)])).toEqual(sorted(values(0, 10)))
+    expect(firstSaw.length).toBeLessThan(10)
+    expect(got.every((g) => g.deliveryCount === 2)).toBe(true)
+  }, 60_000)
+
+  describe('a member killed with records in flight', () => {
+    // Inside the repository, so the bundle's external packages resolve from node_modules.
+    const cache = fileURLToPath(new URL('../../node_modules/.cache/', import.meta.url))
+    mkdirSync(cache, { recursive: true })
+    const dir = mkdtempSync(join(cache, 'wafka-share-'))
+    const child = join(dir, 'share-child.mjs')
+    afterAll(() => rmSync(dir, { recursive: true, force: true }))
+    beforeAll(() => {
+      buildSync({
+        entryPoints: [fileURLToPath(new URL('./share-child.ts', import.meta.url))],
+        outfile: child,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'es2022',
+        packages: 'external',
+        loader: { '.wasm': 'binary' },
+        logLevel: 'error',
+      })
+    })
+
+    it('its records go to the others (with one more delivery count), and all are accepted once', async () => {
+      const { topic, groupId } = await setUp(30, { 'share.record.lock.duration.ms': '4000' })
+      const proc: ChildProcess = spawn(process.execPath, [child, kafka.bootstrap, groupId, topic], { stdio: ['ignore', 'pipe', 'pipe'] })
+      killOnExit(proc)
+      const lines: string[] = []
+      const stderr: string[] = []
+      const split = new LineSplitter()
+      split.onLine = (l) => lines.push(l)
+      proc.stdout!.setEncoding('utf8').on('data', (s: string) => split.push(s))
+      proc.stderr!.setEncoding('utf8').on('data', (s: string) => stderr.push(s))
+      const exited = new Promise((r) => proc.once('exit', r))
+      await until(
+        () => lines.some((l) => l.startsWith('held ')),
+        30_000,
+        () => `child said ${lines} ${stderr.join('')}`,
+      )
+      const held = lines
+        .find((l) => l.startsWith('held '))!
+        .slice(5)
+        .split(',')
+      expect(held.length).toBeGreaterThan(0)
+      proc.kill('SIGKILL')
+      await exited
+      const c = member(groupId)
+      const got: Array<{ value: string; deliveryCount: number }> = []
+      await c.subscribe({ topics: [topic] })
+      await c.run({ eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }) })
+      await until(
+        () => got.length >= 30,
+        30_000,
+        () => `got ${got.length} of 30`,
+      )
+      await c.commitSync()
+      expect(sorted(got.map((g) => g.value))).toEqual(sorted(values(0, 30)))
+      for (const g of got) expect(g.deliveryCount, g.value).toBe(held.includes(g.value) ? 2 : 1)
+    }, 90_000)
+  })
 })
