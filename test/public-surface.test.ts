@@ -32,6 +32,8 @@ describe('the public surface', () => {
       'ConfigResourceTypes',
       'AclResourceTypes',
       'KafkaMessage',
+      'ShareConsumer',
+      'ShareMessage',
       'loadCodecs',
     ]) {
       expect(Object.keys(root), api).toContain(api)

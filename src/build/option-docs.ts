@@ -2,6 +2,7 @@ import { KAFKA_ALIASES, KAFKA_OPTIONS } from '../cluster/options.js'
 import { withOptionJsDoc } from '../config/jsdoc.js'
 import { configurationReference as reference, type OptionsDoc } from '../config/reference.js'
 import { CONSUMER_ALIASES, CONSUMER_OPTIONS } from '../consumer/config.js'
+import { SHARE_CONSUMER_ALIASES, SHARE_CONSUMER_OPTIONS } from '../consumer/share/config.js'
 import { PRODUCER_ALIASES, PRODUCER_OPTIONS } from '../producer/config.js'
 
 /** An options interface whose properties' JSDoc its table writes: the file (from the repository root) and the name. */
@@ -39,6 +40,12 @@ export const OPTION_DOCS: ReadonlyArray<OptionsDoc & { interfaces: readonly Docu
     table: CONSUMER_OPTIONS,
     aliases: CONSUMER_ALIASES,
     interfaces: [{ file: 'src/consumer/config.ts', name: 'ConsumerConfig' }],
+  },
+  {
+    title: '`kafka.shareConsumer({...})`',
+    table: SHARE_CONSUMER_OPTIONS,
+    aliases: SHARE_CONSUMER_ALIASES,
+    interfaces: [{ file: 'src/consumer/share/config.ts', name: 'ShareConsumerConfig' }],
   },
 ]
 

@@ -119,7 +119,13 @@ describe("the options interfaces' JSDoc", () => {
   it('is what each option table writes (npm run generate:readme): one place describes an option', () => {
     const root = join(dirname(fileURLToPath(import.meta.url)), '../..')
     const files = documentedFiles()
-    expect(files).toEqual(['src/net/connection-options.ts', 'src/cluster/options.ts', 'src/producer/config.ts', 'src/consumer/config.ts'])
+    expect(files).toEqual([
+      'src/net/connection-options.ts',
+      'src/cluster/options.ts',
+      'src/producer/config.ts',
+      'src/consumer/config.ts',
+      'src/consumer/share/config.ts',
+    ])
     for (const file of files) {
       const source = readFileSync(join(root, file), 'utf8')
       expect(withGeneratedJsDoc(file, source), file).toBe(source)

@@ -26,7 +26,10 @@ export interface ShareConsumerConfig {
    * acknowledged with `acknowledge()`. Default: `"implicit"`. Java: `share.acknowledgement.mode`.
    */
   acknowledgementMode?: AcknowledgementMode
-  /** The most records one fetch acquires for this member (and one batch hands over). Default: `500` (1–2147483647). Java: `max.poll.records`. */
+  /**
+   * The most records one fetch asks the broker to acquire for this member (a limit the broker may pass to the end of a record batch: see
+   * shareAcquireMode). Default: `500` (1–2147483647). Java: `max.poll.records`.
+   */
   maxPollRecords?: number
   /**
    * `'batch_optimized'`: the broker may acquire past maxPollRecords to the end of a record batch; `'record_limit'`: never more than
@@ -43,7 +46,10 @@ export interface ShareConsumerConfig {
   checkCrcs?: boolean
   /** The rack this member runs in, told to the group coordinator. Java: `client.rack`. */
   rackId?: string
-  /** How long a request may wait for its response (a fetch: plus maxWaitTimeInMs). Default: `30000` (1–2147483647). Java: `request.timeout.ms`. */
+  /**
+   * How long a request may wait for its response (a fetch: plus maxWaitTimeInMs). Default: `30000` (1–2147483647). Java:
+   * `request.timeout.ms`.
+   */
   requestTimeoutMs?: number
   /** The first backoff between retries. Default: `100` (0–2147483647). Java: `retry.backoff.ms`. */
   retryBackoffMs?: number
@@ -64,7 +70,11 @@ export const SHARE_CONSUMER_OPTIONS = {
     "`'implicit'`: a delivered batch is accepted when its handler returns (or the next one is asked for); `'explicit'`: each record is acknowledged with `acknowledge()`.",
     'share.acknowledgement.mode',
   ),
-  maxPollRecords: count(500, 'The most records one fetch acquires for this member (and one batch hands over).', 'max.poll.records'),
+  maxPollRecords: count(
+    500,
+    'The most records one fetch asks the broker to acquire for this member (a limit the broker may pass to the end of a record batch: see shareAcquireMode).',
+    'max.poll.records',
+  ),
   shareAcquireMode: value(
     'batch_optimized',
     "`'batch_optimized'`: the broker may acquire past maxPollRecords to the end of a record batch; `'record_limit'`: never more than maxPollRecords (KIP-1206, ShareFetch v2).",
