@@ -23,6 +23,7 @@ import {
 } from '../../src/index.js'
 import { type KafkaCluster, requireKafka, SHARE_GROUP_TEST_CONFIG, startKafka } from '../peers/kafka.js'
 import { killOnExit, LineSplitter } from '../peers/child.js'
+import { javaShareMember } from '../peers/java-share.js'
 import { produce, until } from './consumer-support.js'
 
 describe.skipIf(!requireKafka())('share groups on Apache Kafka 4.4', () => {
@@ -360,4 +361,41 @@ describe.skipIf(!requireKafka())('share groups on Apache Kafka 4.4', () => {
       for (const g of got) expect(g.deliveryCount, g.value).toBe(held.includes(g.value) ? 2 : 1)
     }, 90_000)
   })
+
+  it("a mixed group: wafka members and Java's KafkaShareConsumer split the records and together accept each exactly once", async () => {
+    const { topic, groupId } = await setUp(400)
+    // Java takes 10 records a poll and works on them for 50 ms, so the wafka members get their share.
+    const java = javaShareMember(kafka, groupId, topic, {
+      props: { 'max.poll.records': 10, 'share.acquire.mode': 'record_limit' },
+      pollDelayMs: 50,
+    })
+    try {
+      await java.started
+      const wafkaReads: Array<{ member: number; value: string; deliveryCount: number }> = []
+      for (const i of [0, 1]) {
+        const c = member(groupId, { maxPollRecords: 10, shareAcquireMode: 'record_limit' })
+        await c.subscribe({ topics: [topic] })
+        await c.run({
+          eachMessage: async ({ message }) => {
+            wafkaReads.push({ member: i, value: text(message), deliveryCount: message.deliveryCount })
+            await new Promise((r) => setTimeout(r, 5))
+          },
+        })
+      }
+      await until(
+        () => new Set([...wafkaReads.map((r) => r.value), ...java.records.map((r) => r.value!.toString())]).size >= 400,
+        60_000,
+        () => `wafka ${wafkaReads.length}, Java ${java.records.length}\n${java.stderr.join('\n')}`,
+      )
+      await java.stop()
+      await Promise.all(consumers.map((c) => c.commitSync()))
+      const all = [...wafkaReads.map((r) => r.value), ...java.records.map((r) => r.value!.toString())]
+      expect(sorted(all)).toEqual(sorted(values(0, 400)))
+      expect([...wafkaReads.map((r) => r.deliveryCount), ...java.records.map((r) => r.deliveryCount)].every((d) => d === 1)).toBe(true)
+      expect(java.records.length).toBeGreaterThan(0)
+      expect(new Set(wafkaReads.map((r) => r.member))).toEqual(new Set([0, 1]))
+    } finally {
+      await java.stop()
+    }
+  }, 120_000)
 })
