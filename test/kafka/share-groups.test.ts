@@ -273,7 +273,8 @@ describe.skipIf(!requireKafka())('share groups on Apache Kafka 4.4', () => {
   }, 60_000)
 
   it('a member closed with records fetched but not handed out releases them to the others', async () => {
-    const { topic, groupId } = await setUp(10)
+    // Locks of a minute (Kafka's longest): what comes back within the test's wait was released, not expired.
+    const { topic, groupId } = await setUp(10, { 'share.record.lock.duration.ms': '60000' })
     const first = member(groupId, { maxPollRecords: 10, shareAcquireMode: 'record_limit' })
     let started!: () => void
     const inHandler = new Promise<void>((r) => (started = r))
@@ -398,4 +399,82 @@ describe.skipIf(!requireKafka())('share groups on Apache Kafka 4.4', () => {
       await java.stop()
     }
   }, 120_000)
+
+  it('the async iterator: implicit mode accepts a record when the next is asked for; leaving the loop accepts the last, releases the unseen', async () => {
+    const { topic, groupId } = await setUp(20)
+    const c = member(groupId, { maxPollRecords: 20, shareAcquireMode: 'record_limit' })
+    await c.subscribe({ topics: [topic] })
+    const first: string[] = []
+    for await (const m of c) {
+      first.push(text(m))
+      if (first.length === 5) break
+    }
+    // The five seen are accepted (the fifth when the loop was left), the other fifteen released: a second loop gets those, once more delivered.
+    const second: Array<{ value: string; deliveryCount: number }> = []
+    for await (const m of c) {
+      second.push({ value: text(m), deliveryCount: m.deliveryCount })
+      if (second.length === 15) break
+    }
+    await c.commitSync()
+    expect(sorted([...first, ...second.map((s) => s.value)])).toEqual(sorted(values(0, 20)))
+    expect(second.every((s) => s.deliveryCount === 2)).toBe(true)
+  }, 60_000)
+
+  it("record limits (KIP-1206): 'record_limit' never acquires more than maxPollRecords; 'batch_optimized' goes to the end of a record batch", async () => {
+    // 50 records in one batch (one send): the broker acquires whole batches unless told to keep the limit.
+    const { topic, groupId } = await setUp(50)
+    const strict = member(groupId, { maxPollRecords: 7, shareAcquireMode: 'record_limit' })
+    const sizes: number[] = []
+    await strict.subscribe({ topics: [topic] })
+    await strict.run({ eachBatch: async ({ batch }) => void sizes.push(batch.messages.length) })
+    await until(
+      () => sizes.reduce((a, b) => a + b, 0) >= 50,
+      30_000,
+      () => `batches ${sizes}`,
+    )
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(7)
+    await strict.disconnect()
+
+    const { topic: topic2, groupId: group2 } = await setUp(50)
+    const loose = member(group2, { maxPollRecords: 7 })
+    const looseSizes: number[] = []
+    await loose.subscribe({ topics: [topic2] })
+    await loose.run({ eachBatch: async ({ batch }) => void looseSizes.push(batch.messages.length) })
+    await until(
+      () => looseSizes.reduce((a, b) => a + b, 0) >= 50,
+      30_000,
+      () => `batches ${looseSizes}`,
+    )
+    expect(Math.max(...looseSizes)).toBeGreaterThan(7)
+  }, 60_000)
+
+  it('explicit mode: a record left unacknowledged when more are fetched stops the run (as Java’s poll() throws) and is released; implicit mode refuses acknowledge()', async () => {
+    const { topic, groupId } = await setUp(10, { 'share.record.lock.duration.ms': '60000' })
+    const c = member(groupId, { acknowledgementMode: 'explicit', maxPollRecords: 5, shareAcquireMode: 'record_limit' })
+    const crashes: Error[] = []
+    c.on(c.events.CRASH, (e) => void crashes.push(e.payload.error))
+    await c.subscribe({ topics: [topic] })
+    const seen: string[] = []
+    await c.run({ eachMessage: async ({ message }) => void seen.push(text(message)) })
+    await until(
+      () => crashes.length > 0,
+      30_000,
+      () => `no crash; seen ${seen}`,
+    )
+    expect(crashes[0].message).toMatch(/not acknowledged/)
+    // Released, so another member has them at once, delivered a second time.
+    const other = member(groupId)
+    const got: Array<{ value: string; deliveryCount: number }> = []
+    await other.subscribe({ topics: [topic] })
+    await other.run({ eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }) })
+    await until(
+      () => got.length >= 10,
+      30_000,
+      () => JSON.stringify(got),
+    )
+    for (const g of got) expect(g.deliveryCount, g.value).toBe(seen.includes(g.value) ? 2 : 1)
+
+    const implicit = member(groupId)
+    expect(() => implicit.acknowledge({} as ShareMessage, 'accept')).toThrow(/acknowledgementMode: 'explicit'/)
+  }, 60_000)
 })

@@ -241,5 +241,9 @@ export class ShareConsumer {
     this.log.crashed(err, false)
     this.emit(ConsumerEvents.CRASH, { error: err, groupId: this.config.groupId, restart: false })
     this.runner.stop()
+    // What was acknowledged (or released by the crash) goes now, not when the locks expire.
+    this.fetcher
+      .commit()
+      .catch(this.cluster.log('Consumer').caught('the acknowledgements after a crash failed', 'warn', { groupId: this.config.groupId }))
   }
 }

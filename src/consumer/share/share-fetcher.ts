@@ -86,7 +86,7 @@ export class ShareFetcher {
     const acks = this.groupAcks(this.pending.take())
     const nodes = new Set([...byNode.keys(), ...acks.keys(), ...[...this.sessions.values()].filter((s) => !s.isEmpty).map((s) => s.nodeId)])
     const out: ShareDelivery[] = []
-    await Promise.all(
+    const settled = await Promise.allSettled(
       [...nodes].map(async (node) => {
         const s = this.session(node)
         const wantedHere = byNode.get(node) ?? []
@@ -101,6 +101,13 @@ export class ShareFetcher {
         })
       }),
     )
+    // One broker failing does not lose what the others acquired for this member: those go to user code.
+    const failed = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))
+    const fatal = failed.find((err) => !ShareFetcher.retriable(err))
+    if (fatal !== undefined) {
+      if (out.length === 0) throw fatal
+      this.onFatal(fatal as Error)
+    } else if (failed.length > 0 && out.length === 0) throw failed[0]
     return out
   }
 
