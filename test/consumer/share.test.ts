@@ -3,7 +3,11 @@
 // protocol's batches, and the share session's epochs and partition lists.
 // Its behaviour against Kafka 4.4 is test/kafka/share-groups.test.ts.
 import { describe, expect, it } from 'vitest'
-import { ConfigError, Kafka } from '../../src/index.js'
+import { ConfigError, ConnectionError, Kafka } from '../../src/index.js'
+import { MetadataCache } from '../../src/cluster/metadata.js'
+import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
+import { silentLogger } from '../../src/logger.js'
+import { ShareFetcher } from '../../src/consumer/share/share-fetcher.js'
 import { AcknowledgeTypes, PartitionAcknowledgements, PendingAcknowledgements } from '../../src/consumer/share/acknowledgements.js'
 import { resolveShareConsumerConfig } from '../../src/consumer/share/config.js'
 import { CLOSE_EPOCH, OPEN_EPOCH, ShareSession } from '../../src/consumer/share/share-session.js'
@@ -126,5 +130,99 @@ describe('a share session', () => {
     await expect(slow).rejects.toThrow('first failed')
     await second
     expect(order).toEqual(['first', 'second'])
+  })
+})
+
+describe('a share fetch round', () => {
+  // Two leaders: partition 0 on broker 1, partition 1 on broker 2. Broker 1 is unreachable.
+  function cluster(sent: Array<{ node: number; body: any }>) {
+    const metadata = new MetadataCache()
+    metadata.topics.set('t', {
+      name: 't',
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+      isInternal: false,
+      errorCode: 0,
+      partitions: [0, 1].map((partition) => ({
+        partition,
+        leader: partition + 1,
+        leaderEpoch: 0,
+        replicas: [partition + 1],
+        isr: [partition + 1],
+        offlineReplicas: [],
+        errorCode: 0,
+      })),
+    })
+    return {
+      metadata,
+      log: (ns: string) => silentLogger.namespace(ns),
+      refreshMetadata: async () => {},
+      async send(node: number, _api: unknown, body: any) {
+        sent.push({ node, body })
+        if (node === 1) throw new ConnectionError('broker 1 is down')
+        return {
+          throttleTimeMs: 0,
+          errorCode: 0,
+          errorMessage: null,
+          acquisitionLockTimeoutMs: 30_000,
+          responses: [
+            {
+              topicId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+              partitions: [
+                {
+                  partitionIndex: 1,
+                  errorCode: 0,
+                  errorMessage: null,
+                  acknowledgeErrorCode: 0,
+                  acknowledgeErrorMessage: null,
+                  currentLeader: { leaderId: 2, leaderEpoch: 0 },
+                  // Offsets 0-2 in the batch; 0-3 acquired: 3 has no record (a gap).
+                  records: encodeRecordBatch([{ value: 'a' }, { value: 'b' }, { value: 'c' }]),
+                  acquiredRecords: [{ firstOffset: 0n, lastOffset: 3n, deliveryCount: 2 }],
+                },
+              ],
+            },
+          ],
+          nodeEndpoints: [],
+        }
+      },
+    }
+  }
+
+  it('hands over what a broker acquired though another failed, with delivery counts; an acquired offset without a record goes back as a gap', async () => {
+    const sent: Array<{ node: number; body: any }> = []
+    const pending = new PendingAcknowledgements()
+    const fetcher = new ShareFetcher(
+      cluster(sent) as never,
+      resolveShareConsumerConfig({ groupId: 'g' }),
+      () => 'member',
+      pending,
+      () => {},
+      (err) => {
+        throw err
+      },
+    )
+    const got = await fetcher.fetch([
+      { topic: 't', partition: 0 },
+      { topic: 't', partition: 1 },
+    ])
+    expect(got.map((d) => [d.partition, d.messages.map((m) => [m.value!.toString(), m.deliveryCount, m.nodeId])])).toEqual([
+      [
+        1,
+        [
+          ['a', 2, 2],
+          ['b', 2, 2],
+          ['c', 2, 2],
+        ],
+      ],
+    ])
+    expect(sent.map((s) => [s.node, s.body.shareSessionEpoch, s.body.maxRecords, s.body.batchSize, s.body.shareAcquireMode])).toEqual(
+      expect.arrayContaining([
+        [1, 0, 500, 500, 0],
+        [2, 0, 500, 500, 0],
+      ]),
+    )
+    expect(pending.take().map((a) => [a.partition, a.nodeId, a.batches()])).toEqual([
+      [1, 2, [{ firstOffset: 3n, lastOffset: 3n, acknowledgeTypes: [AcknowledgeTypes.GAP] }]],
+    ])
   })
 })
