@@ -8,6 +8,11 @@ import { MetadataCache } from '../../src/cluster/metadata.js'
 import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { silentLogger } from '../../src/logger.js'
 import { ShareFetcher } from '../../src/consumer/share/share-fetcher.js'
+import { ShareMembership } from '../../src/consumer/share/share-membership.js'
+import { CoordinatorLink } from '../../src/consumer/coordinator-link.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import { ScriptedCluster } from '../support/scripted-cluster.js'
+import { until } from '../kafka/consumer-support.js'
 import { AcknowledgeTypes, PartitionAcknowledgements, PendingAcknowledgements } from '../../src/consumer/share/acknowledgements.js'
 import { resolveShareConsumerConfig } from '../../src/consumer/share/config.js'
 import { CLOSE_EPOCH, OPEN_EPOCH, ShareSession } from '../../src/consumer/share/share-session.js'
@@ -224,5 +229,79 @@ describe('a share fetch round', () => {
     expect(pending.take().map((a) => [a.partition, a.nodeId, a.batches()])).toEqual([
       [1, 2, [{ firstOffset: 3n, lastOffset: 3n, acknowledgeTypes: [AcknowledgeTypes.GAP] }]],
     ])
+  })
+})
+
+describe('share-group membership', () => {
+  const topicId = 'AAAAAAAAAAAAAAAAAAAAAg'
+  function scripted(answers: Array<(req: any) => any>) {
+    let i = 0
+    const cluster = new ScriptedCluster((api, req) => {
+      expect(api.name).toBe('ShareGroupHeartbeat')
+      const a = answers[Math.min(i++, answers.length - 1)]
+      return { heartbeatIntervalMs: 5, ...a(req) }
+    })
+    cluster.metadata.topics.set('jobs', { name: 'jobs', topicId, isInternal: false, errorCode: 0, partitions: [] })
+    return cluster
+  }
+  const hooks = (assigned: string[][], fatal: Error[]) => ({
+    assigned: (l: Array<{ topic: string; partition: number }>) => void assigned.push(l.map((p) => `${p.topic}-${p.partition}`)),
+    topics: () => ['jobs'],
+    emit: () => {},
+    fatal: (e: Error) => void fatal.push(e),
+  })
+  const config = resolveShareConsumerConfig({ groupId: 'g', retryBackoffMs: 1, retryBackoffMaxMs: 5 })
+  const requests = (c: ScriptedCluster) => c.sent.map((s) => [...s.requests.values()].at(-1))
+
+  it('joins at epoch 0 with its subscription, takes the assignment by topic id, and when fenced drops it and joins again at 0', async () => {
+    const cluster = scripted([
+      () => ({ memberEpoch: 1, assignment: { topicPartitions: [{ topicId, partitions: [0, 1] }] } }),
+      () => ({ errorCode: ErrorCodes.FENCED_MEMBER_EPOCH, memberEpoch: 0 }),
+      () => ({ memberEpoch: 3, assignment: { topicPartitions: [{ topicId, partitions: [1] }] } }),
+      () => ({ memberEpoch: 3 }),
+    ])
+    const assigned: string[][] = []
+    const m = new ShareMembership(new CoordinatorLink(cluster, 'g'), config, hooks(assigned, []))
+    await m.start()
+    await until(
+      () => assigned.length >= 3,
+      5000,
+      () => JSON.stringify(assigned),
+    )
+    await m.leave()
+    expect(assigned.slice(0, 3)).toEqual([['jobs-0', 'jobs-1'], [], ['jobs-1']])
+    const sent = requests(cluster)
+    expect(sent.slice(0, 3).map((r) => [r.memberEpoch, r.subscribedTopicNames])).toEqual([
+      [0, ['jobs']],
+      [1, null],
+      [0, ['jobs']],
+    ])
+    // The leave: epoch -1, same member id throughout.
+    expect(sent.at(-1).memberEpoch).toBe(-1)
+    expect(new Set(sent.map((r) => r.memberId))).toEqual(new Set([m.memberId]))
+    expect(m.current).toBe('left')
+  })
+
+  it('an error no heartbeat can fix (GROUP_AUTHORIZATION_FAILED) fails the start and stops the member', async () => {
+    const cluster = scripted([() => ({ errorCode: ErrorCodes.GROUP_AUTHORIZATION_FAILED, memberEpoch: 0 })])
+    const fatal: Error[] = []
+    const m = new ShareMembership(new CoordinatorLink(cluster, 'g'), config, hooks([], fatal))
+    await expect(m.start()).rejects.toThrow(/GROUP_AUTHORIZATION_FAILED/)
+    expect(fatal).toHaveLength(1)
+    expect(m.current).toBe('failed')
+    expect(cluster.sent).toHaveLength(1)
+  })
+
+  it('a coordinator that moved is looked up again and the heartbeat retried', async () => {
+    const cluster = scripted([() => ({ errorCode: ErrorCodes.NOT_COORDINATOR, memberEpoch: 0 }), () => ({ memberEpoch: 1 })])
+    const m = new ShareMembership(new CoordinatorLink(cluster, 'g'), config, hooks([], []))
+    await m.start()
+    expect(m.epoch).toBe(1)
+    await m.leave()
+    expect(
+      requests(cluster)
+        .map((r) => r.memberEpoch)
+        .slice(0, 2),
+    ).toEqual([0, 0])
   })
 })
