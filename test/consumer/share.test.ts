@@ -305,3 +305,79 @@ describe('share-group membership', () => {
     ).toEqual([0, 0])
   })
 })
+
+describe('a share session the broker lost', () => {
+  it('reports the acknowledgements that went with it as not applied, and opens a new session with every partition', async () => {
+    const topicId = 'AAAAAAAAAAAAAAAAAAAAAw'
+    const metadata = new MetadataCache()
+    metadata.topics.set('t', {
+      name: 't',
+      topicId,
+      isInternal: false,
+      errorCode: 0,
+      partitions: [{ partition: 0, leader: 1, leaderEpoch: 0, replicas: [1], isr: [1], offlineReplicas: [], errorCode: 0 }],
+    })
+    const sent: any[] = []
+    const answers = [
+      // Round 1: offset 0 acquired.
+      {
+        errorCode: 0,
+        responses: [
+          {
+            topicId,
+            partitions: [
+              {
+                partitionIndex: 0,
+                errorCode: 0,
+                acknowledgeErrorCode: 0,
+                records: encodeRecordBatch([{ value: 'x' }]),
+                acquiredRecords: [{ firstOffset: 0n, lastOffset: 0n, deliveryCount: 1 }],
+              },
+            ],
+          },
+        ],
+      },
+      // Round 2: the broker no longer knows the session.
+      { errorCode: ErrorCodes.SHARE_SESSION_NOT_FOUND, responses: [] },
+      { errorCode: 0, responses: [] },
+    ]
+    const fake = {
+      metadata,
+      log: (ns: string) => silentLogger.namespace(ns),
+      refreshMetadata: async () => {},
+      async send(_node: number, _api: unknown, body: any) {
+        sent.push(body)
+        return answers[sent.length - 1]
+      },
+    }
+    const pending = new PendingAcknowledgements()
+    const outcomes: Array<{ count: number; error: string | null }> = []
+    const fetcher = new ShareFetcher(
+      fake as never,
+      resolveShareConsumerConfig({ groupId: 'g' }),
+      () => 'member',
+      pending,
+      (results) => outcomes.push(...results.map((r) => ({ count: r.count, error: r.error?.message ?? null }))),
+      (err) => {
+        throw err
+      },
+    )
+    const [first] = await fetcher.fetch([{ topic: 't', partition: 0 }])
+    pending.add('t', 0, first.messages[0].nodeId, first.messages[0].offsetBigInt, AcknowledgeTypes.ACCEPT)
+    expect(await fetcher.fetch([{ topic: 't', partition: 0 }])).toEqual([])
+    await fetcher.fetch([{ topic: 't', partition: 0 }])
+    expect(
+      sent.map((b) => [
+        b.shareSessionEpoch,
+        b.topics.map((t: any) => t.partitions.map((p: any) => [p.partitionIndex, p.acknowledgementBatches.length])),
+      ]),
+    ).toEqual([
+      [0, [[[0, 0]]]],
+      // The acknowledgement goes with the fetch at epoch 1, and is lost with the session.
+      [1, [[[0, 1]]]],
+      // Epoch 0 again: the partition named again, no acknowledgement (none may open a session).
+      [0, [[[0, 0]]]],
+    ])
+    expect(outcomes).toEqual([{ count: 1, error: expect.stringMatching(/SHARE_SESSION_NOT_FOUND/) }])
+  })
+})

@@ -1,5 +1,5 @@
 import { builtin } from '../../node-builtins.js'
-import { ConnectionError, KafkaError, UnsupportedApiError, WafkaError, kafkaError } from '../../errors.js'
+import { ConnectionError, KafkaError, UnsupportedApiError, WafkaError } from '../../errors.js'
 import { backoffMs, sleep } from '../../net/backoff.js'
 import { ShareGroupHeartbeat } from '../../protocol/messages/index.js'
 import { COORDINATOR_MOVED, REJOIN_SHARE_GROUP, SHARE_GROUP_FATAL } from '../../error-policy.js'
@@ -190,11 +190,6 @@ export class ShareMembership {
         retriable: true,
       })
     }
-    if (SHARE_GROUP_FATAL.has(res.errorCode))
-      throw Object.assign(
-        kafkaError(res.errorCode, { api: 'ShareGroupHeartbeat', broker, detail: res.errorMessage ?? `group ${this.coordinator.groupId}` }),
-        { retriable: false },
-      )
     this.coordinator.check(res.errorCode, 'ShareGroupHeartbeat', broker, res.errorMessage ?? undefined)
     if (joining || changed) this.subscribed = topics
     this.memberEpoch = res.memberEpoch
@@ -254,5 +249,7 @@ function groupTopics(list: TopicPartition[]): Record<string, number[]> {
 
 function recoverable(err: unknown): boolean {
   if (err instanceof ConnectionError) return true
+  // Whatever the code's retriability, these end the membership (as Java's ShareHeartbeatRequestManager ends on them).
+  if (KafkaError.is(err, SHARE_GROUP_FATAL)) return false
   return err instanceof WafkaError && err.retriable
 }
