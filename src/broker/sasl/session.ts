@@ -46,6 +46,8 @@ export class SaslSession {
   private mechanism: SaslMechanismName | null = null
   /** The authenticated user (Kafka's principal User:name). */
   user: string | null = null
+  /** Whether it authenticated with a delegation token (Kafka's KafkaPrincipal.tokenAuthenticated). */
+  tokenAuthenticated = false
   private expiresAt: number | null = null
   private reauthStartedAt = 0
   private reauthenticating = false
@@ -203,6 +205,7 @@ export class SaslSession {
     const user = exchange?.user
     if (user == null) return 0
     this.user = user
+    this.tokenAuthenticated = exchange!.tokenAuthenticated
     this.exchange = null
     this.state = 'complete'
     this.raw = false

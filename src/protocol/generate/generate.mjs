@@ -56,6 +56,10 @@ export const API_NAMES = [
   'DescribeTransactions',
   'ListTransactions',
   'DescribeQuorum',
+  'CreateDelegationToken',
+  'RenewDelegationToken',
+  'ExpireDelegationToken',
+  'DescribeDelegationToken',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

@@ -64,6 +64,10 @@ import { DescribeProducers } from './DescribeProducers.js'
 import { DescribeTransactions } from './DescribeTransactions.js'
 import { ListTransactions } from './ListTransactions.js'
 import { DescribeQuorum } from './DescribeQuorum.js'
+import { CreateDelegationToken } from './CreateDelegationToken.js'
+import { RenewDelegationToken } from './RenewDelegationToken.js'
+import { ExpireDelegationToken } from './ExpireDelegationToken.js'
+import { DescribeDelegationToken } from './DescribeDelegationToken.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -118,6 +122,10 @@ export * from './DescribeProducers.js'
 export * from './DescribeTransactions.js'
 export * from './ListTransactions.js'
 export * from './DescribeQuorum.js'
+export * from './CreateDelegationToken.js'
+export * from './RenewDelegationToken.js'
+export * from './ExpireDelegationToken.js'
+export * from './DescribeDelegationToken.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -154,6 +162,10 @@ export const apis: Record<number, ApiSpec> = {
   35: DescribeLogDirs,
   36: SaslAuthenticate,
   37: CreatePartitions,
+  38: CreateDelegationToken,
+  39: RenewDelegationToken,
+  40: ExpireDelegationToken,
+  41: DescribeDelegationToken,
   42: DeleteGroups,
   43: ElectLeaders,
   44: IncrementalAlterConfigs,
