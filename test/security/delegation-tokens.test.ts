@@ -71,6 +71,20 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
     await a.connect()
     return a
   }
+  /**
+   * Resolves once the broker describes the token: Kafka's controller makes
+   * it and the brokers learn it from the metadata log a moment later, so a
+   * token is neither described nor usable at once there.
+   */
+  const published = async (t: DelegationToken) => {
+    let found: DelegationToken | undefined
+    await eventually(
+      async () => !!(found = (await alice.describeDelegationToken()).find((d) => d.tokenInfo.tokenId === t.tokenInfo.tokenId)),
+      10_000,
+      `token ${t.tokenInfo.tokenId} described`,
+    )
+    return found!
+  }
   const bobAdmin = async () => {
     const a = scram('bob', USERS.bob).admin()
     clients.push(a)
@@ -111,9 +125,9 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
     expect(t.tokenInfo.expiryTimestamp).toBe(t.tokenInfo.maxTimestamp)
     expect(t.hmac.length).toBe(64) // HmacSHA512
 
-    const described = (await alice.describeDelegationToken()).find((d) => d.tokenInfo.tokenId === t.tokenInfo.tokenId)
-    expect(described?.tokenInfo).toEqual(t.tokenInfo)
-    expect(described?.hmac.equals(t.hmac)).toBe(true)
+    const described = await published(t)
+    expect(described.tokenInfo).toEqual(t.tokenInfo)
+    expect(described.hmac.equals(t.hmac)).toBe(true)
 
     for (const mechanism of ['scram-sha-256', 'scram-sha-512'] as const) {
       const a = await withToken(t, mechanism)
@@ -126,6 +140,7 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
     const t = await alice.createDelegationToken({ owner: 'User:bob' })
     expect(t.tokenInfo.owner).toBe('User:bob')
     expect(t.tokenInfo.tokenRequester).toBe('User:alice')
+    await published(t)
     const kafka = scram(t.tokenInfo.tokenId, t.hmac.toString('base64'), { tokenAuth: true })
     const producer = kafka.producer({ idempotent: false })
     expect(await errorOf(() => producer.send({ topic: 'tokens', messages: [{ value: 'no acl' }] }))).toBe('TOPIC_AUTHORIZATION_FAILED')
@@ -155,6 +170,8 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
   it('renews by the owner or a renewer, never past the max; anyone else: DELEGATION_TOKEN_OWNER_MISMATCH; an unknown HMAC: DELEGATION_TOKEN_NOT_FOUND', async () => {
     const t = await alice.createDelegationToken({ maxLifetimeMs: 600_000, renewers: ['User:bob'] })
     const mine = await alice.createDelegationToken()
+    await published(t)
+    await published(mine)
     const bob = await bobAdmin()
     const now = Date.now()
     const renewed = await alice.renewDelegationToken(t.hmac, { renewTimePeriodMs: 60_000 })
@@ -162,10 +179,13 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
     expect(renewed).toBeLessThan(t.tokenInfo.maxTimestamp)
     // A renewer may; past the max is cut at the max.
     expect(await bob.renewDelegationToken(t.hmac, { renewTimePeriodMs: 3_600_000 })).toBe(t.tokenInfo.maxTimestamp)
-    expect(
-      (await alice.describeDelegationToken({ owners: ['User:alice'] })).find((d) => d.tokenInfo.tokenId === t.tokenInfo.tokenId)?.tokenInfo
-        .expiryTimestamp,
-    ).toBe(t.tokenInfo.maxTimestamp)
+    await eventually(
+      async () =>
+        (await alice.describeDelegationToken({ owners: ['User:alice'] })).find((d) => d.tokenInfo.tokenId === t.tokenInfo.tokenId)
+          ?.tokenInfo.expiryTimestamp === t.tokenInfo.maxTimestamp,
+      10_000,
+      'the renewal described',
+    )
     expect(await errorOf(() => bob.renewDelegationToken(mine.hmac))).toBe('DELEGATION_TOKEN_OWNER_MISMATCH')
     expect(await errorOf(() => bob.expireDelegationToken(mine.hmac))).toBe('DELEGATION_TOKEN_OWNER_MISMATCH')
     expect(await errorOf(() => alice.renewDelegationToken(Buffer.alloc(64, 7)))).toBe('DELEGATION_TOKEN_NOT_FOUND')
@@ -173,10 +193,15 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
 
   it('expired at once (the default period): gone from describe, refused at authentication, not found to renew', async () => {
     const t = await alice.createDelegationToken()
+    await published(t)
     await withToken(t) // it works before
     const at = await alice.expireDelegationToken(t.hmac)
     expect(Math.abs(at - Date.now())).toBeLessThan(60_000)
-    expect((await alice.describeDelegationToken()).map((d) => d.tokenInfo.tokenId)).not.toContain(t.tokenInfo.tokenId)
+    await eventually(
+      async () => !(await alice.describeDelegationToken()).some((d) => d.tokenInfo.tokenId === t.tokenInfo.tokenId),
+      10_000,
+      'the expired token gone',
+    )
     await expect(withToken(t)).rejects.toBeInstanceOf(AuthenticationError)
     expect(await errorOf(() => alice.renewDelegationToken(t.hmac))).toBe('DELEGATION_TOKEN_NOT_FOUND')
   })
