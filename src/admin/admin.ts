@@ -16,7 +16,6 @@ import {
   ALTER_SCRAM_OPTIONS,
   ACL_FILTER_OPTIONS,
   CREATE_ACLS_OPTIONS,
-  CREATE_DELEGATION_TOKEN_ALIASES,
   CREATE_DELEGATION_TOKEN_OPTIONS,
   DESCRIBE_DELEGATION_TOKEN_OPTIONS,
   EXPIRE_DELEGATION_TOKEN_OPTIONS,
@@ -275,7 +274,7 @@ export class Admin {
   async createDelegationToken(
     options: { owner?: string; renewers?: string[]; maxLifetimeMs?: number; timeout?: number } = {},
   ): Promise<DelegationToken> {
-    checkOptions('createDelegationToken()', options, CREATE_DELEGATION_TOKEN_OPTIONS, CREATE_DELEGATION_TOKEN_ALIASES)
+    checkOptions('createDelegationToken()', options, CREATE_DELEGATION_TOKEN_OPTIONS)
     return createDelegationToken(this.cluster, options)
   }
 

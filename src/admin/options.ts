@@ -185,9 +185,6 @@ export const CREATE_DELEGATION_TOKEN_OPTIONS = {
   timeout,
 } as const satisfies OptionTable
 
-/** Java's CreateDelegationTokenOptions spells it maxlifeTimeMs. */
-export const CREATE_DELEGATION_TOKEN_ALIASES: Record<string, Alias> = { maxlifeTimeMs: { use: 'maxLifetimeMs' } }
-
 export const RENEW_DELEGATION_TOKEN_OPTIONS = {
   renewTimePeriodMs: spec(
     'integer',

@@ -9,7 +9,7 @@
 // not found, expired.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from '../../src/admin/acls.js'
-import type { Admin } from '../../src/admin/admin.js'
+import { ConfigResourceTypes, type Admin } from '../../src/admin/admin.js'
 import type { DelegationToken } from '../../src/admin/delegation-tokens.js'
 import { AuthenticationError, KafkaError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
@@ -252,6 +252,25 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
     expect(await seen()).toEqual([dave1.tokenInfo.tokenId, dave2.tokenInfo.tokenId].sort())
     // An empty owner list describes nothing.
     expect(await bob.describeDelegationToken({ owners: [] })).toEqual([])
+  })
+
+  it("DescribeConfigs reports delegation.token.secret.key sensitive, without its value, and the lifetimes Kafka's defaults", async () => {
+    const { brokers } = await alice.describeCluster()
+    const { resources } = await alice.describeConfigs({
+      resources: [
+        {
+          type: ConfigResourceTypes.BROKER,
+          name: String(brokers[0].nodeId),
+          configNames: ['delegation.token.secret.key', 'delegation.token.max.lifetime.ms', 'delegation.token.expiry.time.ms'],
+        },
+      ],
+      includeSynonyms: false,
+    })
+    const byName = new Map(resources[0].configEntries.map((e) => [e.configName, e]))
+    expect(byName.get('delegation.token.secret.key')).toMatchObject({ configValue: null, isSensitive: true })
+    expect(byName.get('delegation.token.max.lifetime.ms')).toMatchObject({ configValue: '604800000', isSensitive: false })
+    expect(byName.get('delegation.token.expiry.time.ms')).toMatchObject({ configValue: '86400000', isSensitive: false })
+    expect(JSON.stringify(resources)).not.toContain(TOKENS['delegation.token.secret.key'])
   })
 
   it('asked over PLAINTEXT or TLS without a client certificate: DELEGATION_TOKEN_REQUEST_NOT_ALLOWED', async () => {
