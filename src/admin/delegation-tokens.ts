@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer'
 import type { ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
-import { ConfigError, kafkaError } from '../errors.js'
+import { ConfigError, kafkaError, UnsupportedApiError } from '../errors.js'
 import { CreateDelegationToken, DescribeDelegationToken, ExpireDelegationToken, RenewDelegationToken } from '../protocol/messages/index.js'
 
 /**
@@ -54,13 +54,18 @@ export async function createDelegationToken(
 ): Promise<DelegationToken> {
   const owner = options.owner === undefined ? null : principal('createDelegationToken() owner', options.owner)
   const renewers = (options.renewers ?? []).map((r) => principal('createDelegationToken() renewers entry', r))
+  const maxLifetimeMs = wholeMs('createDelegationToken() maxLifetimeMs', options.maxLifetimeMs ?? -1)
   const { res } = await cluster.request(
     CreateDelegationToken,
-    {
-      ownerPrincipalType: owner?.principalType ?? null,
-      ownerPrincipalName: owner?.principalName ?? null,
-      renewers,
-      maxLifetimeMs: wholeMs('createDelegationToken() maxLifetimeMs', options.maxLifetimeMs ?? -1),
+    (v: number) => {
+      // v3 (KIP-373) names an owner; before it the token is the requester's, as Java refuses an owner there.
+      if (v < 3 && owner)
+        throw new UnsupportedApiError(`createDelegationToken() owner needs CreateDelegationToken v3 (Kafka 3.3+); the broker speaks v${v}`)
+      return {
+        ...(v >= 3 ? { ownerPrincipalType: owner?.principalType ?? null, ownerPrincipalName: owner?.principalName ?? null } : {}),
+        renewers,
+        maxLifetimeMs,
+      }
     },
     Routes.any(),
     {

@@ -9,16 +9,16 @@ import { defineHandler } from '../handler.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed } from '../auth/authorizer.js'
 import type { TokenPrincipal } from '../metadata-records.js'
+import { ANONYMOUS } from '../principal.js'
 import { principalText } from '../sasl/delegation-tokens.js'
 import { requestPrincipal, tokenRequestsAllowed } from './token-common.js'
 
-/** An answer without a token: Kafka's prepareResponse(error, owner, requester) (-1 timestamps, no id, no HMAC). */
-const refusal = (errorCode: number, owner: TokenPrincipal, requester: TokenPrincipal) => ({
+/** An answer without a token: Kafka's prepareResponse(error, owner, requester) (-1 timestamps, no id, no HMAC; the requester from v3). */
+const refusal = (version: number, errorCode: number, owner: TokenPrincipal, requester: TokenPrincipal) => ({
   errorCode,
   principalType: owner.type,
   principalName: owner.name,
-  tokenRequesterPrincipalType: requester.type,
-  tokenRequesterPrincipalName: requester.name,
+  ...(version >= 3 ? { tokenRequesterPrincipalType: requester.type, tokenRequesterPrincipalName: requester.name } : {}),
   issueTimestampMs: -1n,
   expiryTimestampMs: -1n,
   maxTimestampMs: -1n,
@@ -40,16 +40,16 @@ export const createDelegationTokenHandler = defineHandler<CreateDelegationTokenR
   handle(req, ctx) {
     const requester = requestPrincipal(ctx)
     const owner = req.ownerPrincipalName ? { type: req.ownerPrincipalType ?? 'User', name: req.ownerPrincipalName } : requester
-    if (!tokenRequestsAllowed(ctx)) return refusal(ErrorCodes.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, owner, requester)
+    if (!tokenRequestsAllowed(ctx)) return refusal(ctx.version, ErrorCodes.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, owner, requester)
     const self = owner.type === requester.type && owner.name === requester.name
     if (!self && !allowed(ctx, AclOperationTypes.CREATE_TOKENS, AclResourceTypes.USER, principalText(owner)))
-      return refusal(ErrorCodes.DELEGATION_TOKEN_AUTHORIZATION_FAILED, owner, requester)
+      return refusal(ctx.version, ErrorCodes.DELEGATION_TOKEN_AUTHORIZATION_FAILED, owner, requester)
     const renewers = req.renewers.map((r) => ({ type: r.principalType, name: r.principalName }))
     const made = ctx.cluster.delegationTokens.create(requester, owner, renewers, Number(req.maxLifetimeMs))
-    if (!made.token) return refusal(made.errorCode, owner, requester)
+    if (!made.token) return refusal(ctx.version, made.errorCode, owner, requester)
     const t = made.token
     return {
-      ...refusal(ErrorCodes.NONE, owner, requester),
+      ...refusal(ctx.version, ErrorCodes.NONE, owner, requester),
       issueTimestampMs: BigInt(t.issueTimestamp),
       expiryTimestampMs: BigInt(t.expiryTimestamp),
       maxTimestampMs: BigInt(t.maxTimestamp),
@@ -57,12 +57,6 @@ export const createDelegationTokenHandler = defineHandler<CreateDelegationTokenR
       hmac: made.hmac,
     }
   },
-  errorResponse: (req, code, ctx) => {
-    const requester = requestPrincipal(ctx)
-    return refusal(
-      code,
-      req.ownerPrincipalName ? { type: req.ownerPrincipalType ?? 'User', name: req.ownerPrincipalName } : requester,
-      requester,
-    )
-  },
+  // As Kafka's getErrorResponse: both principals User:ANONYMOUS.
+  errorResponse: (_req, code, ctx) => refusal(ctx.version, code, ANONYMOUS, ANONYMOUS),
 })

@@ -38,8 +38,7 @@ export const describeDelegationTokenHandler = defineHandler<DescribeDelegationTo
       tokens: tokens.describe(eligible).map((t) => ({
         principalType: t.owner.type,
         principalName: t.owner.name,
-        tokenRequesterPrincipalType: t.requester.type,
-        tokenRequesterPrincipalName: t.requester.name,
+        ...(ctx.version >= 3 ? { tokenRequesterPrincipalType: t.requester.type, tokenRequesterPrincipalName: t.requester.name } : {}),
         issueTimestamp: BigInt(t.issueTimestamp),
         expiryTimestamp: BigInt(t.expiryTimestamp),
         maxTimestamp: BigInt(t.maxTimestamp),
