@@ -7,12 +7,18 @@
 // certificate or a token's own connection, ACLs (CREATE_TOKENS and
 // DESCRIBE_TOKENS on USER, DESCRIBE on DELEGATION_TOKEN), owner mismatch,
 // not found, expired.
+import { Buffer } from 'node:buffer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from '../../src/admin/acls.js'
 import { ConfigResourceTypes, type Admin } from '../../src/admin/admin.js'
 import type { DelegationToken } from '../../src/admin/delegation-tokens.js'
 import { AuthenticationError, KafkaError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
+import { ScramClient } from '../../src/net/sasl/scram.js'
+import { Metadata } from '../../src/protocol/messages/Metadata.js'
+import { SaslAuthenticate } from '../../src/protocol/messages/SaslAuthenticate.js'
+import { SaslHandshake } from '../../src/protocol/messages/SaslHandshake.js'
+import { RawClient } from '../broker/raw-client.js'
 import { requireSecuredEmbedded, startSecuredEmbedded } from './secured-embedded.js'
 import { AUTHORIZER, requireSecuredKafka, startSecuredKafka, USERS, type SecuredTarget } from './secured-kafka.js'
 
@@ -165,6 +171,33 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
     expect(await errorOf(() => a.describeDelegationToken())).toBe('DELEGATION_TOKEN_REQUEST_NOT_ALLOWED')
     expect(await errorOf(() => a.renewDelegationToken(t.hmac))).toBe('DELEGATION_TOKEN_REQUEST_NOT_ALLOWED')
     expect(await errorOf(() => a.expireDelegationToken(t.hmac))).toBe('DELEGATION_TOKEN_REQUEST_NOT_ALLOWED')
+  })
+
+  it("a token's session lasts until the token expires (session_lifetime_ms, without connections.max.reauth.ms): a request after it closes the connection", async () => {
+    const t = await alice.createDelegationToken({ maxLifetimeMs: 2500 })
+    await published(t)
+    const raw = await RawClient.open(k.listener('SASL')[0])
+    try {
+      expect((await raw.request(SaslHandshake, 1, { mechanism: 'SCRAM-SHA-512' })).errorCode).toBe(0)
+      const client = new ScramClient('sha512', t.tokenInfo.tokenId, t.hmac.toString('base64'), undefined, undefined, { tokenauth: 'true' })
+      const first = await raw.request(SaslAuthenticate, 2, { authBytes: Buffer.from(client.firstMessage()) })
+      expect(first.errorCode).toBe(0)
+      const final = await raw.request(SaslAuthenticate, 2, {
+        authBytes: Buffer.from(await client.finalMessage(first.authBytes.toString())),
+      })
+      expect(final.errorCode).toBe(0)
+      client.verify(final.authBytes.toString())
+      const lifetime = Number(final.sessionLifetimeMs)
+      expect(lifetime).toBeGreaterThan(0)
+      expect(lifetime).toBeLessThanOrEqual(t.tokenInfo.expiryTimestamp - t.tokenInfo.issueTimestamp)
+      expect((await raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false })).brokers).toHaveLength(1)
+      await new Promise((r) => setTimeout(r, lifetime + 300))
+      await expect(raw.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false }, 10_000)).rejects.toThrow(
+        /closed the connection/,
+      )
+    } finally {
+      raw.close()
+    }
   })
 
   it('renews by the owner or a renewer, never past the max; anyone else: DELEGATION_TOKEN_OWNER_MISMATCH; an unknown HMAC: DELEGATION_TOKEN_NOT_FOUND', async () => {
