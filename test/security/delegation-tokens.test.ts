@@ -142,6 +142,23 @@ describe.each(targets)('delegation tokens against %s', (_target, available, star
     }
   })
 
+  it("lifetimes are the broker's: delegation.token.max.lifetime.ms (7 days) caps the max asked, delegation.token.expiry.time.ms (1 day) the first expiry", async () => {
+    const DAY = 86_400_000
+    const plain = await alice.createDelegationToken()
+    expect(plain.tokenInfo.maxTimestamp - plain.tokenInfo.issueTimestamp).toBe(7 * DAY)
+    expect(plain.tokenInfo.expiryTimestamp - plain.tokenInfo.issueTimestamp).toBe(DAY)
+    const long = await alice.createDelegationToken({ maxLifetimeMs: 30 * DAY })
+    expect(long.tokenInfo.maxTimestamp - long.tokenInfo.issueTimestamp).toBe(7 * DAY)
+    await published(long)
+    // A renewal past expiry.time.ms is cut to it.
+    const before = Date.now()
+    const renewed = await alice.renewDelegationToken(long.hmac, { renewTimePeriodMs: 3 * DAY })
+    expect(renewed).toBeGreaterThanOrEqual(before + DAY - 1000)
+    expect(renewed).toBeLessThanOrEqual(Date.now() + DAY)
+    await alice.expireDelegationToken(plain.hmac)
+    await alice.expireDelegationToken(long.hmac)
+  })
+
   it("a token's connection is its owner's principal (ACLs bind it) and may not ask for tokens", async () => {
     const t = await alice.createDelegationToken({ owner: 'User:bob' })
     expect(t.tokenInfo.owner).toBe('User:bob')
