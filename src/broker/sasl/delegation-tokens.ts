@@ -50,7 +50,7 @@ export class DelegationTokens {
     private readonly info: (message: string) => void = () => {},
   ) {
     this.key = settings.secretKey ? Buffer.from(settings.secretKey, 'utf8') : null
-    // A token gone or changed loses its cached credentials (a removed token must not authenticate).
+    // A removed token's cached credentials go with it (and a token id is never reused: a UUID).
     controller.onRecord((r) => {
       if (r.type === 'remove-delegation-token') for (const h of ['sha256', 'sha512']) this.credentials.delete(`${h}/${r.tokenId}`)
     })
@@ -107,7 +107,7 @@ export class DelegationTokens {
     const token = this.byHmac(hmac)
     if (!token) return refused(ErrorCodes.DELEGATION_TOKEN_NOT_FOUND)
     if (expired(token, now)) return refused(ErrorCodes.DELEGATION_TOKEN_EXPIRED)
-    if (!mayRenew(token, principal)) return refused(ErrorCodes.DELEGATION_TOKEN_OWNER_MISMATCH)
+    if (!ownerOrRenewer(token, principal)) return refused(ErrorCodes.DELEGATION_TOKEN_OWNER_MISMATCH)
     const period = renewPeriodMs > 0 ? Math.min(this.settings.expiryTimeMs, renewPeriodMs) : this.settings.expiryTimeMs
     const expiryTimestamp = Math.min(token.maxTimestamp, now + period)
     this.controller.append({ type: 'delegation-token', token: { ...token, expiryTimestamp } })
@@ -120,7 +120,7 @@ export class DelegationTokens {
     if (!this.enabled) return refused(ErrorCodes.DELEGATION_TOKEN_AUTH_DISABLED)
     const token = this.byHmac(hmac)
     if (!token) return refused(ErrorCodes.DELEGATION_TOKEN_NOT_FOUND)
-    if (!mayRenew(token, principal)) return refused(ErrorCodes.DELEGATION_TOKEN_OWNER_MISMATCH)
+    if (!ownerOrRenewer(token, principal)) return refused(ErrorCodes.DELEGATION_TOKEN_OWNER_MISMATCH)
     if (periodMs < 0) {
       this.controller.append({ type: 'remove-delegation-token', tokenId: token.tokenId })
       return { errorCode: ErrorCodes.NONE, expiryTimestamp: now }
@@ -166,6 +166,8 @@ export class DelegationTokens {
     if (!credential) {
       credential = scramCredential(hash, this.hmac(tokenId).toString('base64'))
       this.credentials.set(key, credential)
+      // A failed derivation is not kept: the next attempt makes it again.
+      credential.catch(() => this.credentials.delete(key))
     }
     const made = await credential
     // Removed while the credential was made: refused as if never there.
@@ -179,14 +181,9 @@ function expired(t: Token, now: number): boolean {
   return t.maxTimestamp < now || t.expiryTimestamp < now
 }
 
-/** The owner and the renewers may renew and expire a token. */
-function mayRenew(t: Token, p: TokenPrincipal): boolean {
-  return samePrincipal(t.owner, p) || t.renewers.some((r) => samePrincipal(r, p))
-}
-
-/** Whether `p` owns or may renew the token (TokenInformation.ownerOrRenewer). */
+/** Whether `p` owns or may renew the token (TokenInformation.ownerOrRenewer): who may renew, expire and always describe it. */
 export function ownerOrRenewer(t: Token, p: TokenPrincipal): boolean {
-  return mayRenew(t, p)
+  return samePrincipal(t.owner, p) || t.renewers.some((r) => samePrincipal(r, p))
 }
 
 async function scramCredential(hash: 'sha256' | 'sha512', password: string): Promise<ScramCredential> {
