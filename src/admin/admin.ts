@@ -1,5 +1,12 @@
 import type { ClusterClient } from '../cluster/client.js'
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js'
+import {
+  createDelegationToken,
+  describeDelegationToken,
+  expireDelegationToken,
+  renewDelegationToken,
+  type DelegationToken,
+} from './delegation-tokens.js'
 import { alterUserScramCredentials, describeUserScramCredentials, type ScramDeletion, type ScramUpsertion } from './scram-credentials.js'
 import { checkArgument, checkEntries, checkOptions } from '../config/option.js'
 import {
@@ -9,6 +16,10 @@ import {
   ALTER_SCRAM_OPTIONS,
   ACL_FILTER_OPTIONS,
   CREATE_ACLS_OPTIONS,
+  CREATE_DELEGATION_TOKEN_OPTIONS,
+  DESCRIBE_DELEGATION_TOKEN_OPTIONS,
+  EXPIRE_DELEGATION_TOKEN_OPTIONS,
+  RENEW_DELEGATION_TOKEN_OPTIONS,
   DELETE_ACLS_OPTIONS,
   DESCRIBE_SCRAM_OPTIONS,
   CONFIG_ENTRY_OPTIONS,
@@ -52,7 +63,7 @@ export type { TopicConfig } from './topics.js'
  * retries retriable errors until `timeout` (default: defaultApiTimeoutMs).
  * The facade checks each call's options; the work is in a module per
  * domain: topics, offsets (and records), configs, replicas (leaders and
- * reassignments), groups, group-offsets, cluster-info, acls, scram-credentials.
+ * reassignments), groups, group-offsets, cluster-info, acls, scram-credentials, delegation-tokens.
  */
 export class Admin {
   constructor(private readonly cluster: ClusterClient) {}
@@ -253,5 +264,35 @@ export class Admin {
   /** Creates, replaces or deletes users' SCRAM credentials (KIP-554); Kafka takes one change per user per call. */
   async alterUserScramCredentials(changes: { upsertions?: ScramUpsertion[]; deletions?: ScramDeletion[] }): Promise<void> {
     return alterUserScramCredentials(this.cluster, checkOptions('alterUserScramCredentials()', changes, ALTER_SCRAM_OPTIONS))
+  }
+
+  /**
+   * A delegation token (KIP-48) for the caller, or for `owner` (KIP-373);
+   * Java's Admin.createDelegationToken. Its HMAC, base64, is the password
+   * of a SCRAM login with `tokenAuth: true` and the token id as user name.
+   */
+  async createDelegationToken(
+    options: { owner?: string; renewers?: string[]; maxLifetimeMs?: number; timeout?: number } = {},
+  ): Promise<DelegationToken> {
+    checkOptions('createDelegationToken()', options, CREATE_DELEGATION_TOKEN_OPTIONS)
+    return createDelegationToken(this.cluster, options)
+  }
+
+  /** Renews the token whose HMAC this is (by its owner or a renewer); resolves to its new expiry timestamp (epoch ms). */
+  async renewDelegationToken(hmac: Uint8Array, options: { renewTimePeriodMs?: number; timeout?: number } = {}): Promise<number> {
+    checkOptions('renewDelegationToken()', options, RENEW_DELEGATION_TOKEN_OPTIONS)
+    return renewDelegationToken(this.cluster, hmac, options)
+  }
+
+  /** Expires the token whose HMAC this is, `expiryTimePeriodMs` from now (default: at once); resolves to its expiry timestamp. */
+  async expireDelegationToken(hmac: Uint8Array, options: { expiryTimePeriodMs?: number; timeout?: number } = {}): Promise<number> {
+    checkOptions('expireDelegationToken()', options, EXPIRE_DELEGATION_TOKEN_OPTIONS)
+    return expireDelegationToken(this.cluster, hmac, options)
+  }
+
+  /** The delegation tokens the caller may see, of `owners` (default: all). */
+  async describeDelegationToken(options: { owners?: string[]; timeout?: number } = {}): Promise<DelegationToken[]> {
+    checkOptions('describeDelegationToken()', options, DESCRIBE_DELEGATION_TOKEN_OPTIONS)
+    return describeDelegationToken(this.cluster, options)
   }
 }

@@ -13,6 +13,8 @@ import type { ScramDeletion, ScramUpsertion } from './scram-credentials.js'
 
 /** The first parameter of an Admin call. */
 type OptionsOf<K extends keyof Admin> = Admin[K] extends (...args: infer A) => unknown ? NonNullable<A[0]> : never
+/** The second parameter of an Admin call (those that take a value first: the token calls' HMAC). */
+type SecondOf<K extends keyof Admin> = Admin[K] extends (...args: infer A) => unknown ? NonNullable<A[1]> : never
 type EntryOf<T> = T extends ReadonlyArray<infer E> ? E : never
 
 export type AdminOptionKeys = [
@@ -42,4 +44,8 @@ export type AdminOptionKeys = [
   Expect<SameKeys<typeof tables.ALTER_SCRAM_OPTIONS, OptionsOf<'alterUserScramCredentials'>>>,
   Expect<SameKeys<typeof tables.SCRAM_UPSERTION_OPTIONS, ScramUpsertion>>,
   Expect<SameKeys<typeof tables.SCRAM_DELETION_OPTIONS, ScramDeletion>>,
+  Expect<SameKeys<typeof tables.CREATE_DELEGATION_TOKEN_OPTIONS, OptionsOf<'createDelegationToken'>>>,
+  Expect<SameKeys<typeof tables.DESCRIBE_DELEGATION_TOKEN_OPTIONS, OptionsOf<'describeDelegationToken'>>>,
+  Expect<SameKeys<typeof tables.RENEW_DELEGATION_TOKEN_OPTIONS, SecondOf<'renewDelegationToken'>>>,
+  Expect<SameKeys<typeof tables.EXPIRE_DELEGATION_TOKEN_OPTIONS, SecondOf<'expireDelegationToken'>>>,
 ]

@@ -172,3 +172,40 @@ export const SCRAM_DELETION_OPTIONS = {
   user: spec('string', 'The user.'),
   mechanism: spec('string', "'SCRAM-SHA-256' or 'SCRAM-SHA-512'."),
 } as const satisfies OptionTable
+
+const principals = (doc: string) => spec('array', doc)
+
+export const CREATE_DELEGATION_TOKEN_OPTIONS = {
+  owner: spec('string', "The token's owner, 'User:name' (default: the caller; another needs CREATE_TOKENS on it)."),
+  renewers: principals("Who else may renew and expire it, 'User:name' each."),
+  maxLifetimeMs: spec('integer', "Its longest life (-1, default: the broker's delegation.token.max.lifetime.ms, also its cap).", {
+    min: -1,
+    max: Number.MAX_SAFE_INTEGER,
+  }),
+  timeout,
+} as const satisfies OptionTable
+
+export const RENEW_DELEGATION_TOKEN_OPTIONS = {
+  renewTimePeriodMs: spec(
+    'integer',
+    "How long from now it lives (-1, default: the broker's delegation.token.expiry.time.ms, also its cap).",
+    {
+      min: -1,
+      max: Number.MAX_SAFE_INTEGER,
+    },
+  ),
+  timeout,
+} as const satisfies OptionTable
+
+export const EXPIRE_DELEGATION_TOKEN_OPTIONS = {
+  expiryTimePeriodMs: spec('integer', 'When it expires, from now (negative, default -1: at once, the token removed).', {
+    min: Number.MIN_SAFE_INTEGER,
+    max: Number.MAX_SAFE_INTEGER,
+  }),
+  timeout,
+} as const satisfies OptionTable
+
+export const DESCRIBE_DELEGATION_TOKEN_OPTIONS = {
+  owners: principals("Only the tokens these own or may renew, 'User:name' each (default: every token the caller may see)."),
+  timeout,
+} as const satisfies OptionTable

@@ -28,6 +28,7 @@ import {
 } from './options.js'
 import { SaslUsers, type BrokerSaslOptions } from './sasl/credentials.js'
 import { linkScramChanges } from './sasl/scram-admin.js'
+import { DelegationTokens } from './sasl/delegation-tokens.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Authorizer } from './auth/authorizer.js'
 import { Faults } from './faults.js'
@@ -53,6 +54,8 @@ export class EmbeddedCluster {
   readonly cleaner: LogCleaner
   /** authorizer.class.name: Kafka's StandardAuthorizer over the controller's ACLs, or (not configured) allowing everything. */
   readonly authorizer: Authorizer
+  /** Delegation tokens (KIP-48) over the controller's token records; disabled without delegation.token.secret.key. */
+  readonly delegationTokens: DelegationTokens
   readonly options: ResolvedOptions
   /** The options given (by their own names or Kafka's), not defaulted: DescribeConfigs' STATIC_BROKER_CONFIG. */
   readonly given: ReadonlySet<BrokerOptionName>
@@ -61,6 +64,7 @@ export class EmbeddedCluster {
   readonly metadataSnapshots = new SnapshotPolicy()
   private retentionTimer: NodeJS.Timeout | null = null
   private flushTimer: NodeJS.Timeout | null = null
+  private tokenExpiryTimer: NodeJS.Timeout | null = null
   /** The dataDir's lock, held from the constructor to stop(). */
   private lock: DirLock | null = null
   /** The listeners' TLS, null for plaintext. */
@@ -93,6 +97,15 @@ export class EmbeddedCluster {
         resolved.authorizer !== undefined,
         resolved.superUsers,
         resolved.allowEveryoneIfNoAclFound,
+      )
+      this.delegationTokens = new DelegationTokens(
+        this.controller,
+        {
+          secretKey: resolved.delegationTokenSecretKey,
+          maxLifetimeMs: resolved.delegationTokenMaxLifetimeMs,
+          expiryTimeMs: resolved.delegationTokenExpiryTimeMs,
+        },
+        (m) => this.log.info(m),
       )
       this.groups = new GroupCoordinator(this)
       this.transactions = new TransactionCoordinator(this)
@@ -263,6 +276,7 @@ export class EmbeddedCluster {
     if (sasl) {
       this.saslUsers = await SaslUsers.create(sasl)
       linkScramChanges(this.saslUsers, this.controller)
+      this.saslUsers.token = (hash, tokenId) => this.delegationTokens.scram(hash, tokenId)
     }
     this.reportUnknownPartitions()
     for (let id = 0; id < brokers; id++) {
@@ -274,6 +288,8 @@ export class EmbeddedCluster {
       this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
     this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
+    if (this.delegationTokens.enabled)
+      this.tokenExpiryTimer = setInterval(() => this.sweepTokens(), Math.min(this.options.delegationTokenExpiryCheckIntervalMs, INT32_MAX))
     // Past what a timer takes (about 24.8 days) is never, as Kafka's Long.MAX default.
     const flushCheck = this.options.logFlushSchedulerIntervalMs
     if (this.options.dataDir && flushCheck <= INT32_MAX) this.flushTimer = setInterval(() => this.flushDue(), flushCheck)
@@ -425,6 +441,15 @@ export class EmbeddedCluster {
    * A log entry of the broker's (`brokerId`'s, or the cluster's: null): what
    * it refused, cut or failed and why. WARN unless said.
    */
+  /** The delegation-token expiry check: a failed write is said and tried again at the next check. */
+  private sweepTokens(): void {
+    try {
+      this.delegationTokens.sweep()
+    } catch (err) {
+      this.problem(null, `delegation token expiry check: ${(err as Error).message}`, 'error')
+    }
+  }
+
   problem(brokerId: number | null, message: string, level: 'error' | 'warn' | 'info' = 'warn'): void {
     this.log[level](message, brokerId === null ? undefined : { broker: brokerId })
   }
@@ -434,6 +459,8 @@ export class EmbeddedCluster {
     this.retentionTimer = null
     if (this.flushTimer) clearInterval(this.flushTimer)
     this.flushTimer = null
+    if (this.tokenExpiryTimer) clearInterval(this.tokenExpiryTimer)
+    this.tokenExpiryTimer = null
     this.faults.clear()
     this.cleaner.stop()
     try {

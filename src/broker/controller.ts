@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { ZERO_UUID } from '../protocol/api.js'
-import type { AclRecord, MetadataRecord, PartitionChangeRecord, QuotaEntity, ScramCredentialRecord } from './metadata-records.js'
+import type {
+  AclRecord,
+  DelegationTokenRecord,
+  MetadataRecord,
+  PartitionChangeRecord,
+  QuotaEntity,
+  ScramCredentialRecord,
+} from './metadata-records.js'
 import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict, uncleanElectionEnabled } from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 import { BrokerError } from './broker-error.js'
@@ -66,6 +73,8 @@ export class Controller {
   readonly acls = new Map<string, AclRecord['acl']>()
   /** Counts changes to `acls`: the authorizer's index is rebuilt when it moves. */
   aclsVersion = 0
+  /** Delegation tokens made and not yet expired away, by token id (src/broker/sasl/delegation-tokens.ts). */
+  readonly delegationTokens = new Map<string, DelegationTokenRecord['token']>()
   /** Topic config defaults the broker's options set (filled by the cluster, not a record: options are not metadata). */
   readonly topicDefaults = new Map<string, string>()
   private nextProducerId = 0n
@@ -285,6 +294,15 @@ export class Controller {
         if (r.type === 'acl') this.acls.set(r.id, { ...r.acl })
         else this.acls.delete(r.id)
         this.aclsVersion++
+        break
+      }
+      case 'delegation-token':
+      case 'remove-delegation-token': {
+        const id = r.type === 'delegation-token' ? r.token.tokenId : r.tokenId
+        const before = this.delegationTokens.get(id)
+        this.undoable(() => (before ? this.delegationTokens.set(id, before) : this.delegationTokens.delete(id)))
+        if (r.type === 'delegation-token') this.delegationTokens.set(id, { ...r.token, renewers: r.token.renewers.map((p) => ({ ...p })) })
+        else this.delegationTokens.delete(id)
         break
       }
       case 'producer-ids': {

@@ -8,6 +8,7 @@ import { apiVersionsHandler, served } from './handlers/api-versions.js'
 import { consumerGroupDescribeHandler } from './handlers/consumer-group-describe.js'
 import { consumerGroupHeartbeatHandler } from './handlers/consumer-group-heartbeat.js'
 import { createAclsHandler } from './handlers/create-acls.js'
+import { createDelegationTokenHandler } from './handlers/create-delegation-token.js'
 import { createPartitionsHandler } from './handlers/create-partitions.js'
 import { createTopicsHandler } from './handlers/create-topics.js'
 import { deleteAclsHandler } from './handlers/delete-acls.js'
@@ -18,6 +19,7 @@ import { describeAclsHandler } from './handlers/describe-acls.js'
 import { describeClusterHandler } from './handlers/describe-cluster.js'
 import { describeClientQuotasHandler } from './handlers/describe-client-quotas.js'
 import { describeConfigsHandler } from './handlers/describe-configs.js'
+import { describeDelegationTokenHandler } from './handlers/describe-delegation-token.js'
 import { describeGroupsHandler } from './handlers/describe-groups.js'
 import { describeLogDirsHandler } from './handlers/describe-log-dirs.js'
 import { describeProducersHandler } from './handlers/describe-producers.js'
@@ -29,6 +31,7 @@ import { electLeadersHandler } from './handlers/elect-leaders.js'
 import { alterPartitionReassignmentsHandler } from './handlers/alter-partition-reassignments.js'
 import { listPartitionReassignmentsHandler } from './handlers/list-partition-reassignments.js'
 import { endTxnHandler } from './handlers/end-txn.js'
+import { expireDelegationTokenHandler } from './handlers/expire-delegation-token.js'
 import { fetchHandler } from './handlers/fetch.js'
 import { findCoordinatorHandler } from './handlers/find-coordinator.js'
 import { heartbeatHandler } from './handlers/heartbeat.js'
@@ -45,6 +48,7 @@ import { offsetDeleteHandler } from './handlers/offset-delete.js'
 import { offsetFetchHandler } from './handlers/offset-fetch.js'
 import { offsetForLeaderEpochHandler } from './handlers/offset-for-leader-epoch.js'
 import { produceHandler } from './handlers/produce.js'
+import { renewDelegationTokenHandler } from './handlers/renew-delegation-token.js'
 import { saslAuthenticateHandler } from './handlers/sasl-authenticate.js'
 import { saslHandshakeHandler } from './handlers/sasl-handshake.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
@@ -103,6 +107,10 @@ for (const h of [
   alterClientQuotasHandler,
   alterPartitionReassignmentsHandler,
   listPartitionReassignmentsHandler,
+  createDelegationTokenHandler,
+  renewDelegationTokenHandler,
+  expireDelegationTokenHandler,
+  describeDelegationTokenHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

@@ -32,6 +32,7 @@ export const TYPE_STRING = 2
 export const TYPE_INT = 3
 export const TYPE_LONG = 5
 export const TYPE_LIST = 7
+export const TYPE_PASSWORD = 9
 
 interface ConfigDef {
   type: number
@@ -171,6 +172,8 @@ export interface DescribedConfig {
   value: string | null
   source: number
   type: number
+  /** A secret (Kafka's PASSWORD type): reported without its value. */
+  sensitive?: boolean
 }
 
 /** Every dynamic config of a broker (set for it, for every broker, or default) or group (set or default). */
@@ -229,6 +232,8 @@ export function staticBrokerConfig(cluster: EmbeddedCluster, key: string): Descr
           ? TYPE_LIST
           : TYPE_STRING
   const given = cluster.given.has(name)
+  if (spec.sensitive)
+    return { name: key, value: null, type: TYPE_PASSWORD, source: given ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT, sensitive: true }
   // Kafka's null default (log.flush.interval.ms): reported null, not the value derived from another option.
   const reported = spec.nullUnlessGiven && !given ? null : kafkaValue(value)
   return { name: key, value: reported, type, source: given ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT }

@@ -20,6 +20,8 @@ export type MetadataRecord =
   | ClientQuotaRecord
   | AclRecord
   | RemoveAclRecord
+  | DelegationTokenRecord
+  | RemoveDelegationTokenRecord
 
 /** A broker registered its listener. */
 export interface BrokerRecord {
@@ -132,4 +134,34 @@ export interface AclRecord {
 export interface RemoveAclRecord {
   type: 'remove-acl'
   id: string
+}
+
+/** A principal as a delegation token names its owner, requester and renewers: a type (User) and a name. */
+export interface TokenPrincipal {
+  type: string
+  name: string
+}
+
+/**
+ * A delegation token made or renewed (Kafka's DelegationTokenRecord): what
+ * KIP-48 keeps of it, never its HMAC, which the secret key gives again.
+ * Timestamps are epoch ms.
+ */
+export interface DelegationTokenRecord {
+  type: 'delegation-token'
+  token: {
+    tokenId: string
+    owner: TokenPrincipal
+    requester: TokenPrincipal
+    renewers: TokenPrincipal[]
+    issueTimestamp: number
+    maxTimestamp: number
+    expiryTimestamp: number
+  }
+}
+
+/** A delegation token expired at once or swept once expired (Kafka's RemoveDelegationTokenRecord). */
+export interface RemoveDelegationTokenRecord {
+  type: 'remove-delegation-token'
+  tokenId: string
 }

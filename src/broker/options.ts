@@ -214,6 +214,18 @@ export interface BrokerOptions {
   /** allow.everyone.if.no.acl.found: a resource no ACL covers is open to all. Default false, as Kafka. */
   allowEveryoneIfNoAclFound?: boolean
   /**
+   * delegation.token.secret.key: the key delegation tokens' HMACs are made
+   * with (KIP-48). Unset or empty: delegation tokens are disabled, as Kafka.
+   * Never reported: DescribeConfigs says it is sensitive.
+   */
+  delegationTokenSecretKey?: string
+  /** delegation.token.max.lifetime.ms: a token's longest life, renewals included. Default 7 days. */
+  delegationTokenMaxLifetimeMs?: number
+  /** delegation.token.expiry.time.ms: how long a token lives before it must be renewed, and the longest renewal. Default 1 day. */
+  delegationTokenExpiryTimeMs?: number
+  /** delegation.token.expiry.check.interval.ms: how often expired tokens are removed. Default 1 hour. */
+  delegationTokenExpiryCheckIntervalMs?: number
+  /**
    * Options by their Kafka broker names, as server.properties gives them
    * (`{ 'num.partitions': '4', 'listeners': 'PLAINTEXT://:9092' }`): each
    * is read as the option it names; an option given here and by its own
@@ -224,7 +236,8 @@ export interface BrokerOptions {
   config?: Record<string, string | number | boolean>
 }
 
-type Structured = 'topics' | 'logCreator' | 'ssl' | 'sasl' | 'dataDir' | 'config' | 'advertisedHost' | 'authorizer'
+type Structured =
+  'topics' | 'logCreator' | 'ssl' | 'sasl' | 'dataDir' | 'config' | 'advertisedHost' | 'authorizer' | 'delegationTokenSecretKey'
 
 export type ResolvedOptions = Required<Omit<BrokerOptions, Structured>> & Pick<BrokerOptions, Exclude<Structured, 'config' | 'topics'>>
 
@@ -238,6 +251,8 @@ export interface BrokerOptionSpec extends OptionSpec {
   allowed?: readonly string[]
   /** Kafka's own default is null, the value derived where it is read: DescribeConfigs reports null unless given (log.flush.interval.ms). */
   nullUnlessGiven?: boolean
+  /** A secret (Kafka's PASSWORD type): DescribeConfigs reports it sensitive, its value null. */
+  sensitive?: boolean
 }
 
 /** The one authorizer the embedded broker has: Kafka's, by its class name. */
@@ -399,6 +414,36 @@ export const BROKER_OPTIONS = {
   }),
   superUsers: str('', "Principals allowed everything, ';'-separated ('User:alice;User:bob').", 'super.users'),
   allowEveryoneIfNoAclFound: bool(false, 'A resource no ACL covers is open to all.', 'allow.everyone.if.no.acl.found'),
+  delegationTokenSecretKey: str(
+    undefined,
+    "Delegation tokens' HMAC key; unset or empty: tokens are disabled.",
+    'delegation.token.secret.key',
+    {
+      sensitive: true,
+      defaultDoc: 'none',
+    },
+  ),
+  delegationTokenMaxLifetimeMs: int(
+    604_800_000,
+    "A delegation token's longest life, renewals included.",
+    'delegation.token.max.lifetime.ms',
+    1,
+    LONG_MAX,
+  ),
+  delegationTokenExpiryTimeMs: int(
+    86_400_000,
+    'How long a delegation token lives unless renewed, and the longest renewal.',
+    'delegation.token.expiry.time.ms',
+    1,
+    LONG_MAX,
+  ),
+  delegationTokenExpiryCheckIntervalMs: int(
+    3_600_000,
+    'How often expired delegation tokens are removed.',
+    'delegation.token.expiry.check.interval.ms',
+    1,
+    LONG_MAX,
+  ),
   config: other('object', 'Options by their Kafka broker names (server.properties).'),
 } satisfies Record<keyof BrokerOptions, BrokerOptionSpec>
 

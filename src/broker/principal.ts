@@ -23,6 +23,11 @@ export function principalOf(connection: ClientConnection): KafkaPrincipal {
   return user == null ? ANONYMOUS : { type: 'User', name: user }
 }
 
+/** Whether the connection authenticated with a delegation token (KafkaPrincipal.tokenAuthenticated). */
+export function tokenAuthenticated(connection: ClientConnection): boolean {
+  return connection.sasl?.tokenAuthenticated === true
+}
+
 /** `User:name`, as ACLs and Kafka's tools write a principal. */
 export function principalString(principal: KafkaPrincipal): string {
   return `${principal.type}:${principal.name}`

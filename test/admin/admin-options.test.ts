@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer'
 import { describe, expect, it } from 'vitest'
 import { Admin, ConfigResourceTypes } from '../../src/admin/admin.js'
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes } from '../../src/admin/acls.js'
@@ -63,6 +64,14 @@ describe('admin per-call options', () => {
         } as never),
         /did you mean iterations\?/,
       ],
+      // Java's CreateDelegationTokenOptions spells it maxlifeTimeMs.
+      [
+        admin.createDelegationToken({ maxlifeTimeMs: 1000 } as never),
+        /^unknown createDelegationToken\(\) option maxlifeTimeMs: did you mean maxLifetimeMs\?/,
+      ],
+      [admin.renewDelegationToken(Buffer.alloc(64), { renewPeriodMs: 1 } as never), /did you mean renewTimePeriodMs\?/],
+      [admin.expireDelegationToken(Buffer.alloc(64), { expiryTimePeriod: 1 } as never), /did you mean expiryTimePeriodMs\?/],
+      [admin.describeDelegationToken({ owner: ['User:a'] } as never), /did you mean owners\?/],
     ]
     cases.push([
       admin.fetchOffsets({ groupId: 'g', resolveOffsets: true } as never),
@@ -115,6 +124,13 @@ describe('admin per-call options', () => {
     )
     expect(message).toMatch(/upsertions entry option iterations must be an integer from 4096 to 16384/)
     expect(message).not.toContain(secret)
+    expect(await rejection(admin.createDelegationToken({ owner: 'alice' }))).toMatch(
+      /^createDelegationToken\(\) owner must be a principal 'Type:name'/,
+    )
+    expect(await rejection(admin.createDelegationToken({ renewers: ['User:bob', 'carol'] }))).toMatch(/renewers entry must be a principal/)
+    expect(await rejection(admin.createDelegationToken({ maxLifetimeMs: 1.5 }))).toMatch(/option maxLifetimeMs must be an integer/)
+    expect(await rejection(admin.renewDelegationToken('hmac' as never))).toMatch(/^renewDelegationToken\(\) takes the token's HMAC/)
+    expect(await rejection(admin.expireDelegationToken(Buffer.alloc(0)))).toMatch(/^expireDelegationToken\(\) takes the token's HMAC/)
     expect(sent).toEqual([])
   })
 

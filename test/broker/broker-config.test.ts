@@ -99,6 +99,7 @@ describe('startCluster({ config }): Kafka broker names', () => {
         'log.flush.start.offset.checkpoint.interval.ms': '1',
         'log.segment.bytes': '100',
         'unclean.leader.election.enable': 'yes',
+        'delegation.token.max.lifetime.ms': '0',
       },
     }).catch((e) => e)
     expect(error).toBeInstanceOf(ConfigError)
@@ -110,6 +111,7 @@ describe('startCluster({ config }): Kafka broker names', () => {
       '  log.flush.start.offset.checkpoint.interval.ms: not supported by the embedded broker',
       '  log.segment.bytes: Invalid value 100 for configuration log.segment.bytes: Value must be at least 1048576',
       '  unclean.leader.election.enable: Invalid value yes for configuration unclean.leader.election.enable: Expected value to be either true or false',
+      '  delegation.token.max.lifetime.ms: Invalid value 0 for configuration delegation.token.max.lifetime.ms: Value must be at least 1',
     ])
   })
 

@@ -185,6 +185,15 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
     transactionalIdPattern: null,
   }),
   AlterUserScramCredentials: () => ({ deletions: [{ name: 'nobody', mechanism: 1 }], upsertions: [] }),
+  // Refused on a PLAINTEXT listener (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED), as Kafka's: the answer still decodes at each version.
+  CreateDelegationToken: (v) => ({
+    ...(v >= 3 ? { ownerPrincipalType: 'User', ownerPrincipalName: 'owner' } : {}),
+    renewers: [{ principalType: 'User', principalName: 'renewer' }],
+    maxLifetimeMs: -1n,
+  }),
+  RenewDelegationToken: () => ({ hmac: Buffer.alloc(64, 1), renewPeriodMs: -1n }),
+  ExpireDelegationToken: () => ({ hmac: Buffer.alloc(64, 1), expiryTimePeriodMs: -1n }),
+  DescribeDelegationToken: () => ({ owners: [{ principalType: 'User', principalName: 'owner' }] }),
   AlterConfigs: () => ({
     resources: [{ resourceType: 2, resourceName: 'vt', configs: [{ name: 'retention.ms', value: '1000' }] }],
     validateOnly: true,

@@ -103,7 +103,7 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
               readOnly: r.resourceType !== TOPIC && c.source === SOURCE_STATIC_BROKER && !isDynamicBrokerConfig(c.name),
               isDefault: c.source === SOURCE_DEFAULT,
               configSource: c.source,
-              isSensitive: false,
+              isSensitive: c.sensitive === true,
               synonyms: req.includeSynonyms ? [{ name: c.name, value: c.value, source: c.source }] : [],
               configType: c.type,
               documentation: null,

@@ -34,6 +34,15 @@ export interface ScramCredential {
   serverKey: Buffer
 }
 
+/** What authenticates a delegation token over SCRAM: the credential of its HMAC, and who it stands for until when. */
+export interface TokenCredential {
+  /** The token owner's name: the connection's principal. */
+  owner: string
+  /** Epoch ms. */
+  expiryTimestamp: number
+  credential: ScramCredential
+}
+
 const hmac = (hash: ScramHash, key: Buffer, data: string | Buffer) => createHmac(hash, key).update(data).digest()
 
 /**
@@ -103,6 +112,13 @@ export class SaslUsers {
    * the cluster.
    */
   changed: ((hash: 'sha256' | 'sha512', user: string) => ScramCredential | null | undefined) | null = null
+
+  /**
+   * A delegation token's owner, expiry and SCRAM credential, for a SCRAM
+   * exchange with `tokenauth=true` (undefined: no such token). Set by the
+   * cluster (src/broker/sasl/delegation-tokens.ts).
+   */
+  token: ((hash: 'sha256' | 'sha512', tokenId: string) => Promise<TokenCredential | undefined>) | null = null
 
   scramCredential(hash: 'sha256' | 'sha512', user: string): ScramCredential | undefined {
     const changed = this.changed?.(hash, user)

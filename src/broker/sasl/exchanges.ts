@@ -11,8 +11,10 @@ export interface ServerExchange {
   evaluate(token: Buffer): Promise<Buffer>
   /** Set once the exchange has succeeded: the authenticated user. */
   readonly user: string | null
-  /** When the credential itself expires (an OAUTHBEARER token), epoch ms; null when it does not. */
+  /** When the credential itself expires (an OAUTHBEARER token, a delegation token), epoch ms; null when it does not. */
   readonly expiresAtMs: number | null
+  /** Whether the client authenticated with a delegation token (SCRAM's tokenauth extension): Kafka's tokenAuthenticated principal. */
+  readonly tokenAuthenticated: boolean
 }
 
 export function serverExchange(mechanism: SaslMechanismName, users: SaslUsers): ServerExchange {
@@ -26,6 +28,7 @@ class PlainServer implements ServerExchange {
   readonly mechanism = 'PLAIN' as const
   user: string | null = null
   readonly expiresAtMs = null
+  readonly tokenAuthenticated = false
 
   constructor(private readonly users: SaslUsers) {}
 
@@ -53,16 +56,31 @@ function unescapeUsername(s: string): string | null {
 
 const hmac = (hash: 'sha256' | 'sha512', key: Buffer, data: string) => createHmac(hash, key).update(data).digest()
 
+/** SCRAM extensions after the nonce (`,key=value` each), as Kafka's ScramExtensions reads them; null when malformed. */
+function scramExtensions(s: string): Map<string, string> | null {
+  const out = new Map<string, string>()
+  for (const part of s.split(',').slice(1)) {
+    const m = /^(\w+)=(.*)$/.exec(part)
+    if (!m) return null
+    out.set(m[1], m[2])
+  }
+  return out
+}
+
 /**
  * The server side of SCRAM-SHA-256/512 (RFC 5802, RFC 7677) over the
  * credentials the broker stores: client-first → server-first (the client's
  * nonce extended by 24 CSPRNG bytes, the salt, the iterations);
  * client-final → the proof checked against the stored key, and the server
- * signature sent back so the client can check the broker in turn.
+ * signature sent back so the client can check the broker in turn. With
+ * the `tokenauth=true` extension the user name is a delegation token's id
+ * and the password its HMAC: the principal is the token's owner (Kafka's
+ * ScramSaslServer). Other extensions are ignored, as Kafka's.
  */
 class ScramServer implements ServerExchange {
   user: string | null = null
-  readonly expiresAtMs = null
+  expiresAtMs: number | null = null
+  tokenAuthenticated = false
   private step: 'first' | 'final' | 'done' = 'first'
   private gs2Header = ''
   private clientFirstBare = ''
@@ -80,30 +98,40 @@ class ScramServer implements ServerExchange {
 
   async evaluate(token: Buffer): Promise<Buffer> {
     const message = token.toString('utf8')
-    if (this.step === 'first') return Buffer.from(this.first(message), 'utf8')
+    if (this.step === 'first') return Buffer.from(await this.first(message), 'utf8')
     if (this.step === 'final') return Buffer.from(this.final(message), 'utf8')
     throw saslRefusal(`${this.mechanism}: a token after the exchange completed`)
   }
 
-  private first(message: string): string {
+  private async first(message: string): Promise<string> {
     // gs2-header: no channel binding ('n', or 'y': the client could but thinks we cannot), an optional authzid.
     const m = /^([ny]),(a=[^,]*)?,(n=[^,]*),(r=[^,]+)((?:,[^,]*)*)$/.exec(message)
     if (!m) throw saslRefusal(`${this.mechanism}: malformed client-first message`)
     const user = unescapeUsername(m[3].slice(2))
     if (!user) throw saslRefusal(`${this.mechanism}: malformed user name in the client-first message`)
-    if (m[5]) throw saslRefusal(`${this.mechanism}: unsupported SCRAM extensions`)
+    const extensions = scramExtensions(m[5])
+    if (!extensions) throw saslRefusal(`${this.mechanism}: malformed SCRAM extensions`)
     const authzid = m[2] ? unescapeUsername(m[2].slice(2)) : ''
+    if (extensions.get('tokenauth')?.toLowerCase() === 'true') {
+      const token = await this.users.token?.(this.hash, user)
+      if (!token) throw saslRefusal(`${this.mechanism}: Token Authentication failed: Invalid tokenId: ${JSON.stringify(user)}`)
+      this.credential = token.credential
+      this.tokenAuthenticated = true
+      this.expiresAtMs = token.expiryTimestamp
+      this.pendingUser = token.owner
+    } else {
+      this.credential = this.users.scramCredential(this.hash, user)
+      if (!this.credential) throw saslRefusal(`${this.mechanism}: unknown user ${JSON.stringify(user)}`)
+      this.pendingUser = user
+    }
     if (authzid && authzid !== user) {
       const reason = 'Authentication failed: Client requested an authorization id that is different from username'
       throw saslRefusal(reason, reason)
     }
-    this.credential = this.users.scramCredential(this.hash, user)
-    if (!this.credential) throw saslRefusal(`${this.mechanism}: unknown user ${JSON.stringify(user)}`)
     this.gs2Header = `${m[1]},${m[2] ?? ''},`
-    this.clientFirstBare = `${m[3]},${m[4]}`
+    this.clientFirstBare = `${m[3]},${m[4]}${m[5]}`
     this.nonce = m[4].slice(2) + randomBytes(24).toString('base64')
     this.serverFirst = `r=${this.nonce},s=${this.credential.salt.toString('base64')},i=${this.credential.iterations}`
-    this.pendingUser = user
     this.step = 'final'
     return this.serverFirst
   }
@@ -146,6 +174,7 @@ class OauthbearerServer implements ServerExchange {
   readonly mechanism = 'OAUTHBEARER' as const
   user: string | null = null
   expiresAtMs: number | null = null
+  readonly tokenAuthenticated = false
   private refused: TokenRefused | null = null
 
   constructor(private readonly users: SaslUsers) {}

@@ -34,7 +34,8 @@ const MIN_REAUTH_INTERVAL_MS = 1000
  * are; any other request is answered ILLEGAL_SASL_STATE, then closed. A
  * failed exchange is answered SASL_AUTHENTICATION_FAILED with a message, then
  * closed. Once authenticated, with connections.max.reauth.ms set, a session
- * lasts that long (sent as session_lifetime_ms): a SaslHandshake then starts
+ * lasts that long, or until its credential (a token) expires if sooner (sent as
+ * session_lifetime_ms, as Kafka does with or without the setting): a SaslHandshake then starts
  * a re-authentication (KIP-368, same mechanism and user), and a request on an
  * expired session closes the connection.
  */
@@ -46,6 +47,8 @@ export class SaslSession {
   private mechanism: SaslMechanismName | null = null
   /** The authenticated user (Kafka's principal User:name). */
   user: string | null = null
+  /** Whether it authenticated with a delegation token (Kafka's KafkaPrincipal.tokenAuthenticated). */
+  tokenAuthenticated = false
   private expiresAt: number | null = null
   private reauthStartedAt = 0
   private reauthenticating = false
@@ -119,7 +122,10 @@ export class SaslSession {
           return this.handshake(header, r)
         }
         if (this.expiresAt !== null && now > this.expiresAt)
-          return { kind: 'close', why: `${name} on an expired SASL session (connections.max.reauth.ms ${this.maxReauthMs})` }
+          return {
+            kind: 'close',
+            why: `${name} on an expired SASL session (connections.max.reauth.ms ${this.maxReauthMs}, or its credential's expiry)`,
+          }
         return { kind: 'pass' }
     }
   }
@@ -203,14 +209,22 @@ export class SaslSession {
     const user = exchange?.user
     if (user == null) return 0
     this.user = user
+    this.tokenAuthenticated = exchange!.tokenAuthenticated
     this.exchange = null
     this.state = 'complete'
     this.raw = false
     this.reauthenticating = false
-    // KIP-368: with connections.max.reauth.ms set, a session lasts that long, or until its token expires if sooner.
+    // KIP-368, as Kafka's SaslServerAuthenticator: a session lasts connections.max.reauth.ms (when set) or until its
+    // credential (an OAUTHBEARER or delegation token) expires, whichever is sooner; one already expired gets 0 and
+    // ends at once (its next request closes the connection), 0 being also what the client is told.
     const now = Date.now()
-    const lifetime = this.maxReauthMs > 0 ? Math.max(1, Math.min(this.maxReauthMs, (exchange!.expiresAtMs ?? Infinity) - now)) : 0
-    this.expiresAt = this.maxReauthMs > 0 ? now + lifetime : null
+    const credentialEnd = exchange!.expiresAtMs
+    let lifetime = 0
+    if (credentialEnd !== null || this.maxReauthMs > 0) {
+      const untilCredentialEnds = credentialEnd === null ? Infinity : credentialEnd - now
+      lifetime = Math.max(0, Math.min(this.maxReauthMs > 0 ? this.maxReauthMs : Infinity, untilCredentialEnds))
+      this.expiresAt = now + lifetime
+    } else this.expiresAt = null
     this.onAuthenticated()
     return lifetime
   }

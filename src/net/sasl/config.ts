@@ -51,8 +51,13 @@ export function saslMechanism(config: SaslConfig): SaslMechanism {
       if (typeof password !== 'string' || password === '')
         throw new ConfigError(`sasl.password must be a non-empty string for ${mechanism}`)
       const lower = mechanism.toLowerCase()
-      if (lower === 'plain') return plainMechanism(username, password)
-      return scramMechanism(lower === 'scram-sha-256' ? 'sha256' : 'sha512', username, password)
+      const { tokenAuth } = config as PasswordSaslConfig
+      if (tokenAuth !== undefined && typeof tokenAuth !== 'boolean') throw new ConfigError('sasl.tokenAuth must be a boolean')
+      if (lower === 'plain') {
+        if (tokenAuth) throw new ConfigError('sasl.tokenAuth (a delegation token) needs scram-sha-256 or scram-sha-512, not plain')
+        return plainMechanism(username, password)
+      }
+      return scramMechanism(lower === 'scram-sha-256' ? 'sha256' : 'sha512', username, password, tokenAuth === true)
     }
     case 'aws': {
       const { authorizationIdentity, accessKeyId, secretAccessKey, sessionToken } = config as AwsSaslConfig

@@ -55,8 +55,13 @@ export class ScramClient {
     private readonly password: string,
     private readonly nonce: string = builtin('node:crypto').randomBytes(24).toString('base64'),
     private readonly fail: (message: string) => Error = (m) => new Error(m),
+    /** SCRAM extensions for the client-first message (KIP-48's `tokenauth=true`), in order. */
+    extensions: Record<string, string> = {},
   ) {
-    this.clientFirstBare = `n=${escapeUsername(username)},r=${nonce}`
+    const ext = Object.entries(extensions)
+      .map(([k, v]) => `,${k}=${v}`)
+      .join('')
+    this.clientFirstBare = `n=${escapeUsername(username)},r=${nonce}${ext}`
   }
 
   firstMessage(): string {
@@ -105,7 +110,8 @@ export class ScramClient {
   }
 }
 
-export function scramMechanism(hash: 'sha256' | 'sha512', username: string, password: string): SaslMechanism {
+/** SCRAM with a user's password, or (`tokenAuth`) a delegation token's id and HMAC, sent with Kafka's `tokenauth=true` extension. */
+export function scramMechanism(hash: 'sha256' | 'sha512', username: string, password: string, tokenAuth = false): SaslMechanism {
   const name = hash === 'sha256' ? 'SCRAM-SHA-256' : 'SCRAM-SHA-512'
   return {
     name,
@@ -120,6 +126,7 @@ export function scramMechanism(hash: 'sha256' | 'sha512', username: string, pass
             mechanism: name,
             broker: context.broker,
           }),
+        tokenAuth ? { tokenauth: 'true' } : {},
       )
       const serverFirst = await exchange(Buffer.from(client.firstMessage(), 'utf8'))
       const serverFinal = await exchange(Buffer.from(await client.finalMessage(serverFirst.toString('utf8')), 'utf8'))

@@ -5,6 +5,12 @@ export interface PasswordSaslConfig {
   mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'
   username: string
   password: string
+  /**
+   * SCRAM only: authenticate with a delegation token (KIP-48), as Java's
+   * ScramLoginModule `tokenauth=true`: username is the token id, password
+   * its HMAC in base64; the broker takes the connection as the token's owner.
+   */
+  tokenAuth?: boolean
 }
 
 /** KafkaJS's AWS mechanism: an identity and AWS credentials, sent as one SASL message. */

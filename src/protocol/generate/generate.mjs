@@ -60,6 +60,10 @@ export const API_NAMES = [
   'ShareGroupDescribe',
   'ShareFetch',
   'ShareAcknowledge',
+  'CreateDelegationToken',
+  'RenewDelegationToken',
+  'ExpireDelegationToken',
+  'DescribeDelegationToken',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

@@ -68,6 +68,10 @@ import { ShareGroupHeartbeat } from './ShareGroupHeartbeat.js'
 import { ShareGroupDescribe } from './ShareGroupDescribe.js'
 import { ShareFetch } from './ShareFetch.js'
 import { ShareAcknowledge } from './ShareAcknowledge.js'
+import { CreateDelegationToken } from './CreateDelegationToken.js'
+import { RenewDelegationToken } from './RenewDelegationToken.js'
+import { ExpireDelegationToken } from './ExpireDelegationToken.js'
+import { DescribeDelegationToken } from './DescribeDelegationToken.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -126,6 +130,10 @@ export * from './ShareGroupHeartbeat.js'
 export * from './ShareGroupDescribe.js'
 export * from './ShareFetch.js'
 export * from './ShareAcknowledge.js'
+export * from './CreateDelegationToken.js'
+export * from './RenewDelegationToken.js'
+export * from './ExpireDelegationToken.js'
+export * from './DescribeDelegationToken.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -162,6 +170,10 @@ export const apis: Record<number, ApiSpec> = {
   35: DescribeLogDirs,
   36: SaslAuthenticate,
   37: CreatePartitions,
+  38: CreateDelegationToken,
+  39: RenewDelegationToken,
+  40: ExpireDelegationToken,
+  41: DescribeDelegationToken,
   42: DeleteGroups,
   43: ElectLeaders,
   44: IncrementalAlterConfigs,

@@ -31,6 +31,15 @@ describe('SCRAM client', () => {
     })
   }
 
+  it("sends extensions (a delegation token's tokenauth=true) in client-first, and proves over the message with them", async () => {
+    const client = new ScramClient('sha256', 'user', 'pencil', RFC7677.nonce, undefined, { tokenauth: 'true' })
+    expect(client.firstMessage()).toBe(`${RFC7677.clientFirst},tokenauth=true`)
+    // The same server-first as RFC 7677's: the proof covers the client-first with its extension, so it differs from the RFC's.
+    const final = await client.finalMessage(RFC7677.serverFirst)
+    expect(final.startsWith(RFC7677.clientFinal.slice(0, RFC7677.clientFinal.indexOf(',p=')))).toBe(true)
+    expect(final).not.toBe(RFC7677.clientFinal)
+  })
+
   it('refuses a server signature made without the password', async () => {
     const client = new ScramClient('sha256', 'user', 'pencil', RFC7677.nonce)
     await client.finalMessage(RFC7677.serverFirst)
