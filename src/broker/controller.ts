@@ -505,6 +505,8 @@ export class Controller {
       configs?: Record<string, string>
       assignments?: number[][]
       validateOnly?: boolean
+      /** Spends the topic's partitions from the client's controller mutation quota once every other check passed (validateOnly too, as Kafka); throws to refuse. */
+      spendMutations?: (partitions: number) => void
     },
   ): TopicImage | null {
     const problem = topicNameProblem(name)
@@ -545,6 +547,7 @@ export class Controller {
         }
       }
     }
+    opts.spendMutations?.(assignments.length)
     if (opts.validateOnly) return null
     const id = uuid()
     return this.atomically(() => {
@@ -564,9 +567,11 @@ export class Controller {
     })
   }
 
-  deleteTopic(name: string): TopicImage {
+  /** Deletes a topic; `spendMutations` (the controller mutation quota) is spent its partitions first, and may refuse. */
+  deleteTopic(name: string, spendMutations?: (partitions: number) => void): TopicImage {
     const t = this.topics.get(name)
     if (!t) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.')
+    spendMutations?.(t.partitions.length)
     this.append({ type: 'remove-topic', id: t.id, name: t.name })
     return t
   }
@@ -578,7 +583,13 @@ export class Controller {
    * registered brokers once, as many as the topic's replication factor, and
    * at least one of them live.
    */
-  createPartitions(name: string, count: number, validateOnly = false, assignments: number[][] | null = null): void {
+  createPartitions(
+    name: string,
+    count: number,
+    validateOnly = false,
+    assignments: number[][] | null = null,
+    spendMutations?: (partitions: number) => void,
+  ): void {
     const t = this.topics.get(name)
     if (!t) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`)
     const have = t.partitions.length
@@ -598,6 +609,8 @@ export class Controller {
     }
     if (count > MAX_PARTITIONS)
       throw new BrokerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+    // The quota before the placement's checks, as Kafka's controller spends it.
+    spendMutations?.(count - have)
     const rf = t.partitions[0]?.replicas.length ?? 1
     const live = this.liveBrokers().map((b) => b.id)
     if (assignments) assignments.forEach((replicas, i) => this.checkManualAssignment(replicas, rf, have + i))

@@ -121,6 +121,13 @@ export interface BrokerOptions {
   quotaWindowNum?: number
   /** quota.window.size.seconds: each quota sample's length. Default 1, as Kafka. */
   quotaWindowSizeSeconds?: number
+  /**
+   * controller.quota.window.num: a controller_mutation_rate quota's burst is
+   * this many windows of mutations (KIP-599). Default 11, as Kafka.
+   */
+  controllerQuotaWindowNum?: number
+  /** controller.quota.window.size.seconds: each controller quota window's length. Default 1, as Kafka. */
+  controllerQuotaWindowSizeSeconds?: number
   /** group.min.session.timeout.ms. Default 6000. */
   groupMinSessionTimeoutMs?: number
   /** group.max.session.timeout.ms. Default 1800000. */
@@ -342,6 +349,8 @@ export const BROKER_OPTIONS = {
   connectionsMaxIdleMs: ms(600_000, 'A client connection with no request for this long is closed.', 'connections.max.idle.ms', 1),
   quotaWindowNum: int(11, 'Client quotas measure rates over this many samples.', 'quota.window.num', 1),
   quotaWindowSizeSeconds: int(1, "Each client quota sample's length, in seconds.", 'quota.window.size.seconds', 1),
+  controllerQuotaWindowNum: int(11, "A controller_mutation_rate quota's burst, in windows of mutations.", 'controller.quota.window.num', 1),
+  controllerQuotaWindowSizeSeconds: int(1, 'Each controller quota window, in seconds.', 'controller.quota.window.size.seconds', 1),
   groupMinSessionTimeoutMs: ms(6000, 'The shortest session timeout a classic group member may ask for.', 'group.min.session.timeout.ms'),
   groupMaxSessionTimeoutMs: ms(1_800_000, 'The longest.', 'group.max.session.timeout.ms'),
   groupInitialRebalanceDelayMs: ms(0, "How long an empty group's first join waits for more members.", 'group.initial.rebalance.delay.ms'),
