@@ -19,6 +19,8 @@ import { advertisedHost } from './options.js'
 import { isCompacted } from './log-cleaner.js'
 import { BrokerError } from './broker-error.js'
 import { BrokerQuotas } from './quotas/client-quotas.js'
+import { ConnectionQuotas } from './quotas/connection-quotas.js'
+import { brokerConfigValue } from './dynamic-configs.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
 const SASL_MAX_RECEIVE_BYTES = 524_288
@@ -55,6 +57,8 @@ export class VirtualBroker {
   readonly fetcher: ReplicaFetcher
   /** Client quotas, measured per broker as Kafka's are. */
   readonly quotas: BrokerQuotas
+  /** Connection creation rates (KIP-612): max.connection.creation.rate and the ip quotas, for this broker's listener. */
+  readonly connectionQuotas: ConnectionQuotas
   private isrTimer: NodeJS.Timeout | null = null
   private unsubscribe: (() => void) | null = null
   /** Whether this broker's directory was stopped cleanly (known at its first start; null before). */
@@ -69,7 +73,13 @@ export class VirtualBroker {
     this.fetcher = new ReplicaFetcher(this, cluster)
     this.host = advertisedHost(cluster.options)
     const { quotaWindowNum, quotaWindowSizeSeconds } = cluster.options
-    this.quotas = new BrokerQuotas(() => cluster.controller, { samples: quotaWindowNum, windowMs: quotaWindowSizeSeconds * 1000 })
+    const windows = { samples: quotaWindowNum, windowMs: quotaWindowSizeSeconds * 1000 }
+    this.quotas = new BrokerQuotas(() => cluster.controller, windows)
+    this.connectionQuotas = new ConnectionQuotas(
+      () => cluster.controller,
+      windows,
+      () => Number(brokerConfigValue(cluster, id, 'max.connection.creation.rate')),
+    )
   }
 
   get running(): boolean {
@@ -89,6 +99,7 @@ export class VirtualBroker {
       connectionsMaxIdleMs,
       onProblem: (why, level) => this.cluster.problem(this.id, why, level),
       tls: this.cluster.tls ?? undefined,
+      connectionRates: this.connectionQuotas,
       // Every client connection of a SASL listener authenticates first (in-process peers do not), with
       // requests up to sasl.server.max.receive.size until it has, as Kafka bounds what a stranger can make it buffer.
       onAccept: users

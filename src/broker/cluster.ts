@@ -432,7 +432,7 @@ export class EmbeddedCluster {
    * A log entry of the broker's (`brokerId`'s, or the cluster's: null): what
    * it refused, cut or failed and why. WARN unless said.
    */
-  problem(brokerId: number | null, message: string, level: 'error' | 'warn' | 'info' = 'warn'): void {
+  problem(brokerId: number | null, message: string, level: 'error' | 'warn' | 'info' | 'debug' = 'warn'): void {
     this.log[level](message, brokerId === null ? undefined : { broker: brokerId })
   }
 

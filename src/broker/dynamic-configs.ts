@@ -70,6 +70,7 @@ const BROKER_DYNAMIC: Record<string, ConfigDef> = {
   'max.connections': { type: TYPE_INT, value: (c) => String(c.options.maxConnections), min: 0 },
   'max.connections.per.ip': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionsPerIp), min: 0 },
   'connections.max.idle.ms': { type: TYPE_LONG, value: (c) => String(c.options.connectionsMaxIdleMs) },
+  'max.connection.creation.rate': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionCreationRate), min: 0 },
   'sasl.kerberos.min.time.before.relogin': { type: TYPE_LONG, value: fixed('60000') },
   // The replication throttles kafka-reassign-partitions sets (--throttle) and clears (--verify): kept, not enforced.
   'leader.replication.throttled.rate': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
@@ -232,6 +233,20 @@ export function staticBrokerConfig(cluster: EmbeddedCluster, key: string): Descr
   // Kafka's null default (log.flush.interval.ms): reported null, not the value derived from another option.
   const reported = spec.nullUnlessGiven && !given ? null : kafkaValue(value)
   return { name: key, value: reported, type, source: given ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT }
+}
+
+/**
+ * A dynamic broker config in force on broker `id`, as Kafka orders them: set
+ * for that broker, else for every broker, else its static value or default.
+ */
+export function brokerConfigValue(cluster: EmbeddedCluster, id: number, key: string): string {
+  const sets = cluster.controller.dynamicConfigs.broker
+  return (
+    sets.get(String(id))?.get(key) ??
+    sets.get('')?.get(key) ??
+    staticBrokerConfig(cluster, key)?.value ??
+    BROKER_DYNAMIC[key].value(cluster)
+  )
 }
 
 /** A group's config value: set for the group, else the broker's default. */

@@ -110,6 +110,12 @@ export interface BrokerOptions {
   /** max.connections.per.ip, per broker: a connection past it is closed at once. Default 2147483647 (Kafka's). */
   maxConnectionsPerIp?: number
   /**
+   * max.connection.creation.rate, per broker (KIP-612): past this many new
+   * connections a second the listener waits before taking the next (none is
+   * refused). Default 2147483647 (Kafka's: no limit).
+   */
+  maxConnectionCreationRate?: number
+  /**
    * connections.max.idle.ms: a client connection with no request for this
    * long is closed (one being served is not idle). Default 600000, as Kafka.
    */
@@ -344,6 +350,12 @@ export const BROKER_OPTIONS = {
     INT32_MAX,
     'Client connections from one address per broker; one past it is closed at once.',
     'max.connections.per.ip',
+    0,
+  ),
+  maxConnectionCreationRate: int(
+    INT32_MAX,
+    'New client connections a second per broker; past it the listener waits before taking the next.',
+    'max.connection.creation.rate',
     0,
   ),
   connectionsMaxIdleMs: ms(600_000, 'A client connection with no request for this long is closed.', 'connections.max.idle.ms', 1),
