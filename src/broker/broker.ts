@@ -20,6 +20,7 @@ import { isCompacted } from './log-cleaner.js'
 import { BrokerError } from './broker-error.js'
 import { BrokerQuotas } from './quotas/client-quotas.js'
 import { ConnectionQuotas } from './quotas/connection-quotas.js'
+import { ReplicationQuota } from './quotas/replication-quota.js'
 import { brokerConfigValue } from './dynamic-configs.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
@@ -59,6 +60,8 @@ export class VirtualBroker {
   readonly quotas: BrokerQuotas
   /** Connection creation rates (KIP-612): max.connection.creation.rate and the ip quotas, for this broker's listener. */
   readonly connectionQuotas: ConnectionQuotas
+  /** Replication throttles: the bytes this broker sends as leader and fetches as follower for throttled replicas. */
+  readonly replicationQuotas: { leader: ReplicationQuota; follower: ReplicationQuota }
   private isrTimer: NodeJS.Timeout | null = null
   private unsubscribe: (() => void) | null = null
   /** Whether this broker's directory was stopped cleanly (known at its first start; null before). */
@@ -75,6 +78,13 @@ export class VirtualBroker {
     const { quotaWindowNum, quotaWindowSizeSeconds } = cluster.options
     const windows = { samples: quotaWindowNum, windowMs: quotaWindowSizeSeconds * 1000 }
     this.quotas = new BrokerQuotas(() => cluster.controller, windows)
+    const { replicationQuotaWindowNum, replicationQuotaWindowSizeSeconds } = cluster.options
+    const replicationWindows = { samples: replicationQuotaWindowNum, windowMs: replicationQuotaWindowSizeSeconds * 1000 }
+    const throttledRate = (side: string) => () => Number(brokerConfigValue(cluster, id, `${side}.replication.throttled.rate`))
+    this.replicationQuotas = {
+      leader: new ReplicationQuota('leader', id, replicationWindows, throttledRate('leader')),
+      follower: new ReplicationQuota('follower', id, replicationWindows, throttledRate('follower')),
+    }
     this.connectionQuotas = new ConnectionQuotas(
       () => cluster.controller,
       windows,

@@ -72,7 +72,7 @@ const BROKER_DYNAMIC: Record<string, ConfigDef> = {
   'connections.max.idle.ms': { type: TYPE_LONG, value: (c) => String(c.options.connectionsMaxIdleMs) },
   'max.connection.creation.rate': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionCreationRate), min: 0 },
   'sasl.kerberos.min.time.before.relogin': { type: TYPE_LONG, value: fixed('60000') },
-  // The replication throttles kafka-reassign-partitions sets (--throttle) and clears (--verify): kept, not enforced.
+  // The replication throttles kafka-reassign-partitions sets (--throttle) and clears (--verify): quotas/replication-quota.ts.
   'leader.replication.throttled.rate': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
   'follower.replication.throttled.rate': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
   'replica.alter.log.dirs.io.max.bytes.per.second': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },

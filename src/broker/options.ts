@@ -134,6 +134,13 @@ export interface BrokerOptions {
   controllerQuotaWindowNum?: number
   /** controller.quota.window.size.seconds: each controller quota window's length. Default 1, as Kafka. */
   controllerQuotaWindowSizeSeconds?: number
+  /**
+   * replication.quota.window.num: replication throttles measure rates over
+   * this many samples. Default 11, as Kafka.
+   */
+  replicationQuotaWindowNum?: number
+  /** replication.quota.window.size.seconds: each replication quota sample's length. Default 1, as Kafka. */
+  replicationQuotaWindowSizeSeconds?: number
   /** group.min.session.timeout.ms. Default 6000. */
   groupMinSessionTimeoutMs?: number
   /** group.max.session.timeout.ms. Default 1800000. */
@@ -363,6 +370,13 @@ export const BROKER_OPTIONS = {
   quotaWindowSizeSeconds: int(1, "Each client quota sample's length, in seconds.", 'quota.window.size.seconds', 1),
   controllerQuotaWindowNum: int(11, "A controller_mutation_rate quota's burst, in windows of mutations.", 'controller.quota.window.num', 1),
   controllerQuotaWindowSizeSeconds: int(1, 'Each controller quota window, in seconds.', 'controller.quota.window.size.seconds', 1),
+  replicationQuotaWindowNum: int(11, 'Replication throttles measure rates over this many samples.', 'replication.quota.window.num', 1),
+  replicationQuotaWindowSizeSeconds: int(
+    1,
+    "Each replication throttle sample's length, in seconds.",
+    'replication.quota.window.size.seconds',
+    1,
+  ),
   groupMinSessionTimeoutMs: ms(6000, 'The shortest session timeout a classic group member may ask for.', 'group.min.session.timeout.ms'),
   groupMaxSessionTimeoutMs: ms(1_800_000, 'The longest.', 'group.max.session.timeout.ms'),
   groupInitialRebalanceDelayMs: ms(0, "How long an empty group's first join waits for more members.", 'group.initial.rebalance.delay.ms'),

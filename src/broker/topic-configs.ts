@@ -31,9 +31,9 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'segment.ms': { value: '604800000', enforced: true },
   'index.interval.bytes': { value: '4096', enforced: true },
   'unclean.leader.election.enable': { value: 'false', enforced: true },
-  // The replicas kafka-reassign-partitions throttles (--throttle) and clears (--verify): kept, not enforced.
-  'leader.replication.throttled.replicas': { value: '', enforced: false },
-  'follower.replication.throttled.replicas': { value: '', enforced: false },
+  // The replicas kafka-reassign-partitions throttles (--throttle) and clears (--verify): quotas/replication-quota.ts.
+  'leader.replication.throttled.replicas': { value: '', enforced: true },
+  'follower.replication.throttled.replicas': { value: '', enforced: true },
 }
 
 /** The LIST-typed topic configs (comma-separated values): IncrementalAlterConfigs may APPEND to and SUBTRACT from them. */
