@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { ZERO_UUID } from '../protocol/api.js'
 import type { AclRecord, MetadataRecord, PartitionChangeRecord, QuotaEntity, ScramCredentialRecord } from './metadata-records.js'
-import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict, uncleanElectionEnabled } from './topic-configs.js'
+import {
+  TOPIC_CONFIG_DEFAULTS,
+  TOPIC_DEFAULT_SYNONYMS,
+  topicConfigProblem,
+  topicConfigsConflict,
+  uncleanElectionEnabled,
+} from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 import { BrokerError } from './broker-error.js'
 
@@ -33,6 +39,8 @@ export interface TopicImage {
   configs: Map<string, string>
   /** The broker's defaults for topic configs (log.segment.bytes as segment.bytes...): the controller's topicDefaults, shared. */
   defaults: ReadonlyMap<string, string>
+  /** The same set as dynamic configs for every broker, over `defaults`: the controller's dynamicTopicDefaults, shared. */
+  dynamicDefaults: ReadonlyMap<string, string>
 }
 
 /** The most partitions a topic may have here: every partition costs memory up front. */
@@ -68,6 +76,8 @@ export class Controller {
   aclsVersion = 0
   /** Topic config defaults the broker's options set (filled by the cluster, not a record: options are not metadata). */
   readonly topicDefaults = new Map<string, string>()
+  /** Topic defaults set as dynamic configs for every broker (log.retention.ms as retention.ms...), by topic config. */
+  readonly dynamicTopicDefaults = new Map<string, string>()
   private nextProducerId = 0n
   private producerIdLimit = 0n
   /** The end of the last producer-id block handed out: a snapshot's producer-ids record. */
@@ -197,7 +207,14 @@ export class Controller {
           if (byId) this.topicsById.set(r.id, byId)
           else this.topicsById.delete(r.id)
         })
-        const t: TopicImage = { name: r.name, id: r.id, partitions: [], configs: new Map(), defaults: this.topicDefaults }
+        const t: TopicImage = {
+          name: r.name,
+          id: r.id,
+          partitions: [],
+          configs: new Map(),
+          defaults: this.topicDefaults,
+          dynamicDefaults: this.dynamicTopicDefaults,
+        }
         this.topics.set(r.name, t)
         this.topicsById.set(r.id, t)
         break
@@ -244,6 +261,12 @@ export class Controller {
           setOrDelete(configs, r.key, r.value ?? undefined)
           if (configs.size) all.set(r.name, configs)
           else all.delete(r.name)
+          const topicKey = r.resource === 'broker' && r.name === '' ? TOPIC_DEFAULT_SYNONYMS[r.key] : undefined
+          if (topicKey) {
+            const was = this.dynamicTopicDefaults.get(topicKey)
+            this.undoable(() => setOrDelete(this.dynamicTopicDefaults, topicKey, was))
+            setOrDelete(this.dynamicTopicDefaults, topicKey, r.value ?? undefined)
+          }
           break
         }
         const t = this.topics.get(r.name)
@@ -643,6 +666,10 @@ export class Controller {
   /** Sets (or with null removes) a dynamic broker or group config. */
   setDynamicConfig(resource: 'broker' | 'group', name: string, key: string, value: string | null): void {
     this.append({ type: 'config', resource, name, key, value })
+    // unclean.leader.election.enable turned on for every broker: the topics it now allows elect at once, as a topic's own does.
+    if (resource === 'broker' && name === '' && key === 'unclean.leader.election.enable')
+      for (const t of this.topics.values())
+        if (uncleanElectionEnabled(t)) for (const p of t.partitions) if (p && p.leader === -1) this.electUnclean(t, p)
   }
 
   setTopicConfig(name: string, key: string, value: string | null): void {

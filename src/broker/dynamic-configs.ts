@@ -8,9 +8,13 @@ import { BROKER_OPTIONS, BY_KAFKA_NAME, kafkaValue, type BrokerOptionSpec } from
  * what DescribeConfigs lists for a GROUP resource (type 32) or a BROKER's
  * dynamic keys, what AlterConfigs and IncrementalAlterConfigs may set, and
  * the checks they pass. The values live in the controller's config records
- * (so a data dir keeps them). A group's consumer.session.timeout.ms and
- * consumer.heartbeat.interval.ms govern its KIP-848 members (read at each
- * use, as Kafka does); the other keys are reported and kept, not acted on.
+ * (so a data dir keeps them), read at each use, as Kafka applies them at
+ * once: a group's consumer.session.timeout.ms and consumer.heartbeat.interval.ms
+ * govern its KIP-848 members (its other keys are kept, for share and streams
+ * groups not served); a broker's topic defaults set for every broker
+ * (TOPIC_DEFAULT_SYNONYMS), connection limits and rates, and replication
+ * throttles act (brokerConfigValue); the thread counts, Kerberos relogin and
+ * the log-dir move rate have nothing here to act on and are kept.
  */
 
 /** ConfigResource types. */

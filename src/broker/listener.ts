@@ -30,6 +30,8 @@ export interface ListenerTls {
   principalMapper: SslPrincipalMapper
 }
 
+const NO_LIMITS: ConnectionLimits = { maxConnections: Infinity, maxConnectionsPerIp: Infinity, connectionsMaxIdleMs: 0 }
+
 /** How long a client may take over its TLS handshake before it is dropped. */
 const TLS_HANDSHAKE_TIMEOUT_MS = 10_000
 
@@ -250,17 +252,24 @@ export interface ListenerOptions {
   maxRequestBytes: number
   /** Where the listener says why it closed or refused a connection (refusals past a limit: WARN; a client's doing: INFO). */
   onProblem: (why: string, level?: 'warn' | 'info' | 'debug') => void
-  maxConnections?: number
-  /** max.connections.per.ip: client connections from one address. */
-  maxConnectionsPerIp?: number
-  /** connections.max.idle.ms, for client connections. */
-  connectionsMaxIdleMs?: number
+  /**
+   * The connection limits in force, asked at each new connection (they are
+   * dynamic broker configs): max.connections, max.connections.per.ip (client
+   * connections from one address), connections.max.idle.ms (for client connections).
+   */
+  limits?: () => ConnectionLimits
   /** Serve TLS (node:tls) instead of plain TCP. */
   tls?: ListenerTls
   /** Called for every accepted client connection (not in-process ones) before its first frame. */
   onAccept?: (connection: ClientConnection) => void
   /** Connection creation rates (KIP-612): none, and every connection is taken at once. */
   connectionRates?: ConnectionRates
+}
+
+export interface ConnectionLimits {
+  maxConnections: number
+  maxConnectionsPerIp: number
+  connectionsMaxIdleMs: number
 }
 
 /** What the listener asks of the connection creation quotas (quotas/connection-quotas.ts) for each new connection. */
@@ -296,14 +305,7 @@ export class Listener {
 
   /** Starts listening; resolves with the port (an ephemeral one for port 0). */
   listen(host: string, port: number): Promise<number> {
-    const {
-      tls,
-      maxConnections = Infinity,
-      maxConnectionsPerIp = Infinity,
-      connectionsMaxIdleMs,
-      maxRequestBytes,
-      onProblem,
-    } = this.options
+    const { tls, maxRequestBytes, onProblem } = this.options
     const rates = this.options.connectionRates
     const take = (socket: Socket) => {
       const ip = socket.remoteAddress ?? ''
@@ -324,6 +326,7 @@ export class Listener {
         return
       }
       const fromIp = this.perIp.get(ip) ?? 0
+      const { maxConnections, maxConnectionsPerIp, connectionsMaxIdleMs } = this.options.limits?.() ?? NO_LIMITS
       const refused =
         this.connections.size >= maxConnections
           ? `max.connections (${maxConnections})`
