@@ -100,16 +100,17 @@ export class VirtualBroker {
   async start(port = this.port): Promise<void> {
     if (this.listener) return
     this.cleanStart ??= this.cluster.cleanlyStopped(this.id)
-    const { maxRequestBytes, connectionsMaxReauthMs } = this.cluster.options
+    const { maxRequestBytes, connectionsMaxReauthMs, connectionsMaxIdleMs } = this.cluster.options
     const dynamic = (key: string) => Number(brokerConfigValue(this.cluster, this.id, key))
     const users = this.cluster.saslUsers
     const listener = new Listener(new RequestPipeline(this, this.cluster).serve, {
       maxRequestBytes,
-      // Dynamic broker configs: read at each new connection, as Kafka's ConnectionQuotas takes their updates.
+      // max.connections and max.connections.per.ip are dynamic: read at each new connection, as Kafka's ConnectionQuotas takes their updates.
       limits: () => ({
         maxConnections: dynamic('max.connections'),
         maxConnectionsPerIp: dynamic('max.connections.per.ip'),
-        connectionsMaxIdleMs: dynamic('connections.max.idle.ms'),
+        // Static in Kafka 4.4 (kafka-configs cannot change it at run time).
+        connectionsMaxIdleMs,
       }),
       onProblem: (why, level) => this.cluster.problem(this.id, why, level),
       tls: this.cluster.tls ?? undefined,

@@ -73,7 +73,6 @@ const BROKER_DYNAMIC: Record<string, ConfigDef> = {
   'unclean.leader.election.enable': { type: TYPE_BOOLEAN, value: fixed('false') },
   'max.connections': { type: TYPE_INT, value: (c) => String(c.options.maxConnections), min: 0 },
   'max.connections.per.ip': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionsPerIp), min: 0 },
-  'connections.max.idle.ms': { type: TYPE_LONG, value: (c) => String(c.options.connectionsMaxIdleMs) },
   'max.connection.creation.rate': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionCreationRate), min: 0 },
   'sasl.kerberos.min.time.before.relogin': { type: TYPE_LONG, value: fixed('60000') },
   // The replication throttles kafka-reassign-partitions sets (--throttle) and clears (--verify): quotas/replication-quota.ts.

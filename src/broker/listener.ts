@@ -253,9 +253,9 @@ export interface ListenerOptions {
   /** Where the listener says why it closed or refused a connection (refusals past a limit: WARN; a client's doing: INFO). */
   onProblem: (why: string, level?: 'warn' | 'info' | 'debug') => void
   /**
-   * The connection limits in force, asked at each new connection (they are
-   * dynamic broker configs): max.connections, max.connections.per.ip (client
-   * connections from one address), connections.max.idle.ms (for client connections).
+   * The connection limits in force, asked at each new connection (the first
+   * two are dynamic broker configs): max.connections, max.connections.per.ip
+   * (client connections from one address), connections.max.idle.ms (for client connections).
    */
   limits?: () => ConnectionLimits
   /** Serve TLS (node:tls) instead of plain TCP. */

@@ -156,6 +156,14 @@ for (const [target, start] of targets)
         30_000,
       )
       await brokers(['--delete-config', 'max.connections.per.ip'])
+      // connections.max.idle.ms is not one Kafka changes at run time: refused.
+      const idle = await cluster.runJava(
+        CONFIGS,
+        ['--bootstrap-server', cluster.bootstrap, ...everyBroker, '--alter', '--add-config', 'connections.max.idle.ms=300000'],
+        { timeoutMs: 60_000 },
+      )
+      expect(idle.code).not.toBe(0)
+      expect(idle.stderr).toMatch(/connections\.max\.idle\.ms/)
       const opened = await Promise.all([1, 2, 3].map(() => RawClient.open(cluster.bootstrap, '127.0.0.7')))
       raws.push(...opened)
       for (const r of opened)
