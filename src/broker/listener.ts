@@ -32,6 +32,9 @@ export interface ListenerTls {
 
 const NO_LIMITS: ConnectionLimits = { maxConnections: Infinity, maxConnectionsPerIp: Infinity, connectionsMaxIdleMs: 0 }
 
+/** How many connections may wait to be taken (Kafka's socket.listen.backlog.size default, its kernel backlog). */
+const LISTEN_BACKLOG = 50
+
 /** How long a client may take over its TLS handshake before it is dropped. */
 const TLS_HANDSHAKE_TIMEOUT_MS = 10_000
 
@@ -295,6 +298,8 @@ export class Listener {
   /** Connections not yet taken while the listener waits out max.connection.creation.rate, in arrival order. */
   private readonly acceptQueue: Socket[] = []
   private acceptTimer: NodeJS.Timeout | null = null
+  /** Client connections taken (in-process peers are not counted against max.connections). */
+  private clients = 0
   /** Connections over their address's connection_creation_rate, held unread until they are closed. */
   private readonly held = new Map<Socket, NodeJS.Timeout>()
 
@@ -326,13 +331,8 @@ export class Listener {
         return
       }
       const fromIp = this.perIp.get(ip) ?? 0
-      const { maxConnections, maxConnectionsPerIp, connectionsMaxIdleMs } = this.options.limits?.() ?? NO_LIMITS
-      const refused =
-        this.connections.size >= maxConnections
-          ? `max.connections (${maxConnections})`
-          : fromIp >= maxConnectionsPerIp
-            ? `max.connections.per.ip (${maxConnectionsPerIp} from ${ip})`
-            : null
+      const { maxConnectionsPerIp, connectionsMaxIdleMs } = this.options.limits?.() ?? NO_LIMITS
+      const refused = fromIp >= maxConnectionsPerIp ? `max.connections.per.ip (${maxConnectionsPerIp} from ${ip})` : null
       if (refused) {
         onProblem(`${socket.remoteAddress}:${socket.remotePort}: past ${refused}; connection closed`, 'warn')
         socket.destroy()
@@ -353,18 +353,28 @@ export class Listener {
       if (connectionsMaxIdleMs) c.expireWhenIdle(connectionsMaxIdleMs)
       this.options.onAccept?.(c)
       this.connections.add(c)
+      this.clients++
       this.perIp.set(ip, fromIp + 1)
       socket.once('close', () => {
         this.connections.delete(c)
+        this.clients--
         const left = (this.perIp.get(ip) ?? 1) - 1
         if (left > 0) this.perIp.set(ip, left)
         else this.perIp.delete(ip)
+        // A slot under max.connections is free: the next connection waiting is taken.
+        drain()
       })
     }
-    // Past max.connection.creation.rate the listener waits before taking the next connection, as Kafka's acceptor
-    // blocks: connections queue (unread), none is refused.
+    // At max.connections, or past max.connection.creation.rate, the listener waits before taking the next
+    // connection, as Kafka's acceptor blocks: connections queue (unread) in arrival order, none is refused.
     const drain = () => {
       while (!this.acceptTimer && this.acceptQueue.length) {
+        if (this.acceptQueue[0].destroyed) {
+          this.acceptQueue.shift()
+          continue
+        }
+        const { maxConnections } = this.options.limits?.() ?? NO_LIMITS
+        if (this.clients >= maxConnections) return
         const socket = this.acceptQueue.shift()!
         if (socket.destroyed) continue
         const delayMs = rates?.acceptDelayMs() ?? 0
@@ -382,7 +392,15 @@ export class Listener {
       }
     }
     const accept = (socket: Socket) => {
-      if (!rates) return take(socket)
+      // Kafka's waiting connections are in the kernel's backlog (socket.listen.backlog.size); past it, refused.
+      if (this.acceptQueue.length >= LISTEN_BACKLOG) {
+        onProblem(
+          `${socket.remoteAddress}:${socket.remotePort}: ${LISTEN_BACKLOG} connections already wait to be taken; connection closed`,
+          'warn',
+        )
+        socket.destroy()
+        return
+      }
       // A queued or held socket reset by its client must not throw.
       socket.on('error', () => {})
       socket.pause()

@@ -102,9 +102,11 @@ export interface BrokerOptions {
   /** socket.request.max.bytes: larger requests close the connection. Default 100 MiB. */
   maxRequestBytes?: number
   /**
-   * max.connections, per broker: a connection past it is closed at once, so a
-   * client opening thousands cannot exhaust memory. Default 10000 (Kafka's is
-   * unlimited).
+   * max.connections, per broker: at it, a new client connection waits (unread)
+   * until one goes, as Kafka's acceptor waits for a slot; at most 50 wait
+   * (Kafka's socket.listen.backlog.size), more are closed at once. Default
+   * 10000 (Kafka's is unlimited), so a client opening thousands cannot
+   * exhaust memory.
    */
   maxConnections?: number
   /** max.connections.per.ip, per broker: a connection past it is closed at once. Default 2147483647 (Kafka's). */
@@ -352,7 +354,12 @@ export const BROKER_OPTIONS = {
   replicaLagTimeMaxMs: ms(30_000, 'A follower not caught up with its leader for this long leaves the ISR.', 'replica.lag.time.max.ms', 1),
   replicaFetchWaitMaxMs: ms(500, "A follower's fetch long poll.", 'replica.fetch.wait.max.ms', 1),
   maxRequestBytes: int(100 * 1024 * 1024, 'Larger requests close the connection.', 'socket.request.max.bytes', 1),
-  maxConnections: int(10_000, 'Connections per broker; one past it is closed at once.', 'max.connections', 1),
+  maxConnections: int(
+    10_000,
+    'Client connections per broker; at it a new one waits to be taken (up to 50 waiting, as a listen backlog).',
+    'max.connections',
+    1,
+  ),
   maxConnectionsPerIp: int(
     INT32_MAX,
     'Client connections from one address per broker; one past it is closed at once.',

@@ -168,5 +168,32 @@ for (const [target, start] of targets)
       raws.push(...opened)
       for (const r of opened)
         expect((await r.request(M.ApiVersions, 3, { clientSoftwareName: 'wafka-test', clientSoftwareVersion: '1' })).errorCode).toBe(0)
+      for (const r of opened) r.close()
+      await Promise.all(opened.map((r) => r.whenClosed))
+    })
+    it('max.connections set for every broker: at it a new connection waits, unread and not closed, until one goes', async () => {
+      await brokers(['--add-config', 'max.connections=4'])
+      const ask = (r: RawClient) =>
+        r.write(RawClient.frame(M.ApiVersions, 3, { clientSoftwareName: 'wafka-test', clientSoftwareVersion: '1' }))
+      // Once the broker has the limit: connections one at a time until one is not answered (the broker's own may hold a slot or two).
+      const answered: RawClient[] = []
+      let waiting: RawClient | null = null
+      for (let i = 0; i < 8 && !waiting; i++) {
+        const r = await RawClient.open(cluster.bootstrap, '127.0.0.8')
+        raws.push(r)
+        ask(r)
+        const got = await r.readFrame(1500).catch(() => null)
+        if (got) answered.push(r)
+        else waiting = r
+      }
+      expect(waiting).not.toBeNull()
+      expect(answered.length).toBeLessThanOrEqual(4)
+      expect(waiting!.closed).toBe(false)
+      // A slot freed: the waiting connection is taken and answered.
+      answered[0].close()
+      expect(await waiting!.readFrame(10_000)).not.toBeNull()
+      for (const r of [...answered, waiting!]) r.close()
+      await Promise.all([...answered, waiting!].map((r) => r.whenClosed))
+      await brokers(['--delete-config', 'max.connections'])
     })
   })
