@@ -102,7 +102,7 @@ export async function alterConfigs(
   )
 }
 
-/** Broker configs live on that broker; topic (and other) configs can be asked of any. */
+/** Broker configs live on that broker; every broker's defaults (an empty name), topic and other configs can be asked of any, as Java's admin does. */
 function configRoute(r: { type: number; name: string }) {
-  return r.type === ConfigResourceTypes.BROKER ? Routes.node(Number(r.name)) : Routes.any()
+  return r.type === ConfigResourceTypes.BROKER && r.name !== '' ? Routes.node(Number(r.name)) : Routes.any()
 }

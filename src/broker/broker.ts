@@ -19,6 +19,9 @@ import { advertisedHost } from './options.js'
 import { isCompacted } from './log-cleaner.js'
 import { BrokerError } from './broker-error.js'
 import { BrokerQuotas } from './quotas/client-quotas.js'
+import { ConnectionQuotas } from './quotas/connection-quotas.js'
+import { ReplicationQuota } from './quotas/replication-quota.js'
+import { brokerConfigValue } from './dynamic-configs.js'
 
 /** sasl.server.max.receive.size: Kafka's limit on a request before its connection is authenticated (512 KiB). */
 const SASL_MAX_RECEIVE_BYTES = 524_288
@@ -55,6 +58,10 @@ export class VirtualBroker {
   readonly fetcher: ReplicaFetcher
   /** Client quotas, measured per broker as Kafka's are. */
   readonly quotas: BrokerQuotas
+  /** Connection creation rates (KIP-612): max.connection.creation.rate and the ip quotas, for this broker's listener. */
+  readonly connectionQuotas: ConnectionQuotas
+  /** Replication throttles: the bytes this broker sends as leader and fetches as follower for throttled replicas. */
+  readonly replicationQuotas: { leader: ReplicationQuota; follower: ReplicationQuota }
   private isrTimer: NodeJS.Timeout | null = null
   private unsubscribe: (() => void) | null = null
   /** Whether this broker's directory was stopped cleanly (known at its first start; null before). */
@@ -69,7 +76,20 @@ export class VirtualBroker {
     this.fetcher = new ReplicaFetcher(this, cluster)
     this.host = advertisedHost(cluster.options)
     const { quotaWindowNum, quotaWindowSizeSeconds } = cluster.options
-    this.quotas = new BrokerQuotas(() => cluster.controller, { samples: quotaWindowNum, windowMs: quotaWindowSizeSeconds * 1000 })
+    const windows = { samples: quotaWindowNum, windowMs: quotaWindowSizeSeconds * 1000 }
+    this.quotas = new BrokerQuotas(() => cluster.controller, windows)
+    const { replicationQuotaWindowNum, replicationQuotaWindowSizeSeconds } = cluster.options
+    const replicationWindows = { samples: replicationQuotaWindowNum, windowMs: replicationQuotaWindowSizeSeconds * 1000 }
+    const throttledRate = (side: string) => () => Number(brokerConfigValue(cluster, id, `${side}.replication.throttled.rate`))
+    this.replicationQuotas = {
+      leader: new ReplicationQuota('leader', id, replicationWindows, throttledRate('leader')),
+      follower: new ReplicationQuota('follower', id, replicationWindows, throttledRate('follower')),
+    }
+    this.connectionQuotas = new ConnectionQuotas(
+      () => cluster.controller,
+      windows,
+      () => Number(brokerConfigValue(cluster, id, 'max.connection.creation.rate')),
+    )
   }
 
   get running(): boolean {
@@ -80,15 +100,21 @@ export class VirtualBroker {
   async start(port = this.port): Promise<void> {
     if (this.listener) return
     this.cleanStart ??= this.cluster.cleanlyStopped(this.id)
-    const { maxRequestBytes, maxConnections, maxConnectionsPerIp, connectionsMaxIdleMs, connectionsMaxReauthMs } = this.cluster.options
+    const { maxRequestBytes, connectionsMaxReauthMs, connectionsMaxIdleMs } = this.cluster.options
+    const dynamic = (key: string) => Number(brokerConfigValue(this.cluster, this.id, key))
     const users = this.cluster.saslUsers
     const listener = new Listener(new RequestPipeline(this, this.cluster).serve, {
       maxRequestBytes,
-      maxConnections,
-      maxConnectionsPerIp,
-      connectionsMaxIdleMs,
+      // max.connections and max.connections.per.ip are dynamic: read at each new connection, as Kafka's ConnectionQuotas takes their updates.
+      limits: () => ({
+        maxConnections: dynamic('max.connections'),
+        maxConnectionsPerIp: dynamic('max.connections.per.ip'),
+        // Static in Kafka 4.4 (kafka-configs cannot change it at run time).
+        connectionsMaxIdleMs,
+      }),
       onProblem: (why, level) => this.cluster.problem(this.id, why, level),
       tls: this.cluster.tls ?? undefined,
+      connectionRates: this.connectionQuotas,
       // Every client connection of a SASL listener authenticates first (in-process peers do not), with
       // requests up to sasl.server.max.receive.size until it has, as Kafka bounds what a stranger can make it buffer.
       onAccept: users

@@ -36,6 +36,7 @@ import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
 import { replicaKey } from './replica-key.js'
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
+import { ControllerMutationQuotas } from './quotas/controller-mutation-quota.js'
 
 export type { BrokerOptions, BrokerSaslOptions, BrokerTlsOptions, ResolvedOptions, TopicSpec }
 
@@ -52,6 +53,8 @@ export class EmbeddedCluster {
   readonly groups: GroupCoordinator
   readonly transactions: TransactionCoordinator
   readonly cleaner: LogCleaner
+  /** controller_mutation_rate (KIP-599): the one controller's token buckets, whichever broker a request reaches. */
+  readonly mutationQuotas: ControllerMutationQuotas
   /** authorizer.class.name: Kafka's StandardAuthorizer over the controller's ACLs, or (not configured) allowing everything. */
   readonly authorizer: Authorizer
   /** Delegation tokens (KIP-48) over the controller's token records; disabled without delegation.token.secret.key. */
@@ -117,6 +120,10 @@ export class EmbeddedCluster {
       throw err
     }
     this.cleaner = new LogCleaner(this, this.options.logCleanerBackoffMs)
+    this.mutationQuotas = new ControllerMutationQuotas(() => this.controller, {
+      samples: this.options.controllerQuotaWindowNum,
+      windowMs: this.options.controllerQuotaWindowSizeSeconds * 1000,
+    })
     // A deleted topic's data goes from every broker, and its committed offsets from every group (as Kafka's coordinator does).
     this.controller.onRecord((r) => {
       if (r.type !== 'remove-topic') return
@@ -450,7 +457,7 @@ export class EmbeddedCluster {
     }
   }
 
-  problem(brokerId: number | null, message: string, level: 'error' | 'warn' | 'info' = 'warn'): void {
+  problem(brokerId: number | null, message: string, level: 'error' | 'warn' | 'info' | 'debug' = 'warn'): void {
     this.log[level](message, brokerId === null ? undefined : { broker: brokerId })
   }
 

@@ -9,7 +9,13 @@ import type {
   QuotaEntity,
   ScramCredentialRecord,
 } from './metadata-records.js'
-import { TOPIC_CONFIG_DEFAULTS, topicConfigProblem, topicConfigsConflict, uncleanElectionEnabled } from './topic-configs.js'
+import {
+  TOPIC_CONFIG_DEFAULTS,
+  TOPIC_DEFAULT_SYNONYMS,
+  topicConfigProblem,
+  topicConfigsConflict,
+  uncleanElectionEnabled,
+} from './topic-configs.js'
 import { topicNameProblem } from './topic-names.js'
 import { BrokerError } from './broker-error.js'
 
@@ -40,6 +46,8 @@ export interface TopicImage {
   configs: Map<string, string>
   /** The broker's defaults for topic configs (log.segment.bytes as segment.bytes...): the controller's topicDefaults, shared. */
   defaults: ReadonlyMap<string, string>
+  /** The same set as dynamic configs for every broker, over `defaults`: the controller's dynamicTopicDefaults, shared. */
+  dynamicDefaults: ReadonlyMap<string, string>
 }
 
 /** The most partitions a topic may have here: every partition costs memory up front. */
@@ -77,6 +85,8 @@ export class Controller {
   readonly delegationTokens = new Map<string, DelegationTokenRecord['token']>()
   /** Topic config defaults the broker's options set (filled by the cluster, not a record: options are not metadata). */
   readonly topicDefaults = new Map<string, string>()
+  /** Topic defaults set as dynamic configs for every broker (log.retention.ms as retention.ms...), by topic config. */
+  readonly dynamicTopicDefaults = new Map<string, string>()
   private nextProducerId = 0n
   private producerIdLimit = 0n
   /** The end of the last producer-id block handed out: a snapshot's producer-ids record. */
@@ -206,7 +216,14 @@ export class Controller {
           if (byId) this.topicsById.set(r.id, byId)
           else this.topicsById.delete(r.id)
         })
-        const t: TopicImage = { name: r.name, id: r.id, partitions: [], configs: new Map(), defaults: this.topicDefaults }
+        const t: TopicImage = {
+          name: r.name,
+          id: r.id,
+          partitions: [],
+          configs: new Map(),
+          defaults: this.topicDefaults,
+          dynamicDefaults: this.dynamicTopicDefaults,
+        }
         this.topics.set(r.name, t)
         this.topicsById.set(r.id, t)
         break
@@ -253,6 +270,12 @@ export class Controller {
           setOrDelete(configs, r.key, r.value ?? undefined)
           if (configs.size) all.set(r.name, configs)
           else all.delete(r.name)
+          const topicKey = r.resource === 'broker' && r.name === '' ? TOPIC_DEFAULT_SYNONYMS[r.key] : undefined
+          if (topicKey) {
+            const was = this.dynamicTopicDefaults.get(topicKey)
+            this.undoable(() => setOrDelete(this.dynamicTopicDefaults, topicKey, was))
+            setOrDelete(this.dynamicTopicDefaults, topicKey, r.value ?? undefined)
+          }
           break
         }
         const t = this.topics.get(r.name)
@@ -523,6 +546,8 @@ export class Controller {
       configs?: Record<string, string>
       assignments?: number[][]
       validateOnly?: boolean
+      /** Spends the topic's partitions from the client's controller mutation quota once every other check passed (validateOnly too, as Kafka); throws to refuse. */
+      spendMutations?: (partitions: number) => void
     },
   ): TopicImage | null {
     const problem = topicNameProblem(name)
@@ -563,6 +588,7 @@ export class Controller {
         }
       }
     }
+    opts.spendMutations?.(assignments.length)
     if (opts.validateOnly) return null
     const id = uuid()
     return this.atomically(() => {
@@ -582,9 +608,11 @@ export class Controller {
     })
   }
 
-  deleteTopic(name: string): TopicImage {
+  /** Deletes a topic; `spendMutations` (the controller mutation quota) is spent its partitions first, and may refuse. */
+  deleteTopic(name: string, spendMutations?: (partitions: number) => void): TopicImage {
     const t = this.topics.get(name)
     if (!t) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.')
+    spendMutations?.(t.partitions.length)
     this.append({ type: 'remove-topic', id: t.id, name: t.name })
     return t
   }
@@ -596,7 +624,13 @@ export class Controller {
    * registered brokers once, as many as the topic's replication factor, and
    * at least one of them live.
    */
-  createPartitions(name: string, count: number, validateOnly = false, assignments: number[][] | null = null): void {
+  createPartitions(
+    name: string,
+    count: number,
+    validateOnly = false,
+    assignments: number[][] | null = null,
+    spendMutations?: (partitions: number) => void,
+  ): void {
     const t = this.topics.get(name)
     if (!t) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`)
     const have = t.partitions.length
@@ -616,6 +650,8 @@ export class Controller {
     }
     if (count > MAX_PARTITIONS)
       throw new BrokerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)
+    // The quota before the placement's checks, as Kafka's controller spends it.
+    spendMutations?.(count - have)
     const rf = t.partitions[0]?.replicas.length ?? 1
     const live = this.liveBrokers().map((b) => b.id)
     if (assignments) assignments.forEach((replicas, i) => this.checkManualAssignment(replicas, rf, have + i))
@@ -648,6 +684,10 @@ export class Controller {
   /** Sets (or with null removes) a dynamic broker or group config. */
   setDynamicConfig(resource: 'broker' | 'group', name: string, key: string, value: string | null): void {
     this.append({ type: 'config', resource, name, key, value })
+    // unclean.leader.election.enable turned on for every broker: the topics it now allows elect at once, as a topic's own does.
+    if (resource === 'broker' && name === '' && key === 'unclean.leader.election.enable')
+      for (const t of this.topics.values())
+        if (uncleanElectionEnabled(t)) for (const p of t.partitions) if (p && p.leader === -1) this.electUnclean(t, p)
   }
 
   setTopicConfig(name: string, key: string, value: string | null): void {

@@ -8,9 +8,13 @@ import { BROKER_OPTIONS, BY_KAFKA_NAME, kafkaValue, type BrokerOptionSpec } from
  * what DescribeConfigs lists for a GROUP resource (type 32) or a BROKER's
  * dynamic keys, what AlterConfigs and IncrementalAlterConfigs may set, and
  * the checks they pass. The values live in the controller's config records
- * (so a data dir keeps them). A group's consumer.session.timeout.ms and
- * consumer.heartbeat.interval.ms govern its KIP-848 members (read at each
- * use, as Kafka does); the other keys are reported and kept, not acted on.
+ * (so a data dir keeps them), read at each use, as Kafka applies them at
+ * once: a group's consumer.session.timeout.ms and consumer.heartbeat.interval.ms
+ * govern its KIP-848 members (its other keys are kept, for share and streams
+ * groups not served); a broker's topic defaults set for every broker
+ * (TOPIC_DEFAULT_SYNONYMS), connection limits and rates, and replication
+ * throttles act (brokerConfigValue); the thread counts, Kerberos relogin and
+ * the log-dir move rate have nothing here to act on and are kept.
  */
 
 /** ConfigResource types. */
@@ -70,9 +74,9 @@ const BROKER_DYNAMIC: Record<string, ConfigDef> = {
   'unclean.leader.election.enable': { type: TYPE_BOOLEAN, value: fixed('false') },
   'max.connections': { type: TYPE_INT, value: (c) => String(c.options.maxConnections), min: 0 },
   'max.connections.per.ip': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionsPerIp), min: 0 },
-  'connections.max.idle.ms': { type: TYPE_LONG, value: (c) => String(c.options.connectionsMaxIdleMs) },
+  'max.connection.creation.rate': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionCreationRate), min: 0 },
   'sasl.kerberos.min.time.before.relogin': { type: TYPE_LONG, value: fixed('60000') },
-  // The replication throttles kafka-reassign-partitions sets (--throttle) and clears (--verify): kept, not enforced.
+  // The replication throttles kafka-reassign-partitions sets (--throttle) and clears (--verify): quotas/replication-quota.ts.
   'leader.replication.throttled.rate': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
   'follower.replication.throttled.rate': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
   'replica.alter.log.dirs.io.max.bytes.per.second': { type: TYPE_LONG, value: fixed('9223372036854775807'), min: 0 },
@@ -237,6 +241,20 @@ export function staticBrokerConfig(cluster: EmbeddedCluster, key: string): Descr
   // Kafka's null default (log.flush.interval.ms): reported null, not the value derived from another option.
   const reported = spec.nullUnlessGiven && !given ? null : kafkaValue(value)
   return { name: key, value: reported, type, source: given ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT }
+}
+
+/**
+ * A dynamic broker config in force on broker `id`, as Kafka orders them: set
+ * for that broker, else for every broker, else its static value or default.
+ */
+export function brokerConfigValue(cluster: EmbeddedCluster, id: number, key: string): string {
+  const sets = cluster.controller.dynamicConfigs.broker
+  return (
+    sets.get(String(id))?.get(key) ??
+    sets.get('')?.get(key) ??
+    staticBrokerConfig(cluster, key)?.value ??
+    BROKER_DYNAMIC[key].value(cluster)
+  )
 }
 
 /** A group's config value: set for the group, else the broker's default. */

@@ -30,6 +30,11 @@ export interface ListenerTls {
   principalMapper: SslPrincipalMapper
 }
 
+const NO_LIMITS: ConnectionLimits = { maxConnections: Infinity, maxConnectionsPerIp: Infinity, connectionsMaxIdleMs: 0 }
+
+/** How many connections may wait to be taken (Kafka's socket.listen.backlog.size default, its kernel backlog). */
+const LISTEN_BACKLOG = 50
+
 /** How long a client may take over its TLS handshake before it is dropped. */
 const TLS_HANDSHAKE_TIMEOUT_MS = 10_000
 
@@ -64,7 +69,7 @@ export class ClientConnection {
     readonly socket: Socket | Duplex,
     private readonly handle: FrameHandler,
     maxRequestBytes: number,
-    private readonly onProblem: (why: string, level?: 'warn' | 'info') => void,
+    private readonly onProblem: (why: string, level?: 'warn' | 'info' | 'debug') => void,
     private readonly label?: string,
   ) {
     this.frames = new FrameSplitter(maxRequestBytes, (f) => this.enqueue(f))
@@ -249,16 +254,33 @@ function clientCertificate(socket: TLSSocket, tls: ListenerTls, connection: Clie
 export interface ListenerOptions {
   maxRequestBytes: number
   /** Where the listener says why it closed or refused a connection (refusals past a limit: WARN; a client's doing: INFO). */
-  onProblem: (why: string, level?: 'warn' | 'info') => void
-  maxConnections?: number
-  /** max.connections.per.ip: client connections from one address. */
-  maxConnectionsPerIp?: number
-  /** connections.max.idle.ms, for client connections. */
-  connectionsMaxIdleMs?: number
+  onProblem: (why: string, level?: 'warn' | 'info' | 'debug') => void
+  /**
+   * The connection limits in force, asked at each new connection (the first
+   * two are dynamic broker configs): max.connections, max.connections.per.ip
+   * (client connections from one address), connections.max.idle.ms (for client connections).
+   */
+  limits?: () => ConnectionLimits
   /** Serve TLS (node:tls) instead of plain TCP. */
   tls?: ListenerTls
   /** Called for every accepted client connection (not in-process ones) before its first frame. */
   onAccept?: (connection: ClientConnection) => void
+  /** Connection creation rates (KIP-612): none, and every connection is taken at once. */
+  connectionRates?: ConnectionRates
+}
+
+export interface ConnectionLimits {
+  maxConnections: number
+  maxConnectionsPerIp: number
+  connectionsMaxIdleMs: number
+}
+
+/** What the listener asks of the connection creation quotas (quotas/connection-quotas.ts) for each new connection. */
+export interface ConnectionRates {
+  /** The connection counted against max.connection.creation.rate: ms to wait before taking it and those after it. */
+  acceptDelayMs(): number
+  /** The connection counted against its address's connection_creation_rate: 0 to take it, else ms to hold it before closing it unserved. */
+  ipThrottleMs(address: string): number
 }
 
 /**
@@ -273,6 +295,13 @@ export class Listener {
   /** Client connections per remote address (max.connections.per.ip). */
   private readonly perIp = new Map<string, number>()
   private internalCount = 0
+  /** Connections not yet taken while the listener waits out max.connection.creation.rate, in arrival order. */
+  private readonly acceptQueue: Socket[] = []
+  private acceptTimer: NodeJS.Timeout | null = null
+  /** Client connections taken (in-process peers are not counted against max.connections). */
+  private clients = 0
+  /** Connections over their address's connection_creation_rate, held unread until they are closed. */
+  private readonly held = new Map<Socket, NodeJS.Timeout>()
 
   constructor(
     private readonly handle: FrameHandler,
@@ -281,23 +310,29 @@ export class Listener {
 
   /** Starts listening; resolves with the port (an ephemeral one for port 0). */
   listen(host: string, port: number): Promise<number> {
-    const {
-      tls,
-      maxConnections = Infinity,
-      maxConnectionsPerIp = Infinity,
-      connectionsMaxIdleMs,
-      maxRequestBytes,
-      onProblem,
-    } = this.options
-    const accept = (socket: Socket) => {
+    const { tls, maxRequestBytes, onProblem } = this.options
+    const rates = this.options.connectionRates
+    const take = (socket: Socket) => {
       const ip = socket.remoteAddress ?? ''
+      // Over its address's connection_creation_rate: held unread, then closed, as Kafka's acceptor delays the close.
+      const throttleMs = rates?.ipThrottleMs(ip) ?? 0
+      if (throttleMs > 0) {
+        onProblem(`${ip}:${socket.remotePort}: past its connection_creation_rate; closing it in ${throttleMs} ms`, 'debug')
+        socket.pause()
+        const timer = setTimeout(() => {
+          this.held.delete(socket)
+          socket.destroy()
+        }, throttleMs)
+        this.held.set(socket, timer)
+        socket.once('close', () => {
+          clearTimeout(timer)
+          this.held.delete(socket)
+        })
+        return
+      }
       const fromIp = this.perIp.get(ip) ?? 0
-      const refused =
-        this.connections.size >= maxConnections
-          ? `max.connections (${maxConnections})`
-          : fromIp >= maxConnectionsPerIp
-            ? `max.connections.per.ip (${maxConnectionsPerIp} from ${ip})`
-            : null
+      const { maxConnectionsPerIp, connectionsMaxIdleMs } = this.options.limits?.() ?? NO_LIMITS
+      const refused = fromIp >= maxConnectionsPerIp ? `max.connections.per.ip (${maxConnectionsPerIp} from ${ip})` : null
       if (refused) {
         onProblem(`${socket.remoteAddress}:${socket.remotePort}: past ${refused}; connection closed`, 'warn')
         socket.destroy()
@@ -313,16 +348,64 @@ export class Listener {
           return
         }
       }
+      // Read from now on (a connection that waited for its turn was paused).
+      socket.resume()
       if (connectionsMaxIdleMs) c.expireWhenIdle(connectionsMaxIdleMs)
       this.options.onAccept?.(c)
       this.connections.add(c)
+      this.clients++
       this.perIp.set(ip, fromIp + 1)
       socket.once('close', () => {
         this.connections.delete(c)
+        this.clients--
         const left = (this.perIp.get(ip) ?? 1) - 1
         if (left > 0) this.perIp.set(ip, left)
         else this.perIp.delete(ip)
+        // A slot under max.connections is free: the next connection waiting is taken.
+        drain()
       })
+    }
+    // At max.connections, or past max.connection.creation.rate, the listener waits before taking the next
+    // connection, as Kafka's acceptor blocks: connections queue (unread) in arrival order, none is refused.
+    const drain = () => {
+      while (!this.acceptTimer && this.acceptQueue.length) {
+        if (this.acceptQueue[0].destroyed) {
+          this.acceptQueue.shift()
+          continue
+        }
+        const { maxConnections } = this.options.limits?.() ?? NO_LIMITS
+        if (this.clients >= maxConnections) return
+        const socket = this.acceptQueue.shift()!
+        if (socket.destroyed) continue
+        const delayMs = rates?.acceptDelayMs() ?? 0
+        if (delayMs <= 0) {
+          take(socket)
+          continue
+        }
+        onProblem(`past max.connection.creation.rate: taking the next connection in ${delayMs} ms`, 'debug')
+        socket.pause()
+        this.acceptTimer = setTimeout(() => {
+          this.acceptTimer = null
+          if (!socket.destroyed) take(socket)
+          drain()
+        }, delayMs)
+      }
+    }
+    const accept = (socket: Socket) => {
+      // Kafka's waiting connections are in the kernel's backlog (socket.listen.backlog.size); past it, refused.
+      if (this.acceptQueue.length >= LISTEN_BACKLOG) {
+        onProblem(
+          `${socket.remoteAddress}:${socket.remotePort}: ${LISTEN_BACKLOG} connections already wait to be taken; connection closed`,
+          'warn',
+        )
+        socket.destroy()
+        return
+      }
+      // A queued or held socket reset by its client must not throw.
+      socket.on('error', () => {})
+      socket.pause()
+      this.acceptQueue.push(socket)
+      drain()
     }
     let server: Server
     if (tls) {
@@ -382,6 +465,14 @@ export class Listener {
   async close(): Promise<void> {
     const server = this.server
     this.server = null
+    if (this.acceptTimer) clearTimeout(this.acceptTimer)
+    this.acceptTimer = null
+    for (const s of this.acceptQueue.splice(0)) s.destroy()
+    for (const [s, timer] of this.held) {
+      clearTimeout(timer)
+      s.destroy()
+    }
+    this.held.clear()
     for (const c of this.connections) c.close()
     this.connections.clear()
     this.perIp.clear()

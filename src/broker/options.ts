@@ -102,13 +102,21 @@ export interface BrokerOptions {
   /** socket.request.max.bytes: larger requests close the connection. Default 100 MiB. */
   maxRequestBytes?: number
   /**
-   * max.connections, per broker: a connection past it is closed at once, so a
-   * client opening thousands cannot exhaust memory. Default 10000 (Kafka's is
-   * unlimited).
+   * max.connections, per broker: at it, a new client connection waits (unread)
+   * until one goes, as Kafka's acceptor waits for a slot; at most 50 wait
+   * (Kafka's socket.listen.backlog.size), more are closed at once. Default
+   * 10000 (Kafka's is unlimited), so a client opening thousands cannot
+   * exhaust memory.
    */
   maxConnections?: number
   /** max.connections.per.ip, per broker: a connection past it is closed at once. Default 2147483647 (Kafka's). */
   maxConnectionsPerIp?: number
+  /**
+   * max.connection.creation.rate, per broker (KIP-612): past this many new
+   * connections a second the listener waits before taking the next (none is
+   * refused). Default 2147483647 (Kafka's: no limit).
+   */
+  maxConnectionCreationRate?: number
   /**
    * connections.max.idle.ms: a client connection with no request for this
    * long is closed (one being served is not idle). Default 600000, as Kafka.
@@ -121,6 +129,20 @@ export interface BrokerOptions {
   quotaWindowNum?: number
   /** quota.window.size.seconds: each quota sample's length. Default 1, as Kafka. */
   quotaWindowSizeSeconds?: number
+  /**
+   * controller.quota.window.num: a controller_mutation_rate quota's burst is
+   * this many windows of mutations (KIP-599). Default 11, as Kafka.
+   */
+  controllerQuotaWindowNum?: number
+  /** controller.quota.window.size.seconds: each controller quota window's length. Default 1, as Kafka. */
+  controllerQuotaWindowSizeSeconds?: number
+  /**
+   * replication.quota.window.num: replication throttles measure rates over
+   * this many samples. Default 11, as Kafka.
+   */
+  replicationQuotaWindowNum?: number
+  /** replication.quota.window.size.seconds: each replication quota sample's length. Default 1, as Kafka. */
+  replicationQuotaWindowSizeSeconds?: number
   /** group.min.session.timeout.ms. Default 6000. */
   groupMinSessionTimeoutMs?: number
   /** group.max.session.timeout.ms. Default 1800000. */
@@ -347,16 +369,36 @@ export const BROKER_OPTIONS = {
   replicaLagTimeMaxMs: ms(30_000, 'A follower not caught up with its leader for this long leaves the ISR.', 'replica.lag.time.max.ms', 1),
   replicaFetchWaitMaxMs: ms(500, "A follower's fetch long poll.", 'replica.fetch.wait.max.ms', 1),
   maxRequestBytes: int(100 * 1024 * 1024, 'Larger requests close the connection.', 'socket.request.max.bytes', 1),
-  maxConnections: int(10_000, 'Connections per broker; one past it is closed at once.', 'max.connections', 1),
+  maxConnections: int(
+    10_000,
+    'Client connections per broker; at it a new one waits to be taken (up to 50 waiting, as a listen backlog).',
+    'max.connections',
+    1,
+  ),
   maxConnectionsPerIp: int(
     INT32_MAX,
     'Client connections from one address per broker; one past it is closed at once.',
     'max.connections.per.ip',
     0,
   ),
+  maxConnectionCreationRate: int(
+    INT32_MAX,
+    'New client connections a second per broker; past it the listener waits before taking the next.',
+    'max.connection.creation.rate',
+    0,
+  ),
   connectionsMaxIdleMs: ms(600_000, 'A client connection with no request for this long is closed.', 'connections.max.idle.ms', 1),
   quotaWindowNum: int(11, 'Client quotas measure rates over this many samples.', 'quota.window.num', 1),
   quotaWindowSizeSeconds: int(1, "Each client quota sample's length, in seconds.", 'quota.window.size.seconds', 1),
+  controllerQuotaWindowNum: int(11, "A controller_mutation_rate quota's burst, in windows of mutations.", 'controller.quota.window.num', 1),
+  controllerQuotaWindowSizeSeconds: int(1, 'Each controller quota window, in seconds.', 'controller.quota.window.size.seconds', 1),
+  replicationQuotaWindowNum: int(11, 'Replication throttles measure rates over this many samples.', 'replication.quota.window.num', 1),
+  replicationQuotaWindowSizeSeconds: int(
+    1,
+    "Each replication throttle sample's length, in seconds.",
+    'replication.quota.window.size.seconds',
+    1,
+  ),
   groupMinSessionTimeoutMs: ms(6000, 'The shortest session timeout a classic group member may ask for.', 'group.min.session.timeout.ms'),
   groupMaxSessionTimeoutMs: ms(1_800_000, 'The longest.', 'group.max.session.timeout.ms'),
   groupInitialRebalanceDelayMs: ms(0, "How long an empty group's first join waits for more members.", 'group.initial.rebalance.delay.ms'),

@@ -180,9 +180,12 @@ class FetchLoop {
   private async fetch(link: PeerLink, followed: Followed[]): Promise<boolean> {
     const { broker, cluster } = this.fetcher
     const ready = new Map<string, Followed>()
+    const throttle = broker.replicationQuotas.follower
     for (const f of followed) {
       const k = key(f)
-      if (this.truncatedFor.get(k) === f.p.leaderEpoch) ready.set(k, f)
+      // follower.replication.throttled.rate: a throttled replica out of the ISR is not asked for while over it (Kafka's shouldFollowerThrottle).
+      if (this.truncatedFor.get(k) === f.p.leaderEpoch && !throttle.holdsBack(f.t, f.p.partition, f.p.isr.includes(broker.id)))
+        ready.set(k, f)
     }
     if (!ready.size) return false
     const session = this.session
@@ -298,6 +301,7 @@ class FetchLoop {
           continue
         }
         appendFetched(f.replica, rp.records)
+        if (rp.records?.length && throttle.isThrottled(f.t, f.p.partition)) throttle.record(rp.records.length)
         const log = f.replica.log
         const leaderStart = Number(rp.logStartOffset)
         if (leaderStart > log.logStartOffset) log.deleteBefore(Math.min(leaderStart, log.logEndOffset))

@@ -31,9 +31,26 @@ export const TOPIC_CONFIG_DEFAULTS: Record<string, { value: string; enforced: bo
   'segment.ms': { value: '604800000', enforced: true },
   'index.interval.bytes': { value: '4096', enforced: true },
   'unclean.leader.election.enable': { value: 'false', enforced: true },
-  // The replicas kafka-reassign-partitions throttles (--throttle) and clears (--verify): kept, not enforced.
-  'leader.replication.throttled.replicas': { value: '', enforced: false },
-  'follower.replication.throttled.replicas': { value: '', enforced: false },
+  // The replicas kafka-reassign-partitions throttles (--throttle) and clears (--verify): quotas/replication-quota.ts.
+  'leader.replication.throttled.replicas': { value: '', enforced: true },
+  'follower.replication.throttled.replicas': { value: '', enforced: true },
+}
+
+/**
+ * The dynamic broker configs that are topic defaults (Kafka's LogConfig
+ * synonyms), by the topic config each stands for: set for every broker,
+ * they change the topics without their own value at once, as Kafka's
+ * DynamicLogConfig reconfigures its logs.
+ */
+export const TOPIC_DEFAULT_SYNONYMS: Readonly<Record<string, string>> = {
+  'log.cleanup.policy': 'cleanup.policy',
+  'log.retention.ms': 'retention.ms',
+  'log.retention.bytes': 'retention.bytes',
+  'log.segment.bytes': 'segment.bytes',
+  'message.max.bytes': 'max.message.bytes',
+  'compression.type': 'compression.type',
+  'min.insync.replicas': 'min.insync.replicas',
+  'unclean.leader.election.enable': 'unclean.leader.election.enable',
 }
 
 /** The LIST-typed topic configs (comma-separated values): IncrementalAlterConfigs may APPEND to and SUBTRACT from them. */
@@ -67,7 +84,7 @@ export function cleanupDeletes(t: TopicImage): boolean {
 
 /** A config's value for a topic: set, or the broker's default for it (log.retention.ms...), or Kafka's. */
 export function topicConfig(t: TopicImage, key: string): string {
-  return t.configs.get(key) ?? t.defaults.get(key) ?? TOPIC_CONFIG_DEFAULTS[key]?.value ?? ''
+  return t.configs.get(key) ?? t.dynamicDefaults.get(key) ?? t.defaults.get(key) ?? TOPIC_CONFIG_DEFAULTS[key]?.value ?? ''
 }
 
 /**

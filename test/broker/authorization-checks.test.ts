@@ -472,6 +472,52 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
     const ended = await client.request(M.EndTxn, 3, { transactionalId: 'tx-read', producerId, producerEpoch, committed: false })
     expect(ended.errorCode).toBe(0)
   })
+
+  it("OffsetCommit checks READ on each topic before the coordinator: an unreadable topic is refused whatever the member, the rest get the group's answer", async () => {
+    const admin = new Kafka({
+      clientId: 'checks-alice',
+      brokers: [target.bootstrap],
+      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
+    }).admin()
+    await admin.connect()
+    const allow = (resourceType: number, resourceName: string) => ({
+      resourceType,
+      resourceName,
+      resourcePatternType: 3,
+      principal: 'User:bob',
+      host: '*',
+      operation: 3,
+      permissionType: 3,
+    })
+    // READ on the group and on t; nothing on doomed.
+    await admin.createAcls({ acl: [allow(3, 'g-commit'), allow(2, 't')] })
+    await admin.disconnect()
+    // Until Kafka's broker has applied the ACLs and loaded the group's coordinator: bounded retries.
+    let found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-commit'] })
+    for (let i = 0; i < 100 && found.coordinators[0].errorCode !== 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-commit'] })
+    }
+    expect(found.coordinators[0].errorCode).toBe(0)
+    // A member of a generation the group (which does not exist) never had.
+    const commit = (names: string[]) =>
+      client.request(M.OffsetCommit, 8, {
+        groupId: 'g-commit',
+        generationIdOrMemberEpoch: 5,
+        memberId: 'nobody',
+        topics: names.map((name) => ({ name, partitions: [{ partitionIndex: 0, committedOffset: 0n }] })),
+      })
+    const codes = (r: Awaited<ReturnType<typeof commit>>) =>
+      Object.fromEntries(r.topics.map((x) => [x.name, x.partitions.map((p) => p.errorCode)]))
+    let mixed = await commit(['doomed', 't'])
+    for (let i = 0; i < 100 && [14, 15, 16].includes(codes(mixed).t?.[0]); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      mixed = await commit(['doomed', 't'])
+    }
+    expect(codes(mixed)).toEqual({ doomed: [TOPIC], t: [ErrorCodes.ILLEGAL_GENERATION] })
+    // Only an unreadable topic: the coordinator is not asked, so the member's generation is not an error.
+    expect(codes(await commit(['doomed']))).toEqual({ doomed: [TOPIC] })
+  })
 })
 
 describe('every API on the embedded broker with allow.everyone.if.no.acl.found', () => {

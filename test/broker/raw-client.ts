@@ -30,10 +30,11 @@ export class RawClient {
     socket.on('error', () => {})
   }
 
-  static open(hostPort: string): Promise<RawClient> {
+  /** `localAddress`: the address to connect from (another loopback address is another client IP to the broker). */
+  static open(hostPort: string, localAddress?: string): Promise<RawClient> {
     const [host, port] = hostPort.split(':')
     return new Promise((resolve, reject) => {
-      const s = connect({ host, port: Number(port) }, () => resolve(new RawClient(s)))
+      const s = connect({ host, port: Number(port), localAddress }, () => resolve(new RawClient(s)))
       s.once('error', reject)
     })
   }

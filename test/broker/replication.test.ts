@@ -468,6 +468,31 @@ describe('unclean.leader.election.enable', () => {
     expect(described.resources[0].configEntries[0]).toMatchObject({ configName: 'unclean.leader.election.enable', configValue: 'true' })
   })
 
+  it('set for every broker (a dynamic broker config), it elects at once too, for the topics without their own value', async () => {
+    const { kafka, admin } = await start({
+      topics: [
+        { name: 'follows-default', partitions: 1 },
+        { name: 'own-false', partitions: 1, configs: { 'unclean.leader.election.enable': 'false' } },
+      ],
+      replicaLagTimeMaxMs: 300,
+    })
+    const first = await leaderAloneThenStopped(kafka, admin, 'follows-default')
+    const own = await partitionOf(admin, 'own-false')
+    expect(await partitionOf(admin, 'follows-default')).toMatchObject({ leader: -1, isr: [first.leader] })
+    await admin.alterConfigs({
+      resources: [{ type: 4, name: '', configEntries: [{ name: 'unclean.leader.election.enable', value: 'true' }] }],
+    })
+    const after = await partitionOf(admin, 'follows-default')
+    expect(first.replicas.filter((r) => r !== first.leader)).toContain(after.leader)
+    expect(after.isr).toEqual([after.leader])
+    const described = await admin.describeConfigs({
+      resources: [{ type: 2, name: 'follows-default', configNames: ['unclean.leader.election.enable'] }],
+    })
+    expect(described.resources[0].configEntries[0]).toMatchObject({ configValue: 'true', configSource: 3 })
+    // A topic with its own false keeps it (its leader, if it was the stopped broker, stays out).
+    if (own.isr.length === 1 && own.leader === first.leader) expect((await partitionOf(admin, 'own-false')).leader).toBe(-1)
+  })
+
   it('true: a live out-of-sync replica leads at once (epoch bump); what only the old leader had is lost, and the old leader truncates to the new log when it returns', async () => {
     const { kafka, admin } = await start({
       topics: [{ name: 'dirty', partitions: 1, configs: { 'unclean.leader.election.enable': 'true' } }],

@@ -4,7 +4,9 @@ import { defineHandler } from '../handler.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowedNames } from '../auth/authorizer.js'
 import { BrokerError } from '../broker-error.js'
+import { mutationQuotaOf } from '../quotas/controller-mutation-quota.js'
 
+/** CreatePartitions; the partitions added spent from the client's controller_mutation_rate (strict from v3: THROTTLING_QUOTA_EXCEEDED). */
 export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, CreatePartitionsResponse>({
   spec: CreatePartitions,
   minVersion: CreatePartitions.minVersion,
@@ -26,6 +28,7 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
       errorCode: ErrorCodes.INVALID_REQUEST,
       errorMessage: 'Duplicate topic name.',
     }))
+    const quota = mutationQuotaOf(ctx, 3)
     for (const t of req.topics) {
       if (duplicates.has(t.name)) continue
       if (!alterable.has(t.name)) {
@@ -34,14 +37,14 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
       }
       try {
         const assignments = t.assignments?.map((a) => a.brokerIds) ?? null
-        cluster.controller.createPartitions(t.name, t.count, req.validateOnly, assignments)
+        cluster.controller.createPartitions(t.name, t.count, req.validateOnly, assignments, quota.record)
         results.push({ name: t.name, errorCode: ErrorCodes.NONE, errorMessage: null })
       } catch (err) {
         if (!(err instanceof BrokerError)) throw err
-        results.push({ name: t.name, errorCode: err.code, errorMessage: err.message })
+        results.push({ name: t.name, errorCode: err.code, errorMessage: err.clientMessage })
       }
     }
-    return { results }
+    return { throttleTimeMs: quota.throttleTimeMs(), results }
   },
   errorResponse: (req, code) => ({ results: req.topics.map((t) => ({ name: t.name, errorCode: code, errorMessage: null })) }),
 })

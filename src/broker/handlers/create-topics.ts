@@ -6,8 +6,13 @@ import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 import { topicConfig, topicConfigProblem, TOPIC_CONFIG_DEFAULTS } from '../topic-configs.js'
 import { BrokerError } from '../broker-error.js'
+import { mutationQuotaOf } from '../quotas/controller-mutation-quota.js'
 
-/** CreateTopics: -1 partitions or replication factor take the cluster defaults (KIP-464). */
+/**
+ * CreateTopics: -1 partitions or replication factor take the cluster
+ * defaults (KIP-464); each topic's partitions spent from the client's
+ * controller_mutation_rate (strict from v6: THROTTLING_QUOTA_EXCEEDED).
+ */
 export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopicsResponse>({
   spec: CreateTopics,
   minVersion: Math.max(2, CreateTopics.minVersion),
@@ -22,70 +27,71 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
       ? { has: () => true }
       : allowedNames(ctx, AclOperationTypes.CREATE, AclResourceTypes.TOPIC, names)
     const describable = allowedNames(ctx, AclOperationTypes.DESCRIBE_CONFIGS, AclResourceTypes.TOPIC, names)
-    return {
-      topics: req.topics.map((ct) => {
-        const result = { name: ct.name, topicId: ZERO_UUID, numPartitions: -1, replicationFactor: -1, configs: null }
-        const fail = (errorCode: number, errorMessage: string) => ({ ...result, errorCode, errorMessage })
-        if (seen.get(ct.name)! > 1)
-          return fail(ErrorCodes.INVALID_REQUEST, `Create topics request from client contains multiple entries for topic ${ct.name}`)
-        if (!creatable.has(ct.name)) return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.')
-        const configs: Record<string, string> = {}
-        for (const c of ct.configs) {
-          const problem = topicConfigProblem(c.name, c.value)
-          if (problem) return fail(ErrorCodes.INVALID_CONFIG, problem)
-          if (c.value !== null) configs[c.name] = c.value
-        }
-        const explicit = ct.assignments.length > 0
-        if (explicit && (ct.numPartitions !== -1 || ct.replicationFactor !== -1)) {
-          return fail(
-            ErrorCodes.INVALID_REQUEST,
-            'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
-          )
-        }
-        try {
-          const created = controller.createTopic(ct.name, {
-            partitions: ct.numPartitions === -1 ? options.defaultPartitions : ct.numPartitions,
-            replicationFactor: ct.replicationFactor === -1 ? options.defaultReplicationFactor : ct.replicationFactor,
-            configs,
-            assignments: explicit
-              ? [...ct.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds)
-              : undefined,
-            validateOnly: req.validateOnly,
-          })
-          const partitions = created?.partitions ?? []
-          if (created && !describable.has(ct.name))
-            return {
-              ...result,
-              errorCode: ErrorCodes.NONE,
-              errorMessage: null,
-              topicId: created.id,
-              numPartitions: partitions.length,
-              replicationFactor: partitions[0]?.replicas.length ?? -1,
-              topicConfigErrorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED,
-            }
+    const quota = mutationQuotaOf(ctx, 6)
+    const topics = req.topics.map((ct) => {
+      const result = { name: ct.name, topicId: ZERO_UUID, numPartitions: -1, replicationFactor: -1, configs: null }
+      const fail = (errorCode: number, errorMessage: string | null) => ({ ...result, errorCode, errorMessage })
+      if (seen.get(ct.name)! > 1)
+        return fail(ErrorCodes.INVALID_REQUEST, `Create topics request from client contains multiple entries for topic ${ct.name}`)
+      if (!creatable.has(ct.name)) return fail(ErrorCodes.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.')
+      const configs: Record<string, string> = {}
+      for (const c of ct.configs) {
+        const problem = topicConfigProblem(c.name, c.value)
+        if (problem) return fail(ErrorCodes.INVALID_CONFIG, problem)
+        if (c.value !== null) configs[c.name] = c.value
+      }
+      const explicit = ct.assignments.length > 0
+      if (explicit && (ct.numPartitions !== -1 || ct.replicationFactor !== -1)) {
+        return fail(
+          ErrorCodes.INVALID_REQUEST,
+          'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+        )
+      }
+      try {
+        const created = controller.createTopic(ct.name, {
+          partitions: ct.numPartitions === -1 ? options.defaultPartitions : ct.numPartitions,
+          replicationFactor: ct.replicationFactor === -1 ? options.defaultReplicationFactor : ct.replicationFactor,
+          configs,
+          assignments: explicit
+            ? [...ct.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds)
+            : undefined,
+          validateOnly: req.validateOnly,
+          spendMutations: quota.record,
+        })
+        const partitions = created?.partitions ?? []
+        if (created && !describable.has(ct.name))
           return {
             ...result,
             errorCode: ErrorCodes.NONE,
             errorMessage: null,
-            topicId: created?.id ?? ZERO_UUID,
-            numPartitions: created ? partitions.length : ct.numPartitions,
-            replicationFactor: created ? (partitions[0]?.replicas.length ?? -1) : ct.replicationFactor,
-            configs: created
-              ? Object.keys(TOPIC_CONFIG_DEFAULTS).map((name) => ({
-                  name,
-                  value: topicConfig(created, name),
-                  readOnly: false,
-                  configSource: created.configs.has(name) ? 1 : 5,
-                  isSensitive: false,
-                }))
-              : null,
+            topicId: created.id,
+            numPartitions: partitions.length,
+            replicationFactor: partitions[0]?.replicas.length ?? -1,
+            topicConfigErrorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED,
           }
-        } catch (err) {
-          if (err instanceof BrokerError) return fail(err.code, err.message)
-          throw err
+        return {
+          ...result,
+          errorCode: ErrorCodes.NONE,
+          errorMessage: null,
+          topicId: created?.id ?? ZERO_UUID,
+          numPartitions: created ? partitions.length : ct.numPartitions,
+          replicationFactor: created ? (partitions[0]?.replicas.length ?? -1) : ct.replicationFactor,
+          configs: created
+            ? Object.keys(TOPIC_CONFIG_DEFAULTS).map((name) => ({
+                name,
+                value: topicConfig(created, name),
+                readOnly: false,
+                configSource: created.configs.has(name) ? 1 : 5,
+                isSensitive: false,
+              }))
+            : null,
         }
-      }),
-    }
+      } catch (err) {
+        if (err instanceof BrokerError) return fail(err.code, err.clientMessage)
+        throw err
+      }
+    })
+    return { throttleTimeMs: quota.throttleTimeMs(), topics }
   },
   errorResponse: (req, code) => ({ topics: req.topics.map((t) => ({ name: t.name, errorCode: code, errorMessage: null })) }),
 })

@@ -5,8 +5,13 @@ import { defineHandler } from '../handler.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 import { BrokerError } from '../broker-error.js'
+import { mutationQuotaOf } from '../quotas/controller-mutation-quota.js'
 
-/** DeleteTopics, by name (v0-5's topicNames, v6's topics) or by topic id (v6). */
+/**
+ * DeleteTopics, by name (v0-5's topicNames, v6's topics) or by topic id
+ * (v6); each topic's partitions spent from the client's
+ * controller_mutation_rate (strict from v5: THROTTLING_QUOTA_EXCEEDED).
+ */
 export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopicsResponse>({
   spec: DeleteTopics,
   minVersion: Math.max(1, DeleteTopics.minVersion),
@@ -20,35 +25,35 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
       ? null
       : allowedNames(ctx, AclOperationTypes.DELETE, AclResourceTypes.TOPIC, names)
     const describable = allowedNames(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.TOPIC, names)
-    return {
-      responses: wanted.map((w) => {
-        const t = w.name ? controller.topics.get(w.name) : controller.topicsById.get(w.topicId)
-        const name = w.name ?? t?.name ?? null
-        const refused = (errorName: string | null) => ({
-          name: errorName,
+    const quota = mutationQuotaOf(ctx, 5)
+    const responses = wanted.map((w) => {
+      const t = w.name ? controller.topics.get(w.name) : controller.topicsById.get(w.topicId)
+      const name = w.name ?? t?.name ?? null
+      const refused = (errorName: string | null) => ({
+        name: errorName,
+        topicId: w.topicId,
+        errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED,
+        errorMessage: null,
+      })
+      if (!w.name && t && !describable.has(t.name)) return refused(null)
+      if ((t || w.name) && deletable && !deletable.has(name!)) return refused(name)
+      if (!t) {
+        return {
+          name,
           topicId: w.topicId,
-          errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED,
+          errorCode: w.name ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.UNKNOWN_TOPIC_ID,
           errorMessage: null,
-        })
-        if (!w.name && t && !describable.has(t.name)) return refused(null)
-        if ((t || w.name) && deletable && !deletable.has(name!)) return refused(name)
-        if (!t) {
-          return {
-            name,
-            topicId: w.topicId,
-            errorCode: w.name ? ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION : ErrorCodes.UNKNOWN_TOPIC_ID,
-            errorMessage: null,
-          }
         }
-        try {
-          controller.deleteTopic(t.name)
-          return { name, topicId: t.id, errorCode: ErrorCodes.NONE, errorMessage: null }
-        } catch (err) {
-          if (err instanceof BrokerError) return { name, topicId: t.id, errorCode: err.code, errorMessage: err.message }
-          throw err
-        }
-      }),
-    }
+      }
+      try {
+        controller.deleteTopic(t.name, quota.record)
+        return { name, topicId: t.id, errorCode: ErrorCodes.NONE, errorMessage: null }
+      } catch (err) {
+        if (err instanceof BrokerError) return { name, topicId: t.id, errorCode: err.code, errorMessage: err.clientMessage }
+        throw err
+      }
+    })
+    return { throttleTimeMs: quota.throttleTimeMs(), responses }
   },
   errorResponse: (req, code, { version }) => ({
     responses: (version >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }))).map((t) => ({

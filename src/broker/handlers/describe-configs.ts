@@ -11,6 +11,7 @@ import {
   resourceProblem,
   RESOURCE_TOPIC as TOPIC,
   SOURCE_DEFAULT,
+  SOURCE_DYNAMIC_DEFAULT_BROKER,
   SOURCE_DYNAMIC_TOPIC as SOURCE_TOPIC,
   SOURCE_STATIC_BROKER,
   TYPE_BOOLEAN,
@@ -68,7 +69,13 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
           entries = Object.keys(TOPIC_CONFIG_DEFAULTS).map((name) => ({
             name,
             value: topicConfig(t, name),
-            source: t.configs.has(name) ? SOURCE_TOPIC : topicDefaultGiven(cluster.given, name) ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT,
+            source: t.configs.has(name)
+              ? SOURCE_TOPIC
+              : t.dynamicDefaults.has(name)
+                ? SOURCE_DYNAMIC_DEFAULT_BROKER
+                : topicDefaultGiven(cluster.given, name)
+                  ? SOURCE_STATIC_BROKER
+                  : SOURCE_DEFAULT,
             type: /^(true|false)$/.test(TOPIC_CONFIG_DEFAULTS[name].value)
               ? TYPE_BOOLEAN
               : /^-?\d+$/.test(TOPIC_CONFIG_DEFAULTS[name].value)

@@ -47,6 +47,8 @@ interface Pass {
   leaders: Set<number>
   /** A partition answered with a preferred read replica: the response goes at once (as Kafka's). */
   redirected: boolean
+  /** A follower's fetch: the bytes read for partitions under this leader's replication throttle. */
+  throttledBytes: number
 }
 
 /** One pass over the partitions to fetch: what can be answered now. */
@@ -61,7 +63,8 @@ function readOnce(
   readable: (name: string) => boolean,
 ): Pass {
   const byId = version >= 13
-  const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set(), redirected: false }
+  const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set(), redirected: false, throttledBytes: 0 }
+  const throttle = broker.replicationQuotas.leader
   // KIP-392: a consumer's v11+ fetch may go to a follower (whatever the replica selector, as Kafka's),
   // which serves what it has up to its high watermark.
   const fromFollower = replicaId < 0 && version >= 11
@@ -137,6 +140,9 @@ function readOnce(
       }
       // Kafka's failed log read: no offsets (-1), no aborted transactions, an empty record set.
       if (offset < log.logStartOffset || offset > log.logEndOffset) return failed(want.partition, ErrorCodes.OFFSET_OUT_OF_RANGE)
+      // leader.replication.throttled.rate: a throttled replica out of the ISR gets nothing while the leader is over it (Kafka's shouldLeaderThrottle).
+      const throttled = replicaId >= 0 && throttle.isThrottled(t, want.partition)
+      if (throttled && !p.isr.includes(replicaId) && throttle.exceeded()) return data
       // KIP-74: the first batch goes out whole even past the limits, so a consumer always progresses.
       const limit = Math.min(want.partitionMaxBytes, room)
       if (limit > 0 || pass.bytes === 0) {
@@ -145,6 +151,7 @@ function readOnce(
           data.records = read.chunks
           pass.bytes += read.bytes
           room -= read.bytes
+          if (throttled) pass.throttledBytes += read.bytes
         }
       }
       return data
@@ -335,6 +342,8 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
         await waitForData(broker, ctx.connection, pass.logs, left, replicaId >= 0)
         continue
       }
+      // What a follower is sent of throttled partitions counts against leader.replication.throttled.rate.
+      if (replicaId >= 0) broker.replicationQuotas.leader.record(pass.throttledBytes)
       // Over consumer_byte_rate or request_percentage: answered empty, the read not counted (as Kafka's throttled fetch); the session as it was.
       const throttleTimeMs = replicaId < 0 ? broker.quotas.fetched(ctx, pass.bytes, workMs ?? performance.now() - started) : 0
       if (throttleTimeMs > 0) return { throttleTimeMs, errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses: [] }

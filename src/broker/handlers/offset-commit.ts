@@ -20,46 +20,63 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
   // v10 names topics by id.
   maxVersion: 9,
   handle(req, ctx) {
-    const all = (code: number) => ({
-      topics: req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
-      })),
-    })
-    const refused = coordinatorError(ctx, req.groupId)
-    if (refused !== null) return all(refused)
     const { groups, controller } = ctx.cluster
-    const { group, error } = groupForCommit(groups, req, false, ctx.version)
-    if (error !== null) return all(error)
-    const now = Date.now()
+    type Topic = OffsetCommitRequest['topics'][number]
+    type Answer = [string, number, number]
+    // Kafka's response builder: a topic's entry where it first comes, its partitions in the order answered.
+    const answer = (answers: Answer[]) => {
+      const out = new Map<string, { name: string; partitions: Array<{ partitionIndex: number; errorCode: number }> }>()
+      for (const [name, partitionIndex, errorCode] of answers) {
+        let entry = out.get(name)
+        if (!entry) out.set(name, (entry = { name, partitions: [] }))
+        entry.partitions.push({ partitionIndex, errorCode })
+      }
+      return { topics: [...out.values()] }
+    }
+    type Partition = Topic['partitions'][number]
+    const each = (ts: Topic[], code: (t: Topic, p: Partition) => number | null) =>
+      ts.flatMap((t) =>
+        t.partitions.flatMap((p): Answer[] => {
+          const c = code(t, p)
+          return c === null ? [] : [[t.name, p.partitionIndex, c]]
+        }),
+      )
+    // As Kafka's handleOffsetCommitRequest: READ on the group, then READ on each topic and whether it exists,
+    // and only the partitions left go to the coordinator's checks (the group id, the member, its generation).
+    const groupRefused = coordinatorError(ctx, req.groupId)
+    if (groupRefused === ErrorCodes.GROUP_AUTHORIZATION_FAILED) return answer(each(req.topics, () => groupRefused))
     const readable = allowedNames(
       ctx,
       AclOperationTypes.READ,
       AclResourceTypes.TOPIC,
       req.topics.map((t) => t.name),
     )
-    return {
-      topics: req.topics.map((t) => {
-        const topic = controller.topics.get(t.name)
-        return {
-          name: t.name,
-          partitions: t.partitions.map((p) => {
-            if (!readable.has(t.name)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED }
-            if (!topic || !topic.partitions[p.partitionIndex])
-              return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
-            if ((p.committedMetadata?.length ?? 0) > MAX_METADATA_CHARS)
-              return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.OFFSET_METADATA_TOO_LARGE }
-            group.commit(t.name, p.partitionIndex, {
-              offset: p.committedOffset,
-              leaderEpoch: p.committedLeaderEpoch,
-              metadata: p.committedMetadata,
-              commitTimestamp: now,
-            })
-            return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.NONE }
-          }),
-        }
-      }),
+    const early = (topic: string, partition: number): number | null => {
+      if (!readable.has(topic)) return ErrorCodes.TOPIC_AUTHORIZATION_FAILED
+      if (!controller.topics.get(topic)?.partitions[partition]) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
+      return null
     }
+    const committing = req.topics
+      .map((t) => ({ ...t, partitions: t.partitions.filter((p) => early(t.name, p.partitionIndex) === null) }))
+      .filter((t) => t.partitions.length > 0)
+    const refused = each(req.topics, (t, p) => early(t.name, p.partitionIndex))
+    // Nothing left to commit: Kafka answers without asking the coordinator.
+    if (committing.length === 0) return answer(refused)
+    const rest = (code: (t: Topic, p: Partition) => number) => answer([...refused, ...each(committing, code)])
+    if (groupRefused !== null) return rest(() => groupRefused)
+    const { group, error } = groupForCommit(groups, { ...req, topics: committing }, false, ctx.version)
+    if (error !== null) return rest(() => error)
+    const now = Date.now()
+    return rest((t, p) => {
+      if ((p.committedMetadata?.length ?? 0) > MAX_METADATA_CHARS) return ErrorCodes.OFFSET_METADATA_TOO_LARGE
+      group.commit(t.name, p.partitionIndex, {
+        offset: p.committedOffset,
+        leaderEpoch: p.committedLeaderEpoch,
+        metadata: p.committedMetadata,
+        commitTimestamp: now,
+      })
+      return ErrorCodes.NONE
+    })
   },
   errorResponse: (req, code) => ({
     topics: req.topics.map((t) => ({

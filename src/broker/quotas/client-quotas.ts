@@ -41,39 +41,9 @@ export class ClientQuotaManager {
     private readonly maxThrottleMs: number | null,
   ) {}
 
-  /**
-   * The quota that applies and whose rate measures it, most specific first
-   * (Kafka's order): user+client-id, user+default client-id, user, default
-   * user+client-id, default user+default client-id, default user,
-   * client-id, default client-id. Null: no quota.
-   */
+  /** The quota that applies to the client and the id of the rate its clients share (quotaFor); null: none. */
   limitFor(client: QuotaClient): { limit: number; rate: string } | null {
-    const quotas = this.controller().clientQuotas
-    if (!quotas.size) return null
-    const user = client.user ?? ANONYMOUS.name
-    const clientId = client.clientId ?? ''
-    const get = (u: string | null | undefined, c: string | null | undefined): number | undefined => {
-      const entity = []
-      if (u !== undefined) entity.push({ type: USER, name: u })
-      if (c !== undefined) entity.push({ type: CLIENT_ID, name: c })
-      return quotas.get(quotaEntityKey(entity))?.values.get(this.key)
-    }
-    // Each level: the entity looked up (undefined: no such part, null: the default) and the rate its clients share.
-    const levels: Array<[string | null | undefined, string | null | undefined, string, string]> = [
-      [user, clientId, user, clientId],
-      [user, null, user, clientId],
-      [user, undefined, user, ''],
-      [null, clientId, user, clientId],
-      [null, null, user, clientId],
-      [null, undefined, user, ''],
-      [undefined, clientId, '', clientId],
-      [undefined, null, '', clientId],
-    ]
-    for (const [u, c, rateUser, rateClient] of levels) {
-      const limit = get(u, c)
-      if (limit !== undefined) return { limit, rate: `${rateUser}\u0000${rateClient}` }
-    }
-    return null
+    return quotaFor(this.controller(), this.key, client)
   }
 
   /**
@@ -175,6 +145,43 @@ export class BrokerQuotas {
     // Kafka's nanos × 100 / 1e9: a percentage of one thread over one second.
     return this.request.record(client, ms / 10, now)
   }
+}
+
+/**
+ * The client's quota for `key` and the rate that measures it, most specific
+ * entity first (Kafka's order): user+client-id, user+default client-id, user,
+ * default user+client-id, default user+default client-id, default user,
+ * client-id, default client-id. Clients under one quota entity share one
+ * rate (a user's quota is the user's, whatever its client ids); a default
+ * gives each user or client id its own. Null: no quota.
+ */
+export function quotaFor(controller: Controller, key: string, client: QuotaClient): { limit: number; rate: string } | null {
+  const quotas = controller.clientQuotas
+  if (!quotas.size) return null
+  const user = client.user ?? ANONYMOUS.name
+  const clientId = client.clientId ?? ''
+  const get = (u: string | null | undefined, c: string | null | undefined): number | undefined => {
+    const entity = []
+    if (u !== undefined) entity.push({ type: USER, name: u })
+    if (c !== undefined) entity.push({ type: CLIENT_ID, name: c })
+    return quotas.get(quotaEntityKey(entity))?.values.get(key)
+  }
+  // Each level: the entity looked up (undefined: no such part, null: the default) and the rate its clients share.
+  const levels: Array<[string | null | undefined, string | null | undefined, string, string]> = [
+    [user, clientId, user, clientId],
+    [user, null, user, clientId],
+    [user, undefined, user, ''],
+    [null, clientId, user, clientId],
+    [null, null, user, clientId],
+    [null, undefined, user, ''],
+    [undefined, clientId, '', clientId],
+    [undefined, null, '', clientId],
+  ]
+  for (const [u, c, rateUser, rateClient] of levels) {
+    const limit = get(u, c)
+    if (limit !== undefined) return { limit, rate: `${rateUser}\u0000${rateClient}` }
+  }
+  return null
 }
 
 /** A request's client: its connection's principal's name and its header's client id. */

@@ -16,6 +16,8 @@ export class SampledRate {
   constructor(
     private readonly samples: number,
     private readonly windowMs: number,
+    /** Kafka's SimpleRate (replication quotas): measured over the time the samples span, at least one window, not samples - 1. */
+    private readonly simple = false,
   ) {}
 
   /** Adds `value` (negative: takes back one recorded before) at `now`. */
@@ -60,6 +62,7 @@ export class SampledRate {
     let oldest = now
     for (const s of this.starts) oldest = Math.min(oldest, s)
     let elapsed = now - oldest
+    if (this.simple) return Math.max(elapsed, this.windowMs)
     const full = Math.floor(elapsed / this.windowMs)
     if (full < this.samples - 1) elapsed += (this.samples - 1 - full) * this.windowMs
     return elapsed
