@@ -16,7 +16,7 @@ import { Kafka } from '../../src/index.js'
 import { DeleteRecords, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, listing, listOffset, produce, readAll, storageFixture, type Stored } from './storage-support.js'
-import { keepLog } from './support.js'
+import { groupCoordinator, keepLog } from './support.js'
 
 const fx = storageFixture('wafka-fault-matrix-')
 const TOPIC = 'ft'
@@ -71,7 +71,9 @@ async function seed(brokers: number): Promise<{ clean: Seed; unclean: Seed; lead
       await p.disconnect()
     }
   }
-  const commit = await c0.request(OffsetCommit, 8, {
+  const coordinator = embedded.brokers.get(await groupCoordinator(c0, GROUP))!
+  const cg = fx.keep(await RawClient.open(`${coordinator.host}:${coordinator.port}`))
+  const commit = await cg.request(OffsetCommit, 8, {
     groupId: GROUP,
     generationIdOrMemberEpoch: -1,
     memberId: '',
@@ -162,7 +164,9 @@ async function restartOn(dir: string, brokers: number, from: bigint): Promise<Ou
     const end = (await listOffset(c, TOPIC, -1n)).offset
     records = end <= from ? [] : await readAll(c, TOPIC, from).catch((e: Error) => e.message)
   }
-  const fetched = await c0.request(OffsetFetch, 7, {
+  // The group's coordinator, as a client finds it (-1: none, so nothing committed to read).
+  const coordinator = await groupCoordinator(c0, GROUP).catch(() => -1)
+  const fetched = await (coordinator < 0 ? c0 : await fx.client(coordinator)).request(OffsetFetch, 7, {
     groupId: GROUP,
     topics: [{ name: TOPIC, partitionIndexes: [0] }],
     requireStable: false,

@@ -12,7 +12,7 @@ import { decodeRecordSet } from '../../src/codec/index.js'
 import { Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listing, listOffset, produce, readAll, storageFixture } from './storage-support.js'
-import { keepLog } from './support.js'
+import { groupCoordinator, keepLog } from './support.js'
 
 const fx = storageFixture('wafka-metalog-')
 const { tempDir, start, stop } = fx
@@ -185,6 +185,7 @@ describe('the cluster metadata log', () => {
 
 describe('the group log', () => {
   async function commit(c: RawClient, group: string, offset: bigint): Promise<void> {
+    expect(await groupCoordinator(c, group)).toBe(0)
     const r = await c.request(OffsetCommit, 8, {
       groupId: group,
       generationIdOrMemberEpoch: -1,
