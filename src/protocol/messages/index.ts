@@ -119,6 +119,7 @@ export * from './DescribeTransactions.js'
 export * from './ListTransactions.js'
 export * from './DescribeQuorum.js'
 export * from './ConsumerProtocol.js'
+export * from './GroupCoordinatorRecords.js'
 
 /** The APIs above by key. */
 export const apis: Record<number, ApiSpec> = {
