@@ -47,7 +47,8 @@ async function seed(brokers: number): Promise<{ clean: Seed; unclean: Seed; lead
   await loadCodecs()
   // Not the fixture's: it outlives each test (removed in afterAll).
   const dir = mkdtempSync(join(tmpdir(), 'wafka-fault-seed-'))
-  const embedded = fx.keep(new EmbeddedCluster({ dataDir: dir, brokers }))
+  // __consumer_offsets with 3 partitions, not 50: every case restarts on a copy, and each partition is a directory to open.
+  const embedded = fx.keep(new EmbeddedCluster({ dataDir: dir, brokers, offsetsTopicNumPartitions: 3 }))
   await embedded.start([
     { name: TOPIC, partitions: 1, replicationFactor: brokers, configs: { 'index.interval.bytes': '1', 'min.insync.replicas': '1' } },
   ])

@@ -225,6 +225,31 @@ describe('the group log', () => {
     expect(listing(dataDir)).toEqual(before)
   })
 
+  it('a data directory of a version without the __consumer_offsets topic: it is created at start for the groups kept, which answer with their offsets', async () => {
+    const dataDir = tempDir()
+    // The group log as a version before record batches and before the topic wrote it, beside no metadata at all.
+    mkdirSync(join(dataDir, '__consumer_offsets'), { recursive: true })
+    const offset = (group: string, value: string) =>
+      JSON.stringify({
+        type: 'offset',
+        group,
+        topic: 't1',
+        partition: 0,
+        offset: value,
+        leaderEpoch: -1,
+        metadata: null,
+        commitTimestamp: 1,
+      })
+    writeFileSync(join(dataDir, '__consumer_offsets', 'groups.jsonl'), `${offset('old-a', '11')}\n${offset('old-b', '22')}\n`)
+    const problems: string[] = []
+    const c = await start({ dataDir, topics: [{ name: 't1', partitions: 1 }], ...keepLog(problems) })
+    expect(problems).toContainEqual(expect.stringContaining('created __consumer_offsets'))
+    const md = await c.request(Metadata, 12, { topics: [{ name: '__consumer_offsets' }], allowAutoTopicCreation: false })
+    expect(md.topics[0]).toMatchObject({ errorCode: 0, isInternal: true })
+    expect(await committed(c, 'old-a')).toBe(11n)
+    expect(await committed(c, 'old-b')).toBe(22n)
+  })
+
   it('a torn last batch is cut and reported; the commits before it are kept', async () => {
     const dataDir = tempDir()
     const batches = await threeGroups(dataDir)
