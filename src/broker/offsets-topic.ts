@@ -29,9 +29,11 @@ export function offsetsPartitionFor(cluster: EmbeddedCluster, groupId: string): 
  * __consumer_offsets, created when it is missing as Kafka's broker creates
  * it (AutoTopicCreationManager: the first FindCoordinator for a group, a
  * Metadata request that may create topics): offsets.topic.num.partitions
- * partitions of offsets.topic.replication.factor replicas, with the configs
- * Kafka's group coordinator gives it. Null while it cannot be created
- * (fewer live brokers than its replication factor, its record not written):
+ * partitions of offsets.topic.replication.factor replicas placed on the
+ * registered brokers (a stopped one too: its replicas offline until it is
+ * back), with the configs Kafka's group coordinator gives it. Null while it
+ * cannot be created (fewer registered brokers than its replication factor,
+ * none live, its record not written):
  * said in the log, and the caller answers as Kafka does meanwhile
  * (COORDINATOR_NOT_AVAILABLE).
  */
@@ -43,6 +45,8 @@ export function ensureOffsetsTopic(cluster: EmbeddedCluster, forWhat: string): T
     const t = controller.createTopic(OFFSETS_TOPIC, {
       partitions: options.offsetsTopicNumPartitions,
       replicationFactor: options.offsetsTopicReplicationFactor,
+      // As Kafka's: a stopped broker still registered takes replicas (offline until it is back).
+      onRegistered: true,
       configs: {
         'cleanup.policy': 'compact',
         'compression.type': 'producer',

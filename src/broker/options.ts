@@ -78,8 +78,8 @@ export interface BrokerOptions {
   /**
    * offsets.topic.replication.factor: the replication factor of
    * __consumer_offsets when the broker creates it (at the first
-   * FindCoordinator for a group); not created, so no group coordinator,
-   * while fewer brokers are up, as Kafka. Default min(3, brokers).
+   * FindCoordinator for a group), placed as Kafka places it on the
+   * registered brokers, a stopped one too. Default min(3, brokers).
    */
   offsetsTopicReplicationFactor?: number
   /** offsets.topic.num.partitions: the partitions of __consumer_offsets when created (a group's is abs(hashCode) % partitions). Default 50. */
@@ -310,7 +310,7 @@ export const BROKER_OPTIONS = {
   }),
   offsetsTopicReplicationFactor: int(
     undefined,
-    "__consumer_offsets' replication factor when the broker creates it (not created while fewer brokers are up).",
+    "__consumer_offsets' replication factor when the broker creates it (a stopped broker takes replicas too, as Kafka's).",
     'offsets.topic.replication.factor',
     1,
     1000,

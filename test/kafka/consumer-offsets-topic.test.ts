@@ -3,10 +3,12 @@
 // for a group, which creates it (offsets.topic.num.partitions partitions,
 // Kafka's configs for it); then listed by Metadata as internal, each group's
 // coordinator the leader of its partition, abs(groupId.hashCode()) %
-// partitions; a client may neither produce to it nor delete it; and a
-// KIP-848 regex the broker resolves assigns it (the broker does not skip
-// internal topics: franz-go's TestConsumeRegex and Test848RegexBrokerResolves
-// rest on both).
+// partitions; a client may not produce to it (it may delete it, as Kafka
+// allows: the next FindCoordinator creates it again); a KIP-848 regex the
+// broker resolves assigns it (the broker does not skip internal topics:
+// franz-go's TestConsumeRegex and Test848RegexBrokerResolves rest on both).
+// Created while a broker of three is stopped: that broker takes replicas too,
+// offline until it is back.
 import { Buffer } from 'node:buffer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '../../src/codec/index.js'
@@ -23,6 +25,8 @@ import {
 import { RawClient } from '../broker/raw-client.js'
 import { until } from '../broker/support.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
+import { requireKafka, startKafka } from '../peers/kafka.js'
+import { startCluster } from '../../src/broker/index.js'
 
 const OFFSETS = '__consumer_offsets'
 const PARTITIONS = 10
@@ -198,4 +202,84 @@ for (const target of brokerTargets({ kafka: { brokers: 1, config }, embedded: { 
       expect(md.topics[0]).toMatchObject({ errorCode: 0, isInternal: true })
       expect(md.topics[0].partitions).toHaveLength(PARTITIONS)
     })
+  })
+
+/** A 3-broker cluster one of whose brokers can stop and start: real Kafka or the embedded broker. */
+interface ThreeBrokers {
+  bootstrap: string
+  /** The id of the broker that stops. */
+  stopping: number
+  stopOne(): Promise<void>
+  startIt(): Promise<void>
+  stop(): Promise<void>
+}
+
+const threeBrokerTargets: Array<[string, boolean, () => Promise<ThreeBrokers>]> = [
+  [
+    'real Kafka',
+    requireKafka(),
+    async () => {
+      const k = await startKafka({ brokers: 3, config })
+      // The first broker stays up: the bootstrap reaches it.
+      const [bootstrap] = k.bootstrap.split(',')
+      return { bootstrap, stopping: 3, stopOne: () => k.stopBroker(3), startIt: () => k.startBroker(3), stop: () => k.stop() }
+    },
+  ],
+  [
+    'the embedded broker',
+    true,
+    async () => {
+      const c = await startCluster({ brokers: 3, config })
+      const [bootstrap] = c.bootstrapServers.split(',')
+      return { bootstrap, stopping: 2, stopOne: () => c.stopBroker(2), startIt: () => c.startBroker(2), stop: () => c.stop() }
+    },
+  ],
+]
+
+for (const [name, available, start] of threeBrokerTargets)
+  describe.skipIf(!available)(`${OFFSETS} created while a broker is down, on ${name}`, () => {
+    let cluster: ThreeBrokers
+    let c: RawClient
+    beforeAll(async () => {
+      cluster = await start()
+      c = await RawClient.open(cluster.bootstrap)
+    }, 180_000)
+    afterAll(async () => {
+      c?.close()
+      await cluster?.stop()
+    })
+
+    it('a stopped broker of three still takes replicas (offline, out of the ISR, never leading); back, it joins every ISR', async () => {
+      await cluster.stopOne()
+      let code = -1
+      await until(
+        async () => (code = (await c.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g'] })).coordinators[0].errorCode) === 0,
+        30_000,
+        () => `FindCoordinator with a broker down: ${code}`,
+      )
+      const metadata = async () => (await c.request(Metadata, 12, { topics: [{ name: OFFSETS }], allowAutoTopicCreation: false })).topics[0]
+      const during = await metadata()
+      expect(during.partitions).toHaveLength(PARTITIONS)
+      const down = cluster.stopping
+      for (const p of during.partitions) {
+        // offsets.topic.replication.factor 3 on 3 registered brokers: every one holds a replica of every partition.
+        expect([...p.replicaNodes].sort(), `partition ${p.partitionIndex}`).toHaveLength(3)
+        expect(p.replicaNodes).toContain(down)
+        expect(p.offlineReplicas).toEqual([down])
+        expect(p.isrNodes).not.toContain(down)
+        expect(p.leaderId).not.toBe(down)
+        expect(p.leaderId).toBeGreaterThanOrEqual(0)
+      }
+      await cluster.startIt()
+      let isr = ''
+      await until(
+        async () => {
+          const t = await metadata()
+          isr = t.partitions.map((p) => p.isrNodes.length).join()
+          return t.partitions.every((p) => p.isrNodes.length === 3)
+        },
+        60_000,
+        () => `every ISR full once the broker is back: ${isr}`,
+      )
+    }, 150_000)
   })
