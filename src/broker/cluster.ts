@@ -35,6 +35,8 @@ import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
 import { replicaKey } from './replica-key.js'
+import { ensureOffsetsTopic } from './offsets-topic.js'
+import { OFFSETS_TOPIC } from './topic-names.js'
 import { TransactionCoordinator } from './transactions/transaction-coordinator.js'
 import { ControllerMutationQuotas } from './quotas/controller-mutation-quota.js'
 
@@ -133,6 +135,13 @@ export class EmbeddedCluster {
           replica.log.destroy()
           b.replicas.delete(key)
         }
+      if (r.name === OFFSETS_TOPIC) {
+        // Kafka allows it: the coordinators unload the groups the topic held, and a recreated topic starts empty.
+        const ids = [...this.groups.groups.keys()]
+        for (const id of ids) this.groups.delete(id)
+        this.problem(null, `${OFFSETS_TOPIC} was deleted: the ${ids.length} group(s) it held went with it, their committed offsets too`)
+        return
+      }
       for (const g of this.groups.groups.values())
         for (const partition of [...(g.offsets.get(r.name)?.keys() ?? [])]) g.deleteOffset(r.name, partition)
     })
@@ -294,6 +303,8 @@ export class EmbeddedCluster {
       await b.start(port === 0 ? 0 : port + id)
       this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
+    // Groups kept from an earlier run (a data directory of a version without the topic): their coordinators need it.
+    if (this.groups.groups.size > 0) ensureOffsetsTopic(this, `the ${this.groups.groups.size} group(s) of the group log`)
     this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
     if (this.delegationTokens.enabled)
       this.tokenExpiryTimer = setInterval(() => this.sweepTokens(), Math.min(this.options.delegationTokenExpiryCheckIntervalMs, INT32_MAX))

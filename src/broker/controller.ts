@@ -548,6 +548,11 @@ export class Controller {
       validateOnly?: boolean
       /** Spends the topic's partitions from the client's controller mutation quota once every other check passed (validateOnly too, as Kafka); throws to refuse. */
       spendMutations?: (partitions: number) => void
+      /**
+       * Place replicas on every registered broker, stopped (fenced) ones too, as Kafka's replica placer does
+       * (a live one first in each list, so it leads); else on live brokers only.
+       */
+      onRegistered?: boolean
     },
   ): TopicImage | null {
     const problem = topicNameProblem(name)
@@ -568,14 +573,20 @@ export class Controller {
       if (!(opts.replicationFactor >= 1)) {
         throw new BrokerError(ErrorCodes.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.')
       }
-      if (opts.replicationFactor > live.length) {
+      const candidates = opts.onRegistered ? [...this.brokers.keys()].sort((a, b) => a - b) : live
+      if (opts.replicationFactor > candidates.length) {
         throw new BrokerError(
           ErrorCodes.INVALID_REPLICATION_FACTOR,
-          `Unable to replicate the partition ${opts.replicationFactor} time(s): The target replication factor of ${opts.replicationFactor} cannot be reached because only ${live.length} broker(s) are registered.`,
+          `Unable to replicate the partition ${opts.replicationFactor} time(s): The target replication factor of ${opts.replicationFactor} cannot be reached because only ${candidates.length} broker(s) are registered.`,
         )
       }
+      if (live.length === 0) throw new BrokerError(ErrorCodes.INVALID_REPLICATION_FACTOR, 'No brokers are unfenced: no replica could lead.')
       const start = this.topics.size
-      assignments = placeReplicas(live, start, 0, opts.partitions, opts.replicationFactor)
+      assignments = placeReplicas(candidates, start, 0, opts.partitions, opts.replicationFactor)
+      if (opts.onRegistered) {
+        const up = new Set(live)
+        assignments = assignments.map((r) => [...r.filter((b) => up.has(b)), ...r.filter((b) => !up.has(b))])
+      }
     } else {
       if (assignments.length > MAX_PARTITIONS)
         throw new BrokerError(ErrorCodes.INVALID_PARTITIONS, `the embedded broker serves at most ${MAX_PARTITIONS} partitions a topic`)

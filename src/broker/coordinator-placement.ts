@@ -1,28 +1,30 @@
 import type { EmbeddedCluster } from './cluster.js'
+import { javaHash, kafkaAbs, offsetsPartitionFor } from './offsets-topic.js'
+import { OFFSETS_TOPIC } from './topic-names.js'
+
+/** Kafka's transaction.state.log.num.partitions: a transactional id's partition of __transaction_state. */
+const TRANSACTION_STATE_PARTITIONS = 50
 
 /**
- * Kafka's offsets.topic.num.partitions and transaction.state.log.num.partitions:
- * a group's (or transactional id's) coordinator is the leader of its partition
- * of __consumer_offsets (__transaction_state).
+ * A group's coordinator, as Kafka's: the leader of the group's partition of
+ * __consumer_offsets; -1 while that topic does not exist or the partition
+ * has no leader (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR).
  */
-const STATE_PARTITIONS = 50
-
-/** Java's String.hashCode, which places a key on its partition. */
-function javaHash(s: string): number {
-  let h = 0
-  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0
-  return h
+export function groupCoordinatorFor(cluster: EmbeddedCluster, groupId: string): number {
+  const t = cluster.controller.topics.get(OFFSETS_TOPIC)
+  if (!t) return -1
+  return t.partitions[offsetsPartitionFor(cluster, groupId)]?.leader ?? -1
 }
 
 /**
- * The broker coordinating `key`, or -1 when none is up: its state-log
- * partition placed round-robin on the live brokers, so a stopped
- * coordinator's keys move to another broker (their state with them, as a
- * new coordinator loads it from the state log).
+ * A transactional id's coordinator, or -1 when no broker is up: its
+ * __transaction_state partition (that topic is not kept: the state lives in
+ * memory) placed round-robin on the live brokers, so a stopped
+ * coordinator's ids move to another broker.
  */
-export function coordinatorFor(cluster: EmbeddedCluster, key: string): number {
+export function transactionCoordinatorFor(cluster: EmbeddedCluster, transactionalId: string): number {
   const live = cluster.controller.liveBrokers()
   if (live.length === 0) return -1
-  const partition = (javaHash(key) & 0x7fffffff) % STATE_PARTITIONS
+  const partition = kafkaAbs(javaHash(transactionalId)) % TRANSACTION_STATE_PARTITIONS
   return live[partition % live.length].id
 }

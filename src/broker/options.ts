@@ -76,11 +76,16 @@ export interface BrokerOptions {
   /** unclean.leader.election.enable: the default of topics. Default false. */
   uncleanLeaderElectionEnable?: boolean
   /**
-   * offsets.topic.replication.factor: checked against the broker count and
-   * reported; the group log is one per cluster, which every virtual broker
-   * shares. Default min(3, brokers).
+   * offsets.topic.replication.factor: the replication factor of
+   * __consumer_offsets when the broker creates it (at the first
+   * FindCoordinator for a group), placed as Kafka places it on the
+   * registered brokers, a stopped one too. Default min(3, brokers).
    */
   offsetsTopicReplicationFactor?: number
+  /** offsets.topic.num.partitions: the partitions of __consumer_offsets when created (a group's is abs(hashCode) % partitions). Default 50. */
+  offsetsTopicNumPartitions?: number
+  /** offsets.topic.segment.bytes: the segment.bytes __consumer_offsets is created with. Default 104857600. */
+  offsetsTopicSegmentBytes?: number
   /** transaction.state.log.replication.factor: as offsetsTopicReplicationFactor, for transaction state. Default min(3, brokers). */
   transactionStateLogReplicationFactor?: number
   /** transaction.state.log.min.isr: at most transactionStateLogReplicationFactor. Default min(2, that). */
@@ -342,11 +347,25 @@ export const BROKER_OPTIONS = {
   }),
   offsetsTopicReplicationFactor: int(
     undefined,
-    'Checked against the broker count and reported: the group log is one per cluster, every virtual broker shares it.',
+    "__consumer_offsets' replication factor when the broker creates it (a stopped broker takes replicas too, as Kafka's).",
     'offsets.topic.replication.factor',
     1,
     1000,
     { defaultDoc: 'min(3, brokers)' },
+  ),
+  offsetsTopicNumPartitions: int(
+    50,
+    "__consumer_offsets' partitions when created; a group's is abs(hashCode) % partitions.",
+    'offsets.topic.num.partitions',
+    1,
+    10_000,
+  ),
+  offsetsTopicSegmentBytes: int(
+    104_857_600,
+    "__consumer_offsets' segment.bytes when created.",
+    'offsets.topic.segment.bytes',
+    1,
+    INT32_MAX,
   ),
   transactionStateLogReplicationFactor: int(
     undefined,

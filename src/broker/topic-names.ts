@@ -15,3 +15,13 @@ export function topicNameProblem(name: string | null | undefined): string | null
           : null
   return why === null ? null : `Topic name is invalid: ${why}`
 }
+
+/** The topic that holds the groups' state (Kafka's GROUP_METADATA_TOPIC_NAME). */
+export const OFFSETS_TOPIC = '__consumer_offsets'
+
+/** Kafka's internal topics (Topic.isInternal): Metadata marks them, a client may not produce to them. */
+const INTERNAL_TOPICS: ReadonlySet<string> = new Set([OFFSETS_TOPIC, '__transaction_state', '__share_group_state'])
+
+export function isInternalTopic(name: string): boolean {
+  return INTERNAL_TOPICS.has(name)
+}

@@ -25,6 +25,7 @@ import {
   Metadata,
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
+import { groupCoordinator } from './support.js'
 
 let cluster: RunningCluster
 let client: RawClient
@@ -280,6 +281,8 @@ describe('IncrementalAlterConfigs of brokers and groups', () => {
       subscribedTopicNames: ['t'],
       topicPartitions: [],
     }
+    const boot = await RawClient.open(cluster.bootstrapServers.split(',')[0])
+    await groupCoordinator(boot, 'kg').finally(() => boot.close())
     for (const address of cluster.bootstrapServers.split(',')) {
       const c = await RawClient.open(address)
       try {

@@ -16,6 +16,7 @@ import * as M from '../../src/protocol/messages/index.js'
 import { requireSecuredKafka, startSecuredKafka, USERS } from '../security/secured-kafka.js'
 import { Kafka } from '../../src/kafka.js'
 import { RawClient } from './raw-client.js'
+import { groupCoordinator } from './support.js'
 
 const AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'
 const { TOPIC_AUTHORIZATION_FAILED: TOPIC, GROUP_AUTHORIZATION_FAILED: GROUP } = ErrorCodes
@@ -547,6 +548,7 @@ describe('every API on the embedded broker with allow.everyone.if.no.acl.found',
       return { topics: all.topics.map((x) => x.name).sort(), groups: groups.groups.map((g) => g.groupId).sort() }
     }
     for (const groupId of ['open-group', 'secret-group']) {
+      expect(await groupCoordinator(client, groupId)).toBe(0)
       const c = await client.request(M.OffsetCommit, 8, {
         groupId,
         generationIdOrMemberEpoch: -1,
@@ -568,7 +570,7 @@ describe('every API on the embedded broker with allow.everyone.if.no.acl.found',
     const made = await client.request(M.CreateAcls, 3, { creations: [deny(4, 'kafka-cluster'), deny(2, 'new'), deny(3, 'secret-group')] })
     expect(made.results.map((r) => r.errorCode)).toEqual([0, 0, 0])
     const after = await listed()
-    expect(after.topics).toEqual(['t'])
+    expect(after.topics).toEqual(['__consumer_offsets', 't'])
     expect(after.groups).toContain('open-group')
     expect(after.groups).not.toContain('secret-group')
   })

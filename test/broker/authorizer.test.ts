@@ -18,6 +18,7 @@ import { ZERO_UUID } from '../../src/protocol/api.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { CreateTopics, DescribeAcls, DescribeCluster, DescribeGroups, Metadata, OffsetCommit } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
+import { groupCoordinator } from './support.js'
 
 const AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'
 const bit = (...ops: number[]) => ops.reduce((b, op) => b | (1 << op), 0)
@@ -140,6 +141,7 @@ describe('the embedded broker with authorizer.class.name', () => {
         includeTopicAuthorizedOperations: false,
       })
       expect(plain.topics[0].topicAuthorizedOperations).toBe(-2147483648)
+      expect(await groupCoordinator(client, 'grp')).toBe(0)
       await client.request(OffsetCommit, 8, {
         groupId: 'grp',
         generationIdOrMemberEpoch: -1,

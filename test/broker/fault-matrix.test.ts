@@ -16,7 +16,7 @@ import { Kafka } from '../../src/index.js'
 import { DeleteRecords, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, listing, listOffset, produce, readAll, storageFixture, type Stored } from './storage-support.js'
-import { keepLog } from './support.js'
+import { groupCoordinator, keepLog } from './support.js'
 
 const fx = storageFixture('wafka-fault-matrix-')
 const TOPIC = 'ft'
@@ -47,7 +47,8 @@ async function seed(brokers: number): Promise<{ clean: Seed; unclean: Seed; lead
   await loadCodecs()
   // Not the fixture's: it outlives each test (removed in afterAll).
   const dir = mkdtempSync(join(tmpdir(), 'wafka-fault-seed-'))
-  const embedded = fx.keep(new EmbeddedCluster({ dataDir: dir, brokers }))
+  // __consumer_offsets with 3 partitions, not 50: every case restarts on a copy, and each partition is a directory to open.
+  const embedded = fx.keep(new EmbeddedCluster({ dataDir: dir, brokers, offsetsTopicNumPartitions: 3 }))
   await embedded.start([
     { name: TOPIC, partitions: 1, replicationFactor: brokers, configs: { 'index.interval.bytes': '1', 'min.insync.replicas': '1' } },
   ])
@@ -71,7 +72,9 @@ async function seed(brokers: number): Promise<{ clean: Seed; unclean: Seed; lead
       await p.disconnect()
     }
   }
-  const commit = await c0.request(OffsetCommit, 8, {
+  const coordinator = embedded.brokers.get(await groupCoordinator(c0, GROUP))!
+  const cg = fx.keep(await RawClient.open(`${coordinator.host}:${coordinator.port}`))
+  const commit = await cg.request(OffsetCommit, 8, {
     groupId: GROUP,
     generationIdOrMemberEpoch: -1,
     memberId: '',
@@ -162,7 +165,9 @@ async function restartOn(dir: string, brokers: number, from: bigint): Promise<Ou
     const end = (await listOffset(c, TOPIC, -1n)).offset
     records = end <= from ? [] : await readAll(c, TOPIC, from).catch((e: Error) => e.message)
   }
-  const fetched = await c0.request(OffsetFetch, 7, {
+  // The group's coordinator, as a client finds it (-1: none, so nothing committed to read).
+  const coordinator = await groupCoordinator(c0, GROUP).catch(() => -1)
+  const fetched = await (coordinator < 0 ? c0 : await fx.client(coordinator)).request(OffsetFetch, 7, {
     groupId: GROUP,
     topics: [{ name: TOPIC, partitionIndexes: [0] }],
     requireStable: false,

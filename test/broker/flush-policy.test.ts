@@ -15,7 +15,7 @@ import { topicConfigProblem } from '../../src/broker/topic-configs.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { OffsetCommit } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { until } from './support.js'
+import { groupCoordinator, until } from './support.js'
 import { batch, batchesOf, produce, readAll } from './storage-support.js'
 
 const realFsync = diskIo.fsync
@@ -192,10 +192,12 @@ describe('the flush policy', () => {
 
     it('log.flush.interval.messages=1: each offset commit is fsynced before it is answered; by default none is, and a clean stop fsyncs it', async () => {
       let c = await start({ logFlushIntervalMessages: 1, topics: [{ name: 't', partitions: 1 }] })
+      await groupCoordinator(c, 'g')
       for (const offset of [1n, 2n]) expect(await fsyncsOf(() => committed(c, offset))).toEqual([groupLog])
       await cluster!.stop()
       cluster = undefined
       c = await start({ topics: [{ name: 't', partitions: 1 }] })
+      await groupCoordinator(c, 'g')
       expect(await fsyncsOf(() => committed(c, 3n))).toEqual([])
       for (const c of open.splice(0)) c.close()
       const stopped = await fsyncsOf(() => cluster!.stop())
@@ -205,6 +207,7 @@ describe('the flush policy', () => {
 
     it('flush.ms: the flusher fsyncs a group log unflushed for log.flush.interval.ms', async () => {
       const c = await start({ logFlushSchedulerIntervalMs: 20, logFlushIntervalMs: 0, topics: [{ name: 't', partitions: 1 }] })
+      await groupCoordinator(c, 'g')
       await committed(c, 5n)
       await until(
         async () => fsynced.includes(groupLog),

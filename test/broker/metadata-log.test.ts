@@ -12,7 +12,7 @@ import { decodeRecordSet } from '../../src/codec/index.js'
 import { Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listing, listOffset, produce, readAll, storageFixture } from './storage-support.js'
-import { keepLog } from './support.js'
+import { groupCoordinator, keepLog } from './support.js'
 
 const fx = storageFixture('wafka-metalog-')
 const { tempDir, start, stop } = fx
@@ -185,6 +185,7 @@ describe('the cluster metadata log', () => {
 
 describe('the group log', () => {
   async function commit(c: RawClient, group: string, offset: bigint): Promise<void> {
+    expect(await groupCoordinator(c, group)).toBe(0)
     const r = await c.request(OffsetCommit, 8, {
       groupId: group,
       generationIdOrMemberEpoch: -1,
@@ -222,6 +223,31 @@ describe('the group log', () => {
     const before = listing(dataDir)
     await expect(startCluster({ dataDir })).rejects.toMatchObject({ name: 'RecordFileError', path: groupLog(dataDir), offset: g2.position })
     expect(listing(dataDir)).toEqual(before)
+  })
+
+  it('a data directory of a version without the __consumer_offsets topic: it is created at start for the groups kept, which answer with their offsets', async () => {
+    const dataDir = tempDir()
+    // The group log as a version before record batches and before the topic wrote it, beside no metadata at all.
+    mkdirSync(join(dataDir, '__consumer_offsets'), { recursive: true })
+    const offset = (group: string, value: string) =>
+      JSON.stringify({
+        type: 'offset',
+        group,
+        topic: 't1',
+        partition: 0,
+        offset: value,
+        leaderEpoch: -1,
+        metadata: null,
+        commitTimestamp: 1,
+      })
+    writeFileSync(join(dataDir, '__consumer_offsets', 'groups.jsonl'), `${offset('old-a', '11')}\n${offset('old-b', '22')}\n`)
+    const problems: string[] = []
+    const c = await start({ dataDir, topics: [{ name: 't1', partitions: 1 }], ...keepLog(problems) })
+    expect(problems).toContainEqual(expect.stringContaining('created __consumer_offsets'))
+    const md = await c.request(Metadata, 12, { topics: [{ name: '__consumer_offsets' }], allowAutoTopicCreation: false })
+    expect(md.topics[0]).toMatchObject({ errorCode: 0, isInternal: true })
+    expect(await committed(c, 'old-a')).toBe(11n)
+    expect(await committed(c, 'old-b')).toBe(22n)
   })
 
   it('a torn last batch is cut and reported; the commits before it are kept', async () => {

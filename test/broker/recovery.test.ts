@@ -21,7 +21,7 @@ import {
   Produce,
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { keepLog, until } from './support.js'
+import { groupCoordinator, keepLog, until } from './support.js'
 import { batch, batchesOf, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -217,6 +217,7 @@ describe('recovery at start', () => {
         protocolType: 'consumer',
         protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
       }
+      expect(await groupCoordinator(c, 'gen')).toBe(0)
       const first = await c.request(JoinGroup, 9, { ...req, memberId: '' })
       return c.request(JoinGroup, 9, { ...req, memberId: first.memberId })
     }

@@ -14,6 +14,7 @@ import { encodeRecordBatch } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import { InitProducerId, OffsetCommit } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
+import { groupCoordinator } from './support.js'
 import { batch, batchesOf, produce } from './storage-support.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wafka-dumplog-'))
@@ -87,6 +88,7 @@ describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded bro
       })
       const b = cluster.brokers[0]
       const c = await RawClient.open(`${b.host}:${b.port}`)
+      expect(await groupCoordinator(c, 'dump-group')).toBe(0)
       const r = await c.request(OffsetCommit, 8, {
         groupId: 'dump-group',
         generationIdOrMemberEpoch: -1,

@@ -13,7 +13,7 @@ import { ConfigError } from '../../src/errors.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { DeleteRecords, Fetch, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
-import { until } from './support.js'
+import { groupCoordinator, until } from './support.js'
 import { batch, batchesOf, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 
 const fx = storageFixture('wafka-storage-')
@@ -22,6 +22,7 @@ const { tempDir, start, client } = fx
 const restart = start
 
 async function commit(c: RawClient, group: string, topic: string, offset: bigint): Promise<number> {
+  expect(await groupCoordinator(c, group)).toBe(0)
   const r = await c.request(OffsetCommit, 8, {
     groupId: group,
     generationIdOrMemberEpoch: -1,

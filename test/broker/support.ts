@@ -1,5 +1,5 @@
 import { logLevel, type KafkaMessage, type LogCreator, type LogLevel } from '../../src/index.js'
-import { DescribeConfigs } from '../../src/protocol/messages/index.js'
+import { DescribeConfigs, FindCoordinator } from '../../src/protocol/messages/index.js'
 import { describeMessage, type TestMessage } from './messages.js'
 import type { RawClient } from './raw-client.js'
 
@@ -100,4 +100,15 @@ export function keepLog(into: string[], level: LogLevel = logLevel.INFO): { logL
       ({ log }) =>
         void into.push(typeof log.broker === 'number' ? `broker ${log.broker}: ${log.message}` : log.message),
   }
+}
+
+/**
+ * A group's coordinator (its node id), asked as a client asks before its
+ * group requests: the first ask creates __consumer_offsets, as Kafka's
+ * broker does, and no broker coordinates a group before it.
+ */
+export async function groupCoordinator(client: RawClient, groupId: string): Promise<number> {
+  const found = (await client.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [groupId] })).coordinators[0]
+  if (found.errorCode !== 0) throw new Error(`FindCoordinator for ${groupId}: error ${found.errorCode}`)
+  return found.nodeId
 }

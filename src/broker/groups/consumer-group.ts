@@ -90,7 +90,6 @@ interface ResolvedRegex {
 export const LEAVE_EPOCH = -1
 export const STATIC_LEAVE_EPOCH = -2
 const DEFAULT_ASSIGNOR = 'uniform'
-const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state'])
 
 /**
  * A KIP-848 consumer group as Kafka's coordinator runs it. A member's
@@ -384,7 +383,8 @@ export class ConsumerGroup extends GroupOffsets {
     for (const regex of this.subscribedRegexes()) {
       const re = compileRegex(regex)
       const topics = new Set<string>()
-      for (const name of this.controller.topics.keys()) if (!INTERNAL_TOPICS.has(name) && re.test(name)) topics.add(name)
+      // Internal topics too: Kafka's coordinator does not skip them (a client that does not want them filters them itself).
+      for (const name of this.controller.topics.keys()) if (re.test(name)) topics.add(name)
       this.regexes.set(regex, { topics, resolvedAtMs: now, metadataOffset })
     }
     const signature = this.signature()

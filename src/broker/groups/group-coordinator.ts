@@ -3,7 +3,7 @@ import { ClassicGroup } from './classic-group.js'
 import { ConsumerGroup } from './consumer-group.js'
 import type { GroupStore } from '../storage/group-store.js'
 
-import { coordinatorFor } from '../coordinator-placement.js'
+import { groupCoordinatorFor } from '../coordinator-placement.js'
 import { groupConfig } from '../dynamic-configs.js'
 
 /** A group speaks one protocol: the classic one (JoinGroup/SyncGroup) or KIP-848's (ConsumerGroupHeartbeat). */
@@ -22,9 +22,9 @@ export class GroupCoordinator {
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
-  /** The broker id coordinating `key`, or -1 when no broker is up. */
+  /** The broker id coordinating `key` (its __consumer_offsets partition's leader), or -1 while there is none. */
   coordinatorFor(key: string): number {
-    return coordinatorFor(this.cluster, key)
+    return groupCoordinatorFor(this.cluster, key)
   }
 
   get(groupId: string): Group | undefined {

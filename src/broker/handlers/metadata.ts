@@ -4,7 +4,8 @@ import { Metadata, type MetadataRequest, type MetadataResponse, type MetadataRes
 import type { EmbeddedCluster } from '../cluster.js'
 import { type TopicImage } from '../controller.js'
 import { defineHandler } from '../handler.js'
-import { topicNameProblem } from '../topic-names.js'
+import { isInternalTopic, OFFSETS_TOPIC, topicNameProblem } from '../topic-names.js'
+import { ensureOffsetsTopic } from '../offsets-topic.js'
 import { BrokerError } from '../broker-error.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames, authorizedOperations, clusterAuthorizedOperations } from '../auth/authorizer.js'
@@ -18,7 +19,7 @@ export function topicMetadata(cluster: EmbeddedCluster, t: TopicImage): Metadata
     errorCode: ErrorCodes.NONE,
     name: t.name,
     topicId: t.id,
-    isInternal: false,
+    isInternal: isInternalTopic(t.name),
     topicAuthorizedOperations: OPERATIONS_OMITTED,
     partitions: t.partitions.map((p) => ({
       errorCode: p.leader === -1 ? ErrorCodes.LEADER_NOT_AVAILABLE : ErrorCodes.NONE,
@@ -89,7 +90,14 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
           topics.push(refused(want.name, ZERO_UUID))
           continue
         }
-        if (!t && autoCreate && controller.liveBrokers().length > 0) {
+        if (!t && autoCreate && want.name === OFFSETS_TOPIC) {
+          // Created as the group coordinator's (its partitions, replication and configs), as Kafka's AutoTopicCreationManager does.
+          t = ensureOffsetsTopic(cluster, `a Metadata request of client ${header.clientId}`) ?? undefined
+          if (!t) {
+            topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.LEADER_NOT_AVAILABLE, version))
+            continue
+          }
+        } else if (!t && autoCreate && controller.liveBrokers().length > 0) {
           // Capped at the live brokers: an auto-created topic should not fail for a stopped one.
           const replicationFactor = Math.min(options.defaultReplicationFactor, controller.liveBrokers().length)
           try {

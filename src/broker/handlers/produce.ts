@@ -11,6 +11,7 @@ import { validateProducedBatch } from '../record-batch.js'
 import { appendForm } from '../append-format.js'
 import { isCompacted, requireKeys } from '../log-cleaner.js'
 import { topicConfig } from '../topic-configs.js'
+import { isInternalTopic } from '../topic-names.js'
 import { StorageError } from '../storage/disk-io.js'
 import type { VirtualBroker } from '../broker.js'
 import type { EmbeddedCluster } from '../cluster.js'
@@ -22,6 +23,9 @@ import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 
 type PartitionResponse = Input<ProduceResponsePartitionProduceResponse>
+
+/** The client id Kafka's own admin tools write internal topics under (AdminUtils.ADMIN_CLIENT_ID). */
+const ADMIN_CLIENT_ID = '__admin_client'
 
 const failed = (index: number, errorCode: number, errorMessage: string | null = null): PartitionResponse => ({
   index,
@@ -122,6 +126,9 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
             if (refused) return failed(pd.index, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
             if (req.acks !== 0 && req.acks !== 1 && req.acks !== -1) return failed(pd.index, ErrorCodes.INVALID_REQUIRED_ACKS)
             if (!t) return failed(pd.index, byId ? ErrorCodes.UNKNOWN_TOPIC_ID : ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION)
+            // Kafka's ReplicaManager: only its own admin client id may write to an internal topic.
+            if (isInternalTopic(t.name) && ctx.header.clientId !== ADMIN_CLIENT_ID)
+              return failed(pd.index, ErrorCodes.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${t.name}`)
             const led = cluster.leaderReplica(broker, t, pd.index)
             if (typeof led === 'number') {
               const p = t.partitions[pd.index]

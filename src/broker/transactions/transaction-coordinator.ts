@@ -1,6 +1,6 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import type { EmbeddedCluster } from '../cluster.js'
-import { coordinatorFor } from '../coordinator-placement.js'
+import { transactionCoordinatorFor } from '../coordinator-placement.js'
 import { StorageError } from '../storage/disk-io.js'
 import { RecordFileError } from '../storage/record-file.js'
 
@@ -93,7 +93,7 @@ export class TransactionCoordinator {
   constructor(private readonly cluster: EmbeddedCluster) {}
 
   coordinatorFor(transactionalId: string): number {
-    return coordinatorFor(this.cluster, transactionalId)
+    return transactionCoordinatorFor(this.cluster, transactionalId)
   }
 
   initProducerId(

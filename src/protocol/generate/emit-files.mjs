@@ -74,6 +74,22 @@ export function dataFile(messages) {
   const parts = messages.map((m) => emitMessage(m, ctx))
   const lines = [GENERATED_LINE, ...imports(ctx, ['defineData', 'type DataSpec']), '']
   for (const m of messages) {
+    if (m.kind === 'coordinator-key') {
+      // A coordinator record's key: the int16 before it is the record type (the file's apiKey), then the struct at its one version.
+      if (m.valid.lo !== 0 || m.valid.hi !== 0) throw new Error(`${m.name}: a coordinator key has the one version 0`)
+      lines.push(
+        `/** ${m.name}: the int16 record type ${m.apiKey}, then the struct (its version 0). */`,
+        `export const ${m.name}: DataSpec<${m.name}> = defineData({`,
+        `  name: ${q(m.name)},`,
+        `  minVersion: ${m.apiKey},`,
+        `  maxVersion: ${m.apiKey},`,
+        `  write: (w, _type, v) => write${m.name}(w, 0, v),`,
+        `  read: (r) => read${m.name}(r, 0),`,
+        '})',
+        '',
+      )
+      continue
+    }
     lines.push(
       `/** ${m.name}: an int16 version (${versionsText(m)}), then the struct. */`,
       `export const ${m.name}: DataSpec<${m.name}> = defineData({`,

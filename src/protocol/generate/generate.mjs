@@ -67,6 +67,8 @@ export const API_NAMES = [
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']
+/** The group coordinator's records in __consumer_offsets (keys and values), emitted together in GroupCoordinatorRecords.ts. */
+export const GROUP_RECORD_NAMES = ['OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue']
 
 export const MESSAGES_OUT = 'src/protocol/messages'
 export const ERROR_CODES_OUT = 'src/protocol/error-codes.ts'
@@ -82,12 +84,13 @@ export function generate(specDir) {
     apis.push({ name, apiKey: request.apiKey })
   }
   files.set(`${MESSAGES_OUT}/ConsumerProtocol.ts`, dataFile(DATA_NAMES.map((n) => loadMessage(messagesDir, n))))
+  files.set(`${MESSAGES_OUT}/GroupCoordinatorRecords.ts`, dataFile(GROUP_RECORD_NAMES.map((n) => loadMessage(messagesDir, n))))
   const requests = readdirSync(messagesDir)
     .filter((f) => f.endsWith('Request.json'))
     .sort()
     .map((f) => loadMessage(messagesDir, f.slice(0, -'.json'.length)))
   files.set(`${MESSAGES_OUT}/api-keys.ts`, apiKeysFile(requests))
-  files.set(`${MESSAGES_OUT}/index.ts`, indexFile(apis, ['ConsumerProtocol']))
+  files.set(`${MESSAGES_OUT}/index.ts`, indexFile(apis, ['ConsumerProtocol', 'GroupCoordinatorRecords']))
   files.set(ERROR_CODES_OUT, errorCodesFile(readErrorCodes(join(specDir, 'error-codes.tsv'))))
   return files
 }

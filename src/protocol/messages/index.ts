@@ -135,6 +135,7 @@ export * from './RenewDelegationToken.js'
 export * from './ExpireDelegationToken.js'
 export * from './DescribeDelegationToken.js'
 export * from './ConsumerProtocol.js'
+export * from './GroupCoordinatorRecords.js'
 
 /** The APIs above by key. */
 export const apis: Record<number, ApiSpec> = {

@@ -9,12 +9,6 @@ import { fileURLToPath } from 'node:url'
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', 'franz-go-results')
 
-const NO_CONSUMER_OFFSETS_TOPIC =
-  'the embedded broker has no __consumer_offsets topic: committed offsets live in its own group log ' +
-  '(src/broker/storage/group-store.ts), so Metadata never lists __consumer_offsets (on Kafka it exists, IsInternal ' +
-  'true, once a FindCoordinator created it). The test asks for a coordinator, waits 30 s for the topic to show, ' +
-  'then finds the client never saw an internal topic to skip'
-
 const SHARE_GROUPS =
   'share groups (KIP-932: ShareGroupHeartbeat, ShareFetch, ShareAcknowledge) are not served yet (their own issue): ' +
   'the test skips itself'
@@ -22,11 +16,6 @@ const SHARE_GROUPS =
 /** Test (or subtest) name -> why it does not pass on that target. */
 export const KNOWN_DIFFERENCES = {
   wafka: {
-    TestConsumeRegex: NO_CONSUMER_OFFSETS_TOPIC,
-    Test848RegexBrokerResolves:
-      `${NO_CONSUMER_OFFSETS_TOPIC}; and where the broker resolves a KIP-848 regex, Kafka matches internal topics ` +
-      "too and assigns __consumer_offsets' partitions to the member, which the embedded broker never does " +
-      '(src/broker/groups/consumer-group.ts leaves internal names out)',
     TestShareGroup: SHARE_GROUPS,
     TestShareGroupETL: SHARE_GROUPS,
     TestShareGroupAckOnClose: SHARE_GROUPS,
