@@ -61,6 +61,8 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   AlterUserScramCredentials: 'any',
   DescribeClientQuotas: 'any',
   AlterClientQuotas: 'any',
+  UpdateFeatures: 'any',
+  ListConfigResources: 'any',
   SaslHandshake: 'any',
   SaslAuthenticate: 'any',
 }

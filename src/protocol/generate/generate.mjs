@@ -56,6 +56,8 @@ export const API_NAMES = [
   'DescribeTransactions',
   'ListTransactions',
   'DescribeQuorum',
+  'UpdateFeatures',
+  'ListConfigResources',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

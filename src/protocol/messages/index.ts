@@ -64,6 +64,8 @@ import { DescribeProducers } from './DescribeProducers.js'
 import { DescribeTransactions } from './DescribeTransactions.js'
 import { ListTransactions } from './ListTransactions.js'
 import { DescribeQuorum } from './DescribeQuorum.js'
+import { UpdateFeatures } from './UpdateFeatures.js'
+import { ListConfigResources } from './ListConfigResources.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -118,6 +120,8 @@ export * from './DescribeProducers.js'
 export * from './DescribeTransactions.js'
 export * from './ListTransactions.js'
 export * from './DescribeQuorum.js'
+export * from './UpdateFeatures.js'
+export * from './ListConfigResources.js'
 export * from './ConsumerProtocol.js'
 
 /** The APIs above by key. */
@@ -165,11 +169,13 @@ export const apis: Record<number, ApiSpec> = {
   50: DescribeUserScramCredentials,
   51: AlterUserScramCredentials,
   55: DescribeQuorum,
+  57: UpdateFeatures,
   60: DescribeCluster,
   61: DescribeProducers,
   65: DescribeTransactions,
   66: ListTransactions,
   68: ConsumerGroupHeartbeat,
   69: ConsumerGroupDescribe,
+  74: ListConfigResources,
   75: DescribeTopicPartitions,
 }
