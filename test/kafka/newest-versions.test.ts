@@ -254,6 +254,26 @@ for (const target of brokerTargets())
         })
     })
 
+    it('kafka-configs.sh --describe --entity-type groups, no name: the groups ListConfigResources lists, with their configs', async () => {
+      const r = await cluster.runJava(
+        'org.apache.kafka.tools.ConfigCommand',
+        ['--bootstrap-server', cluster.bootstrap.split(',')[0], '--describe', '--entity-type', 'groups'],
+        { timeoutMs: 90_000 },
+      )
+      expect(r.code, r.stderr.slice(-3000)).toBe(0)
+      // Every group ListConfigResources lists and every group ListGroups lists, with its dynamic configs. (Kafka adds a
+      // group config's broker default as a second synonym, the embedded broker does not: README's "Where it differs".)
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().replace(/, DEFAULT_CONFIG:group\.consumer\.session\.timeout\.ms=45000\}$/, '}'))
+      expect(lines).toEqual([
+        'Dynamic configs for group nv-group are:',
+        'Dynamic configs for group nv-configured are:',
+        'consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:consumer.session.timeout.ms=50000}',
+      ])
+    }, 120_000)
+
     it("UpdateFeatures: transaction.version down and up as Kafka's controller allows, validateOnly changing nothing, every refusal INVALID_UPDATE_VERSION with Kafka's message", async () => {
       const finalized = async () => {
         const r = await client.request(ApiVersions, 4, { clientSoftwareName: 'nv', clientSoftwareVersion: '1' })
