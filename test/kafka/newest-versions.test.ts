@@ -3,10 +3,11 @@
 // broker: ListOffsets v11 (the earliest offset pending upload: none without
 // tiered storage), OffsetCommit and OffsetFetch v10 (topics by id: an id the
 // metadata does not know is UNKNOWN_TOPIC_ID), ApiVersions v5 (the cluster
-// and node the client means: REBOOTSTRAP_REQUIRED when another, both or
-// neither), ListConfigResources (what configs can be described for) and
-// UpdateFeatures (transaction.version changed as Kafka's controller does,
-// refusals with its messages), and Kafka's kafka-features.sh against each.
+// and node the client means, both or neither: another is
+// REBOOTSTRAP_REQUIRED), ListConfigResources (what configs can be described
+// for) and UpdateFeatures (transaction.version changed as Kafka's controller
+// does, refusals with its messages), and Kafka's kafka-features.sh and
+// kafka-configs.sh against each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
@@ -254,7 +255,7 @@ for (const target of brokerTargets())
         })
     })
 
-    it('kafka-configs.sh --describe --entity-type groups, no name: the groups ListConfigResources lists, with their configs', async () => {
+    it('kafka-configs.sh --describe --entity-type groups, no name: the groups with configs (ListConfigResources) and those that exist (ListGroups), with their configs', async () => {
       const r = await cluster.runJava(
         'org.apache.kafka.tools.ConfigCommand',
         ['--bootstrap-server', cluster.bootstrap.split(',')[0], '--describe', '--entity-type', 'groups'],
