@@ -1,7 +1,7 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { UpdateFeatures, type UpdateFeaturesRequest, type UpdateFeaturesResponse } from '../../protocol/messages/UpdateFeatures.js'
 import { AclOperationTypes } from '../auth/acl-matching.js'
-import { requireCluster } from '../auth/authorizer.js'
+import { allowed, requester } from '../auth/authorizer.js'
 import { updateFeatures } from '../features.js'
 import { defineHandler } from '../handler.js'
 
@@ -20,7 +20,13 @@ export const updateFeaturesHandler = defineHandler<UpdateFeaturesRequest, Update
   minVersion: UpdateFeatures.minVersion,
   maxVersion: UpdateFeatures.maxVersion,
   handle(req, ctx) {
-    requireCluster(ctx, AclOperationTypes.ALTER)
+    // Kafka's controller says what was missing (its message names the request, then "needs ALTER permission.").
+    if (!allowed(ctx, AclOperationTypes.ALTER))
+      return {
+        errorCode: ErrorCodes.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: `Request from ${requester(ctx)?.principal} needs ALTER permission.`,
+        results: [],
+      }
     const { controller } = ctx.cluster
     const refused = updateFeatures(controller, controller.activeController()?.id ?? -1, req.featureUpdates, req.validateOnly)
     if (refused) return { ...refused, results: [] }
