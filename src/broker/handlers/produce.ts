@@ -19,7 +19,7 @@ import type { PartitionLog } from '../partition-log.js'
 import { BrokerError } from '../broker-error.js'
 import { isTransactionalBatch } from '../../codec/batch-header.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
-import { allowed, allowedNames } from '../auth/authorizer.js'
+import { allowed, allowedNames, AuthorizationRefused } from '../auth/authorizer.js'
 
 type PartitionResponse = Input<ProduceResponsePartitionProduceResponse>
 
@@ -102,7 +102,8 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
       transactional &&
       (req.transactionalId === null || !allowed(ctx, AclOperationTypes.WRITE, AclResourceTypes.TRANSACTIONAL_ID, req.transactionalId))
     )
-      throw new BrokerError(ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, 'Transactional Id authorization failed.')
+      // A refusal (answered, told at INFO), not a failure: also for transactional batches without a transactional id, as Kafka.
+      throw new AuthorizationRefused(ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, 'Transactional Id authorization failed.')
     const topicOf = (td: ProduceRequest['topicData'][number]) =>
       byId ? controller.topicsById.get(td.topicId) : controller.topics.get(td.name)
     const writable = allowedNames(
