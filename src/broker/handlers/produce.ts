@@ -18,6 +18,7 @@ import type { PartitionImage, TopicImage } from '../controller.js'
 import type { PartitionLog } from '../partition-log.js'
 import { BrokerError } from '../broker-error.js'
 import { isTransactionalBatch } from '../../codec/batch-header.js'
+import { B_RECORDS } from '../../codec/layout.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames, AuthorizationRefused } from '../auth/authorizer.js'
 
@@ -97,7 +98,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     const pending: Pending[] = []
     const byId = version >= 13
     // Transactional batches need WRITE on their transactional id (the whole request refused), each topic WRITE.
-    const transactional = req.topicData.some((td) => td.partitionData.some((pd) => pd.records && isTransactionalBatch(pd.records)))
+    // (A record set too short for a batch header is not transactional: its partition is refused CORRUPT_MESSAGE below.)
+    const transactional = req.topicData.some((td) =>
+      td.partitionData.some((pd) => pd.records && pd.records.length >= B_RECORDS && isTransactionalBatch(pd.records)),
+    )
     if (
       transactional &&
       (req.transactionalId === null || !allowed(ctx, AclOperationTypes.WRITE, AclResourceTypes.TRANSACTIONAL_ID, req.transactionalId))
