@@ -14,6 +14,7 @@ export {
 } from './admin/acls.js'
 export type { ScramUpsertion, ScramDeletion, ScramMechanismName } from './admin/scram-credentials.js'
 export type { DelegationToken, TokenInformation } from './admin/delegation-tokens.js'
+export type { FeatureUpdate, FeatureUpgradeType } from './admin/features.js'
 export { ErrorCodes } from './protocol/error-codes.js'
 export { loadCodecs, type CompressionName, type CompressionType } from './codec/compression.js'
 export type { Bytes, HeadersInput, Headers, HeaderValue } from './codec/types.js'

@@ -30,6 +30,9 @@ import {
   DESCRIBE_CONFIGS_OPTIONS,
   DESCRIBE_CONFIGS_RESOURCE_OPTIONS,
   ELECT_LEADERS_OPTIONS,
+  FEATURE_UPDATE_OPTIONS,
+  LIST_CONFIG_RESOURCES_OPTIONS,
+  UPDATE_FEATURES_OPTIONS,
   FETCH_OFFSETS_ALIASES,
   FETCH_OFFSETS_OPTIONS,
   FETCH_TOPIC_METADATA_OPTIONS,
@@ -40,7 +43,8 @@ import {
   TOPIC_PARTITIONS_COUNT_OPTIONS,
 } from './options.js'
 import { describeCluster } from './cluster-info.js'
-import { alterConfigs, describeConfigs, type ConfigOperation } from './configs.js'
+import { alterConfigs, describeConfigs, listConfigResources, type ConfigOperation } from './configs.js'
+import { describeFeatures, updateFeatures, type FeatureUpdate } from './features.js'
 import { fetchOffsets, resetOffsets, setOffsets } from './group-offsets.js'
 import { deleteGroups, describeGroups, listGroups } from './groups.js'
 import { deleteRecords, fetchTopicOffsets, fetchTopicOffsetsByTimestamp, listOffsets } from './offsets.js'
@@ -63,7 +67,8 @@ export type { TopicConfig } from './topics.js'
  * retries retriable errors until `timeout` (default: defaultApiTimeoutMs).
  * The facade checks each call's options; the work is in a module per
  * domain: topics, offsets (and records), configs, replicas (leaders and
- * reassignments), groups, group-offsets, cluster-info, acls, scram-credentials, delegation-tokens.
+ * reassignments), groups, group-offsets, cluster-info, features, acls,
+ * scram-credentials, delegation-tokens.
  */
 export class Admin {
   constructor(private readonly cluster: ClusterClient) {}
@@ -149,6 +154,40 @@ export class Admin {
     checkOptions('describeConfigs()', options, DESCRIBE_CONFIGS_OPTIONS)
     checkEntries('describeConfigs() resources', options.resources, DESCRIBE_CONFIGS_RESOURCE_OPTIONS)
     return describeConfigs(this.cluster, options)
+  }
+
+  /**
+   * The resources configs can be described for (ListConfigResources, as
+   * Java's Admin#listConfigResources): `{ type, name }` of each group with
+   * configs, broker (and its loggers), topic and client-metrics
+   * subscription, or of the `types` (ConfigResourceTypes) asked for.
+   */
+  async listConfigResources(options: { types?: number[] } = {}): Promise<Array<{ type: number; name: string }>> {
+    checkOptions('listConfigResources()', options, LIST_CONFIG_RESOURCES_OPTIONS)
+    checkArgument('listConfigResources()', 'types', options.types, { kind: 'array', entries: 'integer', optional: true })
+    return listConfigResources(this.cluster, options.types)
+  }
+
+  /**
+   * What a broker supports of the cluster's features and the levels the
+   * cluster finalized (KIP-584, Java's Admin#describeFeatures):
+   * `{ supported: { name: { minVersion, maxVersion } }, finalized: { name:
+   * { minVersionLevel, maxVersionLevel } }, epoch }`.
+   */
+  async describeFeatures() {
+    return describeFeatures(this.cluster)
+  }
+
+  /**
+   * Finalizes feature levels (UpdateFeatures, Java's Admin#updateFeatures):
+   * a lower level needs upgradeType 'SAFE_DOWNGRADE' or 'UNSAFE_DOWNGRADE';
+   * the controller takes every update or none, and its refusal is thrown.
+   */
+  async updateFeatures(options: { features: Record<string, FeatureUpdate>; validateOnly?: boolean; timeout?: number }): Promise<void> {
+    checkOptions('updateFeatures()', options, UPDATE_FEATURES_OPTIONS)
+    checkArgument('updateFeatures()', 'features', options.features, { kind: 'object' })
+    for (const [name, u] of Object.entries(options.features)) checkOptions(`updateFeatures() features.${name}`, u, FEATURE_UPDATE_OPTIONS)
+    return updateFeatures(this.cluster, options)
   }
 
   /** Incremental config changes (IncrementalAlterConfigs): each entry says SET, DELETE, APPEND or SUBTRACT (default SET). */

@@ -1,9 +1,9 @@
 import type { ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
 import { check, requireVersion } from './checks.js'
-import { DescribeConfigs, IncrementalAlterConfigs, type DescribeConfigsRequest } from '../protocol/messages/index.js'
+import { DescribeConfigs, IncrementalAlterConfigs, ListConfigResources, type DescribeConfigsRequest } from '../protocol/messages/index.js'
 
-/** Resource configs: DescribeConfigs and IncrementalAlterConfigs (broker configs at that broker). */
+/** Resource configs: DescribeConfigs and IncrementalAlterConfigs (broker configs at that broker), ListConfigResources. */
 
 /**
  * Kafka's config resource types (DescribeConfigs / IncrementalAlterConfigs:
@@ -105,4 +105,24 @@ export async function alterConfigs(
 /** Broker configs live on that broker; every broker's defaults (an empty name), topic and other configs can be asked of any, as Java's admin does. */
 function configRoute(r: { type: number; name: string }) {
   return r.type === ConfigResourceTypes.BROKER && r.name !== '' ? Routes.node(Number(r.name)) : Routes.any()
+}
+
+/**
+ * The resources configs can be described for (ListConfigResources, Java's
+ * Admin#listConfigResources): of `types` (ConfigResourceTypes), or every
+ * type the broker lists when none is given. A v0 broker (Kafka 3.7-4.0,
+ * ListClientMetricsResources) lists client metrics alone: other types need v1.
+ */
+export async function listConfigResources(cluster: ClusterClient, types: readonly number[] = []) {
+  const { res } = await cluster.request(
+    ListConfigResources,
+    (v) => {
+      if (v === 0 && types.some((t) => t !== ConfigResourceTypes.CLIENT_METRICS))
+        requireVersion(v, 1, 'listing config resources other than client metrics')
+      return { resourceTypes: v >= 1 ? [...types] : [] }
+    },
+    Routes.any(),
+    { check: (r, from) => check(r.errorCode, 'ListConfigResources', `types ${types.join(',') || 'all'}`, null, from) },
+  )
+  return res.configResources.map((r) => ({ type: r.resourceType, name: r.resourceName }))
 }

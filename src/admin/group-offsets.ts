@@ -3,6 +3,7 @@ import { Routes } from '../cluster/route.js'
 import { check } from './checks.js'
 import { EARLIEST, LATEST, listOffsets } from './offsets.js'
 import { OffsetCommit, OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../protocol/messages/index.js'
+import { TOPIC_NAMES_MAX } from '../protocol/versions-in-use.js'
 
 /** A group's committed offsets, from outside the group: fetch, set, reset. */
 
@@ -28,6 +29,8 @@ export async function fetchOffsets(cluster: ClusterClient, options: { groupId: s
         : { groupId, topics: wanted, ...(v >= 7 ? ({ requireStable: true } satisfies Partial<OffsetFetchRequest>) : {}) },
     Routes.group(groupId),
     {
+      // By name, as Java's admin (forTopicNames).
+      maxVersion: TOPIC_NAMES_MAX.OffsetFetch,
       check: (r, from) => {
         check((from.version >= 8 ? r.groups[0].errorCode : r.errorCode) ?? 0, 'OffsetFetch', `group ${groupId}`, null, from)
         for (const t of answerOf(r, from.version))
@@ -69,6 +72,7 @@ export async function setOffsets(
     },
     Routes.group(groupId),
     {
+      maxVersion: TOPIC_NAMES_MAX.OffsetCommit,
       check: (res, from) => {
         for (const t of res.topics)
           for (const p of t.partitions) check(p.errorCode, 'OffsetCommit', `group ${groupId} ${t.name}-${p.partitionIndex}`, null, from)

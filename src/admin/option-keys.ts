@@ -3,6 +3,7 @@ import type { Admin, TopicConfig } from './admin.js'
 import type { AclEntry, AclFilter } from './acls.js'
 import type * as tables from './options.js'
 import type { ScramDeletion, ScramUpsertion } from './scram-credentials.js'
+import type { FeatureUpdate } from './features.js'
 
 /**
  * Compile-time only (nothing imports it): each table of options.ts has
@@ -27,6 +28,9 @@ export type AdminOptionKeys = [
   Expect<SameKeys<typeof tables.DELETE_RECORDS_OPTIONS, OptionsOf<'deleteRecords'>>>,
   Expect<SameKeys<typeof tables.DESCRIBE_CONFIGS_OPTIONS, OptionsOf<'describeConfigs'>>>,
   Expect<SameKeys<typeof tables.DESCRIBE_CONFIGS_RESOURCE_OPTIONS, EntryOf<OptionsOf<'describeConfigs'>['resources']>>>,
+  Expect<SameKeys<typeof tables.LIST_CONFIG_RESOURCES_OPTIONS, OptionsOf<'listConfigResources'>>>,
+  Expect<SameKeys<typeof tables.UPDATE_FEATURES_OPTIONS, OptionsOf<'updateFeatures'>>>,
+  Expect<SameKeys<typeof tables.FEATURE_UPDATE_OPTIONS, FeatureUpdate>>,
   Expect<SameKeys<typeof tables.ALTER_CONFIGS_OPTIONS, OptionsOf<'alterConfigs'>>>,
   Expect<SameKeys<typeof tables.ALTER_CONFIGS_RESOURCE_OPTIONS, EntryOf<OptionsOf<'alterConfigs'>['resources']>>>,
   Expect<SameKeys<typeof tables.CONFIG_ENTRY_OPTIONS, EntryOf<EntryOf<OptionsOf<'alterConfigs'>['resources']>['configEntries']>>>,

@@ -67,6 +67,24 @@ export const DESCRIBE_CONFIGS_RESOURCE_OPTIONS = {
   configNames: spec('array', 'The configs wanted (default: all).', { nullable: true }),
 } as const satisfies OptionTable
 
+export const LIST_CONFIG_RESOURCES_OPTIONS = {
+  types: spec('array', 'ConfigResourceTypes to list (default: every type the broker lists).'),
+} as const satisfies OptionTable
+
+export const UPDATE_FEATURES_OPTIONS = {
+  features: spec(
+    'object',
+    "By feature name: `{ maxVersionLevel, upgradeType? }` ('UPGRADE' default, 'SAFE_DOWNGRADE', 'UNSAFE_DOWNGRADE').",
+  ),
+  validateOnly,
+  timeout,
+} as const satisfies OptionTable
+
+export const FEATURE_UPDATE_OPTIONS = {
+  maxVersionLevel: spec('integer', 'The level to finalize (0: the feature disabled).', { min: 0, max: 32_767 }),
+  upgradeType: spec('string', "'UPGRADE' (default), 'SAFE_DOWNGRADE' or 'UNSAFE_DOWNGRADE'."),
+} as const satisfies OptionTable
+
 export const ALTER_CONFIGS_OPTIONS = {
   resources: spec('array', '`{ type, name, configEntries }` (ConfigResourceTypes).'),
   validateOnly,

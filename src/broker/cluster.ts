@@ -33,6 +33,7 @@ import { VirtualBroker, type Replica } from './broker.js'
 import { Authorizer } from './auth/authorizer.js'
 import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
+import { bootstrapFeatures } from './features.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
 import { replicaKey } from './replica-key.js'
 import { ensureOffsetsTopic } from './offsets-topic.js'
@@ -96,6 +97,7 @@ export class EmbeddedCluster {
     try {
       this.controller = this.openMetadata()
       this.checkRegisteredBrokers()
+      this.bootstrapFeatures()
       for (const [key, value] of topicDefaults(this.options, this.given)) this.controller.topicDefaults.set(key, value)
       this.authorizer = new Authorizer(
         this.controller,
@@ -145,6 +147,21 @@ export class EmbeddedCluster {
       for (const g of this.groups.groups.values())
         for (const partition of [...(g.offsets.get(r.name)?.keys() ?? [])]) g.deleteOffset(r.name, partition)
     })
+  }
+
+  /**
+   * The finalized features a new metadata log starts with (transactionVersion);
+   * one that has them keeps its own, changed since only by UpdateFeatures.
+   */
+  private bootstrapFeatures(): void {
+    const level = this.controller.features.get('transaction.version')
+    if (level !== undefined && this.given.has('transactionVersion') && level !== this.options.transactionVersion)
+      this.problem(
+        null,
+        `transaction.version is ${level} in the metadata log of ${this.options.dataDir}: the option's ${this.options.transactionVersion} ` +
+          'sets only a new log (UpdateFeatures, kafka-features.sh, changes it)',
+      )
+    bootstrapFeatures(this.controller, { 'transaction.version': this.options.transactionVersion })
   }
 
   /**

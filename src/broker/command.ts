@@ -27,9 +27,10 @@ clients must present a certificate signed by that CA (mutual TLS).
 SASL: --sasl-users FILE holds one user:password per line (# comments); clients
 authenticate with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (--sasl-mechanisms to
 narrow, comma-separated); --reauth-ms sets connections.max.reauth.ms.
---feature transaction.version=N finalizes that feature at N (as Kafka's
-kafka-storage format --feature): 2 (default) lets Kafka 4 clients use the
-second transaction protocol (KIP-890), 0 or 1 keeps them on the first.`
+--feature transaction.version=N finalizes that feature at N in a new metadata
+log (as Kafka's kafka-storage format --feature; kafka-features.sh changes it
+after): 2 (default) lets Kafka 4 clients use the second transaction protocol
+(KIP-890), 0 or 1 keeps them on the first.`
 
 /** Resolves with the name of the first SIGINT or SIGTERM, its handlers removed. */
 function untilSignal(): Promise<string> {

@@ -79,6 +79,10 @@ export class Controller {
   readonly clientQuotas = new Map<string, { entity: QuotaEntity; values: Map<string, number> }>()
   /** ACLs CreateAcls made and DeleteAcls has not removed, by id (src/broker/auth/acl-store.ts). */
   readonly acls = new Map<string, AclRecord['acl']>()
+  /** Finalized feature levels (src/broker/features.ts), by name: what feature records set (0: not finalized). */
+  readonly features = new Map<string, number>()
+  /** The finalized features' epoch: the last feature record's, -1 before any. */
+  featuresEpoch = -1
   /** Counts changes to `acls`: the authorizer's index is rebuilt when it moves. */
   aclsVersion = 0
   /** Delegation tokens made and not yet expired away, by token id (src/broker/sasl/delegation-tokens.ts). */
@@ -326,6 +330,17 @@ export class Controller {
         this.undoable(() => (before ? this.delegationTokens.set(id, before) : this.delegationTokens.delete(id)))
         if (r.type === 'delegation-token') this.delegationTokens.set(id, { ...r.token, renewers: r.token.renewers.map((p) => ({ ...p })) })
         else this.delegationTokens.delete(id)
+        break
+      }
+      case 'feature': {
+        const [had, before, epoch] = [this.features.has(r.name), this.features.get(r.name), this.featuresEpoch]
+        this.undoable(() => {
+          if (had) this.features.set(r.name, before!)
+          else this.features.delete(r.name)
+          this.featuresEpoch = epoch
+        })
+        this.features.set(r.name, r.level)
+        this.featuresEpoch = r.epoch
         break
       }
       case 'producer-ids': {

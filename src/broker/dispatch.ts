@@ -53,6 +53,8 @@ import { saslAuthenticateHandler } from './handlers/sasl-authenticate.js'
 import { saslHandshakeHandler } from './handlers/sasl-handshake.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
 import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
+import { updateFeaturesHandler } from './handlers/update-features.js'
+import { listConfigResourcesHandler } from './handlers/list-config-resources.js'
 
 /** The one table from API key to handler: what is here is served and advertised, nothing else. */
 export const handlers: Record<number, Handler> = {}
@@ -111,6 +113,8 @@ for (const h of [
   renewDelegationTokenHandler,
   expireDelegationTokenHandler,
   describeDelegationTokenHandler,
+  updateFeaturesHandler,
+  listConfigResourcesHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

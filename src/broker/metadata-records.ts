@@ -22,6 +22,7 @@ export type MetadataRecord =
   | RemoveAclRecord
   | DelegationTokenRecord
   | RemoveDelegationTokenRecord
+  | FeatureLevelRecord
 
 /** A broker registered its listener. */
 export interface BrokerRecord {
@@ -164,4 +165,18 @@ export interface DelegationTokenRecord {
 export interface RemoveDelegationTokenRecord {
   type: 'remove-delegation-token'
   tokenId: string
+}
+
+/**
+ * A finalized feature's level (Kafka's FeatureLevelRecord; level 0: not
+ * finalized), written at the first start and by UpdateFeatures. `epoch`
+ * is the finalized features' epoch after it (ApiVersions'
+ * finalizedFeaturesEpoch: Kafka's metadata offset of the change, here one
+ * more than the last), kept in the record so a snapshot keeps it.
+ */
+export interface FeatureLevelRecord {
+  type: 'feature'
+  name: string
+  level: number
+  epoch: number
 }

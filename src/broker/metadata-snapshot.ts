@@ -5,7 +5,7 @@ import type { MetadataRecord } from './metadata-records.js'
  * The controller's image as the fewest records whose replay gives it back
  * (KRaft's snapshot): each broker, topic (its configs and partitions as
  * they stand), dynamic config, SCRAM credential (deletions included: one
- * removes a credential the broker was started with), client quota, ACL, delegation token and the
+ * removes a credential the broker was started with), client quota, ACL, delegation token, finalized feature and the
  * producer-id block. The metadata log is rewritten as this at start and as it grows.
  */
 export function snapshotRecords(c: Controller): MetadataRecord[] {
@@ -42,6 +42,7 @@ export function snapshotRecords(c: Controller): MetadataRecord[] {
   for (const [id, acl] of c.acls) out.push({ type: 'acl', id, acl: { ...acl } })
   for (const token of c.delegationTokens.values())
     out.push({ type: 'delegation-token', token: { ...token, renewers: [...token.renewers] } })
+  for (const [name, level] of c.features) out.push({ type: 'feature', name, level, epoch: c.featuresEpoch })
   if (c.producerIdBlockEnd > 0n) out.push({ type: 'producer-ids', next: String(c.producerIdBlockEnd) })
   return out
 }

@@ -94,7 +94,9 @@ export interface BrokerOptions {
    * The finalized `transaction.version` feature ApiVersions advertises
    * (KIP-890; Kafka sets it with `kafka-storage format --feature` or
    * `kafka-features.sh`): at 2, Kafka 4 clients use the second transaction
-   * protocol; at 0 or 1, the first. Default 2, as Kafka 4.4.
+   * protocol; at 0 or 1, the first. Default 2, as Kafka 4.4. It sets a new
+   * metadata log's level; a dataDir's log keeps its own, which
+   * UpdateFeatures (kafka-features.sh) changes.
    */
   transactionVersion?: number
   /**
@@ -380,7 +382,7 @@ export const BROKER_OPTIONS = {
   }),
   transactionVersion: int(
     2,
-    'The finalized transaction.version feature: 2 lets Kafka 4 clients use the second transaction protocol (KIP-890).',
+    'The finalized transaction.version feature a new metadata log starts with (UpdateFeatures changes it, kept in the log): 2 lets Kafka 4 clients use the second transaction protocol (KIP-890).',
     undefined,
     0,
     2,

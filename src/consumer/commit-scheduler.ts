@@ -6,7 +6,7 @@ import type { ConsumerLog } from './consumer-log.js'
 import { ConsumerEvents, type Emit } from './events.js'
 import type { CoordinatorLink } from './coordinator-link.js'
 import type { Membership } from './membership.js'
-import { CommitFailedError, commitOffsets, type OffsetToCommit } from './offsets.js'
+import { CommitFailedError, commitOffsets, topicIdsFor, type OffsetToCommit } from './offsets.js'
 import { groupByTopic, type OwnedPartitions, type PartitionState } from './partition-state.js'
 import { channels, type CommitContext } from '../observe/channels.js'
 
@@ -162,6 +162,7 @@ export class CommitScheduler {
         offsets,
         this.cluster.options.defaultApiTimeoutMs,
         this.config,
+        topicIdsFor(this.cluster, this.config.groupProtocol),
       )
     } catch (error) {
       // Refused by the group (a rebalance, a newer generation): never silent, whoever asked for the commit.

@@ -13,7 +13,7 @@ import { OutageWatch, type GiveUp } from './outage.js'
 import { Fetcher } from './fetcher.js'
 import { CoordinatorLink } from './coordinator-link.js'
 import type { Membership, MembershipHooks } from './membership.js'
-import { fetchCommitted } from './offsets.js'
+import { fetchCommitted, topicIdsFor } from './offsets.js'
 import {
   announce,
   lagOf,
@@ -363,7 +363,13 @@ export class Consumer {
     for (const s of states) s.setPaused(this.subscription.isPaused(s.topic, s.partition))
     this.emit(ConsumerEvents.PARTITIONS_ASSIGNED, { partitions: groupByTopic(partitions) })
     const committed = this.coordinator
-      ? await fetchCommitted(this.coordinator, partitions, this.cluster.options.defaultApiTimeoutMs, this.config)
+      ? await fetchCommitted(
+          this.coordinator,
+          partitions,
+          this.cluster.options.defaultApiTimeoutMs,
+          this.config,
+          topicIdsFor(this.cluster, this.config.groupProtocol),
+        )
       : new Map()
     for (const s of states) {
       const sought = this.subscription.takeSeek(s.key)

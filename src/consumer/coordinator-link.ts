@@ -21,8 +21,13 @@ export class CoordinatorLink {
     this.route = Routes.group(groupId)
   }
 
-  send<Req, Res>(api: ApiSpec<Req, Res>, body: (version: number) => Input<Req>, timeoutMs?: number): Promise<Exchange<Res>> {
-    return this.cluster.request(api, body, this.route, { lane: 'group', timeoutMs, retryMs: 0 })
+  send<Req, Res>(
+    api: ApiSpec<Req, Res>,
+    body: (version: number) => Input<Req>,
+    timeoutMs?: number,
+    maxVersion?: number,
+  ): Promise<Exchange<Res>> {
+    return this.cluster.request(api, body, this.route, { lane: 'group', timeoutMs, retryMs: 0, maxVersion })
   }
 
   /** A response's error code as a KafkaError (forgetting the coordinator when it says so), or nothing. */

@@ -70,6 +70,8 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   DescribeDelegationToken: 'any',
   DescribeClientQuotas: 'any',
   AlterClientQuotas: 'any',
+  UpdateFeatures: 'any',
+  ListConfigResources: 'any',
   SaslHandshake: 'any',
   SaslAuthenticate: 'any',
 }

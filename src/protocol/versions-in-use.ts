@@ -4,12 +4,19 @@ import type { ApiSpec } from './api.js'
  * The codecs know every version in the spec; a few newer versions change
  * what the caller must do, not just the bytes (topic ids in place of names,
  * KIP-890's second transaction protocol). Until the caller does it, the
- * newest version wafka sends is capped here, in one place, with the reason.
+ * newest version wafka sends is capped here, in one place, with the reason;
+ * where some callers do it and others not, each caller that does not passes
+ * the cap below as its maxVersion.
  */
-const CAPS: Readonly<Record<string, { max: number; why: string }>> = {
-  OffsetCommit: { max: 9, why: 'v10 names topics by id (KIP-848)' },
-  OffsetFetch: { max: 9, why: 'v10 names topics by id (KIP-848)' },
-}
+const CAPS: Readonly<Record<string, { max: number; why: string }>> = {}
+
+/**
+ * OffsetCommit and OffsetFetch v10 name topics by id alone (KIP-848). As
+ * the Java client, a KIP-848 consumer sends v10 when it has every topic's
+ * id (Java's forTopicIdsOrNames); the classic consumer, the admin calls and
+ * a request for a topic without a known id keep to these, by name.
+ */
+export const TOPIC_NAMES_MAX: Readonly<Record<'OffsetCommit' | 'OffsetFetch', number>> = { OffsetCommit: 9, OffsetFetch: 9 }
 
 /**
  * Transactions follow the first transaction protocol (TV1: partitions added

@@ -52,6 +52,14 @@ const CASES: Array<[string, ApiSpec<any, any>, number, object, (r: any) => numbe
   ],
   ['ListOffsets', M.ListOffsets, 7, { replicaId: -1, topics: tp({ timestamp: -1n }) }, (r) => r.topics[0].partitions[0].errorCode, TOPIC],
   [
+    'ListOffsets v11',
+    M.ListOffsets,
+    11,
+    { replicaId: -1, topics: tp({ timestamp: -6n }) },
+    (r) => r.topics[0].partitions[0].errorCode,
+    TOPIC,
+  ],
+  [
     'OffsetForLeaderEpoch',
     M.OffsetForLeaderEpoch,
     4,
@@ -165,6 +173,27 @@ const CASES: Array<[string, ApiSpec<any, any>, number, object, (r: any) => numbe
   ],
   ['OffsetFetch', M.OffsetFetch, 7, { groupId: 'g', topics: t }, (r) => r.errorCode, GROUP],
   [
+    'OffsetCommit v10 (topics by id)',
+    M.OffsetCommit,
+    10,
+    {
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partitionIndex: 0, committedOffset: 0n }] }],
+    },
+    (r) => r.topics[0].partitions[0].errorCode,
+    GROUP,
+  ],
+  [
+    'OffsetFetch v10 (topics by id)',
+    M.OffsetFetch,
+    10,
+    { groups: [{ groupId: 'g', memberId: null, memberEpoch: -1, topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionIndexes: [0] }] }] },
+    (r) => r.groups[0].errorCode,
+    GROUP,
+  ],
+  [
     'OffsetDelete',
     M.OffsetDelete,
     0,
@@ -233,6 +262,16 @@ const CASES: Array<[string, ApiSpec<any, any>, number, object, (r: any) => numbe
     CLUSTER,
   ],
   ['DescribeLogDirs', M.DescribeLogDirs, 4, { topics: null }, (r) => r.errorCode, CLUSTER],
+  ['ListConfigResources (DESCRIBE_CONFIGS on the cluster)', M.ListConfigResources, 1, { resourceTypes: [] }, (r) => r.errorCode, CLUSTER],
+  [
+    'UpdateFeatures (ALTER on the cluster)',
+    M.UpdateFeatures,
+    2,
+    { timeoutMs: 5000, featureUpdates: [{ feature: 'transaction.version', maxVersionLevel: 2, upgradeType: 1 }], validateOnly: true },
+    // With Kafka's message's ending (what kafka-features.sh prints).
+    (r) => (r.errorMessage?.endsWith(' needs ALTER permission.') ? r.errorCode : -1),
+    CLUSTER,
+  ],
   [
     'DescribeQuorum',
     M.DescribeQuorum,

@@ -27,6 +27,7 @@ import {
   InitProducerId,
   JoinGroup,
   LeaveGroup,
+  ListConfigResources,
   ListGroups,
   ListOffsets,
   Metadata,
@@ -34,6 +35,7 @@ import {
   OffsetFetch,
   Produce,
   SyncGroup,
+  UpdateFeatures,
 } from '../../src/protocol/messages/index.js'
 import { seedFromEnv } from '../prng.js'
 import { RawClient } from './raw-client.js'
@@ -73,6 +75,27 @@ const SEEDS: [ApiSpec, number, unknown][] = [
     },
   ],
   [ListOffsets, 7, { replicaId: -1, topics: [{ name: 'fz', partitions: [{ partitionIndex: 0, timestamp: -3n }] }] }],
+  [ListOffsets, 11, { replicaId: -1, topics: [{ name: 'fz', partitions: [{ partitionIndex: 0, timestamp: -6n }] }] }],
+  [ApiVersions, 5, { clientSoftwareName: 'fuzz', clientSoftwareVersion: '1', clusterId: 'c', nodeId: 0 }],
+  [UpdateFeatures, 2, { featureUpdates: [{ feature: 'transaction.version', maxVersionLevel: 1, upgradeType: 2 }], validateOnly: true }],
+  [ListConfigResources, 1, { resourceTypes: [2, 4, 32] }],
+  [
+    OffsetFetch,
+    10,
+    {
+      groups: [{ groupId: 'g1', memberId: null, memberEpoch: -1, topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionIndexes: [0] }] }],
+    },
+  ],
+  [
+    OffsetCommit,
+    10,
+    {
+      groupId: 'g3',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partitionIndex: 0, committedOffset: 1n }] }],
+    },
+  ],
   [
     CreateTopics,
     7,

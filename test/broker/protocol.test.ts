@@ -81,7 +81,12 @@ describe('what the broker advertises and refuses', () => {
     const keys = new Map(r.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]))
     expect(keys.get(0)).toEqual([3, 13]) // Produce
     expect(keys.get(1)).toEqual([4, 18]) // Fetch
-    expect(keys.get(18)).toEqual([0, 4]) // ApiVersions
+    expect(keys.get(18)).toEqual([0, 5]) // ApiVersions: v5 checks the client's cluster and node (KIP-1242)
+    expect(keys.get(2)).toEqual([1, 11]) // ListOffsets
+    expect(keys.get(8)).toEqual([2, 10]) // OffsetCommit: v10 by topic id
+    expect(keys.get(9)).toEqual([1, 10]) // OffsetFetch: v10 by topic id
+    expect(keys.get(57)).toEqual([0, 2]) // UpdateFeatures
+    expect(keys.get(74)).toEqual([0, 1]) // ListConfigResources
     expect(keys.get(24)).toEqual([0, 5]) // AddPartitionsToTxn: the clients' versions and the brokers' v4+ (KIP-890)
     expect(keys.get(26)).toEqual([0, 5]) // EndTxn: v5 bumps the epoch at each end (KIP-890 part 2)
     expect(keys.get(43)).toEqual([0, 2]) // ElectLeaders
@@ -95,26 +100,24 @@ describe('what the broker advertises and refuses', () => {
 
   it('ApiVersions at a version it does not speak: v0 answer, UNSUPPORTED_VERSION and the versions it does', async () => {
     const c = await client()
-    // v5 is in the spec but not served here: the answer is v0-shaped whatever was asked (KIP-511).
-    c.write(RawClient.frame(ApiVersions, 5, { clientSoftwareName: 'probe', clientSoftwareVersion: '1' }, 7))
+    // v6 is past every version there is: the answer is v0-shaped whatever was asked (KIP-511).
+    const frame = RawClient.frame(ApiVersions, 3, { clientSoftwareName: 'probe', clientSoftwareVersion: '1' }, 7)
+    frame.writeInt16BE(6, 6) // the header's request_api_version
+    c.write(frame)
     const body = (await c.readFrame())!
     const { Reader } = await import('../../src/protocol/reader.js')
     const r = new Reader(body)
     expect(r.int32()).toBe(7)
     const res = ApiVersions.decodeResponse(r, 0)
     expect(res.errorCode).toBe(ErrorCodes.UNSUPPORTED_VERSION)
-    expect(res.apiKeys.find((k) => k.apiKey === 18)).toMatchObject({ minVersion: 0, maxVersion: 4 })
+    expect(res.apiKeys.find((k) => k.apiKey === 18)).toMatchObject({ minVersion: 0, maxVersion: 5 })
   })
 
-  // Every API wafka has codecs for is served now: a version beyond the served ones is what stays unserved.
+  // A version beyond the served ones is what stays unserved (InitProducerId v6, KIP-939's two-phase commit).
   it('a served API at a version it does not serve gets UNSUPPORTED_VERSION in every entry, not a closed connection', async () => {
     const c = await client()
-    const oc = await c.request(OffsetCommit, 10, {
-      groupId: 'g',
-      generationIdOrMemberEpoch: -1,
-      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partitionIndex: 0, committedOffset: 1n }] }],
-    })
-    expect(oc.topics[0].partitions[0].errorCode).toBe(ErrorCodes.UNSUPPORTED_VERSION)
+    const ip = await c.request(InitProducerId, 6, { transactionalId: null, transactionTimeoutMs: 60_000 })
+    expect(ip.errorCode).toBe(ErrorCodes.UNSUPPORTED_VERSION)
     expect(c.closed).toBe(false)
   })
 

@@ -167,6 +167,9 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
   }),
   DescribeLogDirs: () => ({ topics: [{ topic: 'vt', partitions: [0, 1] }] }),
   DescribeQuorum: () => ({ topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] }),
+  // Refused (no such feature), so every version answers without changing the feature.
+  UpdateFeatures: () => ({ timeoutMs: 1000, featureUpdates: [{ feature: 'no.such.version', maxVersionLevel: 1 }] }),
+  ListConfigResources: (v) => ({ resourceTypes: v >= 1 ? [2] : [] }),
   DescribeAcls: () => ({ ...ACL_FILTER }),
   CreateAcls: () => ({
     creations: [

@@ -1,6 +1,6 @@
 // The newest protocol versions real Kafka 4.4 offers are the ones wafka sends
 // (Produce v13 names topics by id, Fetch v18), except where versions-in-use.ts
-// caps one with a reason — and records still go through both ways.
+// caps one with a reason or a caller keeps to an older one as Java's does — and records still go through both ways.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Connection } from '../../src/net/connection.js'
 import { Fetch, Metadata, OffsetCommit, Produce } from '../../src/protocol/messages/index.js'
@@ -45,7 +45,7 @@ describe.skipIf(!requireKafka())('protocol versions against Kafka 4.4', () => {
     expect([...used(Metadata.name)].every((v) => v === 13)).toBe(true)
   })
 
-  it('a group commit stays at OffsetCommit v9, the newest whose caller is written (v10 names topics by id)', async () => {
+  it("a classic consumer's (and the admin's) commit is OffsetCommit v9, by name as Java's (a KIP-848 consumer's is v10, by id: offsets-by-topic-id.test.ts)", async () => {
     const kafka = wafka(cluster)
     const consumer = kafka.consumer({ groupId: 'versions-group' })
     await consumer.connect()

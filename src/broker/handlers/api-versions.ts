@@ -1,6 +1,8 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { ApiVersions, type ApiVersionsRequest, type ApiVersionsResponse } from '../../protocol/messages/ApiVersions.js'
-import { defineHandler, type Handler } from '../handler.js'
+import type { EmbeddedCluster } from '../cluster.js'
+import { finalizedFeatures, SUPPORTED_FEATURES } from '../features.js'
+import { defineHandler, type Handler, type RequestContext } from '../handler.js'
 
 /** The versions each served API really is served at, from the dispatch table (set there, to avoid an import cycle). */
 export const served: { table: Record<number, Handler> } = { table: {} }
@@ -12,39 +14,42 @@ export function advertisedApis(): { apiKey: number; minVersion: number; maxVersi
 }
 
 /**
- * The finalized features' epoch (Kafka's metadata offset of the last
- * feature change): the embedded broker's features are set at start, so
- * any epoch past -1 (none) will do; clients only compare them.
+ * The features (v3+): those the embedded broker supports (src/broker/features.ts)
+ * and their finalized levels from the metadata log, at its features epoch
+ * (a level 0 is not listed, as Kafka lists none at 0).
  */
-const FEATURES_EPOCH = 1n
-
-/**
- * The features (v3+) Kafka 4.4 advertises that the embedded broker acts on:
- * transaction.version (KIP-890), supported 0-2, finalized at the cluster's
- * transactionVersion (a level 0 is not listed, as Kafka lists none at 0).
- */
-function features(transactionVersion: number, version: number) {
+function features(cluster: EmbeddedCluster, version: number) {
+  const { controller } = cluster
   return {
     // Before v4 a supported minimum of 0 is left out (KAFKA-17011: older clients refuse it).
-    supportedFeatures: version >= 4 ? [{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }] : [],
-    finalizedFeaturesEpoch: FEATURES_EPOCH,
-    finalizedFeatures:
-      transactionVersion > 0
-        ? [{ name: 'transaction.version', minVersionLevel: transactionVersion, maxVersionLevel: transactionVersion }]
-        : [],
+    supportedFeatures: [...SUPPORTED_FEATURES]
+      .filter(([, r]) => version >= 4 || r.min > 0)
+      .map(([name, r]) => ({ name, minVersion: r.min, maxVersion: r.max })),
+    finalizedFeaturesEpoch: BigInt(controller.featuresEpoch),
+    finalizedFeatures: finalizedFeatures(controller).map((f) => ({ name: f.name, minVersionLevel: f.level, maxVersionLevel: f.level })),
   }
+}
+
+/**
+ * v5 (KIP-1242): a client names the cluster and node it means to reach, both
+ * or neither (one alone: INVALID_REQUEST); another cluster or node is
+ * REBOOTSTRAP_REQUIRED, as Kafka's broker answers.
+ */
+function wrongTarget(req: ApiVersionsRequest, { cluster, broker, version }: RequestContext): number | null {
+  if (version < 5 || (req.clusterId === null && req.nodeId === -1)) return null
+  if (req.clusterId === null || req.nodeId === -1) return ErrorCodes.INVALID_REQUEST
+  return req.clusterId === cluster.controller.clusterId && req.nodeId === broker.id ? null : ErrorCodes.REBOOTSTRAP_REQUIRED
 }
 
 export const apiVersionsHandler = defineHandler<ApiVersionsRequest, ApiVersionsResponse>({
   spec: ApiVersions,
   minVersion: ApiVersions.minVersion,
-  // v5 asks the broker to check the client's cluster and node ids: not yet.
-  maxVersion: 4,
-  handle: (_req, { cluster, version }) => ({
-    errorCode: ErrorCodes.NONE,
-    apiKeys: advertisedApis(),
-    ...features(cluster.options.transactionVersion, version),
-  }),
+  maxVersion: ApiVersions.maxVersion,
+  handle: (req, ctx) => {
+    const refused = wrongTarget(req, ctx)
+    if (refused !== null) return { errorCode: refused, apiKeys: [] }
+    return { errorCode: ErrorCodes.NONE, apiKeys: advertisedApis(), ...features(ctx.cluster, ctx.version) }
+  },
   errorResponse: (_req, code) => ({ errorCode: code, apiKeys: code === ErrorCodes.UNSUPPORTED_VERSION ? advertisedApis() : [] }),
   // KIP-511: a version this broker does not speak gets the v0 answer listing the versions it does.
   refuseVersion: () => ({ version: 0, body: { errorCode: ErrorCodes.UNSUPPORTED_VERSION, apiKeys: advertisedApis() } }),

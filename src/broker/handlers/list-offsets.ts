@@ -17,6 +17,17 @@ const EARLIEST = -2n
 const MAX_TIMESTAMP = -3n
 const EARLIEST_LOCAL = -4n
 const LATEST_TIERED = -5n
+const EARLIEST_PENDING_UPLOAD = -6n
+
+/** The first version that may ask for each special timestamp (Kafka's ListOffsetsRequest: older versions get UNSUPPORTED_VERSION for it). */
+const SINCE_VERSION = new Map<bigint, number>([
+  [LATEST, 0],
+  [EARLIEST, 0],
+  [MAX_TIMESTAMP, 7],
+  [EARLIEST_LOCAL, 8],
+  [LATEST_TIERED, 9],
+  [EARLIEST_PENDING_UPLOAD, 11],
+])
 
 const failed = (partitionIndex: number, errorCode: number): PartitionResponse => ({
   partitionIndex,
@@ -30,8 +41,7 @@ const failed = (partitionIndex: number, errorCode: number): PartitionResponse =>
 export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsResponse>({
   spec: ListOffsets,
   minVersion: Math.max(1, ListOffsets.minVersion),
-  // v11 lists the earliest offset pending upload to tiered storage (KIP-1023).
-  maxVersion: 10,
+  maxVersion: ListOffsets.maxVersion,
   handle(req, ctx) {
     const { cluster, broker, version } = ctx
     const describable = allowedNames(
@@ -67,11 +77,14 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
               leaderEpoch: version >= 4 ? p.leaderEpoch : -1,
             })
             const ts = lp.timestamp
+            // A special timestamp the version does not know (or none Kafka knows) is refused for its partition.
+            if (ts < 0n && !(version >= (SINCE_VERSION.get(ts) ?? Infinity)))
+              return failed(lp.partitionIndex, ErrorCodes.UNSUPPORTED_VERSION)
             if (ts === LATEST) return at(req.isolationLevel === 1 ? log.lastStableOffset : log.highWatermark)
             if (ts === EARLIEST || ts === EARLIEST_LOCAL) return at(log.logStartOffset)
-            if (ts === LATEST_TIERED) return { ...at(-1), leaderEpoch: -1 }
-            const found = ts === MAX_TIMESTAMP ? log.maxTimestamp() : ts >= 0n ? log.offsetForTimestamp(Number(ts)) : null
-            if (ts < 0n && ts !== MAX_TIMESTAMP) return failed(lp.partitionIndex, ErrorCodes.UNSUPPORTED_VERSION)
+            // No tiered storage: nothing tiered, nothing pending upload (Kafka's answer for a log without remote storage).
+            if (ts === LATEST_TIERED || ts === EARLIEST_PENDING_UPLOAD) return { ...at(-1), leaderEpoch: -1 }
+            const found = ts === MAX_TIMESTAMP ? log.maxTimestamp() : log.offsetForTimestamp(Number(ts))
             return found ? at(found.offset, found.timestamp) : { ...at(-1), leaderEpoch: -1 }
           }),
         }

@@ -1,5 +1,10 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
-import { OffsetCommit, type OffsetCommitRequest, type OffsetCommitResponse } from '../../protocol/messages/OffsetCommit.js'
+import {
+  OffsetCommit,
+  type OffsetCommitRequest,
+  type OffsetCommitRequestTopic,
+  type OffsetCommitResponse,
+} from '../../protocol/messages/OffsetCommit.js'
 import { defineHandler } from '../handler.js'
 import { groupForCommit } from '../groups/offset-commit-checks.js'
 import { coordinatorError } from './group-common.js'
@@ -12,54 +17,59 @@ const MAX_METADATA_CHARS = 4096
 /**
  * OffsetCommit: a member commits in its generation (member epoch); a client
  * outside group management (generation -1) commits to an empty or new group
- * (src/broker/groups/offset-commit-checks.ts).
+ * (src/broker/groups/offset-commit-checks.ts). v10 names topics by id: an
+ * id the metadata does not know is UNKNOWN_TOPIC_ID.
  */
 export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetCommitResponse>({
   spec: OffsetCommit,
   minVersion: Math.max(2, OffsetCommit.minVersion),
-  // v10 names topics by id.
-  maxVersion: 9,
+  maxVersion: OffsetCommit.maxVersion,
   handle(req, ctx) {
     const { groups, controller } = ctx.cluster
-    type Topic = OffsetCommitRequest['topics'][number]
-    type Answer = [string, number, number]
+    const byId = ctx.version >= 10
+    type Topic = OffsetCommitRequestTopic
+    type Partition = Topic['partitions'][number]
+    type Answer = [Topic, number, number]
     // Kafka's response builder: a topic's entry where it first comes, its partitions in the order answered.
     const answer = (answers: Answer[]) => {
-      const out = new Map<string, { name: string; partitions: Array<{ partitionIndex: number; errorCode: number }> }>()
-      for (const [name, partitionIndex, errorCode] of answers) {
-        let entry = out.get(name)
-        if (!entry) out.set(name, (entry = { name, partitions: [] }))
+      const out = new Map<string, OffsetCommitResponse['topics'][number]>()
+      for (const [t, partitionIndex, errorCode] of answers) {
+        const key = byId ? t.topicId : t.name
+        let entry = out.get(key)
+        if (!entry) out.set(key, (entry = { name: t.name, topicId: t.topicId, partitions: [] }))
         entry.partitions.push({ partitionIndex, errorCode })
       }
       return { topics: [...out.values()] }
     }
-    type Partition = Topic['partitions'][number]
     const each = (ts: Topic[], code: (t: Topic, p: Partition) => number | null) =>
       ts.flatMap((t) =>
         t.partitions.flatMap((p): Answer[] => {
           const c = code(t, p)
-          return c === null ? [] : [[t.name, p.partitionIndex, c]]
+          return c === null ? [] : [[t, p.partitionIndex, c]]
         }),
       )
-    // As Kafka's handleOffsetCommitRequest: READ on the group, then READ on each topic and whether it exists,
+    // As Kafka's handleOffsetCommitRequest: READ on the group, then each topic (known, READ, its partition),
     // and only the partitions left go to the coordinator's checks (the group id, the member, its generation).
     const groupRefused = coordinatorError(ctx, req.groupId)
     if (groupRefused === ErrorCodes.GROUP_AUTHORIZATION_FAILED) return answer(each(req.topics, () => groupRefused))
+    // By id (v10): the name the metadata has for it, '' when it has none.
+    const topics = byId ? req.topics.map((t) => ({ ...t, name: controller.topicsById.get(t.topicId)?.name ?? '' })) : req.topics
     const readable = allowedNames(
       ctx,
       AclOperationTypes.READ,
       AclResourceTypes.TOPIC,
-      req.topics.map((t) => t.name),
+      topics.map((t) => t.name),
     )
-    const early = (topic: string, partition: number): number | null => {
-      if (!readable.has(topic)) return ErrorCodes.TOPIC_AUTHORIZATION_FAILED
-      if (!controller.topics.get(topic)?.partitions[partition]) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
+    const early = (t: Topic, partition: number): number | null => {
+      if (byId && t.name === '') return ErrorCodes.UNKNOWN_TOPIC_ID
+      if (!readable.has(t.name)) return ErrorCodes.TOPIC_AUTHORIZATION_FAILED
+      if (!controller.topics.get(t.name)?.partitions[partition]) return ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION
       return null
     }
-    const committing = req.topics
-      .map((t) => ({ ...t, partitions: t.partitions.filter((p) => early(t.name, p.partitionIndex) === null) }))
+    const committing = topics
+      .map((t) => ({ ...t, partitions: t.partitions.filter((p) => early(t, p.partitionIndex) === null) }))
       .filter((t) => t.partitions.length > 0)
-    const refused = each(req.topics, (t, p) => early(t.name, p.partitionIndex))
+    const refused = each(topics, (t, p) => early(t, p.partitionIndex))
     // Nothing left to commit: Kafka answers without asking the coordinator.
     if (committing.length === 0) return answer(refused)
     const rest = (code: (t: Topic, p: Partition) => number) => answer([...refused, ...each(committing, code)])
@@ -81,6 +91,7 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
   errorResponse: (req, code) => ({
     topics: req.topics.map((t) => ({
       name: t.name,
+      topicId: t.topicId,
       partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
     })),
   }),

@@ -1,3 +1,4 @@
+import { ZERO_UUID } from '../../protocol/api.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from '../../protocol/messages/OffsetFetch.js'
 import { defineHandler, type RequestContext } from '../handler.js'
@@ -9,6 +10,7 @@ interface GroupAnswer {
   errorCode: number
   topics: {
     name: string
+    topicId: string
     partitions: {
       partitionIndex: number
       committedOffset: bigint
@@ -23,7 +25,7 @@ interface GroupAnswer {
 function fetchGroup(
   ctx: RequestContext,
   groupId: string,
-  topics: { name: string; partitionIndexes: number[] }[] | null,
+  topics: { name: string; topicId?: string; partitionIndexes: number[] }[] | null,
   requireStable: boolean,
   member: { memberId: string | null; memberEpoch: number } = { memberId: null, memberEpoch: -1 },
 ): GroupAnswer {
@@ -34,11 +36,20 @@ function fetchGroup(
     metadata: '',
     errorCode,
   })
+  const { controller } = ctx.cluster
+  // By id (v10): the name the metadata has for each, '' when it has none (UNKNOWN_TOPIC_ID); the id for each name.
+  const byId = ctx.version >= 10
+  const nameOf = (t: { name: string; topicId?: string }) => (byId ? (controller.topicsById.get(t.topicId!)?.name ?? '') : t.name)
+  const idOf = (name: string) => controller.topics.get(name)?.id ?? ZERO_UUID
   const refused = coordinatorError(ctx, groupId, AclOperationTypes.DESCRIBE)
   if (refused !== null) {
     return {
       errorCode: refused,
-      topics: (topics ?? []).map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => none(p, refused)) })),
+      topics: (topics ?? []).map((t) => ({
+        name: t.name,
+        topicId: t.topicId ?? ZERO_UUID,
+        partitions: t.partitionIndexes.map((p) => none(p, refused)),
+      })),
     }
   }
   const group = ctx.cluster.groups.get(groupId)
@@ -47,18 +58,26 @@ function fetchGroup(
   if (stale !== null) {
     return {
       errorCode: stale,
-      topics: (topics ?? []).map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => none(p, stale)) })),
+      topics: (topics ?? []).map((t) => ({
+        name: t.name,
+        topicId: t.topicId ?? ZERO_UUID,
+        partitions: t.partitionIndexes.map((p) => none(p, stale)),
+      })),
     }
   }
   const wanted =
-    topics ??
-    [...(group?.offsets ?? new Map()).entries()].map(([name, m]) => ({ name, partitionIndexes: [...m.keys()].sort((a, b) => a - b) }))
+    topics?.map((t) => ({ name: nameOf(t), topicId: byId ? t.topicId! : idOf(t.name), partitionIndexes: t.partitionIndexes })) ??
+    [...(group?.offsets ?? new Map<string, Map<number, unknown>>()).entries()].map(([name, m]) => ({
+      name,
+      topicId: idOf(name),
+      partitionIndexes: [...m.keys()].sort((a, b) => a - b),
+    }))
   // Topics the principal may not DESCRIBE: refused when asked for, left out of "all".
   const describable = allowedNames(
     ctx,
     AclOperationTypes.DESCRIBE,
     AclResourceTypes.TOPIC,
-    wanted.map((t) => t.name),
+    wanted.filter((t) => t.name !== '').map((t) => t.name),
   )
   return {
     errorCode: ErrorCodes.NONE,
@@ -66,7 +85,9 @@ function fetchGroup(
       .filter((t) => topics !== null || describable.has(t.name))
       .map((t) => ({
         name: t.name,
+        topicId: t.topicId,
         partitions: t.partitionIndexes.map((p) => {
+          if (byId && t.name === '') return none(p, ErrorCodes.UNKNOWN_TOPIC_ID)
           if (!describable.has(t.name)) return none(p, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
           // requireStable (v7+): an offset a transaction has pending is not known yet.
           if (requireStable && group?.hasPendingOffset(t.name, p)) return none(p, ErrorCodes.UNSTABLE_OFFSET_COMMIT)
@@ -85,12 +106,11 @@ function fetchGroup(
   }
 }
 
-/** OffsetFetch: one group (v0-7) or a batch of groups (v8+). */
+/** OffsetFetch: one group (v0-7) or a batch of groups (v8+), topics by id from v10 (an id the metadata does not know: UNKNOWN_TOPIC_ID). */
 export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchResponse>({
   spec: OffsetFetch,
   minVersion: Math.max(1, OffsetFetch.minVersion),
-  // v10 names topics by id.
-  maxVersion: 9,
+  maxVersion: OffsetFetch.maxVersion,
   handle(req, ctx) {
     if (ctx.version >= 8)
       return { groups: req.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(ctx, g.groupId, g.topics, req.requireStable, g) })) }

@@ -19,8 +19,9 @@ import type { PartitionImage, TopicImage } from '../controller.js'
 import type { PartitionLog } from '../partition-log.js'
 import { BrokerError } from '../broker-error.js'
 import { isTransactionalBatch } from '../../codec/batch-header.js'
+import { B_RECORDS } from '../../codec/layout.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
-import { allowed, allowedNames } from '../auth/authorizer.js'
+import { allowed, allowedNames, AuthorizationRefused } from '../auth/authorizer.js'
 
 type PartitionResponse = Input<ProduceResponsePartitionProduceResponse>
 
@@ -101,12 +102,16 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     const pending: Pending[] = []
     const byId = version >= 13
     // Transactional batches need WRITE on their transactional id (the whole request refused), each topic WRITE.
-    const transactional = req.topicData.some((td) => td.partitionData.some((pd) => pd.records && isTransactionalBatch(pd.records)))
+    // (A record set too short for a batch header is not transactional: its partition is refused CORRUPT_MESSAGE below.)
+    const transactional = req.topicData.some((td) =>
+      td.partitionData.some((pd) => pd.records && pd.records.length >= B_RECORDS && isTransactionalBatch(pd.records)),
+    )
     if (
       transactional &&
       (req.transactionalId === null || !allowed(ctx, AclOperationTypes.WRITE, AclResourceTypes.TRANSACTIONAL_ID, req.transactionalId))
     )
-      throw new BrokerError(ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, 'Transactional Id authorization failed.')
+      // A refusal (answered, told at INFO), not a failure: also for transactional batches without a transactional id, as Kafka.
+      throw new AuthorizationRefused(ErrorCodes.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, 'Transactional Id authorization failed.')
     const topicOf = (td: ProduceRequest['topicData'][number]) =>
       byId ? controller.topicsById.get(td.topicId) : controller.topics.get(td.name)
     const writable = allowedNames(

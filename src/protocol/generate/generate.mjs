@@ -64,6 +64,8 @@ export const API_NAMES = [
   'RenewDelegationToken',
   'ExpireDelegationToken',
   'DescribeDelegationToken',
+  'UpdateFeatures',
+  'ListConfigResources',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

@@ -72,6 +72,8 @@ import { CreateDelegationToken } from './CreateDelegationToken.js'
 import { RenewDelegationToken } from './RenewDelegationToken.js'
 import { ExpireDelegationToken } from './ExpireDelegationToken.js'
 import { DescribeDelegationToken } from './DescribeDelegationToken.js'
+import { UpdateFeatures } from './UpdateFeatures.js'
+import { ListConfigResources } from './ListConfigResources.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -134,6 +136,8 @@ export * from './CreateDelegationToken.js'
 export * from './RenewDelegationToken.js'
 export * from './ExpireDelegationToken.js'
 export * from './DescribeDelegationToken.js'
+export * from './UpdateFeatures.js'
+export * from './ListConfigResources.js'
 export * from './ConsumerProtocol.js'
 export * from './GroupCoordinatorRecords.js'
 
@@ -186,12 +190,14 @@ export const apis: Record<number, ApiSpec> = {
   50: DescribeUserScramCredentials,
   51: AlterUserScramCredentials,
   55: DescribeQuorum,
+  57: UpdateFeatures,
   60: DescribeCluster,
   61: DescribeProducers,
   65: DescribeTransactions,
   66: ListTransactions,
   68: ConsumerGroupHeartbeat,
   69: ConsumerGroupDescribe,
+  74: ListConfigResources,
   75: DescribeTopicPartitions,
   76: ShareGroupHeartbeat,
   77: ShareGroupDescribe,
