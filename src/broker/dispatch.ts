@@ -47,6 +47,10 @@ import { offsetForLeaderEpochHandler } from './handlers/offset-for-leader-epoch.
 import { produceHandler } from './handlers/produce.js'
 import { saslAuthenticateHandler } from './handlers/sasl-authenticate.js'
 import { saslHandshakeHandler } from './handlers/sasl-handshake.js'
+import { shareAcknowledgeHandler } from './handlers/share-acknowledge.js'
+import { shareFetchHandler } from './handlers/share-fetch.js'
+import { shareGroupDescribeHandler } from './handlers/share-group-describe.js'
+import { shareGroupHeartbeatHandler } from './handlers/share-group-heartbeat.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
 import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
 
@@ -103,6 +107,10 @@ for (const h of [
   alterClientQuotasHandler,
   alterPartitionReassignmentsHandler,
   listPartitionReassignmentsHandler,
+  shareGroupHeartbeatHandler,
+  shareGroupDescribeHandler,
+  shareFetchHandler,
+  shareAcknowledgeHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(
