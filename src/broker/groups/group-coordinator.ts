@@ -119,6 +119,13 @@ export class GroupCoordinator {
   }
 
   delete(groupId: string): void {
+    const share = this.shareGroups.get(groupId)
+    if (share) {
+      share.close()
+      this.shareGroups.delete(groupId)
+      this.shares.dropGroup(groupId)
+      return
+    }
     this.groups.get(groupId)?.close()
     if (this.groups.delete(groupId)) this.store?.deleted(groupId)
   }
