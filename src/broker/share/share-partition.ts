@@ -2,6 +2,15 @@ import type { Buffer } from 'node:buffer'
 import type { PartitionLog } from '../partition-log.js'
 import { batchesBetween } from './log-batches.js'
 
+const STATE_CODES: RecordState[] = ['AVAILABLE', 'ACQUIRED', 'ACKNOWLEDGED', 'ARCHIVED']
+
+/** A share partition's state as kept on disk (see storage/share-state-store.ts). */
+export interface ShareWindow {
+  startOffset: number
+  endOffset: number
+  records: Array<[number, number, number]>
+}
+
 /** A record's state in a share partition (KIP-932). */
 export type RecordState = 'AVAILABLE' | 'ACQUIRED' | 'ACKNOWLEDGED' | 'ARCHIVED'
 
@@ -67,8 +76,32 @@ export class SharePartition {
     private readonly limits: SharePartitionLimits,
     /** Records became available again: waiting fetches may go on. */
     private readonly onAvailable: () => void,
+    /** Acknowledgements, releases or an expired lock changed the state: it is kept. */
+    private readonly onChange: () => void = () => {},
   ) {
     this.endOffset = startOffset
+  }
+
+  /** The state to keep: acquired records are kept as acquired, and come back available (their locks gone) when restored. */
+  window(): ShareWindow {
+    const records: Array<[number, number, number]> = []
+    for (let o = this.startOffset; o < this.endOffset; o++) {
+      const r = this.records.get(o)
+      if (r) records.push([o, STATE_CODES.indexOf(r.state), r.deliveryCount])
+    }
+    return { startOffset: this.startOffset, endOffset: this.endOffset, records }
+  }
+
+  /** A share partition as it was kept: what was acquired is available again, with its delivery count. */
+  restore(w: ShareWindow): void {
+    this.startOffset = w.startOffset
+    this.endOffset = w.endOffset
+    this.records.clear()
+    for (const [offset, code, deliveryCount] of w.records) {
+      const state = STATE_CODES[code] ?? 'AVAILABLE'
+      this.records.set(offset, { state: state === 'ACQUIRED' ? 'AVAILABLE' : state, deliveryCount, memberId: null, lock: 0 })
+    }
+    this.advance()
   }
 
   /** The end offset: every offset below it has been acquired (or skipped) once. */
@@ -171,15 +204,23 @@ export class SharePartition {
       }
     }
     this.advance()
+    this.onChange()
     if (released) this.onAvailable()
     return null
   }
 
   /** Everything `memberId` holds goes back (its session closed, or it left the group). */
   releaseAll(memberId: string): void {
+    let changed = false
     let released = false
-    for (const r of this.records.values()) if (r.state === 'ACQUIRED' && r.memberId === memberId) released = this.release(r) || released
+    for (const r of this.records.values())
+      if (r.state === 'ACQUIRED' && r.memberId === memberId) {
+        changed = true
+        released = this.release(r) || released
+      }
+    if (!changed) return
     this.advance()
+    this.onChange()
     if (released) this.onAvailable()
   }
 
@@ -200,12 +241,18 @@ export class SharePartition {
     const id = ++this.locks
     const timer = setTimeout(() => {
       this.timers.delete(timer)
+      let changed = false
       let released = false
       for (const o of offsets) {
         const r = this.records.get(o)
-        if (r && r.state === 'ACQUIRED' && r.memberId === memberId && r.lock === id) released = this.release(r) || released
+        if (r && r.state === 'ACQUIRED' && r.memberId === memberId && r.lock === id) {
+          changed = true
+          released = this.release(r) || released
+        }
       }
+      if (!changed) return
       this.advance()
+      this.onChange()
       if (released) this.onAvailable()
     }, this.limits.lockDurationMs)
     timer.unref?.()

@@ -2,6 +2,7 @@ import type { EmbeddedCluster } from '../cluster.js'
 import { groupConfig } from '../dynamic-configs.js'
 import type { PartitionLog } from '../partition-log.js'
 import { SharePartition } from './share-partition.js'
+import { shareKey, type SharePartitionSnapshot, type ShareStateStore } from '../storage/share-state-store.js'
 import { type ShareSession, ShareSessions } from './share-sessions.js'
 
 /**
@@ -14,11 +15,15 @@ export class SharePartitions {
   private readonly partitions = new Map<string, { groupId: string; partition: SharePartition }>()
   readonly sessions = new ShareSessions()
   private readonly waiters = new Set<() => void>()
+  /** The share-state log in dataDir; null in memory. */
+  store: ShareStateStore | null = null
+  /** Share partitions as the log kept them, taken up when first fetched. */
+  restored = new Map<string, SharePartitionSnapshot>()
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
   private static key(groupId: string, topicId: string, partition: number): string {
-    return `${groupId}\u0000${topicId}\u0000${partition}`
+    return shareKey(groupId, topicId, partition)
   }
 
   /** The group's share partition, created at share.auto.offset.reset of the group (earliest, else latest). */
@@ -43,9 +48,24 @@ export class SharePartitions {
         },
       },
       () => this.wake(),
+      () => this.keep({ group: groupId, topicId, partition, ...created.window() }),
     )
+    const kept = this.restored.get(key)
+    if (kept) {
+      created.restore(kept)
+      this.restored.delete(key)
+    }
     this.partitions.set(key, { groupId, partition: created })
     return created
+  }
+
+  /** A changed share partition written to the share-state log; a failed write is logged (an expired lock's change has no request to fail). */
+  private keep(s: SharePartitionSnapshot): void {
+    try {
+      this.store?.written(s)
+    } catch (err) {
+      this.cluster.problem(null, `share-state log: ${(err as Error).message}`, 'error')
+    }
   }
 
   existing(groupId: string, topicId: string, partition: number): SharePartition | undefined {
@@ -66,6 +86,8 @@ export class SharePartitions {
 
   /** A group deleted: its share partitions go. */
   dropGroup(groupId: string): void {
+    for (const [k, s] of this.restored) if (s.group === groupId) this.restored.delete(k)
+    this.store?.deleted(groupId)
     for (const [k, p] of this.partitions)
       if (p.groupId === groupId) {
         p.partition.close()
@@ -88,5 +110,7 @@ export class SharePartitions {
     this.partitions.clear()
     this.sessions.clear()
     this.waiters.clear()
+    this.store?.close()
+    this.store = null
   }
 }
