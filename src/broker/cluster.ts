@@ -35,6 +35,7 @@ import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
 import { bootstrapFeatures } from './features.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
+import { ShareStateStore } from './storage/share-state-store.js'
 import { replicaKey } from './replica-key.js'
 import { ensureOffsetsTopic } from './offsets-topic.js'
 import { OFFSETS_TOPIC } from './topic-names.js'
@@ -232,6 +233,13 @@ export class EmbeddedCluster {
       () => ({ messages: this.options.logFlushIntervalMessages, ms: this.options.logFlushIntervalMs }),
     )
     for (const g of groups.groups.values()) g.changes = groups.store
+    const shareState = ShareStateStore.open(
+      join(dataDir, '__share_group_state', FIRST_SEGMENT),
+      (m) => this.problem(null, `share-state log: ${m}`),
+      () => ({ messages: this.options.logFlushIntervalMessages, ms: this.options.logFlushIntervalMs }),
+    )
+    groups.shares.store = shareState.store
+    groups.shares.restored = shareState.restored
     this.metadataFile!.rewrite(snapshotRecords(this.controller))
   }
 
@@ -293,6 +301,11 @@ export class EmbeddedCluster {
       this.groups.store?.flushIfDue(now)
     } catch (err) {
       this.problem(null, `group log: ${(err as Error).message}`, 'error')
+    }
+    try {
+      this.groups.shares.store?.flushIfDue(now)
+    } catch (err) {
+      this.problem(null, `share-state log: ${(err as Error).message}`, 'error')
     }
     for (const b of this.brokers.values())
       for (const replica of b.replicas.values()) {

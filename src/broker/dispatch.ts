@@ -51,6 +51,10 @@ import { produceHandler } from './handlers/produce.js'
 import { renewDelegationTokenHandler } from './handlers/renew-delegation-token.js'
 import { saslAuthenticateHandler } from './handlers/sasl-authenticate.js'
 import { saslHandshakeHandler } from './handlers/sasl-handshake.js'
+import { shareAcknowledgeHandler } from './handlers/share-acknowledge.js'
+import { shareFetchHandler } from './handlers/share-fetch.js'
+import { shareGroupDescribeHandler } from './handlers/share-group-describe.js'
+import { shareGroupHeartbeatHandler } from './handlers/share-group-heartbeat.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
 import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
 import { updateFeaturesHandler } from './handlers/update-features.js'
@@ -115,6 +119,10 @@ for (const h of [
   describeDelegationTokenHandler,
   updateFeaturesHandler,
   listConfigResourcesHandler,
+  shareGroupHeartbeatHandler,
+  shareGroupDescribeHandler,
+  shareFetchHandler,
+  shareAcknowledgeHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

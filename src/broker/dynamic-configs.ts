@@ -43,8 +43,8 @@ interface ConfigDef {
   /** The value when nothing sets it. */
   value: (cluster: EmbeddedCluster) => string
   /** The accepted range of a number; Kafka's bounds (its group.*.min/max configs), widened to take in this broker's default. */
-  min?: number
-  max?: number
+  min?: number | ((cluster: EmbeddedCluster) => number)
+  max?: number | ((cluster: EmbeddedCluster) => number)
   /** The range includes the default (`value`). */
   boundsTakeDefault?: boolean
   /** The accepted values (each element of a list). */
@@ -100,11 +100,35 @@ const GROUP: Record<string, ConfigDef> = {
   },
   'consumer.assignment.interval.ms': { type: TYPE_INT, value: (c) => String(c.options.consumerGroupAssignmentIntervalMs), min: 0 },
   'consumer.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
-  'share.session.timeout.ms': { type: TYPE_INT, value: fixed('45000'), min: 45000, max: 60000 },
-  'share.heartbeat.interval.ms': { type: TYPE_INT, value: fixed('5000'), min: 5000, max: 15000 },
-  'share.record.lock.duration.ms': { type: TYPE_INT, value: fixed('30000'), min: 15000, max: 60000 },
-  'share.delivery.count.limit': { type: TYPE_INT, value: fixed('5'), min: 2, max: 10 },
-  'share.partition.max.record.locks': { type: TYPE_INT, value: fixed('2000'), min: 100, max: 4000 },
+  // Bounded by the broker's group.share.min.* (as Kafka's GroupConfig), so a test rig may allow short locks and sessions.
+  'share.session.timeout.ms': {
+    type: TYPE_INT,
+    value: (c) => String(c.options.shareGroupSessionTimeoutMs),
+    min: (c) => c.options.shareGroupMinSessionTimeoutMs,
+    max: 60000,
+    boundsTakeDefault: true,
+  },
+  'share.heartbeat.interval.ms': {
+    type: TYPE_INT,
+    value: (c) => String(c.options.shareGroupHeartbeatIntervalMs),
+    min: (c) => c.options.shareGroupMinHeartbeatIntervalMs,
+    max: 15000,
+    boundsTakeDefault: true,
+  },
+  'share.record.lock.duration.ms': {
+    type: TYPE_INT,
+    value: (c) => String(c.options.shareGroupRecordLockDurationMs),
+    min: (c) => c.options.shareGroupMinRecordLockDurationMs,
+    max: 60000,
+    boundsTakeDefault: true,
+  },
+  'share.delivery.count.limit': { type: TYPE_INT, value: (c) => String(c.options.shareGroupDeliveryCountLimit), min: 2, max: 10 },
+  'share.partition.max.record.locks': {
+    type: TYPE_INT,
+    value: (c) => String(c.options.shareGroupPartitionMaxRecordLocks),
+    min: 100,
+    max: 10000,
+  },
   'share.auto.offset.reset': { type: TYPE_STRING, value: fixed('latest') },
   'share.isolation.level': { type: TYPE_STRING, value: fixed('read_uncommitted'), allowed: ['read_committed', 'read_uncommitted'] },
   'share.renew.acknowledge.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
@@ -157,8 +181,10 @@ export function dynamicConfigProblem(cluster: EmbeddedCluster, kind: DynamicKind
     if (!/^-?\d+$/.test(value.trim())) return `${bad}: Not a number of type ${def.type === TYPE_INT ? 'INT' : 'LONG'}`
     const n = Number(value)
     const own = def.boundsTakeDefault ? Number(def.value(cluster)) : undefined
-    const min = def.min === undefined ? undefined : Math.min(def.min, own ?? def.min)
-    const max = def.max === undefined ? undefined : Math.max(def.max, own ?? def.max)
+    const bound = (b: ConfigDef['min']) => (typeof b === 'function' ? b(cluster) : b)
+    const [lo, hi] = [bound(def.min), bound(def.max)]
+    const min = lo === undefined ? undefined : Math.min(lo, own ?? lo)
+    const max = hi === undefined ? undefined : Math.max(hi, own ?? hi)
     if (min !== undefined && n < min) return `${bad}: Value must be at least ${min}`
     if (max !== undefined && n > max) return `${bad}: Value must be no more than ${max}`
   } else if (def.type === TYPE_BOOLEAN) {

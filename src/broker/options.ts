@@ -193,6 +193,22 @@ export interface BrokerOptions {
    * wait for the first heartbeat after it. Default 1000.
    */
   consumerGroupAssignmentIntervalMs?: number
+  /** group.share.session.timeout.ms: a share-group member not heard from for this long leaves (its records are released). Default 45000. */
+  shareGroupSessionTimeoutMs?: number
+  /** group.share.min.session.timeout.ms: the least share.session.timeout.ms a group may set. Default 45000. */
+  shareGroupMinSessionTimeoutMs?: number
+  /** group.share.heartbeat.interval.ms: how often share-group members heartbeat. Default 5000. */
+  shareGroupHeartbeatIntervalMs?: number
+  /** group.share.min.heartbeat.interval.ms: the least share.heartbeat.interval.ms a group may set. Default 5000. */
+  shareGroupMinHeartbeatIntervalMs?: number
+  /** group.share.record.lock.duration.ms: how long an acquired record stays a member's before it is available again. Default 30000. */
+  shareGroupRecordLockDurationMs?: number
+  /** group.share.min.record.lock.duration.ms: the least share.record.lock.duration.ms a group may set. Default 15000. */
+  shareGroupMinRecordLockDurationMs?: number
+  /** group.share.delivery.count.limit: a record delivered this many times is archived when released or its lock expires. Default 5. */
+  shareGroupDeliveryCountLimit?: number
+  /** group.share.partition.max.record.locks: the most records of a share partition in flight at once. Default 2000. */
+  shareGroupPartitionMaxRecordLocks?: number
   /**
    * broker.rack of each broker, by id (missing or null: no rack). Metadata
    * shows them; with replicaSelector 'rack-aware' consumers fetch from a
@@ -462,6 +478,30 @@ export const BROKER_OPTIONS = {
     1000,
     'The least time between two target assignments of a KIP-848 group; changes meanwhile wait for the first heartbeat after it.',
     'group.consumer.assignment.interval.ms',
+  ),
+  shareGroupSessionTimeoutMs: ms(45_000, 'A share-group member not heard from for this long leaves.', 'group.share.session.timeout.ms', 1),
+  shareGroupMinSessionTimeoutMs: ms(45_000, 'The least share.session.timeout.ms of a group.', 'group.share.min.session.timeout.ms', 1),
+  shareGroupHeartbeatIntervalMs: ms(5000, 'How often share-group members heartbeat.', 'group.share.heartbeat.interval.ms', 1),
+  shareGroupMinHeartbeatIntervalMs: ms(
+    5000,
+    'The least share.heartbeat.interval.ms of a group.',
+    'group.share.min.heartbeat.interval.ms',
+    1,
+  ),
+  shareGroupRecordLockDurationMs: ms(30_000, "How long an acquired record stays a member's.", 'group.share.record.lock.duration.ms', 1),
+  shareGroupMinRecordLockDurationMs: ms(
+    15_000,
+    'The least share.record.lock.duration.ms of a group.',
+    'group.share.min.record.lock.duration.ms',
+    1,
+  ),
+  shareGroupDeliveryCountLimit: int(5, 'Deliveries of a record before it is archived.', 'group.share.delivery.count.limit', 2, 10),
+  shareGroupPartitionMaxRecordLocks: int(
+    2000,
+    'Records of a share partition in flight at once.',
+    'group.share.partition.max.record.locks',
+    100,
+    10_000,
   ),
   racks: other('array', "Each broker's broker.rack, by id.", []),
   replicaSelector: str('leader', "'leader' or 'rack-aware' (KIP-392).", 'replica.selector.class', { allowed: ['leader', 'rack-aware'] }),

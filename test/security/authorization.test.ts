@@ -8,6 +8,7 @@ import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatter
 import type { Admin } from '../../src/admin/admin.js'
 import { AuthenticationError, AuthorizationError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
+import { ConfigResourceTypes } from '../../src/index.js'
 import { until } from '../consumer/support.js'
 import { requireSecuredEmbedded, startSecuredEmbedded } from './secured-embedded.js'
 import { AUTHORIZER, requireSecuredKafka, startSecuredKafka, USERS, type SecuredTarget } from './secured-kafka.js'
@@ -133,6 +134,60 @@ describe.each(targets)('authorization and credential admin against %s', (_target
     await again.disconnect()
     await bobAdmin.setOffsets({ groupId: 'bob-group', topic: 'authz', partitions: [{ partition: 0, offset: 0 }] })
     await bobAdmin.disconnect()
+  })
+
+  it('share groups: without READ on the group, GROUP_AUTHORIZATION_FAILED at once; with READ on the group and the topic, the records are shared', async () => {
+    // Not under the 'bob-' prefix the consuming test grants.
+    const groupId = 'share-of-bob'
+    await admin.createAcls({ acl: [acl(AclResourceTypes.TOPIC, 'authz', AclOperationTypes.READ)] })
+    await admin.alterConfigs({
+      resources: [
+        { type: ConfigResourceTypes.GROUP, name: groupId, configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }] },
+      ],
+    })
+    const producer = as('alice', USERS.alice).producer({ idempotent: false })
+    await producer.send({ topic: 'authz', messages: [{ value: 'shared' }] })
+    await producer.disconnect()
+    const client = bob()
+    const denied = client.shareConsumer({ groupId, maxWaitTimeInMs: 100 })
+    await denied.subscribe({ topics: ['authz'] })
+    await refused(() => denied.run({ eachMessage: async () => {} }), 'GROUP_AUTHORIZATION_FAILED')
+    await denied.disconnect()
+    // DESCRIBE finds the coordinator; joining (ShareGroupHeartbeat) still needs READ.
+    await admin.createAcls({ acl: [acl(AclResourceTypes.GROUP, groupId, AclOperationTypes.DESCRIBE)] })
+    // An ACL reaches Kafka's authorizer a moment after createAcls answers: tried again (bounded) until FindCoordinator passes.
+    let joinRefused: AuthorizationError | null = null
+    for (let attempt = 0; attempt < 50 && !joinRefused?.message.includes('ShareGroupHeartbeat'); attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 100))
+      const describing = client.shareConsumer({ groupId, maxWaitTimeInMs: 100 })
+      await describing.subscribe({ topics: ['authz'] })
+      joinRefused = await refused(() => describing.run({ eachMessage: async () => {} }), 'GROUP_AUTHORIZATION_FAILED')
+      await describing.disconnect()
+    }
+    expect(joinRefused!.message).toContain('ShareGroupHeartbeat')
+
+    await admin.createAcls({ acl: [acl(AclResourceTypes.GROUP, groupId, AclOperationTypes.READ)] })
+    const read: string[] = []
+    let member = client.shareConsumer({ groupId, maxWaitTimeInMs: 100 })
+    // As above: until the READ grant has reached the authorizer (bounded).
+    for (let attempt = 0; ; attempt++) {
+      await member.subscribe({ topics: ['authz'] })
+      try {
+        await member.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) })
+        break
+      } catch (err) {
+        if (!(err instanceof AuthorizationError) || attempt >= 50) throw err
+        await member.disconnect()
+        await new Promise((r) => setTimeout(r, 100))
+        member = client.shareConsumer({ groupId, maxWaitTimeInMs: 100 })
+      }
+    }
+    await until(
+      () => read.includes('shared'),
+      20_000,
+      () => `read ${JSON.stringify(read)}`,
+    )
+    await member.disconnect()
   })
 
   it('admin calls: creating a topic or describing ACLs without the right: the authorization error at once', async () => {

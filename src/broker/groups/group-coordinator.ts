@@ -2,6 +2,8 @@ import type { EmbeddedCluster } from '../cluster.js'
 import { ClassicGroup } from './classic-group.js'
 import { ConsumerGroup } from './consumer-group.js'
 import type { GroupStore } from '../storage/group-store.js'
+import { ShareGroup } from './share-group.js'
+import { SharePartitions } from '../share/share-partitions.js'
 
 import { groupCoordinatorFor } from '../coordinator-placement.js'
 import { groupConfig } from '../dynamic-configs.js'
@@ -17,10 +19,43 @@ export type Group = ClassicGroup | ConsumerGroup
  */
 export class GroupCoordinator {
   readonly groups = new Map<string, Group>()
+  /**
+   * Share groups (KIP-932), apart from the others: they have no offsets to
+   * carry over and are never converted. A group id names one group of one
+   * type across both maps.
+   */
+  readonly shareGroups = new Map<string, ShareGroup>()
+  /** The share partitions' in-flight records and the share sessions. */
+  readonly shares: SharePartitions
   /** The group log in dataDir; null in memory. */
   store: GroupStore | null = null
 
-  constructor(private readonly cluster: EmbeddedCluster) {}
+  constructor(private readonly cluster: EmbeddedCluster) {
+    this.shares = new SharePartitions(cluster)
+  }
+
+  share(groupId: string): ShareGroup | undefined {
+    return this.shareGroups.get(groupId)
+  }
+
+  /** The share group of that id, created; undefined while a classic or consumer group holds the id. */
+  shareOrCreate(groupId: string): ShareGroup | undefined {
+    const existing = this.shareGroups.get(groupId)
+    if (existing) return existing
+    if (this.groups.has(groupId)) return undefined
+    const cluster = this.cluster
+    const created = new ShareGroup(groupId, cluster.controller, {
+      get sessionTimeoutMs() {
+        return Number(groupConfig(cluster, groupId, 'share.session.timeout.ms'))
+      },
+      get heartbeatIntervalMs() {
+        return Number(groupConfig(cluster, groupId, 'share.heartbeat.interval.ms'))
+      },
+    })
+    created.onMemberGone = (memberId) => this.shares.memberGone(groupId, memberId)
+    this.shareGroups.set(groupId, created)
+    return created
+  }
 
   /** The broker id coordinating `key` (its __consumer_offsets partition's leader), or -1 while there is none. */
   coordinatorFor(key: string): number {
@@ -45,7 +80,7 @@ export class GroupCoordinator {
   classicOrCreate(groupId: string): ClassicGroup | undefined {
     const g = this.groups.get(groupId)
     if (g?.type === 'classic') return g
-    if (g && g.state !== 'Empty') return undefined
+    if ((g && g.state !== 'Empty') || this.shareGroups.has(groupId)) return undefined
     const created = new ClassicGroup(groupId, { initialRebalanceDelayMs: this.cluster.options.groupInitialRebalanceDelayMs })
     if (g) {
       created.takeOffsetsFrom(g)
@@ -60,7 +95,7 @@ export class GroupCoordinator {
   consumerOrCreate(groupId: string): ConsumerGroup | undefined {
     const g = this.groups.get(groupId)
     if (g?.type === 'consumer') return g
-    if (g && g.state !== 'Empty') return undefined
+    if ((g && g.state !== 'Empty') || this.shareGroups.has(groupId)) return undefined
     const cluster = this.cluster
     // The group's own configs (IncrementalAlterConfigs on GROUP), else the broker's, read at each use as Kafka does.
     const created = new ConsumerGroup(groupId, cluster.controller, {
@@ -84,12 +119,21 @@ export class GroupCoordinator {
   }
 
   delete(groupId: string): void {
+    const share = this.shareGroups.get(groupId)
+    if (share) {
+      share.close()
+      this.shareGroups.delete(groupId)
+      this.shares.dropGroup(groupId)
+      return
+    }
     this.groups.get(groupId)?.close()
     if (this.groups.delete(groupId)) this.store?.deleted(groupId)
   }
 
   close(): void {
     for (const g of this.groups.values()) g.close()
+    for (const g of this.shareGroups.values()) g.close()
+    this.shares.close()
     this.store?.close()
     this.store = null
   }

@@ -24,7 +24,7 @@ export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, Descri
         const base = { groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: OPERATIONS_OMITTED }
         const refused = coordinatorError(ctx, groupId, AclOperationTypes.DESCRIBE)
         if (refused !== null) return { ...base, errorCode: refused }
-        const any = ctx.cluster.groups.get(groupId)
+        const any = ctx.cluster.groups.get(groupId) ?? ctx.cluster.groups.share(groupId)
         const g = ctx.cluster.groups.classic(groupId)
         // v6+ says the group does not exist (or is of the other type); before, it is described as Dead.
         if (!g)

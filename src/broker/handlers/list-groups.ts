@@ -4,7 +4,7 @@ import { defineHandler } from '../handler.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed } from '../auth/authorizer.js'
 
-/** ListGroups: the groups this broker coordinates, of both types, filtered by state (v4+) and type (v5+). */
+/** ListGroups: the groups this broker coordinates, of every type (classic, consumer, share), filtered by state (v4+) and type (v5+). */
 export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResponse>({
   spec: ListGroups,
   minVersion: ListGroups.minVersion,
@@ -15,7 +15,7 @@ export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResp
     const all = allowed(ctx, AclOperationTypes.DESCRIBE)
     const states = req.statesFilter.map((s) => s.toLowerCase())
     const types = req.typesFilter.map((s) => s.toLowerCase())
-    const groups = [...cluster.groups.groups.values()].filter(
+    const groups = [...cluster.groups.groups.values(), ...cluster.groups.shareGroups.values()].filter(
       (g) =>
         cluster.groups.coordinatorFor(g.groupId) === broker.id &&
         (all || allowed(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.GROUP, g.groupId)) &&
@@ -26,8 +26,8 @@ export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResp
       errorCode: ErrorCodes.NONE,
       groups: groups.map((g) => ({
         groupId: g.groupId,
-        // A consumer group's members all speak the consumer protocol.
-        protocolType: g.type === 'consumer' ? 'consumer' : (g.protocolType ?? ''),
+        // A consumer group's members all speak the consumer protocol, a share group's the share one.
+        protocolType: g.type === 'classic' ? (g.protocolType ?? '') : g.type,
         groupState: g.state,
         groupType: g.type,
       })),

@@ -1,0 +1,116 @@
+import type { EmbeddedCluster } from '../cluster.js'
+import { groupConfig } from '../dynamic-configs.js'
+import type { PartitionLog } from '../partition-log.js'
+import { SharePartition } from './share-partition.js'
+import { shareKey, type SharePartitionSnapshot, type ShareStateStore } from '../storage/share-state-store.js'
+import { type ShareSession, ShareSessions } from './share-sessions.js'
+
+/**
+ * The share partitions of every share group, with the share sessions that
+ * fetch them (Kafka's SharePartitionManager and ShareSessionCache): a share
+ * partition starts at share.auto.offset.reset when first fetched, and what a
+ * member holds is released when its session closes or it leaves the group.
+ */
+export class SharePartitions {
+  private readonly partitions = new Map<string, { groupId: string; partition: SharePartition }>()
+  readonly sessions = new ShareSessions()
+  private readonly waiters = new Set<() => void>()
+  /** The share-state log in dataDir; null in memory. */
+  store: ShareStateStore | null = null
+  /** Share partitions as the log kept them, taken up when first fetched. */
+  restored = new Map<string, SharePartitionSnapshot>()
+
+  constructor(private readonly cluster: EmbeddedCluster) {}
+
+  private static key(groupId: string, topicId: string, partition: number): string {
+    return shareKey(groupId, topicId, partition)
+  }
+
+  /** The group's share partition, created at share.auto.offset.reset of the group (earliest, else latest). */
+  partition(groupId: string, topicId: string, partition: number, log: PartitionLog): SharePartition {
+    const key = SharePartitions.key(groupId, topicId, partition)
+    const known = this.partitions.get(key)
+    if (known) return known.partition
+    const cluster = this.cluster
+    const reset = groupConfig(cluster, groupId, 'share.auto.offset.reset')
+    const start = reset === 'earliest' ? log.logStartOffset : log.highWatermark
+    const created = new SharePartition(
+      start,
+      {
+        get lockDurationMs() {
+          return Number(groupConfig(cluster, groupId, 'share.record.lock.duration.ms'))
+        },
+        get deliveryCountLimit() {
+          return Number(groupConfig(cluster, groupId, 'share.delivery.count.limit'))
+        },
+        get maxRecordLocks() {
+          return Number(groupConfig(cluster, groupId, 'share.partition.max.record.locks'))
+        },
+      },
+      () => this.wake(),
+      () => this.keep({ group: groupId, topicId, partition, ...created.window() }),
+    )
+    const kept = this.restored.get(key)
+    if (kept) {
+      created.restore(kept)
+      this.restored.delete(key)
+    }
+    this.partitions.set(key, { groupId, partition: created })
+    return created
+  }
+
+  /** A changed share partition written to the share-state log; a failed write is logged (an expired lock's change has no request to fail). */
+  private keep(s: SharePartitionSnapshot): void {
+    try {
+      this.store?.written(s)
+    } catch (err) {
+      this.cluster.problem(null, `share-state log: ${(err as Error).message}`, 'error')
+    }
+  }
+
+  existing(groupId: string, topicId: string, partition: number): SharePartition | undefined {
+    return this.partitions.get(SharePartitions.key(groupId, topicId, partition))?.partition
+  }
+
+  /** A session ends (final epoch): what its member holds in its partitions is released. */
+  closeSession(session: ShareSession): void {
+    this.sessions.delete(session.groupId, session.memberId)
+    for (const p of session.partitions.values()) this.existing(session.groupId, p.topicId, p.partition)?.releaseAll(session.memberId)
+  }
+
+  /** A member left its group or was timed out: its session goes, and everything it holds is released. */
+  memberGone(groupId: string, memberId: string): void {
+    this.sessions.delete(groupId, memberId)
+    for (const p of this.partitions.values()) if (p.groupId === groupId) p.partition.releaseAll(memberId)
+  }
+
+  /** A group deleted: its share partitions go. */
+  dropGroup(groupId: string): void {
+    for (const [k, s] of this.restored) if (s.group === groupId) this.restored.delete(k)
+    this.store?.deleted(groupId)
+    for (const [k, p] of this.partitions)
+      if (p.groupId === groupId) {
+        p.partition.close()
+        this.partitions.delete(k)
+      }
+  }
+
+  /** `wake` is called when records become available again (released, or a lock expired); returns how to stop. */
+  onAvailable(wake: () => void): () => void {
+    this.waiters.add(wake)
+    return () => this.waiters.delete(wake)
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w()
+  }
+
+  close(): void {
+    for (const p of this.partitions.values()) p.partition.close()
+    this.partitions.clear()
+    this.sessions.clear()
+    this.waiters.clear()
+    this.store?.close()
+    this.store = null
+  }
+}

@@ -1,0 +1,101 @@
+// Share-group state survives a restart of the embedded broker on a dataDir
+// (what Kafka's share coordinator keeps in __share_group_state): after the
+// restart nothing accepted or rejected is delivered again, and nothing
+// unacknowledged is lost — what was released, and what a member still held
+// when the broker stopped, comes back with its delivery count carried on.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { startCluster } from '../../src/broker/index.js'
+import { ConfigResourceTypes, Kafka, type ShareConsumer, type ShareMessage } from '../../src/index.js'
+import { produce, until } from '../kafka/consumer-support.js'
+import { SHARE_GROUP_TEST_CONFIG } from '../peers/kafka.js'
+
+describe('share-group state across a restart of the embedded broker', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wafka-share-restart-'))
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  it('accepted and rejected records stay done; released and held ones come back with their delivery counts', async () => {
+    const topic = 'jobs'
+    const groupId = 'workers'
+    const text = (m: ShareMessage) => m.value!.toString()
+    let cluster = await startCluster({ brokers: 1, dataDir, config: SHARE_GROUP_TEST_CONFIG })
+    const admin = new Kafka({ brokers: [cluster.bootstrapServers] }).admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
+    await admin.alterConfigs({
+      resources: [
+        { type: ConfigResourceTypes.GROUP, name: groupId, configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }] },
+      ],
+    })
+    await admin.disconnect()
+    await produce(cluster.bootstrapServers, topic, 30)
+    // v0-v9 accepted, v10-v14 rejected, v15-v19 released; v20-v29 held (acquired, never acknowledged) when the broker stops.
+    const first: ShareConsumer = new Kafka({ brokers: [cluster.bootstrapServers], retryBackoffMs: 100 }).shareConsumer({
+      groupId,
+      maxWaitTimeInMs: 200,
+      acknowledgementMode: 'explicit',
+      maxPollRecords: 30,
+      shareAcquireMode: 'record_limit',
+    })
+    const seen: string[] = []
+    let holding!: () => void
+    const held = new Promise<void>((r) => (holding = r))
+    let letGo!: () => void
+    const hold = new Promise<void>((r) => (letGo = r))
+    await first.subscribe({ topics: [topic] })
+    await first.run({
+      eachBatch: async ({ batch }) => {
+        for (const m of batch.messages) {
+          const i = Number(text(m).slice(1))
+          seen.push(text(m))
+          if (i >= 20) continue
+          first.acknowledge(m, i < 10 ? 'accept' : i < 15 ? 'reject' : 'release')
+        }
+        await first.commitSync()
+        // All 30 in one acquisition: the last ten stay held (explicit mode would release them at the next fetch).
+        holding()
+        await hold
+      },
+    })
+    await held
+    expect(seen).toHaveLength(30)
+    await cluster.stop()
+    letGo()
+    // The first member's broker is gone (a new port after the restart): its close is bounded, and changes nothing.
+    await Promise.race([first.disconnect(), new Promise((r) => setTimeout(r, 3000))])
+
+    cluster = await startCluster({ brokers: 1, dataDir, config: SHARE_GROUP_TEST_CONFIG })
+    try {
+      await produce(cluster.bootstrapServers, topic, 5, 'v', { from: 30 })
+      const second = new Kafka({ brokers: [cluster.bootstrapServers], retryBackoffMs: 100 }).shareConsumer({
+        groupId,
+        maxWaitTimeInMs: 200,
+      })
+      const got: Array<{ value: string; deliveryCount: number }> = []
+      try {
+        await second.subscribe({ topics: [topic] })
+        await second.run({
+          eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }),
+        })
+        await until(
+          () => got.some((g) => g.value === 'v34') && got.length >= 20,
+          30_000,
+          () => JSON.stringify(got),
+        )
+        await second.commitSync()
+      } finally {
+        await second.disconnect()
+      }
+      const expected = [
+        ...Array.from({ length: 15 }, (_, i) => ({ value: `v${15 + i}`, deliveryCount: 2 })),
+        ...Array.from({ length: 5 }, (_, i) => ({ value: `v${30 + i}`, deliveryCount: 1 })),
+      ]
+      const order = (l: Array<{ value: string }>) => [...l].sort((a, b) => Number(a.value.slice(1)) - Number(b.value.slice(1)))
+      expect(order(got)).toEqual(expected)
+    } finally {
+      await cluster.stop()
+    }
+  }, 90_000)
+})
