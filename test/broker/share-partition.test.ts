@@ -57,6 +57,23 @@ describe('SharePartition', () => {
     expect(sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [ACK_RELEASE] }])).toBe('INVALID_RECORD_STATE')
   })
 
+  it('acknowledgements whose state could not be kept are answered KAFKA_STORAGE_ERROR (the member is told, nothing lost)', () => {
+    const log = logOf(4)
+    let writes = true
+    const sp = new SharePartition(
+      0,
+      limits(),
+      () => {},
+      () => writes,
+    )
+    sp.acquire('a', log, 4, false, 1 << 20)
+    writes = false
+    expect(sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 1, acknowledgeTypes: [ACK_ACCEPT] }])).toBe('KAFKA_STORAGE_ERROR')
+    writes = true
+    expect(sp.acknowledge('a', [{ firstOffset: 2, lastOffset: 3, acknowledgeTypes: [ACK_ACCEPT] }])).toBeNull()
+    expect(sp.startOffset).toBe(4)
+  })
+
   it('a renewed lock keeps the records past the first lock; an expired one releases them (once more delivered)', () => {
     vi.useFakeTimers()
     const log = logOf(4)

@@ -52,7 +52,7 @@ export interface AckBatch {
 }
 
 /** Why an acknowledgement is refused: the error name as Kafka's. */
-export type AckRefusal = 'INVALID_RECORD_STATE' | 'INVALID_REQUEST'
+export type AckRefusal = 'INVALID_RECORD_STATE' | 'INVALID_REQUEST' | 'KAFKA_STORAGE_ERROR'
 
 /**
  * One partition of a topic as one share group consumes it: the records
@@ -76,8 +76,8 @@ export class SharePartition {
     private readonly limits: SharePartitionLimits,
     /** Records became available again: waiting fetches may go on. */
     private readonly onAvailable: () => void,
-    /** Acknowledgements, releases or an expired lock changed the state: it is kept. */
-    private readonly onChange: () => void = () => {},
+    /** Acknowledgements, releases or an expired lock changed the state: it is kept (false: the write failed). */
+    private readonly onChange: () => boolean = () => true,
   ) {
     this.endOffset = startOffset
   }
@@ -204,9 +204,10 @@ export class SharePartition {
       }
     }
     this.advance()
-    this.onChange()
+    // Applied here but not kept: the member is told (a restart would hand the records out again, never lose them).
+    const kept = this.onChange()
     if (released) this.onAvailable()
-    return null
+    return kept ? null : 'KAFKA_STORAGE_ERROR'
   }
 
   /** Everything `memberId` holds goes back (its session closed, or it left the group). */

@@ -34,7 +34,7 @@ export class SharePartitions {
     const cluster = this.cluster
     const reset = groupConfig(cluster, groupId, 'share.auto.offset.reset')
     const start = reset === 'earliest' ? log.logStartOffset : log.highWatermark
-    const created = new SharePartition(
+    const created: SharePartition = new SharePartition(
       start,
       {
         get lockDurationMs() {
@@ -48,7 +48,7 @@ export class SharePartitions {
         },
       },
       () => this.wake(),
-      () => this.keep({ group: groupId, topicId, partition, ...created.window() }),
+      (): boolean => this.keep({ group: groupId, topicId, partition, ...created.window() }),
     )
     const kept = this.restored.get(key)
     if (kept) {
@@ -59,12 +59,18 @@ export class SharePartitions {
     return created
   }
 
-  /** A changed share partition written to the share-state log; a failed write is logged (an expired lock's change has no request to fail). */
-  private keep(s: SharePartitionSnapshot): void {
+  /**
+   * A changed share partition written to the share-state log. A failed write
+   * is logged and returns false: an acknowledgement is then answered
+   * KAFKA_STORAGE_ERROR (an expired lock's change has no request to fail).
+   */
+  private keep(s: SharePartitionSnapshot): boolean {
     try {
       this.store?.written(s)
+      return true
     } catch (err) {
       this.cluster.problem(null, `share-state log: ${(err as Error).message}`, 'error')
+      return false
     }
   }
 
