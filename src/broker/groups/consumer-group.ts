@@ -110,8 +110,9 @@ const DEFAULT_ASSIGNOR = 'uniform'
  */
 export class ConsumerGroup extends GroupOffsets {
   readonly type = 'consumer'
-  groupEpoch = 0
-  assignmentEpoch = 0
+  /** Kafka's coordinator makes a group at epoch 1 with an empty target (KAFKA-20268): its first member joins at 2. */
+  groupEpoch = 1
+  assignmentEpoch = 1
   assignorName = DEFAULT_ASSIGNOR
   readonly members = new Map<string, ConsumerMember>()
   /** instance id -> member id */
