@@ -49,6 +49,8 @@ interface ConfigDef {
   boundsTakeDefault?: boolean
   /** The accepted values (each element of a list). */
   allowed?: string[]
+  /** A group config's broker config (group.*), whose value it takes when not set: its synonym below it. */
+  brokerSynonym?: string
 }
 
 const fixed = (value: string) => () => value
@@ -85,6 +87,7 @@ const BROKER_DYNAMIC: Record<string, ConfigDef> = {
 /** Kafka 4.4's GroupConfig keys, defaulting to the broker's group.* configs (Kafka's defaults where wafka has no option). */
 const GROUP: Record<string, ConfigDef> = {
   'consumer.session.timeout.ms': {
+    brokerSynonym: 'group.consumer.session.timeout.ms',
     type: TYPE_INT,
     value: (c) => String(c.options.consumerGroupSessionTimeoutMs),
     min: 45000,
@@ -92,16 +95,23 @@ const GROUP: Record<string, ConfigDef> = {
     boundsTakeDefault: true,
   },
   'consumer.heartbeat.interval.ms': {
+    brokerSynonym: 'group.consumer.heartbeat.interval.ms',
     type: TYPE_INT,
     value: (c) => String(c.options.consumerGroupHeartbeatIntervalMs),
     min: 5000,
     max: 15000,
     boundsTakeDefault: true,
   },
-  'consumer.assignment.interval.ms': { type: TYPE_INT, value: (c) => String(c.options.consumerGroupAssignmentIntervalMs), min: 0 },
+  'consumer.assignment.interval.ms': {
+    brokerSynonym: 'group.consumer.assignment.interval.ms',
+    type: TYPE_INT,
+    value: (c) => String(c.options.consumerGroupAssignmentIntervalMs),
+    min: 0,
+  },
   'consumer.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
   // Bounded by the broker's group.share.min.* (as Kafka's GroupConfig), so a test rig may allow short locks and sessions.
   'share.session.timeout.ms': {
+    brokerSynonym: 'group.share.session.timeout.ms',
     type: TYPE_INT,
     value: (c) => String(c.options.shareGroupSessionTimeoutMs),
     min: (c) => c.options.shareGroupMinSessionTimeoutMs,
@@ -109,6 +119,7 @@ const GROUP: Record<string, ConfigDef> = {
     boundsTakeDefault: true,
   },
   'share.heartbeat.interval.ms': {
+    brokerSynonym: 'group.share.heartbeat.interval.ms',
     type: TYPE_INT,
     value: (c) => String(c.options.shareGroupHeartbeatIntervalMs),
     min: (c) => c.options.shareGroupMinHeartbeatIntervalMs,
@@ -116,14 +127,22 @@ const GROUP: Record<string, ConfigDef> = {
     boundsTakeDefault: true,
   },
   'share.record.lock.duration.ms': {
+    brokerSynonym: 'group.share.record.lock.duration.ms',
     type: TYPE_INT,
     value: (c) => String(c.options.shareGroupRecordLockDurationMs),
     min: (c) => c.options.shareGroupMinRecordLockDurationMs,
     max: 60000,
     boundsTakeDefault: true,
   },
-  'share.delivery.count.limit': { type: TYPE_INT, value: (c) => String(c.options.shareGroupDeliveryCountLimit), min: 2, max: 10 },
+  'share.delivery.count.limit': {
+    brokerSynonym: 'group.share.delivery.count.limit',
+    type: TYPE_INT,
+    value: (c) => String(c.options.shareGroupDeliveryCountLimit),
+    min: 2,
+    max: 10,
+  },
   'share.partition.max.record.locks': {
+    brokerSynonym: 'group.share.partition.max.record.locks',
     type: TYPE_INT,
     value: (c) => String(c.options.shareGroupPartitionMaxRecordLocks),
     min: 100,
@@ -132,13 +151,36 @@ const GROUP: Record<string, ConfigDef> = {
   'share.auto.offset.reset': { type: TYPE_STRING, value: fixed('latest') },
   'share.isolation.level': { type: TYPE_STRING, value: fixed('read_uncommitted'), allowed: ['read_committed', 'read_uncommitted'] },
   'share.renew.acknowledge.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
-  'share.assignment.interval.ms': { type: TYPE_INT, value: fixed('1000'), min: 0 },
+  'share.assignment.interval.ms': { brokerSynonym: 'group.share.assignment.interval.ms', type: TYPE_INT, value: fixed('1000'), min: 0 },
   'share.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
-  'streams.session.timeout.ms': { type: TYPE_INT, value: fixed('45000'), min: 45000, max: 60000 },
-  'streams.heartbeat.interval.ms': { type: TYPE_INT, value: fixed('5000'), min: 5000, max: 15000 },
-  'streams.num.standby.replicas': { type: TYPE_INT, value: fixed('0'), min: 0, max: 2 },
-  'streams.initial.rebalance.delay.ms': { type: TYPE_INT, value: fixed('3000'), min: 0 },
-  'streams.assignment.interval.ms': { type: TYPE_INT, value: fixed('1000'), min: 0 },
+  'streams.session.timeout.ms': {
+    brokerSynonym: 'group.streams.session.timeout.ms',
+    type: TYPE_INT,
+    value: fixed('45000'),
+    min: 45000,
+    max: 60000,
+  },
+  'streams.heartbeat.interval.ms': {
+    brokerSynonym: 'group.streams.heartbeat.interval.ms',
+    type: TYPE_INT,
+    value: fixed('5000'),
+    min: 5000,
+    max: 15000,
+  },
+  'streams.num.standby.replicas': {
+    brokerSynonym: 'group.streams.num.standby.replicas',
+    type: TYPE_INT,
+    value: fixed('0'),
+    min: 0,
+    max: 2,
+  },
+  'streams.initial.rebalance.delay.ms': {
+    brokerSynonym: 'group.streams.initial.rebalance.delay.ms',
+    type: TYPE_INT,
+    value: fixed('3000'),
+    min: 0,
+  },
+  'streams.assignment.interval.ms': { brokerSynonym: 'group.streams.assignment.interval.ms', type: TYPE_INT, value: fixed('1000'), min: 0 },
   'streams.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
   'streams.task.offset.interval.ms': { type: TYPE_INT, value: fixed('60000'), min: 15000 },
   'streams.num.warmup.replicas': { type: TYPE_INT, value: fixed('2'), min: 0, max: 20 },
@@ -204,6 +246,8 @@ export interface DescribedConfig {
   type: number
   /** A secret (Kafka's PASSWORD type): reported without its value. */
   sensitive?: boolean
+  /** What DescribeConfigs lists as its synonyms, in order (absent: itself alone). */
+  synonyms?: Array<{ name: string; value: string | null; source: number }>
 }
 
 /** Every dynamic config of a broker (set for it, for every broker, or default) or group (set or default). */
@@ -213,18 +257,19 @@ export function describeDynamic(cluster: EmbeddedCluster, kind: DynamicKind, nam
   const clusterWide = kind === 'broker' && name !== '' ? sets.get('') : undefined
   return Object.entries(DEFS[kind]).map(([key, def]) => {
     const mine = own?.get(key)
+    if (kind === 'group') return describeGroupConfig(cluster, key, def, mine)
     if (mine !== undefined)
       return {
         name: key,
         value: mine,
         type: def.type,
-        source: kind === 'group' ? SOURCE_GROUP : name === '' ? SOURCE_DYNAMIC_DEFAULT_BROKER : SOURCE_DYNAMIC_BROKER,
+        source: name === '' ? SOURCE_DYNAMIC_DEFAULT_BROKER : SOURCE_DYNAMIC_BROKER,
       }
     const wide = clusterWide?.get(key)
     if (wide !== undefined) return { name: key, value: wide, type: def.type, source: SOURCE_DYNAMIC_DEFAULT_BROKER }
     // Below the dynamic values, as Kafka orders them: the broker's static config (its options), then the default.
     return (
-      (kind === 'broker' ? staticBrokerConfig(cluster, key) : undefined) ?? {
+      staticBrokerConfig(cluster, key) ?? {
         name: key,
         value: def.value(cluster),
         type: def.type,
@@ -232,6 +277,27 @@ export function describeDynamic(cluster: EmbeddedCluster, kind: DynamicKind, nam
       }
     )
   })
+}
+
+/**
+ * A group config as Kafka's ConfigHelper describes it: its own value when set
+ * (DYNAMIC_GROUP_CONFIG), then the broker config it defaults to (group.*, as
+ * the broker has it: static or default), or, where no broker config is one,
+ * its own default under its own name.
+ */
+function describeGroupConfig(cluster: EmbeddedCluster, key: string, def: ConfigDef, mine: string | undefined): DescribedConfig {
+  const broker = def.brokerSynonym === undefined ? undefined : staticBrokerConfig(cluster, def.brokerSynonym)
+  const fallback = broker
+    ? { name: broker.name, value: broker.value, source: broker.source }
+    : { name: def.brokerSynonym ?? key, value: def.value(cluster), source: SOURCE_DEFAULT }
+  if (mine === undefined) return { name: key, value: def.value(cluster), type: def.type, source: fallback.source, synonyms: [fallback] }
+  return {
+    name: key,
+    value: mine,
+    type: def.type,
+    source: SOURCE_GROUP,
+    synonyms: [{ name: key, value: mine, source: SOURCE_GROUP }, fallback],
+  }
 }
 
 /** Whether a broker config may change at run time (DescribeConfigs lists it among the dynamic ones). */

@@ -558,6 +558,67 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
     // Only an unreadable topic: the coordinator is not asked, so the member's generation is not an error.
     expect(codes(await commit(['doomed']))).toEqual({ doomed: [TOPIC] })
   })
+  it('a KIP-848 regex subscription is resolved to the topics the member may DESCRIBE only', async () => {
+    const admin = new Kafka({
+      clientId: 'checks-alice',
+      brokers: [target.bootstrap],
+      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
+    }).admin()
+    await admin.connect()
+    const allow = (resourceType: number, resourceName: string, operation: number) => ({
+      resourceType,
+      resourceName,
+      resourcePatternType: 3,
+      principal: 'User:bob',
+      host: '*',
+      operation,
+      permissionType: 3,
+    })
+    // READ on the group, DESCRIBE on t; nothing on doomed, which the regex matches too.
+    await admin.createAcls({ acl: [allow(3, 'g-regex', 3), allow(2, 't', 8)] })
+    await admin.disconnect()
+    let found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-regex'] })
+    for (let i = 0; i < 100 && found.coordinators[0].errorCode !== 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-regex'] })
+    }
+    expect(found.coordinators[0].errorCode).toBe(0)
+    const meta = await client.request(M.Metadata, 12, { topics: [{ name: 't', topicId: ZERO_UUID }], allowAutoTopicCreation: false })
+    expect(meta.topics[0].errorCode).toBe(0)
+    const beat = (memberId: string, memberEpoch: number, topicPartitions: Array<{ topicId: string; partitions: number[] }> | null) =>
+      client.request(M.ConsumerGroupHeartbeat, 1, {
+        groupId: 'g-regex',
+        memberId,
+        memberEpoch,
+        instanceId: null,
+        rackId: null,
+        rebalanceTimeoutMs: memberEpoch === 0 ? 30000 : -1,
+        subscribedTopicNames: memberEpoch === 0 ? [] : null,
+        subscribedTopicRegex: memberEpoch === 0 ? 't|doomed' : null,
+        serverAssignor: memberEpoch === 0 ? 'uniform' : null,
+        topicPartitions,
+      })
+    const memberId = 'regex-member-0000000'
+    // Until Kafka's broker has loaded the group's coordinator: bounded retries.
+    let r = await beat(memberId, 0, [])
+    for (let i = 0; i < 100 && [14, 15, 16].includes(r.errorCode); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      r = await beat(memberId, 0, [])
+    }
+    expect(r.errorCode, r.errorMessage ?? '').toBe(0)
+    let epoch = r.memberEpoch
+    let assigned = r.assignment?.topicPartitions ?? []
+    // The regex is resolved off the heartbeat path: bounded heartbeats until it lands.
+    for (let i = 0; i < 150 && assigned.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      r = await beat(memberId, epoch, assigned)
+      expect(r.errorCode, r.errorMessage ?? '').toBe(0)
+      epoch = r.memberEpoch
+      if (r.assignment) assigned = r.assignment.topicPartitions
+    }
+    expect(assigned).toEqual([{ topicId: meta.topics[0].topicId, partitions: [0] }])
+    expect((await beat(memberId, -1, null)).errorCode).toBe(0)
+  }, 60_000)
 })
 
 describe('every API on the embedded broker with allow.everyone.if.no.acl.found', () => {

@@ -107,40 +107,40 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
     const a = await join(c, 'member-a')
     expect(a.errorCode).toBe(0)
     expect(a.memberId).toBe('member-a')
-    expect(a.memberEpoch).toBe(1)
+    expect(a.memberEpoch).toBe(2)
     expect(a.heartbeatIntervalMs).toBe(5000)
     expect(partitionsOf(a.assignment)).toEqual([0, 1, 2, 3, 4, 5])
 
-    // b joins: group epoch 2, but every partition is still a's.
+    // b joins: group epoch 3, but every partition is still a's.
     const b = await join(c, 'member-b')
-    expect(b.memberEpoch).toBe(2)
+    expect(b.memberEpoch).toBe(3)
     expect(partitionsOf(b.assignment)).toEqual([])
 
-    // a's heartbeat asks it to give three up; it stays at epoch 1 while it still owns them.
-    const a2 = await beat(c, 'member-a', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
-    expect(a2.memberEpoch).toBe(1)
+    // a's heartbeat asks it to give three up; it stays at epoch 2 while it still owns them.
+    const a2 = await beat(c, 'member-a', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
+    expect(a2.memberEpoch).toBe(2)
     const aKeeps = partitionsOf(a2.assignment)
     expect(aKeeps).toHaveLength(3)
     // Not yet revoked: b still gets nothing, however often it asks.
-    expect(partitionsOf((await beat(c, 'member-b', 2, [])).assignment)).toEqual([])
+    expect(partitionsOf((await beat(c, 'member-b', 3, [])).assignment)).toEqual([])
     // Still owning them (and saying so), a stays put.
-    expect((await beat(c, 'member-a', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).memberEpoch).toBe(1)
+    expect((await beat(c, 'member-a', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).memberEpoch).toBe(2)
 
-    // a says it now owns only what it keeps: epoch 2 (its partitions unchanged, so no assignment), and b gets the other three.
-    const a3 = await beat(c, 'member-a', 1, [{ topicId: id, partitions: aKeeps }])
-    expect(a3.memberEpoch).toBe(2)
+    // a says it now owns only what it keeps: epoch 3 (its partitions unchanged, so no assignment), and b gets the other three.
+    const a3 = await beat(c, 'member-a', 2, [{ topicId: id, partitions: aKeeps }])
+    expect(a3.memberEpoch).toBe(3)
     expect(a3.assignment).toBeNull()
-    const b2 = await beat(c, 'member-b', 2, [])
-    expect(b2.memberEpoch).toBe(2)
+    const b2 = await beat(c, 'member-b', 3, [])
+    expect(b2.memberEpoch).toBe(3)
     const bGets = partitionsOf(b2.assignment)
     expect(bGets).toHaveLength(3)
     expect([...aKeeps, ...bGets].sort()).toEqual([0, 1, 2, 3, 4, 5])
 
     const d = (await c.request(ConsumerGroupDescribe, 1, { groupIds: [GROUP], includeAuthorizedOperations: false })).groups[0]
-    expect(d).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: 2, assignmentEpoch: 2, assignorName: 'uniform' })
+    expect(d).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: 3, assignmentEpoch: 3, assignorName: 'uniform' })
     expect(d.members.map((m) => [m.memberId, m.memberEpoch, m.memberType]).sort()).toEqual([
-      ['member-a', 2, 1],
-      ['member-b', 2, 1],
+      ['member-a', 3, 1],
+      ['member-b', 3, 1],
     ])
     const described = d.members.find((m) => m.memberId === 'member-b')!
     expect(described.assignment.topicPartitions).toEqual([{ topicId: id, topicName: 't', partitions: bGets }])
@@ -152,22 +152,22 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
     await start(PER_HEARTBEAT)
     const c = await coordinator()
     const id = await topicId(c)
-    expect((await join(c, 'm')).memberEpoch).toBe(1)
-    expect((await beat(c, 'm', 2, null)).errorCode).toBe(ErrorCodes.FENCED_MEMBER_EPOCH)
-    expect((await beat(c, 'other', 1, null)).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
-    // A second member moves m to epoch 3 once m revokes.
+    expect((await join(c, 'm')).memberEpoch).toBe(2)
+    expect((await beat(c, 'm', 3, null)).errorCode).toBe(ErrorCodes.FENCED_MEMBER_EPOCH)
+    expect((await beat(c, 'other', 2, null)).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+    // A second member moves m to epoch 4 once m revokes.
     await join(c, 'n')
-    const revoking = await beat(c, 'm', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
+    const revoking = await beat(c, 'm', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
     const keeps = partitionsOf(revoking.assignment)
-    expect((await beat(c, 'm', 1, [{ topicId: id, partitions: keeps }])).memberEpoch).toBe(2)
-    // The response with epoch 2 was lost: epoch 1 again, owning a subset of its assignment, is fine.
-    const retried = await beat(c, 'm', 1, [{ topicId: id, partitions: keeps }])
+    expect((await beat(c, 'm', 2, [{ topicId: id, partitions: keeps }])).memberEpoch).toBe(3)
+    // The response with epoch 3 was lost: epoch 2 again, owning a subset of its assignment, is fine.
+    const retried = await beat(c, 'm', 2, [{ topicId: id, partitions: keeps }])
     expect(retried.errorCode).toBe(0)
-    expect(retried.memberEpoch).toBe(2)
-    // Epoch 1 claiming partitions it does not have is fenced.
-    expect((await beat(c, 'm', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).errorCode).toBe(ErrorCodes.FENCED_MEMBER_EPOCH)
+    expect(retried.memberEpoch).toBe(3)
+    // Epoch 2 claiming partitions it does not have is fenced.
+    expect((await beat(c, 'm', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).errorCode).toBe(ErrorCodes.FENCED_MEMBER_EPOCH)
     // A group that does not exist: the member must join again.
-    const gone = await c.request(ConsumerGroupHeartbeat, 1, { groupId: 'no-such', memberId: 'x', memberEpoch: 3, topicPartitions: null })
+    const gone = await c.request(ConsumerGroupHeartbeat, 1, { groupId: 'no-such', memberId: 'x', memberEpoch: 4, topicPartitions: null })
     expect(gone.errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
   })
 
@@ -219,7 +219,7 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
     expect(await refusal({ rackId: ' ' })).toEqual(invalid("RackId can't be empty."))
     expect(await refusal({ groupId: ' ' })).toEqual(invalid("GroupId can't be empty."))
     // v0 names a joining member itself, but a heartbeat or a leave must carry the id.
-    expect(await refusal({ memberId: '', memberEpoch: 3, topicPartitions: null }, 0)).toEqual(invalid("MemberId can't be empty."))
+    expect(await refusal({ memberId: '', memberEpoch: 4, topicPartitions: null }, 0)).toEqual(invalid("MemberId can't be empty."))
     expect(await refusal({ memberId: '', memberEpoch: -1, topicPartitions: null }, 0)).toEqual(invalid("MemberId can't be empty."))
     expect(await refusal({ subscribedTopicNames: null })).toEqual(
       invalid('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.'),
@@ -242,16 +242,16 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
     const id = await topicId(c)
     await join(c, 'a')
     await join(c, 'b')
-    const keeps = partitionsOf((await beat(c, 'a', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).assignment)
-    await beat(c, 'a', 1, [{ topicId: id, partitions: keeps }])
-    const bHas = partitionsOf((await beat(c, 'b', 2, [])).assignment)
+    const keeps = partitionsOf((await beat(c, 'a', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).assignment)
+    await beat(c, 'a', 2, [{ topicId: id, partitions: keeps }])
+    const bHas = partitionsOf((await beat(c, 'b', 3, [])).assignment)
     expect(bHas).toHaveLength(3)
     const left = await beat(c, 'b', -1, null)
     expect(left).toMatchObject({ errorCode: 0, memberId: 'b', memberEpoch: -1 })
-    const a = await beat(c, 'a', 2, [{ topicId: id, partitions: keeps }])
-    expect(a.memberEpoch).toBe(3)
+    const a = await beat(c, 'a', 3, [{ topicId: id, partitions: keeps }])
+    expect(a.memberEpoch).toBe(4)
     expect(partitionsOf(a.assignment)).toEqual([0, 1, 2, 3, 4, 5])
-    expect((await beat(c, 'b', 2, null)).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+    expect((await beat(c, 'b', 3, null)).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
     expect((await beat(c, 'b', -1, null)).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
   })
 
@@ -263,7 +263,7 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
     expect(partitionsOf(first.assignment)).toEqual([0, 1, 2, 3, 4, 5])
     expect((await join(c, 'intruder', { instanceId: 'instance' })).errorCode).toBe(ErrorCodes.UNRELEASED_INSTANCE_ID)
     // A heartbeat naming the instance with the wrong member id is fenced.
-    expect((await beat(c, 'intruder', 1, null, 'instance')).errorCode).toBe(ErrorCodes.FENCED_INSTANCE_ID)
+    expect((await beat(c, 'intruder', 2, null, 'instance')).errorCode).toBe(ErrorCodes.FENCED_INSTANCE_ID)
     const left = await beat(c, 'incarnation-1', -2, null, 'instance')
     expect(left).toMatchObject({ errorCode: 0, memberEpoch: -2 })
     // While it is away, a dynamic member gets nothing of what the instance holds.
@@ -277,7 +277,7 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
     const d = (await c.request(ConsumerGroupDescribe, 1, { groupIds: [GROUP], includeAuthorizedOperations: false })).groups[0]
     expect(d.members.map((m) => m.memberId).sort()).toEqual(['dynamic', 'incarnation-2'])
     expect(d.members.find((m) => m.memberId === 'incarnation-2')!.instanceId).toBe('instance')
-    expect((await beat(c, 'incarnation-1', 1, null, 'instance')).errorCode).toBe(ErrorCodes.FENCED_INSTANCE_ID)
+    expect((await beat(c, 'incarnation-1', 2, null, 'instance')).errorCode).toBe(ErrorCodes.FENCED_INSTANCE_ID)
     void id
   })
 
@@ -287,12 +287,12 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
     const id = await topicId(c)
     await join(c, 'alive')
     await join(c, 'silent')
-    const keeps = partitionsOf((await beat(c, 'alive', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).assignment)
-    await beat(c, 'alive', 1, [{ topicId: id, partitions: keeps }])
-    expect(partitionsOf((await beat(c, 'silent', 2, [])).assignment)).toHaveLength(3)
+    const keeps = partitionsOf((await beat(c, 'alive', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).assignment)
+    await beat(c, 'alive', 2, [{ topicId: id, partitions: keeps }])
+    expect(partitionsOf((await beat(c, 'silent', 3, [])).assignment)).toHaveLength(3)
     // 'silent' stops; 'alive' keeps heartbeating until it has everything.
     let owned = keeps
-    let epoch = 2
+    let epoch = 3
     await until(
       async () => {
         const r = await beat(c, 'alive', epoch, [{ topicId: id, partitions: owned }])
@@ -304,8 +304,8 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
       5000,
       () => `alive owns ${owned}`,
     )
-    expect(epoch).toBe(3)
-    expect((await beat(c, 'silent', 2, [])).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+    expect(epoch).toBe(4)
+    expect((await beat(c, 'silent', 3, [])).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
   })
 
   it('rebalance timeout: a member that does not revoke in time is fenced, and the partitions move on', async () => {
@@ -320,14 +320,14 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
       subscribedTopicNames: ['t'],
       topicPartitions: [],
     })
-    expect(slow.memberEpoch).toBe(1)
+    expect(slow.memberEpoch).toBe(2)
     await join(c, 'quick')
     // Asked to revoke, 'slow' keeps everything.
-    await beat(c, 'slow', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
+    await beat(c, 'slow', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
     await new Promise((r) => setTimeout(r, 600))
-    expect((await beat(c, 'slow', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
-    const quick = await beat(c, 'quick', 2, [])
-    expect(quick.memberEpoch).toBe(3)
+    expect((await beat(c, 'slow', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+    const quick = await beat(c, 'quick', 3, [])
+    expect(quick.memberEpoch).toBe(4)
     expect(partitionsOf(quick.assignment)).toEqual([0, 1, 2, 3, 4, 5])
   })
 
@@ -356,7 +356,7 @@ describe('ConsumerGroupHeartbeat: epochs, target assignment, reconciliation', ()
       5000,
       () => JSON.stringify(next),
     )
-    expect(next.memberEpoch).toBe(2)
+    expect(next.memberEpoch).toBe(3)
     expect(named(next.assignment)).toEqual(['orders-eu:0', 'orders-eu:1', 'orders-us:0', 'orders-us:1'])
     // Topics created later: test/broker/consumer-group-regex.test.ts.
 
@@ -454,7 +454,7 @@ describe('consumer groups beside classic ones', () => {
     expect(commit.topics[0].partitions[0].errorCode).toBe(0)
     expect((await join(c, 'm')).errorCode).toBe(0)
     const fetched = await c.request(OffsetFetch, 9, {
-      groups: [{ groupId: GROUP, memberId: 'm', memberEpoch: 1, topics: [{ name: 't', partitionIndexes: [0] }] }],
+      groups: [{ groupId: GROUP, memberId: 'm', memberEpoch: 2, topics: [{ name: 't', partitionIndexes: [0] }] }],
       requireStable: false,
     })
     expect(fetched.groups[0].topics[0].partitions[0].committedOffset).toBe(42n)
@@ -472,7 +472,7 @@ describe('consumer groups beside classic ones', () => {
     for (const name of ['t', 'u'])
       await c.request(OffsetCommit, 9, {
         groupId: GROUP,
-        generationIdOrMemberEpoch: 1,
+        generationIdOrMemberEpoch: 2,
         memberId: 'm',
         topics: [{ name, partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }],
       })
@@ -509,11 +509,11 @@ describe('offsets of a consumer group: the member epoch is checked', () => {
           topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 7n, committedMetadata: null }] }],
         })
       ).topics[0].partitions[0].errorCode
-    expect(await commitAt('m', 1)).toBe(0)
+    expect(await commitAt('m', 2)).toBe(0)
     expect(await commitAt('m', 0)).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
-    expect(await commitAt('m', 2)).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
-    expect(await commitAt('nobody', 1)).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
-    expect(await commitAt('m', 1, 8)).toBe(ErrorCodes.UNSUPPORTED_VERSION)
+    expect(await commitAt('m', 3)).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+    expect(await commitAt('nobody', 2)).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+    expect(await commitAt('m', 2, 8)).toBe(ErrorCodes.UNSUPPORTED_VERSION)
     expect(await commitAt('', -1)).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
     const fetchAt = async (memberId: string | null, memberEpoch: number) =>
       (
@@ -522,10 +522,10 @@ describe('offsets of a consumer group: the member epoch is checked', () => {
           requireStable: false,
         })
       ).groups[0]
-    expect((await fetchAt('m', 1)).topics[0].partitions[0].committedOffset).toBe(7n)
+    expect((await fetchAt('m', 2)).topics[0].partitions[0].committedOffset).toBe(7n)
     expect((await fetchAt(null, -1)).topics[0].partitions[0].committedOffset).toBe(7n)
     expect((await fetchAt('m', 0)).errorCode).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
-    expect((await fetchAt('ghost', 1)).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+    expect((await fetchAt('ghost', 2)).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
   })
 })
 
@@ -545,21 +545,21 @@ describe('offsets of a consumer group: commits at an older epoch (Kafka 4.4)', (
       ).topics[0].partitions[0].errorCode
     await join(c, 'a')
     await join(c, 'b')
-    const a1 = await beat(c, 'a', 1, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
+    const a1 = await beat(c, 'a', 2, [{ topicId: id, partitions: [0, 1, 2, 3, 4, 5] }])
     const kept = partitionsOf(a1.assignment)
     const gaveUp = [0, 1, 2, 3, 4, 5].filter((p) => !kept.includes(p))
-    expect((await beat(c, 'a', 1, [{ topicId: id, partitions: kept }])).memberEpoch).toBe(2)
-    const b = await beat(c, 'b', 2, [])
+    expect((await beat(c, 'a', 2, [{ topicId: id, partitions: kept }])).memberEpoch).toBe(3)
+    const b = await beat(c, 'b', 3, [])
     expect(partitionsOf(b.assignment)).toEqual(gaveUp)
 
-    // a is at epoch 2; it has held `kept` since epoch 1.
-    expect(await commitAt('a', 1, kept[0])).toBe(ErrorCodes.NONE)
+    // a is at epoch 3; it has held `kept` since epoch 2.
     expect(await commitAt('a', 2, kept[0])).toBe(ErrorCodes.NONE)
-    expect(await commitAt('a', 1, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
-    expect(await commitAt('a', 3, kept[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
-    // b got its partitions at epoch 2.
-    expect(await commitAt('b', 1, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
-    expect(await commitAt('b', 2, gaveUp[0])).toBe(ErrorCodes.NONE)
+    expect(await commitAt('a', 3, kept[0])).toBe(ErrorCodes.NONE)
+    expect(await commitAt('a', 2, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+    expect(await commitAt('a', 4, kept[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+    // b got its partitions at epoch 3.
+    expect(await commitAt('b', 2, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+    expect(await commitAt('b', 3, gaveUp[0])).toBe(ErrorCodes.NONE)
     expect(await commitAt('b', -1, gaveUp[0])).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
   })
 })
@@ -588,7 +588,7 @@ describe('timers', () => {
     hb('a', 0, [])
     hb('b', 0, [])
     const id = controller.topics.get('t')!.id
-    hb('a', 1, [{ topicId: id, partitions: [0, 1] }]) // asked to revoke: a rebalance timer runs
+    hb('a', 2, [{ topicId: id, partitions: [0, 1] }]) // asked to revoke: a rebalance timer runs
     const a = g.members.get('a')!
     expect(a.state).toBe('unrevoked')
     expect(a.rebalanceTimer).not.toBeNull()

@@ -218,6 +218,6 @@ describe('regex resolution (the group alone)', () => {
     beat()
     await new Promise((r) => setTimeout(r, 5))
     expect(beat()).toEqual(['orders-eu:0.1', 'orders-jp:0'])
-    expect(g.groupEpoch).toBe(3)
+    expect(g.groupEpoch).toBe(4)
   })
 })

@@ -13,6 +13,7 @@ import { Kafka } from '../../src/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
   ApiVersions,
+  DescribeConfigs,
   DescribeGroups,
   FindCoordinator,
   IncrementalAlterConfigs,
@@ -262,18 +263,78 @@ for (const target of brokerTargets())
         { timeoutMs: 90_000 },
       )
       expect(r.code, r.stderr.slice(-3000)).toBe(0)
-      // Every group ListConfigResources lists and every group ListGroups lists, with its dynamic configs. (Kafka adds a
-      // group config's broker default as a second synonym, the embedded broker does not: README's "Where it differs".)
+      // Every group ListConfigResources lists and every group ListGroups lists, with its dynamic configs and their synonyms.
       const lines = r.stdout
         .trim()
         .split('\n')
-        .map((l) => l.trim().replace(/, DEFAULT_CONFIG:group\.consumer\.session\.timeout\.ms=45000\}$/, '}'))
+        .map((l) => l.trim())
       expect(lines).toEqual([
         'Dynamic configs for group nv-group are:',
         'Dynamic configs for group nv-configured are:',
-        'consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:consumer.session.timeout.ms=50000}',
+        'consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:consumer.session.timeout.ms=50000, DEFAULT_CONFIG:group.consumer.session.timeout.ms=45000}',
       ])
     }, 120_000)
+
+    it('DescribeConfigs of a group with synonyms: its own value (if set), then the broker config it defaults to (group.*), or its own default where no broker config is one', async () => {
+      const set = await client.request(IncrementalAlterConfigs, 1, {
+        resources: [
+          {
+            resourceType: 32,
+            resourceName: 'nv-synonyms',
+            configs: [
+              { name: 'consumer.session.timeout.ms', configOperation: 0, value: '50000' },
+              { name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' },
+            ],
+          },
+        ],
+        validateOnly: false,
+      })
+      expect(set.responses[0].errorCode, set.responses[0].errorMessage ?? '').toBe(ErrorCodes.NONE)
+      const keys = [
+        'consumer.session.timeout.ms',
+        'consumer.heartbeat.interval.ms',
+        'share.auto.offset.reset',
+        'errors.deadletterqueue.topic.name',
+      ]
+      const describe = async () => {
+        const r = await client.request(DescribeConfigs, 4, {
+          resources: [{ resourceType: 32, resourceName: 'nv-synonyms', configurationKeys: keys }],
+          includeSynonyms: true,
+          includeDocumentation: false,
+        })
+        expect(r.results[0].errorCode, r.results[0].errorMessage ?? '').toBe(ErrorCodes.NONE)
+        return Object.fromEntries(
+          r.results[0].configs.map((c) => [
+            c.name,
+            [c.value, c.configSource, ...c.synonyms.map((x) => `${x.source}:${x.name}=${x.value}`)],
+          ]),
+        )
+      }
+      // Kafka's broker describes group configs from its metadata image, a moment after the change.
+      let shown: Record<string, unknown> = {}
+      await until(
+        async () => ((shown = await describe()), (shown['consumer.session.timeout.ms'] as string[])?.[0] === '50000'),
+        10_000,
+        () => JSON.stringify(shown),
+      )
+      const [GROUP, DEFAULT] = [8, 5]
+      expect(shown).toEqual({
+        'consumer.session.timeout.ms': [
+          '50000',
+          GROUP,
+          `${GROUP}:consumer.session.timeout.ms=50000`,
+          `${DEFAULT}:group.consumer.session.timeout.ms=45000`,
+        ],
+        'consumer.heartbeat.interval.ms': ['5000', DEFAULT, `${DEFAULT}:group.consumer.heartbeat.interval.ms=5000`],
+        'share.auto.offset.reset': [
+          'earliest',
+          GROUP,
+          `${GROUP}:share.auto.offset.reset=earliest`,
+          `${DEFAULT}:share.auto.offset.reset=latest`,
+        ],
+        'errors.deadletterqueue.topic.name': ['', DEFAULT, `${DEFAULT}:errors.deadletterqueue.topic.name=`],
+      })
+    })
 
     it("UpdateFeatures: transaction.version down and up as Kafka's controller allows, validateOnly changing nothing, every refusal INVALID_UPDATE_VERSION with Kafka's message", async () => {
       const finalized = async () => {

@@ -107,6 +107,18 @@ export function allowedNames(ctx: RequestContext, op: number, type: number, name
   return out
 }
 
+/**
+ * Whether the request's principal may DESCRIBE a topic, asked later (a group
+ * resolving its regexes after the heartbeat that asked for it): it holds the
+ * principal, not the request.
+ */
+export function topicDescriber(ctx: RequestContext): (topic: string) => boolean {
+  const authorizer = ctx.cluster.authorizer
+  if (!authorizer.enabled || ctx.connection.internal) return () => true
+  const who = requester(ctx)
+  return (topic) => authorizer.authorize(who, AclOperationTypes.DESCRIBE, AclResourceTypes.TOPIC, topic)
+}
+
 /** The cluster's authorized-operations bitfield: 0 without DESCRIBE on it (as Kafka's AuthHelper answers). */
 export function clusterAuthorizedOperations(ctx: RequestContext): number {
   return allowed(ctx, AclOperationTypes.DESCRIBE) ? authorizedOperations(ctx, AclResourceTypes.CLUSTER) : 0

@@ -56,6 +56,8 @@ export interface HeartbeatRequest {
   topicPartitions: TopicPartitionsIn[] | null
   clientId: string
   clientHost: string
+  /** Whether the heartbeat's principal may DESCRIBE a topic: a regex it makes the group resolve matches only those (absent: every topic). */
+  mayDescribeTopic?: (topic: string) => boolean
 }
 
 export interface HeartbeatResult {
@@ -108,8 +110,9 @@ const DEFAULT_ASSIGNOR = 'uniform'
  */
 export class ConsumerGroup extends GroupOffsets {
   readonly type = 'consumer'
-  groupEpoch = 0
-  assignmentEpoch = 0
+  /** Kafka's coordinator makes a group at epoch 1 with an empty target (KAFKA-20268): its first member joins at 2. */
+  groupEpoch = 1
+  assignmentEpoch = 1
   assignorName = DEFAULT_ASSIGNOR
   readonly members = new Map<string, ConsumerMember>()
   /** instance id -> member id */
@@ -238,7 +241,7 @@ export class ConsumerGroup extends GroupOffsets {
     if (req.subscribedTopicRegex !== null) member.subscribedTopicRegex = regex
     member.clientId = req.clientId
     member.clientHost = req.clientHost
-    this.maybeResolveRegexes(before?.subscribedTopicRegex ?? null, member.subscribedTopicRegex)
+    this.maybeResolveRegexes(before?.subscribedTopicRegex ?? null, member.subscribedTopicRegex, req.mayDescribeTopic)
 
     let bump =
       before === null ||
@@ -349,9 +352,14 @@ export class ConsumerGroup extends GroupOffsets {
    * more, and resolve the group's regexes again (all of them, together, as
    * Kafka does) when one is new to the group, when topics were created since
    * the last resolution, or when the refresh interval has passed — never
-   * twice within the batch interval.
+   * twice within the batch interval. As Kafka's, the resolution sees only the
+   * topics the principal of the heartbeat that started it may DESCRIBE.
    */
-  private maybeResolveRegexes(oldRegex: string | null, newRegex: string | null): void {
+  private maybeResolveRegexes(
+    oldRegex: string | null,
+    newRegex: string | null,
+    mayDescribeTopic: (topic: string) => boolean = () => true,
+  ): void {
     const subscribed = this.subscribedRegexes()
     let required = false
     if (oldRegex !== newRegex) {
@@ -370,12 +378,12 @@ export class ConsumerGroup extends GroupOffsets {
     if (!required) return
     this.regexResolution = setTimeout(() => {
       this.regexResolution = null
-      this.resolveRegexes()
+      this.resolveRegexes(mayDescribeTopic)
     }, 0)
   }
 
   /** Every subscribed regex matched against the topics now; a change of what they match is a new group epoch. */
-  private resolveRegexes(): void {
+  private resolveRegexes(mayDescribeTopic: (topic: string) => boolean): void {
     if (this.closed) return
     const now = Date.now()
     const metadataOffset = this.controller.log.length
@@ -384,7 +392,7 @@ export class ConsumerGroup extends GroupOffsets {
       const re = compileRegex(regex)
       const topics = new Set<string>()
       // Internal topics too: Kafka's coordinator does not skip them (a client that does not want them filters them itself).
-      for (const name of this.controller.topics.keys()) if (re.test(name)) topics.add(name)
+      for (const name of this.controller.topics.keys()) if (re.test(name) && mayDescribeTopic(name)) topics.add(name)
       this.regexes.set(regex, { topics, resolvedAtMs: now, metadataOffset })
     }
     const signature = this.signature()

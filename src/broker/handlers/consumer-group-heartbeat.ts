@@ -6,7 +6,7 @@ import {
 } from '../../protocol/messages/ConsumerGroupHeartbeat.js'
 import { defineHandler } from '../handler.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
-import { allowedNames } from '../auth/authorizer.js'
+import { allowedNames, topicDescriber } from '../auth/authorizer.js'
 import { coordinatorError } from './group-common.js'
 
 const fail = (errorCode: number, errorMessage: string | null = null) => ({
@@ -56,6 +56,7 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
       topicPartitions: req.topicPartitions,
       clientId: ctx.header.clientId ?? '',
       clientHost: `/${ctx.connection.remoteAddress}`,
+      mayDescribeTopic: topicDescriber(ctx),
     })
   },
   errorResponse: (_req, code) => fail(code),

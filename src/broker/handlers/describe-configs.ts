@@ -111,7 +111,7 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
               isDefault: c.source === SOURCE_DEFAULT,
               configSource: c.source,
               isSensitive: c.sensitive === true,
-              synonyms: req.includeSynonyms ? [{ name: c.name, value: c.value, source: c.source }] : [],
+              synonyms: req.includeSynonyms ? (c.synonyms ?? [{ name: c.name, value: c.value, source: c.source }]) : [],
               configType: c.type,
               documentation: null,
             })),
