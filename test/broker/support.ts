@@ -1,7 +1,7 @@
 import { logLevel, type KafkaMessage, type LogCreator, type LogLevel } from '../../src/index.js'
-import { DescribeConfigs, FindCoordinator } from '../../src/protocol/messages/index.js'
+import { DescribeConfigs, DescribeGroups, FindCoordinator } from '../../src/protocol/messages/index.js'
 import { describeMessage, type TestMessage } from './messages.js'
-import type { RawClient } from './raw-client.js'
+import { RawClient } from './raw-client.js'
 
 /** Polls until `done()` holds; fails after timeoutMs saying what it waited for. */
 export async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
@@ -111,4 +111,33 @@ export async function groupCoordinator(client: RawClient, groupId: string): Prom
   const found = (await client.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [groupId] })).coordinators[0]
   if (found.errorCode !== 0) throw new Error(`FindCoordinator for ${groupId}: error ${found.errorCode}`)
   return found.nodeId
+}
+
+/**
+ * A connection to `groupId`'s coordinator, found from `bootstrap` and kept in
+ * `open` (with the bootstrap connection) for the caller to close. Waits, as a
+ * client does, while Kafka answers COORDINATOR_NOT_AVAILABLE (no
+ * __consumer_offsets yet), NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS.
+ */
+export async function openCoordinator(bootstrap: string, groupId: string, open: RawClient[]): Promise<RawClient> {
+  const boot = await RawClient.open(bootstrap.split(',')[0])
+  open.push(boot)
+  let found: { host: string; port: number; errorCode: number } | undefined
+  await until(
+    async () => {
+      found = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [groupId] })).coordinators[0]
+      return found.errorCode === 0
+    },
+    30_000,
+    () => `coordinator of ${groupId}: ${JSON.stringify(found)}`,
+  )
+  const c = await RawClient.open(`${found!.host}:${found!.port}`)
+  open.push(c)
+  let state = -1
+  await until(
+    async () => ((state = (await c.request(DescribeGroups, 5, { groups: [groupId] })).groups[0].errorCode), ![14, 15, 16].includes(state)),
+    30_000,
+    () => `coordinator of ${groupId} loaded: ${state}`,
+  )
+  return c
 }

@@ -4,9 +4,9 @@
 // second member, an empty group's first member and a subscription change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
-import { ConsumerGroupDescribe, ConsumerGroupHeartbeat, DescribeGroups, FindCoordinator } from '../../src/protocol/messages/index.js'
+import { ConsumerGroupDescribe, ConsumerGroupHeartbeat } from '../../src/protocol/messages/index.js'
 import { RawClient } from '../broker/raw-client.js'
-import { until } from '../broker/support.js'
+import { openCoordinator } from '../broker/support.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 
 type Owned = Array<{ topicId: string; partitions: number[] }>
@@ -33,31 +33,7 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       await cluster?.stop()
     })
 
-    async function coordinator(groupId: string): Promise<RawClient> {
-      const boot = await RawClient.open(cluster.bootstrap.split(',')[0])
-      open.push(boot)
-      let found: { host: string; port: number; errorCode: number } | undefined
-      await until(
-        async () => {
-          found = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [groupId] })).coordinators[0]
-          return found.errorCode === 0
-        },
-        30_000,
-        () => `coordinator of ${groupId}: ${JSON.stringify(found)}`,
-      )
-      const c = await RawClient.open(`${found!.host}:${found!.port}`)
-      open.push(c)
-      let state = -1
-      await until(
-        async () => (
-          (state = (await c.request(DescribeGroups, 5, { groups: [groupId] })).groups[0].errorCode),
-          ![14, 15, 16].includes(state)
-        ),
-        30_000,
-        () => `coordinator of ${groupId} loaded: ${state}`,
-      )
-      return c
-    }
+    const coordinator = (groupId: string) => openCoordinator(cluster.bootstrap, groupId, open)
 
     const heartbeat = (
       c: RawClient,

@@ -13,13 +13,12 @@ import {
   ConsumerGroupDescribe,
   ConsumerGroupHeartbeat,
   DescribeGroups,
-  FindCoordinator,
   Metadata,
   OffsetCommit,
   OffsetFetch,
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from '../broker/raw-client.js'
-import { until } from '../broker/support.js'
+import { openCoordinator, until } from '../broker/support.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 
 type Owned = Array<{ topicId: string; partitions: number[] }>
@@ -50,29 +49,7 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
     })
 
     async function coordinator(groupId: string): Promise<RawClient> {
-      const boot = await RawClient.open(cluster.bootstrap.split(',')[0])
-      open.push(boot)
-      let found: { host: string; port: number; errorCode: number } | undefined
-      await until(
-        async () => {
-          found = (await boot.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [groupId] })).coordinators[0]
-          return found.errorCode === 0
-        },
-        30_000,
-        () => `coordinator of ${groupId}: ${JSON.stringify(found)}`,
-      )
-      const c = await RawClient.open(`${found!.host}:${found!.port}`)
-      open.push(c)
-      // Kafka answers NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS until its offsets partition is loaded.
-      let state = -1
-      await until(
-        async () => (
-          (state = (await c.request(DescribeGroups, 5, { groups: [groupId] })).groups[0].errorCode),
-          ![14, 15, 16].includes(state)
-        ),
-        30_000,
-        () => `coordinator of ${groupId} loaded: ${state}`,
-      )
+      const c = await openCoordinator(cluster.bootstrap, groupId, open)
       const md = await c.request(Metadata, 12, { topics: null })
       names = new Map(md.topics.map((t) => [t.topicId, t.name!]))
       return c
