@@ -149,14 +149,14 @@ export function contestOptions<S>(scriptUrl: string, scenarios: S[], scenarioNam
  * halfway. It sits beside the bundle so that packages resolve the same way;
  * the caller removes it.
  */
-function snapshotBundle(bundle: string, name: string): string {
+export function snapshotBundle(bundle: string, name: string): string {
   const snapshot = join(dirname(bundle), `.${name}-run-${process.pid}.js`)
   copyFileSync(bundle, snapshot)
   return snapshot
 }
 
 /** Runs `script --child <job>` and resolves with what it sent back; SIGKILLs it after `timeoutMs`. */
-function runChild<R>(script: string, job: unknown, timeoutMs: number, profileDir: string | null): Promise<R> {
+export function runChild<R>(script: string, job: unknown, timeoutMs: number, profileDir: string | null): Promise<R> {
   const execArgv = ['--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])]
   return new Promise((resolve, reject) => {
     const proc: ChildProcess = fork(script, ['--child', JSON.stringify(job)], { execArgv, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] })
@@ -321,11 +321,11 @@ export interface Summary {
 }
 
 /** A summary per (scenario, contender), in that order; `settings` says what the contender was told in the scenario at that index. */
-export function summarize(
+export function summarize<Id extends string = ContenderId>(
   runs: readonly ContestRun[],
   scenarios: readonly string[],
-  contenders: ReadonlyArray<{ id: ContenderId; name: string }>,
-  settings: (id: ContenderId, scenario: number) => string,
+  contenders: ReadonlyArray<{ id: Id; name: string }>,
+  settings: (id: Id, scenario: number) => string,
 ): Summary[] {
   const out: Summary[] = []
   scenarios.forEach((name, index) => {
@@ -415,7 +415,7 @@ export interface MarkdownText {
   timedUntil: string
 }
 
-function markdown(h: ContestHeader, text: MarkdownText, summaries: Summary[]): string {
+export function contestMarkdown(h: ContestHeader, text: MarkdownText, summaries: Summary[]): string {
   const m = h.machine
   const scenarios = [...new Set(summaries.map((x) => x.scenario))]
   const contenders = [...new Set(summaries.map((x) => x.contender))]
@@ -492,7 +492,7 @@ export function writeResults(
   const dir = join(root, 'bench', 'results')
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify({ ...header, summaries, runs }, null, 2)}\n`)
-  writeFileSync(join(dir, `${name}.md`), markdown(header, text, summaries))
+  writeFileSync(join(dir, `${name}.md`), contestMarkdown(header, text, summaries))
   writeFileSync(
     join(dir, `${name}.svg`),
     contestChartSvg(contestChartTitle(name, header as ContestHeader & { messages?: number; rounds?: number }), summaries),

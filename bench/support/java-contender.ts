@@ -23,16 +23,16 @@ export interface JavaResult extends ChildResult {
   output: string
 }
 
-/** Compiles PerfRun.java (once per change) into dist/bench/java; returns the directory. */
-function perfRunClasses(classPath: string): string {
+/** Compiles bench/java/<name>.java (once per change) into dist/bench/java; returns the directory. */
+export function benchJavaClasses(classPath: string, name = 'PerfRun'): string {
   const root = repositoryRoot()
-  const source = join(root, 'bench', 'java', 'PerfRun.java')
+  const source = join(root, 'bench', 'java', `${name}.java`)
   const out = join(root, 'dist', 'bench', 'java')
-  const cls = join(out, 'PerfRun.class')
+  const cls = join(out, `${name}.class`)
   if (!existsSync(cls) || statSync(cls).mtimeMs < statSync(source).mtimeMs) {
     mkdirSync(out, { recursive: true })
     const r = spawnSync('javac', ['-d', out, '-cp', classPath, source], { encoding: 'utf8' })
-    if (r.status !== 0) throw new Error(`javac PerfRun.java failed: ${r.stderr || r.error}`)
+    if (r.status !== 0) throw new Error(`javac ${name}.java failed: ${r.stderr || r.error}`)
   }
   return out
 }
@@ -57,7 +57,7 @@ export function runJavaTool(
   rate: (output: string) => { messages: number; perSec: number },
   timeoutMs: number,
 ): Promise<JavaResult> {
-  const classes = perfRunClasses(classPath)
+  const classes = benchJavaClasses(classPath)
   const log4j = join(repositoryRoot(), 'bench', 'java', 'log4j2.yaml')
   // Through the rig's RigMain (on the launcher's class path), which halts the JVM when its stdin closes:
   // however the benchmark ends, no client JVM outlives it.

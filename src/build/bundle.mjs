@@ -50,6 +50,7 @@ const benches = [
   'metadata-memory',
   'channels',
   'restart',
+  'share',
 ]
 
 // Chunks are named by hash: old ones would pile up beside the new.
