@@ -6,8 +6,9 @@ import { builtPackage, type BuiltFormat } from './built-package.js'
 // What runs again against the built package (dist/, ESM and CJS) after the
 // whole suite has run against src/: the public surface and every exported
 // name, the KafkaJS drop-in's suite, a slice of the client suites (a round
-// trip both ways, every error class a hostile broker makes us throw), and the
-// codec's checksums and batch round trips (the built wasm). The runtime smoke
+// trip both ways, every error class a hostile broker makes us throw, the
+// share-group scenarios on the embedded broker), and the codec's checksums
+// and batch round trips (the built wasm). The runtime smoke
 // tests (test/runtimes) load dist/ themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
@@ -26,6 +27,7 @@ export const builtSlice = [
   'test/observe/channels.test.ts',
   'test/observe/otel.test.ts',
   'test/observe/statistics.test.ts',
+  'test/kafka/share-groups-cluster.test.ts',
 ]
 // Unit tests of the drop-in's inner pieces, which the package does not export.
 const notBuilt = ['test/kafkajs/layer.test.ts']
@@ -36,6 +38,8 @@ const built = (format: BuiltFormat) => ({
   test: {
     name: `built-${format}`,
     include: builtSlice,
+    // Read by tests that leave out, against dist/, what only tests a peer (share-groups-cluster.test.ts: real Kafka).
+    env: { WAFKA_BUILT: format },
     exclude: [...configDefaults.exclude, ...notBuilt],
     server: { deps: { external: [/\/dist\/[^/]+\.c?js$/] } },
   },

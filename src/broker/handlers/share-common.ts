@@ -47,7 +47,7 @@ export function acknowledge(
  * session's epoch moves on (a final request closes it afterwards).
  */
 export function continuedSession(ctx: RequestContext, groupId: string, memberId: string, epoch: number): ShareSession | number {
-  const session = ctx.cluster.groups.shares.sessions.get(groupId, memberId)
+  const session = ctx.cluster.groups.shares.sessions.get(ctx.broker.id, groupId, memberId)
   if (!session) return ErrorCodes.SHARE_SESSION_NOT_FOUND
   if (epoch === SHARE_INITIAL_EPOCH) return ErrorCodes.INVALID_SHARE_SESSION_EPOCH
   if (epoch !== SHARE_FINAL_EPOCH) {

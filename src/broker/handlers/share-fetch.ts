@@ -80,10 +80,10 @@ export const shareFetchHandler = defineHandler<ShareFetchRequest, ShareFetchResp
     let session: ShareSession
     if (req.shareSessionEpoch === SHARE_INITIAL_EPOCH) {
       if (hasAcks) return top(ErrorCodes.INVALID_REQUEST, 'Acknowledge data present on initial fetch.')
-      // A member opening a new session gives up what the old one held, as Kafka's cache replaces it.
-      const old = shares.sessions.get(groupId, memberId)
+      // A member opening a new session with this broker gives up what the old one held, as Kafka's cache replaces it.
+      const old = shares.sessions.get(ctx.broker.id, groupId, memberId)
       if (old) shares.closeSession(old)
-      session = shares.sessions.open(groupId, memberId)
+      session = shares.sessions.open(ctx.broker.id, groupId, memberId)
     } else {
       const s = continuedSession(ctx, groupId, memberId, req.shareSessionEpoch)
       if (typeof s === 'number') return top(s)

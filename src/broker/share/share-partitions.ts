@@ -80,13 +80,13 @@ export class SharePartitions {
 
   /** A session ends (final epoch): what its member holds in its partitions is released. */
   closeSession(session: ShareSession): void {
-    this.sessions.delete(session.groupId, session.memberId)
+    this.sessions.delete(session)
     for (const p of session.partitions.values()) this.existing(session.groupId, p.topicId, p.partition)?.releaseAll(session.memberId)
   }
 
-  /** A member left its group or was timed out: its session goes, and everything it holds is released. */
+  /** A member left its group or was timed out: its sessions go, and everything it holds is released. */
   memberGone(groupId: string, memberId: string): void {
-    this.sessions.delete(groupId, memberId)
+    this.sessions.deleteMember(groupId, memberId)
     for (const p of this.partitions.values()) if (p.groupId === groupId) p.partition.releaseAll(memberId)
   }
 

@@ -20,6 +20,8 @@ export interface SessionPartition {
  * next request must carry.
  */
 export interface ShareSession {
+  /** The broker the session is with: a member keeps one with each leader it fetches from. */
+  brokerId: number
   groupId: string
   memberId: string
   epoch: number
@@ -28,30 +30,38 @@ export interface ShareSession {
 
 export const partitionKey = (topicId: string, partition: number) => `${topicId}:${partition}`
 
-/** The share sessions, one per group and member (as Kafka's ShareSessionCache keys them). */
+/**
+ * The share sessions of every broker of the cluster, one per broker, group
+ * and member (each Kafka broker's ShareSessionCache keys them by group and
+ * member): a member fetching from three leaders holds three sessions, each
+ * with its own epoch, and opening one leaves the others alone.
+ */
 export class ShareSessions {
   private readonly sessions = new Map<string, ShareSession>()
 
-  private static key(groupId: string, memberId: string): string {
-    return `${groupId}\u0000${memberId}`
+  private static key(brokerId: number, groupId: string, memberId: string): string {
+    return `${brokerId}\u0000${groupId}\u0000${memberId}`
   }
 
-  get(groupId: string, memberId: string): ShareSession | undefined {
-    return this.sessions.get(ShareSessions.key(groupId, memberId))
+  get(brokerId: number, groupId: string, memberId: string): ShareSession | undefined {
+    return this.sessions.get(ShareSessions.key(brokerId, groupId, memberId))
   }
 
-  /** A new session at epoch 1 (what the request after the opening one carries), replacing any. */
-  open(groupId: string, memberId: string): ShareSession {
-    const s: ShareSession = { groupId, memberId, epoch: nextShareEpoch(SHARE_INITIAL_EPOCH), partitions: new Map() }
-    this.sessions.set(ShareSessions.key(groupId, memberId), s)
+  /** A new session at epoch 1 (what the request after the opening one carries), replacing any with that broker. */
+  open(brokerId: number, groupId: string, memberId: string): ShareSession {
+    const s: ShareSession = { brokerId, groupId, memberId, epoch: nextShareEpoch(SHARE_INITIAL_EPOCH), partitions: new Map() }
+    this.sessions.set(ShareSessions.key(brokerId, groupId, memberId), s)
     return s
   }
 
-  delete(groupId: string, memberId: string): ShareSession | undefined {
-    const k = ShareSessions.key(groupId, memberId)
-    const s = this.sessions.get(k)
-    this.sessions.delete(k)
-    return s
+  delete(session: ShareSession): void {
+    const k = ShareSessions.key(session.brokerId, session.groupId, session.memberId)
+    if (this.sessions.get(k) === session) this.sessions.delete(k)
+  }
+
+  /** Every broker's session of a member (it left its group). */
+  deleteMember(groupId: string, memberId: string): void {
+    for (const [k, s] of this.sessions) if (s.groupId === groupId && s.memberId === memberId) this.sessions.delete(k)
   }
 
   clear(): void {
