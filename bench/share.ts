@@ -208,8 +208,17 @@ function runSharePerf(classPath: string, job: Job, timeoutMs: number): Promise<C
         if (code !== 0) throw new Error(`exited (${signal ?? `code ${code}`})`)
         const m = JSON.parse(stdout.trim().split('\n').pop() ?? '')
         const bytes = job.messages * (KEY_BYTES + VALUE_BYTES)
-        if (m.records !== job.messages || m.bytes !== bytes) throw new Error(`read ${m.records} records, ${m.bytes} bytes, not ${job.messages}, ${bytes}`)
-        resolve({ wallMs: m.wallMs, cpuSec: m.cpuSec, userSec: NaN, systemSec: NaN, rssBaseline: m.rssBaseline, rssPeak: m.rssPeak, firstMessageMs: m.firstMessageMs })
+        if (m.records !== job.messages || m.bytes !== bytes)
+          throw new Error(`read ${m.records} records, ${m.bytes} bytes, not ${job.messages}, ${bytes}`)
+        resolve({
+          wallMs: m.wallMs,
+          cpuSec: m.cpuSec,
+          userSec: NaN,
+          systemSec: NaN,
+          rssBaseline: m.rssBaseline,
+          rssPeak: m.rssPeak,
+          firstMessageMs: m.firstMessageMs,
+        })
       } catch (err) {
         reject(new Error(`SharePerf: ${(err as Error).message}${stderr.trim() ? `; stderr: ${stderr.trim().slice(-600)}` : ''}`))
       }
@@ -316,7 +325,9 @@ async function parent(): Promise<void> {
         await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }] })
         const t0 = performance.now()
         const expected = await produceData(target.bootstrap, admin, topic, messages)
-        console.log(`${TARGET_NAMES[targetId]}: ${fmt.format(messages)} messages produced to ${topic} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+        console.log(
+          `${TARGET_NAMES[targetId]}: ${fmt.format(messages)} messages produced to ${topic} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        )
         for (let round = 0; round < rounds; round++)
           for (const mode of MODES) {
             const shift = round % contenders.length
@@ -328,7 +339,11 @@ async function parent(): Promise<void> {
               try {
                 await admin.alterConfigs({
                   resources: [
-                    { type: ConfigResourceTypes.GROUP, name: groupId, configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }] },
+                    {
+                      type: ConfigResourceTypes.GROUP,
+                      name: groupId,
+                      configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }],
+                    },
                   ],
                 })
                 const cpu0 = target.cpuSeconds()
@@ -398,7 +413,7 @@ async function parent(): Promise<void> {
       'Implicit: a delivered batch is accepted when the next is asked for (wafka: when the eachBatch handler returns; Java: at the next poll(); kafkats: when each message handler resolves). Explicit: every record is accepted one by one (wafka acknowledge(message, "accept"), piggy-backed on the next ShareFetch; Java acknowledge(record), likewise; kafkats message.ack()).',
       "Messages per second run from the first message to the last: a fresh share group's first assignment waits for the coordinator's heartbeat round (Kafka's group.share.heartbeat.interval.ms, 5 s by default; the first-message times are in share.json, firstMessageMs), the same wait for every client, which would swamp the rate. CPU (and peak RSS) run from just before subscribing to the last message, so joining is in them. Acknowledgements still in flight at the last message are not (they go out on close, which is not timed). CPU is the client process's own (process.cpuUsage(); the JVM's process CPU time: every thread, GC and JIT included).",
       "The Node children check that every partition's count came in exactly and every key and value byte (a record delivered twice would leave another partition short: the run fails); the Java program checks the record and byte totals.",
-      'Broker CPU is the broker process\'s CPU while the contender ran; for the embedded broker that is this benchmark\'s parent process, which does little else meanwhile.',
+      "Broker CPU is the broker process's CPU while the contender ran; for the embedded broker that is this benchmark's parent process, which does little else meanwhile.",
       'The machine has 2 cores shared with other work (other sessions ran tests and JVMs during this run): read the per-round ratios, not the absolute figures.',
     ],
   }

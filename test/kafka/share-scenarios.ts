@@ -60,7 +60,10 @@ export function shareScenarios(name: string, skip: boolean, start: () => Promise
           {
             type: ConfigResourceTypes.GROUP,
             name: groupId,
-            configEntries: Object.entries({ 'share.auto.offset.reset': 'earliest', ...groupConfig }).map(([name, value]) => ({ name, value })),
+            configEntries: Object.entries({ 'share.auto.offset.reset': 'earliest', ...groupConfig }).map(([name, value]) => ({
+              name,
+              value,
+            })),
           },
         ],
       })
