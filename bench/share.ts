@@ -21,9 +21,10 @@
  *   npm run bench:share      (builds, then runs it in full)
  *   node --expose-gc dist/bench/share.js [--quick] [--messages=N] [--rounds=N] [--only=<contender>] [--target=kafka|embedded]
  *
- * Default: 50,000 messages, 3 rounds (a real broker hands a lone share
- * member a few thousand records a second on this machine). --quick: 20,000 messages, 1 round. Results are written by a run without
- * --quick, --only or --target.
+ * Default: 200,000 messages, 3 rounds (about 10 minutes on 2 cores:
+ * kafkats reads a few thousand a second from Kafka). --quick: 20,000
+ * messages, 1 round. Results are written by a run without --quick, --only
+ * or --target.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -299,7 +300,7 @@ async function parent(): Promise<void> {
   const quick = process.argv.includes('--quick')
   const only = option('only')
   const onlyTarget = option('target') as TargetId | undefined
-  const messages = Number(option('messages') ?? (quick ? 20_000 : 50_000))
+  const messages = Number(option('messages') ?? (quick ? 20_000 : 200_000))
   const rounds = Number(option('rounds') ?? (quick ? 1 : 3))
   const partial = quick || !!only || !!onlyTarget
   const root = repositoryRoot()
