@@ -1,7 +1,8 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import type { RequestContext } from '../handler.js'
 import type { PartitionLog } from '../partition-log.js'
-import type { AckBatch } from '../share/share-partition.js'
+import { groupConfig } from '../dynamic-configs.js'
+import { ACK_RENEW, type AckBatch } from '../share/share-partition.js'
 import { SHARE_FINAL_EPOCH, SHARE_INITIAL_EPOCH, nextShareEpoch, type ShareSession } from '../share/share-sessions.js'
 
 /** The partition's log when this broker leads it, or the error a share request gets for it. */
@@ -33,12 +34,19 @@ export function acknowledge(
   batches: AckBatch[],
 ): number {
   if (batches.length === 0) return ErrorCodes.NONE
+  // RENEW (KIP-1222) is version 2's, and the group may turn it off (share.renew.acknowledge.enable), as Kafka refuses it then.
+  if (batches.some((b) => b.acknowledgeTypes.includes(ACK_RENEW)) && !renewAllowed(ctx, groupId)) return ErrorCodes.INVALID_REQUEST
   const led = ledLog(ctx, topicId, partition)
   if (typeof led === 'number') return led
   const sp = ctx.cluster.groups.shares.existing(groupId, topicId, partition)
   if (!sp) return ErrorCodes.INVALID_RECORD_STATE
   const refused = sp.acknowledge(memberId, batches)
   return refused === null ? ErrorCodes.NONE : ErrorCodes[refused]
+}
+
+/** Whether a request may renew acquisition locks: version 2 (KIP-1222), and the group's share.renew.acknowledge.enable. */
+function renewAllowed(ctx: RequestContext, groupId: string): boolean {
+  return ctx.version >= 2 && groupConfig(ctx.cluster, groupId, 'share.renew.acknowledge.enable') === 'true'
 }
 
 /**
