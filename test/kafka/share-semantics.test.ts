@@ -1,6 +1,7 @@
 // Share-group semantics beyond the basics of share-groups.test.ts, on real
 // Apache Kafka 4.4 and on the embedded broker with the same assertions:
-// renewing acquisition locks (KIP-1222, AcknowledgeType.RENEW).
+// renewing acquisition locks (KIP-1222, AcknowledgeType.RENEW), the group's
+// share.isolation.level, and share.auto.offset.reset by_duration.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   type AcknowledgementResult,
@@ -244,4 +245,65 @@ for (const [target, start] of targets)
         }
       }, 30_000)
     })
+
+    it('share.isolation.level read_committed: aborted transactions never delivered, nothing past an open transaction until it commits', async () => {
+      const { topic, groupId } = await setUp({ 'share.isolation.level': 'read_committed' })
+      // A group left at read_uncommitted beside it, over the same records.
+      const uncommittedGroup = `${groupId}-uncommitted`
+      await admin.alterConfigs({
+        resources: [
+          {
+            type: ConfigResourceTypes.GROUP,
+            name: uncommittedGroup,
+            configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }],
+          },
+        ],
+      })
+      const producer = new Kafka({ clientId: 'share-txn', brokers: kafka.bootstrap.split(',') }).producer({
+        transactionalId: `share-txn-${n}`,
+        idempotent: true,
+        acks: 'all',
+      })
+      await producer.connect()
+      try {
+        const send = async (prefix: string, end: 'commit' | 'abort' | 'open') => {
+          const txn = await producer.transaction()
+          await txn.send({ topic, messages: Array.from({ length: 5 }, (_, i) => ({ value: `${prefix}${i}` })) })
+          if (end === 'commit') await txn.commit()
+          else if (end === 'abort') await txn.abort()
+          return txn
+        }
+        await send('c', 'commit')
+        await send('a', 'abort')
+        const open = await send('o', 'open')
+        const read = async (group: string) => {
+          const c = member(group)
+          const got: Array<{ value: string; deliveryCount: number }> = []
+          await c.subscribe({ topics: [topic] })
+          await c.run({ eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }) })
+          return got
+        }
+        const committed = await read(groupId)
+        const uncommitted = await read(uncommittedGroup)
+        await until(
+          () => committed.length >= 5 && uncommitted.length >= 15,
+          30_000,
+          () => `read_committed ${JSON.stringify(committed)}; read_uncommitted ${JSON.stringify(uncommitted)}`,
+        )
+        // A second more: the open transaction's records stay past the last stable offset.
+        await sleep(1000)
+        expect(committed.map((g) => g.value)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4'])
+        expect(uncommitted.map((g) => g.value).sort()).toEqual(['a', 'c', 'o'].flatMap((p) => [0, 1, 2, 3, 4].map((i) => `${p}${i}`)))
+        await open.commit()
+        await until(
+          () => committed.length >= 10,
+          30_000,
+          () => `read_committed ${JSON.stringify(committed)}`,
+        )
+        await sleep(500)
+        expect(committed).toEqual(['c', 'o'].flatMap((p) => [0, 1, 2, 3, 4].map((i) => ({ value: `${p}${i}`, deliveryCount: 1 }))))
+      } finally {
+        await producer.disconnect()
+      }
+    }, 60_000)
   })

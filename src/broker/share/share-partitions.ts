@@ -46,6 +46,9 @@ export class SharePartitions {
         get maxRecordLocks() {
           return Number(groupConfig(cluster, groupId, 'share.partition.max.record.locks'))
         },
+        get readCommitted() {
+          return groupConfig(cluster, groupId, 'share.isolation.level') === 'read_committed'
+        },
       },
       () => this.wake(),
       (): boolean => this.keep({ group: groupId, topicId, partition, ...created.window() }),
