@@ -306,4 +306,38 @@ for (const [target, start] of targets)
         await producer.disconnect()
       }
     }, 60_000)
+
+    it('share.auto.offset.reset by_duration:<ISO-8601>: a share partition starts at the first record no older than the duration; bad durations refused', async () => {
+      const { topic, groupId } = await setUp({ 'share.auto.offset.reset': 'by_duration:PT1H' })
+      for (const bad of ['by_duration:', 'by_duration:-PT1H', 'by_duration:one-hour', 'sometime'])
+        await expect(
+          admin.alterConfigs({
+            resources: [
+              { type: ConfigResourceTypes.GROUP, name: groupId, configEntries: [{ name: 'share.auto.offset.reset', value: bad }] },
+            ],
+          }),
+          bad,
+        ).rejects.toMatchObject({ type: 'INVALID_CONFIG' })
+      const producer = new Kafka({ clientId: 'share-times', brokers: kafka.bootstrap.split(',') }).producer()
+      await producer.connect()
+      try {
+        const now = Date.now()
+        // Two hours old, then fresh: only the fresh ones are within the hour.
+        await producer.send({ topic, messages: [0, 1, 2].map((i) => ({ value: `old${i}`, timestamp: String(now - 2 * 3_600_000 + i) })) })
+        await producer.send({ topic, messages: [0, 1, 2].map((i) => ({ value: `new${i}`, timestamp: String(now + i) })) })
+      } finally {
+        await producer.disconnect()
+      }
+      const c = member(groupId)
+      const got: string[] = []
+      await c.subscribe({ topics: [topic] })
+      await c.run({ eachMessage: async ({ message }) => void got.push(text(message)) })
+      await until(
+        () => got.length >= 3,
+        30_000,
+        () => `got ${got}`,
+      )
+      await sleep(500)
+      expect(got).toEqual(['new0', 'new1', 'new2'])
+    }, 60_000)
   })
