@@ -100,6 +100,7 @@ for (const [target, start] of targets)
         const { topic, groupId } = await setUp({ 'share.record.lock.duration.ms': '2000' })
         await produce(kafka.bootstrap, topic, 3)
         const holder = member(groupId, { acknowledgementMode: 'explicit', maxPollRecords: 3, shareAcquireMode: 'record_limit' })
+        expect(holder.acquisitionLockTimeoutMs()).toBeUndefined()
         const results: AcknowledgementResult[] = []
         holder.on(holder.events.ACKNOWLEDGED, (e) => void results.push(...e.payload.results))
         const rounds: Array<Array<{ value: string; deliveryCount: number }>> = []
@@ -148,6 +149,7 @@ for (const [target, start] of targets)
           { value: 'v2', deliveryCount: 1 },
         ]
         expect(rounds).toEqual([first, first, first])
+        expect(holder.acquisitionLockTimeoutMs()).toBe(2000)
         expect(otherGot).toEqual([
           { value: 'v3', deliveryCount: 1 },
           { value: 'v4', deliveryCount: 1 },

@@ -99,6 +99,16 @@ export class ShareConsumer {
     return this.membership.memberId
   }
 
+  /**
+   * How long the broker lets this member hold a record it acquired (the
+   * group's share.record.lock.duration.ms, as the last ShareFetch or
+   * ShareAcknowledge said), to know when to renew; undefined until a broker
+   * said. Java's acquisitionLockTimeoutMs().
+   */
+  acquisitionLockTimeoutMs(): number | undefined {
+    return this.fetcher.lockTimeoutMs
+  }
+
   /** The partitions the coordinator assigned this member (others may hold them too). */
   assignment(): TopicPartition[] {
     return [...this.membership.partitions]

@@ -42,6 +42,8 @@ interface TopicIdPartition extends TopicPartition {
  */
 export class ShareFetcher {
   private readonly sessions = new Map<number, ShareSession>()
+  /** The acquisition lock duration the brokers last told (Java's acquisitionLockTimeoutMs()); undefined before any said. */
+  lockTimeoutMs: number | undefined
 
   constructor(
     private readonly cluster: ConsumerCluster,
@@ -199,6 +201,7 @@ export class ShareFetcher {
       )
     }
     if (!closing) s.answered()
+    if (res.acquisitionLockTimeoutMs > 0) this.lockTimeoutMs = res.acquisitionLockTimeoutMs
     const results: AcknowledgementResult[] = []
     const codes = new Map<string, { code: number; message: string | null }>()
     for (const t of res.responses) {
@@ -308,6 +311,7 @@ export class ShareFetcher {
       throw error
     }
     s.answered()
+    if (res.acquisitionLockTimeoutMs > 0) this.lockTimeoutMs = res.acquisitionLockTimeoutMs
     if (!zstdReady() && res.responses.some((t) => t.partitions.some((p) => p.records !== null && holdsZstd(p.records)))) await loadZstd()
     const out: ShareDelivery[] = []
     const results: AcknowledgementResult[] = []
