@@ -222,6 +222,32 @@ for (const [target, start] of targets)
         ])
       }, 60_000)
 
+      it('a group with share.renew.acknowledge.enable=false refuses renewals (INVALID_RECORD_STATE)', async () => {
+        const { topic, groupId } = await setUp({ 'share.renew.acknowledge.enable': 'false' })
+        await produce(kafka.bootstrap, topic, 1)
+        const c = member(groupId, { acknowledgementMode: 'explicit' })
+        const refused: string[] = []
+        c.on(c.events.ACKNOWLEDGED, (e) => {
+          for (const r of e.payload.results) if (r.error) refused.push(`${r.error.type}: ${r.error.message}`)
+        })
+        const rounds: string[][] = []
+        await c.subscribe({ topics: [topic] })
+        await c.run({
+          eachBatch: async ({ batch }) => {
+            rounds.push(batch.messages.map(text))
+            for (const m of batch.messages) c.acknowledge(m, 'renew')
+          },
+        })
+        await until(
+          () => refused.length > 0,
+          30_000,
+          () => `rounds ${JSON.stringify(rounds)}`,
+        )
+        // Refused as a record-state error, in Kafka's words; the record stays held (its lock runs on), not handed out again.
+        expect(refused).toEqual([expect.stringMatching(/^INVALID_RECORD_STATE: .*Renewing acquisition locks is not enabled for the group/)])
+        expect(rounds).toEqual([['v0']])
+      }, 60_000)
+
       it('a renewing ShareFetch asks for nothing: Kafka refuses fetch limits with IsRenewAck', async () => {
         const { groupId } = await setUp()
         const raw = await RawClient.open(kafka.bootstrap.split(',')[0])

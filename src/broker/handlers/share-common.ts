@@ -24,7 +24,13 @@ export function currentLeader(ctx: RequestContext, topicId: string, partition: n
   return p ? { leaderId: p.leader, leaderEpoch: p.leaderEpoch } : { leaderId: -1, leaderEpoch: -1 }
 }
 
-/** A member's acknowledgements of one partition applied: the error code (NONE when all applied). */
+/** What became of a member's acknowledgements of one partition: NONE when all applied. */
+export interface AckOutcome {
+  errorCode: number
+  errorMessage: string | null
+}
+
+/** A member's acknowledgements of one partition applied (all or none). */
 export function acknowledge(
   ctx: RequestContext,
   groupId: string,
@@ -32,21 +38,21 @@ export function acknowledge(
   topicId: string,
   partition: number,
   batches: AckBatch[],
-): number {
-  if (batches.length === 0) return ErrorCodes.NONE
-  // RENEW (KIP-1222) is version 2's, and the group may turn it off (share.renew.acknowledge.enable), as Kafka refuses it then.
-  if (batches.some((b) => b.acknowledgeTypes.includes(ACK_RENEW)) && !renewAllowed(ctx, groupId)) return ErrorCodes.INVALID_REQUEST
+): AckOutcome {
+  const outcome = (errorCode: number, errorMessage: string | null = null): AckOutcome => ({ errorCode, errorMessage })
+  if (batches.length === 0) return outcome(ErrorCodes.NONE)
+  // RENEW (KIP-1222) is version 2's; a group may turn it off (share.renew.acknowledge.enable), refused then as Kafka does.
+  if (batches.some((b) => b.acknowledgeTypes.includes(ACK_RENEW))) {
+    if (ctx.version < 2) return outcome(ErrorCodes.INVALID_REQUEST)
+    if (groupConfig(ctx.cluster, groupId, 'share.renew.acknowledge.enable') !== 'true')
+      return outcome(ErrorCodes.INVALID_RECORD_STATE, 'Renewing acquisition locks is not enabled for the group.')
+  }
   const led = ledLog(ctx, topicId, partition)
-  if (typeof led === 'number') return led
+  if (typeof led === 'number') return outcome(led)
   const sp = ctx.cluster.groups.shares.existing(groupId, topicId, partition)
-  if (!sp) return ErrorCodes.INVALID_RECORD_STATE
+  if (!sp) return outcome(ErrorCodes.INVALID_RECORD_STATE)
   const refused = sp.acknowledge(memberId, batches)
-  return refused === null ? ErrorCodes.NONE : ErrorCodes[refused]
-}
-
-/** Whether a request may renew acquisition locks: version 2 (KIP-1222), and the group's share.renew.acknowledge.enable. */
-function renewAllowed(ctx: RequestContext, groupId: string): boolean {
-  return ctx.version >= 2 && groupConfig(ctx.cluster, groupId, 'share.renew.acknowledge.enable') === 'true'
+  return outcome(refused === null ? ErrorCodes.NONE : ErrorCodes[refused])
 }
 
 /**

@@ -127,9 +127,12 @@ export const shareFetchHandler = defineHandler<ShareFetchRequest, ShareFetchResp
     for (const t of req.topics)
       for (const p of t.partitions) {
         if (p.acknowledgementBatches.length === 0) continue
-        entry(t.topicId, p.partitionIndex).acknowledgeErrorCode = readable(t.topicId)
+        const { errorCode, errorMessage } = readable(t.topicId)
           ? acknowledge(ctx, groupId, memberId, t.topicId, p.partitionIndex, toAckBatches(p.acknowledgementBatches))
-          : ErrorCodes.TOPIC_AUTHORIZATION_FAILED
+          : { errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED, errorMessage: null }
+        const data = entry(t.topicId, p.partitionIndex)
+        data.acknowledgeErrorCode = errorCode
+        data.acknowledgeErrorMessage = errorMessage
       }
     const lockMs = Number(groupConfig(ctx.cluster, groupId, 'share.record.lock.duration.ms'))
     const respond = () => {
