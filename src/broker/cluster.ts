@@ -231,6 +231,14 @@ export class EmbeddedCluster {
       (id) => groups.groups.delete(id),
       // As Kafka's __consumer_offsets: a partition with no flush config of its own, so the broker's defaults.
       () => ({ messages: this.options.logFlushIntervalMessages, ms: this.options.logFlushIntervalMs }),
+      {
+        shareGroup: (id) => groups.shareOrCreate(id),
+        shareGroups: () => groups.shareGroups.values(),
+        dropShareGroup: (id) => {
+          groups.shareGroups.get(id)?.close()
+          groups.shareGroups.delete(id)
+        },
+      },
     )
     for (const g of groups.groups.values()) g.changes = groups.store
     const shareState = ShareStateStore.open(

@@ -1,6 +1,7 @@
 import { ErrorCodes } from '../protocol/error-codes.js'
 import type { EmbeddedCluster } from './cluster.js'
 import { duplicateKeysProblem, listAfter, notListProblem, OP_APPEND, OP_DELETE, OP_SET, OP_SUBTRACT } from './config-ops.js'
+import { parseShareAutoOffsetReset } from './share/auto-offset-reset.js'
 import { BROKER_OPTIONS, BY_KAFKA_NAME, kafkaValue, type BrokerOptionSpec } from './options.js'
 
 /**
@@ -51,6 +52,8 @@ interface ConfigDef {
   allowed?: string[]
   /** A group config's broker config (group.*), whose value it takes when not set: its synonym below it. */
   brokerSynonym?: string
+  /** Why a value is refused beyond its type (a config with a grammar of its own), or null. */
+  check?: (value: string) => string | null
 }
 
 const fixed = (value: string) => () => value
@@ -148,7 +151,14 @@ const GROUP: Record<string, ConfigDef> = {
     min: 100,
     max: 10000,
   },
-  'share.auto.offset.reset': { type: TYPE_STRING, value: fixed('latest') },
+  'share.auto.offset.reset': {
+    type: TYPE_STRING,
+    value: fixed('latest'),
+    check: (v) => {
+      const r = parseShareAutoOffsetReset(v)
+      return typeof r === 'string' ? r : null
+    },
+  },
   'share.isolation.level': { type: TYPE_STRING, value: fixed('read_uncommitted'), allowed: ['read_committed', 'read_uncommitted'] },
   'share.renew.acknowledge.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
   'share.assignment.interval.ms': { brokerSynonym: 'group.share.assignment.interval.ms', type: TYPE_INT, value: fixed('1000'), min: 0 },
@@ -236,6 +246,8 @@ export function dynamicConfigProblem(cluster: EmbeddedCluster, kind: DynamicKind
     const wrong = parts.find((p) => !def.allowed!.includes(p))
     if (wrong !== undefined) return `${bad}: String must be one of: ${def.allowed.join(', ')}`
   }
+  const why = def.check?.(value)
+  if (why) return `${bad}: ${why}`
   return null
 }
 

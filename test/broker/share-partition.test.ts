@@ -10,7 +10,7 @@ import { encodeRecordBatch } from '../../src/codec/batch-encoder.js'
 import { loadCodecs } from '../../src/codec/compression.js'
 import { PartitionLog } from '../../src/broker/partition-log.js'
 import { readBatchHeader } from '../../src/broker/record-batch.js'
-import { ACK_ACCEPT, ACK_RELEASE, ACK_RENEW, SharePartition } from '../../src/broker/share/share-partition.js'
+import { ACK_ACCEPT, ACK_RELEASE, ACK_RENEW, SharePartition, type SharePartitionLimits } from '../../src/broker/share/share-partition.js'
 
 beforeAll(() => loadCodecs())
 afterEach(() => void vi.useRealTimers())
@@ -28,10 +28,11 @@ function logOf(...counts: number[]): PartitionLog {
   return log
 }
 
-const limits = (over: Partial<{ lockDurationMs: number; deliveryCountLimit: number; maxRecordLocks: number }> = {}) => ({
+const limits = (over: Partial<SharePartitionLimits> = {}): SharePartitionLimits => ({
   lockDurationMs: 1000,
   deliveryCountLimit: 5,
   maxRecordLocks: 2000,
+  readCommitted: false,
   ...over,
 })
 

@@ -2,7 +2,7 @@ import type { EmbeddedCluster } from '../cluster.js'
 import { ClassicGroup } from './classic-group.js'
 import { ConsumerGroup } from './consumer-group.js'
 import type { GroupStore } from '../storage/group-store.js'
-import { ShareGroup } from './share-group.js'
+import { ShareGroup, type ShareGroupSnapshot } from './share-group.js'
 import { SharePartitions } from '../share/share-partitions.js'
 
 import { groupCoordinatorFor } from '../coordinator-placement.js'
@@ -53,6 +53,7 @@ export class GroupCoordinator {
       },
     })
     created.onMemberGone = (memberId) => this.shares.memberGone(groupId, memberId)
+    created.onChange = (snapshot) => this.keepShareGroup(groupId, snapshot)
     this.shareGroups.set(groupId, created)
     return created
   }
@@ -118,12 +119,22 @@ export class GroupCoordinator {
     return created
   }
 
+  /** A share group's change written to the group log; a failed write is logged (the group goes on; a restart would lose the change). */
+  private keepShareGroup(groupId: string, snapshot: ShareGroupSnapshot): void {
+    try {
+      this.store?.shareGroup(groupId, snapshot)
+    } catch (err) {
+      this.cluster.problem(null, `group log: share group ${groupId}: ${(err as Error).message}`, 'error')
+    }
+  }
+
   delete(groupId: string): void {
     const share = this.shareGroups.get(groupId)
     if (share) {
       share.close()
       this.shareGroups.delete(groupId)
       this.shares.dropGroup(groupId)
+      this.store?.deleted(groupId)
       return
     }
     this.groups.get(groupId)?.close()

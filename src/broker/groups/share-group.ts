@@ -41,6 +41,26 @@ export interface ShareGroupTimings {
   readonly heartbeatIntervalMs: number
 }
 
+/** A share group as the group log keeps it (Kafka's ShareGroupMetadata, member and target-assignment records in one). */
+export interface ShareGroupSnapshot {
+  groupEpoch: number
+  assignmentEpoch: number
+  members: Array<{
+    memberId: string
+    memberEpoch: number
+    rackId: string | null
+    clientId: string
+    clientHost: string
+    subscribedTopicNames: string[]
+    /** topic id → partitions: what the member has, and what the group's assignment epoch gives it. */
+    assigned: Array<[string, number[]]>
+    target: Array<[string, number[]]>
+  }>
+}
+
+const pairs = (a: Assignment): Array<[string, number[]]> => [...a].map(([topicId, ps]) => [topicId, [...ps].sort((x, y) => x - y)])
+const assignment = (p: Array<[string, number[]]>): Assignment => new Map(p.map(([t, ps]) => [t, new Set(ps)]))
+
 export const SHARE_LEAVE_EPOCH = -1
 export const SHARE_ASSIGNOR = 'simple'
 
@@ -64,6 +84,9 @@ export class ShareGroup {
   private closed = false
   /** Called when a member leaves or is timed out. */
   onMemberGone: (memberId: string) => void = () => {}
+  /** Called when what the group log keeps changed (epochs, members, assignments): Kafka keeps them across a restart. */
+  onChange: (snapshot: ShareGroupSnapshot) => void = () => {}
+  private kept = ''
 
   constructor(
     readonly groupId: string,
@@ -127,6 +150,7 @@ export class ShareGroup {
       member.assigned = this.target.get(member.memberId) ?? new Map()
       changed = true
     }
+    this.keep()
     return {
       errorCode: ErrorCodes.NONE,
       errorMessage: null,
@@ -142,17 +166,7 @@ export class ShareGroup {
 
   /** The group epoch moves and the assignment is computed again when a subscription, a member or a subscribed topic changed. */
   private reassignIfChanged(): void {
-    const members = [...this.members.values()].sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
-    const topics = new Set(members.flatMap((m) => m.subscribedTopicNames))
-    const partitions = new Map<string, number>()
-    const ids = new Map<string, string>()
-    for (const name of [...topics].sort()) {
-      const t = this.controller.topics.get(name)
-      if (!t) continue
-      partitions.set(t.id, t.partitions.length)
-      ids.set(name, t.id)
-    }
-    const signature = JSON.stringify([members.map((m) => [m.memberId, m.subscribedTopicNames]), [...partitions]])
+    const { members, partitions, ids, signature } = this.inputs()
     if (signature === this.signature) return
     this.signature = signature
     this.groupEpoch++
@@ -165,6 +179,79 @@ export class ShareGroup {
       previous: this.target,
     })
     this.assignmentEpoch = this.groupEpoch
+  }
+
+  /** What the assignment is computed from, and its signature (a change of it bumps the group epoch). */
+  private inputs() {
+    const members = [...this.members.values()].sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
+    const topics = new Set(members.flatMap((m) => m.subscribedTopicNames))
+    const partitions = new Map<string, number>()
+    const ids = new Map<string, string>()
+    for (const name of [...topics].sort()) {
+      const t = this.controller.topics.get(name)
+      if (!t) continue
+      partitions.set(t.id, t.partitions.length)
+      ids.set(name, t.id)
+    }
+    const signature = JSON.stringify([members.map((m) => [m.memberId, m.subscribedTopicNames]), [...partitions]])
+    return { members, partitions, ids, signature }
+  }
+
+  snapshot(): ShareGroupSnapshot {
+    return {
+      groupEpoch: this.groupEpoch,
+      assignmentEpoch: this.assignmentEpoch,
+      members: [...this.members.values()].map((m) => ({
+        memberId: m.memberId,
+        memberEpoch: m.memberEpoch,
+        rackId: m.rackId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: m.subscribedTopicNames,
+        assigned: pairs(m.assigned),
+        target: pairs(this.target.get(m.memberId) ?? new Map()),
+      })),
+    }
+  }
+
+  /**
+   * The group as the log kept it: its epochs, its members with theirs and
+   * their assignments, each member's session starting now (as Kafka's
+   * coordinator does when it loads a group); the next heartbeats go on
+   * from there, nothing fenced or reassigned unless something changed.
+   */
+  restore(s: ShareGroupSnapshot): void {
+    for (const m of this.members.values()) if (m.sessionTimer) clearTimeout(m.sessionTimer)
+    this.members.clear()
+    this.groupEpoch = s.groupEpoch
+    this.assignmentEpoch = s.assignmentEpoch
+    this.target = new Map()
+    for (const m of s.members) {
+      const member: ShareMember = {
+        memberId: m.memberId,
+        memberEpoch: m.memberEpoch,
+        rackId: m.rackId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: [...m.subscribedTopicNames],
+        assigned: assignment(m.assigned),
+        sessionTimer: null,
+      }
+      this.members.set(m.memberId, member)
+      this.target.set(m.memberId, assignment(m.target))
+      this.touch(member)
+    }
+    this.signature = this.inputs().signature
+    this.kept = JSON.stringify(s)
+  }
+
+  /** Tells onChange when the kept form changed. */
+  private keep(): void {
+    const s = this.snapshot()
+    const text = JSON.stringify(s)
+    if (text === this.kept) return
+    this.kept = text
+    this.onChange(s)
   }
 
   /** The member's session starts again: share.session.timeout.ms without a heartbeat and it is removed. */
@@ -181,6 +268,7 @@ export class ShareGroup {
     if (member.sessionTimer) clearTimeout(member.sessionTimer)
     this.members.delete(member.memberId)
     this.reassignIfChanged()
+    this.keep()
     this.onMemberGone(member.memberId)
   }
 

@@ -37,11 +37,9 @@ export const shareAcknowledgeHandler = defineHandler<ShareAcknowledgeRequest, Sh
         topicId: t.topicId,
         partitions: t.partitions.map((p) => ({
           partitionIndex: p.partitionIndex,
-          errorCode:
-            name !== undefined && !readable.has(name)
-              ? ErrorCodes.TOPIC_AUTHORIZATION_FAILED
-              : acknowledge(ctx, groupId, memberId, t.topicId, p.partitionIndex, toAckBatches(p.acknowledgementBatches)),
-          errorMessage: null,
+          ...(name !== undefined && !readable.has(name)
+            ? { errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED, errorMessage: null }
+            : acknowledge(ctx, groupId, memberId, t.topicId, p.partitionIndex, toAckBatches(p.acknowledgementBatches))),
           currentLeader: currentLeader(ctx, t.topicId, p.partitionIndex),
         })),
       }

@@ -1,7 +1,8 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import type { RequestContext } from '../handler.js'
 import type { PartitionLog } from '../partition-log.js'
-import type { AckBatch } from '../share/share-partition.js'
+import { groupConfig } from '../dynamic-configs.js'
+import { ACK_RENEW, type AckBatch } from '../share/share-partition.js'
 import { SHARE_FINAL_EPOCH, SHARE_INITIAL_EPOCH, nextShareEpoch, type ShareSession } from '../share/share-sessions.js'
 
 /** The partition's log when this broker leads it, or the error a share request gets for it. */
@@ -23,7 +24,13 @@ export function currentLeader(ctx: RequestContext, topicId: string, partition: n
   return p ? { leaderId: p.leader, leaderEpoch: p.leaderEpoch } : { leaderId: -1, leaderEpoch: -1 }
 }
 
-/** A member's acknowledgements of one partition applied: the error code (NONE when all applied). */
+/** What became of a member's acknowledgements of one partition: NONE when all applied. */
+export interface AckOutcome {
+  errorCode: number
+  errorMessage: string | null
+}
+
+/** A member's acknowledgements of one partition applied (all or none). */
 export function acknowledge(
   ctx: RequestContext,
   groupId: string,
@@ -31,14 +38,21 @@ export function acknowledge(
   topicId: string,
   partition: number,
   batches: AckBatch[],
-): number {
-  if (batches.length === 0) return ErrorCodes.NONE
+): AckOutcome {
+  const outcome = (errorCode: number, errorMessage: string | null = null): AckOutcome => ({ errorCode, errorMessage })
+  if (batches.length === 0) return outcome(ErrorCodes.NONE)
+  // RENEW (KIP-1222) is version 2's; a group may turn it off (share.renew.acknowledge.enable), refused then as Kafka does.
+  if (batches.some((b) => b.acknowledgeTypes.includes(ACK_RENEW))) {
+    if (ctx.version < 2) return outcome(ErrorCodes.INVALID_REQUEST)
+    if (groupConfig(ctx.cluster, groupId, 'share.renew.acknowledge.enable') !== 'true')
+      return outcome(ErrorCodes.INVALID_RECORD_STATE, 'Renewing acquisition locks is not enabled for the group.')
+  }
   const led = ledLog(ctx, topicId, partition)
-  if (typeof led === 'number') return led
+  if (typeof led === 'number') return outcome(led)
   const sp = ctx.cluster.groups.shares.existing(groupId, topicId, partition)
-  if (!sp) return ErrorCodes.INVALID_RECORD_STATE
+  if (!sp) return outcome(ErrorCodes.INVALID_RECORD_STATE)
   const refused = sp.acknowledge(memberId, batches)
-  return refused === null ? ErrorCodes.NONE : ErrorCodes[refused]
+  return outcome(refused === null ? ErrorCodes.NONE : ErrorCodes[refused])
 }
 
 /**

@@ -75,6 +75,16 @@ export const shareFetchHandler = defineHandler<ShareFetchRequest, ShareFetchResp
     if (!groupId) return top(ErrorCodes.INVALID_GROUP_ID)
     if (!memberId) return top(ErrorCodes.INVALID_REQUEST, 'Member id is required.')
     if (!allowed(ctx, AclOperationTypes.READ, AclResourceTypes.GROUP, groupId)) return top(ErrorCodes.GROUP_AUTHORIZATION_FAILED)
+    // KIP-1222: a renewing ShareFetch only acknowledges (and renews), so it asks for nothing; Kafka refuses one that does.
+    const renewing = ctx.version >= 2 && req.isRenewAck
+    if (renewing) {
+      const set = (['maxBytes', 'minBytes', 'maxRecords', 'maxWaitMs'] as const).filter((k) => req[k] !== 0)
+      // Kafka answers without a message (it logs why); the embedded broker logs it as a client's mistake.
+      if (set.length > 0) {
+        ctx.cluster.problem(ctx.broker.id, `ShareFetch of group ${groupId}: ${set.join(', ')} must be 0 with IsRenewAck`, 'info')
+        return top(ErrorCodes.INVALID_REQUEST)
+      }
+    }
     const shares = ctx.cluster.groups.shares
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0))
     let session: ShareSession
@@ -117,9 +127,12 @@ export const shareFetchHandler = defineHandler<ShareFetchRequest, ShareFetchResp
     for (const t of req.topics)
       for (const p of t.partitions) {
         if (p.acknowledgementBatches.length === 0) continue
-        entry(t.topicId, p.partitionIndex).acknowledgeErrorCode = readable(t.topicId)
+        const { errorCode, errorMessage } = readable(t.topicId)
           ? acknowledge(ctx, groupId, memberId, t.topicId, p.partitionIndex, toAckBatches(p.acknowledgementBatches))
-          : ErrorCodes.TOPIC_AUTHORIZATION_FAILED
+          : { errorCode: ErrorCodes.TOPIC_AUTHORIZATION_FAILED, errorMessage: null }
+        const data = entry(t.topicId, p.partitionIndex)
+        data.acknowledgeErrorCode = errorCode
+        data.acknowledgeErrorMessage = errorMessage
       }
     const lockMs = Number(groupConfig(ctx.cluster, groupId, 'share.record.lock.duration.ms'))
     const respond = () => {
@@ -141,6 +154,7 @@ export const shareFetchHandler = defineHandler<ShareFetchRequest, ShareFetchResp
       shares.closeSession(session)
       return respond()
     }
+    if (renewing) return respond()
 
     const deadline = Date.now() + req.maxWaitMs
     const wholeBatches = ctx.version < 2 || req.shareAcquireMode === BATCH_OPTIMIZED

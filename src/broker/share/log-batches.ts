@@ -5,10 +5,16 @@ export interface LogBatch {
   baseOffset: number
   lastOffset: number
   control: boolean
+  /** Written in a transaction by producerId (read_committed leaves out the aborted ones). */
+  transactional: boolean
+  producerId: bigint
   bytes: Buffer
 }
 
+const TRANSACTIONAL_FLAG = 0x10
 const CONTROL_FLAG = 0x20
+/** Where the producer id sits in a v2 batch header. */
+const PRODUCER_ID_AT = 43
 /** baseOffset (8) and batchLength (4) come before the length counts. */
 const LOG_OVERHEAD = 12
 
@@ -29,10 +35,13 @@ export function batchesBetween(log: PartitionLog, from: number, upTo: number, ma
         const size = LOG_OVERHEAD + chunk.readInt32BE(at + 8)
         const baseOffset = Number(chunk.readBigInt64BE(at))
         const lastOffset = baseOffset + chunk.readInt32BE(at + 23)
-        const control = (chunk.readInt16BE(at + 21) & CONTROL_FLAG) !== 0
+        const attributes = chunk.readInt16BE(at + 21)
+        const control = (attributes & CONTROL_FLAG) !== 0
+        const transactional = (attributes & TRANSACTIONAL_FLAG) !== 0
+        const producerId = chunk.readBigInt64BE(at + PRODUCER_ID_AT)
         if (baseOffset >= upTo) return out
         if (lastOffset >= next) {
-          out.push({ baseOffset, lastOffset, control, bytes: chunk.subarray(at, at + size) })
+          out.push({ baseOffset, lastOffset, control, transactional, producerId, bytes: chunk.subarray(at, at + size) })
           bytes += size
           next = lastOffset + 1
           progressed = true

@@ -43,6 +43,8 @@ export interface SharePartitionLimits {
   readonly deliveryCountLimit: number
   /** share.partition.max.record.locks: records in flight at once. */
   readonly maxRecordLocks: number
+  /** share.isolation.level is read_committed: records up to the last stable offset, aborted transactions never. */
+  readonly readCommitted: boolean
 }
 
 export interface AckBatch {
@@ -54,14 +56,21 @@ export interface AckBatch {
 /** Why an acknowledgement is refused: the error name as Kafka's. */
 export type AckRefusal = 'INVALID_RECORD_STATE' | 'INVALID_REQUEST' | 'KAFKA_STORAGE_ERROR'
 
+/** Whether a transactional batch belongs to a transaction its producer aborted. */
+function aborted(log: PartitionLog, b: { baseOffset: number; lastOffset: number; producerId: bigint }): boolean {
+  return log.abortedBetween(b.baseOffset, b.lastOffset + 1).some((a) => a.producerId === b.producerId && a.firstOffset <= b.baseOffset)
+}
+
 /**
  * One partition of a topic as one share group consumes it: the records
  * from the share-partition start offset (SPSO, below which every record is
  * done) to the end offset (the next never acquired) are in flight, each
  * AVAILABLE, ACQUIRED by a member under a time lock, ACKNOWLEDGED or
  * ARCHIVED. A member acquires available records (one more delivery each)
- * and then new ones from the log; an acknowledgement accepts, releases or
- * rejects what the member holds; a lock that expires, or a release, makes a
+ * and then new ones from the log (read_committed: up to the last stable
+ * offset, aborted transactions archived unseen); an acknowledgement
+ * accepts, releases, rejects or renews (its lock starts again) what the
+ * member holds; a lock that expires, or a release, makes a
  * record available again — or archives it once it has been delivered
  * share.delivery.count.limit times. The SPSO moves over finished records.
  */
@@ -124,15 +133,16 @@ export class SharePartition {
     const taken: number[] = []
     for (let o = this.startOffset; o < this.endOffset && taken.length < maxRecords; o++)
       if (this.records.get(o)?.state === 'AVAILABLE') taken.push(o)
-    const hw = log.highWatermark
+    const readCommitted = this.limits.readCommitted
+    const hw = readCommitted ? log.lastStableOffset : log.highWatermark
     if (taken.length < maxRecords && this.endOffset < hw && this.endOffset - this.startOffset < this.limits.maxRecordLocks) {
       let end = this.endOffset
       for (const b of batchesBetween(log, end, hw, maxBytes)) {
         if (taken.length >= maxRecords || end - this.startOffset >= this.limits.maxRecordLocks) break
         const first = Math.max(b.baseOffset, end)
         if (first > b.lastOffset) continue
-        // Control records are no one's to consume: they leave the window done, as Kafka archives them.
-        if (b.control) {
+        // Control records are no one's to consume, nor (read_committed) aborted ones: they leave the window done, as Kafka archives them.
+        if (b.control || (readCommitted && b.transactional && aborted(log, b))) {
           end = b.lastOffset + 1
           continue
         }

@@ -1,9 +1,21 @@
 import type { EmbeddedCluster } from '../cluster.js'
 import { groupConfig } from '../dynamic-configs.js'
 import type { PartitionLog } from '../partition-log.js'
+import { parseShareAutoOffsetReset } from './auto-offset-reset.js'
 import { SharePartition } from './share-partition.js'
 import { shareKey, type SharePartitionSnapshot, type ShareStateStore } from '../storage/share-state-store.js'
 import { type ShareSession, ShareSessions } from './share-sessions.js'
+
+/**
+ * Where a new share partition starts: earliest, latest, or by_duration the
+ * first record no older than the duration (none: latest, as Kafka).
+ */
+function startOffset(reset: string, log: PartitionLog): number {
+  const r = parseShareAutoOffsetReset(reset)
+  if (typeof r === 'string' || r.kind === 'latest') return log.highWatermark
+  if (r.kind === 'earliest') return log.logStartOffset
+  return log.offsetForTimestamp(Date.now() - r.ms)?.offset ?? log.highWatermark
+}
 
 /**
  * The share partitions of every share group, with the share sessions that
@@ -26,14 +38,13 @@ export class SharePartitions {
     return shareKey(groupId, topicId, partition)
   }
 
-  /** The group's share partition, created at share.auto.offset.reset of the group (earliest, else latest). */
+  /** The group's share partition, created at share.auto.offset.reset of the group. */
   partition(groupId: string, topicId: string, partition: number, log: PartitionLog): SharePartition {
     const key = SharePartitions.key(groupId, topicId, partition)
     const known = this.partitions.get(key)
     if (known) return known.partition
     const cluster = this.cluster
-    const reset = groupConfig(cluster, groupId, 'share.auto.offset.reset')
-    const start = reset === 'earliest' ? log.logStartOffset : log.highWatermark
+    const start = startOffset(groupConfig(cluster, groupId, 'share.auto.offset.reset'), log)
     const created: SharePartition = new SharePartition(
       start,
       {
@@ -45,6 +56,9 @@ export class SharePartitions {
         },
         get maxRecordLocks() {
           return Number(groupConfig(cluster, groupId, 'share.partition.max.record.locks'))
+        },
+        get readCommitted() {
+          return groupConfig(cluster, groupId, 'share.isolation.level') === 'read_committed'
         },
       },
       () => this.wake(),

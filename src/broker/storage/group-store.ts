@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path'
 import type { ClassicGroup, CommittedOffset } from '../groups/classic-group.js'
 import type { Group } from '../groups/group-coordinator.js'
+import type { ShareGroup, ShareGroupSnapshot } from '../groups/share-group.js'
 import { RecordFile, type FlushPolicy } from './record-file.js'
 
 /** One change to the groups, as the group log holds it (Kafka's __consumer_offsets records, as JSON). */
@@ -18,6 +19,15 @@ export type GroupRecord =
   | { type: 'offset-delete'; group: string; topic: string; partition: number }
   | { type: 'group'; group: string; generationId: number; protocolType: string | null; protocolName: string | null }
   | { type: 'group-delete'; group: string }
+  | ({ type: 'share-group'; group: string } & ShareGroupSnapshot)
+
+/** The share groups the log restores and keeps. */
+export interface ShareGroupsKept {
+  /** The share group of that id, made for the log to restore into (undefined: the id is another group's). */
+  shareGroup(id: string): ShareGroup | undefined
+  shareGroups(): Iterable<ShareGroup>
+  dropShareGroup(id: string): void
+}
 
 /**
  * The groups' committed offsets and generations on disk: a log of
@@ -39,12 +49,18 @@ export class GroupStore {
     groups: () => Iterable<Group>,
     drop: (id: string) => void,
     flushPolicy: () => FlushPolicy,
+    shares?: ShareGroupsKept,
   ): GroupStore {
     // The JSON-lines file of earlier versions, next to it, is migrated once.
     const { file, records } = RecordFile.open<GroupRecord>(path, { report, flushPolicy, legacy: join(dirname(path), 'groups.jsonl') })
     for (const r of records) {
-      if (r.type === 'group-delete') drop(r.group)
-      else if (r.type === 'group') {
+      if (r.type === 'group-delete') {
+        drop(r.group)
+        shares?.dropShareGroup(r.group)
+      } else if (r.type === 'share-group') {
+        const { type: _, group: id, ...kept } = r
+        shares?.shareGroup(id)?.restore(kept)
+      } else if (r.type === 'group') {
         const g = group(r.group)
         g.generationId = r.generationId
         g.protocolType = r.protocolType
@@ -60,7 +76,10 @@ export class GroupStore {
       else group(r.group).deleteOffset(r.topic, r.partition)
     }
     const store = new GroupStore(file)
-    file.rewrite([...groups()].flatMap((g) => snapshot(g)))
+    file.rewrite([
+      ...[...groups()].flatMap((g) => snapshot(g)),
+      ...[...(shares?.shareGroups() ?? [])].map((g) => shareGroupRecord(g.groupId, g.snapshot())),
+    ])
     return store
   }
 
@@ -70,6 +89,10 @@ export class GroupStore {
 
   generation(g: Pick<ClassicGroup, 'groupId' | 'generationId' | 'protocolType' | 'protocolName'>): void {
     this.file.append([groupRecord(g)])
+  }
+
+  shareGroup(group: string, s: ShareGroupSnapshot): void {
+    this.file.append([shareGroupRecord(group, s)])
   }
 
   deleted(group: string): void {
@@ -88,10 +111,14 @@ export class GroupStore {
 }
 
 function snapshot(g: Group): GroupRecord[] {
-  // A KIP-848 group's epochs are not kept (its members rejoin); its offsets are.
+  // A KIP-848 group's epochs are not kept (its members rejoin); its offsets are. Share groups are kept whole (shareGroupRecord).
   const out: GroupRecord[] = g.type === 'classic' ? [groupRecord(g)] : []
   for (const [topic, parts] of g.offsets) for (const [partition, c] of parts) out.push(offsetRecord(g.groupId, topic, partition, c))
   return out
+}
+
+function shareGroupRecord(group: string, s: ShareGroupSnapshot): GroupRecord {
+  return { type: 'share-group', group, ...s }
 }
 
 function groupRecord(g: Pick<ClassicGroup, 'groupId' | 'generationId' | 'protocolType' | 'protocolName'>): GroupRecord {

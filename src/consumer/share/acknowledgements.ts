@@ -6,15 +6,21 @@
  */
 
 /** The protocol's acknowledge types. GAP: an acquired offset with no record (a control record, a compacted one). */
-export const AcknowledgeTypes = { GAP: 0, ACCEPT: 1, RELEASE: 2, REJECT: 3 } as const
+export const AcknowledgeTypes = { GAP: 0, ACCEPT: 1, RELEASE: 2, REJECT: 3, RENEW: 4 } as const
 
-/** What user code may say of a record: processed (accept), give it to someone again (release), or never again (reject). */
-export type AcknowledgeType = 'accept' | 'release' | 'reject'
+/**
+ * What user code may say of a record: processed (accept), give it to
+ * someone again (release), never again (reject), or still working on it
+ * (renew, KIP-1222: its acquisition lock starts again and it stays this
+ * member's, handed out again to be acknowledged once more).
+ */
+export type AcknowledgeType = 'accept' | 'release' | 'reject' | 'renew'
 
 export const ACKNOWLEDGE_TYPE_CODES: Readonly<Record<AcknowledgeType, number>> = {
   accept: AcknowledgeTypes.ACCEPT,
   release: AcknowledgeTypes.RELEASE,
   reject: AcknowledgeTypes.REJECT,
+  renew: AcknowledgeTypes.RENEW,
 }
 
 export interface AcknowledgementBatch {
@@ -45,6 +51,13 @@ export class PartitionAcknowledgements {
 
   has(offset: bigint): boolean {
     return this.types.has(offset)
+  }
+
+  /** The offsets acknowledged RENEW: a request carrying them says so (IsRenewAck). */
+  renewed(): bigint[] {
+    const out: bigint[] = []
+    for (const [o, t] of this.types) if (t === AcknowledgeTypes.RENEW) out.push(o)
+    return out
   }
 
   /** The offsets as the fewest batches: consecutive offsets together, one type where the whole range has one. */

@@ -82,6 +82,7 @@ export class ShareConsumer {
       this.pending,
       (results) => this.acknowledged(results),
       (err) => this.crash(err),
+      (topic, partition, offsets, ok) => this.runner.renewOutcome(topic, partition, offsets, ok),
     )
     this.runner = new ShareRunner(this.config, this.fetcher, this.pending, () => this.membership.partitions, this.log, emit)
     // Errors reach users as CRASH events (and the logger); an 'error' event nobody listens to must not throw.
@@ -96,6 +97,16 @@ export class ShareConsumer {
 
   get memberId(): string {
     return this.membership.memberId
+  }
+
+  /**
+   * How long the broker lets this member hold a record it acquired (the
+   * group's share.record.lock.duration.ms, as the last ShareFetch or
+   * ShareAcknowledge said), to know when to renew; undefined until a broker
+   * said. Java's acquisitionLockTimeoutMs().
+   */
+  acquisitionLockTimeoutMs(): number | undefined {
+    return this.fetcher.lockTimeoutMs
   }
 
   /** The partitions the coordinator assigned this member (others may hold them too). */
@@ -159,7 +170,12 @@ export class ShareConsumer {
     return this.messages()
   }
 
-  /** Explicit mode: what to do with a record handed out ('accept' by default); sent with the next fetch or commit. */
+  /**
+   * Explicit mode: what to do with a record handed out ('accept' by default);
+   * sent with the next fetch or commit. 'renew' (KIP-1222, Java's
+   * AcknowledgeType.RENEW) keeps the record: its acquisition lock starts
+   * again, and the next round hands it out again to be acknowledged anew.
+   */
   acknowledge(message: ShareMessage, type: AcknowledgeType = 'accept'): void {
     this.runner.acknowledge(message, type)
   }

@@ -42,6 +42,8 @@ interface TopicIdPartition extends TopicPartition {
  */
 export class ShareFetcher {
   private readonly sessions = new Map<number, ShareSession>()
+  /** The acquisition lock duration the brokers last told (Java's acquisitionLockTimeoutMs()); undefined before any said. */
+  lockTimeoutMs: number | undefined
 
   constructor(
     private readonly cluster: ConsumerCluster,
@@ -50,6 +52,8 @@ export class ShareFetcher {
     private readonly pending: PendingAcknowledgements,
     private readonly onAcknowledged: (results: AcknowledgementResult[]) => void,
     private readonly onFatal: (err: Error) => void,
+    /** What became of renewals (KIP-1222): `ok`, the records' locks started again and they are still this member's. */
+    private readonly onRenewed: (topic: string, partition: number, offsets: bigint[], ok: boolean) => void = () => {},
   ) {}
 
   private get log(): Logger {
@@ -92,8 +96,10 @@ export class ShareFetcher {
         const wantedHere = byNode.get(node) ?? []
         const nodeAcks = acks.get(node) ?? []
         const keys = new Set(wantedHere.map((p) => `${p.topic}\u0000${p.partition}`))
-        const acksElsewhere = nodeAcks.filter((a) => !keys.has(`${a.topic}\u0000${a.partition}`))
-        const acksHere = nodeAcks.filter((a) => keys.has(`${a.topic}\u0000${a.partition}`))
+        // Renewals go by ShareAcknowledge: a renewing ShareFetch may ask for no records (KIP-1222).
+        const renewing = nodeAcks.some((a) => a.renewed().length > 0)
+        const acksElsewhere = nodeAcks.filter((a) => renewing || !keys.has(`${a.topic}\u0000${a.partition}`))
+        const acksHere = nodeAcks.filter((a) => !renewing && keys.has(`${a.topic}\u0000${a.partition}`))
         await s.exclusive(async () => {
           if (acksElsewhere.length > 0) await this.acknowledgeIn(s, acksElsewhere, false)
           if (wantedHere.length === 0 && s.isEmpty) return
@@ -153,8 +159,17 @@ export class ShareFetcher {
   /** Acknowledgements a session cannot carry (it is opening, or the request failed): reported as failed, their records come back when their locks expire. */
   private lost(acks: PartitionAcknowledgements[], error: WafkaError): AcknowledgementResult[] {
     const results = acks.map((a) => ({ topic: a.topic, partition: a.partition, count: a.size, error }))
-    if (results.length > 0) this.onAcknowledged(results)
+    this.answered(acks, results)
     return results
+  }
+
+  /** What the brokers said of `acks` (one result each, in order) goes to the consumer, renewals on their own. */
+  private answered(acks: PartitionAcknowledgements[], results: AcknowledgementResult[]): void {
+    for (const [i, a] of acks.entries()) {
+      const renewed = a.renewed()
+      if (renewed.length > 0) this.onRenewed(a.topic, a.partition, renewed, results[i].error === null)
+    }
+    if (results.length > 0) this.onAcknowledged(results)
   }
 
   private async acknowledgeIn(s: ShareSession, acks: PartitionAcknowledgements[], closing: boolean): Promise<AcknowledgementResult[]> {
@@ -169,6 +184,7 @@ export class ShareFetcher {
         groupId: this.groupId,
         memberId: this.memberId(),
         shareSessionEpoch: closing ? CLOSE_EPOCH : s.nextEpoch,
+        isRenewAck: acks.some((a) => a.renewed().length > 0),
         topics,
       })
     } catch (err) {
@@ -185,6 +201,7 @@ export class ShareFetcher {
       )
     }
     if (!closing) s.answered()
+    if (res.acquisitionLockTimeoutMs > 0) this.lockTimeoutMs = res.acquisitionLockTimeoutMs
     const results: AcknowledgementResult[] = []
     const codes = new Map<string, { code: number; message: string | null }>()
     for (const t of res.responses) {
@@ -207,7 +224,7 @@ export class ShareFetcher {
             : null,
       })
     }
-    if (results.length > 0) this.onAcknowledged(results)
+    this.answered(acks, results)
     return results
   }
 
@@ -294,6 +311,7 @@ export class ShareFetcher {
       throw error
     }
     s.answered()
+    if (res.acquisitionLockTimeoutMs > 0) this.lockTimeoutMs = res.acquisitionLockTimeoutMs
     if (!zstdReady() && res.responses.some((t) => t.partitions.some((p) => p.records !== null && holdsZstd(p.records)))) await loadZstd()
     const out: ShareDelivery[] = []
     const results: AcknowledgementResult[] = []

@@ -43,6 +43,10 @@ type Outstanding = 'fetched' | 'delivered'
  */
 export class ShareRunner {
   private readonly outstanding = new Map<ShareMessage, Outstanding>()
+  /** Records acknowledged RENEW whose renewal the broker has not answered yet, by topic, partition and offset. */
+  private readonly renewing = new Map<string, ShareMessage>()
+  /** Records whose locks were renewed: handed out again, before anything new is fetched. */
+  private renewed: ShareMessage[] = []
   private failures = 0
   private stopped = false
   private waiting: (() => void) | undefined
@@ -75,12 +79,29 @@ export class ShareRunner {
     if (this.config.acknowledgementMode !== 'explicit')
       throw new WafkaError("acknowledge() needs acknowledgementMode: 'explicit' (implicit mode accepts what handlers return from)")
     const code = ACKNOWLEDGE_TYPE_CODES[type]
-    if (code === undefined) throw new WafkaError(`acknowledge type must be 'accept', 'release' or 'reject', not ${JSON.stringify(type)}`)
+    if (code === undefined)
+      throw new WafkaError(`acknowledge type must be 'accept', 'release', 'reject' or 'renew', not ${JSON.stringify(type)}`)
     if (this.outstanding.get(message) !== 'delivered')
       throw new WafkaError(
         `${message.topic}-${message.partition} offset ${message.offset} was not handed out by this consumer, or is acknowledged already`,
       )
     this.settle(message, code)
+    if (code === AcknowledgeTypes.RENEW) this.renewing.set(ShareRunner.key(message.topic, message.partition, message.offsetBigInt), message)
+  }
+
+  private static key(topic: string, partition: number, offset: bigint): string {
+    return `${topic}\u0000${partition}\u0000${offset}`
+  }
+
+  /** The broker answered renewals: renewed records are handed out again (as Java's poll() returns them); refused ones are no longer this member's. */
+  renewOutcome(topic: string, partition: number, offsets: bigint[], ok: boolean): void {
+    for (const o of offsets) {
+      const k = ShareRunner.key(topic, partition, o)
+      const m = this.renewing.get(k)
+      if (m === undefined) continue
+      this.renewing.delete(k)
+      if (ok) this.renewed.push(m)
+    }
   }
 
   /** Implicit mode: user code is done with `message` (its handler returned). */
@@ -129,6 +150,9 @@ export class ShareRunner {
   /** The next round's records, after settling the last round's; waits (bounded by maxWaitTimeInMs) while nothing is assigned. */
   async next(): Promise<ShareDelivery[]> {
     this.settleRound()
+    // Renewals go out first (by ShareAcknowledge) and the renewed records come back to user code before anything new.
+    if (this.renewing.size > 0) await this.fetcher.commit()
+    if (this.renewed.length > 0 && !this.stopped) return this.redeliver()
     while (!this.stopped) {
       const partitions = this.assignment()
       if (partitions.length === 0 && this.pending.size === 0) {
@@ -160,6 +184,21 @@ export class ShareRunner {
       }
     }
     return []
+  }
+
+  /** The renewed records as this round's deliveries, one per partition, in offset order. */
+  private redeliver(): ShareDelivery[] {
+    const byPartition = new Map<string, ShareDelivery>()
+    for (const m of this.renewed.splice(0)) {
+      this.outstanding.set(m, 'fetched')
+      const k = `${m.topic}\u0000${m.partition}`
+      let d = byPartition.get(k)
+      if (d === undefined) byPartition.set(k, (d = { topic: m.topic, partition: m.partition, messages: [] }))
+      d.messages.push(m)
+    }
+    for (const d of byPartition.values()) d.messages.sort((a, b) => (a.offsetBigInt < b.offsetBigInt ? -1 : 1))
+    this.emit('consumer.fetch', { numberOfBatches: byPartition.size })
+    return [...byPartition.values()]
   }
 
   /** Runs handlers over every round until stop(); a handler that throws is logged and its unfinished records released. */
