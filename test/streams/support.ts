@@ -31,21 +31,29 @@ export const targets: Array<[string, () => Promise<Target>]> = [
 export const client = (t: { bootstrap: string }) =>
   new Kafka({ clientId: 'wafka-streams-test', brokers: t.bootstrap.split(','), retryBackoffMs: 100 })
 
-/** Reads every partition of `topic` from the start, keeping the latest value (as bytes) per key (as a string). */
-export async function tableReader(kafka: Kafka, topic: string): Promise<{ table: Map<string, Buffer | null>; records: () => number; stop(): Promise<void> }> {
+/** Reads every partition of `topic` from the start, keeping the latest value (as bytes) per key (as a string) and the partitions each key was in. */
+export async function tableReader(
+  kafka: Kafka,
+  topic: string,
+): Promise<{ table: Map<string, Buffer | null>; partitions: Map<string, Set<number>>; records: () => number; stop(): Promise<void> }> {
   const admin = kafka.admin()
   await admin.connect()
   const meta = await admin.fetchTopicMetadata({ topics: [topic] }).finally(() => admin.disconnect())
   const consumer: Consumer = kafka.consumer({ autoOffsetReset: 'earliest', maxWaitTimeInMs: 200 })
   const table = new Map<string, Buffer | null>()
+  const partitions = new Map<string, Set<number>>()
   let records = 0
   await consumer.connect()
   consumer.assign([{ topic, partitions: meta.topics[0].partitions.map((p: { partitionId: number }) => p.partitionId) }])
   await consumer.run({
-    eachMessage: async ({ message }) => {
+    eachMessage: async ({ partition, message }) => {
       records++
-      table.set(message.key!.toString(), message.value)
+      const key = message.key!.toString()
+      table.set(key, message.value)
+      let ps = partitions.get(key)
+      if (!ps) partitions.set(key, (ps = new Set()))
+      ps.add(partition)
     },
   })
-  return { table, records: () => records, stop: () => consumer.disconnect() }
+  return { table, partitions, records: () => records, stop: () => consumer.disconnect() }
 }
