@@ -128,6 +128,7 @@ export class KafkaStreams {
         eachBatchAutoResolve: false,
         eachBatch: async ({ batch, resolveOffset, isStale }) => {
           if (this.failed) return
+          let failure: unknown
           try {
             const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
             let last: string | undefined
@@ -136,17 +137,21 @@ export class KafkaStreams {
               try {
                 task.process(batch.topic, m)
               } catch (err) {
-                throw new StreamsError(`task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`, {
-                  cause: err,
-                })
+                failure = new StreamsError(
+                  `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`,
+                  { cause: err },
+                )
+                break
               }
               last = m.offset
             }
+            // What was processed before a failure is still sent and committed: nothing past it.
             await this.env.collector.flush()
             if (last !== undefined) resolveOffset(last)
           } catch (err) {
-            this.fail(err)
+            failure ??= err
           }
+          if (failure !== undefined) this.fail(failure)
         },
       })
     } catch (err) {
