@@ -15,11 +15,21 @@ export interface TopicNames {
 }
 
 // Java's configs for them (RepartitionTopicConfig, UnwindowedChangelogTopicConfig).
-const REPARTITION_CONFIGS = { 'cleanup.policy': 'delete', 'segment.bytes': '52428800', 'retention.ms': '-1', 'message.timestamp.type': 'CreateTime' }
+const REPARTITION_CONFIGS = {
+  'cleanup.policy': 'delete',
+  'segment.bytes': '52428800',
+  'retention.ms': '-1',
+  'message.timestamp.type': 'CreateTime',
+}
 const CHANGELOG_CONFIGS = { 'cleanup.policy': 'compact', 'message.timestamp.type': 'CreateTime' }
 
 /** Creates the missing internal topics; returns each sub-topology's task count (its partitions). */
-export async function prepareInternalTopics(admin: Admin, topology: Topology, names: TopicNames, log: Logger): Promise<Map<number, number>> {
+export async function prepareInternalTopics(
+  admin: Admin,
+  topology: Topology,
+  names: TopicNames,
+  log: Logger,
+): Promise<Map<number, number>> {
   const subs = topology.subtopologies()
   const existing = new Set(await admin.listTopics())
   const external = [...new Set(subs.flatMap((s) => s.sourceTopics).filter((t) => !topology.internalTopics.has(t)))]
@@ -31,7 +41,7 @@ export async function prepareInternalTopics(admin: Admin, topology: Topology, na
 
   // Upstream sub-topologies fix the counts of the repartition topics downstream ones read.
   const tasks = new Map<number, number>()
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false
     for (const sub of subs) {
       if (tasks.has(sub.id) || !sub.sourceTopics.every((t) => counts.has(t))) continue
@@ -45,11 +55,15 @@ export async function prepareInternalTopics(admin: Admin, topology: Topology, na
   }
   const unresolved = subs.filter((s) => !tasks.has(s.id))
   if (unresolved.length > 0)
-    throw new StreamsError(`cannot tell the partition count of sub-topologies ${unresolved.map((s) => s.id).join(', ')}: no upstream writes their topics`)
+    throw new StreamsError(
+      `cannot tell the partition count of sub-topologies ${unresolved.map((s) => s.id).join(', ')}: no upstream writes their topics`,
+    )
 
   const wanted = [
     ...[...topology.internalTopics].map((t) => ({ topic: names.topicName(t), partitions: counts.get(t)!, configs: REPARTITION_CONFIGS })),
-    ...subs.flatMap((s) => s.stores.map((store) => ({ topic: names.changelogTopic(store), partitions: tasks.get(s.id)!, configs: CHANGELOG_CONFIGS }))),
+    ...subs.flatMap((s) =>
+      s.stores.map((store) => ({ topic: names.changelogTopic(store), partitions: tasks.get(s.id)!, configs: CHANGELOG_CONFIGS })),
+    ),
   ]
   const present = wanted.filter((w) => existing.has(w.topic))
   if (present.length > 0) {

@@ -69,7 +69,9 @@ export class KafkaStreams {
       serde: (kind: 'key' | 'value', given: Serde<any> | undefined, where: string) => {
         const serde = given ?? (kind === 'key' ? defaultKeySerde : defaultValueSerde)
         if (!serde)
-          throw new StreamsError(`${where} has no ${kind} serde: give one in the topology or set default${kind === 'key' ? 'Key' : 'Value'}Serde`)
+          throw new StreamsError(
+            `${where} has no ${kind} serde: give one in the topology or set default${kind === 'key' ? 'Key' : 'Value'}Serde`,
+          )
         return serde
       },
       collector: undefined as unknown as RecordCollector,
@@ -192,7 +194,10 @@ export class KafkaStreams {
   private fail(error: unknown): void {
     if (this.failed) return
     this.failed = true
-    this.log.error('stream processing failed: shutting down', { applicationId: this.config.applicationId, error: (error as Error)?.message })
+    this.log.error('stream processing failed: shutting down', {
+      applicationId: this.config.applicationId,
+      error: (error as Error)?.message,
+    })
     if (NEXT[this.current].includes('PENDING_ERROR')) this.transition('PENDING_ERROR')
     void this.shutdown().then(() => this.current === 'PENDING_ERROR' && this.transition('ERROR'))
   }

@@ -28,11 +28,7 @@ export class KGroupedStream<K, V> {
   count(materialized?: Materialized<K, bigint>): KTable<K, bigint> {
     // Java's count(Materialized) without a store name spends one index more (KGroupedStreamImpl.count).
     if (materialized && materialized.storeName === undefined) this.b.newStoreName('KSTREAM-AGGREGATE-')
-    return this.aggregation<bigint>(
-      'KSTREAM-AGGREGATE-',
-      { valueSerde: Serdes.Long(), ...materialized },
-      (old) => (old ?? 0n) + 1n,
-    )
+    return this.aggregation<bigint>('KSTREAM-AGGREGATE-', { valueSerde: Serdes.Long(), ...materialized }, (old) => (old ?? 0n) + 1n)
   }
 
   /** Combines each key's values: the first value as it is, then reducer(aggregate, value). */
@@ -42,7 +38,11 @@ export class KGroupedStream<K, V> {
     )
   }
 
-  aggregate<VA>(initializer: () => VA, aggregator: (key: K, value: V, aggregate: VA) => VA, materialized: Materialized<K, VA> = {}): KTable<K, VA> {
+  aggregate<VA>(
+    initializer: () => VA,
+    aggregator: (key: K, value: V, aggregate: VA) => VA,
+    materialized: Materialized<K, VA> = {},
+  ): KTable<K, VA> {
     return this.aggregation<VA>('KSTREAM-AGGREGATE-', materialized, (old, r) => aggregator(r.key, r.value, old ?? initializer()))
   }
 
@@ -78,7 +78,11 @@ export class KGroupedStream<K, V> {
         }
       },
     })
-    return this.b.dsl.table<K, VA>(this.b, { node: name, keySerde, valueSerde: materialized.valueSerde, repartitionRequired: false }, storeName)
+    return this.b.dsl.table<K, VA>(
+      this.b,
+      { node: name, keySerde, valueSerde: materialized.valueSerde, repartitionRequired: false },
+      storeName,
+    )
   }
 
   /** The filter → sink → topic → source hop; returns the source's name. */

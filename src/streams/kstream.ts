@@ -167,7 +167,11 @@ export class KStream<K, V> {
       name,
       parents: [this.up.node],
       stores: [],
-      make: (rt) => make((r) => rt.forward(r), () => rt.context()),
+      make: (rt) =>
+        make(
+          (r) => rt.forward(r),
+          () => rt.context(),
+        ),
     })
     return this.b.dsl.stream(this.b, { ...next, node: name })
   }

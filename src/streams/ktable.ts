@@ -30,7 +30,10 @@ export class KTable<K, V> {
   }
 
   mapValues<VR>(mapper: (value: V, key: K) => VR): KTable<K, VR> {
-    return this.derived('KTABLE-MAPVALUES-', (r) => (r.value === null ? null : mapper(r.value, r.key)), { ...this.up, valueSerde: undefined })
+    return this.derived('KTABLE-MAPVALUES-', (r) => (r.value === null ? null : mapper(r.value, r.key)), {
+      ...this.up,
+      valueSerde: undefined,
+    })
   }
 
   private derived<VR>(prefix: string, value: (r: StreamRecord<K, V | null>) => VR | null, next: Upstream): KTable<K, VR> {

@@ -23,7 +23,11 @@ export interface StreamsConfig extends ClusterOptions {
 
 export const STREAMS_OPTIONS = {
   ...KAFKA_OPTIONS,
-  applicationId: value(undefined, 'The consumer group, the prefix of internal topics and the default client id. Required.', 'application.id'),
+  applicationId: value(
+    undefined,
+    'The consumer group, the prefix of internal topics and the default client id. Required.',
+    'application.id',
+  ),
   processingGuarantee: value(
     'at_least_once',
     "`'at_least_once'`: offsets are committed after the output they led to is acknowledged.",
@@ -55,7 +59,9 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     KAFKA_ALIASES,
   )
   if (typeof applicationId !== 'string' || !APPLICATION_ID.test(applicationId))
-    throw new ConfigError(`applicationId must be a non-empty string of letters, digits, '.', '_' and '-', not ${JSON.stringify(applicationId)}`)
+    throw new ConfigError(
+      `applicationId must be a non-empty string of letters, digits, '.', '_' and '-', not ${JSON.stringify(applicationId)}`,
+    )
   for (const [name, serde] of [
     ['defaultKeySerde', defaultKeySerde],
     ['defaultValueSerde', defaultValueSerde],

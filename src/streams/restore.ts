@@ -18,7 +18,13 @@ export interface ChangelogPartition {
 }
 
 /** Restores every store of `parts`; resolves with the number of records applied. */
-export async function restoreStores(kafka: Kafka, admin: Admin, parts: ChangelogPartition[], log: Logger, restoreTimeoutMs: number): Promise<number> {
+export async function restoreStores(
+  kafka: Kafka,
+  admin: Admin,
+  parts: ChangelogPartition[],
+  log: Logger,
+  restoreTimeoutMs: number,
+): Promise<number> {
   const todo: Array<ChangelogPartition & { end: bigint }> = []
   for (const p of parts) {
     const [end, start] = await Promise.all([
@@ -40,7 +46,12 @@ export async function restoreStores(kafka: Kafka, admin: Admin, parts: Changelog
     const arm = () => {
       clearTimeout(timer)
       timer = setTimeout(
-        () => reject(new StreamsError(`restoring ${[...pending.keys()].map((k) => k.replace('\0', '-')).join(', ')} made no progress for ${restoreTimeoutMs} ms`)),
+        () =>
+          reject(
+            new StreamsError(
+              `restoring ${[...pending.keys()].map((k) => k.replace('\0', '-')).join(', ')} made no progress for ${restoreTimeoutMs} ms`,
+            ),
+          ),
         restoreTimeoutMs,
       )
     }
@@ -50,7 +61,10 @@ export async function restoreStores(kafka: Kafka, admin: Admin, parts: Changelog
   await consumer.connect()
   try {
     consumer.assign(
-      [...new Set(todo.map((t) => t.topic))].map((topic) => ({ topic, partitions: todo.filter((t) => t.topic === topic).map((t) => t.partition) })),
+      [...new Set(todo.map((t) => t.topic))].map((topic) => ({
+        topic,
+        partitions: todo.filter((t) => t.topic === topic).map((t) => t.partition),
+      })),
     )
     await consumer.run({
       eachBatch: async ({ batch }) => {

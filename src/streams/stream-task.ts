@@ -66,7 +66,11 @@ export class StreamTask {
         for (const t of node.topics) {
           const topic = env.topicName(t)
           this.sources.set(topic, (m) => {
-            const record = { key: keySerde.deserialize(topic, m.key), value: valueSerde.deserialize(topic, m.value), timestamp: m.timestampMs }
+            const record = {
+              key: keySerde.deserialize(topic, m.key),
+              value: valueSerde.deserialize(topic, m.value),
+              timestamp: m.timestampMs,
+            }
             for (const c of next) c(record)
           })
         }
@@ -102,7 +106,9 @@ export class StreamTask {
   }
 
   /** The partitions of the changelogs this task's stores restore from. */
-  changelogs(env: Pick<TaskEnvironment, 'changelogTopic'>): Array<{ topic: string; partition: number; store: InMemoryKeyValueStore<unknown, unknown> }> {
+  changelogs(
+    env: Pick<TaskEnvironment, 'changelogTopic'>,
+  ): Array<{ topic: string; partition: number; store: InMemoryKeyValueStore<unknown, unknown> }> {
     return [...this.stores].map(([name, store]) => ({ topic: env.changelogTopic(name), partition: this.partition, store }))
   }
 

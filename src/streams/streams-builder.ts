@@ -24,7 +24,12 @@ export class StreamsBuilder {
       throw new TypeError('stream() takes a topic name or a non-empty list of them')
     const name = consumed.processorName ?? this.internal.newProcessorName('KSTREAM-SOURCE-')
     this.internal.topology.add({ kind: 'source', name, topics: list, keySerde: consumed.keySerde, valueSerde: consumed.valueSerde })
-    return streamOf<K, V>(this.internal, { node: name, keySerde: consumed.keySerde, valueSerde: consumed.valueSerde, repartitionRequired: false })
+    return streamOf<K, V>(this.internal, {
+      node: name,
+      keySerde: consumed.keySerde,
+      valueSerde: consumed.valueSerde,
+      repartitionRequired: false,
+    })
   }
 
   /** The topology the DSL calls made. */

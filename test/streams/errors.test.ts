@@ -30,15 +30,19 @@ describe('KafkaStreams options', () => {
   it('needs an applicationId a topic name can carry, and a guarantee it has', () => {
     expect(() => new KafkaStreams(topology, { brokers: 'localhost:9092' } as never)).toThrow(ConfigError)
     expect(() => new KafkaStreams(topology, { applicationId: 'a b', brokers: 'localhost:9092' })).toThrow(/applicationId/)
-    expect(() => new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', processingGuarantee: 'exactly_once' as never })).toThrow(
-      /processingGuarantee must be one of 'at_least_once'/,
+    expect(
+      () => new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', processingGuarantee: 'exactly_once' as never }),
+    ).toThrow(/processingGuarantee must be one of 'at_least_once'/)
+    expect(() => new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', commitIntervalMs: -1 })).toThrow(
+      /commitIntervalMs/,
     )
-    expect(() => new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', commitIntervalMs: -1 })).toThrow(/commitIntervalMs/)
   })
   // mapValues keeps the key serde and drops the value serde, as Java does.
   it('refuses to start a topology with a serde missing, naming the node, before connecting', async () => {
     const app = new KafkaStreams(doubler('in'), { applicationId: 'a', brokers: 'localhost:1' })
-    await expect(app.start()).rejects.toThrow(/sink KSTREAM-SINK-0000000002 has no value serde: give one in the topology or set defaultValueSerde/)
+    await expect(app.start()).rejects.toThrow(
+      /sink KSTREAM-SINK-0000000002 has no value serde: give one in the topology or set defaultValueSerde/,
+    )
     expect(app.state).toBe('CREATED')
   })
 })
@@ -68,7 +72,11 @@ describe('KafkaStreams failures on the embedded broker', () => {
   it('a missing source topic fails start(), naming it', async () => {
     const app = new KafkaStreams(doubler('no-such-topic'), options('missing-app'))
     await expect(app.start()).rejects.toThrow(new StreamsError('source topics no-such-topic do not exist: create them before start()'))
-    await until('ERROR', () => app.state, (s) => s === 'ERROR')
+    await until(
+      'ERROR',
+      () => app.state,
+      (s) => s === 'ERROR',
+    )
   })
 
   it('a record its serde cannot read stops the application in ERROR; what came before it is sent and committed, nothing past it', async () => {
@@ -77,7 +85,12 @@ describe('KafkaStreams failures on the embedded broker', () => {
     await producer.connect()
     await producer.send({
       topic: 'nums',
-      messages: [{ key: 'a', value: int(1) }, { key: 'b', value: int(2) }, { key: 'c', value: Buffer.from([1, 2, 3]) }, { key: 'd', value: int(4) }],
+      messages: [
+        { key: 'a', value: int(1) },
+        { key: 'b', value: int(2) },
+        { key: 'c', value: Buffer.from([1, 2, 3]) },
+        { key: 'd', value: int(4) },
+      ],
     })
     await producer.disconnect()
     const logs: LogEntry[] = []
@@ -85,14 +98,29 @@ describe('KafkaStreams failures on the embedded broker', () => {
     const app = new KafkaStreams(doubler('nums'), options('bad-record-app', logs))
     app.setStateListener((s) => states.push(s))
     await app.start()
-    await until('ERROR', () => app.state, (s) => s === 'ERROR')
+    await until(
+      'ERROR',
+      () => app.state,
+      (s) => s === 'ERROR',
+    )
     expect(states).toEqual(['REBALANCING', 'RUNNING', 'PENDING_ERROR', 'ERROR'])
     const failed = logs.find((e) => e.log.message === 'stream processing failed: shutting down')
-    expect(failed?.log.error).toMatch(/task 0_0 failed to process nums-0 at offset 2: Serdes.Integer needs 4 bytes, the record in nums has 3/)
+    expect(failed?.log.error).toMatch(
+      /task 0_0 failed to process nums-0 at offset 2: Serdes.Integer needs 4 bytes, the record in nums has 3/,
+    )
 
     const doubled = await tableReader(kafka, 'doubled')
-    await until('the output before the bad record', () => doubled.records(), (n) => n === 2).finally(() => doubled.stop())
-    expect(new Map([...doubled.table].map(([k, v]) => [k, v!.readInt32BE(0)]))).toEqual(new Map([['a', 2], ['b', 4]]))
+    await until(
+      'the output before the bad record',
+      () => doubled.records(),
+      (n) => n === 2,
+    ).finally(() => doubled.stop())
+    expect(new Map([...doubled.table].map(([k, v]) => [k, v!.readInt32BE(0)]))).toEqual(
+      new Map([
+        ['a', 2],
+        ['b', 4],
+      ]),
+    )
     const admin = kafka.admin()
     await admin.connect()
     const committed = await admin.fetchOffsets({ groupId: 'bad-record-app', topics: ['nums'] }).finally(() => admin.disconnect())

@@ -92,12 +92,20 @@ for (const [target, start] of targets) {
         const expected = new Map<string, number>()
         for (const [, o] of ORDERS) expected.set(o.customer, (expected.get(o.customer) ?? 0) + o.amount)
         const ints = (t: Map<string, Buffer | null>) => new Map([...t].map(([k, v]) => [k, v === null ? null : v.readInt32BE(0)]))
-        await until('totals', () => ints(totals.table), (t) => [...expected].every(([c, n]) => t.get(c) === n))
+        await until(
+          'totals',
+          () => ints(totals.table),
+          (t) => [...expected].every(([c, n]) => t.get(c) === n),
+        )
         expect(ints(totals.table)).toEqual(expected)
 
         // eve went over 50 and back: her update after the refusal is a deletion; ann and cy stay.
         // One update of the filtered table per order.
-        await until('big spenders', () => big.records(), (n) => n === ORDERS.length)
+        await until(
+          'big spenders',
+          () => big.records(),
+          (n) => n === ORDERS.length,
+        )
         expect(new Map([...big.table].map(([k, v]) => [k, v?.toString() ?? null]))).toEqual(
           new Map([
             ['ann', 'big spender: 56'],
@@ -109,10 +117,16 @@ for (const [target, start] of targets) {
         )
 
         // Every order went through the repartition topic, each customer's to one partition of three.
-        await until('the repartition topic', () => repartition.records(), (n) => n === ORDERS.length)
+        await until(
+          'the repartition topic',
+          () => repartition.records(),
+          (n) => n === ORDERS.length,
+        )
         const meta = await admin.fetchTopicMetadata({ topics: ['orders-app-totals-repartition'] })
         expect(meta.topics[0].partitions).toHaveLength(3)
-        expect([...repartition.partitions].map(([customer, ps]) => [customer, ps.size]).sort()).toEqual([...expected.keys()].map((c) => [c, 1]).sort())
+        expect([...repartition.partitions].map(([customer, ps]) => [customer, ps.size]).sort()).toEqual(
+          [...expected.keys()].map((c) => [c, 1]).sort(),
+        )
         expect(new Set([...repartition.partitions.values()].flatMap((ps) => [...ps])).size).toBeGreaterThan(1)
       } finally {
         for (const r of readers) await r.stop()

@@ -100,10 +100,15 @@ describe('StreamsBuilder and Topology.describe()', () => {
     const builder = new StreamsBuilder()
     const source = builder.stream<string, string>('in')
     const mapped = source.map((k, v) => KeyValue.pair(v, k))
-    mapped.filter(() => true).mapValues((v) => v.length).foreach(() => {})
+    mapped
+      .filter(() => true)
+      .mapValues((v) => v.length)
+      .foreach(() => {})
     mapped.groupByKey({ name: 'count-stream' }).count()
     const text = builder.build().describe().toString()
-    expect(text).toContain('Processor: KSTREAM-MAP-0000000001 (stores: [])\n      --> KSTREAM-FILTER-0000000002, count-stream-repartition-filter\n')
+    expect(text).toContain(
+      'Processor: KSTREAM-MAP-0000000001 (stores: [])\n      --> KSTREAM-FILTER-0000000002, count-stream-repartition-filter\n',
+    )
     expect(text).toContain('Sink: count-stream-repartition-sink (topic: count-stream-repartition)')
     expect(text).toContain('  Sub-topology: 1\n    Source: count-stream-repartition-source (topics: [count-stream-repartition])')
   })
@@ -116,7 +121,9 @@ describe('StreamsBuilder and Topology.describe()', () => {
     a.merge(b).to('out')
     const topology = builder.build()
     expect(topology.subtopologies().map((s) => s.sourceTopics)).toEqual([['a', 'b']])
-    expect(topology.describe().toString()).toContain('Processor: KSTREAM-MERGE-0000000001 (stores: [])\n      --> KSTREAM-SINK-0000000002\n      <-- KSTREAM-SOURCE-0000000000, from-b\n')
+    expect(topology.describe().toString()).toContain(
+      'Processor: KSTREAM-MERGE-0000000001 (stores: [])\n      --> KSTREAM-SINK-0000000002\n      <-- KSTREAM-SOURCE-0000000000, from-b\n',
+    )
     expect(() => builder.stream('c', { processorName: 'from-b' })).toThrow(TopologyError)
   })
 })

@@ -74,7 +74,12 @@ for (const [target, start] of targets) {
       const admin = kafka.admin()
       await admin.connect()
       try {
-        await admin.createTopics({ topics: [{ topic: input, numPartitions: 3 }, { topic: output, numPartitions: 2 }] })
+        await admin.createTopics({
+          topics: [
+            { topic: input, numPartitions: 3 },
+            { topic: output, numPartitions: 2 },
+          ],
+        })
         await produce(input, ROUND_1, 0)
         // As Java's WordCountDemo: String serdes by default (the words after flatMapValues have no serde of their own).
         const options = {
@@ -93,23 +98,36 @@ for (const [target, start] of targets) {
         const reader = await tableReader(kafka, output)
         try {
           const expected1 = counted(ROUND_1)
-          await until('round 1 counts', () => asCounts(reader.table), (t) => t.size === expected1.size && [...expected1].every(([w, n]) => t.get(w) === n), 60_000)
+          await until(
+            'round 1 counts',
+            () => asCounts(reader.table),
+            (t) => t.size === expected1.size && [...expected1].every(([w, n]) => t.get(w) === n),
+            60_000,
+          )
           expect(first.state).toBe('RUNNING')
           await first.close()
           expect(states).toEqual(['REBALANCING', 'RUNNING', 'PENDING_SHUTDOWN', 'NOT_RUNNING'])
 
           // The internal topics, as Java names and configures them.
-          const meta = await admin.fetchTopicMetadata({ topics: [`${applicationId}-counts-store-repartition`, `${applicationId}-counts-store-changelog`] })
+          const meta = await admin.fetchTopicMetadata({
+            topics: [`${applicationId}-counts-store-repartition`, `${applicationId}-counts-store-changelog`],
+          })
           expect(meta.topics.map((t) => [t.name, t.partitions.length])).toEqual([
             [`${applicationId}-counts-store-repartition`, 3],
             [`${applicationId}-counts-store-changelog`, 3],
           ])
           const configs = await admin.describeConfigs({
-            resources: [{ type: ConfigResourceTypes.TOPIC, name: `${applicationId}-counts-store-changelog`, configNames: ['cleanup.policy'] }],
+            resources: [
+              { type: ConfigResourceTypes.TOPIC, name: `${applicationId}-counts-store-changelog`, configNames: ['cleanup.policy'] },
+            ],
           })
           expect(configs.resources[0].configEntries.map((e) => [e.configName, e.configValue])).toEqual([['cleanup.policy', 'compact']])
           const changelog = await tableReader(kafka, `${applicationId}-counts-store-changelog`)
-          await until('the changelog holds every count', () => asCounts(changelog.table), (t) => t.size === expected1.size).finally(() => changelog.stop())
+          await until(
+            'the changelog holds every count',
+            () => asCounts(changelog.table),
+            (t) => t.size === expected1.size,
+          ).finally(() => changelog.stop())
           expect(asCounts(changelog.table)).toEqual(expected1)
 
           // A new instance of the same application: the counts go on from the changelog, nothing counted twice.
@@ -118,7 +136,12 @@ for (const [target, start] of targets) {
           await run(second, [])
           const expected2 = counted([...ROUND_1, ...ROUND_2])
           const seen = reader.records()
-          await until('round 2 counts', () => asCounts(reader.table), (t) => t.size === expected2.size && [...expected2].every(([w, n]) => t.get(w) === n), 60_000)
+          await until(
+            'round 2 counts',
+            () => asCounts(reader.table),
+            (t) => t.size === expected2.size && [...expected2].every(([w, n]) => t.get(w) === n),
+            60_000,
+          )
           // Only round 2's words were written again: round 1 was not processed a second time.
           expect(reader.records() - seen).toBe([...counted(ROUND_2).values()].reduce((a, b) => a + Number(b), 0))
           await second.close()
