@@ -54,7 +54,8 @@ describe('wafka/streams as built', () => {
       await consumer.connect()
       consumer.assign([{ topic: 'word-counts', partitions: [0] }])
       await consumer.run({
-        eachMessage: async ({ message }) => void counts.set(message.key!.toString(), Serdes.Long().deserialize('word-counts', message.value)!),
+        eachMessage: async ({ message }) =>
+          void counts.set(message.key!.toString(), Serdes.Long().deserialize('word-counts', message.value)!),
       })
       const expected = new Map([
         ['to', 3n],
