@@ -2,11 +2,13 @@
 // Java's one index counter behind every generated name (so unnamed nodes and
 // stores are called what Java calls them: KSTREAM-SOURCE-0000000000, ...),
 // and how to make each DSL object (handed in by StreamsBuilder, so KStream,
-// KGroupedStream and KTable make one another without importing one another).
+// KGroupedStream, KTable and BranchedKStream make one another without importing
+// one another).
 import type { Serde } from './serdes.js'
 import type { KStream } from './kstream.js'
 import type { KGroupedStream } from './kgrouped-stream.js'
 import type { KTable } from './ktable.js'
+import type { BranchedKStream } from './branched-kstream.js'
 import { Topology } from './topology.js'
 
 /** Where a DSL object's records come from: its node, the serdes known for them, whether a key changed since the last repartition. */
@@ -21,6 +23,7 @@ export interface DslFactories {
   stream<K, V>(builder: InternalBuilder, from: Upstream): KStream<K, V>
   grouped<K, V>(builder: InternalBuilder, from: Upstream, repartitionName: string | undefined): KGroupedStream<K, V>
   table<K, V>(builder: InternalBuilder, from: Upstream, store: string | null): KTable<K, V>
+  split<K, V>(builder: InternalBuilder, from: Upstream, name: string | undefined): BranchedKStream<K, V>
 }
 
 export class InternalBuilder {

@@ -5,6 +5,7 @@
 import type { Serde } from './serdes.js'
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KGroupedStream } from './kgrouped-stream.js'
+import type { BranchedKStream } from './branched-kstream.js'
 import type { KeyValue } from './key-value.js'
 import type { RecordContext, StreamRecord, TopicNameExtractor } from './topology.js'
 
@@ -109,6 +110,11 @@ export class KStream<K, V> {
       valueSerde: undefined,
       repartitionRequired: this.up.repartitionRequired || other.up.repartitionRequired,
     })
+  }
+
+  /** Splits the stream into branches by predicates (Java's split()); `name` replaces KSTREAM-BRANCH-<index>. */
+  split(name?: string): BranchedKStream<K, V> {
+    return this.b.dsl.split(this.b, this.up, name)
   }
 
   /** Writes each record to `topic`, or to the topic `extractor` names for it. */

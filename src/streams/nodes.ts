@@ -13,8 +13,8 @@ export interface StoreDef {
 }
 
 export interface NodeRuntime {
-  /** Hands a record to each child of the node, in the order they were added. */
-  forward(record: StreamRecord): void
+  /** Hands a record to each child of the node, in the order they were added, or to the child named `to` alone. */
+  forward(record: StreamRecord, to?: string): void
   store<K, V>(name: string): KeyValueStore<K, V>
   /** The input record in hand. */
   context(): RecordContext

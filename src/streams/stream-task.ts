@@ -22,6 +22,10 @@ export interface TaskEnvironment {
 }
 
 type Process = (record: StreamRecord) => void
+interface Child {
+  name: string
+  process: Process
+}
 
 export class StreamTask {
   readonly id: string
@@ -50,7 +54,7 @@ export class StreamTask {
         ),
       )
     }
-    const children = new Map<string, Process[]>()
+    const children = new Map<string, Child[]>()
     const processes = new Map<string, Process>()
     // Parents come before their children in the topology, so a node's list is filled after it is made.
     const forwardTo = (name: string) => {
@@ -71,7 +75,7 @@ export class StreamTask {
               value: valueSerde.deserialize(topic, m.value),
               timestamp: m.timestampMs,
             }
-            for (const c of next) c(record)
+            for (const c of next) c.process(record)
           })
         }
         continue
@@ -88,8 +92,8 @@ export class StreamTask {
       } else {
         const next = forwardTo(node.name)
         const runtime: NodeRuntime = {
-          forward: (r) => {
-            for (const c of next) c(r)
+          forward: (r, to) => {
+            for (const c of next) if (to === undefined || c.name === to) c.process(r)
           },
           store: <K, V>(name: string) => {
             const s = this.stores.get(name)
@@ -101,7 +105,7 @@ export class StreamTask {
         }
         processes.set(node.name, node.make(runtime))
       }
-      for (const p of node.parents) forwardTo(p).push(processes.get(node.name)!)
+      for (const p of node.parents) forwardTo(p).push({ name: node.name, process: processes.get(node.name)! })
     }
   }
 

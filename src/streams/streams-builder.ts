@@ -5,6 +5,7 @@ import { InternalBuilder } from './internal-builder.js'
 import { streamOf, type KStream } from './kstream.js'
 import { groupedOf } from './kgrouped-stream.js'
 import { tableOf } from './ktable.js'
+import { BranchedKStream } from './branched-kstream.js'
 import type { Topology } from './topology.js'
 
 /** Java's Consumed: how a source reads its topic's records. */
@@ -16,7 +17,12 @@ export interface Consumed<K, V> {
 }
 
 export class StreamsBuilder {
-  private readonly internal = new InternalBuilder({ stream: streamOf, grouped: groupedOf, table: tableOf })
+  private readonly internal = new InternalBuilder({
+    stream: streamOf,
+    grouped: groupedOf,
+    table: tableOf,
+    split: (b, up, name) => new BranchedKStream(b, up, name),
+  })
 
   stream<K = Buffer, V = Buffer>(topics: string | string[], consumed: Consumed<K, V> = {}): KStream<K, V> {
     const list = typeof topics === 'string' ? [topics] : [...topics]

@@ -126,4 +126,29 @@ describe('StreamsBuilder and Topology.describe()', () => {
     )
     expect(() => builder.stream('c', { processorName: 'from-b' })).toThrow(TopologyError)
   })
+
+  it("split(): Java's branch names (the splitter's name and the position, 0 for the default), one index burnt per branch", () => {
+    const builder = new StreamsBuilder()
+    const branches = builder
+      .stream<string, number>('in')
+      .split()
+      .branch((_k, v) => v < 0, { name: '-negative' })
+      .branch((_k, v) => v === 0)
+      .defaultBranch()
+    expect(Object.keys(branches).sort()).toEqual([
+      'KSTREAM-BRANCH-0000000001-negative',
+      'KSTREAM-BRANCH-00000000010',
+      'KSTREAM-BRANCH-00000000012',
+    ])
+    branches['KSTREAM-BRANCH-00000000012'].to('zero')
+    const text = builder.build().describe().toString()
+    expect(text).toContain(
+      '    Processor: KSTREAM-BRANCH-0000000001 (stores: [])\n' +
+        // The branch with a sink has the larger sub-tree; then by name, '-' before '0' as in Java's String order.
+        '      --> KSTREAM-BRANCH-00000000012, KSTREAM-BRANCH-0000000001-negative, KSTREAM-BRANCH-00000000010\n' +
+        '      <-- KSTREAM-SOURCE-0000000000\n',
+    )
+    // Three branches burnt indexes 2 to 4: the sink is 5.
+    expect(text).toContain('    Sink: KSTREAM-SINK-0000000005 (topic: zero)\n      <-- KSTREAM-BRANCH-00000000012\n')
+  })
 })
