@@ -128,4 +128,38 @@ describe('KafkaStreams failures on the embedded broker', () => {
     await app.close()
     expect(app.state).toBe('ERROR')
   })
+
+  it('a processor that throws stops the application in ERROR the same way, naming its error', async () => {
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic: 'nums2' }, { topic: 'halved' }] })
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({
+      topic: 'nums2',
+      messages: [4, 8, 3, 6].map((n, i) => ({ key: `k${i}`, value: Serdes.Integer().serialize('nums2', n) })),
+    })
+    await producer.disconnect()
+    const builder = new StreamsBuilder()
+    builder
+      .stream<string, number>('nums2')
+      .mapValues((n) => {
+        if (n % 2 !== 0) throw new RangeError(`${n} is odd`)
+        return n / 2
+      })
+      .to('halved')
+    const logs: LogEntry[] = []
+    const app = new KafkaStreams(builder.build(), options('throwing-app', logs))
+    await app.start()
+    await until(
+      'ERROR',
+      () => app.state,
+      (s) => s === 'ERROR',
+    )
+    expect(logs.find((e) => e.log.message === 'stream processing failed: shutting down')?.log.error).toBe(
+      'task 0_0 failed to process nums2-0 at offset 2: 3 is odd',
+    )
+    const committed = await admin.fetchOffsets({ groupId: 'throwing-app', topics: ['nums2'] }).finally(() => admin.disconnect())
+    expect(committed[0].partitions).toEqual([expect.objectContaining({ partition: 0, offset: '2' })])
+  })
 })
