@@ -9,8 +9,9 @@ import * as codec from '../src/public/codec.js'
 import * as protocol from '../src/public/protocol.js'
 import * as kafkajs from '../src/public/kafkajs.js'
 import * as broker from '../src/broker/index.js'
+import * as streams from '../src/public/streams.js'
 
-const entries: Record<string, Record<string, unknown>> = { root, codec, protocol, kafkajs, broker }
+const entries: Record<string, Record<string, unknown>> = { root, codec, protocol, kafkajs, broker, streams }
 
 describe('the names of exported classes and functions', () => {
   for (const [entry, exports] of Object.entries(entries))
@@ -24,5 +25,7 @@ describe('the names of exported classes and functions', () => {
     const err = new root.KafkaError('refused', { code: 3, type: 'UNKNOWN_TOPIC_OR_PARTITION', retriable: true })
     expect(err.name).toBe('KafkaError')
     expect(new kafkajs.KafkaJSProtocolError('x').name).toBe('KafkaJSProtocolError')
+    expect(new streams.StreamsError('x').name).toBe('StreamsError')
+    expect(new streams.TopologyError('x').name).toBe('TopologyError')
   })
 })

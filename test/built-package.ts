@@ -23,6 +23,7 @@ export const entrySources: Record<string, string> = {
   'src/public/protocol.ts': 'protocol',
   'src/public/kafkajs.ts': 'kafkajs',
   'src/public/otel.ts': 'otel',
+  'src/public/streams.ts': 'streams',
   'src/kafkajs/index.ts': 'kafkajs',
   'src/broker/index.ts': 'broker',
 }

@@ -7,8 +7,9 @@ import { builtPackage, type BuiltFormat } from './built-package.js'
 // whole suite has run against src/: the public surface and every exported
 // name, the KafkaJS drop-in's suite, a slice of the client suites (a round
 // trip both ways, every error class a hostile broker makes us throw, the
-// share-group scenarios on the embedded broker), and the codec's checksums
-// and batch round trips (the built wasm). The runtime smoke
+// share-group scenarios on the embedded broker), the codec's checksums and
+// batch round trips (the built wasm), and wafka/streams (its topology
+// builder and a word count on the bundled broker). The runtime smoke
 // tests (test/runtimes) load dist/ themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
@@ -28,6 +29,8 @@ export const builtSlice = [
   'test/observe/otel.test.ts',
   'test/observe/statistics.test.ts',
   'test/kafka/share-groups-cluster.test.ts',
+  'test/streams/shipped.test.ts',
+  'test/streams/topology.test.ts',
 ]
 // Unit tests of the drop-in's inner pieces, which the package does not export.
 const notBuilt = ['test/kafkajs/layer.test.ts']

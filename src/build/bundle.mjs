@@ -1,10 +1,10 @@
 // `npm run build:js`: the bundles package.json's "exports" and "bin" name.
 //
 // - ESM: one build of every client entry point with shared chunks, so
-//   `wafka`, `wafka/codec`, `wafka/protocol` and `wafka/kafkajs` share their
-//   classes and one wasm instance.
+//   `wafka`, `wafka/codec`, `wafka/protocol`, `wafka/kafkajs` and
+//   `wafka/streams` share their classes and one wasm instance.
 // - CJS: the same promise for require(): one bundle (src/public/cjs.ts) holds
-//   the root, codec and protocol entries as namespaces, and each
+//   the root, codec, protocol and streams entries as namespaces, and each
 //   dist/<entry>.cjs hands out its part. The KafkaJS drop-in is a bundle of its
 //   own there: in the shared one it made require('wafka') a quarter slower.
 // - wafka/otel: a bundle of its own in each format (it alone loads @opentelemetry/api).
@@ -35,8 +35,9 @@ const entries = {
   codec: 'src/public/codec.ts',
   protocol: 'src/public/protocol.ts',
   kafkajs: 'src/public/kafkajs.ts',
+  streams: 'src/public/streams.ts',
 }
-const sharedCjs = ['index', 'codec', 'protocol']
+const sharedCjs = ['index', 'codec', 'protocol', 'streams']
 // bench/<name>.ts → dist/bench/<name>.js, run by `npm run bench*` (package.json).
 const benches = [
   'codec',
@@ -75,7 +76,7 @@ await Promise.all([
   ...sharedCjs.map((name) =>
     writeFile(
       `${root}dist/${name}.cjs`,
-      `'use strict'\n// wafka${name === 'index' ? '' : `/${name}`} for require(): the bundle behind the root, codec and protocol entries.\nmodule.exports = require('./chunks/wafka.cjs').${name}\n`,
+      `'use strict'\n// wafka${name === 'index' ? '' : `/${name}`} for require(): the bundle behind the root, codec, protocol and streams entries.\nmodule.exports = require('./chunks/wafka.cjs').${name}\n`,
     ),
   ),
   node('src/cli.ts', 'esm', 'dist/cli.js'),

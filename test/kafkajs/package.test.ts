@@ -87,7 +87,7 @@ describe.skipIf(!built())('the packed wafka/kafkajs', () => {
   })
 
   it('every entry point loads by import and by require', () => {
-    const entries = ['wafka', 'wafka/codec', 'wafka/protocol', 'wafka/kafkajs', 'wafka/broker']
+    const entries = ['wafka', 'wafka/codec', 'wafka/protocol', 'wafka/kafkajs', 'wafka/broker', 'wafka/streams']
     const script = `
       import { createRequire } from 'node:module'
       const require = createRequire(process.cwd() + '/package.json')

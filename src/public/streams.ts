@@ -1,0 +1,15 @@
+// wafka/streams: Kafka Streams' model (see src/streams/): StreamsBuilder,
+// Topology, KStream, KGroupedStream, KTable, KafkaStreams and the serdes.
+export { StreamsBuilder, type Consumed } from '../streams/streams-builder.js'
+export { Topology, TopologyError, type TopicNameExtractor, type RecordContext, type StreamRecord } from '../streams/topology.js'
+export type { TopologyDescription, SubtopologyDescription, NodeDescription } from '../streams/topology-description.js'
+export { KStream, type Produced, type Grouped } from '../streams/kstream.js'
+export { KGroupedStream, type Materialized } from '../streams/kgrouped-stream.js'
+export { KTable } from '../streams/ktable.js'
+export { BranchedKStream, type Branched } from '../streams/branched-kstream.js'
+export { KeyValue } from '../streams/key-value.js'
+export type { KeyValueStore } from '../streams/key-value-store.js'
+export { KafkaStreams, type StreamsState, type StateListener } from '../streams/kafka-streams.js'
+export type { StreamsConfig, ProcessingGuarantee } from '../streams/options.js'
+export { StreamsError } from '../streams/streams-error.js'
+export { Serdes, SerializationError, type Serde } from '../streams/serdes.js'

@@ -1,0 +1,223 @@
+// Java's KafkaStreams: runs a topology. Tasks are input partitions: the
+// consumer (group `applicationId`, classic protocol, range assignment so a
+// sub-topology's co-partitioned topics land together) hands each partition's
+// records to the task `<subtopology>_<partition>`, which is made, and its
+// stores restored from their changelogs, on its first batch. at_least_once:
+// a batch's output (sinks, repartition topics, changelogs) is acknowledged
+// before its offsets count as processed, and only processed offsets are
+// committed (every commitIntervalMs, on a rebalance and on close).
+import type { Admin } from '../admin/admin.js'
+import type { Consumer } from '../consumer/consumer.js'
+import { ConsumerEvents } from '../consumer/events.js'
+import { Kafka } from '../kafka.js'
+import type { Logger } from '../logger.js'
+import type { Producer } from '../producer/producer.js'
+import { numberOption } from '../config/option.js'
+import { KAFKA_OPTIONS } from '../cluster/options.js'
+import { prepareInternalTopics } from './internal-topics.js'
+import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './options.js'
+import { RecordCollector } from './record-collector.js'
+import { restoreStores } from './restore.js'
+import type { Serde } from './serdes.js'
+import { StreamsError } from './streams-error.js'
+import { StreamTask, type TaskEnvironment } from './stream-task.js'
+import type { Subtopology, Topology } from './topology.js'
+
+/** Java's KafkaStreams.State. */
+export type StreamsState = 'CREATED' | 'REBALANCING' | 'RUNNING' | 'PENDING_SHUTDOWN' | 'NOT_RUNNING' | 'PENDING_ERROR' | 'ERROR'
+
+export type StateListener = (newState: StreamsState, oldState: StreamsState) => void
+
+// Java's KafkaStreams.State.validTransition: the states each may move to.
+const NEXT: Record<StreamsState, readonly StreamsState[]> = {
+  CREATED: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  REBALANCING: ['RUNNING', 'REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  RUNNING: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  PENDING_SHUTDOWN: ['NOT_RUNNING'],
+  NOT_RUNNING: [],
+  PENDING_ERROR: ['ERROR'],
+  ERROR: [],
+}
+
+export class KafkaStreams {
+  private current: StreamsState = 'CREATED'
+  private readonly config: ResolvedStreamsConfig
+  private readonly kafka: Kafka
+  private readonly log: Logger
+  private readonly listeners = new Set<StateListener>()
+  private readonly tasks = new Map<string, StreamTask>()
+  /** The sub-topology reading each topic, by the name the cluster knows it. */
+  private readonly readers = new Map<string, Subtopology>()
+  private readonly env: TaskEnvironment
+  private consumer: Consumer | undefined
+  private producer: Producer | undefined
+  private admin: Admin | undefined
+  private stopping: Promise<void> | undefined
+  private failed = false
+
+  constructor(
+    private readonly topology: Topology,
+    options: StreamsConfig,
+  ) {
+    this.config = resolveStreamsConfig(options)
+    this.kafka = new Kafka(this.config.client)
+    this.log = this.kafka.logger().namespace('Streams')
+    const { applicationId, defaultKeySerde, defaultValueSerde } = this.config
+    this.env = {
+      topicName: (t) => (topology.internalTopics.has(t) ? `${applicationId}-${t}` : t),
+      changelogTopic: (store) => `${applicationId}-${store}-changelog`,
+      serde: (kind: 'key' | 'value', given: Serde<any> | undefined, where: string) => {
+        const serde = given ?? (kind === 'key' ? defaultKeySerde : defaultValueSerde)
+        if (!serde)
+          throw new StreamsError(
+            `${where} has no ${kind} serde: give one in the topology or set default${kind === 'key' ? 'Key' : 'Value'}Serde`,
+          )
+        return serde
+      },
+      collector: undefined as unknown as RecordCollector,
+      log: this.log,
+    }
+    for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
+  }
+
+  get state(): StreamsState {
+    return this.current
+  }
+
+  /** Java's setStateListener: called on every state change (replaces the previous listener). */
+  setStateListener(listener: StateListener): void {
+    this.listeners.clear()
+    this.listeners.add(listener)
+  }
+
+  /** Listens to state changes; returns a function that stops listening. */
+  on(event: 'stateChange', listener: StateListener): () => void {
+    if (event !== 'stateChange') throw new TypeError(`KafkaStreams has no event ${String(event)} (only 'stateChange')`)
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Creates the internal topics, joins the group and starts processing; resolves once the consumer runs. */
+  async start(): Promise<void> {
+    if (this.current !== 'CREATED') throw new StreamsError(`start() on a KafkaStreams in state ${this.current}: only a new one starts`)
+    // Every serde the topology needs is resolved now, so a missing one fails here, not on the first record.
+    for (const sub of this.topology.subtopologies()) new StreamTask(this.topology, sub, 0, this.env)
+    this.transition('REBALANCING')
+    try {
+      this.admin = this.kafka.admin()
+      await this.admin.connect()
+      await prepareInternalTopics(this.admin, this.topology, this.env, this.log)
+      this.producer = this.kafka.producer()
+      await this.producer.connect()
+      this.env.collector = new RecordCollector(this.producer)
+      const consumer = (this.consumer = this.kafka.consumer({
+        groupId: this.config.applicationId,
+        groupProtocol: 'classic',
+        partitionAssigners: ['range'],
+        autoOffsetReset: 'earliest',
+      }))
+      consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
+      consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
+      consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions))
+      consumer.on(ConsumerEvents.CRASH, ({ payload }) => {
+        if (!payload.restart) this.fail(payload.error)
+      })
+      await consumer.connect()
+      await consumer.subscribe({ topics: [...this.readers.keys()] })
+      await consumer.run({
+        autoCommit: true,
+        autoCommitInterval: this.config.commitIntervalMs,
+        eachBatchAutoResolve: false,
+        eachBatch: async ({ batch, resolveOffset, isStale }) => {
+          if (this.failed) return
+          let failure: unknown
+          try {
+            const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
+            let last: string | undefined
+            for (const m of batch.messages) {
+              if (isStale() || this.failed) break
+              try {
+                task.process(batch.topic, m)
+              } catch (err) {
+                failure = new StreamsError(
+                  `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`,
+                  { cause: err },
+                )
+                break
+              }
+              last = m.offset
+            }
+            // What was processed before a failure is still sent and committed: nothing past it.
+            await this.env.collector.flush()
+            if (last !== undefined) resolveOffset(last)
+          } catch (err) {
+            failure ??= err
+          }
+          if (failure !== undefined) this.fail(failure)
+        },
+      })
+    } catch (err) {
+      this.fail(err)
+      throw err
+    }
+  }
+
+  /** Stops processing, commits what was processed and leaves the group. */
+  async close(): Promise<void> {
+    if (this.current === 'NOT_RUNNING' || this.current === 'ERROR') return
+    if (this.current === 'PENDING_ERROR' || this.current === 'PENDING_SHUTDOWN') return this.stopping
+    this.transition('PENDING_SHUTDOWN')
+    await this.shutdown()
+    this.transition('NOT_RUNNING')
+  }
+
+  private async task(sub: Subtopology, partition: number): Promise<StreamTask> {
+    const id = `${sub.id}_${partition}`
+    const known = this.tasks.get(id)
+    if (known) return known
+    const task = new StreamTask(this.topology, sub, partition, this.env)
+    const restoreTimeoutMs = numberOption(KAFKA_OPTIONS, 'defaultApiTimeoutMs', this.config.client.defaultApiTimeoutMs)
+    await restoreStores(this.kafka, this.admin!, task.changelogs(this.env), this.log, restoreTimeoutMs)
+    this.tasks.set(id, task)
+    this.log.info('task running', { task: id, applicationId: this.config.applicationId })
+    return task
+  }
+
+  private dropTasks(partitions: Array<{ topic: string; partitions: number[] }>): void {
+    for (const { topic, partitions: list } of partitions) {
+      const sub = this.readers.get(topic)
+      if (sub) for (const p of list) this.tasks.delete(`${sub.id}_${p}`)
+    }
+  }
+
+  /** Processing cannot go on (Java's SHUTDOWN_CLIENT): nothing more is processed or committed past it. */
+  private fail(error: unknown): void {
+    if (this.failed) return
+    this.failed = true
+    this.log.error('stream processing failed: shutting down', {
+      applicationId: this.config.applicationId,
+      error: (error as Error)?.message,
+    })
+    if (NEXT[this.current].includes('PENDING_ERROR')) this.transition('PENDING_ERROR')
+    void this.shutdown().then(() => this.current === 'PENDING_ERROR' && this.transition('ERROR'))
+  }
+
+  private shutdown(): Promise<void> {
+    this.stopping ??= (async () => {
+      const log = (what: string) => this.log.caught(`${what} failed while closing`, 'warn')
+      await this.consumer?.disconnect().catch(log('leaving the group'))
+      await this.producer?.disconnect().catch(log('closing the producer'))
+      await this.admin?.disconnect().catch(log('closing the admin client'))
+      this.tasks.clear()
+    })()
+    return this.stopping
+  }
+
+  private transition(next: StreamsState): void {
+    const old = this.current
+    if (!NEXT[old].includes(next)) throw new StreamsError(`KafkaStreams cannot go from ${old} to ${next}`)
+    this.current = next
+    this.log.info(`State transition from ${old} to ${next}`, { applicationId: this.config.applicationId })
+    for (const l of this.listeners) l(next, old)
+  }
+}

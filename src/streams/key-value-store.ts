@@ -1,0 +1,83 @@
+// A key-value store in memory, as Java's timestamped in-memory store: keys
+// and values kept as their serdes' bytes (so a restore writes them back as
+// read from the changelog), each value with the timestamp of the record that
+// wrote it. Every change goes to the changelog through `logChange`.
+import type { Serde } from './serdes.js'
+
+export interface KeyValueStore<K, V> {
+  readonly name: string
+  get(key: K): V | null
+  /** The value and the timestamp of the record that wrote it. */
+  getWithTimestamp(key: K): { value: V; timestamp: number } | null
+  put(key: K, value: V | null, timestamp: number): void
+  delete(key: K, timestamp: number): void
+  /** Every entry, in no set order. */
+  all(): Array<{ key: K; value: V }>
+  approximateNumEntries(): number
+}
+
+/** A change as its changelog record: key and value bytes (null: deleted), the record's timestamp. */
+export type LogChange = (key: Buffer, value: Buffer | null, timestamp: number) => void
+
+interface Entry {
+  key: Buffer
+  value: Buffer
+  timestamp: number
+}
+
+export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
+  private readonly entries = new Map<string, Entry>()
+
+  constructor(
+    readonly name: string,
+    private readonly keySerde: Serde<K>,
+    private readonly valueSerde: Serde<V>,
+    /** The changelog topic, for the serdes (Java serializes a store's keys for its changelog). */
+    private readonly topic: string,
+    private readonly logChange: LogChange,
+  ) {}
+
+  get(key: K): V | null {
+    return this.getWithTimestamp(key)?.value ?? null
+  }
+
+  getWithTimestamp(key: K): { value: V; timestamp: number } | null {
+    const e = this.entries.get(this.keyBytes(key).toString('latin1'))
+    return e ? { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp } : null
+  }
+
+  put(key: K, value: V | null, timestamp: number): void {
+    const k = this.keyBytes(key)
+    const v = value === null ? null : this.valueSerde.serialize(this.topic, value)
+    this.restore(k, v, timestamp)
+    this.logChange(k, v, timestamp)
+  }
+
+  delete(key: K, timestamp: number): void {
+    this.put(key, null, timestamp)
+  }
+
+  all(): Array<{ key: K; value: V }> {
+    return [...this.entries.values()].map((e) => ({
+      key: this.keySerde.deserialize(this.topic, e.key) as K,
+      value: this.valueSerde.deserialize(this.topic, e.value) as V,
+    }))
+  }
+
+  approximateNumEntries(): number {
+    return this.entries.size
+  }
+
+  /** A changelog record written back as it was logged (a null value deletes). @internal */
+  restore(key: Buffer, value: Buffer | null, timestamp: number): void {
+    const id = key.toString('latin1')
+    if (value === null) this.entries.delete(id)
+    else this.entries.set(id, { key, value, timestamp })
+  }
+
+  private keyBytes(key: K): Buffer {
+    const k = this.keySerde.serialize(this.topic, key)
+    if (k === null) throw new TypeError(`store ${this.name} takes no null key`)
+    return k
+  }
+}

@@ -1,0 +1,109 @@
+// Java's KGroupedStream: count, reduce and aggregate into a KTable backed by a
+// key-value store (logged to its changelog). When a key changed upstream the
+// records go through a repartition topic first, named and numbered as Java
+// names them (KStreamImpl.createRepartitionedSource): the store's name (or
+// Grouped's) + `-repartition`, with a filter, sink and source whose names
+// burn three indexes whether or not they are used.
+import type { InternalBuilder, Upstream } from './internal-builder.js'
+import type { KTable } from './ktable.js'
+import { Serdes, type Serde } from './serdes.js'
+import type { StreamRecord } from './topology.js'
+
+/** Java's Materialized: the store's name (else generated) and serdes. */
+export interface Materialized<K, V> {
+  storeName?: string
+  keySerde?: Serde<K>
+  valueSerde?: Serde<V>
+}
+
+export class KGroupedStream<K, V> {
+  /** @internal */
+  constructor(
+    private readonly b: InternalBuilder,
+    private readonly up: Upstream,
+    private readonly repartitionName: string | undefined,
+  ) {}
+
+  /** Records per key, as a Long (bigint) table. */
+  count(materialized?: Materialized<K, bigint>): KTable<K, bigint> {
+    // Java's count(Materialized) without a store name spends one index more (KGroupedStreamImpl.count).
+    if (materialized && materialized.storeName === undefined) this.b.newStoreName('KSTREAM-AGGREGATE-')
+    return this.aggregation<bigint>('KSTREAM-AGGREGATE-', { valueSerde: Serdes.Long(), ...materialized }, (old) => (old ?? 0n) + 1n)
+  }
+
+  /** Combines each key's values: the first value as it is, then reducer(aggregate, value). */
+  reduce(reducer: (aggregate: V, value: V) => V, materialized: Materialized<K, V> = {}): KTable<K, V> {
+    return this.aggregation<V>('KSTREAM-REDUCE-', { valueSerde: this.up.valueSerde, ...materialized }, (old, r) =>
+      old === null ? r.value : reducer(old, r.value),
+    )
+  }
+
+  aggregate<VA>(
+    initializer: () => VA,
+    aggregator: (key: K, value: V, aggregate: VA) => VA,
+    materialized: Materialized<K, VA> = {},
+  ): KTable<K, VA> {
+    return this.aggregation<VA>('KSTREAM-AGGREGATE-', materialized, (old, r) => aggregator(r.key, r.value, old ?? initializer()))
+  }
+
+  private aggregation<VA>(
+    prefix: string,
+    materialized: Materialized<K, VA>,
+    next: (old: VA | null, record: StreamRecord<K, V>) => VA,
+  ): KTable<K, VA> {
+    const storeName = materialized.storeName ?? this.b.newStoreName(prefix)
+    const name = this.b.newProcessorName(prefix)
+    const keySerde = materialized.keySerde ?? this.up.keySerde
+    let parent = this.up.node
+    if (this.up.repartitionRequired) parent = this.repartition(this.repartitionName ?? storeName)
+    this.b.topology.addStore({ name: storeName, keySerde, valueSerde: materialized.valueSerde })
+    this.b.topology.add({
+      kind: 'processor',
+      name,
+      parents: [parent],
+      stores: [storeName],
+      make: (rt) => {
+        const store = rt.store<K, VA>(storeName)
+        return (r) => {
+          if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) {
+            const c = rt.context()
+            rt.log.warn('Skipping record due to null key or value', { topic: c.topic, partition: c.partition, offset: String(c.offset) })
+            return
+          }
+          const old = store.getWithTimestamp(r.key)
+          const timestamp = old === null ? r.timestamp : Math.max(r.timestamp, old.timestamp)
+          const value = next(old === null ? null : old.value, r)
+          store.put(r.key, value, timestamp)
+          rt.forward({ key: r.key, value, timestamp })
+        }
+      },
+    })
+    return this.b.dsl.table<K, VA>(
+      this.b,
+      { node: name, keySerde, valueSerde: materialized.valueSerde, repartitionRequired: false },
+      storeName,
+    )
+  }
+
+  /** The filter → sink → topic → source hop; returns the source's name. */
+  private repartition(prefix: string): string {
+    const topic = prefix.endsWith('-repartition') ? prefix : `${prefix}-repartition`
+    const generated = {
+      sink: this.b.newProcessorName('KSTREAM-SINK-'),
+      filter: this.b.newProcessorName('KSTREAM-FILTER-'),
+      source: this.b.newProcessorName('KSTREAM-SOURCE-'),
+    }
+    const names = /^KSTREAM.*-[0-9]{10}$/.test(prefix)
+      ? generated
+      : { sink: `${topic}-sink`, filter: `${topic}-filter`, source: `${topic}-source` }
+    const t = this.b.topology
+    t.internalTopics.add(topic)
+    t.add({ kind: 'processor', name: names.filter, parents: [this.up.node], stores: [], make: (rt) => (r) => rt.forward(r) })
+    t.add({ kind: 'sink', name: names.sink, parents: [names.filter], topic, keySerde: this.up.keySerde, valueSerde: this.up.valueSerde })
+    t.add({ kind: 'source', name: names.source, topics: [topic], keySerde: this.up.keySerde, valueSerde: this.up.valueSerde })
+    return names.source
+  }
+}
+
+export const groupedOf = <K, V>(b: InternalBuilder, up: Upstream, repartitionName: string | undefined): KGroupedStream<K, V> =>
+  new KGroupedStream<K, V>(b, up, repartitionName)

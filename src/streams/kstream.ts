@@ -1,0 +1,186 @@
+// Java's KStream: a record stream and its stateless operators. Each operator
+// adds one processor named as Java names it (KSTREAM-FILTER-<index>, ...); a
+// key-changing one (map, flatMap, selectKey) marks the stream so a later
+// grouping goes through a repartition topic.
+import type { Serde } from './serdes.js'
+import type { InternalBuilder, Upstream } from './internal-builder.js'
+import type { KGroupedStream } from './kgrouped-stream.js'
+import type { BranchedKStream } from './branched-kstream.js'
+import type { KeyValue } from './key-value.js'
+import type { RecordContext, StreamRecord, TopicNameExtractor } from './topology.js'
+
+/** Java's Produced: how a sink writes (the stream's serdes, else the application's defaults, when absent). */
+export interface Produced<K, V> {
+  keySerde?: Serde<K>
+  valueSerde?: Serde<V>
+  /** The sink node's name instead of KSTREAM-SINK-<index>. */
+  processorName?: string
+}
+
+/** Java's Grouped: the serdes of a grouping's repartition topic, and its name. */
+export interface Grouped<K, V> {
+  keySerde?: Serde<K>
+  valueSerde?: Serde<V>
+  /** Names the repartition topic (`<applicationId>-<name>-repartition`) and, for groupBy, the key selector. */
+  name?: string
+}
+
+export class KStream<K, V> {
+  /** @internal */
+  constructor(
+    private readonly b: InternalBuilder,
+    private readonly up: Upstream,
+  ) {}
+
+  filter(predicate: (key: K, value: V) => boolean): KStream<K, V> {
+    return this.stateless('KSTREAM-FILTER-', (fwd) => (r) => void (predicate(r.key, r.value) && fwd(r)), this.up)
+  }
+
+  filterNot(predicate: (key: K, value: V) => boolean): KStream<K, V> {
+    return this.stateless('KSTREAM-FILTER-', (fwd) => (r) => void (predicate(r.key, r.value) || fwd(r)), this.up)
+  }
+
+  map<KR, VR>(mapper: (key: K, value: V) => KeyValue<KR, VR>): KStream<KR, VR> {
+    return this.stateless(
+      'KSTREAM-MAP-',
+      (fwd) => (r) => {
+        const kv = mapper(r.key, r.value)
+        fwd({ key: kv.key, value: kv.value, timestamp: r.timestamp })
+      },
+      { keySerde: undefined, valueSerde: undefined, repartitionRequired: true },
+    )
+  }
+
+  /** The value mapped; the mapper also sees the key (read only), as Java's ValueMapperWithKey. */
+  mapValues<VR>(mapper: (value: V, key: K) => VR): KStream<K, VR> {
+    return this.stateless('KSTREAM-MAPVALUES-', (fwd) => (r) => fwd({ ...r, value: mapper(r.value, r.key) }), {
+      ...this.up,
+      valueSerde: undefined,
+    })
+  }
+
+  flatMap<KR, VR>(mapper: (key: K, value: V) => Iterable<KeyValue<KR, VR>>): KStream<KR, VR> {
+    return this.stateless(
+      'KSTREAM-FLATMAP-',
+      (fwd) => (r) => {
+        for (const kv of mapper(r.key, r.value)) fwd({ key: kv.key, value: kv.value, timestamp: r.timestamp })
+      },
+      { keySerde: undefined, valueSerde: undefined, repartitionRequired: true },
+    )
+  }
+
+  flatMapValues<VR>(mapper: (value: V, key: K) => Iterable<VR>): KStream<K, VR> {
+    return this.stateless(
+      'KSTREAM-FLATMAPVALUES-',
+      (fwd) => (r) => {
+        for (const value of mapper(r.value, r.key)) fwd({ key: r.key, value, timestamp: r.timestamp })
+      },
+      { ...this.up, valueSerde: undefined },
+    )
+  }
+
+  selectKey<KR>(mapper: (key: K, value: V) => KR): KStream<KR, V> {
+    const name = this.b.newProcessorName('KSTREAM-KEY-SELECT-')
+    return this.b.dsl.stream(this.b, this.selectKeyNode(name, mapper))
+  }
+
+  peek(action: (key: K, value: V) => void): KStream<K, V> {
+    return this.stateless(
+      'KSTREAM-PEEK-',
+      (fwd) => (r) => {
+        action(r.key, r.value)
+        fwd(r)
+      },
+      this.up,
+    )
+  }
+
+  /** A terminal operation: `action` for each record. */
+  foreach(action: (key: K, value: V) => void): void {
+    this.stateless('KSTREAM-FOREACH-', () => (r) => action(r.key, r.value), this.up)
+  }
+
+  /** Both streams' records, each in its own order. Serdes are dropped: neither stream's can stand for both. */
+  merge(other: KStream<K, V>): KStream<K, V> {
+    const name = this.b.newProcessorName('KSTREAM-MERGE-')
+    this.b.topology.add({ kind: 'processor', name, parents: [this.up.node, other.up.node], stores: [], make: (rt) => (r) => rt.forward(r) })
+    return this.b.dsl.stream(this.b, {
+      node: name,
+      keySerde: undefined,
+      valueSerde: undefined,
+      repartitionRequired: this.up.repartitionRequired || other.up.repartitionRequired,
+    })
+  }
+
+  /** Splits the stream into branches by predicates (Java's split()); `name` replaces KSTREAM-BRANCH-<index>. */
+  split(name?: string): BranchedKStream<K, V> {
+    return this.b.dsl.split(this.b, this.up, name)
+  }
+
+  /** Writes each record to `topic`, or to the topic `extractor` names for it. */
+  to(topic: string | TopicNameExtractor<K, V>, produced: Produced<K, V> = {}): void {
+    if (typeof topic !== 'function' && (typeof topic !== 'string' || topic === ''))
+      throw new TypeError('to() takes a topic name or a function that names one')
+    this.b.topology.add({
+      kind: 'sink',
+      name: produced.processorName ?? this.b.newProcessorName('KSTREAM-SINK-'),
+      parents: [this.up.node],
+      topic,
+      keySerde: produced.keySerde ?? this.up.keySerde,
+      valueSerde: produced.valueSerde ?? this.up.valueSerde,
+    })
+  }
+
+  /** Groups by the record's key; through a repartition topic when a key changed upstream. */
+  groupByKey(grouped: Grouped<K, V> = {}): KGroupedStream<K, V> {
+    return this.b.dsl.grouped(
+      this.b,
+      { ...this.up, keySerde: grouped.keySerde ?? this.up.keySerde, valueSerde: grouped.valueSerde ?? this.up.valueSerde },
+      grouped.name,
+    )
+  }
+
+  /** Groups by a new key (selectKey, then groupByKey): always through a repartition topic. */
+  groupBy<KR>(selector: (key: K, value: V) => KR, grouped: Grouped<KR, V> = {}): KGroupedStream<KR, V> {
+    const name = grouped.name ?? this.b.newProcessorName('KSTREAM-KEY-SELECT-')
+    const up = this.selectKeyNode(name, selector)
+    return this.b.dsl.grouped(
+      this.b,
+      { ...up, keySerde: grouped.keySerde, valueSerde: grouped.valueSerde ?? this.up.valueSerde },
+      grouped.name,
+    )
+  }
+
+  private selectKeyNode<KR>(name: string, mapper: (key: K, value: V) => KR): Upstream {
+    this.b.topology.add({
+      kind: 'processor',
+      name,
+      parents: [this.up.node],
+      stores: [],
+      make: (rt) => (r) => rt.forward({ key: mapper(r.key, r.value), value: r.value, timestamp: r.timestamp }),
+    })
+    return { node: name, keySerde: undefined, valueSerde: this.up.valueSerde, repartitionRequired: true }
+  }
+
+  private stateless<KR, VR>(
+    prefix: string,
+    make: (forward: (r: StreamRecord) => void, context: () => RecordContext) => (r: StreamRecord<K, V>) => void,
+    next: Omit<Upstream, 'node'>,
+  ): KStream<KR, VR> {
+    const name = this.b.newProcessorName(prefix)
+    this.b.topology.add({
+      kind: 'processor',
+      name,
+      parents: [this.up.node],
+      stores: [],
+      make: (rt) =>
+        make(
+          (r) => rt.forward(r),
+          () => rt.context(),
+        ),
+    })
+    return this.b.dsl.stream(this.b, { ...next, node: name })
+  }
+}
+
+export const streamOf = <K, V>(b: InternalBuilder, up: Upstream): KStream<K, V> => new KStream<K, V>(b, up)

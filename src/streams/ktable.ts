@@ -1,0 +1,50 @@
+// Java's KTable, as an aggregation makes it: each update forwarded downstream
+// (a null value is a deletion). filter and mapValues map updates; toStream
+// turns them back into records.
+import type { InternalBuilder, Upstream } from './internal-builder.js'
+import type { KStream } from './kstream.js'
+import type { StreamRecord } from './topology.js'
+
+export class KTable<K, V> {
+  /** @internal */
+  constructor(
+    private readonly b: InternalBuilder,
+    private readonly up: Upstream,
+    /** The store that holds the table, or null when it is not materialized. */
+    readonly queryableStoreName: string | null,
+  ) {}
+
+  toStream(): KStream<K, V> {
+    const name = this.b.newProcessorName('KTABLE-TOSTREAM-')
+    this.add(name, (fwd) => fwd)
+    return this.b.dsl.stream(this.b, { ...this.up, node: name })
+  }
+
+  /** Keeps the updates `predicate` accepts; a refused one is forwarded as a deletion, as Java's KTableFilter does. */
+  filter(predicate: (key: K, value: V) => boolean): KTable<K, V> {
+    return this.derived('KTABLE-FILTER-', (r) => (r.value === null || predicate(r.key, r.value) ? r.value : null), this.up)
+  }
+
+  filterNot(predicate: (key: K, value: V) => boolean): KTable<K, V> {
+    return this.derived('KTABLE-FILTER-', (r) => (r.value === null || !predicate(r.key, r.value) ? r.value : null), this.up)
+  }
+
+  mapValues<VR>(mapper: (value: V, key: K) => VR): KTable<K, VR> {
+    return this.derived('KTABLE-MAPVALUES-', (r) => (r.value === null ? null : mapper(r.value, r.key)), {
+      ...this.up,
+      valueSerde: undefined,
+    })
+  }
+
+  private derived<VR>(prefix: string, value: (r: StreamRecord<K, V | null>) => VR | null, next: Upstream): KTable<K, VR> {
+    const name = this.b.newProcessorName(prefix)
+    this.add(name, (fwd) => (r) => fwd({ key: r.key, value: value(r), timestamp: r.timestamp }))
+    return this.b.dsl.table<K, VR>(this.b, { ...next, node: name }, null)
+  }
+
+  private add(name: string, make: (forward: (r: StreamRecord) => void) => (r: StreamRecord) => void): void {
+    this.b.topology.add({ kind: 'processor', name, parents: [this.up.node], stores: [], make: (rt) => make((r) => rt.forward(r)) })
+  }
+}
+
+export const tableOf = <K, V>(b: InternalBuilder, up: Upstream, store: string | null): KTable<K, V> => new KTable<K, V>(b, up, store)

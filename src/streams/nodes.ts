@@ -1,0 +1,22 @@
+// What a node of a topology sees while a task runs: the record's origin, its
+// children (forward), and the stores connected to it.
+import type { Logger } from '../logger.js'
+import type { Serde } from './serdes.js'
+import type { KeyValueStore } from './key-value-store.js'
+import type { RecordContext, StreamRecord } from './topology.js'
+
+/** A state store of the topology: its serdes (defaults when absent); every store is logged to a changelog. */
+export interface StoreDef {
+  name: string
+  keySerde?: Serde<any>
+  valueSerde?: Serde<any>
+}
+
+export interface NodeRuntime {
+  /** Hands a record to each child of the node, in the order they were added, or to the child named `to` alone. */
+  forward(record: StreamRecord, to?: string): void
+  store<K, V>(name: string): KeyValueStore<K, V>
+  /** The input record in hand. */
+  context(): RecordContext
+  readonly log: Logger
+}

@@ -1,0 +1,79 @@
+// The options of `new KafkaStreams(topology, {...})`: the client's (KAFKA_OPTIONS,
+// the same table `new Kafka()` checks) and Kafka Streams' own, under Java's
+// names in camelCase. Unknown keys are refused, naming the nearest.
+import { checkKeys, msOption as ms, numberOption, oneOf, valueOption as value, type OptionSpec } from '../config/option.js'
+import { ConfigError } from '../errors.js'
+import { KAFKA_ALIASES, KAFKA_OPTIONS, type ClusterOptions } from '../cluster/options.js'
+import type { Serde } from './serdes.js'
+
+export type ProcessingGuarantee = 'at_least_once'
+
+export interface StreamsConfig extends ClusterOptions {
+  /** The consumer group, the prefix of internal topics and the default client id. Required. Java: `application.id`. */
+  applicationId: string
+  /** `'at_least_once'`: offsets are committed after the output they led to is acknowledged. Java: `processing.guarantee`. */
+  processingGuarantee?: ProcessingGuarantee
+  /** How often processed offsets are committed. Default: `30000`. Java: `commit.interval.ms`. */
+  commitIntervalMs?: number
+  /** The key serde where the topology gives none. Java: `default.key.serde`. */
+  defaultKeySerde?: Serde<any>
+  /** The value serde where the topology gives none. Java: `default.value.serde`. */
+  defaultValueSerde?: Serde<any>
+}
+
+export const STREAMS_OPTIONS = {
+  ...KAFKA_OPTIONS,
+  applicationId: value(
+    undefined,
+    'The consumer group, the prefix of internal topics and the default client id. Required.',
+    'application.id',
+  ),
+  processingGuarantee: value(
+    'at_least_once',
+    "`'at_least_once'`: offsets are committed after the output they led to is acknowledged.",
+    'processing.guarantee',
+  ),
+  commitIntervalMs: ms(30_000, 'How often processed offsets are committed.', 'commit.interval.ms', 1),
+  defaultKeySerde: value(undefined, 'The key serde where the topology gives none.', 'default.key.serde'),
+  defaultValueSerde: value(undefined, 'The value serde where the topology gives none.', 'default.value.serde'),
+} as const satisfies Record<keyof StreamsConfig, OptionSpec>
+
+export interface ResolvedStreamsConfig {
+  applicationId: string
+  processingGuarantee: ProcessingGuarantee
+  commitIntervalMs: number
+  defaultKeySerde: Serde<any> | undefined
+  defaultValueSerde: Serde<any> | undefined
+  /** What `new Kafka()` takes: the client options, the client id defaulting to the application id. */
+  client: ClusterOptions
+}
+
+// Java's application.id: what a topic name may hold, as internal topics carry it.
+const APPLICATION_ID = /^[a-zA-Z0-9._-]+$/
+
+export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfig {
+  const { applicationId, processingGuarantee, commitIntervalMs, defaultKeySerde, defaultValueSerde, ...client } = checkKeys(
+    'KafkaStreams',
+    given,
+    STREAMS_OPTIONS,
+    KAFKA_ALIASES,
+  )
+  if (typeof applicationId !== 'string' || !APPLICATION_ID.test(applicationId))
+    throw new ConfigError(
+      `applicationId must be a non-empty string of letters, digits, '.', '_' and '-', not ${JSON.stringify(applicationId)}`,
+    )
+  for (const [name, serde] of [
+    ['defaultKeySerde', defaultKeySerde],
+    ['defaultValueSerde', defaultValueSerde],
+  ] as const)
+    if (serde !== undefined && (typeof serde?.serialize !== 'function' || typeof serde.deserialize !== 'function'))
+      throw new ConfigError(`${name} must be a Serde (serialize and deserialize), such as Serdes.String()`)
+  return {
+    applicationId,
+    processingGuarantee: oneOf('processingGuarantee', processingGuarantee, ['at_least_once'], 'at_least_once'),
+    commitIntervalMs: numberOption(STREAMS_OPTIONS, 'commitIntervalMs', commitIntervalMs),
+    defaultKeySerde,
+    defaultValueSerde,
+    client: { clientId: applicationId, ...client },
+  }
+}

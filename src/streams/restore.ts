@@ -1,0 +1,92 @@
+// A task's stores read back from their changelogs before it processes (Java's
+// StoreChangelogReader): from the earliest offset to the end offset found
+// when the restore began, with a consumer outside the group. A restore that
+// stops making progress for restoreTimeoutMs fails the task.
+import type { Admin } from '../admin/admin.js'
+import type { Kafka } from '../kafka.js'
+import type { Logger } from '../logger.js'
+import type { InMemoryKeyValueStore } from './key-value-store.js'
+import { StreamsError } from './streams-error.js'
+
+const LATEST = -1n
+const EARLIEST = -2n
+
+export interface ChangelogPartition {
+  topic: string
+  partition: number
+  store: InMemoryKeyValueStore<unknown, unknown>
+}
+
+/** Restores every store of `parts`; resolves with the number of records applied. */
+export async function restoreStores(
+  kafka: Kafka,
+  admin: Admin,
+  parts: ChangelogPartition[],
+  log: Logger,
+  restoreTimeoutMs: number,
+): Promise<number> {
+  const todo: Array<ChangelogPartition & { end: bigint }> = []
+  for (const p of parts) {
+    const [end, start] = await Promise.all([
+      admin.listOffsets(p.topic, [p.partition], LATEST),
+      admin.listOffsets(p.topic, [p.partition], EARLIEST),
+    ])
+    if (end.get(p.partition)! > start.get(p.partition)!) todo.push({ ...p, end: end.get(p.partition)! })
+  }
+  if (todo.length === 0) return 0
+  const key = (topic: string, partition: number) => `${topic}\0${partition}`
+  const pending = new Map(todo.map((t) => [key(t.topic, t.partition), t]))
+  const consumer = kafka.consumer({ autoOffsetReset: 'earliest' })
+  let applied = 0
+  let done!: () => void
+  const finished = new Promise<void>((resolve) => (done = resolve))
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let progress = () => {}
+  const stalled = new Promise<never>((_, reject) => {
+    const arm = () => {
+      clearTimeout(timer)
+      timer = setTimeout(
+        () =>
+          reject(
+            new StreamsError(
+              `restoring ${[...pending.keys()].map((k) => k.replace('\0', '-')).join(', ')} made no progress for ${restoreTimeoutMs} ms`,
+            ),
+          ),
+        restoreTimeoutMs,
+      )
+    }
+    arm()
+    progress = arm
+  })
+  await consumer.connect()
+  try {
+    consumer.assign(
+      [...new Set(todo.map((t) => t.topic))].map((topic) => ({
+        topic,
+        partitions: todo.filter((t) => t.topic === topic).map((t) => t.partition),
+      })),
+    )
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        const part = pending.get(key(batch.topic, batch.partition))
+        if (!part) return
+        for (const m of batch.messages) {
+          if (m.offsetBigInt >= part.end) break
+          part.store.restore(m.key!, m.value, m.timestampMs)
+          applied++
+        }
+        progress()
+        if (BigInt(batch.lastOffset()) + 1n >= part.end) {
+          pending.delete(key(batch.topic, batch.partition))
+          if (pending.size === 0) done()
+        }
+      },
+    })
+    await Promise.race([finished, stalled])
+  } finally {
+    clearTimeout(timer)
+    await consumer.disconnect()
+  }
+  log.info('restored state stores from their changelogs', { changelogs: todo.map((t) => `${t.topic}-${t.partition}`), records: applied })
+  return applied
+}

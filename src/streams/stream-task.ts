@@ -1,0 +1,126 @@
+// A task: one sub-topology on one partition (Java's task id
+// `<subtopology>_<partition>`), with its own processor instances and stores.
+// It processes the records of its source topics' partition one at a time, in
+// the order handed to it.
+import type { Logger } from '../logger.js'
+import type { RecordView } from '../codec/record.js'
+import { InMemoryKeyValueStore } from './key-value-store.js'
+import type { NodeRuntime } from './nodes.js'
+import type { RecordCollector } from './record-collector.js'
+import type { Serde } from './serdes.js'
+import type { RecordContext, StreamRecord, Subtopology, Topology } from './topology.js'
+
+/** What a task needs of the application around it. */
+export interface TaskEnvironment {
+  /** A topology's topic name as the cluster knows it (internal topics carry the application id). */
+  topicName(topic: string): string
+  changelogTopic(store: string): string
+  /** The serde given, else the application's default; throws naming `where` when neither is set. */
+  serde(kind: 'key' | 'value', given: Serde<any> | undefined, where: string): Serde<any>
+  collector: RecordCollector
+  log: Logger
+}
+
+type Process = (record: StreamRecord) => void
+interface Child {
+  name: string
+  process: Process
+}
+
+export class StreamTask {
+  readonly id: string
+  readonly stores = new Map<string, InMemoryKeyValueStore<unknown, unknown>>()
+  private readonly sources = new Map<string, (m: RecordView) => void>()
+  private current: RecordContext = { topic: '', partition: -1, offset: -1n, timestamp: 0 }
+
+  constructor(
+    topology: Topology,
+    readonly subtopology: Subtopology,
+    readonly partition: number,
+    env: TaskEnvironment,
+  ) {
+    this.id = `${subtopology.id}_${partition}`
+    for (const name of subtopology.stores) {
+      const def = topology.stores.get(name)!
+      const topic = env.changelogTopic(name)
+      this.stores.set(
+        name,
+        new InMemoryKeyValueStore(
+          name,
+          env.serde('key', def.keySerde, `store ${name}`),
+          env.serde('value', def.valueSerde, `store ${name}`),
+          topic,
+          (key, value, timestamp) => env.collector.send(topic, key, value, timestamp, partition),
+        ),
+      )
+    }
+    const children = new Map<string, Child[]>()
+    const processes = new Map<string, Process>()
+    // Parents come before their children in the topology, so a node's list is filled after it is made.
+    const forwardTo = (name: string) => {
+      let list = children.get(name)
+      if (!list) children.set(name, (list = []))
+      return list
+    }
+    for (const node of subtopology.nodes) {
+      if (node.kind === 'source') {
+        const keySerde = env.serde('key', node.keySerde, `source ${node.name}`)
+        const valueSerde = env.serde('value', node.valueSerde, `source ${node.name}`)
+        const next = forwardTo(node.name)
+        for (const t of node.topics) {
+          const topic = env.topicName(t)
+          this.sources.set(topic, (m) => {
+            const record = {
+              key: keySerde.deserialize(topic, m.key),
+              value: valueSerde.deserialize(topic, m.value),
+              timestamp: m.timestampMs,
+            }
+            for (const c of next) c.process(record)
+          })
+        }
+        continue
+      }
+      if (node.kind === 'sink') {
+        const keySerde = env.serde('key', node.keySerde, `sink ${node.name}`)
+        const valueSerde = env.serde('value', node.valueSerde, `sink ${node.name}`)
+        const fixed = typeof node.topic === 'string' ? env.topicName(node.topic) : null
+        const extractor = typeof node.topic === 'function' ? node.topic : null
+        processes.set(node.name, (r) => {
+          const topic = fixed ?? extractor!(r.key, r.value, this.current)
+          env.collector.send(topic, keySerde.serialize(topic, r.key), valueSerde.serialize(topic, r.value), r.timestamp)
+        })
+      } else {
+        const next = forwardTo(node.name)
+        const runtime: NodeRuntime = {
+          forward: (r, to) => {
+            for (const c of next) if (to === undefined || c.name === to) c.process(r)
+          },
+          store: <K, V>(name: string) => {
+            const s = this.stores.get(name)
+            if (!s || !node.stores.includes(name)) throw new Error(`processor ${node.name} is not connected to a store named ${name}`)
+            return s as unknown as InMemoryKeyValueStore<K, V>
+          },
+          context: () => this.current,
+          log: env.log,
+        }
+        processes.set(node.name, node.make(runtime))
+      }
+      for (const p of node.parents) forwardTo(p).push({ name: node.name, process: processes.get(node.name)! })
+    }
+  }
+
+  /** The partitions of the changelogs this task's stores restore from. */
+  changelogs(
+    env: Pick<TaskEnvironment, 'changelogTopic'>,
+  ): Array<{ topic: string; partition: number; store: InMemoryKeyValueStore<unknown, unknown> }> {
+    return [...this.stores].map(([name, store]) => ({ topic: env.changelogTopic(name), partition: this.partition, store }))
+  }
+
+  /** Runs one input record through the sub-topology. */
+  process(topic: string, message: RecordView): void {
+    const source = this.sources.get(topic)
+    if (!source) throw new Error(`task ${this.id} reads no topic ${topic}`)
+    this.current = { topic, partition: this.partition, offset: message.offsetBigInt, timestamp: message.timestampMs }
+    source(message)
+  }
+}

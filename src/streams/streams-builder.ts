@@ -1,0 +1,45 @@
+// The DSL's entry, as Java's StreamsBuilder: stream(topic | topics) → KStream,
+// build() → Topology.
+import type { Serde } from './serdes.js'
+import { InternalBuilder } from './internal-builder.js'
+import { streamOf, type KStream } from './kstream.js'
+import { groupedOf } from './kgrouped-stream.js'
+import { tableOf } from './ktable.js'
+import { BranchedKStream } from './branched-kstream.js'
+import type { Topology } from './topology.js'
+
+/** Java's Consumed: how a source reads its topic's records. */
+export interface Consumed<K, V> {
+  keySerde?: Serde<K>
+  valueSerde?: Serde<V>
+  /** The source node's name instead of KSTREAM-SOURCE-<index>. */
+  processorName?: string
+}
+
+export class StreamsBuilder {
+  private readonly internal = new InternalBuilder({
+    stream: streamOf,
+    grouped: groupedOf,
+    table: tableOf,
+    split: (b, up, name) => new BranchedKStream(b, up, name),
+  })
+
+  stream<K = Buffer, V = Buffer>(topics: string | string[], consumed: Consumed<K, V> = {}): KStream<K, V> {
+    const list = typeof topics === 'string' ? [topics] : [...topics]
+    if (list.length === 0 || list.some((t) => typeof t !== 'string' || t === ''))
+      throw new TypeError('stream() takes a topic name or a non-empty list of them')
+    const name = consumed.processorName ?? this.internal.newProcessorName('KSTREAM-SOURCE-')
+    this.internal.topology.add({ kind: 'source', name, topics: list, keySerde: consumed.keySerde, valueSerde: consumed.valueSerde })
+    return streamOf<K, V>(this.internal, {
+      node: name,
+      keySerde: consumed.keySerde,
+      valueSerde: consumed.valueSerde,
+      repartitionRequired: false,
+    })
+  }
+
+  /** The topology the DSL calls made. */
+  build(): Topology {
+    return this.internal.topology
+  }
+}

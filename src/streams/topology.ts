@@ -1,0 +1,133 @@
+// A built topology: its nodes (sources, processors, sinks) in the order the
+// DSL added them, its stores, and which topics are internal. Sub-topologies
+// are the connected parts (through parent links and shared stores), numbered
+// in the order their first node was added, as Java's InternalTopologyBuilder
+// numbers them; a task is one sub-topology on one partition.
+import type { Serde } from './serdes.js'
+import type { NodeRuntime, StoreDef } from './nodes.js'
+import { describeTopology, type TopologyDescription } from './topology-description.js'
+
+export interface SourceNode {
+  kind: 'source'
+  name: string
+  topics: string[]
+  keySerde?: Serde<any>
+  valueSerde?: Serde<any>
+}
+
+export interface ProcessorNode {
+  kind: 'processor'
+  name: string
+  parents: string[]
+  stores: string[]
+  /** Makes the node's per-task behaviour. */
+  make: (runtime: NodeRuntime) => (record: StreamRecord) => void
+}
+
+/** Where a sink writes: a topic, or one chosen per record. */
+export type TopicNameExtractor<K = any, V = any> = (key: K, value: V, context: RecordContext) => string
+
+export interface SinkNode {
+  kind: 'sink'
+  name: string
+  parents: string[]
+  topic: string | TopicNameExtractor
+  keySerde?: Serde<any>
+  valueSerde?: Serde<any>
+}
+
+export type TopologyNode = SourceNode | ProcessorNode | SinkNode
+
+/** A record flowing through a task: deserialized key and value, the input's timestamp. */
+export interface StreamRecord<K = any, V = any> {
+  key: K
+  value: V
+  timestamp: number
+}
+
+/** Where the record in hand came from (Java's RecordContext). */
+export interface RecordContext {
+  topic: string
+  partition: number
+  offset: bigint
+  timestamp: number
+}
+
+export interface Subtopology {
+  id: number
+  nodes: TopologyNode[]
+  /** Every topic its sources read (internal ones by their short name). */
+  sourceTopics: string[]
+  stores: string[]
+}
+
+export class Topology {
+  /** @internal */
+  readonly nodes = new Map<string, TopologyNode>()
+  /** @internal */
+  readonly stores = new Map<string, StoreDef>()
+  /** Repartition topics by short name (`<name>-repartition`); the application id prefixes them at run time. @internal */
+  readonly internalTopics = new Set<string>()
+
+  /** @internal */
+  add(node: TopologyNode): void {
+    if (this.nodes.has(node.name)) throw new TopologyError(`a node named ${node.name} is already in the topology`)
+    for (const p of 'parents' in node ? node.parents : [])
+      if (!this.nodes.has(p)) throw new TopologyError(`${node.name}'s parent ${p} is not in the topology`)
+    this.nodes.set(node.name, node)
+  }
+
+  /** @internal */
+  addStore(store: StoreDef): void {
+    if (this.stores.has(store.name)) throw new TopologyError(`a store named ${store.name} is already in the topology`)
+    this.stores.set(store.name, store)
+  }
+
+  /** The sub-topologies, upstream first (Java's node groups). */
+  subtopologies(): Subtopology[] {
+    const parent = new Map<string, string>()
+    const root = (n: string): string => {
+      let r = n
+      while (parent.get(r) !== r) r = parent.get(r)!
+      parent.set(n, r)
+      return r
+    }
+    const unite = (a: string, b: string) => parent.set(root(a), root(b))
+    const storeOwner = new Map<string, string>()
+    for (const node of this.nodes.values()) {
+      parent.set(node.name, node.name)
+      if (node.kind !== 'source') for (const p of node.parents) unite(node.name, p)
+      if (node.kind === 'processor')
+        for (const s of node.stores) {
+          const owner = storeOwner.get(s)
+          if (owner) unite(node.name, owner)
+          else storeOwner.set(s, node.name)
+        }
+    }
+    const byRoot = new Map<string, Subtopology>()
+    const out: Subtopology[] = []
+    for (const node of this.nodes.values()) {
+      const r = root(node.name)
+      let sub = byRoot.get(r)
+      if (!sub) {
+        sub = { id: out.length, nodes: [], sourceTopics: [], stores: [] }
+        byRoot.set(r, sub)
+        out.push(sub)
+      }
+      sub.nodes.push(node)
+      if (node.kind === 'source') sub.sourceTopics.push(...node.topics)
+      if (node.kind === 'processor') for (const s of node.stores) if (!sub.stores.includes(s)) sub.stores.push(s)
+    }
+    return out
+  }
+
+  /** The topology as Java's Topology.describe() gives it; `toString()` prints what Java prints. */
+  describe(): TopologyDescription {
+    return describeTopology(this)
+  }
+}
+
+/** A topology the DSL cannot build (a name used twice, a missing parent). */
+export class TopologyError extends Error {
+  override name = 'TopologyError'
+}

@@ -1,0 +1,59 @@
+// Shared by the streams tests: the two brokers every end-to-end test runs on
+// with the same assertions (real Kafka 4.4 and the embedded broker), and a
+// topic read as a table (the latest value per key), as a compacted output is
+// read.
+import { startCluster } from '../../src/broker/index.js'
+import { Kafka, type Consumer } from '../../src/index.js'
+import { startKafka } from '../peers/kafka.js'
+
+export interface Target {
+  bootstrap: string
+  stop(): Promise<void>
+}
+
+export const targets: Array<[string, () => Promise<Target>]> = [
+  [
+    'real Kafka',
+    async () => {
+      const k = await startKafka()
+      return { bootstrap: k.bootstrap, stop: () => k.stop() }
+    },
+  ],
+  [
+    'the embedded broker',
+    async () => {
+      const c = await startCluster({ brokers: 1 })
+      return { bootstrap: c.bootstrapServers, stop: () => c.stop() }
+    },
+  ],
+]
+
+export const client = (t: { bootstrap: string }) =>
+  new Kafka({ clientId: 'wafka-streams-test', brokers: t.bootstrap.split(','), retryBackoffMs: 100 })
+
+/** Reads every partition of `topic` from the start, keeping the latest value (as bytes) per key (as a string) and the partitions each key was in. */
+export async function tableReader(
+  kafka: Kafka,
+  topic: string,
+): Promise<{ table: Map<string, Buffer | null>; partitions: Map<string, Set<number>>; records: () => number; stop(): Promise<void> }> {
+  const admin = kafka.admin()
+  await admin.connect()
+  const meta = await admin.fetchTopicMetadata({ topics: [topic] }).finally(() => admin.disconnect())
+  const consumer: Consumer = kafka.consumer({ autoOffsetReset: 'earliest', maxWaitTimeInMs: 200 })
+  const table = new Map<string, Buffer | null>()
+  const partitions = new Map<string, Set<number>>()
+  let records = 0
+  await consumer.connect()
+  consumer.assign([{ topic, partitions: meta.topics[0].partitions.map((p: { partitionId: number }) => p.partitionId) }])
+  await consumer.run({
+    eachMessage: async ({ partition, message }) => {
+      records++
+      const key = message.key!.toString()
+      table.set(key, message.value)
+      let ps = partitions.get(key)
+      if (!ps) partitions.set(key, (ps = new Set()))
+      ps.add(partition)
+    },
+  })
+  return { table, partitions, records: () => records, stop: () => consumer.disconnect() }
+}
