@@ -111,7 +111,7 @@ export interface JavaStreamsOptions {
   /** wordcount, windowed-count, session-count: [topic]; the joins: [stream or left, table or right]. */
   inputs: string[]
   output: string
-  /** Close and exit once the application's committed offsets on the inputs sum to this. */
+  /** Close and exit once the application's committed offsets on the inputs sum to this (inputs fresh for the run) and those on its repartition topics reach their ends. */
   count?: number
   windowMs?: number
   graceMs?: number

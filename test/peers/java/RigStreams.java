@@ -21,8 +21,14 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -81,9 +87,10 @@ import org.apache.kafka.streams.state.WindowStore;
  * {"event":"error","error","message"} for an uncaught exception (the client then shuts down),
  * {"event":"committed","records"} when --count is reached, {"event":"closed","clean","state"}.
  * It runs until the application's committed offsets on the inputs sum to --count (the inputs
- * fresh for the run, so offsets count records; an Admin client reads them every 200 ms, whichever
- * instance processed them), stdin closes, or SIGTERM; then closes (which flushes and commits)
- * and exits 0, or 1 if the client failed or did not close within 60 s.
+ * fresh for the run, so offsets count records) and its committed offsets on its repartition
+ * topics have reached those topics' ends (an Admin client asks every 200 ms, whichever instance
+ * processed them), stdin closes, or SIGTERM; then closes (which flushes and commits) and exits
+ * 0, or 1 if the client failed or did not close within 60 s.
  */
 public final class RigStreams {
     private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -266,33 +273,56 @@ public final class RigStreams {
         return Arrays.stream(text.toLowerCase(Locale.ROOT).split("\\W+")).filter(w -> !w.isEmpty()).collect(Collectors.toList());
     }
 
-    /** Until the group's committed offsets on `inputs` sum to `want` (every 200 ms), then `finish`. */
+    /**
+     * Until the group's committed offsets on `inputs` sum to `want` and, past that, its
+     * committed offsets on its repartition topics have reached their ends (the later
+     * sub-topologies done with what the inputs led to), asking every 200 ms; then `finish`.
+     */
     private static void watchCommitted(String bootstrap, String group, List<String> inputs, long want, CountDownLatch finish) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, group + "-rig-count");
         try (Admin admin = Admin.create(p)) {
             while (finish.getCount() > 0) {
-                long sum = 0;
                 try {
                     Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
                         .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                    long sum = 0;
                     for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
                         if (e.getValue() != null && inputs.contains(e.getKey().topic())) sum += e.getValue().offset();
                     }
+                    if (sum >= want && repartitionsDone(admin, group, offsets)) {
+                        emit(event("committed").put("records", sum));
+                        finish.countDown();
+                        return;
+                    }
                 } catch (Exception e) {
                     // the group may not exist yet: ask again
-                }
-                if (sum >= want) {
-                    emit(event("committed").put("records", sum));
-                    finish.countDown();
-                    return;
                 }
                 Thread.sleep(200);
             }
         } catch (InterruptedException ignored) {
             // exiting
         }
+    }
+
+    /** Whether `committed` has reached the end (read_committed) of every partition of the application's repartition topics. */
+    private static boolean repartitionsDone(Admin admin, String appId, Map<TopicPartition, OffsetAndMetadata> committed) throws Exception {
+        List<String> topics = admin.listTopics().names().get(10, TimeUnit.SECONDS).stream()
+            .filter(t -> t.startsWith(appId + "-") && t.endsWith("-repartition"))
+            .collect(Collectors.toList());
+        if (topics.isEmpty()) return true;
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (TopicDescription d : admin.describeTopics(topics).allTopicNames().get(10, TimeUnit.SECONDS).values()) {
+            for (TopicPartitionInfo info : d.partitions()) latest.put(new TopicPartition(d.name(), info.partition()), OffsetSpec.latest());
+        }
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin
+            .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(10, TimeUnit.SECONDS);
+        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e : ends.entrySet()) {
+            OffsetAndMetadata c = committed.get(e.getKey());
+            if ((c == null ? 0 : c.offset()) < e.getValue().offset()) return false;
+        }
+        return true;
     }
 
     private static void removeTree(Path dir) {
