@@ -127,6 +127,7 @@ export type JavaStreamsEvent =
   | { event: 'topology'; description: string }
   | { event: 'state'; from: string; to: string }
   | { event: 'error'; error: string; message: string }
+  | { event: 'progress'; records: number }
   | { event: 'committed'; records: number }
   | { event: 'closed'; clean: boolean; state: string }
 

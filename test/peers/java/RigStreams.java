@@ -85,6 +85,7 @@ import org.apache.kafka.streams.state.WindowStore;
  * stdout, JSON lines: {"event":"topology","description"} (Topology.describe()), then (unless
  * --describe, which stops there) {"event":"state","from","to"} per state change,
  * {"event":"error","error","message"} for an uncaught exception (the client then shuts down),
+ * {"event":"progress","records"} when the committed input offsets' sum changes,
  * {"event":"committed","records"} when --count is reached, {"event":"closed","clean","state"}.
  * It runs until the application's committed offsets on the inputs sum to --count (the inputs
  * fresh for the run, so offsets count records) and its committed offsets on its repartition
@@ -283,6 +284,7 @@ public final class RigStreams {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, group + "-rig-count");
         try (Admin admin = Admin.create(p)) {
+            long reported = 0;
             while (finish.getCount() > 0) {
                 try {
                     Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
@@ -290,6 +292,10 @@ public final class RigStreams {
                     long sum = 0;
                     for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
                         if (e.getValue() != null && inputs.contains(e.getKey().topic())) sum += e.getValue().offset();
+                    }
+                    if (sum != reported) {
+                        emit(event("progress").put("records", sum));
+                        reported = sum;
                     }
                     if (sum >= want && repartitionsDone(admin, group, offsets)) {
                         emit(event("committed").put("records", sum));
