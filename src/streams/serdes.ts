@@ -1,7 +1,11 @@
 // Serdes as Kafka Streams names them, writing the bytes Java's serializers
 // write (big-endian numbers, UTF-8 strings), so a wafka/streams application
 // and a Java one read each other's topics. null stays null both ways, as
-// Java's serdes treat a tombstone.
+// Java's serdes treat a tombstone. A value Java's type could not hold (a
+// fraction or an overflow for Integer, a number for Long) is refused rather
+// than written as some other value.
+import { WafkaError } from '../errors.js'
+import { decodeUtf8AsJava } from './java-utf8.js'
 
 /** Turns a value into record bytes and back for one topic. */
 export interface Serde<T> {
@@ -9,15 +13,21 @@ export interface Serde<T> {
   deserialize(topic: string, bytes: Buffer | null): T | null
 }
 
-/** A serde whose bytes are the wrong size or shape for its type. */
-export class SerializationError extends Error {
-  override name = 'SerializationError'
-}
+/** A value its serde cannot write, or bytes of the wrong size or shape for its type. */
+export class SerializationError extends WafkaError {}
 
-function fixed<T>(size: number, kind: string, write: (b: Buffer, v: T) => void, read: (b: Buffer) => T): Serde<T> {
+function fixed<T>(
+  size: number,
+  kind: string,
+  check: (v: T) => string | undefined,
+  write: (b: Buffer, v: T) => void,
+  read: (b: Buffer) => T,
+): Serde<T> {
   return {
-    serialize: (_topic, value) => {
+    serialize: (topic, value) => {
       if (value === null) return null
+      const wrong = check(value)
+      if (wrong !== undefined) throw new SerializationError(`${kind} cannot write ${wrong} to ${topic}`)
       const bytes = Buffer.allocUnsafe(size)
       write(bytes, value)
       return bytes
@@ -32,29 +42,51 @@ function fixed<T>(size: number, kind: string, write: (b: Buffer, v: T) => void, 
   }
 }
 
+// A lone surrogate has no UTF-8 form: Java's encoder writes '?' for it
+// where Buffer.from would write U+FFFD (3 bytes).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const HAS_SURROGATE = /[\uD800-\uDFFF]/
+
 const string: Serde<string> = {
-  serialize: (_topic, value) => (value === null ? null : Buffer.from(value, 'utf8')),
-  deserialize: (_topic, bytes) => (bytes === null ? null : bytes.toString('utf8')),
+  serialize: (_topic, value) => {
+    if (value === null) return null
+    return Buffer.from(HAS_SURROGATE.test(value) ? value.replace(LONE_SURROGATE, '?') : value, 'utf8')
+  },
+  deserialize: (_topic, bytes) => (bytes === null ? null : decodeUtf8AsJava(bytes)),
 }
 
 // Java's LongSerde carries any 64-bit value; a bigint keeps them all, a
 // number would round past 2^53.
+const INT64_MIN = -(1n << 63n)
+const INT64_MAX = (1n << 63n) - 1n
 const long = fixed<bigint>(
   8,
   'Serdes.Long',
+  (v) =>
+    typeof v !== 'bigint' ? `a ${typeof v} (${v}): it takes a bigint` : v < INT64_MIN || v > INT64_MAX ? `${v}: past int64` : undefined,
   (b, v) => b.writeBigInt64BE(v),
   (b) => b.readBigInt64BE(0),
 )
 const integer = fixed<number>(
   4,
   'Serdes.Integer',
+  (v) =>
+    typeof v !== 'number'
+      ? `a ${typeof v} (${v})`
+      : !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31
+        ? `${v}: not an int32`
+        : undefined,
   (b, v) => b.writeInt32BE(v),
   (b) => b.readInt32BE(0),
 )
+const CANONICAL_NAN = Buffer.from([0x7f, 0xf8, 0, 0, 0, 0, 0, 0])
 const double = fixed<number>(
   8,
   'Serdes.Double',
-  (b, v) => b.writeDoubleBE(v),
+  (v) => (typeof v !== 'number' ? `a ${typeof v} (${v})` : undefined),
+  // Java writes doubleToLongBits: every NaN as the canonical one, whatever
+  // payload a NaN read from bytes may still carry here.
+  (b, v) => (Number.isNaN(v) ? CANONICAL_NAN.copy(b) : b.writeDoubleBE(v)),
   (b) => b.readDoubleBE(0),
 )
 const byteArray: Serde<Buffer> = {
