@@ -13,3 +13,4 @@ export { KafkaStreams, type StreamsState, type StateListener } from '../streams/
 export type { StreamsConfig, ProcessingGuarantee } from '../streams/options.js'
 export { StreamsError } from '../streams/streams-error.js'
 export { Serdes, SerializationError, type Serde } from '../streams/serdes.js'
+export { WindowedSerdes, type Windowed, type Window } from '../streams/windowed-serdes.js'
