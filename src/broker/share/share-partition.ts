@@ -232,6 +232,13 @@ export class SharePartition {
     return n
   }
 
+  /** How many records between the SPSO and the end offset are done (acknowledged or archived): Kafka's delivery-complete count, which the lag leaves out. */
+  get deliveryComplete(): number {
+    let n = 0
+    for (const r of this.records.values()) if (r.state === 'ACKNOWLEDGED' || r.state === 'ARCHIVED') n++
+    return n
+  }
+
   close(): void {
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()

@@ -12,13 +12,15 @@ import { type ShareSession, ShareSessions } from './share-sessions.js'
  * member holds is released when its session closes or it leaves the group.
  */
 export class SharePartitions {
-  private readonly partitions = new Map<string, { groupId: string; partition: SharePartition }>()
+  private readonly partitions = new Map<string, { groupId: string; topicId: string; index: number; partition: SharePartition }>()
   readonly sessions = new ShareSessions()
   private readonly waiters = new Set<() => void>()
   /** The share-state log in dataDir; null in memory. */
   store: ShareStateStore | null = null
   /** Share partitions as the log kept them, taken up when first fetched. */
   restored = new Map<string, SharePartitionSnapshot>()
+  /** Share partitions whose state was ever written (Kafka's share coordinator knows an SPSO for them; until then it answers -1). */
+  private readonly written = new Set<string>()
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
@@ -31,9 +33,20 @@ export class SharePartitions {
     const key = SharePartitions.key(groupId, topicId, partition)
     const known = this.partitions.get(key)
     if (known) return known.partition
+    const reset = groupConfig(this.cluster, groupId, 'share.auto.offset.reset')
+    const created = this.create(groupId, topicId, partition, reset === 'earliest' ? log.logStartOffset : log.highWatermark)
+    const kept = this.restored.get(key)
+    if (kept) {
+      this.written.add(key)
+      created.restore(kept)
+      this.restored.delete(key)
+    }
+    this.partitions.set(key, { groupId, topicId, index: partition, partition: created })
+    return created
+  }
+
+  private create(groupId: string, topicId: string, partition: number, start: number): SharePartition {
     const cluster = this.cluster
-    const reset = groupConfig(cluster, groupId, 'share.auto.offset.reset')
-    const start = reset === 'earliest' ? log.logStartOffset : log.highWatermark
     const created: SharePartition = new SharePartition(
       start,
       {
@@ -48,15 +61,69 @@ export class SharePartitions {
         },
       },
       () => this.wake(),
-      (): boolean => this.keep({ group: groupId, topicId, partition, ...created.window() }),
+      (): boolean => {
+        this.written.add(SharePartitions.key(groupId, topicId, partition))
+        return this.keep({ group: groupId, topicId, partition, ...created.window() })
+      },
     )
-    const kept = this.restored.get(key)
-    if (kept) {
-      created.restore(kept)
-      this.restored.delete(key)
-    }
-    this.partitions.set(key, { groupId, partition: created })
     return created
+  }
+
+  /** The topic partitions of the group that have share state (Kafka's initialized share partitions): topic id → partitions. */
+  initialized(groupId: string): Map<string, number[]> {
+    const out = new Map<string, number[]>()
+    const add = (topicId: string, partition: number) => {
+      const ps = out.get(topicId) ?? []
+      if (!ps.includes(partition)) ps.push(partition)
+      out.set(topicId, ps)
+    }
+    for (const s of this.restored.values()) if (s.group === groupId) add(s.topicId, s.partition)
+    for (const p of this.partitions.values()) if (p.groupId === groupId) add(p.topicId, p.index)
+    for (const ps of out.values()) ps.sort((a, b) => a - b)
+    return out
+  }
+
+  /**
+   * A share partition's SPSO and how many records past it are done
+   * (acknowledged or archived); undefined without share state, or before
+   * anything was acknowledged or set in it (Kafka's share coordinator has
+   * no SPSO for a partition that was only fetched).
+   */
+  summary(groupId: string, topicId: string, partition: number): { startOffset: number; deliveryComplete: number } | undefined {
+    const key = SharePartitions.key(groupId, topicId, partition)
+    if (!this.written.has(key) && !this.restored.has(key)) return undefined
+    const live = this.partitions.get(key)?.partition
+    if (live) return { startOffset: live.startOffset, deliveryComplete: live.deliveryComplete }
+    const kept = this.restored.get(key)
+    if (!kept) return undefined
+    return { startOffset: kept.startOffset, deliveryComplete: kept.records.filter(([, state]) => state === 2 || state === 3).length }
+  }
+
+  /**
+   * The share partition starts again at `startOffset` with nothing in flight
+   * (AlterShareGroupOffsets on an empty group: Kafka's share coordinator
+   * initializes its state anew), and is kept.
+   */
+  startAt(groupId: string, topicId: string, partition: number, startOffset: number): void {
+    const key = SharePartitions.key(groupId, topicId, partition)
+    this.partitions.get(key)?.partition.close()
+    this.restored.delete(key)
+    const created = this.create(groupId, topicId, partition, startOffset)
+    this.partitions.set(key, { groupId, topicId, index: partition, partition: created })
+    this.written.add(key)
+    this.keep({ group: groupId, topicId, partition, ...created.window() })
+  }
+
+  /** The group's share state of a topic goes (DeleteShareGroupOffsets): a later fetch starts at share.auto.offset.reset. */
+  dropTopic(groupId: string, topicId: string): void {
+    for (const [k, s] of this.restored) if (s.group === groupId && s.topicId === topicId) this.restored.delete(k)
+    this.store?.topicDeleted(groupId, topicId)
+    for (const [k, p] of this.partitions)
+      if (p.groupId === groupId && p.topicId === topicId) {
+        p.partition.close()
+        this.partitions.delete(k)
+        this.written.delete(k)
+      }
   }
 
   /**
@@ -98,6 +165,7 @@ export class SharePartitions {
       if (p.groupId === groupId) {
         p.partition.close()
         this.partitions.delete(k)
+        this.written.delete(k)
       }
   }
 
@@ -114,6 +182,7 @@ export class SharePartitions {
   close(): void {
     for (const p of this.partitions.values()) p.partition.close()
     this.partitions.clear()
+    this.written.clear()
     this.sessions.clear()
     this.waiters.clear()
     this.store?.close()
