@@ -240,4 +240,95 @@ for (const [target, start] of targets)
       expect((await admin.listGroups({ types: ['share'] })).groups.map((g) => g.groupId)).not.toContain(groupId)
       expect(await code(admin.describeShareGroups([groupId]))).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
     }, 120_000)
+
+    /** kafka-share-groups.sh: its output, failing with it unless it exits 0. */
+    const tool = async (args: string[]): Promise<JavaResult> => {
+      const r = await kafka.runJava(SHARE_GROUPS, ['--bootstrap-server', kafka.bootstrap, ...args], { timeoutMs: 90_000 })
+      expect(r.code, `kafka-share-groups ${args.join(' ')}:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-3000)}`).toBe(0)
+      return r
+    }
+
+    it('kafka-share-groups.sh lists, describes, resets and deletes a group of wafka members', async () => {
+      const { topic, groupId } = await setUp(10)
+      const m = await member(groupId, topic)
+      /** The rows of the tool's table: its header, then each row's columns. */
+      const table = async (args: string[]) => {
+        const rows = (await tool(args)).stdout
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => l.trim().split(/\s+/))
+        return { header: rows[0], rows: rows.slice(1).sort((x, y) => x.join(' ').localeCompare(y.join(' '))) }
+      }
+      const offsets = {
+        header: ['GROUP', 'TOPIC', 'PARTITION', 'START-OFFSET', 'LAG'],
+        rows: [
+          [groupId, topic, '0', '0', '0'],
+          [groupId, topic, '1', '-', '-'],
+        ],
+      }
+      try {
+        await until(
+          async () => m.values.length === 10 && (await admin.listShareGroupOffsets({ groupId }))[0]?.partitions[0]?.lag === '0',
+          30_000,
+          () => `the member got ${m.values.length}`,
+        )
+        expect((await tool(['--list'])).stdout.split('\n')).toContain(groupId)
+        expect(await table(['--describe', '--group', groupId])).toEqual(offsets)
+        expect(await table(['--describe', '--group', groupId, '--offsets'])).toEqual(offsets)
+        expect(await table(['--describe', '--group', groupId, '--offsets', '--verbose'])).toEqual({
+          header: ['GROUP', 'TOPIC', 'PARTITION', 'LEADER-EPOCH', 'START-OFFSET', 'LAG'],
+          rows: [
+            [groupId, topic, '0', '0', '0', '0'],
+            [groupId, topic, '1', '-', '-', '-'],
+          ],
+        })
+        expect(await table(['--describe', '--group', groupId, '--members'])).toEqual({
+          header: ['GROUP', 'CONSUMER-ID', 'HOST', 'CLIENT-ID', '#PARTITIONS', 'ASSIGNMENT'],
+          rows: [[groupId, m.consumer.memberId, '/127.0.0.1', 'wafka', '2', `${topic}:0,1`]],
+        })
+        const state = await table(['--describe', '--group', groupId, '--state'])
+        expect(state.header).toEqual(['GROUP', 'COORDINATOR', '(ID)', 'STATE', '#MEMBERS'])
+        expect(state.rows).toEqual([
+          [groupId, expect.stringMatching(/^127\.0\.0\.1:\d+$/), expect.stringMatching(/^\(\d+\)$/), 'Stable', '1'],
+        ])
+        // Members in the group: the tool refuses to reset.
+        const refused = await kafka.runJava(
+          SHARE_GROUPS,
+          ['--bootstrap-server', kafka.bootstrap, '--reset-offsets', '--to-earliest', '--execute', '--topic', topic, '--group', groupId],
+          { timeoutMs: 90_000 },
+        )
+        expect([refused.code, refused.stderr.trim().split('\n')]).toEqual([
+          1,
+          expect.arrayContaining([`Share group '${groupId}' is not empty.`]),
+        ])
+      } finally {
+        await m.consumer.disconnect()
+      }
+      await emptied(groupId)
+      expect(await table(['--reset-offsets', '--to-earliest', '--execute', '--topic', topic, '--group', groupId])).toEqual({
+        header: ['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'],
+        rows: [
+          [groupId, topic, '0', '0'],
+          [groupId, topic, '1', '0'],
+        ],
+      })
+      expect(await table(['--describe', '--group', groupId, '--offsets'])).toEqual({
+        header: offsets.header,
+        rows: [
+          [groupId, topic, '0', '0', '10'],
+          [groupId, topic, '1', '0', '0'],
+        ],
+      })
+      expect(await table(['--delete-offsets', '--topic', topic, '--group', groupId])).toEqual({
+        header: ['TOPIC', 'STATUS'],
+        rows: [[topic, 'Successful']],
+      })
+      expect((await tool(['--describe', '--group', groupId, '--offsets'])).stdout.trim()).toBe(
+        `Share group '${groupId}' has no offset information.`,
+      )
+      expect((await tool(['--delete', '--group', groupId])).stdout.trim()).toBe(
+        `Deletion of requested share groups ('${groupId}') was successful.`,
+      )
+      expect((await tool(['--list'])).stdout.split('\n')).not.toContain(groupId)
+    }, 240_000)
   })

@@ -203,9 +203,11 @@ export class SharePartition {
         for (const o of renewed) this.records.get(o)!.lock = lock
       }
     }
-    this.advance()
+    // Kept before the SPSO moves over what is now done, as Kafka's share partition writes its state and then
+    // updates its cached offsets: the kept SPSO is the one before, with the done records past it.
     // Applied here but not kept: the member is told (a restart would hand the records out again, never lose them).
     const kept = this.onChange()
+    this.advance()
     if (released) this.onAvailable()
     return kept ? null : 'KAFKA_STORAGE_ERROR'
   }
@@ -220,8 +222,8 @@ export class SharePartition {
         released = this.release(r) || released
       }
     if (!changed) return
-    this.advance()
     this.onChange()
+    this.advance()
     if (released) this.onAvailable()
   }
 
@@ -229,13 +231,6 @@ export class SharePartition {
   get inFlight(): number {
     let n = 0
     for (const r of this.records.values()) if (r.state === 'AVAILABLE' || r.state === 'ACQUIRED') n++
-    return n
-  }
-
-  /** How many records between the SPSO and the end offset are done (acknowledged or archived): Kafka's delivery-complete count, which the lag leaves out. */
-  get deliveryComplete(): number {
-    let n = 0
-    for (const r of this.records.values()) if (r.state === 'ACKNOWLEDGED' || r.state === 'ARCHIVED') n++
     return n
   }
 
@@ -259,8 +254,8 @@ export class SharePartition {
         }
       }
       if (!changed) return
-      this.advance()
       this.onChange()
+      this.advance()
       if (released) this.onAvailable()
     }, this.limits.lockDurationMs)
     timer.unref?.()

@@ -19,8 +19,12 @@ export class SharePartitions {
   store: ShareStateStore | null = null
   /** Share partitions as the log kept them, taken up when first fetched. */
   restored = new Map<string, SharePartitionSnapshot>()
-  /** Share partitions whose state was ever written (Kafka's share coordinator knows an SPSO for them; until then it answers -1). */
-  private readonly written = new Set<string>()
+  /**
+   * Each share partition's state as last written: what Kafka's share
+   * coordinator holds and DescribeShareGroupOffsets reads (none for a
+   * partition only fetched, nothing acknowledged or set in it yet).
+   */
+  private readonly written = new Map<string, SharePartitionSnapshot>()
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
@@ -37,7 +41,7 @@ export class SharePartitions {
     const created = this.create(groupId, topicId, partition, reset === 'earliest' ? log.logStartOffset : log.highWatermark)
     const kept = this.restored.get(key)
     if (kept) {
-      this.written.add(key)
+      this.written.set(key, kept)
       created.restore(kept)
       this.restored.delete(key)
     }
@@ -62,8 +66,9 @@ export class SharePartitions {
       },
       () => this.wake(),
       (): boolean => {
-        this.written.add(SharePartitions.key(groupId, topicId, partition))
-        return this.keep({ group: groupId, topicId, partition, ...created.window() })
+        const snapshot = { group: groupId, topicId, partition, ...created.window() }
+        this.written.set(SharePartitions.key(groupId, topicId, partition), snapshot)
+        return this.keep(snapshot)
       },
     )
     return created
@@ -85,18 +90,15 @@ export class SharePartitions {
 
   /**
    * A share partition's SPSO and how many records past it are done
-   * (acknowledged or archived); undefined without share state, or before
-   * anything was acknowledged or set in it (Kafka's share coordinator has
-   * no SPSO for a partition that was only fetched).
+   * (acknowledged or archived), as last written; undefined without share
+   * state, or before anything was acknowledged or set in it (Kafka's share
+   * coordinator has no SPSO for a partition that was only fetched).
    */
   summary(groupId: string, topicId: string, partition: number): { startOffset: number; deliveryComplete: number } | undefined {
     const key = SharePartitions.key(groupId, topicId, partition)
-    if (!this.written.has(key) && !this.restored.has(key)) return undefined
-    const live = this.partitions.get(key)?.partition
-    if (live) return { startOffset: live.startOffset, deliveryComplete: live.deliveryComplete }
-    const kept = this.restored.get(key)
-    if (!kept) return undefined
-    return { startOffset: kept.startOffset, deliveryComplete: kept.records.filter(([, state]) => state === 2 || state === 3).length }
+    const s = this.written.get(key) ?? this.restored.get(key)
+    if (!s) return undefined
+    return { startOffset: s.startOffset, deliveryComplete: s.records.filter(([, state]) => state === 2 || state === 3).length }
   }
 
   /**
@@ -110,8 +112,9 @@ export class SharePartitions {
     this.restored.delete(key)
     const created = this.create(groupId, topicId, partition, startOffset)
     this.partitions.set(key, { groupId, topicId, index: partition, partition: created })
-    this.written.add(key)
-    this.keep({ group: groupId, topicId, partition, ...created.window() })
+    const snapshot = { group: groupId, topicId, partition, ...created.window() }
+    this.written.set(key, snapshot)
+    this.keep(snapshot)
   }
 
   /** The group's share state of a topic goes (DeleteShareGroupOffsets): a later fetch starts at share.auto.offset.reset. */
