@@ -74,9 +74,11 @@ export const describeShareGroupOffsetsHandler = defineHandler<DescribeShareGroup
           AclResourceTypes.TOPIC,
           topics.map((t) => t.topicName),
         )
+        // Described topics first, then those refused, as Kafka's KafkaApis appends them.
+        const ordered = [...topics.filter((t) => describable.has(t.topicName)), ...topics.filter((t) => !describable.has(t.topicName))]
         return {
           groupId,
-          topics: topics.map((t) => {
+          topics: ordered.map((t) => {
             const known = controller.topics.get(t.topicName)
             if (!describable.has(t.topicName))
               return {
