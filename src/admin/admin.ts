@@ -39,6 +39,10 @@ import {
   LIST_REASSIGNMENTS_OPTIONS,
   RESET_OFFSETS_OPTIONS,
   SET_OFFSETS_OPTIONS,
+  LIST_SHARE_GROUP_OFFSETS_OPTIONS,
+  LIST_GROUPS_OPTIONS,
+  ALTER_SHARE_GROUP_OFFSETS_OPTIONS,
+  DELETE_SHARE_GROUP_OFFSETS_OPTIONS,
   TOPIC_CONFIG_OPTIONS,
   TOPIC_PARTITIONS_COUNT_OPTIONS,
 } from './options.js'
@@ -47,6 +51,7 @@ import { alterConfigs, describeConfigs, listConfigResources, type ConfigOperatio
 import { describeFeatures, updateFeatures, type FeatureUpdate } from './features.js'
 import { fetchOffsets, resetOffsets, setOffsets } from './group-offsets.js'
 import { deleteGroups, describeGroups, listGroups } from './groups.js'
+import { alterShareGroupOffsets, deleteShareGroupOffsets, describeShareGroups, listShareGroupOffsets } from './share-groups.js'
 import { deleteRecords, fetchTopicOffsets, fetchTopicOffsetsByTimestamp, listOffsets } from './offsets.js'
 import {
   alterPartitionReassignments,
@@ -237,9 +242,9 @@ export class Admin {
     return listPartitionReassignments(this.cluster, options)
   }
 
-  /** Every group on every broker (each broker lists the groups it coordinates). */
-  async listGroups() {
-    return listGroups(this.cluster)
+  /** Every group on every broker (each broker lists the groups it coordinates); of `types` only ('classic', 'consumer', 'share', 'streams') when given. */
+  async listGroups(options: { types?: string[] } = {}) {
+    return listGroups(this.cluster, checkOptions('listGroups()', options, LIST_GROUPS_OPTIONS).types)
   }
 
   /**
@@ -276,6 +281,31 @@ export class Admin {
   /** Moves a group's committed offsets on `topic` to the earliest (or latest) ones. */
   async resetOffsets(options: { groupId: string; topic: string; earliest?: boolean }): Promise<void> {
     return resetOffsets(this.cluster, checkOptions('resetOffsets()', options, RESET_OFFSETS_OPTIONS))
+  }
+
+  /** Share groups (KIP-932): state, epochs, assignor and members with their assignments (Java's describeShareGroups). */
+  async describeShareGroups(groupIds: string[]) {
+    checkArgument('describeShareGroups()', 'groupIds', groupIds, { kind: 'array', entries: 'string' })
+    return describeShareGroups(this.cluster, groupIds)
+  }
+
+  /** A share group's start offset per partition (of `topics`, else all it has state for) and lag where the broker tells it; '-1' where none. */
+  async listShareGroupOffsets(options: { groupId: string; topics?: string[] }) {
+    return listShareGroupOffsets(this.cluster, checkOptions('listShareGroupOffsets()', options, LIST_SHARE_GROUP_OFFSETS_OPTIONS))
+  }
+
+  /** Sets an empty share group's start offsets on `topic`: those partitions start again there, nothing in flight. */
+  async alterShareGroupOffsets(options: {
+    groupId: string
+    topic: string
+    partitions: Array<{ partition: number; offset: string | number | bigint }>
+  }): Promise<void> {
+    return alterShareGroupOffsets(this.cluster, checkOptions('alterShareGroupOffsets()', options, ALTER_SHARE_GROUP_OFFSETS_OPTIONS))
+  }
+
+  /** Deletes an empty share group's state of whole topics: a later member starts them at share.auto.offset.reset. */
+  async deleteShareGroupOffsets(options: { groupId: string; topics: string[] }): Promise<void> {
+    return deleteShareGroupOffsets(this.cluster, checkOptions('deleteShareGroupOffsets()', options, DELETE_SHARE_GROUP_OFFSETS_OPTIONS))
   }
 
   /** Creates ACLs (KafkaJS: `createAcls({ acl: [...] })`); StandardAuthorizer applies them cluster-wide. */

@@ -1,22 +1,27 @@
 import type { ClusterClient } from '../cluster/client.js'
 import { Routes } from '../cluster/route.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import { check } from './checks.js'
+import { check, requireVersion } from './checks.js'
 import { ConsumerGroupDescribe, DeleteGroups, DescribeGroups, ListGroups } from '../protocol/messages/index.js'
 
 /** Consumer groups: list (every broker), describe (classic and KIP-848), delete. */
 
 const { GROUP_ID_NOT_FOUND } = ErrorCodes
 
-/** Every group on every broker (each broker lists the groups it coordinates). */
-export async function listGroups(cluster: ClusterClient) {
+/** Every group on every broker (each broker lists the groups it coordinates); of `types` only when given (ListGroups v5+). */
+export async function listGroups(cluster: ClusterClient, types?: string[]) {
   await cluster.refreshMetadata()
   const lists = await Promise.all(
     [...cluster.metadata.brokers.keys()].map((id) =>
       cluster
-        .request(ListGroups, {}, Routes.node(id), {
-          check: (res, from) => check(res.errorCode, 'ListGroups', `broker ${id}`, null, from),
-        })
+        .request(
+          ListGroups,
+          (v) => ({ typesFilter: types?.length && requireVersion(v, 5, 'listing groups by type') ? types : [] }),
+          Routes.node(id),
+          {
+            check: (res, from) => check(res.errorCode, 'ListGroups', `broker ${id}`, null, from),
+          },
+        )
         .then(({ res }) =>
           // groupType (v5+): 'classic' or 'consumer' (KIP-848); absent from older brokers.
           res.groups.map((g) => ({

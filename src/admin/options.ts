@@ -140,6 +140,26 @@ export const RESET_OFFSETS_OPTIONS = {
   earliest: spec('boolean', 'To the earliest offsets (default: the latest).'),
 } as const satisfies OptionTable
 
+export const LIST_GROUPS_OPTIONS = {
+  types: spec('array', "Group types to list: 'classic', 'consumer', 'share', 'streams' (default: all)."),
+} as const satisfies OptionTable
+
+export const LIST_SHARE_GROUP_OFFSETS_OPTIONS = {
+  groupId,
+  topics: spec('array', 'Topic names (default: every topic the share group has state for).'),
+} as const satisfies OptionTable
+
+export const ALTER_SHARE_GROUP_OFFSETS_OPTIONS = {
+  groupId,
+  topic,
+  partitions: spec('array', '`{ partition, offset }`: where each share partition starts again.'),
+} as const satisfies OptionTable
+
+export const DELETE_SHARE_GROUP_OFFSETS_OPTIONS = {
+  groupId,
+  topics: spec('array', 'Topic names whose share state goes.'),
+} as const satisfies OptionTable
+
 export const CREATE_ACLS_OPTIONS = {
   acl: spec('array', 'The ACLs: `{ resourceType, resourceName, resourcePatternType, principal, host, operation, permissionType }`.'),
 } as const satisfies OptionTable

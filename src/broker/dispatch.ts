@@ -55,6 +55,9 @@ import { shareAcknowledgeHandler } from './handlers/share-acknowledge.js'
 import { shareFetchHandler } from './handlers/share-fetch.js'
 import { shareGroupDescribeHandler } from './handlers/share-group-describe.js'
 import { shareGroupHeartbeatHandler } from './handlers/share-group-heartbeat.js'
+import { describeShareGroupOffsetsHandler } from './handlers/describe-share-group-offsets.js'
+import { alterShareGroupOffsetsHandler } from './handlers/alter-share-group-offsets.js'
+import { deleteShareGroupOffsetsHandler } from './handlers/delete-share-group-offsets.js'
 import { syncGroupHandler } from './handlers/sync-group.js'
 import { txnOffsetCommitHandler } from './handlers/txn-offset-commit.js'
 import { updateFeaturesHandler } from './handlers/update-features.js'
@@ -123,6 +126,9 @@ for (const h of [
   shareGroupDescribeHandler,
   shareFetchHandler,
   shareAcknowledgeHandler,
+  describeShareGroupOffsetsHandler,
+  alterShareGroupOffsetsHandler,
+  deleteShareGroupOffsetsHandler,
 ] as Handler[]) {
   if (h.minVersion < h.spec.minVersion || h.maxVersion > h.spec.maxVersion || h.minVersion > h.maxVersion) {
     throw new Error(

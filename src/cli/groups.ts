@@ -1,4 +1,5 @@
 import type { Admin } from '../admin/admin.js'
+import { UnsupportedApiError } from '../errors.js'
 import { decodeAssignment } from '../consumer/assignors/subscription.js'
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, parse, resolveConnection, str, type Values } from './args.js'
 import { show } from './table-output.js'
@@ -6,12 +7,15 @@ import { topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
 import { withAdmin, type AdminAction } from './admin-action.js'
 import { groupLag, watchLag } from './group-lag.js'
+import { shareGroupView, showShareGroup } from './share-group-view.js'
 
 export const USAGE = `usage: wafka groups list|describe|lag|reset-offsets|delete -b BROKERS [options]
 
   wafka groups list                          groups with their state and type
   wafka groups describe GROUP                state, members, and per partition the committed
-                                             offset, the log end and the lag
+                                             offset, the log end and the lag; for a share group
+                                             the start offset, the log end and the lag (records
+                                             in flight or not yet delivered)
   wafka groups lag GROUP [--watch] [--interval MS] [--count N]
                                              the lag per partition with the records produced
                                              and committed a second; --watch looks again every
@@ -106,6 +110,17 @@ async function groupView(admin: Admin, groupId: string) {
 
 async function describeGroup({ admin, io, json, names }: AdminAction): Promise<void> {
   const groupId = names[0]
+  // A share group is not a classic or consumer group: DescribeGroups calls it Dead.
+  // Brokers before ListGroups v5 (Kafka 3.x) have no types and no share groups.
+  const shares = await admin.listGroups({ types: ['share'] }).catch((err: unknown) => {
+    if (err instanceof UnsupportedApiError) return { groups: [] }
+    throw err
+  })
+  const share = shares.groups.some((g) => g.groupId === groupId)
+  if (share) {
+    const view = await shareGroupView(admin, groupId)
+    if (view) return showShareGroup(io, json, view)
+  }
   const { g, members, owner } = await groupView(admin, groupId)
   const offsets = await groupLag(admin, groupId, owner)
   const data = { groupId, state: g.state, type: g.groupType ?? 'classic', protocol: g.protocol, members, offsets }

@@ -37,6 +37,9 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   ConsumerGroupDescribe: 'group',
   ShareGroupHeartbeat: 'group',
   ShareGroupDescribe: 'group',
+  DescribeShareGroupOffsets: 'group',
+  AlterShareGroupOffsets: 'group',
+  DeleteShareGroupOffsets: 'group',
   TxnOffsetCommit: 'group',
   // A transactional id's coordinator.
   AddPartitionsToTxn: 'transaction',

@@ -204,6 +204,23 @@ const CASES: Array<[string, ApiSpec<any, any>, number, object, (r: any) => numbe
   ['DescribeGroups', M.DescribeGroups, 5, { groups: ['g'] }, (r) => r.groups[0].errorCode, GROUP],
   ['DeleteGroups', M.DeleteGroups, 2, { groupsNames: ['g'] }, (r) => r.results[0].errorCode, GROUP],
   [
+    'DescribeShareGroupOffsets',
+    M.DescribeShareGroupOffsets,
+    1,
+    { groups: [{ groupId: 'g', topics: [{ topicName: 't', partitions: [0] }] }] },
+    (r) => r.groups[0].errorCode,
+    GROUP,
+  ],
+  [
+    'AlterShareGroupOffsets',
+    M.AlterShareGroupOffsets,
+    0,
+    { groupId: 'g', topics: [{ topicName: 't', partitions: [{ partitionIndex: 0, startOffset: 0n }] }] },
+    (r) => r.errorCode,
+    GROUP,
+  ],
+  ['DeleteShareGroupOffsets', M.DeleteShareGroupOffsets, 0, { groupId: 'g', topics: [{ topicName: 't' }] }, (r) => r.errorCode, GROUP],
+  [
     'ConsumerGroupHeartbeat',
     M.ConsumerGroupHeartbeat,
     0,
@@ -558,6 +575,71 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
     // Only an unreadable topic: the coordinator is not asked, so the member's generation is not an error.
     expect(codes(await commit(['doomed']))).toEqual({ doomed: [TOPIC] })
   })
+  it('share-group offsets check each topic (DESCRIBE to describe, READ to alter or delete): an unauthorized one is refused, after the rest in a description and before them in a change', async () => {
+    const admin = new Kafka({
+      clientId: 'checks-alice',
+      brokers: [target.bootstrap],
+      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
+    }).admin()
+    await admin.connect()
+    const allow = (resourceType: number, resourceName: string, operation: number) => ({
+      resourceType,
+      resourceName,
+      resourcePatternType: 3,
+      principal: 'User:bob',
+      host: '*',
+      operation,
+      permissionType: 3,
+    })
+    // READ and DELETE on the group, READ on t; nothing on doomed.
+    await admin.createAcls({ acl: [allow(3, 'g-share', 3), allow(3, 'g-share', 6), allow(2, 't', 3)] })
+    await admin.disconnect()
+    let found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-share'] })
+    for (let i = 0; i < 100 && found.coordinators[0].errorCode !== 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-share'] })
+    }
+    expect(found.coordinators[0].errorCode).toBe(0)
+    const alter = () =>
+      client.request(M.AlterShareGroupOffsets, 0, {
+        groupId: 'g-share',
+        topics: ['t', 'doomed'].map((topicName) => ({ topicName, partitions: [{ partitionIndex: 0, startOffset: 0n }] })),
+      })
+    // Until Kafka's broker has loaded the group's coordinator: bounded retries.
+    let altered = await alter()
+    for (let i = 0; i < 100 && [14, 15, 16].includes(altered.errorCode); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      altered = await alter()
+    }
+    expect([altered.errorCode, altered.responses.map((t) => [t.topicName, t.partitions.map((p) => p.errorCode)])]).toEqual([
+      0,
+      [
+        ['doomed', [TOPIC]],
+        ['t', [0]],
+      ],
+    ])
+    const described = await client.request(M.DescribeShareGroupOffsets, 1, {
+      groups: [{ groupId: 'g-share', topics: ['doomed', 't'].map((topicName) => ({ topicName, partitions: [0] })) }],
+    })
+    expect(described.groups[0].topics.map((t) => [t.topicName, t.topicId, t.partitions.map((p) => [p.startOffset, p.errorCode])])).toEqual([
+      ['t', expect.not.stringMatching(/^A{22}$/), [[0n, 0]]],
+      ['doomed', ZERO_UUID, [[-1n, TOPIC]]],
+    ])
+    const all = await client.request(M.DescribeShareGroupOffsets, 1, { groups: [{ groupId: 'g-share', topics: null }] })
+    expect(all.groups[0].topics.map((t) => t.topicName)).toEqual(['t'])
+    const deleted = await client.request(M.DeleteShareGroupOffsets, 0, {
+      groupId: 'g-share',
+      topics: ['t', 'doomed'].map((topicName) => ({ topicName })),
+    })
+    expect([deleted.errorCode, deleted.responses.map((t) => [t.topicName, t.errorCode])]).toEqual([
+      0,
+      [
+        ['doomed', TOPIC],
+        ['t', 0],
+      ],
+    ])
+  }, 60_000)
+
   it('a KIP-848 regex subscription is resolved to the topics the member may DESCRIBE only', async () => {
     const admin = new Kafka({
       clientId: 'checks-alice',

@@ -231,6 +231,12 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
       },
     ],
   }),
+  DescribeShareGroupOffsets: () => ({ groups: [{ groupId: 'vs', topics: [{ topicName: 'vt', partitions: [0] }] }] }),
+  AlterShareGroupOffsets: () => ({
+    groupId: 'vs-offsets',
+    topics: [{ topicName: 'vt', partitions: [{ partitionIndex: 0, startOffset: 0n }] }],
+  }),
+  DeleteShareGroupOffsets: () => ({ groupId: 'vs-offsets', topics: [{ topicName: 'vt' }] }),
   AlterConfigs: () => ({
     resources: [{ resourceType: 2, resourceName: 'vt', configs: [{ name: 'retention.ms', value: '1000' }] }],
     validateOnly: true,

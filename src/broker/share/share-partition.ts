@@ -213,9 +213,11 @@ export class SharePartition {
         for (const o of renewed) this.records.get(o)!.lock = lock
       }
     }
-    this.advance()
+    // Kept before the SPSO moves over what is now done, as Kafka's share partition writes its state and then
+    // updates its cached offsets: the kept SPSO is the one before, with the done records past it.
     // Applied here but not kept: the member is told (a restart would hand the records out again, never lose them).
     const kept = this.onChange()
+    this.advance()
     if (released) this.onAvailable()
     return kept ? null : 'KAFKA_STORAGE_ERROR'
   }
@@ -230,8 +232,8 @@ export class SharePartition {
         released = this.release(r) || released
       }
     if (!changed) return
-    this.advance()
     this.onChange()
+    this.advance()
     if (released) this.onAvailable()
   }
 
@@ -262,8 +264,8 @@ export class SharePartition {
         }
       }
       if (!changed) return
-      this.advance()
       this.onChange()
+      this.advance()
       if (released) this.onAvailable()
     }, this.limits.lockDurationMs)
     timer.unref?.()

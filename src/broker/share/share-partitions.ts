@@ -24,13 +24,19 @@ function startOffset(reset: string, log: PartitionLog): number {
  * member holds is released when its session closes or it leaves the group.
  */
 export class SharePartitions {
-  private readonly partitions = new Map<string, { groupId: string; partition: SharePartition }>()
+  private readonly partitions = new Map<string, { groupId: string; topicId: string; index: number; partition: SharePartition }>()
   readonly sessions = new ShareSessions()
   private readonly waiters = new Set<() => void>()
   /** The share-state log in dataDir; null in memory. */
   store: ShareStateStore | null = null
   /** Share partitions as the log kept them, taken up when first fetched. */
   restored = new Map<string, SharePartitionSnapshot>()
+  /**
+   * Each share partition's state as last written: what Kafka's share
+   * coordinator holds and DescribeShareGroupOffsets reads (none for a
+   * partition only fetched, nothing acknowledged or set in it yet).
+   */
+  private readonly written = new Map<string, SharePartitionSnapshot>()
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
@@ -43,8 +49,24 @@ export class SharePartitions {
     const key = SharePartitions.key(groupId, topicId, partition)
     const known = this.partitions.get(key)
     if (known) return known.partition
+    const created = this.create(
+      groupId,
+      topicId,
+      partition,
+      startOffset(groupConfig(this.cluster, groupId, 'share.auto.offset.reset'), log),
+    )
+    const kept = this.restored.get(key)
+    if (kept) {
+      this.written.set(key, kept)
+      created.restore(kept)
+      this.restored.delete(key)
+    }
+    this.partitions.set(key, { groupId, topicId, index: partition, partition: created })
+    return created
+  }
+
+  private create(groupId: string, topicId: string, partition: number, start: number): SharePartition {
     const cluster = this.cluster
-    const start = startOffset(groupConfig(cluster, groupId, 'share.auto.offset.reset'), log)
     const created: SharePartition = new SharePartition(
       start,
       {
@@ -62,15 +84,68 @@ export class SharePartitions {
         },
       },
       () => this.wake(),
-      (): boolean => this.keep({ group: groupId, topicId, partition, ...created.window() }),
+      (): boolean => {
+        const snapshot = { group: groupId, topicId, partition, ...created.window() }
+        this.written.set(SharePartitions.key(groupId, topicId, partition), snapshot)
+        return this.keep(snapshot)
+      },
     )
-    const kept = this.restored.get(key)
-    if (kept) {
-      created.restore(kept)
-      this.restored.delete(key)
-    }
-    this.partitions.set(key, { groupId, partition: created })
     return created
+  }
+
+  /** The topic partitions of the group that have share state (Kafka's initialized share partitions): topic id → partitions. */
+  initialized(groupId: string): Map<string, number[]> {
+    const out = new Map<string, number[]>()
+    const add = (topicId: string, partition: number) => {
+      const ps = out.get(topicId) ?? []
+      if (!ps.includes(partition)) ps.push(partition)
+      out.set(topicId, ps)
+    }
+    for (const s of this.restored.values()) if (s.group === groupId) add(s.topicId, s.partition)
+    for (const p of this.partitions.values()) if (p.groupId === groupId) add(p.topicId, p.index)
+    for (const ps of out.values()) ps.sort((a, b) => a - b)
+    return out
+  }
+
+  /**
+   * A share partition's SPSO and how many records past it are done
+   * (acknowledged or archived), as last written; undefined without share
+   * state, or before anything was acknowledged or set in it (Kafka's share
+   * coordinator has no SPSO for a partition that was only fetched).
+   */
+  summary(groupId: string, topicId: string, partition: number): { startOffset: number; deliveryComplete: number } | undefined {
+    const key = SharePartitions.key(groupId, topicId, partition)
+    const s = this.written.get(key) ?? this.restored.get(key)
+    if (!s) return undefined
+    return { startOffset: s.startOffset, deliveryComplete: s.records.filter(([, state]) => state === 2 || state === 3).length }
+  }
+
+  /**
+   * The share partition starts again at `startOffset` with nothing in flight
+   * (AlterShareGroupOffsets on an empty group: Kafka's share coordinator
+   * initializes its state anew), and is kept.
+   */
+  startAt(groupId: string, topicId: string, partition: number, startOffset: number): void {
+    const key = SharePartitions.key(groupId, topicId, partition)
+    this.partitions.get(key)?.partition.close()
+    this.restored.delete(key)
+    const created = this.create(groupId, topicId, partition, startOffset)
+    this.partitions.set(key, { groupId, topicId, index: partition, partition: created })
+    const snapshot = { group: groupId, topicId, partition, ...created.window() }
+    this.written.set(key, snapshot)
+    this.keep(snapshot)
+  }
+
+  /** The group's share state of a topic goes (DeleteShareGroupOffsets): a later fetch starts at share.auto.offset.reset. */
+  dropTopic(groupId: string, topicId: string): void {
+    for (const [k, s] of this.restored) if (s.group === groupId && s.topicId === topicId) this.restored.delete(k)
+    this.store?.topicDeleted(groupId, topicId)
+    for (const [k, p] of this.partitions)
+      if (p.groupId === groupId && p.topicId === topicId) {
+        p.partition.close()
+        this.partitions.delete(k)
+        this.written.delete(k)
+      }
   }
 
   /**
@@ -112,6 +187,7 @@ export class SharePartitions {
       if (p.groupId === groupId) {
         p.partition.close()
         this.partitions.delete(k)
+        this.written.delete(k)
       }
   }
 
@@ -128,6 +204,7 @@ export class SharePartitions {
   close(): void {
     for (const p of this.partitions.values()) p.partition.close()
     this.partitions.clear()
+    this.written.clear()
     this.sessions.clear()
     this.waiters.clear()
     this.store?.close()

@@ -12,7 +12,10 @@ export interface SharePartitionSnapshot {
 }
 
 /** One change to the share state, as the log holds it (Kafka's __share_group_state records, as JSON). */
-export type ShareStateRecord = ({ type: 'share-partition' } & SharePartitionSnapshot) | { type: 'share-group-delete'; group: string }
+export type ShareStateRecord =
+  | ({ type: 'share-partition' } & SharePartitionSnapshot)
+  | { type: 'share-group-delete'; group: string }
+  | { type: 'share-topic-delete'; group: string; topicId: string }
 
 export const shareKey = (group: string, topicId: string, partition: number) => `${group}\u0000${topicId}\u0000${partition}`
 
@@ -38,6 +41,8 @@ export class ShareStateStore {
     for (const r of records) {
       if (r.type === 'share-group-delete') {
         for (const [k, s] of restored) if (s.group === r.group) restored.delete(k)
+      } else if (r.type === 'share-topic-delete') {
+        for (const [k, s] of restored) if (s.group === r.group && s.topicId === r.topicId) restored.delete(k)
       } else {
         const { type: _type, ...snapshot } = r
         restored.set(shareKey(r.group, r.topicId, r.partition), snapshot)
@@ -53,6 +58,11 @@ export class ShareStateStore {
 
   deleted(group: string): void {
     this.file.append([{ type: 'share-group-delete', group }])
+  }
+
+  /** The group's share state of one topic deleted (DeleteShareGroupOffsets). */
+  topicDeleted(group: string, topicId: string): void {
+    this.file.append([{ type: 'share-topic-delete', group, topicId }])
   }
 
   /** The flusher's check (flush.ms); StorageError when the fsync fails. */

@@ -68,6 +68,9 @@ import { ShareGroupHeartbeat } from './ShareGroupHeartbeat.js'
 import { ShareGroupDescribe } from './ShareGroupDescribe.js'
 import { ShareFetch } from './ShareFetch.js'
 import { ShareAcknowledge } from './ShareAcknowledge.js'
+import { DescribeShareGroupOffsets } from './DescribeShareGroupOffsets.js'
+import { AlterShareGroupOffsets } from './AlterShareGroupOffsets.js'
+import { DeleteShareGroupOffsets } from './DeleteShareGroupOffsets.js'
 import { CreateDelegationToken } from './CreateDelegationToken.js'
 import { RenewDelegationToken } from './RenewDelegationToken.js'
 import { ExpireDelegationToken } from './ExpireDelegationToken.js'
@@ -132,6 +135,9 @@ export * from './ShareGroupHeartbeat.js'
 export * from './ShareGroupDescribe.js'
 export * from './ShareFetch.js'
 export * from './ShareAcknowledge.js'
+export * from './DescribeShareGroupOffsets.js'
+export * from './AlterShareGroupOffsets.js'
+export * from './DeleteShareGroupOffsets.js'
 export * from './CreateDelegationToken.js'
 export * from './RenewDelegationToken.js'
 export * from './ExpireDelegationToken.js'
@@ -203,4 +209,7 @@ export const apis: Record<number, ApiSpec> = {
   77: ShareGroupDescribe,
   78: ShareFetch,
   79: ShareAcknowledge,
+  90: DescribeShareGroupOffsets,
+  91: AlterShareGroupOffsets,
+  92: DeleteShareGroupOffsets,
 }
