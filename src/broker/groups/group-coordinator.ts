@@ -1,11 +1,14 @@
 import type { EmbeddedCluster } from '../cluster.js'
 import { ClassicGroup } from './classic-group.js'
 import { ConsumerGroup } from './consumer-group.js'
-import type { GroupStore } from '../storage/group-store.js'
+import { CoordinatorLog } from './coordinator-log.js'
+import type { GroupRecord } from './group-records.js'
 import { ShareGroup } from './share-group.js'
 import { SharePartitions } from '../share/share-partitions.js'
 
 import { groupCoordinatorFor } from '../coordinator-placement.js'
+import { offsetsPartitionFor } from '../offsets-topic.js'
+import { OFFSETS_TOPIC } from '../topic-names.js'
 import { groupConfig } from '../dynamic-configs.js'
 
 /** A group speaks one protocol: the classic one (JoinGroup/SyncGroup) or KIP-848's (ConsumerGroupHeartbeat). */
@@ -27,11 +30,105 @@ export class GroupCoordinator {
   readonly shareGroups = new Map<string, ShareGroup>()
   /** The share partitions' in-flight records and the share sessions. */
   readonly shares: SharePartitions
-  /** The group log in dataDir; null in memory. */
-  store: GroupStore | null = null
+  /** The groups' records in __consumer_offsets. */
+  readonly log: CoordinatorLog
+  /** Each __consumer_offsets partition's leader when its groups were last loaded. */
+  private readonly loadedLeaders = new Map<number, number>()
+  private unsubscribe: (() => void) | null = null
 
   constructor(private readonly cluster: EmbeddedCluster) {
     this.shares = new SharePartitions(cluster)
+    this.log = new CoordinatorLog(cluster)
+  }
+
+  /**
+   * Loads every partition of __consumer_offsets into the groups (the broker
+   * starts), then follows their leaders: a partition whose leader changes is
+   * loaded again from the new leader's log before any request is served
+   * (Kafka's new coordinator loads the partition it now leads). The loads
+   * run in one turn of the event loop, so no request sees a partition half
+   * loaded (where Kafka answers COORDINATOR_LOAD_IN_PROGRESS).
+   */
+  loadAll(): void {
+    const t = this.cluster.controller.topics.get(OFFSETS_TOPIC)
+    for (const p of t?.partitions ?? []) if (p) this.load(p.partition, false)
+    this.unsubscribe ??= this.cluster.controller.onRecord((r) => {
+      if (r.type !== 'partition' && r.type !== 'partition-change') return
+      const t = this.cluster.controller.topicsById.get(r.topicId)
+      if (t?.name !== OFFSETS_TOPIC) return
+      const leader = t.partitions[r.partition]?.leader ?? -1
+      if (leader < 0 || this.loadedLeaders.get(r.partition) === leader) return
+      // Once the brokers have taken their roles from the same record.
+      queueMicrotask(() => this.load(r.partition, true))
+    })
+  }
+
+  /**
+   * Replays partition `partition`'s records into its groups. Moved (a new
+   * leader): the offsets of its groups are what the new leader's log holds
+   * (a commit it lacks was never acknowledged); the membership of a group
+   * with members stays as it is in this process.
+   */
+  private load(partition: number, moved: boolean): void {
+    const t = this.cluster.controller.topics.get(OFFSETS_TOPIC)
+    const leader = t?.partitions[partition]?.leader ?? -1
+    const records = this.log.read(partition)
+    if (records === null) return
+    this.loadedLeaders.set(partition, leader)
+    if (moved) for (const g of this.groups.values()) if (offsetsPartitionFor(this.cluster, g.groupId) === partition) g.offsets.clear()
+    this.log.replaying = true
+    try {
+      for (const r of records) this.apply(r, moved)
+    } finally {
+      this.log.replaying = false
+    }
+  }
+
+  /**
+   * The records of an earlier version's group log, applied, then each group
+   * they name written as it now stands (its metadata and offsets, as
+   * records of its partition); returns how many groups that is.
+   */
+  migrate(records: readonly GroupRecord[]): number {
+    this.log.replaying = true
+    try {
+      for (const r of records) this.apply(r)
+    } finally {
+      this.log.replaying = false
+    }
+    const ids = new Set(records.flatMap((r) => (r.type === 'other' ? [] : [r.group])))
+    for (const id of ids) {
+      const g = this.groups.get(id)
+      if (!g) continue
+      if (g.type === 'classic') this.log.generation(g)
+      for (const [topic, parts] of g.offsets) for (const [partition, c] of parts) this.log.offset(id, topic, partition, c)
+    }
+    return ids.size
+  }
+
+  /** One record read back: applied to its group (made, as a classic group, when it is not there). */
+  apply(r: GroupRecord, moved = false): void {
+    if (r.type === 'other') return
+    if (r.type === 'offset') {
+      const g = this.groups.get(r.group) ?? this.classicOrCreate(r.group)
+      if (!g) return
+      if (r.offset) g.commit(r.topic, r.partition, r.offset)
+      else g.deleteOffset(r.topic, r.partition)
+      return
+    }
+    const existing = this.groups.get(r.group)
+    // A group with members keeps what this process has of it.
+    if (moved && existing && existing.state !== 'Empty') return
+    if (r.value === null) {
+      existing?.close()
+      this.groups.delete(r.group)
+      return
+    }
+    const g = this.classicOrCreate(r.group)
+    if (!g) return
+    g.generationId = r.value.generation
+    g.protocolType = r.value.protocolType || null
+    g.protocolName = r.value.protocol
   }
 
   share(groupId: string): ShareGroup | undefined {
@@ -86,7 +183,7 @@ export class GroupCoordinator {
       created.takeOffsetsFrom(g)
       g.close()
     }
-    created.changes = this.store
+    created.changes = this.log
     this.groups.set(groupId, created)
     return created
   }
@@ -113,7 +210,7 @@ export class GroupCoordinator {
       created.takeOffsetsFrom(g)
       g.close()
     }
-    created.changes = this.store
+    created.changes = this.log
     this.groups.set(groupId, created)
     return created
   }
@@ -126,15 +223,22 @@ export class GroupCoordinator {
       this.shares.dropGroup(groupId)
       return
     }
-    this.groups.get(groupId)?.close()
-    if (this.groups.delete(groupId)) this.store?.deleted(groupId)
+    const g = this.groups.get(groupId)
+    if (!g) return
+    g.close()
+    this.groups.delete(groupId)
+    this.log.deleted(
+      groupId,
+      [...g.offsets].flatMap(([topic, parts]) => [...parts.keys()].map((p) => [topic, p] as const)),
+    )
   }
 
   close(): void {
     for (const g of this.groups.values()) g.close()
     for (const g of this.shareGroups.values()) g.close()
     this.shares.close()
-    this.store?.close()
-    this.store = null
+    this.unsubscribe?.()
+    this.unsubscribe = null
+    this.log.close()
   }
 }

@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer'
 export interface CommittedOffset {
   offset: bigint
   leaderEpoch: number
@@ -5,10 +6,38 @@ export interface CommittedOffset {
   commitTimestamp: number
 }
 
-/** Where a group's durable changes go (the group log in dataDir); none in memory. */
+/** What a classic group's record (GroupMetadataValue) holds of it. */
+export interface ClassicGroupImage {
+  groupId: string
+  generationId: number
+  protocolType: string | null
+  protocolName: string | null
+  leaderId: string | null
+  members: ReadonlyMap<
+    string,
+    {
+      memberId: string
+      groupInstanceId: string | null
+      clientId: string
+      clientHost: string
+      rebalanceTimeoutMs: number
+      sessionTimeoutMs: number
+      protocols: readonly { name: string; metadata: Buffer }[]
+      assignment: Buffer
+    }
+  >
+}
+
+/**
+ * Where a group's changes go: records appended to the group's partition of
+ * __consumer_offsets (src/broker/groups/coordinator-log.ts), and the wait
+ * for the ISR to hold them before the change is acknowledged.
+ */
 export interface GroupChanges {
   offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void
-  generation(g: { groupId: string; generationId: number; protocolType: string | null; protocolName: string | null }): void
+  generation(g: ClassicGroupImage): void
+  /** The error code once what was written for `group` is committed (NONE), or why it is not. */
+  written(group: string): Promise<number>
 }
 
 /**

@@ -1,0 +1,155 @@
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { encodeRecordBatch } from '../../codec/batch-encoder.js'
+import { decodeRecordSet } from '../../codec/batch-decoder.js'
+import type { EmbeddedCluster } from '../cluster.js'
+import { readBatchHeader } from '../record-batch.js'
+import { offsetsPartitionFor } from '../offsets-topic.js'
+import { OFFSETS_TOPIC } from '../topic-names.js'
+import { StorageError } from '../storage/disk-io.js'
+import { topicConfig } from '../topic-configs.js'
+import { awaitIsr } from '../isr-wait.js'
+import type { ClassicGroupImage, CommittedOffset, GroupChanges } from './group-offsets.js'
+import { groupRecord, offsetRecord, readGroupRecord, type GroupRecord, type GroupRecordBytes } from './group-records.js'
+
+/** Where a group's last write is: its partition's log end after it, in the leader epoch it was written at. */
+interface Written {
+  partition: number
+  leaderEpoch: number
+  end: number
+}
+
+/**
+ * The group coordinator's records in __consumer_offsets, as Kafka's
+ * coordinator runtime keeps them: each change to a group is a record batch
+ * (OffsetCommit and GroupMetadata records in Kafka's format) appended to
+ * the leader of the group's partition, and acknowledged once the ISR holds
+ * it (`written`, acks=all within offsets.commit.timeout.ms). The
+ * partitions are read back (`read`) when the broker starts and when a
+ * partition's leadership moves. A write that fails, or a wait that ends
+ * without the ISR, is answered with the error Kafka's coordinator gives
+ * for it (GroupCoordinatorService.normalizeException).
+ */
+export class CoordinatorLog implements GroupChanges {
+  /** Per group: its last write, or the error a write failed with (kept until `written` reports it). */
+  private readonly last = new Map<string, Written | number>()
+  /** Set while the partitions are replayed into the groups: what replays is not written again. */
+  replaying = false
+
+  constructor(private readonly cluster: EmbeddedCluster) {}
+
+  offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void {
+    this.write(group, [offsetRecord(group, topic, partition, this.cluster.controller.topics.get(topic)?.id, c)])
+  }
+
+  generation(g: ClassicGroupImage): void {
+    this.write(g.groupId, [groupRecord(g.groupId, g, Date.now())])
+  }
+
+  /** A deleted group: tombstones for its offsets and its metadata (compaction then removes it, as Kafka's DeleteGroups). */
+  deleted(group: string, offsets: readonly (readonly [string, number])[]): void {
+    this.write(group, [
+      ...offsets.map(([topic, partition]) => offsetRecord(group, topic, partition, undefined, null)),
+      groupRecord(group, null, 0),
+    ])
+  }
+
+  private write(group: string, records: GroupRecordBytes[]): void {
+    if (this.replaying) return
+    const { cluster } = this
+    const failed = (code: number) => {
+      // The first failure is the one reported.
+      if (typeof this.last.get(group) !== 'number') this.last.set(group, code)
+    }
+    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
+    const partition = offsetsPartitionFor(cluster, group)
+    const p = t?.partitions[partition]
+    const broker = p && cluster.brokers.get(p.leader)
+    if (!t || !p || !broker) return failed(ErrorCodes.NOT_COORDINATOR)
+    const led = cluster.leaderReplica(broker, t, partition)
+    if (typeof led === 'number') return failed(normalized(led))
+    const now = Date.now()
+    const bytes = encodeRecordBatch(
+      records.map((r) => ({ key: r.key, value: r.value, timestamp: now })),
+      { defaultTimestamp: now },
+    )
+    try {
+      const base = led.replica.log.append(bytes, readBatchHeader(bytes), p.leaderEpoch)
+      if (typeof this.last.get(group) !== 'number')
+        this.last.set(group, { partition, leaderEpoch: p.leaderEpoch, end: base + records.length })
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err
+      cluster.problem(broker.id, `${OFFSETS_TOPIC}-${partition}: group ${group}'s records not written: ${err.message}`, 'error')
+      failed(ErrorCodes.NOT_COORDINATOR)
+    }
+  }
+
+  async written(group: string): Promise<number> {
+    const w = this.last.get(group)
+    if (w === undefined) return ErrorCodes.NONE
+    if (typeof w === 'number') {
+      this.last.delete(group)
+      return w
+    }
+    const { cluster } = this
+    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
+    const p = t?.partitions[w.partition]
+    const broker = p && cluster.brokers.get(p.leader)
+    if (!t || !p || !broker || p.leaderEpoch !== w.leaderEpoch) return ErrorCodes.NOT_COORDINATOR
+    const led = cluster.leaderReplica(broker, t, w.partition)
+    if (typeof led === 'number') return normalized(led)
+    const minIsr = Number(topicConfig(t, 'min.insync.replicas'))
+    const deadline = Date.now() + cluster.options.offsetsCommitTimeoutMs
+    const code = await awaitIsr(broker, cluster, { t, p, log: led.replica.log, end: w.end, minIsr }, deadline)
+    if (this.last.get(group) === w) this.last.delete(group)
+    return normalized(code)
+  }
+
+  /** The records of partition `partition` of __consumer_offsets, from its leader's log, oldest first; null while it has no leader. */
+  read(partition: number): GroupRecord[] | null {
+    const { cluster } = this
+    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
+    const p = t?.partitions[partition]
+    const broker = p && cluster.brokers.get(p.leader)
+    if (!t || !p || !broker) return null
+    const led = cluster.leaderReplica(broker, t, partition)
+    if (typeof led === 'number') return null
+    const out: GroupRecord[] = []
+    for (const stored of led.replica.log.allBatches()) {
+      // Transaction markers and transactional batches: none written yet (transactional offsets are kept in memory).
+      if (stored.control || stored.transactional) continue
+      for (const batch of decodeRecordSet(stored.bytes).batches)
+        for (const r of batch.records) {
+          if (!r.key || r.key.length < 2) continue
+          try {
+            out.push(readGroupRecord(r.key, r.value))
+          } catch (err) {
+            cluster.problem(
+              broker.id,
+              `${OFFSETS_TOPIC}-${partition} in the batch at ${stored.baseOffset}: a record not read: ${(err as Error).message}`,
+              'error',
+            )
+          }
+        }
+    }
+    return out
+  }
+
+  close(): void {
+    this.last.clear()
+  }
+}
+
+/** Kafka's GroupCoordinatorService.normalizeException, on a write's error code. */
+function normalized(code: number): number {
+  switch (code) {
+    case ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCodes.NOT_ENOUGH_REPLICAS:
+    case ErrorCodes.REQUEST_TIMED_OUT:
+      return ErrorCodes.COORDINATOR_NOT_AVAILABLE
+    case ErrorCodes.NOT_LEADER_OR_FOLLOWER:
+    case ErrorCodes.KAFKA_STORAGE_ERROR:
+      return ErrorCodes.NOT_COORDINATOR
+    default:
+      return code
+  }
+}
