@@ -131,6 +131,9 @@ describe('disk storage with dataDir', () => {
     const md = await c.request(Metadata, 12, { topics: [{ name: 'keep' }] })
     expect(md.topics[0]).toMatchObject({ errorCode: 0, topicId })
     expect(await committed(c, 'g1', 'keep')).toBe(1234n)
+    // Read back from the group's partition of __consumer_offsets (abs("g1".hashCode()) % 50 = 42), no group log of its own beside it.
+    expect(segmentFiles(join(dataDir, 'broker-0', '__consumer_offsets-42')).length).toBe(1)
+    expect(existsSync(join(dataDir, '__consumer_offsets'))).toBe(false)
     // Nothing of the log is in memory now: every fetch is a read of a segment.
     expect(await readAll(c, 'keep')).toEqual(before)
     expect(await readAll(c, 'keep', 1999n)).toEqual(before.slice(1999))
