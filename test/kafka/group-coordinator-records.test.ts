@@ -24,15 +24,18 @@ import {
   OffsetCommit,
   OffsetCommitKey,
   OffsetCommitValue,
+  OffsetFetch,
   SyncGroup,
   type DataSpec,
 } from '../../src/protocol/messages/index.js'
+import { Kafka } from '../../src/index.js'
 import { RawClient } from '../broker/raw-client.js'
 import { until } from '../broker/support.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 
 const PARTITIONS = 10
 const GROUP = 'records-group'
+const TXN_GROUP = 'records-txn-group'
 
 /** Java's String.hashCode, then Kafka's Utils.abs: the group's partition. */
 function partitionOf(groupId: string): number {
@@ -172,5 +175,85 @@ for (const target of brokerTargets({ kafka: { config }, embedded: { config } }))
       })
       expect(Buffer.from(group.value.members[0].subscription).equals(subscription)).toBe(true)
       expect(Buffer.from(group.value.members[0].assignment).equals(assignment)).toBe(true)
+    })
+    it('transactional offset commits: a transactional batch of the producer, resolved by its COMMIT or ABORT marker', async () => {
+      let found = { errorCode: -1, host: '', port: 0 }
+      await until(
+        async () =>
+          (found = (await bootstrap.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [TXN_GROUP] })).coordinators[0])
+            .errorCode === 0,
+        30_000,
+        () => `FindCoordinator: ${found.errorCode}`,
+      )
+      const tc = await RawClient.open(`${found.host}:${found.port}`)
+      const kafka = new Kafka({ clientId: 'records', brokers: cluster.bootstrap.split(','), logLevel: 0 })
+      const p = kafka.producer({ transactionalId: 'records-txn' })
+      try {
+        await p.connect()
+        for (const [offset, commit] of [
+          [7, true],
+          [9, false],
+        ] as const) {
+          const t = await p.transaction()
+          await t.send({ topic: 't', messages: [{ value: 'x', partition: 0 }] })
+          await t.sendOffsets({
+            consumerGroupId: TXN_GROUP,
+            topics: [{ topic: 't', partitions: [{ partition: 0, offset: String(offset) }] }],
+          })
+          if (commit) await t.commit()
+          else await t.abort()
+        }
+        // Kafka writes the markers after EndTxn is answered: read until both are there.
+        let seen: (number | string)[] = []
+        let producerIds = new Set<bigint>()
+        await until(
+          async () => {
+            const fetched = await tc.request(Fetch, 12, {
+              maxWaitMs: 0,
+              minBytes: 0,
+              maxBytes: 1 << 20,
+              topics: [
+                {
+                  topic: '__consumer_offsets',
+                  partitions: [
+                    {
+                      partition: partitionOf(TXN_GROUP),
+                      fetchOffset: 0n,
+                      currentLeaderEpoch: -1,
+                      lastFetchedEpoch: -1,
+                      partitionMaxBytes: 1 << 20,
+                    },
+                  ],
+                },
+              ],
+            })
+            const part = fetched.responses[0].partitions[0]
+            if (part.errorCode !== 0 || !part.records) return false
+            const batches = decodeRecordSet(part.records).batches.filter((b) => b.isTransactional)
+            producerIds = new Set(batches.map((b) => b.producerId))
+            seen = batches.map((b) => {
+              if (b.isControl) return b.controlType as string
+              const r = b.records[0]
+              expect(roundTrip(OffsetCommitKey, Buffer.from(r.key!)).value).toEqual({ group: TXN_GROUP, topic: 't', partition: 0 })
+              return Number(roundTrip(OffsetCommitValue, Buffer.from(r.value!)).value.offset)
+            })
+            return seen.length >= 4
+          },
+          30_000,
+          () => `the transactional batches and markers: ${seen.join()}`,
+        )
+        expect(seen).toEqual([7, 'COMMIT', 9, 'ABORT'])
+        // One producer wrote them all.
+        expect(producerIds.size).toBe(1)
+        const fetched = await tc.request(OffsetFetch, 7, {
+          groupId: TXN_GROUP,
+          topics: [{ name: 't', partitionIndexes: [0] }],
+          requireStable: true,
+        })
+        expect(fetched.topics[0].partitions[0].committedOffset).toBe(7n)
+      } finally {
+        await p.disconnect()
+        tc.close()
+      }
     })
   })

@@ -8,8 +8,11 @@ import { OFFSETS_TOPIC } from '../topic-names.js'
 import { StorageError } from '../storage/disk-io.js'
 import { topicConfig } from '../topic-configs.js'
 import { awaitIsr } from '../isr-wait.js'
-import type { ClassicGroupImage, CommittedOffset, GroupChanges } from './group-offsets.js'
+import type { ClassicGroupImage, CommittedOffset, GroupChanges, TxnWriter } from './group-offsets.js'
 import { groupRecord, offsetRecord, readGroupRecord, type GroupRecord, type GroupRecordBytes } from './group-records.js'
+
+/** A record read back from a partition (with its transaction's producer, or null), or a transaction's marker. */
+export type LoggedGroupRecord = { record: GroupRecord; producerId: bigint | null } | { marker: boolean; producerId: bigint }
 
 /** Where a group's last write is: its partition's log end after it, in the leader epoch it was written at. */
 interface Written {
@@ -37,8 +40,8 @@ export class CoordinatorLog implements GroupChanges {
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
-  offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void {
-    this.write(group, [offsetRecord(group, topic, partition, this.cluster.controller.topics.get(topic)?.id, c)])
+  offset(group: string, topic: string, partition: number, c: CommittedOffset | null, txn?: TxnWriter): void {
+    this.write(group, [offsetRecord(group, topic, partition, this.cluster.controller.topics.get(topic)?.id, c)], txn)
   }
 
   generation(g: ClassicGroupImage): void {
@@ -53,7 +56,8 @@ export class CoordinatorLog implements GroupChanges {
     ])
   }
 
-  private write(group: string, records: GroupRecordBytes[]): void {
+  /** Appends `records` as one batch; a transactional one (its producer's, sequence unset, as Kafka's coordinator writes it) with `txn`. */
+  private write(group: string, records: GroupRecordBytes[], txn?: TxnWriter): void {
     if (this.replaying) return
     const { cluster } = this
     const failed = (code: number) => {
@@ -70,7 +74,9 @@ export class CoordinatorLog implements GroupChanges {
     const now = Date.now()
     const bytes = encodeRecordBatch(
       records.map((r) => ({ key: r.key, value: r.value, timestamp: now })),
-      { defaultTimestamp: now },
+      txn
+        ? { defaultTimestamp: now, transactional: true, producerId: txn.producerId, producerEpoch: txn.producerEpoch, baseSequence: -1 }
+        : { defaultTimestamp: now },
     )
     try {
       const base = led.replica.log.append(bytes, readBatchHeader(bytes), p.leaderEpoch)
@@ -104,8 +110,13 @@ export class CoordinatorLog implements GroupChanges {
     return normalized(code)
   }
 
-  /** The records of partition `partition` of __consumer_offsets, from its leader's log, oldest first; null while it has no leader. */
-  read(partition: number): GroupRecord[] | null {
+  /**
+   * The records of partition `partition` of __consumer_offsets, from its
+   * leader's log, oldest first, each with the producer of its transaction
+   * (null outside one), and the transaction markers between them; null
+   * while it has no leader.
+   */
+  read(partition: number): LoggedGroupRecord[] | null {
     const { cluster } = this
     const t = cluster.controller.topics.get(OFFSETS_TOPIC)
     const p = t?.partitions[partition]
@@ -113,15 +124,19 @@ export class CoordinatorLog implements GroupChanges {
     if (!t || !p || !broker) return null
     const led = cluster.leaderReplica(broker, t, partition)
     if (typeof led === 'number') return null
-    const out: GroupRecord[] = []
-    for (const stored of led.replica.log.allBatches()) {
-      // Transaction markers and transactional batches: none written yet (transactional offsets are kept in memory).
-      if (stored.control || stored.transactional) continue
-      for (const batch of decodeRecordSet(stored.bytes).batches)
+    const out: LoggedGroupRecord[] = []
+    for (const stored of led.replica.log.allBatches())
+      for (const batch of decodeRecordSet(stored.bytes).batches) {
+        const producerId = batch.isTransactional ? batch.producerId : null
+        if (batch.isControl) {
+          const type = batch.controlType
+          if (producerId !== null && (type === 'COMMIT' || type === 'ABORT')) out.push({ marker: type === 'COMMIT', producerId })
+          continue
+        }
         for (const r of batch.records) {
           if (!r.key || r.key.length < 2) continue
           try {
-            out.push(readGroupRecord(r.key, r.value))
+            out.push({ record: readGroupRecord(r.key, r.value), producerId })
           } catch (err) {
             cluster.problem(
               broker.id,
@@ -130,7 +145,7 @@ export class CoordinatorLog implements GroupChanges {
             )
           }
         }
-    }
+      }
     return out
   }
 

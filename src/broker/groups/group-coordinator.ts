@@ -1,7 +1,7 @@
 import type { EmbeddedCluster } from '../cluster.js'
 import { ClassicGroup } from './classic-group.js'
 import { ConsumerGroup } from './consumer-group.js'
-import { CoordinatorLog } from './coordinator-log.js'
+import { CoordinatorLog, type LoggedGroupRecord } from './coordinator-log.js'
 import type { GroupRecord } from './group-records.js'
 import { ShareGroup } from './share-group.js'
 import { SharePartitions } from '../share/share-partitions.js'
@@ -78,10 +78,38 @@ export class GroupCoordinator {
     if (moved) for (const g of this.groups.values()) if (offsetsPartitionFor(this.cluster, g.groupId) === partition) g.offsets.clear()
     this.log.replaying = true
     try {
-      for (const r of records) this.apply(r, moved)
+      this.replay(records, moved)
     } finally {
       this.log.replaying = false
     }
+  }
+
+  /**
+   * Applies records read back in order: a transaction's offsets wait for its
+   * marker (COMMIT applies them, ABORT drops them); those of a transaction
+   * with no marker yet are pending in their group again, as before.
+   */
+  private replay(records: readonly LoggedGroupRecord[], moved: boolean): void {
+    const open = new Map<bigint, GroupRecord[]>()
+    for (const r of records) {
+      if ('marker' in r) {
+        const pending = open.get(r.producerId) ?? []
+        open.delete(r.producerId)
+        if (r.marker) for (const x of pending) this.apply(x, moved)
+      } else if (r.producerId === null) this.apply(r.record, moved)
+      else {
+        let pending = open.get(r.producerId)
+        if (!pending) open.set(r.producerId, (pending = []))
+        pending.push(r.record)
+      }
+    }
+    for (const [producerId, pending] of open)
+      for (const x of pending) {
+        if (x.type !== 'offset' || !x.offset) continue
+        const g = this.groups.get(x.group) ?? this.classicOrCreate(x.group)
+        // The epoch is not needed: nothing is written while replaying.
+        g?.commitInTransaction({ producerId, producerEpoch: -1 }, x.topic, x.partition, x.offset)
+      }
   }
 
   /**

@@ -28,13 +28,20 @@ export interface ClassicGroupImage {
   >
 }
 
+/** The producer a transactional offset commit writes as (TxnOffsetCommit's producer id and epoch). */
+export interface TxnWriter {
+  producerId: bigint
+  producerEpoch: number
+}
+
 /**
  * Where a group's changes go: records appended to the group's partition of
  * __consumer_offsets (src/broker/groups/coordinator-log.ts), and the wait
  * for the ISR to hold them before the change is acknowledged.
  */
 export interface GroupChanges {
-  offset(group: string, topic: string, partition: number, c: CommittedOffset | null): void
+  /** An offset committed, or deleted (null); inside a transaction (`txn`): a transactional record, which its marker resolves. */
+  offset(group: string, topic: string, partition: number, c: CommittedOffset | null, txn?: TxnWriter): void
   generation(g: ClassicGroupImage): void
   /** The error code once what was written for `group` is committed (NONE), or why it is not. */
   written(group: string): Promise<number>
@@ -51,10 +58,14 @@ export abstract class GroupOffsets {
   changes: GroupChanges | null = null
 
   commit(topic: string, partition: number, c: CommittedOffset): void {
+    this.set(topic, partition, c)
+    this.changes?.offset(this.groupId, topic, partition, c)
+  }
+
+  private set(topic: string, partition: number, c: CommittedOffset): void {
     let t = this.offsets.get(topic)
     if (!t) this.offsets.set(topic, (t = new Map()))
     t.set(partition, c)
-    this.changes?.offset(this.groupId, topic, partition, c)
   }
 
   deleteOffset(topic: string, partition: number): void {
@@ -65,18 +76,19 @@ export abstract class GroupOffsets {
     return this.offsets.get(topic)?.get(partition)
   }
 
-  /** An offset committed inside a transaction: pending until its transaction ends. */
-  commitInTransaction(producerId: bigint, topic: string, partition: number, c: CommittedOffset): void {
-    let pending = this.pendingTxnOffsets.get(producerId)
-    if (!pending) this.pendingTxnOffsets.set(producerId, (pending = []))
+  /** An offset committed inside a transaction: a transactional record, pending until its transaction's marker. */
+  commitInTransaction(txn: TxnWriter, topic: string, partition: number, c: CommittedOffset): void {
+    let pending = this.pendingTxnOffsets.get(txn.producerId)
+    if (!pending) this.pendingTxnOffsets.set(txn.producerId, (pending = []))
     pending.push({ topic, partition, c })
+    this.changes?.offset(this.groupId, topic, partition, c, txn)
   }
 
-  /** The transaction of `producerId` ended: its offsets become committed, or are dropped. */
+  /** The transaction of `producerId` ended (its marker is the record): its offsets become committed, or are dropped. */
   completeTransaction(producerId: bigint, commit: boolean): void {
     const pending = this.pendingTxnOffsets.get(producerId)
     this.pendingTxnOffsets.delete(producerId)
-    if (commit) for (const { topic, partition, c } of pending ?? []) this.commit(topic, partition, c)
+    if (commit) for (const { topic, partition, c } of pending ?? []) this.set(topic, partition, c)
   }
 
   /** Whether an open transaction has an offset pending for this partition (OffsetFetch with requireStable waits for it). */

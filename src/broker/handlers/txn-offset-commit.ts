@@ -23,7 +23,7 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
   spec: TxnOffsetCommit,
   minVersion: TxnOffsetCommit.minVersion,
   maxVersion: TxnOffsetCommit.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     requireTransactionalId(ctx, req.transactionalId)
     const { groups, transactions, controller } = ctx.cluster
     const byId = ctx.version >= 6
@@ -79,13 +79,14 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
     const now = Date.now()
     for (const t of committing)
       for (const p of t.partitions)
-        group.commitInTransaction(req.producerId, t.name, p.partitionIndex, {
+        group.commitInTransaction({ producerId: req.producerId, producerEpoch: req.producerEpoch }, t.name, p.partitionIndex, {
           offset: p.committedOffset,
           leaderEpoch: p.committedLeaderEpoch,
           metadata: p.committedMetadata,
           commitTimestamp: now,
         })
-    return rest(ErrorCodes.NONE)
+    // Answered once the transactional records are in the ISR of the group's partition, as Kafka's coordinator.
+    return rest(group.changes ? await group.changes.written(group.groupId) : ErrorCodes.NONE)
   },
   errorResponse: (req, code) => ({
     topics: req.topics.map((t) => ({
