@@ -8,7 +8,7 @@ import { OFFSETS_TOPIC } from '../topic-names.js'
 import { StorageError } from '../storage/disk-io.js'
 import { topicConfig } from '../topic-configs.js'
 import { awaitIsr } from '../isr-wait.js'
-import type { ClassicGroupImage, CommittedOffset, GroupChanges, TxnWriter } from './group-offsets.js'
+import type { ClassicGroupImage, GroupChanges, OffsetEntry, TxnWriter } from './group-offsets.js'
 import { groupRecord, offsetRecord, readGroupRecord, type GroupRecord, type GroupRecordBytes } from './group-records.js'
 
 /** A record read back from a partition (with its transaction's producer, or null), or a transaction's marker. */
@@ -33,15 +33,20 @@ interface Written {
  * for it (GroupCoordinatorService.normalizeException).
  */
 export class CoordinatorLog implements GroupChanges {
-  /** Per group: its last write, or the error a write failed with (kept until `written` reports it). */
+  /** Per group: its last write, or the error it failed with (what `written` waits for, or reports). */
   private readonly last = new Map<string, Written | number>()
   /** Set while the partitions are replayed into the groups: what replays is not written again. */
   replaying = false
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
-  offset(group: string, topic: string, partition: number, c: CommittedOffset | null, txn?: TxnWriter): void {
-    this.write(group, [offsetRecord(group, topic, partition, this.cluster.controller.topics.get(topic)?.id, c)], txn)
+  offsets(group: string, entries: readonly OffsetEntry[], txn?: TxnWriter): void {
+    const { topics } = this.cluster.controller
+    this.write(
+      group,
+      entries.map(({ topic, partition, c }) => offsetRecord(group, topic, partition, topics.get(topic)?.id, c)),
+      txn,
+    )
   }
 
   generation(g: ClassicGroupImage): void {
@@ -61,8 +66,7 @@ export class CoordinatorLog implements GroupChanges {
     if (this.replaying) return
     const { cluster } = this
     const failed = (code: number) => {
-      // The first failure is the one reported.
-      if (typeof this.last.get(group) !== 'number') this.last.set(group, code)
+      this.last.set(group, code)
     }
     const t = cluster.controller.topics.get(OFFSETS_TOPIC)
     const partition = offsetsPartitionFor(cluster, group)

@@ -108,7 +108,7 @@ export class GroupCoordinator {
         if (x.type !== 'offset' || !x.offset) continue
         const g = this.groups.get(x.group) ?? this.classicOrCreate(x.group)
         // The epoch is not needed: nothing is written while replaying.
-        g?.commitInTransaction({ producerId, producerEpoch: -1 }, x.topic, x.partition, x.offset)
+        g?.commitInTransaction({ producerId, producerEpoch: -1 }, [{ topic: x.topic, partition: x.partition, c: x.offset }])
       }
   }
 
@@ -129,7 +129,10 @@ export class GroupCoordinator {
       const g = this.groups.get(id)
       if (!g) continue
       if (g.type === 'classic') this.log.generation(g)
-      for (const [topic, parts] of g.offsets) for (const [partition, c] of parts) this.log.offset(id, topic, partition, c)
+      this.log.offsets(
+        id,
+        [...g.offsets].flatMap(([topic, parts]) => [...parts].map(([partition, c]) => ({ topic, partition, c }))),
+      )
     }
     return ids.size
   }

@@ -28,6 +28,13 @@ export interface ClassicGroupImage {
   >
 }
 
+/** One partition's committed offset (null: deleted). */
+export interface OffsetEntry {
+  topic: string
+  partition: number
+  c: CommittedOffset | null
+}
+
 /** The producer a transactional offset commit writes as (TxnOffsetCommit's producer id and epoch). */
 export interface TxnWriter {
   producerId: bigint
@@ -40,8 +47,8 @@ export interface TxnWriter {
  * for the ISR to hold them before the change is acknowledged.
  */
 export interface GroupChanges {
-  /** An offset committed, or deleted (null); inside a transaction (`txn`): a transactional record, which its marker resolves. */
-  offset(group: string, topic: string, partition: number, c: CommittedOffset | null, txn?: TxnWriter): void
+  /** Offsets committed, or deleted (null), as one write; inside a transaction (`txn`): transactional records, which its marker resolves. */
+  offsets(group: string, entries: readonly OffsetEntry[], txn?: TxnWriter): void
   generation(g: ClassicGroupImage): void
   /** The error code once what was written for `group` is committed (NONE), or why it is not. */
   written(group: string): Promise<number>
@@ -58,8 +65,13 @@ export abstract class GroupOffsets {
   changes: GroupChanges | null = null
 
   commit(topic: string, partition: number, c: CommittedOffset): void {
-    this.set(topic, partition, c)
-    this.changes?.offset(this.groupId, topic, partition, c)
+    this.commitAll([{ topic, partition, c }])
+  }
+
+  /** Offsets committed together (one OffsetCommit): one write. */
+  commitAll(entries: readonly { topic: string; partition: number; c: CommittedOffset }[]): void {
+    for (const { topic, partition, c } of entries) this.set(topic, partition, c)
+    if (entries.length > 0) this.changes?.offsets(this.groupId, entries)
   }
 
   private set(topic: string, partition: number, c: CommittedOffset): void {
@@ -69,7 +81,7 @@ export abstract class GroupOffsets {
   }
 
   deleteOffset(topic: string, partition: number): void {
-    if (this.offsets.get(topic)?.delete(partition)) this.changes?.offset(this.groupId, topic, partition, null)
+    if (this.offsets.get(topic)?.delete(partition)) this.changes?.offsets(this.groupId, [{ topic, partition, c: null }])
   }
 
   committed(topic: string, partition: number): CommittedOffset | undefined {
@@ -77,11 +89,11 @@ export abstract class GroupOffsets {
   }
 
   /** An offset committed inside a transaction: a transactional record, pending until its transaction's marker. */
-  commitInTransaction(txn: TxnWriter, topic: string, partition: number, c: CommittedOffset): void {
+  commitInTransaction(txn: TxnWriter, entries: readonly { topic: string; partition: number; c: CommittedOffset }[]): void {
     let pending = this.pendingTxnOffsets.get(txn.producerId)
     if (!pending) this.pendingTxnOffsets.set(txn.producerId, (pending = []))
-    pending.push({ topic, partition, c })
-    this.changes?.offset(this.groupId, topic, partition, c, txn)
+    pending.push(...entries)
+    if (entries.length > 0) this.changes?.offsets(this.groupId, entries, txn)
   }
 
   /** The transaction of `producerId` ended (its marker is the record): its offsets become committed, or are dropped. */

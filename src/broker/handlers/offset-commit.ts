@@ -78,21 +78,19 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
     if (error !== null) return rest(() => error)
     const now = Date.now()
     const codes = new Map<Partition, number>()
-    for (const t of committing)
-      for (const p of t.partitions) {
-        if ((p.committedMetadata?.length ?? 0) > MAX_METADATA_CHARS) {
-          codes.set(p, ErrorCodes.OFFSET_METADATA_TOO_LARGE)
-          continue
+    const entries = committing.flatMap((t) =>
+      t.partitions.flatMap((p) => {
+        if ((p.committedMetadata?.length ?? 0) <= MAX_METADATA_CHARS) {
+          const c = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestamp: now }
+          return [{ topic: t.name, partition: p.partitionIndex, c }]
         }
-        group.commit(t.name, p.partitionIndex, {
-          offset: p.committedOffset,
-          leaderEpoch: p.committedLeaderEpoch,
-          metadata: p.committedMetadata,
-          commitTimestamp: now,
-        })
-      }
-    // Answered once the group's partition of __consumer_offsets has the records in its ISR (acks=all), as Kafka's coordinator.
-    const written = group.changes ? await group.changes.written(group.groupId) : ErrorCodes.NONE
+        codes.set(p, ErrorCodes.OFFSET_METADATA_TOO_LARGE)
+        return []
+      }),
+    )
+    group.commitAll(entries)
+    // One batch, answered once the group's partition of __consumer_offsets has it in its ISR (acks=all), as Kafka's coordinator.
+    const written = group.changes && entries.length > 0 ? await group.changes.written(group.groupId) : ErrorCodes.NONE
     return rest((_t, p) => codes.get(p) ?? written)
   },
   errorResponse: (req, code) => ({

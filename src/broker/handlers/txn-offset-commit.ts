@@ -77,14 +77,14 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
     const { group, error } = groupForCommit(groups, { ...req, topics: committing }, true, ctx.version)
     if (error !== null) return rest(error)
     const now = Date.now()
-    for (const t of committing)
-      for (const p of t.partitions)
-        group.commitInTransaction({ producerId: req.producerId, producerEpoch: req.producerEpoch }, t.name, p.partitionIndex, {
-          offset: p.committedOffset,
-          leaderEpoch: p.committedLeaderEpoch,
-          metadata: p.committedMetadata,
-          commitTimestamp: now,
-        })
+    const entries = committing.flatMap((t) =>
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partitionIndex,
+        c: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestamp: now },
+      })),
+    )
+    group.commitInTransaction({ producerId: req.producerId, producerEpoch: req.producerEpoch }, entries)
     // Answered once the transactional records are in the ISR of the group's partition, as Kafka's coordinator.
     return rest(group.changes ? await group.changes.written(group.groupId) : ErrorCodes.NONE)
   },
