@@ -40,9 +40,9 @@ export class CoordinatorLog implements GroupChanges {
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
-  offsets(group: string, entries: readonly OffsetEntry[], txn?: TxnWriter): void {
+  offsets(group: string, entries: readonly OffsetEntry[], txn?: TxnWriter): boolean {
     const { topics } = this.cluster.controller
-    this.write(
+    return this.write(
       group,
       entries.map(({ topic, partition, c }) => offsetRecord(group, topic, partition, topics.get(topic)?.id, c)),
       txn,
@@ -61,12 +61,17 @@ export class CoordinatorLog implements GroupChanges {
     ])
   }
 
-  /** Appends `records` as one batch; a transactional one (its producer's, sequence unset, as Kafka's coordinator writes it) with `txn`. */
-  private write(group: string, records: GroupRecordBytes[], txn?: TxnWriter): void {
-    if (this.replaying) return
+  /**
+   * Appends `records` as one batch; a transactional one (its producer's,
+   * sequence unset, as Kafka's coordinator writes it) with `txn`. Returns
+   * whether it was appended.
+   */
+  private write(group: string, records: GroupRecordBytes[], txn?: TxnWriter): boolean {
+    if (this.replaying) return true
     const { cluster } = this
     const failed = (code: number) => {
       this.last.set(group, code)
+      return false
     }
     const t = cluster.controller.topics.get(OFFSETS_TOPIC)
     const partition = offsetsPartitionFor(cluster, group)
@@ -86,10 +91,11 @@ export class CoordinatorLog implements GroupChanges {
       const base = led.replica.log.append(bytes, readBatchHeader(bytes), p.leaderEpoch)
       if (typeof this.last.get(group) !== 'number')
         this.last.set(group, { partition, leaderEpoch: p.leaderEpoch, end: base + records.length })
+      return true
     } catch (err) {
       if (!(err instanceof StorageError)) throw err
       cluster.problem(broker.id, `${OFFSETS_TOPIC}-${partition}: group ${group}'s records not written: ${err.message}`, 'error')
-      failed(ErrorCodes.NOT_COORDINATOR)
+      return failed(ErrorCodes.NOT_COORDINATOR)
     }
   }
 

@@ -48,7 +48,8 @@ export interface TxnWriter {
  */
 export interface GroupChanges {
   /** Offsets committed, or deleted (null), as one write; inside a transaction (`txn`): transactional records, which its marker resolves. */
-  offsets(group: string, entries: readonly OffsetEntry[], txn?: TxnWriter): void
+  /** False when the write failed at once (its error is what `written` reports): the caller takes the change back. */
+  offsets(group: string, entries: readonly OffsetEntry[], txn?: TxnWriter): boolean
   generation(g: ClassicGroupImage): void
   /** The error code once what was written for `group` is committed (NONE), or why it is not. */
   written(group: string): Promise<number>
@@ -70,8 +71,16 @@ export abstract class GroupOffsets {
 
   /** Offsets committed together (one OffsetCommit): one write. */
   commitAll(entries: readonly { topic: string; partition: number; c: CommittedOffset }[]): void {
+    if (entries.length === 0) return
+    const before = entries.map(({ topic, partition }) => this.committed(topic, partition))
     for (const { topic, partition, c } of entries) this.set(topic, partition, c)
-    if (entries.length > 0) this.changes?.offsets(this.groupId, entries)
+    if (this.changes && !this.changes.offsets(this.groupId, entries))
+      // Not written: taken back, as Kafka's coordinator reverts a failed write.
+      entries.forEach(({ topic, partition }, i) => {
+        const was = before[i]
+        if (was) this.set(topic, partition, was)
+        else this.offsets.get(topic)?.delete(partition)
+      })
   }
 
   private set(topic: string, partition: number, c: CommittedOffset): void {
@@ -90,10 +99,10 @@ export abstract class GroupOffsets {
 
   /** An offset committed inside a transaction: a transactional record, pending until its transaction's marker. */
   commitInTransaction(txn: TxnWriter, entries: readonly { topic: string; partition: number; c: CommittedOffset }[]): void {
+    if (entries.length === 0 || (this.changes && !this.changes.offsets(this.groupId, entries, txn))) return
     let pending = this.pendingTxnOffsets.get(txn.producerId)
     if (!pending) this.pendingTxnOffsets.set(txn.producerId, (pending = []))
     pending.push(...entries)
-    if (entries.length > 0) this.changes?.offsets(this.groupId, entries, txn)
   }
 
   /** The transaction of `producerId` ended (its marker is the record): its offsets become committed, or are dropped. */
