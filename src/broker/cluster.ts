@@ -7,7 +7,6 @@ import { INT32_MAX } from '../int32.js'
 import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
 import type { MetadataRecord } from './metadata-records.js'
 import { SnapshotPolicy, snapshotRecords } from './metadata-snapshot.js'
-import { GroupStore } from './storage/group-store.js'
 import { RecordFile } from './storage/record-file.js'
 import { DirLock } from './storage/dir-lock.js'
 import { fsyncDir, StorageError, writeFileDurably } from './storage/disk-io.js'
@@ -35,6 +34,8 @@ import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
 import { bootstrapFeatures } from './features.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
+import { readOldGroupLog, retireOldGroupLog } from './groups/group-log-migration.js'
+import type { GroupRecord } from './groups/group-records.js'
 import { ShareStateStore } from './storage/share-state-store.js'
 import { replicaKey } from './replica-key.js'
 import { ensureOffsetsTopic } from './offsets-topic.js'
@@ -67,6 +68,8 @@ export class EmbeddedCluster {
   /** The options given (by their own names or Kafka's), not defaulted: DescribeConfigs' STATIC_BROKER_CONFIG. */
   readonly given: ReadonlySet<BrokerOptionName>
   private metadataFile: RecordFile<MetadataRecord> | null = null
+  /** The group log of an earlier version found in dataDir, read at construction, moved into __consumer_offsets at start. */
+  private oldGroupLog: GroupRecord[] | null = null
   /** When the metadata log is rewritten as a snapshot while running (Kafka's metadata.log.max.snapshot.interval.*). */
   readonly metadataSnapshots = new SnapshotPolicy()
   private retentionTimer: NodeJS.Timeout | null = null
@@ -117,7 +120,7 @@ export class EmbeddedCluster {
       )
       this.groups = new GroupCoordinator(this)
       this.transactions = new TransactionCoordinator(this)
-      this.openGroupStore()
+      this.openShareState()
     } catch (err) {
       // Refused (a corrupt log, a data directory of more brokers): the directory is free for the next try.
       this.metadataFile?.close()
@@ -215,32 +218,17 @@ export class EmbeddedCluster {
   }
 
   /**
-   * With a dataDir, the group coordinator's log there, replayed; then the
-   * metadata log rewritten as a snapshot (only once both logs were read, so
-   * a refused start changes no file).
+   * With a dataDir, the share-group state log there, replayed, and an
+   * earlier version's group log read; then the metadata log rewritten as a
+   * snapshot (only once those logs were read, so a refused start changes
+   * no file).
    */
-  private openGroupStore(): void {
+  private openShareState(): void {
     const dataDir = this.options.dataDir
     if (!dataDir) return
+    // Read here (a corrupt one refuses the start before any file changes); moved into __consumer_offsets by start().
+    this.oldGroupLog = readOldGroupLog(dataDir, (m) => this.problem(null, `group log: ${m}`))
     const groups = this.groups
-    groups.store = GroupStore.open(
-      join(dataDir, '__consumer_offsets', FIRST_SEGMENT),
-      (m) => this.problem(null, `group log: ${m}`),
-      (id) => groups.classicOrCreate(id)!,
-      () => groups.groups.values(),
-      (id) => groups.groups.delete(id),
-      // As Kafka's __consumer_offsets: a partition with no flush config of its own, so the broker's defaults.
-      () => ({ messages: this.options.logFlushIntervalMessages, ms: this.options.logFlushIntervalMs }),
-      {
-        shareGroup: (id) => groups.shareOrCreate(id),
-        shareGroups: () => groups.shareGroups.values(),
-        dropShareGroup: (id) => {
-          groups.shareGroups.get(id)?.close()
-          groups.shareGroups.delete(id)
-        },
-      },
-    )
-    for (const g of groups.groups.values()) g.changes = groups.store
     const shareState = ShareStateStore.open(
       join(dataDir, '__share_group_state', FIRST_SEGMENT),
       (m) => this.problem(null, `share-state log: ${m}`),
@@ -249,6 +237,44 @@ export class EmbeddedCluster {
     groups.shares.store = shareState.store
     groups.shares.restored = shareState.restored
     this.metadataFile!.rewrite(snapshotRecords(this.controller))
+  }
+
+  /**
+   * The groups, read back from __consumer_offsets' partitions. A data
+   * directory of an earlier version has them in a group log of its own
+   * instead: read once, written into the partitions as Kafka's records,
+   * then moved aside (`__consumer_offsets.migrated`, never deleted). When
+   * the topic cannot be made for them, the start is refused and the old
+   * log kept as it was.
+   */
+  private loadGroups(): void {
+    const dataDir = this.options.dataDir
+    const old = this.oldGroupLog
+    this.oldGroupLog = null
+    if (old && old.length > 0 && !ensureOffsetsTopic(this, `the groups of the group log of an earlier version`))
+      throw new ConfigError(
+        `${dataDir}: the group log of an earlier version (${join(dataDir!, '__consumer_offsets')}) could not be moved into ` +
+          `${OFFSETS_TOPIC}, which could not be created (see the log above); it is kept as it was: start with enough brokers ` +
+          `for offsets.topic.replication.factor (${this.options.offsetsTopicReplicationFactor})`,
+      )
+    this.groups.loadAll()
+    if (!old) return
+    const touched = this.groups.migrate(old)
+    this.flushOffsetsTopic()
+    const to = retireOldGroupLog(dataDir!)
+    this.problem(
+      null,
+      `group log of an earlier version: ${touched} group(s) written into ${OFFSETS_TOPIC}; the old log moved to ${to}`,
+      'info',
+    )
+  }
+
+  /** fsync of every replica of __consumer_offsets on disk (what a migration wrote is there before the old log goes aside). */
+  private flushOffsetsTopic(): void {
+    const t = this.controller.topics.get(OFFSETS_TOPIC)
+    if (!t) return
+    for (const b of this.brokers.values())
+      for (const p of t.partitions) if (p) b.replicas.get(replicaKey(t, p.partition))?.log.disk?.flush()
   }
 
   /**
@@ -306,11 +332,6 @@ export class EmbeddedCluster {
   private flushDue(): void {
     const now = Date.now()
     try {
-      this.groups.store?.flushIfDue(now)
-    } catch (err) {
-      this.problem(null, `group log: ${(err as Error).message}`, 'error')
-    }
-    try {
       this.groups.shares.store?.flushIfDue(now)
     } catch (err) {
       this.problem(null, `share-state log: ${(err as Error).message}`, 'error')
@@ -341,8 +362,7 @@ export class EmbeddedCluster {
       await b.start(port === 0 ? 0 : port + id)
       this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
-    // Groups kept from an earlier run (a data directory of a version without the topic): their coordinators need it.
-    if (this.groups.groups.size > 0) ensureOffsetsTopic(this, `the ${this.groups.groups.size} group(s) of the group log`)
+    this.loadGroups()
     this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
     if (this.delegationTokens.enabled)
       this.tokenExpiryTimer = setInterval(() => this.sweepTokens(), Math.min(this.options.delegationTokenExpiryCheckIntervalMs, INT32_MAX))

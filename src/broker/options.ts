@@ -86,6 +86,12 @@ export interface BrokerOptions {
   offsetsTopicNumPartitions?: number
   /** offsets.topic.segment.bytes: the segment.bytes __consumer_offsets is created with. Default 104857600. */
   offsetsTopicSegmentBytes?: number
+  /**
+   * offsets.commit.timeout.ms: how long an offset commit or a group's record
+   * waits for the ISR of its __consumer_offsets partition (then
+   * COORDINATOR_NOT_AVAILABLE, as Kafka). Default 5000.
+   */
+  offsetsCommitTimeoutMs?: number
   /** transaction.state.log.replication.factor: as offsetsTopicReplicationFactor, for transaction state. Default min(3, brokers). */
   transactionStateLogReplicationFactor?: number
   /** transaction.state.log.min.isr: at most transactionStateLogReplicationFactor. Default min(2, that). */
@@ -382,6 +388,13 @@ export const BROKER_OPTIONS = {
     104_857_600,
     "__consumer_offsets' segment.bytes when created.",
     'offsets.topic.segment.bytes',
+    1,
+    INT32_MAX,
+  ),
+  offsetsCommitTimeoutMs: int(
+    5000,
+    "How long an offset commit or a group's record waits for the ISR of its __consumer_offsets partition.",
+    'offsets.commit.timeout.ms',
     1,
     INT32_MAX,
   ),

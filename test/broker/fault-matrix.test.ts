@@ -1,6 +1,7 @@
 // Issue 22's fault matrix: a byte flipped in each kind of file of a dataDir
 // (segment, offset and time index, transaction index, producer snapshot,
-// the checkpoints, partition.metadata, the metadata log, the group log,
+// the checkpoints, partition.metadata, the metadata log, the group's
+// partition of __consumer_offsets,
 // meta.properties), at its start, middle and end, after a clean stop and
 // after a kill -9 (the files copied while the cluster runs), on 1 broker
 // and on 3. Each start either refuses naming the file, or recovers and
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EmbeddedCluster } from '../../src/broker/cluster.js'
+import { offsetsPartitionFor } from '../../src/broker/offsets-topic.js'
 import { loadCodecs } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import { DeleteRecords, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
@@ -43,7 +45,7 @@ async function leaderOf(c: RawClient): Promise<number> {
  * batch indexed, a group's committed offset. Returns the dir after a clean
  * stop and a copy taken while it ran (no clean-shutdown marker: a kill -9).
  */
-async function seed(brokers: number): Promise<{ clean: Seed; unclean: Seed; leader: number }> {
+async function seed(brokers: number): Promise<{ clean: Seed; unclean: Seed; leader: number; groupLog: string }> {
   await loadCodecs()
   // Not the fixture's: it outlives each test (removed in afterAll).
   const dir = mkdtempSync(join(tmpdir(), 'wafka-fault-seed-'))
@@ -82,6 +84,7 @@ async function seed(brokers: number): Promise<{ clean: Seed; unclean: Seed; lead
     topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
   })
   expect(commit.topics[0].partitions[0].errorCode).toBe(0)
+  const groupLog = `broker-${coordinator.id}/__consumer_offsets-${offsetsPartitionFor(embedded, GROUP)}/00000000000000000000.log`
   // A log start above 0: a log-start-offset file.
   const deleted = await c.request(DeleteRecords, 2, {
     topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: 2n }] }],
@@ -96,7 +99,7 @@ async function seed(brokers: number): Promise<{ clean: Seed; unclean: Seed; lead
   unlinkSync(join(copy, '.lock'))
   await fx.stop()
   const at = { records, logStart: 2n, committed: 7n, clusterId: embedded.controller.clusterId }
-  return { clean: { dir, ...at }, unclean: { dir: copy, ...at }, leader: leader.id }
+  return { clean: { dir, ...at }, unclean: { dir: copy, ...at }, leader: leader.id, groupLog }
 }
 
 type Position = 'start' | 'middle' | 'end'
@@ -112,7 +115,7 @@ const newest = (dir: string, suffix: string) =>
   )
 
 /** The file of each kind (relative to the data dir), on broker `b` (the partition's leader); `p` is its partition directory. */
-const kinds: Record<string, (b: number, p: string) => string> = {
+const kinds: Record<string, (b: number, p: string, s: { groupLog: string }) => string> = {
   'sealed segment .log': (b) => `broker-${b}/ft-0/00000000000000000000.log`,
   'active segment .log': (b, p) => newest(p, '.log'),
   '.index': (b) => `broker-${b}/ft-0/00000000000000000000.index`,
@@ -125,7 +128,8 @@ const kinds: Record<string, (b: number, p: string) => string> = {
   'log-start-offset': (b) => `broker-${b}/ft-0/log-start-offset`,
   'partition.metadata': (b) => `broker-${b}/ft-0/partition.metadata`,
   'metadata log': () => '__cluster_metadata-0/00000000000000000000.log',
-  'group log': () => '__consumer_offsets/00000000000000000000.log',
+  // The group's partition of __consumer_offsets, on its leader: the offset commit's record.
+  'group partition .log': (b, p, s) => s.groupLog,
   'meta.properties': () => 'meta.properties',
 }
 
@@ -200,7 +204,7 @@ const cases = Object.keys(kinds).flatMap((kind) => stops.flatMap((stop) => posit
 const seen: string[] = []
 
 describe.each([1, 3])('a byte flipped in a data-dir file, on %i broker(s)', (brokers) => {
-  let seeds: { clean: Seed; unclean: Seed; leader: number }
+  let seeds: { clean: Seed; unclean: Seed; leader: number; groupLog: string }
   beforeAll(async () => {
     seeds = await seed(brokers)
   }, 30_000)
@@ -214,7 +218,7 @@ describe.each([1, 3])('a byte flipped in a data-dir file, on %i broker(s)', (bro
     const dir = fx.tempDir()
     cpSync(from.dir, dir, { recursive: true })
     const partition = join(dir, `broker-${seeds.leader}`, 'ft-0')
-    const file = resolve(dir, kinds[kind](seeds.leader, partition))
+    const file = resolve(dir, kinds[kind](seeds.leader, partition, seeds))
     const before = listing(dir)
     flip(file, at)
     const out = await restartOn(dir, brokers, from.logStart)

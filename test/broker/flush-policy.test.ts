@@ -13,7 +13,7 @@ import { startCluster, type RunningCluster, type StartClusterOptions } from '../
 import { diskIo } from '../../src/broker/storage/disk-io.js'
 import { topicConfigProblem } from '../../src/broker/topic-configs.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
-import { OffsetCommit } from '../../src/protocol/messages/index.js'
+import { OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { groupCoordinator, until } from './support.js'
 import { batch, batchesOf, produce, readAll } from './storage-support.js'
@@ -176,8 +176,9 @@ describe('the flush policy', () => {
     expect(fsynced.filter((p) => p.includes('never-0') && !p.includes('partition.metadata') && !p.endsWith('never-0'))).toEqual([])
   })
 
-  describe("the group log (committed offsets), as Kafka's __consumer_offsets: a partition under the broker's flush policy", () => {
-    const groupLog = join('__consumer_offsets', '00000000000000000000.log')
+  describe("committed offsets, in the group's partition of __consumer_offsets: under the broker's flush policy", () => {
+    // Group 'g': abs("g".hashCode()) % 50 = 3.
+    const groupLog = join('broker-0', '__consumer_offsets-3', '00000000000000000000.log')
     const commit = (c: RawClient, offset: bigint) =>
       c.request(OffsetCommit, 8, {
         groupId: 'g',
@@ -189,23 +190,40 @@ describe('the flush policy', () => {
         ],
       })
     const committed = async (c: RawClient, offset: bigint) => expect((await commit(c, offset)).topics[0].partitions[0].errorCode).toBe(0)
+    const fetched = async (c: RawClient) =>
+      (await c.request(OffsetFetch, 7, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], requireStable: false })).topics[0]
+        .partitions[0].committedOffset
 
     it('log.flush.interval.messages=1: each offset commit is fsynced before it is answered; by default none is, and a clean stop fsyncs it', async () => {
       let c = await start({ logFlushIntervalMessages: 1, topics: [{ name: 't', partitions: 1 }] })
       await groupCoordinator(c, 'g')
-      for (const offset of [1n, 2n]) expect(await fsyncsOf(() => committed(c, offset))).toEqual([groupLog])
+      for (const offset of [1n, 2n]) expect(await fsyncsOf(() => committed(c, offset))).toContain(groupLog)
       await cluster!.stop()
       cluster = undefined
       c = await start({ topics: [{ name: 't', partitions: 1 }] })
       await groupCoordinator(c, 'g')
-      expect(await fsyncsOf(() => committed(c, 3n))).toEqual([])
+      expect((await fsyncsOf(() => committed(c, 3n))).filter((p) => p.endsWith('.log'))).toEqual([])
       for (const c of open.splice(0)) c.close()
       const stopped = await fsyncsOf(() => cluster!.stop())
       cluster = undefined
       expect(stopped).toContain(groupLog)
     })
 
-    it('flush.ms: the flusher fsyncs a group log unflushed for log.flush.interval.ms', async () => {
+    it("a failed fsync of the group's partition: the commit is answered NOT_COORDINATOR (Kafka's coordinator maps KAFKA_STORAGE_ERROR so) and not kept; the next one is", async () => {
+      const c = await start({ logFlushIntervalMessages: 1, topics: [{ name: 't', partitions: 1 }] })
+      await groupCoordinator(c, 'g')
+      await committed(c, 1n)
+      diskIo.fsync = () => {
+        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', syscall: 'fsync' })
+      }
+      expect((await commit(c, 2n)).topics[0].partitions[0].errorCode).toBe(ErrorCodes.NOT_COORDINATOR)
+      diskIo.fsync = realFsync
+      expect(await fetched(c)).toBe(1n)
+      await committed(c, 3n)
+      expect(await fetched(c)).toBe(3n)
+    })
+
+    it('flush.ms: the flusher fsyncs a group partition unflushed for log.flush.interval.ms', async () => {
       const c = await start({ logFlushSchedulerIntervalMs: 20, logFlushIntervalMs: 0, topics: [{ name: 't', partitions: 1 }] })
       await groupCoordinator(c, 'g')
       await committed(c, 5n)

@@ -1,5 +1,6 @@
-// The embedded broker's own logs on disk (the cluster metadata log, the
-// group log): record batches with CRC-32Cs, a torn or corrupt tail cut and
+// The embedded broker's own logs on disk (the cluster metadata log, and
+// the group log of earlier versions, moved once into __consumer_offsets):
+// record batches with CRC-32Cs, a torn or corrupt tail cut and
 // reported, a corrupt batch in the middle refusing the start by name, an
 // earlier version's JSON lines migrated; and a partition directory never
 // deleted because the metadata does not know it (moved aside as -stray).
@@ -7,9 +8,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, truncateS
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { DiskLog } from '../../src/broker/storage/disk-log.js'
+import { RecordFile } from '../../src/broker/storage/record-file.js'
 import { startCluster } from '../../src/broker/index.js'
 import { decodeRecordSet } from '../../src/codec/index.js'
-import { Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
+import { Metadata, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listing, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 import { groupCoordinator, keepLog } from './support.js'
@@ -183,39 +185,64 @@ describe('the cluster metadata log', () => {
   })
 })
 
-describe('the group log', () => {
-  async function commit(c: RawClient, group: string, offset: bigint): Promise<void> {
-    expect(await groupCoordinator(c, group)).toBe(0)
-    const r = await c.request(OffsetCommit, 8, {
-      groupId: group,
-      generationIdOrMemberEpoch: -1,
-      memberId: '',
-      groupInstanceId: null,
-      topics: [
-        { name: 't1', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] },
-      ],
-    })
-    expect(r.topics[0].partitions[0].errorCode).toBe(0)
-  }
-
+describe('the group log of an earlier version: moved once into __consumer_offsets', () => {
   async function committed(c: RawClient, group: string): Promise<bigint> {
+    expect(await groupCoordinator(c, group)).toBe(0)
     const r = await c.request(OffsetFetch, 7, { groupId: group, topics: [{ name: 't1', partitionIndexes: [0] }], requireStable: false })
     return r.topics[0].partitions[0].committedOffset
   }
 
-  /** Three groups' commits, one batch each; returns the group log's batches. */
+  const offset = (group: string, value: string) => ({
+    type: 'offset',
+    group,
+    topic: 't1',
+    partition: 0,
+    offset: value,
+    leaderEpoch: -1,
+    metadata: null,
+    commitTimestamp: 1,
+  })
+
+  /** A data directory as the last version left it: t1 in its metadata, three groups' commits in the group log (one batch each). */
   async function threeGroups(dataDir: string) {
-    const c = await start({ dataDir, topics: [{ name: 't1', partitions: 1 }] })
-    await commit(c, 'g1', 10n)
-    await commit(c, 'g2', 20n)
-    await commit(c, 'g3', 30n)
+    await start({ dataDir, topics: [{ name: 't1', partitions: 1 }] })
     await stop()
+    // As that version wrote it: a RecordFile of JSON records beside the brokers' directories.
+    const { file } = RecordFile.open<object>(groupLog(dataDir))
+    file.append([offset('g1', '10')])
+    file.append([offset('g2', '20')])
+    file.append([offset('g3', '30')])
+    file.close()
     const batches = jsonBatches(groupLog(dataDir))
     expect(batches.map((b) => b.records[0].group)).toEqual(['g1', 'g2', 'g3'])
     return batches
   }
 
-  it('a byte flipped in the middle refuses the start naming the file and the offset', async () => {
+  it('its commits are written into the partitions, the old log moved aside (not deleted), and they stay after another restart', async () => {
+    const dataDir = tempDir()
+    await threeGroups(dataDir)
+    const problems: string[] = []
+    let c = await start({ dataDir, ...keepLog(problems) })
+    expect(problems).toContainEqual(expect.stringContaining('3 group(s) written into __consumer_offsets'))
+    expect(existsSync(join(dataDir, '__consumer_offsets'))).toBe(false)
+    expect(existsSync(join(dataDir, '__consumer_offsets.migrated', '00000000000000000000.log'))).toBe(true)
+    for (const [g, o] of [
+      ['g1', 10n],
+      ['g2', 20n],
+      ['g3', 30n],
+    ] as const)
+      expect(await committed(c, g)).toBe(o)
+    await stop()
+    c = await start({ dataDir })
+    for (const [g, o] of [
+      ['g1', 10n],
+      ['g2', 20n],
+      ['g3', 30n],
+    ] as const)
+      expect(await committed(c, g)).toBe(o)
+  })
+
+  it('a byte flipped in the middle refuses the start naming the file and the offset, and changes no file', async () => {
     const dataDir = tempDir()
     const batches = await threeGroups(dataDir)
     const g2 = batches[1]
@@ -229,18 +256,8 @@ describe('the group log', () => {
     const dataDir = tempDir()
     // The group log as a version before record batches and before the topic wrote it, beside no metadata at all.
     mkdirSync(join(dataDir, '__consumer_offsets'), { recursive: true })
-    const offset = (group: string, value: string) =>
-      JSON.stringify({
-        type: 'offset',
-        group,
-        topic: 't1',
-        partition: 0,
-        offset: value,
-        leaderEpoch: -1,
-        metadata: null,
-        commitTimestamp: 1,
-      })
-    writeFileSync(join(dataDir, '__consumer_offsets', 'groups.jsonl'), `${offset('old-a', '11')}\n${offset('old-b', '22')}\n`)
+    const line = (group: string, value: string) => JSON.stringify(offset(group, value))
+    writeFileSync(join(dataDir, '__consumer_offsets', 'groups.jsonl'), `${line('old-a', '11')}\n${line('old-b', '22')}\n`)
     const problems: string[] = []
     const c = await start({ dataDir, topics: [{ name: 't1', partitions: 1 }], ...keepLog(problems) })
     expect(problems).toContainEqual(expect.stringContaining('created __consumer_offsets'))

@@ -78,48 +78,62 @@ describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded bro
   )
 })
 
-describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded broker's metadata log and group log", () => {
-  it('every batch valid (CRC, offsets), its records the JSON the broker wrote', { timeout: 120_000 }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wafka-dumpmeta-'))
-    try {
-      const cluster = await startCluster({
-        dataDir: dir,
-        topics: [{ name: 'dumped', partitions: 2, configs: { 'retention.ms': '60000' } }],
-      })
-      const b = cluster.brokers[0]
-      const c = await RawClient.open(`${b.host}:${b.port}`)
-      expect(await groupCoordinator(c, 'dump-group')).toBe(0)
-      const r = await c.request(OffsetCommit, 8, {
-        groupId: 'dump-group',
-        generationIdOrMemberEpoch: -1,
-        memberId: '',
-        groupInstanceId: null,
-        topics: [
-          { name: 'dumped', partitions: [{ partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: null }] },
-        ],
-      })
-      expect(r.topics[0].partitions[0].errorCode).toBe(0)
-      c.close()
-      await cluster.stop()
-      for (const [file, needle] of [
-        [join(dir, '__cluster_metadata-0', '00000000000000000000.log'), '"name":"dumped"'],
-        [join(dir, '__consumer_offsets', '00000000000000000000.log'), '"offset":"42"'],
-      ]) {
-        const dump = await runJava('org.apache.kafka.tools.DumpLogSegments', ['--files', file, '--deep-iteration', '--print-data-log'])
-        expect(dump.code, dump.stderr).toBe(0)
-        const batches = [
-          ...dump.stdout.matchAll(/^baseOffset: (\d+) lastOffset: (\d+) .* position: (\d+) .* size: (\d+) .* isvalid: (\w+)/gm),
-        ].map((m) => ({ base: Number(m[1]), last: Number(m[2]), position: Number(m[3]), size: Number(m[4]), valid: m[5] }))
-        expect(batches).toEqual(
-          batchesOf(file).map((x) => ({ base: x.base, last: x.last, position: x.position, size: x.bytes.length, valid: 'true' })),
-        )
-        expect(dump.stdout).toContain(needle)
-        expect(dump.stdout).not.toMatch(/invalid bytes|corrupt/i)
+describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded broker's metadata log and __consumer_offsets", () => {
+  it(
+    "every batch valid (CRC, offsets); the metadata records the JSON the broker wrote, the offset commit a record Kafka's --offsets-decoder reads",
+    { timeout: 120_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'wafka-dumpmeta-'))
+      try {
+        const cluster = await startCluster({
+          dataDir: dir,
+          topics: [{ name: 'dumped', partitions: 2, configs: { 'retention.ms': '60000' } }],
+        })
+        const b = cluster.brokers[0]
+        const c = await RawClient.open(`${b.host}:${b.port}`)
+        expect(await groupCoordinator(c, 'dump-group')).toBe(0)
+        const r = await c.request(OffsetCommit, 8, {
+          groupId: 'dump-group',
+          generationIdOrMemberEpoch: -1,
+          memberId: '',
+          groupInstanceId: null,
+          topics: [
+            {
+              name: 'dumped',
+              partitions: [{ partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: null }],
+            },
+          ],
+        })
+        expect(r.topics[0].partitions[0].errorCode).toBe(0)
+        c.close()
+        await cluster.stop()
+        for (const [file, needle, decoder] of [
+          [join(dir, '__cluster_metadata-0', '00000000000000000000.log'), '"name":"dumped"', []],
+          // 'dump-group': abs(hashCode) % 50 = 36.
+          [join(dir, 'broker-0', '__consumer_offsets-36', '00000000000000000000.log'), '"offset":42', ['--offsets-decoder']],
+        ] as const) {
+          const dump = await runJava('org.apache.kafka.tools.DumpLogSegments', [
+            '--files',
+            file,
+            '--deep-iteration',
+            '--print-data-log',
+            ...decoder,
+          ])
+          expect(dump.code, dump.stderr).toBe(0)
+          const batches = [
+            ...dump.stdout.matchAll(/^baseOffset: (\d+) lastOffset: (\d+) .* position: (\d+) .* size: (\d+) .* isvalid: (\w+)/gm),
+          ].map((m) => ({ base: Number(m[1]), last: Number(m[2]), position: Number(m[3]), size: Number(m[4]), valid: m[5] }))
+          expect(batches).toEqual(
+            batchesOf(file).map((x) => ({ base: x.base, last: x.last, position: x.position, size: x.bytes.length, valid: 'true' })),
+          )
+          expect(dump.stdout).toContain(needle)
+          expect(dump.stdout).not.toMatch(/invalid bytes|corrupt/i)
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+    },
+  )
 })
 
 describe.skipIf(!requireKafka())("Kafka's DumpLogSegments reads the embedded broker's producer snapshots and transaction indexes", () => {

@@ -10,6 +10,7 @@ import { DiskLog } from '../../src/broker/storage/disk-log.js'
 import { lastAtOrBelow, readIndexFile } from '../../src/broker/storage/indexes.js'
 import { encodeRecordBatch } from '../../src/codec/index.js'
 import { ConfigError } from '../../src/errors.js'
+import { Kafka } from '../../src/index.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { DeleteRecords, Fetch, Metadata, OffsetCommit, OffsetFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
@@ -131,6 +132,9 @@ describe('disk storage with dataDir', () => {
     const md = await c.request(Metadata, 12, { topics: [{ name: 'keep' }] })
     expect(md.topics[0]).toMatchObject({ errorCode: 0, topicId })
     expect(await committed(c, 'g1', 'keep')).toBe(1234n)
+    // Read back from the group's partition of __consumer_offsets (abs("g1".hashCode()) % 50 = 42), no group log of its own beside it.
+    expect(segmentFiles(join(dataDir, 'broker-0', '__consumer_offsets-42')).length).toBe(1)
+    expect(existsSync(join(dataDir, '__consumer_offsets'))).toBe(false)
     // Nothing of the log is in memory now: every fetch is a read of a segment.
     expect(await readAll(c, 'keep')).toEqual(before)
     expect(await readAll(c, 'keep', 1999n)).toEqual(before.slice(1999))
@@ -159,6 +163,30 @@ describe('disk storage with dataDir', () => {
     expect(got.map((r) => r.offset)).toEqual(got.map((_, i) => i))
     expect(got[0]).toMatchObject({ key: 'w0-0', value: 'w0-0:'.padEnd(4096, 'x') })
     expect(got.at(-1)).toMatchObject({ key: 'w95-15' })
+  })
+
+  it('transactional offset commits across a restart: read back from __consumer_offsets, the committed one applied at its marker, the aborted one never', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, topics: [{ name: 'tx', partitions: 1 }] })
+    const kafka = new Kafka({ clientId: 'tx', brokers: fx.cluster!.bootstrapServers.split(','), logLevel: 0 })
+    const p = kafka.producer({ transactionalId: 'storage-tx' })
+    await p.connect()
+    for (const [offset, commit] of [
+      [7, true],
+      [9, false],
+    ] as const) {
+      const t = await p.transaction()
+      await t.send({ topic: 'tx', messages: [{ value: 'x', partition: 0 }] })
+      await t.sendOffsets({ consumerGroupId: 'txg', topics: [{ topic: 'tx', partitions: [{ partition: 0, offset: String(offset) }] }] })
+      if (commit) await t.commit()
+      else await t.abort()
+    }
+    await p.disconnect()
+    expect(await committed(await client(), 'txg', 'tx')).toBe(7n)
+    await restart({ dataDir })
+    const c = await client()
+    expect(await groupCoordinator(c, 'txg')).toBe(0)
+    expect(await committed(c, 'txg', 'tx')).toBe(7n)
   })
 
   it('three brokers, replication factor 3: a restart on the same dataDir keeps every replica and the ISR comes back', async () => {

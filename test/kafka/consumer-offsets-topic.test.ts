@@ -8,7 +8,9 @@
 // broker resolves assigns it (the broker does not skip internal topics:
 // franz-go's TestConsumeRegex and Test848RegexBrokerResolves rest on both).
 // Created while a broker of three is stopped: that broker takes replicas too,
-// offline until it is back.
+// offline until it is back. A commit the coordinator acknowledged is kept
+// when that broker stops: the partition's new leader answers it (on the
+// embedded broker, read back from the new leader's log).
 import { Buffer } from 'node:buffer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '../../src/codec/index.js'
@@ -20,6 +22,8 @@ import {
   DescribeConfigs,
   FindCoordinator,
   Metadata,
+  OffsetCommit,
+  OffsetFetch,
   Produce,
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from '../broker/raw-client.js'
@@ -209,8 +213,12 @@ interface ThreeBrokers {
   bootstrap: string
   /** The id of the broker that stops. */
   stopping: number
+  /** The id of the broker the bootstrap reaches (it stays up). */
+  first: number
   stopOne(): Promise<void>
   startIt(): Promise<void>
+  stopBroker(id: number): Promise<void>
+  startBroker(id: number): Promise<void>
   stop(): Promise<void>
 }
 
@@ -222,7 +230,16 @@ const threeBrokerTargets: Array<[string, boolean, () => Promise<ThreeBrokers>]> 
       const k = await startKafka({ brokers: 3, config })
       // The first broker stays up: the bootstrap reaches it.
       const [bootstrap] = k.bootstrap.split(',')
-      return { bootstrap, stopping: 3, stopOne: () => k.stopBroker(3), startIt: () => k.startBroker(3), stop: () => k.stop() }
+      return {
+        bootstrap,
+        stopping: 3,
+        first: 1,
+        stopOne: () => k.stopBroker(3),
+        startIt: () => k.startBroker(3),
+        stopBroker: (id) => k.stopBroker(id),
+        startBroker: (id) => k.startBroker(id),
+        stop: () => k.stop(),
+      }
     },
   ],
   [
@@ -231,7 +248,16 @@ const threeBrokerTargets: Array<[string, boolean, () => Promise<ThreeBrokers>]> 
     async () => {
       const c = await startCluster({ brokers: 3, config })
       const [bootstrap] = c.bootstrapServers.split(',')
-      return { bootstrap, stopping: 2, stopOne: () => c.stopBroker(2), startIt: () => c.startBroker(2), stop: () => c.stop() }
+      return {
+        bootstrap,
+        stopping: 2,
+        first: 0,
+        stopOne: () => c.stopBroker(2),
+        startIt: () => c.startBroker(2),
+        stopBroker: (id) => c.stopBroker(id),
+        startBroker: (id) => c.startBroker(id),
+        stop: () => c.stop(),
+      }
     },
   ],
 ]
@@ -281,5 +307,88 @@ for (const [name, available, start] of threeBrokerTargets)
         60_000,
         () => `every ISR full once the broker is back: ${isr}`,
       )
+    }, 150_000)
+
+    it('a commit acknowledged by the coordinator is kept when it stops: the partition’s new leader, from its log, answers it', async () => {
+      // A group coordinated by a broker other than the bootstrap's (that one stays up).
+      type Found = { nodeId: number; host: string; port: number; errorCode: number }
+      const find = async (group: string) =>
+        (await c.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [group] })).coordinators[0] as Found
+      let group = 'moving-0'
+      let coordinator: Found = { nodeId: -1, host: '', port: 0, errorCode: -1 }
+      // The topic made (by this FindCoordinator, when the test before did not run) and its partitions led.
+      await until(
+        async () => (coordinator = await find(group)).errorCode === 0,
+        60_000,
+        () => `FindCoordinator: ${coordinator.errorCode}`,
+      )
+      for (let i = 1; coordinator.errorCode !== 0 || coordinator.nodeId === cluster.first; i++) {
+        expect(i, 'a group coordinated by another broker among the first 200 names').toBeLessThan(200)
+        group = `moving-${i}`
+        coordinator = await find(group)
+      }
+      const created = await c.request(CreateTopics, 7, {
+        topics: [{ name: 'moved', numPartitions: 1, replicationFactor: 3 }],
+        timeoutMs: 30_000,
+      })
+      expect(created.topics[0].errorCode).toBe(0)
+      const old = await RawClient.open(`${coordinator.host}:${coordinator.port}`)
+      try {
+        let code = -1
+        await until(
+          async () => {
+            const r = await old.request(OffsetCommit, 8, {
+              groupId: group,
+              generationIdOrMemberEpoch: -1,
+              memberId: '',
+              groupInstanceId: null,
+              topics: [
+                {
+                  name: 'moved',
+                  partitions: [{ partitionIndex: 0, committedOffset: 77n, committedLeaderEpoch: -1, committedMetadata: 'kept' }],
+                },
+              ],
+            })
+            return (code = r.topics[0].partitions[0].errorCode) === 0
+          },
+          30_000,
+          () => `OffsetCommit: ${code}`,
+        )
+      } finally {
+        old.close()
+      }
+      await cluster.stopBroker(coordinator.nodeId)
+      try {
+        let moved: Found = coordinator
+        await until(
+          async () => (moved = await find(group)).errorCode === 0 && moved.nodeId !== coordinator.nodeId,
+          60_000,
+          () => `a new coordinator: ${moved.nodeId} (${moved.errorCode})`,
+        )
+        const now = await RawClient.open(`${moved.host}:${moved.port}`)
+        try {
+          let got: { committedOffset: bigint; metadata: string | null; errorCode: number } | undefined
+          await until(
+            async () => {
+              const r = await now.request(OffsetFetch, 7, {
+                groupId: group,
+                topics: [{ name: 'moved', partitionIndexes: [0] }],
+                requireStable: false,
+              })
+              // COORDINATOR_LOAD_IN_PROGRESS while the new leader loads the partition.
+              if (r.errorCode !== 0) return false
+              got = r.topics[0].partitions[0]
+              return got.errorCode === 0
+            },
+            30_000,
+            () => `OffsetFetch at the new coordinator: ${JSON.stringify(got, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+          )
+          expect(got).toMatchObject({ committedOffset: 77n, metadata: 'kept' })
+        } finally {
+          now.close()
+        }
+      } finally {
+        await cluster.startBroker(coordinator.nodeId)
+      }
     }, 150_000)
   })

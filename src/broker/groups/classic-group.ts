@@ -306,7 +306,6 @@ export class ClassicGroup extends GroupOffsets {
       return
     }
     this.protocolName = this.selectProtocol()
-    this.changes?.generation(this)
     if (!this.leaderId || !this.members.has(this.leaderId)) this.leaderId = this.members.keys().next().value!
     this.state = 'CompletingRebalance'
     for (const m of this.members.values()) {
@@ -425,13 +424,21 @@ export class ClassicGroup extends GroupOffsets {
         const m = this.members.get(a.memberId)
         if (m) m.assignment = Buffer.from(a.assignment)
       }
-      this.state = 'Stable'
       this.clearPhaseTimer()
-      for (const m of this.members.values()) {
-        const w = m.syncWaiter
-        m.syncWaiter = null
-        w?.(answer(m))
-      }
+      // As Kafka's: the group's record with the assignment is written, and the members answered once the ISR holds it.
+      const generation = this.generationId
+      this.changes?.generation(this)
+      void (this.changes?.written(this.groupId) ?? Promise.resolve(ErrorCodes.NONE)).then((code) => {
+        // A rebalance begun meanwhile has answered the waiters already.
+        if (this.state !== 'CompletingRebalance' || this.generationId !== generation) return
+        if (code === ErrorCodes.NONE) this.state = 'Stable'
+        else for (const m of this.members.values()) m.assignment = EMPTY
+        for (const m of this.members.values()) {
+          const w = m.syncWaiter
+          m.syncWaiter = null
+          w?.(code === ErrorCodes.NONE ? answer(m) : { errorCode: code, protocolType: null, protocolName: null, assignment: EMPTY })
+        }
+      })
     })
   }
 

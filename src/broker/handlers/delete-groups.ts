@@ -9,17 +9,26 @@ export const deleteGroupsHandler = defineHandler<DeleteGroupsRequest, DeleteGrou
   spec: DeleteGroups,
   minVersion: DeleteGroups.minVersion,
   maxVersion: DeleteGroups.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
+    const results = req.groupsNames.map((groupId): { groupId: string; errorCode: number; tombstoned?: boolean } => {
+      const refused = coordinatorError(ctx, groupId, AclOperationTypes.DELETE)
+      if (refused !== null) return { groupId, errorCode: refused }
+      const g = ctx.cluster.groups.get(groupId) ?? ctx.cluster.groups.share(groupId)
+      if (!g) return { groupId, errorCode: ErrorCodes.GROUP_ID_NOT_FOUND }
+      if (g.state !== 'Empty') return { groupId, errorCode: ErrorCodes.NON_EMPTY_GROUP }
+      // A share group's state is not in __consumer_offsets: nothing to wait for.
+      const tombstoned = !ctx.cluster.groups.shareGroups.has(groupId)
+      ctx.cluster.groups.delete(groupId)
+      return { groupId, errorCode: ErrorCodes.NONE, tombstoned }
+    })
+    // A deleted group is answered once its tombstones are in the ISR of its __consumer_offsets partition, as Kafka's coordinator.
     return {
-      results: req.groupsNames.map((groupId) => {
-        const refused = coordinatorError(ctx, groupId, AclOperationTypes.DELETE)
-        if (refused !== null) return { groupId, errorCode: refused }
-        const g = ctx.cluster.groups.get(groupId) ?? ctx.cluster.groups.share(groupId)
-        if (!g) return { groupId, errorCode: ErrorCodes.GROUP_ID_NOT_FOUND }
-        if (g.state !== 'Empty') return { groupId, errorCode: ErrorCodes.NON_EMPTY_GROUP }
-        ctx.cluster.groups.delete(groupId)
-        return { groupId, errorCode: ErrorCodes.NONE }
-      }),
+      results: await Promise.all(
+        results.map(async ({ groupId, errorCode, tombstoned }) => ({
+          groupId,
+          errorCode: tombstoned ? await ctx.cluster.groups.log.written(groupId) : errorCode,
+        })),
+      ),
     }
   },
   errorResponse: (req, code) => ({ results: req.groupsNames.map((groupId) => ({ groupId, errorCode: code })) }),

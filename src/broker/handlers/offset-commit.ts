@@ -24,7 +24,7 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
   spec: OffsetCommit,
   minVersion: Math.max(2, OffsetCommit.minVersion),
   maxVersion: OffsetCommit.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const { groups, controller } = ctx.cluster
     const byId = ctx.version >= 10
     type Topic = OffsetCommitRequestTopic
@@ -77,16 +77,21 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
     const { group, error } = groupForCommit(groups, { ...req, topics: committing }, false, ctx.version)
     if (error !== null) return rest(() => error)
     const now = Date.now()
-    return rest((t, p) => {
-      if ((p.committedMetadata?.length ?? 0) > MAX_METADATA_CHARS) return ErrorCodes.OFFSET_METADATA_TOO_LARGE
-      group.commit(t.name, p.partitionIndex, {
-        offset: p.committedOffset,
-        leaderEpoch: p.committedLeaderEpoch,
-        metadata: p.committedMetadata,
-        commitTimestamp: now,
-      })
-      return ErrorCodes.NONE
-    })
+    const codes = new Map<Partition, number>()
+    const entries = committing.flatMap((t) =>
+      t.partitions.flatMap((p) => {
+        if ((p.committedMetadata?.length ?? 0) <= MAX_METADATA_CHARS) {
+          const c = { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestamp: now }
+          return [{ topic: t.name, partition: p.partitionIndex, c }]
+        }
+        codes.set(p, ErrorCodes.OFFSET_METADATA_TOO_LARGE)
+        return []
+      }),
+    )
+    group.commitAll(entries)
+    // One batch, answered once the group's partition of __consumer_offsets has it in its ISR (acks=all), as Kafka's coordinator.
+    const written = group.changes && entries.length > 0 ? await group.changes.written(group.groupId) : ErrorCodes.NONE
+    return rest((_t, p) => codes.get(p) ?? written)
   },
   errorResponse: (req, code) => ({
     topics: req.topics.map((t) => ({

@@ -29,7 +29,7 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
   spec: OffsetDelete,
   minVersion: OffsetDelete.minVersion,
   maxVersion: OffsetDelete.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const refused = coordinatorError(ctx, req.groupId, AclOperationTypes.DELETE)
     if (refused !== null) return { errorCode: refused, topics: [] }
     const g = ctx.cluster.groups.get(req.groupId)
@@ -41,7 +41,8 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
       req.topics.map((t) => t.name),
     )
     const subscribed = g.state === 'Empty' ? new Set<string>() : g.type === 'consumer' ? g.subscribedTopics() : subscribedTopics(g)
-    return {
+    let deleted = false
+    const answer = {
       errorCode: ErrorCodes.NONE,
       topics: req.topics.map((t) => ({
         name: t.name,
@@ -50,11 +51,15 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
           if (subscribed.has(t.name)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.GROUP_SUBSCRIBED_TO_TOPIC }
           if (!ctx.cluster.controller.topics.get(t.name)?.partitions[p.partitionIndex])
             return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION }
+          if (g.committed(t.name, p.partitionIndex)) deleted = true
           g.deleteOffset(t.name, p.partitionIndex)
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCodes.NONE }
         }),
       })),
     }
+    // Answered once the tombstones are in the ISR of the group's __consumer_offsets partition, as Kafka's coordinator.
+    const written = deleted && g.changes ? await g.changes.written(g.groupId) : ErrorCodes.NONE
+    return written === ErrorCodes.NONE ? answer : { errorCode: written, topics: [] }
   },
   errorResponse: (_req, code) => ({ errorCode: code, topics: [] }),
 })

@@ -13,10 +13,7 @@ import { isCompacted, requireKeys } from '../log-cleaner.js'
 import { topicConfig } from '../topic-configs.js'
 import { isInternalTopic } from '../topic-names.js'
 import { StorageError } from '../storage/disk-io.js'
-import type { VirtualBroker } from '../broker.js'
-import type { EmbeddedCluster } from '../cluster.js'
-import type { PartitionImage, TopicImage } from '../controller.js'
-import type { PartitionLog } from '../partition-log.js'
+import { awaitIsr, type IsrWait } from '../isr-wait.js'
 import { BrokerError } from '../broker-error.js'
 import { isTransactionalBatch } from '../../codec/batch-header.js'
 import { B_RECORDS } from '../../codec/layout.js'
@@ -38,48 +35,8 @@ const failed = (index: number, errorCode: number, errorMessage: string | null = 
 })
 
 /** An acks=all answer waiting for the ISR to hold its records. */
-interface Pending {
+interface Pending extends IsrWait {
   res: PartitionResponse
-  t: TopicImage
-  p: PartitionImage
-  log: PartitionLog
-  /** The high watermark that covers the batch: its last offset + 1. */
-  end: number
-  minIsr: number
-}
-
-/**
- * acks=all, as Kafka's DelayedProduce: done when the high watermark passes
- * the batch (the whole ISR has it), answered REQUEST_TIMED_OUT at the
- * request's timeout, NOT_LEADER_OR_FOLLOWER when leadership moves on
- * first, and NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR that took it
- * shrank below min.insync.replicas.
- */
-function awaitIsr(broker: VirtualBroker, cluster: EmbeddedCluster, w: Pending, deadline: number): Promise<void> {
-  return new Promise((resolve) => {
-    let cancel = () => {}
-    let timer: NodeJS.Timeout | undefined
-    const finish = (code: number) => {
-      cancel()
-      clearTimeout(timer)
-      broker.waits.delete(onStop)
-      if (code !== ErrorCodes.NONE) Object.assign(w.res, failed(w.p.partition, code))
-      resolve()
-    }
-    const onStop = () => finish(ErrorCodes.NOT_LEADER_OR_FOLLOWER)
-    const check = () => {
-      const p = cluster.controller.topicsById.get(w.t.id)?.partitions[w.p.partition]
-      if (!p || p.leader !== broker.id || p.leaderEpoch !== w.p.leaderEpoch || !broker.running)
-        return finish(ErrorCodes.NOT_LEADER_OR_FOLLOWER)
-      if (w.log.highWatermark >= w.end)
-        return finish(p.isr.length < w.minIsr ? ErrorCodes.NOT_ENOUGH_REPLICAS_AFTER_APPEND : ErrorCodes.NONE)
-      if (Date.now() >= deadline) return finish(ErrorCodes.REQUEST_TIMED_OUT)
-      cancel = w.log.onHighWatermark(check)
-    }
-    broker.waits.add(onStop)
-    timer = setTimeout(() => finish(ErrorCodes.REQUEST_TIMED_OUT), Math.max(0, deadline - Date.now()))
-    check()
-  })
 }
 
 /**
@@ -205,7 +162,12 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     })
     if (pending.length) {
       const deadline = Date.now() + Math.max(0, req.timeoutMs)
-      await Promise.all(pending.map((w) => awaitIsr(broker, cluster, w, deadline)))
+      await Promise.all(
+        pending.map(async (w) => {
+          const code = await awaitIsr(broker, cluster, w, deadline)
+          if (code !== ErrorCodes.NONE) Object.assign(w.res, failed(w.p.partition, code))
+        }),
+      )
     }
     // Appended, then throttled (KIP-219): the answer says for how long; acks=0's connection is muted all the same.
     const throttleTimeMs = broker.quotas.produced(ctx)

@@ -23,7 +23,7 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
   spec: TxnOffsetCommit,
   minVersion: TxnOffsetCommit.minVersion,
   maxVersion: TxnOffsetCommit.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     requireTransactionalId(ctx, req.transactionalId)
     const { groups, transactions, controller } = ctx.cluster
     const byId = ctx.version >= 6
@@ -77,15 +77,16 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
     const { group, error } = groupForCommit(groups, { ...req, topics: committing }, true, ctx.version)
     if (error !== null) return rest(error)
     const now = Date.now()
-    for (const t of committing)
-      for (const p of t.partitions)
-        group.commitInTransaction(req.producerId, t.name, p.partitionIndex, {
-          offset: p.committedOffset,
-          leaderEpoch: p.committedLeaderEpoch,
-          metadata: p.committedMetadata,
-          commitTimestamp: now,
-        })
-    return rest(ErrorCodes.NONE)
+    const entries = committing.flatMap((t) =>
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partitionIndex,
+        c: { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata, commitTimestamp: now },
+      })),
+    )
+    group.commitInTransaction({ producerId: req.producerId, producerEpoch: req.producerEpoch }, entries)
+    // Answered once the transactional records are in the ISR of the group's partition, as Kafka's coordinator.
+    return rest(group.changes ? await group.changes.written(group.groupId) : ErrorCodes.NONE)
   },
   errorResponse: (req, code) => ({
     topics: req.topics.map((t) => ({

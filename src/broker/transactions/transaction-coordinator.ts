@@ -2,7 +2,8 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import { transactionCoordinatorFor } from '../coordinator-placement.js'
 import { StorageError } from '../storage/disk-io.js'
-import { RecordFileError } from '../storage/record-file.js'
+import { offsetsPartitionFor } from '../offsets-topic.js'
+import { OFFSETS_TOPIC } from '../topic-names.js'
 
 /** Kafka's transaction.max.timeout.ms. */
 export const MAX_TRANSACTION_TIMEOUT_MS = 900_000
@@ -358,14 +359,14 @@ export class TransactionCoordinator {
     txn.timer = null
     txn.state = commit ? 'PrepareCommit' : 'PrepareAbort'
     txn.markerEpoch = txn.epoch + epochBump
-    for (const groupId of txn.groups)
-      try {
-        this.cluster.groups.get(groupId)?.completeTransaction(txn.producerId, commit)
-      } catch (err) {
-        // The group log not written (its disk failing): the offsets hold in memory; the partitions' markers go on.
-        if (!(err instanceof StorageError || err instanceof RecordFileError)) throw err
-        this.cluster.problem(this.coordinatorFor(txn.transactionalId), `offsets of group ${groupId}: ${err.message}`, 'error')
+    for (const groupId of txn.groups) {
+      this.cluster.groups.get(groupId)?.completeTransaction(txn.producerId, commit)
+      // The group's partition of __consumer_offsets holds its transactional offset records: its marker resolves them, as Kafka's.
+      if (this.cluster.controller.topics.has(OFFSETS_TOPIC)) {
+        const partition = offsetsPartitionFor(this.cluster, groupId)
+        txn.partitions.set(`${OFFSETS_TOPIC}/${partition}`, { topic: OFFSETS_TOPIC, partition })
       }
+    }
     this.writeMarkers(txn, 0)
   }
 

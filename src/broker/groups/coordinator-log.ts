@@ -1,0 +1,180 @@
+import { ErrorCodes } from '../../protocol/error-codes.js'
+import { encodeRecordBatch } from '../../codec/batch-encoder.js'
+import { decodeRecordSet } from '../../codec/batch-decoder.js'
+import type { EmbeddedCluster } from '../cluster.js'
+import { readBatchHeader } from '../record-batch.js'
+import { offsetsPartitionFor } from '../offsets-topic.js'
+import { OFFSETS_TOPIC } from '../topic-names.js'
+import { StorageError } from '../storage/disk-io.js'
+import { topicConfig } from '../topic-configs.js'
+import { awaitIsr } from '../isr-wait.js'
+import type { ClassicGroupImage, GroupChanges, OffsetEntry, TxnWriter } from './group-offsets.js'
+import { groupRecord, offsetRecord, readGroupRecord, type GroupRecord, type GroupRecordBytes } from './group-records.js'
+
+/** A record read back from a partition (with its transaction's producer, or null), or a transaction's marker. */
+export type LoggedGroupRecord = { record: GroupRecord; producerId: bigint | null } | { marker: boolean; producerId: bigint }
+
+/** Where a group's last write is: its partition's log end after it, in the leader epoch it was written at. */
+interface Written {
+  partition: number
+  leaderEpoch: number
+  end: number
+}
+
+/**
+ * The group coordinator's records in __consumer_offsets, as Kafka's
+ * coordinator runtime keeps them: each change to a group is a record batch
+ * (OffsetCommit and GroupMetadata records in Kafka's format) appended to
+ * the leader of the group's partition, and acknowledged once the ISR holds
+ * it (`written`, acks=all within offsets.commit.timeout.ms). The
+ * partitions are read back (`read`) when the broker starts and when a
+ * partition's leadership moves. A write that fails, or a wait that ends
+ * without the ISR, is answered with the error Kafka's coordinator gives
+ * for it (GroupCoordinatorService.normalizeException).
+ */
+export class CoordinatorLog implements GroupChanges {
+  /** Per group: its last write, or the error it failed with (what `written` waits for, or reports). */
+  private readonly last = new Map<string, Written | number>()
+  /** Set while the partitions are replayed into the groups: what replays is not written again. */
+  replaying = false
+
+  constructor(private readonly cluster: EmbeddedCluster) {}
+
+  offsets(group: string, entries: readonly OffsetEntry[], txn?: TxnWriter): boolean {
+    const { topics } = this.cluster.controller
+    return this.write(
+      group,
+      entries.map(({ topic, partition, c }) => offsetRecord(group, topic, partition, topics.get(topic)?.id, c)),
+      txn,
+    )
+  }
+
+  generation(g: ClassicGroupImage): void {
+    this.write(g.groupId, [groupRecord(g.groupId, g, Date.now())])
+  }
+
+  /** A deleted group: tombstones for its offsets and its metadata (compaction then removes it, as Kafka's DeleteGroups). */
+  deleted(group: string, offsets: readonly (readonly [string, number])[]): void {
+    this.write(group, [
+      ...offsets.map(([topic, partition]) => offsetRecord(group, topic, partition, undefined, null)),
+      groupRecord(group, null, 0),
+    ])
+  }
+
+  /**
+   * Appends `records` as one batch; a transactional one (its producer's,
+   * sequence unset, as Kafka's coordinator writes it) with `txn`. Returns
+   * whether it was appended.
+   */
+  private write(group: string, records: GroupRecordBytes[], txn?: TxnWriter): boolean {
+    if (this.replaying) return true
+    const { cluster } = this
+    const failed = (code: number) => {
+      this.last.set(group, code)
+      return false
+    }
+    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
+    const partition = offsetsPartitionFor(cluster, group)
+    const p = t?.partitions[partition]
+    const broker = p && cluster.brokers.get(p.leader)
+    if (!t || !p || !broker) return failed(ErrorCodes.NOT_COORDINATOR)
+    const led = cluster.leaderReplica(broker, t, partition)
+    if (typeof led === 'number') return failed(normalized(led))
+    const now = Date.now()
+    const bytes = encodeRecordBatch(
+      records.map((r) => ({ key: r.key, value: r.value, timestamp: now })),
+      txn
+        ? { defaultTimestamp: now, transactional: true, producerId: txn.producerId, producerEpoch: txn.producerEpoch, baseSequence: -1 }
+        : { defaultTimestamp: now },
+    )
+    try {
+      const base = led.replica.log.append(bytes, readBatchHeader(bytes), p.leaderEpoch)
+      if (typeof this.last.get(group) !== 'number')
+        this.last.set(group, { partition, leaderEpoch: p.leaderEpoch, end: base + records.length })
+      return true
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err
+      cluster.problem(broker.id, `${OFFSETS_TOPIC}-${partition}: group ${group}'s records not written: ${err.message}`, 'error')
+      return failed(ErrorCodes.NOT_COORDINATOR)
+    }
+  }
+
+  async written(group: string): Promise<number> {
+    const w = this.last.get(group)
+    if (w === undefined) return ErrorCodes.NONE
+    if (typeof w === 'number') {
+      this.last.delete(group)
+      return w
+    }
+    const { cluster } = this
+    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
+    const p = t?.partitions[w.partition]
+    const broker = p && cluster.brokers.get(p.leader)
+    if (!t || !p || !broker || p.leaderEpoch !== w.leaderEpoch) return ErrorCodes.NOT_COORDINATOR
+    const led = cluster.leaderReplica(broker, t, w.partition)
+    if (typeof led === 'number') return normalized(led)
+    const minIsr = Number(topicConfig(t, 'min.insync.replicas'))
+    const deadline = Date.now() + cluster.options.offsetsCommitTimeoutMs
+    const code = await awaitIsr(broker, cluster, { t, p, log: led.replica.log, end: w.end, minIsr }, deadline)
+    if (this.last.get(group) === w) this.last.delete(group)
+    return normalized(code)
+  }
+
+  /**
+   * The records of partition `partition` of __consumer_offsets, from its
+   * leader's log, oldest first, each with the producer of its transaction
+   * (null outside one), and the transaction markers between them; null
+   * while it has no leader.
+   */
+  read(partition: number): LoggedGroupRecord[] | null {
+    const { cluster } = this
+    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
+    const p = t?.partitions[partition]
+    const broker = p && cluster.brokers.get(p.leader)
+    if (!t || !p || !broker) return null
+    const led = cluster.leaderReplica(broker, t, partition)
+    if (typeof led === 'number') return null
+    const out: LoggedGroupRecord[] = []
+    for (const stored of led.replica.log.allBatches())
+      for (const batch of decodeRecordSet(stored.bytes).batches) {
+        const producerId = batch.isTransactional ? batch.producerId : null
+        if (batch.isControl) {
+          const type = batch.controlType
+          if (producerId !== null && (type === 'COMMIT' || type === 'ABORT')) out.push({ marker: type === 'COMMIT', producerId })
+          continue
+        }
+        for (const r of batch.records) {
+          if (!r.key || r.key.length < 2) continue
+          try {
+            out.push({ record: readGroupRecord(r.key, r.value), producerId })
+          } catch (err) {
+            cluster.problem(
+              broker.id,
+              `${OFFSETS_TOPIC}-${partition} in the batch at ${stored.baseOffset}: a record not read: ${(err as Error).message}`,
+              'error',
+            )
+          }
+        }
+      }
+    return out
+  }
+
+  close(): void {
+    this.last.clear()
+  }
+}
+
+/** Kafka's GroupCoordinatorService.normalizeException, on a write's error code. */
+function normalized(code: number): number {
+  switch (code) {
+    case ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCodes.NOT_ENOUGH_REPLICAS:
+    case ErrorCodes.REQUEST_TIMED_OUT:
+      return ErrorCodes.COORDINATOR_NOT_AVAILABLE
+    case ErrorCodes.NOT_LEADER_OR_FOLLOWER:
+    case ErrorCodes.KAFKA_STORAGE_ERROR:
+      return ErrorCodes.NOT_COORDINATOR
+    default:
+      return code
+  }
+}
