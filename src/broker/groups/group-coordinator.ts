@@ -139,18 +139,25 @@ export class GroupCoordinator {
 
   /**
    * The records of an earlier version's group log, applied, then each group
-   * they name written as it now stands (its metadata and offsets, as
-   * records of its partition); returns how many groups that is.
+   * they name written as it now stands (its metadata and offsets, or a
+   * share group's ShareGroup* records, as records of its partition);
+   * returns how many groups that is.
    */
   migrate(records: readonly GroupRecord[]): number {
+    const shares = new Map<string, ShareGroupImage>()
     this.log.replaying = true
     try {
-      for (const r of records) this.apply(r)
+      for (const r of records)
+        if (isShareRecord(r)) applyShareRecord(shares, r)
+        else this.apply(r)
+      for (const [id, image] of shares) this.restoreShareGroup(id, image, false)
     } finally {
       this.log.replaying = false
     }
     const ids = new Set(records.flatMap((r) => (r.type === 'other' ? [] : [r.group])))
     for (const id of ids) {
+      const share = this.shareGroups.get(id)
+      if (share) this.log.shareGroup(id, null, share.snapshot())
       const g = this.groups.get(id)
       if (!g) continue
       if (g.type === 'classic') this.log.generation(g)
