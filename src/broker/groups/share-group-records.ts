@@ -16,7 +16,7 @@ import {
 } from '../../protocol/messages/index.js'
 import type { ShareGroupSnapshot } from './share-group.js'
 
-/** A record of __consumer_offsets: a key, and a value (null: a tombstone). */
+/** A record of __consumer_offsets: a key, and a value (null: a tombstone); group-records.ts's GroupRecordBytes, which imports this module. */
 interface RecordBytes {
   key: Buffer
   value: Buffer | null
@@ -48,7 +48,6 @@ export function isShareRecord(r: { type: string }): r is ShareGroupRecord {
 /** Kafka's MemberState.STABLE: a share member has nothing to revoke first, so it is always stable. */
 const STABLE = 0
 
-const key = (spec: Parameters<typeof encodeData>[0], type: number, v: object) => encodeData(spec, type, v)
 const topicPartitions = (p: Partitions) => p.map(([topicId, partitions]) => ({ topicId, partitions }))
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
@@ -70,20 +69,20 @@ export function shareGroupRecords(
   const before = new Map((prev?.members ?? []).map((m) => [m.memberId, m]))
   const after = new Map((next?.members ?? []).map((m) => [m.memberId, m]))
   const out: RecordBytes[] = []
-  const memberKey = { groupId: group }
-  const current = (memberId: string) => key(ShareGroupCurrentMemberAssignmentKey, 14, { groupId: group, memberId })
-  const target = (memberId: string) => key(ShareGroupTargetAssignmentMemberKey, 13, { groupId: group, memberId })
-  const subscription = (memberId: string) => key(ShareGroupMemberMetadataKey, 10, { groupId: group, memberId })
+  const groupKey = { groupId: group }
+  const current = (memberId: string) => encodeData(ShareGroupCurrentMemberAssignmentKey, 14, { groupId: group, memberId })
+  const target = (memberId: string) => encodeData(ShareGroupTargetAssignmentMemberKey, 13, { groupId: group, memberId })
+  const subscription = (memberId: string) => encodeData(ShareGroupMemberMetadataKey, 10, { groupId: group, memberId })
   if (next === null) {
     for (const id of before.keys()) out.push({ key: current(id), value: null })
     for (const id of before.keys()) out.push({ key: target(id), value: null })
-    out.push({ key: key(ShareGroupTargetAssignmentMetadataKey, 12, memberKey), value: null })
+    out.push({ key: encodeData(ShareGroupTargetAssignmentMetadataKey, 12, groupKey), value: null })
     for (const id of before.keys()) out.push({ key: subscription(id), value: null })
-    out.push({ key: key(ShareGroupStatePartitionMetadataKey, 15, memberKey), value: null })
-    out.push({ key: key(ShareGroupMetadataKey, 11, memberKey), value: null })
+    out.push({ key: encodeData(ShareGroupStatePartitionMetadataKey, 15, groupKey), value: null })
+    out.push({ key: encodeData(ShareGroupMetadataKey, 11, groupKey), value: null })
     return out
   }
-  for (const [id, m] of before)
+  for (const id of before.keys())
     if (!after.has(id))
       out.push({ key: current(id), value: null }, { key: target(id), value: null }, { key: subscription(id), value: null })
   for (const [id, m] of after) {
@@ -102,7 +101,7 @@ export function shareGroupRecords(
   }
   if (prev?.groupEpoch !== next.groupEpoch)
     out.push({
-      key: key(ShareGroupMetadataKey, 11, memberKey),
+      key: encodeData(ShareGroupMetadataKey, 11, groupKey),
       value: encodeData(ShareGroupMetadataValue, 0, { epoch: next.groupEpoch, metadataHash: 0n }),
     })
   for (const [id, m] of after)
@@ -113,7 +112,7 @@ export function shareGroupRecords(
       })
   if (prev?.assignmentEpoch !== next.assignmentEpoch)
     out.push({
-      key: key(ShareGroupTargetAssignmentMetadataKey, 12, memberKey),
+      key: encodeData(ShareGroupTargetAssignmentMetadataKey, 12, groupKey),
       value: encodeData(ShareGroupTargetAssignmentMetadataValue, 0, {
         assignmentEpoch: next.assignmentEpoch,
         assignmentTimestamp: BigInt(now),
