@@ -11,7 +11,7 @@ import { DiskLog } from '../../src/broker/storage/disk-log.js'
 import { RecordFile } from '../../src/broker/storage/record-file.js'
 import { startCluster } from '../../src/broker/index.js'
 import { decodeRecordSet } from '../../src/codec/index.js'
-import { Metadata, OffsetFetch } from '../../src/protocol/messages/index.js'
+import { Metadata, OffsetFetch, ShareGroupDescribe } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listing, listOffset, produce, readAll, storageFixture } from './storage-support.js'
 import { groupCoordinator, keepLog } from './support.js'
@@ -240,6 +240,51 @@ describe('the group log of an earlier version: moved once into __consumer_offset
       ['g3', 30n],
     ] as const)
       expect(await committed(c, g)).toBe(o)
+  })
+
+  it("a share group's membership in it (as the version before wrote it) is written as ShareGroup* records and stays after another restart", async () => {
+    const dataDir = tempDir()
+    const first = await start({ dataDir, topics: [{ name: 't1', partitions: 1 }] })
+    const md = await first.request(Metadata, 12, { topics: [{ name: 't1' }], allowAutoTopicCreation: false })
+    await stop()
+    const topicId = md.topics[0].topicId
+    const { file } = RecordFile.open<object>(groupLog(dataDir))
+    file.append([offset('g1', '10')])
+    file.append([
+      {
+        type: 'share-group',
+        group: 'sg',
+        groupEpoch: 3,
+        assignmentEpoch: 3,
+        members: [
+          {
+            memberId: 'm1',
+            memberEpoch: 3,
+            rackId: null,
+            clientId: 'c',
+            clientHost: '/127.0.0.1',
+            subscribedTopicNames: ['t1'],
+            assigned: [[topicId, [0]]],
+            target: [[topicId, [0]]],
+          },
+        ],
+      },
+    ])
+    file.close()
+    const problems: string[] = []
+    let c = await start({ dataDir, ...keepLog(problems) })
+    expect(problems).toContainEqual(expect.stringContaining('2 group(s) written into __consumer_offsets'))
+    for (let round = 0; round < 2; round++) {
+      expect(await groupCoordinator(c, 'sg')).toBe(0)
+      const d = (await c.request(ShareGroupDescribe, 1, { groupIds: ['sg'], includeAuthorizedOperations: false })).groups[0]
+      expect(d).toMatchObject({ errorCode: 0, groupEpoch: 3, assignmentEpoch: 3 })
+      expect(d.members.map((m) => [m.memberId, m.memberEpoch, m.assignment.topicPartitions])).toEqual([
+        ['m1', 3, [expect.objectContaining({ topicId, partitions: [0] })]],
+      ])
+      expect(await committed(c, 'g1')).toBe(10n)
+      await stop()
+      if (round === 0) c = await start({ dataDir })
+    }
   })
 
   it('a byte flipped in the middle refuses the start naming the file and the offset, and changes no file', async () => {

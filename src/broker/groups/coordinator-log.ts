@@ -10,6 +10,8 @@ import { topicConfig } from '../topic-configs.js'
 import { awaitIsr } from '../isr-wait.js'
 import type { ClassicGroupImage, GroupChanges, OffsetEntry, TxnWriter } from './group-offsets.js'
 import { groupRecord, offsetRecord, readGroupRecord, type GroupRecord, type GroupRecordBytes } from './group-records.js'
+import { shareGroupRecords } from './share-group-records.js'
+import type { ShareGroupSnapshot } from './share-group.js'
 
 /** A record read back from a partition (with its transaction's producer, or null), or a transaction's marker. */
 export type LoggedGroupRecord = { record: GroupRecord; producerId: bigint | null } | { marker: boolean; producerId: bigint }
@@ -59,6 +61,12 @@ export class CoordinatorLog implements GroupChanges {
       ...offsets.map(([topic, partition]) => offsetRecord(group, topic, partition, undefined, null)),
       groupRecord(group, null, 0),
     ])
+  }
+
+  /** A share group's change from `prev` to `next` (null: deleted), as Kafka's ShareGroup* records; whether it was appended. */
+  shareGroup(group: string, prev: ShareGroupSnapshot | null, next: ShareGroupSnapshot | null): boolean {
+    const records = shareGroupRecords(group, prev, next, Date.now())
+    return records.length === 0 || this.write(group, records)
   }
 
   /**

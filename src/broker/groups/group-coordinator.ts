@@ -3,7 +3,8 @@ import { ClassicGroup } from './classic-group.js'
 import { ConsumerGroup } from './consumer-group.js'
 import { CoordinatorLog, type LoggedGroupRecord } from './coordinator-log.js'
 import type { GroupRecord } from './group-records.js'
-import { ShareGroup, type ShareGroupSnapshot } from './share-group.js'
+import { applyShareRecord, imageSnapshot, isShareRecord, type ShareGroupImage } from './share-group-records.js'
+import { ShareGroup } from './share-group.js'
 import { SharePartitions } from '../share/share-partitions.js'
 
 import { groupCoordinatorFor } from '../coordinator-placement.js'
@@ -91,7 +92,12 @@ export class GroupCoordinator {
    */
   private replay(records: readonly LoggedGroupRecord[], moved: boolean): void {
     const open = new Map<bigint, GroupRecord[]>()
+    const shares = new Map<string, ShareGroupImage>()
     for (const r of records) {
+      if ('record' in r && isShareRecord(r.record)) {
+        applyShareRecord(shares, r.record)
+        continue
+      }
       if ('marker' in r) {
         const pending = open.get(r.producerId) ?? []
         open.delete(r.producerId)
@@ -110,22 +116,48 @@ export class GroupCoordinator {
         // The epoch is not needed: nothing is written while replaying.
         g?.commitInTransaction({ producerId, producerEpoch: -1 }, [{ topic: x.topic, partition: x.partition, c: x.offset }])
       }
+    for (const [id, image] of shares) this.restoreShareGroup(id, image, moved)
+  }
+
+  /**
+   * A share group as its records left it: restored with each member's
+   * session starting now (as Kafka's coordinator loads one), or gone when
+   * its records were tombstoned. Moved: a group with members keeps what
+   * this process has of it.
+   */
+  private restoreShareGroup(id: string, image: ShareGroupImage, moved: boolean): void {
+    const existing = this.shareGroups.get(id)
+    if (moved && existing && existing.state !== 'Empty') return
+    const s = imageSnapshot(image)
+    if (s === null) {
+      existing?.close()
+      this.shareGroups.delete(id)
+      return
+    }
+    this.shareOrCreate(id)?.restore(s)
   }
 
   /**
    * The records of an earlier version's group log, applied, then each group
-   * they name written as it now stands (its metadata and offsets, as
-   * records of its partition); returns how many groups that is.
+   * they name written as it now stands (its metadata and offsets, or a
+   * share group's ShareGroup* records, as records of its partition);
+   * returns how many groups that is.
    */
   migrate(records: readonly GroupRecord[]): number {
+    const shares = new Map<string, ShareGroupImage>()
     this.log.replaying = true
     try {
-      for (const r of records) this.apply(r)
+      for (const r of records)
+        if (isShareRecord(r)) applyShareRecord(shares, r)
+        else this.apply(r)
+      for (const [id, image] of shares) this.restoreShareGroup(id, image, false)
     } finally {
       this.log.replaying = false
     }
     const ids = new Set(records.flatMap((r) => (r.type === 'other' ? [] : [r.group])))
     for (const id of ids) {
+      const share = this.shareGroups.get(id)
+      if (share) this.log.shareGroup(id, null, share.snapshot())
       const g = this.groups.get(id)
       if (!g) continue
       if (g.type === 'classic') this.log.generation(g)
@@ -139,7 +171,7 @@ export class GroupCoordinator {
 
   /** One record read back: applied to its group (made, as a classic group, when it is not there). */
   apply(r: GroupRecord, moved = false): void {
-    if (r.type === 'other') return
+    if (r.type === 'other' || isShareRecord(r)) return
     if (r.type === 'offset') {
       const g = this.groups.get(r.group) ?? this.classicOrCreate(r.group)
       if (!g) return
@@ -181,7 +213,7 @@ export class GroupCoordinator {
       },
     })
     created.onMemberGone = (memberId) => this.shares.memberGone(groupId, memberId)
-    created.onChange = (snapshot) => this.keepShareGroup(groupId, snapshot)
+    created.onChange = (snapshot, previous) => this.log.shareGroup(groupId, previous, snapshot)
     this.shareGroups.set(groupId, created)
     return created
   }
@@ -247,18 +279,13 @@ export class GroupCoordinator {
     return created
   }
 
-  /** A share group's change written to the group log; a failed write is logged (the group goes on; a restart would lose the change). */
-  private keepShareGroup(groupId: string, snapshot: ShareGroupSnapshot): void {
-    void groupId
-    void snapshot // not yet written into __consumer_offsets (the merge of the group log into it dropped this)
-  }
-
   delete(groupId: string): void {
     const share = this.shareGroups.get(groupId)
     if (share) {
       share.close()
       this.shareGroups.delete(groupId)
       this.shares.dropGroup(groupId)
+      this.log.shareGroup(groupId, share.lastKept, null)
       return
     }
     const g = this.groups.get(groupId)

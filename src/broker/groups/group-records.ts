@@ -9,6 +9,7 @@ import {
   ZERO_UUID,
 } from '../../protocol/messages/index.js'
 import type { ClassicGroupImage, CommittedOffset } from './group-offsets.js'
+import { readShareGroupRecord, type ShareGroupRecord } from './share-group-records.js'
 
 /** A record of __consumer_offsets as the group coordinator writes it: a key, and a value (null: a tombstone). */
 export interface GroupRecordBytes {
@@ -20,6 +21,7 @@ export interface GroupRecordBytes {
 export type GroupRecord =
   | { type: 'offset'; group: string; topic: string; partition: number; offset: CommittedOffset | null }
   | { type: 'group'; group: string; value: { protocolType: string; generation: number; protocol: string | null } | null }
+  | ShareGroupRecord
   | { type: 'other'; recordType: number }
 
 /** Kafka 4.4's OffsetCommitValue: v4 (flexible, with the topic's id), its expire timestamp unset. */
@@ -89,5 +91,5 @@ export function readGroupRecord(key: Uint8Array, value: Uint8Array | null): Grou
     const g = decodeData(GroupMetadataValue, v).value
     return { type: 'group', group, value: { protocolType: g.protocolType, generation: g.generation, protocol: g.protocol } }
   }
-  return { type: 'other', recordType }
+  return readShareGroupRecord(recordType, k, v) ?? { type: 'other', recordType }
 }

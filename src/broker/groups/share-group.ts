@@ -41,7 +41,7 @@ export interface ShareGroupTimings {
   readonly heartbeatIntervalMs: number
 }
 
-/** A share group as the group log keeps it (Kafka's ShareGroupMetadata, member and target-assignment records in one). */
+/** A share group as __consumer_offsets keeps it (what Kafka's ShareGroup* records hold: see share-group-records.ts). */
 export interface ShareGroupSnapshot {
   groupEpoch: number
   assignmentEpoch: number
@@ -84,9 +84,11 @@ export class ShareGroup {
   private closed = false
   /** Called when a member leaves or is timed out. */
   onMemberGone: (memberId: string) => void = () => {}
-  /** Called when what the group log keeps changed (epochs, members, assignments): Kafka keeps them across a restart. */
-  onChange: (snapshot: ShareGroupSnapshot) => void = () => {}
-  private kept = ''
+  /** Called when what __consumer_offsets keeps changed (epochs, members, assignments), with what it was: Kafka keeps them across a restart. */
+  onChange: (snapshot: ShareGroupSnapshot, previous: ShareGroupSnapshot | null) => void = () => {}
+  /** What was last given to onChange (or restored), and its text to compare with. */
+  private kept: ShareGroupSnapshot | null = null
+  private keptText = ''
 
   constructor(
     readonly groupId: string,
@@ -242,16 +244,24 @@ export class ShareGroup {
       this.touch(member)
     }
     this.signature = this.inputs().signature
-    this.kept = JSON.stringify(s)
+    this.kept = s
+    this.keptText = JSON.stringify(s)
+  }
+
+  /** What __consumer_offsets holds of the group (null before its first change). */
+  get lastKept(): ShareGroupSnapshot | null {
+    return this.kept
   }
 
   /** Tells onChange when the kept form changed. */
   private keep(): void {
     const s = this.snapshot()
     const text = JSON.stringify(s)
-    if (text === this.kept) return
-    this.kept = text
-    this.onChange(s)
+    if (text === this.keptText) return
+    const previous = this.kept
+    this.kept = s
+    this.keptText = text
+    this.onChange(s, previous)
   }
 
   /** The member's session starts again: share.session.timeout.ms without a heartbeat and it is removed. */

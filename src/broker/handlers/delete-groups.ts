@@ -10,23 +10,21 @@ export const deleteGroupsHandler = defineHandler<DeleteGroupsRequest, DeleteGrou
   minVersion: DeleteGroups.minVersion,
   maxVersion: DeleteGroups.maxVersion,
   async handle(req, ctx) {
-    const results = req.groupsNames.map((groupId): { groupId: string; errorCode: number; tombstoned?: boolean } => {
+    const results = req.groupsNames.map((groupId): { groupId: string; errorCode: number; deleted?: boolean } => {
       const refused = coordinatorError(ctx, groupId, AclOperationTypes.DELETE)
       if (refused !== null) return { groupId, errorCode: refused }
       const g = ctx.cluster.groups.get(groupId) ?? ctx.cluster.groups.share(groupId)
       if (!g) return { groupId, errorCode: ErrorCodes.GROUP_ID_NOT_FOUND }
       if (g.state !== 'Empty') return { groupId, errorCode: ErrorCodes.NON_EMPTY_GROUP }
-      // A share group's state is not in __consumer_offsets: nothing to wait for.
-      const tombstoned = !ctx.cluster.groups.shareGroups.has(groupId)
       ctx.cluster.groups.delete(groupId)
-      return { groupId, errorCode: ErrorCodes.NONE, tombstoned }
+      return { groupId, errorCode: ErrorCodes.NONE, deleted: true }
     })
-    // A deleted group is answered once its tombstones are in the ISR of its __consumer_offsets partition, as Kafka's coordinator.
+    // A deleted group (a share group too) is answered once its tombstones are in the ISR of its __consumer_offsets partition, as Kafka's coordinator.
     return {
       results: await Promise.all(
-        results.map(async ({ groupId, errorCode, tombstoned }) => ({
+        results.map(async ({ groupId, errorCode, deleted }) => ({
           groupId,
-          errorCode: tombstoned ? await ctx.cluster.groups.log.written(groupId) : errorCode,
+          errorCode: deleted ? await ctx.cluster.groups.log.written(groupId) : errorCode,
         })),
       ),
     }

@@ -23,7 +23,7 @@ export const shareGroupHeartbeatHandler = defineHandler<ShareGroupHeartbeatReque
   spec: ShareGroupHeartbeat,
   minVersion: ShareGroupHeartbeat.minVersion,
   maxVersion: ShareGroupHeartbeat.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     if (!req.groupId || req.groupId.trim() === '') return fail(ErrorCodes.INVALID_REQUEST, "GroupId can't be empty.")
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return fail(refused)
@@ -38,7 +38,7 @@ export const shareGroupHeartbeatHandler = defineHandler<ShareGroupHeartbeatReque
     }
     const group = groups.shareOrCreate(req.groupId)
     if (!group) return fail(ErrorCodes.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a share group.`)
-    return group.heartbeat({
+    const result = group.heartbeat({
       memberId: req.memberId,
       memberEpoch: req.memberEpoch,
       rackId: req.rackId,
@@ -46,6 +46,9 @@ export const shareGroupHeartbeatHandler = defineHandler<ShareGroupHeartbeatReque
       clientId: ctx.header.clientId ?? '',
       clientHost: `/${ctx.connection.remoteAddress}`,
     })
+    // Answered once the change's records are in the ISR of the group's __consumer_offsets partition, as Kafka's coordinator.
+    const written = await groups.log.written(req.groupId)
+    return written === ErrorCodes.NONE || result.errorCode !== ErrorCodes.NONE ? result : fail(written)
   },
   errorResponse: (_req, code) => fail(code),
 })

@@ -73,7 +73,24 @@ export const API_NAMES = [
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']
 /** The group coordinator's records in __consumer_offsets (keys and values), emitted together in GroupCoordinatorRecords.ts. */
-export const GROUP_RECORD_NAMES = ['OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue']
+export const GROUP_RECORD_NAMES = [
+  'OffsetCommitKey',
+  'OffsetCommitValue',
+  'GroupMetadataKey',
+  'GroupMetadataValue',
+  'ShareGroupMemberMetadataKey',
+  'ShareGroupMemberMetadataValue',
+  'ShareGroupMetadataKey',
+  'ShareGroupMetadataValue',
+  'ShareGroupTargetAssignmentMetadataKey',
+  'ShareGroupTargetAssignmentMetadataValue',
+  'ShareGroupTargetAssignmentMemberKey',
+  'ShareGroupTargetAssignmentMemberValue',
+  'ShareGroupCurrentMemberAssignmentKey',
+  'ShareGroupCurrentMemberAssignmentValue',
+  'ShareGroupStatePartitionMetadataKey',
+  'ShareGroupStatePartitionMetadataValue',
+]
 
 export const MESSAGES_OUT = 'src/protocol/messages'
 export const ERROR_CODES_OUT = 'src/protocol/error-codes.ts'
