@@ -7,10 +7,14 @@
 // back to the words and counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder } from '../../src/public/streams.js'
+import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
 import { javaSerdes, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
+
+const TOPIC_RESOURCE = 2
+// An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
+const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000
 
 const str = Serdes.String()
 const VOCABULARY = ['kafka', 'Streams', 'wafka', 'JAVA', 'table', 'window', 'join', 'count', 'x', 'a1', 'under_score']
@@ -190,6 +194,118 @@ for (const target of brokerTargets()) {
       }
       expect(javaRead).toEqual(expected)
     }, 300_000)
+
+    for (const [label, size, grace, advance] of [
+      ['tumbling windows with grace', 10_000, 5_000, undefined],
+      ['hopping windows', 10_000, 2_000, 4_000],
+    ] as const) {
+      it(`windowed count, ${label}: the same final table and changelog, byte for byte; late records dropped alike`, async () => {
+        const tag = advance === undefined ? 'tw' : 'hw'
+        // Per partition, time moves on by 0.7 s a record; every 9th record is 4 s behind, every
+        // 13th 20 s behind (its windows closed).
+        const records: Array<{ key: string; value: string; timestamp: number; partition: number }> = []
+        for (let p = 0; p < 3; p++)
+          for (let i = 0; i < 60; i++) {
+            const late = i % 13 === 12 ? 20_000 : i % 9 === 8 ? 4_000 : 0
+            records.push({ key: `k${p + 3 * (i % 2)}`, value: `v${i}`, timestamp: T0 + 30_000 + i * 700 - late, partition: p })
+          }
+        // Kafka Streams' documented semantics: stream time per task (partition); a record counts in
+        // each window [start, start + size) holding it, start a multiple of the advance, while
+        // start + size > stream time - grace.
+        const step = advance ?? size
+        const expected: Record<string, bigint> = {}
+        let dropped = 0
+        for (let p = 0; p < 3; p++) {
+          let streamTime = -Infinity
+          for (const r of records.filter((x) => x.partition === p)) {
+            streamTime = Math.max(streamTime, r.timestamp)
+            for (let start = Math.floor(r.timestamp / step) * step; start > r.timestamp - size && start >= 0; start -= step) {
+              if (start + size > streamTime - grace) expected[`${r.key}@${start}`] = (expected[`${r.key}@${start}`] ?? 0n) + 1n
+              else dropped++
+            }
+          }
+        }
+        expect(dropped).toBeGreaterThan(0)
+        const [input, javaOut, wafkaOut] = [`${tag}-events`, `${tag}-java-out`, `${tag}-wafka-out`]
+        await createTopics(kafka, [input, javaOut, wafkaOut])
+        const producer = kafka.producer()
+        await producer.connect()
+        await producer.send({
+          topic: input,
+          messages: records.map((r) => ({
+            key: str.serialize(input, r.key),
+            value: str.serialize(input, r.value),
+            timestamp: r.timestamp,
+            partition: r.partition,
+          })),
+        })
+        await producer.disconnect()
+
+        const javaApp = `${tag}-java`
+        await runJavaToEnd(cluster, 'windowed-count', {
+          applicationId: javaApp,
+          inputs: [input],
+          output: javaOut,
+          count: records.length,
+          windowMs: size,
+          graceMs: grace,
+          advanceMs: advance,
+        })
+        const keySerde = WindowedSerdes.timeWindowedSerdeFrom(str, size)
+        const decodeWindowed = (t: Record<string, string>) =>
+          Object.fromEntries(
+            Object.entries(t).map(([k, v]) => {
+              const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+              return [`${w.key}@${w.window.start}`, Serdes.Long().deserialize('', Buffer.from(v, 'hex'))]
+            }),
+          )
+
+        // The same topology as RigStreams' windowed-count, store "windowed-counts"; the output's
+        // key serde is the table's (Java's TimeWindowedSerializer format), not given here.
+        const wafkaApp = `${tag}-wafka`
+        let windows = TimeWindows.ofSizeAndGrace(size, grace)
+        if (advance !== undefined) windows = windows.advanceBy(advance)
+        await runWafkaUntil(
+          cluster,
+          kafka,
+          (b) =>
+            b
+              .stream<string, string>(input, { keySerde: str, valueSerde: str })
+              .groupByKey()
+              .windowedBy(windows)
+              .count({ storeName: 'windowed-counts' })
+              .toStream()
+              .to(wafkaOut, { valueSerde: Serdes.Long() }),
+          wafkaApp,
+          wafkaOut,
+          (t) => sameCounts(decodeWindowed(t), expected),
+        )
+        const javaTable = await rawTable(kafka, javaOut)
+        expect(decodeWindowed(javaTable)).toEqual(expected)
+        expect(await rawTable(kafka, wafkaOut)).toEqual(javaTable)
+
+        // The store's changelog: Java's window store key (key, window start, sequence number 0) and
+        // Long values; the same final table, and the same topic configs.
+        const changelogs = [javaApp, wafkaApp].map((app) => `${app}-windowed-counts-changelog`)
+        const [javaLog, wafkaLog] = [await rawTable(kafka, changelogs[0]), await rawTable(kafka, changelogs[1])]
+        expect(Object.keys(javaLog).length).toBe(Object.keys(expected).length)
+        expect(wafkaLog).toEqual(javaLog)
+        const admin = kafka.admin()
+        await admin.connect()
+        try {
+          const { resources } = await admin.describeConfigs({
+            resources: changelogs.map((name) => ({ type: TOPIC_RESOURCE, name, configNames: ['cleanup.policy', 'retention.ms'] })),
+          })
+          const configs = resources.map((r) =>
+            Object.fromEntries(r.configEntries.map((e: { configName: string; configValue: string }) => [e.configName, e.configValue])),
+          )
+          expect(configs[0]).toEqual({ 'cleanup.policy': 'compact,delete', 'retention.ms': String(size + grace + 86_400_000) })
+          expect(configs[1]).toEqual(configs[0])
+        } finally {
+          await admin.disconnect()
+        }
+      }, 300_000)
+    }
   })
 }
 
