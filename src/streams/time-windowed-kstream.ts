@@ -1,11 +1,12 @@
 // Java's TimeWindowedKStream: count, reduce and aggregate per key and time
 // window into a KTable<Windowed<K>, V> backed by a window store (logged to
 // its changelog, windows kept for size + grace). As Java's
-// KStreamWindowAggregate: stream time is the latest timestamp the task's
-// processor has seen; a record updates each of its windows that has not
-// closed (end > stream time - grace) and is dropped, with a warning, from
-// those that have. Each update is forwarded with the window as part of the
-// key; the table's key serde writes Java's TimeWindowedSerializer format.
+// KStreamWindowAggregate: a null key is skipped (a null value is not); stream
+// time is the latest timestamp the task's processor has seen; a record
+// updates each of its windows that has not closed (end > stream time -
+// grace) and is dropped, with a warning, from those that have. Each update
+// is forwarded with the window as part of the key; the table's key serde
+// writes Java's TimeWindowedSerializer format.
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import type { Materialized } from './kgrouped-stream.js'
@@ -68,8 +69,9 @@ export class TimeWindowedKStream<K, V> {
         let observedStreamTime = -Infinity
         return (r) => {
           const c = rt.context()
-          if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) {
-            rt.log.warn('Skipping record due to null key or value', { topic: c.topic, partition: c.partition, offset: String(c.offset) })
+          // Only a null key is skipped: Java's window aggregation hands a null value to the aggregator (count counts it).
+          if (r.key === null || r.key === undefined) {
+            rt.log.warn('Skipping record due to null key', { topic: c.topic, partition: c.partition, offset: String(c.offset) })
             return
           }
           observedStreamTime = Math.max(observedStreamTime, r.timestamp)
