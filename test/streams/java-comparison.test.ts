@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
-import { javaSerdes, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
+import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
 
@@ -124,6 +124,44 @@ async function createTopics(kafka: Kafka, names: string[]): Promise<void> {
     await admin.disconnect()
   }
 }
+
+describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/streams topologies', () => {
+  it("the word count's and the windowed counts' describe() print as Java's", async () => {
+    const wordCount = new StreamsBuilder()
+    wordCount
+      .stream<string, string>('text', { keySerde: str, valueSerde: str })
+      .flatMapValues(words)
+      .groupBy((_key, word) => word)
+      .count({ storeName: 'counts' })
+      .toStream()
+      .to('out', { keySerde: str, valueSerde: Serdes.Long() })
+    expect(wordCount.build().describe().toString()).toBe(
+      await javaStreamsDescribe('wordcount', { applicationId: 'd', inputs: ['text'], output: 'out' }),
+    )
+    for (const advanceMs of [undefined, 4_000]) {
+      const windowed = new StreamsBuilder()
+      let windows = TimeWindows.ofSizeAndGrace(10_000, 5_000)
+      if (advanceMs !== undefined) windows = windows.advanceBy(advanceMs)
+      windowed
+        .stream<string, string>('events', { keySerde: str, valueSerde: str })
+        .groupByKey()
+        .windowedBy(windows)
+        .count({ storeName: 'windowed-counts' })
+        .toStream()
+        .to('out', { valueSerde: Serdes.Long() })
+      expect(windowed.build().describe().toString()).toBe(
+        await javaStreamsDescribe('windowed-count', {
+          applicationId: 'd',
+          inputs: ['events'],
+          output: 'out',
+          windowMs: 10_000,
+          graceMs: 5_000,
+          advanceMs,
+        }),
+      )
+    }
+  }, 120_000)
+})
 
 for (const target of brokerTargets()) {
   describe.skipIf(!target.available)(`Java Kafka Streams and wafka/streams on ${target.name}`, () => {
