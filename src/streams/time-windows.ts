@@ -12,30 +12,28 @@ function checkMs(what: string, ms: number, min: number): void {
 }
 
 export class TimeWindows {
-  private constructor(
+  /** @internal (ofSizeAndGrace, ofSizeWithNoGrace and advanceBy make them, checked) */
+  constructor(
     readonly sizeMs: number,
     readonly advanceMs: number,
     readonly graceMs: number,
   ) {}
 
+  // The class's name is not used in its body: the bundler would rename the class (_TimeWindows) to keep it.
+
   /** Tumbling windows of `sizeMs` that take records up to `graceMs` late (past their end, in stream time). */
   static ofSizeAndGrace(sizeMs: number, graceMs: number): TimeWindows {
-    checkMs('the size', sizeMs, 1)
-    checkMs('the grace', graceMs, 0)
-    return new TimeWindows(sizeMs, sizeMs, graceMs)
+    return timeWindows(sizeMs, sizeMs, graceMs)
   }
 
   /** Tumbling windows of `sizeMs` that close at their end. */
   static ofSizeWithNoGrace(sizeMs: number): TimeWindows {
-    return TimeWindows.ofSizeAndGrace(sizeMs, 0)
+    return timeWindows(sizeMs, sizeMs, 0)
   }
 
   /** Hopping windows: one starting every `advanceMs` (at most the size). */
   advanceBy(advanceMs: number): TimeWindows {
-    checkMs('the advance', advanceMs, 1)
-    if (advanceMs > this.sizeMs)
-      throw new ConfigError(`TimeWindows: the advance (${advanceMs} ms) must not exceed the size (${this.sizeMs} ms)`)
-    return new TimeWindows(this.sizeMs, advanceMs, this.graceMs)
+    return timeWindows(this.sizeMs, advanceMs, this.graceMs)
   }
 
   /** The windows holding `timestamp`, earliest first. */
@@ -45,4 +43,12 @@ export class TimeWindows {
     for (; start <= timestamp; start += this.advanceMs) out.push({ start, end: start + this.sizeMs })
     return out
   }
+}
+
+function timeWindows(sizeMs: number, advanceMs: number, graceMs: number): TimeWindows {
+  checkMs('the size', sizeMs, 1)
+  checkMs('the grace', graceMs, 0)
+  checkMs('the advance', advanceMs, 1)
+  if (advanceMs > sizeMs) throw new ConfigError(`TimeWindows: the advance (${advanceMs} ms) must not exceed the size (${sizeMs} ms)`)
+  return new TimeWindows(sizeMs, advanceMs, graceMs)
 }
