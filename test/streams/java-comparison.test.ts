@@ -4,7 +4,10 @@
 // final table, compared byte for byte (key bytes to value bytes), is the same,
 // and is the table the input gives. Java's own deserializers (RigSerdes:
 // StringDeserializer, LongDeserializer) read every record wafka/streams wrote
-// back to the words and counts.
+// back to the words and counts, and Java's stream-table join reads a topic
+// wafka/streams wrote as its table. The windowed counts (tumbling with grace,
+// hopping) compare the store's changelog too, and its topic configs; both
+// topologies' describe() print the same.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
@@ -231,6 +234,53 @@ for (const target of brokerTargets()) {
         javaRead[k.value as string] = v.value
       }
       expect(javaRead).toEqual(expected)
+    }, 300_000)
+
+    it('a Java Streams application reads a wafka/streams output topic as its table (stream-table join)', async () => {
+      // wafka/streams writes the users table (names upper-cased); Java's stream-table join reads
+      // it through Serdes.String() and joins each click with it. Both topics keyed by the default
+      // partitioner (murmur2 of the key), so co-partitioned; the users first in time.
+      await createTopics(kafka, ['raw-users', 'users-table', 'st-clicks', 'st-enriched'])
+      const producer = kafka.producer()
+      await producer.connect()
+      const at = (key: string, value: string, ms: number, topic: string) => ({
+        key: str.serialize(topic, key),
+        value: str.serialize(topic, value),
+        timestamp: T0 + ms,
+      })
+      await producer.send({ topic: 'raw-users', messages: [0, 1, 2, 3, 4].map((i) => at(`u${i}`, `name${i}`, 1_000 + i, 'raw-users')) })
+      await producer.send({ topic: 'st-clicks', messages: [0, 1, 2, 3, 4, 5].map((i) => at(`u${i}`, `page${i}`, 10_000 + i, 'st-clicks')) })
+      await producer.disconnect()
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>('raw-users', { keySerde: str, valueSerde: str })
+            .mapValues((v) => v.toUpperCase())
+            .to('users-table', { keySerde: str, valueSerde: str }),
+        'st-wafka-users',
+        'users-table',
+        (t) => Object.keys(t).length === 5,
+      )
+      await runJavaToEnd(cluster, 'stream-table-join', {
+        applicationId: 'st-java-join',
+        inputs: ['st-clicks', 'users-table'],
+        output: 'st-enriched',
+        join: 'left',
+        count: 5 + 6,
+      })
+      const joined: Record<string, string> = {}
+      for (const [k, v] of Object.entries(await rawTable(kafka, 'st-enriched')))
+        joined[str.deserialize('', Buffer.from(k, 'hex'))!] = str.deserialize('', Buffer.from(v, 'hex'))!
+      expect(joined).toEqual({
+        u0: 'page0+NAME0',
+        u1: 'page1+NAME1',
+        u2: 'page2+NAME2',
+        u3: 'page3+NAME3',
+        u4: 'page4+NAME4',
+        u5: 'page5+null',
+      })
     }, 300_000)
 
     for (const [label, size, grace, advance] of [
