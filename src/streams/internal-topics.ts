@@ -22,6 +22,14 @@ const REPARTITION_CONFIGS = {
   'message.timestamp.type': 'CreateTime',
 }
 const CHANGELOG_CONFIGS = { 'cleanup.policy': 'compact', 'message.timestamp.type': 'CreateTime' }
+// A window store's changelog (WindowedChangelogTopicConfig) also deletes past the store's retention and
+// windowstore.changelog.additional.retention.ms (a day by default).
+const WINDOW_CHANGELOG_ADDITIONAL_RETENTION_MS = 86_400_000
+const windowChangelogConfigs = (retentionMs: number) => ({
+  'cleanup.policy': 'compact,delete',
+  'retention.ms': String(retentionMs + WINDOW_CHANGELOG_ADDITIONAL_RETENTION_MS),
+  'message.timestamp.type': 'CreateTime',
+})
 
 /** Creates the missing internal topics; returns each sub-topology's task count (its partitions). */
 export async function prepareInternalTopics(
@@ -62,7 +70,14 @@ export async function prepareInternalTopics(
   const wanted = [
     ...[...topology.internalTopics].map((t) => ({ topic: names.topicName(t), partitions: counts.get(t)!, configs: REPARTITION_CONFIGS })),
     ...subs.flatMap((s) =>
-      s.stores.map((store) => ({ topic: names.changelogTopic(store), partitions: tasks.get(s.id)!, configs: CHANGELOG_CONFIGS })),
+      s.stores.map((store) => {
+        const window = topology.stores.get(store)!.window
+        return {
+          topic: names.changelogTopic(store),
+          partitions: tasks.get(s.id)!,
+          configs: window ? windowChangelogConfigs(window.retentionMs) : CHANGELOG_CONFIGS,
+        }
+      }),
     ),
   ]
   const present = wanted.filter((w) => existing.has(w.topic))

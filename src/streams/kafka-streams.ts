@@ -18,7 +18,7 @@ import { prepareInternalTopics } from './internal-topics.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './options.js'
 import { RecordCollector } from './record-collector.js'
 import { restoreStores } from './restore.js'
-import type { Serde } from './serdes.js'
+import { isFromDefault, type Serde } from './serdes.js'
 import { StreamsError } from './streams-error.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
 import type { Subtopology, Topology } from './topology.js'
@@ -67,12 +67,14 @@ export class KafkaStreams {
       topicName: (t) => (topology.internalTopics.has(t) ? `${applicationId}-${t}` : t),
       changelogTopic: (store) => `${applicationId}-${store}-changelog`,
       serde: (kind: 'key' | 'value', given: Serde<any> | undefined, where: string) => {
-        const serde = given ?? (kind === 'key' ? defaultKeySerde : defaultValueSerde)
+        // A serde built on the default one (a windowed key around the default key serde) gets it now.
+        const derived = given !== undefined && isFromDefault(given) ? given : undefined
+        const serde = given === undefined || derived ? (kind === 'key' ? defaultKeySerde : defaultValueSerde) : given
         if (!serde)
           throw new StreamsError(
             `${where} has no ${kind} serde: give one in the topology or set default${kind === 'key' ? 'Key' : 'Value'}Serde`,
           )
-        return serde
+        return derived ? derived.fromDefault(serde) : serde
       },
       collector: undefined as unknown as RecordCollector,
       log: this.log,

@@ -1,13 +1,14 @@
 // Java's KGroupedStream: count, reduce and aggregate into a KTable backed by a
-// key-value store (logged to its changelog). When a key changed upstream the
-// records go through a repartition topic first, named and numbered as Java
-// names them (KStreamImpl.createRepartitionedSource): the store's name (or
-// Grouped's) + `-repartition`, with a filter, sink and source whose names
-// burn three indexes whether or not they are used.
+// key-value store (logged to its changelog), or windowedBy for windowed ones.
+// When a key changed upstream the records go through a repartition topic
+// first (repartition.ts).
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import { Serdes, type Serde } from './serdes.js'
 import type { StreamRecord } from './topology.js'
+import { repartition } from './repartition.js'
+import { TimeWindowedKStream } from './time-windowed-kstream.js'
+import type { TimeWindows } from './time-windows.js'
 
 /** Java's Materialized: the store's name (else generated) and serdes. */
 export interface Materialized<K, V> {
@@ -23,6 +24,11 @@ export class KGroupedStream<K, V> {
     private readonly up: Upstream,
     private readonly repartitionName: string | undefined,
   ) {}
+
+  /** Aggregations per key and time window (tumbling or hopping), into a table keyed by Windowed<K>. */
+  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V> {
+    return new TimeWindowedKStream<K, V>(this.b, this.up, this.repartitionName, windows)
+  }
 
   /** Records per key, as a Long (bigint) table. */
   count(materialized?: Materialized<K, bigint>): KTable<K, bigint> {
@@ -55,7 +61,7 @@ export class KGroupedStream<K, V> {
     const name = this.b.newProcessorName(prefix)
     const keySerde = materialized.keySerde ?? this.up.keySerde
     let parent = this.up.node
-    if (this.up.repartitionRequired) parent = this.repartition(this.repartitionName ?? storeName)
+    if (this.up.repartitionRequired) parent = repartition(this.b, this.up, this.repartitionName ?? storeName)
     this.b.topology.addStore({ name: storeName, keySerde, valueSerde: materialized.valueSerde })
     this.b.topology.add({
       kind: 'processor',
@@ -83,25 +89,6 @@ export class KGroupedStream<K, V> {
       { node: name, keySerde, valueSerde: materialized.valueSerde, repartitionRequired: false },
       storeName,
     )
-  }
-
-  /** The filter → sink → topic → source hop; returns the source's name. */
-  private repartition(prefix: string): string {
-    const topic = prefix.endsWith('-repartition') ? prefix : `${prefix}-repartition`
-    const generated = {
-      sink: this.b.newProcessorName('KSTREAM-SINK-'),
-      filter: this.b.newProcessorName('KSTREAM-FILTER-'),
-      source: this.b.newProcessorName('KSTREAM-SOURCE-'),
-    }
-    const names = /^KSTREAM.*-[0-9]{10}$/.test(prefix)
-      ? generated
-      : { sink: `${topic}-sink`, filter: `${topic}-filter`, source: `${topic}-source` }
-    const t = this.b.topology
-    t.internalTopics.add(topic)
-    t.add({ kind: 'processor', name: names.filter, parents: [this.up.node], stores: [], make: (rt) => (r) => rt.forward(r) })
-    t.add({ kind: 'sink', name: names.sink, parents: [names.filter], topic, keySerde: this.up.keySerde, valueSerde: this.up.valueSerde })
-    t.add({ kind: 'source', name: names.source, topics: [topic], keySerde: this.up.keySerde, valueSerde: this.up.valueSerde })
-    return names.source
   }
 }
 

@@ -3,6 +3,7 @@
 import type { Logger } from '../logger.js'
 import type { Serde } from './serdes.js'
 import type { KeyValueStore } from './key-value-store.js'
+import type { WindowStore } from './window-store.js'
 import type { RecordContext, StreamRecord } from './topology.js'
 
 /** A state store of the topology: its serdes (defaults when absent); every store is logged to a changelog. */
@@ -10,12 +11,15 @@ export interface StoreDef {
   name: string
   keySerde?: Serde<any>
   valueSerde?: Serde<any>
+  /** A window store, keeping windows for retentionMs of stream time; else a key-value store. */
+  window?: { retentionMs: number }
 }
 
 export interface NodeRuntime {
   /** Hands a record to each child of the node, in the order they were added, or to the child named `to` alone. */
   forward(record: StreamRecord, to?: string): void
   store<K, V>(name: string): KeyValueStore<K, V>
+  windowStore<K, V>(name: string): WindowStore<K, V>
   /** The input record in hand. */
   context(): RecordContext
   readonly log: Logger

@@ -5,16 +5,20 @@
 import type { Admin } from '../admin/admin.js'
 import type { Kafka } from '../kafka.js'
 import type { Logger } from '../logger.js'
-import type { InMemoryKeyValueStore } from './key-value-store.js'
 import { StreamsError } from './streams-error.js'
 
 const LATEST = -1n
 const EARLIEST = -2n
 
+/** A store written back from its changelog's records as they were logged. */
+export interface RestorableStore {
+  restore(key: Buffer, value: Buffer | null, timestamp: number): void
+}
+
 export interface ChangelogPartition {
   topic: string
   partition: number
-  store: InMemoryKeyValueStore<unknown, unknown>
+  store: RestorableStore
 }
 
 /** Restores every store of `parts`; resolves with the number of records applied. */

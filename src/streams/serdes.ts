@@ -113,3 +113,21 @@ export const Serdes = {
     },
   }),
 } as const
+
+/**
+ * A serde built on the application's default serde of its kind, once the
+ * application resolves it: a windowed key's serde when the grouping's key
+ * serde is the default one. Used before that, it fails naming why. @internal
+ */
+export interface FromDefaultSerde<T> extends Serde<T> {
+  fromDefault(defaultSerde: Serde<any>): Serde<T>
+}
+
+export function fromDefaultSerde<T>(make: (defaultSerde: Serde<any>) => Serde<T>): FromDefaultSerde<T> {
+  const unresolved = () => {
+    throw new SerializationError('this serde is built on the application default serde, which is not resolved yet')
+  }
+  return { serialize: unresolved, deserialize: unresolved, fromDefault: make }
+}
+
+export const isFromDefault = (s: Serde<any>): s is FromDefaultSerde<any> => 'fromDefault' in s

@@ -5,8 +5,10 @@
 import type { Logger } from '../logger.js'
 import type { RecordView } from '../codec/record.js'
 import { InMemoryKeyValueStore } from './key-value-store.js'
+import { InMemoryWindowStore } from './window-store.js'
 import type { NodeRuntime } from './nodes.js'
 import type { RecordCollector } from './record-collector.js'
+import type { RestorableStore } from './restore.js'
 import type { Serde } from './serdes.js'
 import type { RecordContext, StreamRecord, Subtopology, Topology } from './topology.js'
 
@@ -29,7 +31,7 @@ interface Child {
 
 export class StreamTask {
   readonly id: string
-  readonly stores = new Map<string, InMemoryKeyValueStore<unknown, unknown>>()
+  readonly stores = new Map<string, InMemoryKeyValueStore<unknown, unknown> | InMemoryWindowStore<unknown, unknown>>()
   private readonly sources = new Map<string, (m: RecordView) => void>()
   private current: RecordContext = { topic: '', partition: -1, offset: -1n, timestamp: 0 }
 
@@ -43,15 +45,14 @@ export class StreamTask {
     for (const name of subtopology.stores) {
       const def = topology.stores.get(name)!
       const topic = env.changelogTopic(name)
+      const keySerde = env.serde('key', def.keySerde, `store ${name}`)
+      const valueSerde = env.serde('value', def.valueSerde, `store ${name}`)
+      const log = (key: Buffer, value: Buffer | null, timestamp: number) => env.collector.send(topic, key, value, timestamp, partition)
       this.stores.set(
         name,
-        new InMemoryKeyValueStore(
-          name,
-          env.serde('key', def.keySerde, `store ${name}`),
-          env.serde('value', def.valueSerde, `store ${name}`),
-          topic,
-          (key, value, timestamp) => env.collector.send(topic, key, value, timestamp, partition),
-        ),
+        def.window
+          ? new InMemoryWindowStore(name, keySerde, valueSerde, def.window.retentionMs, topic, log)
+          : new InMemoryKeyValueStore(name, keySerde, valueSerde, topic, log),
       )
     }
     const children = new Map<string, Child[]>()
@@ -97,8 +98,15 @@ export class StreamTask {
           },
           store: <K, V>(name: string) => {
             const s = this.stores.get(name)
-            if (!s || !node.stores.includes(name)) throw new Error(`processor ${node.name} is not connected to a store named ${name}`)
+            if (!(s instanceof InMemoryKeyValueStore) || !node.stores.includes(name))
+              throw new Error(`processor ${node.name} is not connected to a key-value store named ${name}`)
             return s as unknown as InMemoryKeyValueStore<K, V>
+          },
+          windowStore: <K, V>(name: string) => {
+            const s = this.stores.get(name)
+            if (!(s instanceof InMemoryWindowStore) || !node.stores.includes(name))
+              throw new Error(`processor ${node.name} is not connected to a window store named ${name}`)
+            return s as unknown as InMemoryWindowStore<K, V>
           },
           context: () => this.current,
           log: env.log,
@@ -110,9 +118,7 @@ export class StreamTask {
   }
 
   /** The partitions of the changelogs this task's stores restore from. */
-  changelogs(
-    env: Pick<TaskEnvironment, 'changelogTopic'>,
-  ): Array<{ topic: string; partition: number; store: InMemoryKeyValueStore<unknown, unknown> }> {
+  changelogs(env: Pick<TaskEnvironment, 'changelogTopic'>): Array<{ topic: string; partition: number; store: RestorableStore }> {
     return [...this.stores].map(([name, store]) => ({ topic: env.changelogTopic(name), partition: this.partition, store }))
   }
 

@@ -31,10 +31,11 @@ export const targets: Array<[string, () => Promise<Target>]> = [
 export const client = (t: { bootstrap: string }) =>
   new Kafka({ clientId: 'wafka-streams-test', brokers: t.bootstrap.split(','), retryBackoffMs: 100 })
 
-/** Reads every partition of `topic` from the start, keeping the latest value (as bytes) per key (as a string) and the partitions each key was in. */
+/** Reads every partition of `topic` from the start, keeping the latest value (as bytes) per key (as a string, by `keyOf`) and the partitions each key was in. */
 export async function tableReader(
   kafka: Kafka,
   topic: string,
+  keyOf: (key: Buffer) => string = (k) => k.toString(),
 ): Promise<{ table: Map<string, Buffer | null>; partitions: Map<string, Set<number>>; records: () => number; stop(): Promise<void> }> {
   const admin = kafka.admin()
   await admin.connect()
@@ -48,7 +49,7 @@ export async function tableReader(
   await consumer.run({
     eachMessage: async ({ partition, message }) => {
       records++
-      const key = message.key!.toString()
+      const key = keyOf(message.key!)
       table.set(key, message.value)
       let ps = partitions.get(key)
       if (!ps) partitions.set(key, (ps = new Set()))

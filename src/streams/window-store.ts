@@ -1,0 +1,103 @@
+// A window store in memory, as Java's timestamped in-memory window store:
+// values per (key, window start), kept as their serdes' bytes with the
+// timestamp of the record that wrote them, windows kept for retentionMs of
+// stream time (the latest window start put). Its changelog key is Java's
+// (WindowKeySchema's store key): the key's bytes, the window start (int64
+// BE) and a sequence number (int32 BE, 0: an aggregation keeps no
+// duplicates); the value is the value's bytes, the record's timestamp the
+// value's.
+import type { Serde } from './serdes.js'
+import type { LogChange } from './key-value-store.js'
+
+export interface WindowStore<K, V> {
+  readonly name: string
+  fetch(key: K, windowStart: number): V | null
+  /** The value and the timestamp of the record that wrote it. */
+  fetchWithTimestamp(key: K, windowStart: number): { value: V; timestamp: number } | null
+  put(key: K, value: V | null, windowStart: number, timestamp: number): void
+  /** Every window held, in no set order. */
+  all(): Array<{ key: K; windowStart: number; value: V }>
+}
+
+const SUFFIX = 12
+
+interface Entry {
+  key: Buffer
+  value: Buffer
+  timestamp: number
+}
+
+export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
+  /** Windows by start, then by changelog key. */
+  private readonly segments = new Map<number, Map<string, Entry>>()
+  private observedStreamTime = -Infinity
+
+  constructor(
+    readonly name: string,
+    private readonly keySerde: Serde<K>,
+    private readonly valueSerde: Serde<V>,
+    private readonly retentionMs: number,
+    private readonly topic: string,
+    private readonly logChange: LogChange,
+  ) {}
+
+  fetch(key: K, windowStart: number): V | null {
+    return this.fetchWithTimestamp(key, windowStart)?.value ?? null
+  }
+
+  fetchWithTimestamp(key: K, windowStart: number): { value: V; timestamp: number } | null {
+    const e = this.segments.get(windowStart)?.get(this.storeKey(key, windowStart).toString('latin1'))
+    return e ? { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp } : null
+  }
+
+  put(key: K, value: V | null, windowStart: number, timestamp: number): void {
+    const k = this.storeKey(key, windowStart)
+    const v = value === null ? null : this.valueSerde.serialize(this.topic, value)
+    if (!this.apply(k, windowStart, v, timestamp)) return
+    this.logChange(k, v, timestamp)
+  }
+
+  all(): Array<{ key: K; windowStart: number; value: V }> {
+    return [...this.segments].flatMap(([windowStart, entries]) =>
+      [...entries.values()].map((e) => ({
+        key: this.keySerde.deserialize(this.topic, e.key.subarray(0, e.key.length - SUFFIX)) as K,
+        windowStart,
+        value: this.valueSerde.deserialize(this.topic, e.value) as V,
+      })),
+    )
+  }
+
+  /** A changelog record written back as it was logged (a null value deletes). @internal */
+  restore(key: Buffer, value: Buffer | null, timestamp: number): void {
+    if (key.length < SUFFIX)
+      throw new RangeError(`a changelog key of window store ${this.name} has ${key.length} bytes, fewer than ${SUFFIX}`)
+    this.apply(key, Number(key.readBigInt64BE(key.length - SUFFIX)), value, timestamp)
+  }
+
+  /** Applies a change unless its window has expired; true when applied. */
+  private apply(key: Buffer, windowStart: number, value: Buffer | null, timestamp: number): boolean {
+    this.observedStreamTime = Math.max(this.observedStreamTime, windowStart)
+    const expiredBefore = this.observedStreamTime - this.retentionMs
+    for (const start of this.segments.keys()) if (start <= expiredBefore) this.segments.delete(start)
+    if (windowStart <= expiredBefore) return false
+    const id = key.toString('latin1')
+    let segment = this.segments.get(windowStart)
+    if (value === null) {
+      segment?.delete(id)
+      if (segment?.size === 0) this.segments.delete(windowStart)
+    } else {
+      if (!segment) this.segments.set(windowStart, (segment = new Map()))
+      segment.set(id, { key, value, timestamp })
+    }
+    return true
+  }
+
+  private storeKey(key: K, windowStart: number): Buffer {
+    const k = this.keySerde.serialize(this.topic, key)
+    if (k === null) throw new TypeError(`store ${this.name} takes no null key`)
+    const out = Buffer.alloc(k.length + SUFFIX)
+    k.copy(out, 0)
+    out.writeBigInt64BE(BigInt(windowStart), k.length)
+    return out
+  }
+}

@@ -1,0 +1,410 @@
+// Java Kafka Streams (the rig's RigStreams, kafka-streams 4.4) and
+// wafka/streams run the same topology on the same input, on real Kafka 4.4
+// and on the embedded broker with the same assertions: each output topic's
+// final table, compared byte for byte (key bytes to value bytes), is the same,
+// and is the table the input gives. Java's own deserializers (RigSerdes:
+// StringDeserializer, LongDeserializer) read every record wafka/streams wrote
+// back to the words and counts, and Java's stream-table join reads a topic
+// wafka/streams wrote as its table. The windowed counts (tumbling with grace,
+// hopping) compare the store's changelog too, and its topic configs; both
+// topologies' describe() print the same.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Kafka } from '../../src/index.js'
+import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
+import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
+import { brokerTargets, type RunningTarget } from '../peers/targets.js'
+import { until, wafka, wafkaRead } from '../kafka/support.js'
+
+const TOPIC_RESOURCE = 2
+// An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
+const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000
+
+const str = Serdes.String()
+const VOCABULARY = ['kafka', 'Streams', 'wafka', 'JAVA', 'table', 'window', 'join', 'count', 'x', 'a1', 'under_score']
+
+/** Lines of words with punctuation, capitals and runs of separators between them. */
+function lines(count: number): string[] {
+  let x = 11
+  const next = (n: number) => {
+    x = (x * 1_103_515_245 + 12_345) % 2 ** 31
+    return x % n
+  }
+  const seps = [' ', ', ', '  -- ', '!', '... ', '\t']
+  return Array.from({ length: count }, () => {
+    const words = Array.from({ length: 1 + next(8) }, () => VOCABULARY[next(VOCABULARY.length)])
+    return words.map((w, j) => (j === 0 ? w : seps[next(seps.length)] + w)).join('') + (next(3) === 0 ? '.' : '')
+  })
+}
+
+/** Lower case, split on \W+ (ASCII, as Java's), empty words dropped: RigStreams' wordcount. */
+const words = (line: string) => line.toLowerCase().split(/\W+/).filter(Boolean)
+
+function expectedCounts(text: string[]): Record<string, bigint> {
+  const counts: Record<string, bigint> = {}
+  for (const line of text) for (const w of words(line)) counts[w] = (counts[w] ?? 0n) + 1n
+  return counts
+}
+
+async function endOffsetsSum(kafka: Kafka, topic: string): Promise<number> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    return (await admin.fetchTopicOffsets(topic)).reduce((sum, o) => sum + Number(o.high), 0)
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+/** Every record of `topic` as key bytes (hex) to value bytes (hex), the latest per key; tombstones delete. */
+async function rawTable(kafka: Kafka, topic: string): Promise<Record<string, string>> {
+  const table: Record<string, string> = {}
+  for (const r of await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic))) {
+    const key = r.key!.toString('hex')
+    if (r.value === null) delete table[key]
+    else table[key] = r.value.toString('hex')
+  }
+  return table
+}
+
+/** Runs a Java Streams application until it has committed `count` input records and closed. */
+async function runJavaToEnd(cluster: RunningTarget, app: JavaStreamsAppName, options: JavaStreamsOptions): Promise<void> {
+  const run = javaStreamsApp(cluster, app, { ...options, props: { 'group.protocol': 'classic', 'commit.interval.ms': 100 } })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const exit = await Promise.race([
+    run.exited,
+    new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new Error(`${app} did not finish in 150 s (state ${run.state()}):\n${run.stderr.join('\n')}`)),
+          150_000,
+        )),
+    ),
+  ]).finally(() => {
+    clearTimeout(timer)
+    return run.kill()
+  })
+  expect({ exit, errors: run.events.filter((e) => e.event === 'error') }, run.stderr.join('\n')).toEqual({
+    exit: { code: 0, signal: null },
+    errors: [],
+  })
+  expect(run.events.find((e) => e.event === 'committed')).toEqual({ event: 'committed', records: options.count })
+}
+
+/** Runs a wafka/streams application until `done` holds of its output's raw table, then closes it. */
+async function runWafkaUntil(
+  cluster: RunningTarget,
+  kafka: Kafka,
+  build: (b: StreamsBuilder) => void,
+  applicationId: string,
+  output: string,
+  done: (table: Record<string, string>) => boolean,
+): Promise<void> {
+  const builder = new StreamsBuilder()
+  build(builder)
+  const app = new KafkaStreams(builder.build(), {
+    applicationId,
+    brokers: cluster.bootstrap,
+    commitIntervalMs: 100,
+    defaultApiTimeoutMs: 30_000,
+    defaultKeySerde: Serdes.String(),
+    defaultValueSerde: Serdes.String(),
+  })
+  await app.start()
+  try {
+    await until(`${applicationId}'s output`, () => rawTable(kafka, output), done, 90_000)
+  } finally {
+    await app.close()
+  }
+  expect(app.state).toBe('NOT_RUNNING')
+}
+
+async function createTopics(kafka: Kafka, names: string[]): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await admin.createTopics({ topics: names.map((topic) => ({ topic, numPartitions: 3 })) })
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/streams topologies', () => {
+  it("the word count's and the windowed counts' describe() print as Java's", async () => {
+    const wordCount = new StreamsBuilder()
+    wordCount
+      .stream<string, string>('text', { keySerde: str, valueSerde: str })
+      .flatMapValues(words)
+      .groupBy((_key, word) => word)
+      .count({ storeName: 'counts' })
+      .toStream()
+      .to('out', { keySerde: str, valueSerde: Serdes.Long() })
+    expect(wordCount.build().describe().toString()).toBe(
+      await javaStreamsDescribe('wordcount', { applicationId: 'd', inputs: ['text'], output: 'out' }),
+    )
+    for (const advanceMs of [undefined, 4_000]) {
+      const windowed = new StreamsBuilder()
+      let windows = TimeWindows.ofSizeAndGrace(10_000, 5_000)
+      if (advanceMs !== undefined) windows = windows.advanceBy(advanceMs)
+      windowed
+        .stream<string, string>('events', { keySerde: str, valueSerde: str })
+        .groupByKey()
+        .windowedBy(windows)
+        .count({ storeName: 'windowed-counts' })
+        .toStream()
+        .to('out', { valueSerde: Serdes.Long() })
+      expect(windowed.build().describe().toString()).toBe(
+        await javaStreamsDescribe('windowed-count', {
+          applicationId: 'd',
+          inputs: ['events'],
+          output: 'out',
+          windowMs: 10_000,
+          graceMs: 5_000,
+          advanceMs,
+        }),
+      )
+    }
+  }, 120_000)
+})
+
+for (const target of brokerTargets()) {
+  describe.skipIf(!target.available)(`Java Kafka Streams and wafka/streams on ${target.name}`, () => {
+    let cluster: RunningTarget
+    let kafka: Kafka
+    beforeAll(async () => {
+      cluster = await target.start()
+      kafka = wafka(cluster)
+    }, 120_000)
+    afterAll(async () => {
+      await cluster?.stop()
+    })
+
+    it("word count: the same final table, byte for byte; Java's deserializers read wafka's output", async () => {
+      const text = lines(300)
+      await createTopics(kafka, ['cmp-text', 'cmp-java-counts', 'cmp-wafka-counts'])
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({
+        topic: 'cmp-text',
+        messages: text.map((value, i) => ({ key: str.serialize('cmp-text', `line-${i}`), value: str.serialize('cmp-text', value) })),
+      })
+      await producer.disconnect()
+      const expected = expectedCounts(text)
+
+      await runJavaToEnd(cluster, 'wordcount', {
+        applicationId: 'cmp-java-wc',
+        inputs: ['cmp-text'],
+        output: 'cmp-java-counts',
+        count: text.length,
+      })
+      const javaTable = await rawTable(kafka, 'cmp-java-counts')
+
+      // The same topology as RigStreams' wordcount, store "counts".
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>('cmp-text', { keySerde: str, valueSerde: str })
+            .flatMapValues(words)
+            .groupBy((_key, word) => word)
+            .count({ storeName: 'counts' })
+            .toStream()
+            .to('cmp-wafka-counts', { keySerde: str, valueSerde: Serdes.Long() }),
+        'cmp-wafka-wc',
+        'cmp-wafka-counts',
+        // Until each word's count is the input's (computed here, not from Java's output), so a difference shows as one.
+        (t) => sameCounts(decode(t), expected),
+      )
+      const wafkaTable = await rawTable(kafka, 'cmp-wafka-counts')
+      expect(wafkaTable).toEqual(javaTable)
+      expect(decode(javaTable)).toEqual(expected)
+
+      // Java's StringDeserializer and LongDeserializer on every record wafka/streams wrote.
+      const written = await wafkaRead(kafka, 'cmp-wafka-counts', await endOffsetsSum(kafka, 'cmp-wafka-counts'))
+      const answers = await javaSerdes(
+        written.flatMap((r) => [
+          { op: 'deserialize' as const, serde: 'String' as const, bytes: r.key },
+          { op: 'deserialize' as const, serde: 'Long' as const, bytes: r.value },
+        ]),
+      )
+      const javaRead: Record<string, unknown> = {}
+      for (let i = 0; i < answers.length; i += 2) {
+        const [k, v] = [answers[i], answers[i + 1]]
+        if (!('value' in k) || !('value' in v)) throw new Error(`Java could not read record ${i / 2}: ${JSON.stringify([k, v])}`)
+        javaRead[k.value as string] = v.value
+      }
+      expect(javaRead).toEqual(expected)
+    }, 300_000)
+
+    it('a Java Streams application reads a wafka/streams output topic as its table (stream-table join)', async () => {
+      // wafka/streams writes the users table (names upper-cased); Java's stream-table join reads
+      // it through Serdes.String() and joins each click with it. Both topics keyed by the default
+      // partitioner (murmur2 of the key), so co-partitioned; the users first in time.
+      await createTopics(kafka, ['raw-users', 'users-table', 'st-clicks', 'st-enriched'])
+      const producer = kafka.producer()
+      await producer.connect()
+      const at = (key: string, value: string, ms: number, topic: string) => ({
+        key: str.serialize(topic, key),
+        value: str.serialize(topic, value),
+        timestamp: T0 + ms,
+      })
+      await producer.send({ topic: 'raw-users', messages: [0, 1, 2, 3, 4].map((i) => at(`u${i}`, `name${i}`, 1_000 + i, 'raw-users')) })
+      await producer.send({ topic: 'st-clicks', messages: [0, 1, 2, 3, 4, 5].map((i) => at(`u${i}`, `page${i}`, 10_000 + i, 'st-clicks')) })
+      await producer.disconnect()
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>('raw-users', { keySerde: str, valueSerde: str })
+            .mapValues((v) => v.toUpperCase())
+            .to('users-table', { keySerde: str, valueSerde: str }),
+        'st-wafka-users',
+        'users-table',
+        (t) => Object.keys(t).length === 5,
+      )
+      await runJavaToEnd(cluster, 'stream-table-join', {
+        applicationId: 'st-java-join',
+        inputs: ['st-clicks', 'users-table'],
+        output: 'st-enriched',
+        join: 'left',
+        count: 5 + 6,
+      })
+      const joined: Record<string, string> = {}
+      for (const [k, v] of Object.entries(await rawTable(kafka, 'st-enriched')))
+        joined[str.deserialize('', Buffer.from(k, 'hex'))!] = str.deserialize('', Buffer.from(v, 'hex'))!
+      expect(joined).toEqual({
+        u0: 'page0+NAME0',
+        u1: 'page1+NAME1',
+        u2: 'page2+NAME2',
+        u3: 'page3+NAME3',
+        u4: 'page4+NAME4',
+        u5: 'page5+null',
+      })
+    }, 300_000)
+
+    for (const [label, size, grace, advance] of [
+      ['tumbling windows with grace', 10_000, 5_000, undefined],
+      ['hopping windows', 10_000, 2_000, 4_000],
+    ] as const) {
+      it(`windowed count, ${label}: the same final table and changelog, byte for byte; late records dropped alike`, async () => {
+        const tag = advance === undefined ? 'tw' : 'hw'
+        // Per partition, time moves on by 0.7 s a record; every 9th record is 4 s behind, every
+        // 13th 20 s behind (its windows closed).
+        // Every 17th record has a null value: Kafka Streams' window aggregation counts it (it skips
+        // only null keys), where its count without windows skips it.
+        const records: Array<{ key: string; value: string | null; timestamp: number; partition: number }> = []
+        for (let p = 0; p < 3; p++)
+          for (let i = 0; i < 60; i++) {
+            const late = i % 13 === 12 ? 20_000 : i % 9 === 8 ? 4_000 : 0
+            const value = i % 17 === 5 ? null : `v${i}`
+            records.push({ key: `k${p + 3 * (i % 2)}`, value, timestamp: T0 + 30_000 + i * 700 - late, partition: p })
+          }
+        // Kafka Streams' documented semantics: stream time per task (partition); a record counts in
+        // each window [start, start + size) holding it, start a multiple of the advance, while
+        // start + size > stream time - grace.
+        const step = advance ?? size
+        const expected: Record<string, bigint> = {}
+        let dropped = 0
+        for (let p = 0; p < 3; p++) {
+          let streamTime = -Infinity
+          for (const r of records.filter((x) => x.partition === p)) {
+            streamTime = Math.max(streamTime, r.timestamp)
+            for (let start = Math.floor(r.timestamp / step) * step; start > r.timestamp - size && start >= 0; start -= step) {
+              if (start + size > streamTime - grace) expected[`${r.key}@${start}`] = (expected[`${r.key}@${start}`] ?? 0n) + 1n
+              else dropped++
+            }
+          }
+        }
+        expect(dropped).toBeGreaterThan(0)
+        const [input, javaOut, wafkaOut] = [`${tag}-events`, `${tag}-java-out`, `${tag}-wafka-out`]
+        await createTopics(kafka, [input, javaOut, wafkaOut])
+        const producer = kafka.producer()
+        await producer.connect()
+        await producer.send({
+          topic: input,
+          messages: records.map((r) => ({
+            key: str.serialize(input, r.key),
+            value: str.serialize(input, r.value),
+            timestamp: r.timestamp,
+            partition: r.partition,
+          })),
+        })
+        await producer.disconnect()
+
+        const javaApp = `${tag}-java`
+        await runJavaToEnd(cluster, 'windowed-count', {
+          applicationId: javaApp,
+          inputs: [input],
+          output: javaOut,
+          count: records.length,
+          windowMs: size,
+          graceMs: grace,
+          advanceMs: advance,
+        })
+        const keySerde = WindowedSerdes.timeWindowedSerdeFrom(str, size)
+        const decodeWindowed = (t: Record<string, string>) =>
+          Object.fromEntries(
+            Object.entries(t).map(([k, v]) => {
+              const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+              return [`${w.key}@${w.window.start}`, Serdes.Long().deserialize('', Buffer.from(v, 'hex'))]
+            }),
+          )
+
+        // The same topology as RigStreams' windowed-count, store "windowed-counts"; the output's
+        // key serde is the table's (Java's TimeWindowedSerializer format), not given here.
+        const wafkaApp = `${tag}-wafka`
+        let windows = TimeWindows.ofSizeAndGrace(size, grace)
+        if (advance !== undefined) windows = windows.advanceBy(advance)
+        await runWafkaUntil(
+          cluster,
+          kafka,
+          (b) =>
+            b
+              .stream<string, string>(input, { keySerde: str, valueSerde: str })
+              .groupByKey()
+              .windowedBy(windows)
+              .count({ storeName: 'windowed-counts' })
+              .toStream()
+              .to(wafkaOut, { valueSerde: Serdes.Long() }),
+          wafkaApp,
+          wafkaOut,
+          (t) => sameCounts(decodeWindowed(t), expected),
+        )
+        const javaTable = await rawTable(kafka, javaOut)
+        expect(decodeWindowed(javaTable)).toEqual(expected)
+        expect(await rawTable(kafka, wafkaOut)).toEqual(javaTable)
+
+        // The store's changelog: Java's window store key (key, window start, sequence number 0) and
+        // Long values; the same final table, and the same topic configs.
+        const changelogs = [javaApp, wafkaApp].map((app) => `${app}-windowed-counts-changelog`)
+        const [javaLog, wafkaLog] = [await rawTable(kafka, changelogs[0]), await rawTable(kafka, changelogs[1])]
+        expect(Object.keys(javaLog).length).toBe(Object.keys(expected).length)
+        expect(wafkaLog).toEqual(javaLog)
+        const admin = kafka.admin()
+        await admin.connect()
+        try {
+          const { resources } = await admin.describeConfigs({
+            resources: changelogs.map((name) => ({ type: TOPIC_RESOURCE, name, configNames: ['cleanup.policy', 'retention.ms'] })),
+          })
+          const configs = resources.map((r) =>
+            Object.fromEntries(r.configEntries.map((e: { configName: string; configValue: string }) => [e.configName, e.configValue])),
+          )
+          expect(configs[0]).toEqual({ 'cleanup.policy': 'compact,delete', 'retention.ms': String(size + grace + 86_400_000) })
+          expect(configs[1]).toEqual(configs[0])
+        } finally {
+          await admin.disconnect()
+        }
+      }, 300_000)
+    }
+  })
+}
+
+const decode = (t: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(t).map(([k, v]) => [str.deserialize('', Buffer.from(k, 'hex')), Serdes.Long().deserialize('', Buffer.from(v, 'hex'))]),
+  )
+
+function sameCounts(a: Record<string, bigint | null>, b: Record<string, bigint>): boolean {
+  return Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v)
+}
