@@ -1,6 +1,6 @@
 // Runs the smoke test under Node, Bun and Deno (the latter two from their
 // npm packages). A runtime that is missing fails the run: these are not optional.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { buildMockCluster } from '../peers/build.mjs'
 import { fileURLToPath } from 'node:url'
@@ -29,6 +29,10 @@ async function startMock() {
   }
   return { bootstrap, stop: () => child.stdin.end() }
 }
+// The embedded broker from dist/ (as `wafka/broker` ships) for what the mock
+// cluster does not serve: a share group and a wafka/streams application.
+const { startCluster } = await import('../../dist/broker.js')
+const embedded = await startCluster({ brokers: 1, groupInitialRebalanceDelayMs: 0 })
 const bin = (name) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url))
 const runs = [
   ['node', [process.execPath, smoke]],
@@ -36,12 +40,29 @@ const runs = [
   ['deno', [bin('deno'), 'run', '--allow-read', '--allow-env', '--allow-net', '--allow-sys', smoke]],
 ]
 
+// Each runtime in a child, waited for without blocking: the embedded broker
+// serves from this process's event loop.
+function runChild(cmd, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: 'inherit', env })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      resolve({ status: null, error })
+    })
+    child.on('exit', (status, signal) => {
+      clearTimeout(timer)
+      resolve({ status, error: signal ? new Error(`killed by ${signal}`) : undefined })
+    })
+  })
+}
+
 let failed = 0
 for (const [name, [cmd, ...args]] of runs) {
-  const r = spawnSync(cmd, args, {
-    stdio: 'inherit',
-    timeout: 60_000,
-    env: { ...process.env, ...(mock ? { WAFKA_SMOKE_BOOTSTRAP: mock.bootstrap } : {}) },
+  const r = await runChild(cmd, args, {
+    ...process.env,
+    ...(mock ? { WAFKA_SMOKE_BOOTSTRAP: mock.bootstrap } : {}),
+    WAFKA_SMOKE_EMBEDDED: embedded.bootstrapServers,
   })
   if (r.status !== 0) {
     failed++
@@ -49,5 +70,6 @@ for (const [name, [cmd, ...args]] of runs) {
   }
 }
 mock?.stop()
+await embedded.stop()
 console.log(`runtimes: ${runs.length - failed} passed, ${failed} failed`)
 process.exit(failed ? 1 : 0)

@@ -171,6 +171,99 @@ if (bootstrap) {
   })
 }
 
+// On the embedded broker (dist/broker.js, started by run.mjs): a share group
+// (KIP-932) read with explicit acknowledgements, and the README's word count
+// on wafka/streams, over this runtime's sockets and timers.
+const embedded = env('WAFKA_SMOKE_EMBEDDED')
+if (embedded) {
+  const { KafkaStreams, Serdes, StreamsBuilder } = await import('../../dist/streams.js')
+  const kafka = new wafka.Kafka({ clientId: `smoke-embedded-${runtime}`, brokers: embedded.split(',') })
+  const queue = `smoke-queue-${runtime}`
+  const [lines, counts] = [`smoke-lines-${runtime}`, `smoke-counts-${runtime}`]
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [queue, lines, counts].map((topic) => ({ topic, numPartitions: 2 })) })
+  // A new share group starts at the latest offset: earliest, so the records below are its.
+  await admin.alterConfigs({
+    resources: [
+      { type: wafka.ConfigResourceTypes.GROUP, name: queue, configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }] },
+    ],
+  })
+  const producer = kafka.producer()
+  await producer.connect()
+  const jobs = Array.from({ length: 40 }, (_, i) => `${runtime}-job-${i}`)
+  await producer.send({ topic: queue, messages: jobs.map((value) => ({ value })) })
+  const text = ['to be or not to be', 'that is the question', 'to be']
+  await producer.send({ topic: lines, messages: text.map((value, i) => ({ key: String(i), value })) })
+  await producer.disconnect()
+
+  const worker = kafka.shareConsumer({ groupId: queue, acknowledgementMode: 'explicit' })
+  await worker.subscribe({ topics: [queue] })
+  const done = []
+  let released = false
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`share group: ${done.length} of ${jobs.length} in 30 s`)), 30_000)
+    worker
+      .run({
+        eachMessage: async ({ message }) => {
+          const value = message.value.toString()
+          // The first job goes back once: it must come again, one delivery later.
+          if (value === jobs[0] && !released) {
+            released = true
+            return worker.acknowledge(message, 'release')
+          }
+          worker.acknowledge(message, 'accept')
+          done.push({ value, deliveryCount: message.deliveryCount })
+          if (done.length === jobs.length) {
+            clearTimeout(timer)
+            resolve()
+          }
+        },
+      })
+      .catch(reject)
+  })
+  await worker.disconnect()
+
+  const builder = new StreamsBuilder()
+  builder
+    .stream(lines)
+    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
+    .groupBy((_key, word) => word)
+    .count({ storeName: 'counts' })
+    .toStream()
+    .to(counts)
+  const app = new KafkaStreams(builder.build(), {
+    applicationId: `smoke-streams-${runtime}`,
+    brokers: embedded.split(','),
+    defaultKeySerde: Serdes.String(),
+    defaultValueSerde: Serdes.String(),
+    commitIntervalMs: 100,
+  })
+  await app.start()
+  const table = new Map()
+  const reader = kafka.consumer({ groupId: `smoke-counts-reader-${runtime}`, maxWaitTimeInMs: 100 })
+  await reader.connect()
+  await reader.subscribe({ topics: [counts], fromBeginning: true })
+  const expected = { be: 3n, is: 1n, not: 1n, or: 1n, question: 1n, that: 1n, the: 1n, to: 3n }
+  const complete = () => Object.entries(expected).every(([word, n]) => table.get(word) === n)
+  // The iterator ends when the reader disconnects: that bounds the wait.
+  const bound = setTimeout(() => reader.disconnect(), 30_000)
+  for await (const batch of reader.batches()) {
+    for (const m of batch.messages) table.set(m.key.toString(), m.value.readBigInt64BE(0))
+    if (complete()) break
+  }
+  clearTimeout(bound)
+  await reader.disconnect()
+  await app.close()
+  await admin.disconnect()
+  check('share group: every job accepted once, the released one delivered again', () => {
+    assert.deepEqual(done.map((d) => d.value).sort(), [...jobs].sort())
+    for (const d of done) assert.equal(d.deliveryCount, d.value === jobs[0] ? 2 : 1, d.value)
+  })
+  check('wafka/streams word count', () => assert.deepEqual(Object.fromEntries([...table].sort()), expected))
+  console.log(`${runtime}: share group of ${done.length} jobs, word count of ${table.size} words on the embedded broker`)
+}
+
 // Against a secured real broker, where test/security/runtimes.test.ts started
 // one: SASL_SSL with SCRAM-SHA-512 over this runtime's node:tls and node:crypto.
 const secure = env('WAFKA_SMOKE_SECURE')
