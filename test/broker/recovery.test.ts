@@ -19,6 +19,7 @@ import {
   OffsetCommit,
   OffsetFetch,
   Produce,
+  SyncGroup,
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from './raw-client.js'
 import { groupCoordinator, keepLog, until } from './support.js'
@@ -222,7 +223,18 @@ describe('recovery at start', () => {
       return c.request(JoinGroup, 9, { ...req, memberId: first.memberId })
     }
     let c = await start({ dataDir, topics: [{ name: 'gt', partitions: 1 }] })
-    expect(await join(c)).toMatchObject({ errorCode: 0, generationId: 1 })
+    const joined = await join(c)
+    expect(joined).toMatchObject({ errorCode: 0, generationId: 1 })
+    // As Kafka, the generation is written with the leader's assignment (SyncGroup), not at the join.
+    const synced = await c.request(SyncGroup, 5, {
+      groupId: 'gen',
+      generationId: joined.generationId,
+      memberId: joined.memberId,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [{ memberId: joined.memberId, assignment: Buffer.from('all') }],
+    })
+    expect(synced).toMatchObject({ errorCode: 0 })
     await stop()
     c = await start({ dataDir })
     expect(await join(c)).toMatchObject({ errorCode: 0, generationId: 2 })
