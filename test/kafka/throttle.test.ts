@@ -174,7 +174,7 @@ for (const [target, start] of targets)
       expect(read.every((r, i) => r.value.equals(value(i)))).toBe(true)
       expectThrottleHonoured(events, 'Fetch')
       expectLogged(logs, 'Fetch')
-    })
+    }, 90_000) // past until's 60 s, so a read that stalls says how far it got (one timed out silently in CI)
 
     it('an admin over request_percentage gets the throttle time in describeConfigs and waits it out', async () => {
       const { kafka, events, logs } = observed(cluster, 'throttled-admin')
