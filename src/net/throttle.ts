@@ -98,9 +98,15 @@ export class ThrottleGate {
     return this.closed ? this.until : 0
   }
 
-  /** A request waits behind the gate: wake the connection when it opens (one timer at a time). */
+  /**
+   * A request waits behind the gate: wake the connection when it opens (one
+   * timer at a time). The clock is not read again here: the caller found the
+   * gate closed a moment ago, and if it has opened since (the clock ticked
+   * between the two reads) the wake must still come, or the request waits
+   * for ever. Only a gate never throttled (or seen open) needs no timer.
+   */
   arm(): void {
-    if (this.timer !== undefined || !this.closed) return
+    if (this.timer !== undefined || this.until === 0) return
     this.timer = setTimeout(
       () => {
         this.timer = undefined

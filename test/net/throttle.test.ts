@@ -3,8 +3,9 @@
 // throttling, the connection must send nothing more until that time has
 // passed. Against the project's fake broker, which answers Metadata with the
 // throttle time a test sets.
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Connection, type RequestEvent } from '../../src/net/connection.js'
+import { ThrottleGate } from '../../src/net/throttle.js'
 import { createLogger, logLevel, type LogEntry } from '../../src/logger.js'
 import { ApiVersions, Metadata } from '../../src/protocol/messages/index.js'
 import { FAKE_VERSIONS, FakeCluster, type FakeBroker, type FakeRequest } from '../hostile/fake-broker.js'
@@ -138,5 +139,25 @@ describe('a throttled connection (KIP-219)', () => {
     expect(broker.requests.filter((r) => r.apiKey === Metadata.apiKey)).toHaveLength(1)
     conn.close()
     await expect(waiting).rejects.toThrow(/closed/)
+  })
+
+  it('wakes a request queued behind the gate even when the clock ticks past the throttle between the checks', async () => {
+    // The connection saw the gate closed and queued its request; by the time the gate armed its
+    // timer the clock had reached the throttle's end. A gate that read the clock again found
+    // itself open and set no timer, so the request waited for ever (a throttled consumer stalled in CI).
+    let woken = 0
+    const gate = new ThrottleGate(30_000, () => void woken++)
+    gate.throttle(100, 1_000)
+    const now = vi.spyOn(Date, 'now').mockReturnValue(1_099)
+    try {
+      expect(gate.closed).toBe(true)
+      now.mockReturnValue(1_100)
+      gate.arm()
+    } finally {
+      now.mockRestore()
+    }
+    await new Promise((r) => setTimeout(r, 50))
+    expect(woken).toBe(1)
+    expect(gate.closed).toBe(false)
   })
 })
