@@ -166,7 +166,19 @@ for (const [target, start] of targets)
           () => read.length,
           (n) => n >= count,
           60_000,
-        )
+        ).catch((err: Error) => {
+          // A stall says where the client stood: its last answers and whether a request still waited.
+          const last = events
+            .slice(-4)
+            .map((e) =>
+              e.type === 'request'
+                ? `${e.apiName} throttled ${e.throttleTimeMs} ms`
+                : e.type === 'queueSize'
+                  ? `${e.queueSize} waiting`
+                  : e.type,
+            )
+          throw new Error(`${err.message}; last events: ${last.join(', ')}`)
+        })
       } finally {
         await consumer.disconnect()
       }
