@@ -45,6 +45,11 @@ for (const target of brokerTargets({
         if (errorCode === ErrorCodes.NONE) {
           const c = await RawClient.open(`${host}:${port}`)
           open.push(c)
+          // Kafka answers COORDINATOR_LOAD_IN_PROGRESS while it loads a new __consumer_offsets partition.
+          while (
+            (await c.request(DescribeGroups, 5, { groups: [groupId] })).groups[0].errorCode === ErrorCodes.COORDINATOR_LOAD_IN_PROGRESS
+          )
+            await new Promise((r) => setTimeout(r, 200))
           return c
         }
         await new Promise((r) => setTimeout(r, 200)) // Kafka: COORDINATOR_NOT_AVAILABLE until __consumer_offsets exists
