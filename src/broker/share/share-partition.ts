@@ -91,17 +91,25 @@ export class SharePartition {
     this.endOffset = startOffset
   }
 
-  /** The state to keep: acquired records are kept as acquired, and come back available (their locks gone) when restored. */
+  /**
+   * The state to keep, as Kafka's share-partition leader persists it: an
+   * acquisition is not kept until it is acknowledged, released or its lock
+   * expires, so an acquired record is kept available with the delivery count
+   * it had before (a new leader, or the broker restarted, delivers it again
+   * as if this delivery never happened — Kafka 4.4 does, shown on a leader
+   * change by test/kafka/share-leader-change.test.ts).
+   */
   window(): ShareWindow {
     const records: Array<[number, number, number]> = []
     for (let o = this.startOffset; o < this.endOffset; o++) {
       const r = this.records.get(o)
-      if (r) records.push([o, STATE_CODES.indexOf(r.state), r.deliveryCount])
+      if (r && r.state === 'ACQUIRED') records.push([o, STATE_CODES.indexOf('AVAILABLE'), r.deliveryCount - 1])
+      else if (r) records.push([o, STATE_CODES.indexOf(r.state), r.deliveryCount])
     }
     return { startOffset: this.startOffset, endOffset: this.endOffset, records }
   }
 
-  /** A share partition as it was kept: what was acquired is available again, with its delivery count. */
+  /** A share partition as it was kept (what an earlier version kept as acquired is available again, with its delivery count). */
   restore(w: ShareWindow): void {
     this.startOffset = w.startOffset
     this.endOffset = w.endOffset

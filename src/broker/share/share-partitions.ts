@@ -17,6 +17,15 @@ function startOffset(reset: string, log: PartitionLog): number {
   return log.offsetForTimestamp(Date.now() - r.ms)?.offset ?? log.highWatermark
 }
 
+/** A share partition in memory, and the leader epoch of its topic partition it was taken up at. */
+interface LiveSharePartition {
+  groupId: string
+  topicId: string
+  index: number
+  partition: SharePartition
+  leaderEpoch: number
+}
+
 /**
  * The share partitions of every share group, with the share sessions that
  * fetch them (Kafka's SharePartitionManager and ShareSessionCache): a share
@@ -24,7 +33,7 @@ function startOffset(reset: string, log: PartitionLog): number {
  * member holds is released when its session closes or it leaves the group.
  */
 export class SharePartitions {
-  private readonly partitions = new Map<string, { groupId: string; topicId: string; index: number; partition: SharePartition }>()
+  private readonly partitions = new Map<string, LiveSharePartition>()
   readonly sessions = new ShareSessions()
   private readonly waiters = new Set<() => void>()
   /** The share-state log in dataDir; null in memory. */
@@ -48,7 +57,7 @@ export class SharePartitions {
   partition(groupId: string, topicId: string, partition: number, log: PartitionLog): SharePartition {
     const key = SharePartitions.key(groupId, topicId, partition)
     const known = this.partitions.get(key)
-    if (known) return known.partition
+    if (known) return this.led(known)
     const created = this.create(
       groupId,
       topicId,
@@ -61,8 +70,30 @@ export class SharePartitions {
       created.restore(kept)
       this.restored.delete(key)
     }
-    this.partitions.set(key, { groupId, topicId, index: partition, partition: created })
+    this.partitions.set(key, { groupId, topicId, index: partition, partition: created, leaderEpoch: this.leaderEpoch(topicId, partition) })
     return created
+  }
+
+  private leaderEpoch(topicId: string, partition: number): number {
+    return this.cluster.controller.topicsById.get(topicId)?.partitions[partition]?.leaderEpoch ?? -1
+  }
+
+  /**
+   * The share partition as its current leader has it. Kafka's share state
+   * lives with the partition's leader: a new leader takes it up from what
+   * was persisted, so what members held at the old one is theirs no more
+   * (available again, its delivery not counted: window()), whatever they
+   * say to the old leader after.
+   */
+  private led(live: LiveSharePartition): SharePartition {
+    const epoch = this.leaderEpoch(live.topicId, live.index)
+    if (epoch === live.leaderEpoch) return live.partition
+    const kept = live.partition.window()
+    live.partition.close()
+    live.partition = this.create(live.groupId, live.topicId, live.index, kept.startOffset)
+    live.partition.restore(kept)
+    live.leaderEpoch = epoch
+    return live.partition
   }
 
   private create(groupId: string, topicId: string, partition: number, start: number): SharePartition {
@@ -130,7 +161,7 @@ export class SharePartitions {
     this.partitions.get(key)?.partition.close()
     this.restored.delete(key)
     const created = this.create(groupId, topicId, partition, startOffset)
-    this.partitions.set(key, { groupId, topicId, index: partition, partition: created })
+    this.partitions.set(key, { groupId, topicId, index: partition, partition: created, leaderEpoch: this.leaderEpoch(topicId, partition) })
     const snapshot = { group: groupId, topicId, partition, ...created.window() }
     this.written.set(key, snapshot)
     this.keep(snapshot)
@@ -164,7 +195,8 @@ export class SharePartitions {
   }
 
   existing(groupId: string, topicId: string, partition: number): SharePartition | undefined {
-    return this.partitions.get(SharePartitions.key(groupId, topicId, partition))?.partition
+    const live = this.partitions.get(SharePartitions.key(groupId, topicId, partition))
+    return live && this.led(live)
   }
 
   /** A session ends (final epoch): what its member holds in its partitions is released. */
@@ -176,7 +208,7 @@ export class SharePartitions {
   /** A member left its group or was timed out: its sessions go, and everything it holds is released. */
   memberGone(groupId: string, memberId: string): void {
     this.sessions.deleteMember(groupId, memberId)
-    for (const p of this.partitions.values()) if (p.groupId === groupId) p.partition.releaseAll(memberId)
+    for (const p of this.partitions.values()) if (p.groupId === groupId) this.led(p).releaseAll(memberId)
   }
 
   /** A group deleted: its share partitions go. */

@@ -1,0 +1,143 @@
+// Share-partition state across a leader change, on a 3-broker Apache Kafka
+// 4.4 and a 3-broker embedded broker with the same assertions: the
+// partition's leadership moves (a reassignment that puts another replica
+// first, then a preferred election; every broker stays up) while a member
+// holds records it has not acknowledged. The new leader takes the state up
+// where it was persisted: what was accepted or rejected is never delivered
+// again, what was released comes back with its delivery count carried on,
+// and what the member still held is delivered again, not lost.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startCluster } from '../../src/broker/index.js'
+import { ConfigResourceTypes, Kafka, type ShareConsumer, type ShareMessage } from '../../src/index.js'
+import { requireKafka, SHARE_GROUP_TEST_CONFIG, startKafka } from '../peers/kafka.js'
+import { produce, until } from './consumer-support.js'
+
+interface Target {
+  bootstrap: string
+  stop(): Promise<void>
+}
+
+const targets: Array<[string, () => Promise<Target>]> = [
+  [
+    'a 3-broker Apache Kafka 4.4',
+    async () => {
+      const k = await startKafka({ brokers: 3, config: SHARE_GROUP_TEST_CONFIG })
+      return { bootstrap: k.bootstrap, stop: () => k.stop() }
+    },
+  ],
+  [
+    'a 3-broker embedded broker',
+    async () => {
+      const c = await startCluster({ brokers: 3, config: SHARE_GROUP_TEST_CONFIG })
+      return { bootstrap: c.bootstrapServers, stop: () => c.stop() }
+    },
+  ],
+]
+
+for (const [target, start] of targets)
+  describe.skipIf(!requireKafka())(`share-partition state across a leader change on ${target}`, () => {
+    let cluster: Target
+    beforeAll(async () => {
+      cluster = await start()
+    }, 120_000)
+    afterAll(async () => {
+      await cluster?.stop()
+    })
+
+    it('accepted and rejected records stay done; released and held ones are delivered again by the new leader', async () => {
+      const topic = 'leader-change-jobs'
+      const groupId = 'leader-change-workers'
+      const text = (m: ShareMessage) => m.value!.toString()
+      const kafka = new Kafka({ brokers: cluster.bootstrap.split(','), retryBackoffMs: 100 })
+      const admin = kafka.admin()
+      await admin.connect()
+      try {
+        await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 3 }] })
+        await admin.alterConfigs({
+          resources: [
+            { type: ConfigResourceTypes.GROUP, name: groupId, configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }] },
+          ],
+        })
+        await produce(cluster.bootstrap, topic, 30)
+
+        // v0-v9 accepted, v10-v14 rejected, v15-v19 released; v20-v29 held (acquired, never acknowledged) as the leader moves.
+        const first: ShareConsumer = kafka.shareConsumer({
+          groupId,
+          maxWaitTimeInMs: 200,
+          acknowledgementMode: 'explicit',
+          maxPollRecords: 30,
+          shareAcquireMode: 'record_limit',
+        })
+        const seen: string[] = []
+        let holding!: () => void
+        const held = new Promise<void>((r) => (holding = r))
+        let letGo!: () => void
+        const hold = new Promise<void>((r) => (letGo = r))
+        await first.subscribe({ topics: [topic] })
+        await first.run({
+          eachBatch: async ({ batch }) => {
+            for (const m of batch.messages) {
+              const i = Number(text(m).slice(1))
+              seen.push(text(m))
+              if (i >= 20) continue
+              first.acknowledge(m, i < 10 ? 'accept' : i < 15 ? 'reject' : 'release')
+            }
+            await first.commitSync()
+            holding()
+            await hold
+          },
+        })
+        await held
+        expect(seen).toHaveLength(30)
+
+        // The leadership moves: another replica first, then a preferred election.
+        const leaderOf = async () => (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0].partitions[0]
+        const before = await leaderOf()
+        const replicas = [...before.replicas.filter((r) => r !== before.leader), before.leader]
+        await admin.alterPartitionReassignments({ topics: [{ topic, partitions: [{ partition: 0, replicas }] }] })
+        let now = before
+        await until(
+          async () => {
+            // ELECTION_NOT_NEEDED once the controller has elected it itself (Kafka does when the reassignment completes).
+            await admin.electLeaders({ electionType: 'PREFERRED', topicPartitions: [{ topic, partitions: [0] }] }).catch(() => {})
+            now = await leaderOf()
+            return now.leader === replicas[0]
+          },
+          60_000,
+          () => `leader still ${now.leader} (wanted ${replicas[0]})`,
+        )
+
+        // The first member goes; whatever it says about the records it held, the new leader has them.
+        letGo()
+        await Promise.race([first.disconnect(), new Promise((r) => setTimeout(r, 5_000))])
+
+        await produce(cluster.bootstrap, topic, 5, 'v', { from: 30 })
+        const second = kafka.shareConsumer({ groupId, maxWaitTimeInMs: 200 })
+        const got: Array<{ value: string; deliveryCount: number }> = []
+        try {
+          await second.subscribe({ topics: [topic] })
+          await second.run({
+            eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }),
+          })
+          await until(
+            () => got.some((g) => g.value === 'v34') && got.length >= 20,
+            60_000,
+            () => JSON.stringify(got),
+          )
+          await second.commitSync()
+        } finally {
+          await second.disconnect()
+        }
+        const order = (l: Array<{ value: string; deliveryCount: number }>) =>
+          [...l].sort((a, b) => Number(a.value.slice(1)) - Number(b.value.slice(1)))
+        // Released: delivered a second time. Held at the old leader: its acquisition was never persisted, so the
+        // new leader delivers them as it would for the first time (Kafka 4.4 does), as it does the new records.
+        expect(order(got)).toEqual([
+          ...Array.from({ length: 5 }, (_, i) => ({ value: `v${15 + i}`, deliveryCount: 2 })),
+          ...Array.from({ length: 15 }, (_, i) => ({ value: `v${20 + i}`, deliveryCount: 1 })),
+        ])
+      } finally {
+        await admin.disconnect()
+      }
+    }, 180_000)
+  })
