@@ -3,6 +3,7 @@ import { UnsupportedApiError } from '../errors.js'
 import { decodeAssignment } from '../consumer/assignors/subscription.js'
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, UsageError, parse, resolveConnection, str, type Values } from './args.js'
 import { show } from './table-output.js'
+import { showGroupText } from './group-output.js'
 import { topicPartitions } from './topic-check.js'
 import type { Io } from './io.js'
 import { withAdmin, type AdminAction } from './admin-action.js'
@@ -128,27 +129,10 @@ async function describeGroup({ admin, io, json, names }: AdminAction): Promise<v
     io.out(JSON.stringify(data) + '\n')
     return
   }
-  io.out(`group ${groupId}: ${g.state}, ${data.type}${g.protocol ? `, ${g.protocol}` : ''}, ${members.length} member(s)\n`)
-  if (members.length > 0) {
-    io.out('\n')
-    show(
-      io,
-      false,
-      members,
-      ['member', 'client', 'host', 'partitions'],
-      members.map((m) => [m.memberId, m.clientId, m.host, m.assignment.map((t) => `${t.topic}:${t.partitions.join(',')}`).join(' ')]),
-    )
-  }
-  if (offsets.length > 0) {
-    io.out('\n')
-    show(
-      io,
-      false,
-      offsets,
-      ['topic', 'partition', 'committed', 'log end', 'lag', 'member'],
-      offsets.map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.member]),
-    )
-  }
+  showGroupText(io, `group ${groupId}: ${g.state}, ${data.type}${g.protocol ? `, ${g.protocol}` : ''}`, members, {
+    header: ['topic', 'partition', 'committed', 'log end', 'lag', 'member'],
+    rows: offsets.map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.member]),
+  })
 }
 
 /** lag's flags: --watch with its --interval and --count; without --watch, one look. */

@@ -1,5 +1,5 @@
 import type { Admin } from '../admin/admin.js'
-import { show } from './table-output.js'
+import { showGroupText } from './group-output.js'
 import type { Io } from './io.js'
 
 /** Kafka's answer for a group that does not exist, or is not a share group. */
@@ -47,25 +47,8 @@ export function showShareGroup(io: Io, json: boolean, data: NonNullable<Awaited<
     return
   }
   const { groupId, state, assignor, members, offsets } = data
-  io.out(`group ${groupId}: ${state}, share, ${assignor}, ${members.length} member(s)\n`)
-  if (members.length > 0) {
-    io.out('\n')
-    show(
-      io,
-      false,
-      members,
-      ['member', 'client', 'host', 'partitions'],
-      members.map((m) => [m.memberId, m.clientId, m.host, m.assignment.map((t) => `${t.topic}:${t.partitions.join(',')}`).join(' ')]),
-    )
-  }
-  if (offsets.length > 0) {
-    io.out('\n')
-    show(
-      io,
-      false,
-      offsets,
-      ['topic', 'partition', 'start offset', 'log end', 'lag', 'members'],
-      offsets.map((o) => [o.topic, o.partition, o.startOffset, o.logEnd, o.lag, o.members.length]),
-    )
-  }
+  showGroupText(io, `group ${groupId}: ${state}, share, ${assignor}`, members, {
+    header: ['topic', 'partition', 'start offset', 'log end', 'lag', 'members'],
+    rows: offsets.map((o) => [o.topic, o.partition, o.startOffset, o.logEnd, o.lag, o.members.length]),
+  })
 }
