@@ -36,7 +36,6 @@
  * Options take `--name=value` or `--name value`. Results are written by a
  * run without --quick, --only, --scenario, --profile or --confluent-api.
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Admin } from '../src/admin/admin.js'
 import { loadConfluent, loadKafkaJS, type Rig, startRig } from './support/clients.js'
 import {
@@ -55,6 +54,7 @@ import {
 } from './support/contest.js'
 import { JAVA_CLIENT_OPTIONS, consumerPerformanceRate, runJavaTool } from './support/java-contender.js'
 import { runKcat } from './support/kcat-contender.js'
+import { watchedConsume } from './support/watched-consume.js'
 import { MESSAGE_KEY_BYTES as KEY_BYTES, MESSAGE_POOL as POOL, MESSAGE_VALUE_BYTES as VALUE_BYTES, messagePool } from './support/data.js'
 
 // ---- the workload -----------------------------------------------------------
@@ -273,29 +273,11 @@ async function child(job: Job): Promise<ConsumerResult> {
   const meter = new ChildMeter()
   await driver.connect()
   const tally = new Tally(job.messages, job.expected.length, meter)
-  const since = performance.now()
-  let seen = 0
-  let seenAt = since
-  const watch = setInterval(() => {
-    const now = performance.now()
-    if (tally.received !== seen) [seen, seenAt] = [tally.received, now]
-    const why =
-      now - since > CHILD_GIVE_UP_MS
-        ? `after ${CHILD_GIVE_UP_MS / 1000} s`
-        : now - seenAt > CHILD_STALL_MS
-          ? `after ${CHILD_STALL_MS / 1000} s without a new message`
-          : null
-    if (why) tally.fail(new Error(`gave up ${why}, with ${fmt.format(tally.received)} of ${fmt.format(job.messages)} messages received`))
-  }, 1000)
-  tally.subscribing()
-  try {
-    await driver.consume(tally)
-    await tally.done
-  } finally {
-    clearInterval(watch)
-  }
-  const result = tally.result()
-  await Promise.race([driver.close(), sleep(CLOSE_TIMEOUT_MS)])
+  const result = await watchedConsume(driver, tally, job.messages, {
+    giveUpMs: CHILD_GIVE_UP_MS,
+    stallMs: CHILD_STALL_MS,
+    closeMs: CLOSE_TIMEOUT_MS,
+  })
   if (traced && traced() === 0) throw new Error('--channels: no channel event was seen')
   if (spans && (await spans()) === 0) throw new Error('--otel: no span was exported')
   const wrong = job.expected.flatMap((n, p) => (tally.perPartition[p] === n ? [] : [`partition ${p}: ${tally.perPartition[p]} of ${n}`]))

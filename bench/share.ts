@@ -46,6 +46,7 @@ import {
   snapshotBundle,
   summarize,
 } from './support/contest.js'
+import { watchedConsume } from './support/watched-consume.js'
 import { MESSAGE_KEY_BYTES as KEY_BYTES, MESSAGE_VALUE_BYTES as VALUE_BYTES, messagePool } from './support/data.js'
 import { machine, option, packageVersion, repositoryRoot, wafkaRevision } from './support/environment.js'
 import { JAVA_CLIENT_OPTIONS, benchJavaClasses, javaVersion } from './support/java-contender.js'
@@ -147,29 +148,11 @@ async function child(job: Job): Promise<ConsumerResult> {
   const driver = await (job.contender === 'wafka' ? wafkaDriver : kafkatsDriver)(job)
   const meter = new ChildMeter()
   const tally = new Tally(job.messages, job.expected.length, meter)
-  const since = performance.now()
-  let seen = 0
-  let seenAt = since
-  const watch = setInterval(() => {
-    const now = performance.now()
-    if (tally.received !== seen) [seen, seenAt] = [tally.received, now]
-    const why =
-      now - since > CHILD_GIVE_UP_MS
-        ? `after ${CHILD_GIVE_UP_MS / 1000} s`
-        : now - seenAt > CHILD_STALL_MS
-          ? `after ${CHILD_STALL_MS / 1000} s without a new message`
-          : null
-    if (why) tally.fail(new Error(`gave up ${why}, with ${fmt.format(tally.received)} of ${fmt.format(job.messages)} messages received`))
-  }, 1000)
-  tally.subscribing()
-  try {
-    await driver.consume(tally)
-    await tally.done
-  } finally {
-    clearInterval(watch)
-  }
-  const result = tally.result()
-  await Promise.race([driver.close(), sleep(CLOSE_TIMEOUT_MS)])
+  const result = await watchedConsume(driver, tally, job.messages, {
+    giveUpMs: CHILD_GIVE_UP_MS,
+    stallMs: CHILD_STALL_MS,
+    closeMs: CLOSE_TIMEOUT_MS,
+  })
   const short = job.expected.flatMap((n, p) => (tally.perPartition[p] === n ? [] : [`partition ${p}: ${tally.perPartition[p]} of ${n}`]))
   if (short.length) throw new Error(`not every record exactly once: ${short.join(', ')}`)
   if (tally.keyBytes !== job.messages * KEY_BYTES || tally.valueBytes !== job.messages * VALUE_BYTES)
