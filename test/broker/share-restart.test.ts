@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
-import { ConfigResourceTypes, Kafka, type ShareConsumer, type ShareMessage } from '../../src/index.js'
-import { produce, until } from '../kafka/consumer-support.js'
+import { Kafka, type ShareConsumer } from '../../src/index.js'
+import { produce } from '../kafka/consumer-support.js'
+import { configureShareGroup, holdInEveryState, readUntil } from '../kafka/share-support.js'
 import { SHARE_GROUP_TEST_CONFIG } from '../peers/kafka.js'
 
 describe('share-group state across a restart of the embedded broker', () => {
@@ -22,16 +23,11 @@ describe('share-group state across a restart of the embedded broker', () => {
   it('accepted and rejected records stay done; released ones come back with their delivery counts, held ones as never delivered', async () => {
     const topic = 'jobs'
     const groupId = 'workers'
-    const text = (m: ShareMessage) => m.value!.toString()
     let cluster = await startCluster({ brokers: 1, dataDir, config: SHARE_GROUP_TEST_CONFIG })
     const admin = new Kafka({ brokers: [cluster.bootstrapServers] }).admin()
     await admin.connect()
     await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-    await admin.alterConfigs({
-      resources: [
-        { type: ConfigResourceTypes.GROUP, name: groupId, configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }] },
-      ],
-    })
+    await configureShareGroup(admin, groupId)
     await admin.disconnect()
     await produce(cluster.bootstrapServers, topic, 30)
     // v0-v9 accepted, v10-v14 rejected, v15-v19 released; v20-v29 held (acquired, never acknowledged) when the broker stops.
@@ -42,27 +38,7 @@ describe('share-group state across a restart of the embedded broker', () => {
       maxPollRecords: 30,
       shareAcquireMode: 'record_limit',
     })
-    const seen: string[] = []
-    let holding!: () => void
-    const held = new Promise<void>((r) => (holding = r))
-    let letGo!: () => void
-    const hold = new Promise<void>((r) => (letGo = r))
-    await first.subscribe({ topics: [topic] })
-    await first.run({
-      eachBatch: async ({ batch }) => {
-        for (const m of batch.messages) {
-          const i = Number(text(m).slice(1))
-          seen.push(text(m))
-          if (i >= 20) continue
-          first.acknowledge(m, i < 10 ? 'accept' : i < 15 ? 'reject' : 'release')
-        }
-        await first.commitSync()
-        // All 30 in one acquisition: the last ten stay held (explicit mode would release them at the next fetch).
-        holding()
-        await hold
-      },
-    })
-    await held
+    const { seen, letGo } = await holdInEveryState(first, topic)
     expect(seen).toHaveLength(30)
     await cluster.stop()
     letGo()
@@ -76,21 +52,7 @@ describe('share-group state across a restart of the embedded broker', () => {
         groupId,
         maxWaitTimeInMs: 200,
       })
-      const got: Array<{ value: string; deliveryCount: number }> = []
-      try {
-        await second.subscribe({ topics: [topic] })
-        await second.run({
-          eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }),
-        })
-        await until(
-          () => got.some((g) => g.value === 'v34') && got.length >= 20,
-          30_000,
-          () => JSON.stringify(got),
-        )
-        await second.commitSync()
-      } finally {
-        await second.disconnect()
-      }
+      const got = await readUntil(second, topic, (got) => got.some((g) => g.value === 'v34') && got.length >= 20, 30_000)
       const expected = [
         ...Array.from({ length: 5 }, (_, i) => ({ value: `v${15 + i}`, deliveryCount: 2 })),
         ...Array.from({ length: 15 }, (_, i) => ({ value: `v${20 + i}`, deliveryCount: 1 })),

@@ -10,21 +10,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildSync } from 'esbuild'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import {
-  type AcknowledgementResult,
-  type Admin,
-  ConfigResourceTypes,
-  Kafka,
-  type ShareConsumer,
-  type ShareConsumerConfig,
-  type ShareMessage,
-} from '../../src/index.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AcknowledgementResult, ShareMessage } from '../../src/index.js'
 import { startCluster } from '../../src/broker/index.js'
 import { javaPeer, type JavaPeer, requireKafka, SHARE_GROUP_TEST_CONFIG, startKafka } from '../peers/kafka.js'
 import { killOnExit, LineSplitter } from '../peers/child.js'
 import { javaShareMember } from '../peers/java-share.js'
 import { produce, until } from './consumer-support.js'
+import { configureShareGroup, deliveries, shareBroker, sorted, text, values } from './share-support.js'
 
 /** A broker serving share groups: its bootstrap, Kafka's Java client beside it, and how it stops. */
 type Target = JavaPeer & { stop(): Promise<void> }
@@ -48,53 +41,18 @@ const targets: Array<[string, () => Promise<Target>]> = [
 
 for (const [target, start] of targets)
   describe.skipIf(!requireKafka())(`share groups on ${target}`, () => {
-    let kafka: Target
-    let admin: Admin
-    const consumers: ShareConsumer[] = []
+    const share = shareBroker(start, { clientId: 'share-test', startTimeoutMs: 120_000 })
+    const { member, consumers } = share
     let n = 0
-
-    beforeAll(async () => {
-      kafka = await start()
-      admin = new Kafka({ brokers: kafka.bootstrap.split(',') }).admin()
-      await admin.connect()
-    }, 120_000)
-    afterEach(async () => {
-      await Promise.allSettled(consumers.splice(0).map((c) => c.disconnect()))
-    })
-    afterAll(async () => {
-      await admin?.disconnect()
-      await kafka?.stop()
-    })
 
     /** A topic of one partition with `count` records, and a share group reading it from the start with these group configs. */
     async function setUp(count: number, groupConfig: Record<string, string> = {}) {
       const topic = `share-${++n}`
       const groupId = `queue-${n}`
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-      await admin.alterConfigs({
-        resources: [
-          {
-            type: ConfigResourceTypes.GROUP,
-            name: groupId,
-            configEntries: Object.entries({ 'share.auto.offset.reset': 'earliest', ...groupConfig }).map(([name, value]) => ({
-              name,
-              value,
-            })),
-          },
-        ],
-      })
-      await produce(kafka.bootstrap, topic, count)
+      await share.admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
+      await configureShareGroup(share.admin, groupId, groupConfig)
+      await produce(share.target.bootstrap, topic, count)
       return { topic, groupId }
-    }
-
-    function member(groupId: string, config: Partial<ShareConsumerConfig> = {}): ShareConsumer {
-      const c = new Kafka({ clientId: 'share-test', brokers: kafka.bootstrap.split(','), retryBackoffMs: 100 }).shareConsumer({
-        groupId,
-        maxWaitTimeInMs: 200,
-        ...config,
-      })
-      consumers.push(c)
-      return c
     }
 
     it('one member reads every record once, with delivery count 1, accepted implicitly', async () => {
@@ -113,10 +71,6 @@ for (const [target, start] of targets)
       expect(seen[0].topic).toBe(topic)
       expect(c.assignment()).toEqual([{ topic, partition: 0 }])
     }, 60_000)
-
-    const values = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `v${from + i}`)
-    const sorted = (l: string[]) => [...l].sort()
-    const text = (m: ShareMessage) => m.value!.toString()
 
     it('3 members on 1 partition share the records: each delivered to one member at a time, every one accepted exactly once', async () => {
       const { topic, groupId } = await setUp(300)
@@ -186,7 +140,7 @@ for (const [target, start] of targets)
         () => JSON.stringify(seen),
       )
       // Later records: the rejected ones, were they available again, would be acquired before these.
-      await produce(kafka.bootstrap, topic, 5, 'v', { from: 20 })
+      await produce(share.target.bootstrap, topic, 5, 'v', { from: 20 })
       produced = true
       await until(
         () => seen.some((s) => s.value === 'v24'),
@@ -281,7 +235,7 @@ for (const [target, start] of targets)
         30_000,
         () => JSON.stringify(seen),
       )
-      await produce(kafka.bootstrap, topic, 5, 'v', { from: 10 })
+      await produce(share.target.bootstrap, topic, 5, 'v', { from: 10 })
       await until(
         () => seen.some((s) => s.value === 'v14'),
         30_000,
@@ -310,12 +264,7 @@ for (const [target, start] of targets)
       })
       await inHandler
       await first.disconnect()
-      const second = member(groupId)
-      const got: Array<{ value: string; deliveryCount: number }> = []
-      await second.subscribe({ topics: [topic] })
-      await second.run({
-        eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }),
-      })
+      const got = await deliveries(member(groupId), topic)
       // What the first member finished was accepted (implicit mode), the rest released on close.
       await until(
         () => firstSaw.length + got.length >= 10,
@@ -350,7 +299,9 @@ for (const [target, start] of targets)
 
       it('its records go to the others (with one more delivery count), and all are accepted once', async () => {
         const { topic, groupId } = await setUp(30, { 'share.record.lock.duration.ms': '4000' })
-        const proc: ChildProcess = spawn(process.execPath, [child, kafka.bootstrap, groupId, topic], { stdio: ['ignore', 'pipe', 'pipe'] })
+        const proc: ChildProcess = spawn(process.execPath, [child, share.target.bootstrap, groupId, topic], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
         killOnExit(proc)
         const lines: string[] = []
         const stderr: string[] = []
@@ -372,9 +323,7 @@ for (const [target, start] of targets)
         proc.kill('SIGKILL')
         await exited
         const c = member(groupId)
-        const got: Array<{ value: string; deliveryCount: number }> = []
-        await c.subscribe({ topics: [topic] })
-        await c.run({ eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }) })
+        const got = await deliveries(c, topic)
         await until(
           () => got.length >= 30,
           30_000,
@@ -389,7 +338,7 @@ for (const [target, start] of targets)
     it("a mixed group: wafka members and Java's KafkaShareConsumer split the records and together accept each exactly once", async () => {
       const { topic, groupId } = await setUp(400)
       // Java takes 10 records a poll and works on them for 50 ms, so the wafka members get their share.
-      const java = javaShareMember(kafka, groupId, topic, {
+      const java = javaShareMember(share.target, groupId, topic, {
         props: { 'max.poll.records': 10, 'share.acquire.mode': 'record_limit' },
         pollDelayMs: 50,
       })
@@ -486,10 +435,7 @@ for (const [target, start] of targets)
       )
       expect(crashes[0].message).toMatch(/not acknowledged/)
       // Released, so another member has them at once, delivered a second time.
-      const other = member(groupId)
-      const got: Array<{ value: string; deliveryCount: number }> = []
-      await other.subscribe({ topics: [topic] })
-      await other.run({ eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }) })
+      const got = await deliveries(member(groupId), topic)
       await until(
         () => got.length >= 10,
         30_000,

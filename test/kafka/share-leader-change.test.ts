@@ -8,16 +8,12 @@
 // and what the member still held is delivered again, not lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
-import { ConfigResourceTypes, Kafka, type ShareConsumer, type ShareMessage } from '../../src/index.js'
+import { Kafka, type ShareConsumer } from '../../src/index.js'
 import { requireKafka, SHARE_GROUP_TEST_CONFIG, startKafka } from '../peers/kafka.js'
 import { produce, until } from './consumer-support.js'
+import { configureShareGroup, type Delivery, holdInEveryState, readUntil, type ShareTarget } from './share-support.js'
 
-interface Target {
-  bootstrap: string
-  stop(): Promise<void>
-}
-
-const targets: Array<[string, () => Promise<Target>]> = [
+const targets: Array<[string, () => Promise<ShareTarget>]> = [
   [
     'a 3-broker Apache Kafka 4.4',
     async () => {
@@ -36,7 +32,7 @@ const targets: Array<[string, () => Promise<Target>]> = [
 
 for (const [target, start] of targets)
   describe.skipIf(!requireKafka())(`share-partition state across a leader change on ${target}`, () => {
-    let cluster: Target
+    let cluster: ShareTarget
     beforeAll(async () => {
       cluster = await start()
     }, 120_000)
@@ -47,17 +43,12 @@ for (const [target, start] of targets)
     it('accepted and rejected records stay done; released and held ones are delivered again by the new leader', async () => {
       const topic = 'leader-change-jobs'
       const groupId = 'leader-change-workers'
-      const text = (m: ShareMessage) => m.value!.toString()
       const kafka = new Kafka({ brokers: cluster.bootstrap.split(','), retryBackoffMs: 100 })
       const admin = kafka.admin()
       await admin.connect()
       try {
         await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 3 }] })
-        await admin.alterConfigs({
-          resources: [
-            { type: ConfigResourceTypes.GROUP, name: groupId, configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }] },
-          ],
-        })
+        await configureShareGroup(admin, groupId)
         await produce(cluster.bootstrap, topic, 30)
 
         // v0-v9 accepted, v10-v14 rejected, v15-v19 released; v20-v29 held (acquired, never acknowledged) as the leader moves.
@@ -68,26 +59,7 @@ for (const [target, start] of targets)
           maxPollRecords: 30,
           shareAcquireMode: 'record_limit',
         })
-        const seen: string[] = []
-        let holding!: () => void
-        const held = new Promise<void>((r) => (holding = r))
-        let letGo!: () => void
-        const hold = new Promise<void>((r) => (letGo = r))
-        await first.subscribe({ topics: [topic] })
-        await first.run({
-          eachBatch: async ({ batch }) => {
-            for (const m of batch.messages) {
-              const i = Number(text(m).slice(1))
-              seen.push(text(m))
-              if (i >= 20) continue
-              first.acknowledge(m, i < 10 ? 'accept' : i < 15 ? 'reject' : 'release')
-            }
-            await first.commitSync()
-            holding()
-            await hold
-          },
-        })
-        await held
+        const { seen, letGo } = await holdInEveryState(first, topic)
         expect(seen).toHaveLength(30)
 
         // The leadership moves: another replica first, then a preferred election.
@@ -112,24 +84,13 @@ for (const [target, start] of targets)
         await Promise.race([first.disconnect(), new Promise((r) => setTimeout(r, 5_000))])
 
         await produce(cluster.bootstrap, topic, 5, 'v', { from: 30 })
-        const second = kafka.shareConsumer({ groupId, maxWaitTimeInMs: 200 })
-        const got: Array<{ value: string; deliveryCount: number }> = []
-        try {
-          await second.subscribe({ topics: [topic] })
-          await second.run({
-            eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }),
-          })
-          await until(
-            () => got.some((g) => g.value === 'v34') && got.length >= 20,
-            60_000,
-            () => JSON.stringify(got),
-          )
-          await second.commitSync()
-        } finally {
-          await second.disconnect()
-        }
-        const order = (l: Array<{ value: string; deliveryCount: number }>) =>
-          [...l].sort((a, b) => Number(a.value.slice(1)) - Number(b.value.slice(1)))
+        const got = await readUntil(
+          kafka.shareConsumer({ groupId, maxWaitTimeInMs: 200 }),
+          topic,
+          (got) => got.some((g) => g.value === 'v34') && got.length >= 20,
+          60_000,
+        )
+        const order = (l: Delivery[]) => [...l].sort((a, b) => Number(a.value.slice(1)) - Number(b.value.slice(1)))
         // Released: delivered a second time. Held at the old leader: its acquisition was never persisted, so the
         // new leader delivers them as it would for the first time (Kafka 4.4 does), as it does the new records.
         expect(order(got)).toEqual([

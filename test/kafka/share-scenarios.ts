@@ -4,14 +4,9 @@
 // share-groups-cluster.test.ts), the embedded one also against the built
 // package (test/vitest.config.ts builtSlice). The 1-partition scenarios, and those that
 // need Java or a child process, are in share-groups.test.ts.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type Admin, ConfigResourceTypes, Kafka, type ShareConsumer, type ShareConsumerConfig, type ShareMessage } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
 import { produce, until } from './consumer-support.js'
-
-export interface ShareTarget {
-  bootstrap: string
-  stop(): Promise<void>
-}
+import { configureShareGroup, deliveries, shareBroker, type ShareTarget, sorted, text, values } from './share-support.js'
 
 export interface ShareScenarioOptions {
   /** Partitions of each topic. */
@@ -21,66 +16,27 @@ export interface ShareScenarioOptions {
   leaders: number
 }
 
-const values = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `v${from + i}`)
-const sorted = (l: string[]) => [...l].sort()
-const text = (m: ShareMessage) => m.value!.toString()
-
 export function shareScenarios(name: string, skip: boolean, start: () => Promise<ShareTarget>, o: ShareScenarioOptions): void {
   describe.skipIf(skip)(name, () => {
-    let target: ShareTarget
-    let admin: Admin
-    const consumers: ShareConsumer[] = []
+    const share = shareBroker(start, { clientId: 'share-test', startTimeoutMs: 180_000 })
+    const { member } = share
     let n = 0
-
-    beforeAll(async () => {
-      target = await start()
-      admin = new Kafka({ brokers: target.bootstrap.split(',') }).admin()
-      await admin.connect()
-    }, 180_000)
-    afterEach(async () => {
-      await Promise.allSettled(consumers.splice(0).map((c) => c.disconnect()))
-    })
-    afterAll(async () => {
-      await admin?.disconnect()
-      await target?.stop()
-    })
 
     /** A topic of o.partitions partitions led by o.leaders brokers, with `count` records (keys spread them), and a share group reading it from the start. */
     async function setUp(count: number, groupConfig: Record<string, string> = {}) {
       const topic = `share-n-${++n}`
       const groupId = `queue-n-${n}`
-      await admin.createTopics({
+      await share.admin.createTopics({
         topics: [{ topic, numPartitions: o.partitions, replicationFactor: o.replicationFactor }],
         waitForLeaders: true,
       })
-      const [meta] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics
+      const [meta] = (await share.admin.fetchTopicMetadata({ topics: [topic] })).topics
       expect(new Set(meta.partitions.map((p) => p.leader)).size, 'brokers leading the partitions').toBe(o.leaders)
-      await admin.alterConfigs({
-        resources: [
-          {
-            type: ConfigResourceTypes.GROUP,
-            name: groupId,
-            configEntries: Object.entries({ 'share.auto.offset.reset': 'earliest', ...groupConfig }).map(([name, value]) => ({
-              name,
-              value,
-            })),
-          },
-        ],
-      })
-      await produce(target.bootstrap, topic, count)
-      const offsets = await admin.fetchTopicOffsets(topic)
+      await configureShareGroup(share.admin, groupId, groupConfig)
+      await produce(share.target.bootstrap, topic, count)
+      const offsets = await share.admin.fetchTopicOffsets(topic)
       expect(offsets.filter((p) => Number(p.high) > 0).length, 'partitions holding records').toBe(o.partitions)
       return { topic, groupId }
-    }
-
-    function member(groupId: string, config: Partial<ShareConsumerConfig> = {}): ShareConsumer {
-      const c = new Kafka({ clientId: 'share-test', brokers: target.bootstrap.split(','), retryBackoffMs: 100 }).shareConsumer({
-        groupId,
-        maxWaitTimeInMs: 200,
-        ...config,
-      })
-      consumers.push(c)
-      return c
     }
 
     it('3 members share the records of every partition: each delivered to one member at a time, every one accepted exactly once', async () => {
@@ -149,7 +105,7 @@ export function shareScenarios(name: string, skip: boolean, start: () => Promise
         () => JSON.stringify(seen),
       )
       // Later records on every partition: the rejected ones, were they available again, would be acquired before these.
-      await produce(target.bootstrap, topic, 30, 'v', { from: 30 })
+      await produce(share.target.bootstrap, topic, 30, 'v', { from: 30 })
       await until(
         () => new Set(seen.map((s) => s.value)).size >= 60,
         30_000,
@@ -179,7 +135,7 @@ export function shareScenarios(name: string, skip: boolean, start: () => Promise
         30_000,
         () => JSON.stringify(seen),
       )
-      await produce(target.bootstrap, topic, 15, 'v', { from: 15 })
+      await produce(share.target.bootstrap, topic, 15, 'v', { from: 15 })
       await until(
         () => new Set(seen.map((s) => s.value)).size >= 30,
         30_000,
@@ -208,12 +164,7 @@ export function shareScenarios(name: string, skip: boolean, start: () => Promise
       })
       await inHandler
       await first.disconnect()
-      const second = member(groupId)
-      const got: Array<{ value: string; deliveryCount: number }> = []
-      await second.subscribe({ topics: [topic] })
-      await second.run({
-        eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }),
-      })
+      const got = await deliveries(member(groupId), topic)
       await until(
         () => firstSaw.length + got.length >= 20,
         30_000,

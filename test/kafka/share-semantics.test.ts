@@ -2,29 +2,16 @@
 // Apache Kafka 4.4 and on the embedded broker with the same assertions:
 // renewing acquisition locks (KIP-1222, AcknowledgeType.RENEW), the group's
 // share.isolation.level, and share.auto.offset.reset by_duration.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import {
-  type AcknowledgementResult,
-  type Admin,
-  ConfigResourceTypes,
-  Kafka,
-  type ShareConsumer,
-  type ShareConsumerConfig,
-  type ShareMessage,
-} from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { type AcknowledgementResult, Kafka } from '../../src/index.js'
 import { startCluster } from '../../src/broker/index.js'
 import { ShareFetch } from '../../src/protocol/messages/index.js'
 import { RawClient } from '../broker/raw-client.js'
 import { requireKafka, SHARE_GROUP_TEST_CONFIG, startKafka } from '../peers/kafka.js'
 import { produce, until } from './consumer-support.js'
+import { configureShareGroup, deliveries, shareBroker, type ShareTarget, text } from './share-support.js'
 
-/** A broker serving share groups: its bootstrap, and how it stops. */
-interface Target {
-  bootstrap: string
-  stop(): Promise<void>
-}
-
-const targets: Array<[string, () => Promise<Target>]> = [
+const targets: Array<[string, () => Promise<ShareTarget>]> = [
   [
     'Apache Kafka 4.4',
     async () => {
@@ -41,64 +28,28 @@ const targets: Array<[string, () => Promise<Target>]> = [
   ],
 ]
 
-const text = (m: ShareMessage) => m.value!.toString()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 for (const [target, start] of targets)
   describe.skipIf(!requireKafka())(`share-group semantics on ${target}`, () => {
-    let kafka: Target
-    let admin: Admin
-    const consumers: ShareConsumer[] = []
+    const share = shareBroker(start, { clientId: 'share-semantics', startTimeoutMs: 120_000 })
+    const { member } = share
     let n = 0
-
-    beforeAll(async () => {
-      kafka = await start()
-      admin = new Kafka({ brokers: kafka.bootstrap.split(',') }).admin()
-      await admin.connect()
-    }, 120_000)
-    afterEach(async () => {
-      await Promise.allSettled(consumers.splice(0).map((c) => c.disconnect()))
-    })
-    afterAll(async () => {
-      await admin?.disconnect()
-      await kafka?.stop()
-    })
 
     /** A topic of one partition and a share group with these group configs (reading from the start unless told otherwise). */
     async function setUp(groupConfig: Record<string, string> = {}) {
       const topic = `semantics-${++n}`
       const groupId = `semantics-queue-${n}`
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-      await admin.alterConfigs({
-        resources: [
-          {
-            type: ConfigResourceTypes.GROUP,
-            name: groupId,
-            configEntries: Object.entries({ 'share.auto.offset.reset': 'earliest', ...groupConfig }).map(([name, value]) => ({
-              name,
-              value,
-            })),
-          },
-        ],
-      })
+      await share.admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
+      await configureShareGroup(share.admin, groupId, groupConfig)
       return { topic, groupId }
-    }
-
-    function member(groupId: string, config: Partial<ShareConsumerConfig> = {}): ShareConsumer {
-      const c = new Kafka({ clientId: 'share-semantics', brokers: kafka.bootstrap.split(','), retryBackoffMs: 100 }).shareConsumer({
-        groupId,
-        maxWaitTimeInMs: 200,
-        ...config,
-      })
-      consumers.push(c)
-      return c
     }
 
     describe('renew (KIP-1222)', () => {
       it('a record renewed past its lock stays with its member: handed to it again, never to another, then accepted once', async () => {
         // Locks of 2 s; the holder works 1.2 s, renews, works 1.2 s more, renews, then accepts: 3.6 s in all.
         const { topic, groupId } = await setUp({ 'share.record.lock.duration.ms': '2000' })
-        await produce(kafka.bootstrap, topic, 3)
+        await produce(share.target.bootstrap, topic, 3)
         const holder = member(groupId, { acknowledgementMode: 'explicit', maxPollRecords: 3, shareAcquireMode: 'record_limit' })
         expect(holder.acquisitionLockTimeoutMs()).toBeUndefined()
         const results: AcknowledgementResult[] = []
@@ -137,7 +88,7 @@ for (const [target, start] of targets)
         )
         // New records after: the other member reads them (it was fetching), delivered once.
         await holder.disconnect()
-        await produce(kafka.bootstrap, topic, 2, 'v', { from: 3 })
+        await produce(share.target.bootstrap, topic, 2, 'v', { from: 3 })
         await until(
           () => otherGot.length >= 2,
           30_000,
@@ -160,7 +111,7 @@ for (const [target, start] of targets)
 
       it('renewing a record whose lock expired (another member holds it) is refused with INVALID_RECORD_STATE; it is not handed out again', async () => {
         const { topic, groupId } = await setUp({ 'share.record.lock.duration.ms': '1500' })
-        await produce(kafka.bootstrap, topic, 2)
+        await produce(share.target.bootstrap, topic, 2)
         const late = member(groupId, { acknowledgementMode: 'explicit', maxPollRecords: 2, shareAcquireMode: 'record_limit' })
         const refused: string[] = []
         late.on(late.events.ACKNOWLEDGED, (e) => {
@@ -224,7 +175,7 @@ for (const [target, start] of targets)
 
       it('a group with share.renew.acknowledge.enable=false refuses renewals (INVALID_RECORD_STATE)', async () => {
         const { topic, groupId } = await setUp({ 'share.renew.acknowledge.enable': 'false' })
-        await produce(kafka.bootstrap, topic, 1)
+        await produce(share.target.bootstrap, topic, 1)
         const c = member(groupId, { acknowledgementMode: 'explicit' })
         const refused: string[] = []
         c.on(c.events.ACKNOWLEDGED, (e) => {
@@ -250,7 +201,7 @@ for (const [target, start] of targets)
 
       it('a renewing ShareFetch asks for nothing: Kafka refuses fetch limits with IsRenewAck', async () => {
         const { groupId } = await setUp()
-        const raw = await RawClient.open(kafka.bootstrap.split(',')[0])
+        const raw = await RawClient.open(share.target.bootstrap.split(',')[0])
         try {
           const fetch = (limits: { maxWaitMs: number; minBytes: number; maxBytes: number; maxRecords: number }) =>
             raw.request(ShareFetch, 2, {
@@ -278,16 +229,8 @@ for (const [target, start] of targets)
       const { topic, groupId } = await setUp({ 'share.isolation.level': 'read_committed' })
       // A group left at read_uncommitted beside it, over the same records.
       const uncommittedGroup = `${groupId}-uncommitted`
-      await admin.alterConfigs({
-        resources: [
-          {
-            type: ConfigResourceTypes.GROUP,
-            name: uncommittedGroup,
-            configEntries: [{ name: 'share.auto.offset.reset', value: 'earliest' }],
-          },
-        ],
-      })
-      const producer = new Kafka({ clientId: 'share-txn', brokers: kafka.bootstrap.split(',') }).producer({
+      await configureShareGroup(share.admin, uncommittedGroup)
+      const producer = new Kafka({ clientId: 'share-txn', brokers: share.target.bootstrap.split(',') }).producer({
         transactionalId: `share-txn-${n}`,
         idempotent: true,
         acks: 'all',
@@ -304,15 +247,8 @@ for (const [target, start] of targets)
         await send('c', 'commit')
         await send('a', 'abort')
         const open = await send('o', 'open')
-        const read = async (group: string) => {
-          const c = member(group)
-          const got: Array<{ value: string; deliveryCount: number }> = []
-          await c.subscribe({ topics: [topic] })
-          await c.run({ eachMessage: async ({ message }) => void got.push({ value: text(message), deliveryCount: message.deliveryCount }) })
-          return got
-        }
-        const committed = await read(groupId)
-        const uncommitted = await read(uncommittedGroup)
+        const committed = await deliveries(member(groupId), topic)
+        const uncommitted = await deliveries(member(uncommittedGroup), topic)
         await until(
           () => committed.length >= 5 && uncommitted.length >= 15,
           30_000,
@@ -338,15 +274,10 @@ for (const [target, start] of targets)
     it('share.auto.offset.reset by_duration:<ISO-8601>: a share partition starts at the first record no older than the duration; bad durations refused', async () => {
       const { topic, groupId } = await setUp({ 'share.auto.offset.reset': 'by_duration:PT1H' })
       for (const bad of ['by_duration:', 'by_duration:-PT1H', 'by_duration:one-hour', 'sometime'])
-        await expect(
-          admin.alterConfigs({
-            resources: [
-              { type: ConfigResourceTypes.GROUP, name: groupId, configEntries: [{ name: 'share.auto.offset.reset', value: bad }] },
-            ],
-          }),
-          bad,
-        ).rejects.toMatchObject({ type: 'INVALID_CONFIG' })
-      const producer = new Kafka({ clientId: 'share-times', brokers: kafka.bootstrap.split(',') }).producer()
+        await expect(configureShareGroup(share.admin, groupId, { 'share.auto.offset.reset': bad }), bad).rejects.toMatchObject({
+          type: 'INVALID_CONFIG',
+        })
+      const producer = new Kafka({ clientId: 'share-times', brokers: share.target.bootstrap.split(',') }).producer()
       await producer.connect()
       try {
         const now = Date.now()
