@@ -13,9 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeRecordSet, loadCodecs } from '../../src/codec/index.js'
 import {
   CreateTopics,
-  decodeData,
-  encodeData,
-  Fetch,
   FindCoordinator,
   GroupMetadataKey,
   GroupMetadataValue,
@@ -26,30 +23,16 @@ import {
   OffsetCommitValue,
   OffsetFetch,
   SyncGroup,
-  type DataSpec,
 } from '../../src/protocol/messages/index.js'
 import { Kafka } from '../../src/index.js'
 import { RawClient } from '../broker/raw-client.js'
 import { until } from '../broker/support.js'
+import { fetchOffsetsPartition, partitionOf, readOffsetsPartition, roundTrip } from './offsets-topic-records.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 
 const PARTITIONS = 10
 const GROUP = 'records-group'
 const TXN_GROUP = 'records-txn-group'
-
-/** Java's String.hashCode, then Kafka's Utils.abs: the group's partition. */
-function partitionOf(groupId: string): number {
-  let h = 0
-  for (let i = 0; i < groupId.length; i++) h = (Math.imul(31, h) + groupId.charCodeAt(i)) | 0
-  return (h === -2147483648 ? 0 : Math.abs(h)) % PARTITIONS
-}
-
-/** Decodes `bytes` with `spec` and checks that encoding the result gives the same bytes back. */
-function roundTrip<T>(spec: DataSpec<T>, bytes: Buffer): { version: number; value: T } {
-  const decoded = decodeData(spec, bytes)
-  expect(encodeData(spec, decoded.version, decoded.value as never).equals(bytes), spec.name).toBe(true)
-  return decoded
-}
 
 const config = { 'offsets.topic.num.partitions': String(PARTITIONS) }
 
@@ -124,24 +107,7 @@ for (const target of brokerTargets({ kafka: { config }, embedded: { config } }))
       })
       expect(commit.topics[0].partitions[0].errorCode).toBe(0)
 
-      const fetched = await c.request(Fetch, 12, {
-        maxWaitMs: 0,
-        minBytes: 0,
-        maxBytes: 1 << 20,
-        topics: [
-          {
-            topic: '__consumer_offsets',
-            partitions: [
-              { partition: partitionOf(GROUP), fetchOffset: 0n, currentLeaderEpoch: -1, lastFetchedEpoch: -1, partitionMaxBytes: 1 << 20 },
-            ],
-          },
-        ],
-      })
-      const part = fetched.responses[0].partitions[0]
-      expect(part.errorCode).toBe(0)
-      const records = decodeRecordSet(part.records!).batches.flatMap((b) =>
-        b.records.map((r) => ({ key: Buffer.from(r.key!), value: r.value && Buffer.from(r.value) })),
-      )
+      const records = await readOffsetsPartition(c, partitionOf(GROUP, PARTITIONS))
 
       const offsets = records.filter((r) => r.key.readInt16BE(0) === 1)
       expect(offsets).toHaveLength(1)
@@ -208,26 +174,7 @@ for (const target of brokerTargets({ kafka: { config }, embedded: { config } }))
         let producerIds = new Set<bigint>()
         await until(
           async () => {
-            const fetched = await tc.request(Fetch, 12, {
-              maxWaitMs: 0,
-              minBytes: 0,
-              maxBytes: 1 << 20,
-              topics: [
-                {
-                  topic: '__consumer_offsets',
-                  partitions: [
-                    {
-                      partition: partitionOf(TXN_GROUP),
-                      fetchOffset: 0n,
-                      currentLeaderEpoch: -1,
-                      lastFetchedEpoch: -1,
-                      partitionMaxBytes: 1 << 20,
-                    },
-                  ],
-                },
-              ],
-            })
-            const part = fetched.responses[0].partitions[0]
+            const part = await fetchOffsetsPartition(tc, partitionOf(TXN_GROUP, PARTITIONS))
             if (part.errorCode !== 0 || !part.records) return false
             const batches = decodeRecordSet(part.records).batches.filter((b) => b.isTransactional)
             producerIds = new Set(batches.map((b) => b.producerId))

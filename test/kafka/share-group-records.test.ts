@@ -10,13 +10,10 @@
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { decodeRecordSet, loadCodecs } from '../../src/codec/index.js'
+import { loadCodecs } from '../../src/codec/index.js'
 import {
   CreateTopics,
-  decodeData,
   DeleteGroups,
-  encodeData,
-  Fetch,
   FindCoordinator,
   Metadata,
   ShareGroupCurrentMemberAssignmentKey,
@@ -30,35 +27,15 @@ import {
   ShareGroupTargetAssignmentMemberValue,
   ShareGroupTargetAssignmentMetadataKey,
   ShareGroupTargetAssignmentMetadataValue,
-  type DataSpec,
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from '../broker/raw-client.js'
 import { until } from '../broker/support.js'
+import { type CoordinatorRecord, partitionOf, readOffsetsPartition, roundTrip } from './offsets-topic-records.js'
 import { SHARE_GROUP_TEST_CONFIG } from '../peers/kafka.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 
 const PARTITIONS = 10
 const GROUP = 'share-records-group'
-
-/** Java's String.hashCode, then Kafka's Utils.abs: the group's partition. */
-function partitionOf(groupId: string): number {
-  let h = 0
-  for (let i = 0; i < groupId.length; i++) h = (Math.imul(31, h) + groupId.charCodeAt(i)) | 0
-  return (h === -2147483648 ? 0 : Math.abs(h)) % PARTITIONS
-}
-
-/** Decodes `bytes` with `spec` and checks that encoding the result gives the same bytes back. */
-function roundTrip<T>(spec: DataSpec<T>, bytes: Buffer): { version: number; value: T } {
-  const decoded = decodeData(spec, bytes)
-  expect(encodeData(spec, decoded.version, decoded.value as never).equals(bytes), spec.name).toBe(true)
-  return decoded
-}
-
-interface Read {
-  type: number
-  key: Buffer
-  value: Buffer | null
-}
 
 const config = { 'offsets.topic.num.partitions': String(PARTITIONS), ...SHARE_GROUP_TEST_CONFIG }
 
@@ -80,27 +57,8 @@ for (const target of brokerTargets({ kafka: { config }, embedded: { config } }))
     })
 
     /** The share records (types 10 to 15) of the group's partition, from `from` on. */
-    async function records(from = 0): Promise<Read[]> {
-      const fetched = await c.request(Fetch, 12, {
-        maxWaitMs: 0,
-        minBytes: 0,
-        maxBytes: 1 << 20,
-        topics: [
-          {
-            topic: '__consumer_offsets',
-            partitions: [
-              { partition: partitionOf(GROUP), fetchOffset: 0n, currentLeaderEpoch: -1, lastFetchedEpoch: -1, partitionMaxBytes: 1 << 20 },
-            ],
-          },
-        ],
-      })
-      const part = fetched.responses[0].partitions[0]
-      expect(part.errorCode).toBe(0)
-      return decodeRecordSet(part.records!)
-        .batches.flatMap((b) => b.records.map((r) => ({ key: Buffer.from(r.key!), value: r.value && Buffer.from(r.value) })))
-        .map((r) => ({ ...r, type: r.key.readInt16BE(0) }))
-        .filter((r) => r.type >= 10 && r.type <= 15)
-        .slice(from)
+    async function records(from = 0): Promise<CoordinatorRecord[]> {
+      return (await readOffsetsPartition(c, partitionOf(GROUP, PARTITIONS))).filter((r) => r.type >= 10 && r.type <= 15).slice(from)
     }
 
     it('a member’s join, its leaving and the group’s deletion, decoded and encoded back byte for byte', async () => {
