@@ -378,6 +378,43 @@ async function saslClient(bootstrap: string, user: string, password: string): Pr
   return c
 }
 
+/** An ACL for bob on a literal resource: ALLOW (3), or DENY (2) when `permissionType` says so. */
+const forBob = (resourceType: number, resourceName: string, operation: number, permissionType = 3) => ({
+  resourceType,
+  resourceName,
+  resourcePatternType: 3,
+  principal: 'User:bob',
+  host: '*',
+  operation,
+  permissionType,
+})
+
+/** Alice, a super user, makes these ACLs on the broker at `bootstrap`. */
+async function aliceGrants(bootstrap: string, acl: Array<ReturnType<typeof forBob>>): Promise<void> {
+  const admin = new Kafka({
+    clientId: 'checks-alice',
+    brokers: [bootstrap],
+    sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
+  }).admin()
+  await admin.connect()
+  await admin.createAcls({ acl })
+  await admin.disconnect()
+}
+
+/**
+ * Asks again, every 100 ms and at most `retries` times, while `again` holds
+ * of the answer: Kafka's brokers apply an ACL, and load a coordinator, a
+ * moment after they are asked to. The last answer.
+ */
+async function askWhile<R>(ask: () => Promise<R>, again: (r: R) => boolean, retries = 100): Promise<R> {
+  let r = await ask()
+  for (let i = 0; i < retries && again(r); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    r = await ask()
+  }
+  return r
+}
+
 /** A broker with StandardAuthorizer, topics t and doomed, and bob (no ACL) on a SASL PLAIN listener. */
 type Target = { bootstrap: string; stop(): Promise<void> }
 const targets: Array<[string, boolean, () => Promise<Target>]> = [
@@ -432,24 +469,13 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
   })
 
   it('with ACLs made by a super user: the authorized operations Kafka tells (Metadata, DescribeCluster)', async () => {
-    const admin = new Kafka({
-      clientId: 'checks-alice',
-      brokers: [target.bootstrap],
-      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
-    }).admin()
-    await admin.connect()
-    const bob = (resourceType: number, resourceName: string, operation: number, permissionType = 3) => ({
-      resourceType,
-      resourceName,
-      resourcePatternType: 3,
-      principal: 'User:bob',
-      host: '*',
-      operation,
-      permissionType,
-    })
     // READ on t, WRITE on t denied; ALTER and IDEMPOTENT_WRITE on the cluster.
-    await admin.createAcls({ acl: [bob(2, 't', 3), bob(2, 't', 4, 2), bob(4, 'kafka-cluster', 7), bob(4, 'kafka-cluster', 12)] })
-    await admin.disconnect()
+    await aliceGrants(target.bootstrap, [
+      forBob(2, 't', 3),
+      forBob(2, 't', 4, 2),
+      forBob(4, 'kafka-cluster', 7),
+      forBob(4, 'kafka-cluster', 12),
+    ])
     const ask = () =>
       client.request(M.Metadata, 12, {
         topics: [{ name: 't', topicId: ZERO_UUID }],
@@ -457,44 +483,18 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
         includeTopicAuthorizedOperations: true,
       })
     // Kafka's brokers apply an ACL once its record reaches them: a moment.
-    let meta = await ask()
-    for (let i = 0; i < 50 && meta.topics[0].errorCode !== 0; i++) {
-      await new Promise((r) => setTimeout(r, 100))
-      meta = await ask()
-    }
+    const meta = await askWhile(ask, (m) => m.topics[0].errorCode !== 0, 50)
     expect(meta.topics[0]).toMatchObject({ errorCode: 0, topicAuthorizedOperations: bit(3, 8) })
     const cluster = await client.request(M.DescribeCluster, 1, { includeClusterAuthorizedOperations: true, endpointType: 1 })
     expect(cluster.clusterAuthorizedOperations).toBe(bit(7, 8, 12))
   })
 
   it('TxnOffsetCommit in a transaction: a topic it may not READ is refused, the readable one committed', async () => {
-    const admin = new Kafka({
-      clientId: 'checks-alice',
-      brokers: [target.bootstrap],
-      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
-    }).admin()
-    await admin.connect()
-    const allow = (resourceType: number, resourceName: string, operation: number) => ({
-      resourceType,
-      resourceName,
-      resourcePatternType: 3,
-      principal: 'User:bob',
-      host: '*',
-      operation,
-      permissionType: 3,
-    })
     // WRITE on the transactional id, READ on the group and on t; nothing on doomed.
-    await admin.createAcls({ acl: [allow(5, 'tx-read', 4), allow(3, 'g-read', 3), allow(2, 't', 3)] })
-    await admin.disconnect()
+    await aliceGrants(target.bootstrap, [forBob(5, 'tx-read', 4), forBob(3, 'g-read', 3), forBob(2, 't', 3)])
     // Until Kafka's broker has applied the ACLs and made its coordinators' topics: bounded retries.
-    const settled = async <R>(ask: () => Promise<R>, code: (r: R) => number): Promise<R> => {
-      let r = await ask()
-      for (let i = 0; i < 100 && [TXN, GROUP, 14, 15, 16].includes(code(r)); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100))
-        r = await ask()
-      }
-      return r
-    }
+    const settled = <R>(ask: () => Promise<R>, code: (r: R) => number): Promise<R> =>
+      askWhile(ask, (r) => [TXN, GROUP, 14, 15, 16].includes(code(r)))
     for (const [keyType, key] of [
       [0, 'g-read'],
       [1, 'tx-read'],
@@ -531,30 +531,13 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
   })
 
   it("OffsetCommit checks READ on each topic before the coordinator: an unreadable topic is refused whatever the member, the rest get the group's answer", async () => {
-    const admin = new Kafka({
-      clientId: 'checks-alice',
-      brokers: [target.bootstrap],
-      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
-    }).admin()
-    await admin.connect()
-    const allow = (resourceType: number, resourceName: string) => ({
-      resourceType,
-      resourceName,
-      resourcePatternType: 3,
-      principal: 'User:bob',
-      host: '*',
-      operation: 3,
-      permissionType: 3,
-    })
     // READ on the group and on t; nothing on doomed.
-    await admin.createAcls({ acl: [allow(3, 'g-commit'), allow(2, 't')] })
-    await admin.disconnect()
+    await aliceGrants(target.bootstrap, [forBob(3, 'g-commit', 3), forBob(2, 't', 3)])
     // Until Kafka's broker has applied the ACLs and loaded the group's coordinator: bounded retries.
-    let found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-commit'] })
-    for (let i = 0; i < 100 && found.coordinators[0].errorCode !== 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-commit'] })
-    }
+    const found = await askWhile(
+      () => client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-commit'] }),
+      (r) => r.coordinators[0].errorCode !== 0,
+    )
     expect(found.coordinators[0].errorCode).toBe(0)
     // A member of a generation the group (which does not exist) never had.
     const commit = (names: string[]) =>
@@ -566,39 +549,21 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
       })
     const codes = (r: Awaited<ReturnType<typeof commit>>) =>
       Object.fromEntries(r.topics.map((x) => [x.name, x.partitions.map((p) => p.errorCode)]))
-    let mixed = await commit(['doomed', 't'])
-    for (let i = 0; i < 100 && [14, 15, 16].includes(codes(mixed).t?.[0]); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      mixed = await commit(['doomed', 't'])
-    }
+    const mixed = await askWhile(
+      () => commit(['doomed', 't']),
+      (r) => [14, 15, 16].includes(codes(r).t?.[0]),
+    )
     expect(codes(mixed)).toEqual({ doomed: [TOPIC], t: [ErrorCodes.ILLEGAL_GENERATION] })
     // Only an unreadable topic: the coordinator is not asked, so the member's generation is not an error.
     expect(codes(await commit(['doomed']))).toEqual({ doomed: [TOPIC] })
   })
   it('share-group offsets check each topic (DESCRIBE to describe, READ to alter or delete): an unauthorized one is refused, after the rest in a description and before them in a change', async () => {
-    const admin = new Kafka({
-      clientId: 'checks-alice',
-      brokers: [target.bootstrap],
-      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
-    }).admin()
-    await admin.connect()
-    const allow = (resourceType: number, resourceName: string, operation: number) => ({
-      resourceType,
-      resourceName,
-      resourcePatternType: 3,
-      principal: 'User:bob',
-      host: '*',
-      operation,
-      permissionType: 3,
-    })
     // READ and DELETE on the group, READ on t; nothing on doomed.
-    await admin.createAcls({ acl: [allow(3, 'g-share', 3), allow(3, 'g-share', 6), allow(2, 't', 3)] })
-    await admin.disconnect()
-    let found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-share'] })
-    for (let i = 0; i < 100 && found.coordinators[0].errorCode !== 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-share'] })
-    }
+    await aliceGrants(target.bootstrap, [forBob(3, 'g-share', 3), forBob(3, 'g-share', 6), forBob(2, 't', 3)])
+    const found = await askWhile(
+      () => client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-share'] }),
+      (r) => r.coordinators[0].errorCode !== 0,
+    )
     expect(found.coordinators[0].errorCode).toBe(0)
     const alter = () =>
       client.request(M.AlterShareGroupOffsets, 0, {
@@ -606,11 +571,7 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
         topics: ['t', 'doomed'].map((topicName) => ({ topicName, partitions: [{ partitionIndex: 0, startOffset: 0n }] })),
       })
     // Until Kafka's broker has loaded the group's coordinator: bounded retries.
-    let altered = await alter()
-    for (let i = 0; i < 100 && [14, 15, 16].includes(altered.errorCode); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      altered = await alter()
-    }
+    const altered = await askWhile(alter, (r) => [14, 15, 16].includes(r.errorCode))
     expect([altered.errorCode, altered.responses.map((t) => [t.topicName, t.partitions.map((p) => p.errorCode)])]).toEqual([
       0,
       [
@@ -641,29 +602,12 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
   }, 60_000)
 
   it('a KIP-848 regex subscription is resolved to the topics the member may DESCRIBE only', async () => {
-    const admin = new Kafka({
-      clientId: 'checks-alice',
-      brokers: [target.bootstrap],
-      sasl: { mechanism: 'plain', username: 'alice', password: USERS.alice },
-    }).admin()
-    await admin.connect()
-    const allow = (resourceType: number, resourceName: string, operation: number) => ({
-      resourceType,
-      resourceName,
-      resourcePatternType: 3,
-      principal: 'User:bob',
-      host: '*',
-      operation,
-      permissionType: 3,
-    })
     // READ on the group, DESCRIBE on t; nothing on doomed, which the regex matches too.
-    await admin.createAcls({ acl: [allow(3, 'g-regex', 3), allow(2, 't', 8)] })
-    await admin.disconnect()
-    let found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-regex'] })
-    for (let i = 0; i < 100 && found.coordinators[0].errorCode !== 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      found = await client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-regex'] })
-    }
+    await aliceGrants(target.bootstrap, [forBob(3, 'g-regex', 3), forBob(2, 't', 8)])
+    const found = await askWhile(
+      () => client.request(M.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g-regex'] }),
+      (r) => r.coordinators[0].errorCode !== 0,
+    )
     expect(found.coordinators[0].errorCode).toBe(0)
     const meta = await client.request(M.Metadata, 12, { topics: [{ name: 't', topicId: ZERO_UUID }], allowAutoTopicCreation: false })
     expect(meta.topics[0].errorCode).toBe(0)
@@ -682,11 +626,10 @@ describe.each(targets)('every API with StandardAuthorizer and no ACL, on %s', (_
       })
     const memberId = 'regex-member-0000000'
     // Until Kafka's broker has loaded the group's coordinator: bounded retries.
-    let r = await beat(memberId, 0, [])
-    for (let i = 0; i < 100 && [14, 15, 16].includes(r.errorCode); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      r = await beat(memberId, 0, [])
-    }
+    let r = await askWhile(
+      () => beat(memberId, 0, []),
+      (b) => [14, 15, 16].includes(b.errorCode),
+    )
     expect(r.errorCode, r.errorMessage ?? '').toBe(0)
     let epoch = r.memberEpoch
     let assigned = r.assignment?.topicPartitions ?? []
