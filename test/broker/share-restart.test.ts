@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
-import { Kafka, type ShareConsumer } from '../../src/index.js'
+import { Kafka } from '../../src/index.js'
 import { produce } from '../kafka/consumer-support.js'
 import { configureShareGroup, holdInEveryState, readUntil } from '../kafka/share-support.js'
 import { SHARE_GROUP_TEST_CONFIG } from '../peers/kafka.js'
@@ -31,14 +31,11 @@ describe('share-group state across a restart of the embedded broker', () => {
     await admin.disconnect()
     await produce(cluster.bootstrapServers, topic, 30)
     // v0-v9 accepted, v10-v14 rejected, v15-v19 released; v20-v29 held (acquired, never acknowledged) when the broker stops.
-    const first: ShareConsumer = new Kafka({ brokers: [cluster.bootstrapServers], retryBackoffMs: 100 }).shareConsumer({
+    const { first, seen, letGo } = await holdInEveryState(
+      new Kafka({ brokers: [cluster.bootstrapServers], retryBackoffMs: 100 }),
       groupId,
-      maxWaitTimeInMs: 200,
-      acknowledgementMode: 'explicit',
-      maxPollRecords: 30,
-      shareAcquireMode: 'record_limit',
-    })
-    const { seen, letGo } = await holdInEveryState(first, topic)
+      topic,
+    )
     expect(seen).toHaveLength(30)
     await cluster.stop()
     letGo()

@@ -8,7 +8,7 @@
 // and what the member still held is delivered again, not lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
-import { Kafka, type ShareConsumer } from '../../src/index.js'
+import { Kafka } from '../../src/index.js'
 import { requireKafka, SHARE_GROUP_TEST_CONFIG, startKafka } from '../peers/kafka.js'
 import { produce, until } from './consumer-support.js'
 import { configureShareGroup, type Delivery, holdInEveryState, readUntil, type ShareTarget } from './share-support.js'
@@ -52,14 +52,7 @@ for (const [target, start] of targets)
         await produce(cluster.bootstrap, topic, 30)
 
         // v0-v9 accepted, v10-v14 rejected, v15-v19 released; v20-v29 held (acquired, never acknowledged) as the leader moves.
-        const first: ShareConsumer = kafka.shareConsumer({
-          groupId,
-          maxWaitTimeInMs: 200,
-          acknowledgementMode: 'explicit',
-          maxPollRecords: 30,
-          shareAcquireMode: 'record_limit',
-        })
-        const { seen, letGo } = await holdInEveryState(first, topic)
+        const { first, seen, letGo } = await holdInEveryState(kafka, groupId, topic)
         expect(seen).toHaveLength(30)
 
         // The leadership moves: another replica first, then a preferred election.

@@ -112,12 +112,23 @@ export async function readUntil(
 }
 
 /**
- * Runs `first` (explicit mode, maxPollRecords 30, record_limit) on a topic of
- * v0-v29: all 30 in one acquisition, it accepts v0-v9, rejects v10-v14,
- * releases v15-v19 and commits, and holds v20-v29 (acquired, never
+ * A member of `groupId` (explicit mode, maxPollRecords 30, record_limit) on a
+ * topic of v0-v29: all 30 in one acquisition, it accepts v0-v9, rejects
+ * v10-v14, releases v15-v19 and commits, and holds v20-v29 (acquired, never
  * acknowledged) until `letGo`. Resolves once it holds them, with what it saw.
  */
-export async function holdInEveryState(first: ShareConsumer, topic: string): Promise<{ seen: string[]; letGo: () => void }> {
+export async function holdInEveryState(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+): Promise<{ first: ShareConsumer; seen: string[]; letGo: () => void }> {
+  const first = kafka.shareConsumer({
+    groupId,
+    maxWaitTimeInMs: 200,
+    acknowledgementMode: 'explicit',
+    maxPollRecords: 30,
+    shareAcquireMode: 'record_limit',
+  })
   const seen: string[] = []
   let holding!: () => void
   const held = new Promise<void>((r) => (holding = r))
@@ -139,5 +150,5 @@ export async function holdInEveryState(first: ShareConsumer, topic: string): Pro
     },
   })
   await held
-  return { seen, letGo }
+  return { first, seen, letGo }
 }
