@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeRecordSet, loadCodecs } from '../../src/codec/index.js'
 import {
   CreateTopics,
-  FindCoordinator,
   GroupMetadataKey,
   GroupMetadataValue,
   JoinGroup,
@@ -27,7 +26,7 @@ import {
 import { Kafka } from '../../src/index.js'
 import { RawClient } from '../broker/raw-client.js'
 import { until } from '../broker/support.js'
-import { fetchOffsetsPartition, partitionOf, readOffsetsPartition, roundTrip } from './offsets-topic-records.js'
+import { coordinatorClient, fetchOffsetsPartition, partitionOf, readOffsetsPartition, roundTrip } from './offsets-topic-records.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 
 const PARTITIONS = 10
@@ -54,15 +53,8 @@ for (const target of brokerTargets({ kafka: { config }, embedded: { config } }))
     })
 
     it('an offset commit and a classic group’s metadata decode, and encode back byte for byte', async () => {
-      let found = { errorCode: -1, host: '', port: 0 }
-      await until(
-        async () =>
-          (found = (await bootstrap.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [GROUP] })).coordinators[0]).errorCode === 0,
-        30_000,
-        () => `FindCoordinator: ${found.errorCode}`,
-      )
       // The coordinator: the leader of the group's partition, whose log the records are read from.
-      c = await RawClient.open(`${found.host}:${found.port}`)
+      c = await coordinatorClient(bootstrap, GROUP)
       // A member joins and syncs (its generation, protocol, subscription and assignment go into the group's record).
       const subscription = Buffer.from('subscription-bytes')
       const assignment = Buffer.from('assignment-bytes')
@@ -143,15 +135,7 @@ for (const target of brokerTargets({ kafka: { config }, embedded: { config } }))
       expect(Buffer.from(group.value.members[0].assignment).equals(assignment)).toBe(true)
     })
     it('transactional offset commits: a transactional batch of the producer, resolved by its COMMIT or ABORT marker', async () => {
-      let found = { errorCode: -1, host: '', port: 0 }
-      await until(
-        async () =>
-          (found = (await bootstrap.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [TXN_GROUP] })).coordinators[0])
-            .errorCode === 0,
-        30_000,
-        () => `FindCoordinator: ${found.errorCode}`,
-      )
-      const tc = await RawClient.open(`${found.host}:${found.port}`)
+      const tc = await coordinatorClient(bootstrap, TXN_GROUP)
       const kafka = new Kafka({ clientId: 'records', brokers: cluster.bootstrap.split(','), logLevel: 0 })
       const p = kafka.producer({ transactionalId: 'records-txn' })
       try {

@@ -4,8 +4,9 @@
 import { Buffer } from 'node:buffer'
 import { expect } from 'vitest'
 import { decodeRecordSet } from '../../src/codec/index.js'
-import { decodeData, encodeData, Fetch, type DataSpec } from '../../src/protocol/messages/index.js'
-import type { RawClient } from '../broker/raw-client.js'
+import { decodeData, encodeData, Fetch, FindCoordinator, type DataSpec } from '../../src/protocol/messages/index.js'
+import { RawClient } from '../broker/raw-client.js'
+import { until } from '../broker/support.js'
 
 /** Java's String.hashCode, then Kafka's Utils.abs: the group's partition of a __consumer_offsets of `partitions`. */
 export function partitionOf(groupId: string, partitions: number): number {
@@ -19,6 +20,22 @@ export function roundTrip<T>(spec: DataSpec<T>, bytes: Buffer): { version: numbe
   const decoded = decodeData(spec, bytes)
   expect(encodeData(spec, decoded.version, decoded.value as never).equals(bytes), spec.name).toBe(true)
   return decoded
+}
+
+/**
+ * A client on the group's coordinator, the leader of its partition of
+ * __consumer_offsets, whose log the records are read from: asked of
+ * `bootstrap` until it answers (the partition may still be loading).
+ */
+export async function coordinatorClient(bootstrap: RawClient, groupId: string): Promise<RawClient> {
+  let found = { errorCode: -1, host: '', port: 0 }
+  await until(
+    async () =>
+      (found = (await bootstrap.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [groupId] })).coordinators[0]).errorCode === 0,
+    30_000,
+    () => `FindCoordinator: ${found.errorCode}`,
+  )
+  return RawClient.open(`${found.host}:${found.port}`)
 }
 
 /** One partition of __consumer_offsets from its start, in one Fetch (v12) to its leader `c`: the partition's answer. */

@@ -14,7 +14,6 @@ import { loadCodecs } from '../../src/codec/index.js'
 import {
   CreateTopics,
   DeleteGroups,
-  FindCoordinator,
   Metadata,
   ShareGroupCurrentMemberAssignmentKey,
   ShareGroupCurrentMemberAssignmentValue,
@@ -30,7 +29,7 @@ import {
 } from '../../src/protocol/messages/index.js'
 import { RawClient } from '../broker/raw-client.js'
 import { until } from '../broker/support.js'
-import { type CoordinatorRecord, partitionOf, readOffsetsPartition, roundTrip } from './offsets-topic-records.js'
+import { coordinatorClient, type CoordinatorRecord, partitionOf, readOffsetsPartition, roundTrip } from './offsets-topic-records.js'
 import { SHARE_GROUP_TEST_CONFIG } from '../peers/kafka.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 
@@ -62,14 +61,7 @@ for (const target of brokerTargets({ kafka: { config }, embedded: { config } }))
     }
 
     it('a member’s join, its leaving and the group’s deletion, decoded and encoded back byte for byte', async () => {
-      let found = { errorCode: -1, host: '', port: 0 }
-      await until(
-        async () =>
-          (found = (await bootstrap.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [GROUP] })).coordinators[0]).errorCode === 0,
-        30_000,
-        () => `FindCoordinator: ${found.errorCode}`,
-      )
-      c = await RawClient.open(`${found.host}:${found.port}`)
+      c = await coordinatorClient(bootstrap, GROUP)
       const topicId = (await c.request(Metadata, 12, { topics: [{ name: 't' }], allowAutoTopicCreation: false })).topics[0].topicId
       const memberId = randomUUID()
       const v = ShareGroupHeartbeat.maxVersion
