@@ -25,7 +25,8 @@ export const USAGE = `usage: wafka groups list|describe|lag|reset-offsets|delete
                                              a JSON line per look with --json
   wafka groups reset-offsets GROUP -t TOPIC (--to-earliest | --to-latest | --to-offset N |
                              --shift-by N | --to-timestamp MS) [--dry-run]
-                                             moves the committed offsets (the group must have no members)
+                                             moves the committed offsets, or a share group's
+                                             start offsets (the group must have no members)
   wafka groups delete GROUP ...              deletes empty groups
 ${CONNECTION_USAGE}`
 
@@ -109,16 +110,19 @@ async function groupView(admin: Admin, groupId: string) {
   return { g, members, owner }
 }
 
-async function describeGroup({ admin, io, json, names }: AdminAction): Promise<void> {
-  const groupId = names[0]
-  // A share group is not a classic or consumer group: DescribeGroups calls it Dead.
+/** Whether `groupId` is a share group (DescribeGroups calls one Dead: it is not a classic or consumer group). */
+async function isShareGroup(admin: Admin, groupId: string): Promise<boolean> {
   // Brokers before ListGroups v5 (Kafka 3.x) have no types and no share groups.
   const shares = await admin.listGroups({ types: ['share'] }).catch((err: unknown) => {
     if (err instanceof UnsupportedApiError) return { groups: [] }
     throw err
   })
-  const share = shares.groups.some((g) => g.groupId === groupId)
-  if (share) {
+  return shares.groups.some((g) => g.groupId === groupId)
+}
+
+async function describeGroup({ admin, io, json, names }: AdminAction): Promise<void> {
+  const groupId = names[0]
+  if (await isShareGroup(admin, groupId)) {
     const view = await shareGroupView(admin, groupId)
     if (view) return showShareGroup(io, json, view)
   }
@@ -199,12 +203,21 @@ async function resetOffsets(
 ): Promise<void> {
   const groupId = names[0]
   const partitions = await topicPartitions(admin, topic)
-  const { groups } = await admin.describeGroups([groupId])
-  if (groups[0].members.length > 0) throw new Error(`group ${groupId} has ${groups[0].members.length} active member(s): stop them first`)
+  // A share group moves its start offsets (SPSO: kafka-share-groups.sh --reset-offsets), any other group its commits.
+  const share = await isShareGroup(admin, groupId)
+  const members = share
+    ? (await admin.describeShareGroups([groupId])).groups[0].members.length
+    : (await admin.describeGroups([groupId])).groups[0].members.length
+  if (members > 0) throw new Error(`group ${groupId} has ${members} active member(s): stop them first`)
   const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o]))
   const current = new Map<number, bigint>()
-  for (const t of await admin.fetchOffsets({ groupId, topics: [topic] }))
-    for (const p of t.partitions) if (BigInt(p.offset) >= 0n) current.set(p.partition, BigInt(p.offset))
+  if (share) {
+    for (const t of await admin.listShareGroupOffsets({ groupId, topics: [topic] }))
+      for (const p of t.partitions) if (BigInt(p.startOffset) >= 0n) current.set(p.partition, BigInt(p.startOffset))
+  } else {
+    for (const t of await admin.fetchOffsets({ groupId, topics: [topic] }))
+      for (const p of t.partitions) if (BigInt(p.offset) >= 0n) current.set(p.partition, BigInt(p.offset))
+  }
   const byTime =
     timestamp === undefined
       ? undefined
@@ -214,8 +227,11 @@ async function resetOffsets(
     const next = target(BigInt(e.low), BigInt(e.high), current.get(p), byTime?.get(p))
     return { topic, partition: p, from: current.has(p) ? Number(current.get(p)) : null, to: Number(next) }
   })
-  if (!values['dry-run'])
-    await admin.setOffsets({ groupId, topic, partitions: plan.map((p) => ({ partition: p.partition, offset: p.to })) })
+  if (!values['dry-run']) {
+    const moved = plan.map((p) => ({ partition: p.partition, offset: p.to }))
+    if (share) await admin.alterShareGroupOffsets({ groupId, topic, partitions: moved })
+    else await admin.setOffsets({ groupId, topic, partitions: moved })
+  }
   const data = { groupId, applied: !values['dry-run'], offsets: plan }
   if (json) {
     io.out(JSON.stringify(data) + '\n')

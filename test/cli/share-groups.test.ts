@@ -101,6 +101,22 @@ describe.skipIf(!built).each(targets)('wafka groups on a share group, %s', (_nam
       await produce(b, topic, 5, 'v', { partition: 0, from: 10 })
       const after = JSON.parse((await wafka(['groups', 'describe', groupId, '-b', b, '--json'])).stdout)
       expect([after.state, after.members, after.offsets.map((o: { lag: number | null }) => o.lag)]).toEqual(['Empty', [], [5, null]])
+      // reset-offsets moves an empty share group's start offsets (kafka-share-groups.sh --reset-offsets), clamped to each log.
+      const dry = await wafka(['groups', 'reset-offsets', groupId, '-b', b, '-t', topic, '--to-offset', '12', '--dry-run', '--json'])
+      expect(JSON.parse(dry.stdout)).toEqual({
+        groupId,
+        applied: false,
+        offsets: [
+          { topic, partition: 0, from: after.offsets[0].startOffset, to: 12 },
+          { topic, partition: 1, from: null, to: 0 },
+        ],
+      })
+      expect((await wafka(['groups', 'reset-offsets', groupId, '-b', b, '-t', topic, '--to-offset', '12'])).code).toBe(0)
+      const reset = JSON.parse((await wafka(['groups', 'describe', groupId, '-b', b, '--json'])).stdout)
+      expect(reset.offsets.map((o: { startOffset: number; lag: number }) => [o.startOffset, o.lag])).toEqual([
+        [12, 3],
+        [0, 0],
+      ])
       expect(await wafka(['groups', 'delete', groupId, '-b', b])).toMatchObject({ code: 0, stdout: `deleted group ${groupId}\n` })
       expect(await wafka(['groups', 'describe', groupId, '-b', b])).toMatchObject({
         code: 1,
