@@ -33,6 +33,8 @@ export interface BenchStatistics {
  */
 export class StatsGatherer {
   private readonly snapshots: ClientStatistics[] = []
+  /** Set by result(): the run is summed up, and a snapshot the client takes as it closes is neither counted nor printed. */
+  private ended = false
 
   constructor(
     readonly intervalMs: number,
@@ -40,11 +42,13 @@ export class StatsGatherer {
   ) {}
 
   readonly take = (s: ClientStatistics): void => {
+    if (this.ended) return
     this.snapshots.push(s)
     this.print(JSON.stringify(s))
   }
 
   result(final: ProducerStatistics | ConsumerStatistics): BenchStatistics {
+    this.ended = true
     const out: BenchStatistics = { intervalMs: this.intervalMs, snapshots: this.snapshots.length, brokers: brokerRuns(this.snapshots) }
     if (final.type === 'producer') out.batches = final.batches
     else
