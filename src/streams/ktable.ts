@@ -3,7 +3,7 @@
 // turns them back into records.
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KStream } from './kstream.js'
-import type { StreamRecord } from './topology.js'
+import { TopologyError, type StreamRecord } from './topology.js'
 
 export class KTable<K, V> {
   /** @internal */
@@ -12,7 +12,23 @@ export class KTable<K, V> {
     private readonly up: Upstream,
     /** The store that holds the table, or null when it is not materialized. */
     readonly queryableStoreName: string | null,
+    private readonly materialize?: () => string,
   ) {}
+
+  /** The store a join reads the table's current values from (materialized now if it can be). @internal */
+  valueStore(): string {
+    const store = this.queryableStoreName ?? this.materialize?.()
+    if (store === undefined)
+      throw new TopologyError(
+        `table ${this.up.node} has no store to join against: join a table from builder.table() or an aggregation, not one filter() or mapValues() derived`,
+      )
+    return store
+  }
+
+  /** Where the table's updates come from. @internal */
+  get upstream(): Upstream {
+    return this.up
+  }
 
   toStream(): KStream<K, V> {
     const name = this.b.newProcessorName('KTABLE-TOSTREAM-')
@@ -47,4 +63,5 @@ export class KTable<K, V> {
   }
 }
 
-export const tableOf = <K, V>(b: InternalBuilder, up: Upstream, store: string | null): KTable<K, V> => new KTable<K, V>(b, up, store)
+export const tableOf = <K, V>(b: InternalBuilder, up: Upstream, store: string | null, materialize?: () => string): KTable<K, V> =>
+  new KTable<K, V>(b, up, store, materialize)

@@ -14,6 +14,7 @@ import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } fro
 import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
+import { consumedAll } from './support.js'
 
 const TOPIC_RESOURCE = 2
 // An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
@@ -164,6 +165,19 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
       )
     }
   }, 120_000)
+
+  it("the stream-table joins' describe() print as Java's (KSTREAM-JOIN / KSTREAM-LEFTJOIN connected to the table's store)", async () => {
+    for (const join of ['inner', 'left'] as const) {
+      const b = new StreamsBuilder()
+      const stream = b.stream<string, string>('clicks', { keySerde: str, valueSerde: str })
+      const table = b.table<string, string>('users', { keySerde: str, valueSerde: str }, { storeName: 'table' })
+      const joiner = (v: string, t: string | null) => `${v}+${t}`
+      ;(join === 'inner' ? stream.join(table, joiner) : stream.leftJoin(table, joiner)).to('out', { keySerde: str, valueSerde: str })
+      expect(b.build().describe().toString()).toBe(
+        await javaStreamsDescribe('stream-table-join', { applicationId: 'd', inputs: ['clicks', 'users'], output: 'out', join }),
+      )
+    }
+  }, 120_000)
 })
 
 for (const target of brokerTargets()) {
@@ -281,6 +295,107 @@ for (const target of brokerTargets()) {
         u4: 'page4+NAME4',
         u5: 'page5+null',
       })
+    }, 300_000)
+
+    it('stream-table join, inner and left: the same output records and table changelog, byte for byte', async () => {
+      // The table's updates (a key updated, one deleted, one with a null key) all before the
+      // clicks in time, so Java (which picks a task's next record by timestamp) applies them
+      // first; wafka/streams is given them first (it takes each partition's records as they come).
+      const [users, clicks] = ['stj-users', 'stj-clicks']
+      await createTopics(kafka, [users, clicks, 'stj-java-inner', 'stj-java-left', 'stj-wafka-inner', 'stj-wafka-left'])
+      const at = (topic: string, key: string | null, value: string | null, ms: number) => ({
+        key: str.serialize(topic, key),
+        value: str.serialize(topic, value),
+        timestamp: T0 + ms,
+      })
+      const table: Array<[string | null, string | null]> = [
+        ['u0', 'ann'],
+        ['u1', 'bob'],
+        ['u2', 'cy'],
+        [null, 'nobody'],
+        ['u2', null],
+        ['u1', 'bobby'],
+        ['u5', 'eve'],
+      ]
+      const events: Array<[string | null, string | null]> = [
+        ['u0', 'p0'],
+        ['u1', 'p1'],
+        ['u2', 'p2'],
+        ['u3', 'p3'],
+        [null, 'p4'],
+        ['u0', null],
+        ['u5', 'p5'],
+        ['u1', 'p6'],
+      ]
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({ topic: users, messages: table.map(([k, v], i) => at(users, k, v, 1_000 + i)) })
+      const wafkaApps = (['inner', 'left'] as const).map((join) => {
+        const b = new StreamsBuilder()
+        const stream = b.stream<string, string>(clicks, { keySerde: str, valueSerde: str })
+        const t = b.table<string, string>(users, { keySerde: str, valueSerde: str }, { storeName: 'table' })
+        const joiner = (v: string, u: string | null) => `${v}+${u}`
+        ;(join === 'inner' ? stream.join(t, joiner) : stream.leftJoin(t, joiner)).to(`stj-wafka-${join}`, {
+          keySerde: str,
+          valueSerde: str,
+        })
+        return new KafkaStreams(b.build(), {
+          applicationId: `stj-wafka-${join}`,
+          brokers: cluster.bootstrap,
+          commitIntervalMs: 100,
+          defaultApiTimeoutMs: 30_000,
+        })
+      })
+      try {
+        for (const app of wafkaApps) await app.start()
+        for (const join of ['inner', 'left']) await consumedAll(kafka, `stj-wafka-${join}`, [users])
+        await producer.send({ topic: clicks, messages: events.map(([k, v], i) => at(clicks, k, v, 10_000 + i)) })
+        for (const join of ['inner', 'left']) await consumedAll(kafka, `stj-wafka-${join}`, [users, clicks], 90_000)
+      } finally {
+        await producer.disconnect()
+        for (const app of wafkaApps) await app.close()
+      }
+      for (const join of ['inner', 'left'] as const)
+        await runJavaToEnd(cluster, 'stream-table-join', {
+          applicationId: `stj-java-${join}`,
+          inputs: [clicks, users],
+          output: `stj-java-${join}`,
+          join,
+          count: table.length + events.length,
+        })
+
+      /** Every record, key and value as hex ('-' for null), sorted. */
+      const records = async (topic: string) =>
+        (await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic)))
+          .map((r) => `${r.key?.toString('hex') ?? '-'}:${r.value?.toString('hex') ?? '-'}`)
+          .sort()
+      const readable = (list: string[]) =>
+        list.map((r) =>
+          r
+            .split(':')
+            .map((h) => (h === '-' ? 'null' : Buffer.from(h, 'hex').toString()))
+            .join('='),
+        )
+      const expected = {
+        inner: ['u0=p0+ann', 'u1=p1+bobby', 'u1=p6+bobby', 'u5=p5+eve'],
+        left: ['null=p4+null', 'u0=p0+ann', 'u1=p1+bobby', 'u1=p6+bobby', 'u2=p2+null', 'u3=p3+null', 'u5=p5+eve'],
+      }
+      for (const join of ['inner', 'left'] as const) {
+        const javaOut = await records(`stj-java-${join}`)
+        expect(readable(javaOut).sort()).toEqual(expected[join])
+        expect(await records(`stj-wafka-${join}`)).toEqual(javaOut)
+        // The table's store, logged to <applicationId>-table-changelog: the same final table.
+        const [javaLog, wafkaLog] = [
+          await rawTable(kafka, `stj-java-${join}-table-changelog`),
+          await rawTable(kafka, `stj-wafka-${join}-table-changelog`),
+        ]
+        expect(
+          Object.keys(javaLog)
+            .map((k) => Buffer.from(k, 'hex').toString())
+            .sort(),
+        ).toEqual(['u0', 'u1', 'u5'])
+        expect(wafkaLog).toEqual(javaLog)
+      }
     }, 300_000)
 
     for (const [label, size, grace, advance] of [
