@@ -4,6 +4,7 @@
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KStream } from './kstream.js'
 import { TopologyError, type StreamRecord } from './topology.js'
+import { tableTableJoin } from './table-table-join.js'
 
 export class KTable<K, V> {
   /** @internal */
@@ -34,6 +35,21 @@ export class KTable<K, V> {
     const name = this.b.newProcessorName('KTABLE-TOSTREAM-')
     this.add(name, (fwd) => fwd)
     return this.b.dsl.stream(this.b, { ...this.up, node: name })
+  }
+
+  /** The rows both tables have, joined; a row leaving either side is deleted (Java's KTable.join(KTable)). */
+  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO) => VR): KTable<K, VR> {
+    return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner as (v: V | null, o: VO | null) => VR, 'inner'), null)
+  }
+
+  /** Every row of this table, joined with the other's row or null (Java's KTable.leftJoin(KTable)). */
+  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null) => VR): KTable<K, VR> {
+    return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner as (v: V | null, o: VO | null) => VR, 'left'), null)
+  }
+
+  /** Every row of either table, joined with the other's or null (Java's KTable.outerJoin(KTable)). */
+  outerJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V | null, otherValue: VO | null) => VR): KTable<K, VR> {
+    return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner, 'outer'), null)
   }
 
   /** Keeps the updates `predicate` accepts; a refused one is forwarded as a deletion, as Java's KTableFilter does. */

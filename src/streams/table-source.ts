@@ -7,7 +7,7 @@
 import type { InternalBuilder } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import type { Serde } from './serdes.js'
-import type { ProcessorNode } from './topology.js'
+import type { ProcessorNode, StreamRecord } from './topology.js'
 
 /** Java's Consumed and Materialized, as builder.table() takes them. */
 export interface TableSourceOptions<K, V> {
@@ -50,6 +50,9 @@ export function tableSource<K, V>(b: InternalBuilder, topic: string, o: TableSou
             })
           }
           store.put(r.key, r.value ?? null, r.timestamp)
+          // The value replaced goes along: a table-table join's kept side needs it (Java's sendOldValues).
+          rt.forward({ key: r.key, value: r.value ?? null, timestamp: r.timestamp, oldValue: old?.value ?? null } as StreamRecord)
+          return
         }
         rt.forward({ key: r.key, value: r.value ?? null, timestamp: r.timestamp })
       }

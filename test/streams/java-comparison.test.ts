@@ -178,6 +178,21 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
       )
     }
   }, 120_000)
+
+  it("the table-table joins' describe() print as Java's (KTABLE-MERGE, -JOINTHIS and -JOINOTHER, each side connected to the other's store)", async () => {
+    for (const join of ['inner', 'left', 'outer'] as const) {
+      const b = new StreamsBuilder()
+      const left = b.table<string, string>('l', { keySerde: str, valueSerde: str }, { storeName: 'left' })
+      const right = b.table<string, string>('r', { keySerde: str, valueSerde: str }, { storeName: 'right' })
+      const joiner = (l: string | null, r: string | null) => `${l}+${r}`
+      const joined =
+        join === 'inner' ? left.join(right, joiner) : join === 'left' ? left.leftJoin(right, joiner) : left.outerJoin(right, joiner)
+      joined.toStream().to('out', { keySerde: str, valueSerde: str })
+      expect(b.build().describe().toString()).toBe(
+        await javaStreamsDescribe('table-table-join', { applicationId: 'd', inputs: ['l', 'r'], output: 'out', join }),
+      )
+    }
+  }, 120_000)
 })
 
 for (const target of brokerTargets()) {
@@ -398,6 +413,96 @@ for (const target of brokerTargets()) {
       }
     }, 300_000)
 
+    it('table-table join, inner, left and outer: the same final output table and table changelogs, byte for byte', async () => {
+      // Rows added, updated and deleted on both sides (k2 deleted on the left, k3 on the right, k4 on
+      // both, k7 on the right under a left row, k6 deleted before it was ever there); a null-keyed left
+      // row skipped.
+      const [leftTopic, rightTopic] = ['ttj-left', 'ttj-right']
+      const left: Array<[string | null, string | null]> = [
+        ['k0', 'a0'],
+        ['k1', 'a1'],
+        ['k2', 'a2'],
+        ['k4', 'a4'],
+        [null, 'x'],
+        ['k2', null],
+        ['k1', 'a1b'],
+        ['k4', null],
+        ['k6', null],
+        ['k7', 'a7'],
+      ]
+      const right: Array<[string | null, string | null]> = [
+        ['k1', 'b1'],
+        ['k2', 'b2'],
+        ['k3', 'b3'],
+        ['k4', 'b4'],
+        ['k5', 'b5'],
+        ['k3', null],
+        ['k4', null],
+        ['k0', 'b0'],
+        ['k7', 'b7'],
+        ['k5', 'b5b'],
+        ['k7', null],
+      ]
+      const final = (rows: Array<[string | null, string | null]>) => {
+        const t = new Map<string, string>()
+        for (const [k, v] of rows) if (k !== null) v === null ? t.delete(k) : t.set(k, v)
+        return t
+      }
+      const [L, R] = [final(left), final(right)]
+      const keys = [...new Set([...L.keys(), ...R.keys()])]
+      const expected = (join: 'inner' | 'left' | 'outer') =>
+        Object.fromEntries(
+          keys
+            .filter((k) => (join === 'inner' ? L.has(k) && R.has(k) : join === 'left' ? L.has(k) : true))
+            .map((k) => [k, `${L.get(k) ?? null}+${R.get(k) ?? null}`]),
+        )
+      const outputs = ['inner', 'left', 'outer'].flatMap((j) => [`ttj-java-${j}`, `ttj-wafka-${j}`])
+      await createTopics(kafka, [leftTopic, rightTopic, ...outputs])
+      const producer = kafka.producer()
+      await producer.connect()
+      const at = (topic: string, [key, value]: [string | null, string | null], ms: number) => ({
+        key: str.serialize(topic, key),
+        value: str.serialize(topic, value),
+        timestamp: T0 + ms,
+      })
+      await producer.send({ topic: leftTopic, messages: left.map((r, i) => at(leftTopic, r, 1_000 + 2 * i)) })
+      await producer.send({ topic: rightTopic, messages: right.map((r, i) => at(rightTopic, r, 1_001 + 2 * i)) })
+      await producer.disconnect()
+      const decodeStrings = (t: Record<string, string>) =>
+        Object.fromEntries(Object.entries(t).map(([k, v]) => [Buffer.from(k, 'hex').toString(), Buffer.from(v, 'hex').toString()]))
+
+      for (const join of ['inner', 'left', 'outer'] as const) {
+        await runJavaToEnd(cluster, 'table-table-join', {
+          applicationId: `ttj-java-${join}`,
+          inputs: [leftTopic, rightTopic],
+          output: `ttj-java-${join}`,
+          join,
+          count: left.length + right.length,
+        })
+        const javaTable = await rawTable(kafka, `ttj-java-${join}`)
+        expect(decodeStrings(javaTable)).toEqual(expected(join))
+        await runWafkaUntil(
+          cluster,
+          kafka,
+          (b) => {
+            const l = b.table<string, string>(leftTopic, { keySerde: str, valueSerde: str }, { storeName: 'left' })
+            const r = b.table<string, string>(rightTopic, { keySerde: str, valueSerde: str }, { storeName: 'right' })
+            const joiner = (x: string | null, y: string | null) => `${x}+${y}`
+            const joined = join === 'inner' ? l.join(r, joiner) : join === 'left' ? l.leftJoin(r, joiner) : l.outerJoin(r, joiner)
+            joined.toStream().to(`ttj-wafka-${join}`, { keySerde: str, valueSerde: str })
+          },
+          `ttj-wafka-${join}`,
+          `ttj-wafka-${join}`,
+          (t) => sameTable(decodeStrings(t), expected(join)),
+        )
+        expect(await rawTable(kafka, `ttj-wafka-${join}`)).toEqual(javaTable)
+        for (const store of ['left', 'right'])
+          expect(await rawTable(kafka, `ttj-wafka-${join}-${store}-changelog`)).toEqual(
+            await rawTable(kafka, `ttj-java-${join}-${store}-changelog`),
+          )
+      }
+    }, 300_000)
+
     for (const [label, size, grace, advance] of [
       ['tumbling windows with grace', 10_000, 5_000, undefined],
       ['hopping windows', 10_000, 2_000, 4_000],
@@ -521,5 +626,9 @@ const decode = (t: Record<string, string>) =>
   )
 
 function sameCounts(a: Record<string, bigint | null>, b: Record<string, bigint>): boolean {
+  return Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v)
+}
+
+function sameTable(a: Record<string, string>, b: Record<string, string>): boolean {
   return Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v)
 }
