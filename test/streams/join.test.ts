@@ -5,7 +5,9 @@
 // value is dropped with Java's warning, one with a null key too unless the
 // join is a left one (which joins it with null); a table record with a null
 // key is skipped. A join of topics with different partition counts fails
-// start(), naming them and their counts, before any topic is made.
+// start(), naming them and their counts, before any topic is made. Table-table
+// joins send a change per update of either side, and a tombstone when a row
+// leaves the join, as Java's KTableKTable*Join processors do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka, LogEntry } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, StreamsError } from '../../src/public/streams.js'
@@ -123,6 +125,64 @@ for (const [target, start] of targets) {
       expect(warnings('inner', 'Skipping record due to null join key or value')).toBe(2)
       expect(warnings('left', 'Skipping record due to null join key or value')).toBe(1)
       for (const kind of ['inner', 'left']) expect(warnings(kind, 'Skipping record due to null key')).toBe(1) // the table's
+    }, 240_000)
+
+    it("table-table joins send each change as Java's processors do: joined values, and tombstones when a row leaves the join", async () => {
+      await createTopics([
+        ['tt-left', 1],
+        ['tt-right', 1],
+        ['tt-inner', 1],
+        ['tt-left-out', 1],
+        ['tt-outer', 1],
+      ])
+      const kinds = [
+        ['inner', 'tt-inner'],
+        ['left', 'tt-left-out'],
+        ['outer', 'tt-outer'],
+      ] as const
+      const apps = kinds.map(([kind, out]) => {
+        const builder = new StreamsBuilder()
+        const l = builder.table<string, string>('tt-left', { keySerde: str, valueSerde: str }, { storeName: 'l' })
+        const r = builder.table<string, string>('tt-right', { keySerde: str, valueSerde: str }, { storeName: 'r' })
+        const joiner = (a: string | null, b: string | null) => `${a}+${b}`
+        const joined = kind === 'inner' ? l.join(r, joiner) : kind === 'left' ? l.leftJoin(r, joiner) : l.outerJoin(r, joiner)
+        joined.toStream().to(out, { keySerde: str, valueSerde: str })
+        return new KafkaStreams(builder.build(), {
+          applicationId: `tt-${kind}-app`,
+          brokers: cluster.bootstrap,
+          commitIntervalMs: 100,
+          logCreator: () => () => {},
+        })
+      })
+      // One change at a time, each processed before the next is written.
+      const steps: Array<[string, string, string | null]> = [
+        ['tt-left', 'k1', 'a'],
+        ['tt-right', 'k1', 'b'],
+        ['tt-right', 'k1', null],
+        ['tt-left', 'k1', null],
+        ['tt-left', 'k2', null],
+      ]
+      try {
+        for (const app of apps) await app.start()
+        for (const [topic, key, value] of steps) {
+          await send(topic, [[key, value]])
+          for (const [kind] of kinds) await consumedAll(kafka, `tt-${kind}-app`, ['tt-left', 'tt-right'])
+        }
+      } finally {
+        for (const app of apps) await app.close()
+      }
+      const records = async (topic: string) => {
+        const admin = kafka.admin()
+        await admin.connect()
+        const [end] = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
+        return (await wafkaRead(kafka, topic, Number(end.high))).map(
+          (r) => `${str.deserialize(topic, r.key)}=${str.deserialize(topic, r.value)}`,
+        )
+      }
+      // Java's KTableKTableInnerJoin both ways; LeftJoin this way, RightJoin the other; OuterJoin both ways.
+      expect(await records('tt-inner')).toEqual(['k1=a+b', 'k1=null'])
+      expect(await records('tt-left-out')).toEqual(['k1=a+null', 'k1=a+b', 'k1=a+null', 'k1=null'])
+      expect(await records('tt-outer')).toEqual(['k1=a+null', 'k1=a+b', 'k1=a+null', 'k1=null'])
     }, 240_000)
 
     it("a join of topics with different partition counts fails start(), naming them, and makes no topic (Java's co-partition check)", async () => {
