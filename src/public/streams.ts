@@ -6,6 +6,7 @@ export type { TopologyDescription, SubtopologyDescription, NodeDescription } fro
 export { KStream, type Produced, type Grouped } from '../streams/kstream.js'
 export { KGroupedStream, type Materialized } from '../streams/kgrouped-stream.js'
 export { KTable } from '../streams/ktable.js'
+export type { ValueJoiner } from '../streams/stream-table-join.js'
 export { BranchedKStream, type Branched } from '../streams/branched-kstream.js'
 export { KeyValue } from '../streams/key-value.js'
 export type { KeyValueStore } from '../streams/key-value-store.js'

@@ -22,7 +22,8 @@ export interface Upstream {
 export interface DslFactories {
   stream<K, V>(builder: InternalBuilder, from: Upstream): KStream<K, V>
   grouped<K, V>(builder: InternalBuilder, from: Upstream, repartitionName: string | undefined): KGroupedStream<K, V>
-  table<K, V>(builder: InternalBuilder, from: Upstream, store: string | null): KTable<K, V>
+  /** `materialize` gives the table a store on demand (an unnamed source table's), returning its name. */
+  table<K, V>(builder: InternalBuilder, from: Upstream, store: string | null, materialize?: () => string): KTable<K, V>
   split<K, V>(builder: InternalBuilder, from: Upstream, name: string | undefined): BranchedKStream<K, V>
 }
 

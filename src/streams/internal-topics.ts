@@ -7,6 +7,7 @@
 import type { Admin } from '../admin/admin.js'
 import type { Logger } from '../logger.js'
 import { StreamsError } from './streams-error.js'
+import { checkCopartitioned } from './copartition.js'
 import type { Topology } from './topology.js'
 
 export interface TopicNames {
@@ -46,6 +47,8 @@ export async function prepareInternalTopics(
   const counts = new Map<string, number>()
   if (external.length > 0)
     for (const t of (await admin.fetchTopicMetadata({ topics: external })).topics) counts.set(t.name, t.partitions.length)
+  // Before any topic is made; repartition topics are not in `counts` yet, so only the given topics are held to it.
+  checkCopartitioned(topology.copartitionGroups, counts)
 
   // Upstream sub-topologies fix the counts of the repartition topics downstream ones read.
   const tasks = new Map<number, number>()

@@ -7,6 +7,8 @@ import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KGroupedStream } from './kgrouped-stream.js'
 import type { BranchedKStream } from './branched-kstream.js'
 import type { KeyValue } from './key-value.js'
+import type { KTable } from './ktable.js'
+import { streamTableJoin, type ValueJoiner } from './stream-table-join.js'
 import type { RecordContext, StreamRecord, TopicNameExtractor } from './topology.js'
 
 /** Java's Produced: how a sink writes (the stream's serdes, else the application's defaults, when absent). */
@@ -115,6 +117,16 @@ export class KStream<K, V> {
   /** Splits the stream into branches by predicates (Java's split()); `name` replaces KSTREAM-BRANCH-<index>. */
   split(name?: string): BranchedKStream<K, V> {
     return this.b.dsl.split(this.b, this.up, name)
+  }
+
+  /** Each record joined with the table's current value for its key; records the table has no value for are dropped (Java's KStream.join(KTable)). */
+  join<VT, VR>(table: KTable<K, VT>, joiner: (value: V, tableValue: VT, key: K) => VR): KStream<K, VR> {
+    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, table, joiner as ValueJoiner<V, VT, VR, K>, false))
+  }
+
+  /** As join(), but a record the table has no value for is joined with null (Java's KStream.leftJoin(KTable)). */
+  leftJoin<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<V, VT, VR, K>): KStream<K, VR> {
+    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, table, joiner, true))
   }
 
   /** Writes each record to `topic`, or to the topic `extractor` names for it. */

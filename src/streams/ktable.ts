@@ -3,7 +3,8 @@
 // turns them back into records.
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KStream } from './kstream.js'
-import type { StreamRecord } from './topology.js'
+import { TopologyError, type StreamRecord } from './topology.js'
+import { tableTableJoin } from './table-table-join.js'
 
 export class KTable<K, V> {
   /** @internal */
@@ -12,12 +13,43 @@ export class KTable<K, V> {
     private readonly up: Upstream,
     /** The store that holds the table, or null when it is not materialized. */
     readonly queryableStoreName: string | null,
+    private readonly materialize?: () => string,
   ) {}
+
+  /** The store a join reads the table's current values from (materialized now if it can be). @internal */
+  valueStore(): string {
+    const store = this.queryableStoreName ?? this.materialize?.()
+    if (store === undefined)
+      throw new TopologyError(
+        `table ${this.up.node} has no store to join against: join a table from builder.table() or an aggregation, not one filter() or mapValues() derived`,
+      )
+    return store
+  }
+
+  /** Where the table's updates come from. @internal */
+  get upstream(): Upstream {
+    return this.up
+  }
 
   toStream(): KStream<K, V> {
     const name = this.b.newProcessorName('KTABLE-TOSTREAM-')
     this.add(name, (fwd) => fwd)
     return this.b.dsl.stream(this.b, { ...this.up, node: name })
+  }
+
+  /** The rows both tables have, joined; a row leaving either side is deleted (Java's KTable.join(KTable)). */
+  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO) => VR): KTable<K, VR> {
+    return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner as (v: V | null, o: VO | null) => VR, 'inner'), null)
+  }
+
+  /** Every row of this table, joined with the other's row or null (Java's KTable.leftJoin(KTable)). */
+  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null) => VR): KTable<K, VR> {
+    return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner as (v: V | null, o: VO | null) => VR, 'left'), null)
+  }
+
+  /** Every row of either table, joined with the other's or null (Java's KTable.outerJoin(KTable)). */
+  outerJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V | null, otherValue: VO | null) => VR): KTable<K, VR> {
+    return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner, 'outer'), null)
   }
 
   /** Keeps the updates `predicate` accepts; a refused one is forwarded as a deletion, as Java's KTableFilter does. */
@@ -47,4 +79,5 @@ export class KTable<K, V> {
   }
 }
 
-export const tableOf = <K, V>(b: InternalBuilder, up: Upstream, store: string | null): KTable<K, V> => new KTable<K, V>(b, up, store)
+export const tableOf = <K, V>(b: InternalBuilder, up: Upstream, store: string | null, materialize?: () => string): KTable<K, V> =>
+  new KTable<K, V>(b, up, store, materialize)

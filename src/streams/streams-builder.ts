@@ -4,7 +4,9 @@ import type { Serde } from './serdes.js'
 import { InternalBuilder } from './internal-builder.js'
 import { streamOf, type KStream } from './kstream.js'
 import { groupedOf } from './kgrouped-stream.js'
-import { tableOf } from './ktable.js'
+import { tableOf, type KTable } from './ktable.js'
+import type { Materialized } from './kgrouped-stream.js'
+import { tableSource } from './table-source.js'
 import { BranchedKStream } from './branched-kstream.js'
 import type { Topology } from './topology.js'
 
@@ -35,6 +37,21 @@ export class StreamsBuilder {
       keySerde: consumed.keySerde,
       valueSerde: consumed.valueSerde,
       repartitionRequired: false,
+    })
+  }
+
+  /**
+   * The topic read as a table (Java's builder.table): each record an update of its key's value, a
+   * null value a deletion. Materialized in the store `materialized.storeName` (logged to its
+   * changelog); without a name, in `<topic>-STATE-STORE-<index>` once a join reads it.
+   */
+  table<K = Buffer, V = Buffer>(topic: string, consumed: Consumed<K, V> = {}, materialized: Materialized<K, V> = {}): KTable<K, V> {
+    if (typeof topic !== 'string' || topic === '') throw new TypeError('table() takes a topic name')
+    return tableSource<K, V>(this.internal, topic, {
+      keySerde: consumed.keySerde ?? materialized.keySerde,
+      valueSerde: consumed.valueSerde ?? materialized.valueSerde,
+      processorName: consumed.processorName,
+      storeName: materialized.storeName,
     })
   }
 

@@ -1,6 +1,8 @@
 // Topology.describe(), printed as Java's TopologyDescription prints: each
 // sub-topology's nodes ordered by the size of the sub-tree under them
-// (largest first), then by name; successors and predecessors the same way.
+// (largest first), then by name; successors and predecessors as Java's
+// TreeSets hold them, placed by the sizes of the moment each was connected
+// (Java connects the nodes in its HashMap's order, growing sizes as it goes).
 import type { Topology, TopologyNode } from './topology.js'
 
 export interface NodeDescription {
@@ -28,34 +30,66 @@ export interface TopologyDescription {
 
 export function describeTopology(topology: Topology): TopologyDescription {
   const subtopologies = topology.subtopologies().map((sub) => {
-    const children = new Map<string, string[]>()
-    for (const n of sub.nodes) if (n.kind !== 'source') for (const p of n.parents) children.set(p, [...(children.get(p) ?? []), n.name])
-    const size = new Map<string, number>()
-    // Java adds each successor's size to its predecessors, recursively: a path count, 1 for the node itself.
-    const sizeOf = (name: string): number => {
-      const known = size.get(name)
-      if (known !== undefined) return known
-      const s = 1 + (children.get(name) ?? []).reduce((sum, c) => sum + sizeOf(c), 0)
-      size.set(name, s)
-      return s
+    const described = new Map(sub.nodes.map((n) => [n.name, { node: describeNode(n), size: 1 }]))
+    const size = (name: string) => described.get(name)!.size
+    // Java's comparator, on the sizes as they are when it runs: larger sub-tree first, then by name.
+    const order = (a: string, b: string) => size(b) - size(a) || (a < b ? -1 : a > b ? 1 : 0)
+    // Java's TreeSet.add: placed by the sizes of the moment (a size grown later does not move a node).
+    const insert = (list: string[], name: string) => {
+      if (list.includes(name)) return
+      const at = list.findIndex((other) => order(name, other) < 0)
+      list.splice(at === -1 ? list.length : at, 0, name)
     }
-    const order = (a: string, b: string) => sizeOf(b) - sizeOf(a) || (a < b ? -1 : a > b ? 1 : 0)
-    const nodes = sub.nodes.map((n) => describeNode(n, [...(children.get(n.name) ?? [])].sort(order)))
-    for (const n of nodes) n.predecessors.sort(order)
-    nodes.sort((a, b) => order(a.name, b.name))
+    const grow = (name: string, delta: number) => {
+      described.get(name)!.size += delta
+      for (const p of described.get(name)!.node.predecessors) grow(p, delta)
+    }
+    // As Java's InternalTopologyBuilder.describeSubtopology: each node, in its HashMap's order, connected to
+    // its predecessors one by one, each predecessor's (and their predecessors') size growing by the node's.
+    for (const n of javaHashOrder(sub.nodes.map((x) => x.name))) {
+      const node = sub.nodes.find((x) => x.name === n)!
+      if (node.kind === 'source') continue
+      for (const p of node.parents) {
+        insert(described.get(n)!.node.predecessors, p)
+        insert(described.get(p)!.node.successors, n)
+        grow(p, size(n))
+      }
+    }
+    const nodes = [...described.values()].map((d) => d.node).sort((a, b) => order(a.name, b.name))
     return { id: sub.id, nodes }
   })
   return { subtopologies, toString: () => printed(subtopologies) }
 }
 
-function describeNode(n: TopologyNode, successors: string[]): NodeDescription {
+/** Java's String.hashCode. */
+function javaHash(s: string): number {
+  let h = 0
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0
+  return h
+}
+
+/** The order a Java HashSet/HashMap of these names iterates in: by bucket (its table sized for them), then as added. */
+function javaHashOrder(names: string[]): string[] {
+  let capacity = 16
+  while (names.length > capacity * 0.75) capacity *= 2
+  const bucket = (s: string) => {
+    const h = javaHash(s)
+    return (h ^ (h >>> 16)) & (capacity - 1)
+  }
+  return names
+    .map((name, i) => ({ name, i, b: bucket(name) }))
+    .sort((x, y) => x.b - y.b || x.i - y.i)
+    .map((x) => x.name)
+}
+
+function describeNode(n: TopologyNode): NodeDescription {
   switch (n.kind) {
     case 'source':
-      return { name: n.name, kind: 'source', topics: n.topics, successors, predecessors: [] }
+      return { name: n.name, kind: 'source', topics: n.topics, successors: [], predecessors: [] }
     case 'processor':
-      return { name: n.name, kind: 'processor', stores: n.stores, successors, predecessors: [...n.parents] }
+      return { name: n.name, kind: 'processor', stores: [...n.stores], successors: [], predecessors: [] }
     case 'sink':
-      return { name: n.name, kind: 'sink', topic: typeof n.topic === 'string' ? n.topic : null, successors, predecessors: [...n.parents] }
+      return { name: n.name, kind: 'sink', topic: typeof n.topic === 'string' ? n.topic : null, successors: [], predecessors: [] }
   }
 }
 

@@ -68,6 +68,8 @@ export class Topology {
   readonly stores = new Map<string, StoreDef>()
   /** Repartition topics by short name (`<name>-repartition`); the application id prefixes them at run time. @internal */
   readonly internalTopics = new Set<string>()
+  /** Topics that must have the same partition count (a join's two sides), each group sorted. @internal */
+  readonly copartitionGroups: string[][] = []
 
   /** @internal */
   add(node: TopologyNode): void {
@@ -81,6 +83,21 @@ export class Topology {
   addStore(store: StoreDef): void {
     if (this.stores.has(store.name)) throw new TopologyError(`a store named ${store.name} is already in the topology`)
     this.stores.set(store.name, store)
+  }
+
+  /** Marks the source topics upstream of `nodes` as one co-partition group (Java's copartition groups). @internal */
+  copartition(nodes: string[]): void {
+    const topics = new Set<string>()
+    const seen = new Set<string>()
+    const walk = (name: string) => {
+      if (seen.has(name)) return
+      seen.add(name)
+      const node = this.nodes.get(name)!
+      if (node.kind === 'source') for (const t of node.topics) topics.add(t)
+      else for (const p of node.parents) walk(p)
+    }
+    for (const n of nodes) walk(n)
+    this.copartitionGroups.push([...topics].sort())
   }
 
   /** The sub-topologies, upstream first (Java's node groups). */

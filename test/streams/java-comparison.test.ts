@@ -14,6 +14,7 @@ import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } fro
 import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
+import { consumedAll } from './support.js'
 
 const TOPIC_RESOURCE = 2
 // An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
@@ -164,6 +165,34 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
       )
     }
   }, 120_000)
+
+  it("the stream-table joins' describe() print as Java's (KSTREAM-JOIN / KSTREAM-LEFTJOIN connected to the table's store)", async () => {
+    for (const join of ['inner', 'left'] as const) {
+      const b = new StreamsBuilder()
+      const stream = b.stream<string, string>('clicks', { keySerde: str, valueSerde: str })
+      const table = b.table<string, string>('users', { keySerde: str, valueSerde: str }, { storeName: 'table' })
+      const joiner = (v: string, t: string | null) => `${v}+${t}`
+      ;(join === 'inner' ? stream.join(table, joiner) : stream.leftJoin(table, joiner)).to('out', { keySerde: str, valueSerde: str })
+      expect(b.build().describe().toString()).toBe(
+        await javaStreamsDescribe('stream-table-join', { applicationId: 'd', inputs: ['clicks', 'users'], output: 'out', join }),
+      )
+    }
+  }, 120_000)
+
+  it("the table-table joins' describe() print as Java's (KTABLE-MERGE, -JOINTHIS and -JOINOTHER, each side connected to the other's store)", async () => {
+    for (const join of ['inner', 'left', 'outer'] as const) {
+      const b = new StreamsBuilder()
+      const left = b.table<string, string>('l', { keySerde: str, valueSerde: str }, { storeName: 'left' })
+      const right = b.table<string, string>('r', { keySerde: str, valueSerde: str }, { storeName: 'right' })
+      const joiner = (l: string | null, r: string | null) => `${l}+${r}`
+      const joined =
+        join === 'inner' ? left.join(right, joiner) : join === 'left' ? left.leftJoin(right, joiner) : left.outerJoin(right, joiner)
+      joined.toStream().to('out', { keySerde: str, valueSerde: str })
+      expect(b.build().describe().toString()).toBe(
+        await javaStreamsDescribe('table-table-join', { applicationId: 'd', inputs: ['l', 'r'], output: 'out', join }),
+      )
+    }
+  }, 120_000)
 })
 
 for (const target of brokerTargets()) {
@@ -281,6 +310,260 @@ for (const target of brokerTargets()) {
         u4: 'page4+NAME4',
         u5: 'page5+null',
       })
+    }, 300_000)
+
+    it('stream-table join, inner and left: the same output records and table changelog, byte for byte', async () => {
+      // The table's updates (a key updated, one deleted, one with a null key) all before the
+      // clicks in time, so Java (which picks a task's next record by timestamp) applies them
+      // first; wafka/streams is given them first (it takes each partition's records as they come).
+      const [users, clicks] = ['stj-users', 'stj-clicks']
+      await createTopics(kafka, [users, clicks, 'stj-java-inner', 'stj-java-left', 'stj-wafka-inner', 'stj-wafka-left'])
+      const at = (topic: string, key: string | null, value: string | null, ms: number) => ({
+        key: str.serialize(topic, key),
+        value: str.serialize(topic, value),
+        timestamp: T0 + ms,
+      })
+      const table: Array<[string | null, string | null]> = [
+        ['u0', 'ann'],
+        ['u1', 'bob'],
+        ['u2', 'cy'],
+        [null, 'nobody'],
+        ['u2', null],
+        ['u1', 'bobby'],
+        ['u5', 'eve'],
+      ]
+      const events: Array<[string | null, string | null]> = [
+        ['u0', 'p0'],
+        ['u1', 'p1'],
+        ['u2', 'p2'],
+        ['u3', 'p3'],
+        [null, 'p4'],
+        ['u0', null],
+        ['u5', 'p5'],
+        ['u1', 'p6'],
+      ]
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({ topic: users, messages: table.map(([k, v], i) => at(users, k, v, 1_000 + i)) })
+      const wafkaApps = (['inner', 'left'] as const).map((join) => {
+        const b = new StreamsBuilder()
+        const stream = b.stream<string, string>(clicks, { keySerde: str, valueSerde: str })
+        const t = b.table<string, string>(users, { keySerde: str, valueSerde: str }, { storeName: 'table' })
+        const joiner = (v: string, u: string | null) => `${v}+${u}`
+        ;(join === 'inner' ? stream.join(t, joiner) : stream.leftJoin(t, joiner)).to(`stj-wafka-${join}`, {
+          keySerde: str,
+          valueSerde: str,
+        })
+        return new KafkaStreams(b.build(), {
+          applicationId: `stj-wafka-${join}`,
+          brokers: cluster.bootstrap,
+          commitIntervalMs: 100,
+          defaultApiTimeoutMs: 30_000,
+        })
+      })
+      try {
+        for (const app of wafkaApps) await app.start()
+        for (const join of ['inner', 'left']) await consumedAll(kafka, `stj-wafka-${join}`, [users])
+        await producer.send({ topic: clicks, messages: events.map(([k, v], i) => at(clicks, k, v, 10_000 + i)) })
+        for (const join of ['inner', 'left']) await consumedAll(kafka, `stj-wafka-${join}`, [users, clicks], 90_000)
+      } finally {
+        await producer.disconnect()
+        for (const app of wafkaApps) await app.close()
+      }
+      for (const join of ['inner', 'left'] as const)
+        await runJavaToEnd(cluster, 'stream-table-join', {
+          applicationId: `stj-java-${join}`,
+          inputs: [clicks, users],
+          output: `stj-java-${join}`,
+          join,
+          count: table.length + events.length,
+        })
+
+      /** Every record, key and value as hex ('-' for null), sorted. */
+      const records = async (topic: string) =>
+        (await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic)))
+          .map((r) => `${r.key?.toString('hex') ?? '-'}:${r.value?.toString('hex') ?? '-'}`)
+          .sort()
+      const readable = (list: string[]) =>
+        list.map((r) =>
+          r
+            .split(':')
+            .map((h) => (h === '-' ? 'null' : Buffer.from(h, 'hex').toString()))
+            .join('='),
+        )
+      const expected = {
+        inner: ['u0=p0+ann', 'u1=p1+bobby', 'u1=p6+bobby', 'u5=p5+eve'],
+        left: ['null=p4+null', 'u0=p0+ann', 'u1=p1+bobby', 'u1=p6+bobby', 'u2=p2+null', 'u3=p3+null', 'u5=p5+eve'],
+      }
+      for (const join of ['inner', 'left'] as const) {
+        const javaOut = await records(`stj-java-${join}`)
+        expect(readable(javaOut).sort()).toEqual(expected[join])
+        expect(await records(`stj-wafka-${join}`)).toEqual(javaOut)
+        // The table's store, logged to <applicationId>-table-changelog: the same final table.
+        const [javaLog, wafkaLog] = [
+          await rawTable(kafka, `stj-java-${join}-table-changelog`),
+          await rawTable(kafka, `stj-wafka-${join}-table-changelog`),
+        ]
+        expect(
+          Object.keys(javaLog)
+            .map((k) => Buffer.from(k, 'hex').toString())
+            .sort(),
+        ).toEqual(['u0', 'u1', 'u5'])
+        expect(wafkaLog).toEqual(javaLog)
+      }
+    }, 300_000)
+
+    it('table-table join, inner, left and outer: the same final output table and table changelogs, byte for byte', async () => {
+      // Rows added, updated and deleted on both sides (k2 deleted on the left, k3 on the right, k4 on
+      // both, k7 on the right under a left row, k6 deleted before it was ever there); a null-keyed left
+      // row skipped.
+      const [leftTopic, rightTopic] = ['ttj-left', 'ttj-right']
+      const left: Array<[string | null, string | null]> = [
+        ['k0', 'a0'],
+        ['k1', 'a1'],
+        ['k2', 'a2'],
+        ['k4', 'a4'],
+        [null, 'x'],
+        ['k2', null],
+        ['k1', 'a1b'],
+        ['k4', null],
+        ['k6', null],
+        ['k7', 'a7'],
+      ]
+      const right: Array<[string | null, string | null]> = [
+        ['k1', 'b1'],
+        ['k2', 'b2'],
+        ['k3', 'b3'],
+        ['k4', 'b4'],
+        ['k5', 'b5'],
+        ['k3', null],
+        ['k4', null],
+        ['k0', 'b0'],
+        ['k7', 'b7'],
+        ['k5', 'b5b'],
+        ['k7', null],
+      ]
+      const final = (rows: Array<[string | null, string | null]>) => {
+        const t = new Map<string, string>()
+        for (const [k, v] of rows) if (k !== null) v === null ? t.delete(k) : t.set(k, v)
+        return t
+      }
+      const [L, R] = [final(left), final(right)]
+      const keys = [...new Set([...L.keys(), ...R.keys()])]
+      const expected = (join: 'inner' | 'left' | 'outer') =>
+        Object.fromEntries(
+          keys
+            .filter((k) => (join === 'inner' ? L.has(k) && R.has(k) : join === 'left' ? L.has(k) : true))
+            .map((k) => [k, `${L.get(k) ?? null}+${R.get(k) ?? null}`]),
+        )
+      const outputs = ['inner', 'left', 'outer'].flatMap((j) => [`ttj-java-${j}`, `ttj-wafka-${j}`])
+      await createTopics(kafka, [leftTopic, rightTopic, ...outputs])
+      const producer = kafka.producer()
+      await producer.connect()
+      const at = (topic: string, [key, value]: [string | null, string | null], ms: number) => ({
+        key: str.serialize(topic, key),
+        value: str.serialize(topic, value),
+        timestamp: T0 + ms,
+      })
+      await producer.send({ topic: leftTopic, messages: left.map((r, i) => at(leftTopic, r, 1_000 + 2 * i)) })
+      await producer.send({ topic: rightTopic, messages: right.map((r, i) => at(rightTopic, r, 1_001 + 2 * i)) })
+      await producer.disconnect()
+      const decodeStrings = (t: Record<string, string>) =>
+        Object.fromEntries(Object.entries(t).map(([k, v]) => [Buffer.from(k, 'hex').toString(), Buffer.from(v, 'hex').toString()]))
+
+      for (const join of ['inner', 'left', 'outer'] as const) {
+        await runJavaToEnd(cluster, 'table-table-join', {
+          applicationId: `ttj-java-${join}`,
+          inputs: [leftTopic, rightTopic],
+          output: `ttj-java-${join}`,
+          join,
+          count: left.length + right.length,
+        })
+        const javaTable = await rawTable(kafka, `ttj-java-${join}`)
+        expect(decodeStrings(javaTable)).toEqual(expected(join))
+        await runWafkaUntil(
+          cluster,
+          kafka,
+          (b) => {
+            const l = b.table<string, string>(leftTopic, { keySerde: str, valueSerde: str }, { storeName: 'left' })
+            const r = b.table<string, string>(rightTopic, { keySerde: str, valueSerde: str }, { storeName: 'right' })
+            const joiner = (x: string | null, y: string | null) => `${x}+${y}`
+            const joined = join === 'inner' ? l.join(r, joiner) : join === 'left' ? l.leftJoin(r, joiner) : l.outerJoin(r, joiner)
+            joined.toStream().to(`ttj-wafka-${join}`, { keySerde: str, valueSerde: str })
+          },
+          `ttj-wafka-${join}`,
+          `ttj-wafka-${join}`,
+          (t) => sameTable(decodeStrings(t), expected(join)),
+        )
+        expect(await rawTable(kafka, `ttj-wafka-${join}`)).toEqual(javaTable)
+        for (const store of ['left', 'right'])
+          expect(await rawTable(kafka, `ttj-wafka-${join}-${store}-changelog`)).toEqual(
+            await rawTable(kafka, `ttj-java-${join}-${store}-changelog`),
+          )
+      }
+    }, 300_000)
+
+    it("table-table join, record by record: the same changes and tombstones as Java's with its cache off, one input change at a time", async () => {
+      // Java with statestore.cache.max.bytes=0 forwards every change as it happens (ours always does); each
+      // change is processed by both before the next is written, so the order is the same for both.
+      const steps: Array<['l' | 'r', string, string | null]> = [
+        ['l', 'k1', 'a'],
+        ['r', 'k1', 'b'],
+        ['l', 'k2', 'c'],
+        ['r', 'k1', null],
+        ['r', 'k1', 'b2'],
+        ['l', 'k1', null],
+        ['l', 'k3', null],
+        ['r', 'k2', 'd'],
+        ['r', 'k2', null],
+      ]
+      for (const join of ['inner', 'left', 'outer'] as const) {
+        const [l, r, javaOut, wafkaOut] = ['l', 'r', 'java', 'wafka'].map((x) => `ttr-${join}-${x}`)
+        await createTopics(kafka, [l, r, javaOut, wafkaOut])
+        const java = javaStreamsApp(cluster, 'table-table-join', {
+          applicationId: javaOut,
+          inputs: [l, r],
+          output: javaOut,
+          join,
+          // The count turns on the rig's progress events (and ends it once the last change is committed).
+          count: steps.length,
+          props: { 'group.protocol': 'classic', 'commit.interval.ms': 100, 'statestore.cache.max.bytes': 0 },
+        })
+        const b = new StreamsBuilder()
+        const lt = b.table<string, string>(l, { keySerde: str, valueSerde: str }, { storeName: 'left' })
+        const rt = b.table<string, string>(r, { keySerde: str, valueSerde: str }, { storeName: 'right' })
+        const joiner = (x: string | null, y: string | null) => `${x}+${y}`
+        ;(join === 'inner' ? lt.join(rt, joiner) : join === 'left' ? lt.leftJoin(rt, joiner) : lt.outerJoin(rt, joiner))
+          .toStream()
+          .to(wafkaOut, { keySerde: str, valueSerde: str })
+        const app = new KafkaStreams(b.build(), { applicationId: wafkaOut, brokers: cluster.bootstrap, commitIntervalMs: 100 })
+        const producer = kafka.producer()
+        try {
+          await producer.connect()
+          await app.start()
+          await java.waitFor((e) => e.event === 'state' && e.to === 'RUNNING', 90_000)
+          for (const [i, [side, key, value]] of steps.entries()) {
+            const topic = side === 'l' ? l : r
+            await producer.send({
+              topic,
+              messages: [{ key: str.serialize(topic, key), value: str.serialize(topic, value), timestamp: T0 + 1_000 + i }],
+            })
+            await java.waitFor((e) => e.event === 'progress' && e.records >= i + 1, 60_000)
+            await consumedAll(kafka, wafkaOut, [l, r])
+          }
+        } finally {
+          await producer.disconnect()
+          await app.close()
+          expect((await java.stop()).code).toBe(0)
+        }
+        const records = async (topic: string) =>
+          (await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic))).map(
+            (x) => `${x.key?.toString('hex')}:${x.value?.toString('hex') ?? '-'}`,
+          )
+        const javaRecords = await records(javaOut)
+        expect(javaRecords.length).toBeGreaterThan(0)
+        expect(await records(wafkaOut)).toEqual(javaRecords)
+      }
     }, 300_000)
 
     for (const [label, size, grace, advance] of [
@@ -406,5 +689,9 @@ const decode = (t: Record<string, string>) =>
   )
 
 function sameCounts(a: Record<string, bigint | null>, b: Record<string, bigint>): boolean {
+  return Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v)
+}
+
+function sameTable(a: Record<string, string>, b: Record<string, string>): boolean {
   return Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v)
 }

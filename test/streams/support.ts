@@ -5,6 +5,7 @@
 import { startCluster } from '../../src/broker/index.js'
 import { Kafka, type Consumer } from '../../src/index.js'
 import { startKafka } from '../peers/kafka.js'
+import { until } from '../kafka/support.js'
 
 export interface Target {
   bootstrap: string
@@ -57,4 +58,31 @@ export async function tableReader(
     },
   })
   return { table, partitions, records: () => records, stop: () => consumer.disconnect() }
+}
+
+/** Until the group `groupId` (an application's) has committed every record of `topics`. */
+export async function consumedAll(kafka: Kafka, groupId: string, topics: string[], timeoutMs = 60_000): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await until(
+      `${groupId} to commit ${topics.join(', ')}`,
+      async () => {
+        let behind = 0
+        for (const topic of topics) {
+          const ends = await admin.fetchTopicOffsets(topic)
+          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] })
+          for (const e of ends) {
+            const c = committed.partitions.find((p: { partition: number }) => p.partition === e.partition)
+            behind += Number(e.high) - Math.max(0, Number(c?.offset ?? 0))
+          }
+        }
+        return behind
+      },
+      (behind) => behind === 0,
+      timeoutMs,
+    )
+  } finally {
+    await admin.disconnect()
+  }
 }

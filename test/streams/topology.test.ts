@@ -144,11 +144,65 @@ describe('StreamsBuilder and Topology.describe()', () => {
     const text = builder.build().describe().toString()
     expect(text).toContain(
       '    Processor: KSTREAM-BRANCH-0000000001 (stores: [])\n' +
-        // The branch with a sink has the larger sub-tree; then by name, '-' before '0' as in Java's String order.
-        '      --> KSTREAM-BRANCH-00000000012, KSTREAM-BRANCH-0000000001-negative, KSTREAM-BRANCH-00000000010\n' +
+        // Java 4.4 prints this (its TreeSet placed each branch by the sizes when it was connected, in its
+        // HashMap's order: -negative first, while the sink's branch still counted 1).
+        '      --> KSTREAM-BRANCH-0000000001-negative, KSTREAM-BRANCH-00000000012, KSTREAM-BRANCH-00000000010\n' +
         '      <-- KSTREAM-SOURCE-0000000000\n',
     )
     // Three branches burnt indexes 2 to 4: the sink is 5.
     expect(text).toContain('    Sink: KSTREAM-SINK-0000000005 (topic: zero)\n      <-- KSTREAM-BRANCH-00000000012\n')
+  })
+
+  it("stream-table left join: Java's text (the table's source and the join share the store, so one sub-topology; one co-partition group)", () => {
+    const builder = new StreamsBuilder()
+    const clicks = builder.stream<string, string>('clicks')
+    const users = builder.table<string, string>('users', {}, { storeName: 'table' })
+    clicks.leftJoin(users, (c, u) => `${c}+${u}`).to('out')
+    const topology = builder.build()
+    // Printed by Java's RigStreams stream-table-join --join left (kafka-streams 4.4).
+    expect(topology.describe().toString()).toBe(
+      'Topologies:\n' +
+        '   Sub-topology: 0\n' +
+        '    Source: KSTREAM-SOURCE-0000000000 (topics: [clicks])\n' +
+        '      --> KSTREAM-LEFTJOIN-0000000003\n' +
+        '    Processor: KSTREAM-LEFTJOIN-0000000003 (stores: [table])\n' +
+        '      --> KSTREAM-SINK-0000000004\n' +
+        '      <-- KSTREAM-SOURCE-0000000000\n' +
+        '    Source: KSTREAM-SOURCE-0000000001 (topics: [users])\n' +
+        '      --> KTABLE-SOURCE-0000000002\n' +
+        '    Sink: KSTREAM-SINK-0000000004 (topic: out)\n' +
+        '      <-- KSTREAM-LEFTJOIN-0000000003\n' +
+        '    Processor: KTABLE-SOURCE-0000000002 (stores: [table])\n' +
+        '      --> none\n' +
+        '      <-- KSTREAM-SOURCE-0000000001\n\n',
+    )
+    expect(topology.copartitionGroups).toEqual([['clicks', 'users']])
+  })
+
+  it('an unnamed table gets its store (<topic>-STATE-STORE-<index>, the index spent first) only when a join reads it', () => {
+    const alone = new StreamsBuilder()
+    alone.table('users').toStream().to('out')
+    const text = alone.build().describe().toString()
+    expect(text).toContain('Processor: KTABLE-SOURCE-0000000002 (stores: [])')
+    expect([...alone.build().stores.keys()]).toEqual([])
+
+    const joined = new StreamsBuilder()
+    const clicks = joined.stream('clicks')
+    clicks.join(joined.table('users'), (c, u) => `${c}+${u}`).to('out')
+    const topology = joined.build()
+    expect(topology.describe().toString()).toContain('Processor: KTABLE-SOURCE-0000000003 (stores: [users-STATE-STORE-0000000001])')
+    expect(topology.describe().toString()).toContain('Processor: KSTREAM-JOIN-0000000004 (stores: [users-STATE-STORE-0000000001])')
+    expect(topology.subtopologies().map((s) => s.stores)).toEqual([['users-STATE-STORE-0000000001']])
+  })
+
+  it('refuses a join after a key change (it needs a repartition) and against a table with no store', () => {
+    const builder = new StreamsBuilder()
+    const users = builder.table<string, string>('users', {}, { storeName: 'users' })
+    const rekeyed = builder.stream<string, string>('clicks').selectKey((_k, v) => v)
+    expect(() => rekeyed.join(users, (c, u) => c + u)).toThrow(
+      /changed the key: a stream-table join after map, flatMap or selectKey needs a repartition/,
+    )
+    const derived = users.mapValues((u) => u.length)
+    expect(() => builder.stream<string, string>('more').leftJoin(derived, (c, n) => `${c}${n}`)).toThrow(TopologyError)
   })
 })
