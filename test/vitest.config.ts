@@ -7,10 +7,11 @@ import { builtPackage, type BuiltFormat } from './built-package.js'
 // whole suite has run against src/: the public surface and every exported
 // name, the KafkaJS drop-in's suite, a slice of the client suites (a round
 // trip both ways, every error class a hostile broker makes us throw, the
-// share-group scenarios on the embedded broker), the codec's checksums and
-// batch round trips (the built wasm), and wafka/streams (its topology
-// builder and a word count on the bundled broker). The runtime smoke
-// tests (test/runtimes) load dist/ themselves.
+// share-group scenarios and a share partition's leader change on the
+// embedded broker), the codec's checksums and batch round trips (the built
+// wasm), and wafka/streams (its topology builder and a word count on the
+// bundled broker). The runtime smoke tests (test/runtimes) load dist/
+// themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
   'test/built-names.test.ts',
@@ -29,6 +30,7 @@ export const builtSlice = [
   'test/observe/otel.test.ts',
   'test/observe/statistics.test.ts',
   'test/kafka/share-groups-cluster.test.ts',
+  'test/kafka/share-leader-change.test.ts',
   'test/streams/shipped.test.ts',
   'test/streams/topology.test.ts',
 ]
