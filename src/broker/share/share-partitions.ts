@@ -93,6 +93,11 @@ export class SharePartitions {
     live.partition = this.create(live.groupId, live.topicId, live.index, kept.startOffset)
     live.partition.restore(kept)
     live.leaderEpoch = epoch
+    this.cluster.problem(
+      null,
+      `share group ${live.groupId}: partition ${live.index} of topic ${live.topicId} taken up at leader epoch ${epoch} from its kept state (what members held at the old leader is available again)`,
+      'info',
+    )
     return live.partition
   }
 
