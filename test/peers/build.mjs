@@ -1,4 +1,5 @@
-// Compiles test/peers/mock-cluster.c against both librdkafka builds into
+// Compiles test/peers/mock-cluster.c (and the other C peers beside it, such
+// as late-revoke.c) against both librdkafka builds into
 // node_modules/.cache/wafka-peers/, once per distinct source + toolchain
 // input (the file name carries a hash of them), so tests can call it freely.
 //
@@ -22,7 +23,6 @@ import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..', '..')
-const source = join(here, 'mock-cluster.c')
 export const cacheDir = join(root, 'node_modules', '.cache', 'wafka-peers')
 
 /** librdkafka 2.15.1 ships in this release of the package. */
@@ -79,7 +79,7 @@ function toolchain(build) {
   return { build, include, libDir: deps }
 }
 
-function gccArgs(tc, out) {
+function gccArgs(tc, source, out) {
   const args = ['-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O2', '-Wall', '-o', out, source]
   if (tc.libDir) {
     // -I before the system dirs so the 2.15 headers win over Debian's 2.0.2.
@@ -91,12 +91,12 @@ function gccArgs(tc, out) {
   return args
 }
 
-function binaryPath(tc) {
+function binaryPath(tc, name, source) {
   const hash = createHash('sha256')
   hash.update(readFileSync(source))
-  hash.update(JSON.stringify(gccArgs(tc, '')))
+  hash.update(JSON.stringify(gccArgs(tc, source, '')))
   hash.update(readFileSync(join(tc.include, 'librdkafka', 'rdkafka.h')))
-  return join(cacheDir, `mock-cluster-${tc.build}-${hash.digest('hex').slice(0, 16)}`)
+  return join(cacheDir, `${name}-${tc.build}-${hash.digest('hex').slice(0, 16)}`)
 }
 
 /**
@@ -105,23 +105,34 @@ function binaryPath(tc) {
  * @returns {{ path: string } | { error: string }}
  */
 export function buildMockCluster(build) {
+  return buildPeerProgram('mock-cluster', build)
+}
+
+/**
+ * Builds (or finds in the cache) test/peers/NAME.c linked with one librdkafka build.
+ * @param {string} name
+ * @param {PeerBuild} build
+ * @returns {{ path: string } | { error: string }}
+ */
+export function buildPeerProgram(name, build) {
   const tc = toolchain(build)
   if (typeof tc === 'string') return { error: tc }
-  const out = binaryPath(tc)
+  const source = join(here, `${name}.c`)
+  const out = binaryPath(tc, name, source)
   if (existsSync(out)) return { path: out }
 
   mkdirSync(cacheDir, { recursive: true })
   // Compile beside, then rename: parallel test workers never see half a file.
   const tmp = `${out}.${process.pid}.tmp`
-  const gcc = spawnSync('gcc', gccArgs(tc, tmp), { encoding: 'utf8' })
+  const gcc = spawnSync('gcc', gccArgs(tc, source, tmp), { encoding: 'utf8' })
   if (gcc.error) return { error: `gcc: ${gcc.error.message}` }
   if (gcc.status !== 0) {
     rmSync(tmp, { force: true })
-    return { error: `gcc failed for the ${build} mock cluster:\n${gcc.stderr}` }
+    return { error: `gcc failed for the ${build} ${name}:\n${gcc.stderr}` }
   }
   renameSync(tmp, out)
   for (const f of readdirSync(cacheDir)) {
-    const stale = f.startsWith(`mock-cluster-${build}-`) && join(cacheDir, f) !== out && !f.endsWith('.tmp')
+    const stale = f.startsWith(`${name}-${build}-`) && join(cacheDir, f) !== out && !f.endsWith('.tmp')
     if (stale) rmSync(join(cacheDir, f), { force: true })
   }
   return { path: out }

@@ -38,3 +38,8 @@ export declare function startWafka(options?: { dataDir?: string; autoCreate?: bo
   describe: string
   stop: () => Promise<void>
 }>
+/** The one change made to the suite's harness (tests/test.c), and its application. */
+export declare const HARNESS_PATCH: { id: string; from: string; to: string; helper: string }
+export declare function patchHarness(file: string): void
+/** Where @confluentinc/kafka-javascript's librdkafka sources are (the suite's tests/ among them). */
+export declare const librdkafkaSourceDir: string
