@@ -194,7 +194,9 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
       const producing = kcatProduce(
         cluster.bootstrapServers,
         'kfail',
-        sent.map((m) => ({ key: m.key, value: m.value! })),
+        // All to partition 0: keyless records follow librdkafka's sticky partitioner, which in about 1 run of 20
+        // put all 50,000 on partitions 1 and 2, and partition 0's leader then stopped with nothing to lose.
+        sent.map((m) => ({ key: m.key, value: m.value!, partition: 0 })),
         // A loaded CI machine (JVM suites beside this one) can starve kcat for seconds: give it a minute.
         { config: { 'enable.idempotence': true, acks: 'all', 'linger.ms': 5, 'batch.num.messages': 200 }, timeoutMs: 60_000 },
       )
@@ -204,14 +206,23 @@ describe.skipIf(!peers)('kcat against the embedded broker', () => {
         () => (done = true),
         (e) => ((done = true), (failed = e)),
       )
+      let seen = ''
       await until(
         async () => {
           // kcat giving up before the stop is its own failure: report what it printed, not a timeout.
           if (failed) throw failed
-          return Number((await admin.fetchTopicOffsets('kfail')).find((o) => o.partition === 0)!.high) > 0
+          const offsets = await admin.fetchTopicOffsets('kfail')
+          const meta = (await admin.fetchTopicMetadata({ topics: ['kfail'] })).topics[0].partitions
+          seen = offsets
+            .map((o) => {
+              const p = meta.find((m) => m.partitionId === o.partition)
+              return `${o.partition}: high ${o.high}, leader ${p?.leader}, isr [${p?.isr}]`
+            })
+            .join('; ')
+          return Number(offsets.find((o) => o.partition === 0)!.high) > 0
         },
         60_000,
-        () => 'kcat writing to partition 0',
+        () => `kcat writing to partition 0 (${seen}; kcat ${done ? 'done' : 'still running'})`,
       )
       expect(done).toBe(false) // the stop comes mid-load
       await cluster.stopBroker(leader)
