@@ -20,14 +20,15 @@ export class JoinWindows {
   ) {}
 
   /** Records at most `timeDifferenceMs` apart join; windows take records up to `graceMs` late. */
+  // The class's name is not used in its body: the bundler would rename the class (_JoinWindows) to keep it.
+
   static ofTimeDifferenceAndGrace(timeDifferenceMs: number, graceMs: number): JoinWindows {
-    checkMs('the time difference', timeDifferenceMs, 0)
-    return joinWindows(timeDifferenceMs, timeDifferenceMs, graceMs)
+    return ofTimeDifference(timeDifferenceMs, graceMs)
   }
 
   /** Records at most `timeDifferenceMs` apart join; windows close at their end. */
   static ofTimeDifferenceWithNoGrace(timeDifferenceMs: number): JoinWindows {
-    return JoinWindows.ofTimeDifferenceAndGrace(timeDifferenceMs, 0)
+    return ofTimeDifference(timeDifferenceMs, 0)
   }
 
   /** The other side's record may be up to `ms` earlier (negative: must be that much later). */
@@ -44,6 +45,11 @@ export class JoinWindows {
   get sizeMs(): number {
     return this.beforeMs + this.afterMs
   }
+}
+
+function ofTimeDifference(timeDifferenceMs: number, graceMs: number): JoinWindows {
+  checkMs('the time difference', timeDifferenceMs, 0)
+  return joinWindows(timeDifferenceMs, timeDifferenceMs, graceMs)
 }
 
 function joinWindows(beforeMs: number, afterMs: number, graceMs: number): JoinWindows {

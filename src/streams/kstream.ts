@@ -132,7 +132,7 @@ export class KStream<K, V> {
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR>
   join<VO, VR>(other: KTable<K, VO> | KStream<K, VO>, joiner: any, windows?: JoinWindows, joined?: StreamJoined<K, V, VO>): KStream<K, VR> {
-    if (other instanceof KStream) return this.windowedJoin(other, joiner, windows, joined, 'inner')
+    if (isStream(other)) return this.windowedJoin(other, joiner, windows, joined, 'inner')
     return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, joiner as ValueJoiner<V, VO, VR, K>, false))
   }
 
@@ -151,7 +151,7 @@ export class KStream<K, V> {
     windows?: JoinWindows,
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR> {
-    if (other instanceof KStream) return this.windowedJoin(other, joiner, windows, joined, 'left')
+    if (isStream(other)) return this.windowedJoin(other, joiner, windows, joined, 'left')
     return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, joiner as ValueJoiner<V, VO, VR, K>, true))
   }
 
@@ -172,7 +172,7 @@ export class KStream<K, V> {
     joined: StreamJoined<K, V, VO> = {},
     kind: StreamJoinKind,
   ): KStream<K, VR> {
-    if (!(other instanceof KStream)) throw new TypeError(`a stream's ${kind} join with JoinWindows takes another KStream`)
+    if (!isStream(other)) throw new TypeError(`a stream's ${kind} join with JoinWindows takes another KStream`)
     if (!(windows instanceof JoinWindows))
       throw new TypeError('a stream-stream join takes JoinWindows (JoinWindows.ofTimeDifferenceWithNoGrace(ms), ...)')
     if (other.b !== this.b) throw new TopologyError('a stream-stream join takes two streams of the same StreamsBuilder')
@@ -246,3 +246,8 @@ export class KStream<K, V> {
 }
 
 export const streamOf = <K, V>(b: InternalBuilder, up: Upstream): KStream<K, V> => new KStream<K, V>(b, up)
+
+// Outside the class: a class body naming its class gets it renamed by the bundler.
+function isStream<K, V>(x: KStream<K, V> | KTable<K, V>): x is KStream<K, V> {
+  return x instanceof KStream
+}
