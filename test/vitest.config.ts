@@ -9,8 +9,8 @@ import { builtPackage, type BuiltFormat } from './built-package.js'
 // trip both ways, every error class a hostile broker makes us throw, the
 // share-group scenarios and a share partition's leader change on the
 // embedded broker), the codec's checksums and batch round trips (the built
-// wasm), and wafka/streams (its topology builder and a word count on the
-// bundled broker). The runtime smoke tests (test/runtimes) load dist/
+// wasm), and wafka/streams (its topology builder, a word count on the
+// bundled broker, and the stream-stream joins held to Java's on it). The runtime smoke tests (test/runtimes) load dist/
 // themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
@@ -33,6 +33,7 @@ export const builtSlice = [
   'test/kafka/share-leader-change.test.ts',
   'test/streams/shipped.test.ts',
   'test/streams/topology.test.ts',
+  'test/streams/stream-stream-join.test.ts',
 ]
 // Unit tests of the drop-in's inner pieces, which the package does not export.
 const notBuilt = ['test/kafkajs/layer.test.ts']

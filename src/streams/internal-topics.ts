@@ -50,6 +50,16 @@ export async function prepareInternalTopics(
   // Before any topic is made; repartition topics are not in `counts` yet, so only the given topics are held to it.
   checkCopartitioned(topology.copartitionGroups, counts)
 
+  // A repartition topic a join reads with a given topic takes that topic's count (Java's CopartitionedTopicsEnforcer).
+  const fixed = new Set<string>()
+  for (const group of topology.copartitionGroups) {
+    const given = group.find((t) => !topology.internalTopics.has(t) && counts.has(t))
+    if (given !== undefined)
+      for (const t of group.filter((x) => topology.internalTopics.has(x))) {
+        counts.set(t, counts.get(given)!)
+        fixed.add(t)
+      }
+  }
   // Upstream sub-topologies fix the counts of the repartition topics downstream ones read.
   const tasks = new Map<number, number>()
   for (let changed = true; changed;) {
@@ -60,7 +70,7 @@ export async function prepareInternalTopics(
       tasks.set(sub.id, n)
       changed = true
       for (const node of sub.nodes)
-        if (node.kind === 'sink' && typeof node.topic === 'string' && topology.internalTopics.has(node.topic))
+        if (node.kind === 'sink' && typeof node.topic === 'string' && topology.internalTopics.has(node.topic) && !fixed.has(node.topic))
           counts.set(node.topic, Math.max(counts.get(node.topic) ?? 0, n))
     }
   }

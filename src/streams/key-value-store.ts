@@ -13,6 +13,8 @@ export interface KeyValueStore<K, V> {
   delete(key: K, timestamp: number): void
   /** Every entry, in no set order. */
   all(): Array<{ key: K; value: V }>
+  /** Every entry, by its key's bytes (as Java's stores iterate). */
+  allInKeyOrder(): Array<{ key: K; value: V }>
   approximateNumEntries(): number
 }
 
@@ -62,6 +64,16 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
       key: this.keySerde.deserialize(this.topic, e.key) as K,
       value: this.valueSerde.deserialize(this.topic, e.value) as V,
     }))
+  }
+
+  /** Every entry, by its key's bytes (as Java's stores iterate). */
+  allInKeyOrder(): Array<{ key: K; value: V }> {
+    return [...this.entries.values()]
+      .sort((a, b) => Buffer.compare(a.key, b.key))
+      .map((e) => ({
+        key: this.keySerde.deserialize(this.topic, e.key) as K,
+        value: this.valueSerde.deserialize(this.topic, e.value) as V,
+      }))
   }
 
   approximateNumEntries(): number {

@@ -9,6 +9,9 @@ import type { BranchedKStream } from './branched-kstream.js'
 import type { KeyValue } from './key-value.js'
 import type { KTable } from './ktable.js'
 import { streamTableJoin, type ValueJoiner } from './stream-table-join.js'
+import { streamStreamJoin, type StreamJoined, type StreamJoinKind, type StreamValueJoiner } from './stream-stream-join.js'
+import { JoinWindows } from './join-windows.js'
+import { TopologyError } from './topology.js'
 import type { RecordContext, StreamRecord, TopicNameExtractor } from './topology.js'
 
 /** Java's Produced: how a sink writes (the stream's serdes, else the application's defaults, when absent). */
@@ -120,13 +123,60 @@ export class KStream<K, V> {
   }
 
   /** Each record joined with the table's current value for its key; records the table has no value for are dropped (Java's KStream.join(KTable)). */
-  join<VT, VR>(table: KTable<K, VT>, joiner: (value: V, tableValue: VT, key: K) => VR): KStream<K, VR> {
-    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, table, joiner as ValueJoiner<V, VT, VR, K>, false))
+  join<VT, VR>(table: KTable<K, VT>, joiner: (value: V, tableValue: VT, key: K) => VR): KStream<K, VR>
+  /** Each record joined with every record of the other stream with its key within the windows (Java's KStream.join(KStream, JoinWindows)). */
+  join<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    windows: JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>
+  join<VO, VR>(other: KTable<K, VO> | KStream<K, VO>, joiner: any, windows?: JoinWindows, joined?: StreamJoined<K, V, VO>): KStream<K, VR> {
+    if (isStream(other)) return this.windowedJoin(other, joiner, windows, joined, 'inner')
+    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, joiner as ValueJoiner<V, VO, VR, K>, false))
   }
 
   /** As join(), but a record the table has no value for is joined with null (Java's KStream.leftJoin(KTable)). */
-  leftJoin<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<V, VT, VR, K>): KStream<K, VR> {
-    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, table, joiner, true))
+  leftJoin<VT, VR>(table: KTable<K, VT>, joiner: ValueJoiner<V, VT, VR, K>): KStream<K, VR>
+  /** As the windowed join(), and each record that no record of the other stream joined is joined with null once its window has closed (Java's KStream.leftJoin(KStream, JoinWindows)). */
+  leftJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    windows: JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>
+  leftJoin<VO, VR>(
+    other: KTable<K, VO> | KStream<K, VO>,
+    joiner: any,
+    windows?: JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR> {
+    if (isStream(other)) return this.windowedJoin(other, joiner, windows, joined, 'left')
+    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, joiner as ValueJoiner<V, VO, VR, K>, true))
+  }
+
+  /** As leftJoin(), both ways: a record of either stream that nothing joined is joined with null (Java's KStream.outerJoin(KStream, JoinWindows)). */
+  outerJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V | null, otherValue: VO | null, key: K) => VR,
+    windows: JoinWindows,
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR> {
+    return this.windowedJoin(other, joiner, windows, joined, 'outer')
+  }
+
+  private windowedJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: StreamValueJoiner<V, VO, VR, K>,
+    windows: JoinWindows | undefined,
+    joined: StreamJoined<K, V, VO> = {},
+    kind: StreamJoinKind,
+  ): KStream<K, VR> {
+    if (!isStream(other)) throw new TypeError(`a stream's ${kind} join with JoinWindows takes another KStream`)
+    if (!(windows instanceof JoinWindows))
+      throw new TypeError('a stream-stream join takes JoinWindows (JoinWindows.ofTimeDifferenceWithNoGrace(ms), ...)')
+    if (other.b !== this.b) throw new TopologyError('a stream-stream join takes two streams of the same StreamsBuilder')
+    return this.b.dsl.stream(this.b, streamStreamJoin(this.b, this.up, other.up, joiner, windows, joined, kind))
   }
 
   /** Writes each record to `topic`, or to the topic `extractor` names for it. */
@@ -196,3 +246,8 @@ export class KStream<K, V> {
 }
 
 export const streamOf = <K, V>(b: InternalBuilder, up: Upstream): KStream<K, V> => new KStream<K, V>(b, up)
+
+// Outside the class: a class body naming its class gets it renamed by the bundler.
+function isStream<K, V>(x: KStream<K, V> | KTable<K, V>): x is KStream<K, V> {
+  return x instanceof KStream
+}

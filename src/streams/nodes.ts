@@ -12,7 +12,7 @@ export interface StoreDef {
   keySerde?: Serde<any>
   valueSerde?: Serde<any>
   /** A window store, keeping windows for retentionMs of stream time; else a key-value store. */
-  window?: { retentionMs: number }
+  window?: { retentionMs: number; retainDuplicates?: boolean }
 }
 
 export interface NodeRuntime {

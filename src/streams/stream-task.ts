@@ -51,7 +51,7 @@ export class StreamTask {
       this.stores.set(
         name,
         def.window
-          ? new InMemoryWindowStore(name, keySerde, valueSerde, def.window.retentionMs, topic, log)
+          ? new InMemoryWindowStore(name, keySerde, valueSerde, def.window.retentionMs, topic, log, def.window.retainDuplicates)
           : new InMemoryKeyValueStore(name, keySerde, valueSerde, topic, log),
       )
     }

@@ -87,7 +87,8 @@ function describeNode(n: TopologyNode): NodeDescription {
     case 'source':
       return { name: n.name, kind: 'source', topics: n.topics, successors: [], predecessors: [] }
     case 'processor':
-      return { name: n.name, kind: 'processor', stores: [...n.stores], successors: [], predecessors: [] }
+      // Java keeps a processor's stores in a HashSet.
+      return { name: n.name, kind: 'processor', stores: javaHashOrder(n.stores), successors: [], predecessors: [] }
     case 'sink':
       return { name: n.name, kind: 'sink', topic: typeof n.topic === 'string' ? n.topic : null, successors: [], predecessors: [] }
   }

@@ -5,7 +5,9 @@
 // (WindowKeySchema's store key): the key's bytes, the window start (int64
 // BE) and a sequence number (int32 BE, 0: an aggregation keeps no
 // duplicates); the value is the value's bytes, the record's timestamp the
-// value's.
+// value's. A join's store retains duplicates (Java's retainDuplicates): each
+// put its own entry, numbered from 1 by a counter of the store, and logged
+// even when its window has expired, as Java's change-logging layer logs it.
 import type { Serde } from './serdes.js'
 import type { LogChange } from './key-value-store.js'
 
@@ -15,6 +17,8 @@ export interface WindowStore<K, V> {
   /** The value and the timestamp of the record that wrote it. */
   fetchWithTimestamp(key: K, windowStart: number): { value: V; timestamp: number } | null
   put(key: K, value: V | null, windowStart: number, timestamp: number): void
+  /** A join's store: the values of `key` with timestamps in [from, to] still retained, by timestamp then as put. */
+  fetchRange(key: K, from: number, to: number): Array<{ timestamp: number; value: V }>
   /** Every window held, in no set order. */
   all(): Array<{ key: K; windowStart: number; value: V }>
 }
@@ -31,6 +35,7 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
   /** Windows by start, then by changelog key. */
   private readonly segments = new Map<number, Map<string, Entry>>()
   private observedStreamTime = -Infinity
+  private seqnum = 0
 
   constructor(
     readonly name: string,
@@ -39,6 +44,7 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
     private readonly retentionMs: number,
     private readonly topic: string,
     private readonly logChange: LogChange,
+    private readonly retainDuplicates = false,
   ) {}
 
   fetch(key: K, windowStart: number): V | null {
@@ -51,10 +57,30 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
   }
 
   put(key: K, value: V | null, windowStart: number, timestamp: number): void {
-    const k = this.storeKey(key, windowStart)
     const v = value === null ? null : this.valueSerde.serialize(this.topic, value)
+    if (this.retainDuplicates) {
+      this.seqnum = (this.seqnum + 1) & 0x7fffffff
+      const k = this.storeKey(key, windowStart, this.seqnum)
+      if (v !== null) this.apply(k, windowStart, v, timestamp)
+      this.logChange(k, v, timestamp)
+      return
+    }
+    const k = this.storeKey(key, windowStart)
     if (!this.apply(k, windowStart, v, timestamp)) return
     this.logChange(k, v, timestamp)
+  }
+
+  fetchRange(key: K, from: number, to: number): Array<{ timestamp: number; value: V }> {
+    // As Java's segmented store: nothing older than its retention (by the latest timestamp put), even if still held.
+    const lower = Math.max(from, this.observedStreamTime - this.retentionMs + 1)
+    const k = this.storeKey(key, 0).subarray(0, -SUFFIX)
+    const starts = [...this.segments.keys()].filter((s) => s >= lower && s <= to).sort((a, b) => a - b)
+    const out: Array<{ timestamp: number; value: V }> = []
+    for (const start of starts)
+      for (const e of this.segments.get(start)!.values())
+        if (e.key.length - SUFFIX === k.length && e.key.subarray(0, k.length).equals(k))
+          out.push({ timestamp: start, value: this.valueSerde.deserialize(this.topic, e.value) as V })
+    return out
   }
 
   all(): Array<{ key: K; windowStart: number; value: V }> {
@@ -92,12 +118,13 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
     return true
   }
 
-  private storeKey(key: K, windowStart: number): Buffer {
+  private storeKey(key: K, windowStart: number, seqnum = 0): Buffer {
     const k = this.keySerde.serialize(this.topic, key)
     if (k === null) throw new TypeError(`store ${this.name} takes no null key`)
     const out = Buffer.alloc(k.length + SUFFIX)
     k.copy(out, 0)
     out.writeBigInt64BE(BigInt(windowStart), k.length)
+    out.writeInt32BE(seqnum, k.length + 8)
     return out
   }
 }

@@ -11,6 +11,8 @@ export interface ReadRecord {
   offset: bigint
   key: Buffer | null
   value: Buffer | null
+  /** The record's timestamp (ms). */
+  timestamp: number
   headers: Array<[string, Buffer | null]>
   attributes: number
 }
@@ -44,6 +46,7 @@ export async function wafkaRead(
           offset: message.offsetBigInt,
           key: message.key,
           value: message.value,
+          timestamp: message.timestampMs,
           headers: [...message.headerList],
           attributes: message.attributes,
         })

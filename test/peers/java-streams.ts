@@ -104,7 +104,8 @@ export async function javaSerdes(requests: JavaSerdeRequest[]): Promise<JavaSerd
 // ---------------------------------------------------------------- applications
 
 /** The rig's Java Streams applications (RigStreams' class comment: topologies, stores, output formats). */
-export type JavaStreamsAppName = 'wordcount' | 'windowed-count' | 'stream-table-join' | 'table-table-join' | 'session-count'
+export type JavaStreamsAppName =
+  'wordcount' | 'windowed-count' | 'stream-table-join' | 'table-table-join' | 'stream-stream-join' | 'session-count'
 
 export interface JavaStreamsOptions {
   applicationId: string
@@ -117,6 +118,9 @@ export interface JavaStreamsOptions {
   graceMs?: number
   advanceMs?: number
   gapMs?: number
+  /** stream-stream-join: JoinWindows.before() / after() after ofTimeDifferenceAndGrace(windowMs, graceMs). */
+  beforeMs?: number
+  afterMs?: number
   join?: 'inner' | 'left' | 'outer'
   suppress?: boolean
   /** Any StreamsConfig: processing.guarantee, commit.interval.ms, group.protocol, state.dir, ... */
@@ -155,6 +159,8 @@ function appArgs(app: JavaStreamsAppName, bootstrap: string, o: JavaStreamsOptio
   flag('--grace-ms', o.graceMs)
   flag('--advance-ms', o.advanceMs)
   flag('--gap-ms', o.gapMs)
+  flag('--before-ms', o.beforeMs)
+  flag('--after-ms', o.afterMs)
   flag('--join', o.join)
   if (o.suppress) args.push('--suppress')
   if (describe) args.push('--describe')

@@ -39,11 +39,13 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.JoinWindows;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.ValueJoiner;
@@ -73,6 +75,10 @@ import org.apache.kafka.streams.state.WindowStore;
  *                      (a missing side is "null"), table in store "table"; String, String
  *   table-table-join   [left, right]: left.join / leftJoin / outerJoin(right) (--join), value "l+r",
  *                      tables in stores "left" and "right"; String, String
+ *   stream-stream-join [left, right]: left.join / leftJoin / outerJoin(right) (--join) within
+ *                      JoinWindows.ofTimeDifferenceAndGrace(window, grace) (--before-ms / --after-ms
+ *                      then set before() / after()), value "l+r", StreamJoined.with(String x3), stores
+ *                      unnamed (KSTREAM-JOINTHIS-...-store, ...); String, String
  *   session-count      [events]: per key, counted in SessionWindows.ofInactivityGapAndGrace(gap,
  *                      grace) in store "session-counts"; session-windowed String, Long
  * --suppress: the windowed counts through suppress(untilWindowCloses(unbounded())).
@@ -250,6 +256,23 @@ public final class RigStreams {
                     default -> throw new IllegalArgumentException("a table-table join is inner, left or outer, not " + join);
                 };
                 joined.toStream().to(output, Produced.with(S, S));
+                break;
+            }
+            case "stream-stream-join": {
+                JoinWindows windows = JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(ms(opt, "--window-ms", 60_000)),
+                    Duration.ofMillis(ms(opt, "--grace-ms", 0)));
+                if (opt.containsKey("--before-ms")) windows = windows.before(Duration.ofMillis(Long.parseLong(opt.get("--before-ms"))));
+                if (opt.containsKey("--after-ms")) windows = windows.after(Duration.ofMillis(Long.parseLong(opt.get("--after-ms"))));
+                KStream<String, String> left = b.stream(inputs.get(0), Consumed.with(S, S));
+                KStream<String, String> right = b.stream(inputs.get(1), Consumed.with(S, S));
+                StreamJoined<String, String, String> with = StreamJoined.with(S, S, S);
+                KStream<String, String> joined = switch (join) {
+                    case "inner" -> left.join(right, joiner, windows, with);
+                    case "left" -> left.leftJoin(right, joiner, windows, with);
+                    case "outer" -> left.outerJoin(right, joiner, windows, with);
+                    default -> throw new IllegalArgumentException("a stream-stream join is inner, left or outer, not " + join);
+                };
+                joined.to(output, Produced.with(S, S));
                 break;
             }
             case "session-count": {
