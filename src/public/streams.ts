@@ -13,6 +13,11 @@ export type { KeyValueStore } from '../streams/key-value-store.js'
 export { KafkaStreams, type StreamsState, type StateListener } from '../streams/kafka-streams.js'
 export type { StreamsConfig, ProcessingGuarantee } from '../streams/options.js'
 export { StreamsError } from '../streams/streams-error.js'
+export type {
+  DeserializationExceptionHandler,
+  DeserializationFailure,
+  DeserializationResponse,
+} from '../streams/deserialization-handler.js'
 export { Serdes, SerializationError, type Serde } from '../streams/serdes.js'
 export { WindowedSerdes, type Windowed, type Window } from '../streams/windowed-serdes.js'
 export { TimeWindows } from '../streams/time-windows.js'

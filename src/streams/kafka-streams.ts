@@ -20,6 +20,7 @@ import { RecordCollector } from './record-collector.js'
 import { restoreStores } from './restore.js'
 import { isFromDefault, type Serde } from './serdes.js'
 import { StreamsError } from './streams-error.js'
+import { deserializationHandler } from './deserialization-handler.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
 import type { Subtopology, Topology } from './topology.js'
 
@@ -78,6 +79,7 @@ export class KafkaStreams {
       },
       collector: undefined as unknown as RecordCollector,
       log: this.log,
+      deserializationFailed: deserializationHandler(this.config.deserializationExceptionHandler, this.log),
     }
     for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
   }

@@ -5,6 +5,7 @@ import { checkKeys, msOption as ms, numberOption, oneOf, valueOption as value, t
 import { ConfigError } from '../errors.js'
 import { KAFKA_ALIASES, KAFKA_OPTIONS, type ClusterOptions } from '../cluster/options.js'
 import type { Serde } from './serdes.js'
+import type { DeserializationExceptionHandler } from './deserialization-handler.js'
 
 export type ProcessingGuarantee = 'at_least_once'
 
@@ -19,6 +20,11 @@ export interface StreamsConfig extends ClusterOptions {
   defaultKeySerde?: Serde<any>
   /** The value serde where the topology gives none. Java: `default.value.serde`. */
   defaultValueSerde?: Serde<any>
+  /**
+   * A record a source serde cannot read: `'logAndFail'` (default) stops the application, `'logAndContinue'`
+   * skips it; a function decides per record. Java: `deserialization.exception.handler`.
+   */
+  deserializationExceptionHandler?: DeserializationExceptionHandler
 }
 
 export const STREAMS_OPTIONS = {
@@ -36,6 +42,11 @@ export const STREAMS_OPTIONS = {
   commitIntervalMs: ms(30_000, 'How often processed offsets are committed.', 'commit.interval.ms', 1),
   defaultKeySerde: value(undefined, 'The key serde where the topology gives none.', 'default.key.serde'),
   defaultValueSerde: value(undefined, 'The value serde where the topology gives none.', 'default.value.serde'),
+  deserializationExceptionHandler: value(
+    'logAndFail',
+    "A record a source serde cannot read: `'logAndFail'` stops the application, `'logAndContinue'` skips it; a function decides per record.",
+    'deserialization.exception.handler',
+  ),
 } as const satisfies Record<keyof StreamsConfig, OptionSpec>
 
 export interface ResolvedStreamsConfig {
@@ -44,6 +55,7 @@ export interface ResolvedStreamsConfig {
   commitIntervalMs: number
   defaultKeySerde: Serde<any> | undefined
   defaultValueSerde: Serde<any> | undefined
+  deserializationExceptionHandler: DeserializationExceptionHandler | undefined
   /** What `new Kafka()` takes: the client options, the client id defaulting to the application id. */
   client: ClusterOptions
 }
@@ -52,12 +64,15 @@ export interface ResolvedStreamsConfig {
 const APPLICATION_ID = /^[a-zA-Z0-9._-]+$/
 
 export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfig {
-  const { applicationId, processingGuarantee, commitIntervalMs, defaultKeySerde, defaultValueSerde, ...client } = checkKeys(
-    'KafkaStreams',
-    given,
-    STREAMS_OPTIONS,
-    KAFKA_ALIASES,
-  )
+  const {
+    applicationId,
+    processingGuarantee,
+    commitIntervalMs,
+    defaultKeySerde,
+    defaultValueSerde,
+    deserializationExceptionHandler,
+    ...client
+  } = checkKeys('KafkaStreams', given, STREAMS_OPTIONS, KAFKA_ALIASES)
   if (typeof applicationId !== 'string' || !APPLICATION_ID.test(applicationId))
     throw new ConfigError(
       `applicationId must be a non-empty string of letters, digits, '.', '_' and '-', not ${JSON.stringify(applicationId)}`,
@@ -74,6 +89,7 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     commitIntervalMs: numberOption(STREAMS_OPTIONS, 'commitIntervalMs', commitIntervalMs),
     defaultKeySerde,
     defaultValueSerde,
+    deserializationExceptionHandler,
     client: { clientId: applicationId, ...client },
   }
 }

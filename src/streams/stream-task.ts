@@ -10,6 +10,7 @@ import type { NodeRuntime } from './nodes.js'
 import type { RecordCollector } from './record-collector.js'
 import type { RestorableStore } from './restore.js'
 import type { Serde } from './serdes.js'
+import type { DeserializationFailure, DeserializationResponse } from './deserialization-handler.js'
 import type { RecordContext, StreamRecord, Subtopology, Topology } from './topology.js'
 
 /** What a task needs of the application around it. */
@@ -21,6 +22,8 @@ export interface TaskEnvironment {
   serde(kind: 'key' | 'value', given: Serde<any> | undefined, where: string): Serde<any>
   collector: RecordCollector
   log: Logger
+  /** A record a source serde could not read: skip it ('continue') or stop ('fail'). */
+  deserializationFailed(failure: DeserializationFailure): DeserializationResponse
 }
 
 type Process = (record: StreamRecord) => void
@@ -71,10 +74,13 @@ export class StreamTask {
         for (const t of node.topics) {
           const topic = env.topicName(t)
           this.sources.set(topic, (m) => {
-            const record = {
-              key: keySerde.deserialize(topic, m.key),
-              value: valueSerde.deserialize(topic, m.value),
-              timestamp: m.timestampMs,
+            let record: StreamRecord
+            try {
+              record = { key: keySerde.deserialize(topic, m.key), value: valueSerde.deserialize(topic, m.value), timestamp: m.timestampMs }
+            } catch (err) {
+              const failure = { taskId: this.id, topic, partition: this.partition, offset: String(m.offsetBigInt), error: err as Error }
+              if (env.deserializationFailed(failure) === 'continue') return
+              throw err
             }
             for (const c of next) c.process(record)
           })

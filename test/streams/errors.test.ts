@@ -3,11 +3,20 @@
 // and a record its serde cannot read: the application goes to ERROR (Java's
 // default: log and fail, shut the client down) with the topic, partition and
 // offset named, after sending and committing what came before that record
-// and nothing past it.
+// and nothing past it; with 'logAndContinue' (or a handler that says so) the
+// record is skipped with a WARN and processing goes on past it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
-import { ConfigError, type Kafka, type LogEntry } from '../../src/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder, StreamsError, type StreamsState } from '../../src/public/streams.js'
+import { ConfigError, logLevel, type Kafka, type LogEntry } from '../../src/index.js'
+import {
+  KafkaStreams,
+  Serdes,
+  StreamsBuilder,
+  StreamsError,
+  type DeserializationFailure,
+  type StreamsConfig,
+  type StreamsState,
+} from '../../src/public/streams.js'
 import { until } from '../kafka/support.js'
 import { client, tableReader } from './support.js'
 
@@ -36,6 +45,11 @@ describe('KafkaStreams options', () => {
     expect(() => new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', commitIntervalMs: -1 })).toThrow(
       /commitIntervalMs/,
     )
+  })
+  it('refuses a deserializationExceptionHandler it does not know', () => {
+    expect(
+      () => new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', deserializationExceptionHandler: 'skip' as never }),
+    ).toThrow(/deserializationExceptionHandler must be 'logAndFail', 'logAndContinue' or a function, not "skip"/)
   })
   // mapValues keeps the key serde and drops the value serde, as Java does.
   it('refuses to start a topology with a serde missing, naming the node, before connecting', async () => {
@@ -161,5 +175,85 @@ describe('KafkaStreams failures on the embedded broker', () => {
     )
     const committed = await admin.fetchOffsets({ groupId: 'throwing-app', topics: ['nums2'] }).finally(() => admin.disconnect())
     expect(committed[0].partitions).toEqual([expect.objectContaining({ partition: 0, offset: '2' })])
+  })
+
+  /** nums-like input with an unreadable record at offset 2, in a topic of its own. */
+  async function withBadRecord(topic: string): Promise<void> {
+    const int = (n: number) => Serdes.Integer().serialize(topic, n)
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic }, { topic: `${topic}-doubled` }] }).finally(() => admin.disconnect())
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'a', value: int(1) },
+        { key: 'b', value: int(2) },
+        { key: 'c', value: Buffer.from([1, 2, 3]) },
+        { key: 'd', value: int(4) },
+      ],
+    })
+    await producer.disconnect()
+  }
+
+  /** Runs `doubler` with `handler` until all four offsets are committed; returns the output table and the logs. */
+  async function runPastBadRecord(topic: string, handler: StreamsConfig['deserializationExceptionHandler']) {
+    await withBadRecord(topic)
+    const builder = new StreamsBuilder()
+    builder
+      .stream<string, number>(topic, { keySerde: Serdes.String(), valueSerde: Serdes.Integer() })
+      .mapValues((n) => n * 2)
+      .to(`${topic}-doubled`)
+    const logs: LogEntry[] = []
+    const app = new KafkaStreams(builder.build(), { ...options(`${topic}-app`, logs), deserializationExceptionHandler: handler })
+    await app.start()
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      await until(
+        'offset 4 committed',
+        async () => (await admin.fetchOffsets({ groupId: `${topic}-app`, topics: [topic] }))[0].partitions[0]?.offset,
+        (o) => o === '4',
+      )
+    } finally {
+      await admin.disconnect()
+    }
+    expect(app.state).toBe('RUNNING')
+    await app.close()
+    const out = await tableReader(kafka, `${topic}-doubled`)
+    await until(
+      'the output',
+      () => out.records(),
+      (n) => n === 3,
+    ).finally(() => out.stop())
+    return { table: new Map([...out.table].map(([k, v]) => [k, v!.readInt32BE(0)])), logs }
+  }
+
+  it("'logAndContinue' skips a record its serde cannot read, with a WARN naming it, and goes on past it", async () => {
+    const { table, logs } = await runPastBadRecord('skippy', 'logAndContinue')
+    expect(table).toEqual(
+      new Map([
+        ['a', 2],
+        ['b', 4],
+        ['d', 8],
+      ]),
+    )
+    const warned = logs.filter((e) => e.level === logLevel.WARN && e.log.message.startsWith('a record could not be deserialized'))
+    expect(warned.map((e) => [e.log.taskId, e.log.topic, e.log.partition, e.log.offset, e.log.error])).toEqual([
+      ['0_0', 'skippy', 0, '2', 'Serdes.Integer needs 4 bytes, the record in skippy has 3'],
+    ])
+  })
+
+  it('a handler function gets the task, topic, partition, offset and error, and its answer decides', async () => {
+    const seen: DeserializationFailure[] = []
+    const { table } = await runPastBadRecord('judged', (f) => {
+      seen.push(f)
+      return 'continue'
+    })
+    expect(table.get('d')).toBe(8)
+    expect(seen.map((f) => [f.taskId, f.topic, f.partition, f.offset, f.error.message])).toEqual([
+      ['0_0', 'judged', 0, '2', 'Serdes.Integer needs 4 bytes, the record in judged has 3'],
+    ])
   })
 })
