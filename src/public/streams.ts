@@ -10,7 +10,13 @@ export type { ValueJoiner } from '../streams/stream-table-join.js'
 export { BranchedKStream, type Branched } from '../streams/branched-kstream.js'
 export { KeyValue } from '../streams/key-value.js'
 export type { KeyValueStore } from '../streams/key-value-store.js'
-export { KafkaStreams, type StreamsState, type StateListener } from '../streams/kafka-streams.js'
+export {
+  KafkaStreams,
+  type StreamsState,
+  type StateListener,
+  type StreamThreadExceptionResponse,
+  type UncaughtExceptionHandler,
+} from '../streams/kafka-streams.js'
 export type { StreamsConfig, ProcessingGuarantee } from '../streams/options.js'
 export { StreamsError } from '../streams/streams-error.js'
 export type {

@@ -24,6 +24,15 @@ import { deserializationHandler } from './deserialization-handler.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
 import type { Subtopology, Topology } from './topology.js'
 
+/** What the uncaught-error handler answers (Java's StreamThreadExceptionResponse). */
+export type StreamThreadExceptionResponse = 'REPLACE_THREAD' | 'SHUTDOWN_CLIENT' | 'SHUTDOWN_APPLICATION'
+
+export type UncaughtExceptionHandler = (error: Error) => StreamThreadExceptionResponse
+
+/** The first wait before a replaced stream thread starts again; doubled for each failure in a row, up to the cap. */
+const REPLACE_BACKOFF_MS = 500
+const REPLACE_BACKOFF_MAX_MS = 30_000
+
 /** Java's KafkaStreams.State. */
 export type StreamsState = 'CREATED' | 'REBALANCING' | 'RUNNING' | 'PENDING_SHUTDOWN' | 'NOT_RUNNING' | 'PENDING_ERROR' | 'ERROR'
 
@@ -55,6 +64,11 @@ export class KafkaStreams {
   private admin: Admin | undefined
   private stopping: Promise<void> | undefined
   private failed = false
+  private uncaughtHandler: UncaughtExceptionHandler | undefined
+  /** A stream thread is being replaced: its consumer leaves, a new one joins. */
+  private replacing = false
+  /** Replacements since the last batch processed whole: the backoff's exponent. */
+  private replacements = 0
 
   constructor(
     private readonly topology: Topology,
@@ -94,6 +108,19 @@ export class KafkaStreams {
     this.listeners.add(listener)
   }
 
+  /**
+   * Java's setUncaughtExceptionHandler: what a processing error does. Without
+   * one, as with 'SHUTDOWN_CLIENT', the application stops in ERROR;
+   * 'REPLACE_THREAD' starts the stream thread again (its consumer leaves and
+   * a new one joins, so processing resumes from the last commit, after a
+   * backoff that doubles while failures come in a row). Set before start().
+   */
+  setUncaughtExceptionHandler(handler: UncaughtExceptionHandler): void {
+    if (this.current !== 'CREATED') throw new StreamsError(`setUncaughtExceptionHandler() in state ${this.current}: set it before start()`)
+    if (typeof handler !== 'function') throw new TypeError('setUncaughtExceptionHandler takes a function')
+    this.uncaughtHandler = handler
+  }
+
   /** Listens to state changes; returns a function that stops listening. */
   on(event: 'stateChange', listener: StateListener): () => void {
     if (event !== 'stateChange') throw new TypeError(`KafkaStreams has no event ${String(event)} (only 'stateChange')`)
@@ -114,56 +141,62 @@ export class KafkaStreams {
       this.producer = this.kafka.producer()
       await this.producer.connect()
       this.env.collector = new RecordCollector(this.producer)
-      const consumer = (this.consumer = this.kafka.consumer({
-        groupId: this.config.applicationId,
-        groupProtocol: 'classic',
-        partitionAssigners: ['range'],
-        autoOffsetReset: 'earliest',
-      }))
-      consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
-      consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
-      consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions))
-      consumer.on(ConsumerEvents.CRASH, ({ payload }) => {
-        if (!payload.restart) this.fail(payload.error)
-      })
-      await consumer.connect()
-      await consumer.subscribe({ topics: [...this.readers.keys()] })
-      await consumer.run({
-        autoCommit: true,
-        autoCommitInterval: this.config.commitIntervalMs,
-        eachBatchAutoResolve: false,
-        eachBatch: async ({ batch, resolveOffset, isStale }) => {
-          if (this.failed) return
-          let failure: unknown
-          try {
-            const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
-            let last: string | undefined
-            for (const m of batch.messages) {
-              if (isStale() || this.failed) break
-              try {
-                task.process(batch.topic, m)
-              } catch (err) {
-                failure = new StreamsError(
-                  `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`,
-                  { cause: err },
-                )
-                break
-              }
-              last = m.offset
-            }
-            // What was processed before a failure is still sent and committed: nothing past it.
-            await this.env.collector.flush()
-            if (last !== undefined) resolveOffset(last)
-          } catch (err) {
-            failure ??= err
-          }
-          if (failure !== undefined) this.fail(failure)
-        },
-      })
+      await this.runConsumer()
     } catch (err) {
       this.fail(err)
       throw err
     }
+  }
+
+  /** The stream thread: a consumer of the source topics handing each batch to its task. */
+  private async runConsumer(): Promise<void> {
+    const consumer = (this.consumer = this.kafka.consumer({
+      groupId: this.config.applicationId,
+      groupProtocol: 'classic',
+      partitionAssigners: ['range'],
+      autoOffsetReset: 'earliest',
+    }))
+    consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
+    consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
+    consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions))
+    consumer.on(ConsumerEvents.CRASH, ({ payload }) => {
+      if (!payload.restart) this.uncaught(payload.error)
+    })
+    await consumer.connect()
+    await consumer.subscribe({ topics: [...this.readers.keys()] })
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: this.config.commitIntervalMs,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, isStale }) => {
+        if (this.failed || this.replacing) return
+        let failure: unknown
+        try {
+          const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
+          let last: string | undefined
+          for (const m of batch.messages) {
+            if (isStale() || this.failed || this.replacing) break
+            try {
+              task.process(batch.topic, m)
+            } catch (err) {
+              failure = new StreamsError(
+                `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`,
+                { cause: err },
+              )
+              break
+            }
+            last = m.offset
+          }
+          // What was processed before a failure is still sent and committed: nothing past it.
+          await this.env.collector.flush()
+          if (last !== undefined) resolveOffset(last)
+          if (failure === undefined) this.replacements = 0
+        } catch (err) {
+          failure ??= err
+        }
+        if (failure !== undefined) this.uncaught(failure)
+      },
+    })
   }
 
   /** Stops processing, commits what was processed and leaves the group. */
@@ -192,6 +225,52 @@ export class KafkaStreams {
       const sub = this.readers.get(topic)
       if (sub) for (const p of list) this.tasks.delete(`${sub.id}_${p}`)
     }
+  }
+
+  /** A processing error: the handler decides between a new stream thread and stopping. */
+  private uncaught(error: unknown): void {
+    if (this.failed || this.replacing || this.stopping) return
+    let response: StreamThreadExceptionResponse = 'SHUTDOWN_CLIENT'
+    if (this.uncaughtHandler) {
+      try {
+        response = this.uncaughtHandler(error as Error)
+      } catch (err) {
+        this.log.error('the uncaught-error handler threw: shutting down', { error: (err as Error).message })
+      }
+    }
+    if (response === 'REPLACE_THREAD') return void this.replaceThread(error)
+    if (response === 'SHUTDOWN_APPLICATION')
+      this.log.error(
+        "SHUTDOWN_APPLICATION needs the group to carry a shutdown request (Java's streams assignor): shutting down this client only",
+        {
+          applicationId: this.config.applicationId,
+        },
+      )
+    else if (response !== 'SHUTDOWN_CLIENT')
+      this.log.error(`the uncaught-error handler answered ${JSON.stringify(response)}: shutting down`, {
+        applicationId: this.config.applicationId,
+      })
+    this.fail(error)
+  }
+
+  /** REPLACE_THREAD: the consumer leaves (committing what was processed), its tasks go, and a new consumer joins. */
+  private async replaceThread(error: unknown): Promise<void> {
+    this.replacing = true
+    const waitMs = Math.min(REPLACE_BACKOFF_MAX_MS, REPLACE_BACKOFF_MS * 2 ** this.replacements++)
+    this.log.error('stream thread failed: replacing it', {
+      applicationId: this.config.applicationId,
+      error: (error as Error)?.message,
+      retryInMs: waitMs,
+    })
+    if (this.current === 'RUNNING') this.transition('REBALANCING')
+    const old = this.consumer
+    this.consumer = undefined
+    await old?.disconnect().catch(this.log.caught('leaving the group for a new stream thread failed', 'warn'))
+    this.tasks.clear()
+    await new Promise((r) => setTimeout(r, waitMs))
+    this.replacing = false
+    if (this.stopping || this.failed) return
+    await this.runConsumer().catch((err) => this.fail(err))
   }
 
   /** Processing cannot go on (Java's SHUTDOWN_CLIENT): nothing more is processed or committed past it. */

@@ -256,4 +256,92 @@ describe('KafkaStreams failures on the embedded broker', () => {
       ['0_0', 'judged', 0, '2', 'Serdes.Integer needs 4 bytes, the record in judged has 3'],
     ])
   })
+
+  it("REPLACE_THREAD: a processor's error starts a new stream thread, which processes the record again from the last commit", async () => {
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic: 'flaky' }, { topic: 'flaky-out' }] }).finally(() => admin.disconnect())
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({
+      topic: 'flaky',
+      messages: [1, 2, 3, 4].map((n) => ({ key: `k${n}`, value: Serdes.Integer().serialize('flaky', n) })),
+    })
+    await producer.disconnect()
+    let thrown = 0
+    const builder = new StreamsBuilder()
+    builder
+      .stream<string, number>('flaky')
+      .mapValues((n) => {
+        if (n === 3 && thrown++ === 0) throw new RangeError('3 failed once')
+        return n * 10
+      })
+      .to('flaky-out')
+    const logs: LogEntry[] = []
+    const app = new KafkaStreams(builder.build(), options('flaky-app', logs))
+    const handled: string[] = []
+    app.setUncaughtExceptionHandler((e) => {
+      handled.push(e.message)
+      return 'REPLACE_THREAD'
+    })
+    const states: StreamsState[] = []
+    app.setStateListener((st) => states.push(st))
+    await app.start()
+    const out = await tableReader(kafka, 'flaky-out')
+    try {
+      await until(
+        'all four out',
+        () => out.table.size,
+        (n) => n === 4,
+      )
+    } finally {
+      out.stop()
+    }
+    expect(new Map([...out.table].map(([k, v]) => [k, v!.readInt32BE(0)]))).toEqual(
+      new Map([
+        ['k1', 10],
+        ['k2', 20],
+        ['k3', 30],
+        ['k4', 40],
+      ]),
+    )
+    expect(handled).toEqual(['task 0_0 failed to process flaky-0 at offset 2: 3 failed once'])
+    expect(logs.filter((e) => e.log.message === 'stream thread failed: replacing it')).toHaveLength(1)
+    await until(
+      'RUNNING again',
+      () => app.state,
+      (st) => st === 'RUNNING',
+    )
+    expect(states).toEqual(['REBALANCING', 'RUNNING', 'REBALANCING', 'RUNNING'])
+    expect(() => app.setUncaughtExceptionHandler(() => 'SHUTDOWN_CLIENT')).toThrow(/set it before start\(\)/)
+    await app.close()
+    expect(app.state).toBe('NOT_RUNNING')
+  })
+
+  it('SHUTDOWN_APPLICATION stops this client in ERROR, saying the group cannot carry it', async () => {
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic: 'doomed' }, { topic: 'doomed-out' }] }).finally(() => admin.disconnect())
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic: 'doomed', messages: [{ key: 'x', value: Serdes.Integer().serialize('doomed', 1) }] })
+    await producer.disconnect()
+    const builder = new StreamsBuilder()
+    builder
+      .stream<string, number>('doomed')
+      .mapValues((): number => {
+        throw new Error('never')
+      })
+      .to('doomed-out')
+    const logs: LogEntry[] = []
+    const app = new KafkaStreams(builder.build(), options('doomed-app', logs))
+    app.setUncaughtExceptionHandler(() => 'SHUTDOWN_APPLICATION')
+    await app.start()
+    await until(
+      'ERROR',
+      () => app.state,
+      (st) => st === 'ERROR',
+    )
+    expect(logs.some((e) => e.level === logLevel.ERROR && e.log.message.startsWith('SHUTDOWN_APPLICATION needs'))).toBe(true)
+  })
 })
