@@ -19,6 +19,12 @@ export {
 } from '../streams/kafka-streams.js'
 export type { StreamsConfig, ProcessingGuarantee } from '../streams/options.js'
 export { StreamsError } from '../streams/streams-error.js'
+export {
+  InvalidStateStoreError,
+  type QueryableStoreType,
+  type ReadOnlyKeyValueStore,
+  type ReadOnlyWindowStore,
+} from '../streams/interactive-queries.js'
 export type {
   DeserializationExceptionHandler,
   DeserializationFailure,

@@ -21,6 +21,16 @@ import { restoreStores } from './restore.js'
 import { isFromDefault, type Serde } from './serdes.js'
 import { StreamsError } from './streams-error.js'
 import { deserializationHandler } from './deserialization-handler.js'
+import {
+  InvalidStateStoreError,
+  keyValueView,
+  windowView,
+  type QueryableStoreType,
+  type ReadOnlyKeyValueStore,
+  type ReadOnlyWindowStore,
+} from './interactive-queries.js'
+import type { InMemoryKeyValueStore } from './key-value-store.js'
+import type { InMemoryWindowStore } from './window-store.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
 import type { Subtopology, Topology } from './topology.js'
 
@@ -119,6 +129,30 @@ export class KafkaStreams {
     if (this.current !== 'CREATED') throw new StreamsError(`setUncaughtExceptionHandler() in state ${this.current}: set it before start()`)
     if (typeof handler !== 'function') throw new TypeError('setUncaughtExceptionHandler takes a function')
     this.uncaughtHandler = handler
+  }
+
+  /**
+   * Java's store(StoreQueryParameters): a read-only view of the store `name`
+   * over this instance's tasks. Refused (InvalidStateStoreError) for a store
+   * the topology does not have, of another type, or while not RUNNING.
+   */
+  store<K, V>(name: string, type: 'keyValue'): ReadOnlyKeyValueStore<K, V>
+  store<K, V>(name: string, type: 'window'): ReadOnlyWindowStore<K, V>
+  store<K, V>(name: string, type: QueryableStoreType): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> {
+    const def = this.topology.stores.get(name)
+    if (!def) throw new InvalidStateStoreError(`no store ${name} in the topology`)
+    const actual: QueryableStoreType = def.window ? 'window' : 'keyValue'
+    if (actual !== type) throw new InvalidStateStoreError(`store ${name} is a ${actual} store, not a ${type} store`)
+    const locals = <S>(): S[] => {
+      if (this.current !== 'RUNNING')
+        throw new InvalidStateStoreError(
+          `store ${name} cannot be read in state ${this.current}: its tasks may be moving (wait for RUNNING)`,
+        )
+      return [...this.tasks.values()].map((t) => t.stores.get(name)).filter((s) => s !== undefined) as S[]
+    }
+    return type === 'window'
+      ? windowView<K, V>(() => locals<InMemoryWindowStore<K, V>>())
+      : keyValueView<K, V>(() => locals<InMemoryKeyValueStore<K, V>>())
   }
 
   /** Listens to state changes; returns a function that stops listening. */

@@ -68,7 +68,18 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   /** Every entry, by its key's bytes (as Java's stores iterate). */
   allInKeyOrder(): Array<{ key: K; value: V }> {
-    return [...this.entries.values()]
+    return this.inKeyOrder([...this.entries.values()])
+  }
+
+  /** The entries whose key's bytes lie between `from`'s and `to`'s, both included, by those bytes (Java's range()). */
+  range(from: K, to: K): Array<{ key: K; value: V }> {
+    const lo = this.keyBytes(from)
+    const hi = this.keyBytes(to)
+    return this.inKeyOrder([...this.entries.values()].filter((e) => Buffer.compare(e.key, lo) >= 0 && Buffer.compare(e.key, hi) <= 0))
+  }
+
+  private inKeyOrder(entries: Entry[]): Array<{ key: K; value: V }> {
+    return entries
       .sort((a, b) => Buffer.compare(a.key, b.key))
       .map((e) => ({
         key: this.keySerde.deserialize(this.topic, e.key) as K,
