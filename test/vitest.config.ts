@@ -34,6 +34,8 @@ export const builtSlice = [
   'test/streams/shipped.test.ts',
   'test/streams/topology.test.ts',
   'test/streams/stream-stream-join.test.ts',
+  'test/streams/errors.test.ts',
+  'test/streams/interactive-queries.test.ts',
 ]
 // Unit tests of the drop-in's inner pieces, which the package does not export.
 const notBuilt = ['test/kafkajs/layer.test.ts']
