@@ -25,7 +25,7 @@ function doubler(input: string) {
   builder
     .stream<string, number>(input, { keySerde: Serdes.String(), valueSerde: Serdes.Integer() })
     .mapValues((n) => n * 2)
-    .to('doubled')
+    .to(`${input}-doubled`)
   return builder.build()
 }
 
@@ -67,10 +67,6 @@ describe('KafkaStreams failures on the embedded broker', () => {
   beforeAll(async () => {
     cluster = await startCluster({ brokers: 1 })
     kafka = client({ bootstrap: cluster.bootstrapServers })
-    const admin = kafka.admin()
-    await admin.connect()
-    await admin.createTopics({ topics: [{ topic: 'nums' }, { topic: 'doubled' }] })
-    await admin.disconnect()
   })
   afterAll(async () => cluster?.stop())
 
@@ -83,6 +79,26 @@ describe('KafkaStreams failures on the embedded broker', () => {
     logCreator: () => (e: LogEntry) => void logs.push(e),
   })
 
+  /** nums-like input with an unreadable record at offset 2, in a topic of its own. */
+  async function withBadRecord(topic: string): Promise<void> {
+    const int = (n: number) => Serdes.Integer().serialize(topic, n)
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic }, { topic: `${topic}-doubled` }] }).finally(() => admin.disconnect())
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'a', value: int(1) },
+        { key: 'b', value: int(2) },
+        { key: 'c', value: Buffer.from([1, 2, 3]) },
+        { key: 'd', value: int(4) },
+      ],
+    })
+    await producer.disconnect()
+  }
+
   it('a missing source topic fails start(), naming it', async () => {
     const app = new KafkaStreams(doubler('no-such-topic'), options('missing-app'))
     await expect(app.start()).rejects.toThrow(new StreamsError('source topics no-such-topic do not exist: create them before start()'))
@@ -94,19 +110,7 @@ describe('KafkaStreams failures on the embedded broker', () => {
   })
 
   it('a record its serde cannot read stops the application in ERROR; what came before it is sent and committed, nothing past it', async () => {
-    const int = (n: number) => Serdes.Integer().serialize('nums', n)
-    const producer = kafka.producer()
-    await producer.connect()
-    await producer.send({
-      topic: 'nums',
-      messages: [
-        { key: 'a', value: int(1) },
-        { key: 'b', value: int(2) },
-        { key: 'c', value: Buffer.from([1, 2, 3]) },
-        { key: 'd', value: int(4) },
-      ],
-    })
-    await producer.disconnect()
+    await withBadRecord('nums')
     const logs: LogEntry[] = []
     const states: StreamsState[] = []
     const app = new KafkaStreams(doubler('nums'), options('bad-record-app', logs))
@@ -123,7 +127,7 @@ describe('KafkaStreams failures on the embedded broker', () => {
       /task 0_0 failed to process nums-0 at offset 2: Serdes.Integer needs 4 bytes, the record in nums has 3/,
     )
 
-    const doubled = await tableReader(kafka, 'doubled')
+    const doubled = await tableReader(kafka, 'nums-doubled')
     await until(
       'the output before the bad record',
       () => doubled.records(),
@@ -177,36 +181,11 @@ describe('KafkaStreams failures on the embedded broker', () => {
     expect(committed[0].partitions).toEqual([expect.objectContaining({ partition: 0, offset: '2' })])
   })
 
-  /** nums-like input with an unreadable record at offset 2, in a topic of its own. */
-  async function withBadRecord(topic: string): Promise<void> {
-    const int = (n: number) => Serdes.Integer().serialize(topic, n)
-    const admin = kafka.admin()
-    await admin.connect()
-    await admin.createTopics({ topics: [{ topic }, { topic: `${topic}-doubled` }] }).finally(() => admin.disconnect())
-    const producer = kafka.producer()
-    await producer.connect()
-    await producer.send({
-      topic,
-      messages: [
-        { key: 'a', value: int(1) },
-        { key: 'b', value: int(2) },
-        { key: 'c', value: Buffer.from([1, 2, 3]) },
-        { key: 'd', value: int(4) },
-      ],
-    })
-    await producer.disconnect()
-  }
-
   /** Runs `doubler` with `handler` until all four offsets are committed; returns the output table and the logs. */
   async function runPastBadRecord(topic: string, handler: StreamsConfig['deserializationExceptionHandler']) {
     await withBadRecord(topic)
-    const builder = new StreamsBuilder()
-    builder
-      .stream<string, number>(topic, { keySerde: Serdes.String(), valueSerde: Serdes.Integer() })
-      .mapValues((n) => n * 2)
-      .to(`${topic}-doubled`)
     const logs: LogEntry[] = []
-    const app = new KafkaStreams(builder.build(), { ...options(`${topic}-app`, logs), deserializationExceptionHandler: handler })
+    const app = new KafkaStreams(doubler(topic), { ...options(`${topic}-app`, logs), deserializationExceptionHandler: handler })
     await app.start()
     const admin = kafka.admin()
     await admin.connect()
