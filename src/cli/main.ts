@@ -10,6 +10,7 @@ import { groupsCommand } from './groups.js'
 import { clusterCommand } from './cluster-info.js'
 import { aclsCommand } from './acls.js'
 import { benchCommand } from './bench.js'
+import { streamsCommand } from './streams.js'
 
 const VERSION = '0.1.0'
 
@@ -26,6 +27,11 @@ const COMMANDS: Record<string, { summary: string; run: Command }> = {
   bench: {
     summary: 'benchmark wafka: bench produce|consume [-b BROKERS] (embedded broker by default), bench codec; --chart FILE.svg',
     run: benchCommand,
+  },
+  streams: {
+    summary:
+      "run a wafka/streams application: streams wordcount [-b BROKERS] < text (Kafka Streams' word count; embedded broker by default)",
+    run: (args, io) => streamsCommand(args, io),
   },
   broker: {
     summary:
