@@ -20,6 +20,18 @@ export {
 export type { StreamsConfig, ProcessingGuarantee } from '../streams/options.js'
 export { StreamsError } from '../streams/streams-error.js'
 export {
+  Stores,
+  type Processor,
+  type ProcessorContext,
+  type ProcessorSupplier,
+  type PunctuationType,
+  type Punctuator,
+  type Cancellable,
+  type RecordMetadata,
+  type StoreBuilder,
+  type KeyValueBytesStoreSupplier,
+} from '../streams/processor.js'
+export {
   InvalidStateStoreError,
   type QueryableStoreType,
   type ReadOnlyKeyValueStore,

@@ -43,6 +43,9 @@ export type UncaughtExceptionHandler = (error: Error) => StreamThreadExceptionRe
 const REPLACE_BACKOFF_MS = 500
 const REPLACE_BACKOFF_MAX_MS = 30_000
 
+/** How often wall-clock punctuations are looked at: Java's poll.ms default. */
+const WALL_CLOCK_CHECK_MS = 100
+
 /** Java's KafkaStreams.State. */
 export type StreamsState = 'CREATED' | 'REBALANCING' | 'RUNNING' | 'PENDING_SHUTDOWN' | 'NOT_RUNNING' | 'PENDING_ERROR' | 'ERROR'
 
@@ -75,6 +78,8 @@ export class KafkaStreams {
   private stopping: Promise<void> | undefined
   private failed = false
   private uncaughtHandler: UncaughtExceptionHandler | undefined
+  /** Checks the tasks' wall-clock punctuations (Java checks them in each poll loop, poll.ms 100 apart). */
+  private wallClock: ReturnType<typeof setInterval> | undefined
   /** A stream thread is being replaced: its consumer leaves, a new one joins. */
   private replacing = false
   /** Replacements since the last batch processed whole: the backoff's exponent. */
@@ -89,6 +94,7 @@ export class KafkaStreams {
     this.log = this.kafka.logger().namespace('Streams')
     const { applicationId, defaultKeySerde, defaultValueSerde } = this.config
     this.env = {
+      applicationId,
       topicName: (t) => (topology.internalTopics.has(t) ? `${applicationId}-${t}` : t),
       changelogTopic: (store) => `${applicationId}-${store}-changelog`,
       serde: (kind: 'key' | 'value', given: Serde<any> | undefined, where: string) => {
@@ -176,6 +182,8 @@ export class KafkaStreams {
       await this.producer.connect()
       this.env.collector = new RecordCollector(this.producer)
       await this.runConsumer()
+      this.wallClock = setInterval(() => void this.punctuateWallClock(), WALL_CLOCK_CHECK_MS)
+      this.wallClock.unref?.()
     } catch (err) {
       this.fail(err)
       throw err
@@ -254,10 +262,34 @@ export class KafkaStreams {
     return task
   }
 
+  /** A task that goes: its processors' close(), with an error logged, not thrown (the others close too). */
+  private closeTask(id: string): void {
+    const task = this.tasks.get(id)
+    if (!task) return
+    this.tasks.delete(id)
+    try {
+      task.close()
+    } catch (err) {
+      this.log.error('a processor failed to close', { task: id, error: (err as Error).message })
+    }
+  }
+
+  /** Wall-clock punctuations due now, in every task; their output is flushed as a batch's is. */
+  private async punctuateWallClock(): Promise<void> {
+    if (this.failed || this.replacing || this.stopping || this.current !== 'RUNNING') return
+    let ran = false
+    try {
+      for (const task of this.tasks.values()) ran = task.punctuateWallClock(Date.now()) || ran
+      if (ran) await this.env.collector.flush()
+    } catch (err) {
+      this.uncaught(new StreamsError(`a wall-clock punctuation failed: ${(err as Error).message}`, { cause: err }))
+    }
+  }
+
   private dropTasks(partitions: Array<{ topic: string; partitions: number[] }>): void {
     for (const { topic, partitions: list } of partitions) {
       const sub = this.readers.get(topic)
-      if (sub) for (const p of list) this.tasks.delete(`${sub.id}_${p}`)
+      if (sub) for (const p of list) this.closeTask(`${sub.id}_${p}`)
     }
   }
 
@@ -300,7 +332,7 @@ export class KafkaStreams {
     const old = this.consumer
     this.consumer = undefined
     await old?.disconnect().catch(this.log.caught('leaving the group for a new stream thread failed', 'warn'))
-    this.tasks.clear()
+    for (const id of [...this.tasks.keys()]) this.closeTask(id)
     await new Promise((r) => setTimeout(r, waitMs))
     this.replacing = false
     if (this.stopping || this.failed) return
@@ -325,7 +357,8 @@ export class KafkaStreams {
       await this.consumer?.disconnect().catch(log('leaving the group'))
       await this.producer?.disconnect().catch(log('closing the producer'))
       await this.admin?.disconnect().catch(log('closing the admin client'))
-      this.tasks.clear()
+      clearInterval(this.wallClock)
+      for (const id of [...this.tasks.keys()]) this.closeTask(id)
     })()
     return this.stopping
   }

@@ -13,6 +13,7 @@ import { streamStreamJoin, type StreamJoined, type StreamJoinKind, type StreamVa
 import { JoinWindows } from './join-windows.js'
 import { TopologyError } from './topology.js'
 import type { RecordContext, StreamRecord, TopicNameExtractor } from './topology.js'
+import { checkProcess, processorNode, type ProcessorSupplier } from './processor-node.js'
 
 /** Java's Produced: how a sink writes (the stream's serdes, else the application's defaults, when absent). */
 export interface Produced<K, V> {
@@ -98,6 +99,19 @@ export class KStream<K, V> {
       },
       this.up,
     )
+  }
+
+  /**
+   * Runs a processor of yours on each record (Java's process()): a new one per
+   * task from `supplier`, with access to the stores named here (added with
+   * `builder.addStateStore`). What it forwards is the returned stream; its key
+   * may differ, so a later grouping goes through a repartition topic.
+   */
+  process<KR, VR>(supplier: ProcessorSupplier<K, V, KR, VR>, ...storeNames: string[]): KStream<KR, VR> {
+    checkProcess(this.b.topology, supplier, storeNames)
+    const name = this.b.newProcessorName('KSTREAM-PROCESSOR-')
+    this.b.topology.add(processorNode(name, this.up.node, supplier, storeNames))
+    return this.b.dsl.stream(this.b, { node: name, keySerde: undefined, valueSerde: undefined, repartitionRequired: true })
   }
 
   /** A terminal operation: `action` for each record. */

@@ -5,6 +5,7 @@ import type { Serde } from './serdes.js'
 import type { KeyValueStore } from './key-value-store.js'
 import type { WindowStore } from './window-store.js'
 import type { RecordContext, StreamRecord } from './topology.js'
+import type { Cancellable, Punctuator, PunctuationType } from './processor.js'
 
 /** A state store of the topology: its serdes (defaults when absent); every store is logged to a changelog. */
 export interface StoreDef {
@@ -20,7 +21,16 @@ export interface NodeRuntime {
   forward(record: StreamRecord, to?: string): void
   store<K, V>(name: string): KeyValueStore<K, V>
   windowStore<K, V>(name: string): WindowStore<K, V>
-  /** The input record in hand. */
+  /** The input record in hand (while a punctuator runs: offset -1 and the punctuation's time). */
   context(): RecordContext
+  /** Whether a punctuator is running (no input record in hand). */
+  punctuating(): boolean
+  readonly taskId: string
+  readonly applicationId: string
+  /** The task's stream time: the largest record timestamp it has seen, -1 before any. */
+  streamTime(): number
+  schedule(intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable
+  /** Called when the task closes. */
+  onClose(fn: () => void): void
   readonly log: Logger
 }

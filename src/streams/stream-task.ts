@@ -11,10 +11,13 @@ import type { RecordCollector } from './record-collector.js'
 import type { RestorableStore } from './restore.js'
 import type { Serde } from './serdes.js'
 import type { DeserializationFailure, DeserializationResponse } from './deserialization-handler.js'
+import { PunctuationQueue } from './punctuation-queue.js'
+import type { Punctuator } from './processor.js'
 import type { RecordContext, StreamRecord, Subtopology, Topology } from './topology.js'
 
 /** What a task needs of the application around it. */
 export interface TaskEnvironment {
+  applicationId: string
   /** A topology's topic name as the cluster knows it (internal topics carry the application id). */
   topicName(topic: string): string
   changelogTopic(store: string): string
@@ -37,6 +40,12 @@ export class StreamTask {
   readonly stores = new Map<string, InMemoryKeyValueStore<unknown, unknown> | InMemoryWindowStore<unknown, unknown>>()
   private readonly sources = new Map<string, (m: RecordView) => void>()
   private current: RecordContext = { topic: '', partition: -1, offset: -1n, timestamp: 0 }
+  /** The largest timestamp of a record this task has taken (Java's partition group stream time); -1 before any. */
+  private streamTime = -1
+  private readonly streamTimePunctuations = new PunctuationQueue()
+  private readonly wallClockPunctuations = new PunctuationQueue()
+  private punctuating = false
+  private readonly closers: Array<() => void> = []
 
   constructor(
     topology: Topology,
@@ -115,6 +124,19 @@ export class StreamTask {
             return s as unknown as InMemoryWindowStore<K, V>
           },
           context: () => this.current,
+          punctuating: () => this.punctuating,
+          taskId: this.id,
+          applicationId: env.applicationId,
+          streamTime: () => this.streamTime,
+          schedule: (intervalMs, type, punctuator) => {
+            if (!Number.isFinite(intervalMs) || intervalMs < 1)
+              throw new RangeError(`a punctuation interval must be at least 1 ms, not ${intervalMs}`)
+            // As Java's StreamTask.schedule: stream time aligned to 0 (punctuates as soon as there is data), the clock to now.
+            return type === 'STREAM_TIME'
+              ? this.streamTimePunctuations.add(0, intervalMs, punctuator)
+              : this.wallClockPunctuations.add(Date.now() + intervalMs, intervalMs, punctuator)
+          },
+          onClose: (fn) => void this.closers.push(fn),
           log: env.log,
         }
         processes.set(node.name, node.make(runtime))
@@ -133,6 +155,32 @@ export class StreamTask {
     const source = this.sources.get(topic)
     if (!source) throw new Error(`task ${this.id} reads no topic ${topic}`)
     this.current = { topic, partition: this.partition, offset: message.offsetBigInt, timestamp: message.timestampMs }
+    this.streamTime = Math.max(this.streamTime, message.timestampMs)
     source(message)
+    if (this.streamTime >= 0) this.streamTimePunctuations.punctuate(this.streamTime, this.punctuate)
+  }
+
+  /** Runs the wall-clock punctuations due at `now`; returns whether any ran (their output then wants flushing). */
+  punctuateWallClock(now: number): boolean {
+    return this.wallClockPunctuations.punctuate(now, this.punctuate)
+  }
+
+  /** The processors' close(), and no punctuation after it. */
+  close(): void {
+    this.streamTimePunctuations.clear()
+    this.wallClockPunctuations.clear()
+    for (const fn of this.closers.splice(0)) fn()
+  }
+
+  private readonly punctuate = (punctuator: Punctuator, timestamp: number): void => {
+    const before = this.current
+    this.current = { topic: '', partition: this.partition, offset: -1n, timestamp }
+    this.punctuating = true
+    try {
+      punctuator(timestamp)
+    } finally {
+      this.punctuating = false
+      this.current = before
+    }
   }
 }

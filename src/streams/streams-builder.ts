@@ -9,6 +9,7 @@ import type { Materialized } from './kgrouped-stream.js'
 import { tableSource } from './table-source.js'
 import { BranchedKStream } from './branched-kstream.js'
 import type { Topology } from './topology.js'
+import type { StoreBuilder } from './processor.js'
 
 /** Java's Consumed: how a source reads its topic's records. */
 export interface Consumed<K, V> {
@@ -53,6 +54,14 @@ export class StreamsBuilder {
       processorName: consumed.processorName,
       storeName: materialized.storeName,
     })
+  }
+
+  /** Adds a store for processors (Java's addStateStore): connect it by naming it in `KStream.process()`. */
+  addStateStore(store: StoreBuilder): this {
+    if (!store || typeof store.name !== 'string' || !store.def)
+      throw new TypeError('addStateStore() takes a store builder: Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), ...)')
+    this.internal.topology.addStore({ ...store.def })
+    return this
   }
 
   /** The topology the DSL calls made. */
