@@ -6,7 +6,8 @@
 // epoch with the same assignment (no FENCED_MEMBER_EPOCH, no
 // UNKNOWN_MEMBER_ID, no rejoin), and ConsumerGroupDescribe shows the group
 // as it was. Two ways away: the coordinator broker of a 3-broker cluster
-// stopped (another replica of the partition takes it), and a 1-broker
+// stopped (another replica of the partition takes it and loads the group
+// from its log: the embedded broker's groups too), and a 1-broker
 // cluster restarted on its data (the embedded broker on its dataDir). After
 // the restart, Kafka's own DumpLogSegments --offsets-decoder reads the
 // group's partition, naming each record's type and decoding it, without errors.
@@ -72,7 +73,8 @@ const kafkaTarget = async (brokers: number, how: 'stop' | 'restart'): Promise<Ta
 
 const embeddedTarget = async (brokers: number, how: 'stop' | 'restart'): Promise<Target> => {
   const dataDir = how === 'restart' ? mkdtempSync(join(tmpdir(), 'wafka-kip848-load-')) : undefined
-  const port = await freePort()
+  // Restarted on the same port, as the clients know it.
+  const port = how === 'restart' ? await freePort() : undefined
   const options = { brokers, dataDir, port, config, groupInitialRebalanceDelayMs: 0 }
   let c = await startCluster(options)
   return {

@@ -123,7 +123,7 @@ export class GroupCoordinator {
         g?.commitInTransaction({ producerId, producerEpoch: -1 }, [{ topic: x.topic, partition: x.partition, c: x.offset }])
       }
     for (const [id, image] of shares) this.restoreShareGroup(id, image, moved)
-    for (const [id, image] of consumers) this.restoreConsumerGroup(id, image, moved)
+    for (const [id, image] of consumers) this.restoreConsumerGroup(id, image)
   }
 
   /**
@@ -131,11 +131,12 @@ export class GroupCoordinator {
    * assignments, each member's session starting now (Kafka's coordinator
    * loading the group), or gone when its records were tombstoned (its
    * offsets, if any, stay with an empty classic group, as the replay made
-   * them). Moved: a group with members keeps what this process has of it.
+   * them). Moved too: its records hold all of it, so the new leader's log
+   * is what the group is, as for Kafka's new coordinator (a change whose
+   * records did not reach the new leader was never acknowledged).
    */
-  private restoreConsumerGroup(id: string, image: ConsumerGroupImage, moved: boolean): void {
+  private restoreConsumerGroup(id: string, image: ConsumerGroupImage): void {
     const existing = this.groups.get(id)
-    if (moved && existing && existing.state !== 'Empty') return
     const s = consumerImageSnapshot(image)
     if (s === null) {
       if (existing?.type !== 'consumer') return
