@@ -4,7 +4,9 @@
 // module's definitions): a member joins (its subscription, the group epoch,
 // its target assignment and the assignment's epoch, its current assignment),
 // leaves (tombstones for its records, a new group epoch), and the group is
-// deleted (tombstones for the group's). Each key and value decodes to what
+// deleted (tombstones for the group's); and a member's current assignment
+// through a revocation (its state, epochs, partitions' assignment epochs).
+// Each key and value decodes to what
 // happened and encodes back to the bytes the broker wrote, on Kafka 4.4 and
 // on the embedded broker, with the same assertions. The group's metadata
 // hash and the assignment's timestamp are not compared: the embedded broker
@@ -151,5 +153,81 @@ for (const target of brokerTargets({ kafka: { config }, embedded: { config } }))
         [4, null],
         [3, null],
       ])
+    })
+
+    it('a member giving a partition up: its current assignment says so (unrevoked, the previous epoch its own), then at the new epoch', async () => {
+      const group = 'consumer-records-revoke'
+      const rc = await coordinatorClient(bootstrap, group)
+      try {
+        const topicId = (await rc.request(Metadata, 12, { topics: [{ name: 't' }], allowAutoTopicCreation: false })).topics[0].topicId
+        const [first, second] = [randomUUID(), randomUUID()]
+        const heartbeat = (memberId: string, memberEpoch: number, owned: number[] | null) =>
+          rc.request(ConsumerGroupHeartbeat, 1, {
+            groupId: group,
+            memberId,
+            memberEpoch,
+            instanceId: null,
+            rackId: null,
+            rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
+            subscribedTopicNames: memberEpoch === 0 ? ['t'] : null,
+            subscribedTopicRegex: null,
+            serverAssignor: null,
+            topicPartitions: owned === null ? null : owned.length ? [{ topicId, partitions: owned }] : [],
+          })
+        /** The latest current assignment record of `memberId`, decoded. */
+        const current = async (memberId: string) => {
+          const all = await readOffsetsPartition(rc, partitionOf(group, PARTITIONS))
+          const r = all.filter((x) => x.type === 8 && x.key.includes(Buffer.from(memberId))).at(-1)!
+          return roundTrip(ConsumerGroupCurrentMemberAssignmentValue, r.value!).value
+        }
+        let a = await heartbeat(first, 0, [])
+        await until(
+          async () => a.errorCode === 0 || (a = await heartbeat(first, 0, [])).errorCode === 0,
+          30_000,
+          () => `ConsumerGroupHeartbeat: ${a.errorCode}`,
+        )
+        const epoch = a.memberEpoch
+        // Past group.consumer.assignment.interval.ms (1 s): the second member's join is assigned at once.
+        await new Promise((resolve) => setTimeout(resolve, 1500))
+        const b = await heartbeat(second, 0, [])
+        expect([b.errorCode, b.memberEpoch]).toEqual([0, epoch + 1])
+        // The first must give one partition up: it stays at its epoch, which its record says is also its previous one.
+        const a1 = await heartbeat(first, epoch, [0, 1])
+        expect([a1.errorCode, a1.memberEpoch]).toEqual([0, epoch])
+        const kept = a1.assignment!.topicPartitions[0].partitions
+        expect(kept).toHaveLength(1)
+        expect(await current(first)).toMatchObject({
+          memberEpoch: epoch,
+          previousMemberEpoch: epoch,
+          state: 1,
+          assignedPartitions: [{ topicId, partitions: kept, assignmentEpochs: [epoch] }],
+          partitionsPendingRevocation: [{ topicId, partitions: [1 - kept[0]], assignmentEpochs: [epoch] }],
+        })
+        // It has: the new epoch, its previous the one it left.
+        const a2 = await heartbeat(first, epoch, kept)
+        expect([a2.errorCode, a2.memberEpoch]).toEqual([0, epoch + 1])
+        expect(await current(first)).toMatchObject({
+          memberEpoch: epoch + 1,
+          previousMemberEpoch: epoch,
+          state: 0,
+          assignedPartitions: [{ topicId, partitions: kept, assignmentEpochs: [epoch] }],
+          partitionsPendingRevocation: [],
+        })
+        // The second, waiting for the partition until then, gets it (unreleased before: at the new epoch, nothing yet).
+        const b1 = await heartbeat(second, epoch + 1, [])
+        expect([b1.errorCode, b1.memberEpoch, b1.assignment?.topicPartitions]).toEqual([
+          0,
+          epoch + 1,
+          [{ topicId, partitions: [1 - kept[0]] }],
+        ])
+        expect(await current(second)).toMatchObject({
+          memberEpoch: epoch + 1,
+          previousMemberEpoch: epoch + 1,
+          state: 0,
+          assignedPartitions: [{ topicId, partitions: [1 - kept[0]], assignmentEpochs: [epoch + 1] }],
+        })
+      } finally {
+        rc.close()
+      }
     })
   })

@@ -543,7 +543,9 @@ export class ConsumerGroup extends GroupOffsets {
     const kept: Assignment = new Map()
     const revoke: Assignment = new Map()
     for (const [topic, parts] of m.assigned) for (const p of parts) addTo(target.get(topic)?.has(p) ? kept : revoke, topic, p)
+    // Each step of it (Kafka's CurrentAssignmentBuilder) makes the epoch the member had its previous one.
     if (revoke.size > 0 && ownsAny(owned, revoke)) {
+      m.previousMemberEpoch = m.memberEpoch
       m.state = 'unrevoked'
       m.assigned = kept
       m.pendingRevocation = revoke
@@ -559,10 +561,8 @@ export class ConsumerGroup extends GroupOffsets {
         if (held.has(`${topic}/${p}`)) waiting = true
         else addTo(kept, topic, p)
       }
-    if (m.memberEpoch !== this.assignmentEpoch) {
-      m.previousMemberEpoch = m.memberEpoch
-      m.memberEpoch = this.assignmentEpoch
-    }
+    m.previousMemberEpoch = m.memberEpoch
+    m.memberEpoch = this.assignmentEpoch
     m.assigned = kept
     m.pendingRevocation = new Map()
     keepPartitionEpochs(m)
