@@ -159,7 +159,7 @@ for (const [what, how, brokers] of cases)
           instanceId: null,
           rackId: null,
           // A full heartbeat (what a member sends after a coordinator change): the answer carries its assignment.
-          rebalanceTimeoutMs: 30_000,
+          rebalanceTimeoutMs: 60_000,
           subscribedTopicNames: topics,
           subscribedTopicRegex: null,
           serverAssignor: 'uniform',
@@ -190,23 +190,28 @@ for (const [what, how, brokers] of cases)
         }
       }
 
-      it('a member heartbeats on at its epoch with its assignment; the group is described as before', async () => {
+      it('a member heartbeats on at its epoch with its assignment, one giving a partition up is still asked to; the groups are described as before', async () => {
         target = await (start as () => Promise<Target>)()
         const topic = `kip848-load-${how}`
         const groupId = `kip848-load-${how}-group`
         const admin = new Kafka({ brokers: target.bootstrap.split(',') }).admin()
         await admin.connect()
-        await admin.createTopics({ topics: [{ topic, numPartitions: 4, replicationFactor: brokers }] })
+        await admin.createTopics({
+          topics: [
+            { topic, numPartitions: 4, replicationFactor: brokers },
+            { topic: `${topic}-2`, numPartitions: 2, replicationFactor: brokers },
+          ],
+        })
         await admin.disconnect()
 
         // Two members join and settle: each at the group's epoch with its half, none pending.
         let { id, c } = await coordinator(groupId)
         /** A heartbeat answered by the group's coordinator: asked again (of the coordinator found again) while it is loading or moving. */
-        const beat = async (m: Member) => {
+        const beat = async (m: Member, group = groupId, topics = [topic]) => {
           let r: Awaited<ReturnType<typeof heartbeat>> | undefined
           await until(
             async () => {
-              r = await heartbeat(c, groupId, m, [topic]).catch(() => undefined)
+              r = await heartbeat(c, group, m, topics).catch(() => undefined)
               if (r !== undefined && ![14, 15, 16].includes(r.errorCode)) return true
               if (r?.errorCode !== 14) ({ id, c } = await coordinator(groupId))
               return false
@@ -239,6 +244,36 @@ for (const [what, how, brokers] of cases)
         const epoch = before.groupEpoch
         expect(epoch).toBeGreaterThanOrEqual(2)
 
+        // A second group on the same coordinator (its partition the first's), caught as its first member must give a
+        // partition up to a second that joined (past group.consumer.assignment.interval.ms, so assigned at once).
+        let n = 0
+        while (partitionOf(`${groupId}-revoking-${n}`, PARTITIONS) !== partitionOf(groupId, PARTITIONS)) n++
+        const revoking = `${groupId}-revoking-${n}`
+        const topics2 = [`${topic}-2`]
+        const [giving, waiting]: Member[] = [randomUUID(), randomUUID()].map((memberId) => ({ memberId, epoch: 0, owned: [] }))
+        await until(
+          async () => {
+            const r = await beat(giving, revoking, topics2)
+            expect(r.errorCode, r.errorMessage ?? '').toBe(ErrorCodes.NONE)
+            giving.epoch = r.memberEpoch
+            if (r.assignment) giving.owned = sorted(r.assignment.topicPartitions)
+            return giving.owned.flatMap((t) => t.partitions).length === 2
+          },
+          30_000,
+          () => `the first member of ${revoking}: ${JSON.stringify(giving)}`,
+        )
+        const revokingEpoch = giving.epoch
+        await new Promise((resolve) => setTimeout(resolve, 1500))
+        const joined = await beat(waiting, revoking, topics2)
+        expect([joined.errorCode, joined.memberEpoch, joined.assignment?.topicPartitions]).toEqual([0, revokingEpoch + 1, []])
+        waiting.epoch = joined.memberEpoch
+        const asked = await beat(giving, revoking, topics2)
+        expect([asked.errorCode, asked.memberEpoch]).toEqual([0, revokingEpoch])
+        const kept = sorted(asked.assignment!.topicPartitions)
+        expect(kept.flatMap((t) => t.partitions)).toHaveLength(1)
+        const revokingBefore = await describeGroup(c, revoking)
+        expect(revokingBefore.groupState).toBe('Reconciling')
+
         await target.away(id)
 
         // Each member's next heartbeat, to whoever coordinates now, with its id and epoch: NONE, the same epoch and assignment.
@@ -253,6 +288,19 @@ for (const [what, how, brokers] of cases)
           expect(sorted(r.assignment?.topicPartitions ?? [])).toEqual(m.owned)
         }
         expect(await describeGroup(c, groupId)).toEqual(before)
+
+        // The member that was giving a partition up, still owning it, is still asked to (at its epoch, with what it keeps);
+        // once it has, it takes the new epoch, and the partition goes to the member that waited for it.
+        expect(await describeGroup(c, revoking)).toEqual(revokingBefore)
+        const still = await beat(giving, revoking, topics2)
+        expect([still.errorCode, still.memberEpoch, sorted(still.assignment?.topicPartitions ?? [])]).toEqual([0, revokingEpoch, kept])
+        giving.owned = kept
+        const done = await beat(giving, revoking, topics2)
+        expect([done.errorCode, done.memberEpoch]).toEqual([0, revokingEpoch + 1])
+        const got = await beat(waiting, revoking, topics2)
+        expect([got.errorCode, got.memberEpoch]).toEqual([0, revokingEpoch + 1])
+        expect(sorted(got.assignment!.topicPartitions).flatMap((t) => t.partitions)).toHaveLength(1)
+        expect([...sorted(got.assignment!.topicPartitions), ...kept].flatMap((t) => t.partitions).sort()).toEqual([0, 1])
 
         if (how !== 'restart') return
         // What the broker wrote for the group, read by Kafka's own tool: every record decoded, the group's named.
