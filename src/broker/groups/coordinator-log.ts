@@ -61,7 +61,7 @@ export class CoordinatorLog implements GroupChanges {
    * A deleted group: tombstones for its offsets and its metadata
    * (compaction then removes it, as Kafka's DeleteGroups): a classic
    * group's GroupMetadata, or a consumer group's ConsumerGroup* records
-   * (`consumer`: what the log holds of it).
+   * (`kept`: what the log holds of it, whose members' records go too).
    */
   deleted(
     group: string,
