@@ -89,6 +89,42 @@ interface ResolvedRegex {
   metadataOffset: number
 }
 
+/** Partitions of one topic, each with the member epoch it came to the member at (Kafka's AssignmentEpochs). */
+export interface TopicPartitionEpochs {
+  topicId: string
+  partitions: number[]
+  assignmentEpochs: number[]
+}
+
+/** A member as __consumer_offsets keeps it: its subscription, epochs and assignments (Kafka's ConsumerGroup* records). */
+export interface ConsumerMemberSnapshot {
+  memberId: string
+  instanceId: string | null
+  rackId: string | null
+  clientId: string
+  clientHost: string
+  subscribedTopicNames: string[]
+  subscribedTopicRegex: string | null
+  rebalanceTimeoutMs: number
+  serverAssignor: string | null
+  memberEpoch: number
+  previousMemberEpoch: number
+  state: MemberState
+  assigned: TopicPartitionEpochs[]
+  pendingRevocation: TopicPartitionEpochs[]
+  /** What the group's target assignment gives it. */
+  target: TopicPartitionsIn[]
+}
+
+/** A consumer group as __consumer_offsets keeps it (what a coordinator that loads the group goes on from). */
+export interface ConsumerGroupSnapshot {
+  groupEpoch: number
+  assignmentEpoch: number
+  /** When the target assignment was computed (Kafka 4.3's AssignmentTimestamp; 0: never). */
+  assignedAtMs: number
+  members: ConsumerMemberSnapshot[]
+}
+
 export const LEAVE_EPOCH = -1
 export const STATIC_LEAVE_EPOCH = -2
 const DEFAULT_ASSIGNOR = 'uniform'
@@ -132,6 +168,11 @@ export class ConsumerGroup extends GroupOffsets {
   private readonly regexes = new Map<string, ResolvedRegex>()
   private regexResolution: NodeJS.Timeout | null = null
   private closed = false
+  /** Called when what __consumer_offsets keeps of the group changed, with what it was: Kafka keeps it across a coordinator's restart or move. */
+  onChange: (snapshot: ConsumerGroupSnapshot, previous: ConsumerGroupSnapshot | null) => void = () => {}
+  /** What was last given to onChange (or restored), and its text to compare with. */
+  private kept: ConsumerGroupSnapshot | null = null
+  private keptText = ''
 
   constructor(
     readonly groupId: string,
@@ -153,8 +194,9 @@ export class ConsumerGroup extends GroupOffsets {
   heartbeat(req: HeartbeatRequest): HeartbeatResult {
     try {
       validate(req)
-      if (req.memberEpoch === LEAVE_EPOCH || req.memberEpoch === STATIC_LEAVE_EPOCH) return this.leave(req)
-      return this.beat(req)
+      const result = req.memberEpoch === LEAVE_EPOCH || req.memberEpoch === STATIC_LEAVE_EPOCH ? this.leave(req) : this.beat(req)
+      this.keep()
+      return result
     } catch (err) {
       if (!(err instanceof BrokerError)) throw err
       return {
@@ -385,6 +427,14 @@ export class ConsumerGroup extends GroupOffsets {
   /** Every subscribed regex matched against the topics now; a change of what they match is a new group epoch. */
   private resolveRegexes(mayDescribeTopic: (topic: string) => boolean): void {
     if (this.closed) return
+    this.resolveRegexesNow(mayDescribeTopic)
+    const signature = this.signature()
+    if (signature !== this.subscriptionSignature) this.bumpGroupEpoch(signature)
+    this.keep()
+  }
+
+  /** The group's regexes matched against the topics now. */
+  private resolveRegexesNow(mayDescribeTopic: (topic: string) => boolean): void {
     const now = Date.now()
     const metadataOffset = this.controller.log.length
     this.regexes.clear()
@@ -395,8 +445,6 @@ export class ConsumerGroup extends GroupOffsets {
       for (const name of this.controller.topics.keys()) if (re.test(name) && mayDescribeTopic(name)) topics.add(name)
       this.regexes.set(regex, { topics, resolvedAtMs: now, metadataOffset })
     }
-    const signature = this.signature()
-    if (signature !== this.subscriptionSignature) this.bumpGroupEpoch(signature)
   }
 
   private subscribedRegexes(): Set<string> {
@@ -495,7 +543,9 @@ export class ConsumerGroup extends GroupOffsets {
     const kept: Assignment = new Map()
     const revoke: Assignment = new Map()
     for (const [topic, parts] of m.assigned) for (const p of parts) addTo(target.get(topic)?.has(p) ? kept : revoke, topic, p)
+    // Each step of it (Kafka's CurrentAssignmentBuilder) makes the epoch the member had its previous one.
     if (revoke.size > 0 && ownsAny(owned, revoke)) {
+      m.previousMemberEpoch = m.memberEpoch
       m.state = 'unrevoked'
       m.assigned = kept
       m.pendingRevocation = revoke
@@ -511,10 +561,8 @@ export class ConsumerGroup extends GroupOffsets {
         if (held.has(`${topic}/${p}`)) waiting = true
         else addTo(kept, topic, p)
       }
-    if (m.memberEpoch !== this.assignmentEpoch) {
-      m.previousMemberEpoch = m.memberEpoch
-      m.memberEpoch = this.assignmentEpoch
-    }
+    m.previousMemberEpoch = m.memberEpoch
+    m.memberEpoch = this.assignmentEpoch
     m.assigned = kept
     m.pendingRevocation = new Map()
     keepPartitionEpochs(m)
@@ -552,6 +600,7 @@ export class ConsumerGroup extends GroupOffsets {
       this.assignmentEpoch = this.groupEpoch
       this.assignedAtMs = null
     }
+    this.keep()
   }
 
   private removeMember(m: ConsumerMember): void {
@@ -585,6 +634,107 @@ export class ConsumerGroup extends GroupOffsets {
     const t = m[which]
     if (t) clearTimeout(t)
     m[which] = null
+  }
+
+  // ---- what __consumer_offsets keeps ------------------------------------
+
+  snapshot(): ConsumerGroupSnapshot {
+    return {
+      groupEpoch: this.groupEpoch,
+      assignmentEpoch: this.assignmentEpoch,
+      assignedAtMs: this.assignedAtMs ?? 0,
+      members: [...this.members.values()].map((m) => ({
+        memberId: m.memberId,
+        instanceId: m.instanceId,
+        rackId: m.rackId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: m.subscribedTopicNames,
+        subscribedTopicRegex: m.subscribedTopicRegex,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        serverAssignor: m.serverAssignor,
+        memberEpoch: m.memberEpoch,
+        previousMemberEpoch: m.previousMemberEpoch,
+        state: m.state,
+        assigned: withEpochs(m.assigned, m),
+        pendingRevocation: withEpochs(m.pendingRevocation, m),
+        target: fromAssignment(this.target.get(m.memberId) ?? new Map()),
+      })),
+    }
+  }
+
+  /**
+   * The group as its records left it: epochs, members with their epochs,
+   * states and assignments, the target; each member's session (and a
+   * member's pending revocation's rebalance timeout) starting now, as
+   * Kafka's coordinator loads a group. Heartbeats go on from there: nothing
+   * is bumped, fenced or reassigned unless something changed. Regexes are
+   * resolved again at once (Kafka keeps their resolution in records of
+   * their own, which the embedded broker does not write).
+   */
+  restore(s: ConsumerGroupSnapshot): void {
+    for (const m of this.members.values()) {
+      this.stopTimer(m, 'sessionTimer')
+      this.stopTimer(m, 'rebalanceTimer')
+    }
+    this.members.clear()
+    this.staticMembers.clear()
+    this.target = new Map()
+    this.groupEpoch = s.groupEpoch
+    this.assignmentEpoch = s.assignmentEpoch
+    this.assignedAtMs = s.assignedAtMs > 0 ? s.assignedAtMs : null
+    for (const r of s.members) {
+      const partitionEpochs = new Map<string, number>()
+      for (const t of [...r.assigned, ...r.pendingRevocation])
+        t.partitions.forEach((p, i) => partitionEpochs.set(`${t.topicId}/${p}`, t.assignmentEpochs[i] ?? r.memberEpoch))
+      const m: ConsumerMember = {
+        memberId: r.memberId,
+        instanceId: r.instanceId,
+        rackId: r.rackId,
+        clientId: r.clientId,
+        clientHost: r.clientHost,
+        rebalanceTimeoutMs: r.rebalanceTimeoutMs,
+        subscribedTopicNames: [...r.subscribedTopicNames],
+        subscribedTopicRegex: r.subscribedTopicRegex,
+        serverAssignor: r.serverAssignor,
+        memberEpoch: r.memberEpoch,
+        previousMemberEpoch: r.previousMemberEpoch,
+        state: r.state,
+        assigned: toAssignment(r.assigned),
+        pendingRevocation: toAssignment(r.pendingRevocation),
+        partitionEpochs,
+        sessionTimer: null,
+        rebalanceTimer: null,
+      }
+      this.members.set(m.memberId, m)
+      if (m.instanceId !== null) this.staticMembers.set(m.instanceId, m.memberId)
+      this.target.set(m.memberId, toAssignment(r.target))
+      this.touch(m)
+      if (m.state === 'unrevoked') this.startRebalanceTimer(m)
+    }
+    this.assignorName = this.preferredAssignor()
+    this.regexes.clear()
+    if (this.subscribedRegexes().size > 0) this.resolveRegexesNow(() => true)
+    this.subscriptionSignature = this.signature()
+    this.kept = s
+    this.keptText = JSON.stringify(s)
+  }
+
+  /** What __consumer_offsets holds of the group (null before its first change). */
+  get lastKept(): ConsumerGroupSnapshot | null {
+    return this.kept
+  }
+
+  /** Tells onChange when what is kept of the group changed. */
+  private keep(): void {
+    if (this.closed) return
+    const s = this.snapshot()
+    const text = JSON.stringify(s)
+    if (text === this.keptText) return
+    const previous = this.kept
+    this.kept = s
+    this.keptText = text
+    this.onChange(s, previous)
   }
 
   // ---- offsets -----------------------------------------------------------
@@ -719,7 +869,16 @@ function keepPartitionEpochs(m: ConsumerMember): void {
   m.partitionEpochs = epochs
 }
 
-function toAssignment(tps: TopicPartitionsIn[]): Assignment {
+/** An assignment with the epoch each partition came to the member at. */
+function withEpochs(a: Assignment, m: ConsumerMember): TopicPartitionEpochs[] {
+  return fromAssignment(a).map(({ topicId, partitions }) => ({
+    topicId,
+    partitions,
+    assignmentEpochs: partitions.map((p) => m.partitionEpochs.get(`${topicId}/${p}`) ?? m.memberEpoch),
+  }))
+}
+
+function toAssignment(tps: readonly TopicPartitionsIn[]): Assignment {
   const a: Assignment = new Map()
   for (const t of tps) for (const p of t.partitions) addTo(a, t.topicId, p)
   return a

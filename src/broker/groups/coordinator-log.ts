@@ -11,6 +11,8 @@ import { awaitIsr } from '../isr-wait.js'
 import type { ClassicGroupImage, GroupChanges, OffsetEntry, TxnWriter } from './group-offsets.js'
 import { groupRecord, offsetRecord, readGroupRecord, type GroupRecord, type GroupRecordBytes } from './group-records.js'
 import { shareGroupRecords } from './share-group-records.js'
+import { consumerGroupRecords } from './consumer-group-records.js'
+import type { ConsumerGroupSnapshot } from './consumer-group.js'
 import type { ShareGroupSnapshot } from './share-group.js'
 
 /** A record read back from a partition (with its transaction's producer, or null), or a transaction's marker. */
@@ -55,12 +57,27 @@ export class CoordinatorLog implements GroupChanges {
     this.write(g.groupId, [groupRecord(g.groupId, g, Date.now())])
   }
 
-  /** A deleted group: tombstones for its offsets and its metadata (compaction then removes it, as Kafka's DeleteGroups). */
-  deleted(group: string, offsets: readonly (readonly [string, number])[]): void {
+  /**
+   * A deleted group: tombstones for its offsets and its metadata
+   * (compaction then removes it, as Kafka's DeleteGroups): a classic
+   * group's GroupMetadata, or a consumer group's ConsumerGroup* records
+   * (`kept`: what the log holds of it, whose members' records go too).
+   */
+  deleted(
+    group: string,
+    offsets: readonly (readonly [string, number])[],
+    kind: { type: 'classic' } | { type: 'consumer'; kept: ConsumerGroupSnapshot | null },
+  ): void {
     this.write(group, [
       ...offsets.map(([topic, partition]) => offsetRecord(group, topic, partition, undefined, null)),
-      groupRecord(group, null, 0),
+      ...(kind.type === 'classic' ? [groupRecord(group, null, 0)] : consumerGroupRecords(group, kind.kept, null)),
     ])
+  }
+
+  /** A consumer group's change from `prev` to `next` (null: gone), as Kafka's ConsumerGroup* records; whether it was appended. */
+  consumerGroup(group: string, prev: ConsumerGroupSnapshot | null, next: ConsumerGroupSnapshot | null): boolean {
+    const records = consumerGroupRecords(group, prev, next)
+    return records.length === 0 || this.write(group, records)
   }
 
   /** A share group's change from `prev` to `next` (null: deleted), as Kafka's ShareGroup* records; whether it was appended. */

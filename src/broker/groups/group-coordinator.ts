@@ -4,6 +4,7 @@ import { ConsumerGroup } from './consumer-group.js'
 import { CoordinatorLog, type LoggedGroupRecord } from './coordinator-log.js'
 import type { GroupRecord } from './group-records.js'
 import { applyShareRecord, imageSnapshot, isShareRecord, type ShareGroupImage } from './share-group-records.js'
+import { applyConsumerRecord, consumerImageSnapshot, isConsumerRecord, type ConsumerGroupImage } from './consumer-group-records.js'
 import { ShareGroup } from './share-group.js'
 import { SharePartitions } from '../share/share-partitions.js'
 
@@ -93,9 +94,14 @@ export class GroupCoordinator {
   private replay(records: readonly LoggedGroupRecord[], moved: boolean): void {
     const open = new Map<bigint, GroupRecord[]>()
     const shares = new Map<string, ShareGroupImage>()
+    const consumers = new Map<string, ConsumerGroupImage>()
     for (const r of records) {
       if ('record' in r && isShareRecord(r.record)) {
         applyShareRecord(shares, r.record)
+        continue
+      }
+      if ('record' in r && isConsumerRecord(r.record)) {
+        applyConsumerRecord(consumers, r.record)
         continue
       }
       if ('marker' in r) {
@@ -117,6 +123,29 @@ export class GroupCoordinator {
         g?.commitInTransaction({ producerId, producerEpoch: -1 }, [{ topic: x.topic, partition: x.partition, c: x.offset }])
       }
     for (const [id, image] of shares) this.restoreShareGroup(id, image, moved)
+    for (const [id, image] of consumers) this.restoreConsumerGroup(id, image)
+  }
+
+  /**
+   * A consumer group as its records left it: its epochs, members and
+   * assignments, each member's session starting now (Kafka's coordinator
+   * loading the group), or gone when its records were tombstoned (its
+   * offsets, if any, stay with an empty classic group, as the replay made
+   * them). Moved too: its records hold all of it, so the new leader's log
+   * is what the group is, as for Kafka's new coordinator (a change whose
+   * records did not reach the new leader was never acknowledged).
+   */
+  private restoreConsumerGroup(id: string, image: ConsumerGroupImage): void {
+    const existing = this.groups.get(id)
+    const s = consumerImageSnapshot(image)
+    if (s === null) {
+      if (existing?.type !== 'consumer') return
+      existing.close()
+      this.groups.delete(id)
+      if (existing.offsets.size > 0) this.classicOrCreate(id)?.takeOffsetsFrom(existing)
+      return
+    }
+    this.consumerOrCreate(id)?.restore(s)
   }
 
   /**
@@ -171,7 +200,7 @@ export class GroupCoordinator {
 
   /** One record read back: applied to its group (made, as a classic group, when it is not there). */
   apply(r: GroupRecord, moved = false): void {
-    if (r.type === 'other' || isShareRecord(r)) return
+    if (r.type === 'other' || isShareRecord(r) || isConsumerRecord(r)) return
     if (r.type === 'offset') {
       const g = this.groups.get(r.group) ?? this.classicOrCreate(r.group)
       if (!g) return
@@ -246,6 +275,8 @@ export class GroupCoordinator {
     if (g) {
       created.takeOffsetsFrom(g)
       g.close()
+      // The consumer group's records go (as Kafka's conversion writes them): a load must not bring it back.
+      this.log.consumerGroup(groupId, g.lastKept, null)
     }
     created.changes = this.log
     this.groups.set(groupId, created)
@@ -275,6 +306,7 @@ export class GroupCoordinator {
       g.close()
     }
     created.changes = this.log
+    created.onChange = (snapshot, previous) => this.log.consumerGroup(groupId, previous, snapshot)
     this.groups.set(groupId, created)
     return created
   }
@@ -295,6 +327,7 @@ export class GroupCoordinator {
     this.log.deleted(
       groupId,
       [...g.offsets].flatMap(([topic, parts]) => [...parts.keys()].map((p) => [topic, p] as const)),
+      g.type === 'consumer' ? { type: 'consumer', kept: g.lastKept } : { type: 'classic' },
     )
   }
 

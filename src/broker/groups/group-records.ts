@@ -10,6 +10,7 @@ import {
 } from '../../protocol/messages/index.js'
 import type { ClassicGroupImage, CommittedOffset } from './group-offsets.js'
 import { readShareGroupRecord, type ShareGroupRecord } from './share-group-records.js'
+import { readConsumerGroupRecord, type ConsumerGroupRecord } from './consumer-group-records.js'
 
 /** A record of __consumer_offsets as the group coordinator writes it: a key, and a value (null: a tombstone). */
 export interface GroupRecordBytes {
@@ -22,6 +23,7 @@ export type GroupRecord =
   | { type: 'offset'; group: string; topic: string; partition: number; offset: CommittedOffset | null }
   | { type: 'group'; group: string; value: { protocolType: string; generation: number; protocol: string | null } | null }
   | ShareGroupRecord
+  | ConsumerGroupRecord
   | { type: 'other'; recordType: number }
 
 /** Kafka 4.4's OffsetCommitValue: v4 (flexible, with the topic's id), its expire timestamp unset. */
@@ -91,5 +93,5 @@ export function readGroupRecord(key: Uint8Array, value: Uint8Array | null): Grou
     const g = decodeData(GroupMetadataValue, v).value
     return { type: 'group', group, value: { protocolType: g.protocolType, generation: g.generation, protocol: g.protocol } }
   }
-  return readShareGroupRecord(recordType, k, v) ?? { type: 'other', recordType }
+  return readConsumerGroupRecord(recordType, k, v) ?? readShareGroupRecord(recordType, k, v) ?? { type: 'other', recordType }
 }

@@ -27,7 +27,7 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
   spec: ConsumerGroupHeartbeat,
   minVersion: ConsumerGroupHeartbeat.minVersion,
   maxVersion: ConsumerGroupHeartbeat.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     if (!req.groupId || req.groupId.trim() === '') return fail(ErrorCodes.INVALID_REQUEST, "GroupId can't be empty.")
     const refused = coordinatorError(ctx, req.groupId)
     if (refused !== null) return fail(refused)
@@ -43,7 +43,7 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
     }
     const group = req.memberEpoch === 0 ? groups.consumerOrCreate(req.groupId) : groups.consumer(req.groupId)
     if (!group) return fail(ErrorCodes.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`)
-    return group.heartbeat({
+    const result = group.heartbeat({
       version: ctx.version,
       memberId: req.memberId,
       memberEpoch: req.memberEpoch,
@@ -58,6 +58,9 @@ export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbea
       clientHost: `/${ctx.connection.remoteAddress}`,
       mayDescribeTopic: topicDescriber(ctx),
     })
+    // Answered once the change's records are in the ISR of the group's __consumer_offsets partition, as Kafka's coordinator.
+    const written = await groups.log.written(req.groupId)
+    return written === ErrorCodes.NONE || result.errorCode !== ErrorCodes.NONE ? result : fail(written)
   },
   errorResponse: (_req, code) => fail(code),
 })

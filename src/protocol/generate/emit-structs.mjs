@@ -316,7 +316,8 @@ function emitWriter(msg, struct, ctx) {
         const c = cond(f.versions, flexKnown)
         const t = `t${f.tag}`
         section.push(`const ${t} = ${valueExpr(f, ctx)}`)
-        section.push(`const has${f.tag} = ${c === 'true' ? '' : `${c} && `}${defaultTests(f, t, ctx).not}`)
+        const written = taggedNullableStruct(f) ? 'true' : defaultTests(f, t, ctx).not
+        section.push(`const has${f.tag} = ${c === 'true' ? '' : `${c} && `}${written}`)
       }
       section.push(`w.uvarint((u === undefined ? 0 : u.length) + ${tagged.map((f) => `(has${f.tag} ? 1 : 0)`).join(' + ')})`)
       section.push('let i = 0')
@@ -325,7 +326,15 @@ function emitWriter(msg, struct, ctx) {
         section.push(`if (has${f.tag}) {`)
         section.push(`  i = w.unknownTags(u, i, ${f.tag})`)
         section.push(`  const at = w.startTag(${f.tag})`)
-        section.push(...indent(writeLines(msg, f, present, `t${f.tag}`, ctx)))
+        if (taggedNullableStruct(f))
+          section.push(
+            `  if (t${f.tag} === null) w.uvarint(0)`,
+            `  else {`,
+            `    w.uvarint(1)`,
+            `    write${f.struct.tsName}(w, version, t${f.tag})`,
+            `  }`,
+          )
+        else section.push(...indent(writeLines(msg, f, present, `t${f.tag}`, ctx)))
         section.push('  w.endTag(at)')
         section.push('}')
       }
@@ -335,6 +344,15 @@ function emitWriter(msg, struct, ctx) {
   }
   ctx.api.add('Input')
   return [`function write${struct.tsName}(w: Writer, version: number, v: Input<${struct.tsName}>): void {`, ...indent(out), '}']
+}
+
+/**
+ * A nullable struct in a tagged field (Kafka's one: ConsumerGroupMemberMetadataValue.ClassicMemberMetadata):
+ * Kafka 4.4 marks it with an unsigned varint (0 for null, 1 before the struct) rather than an int8, and writes
+ * the field even when it is null.
+ */
+function taggedNullableStruct(f) {
+  return f.tag !== null && f.type === 'struct' && !f.array && f.nullable !== null
 }
 
 function emitReader(msg, struct, ctx) {
@@ -369,7 +387,10 @@ function emitReader(msg, struct, ctx) {
       const branches = tagged.map((f, i) => {
         const c = cond(f.versions, flexKnown)
         const test = `tag === ${f.tag}${c === 'true' ? '' : ` && ${c}`}`
-        return `${i === 0 ? 'if' : 'else if'} (${test}) v.${f.camel} = ${readExpr(msg, f, intersect(f.versions, flexKnown), ctx)}`
+        const value = taggedNullableStruct(f)
+          ? `r.uvarint(${q(f.where)}) === 0 ? null : read${f.struct.tsName}(r, version)`
+          : readExpr(msg, f, intersect(f.versions, flexKnown), ctx)
+        return `${i === 0 ? 'if' : 'else if'} (${test}) v.${f.camel} = ${value}`
       })
       section = [
         `for (let n = r.uvarint(${q(`${struct.jsonName} tagged fields`)}); n > 0; n--) {`,

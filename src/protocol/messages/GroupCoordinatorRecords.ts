@@ -40,6 +40,114 @@ export const GroupMetadataValue: DataSpec<GroupMetadataValue> = defineData({
   read: readGroupMetadataValue,
 })
 
+/** ConsumerGroupMetadataKey: the int16 record type 3, then the struct (its version 0). */
+export const ConsumerGroupMetadataKey: DataSpec<ConsumerGroupMetadataKey> = defineData({
+  name: 'ConsumerGroupMetadataKey',
+  minVersion: 3,
+  maxVersion: 3,
+  write: (w, _type, v) => writeConsumerGroupMetadataKey(w, 0, v),
+  read: (r) => readConsumerGroupMetadataKey(r, 0),
+})
+
+/** ConsumerGroupMetadataValue: an int16 version (0), then the struct. */
+export const ConsumerGroupMetadataValue: DataSpec<ConsumerGroupMetadataValue> = defineData({
+  name: 'ConsumerGroupMetadataValue',
+  minVersion: 0,
+  maxVersion: 0,
+  write: writeConsumerGroupMetadataValue,
+  read: readConsumerGroupMetadataValue,
+})
+
+/** ConsumerGroupPartitionMetadataKey: the int16 record type 4, then the struct (its version 0). */
+export const ConsumerGroupPartitionMetadataKey: DataSpec<ConsumerGroupPartitionMetadataKey> = defineData({
+  name: 'ConsumerGroupPartitionMetadataKey',
+  minVersion: 4,
+  maxVersion: 4,
+  write: (w, _type, v) => writeConsumerGroupPartitionMetadataKey(w, 0, v),
+  read: (r) => readConsumerGroupPartitionMetadataKey(r, 0),
+})
+
+/** ConsumerGroupPartitionMetadataValue: an int16 version (0), then the struct. */
+export const ConsumerGroupPartitionMetadataValue: DataSpec<ConsumerGroupPartitionMetadataValue> = defineData({
+  name: 'ConsumerGroupPartitionMetadataValue',
+  minVersion: 0,
+  maxVersion: 0,
+  write: writeConsumerGroupPartitionMetadataValue,
+  read: readConsumerGroupPartitionMetadataValue,
+})
+
+/** ConsumerGroupMemberMetadataKey: the int16 record type 5, then the struct (its version 0). */
+export const ConsumerGroupMemberMetadataKey: DataSpec<ConsumerGroupMemberMetadataKey> = defineData({
+  name: 'ConsumerGroupMemberMetadataKey',
+  minVersion: 5,
+  maxVersion: 5,
+  write: (w, _type, v) => writeConsumerGroupMemberMetadataKey(w, 0, v),
+  read: (r) => readConsumerGroupMemberMetadataKey(r, 0),
+})
+
+/** ConsumerGroupMemberMetadataValue: an int16 version (0), then the struct. */
+export const ConsumerGroupMemberMetadataValue: DataSpec<ConsumerGroupMemberMetadataValue> = defineData({
+  name: 'ConsumerGroupMemberMetadataValue',
+  minVersion: 0,
+  maxVersion: 0,
+  write: writeConsumerGroupMemberMetadataValue,
+  read: readConsumerGroupMemberMetadataValue,
+})
+
+/** ConsumerGroupTargetAssignmentMetadataKey: the int16 record type 6, then the struct (its version 0). */
+export const ConsumerGroupTargetAssignmentMetadataKey: DataSpec<ConsumerGroupTargetAssignmentMetadataKey> = defineData({
+  name: 'ConsumerGroupTargetAssignmentMetadataKey',
+  minVersion: 6,
+  maxVersion: 6,
+  write: (w, _type, v) => writeConsumerGroupTargetAssignmentMetadataKey(w, 0, v),
+  read: (r) => readConsumerGroupTargetAssignmentMetadataKey(r, 0),
+})
+
+/** ConsumerGroupTargetAssignmentMetadataValue: an int16 version (0), then the struct. */
+export const ConsumerGroupTargetAssignmentMetadataValue: DataSpec<ConsumerGroupTargetAssignmentMetadataValue> = defineData({
+  name: 'ConsumerGroupTargetAssignmentMetadataValue',
+  minVersion: 0,
+  maxVersion: 0,
+  write: writeConsumerGroupTargetAssignmentMetadataValue,
+  read: readConsumerGroupTargetAssignmentMetadataValue,
+})
+
+/** ConsumerGroupTargetAssignmentMemberKey: the int16 record type 7, then the struct (its version 0). */
+export const ConsumerGroupTargetAssignmentMemberKey: DataSpec<ConsumerGroupTargetAssignmentMemberKey> = defineData({
+  name: 'ConsumerGroupTargetAssignmentMemberKey',
+  minVersion: 7,
+  maxVersion: 7,
+  write: (w, _type, v) => writeConsumerGroupTargetAssignmentMemberKey(w, 0, v),
+  read: (r) => readConsumerGroupTargetAssignmentMemberKey(r, 0),
+})
+
+/** ConsumerGroupTargetAssignmentMemberValue: an int16 version (0), then the struct. */
+export const ConsumerGroupTargetAssignmentMemberValue: DataSpec<ConsumerGroupTargetAssignmentMemberValue> = defineData({
+  name: 'ConsumerGroupTargetAssignmentMemberValue',
+  minVersion: 0,
+  maxVersion: 0,
+  write: writeConsumerGroupTargetAssignmentMemberValue,
+  read: readConsumerGroupTargetAssignmentMemberValue,
+})
+
+/** ConsumerGroupCurrentMemberAssignmentKey: the int16 record type 8, then the struct (its version 0). */
+export const ConsumerGroupCurrentMemberAssignmentKey: DataSpec<ConsumerGroupCurrentMemberAssignmentKey> = defineData({
+  name: 'ConsumerGroupCurrentMemberAssignmentKey',
+  minVersion: 8,
+  maxVersion: 8,
+  write: (w, _type, v) => writeConsumerGroupCurrentMemberAssignmentKey(w, 0, v),
+  read: (r) => readConsumerGroupCurrentMemberAssignmentKey(r, 0),
+})
+
+/** ConsumerGroupCurrentMemberAssignmentValue: an int16 version (0), then the struct. */
+export const ConsumerGroupCurrentMemberAssignmentValue: DataSpec<ConsumerGroupCurrentMemberAssignmentValue> = defineData({
+  name: 'ConsumerGroupCurrentMemberAssignmentValue',
+  minVersion: 0,
+  maxVersion: 0,
+  write: writeConsumerGroupCurrentMemberAssignmentValue,
+  read: readConsumerGroupCurrentMemberAssignmentValue,
+})
+
 /** ShareGroupMemberMetadataKey: the int16 record type 10, then the struct (its version 0). */
 export const ShareGroupMemberMetadataKey: DataSpec<ShareGroupMemberMetadataKey> = defineData({
   name: 'ShareGroupMemberMetadataKey',
@@ -214,6 +322,166 @@ export interface GroupMetadataValueMemberMetadata extends Tagged {
   subscription: Buffer
   /** The assignment. */
   assignment: Buffer
+}
+
+/** ConsumerGroupMetadataKey v0. */
+export interface ConsumerGroupMetadataKey {
+  /** The group id. */
+  groupId: string
+}
+
+/** ConsumerGroupMetadataValue v0. */
+export interface ConsumerGroupMetadataValue extends Tagged {
+  /** The group epoch. */
+  epoch: number
+  /** The hash of all topics in the group. (tag 0) */
+  metadataHash: bigint
+}
+
+/** ConsumerGroupPartitionMetadataKey v0. */
+export interface ConsumerGroupPartitionMetadataKey {
+  /** The group id. */
+  groupId: string
+}
+
+/** ConsumerGroupPartitionMetadataValue v0. */
+export interface ConsumerGroupPartitionMetadataValue extends Tagged {
+  /** The list of topic metadata. */
+  topics: ConsumerGroupPartitionMetadataValueTopicMetadata[]
+}
+
+/** TopicMetadata in ConsumerGroupPartitionMetadataValue. */
+export interface ConsumerGroupPartitionMetadataValueTopicMetadata extends Tagged {
+  /** The topic id. */
+  topicId: string
+  /** The topic name. */
+  topicName: string
+  /** The number of partitions of the topic. */
+  numPartitions: number
+  /** Deprecated: this field is not used after 4.0. Partitions mapped to a set of racks. If the rack information is unavailable for all the partitions, an empty list is stored. */
+  partitionMetadata: ConsumerGroupPartitionMetadataValuePartitionMetadata[]
+}
+
+/** PartitionMetadata in ConsumerGroupPartitionMetadataValue. */
+export interface ConsumerGroupPartitionMetadataValuePartitionMetadata extends Tagged {
+  /** The partition number. */
+  partition: number
+  /** The set of racks that the partition is mapped to. */
+  racks: string[]
+}
+
+/** ConsumerGroupMemberMetadataKey v0. */
+export interface ConsumerGroupMemberMetadataKey {
+  /** The group id. */
+  groupId: string
+  /** The member id. */
+  memberId: string
+}
+
+/** ConsumerGroupMemberMetadataValue v0. */
+export interface ConsumerGroupMemberMetadataValue extends Tagged {
+  /** The (optional) instance id. (null in v0+) */
+  instanceId: string | null
+  /** The (optional) rack id. (null in v0+) */
+  rackId: string | null
+  /** The client id. */
+  clientId: string
+  /** The client host. */
+  clientHost: string
+  /** The list of subscribed topic names. */
+  subscribedTopicNames: string[]
+  /** The subscribed topic regular expression. (null in v0+) */
+  subscribedTopicRegex: string | null
+  /** The rebalance timeout. (default -1) */
+  rebalanceTimeoutMs: number
+  /** The server assignor to use; or null if not used. (null in v0+) */
+  serverAssignor: string | null
+  /** The classic member metadata which includes the supported protocols of the consumer if it uses the classic protocol. The metadata is null if the consumer uses the consumer protocol. (null in v0+, tag 0, default null) */
+  classicMemberMetadata: ConsumerGroupMemberMetadataValueClassicMemberMetadata | null
+}
+
+/** ClassicMemberMetadata in ConsumerGroupMemberMetadataValue. */
+export interface ConsumerGroupMemberMetadataValueClassicMemberMetadata extends Tagged {
+  /** The session timeout if the consumer uses the classic protocol. */
+  sessionTimeoutMs: number
+  /** The list of protocols that the member supports if the consumer uses the classic protocol. */
+  supportedProtocols: ConsumerGroupMemberMetadataValueClassicProtocol[]
+}
+
+/** ClassicProtocol in ConsumerGroupMemberMetadataValue. */
+export interface ConsumerGroupMemberMetadataValueClassicProtocol extends Tagged {
+  /** The protocol name. */
+  name: string
+  /** The protocol metadata. */
+  metadata: Buffer
+}
+
+/** ConsumerGroupTargetAssignmentMetadataKey v0. */
+export interface ConsumerGroupTargetAssignmentMetadataKey {
+  /** The group id. */
+  groupId: string
+}
+
+/** ConsumerGroupTargetAssignmentMetadataValue v0. */
+export interface ConsumerGroupTargetAssignmentMetadataValue extends Tagged {
+  /** The assignment epoch. */
+  assignmentEpoch: number
+  /** The time at which the assignment calculation finished. (tag 0) */
+  assignmentTimestamp: bigint
+}
+
+/** ConsumerGroupTargetAssignmentMemberKey v0. */
+export interface ConsumerGroupTargetAssignmentMemberKey {
+  /** The group id. */
+  groupId: string
+  /** The member id. */
+  memberId: string
+}
+
+/** ConsumerGroupTargetAssignmentMemberValue v0. */
+export interface ConsumerGroupTargetAssignmentMemberValue extends Tagged {
+  /** The assigned partitions. */
+  topicPartitions: ConsumerGroupTargetAssignmentMemberValueTopicPartition[]
+}
+
+/** TopicPartition in ConsumerGroupTargetAssignmentMemberValue. */
+export interface ConsumerGroupTargetAssignmentMemberValueTopicPartition extends Tagged {
+  /** The topic id. */
+  topicId: string
+  /** The partition indexes. */
+  partitions: number[]
+}
+
+/** ConsumerGroupCurrentMemberAssignmentKey v0. */
+export interface ConsumerGroupCurrentMemberAssignmentKey {
+  /** The group id. */
+  groupId: string
+  /** The member id. */
+  memberId: string
+}
+
+/** ConsumerGroupCurrentMemberAssignmentValue v0. */
+export interface ConsumerGroupCurrentMemberAssignmentValue extends Tagged {
+  /** The current member epoch that is expected from the member in the heartbeat request. */
+  memberEpoch: number
+  /** If the last epoch bump is lost before reaching the member, the member will retry with the previous epoch. */
+  previousMemberEpoch: number
+  /** The member state. See MemberState for the possible values. */
+  state: number
+  /** The partitions assigned to (or owned by) this member. */
+  assignedPartitions: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions[]
+  /** The partitions that must be revoked by this member. */
+  partitionsPendingRevocation: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions[]
+}
+
+/** TopicPartitions in ConsumerGroupCurrentMemberAssignmentValue. */
+export interface ConsumerGroupCurrentMemberAssignmentValueTopicPartitions extends Tagged {
+  /** The topic Id. */
+  topicId: string
+  /** The partition Ids. */
+  partitions: number[]
+  /** The epoch at which the partition was assigned to the member. Used to fence zombie commits requests. Of the same length as Partitions. (null in v0+, tag 0) */
+  assignmentEpochs: number[] | null
 }
 
 /** ShareGroupMemberMetadataKey v0. */
@@ -468,6 +736,342 @@ function readGroupMetadataValueMemberMetadata(r: Reader, version: number): Group
     assignment: flexible ? r.compactBytes('MemberMetadata.assignment') : r.bytes('MemberMetadata.assignment'),
   }
   if (flexible) r.tags(v)
+  return v
+}
+
+function writeConsumerGroupMetadataKey(w: Writer, version: number, v: Input<ConsumerGroupMetadataKey>): void {
+  w.string(v.groupId ?? '')
+}
+
+function readConsumerGroupMetadataKey(r: Reader, version: number): ConsumerGroupMetadataKey {
+  return {
+    groupId: r.string('ConsumerGroupMetadataKey.GroupId'),
+  }
+}
+
+function writeConsumerGroupMetadataValue(w: Writer, version: number, v: Input<ConsumerGroupMetadataValue>): void {
+  w.int32(v.epoch ?? 0)
+  const u = v._unknownTags
+  const t0 = v.metadataHash ?? 0n
+  const has0 = t0 !== 0n
+  w.uvarint((u === undefined ? 0 : u.length) + (has0 ? 1 : 0))
+  let i = 0
+  if (has0) {
+    i = w.unknownTags(u, i, 0)
+    const at = w.startTag(0)
+    w.int64(t0)
+    w.endTag(at)
+  }
+  w.unknownTags(u, i, Infinity)
+}
+
+function readConsumerGroupMetadataValue(r: Reader, version: number): ConsumerGroupMetadataValue {
+  const v: ConsumerGroupMetadataValue = {
+    epoch: r.int32('ConsumerGroupMetadataValue.Epoch'),
+    metadataHash: 0n,
+  }
+  for (let n = r.uvarint('ConsumerGroupMetadataValue tagged fields'); n > 0; n--) {
+    const tag = r.uvarint('ConsumerGroupMetadataValue tag')
+    const outer = r.enterTag()
+    if (tag === 0) v.metadataHash = r.int64('ConsumerGroupMetadataValue.MetadataHash')
+    else r.unknownTag(v, tag)
+    r.leaveTag(outer, tag)
+  }
+  return v
+}
+
+function writeConsumerGroupPartitionMetadataKey(w: Writer, version: number, v: Input<ConsumerGroupPartitionMetadataKey>): void {
+  w.string(v.groupId ?? '')
+}
+
+function readConsumerGroupPartitionMetadataKey(r: Reader, version: number): ConsumerGroupPartitionMetadataKey {
+  return {
+    groupId: r.string('ConsumerGroupPartitionMetadataKey.GroupId'),
+  }
+}
+
+function writeConsumerGroupPartitionMetadataValue(w: Writer, version: number, v: Input<ConsumerGroupPartitionMetadataValue>): void {
+  w.array(true, version, v.topics ?? [], writeConsumerGroupPartitionMetadataValueTopicMetadata)
+  w.tags(v._unknownTags)
+}
+
+function readConsumerGroupPartitionMetadataValue(r: Reader, version: number): ConsumerGroupPartitionMetadataValue {
+  const v: ConsumerGroupPartitionMetadataValue = {
+    topics: r.array(true, version, readConsumerGroupPartitionMetadataValueTopicMetadata, 'ConsumerGroupPartitionMetadataValue.Topics'),
+  }
+  r.tags(v)
+  return v
+}
+
+function writeConsumerGroupPartitionMetadataValueTopicMetadata(w: Writer, version: number, v: Input<ConsumerGroupPartitionMetadataValueTopicMetadata>): void {
+  w.uuid(v.topicId ?? ZERO_UUID)
+  w.compactString(v.topicName ?? '')
+  w.int32(v.numPartitions ?? 0)
+  w.array(true, version, v.partitionMetadata ?? [], writeConsumerGroupPartitionMetadataValuePartitionMetadata)
+  w.tags(v._unknownTags)
+}
+
+function readConsumerGroupPartitionMetadataValueTopicMetadata(r: Reader, version: number): ConsumerGroupPartitionMetadataValueTopicMetadata {
+  const v: ConsumerGroupPartitionMetadataValueTopicMetadata = {
+    topicId: r.uuid('TopicMetadata.TopicId'),
+    topicName: r.compactString('TopicMetadata.TopicName'),
+    numPartitions: r.int32('TopicMetadata.NumPartitions'),
+    partitionMetadata: r.array(true, version, readConsumerGroupPartitionMetadataValuePartitionMetadata, 'TopicMetadata.PartitionMetadata'),
+  }
+  r.tags(v)
+  return v
+}
+
+function writeConsumerGroupPartitionMetadataValuePartitionMetadata(w: Writer, version: number, v: Input<ConsumerGroupPartitionMetadataValuePartitionMetadata>): void {
+  w.int32(v.partition ?? 0)
+  w.array(true, version, v.racks ?? [], writeString)
+  w.tags(v._unknownTags)
+}
+
+function readConsumerGroupPartitionMetadataValuePartitionMetadata(r: Reader, version: number): ConsumerGroupPartitionMetadataValuePartitionMetadata {
+  const v: ConsumerGroupPartitionMetadataValuePartitionMetadata = {
+    partition: r.int32('PartitionMetadata.Partition'),
+    racks: r.array(true, version, readString, 'PartitionMetadata.Racks'),
+  }
+  r.tags(v)
+  return v
+}
+
+function writeConsumerGroupMemberMetadataKey(w: Writer, version: number, v: Input<ConsumerGroupMemberMetadataKey>): void {
+  w.string(v.groupId ?? '')
+  w.string(v.memberId ?? '')
+}
+
+function readConsumerGroupMemberMetadataKey(r: Reader, version: number): ConsumerGroupMemberMetadataKey {
+  return {
+    groupId: r.string('ConsumerGroupMemberMetadataKey.GroupId'),
+    memberId: r.string('ConsumerGroupMemberMetadataKey.MemberId'),
+  }
+}
+
+function writeConsumerGroupMemberMetadataValue(w: Writer, version: number, v: Input<ConsumerGroupMemberMetadataValue>): void {
+  w.compactNullableString(v.instanceId === undefined ? '' : v.instanceId)
+  w.compactNullableString(v.rackId === undefined ? '' : v.rackId)
+  w.compactString(v.clientId ?? '')
+  w.compactString(v.clientHost ?? '')
+  w.array(true, version, v.subscribedTopicNames ?? [], writeString)
+  w.compactNullableString(v.subscribedTopicRegex === undefined ? '' : v.subscribedTopicRegex)
+  w.int32(v.rebalanceTimeoutMs ?? -1)
+  w.compactNullableString(v.serverAssignor === undefined ? '' : v.serverAssignor)
+  const u = v._unknownTags
+  const t0 = v.classicMemberMetadata ?? null
+  const has0 = true
+  w.uvarint((u === undefined ? 0 : u.length) + (has0 ? 1 : 0))
+  let i = 0
+  if (has0) {
+    i = w.unknownTags(u, i, 0)
+    const at = w.startTag(0)
+    if (t0 === null) w.uvarint(0)
+    else {
+      w.uvarint(1)
+      writeConsumerGroupMemberMetadataValueClassicMemberMetadata(w, version, t0)
+    }
+    w.endTag(at)
+  }
+  w.unknownTags(u, i, Infinity)
+}
+
+function readConsumerGroupMemberMetadataValue(r: Reader, version: number): ConsumerGroupMemberMetadataValue {
+  const v: ConsumerGroupMemberMetadataValue = {
+    instanceId: r.compactNullableString('ConsumerGroupMemberMetadataValue.InstanceId'),
+    rackId: r.compactNullableString('ConsumerGroupMemberMetadataValue.RackId'),
+    clientId: r.compactString('ConsumerGroupMemberMetadataValue.ClientId'),
+    clientHost: r.compactString('ConsumerGroupMemberMetadataValue.ClientHost'),
+    subscribedTopicNames: r.array(true, version, readString, 'ConsumerGroupMemberMetadataValue.SubscribedTopicNames'),
+    subscribedTopicRegex: r.compactNullableString('ConsumerGroupMemberMetadataValue.SubscribedTopicRegex'),
+    rebalanceTimeoutMs: r.int32('ConsumerGroupMemberMetadataValue.RebalanceTimeoutMs'),
+    serverAssignor: r.compactNullableString('ConsumerGroupMemberMetadataValue.ServerAssignor'),
+    classicMemberMetadata: null,
+  }
+  for (let n = r.uvarint('ConsumerGroupMemberMetadataValue tagged fields'); n > 0; n--) {
+    const tag = r.uvarint('ConsumerGroupMemberMetadataValue tag')
+    const outer = r.enterTag()
+    if (tag === 0) v.classicMemberMetadata = r.uvarint('ConsumerGroupMemberMetadataValue.ClassicMemberMetadata') === 0 ? null : readConsumerGroupMemberMetadataValueClassicMemberMetadata(r, version)
+    else r.unknownTag(v, tag)
+    r.leaveTag(outer, tag)
+  }
+  return v
+}
+
+function writeConsumerGroupMemberMetadataValueClassicMemberMetadata(w: Writer, version: number, v: Input<ConsumerGroupMemberMetadataValueClassicMemberMetadata>): void {
+  w.int32(v.sessionTimeoutMs ?? 0)
+  w.array(true, version, v.supportedProtocols ?? [], writeConsumerGroupMemberMetadataValueClassicProtocol)
+  w.tags(v._unknownTags)
+}
+
+function readConsumerGroupMemberMetadataValueClassicMemberMetadata(r: Reader, version: number): ConsumerGroupMemberMetadataValueClassicMemberMetadata {
+  const v: ConsumerGroupMemberMetadataValueClassicMemberMetadata = {
+    sessionTimeoutMs: r.int32('ClassicMemberMetadata.SessionTimeoutMs'),
+    supportedProtocols: r.array(true, version, readConsumerGroupMemberMetadataValueClassicProtocol, 'ClassicMemberMetadata.SupportedProtocols'),
+  }
+  r.tags(v)
+  return v
+}
+
+function writeConsumerGroupMemberMetadataValueClassicProtocol(w: Writer, version: number, v: Input<ConsumerGroupMemberMetadataValueClassicProtocol>): void {
+  w.compactString(v.name ?? '')
+  w.compactBytes(v.metadata ?? EMPTY_BYTES)
+  w.tags(v._unknownTags)
+}
+
+function readConsumerGroupMemberMetadataValueClassicProtocol(r: Reader, version: number): ConsumerGroupMemberMetadataValueClassicProtocol {
+  const v: ConsumerGroupMemberMetadataValueClassicProtocol = {
+    name: r.compactString('ClassicProtocol.Name'),
+    metadata: r.compactBytes('ClassicProtocol.Metadata'),
+  }
+  r.tags(v)
+  return v
+}
+
+function writeConsumerGroupTargetAssignmentMetadataKey(w: Writer, version: number, v: Input<ConsumerGroupTargetAssignmentMetadataKey>): void {
+  w.string(v.groupId ?? '')
+}
+
+function readConsumerGroupTargetAssignmentMetadataKey(r: Reader, version: number): ConsumerGroupTargetAssignmentMetadataKey {
+  return {
+    groupId: r.string('ConsumerGroupTargetAssignmentMetadataKey.GroupId'),
+  }
+}
+
+function writeConsumerGroupTargetAssignmentMetadataValue(w: Writer, version: number, v: Input<ConsumerGroupTargetAssignmentMetadataValue>): void {
+  w.int32(v.assignmentEpoch ?? 0)
+  const u = v._unknownTags
+  const t0 = v.assignmentTimestamp ?? 0n
+  const has0 = t0 !== 0n
+  w.uvarint((u === undefined ? 0 : u.length) + (has0 ? 1 : 0))
+  let i = 0
+  if (has0) {
+    i = w.unknownTags(u, i, 0)
+    const at = w.startTag(0)
+    w.int64(t0)
+    w.endTag(at)
+  }
+  w.unknownTags(u, i, Infinity)
+}
+
+function readConsumerGroupTargetAssignmentMetadataValue(r: Reader, version: number): ConsumerGroupTargetAssignmentMetadataValue {
+  const v: ConsumerGroupTargetAssignmentMetadataValue = {
+    assignmentEpoch: r.int32('ConsumerGroupTargetAssignmentMetadataValue.AssignmentEpoch'),
+    assignmentTimestamp: 0n,
+  }
+  for (let n = r.uvarint('ConsumerGroupTargetAssignmentMetadataValue tagged fields'); n > 0; n--) {
+    const tag = r.uvarint('ConsumerGroupTargetAssignmentMetadataValue tag')
+    const outer = r.enterTag()
+    if (tag === 0) v.assignmentTimestamp = r.int64('ConsumerGroupTargetAssignmentMetadataValue.AssignmentTimestamp')
+    else r.unknownTag(v, tag)
+    r.leaveTag(outer, tag)
+  }
+  return v
+}
+
+function writeConsumerGroupTargetAssignmentMemberKey(w: Writer, version: number, v: Input<ConsumerGroupTargetAssignmentMemberKey>): void {
+  w.string(v.groupId ?? '')
+  w.string(v.memberId ?? '')
+}
+
+function readConsumerGroupTargetAssignmentMemberKey(r: Reader, version: number): ConsumerGroupTargetAssignmentMemberKey {
+  return {
+    groupId: r.string('ConsumerGroupTargetAssignmentMemberKey.GroupId'),
+    memberId: r.string('ConsumerGroupTargetAssignmentMemberKey.MemberId'),
+  }
+}
+
+function writeConsumerGroupTargetAssignmentMemberValue(w: Writer, version: number, v: Input<ConsumerGroupTargetAssignmentMemberValue>): void {
+  w.array(true, version, v.topicPartitions ?? [], writeConsumerGroupTargetAssignmentMemberValueTopicPartition)
+  w.tags(v._unknownTags)
+}
+
+function readConsumerGroupTargetAssignmentMemberValue(r: Reader, version: number): ConsumerGroupTargetAssignmentMemberValue {
+  const v: ConsumerGroupTargetAssignmentMemberValue = {
+    topicPartitions: r.array(true, version, readConsumerGroupTargetAssignmentMemberValueTopicPartition, 'ConsumerGroupTargetAssignmentMemberValue.TopicPartitions'),
+  }
+  r.tags(v)
+  return v
+}
+
+function writeConsumerGroupTargetAssignmentMemberValueTopicPartition(w: Writer, version: number, v: Input<ConsumerGroupTargetAssignmentMemberValueTopicPartition>): void {
+  w.uuid(v.topicId ?? ZERO_UUID)
+  w.array(true, version, v.partitions ?? [], writeInt32)
+  w.tags(v._unknownTags)
+}
+
+function readConsumerGroupTargetAssignmentMemberValueTopicPartition(r: Reader, version: number): ConsumerGroupTargetAssignmentMemberValueTopicPartition {
+  const v: ConsumerGroupTargetAssignmentMemberValueTopicPartition = {
+    topicId: r.uuid('TopicPartition.TopicId'),
+    partitions: r.array(true, version, readInt32, 'TopicPartition.Partitions'),
+  }
+  r.tags(v)
+  return v
+}
+
+function writeConsumerGroupCurrentMemberAssignmentKey(w: Writer, version: number, v: Input<ConsumerGroupCurrentMemberAssignmentKey>): void {
+  w.string(v.groupId ?? '')
+  w.string(v.memberId ?? '')
+}
+
+function readConsumerGroupCurrentMemberAssignmentKey(r: Reader, version: number): ConsumerGroupCurrentMemberAssignmentKey {
+  return {
+    groupId: r.string('ConsumerGroupCurrentMemberAssignmentKey.GroupId'),
+    memberId: r.string('ConsumerGroupCurrentMemberAssignmentKey.MemberId'),
+  }
+}
+
+function writeConsumerGroupCurrentMemberAssignmentValue(w: Writer, version: number, v: Input<ConsumerGroupCurrentMemberAssignmentValue>): void {
+  w.int32(v.memberEpoch ?? 0)
+  w.int32(v.previousMemberEpoch ?? 0)
+  w.int8(v.state ?? 0)
+  w.array(true, version, v.assignedPartitions ?? [], writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions)
+  w.array(true, version, v.partitionsPendingRevocation ?? [], writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions)
+  w.tags(v._unknownTags)
+}
+
+function readConsumerGroupCurrentMemberAssignmentValue(r: Reader, version: number): ConsumerGroupCurrentMemberAssignmentValue {
+  const v: ConsumerGroupCurrentMemberAssignmentValue = {
+    memberEpoch: r.int32('ConsumerGroupCurrentMemberAssignmentValue.MemberEpoch'),
+    previousMemberEpoch: r.int32('ConsumerGroupCurrentMemberAssignmentValue.PreviousMemberEpoch'),
+    state: r.int8('ConsumerGroupCurrentMemberAssignmentValue.State'),
+    assignedPartitions: r.array(true, version, readConsumerGroupCurrentMemberAssignmentValueTopicPartitions, 'ConsumerGroupCurrentMemberAssignmentValue.AssignedPartitions'),
+    partitionsPendingRevocation: r.array(true, version, readConsumerGroupCurrentMemberAssignmentValueTopicPartitions, 'ConsumerGroupCurrentMemberAssignmentValue.PartitionsPendingRevocation'),
+  }
+  r.tags(v)
+  return v
+}
+
+function writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions(w: Writer, version: number, v: Input<ConsumerGroupCurrentMemberAssignmentValueTopicPartitions>): void {
+  w.uuid(v.topicId ?? ZERO_UUID)
+  w.array(true, version, v.partitions ?? [], writeInt32)
+  const u = v._unknownTags
+  const t0 = v.assignmentEpochs ?? null
+  const has0 = t0 !== null
+  w.uvarint((u === undefined ? 0 : u.length) + (has0 ? 1 : 0))
+  let i = 0
+  if (has0) {
+    i = w.unknownTags(u, i, 0)
+    const at = w.startTag(0)
+    w.array(true, version, t0, writeInt32)
+    w.endTag(at)
+  }
+  w.unknownTags(u, i, Infinity)
+}
+
+function readConsumerGroupCurrentMemberAssignmentValueTopicPartitions(r: Reader, version: number): ConsumerGroupCurrentMemberAssignmentValueTopicPartitions {
+  const v: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions = {
+    topicId: r.uuid('TopicPartitions.TopicId'),
+    partitions: r.array(true, version, readInt32, 'TopicPartitions.Partitions'),
+    assignmentEpochs: null,
+  }
+  for (let n = r.uvarint('TopicPartitions tagged fields'); n > 0; n--) {
+    const tag = r.uvarint('TopicPartitions tag')
+    const outer = r.enterTag()
+    if (tag === 0) v.assignmentEpochs = r.nullableArray(true, version, readInt32, 'TopicPartitions.AssignmentEpochs')
+    else r.unknownTag(v, tag)
+    r.leaveTag(outer, tag)
+  }
   return v
 }
 
