@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import {
+  DescribeTransactions,
   FindCoordinator,
   InitProducerId,
   JoinGroup,
@@ -178,11 +179,11 @@ describe('recovery at start', () => {
     expect(t).toMatchObject([{ key: 'retention.ms', value: '123456' }])
   })
 
-  it('a transaction left open by a stopped process is aborted by the next leader: the last stable offset is not held back for good', async () => {
+  it('a transaction left open by a stopped process is aborted at its timeout by the coordinator that loaded it: the last stable offset is not held back for good', async () => {
     const dataDir = tempDir()
     let c = await start({ dataDir, topics: [{ name: 'txo', partitions: 1 }] })
     const kafka = new Kafka({ clientId: 'txo', brokers: fx.cluster!.bootstrapServers.split(','), logLevel: 0 })
-    const producer = kafka.producer({ transactionalId: 'txo-1' })
+    const producer = kafka.producer({ transactionalId: 'txo-1', transactionTimeoutMs: 2000 })
     await producer.connect()
     const done = await producer.transaction()
     await done.send({ topic: 'txo', messages: [{ value: 'committed', partition: 0 }] })
@@ -202,8 +203,14 @@ describe('recovery at start', () => {
     await stop()
     await producer.disconnect().catch(() => {})
     c = await start({ dataDir })
-    // The open transaction was aborted with a marker (offset 3): everything is stable again.
-    expect(await lso()).toBe(4n)
+    // The coordinator has it open again (__transaction_state): at its timeout it aborts it with a marker (offset 3).
+    const described = (await c.request(DescribeTransactions, 0, { transactionalIds: ['txo-1'] })).transactionStates[0]
+    expect(described).toMatchObject({ errorCode: 0, transactionState: 'Ongoing', transactionTimeoutMs: 2000 })
+    await until(
+      async () => (await lso()) === 4n,
+      10_000,
+      () => `the last stable offset: still held back`,
+    )
     expect(await listOffset(c, 'txo', -1n)).toMatchObject({ offset: 4n })
     expect((await readAll(c, 'txo')).map((r) => r.value)).toEqual(['committed', 'never-ended'])
   })
