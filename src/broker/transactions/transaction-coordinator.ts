@@ -222,7 +222,8 @@ export class TransactionCoordinator {
       state: txn.state,
       partitions: ended ? [] : [...partitions.values()],
       lastUpdate: Date.now(),
-      startedAt: txn.startedAt,
+      // As Kafka's: no start while no transaction has begun since the producer's InitProducerId.
+      startedAt: txn.state === 'Empty' ? -1 : txn.startedAt,
       clientTransactionVersion: (txn.state === 'Ongoing' ? txn.openTv2 : txn.tv2) ? 2 : 0,
     }
   }

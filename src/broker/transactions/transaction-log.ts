@@ -28,8 +28,8 @@ interface Written {
  * back (`read`) when the broker starts and when a partition's leader moves.
  */
 export class TransactionLog {
-  /** Per transactional id: its last write, or the error it failed with. */
-  private readonly last = new Map<string, Written | number>()
+  /** Per transactional id: its last write, until the ISR holds it. */
+  private readonly last = new Map<string, Written>()
 
   constructor(private readonly cluster: EmbeddedCluster) {}
 
@@ -67,7 +67,6 @@ export class TransactionLog {
   async written(transactionalId: string): Promise<number> {
     const w = this.last.get(transactionalId)
     if (w === undefined) return ErrorCodes.NONE
-    if (typeof w === 'number') return w
     const { cluster } = this
     const t = cluster.controller.topics.get(TRANSACTION_STATE_TOPIC)
     const p = t?.partitions[w.partition]
