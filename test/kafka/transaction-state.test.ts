@@ -181,11 +181,19 @@ for (const [name, start] of restartable)
       // The coordinator aborts it at its timeout, under the next epoch of the same producer id.
       await until(
         'the open transaction aborted by the restarted coordinator',
-        () => lso(topic),
-        (o) => o >= 4n,
+        async () => Number(await lso(topic)),
+        (o) => o >= 4,
         90_000,
       )
-      expect(await describeTxn(target.bootstrap, transactionalId)).toMatchObject({
+      // Its markers written before its last record (Kafka may be between them).
+      let aborted: Described | undefined
+      await until(
+        'the abort complete',
+        async () => (aborted = await describeTxn(target.bootstrap, transactionalId)).transactionState,
+        (state) => state !== 'PrepareAbort',
+        30_000,
+      )
+      expect(aborted).toMatchObject({
         transactionState: 'CompleteAbort',
         producerId: before.producerId,
         producerEpoch: before.producerEpoch + 1,
@@ -354,10 +362,15 @@ for (const [name, start] of threeBrokers)
         } finally {
           await admin2.disconnect()
         }
-        expect(await describeTxn(cluster.bootstrap, transactionalId)).toMatchObject({
-          transactionState: 'CompleteCommit',
-          producerId: before.producerId,
-        })
+        // Kafka answers EndTxn before its markers are all written: CompleteCommit once they are.
+        let committed: Described | undefined
+        await until(
+          'the transaction complete',
+          async () => (committed = await describeTxn(cluster.bootstrap, transactionalId)).transactionState,
+          (state) => state !== 'PrepareCommit',
+          30_000,
+        )
+        expect(committed).toMatchObject({ transactionState: 'CompleteCommit', producerId: before.producerId })
         // The id again, from a new producer: the next epoch; the old producer is fenced.
         const next = kafka.producer({ transactionalId, transactionTimeoutMs: 60_000 })
         producers.push(next)
