@@ -17,12 +17,14 @@ import {
   CreateTopics,
   DeleteRecords,
   DeleteTopics,
+  Fetch,
   InitProducerId,
   ListOffsets,
   Metadata,
   Produce,
 } from '../../src/protocol/messages/index.js'
 import { Kafka } from '../../src/index.js'
+import { decodeRecordSet } from '../../src/codec/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listOffset, readAll, storageFixture } from './storage-support.js'
 import { keepLog, until } from './support.js'
@@ -337,6 +339,59 @@ describe.runIf(process.platform === 'linux')('a transaction left open across a r
     expect(problems.some((m) => /ABORT markers of transactional id tx-orphan written after \d+ retries/.test(m))).toBe(true)
   })
 })
+
+describe.runIf(process.platform === 'linux')('a transaction decided when the broker stopped', () => {
+  it('gets its COMMIT marker at the restart: the coordinator loads it PrepareCommit from __transaction_state and completes it', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, ...keepLog(problems), topics: [{ name: 'tx', partitions: 1 }] }
+    const first = await startCluster(options)
+    const kafka = new Kafka({ clientId: 'decided', brokers: first.bootstrapServers.split(',') })
+    const p = kafka.producer({ transactionalId: 'tx-decided' })
+    await p.connect()
+    const t = await p.transaction()
+    await t.send({ topic: 'tx', messages: [{ value: 'decided', partition: 0 }] })
+    // The commit is decided (its record written), its marker not: the partition's disk is full.
+    diskFullFor(join('tx-0', '0'))
+    const commit = t.commit().catch(() => {})
+    await until(
+      () => problems.some((m) => m.includes('COMMIT markers of transactional id tx-decided not written to tx-0')),
+      5000,
+      () => problems.join('\n'),
+    )
+    // Stopped before a retry writes it (the coordinator's timers go in stop's first, synchronous, part).
+    diskIo.write = realWrite
+    await first.stop()
+    await p.disconnect().catch(() => {})
+    await commit
+
+    const { c } = await leaderClient(options, 'tx')
+    await until(
+      async () => (await markers(c)).length > 0,
+      5000,
+      () => problems.join('\n'),
+    )
+    // Committed (not aborted as a transaction no coordinator knows would be), once.
+    expect(await markers(c)).toEqual(['COMMIT'])
+    expect(problems.some((m) => /__transaction_state-\d+ loaded: .* 1 with a transaction to complete/.test(m))).toBe(true)
+  })
+})
+
+/** The transaction markers of tx-0, oldest first. */
+async function markers(c: RawClient): Promise<string[]> {
+  const md = await c.request(Metadata, 12, { topics: [{ name: 'tx' }] })
+  const r = await c.request(Fetch, 13, {
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    topics: [{ topicId: md.topics[0].topicId, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+  })
+  const records = r.responses[0].partitions[0].records
+  if (!records) return []
+  return decodeRecordSet(records)
+    .batches.filter((b) => b.isControl)
+    .map((b) => b.controlType as string)
+}
 
 describe.runIf(process.platform === 'linux')('small files of the data directory written through disk-io (temp, flush, rename)', () => {
   it('partition.metadata not written: the partition is reported offline on its broker (KAFKA_STORAGE_ERROR), the rest goes on; it opens once the disk takes writes', async () => {
