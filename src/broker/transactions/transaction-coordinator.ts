@@ -89,6 +89,12 @@ export interface TransactionView {
  * v5+ bumps the epoch (markers written at the new one, so a late write of
  * the ended transaction is fenced at every partition), answering the epoch
  * (and past the last epoch a new producer id) the producer goes on with.
+ *
+ * Each id's state is kept in __transaction_state (TransactionLog), as
+ * Kafka's: every state it moves to is written there before the request
+ * that moved it is answered (a state whose record cannot be written is
+ * taken back, the request answered with the error), and the partitions are
+ * loaded at start and when their leader moves.
  */
 export class TransactionCoordinator {
   private readonly byId = new Map<string, Transaction>()
