@@ -4,7 +4,7 @@
 // crash test: kill -9 of a `wafka broker --data-dir` process under an
 // acks=all load loses nothing acknowledged.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -213,6 +213,29 @@ describe('recovery at start', () => {
     )
     expect(await listOffset(c, 'txo', -1n)).toMatchObject({ offset: 4n })
     expect((await readAll(c, 'txo')).map((r) => r.value)).toEqual(['committed', 'never-ended'])
+  })
+
+  it('a transaction a partition has open that __transaction_state does not know (a data directory of an earlier version) is aborted at start', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, topics: [{ name: 'txq', partitions: 1 }] })
+    const kafka = new Kafka({ clientId: 'txq', brokers: fx.cluster!.bootstrapServers.split(','), logLevel: 0 })
+    const producer = kafka.producer({ transactionalId: 'txq-1' })
+    await producer.connect()
+    const open = await producer.transaction()
+    await open.send({ topic: 'txq', messages: [{ value: 'unknown', partition: 0 }] })
+    await stop()
+    await producer.disconnect().catch(() => {})
+    // As an earlier version left it: no transaction state kept.
+    for (const d of readdirSync(join(dataDir, 'broker-0')))
+      if (d.startsWith('__transaction_state-')) rmSync(join(dataDir, 'broker-0', d), { recursive: true })
+    const c = await start({ dataDir })
+    const stable = await c.request(ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 1,
+      topics: [{ name: 'txq', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+    })
+    // Its record (0) and the ABORT marker its leader wrote (1): stable.
+    expect(stable.topics[0].partitions[0].offset).toBe(2n)
   })
 
   it('a group comes back with its generation and offsets: the next rebalance after a restart is the next generation', async () => {
