@@ -327,9 +327,9 @@ export class VirtualBroker {
    * (it would hold the last stable offset back for good) gets its marker
    * here, as Kafka's coordinator resends markers to a new leader: the
    * decision when the coordinator has one; ABORT when it knows nothing of
-   * the producer (its state was in the memory of a process that stopped: a
-   * restart on a dataDir), as Kafka aborts what it finds open past its
-   * timeout. Safe: EndTxn writes its markers before it answers, so a
+   * the producer (no record of it in __transaction_state: the data
+   * directory of an earlier version, which kept that state in memory), as
+   * Kafka aborts what it finds open past its timeout. Safe: EndTxn writes its markers before it answers, so a
    * transaction no coordinator knows was never acknowledged as committed.
    * A marker whose write fails (StorageError) is tried again while this
    * broker leads at that epoch, as the coordinator retries its own.
@@ -360,6 +360,16 @@ export class VirtualBroker {
     }
     if (attempt > 0)
       this.cluster.problem(this.id, `the transaction markers of ${t.name}-${partition} written after ${attempt} retries`, 'info')
+  }
+
+  /** endOrphanedTransactions for every partition led here (once the transaction coordinator has loaded its state). */
+  endOrphanedTransactionsLedHere(): void {
+    for (const t of this.cluster.controller.topics.values())
+      for (const p of t.partitions) {
+        if (!p || p.leader !== this.id) continue
+        const replica = this.replicas.get(`${t.id}/${p.partition}`)
+        if (replica?.leader?.epoch === p.leaderEpoch) this.endOrphanedTransactions(t, p.partition, replica, p.leaderEpoch)
+      }
   }
 
   /** The ISR check of every partition led here: followers past replica.lag.time.max.ms leave it. */

@@ -363,6 +363,9 @@ export class EmbeddedCluster {
       this.controller.registerBroker(id, b.host, b.port, this.options.racks[id] ?? null)
     }
     this.loadGroups()
+    this.transactions.loadAll()
+    // What a partition's log holds open that the loaded coordinator does not know is ended now (an earlier version's data).
+    for (const b of this.brokers.values()) b.endOrphanedTransactionsLedHere()
     this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
     if (this.delegationTokens.enabled)
       this.tokenExpiryTimer = setInterval(() => this.sweepTokens(), Math.min(this.options.delegationTokenExpiryCheckIntervalMs, INT32_MAX))

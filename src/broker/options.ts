@@ -96,6 +96,10 @@ export interface BrokerOptions {
   transactionStateLogReplicationFactor?: number
   /** transaction.state.log.min.isr: at most transactionStateLogReplicationFactor. Default min(2, that). */
   transactionStateLogMinIsr?: number
+  /** transaction.state.log.num.partitions: the partitions of __transaction_state when created (a transactional id's is abs(hashCode) % partitions). Default 50. */
+  transactionStateLogNumPartitions?: number
+  /** transaction.state.log.segment.bytes: the segment.bytes __transaction_state is created with. Default 104857600. */
+  transactionStateLogSegmentBytes?: number
   /**
    * The finalized `transaction.version` feature ApiVersions advertises
    * (KIP-890; Kafka sets it with `kafka-storage format --feature` or
@@ -409,6 +413,20 @@ export const BROKER_OPTIONS = {
   transactionStateLogMinIsr: int(undefined, 'At most transactionStateLogReplicationFactor.', 'transaction.state.log.min.isr', 1, 1000, {
     defaultDoc: 'min(2, transactionStateLogReplicationFactor)',
   }),
+  transactionStateLogNumPartitions: int(
+    50,
+    "__transaction_state's partitions when created; a transactional id's is abs(hashCode) % partitions.",
+    'transaction.state.log.num.partitions',
+    1,
+    10_000,
+  ),
+  transactionStateLogSegmentBytes: int(
+    104_857_600,
+    "__transaction_state's segment.bytes when created.",
+    'transaction.state.log.segment.bytes',
+    1,
+    INT32_MAX,
+  ),
   transactionVersion: int(
     2,
     'The finalized transaction.version feature a new metadata log starts with (UpdateFeatures changes it, kept in the log): 2 lets Kafka 4 clients use the second transaction protocol (KIP-890).',

@@ -19,8 +19,11 @@ export function topicNameProblem(name: string | null | undefined): string | null
 /** The topic that holds the groups' state (Kafka's GROUP_METADATA_TOPIC_NAME). */
 export const OFFSETS_TOPIC = '__consumer_offsets'
 
+/** The topic that holds the transaction coordinator's state (Kafka's TRANSACTION_STATE_TOPIC_NAME). */
+export const TRANSACTION_STATE_TOPIC = '__transaction_state'
+
 /** Kafka's internal topics (Topic.isInternal): Metadata marks them, a client may not produce to them. */
-const INTERNAL_TOPICS: ReadonlySet<string> = new Set([OFFSETS_TOPIC, '__transaction_state', '__share_group_state'])
+const INTERNAL_TOPICS: ReadonlySet<string> = new Set([OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, '__share_group_state'])
 
 export function isInternalTopic(name: string): boolean {
   return INTERNAL_TOPICS.has(name)

@@ -4,13 +4,14 @@
 // crash test: kill -9 of a `wafka broker --data-dir` process under an
 // acks=all load loses nothing acknowledged.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { encodeRecordBatch } from '../../src/codec/index.js'
 import { Kafka } from '../../src/index.js'
 import {
+  DescribeTransactions,
   FindCoordinator,
   InitProducerId,
   JoinGroup,
@@ -178,11 +179,11 @@ describe('recovery at start', () => {
     expect(t).toMatchObject([{ key: 'retention.ms', value: '123456' }])
   })
 
-  it('a transaction left open by a stopped process is aborted by the next leader: the last stable offset is not held back for good', async () => {
+  it('a transaction left open by a stopped process is aborted at its timeout by the coordinator that loaded it: the last stable offset is not held back for good', async () => {
     const dataDir = tempDir()
     let c = await start({ dataDir, topics: [{ name: 'txo', partitions: 1 }] })
     const kafka = new Kafka({ clientId: 'txo', brokers: fx.cluster!.bootstrapServers.split(','), logLevel: 0 })
-    const producer = kafka.producer({ transactionalId: 'txo-1' })
+    const producer = kafka.producer({ transactionalId: 'txo-1', transactionTimeoutMs: 2000 })
     await producer.connect()
     const done = await producer.transaction()
     await done.send({ topic: 'txo', messages: [{ value: 'committed', partition: 0 }] })
@@ -202,10 +203,39 @@ describe('recovery at start', () => {
     await stop()
     await producer.disconnect().catch(() => {})
     c = await start({ dataDir })
-    // The open transaction was aborted with a marker (offset 3): everything is stable again.
-    expect(await lso()).toBe(4n)
+    // The coordinator has it open again (__transaction_state): at its timeout it aborts it with a marker (offset 3).
+    const described = (await c.request(DescribeTransactions, 0, { transactionalIds: ['txo-1'] })).transactionStates[0]
+    expect(described).toMatchObject({ errorCode: 0, transactionState: 'Ongoing', transactionTimeoutMs: 2000 })
+    await until(
+      async () => (await lso()) === 4n,
+      10_000,
+      () => `the last stable offset: still held back`,
+    )
     expect(await listOffset(c, 'txo', -1n)).toMatchObject({ offset: 4n })
     expect((await readAll(c, 'txo')).map((r) => r.value)).toEqual(['committed', 'never-ended'])
+  })
+
+  it('a transaction a partition has open that __transaction_state does not know (a data directory of an earlier version) is aborted at start', async () => {
+    const dataDir = tempDir()
+    await start({ dataDir, topics: [{ name: 'txq', partitions: 1 }] })
+    const kafka = new Kafka({ clientId: 'txq', brokers: fx.cluster!.bootstrapServers.split(','), logLevel: 0 })
+    const producer = kafka.producer({ transactionalId: 'txq-1' })
+    await producer.connect()
+    const open = await producer.transaction()
+    await open.send({ topic: 'txq', messages: [{ value: 'unknown', partition: 0 }] })
+    await stop()
+    await producer.disconnect().catch(() => {})
+    // As an earlier version left it: no transaction state kept.
+    for (const d of readdirSync(join(dataDir, 'broker-0')))
+      if (d.startsWith('__transaction_state-')) rmSync(join(dataDir, 'broker-0', d), { recursive: true })
+    const c = await start({ dataDir })
+    const stable = await c.request(ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 1,
+      topics: [{ name: 'txq', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+    })
+    // Its record (0) and the ABORT marker its leader wrote (1): stable.
+    expect(stable.topics[0].partitions[0].offset).toBe(2n)
   })
 
   it('a group comes back with its generation and offsets: the next rebalance after a restart is the next generation', async () => {

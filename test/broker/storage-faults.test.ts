@@ -17,12 +17,14 @@ import {
   CreateTopics,
   DeleteRecords,
   DeleteTopics,
+  Fetch,
   InitProducerId,
   ListOffsets,
   Metadata,
   Produce,
 } from '../../src/protocol/messages/index.js'
 import { Kafka } from '../../src/index.js'
+import { decodeRecordSet } from '../../src/codec/index.js'
 import { RawClient } from './raw-client.js'
 import { batch, batchesOf, listOffset, readAll, storageFixture } from './storage-support.js'
 import { keepLog, until } from './support.js'
@@ -258,7 +260,8 @@ describe('transaction markers whose write fails', () => {
     }
     expect(await stable()).toEqual([0n, 0n])
 
-    diskFull()
+    // The partitions' disk only: the coordinator's record of the decision (in __transaction_state) is written.
+    diskFullFor('/tx-')
     let acknowledged = false
     const commit = t.commit().then(() => (acknowledged = true))
     await until(
@@ -291,14 +294,14 @@ function diskFullFor(part: string): void {
   }
 }
 
-describe.runIf(process.platform === 'linux')('an orphaned transaction a new leader ends', () => {
-  it('gets its ABORT marker written again until it is, when the write fails', async () => {
+describe.runIf(process.platform === 'linux')('a transaction left open across a restart', () => {
+  it('is aborted by the coordinator that loaded it, at its timeout: its ABORT marker written again until it is, when the write fails', async () => {
     const dataDir = tempDir()
     const problems: string[] = []
     const options = { dataDir, ...keepLog(problems), topics: [{ name: 'tx', partitions: 1 }] }
     fx.cluster = await startCluster(options)
     const kafka = new Kafka({ clientId: 'orphan', brokers: fx.cluster.bootstrapServers.split(',') })
-    const p = kafka.producer({ transactionalId: 'tx-orphan' })
+    const p = kafka.producer({ transactionalId: 'tx-orphan', transactionTimeoutMs: 1500 })
     fx.keep(p)
     await p.connect()
     const t = await p.transaction()
@@ -306,7 +309,7 @@ describe.runIf(process.platform === 'linux')('an orphaned transaction a new lead
     await p.disconnect()
     await fx.stop()
 
-    // Restarted, the coordinator knows nothing of the transaction: its leader aborts it, and the marker's write fails.
+    // Restarted, the coordinator has the transaction from __transaction_state; at its timeout it aborts it, and the marker's write fails.
     diskFullFor(join('tx-0', '0'))
     const { c } = await leaderClient(options, 'tx')
     const stable = async () =>
@@ -317,7 +320,13 @@ describe.runIf(process.platform === 'linux')('an orphaned transaction a new lead
           topics: [{ name: 'tx', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
         })
       ).topics[0].partitions[0].offset
-    expect(problems.some((m) => m.includes('a transaction marker of tx-0 not written') && m.includes('ENOSPC'))).toBe(true)
+    // Not aborted at the start (the coordinator knows it open): at its timeout, and the marker's write fails.
+    expect(await stable()).toBe(0n)
+    await until(
+      () => problems.some((m) => m.includes('ABORT markers of transactional id tx-orphan not written to tx-0') && m.includes('ENOSPC')),
+      10_000,
+      () => problems.join('\n'),
+    )
     await new Promise((r) => setTimeout(r, 300))
     expect(await stable()).toBe(0n)
 
@@ -327,9 +336,62 @@ describe.runIf(process.platform === 'linux')('an orphaned transaction a new lead
       5000,
       () => problems.join('\n'),
     )
-    expect(problems.some((m) => /the transaction markers of tx-0 written after \d+ retries/.test(m))).toBe(true)
+    expect(problems.some((m) => /ABORT markers of transactional id tx-orphan written after \d+ retries/.test(m))).toBe(true)
   })
 })
+
+describe.runIf(process.platform === 'linux')('a transaction decided when the broker stopped', () => {
+  it('gets its COMMIT marker at the restart: the coordinator loads it PrepareCommit from __transaction_state and completes it', async () => {
+    const dataDir = tempDir()
+    const problems: string[] = []
+    const options = { dataDir, ...keepLog(problems), topics: [{ name: 'tx', partitions: 1 }] }
+    const first = await startCluster(options)
+    const kafka = new Kafka({ clientId: 'decided', brokers: first.bootstrapServers.split(',') })
+    const p = kafka.producer({ transactionalId: 'tx-decided' })
+    await p.connect()
+    const t = await p.transaction()
+    await t.send({ topic: 'tx', messages: [{ value: 'decided', partition: 0 }] })
+    // The commit is decided (its record written), its marker not: the partition's disk is full.
+    diskFullFor(join('tx-0', '0'))
+    const commit = t.commit().catch(() => {})
+    await until(
+      () => problems.some((m) => m.includes('COMMIT markers of transactional id tx-decided not written to tx-0')),
+      5000,
+      () => problems.join('\n'),
+    )
+    // Stopped before a retry writes it (the coordinator's timers go in stop's first, synchronous, part).
+    diskIo.write = realWrite
+    await first.stop()
+    await p.disconnect().catch(() => {})
+    await commit
+
+    const { c } = await leaderClient(options, 'tx')
+    await until(
+      async () => (await markers(c)).length > 0,
+      5000,
+      () => problems.join('\n'),
+    )
+    // Committed (not aborted as a transaction no coordinator knows would be), once.
+    expect(await markers(c)).toEqual(['COMMIT'])
+    expect(problems.some((m) => /__transaction_state-\d+ loaded: .* 1 with a transaction to complete/.test(m))).toBe(true)
+  })
+})
+
+/** The transaction markers of tx-0, oldest first. */
+async function markers(c: RawClient): Promise<string[]> {
+  const md = await c.request(Metadata, 12, { topics: [{ name: 'tx' }] })
+  const r = await c.request(Fetch, 13, {
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    topics: [{ topicId: md.topics[0].topicId, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+  })
+  const records = r.responses[0].partitions[0].records
+  if (!records) return []
+  return decodeRecordSet(records)
+    .batches.filter((b) => b.isControl)
+    .map((b) => b.controlType as string)
+}
 
 describe.runIf(process.platform === 'linux')('small files of the data directory written through disk-io (temp, flush, rename)', () => {
   it('partition.metadata not written: the partition is reported offline on its broker (KAFKA_STORAGE_ERROR), the rest goes on; it opens once the disk takes writes', async () => {

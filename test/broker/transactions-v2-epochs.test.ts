@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { EmbeddedCluster } from '../../src/broker/cluster.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import { ensureTransactionStateTopic } from '../../src/broker/transaction-state-topic.js'
 
 let cluster: EmbeddedCluster | undefined
 afterEach(async () => {
@@ -17,6 +18,8 @@ afterEach(async () => {
 async function start(): Promise<EmbeddedCluster> {
   cluster = new EmbeddedCluster({ brokers: 1 })
   await cluster.start([{ name: 't', partitions: 2 }])
+  // The coordinator is asked directly: its topic made as a FindCoordinator would.
+  ensureTransactionStateTopic(cluster, 'the test')
   return cluster
 }
 

@@ -43,8 +43,8 @@ describe('reading the spec', () => {
 describe('the committed generated code', () => {
   it('is what the generator writes from src/protocol/spec (run `npm run generate:protocol` if not)', () => {
     const files = generate(fileURLToPath(new URL('..', `file://${MESSAGES_DIR}/`)))
-    // One file per API, plus ConsumerProtocol, GroupCoordinatorRecords, api-keys, the index and the error codes.
-    expect(files.size).toBe(API_NAMES.length + 5)
+    // One file per API, plus ConsumerProtocol, GroupCoordinatorRecords, TransactionLogRecords, api-keys, the index and the error codes.
+    expect(files.size).toBe(API_NAMES.length + 6)
     for (const [path, text] of files) {
       expect(readFileSync(`${root}${path}`, 'utf8') === text, path).toBe(true)
     }

@@ -29,21 +29,23 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
   spec: AddPartitionsToTxn,
   minVersion: AddPartitionsToTxn.minVersion,
   maxVersion: AddPartitionsToTxn.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const { cluster, broker, version } = ctx
     const { transactions } = cluster
-    const answer = (
+    const answer = async (
       transactionalId: string,
       producerId: bigint,
       epoch: number,
       topics: { name: string; partitions: number[] }[],
       verifyOnly: boolean,
-    ) =>
-      transactions.coordinatorFor(transactionalId) !== broker.id
-        ? allFailed(topics, ErrorCodes.NOT_COORDINATOR)
-        : verifyOnly
-          ? transactions.verifyPartitions(transactionalId, producerId, epoch, topics)
-          : transactions.addPartitions(transactionalId, producerId, epoch, topics)
+    ): Promise<TopicResults> => {
+      if (transactions.coordinatorFor(transactionalId) !== broker.id) return allFailed(topics, ErrorCodes.NOT_COORDINATOR)
+      if (verifyOnly) return transactions.verifyPartitions(transactionalId, producerId, epoch, topics)
+      const added = transactions.addPartitions(transactionalId, producerId, epoch, topics)
+      if (added.some((t) => t.results.some((r) => r.errorCode !== ErrorCodes.NONE))) return added
+      // Answered once its state is held by the ISR of its partition of __transaction_state.
+      return allFailed(topics, await transactions.written(transactionalId))
+    }
     if (version < 4) {
       // A client's (one transaction): WRITE on its transactional id and on every topic (Kafka's checks).
       const topics = req.v3AndBelowTopics
@@ -51,7 +53,7 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
       return {
         resultsByTopicV3AndBelow: byTopic(
           unwritableTxnPartitions(ctx, topics) ??
-            answer(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics, false),
+            (await answer(req.v3AndBelowTransactionalId, req.v3AndBelowProducerId, req.v3AndBelowProducerEpoch, topics, false)),
         ),
       }
     }
@@ -59,10 +61,12 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
     requireAllowed(ctx, AclOperationTypes.CLUSTER_ACTION, AclResourceTypes.CLUSTER, CLUSTER_NAME, ErrorCodes.CLUSTER_AUTHORIZATION_FAILED)
     return {
       errorCode: ErrorCodes.NONE,
-      resultsByTransaction: req.transactions.map((t) => ({
-        transactionalId: t.transactionalId,
-        topicResults: byTopic(answer(t.transactionalId, t.producerId, t.producerEpoch, t.topics, t.verifyOnly)),
-      })),
+      resultsByTransaction: await Promise.all(
+        req.transactions.map(async (t) => ({
+          transactionalId: t.transactionalId,
+          topicResults: byTopic(await answer(t.transactionalId, t.producerId, t.producerEpoch, t.topics, t.verifyOnly)),
+        })),
+      ),
     }
   },
   errorResponse: (req, code) => ({

@@ -12,12 +12,16 @@ export const endTxnHandler = defineHandler<EndTxnRequest, EndTxnResponse>({
   spec: EndTxn,
   minVersion: EndTxn.minVersion,
   maxVersion: EndTxn.maxVersion,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     requireTransactionalId(ctx, req.transactionalId)
     const { cluster, broker, version } = ctx
     if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id)
       return { errorCode: ErrorCodes.NOT_COORDINATOR, producerId: -1n, producerEpoch: -1 }
-    return cluster.transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed, version >= 5)
+    const ended = cluster.transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed, version >= 5)
+    if (ended.errorCode !== ErrorCodes.NONE) return ended
+    // Answered once its state is held by the ISR of its partition of __transaction_state.
+    const written = await cluster.transactions.written(req.transactionalId)
+    return written === ErrorCodes.NONE ? ended : { errorCode: written, producerId: -1n, producerEpoch: -1 }
   },
   errorResponse: (_req, code) => ({ errorCode: code, producerId: -1n, producerEpoch: -1 }),
 })

@@ -4,6 +4,7 @@ import { defineHandler, type RequestContext } from '../handler.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed } from '../auth/authorizer.js'
 import { ensureOffsetsTopic } from '../offsets-topic.js'
+import { ensureTransactionStateTopic } from '../transaction-state-topic.js'
 
 const GROUP = 0
 const TRANSACTION = 1
@@ -21,6 +22,8 @@ function locate(ctx: RequestContext, key: string, keyType: number) {
   if (!key) return { ...none, errorCode: keyType === GROUP ? ErrorCodes.INVALID_GROUP_ID : ErrorCodes.INVALID_REQUEST, errorMessage: null }
   // A group's coordinator leads its partition of __consumer_offsets, which the first ask creates (as Kafka's broker).
   if (keyType === GROUP) ensureOffsetsTopic(ctx.cluster, `FindCoordinator of client ${ctx.header.clientId}`)
+  // A transactional id's leads its partition of __transaction_state, made likewise.
+  else ensureTransactionStateTopic(ctx.cluster, `FindCoordinator of client ${ctx.header.clientId}`)
   const id = keyType === GROUP ? ctx.cluster.groups.coordinatorFor(key) : ctx.cluster.transactions.coordinatorFor(key)
   const b = ctx.cluster.controller.brokers.get(id)
   if (!b) return { ...none, errorCode: ErrorCodes.COORDINATOR_NOT_AVAILABLE, errorMessage: null }

@@ -14,7 +14,7 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
   minVersion: InitProducerId.minVersion,
   // v6 is two-phase commit (KIP-939).
   maxVersion: 5,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const { cluster, broker } = ctx
     // WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic (as Kafka's).
     if (req.transactionalId !== null) requireTransactionalId(ctx, req.transactionalId)
@@ -23,7 +23,11 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
       if (req.transactionalId === '') return { errorCode: ErrorCodes.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 }
       if (cluster.transactions.coordinatorFor(req.transactionalId) !== broker.id)
         return { errorCode: ErrorCodes.NOT_COORDINATOR, producerId: -1n, producerEpoch: -1 }
-      return cluster.transactions.initProducerId(req.transactionalId, req.transactionTimeoutMs, req.producerId, req.producerEpoch)
+      const init = cluster.transactions.initProducerId(req.transactionalId, req.transactionTimeoutMs, req.producerId, req.producerEpoch)
+      if (init.errorCode !== ErrorCodes.NONE) return init
+      // Answered once its state is held by the ISR of its partition of __transaction_state.
+      const written = await cluster.transactions.written(req.transactionalId)
+      return written === ErrorCodes.NONE ? init : { errorCode: written, producerId: -1n, producerEpoch: -1 }
     }
     return { errorCode: ErrorCodes.NONE, producerId: cluster.controller.allocateProducerId(), producerEpoch: 0 }
   },

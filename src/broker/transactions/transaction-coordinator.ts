@@ -3,7 +3,10 @@ import type { EmbeddedCluster } from '../cluster.js'
 import { transactionCoordinatorFor } from '../coordinator-placement.js'
 import { StorageError } from '../storage/disk-io.js'
 import { offsetsPartitionFor } from '../offsets-topic.js'
-import { OFFSETS_TOPIC } from '../topic-names.js'
+import { transactionStatePartitionFor } from '../transaction-state-topic.js'
+import { OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC } from '../topic-names.js'
+import { TransactionLog } from './transaction-log.js'
+import type { TxnRecord } from './transaction-records.js'
 
 /** Kafka's transaction.max.timeout.ms. */
 export const MAX_TRANSACTION_TIMEOUT_MS = 900_000
@@ -86,12 +89,187 @@ export interface TransactionView {
  * v5+ bumps the epoch (markers written at the new one, so a late write of
  * the ended transaction is fenced at every partition), answering the epoch
  * (and past the last epoch a new producer id) the producer goes on with.
+ *
+ * Each id's state is kept in __transaction_state (TransactionLog), as
+ * Kafka's: every state it moves to is written there before the request
+ * that moved it is answered (a state whose record cannot be written is
+ * taken back, the request answered with the error), and the partitions are
+ * loaded at start and when their leader moves.
  */
 export class TransactionCoordinator {
   private readonly byId = new Map<string, Transaction>()
   private readonly byProducerId = new Map<bigint, Transaction>()
+  /** The transactional ids' states in __transaction_state. */
+  readonly log: TransactionLog
+  /** Each __transaction_state partition's leader when its ids were last loaded. */
+  private readonly loadedLeaders = new Map<number, number>()
+  /** Set once the partitions were read at start: until then no producer is unknown here. */
+  private loaded = false
+  private unsubscribe: (() => void) | null = null
 
-  constructor(private readonly cluster: EmbeddedCluster) {}
+  constructor(private readonly cluster: EmbeddedCluster) {
+    this.log = new TransactionLog(cluster)
+  }
+
+  /**
+   * Loads every partition of __transaction_state (the broker starts), then
+   * follows their leaders: a partition whose leader changes is loaded again
+   * from the new leader's log (Kafka's coordinator loads the partitions it
+   * comes to lead), in one turn of the event loop.
+   */
+  loadAll(): void {
+    const t = this.cluster.controller.topics.get(TRANSACTION_STATE_TOPIC)
+    for (const p of t?.partitions ?? []) if (p) this.load(p.partition)
+    this.loaded = true
+    this.unsubscribe ??= this.cluster.controller.onRecord((r) => {
+      if (r.type !== 'partition' && r.type !== 'partition-change') return
+      const t = this.cluster.controller.topicsById.get(r.topicId)
+      if (t?.name !== TRANSACTION_STATE_TOPIC) return
+      const leader = t.partitions[r.partition]?.leader ?? -1
+      if (leader < 0 || this.loadedLeaders.get(r.partition) === leader) return
+      // Once the brokers have taken their roles from the same record.
+      queueMicrotask(() => this.load(r.partition))
+    })
+  }
+
+  /**
+   * The ids of partition `partition` as its leader's log has them (the last
+   * record of each), in place of what this process held of them: an open
+   * transaction is aborted when its timeout (from its start) passes; one
+   * decided (PrepareCommit, PrepareAbort) gets its markers written, as
+   * Kafka's coordinator completes what it loads.
+   */
+  private load(partition: number): void {
+    const t = this.cluster.controller.topics.get(TRANSACTION_STATE_TOPIC)
+    const leader = t?.partitions[partition]?.leader ?? -1
+    const records = this.log.read(partition)
+    if (records === null) return
+    this.loadedLeaders.set(partition, leader)
+    for (const txn of [...this.byId.values()]) {
+      if (transactionStatePartitionFor(this.cluster, txn.transactionalId) !== partition) continue
+      if (txn.timer) clearTimeout(txn.timer)
+      txn.timer = null
+      this.byId.delete(txn.transactionalId)
+      if (this.byProducerId.get(txn.producerId) === txn) this.byProducerId.delete(txn.producerId)
+    }
+    const latest = new Map<string, TxnRecord | null>()
+    for (const r of records) latest.set(r.transactionalId, r.record)
+    let open = 0
+    for (const [transactionalId, r] of latest) {
+      if (r === null || r.state === 'Dead') continue
+      const tv2 = r.clientTransactionVersion >= 2
+      const state = r.state === 'PrepareEpochFence' ? 'Ongoing' : r.state
+      const txn: Transaction = {
+        transactionalId,
+        producerId: r.producerId,
+        epoch: r.producerEpoch,
+        state,
+        timeoutMs: r.timeoutMs,
+        partitions: new Map(r.partitions.map((x) => [`${x.topic}/${x.partition}`, x])),
+        groups: new Set(),
+        markerEpoch: r.producerEpoch,
+        timer: null,
+        startedAt: r.startedAt,
+        tv2,
+        openTv2: tv2,
+        nextProducerId: r.nextProducerId,
+        previousProducerId: r.previousProducerId,
+      }
+      if (state === 'Empty' || state === 'CompleteCommit' || state === 'CompleteAbort') txn.partitions.clear()
+      this.byId.set(transactionalId, txn)
+      this.byProducerId.set(txn.producerId, txn)
+      if (state === 'Ongoing') {
+        open++
+        this.armTimeout(txn)
+      } else if (preparing(txn)) {
+        open++
+        this.settleGroups(txn, state === 'PrepareCommit')
+        this.writeMarkers(txn, 0)
+      }
+    }
+    if (open > 0)
+      this.cluster.problem(
+        leader,
+        `${TRANSACTION_STATE_TOPIC}-${partition} loaded: ${latest.size} transactional id(s), ${open} with a transaction to complete`,
+        'info',
+      )
+  }
+
+  /**
+   * The offsets a loaded transaction left pending in groups (their records
+   * in __consumer_offsets, replayed by the group coordinator) resolved with
+   * its outcome: the groups of each __consumer_offsets partition it holds.
+   */
+  private settleGroups(txn: Transaction, commit: boolean): void {
+    const offsetsPartitions = new Set<number>()
+    for (const { topic, partition } of txn.partitions.values()) if (topic === OFFSETS_TOPIC) offsetsPartitions.add(partition)
+    if (offsetsPartitions.size === 0) return
+    for (const g of this.cluster.groups.groups.values())
+      if (offsetsPartitions.has(offsetsPartitionFor(this.cluster, g.groupId))) g.completeTransaction(txn.producerId, commit)
+  }
+
+  /** The transaction's state as its record in __transaction_state says it. */
+  private record(txn: Transaction): TxnRecord {
+    const partitions = new Map(txn.partitions)
+    // The groups' partitions of __consumer_offsets are the transaction's too, as Kafka's AddOffsetsToTxn adds them.
+    if (txn.state === 'Ongoing' && this.cluster.controller.topics.has(OFFSETS_TOPIC))
+      for (const groupId of txn.groups) {
+        const partition = offsetsPartitionFor(this.cluster, groupId)
+        partitions.set(`${OFFSETS_TOPIC}/${partition}`, { topic: OFFSETS_TOPIC, partition })
+      }
+    const ended = txn.state === 'Empty' || txn.state === 'CompleteCommit' || txn.state === 'CompleteAbort'
+    return {
+      producerId: txn.producerId,
+      previousProducerId: txn.previousProducerId,
+      nextProducerId: txn.nextProducerId,
+      // Decided, the epoch its markers are written at (a fenced producer's is past).
+      producerEpoch: preparing(txn) ? txn.markerEpoch : txn.epoch,
+      timeoutMs: txn.timeoutMs,
+      state: txn.state,
+      partitions: ended ? [] : [...partitions.values()],
+      lastUpdate: Date.now(),
+      // As Kafka's: no start while no transaction has begun since the producer's InitProducerId.
+      startedAt: txn.state === 'Empty' ? -1 : txn.startedAt,
+      clientTransactionVersion: (txn.state === 'Ongoing' ? txn.openTv2 : txn.tv2) ? 2 : 0,
+    }
+  }
+
+  /** Writes the transaction's state to its partition of __transaction_state: NONE, or the error to answer. */
+  private persist(txn: Transaction): number {
+    return this.log.write(txn.transactionalId, this.record(txn))
+  }
+
+  /** Once the id's last state written is held by the ISR: what its request is answered (NONE, or Kafka's error). */
+  written(transactionalId: string): Promise<number> {
+    return this.log.written(transactionalId)
+  }
+
+  /** The open transaction's abort when its timeout (from its start) passes. */
+  private armTimeout(txn: Transaction, delayMs = Math.max(0, txn.startedAt + txn.timeoutMs - Date.now())): void {
+    if (txn.timer) clearTimeout(txn.timer)
+    txn.timer = setTimeout(() => {
+      txn.timer = null
+      if (txn.state !== 'Ongoing' || this.byId.get(txn.transactionalId) !== txn) return
+      // Timed out: aborted under a new epoch. A first-protocol producer is fenced; a second-protocol one finds
+      // the abort as if its own EndTxn had done it (its abort answered with the new epoch, its commit refused), as Kafka 4.4's.
+      const saved = save(txn)
+      this.bumpEpoch(txn)
+      txn.tv2 = txn.openTv2
+      if (this.complete(txn, false, 0) !== ErrorCodes.NONE) {
+        // Its record not written: tried again.
+        this.restore(txn, saved)
+        this.armTimeout(txn, MARKER_RETRY_MS)
+      }
+    }, delayMs)
+  }
+
+  /** The transaction as `saved` had it (a state whose record was not written is not taken). */
+  private restore(txn: Transaction, saved: Saved): void {
+    if (this.byProducerId.get(txn.producerId) === txn) this.byProducerId.delete(txn.producerId)
+    const timer = txn.timer
+    Object.assign(txn, saved, { timer })
+    this.byProducerId.set(txn.producerId, txn)
+  }
 
   coordinatorFor(transactionalId: string): number {
     return transactionCoordinatorFor(this.cluster, transactionalId)
@@ -123,6 +301,8 @@ export class TransactionCoordinator {
         nextProducerId: -1n,
         previousProducerId: -1n,
       }
+      const written = this.persist(txn)
+      if (written !== ErrorCodes.NONE) return refused(written)
       this.byId.set(transactionalId, txn)
       this.byProducerId.set(txn.producerId, txn)
       return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
@@ -131,15 +311,29 @@ export class TransactionCoordinator {
     if (producerId >= 0n && (producerId !== txn.producerId || producerEpoch !== txn.epoch)) return refused(ErrorCodes.PRODUCER_FENCED)
     if (preparing(txn)) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
     if (txn.state === 'Ongoing') {
-      this.complete(txn, false, 1)
+      const saved = save(txn)
+      const code = this.complete(txn, false, 1)
+      if (code !== ErrorCodes.NONE) {
+        this.restore(txn, saved)
+        this.armTimeout(txn)
+        return refused(code)
+      }
       // The abort's markers (at the next epoch) not all written: the retry, once they are, bumps the epoch to theirs.
       if (preparing(txn)) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
     }
+    const saved = save(txn)
     txn.timeoutMs = timeoutMs
     this.bumpEpoch(txn)
     txn.state = 'Empty'
+    txn.partitions.clear()
+    txn.groups.clear()
     // A new producer session: no EndTxn retry of the old one is valid.
     txn.tv2 = false
+    const written = this.persist(txn)
+    if (written !== ErrorCodes.NONE) {
+      this.restore(txn, saved)
+      return refused(written)
+    }
     return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
   }
 
@@ -165,6 +359,7 @@ export class TransactionCoordinator {
     return txn
   }
 
+  /** Opens a transaction (its timeout armed once its record is written: `opened`). */
   private begin(txn: Transaction, tv2: boolean): void {
     if (txn.state === 'Ongoing') return
     txn.state = 'Ongoing'
@@ -172,15 +367,23 @@ export class TransactionCoordinator {
     txn.partitions.clear()
     txn.groups.clear()
     txn.openTv2 = tv2
-    txn.timer = setTimeout(() => {
-      txn.timer = null
-      if (txn.state !== 'Ongoing') return
-      // Timed out: aborted under a new epoch. A first-protocol producer is fenced; a second-protocol one finds
-      // the abort as if its own EndTxn had done it (its abort answered with the new epoch, its commit refused), as Kafka 4.4's.
-      this.bumpEpoch(txn)
-      txn.tv2 = txn.openTv2
-      this.complete(txn, false, 0)
-    }, txn.timeoutMs)
+  }
+
+  /**
+   * The record of a change to the open transaction (`saved`: as it was)
+   * written, its timeout armed; NONE, or the error to answer with the
+   * change taken back. Nothing changed, nothing is written.
+   */
+  private opened(txn: Transaction, saved: Saved): number {
+    if (saved.state === 'Ongoing' && txn.partitions.size === saved.partitions.size && txn.groups.size === saved.groups.size)
+      return ErrorCodes.NONE
+    const written = this.persist(txn)
+    if (written !== ErrorCodes.NONE) {
+      this.restore(txn, saved)
+      return written
+    }
+    if (!txn.timer) this.armTimeout(txn)
+    return ErrorCodes.NONE
   }
 
   addPartitions(
@@ -197,9 +400,10 @@ export class TransactionCoordinator {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return all(txn)
     if (preparing(txn)) return all(ErrorCodes.CONCURRENT_TRANSACTIONS)
+    const saved = save(txn)
     this.begin(txn, tv2)
     for (const t of topics) for (const partition of t.partitions) txn.partitions.set(`${t.name}/${partition}`, { topic: t.name, partition })
-    return all(ErrorCodes.NONE)
+    return all(this.opened(txn, saved))
   }
 
   /** Any partition the cluster does not have: it UNKNOWN_TOPIC_OR_PARTITION, the others OPERATION_NOT_ATTEMPTED (checked first, as Kafka's KafkaApis does); null when all exist. */
@@ -219,9 +423,10 @@ export class TransactionCoordinator {
     const txn = this.check(transactionalId, producerId, epoch)
     if (typeof txn === 'number') return txn
     if (preparing(txn)) return ErrorCodes.CONCURRENT_TRANSACTIONS
+    const saved = save(txn)
     this.begin(txn, tv2)
     txn.groups.add(groupId)
-    return ErrorCodes.NONE
+    return this.opened(txn, saved)
   }
 
   /** EndTxn; `tv2`: the client's second-protocol request (v5+), whose end bumps the epoch. */
@@ -251,6 +456,7 @@ export class TransactionCoordinator {
       return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
     if (txn.state === (commit ? 'PrepareCommit' : 'PrepareAbort')) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
     if (txn.state !== 'Ongoing' && !emptyAbort) return refused(ErrorCodes.INVALID_TXN_STATE)
+    const saved = save(txn)
     if (emptyAbort) {
       txn.partitions.clear()
       txn.groups.clear()
@@ -262,7 +468,12 @@ export class TransactionCoordinator {
       txn.epoch++
     }
     txn.tv2 = tv2
-    this.complete(txn, commit, 0)
+    const code = this.complete(txn, commit, 0)
+    if (code !== ErrorCodes.NONE) {
+      this.restore(txn, saved)
+      if (txn.state === 'Ongoing') this.armTimeout(txn)
+      return refused(code)
+    }
     if (preparing(txn)) return refused(ErrorCodes.CONCURRENT_TRANSACTIONS)
     return { errorCode: ErrorCodes.NONE, producerId: txn.producerId, producerEpoch: txn.epoch }
   }
@@ -303,6 +514,7 @@ export class TransactionCoordinator {
    * coordinator of a process that stopped).
    */
   outcome(producerId: bigint): 'ongoing' | 'commit' | 'abort' | 'unknown' {
+    if (!this.loaded) return 'ongoing'
     const state = this.byProducerId.get(producerId)?.state
     if (state === undefined) return 'unknown'
     return state === 'CompleteCommit' ? 'commit' : state === 'CompleteAbort' ? 'abort' : 'ongoing'
@@ -353,21 +565,28 @@ export class TransactionCoordinator {
     return null
   }
 
-  /** Decides the outcome: the markers (at the transaction's current epoch, plus `epochBump` when fencing) written, the groups settled. */
-  private complete(txn: Transaction, commit: boolean, epochBump: number): void {
+  /**
+   * Decides the outcome: its record (PrepareCommit, PrepareAbort) written,
+   * then the markers (at the transaction's current epoch, plus `epochBump`
+   * when fencing) and the groups settled. NONE, or the error of the record's
+   * write (nothing else done: the caller takes the transaction back).
+   */
+  private complete(txn: Transaction, commit: boolean, epochBump: number): number {
     if (txn.timer) clearTimeout(txn.timer)
     txn.timer = null
     txn.state = commit ? 'PrepareCommit' : 'PrepareAbort'
     txn.markerEpoch = txn.epoch + epochBump
-    for (const groupId of txn.groups) {
-      this.cluster.groups.get(groupId)?.completeTransaction(txn.producerId, commit)
-      // The group's partition of __consumer_offsets holds its transactional offset records: its marker resolves them, as Kafka's.
-      if (this.cluster.controller.topics.has(OFFSETS_TOPIC)) {
+    // The groups' partitions of __consumer_offsets hold their transactional offset records: their markers resolve them, as Kafka's.
+    if (this.cluster.controller.topics.has(OFFSETS_TOPIC))
+      for (const groupId of txn.groups) {
         const partition = offsetsPartitionFor(this.cluster, groupId)
         txn.partitions.set(`${OFFSETS_TOPIC}/${partition}`, { topic: OFFSETS_TOPIC, partition })
       }
-    }
+    const written = this.persist(txn)
+    if (written !== ErrorCodes.NONE) return written
+    for (const groupId of txn.groups) this.cluster.groups.get(groupId)?.completeTransaction(txn.producerId, commit)
     this.writeMarkers(txn, 0)
+    return ErrorCodes.NONE
   }
 
   /**
@@ -410,6 +629,8 @@ export class TransactionCoordinator {
         txn.epoch = 0
         this.byProducerId.set(txn.producerId, txn)
       }
+      // Its record not written is said (TransactionLog.write); a load from the log would write the markers again.
+      this.persist(txn)
       if (attempt > 0) report(`${what} written after ${attempt} retries`, 'info')
       return
     }
@@ -437,7 +658,18 @@ export class TransactionCoordinator {
       if (txn.timer) clearTimeout(txn.timer)
       txn.timer = null
     }
+    this.unsubscribe?.()
+    this.unsubscribe = null
+    this.log.close()
   }
+}
+
+/** A transaction's fields as they were before a change (taken back when its record is not written). */
+type Saved = Omit<Transaction, 'timer'>
+
+function save(txn: Transaction): Saved {
+  const { timer: _timer, ...rest } = txn
+  return { ...rest, partitions: new Map(txn.partitions), groups: new Set(txn.groups) }
 }
 
 function view(txn: Transaction): TransactionView {

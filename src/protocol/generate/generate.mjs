@@ -104,6 +104,9 @@ export const GROUP_RECORD_NAMES = [
   'ShareGroupStatePartitionMetadataValue',
 ]
 
+/** The transaction coordinator's records in __transaction_state, emitted together in TransactionLogRecords.ts. */
+export const TRANSACTION_RECORD_NAMES = ['TransactionLogKey', 'TransactionLogValue']
+
 export const MESSAGES_OUT = 'src/protocol/messages'
 export const ERROR_CODES_OUT = 'src/protocol/error-codes.ts'
 
@@ -119,12 +122,13 @@ export function generate(specDir) {
   }
   files.set(`${MESSAGES_OUT}/ConsumerProtocol.ts`, dataFile(DATA_NAMES.map((n) => loadMessage(messagesDir, n))))
   files.set(`${MESSAGES_OUT}/GroupCoordinatorRecords.ts`, dataFile(GROUP_RECORD_NAMES.map((n) => loadMessage(messagesDir, n))))
+  files.set(`${MESSAGES_OUT}/TransactionLogRecords.ts`, dataFile(TRANSACTION_RECORD_NAMES.map((n) => loadMessage(messagesDir, n))))
   const requests = readdirSync(messagesDir)
     .filter((f) => f.endsWith('Request.json'))
     .sort()
     .map((f) => loadMessage(messagesDir, f.slice(0, -'.json'.length)))
   files.set(`${MESSAGES_OUT}/api-keys.ts`, apiKeysFile(requests))
-  files.set(`${MESSAGES_OUT}/index.ts`, indexFile(apis, ['ConsumerProtocol', 'GroupCoordinatorRecords']))
+  files.set(`${MESSAGES_OUT}/index.ts`, indexFile(apis, ['ConsumerProtocol', 'GroupCoordinatorRecords', 'TransactionLogRecords']))
   files.set(ERROR_CODES_OUT, errorCodesFile(readErrorCodes(join(specDir, 'error-codes.tsv'))))
   return files
 }

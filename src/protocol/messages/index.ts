@@ -146,6 +146,7 @@ export * from './UpdateFeatures.js'
 export * from './ListConfigResources.js'
 export * from './ConsumerProtocol.js'
 export * from './GroupCoordinatorRecords.js'
+export * from './TransactionLogRecords.js'
 
 /** The APIs above by key. */
 export const apis: Record<number, ApiSpec> = {
