@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js'
 import type { Serde } from './serdes.js'
 import type { KeyValueStore } from './key-value-store.js'
 import type { WindowStore } from './window-store.js'
+import type { SessionStore } from './session-store.js'
 import type { RecordContext, StreamRecord } from './topology.js'
 
 /** A state store of the topology: its serdes (defaults when absent); every store is logged to a changelog. */
@@ -13,6 +14,8 @@ export interface StoreDef {
   valueSerde?: Serde<any>
   /** A window store, keeping windows for retentionMs of stream time; else a key-value store. */
   window?: { retentionMs: number; retainDuplicates?: boolean }
+  /** A session store, keeping sessions for retentionMs of stream time past their end. */
+  session?: { retentionMs: number }
 }
 
 export interface NodeRuntime {
@@ -20,6 +23,7 @@ export interface NodeRuntime {
   forward(record: StreamRecord, to?: string): void
   store<K, V>(name: string): KeyValueStore<K, V>
   windowStore<K, V>(name: string): WindowStore<K, V>
+  sessionStore<K, V>(name: string): SessionStore<K, V>
   /** The input record in hand. */
   context(): RecordContext
   readonly log: Logger
