@@ -11,7 +11,8 @@
 // sessions that grow, merge when a bridging record comes (the merged-away
 // ones deleted by tombstones), a late record within the grace that merges,
 // late ones beyond it dropped, a record on a one-point session, a null key,
-// three keys over two partitions.
+// three keys over two partitions; and the count again with ours restarted
+// midway, its session store restored from the changelog.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, type Kafka } from '../../src/index.js'
 import { KafkaStreams, Serdes, SessionWindows, StreamsBuilder, WindowedSerdes } from '../../src/public/streams.js'
@@ -228,14 +229,16 @@ for (const target of brokerTargets()) {
       })
 
       /**
-       * Runs RigStreams' `app` and our `build` on the same input; checks the outputs (`suffixes` of each side's
-       * output topic) record by record and the stores' changelogs as tables; returns Java's outputs.
+       * Runs RigStreams' `app` and our `build` on the same input (ours restarted before STEPS[restartAt] if given);
+       * checks the outputs (`suffixes` of each side's output topic) record by record and the stores' changelogs as
+       * tables; returns Java's outputs.
        */
       async function compare(
         tag: string,
         app: JavaStreamsAppName,
         build: (input: string, output: string) => StreamsBuilder,
         suffixes: string[],
+        restartAt?: number,
       ): Promise<string[][][]> {
         const [input, javaOut, wafkaOut] = ['in', 'java', 'wafka'].map((x) => `${tag}-${x}`)
         const admin = kafka.admin()
@@ -248,20 +251,37 @@ for (const target of brokerTargets()) {
         } finally {
           await admin.disconnect()
         }
-        const producer = kafka.producer()
-        await producer.connect()
-        try {
-          await producer.send({
-            topic: input,
-            messages: STEPS.map(([partition, key, value, ms]) => ({
-              key: str.serialize(input, key),
-              value: str.serialize(input, value),
-              timestamp: T0 + ms,
-              partition,
-            })),
+        // With a restart, ours reads the input in two parts, a new instance (its stores restored from their changelogs)
+        // the second; Java reads it all at once.
+        const parts = restartAt === undefined ? [STEPS] : [STEPS.slice(0, restartAt), STEPS.slice(restartAt)]
+        const topology = build(input, wafkaOut).build()
+        for (const part of parts) {
+          const producer = kafka.producer()
+          await producer.connect()
+          try {
+            await producer.send({
+              topic: input,
+              messages: part.map(([partition, key, value, ms]) => ({
+                key: str.serialize(input, key),
+                value: str.serialize(input, value),
+                timestamp: T0 + ms,
+                partition,
+              })),
+            })
+          } finally {
+            await producer.disconnect()
+          }
+          const streams = new KafkaStreams(build(input, wafkaOut).build(), {
+            applicationId: wafkaOut,
+            brokers: cluster.bootstrap,
+            commitIntervalMs: 100,
           })
-        } finally {
-          await producer.disconnect()
+          try {
+            await streams.start()
+            await consumedAll(kafka, wafkaOut, [input], 90_000)
+          } finally {
+            await streams.close()
+          }
         }
         const java = javaStreamsApp(cluster, app, {
           applicationId: javaOut,
@@ -272,14 +292,6 @@ for (const target of brokerTargets()) {
           count: STEPS.length,
           props: { 'group.protocol': 'classic', 'commit.interval.ms': 100, 'statestore.cache.max.bytes': 0 },
         })
-        const topology = build(input, wafkaOut).build()
-        const streams = new KafkaStreams(topology, { applicationId: wafkaOut, brokers: cluster.bootstrap, commitIntervalMs: 100 })
-        try {
-          await streams.start()
-          await consumedAll(kafka, wafkaOut, [input], 90_000)
-        } finally {
-          await streams.close()
-        }
         let timer: ReturnType<typeof setTimeout> | undefined
         const exit = await Promise.race([
           java.exited,
@@ -346,6 +358,13 @@ for (const target of brokerTargets()) {
         expect(flat.some((x) => x.startsWith('a@42000') || x.startsWith('b@12000'))).toBe(false)
         const b = flat.filter((x) => x.startsWith('b@'))
         expect(b.slice(-4)).toEqual(['b@27000-30000=null@30000', 'b@27000-30000=3@30000', 'b@50000-50000=1@50000', 'b@50000-50000=2@50000'])
+      }, 300_000)
+
+      it('count, ours restarted midway: the store restored from its changelog, a late record merges into a restored session as in one run', async () => {
+        // Restarted before a5: a6 (late, within the grace) merges into [1000, 11000], which only the restored store holds.
+        const [out] = await compare('swr', 'session-count', countTopology, [''], 7)
+        const flat = readable(out, (b) => Serdes.Long().deserialize('', b)).flat()
+        expect(flat).toEqual(expect.arrayContaining(['a@1000-11000=null@11000', 'a@1000-14000=5@14000']))
       }, 300_000)
 
       it('aggregate with a merger, and reduce: the same output records in order per key and partition and the same changelogs, byte for byte', async () => {
