@@ -10,7 +10,7 @@ import { builtPackage, type BuiltFormat } from './built-package.js'
 // share-group scenarios and a share partition's leader change on the
 // embedded broker), the codec's checksums and batch round trips (the built
 // wasm), and wafka/streams (its topology builder, a word count on the
-// bundled broker, and the stream-stream joins held to Java's on it). The runtime smoke tests (test/runtimes) load dist/
+// bundled broker, and the stream-stream joins and session windows held to Java's on it). The runtime smoke tests (test/runtimes) load dist/
 // themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
@@ -37,6 +37,7 @@ export const builtSlice = [
   'test/streams/errors.test.ts',
   'test/streams/interactive-queries.test.ts',
   'test/streams/processor-api.test.ts',
+  'test/streams/session-windows.test.ts',
 ]
 // Unit tests of the drop-in's inner pieces, which the package does not export.
 const notBuilt = ['test/kafkajs/layer.test.ts']

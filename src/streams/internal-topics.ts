@@ -84,11 +84,12 @@ export async function prepareInternalTopics(
     ...[...topology.internalTopics].map((t) => ({ topic: names.topicName(t), partitions: counts.get(t)!, configs: REPARTITION_CONFIGS })),
     ...subs.flatMap((s) =>
       s.stores.map((store) => {
-        const window = topology.stores.get(store)!.window
+        const def = topology.stores.get(store)!
+        const retained = def.window ?? def.session
         return {
           topic: names.changelogTopic(store),
           partitions: tasks.get(s.id)!,
-          configs: window ? windowChangelogConfigs(window.retentionMs) : CHANGELOG_CONFIGS,
+          configs: retained ? windowChangelogConfigs(retained.retentionMs) : CHANGELOG_CONFIGS,
         }
       }),
     ),

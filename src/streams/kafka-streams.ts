@@ -147,6 +147,7 @@ export class KafkaStreams {
   store<K, V>(name: string, type: QueryableStoreType): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> {
     const def = this.topology.stores.get(name)
     if (!def) throw new InvalidStateStoreError(`no store ${name} in the topology`)
+    if (def.session) throw new InvalidStateStoreError(`store ${name} is a session store: wafka/streams does not query session stores`)
     const actual: QueryableStoreType = def.window ? 'window' : 'keyValue'
     if (actual !== type) throw new InvalidStateStoreError(`store ${name} is a ${actual} store, not a ${type} store`)
     const locals = <S>(): S[] => {
@@ -178,7 +179,7 @@ export class KafkaStreams {
       this.admin = this.kafka.admin()
       await this.admin.connect()
       await prepareInternalTopics(this.admin, this.topology, this.env, this.log)
-      this.producer = this.kafka.producer()
+      this.producer = this.kafka.producer({ partitioner: RecordCollector.partitioner() })
       await this.producer.connect()
       this.env.collector = new RecordCollector(this.producer)
       await this.runConsumer()

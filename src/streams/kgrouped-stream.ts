@@ -8,7 +8,9 @@ import { Serdes, type Serde } from './serdes.js'
 import type { StreamRecord } from './topology.js'
 import { repartition } from './repartition.js'
 import { TimeWindowedKStream } from './time-windowed-kstream.js'
-import type { TimeWindows } from './time-windows.js'
+import { TimeWindows } from './time-windows.js'
+import { SessionWindowedKStream } from './session-windowed-kstream.js'
+import { SessionWindows } from './session-windows.js'
 
 /** Java's Materialized: the store's name (else generated) and serdes. */
 export interface Materialized<K, V> {
@@ -25,9 +27,13 @@ export class KGroupedStream<K, V> {
     private readonly repartitionName: string | undefined,
   ) {}
 
-  /** Aggregations per key and time window (tumbling or hopping), into a table keyed by Windowed<K>. */
-  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V> {
-    return new TimeWindowedKStream<K, V>(this.b, this.up, this.repartitionName, windows)
+  /** Aggregations per key and time window (tumbling or hopping), or per key and session, into a table keyed by Windowed<K>. */
+  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V>
+  windowedBy(windows: SessionWindows): SessionWindowedKStream<K, V>
+  windowedBy(windows: TimeWindows | SessionWindows): TimeWindowedKStream<K, V> | SessionWindowedKStream<K, V> {
+    if (windows instanceof SessionWindows) return new SessionWindowedKStream<K, V>(this.b, this.up, this.repartitionName, windows)
+    if (windows instanceof TimeWindows) return new TimeWindowedKStream<K, V>(this.b, this.up, this.repartitionName, windows)
+    throw new TypeError('windowedBy() takes TimeWindows or SessionWindows')
   }
 
   /** Records per key, as a Long (bigint) table. */

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js'
 import type { Serde } from './serdes.js'
 import type { KeyValueStore } from './key-value-store.js'
 import type { WindowStore } from './window-store.js'
+import type { SessionStore } from './session-store.js'
 import type { RecordContext, StreamRecord } from './topology.js'
 import type { Cancellable, Punctuator, PunctuationType } from './processor.js'
 
@@ -14,6 +15,8 @@ export interface StoreDef {
   valueSerde?: Serde<any>
   /** A window store, keeping windows for retentionMs of stream time; else a key-value store. */
   window?: { retentionMs: number; retainDuplicates?: boolean }
+  /** A session store, keeping sessions for retentionMs of stream time past their end. */
+  session?: { retentionMs: number }
 }
 
 export interface NodeRuntime {
@@ -21,6 +24,7 @@ export interface NodeRuntime {
   forward(record: StreamRecord, to?: string): void
   store<K, V>(name: string): KeyValueStore<K, V>
   windowStore<K, V>(name: string): WindowStore<K, V>
+  sessionStore<K, V>(name: string): SessionStore<K, V>
   /** The input record in hand (while a punctuator runs: offset -1 and the punctuation's time). */
   context(): RecordContext
   /** Whether a punctuator is running (no input record in hand). */

@@ -3,17 +3,41 @@
 // only then are the input offsets that led to them marked processed
 // (at_least_once: a commit never runs ahead of its output).
 import type { Message, Producer } from '../producer/producer.js'
+import { DefaultPartitioner, murmur2Partition, type Partitioner } from '../producer/partitioners/index.js'
+
+/** A record's partition: a fixed one, or murmur2 of these bytes instead of its key's (a windowed key's inner key). */
+export type Placement = number | { by: Buffer }
 
 export class RecordCollector {
   private pending = new Map<string, Message[]>()
   private count = 0
+  /** The bytes a record is partitioned by, when not its key's. */
+  private static readonly partitionBy = new WeakMap<object, Buffer>()
 
   constructor(private readonly producer: Producer) {}
 
-  send(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, partition?: number): void {
+  /**
+   * The streams producer's partitioner: Java's default, except for a record
+   * placed by other bytes than its key's (Java's WindowedStreamPartitioner:
+   * murmur2 of the inner key, the window left out).
+   */
+  static partitioner(): Partitioner {
+    const fallback = new DefaultPartitioner()
+    return {
+      partition: (topic, key, count, available, message, info) => {
+        const by = message && RecordCollector.partitionBy.get(message)
+        return by ? murmur2Partition(by, count) : fallback.partition(topic, key, count, available, message, info)
+      },
+      onBatchFull: (topic, partition) => fallback.onBatchFull(topic, partition),
+    }
+  }
+
+  send(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, placement?: Placement): void {
     let list = this.pending.get(topic)
     if (!list) this.pending.set(topic, (list = []))
-    list.push(partition === undefined ? { key, value, timestamp } : { key, value, timestamp, partition })
+    const message: Message = typeof placement === 'number' ? { key, value, timestamp, partition: placement } : { key, value, timestamp }
+    if (typeof placement === 'object') RecordCollector.partitionBy.set(message, placement.by)
+    list.push(message)
     this.count++
   }
 

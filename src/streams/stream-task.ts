@@ -6,10 +6,12 @@ import type { Logger } from '../logger.js'
 import type { RecordView } from '../codec/record.js'
 import { InMemoryKeyValueStore } from './key-value-store.js'
 import { InMemoryWindowStore } from './window-store.js'
+import { InMemorySessionStore } from './session-store.js'
 import type { NodeRuntime } from './nodes.js'
 import type { RecordCollector } from './record-collector.js'
 import type { RestorableStore } from './restore.js'
 import type { Serde } from './serdes.js'
+import { isWindowedSerde } from './windowed-serdes.js'
 import type { DeserializationFailure, DeserializationResponse } from './deserialization-handler.js'
 import { PunctuationQueue } from './punctuation-queue.js'
 import type { Punctuator } from './processor.js'
@@ -37,7 +39,10 @@ interface Child {
 
 export class StreamTask {
   readonly id: string
-  readonly stores = new Map<string, InMemoryKeyValueStore<unknown, unknown> | InMemoryWindowStore<unknown, unknown>>()
+  readonly stores = new Map<
+    string,
+    InMemoryKeyValueStore<unknown, unknown> | InMemoryWindowStore<unknown, unknown> | InMemorySessionStore<unknown, unknown>
+  >()
   private readonly sources = new Map<string, (m: RecordView) => void>()
   private current: RecordContext = { topic: '', partition: -1, offset: -1n, timestamp: 0 }
   /** The largest timestamp of a record this task has taken (Java's partition group stream time); -1 before any. */
@@ -64,7 +69,9 @@ export class StreamTask {
         name,
         def.window
           ? new InMemoryWindowStore(name, keySerde, valueSerde, def.window.retentionMs, topic, log, def.window.retainDuplicates)
-          : new InMemoryKeyValueStore(name, keySerde, valueSerde, topic, log),
+          : def.session
+            ? new InMemorySessionStore(name, keySerde, valueSerde, def.session.retentionMs, topic, log)
+            : new InMemoryKeyValueStore(name, keySerde, valueSerde, topic, log),
       )
     }
     const children = new Map<string, Child[]>()
@@ -101,9 +108,12 @@ export class StreamTask {
         const valueSerde = env.serde('value', node.valueSerde, `sink ${node.name}`)
         const fixed = typeof node.topic === 'string' ? env.topicName(node.topic) : null
         const extractor = typeof node.topic === 'function' ? node.topic : null
+        // A windowed key goes to its inner key's partition, as Java's sink partitions it (WindowedStreamPartitioner).
+        const windowed = isWindowedSerde(keySerde) ? keySerde : null
         processes.set(node.name, (r) => {
           const topic = fixed ?? extractor!(r.key, r.value, this.current)
-          env.collector.send(topic, keySerde.serialize(topic, r.key), valueSerde.serialize(topic, r.value), r.timestamp)
+          const placement = windowed && r.key != null ? { by: windowed.serializeBaseKey(topic, r.key) } : undefined
+          env.collector.send(topic, keySerde.serialize(topic, r.key), valueSerde.serialize(topic, r.value), r.timestamp, placement)
         })
       } else {
         const next = forwardTo(node.name)
@@ -122,6 +132,12 @@ export class StreamTask {
             if (!(s instanceof InMemoryWindowStore) || !node.stores.includes(name))
               throw new Error(`processor ${node.name} is not connected to a window store named ${name}`)
             return s as unknown as InMemoryWindowStore<K, V>
+          },
+          sessionStore: <K, V>(name: string) => {
+            const s = this.stores.get(name)
+            if (!(s instanceof InMemorySessionStore) || !node.stores.includes(name))
+              throw new Error(`processor ${node.name} is not connected to a session store named ${name}`)
+            return s as unknown as InMemorySessionStore<K, V>
           },
           context: () => this.current,
           punctuating: () => this.punctuating,

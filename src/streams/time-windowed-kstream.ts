@@ -82,7 +82,7 @@ export class TimeWindowedKStream<K, V> {
                 topic: c.topic,
                 partition: c.partition,
                 offset: String(c.offset),
-                timestamp: r.timestamp,
+                recordTimestamp: r.timestamp,
                 window: `[${window.start},${window.end})`,
                 expiration: closeTime,
                 streamTime: observedStreamTime,

@@ -21,6 +21,17 @@ export interface Windowed<K> {
   readonly window: Window
 }
 
+/**
+ * A windowed key's serde, as Java's WindowedSerializer: it also writes the
+ * inner key alone, which a sink partitions by (Java's
+ * WindowedStreamPartitioner), so every window of a key goes to one partition.
+ */
+export interface WindowedSerde<K> extends Serde<Windowed<K>> {
+  serializeBaseKey(topic: string, data: Windowed<K>): Buffer
+}
+
+export const isWindowedSerde = (s: Serde<any>): s is WindowedSerde<any> => typeof (s as WindowedSerde<any>).serializeBaseKey === 'function'
+
 const TIMESTAMP_SIZE = 8
 const MAX_MS = BigInt(Number.MAX_SAFE_INTEGER)
 
@@ -62,12 +73,13 @@ export const WindowedSerdes = {
    * bytes and the window start. The size is not written; reading computes
    * end = start + windowSizeMs, as Java's TimeWindowedDeserializer does.
    */
-  timeWindowedSerdeFrom<K>(inner: Serde<K>, windowSizeMs: number): Serde<Windowed<K>> {
+  timeWindowedSerdeFrom<K>(inner: Serde<K>, windowSizeMs: number): WindowedSerde<K> {
     if (!Number.isSafeInteger(windowSizeMs) || windowSizeMs <= 0) {
       throw new ConfigError(`timeWindowedSerdeFrom: windowSizeMs must be a positive integer, got ${windowSizeMs}`)
     }
     const kind = 'a time-windowed key'
     return {
+      serializeBaseKey: (topic, data) => innerBytes(inner, topic, data),
       serialize(topic, data) {
         if (data === null) return null
         checkWindow(data.window.start, data.window.start + windowSizeMs, `for ${topic}`)
@@ -89,9 +101,10 @@ export const WindowedSerdes = {
   },
 
   /** Keys of session windows: the inner key's bytes, then the session's end and start. */
-  sessionWindowedSerdeFrom<K>(inner: Serde<K>): Serde<Windowed<K>> {
+  sessionWindowedSerdeFrom<K>(inner: Serde<K>): WindowedSerde<K> {
     const kind = 'a session-windowed key'
     return {
+      serializeBaseKey: (topic, data) => innerBytes(inner, topic, data),
       serialize(topic, data) {
         if (data === null) return null
         checkWindow(data.window.start, data.window.end, `for ${topic}`)

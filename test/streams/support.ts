@@ -86,3 +86,39 @@ export async function consumedAll(kafka: Kafka, groupId: string, topics: string[
     await admin.disconnect()
   }
 }
+
+/**
+ * Each partition of `topic` in order, read to the end offsets found first (a compacted topic has gaps):
+ * `keyhex:valuehex@timestamp`, '-' for a null key or value, timestamps less `t0`.
+ */
+export async function partitionRecords(kafka: Kafka, topic: string, t0: number): Promise<string[][]> {
+  const admin = kafka.admin()
+  await admin.connect()
+  const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
+  const out: string[][] = ends.map(() => [])
+  const pending = new Set(ends.filter((e) => Number(e.high) > 0).map((e) => e.partition))
+  if (pending.size === 0) return out
+  const consumer = kafka.consumer({ autoOffsetReset: 'earliest', maxWaitTimeInMs: 200 })
+  await consumer.connect()
+  try {
+    consumer.assign([{ topic, partitions: ends.map((e) => e.partition) }])
+    await consumer.run({
+      eachMessage: async ({ partition, message: m }) => {
+        const end = BigInt(ends.find((e) => e.partition === partition)!.high)
+        if (m.offsetBigInt >= end) return
+        out[partition].push(`${m.key?.toString('hex') ?? '-'}:${m.value?.toString('hex') ?? '-'}@${m.timestampMs - t0}`)
+        // The last record of a partition is never compacted away.
+        if (m.offsetBigInt + 1n >= end) pending.delete(partition)
+      },
+    })
+    await until(
+      `${topic} read to its end`,
+      async () => pending.size,
+      (n) => n === 0,
+      30_000,
+    )
+  } finally {
+    await consumer.disconnect()
+  }
+  return out
+}

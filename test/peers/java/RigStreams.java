@@ -44,6 +44,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.SessionWindowedKStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.Suppressed;
@@ -81,6 +82,10 @@ import org.apache.kafka.streams.state.WindowStore;
  *                      unnamed (KSTREAM-JOINTHIS-...-store, ...); String, String
  *   session-count      [events]: per key, counted in SessionWindows.ofInactivityGapAndGrace(gap,
  *                      grace) in store "session-counts"; session-windowed String, Long
+ *   session-aggregate  [events]: per key, in the same SessionWindows, aggregate("", agg + "+" + v,
+ *                      merger a1 + "|" + a2) in store "session-aggs" to the output, and
+ *                      reduce(a + "/" + v) in store "session-reduced" to <output>-reduced;
+ *                      session-windowed String, String
  * --suppress: the windowed counts through suppress(untilWindowCloses(unbounded())).
  * Defaults: --window-ms 60000, --grace-ms 0, --gap-ms 5000, --join inner.
  *
@@ -284,6 +289,23 @@ public final class RigStreams {
                     .count(Materialized.<String, Long, SessionStore<Bytes, byte[]>>as("session-counts").withKeySerde(S).withValueSerde(L));
                 if (opt.containsKey("--suppress")) counts = counts.suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()));
                 counts.toStream().to(output, Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), L));
+                break;
+            }
+            case "session-aggregate": {
+                SessionWindows windows = SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(ms(opt, "--gap-ms", 5_000)),
+                    Duration.ofMillis(ms(opt, "--grace-ms", 0)));
+                SessionWindowedKStream<String, String> sessions = b.stream(inputs.get(0), Consumed.with(S, S))
+                    .groupByKey(Grouped.with(S, S))
+                    .windowedBy(windows);
+                Serde<Windowed<String>> keys = WindowedSerdes.sessionWindowedSerdeFrom(String.class);
+                sessions.aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, a1, a2) -> a1 + "|" + a2,
+                        Materialized.<String, String, SessionStore<Bytes, byte[]>>as("session-aggs").withKeySerde(S).withValueSerde(S))
+                    .toStream()
+                    .to(output, Produced.with(keys, S));
+                sessions.reduce((a, v) -> a + "/" + v,
+                        Materialized.<String, String, SessionStore<Bytes, byte[]>>as("session-reduced").withKeySerde(S).withValueSerde(S))
+                    .toStream()
+                    .to(output + "-reduced", Produced.with(keys, S));
                 break;
             }
             default:
