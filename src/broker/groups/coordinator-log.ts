@@ -1,13 +1,8 @@
 import { ErrorCodes } from '../../protocol/error-codes.js'
-import { encodeRecordBatch } from '../../codec/batch-encoder.js'
-import { decodeRecordSet } from '../../codec/batch-decoder.js'
 import type { EmbeddedCluster } from '../cluster.js'
-import { readBatchHeader } from '../record-batch.js'
+import { CoordinatorPartitions, type Written } from '../coordinator-partitions.js'
 import { offsetsPartitionFor } from '../offsets-topic.js'
 import { OFFSETS_TOPIC } from '../topic-names.js'
-import { StorageError } from '../storage/disk-io.js'
-import { topicConfig } from '../topic-configs.js'
-import { awaitIsr } from '../isr-wait.js'
 import type { ClassicGroupImage, GroupChanges, OffsetEntry, TxnWriter } from './group-offsets.js'
 import { groupRecord, offsetRecord, readGroupRecord, type GroupRecord, type GroupRecordBytes } from './group-records.js'
 import { shareGroupRecords } from './share-group-records.js'
@@ -17,13 +12,6 @@ import type { ShareGroupSnapshot } from './share-group.js'
 
 /** A record read back from a partition (with its transaction's producer, or null), or a transaction's marker. */
 export type LoggedGroupRecord = { record: GroupRecord; producerId: bigint | null } | { marker: boolean; producerId: bigint }
-
-/** Where a group's last write is: its partition's log end after it, in the leader epoch it was written at. */
-interface Written {
-  partition: number
-  leaderEpoch: number
-  end: number
-}
 
 /**
  * The group coordinator's records in __consumer_offsets, as Kafka's
@@ -41,8 +29,11 @@ export class CoordinatorLog implements GroupChanges {
   private readonly last = new Map<string, Written | number>()
   /** Set while the partitions are replayed into the groups: what replays is not written again. */
   replaying = false
+  private readonly partitions: CoordinatorPartitions
 
-  constructor(private readonly cluster: EmbeddedCluster) {}
+  constructor(private readonly cluster: EmbeddedCluster) {
+    this.partitions = new CoordinatorPartitions(cluster, OFFSETS_TOPIC, normalized)
+  }
 
   offsets(group: string, entries: readonly OffsetEntry[], txn?: TxnWriter): boolean {
     const { topics } = this.cluster.controller
@@ -93,35 +84,15 @@ export class CoordinatorLog implements GroupChanges {
    */
   private write(group: string, records: GroupRecordBytes[], txn?: TxnWriter): boolean {
     if (this.replaying) return true
-    const { cluster } = this
-    const failed = (code: number) => {
-      this.last.set(group, code)
+    const partition = offsetsPartitionFor(this.cluster, group)
+    const producer = txn && { producerId: txn.producerId, producerEpoch: txn.producerEpoch }
+    const w = this.partitions.append(partition, records, `group ${group}'s records`, producer)
+    if (typeof w === 'number') {
+      this.last.set(group, w)
       return false
     }
-    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
-    const partition = offsetsPartitionFor(cluster, group)
-    const p = t?.partitions[partition]
-    const broker = p && cluster.brokers.get(p.leader)
-    if (!t || !p || !broker) return failed(ErrorCodes.NOT_COORDINATOR)
-    const led = cluster.leaderReplica(broker, t, partition)
-    if (typeof led === 'number') return failed(normalized(led))
-    const now = Date.now()
-    const bytes = encodeRecordBatch(
-      records.map((r) => ({ key: r.key, value: r.value, timestamp: now })),
-      txn
-        ? { defaultTimestamp: now, transactional: true, producerId: txn.producerId, producerEpoch: txn.producerEpoch, baseSequence: -1 }
-        : { defaultTimestamp: now },
-    )
-    try {
-      const base = led.replica.log.append(bytes, readBatchHeader(bytes), p.leaderEpoch)
-      if (typeof this.last.get(group) !== 'number')
-        this.last.set(group, { partition, leaderEpoch: p.leaderEpoch, end: base + records.length })
-      return true
-    } catch (err) {
-      if (!(err instanceof StorageError)) throw err
-      cluster.problem(broker.id, `${OFFSETS_TOPIC}-${partition}: group ${group}'s records not written: ${err.message}`, 'error')
-      return failed(ErrorCodes.NOT_COORDINATOR)
-    }
+    if (typeof this.last.get(group) !== 'number') this.last.set(group, w)
+    return true
   }
 
   async written(group: string): Promise<number> {
@@ -131,18 +102,9 @@ export class CoordinatorLog implements GroupChanges {
       this.last.delete(group)
       return w
     }
-    const { cluster } = this
-    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
-    const p = t?.partitions[w.partition]
-    const broker = p && cluster.brokers.get(p.leader)
-    if (!t || !p || !broker || p.leaderEpoch !== w.leaderEpoch) return ErrorCodes.NOT_COORDINATOR
-    const led = cluster.leaderReplica(broker, t, w.partition)
-    if (typeof led === 'number') return normalized(led)
-    const minIsr = Number(topicConfig(t, 'min.insync.replicas'))
-    const deadline = Date.now() + cluster.options.offsetsCommitTimeoutMs
-    const code = await awaitIsr(broker, cluster, { t, p, log: led.replica.log, end: w.end, minIsr }, deadline)
+    const code = await this.partitions.held(w)
     if (this.last.get(group) === w) this.last.delete(group)
-    return normalized(code)
+    return code
   }
 
   /**
@@ -152,36 +114,21 @@ export class CoordinatorLog implements GroupChanges {
    * while it has no leader.
    */
   read(partition: number): LoggedGroupRecord[] | null {
-    const { cluster } = this
-    const t = cluster.controller.topics.get(OFFSETS_TOPIC)
-    const p = t?.partitions[partition]
-    const broker = p && cluster.brokers.get(p.leader)
-    if (!t || !p || !broker) return null
-    const led = cluster.leaderReplica(broker, t, partition)
-    if (typeof led === 'number') return null
     const out: LoggedGroupRecord[] = []
-    for (const stored of led.replica.log.allBatches())
-      for (const batch of decodeRecordSet(stored.bytes).batches) {
-        const producerId = batch.isTransactional ? batch.producerId : null
-        if (batch.isControl) {
-          const type = batch.controlType
-          if (producerId !== null && (type === 'COMMIT' || type === 'ABORT')) out.push({ marker: type === 'COMMIT', producerId })
-          continue
-        }
-        for (const r of batch.records) {
-          if (!r.key || r.key.length < 2) continue
-          try {
-            out.push({ record: readGroupRecord(r.key, r.value), producerId })
-          } catch (err) {
-            cluster.problem(
-              broker.id,
-              `${OFFSETS_TOPIC}-${partition} in the batch at ${stored.baseOffset}: a record not read: ${(err as Error).message}`,
-              'error',
-            )
-          }
-        }
-      }
-    return out
+    const producerOf = (batch: { isTransactional: boolean; producerId: bigint }) => (batch.isTransactional ? batch.producerId : null)
+    const led = this.partitions.read(
+      partition,
+      (batch) => {
+        const producerId = producerOf(batch)
+        const type = batch.controlType
+        if (batch.isControl && producerId !== null && (type === 'COMMIT' || type === 'ABORT'))
+          out.push({ marker: type === 'COMMIT', producerId })
+      },
+      (r, batch) => {
+        if (r.key && r.key.length >= 2) out.push({ record: readGroupRecord(r.key, r.value), producerId: producerOf(batch) })
+      },
+    )
+    return led ? out : null
   }
 
   close(): void {
