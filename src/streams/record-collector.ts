@@ -1,14 +1,20 @@
 // The records a task's processing produced (sinks, repartition topics,
 // changelogs), held until flush() sends them and the brokers acknowledge them:
 // only then are the input offsets that led to them marked processed
-// (at_least_once: a commit never runs ahead of its output).
-import type { Message, Producer } from '../producer/producer.js'
+// (at_least_once: a commit never runs ahead of its output). Under
+// exactly_once_v2 they go into the open transaction (StreamsProducer).
+import type { Message, SendBatch } from '../producer/producer.js'
+
+/** Where held records go: a producer, or a StreamsProducer's transaction. */
+export interface RecordSink {
+  sendBatch(batch: SendBatch): Promise<unknown>
+}
 
 export class RecordCollector {
   private pending = new Map<string, Message[]>()
   private count = 0
 
-  constructor(private readonly producer: Producer) {}
+  constructor(private readonly producer: RecordSink) {}
 
   send(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, partition?: number): void {
     let list = this.pending.get(topic)

@@ -1,0 +1,176 @@
+// processingGuarantee 'exactly_once_v2' (Java's EOS v2), on real Kafka 4.4 and
+// on the embedded broker with the same assertions: a word count's output read
+// read_committed holds one record per word and every count exact, and nothing
+// aborted is in the topic; a processor that throws mid-batch under
+// REPLACE_THREAD aborts the transaction (what the batch sent before the throw
+// is seen by read_uncommitted only), and after the replacement every count is
+// still exact, where at_least_once counts the failed word twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Kafka } from '../../src/index.js'
+import { KafkaStreams, Serdes, StreamsBuilder, type StreamsConfig } from '../../src/public/streams.js'
+import { DescribeTransactions } from '../../src/protocol/messages/DescribeTransactions.js'
+import { RawClient } from '../broker/raw-client.js'
+import { requireKafka } from '../peers/kafka.js'
+import { until } from '../kafka/support.js'
+import { client, consumedAll, tableReader, targets, type Target } from './support.js'
+
+const kafkaOk = requireKafka()
+
+/** Word count; `afterCount` sees each (word, count) before the sink. */
+function wordCount(input: string, output: string, afterCount: (word: string) => void = () => {}) {
+  const builder = new StreamsBuilder()
+  builder
+    .stream<string, string>(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
+    .groupBy((_key, word) => word)
+    .count({ storeName: 'counts' })
+    .toStream()
+    .mapValues((count, word) => {
+      afterCount(word)
+      return count
+    })
+    .to(output, { keySerde: Serdes.String(), valueSerde: Serdes.Long() })
+  return builder.build()
+}
+
+const words = (lines: string[]) => lines.flatMap((l) => l.toLowerCase().split(/\W+/).filter(Boolean))
+function counted(lines: string[]): Map<string, bigint> {
+  const m = new Map<string, bigint>()
+  for (const w of words(lines)) m.set(w, (m.get(w) ?? 0n) + 1n)
+  return m
+}
+const asCounts = (table: Map<string, Buffer | null>) => new Map([...table].map(([k, v]) => [k, Serdes.Long().deserialize('', v!)]))
+
+for (const [target, start] of targets) {
+  describe.skipIf(target === 'real Kafka' && !kafkaOk)(`exactly_once_v2 on ${target}`, () => {
+    let cluster: Target
+    let kafka: Kafka
+    beforeAll(async () => {
+      cluster = await start()
+      kafka = client(cluster)
+    })
+    afterAll(async () => cluster?.stop())
+
+    const running: KafkaStreams[] = []
+    afterAll(async () => {
+      for (const app of running) await app.close()
+    })
+
+    async function setup(input: string, output: string, partitions: number, lines: string[]) {
+      const admin = kafka.admin()
+      await admin.connect()
+      await admin
+        .createTopics({
+          topics: [
+            { topic: input, numPartitions: partitions },
+            { topic: output, numPartitions: partitions },
+          ],
+        })
+        .finally(() => admin.disconnect())
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({ topic: input, messages: lines.map((value, i) => ({ key: `line-${i}`, value })) })
+      await producer.disconnect()
+    }
+
+    const options = (applicationId: string, processingGuarantee: StreamsConfig['processingGuarantee']): StreamsConfig => ({
+      applicationId,
+      brokers: cluster.bootstrap,
+      processingGuarantee,
+      // exactly_once_v2 runs with its default (100 ms); at_least_once's (30 s) would outlast the test.
+      ...(processingGuarantee === 'at_least_once' ? { commitIntervalMs: 500 } : {}),
+      defaultApiTimeoutMs: 30_000,
+      defaultKeySerde: Serdes.String(),
+      defaultValueSerde: Serdes.String(),
+    })
+
+    it('word count: read_committed sees one record per word and every count exact; nothing aborted is in the topic', async () => {
+      const lines = ['the quick brown fox', 'jumps over the lazy dog', 'The dog barks', 'a fox, a dog and THE end', 'quick quick quick']
+      await setup('eos-wc-in', 'eos-wc-out', 3, lines)
+      const app = new KafkaStreams(wordCount('eos-wc-in', 'eos-wc-out'), options('eos-wc', 'exactly_once_v2'))
+      running.push(app)
+      await app.start()
+      const committed = await tableReader(kafka, 'eos-wc-out', undefined, 'read_committed')
+      const expected = counted(lines)
+      try {
+        await until(
+          'every count',
+          () => asCounts(committed.table),
+          (t) => t.size === expected.size && [...expected].every(([w, n]) => t.get(w) === n),
+          60_000,
+        )
+        await consumedAll(kafka, 'eos-wc', ['eos-wc-in', 'eos-wc-counts-repartition'])
+        await app.close()
+        expect(committed.records()).toBe(words(lines).length)
+      } finally {
+        await committed.stop()
+      }
+      const all = await tableReader(kafka, 'eos-wc-out')
+      await until(
+        'read_uncommitted reads as far',
+        () => all.records(),
+        (n) => n >= words(lines).length,
+      ).finally(() => all.stop())
+      // No transaction was aborted: read_uncommitted sees exactly what read_committed does.
+      expect(all.records()).toBe(words(lines).length)
+      expect(asCounts(all.table)).toEqual(expected)
+      // The producer was Java's: transactional id <applicationId>-<processId>-1, transaction.timeout.ms 10000, its last transaction committed.
+      const wire = await RawClient.open(cluster.bootstrap.split(',')[0])
+      try {
+        const [state] = (await wire.request(DescribeTransactions, 0, { transactionalIds: [`eos-wc-${app.processId}-1`] })).transactionStates
+        expect(state).toMatchObject({ errorCode: 0, transactionState: 'CompleteCommit', transactionTimeoutMs: 10_000 })
+      } finally {
+        wire.close()
+      }
+    }, 150_000)
+
+    // One partition everywhere: the count task sees the, quick, brown, fox in that order, and fails at fox.
+    const LINES = ['the quick brown fox', 'jumps over the lazy dog', 'the fox ends']
+
+    async function failOnceAtFox(guarantee: 'at_least_once' | 'exactly_once_v2') {
+      const [input, output, applicationId] = [`${guarantee}-fox-in`, `${guarantee}-fox-out`, `${guarantee}-fox`]
+      await setup(input, output, 1, LINES)
+      let thrown = 0
+      const app = new KafkaStreams(
+        wordCount(input, output, (word) => {
+          if (word === 'fox' && thrown++ === 0) throw new RangeError('fox failed once')
+        }),
+        options(applicationId, guarantee),
+      )
+      const handled: string[] = []
+      app.setUncaughtExceptionHandler((e) => {
+        handled.push(e.message)
+        return 'REPLACE_THREAD'
+      })
+      running.push(app)
+      await app.start()
+      await consumedAll(kafka, applicationId, [input, `${applicationId}-counts-repartition`])
+      await app.close()
+      expect(handled).toEqual([expect.stringMatching(/^task 1_0 failed to process .*: fox failed once$/)])
+      const read = async (isolation: 'read_committed' | 'read_uncommitted') => {
+        const reader = await tableReader(kafka, output, undefined, isolation)
+        // 'ends' is the last word: once it is read, everything before it in the partition is.
+        await until(
+          `the output, ${isolation}`,
+          () => reader.table.has('ends'),
+          (has) => has,
+        ).finally(() => reader.stop())
+        return { counts: asCounts(reader.table), records: reader.records() }
+      }
+      return { committed: await read('read_committed'), all: await read('read_uncommitted') }
+    }
+
+    it('a processor failing mid-batch under REPLACE_THREAD: the transaction is aborted and no word is counted twice', async () => {
+      const { committed, all } = await failOnceAtFox('exactly_once_v2')
+      expect(committed.counts).toEqual(counted(LINES))
+      expect(committed.records).toBe(words(LINES).length)
+      // What the failed batch sent before the throw (the, quick, brown) was aborted: only read_uncommitted sees it.
+      expect(all.records).toBeGreaterThanOrEqual(words(LINES).length + 3)
+    }, 150_000)
+
+    it('the same failure under at_least_once counts the failed word twice (its store change was logged before the throw)', async () => {
+      const { committed } = await failOnceAtFox('at_least_once')
+      expect(committed.counts).toEqual(new Map([...counted(LINES), ['fox', 3n]]))
+    }, 150_000)
+  })
+}
