@@ -4,12 +4,16 @@
 // aborted is in the topic; a processor that throws mid-batch under
 // REPLACE_THREAD aborts the transaction (what the batch sent before the throw
 // is seen by read_uncommitted only), and after the replacement every count is
-// still exact, where at_least_once counts the failed word twice.
+// still exact, where at_least_once counts the failed word twice; an instance
+// in a child process killed (SIGKILL) mid-run and another started: its open
+// transaction is aborted and every word is counted once.
+import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, type StreamsConfig } from '../../src/public/streams.js'
 import { DescribeTransactions } from '../../src/protocol/messages/DescribeTransactions.js'
 import { RawClient } from '../broker/raw-client.js'
+import { killOnExit, LineSplitter } from '../peers/child.js'
 import { requireKafka } from '../peers/kafka.js'
 import { until } from '../kafka/support.js'
 import { client, consumedAll, tableReader, targets, type Target } from './support.js'
@@ -167,6 +171,77 @@ for (const [target, start] of targets) {
       // What the failed batch sent before the throw (the, quick, brown) was aborted: only read_uncommitted sees it.
       expect(all.records).toBeGreaterThanOrEqual(words(LINES).length + 3)
     }, 150_000)
+
+    /** test/streams/eos-child.ts in a process of its own; `states` gets each state it prints. */
+    function child(applicationId: string, input: string, output: string) {
+      const root = new URL('../..', import.meta.url).pathname
+      const proc = spawn(process.execPath, ['--import', './test/streams/ts-register.mjs', 'test/streams/eos-child.ts'], {
+        cwd: root,
+        env: { ...process.env, EOS_BROKERS: cluster.bootstrap, EOS_APP: applicationId, EOS_INPUT: input, EOS_OUTPUT: output },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      killOnExit(proc)
+      const states: string[] = []
+      const lines = new LineSplitter()
+      lines.onLine = (line) => line.startsWith('state ') && states.push(line.slice(6))
+      proc.stdout!.setEncoding('utf8').on('data', (c: string) => lines.push(c))
+      const stderr: string[] = []
+      proc.stderr!.setEncoding('utf8').on('data', (c: string) => stderr.push(c))
+      const exited = new Promise<number | string>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? -1)))
+      return { proc, states, stderr, exited }
+    }
+
+    it('kill -9 of an instance mid-run: the next one starts from the last commit and every count is exact', async () => {
+      const [input, output, applicationId] = ['eos-kill-in', 'eos-kill-out', 'eos-kill']
+      const line = (i: number) => `w${i % 7} v${i % 11} all`
+      const all = Array.from({ length: 400 }, (_, i) => line(i))
+      await setup(input, output, 3, all.slice(0, 100))
+      const producer = kafka.producer()
+      await producer.connect()
+      const committed = await tableReader(kafka, output, undefined, 'read_committed')
+      try {
+        const first = child(applicationId, input, output)
+        await until(
+          'the first instance RUNNING',
+          () => first.states.at(-1),
+          (st) => st === 'RUNNING',
+          60_000,
+        )
+        // Input keeps coming while it runs; it is killed once some output is committed and more is in flight.
+        for (let i = 100; i < 300; i += 20) {
+          await producer.send({ topic: input, messages: all.slice(i, i + 20).map((value, j) => ({ key: `line-${i + j}`, value })) })
+          if (i === 160)
+            await until(
+              'some output committed',
+              () => committed.records(),
+              (n) => n > 0,
+              60_000,
+            )
+        }
+        first.proc.kill('SIGKILL')
+        expect(await first.exited).toBe('SIGKILL')
+        await producer.send({ topic: input, messages: all.slice(300).map((value, j) => ({ key: `line-${300 + j}`, value })) })
+        const second = child(applicationId, input, output)
+        const expected = counted(all)
+        // The killed member leaves the group when its session expires (45 s), and its transaction is aborted after 10 s.
+        await until(
+          'every count, read_committed',
+          () => asCounts(committed.table),
+          (t) => t.size === expected.size && [...expected].every(([w, n]) => t.get(w) === n),
+          120_000,
+        ).catch((err) => {
+          throw new Error(`${(err as Error).message}; second instance: ${second.states.join(', ')} ${second.stderr.join('').slice(-2000)}`)
+        })
+        second.proc.kill('SIGTERM')
+        expect(await second.exited).toBe(0)
+        await consumedAll(kafka, applicationId, [input])
+        // Each word counted once: one committed output record per word, none from the killed instance's open transaction.
+        expect(committed.records()).toBe(words(all).length)
+      } finally {
+        await committed.stop()
+        await producer.disconnect()
+      }
+    }, 240_000)
 
     it('the same failure under at_least_once counts the failed word twice (its store change was logged before the throw)', async () => {
       const { committed } = await failOnceAtFox('at_least_once')
