@@ -20,6 +20,12 @@ export type ConsumedOffsets = Map<string, { topic: string; partition: number; of
  * group moved on without it, so the offsets of its transaction are refused.
  */
 export function isTaskMigrated(err: unknown): boolean {
+  // The error may come wrapped (a send's failure, a StreamsError naming the task): its causes are looked at too.
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (migratedCode(e)) return true
+  return false
+}
+
+function migratedCode(err: Error): boolean {
   const code = err instanceof KafkaError ? err.code : undefined
   return (
     code === ErrorCodes.PRODUCER_FENCED ||

@@ -6,10 +6,12 @@
 // is seen by read_uncommitted only), and after the replacement every count is
 // still exact, where at_least_once counts the failed word twice; an instance
 // in a child process killed (SIGKILL) mid-run and another started: its open
-// transaction is aborted and every word is counted once.
+// transaction is aborted and every word is counted once; a producer fenced
+// by another taking its transactional id is Java's TaskMigrated: the tasks
+// close, a new producer rejoins, the handler is not asked, no count is lost.
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Kafka } from '../../src/index.js'
+import { logLevel, type Kafka, type LogEntry } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, type StreamsConfig } from '../../src/public/streams.js'
 import { DescribeTransactions } from '../../src/protocol/messages/DescribeTransactions.js'
 import { RawClient } from '../broker/raw-client.js'
@@ -242,6 +244,54 @@ for (const [target, start] of targets) {
         await producer.disconnect()
       }
     }, 240_000)
+
+    it('a fenced producer (another took its transactional id): the tasks move, a new producer rejoins, no count lost or doubled', async () => {
+      const [input, output, applicationId] = ['eos-fenced-in', 'eos-fenced-out', 'eos-fenced']
+      const round1 = ['one two three', 'two three', 'three']
+      const round2 = ['one more', 'three again']
+      await setup(input, output, 1, round1)
+      const logs: LogEntry[] = []
+      const app = new KafkaStreams(wordCount(input, output), {
+        ...options(applicationId, 'exactly_once_v2'),
+        logCreator: () => (e: LogEntry) => void logs.push(e),
+      })
+      const handled: string[] = []
+      app.setUncaughtExceptionHandler((e) => {
+        handled.push(e.message)
+        return 'SHUTDOWN_CLIENT'
+      })
+      const states: string[] = []
+      app.on('stateChange', (st) => states.push(st))
+      running.push(app)
+      await app.start()
+      const committed = await tableReader(kafka, output, undefined, 'read_committed')
+      try {
+        const exact = (lines: string[]) => (t: Map<string, bigint>) => {
+          const expected = counted(lines)
+          return t.size === expected.size && [...expected].every(([w, n]) => t.get(w) === n)
+        }
+        await until('round 1', () => asCounts(committed.table), exact(round1), 60_000)
+        // initTransactions with its id bumps the epoch: the instance's producer is fenced at its next transaction.
+        const fencer = kafka.producer({ transactionalId: `${applicationId}-${app.processId}-1` })
+        await fencer.connect()
+        await fencer.disconnect()
+        const producer = kafka.producer()
+        await producer.connect()
+        await producer.send({ topic: input, messages: round2.map((value, i) => ({ key: `r2-${i}`, value })) })
+        await producer.disconnect()
+        await until('round 2', () => asCounts(committed.table), exact([...round1, ...round2]), 60_000)
+        expect(committed.records()).toBe(words([...round1, ...round2]).length)
+      } finally {
+        await committed.stop()
+      }
+      const migrated = logs.filter((e) => e.level === logLevel.WARN && e.log.message.startsWith('this instance lost its tasks'))
+      expect(migrated).toHaveLength(1)
+      expect(migrated[0].log.error).toMatch(/PRODUCER_FENCED|INVALID_PRODUCER_EPOCH/)
+      expect(handled).toEqual([])
+      expect(app.state).toBe('RUNNING')
+      expect(states).toEqual(['REBALANCING', 'RUNNING', 'REBALANCING', 'RUNNING'])
+      await app.close()
+    }, 150_000)
 
     it('the same failure under at_least_once counts the failed word twice (its store change was logged before the throw)', async () => {
       const { committed } = await failOnceAtFox('at_least_once')
