@@ -263,16 +263,16 @@ export class KafkaStreams {
     return moved
   }
 
-  /** exactly_once_v2: the held output, then the consumed offsets, go in the transaction, which commits. */
-  private async commitTransaction(): Promise<void> {
+  /** exactly_once_v2: the held output, then the consumed offsets (with `consumer`'s group metadata), go in the transaction, which commits. */
+  private async commitTransaction(consumer = this.consumer): Promise<void> {
     const eos = this.eos
-    if (!eos) return
+    if (!eos || !consumer) return
     this.positionsToCommit()
     if (!eos.open && this.consumed.size === 0) return
     try {
       await eos.begin()
       await this.env.collector.flush()
-      await eos.commit(this.config.applicationId, this.consumed, this.consumer!.groupMetadata())
+      await eos.commit(this.config.applicationId, this.consumed, consumer.groupMetadata())
       for (const [key, o] of this.consumed) this.committedAt.set(key, o.offset)
       this.consumed.clear()
     } catch (err) {
@@ -304,7 +304,7 @@ export class KafkaStreams {
     // before the partitions go; lost partitions (or a failure) abort it.
     if (this.exactlyOnce)
       consumer.beforeRevoke((_partitions, lost) =>
-        this.serialized(() => (lost || this.failed || this.replacing ? this.abortTransaction() : this.commitTransaction())),
+        this.serialized(() => (lost || this.failed || this.replacing ? this.abortTransaction() : this.commitTransaction(consumer))),
       )
     consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
     consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))

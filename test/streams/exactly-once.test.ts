@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { logLevel, type Kafka, type LogEntry } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, type StreamsConfig } from '../../src/public/streams.js'
+import { resolveStreamsConfig } from '../../src/streams/options.js'
 import { DescribeTransactions } from '../../src/protocol/messages/DescribeTransactions.js'
 import { RawClient } from '../broker/raw-client.js'
 import { killOnExit, LineSplitter } from '../peers/child.js'
@@ -46,6 +47,15 @@ function counted(lines: string[]): Map<string, bigint> {
   return m
 }
 const asCounts = (table: Map<string, Buffer | null>) => new Map([...table].map(([k, v]) => [k, Serdes.Long().deserialize('', v!)]))
+
+describe('exactly_once_v2 options', () => {
+  it("commitIntervalMs defaults to 100 ms under exactly_once_v2 (Java's), 30 s under at_least_once; a given one is kept", () => {
+    const base = { applicationId: 'a', brokers: 'localhost:9092' }
+    expect(resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once_v2' }).commitIntervalMs).toBe(100)
+    expect(resolveStreamsConfig(base).commitIntervalMs).toBe(30_000)
+    expect(resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once_v2', commitIntervalMs: 250 }).commitIntervalMs).toBe(250)
+  })
+})
 
 for (const [target, start] of targets) {
   describe.skipIf(target === 'real Kafka' && !kafkaOk)(`exactly_once_v2 on ${target}`, () => {
