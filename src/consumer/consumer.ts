@@ -55,6 +55,7 @@ export class Consumer {
   private readonly emitter = new EventEmitter()
   private readonly coordinator: CoordinatorLink | null
   private membership: Membership | null = null
+  private revokeListener: ((partitions: TopicPartition[], lost: boolean) => Promise<void>) | null = null
   private manual: TopicPartition[] | null = null
   private started: Promise<void> | undefined
   private topicTimer: ReturnType<typeof setInterval> | undefined
@@ -213,6 +214,32 @@ export class Consumer {
   /** The partitions this consumer owns now. */
   assignmentList(): TopicPartition[] {
     return this.assignment.list()
+  }
+
+  /**
+   * Java's groupMetadata(): the group, and this member's generation and id as
+   * the coordinator knows them now (-1 and '' outside a generation), for a
+   * transactional producer's sendOffsets (KIP-447 fencing).
+   */
+  groupMetadata(): { groupId: string | null; generationId: number; memberId: string; groupInstanceId: string | null } {
+    const id = this.membership?.commitIdentity()
+    return {
+      groupId: this.config.groupId,
+      generationId: id?.generationIdOrMemberEpoch ?? -1,
+      memberId: id?.memberId ?? '',
+      groupInstanceId: id?.groupInstanceId ?? null,
+    }
+  }
+
+  /**
+   * Java's ConsumerRebalanceListener.onPartitionsRevoked/onPartitionsLost:
+   * `listener` runs, and is awaited, once the handlers of the partitions
+   * going away have finished and before the group moves on (before the
+   * consumer's own commit of them). Kafka Streams ends its transaction there.
+   * @internal
+   */
+  beforeRevoke(listener: ((partitions: TopicPartition[], lost: boolean) => Promise<void>) | null): void {
+    this.revokeListener = listener
   }
 
   /** Commits these offsets (each the next offset to consume) for the group. */
@@ -407,6 +434,10 @@ export class Consumer {
         rebalanceTimeoutMs: waitMs,
         partitions: groupByTopic(states.filter((s) => s.busy)),
       })
+    if (this.revokeListener)
+      await this.revokeListener(partitions, !commit).catch(
+        this.cluster.log('Consumer').caught('the revocation listener failed', 'warn', { groupId: this.config.groupId }),
+      )
     if (commit) await this.commits.commitRevoked(states)
     else this.log.lost(groupByTopic(partitions))
     for (const s of states) this.assignment.remove(s.topic, s.partition)

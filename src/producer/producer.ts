@@ -43,10 +43,16 @@ export interface RecordMetadata {
 export interface Transaction {
   send(record: ProducerRecord): Promise<RecordMetadata[]>
   sendBatch(batch: SendBatch): Promise<RecordMetadata[]>
-  /** Commits consumed offsets with the transaction (exactly-once consume-transform-produce). */
+  /**
+   * Commits consumed offsets with the transaction (exactly-once consume-transform-produce).
+   * `consumerGroupMetadata` (the consumer's groupMetadata(), Java's sendOffsetsToTransaction
+   * with ConsumerGroupMetadata) lets the coordinator refuse them from a member no longer in
+   * the group (KIP-447).
+   */
   sendOffsets(offsets: {
     consumerGroupId: string
     topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }>
+    consumerGroupMetadata?: { generationId: number; memberId: string; groupInstanceId: string | null }
   }): Promise<void>
   commit(): Promise<void>
   abort(): Promise<void>
@@ -218,9 +224,9 @@ export class Producer {
         txn.requireOpen()
         return this.enqueue(batch.topicMessages, batch.acks, batch.compression)
       },
-      sendOffsets: async ({ consumerGroupId, topics }) => {
+      sendOffsets: async ({ consumerGroupId, topics, consumerGroupMetadata }) => {
         ensureActive()
-        await txn.sendOffsets(consumerGroupId, topics)
+        await txn.sendOffsets(consumerGroupId, topics, consumerGroupMetadata)
       },
       commit: () => end(true),
       abort: () => end(false),

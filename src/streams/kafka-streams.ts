@@ -6,8 +6,16 @@
 // a batch's output (sinks, repartition topics, changelogs) is acknowledged
 // before its offsets count as processed, and only processed offsets are
 // committed (every commitIntervalMs, on a rebalance and on close).
+// exactly_once_v2 (Java's EOS v2, KIP-447): one transactional producer
+// (StreamsProducer); each commit interval's output and consumed offsets go in
+// one transaction, committed every commitIntervalMs, when partitions are
+// revoked and on close; a processing error aborts it (and the tasks, whose
+// stores saw it, are dropped and restored from read_committed changelogs); a
+// fenced producer or a generation gone means the tasks moved: close and rejoin.
+import { randomUUID } from 'node:crypto'
 import type { Admin } from '../admin/admin.js'
 import type { Consumer } from '../consumer/consumer.js'
+import type { EachBatchPayload } from '../consumer/delivery-runner.js'
 import { ConsumerEvents } from '../consumer/events.js'
 import { Kafka } from '../kafka.js'
 import type { Logger } from '../logger.js'
@@ -17,6 +25,7 @@ import { KAFKA_OPTIONS } from '../cluster/options.js'
 import { prepareInternalTopics } from './internal-topics.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './options.js'
 import { RecordCollector } from './record-collector.js'
+import { isTaskMigrated, StreamsProducer, type ConsumedOffsets } from './streams-producer.js'
 import { restoreStores } from './restore.js'
 import { isFromDefault, type Serde } from './serdes.js'
 import { StreamsError } from './streams-error.js'
@@ -84,6 +93,16 @@ export class KafkaStreams {
   private replacing = false
   /** Replacements since the last batch processed whole: the backoff's exponent. */
   private replacements = 0
+  /** exactly_once_v2: the transactional producer, and what the open transaction consumed. */
+  private eos: StreamsProducer | undefined
+  private readonly consumed: ConsumedOffsets = new Map()
+  /** exactly_once_v2: the offsets this stream thread's transactions committed. */
+  private readonly committedAt = new Map<string, bigint>()
+  /** Java's process id: random per instance, part of the transactional id. */
+  readonly processId = randomUUID()
+  /** Processing, commits and rebalances take turns (exactly_once_v2: they share one transaction). */
+  private turn: Promise<void> = Promise.resolve()
+  private commitTimer: ReturnType<typeof setInterval> | undefined
 
   constructor(
     private readonly topology: Topology,
@@ -179,9 +198,17 @@ export class KafkaStreams {
       this.admin = this.kafka.admin()
       await this.admin.connect()
       await prepareInternalTopics(this.admin, this.topology, this.env, this.log)
-      this.producer = this.kafka.producer({ partitioner: RecordCollector.partitioner() })
-      await this.producer.connect()
-      this.env.collector = new RecordCollector(this.producer)
+      if (this.exactlyOnce) {
+        await this.startTransactions()
+        this.commitTimer = setInterval(
+          () => void this.serialized(() => this.commitIfDue()).catch(this.log.caught('a timed commit failed', 'warn')),
+          this.config.commitIntervalMs,
+        )
+      } else {
+        this.producer = this.kafka.producer({ partitioner: RecordCollector.partitioner() })
+        await this.producer.connect()
+        this.env.collector = new RecordCollector(this.producer)
+      }
       await this.runConsumer()
       this.wallClock = setInterval(() => void this.punctuateWallClock(), WALL_CLOCK_CHECK_MS)
       this.wallClock.unref?.()
@@ -191,6 +218,87 @@ export class KafkaStreams {
     }
   }
 
+  private get exactlyOnce(): boolean {
+    return this.config.processingGuarantee === 'exactly_once_v2'
+  }
+
+  /** A new transactional producer (Java's thread index is 1: this is one stream thread); its connect runs initTransactions. */
+  private async startTransactions(): Promise<void> {
+    await this.eos?.close().catch(this.log.caught('closing the transactional producer failed', 'warn'))
+    this.eos = await StreamsProducer.start(this.kafka, `${this.config.applicationId}-${this.processId}-1`)
+    this.env.collector = new RecordCollector(this.eos)
+  }
+
+  /** Runs `work` after every earlier one has finished. */
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(work)
+    this.turn = run.then(
+      () => {},
+      () => {},
+    )
+    return run
+  }
+
+  /**
+   * exactly_once_v2: commits the open transaction once it is commitIntervalMs
+   * old, or a transaction of offsets alone when the consumer has since moved
+   * past transaction markers only.
+   */
+  private async commitIfDue(): Promise<void> {
+    const eos = this.eos
+    if (!eos || this.failed || this.replacing || !this.consumer) return
+    if (eos.open && eos.age() < this.config.commitIntervalMs) return
+    if (!eos.open && !this.positionsToCommit()) return
+    await this.commitTransaction()
+  }
+
+  /**
+   * Past what the transaction consumed, the consumer's position may have
+   * skipped transaction markers (and aborted records): committed too, as
+   * Java commits the position (KAFKA-6607), so a topic written in
+   * transactions (a repartition topic) shows no lag. True if any moved.
+   */
+  private positionsToCommit(): boolean {
+    let moved = false
+    for (const p of this.consumer?.statistics().partitions ?? []) {
+      if (p.position === null) continue
+      const key = `${p.topic}\0${p.partition}`
+      const position = BigInt(p.position)
+      const had = this.consumed.get(key)?.offset ?? this.committedAt.get(key)
+      if (had === undefined || position <= had) continue
+      this.consumed.set(key, { topic: p.topic, partition: p.partition, offset: position })
+      moved = true
+    }
+    return moved
+  }
+
+  /** exactly_once_v2: the held output, then the consumed offsets (with `consumer`'s group metadata), go in the transaction, which commits. */
+  private async commitTransaction(consumer = this.consumer): Promise<void> {
+    const eos = this.eos
+    if (!eos || !consumer) return
+    this.positionsToCommit()
+    if (!eos.open && this.consumed.size === 0) return
+    try {
+      await eos.begin()
+      await this.env.collector.flush()
+      await eos.commit(this.config.applicationId, this.consumed, consumer.groupMetadata())
+      for (const [key, o] of this.consumed) this.committedAt.set(key, o.offset)
+      this.consumed.clear()
+    } catch (err) {
+      await this.abortTransaction()
+      if (isTaskMigrated(err)) void this.replaceThread(err, true)
+      else this.uncaught(err)
+    }
+  }
+
+  /** exactly_once_v2: nothing of the open transaction becomes visible; the tasks, whose stores saw it, go. */
+  private async abortTransaction(): Promise<void> {
+    this.consumed.clear()
+    this.committedAt.clear()
+    for (const id of [...this.tasks.keys()]) this.closeTask(id)
+    await this.eos?.abort().catch(this.log.caught('aborting the transaction failed (the coordinator aborts it after its timeout)', 'warn'))
+  }
+
   /** The stream thread: a consumer of the source topics handing each batch to its task. */
   private async runConsumer(): Promise<void> {
     const consumer = (this.consumer = this.kafka.consumer({
@@ -198,7 +306,15 @@ export class KafkaStreams {
       groupProtocol: 'classic',
       partitionAssigners: ['range'],
       autoOffsetReset: 'earliest',
+      // Internal topics (repartition) are written in transactions: only committed ones are processed.
+      isolationLevel: this.exactlyOnce ? 'read_committed' : 'read_uncommitted',
     }))
+    // Java's handleRevocation under EOS v2: one transaction holds every task, so it commits (all of them)
+    // before the partitions go; lost partitions (or a failure) abort it.
+    if (this.exactlyOnce)
+      consumer.beforeRevoke((_partitions, lost) =>
+        this.serialized(() => (lost || this.failed || this.replacing ? this.abortTransaction() : this.commitTransaction(consumer))),
+      )
     consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
     consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
     consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions))
@@ -208,11 +324,14 @@ export class KafkaStreams {
     await consumer.connect()
     await consumer.subscribe({ topics: [...this.readers.keys()] })
     await consumer.run({
-      autoCommit: true,
+      autoCommit: !this.exactlyOnce,
       autoCommitInterval: this.config.commitIntervalMs,
-      eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, isStale }) => {
+      // exactly_once_v2: a batch handled whole moves the position past the markers it ended with, committed with the next transaction.
+      eachBatchAutoResolve: this.exactlyOnce,
+      eachBatch: async (payload) => {
         if (this.failed || this.replacing) return
+        if (this.exactlyOnce) return this.serialized(() => this.processTransactional(payload))
+        const { batch, resolveOffset, isStale } = payload
         let failure: unknown
         try {
           const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
@@ -242,6 +361,49 @@ export class KafkaStreams {
     })
   }
 
+  /**
+   * exactly_once_v2: a batch processed inside the open transaction. On a
+   * failure what was processed before it is sent into the transaction and
+   * the transaction aborted: none of it is visible, its offsets not committed.
+   */
+  private async processTransactional({ batch, resolveOffset, isStale }: EachBatchPayload): Promise<void> {
+    if (this.failed || this.replacing) return
+    let failure: unknown
+    try {
+      await this.eos!.begin()
+      const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
+      let last: bigint | undefined
+      for (const m of batch.messages) {
+        if (isStale() || this.failed || this.replacing) break
+        try {
+          task.process(batch.topic, m)
+        } catch (err) {
+          failure = new StreamsError(
+            `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`,
+            { cause: err },
+          )
+          break
+        }
+        last = m.offsetBigInt
+      }
+      await this.env.collector.flush()
+      if (failure === undefined) {
+        if (last !== undefined) {
+          this.consumed.set(`${batch.topic}\0${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: last + 1n })
+          resolveOffset(String(last))
+        }
+        this.replacements = 0
+        await this.commitIfDue()
+        return
+      }
+    } catch (err) {
+      failure ??= err
+    }
+    await this.abortTransaction()
+    if (isTaskMigrated(failure)) void this.replaceThread(failure, true)
+    else this.uncaught(failure)
+  }
+
   /** Stops processing, commits what was processed and leaves the group. */
   async close(): Promise<void> {
     if (this.current === 'NOT_RUNNING' || this.current === 'ERROR') return
@@ -257,7 +419,7 @@ export class KafkaStreams {
     if (known) return known
     const task = new StreamTask(this.topology, sub, partition, this.env)
     const restoreTimeoutMs = numberOption(KAFKA_OPTIONS, 'defaultApiTimeoutMs', this.config.client.defaultApiTimeoutMs)
-    await restoreStores(this.kafka, this.admin!, task.changelogs(this.env), this.log, restoreTimeoutMs)
+    await restoreStores(this.kafka, this.admin!, task.changelogs(this.env), this.log, restoreTimeoutMs, this.exactlyOnce)
     this.tasks.set(id, task)
     this.log.info('task running', { task: id, applicationId: this.config.applicationId })
     return task
@@ -275,8 +437,12 @@ export class KafkaStreams {
     }
   }
 
-  /** Wall-clock punctuations due now, in every task; their output is flushed as a batch's is. */
-  private async punctuateWallClock(): Promise<void> {
+  /** Wall-clock punctuations due now, in every task; their output is flushed as a batch's is (under exactly_once_v2, into the transaction, between batches and commits). */
+  private punctuateWallClock(): Promise<void> {
+    return this.exactlyOnce ? this.serialized(() => this.punctuateWallClockNow()) : this.punctuateWallClockNow()
+  }
+
+  private async punctuateWallClockNow(): Promise<void> {
     if (this.failed || this.replacing || this.stopping || this.current !== 'RUNNING') return
     let ran = false
     try {
@@ -320,20 +486,41 @@ export class KafkaStreams {
     this.fail(error)
   }
 
-  /** REPLACE_THREAD: the consumer leaves (committing what was processed), its tasks go, and a new consumer joins. */
-  private async replaceThread(error: unknown): Promise<void> {
+  /**
+   * REPLACE_THREAD: the consumer leaves (committing what was processed; under
+   * exactly_once_v2 the transaction was aborted), its tasks go, and a new
+   * consumer joins. `migrated` (Java's TaskMigratedException): the producer
+   * was fenced or the group moved on, so the tasks are closed and the
+   * instance rejoins at once, with a new producer, without the handler.
+   */
+  private async replaceThread(error: unknown, migrated = false): Promise<void> {
+    if (this.replacing || this.failed || this.stopping) return
     this.replacing = true
-    const waitMs = Math.min(REPLACE_BACKOFF_MAX_MS, REPLACE_BACKOFF_MS * 2 ** this.replacements++)
-    this.log.error('stream thread failed: replacing it', {
-      applicationId: this.config.applicationId,
-      error: (error as Error)?.message,
-      retryInMs: waitMs,
-    })
+    const waitMs = migrated ? 0 : Math.min(REPLACE_BACKOFF_MAX_MS, REPLACE_BACKOFF_MS * 2 ** this.replacements++)
+    if (migrated)
+      this.log.warn('this instance lost its tasks (its producer was fenced or the group moved on): closing them and rejoining', {
+        applicationId: this.config.applicationId,
+        error: (error as Error)?.message,
+      })
+    else
+      this.log.error('stream thread failed: replacing it', {
+        applicationId: this.config.applicationId,
+        error: (error as Error)?.message,
+        retryInMs: waitMs,
+      })
     if (this.current === 'RUNNING') this.transition('REBALANCING')
     const old = this.consumer
     this.consumer = undefined
     await old?.disconnect().catch(this.log.caught('leaving the group for a new stream thread failed', 'warn'))
     for (const id of [...this.tasks.keys()]) this.closeTask(id)
+    if (this.eos)
+      try {
+        await this.serialized(() => this.abortTransaction())
+        await this.startTransactions()
+      } catch (err) {
+        this.replacing = false
+        return this.fail(err)
+      }
     await new Promise((r) => setTimeout(r, waitMs))
     this.replacing = false
     if (this.stopping || this.failed) return
@@ -355,8 +542,11 @@ export class KafkaStreams {
   private shutdown(): Promise<void> {
     this.stopping ??= (async () => {
       const log = (what: string) => this.log.caught(`${what} failed while closing`, 'warn')
+      clearInterval(this.commitTimer)
       await this.consumer?.disconnect().catch(log('leaving the group'))
       await this.producer?.disconnect().catch(log('closing the producer'))
+      if (this.eos) await this.serialized(() => this.abortTransaction()).catch(log('aborting the transaction'))
+      await this.eos?.close().catch(log('closing the transactional producer'))
       await this.admin?.disconnect().catch(log('closing the admin client'))
       clearInterval(this.wallClock)
       for (const id of [...this.tasks.keys()]) this.closeTask(id)

@@ -7,14 +7,17 @@ import { KAFKA_ALIASES, KAFKA_OPTIONS, type ClusterOptions } from '../cluster/op
 import type { Serde } from './serdes.js'
 import type { DeserializationExceptionHandler } from './deserialization-handler.js'
 
-export type ProcessingGuarantee = 'at_least_once'
+export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2'
 
 export interface StreamsConfig extends ClusterOptions {
   /** The consumer group, the prefix of internal topics and the default client id. Required. Java: `application.id`. */
   applicationId: string
-  /** `'at_least_once'`: offsets are committed after the output they led to is acknowledged. Java: `processing.guarantee`. */
+  /**
+   * `'at_least_once'`: offsets are committed after the output they led to is acknowledged;
+   * `'exactly_once_v2'`: output and offsets are committed together in transactions. Java: `processing.guarantee`.
+   */
   processingGuarantee?: ProcessingGuarantee
-  /** How often processed offsets are committed. Default: `30000`. Java: `commit.interval.ms`. */
+  /** How often processed offsets are committed. Default: `30000` (`100` under exactly_once_v2). Java: `commit.interval.ms`. */
   commitIntervalMs?: number
   /** The key serde where the topology gives none. Java: `default.key.serde`. */
   defaultKeySerde?: Serde<any>
@@ -36,10 +39,13 @@ export const STREAMS_OPTIONS = {
   ),
   processingGuarantee: value(
     'at_least_once',
-    "`'at_least_once'`: offsets are committed after the output they led to is acknowledged.",
+    "`'at_least_once'`: offsets are committed after the output they led to is acknowledged; `'exactly_once_v2'`: output and offsets are committed together in transactions.",
     'processing.guarantee',
   ),
-  commitIntervalMs: ms(30_000, 'How often processed offsets are committed.', 'commit.interval.ms', 1),
+  commitIntervalMs: {
+    ...ms(30_000, 'How often processed offsets are committed.', 'commit.interval.ms', 1),
+    defaultDoc: "`30000` (`100` under `'exactly_once_v2'`)",
+  },
   defaultKeySerde: value(undefined, 'The key serde where the topology gives none.', 'default.key.serde'),
   defaultValueSerde: value(undefined, 'The value serde where the topology gives none.', 'default.value.serde'),
   deserializationExceptionHandler: value(
@@ -83,10 +89,17 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
   ] as const)
     if (serde !== undefined && (typeof serde?.serialize !== 'function' || typeof serde.deserialize !== 'function'))
       throw new ConfigError(`${name} must be a Serde (serialize and deserialize), such as Serdes.String()`)
+  const guarantee = oneOf('processingGuarantee', processingGuarantee, ['at_least_once', 'exactly_once_v2'] as const, 'at_least_once')
   return {
     applicationId,
-    processingGuarantee: oneOf('processingGuarantee', processingGuarantee, ['at_least_once'], 'at_least_once'),
-    commitIntervalMs: numberOption(STREAMS_OPTIONS, 'commitIntervalMs', commitIntervalMs),
+    processingGuarantee: guarantee,
+    // Java's default commit.interval.ms under EOS: 100 ms, as each commit makes output visible.
+    commitIntervalMs: numberOption(
+      STREAMS_OPTIONS,
+      'commitIntervalMs',
+      commitIntervalMs,
+      guarantee === 'exactly_once_v2' ? 100 : undefined,
+    ),
     defaultKeySerde,
     defaultValueSerde,
     deserializationExceptionHandler,

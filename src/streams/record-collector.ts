@@ -1,9 +1,15 @@
 // The records a task's processing produced (sinks, repartition topics,
 // changelogs), held until flush() sends them and the brokers acknowledge them:
 // only then are the input offsets that led to them marked processed
-// (at_least_once: a commit never runs ahead of its output).
-import type { Message, Producer } from '../producer/producer.js'
+// (at_least_once: a commit never runs ahead of its output). Under
+// exactly_once_v2 they go into the open transaction (StreamsProducer).
+import type { Message, SendBatch } from '../producer/producer.js'
 import { DefaultPartitioner, murmur2Partition, type Partitioner } from '../producer/partitioners/index.js'
+
+/** Where held records go: a producer, or a StreamsProducer's transaction. */
+export interface RecordSink {
+  sendBatch(batch: SendBatch): Promise<unknown>
+}
 
 /** A record's partition: a fixed one, or murmur2 of these bytes instead of its key's (a windowed key's inner key). */
 export type Placement = number | { by: Buffer }
@@ -14,7 +20,7 @@ export class RecordCollector {
   /** The bytes a record is partitioned by, when not its key's. */
   private static readonly partitionBy = new WeakMap<object, Buffer>()
 
-  constructor(private readonly producer: Producer) {}
+  constructor(private readonly producer: RecordSink) {}
 
   /**
    * The streams producer's partitioner: Java's default, except for a record

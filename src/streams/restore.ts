@@ -1,7 +1,9 @@
 // A task's stores read back from their changelogs before it processes (Java's
 // StoreChangelogReader): from the earliest offset to the end offset found
 // when the restore began, with a consumer outside the group. A restore that
-// stops making progress for restoreTimeoutMs fails the task.
+// stops making progress for restoreTimeoutMs fails the task. Under
+// exactly_once_v2 it reads committed records only, up to the last stable
+// offset: an aborted transaction's writes never reach a store.
 import type { Admin } from '../admin/admin.js'
 import type { Kafka } from '../kafka.js'
 import type { Logger } from '../logger.js'
@@ -28,11 +30,12 @@ export async function restoreStores(
   parts: ChangelogPartition[],
   log: Logger,
   restoreTimeoutMs: number,
+  readCommitted = false,
 ): Promise<number> {
   const todo: Array<ChangelogPartition & { end: bigint }> = []
   for (const p of parts) {
     const [end, start] = await Promise.all([
-      admin.listOffsets(p.topic, [p.partition], LATEST),
+      admin.listOffsets(p.topic, [p.partition], LATEST, readCommitted ? 1 : 0),
       admin.listOffsets(p.topic, [p.partition], EARLIEST),
     ])
     if (end.get(p.partition)! > start.get(p.partition)!) todo.push({ ...p, end: end.get(p.partition)! })
@@ -40,7 +43,7 @@ export async function restoreStores(
   if (todo.length === 0) return 0
   const key = (topic: string, partition: number) => `${topic}\0${partition}`
   const pending = new Map(todo.map((t) => [key(t.topic, t.partition), t]))
-  const consumer = kafka.consumer({ autoOffsetReset: 'earliest' })
+  const consumer = kafka.consumer({ autoOffsetReset: 'earliest', isolationLevel: readCommitted ? 'read_committed' : 'read_uncommitted' })
   let applied = 0
   let done!: () => void
   const finished = new Promise<void>((resolve) => (done = resolve))
@@ -62,6 +65,11 @@ export async function restoreStores(
     arm()
     progress = arm
   })
+  let positions: ReturnType<typeof setInterval> | undefined
+  const reached = (topic: string, partition: number) => {
+    if (!pending.delete(key(topic, partition))) return
+    if (pending.size === 0) done()
+  }
   await consumer.connect()
   try {
     consumer.assign(
@@ -80,15 +88,18 @@ export async function restoreStores(
           applied++
         }
         progress()
-        if (BigInt(batch.lastOffset()) + 1n >= part.end) {
-          pending.delete(key(batch.topic, batch.partition))
-          if (pending.size === 0) done()
-        }
+        if (BigInt(batch.lastOffset()) + 1n >= part.end) reached(batch.topic, batch.partition)
       },
     })
+    // A changelog ending in transaction markers (or aborted records) is read past them without a batch: its position says.
+    positions = setInterval(() => {
+      for (const s of consumer.statistics().partitions)
+        if (s.position !== null && BigInt(s.position) >= (pending.get(key(s.topic, s.partition))?.end ?? -1n)) reached(s.topic, s.partition)
+    }, 50)
     await Promise.race([finished, stalled])
   } finally {
     clearTimeout(timer)
+    clearInterval(positions)
     await consumer.disconnect()
   }
   log.info('restored state stores from their changelogs', { changelogs: todo.map((t) => `${t.topic}-${t.partition}`), records: applied })

@@ -32,16 +32,20 @@ export const targets: Array<[string, () => Promise<Target>]> = [
 export const client = (t: { bootstrap: string }) =>
   new Kafka({ clientId: 'wafka-streams-test', brokers: t.bootstrap.split(','), retryBackoffMs: 100 })
 
-/** Reads every partition of `topic` from the start, keeping the latest value (as bytes) per key (as a string, by `keyOf`) and the partitions each key was in. */
+/**
+ * Reads every partition of `topic` from the start, keeping the latest value (as bytes) per key (as a string, by `keyOf`)
+ * and the partitions each key was in; read_uncommitted unless `isolationLevel` says otherwise.
+ */
 export async function tableReader(
   kafka: Kafka,
   topic: string,
   keyOf: (key: Buffer) => string = (k) => k.toString(),
+  isolationLevel: 'read_uncommitted' | 'read_committed' = 'read_uncommitted',
 ): Promise<{ table: Map<string, Buffer | null>; partitions: Map<string, Set<number>>; records: () => number; stop(): Promise<void> }> {
   const admin = kafka.admin()
   await admin.connect()
   const meta = await admin.fetchTopicMetadata({ topics: [topic] }).finally(() => admin.disconnect())
-  const consumer: Consumer = kafka.consumer({ autoOffsetReset: 'earliest', maxWaitTimeInMs: 200 })
+  const consumer: Consumer = kafka.consumer({ autoOffsetReset: 'earliest', maxWaitTimeInMs: 200, isolationLevel })
   const table = new Map<string, Buffer | null>()
   const partitions = new Map<string, Set<number>>()
   let records = 0
