@@ -72,7 +72,9 @@ export const NOT_YET_RELIABLE = {
       "rejoins; wafka answers each heartbeat within a millisecond, so the revoke lands inside the test's burst of " +
       "subscribe calls, where Kafka's 5-30 ms answers (each waits for its records to be committed to __consumer_offsets) " +
       'let the burst finish first. Since the target assignment follows KIP-1263 (computed at most once a second, as Kafka ' +
-      '4.4) the run without the callback passes',
+      '4.4) the run without the callback passes. Since KIP-848 heartbeats are answered once their records are in the ISR (as ' +
+      "Kafka's), the run with the callback fails differently: the heartbeat librdkafka sends when it subscribes again after " +
+      "its unsubscribe is refused INVALID_REQUEST by the checks Kafka's GroupCoordinatorService makes (not yet traced to the field)",
     '0118':
       'fails when the consumer subscribed second joins first (seen once in CI): the test ' +
       "expects the first-subscribed consumer to get the group's first assignment, and the other's revoke only when it " +
@@ -85,7 +87,8 @@ export const NOT_YET_RELIABLE = {
       'mark of the test, so its heartbeats (every 5 s) fall on the marks, and the first consumer closes at the 40 s mark; ' +
       "when the second's heartbeat lands just after the first has left, Kafka and wafka alike hand it the partition at once " +
       "(test/kafka/kip848-offsets-regex.test.ts shows both), and its close then makes a third rebalance. Kafka's slower " +
-      "answers (3-8 ms a heartbeat) move the second consumer's heartbeats past the close",
+      "answers (3-8 ms a heartbeat) move the second consumer's heartbeats past the close. Since KIP-848 heartbeats wait for " +
+      'their records to reach the ISR, as on Kafka, it passed 5 runs of 5 (2026-12-04): a candidate for the list once it holds longer',
   },
 }
 
