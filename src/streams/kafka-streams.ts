@@ -334,24 +334,11 @@ export class KafkaStreams {
         const { batch, resolveOffset, isStale } = payload
         let failure: unknown
         try {
-          const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
-          let last: string | undefined
-          for (const m of batch.messages) {
-            if (isStale() || this.failed || this.replacing) break
-            try {
-              task.process(batch.topic, m)
-            } catch (err) {
-              failure = new StreamsError(
-                `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`,
-                { cause: err },
-              )
-              break
-            }
-            last = m.offset
-          }
+          const done = await this.processBatch(batch, isStale)
+          failure = done.failure
           // What was processed before a failure is still sent and committed: nothing past it.
           await this.env.collector.flush()
-          if (last !== undefined) resolveOffset(last)
+          if (done.last !== undefined) resolveOffset(String(done.last))
           if (failure === undefined) this.replacements = 0
         } catch (err) {
           failure ??= err
@@ -359,6 +346,30 @@ export class KafkaStreams {
         if (failure !== undefined) this.uncaught(failure)
       },
     })
+  }
+
+  /**
+   * A batch's records through its task, in order, until one fails, the
+   * batch goes stale or processing stops: the last offset processed and the
+   * failure, named with its task, partition and offset.
+   */
+  private async processBatch(
+    batch: EachBatchPayload['batch'],
+    isStale: () => boolean,
+  ): Promise<{ last: bigint | undefined; failure: StreamsError | undefined }> {
+    const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
+    let last: bigint | undefined
+    for (const m of batch.messages) {
+      if (isStale() || this.failed || this.replacing) break
+      try {
+        task.process(batch.topic, m)
+      } catch (err) {
+        const why = `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`
+        return { last, failure: new StreamsError(why, { cause: err }) }
+      }
+      last = m.offsetBigInt
+    }
+    return { last, failure: undefined }
   }
 
   /**
@@ -371,21 +382,8 @@ export class KafkaStreams {
     let failure: unknown
     try {
       await this.eos!.begin()
-      const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
-      let last: bigint | undefined
-      for (const m of batch.messages) {
-        if (isStale() || this.failed || this.replacing) break
-        try {
-          task.process(batch.topic, m)
-        } catch (err) {
-          failure = new StreamsError(
-            `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`,
-            { cause: err },
-          )
-          break
-        }
-        last = m.offsetBigInt
-      }
+      const { last, failure: failed } = await this.processBatch(batch, isStale)
+      failure = failed
       await this.env.collector.flush()
       if (failure === undefined) {
         if (last !== undefined) {
