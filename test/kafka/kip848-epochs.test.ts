@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
 import { ConsumerGroupDescribe, ConsumerGroupHeartbeat } from '../../src/protocol/messages/index.js'
 import { RawClient } from '../broker/raw-client.js'
-import { openCoordinator } from '../broker/support.js'
+import { openCoordinator, until } from '../broker/support.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 
 type Owned = Array<{ topicId: string; partitions: number[] }>
@@ -93,5 +93,69 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
       const e0 = await heartbeat(c, 'ep-empty', 'member-e', 0, [], ['ep-nothing'])
       expect([e0.errorCode, e0.memberEpoch]).toEqual([0, 2])
       expect(await epochs(c, 'ep-empty')).toEqual({ group: 2, assignment: 2, members: { 'member-e': 2 } })
+    })
+  })
+
+// A regex new to the group is no new epoch while it is being resolved: the
+// member joins at the group's first epoch (1) with nothing, and the epoch the
+// resolution makes is assigned at the member's next heartbeat, since no target
+// was computed before it (group.consumer.assignment.interval.ms, here 15 s,
+// counts from the last computed target). A member by topic names joining
+// inside the interval waits for it, as Kafka's canComputeNextTargetAssignment.
+const PACED = { 'group.consumer.assignment.interval.ms': '15000' }
+for (const target of brokerTargets({ kafka: { brokers: 1, config: PACED }, embedded: { brokers: 1, config: PACED } }))
+  describe.skipIf(!target.available)(`KIP-848 regex resolution and the assignment interval on ${target.name}`, () => {
+    let cluster: RunningTarget
+    const open: RawClient[] = []
+    beforeAll(async () => {
+      cluster = await target.start()
+      const admin = new Kafka({ brokers: cluster.bootstrap.split(',') }).admin()
+      await admin.connect()
+      await admin.createTopics({
+        topics: [
+          { topic: 'rx-a', numPartitions: 1, replicationFactor: 1 },
+          { topic: 'rx-b', numPartitions: 1, replicationFactor: 1 },
+        ],
+      })
+      await admin.disconnect()
+    }, 120_000)
+    afterAll(async () => {
+      for (const c of open.splice(0)) c.close()
+      await cluster?.stop()
+    })
+
+    const beat = (c: RawClient, memberId: string, memberEpoch: number, subscription: { names?: string[]; regex?: string }) =>
+      c.request(ConsumerGroupHeartbeat, 1, {
+        groupId: 'rx-group',
+        memberId,
+        memberEpoch,
+        instanceId: null,
+        rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: subscription.names ?? null,
+        subscribedTopicRegex: subscription.regex ?? null,
+        serverAssignor: null,
+        topicPartitions: [],
+      })
+    const partitions = (r: { assignment: { topicPartitions: Array<{ partitions: number[] }> } | null }) =>
+      r.assignment?.topicPartitions.flatMap((t) => t.partitions).length ?? null
+
+    it("a regex member gets the regex's partitions at its next heartbeat after the resolution; a member by names waits for the interval", async () => {
+      const c = await openCoordinator(cluster.bootstrap, 'rx-group', open)
+      const a0 = await beat(c, 'member-regex', 0, { regex: 'rx-.*' })
+      expect([a0.errorCode, a0.memberEpoch, partitions(a0)]).toEqual([0, 1, 0])
+      // The resolution runs off the heartbeat path; well inside the 15 s interval its epoch is assigned.
+      let a = a0
+      await until(
+        async () => ((a = await beat(c, 'member-regex', a.memberEpoch, { regex: 'rx-.*' })), partitions(a) === 2),
+        8_000,
+        () => `the regex member's heartbeat: ${JSON.stringify({ error: a.errorCode, epoch: a.memberEpoch, partitions: partitions(a) })}`,
+      )
+      expect(a.memberEpoch).toBe(2)
+      // Now a target was computed: the next one waits for the interval.
+      const b0 = await beat(c, 'member-names', 0, { names: ['rx-a', 'rx-b'] })
+      expect([b0.errorCode, b0.memberEpoch, partitions(b0)]).toEqual([0, 2, 0])
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      const b1 = await beat(c, 'member-names', 2, { names: ['rx-a', 'rx-b'] })
+      expect([b1.errorCode, b1.memberEpoch, partitions(b1)]).toEqual([0, 2, 0])
     })
   })

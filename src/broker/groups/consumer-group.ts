@@ -260,6 +260,7 @@ export class ConsumerGroup extends GroupOffsets {
       throw new BrokerError(ErrorCodes.UNSUPPORTED_ASSIGNOR, `Assignor ${req.serverAssignor} is not supported.`)
     const regex = req.subscribedTopicRegex === '' ? null : req.subscribedTopicRegex
     if (regex !== null) compileRegex(regex)
+    const assignorBefore = this.preferredAssignor()
 
     if (!member) {
       member = newMember(memberId, replaced)
@@ -283,13 +284,16 @@ export class ConsumerGroup extends GroupOffsets {
     if (req.subscribedTopicRegex !== null) member.subscribedTopicRegex = regex
     member.clientId = req.clientId
     member.clientHost = req.clientHost
-    this.maybeResolveRegexes(before?.subscribedTopicRegex ?? null, member.subscribedTopicRegex, req.mayDescribeTopic)
+    const regexBefore = before?.subscribedTopicRegex ?? null
+    // As Kafka: a regex new to the group is not a new epoch until it is resolved (resolving it bumps it).
+    const regexSettled =
+      regexBefore !== member.subscribedTopicRegex && (member.subscribedTopicRegex === null || this.regexes.has(member.subscribedTopicRegex))
+    this.maybeResolveRegexes(regexBefore, member.subscribedTopicRegex, req.mayDescribeTopic)
 
     let bump =
-      before === null ||
-      !sameNames(before.subscribedTopicNames, member.subscribedTopicNames) ||
-      before.subscribedTopicRegex !== member.subscribedTopicRegex ||
-      before.serverAssignor !== member.serverAssignor
+      !sameNames(before?.subscribedTopicNames ?? [], member.subscribedTopicNames) ||
+      regexSettled ||
+      this.preferredAssignor() !== assignorBefore
     // Topics created, deleted or grown since the last target count as a change too (Kafka's subscription metadata).
     const signature = this.signature()
     if (signature !== this.subscriptionSignature) bump = true
