@@ -7,33 +7,31 @@ import { Kafka } from '../../src/index.js'
 import { ConsumerGroupDescribe, ConsumerGroupHeartbeat } from '../../src/protocol/messages/index.js'
 import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator, until } from '../broker/support.js'
-import { brokerTargets, type RunningTarget } from '../peers/targets.js'
+import { brokerTargets, type BrokerTarget, type RunningTarget } from '../peers/targets.js'
 
 type Owned = Array<{ topicId: string; partitions: number[] }>
 
+/** The target started for a describe block with its topics made, and a client on a group's coordinator. */
+function startedWith(target: BrokerTarget, topics: string[], numPartitions: number) {
+  let cluster: RunningTarget
+  const open: RawClient[] = []
+  beforeAll(async () => {
+    cluster = await target.start()
+    const admin = new Kafka({ brokers: cluster.bootstrap.split(',') }).admin()
+    await admin.connect()
+    await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions, replicationFactor: 1 })) })
+    await admin.disconnect()
+  }, 120_000)
+  afterAll(async () => {
+    for (const c of open.splice(0)) c.close()
+    await cluster?.stop()
+  })
+  return { coordinator: (groupId: string) => openCoordinator(cluster.bootstrap, groupId, open) }
+}
+
 for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers: 1 } }))
   describe.skipIf(!target.available)(`KIP-848 group epochs on ${target.name}`, () => {
-    let cluster: RunningTarget
-    const open: RawClient[] = []
-
-    beforeAll(async () => {
-      cluster = await target.start()
-      const admin = new Kafka({ brokers: cluster.bootstrap.split(',') }).admin()
-      await admin.connect()
-      await admin.createTopics({
-        topics: [
-          { topic: 'ep-a', numPartitions: 2, replicationFactor: 1 },
-          { topic: 'ep-b', numPartitions: 2, replicationFactor: 1 },
-        ],
-      })
-      await admin.disconnect()
-    }, 120_000)
-    afterAll(async () => {
-      for (const c of open.splice(0)) c.close()
-      await cluster?.stop()
-    })
-
-    const coordinator = (groupId: string) => openCoordinator(cluster.bootstrap, groupId, open)
+    const { coordinator } = startedWith(target, ['ep-a', 'ep-b'], 2)
 
     const heartbeat = (
       c: RawClient,
@@ -105,24 +103,7 @@ for (const target of brokerTargets({ kafka: { brokers: 1 }, embedded: { brokers:
 const PACED = { 'group.consumer.assignment.interval.ms': '15000' }
 for (const target of brokerTargets({ kafka: { brokers: 1, config: PACED }, embedded: { brokers: 1, config: PACED } }))
   describe.skipIf(!target.available)(`KIP-848 regex resolution and the assignment interval on ${target.name}`, () => {
-    let cluster: RunningTarget
-    const open: RawClient[] = []
-    beforeAll(async () => {
-      cluster = await target.start()
-      const admin = new Kafka({ brokers: cluster.bootstrap.split(',') }).admin()
-      await admin.connect()
-      await admin.createTopics({
-        topics: [
-          { topic: 'rx-a', numPartitions: 1, replicationFactor: 1 },
-          { topic: 'rx-b', numPartitions: 1, replicationFactor: 1 },
-        ],
-      })
-      await admin.disconnect()
-    }, 120_000)
-    afterAll(async () => {
-      for (const c of open.splice(0)) c.close()
-      await cluster?.stop()
-    })
+    const { coordinator } = startedWith(target, ['rx-a', 'rx-b'], 1)
 
     const beat = (c: RawClient, memberId: string, memberEpoch: number, subscription: { names?: string[]; regex?: string }) =>
       c.request(ConsumerGroupHeartbeat, 1, {
@@ -140,7 +121,7 @@ for (const target of brokerTargets({ kafka: { brokers: 1, config: PACED }, embed
       r.assignment?.topicPartitions.flatMap((t) => t.partitions).length ?? null
 
     it("a regex member gets the regex's partitions at its next heartbeat after the resolution; a member by names waits for the interval", async () => {
-      const c = await openCoordinator(cluster.bootstrap, 'rx-group', open)
+      const c = await coordinator('rx-group')
       const a0 = await beat(c, 'member-regex', 0, { regex: 'rx-.*' })
       expect([a0.errorCode, a0.memberEpoch, partitions(a0)]).toEqual([0, 1, 0])
       // The resolution runs off the heartbeat path; well inside the 15 s interval its epoch is assigned.
