@@ -6,7 +6,7 @@
 import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { type Server, createServer } from 'node:net'
+import { type Server, connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -419,6 +419,8 @@ interface Node {
   propertiesFile: string
   child?: ChildProcess
   exited?: Promise<void>
+  /** Set when the rig itself stops or kills this broker: any other exit is reported. */
+  stopping?: boolean
   stderr: string[]
 }
 
@@ -528,6 +530,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   }
 
   const kill = (n: Node) => {
+    n.stopping = true
     n.child?.kill('SIGKILL')
     return n.exited ?? Promise.resolve()
   }
@@ -566,15 +569,40 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
   const launch = (n: Node) => {
     if (n.child && n.child.exitCode === null && n.child.signalCode === null) throw new Error(`broker ${n.broker.id} is running`)
     n.stderr.length = 0
+    n.stopping = false
     const child = spawnRig(version, jvmOpts, 'kafka.Kafka', [n.propertiesFile], { logDir: n.broker.logDir })
     n.child = child
     child.stdout!.on('data', () => {})
     child.stderr!.on('data', (b: Buffer) => appendTail(n.stderr, b.toString()))
-    n.exited = new Promise((resolve) => child.once('exit', () => resolve()))
+    n.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        // A broker that dies under a test leaves only refused connections behind: say why here.
+        if (!n.stopping)
+          console.error(
+            `kafka ${version}: broker ${n.broker.id} exited (${code ?? signal}) unasked:\n` +
+              `${n.stderr.join('\n')}\n${serverLogTail(n.broker.logDir)}`,
+          )
+        resolve()
+      }),
+    )
+  }
+  /** The first listener of `n` that refuses a TCP connection, described; undefined when all accept. */
+  const refusingListener = async (n: Node): Promise<string | undefined> => {
+    for (const l of all) {
+      const port = n.broker.ports[l.name]
+      const error = await new Promise<string | undefined>((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port, timeout: 2000 })
+        socket.once('connect', () => (socket.destroy(), resolve(undefined)))
+        socket.once('timeout', () => (socket.destroy(), resolve('timed out')))
+        socket.once('error', (e) => resolve(e.message))
+      })
+      if (error) return `listener ${l.name} on port ${port}: ${error}`
+    }
+    return undefined
   }
   const isRunning = (n: Node) => n.child !== undefined && n.child.exitCode === null && n.child.signalCode === null
 
-  /** Until this broker answers ApiVersions and its Metadata lists `expected` brokers. */
+  /** Until this broker answers ApiVersions, its Metadata lists `expected` brokers and every listener accepts connections. */
   const waitServing = async (n: Node, expected: number, deadline: number) => {
     const port = n.broker.ports[checkListener]
     let last = 'not started'
@@ -590,8 +618,11 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
         conn = await Connection.open({ host: '127.0.0.1', port, connectTimeoutMs: 2000, requestTimeoutMs: 5000 })
         const md = await conn.request(Metadata, { topics: [], allowAutoTopicCreation: false })
         const ids = md.brokers.map((b: { nodeId: number }) => b.nodeId)
-        if (ids.includes(n.broker.id) && ids.length >= expected && md.controllerId !== -1) return
-        last = `Metadata lists brokers [${ids}] of ${expected}, controller ${md.controllerId}`
+        if (ids.includes(n.broker.id) && ids.length >= expected && md.controllerId !== -1) {
+          const refused = await refusingListener(n)
+          if (!refused) return
+          last = refused
+        } else last = `Metadata lists brokers [${ids}] of ${expected}, controller ${md.controllerId}`
       } catch (e) {
         last = (e as Error).message
       } finally {
@@ -639,6 +670,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
     async stopBroker(id) {
       const n = byId(id)
       if (!isRunning(n)) return
+      n.stopping = true
       n.child!.kill('SIGTERM')
       const timer = setTimeout(() => n.child!.kill('SIGKILL'), 30_000)
       await n.exited
