@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { Connection } from '../../src/net/connection.js'
 import { Metadata } from '../../src/protocol/messages/index.js'
 import { appendTail, killOnExit, shownCommand } from './child.js'
+import { RIG_INTERNAL_TOPICS } from './internal-topics.mjs'
 
 /** test/peers: where this file is, or, when it is bundled elsewhere (the benchmarks in dist/bench/), the repository's. */
 function peersDir(start: string): string {
@@ -504,10 +505,9 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
       'num.replica.fetchers': '1',
       // Internal topics: every broker holds a replica (a single node: replication 1), fewer partitions than 50.
       'offsets.topic.replication.factor': replication,
-      'offsets.topic.num.partitions': '10',
       'transaction.state.log.replication.factor': replication,
       'transaction.state.log.min.isr': String(Math.min(2, count)),
-      'transaction.state.log.num.partitions': '10',
+      ...RIG_INTERNAL_TOPICS,
       'default.replication.factor': '1',
       'num.partitions': '1',
       // Test speed: no wait before the first rebalance; short session bounds allowed (defaults unchanged).

@@ -7,24 +7,16 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { RIG_INTERNAL_TOPICS } from './internal-topics.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..', '..')
 
 /**
- * The internal topics sized as the Kafka rig sizes them (test/peers/kafka.ts:
- * 10 partitions each, not Kafka's 50), so that both targets run a suite with
- * the same settings: a test that reads __consumer_offsets (franz-go's
- * Test848RegexBrokerResolves is assigned it by its regex) sees as many
- * partitions on either.
- */
-const RIG_INTERNAL_TOPICS = { 'offsets.topic.num.partitions': '10', 'transaction.state.log.num.partitions': '10' }
-
-/**
  * Starts `wafka broker` from the built package (dist/cli.js) as a child
  * process; `args` are more of its flags (--sasl-users FILE, ...), `config`
  * Kafka broker settings (given as a --config properties file) over
- * RIG_INTERNAL_TOPICS.
+ * RIG_INTERNAL_TOPICS, as the Kafka rig's.
  */
 export async function startWafka({ dataDir, autoCreate = true, brokers = 3, partitions = 4, args = [], config: own = {} } = {}) {
   const config = { ...RIG_INTERNAL_TOPICS, ...own }
