@@ -29,6 +29,20 @@ export const KNOWN_DIFFERENCES = {
   },
 }
 
+/**
+ * Tests that pass on Kafka 4.4 only some of the time, by a race in the test
+ * itself: CI cannot hold the embedded broker to them. The command line still
+ * runs them, and its results show them.
+ */
+export const RACY_ON_KAFKA = {
+  Test848RegexBrokerResolves:
+    'polls until it has records from as many topics as it wants (orders, orders-v2) but counts every topic it gets ' +
+    "records from, and the broker's regex resolution assigns __consumer_offsets too (Kafka's does), whose records " +
+    "(the group's own) can make up the count before one of the two: a poll printed on Kafka 4.4 got " +
+    '__consumer_offsets/5 alone, then both orders topics. Failed 3 runs of 8 on Kafka 4.4 and 2 of 14 on wafka ' +
+    "(2026-12-05, --run='^Test848RegexBrokerResolves$', a 3-broker cluster each run)",
+}
+
 /** The committed run of a target (test/peers/franz-go-results/<target>.json), or undefined. */
 export function committedRun(target) {
   const file = join(results, `${target}.json`)
@@ -46,8 +60,8 @@ export function notFailingOnKafka() {
     .sort()
 }
 
-/** CI's list: the tests that pass (or skip themselves for Kafka's own reason) on Kafka 4.4, less wafka's known differences. */
-export const CI_TESTS = notFailingOnKafka().filter((name) => !(name in KNOWN_DIFFERENCES.wafka))
+/** CI's list: the tests that pass (or skip themselves for Kafka's own reason) on Kafka 4.4, less wafka's known differences and the racy ones. */
+export const CI_TESTS = notFailingOnKafka().filter((name) => !(name in KNOWN_DIFFERENCES.wafka) && !(name in RACY_ON_KAFKA))
 
 /** What each listed test owes: itself passing, and each of its subtests that passed on Kafka 4.4 passing too. */
 export function mustPass(names) {
