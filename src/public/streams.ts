@@ -3,7 +3,7 @@
 export { StreamsBuilder, type Consumed } from '../streams/streams-builder.js'
 export { Topology, TopologyError, type TopicNameExtractor, type RecordContext, type StreamRecord } from '../streams/topology.js'
 export type { TopologyDescription, SubtopologyDescription, NodeDescription } from '../streams/topology-description.js'
-export { KStream, type Produced, type Grouped } from '../streams/kstream.js'
+export { KStream, type Produced, type Grouped, type Repartitioned } from '../streams/kstream.js'
 export { KGroupedStream, type Materialized } from '../streams/kgrouped-stream.js'
 export { KTable } from '../streams/ktable.js'
 export type { ValueJoiner } from '../streams/stream-table-join.js'

@@ -1,9 +1,9 @@
 // The topics an application makes for itself, created at start as Java's
-// InternalTopicManager creates them: a repartition topic gets the partition
-// count of the sub-topology that writes it (the most partitions among that
-// sub-topology's source topics), a changelog the count of its store's
-// sub-topology (one partition per task). An existing one with another count
-// is refused, as Java refuses it.
+// InternalTopicManager creates them: a repartition topic gets the count
+// repartition() gave it, else the partition count of the sub-topology that
+// writes it (the most partitions among that sub-topology's source topics), a
+// changelog the count of its store's sub-topology (one partition per task).
+// An existing one with another count is refused, as Java refuses it.
 import type { Admin } from '../admin/admin.js'
 import type { Logger } from '../logger.js'
 import { StreamsError } from './streams-error.js'
@@ -44,18 +44,18 @@ export async function prepareInternalTopics(
   const external = [...new Set(subs.flatMap((s) => s.sourceTopics).filter((t) => !topology.internalTopics.has(t)))]
   const missing = external.filter((t) => !existing.has(t))
   if (missing.length > 0) throw new StreamsError(`source topics ${missing.join(', ')} do not exist: create them before start()`)
-  const counts = new Map<string, number>()
+  const counts = new Map<string, number>(topology.internalTopicPartitions)
   if (external.length > 0)
     for (const t of (await admin.fetchTopicMetadata({ topics: external })).topics) counts.set(t.name, t.partitions.length)
-  // Before any topic is made; repartition topics are not in `counts` yet, so only the given topics are held to it.
-  checkCopartitioned(topology.copartitionGroups, counts)
+  // Before any topic is made: only the given topics and the repartition topics of a fixed count are held to it.
+  checkCopartitioned(topology.copartitionGroups, counts, names.topicName)
 
   // A repartition topic a join reads with a given topic takes that topic's count (Java's CopartitionedTopicsEnforcer).
-  const fixed = new Set<string>()
+  const fixed = new Set<string>(topology.internalTopicPartitions.keys())
   for (const group of topology.copartitionGroups) {
-    const given = group.find((t) => !topology.internalTopics.has(t) && counts.has(t))
+    const given = group.find((t) => !topology.internalTopics.has(t) && counts.has(t)) ?? group.find((t) => fixed.has(t))
     if (given !== undefined)
-      for (const t of group.filter((x) => topology.internalTopics.has(x))) {
+      for (const t of group.filter((x) => topology.internalTopics.has(x) && !fixed.has(x))) {
         counts.set(t, counts.get(given)!)
         fixed.add(t)
       }

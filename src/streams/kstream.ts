@@ -14,6 +14,7 @@ import { JoinWindows } from './join-windows.js'
 import { TopologyError } from './topology.js'
 import type { RecordContext, StreamRecord, TopicNameExtractor } from './topology.js'
 import { checkProcess, processorNode, type ProcessorSupplier } from './processor-node.js'
+import { repartition, repartitionTopic } from './repartition.js'
 
 /** Java's Produced: how a sink writes (the stream's serdes, else the application's defaults, when absent). */
 export interface Produced<K, V> {
@@ -29,6 +30,16 @@ export interface Grouped<K, V> {
   valueSerde?: Serde<V>
   /** Names the repartition topic (`<applicationId>-<name>-repartition`) and, for groupBy, the key selector. */
   name?: string
+}
+
+/** Java's Repartitioned: the serdes, name and partition count of repartition()'s topic. */
+export interface Repartitioned<K, V> {
+  keySerde?: Serde<K>
+  valueSerde?: Serde<V>
+  /** Names the topic (`<applicationId>-<name>-repartition`) and its nodes instead of KSTREAM-REPARTITION-<index>. */
+  name?: string
+  /** The topic's partitions (the next sub-topology's tasks); else the count of the sub-topology that writes it. */
+  numberOfPartitions?: number
 }
 
 export class KStream<K, V> {
@@ -204,6 +215,31 @@ export class KStream<K, V> {
       topic,
       keySerde: produced.keySerde ?? this.up.keySerde,
       valueSerde: produced.valueSerde ?? this.up.valueSerde,
+    })
+  }
+
+  /**
+   * Writes the stream through a repartition topic and reads it back, as
+   * Java's repartition(): the records are spread over the topic's partitions
+   * by their (new) key, and a later grouping or join needs no other hop.
+   */
+  repartition(repartitioned: Repartitioned<K, V> = {}): KStream<K, V> {
+    const { numberOfPartitions: count } = repartitioned
+    if (count !== undefined && !(Number.isInteger(count) && count > 0))
+      throw new TypeError(`repartition(): numberOfPartitions must be a positive integer, not ${count}`)
+    const name = repartitioned.name ?? this.b.newProcessorName('KSTREAM-REPARTITION-')
+    // The topic's key serde is Repartitioned's or the application's default, not the stream's: as Java's doRepartition.
+    const source = repartition(
+      this.b,
+      { ...this.up, keySerde: repartitioned.keySerde, valueSerde: repartitioned.valueSerde ?? this.up.valueSerde },
+      name,
+    )
+    if (count !== undefined) this.b.topology.internalTopicPartitions.set(repartitionTopic(name), count)
+    return this.b.dsl.stream(this.b, {
+      node: source,
+      keySerde: repartitioned.keySerde ?? this.up.keySerde,
+      valueSerde: repartitioned.valueSerde ?? this.up.valueSerde,
+      repartitionRequired: false,
     })
   }
 

@@ -68,7 +68,10 @@ export class Topology {
   readonly stores = new Map<string, StoreDef>()
   /** Repartition topics by short name (`<name>-repartition`); the application id prefixes them at run time. @internal */
   readonly internalTopics = new Set<string>()
+  /** Repartition topics whose partition count the topology fixes (Java's Repartitioned.withNumberOfPartitions). @internal */
+  readonly internalTopicPartitions = new Map<string, number>()
   /** Topics that must have the same partition count (a join's two sides), each group sorted. @internal */
+
   readonly copartitionGroups: string[][] = []
 
   /** @internal */

@@ -105,7 +105,14 @@ export async function javaSerdes(requests: JavaSerdeRequest[]): Promise<JavaSerd
 
 /** The rig's Java Streams applications (RigStreams' class comment: topologies, stores, output formats). */
 export type JavaStreamsAppName =
-  'wordcount' | 'windowed-count' | 'stream-table-join' | 'table-table-join' | 'stream-stream-join' | 'session-count' | 'session-aggregate'
+  | 'wordcount'
+  | 'windowed-count'
+  | 'stream-table-join'
+  | 'table-table-join'
+  | 'stream-stream-join'
+  | 'session-count'
+  | 'session-aggregate'
+  | 'repartition-count'
 
 export interface JavaStreamsOptions {
   applicationId: string
@@ -123,6 +130,9 @@ export interface JavaStreamsOptions {
   afterMs?: number
   join?: 'inner' | 'left' | 'outer'
   suppress?: boolean
+  /** repartition-count: Repartitioned.withName() and withNumberOfPartitions(). */
+  name?: string
+  partitions?: number
   /** Any StreamsConfig: processing.guarantee, commit.interval.ms, group.protocol, state.dir, ... */
   props?: JavaProps
 }
@@ -162,6 +172,8 @@ function appArgs(app: JavaStreamsAppName, bootstrap: string, o: JavaStreamsOptio
   flag('--before-ms', o.beforeMs)
   flag('--after-ms', o.afterMs)
   flag('--join', o.join)
+  flag('--name', o.name)
+  flag('--partitions', o.partitions)
   if (o.suppress) args.push('--suppress')
   if (describe) args.push('--describe')
   for (const [k, v] of Object.entries(o.props ?? {})) args.push('--prop', `${k}=${v}`)

@@ -166,6 +166,22 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
     }
   }, 120_000)
 
+  it("repartition()'s describe() prints as Java's: KSTREAM-REPARTITION-<index>, or the name given", async () => {
+    for (const name of [undefined, 'by-word']) {
+      const b = new StreamsBuilder()
+      b.stream<string, string>('text', { keySerde: str, valueSerde: str })
+        .selectKey((_key, value) => value)
+        .repartition({ keySerde: str, valueSerde: str, name, numberOfPartitions: 5 })
+        .groupByKey({ keySerde: str, valueSerde: str })
+        .count({ storeName: 'counts' })
+        .toStream()
+        .to('out', { keySerde: str, valueSerde: Serdes.Long() })
+      expect(b.build().describe().toString()).toBe(
+        await javaStreamsDescribe('repartition-count', { applicationId: 'd', inputs: ['text'], output: 'out', name, partitions: 5 }),
+      )
+    }
+  }, 120_000)
+
   it("the stream-table joins' describe() print as Java's (KSTREAM-JOIN / KSTREAM-LEFTJOIN connected to the table's store)", async () => {
     for (const join of ['inner', 'left'] as const) {
       const b = new StreamsBuilder()
@@ -263,6 +279,62 @@ for (const target of brokerTargets()) {
         javaRead[k.value as string] = v.value
       }
       expect(javaRead).toEqual(expected)
+    }, 300_000)
+
+    it('repartition() with a name and a partition count: the same topics and the same final table, byte for byte', async () => {
+      const values = Array.from({ length: 200 }, (_, i) => VOCABULARY[(i * 7 + (i >> 3)) % VOCABULARY.length])
+      await createTopics(kafka, ['rep-text', 'rep-java-counts', 'rep-wafka-counts'])
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({
+        topic: 'rep-text',
+        messages: values.map((value, i) => ({ key: str.serialize('rep-text', `k${i}`), value: str.serialize('rep-text', value) })),
+      })
+      await producer.disconnect()
+      const expected: Record<string, bigint> = {}
+      for (const v of values) expected[v] = (expected[v] ?? 0n) + 1n
+
+      const options = { inputs: ['rep-text'], name: 'by-word', partitions: 5 }
+      await runJavaToEnd(cluster, 'repartition-count', {
+        ...options,
+        applicationId: 'rep-java',
+        output: 'rep-java-counts',
+        count: values.length,
+      })
+      const javaTable = await rawTable(kafka, 'rep-java-counts')
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>('rep-text', { keySerde: str, valueSerde: str })
+            .selectKey((_key, value) => value)
+            .repartition({ keySerde: str, valueSerde: str, name: options.name, numberOfPartitions: options.partitions })
+            .groupByKey({ keySerde: str, valueSerde: str })
+            .count({ storeName: 'counts' })
+            .toStream()
+            .to('rep-wafka-counts', { keySerde: str, valueSerde: Serdes.Long() }),
+        'rep-wafka',
+        'rep-wafka-counts',
+        (t) => sameCounts(decode(t), expected),
+      )
+      expect(await rawTable(kafka, 'rep-wafka-counts')).toEqual(javaTable)
+      expect(decode(javaTable)).toEqual(expected)
+      // Both made the repartition topic and the store's changelog with the count given (the input has 3).
+      const admin = kafka.admin()
+      await admin.connect()
+      try {
+        const internal = (app: string) => [`${app}-by-word-repartition`, `${app}-counts-changelog`]
+        const { topics } = await admin.fetchTopicMetadata({ topics: [...internal('rep-java'), ...internal('rep-wafka')] })
+        expect(Object.fromEntries(topics.map((t) => [t.name.replace(/^rep-(java|wafka)-/, '$1 '), t.partitions.length]))).toEqual({
+          'java by-word-repartition': 5,
+          'java counts-changelog': 5,
+          'wafka by-word-repartition': 5,
+          'wafka counts-changelog': 5,
+        })
+      } finally {
+        await admin.disconnect()
+      }
     }, 300_000)
 
     it('a Java Streams application reads a wafka/streams output topic as its table (stream-table join)', async () => {

@@ -11,6 +11,7 @@ import { KafkaStreams, Serdes, StreamsBuilder } from '../../src/public/streams.j
 import { requireKafka } from '../peers/kafka.js'
 import { until } from '../kafka/support.js'
 import { client, tableReader, targets, type Target } from './support.js'
+import { startCluster } from '../../src/broker/index.js'
 
 const kafkaOk = requireKafka()
 
@@ -135,3 +136,41 @@ for (const [target, start] of targets) {
     }, 120_000)
   })
 }
+
+describe('KStream.repartition(): its count checked', () => {
+  const joined = (numberOfPartitions: number) => {
+    const b = new StreamsBuilder()
+    const users = b.table<string, string>('users', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+    b.stream<string, string>('clicks', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+      .selectKey((_key, user) => user)
+      .repartition({ name: 'by-user', numberOfPartitions })
+      .join(users, (click, user) => `${click}+${user}`)
+      .to('out')
+    return b.build()
+  }
+
+  it('a count that is not a positive integer is refused when the topology is built', () => {
+    for (const n of [0, -1, 1.5, Number.NaN]) expect(() => joined(n), String(n)).toThrow(/numberOfPartitions must be a positive integer/)
+  })
+
+  it("joined with a table of another count: start() refuses, naming both topics and their counts (Java's co-partitioning)", async () => {
+    const cluster = await startCluster({ brokers: 1 })
+    const app = new KafkaStreams(joined(5), {
+      applicationId: 'rep-check',
+      brokers: cluster.bootstrapServers,
+      defaultKeySerde: Serdes.String(),
+      defaultValueSerde: Serdes.String(),
+    })
+    try {
+      const kafka = client({ bootstrap: cluster.bootstrapServers })
+      const admin = kafka.admin()
+      await admin.connect()
+      await admin.createTopics({ topics: ['users', 'clicks', 'out'].map((topic) => ({ topic, numPartitions: 3 })) })
+      await admin.disconnect()
+      await expect(app.start()).rejects.toThrow('Topics not co-partitioned: [{rep-check-by-user-repartition=5, users=3}]')
+    } finally {
+      await app.close()
+      await cluster.stop()
+    }
+  }, 60_000)
+})

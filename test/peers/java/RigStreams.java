@@ -44,6 +44,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.kstream.SessionWindowedKStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.StreamJoined;
@@ -65,7 +66,7 @@ import org.apache.kafka.streams.state.WindowStore;
  *
  *   APP BOOTSTRAP APPLICATION_ID --inputs T[,T2] --output T [--count N] [--describe]
  *       [--window-ms N] [--grace-ms N] [--advance-ms N] [--gap-ms N] [--join inner|left|outer]
- *       [--suppress] [--prop k=v]...
+ *       [--suppress] [--name NAME] [--partitions N] [--prop k=v]...
  *
  * APP (its inputs; its output key and value):
  *   wordcount          [text]: words of each value (lower case, Locale.ROOT, split on \W+, empty
@@ -86,6 +87,9 @@ import org.apache.kafka.streams.state.WindowStore;
  *                      merger a1 + "|" + a2) in store "session-aggs" to the output, and
  *                      reduce(a + "/" + v) in store "session-reduced" to <output>-reduced;
  *                      session-windowed String, String
+ *   repartition-count  [text]: each value made the key (selectKey), through repartition(Repartitioned
+ *                      .with(String, String)) named by --name, of --partitions partitions; grouped by
+ *                      key, counted in store "counts"; String, Long
  * --suppress: the windowed counts through suppress(untilWindowCloses(unbounded())).
  * Defaults: --window-ms 60000, --grace-ms 0, --gap-ms 5000, --join inner.
  *
@@ -225,6 +229,19 @@ public final class RigStreams {
                     .toStream()
                     .to(output, Produced.with(S, L));
                 break;
+            case "repartition-count": {
+                Repartitioned<String, String> repartitioned = Repartitioned.with(S, S);
+                if (opt.containsKey("--name")) repartitioned = repartitioned.withName(opt.get("--name"));
+                if (opt.containsKey("--partitions")) repartitioned = repartitioned.withNumberOfPartitions(Integer.parseInt(opt.get("--partitions")));
+                b.stream(inputs.get(0), Consumed.with(S, S))
+                    .selectKey((key, value) -> value)
+                    .repartition(repartitioned)
+                    .groupByKey(Grouped.with(S, S))
+                    .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts").withKeySerde(S).withValueSerde(L))
+                    .toStream()
+                    .to(output, Produced.with(S, L));
+                break;
+            }
             case "windowed-count": {
                 long size = ms(opt, "--window-ms", 60_000);
                 TimeWindows windows = TimeWindows.ofSizeAndGrace(Duration.ofMillis(size), Duration.ofMillis(ms(opt, "--grace-ms", 0)));
