@@ -4,10 +4,12 @@
 // topics one co-partition group). Inner drops a record the table has no value
 // for; left calls the joiner with null. A null value is dropped (and a null
 // key, except in a left join, which joins it with null), warning as Java
-// does. The output keeps the stream record's key and timestamp.
+// does. The output keeps the stream record's key and timestamp. A stream
+// whose key changed (map, flatMap, selectKey) is repartitioned first, as Java
+// does, so its records meet the table's in the task of their new key.
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
-import { TopologyError } from './topology.js'
+import { repartition } from './repartition.js'
 
 /** Java's ValueJoiner, with the key last (Java's ValueJoinerWithKey has it first). */
 export type ValueJoiner<V, VT, VR, K> = (value: V, tableValue: VT | null, key: K) => VR
@@ -20,11 +22,8 @@ export function streamTableJoin<K, V, VT, VR>(
   left: boolean,
 ): Upstream {
   if (typeof joiner !== 'function') throw new TypeError('join() takes a table and a joiner function')
-  // Java repartitions a stream whose key changed before joining it; not done here yet.
-  if (up.repartitionRequired)
-    throw new TopologyError(
-      `${up.node} changed the key: a stream-table join after map, flatMap or selectKey needs a repartition, not supported yet`,
-    )
+  // A stream whose key changed goes through `<its node>-repartition` first, as Java's repartitionForJoin.
+  if (up.repartitionRequired) up = { ...up, node: repartition(b, up, up.node), repartitionRequired: false }
   const store = table.valueStore()
   const name = b.newProcessorName(left ? 'KSTREAM-LEFTJOIN-' : 'KSTREAM-JOIN-')
   b.topology.add({

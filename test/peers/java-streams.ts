@@ -130,6 +130,8 @@ export interface JavaStreamsOptions {
   afterMs?: number
   join?: 'inner' | 'left' | 'outer'
   suppress?: boolean
+  /** stream-table-join: the stream keyed by its value (selectKey) before the join. */
+  rekey?: boolean
   /** repartition-count: Repartitioned.withName() and withNumberOfPartitions(). */
   name?: string
   partitions?: number
@@ -175,6 +177,7 @@ function appArgs(app: JavaStreamsAppName, bootstrap: string, o: JavaStreamsOptio
   flag('--name', o.name)
   flag('--partitions', o.partitions)
   if (o.suppress) args.push('--suppress')
+  if (o.rekey) args.push('--rekey')
   if (describe) args.push('--describe')
   for (const [k, v] of Object.entries(o.props ?? {})) args.push('--prop', `${k}=${v}`)
   return args

@@ -182,17 +182,20 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
     }
   }, 120_000)
 
-  it("the stream-table joins' describe() print as Java's (KSTREAM-JOIN / KSTREAM-LEFTJOIN connected to the table's store)", async () => {
-    for (const join of ['inner', 'left'] as const) {
-      const b = new StreamsBuilder()
-      const stream = b.stream<string, string>('clicks', { keySerde: str, valueSerde: str })
-      const table = b.table<string, string>('users', { keySerde: str, valueSerde: str }, { storeName: 'table' })
-      const joiner = (v: string, t: string | null) => `${v}+${t}`
-      ;(join === 'inner' ? stream.join(table, joiner) : stream.leftJoin(table, joiner)).to('out', { keySerde: str, valueSerde: str })
-      expect(b.build().describe().toString()).toBe(
-        await javaStreamsDescribe('stream-table-join', { applicationId: 'd', inputs: ['clicks', 'users'], output: 'out', join }),
-      )
-    }
+  it("the stream-table joins' describe() print as Java's (KSTREAM-JOIN / KSTREAM-LEFTJOIN connected to the table's store, a re-keyed stream repartitioned first)", async () => {
+    for (const join of ['inner', 'left'] as const)
+      for (const rekey of [false, true]) {
+        const b = new StreamsBuilder()
+        let stream = b.stream<string, string>('clicks', { keySerde: str, valueSerde: str })
+        // Re-keyed: through KSTREAM-KEY-SELECT-<index>-repartition before the join, as Java's repartitionForJoin.
+        if (rekey) stream = stream.selectKey((_key, value) => value)
+        const table = b.table<string, string>('users', { keySerde: str, valueSerde: str }, { storeName: 'table' })
+        const joiner = (v: string, t: string | null) => `${v}+${t}`
+        ;(join === 'inner' ? stream.join(table, joiner) : stream.leftJoin(table, joiner)).to('out', { keySerde: str, valueSerde: str })
+        expect(b.build().describe().toString(), `${join}${rekey ? ', re-keyed' : ''}`).toBe(
+          await javaStreamsDescribe('stream-table-join', { applicationId: 'd', inputs: ['clicks', 'users'], output: 'out', join, rekey }),
+        )
+      }
   }, 120_000)
 
   it("the table-table joins' describe() print as Java's (KTABLE-MERGE, -JOINTHIS and -JOINOTHER, each side connected to the other's store)", async () => {

@@ -127,6 +127,60 @@ for (const [target, start] of targets) {
       for (const kind of ['inner', 'left']) expect(warnings(kind, 'Skipping record due to null key')).toBe(1) // the table's
     }, 240_000)
 
+    it('a stream whose key changed is repartitioned by its new key before the join, the topic as many partitions as the table', async () => {
+      await createTopics([
+        ['rk-users', 3],
+        ['rk-clicks', 2],
+        ['rk-out', 1],
+      ])
+      await send('rk-users', [
+        ['u1', 'alice'],
+        ['u2', 'bob'],
+      ])
+      const builder = new StreamsBuilder()
+      const users = builder.table<string, string>('rk-users', { keySerde: str, valueSerde: str }, { storeName: 'users' })
+      builder
+        .stream<string, string>('rk-clicks', { keySerde: str, valueSerde: str })
+        .selectKey((_click, user) => user)
+        .join(users, (user, name) => `${user}+${name}`)
+        .to('rk-out', { keySerde: str, valueSerde: str })
+      const app = new KafkaStreams(builder.build(), {
+        applicationId: 'rk-app',
+        brokers: cluster.bootstrap,
+        commitIntervalMs: 100,
+        defaultKeySerde: str,
+        defaultValueSerde: str,
+      })
+      const repartition = 'rk-app-KSTREAM-KEY-SELECT-0000000003-repartition'
+      try {
+        await app.start()
+        await consumedAll(kafka, 'rk-app', ['rk-users'])
+        // Keyed by click id: without the repartition, a click would look its user up in another task's store.
+        await send('rk-clicks', [
+          ['c1', 'u1'],
+          ['c2', 'u2'],
+          ['c3', 'u3'],
+          ['c4', 'u1'],
+        ])
+        await consumedAll(kafka, 'rk-app', ['rk-users', 'rk-clicks', repartition])
+      } finally {
+        await app.close()
+      }
+      const out = await wafkaRead(kafka, 'rk-out', 3)
+      expect(out.map((r) => `${str.deserialize('', r.key)}=${str.deserialize('', r.value)}`).sort()).toEqual([
+        'u1=u1+alice',
+        'u1=u1+alice',
+        'u2=u2+bob',
+      ])
+      const admin = kafka.admin()
+      await admin.connect()
+      try {
+        expect((await admin.fetchTopicMetadata({ topics: [repartition] })).topics[0].partitions).toHaveLength(3)
+      } finally {
+        await admin.disconnect()
+      }
+    }, 240_000)
+
     it("table-table joins send each change as Java's processors do: joined values, and tombstones when a row leaves the join", async () => {
       await createTopics([
         ['tt-left', 1],

@@ -195,13 +195,15 @@ describe('StreamsBuilder and Topology.describe()', () => {
     expect(topology.subtopologies().map((s) => s.stores)).toEqual([['users-STATE-STORE-0000000001']])
   })
 
-  it('refuses a join after a key change (it needs a repartition) and against a table with no store', () => {
+  it('repartitions a stream whose key changed before joining it, and refuses a join against a table with no store', () => {
     const builder = new StreamsBuilder()
     const users = builder.table<string, string>('users', {}, { storeName: 'users' })
     const rekeyed = builder.stream<string, string>('clicks').selectKey((_k, v) => v)
-    expect(() => rekeyed.join(users, (c, u) => c + u)).toThrow(
-      /changed the key: a stream-table join after map, flatMap or selectKey needs a repartition/,
-    )
+    rekeyed.join(users, (c, u) => c + u).to('out')
+    const topology = builder.build()
+    // The join reads the repartition topic, which is co-partitioned with the table's.
+    expect(topology.describe().toString()).toContain('Sink: KSTREAM-SINK-0000000004 (topic: KSTREAM-KEY-SELECT-0000000003-repartition)')
+    expect(topology.copartitionGroups).toEqual([['KSTREAM-KEY-SELECT-0000000003-repartition', 'users']])
     const derived = users.mapValues((u) => u.length)
     expect(() => builder.stream<string, string>('more').leftJoin(derived, (c, n) => `${c}${n}`)).toThrow(TopologyError)
   })

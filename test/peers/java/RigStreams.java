@@ -66,7 +66,7 @@ import org.apache.kafka.streams.state.WindowStore;
  *
  *   APP BOOTSTRAP APPLICATION_ID --inputs T[,T2] --output T [--count N] [--describe]
  *       [--window-ms N] [--grace-ms N] [--advance-ms N] [--gap-ms N] [--join inner|left|outer]
- *       [--suppress] [--name NAME] [--partitions N] [--prop k=v]...
+ *       [--suppress] [--rekey] [--name NAME] [--partitions N] [--prop k=v]...
  *
  * APP (its inputs; its output key and value):
  *   wordcount          [text]: words of each value (lower case, Locale.ROOT, split on \W+, empty
@@ -74,7 +74,8 @@ import org.apache.kafka.streams.state.WindowStore;
  *   windowed-count     [events]: per key, counted in TimeWindows.ofSizeAndGrace(window, grace)
  *                      (hopping with --advance-ms) in store "windowed-counts"; time-windowed String, Long
  *   stream-table-join  [stream, table]: stream.join(table) (--join left: leftJoin), value "v+t"
- *                      (a missing side is "null"), table in store "table"; String, String
+ *                      (a missing side is "null"), table in store "table"; String, String; with
+ *                      --rekey the stream is keyed by its value first (selectKey: Java repartitions)
  *   table-table-join   [left, right]: left.join / leftJoin / outerJoin(right) (--join), value "l+r",
  *                      tables in stores "left" and "right"; String, String
  *   stream-stream-join [left, right]: left.join / leftJoin / outerJoin(right) (--join) within
@@ -136,7 +137,7 @@ public final class RigStreams {
         Properties props = new Properties();
         for (int i = 3; i < argv.length; i++) {
             String a = argv[i];
-            if (a.equals("--describe") || a.equals("--suppress")) opt.put(a, "true");
+            if (a.equals("--describe") || a.equals("--suppress") || a.equals("--rekey")) opt.put(a, "true");
             else if (a.equals("--prop")) {
                 String kv = argv[++i];
                 props.setProperty(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
@@ -256,6 +257,7 @@ public final class RigStreams {
             }
             case "stream-table-join": {
                 KStream<String, String> stream = b.stream(inputs.get(0), Consumed.with(S, S));
+                if (opt.containsKey("--rekey")) stream = stream.selectKey((key, value) -> value);
                 KTable<String, String> table = b.table(inputs.get(1), Consumed.with(S, S),
                     Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("table").withKeySerde(S).withValueSerde(S));
                 KStream<String, String> joined = switch (join) {
