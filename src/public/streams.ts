@@ -36,6 +36,7 @@ export {
   type QueryableStoreType,
   type ReadOnlyKeyValueStore,
   type ReadOnlyWindowStore,
+  type ReadOnlySessionStore,
 } from '../streams/interactive-queries.js'
 export type {
   DeserializationExceptionHandler,

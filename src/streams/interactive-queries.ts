@@ -3,10 +3,12 @@
 // store's share for its partition). Java's composite stores ask each local
 // store in turn; so do these. Reads are refused, as Java refuses them, while
 // the application is not RUNNING: during a rebalance a store's tasks may be
-// moving to another instance.
+// moving to another instance. Key-value, window and session stores.
 import type { InMemoryKeyValueStore } from './key-value-store.js'
 import { StreamsError } from './streams-error.js'
 import type { InMemoryWindowStore } from './window-store.js'
+import type { InMemorySessionStore } from './session-store.js'
+import type { Window } from './windowed-serdes.js'
 
 /** Java's InvalidStateStoreException: the store is not there to read (unknown, or the application is not RUNNING). */
 export class InvalidStateStoreError extends StreamsError {
@@ -32,7 +34,17 @@ export interface ReadOnlyWindowStore<K, V> {
   all(): Array<{ key: K; windowStart: number; value: V }>
 }
 
-export type QueryableStoreType = 'keyValue' | 'window'
+/** Java's ReadOnlySessionStore: a key's sessions, each task's by session end. */
+export interface ReadOnlySessionStore<K, V> {
+  /** Every session of `key`. */
+  fetch(key: K): Array<{ window: Window; value: V }>
+  /** `key`'s sessions that end at or after `earliestSessionEndTime` and start at or before `latestSessionStartTime`. */
+  findSessions(key: K, earliestSessionEndTime: number, latestSessionStartTime: number): Array<{ window: Window; value: V }>
+  /** The value of `key`'s session [sessionStartTime, sessionEndTime], or null. */
+  fetchSession(key: K, sessionStartTime: number, sessionEndTime: number): V | null
+}
+
+export type QueryableStoreType = 'keyValue' | 'window' | 'session'
 
 /** The local stores named `name`, read when a query runs (tasks come and go with rebalances). */
 type Locals<S> = () => S[]
@@ -69,4 +81,15 @@ export function windowView<K, V>(locals: Locals<InMemoryWindowStore<K, V>>): Rea
       .sort((a, b) => a.windowStart - b.windowStart)
   }
   return { fetch, all: () => locals().flatMap((s) => s.all()) }
+}
+
+export function sessionView<K, V>(locals: Locals<InMemorySessionStore<K, V>>): ReadOnlySessionStore<K, V> {
+  const findSessions = (key: K, earliestEnd: number, latestStart: number) =>
+    locals().flatMap((s) => s.findSessions(key, earliestEnd, latestStart))
+  return {
+    fetch: (key) => findSessions(key, -Infinity, Infinity),
+    findSessions,
+    fetchSession: (key, start, end) =>
+      findSessions(key, end, start).find((s) => s.window.start === start && s.window.end === end)?.value ?? null,
+  }
 }

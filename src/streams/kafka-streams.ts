@@ -33,13 +33,16 @@ import { deserializationHandler } from './deserialization-handler.js'
 import {
   InvalidStateStoreError,
   keyValueView,
+  sessionView,
   windowView,
   type QueryableStoreType,
   type ReadOnlyKeyValueStore,
   type ReadOnlyWindowStore,
+  type ReadOnlySessionStore,
 } from './interactive-queries.js'
 import type { InMemoryKeyValueStore } from './key-value-store.js'
 import type { InMemoryWindowStore } from './window-store.js'
+import type { InMemorySessionStore } from './session-store.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
 import type { Subtopology, Topology } from './topology.js'
 
@@ -163,11 +166,14 @@ export class KafkaStreams {
    */
   store<K, V>(name: string, type: 'keyValue'): ReadOnlyKeyValueStore<K, V>
   store<K, V>(name: string, type: 'window'): ReadOnlyWindowStore<K, V>
-  store<K, V>(name: string, type: QueryableStoreType): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> {
+  store<K, V>(name: string, type: 'session'): ReadOnlySessionStore<K, V>
+  store<K, V>(
+    name: string,
+    type: QueryableStoreType,
+  ): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> | ReadOnlySessionStore<K, V> {
     const def = this.topology.stores.get(name)
     if (!def) throw new InvalidStateStoreError(`no store ${name} in the topology`)
-    if (def.session) throw new InvalidStateStoreError(`store ${name} is a session store: wafka/streams does not query session stores`)
-    const actual: QueryableStoreType = def.window ? 'window' : 'keyValue'
+    const actual: QueryableStoreType = def.window ? 'window' : def.session ? 'session' : 'keyValue'
     if (actual !== type) throw new InvalidStateStoreError(`store ${name} is a ${actual} store, not a ${type} store`)
     const locals = <S>(): S[] => {
       if (this.current !== 'RUNNING')
@@ -176,9 +182,9 @@ export class KafkaStreams {
         )
       return [...this.tasks.values()].map((t) => t.stores.get(name)).filter((s) => s !== undefined) as S[]
     }
-    return type === 'window'
-      ? windowView<K, V>(() => locals<InMemoryWindowStore<K, V>>())
-      : keyValueView<K, V>(() => locals<InMemoryKeyValueStore<K, V>>())
+    if (type === 'window') return windowView<K, V>(() => locals<InMemoryWindowStore<K, V>>())
+    if (type === 'session') return sessionView<K, V>(() => locals<InMemorySessionStore<K, V>>())
+    return keyValueView<K, V>(() => locals<InMemoryKeyValueStore<K, V>>())
   }
 
   /** Listens to state changes; returns a function that stops listening. */

@@ -77,6 +77,11 @@ export class Topology {
   /** @internal */
   add(node: TopologyNode): void {
     if (this.nodes.has(node.name)) throw new TopologyError(`a node named ${node.name} is already in the topology`)
+    // One source per topic, as Java's (a partition's records go to one task).
+    if (node.kind === 'source')
+      for (const t of node.topics)
+        if ([...this.nodes.values()].some((n) => n.kind === 'source' && n.topics.includes(t)))
+          throw new TopologyError(`Topic ${t} has already been registered by another source.`)
     for (const p of 'parents' in node ? node.parents : [])
       if (!this.nodes.has(p)) throw new TopologyError(`${node.name}'s parent ${p} is not in the topology`)
     this.nodes.set(node.name, node)

@@ -3,7 +3,7 @@
 // broker. A word count over three partitions (so the counts live in three
 // tasks' stores): get, range by key bytes, all and the entry count agree with
 // the words produced; a windowed count: fetch of one window and of a time
-// range. Refused as Java refuses: an unknown store, the wrong store type, and
+// range; a session count: a key's sessions, a time range, one session. Refused as Java refuses: an unknown store, the wrong store type, and
 // any read while the application is not RUNNING.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
@@ -13,6 +13,7 @@ import {
   KafkaStreams,
   Serdes,
   StreamsBuilder,
+  SessionWindows,
   TimeWindows,
   type ReadOnlyKeyValueStore,
 } from '../../src/public/streams.js'
@@ -49,11 +50,9 @@ describe('interactive queries on the embedded broker', () => {
       .stream<string, string>('iq-words', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
       .groupByKey()
       .count({ storeName: 'word-counts' })
-    builder
-      .stream<string, string>('iq-clicks', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-      .groupByKey()
-      .windowedBy(TimeWindows.ofSizeAndGrace(SIZE, 3_600_000))
-      .count({ storeName: 'click-counts' })
+    const clicks = builder.stream<string, string>('iq-clicks', { keySerde: Serdes.String(), valueSerde: Serdes.String() }).groupByKey()
+    clicks.windowedBy(TimeWindows.ofSizeAndGrace(SIZE, 3_600_000)).count({ storeName: 'click-counts' })
+    clicks.windowedBy(SessionWindows.ofInactivityGapAndGrace(30_000, 3_600_000)).count({ storeName: 'click-sessions' })
     app = new KafkaStreams(builder.build(), { applicationId: 'iq-app', brokers: cluster.bootstrapServers, commitIntervalMs: 100 })
     expect(() => app.store('word-counts', 'keyValue').get('apple')).toThrow(/cannot be read in state CREATED/)
     await app.start()
@@ -108,6 +107,20 @@ describe('interactive queries on the embedded broker', () => {
       { windowStart: T0 + 2 * SIZE, value: 1n },
     ])
     expect(clicks.all().length).toBe(2)
+  })
+
+  it("reads a session store: a key's sessions, those within a time range, and one session", () => {
+    const sessions = app.store<string, bigint>('click-sessions', 'session')
+    const first = { window: { start: T0, end: T0 + 10_000 }, value: 2n }
+    const second = { window: { start: T0 + 2 * SIZE + 5, end: T0 + 2 * SIZE + 5 }, value: 1n }
+    expect(sessions.fetch('user-1')).toEqual([first, second])
+    expect(sessions.fetch('user-2')).toEqual([])
+    // Ending at or after T0 + 20 s and starting at or before T0 + 3 minutes: the second session only.
+    expect(sessions.findSessions('user-1', T0 + 20_000, T0 + 3 * SIZE)).toEqual([second])
+    expect(sessions.findSessions('user-1', T0, T0 + 5_000)).toEqual([first])
+    expect(sessions.fetchSession('user-1', T0, T0 + 10_000)).toBe(2n)
+    expect(sessions.fetchSession('user-1', T0, T0 + 9_999)).toBeNull()
+    expect(() => app.store('click-sessions', 'keyValue')).toThrow(/store click-sessions is a session store, not a keyValue store/)
   })
 
   it('refuses an unknown store and the wrong store type', () => {

@@ -195,6 +195,15 @@ describe('StreamsBuilder and Topology.describe()', () => {
     expect(topology.subtopologies().map((s) => s.stores)).toEqual([['users-STATE-STORE-0000000001']])
   })
 
+  it("refuses a topic read by two sources, as Java's InternalTopologyBuilder does (a partition's records go to one task)", () => {
+    const builder = new StreamsBuilder()
+    builder.stream('clicks')
+    expect(() => builder.stream(['other', 'clicks'])).toThrow(
+      new TopologyError('Topic clicks has already been registered by another source.'),
+    )
+    expect(() => builder.table('clicks')).toThrow(TopologyError)
+  })
+
   it('repartitions a stream whose key changed before joining it, and refuses a join against a table with no store', () => {
     const builder = new StreamsBuilder()
     const users = builder.table<string, string>('users', {}, { storeName: 'users' })
