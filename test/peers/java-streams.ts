@@ -105,15 +105,24 @@ export async function javaSerdes(requests: JavaSerdeRequest[]): Promise<JavaSerd
 
 /** The rig's Java Streams applications (RigStreams' class comment: topologies, stores, output formats). */
 export type JavaStreamsAppName =
-  'wordcount' | 'windowed-count' | 'stream-table-join' | 'table-table-join' | 'stream-stream-join' | 'session-count' | 'session-aggregate'
+  | 'wordcount'
+  | 'windowed-count'
+  | 'sliding-count'
+  | 'sliding-aggregate'
+  | 'stream-table-join'
+  | 'table-table-join'
+  | 'stream-stream-join'
+  | 'session-count'
+  | 'session-aggregate'
 
 export interface JavaStreamsOptions {
   applicationId: string
-  /** wordcount, windowed-count, session-count, session-aggregate: [topic]; the joins: [stream or left, table or right]. */
+  /** wordcount, windowed-count, the sliding ones, session-count, session-aggregate: [topic]; the joins: [stream or left, table or right]. */
   inputs: string[]
   output: string
   /** Close and exit once the application's committed offsets on the inputs sum to this (inputs fresh for the run) and those on its repartition topics reach their ends. */
   count?: number
+  /** windowed-count: the window size; sliding-*: the time difference; stream-stream-join: the join window. */
   windowMs?: number
   graceMs?: number
   advanceMs?: number
