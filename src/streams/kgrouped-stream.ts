@@ -11,6 +11,8 @@ import { TimeWindowedKStream } from './time-windowed-kstream.js'
 import { TimeWindows } from './time-windows.js'
 import { SessionWindowedKStream } from './session-windowed-kstream.js'
 import { SessionWindows } from './session-windows.js'
+import { SlidingWindowedKStream } from './sliding-windowed-kstream.js'
+import { SlidingWindows } from './sliding-windows.js'
 
 /** Java's Materialized: the store's name (else generated) and serdes. */
 export interface Materialized<K, V> {
@@ -27,13 +29,17 @@ export class KGroupedStream<K, V> {
     private readonly repartitionName: string | undefined,
   ) {}
 
-  /** Aggregations per key and time window (tumbling or hopping), or per key and session, into a table keyed by Windowed<K>. */
+  /** Aggregations per key and time window (tumbling, hopping or sliding), or per key and session, into a table keyed by Windowed<K>. */
   windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V>
+  windowedBy(windows: SlidingWindows): SlidingWindowedKStream<K, V>
   windowedBy(windows: SessionWindows): SessionWindowedKStream<K, V>
-  windowedBy(windows: TimeWindows | SessionWindows): TimeWindowedKStream<K, V> | SessionWindowedKStream<K, V> {
+  windowedBy(
+    windows: TimeWindows | SlidingWindows | SessionWindows,
+  ): TimeWindowedKStream<K, V> | SlidingWindowedKStream<K, V> | SessionWindowedKStream<K, V> {
     if (windows instanceof SessionWindows) return new SessionWindowedKStream<K, V>(this.b, this.up, this.repartitionName, windows)
+    if (windows instanceof SlidingWindows) return new SlidingWindowedKStream<K, V>(this.b, this.up, this.repartitionName, windows)
     if (windows instanceof TimeWindows) return new TimeWindowedKStream<K, V>(this.b, this.up, this.repartitionName, windows)
-    throw new TypeError('windowedBy() takes TimeWindows or SessionWindows')
+    throw new TypeError('windowedBy() takes TimeWindows, SlidingWindows or SessionWindows')
   }
 
   /** Records per key, as a Long (bigint) table. */

@@ -19,6 +19,8 @@ export interface WindowStore<K, V> {
   put(key: K, value: V | null, windowStart: number, timestamp: number): void
   /** A join's store: the values of `key` with timestamps in [from, to] still retained, by timestamp then as put. */
   fetchRange(key: K, from: number, to: number): Array<{ timestamp: number; value: V }>
+  /** The windows of `key` starting in [from, to] still retained, by start: each value with the timestamp of the record that wrote it. */
+  fetchWindows(key: K, from: number, to: number): Array<{ windowStart: number; value: V; timestamp: number }>
   /** Every window held, in no set order. */
   all(): Array<{ key: K; windowStart: number; value: V }>
 }
@@ -71,15 +73,19 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
   }
 
   fetchRange(key: K, from: number, to: number): Array<{ timestamp: number; value: V }> {
-    // As Java's segmented store: nothing older than its retention (by the latest timestamp put), even if still held.
+    return this.fetchWindows(key, from, to).map((w) => ({ timestamp: w.windowStart, value: w.value }))
+  }
+
+  fetchWindows(key: K, from: number, to: number): Array<{ windowStart: number; value: V; timestamp: number }> {
+    // As Java's segmented store: nothing older than its retention (by the latest window start put), even if still held.
     const lower = Math.max(from, this.observedStreamTime - this.retentionMs + 1)
     const k = this.storeKey(key, 0).subarray(0, -SUFFIX)
     const starts = [...this.segments.keys()].filter((s) => s >= lower && s <= to).sort((a, b) => a - b)
-    const out: Array<{ timestamp: number; value: V }> = []
+    const out: Array<{ windowStart: number; value: V; timestamp: number }> = []
     for (const start of starts)
       for (const e of this.segments.get(start)!.values())
         if (e.key.length - SUFFIX === k.length && e.key.subarray(0, k.length).equals(k))
-          out.push({ timestamp: start, value: this.valueSerde.deserialize(this.topic, e.value) as V })
+          out.push({ windowStart: start, value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp })
     return out
   }
 

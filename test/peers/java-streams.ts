@@ -107,6 +107,8 @@ export async function javaSerdes(requests: JavaSerdeRequest[]): Promise<JavaSerd
 export type JavaStreamsAppName =
   | 'wordcount'
   | 'windowed-count'
+  | 'sliding-count'
+  | 'sliding-aggregate'
   | 'stream-table-join'
   | 'table-table-join'
   | 'stream-stream-join'
@@ -116,11 +118,12 @@ export type JavaStreamsAppName =
 
 export interface JavaStreamsOptions {
   applicationId: string
-  /** wordcount, windowed-count, session-count, session-aggregate: [topic]; the joins: [stream or left, table or right]. */
+  /** wordcount, windowed-count, the sliding ones, session-count, session-aggregate: [topic]; the joins: [stream or left, table or right]. */
   inputs: string[]
   output: string
   /** Close and exit once the application's committed offsets on the inputs sum to this (inputs fresh for the run) and those on its repartition topics reach their ends. */
   count?: number
+  /** windowed-count: the window size; sliding-*: the time difference; stream-stream-join: the join window. */
   windowMs?: number
   graceMs?: number
   advanceMs?: number

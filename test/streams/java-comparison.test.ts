@@ -6,15 +6,15 @@
 // StringDeserializer, LongDeserializer) read every record wafka/streams wrote
 // back to the words and counts, and Java's stream-table join reads a topic
 // wafka/streams wrote as its table. The windowed counts (tumbling with grace,
-// hopping) compare the store's changelog too, and its topic configs; both
-// topologies' describe() print the same.
+// hopping, sliding) compare the store's changelog too, and its topic configs;
+// both topologies' describe() print the same.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
+import { KafkaStreams, Serdes, SlidingWindows, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
 import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
-import { consumedAll } from './support.js'
+import { consumedAll, NO_TIME_RETENTION } from './support.js'
 
 const TOPIC_RESOURCE = 2
 // An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
@@ -164,6 +164,23 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
         }),
       )
     }
+    const sliding = new StreamsBuilder()
+    sliding
+      .stream<string, string>('events', { keySerde: str, valueSerde: str })
+      .groupByKey()
+      .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(10_000, 5_000))
+      .count({ storeName: 'sliding-counts' })
+      .toStream()
+      .to('out', { valueSerde: Serdes.Long() })
+    expect(sliding.build().describe().toString()).toBe(
+      await javaStreamsDescribe('sliding-count', {
+        applicationId: 'd',
+        inputs: ['events'],
+        output: 'out',
+        windowMs: 10_000,
+        graceMs: 5_000,
+      }),
+    )
   }, 120_000)
 
   it("repartition()'s describe() prints as Java's: KSTREAM-REPARTITION-<index>, or the name given", async () => {
@@ -214,7 +231,8 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
   }, 120_000)
 })
 
-for (const target of brokerTargets()) {
+// The sliding-window count's early records carry timestamps near 0 (1970): nothing is deleted by time during the run.
+for (const target of brokerTargets(NO_TIME_RETENTION)) {
   describe.skipIf(!target.available)(`Java Kafka Streams and wafka/streams on ${target.name}`, () => {
     let cluster: RunningTarget
     let kafka: Kafka
@@ -755,6 +773,103 @@ for (const target of brokerTargets()) {
         }
       }, 300_000)
     }
+
+    it('sliding-window count: the same final table and changelog, byte for byte; out-of-order, late and early records alike', async () => {
+      const [difference, grace] = [10_000, 5_000]
+      // Per partition, time moves on by 0.7 s a record; every 9th record is 4 s behind (within the
+      // grace), every 13th 20 s behind (its own window [t, t + 10 s] closed: dropped). Partitions 0
+      // and 1 start an hour ago; partition 2 starts at 0, so its first records are early ones
+      // (timestamp < the time difference: windows from 0), a late one among them too. Every 17th
+      // record has a null value: sliding windows skip it, as they skip a null key.
+      const records: Array<{ key: string; value: string | null; timestamp: number; partition: number }> = []
+      for (let p = 0; p < 3; p++)
+        for (let i = 0; i < 60; i++) {
+          const late = i % 13 === 12 ? 20_000 : i % 9 === 8 ? 4_000 : 0
+          const value = i % 17 === 5 ? null : `v${i}`
+          const timestamp = Math.max(0, (p === 2 ? 0 : T0 + 30_000) + i * 700 - late)
+          records.push({ key: `k${p + 3 * (i % 2)}`, value, timestamp, partition: p })
+        }
+      const [input, javaOut, wafkaOut] = ['sw-events', 'sw-java-out', 'sw-wafka-out']
+      await createTopics(kafka, [input, javaOut, wafkaOut])
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({
+        topic: input,
+        messages: records.map((r) => ({
+          key: str.serialize(input, r.key),
+          value: str.serialize(input, r.value),
+          timestamp: r.timestamp,
+          partition: r.partition,
+        })),
+      })
+      await producer.disconnect()
+
+      const javaApp = 'sw-java'
+      await runJavaToEnd(cluster, 'sliding-count', {
+        applicationId: javaApp,
+        inputs: [input],
+        output: javaOut,
+        count: records.length,
+        windowMs: difference,
+        graceMs: grace,
+      })
+      const javaTable = await rawTable(kafka, javaOut)
+      // The windows' size in Java's TimeWindowedSerializer format is the time difference: [start, start + difference].
+      const keySerde = WindowedSerdes.timeWindowedSerdeFrom(str, difference)
+      const javaCounts = Object.fromEntries(
+        Object.entries(javaTable).map(([k, v]) => {
+          const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+          return [`${w.key}@${w.window.start}`, Serdes.Long().deserialize('', Buffer.from(v, 'hex'))]
+        }),
+      )
+      // What the input was made to exercise, on Java's side: early records share [0, 10 s]; a
+      // record's left window ends at it; a right window starts just after a record.
+      const kept = records.filter((r) => r.value !== null)
+      expect(javaCounts['k2@0']).toBeGreaterThan(1n)
+      expect(javaCounts['k5@0']).toBeGreaterThan(1n)
+      expect(kept.some((r) => r.timestamp >= difference && javaCounts[`${r.key}@${r.timestamp - difference}`] !== undefined)).toBe(true)
+      expect(kept.some((r) => javaCounts[`${r.key}@${r.timestamp + 1}`] !== undefined)).toBe(true)
+
+      // The same topology as RigStreams' sliding-count, store "sliding-counts".
+      const wafkaApp = 'sw-wafka'
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(difference, grace))
+            .count({ storeName: 'sliding-counts' })
+            .toStream()
+            .to(wafkaOut, { valueSerde: Serdes.Long() }),
+        wafkaApp,
+        wafkaOut,
+        (t) => sameTable(t, javaTable),
+      )
+      expect(await rawTable(kafka, wafkaOut)).toEqual(javaTable)
+
+      // The store's changelog (window store keys: key, window start, sequence number 0) and its
+      // configs: retention 2 * difference + grace, plus Java's extra day.
+      const changelogs = [javaApp, wafkaApp].map((app) => `${app}-sliding-counts-changelog`)
+      const [javaLog, wafkaLog] = [await rawTable(kafka, changelogs[0]), await rawTable(kafka, changelogs[1])]
+      expect(Object.keys(javaLog).length).toBe(Object.keys(javaTable).length)
+      expect(wafkaLog).toEqual(javaLog)
+      const admin = kafka.admin()
+      await admin.connect()
+      try {
+        const { resources } = await admin.describeConfigs({
+          resources: changelogs.map((name) => ({ type: TOPIC_RESOURCE, name, configNames: ['cleanup.policy', 'retention.ms'] })),
+        })
+        const configs = resources.map((r) =>
+          Object.fromEntries(r.configEntries.map((e: { configName: string; configValue: string }) => [e.configName, e.configValue])),
+        )
+        expect(configs[0]).toEqual({ 'cleanup.policy': 'compact,delete', 'retention.ms': String(2 * difference + grace + 86_400_000) })
+        expect(configs[1]).toEqual(configs[0])
+      } finally {
+        await admin.disconnect()
+      }
+    }, 300_000)
   })
 }
 

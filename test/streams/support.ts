@@ -29,6 +29,19 @@ export const targets: Array<[string, () => Promise<Target>]> = [
   ],
 ]
 
+/**
+ * brokerTargets() options for clusters that delete nothing by time while a test runs, for records with timestamps
+ * near 0 (1970; sliding windows' early records): retention would take them from output topics and changelogs
+ * (real Kafka: at its first retention check, 30 s after start, and whenever its log cleaner runs on a
+ * compact,delete changelog, so the cleaner is off too).
+ */
+export const NO_TIME_RETENTION = {
+  kafka: {
+    config: { 'log.retention.check.interval.ms': '86400000', 'log.initial.task.delay.ms': '86400000', 'log.cleaner.enable': 'false' },
+  },
+  embedded: { retentionCheckIntervalMs: 86_400_000 },
+}
+
 export const client = (t: { bootstrap: string }) =>
   new Kafka({ clientId: 'wafka-streams-test', brokers: t.bootstrap.split(','), retryBackoffMs: 100 })
 

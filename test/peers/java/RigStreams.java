@@ -47,8 +47,10 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.kstream.SessionWindowedKStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.SlidingWindows;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.Suppressed;
+import org.apache.kafka.streams.kstream.TimeWindowedKStream;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.ValueJoiner;
 import org.apache.kafka.streams.kstream.Windowed;
@@ -73,6 +75,11 @@ import org.apache.kafka.streams.state.WindowStore;
  *                      words dropped), grouped by word, counted in store "counts"; String, Long
  *   windowed-count     [events]: per key, counted in TimeWindows.ofSizeAndGrace(window, grace)
  *                      (hopping with --advance-ms) in store "windowed-counts"; time-windowed String, Long
+ *   sliding-count      [events]: per key, counted in SlidingWindows.ofTimeDifferenceAndGrace(window,
+ *                      grace) in store "sliding-counts"; time-windowed (size: window) String, Long
+ *   sliding-aggregate  [events]: per key, in the same SlidingWindows, aggregate("", agg + "+" + v) in
+ *                      store "sliding-aggs" to the output, and reduce(a + "/" + v) in store
+ *                      "sliding-reduced" to <output>-reduced; time-windowed (size: window) String, String
  *   stream-table-join  [stream, table]: stream.join(table) (--join left: leftJoin), value "v+t"
  *                      (a missing side is "null"), table in store "table"; String, String; with
  *                      --rekey the stream is keyed by its value first (selectKey: Java repartitions)
@@ -253,6 +260,33 @@ public final class RigStreams {
                     .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("windowed-counts").withKeySerde(S).withValueSerde(L));
                 if (opt.containsKey("--suppress")) counts = counts.suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()));
                 counts.toStream().to(output, Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, size), L));
+                break;
+            }
+            case "sliding-count": {
+                long difference = ms(opt, "--window-ms", 60_000);
+                SlidingWindows windows = SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(difference), Duration.ofMillis(ms(opt, "--grace-ms", 0)));
+                KTable<Windowed<String>, Long> counts = b.stream(inputs.get(0), Consumed.with(S, S))
+                    .groupByKey(Grouped.with(S, S))
+                    .windowedBy(windows)
+                    .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("sliding-counts").withKeySerde(S).withValueSerde(L));
+                counts.toStream().to(output, Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, difference), L));
+                break;
+            }
+            case "sliding-aggregate": {
+                long difference = ms(opt, "--window-ms", 60_000);
+                SlidingWindows windows = SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(difference), Duration.ofMillis(ms(opt, "--grace-ms", 0)));
+                TimeWindowedKStream<String, String> windowed = b.stream(inputs.get(0), Consumed.with(S, S))
+                    .groupByKey(Grouped.with(S, S))
+                    .windowedBy(windows);
+                Serde<Windowed<String>> keys = WindowedSerdes.timeWindowedSerdeFrom(String.class, difference);
+                windowed.aggregate(() -> "", (k, v, agg) -> agg + "+" + v,
+                        Materialized.<String, String, WindowStore<Bytes, byte[]>>as("sliding-aggs").withKeySerde(S).withValueSerde(S))
+                    .toStream()
+                    .to(output, Produced.with(keys, S));
+                windowed.reduce((a, v) -> a + "/" + v,
+                        Materialized.<String, String, WindowStore<Bytes, byte[]>>as("sliding-reduced").withKeySerde(S).withValueSerde(S))
+                    .toStream()
+                    .to(output + "-reduced", Produced.with(keys, S));
                 break;
             }
             case "stream-table-join": {
