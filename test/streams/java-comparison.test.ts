@@ -7,14 +7,19 @@
 // back to the words and counts, and Java's stream-table join reads a topic
 // wafka/streams wrote as its table. The windowed counts (tumbling with grace,
 // hopping) compare the store's changelog too, and its topic configs; both
-// topologies' describe() print the same.
+// topologies' describe() print the same. A windowed count through
+// suppress(untilWindowCloses) writes the same records (each closed window
+// once, its final count, same timestamps, same order per key) and leaves the
+// same suppression buffer changelog table (Java's v3 values, byte for byte);
+// each, restarted as the other's application, restores the other's buffer
+// and emits the windows it left open.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
+import { BufferConfig, KafkaStreams, Serdes, StreamsBuilder, Suppressed, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
 import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
-import { consumedAll } from './support.js'
+import { consumedAll, partitionRecords } from './support.js'
 
 const TOPIC_RESOURCE = 2
 // An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
@@ -69,7 +74,10 @@ async function rawTable(kafka: Kafka, topic: string): Promise<Record<string, str
 
 /** Runs a Java Streams application until it has committed `count` input records and closed. */
 async function runJavaToEnd(cluster: RunningTarget, app: JavaStreamsAppName, options: JavaStreamsOptions): Promise<void> {
-  const run = javaStreamsApp(cluster, app, { ...options, props: { 'group.protocol': 'classic', 'commit.interval.ms': 100 } })
+  const run = javaStreamsApp(cluster, app, {
+    ...options,
+    props: { 'group.protocol': 'classic', 'commit.interval.ms': 100, ...options.props },
+  })
   let timer: ReturnType<typeof setTimeout> | undefined
   const exit = await Promise.race([
     run.exited,
@@ -142,17 +150,21 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
     expect(wordCount.build().describe().toString()).toBe(
       await javaStreamsDescribe('wordcount', { applicationId: 'd', inputs: ['text'], output: 'out' }),
     )
-    for (const advanceMs of [undefined, 4_000]) {
+    for (const [advanceMs, suppress] of [
+      [undefined, false],
+      [4_000, false],
+      [undefined, true],
+    ] as const) {
       const windowed = new StreamsBuilder()
       let windows = TimeWindows.ofSizeAndGrace(10_000, 5_000)
       if (advanceMs !== undefined) windows = windows.advanceBy(advanceMs)
-      windowed
+      let counts = windowed
         .stream<string, string>('events', { keySerde: str, valueSerde: str })
         .groupByKey()
         .windowedBy(windows)
         .count({ storeName: 'windowed-counts' })
-        .toStream()
-        .to('out', { valueSerde: Serdes.Long() })
+      if (suppress) counts = counts.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+      counts.toStream().to('out', { valueSerde: Serdes.Long() })
       expect(windowed.build().describe().toString()).toBe(
         await javaStreamsDescribe('windowed-count', {
           applicationId: 'd',
@@ -161,6 +173,7 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
           windowMs: 10_000,
           graceMs: 5_000,
           advanceMs,
+          suppress,
         }),
       )
     }
@@ -680,6 +693,194 @@ for (const target of brokerTargets()) {
         }
       }, 300_000)
     }
+
+    it("windowed count through suppress(untilWindowCloses): each closed window once, final, the same records as Java's; the same buffer changelog, byte for byte; each restores the other's buffer", async () => {
+      // Java with its record cache off (statestore.cache.max.bytes=0), as wafka/streams always runs:
+      // the suppression buffer sees every update as it happens. Tumbling 10 s windows, grace 5 s;
+      // per partition time moves on by 0.7 s a record, every 9th 4 s behind (within the grace),
+      // every 13th 20 s behind (dropped), every 17th with a null value (counted).
+      const [size, grace] = [10_000, 5_000]
+      const records: Array<{ key: string; value: string | null; timestamp: number; partition: number }> = []
+      for (let p = 0; p < 3; p++)
+        for (let i = 0; i < 60; i++) {
+          const late = i % 13 === 12 ? 20_000 : i % 9 === 8 ? 4_000 : 0
+          records.push({
+            key: `k${p + 3 * (i % 2)}`,
+            value: i % 17 === 5 ? null : `v${i}`,
+            timestamp: T0 + 30_000 + i * 700 - late,
+            partition: p,
+          })
+        }
+      // Kafka Streams' documented semantics: a window is emitted once, with its final count and the
+      // latest timestamp counted in it, when the task's stream time reaches its end + grace; windows
+      // still open at the end stay buffered.
+      const expected = new Map<string, { count: bigint; timestamp: number }>()
+      const open = new Set<string>()
+      for (let p = 0; p < 3; p++) {
+        let streamTime = -Infinity
+        for (const r of records.filter((x) => x.partition === p)) {
+          streamTime = Math.max(streamTime, r.timestamp)
+          const start = Math.floor(r.timestamp / size) * size
+          if (start + size <= streamTime - grace) continue
+          const id = `${r.key}@${start}`
+          const had = expected.get(id)
+          expected.set(id, { count: (had?.count ?? 0n) + 1n, timestamp: Math.max(had?.timestamp ?? -Infinity, r.timestamp) })
+        }
+        for (const id of expected.keys())
+          if (records.find((x) => x.key === id.split('@')[0])!.partition === p && Number(id.split('@')[1]) + size > streamTime - grace)
+            open.add(id)
+      }
+      expect(open.size).toBeGreaterThan(0)
+      const closed = [...expected].filter(([id]) => !open.has(id))
+      expect(closed.length).toBeGreaterThan(10)
+
+      const [input, javaOut, wafkaOut] = ['sup-events', 'sup-java-out', 'sup-wafka-out']
+      await createTopics(kafka, [input, javaOut, wafkaOut])
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({
+        topic: input,
+        messages: records.map((r) => ({
+          key: str.serialize(input, r.key),
+          value: str.serialize(input, r.value),
+          timestamp: r.timestamp,
+          partition: r.partition,
+        })),
+      })
+      await producer.disconnect()
+      await runJavaToEnd(cluster, 'windowed-count', {
+        applicationId: 'sup-java',
+        inputs: [input],
+        output: javaOut,
+        count: records.length,
+        windowMs: size,
+        graceMs: grace,
+        suppress: true,
+        props: { 'statestore.cache.max.bytes': 0, 'session.timeout.ms': 6_000 },
+      })
+      const keySerde = WindowedSerdes.timeWindowedSerdeFrom(str, size)
+      /** Per output partition, per key: `start=count@timestamp` in the order written. */
+      const written = async (topic: string) => {
+        const out: Record<string, string[]> = {}
+        for (const [p, list] of (await partitionRecords(kafka, topic, 0)).entries())
+          for (const r of list) {
+            const [kv, at] = r.split('@')
+            const [k, v] = kv.split(':')
+            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+            ;(out[`${p}/${w.key}`] ??= []).push(`${w.window.start}=${Serdes.Long().deserialize('', Buffer.from(v, 'hex'))}@${at}`)
+          }
+        return out
+      }
+      const javaWritten = await written(javaOut)
+      const want: Record<string, string[]> = {}
+      for (const [id, { count, timestamp }] of closed.sort(([a], [b]) => Number(a.split('@')[1]) - Number(b.split('@')[1]))) {
+        const [key, start] = id.split('@')
+        const p = Object.keys(javaWritten).find((x) => x.endsWith(`/${key}`)) ?? `?/${key}`
+        ;(want[p] ??= []).push(`${start}=${count}@${timestamp}`)
+      }
+      expect(javaWritten).toEqual(want)
+
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(size, grace))
+            .count({ storeName: 'windowed-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to(wafkaOut, { valueSerde: Serdes.Long() }),
+        'sup-wafka',
+        wafkaOut,
+        (t) => Object.keys(t).length === closed.length,
+      )
+      await consumedAll(kafka, 'sup-wafka', [input])
+      expect(await written(wafkaOut)).toEqual(javaWritten)
+
+      // The buffer's changelog (KTABLE-SUPPRESS-STATE-STORE-0000000003, as Java numbers it): the windows
+      // still open, each with Java's v3 value (record context: timestamp, input offset, topic and
+      // partition; prior, old and new counts; the window's end), the closed ones deleted. The records'
+      // own timestamps are the clock's on both sides and are not compared.
+      const [javaLog, wafkaLog] = await Promise.all(
+        ['sup-java', 'sup-wafka'].map((app) => rawTable(kafka, `${app}-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog`)),
+      )
+      expect(
+        Object.keys(javaLog)
+          .map((k) => {
+            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+            return `${w.key}@${w.window.start}`
+          })
+          .sort(),
+      ).toEqual([...open].sort())
+      expect(wafkaLog).toEqual(javaLog)
+
+      // Each goes on from the other's state: wafka/streams as the application sup-java (restoring
+      // Java's buffer and window store from Java's changelogs), Java as sup-wafka (restoring from
+      // wafka's). A record far later in each partition closes the windows left open: both emit them,
+      // from the restored buffers, with the counts of the first run.
+      await createTopics(kafka, ['sup-cross-java', 'sup-cross-wafka'])
+      const closer = kafka.producer()
+      await closer.connect()
+      await closer.send({
+        topic: input,
+        messages: [0, 1, 2].map((p) => ({
+          key: str.serialize(input, `k${p}`),
+          value: str.serialize(input, 'late'),
+          timestamp: T0 + 200_000,
+          partition: p,
+        })),
+      })
+      await closer.disconnect()
+      await runJavaToEnd(cluster, 'windowed-count', {
+        applicationId: 'sup-wafka',
+        inputs: [input],
+        output: 'sup-cross-java',
+        count: records.length + 3,
+        windowMs: size,
+        graceMs: grace,
+        suppress: true,
+        props: { 'statestore.cache.max.bytes': 0 },
+      })
+      // Java's members do not leave the group on close (Kafka Streams' internal.leave.group.on.close is
+      // false): sup-java is joined once its session (6 s, set for its run above) has expired.
+      const admin = kafka.admin()
+      await admin.connect()
+      await until(
+        'sup-java without members',
+        async () => (await admin.describeGroups(['sup-java'])).groups[0].members.length,
+        (n) => n === 0,
+        60_000,
+      ).finally(() => admin.disconnect())
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(size, grace))
+            .count({ storeName: 'windowed-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to('sup-cross-wafka', { valueSerde: Serdes.Long() }),
+        'sup-java',
+        'sup-cross-wafka',
+        (t) => Object.keys(t).length === open.size,
+      )
+      await consumedAll(kafka, 'sup-java', [input])
+      const crossJava = await written('sup-cross-java')
+      const wantOpen: Record<string, string[]> = {}
+      for (const id of [...open].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]))) {
+        const [key, start] = id.split('@')
+        const p = Object.keys(crossJava).find((x) => x.endsWith(`/${key}`)) ?? `?/${key}`
+        const { count, timestamp } = expected.get(id)!
+        ;(wantOpen[p] ??= []).push(`${start}=${count}@${timestamp}`)
+      }
+      expect(crossJava).toEqual(wantOpen)
+      expect(await written('sup-cross-wafka')).toEqual(crossJava)
+    }, 300_000)
   })
 }
 
