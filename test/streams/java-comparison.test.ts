@@ -12,10 +12,20 @@
 // once, its final count, same timestamps, same order per key) and leaves the
 // same suppression buffer changelog table (Java's v3 values, byte for byte);
 // each, restarted as the other's application, restores the other's buffer
-// and emits the windows it left open.
+// and emits the windows it left open. A session count through it does the
+// same (sessions merged away never emitted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
-import { BufferConfig, KafkaStreams, Serdes, StreamsBuilder, Suppressed, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
+import {
+  BufferConfig,
+  KafkaStreams,
+  Serdes,
+  SessionWindows,
+  StreamsBuilder,
+  Suppressed,
+  TimeWindows,
+  WindowedSerdes,
+} from '../../src/public/streams.js'
 import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
@@ -880,6 +890,110 @@ for (const target of brokerTargets()) {
       }
       expect(crossJava).toEqual(wantOpen)
       expect(await written('sup-cross-wafka')).toEqual(crossJava)
+    }, 300_000)
+
+    it("session count through suppress(untilWindowCloses): the same records as Java's (merged-away sessions never emitted), the same buffer changelog, byte for byte", async () => {
+      // Gap 3 s, grace 2 s, Java's cache off. Per partition: sessions growing, merged by a bridging
+      // record, a late record within the grace merging, one beyond it dropped, and a record far later
+      // closing all but the last sessions.
+      const [gap, grace] = [3_000, 2_000]
+      const pattern: Array<[string, number]> = [
+        ['s', 0],
+        ['t', 500],
+        ['s', 1_000],
+        ['s', 6_000],
+        ['s', 3_500],
+        ['t', 7_000],
+        ['s', 10_000],
+        ['s', 12_000],
+        ['s', 9_000],
+        ['t', 8_000],
+        ['s', 20_000],
+        ['s', 4_000],
+        ['t', 15_000],
+        ['s', 30_000],
+        ['s', 31_000],
+        ['t', 60_000],
+      ]
+      const records = [0, 1, 2].flatMap((p) =>
+        pattern.map(([k, at]) => ({ key: `${k}${p}`, value: `${k}${at}`, timestamp: T0 + at + 100 * p, partition: p })),
+      )
+      const [input, javaOut, wafkaOut] = ['sups-events', 'sups-java-out', 'sups-wafka-out']
+      await createTopics(kafka, [input, javaOut, wafkaOut])
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({
+        topic: input,
+        messages: records.map((r) => ({
+          key: str.serialize(input, r.key),
+          value: str.serialize(input, r.value),
+          timestamp: r.timestamp,
+          partition: r.partition,
+        })),
+      })
+      await producer.disconnect()
+      await runJavaToEnd(cluster, 'session-count', {
+        applicationId: 'sups-java',
+        inputs: [input],
+        output: javaOut,
+        count: records.length,
+        gapMs: gap,
+        graceMs: grace,
+        suppress: true,
+        props: { 'statestore.cache.max.bytes': 0 },
+      })
+      const keySerde = WindowedSerdes.sessionWindowedSerdeFrom(str)
+      /** Per output partition, per key: `start-end=count@timestamp` in the order written. */
+      const written = async (topic: string) => {
+        const out: Record<string, string[]> = {}
+        for (const [p, list] of (await partitionRecords(kafka, topic, T0)).entries())
+          for (const r of list) {
+            const [kv, at] = r.split('@')
+            const [k, v] = kv.split(':')
+            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+            const count = v === '-' ? null : Serdes.Long().deserialize('', Buffer.from(v, 'hex'))
+            ;(out[`${p}/${w.key}`] ??= []).push(`${w.window.start - T0}-${w.window.end - T0}=${count}@${at}`)
+          }
+        return out
+      }
+      const javaWritten = await written(javaOut)
+      const all = Object.values(javaWritten).flat()
+      // Each session once, no tombstone: [0, 1 s] closes at stream time 6 s (end <= 6 s - gap - grace)
+      // and has left the store (retention gap + grace) when 3.5 s comes, which merges with [6 s]
+      // only; 9 s merges into [10 s, 12 s] (the sessions merged away, buffered as deletions, never
+      // emitted); 4 s is dropped; [60 s] stays open.
+      expect(all.length).toBe(new Set(all.map((x) => x.split('=')[0] + x.split('/')[0])).size)
+      expect(all.every((x) => !x.includes('=null'))).toBe(true)
+      expect(Object.entries(javaWritten).find(([k]) => k.endsWith('/s0'))![1]).toEqual([
+        '0-1000=2@1000',
+        '3500-6000=2@6000',
+        '9000-12000=3@12000',
+        '20000-20000=1@20000',
+        '30000-31000=2@31000',
+      ])
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(SessionWindows.ofInactivityGapAndGrace(gap, grace))
+            .count({ storeName: 'session-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to(wafkaOut, { valueSerde: Serdes.Long() }),
+        'sups-wafka',
+        wafkaOut,
+        (t) => Object.keys(t).length === all.length,
+      )
+      await consumedAll(kafka, 'sups-wafka', [input])
+      expect(await written(wafkaOut)).toEqual(javaWritten)
+      const [javaLog, wafkaLog] = await Promise.all(
+        ['sups-java', 'sups-wafka'].map((app) => rawTable(kafka, `${app}-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog`)),
+      )
+      expect(Object.keys(javaLog).length).toBeGreaterThan(0)
+      expect(wafkaLog).toEqual(javaLog)
     }, 300_000)
   })
 }
