@@ -173,6 +173,7 @@ export class KafkaStreams {
   ): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> | ReadOnlySessionStore<K, V> {
     const def = this.topology.stores.get(name)
     if (!def) throw new InvalidStateStoreError(`no store ${name} in the topology`)
+    if (def.suppressBuffer) throw new InvalidStateStoreError(`store ${name} is a suppression buffer, which is not queryable`)
     const actual: QueryableStoreType = def.window ? 'window' : def.session ? 'session' : 'keyValue'
     if (actual !== type) throw new InvalidStateStoreError(`store ${name} is a ${actual} store, not a ${type} store`)
     const locals = <S>(): S[] => {
@@ -365,17 +366,22 @@ export class KafkaStreams {
   ): Promise<{ last: bigint | undefined; failure: StreamsError | undefined }> {
     const task = await this.task(this.readers.get(batch.topic)!, batch.partition)
     let last: bigint | undefined
-    for (const m of batch.messages) {
-      if (isStale() || this.failed || this.replacing) break
-      try {
-        task.process(batch.topic, m)
-      } catch (err) {
-        const why = `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`
-        return { last, failure: new StreamsError(why, { cause: err }) }
+    try {
+      for (const m of batch.messages) {
+        if (isStale() || this.failed || this.replacing) break
+        try {
+          task.process(batch.topic, m)
+        } catch (err) {
+          const why = `task ${task.id} failed to process ${batch.topic}-${batch.partition} at offset ${m.offset}: ${(err as Error).message}`
+          return { last, failure: new StreamsError(why, { cause: err }) }
+        }
+        last = m.offsetBigInt
       }
-      last = m.offsetBigInt
+      return { last, failure: undefined }
+    } finally {
+      // Whatever is committed past (the processed offsets) has its buffered state logged with it.
+      task.commitStores()
     }
-    return { last, failure: undefined }
   }
 
   /**
@@ -451,6 +457,7 @@ export class KafkaStreams {
     let ran = false
     try {
       for (const task of this.tasks.values()) ran = task.punctuateWallClock(Date.now()) || ran
+      for (const task of this.tasks.values()) task.commitStores()
       if (ran) await this.env.collector.flush()
     } catch (err) {
       this.uncaught(new StreamsError(`a wall-clock punctuation failed: ${(err as Error).message}`, { cause: err }))

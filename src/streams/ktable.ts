@@ -5,6 +5,11 @@ import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KStream } from './kstream.js'
 import { TopologyError, type StreamRecord } from './topology.js'
 import { tableTableJoin } from './table-table-join.js'
+import { suppress } from './ktable-suppress.js'
+import type { Suppressed } from './suppressed.js'
+
+/** A table update: the new value and, where known, the one it replaced (Java's Change, with sendOldValues). */
+type Update<K, V> = StreamRecord<K, V | null> & { oldValue?: V | null }
 
 export class KTable<K, V> {
   /** @internal */
@@ -33,7 +38,7 @@ export class KTable<K, V> {
 
   toStream(): KStream<K, V> {
     const name = this.b.newProcessorName('KTABLE-TOSTREAM-')
-    this.add(name, (fwd) => fwd)
+    this.add(name, (fwd) => (r) => fwd({ key: r.key, value: r.value, timestamp: r.timestamp }))
     return this.b.dsl.stream(this.b, { ...this.up, node: name })
   }
 
@@ -50,6 +55,20 @@ export class KTable<K, V> {
   /** Every row of either table, joined with the other's or null (Java's KTable.outerJoin(KTable)). */
   outerJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V | null, otherValue: VO | null) => VR): KTable<K, VR> {
     return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner, 'outer'), null)
+  }
+
+  /**
+   * Holds updates back (Java's KTable.suppress): `Suppressed.untilWindowCloses(BufferConfig.unbounded())`
+   * on a windowed table emits each window once, its final value, when stream time reaches its end plus
+   * the grace; `Suppressed.untilTimeLimit(ms, bufferConfig)` emits each key's latest value `ms` after it
+   * was first buffered. The buffer is logged to its changelog in Java's format and restored from it.
+   */
+  suppress(suppressed: Suppressed<K>): KTable<K, V> {
+    if (typeof suppressed !== 'object' || suppressed === null || !('until' in suppressed))
+      throw new TypeError('suppress() takes Suppressed.untilWindowCloses(...) or Suppressed.untilTimeLimit(...)')
+    // Java enables the parent's old values (a source table is materialized for them).
+    if (this.queryableStoreName === null) this.materialize?.()
+    return this.b.dsl.table<K, V>(this.b, suppress(this.b, this.up, suppressed), null)
   }
 
   /** Keeps the updates `predicate` accepts; a refused one is forwarded as a deletion, as Java's KTableFilter does. */
@@ -70,7 +89,12 @@ export class KTable<K, V> {
 
   private derived<VR>(prefix: string, value: (r: StreamRecord<K, V | null>) => VR | null, next: Upstream): KTable<K, VR> {
     const name = this.b.newProcessorName(prefix)
-    this.add(name, (fwd) => (r) => fwd({ key: r.key, value: value(r), timestamp: r.timestamp }))
+    // An old value known upstream is mapped alike (Java's KTableFilter and KTableMapValues with sendOldValues).
+    this.add(name, (fwd) => (r: Update<K, V>) => {
+      const out: Update<K, VR> = { key: r.key, value: value(r), timestamp: r.timestamp }
+      if (r.oldValue !== undefined) out.oldValue = r.oldValue === null ? null : value({ ...r, value: r.oldValue })
+      fwd(out)
+    })
     return this.b.dsl.table<K, VR>(this.b, { ...next, node: name }, null)
   }
 

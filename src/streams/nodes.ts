@@ -5,6 +5,7 @@ import type { Serde } from './serdes.js'
 import type { KeyValueStore } from './key-value-store.js'
 import type { WindowStore } from './window-store.js'
 import type { SessionStore } from './session-store.js'
+import type { TimeOrderedKeyValueBuffer } from './suppress-buffer.js'
 import type { RecordContext, StreamRecord } from './topology.js'
 import type { Cancellable, Punctuator, PunctuationType } from './processor.js'
 
@@ -17,6 +18,8 @@ export interface StoreDef {
   window?: { retentionMs: number; retainDuplicates?: boolean }
   /** A session store, keeping sessions for retentionMs of stream time past their end. */
   session?: { retentionMs: number }
+  /** A suppression buffer (suppress-buffer.ts), logged in Java's format at each commit. */
+  suppressBuffer?: true
 }
 
 export interface NodeRuntime {
@@ -25,6 +28,7 @@ export interface NodeRuntime {
   store<K, V>(name: string): KeyValueStore<K, V>
   windowStore<K, V>(name: string): WindowStore<K, V>
   sessionStore<K, V>(name: string): SessionStore<K, V>
+  suppressionBuffer<K, V>(name: string): TimeOrderedKeyValueBuffer<K, V>
   /** The input record in hand (while a punctuator runs: offset -1 and the punctuation's time). */
   context(): RecordContext
   /** Whether a punctuator is running (no input record in hand). */

@@ -38,10 +38,18 @@ export class RecordCollector {
     }
   }
 
-  send(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, placement?: Placement): void {
+  send(
+    topic: string,
+    key: Buffer | null,
+    value: Buffer | null,
+    timestamp: number,
+    placement?: Placement,
+    headers?: Array<[string, Buffer]>,
+  ): void {
     let list = this.pending.get(topic)
     if (!list) this.pending.set(topic, (list = []))
     const message: Message = typeof placement === 'number' ? { key, value, timestamp, partition: placement } : { key, value, timestamp }
+    if (headers) message.headers = headers
     if (typeof placement === 'object') RecordCollector.partitionBy.set(message, placement.by)
     list.push(message)
     this.count++

@@ -14,7 +14,7 @@ const EARLIEST = -2n
 
 /** A store written back from its changelog's records as they were logged. */
 export interface RestorableStore {
-  restore(key: Buffer, value: Buffer | null, timestamp: number): void
+  restore(key: Buffer, value: Buffer | null, timestamp: number, headers?: Array<[string, Buffer | null]>): void
 }
 
 export interface ChangelogPartition {
@@ -84,7 +84,7 @@ export async function restoreStores(
         if (!part) return
         for (const m of batch.messages) {
           if (m.offsetBigInt >= part.end) break
-          part.store.restore(m.key!, m.value, m.timestampMs)
+          part.store.restore(m.key!, m.value, m.timestampMs, m.headerList)
           applied++
         }
         progress()

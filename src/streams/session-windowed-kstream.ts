@@ -87,6 +87,8 @@ export class SessionWindowedKStream<K, V> {
       name,
       parents: [parent],
       stores: [storeName],
+      // A session closes gap + grace after its end (Java's SessionWindowedKStreamImpl grace for suppress).
+      graceMs: gapMs + graceMs,
       make: (rt) => {
         const store = rt.sessionStore<K, VA>(storeName)
         let observedStreamTime = -Infinity
@@ -122,7 +124,8 @@ export class SessionWindowedKStream<K, V> {
           if (window.start !== t || window.end !== t)
             for (const s of merged) {
               store.remove(r.key, s.window, t)
-              rt.forward({ key: { key: r.key, window: s.window }, value: null, timestamp: s.window.end })
+              // The value replaced goes along (Java's sendOldValues): a suppression buffer keeps it.
+              rt.forward({ key: { key: r.key, window: s.window }, value: null, timestamp: s.window.end, oldValue: s.value } as StreamRecord)
             }
           agg = aggregator(r.key, r.value, agg)
           store.put(r.key, window, agg, t)

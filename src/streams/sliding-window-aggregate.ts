@@ -63,14 +63,15 @@ export function slidingWindowAggregate<K, V, VA>(
     const value = aggregator(r.key, r.value, old.value)
     const timestamp = old.value === null ? r.timestamp : Math.max(r.timestamp, old.timestamp)
     store.put(r.key, value, window.start, timestamp)
-    rt.forward({ key: { key: r.key, window }, value, timestamp })
+    // The aggregate replaced goes along (Java's Change old value: suppress buffers it).
+    rt.forward({ key: { key: r.key, window }, value, timestamp, oldValue: old.value } as StreamRecord)
   }
 
   /** The record's right window, holding the later records `rightAgg` has (not the record itself): no close check, as Java's. */
   const createRightWindow = (r: StreamRecord<K, V>, rightAgg: Agg<VA>) => {
     const window = { start: r.timestamp + 1, end: r.timestamp + 1 + d }
     store.put(r.key, rightAgg.value, window.start, rightAgg.timestamp)
-    rt.forward({ key: { key: r.key, window }, value: rightAgg.value, timestamp: rightAgg.timestamp })
+    rt.forward({ key: { key: r.key, window }, value: rightAgg.value, timestamp: rightAgg.timestamp, oldValue: null } as StreamRecord)
   }
 
   const windowFrom = (start: number): Window => ({ start, end: start + d })

@@ -76,6 +76,7 @@ export class SlidingWindowedKStream<K, V> {
       name,
       parents: [parent],
       stores: [storeName],
+      graceMs,
       make: (rt) => slidingWindowAggregate<K, V, VA>(rt, storeName, windows, aggregation),
     })
     const windowedKeySerde: Serde<Windowed<K>> =

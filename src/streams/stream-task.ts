@@ -7,6 +7,7 @@ import type { RecordView } from '../codec/record.js'
 import { InMemoryKeyValueStore } from './key-value-store.js'
 import { InMemoryWindowStore } from './window-store.js'
 import { InMemorySessionStore } from './session-store.js'
+import { TimeOrderedKeyValueBuffer } from './suppress-buffer.js'
 import type { NodeRuntime } from './nodes.js'
 import type { RecordCollector } from './record-collector.js'
 import type { RestorableStore } from './restore.js'
@@ -41,7 +42,10 @@ export class StreamTask {
   readonly id: string
   readonly stores = new Map<
     string,
-    InMemoryKeyValueStore<unknown, unknown> | InMemoryWindowStore<unknown, unknown> | InMemorySessionStore<unknown, unknown>
+    | InMemoryKeyValueStore<unknown, unknown>
+    | InMemoryWindowStore<unknown, unknown>
+    | InMemorySessionStore<unknown, unknown>
+    | TimeOrderedKeyValueBuffer<unknown, unknown>
   >()
   private readonly sources = new Map<string, (m: RecordView) => void>()
   private current: RecordContext = { topic: '', partition: -1, offset: -1n, timestamp: 0 }
@@ -65,6 +69,13 @@ export class StreamTask {
       const keySerde = env.serde('key', def.keySerde, `store ${name}`)
       const valueSerde = env.serde('value', def.valueSerde, `store ${name}`)
       const log = (key: Buffer, value: Buffer | null, timestamp: number) => env.collector.send(topic, key, value, timestamp, partition)
+      if (def.suppressBuffer) {
+        // Java's buffer sends without a timestamp: the producer's clock.
+        const logBuffer = (key: Buffer, value: Buffer | null, headers: Array<[string, Buffer]> | undefined) =>
+          env.collector.send(topic, key, value, Date.now(), partition, headers)
+        this.stores.set(name, new TimeOrderedKeyValueBuffer(name, keySerde, valueSerde, topic, logBuffer))
+        continue
+      }
       this.stores.set(
         name,
         def.window
@@ -139,6 +150,12 @@ export class StreamTask {
               throw new Error(`processor ${node.name} is not connected to a session store named ${name}`)
             return s as unknown as InMemorySessionStore<K, V>
           },
+          suppressionBuffer: <K, V>(name: string) => {
+            const s = this.stores.get(name)
+            if (!(s instanceof TimeOrderedKeyValueBuffer) || !node.stores.includes(name))
+              throw new Error(`processor ${node.name} is not connected to a suppression buffer named ${name}`)
+            return s as unknown as TimeOrderedKeyValueBuffer<K, V>
+          },
           context: () => this.current,
           punctuating: () => this.punctuating,
           taskId: this.id,
@@ -164,6 +181,11 @@ export class StreamTask {
   /** The partitions of the changelogs this task's stores restore from. */
   changelogs(env: Pick<TaskEnvironment, 'changelogTopic'>): Array<{ topic: string; partition: number; store: RestorableStore }> {
     return [...this.stores].map(([name, store]) => ({ topic: env.changelogTopic(name), partition: this.partition, store }))
+  }
+
+  /** What a commit writes of the stores that log at commit (a suppression buffer's changed keys), into the collector. */
+  commitStores(): void {
+    for (const store of this.stores.values()) if (store instanceof TimeOrderedKeyValueBuffer) store.commit()
   }
 
   /** Runs one input record through the sub-topology. */

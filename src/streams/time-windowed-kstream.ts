@@ -28,7 +28,12 @@ export class TimeWindowedKStream<K, V> {
   /** Records per key and window, as a Long (bigint) table. */
   count(materialized?: Materialized<K, bigint>): KTable<Windowed<K>, bigint> {
     if (materialized && materialized.storeName === undefined) this.b.newStoreName('KSTREAM-AGGREGATE-')
-    return this.aggregation<bigint>('KSTREAM-AGGREGATE-', { valueSerde: Serdes.Long(), ...materialized }, (old) => (old ?? 0n) + 1n)
+    return this.aggregation<bigint>(
+      'KSTREAM-AGGREGATE-',
+      { valueSerde: Serdes.Long(), ...materialized },
+      (old) => (old ?? 0n) + 1n,
+      () => 0n,
+    )
   }
 
   /** Combines each key's values per window: the first value as it is, then reducer(aggregate, value). */
@@ -43,13 +48,20 @@ export class TimeWindowedKStream<K, V> {
     aggregator: (key: K, value: V, aggregate: VA) => VA,
     materialized: Materialized<K, VA> = {},
   ): KTable<Windowed<K>, VA> {
-    return this.aggregation<VA>('KSTREAM-AGGREGATE-', materialized, (old, r) => aggregator(r.key, r.value, old ?? initializer()))
+    return this.aggregation<VA>(
+      'KSTREAM-AGGREGATE-',
+      materialized,
+      (old, r) => aggregator(r.key, r.value, old ?? initializer()),
+      initializer,
+    )
   }
 
   private aggregation<VA>(
     prefix: string,
     materialized: Materialized<K, VA>,
     next: (old: VA | null, record: StreamRecord<K, V>) => VA,
+    /** A new window's starting aggregate (Java's initializer; reduce's is null): what an update of it replaced. */
+    initial: () => VA | null = () => null,
   ): KTable<Windowed<K>, VA> {
     const storeName = materialized.storeName ?? this.b.newStoreName(prefix)
     const name = this.b.newProcessorName(prefix)
@@ -64,6 +76,7 @@ export class TimeWindowedKStream<K, V> {
       name,
       parents: [parent],
       stores: [storeName],
+      graceMs,
       make: (rt) => {
         const store = rt.windowStore<K, VA>(storeName)
         let observedStreamTime = -Infinity
@@ -91,9 +104,11 @@ export class TimeWindowedKStream<K, V> {
             }
             const old = store.fetchWithTimestamp(r.key, window.start)
             const timestamp = old === null ? r.timestamp : Math.max(r.timestamp, old.timestamp)
-            const value = next(old === null ? null : old.value, r)
+            const before = old === null ? initial() : old.value
+            const value = next(before, r)
             store.put(r.key, value, window.start, timestamp)
-            rt.forward({ key: { key: r.key, window }, value, timestamp })
+            // The value replaced goes along (Java's sendOldValues): a suppression buffer keeps it.
+            rt.forward({ key: { key: r.key, window }, value, timestamp, oldValue: before } as StreamRecord)
           }
         }
       },

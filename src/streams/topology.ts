@@ -20,6 +20,8 @@ export interface ProcessorNode {
   name: string
   parents: string[]
   stores: string[]
+  /** A windowed aggregation's grace (a session's: gap + grace), which suppress(untilWindowCloses) waits for. */
+  graceMs?: number
   /** Makes the node's per-task behaviour. */
   make: (runtime: NodeRuntime) => (record: StreamRecord) => void
 }

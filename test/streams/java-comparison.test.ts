@@ -7,14 +7,30 @@
 // back to the words and counts, and Java's stream-table join reads a topic
 // wafka/streams wrote as its table. The windowed counts (tumbling with grace,
 // hopping, sliding) compare the store's changelog too, and its topic configs;
-// both topologies' describe() print the same.
+// both topologies' describe() print the same. A windowed count through
+// suppress(untilWindowCloses) writes the same records (each closed window
+// once, its final count, same timestamps, same order per key) and leaves the
+// same suppression buffer changelog table (Java's v3 values, byte for byte);
+// each, restarted as the other's application, restores the other's buffer
+// and emits the windows it left open. A session count through it does the
+// same (sessions merged away never emitted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
-import { KafkaStreams, Serdes, SlidingWindows, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/public/streams.js'
+import {
+  BufferConfig,
+  KafkaStreams,
+  Serdes,
+  SessionWindows,
+  SlidingWindows,
+  StreamsBuilder,
+  Suppressed,
+  TimeWindows,
+  WindowedSerdes,
+} from '../../src/public/streams.js'
 import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
-import { consumedAll, NO_TIME_RETENTION } from './support.js'
+import { consumedAll, NO_TIME_RETENTION, partitionRecords } from './support.js'
 
 const TOPIC_RESOURCE = 2
 // An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
@@ -69,7 +85,10 @@ async function rawTable(kafka: Kafka, topic: string): Promise<Record<string, str
 
 /** Runs a Java Streams application until it has committed `count` input records and closed. */
 async function runJavaToEnd(cluster: RunningTarget, app: JavaStreamsAppName, options: JavaStreamsOptions): Promise<void> {
-  const run = javaStreamsApp(cluster, app, { ...options, props: { 'group.protocol': 'classic', 'commit.interval.ms': 100 } })
+  const run = javaStreamsApp(cluster, app, {
+    ...options,
+    props: { 'group.protocol': 'classic', 'commit.interval.ms': 100, ...options.props },
+  })
   let timer: ReturnType<typeof setTimeout> | undefined
   const exit = await Promise.race([
     run.exited,
@@ -142,17 +161,21 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
     expect(wordCount.build().describe().toString()).toBe(
       await javaStreamsDescribe('wordcount', { applicationId: 'd', inputs: ['text'], output: 'out' }),
     )
-    for (const advanceMs of [undefined, 4_000]) {
+    for (const [advanceMs, suppress] of [
+      [undefined, false],
+      [4_000, false],
+      [undefined, true],
+    ] as const) {
       const windowed = new StreamsBuilder()
       let windows = TimeWindows.ofSizeAndGrace(10_000, 5_000)
       if (advanceMs !== undefined) windows = windows.advanceBy(advanceMs)
-      windowed
+      let counts = windowed
         .stream<string, string>('events', { keySerde: str, valueSerde: str })
         .groupByKey()
         .windowedBy(windows)
         .count({ storeName: 'windowed-counts' })
-        .toStream()
-        .to('out', { valueSerde: Serdes.Long() })
+      if (suppress) counts = counts.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+      counts.toStream().to('out', { valueSerde: Serdes.Long() })
       expect(windowed.build().describe().toString()).toBe(
         await javaStreamsDescribe('windowed-count', {
           applicationId: 'd',
@@ -161,6 +184,7 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
           windowMs: 10_000,
           graceMs: 5_000,
           advanceMs,
+          suppress,
         }),
       )
     }
@@ -869,6 +893,384 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       } finally {
         await admin.disconnect()
       }
+    }, 300_000)
+
+    it("windowed count through suppress(untilWindowCloses): each closed window once, final, the same records as Java's; the same buffer changelog, byte for byte; each restores the other's buffer", async () => {
+      // Java with its record cache off (statestore.cache.max.bytes=0), as wafka/streams always runs:
+      // the suppression buffer sees every update as it happens. Tumbling 10 s windows, grace 5 s;
+      // per partition time moves on by 0.7 s a record, every 9th 4 s behind (within the grace),
+      // every 13th 20 s behind (dropped), every 17th with a null value (counted).
+      const [size, grace] = [10_000, 5_000]
+      const records: Array<{ key: string; value: string | null; timestamp: number; partition: number }> = []
+      for (let p = 0; p < 3; p++)
+        for (let i = 0; i < 60; i++) {
+          const late = i % 13 === 12 ? 20_000 : i % 9 === 8 ? 4_000 : 0
+          records.push({
+            key: `k${p + 3 * (i % 2)}`,
+            value: i % 17 === 5 ? null : `v${i}`,
+            timestamp: T0 + 30_000 + i * 700 - late,
+            partition: p,
+          })
+        }
+      // Kafka Streams' documented semantics: a window is emitted once, with its final count and the
+      // latest timestamp counted in it, when the task's stream time reaches its end + grace; windows
+      // still open at the end stay buffered.
+      const expected = new Map<string, { count: bigint; timestamp: number }>()
+      const open = new Set<string>()
+      for (let p = 0; p < 3; p++) {
+        let streamTime = -Infinity
+        for (const r of records.filter((x) => x.partition === p)) {
+          streamTime = Math.max(streamTime, r.timestamp)
+          const start = Math.floor(r.timestamp / size) * size
+          if (start + size <= streamTime - grace) continue
+          const id = `${r.key}@${start}`
+          const had = expected.get(id)
+          expected.set(id, { count: (had?.count ?? 0n) + 1n, timestamp: Math.max(had?.timestamp ?? -Infinity, r.timestamp) })
+        }
+        for (const id of expected.keys())
+          if (records.find((x) => x.key === id.split('@')[0])!.partition === p && Number(id.split('@')[1]) + size > streamTime - grace)
+            open.add(id)
+      }
+      expect(open.size).toBeGreaterThan(0)
+      const closed = [...expected].filter(([id]) => !open.has(id))
+      expect(closed.length).toBeGreaterThan(10)
+
+      const [input, javaOut, wafkaOut] = ['sup-events', 'sup-java-out', 'sup-wafka-out']
+      await createTopics(kafka, [input, javaOut, wafkaOut])
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({
+        topic: input,
+        messages: records.map((r) => ({
+          key: str.serialize(input, r.key),
+          value: str.serialize(input, r.value),
+          timestamp: r.timestamp,
+          partition: r.partition,
+        })),
+      })
+      await producer.disconnect()
+      await runJavaToEnd(cluster, 'windowed-count', {
+        applicationId: 'sup-java',
+        inputs: [input],
+        output: javaOut,
+        count: records.length,
+        windowMs: size,
+        graceMs: grace,
+        suppress: true,
+        props: { 'statestore.cache.max.bytes': 0, 'session.timeout.ms': 6_000 },
+      })
+      const keySerde = WindowedSerdes.timeWindowedSerdeFrom(str, size)
+      /** Per output partition, per key: `start=count@timestamp` in the order written. */
+      const written = async (topic: string) => {
+        const out: Record<string, string[]> = {}
+        for (const [p, list] of (await partitionRecords(kafka, topic, 0)).entries())
+          for (const r of list) {
+            const [kv, at] = r.split('@')
+            const [k, v] = kv.split(':')
+            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+            ;(out[`${p}/${w.key}`] ??= []).push(`${w.window.start}=${Serdes.Long().deserialize('', Buffer.from(v, 'hex'))}@${at}`)
+          }
+        return out
+      }
+      const javaWritten = await written(javaOut)
+      const want: Record<string, string[]> = {}
+      for (const [id, { count, timestamp }] of closed.sort(([a], [b]) => Number(a.split('@')[1]) - Number(b.split('@')[1]))) {
+        const [key, start] = id.split('@')
+        const p = Object.keys(javaWritten).find((x) => x.endsWith(`/${key}`)) ?? `?/${key}`
+        ;(want[p] ??= []).push(`${start}=${count}@${timestamp}`)
+      }
+      expect(javaWritten).toEqual(want)
+
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(size, grace))
+            .count({ storeName: 'windowed-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to(wafkaOut, { valueSerde: Serdes.Long() }),
+        'sup-wafka',
+        wafkaOut,
+        (t) => Object.keys(t).length === closed.length,
+      )
+      await consumedAll(kafka, 'sup-wafka', [input])
+      expect(await written(wafkaOut)).toEqual(javaWritten)
+
+      // The buffer's changelog (KTABLE-SUPPRESS-STATE-STORE-0000000003, as Java numbers it): the windows
+      // still open, each with Java's v3 value (record context: timestamp, input offset, topic and
+      // partition; prior, old and new counts; the window's end), the closed ones deleted. The records'
+      // own timestamps are the clock's on both sides and are not compared.
+      const [javaLog, wafkaLog] = await Promise.all(
+        ['sup-java', 'sup-wafka'].map((app) => rawTable(kafka, `${app}-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog`)),
+      )
+      expect(
+        Object.keys(javaLog)
+          .map((k) => {
+            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+            return `${w.key}@${w.window.start}`
+          })
+          .sort(),
+      ).toEqual([...open].sort())
+      expect(wafkaLog).toEqual(javaLog)
+
+      // Each goes on from the other's state: wafka/streams as the application sup-java (restoring
+      // Java's buffer and window store from Java's changelogs), Java as sup-wafka (restoring from
+      // wafka's). A record far later in each partition closes the windows left open: both emit them,
+      // from the restored buffers, with the counts of the first run.
+      await createTopics(kafka, ['sup-cross-java', 'sup-cross-wafka'])
+      const closer = kafka.producer()
+      await closer.connect()
+      await closer.send({
+        topic: input,
+        messages: [0, 1, 2].map((p) => ({
+          key: str.serialize(input, `k${p}`),
+          value: str.serialize(input, 'late'),
+          timestamp: T0 + 200_000,
+          partition: p,
+        })),
+      })
+      await closer.disconnect()
+      await runJavaToEnd(cluster, 'windowed-count', {
+        applicationId: 'sup-wafka',
+        inputs: [input],
+        output: 'sup-cross-java',
+        count: records.length + 3,
+        windowMs: size,
+        graceMs: grace,
+        suppress: true,
+        props: { 'statestore.cache.max.bytes': 0 },
+      })
+      // Java's members do not leave the group on close (Kafka Streams' internal.leave.group.on.close is
+      // false): sup-java is joined once its session (6 s, set for its run above) has expired.
+      const admin = kafka.admin()
+      await admin.connect()
+      await until(
+        'sup-java without members',
+        async () => (await admin.describeGroups(['sup-java'])).groups[0].members.length,
+        (n) => n === 0,
+        60_000,
+      ).finally(() => admin.disconnect())
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(size, grace))
+            .count({ storeName: 'windowed-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to('sup-cross-wafka', { valueSerde: Serdes.Long() }),
+        'sup-java',
+        'sup-cross-wafka',
+        (t) => Object.keys(t).length === open.size,
+      )
+      await consumedAll(kafka, 'sup-java', [input])
+      const crossJava = await written('sup-cross-java')
+      const wantOpen: Record<string, string[]> = {}
+      for (const id of [...open].sort((a, b) => Number(a.split('@')[1]) - Number(b.split('@')[1]))) {
+        const [key, start] = id.split('@')
+        const p = Object.keys(crossJava).find((x) => x.endsWith(`/${key}`)) ?? `?/${key}`
+        const { count, timestamp } = expected.get(id)!
+        ;(wantOpen[p] ??= []).push(`${start}=${count}@${timestamp}`)
+      }
+      expect(crossJava).toEqual(wantOpen)
+      expect(await written('sup-cross-wafka')).toEqual(crossJava)
+    }, 300_000)
+
+    it("sliding count through suppress(untilWindowCloses): the same records as Java's, each closed window once; the same buffer changelog, byte for byte", async () => {
+      // Difference 2 s, grace 1 s, Java's cache off. Per partition: records within the difference
+      // (left and right windows), one out of order within the grace, one past it, and a record far
+      // later closing all but the last windows.
+      const [difference, grace] = [2_000, 1_000]
+      const pattern: Array<[string, number]> = [
+        ['a', 0],
+        ['a', 1_500],
+        ['b', 1_000],
+        ['a', 3_000],
+        ['a', 2_500],
+        ['a', 7_000],
+        ['b', 8_000],
+        ['a', 4_000],
+        ['a', 30_000],
+      ]
+      const records = [0, 1, 2].flatMap((p) =>
+        pattern.map(([k, at]) => ({ key: `${k}${p}`, value: `${k}${at}`, timestamp: T0 + at + 100 * p, partition: p })),
+      )
+      const [input, javaOut, wafkaOut] = ['supsl-events', 'supsl-java-out', 'supsl-wafka-out']
+      await createTopics(kafka, [input, javaOut, wafkaOut])
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({
+        topic: input,
+        messages: records.map((r) => ({
+          key: str.serialize(input, r.key),
+          value: str.serialize(input, r.value),
+          timestamp: r.timestamp,
+          partition: r.partition,
+        })),
+      })
+      await producer.disconnect()
+      await runJavaToEnd(cluster, 'sliding-count', {
+        applicationId: 'supsl-java',
+        inputs: [input],
+        output: javaOut,
+        count: records.length,
+        windowMs: difference,
+        graceMs: grace,
+        suppress: true,
+        props: { 'statestore.cache.max.bytes': 0 },
+      })
+      const keySerde = WindowedSerdes.timeWindowedSerdeFrom(str, difference)
+      /** Per output partition, per key: `start-end=count@timestamp` in the order written. */
+      const written = async (topic: string) => {
+        const out: Record<string, string[]> = {}
+        for (const [p, list] of (await partitionRecords(kafka, topic, T0)).entries())
+          for (const r of list) {
+            const [kv, at] = r.split('@')
+            const [k, v] = kv.split(':')
+            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+            ;(out[`${p}/${w.key}`] ??= []).push(`${w.window.start - T0}=${Serdes.Long().deserialize('', Buffer.from(v, 'hex'))}@${at}`)
+          }
+        return out
+      }
+      const javaWritten = await written(javaOut)
+      const all = Object.values(javaWritten).flat()
+      // Each window once (none emitted twice), none a tombstone.
+      expect(all.length).toBeGreaterThan(6)
+      for (const list of Object.values(javaWritten)) expect(new Set(list.map((x) => x.split('=')[0])).size).toBe(list.length)
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(difference, grace))
+            .count({ storeName: 'sliding-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to(wafkaOut, { valueSerde: Serdes.Long() }),
+        'supsl-wafka',
+        wafkaOut,
+        (t) => Object.keys(t).length === all.length,
+      )
+      await consumedAll(kafka, 'supsl-wafka', [input])
+      expect(await written(wafkaOut)).toEqual(javaWritten)
+      const [javaLog, wafkaLog] = await Promise.all(
+        ['supsl-java', 'supsl-wafka'].map((app) => rawTable(kafka, `${app}-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog`)),
+      )
+      expect(Object.keys(javaLog).length).toBeGreaterThan(0)
+      expect(wafkaLog).toEqual(javaLog)
+    }, 300_000)
+
+    it("session count through suppress(untilWindowCloses): the same records as Java's (merged-away sessions never emitted), the same buffer changelog, byte for byte", async () => {
+      // Gap 3 s, grace 2 s, Java's cache off. Per partition: sessions growing, merged by a bridging
+      // record, a late record within the grace merging, one beyond it dropped, and a record far later
+      // closing all but the last sessions.
+      const [gap, grace] = [3_000, 2_000]
+      const pattern: Array<[string, number]> = [
+        ['s', 0],
+        ['t', 500],
+        ['s', 1_000],
+        ['s', 6_000],
+        ['s', 3_500],
+        ['t', 7_000],
+        ['s', 10_000],
+        ['s', 12_000],
+        ['s', 9_000],
+        ['t', 8_000],
+        ['s', 20_000],
+        ['s', 4_000],
+        ['t', 15_000],
+        ['s', 30_000],
+        ['s', 31_000],
+        ['t', 60_000],
+      ]
+      const records = [0, 1, 2].flatMap((p) =>
+        pattern.map(([k, at]) => ({ key: `${k}${p}`, value: `${k}${at}`, timestamp: T0 + at + 100 * p, partition: p })),
+      )
+      const [input, javaOut, wafkaOut] = ['sups-events', 'sups-java-out', 'sups-wafka-out']
+      await createTopics(kafka, [input, javaOut, wafkaOut])
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({
+        topic: input,
+        messages: records.map((r) => ({
+          key: str.serialize(input, r.key),
+          value: str.serialize(input, r.value),
+          timestamp: r.timestamp,
+          partition: r.partition,
+        })),
+      })
+      await producer.disconnect()
+      await runJavaToEnd(cluster, 'session-count', {
+        applicationId: 'sups-java',
+        inputs: [input],
+        output: javaOut,
+        count: records.length,
+        gapMs: gap,
+        graceMs: grace,
+        suppress: true,
+        props: { 'statestore.cache.max.bytes': 0 },
+      })
+      const keySerde = WindowedSerdes.sessionWindowedSerdeFrom(str)
+      /** Per output partition, per key: `start-end=count@timestamp` in the order written. */
+      const written = async (topic: string) => {
+        const out: Record<string, string[]> = {}
+        for (const [p, list] of (await partitionRecords(kafka, topic, T0)).entries())
+          for (const r of list) {
+            const [kv, at] = r.split('@')
+            const [k, v] = kv.split(':')
+            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+            const count = v === '-' ? null : Serdes.Long().deserialize('', Buffer.from(v, 'hex'))
+            ;(out[`${p}/${w.key}`] ??= []).push(`${w.window.start - T0}-${w.window.end - T0}=${count}@${at}`)
+          }
+        return out
+      }
+      const javaWritten = await written(javaOut)
+      const all = Object.values(javaWritten).flat()
+      // Each session once, no tombstone: [0, 1 s] closes at stream time 6 s (end <= 6 s - gap - grace)
+      // and has left the store (retention gap + grace) when 3.5 s comes, which merges with [6 s]
+      // only; 9 s merges into [10 s, 12 s] (the sessions merged away, buffered as deletions, never
+      // emitted); 4 s is dropped; [60 s] stays open.
+      expect(all.length).toBe(new Set(all.map((x) => x.split('=')[0] + x.split('/')[0])).size)
+      expect(all.every((x) => !x.includes('=null'))).toBe(true)
+      expect(Object.entries(javaWritten).find(([k]) => k.endsWith('/s0'))![1]).toEqual([
+        '0-1000=2@1000',
+        '3500-6000=2@6000',
+        '9000-12000=3@12000',
+        '20000-20000=1@20000',
+        '30000-31000=2@31000',
+      ])
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(SessionWindows.ofInactivityGapAndGrace(gap, grace))
+            .count({ storeName: 'session-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to(wafkaOut, { valueSerde: Serdes.Long() }),
+        'sups-wafka',
+        wafkaOut,
+        (t) => Object.keys(t).length === all.length,
+      )
+      await consumedAll(kafka, 'sups-wafka', [input])
+      expect(await written(wafkaOut)).toEqual(javaWritten)
+      const [javaLog, wafkaLog] = await Promise.all(
+        ['sups-java', 'sups-wafka'].map((app) => rawTable(kafka, `${app}-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog`)),
+      )
+      expect(Object.keys(javaLog).length).toBeGreaterThan(0)
+      expect(wafkaLog).toEqual(javaLog)
     }, 300_000)
   })
 }

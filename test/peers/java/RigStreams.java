@@ -98,7 +98,7 @@ import org.apache.kafka.streams.state.WindowStore;
  *   repartition-count  [text]: each value made the key (selectKey), through repartition(Repartitioned
  *                      .with(String, String)) named by --name, of --partitions partitions; grouped by
  *                      key, counted in store "counts"; String, Long
- * --suppress: the windowed counts through suppress(untilWindowCloses(unbounded())).
+ * --suppress: the windowed, sliding and session counts through suppress(untilWindowCloses(unbounded())).
  * Defaults: --window-ms 60000, --grace-ms 0, --gap-ms 5000, --join inner.
  *
  * --prop sets any StreamsConfig (and client configs with Streams' prefixes):
@@ -269,6 +269,7 @@ public final class RigStreams {
                     .groupByKey(Grouped.with(S, S))
                     .windowedBy(windows)
                     .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("sliding-counts").withKeySerde(S).withValueSerde(L));
+                if (opt.containsKey("--suppress")) counts = counts.suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()));
                 counts.toStream().to(output, Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, difference), L));
                 break;
             }
