@@ -31,39 +31,39 @@ export class BufferConfig {
 
   /** No limit (strict: untilWindowCloses takes it). */
   static unbounded(): BufferConfig {
-    return new BufferConfig(UNBOUNDED, UNBOUNDED, 'SHUT_DOWN')
+    return bufferConfig(UNBOUNDED, UNBOUNDED, 'SHUT_DOWN')
   }
 
   /** At most `recordLimit` keys; emits the oldest early when full (Java's EagerBufferConfig). */
   static maxRecords(recordLimit: number): BufferConfig {
     checkLimit('the record limit', recordLimit)
-    return new BufferConfig(recordLimit, UNBOUNDED, 'EMIT')
+    return bufferConfig(recordLimit, UNBOUNDED, 'EMIT')
   }
 
   /** At most `byteLimit` bytes; emits the oldest early when full. */
   static maxBytes(byteLimit: number): BufferConfig {
     checkLimit('the byte limit', byteLimit)
-    return new BufferConfig(UNBOUNDED, byteLimit, 'EMIT')
+    return bufferConfig(UNBOUNDED, byteLimit, 'EMIT')
   }
 
   withMaxRecords(recordLimit: number): BufferConfig {
     checkLimit('the record limit', recordLimit)
-    return new BufferConfig(recordLimit, this.maxBytes, this.bufferFullStrategy)
+    return bufferConfig(recordLimit, this.maxBytes, this.bufferFullStrategy)
   }
 
   withMaxBytes(byteLimit: number): BufferConfig {
     checkLimit('the byte limit', byteLimit)
-    return new BufferConfig(this.maxRecords, byteLimit, this.bufferFullStrategy)
+    return bufferConfig(this.maxRecords, byteLimit, this.bufferFullStrategy)
   }
 
   /** When full, the application stops with a StreamsError (Java's StrictBufferConfig). */
   shutDownWhenFull(): BufferConfig {
-    return new BufferConfig(this.maxRecords, this.maxBytes, 'SHUT_DOWN')
+    return bufferConfig(this.maxRecords, this.maxBytes, 'SHUT_DOWN')
   }
 
   /** When full, the oldest entries are emitted before their time. */
   emitEarlyWhenFull(): BufferConfig {
-    return new BufferConfig(this.maxRecords, this.maxBytes, 'EMIT')
+    return bufferConfig(this.maxRecords, this.maxBytes, 'EMIT')
   }
 
   withLoggingDisabled(): never {
@@ -101,7 +101,7 @@ export class Suppressed<K> {
       throw new ConfigError(
         'untilWindowCloses() takes a strict buffer (BufferConfig.unbounded(), or a bounded one with shutDownWhenFull()): emitting early would not be a final result',
       )
-    return new Suppressed(undefined, 'windowCloses', 0, bufferConfig)
+    return suppressed(undefined, 'windowCloses', 0, bufferConfig)
   }
 
   /** Each key's latest value, emitted once `timeToWaitMs` of stream time has passed since the key was buffered. */
@@ -109,12 +109,28 @@ export class Suppressed<K> {
     if (!Number.isSafeInteger(timeToWaitMs) || timeToWaitMs < 0)
       throw new ConfigError(`untilTimeLimit: the time to wait must be an integer of milliseconds >= 0, got ${timeToWaitMs}`)
     if (!(bufferConfig instanceof BufferConfig)) throw new TypeError('untilTimeLimit() takes a BufferConfig')
-    return new Suppressed<K>(undefined, 'timeLimit', timeToWaitMs, bufferConfig)
+    return suppressed<K>(undefined, 'timeLimit', timeToWaitMs, bufferConfig)
   }
 
   /** Names the processor `name` and its buffer `<name>-store` (changelog `<applicationId>-<name>-store-changelog`). */
   withName(name: string): Suppressed<K> {
     if (typeof name !== 'string' || name === '') throw new TypeError('withName() takes a non-empty name')
-    return new Suppressed<K>(name, this.until, this.timeToWaitMs, this.bufferConfig)
+    return suppressed<K>(name, this.until, this.timeToWaitMs, this.bufferConfig)
   }
+}
+
+// The classes make their instances through these, outside their bodies: a
+// class that names itself inside is bundled as \`class _Name\`, and its
+// \`.name\` would not be its export's (test/built-names.test.ts).
+function bufferConfig(maxRecords: number, maxBytes: number, strategy: BufferFullStrategy): BufferConfig {
+  return new BufferConfig(maxRecords, maxBytes, strategy)
+}
+
+function suppressed<K>(
+  name: string | undefined,
+  until: 'windowCloses' | 'timeLimit',
+  timeToWaitMs: number,
+  config: BufferConfig,
+): Suppressed<K> {
+  return new Suppressed<K>(name, until, timeToWaitMs, config)
 }
