@@ -26,6 +26,8 @@ import {
   Suppressed,
   TimeWindows,
   WindowedSerdes,
+  type Serde,
+  type Windowed,
 } from '../../src/public/streams.js'
 import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
@@ -719,18 +721,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         expect(dropped).toBeGreaterThan(0)
         const [input, javaOut, wafkaOut] = [`${tag}-events`, `${tag}-java-out`, `${tag}-wafka-out`]
         await createTopics(kafka, [input, javaOut, wafkaOut])
-        const producer = kafka.producer()
-        await producer.connect()
-        await producer.send({
-          topic: input,
-          messages: records.map((r) => ({
-            key: str.serialize(input, r.key),
-            value: str.serialize(input, r.value),
-            timestamp: r.timestamp,
-            partition: r.partition,
-          })),
-        })
-        await producer.disconnect()
+        await produceTo(kafka, input, records)
 
         const javaApp = `${tag}-java`
         await runJavaToEnd(cluster, 'windowed-count', {
@@ -815,18 +806,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         }
       const [input, javaOut, wafkaOut] = ['sw-events', 'sw-java-out', 'sw-wafka-out']
       await createTopics(kafka, [input, javaOut, wafkaOut])
-      const producer = kafka.producer()
-      await producer.connect()
-      await producer.send({
-        topic: input,
-        messages: records.map((r) => ({
-          key: str.serialize(input, r.key),
-          value: str.serialize(input, r.value),
-          timestamp: r.timestamp,
-          partition: r.partition,
-        })),
-      })
-      await producer.disconnect()
+      await produceTo(kafka, input, records)
 
       const javaApp = 'sw-java'
       await runJavaToEnd(cluster, 'sliding-count', {
@@ -937,18 +917,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
 
       const [input, javaOut, wafkaOut] = ['sup-events', 'sup-java-out', 'sup-wafka-out']
       await createTopics(kafka, [input, javaOut, wafkaOut])
-      const producer = kafka.producer()
-      await producer.connect()
-      await producer.send({
-        topic: input,
-        messages: records.map((r) => ({
-          key: str.serialize(input, r.key),
-          value: str.serialize(input, r.value),
-          timestamp: r.timestamp,
-          partition: r.partition,
-        })),
-      })
-      await producer.disconnect()
+      await produceTo(kafka, input, records)
       await runJavaToEnd(cluster, 'windowed-count', {
         applicationId: 'sup-java',
         inputs: [input],
@@ -960,18 +929,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         props: { 'statestore.cache.max.bytes': 0, 'session.timeout.ms': 6_000 },
       })
       const keySerde = WindowedSerdes.timeWindowedSerdeFrom(str, size)
-      /** Per output partition, per key: `start=count@timestamp` in the order written. */
-      const written = async (topic: string) => {
-        const out: Record<string, string[]> = {}
-        for (const [p, list] of (await partitionRecords(kafka, topic, 0)).entries())
-          for (const r of list) {
-            const [kv, at] = r.split('@')
-            const [k, v] = kv.split(':')
-            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
-            ;(out[`${p}/${w.key}`] ??= []).push(`${w.window.start}=${Serdes.Long().deserialize('', Buffer.from(v, 'hex'))}@${at}`)
-          }
-        return out
-      }
+      const written = (topic: string) => windowedCounts(kafka, topic, keySerde, 0)
       const javaWritten = await written(javaOut)
       const want: Record<string, string[]> = {}
       for (const [id, { count, timestamp }] of closed.sort(([a], [b]) => Number(a.split('@')[1]) - Number(b.split('@')[1]))) {
@@ -1104,18 +1062,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       )
       const [input, javaOut, wafkaOut] = ['supsl-events', 'supsl-java-out', 'supsl-wafka-out']
       await createTopics(kafka, [input, javaOut, wafkaOut])
-      const producer = kafka.producer()
-      await producer.connect()
-      await producer.send({
-        topic: input,
-        messages: records.map((r) => ({
-          key: str.serialize(input, r.key),
-          value: str.serialize(input, r.value),
-          timestamp: r.timestamp,
-          partition: r.partition,
-        })),
-      })
-      await producer.disconnect()
+      await produceTo(kafka, input, records)
       await runJavaToEnd(cluster, 'sliding-count', {
         applicationId: 'supsl-java',
         inputs: [input],
@@ -1127,18 +1074,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         props: { 'statestore.cache.max.bytes': 0 },
       })
       const keySerde = WindowedSerdes.timeWindowedSerdeFrom(str, difference)
-      /** Per output partition, per key: `start-end=count@timestamp` in the order written. */
-      const written = async (topic: string) => {
-        const out: Record<string, string[]> = {}
-        for (const [p, list] of (await partitionRecords(kafka, topic, T0)).entries())
-          for (const r of list) {
-            const [kv, at] = r.split('@')
-            const [k, v] = kv.split(':')
-            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
-            ;(out[`${p}/${w.key}`] ??= []).push(`${w.window.start - T0}=${Serdes.Long().deserialize('', Buffer.from(v, 'hex'))}@${at}`)
-          }
-        return out
-      }
+      const written = (topic: string) => windowedCounts(kafka, topic, keySerde, T0)
       const javaWritten = await written(javaOut)
       const all = Object.values(javaWritten).flat()
       // Each window once (none emitted twice), none a tombstone.
@@ -1197,18 +1133,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       )
       const [input, javaOut, wafkaOut] = ['sups-events', 'sups-java-out', 'sups-wafka-out']
       await createTopics(kafka, [input, javaOut, wafkaOut])
-      const producer = kafka.producer()
-      await producer.connect()
-      await producer.send({
-        topic: input,
-        messages: records.map((r) => ({
-          key: str.serialize(input, r.key),
-          value: str.serialize(input, r.value),
-          timestamp: r.timestamp,
-          partition: r.partition,
-        })),
-      })
-      await producer.disconnect()
+      await produceTo(kafka, input, records)
       await runJavaToEnd(cluster, 'session-count', {
         applicationId: 'sups-java',
         inputs: [input],
@@ -1220,19 +1145,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         props: { 'statestore.cache.max.bytes': 0 },
       })
       const keySerde = WindowedSerdes.sessionWindowedSerdeFrom(str)
-      /** Per output partition, per key: `start-end=count@timestamp` in the order written. */
-      const written = async (topic: string) => {
-        const out: Record<string, string[]> = {}
-        for (const [p, list] of (await partitionRecords(kafka, topic, T0)).entries())
-          for (const r of list) {
-            const [kv, at] = r.split('@')
-            const [k, v] = kv.split(':')
-            const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
-            const count = v === '-' ? null : Serdes.Long().deserialize('', Buffer.from(v, 'hex'))
-            ;(out[`${p}/${w.key}`] ??= []).push(`${w.window.start - T0}-${w.window.end - T0}=${count}@${at}`)
-          }
-        return out
-      }
+      const written = (topic: string) => windowedCounts(kafka, topic, keySerde, T0, true)
       const javaWritten = await written(javaOut)
       const all = Object.values(javaWritten).flat()
       // Each session once, no tombstone: [0, 1 s] closes at stream time 6 s (end <= 6 s - gap - grace)
@@ -1273,6 +1186,54 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       expect(wafkaLog).toEqual(javaLog)
     }, 300_000)
   })
+}
+
+/** Writes each record (String key and value) to its partition of `topic`. */
+async function produceTo(
+  kafka: Kafka,
+  topic: string,
+  records: Array<{ key: string | null; value: string | null; timestamp: number; partition: number }>,
+): Promise<void> {
+  const producer = kafka.producer()
+  await producer.connect()
+  try {
+    await producer.send({
+      topic,
+      messages: records.map((r) => ({
+        key: str.serialize(topic, r.key),
+        value: str.serialize(topic, r.value),
+        timestamp: r.timestamp,
+        partition: r.partition,
+      })),
+    })
+  } finally {
+    await producer.disconnect()
+  }
+}
+
+/**
+ * A windowed count topic per output partition and key, in the order written:
+ * `<start>=<count>@<timestamp>` (`<start>-<end>=...` with `withEnd`), times
+ * relative to `t0`, a tombstone's count null.
+ */
+async function windowedCounts(
+  kafka: Kafka,
+  topic: string,
+  keySerde: Serde<Windowed<string>>,
+  t0: number,
+  withEnd = false,
+): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {}
+  for (const [p, list] of (await partitionRecords(kafka, topic, t0)).entries())
+    for (const r of list) {
+      const [kv, at] = r.split('@')
+      const [k, v] = kv.split(':')
+      const w = keySerde.deserialize('', Buffer.from(k, 'hex'))!
+      const count = v === '-' ? null : Serdes.Long().deserialize('', Buffer.from(v, 'hex'))
+      const window = withEnd ? `${w.window.start - t0}-${w.window.end - t0}` : `${w.window.start - t0}`
+      ;(out[`${p}/${w.key}`] ??= []).push(`${window}=${count}@${at}`)
+    }
+  return out
 }
 
 const decode = (t: Record<string, string>) =>
