@@ -27,6 +27,7 @@ import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } 
 import { RecordCollector } from './record-collector.js'
 import { isTaskMigrated, StreamsProducer, type ConsumedOffsets } from './streams-producer.js'
 import { restoreStores } from './restore.js'
+import { GlobalStores } from './global-stores.js'
 import { isFromDefault, type Serde } from './serdes.js'
 import { StreamsError } from './streams-error.js'
 import { deserializationHandler } from './deserialization-handler.js'
@@ -106,6 +107,8 @@ export class KafkaStreams {
   /** Processing, commits and rebalances take turns (exactly_once_v2: they share one transaction). */
   private turn: Promise<void> = Promise.resolve()
   private commitTimer: ReturnType<typeof setInterval> | undefined
+  /** The global tables' stores, made at start(). */
+  private globals: GlobalStores | undefined
 
   constructor(
     private readonly topology: Topology,
@@ -132,6 +135,11 @@ export class KafkaStreams {
       collector: undefined as unknown as RecordCollector,
       log: this.log,
       deserializationFailed: deserializationHandler(this.config.deserializationExceptionHandler, this.log),
+      globalStore: (name: string) => {
+        const store = this.globals?.get(name)
+        if (!store) throw new StreamsError(`no global store ${name}: global stores are made at start()`)
+        return store
+      },
     }
     for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
   }
@@ -171,6 +179,15 @@ export class KafkaStreams {
     name: string,
     type: QueryableStoreType,
   ): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> | ReadOnlySessionStore<K, V> {
+    // A global table's store: one store holding every partition, queried as a key-value store (as Java allows).
+    if (this.topology.globalStores.has(name)) {
+      if (type !== 'keyValue') throw new InvalidStateStoreError(`store ${name} is a keyValue store, not a ${type} store`)
+      return keyValueView<K, V>(() => {
+        if (this.current !== 'RUNNING')
+          throw new InvalidStateStoreError(`store ${name} cannot be read in state ${this.current} (wait for RUNNING)`)
+        return [this.globals!.get(name) as InMemoryKeyValueStore<K, V>]
+      })
+    }
     const def = this.topology.stores.get(name)
     if (!def) throw new InvalidStateStoreError(`no store ${name} in the topology`)
     if (def.suppressBuffer) throw new InvalidStateStoreError(`store ${name} is a suppression buffer, which is not queryable`)
@@ -199,12 +216,15 @@ export class KafkaStreams {
   async start(): Promise<void> {
     if (this.current !== 'CREATED') throw new StreamsError(`start() on a KafkaStreams in state ${this.current}: only a new one starts`)
     // Every serde the topology needs is resolved now, so a missing one fails here, not on the first record.
+    this.globals = new GlobalStores(this.topology, this.env.serde, this.log)
     for (const sub of this.topology.subtopologies()) new StreamTask(this.topology, sub, 0, this.env)
     this.transition('REBALANCING')
     try {
       this.admin = this.kafka.admin()
       await this.admin.connect()
       await prepareInternalTopics(this.admin, this.topology, this.env, this.log)
+      // The global stores are read whole before anything is processed (Java's GlobalStreamThread bootstrap).
+      await this.globals.start(this.kafka, this.admin, this.restoreTimeoutMs, this.exactlyOnce, (err) => this.uncaught(err))
       if (this.exactlyOnce) {
         await this.startTransactions()
         this.commitTimer = setInterval(
@@ -223,6 +243,11 @@ export class KafkaStreams {
       this.fail(err)
       throw err
     }
+  }
+
+  /** How long a restore (or the global stores' bootstrap) may go without progress. */
+  private get restoreTimeoutMs(): number {
+    return numberOption(KAFKA_OPTIONS, 'defaultApiTimeoutMs', this.config.client.defaultApiTimeoutMs)
   }
 
   private get exactlyOnce(): boolean {
@@ -428,8 +453,7 @@ export class KafkaStreams {
     const known = this.tasks.get(id)
     if (known) return known
     const task = new StreamTask(this.topology, sub, partition, this.env)
-    const restoreTimeoutMs = numberOption(KAFKA_OPTIONS, 'defaultApiTimeoutMs', this.config.client.defaultApiTimeoutMs)
-    await restoreStores(this.kafka, this.admin!, task.changelogs(this.env), this.log, restoreTimeoutMs, this.exactlyOnce)
+    await restoreStores(this.kafka, this.admin!, task.changelogs(this.env), this.log, this.restoreTimeoutMs, this.exactlyOnce)
     this.tasks.set(id, task)
     this.log.info('task running', { task: id, applicationId: this.config.applicationId })
     return task
@@ -555,6 +579,7 @@ export class KafkaStreams {
       const log = (what: string) => this.log.caught(`${what} failed while closing`, 'warn')
       clearInterval(this.commitTimer)
       await this.consumer?.disconnect().catch(log('leaving the group'))
+      await this.globals?.stop().catch(log("stopping the global stores' consumer"))
       await this.producer?.disconnect().catch(log('closing the producer'))
       if (this.eos) await this.serialized(() => this.abortTransaction()).catch(log('aborting the transaction'))
       await this.eos?.close().catch(log('closing the transactional producer'))

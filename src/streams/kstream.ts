@@ -11,6 +11,8 @@ import type { KTable } from './ktable.js'
 import { streamTableJoin, type ValueJoiner } from './stream-table-join.js'
 import { streamStreamJoin, type StreamJoined, type StreamJoinKind, type StreamValueJoiner } from './stream-stream-join.js'
 import { JoinWindows } from './join-windows.js'
+import { GlobalKTable } from './global-table.js'
+import { streamGlobalTableJoin, type KeyValueMapper } from './stream-global-table-join.js'
 import { TopologyError } from './topology.js'
 import type { RecordContext, StreamRecord, TopicNameExtractor } from './topology.js'
 import { checkProcess, processorNode, type ProcessorSupplier } from './processor-node.js'
@@ -156,8 +158,21 @@ export class KStream<K, V> {
     windows: JoinWindows,
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR>
-  join<VO, VR>(other: KTable<K, VO> | KStream<K, VO>, joiner: any, windows?: JoinWindows, joined?: StreamJoined<K, V, VO>): KStream<K, VR> {
-    if (isStream(other)) return this.windowedJoin(other, joiner, windows, joined, 'inner')
+  /** Each record joined with the global table's value for the key `keySelector` maps it to; records the table has no value for are dropped (Java's KStream.join(GlobalKTable, KeyValueMapper, ValueJoinerWithKey), the key last). */
+  join<GK, GV, VR>(
+    table: GlobalKTable<GK, GV>,
+    keySelector: KeyValueMapper<K, V, GK>,
+    joiner: (value: V, tableValue: GV, key: K) => VR,
+  ): KStream<K, VR>
+  join<VO, VR>(
+    other: KTable<K, VO> | KStream<K, VO> | GlobalKTable<any, VO>,
+    joiner: any,
+    windows?: JoinWindows | ((...args: any[]) => any),
+    joined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR> {
+    if (other instanceof GlobalKTable)
+      return this.b.dsl.stream(this.b, streamGlobalTableJoin(this.b, this.up, other, joiner, windows as any, false))
+    if (isStream(other)) return this.windowedJoin(other, joiner, windows as JoinWindows | undefined, joined, 'inner')
     return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, joiner as ValueJoiner<V, VO, VR, K>, false))
   }
 
@@ -170,13 +185,21 @@ export class KStream<K, V> {
     windows: JoinWindows,
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR>
+  /** As join(globalTable, ...), but a record the table has no value for (or mapped to a null key) is joined with null (Java's KStream.leftJoin(GlobalKTable, ...)). */
+  leftJoin<GK, GV, VR>(
+    table: GlobalKTable<GK, GV>,
+    keySelector: KeyValueMapper<K, V, GK>,
+    joiner: (value: V, tableValue: GV | null, key: K) => VR,
+  ): KStream<K, VR>
   leftJoin<VO, VR>(
-    other: KTable<K, VO> | KStream<K, VO>,
+    other: KTable<K, VO> | KStream<K, VO> | GlobalKTable<any, VO>,
     joiner: any,
-    windows?: JoinWindows,
+    windows?: JoinWindows | ((...args: any[]) => any),
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR> {
-    if (isStream(other)) return this.windowedJoin(other, joiner, windows, joined, 'left')
+    if (other instanceof GlobalKTable)
+      return this.b.dsl.stream(this.b, streamGlobalTableJoin(this.b, this.up, other, joiner, windows as any, true))
+    if (isStream(other)) return this.windowedJoin(other, joiner, windows as JoinWindows | undefined, joined, 'left')
     return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, joiner as ValueJoiner<V, VO, VR, K>, true))
   }
 

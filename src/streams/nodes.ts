@@ -29,6 +29,8 @@ export interface NodeRuntime {
   windowStore<K, V>(name: string): WindowStore<K, V>
   sessionStore<K, V>(name: string): SessionStore<K, V>
   suppressionBuffer<K, V>(name: string): TimeOrderedKeyValueBuffer<K, V>
+  /** A global table's store (every node may read one, as Java's getStateStore). */
+  globalStore<K, V>(name: string): KeyValueStore<K, V>
   /** The input record in hand (while a punctuator runs: offset -1 and the punctuation's time). */
   context(): RecordContext
   /** Whether a punctuator is running (no input record in hand). */

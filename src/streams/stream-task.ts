@@ -30,6 +30,8 @@ export interface TaskEnvironment {
   log: Logger
   /** A record a source serde could not read: skip it ('continue') or stop ('fail'). */
   deserializationFailed(failure: DeserializationFailure): DeserializationResponse
+  /** The global tables' stores (global-stores.ts), once made at start(). */
+  globalStore(name: string): InMemoryKeyValueStore<unknown, unknown>
 }
 
 type Process = (record: StreamRecord) => void
@@ -156,6 +158,7 @@ export class StreamTask {
               throw new Error(`processor ${node.name} is not connected to a suppression buffer named ${name}`)
             return s as unknown as TimeOrderedKeyValueBuffer<K, V>
           },
+          globalStore: <K, V>(name: string) => env.globalStore(name) as InMemoryKeyValueStore<K, V>,
           context: () => this.current,
           punctuating: () => this.punctuating,
           taskId: this.id,

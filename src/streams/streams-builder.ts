@@ -8,6 +8,7 @@ import { tableOf, type KTable } from './ktable.js'
 import type { Materialized } from './kgrouped-stream.js'
 import { tableSource } from './table-source.js'
 import { BranchedKStream } from './branched-kstream.js'
+import { globalTableSource, type GlobalKTable } from './global-table.js'
 import type { Topology } from './topology.js'
 import type { StoreBuilder } from './processor.js'
 
@@ -49,6 +50,26 @@ export class StreamsBuilder {
   table<K = Buffer, V = Buffer>(topic: string, consumed: Consumed<K, V> = {}, materialized: Materialized<K, V> = {}): KTable<K, V> {
     if (typeof topic !== 'string' || topic === '') throw new TypeError('table() takes a topic name')
     return tableSource<K, V>(this.internal, topic, {
+      keySerde: consumed.keySerde ?? materialized.keySerde,
+      valueSerde: consumed.valueSerde ?? materialized.valueSerde,
+      processorName: consumed.processorName,
+      storeName: materialized.storeName,
+    })
+  }
+
+  /**
+   * The topic read whole as a table by every instance (Java's builder.globalTable): bootstrapped
+   * before the application runs, then kept following the topic; a null value a deletion. Held in
+   * the store `materialized.storeName`, else `<topic>-STATE-STORE-<index>`, with no changelog.
+   * Streams join it with join / leftJoin(globalTable, keySelector, joiner), with no co-partitioning.
+   */
+  globalTable<K = Buffer, V = Buffer>(
+    topic: string,
+    consumed: Consumed<K, V> = {},
+    materialized: Materialized<K, V> = {},
+  ): GlobalKTable<K, V> {
+    if (typeof topic !== 'string' || topic === '') throw new TypeError('globalTable() takes a topic name')
+    return globalTableSource<K, V>(this.internal, topic, {
       keySerde: consumed.keySerde ?? materialized.keySerde,
       valueSerde: consumed.valueSerde ?? materialized.valueSerde,
       processorName: consumed.processorName,

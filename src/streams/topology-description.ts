@@ -21,6 +21,8 @@ export interface NodeDescription {
 export interface SubtopologyDescription {
   id: number
   nodes: NodeDescription[]
+  /** A global table's store (Java's GlobalStore description): its nodes are its source and processor. */
+  globalStore?: string
 }
 
 export interface TopologyDescription {
@@ -29,7 +31,7 @@ export interface TopologyDescription {
 }
 
 export function describeTopology(topology: Topology): TopologyDescription {
-  const subtopologies = topology.subtopologies().map((sub) => {
+  const subtopologies = topology.nodeGroups().map((sub): SubtopologyDescription => {
     const described = new Map(sub.nodes.map((n) => [n.name, { node: describeNode(n), size: 1 }]))
     const size = (name: string) => described.get(name)!.size
     // Java's comparator, on the sizes as they are when it runs: larger sub-tree first, then by name.
@@ -56,7 +58,7 @@ export function describeTopology(topology: Topology): TopologyDescription {
       }
     }
     const nodes = [...described.values()].map((d) => d.node).sort((a, b) => order(a.name, b.name))
-    return { id: sub.id, nodes }
+    return sub.global ? { id: sub.id, nodes, globalStore: sub.global.name } : { id: sub.id, nodes }
   })
   return { subtopologies, toString: () => printed(subtopologies) }
 }
@@ -112,6 +114,12 @@ function printedNode(n: NodeDescription): string {
 function printed(subtopologies: SubtopologyDescription[]): string {
   let out = 'Topologies:\n '
   for (const sub of subtopologies) {
+    // Java's GlobalStore.toString: its source, then its processor, and no blank line after.
+    if (sub.globalStore !== undefined) {
+      out += `  Sub-topology: ${sub.id} for global store (will not generate tasks)\n`
+      for (const kind of ['source', 'processor']) for (const n of sub.nodes) if (n.kind === kind) out += `    ${printedNode(n)}\n`
+      continue
+    }
     out += `  Sub-topology: ${sub.id}\n`
     for (const n of sub.nodes) out += `    ${printedNode(n)}\n`
     out += '\n'

@@ -57,10 +57,22 @@ export interface RecordContext {
 
 export interface Subtopology {
   id: number
+  /** A global table's group (its source and the processor filling its store): no tasks, every instance reads it whole. */
+  global?: GlobalStoreDef
   nodes: TopologyNode[]
   /** Every topic its sources read (internal ones by their short name). */
   sourceTopics: string[]
   stores: string[]
+}
+
+/** A global table's store (Java's addGlobalStore): its topic read whole by every instance, no changelog (the topic is one). */
+export interface GlobalStoreDef {
+  name: string
+  topic: string
+  source: string
+  processor: string
+  keySerde?: Serde<any>
+  valueSerde?: Serde<any>
 }
 
 export class Topology {
@@ -72,8 +84,9 @@ export class Topology {
   readonly internalTopics = new Set<string>()
   /** Repartition topics whose partition count the topology fixes (Java's Repartitioned.withNumberOfPartitions). @internal */
   readonly internalTopicPartitions = new Map<string, number>()
+  /** Global tables' stores by name (global-table.ts). @internal */
+  readonly globalStores = new Map<string, GlobalStoreDef>()
   /** Topics that must have the same partition count (a join's two sides), each group sorted. @internal */
-
   readonly copartitionGroups: string[][] = []
 
   /** @internal */
@@ -110,8 +123,13 @@ export class Topology {
     this.copartitionGroups.push([...topics].sort())
   }
 
-  /** The sub-topologies, upstream first (Java's node groups). */
+  /** The sub-topologies that make tasks, upstream first (Java's node groups); a global table's group keeps its id, so later ones skip it as Java's do. */
   subtopologies(): Subtopology[] {
+    return this.nodeGroups().filter((g) => !g.global)
+  }
+
+  /** Every node group, global tables' included, numbered together as Java numbers them. @internal */
+  nodeGroups(): Subtopology[] {
     const parent = new Map<string, string>()
     const root = (n: string): string => {
       let r = n
@@ -144,6 +162,10 @@ export class Topology {
       sub.nodes.push(node)
       if (node.kind === 'source') sub.sourceTopics.push(...node.topics)
       if (node.kind === 'processor') for (const s of node.stores) if (!sub.stores.includes(s)) sub.stores.push(s)
+    }
+    for (const sub of out) {
+      const global = [...this.globalStores.values()].find((g) => sub.nodes.some((n) => n.name === g.source))
+      if (global) sub.global = global
     }
     return out
   }

@@ -110,6 +110,7 @@ export type JavaStreamsAppName =
   | 'sliding-count'
   | 'sliding-aggregate'
   | 'stream-table-join'
+  | 'stream-globaltable-join'
   | 'table-table-join'
   | 'stream-stream-join'
   | 'session-count'
@@ -135,7 +136,9 @@ export interface JavaStreamsOptions {
   suppress?: boolean
   /** stream-table-join: the stream keyed by its value (selectKey) before the join. */
   rekey?: boolean
-  /** repartition-count: Repartitioned.withName() and withNumberOfPartitions(). */
+  /** stream-globaltable-join: the global table declared before the stream. */
+  globalFirst?: boolean
+  /** repartition-count: Repartitioned.withName() and withNumberOfPartitions(); stream-globaltable-join: the global table's Consumed name. */
   name?: string
   partitions?: number
   /** Any StreamsConfig: processing.guarantee, commit.interval.ms, group.protocol, state.dir, ... */
@@ -181,6 +184,7 @@ function appArgs(app: JavaStreamsAppName, bootstrap: string, o: JavaStreamsOptio
   flag('--partitions', o.partitions)
   if (o.suppress) args.push('--suppress')
   if (o.rekey) args.push('--rekey')
+  if (o.globalFirst) args.push('--global-first')
   if (describe) args.push('--describe')
   for (const [k, v] of Object.entries(o.props ?? {})) args.push('--prop', `${k}=${v}`)
   return args

@@ -241,6 +241,49 @@ describe.skipIf(!brokerTargets()[0].available)('Java Kafka Streams and wafka/str
       }
   }, 120_000)
 
+  it("the stream-globalTable joins' describe() print as Java's (the global store its own section, which makes no tasks; KSTREAM-LEFTJOIN for both, connected to no store)", async () => {
+    for (const join of ['inner', 'left'] as const) {
+      const b = new StreamsBuilder()
+      const stream = b.stream<string, string>('clicks', { keySerde: str, valueSerde: str })
+      const table = b.globalTable<string, string>('users', { keySerde: str, valueSerde: str }, { storeName: 'global' })
+      const joiner = (v: string, t: string | null) => `${v}+${t}`
+      const byValue = (_k: string, v: string) => v
+      ;(join === 'inner' ? stream.join(table, byValue, joiner) : stream.leftJoin(table, byValue, joiner)).to('out', {
+        keySerde: str,
+        valueSerde: str,
+      })
+      const topology = b.build()
+      expect(topology.describe().toString(), join).toBe(
+        await javaStreamsDescribe('stream-globaltable-join', { applicationId: 'd', inputs: ['clicks', 'users'], output: 'out', join }),
+      )
+      // The global group takes id 1 but makes no tasks: the stream's sub-topology alone does.
+      expect(topology.subtopologies().map((s) => s.id)).toEqual([0])
+    }
+    // Declared before the stream, and named by Consumed: the global store's section is sub-topology 0, the stream's 1.
+    for (const name of [undefined, 'users-global']) {
+      const b = new StreamsBuilder()
+      const table = b.globalTable<string, string>('users', { keySerde: str, valueSerde: str, processorName: name }, { storeName: 'global' })
+      b.stream<string, string>('clicks', { keySerde: str, valueSerde: str })
+        .join(
+          table,
+          (_k, v) => v,
+          (v, t) => `${v}+${t}`,
+        )
+        .to('out', { keySerde: str, valueSerde: str })
+      const topology = b.build()
+      expect(topology.describe().toString(), name).toBe(
+        await javaStreamsDescribe('stream-globaltable-join', {
+          applicationId: 'd',
+          inputs: ['clicks', 'users'],
+          output: 'out',
+          globalFirst: true,
+          name,
+        }),
+      )
+      expect(topology.subtopologies().map((s) => s.id)).toEqual([1])
+    }
+  }, 120_000)
+
   it("the table-table joins' describe() print as Java's (KTABLE-MERGE, -JOINTHIS and -JOINOTHER, each side connected to the other's store)", async () => {
     for (const join of ['inner', 'left', 'outer'] as const) {
       const b = new StreamsBuilder()
@@ -530,6 +573,101 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         ).toEqual(['u0', 'u1', 'u5'])
         expect(wafkaLog).toEqual(javaLog)
       }
+    }, 300_000)
+
+    it('stream-globalTable join, inner and left: the same output records, byte for byte', async () => {
+      // The table (3 partitions; an update, a deletion, a null key) written before either starts, so
+      // both bootstrap it whole before the first click; the clicks' topic has 2 partitions (no
+      // co-partitioning). A click's value is the user it is for (the mapped key).
+      const [users, clicks] = ['sgj-users', 'sgj-clicks']
+      await createTopics(kafka, [users, 'sgj-java-inner', 'sgj-java-left', 'sgj-wafka-inner', 'sgj-wafka-left'])
+      const admin = kafka.admin()
+      await admin.connect()
+      await admin.createTopics({ topics: [{ topic: clicks, numPartitions: 2 }] }).finally(() => admin.disconnect())
+      const at = (topic: string, key: string | null, value: string | null, ms: number) => ({
+        key: str.serialize(topic, key),
+        value: str.serialize(topic, value),
+        timestamp: T0 + ms,
+      })
+      const table: Array<[string | null, string | null]> = [
+        ['u0', 'ann'],
+        ['u1', 'bob'],
+        ['u2', 'cy'],
+        [null, 'nobody'],
+        ['u2', null],
+        ['u1', 'bobby'],
+        ['u5', 'eve'],
+      ]
+      const events: Array<[string | null, string | null]> = [
+        ['c0', 'u0'],
+        ['c1', 'u1'],
+        ['c2', 'u2'],
+        ['c3', 'u3'],
+        [null, 'u5'],
+        ['c5', null],
+        ['c6', 'u1'],
+      ]
+      const producer = kafka.producer()
+      await producer.connect()
+      await producer.send({ topic: users, messages: table.map(([k, v], i) => at(users, k, v, 1_000 + i)) })
+      await producer.send({ topic: clicks, messages: events.map(([k, v], i) => at(clicks, k, v, 10_000 + i)) })
+      await producer.disconnect()
+      const wafkaApps = (['inner', 'left'] as const).map((join) => {
+        const b = new StreamsBuilder()
+        const stream = b.stream<string, string>(clicks, { keySerde: str, valueSerde: str })
+        const t = b.globalTable<string, string>(users, { keySerde: str, valueSerde: str }, { storeName: 'global' })
+        const joiner = (v: string, u: string | null) => `${v}+${u}`
+        const byValue = (_k: string, v: string) => v
+        ;(join === 'inner' ? stream.join(t, byValue, joiner) : stream.leftJoin(t, byValue, joiner)).to(`sgj-wafka-${join}`, {
+          keySerde: str,
+          valueSerde: str,
+        })
+        return new KafkaStreams(b.build(), {
+          applicationId: `sgj-wafka-${join}`,
+          brokers: cluster.bootstrap,
+          commitIntervalMs: 100,
+          defaultApiTimeoutMs: 30_000,
+        })
+      })
+      try {
+        for (const app of wafkaApps) await app.start()
+        for (const join of ['inner', 'left']) await consumedAll(kafka, `sgj-wafka-${join}`, [clicks], 90_000)
+      } finally {
+        for (const app of wafkaApps) await app.close()
+      }
+      for (const join of ['inner', 'left'] as const)
+        await runJavaToEnd(cluster, 'stream-globaltable-join', {
+          applicationId: `sgj-java-${join}`,
+          inputs: [clicks, users],
+          output: `sgj-java-${join}`,
+          join,
+          count: events.length,
+        })
+      const records = async (topic: string) =>
+        (await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic)))
+          .map((r) => `${r.key?.toString('hex') ?? '-'}:${r.value?.toString('hex') ?? '-'}`)
+          .sort()
+      const readable = (list: string[]) =>
+        list.map((r) =>
+          r
+            .split(':')
+            .map((h) => (h === '-' ? 'null' : Buffer.from(h, 'hex').toString()))
+            .join('='),
+        )
+      const expected = {
+        inner: ['c0=u0+ann', 'c1=u1+bobby', 'c6=u1+bobby', 'null=u5+eve'],
+        left: ['c0=u0+ann', 'c1=u1+bobby', 'c2=u2+null', 'c3=u3+null', 'c6=u1+bobby', 'null=u5+eve'],
+      }
+      for (const join of ['inner', 'left'] as const) {
+        const javaOut = await records(`sgj-java-${join}`)
+        expect(readable(javaOut).sort()).toEqual(expected[join])
+        expect(await records(`sgj-wafka-${join}`)).toEqual(javaOut)
+      }
+      // Neither made a changelog for the global store: its topic is one.
+      const lister = kafka.admin()
+      await lister.connect()
+      const topics = await lister.listTopics().finally(() => lister.disconnect())
+      expect(topics.filter((t) => t.startsWith('sgj-') && t.endsWith('-changelog'))).toEqual([])
     }, 300_000)
 
     it('table-table join, inner, left and outer: the same final output table and table changelogs, byte for byte', async () => {

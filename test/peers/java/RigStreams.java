@@ -38,6 +38,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.GlobalKTable;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.JoinWindows;
 import org.apache.kafka.streams.kstream.KStream;
@@ -83,6 +84,10 @@ import org.apache.kafka.streams.state.WindowStore;
  *   stream-table-join  [stream, table]: stream.join(table) (--join left: leftJoin), value "v+t"
  *                      (a missing side is "null"), table in store "table"; String, String; with
  *                      --rekey the stream is keyed by its value first (selectKey: Java repartitions)
+ *   stream-globaltable-join [stream, table]: stream.join / leftJoin(globalTable, (k, v) -> v, joiner)
+ *                      (--join), value "v+t" (a missing side is "null"), the global table in store
+ *                      "global" (--global-first: declared before the stream; --name: its Consumed
+ *                      name); String, String
  *   table-table-join   [left, right]: left.join / leftJoin / outerJoin(right) (--join), value "l+r",
  *                      tables in stores "left" and "right"; String, String
  *   stream-stream-join [left, right]: left.join / leftJoin / outerJoin(right) (--join) within
@@ -98,6 +103,7 @@ import org.apache.kafka.streams.state.WindowStore;
  *   repartition-count  [text]: each value made the key (selectKey), through repartition(Repartitioned
  *                      .with(String, String)) named by --name, of --partitions partitions; grouped by
  *                      key, counted in store "counts"; String, Long
+ * --global-first: stream-globaltable-join's global table declared first.
  * --suppress: the windowed, sliding and session counts through suppress(untilWindowCloses(unbounded())).
  * Defaults: --window-ms 60000, --grace-ms 0, --gap-ms 5000, --join inner.
  *
@@ -144,7 +150,7 @@ public final class RigStreams {
         Properties props = new Properties();
         for (int i = 3; i < argv.length; i++) {
             String a = argv[i];
-            if (a.equals("--describe") || a.equals("--suppress") || a.equals("--rekey")) opt.put(a, "true");
+            if (a.equals("--describe") || a.equals("--suppress") || a.equals("--rekey") || a.equals("--global-first")) opt.put(a, "true");
             else if (a.equals("--prop")) {
                 String kv = argv[++i];
                 props.setProperty(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
@@ -299,6 +305,22 @@ public final class RigStreams {
                     case "inner" -> stream.join(table, joiner);
                     case "left" -> stream.leftJoin(table, joiner);
                     default -> throw new IllegalArgumentException("a stream-table join is inner or left, not " + join);
+                };
+                joined.to(output, Produced.with(S, S));
+                break;
+            }
+            case "stream-globaltable-join": {
+                // --global-first: the global table declared before the stream (its node group then id 0).
+                Consumed<String, String> consumed = opt.containsKey("--name") ? Consumed.with(S, S).withName(opt.get("--name")) : Consumed.with(S, S);
+                Materialized<String, String, KeyValueStore<Bytes, byte[]>> global =
+                    Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("global").withKeySerde(S).withValueSerde(S);
+                GlobalKTable<String, String> table = opt.containsKey("--global-first") ? b.globalTable(inputs.get(1), consumed, global) : null;
+                KStream<String, String> stream = b.stream(inputs.get(0), Consumed.with(S, S));
+                if (table == null) table = b.globalTable(inputs.get(1), consumed, global);
+                KStream<String, String> joined = switch (join) {
+                    case "inner" -> stream.join(table, (key, value) -> value, joiner);
+                    case "left" -> stream.leftJoin(table, (key, value) -> value, joiner);
+                    default -> throw new IllegalArgumentException("a stream-globalTable join is inner or left, not " + join);
                 };
                 joined.to(output, Produced.with(S, S));
                 break;
