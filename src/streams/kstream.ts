@@ -166,14 +166,11 @@ export class KStream<K, V> {
   ): KStream<K, VR>
   join<VO, VR>(
     other: KTable<K, VO> | KStream<K, VO> | GlobalKTable<any, VO>,
-    joiner: any,
-    windows?: JoinWindows | ((...args: any[]) => any),
+    second: any,
+    third?: JoinWindows | ((...args: any[]) => any),
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR> {
-    if (other instanceof GlobalKTable)
-      return this.b.dsl.stream(this.b, streamGlobalTableJoin(this.b, this.up, other, joiner, windows as any, false))
-    if (isStream(other)) return this.windowedJoin(other, joiner, windows as JoinWindows | undefined, joined, 'inner')
-    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, joiner as ValueJoiner<V, VO, VR, K>, false))
+    return this.joinWith(other, second, third, joined, 'inner')
   }
 
   /** As join(), but a record the table has no value for is joined with null (Java's KStream.leftJoin(KTable)). */
@@ -193,14 +190,30 @@ export class KStream<K, V> {
   ): KStream<K, VR>
   leftJoin<VO, VR>(
     other: KTable<K, VO> | KStream<K, VO> | GlobalKTable<any, VO>,
-    joiner: any,
-    windows?: JoinWindows | ((...args: any[]) => any),
+    second: any,
+    third?: JoinWindows | ((...args: any[]) => any),
     joined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR> {
+    return this.joinWith(other, second, third, joined, 'left')
+  }
+
+  /**
+   * join / leftJoin by what `other` is: a global table (`second` maps each
+   * record to its key there, `third` joins), a stream (`second` joins within
+   * the windows `third`) or a table (`second` joins).
+   */
+  private joinWith<VO, VR>(
+    other: KTable<K, VO> | KStream<K, VO> | GlobalKTable<any, VO>,
+    second: any,
+    third: JoinWindows | ((...args: any[]) => any) | undefined,
+    joined: StreamJoined<K, V, VO> | undefined,
+    kind: 'inner' | 'left',
+  ): KStream<K, VR> {
+    const left = kind === 'left'
     if (other instanceof GlobalKTable)
-      return this.b.dsl.stream(this.b, streamGlobalTableJoin(this.b, this.up, other, joiner, windows as any, true))
-    if (isStream(other)) return this.windowedJoin(other, joiner, windows as JoinWindows | undefined, joined, 'left')
-    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, joiner as ValueJoiner<V, VO, VR, K>, true))
+      return this.b.dsl.stream(this.b, streamGlobalTableJoin(this.b, this.up, other, second, third as any, left))
+    if (isStream(other)) return this.windowedJoin(other, second, third as JoinWindows | undefined, joined, kind)
+    return this.b.dsl.stream(this.b, streamTableJoin(this.b, this.up, other, second as ValueJoiner<V, VO, VR, K>, left))
   }
 
   /** As leftJoin(), both ways: a record of either stream that nothing joined is joined with null (Java's KStream.outerJoin(KStream, JoinWindows)). */
