@@ -179,6 +179,7 @@ function topology(input: string, output: string) {
   return b.build()
 }
 
+// Real Kafka's half skips only where Kafka cannot run, outside CI: requireKafka() throws under CI.
 for (const [target, start] of targets) {
   describe.skipIf(target === 'real Kafka' && !kafkaOk)(`suppress(untilWindowCloses) on ${target}`, () => {
     let cluster: Target
