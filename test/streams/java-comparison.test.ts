@@ -29,10 +29,10 @@ import {
   type Serde,
   type Windowed,
 } from '../../src/public/streams.js'
-import { javaSerdes, javaStreamsDescribe, type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
+import { javaSerdes, javaStreamsDescribe, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
-import { consumedAll, NO_TIME_RETENTION, partitionRecords } from './support.js'
+import { consumedAll, NO_TIME_RETENTION, partitionRecords, produceStrings, runJavaToEnd } from './support.js'
 
 const TOPIC_RESOURCE = 2
 // An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
@@ -83,33 +83,6 @@ async function rawTable(kafka: Kafka, topic: string): Promise<Record<string, str
     else table[key] = r.value.toString('hex')
   }
   return table
-}
-
-/** Runs a Java Streams application until it has committed `count` input records and closed. */
-async function runJavaToEnd(cluster: RunningTarget, app: JavaStreamsAppName, options: JavaStreamsOptions): Promise<void> {
-  const run = javaStreamsApp(cluster, app, {
-    ...options,
-    props: { 'group.protocol': 'classic', 'commit.interval.ms': 100, ...options.props },
-  })
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const exit = await Promise.race([
-    run.exited,
-    new Promise<never>(
-      (_, reject) =>
-        (timer = setTimeout(
-          () => reject(new Error(`${app} did not finish in 150 s (state ${run.state()}):\n${run.stderr.join('\n')}`)),
-          150_000,
-        )),
-    ),
-  ]).finally(() => {
-    clearTimeout(timer)
-    return run.kill()
-  })
-  expect({ exit, errors: run.events.filter((e) => e.event === 'error') }, run.stderr.join('\n')).toEqual({
-    exit: { code: 0, signal: null },
-    errors: [],
-  })
-  expect(run.events.find((e) => e.event === 'committed')).toEqual({ event: 'committed', records: options.count })
 }
 
 /** Runs a wafka/streams application until `done` holds of its output's raw table, then closes it. */
@@ -859,7 +832,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         expect(dropped).toBeGreaterThan(0)
         const [input, javaOut, wafkaOut] = [`${tag}-events`, `${tag}-java-out`, `${tag}-wafka-out`]
         await createTopics(kafka, [input, javaOut, wafkaOut])
-        await produceTo(kafka, input, records)
+        await produceStrings(kafka, input, records)
 
         const javaApp = `${tag}-java`
         await runJavaToEnd(cluster, 'windowed-count', {
@@ -944,7 +917,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         }
       const [input, javaOut, wafkaOut] = ['sw-events', 'sw-java-out', 'sw-wafka-out']
       await createTopics(kafka, [input, javaOut, wafkaOut])
-      await produceTo(kafka, input, records)
+      await produceStrings(kafka, input, records)
 
       const javaApp = 'sw-java'
       await runJavaToEnd(cluster, 'sliding-count', {
@@ -1055,7 +1028,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
 
       const [input, javaOut, wafkaOut] = ['sup-events', 'sup-java-out', 'sup-wafka-out']
       await createTopics(kafka, [input, javaOut, wafkaOut])
-      await produceTo(kafka, input, records)
+      await produceStrings(kafka, input, records)
       await runJavaToEnd(cluster, 'windowed-count', {
         applicationId: 'sup-java',
         inputs: [input],
@@ -1200,7 +1173,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       )
       const [input, javaOut, wafkaOut] = ['supsl-events', 'supsl-java-out', 'supsl-wafka-out']
       await createTopics(kafka, [input, javaOut, wafkaOut])
-      await produceTo(kafka, input, records)
+      await produceStrings(kafka, input, records)
       await runJavaToEnd(cluster, 'sliding-count', {
         applicationId: 'supsl-java',
         inputs: [input],
@@ -1271,7 +1244,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       )
       const [input, javaOut, wafkaOut] = ['sups-events', 'sups-java-out', 'sups-wafka-out']
       await createTopics(kafka, [input, javaOut, wafkaOut])
-      await produceTo(kafka, input, records)
+      await produceStrings(kafka, input, records)
       await runJavaToEnd(cluster, 'session-count', {
         applicationId: 'sups-java',
         inputs: [input],
@@ -1324,29 +1297,6 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       expect(wafkaLog).toEqual(javaLog)
     }, 300_000)
   })
-}
-
-/** Writes each record (String key and value) to its partition of `topic`. */
-async function produceTo(
-  kafka: Kafka,
-  topic: string,
-  records: Array<{ key: string | null; value: string | null; timestamp: number; partition: number }>,
-): Promise<void> {
-  const producer = kafka.producer()
-  await producer.connect()
-  try {
-    await producer.send({
-      topic,
-      messages: records.map((r) => ({
-        key: str.serialize(topic, r.key),
-        value: str.serialize(topic, r.value),
-        timestamp: r.timestamp,
-        partition: r.partition,
-      })),
-    })
-  } finally {
-    await producer.disconnect()
-  }
 }
 
 /**

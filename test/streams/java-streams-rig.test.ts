@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
 import { type Serde, Serdes } from '../../src/streams/serdes.js'
 import { WindowedSerdes } from '../../src/streams/windowed-serdes.js'
-import { type JavaStreamsAppName, type JavaStreamsOptions, javaStreamsApp } from '../peers/java-streams.js'
-import type { RunningTarget as Target } from '../peers/targets.js'
+import { javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { wafka, wafkaRead } from '../kafka/support.js'
+import { produceStrings, runJavaToEnd } from './support.js'
 
 const TOPIC_RESOURCE = 2
 const VOCABULARY = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'Record', 'TOPIC', 'x', 'a1', 'under_score']
@@ -59,51 +59,6 @@ interface In {
   value: string | null
   timestamp: number
   partition: number
-}
-
-async function produce(kafka: Kafka, topic: string, records: In[]): Promise<void> {
-  const producer = kafka.producer()
-  await producer.connect()
-  try {
-    await producer.send({
-      topic,
-      messages: records.map((r) => ({
-        key: str.serialize(topic, r.key),
-        value: str.serialize(topic, r.value),
-        timestamp: r.timestamp,
-        partition: r.partition,
-      })),
-    })
-  } finally {
-    await producer.disconnect()
-  }
-}
-
-/** Runs a Java Streams application until it has committed `count` input records and closed. */
-async function runToEnd(cluster: Target, app: JavaStreamsAppName, options: JavaStreamsOptions): Promise<void> {
-  const run = javaStreamsApp(cluster, app, {
-    ...options,
-    props: { 'group.protocol': 'classic', 'commit.interval.ms': 100, ...options.props },
-  })
-  const exit = await Promise.race([
-    run.exited,
-    new Promise<never>((_, reject) =>
-      setTimeout(
-        () =>
-          reject(
-            new Error(
-              `${app} did not finish in 150 s (state ${run.state()}, last events ${JSON.stringify(run.events.slice(-4))}):\n${run.stderr.join('\n')}`,
-            ),
-          ),
-        150_000,
-      ),
-    ),
-  ]).finally(() => run.kill())
-  expect({ exit, errors: run.events.filter((e) => e.event === 'error') }, run.stderr.join('\n')).toEqual({
-    exit: { code: 0, signal: null },
-    errors: [],
-  })
-  expect(run.events.find((e) => e.event === 'committed')).toEqual({ event: 'committed', records: options.count })
 }
 
 /** The table an output topic ends with: the last value of each key (as `show` names it), tombstones deleting. */
@@ -253,8 +208,8 @@ for (const target of brokerTargets()) {
       }
       expect(dropped).toBeGreaterThan(0)
       await createTopics(kafka, ['events', 'windowed-counts'])
-      await produce(kafka, 'events', records)
-      await runToEnd(cluster, 'windowed-count', {
+      await produceStrings(kafka, 'events', records)
+      await runJavaToEnd(cluster, 'windowed-count', {
         applicationId: 'rig-windowed',
         inputs: ['events'],
         output: 'windowed-counts',
@@ -283,8 +238,8 @@ for (const target of brokerTargets()) {
         Object.assign(expected, { [`s${p}@${o}-${o + 11_000}`]: 6n, [`s${p}@${o + 70_000}-${o + 70_500}`]: 2n })
       }
       await createTopics(kafka, ['sessions-in', 'session-counts'])
-      await produce(kafka, 'sessions-in', records)
-      await runToEnd(cluster, 'session-count', {
+      await produceStrings(kafka, 'sessions-in', records)
+      await runJavaToEnd(cluster, 'session-count', {
         applicationId: 'rig-sessions',
         inputs: ['sessions-in'],
         output: 'session-counts',
@@ -315,9 +270,9 @@ for (const target of brokerTargets()) {
       }))
       clicks.push({ key: 'u0', value: 'later', timestamp: T0 + 30_000, partition: 0 })
       await createTopics(kafka, ['clicks', 'users', 'enriched'])
-      await produce(kafka, 'users', users)
-      await produce(kafka, 'clicks', clicks)
-      await runToEnd(cluster, 'stream-table-join', {
+      await produceStrings(kafka, 'users', users)
+      await produceStrings(kafka, 'clicks', clicks)
+      await runJavaToEnd(cluster, 'stream-table-join', {
         applicationId: 'rig-stream-table',
         inputs: ['clicks', 'users'],
         output: 'enriched',
@@ -349,9 +304,9 @@ for (const target of brokerTargets()) {
       const left = [rec('a', 'a1', 1), rec('b', 'b1', 2), rec('c', 'c1', 3), rec('a', 'a2', 7), rec('c', null, 8), rec('e', 'e1', 9)]
       const right = [rec('b', 'B1', 4), rec('d', 'D1', 5), rec('c', 'C1', 6), rec('d', null, 10), rec('e', 'E1', 11)]
       await createTopics(kafka, ['left', 'right', 'joined'])
-      await produce(kafka, 'left', left)
-      await produce(kafka, 'right', right)
-      await runToEnd(cluster, 'table-table-join', {
+      await produceStrings(kafka, 'left', left)
+      await produceStrings(kafka, 'right', right)
+      await runJavaToEnd(cluster, 'table-table-join', {
         applicationId: 'rig-table-table',
         inputs: ['left', 'right'],
         output: 'joined',

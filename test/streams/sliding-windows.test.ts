@@ -19,10 +19,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, type Kafka } from '../../src/index.js'
 import { KafkaStreams, Serdes, SlidingWindows, StreamsBuilder, WindowedSerdes } from '../../src/public/streams.js'
 import { InMemoryWindowStore } from '../../src/streams/window-store.js'
-import { javaStreamsApp, javaStreamsDescribe, type JavaStreamsAppName } from '../peers/java-streams.js'
+import { javaStreamsDescribe, type JavaStreamsAppName } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { wafka } from '../kafka/support.js'
-import { consumedAll, NO_TIME_RETENTION, partitionRecords } from './support.js'
+import { consumedAll, NO_TIME_RETENTION, partitionRecords, runJavaToEnd } from './support.js'
 
 const str = Serdes.String()
 const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000
@@ -268,31 +268,14 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
             await streams.close()
           }
         }
-        const java = javaStreamsApp(cluster, app, {
+        await runJavaToEnd(cluster, app, {
           applicationId: javaOut,
           inputs: [input],
           output: javaOut,
           windowMs: DIFFERENCE,
           graceMs: GRACE,
           count: STEPS.length,
-          props: { 'group.protocol': 'classic', 'commit.interval.ms': 100, 'statestore.cache.max.bytes': 0 },
-        })
-        let timer: ReturnType<typeof setTimeout> | undefined
-        const exit = await Promise.race([
-          java.exited,
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(
-              () => reject(new Error(`${app} did not finish in 150 s (state ${java.state()}):\n${java.stderr.join('\n')}`)),
-              150_000,
-            )
-          }),
-        ]).finally(() => {
-          clearTimeout(timer)
-          return java.kill()
-        })
-        expect({ exit, errors: java.events.filter((e) => e.event === 'error') }, java.stderr.join('\n')).toEqual({
-          exit: { code: 0, signal: null },
-          errors: [],
+          props: { 'statestore.cache.max.bytes': 0 },
         })
         const outputs: string[][][] = []
         for (const s of suffixes) {

@@ -1,11 +1,15 @@
 // Shared by the streams tests: the two brokers every end-to-end test runs on
 // with the same assertions (real Kafka 4.4 and the embedded broker), and a
 // topic read as a table (the latest value per key), as a compacted output is
-// read.
+// read; String records written, and a Java Streams application run to its end.
 import { startCluster } from '../../src/broker/index.js'
 import { Kafka, type Consumer } from '../../src/index.js'
 import { startKafka } from '../peers/kafka.js'
 import { until } from '../kafka/support.js'
+import { expect } from 'vitest'
+import { Serdes } from '../../src/public/streams.js'
+import { javaStreamsApp, type JavaStreamsAppName, type JavaStreamsOptions } from '../peers/java-streams.js'
+import type { RunningTarget } from '../peers/targets.js'
 
 export interface Target {
   bootstrap: string
@@ -138,4 +142,65 @@ export async function partitionRecords(kafka: Kafka, topic: string, t0: number):
     await consumer.disconnect()
   }
   return out
+}
+
+const str = Serdes.String()
+
+/** Writes each record (String key and value) to its partition of `topic`. */
+export async function produceStrings(
+  kafka: Kafka,
+  topic: string,
+  records: Array<{ key: string | null; value: string | null; timestamp: number; partition: number }>,
+): Promise<void> {
+  const producer = kafka.producer()
+  await producer.connect()
+  try {
+    await producer.send({
+      topic,
+      messages: records.map((r) => ({
+        key: str.serialize(topic, r.key),
+        value: str.serialize(topic, r.value),
+        timestamp: r.timestamp,
+        partition: r.partition,
+      })),
+    })
+  } finally {
+    await producer.disconnect()
+  }
+}
+
+/**
+ * Runs a Java Streams application (classic protocol, 100 ms commits, unless
+ * `options.props` says otherwise) until it has committed `options.count`
+ * input records and closed cleanly, with no error.
+ */
+export async function runJavaToEnd(cluster: RunningTarget, app: JavaStreamsAppName, options: JavaStreamsOptions): Promise<void> {
+  const run = javaStreamsApp(cluster, app, {
+    ...options,
+    props: { 'group.protocol': 'classic', 'commit.interval.ms': 100, ...options.props },
+  })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const exit = await Promise.race([
+    run.exited,
+    new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `${app} did not finish in 150 s (state ${run.state()}, last events ${JSON.stringify(run.events.slice(-4))}):\n${run.stderr.join('\n')}`,
+              ),
+            ),
+          150_000,
+        )),
+    ),
+  ]).finally(() => {
+    clearTimeout(timer)
+    return run.kill()
+  })
+  expect({ exit, errors: run.events.filter((e) => e.event === 'error') }, run.stderr.join('\n')).toEqual({
+    exit: { code: 0, signal: null },
+    errors: [],
+  })
+  expect(run.events.find((e) => e.event === 'committed')).toEqual({ event: 'committed', records: options.count })
 }
