@@ -37,6 +37,8 @@ export const API_ROUTES: Readonly<Record<string, RouteKind>> = {
   ConsumerGroupDescribe: 'group',
   ShareGroupHeartbeat: 'group',
   ShareGroupDescribe: 'group',
+  StreamsGroupHeartbeat: 'group',
+  StreamsGroupDescribe: 'group',
   DescribeShareGroupOffsets: 'group',
   AlterShareGroupOffsets: 'group',
   DeleteShareGroupOffsets: 'group',

@@ -69,6 +69,8 @@ export const API_NAMES = [
   'DescribeDelegationToken',
   'UpdateFeatures',
   'ListConfigResources',
+  'StreamsGroupHeartbeat',
+  'StreamsGroupDescribe',
 ]
 /** Versioned payloads that are not RPCs, emitted together in ConsumerProtocol.ts. */
 export const DATA_NAMES = ['ConsumerProtocolSubscription', 'ConsumerProtocolAssignment']

@@ -77,6 +77,8 @@ import { ExpireDelegationToken } from './ExpireDelegationToken.js'
 import { DescribeDelegationToken } from './DescribeDelegationToken.js'
 import { UpdateFeatures } from './UpdateFeatures.js'
 import { ListConfigResources } from './ListConfigResources.js'
+import { StreamsGroupHeartbeat } from './StreamsGroupHeartbeat.js'
+import { StreamsGroupDescribe } from './StreamsGroupDescribe.js'
 
 export { ZERO_UUID, decodeData, encodeData, type ApiSpec, type DataSpec, type Input, type Tagged } from '../api.js'
 export type { BytesInput, UnknownTag } from '../writer.js'
@@ -144,6 +146,8 @@ export * from './ExpireDelegationToken.js'
 export * from './DescribeDelegationToken.js'
 export * from './UpdateFeatures.js'
 export * from './ListConfigResources.js'
+export * from './StreamsGroupHeartbeat.js'
+export * from './StreamsGroupDescribe.js'
 export * from './ConsumerProtocol.js'
 export * from './GroupCoordinatorRecords.js'
 export * from './TransactionLogRecords.js'
@@ -210,6 +214,8 @@ export const apis: Record<number, ApiSpec> = {
   77: ShareGroupDescribe,
   78: ShareFetch,
   79: ShareAcknowledge,
+  88: StreamsGroupHeartbeat,
+  89: StreamsGroupDescribe,
   90: DescribeShareGroupOffsets,
   91: AlterShareGroupOffsets,
   92: DeleteShareGroupOffsets,
