@@ -65,6 +65,9 @@ const PRODUCER_ID_BLOCK = 1000n
  * log alone can rebuild the image (replay) — the shape a persisted
  * __cluster_metadata needs. Listeners hear each record once it is written.
  */
+/** How long a deleted topic's name is not auto-created (see Controller.deletedRecently): Kafka's brokers apply a deletion within ms of its commit, seconds under load. */
+export const DELETION_PROPAGATION_MS = 1000
+
 export class Controller {
   readonly clusterId: string
   readonly log: MetadataRecord[] = []
@@ -91,6 +94,8 @@ export class Controller {
   readonly topicDefaults = new Map<string, string>()
   /** Topic defaults set as dynamic configs for every broker (log.retention.ms as retention.ms...), by topic config. */
   readonly dynamicTopicDefaults = new Map<string, string>()
+  /** When each topic name was last deleted here (live deletions, not replayed ones): auto-creation waits out DELETION_PROPAGATION_MS. */
+  private readonly deletedAt = new Map<string, number>()
   private nextProducerId = 0n
   private producerIdLimit = 0n
   /** The end of the last producer-id block handed out: a snapshot's producer-ids record. */
@@ -640,7 +645,25 @@ export class Controller {
     if (!t) throw new BrokerError(ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.')
     spendMutations?.(t.partitions.length)
     this.append({ type: 'remove-topic', id: t.id, name: t.name })
+    const now = Date.now()
+    for (const [gone, at] of this.deletedAt) if (now - at >= DELETION_PROPAGATION_MS) this.deletedAt.delete(gone)
+    this.deletedAt.set(t.name, now)
     return t
+  }
+
+  /**
+   * Whether the topic `name` was deleted less than DELETION_PROPAGATION_MS
+   * ago. Kafka's controller answers a DeleteTopics once the deletion is in
+   * its log, and each broker applies it when it next reads that log: a
+   * client's Metadata request in between sees the topic still there and so
+   * does not auto-create it. Here every broker sees a deletion at once, so
+   * the window is kept by not auto-creating the name until it has passed
+   * (librdkafka's 0033: a closing consumer's refresh, sent on the same
+   * connection right after the test's DeleteTopics, recreated the topic).
+   */
+  deletedRecently(name: string): boolean {
+    const at = this.deletedAt.get(name)
+    return at !== undefined && Date.now() - at < DELETION_PROPAGATION_MS
   }
 
   /**

@@ -5,6 +5,12 @@
 //   node test/peers/librdkafka-suite.mjs --target=wafka|wafka-disk|kafka
 //        [--protocol=classic|consumer] [--tests=0001,0034] [--list=classic|consumer|all]
 //        [--jobs=2] [--timeout=600] [--out=DIR] [--no-write] [--merge] [--scenario=noautocreate]
+//        [--cpu-load=N]
+//
+// --cpu-load=N runs N busy processes beside the run, for a machine as loaded
+// as CI's (which runs three lists and the rest of the suite on 2 cores): how
+// the tests that time the broker or the client were seen to fail on Kafka 4.4
+// too (RACY_ON_KAFKA in librdkafka-suite/ci-lists.mjs).
 //
 // The sources are the ones @confluentinc/kafka-javascript ships (build.mjs
 // installs it); they are copied once per librdkafka version into
@@ -335,6 +341,7 @@ function parseArgs(argv) {
     target: 'wafka',
     scenario: 'default',
     merge: false,
+    cpuLoad: 0,
     protocol: 'classic',
     jobs: 2,
     timeout: 600,
@@ -357,12 +364,21 @@ function parseArgs(argv) {
     else if (k === 'no-write') opts.write = false
     else if (k === 'merge') opts.merge = true
     else if (k === 'scenario') opts.scenario = v
+    else if (k === 'cpu-load') opts.cpuLoad = Number(v)
     else throw new Error(`unknown option --${k}`)
   }
   if (!['wafka', 'wafka-disk', 'kafka'].includes(opts.target)) throw new Error(`--target: wafka, wafka-disk or kafka`)
   if (!['default', 'noautocreate'].includes(opts.scenario)) throw new Error(`--scenario: default or noautocreate`)
   if (!['classic', 'consumer'].includes(opts.protocol)) throw new Error(`--protocol: classic or consumer`)
+  if (!Number.isInteger(opts.cpuLoad) || opts.cpuLoad < 0 || opts.cpuLoad > 8) throw new Error(`--cpu-load: 0 to 8 busy processes`)
   return opts
+}
+
+/** `count` busy processes at the run's priority, killed when the run ends; orphaned (this process killed), each stops itself. */
+function startCpuLoad(count) {
+  const parent = process.pid
+  const loop = `for (let i = 1; ; i++) if (i % 1e8 === 0 && process.ppid !== ${parent}) process.exit()`
+  return Array.from({ length: count }, () => spawn(process.execPath, ['-e', loop], { stdio: 'ignore' }))
 }
 
 async function main() {
@@ -381,6 +397,7 @@ async function main() {
     `librdkafka-suite: librdkafka ${version}, ${numbers.length} test numbers, ${target.describe}, ${opts.protocol} groups, --jobs=${opts.jobs}`,
   )
   let run
+  const hogs = startCpuLoad(opts.cpuLoad)
   try {
     const env = await kafkaToolsEnv(target.bootstrap)
     if (noAuto) env.TEST_SCENARIO = 'noautocreate'
@@ -394,9 +411,12 @@ async function main() {
       timeoutS: opts.timeout,
     })
   } finally {
+    for (const hog of hogs) hog.kill('SIGKILL')
     await target.stop()
     if (dataDir) rmSync(dataDir, { recursive: true, force: true })
   }
+  // The embedded broker's own log (INFO: topics created and deleted, with the client that asked), beside the tests'.
+  if (target.output) writeFileSync(join(run.logDir, 'broker.log'), target.output())
   const tests = run.results.flatMap((r) => r.rows)
   const report = {
     librdkafka: version,
@@ -406,6 +426,7 @@ async function main() {
     command: `node test/peers/librdkafka-suite.mjs ${process.argv.slice(2).join(' ')}`.trim(),
     date: new Date().toISOString(),
     jobs: opts.jobs,
+    cpuLoad: opts.cpuLoad,
     wallSeconds: run.wallSeconds,
     skippedByRunner: SKIPPED_TESTS,
     numbers: run.results.map(({ number, wall, code, signal, timedOut }) => ({ number, wall, code, signal, timedOut })),

@@ -47,6 +47,12 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
       }
       try {
         controller.deleteTopic(t.name, quota.record)
+        // Kafka's controller logs each topic it removes; this also says who asked.
+        ctx.cluster.problem(
+          ctx.broker.id,
+          `deleted topic ${t.name} (${t.id}) for a DeleteTopics request of client ${ctx.header.clientId}`,
+          'info',
+        )
         return { name, topicId: t.id, errorCode: ErrorCodes.NONE, errorMessage: null }
       } catch (err) {
         if (err instanceof BrokerError) return { name, topicId: t.id, errorCode: err.code, errorMessage: err.clientMessage }

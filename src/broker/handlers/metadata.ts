@@ -97,6 +97,10 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
             topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.LEADER_NOT_AVAILABLE, version))
             continue
           }
+        } else if (!t && autoCreate && controller.deletedRecently(want.name)) {
+          // Deleted a moment ago: not recreated by a request that a Kafka broker would still have answered with the old topic.
+          topics.push(missingTopic(want.name, ZERO_UUID, ErrorCodes.UNKNOWN_TOPIC_OR_PARTITION, version))
+          continue
         } else if (!t && autoCreate && controller.liveBrokers().length > 0) {
           // Capped at the live brokers: an auto-created topic should not fail for a stopped one.
           const replicationFactor = Math.min(options.defaultReplicationFactor, controller.liveBrokers().length)

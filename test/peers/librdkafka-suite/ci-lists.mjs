@@ -49,23 +49,35 @@ const RESURRECTED_0033 =
   'would create it too, but there the refresh reaches its broker before the deletion has propagated from the ' +
   'controller to it, where wafka applies every metadata change to all its brokers at once'
 
-// 0127_fetch_queue_backoff times each consume against fetch.queue.backoff.ms + 30 ms; with
-// 10 ms that is one fetch answered within 40 ms. The list runs two tests at once on one
-// `wafka broker`, whose brokers share one event loop: another test's work there held a fetch
-// 89 ms (disk, quiet machine) and 1315 ms against 1030 (memory, loaded): 3 of this session's 4
-// classic list runs, where it had passed in the 12 before. Kafka serves each broker from its own threads.
+/**
+ * Numbers that pass on a quiet machine but were seen to fail on Kafka 4.4 too
+ * under a load like CI's (`--cpu-load=2`: two busy processes beside the run,
+ * where CI runs three lists and the rest of the suite on 2 cores), the same
+ * way they fail on wafka. A CI gate cannot hold a broker to them; the command
+ * line still runs them.
+ */
 const TIMED_0127 =
-  "times each fetch to fetch.queue.backoff.ms + 30 ms (40 ms at its 10 ms setting); the list's other test, on the " +
-  "same broker's one event loop, held a fetch 89 ms (disk) and 285 ms over (memory, loaded) in 3 of the last 4 runs"
+  'times each consume to fetch.queue.backoff.ms + 30 ms (40 ms at its 10 ms setting, one fetch answered within ' +
+  "it); a loaded machine's scheduling misses that on any broker. 2026-12-05, 6 copies at --jobs=2 --cpu-load=2: " +
+  'Kafka 4.4 failed 3 of 6 with classic groups and 5 of 6 with KIP-848 groups (2 or 3 of 4 messages in profile), ' +
+  'wafka 1 of 6 with classic groups'
+const FIRST_JOIN_0118 =
+  "expects the first-subscribed consumer (c1) to get the group's first assignment; when the other (c2) reaches " +
+  'the coordinator first it gets all 4 partitions, its revoke comes at its next heartbeat (5 s) once c1 has joined, ' +
+  "and the test commits from that revoke expecting a closing consumer's refusal (NO_ERROR: it is not closing). " +
+  '2026-12-05 at --cpu-load=2: wafka failed 3 runs of 9, Kafka 4.4 1 of 7, with TEST_DEBUG=cgrp showing the same ' +
+  'sequence on both (c2 heartbeats first, c2 epoch 2 with 4 partitions and c1 epoch 2 with none, the revoke 5 s later)'
+export const RACY_ON_KAFKA = {
+  classic: { '0127': TIMED_0127 },
+  consumer: { '0118': FIRST_JOIN_0118, '0127': TIMED_0127 },
+}
 
 export const NOT_YET_RELIABLE = {
   classic: {
     '0033': RESURRECTED_0033,
-    '0127': TIMED_0127,
   },
   consumer: {
     '0033': RESURRECTED_0033,
-    '0127': TIMED_0127,
     '0103':
       "failed once in CI (2026-12-05, do_test_misuse_txn: 'Expected ERR__STATE error, not _TIMED_OUT') on a deadline of the " +
       'client alone: after init_transactions() has succeeded, the test calls it again with a 1 ms timeout and expects ' +
@@ -86,17 +98,10 @@ export const NOT_YET_RELIABLE = {
       'for the 30 s the test waits. In the same test on Kafka 4.4 the unsubscribes came before the member had settled and ' +
       'sent no leave. One unsubscribe and subscribe after settling (a program of our own) rejoined on both brokers, so the ' +
       'stall is not yet reproduced on its own',
-    '0118':
-      'fails when the consumer subscribed second joins first (seen once in CI): the test ' +
-      "expects the first-subscribed consumer to get the group's first assignment, and the other's revoke only when it " +
-      'closes; when the second one wins the race to the coordinator it gets every partition, its revoke comes when the ' +
-      'first joins (the next target, at most a second later as Kafka 4.4 computes it), and the test commits from that ' +
-      "revoke expecting a closing consumer's refusal. Which join lands first is decided by librdkafka's coordinator " +
-      'lookups, on any broker',
   },
 }
 
-const reliable = (protocol) => passingOnKafka(protocol).filter((n) => !(n in NOT_YET_RELIABLE[protocol]))
+const reliable = (protocol) => passingOnKafka(protocol).filter((n) => !(n in NOT_YET_RELIABLE[protocol]) && !(n in RACY_ON_KAFKA[protocol]))
 const classic = reliable('classic')
 const consumer = reliable('consumer')
 
