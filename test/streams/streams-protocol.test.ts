@@ -1,0 +1,230 @@
+// groupProtocol 'streams' (KIP-1071) on Apache Kafka 4.4, where the broker
+// assigns the tasks and creates the internal topics: the word count gives the
+// table the input gives (the one the classic run and Java give, as
+// java-comparison.test.ts holds them); two wafka instances split the tasks,
+// each task once, and when one closes the other takes its tasks, the counts
+// staying exact; a wafka instance and a Java Kafka Streams instance
+// (group.protocol=streams) of one application split the tasks of one group
+// and their combined output is exact. The group is read as the broker sees it
+// (StreamsGroupDescribe): its members' active tasks.
+//
+// Real Kafka only: the embedded broker does not serve streams groups yet.
+// requireKafka() throws under CI, so this file skips only outside it (a
+// developer machine without Java).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Kafka } from '../../src/index.js'
+import { KafkaStreams, Serdes, StreamsBuilder } from '../../src/public/streams.js'
+import { StreamsGroupDescribe } from '../../src/protocol/messages/index.js'
+import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
+import { javaStreamsApp } from '../peers/java-streams.js'
+import { RawClient } from '../broker/raw-client.js'
+import { openCoordinator } from '../broker/support.js'
+import { until } from '../kafka/support.js'
+import { produceStrings, tableReader } from './support.js'
+
+const str = Serdes.String()
+const WORDS = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'x', 'a1']
+
+/** `n` lines of 1 to 4 words, spread over `partitions` partitions (deterministic). */
+function lines(n: number, partitions: number, salt = 0): Array<{ key: string; value: string; timestamp: number; partition: number }> {
+  let x = 7 + salt
+  const next = (m: number) => {
+    x = (x * 1_103_515_245 + 12_345) % 2 ** 31
+    return x % m
+  }
+  return Array.from({ length: n }, (_, i) => ({
+    key: `k${i}`,
+    value: Array.from({ length: 1 + next(4) }, () => WORDS[next(WORDS.length)]).join(' '),
+    timestamp: Date.now(),
+    partition: i % partitions,
+  }))
+}
+
+function counted(records: Array<{ value: string }>): Map<string, bigint> {
+  const counts = new Map<string, bigint>()
+  for (const r of records) for (const w of r.value.toLowerCase().split(/\W+/).filter(Boolean)) counts.set(w, (counts.get(w) ?? 0n) + 1n)
+  return counts
+}
+
+/** RigStreams' wordcount, as java-comparison.test.ts builds it (same sub-topologies, store and repartition topic). */
+function wordCount(input: string, output: string) {
+  const b = new StreamsBuilder()
+  b.stream<string, string>(input, { keySerde: str, valueSerde: str })
+    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
+    .groupBy((_key, word) => word)
+    .count({ storeName: 'counts' })
+    .toStream()
+    .to(output, { keySerde: str, valueSerde: Serdes.Long() })
+  return b.build()
+}
+
+describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4', () => {
+  let kafka: KafkaCluster
+  let client: Kafka
+  const raw: RawClient[] = []
+
+  beforeAll(async () => {
+    kafka = await startKafka({
+      config: {
+        // Test speed: the coordinator assigns at once and members heartbeat twice a second.
+        'group.streams.initial.rebalance.delay.ms': '0',
+        'group.streams.min.heartbeat.interval.ms': '500',
+        'group.streams.heartbeat.interval.ms': '500',
+      },
+    })
+    client = new Kafka({ clientId: 'streams-protocol-test', brokers: kafka.bootstrap.split(','), retryBackoffMs: 100 })
+  }, 120_000)
+
+  afterAll(async () => {
+    for (const c of raw) c.close()
+    await kafka?.stop()
+  })
+
+  const app = (applicationId: string, input: string, output: string) =>
+    new KafkaStreams(wordCount(input, output), {
+      applicationId,
+      brokers: kafka.bootstrap,
+      groupProtocol: 'streams',
+      commitIntervalMs: 100,
+      retryBackoffMs: 100,
+      defaultKeySerde: str,
+      defaultValueSerde: str,
+    })
+
+  async function createTopics(topics: string[], partitions: number): Promise<void> {
+    const admin = client.admin()
+    await admin.connect()
+    try {
+      await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions: partitions })) })
+    } finally {
+      await admin.disconnect()
+    }
+  }
+
+  /** The group as the broker sees it: each member's process id and active tasks (`<subtopology>_<partition>`). */
+  async function members(groupId: string): Promise<Array<{ processId: string; tasks: string[] }>> {
+    const c = await openCoordinator(kafka.bootstrap, groupId, raw)
+    const g = (await c.request(StreamsGroupDescribe, 0, { groupIds: [groupId], includeAuthorizedOperations: false })).groups[0]
+    c.close()
+    if (g.errorCode !== 0) return []
+    return g.members.map((m) => ({
+      processId: m.processId,
+      tasks: m.assignment.activeTasks.flatMap((t) => t.partitions.map((p) => `${t.subtopologyId}_${p}`)).sort(),
+    }))
+  }
+
+  /** Until the output's table is `expected` (word to count). */
+  async function outputIs(output: string, expected: Map<string, bigint>): Promise<void> {
+    const reader = await tableReader(client, output)
+    try {
+      await until(
+        `${output} to hold the counts`,
+        () => new Map([...reader.table].map(([k, v]) => [k, v === null ? null : v.readBigInt64BE()])),
+        (table) => table.size === expected.size && [...expected].every(([w, n]) => table.get(w) === n),
+        60_000,
+      )
+    } finally {
+      await reader.stop()
+    }
+  }
+
+  const allTasks = (partitions: number) => ['0', '1'].flatMap((s) => Array.from({ length: partitions }, (_, p) => `${s}_${p}`)).sort()
+
+  it('the word count gives the table the input gives; the broker made the repartition topic and changelog', async () => {
+    await createTopics(['sp-text', 'sp-counts'], 3)
+    const input = lines(300, 3)
+    await produceStrings(client, 'sp-text', input)
+    const streams = app('sp-wc', 'sp-text', 'sp-counts')
+    await streams.start()
+    try {
+      await outputIs('sp-counts', counted(input))
+      const group = await members('sp-wc')
+      expect(group.map((m) => m.processId)).toEqual([streams.processId])
+      expect(group[0].tasks).toEqual(allTasks(3))
+    } finally {
+      await streams.close()
+    }
+    expect(streams.state).toBe('NOT_RUNNING')
+    const admin = client.admin()
+    await admin.connect()
+    const meta = await admin
+      .fetchTopicMetadata({ topics: ['sp-wc-counts-repartition', 'sp-wc-counts-changelog'] })
+      .finally(() => admin.disconnect())
+    expect(meta.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([
+      ['sp-wc-counts-changelog', 3],
+      ['sp-wc-counts-repartition', 3],
+    ])
+    // Left on close (epoch -1): the group has no members.
+    await until(
+      'the member to leave',
+      () => members('sp-wc'),
+      (m) => m.length === 0,
+      10_000,
+    )
+  }, 60_000)
+
+  it('two instances split the tasks, each task once; when one closes the other takes them all, the counts exact', async () => {
+    await createTopics(['sp2-text', 'sp2-counts'], 4)
+    const a = app('sp2', 'sp2-text', 'sp2-counts')
+    const b = app('sp2', 'sp2-text', 'sp2-counts')
+    await a.start()
+    await b.start()
+    try {
+      const split = await until(
+        'both instances to own tasks',
+        () => members('sp2'),
+        (m) => m.length === 2 && m.every((x) => x.tasks.length > 0) && m.flatMap((x) => x.tasks).length === 8,
+        30_000,
+      )
+      expect(split.flatMap((m) => m.tasks).sort()).toEqual(allTasks(4))
+      const first = lines(400, 4, 1)
+      await produceStrings(client, 'sp2-text', first)
+      await outputIs('sp2-counts', counted(first))
+      await a.close()
+      const after = await until(
+        'b to own every task',
+        () => members('sp2'),
+        (m) => m.length === 1 && m[0].tasks.length === 8,
+        30_000,
+      )
+      expect(after[0]).toEqual({ processId: b.processId, tasks: allTasks(4) })
+      const second = lines(400, 4, 2)
+      await produceStrings(client, 'sp2-text', second)
+      await outputIs('sp2-counts', counted([...first, ...second]))
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  }, 90_000)
+
+  it('a wafka instance and a Java Kafka Streams instance (group.protocol=streams) split the tasks; the output is exact', async () => {
+    await createTopics(['sp3-text', 'sp3-counts'], 4)
+    const w = app('sp3', 'sp3-text', 'sp3-counts')
+    await w.start()
+    const input = lines(400, 4, 3)
+    const java = javaStreamsApp(kafka, 'wordcount', {
+      applicationId: 'sp3',
+      inputs: ['sp3-text'],
+      output: 'sp3-counts',
+      count: input.length,
+      props: { 'group.protocol': 'streams', 'commit.interval.ms': 100 },
+    })
+    try {
+      const split = await until(
+        'wafka and Java to own tasks',
+        () => members('sp3'),
+        (m) => m.length === 2 && m.every((x) => x.tasks.length > 0) && m.flatMap((x) => x.tasks).length === 8,
+        60_000,
+      )
+      expect(split.flatMap((m) => m.tasks).sort()).toEqual(allTasks(4))
+      expect(split.map((m) => m.processId)).toContain(w.processId)
+      await produceStrings(client, 'sp3-text', input)
+      await outputIs('sp3-counts', counted(input))
+      expect(await java.exited).toEqual({ code: 0, signal: null })
+      expect(java.events.filter((e) => e.event === 'error')).toEqual([])
+    } finally {
+      java.kill()
+      await w.close()
+    }
+  }, 90_000)
+})
