@@ -13,14 +13,14 @@
 // developer machine without Java).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder } from '../../src/public/streams.js'
+import { KafkaStreams, Serdes, StreamsBuilder, type ProcessingGuarantee, type Topology } from '../../src/public/streams.js'
 import { StreamsGroupDescribe } from '../../src/protocol/messages/index.js'
 import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
-import { produceStrings, tableReader } from './support.js'
+import { consumedAll, produceStrings, tableReader } from './support.js'
 
 const str = Serdes.String()
 const WORDS = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'x', 'a1']
@@ -80,11 +80,12 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
     await kafka?.stop()
   })
 
-  const app = (applicationId: string, input: string, output: string) =>
+  const app = (applicationId: string, input: string, output: string, processingGuarantee: ProcessingGuarantee = 'at_least_once') =>
     new KafkaStreams(wordCount(input, output), {
       applicationId,
       brokers: kafka.bootstrap,
       groupProtocol: 'streams',
+      processingGuarantee,
       commitIntervalMs: 100,
       retryBackoffMs: 100,
       defaultKeySerde: str,
@@ -99,6 +100,32 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
     } finally {
       await admin.disconnect()
     }
+  }
+
+  /** The topology the group holds (the first member's), with the application id as `<app>`, for comparing two applications'. */
+  async function groupTopology(groupId: string): Promise<unknown> {
+    const c = await openCoordinator(kafka.bootstrap, groupId, raw)
+    const g = (await c.request(StreamsGroupDescribe, 0, { groupIds: [groupId], includeAuthorizedOperations: false })).groups[0]
+    c.close()
+    const named = (t: string) => t.replace(`${groupId}-`, '<app>-')
+    const info = (i: {
+      name: string
+      partitions: number
+      replicationFactor: number
+      topicConfigs: Array<{ key: string; value: string }>
+    }) => ({
+      name: named(i.name),
+      partitions: i.partitions,
+      replicationFactor: i.replicationFactor,
+      configs: i.topicConfigs.map((c) => `${c.key}=${c.value}`),
+    })
+    return g.topology?.subtopologies?.map((s) => ({
+      id: s.subtopologyId,
+      sourceTopics: s.sourceTopics,
+      repartitionSinkTopics: s.repartitionSinkTopics.map(named),
+      repartitionSourceTopics: s.repartitionSourceTopics.map(info),
+      stateChangelogTopics: s.stateChangelogTopics.map(info),
+    }))
   }
 
   /** The group as the broker sees it: each member's process id and active tasks (`<subtopology>_<partition>`). */
@@ -227,4 +254,66 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
       await w.close()
     }
   }, 90_000)
+
+  it('exactly_once_v2: the word count commits in transactions as a streams group member (TxnOffsetCommit with its id and epoch)', async () => {
+    await createTopics(['sp4-text', 'sp4-counts'], 2)
+    const input = lines(200, 2, 4)
+    await produceStrings(client, 'sp4-text', input)
+    const streams = app('sp4', 'sp4-text', 'sp4-counts', 'exactly_once_v2')
+    await streams.start()
+    try {
+      await outputIs('sp4-counts', counted(input))
+      await consumedAll(client, 'sp4', ['sp4-text'], 30_000)
+    } finally {
+      await streams.close()
+    }
+    expect(streams.state).toBe('NOT_RUNNING')
+  }, 60_000)
+
+  it("the topology wafka gives the group is the one Java gives (sub-topology ids, topics, internal topics' configs), for a join that repartitions", async () => {
+    await createTopics(['sp5-clicks', 'sp5-users', 'sp5-out'], 2)
+    const java = javaStreamsApp(kafka, 'stream-table-join', {
+      applicationId: 'sp5-java',
+      inputs: ['sp5-clicks', 'sp5-users'],
+      output: 'sp5-out',
+      rekey: true,
+      props: { 'group.protocol': 'streams' },
+    })
+    let javaTopology: unknown
+    try {
+      javaTopology = await until(
+        'Java to give its topology',
+        () => groupTopology('sp5-java'),
+        (t) => Array.isArray(t),
+        60_000,
+      )
+    } finally {
+      await java.stop()
+    }
+    const b = new StreamsBuilder()
+    const stream = b.stream<string, string>('sp5-clicks', { keySerde: str, valueSerde: str }).selectKey((_key, value) => value)
+    const table = b.table<string, string>('sp5-users', { keySerde: str, valueSerde: str }, { storeName: 'table' })
+    stream.join(table, (v: string, t: string | null) => `${v}+${t}`).to('sp5-out', { keySerde: str, valueSerde: str })
+    const streams = new KafkaStreams(b.build() as Topology, {
+      applicationId: 'sp5-wafka',
+      brokers: kafka.bootstrap,
+      groupProtocol: 'streams',
+      defaultKeySerde: str,
+      defaultValueSerde: str,
+    })
+    await streams.start()
+    try {
+      const ours = await until(
+        'wafka to give its topology',
+        () => groupTopology('sp5-wafka'),
+        (t) => Array.isArray(t),
+        30_000,
+      )
+      // Two sub-topologies: the re-keyed stream into the repartition topic; it and the table (co-partitioned) into the join.
+      expect(ours).toHaveLength(2)
+      expect(ours).toEqual(javaTopology)
+    } finally {
+      await streams.close()
+    }
+  }, 60_000)
 })
