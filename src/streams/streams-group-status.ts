@@ -45,6 +45,8 @@ export class StatusWatch {
       if (this.current.get(code) === detail) continue
       const extra = { groupId: this.groupId, status: statusName(code), detail }
       if (NORMAL.has(code)) this.log.info('the streams group coordinator delays the assignment', extra)
+      else if (code === StreamsGroupStatus.SHUTDOWN_APPLICATION)
+        this.log.warn('an instance asked the whole application to shut down', extra)
       else this.log.warn(`the streams group is in status ${statusName(code)}: no tasks move until it clears`, extra)
     }
     for (const code of this.current.keys())

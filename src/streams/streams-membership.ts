@@ -168,9 +168,13 @@ export class StreamsMembership implements Membership {
       } catch (err) {
         if (this.stopped) break
         if (!recoverable(err)) {
-          const fatal = KafkaError.is(err, ErrorCodes.UNSUPPORTED_VERSION)
-            ? new UnsupportedApiError(`groupProtocol 'streams' needs a broker that serves StreamsGroupHeartbeat (KIP-1071): ${err.message}`)
-            : (err as Error)
+          const fatal =
+            err instanceof UnsupportedApiError || KafkaError.is(err, ErrorCodes.UNSUPPORTED_VERSION)
+              ? new UnsupportedApiError(
+                  `groupProtocol 'streams' needs a broker that serves StreamsGroupHeartbeat (KIP-1071, Kafka 4.2+): ${(err as Error).message}`,
+                  { cause: err },
+                )
+              : (err as Error)
           this.fail(fatal)
           return
         }

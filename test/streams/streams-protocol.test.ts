@@ -12,7 +12,8 @@
 // requireKafka() throws under CI, so this file skips only outside it (a
 // developer machine without Java).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Kafka } from '../../src/index.js'
+import { Kafka, UnsupportedApiError } from '../../src/index.js'
+import { startCluster } from '../../src/broker/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, type ProcessingGuarantee, type Topology } from '../../src/public/streams.js'
 import { StreamsGroupDescribe } from '../../src/protocol/messages/index.js'
 import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
@@ -316,4 +317,89 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
       await streams.close()
     }
   }, 60_000)
+
+  it("SHUTDOWN_APPLICATION from one instance's uncaught-error handler stops the other instance too (the group carries the request)", async () => {
+    await createTopics(['sp6-in', 'sp6-out'], 2)
+    const make = () => {
+      const b = new StreamsBuilder()
+      b.stream<string, string>('sp6-in', { keySerde: str, valueSerde: str })
+        .mapValues((v) => {
+          if (v === 'boom') throw new Error('boom')
+          return v
+        })
+        .to('sp6-out', { keySerde: str, valueSerde: str })
+      const streams = new KafkaStreams(b.build(), {
+        applicationId: 'sp6',
+        brokers: kafka.bootstrap,
+        groupProtocol: 'streams',
+        retryBackoffMs: 100,
+      })
+      streams.setUncaughtExceptionHandler(() => 'SHUTDOWN_APPLICATION')
+      return streams
+    }
+    const [a, b] = [make(), make()]
+    await a.start()
+    await b.start()
+    try {
+      const split = await until(
+        'each instance to own one task',
+        () => members('sp6'),
+        (m) => m.length === 2 && m.every((x) => x.tasks.length === 1),
+        30_000,
+      )
+      // The poison record goes to task 0_0 only: the other instance stops because the group tells it to.
+      const failing = split.find((m) => m.tasks[0] === '0_0')!.processId === a.processId ? a : b
+      const other = failing === a ? b : a
+      await produceStrings(client, 'sp6-in', [{ key: 'k', value: 'boom', timestamp: Date.now(), partition: 0 }])
+      await until(
+        'the failing instance to stop in ERROR',
+        () => failing.state,
+        (s) => s === 'ERROR',
+        20_000,
+      )
+      await until(
+        'the other instance to stop in ERROR',
+        () => other.state,
+        (s) => s === 'ERROR',
+        20_000,
+      )
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  }, 60_000)
+})
+
+// The embedded broker does not serve StreamsGroupHeartbeat yet: start() fails with a typed error naming
+// what is missing. (When it serves streams groups, the tests above run on it too and this one goes.)
+describe('groupProtocol streams on a broker without streams groups', () => {
+  it('start() rejects with UnsupportedApiError, and the application stops in ERROR', async () => {
+    const cluster = await startCluster({ brokers: 1 })
+    try {
+      const admin = new Kafka({ brokers: cluster.bootstrapServers.split(',') }).admin()
+      await admin.connect()
+      await admin.createTopics({ topics: [{ topic: 'text', numPartitions: 1 }] }).finally(() => admin.disconnect())
+      const streams = new KafkaStreams(wordCount('text', 'counts'), {
+        applicationId: 'no-streams-groups',
+        brokers: cluster.bootstrapServers,
+        groupProtocol: 'streams',
+        defaultKeySerde: str,
+        defaultValueSerde: str,
+      })
+      const started = await streams.start().then(
+        () => null,
+        (err: unknown) => err,
+      )
+      expect(started).toBeInstanceOf(UnsupportedApiError)
+      expect((started as Error).message).toMatch(/^groupProtocol 'streams' needs a broker that serves StreamsGroupHeartbeat/)
+      await until(
+        'ERROR',
+        () => streams.state,
+        (s) => s === 'ERROR',
+        10_000,
+      )
+    } finally {
+      await cluster.stop()
+    }
+  }, 30_000)
 })
