@@ -285,6 +285,13 @@ export class StreamsMembership implements Membership {
       return
     }
     this.target = target
+    // Tasks move: Kafka Streams is REBALANCING until they run (GROUP_JOIN after the reconciliation).
+    if (this.state !== 'RECONCILING')
+      this.hooks.emit(ConsumerEvents.REBALANCING, {
+        groupId: this.coordinator.groupId,
+        memberId: this.memberId,
+        reason: 'the streams group assigned other tasks',
+      })
     this.transitionTo('RECONCILING')
     this.reconciling ??= this.reconcile().finally(() => {
       this.reconciling = undefined

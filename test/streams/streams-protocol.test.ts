@@ -12,10 +12,10 @@
 // requireKafka() throws under CI, so this file skips only outside it (a
 // developer machine without Java).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Kafka, UnsupportedApiError } from '../../src/index.js'
+import { Kafka, logLevel, UnsupportedApiError, type LogEntry } from '../../src/index.js'
 import { startCluster } from '../../src/broker/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, type ProcessingGuarantee, type Topology } from '../../src/public/streams.js'
-import { StreamsGroupDescribe } from '../../src/protocol/messages/index.js'
+import { StreamsGroupDescribe, StreamsGroupHeartbeat } from '../../src/protocol/messages/index.js'
 import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 import { RawClient } from '../broker/raw-client.js'
@@ -195,6 +195,8 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
     await createTopics(['sp2-text', 'sp2-counts'], 4)
     const a = app('sp2', 'sp2-text', 'sp2-counts')
     const b = app('sp2', 'sp2-text', 'sp2-counts')
+    const bStates: string[] = []
+    b.on('stateChange', (next) => void bStates.push(next))
     await a.start()
     await b.start()
     try {
@@ -216,6 +218,14 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
         30_000,
       )
       expect(after[0]).toEqual({ processId: b.processId, tasks: allTasks(4) })
+      // The handover is a rebalance to b, as to Java's KafkaStreams: REBALANCING while its tasks move, then RUNNING.
+      await until(
+        'b to run its new tasks',
+        () => b.state,
+        (st) => st === 'RUNNING',
+        10_000,
+      )
+      expect(bStates.slice(-2)).toEqual(['REBALANCING', 'RUNNING'])
       const second = lines(400, 4, 2)
       await produceStrings(client, 'sp2-text', second)
       await outputIs('sp2-counts', counted([...first, ...second]))
@@ -313,6 +323,49 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
       // Two sub-topologies: the re-keyed stream into the repartition topic; it and the table (co-partitioned) into the join.
       expect(ours).toHaveLength(2)
       expect(ours).toEqual(javaTopology)
+    } finally {
+      await streams.close()
+    }
+  }, 60_000)
+
+  it('a member the group dropped (UNKNOWN_MEMBER_ID) loses its tasks, joins again from epoch 0 and gets them back; the counts stay exact', async () => {
+    await createTopics(['sp7-text', 'sp7-counts'], 2)
+    const first = lines(200, 2, 7)
+    await produceStrings(client, 'sp7-text', first)
+    const logs: LogEntry[] = []
+    const streams = new KafkaStreams(wordCount('sp7-text', 'sp7-counts'), {
+      applicationId: 'sp7',
+      brokers: kafka.bootstrap,
+      groupProtocol: 'streams',
+      commitIntervalMs: 100,
+      retryBackoffMs: 100,
+      defaultKeySerde: str,
+      defaultValueSerde: str,
+      logLevel: logLevel.INFO,
+      logCreator: () => (e: LogEntry) => void logs.push(e),
+    })
+    await streams.start()
+    try {
+      await outputIs('sp7-counts', counted(first))
+      // Everything committed first, so what the lost tasks processed is not processed twice.
+      await consumedAll(client, 'sp7', ['sp7-text', 'sp7-counts-repartition'], 30_000)
+      const c = await openCoordinator(kafka.bootstrap, 'sp7', raw)
+      const [member] = (await c.request(StreamsGroupDescribe, 0, { groupIds: ['sp7'], includeAuthorizedOperations: false })).groups[0]
+        .members
+      // Another client leaves on the member's behalf: the broker forgets it, and answers its next heartbeat UNKNOWN_MEMBER_ID.
+      const left = await c.request(StreamsGroupHeartbeat, 0, { groupId: 'sp7', memberId: member.memberId, memberEpoch: -1 })
+      expect(left.errorCode).toBe(0)
+      const back = await until(
+        'the member to join again with every task',
+        () => members('sp7'),
+        (m) => m.length === 1 && m[0].tasks.length === 4 && logs.some((e) => e.log.message.startsWith('fenced by the streams group')),
+        30_000,
+      )
+      expect(back[0].processId).toBe(streams.processId)
+      expect(logs.filter((e) => e.log.message === 'joined the streams group').map((e) => e.log.memberEpoch)).toHaveLength(2)
+      const second = lines(200, 2, 8)
+      await produceStrings(client, 'sp7-text', second)
+      await outputIs('sp7-counts', counted([...first, ...second]))
     } finally {
       await streams.close()
     }
