@@ -330,7 +330,8 @@ export class StreamsMembership implements Membership {
           error: (err as Error).message,
         })
       }
-      if (this.stopped) return
+      // Fenced or failed meanwhile: that path owns the state now.
+      if (this.stopped || this.state !== 'RECONCILING') return
       if (this.target === null) {
         this.transitionTo('ACKNOWLEDGING')
         this.hooks.emit(ConsumerEvents.GROUP_JOIN, this.joinPayload())

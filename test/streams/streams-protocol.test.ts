@@ -12,9 +12,16 @@
 // requireKafka() throws under CI, so this file skips only outside it (a
 // developer machine without Java).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Kafka, logLevel, UnsupportedApiError, type LogEntry } from '../../src/index.js'
+import { ConfigError, Kafka, logLevel, UnsupportedApiError, type LogEntry } from '../../src/index.js'
 import { startCluster } from '../../src/broker/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder, type ProcessingGuarantee, type Topology } from '../../src/public/streams.js'
+import {
+  KafkaStreams,
+  Serdes,
+  StreamsBuilder,
+  type ProcessingGuarantee,
+  type StreamsConfig,
+  type Topology,
+} from '../../src/public/streams.js'
 import { StreamsGroupDescribe, StreamsGroupHeartbeat } from '../../src/protocol/messages/index.js'
 import { requireKafka, startKafka, type KafkaCluster } from '../peers/kafka.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
@@ -81,8 +88,15 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
     await kafka?.stop()
   })
 
-  const app = (applicationId: string, input: string, output: string, processingGuarantee: ProcessingGuarantee = 'at_least_once') =>
+  const app = (
+    applicationId: string,
+    input: string,
+    output: string,
+    processingGuarantee: ProcessingGuarantee = 'at_least_once',
+    more: Partial<StreamsConfig> = {},
+  ) =>
     new KafkaStreams(wordCount(input, output), {
+      ...more,
       applicationId,
       brokers: kafka.bootstrap,
       groupProtocol: 'streams',
@@ -129,8 +143,10 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
     }))
   }
 
-  /** The group as the broker sees it: each member's process id and active tasks (`<subtopology>_<partition>`). */
-  async function members(groupId: string): Promise<Array<{ processId: string; tasks: string[] }>> {
+  /** The group as the broker sees it: each member's process id and active tasks (`<subtopology>_<partition>`), and what else it said of itself. */
+  async function members(
+    groupId: string,
+  ): Promise<Array<{ processId: string; tasks: string[]; endpoint?: string; tags?: Record<string, string> }>> {
     const c = await openCoordinator(kafka.bootstrap, groupId, raw)
     const g = (await c.request(StreamsGroupDescribe, 0, { groupIds: [groupId], includeAuthorizedOperations: false })).groups[0]
     c.close()
@@ -138,6 +154,8 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
     return g.members.map((m) => ({
       processId: m.processId,
       tasks: m.assignment.activeTasks.flatMap((t) => t.partitions.map((p) => `${t.subtopologyId}_${p}`)).sort(),
+      ...(m.userEndpoint ? { endpoint: `${m.userEndpoint.host}:${m.userEndpoint.port}` } : {}),
+      ...(m.clientTags.length > 0 ? { tags: Object.fromEntries(m.clientTags.map((t) => [t.key, t.value])) } : {}),
     }))
   }
 
@@ -162,13 +180,16 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
     await createTopics(['sp-text', 'sp-counts'], 3)
     const input = lines(300, 3)
     await produceStrings(client, 'sp-text', input)
-    const streams = app('sp-wc', 'sp-text', 'sp-counts')
+    const streams = app('sp-wc', 'sp-text', 'sp-counts', 'at_least_once', {
+      applicationServer: 'app-host:7070',
+      clientTags: { zone: 'z1' },
+    })
     await streams.start()
     try {
       await outputIs('sp-counts', counted(input))
-      const group = await members('sp-wc')
-      expect(group.map((m) => m.processId)).toEqual([streams.processId])
-      expect(group[0].tasks).toEqual(allTasks(3))
+      expect(await members('sp-wc')).toEqual([
+        { processId: streams.processId, tasks: allTasks(3), endpoint: 'app-host:7070', tags: { zone: 'z1' } },
+      ])
     } finally {
       await streams.close()
     }
@@ -421,6 +442,17 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
       await b.close()
     }
   }, 60_000)
+})
+
+describe('groupProtocol and the options it sends', () => {
+  it("refuses a protocol other than 'classic' and 'streams', an applicationServer not host:port, tags not strings", () => {
+    const make = (more: Partial<StreamsConfig>) => () =>
+      new KafkaStreams(wordCount('text', 'counts'), { applicationId: 'opts', brokers: 'localhost:9092', ...more })
+    expect(make({ groupProtocol: 'consumer' as never })).toThrow(ConfigError)
+    expect(make({ groupProtocol: 'streams', applicationServer: 'no-port' })).toThrow(/applicationServer must be 'host:port'/)
+    expect(make({ groupProtocol: 'streams', clientTags: { zone: 1 } as never })).toThrow(/clientTags must be an object of strings/)
+    expect(make({ groupProtocol: 'streams', applicationServer: 'h:1', clientTags: { zone: 'z' } })).not.toThrow()
+  })
 })
 
 // The embedded broker does not serve StreamsGroupHeartbeat yet: start() fails with a typed error naming
