@@ -1,6 +1,8 @@
 // Java's KafkaStreams: runs a topology. Tasks are input partitions: the
-// consumer (group `applicationId`, classic protocol, range assignment so a
-// sub-topology's co-partitioned topics land together) hands each partition's
+// consumer (group `applicationId`: classic protocol with range assignment so
+// a sub-topology's co-partitioned topics land together, or under
+// groupProtocol 'streams' a KIP-1071 streams group whose broker assigns the
+// tasks, streams-membership.ts, and creates the internal topics) hands each partition's
 // records to the task `<subtopology>_<partition>`, which is made, and its
 // stores restored from their changelogs, on its first batch. at_least_once:
 // a batch's output (sinks, repartition topics, changelogs) is acknowledged

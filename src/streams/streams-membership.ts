@@ -90,15 +90,6 @@ export class StreamsMembership implements Membership {
     return this.coordinator.cluster.log('Streams')
   }
 
-  get epoch(): number {
-    return this.memberEpoch
-  }
-
-  /** The active tasks this member owns now. */
-  tasks(): TaskId[] {
-    return [...this.owned]
-  }
-
   commitIdentity(): CommitIdentity {
     return { generationIdOrMemberEpoch: this.memberEpoch, memberId: this.memberId, groupInstanceId: null }
   }
@@ -135,6 +126,8 @@ export class StreamsMembership implements Membership {
     // The loop and the reconciliation report their own failures; here they only have to end.
     await this.loop?.catch(() => {})
     await this.reconciling?.catch(() => {})
+    // A shutdown request no heartbeat carried: leaving ends the wait for it.
+    for (const done of this.beaten.splice(0)) done()
     const partitions = this.data.partitionsOf(this.owned)
     if (partitions.length > 0)
       await (options.unreachable ? this.hooks.lost(partitions) : this.hooks.revoked(partitions)).catch(
