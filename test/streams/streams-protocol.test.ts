@@ -393,6 +393,60 @@ describe.skipIf(!requireKafka())('groupProtocol streams (KIP-1071) on Kafka 4.4'
     }
   }, 60_000)
 
+  it("the group's statuses are logged at WARN with the broker's detail while the member keeps heartbeating: a missing source topic, then created, and the application runs", async () => {
+    const logs: LogEntry[] = []
+    const streams = app('sp8', 'sp8-text', 'sp8-counts', 'at_least_once', { logCreator: () => (e: LogEntry) => void logs.push(e) })
+    const warned = (status: string) =>
+      logs.find((e) => e.level === logLevel.WARN && e.log.status === status && e.log.groupId === 'sp8')?.log.detail as string | undefined
+    await streams.start()
+    try {
+      await until(
+        'MISSING_SOURCE_TOPICS',
+        () => warned('MISSING_SOURCE_TOPICS'),
+        (d) => d !== undefined,
+        10_000,
+      )
+      expect(warned('MISSING_SOURCE_TOPICS')).toMatch(/sp8-text/)
+      await createTopics(['sp8-text', 'sp8-counts'], 2)
+      const input = lines(100, 2, 8)
+      await produceStrings(client, 'sp8-text', input)
+      await outputIs('sp8-counts', counted(input))
+    } finally {
+      await streams.close()
+    }
+  }, 60_000)
+
+  it('topics a join needs co-partitioned but are not: INCORRECTLY_PARTITIONED_TOPICS at WARN, no tasks, a clean close', async () => {
+    await createTopics(['sp9-clicks', 'sp9-out'], 2)
+    await createTopics(['sp9-users'], 3)
+    const logs: LogEntry[] = []
+    const b = new StreamsBuilder()
+    const table = b.table<string, string>('sp9-users', { keySerde: str, valueSerde: str }, { storeName: 'table' })
+    b.stream<string, string>('sp9-clicks', { keySerde: str, valueSerde: str })
+      .join(table, (v: string, t: string | null) => `${v}+${t}`)
+      .to('sp9-out', { keySerde: str, valueSerde: str })
+    const streams = new KafkaStreams(b.build(), {
+      applicationId: 'sp9',
+      brokers: kafka.bootstrap,
+      groupProtocol: 'streams',
+      logCreator: () => (e: LogEntry) => void logs.push(e),
+    })
+    await streams.start()
+    try {
+      const warning = await until(
+        'INCORRECTLY_PARTITIONED_TOPICS',
+        () => logs.find((e) => e.level === logLevel.WARN && e.log.status === 'INCORRECTLY_PARTITIONED_TOPICS'),
+        (e) => e !== undefined,
+        10_000,
+      )
+      expect(warning!.log.detail).toMatch(/sp9-clicks|sp9-users/)
+      expect(await members('sp9')).toEqual([{ processId: streams.processId, tasks: [] }])
+    } finally {
+      await streams.close()
+    }
+    expect(streams.state).toBe('NOT_RUNNING')
+  }, 30_000)
+
   it("SHUTDOWN_APPLICATION from one instance's uncaught-error handler stops the other instance too (the group carries the request)", async () => {
     await createTopics(['sp6-in', 'sp6-out'], 2)
     const make = () => {
