@@ -12,7 +12,7 @@ import { ConsumerLog } from './consumer-log.js'
 import { OutageWatch, type GiveUp } from './outage.js'
 import { Fetcher } from './fetcher.js'
 import { CoordinatorLink } from './coordinator-link.js'
-import type { Membership, MembershipHooks } from './membership.js'
+import type { Membership, MembershipFactory, MembershipHooks } from './membership.js'
 import { fetchCommitted, topicIdsFor } from './offsets.js'
 import {
   announce,
@@ -55,6 +55,7 @@ export class Consumer {
   private readonly emitter = new EventEmitter()
   private readonly coordinator: CoordinatorLink | null
   private membership: Membership | null = null
+  private membershipFactory: MembershipFactory | null = null
   private revokeListener: ((partitions: TopicPartition[], lost: boolean) => Promise<void>) | null = null
   private manual: TopicPartition[] | null = null
   private started: Promise<void> | undefined
@@ -242,6 +243,17 @@ export class Consumer {
     this.revokeListener = listener
   }
 
+  /**
+   * The group membership this consumer runs instead of its groupProtocol's
+   * (Kafka Streams' streams group, KIP-1071): it decides the assignment, and
+   * commits carry its member id and epoch. Set before run().
+   * @internal
+   */
+  useMembership(factory: MembershipFactory | null): void {
+    if (this.runner.running) throw new ConfigError('useMembership() before run()')
+    this.membershipFactory = factory
+  }
+
   /** Commits these offsets (each the next offset to consume) for the group. */
   async commitOffsets(
     offsets: Array<{ topic: string; partition: number; offset: string | number | bigint; metadata?: string | null }>,
@@ -329,8 +341,9 @@ export class Consumer {
       if (this.coordinator) {
         if (this.subscription.empty) throw new ConfigError('subscribe() before run()')
         await this.subscription.resolveTopics(this.cluster, this.config.allowAutoTopicCreation)
-        this.membership =
-          this.config.groupProtocol === 'consumer'
+        this.membership = this.membershipFactory
+          ? this.membershipFactory(this.coordinator, this.config, this.hooks())
+          : this.config.groupProtocol === 'consumer'
             ? new ConsumerGroupProtocol(this.coordinator, this.config, this.hooks())
             : new ClassicMembership(this.coordinator, this.config, this.hooks(), this.rejoinAs)
         this.rejoinAs = ''

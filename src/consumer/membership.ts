@@ -1,3 +1,5 @@
+import type { ResolvedConsumerConfig } from './config.js'
+import type { CoordinatorLink } from './coordinator-link.js'
 import type { TopicPartition } from './partition-state.js'
 
 /** What a group protocol asks of the consumer as its assignment changes. */
@@ -40,3 +42,10 @@ export interface Membership {
   commitIdentity(): CommitIdentity
   readonly memberId: string
 }
+
+/**
+ * A membership a layer above the consumer brings (Kafka Streams' KIP-1071
+ * streams group): the consumer runs it instead of its groupProtocol's and
+ * commits with its identity.
+ */
+export type MembershipFactory = (coordinator: CoordinatorLink, config: ResolvedConsumerConfig, hooks: MembershipHooks) => Membership

@@ -19,8 +19,8 @@ export {
   type StreamThreadExceptionResponse,
   type UncaughtExceptionHandler,
 } from '../streams/kafka-streams.js'
-export type { StreamsConfig, ProcessingGuarantee } from '../streams/options.js'
-export { StreamsError } from '../streams/streams-error.js'
+export type { StreamsConfig, ProcessingGuarantee, StreamsGroupProtocol } from '../streams/options.js'
+export { ApplicationShutdownError, StreamsError } from '../streams/streams-error.js'
 export {
   Stores,
   type Processor,

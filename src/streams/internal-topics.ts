@@ -16,7 +16,7 @@ export interface TopicNames {
 }
 
 // Java's configs for them (RepartitionTopicConfig, UnwindowedChangelogTopicConfig).
-const REPARTITION_CONFIGS = {
+export const REPARTITION_CONFIGS: Record<string, string> = {
   'cleanup.policy': 'delete',
   'segment.bytes': '52428800',
   'retention.ms': '-1',
@@ -31,6 +31,13 @@ const windowChangelogConfigs = (retentionMs: number) => ({
   'retention.ms': String(retentionMs + WINDOW_CHANGELOG_ADDITIONAL_RETENTION_MS),
   'message.timestamp.type': 'CreateTime',
 })
+
+/** The configs of store `store`'s changelog, as Java's InternalTopicConfig of its kind gives them. */
+export function changelogConfigs(topology: Topology, store: string): Record<string, string> {
+  const def = topology.stores.get(store)!
+  const retained = def.window ?? def.session
+  return retained ? windowChangelogConfigs(retained.retentionMs) : CHANGELOG_CONFIGS
+}
 
 /** Creates the missing internal topics; returns each sub-topology's task count (its partitions). */
 export async function prepareInternalTopics(
@@ -83,15 +90,11 @@ export async function prepareInternalTopics(
   const wanted = [
     ...[...topology.internalTopics].map((t) => ({ topic: names.topicName(t), partitions: counts.get(t)!, configs: REPARTITION_CONFIGS })),
     ...subs.flatMap((s) =>
-      s.stores.map((store) => {
-        const def = topology.stores.get(store)!
-        const retained = def.window ?? def.session
-        return {
-          topic: names.changelogTopic(store),
-          partitions: tasks.get(s.id)!,
-          configs: retained ? windowChangelogConfigs(retained.retentionMs) : CHANGELOG_CONFIGS,
-        }
-      }),
+      s.stores.map((store) => ({
+        topic: names.changelogTopic(store),
+        partitions: tasks.get(s.id)!,
+        configs: changelogConfigs(topology, store),
+      })),
     ),
   ]
   const present = wanted.filter((w) => existing.has(w.topic))

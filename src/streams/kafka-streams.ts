@@ -1,6 +1,8 @@
 // Java's KafkaStreams: runs a topology. Tasks are input partitions: the
-// consumer (group `applicationId`, classic protocol, range assignment so a
-// sub-topology's co-partitioned topics land together) hands each partition's
+// consumer (group `applicationId`: classic protocol with range assignment so
+// a sub-topology's co-partitioned topics land together, or under
+// groupProtocol 'streams' a KIP-1071 streams group whose broker assigns the
+// tasks, streams-membership.ts, and creates the internal topics) hands each partition's
 // records to the task `<subtopology>_<partition>`, which is made, and its
 // stores restored from their changelogs, on its first batch. at_least_once:
 // a batch's output (sinks, repartition topics, changelogs) is acknowledged
@@ -29,7 +31,7 @@ import { isTaskMigrated, StreamsProducer, type ConsumedOffsets } from './streams
 import { restoreStores } from './restore.js'
 import { GlobalStores } from './global-stores.js'
 import { isFromDefault, type Serde } from './serdes.js'
-import { StreamsError } from './streams-error.js'
+import { ApplicationShutdownError, StreamsError } from './streams-error.js'
 import { deserializationHandler } from './deserialization-handler.js'
 import {
   InvalidStateStoreError,
@@ -45,6 +47,8 @@ import type { InMemoryKeyValueStore } from './key-value-store.js'
 import type { InMemoryWindowStore } from './window-store.js'
 import type { InMemorySessionStore } from './session-store.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
+import { StreamsRebalanceData } from './streams-rebalance-data.js'
+import { StreamsMembership } from './streams-membership.js'
 import type { Subtopology, Topology } from './topology.js'
 
 /** What the uncaught-error handler answers (Java's StreamThreadExceptionResponse). */
@@ -109,6 +113,9 @@ export class KafkaStreams {
   private commitTimer: ReturnType<typeof setInterval> | undefined
   /** The global tables' stores, made at start(). */
   private globals: GlobalStores | undefined
+  /** groupProtocol 'streams': the topology as the streams group sees it, and the stream thread's membership. */
+  private rebalanceData: StreamsRebalanceData | undefined
+  private membership: StreamsMembership | undefined
 
   constructor(
     private readonly topology: Topology,
@@ -142,6 +149,7 @@ export class KafkaStreams {
       },
     }
     for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
+    if (this.config.groupProtocol === 'streams') this.rebalanceData = new StreamsRebalanceData(topology, this.env)
   }
 
   get state(): StreamsState {
@@ -222,7 +230,8 @@ export class KafkaStreams {
     try {
       this.admin = this.kafka.admin()
       await this.admin.connect()
-      await prepareInternalTopics(this.admin, this.topology, this.env, this.log)
+      // Under the streams protocol the group coordinator creates the internal topics (and checks the source topics), as Java leaves it to.
+      if (!this.rebalanceData) await prepareInternalTopics(this.admin, this.topology, this.env, this.log)
       // The global stores are read whole before anything is processed (Java's GlobalStreamThread bootstrap).
       await this.globals.start(this.kafka, this.admin, this.restoreTimeoutMs, this.exactlyOnce, (err) => this.uncaught(err))
       if (this.exactlyOnce) {
@@ -340,7 +349,19 @@ export class KafkaStreams {
       autoOffsetReset: 'earliest',
       // Internal topics (repartition) are written in transactions: only committed ones are processed.
       isolationLevel: this.exactlyOnce ? 'read_committed' : 'read_uncommitted',
+      // Java's main consumer never creates topics (the internal ones are made by the application or the group coordinator).
+      allowAutoTopicCreation: false,
     }))
+    const data = this.rebalanceData
+    if (data)
+      consumer.useMembership(
+        (coordinator, config, hooks) =>
+          (this.membership = new StreamsMembership(coordinator, config, hooks, data, {
+            processId: this.processId,
+            userEndpoint: this.config.userEndpoint,
+            clientTags: this.config.clientTags,
+          })),
+      )
     // Java's handleRevocation under EOS v2: one transaction holds every task, so it commits (all of them)
     // before the partitions go; lost partitions (or a failure) abort it.
     if (this.exactlyOnce)
@@ -351,7 +372,9 @@ export class KafkaStreams {
     consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
     consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions))
     consumer.on(ConsumerEvents.CRASH, ({ payload }) => {
-      if (!payload.restart) this.uncaught(payload.error)
+      // Another instance's SHUTDOWN_APPLICATION: this one stops too, whatever the handler would say (as Java's shutdownErrorHook).
+      if (payload.error instanceof ApplicationShutdownError) this.fail(payload.error)
+      else if (!payload.restart) this.uncaught(payload.error)
     })
     await consumer.connect()
     await consumer.subscribe({ topics: [...this.readers.keys()] })
@@ -507,9 +530,17 @@ export class KafkaStreams {
       }
     }
     if (response === 'REPLACE_THREAD') return void this.replaceThread(error)
+    if (response === 'SHUTDOWN_APPLICATION' && this.membership) {
+      this.log.error('stream processing failed: asking every instance of the application to shut down (SHUTDOWN_APPLICATION)', {
+        applicationId: this.config.applicationId,
+        error: (error as Error)?.message,
+      })
+      // The request goes with the next heartbeat; then this instance stops.
+      return void this.membership.requestShutdown().then(() => this.fail(error))
+    }
     if (response === 'SHUTDOWN_APPLICATION')
       this.log.error(
-        "SHUTDOWN_APPLICATION needs the group to carry a shutdown request (Java's streams assignor): shutting down this client only",
+        "SHUTDOWN_APPLICATION needs the group to carry a shutdown request (groupProtocol 'streams'): shutting down this client only",
         {
           applicationId: this.config.applicationId,
         },

@@ -9,6 +9,9 @@ import type { DeserializationExceptionHandler } from './deserialization-handler.
 
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2'
 
+/** How the application's instances share the tasks: `'classic'` (consumer group, client-side assignment) or `'streams'` (KIP-1071: the broker assigns tasks). */
+export type StreamsGroupProtocol = 'classic' | 'streams'
+
 export interface StreamsConfig extends ClusterOptions {
   /** The consumer group, the prefix of internal topics and the default client id. Required. Java: `application.id`. */
   applicationId: string
@@ -28,6 +31,16 @@ export interface StreamsConfig extends ClusterOptions {
    * skips it; a function decides per record. Java: `deserialization.exception.handler`.
    */
   deserializationExceptionHandler?: DeserializationExceptionHandler
+  /**
+   * `'classic'` (default): the instances form a consumer group and split the input partitions among
+   * themselves; `'streams'`: a streams group (KIP-1071, Kafka 4.2+), where the broker assigns tasks and
+   * creates the internal topics. Java: `group.protocol`.
+   */
+  groupProtocol?: StreamsGroupProtocol
+  /** This instance's `host:port` for interactive queries, told to the streams group. Java: `application.server`. */
+  applicationServer?: string
+  /** Tags the streams group may use to place standby tasks (rack-aware assignment). Java: `client.tag.<key>`. */
+  clientTags?: Record<string, string>
 }
 
 export const STREAMS_OPTIONS = {
@@ -53,6 +66,17 @@ export const STREAMS_OPTIONS = {
     "A record a source serde cannot read: `'logAndFail'` stops the application, `'logAndContinue'` skips it; a function decides per record.",
     'deserialization.exception.handler',
   ),
+  groupProtocol: value(
+    'classic',
+    "`'classic'`: the instances form a consumer group and split the input partitions; `'streams'`: a streams group (KIP-1071, Kafka 4.2+), where the broker assigns tasks and creates the internal topics.",
+    'group.protocol',
+  ),
+  applicationServer: value(
+    undefined,
+    "This instance's `host:port` for interactive queries, told to the streams group.",
+    'application.server',
+  ),
+  clientTags: value(undefined, 'Tags the streams group may use to place standby tasks (rack-aware assignment).', 'client.tag.<key>'),
 } as const satisfies Record<keyof StreamsConfig, OptionSpec>
 
 export interface ResolvedStreamsConfig {
@@ -62,6 +86,10 @@ export interface ResolvedStreamsConfig {
   defaultKeySerde: Serde<any> | undefined
   defaultValueSerde: Serde<any> | undefined
   deserializationExceptionHandler: DeserializationExceptionHandler | undefined
+  groupProtocol: StreamsGroupProtocol
+  /** applicationServer, parsed. */
+  userEndpoint: { host: string; port: number } | null
+  clientTags: Record<string, string>
   /** What `new Kafka()` takes: the client options, the client id defaulting to the application id. */
   client: ClusterOptions
 }
@@ -77,6 +105,9 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     defaultKeySerde,
     defaultValueSerde,
     deserializationExceptionHandler,
+    groupProtocol,
+    applicationServer,
+    clientTags,
     ...client
   } = checkKeys('KafkaStreams', given, STREAMS_OPTIONS, KAFKA_ALIASES)
   if (typeof applicationId !== 'string' || !APPLICATION_ID.test(applicationId))
@@ -103,6 +134,25 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     defaultKeySerde,
     defaultValueSerde,
     deserializationExceptionHandler,
+    groupProtocol: oneOf('groupProtocol', groupProtocol, ['classic', 'streams'] as const, 'classic'),
+    userEndpoint: endpoint(applicationServer),
+    clientTags: tags(clientTags),
     client: { clientId: applicationId, ...client },
   }
+}
+
+/** Java's application.server: `host:port`. */
+function endpoint(given: unknown): { host: string; port: number } | null {
+  if (given === undefined || given === null || given === '') return null
+  const m = typeof given === 'string' ? /^(.+):(\d{1,5})$/.exec(given) : null
+  const port = m ? Number(m[2]) : NaN
+  if (!m || port > 65_535) throw new ConfigError(`applicationServer must be 'host:port', not ${JSON.stringify(given)}`)
+  return { host: m[1], port }
+}
+
+function tags(given: unknown): Record<string, string> {
+  if (given === undefined || given === null) return {}
+  if (typeof given !== 'object' || Array.isArray(given) || Object.values(given).some((v) => typeof v !== 'string'))
+    throw new ConfigError(`clientTags must be an object of strings, such as { zone: 'eu-1' }, not ${JSON.stringify(given)}`)
+  return { ...(given as Record<string, string>) }
 }

@@ -2,3 +2,8 @@
 export class StreamsError extends Error {
   override name = 'StreamsError'
 }
+
+/** Another instance of the application asked every instance to shut down (SHUTDOWN_APPLICATION through the streams group). */
+export class ApplicationShutdownError extends StreamsError {
+  override name = 'ApplicationShutdownError'
+}
