@@ -36,20 +36,6 @@ function measuredMinutes(name, numbers) {
 }
 
 /**
- * Numbers that pass on Kafka 4.4 but not reliably on wafka yet, kept out of
- * CI's lists with the reason until they are fixed (issue 31 stays open for
- * each); the command line still runs them and its results show them.
- */
-const RESURRECTED_0033 =
-  'fails now and then (one of two copies run side by side, and once with each group protocol before): a topic the test has just deleted exists again ' +
-  "afterwards and matches the next case's regex. Cause seen in the broker's INFO log (auto-created topics are " +
-  'logged with the client): closing the consumer drops its coordinator connection, librdkafka then refreshes its ' +
-  "three topics' metadata ('broker down') with allow.auto.create.topics=true, and that request races the test's " +
-  'DeleteTopics sent a millisecond later; when it is served after a delete, the topic is created again. Kafka 4.4 ' +
-  'would create it too, but there the refresh reaches its broker before the deletion has propagated from the ' +
-  'controller to it, where wafka applies every metadata change to all its brokers at once'
-
-/**
  * Numbers that pass on a quiet machine but were seen to fail on Kafka 4.4 too
  * under a load like CI's (`--cpu-load=2`: two busy processes beside the run,
  * where CI runs three lists and the rest of the suite on 2 cores), the same
@@ -72,12 +58,14 @@ export const RACY_ON_KAFKA = {
   consumer: { '0118': FIRST_JOIN_0118, '0127': TIMED_0127 },
 }
 
+/**
+ * Numbers that pass on Kafka 4.4 but not reliably on wafka yet, kept out of
+ * CI's lists with the reason until they are fixed (issue 31 stays open for
+ * each); the command line still runs them and its results show them.
+ */
 export const NOT_YET_RELIABLE = {
-  classic: {
-    '0033': RESURRECTED_0033,
-  },
+  classic: {},
   consumer: {
-    '0033': RESURRECTED_0033,
     '0103':
       "failed once in CI (2026-12-05, do_test_misuse_txn: 'Expected ERR__STATE error, not _TIMED_OUT') on a deadline of the " +
       'client alone: after init_transactions() has succeeded, the test calls it again with a 1 ms timeout and expects ' +
