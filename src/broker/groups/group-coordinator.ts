@@ -6,6 +6,7 @@ import type { GroupRecord } from './group-records.js'
 import { applyShareRecord, imageSnapshot, isShareRecord, type ShareGroupImage } from './share-group-records.js'
 import { applyConsumerRecord, consumerImageSnapshot, isConsumerRecord, type ConsumerGroupImage } from './consumer-group-records.js'
 import { ShareGroup } from './share-group.js'
+import { StreamsGroup } from './streams-group.js'
 import { SharePartitions } from '../share/share-partitions.js'
 
 import { groupCoordinatorFor } from '../coordinator-placement.js'
@@ -13,8 +14,8 @@ import { offsetsPartitionFor } from '../offsets-topic.js'
 import { OFFSETS_TOPIC } from '../topic-names.js'
 import { groupConfig } from '../dynamic-configs.js'
 
-/** A group speaks one protocol: the classic one (JoinGroup/SyncGroup) or KIP-848's (ConsumerGroupHeartbeat). */
-export type Group = ClassicGroup | ConsumerGroup
+/** A group speaks one protocol: the classic one (JoinGroup/SyncGroup), KIP-848's (ConsumerGroupHeartbeat) or KIP-1071's (StreamsGroupHeartbeat). */
+export type Group = ClassicGroup | ConsumerGroup | StreamsGroup
 
 /**
  * The groups of the cluster and which broker coordinates each. A group id
@@ -266,17 +267,69 @@ export class GroupCoordinator {
     return g?.type === 'consumer' ? g : undefined
   }
 
+  streams(groupId: string): StreamsGroup | undefined {
+    const g = this.groups.get(groupId)
+    return g?.type === 'streams' ? g : undefined
+  }
+
+  /**
+   * The streams group of that id, created; undefined while a group of
+   * another type holds the id (Kafka converts only between classic and
+   * consumer groups). An empty group of another type with offsets only
+   * becomes one, its offsets kept. Not kept in __consumer_offsets: a
+   * restart or a coordinator move forgets the membership (its members
+   * rejoin), not the offsets.
+   */
+  streamsOrCreate(groupId: string): StreamsGroup | undefined {
+    const g = this.groups.get(groupId)
+    if (g?.type === 'streams') return g
+    if ((g && (g.state !== 'Empty' || g.type === 'consumer')) || this.shareGroups.has(groupId)) return undefined
+    const cluster = this.cluster
+    const conf = (key: string) => Number(groupConfig(cluster, groupId, key))
+    const created = new StreamsGroup(groupId, (topic) => cluster.controller.topics.get(topic)?.partitions.length, {
+      get sessionTimeoutMs() {
+        return conf('streams.session.timeout.ms')
+      },
+      get heartbeatIntervalMs() {
+        return conf('streams.heartbeat.interval.ms')
+      },
+      get initialRebalanceDelayMs() {
+        return conf('streams.initial.rebalance.delay.ms')
+      },
+      get assignmentIntervalMs() {
+        return conf('streams.assignment.interval.ms')
+      },
+      get numStandbyReplicas() {
+        return conf('streams.num.standby.replicas')
+      },
+      get taskOffsetIntervalMs() {
+        return conf('streams.task.offset.interval.ms')
+      },
+      get acceptableRecoveryLag() {
+        return conf('streams.acceptable.recovery.lag')
+      },
+    })
+    if (g) {
+      created.takeOffsetsFrom(g)
+      g.close()
+    }
+    created.changes = this.log
+    this.groups.set(groupId, created)
+    return created
+  }
+
   /** The classic group of that id, created (or converted from an empty consumer group); undefined while a consumer group has members. */
   classicOrCreate(groupId: string): ClassicGroup | undefined {
     const g = this.groups.get(groupId)
     if (g?.type === 'classic') return g
-    if ((g && g.state !== 'Empty') || this.shareGroups.has(groupId)) return undefined
+    // A streams group is never converted (Kafka converts classic and consumer groups only).
+    if ((g && (g.state !== 'Empty' || g.type === 'streams')) || this.shareGroups.has(groupId)) return undefined
     const created = new ClassicGroup(groupId, { initialRebalanceDelayMs: this.cluster.options.groupInitialRebalanceDelayMs })
     if (g) {
       created.takeOffsetsFrom(g)
       g.close()
       // The consumer group's records go (as Kafka's conversion writes them): a load must not bring it back.
-      this.log.consumerGroup(groupId, g.lastKept, null)
+      if (g.type === 'consumer') this.log.consumerGroup(groupId, g.lastKept, null)
     }
     created.changes = this.log
     this.groups.set(groupId, created)
@@ -287,7 +340,7 @@ export class GroupCoordinator {
   consumerOrCreate(groupId: string): ConsumerGroup | undefined {
     const g = this.groups.get(groupId)
     if (g?.type === 'consumer') return g
-    if ((g && g.state !== 'Empty') || this.shareGroups.has(groupId)) return undefined
+    if ((g && (g.state !== 'Empty' || g.type === 'streams')) || this.shareGroups.has(groupId)) return undefined
     const cluster = this.cluster
     // The group's own configs (IncrementalAlterConfigs on GROUP), else the broker's, read at each use as Kafka does.
     const created = new ConsumerGroup(groupId, cluster.controller, {

@@ -1,0 +1,281 @@
+// KIP-1071's streams group protocol at the request level, the same requests
+// against Apache Kafka 4.4 and the embedded broker with the same assertions:
+// the topology's internal topics created by the broker (MISSING_INTERNAL_TOPICS
+// first, their partition counts derived as Kafka derives them), the statuses
+// for missing source topics and wrongly partitioned internal topics, task
+// assignment and revocation ordering (a task reaches its new owner only once
+// the old one's heartbeat no longer lists it), fencing, unknown members,
+// leaving, StreamsGroupDescribe, ListGroups and DeleteGroups, and
+// OffsetCommit by a streams member's id and epoch.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startCluster } from '../../src/broker/index.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import {
+  CreateTopics,
+  DeleteGroups,
+  FindCoordinator,
+  IncrementalAlterConfigs,
+  ListGroups,
+  Metadata,
+  OffsetCommit,
+  StreamsGroupDescribe,
+  StreamsGroupHeartbeat,
+} from '../../src/protocol/messages/index.js'
+import type { StreamsGroupHeartbeatRequestTopology } from '../../src/protocol/messages/StreamsGroupHeartbeat.js'
+import type { Input } from '../../src/protocol/api.js'
+import { requireKafka, startKafka } from '../peers/kafka.js'
+import { RawClient } from './raw-client.js'
+
+const GROUP_RESOURCE = 32
+const [MISSING_SOURCE_TOPICS, INCORRECTLY_PARTITIONED_TOPICS, MISSING_INTERNAL_TOPICS] = [1, 2, 3]
+
+interface Target {
+  client: RawClient
+  stop(): Promise<void>
+}
+
+const targets: Array<[string, () => Promise<Target>, boolean]> = [
+  [
+    'Apache Kafka 4.4',
+    async () => {
+      const k = await startKafka()
+      const client = await RawClient.open(k.bootstrap)
+      return { client, stop: async () => (client.close(), await k.stop()) }
+    },
+    requireKafka(),
+  ],
+  [
+    'the embedded broker',
+    async () => {
+      const c = await startCluster({ brokers: 1 })
+      const client = await RawClient.open(c.bootstrapServers)
+      return { client, stop: async () => (client.close(), await c.stop()) }
+    },
+    true,
+  ],
+]
+
+/** Subtopology 0 reads `in` (4 partitions) into a store and writes a repartition topic, which subtopology 1 reads. */
+const topology = (app: string, source = 'in'): Input<StreamsGroupHeartbeatRequestTopology> => ({
+  epoch: 0,
+  subtopologies: [
+    {
+      subtopologyId: '0',
+      sourceTopics: [source],
+      sourceTopicRegex: [],
+      stateChangelogTopics: [{ name: `${app}-store-changelog`, partitions: 0, replicationFactor: 0, topicConfigs: [] }],
+      repartitionSinkTopics: [`${app}-by-key-repartition`],
+      repartitionSourceTopics: [],
+      copartitionGroups: [],
+    },
+    {
+      subtopologyId: '1',
+      sourceTopics: [],
+      sourceTopicRegex: [],
+      stateChangelogTopics: [],
+      repartitionSinkTopics: [],
+      repartitionSourceTopics: [{ name: `${app}-by-key-repartition`, partitions: 0, replicationFactor: 0, topicConfigs: [] }],
+      copartitionGroups: [],
+    },
+  ],
+})
+
+type Tasks = Array<{ subtopologyId: string; partitions: number[] }>
+const ALL: Tasks = [
+  { subtopologyId: '0', partitions: [0, 1, 2, 3] },
+  { subtopologyId: '1', partitions: [0, 1, 2, 3] },
+]
+const DELAYED = { statusCode: 5, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' }
+const count = (t: Tasks | null) => (t ?? []).reduce((n, x) => n + x.partitions.length, 0)
+
+describe.each(targets)('streams group heartbeats on %s', (_name, start, available) => {
+  let t: Target
+  beforeAll(async () => {
+    if (!available) return
+    t = await start()
+    await t.client.request(CreateTopics, 7, {
+      topics: [
+        { name: 'in', numPartitions: 4, replicationFactor: 1, assignments: [], configs: [] },
+        // app-d's changelog, with fewer partitions than its subtopology has tasks (created early: Kafka's coordinator sees new topics a moment later).
+        { name: 'app-d-store-changelog', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
+      ],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    })
+  }, 120_000)
+  afterAll(async () => t?.stop())
+
+  /** Until the group's coordinator has loaded (the first FindCoordinator creates __consumer_offsets; Kafka then loads its partition). */
+  const coordinatorReady = async (group: string) => {
+    const loading: number[] = [ErrorCodes.COORDINATOR_NOT_AVAILABLE, ErrorCodes.COORDINATOR_LOAD_IN_PROGRESS, ErrorCodes.NOT_COORDINATOR]
+    for (let i = 0; i < 100; i++) {
+      await t.client.request(FindCoordinator, 4, { keyType: 0, coordinatorKeys: [group] })
+      const d = await t.client.request(StreamsGroupDescribe, 0, { groupIds: [group], includeAuthorizedOperations: false })
+      if (!loading.includes(d.groups[0].errorCode)) return
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    throw new Error(`no coordinator for ${group}`)
+  }
+
+  /** The group's first target at once: its initial rebalance delay set to 0, as a group config. */
+  const noDelay = async (group: string) => {
+    await coordinatorReady(group)
+    const r = await t.client.request(IncrementalAlterConfigs, 1, {
+      resources: [
+        {
+          resourceType: GROUP_RESOURCE,
+          resourceName: group,
+          configs: [{ name: 'streams.initial.rebalance.delay.ms', configOperation: 0, value: '0' }],
+        },
+      ],
+      validateOnly: false,
+    })
+    expect(r.responses[0].errorCode).toBe(ErrorCodes.NONE)
+  }
+  const beat = (
+    group: string,
+    memberId: string,
+    memberEpoch: number,
+    o: { processId?: string; owned?: Tasks | null; topology?: Input<StreamsGroupHeartbeatRequestTopology> } = {},
+  ) =>
+    t.client.request(StreamsGroupHeartbeat, 0, {
+      groupId: group,
+      memberId,
+      memberEpoch,
+      endpointInformationEpoch: -1,
+      rebalanceTimeoutMs: memberEpoch === 0 ? 60_000 : -1,
+      topology: memberEpoch === 0 ? (o.topology ?? topology(group)) : null,
+      activeTasks: o.owned === null ? null : (o.owned ?? []),
+      standbyTasks: o.owned === null ? null : [],
+      warmupTasks: o.owned === null ? null : [],
+      processId: memberEpoch === 0 ? (o.processId ?? `process-${memberId}`) : null,
+      shutdownApplication: false,
+    })
+  const partitions = async (topic: string) =>
+    (await t.client.request(Metadata, 12, { topics: [{ name: topic }] })).topics[0].partitions.length
+
+  it.skipIf(!available)('creates the internal topics (MISSING_INTERNAL_TOPICS until then), then assigns every task', async () => {
+    const g = 'app-a'
+    await noDelay(g)
+    const first = await beat(g, 'm1', 0)
+    expect(first.errorCode).toBe(ErrorCodes.NONE)
+    expect(first.status?.map((s) => s.statusCode)).toEqual([MISSING_INTERNAL_TOPICS])
+    expect(first.status?.[0].statusDetail).toMatch(/^Internal topics are missing: /)
+    expect(count(first.activeTasks)).toBe(0)
+    // The repartition topic takes the partitions of the source topic of the subtopology writing it; the changelog its subtopology's.
+    let second = first
+    for (let i = 0; i < 50 && count(second.activeTasks) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      second = await beat(g, 'm1', second.memberEpoch, { owned: [] })
+    }
+    expect(await partitions(`${g}-by-key-repartition`)).toBe(4)
+    expect(await partitions(`${g}-store-changelog`)).toBe(4)
+    expect(second.status).toEqual([])
+    expect(second.activeTasks).toEqual(ALL)
+    expect(second.memberEpoch).toBeGreaterThan(first.memberEpoch)
+
+    const d = (await t.client.request(StreamsGroupDescribe, 0, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]
+    expect(d.groupState).toBe('Stable')
+    expect(
+      d.topology?.subtopologies.map((s) => [s.subtopologyId, s.sourceTopics, s.repartitionSourceTopics.map((r) => [r.name, r.partitions])]),
+    ).toEqual([
+      ['0', ['in'], []],
+      ['1', [], [[`${g}-by-key-repartition`, 4]]],
+    ])
+    expect(d.topology?.subtopologies[0].stateChangelogTopics.map((c) => [c.name, c.partitions])).toEqual([[`${g}-store-changelog`, 4]])
+    expect(
+      d.members.map((m) => [m.memberId, m.memberEpoch, m.processId, m.assignment.activeTasks, m.targetAssignment.activeTasks]),
+    ).toEqual([['m1', second.memberEpoch, 'process-m1', ALL, ALL]])
+    const listed = (await t.client.request(ListGroups, 5, { statesFilter: [], typesFilter: ['streams'] })).groups.find(
+      (x) => x.groupId === g,
+    )
+    expect(listed).toMatchObject({ groupId: g, protocolType: 'streams', groupState: 'Stable', groupType: 'streams' })
+    expect((await t.client.request(DeleteGroups, 2, { groupsNames: [g] })).results[0].errorCode).toBe(ErrorCodes.NON_EMPTY_GROUP)
+
+    // Offsets commit at the member's epoch; a newer one is STALE_MEMBER_EPOCH, another member id UNKNOWN_MEMBER_ID.
+    const commit = (memberId: string, epoch: number) =>
+      t.client.request(OffsetCommit, 9, {
+        groupId: g,
+        generationIdOrMemberEpoch: epoch,
+        memberId,
+        groupInstanceId: null,
+        topics: [{ name: 'in', partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      })
+    expect((await commit('m1', second.memberEpoch)).topics[0].partitions[0].errorCode).toBe(ErrorCodes.NONE)
+    expect((await commit('m1', second.memberEpoch + 1)).topics[0].partitions[0].errorCode).toBe(ErrorCodes.STALE_MEMBER_EPOCH)
+    expect((await commit('nobody', second.memberEpoch)).topics[0].partitions[0].errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+
+    // Fencing: an epoch ahead of the member's, an unknown member, a member gone after it left.
+    expect((await beat(g, 'm1', second.memberEpoch + 1, { owned: ALL })).errorCode).toBe(ErrorCodes.FENCED_MEMBER_EPOCH)
+    expect((await beat(g, 'nobody', 3, { owned: [] })).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+    const left = await beat(g, 'm1', -1, { owned: null })
+    expect([left.errorCode, left.memberId, left.memberEpoch]).toEqual([ErrorCodes.NONE, 'm1', -1])
+    expect((await beat(g, 'm1', second.memberEpoch, { owned: [] })).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+    const after = (await t.client.request(StreamsGroupDescribe, 0, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]
+    expect([after.groupState, after.members.length, after.groupEpoch > d.groupEpoch]).toEqual(['Empty', 0, true])
+    expect((await beat('no-such-group', 'm1', 1, { owned: [] })).errorCode).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
+    expect((await t.client.request(DeleteGroups, 2, { groupsNames: [g] })).results[0].errorCode).toBe(ErrorCodes.NONE)
+  })
+
+  it.skipIf(!available)('moves a task to a new member only once its owner has revoked it', async () => {
+    const g = 'app-b'
+    await noDelay(g)
+    let a = await beat(g, 'a', 0)
+    for (let i = 0; i < 50 && count(a.activeTasks) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      a = await beat(g, 'a', a.memberEpoch, { owned: [] })
+    }
+    expect(a.activeTasks).toEqual(ALL)
+    const aEpoch = a.memberEpoch
+    // b (another process) joins: the target splits the tasks, but b gets none while a holds them.
+    let b = await beat(g, 'b', 0)
+    expect([b.errorCode, count(b.activeTasks)]).toEqual([ErrorCodes.NONE, 0])
+    // The new target waits for the assignment interval (streams.assignment.interval.ms, 1 s) since a's.
+    for (let i = 0; i < 40 && b.memberEpoch <= aEpoch; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      b = await beat(g, 'b', b.memberEpoch, { owned: [] })
+    }
+    expect(b.memberEpoch).toBeGreaterThan(aEpoch)
+    expect(count(b.activeTasks)).toBe(0)
+    // a is asked to give up half, keeping its epoch until it says it has.
+    const revoking = await beat(g, 'a', aEpoch, { owned: ALL })
+    expect(revoking.memberEpoch).toBe(aEpoch)
+    expect(count(revoking.activeTasks)).toBe(4)
+    const kept = revoking.activeTasks!
+    expect(count((await beat(g, 'b', b.memberEpoch, { owned: [] })).activeTasks)).toBe(0)
+    // Still owning everything: nothing moves.
+    const still = await beat(g, 'a', aEpoch, { owned: ALL })
+    expect([still.memberEpoch, still.activeTasks]).toEqual([aEpoch, null])
+    expect(count((await beat(g, 'b', b.memberEpoch, { owned: [] })).activeTasks)).toBe(0)
+    // Revoked: a takes the new epoch, and b its tasks at its next heartbeat.
+    const done = await beat(g, 'a', aEpoch, { owned: kept })
+    expect(done.memberEpoch).toBe(b.memberEpoch)
+    const got = await beat(g, 'b', b.memberEpoch, { owned: [] })
+    expect(count(got.activeTasks)).toBe(4)
+    const owned = new Set([...kept, ...got.activeTasks!].flatMap((x) => x.partitions.map((p) => `${x.subtopologyId}_${p}`)))
+    expect(owned.size).toBe(8)
+    // One epoch behind is accepted while what it owns is within its assignment (the answer was lost).
+    expect((await beat(g, 'a', aEpoch, { owned: kept })).errorCode).toBe(ErrorCodes.NONE)
+    expect((await beat(g, 'a', aEpoch, { owned: ALL })).errorCode).toBe(ErrorCodes.FENCED_MEMBER_EPOCH)
+  })
+
+  it.skipIf(!available)('answers MISSING_SOURCE_TOPICS and INCORRECTLY_PARTITIONED_TOPICS as Kafka words them', async () => {
+    await coordinatorReady('app-c')
+    await coordinatorReady('app-d')
+    const missing = await beat('app-c', 'm', 0, { topology: topology('app-c', 'no-such-topic') })
+    expect(missing.errorCode).toBe(ErrorCodes.NONE)
+    // The group's first member also waits for the initial rebalance delay (3 s by default).
+    expect(missing.status).toEqual([
+      DELAYED,
+      { statusCode: MISSING_SOURCE_TOPICS, statusDetail: 'Source topics no-such-topic are missing.' },
+    ])
+    const wrong = await beat('app-d', 'm', 0)
+    expect(wrong.status).toEqual([
+      DELAYED,
+      {
+        statusCode: INCORRECTLY_PARTITIONED_TOPICS,
+        statusDetail: 'Existing topic app-d-store-changelog has different number of partitions: expected 4, found 2',
+      },
+    ])
+  })
+})
