@@ -11,8 +11,9 @@ import { BROKER_OPTIONS, BY_KAFKA_NAME, kafkaValue, type BrokerOptionSpec } from
  * the checks they pass. The values live in the controller's config records
  * (so a data dir keeps them), read at each use, as Kafka applies them at
  * once: a group's consumer.session.timeout.ms and consumer.heartbeat.interval.ms
- * govern its KIP-848 members (its other keys are kept, for share and streams
- * groups not served); a broker's topic defaults set for every broker
+ * govern its KIP-848 members, its share.* keys its share group, its
+ * streams.* keys its streams group (warm-up and assignor-offload keys are
+ * kept, not acted on); a broker's topic defaults set for every broker
  * (TOPIC_DEFAULT_SYNONYMS), connection limits and rates, and replication
  * throttles act (brokerConfigValue); the thread counts, Kerberos relogin and
  * the log-dir move rate have nothing here to act on and are kept.
