@@ -5,7 +5,7 @@
 // for missing source topics and wrongly partitioned internal topics, task
 // assignment and revocation ordering (a task reaches its new owner only once
 // the old one's heartbeat no longer lists it), fencing, unknown members,
-// leaving, StreamsGroupDescribe, ListGroups and DeleteGroups, and
+// leaving, StreamsGroupDescribe, ListGroups, DescribeGroups and DeleteGroups, and
 // OffsetCommit by a streams member's id and epoch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster } from '../../src/broker/index.js'
@@ -13,6 +13,7 @@ import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import {
   CreateTopics,
   DeleteGroups,
+  DescribeGroups,
   FindCoordinator,
   IncrementalAlterConfigs,
   ListGroups,
@@ -191,6 +192,12 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
     )
     expect(listed).toMatchObject({ groupId: g, protocolType: 'streams', groupState: 'Stable', groupType: 'streams' })
     expect((await t.client.request(DeleteGroups, 2, { groupsNames: [g] })).results[0].errorCode).toBe(ErrorCodes.NON_EMPTY_GROUP)
+    const classic = (await t.client.request(DescribeGroups, 6, { groups: [g], includeAuthorizedOperations: false })).groups[0]
+    expect([classic.errorCode, classic.errorMessage, classic.groupState]).toEqual([
+      ErrorCodes.GROUP_ID_NOT_FOUND,
+      `Group ${g} is not a classic group.`,
+      'Dead',
+    ])
 
     // Offsets commit at the member's epoch; a newer one is STALE_MEMBER_EPOCH, another member id UNKNOWN_MEMBER_ID.
     const commit = (memberId: string, epoch: number) =>

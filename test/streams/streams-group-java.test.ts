@@ -1,6 +1,6 @@
 // Java Kafka Streams 4.4 with group.protocol=streams (KIP-1071) on Apache
 // Kafka 4.4 and on the embedded broker, with the same assertions: two
-// instances of one word count split its tasks (each process half of every
+// instances of one word count (exactly-once) split its tasks (each process half of every
 // subtopology's), the broker having created the repartition and changelog
 // topics with the partition counts the topology implies; after one instance
 // stops, the other holds every task; the final table is exactly the input's
@@ -107,7 +107,8 @@ for (const target of brokerTargets({ embedded: { brokers: 1 } })) {
           applicationId: APP,
           inputs: ['sg-text'],
           output: 'sg-counts',
-          props: { 'group.protocol': 'streams', 'commit.interval.ms': 100 },
+          // Exactly-once: the offsets go by TxnOffsetCommit with the streams member's id and epoch.
+          props: { 'group.protocol': 'streams', 'commit.interval.ms': 100, 'processing.guarantee': 'exactly_once_v2' },
         })
       const a = start()
       const b = start()
@@ -147,7 +148,7 @@ for (const target of brokerTargets({ embedded: { brokers: 1 } })) {
         second.map((value, i) => ({ key: `m${i}`, value, timestamp: Date.now(), partition: i % 4 })),
       )
       await consumedAll(kafka, APP, ['sg-text', `${APP}-counts-repartition`], 90_000)
-      const out = await tableReader(kafka, 'sg-counts')
+      const out = await tableReader(kafka, 'sg-counts', undefined, 'read_committed')
       const expected = counts([...first, ...second])
       try {
         await until(
