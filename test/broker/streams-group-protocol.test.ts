@@ -4,7 +4,8 @@
 // first, their partition counts derived as Kafka derives them), the statuses
 // for missing source topics and wrongly partitioned internal topics, task
 // assignment and revocation ordering (a task reaches its new owner only once
-// the old one's heartbeat no longer lists it), fencing, unknown members,
+// the old one's heartbeat no longer lists it), the initial rebalance delay,
+// standby tasks, fencing, unknown members,
 // leaving, StreamsGroupDescribe, ListGroups, DescribeGroups and DeleteGroups, and
 // OffsetCommit by a streams member's id and epoch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -265,6 +266,44 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
     expect((await beat(g, 'a', aEpoch, { owned: kept })).errorCode).toBe(ErrorCodes.NONE)
     expect((await beat(g, 'a', aEpoch, { owned: ALL })).errorCode).toBe(ErrorCodes.FENCED_MEMBER_EPOCH)
   })
+
+  it.skipIf(!available)(
+    'waits the initial rebalance delay for both members, then gives each half the tasks and standbys of the other half',
+    async () => {
+      // app-a's topology again: its internal topics exist (app-a was deleted, its topics stay).
+      const g = 'app-e'
+      await coordinatorReady(g)
+      const r = await t.client.request(IncrementalAlterConfigs, 1, {
+        resources: [
+          {
+            resourceType: GROUP_RESOURCE,
+            resourceName: g,
+            configs: [{ name: 'streams.num.standby.replicas', configOperation: 0, value: '1' }],
+          },
+        ],
+        validateOnly: false,
+      })
+      expect(r.responses[0].errorCode).toBe(ErrorCodes.NONE)
+      const started = Date.now()
+      const a = await beat(g, 'a', 0, { topology: topology('app-a') })
+      const b = await beat(g, 'b', 0, { topology: topology('app-a') })
+      for (const x of [a, b]) expect([x.status, count(x.activeTasks)]).toEqual([[DELAYED], 0])
+      let [ra, rb] = [a, b]
+      while (Date.now() - started < 10_000 && (count(ra.activeTasks) === 0 || count(rb.activeTasks) === 0)) {
+        await new Promise((res) => setTimeout(res, 200))
+        ra = await beat(g, 'a', ra.memberEpoch, { owned: ra.activeTasks ?? [] })
+        rb = await beat(g, 'b', rb.memberEpoch, { owned: rb.activeTasks ?? [] })
+      }
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3000)
+      const tasks = (t: Tasks | null, sub: string) => t?.find((x) => x.subtopologyId === sub)?.partitions ?? []
+      expect([count(ra.activeTasks), count(rb.activeTasks)]).toEqual([4, 4])
+      // Subtopology 0 has a store: each of its tasks has a standby on the other process; subtopology 1 has none.
+      expect(tasks(ra.standbyTasks, '0')).toEqual(tasks(rb.activeTasks, '0'))
+      expect(tasks(rb.standbyTasks, '0')).toEqual(tasks(ra.activeTasks, '0'))
+      expect([tasks(ra.standbyTasks, '1'), tasks(rb.standbyTasks, '1')]).toEqual([[], []])
+      expect([...tasks(ra.activeTasks, '0'), ...tasks(rb.activeTasks, '0')].sort()).toEqual([0, 1, 2, 3])
+    },
+  )
 
   it.skipIf(!available)('answers MISSING_SOURCE_TOPICS and INCORRECTLY_PARTITIONED_TOPICS as Kafka words them', async () => {
     await coordinatorReady('app-c')
