@@ -7,6 +7,7 @@ import { applyShareRecord, imageSnapshot, isShareRecord, type ShareGroupImage } 
 import { applyConsumerRecord, consumerImageSnapshot, isConsumerRecord, type ConsumerGroupImage } from './consumer-group-records.js'
 import { ShareGroup } from './share-group.js'
 import { StreamsGroup } from './streams-group.js'
+import { applyStreamsRecord, isStreamsRecord, streamsImageSnapshot, type StreamsGroupImage } from './streams-group-records.js'
 import { SharePartitions } from '../share/share-partitions.js'
 
 import { groupCoordinatorFor } from '../coordinator-placement.js'
@@ -96,7 +97,12 @@ export class GroupCoordinator {
     const open = new Map<bigint, GroupRecord[]>()
     const shares = new Map<string, ShareGroupImage>()
     const consumers = new Map<string, ConsumerGroupImage>()
+    const streams = new Map<string, StreamsGroupImage>()
     for (const r of records) {
+      if ('record' in r && isStreamsRecord(r.record)) {
+        applyStreamsRecord(streams, r.record)
+        continue
+      }
       if ('record' in r && isShareRecord(r.record)) {
         applyShareRecord(shares, r.record)
         continue
@@ -125,6 +131,25 @@ export class GroupCoordinator {
       }
     for (const [id, image] of shares) this.restoreShareGroup(id, image, moved)
     for (const [id, image] of consumers) this.restoreConsumerGroup(id, image)
+    for (const [id, image] of streams) this.restoreStreamsGroup(id, image)
+  }
+
+  /**
+   * A streams group as its records left it (Kafka's coordinator loading
+   * it), each member's session starting now; or gone when its records were
+   * tombstoned (its offsets, if any, stay with an empty classic group).
+   */
+  private restoreStreamsGroup(id: string, image: StreamsGroupImage): void {
+    const existing = this.groups.get(id)
+    const s = streamsImageSnapshot(image)
+    if (s === null) {
+      if (existing?.type !== 'streams') return
+      existing.close()
+      this.groups.delete(id)
+      if (existing.offsets.size > 0) this.classicOrCreate(id)?.takeOffsetsFrom(existing)
+      return
+    }
+    this.streamsOrCreate(id)?.restore(s)
   }
 
   /**
@@ -201,7 +226,7 @@ export class GroupCoordinator {
 
   /** One record read back: applied to its group (made, as a classic group, when it is not there). */
   apply(r: GroupRecord, moved = false): void {
-    if (r.type === 'other' || isShareRecord(r) || isConsumerRecord(r)) return
+    if (r.type === 'other' || isShareRecord(r) || isConsumerRecord(r) || isStreamsRecord(r)) return
     if (r.type === 'offset') {
       const g = this.groups.get(r.group) ?? this.classicOrCreate(r.group)
       if (!g) return
@@ -275,10 +300,9 @@ export class GroupCoordinator {
   /**
    * The streams group of that id, created; undefined while a group of
    * another type holds the id (Kafka converts only between classic and
-   * consumer groups). An empty group of another type with offsets only
-   * becomes one, its offsets kept. Not kept in __consumer_offsets: a
-   * restart or a coordinator move forgets the membership (its members
-   * rejoin), not the offsets.
+   * consumer groups). An empty classic group (offsets only) becomes one,
+   * its offsets kept. Its changes are written as Kafka's StreamsGroup*
+   * records.
    */
   streamsOrCreate(groupId: string): StreamsGroup | undefined {
     const g = this.groups.get(groupId)
@@ -314,6 +338,7 @@ export class GroupCoordinator {
       g.close()
     }
     created.changes = this.log
+    created.onChange = (snapshot, previous) => this.log.streamsGroup(groupId, previous, snapshot)
     this.groups.set(groupId, created)
     return created
   }
@@ -380,7 +405,11 @@ export class GroupCoordinator {
     this.log.deleted(
       groupId,
       [...g.offsets].flatMap(([topic, parts]) => [...parts.keys()].map((p) => [topic, p] as const)),
-      g.type === 'consumer' ? { type: 'consumer', kept: g.lastKept } : { type: 'classic' },
+      g.type === 'classic'
+        ? { type: 'classic' }
+        : g.type === 'consumer'
+          ? { type: 'consumer', kept: g.lastKept }
+          : { type: 'streams', kept: g.lastKept },
     )
   }
 

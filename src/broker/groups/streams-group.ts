@@ -2,6 +2,7 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { BrokerError } from '../broker-error.js'
 import { GroupOffsets } from './group-offsets.js'
 import { assignTasks, type TaskAssignment, type TaskSet } from './streams-assignor.js'
+import type { StreamsGroupSnapshot, TaskIdsSnapshot } from './streams-group-records.js'
 import { emptyTasks, reconcile, type OwnedTasks, type StreamsMemberState, type StreamsTasks, type TaskOwners } from './streams-reconcile.js'
 import {
   checkTopology,
@@ -135,6 +136,10 @@ export class StreamsGroup extends GroupOffsets {
   endpointInformationEpoch = 0
   private shutdownRequestedBy: string | null = null
   private closed = false
+  /** Called when what __consumer_offsets keeps of the group changed, with what it was: Kafka keeps it across a coordinator's restart or move. */
+  onChange: (snapshot: StreamsGroupSnapshot, previous: StreamsGroupSnapshot | null) => void = () => {}
+  private kept: StreamsGroupSnapshot | null = null
+  private keptText = ''
 
   constructor(
     readonly groupId: string,
@@ -154,7 +159,10 @@ export class StreamsGroup extends GroupOffsets {
 
   heartbeat(req: StreamsHeartbeatRequest): StreamsHeartbeatResult {
     try {
-      return req.memberEpoch === STREAMS_LEAVE_EPOCH || req.memberEpoch === STREAMS_STATIC_LEAVE_EPOCH ? this.leave(req) : this.beat(req)
+      const result =
+        req.memberEpoch === STREAMS_LEAVE_EPOCH || req.memberEpoch === STREAMS_STATIC_LEAVE_EPOCH ? this.leave(req) : this.beat(req)
+      this.keep()
+      return result
     } catch (err) {
       if (!(err instanceof BrokerError)) throw err
       return failure(err.code, err.message)
@@ -222,6 +230,7 @@ export class StreamsGroup extends GroupOffsets {
       this.initialDelay = setTimeout(() => {
         this.initialDelay = null
         if (this.members.size > 0 && this.groupEpoch > this.assignmentEpoch) this.computeTarget()
+        this.keep()
       }, this.timings.initialRebalanceDelayMs)
       this.initialDelay.unref?.()
     }
@@ -413,6 +422,7 @@ export class StreamsGroup extends GroupOffsets {
     m.sessionTimer = setTimeout(() => {
       m.sessionTimer = null
       this.fence(m)
+      this.keep()
     }, this.timings.sessionTimeoutMs)
     m.sessionTimer.unref?.()
   }
@@ -423,6 +433,7 @@ export class StreamsGroup extends GroupOffsets {
     m.rebalanceTimer = setTimeout(() => {
       m.rebalanceTimer = null
       if (m.state === 'unrevoked' && m.memberEpoch === epoch) this.fence(m)
+      this.keep()
     }, m.rebalanceTimeoutMs)
     m.rebalanceTimer.unref?.()
   }
@@ -431,6 +442,109 @@ export class StreamsGroup extends GroupOffsets {
     const t = m[which]
     if (t) clearTimeout(t)
     m[which] = null
+  }
+
+  // ---- what __consumer_offsets keeps ------------------------------------
+
+  snapshot(): StreamsGroupSnapshot {
+    return {
+      groupEpoch: this.groupEpoch,
+      validatedTopologyEpoch: this.validatedTopologyEpoch,
+      standbyReplicas: this.lastStandbyReplicas,
+      assignmentEpoch: this.assignmentEpoch,
+      assignedAtMs: this.assignedAtMs ?? 0,
+      topology: this.topology,
+      members: [...this.members.values()].map((m) => {
+        const t = this.target.get(m.memberId)
+        return {
+          memberId: m.memberId,
+          instanceId: m.instanceId,
+          rackId: m.rackId,
+          clientId: m.clientId,
+          clientHost: m.clientHost,
+          rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+          topologyEpoch: m.topologyEpoch,
+          processId: m.processId,
+          userEndpoint: m.userEndpoint,
+          clientTags: [...m.clientTags].map(([key, value]) => ({ key, value })),
+          memberEpoch: m.memberEpoch,
+          previousMemberEpoch: m.previousMemberEpoch,
+          state: m.state,
+          active: activeSnapshot(m.assigned.active),
+          standby: taskIds(m.assigned.standby),
+          revokeActive: activeSnapshot(m.pendingRevocation.active),
+          revokeStandby: taskIds(m.pendingRevocation.standby),
+          target: { active: taskIds(t?.active ?? new Map()), standby: taskIds(t?.standby ?? new Map()) },
+        }
+      }),
+    }
+  }
+
+  /**
+   * The group as its records left it: its topology, epochs, members with
+   * their epochs, states and tasks, the target; each member's session (and
+   * a pending revocation's rebalance timeout) starting now, as Kafka's
+   * coordinator loads a group. The topology is configured again at the
+   * next heartbeat.
+   */
+  restore(s: StreamsGroupSnapshot): void {
+    for (const m of this.members.values()) {
+      this.stopTimer(m, 'sessionTimer')
+      this.stopTimer(m, 'rebalanceTimer')
+    }
+    this.members.clear()
+    this.target = new Map()
+    this.groupEpoch = s.groupEpoch
+    this.validatedTopologyEpoch = s.validatedTopologyEpoch
+    this.lastStandbyReplicas = s.standbyReplicas
+    this.assignmentEpoch = s.assignmentEpoch
+    this.assignedAtMs = s.assignedAtMs > 0 ? s.assignedAtMs : null
+    this.topology = s.topology
+    this.configured = null
+    this.metadataSignature = ''
+    for (const r of s.members) {
+      const m: StreamsMember = {
+        ...newMember(r.memberId),
+        instanceId: r.instanceId,
+        rackId: r.rackId,
+        clientId: r.clientId,
+        clientHost: r.clientHost,
+        rebalanceTimeoutMs: r.rebalanceTimeoutMs,
+        topologyEpoch: r.topologyEpoch,
+        processId: r.processId,
+        userEndpoint: r.userEndpoint,
+        clientTags: new Map(r.clientTags.map((t) => [t.key, t.value])),
+        memberEpoch: r.memberEpoch,
+        previousMemberEpoch: r.previousMemberEpoch,
+        state: r.state,
+        assigned: { active: activeTasks(r.active), standby: toTaskSet(r.standby) },
+        pendingRevocation: { active: activeTasks(r.revokeActive), standby: toTaskSet(r.revokeStandby) },
+      }
+      this.members.set(m.memberId, m)
+      this.target.set(m.memberId, { active: toTaskSet(r.target.active), standby: toTaskSet(r.target.standby) })
+      this.touch(m)
+      if (m.state === 'unrevoked') this.startRebalanceTimer(m)
+    }
+    if (this.topology) this.metadataSignature = this.signature(this.topology)
+    this.kept = s
+    this.keptText = JSON.stringify(s)
+  }
+
+  /** What __consumer_offsets holds of the group (null before its first change). */
+  get lastKept(): StreamsGroupSnapshot | null {
+    return this.kept
+  }
+
+  /** Tells onChange when what is kept of the group changed. */
+  private keep(): void {
+    if (this.closed) return
+    const s = this.snapshot()
+    const text = JSON.stringify(s)
+    if (text === this.keptText) return
+    const previous = this.kept
+    this.kept = s
+    this.keptText = text
+    this.onChange(s, previous)
   }
 
   /** The source topics of the topology (OffsetDelete keeps their offsets while the group has members). */
@@ -593,6 +707,14 @@ function tasksKey(t: StreamsTasks): string {
 
 export function activeSet(a: Map<string, Map<number, number>>): TaskSet {
   return new Map([...a].map(([sub, ps]) => [sub, new Set(ps.keys())]))
+}
+
+function activeSnapshot(a: Map<string, Map<number, number>>): TaskIdsSnapshot[] {
+  return taskIds(activeSet(a)).map((t) => ({ ...t, assignmentEpochs: t.partitions.map((p) => a.get(t.subtopologyId)!.get(p)!) }))
+}
+
+function activeTasks(list: TaskIdsSnapshot[]): Map<string, Map<number, number>> {
+  return new Map(list.map((t) => [t.subtopologyId, new Map(t.partitions.map((p, i) => [p, t.assignmentEpochs?.[i] ?? 0]))]))
 }
 
 function toTaskSet(list: TaskIdsIn[]): TaskSet {
