@@ -65,7 +65,13 @@ function summary(g: StreamsGroupDescribeResponseDescribedGroup) {
 type Summary = ReturnType<typeof summary>
 const seen: Record<string, { split: Summary; alone: Summary }> = {}
 
-for (const target of brokerTargets({ embedded: { brokers: 1 } })) {
+/** Members heartbeat every second (Kafka's 5 s minimum lowered on both brokers), so rebalances settle within the test's budget. */
+const FAST_HEARTBEATS = {
+  kafka: { config: { 'group.streams.min.heartbeat.interval.ms': '500', 'group.streams.heartbeat.interval.ms': '1000' } },
+  embedded: { brokers: 1, streamsGroupMinHeartbeatIntervalMs: 500, streamsGroupHeartbeatIntervalMs: 1000 },
+}
+
+for (const target of brokerTargets(FAST_HEARTBEATS)) {
   describe.skipIf(!target.available)(`Java Kafka Streams with group.protocol=streams on ${target.name}`, () => {
     let cluster: RunningTarget
     let kafka: Kafka
