@@ -222,6 +222,16 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
     const after = (await t.client.request(StreamsGroupDescribe, 0, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]
     expect([after.groupState, after.members.length, after.groupEpoch > d.groupEpoch]).toEqual(['Empty', 0, true])
     expect((await beat('no-such-group', 'm1', 1, { owned: [] })).errorCode).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
+    // A join refused (a changelog with a partition count) leaves no group behind.
+    const bad = topology('app-x')
+    bad.subtopologies![0].stateChangelogTopics![0].partitions = 3
+    const refused = await beat('app-x', 'm1', 0, { topology: bad })
+    expect([refused.errorCode, refused.errorMessage]).toEqual([
+      ErrorCodes.STREAMS_INVALID_TOPOLOGY,
+      'Changelog topic app-x-store-changelog must have an undefined partition count, but it is set to 3.',
+    ])
+    const none = (await t.client.request(StreamsGroupDescribe, 0, { groupIds: ['app-x'], includeAuthorizedOperations: false })).groups[0]
+    expect(none.errorCode).toBe(ErrorCodes.GROUP_ID_NOT_FOUND)
     expect((await t.client.request(DeleteGroups, 2, { groupsNames: [g] })).results[0].errorCode).toBe(ErrorCodes.NONE)
   })
 

@@ -389,6 +389,12 @@ export class GroupCoordinator {
     return created
   }
 
+  /** Drops a group that was made for a request that then failed: nothing was written for it. */
+  forget(groupId: string): void {
+    this.groups.get(groupId)?.close()
+    this.groups.delete(groupId)
+  }
+
   delete(groupId: string): void {
     const share = this.shareGroups.get(groupId)
     if (share) {

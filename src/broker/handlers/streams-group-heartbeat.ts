@@ -168,7 +168,11 @@ export const streamsGroupHeartbeatHandler = defineHandler<StreamsGroupHeartbeatR
       clientId: ctx.header.clientId ?? '',
       clientHost: `/${ctx.connection.remoteAddress}`,
     })
-    if (result.errorCode !== ErrorCodes.NONE) return fail(result.errorCode, result.errorMessage)
+    if (result.errorCode !== ErrorCodes.NONE) {
+      // A join refused before it changed anything leaves no group behind (Kafka's is created by the records of a heartbeat that succeeds).
+      if (!existing && group.members.size === 0 && group.topology === null) groups.forget(req.groupId)
+      return fail(result.errorCode, result.errorMessage)
+    }
     createInternalTopics(ctx, result.toCreate, result)
     return {
       errorCode: ErrorCodes.NONE,
