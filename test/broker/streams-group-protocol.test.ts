@@ -5,7 +5,7 @@
 // for missing source topics and wrongly partitioned internal topics, task
 // assignment and revocation ordering (a task reaches its new owner only once
 // the old one's heartbeat no longer lists it), the initial rebalance delay,
-// standby tasks, fencing, unknown members,
+// standby tasks, fencing (a newer epoch, a session that ran out), unknown members,
 // leaving, StreamsGroupDescribe, ListGroups, DescribeGroups and DeleteGroups, and
 // OffsetCommit by a streams member's id and epoch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -40,7 +40,9 @@ const targets: Array<[string, () => Promise<Target>, boolean]> = [
   [
     'Apache Kafka 4.4',
     async () => {
-      const k = await startKafka()
+      const k = await startKafka({
+        config: { 'group.streams.min.session.timeout.ms': '1000', 'group.streams.min.heartbeat.interval.ms': '500' },
+      })
       const client = await RawClient.open(k.bootstrap)
       return { client, stop: async () => (client.close(), await k.stop()) }
     },
@@ -49,13 +51,15 @@ const targets: Array<[string, () => Promise<Target>, boolean]> = [
   [
     'the embedded broker',
     async () => {
-      const c = await startCluster({ brokers: 1 })
+      const c = await startCluster({ brokers: 1, streamsGroupMinSessionTimeoutMs: 1000, streamsGroupMinHeartbeatIntervalMs: 500 })
       const client = await RawClient.open(c.bootstrapServers)
       return { client, stop: async () => (client.close(), await c.stop()) }
     },
     true,
   ],
 ]
+
+// Both brokers let a group lower its session timeout (the session-timeout test) below Kafka's 45 s minimum.
 
 /** Subtopology 0 reads `in` (4 partitions) into a store and writes a repartition topic, which subtopology 1 reads. */
 const topology = (app: string, source = 'in'): Input<StreamsGroupHeartbeatRequestTopology> => ({
@@ -314,6 +318,38 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
       expect([...tasks(ra.activeTasks, '0'), ...tasks(rb.activeTasks, '0')].sort()).toEqual([0, 1, 2, 3])
     },
   )
+
+  it.skipIf(!available)('fences a member whose session ran out: the other takes its tasks, it is an unknown member', async () => {
+    const g = 'app-f'
+    await noDelay(g)
+    const r = await t.client.request(IncrementalAlterConfigs, 1, {
+      resources: [
+        {
+          resourceType: GROUP_RESOURCE,
+          resourceName: g,
+          configs: [
+            { name: 'streams.session.timeout.ms', configOperation: 0, value: '1500' },
+            { name: 'streams.heartbeat.interval.ms', configOperation: 0, value: '500' },
+          ],
+        },
+      ],
+      validateOnly: false,
+    })
+    expect(r.responses[0].errorCode).toBe(ErrorCodes.NONE)
+    // app-a's topology (its internal topics exist): a and b split the tasks, then a goes silent.
+    const a = await beat(g, 'a', 0, { topology: topology('app-a') })
+    expect(a.heartbeatIntervalMs).toBe(500)
+    let b = await beat(g, 'b', 0, { topology: topology('app-a') })
+    const started = Date.now()
+    while (count(b.activeTasks) < 8 && Date.now() - started < 8000) {
+      await new Promise((res) => setTimeout(res, 250))
+      b = await beat(g, 'b', b.memberEpoch, { owned: b.activeTasks ?? [] })
+    }
+    // b has every task once a's session (1.5 s) has run out.
+    expect(count(b.activeTasks)).toBe(8)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
+    expect((await beat(g, 'a', a.memberEpoch, { owned: [] })).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+  })
 
   it.skipIf(!available)('answers MISSING_SOURCE_TOPICS and INCORRECTLY_PARTITIONED_TOPICS as Kafka words them', async () => {
     await coordinatorReady('app-c')
