@@ -142,12 +142,13 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
     group: string,
     memberId: string,
     memberEpoch: number,
-    o: { processId?: string; owned?: Tasks | null; topology?: Input<StreamsGroupHeartbeatRequestTopology> } = {},
+    o: { processId?: string; owned?: Tasks | null; topology?: Input<StreamsGroupHeartbeatRequestTopology>; instanceId?: string } = {},
   ) =>
     t.client.request(StreamsGroupHeartbeat, 0, {
       groupId: group,
       memberId,
       memberEpoch,
+      instanceId: o.instanceId ?? null,
       endpointInformationEpoch: -1,
       rebalanceTimeoutMs: memberEpoch === 0 ? 60_000 : -1,
       topology: memberEpoch === 0 ? (o.topology ?? topology(group)) : null,
@@ -350,6 +351,43 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
     expect((await beat(g, 'a', a.memberEpoch, { owned: [] })).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
   })
+
+  it.skipIf(!available)(
+    'a static member leaves for a while (-2) keeping its tasks, and its instance comes back under a new member id',
+    async () => {
+      const g = 'app-g'
+      await noDelay(g)
+      const app = topology('app-a')
+      let s1 = await beat(g, 's1', 0, { topology: app, instanceId: 'i1' })
+      for (let i = 0; i < 40 && count(s1.activeTasks) === 0; i++) {
+        await new Promise((res) => setTimeout(res, 100))
+        s1 = await beat(g, 's1', s1.memberEpoch, { owned: [], instanceId: 'i1' })
+      }
+      expect(s1.activeTasks).toEqual(ALL)
+      const describe1 = async () =>
+        (await t.client.request(StreamsGroupDescribe, 0, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]
+      const before = await describe1()
+      // A heartbeat of another member id with its instance id is fenced; an unknown instance is an unknown member.
+      expect((await beat(g, 'other', s1.memberEpoch, { owned: ALL, instanceId: 'i1' })).errorCode).toBe(ErrorCodes.FENCED_INSTANCE_ID)
+      expect((await beat(g, 'other', 0, { topology: app, instanceId: 'i1' })).errorCode).toBe(ErrorCodes.UNRELEASED_INSTANCE_ID)
+      expect((await beat(g, 's9', 3, { owned: [], instanceId: 'i9' })).errorCode).toBe(ErrorCodes.UNKNOWN_MEMBER_ID)
+      const left = await beat(g, 's1', -2, { owned: null, instanceId: 'i1' })
+      expect([left.errorCode, left.memberId, left.memberEpoch]).toEqual([ErrorCodes.NONE, 's1', -2])
+      const away = await describe1()
+      expect([away.groupEpoch, away.members.map((m) => [m.memberId, m.memberEpoch, count(m.assignment.activeTasks)])]).toEqual([
+        before.groupEpoch,
+        [['s1', -2, 8]],
+      ])
+      // Back under a new member id: it takes s1's place and tasks.
+      const s2 = await beat(g, 's2', 0, { topology: app, instanceId: 'i1', processId: 'process-s1' })
+      expect([s2.errorCode, s2.activeTasks]).toEqual([ErrorCodes.NONE, ALL])
+      const back = await describe1()
+      expect(
+        back.members.map((m) => [m.memberId, m.instanceId, count(m.assignment.activeTasks), count(m.targetAssignment.activeTasks)]),
+      ).toEqual([['s2', 'i1', 8, 8]])
+      expect((await beat(g, 's1', s1.memberEpoch, { owned: ALL, instanceId: 'i1' })).errorCode).toBe(ErrorCodes.FENCED_INSTANCE_ID)
+    },
+  )
 
   it.skipIf(!available)('answers MISSING_SOURCE_TOPICS and INCORRECTLY_PARTITIONED_TOPICS as Kafka words them', async () => {
     await coordinatorReady('app-c')

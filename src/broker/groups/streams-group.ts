@@ -123,6 +123,8 @@ export class StreamsGroup extends GroupOffsets {
   groupEpoch = 1
   assignmentEpoch = 1
   readonly members = new Map<string, StreamsMember>()
+  /** instance id -> member id */
+  readonly staticMembers = new Map<string, string>()
   target = new Map<string, TaskAssignment>()
   topology: StreamsTopology | null = null
   configured: ConfiguredTopology | null = null
@@ -175,16 +177,56 @@ export class StreamsGroup extends GroupOffsets {
       req.activeTasks === null || req.standbyTasks === null || req.warmupTasks === null
         ? null
         : { active: toTaskSet(req.activeTasks), standby: toTaskSet(req.standbyTasks) }
-    let member = this.members.get(req.memberId)
-    if (!joining) {
-      if (!member) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${this.groupId}.`)
-      checkEpoch(member, req.memberEpoch, owned)
+    let member: StreamsMember | undefined
+    /** A static member whose instance came back under a new member id: the new one takes its place and tasks. */
+    let replaced: StreamsMember | null = null
+    if (req.instanceId === null) {
+      member = this.members.get(req.memberId)
+      if (!joining) {
+        if (!member) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${this.groupId}.`)
+        checkEpoch(member, req.memberEpoch, owned)
+      }
+    } else {
+      const currentId = this.staticMembers.get(req.instanceId)
+      const current = currentId === undefined ? undefined : this.members.get(currentId)
+      if (joining) {
+        if (current) {
+          if (current.memberEpoch !== STREAMS_STATIC_LEAVE_EPOCH)
+            throw new BrokerError(
+              ErrorCodes.UNRELEASED_INSTANCE_ID,
+              `Static member ${req.memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by member ${current.memberId}.`,
+            )
+          replaced = current
+        } else member = this.members.get(req.memberId)
+      } else {
+        if (!current) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+        if (current.memberId !== req.memberId)
+          throw new BrokerError(
+            ErrorCodes.FENCED_INSTANCE_ID,
+            `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${current.memberId}.`,
+          )
+        checkEpoch(current, req.memberEpoch, owned)
+        member = current
+      }
     }
     if (joining && req.topology) checkTopology(req.topology)
     const wasEmpty = this.members.size === 0
-    const isNew = !member
+    let isNew = !member
+    if (replaced) {
+      // Its tasks and target go with it, at epoch 0 (Kafka's replaceStreamsMember).
+      member = { ...replaced, memberId: req.memberId, memberEpoch: 0, previousMemberEpoch: 0, sessionTimer: null, rebalanceTimer: null }
+      this.stopTimer(replaced, 'sessionTimer')
+      this.stopTimer(replaced, 'rebalanceTimer')
+      this.members.delete(replaced.memberId)
+      const t = this.target.get(replaced.memberId)
+      this.target.delete(replaced.memberId)
+      if (t) this.target.set(member.memberId, t)
+      this.members.set(member.memberId, member)
+      isNew = false
+    }
     member ??= newMember(req.memberId)
-    const before = metadataKey(member)
+    if (req.instanceId !== null) this.staticMembers.set(req.instanceId, member.memberId)
+    const before = metadataKey(member, req.instanceId !== null)
     const changedAssignmentBefore = tasksKey(member.assigned)
     const endpointBefore = JSON.stringify(member.userEndpoint)
     if (req.instanceId !== null) member.instanceId = req.instanceId
@@ -198,7 +240,8 @@ export class StreamsGroup extends GroupOffsets {
     if (joining || req.userEndpoint !== null) member.userEndpoint = req.userEndpoint
     const topology = this.updateTopology(req.topology)
     if (isNew) this.members.set(member.memberId, member)
-    let recompute = isNew || metadataKey(member) !== before
+    // A static member bumps the epoch only by what the assignor sees (Kafka's hasEpochRelevantMemberConfigChanged).
+    let recompute = (isNew && req.instanceId === null) || metadataKey(member, req.instanceId !== null) !== before
 
     const status: StreamsStatusEntry[] = []
     if (member.topologyEpoch < topology.epoch)
@@ -389,9 +432,29 @@ export class StreamsGroup extends GroupOffsets {
   }
 
   private leave(req: StreamsHeartbeatRequest): StreamsHeartbeatResult {
-    const member = this.members.get(req.memberId)
-    if (!member) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${this.groupId}.`)
+    let member: StreamsMember | undefined
+    if (req.instanceId === null) {
+      member = this.members.get(req.memberId)
+      if (!member) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${this.groupId}.`)
+    } else {
+      const id = this.staticMembers.get(req.instanceId)
+      member = id === undefined ? undefined : this.members.get(id)
+      if (!member) throw new BrokerError(ErrorCodes.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`)
+      if (member.memberId !== req.memberId)
+        throw new BrokerError(
+          ErrorCodes.FENCED_INSTANCE_ID,
+          `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${member.memberId}.`,
+        )
+    }
     if (req.shutdownApplication) this.shutdownRequestedBy ??= member.memberId
+    if (req.memberEpoch === STREAMS_STATIC_LEAVE_EPOCH && req.instanceId !== null) {
+      // A static member leaving for a while keeps its place and tasks (their epochs reset), revoking nothing: no new group epoch.
+      member.memberEpoch = STREAMS_STATIC_LEAVE_EPOCH
+      member.pendingRevocation = emptyTasks()
+      for (const ps of member.assigned.active.values()) for (const p of ps.keys()) ps.set(p, 0)
+      this.stopTimer(member, 'rebalanceTimer')
+      return { ...failure(ErrorCodes.NONE, null), memberId: member.memberId, memberEpoch: STREAMS_STATIC_LEAVE_EPOCH, status: [] }
+    }
     this.fence(member)
     return { ...failure(ErrorCodes.NONE, null), memberId: req.memberId, memberEpoch: req.memberEpoch, status: [] }
   }
@@ -402,6 +465,7 @@ export class StreamsGroup extends GroupOffsets {
     this.stopTimer(m, 'sessionTimer')
     this.stopTimer(m, 'rebalanceTimer')
     this.members.delete(m.memberId)
+    if (m.instanceId !== null && this.staticMembers.get(m.instanceId) === m.memberId) this.staticMembers.delete(m.instanceId)
     this.target.delete(m.memberId)
     this.groupEpoch++
     if (m.userEndpoint) this.endpointInformationEpoch++
@@ -493,6 +557,7 @@ export class StreamsGroup extends GroupOffsets {
       this.stopTimer(m, 'rebalanceTimer')
     }
     this.members.clear()
+    this.staticMembers.clear()
     this.target = new Map()
     this.groupEpoch = s.groupEpoch
     this.validatedTopologyEpoch = s.validatedTopologyEpoch
@@ -521,6 +586,7 @@ export class StreamsGroup extends GroupOffsets {
         pendingRevocation: { active: activeTasks(r.revokeActive), standby: toTaskSet(r.revokeStandby) },
       }
       this.members.set(m.memberId, m)
+      if (m.instanceId !== null) this.staticMembers.set(m.instanceId, m.memberId)
       this.target.set(m.memberId, { active: toTaskSet(r.target.active), standby: toTaskSet(r.target.standby) })
       this.touch(m)
       if (m.state === 'unrevoked') this.startRebalanceTimer(m)
@@ -686,8 +752,9 @@ function newMember(memberId: string): StreamsMember {
   }
 }
 
-/** What a change of bumps the group epoch (Kafka compares the member record). */
-function metadataKey(m: StreamsMember): string {
+/** What a change of bumps the group epoch: any field of a dynamic member's record (Kafka compares the records), what the assignor sees of a static one's. */
+function metadataKey(m: StreamsMember, isStatic = false): string {
+  if (isStatic) return JSON.stringify([m.topologyEpoch, m.rackId, [...m.clientTags].sort(), m.processId])
   return JSON.stringify([
     m.instanceId,
     m.rackId,
