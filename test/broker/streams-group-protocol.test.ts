@@ -193,6 +193,46 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
     expect(
       d.members.map((m) => [m.memberId, m.memberEpoch, m.processId, m.assignment.activeTasks, m.targetAssignment.activeTasks]),
     ).toEqual([['m1', second.memberEpoch, 'process-m1', ALL, ALL]])
+    // Reported task offsets are kept and described (sorted); a task twice is refused.
+    const report = (taskOffsets: Array<{ subtopologyId: string; partition: number; offset: bigint }>) =>
+      t.client.request(StreamsGroupHeartbeat, 0, {
+        groupId: g,
+        memberId: 'm1',
+        memberEpoch: second.memberEpoch,
+        endpointInformationEpoch: -1,
+        rebalanceTimeoutMs: -1,
+        taskOffsets,
+        taskEndOffsets: taskOffsets.map((o) => ({ ...o, offset: o.offset + 10n })),
+        shutdownApplication: false,
+      })
+    expect(
+      (
+        await report([
+          { subtopologyId: '0', partition: 3, offset: 7n },
+          { subtopologyId: '0', partition: 1, offset: 5n },
+        ])
+      ).errorCode,
+    ).toBe(ErrorCodes.NONE)
+    const dup = await report([
+      { subtopologyId: '0', partition: 1, offset: 5n },
+      { subtopologyId: '0', partition: 1, offset: 6n },
+    ])
+    expect([dup.errorCode, dup.errorMessage]).toEqual([
+      ErrorCodes.INVALID_REQUEST,
+      'Task offsets contain a duplicate entry for subtopology 0 and partition 1.',
+    ])
+    const reported = (await t.client.request(StreamsGroupDescribe, 0, { groupIds: [g], includeAuthorizedOperations: false })).groups[0]
+      .members[0]
+    expect([reported.taskOffsets, reported.taskEndOffsets]).toEqual([
+      [
+        { subtopologyId: '0', partition: 1, offset: 5n },
+        { subtopologyId: '0', partition: 3, offset: 7n },
+      ],
+      [
+        { subtopologyId: '0', partition: 1, offset: 15n },
+        { subtopologyId: '0', partition: 3, offset: 17n },
+      ],
+    ])
     const listed = (await t.client.request(ListGroups, 5, { statesFilter: [], typesFilter: ['streams'] })).groups.find(
       (x) => x.groupId === g,
     )

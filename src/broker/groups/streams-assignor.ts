@@ -7,6 +7,8 @@ export interface TaskAssignorMember {
   /** What the member has now (its current assignment, not its target). */
   active: TaskSet
   standby: TaskSet
+  /** The changelog offsets it reported by task: a member that has a task's state is a standby candidate for it. */
+  taskOffsets?: Map<string, Map<number, bigint>>
 }
 
 export interface TaskAssignorSubtopology {
@@ -94,19 +96,31 @@ export function assignTasks(input: {
   const processes = new Map<string, ProcessLoad>()
   const memberProcess = new Map<string, ProcessLoad>()
   const prevActive = new Map<string, string>()
-  const prevStandby = new Map<string, string[]>()
+  const candidates = new Map<string, Array<{ memberId: string; prev: boolean; offsetSum: bigint }>>()
+  const candidate = (k: string, c: { memberId: string; prev: boolean; offsetSum: bigint }) =>
+    candidates.set(k, [...(candidates.get(k) ?? []), c])
   for (const m of input.members) {
     let p = processes.get(m.processId)
     if (!p) processes.set(m.processId, (p = new ProcessLoad(m.processId)))
     p.counts.set(m.memberId, 0)
     memberProcess.set(m.memberId, p)
     for (const [sub, parts] of m.active) for (const partition of parts) prevActive.set(keyOf({ subtopologyId: sub, partition }), m.memberId)
+    // Standby candidates: the task's previous standbys first, then members holding its state (by their reported offsets), most first.
     for (const [sub, parts] of m.standby)
-      for (const partition of parts) {
-        const k = keyOf({ subtopologyId: sub, partition })
-        prevStandby.set(k, [...(prevStandby.get(k) ?? []), m.memberId])
-      }
+      for (const partition of parts)
+        candidate(keyOf({ subtopologyId: sub, partition }), {
+          memberId: m.memberId,
+          prev: true,
+          offsetSum: m.taskOffsets?.get(sub)?.get(partition) ?? 0n,
+        })
+    for (const [sub, offsets] of m.taskOffsets ?? [])
+      for (const [partition, offsetSum] of offsets)
+        if (!m.standby.get(sub)?.has(partition))
+          candidate(keyOf({ subtopologyId: sub, partition }), { memberId: m.memberId, prev: false, offsetSum })
   }
+  const byRank = (a: { prev: boolean; offsetSum: bigint }, b: { prev: boolean; offsetSum: bigint }) =>
+    a.prev !== b.prev ? (a.prev ? -1 : 1) : a.offsetSum > b.offsetSum ? -1 : a.offsetSum < b.offsetSum ? 1 : 0
+  const prevStandby = new Map([...candidates].map(([k, list]) => [k, list.sort(byRank).map((c) => c.memberId)]))
   let activeLeft = 0
   let allLeft = 0
   for (const s of input.subtopologies) {

@@ -75,7 +75,19 @@ export interface StreamsHeartbeatRequest {
   shutdownApplication: boolean
   clientId: string
   clientHost: string
+  /** Cumulative changelog offsets (and end offsets) of its tasks, as the member last reported them (null: unchanged). */
+  taskOffsets?: TaskOffsetIn[] | null
+  taskEndOffsets?: TaskOffsetIn[] | null
 }
+
+export interface TaskOffsetIn {
+  subtopologyId: string
+  partition: number
+  offset: bigint
+}
+
+/** Offsets by subtopology and task (partition). */
+export type TaskOffsets = Map<string, Map<number, bigint>>
 
 export interface EndpointPartitions {
   userEndpoint: StreamsEndpoint
@@ -125,6 +137,8 @@ export class StreamsGroup extends GroupOffsets {
   readonly members = new Map<string, StreamsMember>()
   /** instance id -> member id */
   readonly staticMembers = new Map<string, string>()
+  /** What each member last reported of its tasks' changelog offsets (kept in memory only, as Kafka's coordinator does). */
+  readonly taskOffsets = new Map<string, { offsets: TaskOffsets; ends: TaskOffsets }>()
   target = new Map<string, TaskAssignment>()
   topology: StreamsTopology | null = null
   configured: ConfiguredTopology | null = null
@@ -218,6 +232,7 @@ export class StreamsGroup extends GroupOffsets {
       this.stopTimer(replaced, 'sessionTimer')
       this.stopTimer(replaced, 'rebalanceTimer')
       this.members.delete(replaced.memberId)
+      this.taskOffsets.delete(replaced.memberId)
       const t = this.target.get(replaced.memberId)
       this.target.delete(replaced.memberId)
       if (t) this.target.set(member.memberId, t)
@@ -260,6 +275,13 @@ export class StreamsGroup extends GroupOffsets {
     if (configured.status === null && configured.subtopologies) {
       validated = topology.epoch
       for (const list of [req.activeTasks, req.standbyTasks, req.warmupTasks]) checkTasks(configured, list)
+    }
+    if (req.taskOffsets || req.taskEndOffsets) {
+      const was = this.taskOffsets.get(member.memberId)
+      this.taskOffsets.set(member.memberId, {
+        offsets: req.taskOffsets ? offsetsOf(req.taskOffsets) : (was?.offsets ?? new Map()),
+        ends: req.taskEndOffsets ? offsetsOf(req.taskEndOffsets) : (was?.ends ?? new Map()),
+      })
     }
     if (validated !== this.validatedTopologyEpoch) recompute = true
     const standbys = this.timings.numStandbyReplicas
@@ -374,6 +396,7 @@ export class StreamsGroup extends GroupOffsets {
           processId: m.processId,
           active: activeSet(m.assigned.active),
           standby: m.assigned.standby,
+          taskOffsets: this.taskOffsets.get(m.memberId)?.offsets,
         })),
         subtopologies: ready.map((s) => ({ subtopologyId: s.subtopologyId, tasks: s.tasks, stateful: stateful.has(s.subtopologyId) })),
         numStandbyReplicas: this.timings.numStandbyReplicas,
@@ -465,6 +488,7 @@ export class StreamsGroup extends GroupOffsets {
     this.stopTimer(m, 'sessionTimer')
     this.stopTimer(m, 'rebalanceTimer')
     this.members.delete(m.memberId)
+    this.taskOffsets.delete(m.memberId)
     if (m.instanceId !== null && this.staticMembers.get(m.instanceId) === m.memberId) this.staticMembers.delete(m.instanceId)
     this.target.delete(m.memberId)
     this.groupEpoch++
@@ -774,6 +798,31 @@ function tasksKey(t: StreamsTasks): string {
 
 export function activeSet(a: Map<string, Map<number, number>>): TaskSet {
   return new Map([...a].map(([sub, ps]) => [sub, new Set(ps.keys())]))
+}
+
+/** A heartbeat's task offsets by task; a task twice is INVALID_REQUEST, as Kafka's. */
+function offsetsOf(list: TaskOffsetIn[]): TaskOffsets {
+  const out: TaskOffsets = new Map()
+  for (const t of list) {
+    let m = out.get(t.subtopologyId)
+    if (!m) out.set(t.subtopologyId, (m = new Map()))
+    if (m.has(t.partition))
+      throw new BrokerError(
+        ErrorCodes.INVALID_REQUEST,
+        `Task offsets contain a duplicate entry for subtopology ${t.subtopologyId} and partition ${t.partition}.`,
+      )
+    m.set(t.partition, t.offset)
+  }
+  return out
+}
+
+/** Task offsets as StreamsGroupDescribe lists them: by subtopology id, then partition. */
+export function taskOffsetList(o: TaskOffsets | undefined): TaskOffsetIn[] {
+  return [...(o ?? new Map<string, Map<number, bigint>>())]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .flatMap(([subtopologyId, ps]) =>
+      [...ps].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ subtopologyId, partition, offset })),
+    )
 }
 
 function activeSnapshot(a: Map<string, Map<number, number>>): TaskIdsSnapshot[] {

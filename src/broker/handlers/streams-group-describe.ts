@@ -11,7 +11,7 @@ import { coordinatorError } from './group-common.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { authorizedOperations } from '../auth/authorizer.js'
 import { OPERATIONS_OMITTED } from './metadata.js'
-import { activeSet, STREAMS_ASSIGNOR, taskIds, type StreamsGroup } from '../groups/streams-group.js'
+import { activeSet, STREAMS_ASSIGNOR, taskIds, taskOffsetList, type StreamsGroup } from '../groups/streams-group.js'
 import type { TaskAssignment } from '../groups/streams-assignor.js'
 import type { StreamsTopicInfo } from '../groups/streams-topology.js'
 
@@ -88,8 +88,8 @@ export const streamsGroupDescribeHandler = defineHandler<StreamsGroupDescribeReq
             processId: m.processId,
             userEndpoint: m.userEndpoint,
             clientTags: [...m.clientTags].map(([key, value]) => ({ key, value })),
-            taskOffsets: [],
-            taskEndOffsets: [],
+            taskOffsets: taskOffsetList(g.taskOffsets.get(m.memberId)?.offsets),
+            taskEndOffsets: taskOffsetList(g.taskOffsets.get(m.memberId)?.ends),
             assignment: assignmentOf({ active: activeSet(m.assigned.active), standby: m.assigned.standby }),
             targetAssignment: assignmentOf(g.target.get(m.memberId)),
             isClassic: false,

@@ -165,6 +165,8 @@ export const streamsGroupHeartbeatHandler = defineHandler<StreamsGroupHeartbeatR
       userEndpoint: req.userEndpoint ? { host: req.userEndpoint.host, port: req.userEndpoint.port } : null,
       clientTags: req.clientTags,
       shutdownApplication: req.shutdownApplication,
+      taskOffsets: req.taskOffsets,
+      taskEndOffsets: req.taskEndOffsets,
       clientId: ctx.header.clientId ?? '',
       clientHost: `/${ctx.connection.remoteAddress}`,
     })
