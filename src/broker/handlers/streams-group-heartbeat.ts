@@ -175,6 +175,9 @@ export const streamsGroupHeartbeatHandler = defineHandler<StreamsGroupHeartbeatR
       if (!existing && group.members.size === 0 && group.topology === null) groups.forget(req.groupId)
       return fail(result.errorCode, result.errorMessage)
     }
+    // Answered once the change's records are in the ISR of the group's __consumer_offsets partition, as Kafka's coordinator.
+    const written = await groups.log.written(req.groupId)
+    if (written !== ErrorCodes.NONE) return fail(written)
     createInternalTopics(ctx, result.toCreate, result)
     return {
       errorCode: ErrorCodes.NONE,
