@@ -102,6 +102,8 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
     await t.client.request(CreateTopics, 7, {
       topics: [
         { name: 'in', numPartitions: 4, replicationFactor: 1, assignments: [], configs: [] },
+        { name: 'cp-a', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
+        { name: 'cp-b', numPartitions: 4, replicationFactor: 1, assignments: [], configs: [] },
         // app-d's changelog, with fewer partitions than its subtopology has tasks (created early: Kafka's coordinator sees new topics a moment later).
         { name: 'app-d-store-changelog', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
       ],
@@ -428,6 +430,63 @@ describe.each(targets)('streams group heartbeats on %s', (_name, start, availabl
       expect((await beat(g, 's1', s1.memberEpoch, { owned: ALL, instanceId: 'i1' })).errorCode).toBe(ErrorCodes.FENCED_INSTANCE_ID)
     },
   )
+
+  it.skipIf(!available)('copartition groups: source topics must agree; a repartition topic takes their count', async () => {
+    const sub = (id: string, o: Partial<NonNullable<Input<StreamsGroupHeartbeatRequestTopology>['subtopologies']>[number]>) => ({
+      subtopologyId: id,
+      sourceTopics: [],
+      sourceTopicRegex: [],
+      stateChangelogTopics: [],
+      repartitionSinkTopics: [],
+      repartitionSourceTopics: [],
+      copartitionGroups: [],
+      ...o,
+    })
+    await coordinatorReady('app-i')
+    const unequal = await beat('app-i', 'm', 0, {
+      topology: {
+        epoch: 0,
+        subtopologies: [
+          sub('0', {
+            sourceTopics: ['cp-a', 'cp-b'],
+            copartitionGroups: [{ sourceTopics: [0, 1], sourceTopicRegex: [], repartitionSourceTopics: [] }],
+          }),
+        ],
+      },
+    })
+    expect(unequal.status).toEqual([
+      DELAYED,
+      {
+        statusCode: INCORRECTLY_PARTITIONED_TOPICS,
+        statusDetail: 'Following topics do not have the same number of partitions: [{cp-a=2, cp-b=4}]',
+      },
+    ])
+    // in (4 partitions) is repartitioned to a topic joined with cp-a (2): the repartition topic gets 2, not its writer's 4.
+    await noDelay('app-h')
+    const joined = await beat('app-h', 'm', 0, {
+      topology: {
+        epoch: 0,
+        subtopologies: [
+          sub('0', { sourceTopics: ['in'], repartitionSinkTopics: ['app-h-rekeyed-repartition'] }),
+          sub('1', {
+            sourceTopics: ['cp-a'],
+            repartitionSourceTopics: [{ name: 'app-h-rekeyed-repartition', partitions: 0, replicationFactor: 0, topicConfigs: [] }],
+            copartitionGroups: [{ sourceTopics: [0], sourceTopicRegex: [], repartitionSourceTopics: [0] }],
+          }),
+        ],
+      },
+    })
+    expect(joined.status).toEqual([
+      { statusCode: MISSING_INTERNAL_TOPICS, statusDetail: 'Internal topics are missing: app-h-rekeyed-repartition' },
+    ])
+    let created = 0
+    for (let i = 0; i < 50 && created === 0; i++) {
+      await new Promise((res) => setTimeout(res, 100))
+      const md = (await t.client.request(Metadata, 12, { topics: [{ name: 'app-h-rekeyed-repartition' }] })).topics[0]
+      if (md.errorCode === ErrorCodes.NONE) created = md.partitions.length
+    }
+    expect(created).toBe(2)
+  })
 
   it.skipIf(!available)('answers MISSING_SOURCE_TOPICS and INCORRECTLY_PARTITIONED_TOPICS as Kafka words them', async () => {
     await coordinatorReady('app-c')
