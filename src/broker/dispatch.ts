@@ -7,6 +7,8 @@ import { alterUserScramCredentialsHandler } from './handlers/alter-user-scram-cr
 import { apiVersionsHandler, served } from './handlers/api-versions.js'
 import { consumerGroupDescribeHandler } from './handlers/consumer-group-describe.js'
 import { consumerGroupHeartbeatHandler } from './handlers/consumer-group-heartbeat.js'
+import { streamsGroupDescribeHandler } from './handlers/streams-group-describe.js'
+import { streamsGroupHeartbeatHandler } from './handlers/streams-group-heartbeat.js'
 import { createAclsHandler } from './handlers/create-acls.js'
 import { createDelegationTokenHandler } from './handlers/create-delegation-token.js'
 import { createPartitionsHandler } from './handlers/create-partitions.js'
@@ -106,6 +108,8 @@ for (const h of [
   describeTopicPartitionsHandler,
   consumerGroupHeartbeatHandler,
   consumerGroupDescribeHandler,
+  streamsGroupHeartbeatHandler,
+  streamsGroupDescribeHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
   describeLogDirsHandler,

@@ -11,8 +11,9 @@ import { BROKER_OPTIONS, BY_KAFKA_NAME, kafkaValue, type BrokerOptionSpec } from
  * the checks they pass. The values live in the controller's config records
  * (so a data dir keeps them), read at each use, as Kafka applies them at
  * once: a group's consumer.session.timeout.ms and consumer.heartbeat.interval.ms
- * govern its KIP-848 members (its other keys are kept, for share and streams
- * groups not served); a broker's topic defaults set for every broker
+ * govern its KIP-848 members, its share.* keys its share group, its
+ * streams.* keys its streams group (warm-up and assignor-offload keys are
+ * kept, not acted on); a broker's topic defaults set for every broker
  * (TOPIC_DEFAULT_SYNONYMS), connection limits and rates, and replication
  * throttles act (brokerConfigValue); the thread counts, Kerberos relogin and
  * the log-dir move rate have nothing here to act on and are kept.
@@ -163,31 +164,34 @@ const GROUP: Record<string, ConfigDef> = {
   'share.renew.acknowledge.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
   'share.assignment.interval.ms': { brokerSynonym: 'group.share.assignment.interval.ms', type: TYPE_INT, value: fixed('1000'), min: 0 },
   'share.assignor.offload.enable': { type: TYPE_BOOLEAN, value: fixed('true') },
+  // Bounded by the broker's group.streams.min.* (as Kafka's GroupConfig), so a test rig may allow short heartbeats.
   'streams.session.timeout.ms': {
     brokerSynonym: 'group.streams.session.timeout.ms',
     type: TYPE_INT,
-    value: fixed('45000'),
-    min: 45000,
+    value: (c) => String(c.options.streamsGroupSessionTimeoutMs),
+    min: (c) => c.options.streamsGroupMinSessionTimeoutMs,
     max: 60000,
+    boundsTakeDefault: true,
   },
   'streams.heartbeat.interval.ms': {
     brokerSynonym: 'group.streams.heartbeat.interval.ms',
     type: TYPE_INT,
-    value: fixed('5000'),
-    min: 5000,
+    value: (c) => String(c.options.streamsGroupHeartbeatIntervalMs),
+    min: (c) => c.options.streamsGroupMinHeartbeatIntervalMs,
     max: 15000,
+    boundsTakeDefault: true,
   },
   'streams.num.standby.replicas': {
     brokerSynonym: 'group.streams.num.standby.replicas',
     type: TYPE_INT,
-    value: fixed('0'),
+    value: (c) => String(c.options.streamsGroupNumStandbyReplicas),
     min: 0,
     max: 2,
   },
   'streams.initial.rebalance.delay.ms': {
     brokerSynonym: 'group.streams.initial.rebalance.delay.ms',
     type: TYPE_INT,
-    value: fixed('3000'),
+    value: (c) => String(c.options.streamsGroupInitialRebalanceDelayMs),
     min: 0,
   },
   'streams.assignment.interval.ms': { brokerSynonym: 'group.streams.assignment.interval.ms', type: TYPE_INT, value: fixed('1000'), min: 0 },

@@ -219,6 +219,18 @@ export interface BrokerOptions {
   shareGroupDeliveryCountLimit?: number
   /** group.share.partition.max.record.locks: the most records of a share partition in flight at once. Default 2000. */
   shareGroupPartitionMaxRecordLocks?: number
+  /** group.streams.session.timeout.ms: a streams-group member not heard from for this long is fenced. Default 45000. */
+  streamsGroupSessionTimeoutMs?: number
+  /** group.streams.min.session.timeout.ms: the least streams.session.timeout.ms a group may set. Default 45000. */
+  streamsGroupMinSessionTimeoutMs?: number
+  /** group.streams.heartbeat.interval.ms: how often streams-group members heartbeat. Default 5000. */
+  streamsGroupHeartbeatIntervalMs?: number
+  /** group.streams.min.heartbeat.interval.ms: the least streams.heartbeat.interval.ms a group may set. Default 5000. */
+  streamsGroupMinHeartbeatIntervalMs?: number
+  /** group.streams.initial.rebalance.delay.ms: how long a new streams group's first assignment waits for more members. Default 3000, as Kafka. */
+  streamsGroupInitialRebalanceDelayMs?: number
+  /** group.streams.num.standby.replicas: standby tasks of each stateful task. Default 0. */
+  streamsGroupNumStandbyReplicas?: number
   /**
    * broker.rack of each broker, by id (missing or null: no rack). Metadata
    * shows them; with replicaSelector 'rack-aware' consumers fetch from a
@@ -534,6 +546,31 @@ export const BROKER_OPTIONS = {
     100,
     10_000,
   ),
+  streamsGroupSessionTimeoutMs: ms(
+    45_000,
+    'A streams-group member not heard from for this long is fenced.',
+    'group.streams.session.timeout.ms',
+    1,
+  ),
+  streamsGroupMinSessionTimeoutMs: ms(
+    45_000,
+    'The least streams.session.timeout.ms of a group.',
+    'group.streams.min.session.timeout.ms',
+    1,
+  ),
+  streamsGroupHeartbeatIntervalMs: ms(5000, 'How often streams-group members heartbeat.', 'group.streams.heartbeat.interval.ms', 1),
+  streamsGroupMinHeartbeatIntervalMs: ms(
+    5000,
+    'The least streams.heartbeat.interval.ms of a group.',
+    'group.streams.min.heartbeat.interval.ms',
+    1,
+  ),
+  streamsGroupInitialRebalanceDelayMs: ms(
+    3000,
+    "How long a new streams group's first assignment waits for more members.",
+    'group.streams.initial.rebalance.delay.ms',
+  ),
+  streamsGroupNumStandbyReplicas: int(0, 'Standby tasks of each stateful task.', 'group.streams.num.standby.replicas', 0, 2),
   racks: other('array', "Each broker's broker.rack, by id.", []),
   replicaSelector: str('leader', "'leader' or 'rack-aware' (KIP-392).", 'replica.selector.class', { allowed: ['leader', 'rack-aware'] }),
   logCleanerBackoffMs: ms(15_000, 'How often the log cleaner looks for partitions to compact.', 'log.cleaner.backoff.ms', 1),

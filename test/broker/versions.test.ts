@@ -205,6 +205,33 @@ const SAMPLES: Record<string, (v: number) => unknown> = {
     subscribedTopicNames: ['vt'],
   }),
   ShareGroupDescribe: () => ({ groupIds: ['vs'], includeAuthorizedOperations: true }),
+  StreamsGroupHeartbeat: (v) => ({
+    groupId: 'vst',
+    memberId: `vsm${v}`,
+    memberEpoch: 0,
+    endpointInformationEpoch: -1,
+    rebalanceTimeoutMs: 1000,
+    topology: {
+      epoch: 0,
+      subtopologies: [
+        {
+          subtopologyId: '0',
+          sourceTopics: ['vt'],
+          sourceTopicRegex: [],
+          stateChangelogTopics: [],
+          repartitionSinkTopics: [],
+          repartitionSourceTopics: [],
+          copartitionGroups: [],
+        },
+      ],
+    },
+    activeTasks: [],
+    standbyTasks: [],
+    warmupTasks: [],
+    processId: 'vsp',
+    shutdownApplication: false,
+  }),
+  StreamsGroupDescribe: (v) => ({ groupIds: ['vst', 'none'], includeAuthorizedOperations: false, includeTopologyDescription: v >= 1 }),
   ShareFetch: () => ({
     groupId: 'vs',
     memberId: 'versions-share-member-0',

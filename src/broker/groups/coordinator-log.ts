@@ -7,6 +7,7 @@ import type { ClassicGroupImage, GroupChanges, OffsetEntry, TxnWriter } from './
 import { groupRecord, offsetRecord, readGroupRecord, type GroupRecord, type GroupRecordBytes } from './group-records.js'
 import { shareGroupRecords } from './share-group-records.js'
 import { consumerGroupRecords } from './consumer-group-records.js'
+import { streamsGroupRecords, type StreamsGroupSnapshot } from './streams-group-records.js'
 import type { ConsumerGroupSnapshot } from './consumer-group.js'
 import type { ShareGroupSnapshot } from './share-group.js'
 
@@ -51,18 +52,30 @@ export class CoordinatorLog implements GroupChanges {
   /**
    * A deleted group: tombstones for its offsets and its metadata
    * (compaction then removes it, as Kafka's DeleteGroups): a classic
-   * group's GroupMetadata, or a consumer group's ConsumerGroup* records
+   * group's GroupMetadata, a consumer group's ConsumerGroup* records or a streams group's StreamsGroup* ones
    * (`kept`: what the log holds of it, whose members' records go too).
    */
   deleted(
     group: string,
     offsets: readonly (readonly [string, number])[],
-    kind: { type: 'classic' } | { type: 'consumer'; kept: ConsumerGroupSnapshot | null },
+    kind:
+      | { type: 'classic' }
+      | { type: 'consumer'; kept: ConsumerGroupSnapshot | null }
+      | { type: 'streams'; kept: StreamsGroupSnapshot | null },
   ): void {
-    this.write(group, [
-      ...offsets.map(([topic, partition]) => offsetRecord(group, topic, partition, undefined, null)),
-      ...(kind.type === 'classic' ? [groupRecord(group, null, 0)] : consumerGroupRecords(group, kind.kept, null)),
-    ])
+    const metadata =
+      kind.type === 'classic'
+        ? [groupRecord(group, null, 0)]
+        : kind.type === 'consumer'
+          ? consumerGroupRecords(group, kind.kept, null)
+          : streamsGroupRecords(group, kind.kept, null)
+    this.write(group, [...offsets.map(([topic, partition]) => offsetRecord(group, topic, partition, undefined, null)), ...metadata])
+  }
+
+  /** A streams group's change from `prev` to `next` (null: gone), as Kafka's StreamsGroup* records; whether it was appended. */
+  streamsGroup(group: string, prev: StreamsGroupSnapshot | null, next: StreamsGroupSnapshot | null): boolean {
+    const records = streamsGroupRecords(group, prev, next)
+    return records.length === 0 || this.write(group, records)
   }
 
   /** A consumer group's change from `prev` to `next` (null: gone), as Kafka's ConsumerGroup* records; whether it was appended. */

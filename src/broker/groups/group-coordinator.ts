@@ -6,6 +6,8 @@ import type { GroupRecord } from './group-records.js'
 import { applyShareRecord, imageSnapshot, isShareRecord, type ShareGroupImage } from './share-group-records.js'
 import { applyConsumerRecord, consumerImageSnapshot, isConsumerRecord, type ConsumerGroupImage } from './consumer-group-records.js'
 import { ShareGroup } from './share-group.js'
+import { StreamsGroup } from './streams-group.js'
+import { applyStreamsRecord, isStreamsRecord, streamsImageSnapshot, type StreamsGroupImage } from './streams-group-records.js'
 import { SharePartitions } from '../share/share-partitions.js'
 
 import { groupCoordinatorFor } from '../coordinator-placement.js'
@@ -13,8 +15,8 @@ import { offsetsPartitionFor } from '../offsets-topic.js'
 import { OFFSETS_TOPIC } from '../topic-names.js'
 import { groupConfig } from '../dynamic-configs.js'
 
-/** A group speaks one protocol: the classic one (JoinGroup/SyncGroup) or KIP-848's (ConsumerGroupHeartbeat). */
-export type Group = ClassicGroup | ConsumerGroup
+/** A group speaks one protocol: the classic one (JoinGroup/SyncGroup), KIP-848's (ConsumerGroupHeartbeat) or KIP-1071's (StreamsGroupHeartbeat). */
+export type Group = ClassicGroup | ConsumerGroup | StreamsGroup
 
 /**
  * The groups of the cluster and which broker coordinates each. A group id
@@ -95,7 +97,12 @@ export class GroupCoordinator {
     const open = new Map<bigint, GroupRecord[]>()
     const shares = new Map<string, ShareGroupImage>()
     const consumers = new Map<string, ConsumerGroupImage>()
+    const streams = new Map<string, StreamsGroupImage>()
     for (const r of records) {
+      if ('record' in r && isStreamsRecord(r.record)) {
+        applyStreamsRecord(streams, r.record)
+        continue
+      }
       if ('record' in r && isShareRecord(r.record)) {
         applyShareRecord(shares, r.record)
         continue
@@ -124,6 +131,25 @@ export class GroupCoordinator {
       }
     for (const [id, image] of shares) this.restoreShareGroup(id, image, moved)
     for (const [id, image] of consumers) this.restoreConsumerGroup(id, image)
+    for (const [id, image] of streams) this.restoreStreamsGroup(id, image)
+  }
+
+  /**
+   * A streams group as its records left it (Kafka's coordinator loading
+   * it), each member's session starting now; or gone when its records were
+   * tombstoned (its offsets, if any, stay with an empty classic group).
+   */
+  private restoreStreamsGroup(id: string, image: StreamsGroupImage): void {
+    const existing = this.groups.get(id)
+    const s = streamsImageSnapshot(image)
+    if (s === null) {
+      if (existing?.type !== 'streams') return
+      existing.close()
+      this.groups.delete(id)
+      if (existing.offsets.size > 0) this.classicOrCreate(id)?.takeOffsetsFrom(existing)
+      return
+    }
+    this.streamsOrCreate(id)?.restore(s)
   }
 
   /**
@@ -200,7 +226,7 @@ export class GroupCoordinator {
 
   /** One record read back: applied to its group (made, as a classic group, when it is not there). */
   apply(r: GroupRecord, moved = false): void {
-    if (r.type === 'other' || isShareRecord(r) || isConsumerRecord(r)) return
+    if (r.type === 'other' || isShareRecord(r) || isConsumerRecord(r) || isStreamsRecord(r)) return
     if (r.type === 'offset') {
       const g = this.groups.get(r.group) ?? this.classicOrCreate(r.group)
       if (!g) return
@@ -266,17 +292,69 @@ export class GroupCoordinator {
     return g?.type === 'consumer' ? g : undefined
   }
 
+  streams(groupId: string): StreamsGroup | undefined {
+    const g = this.groups.get(groupId)
+    return g?.type === 'streams' ? g : undefined
+  }
+
+  /**
+   * The streams group of that id, created; undefined while a group of
+   * another type holds the id (Kafka converts only between classic and
+   * consumer groups). An empty classic group (offsets only) becomes one,
+   * its offsets kept. Its changes are written as Kafka's StreamsGroup*
+   * records.
+   */
+  streamsOrCreate(groupId: string): StreamsGroup | undefined {
+    const g = this.groups.get(groupId)
+    if (g?.type === 'streams') return g
+    if ((g && (g.state !== 'Empty' || g.type === 'consumer')) || this.shareGroups.has(groupId)) return undefined
+    const cluster = this.cluster
+    const conf = (key: string) => Number(groupConfig(cluster, groupId, key))
+    const created = new StreamsGroup(groupId, (topic) => cluster.controller.topics.get(topic)?.partitions.length, {
+      get sessionTimeoutMs() {
+        return conf('streams.session.timeout.ms')
+      },
+      get heartbeatIntervalMs() {
+        return conf('streams.heartbeat.interval.ms')
+      },
+      get initialRebalanceDelayMs() {
+        return conf('streams.initial.rebalance.delay.ms')
+      },
+      get assignmentIntervalMs() {
+        return conf('streams.assignment.interval.ms')
+      },
+      get numStandbyReplicas() {
+        return conf('streams.num.standby.replicas')
+      },
+      get taskOffsetIntervalMs() {
+        return conf('streams.task.offset.interval.ms')
+      },
+      get acceptableRecoveryLag() {
+        return conf('streams.acceptable.recovery.lag')
+      },
+    })
+    if (g) {
+      created.takeOffsetsFrom(g)
+      g.close()
+    }
+    created.changes = this.log
+    created.onChange = (snapshot, previous) => this.log.streamsGroup(groupId, previous, snapshot)
+    this.groups.set(groupId, created)
+    return created
+  }
+
   /** The classic group of that id, created (or converted from an empty consumer group); undefined while a consumer group has members. */
   classicOrCreate(groupId: string): ClassicGroup | undefined {
     const g = this.groups.get(groupId)
     if (g?.type === 'classic') return g
-    if ((g && g.state !== 'Empty') || this.shareGroups.has(groupId)) return undefined
+    // A streams group is never converted (Kafka converts classic and consumer groups only).
+    if ((g && (g.state !== 'Empty' || g.type === 'streams')) || this.shareGroups.has(groupId)) return undefined
     const created = new ClassicGroup(groupId, { initialRebalanceDelayMs: this.cluster.options.groupInitialRebalanceDelayMs })
     if (g) {
       created.takeOffsetsFrom(g)
       g.close()
       // The consumer group's records go (as Kafka's conversion writes them): a load must not bring it back.
-      this.log.consumerGroup(groupId, g.lastKept, null)
+      if (g.type === 'consumer') this.log.consumerGroup(groupId, g.lastKept, null)
     }
     created.changes = this.log
     this.groups.set(groupId, created)
@@ -287,7 +365,7 @@ export class GroupCoordinator {
   consumerOrCreate(groupId: string): ConsumerGroup | undefined {
     const g = this.groups.get(groupId)
     if (g?.type === 'consumer') return g
-    if ((g && g.state !== 'Empty') || this.shareGroups.has(groupId)) return undefined
+    if ((g && (g.state !== 'Empty' || g.type === 'streams')) || this.shareGroups.has(groupId)) return undefined
     const cluster = this.cluster
     // The group's own configs (IncrementalAlterConfigs on GROUP), else the broker's, read at each use as Kafka does.
     const created = new ConsumerGroup(groupId, cluster.controller, {
@@ -311,6 +389,12 @@ export class GroupCoordinator {
     return created
   }
 
+  /** Drops a group that was made for a request that then failed: nothing was written for it. */
+  forget(groupId: string): void {
+    this.groups.get(groupId)?.close()
+    this.groups.delete(groupId)
+  }
+
   delete(groupId: string): void {
     const share = this.shareGroups.get(groupId)
     if (share) {
@@ -327,7 +411,11 @@ export class GroupCoordinator {
     this.log.deleted(
       groupId,
       [...g.offsets].flatMap(([topic, parts]) => [...parts.keys()].map((p) => [topic, p] as const)),
-      g.type === 'consumer' ? { type: 'consumer', kept: g.lastKept } : { type: 'classic' },
+      g.type === 'classic'
+        ? { type: 'classic' }
+        : g.type === 'consumer'
+          ? { type: 'consumer', kept: g.lastKept }
+          : { type: 'streams', kept: g.lastKept },
     )
   }
 

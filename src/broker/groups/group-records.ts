@@ -11,6 +11,7 @@ import {
 import type { ClassicGroupImage, CommittedOffset } from './group-offsets.js'
 import { readShareGroupRecord, type ShareGroupRecord } from './share-group-records.js'
 import { readConsumerGroupRecord, type ConsumerGroupRecord } from './consumer-group-records.js'
+import { readStreamsGroupRecord, type StreamsGroupRecord } from './streams-group-records.js'
 
 /** A record of __consumer_offsets as the group coordinator writes it: a key, and a value (null: a tombstone). */
 export interface GroupRecordBytes {
@@ -24,6 +25,7 @@ export type GroupRecord =
   | { type: 'group'; group: string; value: { protocolType: string; generation: number; protocol: string | null } | null }
   | ShareGroupRecord
   | ConsumerGroupRecord
+  | StreamsGroupRecord
   | { type: 'other'; recordType: number }
 
 /** Kafka 4.4's OffsetCommitValue: v4 (flexible, with the topic's id), its expire timestamp unset. */
@@ -93,5 +95,9 @@ export function readGroupRecord(key: Uint8Array, value: Uint8Array | null): Grou
     const g = decodeData(GroupMetadataValue, v).value
     return { type: 'group', group, value: { protocolType: g.protocolType, generation: g.generation, protocol: g.protocol } }
   }
-  return readConsumerGroupRecord(recordType, k, v) ?? readShareGroupRecord(recordType, k, v) ?? { type: 'other', recordType }
+  return (
+    readConsumerGroupRecord(recordType, k, v) ??
+    readShareGroupRecord(recordType, k, v) ??
+    readStreamsGroupRecord(recordType, k, v) ?? { type: 'other', recordType }
+  )
 }

@@ -36,7 +36,7 @@ export function groupForCommit(
     return { group: groups.classicOrCreate(req.groupId)!, error: null }
   }
   let error: number | null
-  if (existing.type === 'consumer') {
+  if (existing.type === 'consumer' || existing.type === 'streams') {
     const partitions = req.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex })))
     error = existing.validateOffsetCommit(req.memberId, req.groupInstanceId, generation, transactional, version, partitions)
     // TxnOffsetCommit before v6 has no STALE_MEMBER_EPOCH.

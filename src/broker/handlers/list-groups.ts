@@ -4,7 +4,10 @@ import { defineHandler } from '../handler.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed } from '../auth/authorizer.js'
 
-/** ListGroups: the groups this broker coordinates, of every type (classic, consumer, share), filtered by state (v4+) and type (v5+). */
+/** A state as ListGroups' filter names it: lower case, a streams group's NotReady as not_ready (Kafka's). */
+const stateFilterName = (state: string) => (state === 'NotReady' ? 'not_ready' : state.toLowerCase())
+
+/** ListGroups: the groups this broker coordinates, of every type (classic, consumer, share, streams), filtered by state (v4+) and type (v5+). */
 export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResponse>({
   spec: ListGroups,
   minVersion: ListGroups.minVersion,
@@ -19,7 +22,7 @@ export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResp
       (g) =>
         cluster.groups.coordinatorFor(g.groupId) === broker.id &&
         (all || allowed(ctx, AclOperationTypes.DESCRIBE, AclResourceTypes.GROUP, g.groupId)) &&
-        (states.length === 0 || states.includes(g.state.toLowerCase())) &&
+        (states.length === 0 || states.includes(stateFilterName(g.state))) &&
         (types.length === 0 || types.includes(g.type)),
     )
     return {

@@ -40,7 +40,7 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequest, OffsetDele
       AclResourceTypes.TOPIC,
       req.topics.map((t) => t.name),
     )
-    const subscribed = g.state === 'Empty' ? new Set<string>() : g.type === 'consumer' ? g.subscribedTopics() : subscribedTopics(g)
+    const subscribed = g.state === 'Empty' ? new Set<string>() : g.type !== 'classic' ? g.subscribedTopics() : subscribedTopics(g)
     let deleted = false
     const answer = {
       errorCode: ErrorCodes.NONE,

@@ -54,7 +54,7 @@ function fetchGroup(
   }
   const group = ctx.cluster.groups.get(groupId)
   // v9+: a consumer group's member fetches at its current epoch.
-  const stale = group?.type === 'consumer' ? group.validateOffsetFetch(member.memberId, member.memberEpoch) : null
+  const stale = group && group.type !== 'classic' ? group.validateOffsetFetch(member.memberId, member.memberEpoch) : null
   if (stale !== null) {
     return {
       errorCode: stale,

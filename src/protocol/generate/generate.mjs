@@ -104,6 +104,18 @@ export const GROUP_RECORD_NAMES = [
   'ShareGroupCurrentMemberAssignmentValue',
   'ShareGroupStatePartitionMetadataKey',
   'ShareGroupStatePartitionMetadataValue',
+  'StreamsGroupMetadataKey',
+  'StreamsGroupMetadataValue',
+  'StreamsGroupTopologyKey',
+  'StreamsGroupTopologyValue',
+  'StreamsGroupMemberMetadataKey',
+  'StreamsGroupMemberMetadataValue',
+  'StreamsGroupTargetAssignmentMetadataKey',
+  'StreamsGroupTargetAssignmentMetadataValue',
+  'StreamsGroupTargetAssignmentMemberKey',
+  'StreamsGroupTargetAssignmentMemberValue',
+  'StreamsGroupCurrentMemberAssignmentKey',
+  'StreamsGroupCurrentMemberAssignmentValue',
 ]
 
 /** The transaction coordinator's records in __transaction_state, emitted together in TransactionLogRecords.ts. */

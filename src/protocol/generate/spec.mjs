@@ -138,7 +138,8 @@ export function loadMessage(dir, fileName) {
     const where = `${parent.jsonName}.${spec.name}`
     const array = spec.type.startsWith('[]')
     const typeName = array ? spec.type.slice(2) : spec.type
-    const versions = parseVersions(spec.versions, where)
+    // A tagged field may give only taggedVersions (Kafka's generator takes them as its versions).
+    const versions = parseVersions(spec.versions ?? spec.taggedVersions, where)
     if (versions === null) throw new Error(`${fileName}: ${where} has no versions`)
     const field = {
       name: spec.name,
