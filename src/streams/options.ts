@@ -6,6 +6,9 @@ import { ConfigError } from '../errors.js'
 import { KAFKA_ALIASES, KAFKA_OPTIONS, type ClusterOptions } from '../cluster/options.js'
 import type { Serde } from './serdes.js'
 import type { DeserializationExceptionHandler } from './deserialization-handler.js'
+import type { DslStoreType } from './nodes.js'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2'
 
@@ -28,6 +31,16 @@ export interface StreamsConfig extends ClusterOptions {
    * skips it; a function decides per record. Java: `deserialization.exception.handler`.
    */
   deserializationExceptionHandler?: DeserializationExceptionHandler
+  /**
+   * The directory persistent stores live in: `<stateDir>/<applicationId>/<taskId>/`. Default:
+   * `<os.tmpdir()>/kafka-streams`, as Java's. Java: `state.dir`.
+   */
+  stateDir?: string
+  /**
+   * The DSL's stores where Materialized gives no storeType: `'rocksDB'` (default) persistent, in a file
+   * under stateDir (ours is a log-structured file, not RocksDB), or `'in_memory'`. Java: `default.dsl.store`.
+   */
+  defaultDslStore?: DslStoreType
 }
 
 export const STREAMS_OPTIONS = {
@@ -53,6 +66,15 @@ export const STREAMS_OPTIONS = {
     "A record a source serde cannot read: `'logAndFail'` stops the application, `'logAndContinue'` skips it; a function decides per record.",
     'deserialization.exception.handler',
   ),
+  stateDir: {
+    ...value(undefined, 'The directory persistent stores live in: `<stateDir>/<applicationId>/<taskId>/`.', 'state.dir'),
+    defaultDoc: '`<os.tmpdir()>/kafka-streams`',
+  },
+  defaultDslStore: value(
+    'rocksDB',
+    "The DSL's stores where Materialized gives no storeType: `'rocksDB'` persistent (a log-structured file under stateDir, not RocksDB), or `'in_memory'`.",
+    'default.dsl.store',
+  ),
 } as const satisfies Record<keyof StreamsConfig, OptionSpec>
 
 export interface ResolvedStreamsConfig {
@@ -62,6 +84,8 @@ export interface ResolvedStreamsConfig {
   defaultKeySerde: Serde<any> | undefined
   defaultValueSerde: Serde<any> | undefined
   deserializationExceptionHandler: DeserializationExceptionHandler | undefined
+  stateDir: string
+  defaultDslStore: DslStoreType
   /** What `new Kafka()` takes: the client options, the client id defaulting to the application id. */
   client: ClusterOptions
 }
@@ -77,6 +101,8 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     defaultKeySerde,
     defaultValueSerde,
     deserializationExceptionHandler,
+    stateDir,
+    defaultDslStore,
     ...client
   } = checkKeys('KafkaStreams', given, STREAMS_OPTIONS, KAFKA_ALIASES)
   if (typeof applicationId !== 'string' || !APPLICATION_ID.test(applicationId))
@@ -89,6 +115,8 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
   ] as const)
     if (serde !== undefined && (typeof serde?.serialize !== 'function' || typeof serde.deserialize !== 'function'))
       throw new ConfigError(`${name} must be a Serde (serialize and deserialize), such as Serdes.String()`)
+  if (stateDir !== undefined && (typeof stateDir !== 'string' || stateDir === ''))
+    throw new ConfigError(`stateDir must be a directory path, not ${JSON.stringify(stateDir)}`)
   const guarantee = oneOf('processingGuarantee', processingGuarantee, ['at_least_once', 'exactly_once_v2'] as const, 'at_least_once')
   return {
     applicationId,
@@ -103,6 +131,9 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     defaultKeySerde,
     defaultValueSerde,
     deserializationExceptionHandler,
+    // Read now, not at load: os.tmpdir() follows TMPDIR.
+    stateDir: stateDir ?? join(tmpdir(), 'kafka-streams'),
+    defaultDslStore: oneOf('defaultDslStore', defaultDslStore, ['rocksDB', 'in_memory'] as const, 'rocksDB'),
     client: { clientId: applicationId, ...client },
   }
 }
