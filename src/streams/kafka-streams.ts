@@ -356,6 +356,8 @@ export class KafkaStreams {
       groupProtocol: 'classic',
       partitionAssigners: ['range'],
       autoOffsetReset: 'earliest',
+      ...(this.config.sessionTimeoutMs !== undefined && { sessionTimeoutMs: this.config.sessionTimeoutMs }),
+      ...(this.config.heartbeatIntervalMs !== undefined && { heartbeatIntervalMs: this.config.heartbeatIntervalMs }),
       // Internal topics (repartition) are written in transactions: only committed ones are processed.
       isolationLevel: this.exactlyOnce ? 'read_committed' : 'read_uncommitted',
     }))

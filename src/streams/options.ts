@@ -41,6 +41,10 @@ export interface StreamsConfig extends ClusterOptions {
    * under stateDir (ours is a log-structured file, not RocksDB), or `'in_memory'`. Java: `default.dsl.store`.
    */
   defaultDslStore?: DslStoreType
+  /** The stream thread's consumer: how long the group waits for a member that stopped heartbeating. Default: `45000`. Java: `session.timeout.ms` (a consumer config Java's StreamsConfig passes on). */
+  sessionTimeoutMs?: number
+  /** The stream thread's consumer: how often it heartbeats. Default: `3000`. Java: `heartbeat.interval.ms`. */
+  heartbeatIntervalMs?: number
 }
 
 export const STREAMS_OPTIONS = {
@@ -75,6 +79,13 @@ export const STREAMS_OPTIONS = {
     "The DSL's stores where Materialized gives no storeType: `'rocksDB'` persistent (a log-structured file under stateDir, not RocksDB), or `'in_memory'`.",
     'default.dsl.store',
   ),
+  sessionTimeoutMs: ms(
+    45_000,
+    "The stream thread's consumer: how long the group waits for a member that stopped heartbeating.",
+    'session.timeout.ms',
+    1,
+  ),
+  heartbeatIntervalMs: ms(3_000, "The stream thread's consumer: how often it heartbeats.", 'heartbeat.interval.ms', 1),
 } as const satisfies Record<keyof StreamsConfig, OptionSpec>
 
 export interface ResolvedStreamsConfig {
@@ -86,6 +97,9 @@ export interface ResolvedStreamsConfig {
   deserializationExceptionHandler: DeserializationExceptionHandler | undefined
   stateDir: string
   defaultDslStore: DslStoreType
+  /** The stream thread's consumer's, when given. */
+  sessionTimeoutMs: number | undefined
+  heartbeatIntervalMs: number | undefined
   /** What `new Kafka()` takes: the client options, the client id defaulting to the application id. */
   client: ClusterOptions
 }
@@ -103,6 +117,8 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     deserializationExceptionHandler,
     stateDir,
     defaultDslStore,
+    sessionTimeoutMs,
+    heartbeatIntervalMs,
     ...client
   } = checkKeys('KafkaStreams', given, STREAMS_OPTIONS, KAFKA_ALIASES)
   if (typeof applicationId !== 'string' || !APPLICATION_ID.test(applicationId))
@@ -133,6 +149,9 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     deserializationExceptionHandler,
     // Read now, not at load: os.tmpdir() follows TMPDIR.
     stateDir: stateDir ?? join(tmpdir(), 'kafka-streams'),
+    sessionTimeoutMs: sessionTimeoutMs === undefined ? undefined : numberOption(STREAMS_OPTIONS, 'sessionTimeoutMs', sessionTimeoutMs),
+    heartbeatIntervalMs:
+      heartbeatIntervalMs === undefined ? undefined : numberOption(STREAMS_OPTIONS, 'heartbeatIntervalMs', heartbeatIntervalMs),
     defaultDslStore: oneOf('defaultDslStore', defaultDslStore, ['rocksDB', 'in_memory'] as const, 'rocksDB'),
     client: { clientId: applicationId, ...client },
   }
