@@ -119,6 +119,6 @@ export async function restoreStores(
     clearInterval(positions)
     await consumer.disconnect()
   }
-  log.debug('restored state stores from their changelogs', { changelogs: todo.map((t) => `${t.topic}-${t.partition}`), records: applied })
+  log.info('restored state stores from their changelogs', { changelogs: todo.map((t) => `${t.topic}-${t.partition}`), records: applied })
   return applied
 }
