@@ -1,4 +1,4 @@
-// Each streams test gets its own os.tmpdir() (TMPDIR, which child processes
+// Each streams test (and the CLI's, test/cli/streams.test.ts) gets its own os.tmpdir() (TMPDIR, which child processes
 // inherit), so the default stateDir (`<os.tmpdir()>/kafka-streams`) is fresh
 // for it: an application id reused by the next test, by the other target
 // cluster or by the next run never finds a store and checkpoint of another
@@ -13,7 +13,8 @@ let dir: string | undefined
 let before: string | undefined
 
 beforeEach((ctx) => {
-  if (!ctx.task.file.filepath.includes('/test/streams/')) return
+  const file = ctx.task.file.filepath
+  if (!file.includes('/test/streams/') && !file.endsWith('/test/cli/streams.test.ts')) return
   before = process.env.TMPDIR
   dir = mkdtempSync(join(base, 'wafka-streams-test-'))
   process.env.TMPDIR = dir
