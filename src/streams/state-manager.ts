@@ -51,6 +51,8 @@ export class ProcessorStateManager {
   private readonly offsets = new Map<string, bigint>()
   private checkpointed = new Map<string, bigint>()
   private dir: string | undefined
+  /** Restored: from here on the stores hold what the offsets say (a failed restore writes no checkpoint). */
+  private initialized = false
   private closed = false
 
   constructor(
@@ -122,6 +124,7 @@ export class ProcessorStateManager {
     }
     this.compact()
     this.checkpointed = new Map(this.offsets)
+    this.initialized = true
     return done
   }
 
@@ -155,7 +158,7 @@ export class ProcessorStateManager {
    * when `force` (a close). `acked` gives the last offset written to a changelog.
    */
   checkpoint(acked: (topic: string, partition: number) => bigint | undefined, force = false): void {
-    if (this.closed || this.dir === undefined) return
+    if (this.closed || !this.initialized || this.dir === undefined) return
     let delta = 0n
     for (const s of this.persistent) {
       const a = acked(s.topic, s.partition)

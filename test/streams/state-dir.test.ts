@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest'
 import { logLevel, type Kafka, type LogEntry } from '../../src/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder, type StreamsConfig } from '../../src/public/streams.js'
+import { KafkaStreams, Serdes, SessionWindows, StreamsBuilder, TimeWindows, type StreamsConfig } from '../../src/public/streams.js'
 import { readCheckpoint, writeCheckpoint } from '../../src/streams/offset-checkpoint.js'
 import { killOnExit, LineSplitter } from '../peers/child.js'
 import { requireKafka } from '../peers/kafka.js'
@@ -47,10 +47,10 @@ const asCounts = (table: Map<string, Buffer | null>) =>
 const exactly = (expected: Map<string, bigint>) => (t: Map<string, bigint | null>) =>
   t.size === expected.size && [...expected].every(([w, n]) => t.get(w) === n)
 
-/** What each restore of the store `counts` logged: the records restored and the offset it began at. */
-function restores(logs: LogEntry[]): Array<{ restored: number; from: bigint }> {
+/** What each restore of `store` logged: the records restored and the offset it began at. */
+function restores(logs: LogEntry[], store = 'counts'): Array<{ restored: number; from: bigint }> {
   return logs
-    .map((e) => /^restored (\d+) records of store counts from changelog \S+ starting at offset (\d+)$/.exec(e.log.message))
+    .map((e) => new RegExp(`^restored (\\d+) records of store ${store} from changelog \\S+ starting at offset (\\d+)$`).exec(e.log.message))
     .filter((m) => m !== null)
     .map((m) => ({ restored: Number(m[1]), from: BigInt(m[2]!) }))
 }
@@ -101,9 +101,10 @@ for (const [target, start] of targets) {
       input: string,
       output: string,
       processingGuarantee: StreamsConfig['processingGuarantee'],
+      topology = wordCount(input, output),
     ): Promise<{ app: KafkaStreams; logs: LogEntry[] }> {
       const logs: LogEntry[] = []
-      const a = new KafkaStreams(wordCount(input, output), {
+      const a = new KafkaStreams(topology, {
         applicationId,
         brokers: cluster.bootstrap,
         processingGuarantee,
@@ -205,6 +206,66 @@ for (const [target, start] of targets) {
         await table.stop()
       }
     }, 90_000)
+
+    it('window and session stores are persistent too: a restart restores neither, and counts on', async () => {
+      const [input, applicationId] = ['sd-windows-in', 'sd-windows']
+      const windowed = () => {
+        const builder = new StreamsBuilder()
+        const grouped = builder.stream<string, string>(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() }).groupByKey()
+        grouped.windowedBy(TimeWindows.ofSizeWithNoGrace(3_600_000)).count({ storeName: 'window-counts' })
+        grouped.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(3_600_000)).count({ storeName: 'session-counts' })
+        return builder.build()
+      }
+      // Within one hour's window and one session per key.
+      const base = 472_222 * 3_600_000
+      const send = async (from: number, to: number) => {
+        const producer = kafka.producer()
+        await producer.connect()
+        const messages = Array.from({ length: to - from }, (_, j) => ({
+          key: (from + j) % 2 ? 'b' : 'a',
+          value: 'x',
+          timestamp: String(base + (from + j) * 1000),
+        }))
+        await producer.send({ topic: input, messages })
+        await producer.disconnect()
+      }
+      const admin = kafka.admin()
+      await admin.connect()
+      await admin.createTopics({ topics: [{ topic: input, numPartitions: 1 }] }).finally(() => admin.disconnect())
+      await send(0, 200)
+      const counted = async (a: KafkaStreams, n: bigint) =>
+        until(
+          `${n} per key in each store`,
+          () => {
+            if (a.state !== 'RUNNING') return null
+            const w = a.store<string, bigint>('window-counts', 'window')
+            const sessions = a.store<string, bigint>('session-counts', 'session')
+            return ['a', 'b'].map((k) => [w.fetch(k, base), sessions.fetch(k).map((s) => s.value)])
+          },
+          (got) =>
+            JSON.stringify(got, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) ===
+            JSON.stringify([
+              [String(n), [String(n)]],
+              [String(n), [String(n)]],
+            ]),
+          60_000,
+        )
+      const one = await app(applicationId, input, '', 'at_least_once', windowed())
+      await counted(one.app, 100n)
+      await one.app.close()
+      const taskDir = join(stateDir, applicationId, '0_0')
+      expect(readdirSync(taskDir).sort()).toEqual(['.checkpoint', 'session-counts.store', 'window-counts.store'])
+      const checkpoint = readCheckpoint(join(taskDir, '.checkpoint'))
+      const at = (store: string) => checkpoint.find((c) => c.topic === `${applicationId}-${store}-changelog`)!.offset
+      await send(200, 220)
+      const two = await app(applicationId, input, '', 'at_least_once', windowed())
+      await counted(two.app, 110n)
+      for (const store of ['window-counts', 'session-counts'])
+        expect(restores(two.logs, store)).toEqual([{ restored: 0, from: at(store) + 1n }])
+      // 200 window updates; the session store logs a removal and a put per merge.
+      expect(at('window-counts')).toBe(199n)
+      expect(at('session-counts')).toBeGreaterThan(199n)
+    }, 60_000)
 
     it('at_least_once, kill -9 mid-run: the restart on the same stateDir misses nothing', async () => {
       const [input, output, applicationId] = ['sd-alos-in', 'sd-alos-out', 'sd-alos']
