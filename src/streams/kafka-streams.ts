@@ -102,11 +102,10 @@ export class KafkaStreams {
   private readonly consumed: ConsumedOffsets = new Map()
   /** exactly_once_v2: the offsets this stream thread's transactions committed. */
   private readonly committedAt = new Map<string, bigint>()
-  /** Java's process id: part of the transactional id; kept in the state directory when the topology has persistent stores, else random per instance. */
-  processId: string = randomUUID()
+  private id: string = randomUUID()
   /** `<stateDir>/<applicationId>`, locked from start() to close(), when the topology has persistent stores. */
   private stateDirectory: StateDirectory | undefined
-  /** at_least_once: checkpoints the tasks' persistent stores when enough changed (Java does at each commit). */
+  /** Checkpoints (at_least_once, when enough changed: Java does at each commit) or compacts the tasks' persistent stores. */
   private checkpointTimer: ReturnType<typeof setInterval> | undefined
   /** Processing, commits and rebalances take turns (exactly_once_v2: they share one transaction). */
   private turn: Promise<void> = Promise.resolve()
@@ -149,6 +148,11 @@ export class KafkaStreams {
       exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2',
     }
     for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
+  }
+
+  /** Java's process id: part of the transactional id; kept in the state directory from start() when the topology has persistent stores, else random per instance. */
+  get processId(): string {
+    return this.id
   }
 
   get state(): StreamsState {
@@ -231,7 +235,7 @@ export class KafkaStreams {
       const defs = [...this.topology.stores.values()]
       if (defs.some((d) => !d.suppressBuffer && this.env.persistent(d))) {
         const dir = new StateDirectory(this.config.stateDir, this.config.applicationId, this.log)
-        this.processId = dir.open()
+        this.id = dir.open()
         this.env.stateDirectory = this.stateDirectory = dir
       }
       this.admin = this.kafka.admin()
@@ -249,11 +253,12 @@ export class KafkaStreams {
         this.producer = this.kafka.producer({ partitioner: RecordCollector.partitioner() })
         await this.producer.connect()
         this.env.collector = new RecordCollector(this.producer)
-        if (this.stateDirectory)
-          this.checkpointTimer = setInterval(() => {
-            for (const task of this.tasks.values()) task.state.checkpoint(this.acked)
-          }, this.config.commitIntervalMs)
       }
+      // at_least_once: a checkpoint once enough changed (it compacts first); exactly_once_v2 checkpoints on close only, so compacts alone.
+      if (this.stateDirectory)
+        this.checkpointTimer = setInterval(() => {
+          for (const task of this.tasks.values()) this.exactlyOnce ? task.state.compact() : task.state.checkpoint(this.acked)
+        }, this.config.commitIntervalMs)
       await this.runConsumer()
       this.wallClock = setInterval(() => void this.punctuateWallClock(), WALL_CLOCK_CHECK_MS)
       this.wallClock.unref?.()

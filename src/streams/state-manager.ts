@@ -129,7 +129,8 @@ export class ProcessorStateManager {
   }
 
   /** Rewrites the files whose garbage outweighs their live entries, keeping only what the stores still hold. */
-  private compact(): void {
+  compact(): void {
+    if (this.closed) return
     for (const s of this.persistent) {
       const holds = s.store.holds?.bind(s.store)
       this.files.get(s.name)?.maybeCompact(holds)
