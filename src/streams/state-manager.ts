@@ -90,6 +90,7 @@ export class ProcessorStateManager {
         const file = join(this.dir!, `${s.name}.store`)
         const at = checkpoint.find((c) => c.topic === s.topic && c.partition === s.partition)?.offset
         if (at === undefined) wiped = existsSync(file) ? 'it has no checkpointed offset' : undefined
+        else if (!existsSync(file)) wiped = `its file is missing (its checkpointed offset is ${at})`
         else if (at + 1n < start || at + 1n > end)
           wiped = `its checkpointed offset ${at} is outside its changelog ${s.topic}-${s.partition} [${start}, ${end})`
         if (wiped !== undefined) {
