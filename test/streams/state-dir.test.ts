@@ -151,7 +151,7 @@ for (const [target, start] of targets) {
       return { proc, states, stderr, exited }
     }
 
-    it('a clean close checkpoints the store; the restart restores only past the checkpoint and the counts stay exact', async () => {
+    it('a clean close checkpoints the store; the restart restores only past the checkpoint and the counts stay exact; a bad checkpoint or a lost file means a full restore', async () => {
       const [input, output, applicationId] = ['sd-clean-in', 'sd-clean-out', 'sd-clean']
       const first = Array.from({ length: 3000 }, (_, i) => `w${i % 50}`)
       await setup(input, output, first)
@@ -202,6 +202,20 @@ for (const [target, start] of targets) {
         expect(warned.map((e) => e.log.message)).toEqual([
           expect.stringContaining(`its checkpointed offset 999999 is outside its changelog ${applicationId}-counts-changelog-0 [0, 3003)`),
         ])
+        await three.app.close()
+
+        // A checkpoint whose store file is gone: restored whole too, not only past the checkpoint.
+        rmSync(join(taskDir, 'counts.store'))
+        await produce(input, third, 3002)
+        const four = await app(applicationId, input, output, 'at_least_once')
+        await until(
+          'the counts after the lost file',
+          () => asCounts(table.table),
+          exactly(counted([...first, ...second, ...third, ...third])),
+          60_000,
+        )
+        expect(restores(four.logs)).toEqual([{ restored: 3004, from: 0n }])
+        expect(four.logs.some((e) => e.level === logLevel.WARN && e.log.message.includes('its file is missing'))).toBe(true)
       } finally {
         await table.stop()
       }
