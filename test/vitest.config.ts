@@ -92,6 +92,8 @@ export default defineConfig({
     sequence: { sequencer: LongFirst },
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // The streams tests' default stateDir: a fresh one per test.
+    setupFiles: ['test/streams/state-dir-setup.ts'],
     projects: [{ extends: true, test: { name: 'src', include: ['test/**/*.test.ts'] } }, built('esm'), built('cjs')],
   },
 })

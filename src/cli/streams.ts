@@ -79,6 +79,8 @@ export async function streamsCommand(args: string[], io: Io, stdin?: Readable): 
     app = new KafkaStreams(wordCount(input, output), {
       ...config,
       applicationId,
+      // The embedded broker's changelogs end with this run: a store on disk would outlive them.
+      ...(cluster && { defaultDslStore: 'in_memory' as const }),
       commitIntervalMs: 100,
       defaultKeySerde: Serdes.String(),
       defaultValueSerde: Serdes.String(),

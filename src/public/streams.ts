@@ -21,6 +21,8 @@ export {
 } from '../streams/kafka-streams.js'
 export type { StreamsConfig, ProcessingGuarantee, StreamsGroupProtocol } from '../streams/options.js'
 export { ApplicationShutdownError, StreamsError } from '../streams/streams-error.js'
+export { StoreCorruptedError } from '../streams/store-file.js'
+export type { DslStoreType } from '../streams/nodes.js'
 export {
   Stores,
   type Processor,

@@ -28,7 +28,7 @@ import { prepareInternalTopics } from './internal-topics.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './options.js'
 import { RecordCollector } from './record-collector.js'
 import { isTaskMigrated, StreamsProducer, type ConsumedOffsets } from './streams-producer.js'
-import { restoreStores } from './restore.js'
+import { StateDirectory } from './state-directory.js'
 import { GlobalStores } from './global-stores.js'
 import { isFromDefault, type Serde } from './serdes.js'
 import { ApplicationShutdownError, StreamsError } from './streams-error.js'
@@ -106,8 +106,11 @@ export class KafkaStreams {
   private readonly consumed: ConsumedOffsets = new Map()
   /** exactly_once_v2: the offsets this stream thread's transactions committed. */
   private readonly committedAt = new Map<string, bigint>()
-  /** Java's process id: random per instance, part of the transactional id. */
-  readonly processId = randomUUID()
+  private id: string = randomUUID()
+  /** `<stateDir>/<applicationId>`, locked from start() to close(), when the topology has persistent stores. */
+  private stateDirectory: StateDirectory | undefined
+  /** Checkpoints (at_least_once, when enough changed: Java does at each commit) or compacts the tasks' persistent stores. */
+  private checkpointTimer: ReturnType<typeof setInterval> | undefined
   /** Processing, commits and rebalances take turns (exactly_once_v2: they share one transaction). */
   private turn: Promise<void> = Promise.resolve()
   private commitTimer: ReturnType<typeof setInterval> | undefined
@@ -147,9 +150,17 @@ export class KafkaStreams {
         if (!store) throw new StreamsError(`no global store ${name}: global stores are made at start()`)
         return store
       },
+      stateDirectory: undefined,
+      persistent: (def) => def.persistent ?? this.config.defaultDslStore === 'rocksDB',
+      exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2',
     }
     for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
     if (this.config.groupProtocol === 'streams') this.rebalanceData = new StreamsRebalanceData(topology, this.env)
+  }
+
+  /** Java's process id: part of the transactional id; kept in the state directory from start() when the topology has persistent stores, else random per instance. */
+  get processId(): string {
+    return this.id
   }
 
   get state(): StreamsState {
@@ -228,6 +239,13 @@ export class KafkaStreams {
     for (const sub of this.topology.subtopologies()) new StreamTask(this.topology, sub, 0, this.env)
     this.transition('REBALANCING')
     try {
+      // As Java's StateDirectory: only a topology with persistent stores takes (and locks) a directory.
+      const defs = [...this.topology.stores.values()]
+      if (defs.some((d) => !d.suppressBuffer && this.env.persistent(d))) {
+        const dir = new StateDirectory(this.config.stateDir, this.config.applicationId, this.log)
+        this.id = dir.open()
+        this.env.stateDirectory = this.stateDirectory = dir
+      }
       this.admin = this.kafka.admin()
       await this.admin.connect()
       // Under the streams protocol the group coordinator creates the internal topics (and checks the source topics), as Java leaves it to.
@@ -245,6 +263,11 @@ export class KafkaStreams {
         await this.producer.connect()
         this.env.collector = new RecordCollector(this.producer)
       }
+      // at_least_once: a checkpoint once enough changed (it compacts first); exactly_once_v2 checkpoints on close only, so compacts alone.
+      if (this.stateDirectory)
+        this.checkpointTimer = setInterval(() => {
+          for (const task of this.tasks.values()) this.exactlyOnce ? task.state.compact() : task.state.checkpoint(this.acked)
+        }, this.config.commitIntervalMs)
       await this.runConsumer()
       this.wallClock = setInterval(() => void this.punctuateWallClock(), WALL_CLOCK_CHECK_MS)
       this.wallClock.unref?.()
@@ -336,7 +359,7 @@ export class KafkaStreams {
   private async abortTransaction(): Promise<void> {
     this.consumed.clear()
     this.committedAt.clear()
-    for (const id of [...this.tasks.keys()]) this.closeTask(id)
+    for (const id of [...this.tasks.keys()]) this.closeTask(id, false)
     await this.eos?.abort().catch(this.log.caught('aborting the transaction failed (the coordinator aborts it after its timeout)', 'warn'))
   }
 
@@ -347,6 +370,8 @@ export class KafkaStreams {
       groupProtocol: 'classic',
       partitionAssigners: ['range'],
       autoOffsetReset: 'earliest',
+      ...(this.config.sessionTimeoutMs !== undefined && { sessionTimeoutMs: this.config.sessionTimeoutMs }),
+      ...(this.config.heartbeatIntervalMs !== undefined && { heartbeatIntervalMs: this.config.heartbeatIntervalMs }),
       // Internal topics (repartition) are written in transactions: only committed ones are processed.
       isolationLevel: this.exactlyOnce ? 'read_committed' : 'read_uncommitted',
       // Java's main consumer never creates topics (the internal ones are made by the application or the group coordinator).
@@ -370,7 +395,7 @@ export class KafkaStreams {
       )
     consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
     consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
-    consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions))
+    consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions, !payload.lost))
     consumer.on(ConsumerEvents.CRASH, ({ payload }) => {
       // Another instance's SHUTDOWN_APPLICATION: this one stops too, whatever the handler would say (as Java's shutdownErrorHook).
       if (payload.error instanceof ApplicationShutdownError) this.fail(payload.error)
@@ -476,14 +501,26 @@ export class KafkaStreams {
     const known = this.tasks.get(id)
     if (known) return known
     const task = new StreamTask(this.topology, sub, partition, this.env)
-    await restoreStores(this.kafka, this.admin!, task.changelogs(this.env), this.log, this.restoreTimeoutMs, this.exactlyOnce)
+    try {
+      await task.state.initialize(this.kafka, this.admin!, this.restoreTimeoutMs)
+    } catch (err) {
+      task.state.close(false, this.acked)
+      throw err
+    }
     this.tasks.set(id, task)
     this.log.info('task running', { task: id, applicationId: this.config.applicationId })
     return task
   }
 
-  /** A task that goes: its processors' close(), with an error logged, not thrown (the others close too). */
-  private closeTask(id: string): void {
+  /** The last offset acknowledged of a changelog partition, for checkpoints. */
+  private readonly acked = (topic: string, partition: number) => this.env.collector?.ackedOffset(topic, partition)
+
+  /**
+   * A task that goes: its processors' close(), with an error logged, not
+   * thrown (the others close too), then its stores' files. `clean`: what it
+   * processed was committed (under exactly_once_v2 only then is its checkpoint written).
+   */
+  private closeTask(id: string, clean: boolean): void {
     const task = this.tasks.get(id)
     if (!task) return
     this.tasks.delete(id)
@@ -491,6 +528,11 @@ export class KafkaStreams {
       task.close()
     } catch (err) {
       this.log.error('a processor failed to close', { task: id, error: (err as Error).message })
+    }
+    try {
+      task.state.close(clean, this.acked)
+    } catch (err) {
+      this.log.error("closing a task's stores failed", { task: id, error: (err as Error).message })
     }
   }
 
@@ -511,10 +553,10 @@ export class KafkaStreams {
     }
   }
 
-  private dropTasks(partitions: Array<{ topic: string; partitions: number[] }>): void {
+  private dropTasks(partitions: Array<{ topic: string; partitions: number[] }>, clean: boolean): void {
     for (const { topic, partitions: list } of partitions) {
       const sub = this.readers.get(topic)
-      if (sub) for (const p of list) this.closeTask(`${sub.id}_${p}`)
+      if (sub) for (const p of list) this.closeTask(`${sub.id}_${p}`, clean)
     }
   }
 
@@ -578,7 +620,7 @@ export class KafkaStreams {
     const old = this.consumer
     this.consumer = undefined
     await old?.disconnect().catch(this.log.caught('leaving the group for a new stream thread failed', 'warn'))
-    for (const id of [...this.tasks.keys()]) this.closeTask(id)
+    for (const id of [...this.tasks.keys()]) this.closeTask(id, false)
     if (this.eos)
       try {
         await this.serialized(() => this.abortTransaction())
@@ -616,7 +658,9 @@ export class KafkaStreams {
       await this.eos?.close().catch(log('closing the transactional producer'))
       await this.admin?.disconnect().catch(log('closing the admin client'))
       clearInterval(this.wallClock)
-      for (const id of [...this.tasks.keys()]) this.closeTask(id)
+      clearInterval(this.checkpointTimer)
+      for (const id of [...this.tasks.keys()]) this.closeTask(id, !this.failed)
+      this.stateDirectory?.close()
     })()
     return this.stopping
   }

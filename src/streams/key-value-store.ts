@@ -91,6 +91,11 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
     return this.entries.size
   }
 
+  /** Whether the store has a value under these key bytes (what a persistent store's file keeps when compacted). @internal */
+  holds(key: Buffer): boolean {
+    return this.entries.has(key.toString('latin1'))
+  }
+
   /** A changelog record written back as it was logged (a null value deletes). @internal */
   restore(key: Buffer, value: Buffer | null, timestamp: number): void {
     const id = key.toString('latin1')

@@ -6,6 +6,7 @@ import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import { Serdes, type Serde } from './serdes.js'
 import type { StreamRecord } from './topology.js'
+import { persistentOf, type DslStoreType } from './nodes.js'
 import { repartition } from './repartition.js'
 import { TimeWindowedKStream } from './time-windowed-kstream.js'
 import { TimeWindows } from './time-windows.js'
@@ -14,9 +15,14 @@ import { SessionWindows } from './session-windows.js'
 import { SlidingWindowedKStream } from './sliding-windowed-kstream.js'
 import { SlidingWindows } from './sliding-windows.js'
 
-/** Java's Materialized: the store's name (else generated) and serdes. */
+/** Java's Materialized: the store's name (else generated), serdes and type. */
 export interface Materialized<K, V> {
   storeName?: string
+  /**
+   * Java's withStoreType: `'rocksDB'` a persistent store (ours is a log-structured file under stateDir, not
+   * RocksDB), `'in_memory'` memory only. Default: the application's defaultDslStore.
+   */
+  storeType?: DslStoreType
   keySerde?: Serde<K>
   valueSerde?: Serde<V>
 }
@@ -74,7 +80,12 @@ export class KGroupedStream<K, V> {
     const keySerde = materialized.keySerde ?? this.up.keySerde
     let parent = this.up.node
     if (this.up.repartitionRequired) parent = repartition(this.b, this.up, this.repartitionName ?? storeName)
-    this.b.topology.addStore({ name: storeName, keySerde, valueSerde: materialized.valueSerde })
+    this.b.topology.addStore({
+      name: storeName,
+      keySerde,
+      valueSerde: materialized.valueSerde,
+      persistent: persistentOf(materialized.storeType),
+    })
     this.b.topology.add({
       kind: 'processor',
       name,

@@ -20,6 +20,19 @@ export interface StoreDef {
   session?: { retentionMs: number }
   /** A suppression buffer (suppress-buffer.ts), logged in Java's format at each commit. */
   suppressBuffer?: true
+  /** Kept in a file under stateDir (true) or in memory only (false); unset: the application's defaultDslStore. */
+  persistent?: boolean
+}
+
+/** Java's default.dsl.store / Materialized.StoreType: 'rocksDB' names our persistent store (a log-structured file, store-file.ts). */
+export type DslStoreType = 'rocksDB' | 'in_memory'
+
+/** StoreDef.persistent for a store type given (unset: the application's default). */
+export function persistentOf(storeType: DslStoreType | undefined): boolean | undefined {
+  if (storeType === undefined) return undefined
+  if (storeType !== 'rocksDB' && storeType !== 'in_memory')
+    throw new TypeError(`a store type is 'rocksDB' (persistent) or 'in_memory', not ${JSON.stringify(storeType)}`)
+  return storeType === 'rocksDB'
 }
 
 export interface NodeRuntime {

@@ -6,6 +6,9 @@ import { ConfigError } from '../errors.js'
 import { KAFKA_ALIASES, KAFKA_OPTIONS, type ClusterOptions } from '../cluster/options.js'
 import type { Serde } from './serdes.js'
 import type { DeserializationExceptionHandler } from './deserialization-handler.js'
+import type { DslStoreType } from './nodes.js'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2'
 
@@ -41,6 +44,20 @@ export interface StreamsConfig extends ClusterOptions {
   applicationServer?: string
   /** Tags the streams group may use to place standby tasks (rack-aware assignment). Java: `client.tag.<key>`. */
   clientTags?: Record<string, string>
+  /**
+   * The directory persistent stores live in: `<stateDir>/<applicationId>/<taskId>/`. Default:
+   * `<os.tmpdir()>/kafka-streams`, as Java's. Java: `state.dir`.
+   */
+  stateDir?: string
+  /**
+   * The DSL's stores where Materialized gives no storeType: `'rocksDB'` (default) persistent, in a file
+   * under stateDir (ours is a log-structured file, not RocksDB), or `'in_memory'`. Java: `default.dsl.store`.
+   */
+  defaultDslStore?: DslStoreType
+  /** The stream thread's consumer: how long the group waits for a member that stopped heartbeating. Default: `45000`. Java: `session.timeout.ms` (a consumer config Java's StreamsConfig passes on). */
+  sessionTimeoutMs?: number
+  /** The stream thread's consumer: how often it heartbeats. Default: `3000`. Java: `heartbeat.interval.ms`. */
+  heartbeatIntervalMs?: number
 }
 
 export const STREAMS_OPTIONS = {
@@ -77,6 +94,22 @@ export const STREAMS_OPTIONS = {
     'application.server',
   ),
   clientTags: value(undefined, 'Tags the streams group may use to place standby tasks (rack-aware assignment).', 'client.tag.<key>'),
+  stateDir: {
+    ...value(undefined, 'The directory persistent stores live in: `<stateDir>/<applicationId>/<taskId>/`.', 'state.dir'),
+    defaultDoc: '`<os.tmpdir()>/kafka-streams`',
+  },
+  defaultDslStore: value(
+    'rocksDB',
+    "The DSL's stores where Materialized gives no storeType: `'rocksDB'` persistent (a log-structured file under stateDir, not RocksDB), or `'in_memory'`.",
+    'default.dsl.store',
+  ),
+  sessionTimeoutMs: ms(
+    45_000,
+    "The stream thread's consumer: how long the group waits for a member that stopped heartbeating.",
+    'session.timeout.ms',
+    1,
+  ),
+  heartbeatIntervalMs: ms(3_000, "The stream thread's consumer: how often it heartbeats.", 'heartbeat.interval.ms', 1),
 } as const satisfies Record<keyof StreamsConfig, OptionSpec>
 
 export interface ResolvedStreamsConfig {
@@ -90,6 +123,11 @@ export interface ResolvedStreamsConfig {
   /** applicationServer, parsed. */
   userEndpoint: { host: string; port: number } | null
   clientTags: Record<string, string>
+  stateDir: string
+  defaultDslStore: DslStoreType
+  /** The stream thread's consumer's, when given. */
+  sessionTimeoutMs: number | undefined
+  heartbeatIntervalMs: number | undefined
   /** What `new Kafka()` takes: the client options, the client id defaulting to the application id. */
   client: ClusterOptions
 }
@@ -108,6 +146,10 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     groupProtocol,
     applicationServer,
     clientTags,
+    stateDir,
+    defaultDslStore,
+    sessionTimeoutMs,
+    heartbeatIntervalMs,
     ...client
   } = checkKeys('KafkaStreams', given, STREAMS_OPTIONS, KAFKA_ALIASES)
   if (typeof applicationId !== 'string' || !APPLICATION_ID.test(applicationId))
@@ -120,6 +162,8 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
   ] as const)
     if (serde !== undefined && (typeof serde?.serialize !== 'function' || typeof serde.deserialize !== 'function'))
       throw new ConfigError(`${name} must be a Serde (serialize and deserialize), such as Serdes.String()`)
+  if (stateDir !== undefined && (typeof stateDir !== 'string' || stateDir === ''))
+    throw new ConfigError(`stateDir must be a directory path, not ${JSON.stringify(stateDir)}`)
   const guarantee = oneOf('processingGuarantee', processingGuarantee, ['at_least_once', 'exactly_once_v2'] as const, 'at_least_once')
   return {
     applicationId,
@@ -137,6 +181,12 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     groupProtocol: oneOf('groupProtocol', groupProtocol, ['classic', 'streams'] as const, 'classic'),
     userEndpoint: endpoint(applicationServer),
     clientTags: tags(clientTags),
+    // Read now, not at load: os.tmpdir() follows TMPDIR.
+    stateDir: stateDir ?? join(tmpdir(), 'kafka-streams'),
+    sessionTimeoutMs: sessionTimeoutMs === undefined ? undefined : numberOption(STREAMS_OPTIONS, 'sessionTimeoutMs', sessionTimeoutMs),
+    heartbeatIntervalMs:
+      heartbeatIntervalMs === undefined ? undefined : numberOption(STREAMS_OPTIONS, 'heartbeatIntervalMs', heartbeatIntervalMs),
+    defaultDslStore: oneOf('defaultDslStore', defaultDslStore, ['rocksDB', 'in_memory'] as const, 'rocksDB'),
     client: { clientId: applicationId, ...client },
   }
 }

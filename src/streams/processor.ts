@@ -55,9 +55,11 @@ export interface Processor<KIn = any, VIn = any, KOut = any, VOut = any> {
 
 export type ProcessorSupplier<KIn = any, VIn = any, KOut = any, VOut = any> = () => Processor<KIn, VIn, KOut, VOut>
 
-/** What `Stores.inMemoryKeyValueStore(name)` supplies: a store's name. */
+/** What `Stores.inMemoryKeyValueStore(name)` or `Stores.persistentKeyValueStore(name)` supplies: a store's name and kind. */
 export interface KeyValueBytesStoreSupplier {
   readonly name: string
+  /** A file under stateDir (persistentKeyValueStore) or memory only (inMemoryKeyValueStore). */
+  readonly persistent?: boolean
 }
 
 /** A store for `StreamsBuilder.addStateStore`, logged to `<applicationId>-<name>-changelog` as every store is. */
@@ -73,9 +75,14 @@ export interface StoreBuilder<K = any, V = any> {
 export const Stores = {
   inMemoryKeyValueStore(name: string): KeyValueBytesStoreSupplier {
     if (typeof name !== 'string' || name === '') throw new TypeError('a store needs a name')
-    return { name }
+    return { name, persistent: false }
+  },
+  /** Java's persistentKeyValueStore (RocksDB there): ours is a log-structured file in the task's directory under stateDir. */
+  persistentKeyValueStore(name: string): KeyValueBytesStoreSupplier {
+    if (typeof name !== 'string' || name === '') throw new TypeError('a store needs a name')
+    return { name, persistent: true }
   },
   keyValueStoreBuilder<K, V>(supplier: KeyValueBytesStoreSupplier, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<K, V> {
-    return { name: supplier.name, def: { name: supplier.name, keySerde, valueSerde } }
+    return { name: supplier.name, def: { name: supplier.name, keySerde, valueSerde, persistent: supplier.persistent ?? true } }
   },
 }

@@ -1,6 +1,7 @@
 // A task's stores read back from their changelogs before it processes (Java's
-// StoreChangelogReader): from the earliest offset to the end offset found
-// when the restore began, with a consumer outside the group. A restore that
+// StoreChangelogReader): each from its start (the earliest offset, or the one
+// after a persistent store's checkpoint: state-manager.ts) to the end offset
+// found when the restore began, with a consumer outside the group. A restore that
 // stops making progress for restoreTimeoutMs fails the task. Under
 // exactly_once_v2 it reads committed records only, up to the last stable
 // offset: an aborted transaction's writes never reach a store.
@@ -23,23 +24,36 @@ export interface ChangelogPartition {
   store: RestorableStore
 }
 
-/** Restores every store of `parts`; resolves with the number of records applied. */
+/** A changelog partition's earliest offset and its end (the last stable offset when `readCommitted`). */
+export async function changelogBounds(
+  admin: Admin,
+  p: { topic: string; partition: number },
+  readCommitted: boolean,
+): Promise<{ start: bigint; end: bigint }> {
+  const [end, start] = await Promise.all([
+    admin.listOffsets(p.topic, [p.partition], LATEST, readCommitted ? 1 : 0),
+    admin.listOffsets(p.topic, [p.partition], EARLIEST),
+  ])
+  return { start: start.get(p.partition)!, end: end.get(p.partition)! }
+}
+
+/** A changelog partition to read from `from` up to `end`; `restored` counts the records applied. */
+export interface RestoreRange extends ChangelogPartition {
+  from: bigint
+  end: bigint
+  restored?: number
+}
+
+/** Restores every store of `ranges` (each from its `from`); resolves with the number of records applied. */
 export async function restoreStores(
   kafka: Kafka,
-  admin: Admin,
-  parts: ChangelogPartition[],
+  ranges: RestoreRange[],
   log: Logger,
   restoreTimeoutMs: number,
   readCommitted = false,
 ): Promise<number> {
-  const todo: Array<ChangelogPartition & { end: bigint }> = []
-  for (const p of parts) {
-    const [end, start] = await Promise.all([
-      admin.listOffsets(p.topic, [p.partition], LATEST, readCommitted ? 1 : 0),
-      admin.listOffsets(p.topic, [p.partition], EARLIEST),
-    ])
-    if (end.get(p.partition)! > start.get(p.partition)!) todo.push({ ...p, end: end.get(p.partition)! })
-  }
+  for (const r of ranges) r.restored = 0
+  const todo = ranges.filter((r) => r.end > r.from)
   if (todo.length === 0) return 0
   const key = (topic: string, partition: number) => `${topic}\0${partition}`
   const pending = new Map(todo.map((t) => [key(t.topic, t.partition), t]))
@@ -78,13 +92,16 @@ export async function restoreStores(
         partitions: todo.filter((t) => t.topic === topic).map((t) => t.partition),
       })),
     )
+    for (const t of todo) consumer.seek({ topic: t.topic, partition: t.partition, offset: t.from })
     await consumer.run({
       eachBatch: async ({ batch }) => {
         const part = pending.get(key(batch.topic, batch.partition))
         if (!part) return
         for (const m of batch.messages) {
           if (m.offsetBigInt >= part.end) break
+          if (m.offsetBigInt < part.from) continue
           part.store.restore(m.key!, m.value, m.timestampMs, m.headerList)
+          part.restored!++
           applied++
         }
         progress()

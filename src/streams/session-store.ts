@@ -76,6 +76,11 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V> {
     }))
   }
 
+  /** Whether the store still has this changelog key's session (what a persistent store's file keeps when compacted). @internal */
+  holds(key: Buffer): boolean {
+    return this.sessions.has(key.toString('latin1'))
+  }
+
   /** A changelog record written back as it was logged (a null value removes). @internal */
   restore(key: Buffer, value: Buffer | null, _timestamp: number): void {
     if (key.length < SUFFIX)

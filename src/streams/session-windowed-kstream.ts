@@ -13,6 +13,7 @@
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import type { Materialized } from './kgrouped-stream.js'
+import { persistentOf } from './nodes.js'
 import { repartition } from './repartition.js'
 import { fromDefaultSerde, Serdes, type Serde } from './serdes.js'
 import type { SessionWindows } from './session-windows.js'
@@ -81,7 +82,13 @@ export class SessionWindowedKStream<K, V> {
     const { inactivityGapMs: gapMs, graceMs } = this.windows
     let parent = this.up.node
     if (this.up.repartitionRequired) parent = repartition(this.b, this.up, this.repartitionName ?? storeName)
-    this.b.topology.addStore({ name: storeName, keySerde, valueSerde: materialized.valueSerde, session: { retentionMs: gapMs + graceMs } })
+    this.b.topology.addStore({
+      name: storeName,
+      keySerde,
+      valueSerde: materialized.valueSerde,
+      session: { retentionMs: gapMs + graceMs },
+      persistent: persistentOf(materialized.storeType),
+    })
     this.b.topology.add({
       kind: 'processor',
       name,

@@ -8,6 +8,7 @@
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import type { Materialized } from './kgrouped-stream.js'
+import { persistentOf } from './nodes.js'
 import { repartition } from './repartition.js'
 import { fromDefaultSerde, Serdes, type Serde } from './serdes.js'
 import { slidingWindowAggregate, type SlidingAggregation } from './sliding-window-aggregate.js'
@@ -70,6 +71,7 @@ export class SlidingWindowedKStream<K, V> {
       keySerde,
       valueSerde: materialized.valueSerde,
       window: { retentionMs: 2 * timeDifferenceMs + graceMs },
+      persistent: persistentOf(materialized.storeType),
     })
     this.b.topology.add({
       kind: 'processor',

@@ -10,7 +10,9 @@ import { InMemorySessionStore } from './session-store.js'
 import { TimeOrderedKeyValueBuffer } from './suppress-buffer.js'
 import type { NodeRuntime } from './nodes.js'
 import type { RecordCollector } from './record-collector.js'
-import type { RestorableStore } from './restore.js'
+import { ProcessorStateManager, type ManagedStore } from './state-manager.js'
+import type { StateDirectory } from './state-directory.js'
+import type { StoreDef } from './nodes.js'
 import type { Serde } from './serdes.js'
 import { isWindowedSerde } from './windowed-serdes.js'
 import type { DeserializationFailure, DeserializationResponse } from './deserialization-handler.js'
@@ -32,6 +34,11 @@ export interface TaskEnvironment {
   deserializationFailed(failure: DeserializationFailure): DeserializationResponse
   /** The global tables' stores (global-stores.ts), once made at start(). */
   globalStore(name: string): InMemoryKeyValueStore<unknown, unknown>
+  /** Where persistent stores live; none: every store is in memory. */
+  stateDirectory: StateDirectory | undefined
+  /** Whether a store keeps its state in a file (Java: a persistent store), else in memory only. */
+  persistent(def: StoreDef): boolean
+  exactlyOnce: boolean
 }
 
 type Process = (record: StreamRecord) => void
@@ -57,6 +64,8 @@ export class StreamTask {
   private readonly wallClockPunctuations = new PunctuationQueue()
   private punctuating = false
   private readonly closers: Array<() => void> = []
+  /** The stores' files, checkpoint and restore (Java's ProcessorStateManager). */
+  readonly state: ProcessorStateManager
 
   constructor(
     topology: Topology,
@@ -65,12 +74,16 @@ export class StreamTask {
     env: TaskEnvironment,
   ) {
     this.id = `${subtopology.id}_${partition}`
+    const managed: ManagedStore[] = []
     for (const name of subtopology.stores) {
       const def = topology.stores.get(name)!
       const topic = env.changelogTopic(name)
       const keySerde = env.serde('key', def.keySerde, `store ${name}`)
       const valueSerde = env.serde('value', def.valueSerde, `store ${name}`)
-      const log = (key: Buffer, value: Buffer | null, timestamp: number) => env.collector.send(topic, key, value, timestamp, partition)
+      const log = (key: Buffer, value: Buffer | null, timestamp: number) => {
+        env.collector.send(topic, key, value, timestamp, partition)
+        this.state.changed(name, key, value, timestamp)
+      }
       if (def.suppressBuffer) {
         // Java's buffer sends without a timestamp: the producer's clock.
         const logBuffer = (key: Buffer, value: Buffer | null, headers: Array<[string, Buffer]> | undefined) =>
@@ -87,6 +100,13 @@ export class StreamTask {
             : new InMemoryKeyValueStore(name, keySerde, valueSerde, topic, log),
       )
     }
+    for (const [name, store] of this.stores) {
+      const def = topology.stores.get(name)!
+      // A suppression buffer stays in memory, as Java's (InMemoryTimeOrderedKeyValueBuffer).
+      const persistent = !def.suppressBuffer && env.persistent(def)
+      managed.push({ name, store, topic: env.changelogTopic(name), partition, persistent })
+    }
+    this.state = new ProcessorStateManager(this.id, managed, env.stateDirectory, env.exactlyOnce, env.log)
     const children = new Map<string, Child[]>()
     const processes = new Map<string, Process>()
     // Parents come before their children in the topology, so a node's list is filled after it is made.
@@ -179,11 +199,6 @@ export class StreamTask {
       }
       for (const p of node.parents) forwardTo(p).push({ name: node.name, process: processes.get(node.name)! })
     }
-  }
-
-  /** The partitions of the changelogs this task's stores restore from. */
-  changelogs(env: Pick<TaskEnvironment, 'changelogTopic'>): Array<{ topic: string; partition: number; store: RestorableStore }> {
-    return [...this.stores].map(([name, store]) => ({ topic: env.changelogTopic(name), partition: this.partition, store }))
   }
 
   /** What a commit writes of the stores that log at commit (a suppression buffer's changed keys), into the collector. */

@@ -8,7 +8,7 @@ import type { Kafka } from '../kafka.js'
 import { RecordCollector } from './record-collector.js'
 import { KafkaError } from '../errors.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
-import type { Producer, SendBatch, Transaction } from '../producer/producer.js'
+import type { Producer, RecordMetadata, SendBatch, Transaction } from '../producer/producer.js'
 
 /** Java StreamsConfig's producer settings under EOS: a transaction left open by a dead instance ends within 10 s. */
 export const EOS_TRANSACTION_TIMEOUT_MS = 10_000
@@ -79,8 +79,8 @@ export class StreamsProducer {
     return this.txn
   }
 
-  async sendBatch(batch: SendBatch): Promise<void> {
-    await (await this.begin()).sendBatch(batch)
+  async sendBatch(batch: SendBatch): Promise<RecordMetadata[]> {
+    return (await this.begin()).sendBatch(batch)
   }
 
   /** Commits the open transaction with `offsets` (each the next offset to consume) for `groupId`. */

@@ -8,6 +8,7 @@ import type { InternalBuilder } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import type { Serde } from './serdes.js'
 import type { ProcessorNode, StreamRecord } from './topology.js'
+import { persistentOf, type DslStoreType } from './nodes.js'
 
 /** Java's Consumed and Materialized, as builder.table() takes them. */
 export interface TableSourceOptions<K, V> {
@@ -15,6 +16,8 @@ export interface TableSourceOptions<K, V> {
   valueSerde?: Serde<V>
   processorName?: string
   storeName?: string
+  /** Java's Materialized.withStoreType: 'rocksDB' (persistent, a file under stateDir) or 'in_memory'; default: defaultDslStore. */
+  storeType?: DslStoreType
 }
 
 export function tableSource<K, V>(b: InternalBuilder, topic: string, o: TableSourceOptions<K, V>): KTable<K, V> {
@@ -61,7 +64,7 @@ export function tableSource<K, V>(b: InternalBuilder, topic: string, o: TableSou
   t.add(node)
   const materialize = () => {
     if (node.stores.length === 0) {
-      t.addStore({ name: storeName, keySerde: o.keySerde, valueSerde: o.valueSerde })
+      t.addStore({ name: storeName, keySerde: o.keySerde, valueSerde: o.valueSerde, persistent: persistentOf(o.storeType) })
       node.stores.push(storeName)
     }
     return storeName

@@ -10,6 +10,7 @@
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import type { Materialized } from './kgrouped-stream.js'
+import { persistentOf } from './nodes.js'
 import { repartition } from './repartition.js'
 import { fromDefaultSerde, Serdes, type Serde } from './serdes.js'
 import type { TimeWindows } from './time-windows.js'
@@ -70,7 +71,13 @@ export class TimeWindowedKStream<K, V> {
     const windows = this.windows
     let parent = this.up.node
     if (this.up.repartitionRequired) parent = repartition(this.b, this.up, this.repartitionName ?? storeName)
-    this.b.topology.addStore({ name: storeName, keySerde, valueSerde: materialized.valueSerde, window: { retentionMs: sizeMs + graceMs } })
+    this.b.topology.addStore({
+      name: storeName,
+      keySerde,
+      valueSerde: materialized.valueSerde,
+      window: { retentionMs: sizeMs + graceMs },
+      persistent: persistentOf(materialized.storeType),
+    })
     this.b.topology.add({
       kind: 'processor',
       name,

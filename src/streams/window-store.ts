@@ -99,6 +99,11 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
     )
   }
 
+  /** Whether the store still has this changelog key's window value (what a persistent store's file keeps when compacted). @internal */
+  holds(key: Buffer): boolean {
+    return key.length >= SUFFIX && !!this.segments.get(Number(key.readBigInt64BE(key.length - SUFFIX)))?.has(key.toString('latin1'))
+  }
+
   /** A changelog record written back as it was logged (a null value deletes). @internal */
   restore(key: Buffer, value: Buffer | null, timestamp: number): void {
     if (key.length < SUFFIX)

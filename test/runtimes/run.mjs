@@ -1,5 +1,6 @@
 // Runs the smoke test under Node, Bun and Deno (the latter two from their
 // npm packages). A runtime that is missing fails the run: these are not optional.
+import { tmpdir } from 'node:os'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { buildMockCluster } from '../peers/build.mjs'
@@ -37,7 +38,8 @@ const bin = (name) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, i
 const runs = [
   ['node', [process.execPath, smoke]],
   ['bun', [bin('bun'), smoke]],
-  ['deno', [bin('deno'), 'run', '--allow-read', '--allow-env', '--allow-net', '--allow-sys', smoke]],
+  // --allow-write for the temporary directory: wafka/streams' persistent stores live in a state directory there.
+  ['deno', [bin('deno'), 'run', '--allow-read', '--allow-env', '--allow-net', '--allow-sys', `--allow-write=${tmpdir()}`, smoke]],
 ]
 
 // Each runtime in a child, waited for without blocking: the embedded broker

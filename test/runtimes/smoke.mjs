@@ -232,8 +232,14 @@ if (embedded) {
     .count({ storeName: 'counts' })
     .toStream()
     .to(counts)
+  // Its stores persistent (the default) in a state directory of its own: this runtime's node:fs.
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const stateDir = mkdtempSync(join(tmpdir(), `wafka-smoke-streams-${runtime}-`))
   const app = new KafkaStreams(builder.build(), {
     applicationId: `smoke-streams-${runtime}`,
+    stateDir,
     brokers: embedded.split(','),
     defaultKeySerde: Serdes.String(),
     defaultValueSerde: Serdes.String(),
@@ -255,6 +261,7 @@ if (embedded) {
   clearTimeout(bound)
   await reader.disconnect()
   await app.close()
+  rmSync(stateDir, { recursive: true, force: true })
   await admin.disconnect()
   check('share group: every job accepted once, the released one delivered again', () => {
     assert.deepEqual(done.map((d) => d.value).sort(), [...jobs].sort())

@@ -1,6 +1,7 @@
 // A word count under exactly_once_v2 in a process of its own, for
 // exactly-once.test.ts to kill -9 mid-run: EOS_BROKERS, EOS_APP, EOS_INPUT,
 // EOS_OUTPUT say where; it prints `state RUNNING` (each state) on stdout.
+// state-dir.test.ts sets EOS_GUARANTEE, EOS_STATE_DIR and EOS_SESSION_TIMEOUT_MS too.
 import { KafkaStreams, Serdes, StreamsBuilder } from '../../src/public/streams.js'
 
 const env = (name: string) => {
@@ -19,7 +20,10 @@ builder
 const app = new KafkaStreams(builder.build(), {
   applicationId: env('EOS_APP'),
   brokers: env('EOS_BROKERS'),
-  processingGuarantee: 'exactly_once_v2',
+  processingGuarantee: (process.env.EOS_GUARANTEE as 'at_least_once' | undefined) ?? 'exactly_once_v2',
+  ...(process.env.EOS_STATE_DIR && { stateDir: process.env.EOS_STATE_DIR }),
+  ...(process.env.EOS_SESSION_TIMEOUT_MS && { sessionTimeoutMs: Number(process.env.EOS_SESSION_TIMEOUT_MS), heartbeatIntervalMs: 1000 }),
+  ...(process.env.EOS_GUARANTEE === 'at_least_once' && { commitIntervalMs: 100 }),
   defaultApiTimeoutMs: 60_000,
   defaultKeySerde: Serdes.String(),
   defaultValueSerde: Serdes.String(),

@@ -3,6 +3,8 @@
 // assertions: the second instance joins while the first runs, takes over
 // some tasks (restoring their stores from the changelogs the first one
 // wrote), and the counts after more input are exact, as one instance's.
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka, LogEntry } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder } from '../../src/public/streams.js'
@@ -62,8 +64,10 @@ for (const [target, start] of targets) {
       const send = (round: number) =>
         producer.send({ topic: 'text', messages: lines(round).map((value, i) => ({ key: `r${round}-${i}`, value })) })
       const logsOf = (entries: LogEntry[]) => () => (e: LogEntry) => void entries.push(e)
+      // Each instance its own stateDir, as two Java instances on one machine need (the first locks its directory).
       const options = (logs: LogEntry[]) => ({
         applicationId: 'scale-app',
+        stateDir: join(tmpdir(), 'kafka-streams', logs === logsA ? 'a' : 'b'),
         brokers: cluster.bootstrap,
         commitIntervalMs: 300,
         defaultKeySerde: Serdes.String(),
@@ -71,10 +75,10 @@ for (const [target, start] of targets) {
         logLevel: 4 as const,
         logCreator: logsOf(logs),
       })
+      const [logsA, logsB]: LogEntry[][] = [[], []]
       const reader = await tableReader(kafka, 'text-counts')
       try {
         await send(1)
-        const [logsA, logsB]: LogEntry[][] = [[], []]
         const a = new KafkaStreams(wordCount(), options(logsA))
         apps.push(a)
         await a.start()

@@ -1,0 +1,121 @@
+// Java's StateDirectory: `<stateDir>/<applicationId>/` holds a directory per
+// task (`<subtopology>_<partition>`), the `.lock` that keeps a second instance
+// off it, and `kafka-streams-process-metadata` ({"processId": uuid}), so an
+// instance keeps its process id across restarts. Made only when the topology
+// has persistent stores, as Java's. Java locks `.lock` with an OS file lock;
+// Node has none, so ours writes the owner's pid into it: a lock whose pid is
+// alive (or is this process's and still held) refuses the next instance, a
+// dead owner's lock (a crash) is taken over.
+import { randomUUID } from 'node:crypto'
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Logger } from '../logger.js'
+import { StreamsError } from './streams-error.js'
+
+export const LOCK_FILE_NAME = '.lock'
+export const PROCESS_FILE_NAME = 'kafka-streams-process-metadata'
+export const CHECKPOINT_FILE_NAME = '.checkpoint'
+
+/** The application directories this process holds, so two instances in one process are refused too. */
+const heldHere = new Set<string>()
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+export class StateDirectory {
+  /** `<stateDir>/<applicationId>`. */
+  readonly appDir: string
+  private locked = false
+
+  constructor(
+    readonly stateDir: string,
+    applicationId: string,
+    private readonly log: Logger,
+  ) {
+    this.appDir = join(stateDir, applicationId)
+  }
+
+  /**
+   * Makes the application directory and takes its lock (Java's
+   * initializeProcessId): refused with a StreamsError when another instance
+   * holds it. Returns the process id kept in the directory (new if none).
+   */
+  open(): string {
+    try {
+      mkdirSync(this.appDir, { recursive: true, mode: 0o750 })
+    } catch (err) {
+      throw new StreamsError(`state directory [${this.appDir}] doesn't exist and couldn't be created: ${(err as Error).message}`)
+    }
+    if (!statSync(this.appDir).isDirectory())
+      throw new StreamsError(`state directory [${this.appDir}] can't be created as there is an existing file with the same name`)
+    this.lock()
+    return this.processId()
+  }
+
+  private lock(): void {
+    const file = join(this.appDir, LOCK_FILE_NAME)
+    const refuse = (owner: string) =>
+      new StreamsError(
+        `Unable to initialize state, this can happen if multiple instances of Kafka Streams are running in the same state directory (current state directory is [${this.appDir}], locked by ${owner})`,
+      )
+    if (heldHere.has(this.appDir)) throw refuse(`another KafkaStreams of this process (pid ${process.pid})`)
+    let owner = NaN
+    try {
+      owner = Number.parseInt(readFileSync(file, 'utf8'), 10)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+    // An empty lock (left by Java, which locks it without writing) or a dead owner's: free.
+    if (Number.isInteger(owner) && owner !== process.pid && alive(owner)) throw refuse(`process ${owner}`)
+    if (Number.isInteger(owner) && owner !== process.pid)
+      this.log.info('taking over the state directory lock of a process that is gone', { dir: this.appDir, pid: owner })
+    writeFileSync(file, `${process.pid}\n`)
+    heldHere.add(this.appDir)
+    this.locked = true
+  }
+
+  private processId(): string {
+    const file = join(this.appDir, PROCESS_FILE_NAME)
+    try {
+      const id = (JSON.parse(readFileSync(file, 'utf8')) as { processId?: unknown }).processId
+      if (typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+        this.log.info('Reading UUID from process file', { processId: id })
+        return id
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.log.warn('Failed to read json process file', { file, error: (err as Error).message })
+    }
+    const id = randomUUID()
+    writeFileSync(file, JSON.stringify({ processId: id }))
+    this.log.info('No process id found on disk, got fresh process id', { processId: id })
+    return id
+  }
+
+  /** A task's directory, made if missing (Java's getOrCreateDirectoryForTask). */
+  taskDir(taskId: string): string {
+    const dir = join(this.appDir, taskId)
+    mkdirSync(dir, { recursive: true })
+    return dir
+  }
+
+  /** Releases the lock (the file stays, as Java's). */
+  close(): void {
+    if (!this.locked) return
+    this.locked = false
+    heldHere.delete(this.appDir)
+    try {
+      const fd = openSync(join(this.appDir, LOCK_FILE_NAME), 'w')
+      writeSync(fd, '')
+      closeSync(fd)
+    } catch (err) {
+      this.log.warn('releasing the state directory lock failed', { dir: this.appDir, error: (err as Error).message })
+    }
+  }
+}
