@@ -66,13 +66,6 @@ export const RACY_ON_KAFKA = {
 export const NOT_YET_RELIABLE = {
   classic: {},
   consumer: {
-    '0103':
-      "failed once in CI (2026-12-05, do_test_misuse_txn: 'Expected ERR__STATE error, not _TIMED_OUT') on a deadline of the " +
-      'client alone: after init_transactions() has succeeded, the test calls it again with a 1 ms timeout and expects ' +
-      'ERR__STATE; librdkafka answers that call from its main thread (rd_kafka_txn_op_req in rdkafka_txnmgr.c, no broker ' +
-      'request), so when that thread is not scheduled within 1 ms, as on a CI machine running three lists and the rest ' +
-      'of the suite on 2 cores, the call times out on any broker. Its transactions run in both classic lists, which keep ' +
-      'it (the race can hit there too; it has not yet)',
     '0045':
       'fails in most runs (0045_subscribe_many_updates with the rebalance callback): librdkafka 2.15 calls unsubscribe ' +
       'while a revoke the broker asked for is still running, then sends its leave from the steady state and never ' +
