@@ -1,3 +1,4 @@
+import { epochCommitError, epochFetchError, type EpochCommit } from './member-epoch-checks.js'
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import type { Controller } from '../controller.js'
@@ -743,43 +744,17 @@ export class ConsumerGroup extends GroupOffsets {
 
   // ---- offsets -----------------------------------------------------------
 
-  /**
-   * The error an OffsetCommit (or TxnOffsetCommit) gets, or null: a member
-   * commits at its current epoch; a client outside the group only while the
-   * group has no members.
-   */
-  validateOffsetCommit(
-    memberId: string,
-    instanceId: string | null,
-    epoch: number,
-    transactional: boolean,
-    version: number,
-    partitions: Iterable<{ topic: string; partition: number }> = [],
-  ): number | null {
-    if (epoch < 0 && this.members.size === 0) return null
-    if (transactional && epoch < 0 && memberId === '' && instanceId === null) return null
-    const m = this.members.get(memberId)
-    if (!m) return ErrorCodes.UNKNOWN_MEMBER_ID
-    // The member epoch travels in OffsetCommit from v9.
-    if (!transactional && version < 9) return ErrorCodes.UNSUPPORTED_VERSION
-    if (epoch === m.memberEpoch) return null
-    if (epoch > m.memberEpoch) return ErrorCodes.STALE_MEMBER_EPOCH
-    // An older epoch (Kafka 4.4): each partition must be one the member has held since that epoch or before.
-    for (const { topic, partition } of partitions) {
+  /** The error an OffsetCommit (or TxnOffsetCommit) gets, or null (epochCommitError); a partition is held since its epoch in the member's assignment. */
+  validateOffsetCommit(commit: EpochCommit, partitions: Iterable<{ topic: string; partition: number }>): number | null {
+    return epochCommitError(this.members, commit, partitions, (m, topic, partition) => {
       const id = this.controller.topics.get(topic)?.id
-      const since = id === undefined ? undefined : m.partitionEpochs.get(`${id}/${partition}`)
-      if (since === undefined || epoch < since) return ErrorCodes.STALE_MEMBER_EPOCH
-    }
-    return null
+      return id === undefined ? undefined : m.partitionEpochs.get(`${id}/${partition}`)
+    })
   }
 
-  /** The error an OffsetFetch by a member (v9+: member id and epoch) gets, or null; the admin's (no member) is always fine. */
+  /** The error an OffsetFetch by a member gets, or null (epochFetchError). */
   validateOffsetFetch(memberId: string | null, epoch: number): number | null {
-    if (memberId === null && epoch < 0) return null
-    const m = memberId === null ? undefined : this.members.get(memberId)
-    if (!m) return ErrorCodes.UNKNOWN_MEMBER_ID
-    if (epoch !== m.memberEpoch) return ErrorCodes.STALE_MEMBER_EPOCH
-    return null
+    return epochFetchError(this.members, memberId, epoch)
   }
 
   /** Stops every timer (the coordinator is going away). */

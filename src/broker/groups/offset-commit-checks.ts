@@ -38,7 +38,10 @@ export function groupForCommit(
   let error: number | null
   if (existing.type === 'consumer' || existing.type === 'streams') {
     const partitions = req.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex })))
-    error = existing.validateOffsetCommit(req.memberId, req.groupInstanceId, generation, transactional, version, partitions)
+    error = existing.validateOffsetCommit(
+      { memberId: req.memberId, instanceId: req.groupInstanceId, epoch: generation, transactional, version },
+      partitions,
+    )
     // TxnOffsetCommit before v6 has no STALE_MEMBER_EPOCH.
     if (error === ErrorCodes.STALE_MEMBER_EPOCH && transactional && version < 6) error = ErrorCodes.ILLEGAL_GENERATION
   } else {

@@ -1,3 +1,4 @@
+import { epochCommitError, epochFetchError, type EpochCommit } from './member-epoch-checks.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { BrokerError } from '../broker-error.js'
 import { GroupOffsets } from './group-offsets.js'
@@ -650,40 +651,20 @@ export class StreamsGroup extends GroupOffsets {
 
   // ---- offsets (Kafka's StreamsGroup.validateOffsetCommit / validateOffsetFetch) ----
 
-  validateOffsetCommit(
-    memberId: string,
-    instanceId: string | null,
-    epoch: number,
-    transactional: boolean,
-    version: number,
-    partitions: Iterable<{ topic: string; partition: number }> = [],
-  ): number | null {
-    if (epoch < 0 && this.members.size === 0) return null
-    if (transactional && epoch === -1 && memberId === '' && instanceId === null) return null
-    const m = this.members.get(memberId)
-    if (!m) return ErrorCodes.UNKNOWN_MEMBER_ID
-    if (!transactional && version < 9) return ErrorCodes.UNSUPPORTED_VERSION
-    if (epoch === m.memberEpoch) return null
-    if (epoch > m.memberEpoch) return ErrorCodes.STALE_MEMBER_EPOCH
-    // An older epoch: each partition's task must have come to the member at that epoch or before.
-    for (const { topic, partition } of partitions) {
+  /** The error an OffsetCommit (or TxnOffsetCommit) gets, or null (epochCommitError); a partition is held since its task came to the member. */
+  validateOffsetCommit(commit: EpochCommit, partitions: Iterable<{ topic: string; partition: number }>): number | null {
+    return epochCommitError(this.members, commit, partitions, (m, topic, partition) => {
       const sub = this.topology?.subtopologies.find(
         (s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((r) => r.name === topic),
       )
-      if (!sub) return ErrorCodes.STALE_MEMBER_EPOCH
-      const since =
-        m.assigned.active.get(sub.subtopologyId)?.get(partition) ?? m.pendingRevocation.active.get(sub.subtopologyId)?.get(partition)
-      if (since === undefined || epoch < since) return ErrorCodes.STALE_MEMBER_EPOCH
-    }
-    return null
+      if (!sub) return undefined
+      return m.assigned.active.get(sub.subtopologyId)?.get(partition) ?? m.pendingRevocation.active.get(sub.subtopologyId)?.get(partition)
+    })
   }
 
+  /** The error an OffsetFetch by a member gets, or null (epochFetchError). */
   validateOffsetFetch(memberId: string | null, epoch: number): number | null {
-    if (memberId === null && epoch < 0) return null
-    const m = memberId === null ? undefined : this.members.get(memberId)
-    if (!m) return ErrorCodes.UNKNOWN_MEMBER_ID
-    if (epoch !== m.memberEpoch) return ErrorCodes.STALE_MEMBER_EPOCH
-    return null
+    return epochFetchError(this.members, memberId, epoch)
   }
 
   close(): void {
