@@ -12,6 +12,8 @@
 // On Apache Kafka 3.9, which has no streams groups, start() fails with a
 // typed error. requireKafka() throws under CI, so the real-Kafka tests skip
 // only outside it (a developer machine without Java).
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, Kafka, logLevel, UnsupportedApiError, type LogEntry } from '../../src/index.js'
 import {
@@ -103,6 +105,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       await kafka?.stop()
     })
 
+    let instances = 0
     const app = (
       applicationId: string,
       input: string,
@@ -111,6 +114,8 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       more: Partial<StreamsConfig> = {},
     ) =>
       new KafkaStreams(wordCount(input, output), {
+        // Each instance its own stateDir, as two Java instances on one machine need (the first locks its directory).
+        stateDir: join(tmpdir(), 'kafka-streams', `instance-${++instances}`),
         ...more,
         applicationId,
         brokers: kafka.bootstrap,
