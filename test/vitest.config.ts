@@ -10,7 +10,8 @@ import { builtPackage, type BuiltFormat } from './built-package.js'
 // share-group scenarios and a share partition's leader change on the
 // embedded broker), the codec's checksums and batch round trips (the built
 // wasm), and wafka/streams (its topology builder, a word count on the
-// bundled broker, and the stream-stream joins and session windows held to Java's on it). The runtime smoke tests (test/runtimes) load dist/
+// bundled broker, the stream-stream joins and session windows held to Java's on it,
+// and persistent stores across restarts). The runtime smoke tests (test/runtimes) load dist/
 // themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
@@ -41,6 +42,7 @@ export const builtSlice = [
   'test/streams/sliding-windows.test.ts',
   'test/streams/suppress.test.ts',
   'test/streams/global-table.test.ts',
+  'test/streams/state-dir.test.ts',
 ]
 // Unit tests of the drop-in's inner pieces, which the package does not export.
 const notBuilt = ['test/kafkajs/layer.test.ts']
