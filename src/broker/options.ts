@@ -203,6 +203,12 @@ export interface BrokerOptions {
    * wait for the first heartbeat after it. Default 1000.
    */
   consumerGroupAssignmentIntervalMs?: number
+  /**
+   * group.coordinator.append.linger.ms: how long a group coordinator's
+   * write waits for others to join its batch before it is answered (-1:
+   * Kafka's adaptive linger, here no wait). Default -1.
+   */
+  groupCoordinatorAppendLingerMs?: number
   /** group.share.session.timeout.ms: a share-group member not heard from for this long leaves (its records are released). Default 45000. */
   shareGroupSessionTimeoutMs?: number
   /** group.share.min.session.timeout.ms: the least share.session.timeout.ms a group may set. Default 45000. */
@@ -521,6 +527,12 @@ export const BROKER_OPTIONS = {
     1000,
     'The least time between two target assignments of a KIP-848 group; changes meanwhile wait for the first heartbeat after it.',
     'group.consumer.assignment.interval.ms',
+  ),
+  groupCoordinatorAppendLingerMs: int(
+    -1,
+    "How long a group coordinator's write waits for others to join its batch before it is answered; -1, Kafka's adaptive linger, appends at once.",
+    'group.coordinator.append.linger.ms',
+    -1,
   ),
   shareGroupSessionTimeoutMs: ms(45_000, 'A share-group member not heard from for this long leaves.', 'group.share.session.timeout.ms', 1),
   shareGroupMinSessionTimeoutMs: ms(45_000, 'The least share.session.timeout.ms of a group.', 'group.share.min.session.timeout.ms', 1),

@@ -28,6 +28,15 @@ export type LoggedGroupRecord = { record: GroupRecord; producerId: bigint | null
 export class CoordinatorLog implements GroupChanges {
   /** Per group: its last write, or the error it failed with (what `written` waits for, or reports). */
   private readonly last = new Map<string, Written | number>()
+  /**
+   * group.coordinator.append.linger.ms > 0: per partition, when its open
+   * batch is flushed; per group, the flush its last write waits for. Kafka's
+   * coordinator holds a batch that long for more writes and answers each
+   * write once its batch is flushed and committed; here the records are
+   * appended at once and the answer waits out the linger.
+   */
+  private readonly batchFlush = new Map<number, Promise<void>>()
+  private readonly flushOf = new Map<string, Promise<void>>()
   /** Set while the partitions are replayed into the groups: what replays is not written again. */
   replaying = false
   private readonly partitions: CoordinatorPartitions
@@ -105,10 +114,29 @@ export class CoordinatorLog implements GroupChanges {
       return false
     }
     if (typeof this.last.get(group) !== 'number') this.last.set(group, w)
+    // Transactional writes are not held, as Kafka's coordinator flushes them at once.
+    if (!txn) this.lingerFor(group, partition)
     return true
   }
 
+  private lingerFor(group: string, partition: number): void {
+    const linger = this.cluster.options.groupCoordinatorAppendLingerMs
+    if (linger <= 0) return
+    let flush = this.batchFlush.get(partition)
+    if (!flush) {
+      flush = new Promise<void>((resolve) => setTimeout(resolve, linger).unref())
+      this.batchFlush.set(partition, flush)
+      void flush.then(() => this.batchFlush.delete(partition))
+    }
+    this.flushOf.set(group, flush)
+  }
+
   async written(group: string): Promise<number> {
+    const flush = this.flushOf.get(group)
+    if (flush) {
+      await flush
+      if (this.flushOf.get(group) === flush) this.flushOf.delete(group)
+    }
     const w = this.last.get(group)
     if (w === undefined) return ErrorCodes.NONE
     if (typeof w === 'number') {
