@@ -61,25 +61,13 @@ export const RACY_ON_KAFKA = {
 /**
  * Numbers that pass on Kafka 4.4 but not reliably on wafka yet, kept out of
  * CI's lists with the reason until they are fixed (issue 31 stays open for
- * each); the command line still runs them and its results show them.
+ * each); the command line still runs them. None today: the last, 0045 with
+ * KIP-848 groups, passes since the embedded broker lingers as Kafka's
+ * coordinator does (WAFKA_ONLY_CONFIG in librdkafka-suite.mjs).
  */
 export const NOT_YET_RELIABLE = {
   classic: {},
-  consumer: {
-    '0045':
-      'fails in most runs (0045_subscribe_many_updates with the rebalance callback): librdkafka 2.15 calls unsubscribe ' +
-      'while a revoke the broker asked for is still running, then sends its leave from the steady state and never ' +
-      "rejoins; wafka answers each heartbeat within a millisecond, so the revoke lands inside the test's burst of " +
-      "subscribe calls, where Kafka's 5-30 ms answers (each waits for its records to be committed to __consumer_offsets) " +
-      'let the burst finish first. Since the target assignment follows KIP-1263 (computed at most once a second, as Kafka ' +
-      '4.4) the run without the callback passes. Since KIP-848 heartbeats are answered once their records are in the ISR (as ' +
-      "Kafka's), and a regex new to the group makes no epoch until it is resolved (2026-12-05), no INVALID_REQUEST is seen; " +
-      'either run can still stall (2 runs of 2, TEST_DEBUG=cgrp): joined and steady, librdkafka sends its leave on ' +
-      'unsubscribe, handles the next subscribe while the leave is in flight, and after the leave is answered sends no join ' +
-      'for the 30 s the test waits. In the same test on Kafka 4.4 the unsubscribes came before the member had settled and ' +
-      'sent no leave. One unsubscribe and subscribe after settling (a program of our own) rejoined on both brokers, so the ' +
-      'stall is not yet reproduced on its own',
-  },
+  consumer: {},
 }
 
 const reliable = (protocol) => passingOnKafka(protocol).filter((n) => !(n in NOT_YET_RELIABLE[protocol]) && !(n in RACY_ON_KAFKA[protocol]))
