@@ -59,15 +59,15 @@ export const NO_REASSIGNMENT_MESSAGE = 'No partition reassignment is in progress
 /** How many producer ids one producer-ids record hands out (Kafka's block size). */
 const PRODUCER_ID_BLOCK = 1000n
 
+/** How long a deleted topic's name is not auto-created (see Controller.deletedRecently): Kafka's brokers apply a deletion within ms of its commit, seconds under load. */
+export const DELETION_PROPAGATION_MS = 1000
+
 /**
  * Owns the cluster metadata: an append-only log of MetadataRecords and the
  * image that replaying it gives. Every change goes through append(), so the
  * log alone can rebuild the image (replay) — the shape a persisted
  * __cluster_metadata needs. Listeners hear each record once it is written.
  */
-/** How long a deleted topic's name is not auto-created (see Controller.deletedRecently): Kafka's brokers apply a deletion within ms of its commit, seconds under load. */
-export const DELETION_PROPAGATION_MS = 1000
-
 export class Controller {
   readonly clusterId: string
   readonly log: MetadataRecord[] = []
@@ -655,9 +655,9 @@ export class Controller {
    * Whether the topic `name` was deleted less than DELETION_PROPAGATION_MS
    * ago. Kafka's controller answers a DeleteTopics once the deletion is in
    * its log, and each broker applies it when it next reads that log: a
-   * client's Metadata request in between sees the topic still there and so
-   * does not auto-create it. Here every broker sees a deletion at once, so
-   * the window is kept by not auto-creating the name until it has passed
+   * client's Metadata request in between mostly sees the topic still there
+   * and so does not auto-create it. Here every broker sees a deletion at
+   * once, so the window is kept by not auto-creating the name until it has passed
    * (librdkafka's 0033: a closing consumer's refresh, sent on the same
    * connection right after the test's DeleteTopics, recreated the topic).
    */
