@@ -129,14 +129,14 @@ export class CoordinatorLog implements GroupChanges {
       void flush.then(() => this.batchFlush.delete(partition))
     }
     this.flushOf.set(group, flush)
+    void flush.then(() => {
+      if (this.flushOf.get(group) === flush) this.flushOf.delete(group)
+    })
   }
 
   async written(group: string): Promise<number> {
-    const flush = this.flushOf.get(group)
-    if (flush) {
-      await flush
-      if (this.flushOf.get(group) === flush) this.flushOf.delete(group)
-    }
+    // Until its batch has lingered (group.coordinator.append.linger.ms); the entry goes when it has.
+    await this.flushOf.get(group)
     const w = this.last.get(group)
     if (w === undefined) return ErrorCodes.NONE
     if (typeof w === 'number') {
