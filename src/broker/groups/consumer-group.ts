@@ -1,3 +1,4 @@
+import { KeptSnapshot } from './kept-snapshot.js'
 import { epochCommitError, epochFetchError, type EpochCommit } from './member-epoch-checks.js'
 import { randomBytes } from 'node:crypto'
 import { ErrorCodes } from '../../protocol/error-codes.js'
@@ -172,8 +173,7 @@ export class ConsumerGroup extends GroupOffsets {
   /** Called when what __consumer_offsets keeps of the group changed, with what it was: Kafka keeps it across a coordinator's restart or move. */
   onChange: (snapshot: ConsumerGroupSnapshot, previous: ConsumerGroupSnapshot | null) => void = () => {}
   /** What was last given to onChange (or restored), and its text to compare with. */
-  private kept: ConsumerGroupSnapshot | null = null
-  private keptText = ''
+  private readonly kept = new KeptSnapshot<ConsumerGroupSnapshot>()
 
   constructor(
     readonly groupId: string,
@@ -721,25 +721,20 @@ export class ConsumerGroup extends GroupOffsets {
     this.regexes.clear()
     if (this.subscribedRegexes().size > 0) this.resolveRegexesNow(() => true)
     this.subscriptionSignature = this.signature()
-    this.kept = s
-    this.keptText = JSON.stringify(s)
+    this.kept.restore(s)
   }
 
   /** What __consumer_offsets holds of the group (null before its first change). */
   get lastKept(): ConsumerGroupSnapshot | null {
-    return this.kept
+    return this.kept.last
   }
 
   /** Tells onChange when what is kept of the group changed. */
   private keep(): void {
     if (this.closed) return
     const s = this.snapshot()
-    const text = JSON.stringify(s)
-    if (text === this.keptText) return
-    const previous = this.kept
-    this.kept = s
-    this.keptText = text
-    this.onChange(s, previous)
+    const changed = this.kept.replace(s)
+    if (changed) this.onChange(s, changed.previous)
   }
 
   // ---- offsets -----------------------------------------------------------

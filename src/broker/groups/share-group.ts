@@ -1,3 +1,4 @@
+import { KeptSnapshot } from './kept-snapshot.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import type { Controller } from '../controller.js'
 import type { Assignment } from './assignors.js'
@@ -87,8 +88,7 @@ export class ShareGroup {
   /** Called when what __consumer_offsets keeps changed (epochs, members, assignments), with what it was: Kafka keeps them across a restart. */
   onChange: (snapshot: ShareGroupSnapshot, previous: ShareGroupSnapshot | null) => void = () => {}
   /** What was last given to onChange (or restored), and its text to compare with. */
-  private kept: ShareGroupSnapshot | null = null
-  private keptText = ''
+  private readonly kept = new KeptSnapshot<ShareGroupSnapshot>()
 
   constructor(
     readonly groupId: string,
@@ -244,24 +244,19 @@ export class ShareGroup {
       this.touch(member)
     }
     this.signature = this.inputs().signature
-    this.kept = s
-    this.keptText = JSON.stringify(s)
+    this.kept.restore(s)
   }
 
   /** What __consumer_offsets holds of the group (null before its first change). */
   get lastKept(): ShareGroupSnapshot | null {
-    return this.kept
+    return this.kept.last
   }
 
   /** Tells onChange when the kept form changed. */
   private keep(): void {
     const s = this.snapshot()
-    const text = JSON.stringify(s)
-    if (text === this.keptText) return
-    const previous = this.kept
-    this.kept = s
-    this.keptText = text
-    this.onChange(s, previous)
+    const changed = this.kept.replace(s)
+    if (changed) this.onChange(s, changed.previous)
   }
 
   /** The member's session starts again: share.session.timeout.ms without a heartbeat and it is removed. */

@@ -1,3 +1,4 @@
+import { KeptSnapshot } from './kept-snapshot.js'
 import { epochCommitError, epochFetchError, type EpochCommit } from './member-epoch-checks.js'
 import { ErrorCodes } from '../../protocol/error-codes.js'
 import { BrokerError } from '../broker-error.js'
@@ -155,8 +156,7 @@ export class StreamsGroup extends GroupOffsets {
   private closed = false
   /** Called when what __consumer_offsets keeps of the group changed, with what it was: Kafka keeps it across a coordinator's restart or move. */
   onChange: (snapshot: StreamsGroupSnapshot, previous: StreamsGroupSnapshot | null) => void = () => {}
-  private kept: StreamsGroupSnapshot | null = null
-  private keptText = ''
+  private readonly kept = new KeptSnapshot<StreamsGroupSnapshot>()
 
   constructor(
     readonly groupId: string,
@@ -617,25 +617,20 @@ export class StreamsGroup extends GroupOffsets {
       if (m.state === 'unrevoked') this.startRebalanceTimer(m)
     }
     if (this.topology) this.metadataSignature = this.signature(this.topology)
-    this.kept = s
-    this.keptText = JSON.stringify(s)
+    this.kept.restore(s)
   }
 
   /** What __consumer_offsets holds of the group (null before its first change). */
   get lastKept(): StreamsGroupSnapshot | null {
-    return this.kept
+    return this.kept.last
   }
 
   /** Tells onChange when what is kept of the group changed. */
   private keep(): void {
     if (this.closed) return
     const s = this.snapshot()
-    const text = JSON.stringify(s)
-    if (text === this.keptText) return
-    const previous = this.kept
-    this.kept = s
-    this.keptText = text
-    this.onChange(s, previous)
+    const changed = this.kept.replace(s)
+    if (changed) this.onChange(s, changed.previous)
   }
 
   /** The source topics of the topology (OffsetDelete keeps their offsets while the group has members). */
