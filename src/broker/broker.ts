@@ -341,7 +341,7 @@ export class VirtualBroker {
         if (outcome === 'ongoing') continue
         const epoch = Math.max(0, replica.producers.epochOf(producerId))
         replica.log.writeMarker(producerId, epoch, outcome === 'commit', leaderEpoch)
-        replica.producers.endTransaction(producerId, epoch)
+        replica.producers.endTransaction(producerId, epoch, Date.now())
       }
     } catch (err) {
       if (!(err instanceof StorageError)) throw err

@@ -33,6 +33,7 @@ import { Authorizer } from './auth/authorizer.js'
 import { Faults } from './faults.js'
 import { LogCleaner } from './log-cleaner.js'
 import { bootstrapFeatures } from './features.js'
+import { brokerConfigValue } from './dynamic-configs.js'
 import { GroupCoordinator } from './groups/group-coordinator.js'
 import { readOldGroupLog, retireOldGroupLog } from './groups/group-log-migration.js'
 import type { GroupRecord } from './groups/group-records.js'
@@ -72,9 +73,8 @@ export class EmbeddedCluster {
   private oldGroupLog: GroupRecord[] | null = null
   /** When the metadata log is rewritten as a snapshot while running (Kafka's metadata.log.max.snapshot.interval.*). */
   readonly metadataSnapshots = new SnapshotPolicy()
-  private retentionTimer: NodeJS.Timeout | null = null
-  private flushTimer: NodeJS.Timeout | null = null
-  private tokenExpiryTimer: NodeJS.Timeout | null = null
+  /** The background chores' timers (retention, flush, expiries), cleared at stop(). */
+  private readonly chores: NodeJS.Timeout[] = []
   /** The dataDir's lock, held from the constructor to stop(). */
   private lock: DirLock | null = null
   /** The listeners' TLS, null for plaintext. */
@@ -328,6 +328,30 @@ export class EmbeddedCluster {
     }
   }
 
+  /** A background chore every `intervalMs`; past what a timer takes (about 24.8 days) is never, as Kafka's Long.MAX defaults. */
+  private chore(intervalMs: number, run: () => void): void {
+    if (intervalMs > INT32_MAX) return
+    const timer = setInterval(run, intervalMs)
+    timer.unref?.()
+    this.chores.push(timer)
+  }
+
+  /**
+   * producer.id.expiration.ms (dynamic, as Kafka's): every replica forgets
+   * the producers not heard from for that long, but not one whose
+   * transaction is open in it; each broker says how many went.
+   */
+  private expireProducers(): void {
+    const now = Date.now()
+    for (const b of this.brokers.values()) {
+      const expirationMs = Number(brokerConfigValue(this, b.id, 'producer.id.expiration.ms'))
+      let removed = 0
+      for (const replica of b.replicas.values())
+        removed += replica.producers.removeExpired(now, expirationMs, (pid) => replica.log.transactionFirstOffset(pid) >= 0)
+      if (removed > 0) this.problem(b.id, `${removed} expired producer state entr${removed === 1 ? 'y' : 'ies'} removed`, 'debug')
+    }
+  }
+
   /** The flusher (log.flush.scheduler.interval.ms): every log unflushed for its flush.ms is flushed (the group log too). */
   private flushDue(): void {
     const now = Date.now()
@@ -366,12 +390,13 @@ export class EmbeddedCluster {
     this.transactions.loadAll()
     // What a partition's log holds open that the loaded coordinator does not know is ended now (an earlier version's data).
     for (const b of this.brokers.values()) b.endOrphanedTransactionsLedHere()
-    this.retentionTimer = setInterval(() => this.applyRetention(), this.options.retentionCheckIntervalMs)
-    if (this.delegationTokens.enabled)
-      this.tokenExpiryTimer = setInterval(() => this.sweepTokens(), Math.min(this.options.delegationTokenExpiryCheckIntervalMs, INT32_MAX))
-    // Past what a timer takes (about 24.8 days) is never, as Kafka's Long.MAX default.
-    const flushCheck = this.options.logFlushSchedulerIntervalMs
-    if (this.options.dataDir && flushCheck <= INT32_MAX) this.flushTimer = setInterval(() => this.flushDue(), flushCheck)
+    this.chore(this.options.retentionCheckIntervalMs, () => this.applyRetention())
+    this.chore(this.options.producerIdExpirationCheckIntervalMs, () => this.expireProducers())
+    this.chore(this.options.transactionRemoveExpiredTransactionCleanupIntervalMs, () =>
+      this.transactions.expireTransactionalIds(Date.now(), this.options.transactionalIdExpirationMs),
+    )
+    if (this.delegationTokens.enabled) this.chore(this.options.delegationTokenExpiryCheckIntervalMs, () => this.sweepTokens())
+    if (this.options.dataDir) this.chore(this.options.logFlushSchedulerIntervalMs, () => this.flushDue())
     for (const t of topics) {
       // Restarted on a dataDir, the topics asked for may be there already.
       if (this.controller.topics.has(t.name)) continue
@@ -534,12 +559,7 @@ export class EmbeddedCluster {
   }
 
   async stop(): Promise<void> {
-    if (this.retentionTimer) clearInterval(this.retentionTimer)
-    this.retentionTimer = null
-    if (this.flushTimer) clearInterval(this.flushTimer)
-    this.flushTimer = null
-    if (this.tokenExpiryTimer) clearInterval(this.tokenExpiryTimer)
-    this.tokenExpiryTimer = null
+    for (const t of this.chores.splice(0)) clearInterval(t)
     this.faults.clear()
     this.cleaner.stop()
     try {

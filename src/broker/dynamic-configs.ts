@@ -15,7 +15,7 @@ import { BROKER_OPTIONS, BY_KAFKA_NAME, kafkaValue, type BrokerOptionSpec } from
  * streams.* keys its streams group (warm-up and assignor-offload keys are
  * kept, not acted on); a broker's topic defaults set for every broker
  * (TOPIC_DEFAULT_SYNONYMS), connection limits and rates, and replication
- * throttles act (brokerConfigValue); the thread counts, Kerberos relogin and
+ * throttles and producer.id.expiration.ms act (brokerConfigValue); the thread counts, Kerberos relogin and
  * the log-dir move rate have nothing here to act on and are kept.
  */
 
@@ -78,6 +78,7 @@ const BROKER_DYNAMIC: Record<string, ConfigDef> = {
   },
   'min.insync.replicas': { type: TYPE_INT, value: fixed('1'), min: 1 },
   'unclean.leader.election.enable': { type: TYPE_BOOLEAN, value: fixed('false') },
+  'producer.id.expiration.ms': { type: TYPE_INT, value: (c) => String(c.options.producerIdExpirationMs), min: 1 },
   'max.connections': { type: TYPE_INT, value: (c) => String(c.options.maxConnections), min: 0 },
   'max.connections.per.ip': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionsPerIp), min: 0 },
   'max.connection.creation.rate': { type: TYPE_INT, value: (c) => String(c.options.maxConnectionCreationRate), min: 0 },

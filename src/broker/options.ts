@@ -181,6 +181,24 @@ export interface BrokerOptions {
   /** log.retention.check.interval.ms: how often retention.ms and retention.bytes are applied. Default 300000, as Kafka. */
   retentionCheckIntervalMs?: number
   /**
+   * producer.id.expiration.ms: a partition forgets an idempotent or
+   * transactional producer's state (its epoch and last sequences) this long
+   * after its last batch's timestamp, unless its transaction there is open.
+   * Default 86400000 (a day), as Kafka.
+   */
+  producerIdExpirationMs?: number
+  /** producer.id.expiration.check.interval.ms: how often partitions look for expired producers. Default 600000, as Kafka. */
+  producerIdExpirationCheckIntervalMs?: number
+  /**
+   * transactional.id.expiration.ms: the transaction coordinator forgets a
+   * transactional id with no transaction open this long after its last
+   * state change (a tombstone in __transaction_state). Default 604800000
+   * (7 days), as Kafka.
+   */
+  transactionalIdExpirationMs?: number
+  /** transaction.remove.expired.transaction.cleanup.interval.ms: how often the coordinator looks for expired ids. Default 3600000, as Kafka. */
+  transactionRemoveExpiredTransactionCleanupIntervalMs?: number
+  /**
    * log.flush.interval.messages: flush.messages of topics that set none (an
    * fsync once this many messages are unflushed). Default: never
    * (Number.MAX_SAFE_INTEGER, Kafka's Long.MAX): the OS writes back.
@@ -490,6 +508,30 @@ export const BROKER_OPTIONS = {
   groupInitialRebalanceDelayMs: ms(0, "How long an empty group's first join waits for more members.", 'group.initial.rebalance.delay.ms'),
   dataDir: str(undefined, 'Where the cluster keeps its data (one directory); none: in memory.', 'log.dirs'),
   retentionCheckIntervalMs: ms(300_000, 'How often retention is applied.', 'log.retention.check.interval.ms', 1),
+  producerIdExpirationMs: ms(
+    86_400_000,
+    "A partition forgets a producer's state this long after its last batch (unless its transaction there is open).",
+    'producer.id.expiration.ms',
+    1,
+  ),
+  producerIdExpirationCheckIntervalMs: ms(
+    600_000,
+    'How often partitions look for expired producers.',
+    'producer.id.expiration.check.interval.ms',
+    1,
+  ),
+  transactionalIdExpirationMs: ms(
+    604_800_000,
+    'The transaction coordinator forgets a transactional id with no open transaction this long after its last state change.',
+    'transactional.id.expiration.ms',
+    1,
+  ),
+  transactionRemoveExpiredTransactionCleanupIntervalMs: ms(
+    3_600_000,
+    'How often the transaction coordinator looks for expired transactional ids.',
+    'transaction.remove.expired.transaction.cleanup.interval.ms',
+    1,
+  ),
   logFlushIntervalMessages: int(
     LONG_MAX,
     "Topics' default flush.messages: an fsync once this many are unflushed.",

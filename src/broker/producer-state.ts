@@ -19,6 +19,8 @@ interface CachedBatch {
 interface ProducerEntry {
   epoch: number
   batches: CachedBatch[]
+  /** The newest batch's max timestamp, or its marker's (Kafka's lastTimestamp): what producer.id.expiration.ms counts from. */
+  lastTimestamp: number
 }
 
 /**
@@ -71,10 +73,26 @@ export class ProducerState {
     return null
   }
 
-  /** A transaction marker written with `epoch`: a newer epoch fences the producer's older one here. */
-  endTransaction(producerId: bigint, epoch: number): void {
+  /** A transaction marker written with `epoch` at `timestamp`: a newer epoch fences the producer's older one here. */
+  endTransaction(producerId: bigint, epoch: number, timestamp: number): void {
     const entry = this.producers.get(producerId)
-    if (!entry || epoch > entry.epoch) this.producers.set(producerId, { epoch, batches: [] })
+    if (!entry || epoch > entry.epoch) this.producers.set(producerId, { epoch, batches: [], lastTimestamp: timestamp })
+    else entry.lastTimestamp = timestamp
+  }
+
+  /**
+   * Forgets the producers not heard from for `expirationMs` (by their last
+   * batch's or marker's timestamp, as Kafka's removeExpiredProducers), but
+   * not one whose transaction is open here. Returns how many went.
+   */
+  removeExpired(now: number, expirationMs: number, openTransaction: (producerId: bigint) => boolean): number {
+    let removed = 0
+    for (const [producerId, entry] of this.producers)
+      if (now - entry.lastTimestamp >= expirationMs && !openTransaction(producerId)) {
+        this.producers.delete(producerId)
+        removed++
+      }
+    return removed
   }
 
   /** The producer's current epoch here, or -1 when it has none. */
@@ -87,10 +105,11 @@ export class ProducerState {
     return this.producers.entries()
   }
 
-  /** One entry of a snapshot, in file order: the producer at `epoch`, with `batch` cached (the newest so far). */
-  restore(producerId: bigint, epoch: number, batch: CachedBatch | null): void {
+  /** One entry of a snapshot, in file order: the producer at `epoch` last heard from at `timestamp`, with `batch` cached (the newest so far). */
+  restore(producerId: bigint, epoch: number, timestamp: number, batch: CachedBatch | null): void {
     let entry = this.producers.get(producerId)
-    if (!entry || entry.epoch !== epoch) this.producers.set(producerId, (entry = { epoch, batches: [] }))
+    if (!entry || entry.epoch !== epoch) this.producers.set(producerId, (entry = { epoch, batches: [], lastTimestamp: timestamp }))
+    else entry.lastTimestamp = Math.max(entry.lastTimestamp, timestamp)
     if (!batch) return
     entry.batches.push(batch)
     if (entry.batches.length > CACHED_BATCHES) entry.batches.shift()
@@ -101,9 +120,10 @@ export class ProducerState {
     if (h.producerId < 0n) return
     let entry = this.producers.get(h.producerId)
     if (!entry || h.producerEpoch > entry.epoch) {
-      entry = { epoch: h.producerEpoch, batches: [] }
+      entry = { epoch: h.producerEpoch, batches: [], lastTimestamp: h.maxTimestamp }
       this.producers.set(h.producerId, entry)
     }
+    entry.lastTimestamp = h.maxTimestamp
     entry.batches.push({
       firstSeq: h.baseSequence,
       lastSeq: lastSequence(h),
@@ -128,7 +148,7 @@ export function snapshotEntries(state: ProducerState, txnFirstOffset: (producerI
   for (const [producerId, entry] of state.all()) {
     const currentTxnFirstOffset = txnFirstOffset(producerId)
     const base = { producerId, epoch: entry.epoch, coordinatorEpoch: -1, currentTxnFirstOffset }
-    if (!entry.batches.length) out.push({ ...base, lastSequence: -1, lastOffset: -1, offsetDelta: 0, timestamp: -1 })
+    if (!entry.batches.length) out.push({ ...base, lastSequence: -1, lastOffset: -1, offsetDelta: 0, timestamp: entry.lastTimestamp })
     for (const b of entry.batches)
       out.push({
         ...base,
@@ -150,6 +170,7 @@ export function stateFromSnapshot(entries: readonly ProducerSnapshotEntry[]): Pr
     state.restore(
       e.producerId,
       e.epoch,
+      e.timestamp,
       e.lastOffset < 0
         ? null
         : {

@@ -328,7 +328,7 @@ function appendFetched(replica: Replica, records: Buffer | null): void {
     const batch = Buffer.from(records.subarray(walk.at, walk.end))
     if (!replica.log.appendReplicated(batch)) continue
     const header = readBatchHeader(batch)
-    if (header.control) replica.producers.endTransaction(header.producerId, header.producerEpoch)
+    if (header.control) replica.producers.endTransaction(header.producerId, header.producerEpoch, header.maxTimestamp)
     else replica.producers.update(header, batchBaseOffsetNumber(batch))
   }
 }
@@ -353,7 +353,7 @@ function truncateToLeader(replica: Replica, leaderEpoch: number, leaderEndOffset
   const producers = new ProducerState()
   log.forEachBatch((bytes, baseOffset) => {
     const header = readBatchHeader(bytes)
-    if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
+    if (header.control) producers.endTransaction(header.producerId, header.producerEpoch, header.maxTimestamp)
     else producers.update(header, baseOffset)
   })
   replica.producers = producers

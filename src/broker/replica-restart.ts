@@ -57,7 +57,7 @@ export function openReplicaLog(
   }
   disk.forEachBatchFrom(from, (bytes, baseOffset) => {
     const header = readBatchHeader(bytes)
-    if (header.control) producers.endTransaction(header.producerId, header.producerEpoch)
+    if (header.control) producers.endTransaction(header.producerId, header.producerEpoch, header.maxTimestamp)
     else producers.update(header, baseOffset)
     log.recovered(bytes, baseOffset)
   })

@@ -45,6 +45,8 @@ interface Transaction {
   nextProducerId: bigint
   /** The producer id before the last such change (a retried EndTxn may name it); -1 when none. */
   previousProducerId: bigint
+  /** When its state was last written (Kafka's txnLastUpdateTimestamp): what transactional.id.expiration.ms counts from. */
+  lastUpdate: number
 }
 
 /** Per topic, each partition's error code (AddPartitionsToTxn's answer). */
@@ -174,8 +176,9 @@ export class TransactionCoordinator {
         openTv2: tv2,
         nextProducerId: r.nextProducerId,
         previousProducerId: r.previousProducerId,
+        lastUpdate: r.lastUpdate,
       }
-      if (state === 'Empty' || state === 'CompleteCommit' || state === 'CompleteAbort') txn.partitions.clear()
+      if (ended(txn)) txn.partitions.clear()
       this.byId.set(transactionalId, txn)
       this.byProducerId.set(txn.producerId, txn)
       if (state === 'Ongoing') {
@@ -217,7 +220,6 @@ export class TransactionCoordinator {
         const partition = offsetsPartitionFor(this.cluster, groupId)
         partitions.set(`${OFFSETS_TOPIC}/${partition}`, { topic: OFFSETS_TOPIC, partition })
       }
-    const ended = txn.state === 'Empty' || txn.state === 'CompleteCommit' || txn.state === 'CompleteAbort'
     return {
       producerId: txn.producerId,
       previousProducerId: txn.previousProducerId,
@@ -226,7 +228,7 @@ export class TransactionCoordinator {
       producerEpoch: preparing(txn) ? txn.markerEpoch : txn.epoch,
       timeoutMs: txn.timeoutMs,
       state: txn.state,
-      partitions: ended ? [] : [...partitions.values()],
+      partitions: ended(txn) ? [] : [...partitions.values()],
       lastUpdate: Date.now(),
       // As Kafka's: no start while no transaction has begun since the producer's InitProducerId.
       startedAt: txn.state === 'Empty' ? -1 : txn.startedAt,
@@ -236,7 +238,32 @@ export class TransactionCoordinator {
 
   /** Writes the transaction's state to its partition of __transaction_state: NONE, or the error to answer. */
   private persist(txn: Transaction): number {
-    return this.log.write(txn.transactionalId, this.record(txn))
+    const r = this.record(txn)
+    const code = this.log.write(txn.transactionalId, r)
+    if (code === ErrorCodes.NONE) txn.lastUpdate = r.lastUpdate
+    return code
+  }
+
+  /**
+   * transactional.id.expiration.ms, as Kafka's removeExpiredTransactionalIds:
+   * an id with no transaction open (Empty, CompleteCommit, CompleteAbort)
+   * whose state has not changed for that long is forgotten, a tombstone
+   * written for it in __transaction_state (one not written is tried again
+   * at the next sweep). An InitProducerId for it afterwards starts it anew,
+   * under a new producer id. Each coordinator says how many went.
+   */
+  expireTransactionalIds(now: number, expirationMs: number): void {
+    const removed = new Map<number, number>()
+    for (const txn of [...this.byId.values()]) {
+      if (!ended(txn) || now - txn.lastUpdate < expirationMs) continue
+      if (this.log.remove(txn.transactionalId) !== ErrorCodes.NONE) continue
+      this.byId.delete(txn.transactionalId)
+      if (this.byProducerId.get(txn.producerId) === txn) this.byProducerId.delete(txn.producerId)
+      const coordinator = this.coordinatorFor(txn.transactionalId)
+      removed.set(coordinator, (removed.get(coordinator) ?? 0) + 1)
+    }
+    for (const [coordinator, n] of removed)
+      this.cluster.problem(coordinator, `removed ${n} expired transactional id(s) (transactional.id.expiration.ms ${expirationMs})`, 'info')
   }
 
   /** Once the id's last state written is held by the ISR: what its request is answered (NONE, or Kafka's error). */
@@ -300,6 +327,7 @@ export class TransactionCoordinator {
         openTv2: false,
         nextProducerId: -1n,
         previousProducerId: -1n,
+        lastUpdate: -1,
       }
       const written = this.persist(txn)
       if (written !== ErrorCodes.NONE) return refused(written)
@@ -607,7 +635,7 @@ export class TransactionCoordinator {
         // A deleted topic, or a replica never opened, has no transaction to end.
         if (p && replica) {
           replica.log.writeMarker(txn.producerId, txn.markerEpoch, commit, p.leaderEpoch)
-          replica.producers.endTransaction(txn.producerId, txn.markerEpoch)
+          replica.producers.endTransaction(txn.producerId, txn.markerEpoch, Date.now())
         }
         txn.partitions.delete(key)
       } catch (err) {
@@ -682,6 +710,11 @@ function view(txn: Transaction): TransactionView {
     startedAt: txn.state === 'Ongoing' || preparing(txn) ? txn.startedAt : -1,
     partitions: [...txn.partitions.values()],
   }
+}
+
+/** No transaction open: nothing to complete, nothing its partitions wait on. */
+function ended(txn: Transaction): boolean {
+  return txn.state === 'Empty' || txn.state === 'CompleteCommit' || txn.state === 'CompleteAbort'
 }
 
 /** Decided, with markers still to be written: the producer's requests wait (CONCURRENT_TRANSACTIONS). */

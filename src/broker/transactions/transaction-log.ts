@@ -3,7 +3,7 @@ import type { EmbeddedCluster } from '../cluster.js'
 import { CoordinatorPartitions, type Written } from '../coordinator-partitions.js'
 import { transactionStatePartitionFor } from '../transaction-state-topic.js'
 import { TRANSACTION_STATE_TOPIC } from '../topic-names.js'
-import { readTxnRecord, txnRecord, type TxnRecord } from './transaction-records.js'
+import { readTxnRecord, txnKey, txnRecord, type TxnRecord } from './transaction-records.js'
 
 /**
  * The transaction coordinator's records in __transaction_state, as Kafka's
@@ -36,6 +36,19 @@ export class TransactionLog {
     )
     if (typeof w === 'number') return w
     this.last.set(transactionalId, w)
+    return ErrorCodes.NONE
+  }
+
+  /** A tombstone for the id (it expired): NONE, or the error code when it could not be written. */
+  remove(transactionalId: string): number {
+    const partition = transactionStatePartitionFor(this.cluster, transactionalId)
+    const w = this.partitions.append(
+      partition,
+      [{ key: txnKey(transactionalId), value: null }],
+      `transactional id ${transactionalId}'s tombstone`,
+    )
+    if (typeof w === 'number') return w
+    this.last.delete(transactionalId)
     return ErrorCodes.NONE
   }
 

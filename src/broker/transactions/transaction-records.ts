@@ -34,6 +34,11 @@ export interface TxnRecord {
  * transactional id), the value at `valueVersion` (1, flexible, once
  * transaction.version is 1 or more; else 0); partitions null when Empty.
  */
+/** The record key of a transactional id (its tombstone's too). */
+export function txnKey(transactionalId: string): Buffer {
+  return encodeData(TransactionLogKey, 0, { transactionalId })
+}
+
 export function txnRecord(transactionalId: string, r: TxnRecord, valueVersion: number): { key: Buffer; value: Buffer } {
   const byTopic = new Map<string, number[]>()
   for (const { topic, partition } of r.partitions) {
@@ -42,7 +47,7 @@ export function txnRecord(transactionalId: string, r: TxnRecord, valueVersion: n
     ids.push(partition)
   }
   return {
-    key: encodeData(TransactionLogKey, 0, { transactionalId }),
+    key: txnKey(transactionalId),
     value: encodeData(TransactionLogValue, valueVersion, {
       producerId: r.producerId,
       previousProducerId: r.previousProducerId,
