@@ -139,7 +139,13 @@ export class CommitScheduler {
     if (due.length === 0) return
     await this.commit(
       this.coordinator,
-      due.map((s) => ({ topic: s.topic, partition: s.partition, offset: s.processed!, leaderEpoch: s.lastFetchedEpoch })),
+      due.map((s) => ({
+        topic: s.topic,
+        partition: s.partition,
+        offset: s.processed!,
+        leaderEpoch: s.lastFetchedEpoch,
+        metadata: s.processedMetadata,
+      })),
     )
   }
 

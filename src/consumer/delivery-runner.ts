@@ -20,8 +20,12 @@ export interface EachMessagePayload {
 
 export interface EachBatchPayload {
   batch: Batch
-  /** Marks `offset` processed: a commit writes offset + 1. */
-  resolveOffset(offset: string | bigint | number): void
+  /**
+   * Marks `offset` processed: a commit writes offset + 1, with `metadata`
+   * when given (Java's OffsetAndMetadata.metadata; a wafka addition to
+   * KafkaJS's signature), until a later resolve replaces it.
+   */
+  resolveOffset(offset: string | bigint | number, metadata?: string | null): void
   heartbeat(): Promise<void>
   /** Commits the processed offsets now if autoCommit is due (or `force`). */
   commitOffsetsIfNecessary(): Promise<void>
@@ -253,8 +257,8 @@ export class DeliveryRunner {
     try {
       const payload: EachBatchPayload = {
         batch,
-        resolveOffset: (offset) => {
-          if (!superseded()) s.processedTo(BigInt(offset) + 1n)
+        resolveOffset: (offset, metadata) => {
+          if (!superseded()) s.processedTo(BigInt(offset) + 1n, metadata ?? null)
         },
         heartbeat: async () => {},
         commitOffsetsIfNecessary: () => this.commits.commitIfNecessary(),

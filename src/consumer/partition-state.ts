@@ -20,6 +20,10 @@ export class PartitionState {
   get processed(): bigint | null {
     return this._processed
   }
+  /** The metadata the commit of `processed` carries (resolveOffset's), null for none. */
+  get processedMetadata(): string | null {
+    return this._processedMetadata
+  }
   /** Last offset this consumer committed (or found committed) for the group. */
   get committed(): bigint | null {
     return this._committed
@@ -98,6 +102,7 @@ export class PartitionState {
 
   private _fetchPosition: bigint | null = null
   private _processed: bigint | null = null
+  private _processedMetadata: string | null = null
   private _committed: bigint | null = null
   private _commitMark: bigint | null = null
   private _lastFetchedEpoch = -1
@@ -168,6 +173,7 @@ export class PartitionState {
   seek(offset: bigint): void {
     this._fetchPosition = offset
     this._processed = offset
+    this._processedMetadata = null
     this._resetTo = null
     this._halted = false
     this._fetchBytes = 0
@@ -280,9 +286,10 @@ export class PartitionState {
     this._revoking = true
   }
 
-  /** User code finished everything before `offset`. */
-  processedTo(offset: bigint): void {
+  /** User code finished everything before `offset`; its commit carries `metadata`. */
+  processedTo(offset: bigint, metadata: string | null = null): void {
     this._processed = offset
+    this._processedMetadata = metadata
   }
 
   /** User code failed on it: it retries after a backoff that grows with each failure in a row. */

@@ -47,11 +47,12 @@ export interface Transaction {
    * Commits consumed offsets with the transaction (exactly-once consume-transform-produce).
    * `consumerGroupMetadata` (the consumer's groupMetadata(), Java's sendOffsetsToTransaction
    * with ConsumerGroupMetadata) lets the coordinator refuse them from a member no longer in
-   * the group (KIP-447).
+   * the group (KIP-447). A partition's `metadata` is committed with its offset (Java's
+   * OffsetAndMetadata.metadata).
    */
   sendOffsets(offsets: {
     consumerGroupId: string
-    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }>
+    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint; metadata?: string | null }> }>
     consumerGroupMetadata?: { generationId: number; memberId: string; groupInstanceId: string | null }
   }): Promise<void>
   commit(): Promise<void>

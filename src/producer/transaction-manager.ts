@@ -102,7 +102,7 @@ export class TransactionManager {
 
   async sendOffsets(
     groupId: string,
-    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint }> }>,
+    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string | number | bigint; metadata?: string | null }> }>,
     consumer?: { generationId?: number; memberId?: string; groupInstanceId?: string | null },
   ): Promise<void> {
     this.requireOpen()
@@ -138,7 +138,7 @@ export class TransactionManager {
           partitions: t.partitions.map((p) => ({
             partitionIndex: p.partition,
             committedOffset: BigInt(p.offset),
-            committedMetadata: null,
+            committedMetadata: p.metadata ?? null,
           })),
         })),
       }),

@@ -47,6 +47,7 @@ import type { InMemoryKeyValueStore } from './key-value-store.js'
 import type { InMemoryWindowStore } from './window-store.js'
 import type { InMemorySessionStore } from './session-store.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
+import { decodePartitionTime } from './partition-time.js'
 import { StreamsRebalanceData } from './streams-rebalance-data.js'
 import { StreamsMembership } from './streams-membership.js'
 import type { Subtopology, Topology } from './topology.js'
@@ -330,7 +331,12 @@ export class KafkaStreams {
       const position = BigInt(p.position)
       const had = this.consumed.get(key)?.offset ?? this.committedAt.get(key)
       if (had === undefined || position <= had) continue
-      this.consumed.set(key, { topic: p.topic, partition: p.partition, offset: position })
+      this.consumed.set(key, {
+        topic: p.topic,
+        partition: p.partition,
+        offset: position,
+        metadata: this.commitMetadata(p.topic, p.partition),
+      })
       moved = true
     }
     return moved
@@ -418,7 +424,7 @@ export class KafkaStreams {
           failure = done.failure
           // What was processed before a failure is still sent and committed: nothing past it.
           await this.env.collector.flush()
-          if (done.last !== undefined) resolveOffset(String(done.last))
+          if (done.last !== undefined) resolveOffset(String(done.last), this.commitMetadata(batch.topic, batch.partition))
           if (failure === undefined) this.replacements = 0
         } catch (err) {
           failure ??= err
@@ -472,7 +478,12 @@ export class KafkaStreams {
       await this.env.collector.flush()
       if (failure === undefined) {
         if (last !== undefined) {
-          this.consumed.set(`${batch.topic}\0${batch.partition}`, { topic: batch.topic, partition: batch.partition, offset: last + 1n })
+          this.consumed.set(`${batch.topic}\0${batch.partition}`, {
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: last + 1n,
+            metadata: this.commitMetadata(batch.topic, batch.partition),
+          })
           resolveOffset(String(last))
         }
         this.replacements = 0
@@ -502,6 +513,7 @@ export class KafkaStreams {
     if (known) return known
     const task = new StreamTask(this.topology, sub, partition, this.env)
     try {
+      await this.restorePartitionTimes(task)
       await task.state.initialize(this.kafka, this.admin!, this.restoreTimeoutMs)
     } catch (err) {
       task.state.close(false, this.acked)
@@ -510,6 +522,27 @@ export class KafkaStreams {
     this.tasks.set(id, task)
     this.log.info('task running', { task: id, applicationId: this.config.applicationId })
     return task
+  }
+
+  /** What a commit of a source partition's offset carries: its task's partition time (Java's TopicPartitionMetadata); null without a task. */
+  private commitMetadata(topic: string, partition: number): string | null {
+    const sub = this.readers.get(topic)
+    return (sub && this.tasks.get(`${sub.id}_${partition}`)?.commitMetadata(topic)) ?? null
+  }
+
+  /**
+   * A new task's stream time from its source partitions' committed
+   * metadata, as Java's initializeTaskTime: it goes on from where the last
+   * owner (this instance before a restart, another one, or Java's) was.
+   */
+  private async restorePartitionTimes(task: StreamTask): Promise<void> {
+    const groupId = this.config.applicationId
+    const committed = await this.admin!.fetchOffsets({ groupId, topics: task.sourceTopics })
+    for (const { topic, partitions } of committed) {
+      const p = partitions.find((x) => x.partition === task.partition)
+      const unreadable = (why: string) => this.log.warn('a committed partition time was not read', { task: task.id, topic, why })
+      if (p && p.offset !== '-1') task.restorePartitionTime(topic, decodePartitionTime(p.metadata, unreadable))
+    }
   }
 
   /** The last offset acknowledged of a changelog partition, for checkpoints. */

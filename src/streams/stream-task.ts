@@ -17,6 +17,7 @@ import type { Serde } from './serdes.js'
 import { isWindowedSerde } from './windowed-serdes.js'
 import type { DeserializationFailure, DeserializationResponse } from './deserialization-handler.js'
 import { PunctuationQueue } from './punctuation-queue.js'
+import { encodePartitionTime, type PartitionTime } from './partition-time.js'
 import type { Punctuator } from './processor.js'
 import type { RecordContext, StreamRecord, Subtopology, Topology } from './topology.js'
 
@@ -60,6 +61,8 @@ export class StreamTask {
   private current: RecordContext = { topic: '', partition: -1, offset: -1n, timestamp: 0 }
   /** The largest timestamp of a record this task has taken (Java's partition group stream time); -1 before any. */
   private streamTime = -1
+  /** Per source topic, the largest timestamp taken from it (Java's partition time), with the processor metadata read with it. */
+  private readonly partitionTimes = new Map<string, PartitionTime>()
   private readonly streamTimePunctuations = new PunctuationQueue()
   private readonly wallClockPunctuations = new PunctuationQueue()
   private punctuating = false
@@ -212,8 +215,29 @@ export class StreamTask {
     if (!source) throw new Error(`task ${this.id} reads no topic ${topic}`)
     this.current = { topic, partition: this.partition, offset: message.offsetBigInt, timestamp: message.timestampMs }
     this.streamTime = Math.max(this.streamTime, message.timestampMs)
+    const time = this.partitionTimes.get(topic)
+    if (!time) this.partitionTimes.set(topic, { partitionTime: message.timestampMs, processorMetadata: Buffer.alloc(0) })
+    else if (message.timestampMs > time.partitionTime) time.partitionTime = message.timestampMs
     source(message)
     if (this.streamTime >= 0) this.streamTimePunctuations.punctuate(this.streamTime, this.punctuate)
+  }
+
+  /** The source topics' names as the cluster knows them (the task reads partition `partition` of each). */
+  get sourceTopics(): string[] {
+    return [...this.sources.keys()]
+  }
+
+  /** A committed offset's partition time (Java's initializeTaskTime): the task's stream time starts at least there. */
+  restorePartitionTime(topic: string, time: PartitionTime): void {
+    if (time.partitionTime < 0) return
+    this.partitionTimes.set(topic, { ...time })
+    this.streamTime = Math.max(this.streamTime, time.partitionTime)
+  }
+
+  /** The metadata a commit of `topic`'s offset carries: its partition time, as Java writes it. */
+  commitMetadata(topic: string): string {
+    const time = this.partitionTimes.get(topic)
+    return encodePartitionTime(time?.partitionTime ?? -1, time?.processorMetadata)
   }
 
   /** Runs the wall-clock punctuations due at `now`; returns whether any ran (their output then wants flushing). */

@@ -13,7 +13,8 @@ import type { Producer, RecordMetadata, SendBatch, Transaction } from '../produc
 /** Java StreamsConfig's producer settings under EOS: a transaction left open by a dead instance ends within 10 s. */
 export const EOS_TRANSACTION_TIMEOUT_MS = 10_000
 
-export type ConsumedOffsets = Map<string, { topic: string; partition: number; offset: bigint }>
+/** Per source partition, the offset to commit and its metadata (the task's partition time). */
+export type ConsumedOffsets = Map<string, { topic: string; partition: number; offset: bigint; metadata: string | null }>
 
 /**
  * The errors that mean this instance no longer owns its tasks (Java's
@@ -92,8 +93,9 @@ export class StreamsProducer {
     const txn = this.txn
     if (!txn) return
     if (offsets.size > 0) {
-      const topics = new Map<string, Array<{ partition: number; offset: bigint }>>()
-      for (const o of offsets.values()) topics.set(o.topic, [...(topics.get(o.topic) ?? []), { partition: o.partition, offset: o.offset }])
+      const topics = new Map<string, Array<{ partition: number; offset: bigint; metadata: string | null }>>()
+      for (const o of offsets.values())
+        topics.set(o.topic, [...(topics.get(o.topic) ?? []), { partition: o.partition, offset: o.offset, metadata: o.metadata }])
       await txn.sendOffsets({
         consumerGroupId: groupId,
         topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),

@@ -116,6 +116,7 @@ export type JavaStreamsAppName =
   | 'session-count'
   | 'session-aggregate'
   | 'repartition-count'
+  | 'stream-time'
 
 export interface JavaStreamsOptions {
   applicationId: string

@@ -56,6 +56,8 @@ import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.ValueJoiner;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.WindowedSerdes;
+import org.apache.kafka.streams.processor.api.ContextualProcessor;
+import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.WindowStore;
@@ -103,6 +105,8 @@ import org.apache.kafka.streams.state.WindowStore;
  *   repartition-count  [text]: each value made the key (selectKey), through repartition(Repartitioned
  *                      .with(String, String)) named by --name, of --partitions partitions; grouped by
  *                      key, counted in store "counts"; String, Long
+ *   stream-time        [events]: each record's value replaced by the task's stream time as its
+ *                      processor sees it (ProcessorContext.currentStreamTimeMs()); String, String
  * --global-first: stream-globaltable-join's global table declared first.
  * --suppress: the windowed, sliding and session counts through suppress(untilWindowCloses(unbounded())).
  * Defaults: --window-ms 60000, --grace-ms 0, --gap-ms 5000, --join inner.
@@ -242,6 +246,16 @@ public final class RigStreams {
                     .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts").withKeySerde(S).withValueSerde(L))
                     .toStream()
                     .to(output, Produced.with(S, L));
+                break;
+            case "stream-time":
+                b.stream(inputs.get(0), Consumed.with(S, S))
+                    .process(() -> new ContextualProcessor<String, String, String, String>() {
+                        @Override
+                        public void process(Record<String, String> r) {
+                            context().forward(r.withValue(Long.toString(context().currentStreamTimeMs())));
+                        }
+                    })
+                    .to(output, Produced.with(S, S));
                 break;
             case "repartition-count": {
                 Repartitioned<String, String> repartitioned = Repartitioned.with(S, S);
