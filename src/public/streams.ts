@@ -6,6 +6,7 @@ export type { TopologyDescription, SubtopologyDescription, NodeDescription } fro
 export { KStream, type Produced, type Grouped, type Repartitioned } from '../streams/kstream.js'
 export { KGroupedStream, type Materialized } from '../streams/kgrouped-stream.js'
 export { KTable } from '../streams/ktable.js'
+export type { ForeignKeyExtractor, ForeignKeyJoinOptions } from '../streams/fk-join.js'
 export { GlobalKTable } from '../streams/global-table.js'
 export type { KeyValueMapper } from '../streams/stream-global-table-join.js'
 export type { ValueJoiner } from '../streams/stream-table-join.js'

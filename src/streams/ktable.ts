@@ -5,6 +5,7 @@ import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KStream } from './kstream.js'
 import { TopologyError, type StreamRecord } from './topology.js'
 import { tableTableJoin } from './table-table-join.js'
+import { foreignKeyJoin, type ForeignKeyExtractor, type ForeignKeyJoinOptions } from './fk-join.js'
 import { suppress } from './ktable-suppress.js'
 import type { Suppressed } from './suppressed.js'
 
@@ -42,14 +43,58 @@ export class KTable<K, V> {
     return this.b.dsl.stream(this.b, { ...this.up, node: name })
   }
 
-  /** The rows both tables have, joined; a row leaving either side is deleted (Java's KTable.join(KTable)). */
-  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO) => VR): KTable<K, VR> {
-    return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner as (v: V | null, o: VO | null) => VR, 'inner'), null)
+  /**
+   * The rows both tables have, joined; a row leaving either side is deleted (Java's KTable.join(KTable)).
+   * With a foreign key extractor, each row joined with the other table's row under the key its value
+   * names (Java's foreign-key join): `(value) => fk`, or `(key, value) => fk` for a function of two parameters.
+   */
+  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO) => VR): KTable<K, VR>
+  join<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: ForeignKeyExtractor<K, V, KO>,
+    joiner: (value: V, otherValue: VO) => VR,
+    options?: ForeignKeyJoinOptions<K, VR>,
+  ): KTable<K, VR>
+  join(
+    other: KTable<any, any>,
+    a: (...args: any[]) => any,
+    joiner?: (...args: any[]) => any,
+    options?: ForeignKeyJoinOptions<K, any>,
+  ): KTable<K, any> {
+    if (joiner !== undefined) return this.foreignKeyJoin(other, a, joiner, false, options)
+    return this.b.dsl.table(this.b, tableTableJoin(this.b, this, other, a, 'inner'), null)
   }
 
-  /** Every row of this table, joined with the other's row or null (Java's KTable.leftJoin(KTable)). */
-  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null) => VR): KTable<K, VR> {
-    return this.b.dsl.table<K, VR>(this.b, tableTableJoin(this.b, this, other, joiner as (v: V | null, o: VO | null) => VR, 'left'), null)
+  /**
+   * Every row of this table, joined with the other's row or null (Java's KTable.leftJoin(KTable)); with a
+   * foreign key extractor, with the other's row under that key or null (a null foreign key too).
+   */
+  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null) => VR): KTable<K, VR>
+  leftJoin<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: ForeignKeyExtractor<K, V, KO>,
+    joiner: (value: V, otherValue: VO | null) => VR,
+    options?: ForeignKeyJoinOptions<K, VR>,
+  ): KTable<K, VR>
+  leftJoin(
+    other: KTable<any, any>,
+    a: (...args: any[]) => any,
+    joiner?: (...args: any[]) => any,
+    options?: ForeignKeyJoinOptions<K, any>,
+  ): KTable<K, any> {
+    if (joiner !== undefined) return this.foreignKeyJoin(other, a, joiner, true, options)
+    return this.b.dsl.table(this.b, tableTableJoin(this.b, this, other, a, 'left'), null)
+  }
+
+  private foreignKeyJoin(
+    other: KTable<any, any>,
+    extractor: ForeignKeyExtractor<K, V, any>,
+    joiner: (value: V, otherValue: any) => any,
+    leftJoin: boolean,
+    options?: ForeignKeyJoinOptions<K, any>,
+  ): KTable<K, any> {
+    const joined = foreignKeyJoin(this.b, this, other, extractor, joiner, leftJoin, options)
+    return this.b.dsl.table(this.b, joined.upstream, joined.storeName, joined.materialize)
   }
 
   /** Every row of either table, joined with the other's or null (Java's KTable.outerJoin(KTable)). */

@@ -148,7 +148,8 @@ export class StreamTask {
         const windowed = isWindowedSerde(keySerde) ? keySerde : null
         processes.set(node.name, (r) => {
           const topic = fixed ?? extractor!(r.key, r.value, this.current)
-          const placement = windowed && r.key != null ? { by: windowed.serializeBaseKey(topic, r.key) } : undefined
+          const placement =
+            node.partitioner?.(r.key, r.value) ?? (windowed && r.key != null ? { by: windowed.serializeBaseKey(topic, r.key) } : undefined)
           env.collector.send(topic, keySerde.serialize(topic, r.key), valueSerde.serialize(topic, r.value), r.timestamp, placement)
         })
       } else {

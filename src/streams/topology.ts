@@ -36,6 +36,8 @@ export interface SinkNode {
   topic: string | TopicNameExtractor
   keySerde?: Serde<any>
   valueSerde?: Serde<any>
+  /** The partition a record goes to (Java's StreamPartitioner); undefined: the default partitioner. */
+  partitioner?: (key: any, value: any) => number | undefined
 }
 
 export type TopologyNode = SourceNode | ProcessorNode | SinkNode
@@ -80,7 +82,7 @@ export class Topology {
   readonly nodes = new Map<string, TopologyNode>()
   /** @internal */
   readonly stores = new Map<string, StoreDef>()
-  /** Repartition topics by short name (`<name>-repartition`); the application id prefixes them at run time. @internal */
+  /** Repartition topics by short name (`<name>-repartition`, a foreign-key join's `<name>-topic`); the application id prefixes them at run time. @internal */
   readonly internalTopics = new Set<string>()
   /** Repartition topics whose partition count the topology fixes (Java's Repartitioned.withNumberOfPartitions). @internal */
   readonly internalTopicPartitions = new Map<string, number>()

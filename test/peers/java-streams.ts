@@ -112,6 +112,7 @@ export type JavaStreamsAppName =
   | 'stream-table-join'
   | 'stream-globaltable-join'
   | 'table-table-join'
+  | 'fk-join'
   | 'stream-stream-join'
   | 'session-count'
   | 'session-aggregate'
@@ -139,7 +140,7 @@ export interface JavaStreamsOptions {
   rekey?: boolean
   /** stream-globaltable-join: the global table declared before the stream. */
   globalFirst?: boolean
-  /** repartition-count: Repartitioned.withName() and withNumberOfPartitions(); stream-globaltable-join: the global table's Consumed name. */
+  /** repartition-count: Repartitioned.withName() and withNumberOfPartitions(); stream-globaltable-join: the global table's Consumed name; fk-join: TableJoined.as(name). */
   name?: string
   partitions?: number
   /** Any StreamsConfig: processing.guarantee, commit.interval.ms, group.protocol, state.dir, ... */

@@ -49,6 +49,7 @@ import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.kstream.SessionWindowedKStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.SlidingWindows;
+import org.apache.kafka.streams.kstream.TableJoined;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.TimeWindowedKStream;
@@ -92,6 +93,10 @@ import org.apache.kafka.streams.state.WindowStore;
  *                      name); String, String
  *   table-table-join   [left, right]: left.join / leftJoin / outerJoin(right) (--join), value "l+r",
  *                      tables in stores "left" and "right"; String, String
+ *   fk-join            [left, right]: left.join / leftJoin(right, foreign key, joiner, TableJoined) (--join
+ *                      inner|left; --name: TableJoined.as(name)), the foreign key the left value's text
+ *                      before its first ':' (none: null), value "l+r", tables in stores "left" and
+ *                      "right"; String, String
  *   stream-stream-join [left, right]: left.join / leftJoin / outerJoin(right) (--join) within
  *                      JoinWindows.ofTimeDifferenceAndGrace(window, grace) (--before-ms / --after-ms
  *                      then set before() / after()), value "l+r", StreamJoined.with(String x3), stores
@@ -353,6 +358,22 @@ public final class RigStreams {
                 joined.toStream().to(output, Produced.with(S, S));
                 break;
             }
+            case "fk-join": {
+                // The foreign key is the left value's text before its first ':' (none: a null foreign key).
+                KTable<String, String> left = b.table(inputs.get(0), Consumed.with(S, S),
+                    Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("left").withKeySerde(S).withValueSerde(S));
+                KTable<String, String> right = b.table(inputs.get(1), Consumed.with(S, S),
+                    Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("right").withKeySerde(S).withValueSerde(S));
+                java.util.function.Function<String, String> fk = v -> v.indexOf(':') < 0 ? null : v.substring(0, v.indexOf(':'));
+                TableJoined<String, String> named = opt.containsKey("--name") ? TableJoined.as(opt.get("--name")) : TableJoined.with(null, null);
+                KTable<String, String> joined = switch (join) {
+                    case "inner" -> left.join(right, fk, joiner, named);
+                    case "left" -> left.leftJoin(right, fk, joiner, named);
+                    default -> throw new IllegalArgumentException("a foreign-key join is inner or left, not " + join);
+                };
+                joined.toStream().to(output, Produced.with(S, S));
+                break;
+            }
             case "stream-stream-join": {
                 JoinWindows windows = JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(ms(opt, "--window-ms", 60_000)),
                     Duration.ofMillis(ms(opt, "--grace-ms", 0)));
@@ -447,10 +468,10 @@ public final class RigStreams {
         }
     }
 
-    /** Whether `committed` has reached the end (read_committed) of every partition of the application's repartition topics. */
+    /** Whether `committed` has reached the end (read_committed) of every partition of the application's repartition topics (and a foreign-key join's subscription and response topics, <name>-topic). */
     private static boolean repartitionsDone(Admin admin, String appId, Map<TopicPartition, OffsetAndMetadata> committed) throws Exception {
         List<String> topics = admin.listTopics().names().get(10, TimeUnit.SECONDS).stream()
-            .filter(t -> t.startsWith(appId + "-") && t.endsWith("-repartition"))
+            .filter(t -> t.startsWith(appId + "-") && (t.endsWith("-repartition") || t.endsWith("-topic")))
             .collect(Collectors.toList());
         if (topics.isEmpty()) return true;
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
