@@ -17,17 +17,26 @@ export interface ReadRecord {
   attributes: number
 }
 
-/** Reads `count` records of `topic` (all partitions, from the beginning) with a group-less wafka consumer. */
+/**
+ * Reads `count` records of `topic` (all partitions, from the beginning) with
+ * a group-less wafka consumer; `'end'`: every record below the end offsets
+ * found first, however many compaction left (the consumer's fetch position
+ * passes the gaps and transaction markers a count would wait on).
+ */
 export async function wafkaRead(
   kafka: Kafka,
   topic: string,
-  count: number,
+  count: number | 'end',
   options: { partitions?: number[]; timeoutMs?: number; isolationLevel?: 'read_committed' | 'read_uncommitted' } = {},
 ): Promise<ReadRecord[]> {
   const admin = kafka.admin()
   await admin.connect()
-  const meta = await admin.fetchTopicMetadata({ topics: [topic] }).finally(() => admin.disconnect())
+  const [meta, ends] = await Promise.all([
+    admin.fetchTopicMetadata({ topics: [topic] }),
+    count === 'end' ? admin.fetchTopicOffsets(topic) : [],
+  ]).finally(() => admin.disconnect())
   const partitions = options.partitions ?? meta.topics[0].partitions.map((p: { partitionId: number }) => p.partitionId)
+  const endOf = new Map(ends.map((e: { partition: number; high: string }) => [e.partition, BigInt(e.high)]))
   const consumer = kafka.consumer({
     autoOffsetReset: 'earliest',
     maxWaitTimeInMs: 200,
@@ -38,6 +47,7 @@ export async function wafkaRead(
   try {
     consumer.assign([{ topic, partitions }])
     let done!: () => void
+    let lastDelivery = 0
     const finished = new Promise<void>((r) => (done = r))
     await consumer.run({
       eachMessage: async ({ partition, message }) => {
@@ -50,9 +60,18 @@ export async function wafkaRead(
           headers: [...message.headerList],
           attributes: message.attributes,
         })
-        if (out.length >= count) done()
+        lastDelivery = Date.now()
+        if (count !== 'end' && out.length >= count) done()
       },
     })
+    // Read to the end: each partition fetched past its end offset, nothing fetched left undelivered (none for 100 ms).
+    const atEnd = () =>
+      Date.now() - lastDelivery > 100 &&
+      consumer.statistics().partitions.every((p) => {
+        const end = endOf.get(p.partition) ?? 0n
+        return (end === 0n || BigInt(p.fetchPosition ?? -1) >= end) && p.queued === 0
+      })
+    const poll = count === 'end' ? setInterval(() => atEnd() && done(), 50) : undefined
     const timeoutMs = options.timeoutMs ?? 30_000
     let timer: ReturnType<typeof setTimeout> | undefined
     await Promise.race([
@@ -61,7 +80,10 @@ export async function wafkaRead(
         (_, reject) =>
           (timer = setTimeout(() => reject(new Error(`read ${out.length} of ${count} records of ${topic} in ${timeoutMs} ms`)), timeoutMs)),
       ),
-    ]).finally(() => clearTimeout(timer))
+    ]).finally(() => {
+      clearTimeout(timer)
+      clearInterval(poll)
+    })
   } finally {
     await consumer.disconnect()
   }

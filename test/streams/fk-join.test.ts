@@ -16,8 +16,8 @@ import { KafkaStreams, Serdes, StreamsBuilder, TopologyError, type KTable } from
 import { murmur3Hash128 } from '../../src/streams/murmur3.js'
 import { javaStreamsDescribe } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { until, wafka, wafkaRead } from '../kafka/support.js'
-import { consumedAll, runJavaToEnd } from './support.js'
+import { until, wafka } from '../kafka/support.js'
+import { consumedAll, rawTable, runJavaToEnd } from './support.js'
 
 const str = Serdes.String()
 const fkOf = (v: string) => (v.includes(':') ? v.slice(0, v.indexOf(':')) : null)
@@ -125,27 +125,6 @@ function expected(join: 'inner' | 'left'): Record<string, string> {
     if (r !== undefined || join === 'left') out[k] = joiner(v, r ?? null)
   }
   return out
-}
-
-async function endOffsetsSum(kafka: Kafka, topic: string): Promise<number> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    return (await admin.fetchTopicOffsets(topic)).reduce((sum, o) => sum + Number(o.high), 0)
-  } finally {
-    await admin.disconnect()
-  }
-}
-
-/** Key bytes (hex) to value bytes (hex), the latest per key; tombstones delete. */
-async function rawTable(kafka: Kafka, topic: string): Promise<Record<string, string>> {
-  const table: Record<string, string> = {}
-  for (const r of await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic))) {
-    const key = r.key!.toString('hex')
-    if (r.value === null) delete table[key]
-    else table[key] = r.value.toString('hex')
-  }
-  return table
 }
 
 const decoded = (t: Record<string, string>) =>

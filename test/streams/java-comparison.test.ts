@@ -32,7 +32,7 @@ import {
 import { javaSerdes, javaStreamsDescribe, javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
-import { consumedAll, NO_TIME_RETENTION, partitionRecords, produceStrings, runJavaToEnd } from './support.js'
+import { consumedAll, NO_TIME_RETENTION, partitionRecords, produceStrings, rawTable, runJavaToEnd } from './support.js'
 
 const TOPIC_RESOURCE = 2
 // An hour ago, to the hour (a multiple of every window size below): within the topics' retention.
@@ -62,27 +62,6 @@ function expectedCounts(text: string[]): Record<string, bigint> {
   const counts: Record<string, bigint> = {}
   for (const line of text) for (const w of words(line)) counts[w] = (counts[w] ?? 0n) + 1n
   return counts
-}
-
-async function endOffsetsSum(kafka: Kafka, topic: string): Promise<number> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    return (await admin.fetchTopicOffsets(topic)).reduce((sum, o) => sum + Number(o.high), 0)
-  } finally {
-    await admin.disconnect()
-  }
-}
-
-/** Every record of `topic` as key bytes (hex) to value bytes (hex), the latest per key; tombstones delete. */
-async function rawTable(kafka: Kafka, topic: string): Promise<Record<string, string>> {
-  const table: Record<string, string> = {}
-  for (const r of await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic))) {
-    const key = r.key!.toString('hex')
-    if (r.value === null) delete table[key]
-    else table[key] = r.value.toString('hex')
-  }
-  return table
 }
 
 /** Runs a wafka/streams application until `done` holds of its output's raw table, then closes it. */
@@ -328,7 +307,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       expect(decode(javaTable)).toEqual(expected)
 
       // Java's StringDeserializer and LongDeserializer on every record wafka/streams wrote.
-      const written = await wafkaRead(kafka, 'cmp-wafka-counts', await endOffsetsSum(kafka, 'cmp-wafka-counts'))
+      const written = await wafkaRead(kafka, 'cmp-wafka-counts', 'end')
       const answers = await javaSerdes(
         written.flatMap((r) => [
           { op: 'deserialize' as const, serde: 'String' as const, bytes: r.key },
@@ -516,9 +495,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
 
       /** Every record, key and value as hex ('-' for null), sorted. */
       const records = async (topic: string) =>
-        (await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic)))
-          .map((r) => `${r.key?.toString('hex') ?? '-'}:${r.value?.toString('hex') ?? '-'}`)
-          .sort()
+        (await wafkaRead(kafka, topic, 'end')).map((r) => `${r.key?.toString('hex') ?? '-'}:${r.value?.toString('hex') ?? '-'}`).sort()
       const readable = (list: string[]) =>
         list.map((r) =>
           r
@@ -617,9 +594,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
           count: events.length,
         })
       const records = async (topic: string) =>
-        (await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic)))
-          .map((r) => `${r.key?.toString('hex') ?? '-'}:${r.value?.toString('hex') ?? '-'}`)
-          .sort()
+        (await wafkaRead(kafka, topic, 'end')).map((r) => `${r.key?.toString('hex') ?? '-'}:${r.value?.toString('hex') ?? '-'}`).sort()
       const readable = (list: string[]) =>
         list.map((r) =>
           r
@@ -787,9 +762,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
           expect((await java.stop()).code).toBe(0)
         }
         const records = async (topic: string) =>
-          (await wafkaRead(kafka, topic, await endOffsetsSum(kafka, topic))).map(
-            (x) => `${x.key?.toString('hex')}:${x.value?.toString('hex') ?? '-'}`,
-          )
+          (await wafkaRead(kafka, topic, 'end')).map((x) => `${x.key?.toString('hex')}:${x.value?.toString('hex') ?? '-'}`)
         const javaRecords = await records(javaOut)
         expect(javaRecords.length).toBeGreaterThan(0)
         expect(await records(wafkaOut)).toEqual(javaRecords)

@@ -5,7 +5,7 @@
 import { startCluster } from '../../src/broker/index.js'
 import { Kafka, type Consumer } from '../../src/index.js'
 import { startKafka } from '../peers/kafka.js'
-import { until } from '../kafka/support.js'
+import { until, wafkaRead } from '../kafka/support.js'
 import { expect } from 'vitest'
 import { Serdes } from '../../src/public/streams.js'
 import { javaStreamsApp, type JavaStreamsAppName, type JavaStreamsOptions } from '../peers/java-streams.js'
@@ -203,4 +203,15 @@ export async function runJavaToEnd(cluster: RunningTarget, app: JavaStreamsAppNa
     errors: [],
   })
   expect(run.events.find((e) => e.event === 'committed')).toEqual({ event: 'committed', records: options.count })
+}
+
+/** Every record of `topic` as key bytes (hex) to value bytes (hex), the latest per key; tombstones delete. */
+export async function rawTable(kafka: Kafka, topic: string): Promise<Record<string, string>> {
+  const table: Record<string, string> = {}
+  for (const r of await wafkaRead(kafka, topic, 'end')) {
+    const key = r.key!.toString('hex')
+    if (r.value === null) delete table[key]
+    else table[key] = r.value.toString('hex')
+  }
+  return table
 }
