@@ -49,6 +49,8 @@ import type { InMemorySessionStore } from './session-store.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
 import { StreamsRebalanceData } from './streams-rebalance-data.js'
 import { StreamsMembership } from './streams-membership.js'
+import { StandbyTasks } from './standby-tasks.js'
+import { taskName } from './streams-rebalance-data.js'
 import type { Subtopology, Topology } from './topology.js'
 
 /** What the uncaught-error handler answers (Java's StreamThreadExceptionResponse). */
@@ -65,6 +67,12 @@ const WALL_CLOCK_CHECK_MS = 100
 
 /** Java's KafkaStreams.State. */
 export type StreamsState = 'CREATED' | 'REBALANCING' | 'RUNNING' | 'PENDING_SHUTDOWN' | 'NOT_RUNNING' | 'PENDING_ERROR' | 'ERROR'
+
+/** Java's StoreQueryParameters, the part that is not the name and type. */
+export interface StoreQueryParameters {
+  /** Also read the standby (and warm-up) tasks' copies, which may lag the active ones. Default false. */
+  enableStaleStores?: boolean
+}
 
 export type StateListener = (newState: StreamsState, oldState: StreamsState) => void
 
@@ -119,6 +127,10 @@ export class KafkaStreams {
   /** groupProtocol 'streams': the topology as the streams group sees it, and the stream thread's membership. */
   private rebalanceData: StreamsRebalanceData | undefined
   private membership: StreamsMembership | undefined
+  /** groupProtocol 'streams': the standby and warm-up tasks (standby-tasks.ts). */
+  private standbys: StandbyTasks | undefined
+  /** Java's StateDirectory.taskOffsetSums: each task's persistent stores' changelog offsets summed, as last known (on disk at start, then at each close). */
+  private readonly diskOffsets = new Map<string, bigint>()
 
   constructor(
     private readonly topology: Topology,
@@ -190,14 +202,18 @@ export class KafkaStreams {
    * Java's store(StoreQueryParameters): a read-only view of the store `name`
    * over this instance's tasks. Refused (InvalidStateStoreError) for a store
    * the topology does not have, of another type, or while not RUNNING.
+   * `enableStaleStores` (Java's StoreQueryParameters.enableStaleStores): the
+   * standby and warm-up tasks' copies too, readable while REBALANCING as well.
    */
-  store<K, V>(name: string, type: 'keyValue'): ReadOnlyKeyValueStore<K, V>
-  store<K, V>(name: string, type: 'window'): ReadOnlyWindowStore<K, V>
-  store<K, V>(name: string, type: 'session'): ReadOnlySessionStore<K, V>
+  store<K, V>(name: string, type: 'keyValue', params?: StoreQueryParameters): ReadOnlyKeyValueStore<K, V>
+  store<K, V>(name: string, type: 'window', params?: StoreQueryParameters): ReadOnlyWindowStore<K, V>
+  store<K, V>(name: string, type: 'session', params?: StoreQueryParameters): ReadOnlySessionStore<K, V>
   store<K, V>(
     name: string,
     type: QueryableStoreType,
+    params: StoreQueryParameters = {},
   ): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> | ReadOnlySessionStore<K, V> {
+    const stale = params.enableStaleStores === true
     // A global table's store: one store holding every partition, queried as a key-value store (as Java allows).
     if (this.topology.globalStores.has(name)) {
       if (type !== 'keyValue') throw new InvalidStateStoreError(`store ${name} is a keyValue store, not a ${type} store`)
@@ -213,11 +229,12 @@ export class KafkaStreams {
     const actual: QueryableStoreType = def.window ? 'window' : def.session ? 'session' : 'keyValue'
     if (actual !== type) throw new InvalidStateStoreError(`store ${name} is a ${actual} store, not a ${type} store`)
     const locals = <S>(): S[] => {
-      if (this.current !== 'RUNNING')
+      if (this.current !== 'RUNNING' && !(stale && this.current === 'REBALANCING'))
         throw new InvalidStateStoreError(
           `store ${name} cannot be read in state ${this.current}: its tasks may be moving (wait for RUNNING)`,
         )
-      return [...this.tasks.values()].map((t) => t.stores.get(name)).filter((s) => s !== undefined) as S[]
+      const active = [...this.tasks.values()].map((t) => t.stores.get(name)).filter((s) => s !== undefined)
+      return [...active, ...(stale ? (this.standbys?.stores(name) ?? []) : [])] as S[]
     }
     if (type === 'window') return windowView<K, V>(() => locals<InMemoryWindowStore<K, V>>())
     if (type === 'session') return sessionView<K, V>(() => locals<InMemorySessionStore<K, V>>())
@@ -245,7 +262,10 @@ export class KafkaStreams {
         const dir = new StateDirectory(this.config.stateDir, this.config.applicationId, this.log)
         this.id = dir.open()
         this.env.stateDirectory = this.stateDirectory = dir
+        if (this.rebalanceData) for (const [id, sum] of dir.taskOffsetSums()) this.diskOffsets.set(id, sum)
       }
+      if (this.rebalanceData)
+        this.standbys = new StandbyTasks(this.kafka, this.topology, this.env, this.log, (id, sum) => this.noteOffsets(id, sum))
       this.admin = this.kafka.admin()
       await this.admin.connect()
       // Under the streams protocol the group coordinator creates the internal topics (and checks the source topics), as Java leaves it to.
@@ -267,6 +287,7 @@ export class KafkaStreams {
       if (this.stateDirectory)
         this.checkpointTimer = setInterval(() => {
           for (const task of this.tasks.values()) this.exactlyOnce ? task.state.compact() : task.state.checkpoint(this.acked)
+          this.standbys?.checkpoint(this.exactlyOnce)
         }, this.config.commitIntervalMs)
       await this.runConsumer()
       this.wallClock = setInterval(() => void this.punctuateWallClock(), WALL_CLOCK_CHECK_MS)
@@ -381,11 +402,18 @@ export class KafkaStreams {
     if (data)
       consumer.useMembership(
         (coordinator, config, hooks) =>
-          (this.membership = new StreamsMembership(coordinator, config, hooks, data, {
-            processId: this.processId,
-            userEndpoint: this.config.userEndpoint,
-            clientTags: this.config.clientTags,
-          })),
+          (this.membership = new StreamsMembership(
+            coordinator,
+            config,
+            hooks,
+            data,
+            { processId: this.processId, userEndpoint: this.config.userEndpoint, clientTags: this.config.clientTags },
+            {
+              standbys: (tasks, active) => this.standbys!.update(tasks.map(taskName), new Set(active.map(taskName)), this.admin!),
+              taskOffsets: () => this.taskOffsetSums(),
+              taskEndOffsets: () => this.standbys?.endOffsetSums() ?? new Map(),
+            },
+          )),
       )
     // Java's handleRevocation under EOS v2: one transaction holds every task, so it commits (all of them)
     // before the partitions go; lost partitions (or a failure) abort it.
@@ -500,9 +528,12 @@ export class KafkaStreams {
     const id = `${sub.id}_${partition}`
     const known = this.tasks.get(id)
     if (known) return known
-    const task = new StreamTask(this.topology, sub, partition, this.env)
+    // A standby of this task here hands its stores over: only the tail it had not read is restored.
+    const recycled = this.standbys?.take(id)
+    const task = new StreamTask(this.topology, sub, partition, this.env, recycled)
     try {
-      await task.state.initialize(this.kafka, this.admin!, this.restoreTimeoutMs)
+      if (recycled) await task.state.catchUp(this.kafka, this.admin!, this.restoreTimeoutMs)
+      else await task.state.initialize(this.kafka, this.admin!, this.restoreTimeoutMs)
     } catch (err) {
       task.state.close(false, this.acked)
       throw err
@@ -534,6 +565,24 @@ export class KafkaStreams {
     } catch (err) {
       this.log.error("closing a task's stores failed", { task: id, error: (err as Error).message })
     }
+    this.noteOffsets(id, task.state.offsetSum(true))
+  }
+
+  /** A task closed: its persistent stores' offsets are what this instance holds of it (Java's StateDirectory.updateTaskOffsets). */
+  private noteOffsets(id: string, sum: bigint | undefined): void {
+    if (sum !== undefined && this.stateDirectory) this.diskOffsets.set(id, sum)
+  }
+
+  /**
+   * Java's TaskManager task offset sums under the streams protocol: every
+   * task this instance holds state of, but those it runs as active; a
+   * standby's over all its stores, as it stands now.
+   */
+  private taskOffsetSums(): Map<string, bigint> {
+    const sums = new Map(this.diskOffsets)
+    for (const id of this.tasks.keys()) sums.delete(id)
+    for (const [id, sum] of this.standbys?.offsetSums() ?? []) sums.set(id, sum)
+    return sums
   }
 
   /** Wall-clock punctuations due now, in every task; their output is flushed as a batch's is (under exactly_once_v2, into the transaction, between batches and commits). */
@@ -660,6 +709,7 @@ export class KafkaStreams {
       clearInterval(this.wallClock)
       clearInterval(this.checkpointTimer)
       for (const id of [...this.tasks.keys()]) this.closeTask(id, !this.failed)
+      await this.standbys?.close().catch(log('closing the standby tasks'))
       this.stateDirectory?.close()
     })()
     return this.stopping
