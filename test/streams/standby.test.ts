@@ -8,6 +8,7 @@
 // changelog offsets are reported in the heartbeat (the broker describes
 // them); when the active instance closes, the other takes its tasks over and
 // restores only the tail its standby had not read; the counts stay exact.
+// And a wafka standby of a Java Kafka Streams active task takes it over the same way.
 // Persistent stores (files and checkpoints in stateDir) and in-memory ones;
 // at_least_once, and exactly_once_v2 (the standby reads read_committed).
 import { mkdtempSync } from 'node:fs'
@@ -23,6 +24,7 @@ import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
 import { produceStrings, tableReader } from './support.js'
+import { javaStreamsApp } from '../peers/java-streams.js'
 
 const str = Serdes.String()
 const WORDS = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'x', 'a1']
@@ -71,6 +73,16 @@ const FAST_GROUPS = {
 }
 
 const PARTITIONS = 4
+// The count reads the repartition topic: sub-topology 1 holds the store.
+const STATEFUL = Array.from({ length: PARTITIONS }, (_, p) => `1_${p}`)
+
+/** The restores the state manager logged at INFO for store counts: task, records restored, the offset begun at. */
+function restoresIn(logs: LogEntry[]): Array<{ task: string; restored: number; from: bigint }> {
+  return logs.flatMap((e) => {
+    const m = /^restored (\d+) records of store counts from changelog \S+ starting at offset (\d+)/.exec(e.log.message)
+    return m ? [{ task: e.log.task as string, restored: Number(m[1]), from: BigInt(m[2]) }] : []
+  })
+}
 const tasks = (t: Array<{ subtopologyId: string; partitions: number[] }>) =>
   t.flatMap((x) => x.partitions.map((p) => `${x.subtopologyId}_${p}`)).sort()
 
@@ -104,6 +116,22 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       }))
     }
 
+    /** The input and output topics, and the group's standby count: 1 (under the streams protocol a group config; Java's num.standby.replicas is ignored). */
+    async function prepare(app: string, input: string, output: string): Promise<void> {
+      const admin = client.admin()
+      await admin.connect()
+      try {
+        await admin.createTopics({ waitForLeaders: true, topics: [input, output].map((topic) => ({ topic, numPartitions: PARTITIONS })) })
+        await admin.alterConfigs({
+          resources: [
+            { type: ConfigResourceTypes.GROUP, name: app, configEntries: [{ name: 'streams.num.standby.replicas', value: '1' }] },
+          ],
+        })
+      } finally {
+        await admin.disconnect()
+      }
+    }
+
     async function outputIs(output: string, expected: Map<string, bigint>, committed: boolean): Promise<void> {
       const reader = await tableReader(client, output, undefined, committed ? 'read_committed' : 'read_uncommitted')
       try {
@@ -127,22 +155,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       it(`${store} stores, ${guarantee}: the standby follows the active store; when the active closes, the standby's instance restores only the tail; counts exact`, async () => {
         const app = `sb-${store === 'rocksDB' ? 'disk' : 'mem'}-${guarantee === 'exactly_once_v2' ? 'eos' : 'alo'}`
         const [input, output] = [`${app}-text`, `${app}-counts`]
-        const admin = client.admin()
-        await admin.connect()
-        try {
-          await admin.createTopics({
-            waitForLeaders: true,
-            topics: [input, output].map((topic) => ({ topic, numPartitions: PARTITIONS })),
-          })
-          // Under the streams protocol the standby count is the group's config (Java's num.standby.replicas is ignored).
-          await admin.alterConfigs({
-            resources: [
-              { type: ConfigResourceTypes.GROUP, name: app, configEntries: [{ name: 'streams.num.standby.replicas', value: '1' }] },
-            ],
-          })
-        } finally {
-          await admin.disconnect()
-        }
+        await prepare(app, input, output)
         const logs = { a: [] as LogEntry[], b: [] as LogEntry[] }
         const instance = (name: 'a' | 'b', more: Partial<StreamsConfig> = {}) =>
           new KafkaStreams(wordCount(input, output), {
@@ -162,8 +175,6 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           })
         const a = instance('a')
         const b = instance('b')
-        // The count reads the repartition topic: sub-topology 1 holds the store.
-        const stateful = Array.from({ length: PARTITIONS }, (_, p) => `1_${p}`)
         await a.start()
         try {
           await until(
@@ -183,7 +194,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             (m) =>
               m.length === 2 &&
               m.every((x) => x.active.length > 0) &&
-              stateful.every((t) => m.some((x) => x.active.includes(t)) && m.some((x) => x.standby.includes(t))),
+              STATEFUL.every((t) => m.some((x) => x.active.includes(t)) && m.some((x) => x.standby.includes(t))),
             30_000,
           )
           for (const m of split) expect(m.standby.filter((t) => m.active.includes(t))).toEqual([])
@@ -218,7 +229,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             30_000,
           )
           const mark = logs.b.length
-          const taken = split.find((x) => x.processId === a.processId)!.active.filter((t) => stateful.includes(t))
+          const taken = split.find((x) => x.processId === a.processId)!.active.filter((t) => STATEFUL.includes(t))
           expect(taken.length).toBeGreaterThan(0)
           await a.close()
           await until(
@@ -231,14 +242,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           await produceStrings(client, input, third)
           await outputIs(output, counted([...first, ...second, ...third]), guarantee === 'exactly_once_v2')
           // The tasks b took over restored from where their standbys were, not from the changelog's start.
-          const restores = logs.b
-            .slice(mark)
-            .map((e) => ({
-              task: e.log.task as string,
-              m: /^restored (\d+) records of store counts from changelog \S+ starting at offset (\d+)/.exec(e.log.message),
-            }))
-            .filter((r) => r.m !== null)
-            .map((r) => ({ task: r.task, restored: Number(r.m![1]), from: BigInt(r.m![2]) }))
+          const restores = restoresIn(logs.b.slice(mark))
           expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
           for (const r of restores) expect(r.from).toBeGreaterThan(0n)
           expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
@@ -248,5 +252,89 @@ for (const target of brokerTargets(FAST_GROUPS)) {
         }
       }, 120_000)
     }
+
+    it('a wafka standby follows a Java Kafka Streams active (group.protocol=streams): when Java closes, wafka takes over restoring only the tail; counts exact', async () => {
+      const app = 'sb-java'
+      const [input, output] = [`${app}-text`, `${app}-counts`]
+      await prepare(app, input, output)
+      const java = javaStreamsApp(kafka, 'wordcount', {
+        applicationId: app,
+        inputs: [input],
+        output,
+        props: { 'group.protocol': 'streams', 'commit.interval.ms': 100, 'state.dir': mkdtempSync(join(tmpdir(), 'java-standby-')) },
+      })
+      const logs: LogEntry[] = []
+      const w = new KafkaStreams(wordCount(input, output), {
+        stateDir: mkdtempSync(join(tmpdir(), 'wafka-standby-w-')),
+        applicationId: app,
+        brokers: kafka.bootstrap,
+        groupProtocol: 'streams',
+        commitIntervalMs: 100,
+        retryBackoffMs: 100,
+        defaultKeySerde: str,
+        defaultValueSerde: str,
+        logLevel: logLevel.INFO,
+        logCreator: () => (e: LogEntry) => void logs.push(e),
+      })
+      try {
+        await until(
+          'Java to own every task',
+          () => members(app),
+          (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
+          60_000,
+        )
+        const first = lines(400, PARTITIONS, 4)
+        await produceStrings(client, input, first)
+        await outputIs(output, counted(first), false)
+        await w.start()
+        const split = await until(
+          'the tasks to be split, each stateful one with a standby on the other instance',
+          () => members(app),
+          (m) =>
+            m.length === 2 &&
+            m.every((x) => x.active.length > 0) &&
+            STATEFUL.every((t) => m.some((x) => x.active.includes(t)) && m.some((x) => x.standby.includes(t))),
+          60_000,
+        )
+        const second = lines(400, PARTITIONS, 5)
+        await produceStrings(client, input, second)
+        const expected = counted([...first, ...second])
+        await outputIs(output, expected, false)
+        // wafka's standbys read the changelogs Java's active tasks write: with its own tasks, the whole table.
+        await until(
+          "wafka's standbys to hold what Java's active tasks counted",
+          () =>
+            new Map(
+              w
+                .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
+                .all()
+                .map((e) => [e.key, e.value]),
+            ),
+          (t) => t.size === expected.size && [...expected].every(([word, n]) => t.get(word) === n),
+          30_000,
+        )
+        const mark = logs.length
+        const taken = split.find((x) => x.processId !== w.processId)!.active.filter((t) => STATEFUL.includes(t))
+        expect(taken.length).toBeGreaterThan(0)
+        expect(await java.stop()).toEqual({ code: 0, signal: null })
+        await until(
+          'wafka to own every task',
+          () => members(app),
+          (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
+          60_000,
+        )
+        const third = lines(100, PARTITIONS, 6)
+        await produceStrings(client, input, third)
+        await outputIs(output, counted([...first, ...second, ...third]), false)
+        const restores = restoresIn(logs.slice(mark))
+        expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
+        for (const r of restores) expect(r.from).toBeGreaterThan(0n)
+        expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
+        expect(java.events.filter((e) => e.event === 'error')).toEqual([])
+      } finally {
+        await java.kill()
+        await w.close()
+      }
+    }, 180_000)
   })
 }
