@@ -50,6 +50,7 @@ import { StreamTask, type TaskEnvironment } from './stream-task.js'
 import { StreamsRebalanceData } from './streams-rebalance-data.js'
 import { StreamsMembership } from './streams-membership.js'
 import { StandbyTasks } from './standby-tasks.js'
+import { TaskOffsets } from './task-offsets.js'
 import { taskName } from './streams-rebalance-data.js'
 import type { Subtopology, Topology } from './topology.js'
 
@@ -129,8 +130,8 @@ export class KafkaStreams {
   private membership: StreamsMembership | undefined
   /** groupProtocol 'streams': the standby and warm-up tasks (standby-tasks.ts). */
   private standbys: StandbyTasks | undefined
-  /** Java's StateDirectory.taskOffsetSums: each task's persistent stores' changelog offsets summed, as last known (on disk at start, then at each close). */
-  private readonly diskOffsets = new Map<string, bigint>()
+  /** groupProtocol 'streams': the task offsets the heartbeat reports. */
+  private readonly taskOffsets = new TaskOffsets()
 
   constructor(
     private readonly topology: Topology,
@@ -262,10 +263,10 @@ export class KafkaStreams {
         const dir = new StateDirectory(this.config.stateDir, this.config.applicationId, this.log)
         this.id = dir.open()
         this.env.stateDirectory = this.stateDirectory = dir
-        if (this.rebalanceData) for (const [id, sum] of dir.taskOffsetSums()) this.diskOffsets.set(id, sum)
+        if (this.rebalanceData) this.taskOffsets.load(dir)
       }
       if (this.rebalanceData)
-        this.standbys = new StandbyTasks(this.kafka, this.topology, this.env, this.log, (id, sum) => this.noteOffsets(id, sum))
+        this.standbys = new StandbyTasks(this.kafka, this.topology, this.env, this.log, (id, sum) => this.taskOffsets.closed(id, sum))
       this.admin = this.kafka.admin()
       await this.admin.connect()
       // Under the streams protocol the group coordinator creates the internal topics (and checks the source topics), as Java leaves it to.
@@ -410,7 +411,7 @@ export class KafkaStreams {
             { processId: this.processId, userEndpoint: this.config.userEndpoint, clientTags: this.config.clientTags },
             {
               standbys: (tasks, active) => this.standbys!.update(tasks.map(taskName), new Set(active.map(taskName)), this.admin!),
-              taskOffsets: () => this.taskOffsetSums(),
+              taskOffsets: () => this.taskOffsets.sums(this.tasks.keys(), this.standbys),
               taskEndOffsets: () => this.standbys?.endOffsetSums() ?? new Map(),
             },
           )),
@@ -565,24 +566,10 @@ export class KafkaStreams {
     } catch (err) {
       this.log.error("closing a task's stores failed", { task: id, error: (err as Error).message })
     }
-    this.noteOffsets(id, task.state.offsetSum(true))
-  }
-
-  /** A task closed: its persistent stores' offsets are what this instance holds of it (Java's StateDirectory.updateTaskOffsets). */
-  private noteOffsets(id: string, sum: bigint | undefined): void {
-    if (sum !== undefined && this.stateDirectory) this.diskOffsets.set(id, sum)
-  }
-
-  /**
-   * Java's TaskManager task offset sums under the streams protocol: every
-   * task this instance holds state of, but those it runs as active; a
-   * standby's over all its stores, as it stands now.
-   */
-  private taskOffsetSums(): Map<string, bigint> {
-    const sums = new Map(this.diskOffsets)
-    for (const id of this.tasks.keys()) sums.delete(id)
-    for (const [id, sum] of this.standbys?.offsetSums() ?? []) sums.set(id, sum)
-    return sums
+    // exactly_once_v2 closing dirty leaves no checkpoint: the next start restores the task whole, so it holds nothing to report.
+    if (!this.stateDirectory) return
+    if (!clean && this.exactlyOnce) this.taskOffsets.dropped(id)
+    else this.taskOffsets.closed(id, task.state.offsetSum(true))
   }
 
   /** Wall-clock punctuations due now, in every task; their output is flushed as a batch's is (under exactly_once_v2, into the transaction, between batches and commits). */
