@@ -8,7 +8,8 @@
 // changelog offsets are reported in the heartbeat (the broker describes
 // them); when the active instance closes, the other takes its tasks over and
 // restores only the tail its standby had not read; the counts stay exact.
-// And a wafka standby of a Java Kafka Streams active task takes it over the same way.
+// And a wafka standby of a Java Kafka Streams active task takes it over the
+// same way, whether Java closes or is killed (SIGKILL: fenced after the session timeout).
 // Persistent stores (files and checkpoints in stateDir) and in-memory ones;
 // at_least_once, and exactly_once_v2 (the standby reads read_committed).
 import { mkdtempSync } from 'node:fs'
@@ -23,7 +24,7 @@ import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
-import { produceStrings, tableReader } from './support.js'
+import { consumedAll, produceStrings, tableReader } from './support.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 
 const str = Serdes.String()
@@ -60,16 +61,24 @@ function wordCount(input: string, output: string) {
   return b.build()
 }
 
-// As streams-protocol.test.ts: assignments at once, heartbeats twice a second.
+// As streams-protocol.test.ts: assignments at once, heartbeats twice a second; and a killed member fenced after 6 s (not 45).
 const FAST_GROUPS = {
   kafka: {
     config: {
       'group.streams.initial.rebalance.delay.ms': '0',
       'group.streams.min.heartbeat.interval.ms': '500',
       'group.streams.heartbeat.interval.ms': '500',
+      'group.streams.min.session.timeout.ms': '3000',
+      'group.streams.session.timeout.ms': '6000',
     },
   },
-  embedded: { streamsGroupInitialRebalanceDelayMs: 0, streamsGroupMinHeartbeatIntervalMs: 500, streamsGroupHeartbeatIntervalMs: 500 },
+  embedded: {
+    streamsGroupInitialRebalanceDelayMs: 0,
+    streamsGroupMinHeartbeatIntervalMs: 500,
+    streamsGroupHeartbeatIntervalMs: 500,
+    streamsGroupMinSessionTimeoutMs: 3000,
+    streamsGroupSessionTimeoutMs: 6000,
+  },
 }
 
 const PARTITIONS = 4
@@ -253,88 +262,94 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       }, 120_000)
     }
 
-    it('a wafka standby follows a Java Kafka Streams active (group.protocol=streams): when Java closes, wafka takes over restoring only the tail; counts exact', async () => {
-      const app = 'sb-java'
-      const [input, output] = [`${app}-text`, `${app}-counts`]
-      await prepare(app, input, output)
-      const java = javaStreamsApp(kafka, 'wordcount', {
-        applicationId: app,
-        inputs: [input],
-        output,
-        props: { 'group.protocol': 'streams', 'commit.interval.ms': 100, 'state.dir': mkdtempSync(join(tmpdir(), 'java-standby-')) },
-      })
-      const logs: LogEntry[] = []
-      const w = new KafkaStreams(wordCount(input, output), {
-        stateDir: mkdtempSync(join(tmpdir(), 'wafka-standby-w-')),
-        applicationId: app,
-        brokers: kafka.bootstrap,
-        groupProtocol: 'streams',
-        commitIntervalMs: 100,
-        retryBackoffMs: 100,
-        defaultKeySerde: str,
-        defaultValueSerde: str,
-        logLevel: logLevel.INFO,
-        logCreator: () => (e: LogEntry) => void logs.push(e),
-      })
-      try {
-        await until(
-          'Java to own every task',
-          () => members(app),
-          (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
-          60_000,
-        )
-        const first = lines(400, PARTITIONS, 4)
-        await produceStrings(client, input, first)
-        await outputIs(output, counted(first), false)
-        await w.start()
-        const split = await until(
-          'the tasks to be split, each stateful one with a standby on the other instance',
-          () => members(app),
-          (m) =>
-            m.length === 2 &&
-            m.every((x) => x.active.length > 0) &&
-            STATEFUL.every((t) => m.some((x) => x.active.includes(t)) && m.some((x) => x.standby.includes(t))),
-          60_000,
-        )
-        const second = lines(400, PARTITIONS, 5)
-        await produceStrings(client, input, second)
-        const expected = counted([...first, ...second])
-        await outputIs(output, expected, false)
-        // wafka's standbys read the changelogs Java's active tasks write: with its own tasks, the whole table.
-        await until(
-          "wafka's standbys to hold what Java's active tasks counted",
-          () =>
-            new Map(
-              w
-                .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
-                .all()
-                .map((e) => [e.key, e.value]),
-            ),
-          (t) => t.size === expected.size && [...expected].every(([word, n]) => t.get(word) === n),
-          30_000,
-        )
-        const mark = logs.length
-        const taken = split.find((x) => x.processId !== w.processId)!.active.filter((t) => STATEFUL.includes(t))
-        expect(taken.length).toBeGreaterThan(0)
-        expect(await java.stop()).toEqual({ code: 0, signal: null })
-        await until(
-          'wafka to own every task',
-          () => members(app),
-          (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
-          60_000,
-        )
-        const third = lines(100, PARTITIONS, 6)
-        await produceStrings(client, input, third)
-        await outputIs(output, counted([...first, ...second, ...third]), false)
-        const restores = restoresIn(logs.slice(mark))
-        expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
-        for (const r of restores) expect(r.from).toBeGreaterThan(0n)
-        expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
-        expect(java.events.filter((e) => e.event === 'error')).toEqual([])
-      } finally {
-        await java.kill()
-        await w.close()
-      }
-    }, 180_000)
+    for (const end of ['closes', 'is killed'] as const)
+      it(`a wafka standby follows a Java Kafka Streams active (group.protocol=streams): when Java ${end}, wafka takes over restoring only the tail; counts exact`, async () => {
+        const app = `sb-java-${end === 'closes' ? 'close' : 'kill'}`
+        const [input, output] = [`${app}-text`, `${app}-counts`]
+        await prepare(app, input, output)
+        const java = javaStreamsApp(kafka, 'wordcount', {
+          applicationId: app,
+          inputs: [input],
+          output,
+          props: { 'group.protocol': 'streams', 'commit.interval.ms': 100, 'state.dir': mkdtempSync(join(tmpdir(), 'java-standby-')) },
+        })
+        const logs: LogEntry[] = []
+        const w = new KafkaStreams(wordCount(input, output), {
+          stateDir: mkdtempSync(join(tmpdir(), 'wafka-standby-w-')),
+          applicationId: app,
+          brokers: kafka.bootstrap,
+          groupProtocol: 'streams',
+          commitIntervalMs: 100,
+          retryBackoffMs: 100,
+          defaultKeySerde: str,
+          defaultValueSerde: str,
+          logLevel: logLevel.INFO,
+          logCreator: () => (e: LogEntry) => void logs.push(e),
+        })
+        try {
+          await until(
+            'Java to own every task',
+            () => members(app),
+            (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
+            60_000,
+          )
+          const first = lines(400, PARTITIONS, 4)
+          await produceStrings(client, input, first)
+          await outputIs(output, counted(first), false)
+          await w.start()
+          const split = await until(
+            'the tasks to be split, each stateful one with a standby on the other instance',
+            () => members(app),
+            (m) =>
+              m.length === 2 &&
+              m.every((x) => x.active.length > 0) &&
+              STATEFUL.every((t) => m.some((x) => x.active.includes(t)) && m.some((x) => x.standby.includes(t))),
+            60_000,
+          )
+          const second = lines(400, PARTITIONS, 5)
+          await produceStrings(client, input, second)
+          const expected = counted([...first, ...second])
+          await outputIs(output, expected, false)
+          // wafka's standbys read the changelogs Java's active tasks write: with its own tasks, the whole table.
+          await until(
+            "wafka's standbys to hold what Java's active tasks counted",
+            () =>
+              new Map(
+                w
+                  .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
+                  .all()
+                  .map((e) => [e.key, e.value]),
+              ),
+            (t) => t.size === expected.size && [...expected].every(([word, n]) => t.get(word) === n),
+            30_000,
+          )
+          const mark = logs.length
+          const taken = split.find((x) => x.processId !== w.processId)!.active.filter((t) => STATEFUL.includes(t))
+          expect(taken.length).toBeGreaterThan(0)
+          if (end === 'closes') expect(await java.stop()).toEqual({ code: 0, signal: null })
+          else {
+            // What Java processed is committed first, so wafka processes nothing twice (at_least_once) after the crash.
+            await consumedAll(client, app, [input, `${app}-counts-repartition`], 30_000)
+            await java.kill()
+          }
+          await until(
+            'wafka to own every task',
+            () => members(app),
+            (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
+            60_000,
+          )
+          const third = lines(100, PARTITIONS, 6)
+          await produceStrings(client, input, third)
+          await outputIs(output, counted([...first, ...second, ...third]), false)
+          const restores = restoresIn(logs.slice(mark))
+          expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
+          for (const r of restores) expect(r.from).toBeGreaterThan(0n)
+          expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
+          expect(java.events.filter((e) => e.event === 'error')).toEqual([])
+        } finally {
+          await java.kill()
+          await w.close()
+        }
+      }, 180_000)
   })
 }
