@@ -17,6 +17,7 @@ export {
   KafkaStreams,
   type StreamsState,
   type StateListener,
+  type StoreQueryParameters,
   type StreamThreadExceptionResponse,
   type UncaughtExceptionHandler,
 } from '../streams/kafka-streams.js'

@@ -48,8 +48,10 @@ import type { InMemoryWindowStore } from './window-store.js'
 import type { InMemorySessionStore } from './session-store.js'
 import { StreamTask, type TaskEnvironment } from './stream-task.js'
 import { decodePartitionTime } from './partition-time.js'
-import { StreamsRebalanceData } from './streams-rebalance-data.js'
+import { StreamsRebalanceData, taskName } from './streams-rebalance-data.js'
 import { StreamsMembership } from './streams-membership.js'
+import { StandbyTasks } from './standby-tasks.js'
+import { TaskOffsets } from './task-offsets.js'
 import type { Subtopology, Topology } from './topology.js'
 
 /** What the uncaught-error handler answers (Java's StreamThreadExceptionResponse). */
@@ -66,6 +68,12 @@ const WALL_CLOCK_CHECK_MS = 100
 
 /** Java's KafkaStreams.State. */
 export type StreamsState = 'CREATED' | 'REBALANCING' | 'RUNNING' | 'PENDING_SHUTDOWN' | 'NOT_RUNNING' | 'PENDING_ERROR' | 'ERROR'
+
+/** Java's StoreQueryParameters, the part that is not the name and type. */
+export interface StoreQueryParameters {
+  /** Also read the standby (and warm-up) tasks' copies, which may lag the active ones. Default false. */
+  enableStaleStores?: boolean
+}
 
 export type StateListener = (newState: StreamsState, oldState: StreamsState) => void
 
@@ -120,6 +128,10 @@ export class KafkaStreams {
   /** groupProtocol 'streams': the topology as the streams group sees it, and the stream thread's membership. */
   private rebalanceData: StreamsRebalanceData | undefined
   private membership: StreamsMembership | undefined
+  /** groupProtocol 'streams': the standby and warm-up tasks (standby-tasks.ts). */
+  private standbys: StandbyTasks | undefined
+  /** groupProtocol 'streams': the task offsets the heartbeat reports. */
+  private readonly taskOffsets = new TaskOffsets()
 
   constructor(
     private readonly topology: Topology,
@@ -191,14 +203,18 @@ export class KafkaStreams {
    * Java's store(StoreQueryParameters): a read-only view of the store `name`
    * over this instance's tasks. Refused (InvalidStateStoreError) for a store
    * the topology does not have, of another type, or while not RUNNING.
+   * `enableStaleStores` (Java's StoreQueryParameters.enableStaleStores): the
+   * standby and warm-up tasks' copies too, readable while REBALANCING as well.
    */
-  store<K, V>(name: string, type: 'keyValue'): ReadOnlyKeyValueStore<K, V>
-  store<K, V>(name: string, type: 'window'): ReadOnlyWindowStore<K, V>
-  store<K, V>(name: string, type: 'session'): ReadOnlySessionStore<K, V>
+  store<K, V>(name: string, type: 'keyValue', params?: StoreQueryParameters): ReadOnlyKeyValueStore<K, V>
+  store<K, V>(name: string, type: 'window', params?: StoreQueryParameters): ReadOnlyWindowStore<K, V>
+  store<K, V>(name: string, type: 'session', params?: StoreQueryParameters): ReadOnlySessionStore<K, V>
   store<K, V>(
     name: string,
     type: QueryableStoreType,
+    params: StoreQueryParameters = {},
   ): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> | ReadOnlySessionStore<K, V> {
+    const stale = params.enableStaleStores === true
     // A global table's store: one store holding every partition, queried as a key-value store (as Java allows).
     if (this.topology.globalStores.has(name)) {
       if (type !== 'keyValue') throw new InvalidStateStoreError(`store ${name} is a keyValue store, not a ${type} store`)
@@ -214,11 +230,12 @@ export class KafkaStreams {
     const actual: QueryableStoreType = def.window ? 'window' : def.session ? 'session' : 'keyValue'
     if (actual !== type) throw new InvalidStateStoreError(`store ${name} is a ${actual} store, not a ${type} store`)
     const locals = <S>(): S[] => {
-      if (this.current !== 'RUNNING')
+      if (this.current !== 'RUNNING' && !(stale && this.current === 'REBALANCING'))
         throw new InvalidStateStoreError(
           `store ${name} cannot be read in state ${this.current}: its tasks may be moving (wait for RUNNING)`,
         )
-      return [...this.tasks.values()].map((t) => t.stores.get(name)).filter((s) => s !== undefined) as S[]
+      const active = [...this.tasks.values()].map((t) => t.stores.get(name)).filter((s) => s !== undefined)
+      return [...active, ...(stale ? (this.standbys?.stores(name) ?? []) : [])] as S[]
     }
     if (type === 'window') return windowView<K, V>(() => locals<InMemoryWindowStore<K, V>>())
     if (type === 'session') return sessionView<K, V>(() => locals<InMemorySessionStore<K, V>>())
@@ -246,7 +263,10 @@ export class KafkaStreams {
         const dir = new StateDirectory(this.config.stateDir, this.config.applicationId, this.log)
         this.id = dir.open()
         this.env.stateDirectory = this.stateDirectory = dir
+        if (this.rebalanceData) this.taskOffsets.load(dir)
       }
+      if (this.rebalanceData)
+        this.standbys = new StandbyTasks(this.kafka, this.topology, this.env, this.log, (id, sum) => this.taskOffsets.closed(id, sum))
       this.admin = this.kafka.admin()
       await this.admin.connect()
       // Under the streams protocol the group coordinator creates the internal topics (and checks the source topics), as Java leaves it to.
@@ -268,6 +288,7 @@ export class KafkaStreams {
       if (this.stateDirectory)
         this.checkpointTimer = setInterval(() => {
           for (const task of this.tasks.values()) this.exactlyOnce ? task.state.compact() : task.state.checkpoint(this.acked)
+          this.standbys?.checkpoint(this.exactlyOnce)
         }, this.config.commitIntervalMs)
       await this.runConsumer()
       this.wallClock = setInterval(() => void this.punctuateWallClock(), WALL_CLOCK_CHECK_MS)
@@ -387,11 +408,18 @@ export class KafkaStreams {
     if (data)
       consumer.useMembership(
         (coordinator, config, hooks) =>
-          (this.membership = new StreamsMembership(coordinator, config, hooks, data, {
-            processId: this.processId,
-            userEndpoint: this.config.userEndpoint,
-            clientTags: this.config.clientTags,
-          })),
+          (this.membership = new StreamsMembership(
+            coordinator,
+            config,
+            hooks,
+            data,
+            { processId: this.processId, userEndpoint: this.config.userEndpoint, clientTags: this.config.clientTags },
+            {
+              standbys: (tasks, active) => this.standbys!.update(tasks.map(taskName), new Set(active.map(taskName)), this.admin!),
+              taskOffsets: () => this.taskOffsets.sums(this.tasks.keys(), this.standbys),
+              taskEndOffsets: () => this.standbys?.endOffsetSums() ?? new Map(),
+            },
+          )),
       )
     // Java's handleRevocation under EOS v2: one transaction holds every task, so it commits (all of them)
     // before the partitions go; lost partitions (or a failure) abort it.
@@ -511,10 +539,13 @@ export class KafkaStreams {
     const id = `${sub.id}_${partition}`
     const known = this.tasks.get(id)
     if (known) return known
-    const task = new StreamTask(this.topology, sub, partition, this.env)
+    // A standby of this task here hands its stores over: only the tail it had not read is restored.
+    const recycled = this.standbys?.take(id)
+    const task = new StreamTask(this.topology, sub, partition, this.env, recycled)
     try {
       await this.restorePartitionTimes(task)
-      await task.state.initialize(this.kafka, this.admin!, this.restoreTimeoutMs)
+      if (recycled) await task.state.catchUp(this.kafka, this.admin!, this.restoreTimeoutMs)
+      else await task.state.initialize(this.kafka, this.admin!, this.restoreTimeoutMs)
     } catch (err) {
       task.state.close(false, this.acked)
       throw err
@@ -567,6 +598,10 @@ export class KafkaStreams {
     } catch (err) {
       this.log.error("closing a task's stores failed", { task: id, error: (err as Error).message })
     }
+    // exactly_once_v2 closing dirty leaves no checkpoint: the next start restores the task whole, so it holds nothing to report.
+    if (!this.stateDirectory) return
+    if (!clean && this.exactlyOnce) this.taskOffsets.dropped(id)
+    else this.taskOffsets.closed(id, task.state.offsetSum(true))
   }
 
   /** Wall-clock punctuations due now, in every task; their output is flushed as a batch's is (under exactly_once_v2, into the transaction, between batches and commits). */
@@ -693,6 +728,7 @@ export class KafkaStreams {
       clearInterval(this.wallClock)
       clearInterval(this.checkpointTimer)
       for (const id of [...this.tasks.keys()]) this.closeTask(id, !this.failed)
+      await this.standbys?.close().catch(log('closing the standby tasks'))
       this.stateDirectory?.close()
     })()
     return this.stopping

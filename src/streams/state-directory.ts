@@ -7,9 +7,10 @@
 // alive (or is this process's and still held) refuses the next instance, a
 // dead owner's lock (a crash) is taken over.
 import { randomUUID } from 'node:crypto'
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../logger.js'
+import { readCheckpoint } from './offset-checkpoint.js'
 import { StreamsError } from './streams-error.js'
 
 export const LOCK_FILE_NAME = '.lock'
@@ -103,6 +104,32 @@ export class StateDirectory {
     const dir = join(this.appDir, taskId)
     mkdirSync(dir, { recursive: true })
     return dir
+  }
+
+  /**
+   * What the task directories hold, by task id: each checkpoint's offsets
+   * (the next offset of each changelog) summed, as Java's StateDirectory
+   * reports the tasks it has state of. A checkpoint that cannot be read counts as none.
+   */
+  taskOffsetSums(): Map<string, bigint> {
+    const sums = new Map<string, bigint>()
+    for (const entry of readdirSync(this.appDir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || !/^\d+_\d+$/.test(entry.name)) continue
+      try {
+        const offsets = readCheckpoint(join(this.appDir, entry.name, CHECKPOINT_FILE_NAME))
+        if (offsets.length > 0)
+          sums.set(
+            entry.name,
+            offsets.reduce((sum, e) => sum + e.offset + 1n, 0n),
+          )
+      } catch (err) {
+        this.log.warn("a task directory's checkpoint cannot be read: its offsets are not reported", {
+          task: entry.name,
+          error: (err as Error).message,
+        })
+      }
+    }
+    return sums
   }
 
   /** Releases the lock (the file stays, as Java's). */

@@ -73,6 +73,72 @@ export class ProcessorStateManager {
 
   /** Opens the persistent stores' files and restores every store; resolves with what each restore did. */
   async initialize(kafka: Kafka, admin: Admin, restoreTimeoutMs: number): Promise<StoreRestore[]> {
+    return this.restore(kafka, await this.open(admin), restoreTimeoutMs)
+  }
+
+  /**
+   * A standby (or warm-up) task's start: the stores opened as an active
+   * task's are, and where each store's changelog is to be read from (past
+   * what it holds); the standby reads on from there (update()) with no end.
+   */
+  async openStandby(admin: Admin): Promise<Array<{ store: string; topic: string; partition: number; from: bigint }>> {
+    const ranges = await this.open(admin)
+    this.checkpointed = new Map(this.offsets)
+    this.initialized = true
+    return ranges.map((r) => ({ store: r.name, topic: r.topic, partition: r.partition, from: r.from }))
+  }
+
+  /** A standby's record of store `name`'s changelog at `offset`: into the store (and its file). */
+  update(
+    name: string,
+    offset: bigint,
+    key: Buffer,
+    value: Buffer | null,
+    timestamp: number,
+    headers?: Array<[string, Buffer | null]>,
+  ): void {
+    const s = this.stores.find((x) => x.name === name)
+    if (!s || this.closed) return
+    this.recording(s).restore(key, value, timestamp, headers)
+    this.offsets.set(name, offset)
+  }
+
+  /**
+   * A standby's stores taken over by the active task: restored from past
+   * the offset each holds to its changelog's end now (the tail the standby
+   * had not read yet). Under exactly_once_v2 the checkpoint goes while the
+   * task runs, as initialize() has it.
+   */
+  async catchUp(kafka: Kafka, admin: Admin, restoreTimeoutMs: number): Promise<StoreRestore[]> {
+    if (this.eos && this.dir !== undefined) rmSync(this.checkpointFile, { force: true })
+    const ranges: Array<RestoreRange & { name: string }> = []
+    for (const s of this.stores) {
+      const { start, end } = await changelogBounds(admin, s, this.eos)
+      const held = this.offsets.get(s.name)
+      const from = held === undefined || held + 1n < start ? start : held + 1n
+      ranges.push({ topic: s.topic, partition: s.partition, store: this.recording(s), from, end, name: s.name })
+    }
+    return this.restore(kafka, ranges, restoreTimeoutMs)
+  }
+
+  /**
+   * Java's changelogOffsets summed (the task offset a streams group member
+   * reports): the next offset of each store's changelog (0 when it holds
+   * none), persistent stores only or every store.
+   */
+  offsetSum(persistentOnly: boolean): bigint | undefined {
+    const stores = persistentOnly ? this.persistent : this.stores
+    if (stores.length === 0) return undefined
+    return stores.reduce((sum, s) => sum + (this.offsets.has(s.name) ? this.offsets.get(s.name)! + 1n : 0n), 0n)
+  }
+
+  /** The stores' changelog partitions. */
+  changelogs(): Array<{ store: string; topic: string; partition: number }> {
+    return this.stores.map((s) => ({ store: s.name, topic: s.topic, partition: s.partition }))
+  }
+
+  /** Opens the persistent stores' files (wiping what cannot be trusted) and finds where each store's restore starts and its changelog ends. */
+  private async open(admin: Admin): Promise<Array<RestoreRange & { name: string; wiped?: string }>> {
     const persistent = this.persistent
     let checkpoint: CheckpointEntry[] = []
     if (persistent.length > 0) {
@@ -109,6 +175,15 @@ export class ProcessorStateManager {
       }
       ranges.push({ topic: s.topic, partition: s.partition, store: this.recording(s), from, end, name: s.name, wiped })
     }
+    return ranges
+  }
+
+  /** Reads each range's records into its store, logging at INFO how many each store took from where. */
+  private async restore(
+    kafka: Kafka,
+    ranges: Array<RestoreRange & { name: string; wiped?: string }>,
+    restoreTimeoutMs: number,
+  ): Promise<StoreRestore[]> {
     await restoreStores(kafka, ranges, this.log, restoreTimeoutMs, this.eos)
     const done: StoreRestore[] = []
     for (const r of ranges) {

@@ -10,7 +10,8 @@ import { InMemorySessionStore } from './session-store.js'
 import { TimeOrderedKeyValueBuffer } from './suppress-buffer.js'
 import type { NodeRuntime } from './nodes.js'
 import type { RecordCollector } from './record-collector.js'
-import { ProcessorStateManager, type ManagedStore } from './state-manager.js'
+import type { ProcessorStateManager } from './state-manager.js'
+import { createTaskStores, type TaskStore, type TaskStores } from './task-stores.js'
 import type { StateDirectory } from './state-directory.js'
 import type { StoreDef } from './nodes.js'
 import type { Serde } from './serdes.js'
@@ -50,13 +51,7 @@ interface Child {
 
 export class StreamTask {
   readonly id: string
-  readonly stores = new Map<
-    string,
-    | InMemoryKeyValueStore<unknown, unknown>
-    | InMemoryWindowStore<unknown, unknown>
-    | InMemorySessionStore<unknown, unknown>
-    | TimeOrderedKeyValueBuffer<unknown, unknown>
-  >()
+  readonly stores: Map<string, TaskStore>
   private readonly sources = new Map<string, (m: RecordView) => void>()
   private current: RecordContext = { topic: '', partition: -1, offset: -1n, timestamp: 0 }
   /** The largest timestamp of a record this task has taken (Java's partition group stream time); -1 before any. */
@@ -75,41 +70,13 @@ export class StreamTask {
     readonly subtopology: Subtopology,
     readonly partition: number,
     env: TaskEnvironment,
+    recycled?: TaskStores,
   ) {
     this.id = `${subtopology.id}_${partition}`
-    const managed: ManagedStore[] = []
-    for (const name of subtopology.stores) {
-      const def = topology.stores.get(name)!
-      const topic = env.changelogTopic(name)
-      const keySerde = env.serde('key', def.keySerde, `store ${name}`)
-      const valueSerde = env.serde('value', def.valueSerde, `store ${name}`)
-      const log = (key: Buffer, value: Buffer | null, timestamp: number) => {
-        env.collector.send(topic, key, value, timestamp, partition)
-        this.state.changed(name, key, value, timestamp)
-      }
-      if (def.suppressBuffer) {
-        // Java's buffer sends without a timestamp: the producer's clock.
-        const logBuffer = (key: Buffer, value: Buffer | null, headers: Array<[string, Buffer]> | undefined) =>
-          env.collector.send(topic, key, value, Date.now(), partition, headers)
-        this.stores.set(name, new TimeOrderedKeyValueBuffer(name, keySerde, valueSerde, topic, logBuffer))
-        continue
-      }
-      this.stores.set(
-        name,
-        def.window
-          ? new InMemoryWindowStore(name, keySerde, valueSerde, def.window.retentionMs, topic, log, def.window.retainDuplicates)
-          : def.session
-            ? new InMemorySessionStore(name, keySerde, valueSerde, def.session.retentionMs, topic, log)
-            : new InMemoryKeyValueStore(name, keySerde, valueSerde, topic, log),
-      )
-    }
-    for (const [name, store] of this.stores) {
-      const def = topology.stores.get(name)!
-      // A suppression buffer stays in memory, as Java's (InMemoryTimeOrderedKeyValueBuffer).
-      const persistent = !def.suppressBuffer && env.persistent(def)
-      managed.push({ name, store, topic: env.changelogTopic(name), partition, persistent })
-    }
-    this.state = new ProcessorStateManager(this.id, managed, env.stateDirectory, env.exactlyOnce, env.log)
+    // A standby's stores when it becomes active here (recycled), else new ones.
+    const own = recycled ?? createTaskStores(topology, subtopology, partition, env)
+    this.stores = own.stores
+    this.state = own.state
     const children = new Map<string, Child[]>()
     const processes = new Map<string, Process>()
     // Parents come before their children in the topology, so a node's list is filled after it is made.

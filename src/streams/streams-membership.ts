@@ -5,9 +5,16 @@
 // reaches by revoking first (the consumer commits the tasks' partitions and
 // Kafka Streams closes them), then taking the new tasks' partitions (source
 // and repartition topics) by manual assignment, and reports what it owns in
-// the next heartbeat, sent at once. Fenced or unknown: the tasks are lost
-// and the member joins again from epoch 0. Leaving: epoch -1. The consumer
-// commits with this member's id and epoch (the group is a streams group).
+// the next heartbeat, sent at once. Standby and warm-up tasks need no
+// revocation: Kafka Streams is told the new set between the two steps
+// (standby-tasks.ts keeps them) and they are reported as owned too. The task
+// offsets (each task's changelog offsets summed, for the broker to rank
+// standby candidates) and end offsets go as Java's HeartbeatState sends them:
+// when joining, then when they changed and the assignment changed, the
+// broker's task offset interval passed or a warm-up task caught up. Fenced or
+// unknown: the active tasks are lost and the member joins again from epoch
+// 0. Leaving: epoch -1. The consumer commits with this member's id and epoch
+// (the group is a streams group).
 import { randomBytes } from 'node:crypto'
 import type { ResolvedConsumerConfig } from '../consumer/config.js'
 import type { CoordinatorLink } from '../consumer/coordinator-link.js'
@@ -28,6 +35,7 @@ import {
 import { StatusWatch, StreamsGroupStatus } from './streams-group-status.js'
 import { taskName, type StreamsRebalanceData, type TaskId } from './streams-rebalance-data.js'
 import { ApplicationShutdownError, StreamsError } from './streams-error.js'
+import { UNKNOWN_END } from './standby-tasks.js'
 
 const LEAVE_EPOCH = -1
 
@@ -45,6 +53,31 @@ const NEXT: Record<StreamsMemberState, readonly StreamsMemberState[]> = {
   FATAL: ['UNSUBSCRIBED'],
 }
 
+/** What the member needs of Kafka Streams beyond the consumer's partitions (the standby side of Java's onTasksAssigned, StreamsRebalanceData's task offsets). */
+export interface StreamsTaskHooks {
+  /** The standby and warm-up tasks to keep now (told after the revocations, before the new active tasks' partitions are taken); `active`: the new active tasks. */
+  standbys(tasks: TaskId[], active: TaskId[]): Promise<void>
+  /** Java's taskOffsetSum: by task name, the changelog offsets summed of the tasks this instance has state of but does not run as active. */
+  taskOffsets(): Map<string, bigint>
+  /** Java's taskEndOffsetSum: by task name, the end offsets of the changelogs being read, summed. */
+  taskEndOffsets(): Map<string, bigint>
+}
+
+/** The tasks of an assignment, each kind. */
+interface Tasks {
+  active: TaskId[]
+  standby: TaskId[]
+  warmup: TaskId[]
+}
+
+const names = (tasks: TaskId[]) => tasks.map(taskName).sort().join(',')
+const keyOfTasks = (t: Tasks) => `${names(t.active)}|${names(t.standby)}|${names(t.warmup)}`
+const mapKey = (m: Map<string, bigint>) =>
+  [...m]
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join(',')
+
 /** What the member says of itself when it joins (Java's StreamsRebalanceData fields, StreamsConfig's application.server, client.tag.*). */
 export interface StreamsMemberIdentity {
   processId: string
@@ -59,12 +92,21 @@ export class StreamsMembership implements Membership {
   private state: StreamsMemberState = 'UNSUBSCRIBED'
   private intervalMs: number
   private endpointInformationEpoch = -1
-  /** The active tasks this member owns (reconciled), and the last target not yet reached. */
+  /** The active tasks this member owns (reconciled), its standby and warm-up tasks, and the last target not yet reached. */
   private owned: TaskId[] = []
-  private target: TaskId[] | null = null
+  private standby: TaskId[] = []
+  private warmup: TaskId[] = []
+  private target: Tasks | null = null
   private reconciling: Promise<void> | undefined
   /** The owned tasks as last reported (null: report them in the next heartbeat). */
   private reported: string | null = null
+  /** The task offsets and end offsets as last sent, and when (Java's LastSentFields, lastTaskOffsetIntervalTs). */
+  private sentOffsets: string | null = null
+  private sentEnds: string | null = null
+  private offsetsSentAt = -1
+  /** The broker's group configs from its answers (Java keeps them in StreamsRebalanceData). */
+  private taskOffsetIntervalMs = 0
+  private acceptableRecoveryLag = 0n
   private shutdownRequested = false
   private stopped = false
   private loop: Promise<void> | undefined
@@ -81,6 +123,7 @@ export class StreamsMembership implements Membership {
     private readonly hooks: MembershipHooks,
     private readonly data: StreamsRebalanceData,
     private readonly identity: StreamsMemberIdentity,
+    private readonly tasks: StreamsTaskHooks,
   ) {
     this.intervalMs = config.heartbeatIntervalMs
     this.statuses = new StatusWatch(this.log, coordinator.groupId)
@@ -171,7 +214,7 @@ export class StreamsMembership implements Membership {
           this.fail(fatal)
           return
         }
-        this.reported = null
+        this.reported = this.sentOffsets = this.sentEnds = null
         await sleep(backoffMs(failures++, this.config.retryBackoffMs, this.config.retryBackoffMaxMs))
         continue
       }
@@ -188,6 +231,10 @@ export class StreamsMembership implements Membership {
       })
       this.wake = undefined
     }
+  }
+
+  private ownedTasks(): Tasks {
+    return { active: this.owned, standby: this.standby, warmup: this.warmup }
   }
 
   /** Java's HeartbeatState.buildRequestData: everything when joining, then the owned tasks only when they changed. */
@@ -211,16 +258,40 @@ export class StreamsMembership implements Membership {
         activeTasks: [],
         standbyTasks: [],
         warmupTasks: [],
-        taskOffsets: [],
-        taskEndOffsets: [],
+        ...this.offsets(true),
       }
-    const owned = this.owned.map(taskName).sort().join(',')
-    if (owned === this.reported) return base
-    // Standby and warm-up tasks are not kept here: none is reported as owned.
-    return { ...base, activeTasks: toTaskIds(this.owned), standbyTasks: [], warmupTasks: [] }
+    const owned = this.ownedTasks()
+    const changed = keyOfTasks(owned) !== this.reported
+    const tasks = changed
+      ? { activeTasks: toTaskIds(owned.active), standbyTasks: toTaskIds(owned.standby), warmupTasks: toTaskIds(owned.warmup) }
+      : {}
+    return { ...base, ...tasks, ...this.offsets(changed) }
+  }
+
+  /**
+   * The task offsets and end offsets, each when it differs from what was
+   * last sent and it is time: joining, the assignment changed, the task
+   * offset interval passed or a warm-up task is within the acceptable
+   * recovery lag (Java's HeartbeatState).
+   */
+  private offsets(due: boolean): Partial<Pick<StreamsGroupHeartbeatRequest, 'taskOffsets' | 'taskEndOffsets'>> {
+    const offsets = this.tasks.taskOffsets()
+    const ends = this.tasks.taskEndOffsets()
+    const joining = this.state === 'JOINING'
+    const hot = this.warmup.some((t) => {
+      const at = offsets.get(taskName(t))
+      const end = ends.get(taskName(t))
+      return at !== undefined && end !== undefined && end !== UNKNOWN_END && end - at <= this.acceptableRecoveryLag
+    })
+    if (!due && !joining && !hot && this.offsetsSentAt + this.taskOffsetIntervalMs > Date.now()) return {}
+    const out: Partial<StreamsGroupHeartbeatRequest> = {}
+    if (joining || mapKey(offsets) !== this.sentOffsets) out.taskOffsets = toTaskOffsets(offsets)
+    if (joining || mapKey(ends) !== this.sentEnds) out.taskEndOffsets = toTaskOffsets(ends)
+    return out
   }
 
   private async heartbeat(): Promise<void> {
+    const sent = this.ownedTasks()
     const body = this.request()
     const joining = this.state === 'JOINING'
     const { res, broker } = await this.coordinator.send(StreamsGroupHeartbeat, () => body, this.config.requestTimeoutMs)
@@ -235,7 +306,10 @@ export class StreamsMembership implements Membership {
       })
     }
     this.coordinator.check(res.errorCode, 'StreamsGroupHeartbeat', broker, res.errorMessage ?? undefined)
-    if (body.activeTasks) this.reported = this.owned.map(taskName).sort().join(',')
+    if (body.activeTasks) this.reported = keyOfTasks(sent)
+    if (body.taskOffsets) this.sentOffsets = mapKey(fromTaskOffsets(body.taskOffsets))
+    if (body.taskEndOffsets) this.sentEnds = mapKey(fromTaskOffsets(body.taskEndOffsets))
+    if (body.taskOffsets || body.taskEndOffsets) this.offsetsSentAt = Date.now()
     if (joining && res.memberEpoch > 0)
       this.log.info('joined the streams group', {
         groupId: this.coordinator.groupId,
@@ -244,6 +318,10 @@ export class StreamsMembership implements Membership {
       })
     this.memberEpoch = res.memberEpoch
     if (res.heartbeatIntervalMs > 0) this.intervalMs = res.heartbeatIntervalMs
+    if (res.memberEpoch >= 0) {
+      this.taskOffsetIntervalMs = res.taskOffsetIntervalMs
+      this.acceptableRecoveryLag = res.acceptableRecoveryLag >= 0n ? res.acceptableRecoveryLag : BigInt(res.acceptableRecoveryLagLegacy)
+    }
     this.endpointInformationEpoch = res.endpointInformationEpoch
     this.statuses.update(res.status)
     this.hooks.emit(ConsumerEvents.HEARTBEAT, { groupId: this.coordinator.groupId, memberId: this.memberId, memberEpoch: this.memberEpoch })
@@ -270,8 +348,8 @@ export class StreamsMembership implements Membership {
           `streams group ${this.coordinator.groupId} assigned tasks of sub-topologies ${unknown.join(', ')}, which this topology does not have: is another topology running under this applicationId?`,
         ),
       )
-    const target = fromTaskIds(res.activeTasks!)
-    if (target.map(taskName).sort().join(',') === this.owned.map(taskName).sort().join(',') && this.reconciling === undefined) {
+    const target = dedupe(fromTaskIds(res.activeTasks!), fromTaskIds(res.standbyTasks ?? []), fromTaskIds(res.warmupTasks ?? []), this.log)
+    if (keyOfTasks(target) === keyOfTasks(this.ownedTasks()) && this.reconciling === undefined) {
       this.target = null
       if (this.state !== 'STABLE') this.transitionTo('STABLE')
       this.hooks.emit(ConsumerEvents.GROUP_JOIN, this.joinPayload())
@@ -296,21 +374,28 @@ export class StreamsMembership implements Membership {
     while (this.target !== null && !this.stopped) {
       const target = this.target
       this.target = null
-      const next = new Set(target.map(taskName))
+      const next = new Set(target.active.map(taskName))
       const had = new Set(this.owned.map(taskName))
       const revoked = this.owned.filter((t) => !next.has(taskName(t)))
-      const added = target.filter((t) => !had.has(taskName(t)))
+      const added = target.active.filter((t) => !had.has(taskName(t)))
       this.log.info('the streams group assigned tasks', {
         groupId: this.coordinator.groupId,
         memberId: this.memberId,
         memberEpoch: this.memberEpoch,
-        activeTasks: target.map(taskName),
+        activeTasks: target.active.map(taskName),
+        standbyTasks: target.standby.map(taskName),
+        warmupTasks: target.warmup.map(taskName),
         revoking: revoked.map(taskName),
       })
       try {
         if (revoked.length > 0) {
           await this.hooks.revoked(this.data.partitionsOf(revoked))
           this.owned = this.owned.filter((t) => next.has(taskName(t)))
+        }
+        if (names(target.standby) !== names(this.standby) || names(target.warmup) !== names(this.warmup)) {
+          await this.tasks.standbys([...target.standby, ...target.warmup], target.active)
+          this.standby = target.standby
+          this.warmup = target.warmup
         }
         if (added.length > 0) {
           const partitions = await this.existing(this.data.partitionsOf(added))
@@ -363,6 +448,7 @@ export class StreamsMembership implements Membership {
     const lost = this.data.partitionsOf(this.owned)
     this.owned = []
     this.reported = null
+    this.sentOffsets = this.sentEnds = null
     if (lost.length > 0) await this.hooks.lost(lost)
     if (!this.stopped) this.transitionTo('JOINING')
   }
@@ -398,6 +484,38 @@ function toTaskIds(tasks: TaskId[]): Array<{ subtopologyId: string; partitions: 
   const by = new Map<string, number[]>()
   for (const t of tasks) by.set(t.subtopologyId, [...(by.get(t.subtopologyId) ?? []), t.partition])
   return [...by].map(([subtopologyId, partitions]) => ({ subtopologyId, partitions: partitions.sort((a, b) => a - b) }))
+}
+
+function toTaskOffsets(sums: Map<string, bigint>): Array<{ subtopologyId: string; partition: number; offset: bigint }> {
+  return [...sums].map(([name, offset]) => {
+    const at = name.lastIndexOf('_')
+    return { subtopologyId: name.slice(0, at), partition: Number(name.slice(at + 1)), offset }
+  })
+}
+
+function fromTaskOffsets(list: Array<{ subtopologyId: string; partition: number; offset: bigint }>): Map<string, bigint> {
+  return new Map(list.map((t) => [taskName(t), t.offset]))
+}
+
+/**
+ * Java's DefaultStreamsRebalanceListener.deduplicateTasks: a task assigned
+ * as active is not also a standby or warm-up task, and one both standby and
+ * warm-up is kept once, as a standby (each with a WARN, as Java's).
+ */
+function dedupe(active: TaskId[], standby: TaskId[], warmup: TaskId[], log: Logger): Tasks {
+  const act = new Set(active.map(taskName))
+  const sb = new Set(standby.map(taskName))
+  const both = standby.filter((t) => warmup.some((w) => taskName(w) === taskName(t)))
+  if (both.length > 0)
+    log.warn('tasks assigned as standby and as warm-up tasks are kept once, as standby tasks', { tasks: both.map(taskName) })
+  const replicas = [...standby, ...warmup].filter((t) => act.has(taskName(t)))
+  if (replicas.length > 0)
+    log.warn('tasks assigned as active and as standby or warm-up tasks are run as active tasks', { tasks: replicas.map(taskName) })
+  return {
+    active,
+    standby: standby.filter((t) => !act.has(taskName(t))),
+    warmup: warmup.filter((t) => !act.has(taskName(t)) && !sb.has(taskName(t))),
+  }
 }
 
 function fromTaskIds(ids: StreamsGroupHeartbeatResponseTaskIds[]): TaskId[] {

@@ -222,4 +222,28 @@ describe('the state directory', () => {
     writeFileSync(join(dir, 'app', '.lock'), `${process.ppid}\n`)
     expect(() => new StateDirectory(dir, 'app', log).open()).toThrow(`locked by process ${process.ppid}`)
   })
+
+  it("gives the task offsets its task directories' checkpoints hold (Java's offset sums: each changelog's next offset, summed); a bad checkpoint counts as none, with a WARN", () => {
+    const { log, entries } = logger()
+    const state = new StateDirectory(dir, 'app', log)
+    state.open()
+    try {
+      writeCheckpoint(join(state.taskDir('1_0'), '.checkpoint'), [
+        { topic: 'app-counts-changelog', partition: 0, offset: 41n },
+        { topic: 'app-other-changelog', partition: 0, offset: 9n },
+      ])
+      writeCheckpoint(join(state.taskDir('1_2'), '.checkpoint'), [{ topic: 'app-counts-changelog', partition: 2, offset: 0n }])
+      state.taskDir('0_1')
+      writeFileSync(join(state.taskDir('1_3'), '.checkpoint'), '7\n')
+      expect(state.taskOffsetSums()).toEqual(
+        new Map([
+          ['1_0', 52n],
+          ['1_2', 1n],
+        ]),
+      )
+      expect(entries.filter((e) => e.level === logLevel.WARN).map((e) => e.log.task)).toEqual(['1_3'])
+    } finally {
+      state.close()
+    }
+  })
 })

@@ -1,0 +1,355 @@
+// Standby tasks under groupProtocol 'streams' (KIP-1071) on Apache Kafka 4.4
+// and on the embedded broker, with the same assertions: the group's
+// streams.num.standby.replicas is 1 (a group config, set with the admin
+// client as Java's documentation says, since Java's num.standby.replicas is
+// ignored under this protocol). Two instances of a word count: each stateful
+// task has its active on one and a standby on the other; the standby's copy
+// of the store follows the active one's (read as Java's stale stores), its
+// changelog offsets are reported in the heartbeat (the broker describes
+// them); when the active instance closes, the other takes its tasks over and
+// restores only the tail its standby had not read; the counts stay exact.
+// And a wafka standby of a Java Kafka Streams active task takes it over the
+// same way, whether Java closes or is killed (SIGKILL: fenced after the session timeout).
+// Persistent stores (files and checkpoints in stateDir) and in-memory ones;
+// at_least_once, and exactly_once_v2 (the standby reads read_committed).
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Kafka, logLevel, type LogEntry } from '../../src/index.js'
+import { ConfigResourceTypes } from '../../src/admin/configs.js'
+import { KafkaStreams, Serdes, StreamsBuilder, type StreamsConfig } from '../../src/public/streams.js'
+import { StreamsGroupDescribe } from '../../src/protocol/messages/index.js'
+import { brokerTargets, type RunningTarget } from '../peers/targets.js'
+import { RawClient } from '../broker/raw-client.js'
+import { openCoordinator } from '../broker/support.js'
+import { until } from '../kafka/support.js'
+import { consumedAll, produceStrings, tableReader } from './support.js'
+import { javaStreamsApp } from '../peers/java-streams.js'
+
+const str = Serdes.String()
+const WORDS = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'x', 'a1']
+
+function lines(n: number, partitions: number, salt: number): Array<{ key: string; value: string; timestamp: number; partition: number }> {
+  let x = 11 + salt
+  const next = (m: number) => {
+    x = (x * 1_103_515_245 + 12_345) % 2 ** 31
+    return x % m
+  }
+  return Array.from({ length: n }, (_, i) => ({
+    key: `k${i}`,
+    value: Array.from({ length: 1 + next(4) }, () => WORDS[next(WORDS.length)]).join(' '),
+    timestamp: Date.now(),
+    partition: i % partitions,
+  }))
+}
+
+function counted(records: Array<{ value: string }>): Map<string, bigint> {
+  const counts = new Map<string, bigint>()
+  for (const r of records) for (const w of r.value.split(' ')) counts.set(w, (counts.get(w) ?? 0n) + 1n)
+  return counts
+}
+
+function wordCount(input: string, output: string) {
+  const b = new StreamsBuilder()
+  b.stream<string, string>(input, { keySerde: str, valueSerde: str })
+    .flatMapValues((line) => line.split(' '))
+    .groupBy((_key, word) => word)
+    .count({ storeName: 'counts' })
+    .toStream()
+    .to(output, { keySerde: str, valueSerde: Serdes.Long() })
+  return b.build()
+}
+
+// As streams-protocol.test.ts: assignments at once, heartbeats twice a second; and a killed member fenced after 6 s (not 45).
+const FAST_GROUPS = {
+  kafka: {
+    config: {
+      'group.streams.initial.rebalance.delay.ms': '0',
+      'group.streams.min.heartbeat.interval.ms': '500',
+      'group.streams.heartbeat.interval.ms': '500',
+      'group.streams.min.session.timeout.ms': '3000',
+      'group.streams.session.timeout.ms': '6000',
+    },
+  },
+  embedded: {
+    streamsGroupInitialRebalanceDelayMs: 0,
+    streamsGroupMinHeartbeatIntervalMs: 500,
+    streamsGroupHeartbeatIntervalMs: 500,
+    streamsGroupMinSessionTimeoutMs: 3000,
+    streamsGroupSessionTimeoutMs: 6000,
+  },
+}
+
+const PARTITIONS = 4
+// The count reads the repartition topic: sub-topology 1 holds the store.
+const STATEFUL = Array.from({ length: PARTITIONS }, (_, p) => `1_${p}`)
+
+/** The restores the state manager logged at INFO for store counts: task, records restored, the offset begun at. */
+function restoresIn(logs: LogEntry[]): Array<{ task: string; restored: number; from: bigint }> {
+  return logs.flatMap((e) => {
+    const m = /^restored (\d+) records of store counts from changelog \S+ starting at offset (\d+)/.exec(e.log.message)
+    return m ? [{ task: e.log.task as string, restored: Number(m[1]), from: BigInt(m[2]) }] : []
+  })
+}
+const tasks = (t: Array<{ subtopologyId: string; partitions: number[] }>) =>
+  t.flatMap((x) => x.partitions.map((p) => `${x.subtopologyId}_${p}`)).sort()
+
+for (const target of brokerTargets(FAST_GROUPS)) {
+  describe.skipIf(!target.available)(`standby tasks (KIP-1071) on ${target.name}`, () => {
+    let kafka: RunningTarget
+    let client: Kafka
+    const raw: RawClient[] = []
+
+    beforeAll(async () => {
+      kafka = await target.start()
+      client = new Kafka({ clientId: 'standby-test', brokers: kafka.bootstrap.split(','), retryBackoffMs: 100 })
+    }, 120_000)
+
+    afterAll(async () => {
+      for (const c of raw) c.close()
+      await kafka?.stop()
+    })
+
+    /** The group as the broker describes it: per member its process, active and standby tasks, and the task offsets it reported. */
+    async function members(groupId: string) {
+      const c = await openCoordinator(kafka.bootstrap, groupId, raw)
+      const g = (await c.request(StreamsGroupDescribe, 0, { groupIds: [groupId], includeAuthorizedOperations: false })).groups[0]
+      c.close()
+      if (g.errorCode !== 0) return []
+      return g.members.map((m) => ({
+        processId: m.processId,
+        active: tasks(m.assignment.activeTasks),
+        standby: tasks(m.assignment.standbyTasks),
+        taskOffsets: m.taskOffsets.map((t) => `${t.subtopologyId}_${t.partition}`).sort(),
+      }))
+    }
+
+    /** The input and output topics, and the group's standby count: 1 (under the streams protocol a group config; Java's num.standby.replicas is ignored). */
+    async function prepare(app: string, input: string, output: string): Promise<void> {
+      const admin = client.admin()
+      await admin.connect()
+      try {
+        await admin.createTopics({ waitForLeaders: true, topics: [input, output].map((topic) => ({ topic, numPartitions: PARTITIONS })) })
+        await admin.alterConfigs({
+          resources: [
+            { type: ConfigResourceTypes.GROUP, name: app, configEntries: [{ name: 'streams.num.standby.replicas', value: '1' }] },
+          ],
+        })
+      } finally {
+        await admin.disconnect()
+      }
+    }
+
+    async function outputIs(output: string, expected: Map<string, bigint>, committed: boolean): Promise<void> {
+      const reader = await tableReader(client, output, undefined, committed ? 'read_committed' : 'read_uncommitted')
+      try {
+        await until(
+          `${output} to hold the counts`,
+          () => new Map([...reader.table].map(([k, v]) => [k, v === null ? null : v.readBigInt64BE()])),
+          (table) => table.size === expected.size && [...expected].every(([w, n]) => table.get(w) === n),
+          60_000,
+        )
+      } finally {
+        await reader.stop()
+      }
+    }
+
+    const cases = [
+      ['rocksDB', 'at_least_once'],
+      ['in_memory', 'at_least_once'],
+      ['rocksDB', 'exactly_once_v2'],
+    ] as const
+    for (const [store, guarantee] of cases) {
+      it(`${store} stores, ${guarantee}: the standby follows the active store; when the active closes, the standby's instance restores only the tail; counts exact`, async () => {
+        const app = `sb-${store === 'rocksDB' ? 'disk' : 'mem'}-${guarantee === 'exactly_once_v2' ? 'eos' : 'alo'}`
+        const [input, output] = [`${app}-text`, `${app}-counts`]
+        await prepare(app, input, output)
+        const logs = { a: [] as LogEntry[], b: [] as LogEntry[] }
+        const instance = (name: 'a' | 'b', more: Partial<StreamsConfig> = {}) =>
+          new KafkaStreams(wordCount(input, output), {
+            stateDir: mkdtempSync(join(tmpdir(), `wafka-standby-${name}-`)),
+            applicationId: app,
+            brokers: kafka.bootstrap,
+            groupProtocol: 'streams',
+            commitIntervalMs: 100,
+            retryBackoffMs: 100,
+            defaultKeySerde: str,
+            defaultValueSerde: str,
+            defaultDslStore: store,
+            processingGuarantee: guarantee,
+            logLevel: logLevel.INFO,
+            logCreator: () => (e: LogEntry) => void logs[name].push(e),
+            ...more,
+          })
+        const a = instance('a')
+        const b = instance('b')
+        await a.start()
+        try {
+          await until(
+            'a to own every task',
+            () => members(app),
+            (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
+            30_000,
+          )
+          const first = lines(400, PARTITIONS, 1)
+          await produceStrings(client, input, first)
+          await outputIs(output, counted(first), guarantee === 'exactly_once_v2')
+          await b.start()
+          // Each stateful task: active on one instance, its standby on the other.
+          const split = await until(
+            'the tasks to be split, each stateful one with a standby on the other instance',
+            () => members(app),
+            (m) =>
+              m.length === 2 &&
+              m.every((x) => x.active.length > 0) &&
+              STATEFUL.every((t) => m.some((x) => x.active.includes(t)) && m.some((x) => x.standby.includes(t))),
+            30_000,
+          )
+          for (const m of split) expect(m.standby.filter((t) => m.active.includes(t))).toEqual([])
+          const second = lines(400, PARTITIONS, 2)
+          await produceStrings(client, input, second)
+          const expected = counted([...first, ...second])
+          await outputIs(output, expected, guarantee === 'exactly_once_v2')
+          // b's own tasks and its standbys' copies (Java's stale stores) hold the whole table: the standbys followed a's stores.
+          const view = () =>
+            new Map(
+              b
+                .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
+                .all()
+                .map((e) => [e.key, e.value]),
+            )
+          await until(
+            "b's standbys to hold what a's active tasks counted",
+            view,
+            (t) => t.size === expected.size && [...expected].every(([w, n]) => t.get(w) === n),
+            30_000,
+          )
+          // Without stale stores only its active tasks are read: not the whole table.
+          expect(b.store('counts', 'keyValue').approximateNumEntries()).toBeLessThan(expected.size)
+          // b reported its standbys' changelog offsets in the heartbeat: the broker describes them.
+          await until(
+            "the broker to describe b's task offsets for its standby tasks",
+            () => members(app),
+            (m) => {
+              const mb = m.find((x) => x.processId === b.processId)
+              return mb !== undefined && mb.standby.length > 0 && mb.standby.every((t) => mb.taskOffsets.includes(t))
+            },
+            30_000,
+          )
+          const mark = logs.b.length
+          const taken = split.find((x) => x.processId === a.processId)!.active.filter((t) => STATEFUL.includes(t))
+          expect(taken.length).toBeGreaterThan(0)
+          await a.close()
+          await until(
+            'b to own every task',
+            () => members(app),
+            (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
+            30_000,
+          )
+          const third = lines(100, PARTITIONS, 3)
+          await produceStrings(client, input, third)
+          await outputIs(output, counted([...first, ...second, ...third]), guarantee === 'exactly_once_v2')
+          // The tasks b took over restored from where their standbys were, not from the changelog's start.
+          const restores = restoresIn(logs.b.slice(mark))
+          expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
+          for (const r of restores) expect(r.from).toBeGreaterThan(0n)
+          expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
+        } finally {
+          await a.close()
+          await b.close()
+        }
+      }, 120_000)
+    }
+
+    for (const end of ['closes', 'is killed'] as const)
+      it(`a wafka standby follows a Java Kafka Streams active (group.protocol=streams): when Java ${end}, wafka takes over restoring only the tail; counts exact`, async () => {
+        const app = `sb-java-${end === 'closes' ? 'close' : 'kill'}`
+        const [input, output] = [`${app}-text`, `${app}-counts`]
+        await prepare(app, input, output)
+        const java = javaStreamsApp(kafka, 'wordcount', {
+          applicationId: app,
+          inputs: [input],
+          output,
+          props: { 'group.protocol': 'streams', 'commit.interval.ms': 100, 'state.dir': mkdtempSync(join(tmpdir(), 'java-standby-')) },
+        })
+        const logs: LogEntry[] = []
+        const w = new KafkaStreams(wordCount(input, output), {
+          stateDir: mkdtempSync(join(tmpdir(), 'wafka-standby-w-')),
+          applicationId: app,
+          brokers: kafka.bootstrap,
+          groupProtocol: 'streams',
+          commitIntervalMs: 100,
+          retryBackoffMs: 100,
+          defaultKeySerde: str,
+          defaultValueSerde: str,
+          logLevel: logLevel.INFO,
+          logCreator: () => (e: LogEntry) => void logs.push(e),
+        })
+        try {
+          await until(
+            'Java to own every task',
+            () => members(app),
+            (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
+            60_000,
+          )
+          const first = lines(400, PARTITIONS, 4)
+          await produceStrings(client, input, first)
+          await outputIs(output, counted(first), false)
+          await w.start()
+          const split = await until(
+            'the tasks to be split, each stateful one with a standby on the other instance',
+            () => members(app),
+            (m) =>
+              m.length === 2 &&
+              m.every((x) => x.active.length > 0) &&
+              STATEFUL.every((t) => m.some((x) => x.active.includes(t)) && m.some((x) => x.standby.includes(t))),
+            60_000,
+          )
+          const second = lines(400, PARTITIONS, 5)
+          await produceStrings(client, input, second)
+          const expected = counted([...first, ...second])
+          await outputIs(output, expected, false)
+          // wafka's standbys read the changelogs Java's active tasks write: with its own tasks, the whole table.
+          await until(
+            "wafka's standbys to hold what Java's active tasks counted",
+            () =>
+              new Map(
+                w
+                  .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
+                  .all()
+                  .map((e) => [e.key, e.value]),
+              ),
+            (t) => t.size === expected.size && [...expected].every(([word, n]) => t.get(word) === n),
+            30_000,
+          )
+          const mark = logs.length
+          const taken = split.find((x) => x.processId !== w.processId)!.active.filter((t) => STATEFUL.includes(t))
+          expect(taken.length).toBeGreaterThan(0)
+          if (end === 'closes') expect(await java.stop()).toEqual({ code: 0, signal: null })
+          else {
+            // What Java processed is committed first, so wafka processes nothing twice (at_least_once) after the crash.
+            await consumedAll(client, app, [input, `${app}-counts-repartition`], 30_000)
+            await java.kill()
+          }
+          await until(
+            'wafka to own every task',
+            () => members(app),
+            (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
+            60_000,
+          )
+          const third = lines(100, PARTITIONS, 6)
+          await produceStrings(client, input, third)
+          await outputIs(output, counted([...first, ...second, ...third]), false)
+          const restores = restoresIn(logs.slice(mark))
+          expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
+          for (const r of restores) expect(r.from).toBeGreaterThan(0n)
+          expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
+          expect(java.events.filter((e) => e.event === 'error')).toEqual([])
+        } finally {
+          await java.kill()
+          await w.close()
+        }
+      }, 180_000)
+  })
+}
