@@ -245,6 +245,7 @@ export class StreamsMembership implements Membership {
     this.memberEpoch = res.memberEpoch
     if (res.heartbeatIntervalMs > 0) this.intervalMs = res.heartbeatIntervalMs
     this.endpointInformationEpoch = res.endpointInformationEpoch
+    if (res.partitionsByUserEndpoint !== null) this.data.setPartitionsByHost(res.partitionsByUserEndpoint)
     this.statuses.update(res.status)
     this.hooks.emit(ConsumerEvents.HEARTBEAT, { groupId: this.coordinator.groupId, memberId: this.memberId, memberEpoch: this.memberEpoch })
     if (this.statuses.has(StreamsGroupStatus.SHUTDOWN_APPLICATION) && !this.shutdownRequested)
