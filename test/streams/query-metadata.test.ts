@@ -26,7 +26,8 @@ import {
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 import { until } from '../kafka/support.js'
-import { produceStrings, tableReader } from './support.js'
+import { coordinatorSees, produceStrings, tableReader } from './support.js'
+import { RawClient } from '../broker/raw-client.js'
 
 const str = Serdes.String()
 const WORDS = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'x', 'a1', 'query', 'host', 'key', 'store']
@@ -80,7 +81,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       client = new Kafka({ clientId: 'query-metadata-test', brokers: kafka.bootstrap.split(','), retryBackoffMs: 100 })
     }, 120_000)
 
+    const raw: RawClient[] = []
     afterAll(async () => {
+      for (const c of raw) c.close()
       await kafka?.stop()
     })
 
@@ -106,6 +109,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       } finally {
         await admin.disconnect()
       }
+      await coordinatorSees(kafka.bootstrap, topics, raw)
     }
 
     /** Until the output's table holds every word with count `times`. */
@@ -221,6 +225,53 @@ for (const target of brokerTargets(FAST_GROUPS)) {
         await w.close()
       }
     }, 150_000)
+
+    it("a sub-topology reading topics of 2 and 4 partitions: each instance's partitions name only those the topics have (as Kafka's EndpointToPartitionsManager)", async () => {
+      await createTopics(['qmp-a'], 2)
+      await createTopics(['qmp-b', 'qmp-out'], 4)
+      const b = new StreamsBuilder()
+      b.stream<string, string>(['qmp-a', 'qmp-b'], { keySerde: str, valueSerde: str })
+        .groupByKey()
+        .count({ storeName: 'per-key' })
+        .toStream()
+        .to('qmp-out', { keySerde: str, valueSerde: Serdes.Long() })
+      const one = new KafkaStreams(b.build(), {
+        stateDir: join(tmpdir(), 'kafka-streams', `instance-${++instances}`),
+        groupProtocol: 'streams',
+        applicationServer: 'only-host:7001',
+        applicationId: 'qmp',
+        brokers: kafka.bootstrap,
+        retryBackoffMs: 100,
+        defaultKeySerde: str,
+        defaultValueSerde: str,
+      })
+      await one.start()
+      try {
+        const all = await until(
+          'the instance to know its partitions',
+          () => (one.state === 'RUNNING' ? one.metadataForAllStreamsClients() : []),
+          (m) => m.length === 1 && m[0].topicPartitions.length > 0,
+          60_000,
+        )
+        expect(all[0].stateStoreNames).toEqual(['per-key'])
+        expect(all[0].topicPartitions.map((tp) => `${tp.topic}-${tp.partition}`)).toEqual([
+          'qmp-a-0',
+          'qmp-a-1',
+          'qmp-b-0',
+          'qmp-b-1',
+          'qmp-b-2',
+          'qmp-b-3',
+        ])
+        // The key's partition is over the topic with the most partitions (4).
+        expect(one.queryMetadataForKey('per-key', 'k', (topic, _k, _v, n) => (topic === 'qmp-b' && n === 4 ? 3 : -1))).toEqual({
+          activeHost: { host: 'only-host', port: 7001 },
+          standbyHosts: [],
+          partition: 3,
+        })
+      } finally {
+        await one.close()
+      }
+    }, 90_000)
 
     it.runIf(target.embedded)(
       'under the classic protocol the calls say they need groupProtocol streams',
