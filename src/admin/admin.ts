@@ -52,6 +52,7 @@ import { describeFeatures, updateFeatures, type FeatureUpdate } from './features
 import { fetchOffsets, resetOffsets, setOffsets } from './group-offsets.js'
 import { deleteGroups, describeGroups, listGroups } from './groups.js'
 import { alterShareGroupOffsets, deleteShareGroupOffsets, describeShareGroups, listShareGroupOffsets } from './share-groups.js'
+import { describeStreamsGroups } from './streams-groups.js'
 import { deleteRecords, fetchTopicOffsets, fetchTopicOffsetsByTimestamp, listOffsets } from './offsets.js'
 import {
   alterPartitionReassignments,
@@ -287,6 +288,15 @@ export class Admin {
   async describeShareGroups(groupIds: string[]) {
     checkArgument('describeShareGroups()', 'groupIds', groupIds, { kind: 'array', entries: 'string' })
     return describeShareGroups(this.cluster, groupIds)
+  }
+
+  /**
+   * Streams groups (KIP-1071): state, epochs, assignor, the topology the coordinator holds and members with their
+   * process, endpoint and current and target tasks (Java's describeStreamsGroups).
+   */
+  async describeStreamsGroups(groupIds: string[]) {
+    checkArgument('describeStreamsGroups()', 'groupIds', groupIds, { kind: 'array', entries: 'string' })
+    return describeStreamsGroups(this.cluster, groupIds)
   }
 
   /** A share group's start offset per partition (of `topics`, else all it has state for) and lag where the broker tells it; '-1' where none. */

@@ -9,6 +9,7 @@ import type { Io } from './io.js'
 import { withAdmin, type AdminAction } from './admin-action.js'
 import { groupLag, watchLag } from './group-lag.js'
 import { shareGroupView, showShareGroup } from './share-group-view.js'
+import { showStreamsGroup, streamsGroupView } from './streams-group-view.js'
 
 export const USAGE = `usage: wafka groups list|describe|lag|reset-offsets|delete -b BROKERS [options]
 
@@ -16,7 +17,8 @@ export const USAGE = `usage: wafka groups list|describe|lag|reset-offsets|delete
   wafka groups describe GROUP                state, members, and per partition the committed
                                              offset, the log end and the lag; for a share group
                                              the start offset, the log end and the lag (records
-                                             in flight or not yet delivered)
+                                             in flight or not yet delivered); for a streams group
+                                             each member's process, endpoint and tasks too
   wafka groups lag GROUP [--watch] [--interval MS] [--count N]
                                              the lag per partition with the records produced
                                              and committed a second; --watch looks again every
@@ -110,21 +112,27 @@ async function groupView(admin: Admin, groupId: string) {
   return { g, members, owner }
 }
 
-/** Whether `groupId` is a share group (DescribeGroups calls one Dead: it is not a classic or consumer group). */
-async function isShareGroup(admin: Admin, groupId: string): Promise<boolean> {
-  // Brokers before ListGroups v5 (Kafka 3.x) have no types and no share groups.
-  const shares = await admin.listGroups({ types: ['share'] }).catch((err: unknown) => {
+/** Whether `groupId` is a group of `type` (DescribeGroups calls a share or streams group Dead: it is not a classic or consumer group). */
+async function isGroupOfType(admin: Admin, groupId: string, type: 'share' | 'streams'): Promise<boolean> {
+  // Brokers before ListGroups v5 (Kafka 3.x) have no types and no share or streams groups.
+  const groups = await admin.listGroups({ types: [type] }).catch((err: unknown) => {
     if (err instanceof UnsupportedApiError) return { groups: [] }
     throw err
   })
-  return shares.groups.some((g) => g.groupId === groupId)
+  return groups.groups.some((g) => g.groupId === groupId)
 }
+
+const isShareGroup = (admin: Admin, groupId: string) => isGroupOfType(admin, groupId, 'share')
 
 async function describeGroup({ admin, io, json, names }: AdminAction): Promise<void> {
   const groupId = names[0]
   if (await isShareGroup(admin, groupId)) {
     const view = await shareGroupView(admin, groupId)
     if (view) return showShareGroup(io, json, view)
+  }
+  if (await isGroupOfType(admin, groupId, 'streams')) {
+    const view = await streamsGroupView(admin, groupId)
+    if (view) return showStreamsGroup(io, json, view)
   }
   const { g, members, owner } = await groupView(admin, groupId)
   const offsets = await groupLag(admin, groupId, owner)

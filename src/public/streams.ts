@@ -22,7 +22,22 @@ export {
   type UncaughtExceptionHandler,
 } from '../streams/kafka-streams.js'
 export type { StreamsConfig, ProcessingGuarantee, StreamsGroupProtocol } from '../streams/options.js'
-export { ApplicationShutdownError, StreamsError } from '../streams/streams-error.js'
+export {
+  ApplicationShutdownError,
+  IllegalStateError,
+  StreamsError,
+  StreamsNotStartedError,
+  UnsupportedOperationError,
+} from '../streams/streams-error.js'
+export {
+  NOT_AVAILABLE,
+  UNAVAILABLE_HOST,
+  type HostInfo,
+  type KeyQueryMetadata,
+  type KeySerializer,
+  type StreamPartitioner,
+  type StreamsMetadata,
+} from '../streams/streams-metadata.js'
 export { StoreCorruptedError } from '../streams/store-file.js'
 export type { DslStoreType } from '../streams/nodes.js'
 export {

@@ -31,7 +31,22 @@ import { isTaskMigrated, StreamsProducer, type ConsumedOffsets } from './streams
 import { StateDirectory } from './state-directory.js'
 import { GlobalStores } from './global-stores.js'
 import { isFromDefault, type Serde } from './serdes.js'
-import { ApplicationShutdownError, StreamsError } from './streams-error.js'
+import {
+  ApplicationShutdownError,
+  IllegalStateError,
+  StreamsError,
+  StreamsNotStartedError,
+  UnsupportedOperationError,
+} from './streams-error.js'
+import {
+  defaultStreamPartitioner,
+  endpointPartitions,
+  StreamsMetadataState,
+  type KeyQueryMetadata,
+  type KeySerializer,
+  type StreamPartitioner,
+  type StreamsMetadata,
+} from './streams-metadata.js'
 import { deserializationHandler } from './deserialization-handler.js'
 import {
   InvalidStateStoreError,
@@ -132,6 +147,11 @@ export class KafkaStreams {
   private standbys: StandbyTasks | undefined
   /** groupProtocol 'streams': the task offsets the heartbeat reports. */
   private readonly taskOffsets = new TaskOffsets()
+  /** groupProtocol 'streams': where the group's instances run their tasks (queryMetadataForKey). */
+  private readonly metadataState: StreamsMetadataState | undefined
+  /** Tasks whose stores are being opened and restored (not yet in `tasks`): the cleaner leaves their directories. */
+  private readonly starting = new Set<string>()
+  private stateDirCleaner: ReturnType<typeof setInterval> | undefined
 
   constructor(
     private readonly topology: Topology,
@@ -168,7 +188,11 @@ export class KafkaStreams {
       exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2',
     }
     for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
-    if (this.config.groupProtocol === 'streams') this.rebalanceData = new StreamsRebalanceData(topology, this.env)
+    if (this.config.groupProtocol === 'streams') {
+      const data = (this.rebalanceData = new StreamsRebalanceData(topology, this.env))
+      const state = (this.metadataState = new StreamsMetadataState(topology, this.env.topicName, this.config.userEndpoint))
+      data.partitionsByHostChanged = (entries) => state.onChange(endpointPartitions(entries))
+    }
   }
 
   /** Java's process id: part of the transactional id; kept in the state directory from start() when the topology has persistent stores, else random per instance. */
@@ -242,6 +266,72 @@ export class KafkaStreams {
     return keyValueView<K, V>(() => locals<InMemoryKeyValueStore<K, V>>())
   }
 
+  /**
+   * Java's queryMetadataForKey: the instance (its applicationServer) whose
+   * active task holds `key` in store `storeName`, those with a standby copy,
+   * and the partition. The key's partition comes from `keySerializer` (a
+   * Serde will do: murmur2 of its bytes, as the default partitioner placed
+   * it) or from `partitioner`. NOT_AVAILABLE (activeHost 'unavailable':-1)
+   * until the group has told where the tasks run; null for a store the
+   * topology does not have. Needs groupProtocol 'streams' (the broker tells
+   * every member where the others' tasks are); RUNNING or REBALANCING.
+   */
+  queryMetadataForKey<K>(storeName: string, key: K, keySerializer: KeySerializer<K> | StreamPartitioner<K>): KeyQueryMetadata | null {
+    const state = this.metadataReady('queryMetadataForKey')
+    if (typeof storeName !== 'string') throw new TypeError("queryMetadataForKey's storeName can't be null")
+    if (key === null || key === undefined) throw new TypeError("queryMetadataForKey's key can't be null")
+    const partitioner =
+      typeof keySerializer === 'function'
+        ? keySerializer
+        : typeof keySerializer?.serialize === 'function'
+          ? defaultStreamPartitioner(keySerializer)
+          : undefined
+    if (!partitioner) throw new TypeError('queryMetadataForKey takes a key serializer (a Serde) or a partitioner function')
+    return state.keyQueryMetadataForKey(storeName, key, partitioner)
+  }
+
+  /** Java's metadataForAllStreamsClients: every instance with an applicationServer that runs tasks (groupProtocol 'streams'). */
+  metadataForAllStreamsClients(): StreamsMetadata[] {
+    return this.metadataReady('metadataForAllStreamsClients').allMetadata()
+  }
+
+  /** Java's streamsMetadataForStore: the instances whose tasks hold store `storeName` (active or standby; all for a global store). */
+  streamsMetadataForStore(storeName: string): StreamsMetadata[] {
+    return this.metadataReady('streamsMetadataForStore').allMetadataForStore(storeName)
+  }
+
+  /** Java's validateIsRunningOrRebalancing, and the streams protocol, which alone tells where other instances' tasks run. */
+  private metadataReady(what: string): StreamsMetadataState {
+    if (this.current === 'CREATED')
+      throw new StreamsNotStartedError('KafkaStreams has not been started, you can retry after calling start()')
+    if (this.current !== 'RUNNING' && this.current !== 'REBALANCING')
+      throw new IllegalStateError(`KafkaStreams is not running. State is ${this.current}.`)
+    if (!this.metadataState)
+      throw new UnsupportedOperationError(
+        `${what}() needs groupProtocol: 'streams': under 'classic', wafka's consumer group carries no instance's applicationServer or tasks to the others`,
+      )
+    return this.metadataState
+  }
+
+  /**
+   * Java's cleanUp(): deletes this application's task directories under
+   * stateDir (its stores' files and checkpoints), so the next start restores
+   * every store from its changelog; the process id file stays, as Java's.
+   * Only before start() or after close (else IllegalStateError); refused
+   * while another instance holds the directory.
+   */
+  cleanUp(): void {
+    if (this.current !== 'CREATED' && this.current !== 'NOT_RUNNING' && this.current !== 'ERROR')
+      throw new IllegalStateError('Cannot clean up while running.')
+    if (!this.hasPersistentStores()) return
+    ;(this.stateDirectory ?? new StateDirectory(this.config.stateDir, this.config.applicationId, this.log)).clean()
+  }
+
+  /** As Java's StateDirectory: only a topology with persistent stores has (and locks) a directory. */
+  private hasPersistentStores(): boolean {
+    return [...this.topology.stores.values()].some((d) => !d.suppressBuffer && this.env.persistent(d))
+  }
+
   /** Listens to state changes; returns a function that stops listening. */
   on(event: 'stateChange', listener: StateListener): () => void {
     if (event !== 'stateChange') throw new TypeError(`KafkaStreams has no event ${String(event)} (only 'stateChange')`)
@@ -257,13 +347,21 @@ export class KafkaStreams {
     for (const sub of this.topology.subtopologies()) new StreamTask(this.topology, sub, 0, this.env)
     this.transition('REBALANCING')
     try {
-      // As Java's StateDirectory: only a topology with persistent stores takes (and locks) a directory.
-      const defs = [...this.topology.stores.values()]
-      if (defs.some((d) => !d.suppressBuffer && this.env.persistent(d))) {
+      if (this.hasPersistentStores()) {
         const dir = new StateDirectory(this.config.stateDir, this.config.applicationId, this.log)
         this.id = dir.open()
         this.env.stateDirectory = this.stateDirectory = dir
         if (this.rebalanceData) this.taskOffsets.load(dir)
+        // Java's state directory cleaner: every stateCleanupDelayMs, while RUNNING, task directories no task here owns.
+        const delay = this.config.stateCleanupDelayMs
+        this.stateDirCleaner = setInterval(() => {
+          if (this.current === 'RUNNING')
+            dir.cleanRemovedTasks(
+              delay,
+              (id) => this.tasks.has(id) || this.starting.has(id) || (this.standbys?.ids().includes(id) ?? false),
+            )
+        }, delay)
+        this.stateDirCleaner.unref?.()
       }
       if (this.rebalanceData)
         this.standbys = new StandbyTasks(this.kafka, this.topology, this.env, this.log, (id, sum) => this.taskOffsets.closed(id, sum))
@@ -542,6 +640,7 @@ export class KafkaStreams {
     // A standby of this task here hands its stores over: only the tail it had not read is restored.
     const recycled = this.standbys?.take(id)
     const task = new StreamTask(this.topology, sub, partition, this.env, recycled)
+    this.starting.add(id)
     try {
       await this.restorePartitionTimes(task)
       if (recycled) await task.state.catchUp(this.kafka, this.admin!, this.restoreTimeoutMs)
@@ -549,6 +648,8 @@ export class KafkaStreams {
     } catch (err) {
       task.state.close(false, this.acked)
       throw err
+    } finally {
+      this.starting.delete(id)
     }
     this.tasks.set(id, task)
     this.log.info('task running', { task: id, applicationId: this.config.applicationId })
@@ -719,6 +820,7 @@ export class KafkaStreams {
     this.stopping ??= (async () => {
       const log = (what: string) => this.log.caught(`${what} failed while closing`, 'warn')
       clearInterval(this.commitTimer)
+      clearInterval(this.stateDirCleaner)
       await this.consumer?.disconnect().catch(log('leaving the group'))
       await this.globals?.stop().catch(log("stopping the global stores' consumer"))
       await this.producer?.disconnect().catch(log('closing the producer'))

@@ -54,6 +54,11 @@ export interface StreamsConfig extends ClusterOptions {
    * under stateDir (ours is a log-structured file, not RocksDB), or `'in_memory'`. Java: `default.dsl.store`.
    */
   defaultDslStore?: DslStoreType
+  /**
+   * How long a task directory under stateDir may go unowned (and unmodified) before the cleaner, which
+   * looks every stateCleanupDelayMs while RUNNING, deletes it. Default: `600000`. Java: `state.cleanup.delay.ms`.
+   */
+  stateCleanupDelayMs?: number
   /** The stream thread's consumer: how long the group waits for a member that stopped heartbeating. Default: `45000`. Java: `session.timeout.ms` (a consumer config Java's StreamsConfig passes on). */
   sessionTimeoutMs?: number
   /** The stream thread's consumer: how often it heartbeats. Default: `3000`. Java: `heartbeat.interval.ms`. */
@@ -103,6 +108,12 @@ export const STREAMS_OPTIONS = {
     "The DSL's stores where Materialized gives no storeType: `'rocksDB'` persistent (a log-structured file under stateDir, not RocksDB), or `'in_memory'`.",
     'default.dsl.store',
   ),
+  stateCleanupDelayMs: ms(
+    600_000,
+    'How long a task directory under stateDir may go unowned (and unmodified) before the cleaner, which looks every stateCleanupDelayMs while RUNNING, deletes it.',
+    'state.cleanup.delay.ms',
+    1,
+  ),
   sessionTimeoutMs: ms(
     45_000,
     "The stream thread's consumer: how long the group waits for a member that stopped heartbeating.",
@@ -125,6 +136,7 @@ export interface ResolvedStreamsConfig {
   clientTags: Record<string, string>
   stateDir: string
   defaultDslStore: DslStoreType
+  stateCleanupDelayMs: number
   /** The stream thread's consumer's, when given. */
   sessionTimeoutMs: number | undefined
   heartbeatIntervalMs: number | undefined
@@ -148,6 +160,7 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     clientTags,
     stateDir,
     defaultDslStore,
+    stateCleanupDelayMs,
     sessionTimeoutMs,
     heartbeatIntervalMs,
     ...client
@@ -186,6 +199,7 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     sessionTimeoutMs: sessionTimeoutMs === undefined ? undefined : numberOption(STREAMS_OPTIONS, 'sessionTimeoutMs', sessionTimeoutMs),
     heartbeatIntervalMs:
       heartbeatIntervalMs === undefined ? undefined : numberOption(STREAMS_OPTIONS, 'heartbeatIntervalMs', heartbeatIntervalMs),
+    stateCleanupDelayMs: numberOption(STREAMS_OPTIONS, 'stateCleanupDelayMs', stateCleanupDelayMs),
     defaultDslStore: oneOf('defaultDslStore', defaultDslStore, ['rocksDB', 'in_memory'] as const, 'rocksDB'),
     client: { clientId: applicationId, ...client },
   }

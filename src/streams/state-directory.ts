@@ -7,7 +7,19 @@
 // alive (or is this process's and still held) refuses the next instance, a
 // dead owner's lock (a crash) is taken over.
 import { randomUUID } from 'node:crypto'
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../logger.js'
 import { readCheckpoint } from './offset-checkpoint.js'
@@ -16,6 +28,8 @@ import { StreamsError } from './streams-error.js'
 export const LOCK_FILE_NAME = '.lock'
 export const PROCESS_FILE_NAME = 'kafka-streams-process-metadata'
 export const CHECKPOINT_FILE_NAME = '.checkpoint'
+/** Java's TASK_DIR_PATH_NAME: `<subtopology>_<partition>`. */
+const TASK_DIR_NAME = /^\d+_\d+$/
 
 /** The application directories this process holds, so two instances in one process are refused too. */
 const heldHere = new Set<string>()
@@ -61,24 +75,84 @@ export class StateDirectory {
 
   private lock(): void {
     const file = join(this.appDir, LOCK_FILE_NAME)
-    const refuse = (owner: string) =>
-      new StreamsError(
-        `Unable to initialize state, this can happen if multiple instances of Kafka Streams are running in the same state directory (current state directory is [${this.appDir}], locked by ${owner})`,
-      )
-    if (heldHere.has(this.appDir)) throw refuse(`another KafkaStreams of this process (pid ${process.pid})`)
-    let owner = NaN
-    try {
-      owner = Number.parseInt(readFileSync(file, 'utf8'), 10)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-    }
-    // An empty lock (left by Java, which locks it without writing) or a dead owner's: free.
-    if (Number.isInteger(owner) && owner !== process.pid && alive(owner)) throw refuse(`process ${owner}`)
+    const owner = this.refuseIfLocked('Unable to initialize state')
     if (Number.isInteger(owner) && owner !== process.pid)
       this.log.info('taking over the state directory lock of a process that is gone', { dir: this.appDir, pid: owner })
     writeFileSync(file, `${process.pid}\n`)
     heldHere.add(this.appDir)
     this.locked = true
+  }
+
+  /** Throws when another instance holds the directory; else the pid a lock file names (NaN if none). */
+  private refuseIfLocked(what: string): number {
+    const refuse = (owner: string) =>
+      new StreamsError(
+        `${what}, this can happen if multiple instances of Kafka Streams are running in the same state directory (current state directory is [${this.appDir}], locked by ${owner})`,
+      )
+    if (heldHere.has(this.appDir)) throw refuse(`another KafkaStreams of this process (pid ${process.pid})`)
+    let owner = NaN
+    try {
+      owner = Number.parseInt(readFileSync(join(this.appDir, LOCK_FILE_NAME), 'utf8'), 10)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+    // An empty lock (left by Java, which locks it without writing) or a dead owner's: free.
+    if (Number.isInteger(owner) && owner !== process.pid && alive(owner)) throw refuse(`process ${owner}`)
+    return owner
+  }
+
+  private taskDirs(): string[] {
+    if (!existsSync(this.appDir)) return []
+    return readdirSync(this.appDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && TASK_DIR_NAME.test(e.name))
+      .map((e) => e.name)
+  }
+
+  /**
+   * Java's StateDirectory.clean() (KafkaStreams.cleanUp()): deletes every
+   * task directory, then the application directory unless the process id
+   * and lock files remain (kept, as Java keeps them, so the process id
+   * survives). Refused while another instance holds the directory.
+   */
+  clean(): void {
+    if (!this.locked) this.refuseIfLocked('Unable to clean up the state')
+    for (const name of this.taskDirs()) {
+      this.log.info(`Deleting task directory ${name} for ${name} as user calling cleanup.`, { dir: this.appDir })
+      rmSync(join(this.appDir, name), { recursive: true, force: true, maxRetries: 3 })
+    }
+    if (!existsSync(this.appDir)) return
+    const left = readdirSync(this.appDir)
+    if (left.length === 0) rmdirSync(this.appDir)
+    else if (left.some((f) => f !== PROCESS_FILE_NAME && f !== LOCK_FILE_NAME))
+      this.log.warn(`Failed to fully clean up state store directory ${this.appDir} because unexpected files remain.`, {
+        files: left.filter((f) => f !== PROCESS_FILE_NAME && f !== LOCK_FILE_NAME),
+      })
+  }
+
+  /**
+   * Java's cleanRemovedTasks (the state directory cleaner): a task directory
+   * this instance does not own, unmodified for more than `cleanupDelayMs`,
+   * is deleted, with an INFO line as Java's.
+   */
+  cleanRemovedTasks(cleanupDelayMs: number, owned: (taskId: string) => boolean): void {
+    for (const name of this.taskDirs()) {
+      if (owned(name)) continue
+      const dir = join(this.appDir, name)
+      try {
+        const now = Date.now()
+        const lastModifiedMs = statSync(dir).mtimeMs
+        if (now - cleanupDelayMs <= lastModifiedMs) continue
+        this.log.info(
+          `Deleting obsolete state directory ${name} for task ${name} as ${Math.round(now - lastModifiedMs)}ms has elapsed (cleanup delay is ${cleanupDelayMs}ms).`,
+          { dir: this.appDir },
+        )
+        rmSync(dir, { recursive: true, force: true, maxRetries: 3 })
+      } catch (err) {
+        this.log.warn(`Swallowed an error during deletion of obsolete state directory ${name} for task ${name}`, {
+          error: (err as Error).message,
+        })
+      }
+    }
   }
 
   private processId(): string {

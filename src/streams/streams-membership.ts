@@ -323,6 +323,7 @@ export class StreamsMembership implements Membership {
       this.acceptableRecoveryLag = res.acceptableRecoveryLag >= 0n ? res.acceptableRecoveryLag : BigInt(res.acceptableRecoveryLagLegacy)
     }
     this.endpointInformationEpoch = res.endpointInformationEpoch
+    if (res.partitionsByUserEndpoint !== null) this.data.setPartitionsByHost(res.partitionsByUserEndpoint)
     this.statuses.update(res.status)
     this.hooks.emit(ConsumerEvents.HEARTBEAT, { groupId: this.coordinator.groupId, memberId: this.memberId, memberEpoch: this.memberEpoch })
     if (this.statuses.has(StreamsGroupStatus.SHUTDOWN_APPLICATION) && !this.shutdownRequested)

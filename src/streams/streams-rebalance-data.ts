@@ -5,7 +5,11 @@
 // topics it reads and writes, its stores' changelogs and its co-partition
 // groups, as StreamThread.initBrokerTopology builds them); and a task's
 // partitions: partition p of each topic its sub-topology reads.
-import type { StreamsGroupHeartbeatRequestSubtopology, StreamsGroupHeartbeatRequestTopicInfo } from '../protocol/messages/index.js'
+import type {
+  StreamsGroupHeartbeatRequestSubtopology,
+  StreamsGroupHeartbeatRequestTopicInfo,
+  StreamsGroupHeartbeatResponseEndpointToPartitions,
+} from '../protocol/messages/index.js'
 import type { TopicPartition } from '../consumer/partition-state.js'
 import { changelogConfigs, REPARTITION_CONFIGS, type TopicNames } from './internal-topics.js'
 import type { Topology } from './topology.js'
@@ -109,6 +113,13 @@ export class StreamsRebalanceData {
   /** The partitions active tasks read: partition p of each of their sub-topology's topics (Java's topicPartitionsForActiveTasks). */
   partitionsOf(tasks: readonly TaskId[]): TopicPartition[] {
     return tasks.flatMap((t) => (this.reads.get(t.subtopologyId) ?? []).map((topic) => ({ topic, partition: t.partition })))
+  }
+
+  /** Java's setPartitionsByHost: the group's endpoint-to-partitions map, when a heartbeat carries one (it comes only when it changed). */
+  partitionsByHostChanged: ((entries: StreamsGroupHeartbeatResponseEndpointToPartitions[]) => void) | undefined
+
+  setPartitionsByHost(entries: StreamsGroupHeartbeatResponseEndpointToPartitions[]): void {
+    this.partitionsByHostChanged?.(entries)
   }
 
   /** Every topic the tasks may read (the consumer's subscription). */

@@ -428,7 +428,11 @@ export class StreamsGroup extends GroupOffsets {
     }
   }
 
-  /** For Interactive Queries: each member with an endpoint, and the source partitions of its tasks. */
+  /**
+   * For Interactive Queries: each member with an endpoint, and the source
+   * partitions of its tasks (a topic's only below its partition count, as
+   * Kafka's EndpointToPartitionsManager: a task may outnumber a co-read topic's partitions).
+   */
   private endpointPartitions(): EndpointPartitions[] {
     const out: EndpointPartitions[] = []
     const subs = new Map((this.topology?.subtopologies ?? []).map((s) => [s.subtopologyId, s]))
@@ -440,10 +444,14 @@ export class StreamsGroup extends GroupOffsets {
         for (const topic of [...s.sourceTopics, ...s.repartitionSourceTopics.map((r) => r.name)]) {
           let set = byTopic.get(topic)
           if (!set) byTopic.set(topic, (set = new Set()))
-          for (const p of ps) set.add(p)
+          const count = this.partitionsOf(topic)
+          for (const p of ps) if (count === undefined || p < count) set.add(p)
         }
       }
-      return [...byTopic].sort(([a], [b]) => (a < b ? -1 : 1)).map(([topic, ps]) => ({ topic, partitions: [...ps].sort((a, b) => a - b) }))
+      return [...byTopic]
+        .filter(([, ps]) => ps.size > 0)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([topic, ps]) => ({ topic, partitions: [...ps].sort((a, b) => a - b) }))
     }
     for (const m of this.members.values())
       if (m.userEndpoint)
