@@ -33,13 +33,14 @@
  * machine is shared.
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { windowed, startRig } from './support/clients.js'
 import { CHUNK, INFLIGHT, type ChildFigures, type Job, type Scenario } from './profile-child.js'
 import { MESSAGE_POOL as POOL, messagePool } from './support/data.js'
 import { machine, option, repositoryRoot, wafkaRevision } from './support/environment.js'
+import { selfTimes } from './support/cpu-profile.js'
 
 const PARTITIONS = 64
 const PRODUCE_MESSAGES = Number(option('messages') ?? 500_000)
@@ -58,33 +59,6 @@ const name = (s: Scenario) =>
       (s.nodeFlags ? `, node ${s.nodeFlags.join(' ')}` : '')
 
 // ---- parent --------------------------------------------------------------------
-
-interface ProfileNode {
-  id: number
-  callFrame: { functionName: string; url: string; lineNumber: number }
-  children?: number[]
-}
-
-/** Self time per function (name, file, line), in ms, heaviest first. */
-function selfTimes(file: string): { total: number; rows: Array<{ fn: string; ms: number }> } {
-  const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
-  const byId = new Map(prof.nodes.map((n) => [n.id, n]))
-  const ms = new Map<string, number>()
-  let total = 0
-  for (let i = 0; i < prof.samples.length; i++) {
-    const n = byId.get(prof.samples[i])!
-    const f = n.callFrame
-    const where = f.url ? ` ${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}` : ''
-    // `dispatch`: the inspector session's own work (starting and stopping the profiler).
-    if (f.functionName === 'dispatch') continue
-    const key = `${f.functionName || '(anonymous)'}${where}`
-    const dt = (prof.timeDeltas[i] ?? 0) / 1000
-    ms.set(key, (ms.get(key) ?? 0) + dt)
-    if (f.functionName !== '(idle)') total += dt
-  }
-  const rows = [...ms].map(([fn, t]) => ({ fn, ms: t })).sort((a, b) => b.ms - a.ms)
-  return { total, rows }
-}
 
 /** --trace-gc lines: counts and pause sums per kind. */
 function gcCounts(out: string): Record<string, { count: number; ms: number }> {

@@ -52,6 +52,7 @@ const benches = [
   'channels',
   'restart',
   'share',
+  'streams',
 ]
 
 // Chunks are named by hash: old ones would pile up beside the new.
