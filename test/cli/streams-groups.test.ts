@@ -10,42 +10,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Admin, Kafka } from '../../src/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder } from '../../src/public/streams.js'
+import { KafkaStreams, Serdes } from '../../src/public/streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { produce } from '../kafka/consumer-support.js'
 import { until } from '../kafka/support.js'
 import { built, wafka } from './support.js'
 import { coordinatorSees } from '../streams/support.js'
+import { FAST_STREAMS_GROUPS, wordCountTopology } from '../streams/word-count-app.js'
 import type { RawClient } from '../broker/raw-client.js'
 
 const str = Serdes.String()
 
-function wordCount(input: string, output: string) {
-  const b = new StreamsBuilder()
-  b.stream<string, string>(input, { keySerde: str, valueSerde: str })
-    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
-    .groupBy((_key, word) => word)
-    .count({ storeName: 'counts' })
-    .toStream()
-    .to(output, { keySerde: str, valueSerde: Serdes.Long() })
-  return b.build()
-}
-
-const FAST_GROUPS = {
-  kafka: {
-    config: {
-      'group.streams.initial.rebalance.delay.ms': '0',
-      'group.streams.min.heartbeat.interval.ms': '500',
-      'group.streams.heartbeat.interval.ms': '500',
-    },
-  },
-  embedded: {
-    brokers: 1,
-    streamsGroupInitialRebalanceDelayMs: 0,
-    streamsGroupMinHeartbeatIntervalMs: 500,
-    streamsGroupHeartbeatIntervalMs: 500,
-  },
-}
+const FAST_GROUPS = { ...FAST_STREAMS_GROUPS, embedded: { ...FAST_STREAMS_GROUPS.embedded, brokers: 1 } }
 
 for (const target of brokerTargets(FAST_GROUPS)) {
   describe.skipIf(!built || !target.available)(`wafka groups on a streams group, ${target.name}`, () => {
@@ -78,7 +54,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       const stateDir = mkdtempSync(join(tmpdir(), 'cli-streams-groups-'))
       await produce(b, input, 6, 'a b c', { partition: 0 })
       await produce(b, input, 4, 'd e', { partition: 1 })
-      const app = new KafkaStreams(wordCount(input, output), {
+      const app = new KafkaStreams(wordCountTopology(input, output), {
         applicationId: groupId,
         brokers: b,
         groupProtocol: 'streams',

@@ -27,22 +27,11 @@ import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 import { until } from '../kafka/support.js'
 import { coordinatorSees, produceStrings, tableReader } from './support.js'
+import { FAST_STREAMS_GROUPS, wordCountTopology } from './word-count-app.js'
 import { RawClient } from '../broker/raw-client.js'
 
 const str = Serdes.String()
 const WORDS = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'x', 'a1', 'query', 'host', 'key', 'store']
-
-/** RigStreams' wordcount (store `counts` in sub-topology 1, behind a repartition topic). */
-function wordCount(input: string, output: string) {
-  const b = new StreamsBuilder()
-  b.stream<string, string>(input, { keySerde: str, valueSerde: str })
-    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
-    .groupBy((_key, word) => word)
-    .count({ storeName: 'counts' })
-    .toStream()
-    .to(output, { keySerde: str, valueSerde: Serdes.Long() })
-  return b.build()
-}
 
 /** Every word `times` times, a line each, over `partitions` partitions. */
 function lines(times: number, partitions: number) {
@@ -54,24 +43,9 @@ function lines(times: number, partitions: number) {
   }))
 }
 
-const FAST_GROUPS = {
-  kafka: {
-    config: {
-      'group.streams.initial.rebalance.delay.ms': '0',
-      'group.streams.min.heartbeat.interval.ms': '500',
-      'group.streams.heartbeat.interval.ms': '500',
-    },
-  },
-  embedded: {
-    streamsGroupInitialRebalanceDelayMs: 0,
-    streamsGroupMinHeartbeatIntervalMs: 500,
-    streamsGroupHeartbeatIntervalMs: 500,
-  },
-}
-
 const hostOf = (m: KeyQueryMetadata | null) => (m ? `${m.activeHost.host}:${m.activeHost.port}` : 'null')
 
-for (const target of brokerTargets(FAST_GROUPS)) {
+for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
   describe.skipIf(!target.available)(`queryMetadataForKey under groupProtocol streams on ${target.name}`, () => {
     let kafka: RunningTarget
     let client: Kafka
@@ -89,7 +63,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
 
     let instances = 0
     const app = (applicationId: string, input: string, output: string, more: Partial<StreamsConfig> = {}) =>
-      new KafkaStreams(wordCount(input, output), {
+      new KafkaStreams(wordCountTopology(input, output), {
         stateDir: join(tmpdir(), 'kafka-streams', `instance-${++instances}`),
         groupProtocol: 'streams',
         ...more,

@@ -18,67 +18,27 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka, logLevel, type LogEntry } from '../../src/index.js'
 import { ConfigResourceTypes } from '../../src/admin/configs.js'
-import { KafkaStreams, Serdes, StreamsBuilder, type StreamsConfig } from '../../src/public/streams.js'
+import { KafkaStreams, Serdes, type StreamsConfig } from '../../src/public/streams.js'
 import { StreamsGroupDescribe } from '../../src/protocol/messages/index.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
 import { consumedAll, produceStrings, tableReader } from './support.js'
+import { countWords, FAST_STREAMS_GROUPS, wordCountTopology, wordLines } from './word-count-app.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 
 const str = Serdes.String()
-const WORDS = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'x', 'a1']
-
-function lines(n: number, partitions: number, salt: number): Array<{ key: string; value: string; timestamp: number; partition: number }> {
-  let x = 11 + salt
-  const next = (m: number) => {
-    x = (x * 1_103_515_245 + 12_345) % 2 ** 31
-    return x % m
-  }
-  return Array.from({ length: n }, (_, i) => ({
-    key: `k${i}`,
-    value: Array.from({ length: 1 + next(4) }, () => WORDS[next(WORDS.length)]).join(' '),
-    timestamp: Date.now(),
-    partition: i % partitions,
-  }))
-}
-
-function counted(records: Array<{ value: string }>): Map<string, bigint> {
-  const counts = new Map<string, bigint>()
-  for (const r of records) for (const w of r.value.split(' ')) counts.set(w, (counts.get(w) ?? 0n) + 1n)
-  return counts
-}
-
-function wordCount(input: string, output: string) {
-  const b = new StreamsBuilder()
-  b.stream<string, string>(input, { keySerde: str, valueSerde: str })
-    .flatMapValues((line) => line.split(' '))
-    .groupBy((_key, word) => word)
-    .count({ storeName: 'counts' })
-    .toStream()
-    .to(output, { keySerde: str, valueSerde: Serdes.Long() })
-  return b.build()
-}
-
 // As streams-protocol.test.ts: assignments at once, heartbeats twice a second; and a killed member fenced after 6 s (not 45).
 const FAST_GROUPS = {
   kafka: {
     config: {
-      'group.streams.initial.rebalance.delay.ms': '0',
-      'group.streams.min.heartbeat.interval.ms': '500',
-      'group.streams.heartbeat.interval.ms': '500',
+      ...FAST_STREAMS_GROUPS.kafka.config,
       'group.streams.min.session.timeout.ms': '3000',
       'group.streams.session.timeout.ms': '6000',
     },
   },
-  embedded: {
-    streamsGroupInitialRebalanceDelayMs: 0,
-    streamsGroupMinHeartbeatIntervalMs: 500,
-    streamsGroupHeartbeatIntervalMs: 500,
-    streamsGroupMinSessionTimeoutMs: 3000,
-    streamsGroupSessionTimeoutMs: 6000,
-  },
+  embedded: { ...FAST_STREAMS_GROUPS.embedded, streamsGroupMinSessionTimeoutMs: 3000, streamsGroupSessionTimeoutMs: 6000 },
 }
 
 const PARTITIONS = 4
@@ -167,7 +127,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
         await prepare(app, input, output)
         const logs = { a: [] as LogEntry[], b: [] as LogEntry[] }
         const instance = (name: 'a' | 'b', more: Partial<StreamsConfig> = {}) =>
-          new KafkaStreams(wordCount(input, output), {
+          new KafkaStreams(wordCountTopology(input, output), {
             stateDir: mkdtempSync(join(tmpdir(), `wafka-standby-${name}-`)),
             applicationId: app,
             brokers: kafka.bootstrap,
@@ -192,9 +152,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
             30_000,
           )
-          const first = lines(400, PARTITIONS, 1)
+          const first = wordLines(400, PARTITIONS, 1)
           await produceStrings(client, input, first)
-          await outputIs(output, counted(first), guarantee === 'exactly_once_v2')
+          await outputIs(output, countWords(first), guarantee === 'exactly_once_v2')
           await b.start()
           // Each stateful task: active on one instance, its standby on the other.
           const split = await until(
@@ -207,9 +167,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             30_000,
           )
           for (const m of split) expect(m.standby.filter((t) => m.active.includes(t))).toEqual([])
-          const second = lines(400, PARTITIONS, 2)
+          const second = wordLines(400, PARTITIONS, 2)
           await produceStrings(client, input, second)
-          const expected = counted([...first, ...second])
+          const expected = countWords([...first, ...second])
           await outputIs(output, expected, guarantee === 'exactly_once_v2')
           // b's own tasks and its standbys' copies (Java's stale stores) hold the whole table: the standbys followed a's stores.
           const view = () =>
@@ -247,9 +207,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
             30_000,
           )
-          const third = lines(100, PARTITIONS, 3)
+          const third = wordLines(100, PARTITIONS, 3)
           await produceStrings(client, input, third)
-          await outputIs(output, counted([...first, ...second, ...third]), guarantee === 'exactly_once_v2')
+          await outputIs(output, countWords([...first, ...second, ...third]), guarantee === 'exactly_once_v2')
           // The tasks b took over restored from where their standbys were, not from the changelog's start.
           const restores = restoresIn(logs.b.slice(mark))
           expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
@@ -274,7 +234,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           props: { 'group.protocol': 'streams', 'commit.interval.ms': 100, 'state.dir': mkdtempSync(join(tmpdir(), 'java-standby-')) },
         })
         const logs: LogEntry[] = []
-        const w = new KafkaStreams(wordCount(input, output), {
+        const w = new KafkaStreams(wordCountTopology(input, output), {
           stateDir: mkdtempSync(join(tmpdir(), 'wafka-standby-w-')),
           applicationId: app,
           brokers: kafka.bootstrap,
@@ -293,9 +253,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
             60_000,
           )
-          const first = lines(400, PARTITIONS, 4)
+          const first = wordLines(400, PARTITIONS, 4)
           await produceStrings(client, input, first)
-          await outputIs(output, counted(first), false)
+          await outputIs(output, countWords(first), false)
           await w.start()
           const split = await until(
             'the tasks to be split, each stateful one with a standby on the other instance',
@@ -306,9 +266,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
               STATEFUL.every((t) => m.some((x) => x.active.includes(t)) && m.some((x) => x.standby.includes(t))),
             60_000,
           )
-          const second = lines(400, PARTITIONS, 5)
+          const second = wordLines(400, PARTITIONS, 5)
           await produceStrings(client, input, second)
-          const expected = counted([...first, ...second])
+          const expected = countWords([...first, ...second])
           await outputIs(output, expected, false)
           // wafka's standbys read the changelogs Java's active tasks write: with its own tasks, the whole table.
           await until(
@@ -338,9 +298,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
             60_000,
           )
-          const third = lines(100, PARTITIONS, 6)
+          const third = wordLines(100, PARTITIONS, 6)
           await produceStrings(client, input, third)
-          await outputIs(output, counted([...first, ...second, ...third]), false)
+          await outputIs(output, countWords([...first, ...second, ...third]), false)
           const restores = restoresIn(logs.slice(mark))
           expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
           for (const r of restores) expect(r.from).toBeGreaterThan(0n)

@@ -32,64 +32,10 @@ import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
 import { consumedAll, produceStrings, tableReader } from './support.js'
+import { countWords, FAST_STREAMS_GROUPS, wordCountTopology, wordLines } from './word-count-app.js'
 
 const str = Serdes.String()
-const WORDS = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'x', 'a1']
-
-/** `n` lines of 1 to 4 words, spread over `partitions` partitions (deterministic). */
-function lines(n: number, partitions: number, salt = 0): Array<{ key: string; value: string; timestamp: number; partition: number }> {
-  let x = 7 + salt
-  const next = (m: number) => {
-    x = (x * 1_103_515_245 + 12_345) % 2 ** 31
-    return x % m
-  }
-  return Array.from({ length: n }, (_, i) => ({
-    key: `k${i}`,
-    value: Array.from({ length: 1 + next(4) }, () => WORDS[next(WORDS.length)]).join(' '),
-    timestamp: Date.now(),
-    partition: i % partitions,
-  }))
-}
-
-function counted(records: Array<{ value: string }>): Map<string, bigint> {
-  const counts = new Map<string, bigint>()
-  for (const r of records) for (const w of r.value.toLowerCase().split(/\W+/).filter(Boolean)) counts.set(w, (counts.get(w) ?? 0n) + 1n)
-  return counts
-}
-
-/** RigStreams' wordcount, as java-comparison.test.ts builds it (same sub-topologies, store and repartition topic). */
-function wordCount(input: string, output: string) {
-  const b = new StreamsBuilder()
-  b.stream<string, string>(input, { keySerde: str, valueSerde: str })
-    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
-    .groupBy((_key, word) => word)
-    .count({ storeName: 'counts' })
-    .toStream()
-    .to(output, { keySerde: str, valueSerde: Serdes.Long() })
-  return b.build()
-}
-
-/**
- * The Kafka configs below are for speed (Kafka 4.4 serves streams groups as it is: one broker, no feature or
- * protocol to enable): the coordinator assigns at once (not after 3 s) and members heartbeat twice a second (not
- * every 5 s). The embedded broker takes the same as its streamsGroup* options.
- */
-const FAST_GROUPS = {
-  kafka: {
-    config: {
-      'group.streams.initial.rebalance.delay.ms': '0',
-      'group.streams.min.heartbeat.interval.ms': '500',
-      'group.streams.heartbeat.interval.ms': '500',
-    },
-  },
-  embedded: {
-    streamsGroupInitialRebalanceDelayMs: 0,
-    streamsGroupMinHeartbeatIntervalMs: 500,
-    streamsGroupHeartbeatIntervalMs: 500,
-  },
-}
-
-for (const target of brokerTargets(FAST_GROUPS)) {
+for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
   describe.skipIf(!target.available)(`groupProtocol streams (KIP-1071) on ${target.name}`, () => {
     let kafka: RunningTarget
     let client: Kafka
@@ -113,7 +59,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       processingGuarantee: ProcessingGuarantee = 'at_least_once',
       more: Partial<StreamsConfig> = {},
     ) =>
-      new KafkaStreams(wordCount(input, output), {
+      new KafkaStreams(wordCountTopology(input, output), {
         // Each instance its own stateDir, as two Java instances on one machine need (the first locks its directory).
         stateDir: join(tmpdir(), 'kafka-streams', `instance-${++instances}`),
         ...more,
@@ -201,7 +147,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
 
     it('the word count gives the table the input gives; the broker made the repartition topic and changelog', async () => {
       await createTopics(['sp-text', 'sp-counts'], 3)
-      const input = lines(300, 3)
+      const input = wordLines(300, 3)
       await produceStrings(client, 'sp-text', input)
       const streams = app('sp-wc', 'sp-text', 'sp-counts', 'at_least_once', {
         applicationServer: 'app-host:7070',
@@ -209,7 +155,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       })
       await streams.start()
       try {
-        await outputIs('sp-counts', counted(input))
+        await outputIs('sp-counts', countWords(input))
         expect(await members('sp-wc')).toEqual([
           { processId: streams.processId, tasks: allTasks(3), endpoint: 'app-host:7070', tags: { zone: 'z1' } },
         ])
@@ -251,9 +197,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           30_000,
         )
         expect(split.flatMap((m) => m.tasks).sort()).toEqual(allTasks(4))
-        const first = lines(400, 4, 1)
+        const first = wordLines(400, 4, 1)
         await produceStrings(client, 'sp2-text', first)
-        await outputIs('sp2-counts', counted(first))
+        await outputIs('sp2-counts', countWords(first))
         await a.close()
         const after = await until(
           'b to own every task',
@@ -270,9 +216,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           10_000,
         )
         expect(bStates.slice(-2)).toEqual(['REBALANCING', 'RUNNING'])
-        const second = lines(400, 4, 2)
+        const second = wordLines(400, 4, 2)
         await produceStrings(client, 'sp2-text', second)
-        await outputIs('sp2-counts', counted([...first, ...second]))
+        await outputIs('sp2-counts', countWords([...first, ...second]))
       } finally {
         await a.close()
         await b.close()
@@ -283,7 +229,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       await createTopics(['sp3-text', 'sp3-counts'], 4)
       const w = app('sp3', 'sp3-text', 'sp3-counts')
       await w.start()
-      const input = lines(400, 4, 3)
+      const input = wordLines(400, 4, 3)
       const java = javaStreamsApp(kafka, 'wordcount', {
         applicationId: 'sp3',
         inputs: ['sp3-text'],
@@ -301,7 +247,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
         expect(split.flatMap((m) => m.tasks).sort()).toEqual(allTasks(4))
         expect(split.map((m) => m.processId)).toContain(w.processId)
         await produceStrings(client, 'sp3-text', input)
-        await outputIs('sp3-counts', counted(input))
+        await outputIs('sp3-counts', countWords(input))
         expect(await java.exited).toEqual({ code: 0, signal: null })
         expect(java.events.filter((e) => e.event === 'error')).toEqual([])
       } finally {
@@ -312,12 +258,12 @@ for (const target of brokerTargets(FAST_GROUPS)) {
 
     it('exactly_once_v2: the word count commits in transactions as a streams group member (TxnOffsetCommit with its id and epoch)', async () => {
       await createTopics(['sp4-text', 'sp4-counts'], 2)
-      const input = lines(200, 2, 4)
+      const input = wordLines(200, 2, 4)
       await produceStrings(client, 'sp4-text', input)
       const streams = app('sp4', 'sp4-text', 'sp4-counts', 'exactly_once_v2')
       await streams.start()
       try {
-        await outputIs('sp4-counts', counted(input))
+        await outputIs('sp4-counts', countWords(input))
         await consumedAll(client, 'sp4', ['sp4-text'], 30_000)
       } finally {
         await streams.close()
@@ -374,10 +320,10 @@ for (const target of brokerTargets(FAST_GROUPS)) {
 
     it('a member the group dropped (UNKNOWN_MEMBER_ID) loses its tasks, joins again from epoch 0 and gets them back; the counts stay exact', async () => {
       await createTopics(['sp7-text', 'sp7-counts'], 2)
-      const first = lines(200, 2, 7)
+      const first = wordLines(200, 2, 7)
       await produceStrings(client, 'sp7-text', first)
       const logs: LogEntry[] = []
-      const streams = new KafkaStreams(wordCount('sp7-text', 'sp7-counts'), {
+      const streams = new KafkaStreams(wordCountTopology('sp7-text', 'sp7-counts'), {
         applicationId: 'sp7',
         brokers: kafka.bootstrap,
         groupProtocol: 'streams',
@@ -390,7 +336,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       })
       await streams.start()
       try {
-        await outputIs('sp7-counts', counted(first))
+        await outputIs('sp7-counts', countWords(first))
         // Everything committed first, so what the lost tasks processed is not processed twice.
         await consumedAll(client, 'sp7', ['sp7-text', 'sp7-counts-repartition'], 30_000)
         const c = await openCoordinator(kafka.bootstrap, 'sp7', raw)
@@ -407,9 +353,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
         )
         expect(back[0].processId).toBe(streams.processId)
         expect(logs.filter((e) => e.log.message === 'joined the streams group').map((e) => e.log.memberEpoch)).toHaveLength(2)
-        const second = lines(200, 2, 8)
+        const second = wordLines(200, 2, 8)
         await produceStrings(client, 'sp7-text', second)
-        await outputIs('sp7-counts', counted([...first, ...second]))
+        await outputIs('sp7-counts', countWords([...first, ...second]))
       } finally {
         await streams.close()
       }
@@ -430,9 +376,9 @@ for (const target of brokerTargets(FAST_GROUPS)) {
         )
         expect(warned('MISSING_SOURCE_TOPICS')).toMatch(/sp8-text/)
         await createTopics(['sp8-text', 'sp8-counts'], 2)
-        const input = lines(100, 2, 8)
+        const input = wordLines(100, 2, 8)
         await produceStrings(client, 'sp8-text', input)
-        await outputIs('sp8-counts', counted(input))
+        await outputIs('sp8-counts', countWords(input))
       } finally {
         await streams.close()
       }
@@ -525,7 +471,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
 describe('groupProtocol and the options it sends', () => {
   it("refuses a protocol other than 'classic' and 'streams', an applicationServer not host:port, tags not strings", () => {
     const make = (more: Partial<StreamsConfig>) => () =>
-      new KafkaStreams(wordCount('text', 'counts'), { applicationId: 'opts', brokers: 'localhost:9092', ...more })
+      new KafkaStreams(wordCountTopology('text', 'counts'), { applicationId: 'opts', brokers: 'localhost:9092', ...more })
     expect(make({ groupProtocol: 'consumer' as never })).toThrow(ConfigError)
     expect(make({ groupProtocol: 'streams', applicationServer: 'no-port' })).toThrow(/applicationServer must be 'host:port'/)
     expect(make({ groupProtocol: 'streams', clientTags: { zone: 1 } as never })).toThrow(/clientTags must be an object of strings/)
@@ -542,7 +488,7 @@ describe.skipIf(!requireKafka('3.9'))('groupProtocol streams on a broker without
       const admin = new Kafka({ brokers: cluster.bootstrap.split(',') }).admin()
       await admin.connect()
       await admin.createTopics({ topics: [{ topic: 'text', numPartitions: 1 }] }).finally(() => admin.disconnect())
-      const streams = new KafkaStreams(wordCount('text', 'counts'), {
+      const streams = new KafkaStreams(wordCountTopology('text', 'counts'), {
         applicationId: 'no-streams-groups',
         brokers: cluster.bootstrap,
         groupProtocol: 'streams',
