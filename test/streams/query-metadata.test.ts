@@ -247,6 +247,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
       }
     }, 90_000)
 
+    // The refusal is the client's own, before any request: one broker shows it (never a skip of a peer's half).
     it.runIf(target.embedded)(
       'under the classic protocol the calls say they need groupProtocol streams',
       async () => {
