@@ -76,6 +76,8 @@ export type UncaughtExceptionHandler = (error: Error) => StreamThreadExceptionRe
 
 /** The first wait before a replaced stream thread starts again; doubled for each failure in a row, up to the cap. */
 const REPLACE_BACKOFF_MS = 500
+/** at_least_once: batches whose output may wait for its acknowledgement while the next are processed (bounds what is held). */
+const MAX_UNACKED_BATCHES = 32
 const REPLACE_BACKOFF_MAX_MS = 30_000
 
 /** How often wall-clock punctuations are looked at: Java's poll.ms default. */
@@ -125,6 +127,11 @@ export class KafkaStreams {
   private replacing = false
   /** Replacements since the last batch processed whole: the backoff's exponent. */
   private replacements = 0
+  /** at_least_once: the batches sent and not yet acknowledged, each marking its offsets processed once it is (in order). */
+  private acks: Promise<void> = Promise.resolve()
+  private unackedBatches = 0
+  /** at_least_once: the first send that failed since this stream thread started; nothing is marked processed after it. */
+  private ackFailure: unknown = undefined
   /** exactly_once_v2: the transactional producer, and what the open transaction consumed. */
   private eos: StreamsProducer | undefined
   private readonly consumed: ConsumedOffsets = new Map()
@@ -525,6 +532,9 @@ export class KafkaStreams {
       consumer.beforeRevoke((_partitions, lost) =>
         this.serialized(() => (lost || this.failed || this.replacing ? this.abortTransaction() : this.commitTransaction(consumer))),
       )
+    // at_least_once: what was sent is acknowledged (and marked processed) before the revoked partitions' commit.
+    else consumer.beforeRevoke(() => this.acks)
+    this.ackFailure = undefined
     consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
     consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
     consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions, !payload.lost))
@@ -544,19 +554,51 @@ export class KafkaStreams {
         if (this.failed || this.replacing) return
         if (this.exactlyOnce) return this.serialized(() => this.processTransactional(payload))
         const { batch, resolveOffset, isStale } = payload
-        let failure: unknown
         try {
           const done = await this.processBatch(batch, isStale)
-          failure = done.failure
-          // What was processed before a failure is still sent and committed: nothing past it.
-          await this.env.collector.flush()
-          if (done.last !== undefined) resolveOffset(String(done.last), this.commitMetadata(batch.topic, batch.partition))
-          if (failure === undefined) this.replacements = 0
+          this.markWhenAcknowledged(batch, done.last, resolveOffset)
+          if (done.failure !== undefined) {
+            // What was processed before a failure is still sent and committed: nothing past it.
+            await this.acks
+            return this.uncaught(done.failure)
+          }
+          this.replacements = 0
+          if (this.unackedBatches >= MAX_UNACKED_BATCHES) await this.acks
         } catch (err) {
-          failure ??= err
+          this.uncaught(err)
         }
-        if (failure !== undefined) this.uncaught(failure)
       },
+    })
+  }
+
+  /**
+   * at_least_once: the batch's output is sent now, and its offsets marked
+   * processed once the brokers acknowledge it, in batch order, while the
+   * next batches are processed (Java's stream thread waits for its output
+   * only when it commits): a commit never runs ahead of its output. A send
+   * that fails stops the stream thread, and nothing is marked after it.
+   */
+  private markWhenAcknowledged(
+    batch: EachBatchPayload['batch'],
+    last: bigint | undefined,
+    resolveOffset: EachBatchPayload['resolveOffset'],
+  ): void {
+    const metadata = last !== undefined ? this.commitMetadata(batch.topic, batch.partition) : null
+    const acked = this.env.collector.flush()
+    // Awaited in order below; a failure is handled there.
+    acked.catch(() => {})
+    this.unackedBatches++
+    this.acks = this.acks.then(async () => {
+      try {
+        await acked
+        if (this.ackFailure === undefined && last !== undefined) resolveOffset(String(last), metadata)
+      } catch (err) {
+        if (this.ackFailure !== undefined) return
+        this.ackFailure = err
+        this.uncaught(err)
+      } finally {
+        this.unackedBatches--
+      }
     })
   }
 
