@@ -1,6 +1,6 @@
 // Java's KafkaStreams: runs a topology. Tasks are input partitions: the
-// consumer (group `applicationId`: classic protocol with range assignment so
-// a sub-topology's co-partitioned topics land together, or under
+// consumer (group `applicationId`: classic protocol with Java's
+// StreamsPartitionAssignor, streams-partition-assignor.ts, or under
 // groupProtocol 'streams' a KIP-1071 streams group whose broker assigns the
 // tasks, streams-membership.ts, and creates the internal topics) hands each partition's
 // records to the task `<subtopology>_<partition>`, which is made, and its
@@ -32,6 +32,8 @@ import { StateDirectory } from './state-directory.js'
 import { GlobalStores } from './global-stores.js'
 import { isFromDefault, type Serde } from './serdes.js'
 import { ApplicationShutdownError, StreamsError } from './streams-error.js'
+import { AssignorError } from './assignment-info.js'
+import { StreamsPartitionAssignor } from './streams-partition-assignor.js'
 import { deserializationHandler } from './deserialization-handler.js'
 import {
   InvalidStateStoreError,
@@ -369,12 +371,36 @@ export class KafkaStreams {
     await this.eos?.abort().catch(this.log.caught('aborting the transaction failed (the coordinator aborts it after its timeout)', 'warn'))
   }
 
+  /** Java's StreamsPartitionAssignor for the classic group: tasks assigned by the leader, Java instances included. */
+  private classicAssignor(): StreamsPartitionAssignor {
+    return new StreamsPartitionAssignor({
+      processId: this.processId,
+      userEndpoint: this.config.userEndpoint ? `${this.config.userEndpoint.host}:${this.config.userEndpoint.port}` : undefined,
+      clientTags: this.config.clientTags,
+      subtopologies: this.topology.subtopologies().map((sub) => ({
+        id: sub.id,
+        sourceTopics: sub.sourceTopics.map((t) => this.env.topicName(t)),
+        stateful: sub.stores.length > 0,
+      })),
+      errorCode: () => 0,
+      onError: (code) =>
+        this.fail(
+          code === AssignorError.SHUTDOWN_REQUESTED
+            ? new ApplicationShutdownError(
+                `an instance of application ${this.config.applicationId} asked every instance to shut down (SHUTDOWN_APPLICATION)`,
+              )
+            : new StreamsError(`the group leader's task assignment failed with AssignorError ${code}`),
+        ),
+    })
+  }
+
   /** The stream thread: a consumer of the source topics handing each batch to its task. */
   private async runConsumer(): Promise<void> {
     const consumer = (this.consumer = this.kafka.consumer({
       groupId: this.config.applicationId,
       groupProtocol: 'classic',
-      partitionAssigners: ['range'],
+      // Under groupProtocol 'streams' the broker assigns and this is unused.
+      partitionAssigners: [this.classicAssignor()],
       autoOffsetReset: 'earliest',
       ...(this.config.sessionTimeoutMs !== undefined && { sessionTimeoutMs: this.config.sessionTimeoutMs }),
       ...(this.config.heartbeatIntervalMs !== undefined && { heartbeatIntervalMs: this.config.heartbeatIntervalMs }),
