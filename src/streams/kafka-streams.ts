@@ -62,6 +62,8 @@ export type UncaughtExceptionHandler = (error: Error) => StreamThreadExceptionRe
 /** The first wait before a replaced stream thread starts again; doubled for each failure in a row, up to the cap. */
 const REPLACE_BACKOFF_MS = 500
 const REPLACE_BACKOFF_MAX_MS = 30_000
+/** Classic group: how long SHUTDOWN_APPLICATION waits for the group to answer before this instance stops alone. */
+const SHUTDOWN_REQUEST_MS = 30_000
 
 /** How often wall-clock punctuations are looked at: Java's poll.ms default. */
 const WALL_CLOCK_CHECK_MS = 100
@@ -122,6 +124,8 @@ export class KafkaStreams {
   /** groupProtocol 'streams': the topology as the streams group sees it, and the stream thread's membership. */
   private rebalanceData: StreamsRebalanceData | undefined
   private membership: StreamsMembership | undefined
+  /** Classic group: SHUTDOWN_APPLICATION asked for (the error, and the timer stopping this instance if no answer comes). */
+  private shutdownRequest: { error: unknown; timer: ReturnType<typeof setTimeout> } | undefined
 
   constructor(
     private readonly topology: Topology,
@@ -382,14 +386,15 @@ export class KafkaStreams {
         sourceTopics: sub.sourceTopics.map((t) => this.env.topicName(t)),
         stateful: sub.stores.length > 0,
       })),
-      errorCode: () => 0,
+      errorCode: () => (this.shutdownRequest ? AssignorError.SHUTDOWN_REQUESTED : AssignorError.NONE),
       onError: (code) =>
         this.fail(
-          code === AssignorError.SHUTDOWN_REQUESTED
-            ? new ApplicationShutdownError(
-                `an instance of application ${this.config.applicationId} asked every instance to shut down (SHUTDOWN_APPLICATION)`,
-              )
-            : new StreamsError(`the group leader's task assignment failed with AssignorError ${code}`),
+          code !== AssignorError.SHUTDOWN_REQUESTED
+            ? new StreamsError(`the group leader's task assignment failed with AssignorError ${code}`)
+            : (this.shutdownRequest?.error ??
+                new ApplicationShutdownError(
+                  `an instance of application ${this.config.applicationId} asked every instance to shut down (SHUTDOWN_APPLICATION)`,
+                )),
         ),
     })
   }
@@ -441,7 +446,7 @@ export class KafkaStreams {
       // exactly_once_v2: a batch handled whole moves the position past the markers it ended with, committed with the next transaction.
       eachBatchAutoResolve: this.exactlyOnce,
       eachBatch: async (payload) => {
-        if (this.failed || this.replacing) return
+        if (this.failed || this.replacing || this.shutdownRequest) return
         if (this.exactlyOnce) return this.serialized(() => this.processTransactional(payload))
         const { batch, resolveOffset, isStale } = payload
         let failure: unknown
@@ -621,7 +626,7 @@ export class KafkaStreams {
 
   /** A processing error: the handler decides between a new stream thread and stopping. */
   private uncaught(error: unknown): void {
-    if (this.failed || this.replacing || this.stopping) return
+    if (this.failed || this.replacing || this.stopping || this.shutdownRequest) return
     let response: StreamThreadExceptionResponse = 'SHUTDOWN_CLIENT'
     if (this.uncaughtHandler) {
       try {
@@ -639,13 +644,22 @@ export class KafkaStreams {
       // The request goes with the next heartbeat; then this instance stops.
       return void this.membership.requestShutdown().then(() => this.fail(error))
     }
+    if (response === 'SHUTDOWN_APPLICATION' && this.consumer) {
+      this.log.error('stream processing failed: asking every instance of the application to shut down (SHUTDOWN_APPLICATION)', {
+        applicationId: this.config.applicationId,
+        error: (error as Error)?.message,
+      })
+      // Classic group (Java's sendShutdownRequest): the request rides this member's next subscription; the
+      // leader answers every member SHUTDOWN_REQUESTED, which stops this one too (or the timer does).
+      const timer = setTimeout(() => this.fail(error), SHUTDOWN_REQUEST_MS)
+      timer.unref?.()
+      this.shutdownRequest = { error, timer }
+      return void this.consumer.enforceRebalance('SHUTDOWN_APPLICATION')
+    }
     if (response === 'SHUTDOWN_APPLICATION')
-      this.log.error(
-        "SHUTDOWN_APPLICATION needs the group to carry a shutdown request (groupProtocol 'streams'): shutting down this client only",
-        {
-          applicationId: this.config.applicationId,
-        },
-      )
+      this.log.error('SHUTDOWN_APPLICATION before the stream thread joined its group: shutting down this client only', {
+        applicationId: this.config.applicationId,
+      })
     else if (response !== 'SHUTDOWN_CLIENT')
       this.log.error(`the uncaught-error handler answered ${JSON.stringify(response)}: shutting down`, {
         applicationId: this.config.applicationId,
@@ -698,6 +712,7 @@ export class KafkaStreams {
   private fail(error: unknown): void {
     if (this.failed) return
     this.failed = true
+    clearTimeout(this.shutdownRequest?.timer)
     this.log.error('stream processing failed: shutting down', {
       applicationId: this.config.applicationId,
       error: (error as Error)?.message,

@@ -46,18 +46,49 @@ function counts(text: string[]): Record<string, string> {
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, String(v)]))
 }
 
-function wordCount() {
+/** RigStreams' wordcount; a line `boom` throws (Java's would count it). */
+function wordCount(text = TEXT, out = OUT) {
   const b = new StreamsBuilder()
-  b.stream<string, string>(TEXT, { keySerde: str, valueSerde: str })
-    .flatMapValues(words)
+  b.stream<string, string>(text, { keySerde: str, valueSerde: str })
+    .flatMapValues((line) => {
+      if (line === 'boom') throw new Error('boom')
+      return words(line)
+    })
     .groupBy((_key, word) => word)
     .count({ storeName: 'counts' })
     .toStream()
-    .to(OUT, { keySerde: str, valueSerde: Serdes.Long() })
+    .to(out, { keySerde: str, valueSerde: Serdes.Long() })
   return b.build()
 }
 
 type Member = { java: boolean; partitions: string[] }
+type Group = { state: string; members: Member[] }
+
+/** The classic group's state and members: Java's or not (by client id), and the partitions each was assigned. */
+async function groupMembers(admin: ReturnType<Kafka['admin']>, app: string): Promise<Group> {
+  const { groups } = await admin.describeGroups([app])
+  const g = groups[0]
+  return {
+    state: g.state,
+    members: g.members.map((m: { clientId: string; memberAssignment: Buffer }) => ({
+      java: /StreamThread-\d+-consumer$/.test(m.clientId),
+      partitions:
+        m.memberAssignment.length === 0
+          ? []
+          : decodeAssignment(m.memberAssignment).partitions.flatMap((t) => t.partitions.map((p) => `${t.topic}-${p}`)),
+    })),
+  }
+}
+
+/** Stable with these members (Java's or not), each holding some of the `total` partitions, each partition held once. */
+const split =
+  (java: boolean[], total = 8) =>
+  (g: Group) =>
+    g.state === 'Stable' &&
+    JSON.stringify(g.members.map((m) => m.java).sort()) === JSON.stringify([...java].sort()) &&
+    g.members.every((m) => m.partitions.length > 0) &&
+    new Set(g.members.flatMap((m) => m.partitions)).size === total &&
+    g.members.reduce((n, m) => n + m.partitions.length, 0) === total
 
 for (const target of brokerTargets()) {
   describe.skipIf(!target.available)(`a wafka and a Java instance in one classic group on ${target.name}`, () => {
@@ -84,27 +115,7 @@ for (const target of brokerTargets()) {
           { topic: OUT, numPartitions: 2 },
         ],
       })
-      const members = async (): Promise<{ state: string; members: Member[] }> => {
-        const { groups } = await admin.describeGroups([APP])
-        const g = groups[0]
-        return {
-          state: g.state,
-          members: g.members.map((m: { clientId: string; memberAssignment: Buffer }) => ({
-            java: /StreamThread-\d+-consumer$/.test(m.clientId),
-            partitions:
-              m.memberAssignment.length === 0
-                ? []
-                : decodeAssignment(m.memberAssignment).partitions.flatMap((t) => t.partitions.map((p) => `${t.topic}-${p}`)),
-          })),
-        }
-      }
-      /** Stable with these members (Java or not) holding every one of the 8 partitions, each some. */
-      const split = (java: boolean[]) => (g: { state: string; members: Member[] }) =>
-        g.state === 'Stable' &&
-        JSON.stringify(g.members.map((m) => m.java).sort()) === JSON.stringify([...java].sort()) &&
-        g.members.every((m) => m.partitions.length > 0) &&
-        new Set(g.members.flatMap((m) => m.partitions)).size === 8 &&
-        g.members.reduce((n, m) => n + m.partitions.length, 0) === 8
+      const members = () => groupMembers(admin, APP)
       const startWafka = (name: string) => {
         const app = new KafkaStreams(wordCount(), {
           applicationId: APP,
@@ -189,5 +200,70 @@ for (const target of brokerTargets()) {
       expect(java.events.filter((e) => e.event === 'error')).toEqual([])
       expect([a.state, b.state]).toEqual(['NOT_RUNNING', 'RUNNING'])
     }, 400_000)
+
+    for (const leader of ['Java', 'wafka'] as const)
+      it(`SHUTDOWN_APPLICATION from a wafka instance's handler stops the Java instance too (the ${leader} leader answers every member SHUTDOWN_REQUESTED)`, async () => {
+        const app = `ca-sd-${leader}`
+        const [text, out] = [`${app}-text`, `${app}-counts`]
+        const admin = kafka.admin()
+        await admin.connect()
+        await admin.createTopics({
+          topics: [
+            { topic: text, numPartitions: 2 },
+            { topic: out, numPartitions: 1 },
+          ],
+        })
+        const startJava = async () => {
+          const java = javaStreamsApp(cluster, 'wordcount', {
+            applicationId: app,
+            inputs: [text],
+            output: out,
+            props: { 'group.protocol': 'classic', 'commit.interval.ms': 100 },
+          })
+          javas.push(java)
+          await java.waitFor((e) => e.event === 'state' && e.to === 'RUNNING', 90_000)
+          return java
+        }
+        const a = new KafkaStreams(wordCount(text, out), {
+          applicationId: app,
+          brokers: cluster.bootstrap,
+          stateDir: join(tmpdir(), 'kafka-streams', `classic-sd-${leader}`),
+          commitIntervalMs: 100,
+          defaultKeySerde: str,
+          defaultValueSerde: str,
+          logLevel: 1,
+        })
+        wafkas.push(a)
+        a.setUncaughtExceptionHandler(() => 'SHUTDOWN_APPLICATION')
+        // The first member to join leads.
+        const java = leader === 'Java' ? await startJava() : undefined
+        await a.start()
+        await until(
+          'the wafka instance to run',
+          () => a.state,
+          (s) => s === 'RUNNING',
+          60_000,
+        )
+        const other = java ?? (await startJava())
+        try {
+          const g = await until('the tasks split', () => groupMembers(admin, app), split([false, true], 4), 90_000)
+          // The poison line goes to an input partition the wafka instance holds.
+          const mine = g.members.find((m) => !m.java)!.partitions.filter((p) => p.startsWith(`${text}-`))
+          const partition = mine.length > 0 ? Number(mine[0].slice(text.length + 1)) : -1
+          expect(partition).toBeGreaterThanOrEqual(0)
+          await produceStrings(kafka, text, [{ key: 'k', value: 'boom', timestamp: Date.now(), partition }])
+          await other.waitFor((e) => e.event === 'state' && e.to === 'ERROR', 60_000)
+          // Well before SHUTDOWN_REQUEST_MS (30 s) would stop it alone: the group's answer did.
+          await until(
+            'the wafka instance to stop in ERROR',
+            () => a.state,
+            (s) => s === 'ERROR',
+            20_000,
+          )
+        } finally {
+          await a.close()
+          await admin.disconnect()
+        }
+      }, 240_000)
   })
 }
