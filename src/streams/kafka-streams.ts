@@ -34,6 +34,7 @@ import { isFromDefault, type Serde } from './serdes.js'
 import { ApplicationShutdownError, StreamsError } from './streams-error.js'
 import { AssignorError } from './assignment-info.js'
 import { StreamsPartitionAssignor } from './streams-partition-assignor.js'
+import { checkpointedOffsetSums } from './task-offset-sums.js'
 import { deserializationHandler } from './deserialization-handler.js'
 import {
   InvalidStateStoreError,
@@ -386,6 +387,7 @@ export class KafkaStreams {
         sourceTopics: sub.sourceTopics.map((t) => this.env.topicName(t)),
         stateful: sub.stores.length > 0,
       })),
+      localOffsetSums: () => checkpointedOffsetSums(this.stateDirectory?.appDir),
       errorCode: () => (this.shutdownRequest ? AssignorError.SHUTDOWN_REQUESTED : AssignorError.NONE),
       onError: (code) =>
         this.fail(

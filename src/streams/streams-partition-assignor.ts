@@ -26,6 +26,7 @@ import {
   LATEST_OFFSET,
   LATEST_SUPPORTED_VERSION,
   type SubscriptionInfo,
+  type TaskOffsetSum,
 } from './subscription-info.js'
 
 /** The oldest AssignmentInfo this assignor writes (Kafka Streams 2.6). */
@@ -43,6 +44,8 @@ export interface StreamsAssignorOptions {
   userEndpoint?: string
   clientTags?: Record<string, string>
   subtopologies: AssignorSubtopology[]
+  /** Tasks this instance has state for (checkpointed stores), with their changelog offset sums. */
+  localOffsetSums?: () => Array<AssignorTaskId & { offsetSum: bigint }>
   /** 4 (SHUTDOWN_REQUESTED) once this instance asks the application to shut down, else 0. */
   errorCode: () => number
   /** The AssignmentInfo's error code, when not NONE (4: another instance asked every instance to shut down). */
@@ -75,17 +78,20 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
 
   subscriptionUserData({ owned }: { owned: TopicPartitions[]; generationId: number }): Buffer {
     this.uniqueField = ((this.uniqueField + 1 + 128) % 256) - 128
-    const running = new Map<string, AssignorTaskId>()
+    const sums = new Map<string, TaskOffsetSum>()
+    for (const t of this.options.localOffsetSums?.() ?? []) sums.set(assignorTaskName(t), t)
+    // What runs here counts as caught up, whatever its checkpoint says.
     for (const { topic, partitions } of owned) {
       const sub = this.subOfTopic.get(topic)
-      if (sub) for (const partition of partitions) running.set(`${sub.id}_${partition}`, { subtopology: sub.id, partition })
+      if (sub)
+        for (const partition of partitions) sums.set(`${sub.id}_${partition}`, { subtopology: sub.id, partition, offsetSum: LATEST_OFFSET })
     }
     return encodeSubscriptionInfo({
       version: LATEST_SUPPORTED_VERSION,
       latestSupportedVersion: LATEST_SUPPORTED_VERSION,
       processId: this.options.processId,
       userEndpoint: this.options.userEndpoint ?? null,
-      taskOffsetSums: [...running.values()].map((t) => ({ ...t, offsetSum: LATEST_OFFSET })),
+      taskOffsetSums: [...sums.values()],
       uniqueField: this.uniqueField,
       errorCode: this.options.errorCode(),
       clientTags: this.options.clientTags ?? {},

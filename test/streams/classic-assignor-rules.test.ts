@@ -6,11 +6,16 @@
 // has room; a task another consumer still owns is left out with a
 // follow-up rebalance asked for (cooperative); a shutdown request and a
 // missing source topic answer every member with Java's error codes.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { MemberSubscription, TopicPartitions } from '../../src/consumer/assignors/index.js'
 import { decodeAssignmentInfo, NO_REBALANCE } from '../../src/streams/assignment-info.js'
 import { StreamsPartitionAssignor } from '../../src/streams/streams-partition-assignor.js'
-import { encodeSubscriptionInfo } from '../../src/streams/subscription-info.js'
+import { writeCheckpoint } from '../../src/streams/offset-checkpoint.js'
+import { decodeSubscriptionInfo, encodeSubscriptionInfo, type TaskOffsetSum } from '../../src/streams/subscription-info.js'
+import { checkpointedOffsetSums } from '../../src/streams/task-offset-sums.js'
 
 const P = (n: number) => `00000000-0000-0000-0000-00000000000${n}`
 
@@ -23,7 +28,13 @@ function assignor(subtopologies: Array<{ id: number; sourceTopics: string[]; sta
   })
 }
 
-function member(memberId: string, process: number, owned: TopicPartitions[] = [], errorCode = 0): MemberSubscription {
+function member(
+  memberId: string,
+  process: number,
+  owned: TopicPartitions[] = [],
+  errorCode = 0,
+  taskOffsetSums: TaskOffsetSum[] = [],
+): MemberSubscription {
   return {
     memberId,
     groupInstanceId: null,
@@ -36,7 +47,7 @@ function member(memberId: string, process: number, owned: TopicPartitions[] = []
       latestSupportedVersion: 11,
       processId: P(process),
       userEndpoint: `host-${process}:80`,
-      taskOffsetSums: [],
+      taskOffsetSums,
       uniqueField: 0,
       errorCode,
       clientTags: {},
@@ -113,6 +124,36 @@ describe("the classic streams assignor's task assignment", () => {
     expect(next.get('m1')!.tasks).toEqual(moving.get('m1')!.tasks)
     expect(next.get('m2')!.tasks).toHaveLength(2)
     expect(next.get('m2')!.info.nextRebalanceMs).toBe(NO_REBALANCE)
+  })
+
+  it('subscribes with -2 for running tasks and the checkpointed offset sums of tasks with state on disk, which a leader prefers', () => {
+    const appDir = mkdtempSync(join(tmpdir(), 'assignor-sums-'))
+    try {
+      for (const task of ['0_1', '0_2', '0_3', 'not-a-task']) mkdirSync(join(appDir, task))
+      writeCheckpoint(join(appDir, '0_1', '.checkpoint'), [{ topic: 'c', partition: 1, offset: 7n }])
+      writeCheckpoint(join(appDir, '0_2', '.checkpoint'), [
+        { topic: 'c', partition: 2, offset: 10n },
+        { topic: 'd', partition: 2, offset: 5n },
+      ])
+      const a = new StreamsPartitionAssignor({
+        processId: P(1),
+        subtopologies: [{ id: 0, sourceTopics: ['t'], stateful: true }],
+        localOffsetSums: () => checkpointedOffsetSums(appDir),
+        errorCode: () => 0,
+        onError: () => {},
+      })
+      const info = decodeSubscriptionInfo(a.subscriptionUserData({ owned: [{ topic: 't', partitions: [1] }], generationId: 1 }))
+      // 0_3 has no checkpoint (a task closed uncleanly, or under exactly_once_v2 while running): not offered.
+      expect(info.taskOffsetSums).toEqual([
+        { subtopology: 0, partition: 1, offsetSum: -2n },
+        { subtopology: 0, partition: 2, offsetSum: 15n },
+      ])
+      // The leader gives a task to the process holding its state.
+      const out = run(a, [member('m1', 1), member('m2', 2, [], 0, [{ subtopology: 0, partition: 0, offsetSum: 15n }])], { t: 2 })
+      expect(out.get('m2')!.tasks).toEqual(['0_0'])
+    } finally {
+      rmSync(appDir, { recursive: true, force: true })
+    }
   })
 
   it('answers a shutdown request and a missing source topic with Java’s error codes for every member', () => {
