@@ -29,6 +29,8 @@ export class ClassicMembership implements Membership {
   private rejoinReason: string | null = 'joining'
   private stopped = false
   private heartbeatTimer: ReturnType<typeof setTimeout> | undefined
+  /** A rebalance the assignor scheduled (Kafka Streams' probing rebalance). */
+  private followUpTimer: ReturnType<typeof setTimeout> | undefined
   /** Bumped when heartbeats stop or restart: a tick of an older run does not reschedule. */
   private heartbeatToken = 0
   private loop: Promise<void> | undefined
@@ -75,6 +77,7 @@ export class ClassicMembership implements Membership {
 
   async leave(options: { unreachable?: boolean } = {}): Promise<void> {
     this.stopped = true
+    clearTimeout(this.followUpTimer)
     clearTimeout(this.heartbeatTimer)
     this.wake?.()
     // A JoinGroup or SyncGroup may be held until the whole group rejoins: give it a moment, then drop it.
@@ -190,6 +193,7 @@ export class ClassicMembership implements Membership {
     this.handleMemberError(res.errorCode)
     this.coordinator.check(res.errorCode, 'SyncGroup', broker)
     const assignment = decodeAssignment(res.assignment)
+    this.followUp(this.config.assignors.find((a) => a.name === join.protocolName)?.onAssignment?.(assignment, this.generationId))
     const next = flatten(assignment.partitions)
     const nextKeys = new Set(next.map((p) => partitionKey(p.topic, p.partition)))
     const ownedKeys = new Set(this.owned.map((p) => partitionKey(p.topic, p.partition)))
@@ -228,6 +232,18 @@ export class ClassicMembership implements Membership {
       generationId: this.generationId,
       memberAssignment: Object.fromEntries(groupByTopic(next).map((t) => [t.topic, t.partitions])),
     })
+  }
+
+  /** The assignor asked for another rebalance in `ms` (0: as soon as this one ends). */
+  private followUp(ms: number | undefined): void {
+    clearTimeout(this.followUpTimer)
+    this.followUpTimer = undefined
+    if (ms === undefined) return
+    if (ms <= 0) this.rejoinReason ??= 'the assignor asked for a follow-up rebalance'
+    else {
+      this.followUpTimer = setTimeout(() => !this.stopped && this.rejoin('the assignor scheduled a rebalance'), Math.min(ms, 2 ** 31 - 1))
+      this.followUpTimer.unref?.()
+    }
   }
 
   private async joinGroup(topics: string[], reason: string) {

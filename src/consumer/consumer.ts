@@ -254,6 +254,16 @@ export class Consumer {
     this.membershipFactory = factory
   }
 
+  /**
+   * Java's KafkaConsumer.enforceRebalance: the member rejoins the group now
+   * (Kafka Streams sends a shutdown request in its next subscription).
+   * Nothing happens without a group membership.
+   * @internal
+   */
+  enforceRebalance(reason: string): void {
+    this.membership?.rejoin(reason)
+  }
+
   /** Commits these offsets (each the next offset to consume) for the group. */
   async commitOffsets(
     offsets: Array<{ topic: string; partition: number; offset: string | number | bigint; metadata?: string | null }>,

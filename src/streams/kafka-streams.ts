@@ -1,6 +1,6 @@
 // Java's KafkaStreams: runs a topology. Tasks are input partitions: the
-// consumer (group `applicationId`: classic protocol with range assignment so
-// a sub-topology's co-partitioned topics land together, or under
+// consumer (group `applicationId`: classic protocol with Java's
+// StreamsPartitionAssignor, streams-partition-assignor.ts, or under
 // groupProtocol 'streams' a KIP-1071 streams group whose broker assigns the
 // tasks, streams-membership.ts, and creates the internal topics) hands each partition's
 // records to the task `<subtopology>_<partition>`, which is made, and its
@@ -47,6 +47,8 @@ import {
   type StreamPartitioner,
   type StreamsMetadata,
 } from './streams-metadata.js'
+import { AssignorError } from './assignment-info.js'
+import { StreamsPartitionAssignor } from './streams-partition-assignor.js'
 import { deserializationHandler } from './deserialization-handler.js'
 import {
   InvalidStateStoreError,
@@ -79,6 +81,8 @@ const REPLACE_BACKOFF_MS = 500
 /** at_least_once: batches whose output may wait for its acknowledgement while the next are processed (bounds what is held). */
 const MAX_UNACKED_BATCHES = 32
 const REPLACE_BACKOFF_MAX_MS = 30_000
+/** Classic group: how long SHUTDOWN_APPLICATION waits for the group to answer before this instance stops alone. */
+const SHUTDOWN_REQUEST_MS = 30_000
 
 /** How often wall-clock punctuations are looked at: Java's poll.ms default. */
 const WALL_CLOCK_CHECK_MS = 100
@@ -159,6 +163,8 @@ export class KafkaStreams {
   /** Tasks whose stores are being opened and restored (not yet in `tasks`): the cleaner leaves their directories. */
   private readonly starting = new Set<string>()
   private stateDirCleaner: ReturnType<typeof setInterval> | undefined
+  /** Classic group: SHUTDOWN_APPLICATION asked for (the error, and the timer stopping this instance if no answer comes). */
+  private shutdownRequest: { error: unknown; timer: ReturnType<typeof setTimeout> } | undefined
 
   constructor(
     private readonly topology: Topology,
@@ -495,12 +501,38 @@ export class KafkaStreams {
     await this.eos?.abort().catch(this.log.caught('aborting the transaction failed (the coordinator aborts it after its timeout)', 'warn'))
   }
 
+  /** Java's StreamsPartitionAssignor for the classic group: tasks assigned by the leader, Java instances included. */
+  private classicAssignor(): StreamsPartitionAssignor {
+    return new StreamsPartitionAssignor({
+      processId: this.processId,
+      userEndpoint: this.config.userEndpoint ? `${this.config.userEndpoint.host}:${this.config.userEndpoint.port}` : undefined,
+      clientTags: this.config.clientTags,
+      subtopologies: this.topology.subtopologies().map((sub) => ({
+        id: sub.id,
+        sourceTopics: sub.sourceTopics.map((t) => this.env.topicName(t)),
+        stateful: sub.stores.length > 0,
+      })),
+      localOffsetSums: () => this.stateDirectory?.taskOffsetSums() ?? new Map(),
+      errorCode: () => (this.shutdownRequest ? AssignorError.SHUTDOWN_REQUESTED : AssignorError.NONE),
+      onError: (code) =>
+        this.fail(
+          code !== AssignorError.SHUTDOWN_REQUESTED
+            ? new StreamsError(`the group leader's task assignment failed with AssignorError ${code}`)
+            : (this.shutdownRequest?.error ??
+                new ApplicationShutdownError(
+                  `an instance of application ${this.config.applicationId} asked every instance to shut down (SHUTDOWN_APPLICATION)`,
+                )),
+        ),
+    })
+  }
+
   /** The stream thread: a consumer of the source topics handing each batch to its task. */
   private async runConsumer(): Promise<void> {
     const consumer = (this.consumer = this.kafka.consumer({
       groupId: this.config.applicationId,
       groupProtocol: 'classic',
-      partitionAssigners: ['range'],
+      // Under groupProtocol 'streams' the broker assigns and this is unused.
+      partitionAssigners: [this.classicAssignor()],
       autoOffsetReset: 'earliest',
       ...(this.config.sessionTimeoutMs !== undefined && { sessionTimeoutMs: this.config.sessionTimeoutMs }),
       ...(this.config.heartbeatIntervalMs !== undefined && { heartbeatIntervalMs: this.config.heartbeatIntervalMs }),
@@ -551,7 +583,7 @@ export class KafkaStreams {
       // exactly_once_v2: a batch handled whole moves the position past the markers it ended with, committed with the next transaction.
       eachBatchAutoResolve: this.exactlyOnce,
       eachBatch: async (payload) => {
-        if (this.failed || this.replacing) return
+        if (this.failed || this.replacing || this.shutdownRequest) return
         if (this.exactlyOnce) return this.serialized(() => this.processTransactional(payload))
         const { batch, resolveOffset, isStale } = payload
         try {
@@ -773,7 +805,7 @@ export class KafkaStreams {
 
   /** A processing error: the handler decides between a new stream thread and stopping. */
   private uncaught(error: unknown): void {
-    if (this.failed || this.replacing || this.stopping) return
+    if (this.failed || this.replacing || this.stopping || this.shutdownRequest) return
     let response: StreamThreadExceptionResponse = 'SHUTDOWN_CLIENT'
     if (this.uncaughtHandler) {
       try {
@@ -791,13 +823,22 @@ export class KafkaStreams {
       // The request goes with the next heartbeat; then this instance stops.
       return void this.membership.requestShutdown().then(() => this.fail(error))
     }
+    if (response === 'SHUTDOWN_APPLICATION' && this.consumer) {
+      this.log.error('stream processing failed: asking every instance of the application to shut down (SHUTDOWN_APPLICATION)', {
+        applicationId: this.config.applicationId,
+        error: (error as Error)?.message,
+      })
+      // Classic group (Java's sendShutdownRequest): the request rides this member's next subscription; the
+      // leader answers every member SHUTDOWN_REQUESTED, which stops this one too (or the timer does).
+      const timer = setTimeout(() => this.fail(error), SHUTDOWN_REQUEST_MS)
+      timer.unref?.()
+      this.shutdownRequest = { error, timer }
+      return void this.consumer.enforceRebalance('SHUTDOWN_APPLICATION')
+    }
     if (response === 'SHUTDOWN_APPLICATION')
-      this.log.error(
-        "SHUTDOWN_APPLICATION needs the group to carry a shutdown request (groupProtocol 'streams'): shutting down this client only",
-        {
-          applicationId: this.config.applicationId,
-        },
-      )
+      this.log.error('SHUTDOWN_APPLICATION before the stream thread joined its group: shutting down this client only', {
+        applicationId: this.config.applicationId,
+      })
     else if (response !== 'SHUTDOWN_CLIENT')
       this.log.error(`the uncaught-error handler answered ${JSON.stringify(response)}: shutting down`, {
         applicationId: this.config.applicationId,
@@ -850,6 +891,7 @@ export class KafkaStreams {
   private fail(error: unknown): void {
     if (this.failed) return
     this.failed = true
+    clearTimeout(this.shutdownRequest?.timer)
     this.log.error('stream processing failed: shutting down', {
       applicationId: this.config.applicationId,
       error: (error as Error)?.message,

@@ -182,8 +182,9 @@ export class StateDirectory {
 
   /**
    * What the task directories hold, by task id: each checkpoint's offsets
-   * (the next offset of each changelog) summed, as Java's StateDirectory
-   * reports the tasks it has state of. A checkpoint that cannot be read counts as none.
+   * (the last record of each changelog its store holds) summed, as Java's
+   * StateDirectory reports the tasks it has state of (the task offsets of
+   * both group protocols). A checkpoint that cannot be read counts as none.
    */
   taskOffsetSums(): Map<string, bigint> {
     const sums = new Map<string, bigint>()
@@ -191,11 +192,7 @@ export class StateDirectory {
       if (!entry.isDirectory() || !/^\d+_\d+$/.test(entry.name)) continue
       try {
         const offsets = readCheckpoint(join(this.appDir, entry.name, CHECKPOINT_FILE_NAME))
-        if (offsets.length > 0)
-          sums.set(
-            entry.name,
-            offsets.reduce((sum, e) => sum + e.offset + 1n, 0n),
-          )
+        if (offsets.length > 0) sums.set(entry.name, clampedSum(offsets.map((e) => e.offset)))
       } catch (err) {
         this.log.warn("a task directory's checkpoint cannot be read: its offsets are not reported", {
           task: entry.name,
@@ -219,4 +216,10 @@ export class StateDirectory {
       this.log.warn('releasing the state directory lock failed', { dir: this.appDir, error: (err as Error).message })
     }
   }
+}
+
+/** Offsets summed as Java's sumOfChangelogOffsets: an overflow pins to Long.MAX_VALUE. */
+export function clampedSum(offsets: bigint[]): bigint {
+  const sum = offsets.reduce((a, b) => a + b, 0n)
+  return sum > 0x7fffffffffffffffn ? 0x7fffffffffffffffn : sum
 }

@@ -17,7 +17,7 @@ import type { Kafka } from '../kafka.js'
 import type { Logger } from '../logger.js'
 import { readCheckpoint, writeCheckpoint, type CheckpointEntry } from './offset-checkpoint.js'
 import { changelogBounds, restoreStores, type RestorableStore, type RestoreRange } from './restore.js'
-import { CHECKPOINT_FILE_NAME, type StateDirectory } from './state-directory.js'
+import { CHECKPOINT_FILE_NAME, clampedSum, type StateDirectory } from './state-directory.js'
 import { StoreFile } from './store-file.js'
 
 /** Java's OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT: at_least_once checkpoints at a commit once this many changelog records were written. */
@@ -122,14 +122,14 @@ export class ProcessorStateManager {
   }
 
   /**
-   * Java's changelogOffsets summed (the task offset a streams group member
-   * reports): the next offset of each store's changelog (0 when it holds
-   * none), persistent stores only or every store.
+   * Java's changelogOffsets summed (the task offset a group member
+   * reports): the offset of the last record each store holds of its
+   * changelog (none counts 0), persistent stores only or every store.
    */
   offsetSum(persistentOnly: boolean): bigint | undefined {
     const stores = persistentOnly ? this.persistent : this.stores
     if (stores.length === 0) return undefined
-    return stores.reduce((sum, s) => sum + (this.offsets.has(s.name) ? this.offsets.get(s.name)! + 1n : 0n), 0n)
+    return clampedSum(stores.map((s) => this.offsets.get(s.name) ?? 0n))
   }
 
   /** The stores' changelog partitions. */

@@ -48,6 +48,14 @@ export interface PartitionAssignor {
   readonly rebalanceProtocol: 'eager' | 'cooperative'
   /** The userData this member sends with its subscription (e.g. the sticky assignor's generation). */
   subscriptionUserData?(state: { owned: TopicPartitions[]; generationId: number }): Buffer | null
+  /**
+   * This member's assignment as SyncGroup gave it (every member, the leader
+   * too), before the assignment handlers run; answers the milliseconds until
+   * the assignor wants another rebalance (0: at once), or undefined for none
+   * (Java's ConsumerPartitionAssignor.onAssignment, and Kafka Streams' next
+   * rebalance time).
+   */
+  onAssignment?(assignment: MemberAssignment, generationId: number): number | undefined
   /** memberId -> assignment, for every member (members given nothing map to no partitions). */
   assign(context: AssignContext): Map<string, MemberAssignment> | Promise<Map<string, MemberAssignment>>
 }
