@@ -182,7 +182,8 @@ export class StateDirectory {
 
   /**
    * What the task directories hold, by task id: each checkpoint's offsets
-   * (the last record of each changelog its store holds) summed, as Java's
+   * as Java's changelogOffsets gives them (the next offset of each
+   * changelog, one past the checkpointed last record) summed, as Java's
    * StateDirectory reports the tasks it has state of (the task offsets of
    * both group protocols). A checkpoint that cannot be read counts as none.
    */
@@ -192,7 +193,7 @@ export class StateDirectory {
       if (!entry.isDirectory() || !/^\d+_\d+$/.test(entry.name)) continue
       try {
         const offsets = readCheckpoint(join(this.appDir, entry.name, CHECKPOINT_FILE_NAME))
-        if (offsets.length > 0) sums.set(entry.name, clampedSum(offsets.map((e) => e.offset)))
+        if (offsets.length > 0) sums.set(entry.name, clampedSum(offsets.map((e) => e.offset + 1n)))
       } catch (err) {
         this.log.warn("a task directory's checkpoint cannot be read: its offsets are not reported", {
           task: entry.name,

@@ -123,13 +123,13 @@ export class ProcessorStateManager {
 
   /**
    * Java's changelogOffsets summed (the task offset a group member
-   * reports): the offset of the last record each store holds of its
-   * changelog (none counts 0), persistent stores only or every store.
+   * reports): the next offset of each store's changelog (0 when it holds
+   * none), persistent stores only or every store.
    */
   offsetSum(persistentOnly: boolean): bigint | undefined {
     const stores = persistentOnly ? this.persistent : this.stores
     if (stores.length === 0) return undefined
-    return clampedSum(stores.map((s) => this.offsets.get(s.name) ?? 0n))
+    return clampedSum(stores.map((s) => (this.offsets.has(s.name) ? this.offsets.get(s.name)! + 1n : 0n)))
   }
 
   /** The stores' changelog partitions. */

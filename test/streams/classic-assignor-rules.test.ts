@@ -149,7 +149,8 @@ describe("the classic streams assignor's task assignment", () => {
       // 0_3 has no checkpoint (a task closed uncleanly, or under exactly_once_v2 while running): not offered.
       expect(info.taskOffsetSums).toEqual([
         { subtopology: 0, partition: 1, offsetSum: -2n },
-        { subtopology: 0, partition: 2, offsetSum: 15n },
+        // Java's changelogOffsets: each checkpointed offset plus one (the next to read), summed.
+        { subtopology: 0, partition: 2, offsetSum: 17n },
       ])
       // The leader gives a task to the process holding its state.
       const out = run(a, [member('m1', 1), member('m2', 2, [], 0, [{ subtopology: 0, partition: 0, offsetSum: 15n }])], { t: 2 })
