@@ -12,21 +12,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ConfigError, logLevel, type Kafka, type LogEntry } from '../../src/index.js'
-import { IllegalStateError, KafkaStreams, Serdes, StreamsBuilder, StreamsError } from '../../src/public/streams.js'
+import { IllegalStateError, KafkaStreams, Serdes, StreamsError } from '../../src/public/streams.js'
 import { until } from '../kafka/support.js'
 import { client, tableReader, targets, type Target } from './support.js'
-
-function wordCount(input: string, output: string) {
-  const builder = new StreamsBuilder()
-  builder
-    .stream<string, string>(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
-    .groupBy((_key, word) => word)
-    .count({ storeName: 'counts' })
-    .toStream()
-    .to(output, { keySerde: Serdes.String(), valueSerde: Serdes.Long() })
-  return builder.build()
-}
+import { wordCountTopology } from './word-count-app.js'
 
 const embedded = targets.find(([name]) => name === 'the embedded broker')!
 
@@ -83,7 +72,7 @@ describe('cleanUp() and the state directory cleaner', () => {
 
   function app(applicationId: string, input: string, output: string, more: { stateCleanupDelayMs?: number } = {}) {
     const logs: LogEntry[] = []
-    const a = new KafkaStreams(wordCount(input, output), {
+    const a = new KafkaStreams(wordCountTopology(input, output), {
       applicationId,
       brokers: cluster.bootstrap,
       stateDir,

@@ -20,22 +20,11 @@ import { killOnExit, LineSplitter } from '../peers/child.js'
 import { requireKafka } from '../peers/kafka.js'
 import { until } from '../kafka/support.js'
 import { client, consumedAll, tableReader, targets, type Target } from './support.js'
+import { wordCountTopology } from './word-count-app.js'
 
 const kafkaOk = requireKafka()
 
 // As eos-child.ts's: words through a repartition topic into the store `counts` (task 1_<partition>).
-function wordCount(input: string, output: string) {
-  const builder = new StreamsBuilder()
-  builder
-    .stream<string, string>(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
-    .groupBy((_key, word) => word)
-    .count({ storeName: 'counts' })
-    .toStream()
-    .to(output, { keySerde: Serdes.String(), valueSerde: Serdes.Long() })
-  return builder.build()
-}
-
 const words = (lines: string[]) => lines.flatMap((l) => l.toLowerCase().split(/\W+/).filter(Boolean))
 function counted(lines: string[]): Map<string, bigint> {
   const m = new Map<string, bigint>()
@@ -104,7 +93,7 @@ for (const [target, start] of targets) {
         input: string,
         output: string,
         processingGuarantee: StreamsConfig['processingGuarantee'],
-        topology = wordCount(input, output),
+        topology = wordCountTopology(input, output),
       ): Promise<{ app: KafkaStreams; logs: LogEntry[] }> {
         const logs: LogEntry[] = []
         const a = new KafkaStreams(topology, {
@@ -163,7 +152,7 @@ for (const [target, start] of targets) {
           const one = await app(applicationId, input, output, 'at_least_once')
           await until('the first counts', () => asCounts(table.table), exactly(counted(first)), 60_000)
           // A second instance on the same stateDir is refused while the first holds it.
-          const intruder = new KafkaStreams(wordCount(input, output), {
+          const intruder = new KafkaStreams(wordCountTopology(input, output), {
             applicationId,
             brokers: cluster.bootstrap,
             stateDir,
