@@ -508,16 +508,19 @@ describe('snappy fuzz', () => {
         if (typeof got === 'number') expect(codes.has(got), `status ${got}`).toBe(true)
         if (cap === 1 << 22) {
           let peer: Uint8Array | null = null
+          let peerError = ''
           try {
             peer = snapWasm.decompress_raw(m)
-          } catch {
-            // rejected
+          } catch (e) {
+            peerError = String(e)
           }
           if (peer !== null && peer.length <= cap) {
             expect(got instanceof Uint8Array && same(got, peer), `seed ${seed} case ${i}: peer decoded, we did not`).toBe(true)
             agreed++
-          } else if (got instanceof Uint8Array) {
-            expect(peer, `seed ${seed} case ${i}: we decoded, peer did not`).not.toBeNull()
+          } else if (got instanceof Uint8Array && !/literal read of length 4/.test(peerError)) {
+            // snap's one quirk (as in the element fuzz above) aside: e.g. 01f0000d, a 1-byte literal in the
+            // long form at the end of the input, which Google's C++ snappy and we decode.
+            expect(peer, `seed ${seed} case ${i}: we decoded, peer did not (${peerError})`).not.toBeNull()
           }
         }
       }
