@@ -9,7 +9,7 @@ import type { Admin } from '../../src/admin/admin.js'
 import { AuthenticationError, AuthorizationError } from '../../src/errors.js'
 import { Kafka, type KafkaConfig } from '../../src/kafka.js'
 import { ConfigResourceTypes } from '../../src/index.js'
-import { until } from '../consumer/support.js'
+import { until } from '../kafka/support.js'
 import { requireSecuredEmbedded, startSecuredEmbedded } from './secured-embedded.js'
 import { AUTHORIZER, requireSecuredKafka, startSecuredKafka, USERS, type SecuredTarget } from './secured-kafka.js'
 
@@ -127,9 +127,10 @@ describe.each(targets)('authorization and credential admin against %s', (_target
     const read: string[] = []
     await again.run({ eachMessage: async ({ message }) => void read.push(message.value!.toString()) })
     await until(
-      () => read.includes('allowed'),
+      'read',
+      () => read,
+      (r) => r.includes('allowed'),
       20_000,
-      () => `read ${JSON.stringify(read)}`,
     )
     await again.disconnect()
     await bobAdmin.setOffsets({ groupId: 'bob-group', topic: 'authz', partitions: [{ partition: 0, offset: 0 }] })
@@ -183,9 +184,10 @@ describe.each(targets)('authorization and credential admin against %s', (_target
       }
     }
     await until(
-      () => read.includes('shared'),
+      'read',
+      () => read,
+      (r) => r.includes('shared'),
       20_000,
-      () => `read ${JSON.stringify(read)}`,
     )
     await member.disconnect()
   })
@@ -243,7 +245,14 @@ describe.each(targets)('authorization and credential admin against %s', (_target
     // Kafka alters one credential per user per request.
     await admin.alterUserScramCredentials({ upsertions: [{ user: 'carol', mechanism: 'SCRAM-SHA-256', password, iterations: 8192 }] })
     await admin.alterUserScramCredentials({ upsertions: [{ user: 'carol', mechanism: 'SCRAM-SHA-512', password }] })
-    const described = await admin.describeUserScramCredentials({ users: ['carol'] })
+    // Kafka's broker answers describe from its metadata image, which takes the controller's record a moment after
+    // the alter returns: wait until it shows both (CI once read only the first).
+    const described = await until(
+      'carol has both credentials',
+      () => admin.describeUserScramCredentials({ users: ['carol'] }),
+      (d) => d[0]?.credentials.length === 2,
+      10_000,
+    )
     expect(described).toEqual([
       {
         user: 'carol',
