@@ -161,7 +161,7 @@ export class KafkaStreams {
   /** groupProtocol 'streams': where the group's instances run their tasks (queryMetadataForKey). */
   private readonly metadataState: StreamsMetadataState | undefined
   /** Tasks whose stores are being opened and restored (not yet in `tasks`): the cleaner leaves their directories. */
-  private readonly starting = new Set<string>()
+  private readonly starting = new Map<string, Promise<StreamTask>>()
   private stateDirCleaner: ReturnType<typeof setInterval> | undefined
   /** Classic group: SHUTDOWN_APPLICATION asked for (the error, and the timer stopping this instance if no answer comes). */
   private shutdownRequest: { error: unknown; timer: ReturnType<typeof setTimeout> } | undefined
@@ -402,7 +402,7 @@ export class KafkaStreams {
           this.standbys?.checkpoint(this.exactlyOnce)
         }, this.config.commitIntervalMs)
       await this.runConsumer()
-      this.wallClock = setInterval(() => void this.punctuateWallClock(), WALL_CLOCK_CHECK_MS)
+      this.wallClock = setInterval(() => void this.punctuateIdle(), WALL_CLOCK_CHECK_MS)
       this.wallClock.unref?.()
     } catch (err) {
       this.fail(err)
@@ -561,14 +561,20 @@ export class KafkaStreams {
     // Java's handleRevocation under EOS v2: one transaction holds every task, so it commits (all of them)
     // before the partitions go; lost partitions (or a failure) abort it.
     if (this.exactlyOnce)
-      consumer.beforeRevoke((_partitions, lost) =>
-        this.serialized(() => (lost || this.failed || this.replacing ? this.abortTransaction() : this.commitTransaction(consumer))),
-      )
+      consumer.beforeRevoke(async (_partitions, lost) => {
+        await this.started()
+        await this.serialized(() => (lost || this.failed || this.replacing ? this.abortTransaction() : this.commitTransaction(consumer)))
+      })
     // at_least_once: what was sent is acknowledged (and marked processed) before the revoked partitions' commit.
-    else consumer.beforeRevoke(() => this.acks)
+    else
+      consumer.beforeRevoke(async () => {
+        await this.started()
+        await this.acks
+      })
     this.ackFailure = undefined
     consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
     consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
+    consumer.on(ConsumerEvents.PARTITIONS_ASSIGNED, ({ payload }) => this.startTasks(payload.partitions))
     consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions, !payload.lost))
     consumer.on(ConsumerEvents.CRASH, ({ payload }) => {
       // Another instance's SHUTDOWN_APPLICATION: this one stops too, whatever the handler would say (as Java's shutdownErrorHook).
@@ -707,14 +713,40 @@ export class KafkaStreams {
     this.transition('NOT_RUNNING')
   }
 
-  private async task(sub: Subtopology, partition: number): Promise<StreamTask> {
+  /**
+   * Java creates a task when its partitions are assigned, not at its first
+   * record: its stores are restored and its punctuations run (wall-clock
+   * ones, and by a stream time the commit carried) with no input yet.
+   */
+  private startTasks(partitions: Array<{ topic: string; partitions: number[] }>): void {
+    for (const { topic, partitions: list } of partitions) {
+      const sub = this.readers.get(topic)
+      if (sub) for (const p of list) this.task(sub, p).catch((err) => this.uncaught(err))
+    }
+  }
+
+  /** Every task being started, settled: a revoke waits for them, so that it closes what they opened. */
+  private started(): Promise<unknown> {
+    return Promise.allSettled(this.starting.values())
+  }
+
+  /** The task of `sub` on `partition`: running, being started (one start however many ask), or started now. */
+  private task(sub: Subtopology, partition: number): Promise<StreamTask> {
     const id = `${sub.id}_${partition}`
     const known = this.tasks.get(id)
-    if (known) return known
+    if (known) return Promise.resolve(known)
+    let starting = this.starting.get(id)
+    if (!starting) {
+      starting = this.startTask(sub, partition, id).finally(() => this.starting.delete(id))
+      this.starting.set(id, starting)
+    }
+    return starting
+  }
+
+  private async startTask(sub: Subtopology, partition: number, id: string): Promise<StreamTask> {
     // A standby of this task here hands its stores over: only the tail it had not read is restored.
     const recycled = this.standbys?.take(id)
     const task = new StreamTask(this.topology, sub, partition, this.env, recycled)
-    this.starting.add(id)
     try {
       await this.restorePartitionTimes(task)
       if (recycled) await task.state.catchUp(this.kafka, this.admin!, this.restoreTimeoutMs)
@@ -722,8 +754,6 @@ export class KafkaStreams {
     } catch (err) {
       task.state.close(false, this.acked)
       throw err
-    } finally {
-      this.starting.delete(id)
     }
     this.tasks.set(id, task)
     this.log.info('task running', { task: id, applicationId: this.config.applicationId })
@@ -779,20 +809,20 @@ export class KafkaStreams {
     else this.taskOffsets.closed(id, task.state.offsetSum(true))
   }
 
-  /** Wall-clock punctuations due now, in every task; their output is flushed as a batch's is (under exactly_once_v2, into the transaction, between batches and commits). */
-  private punctuateWallClock(): Promise<void> {
-    return this.exactlyOnce ? this.serialized(() => this.punctuateWallClockNow()) : this.punctuateWallClockNow()
+  /** Punctuations due without a record (wall-clock ones, and a restarted task's by stream time), in every task; their output is flushed as a batch's is (under exactly_once_v2, into the transaction, between batches and commits). */
+  private punctuateIdle(): Promise<void> {
+    return this.exactlyOnce ? this.serialized(() => this.punctuateIdleNow()) : this.punctuateIdleNow()
   }
 
-  private async punctuateWallClockNow(): Promise<void> {
+  private async punctuateIdleNow(): Promise<void> {
     if (this.failed || this.replacing || this.stopping || this.current !== 'RUNNING') return
     let ran = false
     try {
-      for (const task of this.tasks.values()) ran = task.punctuateWallClock(Date.now()) || ran
+      for (const task of this.tasks.values()) ran = task.punctuateDue(Date.now()) || ran
       for (const task of this.tasks.values()) task.commitStores()
       if (ran) await this.env.collector.flush()
     } catch (err) {
-      this.uncaught(new StreamsError(`a wall-clock punctuation failed: ${(err as Error).message}`, { cause: err }))
+      this.uncaught(new StreamsError(`a punctuation failed: ${(err as Error).message}`, { cause: err }))
     }
   }
 

@@ -208,9 +208,14 @@ export class StreamTask {
     return encodePartitionTime(time?.partitionTime ?? -1, time?.processorMetadata)
   }
 
-  /** Runs the wall-clock punctuations due at `now`; returns whether any ran (their output then wants flushing). */
-  punctuateWallClock(now: number): boolean {
-    return this.wallClockPunctuations.punctuate(now, this.punctuate)
+  /**
+   * The punctuations due with no record to process, as Java's TaskExecutor.punctuate runs them every loop: by
+   * stream time (known before any record when a committed offset carried its partition time, so a restarted task
+   * punctuates at once) and by the clock at `now`. Returns whether any ran (their output then wants flushing).
+   */
+  punctuateDue(now: number): boolean {
+    const byStreamTime = this.streamTime >= 0 && this.streamTimePunctuations.punctuate(this.streamTime, this.punctuate)
+    return this.wallClockPunctuations.punctuate(now, this.punctuate) || byStreamTime
   }
 
   /** The processors' close(), and no punctuation after it. */

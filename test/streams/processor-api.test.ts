@@ -6,7 +6,9 @@
 // Java's StreamTask and PunctuationSchedule: the first as soon as the task
 // has a record (schedules by stream time start at 0), then at the next
 // multiple of the interval that stream time reaches, missed ones not made
-// up. The store outlives a restart (its changelog); a wall-clock punctuation
+// up. The store outlives a restart (its changelog), and stream time too (the
+// committed offset's partition time): the restarted task punctuates at once.
+// A wall-clock punctuation
 // fires on its own; recordMetadata() is null inside a punctuator; close()
 // runs when the application closes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -132,21 +134,29 @@ for (const [target, start] of targets) {
       await app.close()
       expect(seen.closed).toBe(1)
 
-      // Restarted: the sums come back from the changelog; T0+40000 is the next boundary.
-      app = new KafkaStreams(summing('pa-in', 'pa-out', seen), options)
-      await app.start()
-      await send([['b', 10n, 40_000]])
-      await consumedAll(kafka, 'pa-app', ['pa-in'])
-      await app.close()
-      expect(await output(7)).toEqual([
+      const before: Array<[string, bigint, number]> = [
         ['a', 1n, 0],
         ['a', 4n, 10_000],
         ['b', 6n, 10_000],
         ['a', 9n, 35_000],
         ['b', 6n, 35_000],
-        ['a', 9n, 40_000],
-        ['b', 16n, 40_000],
-      ])
+      ]
+      expect(await output(5)).toEqual(before)
+
+      // Restarted: the sums come back from the changelog and stream time from the committed offset's partition
+      // time (T0+35000), so the punctuation scheduled anew is due at once, with no new record (Java's
+      // TaskExecutor.punctuate runs maybePunctuateStreamTime every loop); T0+40000 is the next boundary.
+      app = new KafkaStreams(summing('pa-in', 'pa-out', seen), options)
+      await app.start()
+      const atRestart: Array<[string, bigint, number]> = [
+        ['a', 9n, 35_000],
+        ['b', 6n, 35_000],
+      ]
+      expect(await output(7)).toEqual([...before, ...atRestart])
+      await send([['b', 10n, 40_000]])
+      await consumedAll(kafka, 'pa-app', ['pa-in'])
+      await app.close()
+      expect(await output(9)).toEqual([...before, ...atRestart, ['a', 9n, 40_000], ['b', 16n, 40_000]])
     })
 
     it('a wall-clock punctuation fires by itself, with no input', async () => {
@@ -164,11 +174,7 @@ for (const [target, start] of targets) {
       const admin = kafka.admin()
       await admin.connect()
       await admin.createTopics({ topics: [{ topic: 'pa-tick-out' }] }).finally(() => admin.disconnect())
-      // A task exists once its partition has a record.
-      const producer = kafka.producer()
-      await producer.connect()
-      await producer.send({ topic: 'pa-tick', messages: [{ key: 'x', value: 'start' }] })
-      await producer.disconnect()
+      // No input at all: as Java's, the task exists once its partition is assigned, and its clock ticks.
       const app = new KafkaStreams(builder.build(), { applicationId: 'pa-tick-app', brokers: cluster.bootstrap, commitIntervalMs: 100 })
       await app.start()
       const ticks: string[] = []
