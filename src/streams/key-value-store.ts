@@ -1,7 +1,12 @@
 // A key-value store in memory, as Java's timestamped in-memory store: keys
 // and values kept as their serdes' bytes (so a restore writes them back as
 // read from the changelog), each value with the timestamp of the record that
-// wrote it. Every change goes to the changelog through `logChange`.
+// wrote it. Every change goes to the changelog through `logChange`. Entries
+// are keyed by their key bytes as a latin1 string (a byte a character, so
+// comparing two compares their bytes); the key's bytes are not kept beside it.
+// A restored entry is kept packed in one string (packed-entry.ts) until a put
+// replaces it.
+import { pack, unpack } from './packed-entry.js'
 import type { Serde } from './serdes.js'
 
 export interface KeyValueStore<K, V> {
@@ -22,13 +27,13 @@ export interface KeyValueStore<K, V> {
 export type LogChange = (key: Buffer, value: Buffer | null, timestamp: number) => void
 
 interface Entry {
-  key: Buffer
   value: Buffer
   timestamp: number
 }
 
 export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
-  private readonly entries = new Map<string, Entry>()
+  /** An entry put, or one restored (packed). */
+  private readonly entries = new Map<string, Entry | string>()
 
   constructor(
     readonly name: string,
@@ -44,14 +49,18 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   getWithTimestamp(key: K): { value: V; timestamp: number } | null {
-    const e = this.entries.get(this.keyBytes(key).toString('latin1'))
-    return e ? { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp } : null
+    const found = this.entries.get(this.keyBytes(key).toString('latin1'))
+    if (found === undefined) return null
+    const e = typeof found === 'string' ? unpack(found) : found
+    return { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp }
   }
 
   put(key: K, value: V | null, timestamp: number): void {
     const k = this.keyBytes(key)
     const v = value === null ? null : this.valueSerde.serialize(this.topic, value)
-    this.restore(k, v, timestamp)
+    const id = k.toString('latin1')
+    if (v === null) this.entries.delete(id)
+    else this.entries.set(id, { value: v, timestamp })
     this.logChange(k, v, timestamp)
   }
 
@@ -60,31 +69,30 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   all(): Array<{ key: K; value: V }> {
-    return [...this.entries.values()].map((e) => ({
-      key: this.keySerde.deserialize(this.topic, e.key) as K,
-      value: this.valueSerde.deserialize(this.topic, e.value) as V,
-    }))
+    return [...this.entries].map(([id, e]) => this.entry(id, e))
   }
 
   /** Every entry, by its key's bytes (as Java's stores iterate). */
   allInKeyOrder(): Array<{ key: K; value: V }> {
-    return this.inKeyOrder([...this.entries.values()])
+    return this.inKeyOrder([...this.entries])
   }
 
   /** The entries whose key's bytes lie between `from`'s and `to`'s, both included, by those bytes (Java's range()). */
   range(from: K, to: K): Array<{ key: K; value: V }> {
-    const lo = this.keyBytes(from)
-    const hi = this.keyBytes(to)
-    return this.inKeyOrder([...this.entries.values()].filter((e) => Buffer.compare(e.key, lo) >= 0 && Buffer.compare(e.key, hi) <= 0))
+    const lo = this.keyBytes(from).toString('latin1')
+    const hi = this.keyBytes(to).toString('latin1')
+    return this.inKeyOrder([...this.entries].filter(([id]) => id >= lo && id <= hi))
   }
 
-  private inKeyOrder(entries: Entry[]): Array<{ key: K; value: V }> {
-    return entries
-      .sort((a, b) => Buffer.compare(a.key, b.key))
-      .map((e) => ({
-        key: this.keySerde.deserialize(this.topic, e.key) as K,
-        value: this.valueSerde.deserialize(this.topic, e.value) as V,
-      }))
+  private inKeyOrder(entries: Array<[string, Entry | string]>): Array<{ key: K; value: V }> {
+    return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, e]) => this.entry(id, e))
+  }
+
+  private entry(id: string, e: Entry | string): { key: K; value: V } {
+    return {
+      key: this.keySerde.deserialize(this.topic, Buffer.from(id, 'latin1')) as K,
+      value: this.valueSerde.deserialize(this.topic, typeof e === 'string' ? unpack(e).value : e.value) as V,
+    }
   }
 
   approximateNumEntries(): number {
@@ -96,11 +104,10 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
     return this.entries.has(key.toString('latin1'))
   }
 
-  /** A changelog record written back as it was logged (a null value deletes). @internal */
-  restore(key: Buffer, value: Buffer | null, timestamp: number): void {
-    const id = key.toString('latin1')
+  /** A changelog record written back as it was logged (a null value deletes); `id`: the key's latin1 string, if the caller has it. @internal */
+  restore(key: Buffer, value: Buffer | null, timestamp: number, _headers?: unknown, id = key.toString('latin1')): void {
     if (value === null) this.entries.delete(id)
-    else this.entries.set(id, { key, value, timestamp })
+    else this.entries.set(id, pack(value, timestamp))
   }
 
   private keyBytes(key: K): Buffer {

@@ -166,7 +166,7 @@ export class ProcessorStateManager {
           })
           rmSync(file, { force: true })
         }
-        const { file: opened } = StoreFile.open(file, (r) => s.store.restore(r.key, r.value, r.timestamp), this.log)
+        const { file: opened } = StoreFile.open(file, (r, id) => s.store.restore(r.key, r.value, r.timestamp, undefined, id), this.log)
         this.files.set(s.name, opened)
         if (at !== undefined && wiped === undefined) {
           from = at + 1n
@@ -218,8 +218,10 @@ export class ProcessorStateManager {
     if (!this.stateDirectory || !s.persistent) return s.store
     return {
       restore: (key, value, timestamp, headers) => {
-        s.store.restore(key, value, timestamp, headers)
-        this.files.get(s.name)!.append(key, value, timestamp)
+        // One latin1 string for the store's map and the file's index of live keys.
+        const id = key.toString('latin1')
+        s.store.restore(key, value, timestamp, headers, id)
+        this.files.get(s.name)!.append(key, value, timestamp, id)
       },
     }
   }

@@ -46,18 +46,23 @@ const MIN_COMPACT_BYTES = 64 * 1024
 /** Appends are written out once this many bytes wait. */
 const WRITE_BEHIND_BYTES = 256 * 1024
 
-function encode(r: StoreFileRecord): Buffer {
-  const valueLength = r.value === null ? 0 : r.value.length
-  const entry = Buffer.allocUnsafe(FRAME + MIN_BODY + r.key.length + valueLength)
-  let at = FRAME
-  entry.writeBigInt64BE(BigInt(r.timestamp), at)
-  entry.writeInt32BE(r.key.length, (at += 8))
-  r.key.copy(entry, (at += 4))
-  entry.writeInt32BE(r.value === null ? -1 : r.value.length, (at += r.key.length))
-  r.value?.copy(entry, at + 4)
-  entry.writeInt32BE(entry.length - FRAME, 0)
-  entry.writeUInt32BE(crc32c(entry.subarray(FRAME)), 4)
-  return entry
+/** An entry's bytes: its frame and body. */
+function entryBytes(key: Buffer, value: Buffer | null): number {
+  return FRAME + MIN_BODY + key.length + (value === null ? 0 : value.length)
+}
+
+/** Writes the entry at `at` of `out` (which has room for it). */
+function encodeInto(out: Buffer, at: number, key: Buffer, value: Buffer | null, timestamp: number, length: number): void {
+  // The int64 timestamp as two int32s: no BigInt per entry (Math.floor keeps a negative one's high word).
+  out.writeInt32BE(Math.floor(timestamp / 2 ** 32), at + FRAME)
+  out.writeUInt32BE(timestamp >>> 0, at + FRAME + 4)
+  out.writeInt32BE(key.length, at + FRAME + 8)
+  key.copy(out, at + FRAME + 12)
+  const valueAt = at + FRAME + 12 + key.length
+  out.writeInt32BE(value === null ? -1 : value.length, valueAt)
+  value?.copy(out, valueAt + 4)
+  out.writeInt32BE(length - FRAME, at)
+  out.writeUInt32BE(crc32c(out.subarray(at + FRAME, at + length)), at + 4)
 }
 
 /** The body's record, or why it is not one. */
@@ -69,15 +74,16 @@ function decode(body: Buffer): StoreFileRecord | string {
   const valueAt = 16 + keyLength
   if (valueLength < -1 || valueAt + Math.max(valueLength, 0) !== body.length) return `a value length of ${valueLength}`
   const value = valueLength < 0 ? null : Buffer.from(body.subarray(valueAt))
-  return { key, value, timestamp: Number(body.readBigInt64BE(0)) }
+  return { key, value, timestamp: body.readInt32BE(0) * 2 ** 32 + body.readUInt32BE(4) }
 }
 
 export class StoreFile {
   private fd: number
   private size: number
-  private pending: Buffer[] = []
+  /** Appended entries not written yet, encoded in place (one buffer, made on the first append and reused: no allocation per entry). */
+  private pending = Buffer.alloc(0)
   private pendingBytes = 0
-  /** The size of each key's last entry, for keys whose last entry is a value. */
+  /** The size of each key's last entry, for keys whose last entry is a value; keyed by the key's latin1 string, as the stores are (one string shared). */
   private readonly live = new Map<string, number>()
   private liveBytes = 0
 
@@ -98,7 +104,7 @@ export class StoreFile {
    */
   static open(
     path: string,
-    apply: (r: StoreFileRecord) => void,
+    apply: (r: StoreFileRecord, id: string) => void,
     log?: Logger,
     options: { minCompactBytes?: number } = {},
   ): { file: StoreFile; opened: StoreFileOpened } {
@@ -128,7 +134,7 @@ export class StoreFile {
     }
   }
 
-  private load(bytes: Buffer, apply: (r: StoreFileRecord) => void): StoreFileOpened {
+  private load(bytes: Buffer, apply: (r: StoreFileRecord, id: string) => void): StoreFileOpened {
     if (bytes.length < MAGIC.length) {
       // Nothing, or a header cut short: a new file.
       if (!MAGIC.subarray(0, bytes.length).equals(bytes)) throw new StoreCorruptedError(this.path, 0, 'it is not a wafka store file')
@@ -156,8 +162,9 @@ export class StoreFile {
       }
       const record = decode(body)
       if (typeof record === 'string') throw new StoreCorruptedError(this.path, at, record)
-      this.track(record.key, record.value === null ? null : end - at)
-      apply(record)
+      const id = record.key.toString('latin1')
+      this.track(id, record.value === null ? null : end - at)
+      apply(record, id)
       records++
       at = end
     }
@@ -165,8 +172,7 @@ export class StoreFile {
     return { records, torn: null }
   }
 
-  private track(key: Buffer, entryBytes: number | null): void {
-    const id = key.toString('latin1')
+  private track(id: string, entryBytes: number | null): void {
     this.liveBytes -= this.live.get(id) ?? 0
     if (entryBytes === null) this.live.delete(id)
     else {
@@ -175,23 +181,37 @@ export class StoreFile {
     }
   }
 
-  /** Appends a change (written out by flush(), or once enough waits). */
-  append(key: Buffer, value: Buffer | null, timestamp: number): void {
-    const entry = encode({ key, value, timestamp })
-    this.track(key, value === null ? null : entry.length)
-    this.pending.push(entry)
-    this.pendingBytes += entry.length
+  /** Appends a change (written out by flush(), or once enough waits); `id` is the key's latin1 string, if the caller has it. */
+  append(key: Buffer, value: Buffer | null, timestamp: number, id = key.toString('latin1')): void {
+    const length = entryBytes(key, value)
+    this.track(id, value === null ? null : length)
+    if (this.pendingBytes + length > this.pending.length) {
+      this.flush()
+      // An entry larger than the buffer: a buffer of its own, for this entry only.
+      if (length > WRITE_BEHIND_BYTES) {
+        const entry = Buffer.allocUnsafe(length)
+        encodeInto(entry, 0, key, value, timestamp, length)
+        this.write(entry, length)
+        return
+      }
+      if (this.pending.length === 0) this.pending = Buffer.allocUnsafe(WRITE_BEHIND_BYTES)
+    }
+    encodeInto(this.pending, this.pendingBytes, key, value, timestamp, length)
+    this.pendingBytes += length
     if (this.pendingBytes >= WRITE_BEHIND_BYTES) this.flush()
   }
 
   /** Writes out what was appended. */
   flush(): void {
     if (this.pendingBytes === 0) return
-    const out = Buffer.concat(this.pending, this.pendingBytes)
-    this.pending = []
+    const bytes = this.pendingBytes
     this.pendingBytes = 0
-    writeSync(this.fd, out, 0, out.length, this.size)
-    this.size += out.length
+    this.write(this.pending, bytes)
+  }
+
+  private write(bytes: Buffer, length: number): void {
+    writeSync(this.fd, bytes, 0, length, this.size)
+    this.size += length
   }
 
   /** Writes out what was appended and has the disk hold it (before a checkpoint names it). */
@@ -252,7 +272,6 @@ export class StoreFile {
 
   /** Empties the file (the store is restored from its changelog instead). */
   wipe(): void {
-    this.pending = []
     this.pendingBytes = 0
     ftruncateSync(this.fd, MAGIC.length)
     this.size = MAGIC.length
@@ -271,7 +290,6 @@ export class StoreFile {
 
   /** Closes without writing what waits (a crash as the file sees it; tests). @internal */
   abandon(): void {
-    this.pending = []
     this.pendingBytes = 0
     closeSync(this.fd)
   }
