@@ -8,6 +8,7 @@
 // replaces it.
 import { pack, unpack } from './packed-entry.js'
 import type { Serde } from './serdes.js'
+import type { HeldBytes } from './store-file.js'
 
 export interface KeyValueStore<K, V> {
   readonly name: string
@@ -34,6 +35,8 @@ interface Entry {
 export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   /** An entry put, or one restored (packed). */
   private readonly entries = new Map<string, Entry | string>()
+  /** The entries' key and value bytes, summed (what a persistent store's file holds live, less framing). */
+  private bytes = 0
 
   constructor(
     readonly name: string,
@@ -58,9 +61,7 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   put(key: K, value: V | null, timestamp: number): void {
     const k = this.keyBytes(key)
     const v = value === null ? null : this.valueSerde.serialize(this.topic, value)
-    const id = k.toString('latin1')
-    if (v === null) this.entries.delete(id)
-    else this.entries.set(id, { value: v, timestamp })
+    this.set(k.toString('latin1'), v, v === null ? null : { value: v, timestamp })
     this.logChange(k, v, timestamp)
   }
 
@@ -106,8 +107,23 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   /** A changelog record written back as it was logged (a null value deletes); `id`: the key's latin1 string, if the caller has it. @internal */
   restore(key: Buffer, value: Buffer | null, timestamp: number, _headers?: unknown, id = key.toString('latin1')): void {
-    if (value === null) this.entries.delete(id)
-    else this.entries.set(id, pack(value, timestamp))
+    this.set(id, value, value === null ? null : pack(value, timestamp))
+  }
+
+  /** What the store holds, for its file (store-file.ts). @internal */
+  held(): HeldBytes {
+    return { entries: this.entries.size, bytes: this.bytes }
+  }
+
+  private set(id: string, value: Buffer | null, entry: Entry | string | null): void {
+    const before = this.entries.get(id)
+    if (before !== undefined) this.bytes -= id.length + (typeof before === 'string' ? before.length - 8 : before.value.length)
+    if (entry === null) {
+      if (before !== undefined) this.entries.delete(id)
+    } else {
+      this.entries.set(id, entry)
+      this.bytes += id.length + value!.length
+    }
   }
 
   private keyBytes(key: K): Buffer {

@@ -8,7 +8,9 @@
 // value (big-endian). A tail cut short by a crash is cut off and reported; a
 // damaged entry with entries after it is refused, naming the file and offset.
 // When the bytes of overwritten and deleted entries exceed the live ones the
-// file is rewritten with the live entries only.
+// file is rewritten with the live entries only. What is live the file's store
+// says when it can (its entries and their key and value bytes: no second map
+// of a million keys beside the store's); otherwise the file keeps an index.
 import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { crc32c } from '../codec/crc.js'
 import type { Logger } from '../logger.js'
@@ -24,6 +26,12 @@ export class StoreCorruptedError extends StreamsError {
   ) {
     super(`store file ${file} is corrupt at offset ${offset}: ${why}; delete the task's directory to restore it from its changelog`)
   }
+}
+
+/** What a store holds: its entries, and their key and value bytes summed (as its file would hold them, less the entries' framing). */
+export interface HeldBytes {
+  entries: number
+  bytes: number
 }
 
 export interface StoreFileRecord {
@@ -83,15 +91,16 @@ export class StoreFile {
   /** Appended entries not written yet, encoded in place (one buffer, made on the first append and reused: no allocation per entry). */
   private pending = Buffer.alloc(0)
   private pendingBytes = 0
-  /** The size of each key's last entry, for keys whose last entry is a value; keyed by the key's latin1 string, as the stores are (one string shared). */
+  /** Without `held`: the size of each key's last entry, for keys whose last entry is a value; keyed by the key's latin1 string, as the stores are (one string shared). */
   private readonly live = new Map<string, number>()
-  private liveBytes = 0
+  private indexedBytes = 0
 
   private constructor(
     readonly path: string,
     fd: number,
     size: number,
     private readonly minCompactBytes: number,
+    private readonly held: (() => HeldBytes) | undefined,
   ) {
     this.fd = fd
     this.size = size
@@ -106,7 +115,7 @@ export class StoreFile {
     path: string,
     apply: (r: StoreFileRecord, id: string) => void,
     log?: Logger,
-    options: { minCompactBytes?: number } = {},
+    options: { minCompactBytes?: number; held?: () => HeldBytes } = {},
   ): { file: StoreFile; opened: StoreFileOpened } {
     let bytes: Buffer
     try {
@@ -116,7 +125,7 @@ export class StoreFile {
       bytes = Buffer.alloc(0)
     }
     const fd = openSync(path, bytes.length === 0 ? 'w+' : 'r+')
-    const file = new StoreFile(path, fd, MAGIC.length, options.minCompactBytes ?? MIN_COMPACT_BYTES)
+    const file = new StoreFile(path, fd, MAGIC.length, options.minCompactBytes ?? MIN_COMPACT_BYTES, options.held)
     try {
       const opened = file.load(bytes, apply)
       if (opened.torn) {
@@ -173,12 +182,20 @@ export class StoreFile {
   }
 
   private track(id: string, entryBytes: number | null): void {
-    this.liveBytes -= this.live.get(id) ?? 0
+    if (this.held) return
+    this.indexedBytes -= this.live.get(id) ?? 0
     if (entryBytes === null) this.live.delete(id)
     else {
       this.live.set(id, entryBytes)
-      this.liveBytes += entryBytes
+      this.indexedBytes += entryBytes
     }
+  }
+
+  /** The bytes of the live entries (each key's last, when a value). */
+  private get liveBytes(): number {
+    if (!this.held) return this.indexedBytes
+    const { entries, bytes } = this.held()
+    return entries * (FRAME + MIN_BODY) + bytes
   }
 
   /** Appends a change (written out by flush(), or once enough waits); `id` is the key's latin1 string, if the caller has it. */
@@ -227,8 +244,9 @@ export class StoreFile {
 
   /** Rewrites the file when its garbage exceeds its live data; `holds` drops keys the store no longer has (expired windows). */
   maybeCompact(holds?: (key: Buffer) => boolean): boolean {
-    const garbage = this.garbageBytes
-    if (garbage < this.minCompactBytes || garbage <= this.liveBytes) return false
+    const live = this.liveBytes
+    const garbage = this.size + this.pendingBytes - MAGIC.length - live
+    if (garbage < this.minCompactBytes || garbage <= live) return false
     this.compact(holds)
     return true
   }
@@ -263,11 +281,12 @@ export class StoreFile {
     this.fd = fd
     this.size = size
     this.live.clear()
-    this.liveBytes = 0
-    for (const [id, entry] of last) {
-      this.live.set(id, entry.length)
-      this.liveBytes += entry.length
-    }
+    this.indexedBytes = 0
+    if (!this.held)
+      for (const [id, entry] of last) {
+        this.live.set(id, entry.length)
+        this.indexedBytes += entry.length
+      }
   }
 
   /** Empties the file (the store is restored from its changelog instead). */
@@ -276,7 +295,7 @@ export class StoreFile {
     ftruncateSync(this.fd, MAGIC.length)
     this.size = MAGIC.length
     this.live.clear()
-    this.liveBytes = 0
+    this.indexedBytes = 0
   }
 
   /** Writes out what waits and closes the file. */

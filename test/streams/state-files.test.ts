@@ -207,6 +207,33 @@ describe('a key-value store restored from its changelog', () => {
     expect(store.holds(b('a')) && !store.holds(b('gone'))).toBe(true)
     expect(logged).toEqual(['c'])
   })
+
+  it('tells its file what is live: the file then counts the same garbage as with an index of its own, and compacts to none', () => {
+    const serde = {
+      serialize: (_t: string, v: string | null) => (v === null ? null : b(v)),
+      deserialize: (_t: string, v: Buffer | null) => v?.toString() ?? null,
+    }
+    const indexed = open(join(dir, 'indexed.store'), { minCompactBytes: 1 }).file
+    let file!: StoreFile
+    const store = new InMemoryKeyValueStore<string, string>('s', serde as never, serde as never, 't', (k, v, ts) => file.append(k, v, ts))
+    file = StoreFile.open(join(dir, 'held.store'), () => {}, undefined, { minCompactBytes: 1, held: () => store.held() }).file
+    const change = (k: string, v: string | null, ts: number) => {
+      indexed.append(b(k), v === null ? null : b(v), ts)
+      store.restore(b(k), v === null ? null : b(v), ts)
+      file.append(b(k), v === null ? null : b(v), ts)
+    }
+    for (let round = 0; round < 20; round++) for (const k of ['a', 'bb', 'ccc']) change(k, `${k}-${round}`.repeat(round % 3), round)
+    change('bb', null, 30)
+    store.put('d', 'put', 31)
+    indexed.append(b('d'), b('put'), 31)
+    expect(file.garbageBytes).toBeGreaterThan(0)
+    expect(file.garbageBytes).toBe(indexed.garbageBytes)
+    expect(file.maybeCompact((k) => store.holds(k))).toBe(true)
+    expect(file.garbageBytes).toBe(0)
+    file.close()
+    indexed.close()
+    expect(asText(open(join(dir, 'held.store')).records)).toEqual(['a=a-19@19', 'ccc=ccc-19@19', 'd=put@31'])
+  })
 })
 
 describe('the checkpoint file', () => {
