@@ -1,8 +1,14 @@
 // A key-value store in memory, as Java's timestamped in-memory store: keys
 // and values kept as their serdes' bytes (so a restore writes them back as
 // read from the changelog), each value with the timestamp of the record that
-// wrote it. Every change goes to the changelog through `logChange`.
+// wrote it. Every change goes to the changelog through `logChange`. Entries
+// are keyed by their key bytes as a latin1 string (a byte a character, so
+// comparing two compares their bytes); the key's bytes are not kept beside it.
+// A restored entry is kept packed in one string (packed-entry.ts) until a put
+// replaces it.
+import { pack, unpack } from './packed-entry.js'
 import type { Serde } from './serdes.js'
+import type { HeldBytes } from './store-file.js'
 
 export interface KeyValueStore<K, V> {
   readonly name: string
@@ -22,13 +28,15 @@ export interface KeyValueStore<K, V> {
 export type LogChange = (key: Buffer, value: Buffer | null, timestamp: number) => void
 
 interface Entry {
-  key: Buffer
   value: Buffer
   timestamp: number
 }
 
 export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
-  private readonly entries = new Map<string, Entry>()
+  /** An entry put, or one restored (packed). */
+  private readonly entries = new Map<string, Entry | string>()
+  /** The entries' key and value bytes, summed (what a persistent store's file holds live, less framing). */
+  private bytes = 0
 
   constructor(
     readonly name: string,
@@ -44,14 +52,16 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   getWithTimestamp(key: K): { value: V; timestamp: number } | null {
-    const e = this.entries.get(this.keyBytes(key).toString('latin1'))
-    return e ? { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp } : null
+    const found = this.entries.get(this.keyBytes(key).toString('latin1'))
+    if (found === undefined) return null
+    const e = typeof found === 'string' ? unpack(found) : found
+    return { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp }
   }
 
   put(key: K, value: V | null, timestamp: number): void {
     const k = this.keyBytes(key)
     const v = value === null ? null : this.valueSerde.serialize(this.topic, value)
-    this.restore(k, v, timestamp)
+    this.set(k.toString('latin1'), v, v === null ? null : { value: v, timestamp })
     this.logChange(k, v, timestamp)
   }
 
@@ -60,31 +70,30 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   all(): Array<{ key: K; value: V }> {
-    return [...this.entries.values()].map((e) => ({
-      key: this.keySerde.deserialize(this.topic, e.key) as K,
-      value: this.valueSerde.deserialize(this.topic, e.value) as V,
-    }))
+    return [...this.entries].map(([id, e]) => this.entry(id, e))
   }
 
   /** Every entry, by its key's bytes (as Java's stores iterate). */
   allInKeyOrder(): Array<{ key: K; value: V }> {
-    return this.inKeyOrder([...this.entries.values()])
+    return this.inKeyOrder([...this.entries])
   }
 
   /** The entries whose key's bytes lie between `from`'s and `to`'s, both included, by those bytes (Java's range()). */
   range(from: K, to: K): Array<{ key: K; value: V }> {
-    const lo = this.keyBytes(from)
-    const hi = this.keyBytes(to)
-    return this.inKeyOrder([...this.entries.values()].filter((e) => Buffer.compare(e.key, lo) >= 0 && Buffer.compare(e.key, hi) <= 0))
+    const lo = this.keyBytes(from).toString('latin1')
+    const hi = this.keyBytes(to).toString('latin1')
+    return this.inKeyOrder([...this.entries].filter(([id]) => id >= lo && id <= hi))
   }
 
-  private inKeyOrder(entries: Entry[]): Array<{ key: K; value: V }> {
-    return entries
-      .sort((a, b) => Buffer.compare(a.key, b.key))
-      .map((e) => ({
-        key: this.keySerde.deserialize(this.topic, e.key) as K,
-        value: this.valueSerde.deserialize(this.topic, e.value) as V,
-      }))
+  private inKeyOrder(entries: Array<[string, Entry | string]>): Array<{ key: K; value: V }> {
+    return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, e]) => this.entry(id, e))
+  }
+
+  private entry(id: string, e: Entry | string): { key: K; value: V } {
+    return {
+      key: this.keySerde.deserialize(this.topic, Buffer.from(id, 'latin1')) as K,
+      value: this.valueSerde.deserialize(this.topic, typeof e === 'string' ? unpack(e).value : e.value) as V,
+    }
   }
 
   approximateNumEntries(): number {
@@ -96,11 +105,25 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
     return this.entries.has(key.toString('latin1'))
   }
 
-  /** A changelog record written back as it was logged (a null value deletes). @internal */
-  restore(key: Buffer, value: Buffer | null, timestamp: number): void {
-    const id = key.toString('latin1')
-    if (value === null) this.entries.delete(id)
-    else this.entries.set(id, { key, value, timestamp })
+  /** A changelog record written back as it was logged (a null value deletes); `id`: the key's latin1 string, if the caller has it. @internal */
+  restore(key: Buffer, value: Buffer | null, timestamp: number, _headers?: unknown, id = key.toString('latin1')): void {
+    this.set(id, value, value === null ? null : pack(value, timestamp))
+  }
+
+  /** What the store holds, for its file (store-file.ts). @internal */
+  held(): HeldBytes {
+    return { entries: this.entries.size, bytes: this.bytes }
+  }
+
+  private set(id: string, value: Buffer | null, entry: Entry | string | null): void {
+    const before = this.entries.get(id)
+    if (before !== undefined) this.bytes -= id.length + (typeof before === 'string' ? before.length - 8 : before.value.length)
+    if (entry === null) {
+      if (before !== undefined) this.entries.delete(id)
+    } else {
+      this.entries.set(id, entry)
+      this.bytes += id.length + value!.length
+    }
   }
 
   private keyBytes(key: K): Buffer {

@@ -6,6 +6,7 @@
 // exactly_once_v2 it reads committed records only, up to the last stable
 // offset: an aborted transaction's writes never reach a store.
 import type { Admin } from '../admin/admin.js'
+import type { RecordBatch } from '../codec/record.js'
 import type { Kafka } from '../kafka.js'
 import type { Logger } from '../logger.js'
 import { StreamsError } from './streams-error.js'
@@ -13,9 +14,13 @@ import { StreamsError } from './streams-error.js'
 const LATEST = -1n
 const EARLIEST = -2n
 
-/** A store written back from its changelog's records as they were logged. */
+/**
+ * A store written back from its changelog's records as they were logged.
+ * `id`, when given, is the key's bytes as a latin1 string, made once for the
+ * store and its file (the stores key their maps by it).
+ */
 export interface RestorableStore {
-  restore(key: Buffer, value: Buffer | null, timestamp: number, headers?: Array<[string, Buffer | null]>): void
+  restore(key: Buffer, value: Buffer | null, timestamp: number, headers?: Array<[string, Buffer | null]>, id?: string): void
 }
 
 export interface ChangelogPartition {
@@ -97,13 +102,26 @@ export async function restoreStores(
       eachBatch: async ({ batch }) => {
         const part = pending.get(key(batch.topic, batch.partition))
         if (!part) return
+        const store = part.store
+        let restored = 0
+        // Offsets as deltas within each record batch (numbers): no bigint per record.
+        let records: RecordBatch | undefined
+        let from = 0
+        let end = 0
         for (const m of batch.messages) {
-          if (m.offsetBigInt >= part.end) break
-          if (m.offsetBigInt < part.from) continue
-          part.store.restore(m.key!, m.value, m.timestampMs, m.headerList)
-          part.restored!++
-          applied++
+          if (m.batch !== records) {
+            records = m.batch
+            from = Number(part.from - records.baseOffset)
+            end = Number(part.end - records.baseOffset)
+          }
+          const delta = m.offsetDelta
+          if (delta >= end) break
+          if (delta < from) continue
+          store.restore(m.key!, m.value, m.timestampMs, m.headerList)
+          restored++
         }
+        part.restored! += restored
+        applied += restored
         progress()
         if (BigInt(batch.lastOffset()) + 1n >= part.end) reached(batch.topic, batch.partition)
       },

@@ -82,21 +82,21 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V> {
   }
 
   /** A changelog record written back as it was logged (a null value removes). @internal */
-  restore(key: Buffer, value: Buffer | null, _timestamp: number): void {
+  restore(key: Buffer, value: Buffer | null, _timestamp: number, _headers?: unknown, id?: string): void {
     if (key.length < SUFFIX)
       throw new RangeError(`a changelog key of session store ${this.name} has ${key.length} bytes, fewer than ${SUFFIX}`)
-    this.apply(key, value)
+    this.apply(key, value, id)
   }
 
   /** As Java's put: a session ending within the retention is kept (a null value removes it), an older one skipped. */
-  private apply(id: Buffer, value: Buffer | null): void {
+  private apply(id: Buffer, value: Buffer | null, latin1 = id.toString('latin1')): void {
     const end = Number(id.readBigInt64BE(id.length - SUFFIX))
     const start = Number(id.readBigInt64BE(id.length - 8))
     this.expire()
     this.observedStreamTime = Math.max(this.observedStreamTime, end)
     if (end <= this.observedStreamTime - this.retentionMs) return
-    if (value === null) this.sessions.delete(id.toString('latin1'))
-    else this.sessions.set(id.toString('latin1'), { id, start, end, value })
+    if (value === null) this.sessions.delete(latin1)
+    else this.sessions.set(latin1, { id, start, end, value })
   }
 
   private expire(): void {

@@ -18,7 +18,7 @@ import type { Logger } from '../logger.js'
 import { readCheckpoint, writeCheckpoint, type CheckpointEntry } from './offset-checkpoint.js'
 import { changelogBounds, restoreStores, type RestorableStore, type RestoreRange } from './restore.js'
 import { CHECKPOINT_FILE_NAME, clampedSum, type StateDirectory } from './state-directory.js'
-import { StoreFile } from './store-file.js'
+import { StoreFile, type HeldBytes } from './store-file.js'
 
 /** Java's OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT: at_least_once checkpoints at a commit once this many changelog records were written. */
 export const CHECKPOINT_DELTA = 10_000n
@@ -26,7 +26,7 @@ export const CHECKPOINT_DELTA = 10_000n
 /** A store of the task as the state manager sees it. */
 export interface ManagedStore {
   name: string
-  store: RestorableStore & { holds?(key: Buffer): boolean }
+  store: RestorableStore & { holds?(key: Buffer): boolean; held?(): HeldBytes }
   /** The store's changelog partition. */
   topic: string
   partition: number
@@ -166,7 +166,10 @@ export class ProcessorStateManager {
           })
           rmSync(file, { force: true })
         }
-        const { file: opened } = StoreFile.open(file, (r) => s.store.restore(r.key, r.value, r.timestamp), this.log)
+        const held = s.store.held?.bind(s.store)
+        const { file: opened } = StoreFile.open(file, (r, id) => s.store.restore(r.key, r.value, r.timestamp, undefined, id), this.log, {
+          held,
+        })
         this.files.set(s.name, opened)
         if (at !== undefined && wiped === undefined) {
           from = at + 1n
@@ -218,8 +221,10 @@ export class ProcessorStateManager {
     if (!this.stateDirectory || !s.persistent) return s.store
     return {
       restore: (key, value, timestamp, headers) => {
-        s.store.restore(key, value, timestamp, headers)
-        this.files.get(s.name)!.append(key, value, timestamp)
+        // One latin1 string for the store's map and the file's index of live keys.
+        const id = key.toString('latin1')
+        s.store.restore(key, value, timestamp, headers, id)
+        this.files.get(s.name)!.append(key, value, timestamp, id)
       },
     }
   }

@@ -8,7 +8,9 @@
 // value (big-endian). A tail cut short by a crash is cut off and reported; a
 // damaged entry with entries after it is refused, naming the file and offset.
 // When the bytes of overwritten and deleted entries exceed the live ones the
-// file is rewritten with the live entries only.
+// file is rewritten with the live entries only. What is live the file's store
+// says when it can (its entries and their key and value bytes: no second map
+// of a million keys beside the store's); otherwise the file keeps an index.
 import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { crc32c } from '../codec/crc.js'
 import type { Logger } from '../logger.js'
@@ -24,6 +26,12 @@ export class StoreCorruptedError extends StreamsError {
   ) {
     super(`store file ${file} is corrupt at offset ${offset}: ${why}; delete the task's directory to restore it from its changelog`)
   }
+}
+
+/** What a store holds: its entries, and their key and value bytes summed (as its file would hold them, less the entries' framing). */
+export interface HeldBytes {
+  entries: number
+  bytes: number
 }
 
 export interface StoreFileRecord {
@@ -46,18 +54,23 @@ const MIN_COMPACT_BYTES = 64 * 1024
 /** Appends are written out once this many bytes wait. */
 const WRITE_BEHIND_BYTES = 256 * 1024
 
-function encode(r: StoreFileRecord): Buffer {
-  const valueLength = r.value === null ? 0 : r.value.length
-  const entry = Buffer.allocUnsafe(FRAME + MIN_BODY + r.key.length + valueLength)
-  let at = FRAME
-  entry.writeBigInt64BE(BigInt(r.timestamp), at)
-  entry.writeInt32BE(r.key.length, (at += 8))
-  r.key.copy(entry, (at += 4))
-  entry.writeInt32BE(r.value === null ? -1 : r.value.length, (at += r.key.length))
-  r.value?.copy(entry, at + 4)
-  entry.writeInt32BE(entry.length - FRAME, 0)
-  entry.writeUInt32BE(crc32c(entry.subarray(FRAME)), 4)
-  return entry
+/** An entry's bytes: its frame and body. */
+function entryBytes(key: Buffer, value: Buffer | null): number {
+  return FRAME + MIN_BODY + key.length + (value === null ? 0 : value.length)
+}
+
+/** Writes the entry at `at` of `out` (which has room for it). */
+function encodeInto(out: Buffer, at: number, key: Buffer, value: Buffer | null, timestamp: number, length: number): void {
+  // The int64 timestamp as two int32s: no BigInt per entry (Math.floor keeps a negative one's high word).
+  out.writeInt32BE(Math.floor(timestamp / 2 ** 32), at + FRAME)
+  out.writeUInt32BE(timestamp >>> 0, at + FRAME + 4)
+  out.writeInt32BE(key.length, at + FRAME + 8)
+  key.copy(out, at + FRAME + 12)
+  const valueAt = at + FRAME + 12 + key.length
+  out.writeInt32BE(value === null ? -1 : value.length, valueAt)
+  value?.copy(out, valueAt + 4)
+  out.writeInt32BE(length - FRAME, at)
+  out.writeUInt32BE(crc32c(out.subarray(at + FRAME, at + length)), at + 4)
 }
 
 /** The body's record, or why it is not one. */
@@ -69,23 +82,25 @@ function decode(body: Buffer): StoreFileRecord | string {
   const valueAt = 16 + keyLength
   if (valueLength < -1 || valueAt + Math.max(valueLength, 0) !== body.length) return `a value length of ${valueLength}`
   const value = valueLength < 0 ? null : Buffer.from(body.subarray(valueAt))
-  return { key, value, timestamp: Number(body.readBigInt64BE(0)) }
+  return { key, value, timestamp: body.readInt32BE(0) * 2 ** 32 + body.readUInt32BE(4) }
 }
 
 export class StoreFile {
   private fd: number
   private size: number
-  private pending: Buffer[] = []
+  /** Appended entries not written yet, encoded in place (one buffer, made on the first append and reused: no allocation per entry). */
+  private pending = Buffer.alloc(0)
   private pendingBytes = 0
-  /** The size of each key's last entry, for keys whose last entry is a value. */
+  /** Without `held`: the size of each key's last entry, for keys whose last entry is a value; keyed by the key's latin1 string, as the stores are (one string shared). */
   private readonly live = new Map<string, number>()
-  private liveBytes = 0
+  private indexedBytes = 0
 
   private constructor(
     readonly path: string,
     fd: number,
     size: number,
     private readonly minCompactBytes: number,
+    private readonly held: (() => HeldBytes) | undefined,
   ) {
     this.fd = fd
     this.size = size
@@ -98,9 +113,9 @@ export class StoreFile {
    */
   static open(
     path: string,
-    apply: (r: StoreFileRecord) => void,
+    apply: (r: StoreFileRecord, id: string) => void,
     log?: Logger,
-    options: { minCompactBytes?: number } = {},
+    options: { minCompactBytes?: number; held?: () => HeldBytes } = {},
   ): { file: StoreFile; opened: StoreFileOpened } {
     let bytes: Buffer
     try {
@@ -110,7 +125,7 @@ export class StoreFile {
       bytes = Buffer.alloc(0)
     }
     const fd = openSync(path, bytes.length === 0 ? 'w+' : 'r+')
-    const file = new StoreFile(path, fd, MAGIC.length, options.minCompactBytes ?? MIN_COMPACT_BYTES)
+    const file = new StoreFile(path, fd, MAGIC.length, options.minCompactBytes ?? MIN_COMPACT_BYTES, options.held)
     try {
       const opened = file.load(bytes, apply)
       if (opened.torn) {
@@ -128,7 +143,7 @@ export class StoreFile {
     }
   }
 
-  private load(bytes: Buffer, apply: (r: StoreFileRecord) => void): StoreFileOpened {
+  private load(bytes: Buffer, apply: (r: StoreFileRecord, id: string) => void): StoreFileOpened {
     if (bytes.length < MAGIC.length) {
       // Nothing, or a header cut short: a new file.
       if (!MAGIC.subarray(0, bytes.length).equals(bytes)) throw new StoreCorruptedError(this.path, 0, 'it is not a wafka store file')
@@ -156,8 +171,9 @@ export class StoreFile {
       }
       const record = decode(body)
       if (typeof record === 'string') throw new StoreCorruptedError(this.path, at, record)
-      this.track(record.key, record.value === null ? null : end - at)
-      apply(record)
+      const id = record.key.toString('latin1')
+      this.track(id, record.value === null ? null : end - at)
+      apply(record, id)
       records++
       at = end
     }
@@ -165,33 +181,54 @@ export class StoreFile {
     return { records, torn: null }
   }
 
-  private track(key: Buffer, entryBytes: number | null): void {
-    const id = key.toString('latin1')
-    this.liveBytes -= this.live.get(id) ?? 0
+  private track(id: string, entryBytes: number | null): void {
+    if (this.held) return
+    this.indexedBytes -= this.live.get(id) ?? 0
     if (entryBytes === null) this.live.delete(id)
     else {
       this.live.set(id, entryBytes)
-      this.liveBytes += entryBytes
+      this.indexedBytes += entryBytes
     }
   }
 
-  /** Appends a change (written out by flush(), or once enough waits). */
-  append(key: Buffer, value: Buffer | null, timestamp: number): void {
-    const entry = encode({ key, value, timestamp })
-    this.track(key, value === null ? null : entry.length)
-    this.pending.push(entry)
-    this.pendingBytes += entry.length
+  /** The bytes of the live entries (each key's last, when a value). */
+  private get liveBytes(): number {
+    if (!this.held) return this.indexedBytes
+    const { entries, bytes } = this.held()
+    return entries * (FRAME + MIN_BODY) + bytes
+  }
+
+  /** Appends a change (written out by flush(), or once enough waits); `id` is the key's latin1 string, if the caller has it. */
+  append(key: Buffer, value: Buffer | null, timestamp: number, id = key.toString('latin1')): void {
+    const length = entryBytes(key, value)
+    this.track(id, value === null ? null : length)
+    if (this.pendingBytes + length > this.pending.length) {
+      this.flush()
+      // An entry larger than the buffer: a buffer of its own, for this entry only.
+      if (length > WRITE_BEHIND_BYTES) {
+        const entry = Buffer.allocUnsafe(length)
+        encodeInto(entry, 0, key, value, timestamp, length)
+        this.write(entry, length)
+        return
+      }
+      if (this.pending.length === 0) this.pending = Buffer.allocUnsafe(WRITE_BEHIND_BYTES)
+    }
+    encodeInto(this.pending, this.pendingBytes, key, value, timestamp, length)
+    this.pendingBytes += length
     if (this.pendingBytes >= WRITE_BEHIND_BYTES) this.flush()
   }
 
   /** Writes out what was appended. */
   flush(): void {
     if (this.pendingBytes === 0) return
-    const out = Buffer.concat(this.pending, this.pendingBytes)
-    this.pending = []
+    const bytes = this.pendingBytes
     this.pendingBytes = 0
-    writeSync(this.fd, out, 0, out.length, this.size)
-    this.size += out.length
+    this.write(this.pending, bytes)
+  }
+
+  private write(bytes: Buffer, length: number): void {
+    writeSync(this.fd, bytes, 0, length, this.size)
+    this.size += length
   }
 
   /** Writes out what was appended and has the disk hold it (before a checkpoint names it). */
@@ -207,8 +244,9 @@ export class StoreFile {
 
   /** Rewrites the file when its garbage exceeds its live data; `holds` drops keys the store no longer has (expired windows). */
   maybeCompact(holds?: (key: Buffer) => boolean): boolean {
-    const garbage = this.garbageBytes
-    if (garbage < this.minCompactBytes || garbage <= this.liveBytes) return false
+    const live = this.liveBytes
+    const garbage = this.size + this.pendingBytes - MAGIC.length - live
+    if (garbage < this.minCompactBytes || garbage <= live) return false
     this.compact(holds)
     return true
   }
@@ -243,21 +281,21 @@ export class StoreFile {
     this.fd = fd
     this.size = size
     this.live.clear()
-    this.liveBytes = 0
-    for (const [id, entry] of last) {
-      this.live.set(id, entry.length)
-      this.liveBytes += entry.length
-    }
+    this.indexedBytes = 0
+    if (!this.held)
+      for (const [id, entry] of last) {
+        this.live.set(id, entry.length)
+        this.indexedBytes += entry.length
+      }
   }
 
   /** Empties the file (the store is restored from its changelog instead). */
   wipe(): void {
-    this.pending = []
     this.pendingBytes = 0
     ftruncateSync(this.fd, MAGIC.length)
     this.size = MAGIC.length
     this.live.clear()
-    this.liveBytes = 0
+    this.indexedBytes = 0
   }
 
   /** Writes out what waits and closes the file. */
@@ -271,7 +309,6 @@ export class StoreFile {
 
   /** Closes without writing what waits (a crash as the file sees it; tests). @internal */
   abandon(): void {
-    this.pending = []
     this.pendingBytes = 0
     closeSync(this.fd)
   }

@@ -105,19 +105,19 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
   }
 
   /** A changelog record written back as it was logged (a null value deletes). @internal */
-  restore(key: Buffer, value: Buffer | null, timestamp: number): void {
+  restore(key: Buffer, value: Buffer | null, timestamp: number, _headers?: unknown, id?: string): void {
     if (key.length < SUFFIX)
       throw new RangeError(`a changelog key of window store ${this.name} has ${key.length} bytes, fewer than ${SUFFIX}`)
-    this.apply(key, Number(key.readBigInt64BE(key.length - SUFFIX)), value, timestamp)
+    this.apply(key, Number(key.readBigInt64BE(key.length - SUFFIX)), value, timestamp, id)
   }
 
-  /** Applies a change unless its window has expired; true when applied. */
-  private apply(key: Buffer, windowStart: number, value: Buffer | null, timestamp: number): boolean {
+  /** Applies a change unless its window has expired; true when applied. `id`: the key's latin1 string, if made already. */
+  private apply(key: Buffer, windowStart: number, value: Buffer | null, timestamp: number, id?: string): boolean {
     this.observedStreamTime = Math.max(this.observedStreamTime, windowStart)
     const expiredBefore = this.observedStreamTime - this.retentionMs
     for (const start of this.segments.keys()) if (start <= expiredBefore) this.segments.delete(start)
     if (windowStart <= expiredBefore) return false
-    const id = key.toString('latin1')
+    id ??= key.toString('latin1')
     let segment = this.segments.get(windowStart)
     if (value === null) {
       segment?.delete(id)

@@ -12,6 +12,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createLogger, logLevel, type LogEntry } from '../../src/logger.js'
 import { StoreCorruptedError, StoreFile, type StoreFileRecord } from '../../src/streams/store-file.js'
+import { InMemoryKeyValueStore } from '../../src/streams/key-value-store.js'
+import { crc32c } from '../../src/codec/crc.js'
 import { formatCheckpoint, parseCheckpoint, readCheckpoint, writeCheckpoint } from '../../src/streams/offset-checkpoint.js'
 import { StateDirectory } from '../../src/streams/state-directory.js'
 import { StreamsError } from '../../src/streams/streams-error.js'
@@ -127,6 +129,110 @@ describe('the persistent store file', () => {
     file.close()
     expect(statSync(path).size).toBeLessThan(8 + 4 * 33)
     expect(asText(open(path).records)).toEqual(['a=a49@49', 'b=b49@49', 'c=c49@49', 'd=new@101'])
+  })
+})
+
+describe('the store file format', () => {
+  /** An entry as the format says (int64 timestamp via bigint: the reference the in-place encoding must match). */
+  function entry(key: Buffer, value: Buffer | null, timestamp: number): Buffer {
+    const body = Buffer.alloc(16 + key.length + (value?.length ?? 0))
+    body.writeBigInt64BE(BigInt(timestamp), 0)
+    body.writeInt32BE(key.length, 8)
+    key.copy(body, 12)
+    body.writeInt32BE(value === null ? -1 : value.length, 12 + key.length)
+    value?.copy(body, 16 + key.length)
+    const frame = Buffer.alloc(8)
+    frame.writeInt32BE(body.length, 0)
+    frame.writeUInt32BE(crc32c(body), 4)
+    return Buffer.concat([frame, body])
+  }
+  const records: Array<[Buffer, Buffer | null, number]> = [
+    [b('a'), b('1'), 1_764_000_000_123],
+    [b('neg'), b('x'), -1],
+    [b('far'), b('y'), -(2 ** 40) - 7],
+    [b('big'), Buffer.alloc(300 * 1024, 7), 2 ** 52 + 3], // larger than the write-behind buffer
+    [b('a'), null, 0],
+    [Buffer.from([0, 255, 128]), b(''), 4_294_967_296],
+  ]
+
+  it('a file written entry by entry in the documented format (as files before in-place encoding were) opens, and appends write the same bytes', () => {
+    const reference = Buffer.concat([Buffer.from('WFKSTOR1', 'latin1'), ...records.map((r) => entry(...r))])
+    const old = join(dir, 'old.store')
+    writeFileSync(old, reference)
+    const replayed = open(old).records
+    expect(replayed.map((r) => [r.key, r.value, r.timestamp])).toEqual(records)
+    const fresh = join(dir, 'fresh.store')
+    const { file } = open(fresh)
+    for (const r of records) file.append(...r)
+    file.close()
+    expect(readFileSync(fresh).equals(reference)).toBe(true)
+  })
+})
+
+describe('a key-value store restored from its changelog', () => {
+  it('gives back each restored value and timestamp, in key order and by range, as a put one does', () => {
+    const serde = {
+      serialize: (_t: string, v: string | null) => (v === null ? null : Buffer.from(v, 'latin1')),
+      deserialize: (_t: string, v: Buffer | null) => (v === null ? null : v.toString('latin1')),
+    }
+    const logged: string[] = []
+    const store = new InMemoryKeyValueStore<string, string>(
+      's',
+      serde as never,
+      serde as never,
+      't',
+      (k) => void logged.push(k.toString('latin1')),
+    )
+    store.restore(b('b'), b('two'), -(2 ** 40) - 7)
+    store.restore(Buffer.from([0xff]), b(''), 2 ** 52 + 3)
+    store.restore(b('a'), b('one'), 1)
+    store.restore(b('gone'), b('x'), 2)
+    store.restore(b('gone'), null, 3)
+    store.put('c', 'three', 4)
+    expect(store.getWithTimestamp('b')).toEqual({ value: 'two', timestamp: -(2 ** 40) - 7 })
+    expect(store.getWithTimestamp('\xff')).toEqual({ value: '', timestamp: 2 ** 52 + 3 })
+    expect(store.get('gone')).toBeNull()
+    expect(store.allInKeyOrder()).toEqual([
+      { key: 'a', value: 'one' },
+      { key: 'b', value: 'two' },
+      { key: 'c', value: 'three' },
+      { key: '\xff', value: '' },
+    ])
+    expect(store.range('b', '\xff')).toEqual([
+      { key: 'b', value: 'two' },
+      { key: 'c', value: 'three' },
+      { key: '\xff', value: '' },
+    ])
+    expect(store.approximateNumEntries()).toBe(4)
+    expect(store.holds(b('a')) && !store.holds(b('gone'))).toBe(true)
+    expect(logged).toEqual(['c'])
+  })
+
+  it('tells its file what is live: the file then counts the same garbage as with an index of its own, and compacts to none', () => {
+    const serde = {
+      serialize: (_t: string, v: string | null) => (v === null ? null : b(v)),
+      deserialize: (_t: string, v: Buffer | null) => v?.toString() ?? null,
+    }
+    const indexed = open(join(dir, 'indexed.store'), { minCompactBytes: 1 }).file
+    let file!: StoreFile
+    const store = new InMemoryKeyValueStore<string, string>('s', serde as never, serde as never, 't', (k, v, ts) => file.append(k, v, ts))
+    file = StoreFile.open(join(dir, 'held.store'), () => {}, undefined, { minCompactBytes: 1, held: () => store.held() }).file
+    const change = (k: string, v: string | null, ts: number) => {
+      indexed.append(b(k), v === null ? null : b(v), ts)
+      store.restore(b(k), v === null ? null : b(v), ts)
+      file.append(b(k), v === null ? null : b(v), ts)
+    }
+    for (let round = 0; round < 20; round++) for (const k of ['a', 'bb', 'ccc']) change(k, `${k}-${round}`.repeat(round % 3), round)
+    change('bb', null, 30)
+    store.put('d', 'put', 31)
+    indexed.append(b('d'), b('put'), 31)
+    expect(file.garbageBytes).toBeGreaterThan(0)
+    expect(file.garbageBytes).toBe(indexed.garbageBytes)
+    expect(file.maybeCompact((k) => store.holds(k))).toBe(true)
+    expect(file.garbageBytes).toBe(0)
+    file.close()
+    indexed.close()
+    expect(asText(open(join(dir, 'held.store')).records)).toEqual(['a=a-19@19', 'ccc=ccc-19@19', 'd=put@31'])
   })
 })
 
