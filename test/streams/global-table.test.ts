@@ -132,8 +132,10 @@ for (const [target, start] of targets) {
       } finally {
         for (const x of apps) await x.close()
       }
-      // Both instances ran a task of the stream (the table whole in each, so their joins agree).
-      for (const l of [logs.a, logs.b]) expect(l.filter((e) => e.log.message === 'task running').length).toBe(1)
+      // Both instances ran a task of the stream (the table whole in each, so their joins agree): the second one
+      // only once the group split the stream's two partitions (a task starts when its partition is assigned, so
+      // the first one may have run both before).
+      for (const l of [logs.a, logs.b]) expect(l.filter((e) => e.log.message === 'task running').length).toBeGreaterThanOrEqual(1)
       const output = async (topic: string) => {
         const ends = await admin((a) => a.fetchTopicOffsets(topic))
         const records = await wafkaRead(
