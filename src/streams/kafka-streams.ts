@@ -31,13 +31,7 @@ import { isTaskMigrated, StreamsProducer, type ConsumedOffsets } from './streams
 import { StateDirectory } from './state-directory.js'
 import { GlobalStores } from './global-stores.js'
 import { isFromDefault, type Serde } from './serdes.js'
-import {
-  ApplicationShutdownError,
-  IllegalStateError,
-  StreamsError,
-  StreamsNotStartedError,
-  UnsupportedOperationError,
-} from './streams-error.js'
+import { ApplicationShutdownError, IllegalStateError, StreamsError, StreamsNotStartedError } from './streams-error.js'
 import {
   defaultStreamPartitioner,
   endpointPartitions,
@@ -68,6 +62,7 @@ import { decodePartitionTime } from './partition-time.js'
 import { StreamsRebalanceData, taskName } from './streams-rebalance-data.js'
 import { StreamsMembership } from './streams-membership.js'
 import { StandbyTasks } from './standby-tasks.js'
+import { ClassicAssignment } from './classic-assignment.js'
 import { TaskOffsets } from './task-offsets.js'
 import type { Subtopology, Topology } from './topology.js'
 
@@ -154,12 +149,14 @@ export class KafkaStreams {
   /** groupProtocol 'streams': the topology as the streams group sees it, and the stream thread's membership. */
   private rebalanceData: StreamsRebalanceData | undefined
   private membership: StreamsMembership | undefined
-  /** groupProtocol 'streams': the standby and warm-up tasks (standby-tasks.ts). */
+  /** The standby and warm-up tasks (standby-tasks.ts), as the streams group or the classic group's leader assigns them. */
   private standbys: StandbyTasks | undefined
   /** groupProtocol 'streams': the task offsets the heartbeat reports. */
   private readonly taskOffsets = new TaskOffsets()
-  /** groupProtocol 'streams': where the group's instances run their tasks (queryMetadataForKey). */
-  private readonly metadataState: StreamsMetadataState | undefined
+  /** Where the group's instances run their tasks (queryMetadataForKey). */
+  private readonly metadataState: StreamsMetadataState
+  /** groupProtocol 'classic': what each AssignmentInfo says besides the partitions (standby tasks, the hosts' partitions). */
+  private readonly classic: ClassicAssignment | undefined
   /** Tasks whose stores are being opened and restored (not yet in `tasks`): the cleaner leaves their directories. */
   private readonly starting = new Map<string, Promise<StreamTask>>()
   private stateDirCleaner: ReturnType<typeof setInterval> | undefined
@@ -201,11 +198,17 @@ export class KafkaStreams {
       exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2',
     }
     for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
+    const state = (this.metadataState = new StreamsMetadataState(topology, this.env.topicName, this.config.userEndpoint))
     if (this.config.groupProtocol === 'streams') {
       const data = (this.rebalanceData = new StreamsRebalanceData(topology, this.env))
-      const state = (this.metadataState = new StreamsMetadataState(topology, this.env.topicName, this.config.userEndpoint))
       data.partitionsByHostChanged = (entries) => state.onChange(endpointPartitions(entries))
-    }
+    } else
+      this.classic = new ClassicAssignment(
+        state,
+        (standby, active) => this.standbys?.update(standby, active, this.admin!) ?? Promise.resolve(),
+        (id) => this.standbys?.ids().includes(id) ?? false,
+        this.log,
+      )
   }
 
   /** Java's process id: part of the transactional id; kept in the state directory from start() when the topology has persistent stores, else random per instance. */
@@ -286,11 +289,12 @@ export class KafkaStreams {
    * Serde will do: murmur2 of its bytes, as the default partitioner placed
    * it) or from `partitioner`. NOT_AVAILABLE (activeHost 'unavailable':-1)
    * until the group has told where the tasks run; null for a store the
-   * topology does not have. Needs groupProtocol 'streams' (the broker tells
-   * every member where the others' tasks are); RUNNING or REBALANCING.
+   * topology does not have. The group tells every member where the others'
+   * tasks are (the broker under 'streams', the leader's AssignmentInfo under
+   * 'classic'); RUNNING or REBALANCING.
    */
   queryMetadataForKey<K>(storeName: string, key: K, keySerializer: KeySerializer<K> | StreamPartitioner<K>): KeyQueryMetadata | null {
-    const state = this.metadataReady('queryMetadataForKey')
+    const state = this.metadataReady()
     if (typeof storeName !== 'string') throw new TypeError("queryMetadataForKey's storeName can't be null")
     if (key === null || key === undefined) throw new TypeError("queryMetadataForKey's key can't be null")
     const partitioner =
@@ -303,26 +307,22 @@ export class KafkaStreams {
     return state.keyQueryMetadataForKey(storeName, key, partitioner)
   }
 
-  /** Java's metadataForAllStreamsClients: every instance with an applicationServer that runs tasks (groupProtocol 'streams'). */
+  /** Java's metadataForAllStreamsClients: every instance with an applicationServer that runs tasks. */
   metadataForAllStreamsClients(): StreamsMetadata[] {
-    return this.metadataReady('metadataForAllStreamsClients').allMetadata()
+    return this.metadataReady().allMetadata()
   }
 
   /** Java's streamsMetadataForStore: the instances whose tasks hold store `storeName` (active or standby; all for a global store). */
   streamsMetadataForStore(storeName: string): StreamsMetadata[] {
-    return this.metadataReady('streamsMetadataForStore').allMetadataForStore(storeName)
+    return this.metadataReady().allMetadataForStore(storeName)
   }
 
-  /** Java's validateIsRunningOrRebalancing, and the streams protocol, which alone tells where other instances' tasks run. */
-  private metadataReady(what: string): StreamsMetadataState {
+  /** Java's validateIsRunningOrRebalancing. */
+  private metadataReady(): StreamsMetadataState {
     if (this.current === 'CREATED')
       throw new StreamsNotStartedError('KafkaStreams has not been started, you can retry after calling start()')
     if (this.current !== 'RUNNING' && this.current !== 'REBALANCING')
       throw new IllegalStateError(`KafkaStreams is not running. State is ${this.current}.`)
-    if (!this.metadataState)
-      throw new UnsupportedOperationError(
-        `${what}() needs groupProtocol: 'streams': under 'classic', wafka's consumer group carries no instance's applicationServer or tasks to the others`,
-      )
     return this.metadataState
   }
 
@@ -376,8 +376,7 @@ export class KafkaStreams {
         }, delay)
         this.stateDirCleaner.unref?.()
       }
-      if (this.rebalanceData)
-        this.standbys = new StandbyTasks(this.kafka, this.topology, this.env, this.log, (id, sum) => this.taskOffsets.closed(id, sum))
+      this.standbys = new StandbyTasks(this.kafka, this.topology, this.env, this.log, (id, sum) => this.taskOffsets.closed(id, sum))
       this.admin = this.kafka.admin()
       await this.admin.connect()
       // Under the streams protocol the group coordinator creates the internal topics (and checks the source topics), as Java leaves it to.
@@ -512,7 +511,10 @@ export class KafkaStreams {
         sourceTopics: sub.sourceTopics.map((t) => this.env.topicName(t)),
         stateful: sub.stores.length > 0,
       })),
-      localOffsetSums: () => this.stateDirectory?.taskOffsetSums() ?? new Map(),
+      // The standby tasks' offsets as they stand, over what their last checkpoints say.
+      localOffsetSums: () => new Map([...(this.stateDirectory?.taskOffsetSums() ?? []), ...(this.standbys?.offsetSums() ?? [])]),
+      numStandbyReplicas: this.config.numStandbyReplicas,
+      onAssigned: (info) => this.classic?.assigned(info),
       errorCode: () => (this.shutdownRequest ? AssignorError.SHUTDOWN_REQUESTED : AssignorError.NONE),
       onError: (code) =>
         this.fail(
@@ -573,8 +575,16 @@ export class KafkaStreams {
       })
     this.ackFailure = undefined
     consumer.on(ConsumerEvents.REBALANCING, () => this.current === 'RUNNING' && this.transition('REBALANCING'))
-    consumer.on(ConsumerEvents.GROUP_JOIN, () => this.current === 'REBALANCING' && this.transition('RUNNING'))
-    consumer.on(ConsumerEvents.PARTITIONS_ASSIGNED, ({ payload }) => this.startTasks(payload.partitions))
+    // Classic: the rebalance has revoked what it revokes once it assigns (or joins with nothing new), so the
+    // standby tasks follow the assignment then, before the new tasks start (one may take over a standby's stores).
+    consumer.on(ConsumerEvents.GROUP_JOIN, () => {
+      this.classic?.rebalanced()
+      if (this.current === 'REBALANCING') this.transition('RUNNING')
+    })
+    consumer.on(ConsumerEvents.PARTITIONS_ASSIGNED, ({ payload }) => {
+      this.classic?.rebalanced()
+      this.startTasks(payload.partitions)
+    })
     consumer.on(ConsumerEvents.PARTITIONS_REVOKED, ({ payload }) => this.dropTasks(payload.partitions, !payload.lost))
     consumer.on(ConsumerEvents.CRASH, ({ payload }) => {
       // Another instance's SHUTDOWN_APPLICATION: this one stops too, whatever the handler would say (as Java's shutdownErrorHook).
@@ -745,6 +755,7 @@ export class KafkaStreams {
 
   private async startTask(sub: Subtopology, partition: number, id: string): Promise<StreamTask> {
     // A standby of this task here hands its stores over: only the tail it had not read is restored.
+    await this.classic?.ready(id)
     const recycled = this.standbys?.take(id)
     const task = new StreamTask(this.topology, sub, partition, this.env, recycled)
     try {
@@ -935,6 +946,7 @@ export class KafkaStreams {
       const log = (what: string) => this.log.caught(`${what} failed while closing`, 'warn')
       clearInterval(this.commitTimer)
       clearInterval(this.stateDirCleaner)
+      this.classic?.close()
       await this.consumer?.disconnect().catch(log('leaving the group'))
       await this.globals?.stop().catch(log("stopping the global stores' consumer"))
       await this.producer?.disconnect().catch(log('closing the producer'))

@@ -1,7 +1,7 @@
 // The options of `new KafkaStreams(topology, {...})`: the client's (KAFKA_OPTIONS,
 // the same table `new Kafka()` checks) and Kafka Streams' own, under Java's
 // names in camelCase. Unknown keys are refused, naming the nearest.
-import { checkKeys, msOption as ms, numberOption, oneOf, valueOption as value, type OptionSpec } from '../config/option.js'
+import { checkKeys, countOption, msOption as ms, numberOption, oneOf, valueOption as value, type OptionSpec } from '../config/option.js'
 import { ConfigError } from '../errors.js'
 import { KAFKA_ALIASES, KAFKA_OPTIONS, type ClusterOptions } from '../cluster/options.js'
 import type { Serde } from './serdes.js'
@@ -42,6 +42,12 @@ export interface StreamsConfig extends ClusterOptions {
   groupProtocol?: StreamsGroupProtocol
   /** This instance's `host:port` for interactive queries, told to the streams group. Java: `application.server`. */
   applicationServer?: string
+  /**
+   * How many standby copies of each stateful task the group leader assigns under groupProtocol 'classic'
+   * (kept warm on other instances, for a fast failover and for queries with enableStaleStores). Default: `0`.
+   * Under 'streams' the group config `streams.num.standby.replicas` decides, as for Java. Java: `num.standby.replicas`.
+   */
+  numStandbyReplicas?: number
   /** Tags the streams group may use to place standby tasks (rack-aware assignment). Java: `client.tag.<key>`. */
   clientTags?: Record<string, string>
   /**
@@ -98,6 +104,12 @@ export const STREAMS_OPTIONS = {
     "This instance's `host:port` for interactive queries, told to the streams group.",
     'application.server',
   ),
+  numStandbyReplicas: countOption(
+    0,
+    "How many standby copies of each stateful task the group leader assigns under groupProtocol 'classic' (under 'streams' the group config `streams.num.standby.replicas` decides).",
+    'num.standby.replicas',
+    0,
+  ),
   clientTags: value(undefined, 'Tags the streams group may use to place standby tasks (rack-aware assignment).', 'client.tag.<key>'),
   stateDir: {
     ...value(undefined, 'The directory persistent stores live in: `<stateDir>/<applicationId>/<taskId>/`.', 'state.dir'),
@@ -133,6 +145,7 @@ export interface ResolvedStreamsConfig {
   groupProtocol: StreamsGroupProtocol
   /** applicationServer, parsed. */
   userEndpoint: { host: string; port: number } | null
+  numStandbyReplicas: number
   clientTags: Record<string, string>
   stateDir: string
   defaultDslStore: DslStoreType
@@ -157,6 +170,7 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     deserializationExceptionHandler,
     groupProtocol,
     applicationServer,
+    numStandbyReplicas,
     clientTags,
     stateDir,
     defaultDslStore,
@@ -193,6 +207,7 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     deserializationExceptionHandler,
     groupProtocol: oneOf('groupProtocol', groupProtocol, ['classic', 'streams'] as const, 'classic'),
     userEndpoint: endpoint(applicationServer),
+    numStandbyReplicas: standbyCount(numStandbyReplicas),
     clientTags: tags(clientTags),
     // Read now, not at load: os.tmpdir() follows TMPDIR.
     stateDir: stateDir ?? join(tmpdir(), 'kafka-streams'),
@@ -203,6 +218,12 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     defaultDslStore: oneOf('defaultDslStore', defaultDslStore, ['rocksDB', 'in_memory'] as const, 'rocksDB'),
     client: { clientId: applicationId, ...client },
   }
+}
+
+function standbyCount(given: unknown): number {
+  const n = numberOption(STREAMS_OPTIONS, 'numStandbyReplicas', given)
+  if (!Number.isInteger(n)) throw new ConfigError(`numStandbyReplicas must be a whole number, not ${n}`)
+  return n
 }
 
 /** Java's application.server: `host:port`. */

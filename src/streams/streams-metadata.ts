@@ -13,6 +13,7 @@ import type {
   StreamsGroupHeartbeatResponseEndpointToPartitions,
   StreamsGroupHeartbeatResponseTopicPartition,
 } from '../protocol/messages/index.js'
+import type { AssignmentInfo } from './assignment-info.js'
 import type { Topology } from './topology.js'
 
 /** Java's HostInfo: an instance's applicationServer. */
@@ -200,4 +201,17 @@ export function endpointPartitions(entries: readonly StreamsGroupHeartbeatRespon
     activePartitions: [...e.active.values()],
     standbyPartitions: [...e.standby.values()],
   }))
+}
+
+/** The classic protocol's map: AssignmentInfo's active and standby partitions by host, as one entry per endpoint. */
+export function assignmentEndpoints(info: Pick<AssignmentInfo, 'partitionsByHost' | 'standbyPartitionsByHost'>): EndpointPartitions[] {
+  const entries = new Map<string, StreamsGroupHeartbeatResponseEndpointToPartitions>()
+  const entry = (h: HostInfo) => {
+    let e = entries.get(hostKey(h))
+    if (!e) entries.set(hostKey(h), (e = { userEndpoint: { host: h.host, port: h.port }, activePartitions: [], standbyPartitions: [] }))
+    return e
+  }
+  for (const h of info.partitionsByHost) entry(h).activePartitions.push(...h.partitions)
+  for (const h of info.standbyPartitionsByHost) entry(h).standbyPartitions.push(...h.partitions)
+  return endpointPartitions([...entries.values()])
 }

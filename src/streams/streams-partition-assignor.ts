@@ -14,11 +14,23 @@
 // consumer still owns is left out and a follow-up rebalance asked for
 // (cooperative rebalancing: the owner revokes first). A member asking for
 // shutdown (error code 4) gets every member SHUTDOWN_REQUESTED and nothing.
-// Standby tasks are not assigned.
+// With numStandbyReplicas, each stateful task then gets that many standby
+// copies, each on the least loaded client (active and standby tasks per
+// consumer) holding no copy of it yet (Java's DefaultStandbyTaskAssignor),
+// spread over the client's consumers. Every consumer's AssignmentInfo names
+// its standby tasks and, for each instance with an endpoint, the source
+// partitions of its active and standby tasks (for queryMetadataForKey).
 import type { Buffer } from 'node:buffer'
 import type { AssignContext, MemberAssignment, PartitionAssignor, TopicPartitions } from '../consumer/assignors/index.js'
 import { type AssignorTaskId, assignorTaskName, compareTaskIds } from './assignor-wire.js'
-import { AssignorError, decodeAssignmentInfo, encodeAssignmentInfo, type HostPartitions, NO_REBALANCE } from './assignment-info.js'
+import {
+  type AssignmentInfo,
+  AssignorError,
+  decodeAssignmentInfo,
+  encodeAssignmentInfo,
+  type HostPartitions,
+  NO_REBALANCE,
+} from './assignment-info.js'
 import { StreamsError } from './streams-error.js'
 import {
   decodeSubscriptionInfo,
@@ -46,6 +58,10 @@ export interface StreamsAssignorOptions {
   subtopologies: AssignorSubtopology[]
   /** Tasks this instance has state for (checkpointed stores), by task id (`<subtopology>_<partition>`), with their changelog offset sums. */
   localOffsetSums?: () => ReadonlyMap<string, bigint>
+  /** Java's num.standby.replicas: standby copies of each stateful task, when this member leads. Default 0. */
+  numStandbyReplicas?: number
+  /** Each assignment this member is given (no error): its active and standby tasks and where every instance's are. */
+  onAssigned?: (info: AssignmentInfo) => void
   /** 4 (SHUTDOWN_REQUESTED) once this instance asks the application to shut down, else 0. */
   errorCode: () => number
   /** The AssignmentInfo's error code, when not NONE (4: another instance asked every instance to shut down). */
@@ -61,6 +77,7 @@ interface Client {
   /** Tasks it has state for. */
   state: Set<string>
   assigned: AssignorTaskId[]
+  standby: AssignorTaskId[]
 }
 
 const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`
@@ -112,6 +129,7 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
     const count = assignment.partitions.reduce((n, t) => n + t.partitions.length, 0)
     if (count !== info.activeTasks.length)
       throw new StreamsError(`the assignment has ${count} partition(s) but ${info.activeTasks.length} active task(s)`)
+    this.options.onAssigned?.(info)
     if (info.nextRebalanceMs === NO_REBALANCE) return undefined
     return Math.max(0, Number(info.nextRebalanceMs) - Date.now())
   }
@@ -172,6 +190,7 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
           previous: new Set(),
           state: new Set(),
           assigned: [],
+          standby: [],
         }
         clients.set(info.processId, client)
       }
@@ -194,17 +213,24 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
       consumerPrevious.set(m.memberId, mine)
     }
     const list = [...clients.values()].sort((a, b) => (a.processId < b.processId ? -1 : 1))
-    for (const tasks of [stateful, stateless]) assignToClients(tasks, list)
+    // As Java's HighAvailabilityTaskAssignor: the standbys by the stateful load alone, before the stateless tasks.
+    assignToClients(stateful, list)
+    assignStandbys(stateful, list, this.options.numStandbyReplicas ?? 0)
+    assignToClients(stateless, list)
 
     const result = new Map<string, MemberAssignment>()
     const partitionsByHost: HostPartitions[] = []
+    const standbyPartitionsByHost: HostPartitions[] = []
+    const sourcePartitions = (tasks: AssignorTaskId[]) => sorted(tasks.flatMap((t) => partitionsOf.get(assignorTaskName(t))!))
     for (const client of list) {
       const host = parseEndpoint(client.endpoint)
-      if (host)
-        partitionsByHost.push({ ...host, partitions: group(client.assigned.flatMap((t) => partitionsOf.get(assignorTaskName(t))!)) })
+      if (!host) continue
+      partitionsByHost.push({ ...host, partitions: group(sourcePartitions(client.assigned)) })
+      standbyPartitionsByHost.push({ ...host, partitions: group(sourcePartitions(client.standby)) })
     }
     for (const client of list) {
       const byConsumer = assignToConsumers(client, consumerPrevious)
+      const standbyByConsumer = spread(client.standby, client.consumers)
       for (const consumer of client.consumers) {
         const pairs: Array<{ topic: string; partition: number; task: AssignorTaskId }> = []
         let pendingRevocation = false
@@ -217,16 +243,18 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
           }
           for (const p of parts) pairs.push({ ...p, task })
         }
-        pairs.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition))
+        sorted(pairs)
         result.set(consumer, {
           partitions: group(pairs),
           userData: encodeAssignmentInfo({
             version: usedVersion,
             commonlySupportedVersion: supported,
             activeTasks: pairs.map((p) => p.task),
-            standbyTasks: [],
+            standbyTasks: standbyByConsumer
+              .get(consumer)!
+              .map((task) => ({ task, partitions: group(partitionsOf.get(assignorTaskName(task))!) })),
             partitionsByHost,
-            standbyPartitionsByHost: [],
+            standbyPartitionsByHost,
             errorCode: AssignorError.NONE,
             nextRebalanceMs: pendingRevocation ? 0n : NO_REBALANCE,
           }),
@@ -248,6 +276,11 @@ function emptyInfo(version: number, supported: number, errorCode: number) {
     errorCode,
     nextRebalanceMs: NO_REBALANCE,
   }
+}
+
+/** Sorts in place by topic, then partition. */
+function sorted<T extends { topic: string; partition: number }>(list: T[]): T[] {
+  return list.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition))
 }
 
 function group(list: Array<{ topic: string; partition: number }>): TopicPartitions[] {
@@ -338,6 +371,34 @@ function assignToConsumers(client: Client, previous: Map<string, Set<string>>): 
   }
   for (const t of left) {
     const lightest = client.consumers.reduce((best, c) => (out.get(c)!.length < out.get(best)!.length ? c : best))
+    out.get(lightest)!.push(t)
+  }
+  return out
+}
+
+/**
+ * Java's DefaultStandbyTaskAssignor: each stateful task, in order, gets
+ * `replicas` standby copies, each on the client with the least tasks (active
+ * and standby) per consumer that holds no copy of it yet, the lower process
+ * id first among equals; fewer when too few clients are left.
+ */
+function assignStandbys(stateful: AssignorTaskId[], clients: Client[], replicas: number): void {
+  if (replicas <= 0) return
+  const load = (c: Client) => (c.assigned.length + c.standby.length) / c.consumers.length
+  const holds = (c: Client, t: AssignorTaskId) => [...c.assigned, ...c.standby].some((x) => compareTaskIds(x, t) === 0)
+  for (const t of [...stateful].sort(compareTaskIds))
+    for (let n = 0; n < replicas; n++) {
+      const open = clients.filter((c) => !holds(c, t))
+      if (open.length === 0) break
+      open.reduce((best, c) => (load(c) < load(best) ? c : best)).standby.push(t)
+    }
+}
+
+/** A client's standby tasks over its consumers, one each in turn (the lightest first). */
+function spread(tasks: AssignorTaskId[], consumers: string[]): Map<string, AssignorTaskId[]> {
+  const out = new Map(consumers.map((c) => [c, [] as AssignorTaskId[]]))
+  for (const t of [...tasks].sort(compareTaskIds)) {
+    const lightest = consumers.reduce((best, c) => (out.get(c)!.length < out.get(best)!.length ? c : best))
     out.get(lightest)!.push(t)
   }
   return out

@@ -4,8 +4,10 @@
 // partitions, as Java's onAssignment reads them; tasks are balanced over
 // processes by their consumers; a process keeps the tasks it ran while it
 // has room; a task another consumer still owns is left out with a
-// follow-up rebalance asked for (cooperative); a shutdown request and a
-// missing source topic answer every member with Java's error codes.
+// follow-up rebalance asked for (cooperative); numStandbyReplicas standby
+// copies of each stateful task, never on the process running it, spread by
+// load and written with every host's standby partitions; a shutdown request
+// and a missing source topic answer every member with Java's error codes.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,9 +22,10 @@ import { createLogger, logLevel } from '../../src/logger.js'
 
 const P = (n: number) => `00000000-0000-0000-0000-00000000000${n}`
 
-function assignor(subtopologies: Array<{ id: number; sourceTopics: string[]; stateful?: boolean }>) {
+function assignor(subtopologies: Array<{ id: number; sourceTopics: string[]; stateful?: boolean }>, numStandbyReplicas = 0) {
   return new StreamsPartitionAssignor({
     processId: P(9),
+    numStandbyReplicas,
     subtopologies: subtopologies.map((s) => ({ stateful: false, ...s })),
     errorCode: () => 0,
     onError: () => {},
@@ -158,6 +161,54 @@ describe("the classic streams assignor's task assignment", () => {
     } finally {
       rmSync(stateDir, { recursive: true, force: true })
     }
+  })
+
+  it('gives each stateful task numStandbyReplicas standbys, never where it runs, spread by load, with every host’s standby partitions', () => {
+    const subs = [
+      { id: 0, sourceTopics: ['t'] },
+      { id: 1, sourceTopics: ['r', 's'], stateful: true },
+    ]
+    const standbysOf = (m: { info: ReturnType<typeof decodeAssignmentInfo> }) =>
+      m.info.standbyTasks.map((t) => `${t.task.subtopology}_${t.task.partition}`)
+    // Three processes, one with two consumers; six stateful tasks, one standby each.
+    const members = [member('a1', 1), member('a2', 1), member('b1', 2), member('c1', 3)]
+    const out = run(assignor(subs, 1), members, { t: 6, r: 6, s: 6 })
+    const byProcess = (ids: string[]) => ({
+      // One active task per partition: a stateful task (r-p and s-p) is named twice.
+      active: [...new Set(ids.flatMap((id) => out.get(id)!.tasks).filter((t) => t.startsWith('1_')))],
+      standby: ids.flatMap((id) => standbysOf(out.get(id)!)),
+    })
+    const processes = [byProcess(['a1', 'a2']), byProcess(['b1']), byProcess(['c1'])]
+    for (const p of processes) {
+      expect(p.standby.filter((t) => p.active.includes(t))).toEqual([])
+      expect(p.standby.every((t) => t.startsWith('1_'))).toBe(true)
+    }
+    expect(processes.flatMap((p) => p.standby).sort()).toEqual(['1_0', '1_1', '1_2', '1_3', '1_4', '1_5'])
+    // By load (tasks per consumer): the two-consumer process holds twice the tasks, each consumer some.
+    expect(processes.map((p) => p.active.length + p.standby.length)).toEqual([6, 3, 3])
+    expect(standbysOf(out.get('a1')!).length).toBeGreaterThan(0)
+    expect(standbysOf(out.get('a2')!).length).toBeGreaterThan(0)
+    // A standby task carries its source partitions; each host's standby partitions are its standby tasks'.
+    const b1 = out.get('b1')!.info
+    for (const t of b1.standbyTasks)
+      expect(t.partitions).toEqual([
+        { topic: 'r', partitions: [t.task.partition] },
+        { topic: 's', partitions: [t.task.partition] },
+      ])
+    const host = b1.standbyPartitionsByHost.find((h) => h.host === 'host-2')!
+    expect(host.partitions).toEqual(
+      ['r', 's'].map((topic) => ({ topic, partitions: b1.standbyTasks.map((t) => t.task.partition).sort((x, y) => x - y) })),
+    )
+    expect(out.get('c1')!.info.standbyPartitionsByHost).toEqual(b1.standbyPartitionsByHost)
+    // Two standbys asked for with two processes: one each, as no third process is left to hold one.
+    const two = run(assignor(subs, 2), [member('a1', 1), member('b1', 2)], { t: 2, r: 2, s: 2 })
+    for (const id of ['a1', 'b1']) {
+      const m = two.get(id)!
+      expect(standbysOf(m)).toEqual(['1_0', '1_1'].filter((t) => !m.tasks.includes(t)))
+      expect(standbysOf(m)).toHaveLength(1)
+    }
+    // None asked for: none given.
+    expect([...run(assignor(subs), members, { t: 6, r: 6, s: 6 }).values()].flatMap(standbysOf)).toEqual([])
   })
 
   it('answers a shutdown request and a missing source topic with Java’s error codes for every member', () => {

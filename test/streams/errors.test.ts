@@ -45,6 +45,12 @@ describe('KafkaStreams options', () => {
     expect(() => new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', commitIntervalMs: -1 })).toThrow(
       /commitIntervalMs/,
     )
+    // Java's num.standby.replicas: a whole number from 0.
+    for (const numStandbyReplicas of [-1, 1.5, '1' as never])
+      expect(() => new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', numStandbyReplicas })).toThrow(
+        /numStandbyReplicas must be/,
+      )
+    expect(new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', numStandbyReplicas: 2 }).state).toBe('CREATED')
   })
   it('refuses a deserializationExceptionHandler it does not know', () => {
     expect(

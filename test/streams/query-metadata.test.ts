@@ -7,8 +7,9 @@
 // both name the same instance, whose store holds the word's count while the
 // other's does not. A wafka instance and a Java Kafka Streams instance
 // (application.server set) in one group: the wafka instance names the Java
-// one for exactly the words its own store lacks. Before start, after close
-// and under the classic protocol the calls are refused with typed errors.
+// one for exactly the words its own store lacks. Before start and after
+// close the calls are refused with typed errors. (Under the classic protocol:
+// classic-standby.test.ts.)
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,7 +20,6 @@ import {
   Serdes,
   StreamsBuilder,
   StreamsNotStartedError,
-  UnsupportedOperationError,
   type KeyQueryMetadata,
   type StreamsConfig,
 } from '../../src/public/streams.js'
@@ -246,22 +246,5 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
         await one.close()
       }
     }, 90_000)
-
-    // The refusal is the client's own, before any request: one broker shows it (never a skip of a peer's half).
-    it.runIf(target.embedded)(
-      'under the classic protocol the calls say they need groupProtocol streams',
-      async () => {
-        await createTopics(['qmc-text', 'qmc-counts'], 1)
-        const c = app('qmc', 'qmc-text', 'qmc-counts', { groupProtocol: 'classic', applicationServer: 'host-c:7001' })
-        await c.start()
-        try {
-          expect(() => c.queryMetadataForKey('counts', 'kafka', str)).toThrow(UnsupportedOperationError)
-          expect(() => c.metadataForAllStreamsClients()).toThrow("needs groupProtocol: 'streams'")
-        } finally {
-          await c.close()
-        }
-      },
-      60_000,
-    )
   })
 }

@@ -24,7 +24,7 @@ import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
-import { consumedAll, produceStrings, tableReader } from './support.js'
+import { consumedAll, produceStrings, restoresIn, tableReader } from './support.js'
 import { countWords, FAST_STREAMS_GROUPS, wordCountTopology, wordLines } from './word-count-app.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 
@@ -45,13 +45,6 @@ const PARTITIONS = 4
 // The count reads the repartition topic: sub-topology 1 holds the store.
 const STATEFUL = Array.from({ length: PARTITIONS }, (_, p) => `1_${p}`)
 
-/** The restores the state manager logged at INFO for store counts: task, records restored, the offset begun at. */
-function restoresIn(logs: LogEntry[]): Array<{ task: string; restored: number; from: bigint }> {
-  return logs.flatMap((e) => {
-    const m = /^restored (\d+) records of store counts from changelog \S+ starting at offset (\d+)/.exec(e.log.message)
-    return m ? [{ task: e.log.task as string, restored: Number(m[1]), from: BigInt(m[2]) }] : []
-  })
-}
 const tasks = (t: Array<{ subtopologyId: string; partitions: number[] }>) =>
   t.flatMap((x) => x.partitions.map((p) => `${x.subtopologyId}_${p}`)).sort()
 

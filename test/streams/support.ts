@@ -4,7 +4,7 @@
 // read; String records written, a Java Streams application run to its end, and
 // a wait until a streams group coordinator sees new topics.
 import { startCluster } from '../../src/broker/index.js'
-import { Kafka, type Consumer } from '../../src/index.js'
+import { Kafka, type Consumer, type LogEntry } from '../../src/index.js'
 import { startKafka } from '../peers/kafka.js'
 import { until, wafkaRead } from '../kafka/support.js'
 import { expect } from 'vitest'
@@ -263,4 +263,12 @@ export async function coordinatorSees(bootstrap: string, topics: string[], raw: 
     (r) => r.errorCode === 0 && !r.status.some((st) => st.statusCode === MISSING_SOURCE_TOPICS),
     30_000,
   )
+}
+
+/** The restores the state manager logged at INFO for store counts: task, records restored, the offset begun at. */
+export function restoresIn(logs: LogEntry[]): Array<{ task: string; restored: number; from: bigint }> {
+  return logs.flatMap((e) => {
+    const m = /^restored (\d+) records of store counts from changelog \S+ starting at offset (\d+)/.exec(e.log.message)
+    return m ? [{ task: e.log.task as string, restored: Number(m[1]), from: BigInt(m[2]) }] : []
+  })
 }
