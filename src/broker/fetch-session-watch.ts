@@ -1,6 +1,6 @@
 import type { LogWatcher, PartitionLog } from './partition-log.js'
 
-/** The fetch a SessionWatch's partition stands for: what a watch needs of a session partition. */
+/** A partition a SessionWatch watches: what the watch needs of a session partition. */
 export interface WatchedPartition extends LogWatcher {
   /** The log it watches (the one its last read went to), or none. */
   log: PartitionLog | null
@@ -75,10 +75,12 @@ export class SessionWatch {
     this.dirty.delete(p)
   }
 
-  /** The session ends: every log let go. */
+  /** The session ends (or is evicted): every log let go, and a long poll still waiting on them answered now. */
   release(partitions: Iterable<WatchedPartition>): void {
     for (const p of partitions) this.forget(p)
+    const waiting = this.wake
     this.wake = null
+    waiting?.()
   }
 
   /** Every partition to be read at the next pass. */

@@ -10,6 +10,7 @@ import { PeerLink } from './peer-link.js'
 import { ProducerState } from './producer-state.js'
 import { replicaKey } from './replica-key.js'
 import { readBatchHeader } from './record-batch.js'
+import { storedCopy } from './stored-copy.js'
 import type { LogWatcher } from './partition-log.js'
 
 /** The Fetch version followers send: the newest with ReplicaState (v15+) that has no fields we do not fill. */
@@ -145,6 +146,9 @@ class FetchLoop {
     for (const w of this.followed.watched) w.f.replica.log.unwatch(w)
     this.followed = { imageVersion: -1, watched: [], list: [] }
     this.moved.clear()
+    // Nor kept ready: a deleted topic's replicas (and their records) would stay reachable from here.
+    this.ready = new Map()
+    this.readyDue = true
   }
 
   private sleep(ms: number): Promise<void> {
@@ -411,7 +415,7 @@ function appendFetched(replica: Replica, records: Buffer | null): void {
   const walk = walker.start(records)
   while (walk.next()) {
     // A copy of its own: the response frame is the socket's.
-    const batch = Buffer.from(records.subarray(walk.at, walk.end))
+    const batch = storedCopy(records.subarray(walk.at, walk.end))
     if (!replica.log.appendReplicated(batch)) continue
     const header = readBatchHeader(batch)
     if (header.control) replica.producers.endTransaction(header.producerId, header.producerEpoch, header.maxTimestamp)
