@@ -1,0 +1,6 @@
+// At exit (every topic deleted, in a suite run): a full GC, then a heap snapshot, to find what holds the array buffers still live.
+const v8 = require('node:v8')
+process.on('exit', () => {
+  globalThis.gc?.()
+  v8.writeHeapSnapshot(`/tmp/fdload/snap/exit-${process.pid}.heapsnapshot`)
+})
