@@ -10,6 +10,7 @@ import type { TopicImage } from './controller.js'
 import { readBatchHeader, type BatchHeader } from './record-batch.js'
 import { topicConfig } from './topic-configs.js'
 import { BrokerError } from './broker-error.js'
+import { storedCopy } from './stored-copy.js'
 
 /** A produced batch as the log stores it: bytes of its own, their header, and the LogAppendTime stamped (-1 under CreateTime). */
 export interface AppendForm {
@@ -52,7 +53,7 @@ export function appendForm(records: Buffer, header: BatchHeader, t: TopicImage, 
   const logAppendTime = topicConfig(t, 'message.timestamp.type') === 'LogAppendTime' ? now : -1
   const codec = topicCodec(t)
   if (codec < 0 || codec === header.compression) {
-    const bytes = Buffer.from(records)
+    const bytes = storedCopy(records)
     if (logAppendTime < 0) return { bytes, header, logAppendTime }
     bytes.writeInt16BE(bytes.readInt16BE(B_ATTRIBUTES) | ATTR_LOG_APPEND_TIME, B_ATTRIBUTES)
     bytes.writeBigInt64BE(BigInt(logAppendTime), B_MAX_TIMESTAMP)

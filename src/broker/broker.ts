@@ -402,10 +402,12 @@ export class VirtualBroker {
     const leader = replica.leader
     if (!leader || leader.epoch !== p.leaderEpoch) return
     const log = replica.log
-    leader.recordFetch(follower, fetchOffset, log.logEndOffset, Date.now())
+    const moved = leader.recordFetch(follower, fetchOffset, log.logEndOffset, Date.now())
     if (!p.isr.includes(follower) && fetchOffset >= log.highWatermark && fetchOffset >= log.epochStart(p.leaderEpoch))
       this.alterIsr(t, p, [...p.isr, follower])
-    log.advanceHighWatermark()
+    // A follower's fetch at the same position moves no ISR log end: the high watermark stays (the ISR's own changes
+    // and appends advance it themselves). This runs for every partition of a follower's session at every fetch.
+    if (moved) log.advanceHighWatermark()
   }
 
   /**

@@ -103,6 +103,11 @@ export class Controller {
     return this.producerIdLimit
   }
   private readonly listeners = new Set<(r: MetadataRecord) => void>()
+  /**
+   * Counts every change to the image (a record applied or taken back): a fetch session reads all its partitions
+   * again when it moved (leaders, epochs, replicas, topics, ACLs, configs), instead of only those whose log changed.
+   */
+  imageVersion = 0
 
   constructor(clusterId = uuid()) {
     this.clusterId = clusterId
@@ -196,10 +201,15 @@ export class Controller {
 
   /** Takes back what `apply` just did, should its atomic change fail (only then is there anything to take back). */
   private undoable(undo: () => void): void {
-    if (this.pending) this.undo.push(undo)
+    if (this.pending)
+      this.undo.push(() => {
+        this.imageVersion++
+        undo()
+      })
   }
 
   private apply(r: MetadataRecord): void {
+    this.imageVersion++
     switch (r.type) {
       case 'broker': {
         const before = this.brokers.get(r.id)

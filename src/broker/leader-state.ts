@@ -34,15 +34,20 @@ export class LeaderState {
     }
   }
 
-  /** A follower fetched from `fetchOffset` while the leader's log ended at `leaderLogEnd` (Kafka's updateFetchState). */
-  recordFetch(id: number, fetchOffset: number, leaderLogEnd: number, now: number): void {
+  /**
+   * A follower fetched from `fetchOffset` while the leader's log ended at `leaderLogEnd` (Kafka's updateFetchState);
+   * returns whether its log end moved (only then can the high watermark).
+   */
+  recordFetch(id: number, fetchOffset: number, leaderLogEnd: number, now: number): boolean {
     const f = this.followers.get(id)
-    if (!f) return
+    if (!f) return false
     if (fetchOffset >= leaderLogEnd) f.lastCaughtUpMs = Math.max(f.lastCaughtUpMs, now)
     else if (fetchOffset >= f.lastFetchLeaderLogEnd) f.lastCaughtUpMs = Math.max(f.lastCaughtUpMs, f.lastFetchMs)
+    const moved = f.logEnd !== fetchOffset
     f.logEnd = fetchOffset
     f.lastFetchLeaderLogEnd = leaderLogEnd
     f.lastFetchMs = now
+    return moved
   }
 
   /** The smallest log end among the ISR's followers (Infinity when the leader is the whole ISR). */

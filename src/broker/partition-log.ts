@@ -25,6 +25,19 @@ export interface EpochStart {
   startOffset: number
 }
 
+/**
+ * Told of every change to a log a fetch could see (fetch-session-watch.ts):
+ * `wakeFollower` when a waiting follower fetch has something new to read
+ * (an append, or the leadership changed), `wakeConsumer` when a waiting
+ * consumer fetch does (the high watermark moved, or the leadership changed);
+ * neither for changes that only alter an answer (truncation, log start, compaction).
+ */
+export interface LogWatcher {
+  logChanged(wakeFollower: boolean, wakeConsumer: boolean): void
+  /** The log is gone (its replica deleted): a watcher holding it lets it go. */
+  logGone(): void
+}
+
 /** One batch as stored: the bytes received, with offsets and leader epoch assigned. */
 export interface StoredBatch {
   baseOffset: number
@@ -60,6 +73,8 @@ export class PartitionLog {
   private readonly appendWaiters = new Set<() => void>()
   /** Waiting consumer fetches and acks=all produces (they care about the high watermark only). */
   private readonly hwWaiters = new Set<() => void>()
+  /** Fetch sessions' partitions on this log, told of each change (they re-read only what changed). */
+  private readonly watchers = new Set<LogWatcher>()
   /** Open transactions: producer id -> the offset of its first batch here. */
   private readonly ongoing = new Map<bigint, number>()
   private readonly aborted: AbortedTransaction[] = []
@@ -224,6 +239,7 @@ export class PartitionLog {
     if (this.disk && this.bytes > MEMORY_WINDOW_BYTES) this.evict()
     this.logEndOffset = stored.lastOffset + 1
     wakeAll(this.appendWaiters)
+    this.changed(true, false)
   }
 
   /** Drops the oldest batches from memory (they are in the segment files) down to half the window. */
@@ -280,6 +296,7 @@ export class PartitionLog {
     if (hw > this.highWatermark) {
       this.highWatermark = hw
       wakeAll(this.hwWaiters)
+      this.changed(false, true)
     }
   }
 
@@ -289,6 +306,7 @@ export class PartitionLog {
     if (hw > this.highWatermark) {
       this.highWatermark = hw
       wakeAll(this.hwWaiters)
+      this.changed(false, true)
     }
   }
 
@@ -312,6 +330,7 @@ export class PartitionLog {
     while (this.aborted.length && this.aborted.at(-1)!.lastOffset >= this.logEndOffset) this.aborted.pop()
     this.disk?.syncAborted(this.aborted, this.logEndOffset)
     this.reindexMaxTimestamp()
+    this.changed(false, false)
     return this.logEndOffset
   }
 
@@ -321,6 +340,7 @@ export class PartitionLog {
     this.disk?.resetTo(offset)
     this.logStartOffset = this.logEndOffset = offset
     this.highWatermark = Math.min(this.highWatermark, offset)
+    this.changed(false, false)
   }
 
   /**
@@ -364,6 +384,7 @@ export class PartitionLog {
     for (const a of stillAborted) this.aborted.push(a)
     this.disk?.syncAborted(this.aborted, 0)
     this.reindexMaxTimestamp()
+    this.changed(false, false)
   }
 
   /**
@@ -430,6 +451,7 @@ export class PartitionLog {
       this.batches.splice(0, drop)
       this.reindexMaxTimestamp()
     }
+    this.changed(false, false)
     return this.logStartOffset
   }
 
@@ -465,6 +487,9 @@ export class PartitionLog {
   /** Closes and removes the segment files (the topic was deleted). */
   destroy(): void {
     this.disk?.destroy()
+    const gone = [...this.watchers]
+    this.watchers.clear()
+    for (const w of gone) w.logGone()
   }
 
   private reindexMaxTimestamp(): void {
@@ -494,6 +519,22 @@ export class PartitionLog {
   notify(): void {
     wakeAll(this.appendWaiters)
     wakeAll(this.hwWaiters)
+    this.changed(true, true)
+  }
+
+  /** Tells `w` of every change from now on, until unwatch. */
+  watch(w: LogWatcher): void {
+    this.watchers.add(w)
+  }
+
+  unwatch(w: LogWatcher): void {
+    this.watchers.delete(w)
+  }
+
+  /** Watchers only note the change (and may resolve a promise): none of them unwatches while this iterates. */
+  private changed(wakeFollower: boolean, wakeConsumer: boolean): void {
+    if (this.watchers.size === 0) return
+    for (const w of this.watchers) w.logChanged(wakeFollower, wakeConsumer)
   }
 
   /**

@@ -10,6 +10,8 @@ import { PeerLink } from './peer-link.js'
 import { ProducerState } from './producer-state.js'
 import { replicaKey } from './replica-key.js'
 import { readBatchHeader } from './record-batch.js'
+import { storedCopy } from './stored-copy.js'
+import type { LogWatcher } from './partition-log.js'
 
 /** The Fetch version followers send: the newest with ReplicaState (v15+) that has no fields we do not fill. */
 const FETCH_VERSION = 17
@@ -36,6 +38,22 @@ interface SessionEntry {
 
 const INT32_MAX = 0x7fffffff
 
+/** A followed partition's log, watched: any change to it (an append, a truncation, a new log start) may move its fetch position. */
+class Watched implements LogWatcher {
+  constructor(
+    readonly f: Followed,
+    private readonly moved: Set<Watched>,
+  ) {}
+
+  logChanged(): void {
+    this.moved.add(this)
+  }
+
+  logGone(): void {
+    this.moved.add(this)
+  }
+}
+
 /**
  * One follower broker's fetching from one leader broker, as Kafka's
  * ReplicaFetcherThread: for the partitions it follows there, first (at
@@ -58,6 +76,21 @@ class FetchLoop {
    * Id 0: none (the next fetch is full and opens one); it is over the link it was opened on.
    */
   private session = { id: 0, epoch: 0, link: null as PeerLink | null, entries: new Map<string, SessionEntry>() }
+  /**
+   * The partitions followed from this leader, as of the controller's image
+   * version they were found at (a walk of every partition of the cluster,
+   * done again only when the metadata moves), each with its log watched.
+   */
+  private followed: { imageVersion: number; watched: Watched[]; list: Followed[] } = { imageVersion: -1, watched: [], list: [] }
+  /** The followed partitions whose logs changed since the last fetch compared their positions. */
+  private readonly moved = new Set<Watched>()
+  /** Whether a followed partition may need OffsetForLeaderEpoch (new ones, new epochs, or out of range): truncate() looks. */
+  private truncationDue = true
+  /** The partitions ready to fetch (truncated for their epoch, not held back), rebuilt when `readyDue`. */
+  private ready = new Map<string, Followed>()
+  private readyDue = true
+  /** Whether a followed partition is throttled and out of the ISR: held back or not by the rate at each fetch. */
+  private throttledOutOfSync = false
   stopped = false
   readonly done: Promise<void>
 
@@ -75,7 +108,47 @@ class FetchLoop {
   stop(): void {
     this.stopped = true
     this.link?.close()
+    this.unwatch()
     this.wake()
+  }
+
+  /** The partitions followed from this leader now (none while paused): found again only when the metadata moved. */
+  private following(): Followed[] {
+    const { cluster, broker } = this.fetcher
+    if (this.fetcher.paused) {
+      if (this.followed.watched.length) this.unwatch()
+      return []
+    }
+    const version = cluster.controller.imageVersion
+    if (this.followed.imageVersion !== version) {
+      this.unwatch()
+      const watched = this.fetcher.followedFrom(this.leaderId).map((f) => new Watched(f, this.moved))
+      for (const w of watched) {
+        w.f.replica.log.watch(w)
+        this.moved.add(w)
+      }
+      this.followed = { imageVersion: version, watched, list: watched.map((w) => w.f) }
+      this.truncationDue = this.readyDue = true
+      const throttle = broker.replicationQuotas.follower
+      this.throttledOutOfSync = watched.some((w) => !w.f.p.isr.includes(broker.id) && throttle.isThrottled(w.f.t, w.f.p.partition))
+    }
+    return this.followed.list
+  }
+
+  /** The ready partitions among the moved ones. */
+  private movedReady(ready: Map<string, Followed>): Followed[] {
+    const out: Followed[] = []
+    for (const w of this.moved) if (ready.get(key(w.f)) === w.f) out.push(w.f)
+    return out
+  }
+
+  private unwatch(): void {
+    for (const w of this.followed.watched) w.f.replica.log.unwatch(w)
+    this.followed = { imageVersion: -1, watched: [], list: [] }
+    this.moved.clear()
+    // Nor kept ready: a deleted topic's replicas (and their records) would stay reachable from here.
+    this.ready = new Map()
+    this.readyDue = true
   }
 
   private sleep(ms: number): Promise<void> {
@@ -94,7 +167,7 @@ class FetchLoop {
   private async run(): Promise<void> {
     const { broker, cluster } = this.fetcher
     while (!this.stopped) {
-      const followed = this.fetcher.paused ? [] : this.fetcher.followedFrom(this.leaderId)
+      const followed = this.following()
       if (followed.length === 0) {
         // Nothing to fetch here: idle until the metadata changes (a poke) or a while passes.
         this.link?.close()
@@ -138,16 +211,18 @@ class FetchLoop {
 
   /** OffsetForLeaderEpoch for the partitions whose leader epoch is new to this loop; truncates to the answers. */
   private async truncate(link: PeerLink, followed: Followed[]): Promise<void> {
+    if (!this.truncationDue) return
     // Partitions no longer followed from this leader (moved, or their topic deleted) are forgotten here.
     if (this.truncatedFor.size > followed.length) {
       const now = new Set(followed.map(key))
       for (const k of this.truncatedFor.keys()) if (!now.has(k)) this.truncatedFor.delete(k)
     }
     const stale = followed.filter((f) => this.truncatedFor.get(key(f)) !== f.p.leaderEpoch)
-    if (!stale.length) return
+    if (!stale.length) return void (this.truncationDue = false)
+    this.readyDue = true
     const ask = stale.filter((f) => f.replica.log.latestEpoch >= 0)
     for (const f of stale) if (f.replica.log.latestEpoch < 0) this.truncatedFor.set(key(f), f.p.leaderEpoch)
-    if (!ask.length) return
+    if (!ask.length) return void (this.truncationDue = false)
     const byTopic = new Map<string, Followed[]>()
     for (const f of ask) byTopic.set(f.t.name, [...(byTopic.get(f.t.name) ?? []), f])
     const res = await link.request(
@@ -174,28 +249,40 @@ class FetchLoop {
         this.truncatedFor.set(key(f), f.p.leaderEpoch)
       }
     }
+    // Those the leader did not answer for are asked again at the next fetch.
+    this.truncationDue = ask.some((f) => this.truncatedFor.get(key(f)) !== f.p.leaderEpoch)
   }
 
   /** One Fetch from the followed partitions' log ends; false when nothing could be fetched (every partition failed). */
   private async fetch(link: PeerLink, followed: Followed[]): Promise<boolean> {
     const { broker, cluster } = this.fetcher
-    const ready = new Map<string, Followed>()
     const throttle = broker.replicationQuotas.follower
-    for (const f of followed) {
-      const k = key(f)
-      // follower.replication.throttled.rate: a throttled replica out of the ISR is not asked for while over it (Kafka's shouldFollowerThrottle).
-      if (this.truncatedFor.get(k) === f.p.leaderEpoch && !throttle.holdsBack(f.t, f.p.partition, f.p.isr.includes(broker.id)))
-        ready.set(k, f)
+    // Which partitions are ready changes with the metadata and truncations, or at each fetch for a throttled one out of the ISR.
+    const rebuilt = this.readyDue || this.throttledOutOfSync
+    if (rebuilt) {
+      this.readyDue = false
+      const ready = new Map<string, Followed>()
+      for (const f of followed) {
+        const k = key(f)
+        // follower.replication.throttled.rate: a throttled replica out of the ISR is not asked for while over it (Kafka's shouldFollowerThrottle).
+        if (this.truncatedFor.get(k) === f.p.leaderEpoch && !throttle.holdsBack(f.t, f.p.partition, f.p.isr.includes(broker.id)))
+          ready.set(k, f)
+      }
+      this.ready = ready
     }
+    const ready = this.ready
     if (!ready.size) return false
     const session = this.session
     if (session.link !== link) Object.assign(session, { id: 0, epoch: 0, link, entries: new Map() })
     const incremental = session.id !== 0
     // Full: every ready partition. Incremental: those whose position moved (or new), and the ones no longer fetched.
-    // Compared in place: this runs for every followed partition at every append, and most have not moved.
+    // Only the partitions whose logs changed since the last fetch can have moved (all of them when `ready` was rebuilt).
+    const candidates = !incremental || rebuilt ? ready.values() : this.movedReady(ready)
+    this.moved.clear()
     const asked: Followed[] = []
     const positions = new Map<string, SessionEntry>()
-    for (const [k, f] of ready) {
+    for (const f of candidates) {
+      const k = key(f)
       const log = f.replica.log
       const was = session.entries.get(k)
       const lastFetchedEpoch = log.latestEpoch
@@ -217,7 +304,7 @@ class FetchLoop {
       })
     }
     const forgotten = new Map<string, number[]>()
-    if (incremental)
+    if (incremental && rebuilt)
       for (const k of session.entries.keys()) {
         if (ready.has(k)) continue
         const slash = k.lastIndexOf('/')
@@ -267,7 +354,7 @@ class FetchLoop {
     }
     // The leader's session now holds these positions; the next request carries the next epoch.
     if (incremental) {
-      for (const k of [...session.entries.keys()]) if (!ready.has(k)) session.entries.delete(k)
+      if (rebuilt) for (const k of [...session.entries.keys()]) if (!ready.has(k)) session.entries.delete(k)
       session.epoch = session.epoch === INT32_MAX ? 1 : session.epoch + 1
     } else {
       session.entries.clear()
@@ -290,7 +377,10 @@ class FetchLoop {
           const log = f.replica.log
           // Behind the leader's log start (records deleted): start over there. Past its end: truncate again.
           if (log.logEndOffset < Number(rp.logStartOffset)) log.resetTo(Number(rp.logStartOffset))
-          else this.truncatedFor.delete(key(f))
+          else {
+            this.truncatedFor.delete(key(f))
+            this.truncationDue = this.readyDue = true
+          }
           continue
         }
         if (rp.errorCode !== ErrorCodes.NONE) continue
@@ -325,7 +415,7 @@ function appendFetched(replica: Replica, records: Buffer | null): void {
   const walk = walker.start(records)
   while (walk.next()) {
     // A copy of its own: the response frame is the socket's.
-    const batch = Buffer.from(records.subarray(walk.at, walk.end))
+    const batch = storedCopy(records.subarray(walk.at, walk.end))
     if (!replica.log.appendReplicated(batch)) continue
     const header = readBatchHeader(batch)
     if (header.control) replica.producers.endTransaction(header.producerId, header.producerEpoch, header.maxTimestamp)

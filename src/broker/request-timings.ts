@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 
 /**
@@ -47,6 +47,19 @@ export function requestTimingSummary(): Record<number, { count: number; p50: num
   return out
 }
 
+/** Linux: the resident bytes of the process's [heap] mapping (glibc malloc's main arena, where array buffers are allocated), else -1. */
+function mallocHeapRss(): number {
+  try {
+    const smaps = readFileSync('/proc/self/smaps', 'utf8')
+    const at = smaps.indexOf(' [heap]\n')
+    if (at < 0) return 0
+    const rss = /\nRss:\s+(\d+) kB/.exec(smaps.slice(at))
+    return rss ? Number(rss[1]) * 1024 : -1
+  } catch {
+    return -1
+  }
+}
+
 if (file)
   process.on('exit', () => {
     const d = loopDelay!
@@ -54,7 +67,9 @@ if (file)
     const eventLoopDelay = { p50: ms(d.percentile(50)), p99: ms(d.percentile(99)), p999: ms(d.percentile(99.9)), max: ms(d.max) }
     // What the process holds at its end (every topic deleted by then, in a suite run), after a full GC when node runs with --expose-gc.
     ;(globalThis as { gc?: () => void }).gc?.()
-    const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage()
-    const memoryAtExit = { rss, heapUsed, external, arrayBuffers }
+    const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage()
+    // heapTotal: what V8 holds for its heap (used or not); the rest of rss beyond it and the array buffers is native
+    // memory the allocator (glibc malloc, which array buffers come from) keeps after they were freed.
+    const memoryAtExit = { rss, heapTotal, heapUsed, external, arrayBuffers, mallocHeapRss: mallocHeapRss() }
     writeFileSync(file, JSON.stringify({ ...requestTimingSummary(), eventLoopDelay, memoryAtExit }, null, 2))
   })

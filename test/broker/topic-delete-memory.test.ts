@@ -61,4 +61,42 @@ describe('topic deletion', () => {
       await admin.disconnect()
     }
   }, 60_000)
+
+  it('small batches too: neither a kept topic written beside them nor an idle follower holds them (3 brokers, RF 3)', async () => {
+    cluster = await startCluster({ brokers: 3 })
+    const kafka = new Kafka({ clientId: 'delete-memory-test', brokers: cluster.bootstrapServers.split(',') })
+    const admin = kafka.admin()
+    const producer = kafka.producer({ acks: -1 })
+    try {
+      await admin.connect()
+      await producer.connect()
+      await admin.createTopics({
+        topics: [
+          { topic: 'small', numPartitions: 8, replicationFactor: 3 },
+          { topic: 'kept', numPartitions: 1, replicationFactor: 1 },
+        ],
+      })
+      const before = used()
+      const value = Buffer.alloc(400, 7)
+      // Batches of ~1 KB, each request with a tiny one for the topic that stays: copied one after the other.
+      for (let i = 0; i < 1000; i++)
+        await producer.sendBatch({
+          topicMessages: [
+            { topic: 'small', messages: Array.from({ length: 24 }, (_, j) => ({ key: `${i}-${j}`, value, partition: j % 8 })) },
+            { topic: 'kept', messages: [{ key: `${i}`, value: 'x' }] },
+          ],
+        })
+      const full = used()
+      await admin.deleteTopics({ topics: ['small'] })
+      await new Promise((r) => setTimeout(r, 500))
+      const after = used()
+      // ~10 MB written, three copies; the kept topic's 1,000 records are ~0.1 MB. Its batches once shared Node's
+      // 8 KiB pool slabs with the deleted ones and kept them (and a follower with nothing left to fetch its replicas).
+      expect(full - before).toBeGreaterThan(25e6)
+      expect(after - before).toBeLessThan(3e6)
+    } finally {
+      await producer.disconnect()
+      await admin.disconnect()
+    }
+  }, 60_000)
 })

@@ -4,7 +4,8 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { Fetch, type FetchRequest, type FetchResponse, type FetchResponsePartitionData } from '../../protocol/messages/Fetch.js'
 import type { VirtualBroker } from '../broker.js'
 import type { EmbeddedCluster } from '../cluster.js'
-import { sessionKey, type FetchSession, type SessionPartition } from '../fetch-sessions.js'
+import { FetchPartitions, sessionKey, type FetchSession, type SessionPartition } from '../fetch-sessions.js'
+import type { SessionWatch } from '../fetch-session-watch.js'
 import { defineHandler, type RequestContext } from '../handler.js'
 import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
@@ -38,22 +39,42 @@ function failed(partitionIndex: number, errorCode: number): PartitionData {
   }
 }
 
-interface Pass {
-  /** In fetch order: the partition asked for and the answer. */
-  answers: { want: SessionPartition; data: PartitionData }[]
+/** A placeholder, replaced before an answer is used. */
+const NO_ANSWER = failed(-1, ErrorCodes.UNKNOWN_SERVER_ERROR)
+
+/** One partition's answer, as last read in this request. */
+interface Answer {
+  data: PartitionData
   bytes: number
-  errors: boolean
-  logs: PartitionLog[]
-  leaders: Set<number>
-  /** A partition answered with a preferred read replica: the response goes at once (as Kafka's). */
-  redirected: boolean
-  /** A follower's fetch: the bytes read for partitions under this leader's replication throttle. */
+  /** A follower's fetch: the bytes read for a partition under this leader's replication throttle. */
   throttledBytes: number
+  /** The leader to name (v16 nodeEndpoints) when the answer is NOT_LEADER_OR_FOLLOWER-like, else -1. */
+  leader: number
+  /** Whether it must be read again without news: it has records, an error, a redirect, or its read was cut or throttled. */
+  again: boolean
 }
 
-/** One pass over the partitions to fetch: what can be answered now. */
+/** One pass over the partitions `toRead` (in session order): what can be answered now. */
+interface Pass {
+  bytes: number
+  errors: boolean
+  /** A partition answered with a preferred read replica: the response goes at once (as Kafka's). */
+  redirected: boolean
+  throttledBytes: number
+  leaders: Set<number>
+}
+
+/**
+ * Reads `toRead`, the partitions that changed since their last read (or
+ * every one, the first time), into `answers`. The others' answers stand:
+ * they read nothing (no records, no error) and their logs have not changed
+ * since, so a full pass would give the same answer; as they add no bytes,
+ * the ones read here get the same room (maxBytes) they would in a full pass.
+ */
 function readOnce(
-  wanted: Iterable<SessionPartition>,
+  toRead: readonly SessionPartition[],
+  answers: Map<SessionPartition, Answer>,
+  watch: SessionWatch,
   req: FetchRequest,
   cluster: EmbeddedCluster,
   broker: VirtualBroker,
@@ -63,14 +84,16 @@ function readOnce(
   readable: (name: string) => boolean,
 ): Pass {
   const byId = version >= 13
-  const pass: Pass = { answers: [], bytes: 0, errors: false, logs: [], leaders: new Set(), redirected: false, throttledBytes: 0 }
+  const pass: Pass = { bytes: 0, errors: false, redirected: false, throttledBytes: 0, leaders: new Set() }
   const throttle = broker.replicationQuotas.leader
   // KIP-392: a consumer's v11+ fetch may go to a follower (whatever the replica selector, as Kafka's),
   // which serves what it has up to its high watermark.
   const fromFollower = replicaId < 0 && version >= 11
   let room = req.maxBytes
-  for (const want of wanted) {
-    const data = ((): PartitionData => {
+  for (const want of toRead) {
+    const answer: Answer = { data: NO_ANSWER, bytes: 0, throttledBytes: 0, leader: -1, again: true }
+    let log: PartitionLog | null = null
+    answer.data = ((): PartitionData => {
       const t = byId ? cluster.controller.topicsById.get(want.topicId) : cluster.controller.topics.get(want.topic)
       // A name is refused before it is known to exist; an id not known is not a topic to authorize.
       if ((t || !byId) && !readable(t?.name ?? want.topic)) return failed(want.partition, ErrorCodes.TOPIC_AUTHORIZATION_FAILED)
@@ -85,7 +108,7 @@ function readOnce(
       // v12+ tell the client where the leader is.
       const currentLeader = version >= 12 ? { leaderId: p?.leader ?? -1, leaderEpoch: p?.leaderEpoch ?? -1 } : undefined
       if (typeof led === 'number') {
-        if (p && p.leader >= 0) pass.leaders.add(p.leader)
+        if (p && p.leader >= 0) answer.leader = p.leader
         return { ...failed(want.partition, led), currentLeader }
       }
       if (want.currentLeaderEpoch >= 0 && want.currentLeaderEpoch !== p.leaderEpoch) {
@@ -99,8 +122,7 @@ function readOnce(
       }
       if (replicaId >= 0 && !p.replicas.includes(replicaId))
         return { ...failed(want.partition, ErrorCodes.NOT_LEADER_OR_FOLLOWER), currentLeader }
-      const log = led.replica.log
-      pass.logs.push(log)
+      log = led.replica.log
       const offset = Number(want.fetchOffset)
       const committedOnly = req.isolationLevel === READ_COMMITTED && replicaId < 0
       const lso = log.lastStableOffset
@@ -149,15 +171,21 @@ function readOnce(
         const read = log.read(offset, Math.max(limit, 1), upTo)
         if (pass.bytes === 0 || read.bytes <= limit) {
           data.records = read.chunks
+          answer.bytes = read.bytes
           pass.bytes += read.bytes
           room -= read.bytes
-          if (throttled) pass.throttledBytes += read.bytes
+          if (throttled) pass.throttledBytes += answer.throttledBytes = read.bytes
+          // Nothing there to read, nothing held back by a throttle: the same answer until its log changes.
+          answer.again = read.chunks.length > 0 || throttled
         }
       }
       return data
     })()
-    if (data.errorCode) pass.errors = true
-    pass.answers.push({ want, data })
+    if (answer.data.errorCode) pass.errors = true
+    if (answer.leader >= 0) pass.leaders.add(answer.leader)
+    watch.watch(want, log)
+    if (answer.again) watch.dirty.add(want)
+    answers.set(want, answer)
   }
   return pass
 }
@@ -181,85 +209,66 @@ function followerFetch(
 }
 
 /**
- * Waits until one of `logs` has news for this fetcher (an append for a
- * follower, a high watermark move for a consumer), `ms` pass, the client
- * goes away or the broker stops.
+ * Waits until a partition of the fetch has news for it (an append for a
+ * follower, a high watermark move for a consumer: its watch tells), `ms`
+ * pass, the client goes away or the broker stops.
  */
-function waitForData(
-  broker: VirtualBroker,
-  connection: ClientConnection,
-  logs: PartitionLog[],
-  ms: number,
-  follower: boolean,
-): Promise<void> {
+function waitForData(broker: VirtualBroker, connection: ClientConnection, watch: SessionWatch, ms: number): Promise<void> {
   return new Promise((resolve) => {
     let done = false
     const finish = () => {
       if (done) return
       done = true
       clearTimeout(timer)
-      for (const cancel of cancels) cancel()
+      stopWaking()
+      closed()
       broker.waits.delete(finish)
       resolve()
     }
     const timer = setTimeout(finish, ms)
-    const cancels = logs.map((l) => (follower ? l.onAppend(finish) : l.onHighWatermark(finish)))
+    const stopWaking = watch.onWake(finish)
     broker.waits.add(finish)
-    cancels.push(connection.onClose(finish))
+    const closed = connection.onClose(finish)
   })
 }
 
-/** The request's partitions, as session entries (the shape a session keeps). */
-function requested(req: FetchRequest, byId: boolean): Map<string, SessionPartition> {
-  const out = new Map<string, SessionPartition>()
-  for (const t of req.topics) {
-    for (const p of t.partitions) {
-      out.set(sessionKey(t.topic, t.topicId, p.partition, byId), {
-        topic: t.topic,
-        topicId: t.topicId,
-        partition: p.partition,
-        fetchOffset: p.fetchOffset,
-        currentLeaderEpoch: p.currentLeaderEpoch,
-        lastFetchedEpoch: p.lastFetchedEpoch,
-        logStartOffset: p.logStartOffset,
-        partitionMaxBytes: p.partitionMaxBytes,
-        sent: null,
-      })
-    }
-  }
-  return out
+/** The request's partitions added to `into` (new ones, or moved: read at the next pass). */
+function addRequested(req: FetchRequest, byId: boolean, into: FetchPartitions): void {
+  for (const t of req.topics)
+    for (const p of t.partitions) into.set(sessionKey(t.topic, t.topicId, p.partition, byId), t.topic, t.topicId, p.partition, p)
 }
 
 /**
  * What this request fetches, under KIP-227: a full fetch (its own
  * partitions; epoch 0 opens a session for them), or an incremental one (the
  * session's partitions updated with the request's, less the forgotten).
+ * A sessionless fetch's partitions are its own, let go when it is answered.
  */
 function resolveSession(
   req: FetchRequest,
   broker: VirtualBroker,
   byId: boolean,
-): { session: FetchSession | null; incremental: boolean; wanted: Map<string, SessionPartition> } | number {
+): { session: FetchSession | null; incremental: boolean; fetch: FetchPartitions } | number {
   const sessions = broker.fetchSessions
   if (req.sessionEpoch === INITIAL_EPOCH || req.sessionEpoch === FINAL_EPOCH) {
     if (req.sessionId !== 0) sessions.remove(req.sessionId)
-    const wanted = requested(req, byId)
-    if (req.sessionEpoch === FINAL_EPOCH) return { session: null, incremental: false, wanted }
+    if (req.sessionEpoch === FINAL_EPOCH) return { session: null, incremental: false, fetch: sessionless(req, byId) }
     const session = sessions.create()
-    for (const [k, p] of wanted) session.partitions.set(k, p)
-    return { session, incremental: false, wanted: session.partitions }
+    addRequested(req, byId, session)
+    return { session, incremental: false, fetch: session }
   }
   const session = sessions.get(req.sessionId)
   if (!session) return ErrorCodes.FETCH_SESSION_ID_NOT_FOUND
   if (session.epoch !== req.sessionEpoch) return ErrorCodes.INVALID_FETCH_SESSION_EPOCH
-  for (const f of req.forgottenTopicsData) for (const p of f.partitions) session.partitions.delete(sessionKey(f.topic, f.topicId, p, byId))
-  for (const [k, p] of requested(req, byId)) {
-    const before = session.partitions.get(k)
-    // The request's entry (a new object) keeps what was last sent; set in place, as a spread per partition costs µs.
-    p.sent = before?.sent ?? null
-    session.partitions.set(k, p)
-  }
-  return { session, incremental: true, wanted: session.partitions }
+  for (const f of req.forgottenTopicsData) for (const p of f.partitions) session.forget(sessionKey(f.topic, f.topicId, p, byId))
+  addRequested(req, byId, session)
+  return { session, incremental: true, fetch: session }
+}
+
+function sessionless(req: FetchRequest, byId: boolean): FetchPartitions {
+  const fetch = new FetchPartitions()
+  addRequested(req, byId, fetch)
+  return fetch
 }
 
 /** Whether an incremental response must carry this partition: data, an error, or offsets that moved since last told. */
@@ -292,6 +301,116 @@ function readableTopics(
 }
 
 /**
+ * Reads the fetch's partitions until it can be answered: at first every one
+ * that changed since the session last read it (all of them for a new
+ * session, a sessionless fetch, or after the metadata moved), then, at each
+ * wake of the long poll, only those whose logs changed meanwhile.
+ */
+async function answer(
+  req: FetchRequest,
+  ctx: RequestContext,
+  session: FetchSession | null,
+  incremental: boolean,
+  fetch: FetchPartitions,
+): Promise<Input<FetchResponse>> {
+  const { cluster, broker, version } = ctx
+  const byId = version >= 13
+  const wanted = fetch.partitions
+  const watch = fetch.watch
+  if (session) session.lastUsed = Date.now()
+  // The next incremental request carries the next epoch (a new session starts at 1).
+  if (session && incremental) session.epoch = session.epoch === INT32_MAX ? 1 : session.epoch + 1
+  // A follower's fetch (v15+ say who in ReplicaState): its log end is the fetch offset.
+  const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId
+  if (replicaId >= 0) followerFetch(wanted.values(), cluster, broker, byId, replicaId)
+  watch.follower = replicaId >= 0
+  const started = performance.now()
+  // The broker's time on the fetch: until it first waits (a long poll's wait is not work), as the pipeline counts.
+  let workMs: number | null = null
+  const deadline = Date.now() + req.maxWaitMs
+  // No more than consumer_byte_rate lets through (as Kafka's fetch limits itself), nor a long poll for more.
+  const quotaBytes = replicaId < 0 ? Math.floor(broker.quotas.maxFetchBytes(ctx)) : Infinity
+  if (quotaBytes < req.maxBytes) req = { ...req, maxBytes: quotaBytes, minBytes: Math.min(req.minBytes, quotaBytes) }
+  const readable = readableTopics(ctx, replicaId, wanted.values(), byId)
+  // What an answer depends on besides its log: the request's shape, and (read per request) the authorizer's answers.
+  const shape = `${version}/${replicaId}/${req.isolationLevel}/${req.rackId}`
+  if (shape !== watch.shape || cluster.authorizer.enabled) {
+    watch.shape = shape
+    watch.markAll(wanted.values())
+  }
+  const answers = new Map<SessionPartition, Answer>()
+  for (;;) {
+    // The metadata moved (leaders, epochs, replicas, topics, configs): every partition is read again.
+    if (watch.imageVersion !== cluster.controller.imageVersion) {
+      watch.imageVersion = cluster.controller.imageVersion
+      watch.markAll(wanted.values())
+    }
+    const toRead = watch.take() as SessionPartition[]
+    fetchPassReads.partitions += toRead.length
+    fetchPassReads.passes++
+    const pass = readOnce(toRead, answers, watch, req, cluster, broker, version, replicaId, readable)
+    const left = deadline - Date.now()
+    const done =
+      pass.bytes >= req.minBytes ||
+      pass.errors ||
+      pass.redirected ||
+      left <= 0 ||
+      !broker.running ||
+      watch.watching === 0 ||
+      ctx.connection.isClosed
+    if (!done) {
+      workMs ??= performance.now() - started
+      await waitForData(broker, ctx.connection, watch, left)
+      continue
+    }
+    // What a follower is sent of throttled partitions counts against leader.replication.throttled.rate.
+    if (replicaId >= 0) broker.replicationQuotas.leader.record(pass.throttledBytes)
+    // Over consumer_byte_rate or request_percentage: answered empty, the read not counted (as Kafka's throttled fetch); the session
+    // as it was, and every partition read again next time (what this one read was not sent).
+    const throttleTimeMs = replicaId < 0 ? broker.quotas.fetched(ctx, pass.bytes, workMs ?? performance.now() - started) : 0
+    if (throttleTimeMs > 0) {
+      watch.markAll(wanted.values())
+      return { throttleTimeMs, errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses: [] }
+    }
+    // In session order: every partition for a full fetch (each was read: all are new), those with news for an incremental one.
+    const answered: [SessionPartition, Answer][] = []
+    if (incremental) {
+      for (const entry of answers) if (hasNews(entry[0], entry[1].data)) answered.push(entry)
+      if (answered.length > 1) answered.sort((a, b) => a[0].order - b[0].order)
+    } else for (const want of wanted.values()) answered.push([want, answers.get(want)!])
+    if (session) {
+      for (const [want, { data }] of answers) {
+        want.sent = {
+          highWatermark: data.highWatermark as bigint,
+          lastStableOffset: data.lastStableOffset as bigint,
+          logStartOffset: data.logStartOffset as bigint,
+        }
+      }
+    }
+    // Partitions grouped by topic, in the order asked.
+    const responses: { topic: string; topicId: string; partitions: PartitionData[] }[] = []
+    for (const [want, { data }] of answered) {
+      const last = responses.at(-1)
+      if (last && (byId ? last.topicId === want.topicId : last.topic === want.topic)) last.partitions.push(data)
+      else responses.push({ topic: byId ? '' : want.topic, topicId: want.topicId, partitions: [data] })
+    }
+    const nodeEndpoints = [...pass.leaders].flatMap((id) => {
+      const b = cluster.controller.brokers.get(id)
+      return b ? [{ nodeId: b.id, host: b.host, port: b.port, rack: b.rack }] : []
+    })
+    return { errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses, ...(version >= 16 ? { nodeEndpoints } : {}) }
+  }
+}
+
+/**
+ * Partitions read by the Fetch handler's passes (each pass: the first of a
+ * request, and one per wake of its long poll), all brokers of the process
+ * together: a count for tests and load runs of the per-partition work a
+ * fetch does (only what changed is read again).
+ */
+export const fetchPassReads = { passes: 0, partitions: 0 }
+
+/**
  * Fetch: stored batch bytes as they are, up to the high watermark (or the
  * last stable offset for read_committed, with the aborted transactions in
  * what it reads) for consumers, up to the log end for followers (replica
@@ -308,66 +427,13 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     const { cluster, broker, version } = ctx
     const byId = version >= 13
     // Sessions came with v7; an older request is always full and sessionless.
-    const resolved = version >= 7 ? resolveSession(req, broker, byId) : { session: null, incremental: false, wanted: requested(req, byId) }
+    const resolved = version >= 7 ? resolveSession(req, broker, byId) : { session: null, incremental: false, fetch: sessionless(req, byId) }
     if (typeof resolved === 'number') return { errorCode: resolved, sessionId: 0, responses: [] }
-    const { session, incremental, wanted } = resolved
-    if (session) session.lastUsed = Date.now()
-    // The next incremental request carries the next epoch (a new session starts at 1).
-    if (session && incremental) session.epoch = session.epoch === INT32_MAX ? 1 : session.epoch + 1
-    // A follower's fetch (v15+ say who in ReplicaState): its log end is the fetch offset.
-    const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId
-    if (replicaId >= 0) followerFetch(wanted.values(), cluster, broker, byId, replicaId)
-    const started = performance.now()
-    // The broker's time on the fetch: until it first waits (a long poll's wait is not work), as the pipeline counts.
-    let workMs: number | null = null
-    const deadline = Date.now() + req.maxWaitMs
-    // No more than consumer_byte_rate lets through (as Kafka's fetch limits itself), nor a long poll for more.
-    const quotaBytes = replicaId < 0 ? Math.floor(broker.quotas.maxFetchBytes(ctx)) : Infinity
-    if (quotaBytes < req.maxBytes) req = { ...req, maxBytes: quotaBytes, minBytes: Math.min(req.minBytes, quotaBytes) }
-    const readable = readableTopics(ctx, replicaId, wanted.values(), byId)
-    for (;;) {
-      const pass = readOnce(wanted.values(), req, cluster, broker, version, replicaId, readable)
-      const left = deadline - Date.now()
-      const news = incremental ? pass.answers.filter((a) => hasNews(a.want, a.data)) : pass.answers
-      const done =
-        pass.bytes >= req.minBytes ||
-        pass.errors ||
-        pass.redirected ||
-        left <= 0 ||
-        !broker.running ||
-        pass.logs.length === 0 ||
-        ctx.connection.isClosed
-      if (!done) {
-        workMs ??= performance.now() - started
-        await waitForData(broker, ctx.connection, pass.logs, left, replicaId >= 0)
-        continue
-      }
-      // What a follower is sent of throttled partitions counts against leader.replication.throttled.rate.
-      if (replicaId >= 0) broker.replicationQuotas.leader.record(pass.throttledBytes)
-      // Over consumer_byte_rate or request_percentage: answered empty, the read not counted (as Kafka's throttled fetch); the session as it was.
-      const throttleTimeMs = replicaId < 0 ? broker.quotas.fetched(ctx, pass.bytes, workMs ?? performance.now() - started) : 0
-      if (throttleTimeMs > 0) return { throttleTimeMs, errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses: [] }
-      if (session) {
-        for (const { want, data } of pass.answers) {
-          want.sent = {
-            highWatermark: data.highWatermark as bigint,
-            lastStableOffset: data.lastStableOffset as bigint,
-            logStartOffset: data.logStartOffset as bigint,
-          }
-        }
-      }
-      // Partitions grouped by topic, in the order asked.
-      const responses: { topic: string; topicId: string; partitions: PartitionData[] }[] = []
-      for (const { want, data } of news) {
-        const last = responses.at(-1)
-        if (last && (byId ? last.topicId === want.topicId : last.topic === want.topic)) last.partitions.push(data)
-        else responses.push({ topic: byId ? '' : want.topic, topicId: want.topicId, partitions: [data] })
-      }
-      const nodeEndpoints = [...pass.leaders].flatMap((id) => {
-        const b = cluster.controller.brokers.get(id)
-        return b ? [{ nodeId: b.id, host: b.host, port: b.port, rack: b.rack }] : []
-      })
-      return { errorCode: ErrorCodes.NONE, sessionId: session?.id ?? 0, responses, ...(version >= 16 ? { nodeEndpoints } : {}) }
+    const { session, incremental, fetch } = resolved
+    try {
+      return await answer(req, ctx, session, incremental, fetch)
+    } finally {
+      if (!session) fetch.release()
     }
   },
   errorResponse: (req, code, { version }) => ({
