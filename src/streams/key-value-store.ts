@@ -1,8 +1,14 @@
 // A key-value store in memory, as Java's timestamped in-memory store: keys
 // and values kept as their serdes' bytes (so a restore writes them back as
 // read from the changelog), each value with the timestamp of the record that
-// wrote it. Every change goes to the changelog through `logChange`.
+// wrote it. Every change goes to the changelog through `logChange`: at once,
+// or, when the store caches (Java's CachingKeyValueStore over it), once per
+// key at each flush of its record cache (record-cache.ts), which also hands
+// the change to the flush listener (the processor's children). The values
+// are written at once either way, so reads always see the latest.
 import type { Serde } from './serdes.js'
+import type { CacheNode, NamedCache } from './record-cache.js'
+import type { RecordContext } from './topology.js'
 
 export interface KeyValueStore<K, V> {
   readonly name: string
@@ -21,6 +27,9 @@ export interface KeyValueStore<K, V> {
 /** A change as its changelog record: key and value bytes (null: deleted), the record's timestamp. */
 export type LogChange = (key: Buffer, value: Buffer | null, timestamp: number) => void
 
+/** A cached store's flushed change, as Java's TimestampedCacheFlushListener forwards it: the new value, the old one (the last flushed), in the context of the record that made it. */
+export type FlushListener<K, V> = (key: K, value: V | null, oldValue: V | null, timestamp: number, context: RecordContext) => void
+
 interface Entry {
   key: Buffer
   value: Buffer
@@ -29,6 +38,10 @@ interface Entry {
 
 export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private readonly entries = new Map<string, Entry>()
+  private cache: NamedCache | undefined
+  /** The record in hand, for the cache's entries. */
+  private context: (() => RecordContext) | undefined
+  private flushListener: FlushListener<K, V> | undefined
 
   constructor(
     readonly name: string,
@@ -43,16 +56,82 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
     return this.getWithTimestamp(key)?.value ?? null
   }
 
+  /** The value and its timestamp; a processor's read, so a caching store's key becomes its most recently used (Java's CachingKeyValueStore.get). */
   getWithTimestamp(key: K): { value: V; timestamp: number } | null {
-    const e = this.entries.get(this.keyBytes(key).toString('latin1'))
-    return e ? { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp } : null
+    const k = this.keyBytes(key)
+    const id = k.toString('latin1')
+    const e = this.entries.get(id)
+    if (!e) return null
+    if (this.cache) this.cache.touch(id, k, e.value.length, this.context!())
+    return { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp }
   }
 
   put(key: K, value: V | null, timestamp: number): void {
     const k = this.keyBytes(key)
     const v = value === null ? null : this.valueSerde.serialize(this.topic, value)
+    if (!this.cache) {
+      this.restore(k, v, timestamp)
+      this.logChange(k, v, timestamp)
+      return
+    }
+    const id = k.toString('latin1')
+    const before = this.entries.get(id)?.value ?? null
     this.restore(k, v, timestamp)
-    this.logChange(k, v, timestamp)
+    // After the write: an eviction it causes flushes this change too, as Java's put-then-evict does.
+    this.cache.changed(id, k, before, v === null ? -1 : v.length, timestamp, this.context!())
+  }
+
+  /**
+   * The store caches from here on (an active task's DSL store with caching enabled): changes leave it
+   * at flushCache() or on eviction. `context` gives the record in hand. @internal
+   */
+  enableCaching(cache: NamedCache, context: () => RecordContext): void {
+    this.cache = cache
+    this.context = context
+  }
+
+  /** The store's cache was flushed: each changed key's latest value to the changelog, and to the listener with its old value. */
+  readonly flushed = (nodes: CacheNode[]): void => {
+    for (const node of nodes) {
+      const value = this.entries.get(node.id)?.value ?? null
+      const old = node.flushed
+      node.flushed = value
+      // Created and deleted since the last flush: nothing to log or forward (Java skips it too).
+      if (value === null && old === null) continue
+      this.logChange(node.key, value, node.timestamp)
+      if (this.flushListener)
+        this.flushListener(
+          this.keySerde.deserialize(this.topic, node.key) as K,
+          value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
+          old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
+          node.timestamp,
+          node.context,
+        )
+    }
+  }
+
+  /** Who takes the flushed changes (Java's setFlushListener); false when the store does not cache, and its writer forwards itself. @internal */
+  setFlushListener(listener: FlushListener<K, V>): boolean {
+    if (!this.cache) return false
+    this.flushListener = listener
+    return true
+  }
+
+  /** Whether the cache holds changes not flushed yet. @internal */
+  get cacheDirty(): boolean {
+    return this.cache?.hasDirty() ?? false
+  }
+
+  /** Writes the cached changes on (a commit, a clean close). @internal */
+  flushCache(): void {
+    this.cache?.flush()
+  }
+
+  /** The task closed: the cache's bytes are given back (a dirty close drops its changes, as the task's state is dropped). @internal */
+  closeCache(): void {
+    this.cache?.close()
+    this.cache = undefined
+    this.flushListener = undefined
   }
 
   delete(key: K, timestamp: number): void {
