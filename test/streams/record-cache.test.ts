@@ -10,6 +10,7 @@ import type { Kafka } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, type Topology } from '../../src/public/streams.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
+import { ThreadCache, type CacheNode } from '../../src/streams/record-cache.js'
 import { NO_TIME_RETENTION, produceStrings, rawTable, runJavaToEnd } from './support.js'
 import { countWords, wordCountTopology, wordLines } from './word-count-app.js'
 
@@ -62,6 +63,55 @@ function countByKey(input: string, output: string): Topology {
     .to(output, { keySerde: str, valueSerde: long })
   return b.build()
 }
+
+describe("the record cache's eviction, as Java's ThreadCache and NamedCache", () => {
+  const ctx = { topic: 't', partition: 0, offset: 0n, timestamp: 0 }
+  const key = (k: string) => Buffer.from(k)
+  // One entry: 2-byte key, 8-byte value: 2 + 8 + 8 + 1 + 20 + 1 (topic) + 24 = 64 bytes.
+  const put = (c: ReturnType<ThreadCache['named']>, k: string, before: Buffer | null = null) => c.changed(k, key(k), before, 8, 1, ctx)
+
+  it("evicting a changed key flushes every change of its store, the evicted key's first, then least recently changed first", () => {
+    const thread = new ThreadCache(3 * 64)
+    const flushed: string[][] = []
+    const a = thread.named('0_0-a', (nodes: CacheNode[]) => flushed.push(nodes.map((n) => n.id)))
+    put(a, 'k1')
+    put(a, 'k2')
+    put(a, 'k3')
+    expect(thread.sizeBytes).toBe(3 * 64)
+    expect(flushed).toEqual([])
+    // k1 changed again: now the most recently used and changed; k2 is the eldest.
+    put(a, 'k1')
+    put(a, 'k4')
+    expect(flushed).toEqual([['k2', 'k3', 'k1', 'k4']])
+    expect(thread.sizeBytes).toBe(3 * 64)
+    // Clean keys evict without a flush.
+    put(a, 'k5')
+    expect(flushed.length).toBe(1)
+    a.flush()
+    expect(flushed[1]).toEqual(['k5'])
+    a.close()
+    expect(thread.sizeBytes).toBe(0)
+  })
+
+  it('a read makes a key the most recently used; a flush hands each changed key once with the value it held at the last flush', () => {
+    const thread = new ThreadCache(2 * 64)
+    const seen: Array<[string, string | null]> = []
+    const a = thread.named('0_0-a', (nodes: CacheNode[]) =>
+      seen.push(...nodes.map((n) => [n.id, n.flushed?.toString() ?? null] as [string, string | null])),
+    )
+    put(a, 'k1', Buffer.from('old1'))
+    put(a, 'k1', Buffer.from('ignored: k1 is changed already'))
+    put(a, 'k2')
+    a.touch('k1', key('k1'), 8, ctx)
+    // k2 is the eldest now: evicted, flushed with every change.
+    put(a, 'k3')
+    expect(seen).toEqual([
+      ['k2', null],
+      ['k1', 'old1'],
+      ['k3', null],
+    ])
+  })
+})
 
 for (const target of brokerTargets(NO_TIME_RETENTION)) {
   describe.skipIf(!target.available)(`the record cache on ${target.name}`, () => {
