@@ -675,7 +675,7 @@ export class KafkaStreams {
     try {
       this.flushCachesInto()
     } catch (err) {
-      return this.uncaught(new StreamsError(`flushing the record cache failed: ${(err as Error).message}`, { cause: err }))
+      return this.uncaught(err)
     }
     if (this.unflushed.size === 0) return
     const marks = [...this.unflushed.values()]
@@ -683,13 +683,16 @@ export class KafkaStreams {
     this.markWhenAcknowledged(undefined, marks)
   }
 
-  /** Each task's cached changes forwarded and logged, then what its stores log at a commit. */
+  /** Each task's cached changes forwarded and logged, then what its stores log at a commit; a failure names its task. */
   private flushCachesInto(): void {
     if (!this.env.cache) return
-    for (const task of this.tasks.values()) {
-      task.flushCache()
-      task.commitStores()
-    }
+    for (const task of this.tasks.values())
+      try {
+        task.flushCache()
+        task.commitStores()
+      } catch (err) {
+        throw new StreamsError(`task ${task.id} failed to flush its record cache: ${(err as Error).message}`, { cause: err })
+      }
   }
 
   /**
