@@ -54,11 +54,11 @@ async function endOffset(kafka: Kafka, topic: string): Promise<number> {
 }
 
 /** groupByKey().count() into store `counts`, out to `output`: no repartition, so a key's updates stay in one task. */
-function countByKey(input: string, output: string): Topology {
+function countByKey(input: string, output: string, cachingEnabled?: boolean): Topology {
   const b = new StreamsBuilder()
   b.stream<string, string>(input, { keySerde: str, valueSerde: str })
     .groupByKey()
-    .count({ storeName: 'counts' })
+    .count({ storeName: 'counts', cachingEnabled })
     .toStream()
     .to(output, { keySerde: str, valueSerde: long })
   return b.build()
@@ -163,13 +163,14 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       expect(decoded).toEqual(expected)
     }, 300_000)
 
-    for (const [cache, guarantee] of [
-      [true, 'at_least_once'],
-      [true, 'exactly_once_v2'],
-      [false, 'at_least_once'],
+    for (const [cache, guarantee, off] of [
+      [true, 'at_least_once', ''],
+      [true, 'exactly_once_v2', ''],
+      [false, 'at_least_once', 'statestoreCacheMaxBytes'],
+      [false, 'at_least_once', 'cachingEnabled'],
     ] as const)
-      it(`${cache ? `with the cache on (${guarantee}), 40 updates of a key in one commit interval give ONE output and ONE changelog record` : 'with the cache off (statestoreCacheMaxBytes 0), every update is forwarded and logged'}`, async () => {
-        const id = cache ? `on-${guarantee === 'exactly_once_v2' ? 'eos' : 'alos'}` : 'off'
+      it(`${cache ? `with the cache on (${guarantee}), 40 updates of a key in one commit interval give ONE output and ONE changelog record` : off === 'cachingEnabled' ? "with Materialized's cachingEnabled false (Java's withCachingDisabled()), every update is forwarded and logged" : 'with the cache off (statestoreCacheMaxBytes 0), every update is forwarded and logged'}`, async () => {
+        const id = cache ? `on-${guarantee === 'exactly_once_v2' ? 'eos' : 'alos'}` : off === 'cachingEnabled' ? 'disabled' : 'off'
         const [input, output] = [`rc-many-${id}`, `rc-many-${id}-out`]
         await createTopics(kafka, [input, output], 1)
         const keys = ['k0', 'k1', 'k2', 'k3', 'k4']
@@ -177,10 +178,10 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         const records = Array.from({ length: 200 }, (_, i) => ({ key: keys[i % 5], value: `v${i}`, timestamp: Date.now(), partition: 0 }))
         await produceStrings(kafka, input, records)
         // No commit while the test looks: only the close commits (and, with the cache, flushes).
-        const streams = app(countByKey(input, output), `rc-many-${id}`, {
+        const streams = app(countByKey(input, output, off === 'cachingEnabled' ? false : undefined), `rc-many-${id}`, {
           commitIntervalMs: 600_000,
           processingGuarantee: guarantee,
-          ...(cache ? {} : { statestoreCacheMaxBytes: 0 }),
+          ...(off === 'statestoreCacheMaxBytes' ? { statestoreCacheMaxBytes: 0 } : {}),
         })
         await streams.start()
         try {
