@@ -83,7 +83,7 @@ function settings(id: Id, app: AppId, g: Guarantee): string {
       : `stream(events).groupByKey().windowedBy(tumbling ${WINDOW_MS / 1000} s${id === 'kafkats' ? ', no grace: kafkats has none' : `, grace ${GRACE_MS / 1000} s`}).count().toStream().to(output)`
   switch (id) {
     case 'wafka':
-      return `new KafkaStreams(topology, { processingGuarantee: '${g}', commitIntervalMs: ${COMMIT_INTERVAL_MS}, stateDir: a fresh temporary directory }) from dist/streams.js, its defaults otherwise (classic group protocol, persistent stores); ${topology}`
+      return `new KafkaStreams(topology, { processingGuarantee: '${g}', commitIntervalMs: ${COMMIT_INTERVAL_MS}, stateDir: a fresh temporary directory }) from dist/streams.js, its defaults otherwise (classic group protocol, persistent stores, 10 MiB record cache); ${topology}`
     case 'java':
       return `RigStreams (test/peers/java/RigStreams.java) in a JVM of its own (${JAVA_OPTIONS.join(' ')}), processing.guarantee=${g}, commit.interval.ms=${COMMIT_INTERVAL_MS}, group.protocol=classic, Kafka Streams' defaults otherwise (1 stream thread, RocksDB stores, 10 MiB record cache); ${topology}`
     case 'kafkats':

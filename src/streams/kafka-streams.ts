@@ -27,6 +27,7 @@ import { KAFKA_OPTIONS } from '../cluster/options.js'
 import { prepareInternalTopics } from './internal-topics.js'
 import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './options.js'
 import { RecordCollector } from './record-collector.js'
+import { ThreadCache } from './record-cache.js'
 import { isTaskMigrated, StreamsProducer, type ConsumedOffsets } from './streams-producer.js'
 import { StateDirectory } from './state-directory.js'
 import { GlobalStores } from './global-stores.js'
@@ -144,6 +145,14 @@ export class KafkaStreams {
   /** Processing, commits and rebalances take turns (exactly_once_v2: they share one transaction). */
   private turn: Promise<void> = Promise.resolve()
   private commitTimer: ReturnType<typeof setInterval> | undefined
+  /**
+   * at_least_once with the record cache: per source partition, the last offset processed (and how to
+   * mark it) whose cached changes are not flushed yet; marked once a flush's output is acknowledged.
+   */
+  private readonly unflushed = new Map<
+    string,
+    { last: bigint; metadata: string | null; resolveOffset: (offset: string, metadata?: string | null) => void }
+  >()
   /** The global tables' stores, made at start(). */
   private globals: GlobalStores | undefined
   /** groupProtocol 'streams': the topology as the streams group sees it, and the stream thread's membership. */
@@ -196,6 +205,8 @@ export class KafkaStreams {
       stateDirectory: undefined,
       persistent: (def) => def.persistent ?? this.config.defaultDslStore === 'rocksDB',
       exactlyOnce: this.config.processingGuarantee === 'exactly_once_v2',
+      // One stream thread: its cache has the whole bound (Java divides it among the threads).
+      cache: this.config.statestoreCacheMaxBytes > 0 ? new ThreadCache(this.config.statestoreCacheMaxBytes) : undefined,
     }
     for (const sub of topology.subtopologies()) for (const t of sub.sourceTopics) this.readers.set(this.env.topicName(t), sub)
     const state = (this.metadataState = new StreamsMetadataState(topology, this.env.topicName, this.config.userEndpoint))
@@ -393,6 +404,8 @@ export class KafkaStreams {
         this.producer = this.kafka.producer({ partitioner: RecordCollector.partitioner() })
         await this.producer.connect()
         this.env.collector = new RecordCollector(this.producer)
+        // Java's commit: the caches flushed, their output acknowledged, then the offsets (the consumer's next auto-commit).
+        if (this.env.cache) this.commitTimer = setInterval(() => this.flushCaches(), this.config.commitIntervalMs)
       }
       // at_least_once: a checkpoint once enough changed (it compacts first); exactly_once_v2 checkpoints on close only, so compacts alone.
       if (this.stateDirectory)
@@ -481,6 +494,8 @@ export class KafkaStreams {
     if (!eos.open && this.consumed.size === 0) return
     try {
       await eos.begin()
+      // The caches' changes go into the transaction first (Java's prepareCommit flushes them).
+      this.flushCachesInto()
       await this.env.collector.flush()
       await eos.commit(this.config.applicationId, this.consumed, consumer.groupMetadata())
       for (const [key, o] of this.consumed) this.committedAt.set(key, o.offset)
@@ -567,10 +582,11 @@ export class KafkaStreams {
         await this.started()
         await this.serialized(() => (lost || this.failed || this.replacing ? this.abortTransaction() : this.commitTransaction(consumer)))
       })
-    // at_least_once: what was sent is acknowledged (and marked processed) before the revoked partitions' commit.
+    // at_least_once: the caches flushed, and what was sent acknowledged (and marked processed), before the revoked partitions' commit.
     else
       consumer.beforeRevoke(async () => {
         await this.started()
+        this.flushCaches()
         await this.acks
       })
     this.ackFailure = undefined
@@ -604,9 +620,20 @@ export class KafkaStreams {
         const { batch, resolveOffset, isStale } = payload
         try {
           const done = await this.processBatch(batch, isStale)
-          this.markWhenAcknowledged(batch, done.last, resolveOffset)
+          // With the cache, the offsets wait for the flush that sends what they led to.
+          if (this.env.cache && this.tasks.get(`${this.readers.get(batch.topic)!.id}_${batch.partition}`)?.caches) {
+            if (done.last !== undefined)
+              this.unflushed.set(`${batch.topic}\0${batch.partition}`, {
+                last: done.last,
+                metadata: this.commitMetadata(batch.topic, batch.partition),
+                resolveOffset,
+              })
+            // What the batch sent (uncached output, evicted changes) still goes now.
+            this.markWhenAcknowledged(undefined, [])
+          } else this.markWhenAcknowledged(done.last, [{ last: done.last, metadata: null, resolveOffset }], batch)
           if (done.failure !== undefined) {
             // What was processed before a failure is still sent and committed: nothing past it.
+            this.flushCaches()
             await this.acks
             return this.uncaught(done.failure)
           }
@@ -627,11 +654,12 @@ export class KafkaStreams {
    * that fails stops the stream thread, and nothing is marked after it.
    */
   private markWhenAcknowledged(
-    batch: EachBatchPayload['batch'],
     last: bigint | undefined,
-    resolveOffset: EachBatchPayload['resolveOffset'],
+    marks: Array<{ last: bigint | undefined; metadata: string | null; resolveOffset: EachBatchPayload['resolveOffset'] }>,
+    batch?: EachBatchPayload['batch'],
   ): void {
-    const metadata = last !== undefined ? this.commitMetadata(batch.topic, batch.partition) : null
+    // A batch's own mark takes its partition time now; a flush's marks took theirs with their batch.
+    if (batch && last !== undefined) marks[0].metadata = this.commitMetadata(batch.topic, batch.partition)
     const acked = this.env.collector.flush()
     // Awaited in order below; a failure is handled there.
     acked.catch(() => {})
@@ -639,7 +667,7 @@ export class KafkaStreams {
     this.acks = this.acks.then(async () => {
       try {
         await acked
-        if (this.ackFailure === undefined && last !== undefined) resolveOffset(String(last), metadata)
+        if (this.ackFailure === undefined) for (const m of marks) if (m.last !== undefined) m.resolveOffset(String(m.last), m.metadata)
       } catch (err) {
         if (this.ackFailure !== undefined) return
         this.ackFailure = err
@@ -648,6 +676,36 @@ export class KafkaStreams {
         this.unackedBatches--
       }
     })
+  }
+
+  /**
+   * at_least_once: every task's record caches flushed (Java's commit), their output sent, and the
+   * offsets processed before it marked once it is acknowledged. A flush that fails (a processor
+   * downstream threw) stops the stream thread as a processing failure does.
+   */
+  private flushCaches(): void {
+    if (!this.env.cache || this.failed || this.exactlyOnce) return
+    try {
+      this.flushCachesInto()
+    } catch (err) {
+      return this.uncaught(err)
+    }
+    if (this.unflushed.size === 0) return
+    const marks = [...this.unflushed.values()]
+    this.unflushed.clear()
+    this.markWhenAcknowledged(undefined, marks)
+  }
+
+  /** Each task's cached changes forwarded and logged, then what its stores log at a commit; a failure names its task. */
+  private flushCachesInto(): void {
+    if (!this.env.cache) return
+    for (const task of this.tasks.values())
+      try {
+        task.flushCache()
+        task.commitStores()
+      } catch (err) {
+        throw new StreamsError(`task ${task.id} failed to flush its record cache: ${(err as Error).message}`, { cause: err })
+      }
   }
 
   /**
@@ -804,6 +862,8 @@ export class KafkaStreams {
     const task = this.tasks.get(id)
     if (!task) return
     this.tasks.delete(id)
+    // Offsets whose cached output was not flushed (a dirty close drops it) are never marked.
+    for (const topic of task.sourceTopics) this.unflushed.delete(`${topic}\0${task.partition}`)
     try {
       task.close()
     } catch (err) {

@@ -1,7 +1,11 @@
 // A key-value store in memory, as Java's timestamped in-memory store: keys
 // and values kept as their serdes' bytes (so a restore writes them back as
 // read from the changelog), each value with the timestamp of the record that
-// wrote it. Every change goes to the changelog through `logChange`. Entries
+// wrote it. Every change goes to the changelog through `logChange`: at once,
+// or, when the store caches (Java's CachingKeyValueStore over it), once per
+// key at each flush of its record cache (record-cache.ts), which also hands
+// the change to the flush listener (the processor's children). The values
+// are written at once either way, so reads always see the latest. Entries
 // are keyed by their key bytes as a latin1 string (a byte a character, so
 // comparing two compares their bytes); the key's bytes are not kept beside it.
 // A restored entry is kept packed in one string (packed-entry.ts) until a put
@@ -9,6 +13,8 @@
 import { pack, unpack } from './packed-entry.js'
 import type { Serde } from './serdes.js'
 import type { HeldBytes } from './store-file.js'
+import type { CacheNode, NamedCache } from './record-cache.js'
+import type { RecordContext } from './topology.js'
 
 export interface KeyValueStore<K, V> {
   readonly name: string
@@ -27,6 +33,9 @@ export interface KeyValueStore<K, V> {
 /** A change as its changelog record: key and value bytes (null: deleted), the record's timestamp. */
 export type LogChange = (key: Buffer, value: Buffer | null, timestamp: number) => void
 
+/** A cached store's flushed change, as Java's TimestampedCacheFlushListener forwards it: the new value, the old one (the last flushed), in the context of the record that made it. */
+export type FlushListener<K, V> = (key: K, value: V | null, oldValue: V | null, timestamp: number, context: RecordContext) => void
+
 interface Entry {
   value: Buffer
   timestamp: number
@@ -37,6 +46,10 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private readonly entries = new Map<string, Entry | string>()
   /** The entries' key and value bytes, summed (what a persistent store's file holds live, less framing). */
   private bytes = 0
+  private cache: NamedCache | undefined
+  /** The record in hand, for the cache's entries. */
+  private context: (() => RecordContext) | undefined
+  private flushListener: FlushListener<K, V> | undefined
 
   constructor(
     readonly name: string,
@@ -51,18 +64,82 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
     return this.getWithTimestamp(key)?.value ?? null
   }
 
+  /** The value and its timestamp; a processor's read, so a caching store's key becomes its most recently used (Java's CachingKeyValueStore.get). */
   getWithTimestamp(key: K): { value: V; timestamp: number } | null {
-    const found = this.entries.get(this.keyBytes(key).toString('latin1'))
-    if (found === undefined) return null
-    const e = typeof found === 'string' ? unpack(found) : found
+    const k = this.keyBytes(key)
+    const id = k.toString('latin1')
+    const e = this.entryAt(id)
+    if (!e) return null
+    if (this.cache) this.cache.touch(id, k, e.value.length, this.context!())
     return { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp }
   }
 
   put(key: K, value: V | null, timestamp: number): void {
     const k = this.keyBytes(key)
     const v = value === null ? null : this.valueSerde.serialize(this.topic, value)
-    this.set(k.toString('latin1'), v, v === null ? null : { value: v, timestamp })
-    this.logChange(k, v, timestamp)
+    const id = k.toString('latin1')
+    if (!this.cache) {
+      this.set(id, v, v === null ? null : { value: v, timestamp })
+      this.logChange(k, v, timestamp)
+      return
+    }
+    const before = this.entryAt(id)?.value ?? null
+    this.set(id, v, v === null ? null : { value: v, timestamp })
+    // After the write: an eviction it causes flushes this change too, as Java's put-then-evict does.
+    this.cache.changed(id, k, before, v === null ? -1 : v.length, timestamp, this.context!())
+  }
+
+  /**
+   * The store caches from here on (an active task's DSL store with caching enabled): changes leave it
+   * at flushCache() or on eviction. `context` gives the record in hand. @internal
+   */
+  enableCaching(cache: NamedCache, context: () => RecordContext): void {
+    this.cache = cache
+    this.context = context
+  }
+
+  /** The store's cache was flushed: each changed key's latest value to the changelog, and to the listener with its old value. */
+  readonly flushed = (nodes: CacheNode[]): void => {
+    for (const node of nodes) {
+      const value = this.entryAt(node.id)?.value ?? null
+      const old = node.flushed
+      node.flushed = value
+      // Created and deleted since the last flush: nothing to log or forward (Java skips it too).
+      if (value === null && old === null) continue
+      this.logChange(node.key, value, node.timestamp)
+      if (this.flushListener)
+        this.flushListener(
+          this.keySerde.deserialize(this.topic, node.key) as K,
+          value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
+          old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
+          node.timestamp,
+          node.context,
+        )
+    }
+  }
+
+  /** Who takes the flushed changes (Java's setFlushListener); false when the store does not cache, and its writer forwards itself. @internal */
+  setFlushListener(listener: FlushListener<K, V>): boolean {
+    if (!this.cache) return false
+    this.flushListener = listener
+    return true
+  }
+
+  /** Whether the cache holds changes not flushed yet. @internal */
+  get cacheDirty(): boolean {
+    return this.cache?.hasDirty() ?? false
+  }
+
+  /** Writes the cached changes on (a commit, a clean close). @internal */
+  flushCache(): void {
+    this.cache?.flush()
+  }
+
+  /** The task closed: the cache's bytes are given back (a dirty close drops its changes, as the task's state is dropped). @internal */
+  closeCache(): void {
+    this.cache?.close()
+    this.cache = undefined
+    this.flushListener = undefined
   }
 
   delete(key: K, timestamp: number): void {
@@ -113,6 +190,12 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
   /** What the store holds, for its file (store-file.ts). @internal */
   held(): HeldBytes {
     return { entries: this.entries.size, bytes: this.bytes }
+  }
+
+  /** The entry under `id`, a packed (restored) one unpacked. */
+  private entryAt(id: string): Entry | undefined {
+    const found = this.entries.get(id)
+    return typeof found === 'string' ? unpack(found) : found
   }
 
   private set(id: string, value: Buffer | null, entry: Entry | string | null): void {

@@ -25,6 +25,12 @@ export interface Materialized<K, V> {
   storeType?: DslStoreType
   keySerde?: Serde<K>
   valueSerde?: Serde<V>
+  /**
+   * Java's withCachingEnabled() / withCachingDisabled(): the store is behind the record cache
+   * (statestoreCacheMaxBytes), which forwards and logs each key's latest update at a commit or an
+   * eviction. Default: true, as Java's DSL stores. (Window and session stores do not cache yet.)
+   */
+  cachingEnabled?: boolean
 }
 
 export class KGroupedStream<K, V> {
@@ -85,6 +91,7 @@ export class KGroupedStream<K, V> {
       keySerde,
       valueSerde: materialized.valueSerde,
       persistent: persistentOf(materialized.storeType),
+      caching: materialized.cachingEnabled ?? true,
     })
     this.b.topology.add({
       kind: 'processor',
@@ -93,6 +100,8 @@ export class KGroupedStream<K, V> {
       stores: [storeName],
       make: (rt) => {
         const store = rt.store<K, VA>(storeName)
+        // Caching: the store's flushes forward (each key's latest value, at a commit or an eviction).
+        const cached = rt.forwardOnFlush(storeName, false)
         return (r) => {
           if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) {
             const c = rt.context()
@@ -103,7 +112,7 @@ export class KGroupedStream<K, V> {
           const timestamp = old === null ? r.timestamp : Math.max(r.timestamp, old.timestamp)
           const value = next(old === null ? null : old.value, r)
           store.put(r.key, value, timestamp)
-          rt.forward({ key: r.key, value, timestamp })
+          if (!cached) rt.forward({ key: r.key, value, timestamp })
         }
       },
     })

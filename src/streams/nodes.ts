@@ -22,6 +22,8 @@ export interface StoreDef {
   suppressBuffer?: true
   /** Kept in a file under stateDir (true) or in memory only (false); unset: the application's defaultDslStore. */
   persistent?: boolean
+  /** A DSL key-value store with caching enabled (Java's Materialized default): behind the record cache when statestoreCacheMaxBytes > 0. */
+  caching?: boolean
 }
 
 /** Java's default.dsl.store / Materialized.StoreType: 'rocksDB' names our persistent store (a log-structured file, store-file.ts). */
@@ -39,6 +41,12 @@ export interface NodeRuntime {
   /** Hands a record to each child of the node, in the order they were added, or to the child named `to` alone. */
   forward(record: StreamRecord, to?: string): void
   store<K, V>(name: string): KeyValueStore<K, V>
+  /**
+   * Java's TimestampedTupleForwarder: if key-value store `name` caches, its flushed changes go to this
+   * node's children (with the old value when `sendOldValues`), in the context of the record that made
+   * each, and true is returned: the node must not forward its own updates. False: it forwards them.
+   */
+  forwardOnFlush(name: string, sendOldValues: boolean): boolean
   windowStore<K, V>(name: string): WindowStore<K, V>
   sessionStore<K, V>(name: string): SessionStore<K, V>
   suppressionBuffer<K, V>(name: string): TimeOrderedKeyValueBuffer<K, V>

@@ -65,6 +65,12 @@ export interface StreamsConfig extends ClusterOptions {
    * looks every stateCleanupDelayMs while RUNNING, deletes it. Default: `600000`. Java: `state.cleanup.delay.ms`.
    */
   stateCleanupDelayMs?: number
+  /**
+   * The record cache's bound in bytes, shared by the DSL's key-value stores of every task (caching
+   * enabled by default in Materialized): each key's latest update is forwarded and logged at a commit,
+   * or when the cache outgrows this. `0`: every update at once. Default: `10485760`. Java: `statestore.cache.max.bytes`.
+   */
+  statestoreCacheMaxBytes?: number
   /** The stream thread's consumer: how long the group waits for a member that stopped heartbeating. Default: `45000`. Java: `session.timeout.ms` (a consumer config Java's StreamsConfig passes on). */
   sessionTimeoutMs?: number
   /** The stream thread's consumer: how often it heartbeats. Default: `3000`. Java: `heartbeat.interval.ms`. */
@@ -126,6 +132,12 @@ export const STREAMS_OPTIONS = {
     'state.cleanup.delay.ms',
     1,
   ),
+  statestoreCacheMaxBytes: countOption(
+    10_485_760,
+    "The record cache's bound in bytes, shared by the DSL's key-value stores of every task: each key's latest update is forwarded and logged at a commit, or when the cache outgrows this. `0`: every update at once.",
+    'statestore.cache.max.bytes',
+    0,
+  ),
   sessionTimeoutMs: ms(
     45_000,
     "The stream thread's consumer: how long the group waits for a member that stopped heartbeating.",
@@ -150,6 +162,7 @@ export interface ResolvedStreamsConfig {
   stateDir: string
   defaultDslStore: DslStoreType
   stateCleanupDelayMs: number
+  statestoreCacheMaxBytes: number
   /** The stream thread's consumer's, when given. */
   sessionTimeoutMs: number | undefined
   heartbeatIntervalMs: number | undefined
@@ -175,6 +188,7 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     stateDir,
     defaultDslStore,
     stateCleanupDelayMs,
+    statestoreCacheMaxBytes,
     sessionTimeoutMs,
     heartbeatIntervalMs,
     ...client
@@ -215,6 +229,7 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     heartbeatIntervalMs:
       heartbeatIntervalMs === undefined ? undefined : numberOption(STREAMS_OPTIONS, 'heartbeatIntervalMs', heartbeatIntervalMs),
     stateCleanupDelayMs: numberOption(STREAMS_OPTIONS, 'stateCleanupDelayMs', stateCleanupDelayMs),
+    statestoreCacheMaxBytes: numberOption(STREAMS_OPTIONS, 'statestoreCacheMaxBytes', statestoreCacheMaxBytes),
     defaultDslStore: oneOf('defaultDslStore', defaultDslStore, ['rocksDB', 'in_memory'] as const, 'rocksDB'),
     client: { clientId: applicationId, ...client },
   }

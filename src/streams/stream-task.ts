@@ -18,6 +18,7 @@ import type { Serde } from './serdes.js'
 import { isWindowedSerde } from './windowed-serdes.js'
 import type { DeserializationFailure, DeserializationResponse } from './deserialization-handler.js'
 import { PunctuationQueue } from './punctuation-queue.js'
+import type { ThreadCache } from './record-cache.js'
 import { encodePartitionTime, type PartitionTime } from './partition-time.js'
 import type { Punctuator } from './processor.js'
 import type { RecordContext, StreamRecord, Subtopology, Topology } from './topology.js'
@@ -41,6 +42,8 @@ export interface TaskEnvironment {
   /** Whether a store keeps its state in a file (Java: a persistent store), else in memory only. */
   persistent(def: StoreDef): boolean
   exactlyOnce: boolean
+  /** The stream thread's record cache; none when statestoreCacheMaxBytes is 0. */
+  cache: ThreadCache | undefined
 }
 
 type Process = (record: StreamRecord) => void
@@ -62,6 +65,8 @@ export class StreamTask {
   private readonly wallClockPunctuations = new PunctuationQueue()
   private punctuating = false
   private readonly closers: Array<() => void> = []
+  /** The stores behind the record cache, in the topology's order (flushed in it, as Java's state manager does). */
+  private readonly cached: Array<InMemoryKeyValueStore<unknown, unknown>> = []
   /** The stores' files, checkpoint and restore (Java's ProcessorStateManager). */
   readonly state: ProcessorStateManager
 
@@ -77,6 +82,13 @@ export class StreamTask {
     const own = recycled ?? createTaskStores(topology, subtopology, partition, env)
     this.stores = own.stores
     this.state = own.state
+    if (env.cache)
+      for (const name of subtopology.stores) {
+        const store = this.stores.get(name)
+        if (!topology.stores.get(name)!.caching || !(store instanceof InMemoryKeyValueStore)) continue
+        store.enableCaching(env.cache.named(`${this.id}-${name}`, store.flushed), () => this.current)
+        this.cached.push(store)
+      }
     const children = new Map<string, Child[]>()
     const processes = new Map<string, Process>()
     // Parents come before their children in the topology, so a node's list is filled after it is made.
@@ -131,6 +143,22 @@ export class StreamTask {
               throw new Error(`processor ${node.name} is not connected to a key-value store named ${name}`)
             return s as unknown as InMemoryKeyValueStore<K, V>
           },
+          forwardOnFlush: (name, sendOldValues) => {
+            const s = this.stores.get(name)
+            if (!(s instanceof InMemoryKeyValueStore) || !node.stores.includes(name))
+              throw new Error(`processor ${node.name} is not connected to a key-value store named ${name}`)
+            return s.setFlushListener((key, value, oldValue, timestamp, context) => {
+              const record: StreamRecord = { key, value, timestamp }
+              if (sendOldValues) (record as StreamRecord & { oldValue: unknown }).oldValue = oldValue
+              const before = this.current
+              this.current = context
+              try {
+                for (const c of next) c.process(record)
+              } finally {
+                this.current = before
+              }
+            })
+          },
           windowStore: <K, V>(name: string) => {
             const s = this.stores.get(name)
             if (!(s instanceof InMemoryWindowStore) || !node.stores.includes(name))
@@ -170,6 +198,21 @@ export class StreamTask {
       }
       for (const p of node.parents) forwardTo(p).push({ name: node.name, process: processes.get(node.name)! })
     }
+  }
+
+  /** A commit's first step: the record caches' changes forwarded and logged (Java's flushCache), then what commitStores() writes. */
+  flushCache(): void {
+    for (const store of this.cached) store.flushCache()
+  }
+
+  /** Whether any of its stores is behind the record cache. */
+  get caches(): boolean {
+    return this.cached.length > 0
+  }
+
+  /** Whether a cache holds changes not yet flushed. */
+  get cacheDirty(): boolean {
+    return this.cached.some((s) => s.cacheDirty)
   }
 
   /** What a commit writes of the stores that log at commit (a suppression buffer's changed keys), into the collector. */
@@ -222,6 +265,7 @@ export class StreamTask {
   close(): void {
     this.streamTimePunctuations.clear()
     this.wallClockPunctuations.clear()
+    for (const store of this.cached.splice(0)) store.closeCache()
     for (const fn of this.closers.splice(0)) fn()
   }
 

@@ -54,6 +54,8 @@ export class StreamsBuilder {
       valueSerde: consumed.valueSerde ?? materialized.valueSerde,
       processorName: consumed.processorName,
       storeName: materialized.storeName,
+      storeType: materialized.storeType,
+      cachingEnabled: materialized.cachingEnabled,
     })
   }
 

@@ -18,6 +18,8 @@ export interface TableSourceOptions<K, V> {
   storeName?: string
   /** Java's Materialized.withStoreType: 'rocksDB' (persistent, a file under stateDir) or 'in_memory'; default: defaultDslStore. */
   storeType?: DslStoreType
+  /** Java's Materialized.withCachingEnabled/Disabled for the table's store (default true): see Materialized.cachingEnabled. */
+  cachingEnabled?: boolean
 }
 
 export function tableSource<K, V>(b: InternalBuilder, topic: string, o: TableSourceOptions<K, V>): KTable<K, V> {
@@ -34,6 +36,8 @@ export function tableSource<K, V>(b: InternalBuilder, topic: string, o: TableSou
     stores: [],
     make: (rt) => {
       const store = node.stores.length > 0 ? rt.store<K, V>(storeName) : null
+      // The value replaced goes along: a table-table join's kept side needs it (Java's sendOldValues).
+      const cached = store !== null && rt.forwardOnFlush(storeName, true)
       return (r) => {
         if (r.key === null || r.key === undefined) {
           const c = rt.context()
@@ -53,7 +57,7 @@ export function tableSource<K, V>(b: InternalBuilder, topic: string, o: TableSou
             })
           }
           store.put(r.key, r.value ?? null, r.timestamp)
-          // The value replaced goes along: a table-table join's kept side needs it (Java's sendOldValues).
+          if (cached) return
           rt.forward({ key: r.key, value: r.value ?? null, timestamp: r.timestamp, oldValue: old?.value ?? null } as StreamRecord)
           return
         }
@@ -64,7 +68,13 @@ export function tableSource<K, V>(b: InternalBuilder, topic: string, o: TableSou
   t.add(node)
   const materialize = () => {
     if (node.stores.length === 0) {
-      t.addStore({ name: storeName, keySerde: o.keySerde, valueSerde: o.valueSerde, persistent: persistentOf(o.storeType) })
+      t.addStore({
+        name: storeName,
+        keySerde: o.keySerde,
+        valueSerde: o.valueSerde,
+        persistent: persistentOf(o.storeType),
+        caching: o.cachingEnabled ?? true,
+      })
       node.stores.push(storeName)
     }
     return storeName

@@ -25,6 +25,8 @@ const app = new KafkaStreams(builder.build(), {
   ...(process.env.EOS_SESSION_TIMEOUT_MS && { sessionTimeoutMs: Number(process.env.EOS_SESSION_TIMEOUT_MS), heartbeatIntervalMs: 1000 }),
   ...(process.env.EOS_GUARANTEE === 'at_least_once' && { commitIntervalMs: 100 }),
   defaultApiTimeoutMs: 60_000,
+  // Every update forwarded and logged: the tests count one output record per word.
+  statestoreCacheMaxBytes: 0,
   defaultKeySerde: Serdes.String(),
   defaultValueSerde: Serdes.String(),
   logLevel: 1,

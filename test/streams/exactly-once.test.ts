@@ -98,6 +98,8 @@ for (const [target, start] of targets) {
       defaultApiTimeoutMs: 30_000,
       defaultKeySerde: Serdes.String(),
       defaultValueSerde: Serdes.String(),
+      // Every update forwarded: the tests count one committed output record per word (record-cache.test.ts has the cache).
+      statestoreCacheMaxBytes: 0,
     })
 
     it('word count: read_committed sees one record per word and every count exact; nothing aborted is in the topic', async () => {

@@ -177,8 +177,8 @@ for (const target of brokerTargets()) {
             output: `fk-java-${join}`,
             join,
             count: LEFT.length + RIGHT.length,
-            // Java's cache would merge a key's updates (and drop a row added and deleted between flushes);
-            // wafka/streams forwards every update, as Java without it.
+            // A cache would merge a key's updates (and drop a row added and deleted between flushes):
+            // both sides run without it, forwarding every update.
             props: { 'statestore.cache.max.bytes': 0 },
           }),
         ),
@@ -202,6 +202,8 @@ for (const target of brokerTargets()) {
             brokers: cluster.bootstrap,
             commitIntervalMs: 100,
             defaultApiTimeoutMs: 30_000,
+            // As Java's above: every update forwarded.
+            statestoreCacheMaxBytes: 0,
           })
           await app.start()
           try {

@@ -709,7 +709,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
     }, 300_000)
 
     it("table-table join, record by record: the same changes and tombstones as Java's with its cache off, one input change at a time", async () => {
-      // Java with statestore.cache.max.bytes=0 forwards every change as it happens (ours always does); each
+      // Both with statestore.cache.max.bytes=0 (statestoreCacheMaxBytes) forward every change as it happens; each
       // change is processed by both before the next is written, so the order is the same for both.
       const steps: Array<['l' | 'r', string, string | null]> = [
         ['l', 'k1', 'a'],
@@ -741,7 +741,12 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         ;(join === 'inner' ? lt.join(rt, joiner) : join === 'left' ? lt.leftJoin(rt, joiner) : lt.outerJoin(rt, joiner))
           .toStream()
           .to(wafkaOut, { keySerde: str, valueSerde: str })
-        const app = new KafkaStreams(b.build(), { applicationId: wafkaOut, brokers: cluster.bootstrap, commitIntervalMs: 100 })
+        const app = new KafkaStreams(b.build(), {
+          applicationId: wafkaOut,
+          brokers: cluster.bootstrap,
+          commitIntervalMs: 100,
+          statestoreCacheMaxBytes: 0,
+        })
         const producer = kafka.producer()
         try {
           await producer.connect()
@@ -960,7 +965,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
     }, 300_000)
 
     it("windowed count through suppress(untilWindowCloses): each closed window once, final, the same records as Java's; the same buffer changelog, byte for byte; each restores the other's buffer", async () => {
-      // Java with its record cache off (statestore.cache.max.bytes=0), as wafka/streams always runs:
+      // Java with its record cache off (statestore.cache.max.bytes=0), as wafka/streams' window stores run:
       // the suppression buffer sees every update as it happens. Tumbling 10 s windows, grace 5 s;
       // per partition time moves on by 0.7 s a record, every 9th 4 s behind (within the grace),
       // every 13th 20 s behind (dropped), every 17th with a null value (counted).

@@ -82,6 +82,8 @@ for (const [target, start] of targets) {
           applicationId: `j-${kind}-app`,
           brokers: cluster.bootstrap,
           commitIntervalMs: 100,
+          // Every table change logged as it comes: a key added and deleted within a commit leaves its tombstone.
+          statestoreCacheMaxBytes: 0,
           logCreator: () => (e: LogEntry) => void entries.push(e),
         })
       })

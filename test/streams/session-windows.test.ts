@@ -3,7 +3,8 @@
 // reference): SessionWindows' checks, the in-memory session store's
 // changelog keys (SessionKeySchema: key, end, start) and restore, the
 // topologies' describe() as Java's, and the same input on both (Java with its
-// record cache off, so every change is forwarded as ours are) giving the same
+// record cache off, so every change is forwarded as our session stores, which
+// do not cache, forward them) giving the same
 // output records, byte for byte, with the same timestamps, in order per key
 // in each partition (a windowed key partitioned by its inner key, as Java's
 // WindowedStreamPartitioner does), and the same store changelogs, on real

@@ -3,7 +3,7 @@
 // reference): SlidingWindows' checks, the window store's fetch of a key's
 // windows with their timestamps, the topologies' describe() as Java's, and
 // the same input on both (Java with its record cache off, so every update is
-// forwarded as ours are) giving the same output records, byte for byte, with
+// forwarded as our window stores, which do not cache, forward them) giving the same output records, byte for byte, with
 // the same timestamps, in order per key in each partition, and the same
 // store changelogs, on real Kafka 4.4 and on the embedded broker with the
 // same assertions. The input (time difference 1 s, grace 0.5 s): records

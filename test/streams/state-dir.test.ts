@@ -105,6 +105,8 @@ for (const [target, start] of targets) {
           sessionTimeoutMs: 6000,
           heartbeatIntervalMs: 1000,
           defaultApiTimeoutMs: 30_000,
+          // Every update logged: the tests check changelog offsets and count output records per word.
+          statestoreCacheMaxBytes: 0,
           defaultKeySerde: Serdes.String(),
           defaultValueSerde: Serdes.String(),
           logLevel: logLevel.INFO,

@@ -230,6 +230,8 @@ for (const [target, start] of targets) {
         brokers: cluster.bootstrap,
         commitIntervalMs: 100,
         defaultApiTimeoutMs: 30_000,
+        // untilTimeLimit sees each update of the count as it happens (the cache would fold them first).
+        statestoreCacheMaxBytes: 0,
         defaultKeySerde: str,
         defaultValueSerde: str,
       }

@@ -1,0 +1,163 @@
+// Java's record cache (ThreadCache split into one NamedCache per store of a
+// task): the keys a caching store touched, least recently used first, and
+// which of them changed since the last flush. The store keeps the values
+// (key-value-store.ts writes them at once, so reads see them); the cache
+// decides when a change leaves the store: at a flush (each commit) or when
+// the thread's cache outgrows its bound and a changed key is evicted, which
+// flushes every change of that store, the evicted key's first (as Java's
+// NamedCache.evict). A flush hands over each changed key once, whatever the
+// number of updates since the last one.
+import type { RecordContext } from './topology.js'
+
+/** A key the cache holds. */
+export interface CacheNode {
+  /** The key's bytes as a latin1 string (the store's map key). */
+  readonly id: string
+  readonly key: Buffer
+  /** The value the store held at the last flush (null: none): the changelog's and downstream's old value. */
+  flushed: Buffer | null
+  /** Changed since the last flush. */
+  dirty: boolean
+  /** Its last change deleted it. */
+  deleted: boolean
+  /** The timestamp of its last change. */
+  timestamp: number
+  /** The record whose processing made the last change (forwarded in its context, as Java's LRUCacheEntry). */
+  context: RecordContext
+  /** Java's estimate of what the entry costs (LRUNode.size). */
+  size: number
+}
+
+/** Java's NamedCache.LRUNode.size with an LRUCacheEntry of a timestamped value: key, value and timestamp, record context, 25 bytes of the node. */
+const nodeSize = (key: Buffer, valueBytes: number, topic: string): number => key.length + valueBytes + 8 + 1 + 20 + topic.length + 24
+
+/** One stream thread's cache: its bound is shared by every store of its tasks (Java's ThreadCache). */
+export class ThreadCache {
+  /** Bytes held by all named caches. */
+  sizeBytes = 0
+
+  constructor(readonly maxBytes: number) {}
+
+  /** The cache of one store of one task; `flush` writes its changed keys on (the store's flush listener). */
+  named(name: string, flush: (dirty: CacheNode[]) => void): NamedCache {
+    return new NamedCache(name, this, flush)
+  }
+
+  /** After `cache` grew: its least recently used keys go until the thread is within bounds (Java evicts only from the cache written to). */
+  maybeEvict(cache: NamedCache): void {
+    while (this.sizeBytes > this.maxBytes && !cache.isEmpty()) cache.evict()
+  }
+}
+
+export class NamedCache {
+  /** Least recently used first (a Map keeps insertion order; a touch re-inserts). */
+  private readonly nodes = new Map<string, CacheNode>()
+  /** Changed keys, least recently changed first (Java's LinkedHashSet, re-added on each change). */
+  private readonly dirty = new Set<CacheNode>()
+  private sizeBytes = 0
+  private closed = false
+
+  constructor(
+    readonly name: string,
+    private readonly thread: ThreadCache,
+    private readonly flushListener: (dirty: CacheNode[]) => void,
+  ) {}
+
+  isEmpty(): boolean {
+    return this.nodes.size === 0
+  }
+
+  hasDirty(): boolean {
+    return this.dirty.size > 0
+  }
+
+  /** A read of the store found this key's value (`valueBytes` long): the key becomes the most recently used. */
+  touch(id: string, key: Buffer, valueBytes: number, context: RecordContext): void {
+    if (this.closed) return
+    const node = this.nodes.get(id)
+    if (node !== undefined) {
+      this.nodes.delete(id)
+      this.nodes.set(id, node)
+      return
+    }
+    const size = nodeSize(key, valueBytes, context.topic)
+    const fresh: CacheNode = { id, key, flushed: null, dirty: false, deleted: false, timestamp: -1, context, size }
+    this.nodes.set(id, fresh)
+    this.grow(size)
+    this.thread.maybeEvict(this)
+  }
+
+  /**
+   * The store changed this key (value `valueBytes` long, -1: deleted); `before` is what it held just before,
+   * the old value to flush if the key was clean. May evict, and so flush.
+   */
+  changed(id: string, key: Buffer, before: Buffer | null, valueBytes: number, timestamp: number, context: RecordContext): void {
+    if (this.closed) return
+    const size = nodeSize(key, valueBytes < 0 ? 0 : valueBytes, context.topic)
+    let node = this.nodes.get(id)
+    if (node === undefined) {
+      node = { id, key, flushed: before, dirty: true, deleted: valueBytes < 0, timestamp, context, size }
+      this.nodes.set(id, node)
+      this.grow(size)
+    } else {
+      if (!node.dirty) node.flushed = before
+      node.dirty = true
+      node.deleted = valueBytes < 0
+      node.timestamp = timestamp
+      node.context = context
+      this.grow(size - node.size)
+      node.size = size
+      this.nodes.delete(id)
+      this.nodes.set(id, node)
+    }
+    this.dirty.delete(node)
+    this.dirty.add(node)
+    this.thread.maybeEvict(this)
+  }
+
+  /** Every changed key to the listener, least recently changed first; deleted keys leave the cache. */
+  flush(): void {
+    this.flushWith(undefined)
+  }
+
+  /** Java's NamedCache.evict: the least recently used key goes; if it had changed, every change is flushed, its own first. */
+  evict(): void {
+    const first = this.nodes.values().next()
+    if (first.done === true) return
+    const eldest = first.value
+    this.nodes.delete(eldest.id)
+    this.grow(-eldest.size)
+    if (eldest.dirty) this.flushWith(eldest)
+  }
+
+  /** The task closed: the cache's keys leave the thread's bound (nothing is flushed: a clean close flushed before). */
+  close(): void {
+    this.closed = true
+    this.grow(-this.sizeBytes)
+    this.nodes.clear()
+    this.dirty.clear()
+  }
+
+  private flushWith(evicted: CacheNode | undefined): void {
+    if (this.dirty.size === 0) return
+    const entries: CacheNode[] = []
+    if (evicted !== undefined) {
+      entries.push(evicted)
+      this.dirty.delete(evicted)
+    }
+    for (const node of this.dirty) entries.push(node)
+    this.dirty.clear()
+    for (const node of entries) node.dirty = false
+    this.flushListener(entries)
+    for (const node of entries)
+      if (node.deleted && node !== evicted && !node.dirty && this.nodes.get(node.id) === node) {
+        this.nodes.delete(node.id)
+        this.grow(-node.size)
+      }
+  }
+
+  private grow(delta: number): void {
+    this.sizeBytes += delta
+    this.thread.sizeBytes += delta
+  }
+}
