@@ -22,7 +22,7 @@ import { murmur2Partition } from '../../src/producer/partitioners/murmur2.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 import { until } from '../kafka/support.js'
-import { produceStrings, restoresIn, tableReader } from './support.js'
+import { countsAre, produceStrings, restoresIn } from './support.js'
 import { countWords, wordCountTopology, wordLines } from './word-count-app.js'
 
 const str = Serdes.String()
@@ -51,20 +51,6 @@ for (const target of brokerTargets()) {
         await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions: PARTITIONS })) })
       } finally {
         await admin.disconnect()
-      }
-    }
-
-    async function outputIs(output: string, expected: Map<string, bigint>): Promise<void> {
-      const reader = await tableReader(client, output)
-      try {
-        await until(
-          `${output} to hold the counts`,
-          () => new Map([...reader.table].map(([k, v]) => [k, v === null ? null : v.readBigInt64BE()])),
-          (table) => table.size === expected.size && [...expected].every(([w, n]) => table.get(w) === n),
-          60_000,
-        )
-      } finally {
-        await reader.stop()
       }
     }
 
@@ -112,7 +98,7 @@ for (const target of brokerTargets()) {
         try {
           const first = wordLines(300, PARTITIONS, 11)
           await produceStrings(client, input, first)
-          await outputIs(output, countWords(first))
+          await countsAre(client, output, countWords(first))
           await b.start()
           // Each store partition (of the repartition topic): active on one host, standby on the other, as both instances see it.
           const split = (s: KafkaStreams) => {
@@ -137,7 +123,7 @@ for (const target of brokerTargets()) {
           const second = wordLines(300, PARTITIONS, 12)
           await produceStrings(client, input, second)
           const expected = countWords([...first, ...second])
-          await outputIs(output, expected)
+          await countsAre(client, output, expected)
           // Each instance's standbys followed the other's active stores: with its own, the whole table.
           for (const s of [a, b]) await until('the stale view to hold every count', () => staleView(s), holds(expected), 30_000)
           expect(b.store('counts', 'keyValue').approximateNumEntries()).toBeLessThan(expected.size)
@@ -167,7 +153,7 @@ for (const target of brokerTargets()) {
           )
           const third = wordLines(100, PARTITIONS, 13)
           await produceStrings(client, input, third)
-          await outputIs(output, countWords([...first, ...second, ...third]))
+          await countsAre(client, output, countWords([...first, ...second, ...third]))
           const restores = restoresIn(logs.slice(mark))
           expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
           for (const r of restores) expect(r.from).toBeGreaterThan(0n)
@@ -198,7 +184,7 @@ for (const target of brokerTargets()) {
       try {
         const first = wordLines(300, PARTITIONS, 14)
         await produceStrings(client, input, first)
-        await outputIs(output, countWords(first))
+        await countsAre(client, output, countWords(first))
         // Java leads: it is the only member when wafka joins.
         await w.start()
         await until(
@@ -211,7 +197,7 @@ for (const target of brokerTargets()) {
         const second = wordLines(300, PARTITIONS, 15)
         await produceStrings(client, input, second)
         const expected = countWords([...first, ...second])
-        await outputIs(output, expected)
+        await countsAre(client, output, expected)
         // wafka's standbys read the changelogs of Java's active tasks: with its own tasks, the whole table.
         await until('wafka’s stale view to hold every count', () => staleView(w), holds(expected), 30_000)
         const own = w.store<string, bigint>('counts', 'keyValue')

@@ -24,7 +24,7 @@ import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
-import { consumedAll, produceStrings, restoresIn, tableReader } from './support.js'
+import { consumedAll, countsAre, produceStrings, restoresIn } from './support.js'
 import { countWords, FAST_STREAMS_GROUPS, wordCountTopology, wordLines } from './word-count-app.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 
@@ -94,20 +94,6 @@ for (const target of brokerTargets(FAST_GROUPS)) {
       }
     }
 
-    async function outputIs(output: string, expected: Map<string, bigint>, committed: boolean): Promise<void> {
-      const reader = await tableReader(client, output, undefined, committed ? 'read_committed' : 'read_uncommitted')
-      try {
-        await until(
-          `${output} to hold the counts`,
-          () => new Map([...reader.table].map(([k, v]) => [k, v === null ? null : v.readBigInt64BE()])),
-          (table) => table.size === expected.size && [...expected].every(([w, n]) => table.get(w) === n),
-          60_000,
-        )
-      } finally {
-        await reader.stop()
-      }
-    }
-
     const cases = [
       ['rocksDB', 'at_least_once'],
       ['in_memory', 'at_least_once'],
@@ -147,7 +133,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           )
           const first = wordLines(400, PARTITIONS, 1)
           await produceStrings(client, input, first)
-          await outputIs(output, countWords(first), guarantee === 'exactly_once_v2')
+          await countsAre(client, output, countWords(first), guarantee === 'exactly_once_v2')
           await b.start()
           // Each stateful task: active on one instance, its standby on the other.
           const split = await until(
@@ -163,7 +149,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           const second = wordLines(400, PARTITIONS, 2)
           await produceStrings(client, input, second)
           const expected = countWords([...first, ...second])
-          await outputIs(output, expected, guarantee === 'exactly_once_v2')
+          await countsAre(client, output, expected, guarantee === 'exactly_once_v2')
           // b's own tasks and its standbys' copies (Java's stale stores) hold the whole table: the standbys followed a's stores.
           const view = () =>
             new Map(
@@ -202,7 +188,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           )
           const third = wordLines(100, PARTITIONS, 3)
           await produceStrings(client, input, third)
-          await outputIs(output, countWords([...first, ...second, ...third]), guarantee === 'exactly_once_v2')
+          await countsAre(client, output, countWords([...first, ...second, ...third]), guarantee === 'exactly_once_v2')
           // The tasks b took over restored from where their standbys were, not from the changelog's start.
           const restores = restoresIn(logs.b.slice(mark))
           expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
@@ -248,7 +234,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           )
           const first = wordLines(400, PARTITIONS, 4)
           await produceStrings(client, input, first)
-          await outputIs(output, countWords(first), false)
+          await countsAre(client, output, countWords(first), false)
           await w.start()
           const split = await until(
             'the tasks to be split, each stateful one with a standby on the other instance',
@@ -262,7 +248,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           const second = wordLines(400, PARTITIONS, 5)
           await produceStrings(client, input, second)
           const expected = countWords([...first, ...second])
-          await outputIs(output, expected, false)
+          await countsAre(client, output, expected, false)
           // wafka's standbys read the changelogs Java's active tasks write: with its own tasks, the whole table.
           await until(
             "wafka's standbys to hold what Java's active tasks counted",
@@ -293,7 +279,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           )
           const third = wordLines(100, PARTITIONS, 6)
           await produceStrings(client, input, third)
-          await outputIs(output, countWords([...first, ...second, ...third]), false)
+          await countsAre(client, output, countWords([...first, ...second, ...third]), false)
           const restores = restoresIn(logs.slice(mark))
           expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
           for (const r of restores) expect(r.from).toBeGreaterThan(0n)

@@ -31,7 +31,7 @@ import { javaStreamsApp } from '../peers/java-streams.js'
 import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
-import { consumedAll, produceStrings, tableReader } from './support.js'
+import { consumedAll, countsAre, produceStrings } from './support.js'
 import { countWords, FAST_STREAMS_GROUPS, wordCountTopology, wordLines } from './word-count-app.js'
 
 const str = Serdes.String()
@@ -128,21 +128,6 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
       }))
     }
 
-    /** Until the output's table is `expected` (word to count). */
-    async function outputIs(output: string, expected: Map<string, bigint>): Promise<void> {
-      const reader = await tableReader(client, output)
-      try {
-        await until(
-          `${output} to hold the counts`,
-          () => new Map([...reader.table].map(([k, v]) => [k, v === null ? null : v.readBigInt64BE()])),
-          (table) => table.size === expected.size && [...expected].every(([w, n]) => table.get(w) === n),
-          60_000,
-        )
-      } finally {
-        await reader.stop()
-      }
-    }
-
     const allTasks = (partitions: number) => ['0', '1'].flatMap((s) => Array.from({ length: partitions }, (_, p) => `${s}_${p}`)).sort()
 
     it('the word count gives the table the input gives; the broker made the repartition topic and changelog', async () => {
@@ -155,7 +140,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
       })
       await streams.start()
       try {
-        await outputIs('sp-counts', countWords(input))
+        await countsAre(client, 'sp-counts', countWords(input))
         expect(await members('sp-wc')).toEqual([
           { processId: streams.processId, tasks: allTasks(3), endpoint: 'app-host:7070', tags: { zone: 'z1' } },
         ])
@@ -199,7 +184,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
         expect(split.flatMap((m) => m.tasks).sort()).toEqual(allTasks(4))
         const first = wordLines(400, 4, 1)
         await produceStrings(client, 'sp2-text', first)
-        await outputIs('sp2-counts', countWords(first))
+        await countsAre(client, 'sp2-counts', countWords(first))
         await a.close()
         const after = await until(
           'b to own every task',
@@ -218,7 +203,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
         expect(bStates.slice(-2)).toEqual(['REBALANCING', 'RUNNING'])
         const second = wordLines(400, 4, 2)
         await produceStrings(client, 'sp2-text', second)
-        await outputIs('sp2-counts', countWords([...first, ...second]))
+        await countsAre(client, 'sp2-counts', countWords([...first, ...second]))
       } finally {
         await a.close()
         await b.close()
@@ -247,7 +232,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
         expect(split.flatMap((m) => m.tasks).sort()).toEqual(allTasks(4))
         expect(split.map((m) => m.processId)).toContain(w.processId)
         await produceStrings(client, 'sp3-text', input)
-        await outputIs('sp3-counts', countWords(input))
+        await countsAre(client, 'sp3-counts', countWords(input))
         expect(await java.exited).toEqual({ code: 0, signal: null })
         expect(java.events.filter((e) => e.event === 'error')).toEqual([])
       } finally {
@@ -263,7 +248,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
       const streams = app('sp4', 'sp4-text', 'sp4-counts', 'exactly_once_v2')
       await streams.start()
       try {
-        await outputIs('sp4-counts', countWords(input))
+        await countsAre(client, 'sp4-counts', countWords(input))
         await consumedAll(client, 'sp4', ['sp4-text'], 30_000)
       } finally {
         await streams.close()
@@ -336,7 +321,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
       })
       await streams.start()
       try {
-        await outputIs('sp7-counts', countWords(first))
+        await countsAre(client, 'sp7-counts', countWords(first))
         // Everything committed first, so what the lost tasks processed is not processed twice.
         await consumedAll(client, 'sp7', ['sp7-text', 'sp7-counts-repartition'], 30_000)
         const c = await openCoordinator(kafka.bootstrap, 'sp7', raw)
@@ -355,7 +340,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
         expect(logs.filter((e) => e.log.message === 'joined the streams group').map((e) => e.log.memberEpoch)).toHaveLength(2)
         const second = wordLines(200, 2, 8)
         await produceStrings(client, 'sp7-text', second)
-        await outputIs('sp7-counts', countWords([...first, ...second]))
+        await countsAre(client, 'sp7-counts', countWords([...first, ...second]))
       } finally {
         await streams.close()
       }
@@ -378,7 +363,7 @@ for (const target of brokerTargets(FAST_STREAMS_GROUPS)) {
         await createTopics(['sp8-text', 'sp8-counts'], 2)
         const input = wordLines(100, 2, 8)
         await produceStrings(client, 'sp8-text', input)
-        await outputIs('sp8-counts', countWords(input))
+        await countsAre(client, 'sp8-counts', countWords(input))
       } finally {
         await streams.close()
       }

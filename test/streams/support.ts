@@ -88,6 +88,21 @@ export async function tableReader(
   return { table, partitions, records: () => records, stop: () => consumer.disconnect() }
 }
 
+/** Until `output` (a count table: Long values) holds exactly `expected`, word to count; read_committed if `committed`. */
+export async function countsAre(kafka: Kafka, output: string, expected: Map<string, bigint>, committed = false): Promise<void> {
+  const reader = await tableReader(kafka, output, undefined, committed ? 'read_committed' : 'read_uncommitted')
+  try {
+    await until(
+      `${output} to hold the counts`,
+      () => new Map([...reader.table].map(([k, v]) => [k, v === null ? null : v.readBigInt64BE()])),
+      (table) => table.size === expected.size && [...expected].every(([w, n]) => table.get(w) === n),
+      60_000,
+    )
+  } finally {
+    await reader.stop()
+  }
+}
+
 /** Until the group `groupId` (an application's) has committed every record of `topics`. */
 export async function consumedAll(kafka: Kafka, groupId: string, topics: string[], timeoutMs = 60_000): Promise<void> {
   const admin = kafka.admin()
