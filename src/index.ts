@@ -27,6 +27,7 @@ export {
   type EachBatchPayload,
   type RunOptions,
   type SubscribeOptions,
+  type DisconnectOptions,
 } from './consumer/consumer.js'
 export type { ConsumerConfig } from './consumer/config.js'
 export {

@@ -47,6 +47,15 @@ export const PAUSE_OPTIONS = {
   partitions: spec('array', 'Its partitions (default: all of them).'),
 } as const satisfies Record<'topic' | 'partitions', OptionSpec>
 
+export interface DisconnectOptions {
+  /** Send a leave request (default); false: the group keeps the member until its session times out. */
+  leaveGroup?: boolean
+}
+
+export const DISCONNECT_OPTIONS = {
+  leaveGroup: spec('boolean', 'Leave the group (default true); false: the group keeps the member until its session times out.'),
+} as const satisfies Record<keyof DisconnectOptions, OptionSpec>
+
 /** One entry of assign([...]). */
 export const ASSIGN_OPTIONS = {
   topic: spec('string', 'The topic.'),

@@ -6,7 +6,7 @@ import type { PartitionAssignor, TopicPartitions } from './assignors/index.js'
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from './assignors/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import type { CoordinatorLink } from './coordinator-link.js'
-import type { CommitIdentity, Membership, MembershipHooks } from './membership.js'
+import type { CommitIdentity, LeaveOptions, Membership, MembershipHooks } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
 import { COORDINATOR_MOVED, GROUP_FATAL, REJOIN } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -75,7 +75,7 @@ export class ClassicMembership implements Membership {
     this.wake?.()
   }
 
-  async leave(options: { unreachable?: boolean } = {}): Promise<void> {
+  async leave(options: LeaveOptions = {}): Promise<void> {
     this.stopped = true
     clearTimeout(this.followUpTimer)
     clearTimeout(this.heartbeatTimer)
@@ -93,7 +93,7 @@ export class ClassicMembership implements Membership {
       )
     this.owned = []
     // A static member does not leave: a restart within the session timeout takes its place without a rebalance.
-    if (this.memberId !== '' && this.config.groupInstanceId === null && !options.unreachable) {
+    if (this.memberId !== '' && this.config.groupInstanceId === null && !options.unreachable && !options.remain) {
       await this.coordinator
         .send(
           LeaveGroup,

@@ -4,7 +4,7 @@ import { backoffMs, sleep } from '../net/backoff.js'
 import { ConsumerGroupHeartbeat } from '../protocol/messages/index.js'
 import type { ResolvedConsumerConfig } from './config.js'
 import type { CoordinatorLink } from './coordinator-link.js'
-import type { CommitIdentity, Membership, MembershipHooks } from './membership.js'
+import type { CommitIdentity, LeaveOptions, Membership, MembershipHooks } from './membership.js'
 import { groupByTopic, partitionKey, type TopicPartition } from './partition-state.js'
 import { COORDINATOR_MOVED, REJOIN_CONSUMER_PROTOCOL } from '../error-policy.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
@@ -71,7 +71,7 @@ export class ConsumerGroupProtocol implements Membership {
     this.wake?.()
   }
 
-  async leave(options: { unreachable?: boolean } = {}): Promise<void> {
+  async leave(options: LeaveOptions = {}): Promise<void> {
     this.stopped = true
     this.wake?.()
     // The loop and the reconciliation report their own failures; here they only have to end.
@@ -82,7 +82,7 @@ export class ConsumerGroupProtocol implements Membership {
         this.log.caught('the revoke handler failed while leaving', 'warn', { groupId: this.coordinator.groupId }),
       )
     this.owned = []
-    if (this.memberEpoch > 0 && !options.unreachable) {
+    if (this.memberEpoch > 0 && !options.unreachable && !options.remain) {
       const epoch = this.config.groupInstanceId === null ? LEAVE_EPOCH : STATIC_LEAVE_EPOCH
       await this.coordinator
         .send(

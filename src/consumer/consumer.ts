@@ -12,7 +12,7 @@ import { ConsumerLog } from './consumer-log.js'
 import { OutageWatch, type GiveUp } from './outage.js'
 import { Fetcher } from './fetcher.js'
 import { CoordinatorLink } from './coordinator-link.js'
-import type { Membership, MembershipFactory, MembershipHooks } from './membership.js'
+import type { LeaveOptions, Membership, MembershipFactory, MembershipHooks } from './membership.js'
 import { fetchCommitted, topicIdsFor } from './offsets.js'
 import {
   announce,
@@ -26,11 +26,21 @@ import { OwnedPartitions, groupByTopic, partitionKey, type PartitionState, type 
 import { SubscriptionState, type SubscribeOptions } from './subscription-state.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { checkEntries, checkOptions } from '../config/option.js'
-import { ASSIGN_OPTIONS, COMMIT_OFFSET_OPTIONS, PAUSE_OPTIONS, RUN_OPTIONS, SEEK_OPTIONS, SUBSCRIBE_OPTIONS } from './call-options.js'
+import {
+  ASSIGN_OPTIONS,
+  COMMIT_OFFSET_OPTIONS,
+  DISCONNECT_OPTIONS,
+  PAUSE_OPTIONS,
+  RUN_OPTIONS,
+  SEEK_OPTIONS,
+  SUBSCRIBE_OPTIONS,
+  type DisconnectOptions,
+} from './call-options.js'
 
 export { ConsumerEvents } from './events.js'
 export type { EachBatchPayload, EachMessagePayload } from './delivery-runner.js'
 export type { SubscribeOptions } from './subscription-state.js'
+export type { DisconnectOptions } from './call-options.js'
 
 export interface RunOptions extends Handlers, AutoCommitOptions {}
 
@@ -273,14 +283,20 @@ export class Consumer {
   }
 
   /** Stops fetching and processing, commits what was processed and leaves the group. */
-  async stop(): Promise<void> {
-    this.lastRun = undefined
-    clearTimeout(this.restartTimer)
-    await this.halt(false)
+  stop(): Promise<void> {
+    return this.end({})
   }
 
-  /** stop(); `unreachable`: no broker answers, so nothing is committed and no leave request is sent. One at a time. */
-  private halt(unreachable: boolean): Promise<void> {
+  /** stop() or disconnect(): no run restarts after it. */
+  private async end(how: LeaveOptions): Promise<void> {
+    this.lastRun = undefined
+    clearTimeout(this.restartTimer)
+    await this.halt(how)
+  }
+
+  /** stop(), leaving the group as `how` says (`unreachable`: no broker answers, so nothing is committed and no leave request is sent). One at a time. */
+  private halt(how: LeaveOptions = {}): Promise<void> {
+    const unreachable = how.unreachable === true
     if (!this.runner.running && !this.started) return this.halting ?? Promise.resolve()
     this.halting ??= (async () => {
       this.commits.stop()
@@ -291,7 +307,7 @@ export class Consumer {
       await stopping
       if (wasRunning) this.log.exiting(this.membership?.memberId)
       if (this.membership) {
-        await this.membership.leave({ unreachable })
+        await this.membership.leave(how)
         if (unreachable && this.membership instanceof ClassicMembership) this.rejoinAs = this.membership.memberId
       } else if (this.commits.automatic && !unreachable)
         await this.commits.commitFinal().catch(
@@ -308,8 +324,15 @@ export class Consumer {
     return this.halting
   }
 
-  async disconnect(): Promise<void> {
-    await this.stop()
+  /**
+   * Stops (committing what was processed) and closes the connections.
+   * `leaveGroup: false` sends no leave request: the group keeps this member
+   * until its session times out, so a restart within it causes no rebalance
+   * (Java's `close(CloseOptions.groupMembershipOperation(REMAIN_IN_GROUP))`).
+   */
+  async disconnect(options: DisconnectOptions = {}): Promise<void> {
+    const { leaveGroup = true } = checkOptions('disconnect()', options, DISCONNECT_OPTIONS)
+    await this.end({ remain: !leaveGroup })
     this.stopStatistics()
     announce('disconnect', this)
     await this.cluster.disconnect()
@@ -392,7 +415,7 @@ export class Consumer {
       },
       fatal: (error) => {
         this.crash(error, false)
-        void this.halt(false)
+        void this.halt()
       },
     }
   }
@@ -485,12 +508,12 @@ export class Consumer {
   private unreachable(error: Error, failures: number, ms: number): void {
     if (!this.runner.running) return
     this.crash(error, false, { retriesExceeded: { retryCount: failures - 1, elapsedMs: ms } })
-    void this.halt(true).catch(this.cluster.log('Consumer').caught('stopping after the cluster became unreachable failed'))
+    void this.halt({ unreachable: true }).catch(this.cluster.log('Consumer').caught('stopping after the cluster became unreachable failed'))
   }
 
   /** A handler failed past its retries (hooks.handlerRetries): the run stops, then ends as a crash. */
   private handlerGaveUp({ error, ...failure }: RunFailure): void {
-    void this.halt(false)
+    void this.halt()
       .catch(this.cluster.log('Consumer').caught('stopping after a handler kept failing failed'))
       .then(() => this.crash(error, false, failure))
   }
@@ -521,7 +544,7 @@ export class Consumer {
   /** Runs `run` again after a failure ended it, unless stop() came first. */
   private async restart(run: RunOptions): Promise<void> {
     try {
-      await this.halt(false)
+      await this.halt()
       if (this.lastRun === run) await this.run(run)
     } catch (err) {
       this.crash(err, false)

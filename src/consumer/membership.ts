@@ -26,18 +26,26 @@ export interface CommitIdentity {
   groupInstanceId: string | null
 }
 
+/**
+ * How a member goes: `unreachable`, the cluster does not answer (the
+ * partitions are lost: no commit, no leave request; the group expires this
+ * member); `remain`, the partitions are given up as usual (committed) but no
+ * leave request goes out, so the group keeps the member until its session
+ * times out (Java's CloseOptions REMAIN_IN_GROUP).
+ */
+export interface LeaveOptions {
+  unreachable?: boolean
+  remain?: boolean
+}
+
 /** A group membership: the classic protocol or KIP-848's. */
 export interface Membership {
   /** Joins and keeps the membership alive (heartbeats, rejoins) until leave(). Resolves after the first assignment. */
   start(): Promise<void>
   /** Asks for a rebalance soon (the subscription changed). */
   rejoin(reason: string): void
-  /**
-   * Gives up the partitions (committing first) and leaves the group; with
-   * `unreachable`, the cluster does not answer: the partitions are lost
-   * (no commit, no leave request; the group expires this member).
-   */
-  leave(options?: { unreachable?: boolean }): Promise<void>
+  /** Gives up the partitions (committing first) and leaves the group, as `options` say. */
+  leave(options?: LeaveOptions): Promise<void>
   /** Who commits: generation/epoch and member id, as the coordinator checks them. */
   commitIdentity(): CommitIdentity
   readonly memberId: string

@@ -21,7 +21,7 @@ export {
   type StreamThreadExceptionResponse,
   type UncaughtExceptionHandler,
 } from '../streams/kafka-streams.js'
-export type { StreamsConfig, ProcessingGuarantee, StreamsGroupProtocol } from '../streams/options.js'
+export type { StreamsConfig, ProcessingGuarantee, StreamsGroupProtocol, CloseOptions } from '../streams/options.js'
 export {
   ApplicationShutdownError,
   IllegalStateError,

@@ -22,10 +22,10 @@ import { ConsumerEvents } from '../consumer/events.js'
 import { Kafka } from '../kafka.js'
 import type { Logger } from '../logger.js'
 import type { Producer } from '../producer/producer.js'
-import { numberOption } from '../config/option.js'
+import { checkOptions, numberOption } from '../config/option.js'
 import { KAFKA_OPTIONS } from '../cluster/options.js'
 import { prepareInternalTopics } from './internal-topics.js'
-import { resolveStreamsConfig, type ResolvedStreamsConfig, type StreamsConfig } from './options.js'
+import { CLOSE_OPTIONS, resolveStreamsConfig, type CloseOptions, type ResolvedStreamsConfig, type StreamsConfig } from './options.js'
 import { RecordCollector } from './record-collector.js'
 import { ThreadCache } from './record-cache.js'
 import { isTaskMigrated, StreamsProducer, type ConsumedOffsets } from './streams-producer.js'
@@ -772,12 +772,18 @@ export class KafkaStreams {
     else this.uncaught(failure)
   }
 
-  /** Stops processing, commits what was processed and leaves the group. */
-  async close(): Promise<void> {
+  /**
+   * Stops processing, commits what was processed and leaves the group.
+   * `leaveGroup: false` (Java's default for a classic group, from its
+   * rolling-bounce days) sends no leave request: the group keeps this
+   * instance's tasks until its session times out.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    const { leaveGroup = true } = checkOptions('close()', options, CLOSE_OPTIONS)
     if (this.current === 'NOT_RUNNING' || this.current === 'ERROR') return
     if (this.current === 'PENDING_ERROR' || this.current === 'PENDING_SHUTDOWN') return this.stopping
     this.transition('PENDING_SHUTDOWN')
-    await this.shutdown()
+    await this.shutdown(leaveGroup)
     this.transition('NOT_RUNNING')
   }
 
@@ -998,16 +1004,18 @@ export class KafkaStreams {
       error: (error as Error)?.message,
     })
     if (NEXT[this.current].includes('PENDING_ERROR')) this.transition('PENDING_ERROR')
-    void this.shutdown().then(() => this.current === 'PENDING_ERROR' && this.transition('ERROR'))
+    // As Java's closeToError: no leave request. Under SHUTDOWN_APPLICATION the other instances may still be
+    // syncing the assignment that tells them to stop: a leave now would start a rebalance that loses it.
+    void this.shutdown(false).then(() => this.current === 'PENDING_ERROR' && this.transition('ERROR'))
   }
 
-  private shutdown(): Promise<void> {
+  private shutdown(leaveGroup: boolean): Promise<void> {
     this.stopping ??= (async () => {
       const log = (what: string) => this.log.caught(`${what} failed while closing`, 'warn')
       clearInterval(this.commitTimer)
       clearInterval(this.stateDirCleaner)
       this.classic?.close()
-      await this.consumer?.disconnect().catch(log('leaving the group'))
+      await this.consumer?.disconnect({ leaveGroup }).catch(log('leaving the group'))
       await this.globals?.stop().catch(log("stopping the global stores' consumer"))
       await this.producer?.disconnect().catch(log('closing the producer'))
       if (this.eos) await this.serialized(() => this.abortTransaction()).catch(log('aborting the transaction'))

@@ -1,7 +1,16 @@
 // The options of `new KafkaStreams(topology, {...})`: the client's (KAFKA_OPTIONS,
 // the same table `new Kafka()` checks) and Kafka Streams' own, under Java's
 // names in camelCase. Unknown keys are refused, naming the nearest.
-import { checkKeys, countOption, msOption as ms, numberOption, oneOf, valueOption as value, type OptionSpec } from '../config/option.js'
+import {
+  callOption,
+  checkKeys,
+  countOption,
+  msOption as ms,
+  numberOption,
+  oneOf,
+  valueOption as value,
+  type OptionSpec,
+} from '../config/option.js'
 import { ConfigError } from '../errors.js'
 import { KAFKA_ALIASES, KAFKA_OPTIONS, type ClusterOptions } from '../cluster/options.js'
 import type { Serde } from './serdes.js'
@@ -256,3 +265,13 @@ function tags(given: unknown): Record<string, string> {
     throw new ConfigError(`clientTags must be an object of strings, such as { zone: 'eu-1' }, not ${JSON.stringify(given)}`)
   return { ...(given as Record<string, string>) }
 }
+
+/** KafkaStreams.close()'s options (Java's KafkaStreams.CloseOptions). */
+export interface CloseOptions {
+  /** Send a leave request (default true); false: the group keeps the instance's tasks until its session times out. */
+  leaveGroup?: boolean
+}
+
+export const CLOSE_OPTIONS = {
+  leaveGroup: callOption('boolean', 'Leave the group (default true); false: the group keeps the tasks until the session times out.'),
+} as const satisfies Record<keyof CloseOptions, OptionSpec>

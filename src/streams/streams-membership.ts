@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto'
 import type { ResolvedConsumerConfig } from '../consumer/config.js'
 import type { CoordinatorLink } from '../consumer/coordinator-link.js'
-import type { CommitIdentity, Membership, MembershipHooks } from '../consumer/membership.js'
+import type { CommitIdentity, LeaveOptions, Membership, MembershipHooks } from '../consumer/membership.js'
 import { groupByTopic, type TopicPartition } from '../consumer/partition-state.js'
 import { ConsumerEvents } from '../consumer/events.js'
 import { COORDINATOR_MOVED, REJOIN_CONSUMER_PROTOCOL } from '../error-policy.js'
@@ -163,7 +163,7 @@ export class StreamsMembership implements Membership {
     return sent
   }
 
-  async leave(options: { unreachable?: boolean } = {}): Promise<void> {
+  async leave(options: LeaveOptions = {}): Promise<void> {
     this.stopped = true
     this.wake?.()
     // The loop and the reconciliation report their own failures; here they only have to end.
@@ -179,7 +179,7 @@ export class StreamsMembership implements Membership {
     this.owned = []
     const inGroup = this.memberEpoch > 0
     if (this.state !== 'UNSUBSCRIBED') this.transitionTo(this.state === 'FATAL' ? 'UNSUBSCRIBED' : 'LEAVING')
-    if (inGroup && !options.unreachable) {
+    if (inGroup && !options.unreachable && !options.remain) {
       await this.coordinator
         .send(StreamsGroupHeartbeat, () => ({ groupId: this.coordinator.groupId, memberId: this.memberId, memberEpoch: LEAVE_EPOCH }), 5000)
         .then(() => this.log.info('left the streams group', { groupId: this.coordinator.groupId, memberId: this.memberId }))

@@ -162,6 +162,34 @@ for (const target of brokerTargets({ kafka: { brokers: 1 } }))
       expect(run.exactlyOnceProblems(800)).toEqual([])
     })
 
+    it("disconnect({ leaveGroup: false }) sends no LeaveGroup (Java's REMAIN_IN_GROUP): the group keeps the member until its session times out; disconnect() leaves at once", async () => {
+      const topic = 'remain'
+      await topics([topic], 4)
+      await produce(cluster.bootstrap, topic, 400)
+      const groupId = 'group-remain'
+      const run = newRun()
+      const base = { groupId, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, autoCommitIntervalMs: 200 }
+      const [a, b, c] = [await run.join('a', base, [topic]), await run.join('b', base, [topic]), await run.join('c', base, [topic])]
+      await run.settled(() => [a, b, c].every((m) => partitionsOf(m.consumer).length > 0))
+      await run.readAtLeast(400)
+      await expect(a.consumer.disconnect({ leaveGroups: false } as never)).rejects.toThrow(/leaveGroup/)
+      const members = async () => (await admin.describeGroups([groupId])).groups[0].members.length
+
+      await run.leave(a, { leaveGroup: false })
+      expect(await members()).toBe(3)
+      const left = Date.now()
+      // The others take a's partitions only when its session has timed out.
+      await run.settled(() => partitionsOf(b.consumer).length + partitionsOf(c.consumer).length === 4, 30_000)
+      expect(Date.now() - left).toBeGreaterThanOrEqual(5_000)
+      expect(await members()).toBe(2)
+
+      await run.leave(b)
+      expect(await members()).toBe(1)
+      await run.settled(() => partitionsOf(c.consumer).length === 4, 10_000)
+      // a committed what it read before it went: nothing is read twice.
+      expect(run.exactlyOnceProblems(400)).toEqual([])
+    }, 60_000)
+
     it("KIP-848 static membership: a member restarted within the broker's session timeout gets its partitions back, and the other member keeps its own", async () => {
       const topic = 'static-848'
       await topics([topic], 4)

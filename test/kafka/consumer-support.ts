@@ -162,9 +162,9 @@ export class GroupRun {
     return member
   }
 
-  /** Disconnects a member: it leaves the group and holds nothing any more. */
-  async leave(member: Member): Promise<void> {
-    await member.consumer.disconnect()
+  /** Disconnects a member: it leaves the group (unless `leaveGroup` is false) and holds nothing any more. */
+  async leave(member: Member, options?: { leaveGroup?: boolean }): Promise<void> {
+    await member.consumer.disconnect(options)
     this.registry.splice(this.registry.indexOf(member), 1)
     this.ownership.forget(member.name)
   }

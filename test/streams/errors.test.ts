@@ -332,5 +332,36 @@ describe('KafkaStreams failures on the embedded broker', () => {
     expect(
       logs.some((e) => e.level === logLevel.ERROR && e.log.message.includes('asking every instance of the application to shut down')),
     ).toBe(true)
+    // As Java's closeToError, no LeaveGroup: a leave would start a rebalance that could keep the stop request
+    // from a member still syncing; the group keeps this member until its session times out.
+    const described = kafka.admin()
+    await described.connect()
+    const { groups } = await described.describeGroups(['doomed-app']).finally(() => described.disconnect())
+    expect(groups[0].members).toHaveLength(1)
+  })
+
+  it("close() leaves the group; close({ leaveGroup: false }) does not (Java's REMAIN_IN_GROUP), and an unknown option is refused", async () => {
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      await admin.createTopics({ topics: [{ topic: 'closing' }] })
+      const members = async (groupId: string) => (await admin.describeGroups([groupId])).groups[0].members.length
+      for (const leaveGroup of [true, false]) {
+        const groupId = `closing-${leaveGroup}`
+        const app = new KafkaStreams(doubler('closing'), options(groupId, []))
+        await app.start()
+        await until(
+          'joined',
+          () => members(groupId),
+          (n) => n === 1,
+          20_000,
+        )
+        await expect(app.close({ leaveGroups: true } as never)).rejects.toThrow(ConfigError)
+        await app.close({ leaveGroup })
+        expect(await members(groupId)).toBe(leaveGroup ? 0 : 1)
+      }
+    } finally {
+      await admin.disconnect()
+    }
   })
 })
