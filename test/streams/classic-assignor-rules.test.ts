@@ -8,6 +8,10 @@
 // copies of each stateful task, never on the process running it, spread by
 // load and written with every host's standby partitions; a shutdown request
 // and a missing source topic answer every member with Java's error codes.
+// Lag-aware (Java's HighAvailabilityTaskAssignor, the end offsets fed as the
+// leader's ListOffsets gives them): lags, warm-ups instead of actives within
+// maxWarmupReplicas, the probe time on the leader's client, caught-up and
+// least-lagging preference, standby swaps; standbys spread by client tags.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +19,7 @@ import { describe, expect, it } from 'vitest'
 import type { MemberSubscription, TopicPartitions } from '../../src/consumer/assignors/index.js'
 import { decodeAssignmentInfo, NO_REBALANCE } from '../../src/streams/assignment-info.js'
 import { StreamsPartitionAssignor, type StreamsAssignorOptions } from '../../src/streams/streams-partition-assignor.js'
+import { taskLags } from '../../src/streams/task-movement.js'
 import { writeCheckpoint } from '../../src/streams/offset-checkpoint.js'
 import { decodeSubscriptionInfo, encodeSubscriptionInfo, type TaskOffsetSum } from '../../src/streams/subscription-info.js'
 import { StateDirectory } from '../../src/streams/state-directory.js'
@@ -252,6 +257,27 @@ describe("the classic streams assignor's lag-aware placement (Java's HighAvailab
   const running = (id: string, partitions: number[]) =>
     member(id, 1, [{ topic: 't', partitions }], 0, sums(Object.fromEntries(partitions.map((p) => [`0_${p}`, -2n]))))
   const runsAll = (id: string) => running(id, [0, 1, 2, 3])
+
+  it('counts lags as Java’s ClientState.computeTaskLags: running -2, unknown -3, none held the whole end, a sum past the end the whole end', () => {
+    const ends = new Map([
+      ['0_0', 1000n],
+      ['0_1', 1000n],
+      ['0_2', 1000n],
+      ['0_3', 1000n],
+      ['0_4', 1000n],
+    ])
+    const lags = taskLags(
+      new Map([
+        ['0_0', -2n],
+        ['0_1', -3n],
+        ['0_3', 1200n],
+        ['0_4', 940n],
+        ['9_9', 5n],
+      ]),
+      ends,
+    )
+    expect(Object.fromEntries(lags)).toEqual({ '0_0': -2n, '0_1': -3n, '0_2': 1000n, '0_3': 1000n, '0_4': 60n })
+  })
 
   it('keeps every active task on the caught-up client, gives the empty newcomer warm-ups, and asks the leader for a probing rebalance', async () => {
     const before = Date.now()
