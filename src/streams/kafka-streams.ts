@@ -21,6 +21,7 @@ import type { EachBatchPayload } from '../consumer/delivery-runner.js'
 import { ConsumerEvents } from '../consumer/events.js'
 import { Kafka } from '../kafka.js'
 import type { Logger } from '../logger.js'
+import { LATEST as LATEST_OFFSET_SPEC } from '../admin/offsets.js'
 import type { Producer } from '../producer/producer.js'
 import { checkOptions, numberOption } from '../config/option.js'
 import { KAFKA_OPTIONS } from '../cluster/options.js'
@@ -525,10 +526,17 @@ export class KafkaStreams {
         id: sub.id,
         sourceTopics: sub.sourceTopics.map((t) => this.env.topicName(t)),
         stateful: sub.stores.length > 0,
+        changelogTopics: sub.stores.map((store) => this.env.changelogTopic(store)),
       })),
       // The standby tasks' offsets as they stand, over what their last checkpoints say.
       localOffsetSums: () => new Map([...(this.stateDirectory?.taskOffsetSums() ?? []), ...(this.standbys?.offsetSums() ?? [])]),
       numStandbyReplicas: this.config.numStandbyReplicas,
+      rackAwareAssignmentTags: this.config.rackAwareAssignmentTags,
+      acceptableRecoveryLag: this.config.acceptableRecoveryLag,
+      maxWarmupReplicas: this.config.maxWarmupReplicas,
+      probingRebalanceIntervalMs: this.config.probingRebalanceIntervalMs,
+      changelogEndOffsets: (partitions) => this.changelogEndOffsets(partitions),
+      log: this.log,
       onAssigned: (info) => this.classic?.assigned(info),
       errorCode: () => (this.shutdownRequest ? AssignorError.SHUTDOWN_REQUESTED : AssignorError.NONE),
       onError: (code) =>
@@ -541,6 +549,16 @@ export class KafkaStreams {
                 )),
         ),
     })
+  }
+
+  /** As the classic leader: the changelogs' end offsets, read_uncommitted (Java's ClientUtils.fetchEndOffsets). */
+  private async changelogEndOffsets(partitions: Array<{ topic: string; partition: number }>): Promise<Map<string, Map<number, bigint>>> {
+    const admin = this.admin
+    if (!admin) throw new StreamsError('the admin client is not connected')
+    const byTopic = new Map<string, number[]>()
+    for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition])
+    const ends = await Promise.all([...byTopic].map(([topic, ids]) => admin.listOffsets(topic, ids, LATEST_OFFSET_SPEC)))
+    return new Map([...byTopic.keys()].map((topic, i) => [topic, ends[i]]))
   }
 
   /** The stream thread: a consumer of the source topics handing each batch to its task. */

@@ -57,8 +57,31 @@ export interface StreamsConfig extends ClusterOptions {
    * Under 'streams' the group config `streams.num.standby.replicas` decides, as for Java. Java: `num.standby.replicas`.
    */
   numStandbyReplicas?: number
-  /** Tags the streams group may use to place standby tasks (rack-aware assignment). Java: `client.tag.<key>`. */
+  /**
+   * This instance's tags, sent to the group: standby tasks are spread over their values (rack-aware assignment)
+   * by the streams group, or under 'classic' by a leader whose rackAwareAssignmentTags name them. Java: `client.tag.<key>`.
+   */
   clientTags?: Record<string, string>
+  /**
+   * Under groupProtocol 'classic', when this instance leads: the clientTags keys (at most 5, each one of this
+   * instance's clientTags) over whose values each task's standbys are spread. Default: none. Java: `rack.aware.assignment.tags`.
+   */
+  rackAwareAssignmentTags?: string[]
+  /**
+   * Under groupProtocol 'classic', when this instance leads: how many changelog offsets an instance may lag
+   * behind and still be given a stateful task as active. Default: `10000`. Java: `acceptable.recovery.lag`.
+   */
+  acceptableRecoveryLag?: number
+  /**
+   * Under groupProtocol 'classic', when this instance leads: how many warm-up tasks (standby copies filling an
+   * instance that is to take a task over) one rebalance may give. Default: `2`. Java: `max.warmup.replicas`.
+   */
+  maxWarmupReplicas?: number
+  /**
+   * Under groupProtocol 'classic', when this instance leads and gave warm-up tasks: how long until the probing
+   * rebalance that moves caught-up tasks. Default: `600000`, at least `60000`. Java: `probing.rebalance.interval.ms`.
+   */
+  probingRebalanceIntervalMs?: number
   /**
    * The directory persistent stores live in: `<stateDir>/<applicationId>/<taskId>/`. Default:
    * `<os.tmpdir()>/kafka-streams`, as Java's. Java: `state.dir`.
@@ -125,7 +148,35 @@ export const STREAMS_OPTIONS = {
     'num.standby.replicas',
     0,
   ),
-  clientTags: value(undefined, 'Tags the streams group may use to place standby tasks (rack-aware assignment).', 'client.tag.<key>'),
+  clientTags: value(
+    undefined,
+    "This instance's tags, sent to the group: standby tasks are spread over their values (rack-aware assignment) by the streams group, or under 'classic' by a leader whose rackAwareAssignmentTags name them.",
+    'client.tag.<key>',
+  ),
+  rackAwareAssignmentTags: value(
+    undefined,
+    "Under groupProtocol 'classic', when this instance leads: the clientTags keys (at most 5, each one of this instance's clientTags) over whose values each task's standbys are spread.",
+    'rack.aware.assignment.tags',
+  ),
+  acceptableRecoveryLag: {
+    default: 10_000,
+    doc: "Under groupProtocol 'classic', when this instance leads: how many changelog offsets an instance may lag behind and still be given a stateful task as active.",
+    java: 'acceptable.recovery.lag',
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+  },
+  maxWarmupReplicas: countOption(
+    2,
+    "Under groupProtocol 'classic', when this instance leads: how many warm-up tasks (standby copies filling an instance that is to take a task over) one rebalance may give.",
+    'max.warmup.replicas',
+    1,
+  ),
+  probingRebalanceIntervalMs: ms(
+    600_000,
+    "Under groupProtocol 'classic', when this instance leads and gave warm-up tasks: how long until the probing rebalance that moves caught-up tasks.",
+    'probing.rebalance.interval.ms',
+    60_000,
+  ),
   stateDir: {
     ...value(undefined, 'The directory persistent stores live in: `<stateDir>/<applicationId>/<taskId>/`.', 'state.dir'),
     defaultDoc: '`<os.tmpdir()>/kafka-streams`',
@@ -168,6 +219,10 @@ export interface ResolvedStreamsConfig {
   userEndpoint: { host: string; port: number } | null
   numStandbyReplicas: number
   clientTags: Record<string, string>
+  rackAwareAssignmentTags: string[]
+  acceptableRecoveryLag: number
+  maxWarmupReplicas: number
+  probingRebalanceIntervalMs: number
   stateDir: string
   defaultDslStore: DslStoreType
   stateCleanupDelayMs: number
@@ -194,6 +249,10 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     applicationServer,
     numStandbyReplicas,
     clientTags,
+    rackAwareAssignmentTags,
+    acceptableRecoveryLag,
+    maxWarmupReplicas,
+    probingRebalanceIntervalMs,
     stateDir,
     defaultDslStore,
     stateCleanupDelayMs,
@@ -214,6 +273,7 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
       throw new ConfigError(`${name} must be a Serde (serialize and deserialize), such as Serdes.String()`)
   if (stateDir !== undefined && (typeof stateDir !== 'string' || stateDir === ''))
     throw new ConfigError(`stateDir must be a directory path, not ${JSON.stringify(stateDir)}`)
+  const resolvedTags = tags(clientTags)
   const guarantee = oneOf('processingGuarantee', processingGuarantee, ['at_least_once', 'exactly_once_v2'] as const, 'at_least_once')
   return {
     applicationId,
@@ -231,7 +291,11 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
     groupProtocol: oneOf('groupProtocol', groupProtocol, ['classic', 'streams'] as const, 'classic'),
     userEndpoint: endpoint(applicationServer),
     numStandbyReplicas: standbyCount(numStandbyReplicas),
-    clientTags: tags(clientTags),
+    clientTags: resolvedTags,
+    rackAwareAssignmentTags: rackTags(rackAwareAssignmentTags, resolvedTags),
+    acceptableRecoveryLag: wholeNumber('acceptableRecoveryLag', acceptableRecoveryLag),
+    maxWarmupReplicas: wholeNumber('maxWarmupReplicas', maxWarmupReplicas),
+    probingRebalanceIntervalMs: probingInterval(probingRebalanceIntervalMs),
     // Read now, not at load: os.tmpdir() follows TMPDIR.
     stateDir: stateDir ?? join(tmpdir(), 'kafka-streams'),
     sessionTimeoutMs: sessionTimeoutMs === undefined ? undefined : numberOption(STREAMS_OPTIONS, 'sessionTimeoutMs', sessionTimeoutMs),
@@ -245,9 +309,43 @@ export function resolveStreamsConfig(given: StreamsConfig): ResolvedStreamsConfi
 }
 
 function standbyCount(given: unknown): number {
-  const n = numberOption(STREAMS_OPTIONS, 'numStandbyReplicas', given)
-  if (!Number.isInteger(n)) throw new ConfigError(`numStandbyReplicas must be a whole number, not ${n}`)
+  return wholeNumber('numStandbyReplicas', given)
+}
+
+function wholeNumber(name: keyof typeof STREAMS_OPTIONS, given: unknown): number {
+  const n = numberOption(STREAMS_OPTIONS, name, given)
+  if (!Number.isInteger(n)) throw new ConfigError(`${name} must be a whole number, not ${n}`)
   return n
+}
+
+/**
+ * The least probingRebalanceIntervalMs taken: Java's one minute. @internal
+ * Only tests lower it, to see a probing rebalance without waiting a minute.
+ */
+export const probingRebalanceBound = { minMs: 60_000 }
+
+function probingInterval(given: unknown): number {
+  const { minMs } = probingRebalanceBound
+  if (given === undefined) return STREAMS_OPTIONS.probingRebalanceIntervalMs.default as number
+  if (typeof given !== 'number' || !Number.isInteger(given) || given < minMs || given > 2 ** 31 - 1)
+    throw new ConfigError(
+      `probingRebalanceIntervalMs must be a whole number of milliseconds from ${minMs} to ${2 ** 31 - 1}, not ${JSON.stringify(given)}`,
+    )
+  return given
+}
+
+/** Java's rack.aware.assignment.tags: at most 5 keys, each one of this instance's client tags. */
+function rackTags(given: unknown, clientTags: Record<string, string>): string[] {
+  if (given === undefined || given === null) return []
+  if (!Array.isArray(given) || given.some((t) => typeof t !== 'string' || t === ''))
+    throw new ConfigError(`rackAwareAssignmentTags must be an array of clientTags keys, such as ['zone'], not ${JSON.stringify(given)}`)
+  if (given.length > 5) throw new ConfigError(`rackAwareAssignmentTags may name at most 5 tags (Java's bound), not ${given.length}`)
+  const missing = given.filter((t) => !(t in clientTags))
+  if (missing.length > 0)
+    throw new ConfigError(
+      `rackAwareAssignmentTags names ${missing.map((t) => JSON.stringify(t)).join(', ')}, which clientTags does not set`,
+    )
+  return [...given]
 }
 
 /** Java's application.server: `host:port`. */

@@ -17,9 +17,16 @@
 // With numStandbyReplicas, each stateful task then gets that many standby
 // copies, each on the least loaded client (active and standby tasks per
 // consumer) holding no copy of it yet (Java's DefaultStandbyTaskAssignor),
-// spread over the client's consumers. Every consumer's AssignmentInfo names
-// its standby tasks and, for each instance with an endpoint, the source
-// partitions of its active and standby tasks (for queryMetadataForKey).
+// spread over the client's consumers; with rackAwareAssignmentTags, over
+// distinct tag values first (client-tag-standbys.ts). Given the changelogs'
+// end offsets, the leader then places stateful tasks by each client's lag
+// as Java's HighAvailabilityTaskAssignor does (task-movement.ts): an active
+// task balanced onto a client not caught up stays on a caught-up one, the
+// balanced client warming up a standby copy, and the leader's own client
+// is asked for a probing rebalance after probingRebalanceIntervalMs. Every
+// consumer's AssignmentInfo names its standby (and warm-up) tasks and, for
+// each instance with an endpoint, the source partitions of its active and
+// standby tasks (for queryMetadataForKey).
 import type { Buffer } from 'node:buffer'
 import type { AssignContext, MemberAssignment, PartitionAssignor, TopicPartitions } from '../consumer/assignors/index.js'
 import { type AssignorTaskId, assignorTaskName, compareTaskIds } from './assignor-wire.js'
@@ -31,7 +38,10 @@ import {
   type HostPartitions,
   NO_REBALANCE,
 } from './assignment-info.js'
+import type { Logger } from '../logger.js'
+import { assignClientTagAwareStandbys } from './client-tag-standbys.js'
 import { StreamsError } from './streams-error.js'
+import { assignTaskMovements, compareProcessIds, taskLags } from './task-movement.js'
 import {
   decodeSubscriptionInfo,
   encodeSubscriptionInfo,
@@ -49,7 +59,12 @@ export interface AssignorSubtopology {
   id: number
   sourceTopics: string[]
   stateful: boolean
+  /** Its stores' changelog topics (full names): a task's lag is counted over partition p of each. */
+  changelogTopics?: string[]
 }
+
+/** End offsets of changelog partitions, by topic then partition (Java's ClientUtils.fetchEndOffsets). */
+export type EndOffsetsFetcher = (partitions: Array<{ topic: string; partition: number }>) => Promise<Map<string, Map<number, bigint>>>
 
 export interface StreamsAssignorOptions {
   processId: string
@@ -60,6 +75,18 @@ export interface StreamsAssignorOptions {
   localOffsetSums?: () => ReadonlyMap<string, bigint>
   /** Java's num.standby.replicas: standby copies of each stateful task, when this member leads. Default 0. */
   numStandbyReplicas?: number
+  /** Java's rack.aware.assignment.tags: client tag keys whose values a task's standbys are spread over. */
+  rackAwareAssignmentTags?: readonly string[]
+  /** The changelogs' end offsets, when this member leads: without it every client counts as caught up. */
+  changelogEndOffsets?: EndOffsetsFetcher
+  /** Java's acceptable.recovery.lag. Default 10000. */
+  acceptableRecoveryLag?: number
+  /** Java's max.warmup.replicas. Default 2. */
+  maxWarmupReplicas?: number
+  /** Java's probing.rebalance.interval.ms. Default 600000. */
+  probingRebalanceIntervalMs?: number
+  /** Where a failed end-offset fetch is told (at INFO, as Java's). */
+  log?: Logger
   /** Each assignment this member is given (no error): its active and standby tasks and where every instance's are. */
   onAssigned?: (info: AssignmentInfo) => void
   /** 4 (SHUTDOWN_REQUESTED) once this instance asks the application to shut down, else 0. */
@@ -76,6 +103,11 @@ interface Client {
   previous: Set<string>
   /** Tasks it has state for. */
   state: Set<string>
+  /** Its task offset sums, by task name. */
+  offsetSums: Map<string, bigint>
+  tags: Record<string, string>
+  /** Changelog lag per stateful task (task-movement.ts's taskLags). */
+  lags: Map<string, bigint>
   assigned: AssignorTaskId[]
   standby: AssignorTaskId[]
 }
@@ -134,7 +166,7 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
     return Math.max(0, Number(info.nextRebalanceMs) - Date.now())
   }
 
-  assign({ members, partitionCounts }: AssignContext): Map<string, MemberAssignment> {
+  async assign({ members, partitionCounts }: AssignContext): Promise<Map<string, MemberAssignment>> {
     const infos = new Map<string, SubscriptionInfo>()
     for (const m of members) {
       if (!m.userData) throw new StreamsError(`member ${m.memberId} joined with no SubscriptionInfo: it is not a Kafka Streams instance`)
@@ -189,6 +221,9 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
           consumers: [],
           previous: new Set(),
           state: new Set(),
+          offsetSums: new Map(),
+          tags: info.clientTags,
+          lags: new Map(),
           assigned: [],
           standby: [],
         }
@@ -198,6 +233,7 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
       const mine = new Set<string>()
       for (const t of info.taskOffsetSums) {
         const name = assignorTaskName(t)
+        client.offsetSums.set(name, t.offsetSum)
         if (t.offsetSum === LATEST_OFFSET) client.previous.add(name)
         else if (t.offsetSum >= 0n) client.state.add(name)
       }
@@ -212,11 +248,32 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
         }
       consumerPrevious.set(m.memberId, mine)
     }
-    const list = [...clients.values()].sort((a, b) => (a.processId < b.processId ? -1 : 1))
-    // As Java's HighAvailabilityTaskAssignor: the standbys by the stateful load alone, before the stateless tasks.
+    const list = [...clients.values()].sort((a, b) => compareProcessIds(a.processId, b.processId))
+    const endOffsetSums = await this.endOffsetSums(stateful)
+    // As Java's HighAvailabilityTaskAssignor: the standbys by the stateful load alone, then the
+    // movements by lag, before the stateless tasks.
     assignToClients(stateful, list)
-    assignStandbys(stateful, list, this.options.numStandbyReplicas ?? 0)
+    const replicas = this.options.numStandbyReplicas ?? 0
+    const rackTags = this.options.rackAwareAssignmentTags ?? []
+    if (rackTags.length > 0) assignClientTagAwareStandbys(stateful, list, replicas, rackTags)
+    else assignStandbys(stateful, list, replicas)
+    // Without end offsets (none fetched, or the fetch failed) every client counts as caught up.
+    let probing = endOffsetSums === 'failed'
+    if (endOffsetSums instanceof Map) {
+      for (const c of list) c.lags = taskLags(c.offsetSums, endOffsetSums)
+      const moved = assignTaskMovements(
+        stateful,
+        list,
+        BigInt(this.options.acceptableRecoveryLag ?? 10_000),
+        this.options.maxWarmupReplicas ?? 2,
+      )
+      probing = moved.needed > 0
+    }
     assignToClients(stateless, list)
+    // Java encodes the probing rebalance for the leader's own client only, on one consumer.
+    let probeAt = probing ? BigInt(Date.now() + (this.options.probingRebalanceIntervalMs ?? 600_000)) : undefined
+    const leaderClient = clients.get(this.options.processId)
+    const statefulNames = new Set(stateful.map(assignorTaskName))
 
     const result = new Map<string, MemberAssignment>()
     const partitionsByHost: HostPartitions[] = []
@@ -233,35 +290,70 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
       const standbyByConsumer = spread(client.standby, client.consumers)
       for (const consumer of client.consumers) {
         const pairs: Array<{ topic: string; partition: number; task: AssignorTaskId }> = []
+        const standbys = [...standbyByConsumer.get(consumer)!]
         let pendingRevocation = false
         for (const task of byConsumer.get(consumer)!) {
           const parts = partitionsOf.get(assignorTaskName(task))!
           // Cooperative: a partition another consumer still owns waits until it is revoked.
           if (parts.some((p) => (ownedBy.get(tpKey(p.topic, p.partition)) ?? consumer) !== consumer)) {
             pendingRevocation = true
+            // Java's buildStandbyTaskMap: state kept here (a warm-up's) stays warm as a standby meanwhile.
+            if (statefulNames.has(assignorTaskName(task)) && client.state.has(assignorTaskName(task))) standbys.push(task)
             continue
           }
           for (const p of parts) pairs.push({ ...p, task })
         }
         sorted(pairs)
+        let nextRebalanceMs = pendingRevocation ? 0n : NO_REBALANCE
+        if (!pendingRevocation && probeAt !== undefined && client === leaderClient) {
+          nextRebalanceMs = probeAt
+          probeAt = undefined
+        }
         result.set(consumer, {
           partitions: group(pairs),
           userData: encodeAssignmentInfo({
             version: usedVersion,
             commonlySupportedVersion: supported,
             activeTasks: pairs.map((p) => p.task),
-            standbyTasks: standbyByConsumer
-              .get(consumer)!
-              .map((task) => ({ task, partitions: group(partitionsOf.get(assignorTaskName(task))!) })),
+            standbyTasks: standbys.map((task) => ({ task, partitions: group(partitionsOf.get(assignorTaskName(task))!) })),
             partitionsByHost,
             standbyPartitionsByHost,
             errorCode: AssignorError.NONE,
-            nextRebalanceMs: pendingRevocation ? 0n : NO_REBALANCE,
+            nextRebalanceMs,
           }),
         })
       }
     }
     return result
+  }
+
+  /**
+   * Each stateful task's changelog end offsets summed (Java's
+   * computeEndOffsetSumsByTask), 'failed' when they could not be fetched
+   * (a follow-up rebalance retries), undefined when not asked for.
+   */
+  private async endOffsetSums(stateful: AssignorTaskId[]): Promise<Map<string, bigint> | 'failed' | undefined> {
+    const fetch = this.options.changelogEndOffsets
+    if (!fetch || stateful.length === 0) return undefined
+    const subs = new Map(this.options.subtopologies.map((s) => [s.id, s]))
+    const changelogs = (t: AssignorTaskId) =>
+      (subs.get(t.subtopology)?.changelogTopics ?? []).map((topic) => ({ topic, partition: t.partition }))
+    try {
+      const ends = await fetch(stateful.flatMap(changelogs))
+      const sums = new Map<string, bigint>()
+      // A changelog partition not there yet has nothing to restore.
+      for (const t of stateful)
+        sums.set(
+          assignorTaskName(t),
+          changelogs(t).reduce((n, p) => n + (ends.get(p.topic)?.get(p.partition) ?? 0n), 0n),
+        )
+      return sums
+    } catch (err) {
+      this.options.log?.info('fetching the changelogs’ end offsets failed: tasks stay where they ran and a follow-up rebalance retries', {
+        error: err instanceof Error ? err.message : String(err),
+      })
+      return 'failed'
+    }
   }
 }
 

@@ -51,6 +51,31 @@ describe('KafkaStreams options', () => {
         /numStandbyReplicas must be/,
       )
     expect(new KafkaStreams(topology, { applicationId: 'a', brokers: 'localhost:9092', numStandbyReplicas: 2 }).state).toBe('CREATED')
+    // The lag-aware placement's options, with Java's bounds.
+    const base = { applicationId: 'a', brokers: 'localhost:9092' }
+    for (const [more, error] of [
+      [{ acceptableRecoveryLag: -1 }, /acceptableRecoveryLag must be/],
+      [{ acceptableRecoveryLag: 0.5 }, /acceptableRecoveryLag must be a whole number/],
+      [{ maxWarmupReplicas: 0 }, /maxWarmupReplicas must be a number from 1/],
+      [{ probingRebalanceIntervalMs: 59_999 }, /probingRebalanceIntervalMs must be a whole number of milliseconds from 60000/],
+      [{ rackAwareAssignmentTags: ['zone'] }, /rackAwareAssignmentTags names "zone", which clientTags does not set/],
+      [{ rackAwareAssignmentTags: 'zone' as never }, /rackAwareAssignmentTags must be an array/],
+      [
+        { rackAwareAssignmentTags: ['a', 'b', 'c', 'd', 'e', 'f'], clientTags: { a: '1', b: '1', c: '1', d: '1', e: '1', f: '1' } },
+        /at most 5/,
+      ],
+    ] as const)
+      expect(() => new KafkaStreams(topology, { ...base, ...more })).toThrow(error)
+    expect(
+      new KafkaStreams(topology, {
+        ...base,
+        acceptableRecoveryLag: 0,
+        maxWarmupReplicas: 1,
+        probingRebalanceIntervalMs: 60_000,
+        clientTags: { zone: 'z1' },
+        rackAwareAssignmentTags: ['zone'],
+      }).state,
+    ).toBe('CREATED')
   })
   it('refuses a deserializationExceptionHandler it does not know', () => {
     expect(
