@@ -13,7 +13,7 @@
 import { pack, unpack } from './packed-entry.js'
 import type { Serde } from './serdes.js'
 import type { HeldBytes } from './store-file.js'
-import type { CacheNode, NamedCache } from './record-cache.js'
+import type { CacheNode, CachingStore, NamedCache } from './record-cache.js'
 import type { RecordContext } from './topology.js'
 
 export interface KeyValueStore<K, V> {
@@ -41,7 +41,7 @@ interface Entry {
   timestamp: number
 }
 
-export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
+export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingStore {
   /** An entry put, or one restored (packed). */
   private readonly entries = new Map<string, Entry | string>()
   /** The entries' key and value bytes, summed (what a persistent store's file holds live, less framing). */
@@ -86,11 +86,11 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
     const before = this.entryAt(id)?.value ?? null
     this.set(id, v, v === null ? null : { value: v, timestamp })
     // After the write: an eviction it causes flushes this change too, as Java's put-then-evict does.
-    this.cache.changed(id, k, before, v === null ? -1 : v.length, timestamp, this.context!())
+    this.cache.changed(id, k, before, v === null ? -1 : v.length, timestamp, this.context!(), v)
   }
 
   /**
-   * The store caches from here on (an active task's DSL store with caching enabled): changes leave it
+   * The store caches from here on (an active task's store with caching enabled): changes leave it
    * at flushCache() or on eviction. `context` gives the record in hand. @internal
    */
   enableCaching(cache: NamedCache, context: () => RecordContext): void {
@@ -104,8 +104,9 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V> {
       const value = this.entryAt(node.id)?.value ?? null
       const old = node.flushed
       node.flushed = value
-      // Created and deleted since the last flush: nothing to log or forward (Java skips it too).
-      if (value === null && old === null) continue
+      // Created and deleted since the last flush: nothing to forward, so nothing logged (Java skips it too, with a
+      // listener; without one, as a Processor API store, Java writes it through and logs the tombstone).
+      if (value === null && old === null && this.flushListener) continue
       this.logChange(node.key, value, node.timestamp)
       if (this.flushListener)
         this.flushListener(

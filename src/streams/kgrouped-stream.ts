@@ -27,8 +27,8 @@ export interface Materialized<K, V> {
   valueSerde?: Serde<V>
   /**
    * Java's withCachingEnabled() / withCachingDisabled(): the store is behind the record cache
-   * (statestoreCacheMaxBytes), which forwards and logs each key's latest update at a commit or an
-   * eviction. Default: true, as Java's DSL stores. (Window and session stores do not cache yet.)
+   * (statestoreCacheMaxBytes), which forwards and logs each key's (window's, session's) latest update
+   * at a commit or an eviction. Default: true, as Java's DSL stores (key-value, window and session).
    */
   cachingEnabled?: boolean
 }

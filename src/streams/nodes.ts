@@ -3,8 +3,8 @@
 import type { Logger } from '../logger.js'
 import type { Serde } from './serdes.js'
 import type { KeyValueStore } from './key-value-store.js'
-import type { WindowStore } from './window-store.js'
-import type { SessionStore } from './session-store.js'
+import type { InMemoryWindowStore } from './window-store.js'
+import type { InMemorySessionStore } from './session-store.js'
 import type { TimeOrderedKeyValueBuffer } from './suppress-buffer.js'
 import type { RecordContext, StreamRecord } from './topology.js'
 import type { Cancellable, Punctuator, PunctuationType } from './processor.js'
@@ -22,7 +22,10 @@ export interface StoreDef {
   suppressBuffer?: true
   /** Kept in a file under stateDir (true) or in memory only (false); unset: the application's defaultDslStore. */
   persistent?: boolean
-  /** A DSL key-value store with caching enabled (Java's Materialized default): behind the record cache when statestoreCacheMaxBytes > 0. */
+  /**
+   * Behind the record cache when statestoreCacheMaxBytes > 0: a DSL key-value, window or session store with
+   * caching enabled (Java's Materialized default), a Processor API store whose builder said withCachingEnabled().
+   */
   caching?: boolean
 }
 
@@ -47,8 +50,12 @@ export interface NodeRuntime {
    * each, and true is returned: the node must not forward its own updates. False: it forwards them.
    */
   forwardOnFlush(name: string, sendOldValues: boolean): boolean
-  windowStore<K, V>(name: string): WindowStore<K, V>
-  sessionStore<K, V>(name: string): SessionStore<K, V>
+  /** A window store; a caching one takes a flush listener (setFlushListener), as Java's TimestampedTupleForwarder sets it. */
+  windowStore<K, V>(name: string): InMemoryWindowStore<K, V>
+  /** A session store; a caching one takes a flush listener (setFlushListener), as Java's TimestampedTupleForwarder sets it. */
+  sessionStore<K, V>(name: string): InMemorySessionStore<K, V>
+  /** Runs `fn` in the context of `context`'s record (a cache flush forwards each change in the context of the record that made it). */
+  inContext(context: RecordContext, fn: () => void): void
   suppressionBuffer<K, V>(name: string): TimeOrderedKeyValueBuffer<K, V>
   /** A global table's store (every node may read one, as Java's getStateStore). */
   globalStore<K, V>(name: string): KeyValueStore<K, V>

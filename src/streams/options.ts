@@ -98,8 +98,9 @@ export interface StreamsConfig extends ClusterOptions {
    */
   stateCleanupDelayMs?: number
   /**
-   * The record cache's bound in bytes, shared by the DSL's key-value stores of every task (caching
-   * enabled by default in Materialized): each key's latest update is forwarded and logged at a commit,
+   * The record cache's bound in bytes, shared by the caching stores of every task (the DSL's key-value,
+   * window and session stores, caching by default in Materialized; Processor API stores built
+   * withCachingEnabled()): each key's latest update is forwarded and logged at a commit,
    * or when the cache outgrows this. `0`: every update at once. Default: `10485760`. Java: `statestore.cache.max.bytes`.
    */
   statestoreCacheMaxBytes?: number

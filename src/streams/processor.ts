@@ -69,6 +69,23 @@ export interface StoreBuilder<K = any, V = any> {
   readonly def: StoreDef
   /** Types only: the serdes' key and value. */
   readonly _types?: [K, V]
+  /**
+   * Java's StoreBuilder.withCachingEnabled(): the store sits behind the record cache (statestoreCacheMaxBytes),
+   * so its changes reach the changelog once per key at each commit (or on eviction) instead of at each write.
+   * Reads see every write at once; nothing is forwarded. Off by default, as Java's builders.
+   */
+  withCachingEnabled(): StoreBuilder<K, V>
+  /** Java's withCachingDisabled() (the default): every write is logged at once. */
+  withCachingDisabled(): StoreBuilder<K, V>
+}
+
+function storeBuilder<K, V>(def: StoreDef): StoreBuilder<K, V> {
+  return {
+    name: def.name,
+    def,
+    withCachingEnabled: () => storeBuilder<K, V>({ ...def, caching: true }),
+    withCachingDisabled: () => storeBuilder<K, V>({ ...def, caching: false }),
+  }
 }
 
 /** Java's Stores, for the stores a processor uses. */
@@ -83,6 +100,6 @@ export const Stores = {
     return { name, persistent: true }
   },
   keyValueStoreBuilder<K, V>(supplier: KeyValueBytesStoreSupplier, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<K, V> {
-    return { name: supplier.name, def: { name: supplier.name, keySerde, valueSerde, persistent: supplier.persistent ?? true } }
+    return storeBuilder({ name: supplier.name, keySerde, valueSerde, persistent: supplier.persistent ?? true, caching: false })
   },
 }

@@ -1,7 +1,10 @@
 // Java's record cache (ThreadCache split into one NamedCache per store of a
 // task): the keys a caching store touched, least recently used first, and
-// which of them changed since the last flush. The store keeps the values
-// (key-value-store.ts writes them at once, so reads see them); the cache
+// which of them changed since the last flush. Key-value, window and session
+// stores cache through it alike (Java's CachingKeyValueStore,
+// CachingWindowStore, CachingSessionStore). The store keeps the values
+// (it writes them at once, so its reads and range reads see them, as Java's
+// MergedSortedCache iterators merge the cache over the store); the cache
 // decides when a change leaves the store: at a flush (each commit) or when
 // the thread's cache outgrows its bound and a changed key is evicted, which
 // flushes every change of that store, the evicted key's first (as Java's
@@ -20,6 +23,8 @@ export interface CacheNode {
   dirty: boolean
   /** Its last change deleted it. */
   deleted: boolean
+  /** Its latest value (null: deleted): what a flush writes, though a window or session store may have expired it since. */
+  value: Buffer | null
   /** The timestamp of its last change. */
   timestamp: number
   /** The record whose processing made the last change (forwarded in its context, as Java's LRUCacheEntry). */
@@ -38,9 +43,12 @@ export class ThreadCache {
 
   constructor(readonly maxBytes: number) {}
 
-  /** The cache of one store of one task; `flush` writes its changed keys on (the store's flush listener). */
-  named(name: string, flush: (dirty: CacheNode[]) => void): NamedCache {
-    return new NamedCache(name, this, flush)
+  /**
+   * The cache of one store of one task; `flush` writes its changed keys on (the store's flush listener).
+   * `keyOverhead`: bytes Java's cache key adds to the store key (8, the segment id, for window and session stores).
+   */
+  named(name: string, flush: (dirty: CacheNode[]) => void, keyOverhead = 0): NamedCache {
+    return new NamedCache(name, this, flush, keyOverhead)
   }
 
   /** After `cache` grew: its least recently used keys go until the thread is within bounds (Java evicts only from the cache written to). */
@@ -61,6 +69,7 @@ export class NamedCache {
     readonly name: string,
     private readonly thread: ThreadCache,
     private readonly flushListener: (dirty: CacheNode[]) => void,
+    private readonly keyOverhead = 0,
   ) {}
 
   isEmpty(): boolean {
@@ -80,8 +89,8 @@ export class NamedCache {
       this.nodes.set(id, node)
       return
     }
-    const size = nodeSize(key, valueBytes, context.topic)
-    const fresh: CacheNode = { id, key, flushed: null, dirty: false, deleted: false, timestamp: -1, context, size }
+    const size = nodeSize(key, valueBytes, context.topic) + this.keyOverhead
+    const fresh: CacheNode = { id, key, flushed: null, value: null, dirty: false, deleted: false, timestamp: -1, context, size }
     this.nodes.set(id, fresh)
     this.grow(size)
     this.thread.maybeEvict(this)
@@ -89,19 +98,28 @@ export class NamedCache {
 
   /**
    * The store changed this key (value `valueBytes` long, -1: deleted); `before` is what it held just before,
-   * the old value to flush if the key was clean. May evict, and so flush.
+   * the old value to flush if the key was clean; `value` the new one. May evict, and so flush.
    */
-  changed(id: string, key: Buffer, before: Buffer | null, valueBytes: number, timestamp: number, context: RecordContext): void {
+  changed(
+    id: string,
+    key: Buffer,
+    before: Buffer | null,
+    valueBytes: number,
+    timestamp: number,
+    context: RecordContext,
+    value: Buffer | null = null,
+  ): void {
     if (this.closed) return
-    const size = nodeSize(key, valueBytes < 0 ? 0 : valueBytes, context.topic)
+    const size = nodeSize(key, valueBytes < 0 ? 0 : valueBytes, context.topic) + this.keyOverhead
     let node = this.nodes.get(id)
     if (node === undefined) {
-      node = { id, key, flushed: before, dirty: true, deleted: valueBytes < 0, timestamp, context, size }
+      node = { id, key, flushed: before, value, dirty: true, deleted: valueBytes < 0, timestamp, context, size }
       this.nodes.set(id, node)
       this.grow(size)
     } else {
       if (!node.dirty) node.flushed = before
       node.dirty = true
+      node.value = value
       node.deleted = valueBytes < 0
       node.timestamp = timestamp
       node.context = context
@@ -160,4 +178,14 @@ export class NamedCache {
     this.sizeBytes += delta
     this.thread.sizeBytes += delta
   }
+}
+
+/** A store that can sit behind the record cache (key-value, window, session): what a task does with it. */
+export interface CachingStore {
+  /** Its cache's flush listener: each changed key to the changelog, and to the store's own listener if one is set. */
+  readonly flushed: (nodes: CacheNode[]) => void
+  enableCaching(cache: NamedCache, context: () => RecordContext): void
+  readonly cacheDirty: boolean
+  flushCache(): void
+  closeCache(): void
 }

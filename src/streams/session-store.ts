@@ -6,10 +6,18 @@
 // session's end, then its start (int64 BE each); the value is the
 // aggregate's bytes, null for a removed session. Every put and remove is
 // logged, as Java's change-logging layer logs them, expired or not, with the
-// input record's timestamp.
+// input record's timestamp. An aggregation's store caches as Java's
+// CachingSessionStore (record-cache.ts): puts and removes written at once (so
+// findSessions, and the merging built on it, sees them), logged and handed to
+// the flush listener once per session at each flush of the cache.
 import type { Serde } from './serdes.js'
 import type { LogChange } from './key-value-store.js'
+import type { CacheNode, CachingStore, NamedCache } from './record-cache.js'
+import type { RecordContext } from './topology.js'
 import type { Window } from './windowed-serdes.js'
+
+/** A cached session store's flushed change (Java's SessionCacheFlushListener): the new aggregate (null: removed) and the one flushed before. */
+export type SessionFlushListener<K, V> = (key: K, window: Window, value: V | null, oldValue: V | null, context: RecordContext) => void
 
 const SUFFIX = 16
 
@@ -32,10 +40,14 @@ export interface SessionStore<K, V> {
   all(): Array<{ key: K; window: Window; value: V }>
 }
 
-export class InMemorySessionStore<K, V> implements SessionStore<K, V> {
+export class InMemorySessionStore<K, V> implements SessionStore<K, V>, CachingStore {
   /** Sessions by changelog key. */
   private readonly sessions = new Map<string, Session>()
   private observedStreamTime = -Infinity
+  private cache: NamedCache | undefined
+  /** The record in hand, for the cache's entries. */
+  private context: (() => RecordContext) | undefined
+  private flushListener: SessionFlushListener<K, V> | undefined
 
   constructor(
     readonly name: string,
@@ -57,14 +69,73 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V> {
   put(key: K, window: Window, value: V, timestamp: number): void {
     const id = this.storeKey(key, window)
     const v = this.valueSerde.serialize(this.topic, value)
-    this.apply(id, v)
-    this.logChange(id, v, timestamp)
+    this.write(id, v, timestamp)
   }
 
   remove(key: K, window: Window, timestamp: number): void {
-    const id = this.storeKey(key, window)
-    this.sessions.delete(id.toString('latin1'))
-    this.logChange(id, null, timestamp)
+    this.write(this.storeKey(key, window), null, timestamp)
+  }
+
+  /** A put (a null value: a remove), logged at once or, caching, at the cache's flush. */
+  private write(id: Buffer, v: Buffer | null, timestamp: number): void {
+    const latin1 = id.toString('latin1')
+    const before = this.cache ? (this.sessions.get(latin1)?.value ?? null) : null
+    if (v === null) this.sessions.delete(latin1)
+    else this.apply(id, v, latin1)
+    // After the write: an eviction it causes flushes this change too, as Java's put-then-evict does.
+    if (this.cache) this.cache.changed(latin1, id, before, v === null ? -1 : v.length, timestamp, this.context!(), v)
+    else this.logChange(id, v, timestamp)
+  }
+
+  /** The store caches from here on (an active task's aggregation store with caching enabled); `context` gives the record in hand. @internal */
+  enableCaching(cache: NamedCache, context: () => RecordContext): void {
+    this.cache = cache
+    this.context = context
+  }
+
+  /** The store's cache was flushed: each changed session's latest aggregate to the changelog, and to the listener with the one flushed before. */
+  readonly flushed = (nodes: CacheNode[]): void => {
+    for (const node of nodes) {
+      const value = node.value
+      const old = node.flushed
+      node.flushed = value
+      // Created and removed since the last flush: Java forwards nothing, and with a listener logs nothing either.
+      if (value === null && old === null && this.flushListener) continue
+      this.logChange(node.key, value, node.timestamp)
+      if (!this.flushListener) continue
+      const k = node.key
+      this.flushListener(
+        this.keySerde.deserialize(this.topic, k.subarray(0, k.length - SUFFIX)) as K,
+        { start: Number(k.readBigInt64BE(k.length - 8)), end: Number(k.readBigInt64BE(k.length - SUFFIX)) },
+        value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
+        old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
+        node.context,
+      )
+    }
+  }
+
+  /** Who takes the flushed changes (Java's setFlushListener); false when the store does not cache, and its writer forwards itself. @internal */
+  setFlushListener(listener: SessionFlushListener<K, V>): boolean {
+    if (!this.cache) return false
+    this.flushListener = listener
+    return true
+  }
+
+  /** Whether the cache holds changes not flushed yet. @internal */
+  get cacheDirty(): boolean {
+    return this.cache?.hasDirty() ?? false
+  }
+
+  /** Writes the cached changes on (a commit, a clean close, a revoke). @internal */
+  flushCache(): void {
+    this.cache?.flush()
+  }
+
+  /** The task closed: the cache's bytes are given back. @internal */
+  closeCache(): void {
+    this.cache?.close()
+    this.cache = undefined
+    this.flushListener = undefined
   }
 
   all(): Array<{ key: K; window: Window; value: V }> {

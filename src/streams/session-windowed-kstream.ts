@@ -9,7 +9,8 @@
 // stream time - grace - gap the record is dropped with a warning; otherwise
 // each session it took in is removed and forwarded as a deletion, then the
 // merged session is put and forwarded, each at its session's end (Java's
-// output timestamp, with its cache off: every change forwarded).
+// output timestamp): at once with the cache off, else each changed session
+// once per flush of the store's cache (record-cache.ts), as Java's.
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import type { Materialized } from './kgrouped-stream.js'
@@ -88,6 +89,7 @@ export class SessionWindowedKStream<K, V> {
       valueSerde: materialized.valueSerde,
       session: { retentionMs: gapMs + graceMs },
       persistent: persistentOf(materialized.storeType),
+      caching: materialized.cachingEnabled ?? true,
     })
     this.b.topology.add({
       kind: 'processor',
@@ -98,6 +100,10 @@ export class SessionWindowedKStream<K, V> {
       graceMs: gapMs + graceMs,
       make: (rt) => {
         const store = rt.sessionStore<K, VA>(storeName)
+        // Caching: the store's flushes forward each changed session (a removed one as null) at its end, with the aggregate flushed before.
+        const cached = store.setFlushListener((key, window, value, oldValue, context) =>
+          rt.inContext(context, () => rt.forward({ key: { key, window }, value, timestamp: window.end, oldValue } as StreamRecord)),
+        )
         let observedStreamTime = -Infinity
         return (r: StreamRecord<K, V>) => {
           const c = rt.context()
@@ -132,11 +138,17 @@ export class SessionWindowedKStream<K, V> {
             for (const s of merged) {
               store.remove(r.key, s.window, t)
               // The value replaced goes along (Java's sendOldValues): a suppression buffer keeps it.
-              rt.forward({ key: { key: r.key, window: s.window }, value: null, timestamp: s.window.end, oldValue: s.value } as StreamRecord)
+              if (!cached)
+                rt.forward({
+                  key: { key: r.key, window: s.window },
+                  value: null,
+                  timestamp: s.window.end,
+                  oldValue: s.value,
+                } as StreamRecord)
             }
           agg = aggregator(r.key, r.value, agg)
           store.put(r.key, window, agg, t)
-          rt.forward({ key: { key: r.key, window }, value: agg, timestamp: window.end })
+          if (!cached) rt.forward({ key: { key: r.key, window }, value: agg, timestamp: window.end })
         }
       },
     })

@@ -14,7 +14,8 @@
 // a window ending before stream time - grace is closed: a record whose own
 // window [t, t + d] is closed is dropped, and a closed window is not updated
 // (both with a warning). Each window changed is forwarded with its timestamp
-// (the latest of its records'), as Java's with its cache off.
+// (the latest of its records'): at once with the cache off, else once per
+// flush of the store's cache (record-cache.ts), as Java's.
 import type { NodeRuntime } from './nodes.js'
 import type { SlidingWindows } from './sliding-windows.js'
 import { StreamsError } from './streams-error.js'
@@ -41,6 +42,12 @@ export function slidingWindowAggregate<K, V, VA>(
 ): (r: StreamRecord<K, V>) => void {
   const store = rt.windowStore<K, VA>(storeName)
   const d = windows.timeDifferenceMs
+  // Caching: the store's flushes forward each changed window, with the value flushed before it.
+  const cached = store.setFlushListener((key, start, value, oldValue, timestamp, context) =>
+    rt.inContext(context, () =>
+      rt.forward({ key: { key, window: { start, end: start + d } }, value, timestamp, oldValue } as StreamRecord),
+    ),
+  )
   let observedStreamTime = -1
   const where = () => {
     const c = rt.context()
@@ -64,14 +71,15 @@ export function slidingWindowAggregate<K, V, VA>(
     const timestamp = old.value === null ? r.timestamp : Math.max(r.timestamp, old.timestamp)
     store.put(r.key, value, window.start, timestamp)
     // The aggregate replaced goes along (Java's Change old value: suppress buffers it).
-    rt.forward({ key: { key: r.key, window }, value, timestamp, oldValue: old.value } as StreamRecord)
+    if (!cached) rt.forward({ key: { key: r.key, window }, value, timestamp, oldValue: old.value } as StreamRecord)
   }
 
   /** The record's right window, holding the later records `rightAgg` has (not the record itself): no close check, as Java's. */
   const createRightWindow = (r: StreamRecord<K, V>, rightAgg: Agg<VA>) => {
     const window = { start: r.timestamp + 1, end: r.timestamp + 1 + d }
     store.put(r.key, rightAgg.value, window.start, rightAgg.timestamp)
-    rt.forward({ key: { key: r.key, window }, value: rightAgg.value, timestamp: rightAgg.timestamp, oldValue: null } as StreamRecord)
+    if (!cached)
+      rt.forward({ key: { key: r.key, window }, value: rightAgg.value, timestamp: rightAgg.timestamp, oldValue: null } as StreamRecord)
   }
 
   const windowFrom = (start: number): Window => ({ start, end: start + d })

@@ -72,6 +72,7 @@ export class SlidingWindowedKStream<K, V> {
       valueSerde: materialized.valueSerde,
       window: { retentionMs: 2 * timeDifferenceMs + graceMs },
       persistent: persistentOf(materialized.storeType),
+      caching: materialized.cachingEnabled ?? true,
     })
     this.b.topology.add({
       kind: 'processor',

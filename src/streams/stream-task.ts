@@ -18,7 +18,7 @@ import type { Serde } from './serdes.js'
 import { isWindowedSerde } from './windowed-serdes.js'
 import type { DeserializationFailure, DeserializationResponse } from './deserialization-handler.js'
 import { PunctuationQueue } from './punctuation-queue.js'
-import type { ThreadCache } from './record-cache.js'
+import type { CachingStore, ThreadCache } from './record-cache.js'
 import { encodePartitionTime, type PartitionTime } from './partition-time.js'
 import type { Punctuator } from './processor.js'
 import type { RecordContext, StreamRecord, Subtopology, Topology } from './topology.js'
@@ -66,7 +66,7 @@ export class StreamTask {
   private punctuating = false
   private readonly closers: Array<() => void> = []
   /** The stores behind the record cache, in the topology's order (flushed in it, as Java's state manager does). */
-  private readonly cached: Array<InMemoryKeyValueStore<unknown, unknown>> = []
+  private readonly cached: CachingStore[] = []
   /** The stores' files, checkpoint and restore (Java's ProcessorStateManager). */
   readonly state: ProcessorStateManager
 
@@ -85,8 +85,13 @@ export class StreamTask {
     if (env.cache)
       for (const name of subtopology.stores) {
         const store = this.stores.get(name)
-        if (!topology.stores.get(name)!.caching || !(store instanceof InMemoryKeyValueStore)) continue
-        store.enableCaching(env.cache.named(`${this.id}-${name}`, store.flushed), () => this.current)
+        const def = topology.stores.get(name)!
+        if (!def.caching || def.window?.retainDuplicates) continue
+        if (!(store instanceof InMemoryKeyValueStore || store instanceof InMemoryWindowStore || store instanceof InMemorySessionStore))
+          continue
+        // Java's window and session cache keys lead with the store key's segment id (SegmentedCacheFunction): 8 bytes more.
+        const keyOverhead = store instanceof InMemoryKeyValueStore ? 0 : 8
+        store.enableCaching(env.cache.named(`${this.id}-${name}`, store.flushed, keyOverhead), () => this.current)
         this.cached.push(store)
       }
     const children = new Map<string, Child[]>()
@@ -150,15 +155,12 @@ export class StreamTask {
             return s.setFlushListener((key, value, oldValue, timestamp, context) => {
               const record: StreamRecord = { key, value, timestamp }
               if (sendOldValues) (record as StreamRecord & { oldValue: unknown }).oldValue = oldValue
-              const before = this.current
-              this.current = context
-              try {
+              this.inContext(context, () => {
                 for (const c of next) c.process(record)
-              } finally {
-                this.current = before
-              }
+              })
             })
           },
+          inContext: (context, fn) => this.inContext(context, fn),
           windowStore: <K, V>(name: string) => {
             const s = this.stores.get(name)
             if (!(s instanceof InMemoryWindowStore) || !node.stores.includes(name))
@@ -267,6 +269,17 @@ export class StreamTask {
     this.wallClockPunctuations.clear()
     for (const store of this.cached.splice(0)) store.closeCache()
     for (const fn of this.closers.splice(0)) fn()
+  }
+
+  /** Runs `fn` as if `context`'s record were in hand: a cache flush forwards each change in the context of the record that made it. */
+  private inContext(context: RecordContext, fn: () => void): void {
+    const before = this.current
+    this.current = context
+    try {
+      fn()
+    } finally {
+      this.current = before
+    }
   }
 
   private readonly punctuate = (punctuator: Punctuator, timestamp: number): void => {

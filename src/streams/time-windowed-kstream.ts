@@ -5,8 +5,10 @@
 // time is the latest timestamp the task's processor has seen; a record
 // updates each of its windows that has not closed (end > stream time -
 // grace) and is dropped, with a warning, from those that have. Each update
-// is forwarded with the window as part of the key; the table's key serde
-// writes Java's TimeWindowedSerializer format.
+// is forwarded with the window as part of the key (with the record cache,
+// Java's default: each changed window once per flush of its store's cache,
+// record-cache.ts); the table's key serde writes Java's
+// TimeWindowedSerializer format.
 import type { InternalBuilder, Upstream } from './internal-builder.js'
 import type { KTable } from './ktable.js'
 import type { Materialized } from './kgrouped-stream.js'
@@ -77,6 +79,7 @@ export class TimeWindowedKStream<K, V> {
       valueSerde: materialized.valueSerde,
       window: { retentionMs: sizeMs + graceMs },
       persistent: persistentOf(materialized.storeType),
+      caching: materialized.cachingEnabled ?? true,
     })
     this.b.topology.add({
       kind: 'processor',
@@ -86,6 +89,12 @@ export class TimeWindowedKStream<K, V> {
       graceMs,
       make: (rt) => {
         const store = rt.windowStore<K, VA>(storeName)
+        // Caching: the store's flushes forward each changed window, with the value flushed before it.
+        const cached = store.setFlushListener((key, start, value, oldValue, timestamp, context) =>
+          rt.inContext(context, () =>
+            rt.forward({ key: { key, window: { start, end: start + sizeMs } }, value, timestamp, oldValue } as StreamRecord),
+          ),
+        )
         let observedStreamTime = -Infinity
         return (r) => {
           const c = rt.context()
@@ -115,7 +124,7 @@ export class TimeWindowedKStream<K, V> {
             const value = next(before, r)
             store.put(r.key, value, window.start, timestamp)
             // The value replaced goes along (Java's sendOldValues): a suppression buffer keeps it.
-            rt.forward({ key: { key: r.key, window }, value, timestamp, oldValue: before } as StreamRecord)
+            if (!cached) rt.forward({ key: { key: r.key, window }, value, timestamp, oldValue: before } as StreamRecord)
           }
         }
       },

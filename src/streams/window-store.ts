@@ -8,8 +8,26 @@
 // value's. A join's store retains duplicates (Java's retainDuplicates): each
 // put its own entry, numbered from 1 by a counter of the store, and logged
 // even when its window has expired, as Java's change-logging layer logs it.
+// An aggregation's store caches as Java's CachingWindowStore (record-cache.ts):
+// its values written at once (so fetches see them), its changes logged and
+// handed to the flush listener once per window at each flush of the cache.
 import type { Serde } from './serdes.js'
 import type { LogChange } from './key-value-store.js'
+import type { CacheNode, CachingStore, NamedCache } from './record-cache.js'
+import type { RecordContext } from './topology.js'
+
+/**
+ * A cached window store's flushed change (Java's TimestampedCacheFlushListener): the window's new value and the
+ * one flushed before, at the value's timestamp (a deletion: the record's), in the context of the record that made it.
+ */
+export type WindowFlushListener<K, V> = (
+  key: K,
+  windowStart: number,
+  value: V | null,
+  oldValue: V | null,
+  timestamp: number,
+  context: RecordContext,
+) => void
 
 export interface WindowStore<K, V> {
   readonly name: string
@@ -33,11 +51,15 @@ interface Entry {
   timestamp: number
 }
 
-export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
+export class InMemoryWindowStore<K, V> implements WindowStore<K, V>, CachingStore {
   /** Windows by start, then by changelog key. */
   private readonly segments = new Map<number, Map<string, Entry>>()
   private observedStreamTime = -Infinity
   private seqnum = 0
+  private cache: NamedCache | undefined
+  /** The record in hand, for the cache's entries. */
+  private context: (() => RecordContext) | undefined
+  private flushListener: WindowFlushListener<K, V> | undefined
 
   constructor(
     readonly name: string,
@@ -53,9 +75,14 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
     return this.fetchWithTimestamp(key, windowStart)?.value ?? null
   }
 
+  /** A read of one window: a caching store's key becomes its most recently used (Java's CachingWindowStore.fetch). */
   fetchWithTimestamp(key: K, windowStart: number): { value: V; timestamp: number } | null {
-    const e = this.segments.get(windowStart)?.get(this.storeKey(key, windowStart).toString('latin1'))
-    return e ? { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp } : null
+    const k = this.storeKey(key, windowStart)
+    const id = k.toString('latin1')
+    const e = this.segments.get(windowStart)?.get(id)
+    if (!e) return null
+    if (this.cache) this.cache.touch(id, k, e.value.length, this.context!())
+    return { value: this.valueSerde.deserialize(this.topic, e.value) as V, timestamp: e.timestamp }
   }
 
   put(key: K, value: V | null, windowStart: number, timestamp: number): void {
@@ -68,8 +95,69 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V> {
       return
     }
     const k = this.storeKey(key, windowStart)
-    if (!this.apply(k, windowStart, v, timestamp)) return
-    this.logChange(k, v, timestamp)
+    const id = k.toString('latin1')
+    const before = this.cache ? (this.segments.get(windowStart)?.get(id)?.value ?? null) : null
+    if (!this.apply(k, windowStart, v, timestamp, id)) return
+    // After the write: an eviction it causes flushes this change too, as Java's put-then-evict does.
+    if (this.cache) this.cache.changed(id, k, before, v === null ? -1 : v.length, timestamp, this.context!(), v)
+    else this.logChange(k, v, timestamp)
+  }
+
+  /** The store caches from here on (an active task's aggregation store with caching enabled); `context` gives the record in hand. @internal */
+  enableCaching(cache: NamedCache, context: () => RecordContext): void {
+    if (this.retainDuplicates)
+      throw new TypeError(`window store ${this.name} retains duplicates: a join's store does not cache (as Java's)`)
+    this.cache = cache
+    this.context = context
+  }
+
+  /**
+   * The store's cache was flushed: each changed window's latest value (kept by the cache: the store may have
+   * expired the window since) to the changelog, and to the listener with the value flushed before.
+   */
+  readonly flushed = (nodes: CacheNode[]): void => {
+    for (const node of nodes) {
+      const value = node.value
+      const old = node.flushed
+      node.flushed = value
+      // Created and deleted since the last flush: Java forwards nothing, and with a listener logs nothing either.
+      if (value === null && old === null && this.flushListener) continue
+      this.logChange(node.key, value, node.timestamp)
+      if (!this.flushListener) continue
+      const k = node.key
+      this.flushListener(
+        this.keySerde.deserialize(this.topic, k.subarray(0, k.length - SUFFIX)) as K,
+        Number(k.readBigInt64BE(k.length - SUFFIX)),
+        value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
+        old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
+        value === null ? node.context.timestamp : node.timestamp,
+        node.context,
+      )
+    }
+  }
+
+  /** Who takes the flushed changes (Java's setFlushListener); false when the store does not cache, and its writer forwards itself. @internal */
+  setFlushListener(listener: WindowFlushListener<K, V>): boolean {
+    if (!this.cache) return false
+    this.flushListener = listener
+    return true
+  }
+
+  /** Whether the cache holds changes not flushed yet. @internal */
+  get cacheDirty(): boolean {
+    return this.cache?.hasDirty() ?? false
+  }
+
+  /** Writes the cached changes on (a commit, a clean close, a revoke). @internal */
+  flushCache(): void {
+    this.cache?.flush()
+  }
+
+  /** The task closed: the cache's bytes are given back. @internal */
+  closeCache(): void {
+    this.cache?.close()
+    this.cache = undefined
+    this.flushListener = undefined
   }
 
   fetchRange(key: K, from: number, to: number): Array<{ timestamp: number; value: V }> {

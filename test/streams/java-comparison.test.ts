@@ -27,6 +27,7 @@ import {
   TimeWindows,
   WindowedSerdes,
   type Serde,
+  type StreamsConfig,
   type Windowed,
 } from '../../src/public/streams.js'
 import { javaSerdes, javaStreamsDescribe, javaStreamsApp } from '../peers/java-streams.js'
@@ -72,6 +73,8 @@ async function runWafkaUntil(
   applicationId: string,
   output: string,
   done: (table: Record<string, string>) => boolean,
+  /** Options beyond these, as statestoreCacheMaxBytes 0 where Java runs with its cache off. */
+  extra: Partial<StreamsConfig> = {},
 ): Promise<void> {
   const builder = new StreamsBuilder()
   build(builder)
@@ -82,6 +85,7 @@ async function runWafkaUntil(
     defaultApiTimeoutMs: 30_000,
     defaultKeySerde: Serdes.String(),
     defaultValueSerde: Serdes.String(),
+    ...extra,
   })
   await app.start()
   try {
@@ -1005,7 +1009,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       expect(closed.length).toBeGreaterThan(10)
 
       const [input, javaOut, wafkaOut] = ['sup-events', 'sup-java-out', 'sup-wafka-out']
-      await createTopics(kafka, [input, javaOut, wafkaOut])
+      await createTopics(kafka, [input, javaOut, wafkaOut, `${wafkaOut}-cached`])
       await produceStrings(kafka, input, records)
       await runJavaToEnd(cluster, 'windowed-count', {
         applicationId: 'sup-java',
@@ -1043,9 +1047,31 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         'sup-wafka',
         wafkaOut,
         (t) => Object.keys(t).length === closed.length,
+        { statestoreCacheMaxBytes: 0 },
       )
       await consumedAll(kafka, 'sup-wafka', [input])
       expect(await written(wafkaOut)).toEqual(javaWritten)
+
+      // With the record cache on (the default; commits 1 s apart, so updates fold), the same final results.
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(size, grace))
+            .count({ storeName: 'windowed-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to(`${wafkaOut}-cached`, { valueSerde: Serdes.Long() }),
+        'sup-wafka-cached',
+        `${wafkaOut}-cached`,
+        (t) => Object.keys(t).length === closed.length,
+        { commitIntervalMs: 1_000 },
+      )
+      await consumedAll(kafka, 'sup-wafka-cached', [input])
+      expect(await written(`${wafkaOut}-cached`)).toEqual(javaWritten)
 
       // The buffer's changelog (KTABLE-SUPPRESS-STATE-STORE-0000000003, as Java numbers it): the windows
       // still open, each with Java's v3 value (record context: timestamp, input offset, topic and
@@ -1116,6 +1142,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         'sup-java',
         'sup-cross-wafka',
         (t) => Object.keys(t).length === open.size,
+        { statestoreCacheMaxBytes: 0 },
       )
       await consumedAll(kafka, 'sup-java', [input])
       const crossJava = await written('sup-cross-java')
@@ -1184,6 +1211,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         'supsl-wafka',
         wafkaOut,
         (t) => Object.keys(t).length === all.length,
+        { statestoreCacheMaxBytes: 0 },
       )
       await consumedAll(kafka, 'supsl-wafka', [input])
       expect(await written(wafkaOut)).toEqual(javaWritten)
@@ -1221,7 +1249,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         pattern.map(([k, at]) => ({ key: `${k}${p}`, value: `${k}${at}`, timestamp: T0 + at + 100 * p, partition: p })),
       )
       const [input, javaOut, wafkaOut] = ['sups-events', 'sups-java-out', 'sups-wafka-out']
-      await createTopics(kafka, [input, javaOut, wafkaOut])
+      await createTopics(kafka, [input, javaOut, wafkaOut, `${wafkaOut}-cached`])
       await produceStrings(kafka, input, records)
       await runJavaToEnd(cluster, 'session-count', {
         applicationId: 'sups-java',
@@ -1265,9 +1293,31 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         'sups-wafka',
         wafkaOut,
         (t) => Object.keys(t).length === all.length,
+        { statestoreCacheMaxBytes: 0 },
       )
       await consumedAll(kafka, 'sups-wafka', [input])
       expect(await written(wafkaOut)).toEqual(javaWritten)
+
+      // With the record cache on (the default; commits 1 s apart, so updates fold), the same final results.
+      await runWafkaUntil(
+        cluster,
+        kafka,
+        (b) =>
+          b
+            .stream<string, string>(input, { keySerde: str, valueSerde: str })
+            .groupByKey()
+            .windowedBy(SessionWindows.ofInactivityGapAndGrace(gap, grace))
+            .count({ storeName: 'session-counts' })
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+            .toStream()
+            .to(`${wafkaOut}-cached`, { valueSerde: Serdes.Long() }),
+        'sups-wafka-cached',
+        `${wafkaOut}-cached`,
+        (t) => Object.keys(t).length === all.length,
+        { commitIntervalMs: 1_000 },
+      )
+      await consumedAll(kafka, 'sups-wafka-cached', [input])
+      expect(await written(`${wafkaOut}-cached`)).toEqual(javaWritten)
       const [javaLog, wafkaLog] = await Promise.all(
         ['sups-java', 'sups-wafka'].map((app) => rawTable(kafka, `${app}-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog`)),
       )

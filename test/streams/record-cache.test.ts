@@ -4,10 +4,27 @@
 // cache; many updates of a key within one commit interval leave ONE output
 // record and ONE changelog record for it (every update without the cache);
 // a cache of a few hundred bytes evicts, so updates go out before any
-// commit, and the results are still exact.
+// commit, and the results are still exact. Window and session stores cache
+// too (Java's CachingWindowStore, CachingSessionStore): a windowed count
+// whose (key, window) takes 40 updates in one interval gives ONE output and
+// ONE changelog record for it and Java's final table; a session count folds
+// a merge within one interval into the merged session alone, and a merge
+// across a flush tombstones the sessions flushed before, as Java's. A
+// Processor API store built withCachingEnabled() logs once per key per commit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
-import { KafkaStreams, Serdes, StreamsBuilder, type Topology } from '../../src/public/streams.js'
+import {
+  KafkaStreams,
+  Serdes,
+  SessionWindows,
+  StreamsBuilder,
+  Stores,
+  TimeWindows,
+  WindowedSerdes,
+  type StreamsConfig,
+  type Topology,
+} from '../../src/public/streams.js'
+import type { KeyValueStore } from '../../src/streams/key-value-store.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { until, wafka, wafkaRead } from '../kafka/support.js'
 import { ThreadCache, type CacheNode } from '../../src/streams/record-cache.js'
@@ -64,6 +81,79 @@ function countByKey(input: string, output: string, cachingEnabled?: boolean): To
   return b.build()
 }
 
+const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000
+const SIZE = 10_000
+const GAP = 5_000
+/** Grace long enough that no window expires from the store while a test reads it. */
+const GRACE = 60_000
+const KEYS = ['k0', 'k1', 'k2', 'k3', 'k4']
+
+/** Each windowed key's values, in order, as `key@start-end` (relative to T0) to counts (null: a tombstone). */
+async function windowedRecords(
+  kafka: Kafka,
+  topic: string,
+  session: boolean,
+  store = false,
+): Promise<Record<string, Array<bigint | null>>> {
+  const keys = session ? WindowedSerdes.sessionWindowedSerdeFrom(str) : WindowedSerdes.timeWindowedSerdeFrom(str, SIZE)
+  const out: Record<string, Array<bigint | null>> = {}
+  for (const r of await wafkaRead(kafka, topic, 'end')) {
+    let id: string
+    if (!store) {
+      const w = keys.deserialize(topic, r.key!)!
+      id = `${w.key}@${w.window.start - T0}-${w.window.end - T0}`
+    } else if (session) {
+      // Java's session store key: key, end, start.
+      const k = r.key!
+      id = `${k.subarray(0, k.length - 16).toString()}@${Number(k.readBigInt64BE(k.length - 8)) - T0}-${Number(k.readBigInt64BE(k.length - 16)) - T0}`
+    } else {
+      // Java's window store key: key, start, sequence number.
+      const k = r.key!
+      const start = Number(k.readBigInt64BE(k.length - 12)) - T0
+      id = `${k.subarray(0, k.length - 12).toString()}@${start}-${start + SIZE}`
+    }
+    ;(out[id] ??= []).push(r.value === null ? null : r.value.readBigInt64BE(0))
+  }
+  return out
+}
+
+const windowedCount = (input: string, output: string, cachingEnabled?: boolean): Topology => {
+  const b = new StreamsBuilder()
+  b.stream<string, string>(input, { keySerde: str, valueSerde: str })
+    .groupByKey()
+    .windowedBy(TimeWindows.ofSizeAndGrace(SIZE, GRACE))
+    .count({ storeName: 'windowed-counts', cachingEnabled })
+    .toStream()
+    .to(output, { valueSerde: long })
+  return b.build()
+}
+
+const sessionCount = (input: string, output: string): Topology => {
+  const b = new StreamsBuilder()
+  b.stream<string, string>(input, { keySerde: str, valueSerde: str })
+    .groupByKey()
+    .windowedBy(SessionWindows.ofInactivityGapAndGrace(GAP, 3_600_000))
+    .count({ storeName: 'session-counts' })
+    .toStream()
+    .to(output, { valueSerde: long })
+  return b.build()
+}
+
+/** A processor counting per key in store `counts` (built with caching or not), forwarding nothing. */
+const processorCount = (input: string, caching: boolean): Topology => {
+  const b = new StreamsBuilder()
+  const builder = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('counts'), str, long)
+  b.addStateStore(caching ? builder.withCachingEnabled() : builder)
+  b.stream<string, string>(input, { keySerde: str, valueSerde: str }).process(() => {
+    let store: KeyValueStore<string, bigint>
+    return {
+      init: (context) => void (store = context.getStateStore<string, bigint>('counts')),
+      process: (r) => store.put(r.key, (store.get(r.key) ?? 0n) + 1n, r.timestamp),
+    }
+  }, 'counts')
+  return b.build()
+}
+
 describe("the record cache's eviction, as Java's ThreadCache and NamedCache", () => {
   const ctx = { topic: 't', partition: 0, offset: 0n, timestamp: 0 }
   const key = (k: string) => Buffer.from(k)
@@ -110,6 +200,18 @@ describe("the record cache's eviction, as Java's ThreadCache and NamedCache", ()
       ['k1', 'old1'],
       ['k3', null],
     ])
+  })
+})
+
+describe('StoreBuilder caching', () => {
+  it("is off by default, as Java's builders; withCachingEnabled() / withCachingDisabled() give new builders", () => {
+    const builder = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('s'), str, long)
+    expect(builder.def.caching).toBe(false)
+    const on = builder.withCachingEnabled()
+    expect(on.def.caching).toBe(true)
+    expect(on.name).toBe('s')
+    expect(builder.def.caching).toBe(false)
+    expect(on.withCachingDisabled().def.caching).toBe(false)
   })
 })
 
@@ -253,6 +355,179 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
           k,
         ).toEqual(seen)
         expect(changelog.get(k)!.at(-1), k).toBe(4n)
+      }
+    }, 120_000)
+
+    const quiet = (topology: Topology, applicationId: string, extra: Partial<StreamsConfig> = {}) =>
+      new KafkaStreams(topology, {
+        applicationId,
+        brokers: cluster.bootstrap,
+        defaultApiTimeoutMs: 30_000,
+        defaultDslStore: 'in_memory',
+        defaultKeySerde: str,
+        defaultValueSerde: str,
+        // No commit while a test looks: only the close commits (and flushes the caches).
+        commitIntervalMs: 600_000,
+        ...extra,
+      })
+
+    // 400 records, 50 ms apart: two 10 s windows, each key's 40 updates in each, interleaved.
+    const records = Array.from({ length: 400 }, (_, i) => ({ key: KEYS[i % 5], value: `v${i}`, timestamp: T0 + i * 50, partition: 0 }))
+
+    // statestoreCacheMaxBytes 0 leaves every store uncached (above); the windowed and session tests comparing every
+    // update with Java's (java-comparison, sliding-windows, session-windows, suppress) run with it.
+    for (const mode of ['cache', 'cachingEnabled false'] as const)
+      it(
+        mode === 'cache'
+          ? "windowed count, 40 updates of each (key, window) in one commit interval: ONE output and ONE changelog record each, the same final table and changelog as Java's with its default cache"
+          : `windowed count with ${mode}: every update forwarded and logged`,
+        async () => {
+          const id = mode === 'cache' ? 'on' : 'disabled'
+          const [input, output] = [`wc-${id}`, `wc-${id}-out`]
+          await createTopics(kafka, [input, output], 1)
+          await produceStrings(kafka, input, records)
+          // Java's windowed-count (store windowed-counts), its default cache (10 MiB) and commit interval 100 ms, beside ours.
+          const java =
+            mode === 'cache'
+              ? runJavaToEnd(cluster, 'windowed-count', {
+                  applicationId: 'wc-java',
+                  inputs: [input],
+                  output: 'wc-java-out',
+                  count: records.length,
+                  windowMs: SIZE,
+                  graceMs: GRACE,
+                })
+              : Promise.resolve()
+          // Awaited below, unless a failure before that ends the test (then its rejection is not the test's).
+          java.catch(() => {})
+          const streams = quiet(windowedCount(input, output, mode === 'cache' ? undefined : false), `wc-${id}`)
+          await streams.start()
+          try {
+            await until(
+              'every update counted (read through the cache)',
+              () => {
+                const store = streams.store<string, bigint>('windowed-counts', 'window')
+                return KEYS.flatMap((k) => [store.fetch(k, T0), store.fetch(k, T0 + SIZE)])
+              },
+              (counts) => counts.every((c) => c === 40n),
+              60_000,
+            )
+            // The cache holds every update until the close's flush.
+            if (mode === 'cache') expect(await windowedRecords(kafka, output, false)).toEqual({})
+          } finally {
+            await streams.close()
+          }
+          const every = Array.from({ length: 40 }, (_, i) => BigInt(i + 1))
+          const expected = Object.fromEntries(
+            KEYS.flatMap((k) => [`${k}@0-${SIZE}`, `${k}@${SIZE}-${2 * SIZE}`]).map((w) => [w, mode === 'cache' ? [40n] : every]),
+          )
+          expect(await windowedRecords(kafka, output, false)).toEqual(expected)
+          expect(await windowedRecords(kafka, `wc-${id}-windowed-counts-changelog`, false, true)).toEqual(expected)
+          if (mode !== 'cache') return
+
+          await java
+          const javaTable = await rawTable(kafka, 'wc-java-out')
+          expect(Object.keys(javaTable).length).toBe(10)
+          expect(await rawTable(kafka, output)).toEqual(javaTable)
+          expect(await rawTable(kafka, `wc-${id}-windowed-counts-changelog`)).toEqual(
+            await rawTable(kafka, 'wc-java-windowed-counts-changelog'),
+          )
+        },
+        180_000,
+      )
+
+    it("session count: a merge within one commit interval gives the merged session alone; one across a flush tombstones the sessions flushed before; Java's final table", async () => {
+      const [input, output] = ['sc-in', 'sc-out']
+      await createTopics(kafka, [input, output], 1)
+      const phase1 = [
+        { key: 'a', value: 'x', timestamp: T0, partition: 0 },
+        { key: 'a', value: 'x', timestamp: T0 + 10_000, partition: 0 },
+        // b: two sessions merged by a third record, all within this interval.
+        { key: 'b', value: 'x', timestamp: T0, partition: 0 },
+        { key: 'b', value: 'x', timestamp: T0 + 8_000, partition: 0 },
+        { key: 'b', value: 'x', timestamp: T0 + 4_000, partition: 0 },
+      ]
+      // a's two sessions, flushed by the first close, merged by 5 s, then grown by 5.5 s.
+      const phase2 = [
+        { key: 'a', value: 'x', timestamp: T0 + 5_000, partition: 0 },
+        { key: 'a', value: 'x', timestamp: T0 + 5_500, partition: 0 },
+      ]
+      const run = async (expected: Array<[string, bigint]>) => {
+        const streams = quiet(sessionCount(input, output), 'sc-app')
+        await streams.start()
+        try {
+          await until(
+            'the sessions (read through the cache)',
+            () => {
+              const store = streams.store<string, bigint>('session-counts', 'session')
+              return [...store.fetch('a'), ...store.fetch('b')].map((s) => [`@${s.window.start - T0}-${s.window.end - T0}`, s.value])
+            },
+            (s) => JSON.stringify(s.map(([w, v]) => `${w}=${v}`)) === JSON.stringify(expected.map(([w, v]) => `${w}=${v}`)),
+            60_000,
+          )
+        } finally {
+          await streams.close()
+        }
+      }
+      await produceStrings(kafka, input, phase1)
+      // Java's session-count (gap 5 s, store session-counts) with its default cache, beside ours: it runs until it
+      // has committed both phases' records.
+      const java = runJavaToEnd(cluster, 'session-count', {
+        applicationId: 'sc-java',
+        inputs: [input],
+        output: 'sc-java-out',
+        count: phase1.length + phase2.length,
+        gapMs: GAP,
+        graceMs: 3_600_000,
+      })
+      java.catch(() => {})
+      await run([
+        ['@0-0', 1n],
+        ['@10000-10000', 1n],
+        ['@0-8000', 3n],
+      ])
+      // b's [0] and [8 s], made and merged away before the flush: neither forwarded nor logged (Java skips them).
+      const first = { 'a@0-0': [1n], 'a@10000-10000': [1n], 'b@0-8000': [3n] }
+      expect(await windowedRecords(kafka, output, true)).toEqual(first)
+      expect(await windowedRecords(kafka, 'sc-app-session-counts-changelog', true, true)).toEqual(first)
+
+      await produceStrings(kafka, input, phase2)
+      await run([
+        ['@0-10000', 4n],
+        ['@0-8000', 3n],
+      ])
+      const second = { 'a@0-0': [1n, null], 'a@10000-10000': [1n, null], 'a@0-10000': [4n], 'b@0-8000': [3n] }
+      expect(await windowedRecords(kafka, output, true)).toEqual(second)
+      expect(await windowedRecords(kafka, 'sc-app-session-counts-changelog', true, true)).toEqual(second)
+
+      await java
+      const javaTable = await rawTable(kafka, 'sc-java-out')
+      expect(Object.keys(javaTable).length).toBe(2)
+      expect(await rawTable(kafka, output)).toEqual(javaTable)
+    }, 180_000)
+
+    it('a Processor API store withCachingEnabled() logs each key once per commit; without, every write', async () => {
+      for (const caching of [true, false]) {
+        const input = `pc-${caching ? 'on' : 'off'}`
+        await createTopics(kafka, [input], 1)
+        await produceStrings(kafka, input, records.slice(0, 200))
+        const streams = quiet(processorCount(input, caching), input)
+        await streams.start()
+        try {
+          await until(
+            'every record counted (read through the cache)',
+            () => KEYS.map((k) => streams.store<string, bigint>('counts', 'keyValue').get(k)),
+            (c) => c.every((x) => x === 40n),
+            60_000,
+          )
+        } finally {
+          await streams.close()
+        }
+        const changelog: Record<string, bigint[]> = {}
+        for (const r of await wafkaRead(kafka, `${input}-counts-changelog`, 'end'))
+          (changelog[r.key!.toString()] ??= []).push(r.value!.readBigInt64BE(0))
+        const every = Array.from({ length: 40 }, (_, i) => BigInt(i + 1))
+        expect(changelog).toEqual(Object.fromEntries(KEYS.map((k) => [k, caching ? [40n] : every])))
       }
     }, 120_000)
   })

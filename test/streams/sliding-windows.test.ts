@@ -260,6 +260,8 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
             applicationId: wafkaOut,
             brokers: cluster.bootstrap,
             commitIntervalMs: 100,
+            // Every update compared: the record cache off on both sides.
+            statestoreCacheMaxBytes: 0,
           })
           try {
             await streams.start()
