@@ -53,7 +53,7 @@ for (let i = 0; i + 1 < args.length; i += 2) {
   out('| | wafka | Kafka 4.4 |')
   out('|---|---:|---:|')
   out(`| tests | ${tests(w)} | ${tests(k)} |`)
-  out(`| started (UTC) | ${w.date.slice(11, 19)} (end) | ${k.date.slice(11, 19)} (end) |`)
+  out(`| run ended (UTC) | ${w.date.slice(11, 19)} | ${k.date.slice(11, 19)} |`)
   out(`| wall time | ${w.wallSeconds.toFixed(0)} s | ${k.wallSeconds.toFixed(0)} s |`)
   out(`| broker CPU | ${w.brokerCpuSeconds.toFixed(0)} s | ${k.brokerCpuSeconds.toFixed(0)} s (3 JVMs) |`)
   out(`| broker peak RSS | ${gib(w.peakRssBytes)} GiB | ${gib(k.peakRssBytes)} GiB (3 JVMs) |`)
