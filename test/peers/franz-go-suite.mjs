@@ -6,7 +6,7 @@
 //
 //   node test/peers/franz-go-suite.mjs --target=wafka|wafka-disk|kafka
 //        [--records=N] [--rf=3] [--run=REGEX] [--timeout=900] [--chaos]
-//        [--out=DIR] [--no-write] [--prepare] [--render]
+//        [--out=DIR] [--no-write] [--prepare] [--render] [--timings=DIR]
 //
 // The module comes from the Go module proxy (`go mod download`) into
 // ~/.cache/wafka-peers/go/mod (read-only, as Go keeps it), is copied once to
@@ -16,7 +16,13 @@
 // <target>.md again from <target>.json with lists.mjs's known differences. Results (JSON +
 // markdown, per Go test and subtest: PASS/FAIL/SKIP, seconds, the first
 // failure line) go to test/peers/franz-go-results/<target>.{json,md}
-// (<target>-chaos, -partial with --chaos, --run).
+// (<target>-chaos, -partial with --chaos, --run). --timings=DIR measures the
+// brokers under the load the same way on both targets: per-API request times
+// in the broker (the embedded broker's WAFKA_BROKER_REQUEST_TIMINGS counter;
+// Kafka's request logger, totalTimeMs), with the run's wall time, results,
+// broker CPU and peak RSS, the load average and a once-a-second new
+// connection + ApiVersions probe (franz-go-suite/load-watch.mjs), all in
+// DIR/run.json.
 import { spawn, spawnSync } from 'node:child_process'
 import {
   chmodSync,
@@ -36,7 +42,9 @@ import {
 import { homedir, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { readRequestLogs } from './franz-go-suite/kafka-request-log.mjs'
 import { KNOWN_DIFFERENCES, RACY_ON_KAFKA } from './franz-go-suite/lists.mjs'
+import { watchLoad } from './franz-go-suite/load-watch.mjs'
 import { startRealKafka, startWafka } from './suite-targets.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -162,7 +170,7 @@ export const runPattern = (names) => `^(${names.join('|')})$`
  * listener is a second `wafka broker` (one broker), OAUTHBEARER with Kafka's
  * default unsecured validator as Kafka's here.
  */
-export async function startTarget(target, { dataDir } = {}) {
+export async function startTarget(target, { dataDir, requestLog = false } = {}) {
   if (target === 'kafka') {
     const sasl = {
       'sasl.enabled.mechanisms': 'SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER',
@@ -180,12 +188,15 @@ export async function startTarget(target, { dataDir } = {}) {
         '--add-scram',
         `${m}=[name=${SCRAM_USER.name},password=${SCRAM_USER.password}]`,
       ]),
+      requestLog,
     })
     const saslSeeds = kafka.cluster.bootstrapFor('SASL')
     return {
       describe: `${kafka.describe}; SASL_PLAINTEXT listener (SCRAM-SHA-256/512, OAUTHBEARER unsecured) for the SASL tests`,
       env: { KGO_SEEDS: kafka.bootstrap, KGO_TEST_SCRAM_SEEDS: saslSeeds, KGO_TEST_SCRAM: SCRAM_AUTH, KGO_TEST_OAUTH_SEEDS: saslSeeds },
       cpuSeconds: () => kafka.cluster.brokers.reduce((s, b) => s + cpuSeconds(kafka.cluster.pid(b.id)), 0),
+      pids: () => kafka.cluster.brokers.map((b) => kafka.cluster.pid(b.id)).filter(Boolean),
+      requestLogs: () => kafka.cluster.logDirs.map((d) => join(d, 'request.log')),
       stop: () => kafka.stop(),
     }
   }
@@ -209,6 +220,7 @@ export async function startTarget(target, { dataDir } = {}) {
       KGO_TEST_OAUTH_SEEDS: scram.bootstrap,
     },
     cpuSeconds: () => cpuSeconds(main.pid),
+    pids: () => [main.pid],
     output: () => main.output(),
     stop: async () => {
       await Promise.all([main.stop(), scram.stop()])
@@ -360,6 +372,7 @@ function parseArgs(argv) {
     write: true,
     prepare: false,
     render: false,
+    timings: null,
     out: join(here, 'franz-go-results'),
   }
   for (const a of argv) {
@@ -376,6 +389,7 @@ function parseArgs(argv) {
     else if (k === 'no-write') opts.write = false
     else if (k === 'prepare') opts.prepare = true
     else if (k === 'render') opts.render = true
+    else if (k === 'timings') opts.timings = v
     else throw new Error(`unknown option --${k}`)
   }
   if (!['wafka', 'wafka-disk', 'kafka'].includes(opts.target)) throw new Error('--target: wafka, wafka-disk or kafka')
@@ -401,7 +415,12 @@ async function main() {
   const live = liveTests(moduleDir).map((t) => t.name)
   const run = opts.run ?? runPattern(live)
   const dataDir = opts.target === 'wafka-disk' ? mkdtempSync(join(tmpdir(), 'franz-go-data-')) : undefined
-  const target = await startTarget(opts.target, { dataDir })
+  if (opts.timings) {
+    mkdirSync(opts.timings, { recursive: true })
+    // The embedded broker's own counter (src/broker/request-timings.ts), written by each broker process at its exit.
+    if (opts.target !== 'kafka') process.env.WAFKA_BROKER_REQUEST_TIMINGS = join(opts.timings, 'timings-%p.json')
+  }
+  const target = await startTarget(opts.target, { dataDir, requestLog: !!opts.timings })
   console.log(
     `franz-go-suite: ${FRANZ_GO_MODULE}@${FRANZ_GO_VERSION} (${go}), ${opts.run ? `-run ${opts.run}` : `${live.length} live tests`}; ${target.describe}`,
   )
@@ -409,10 +428,17 @@ async function main() {
   if (opts.chaos) env.KGO_TEST_CHAOS = '1'
   let result
   let brokerCpuSeconds = 0
+  let watched
+  let kafkaTimings
+  const watch = opts.timings ? watchLoad({ pids: target.pids, bootstrap: env.KGO_SEEDS }) : null
+  const brokerPids = target.pids()
   try {
     result = await runGoTests({ moduleDir, env, run, timeoutS: opts.timeout })
     brokerCpuSeconds = target.cpuSeconds()
+    watched = await watch?.stop()
+    if (opts.timings && target.requestLogs) kafkaTimings = await readRequestLogs(target.requestLogs())
   } finally {
+    await watch?.stop()
     await target.stop()
     if (dataDir) rmSync(dataDir, { recursive: true, force: true })
   }
@@ -438,6 +464,32 @@ async function main() {
     `franz-go-suite: ${top.filter((t) => t.state === 'PASS').length} passed, ${failed.length} failed, ` +
       `${top.filter((t) => t.state === 'SKIP').length} skipped in ${result.wallSeconds.toFixed(0)} s (broker CPU ${brokerCpuSeconds.toFixed(0)} s); logs in ${result.logDir}`,
   )
+  if (opts.timings) {
+    // The cluster's client requests: the main wafka broker process's counter, or the Kafka brokers' request logs.
+    const timings = kafkaTimings
+      ? kafkaTimings.clients
+      : JSON.parse(readFileSync(join(opts.timings, `timings-${brokerPids[0]}.json`), 'utf8'))
+    const summary = {
+      command: `node test/peers/franz-go-suite.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+      target: opts.target,
+      describe: target.describe,
+      date: new Date().toISOString(),
+      records: opts.records,
+      tests: top.map((t) => ({ name: t.name, state: t.state, seconds: t.seconds })),
+      wallSeconds: result.wallSeconds,
+      brokerCpuSeconds,
+      ...watched,
+      timings,
+      ...(kafkaTimings ? { brokerOwnRequests: kafkaTimings.brokers, unparsedLines: kafkaTimings.unparsed } : {}),
+    }
+    writeFileSync(join(opts.timings, 'run.json'), `${JSON.stringify(summary, null, 2)}\n`)
+    console.log(
+      `franz-go-suite: load ${watched.loadAverage.min}-${watched.loadAverage.max} (median ${watched.loadAverage.median}), ` +
+        `peak RSS ${(watched.peakRssBytes / 2 ** 30).toFixed(2)} GiB, probe round trip p50/p99/max ` +
+        `${watched.probe.roundTripMs.p50}/${watched.probe.roundTripMs.p99}/${watched.probe.roundTripMs.max} ms ` +
+        `(${watched.probe.failures} failed); wrote ${join(opts.timings, 'run.json')}`,
+    )
+  }
   if (opts.write) {
     mkdirSync(opts.out, { recursive: true })
     const base = join(opts.out, `${opts.target}${opts.chaos ? '-chaos' : ''}${opts.run ? '-partial' : ''}`)

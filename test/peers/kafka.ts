@@ -64,6 +64,8 @@ export interface KafkaOptions {
   startTimeoutMs?: number
   /** More arguments for `kafka-storage format`, e.g. ['--add-scram', 'SCRAM-SHA-512=[name=alice,password=...]']. */
   formatArgs?: string[]
+  /** Each broker logs every completed request (kafka.request.logger at DEBUG, with totalTimeMs) to request.log in its log dir. */
+  requestLog?: boolean
 }
 
 export interface KafkaBroker {
@@ -259,10 +261,10 @@ export function requireKafka(version: KafkaVersion = '4'): boolean {
 
 // ---------------------------------------------------------------- processes
 
-function javaArgs(version: string, jvmOpts: string[], mainClass: string, args: string[], logDir?: string): string[] {
+function javaArgs(version: string, jvmOpts: string[], mainClass: string, args: string[], logDir?: string, requestLog?: boolean): string[] {
   const cp = `${rigClassDir(version)}:${kafkaClassPath(version)}`
   const logging = [
-    `-Dlog4j2.configurationFile=${join(pomDir, 'log4j2.properties')}`,
+    `-Dlog4j2.configurationFile=${join(pomDir, requestLog ? 'log4j2-request-log.properties' : 'log4j2.properties')}`,
     `-Dlog4j.configuration=file:${join(pomDir, 'log4j.properties')}`,
     `-Dkafka.logs.dir=${logDir ?? join(tmpdir(), 'wafka-kafka-tools')}`,
   ]
@@ -274,11 +276,15 @@ function spawnRig(
   jvmOpts: string[],
   mainClass: string,
   args: string[],
-  options: SpawnOptions & { logDir?: string } = {},
+  options: SpawnOptions & { logDir?: string; requestLog?: boolean } = {},
 ): ChildProcess {
   const java = javaBin()
   if (!java) throw new Error('java not found')
-  const child = spawn(java, javaArgs(version, jvmOpts, mainClass, args, options.logDir), { stdio: ['pipe', 'pipe', 'pipe'], ...options })
+  const { logDir, requestLog, ...spawnOptions } = options
+  const child = spawn(java, javaArgs(version, jvmOpts, mainClass, args, logDir, requestLog), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...spawnOptions,
+  })
   killOnExit(child)
   return child
 }
@@ -570,7 +576,10 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaClust
     if (n.child && n.child.exitCode === null && n.child.signalCode === null) throw new Error(`broker ${n.broker.id} is running`)
     n.stderr.length = 0
     n.stopping = false
-    const child = spawnRig(version, jvmOpts, 'kafka.Kafka', [n.propertiesFile], { logDir: n.broker.logDir })
+    const child = spawnRig(version, jvmOpts, 'kafka.Kafka', [n.propertiesFile], {
+      logDir: n.broker.logDir,
+      requestLog: options.requestLog,
+    })
     n.child = child
     child.stdout!.on('data', () => {})
     child.stderr!.on('data', (b: Buffer) => appendTail(n.stderr, b.toString()))

@@ -3,6 +3,7 @@
 // child process, or a 3-broker Apache Kafka 4.4 cluster from the rig
 // (test/peers/kafka.ts, bundled by esbuild so plain node can load it).
 import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -75,11 +76,26 @@ export async function startWafka({ dataDir, autoCreate = true, brokers = 3, part
   }
 }
 
-/** The Kafka rig (test/peers/kafka.ts), bundled by esbuild into the cache so plain node can load it. */
+/**
+ * The Kafka rig (test/peers/kafka.ts), bundled by esbuild into the cache so
+ * plain node can load it. node_modules may be a checkout's shared by other
+ * worktrees: the bundle is named for this checkout, and told it is this
+ * checkout's kafka.ts (import.meta.url), so it finds this checkout's
+ * test/peers/kafka files rather than those beside the real node_modules.
+ */
 export async function kafkaRig() {
-  const out = join(root, 'node_modules', '.cache', 'wafka-peers', 'kafka-rig.mjs')
+  const tag = createHash('sha256').update(root).digest('hex').slice(0, 12)
+  const out = join(root, 'node_modules', '.cache', 'wafka-peers', `kafka-rig-${tag}.mjs`)
   const { build } = await import('esbuild')
-  await build({ entryPoints: [join(here, 'kafka.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'error' })
+  await build({
+    entryPoints: [join(here, 'kafka.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: out,
+    logLevel: 'error',
+    define: { 'import.meta.url': JSON.stringify(pathToFileURL(join(here, 'kafka.ts')).href) },
+  })
   return import(pathToFileURL(out).href)
 }
 
