@@ -5,13 +5,13 @@
 // record and ONE changelog record for it (every update without the cache);
 // a cache of a few hundred bytes evicts, so updates go out before any
 // commit, and the results are still exact.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, type Topology } from '../../src/public/streams.js'
-import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { until, wafka, wafkaRead } from '../kafka/support.js'
+import { brokerTargets } from '../peers/targets.js'
+import { until, wafkaRead } from '../kafka/support.js'
 import { ThreadCache, type CacheNode } from '../../src/streams/record-cache.js'
-import { NO_TIME_RETENTION, produceStrings, rawTable, runJavaToEnd } from './support.js'
+import { NO_TIME_RETENTION, produceStrings, rawTable, runJavaToEnd, describeOnTargets } from './support.js'
 import { countWords, wordCountTopology, wordLines } from './word-count-app.js'
 
 const str = Serdes.String()
@@ -113,23 +113,14 @@ describe("the record cache's eviction, as Java's ThreadCache and NamedCache", ()
   })
 })
 
-for (const target of brokerTargets(NO_TIME_RETENTION)) {
-  // The built package (WAFKA_BUILT) is held to the embedded broker, as the other streams files in the built slice.
-  describe.skipIf(!target.available || (!!process.env.WAFKA_BUILT && !target.embedded))(`the record cache on ${target.name}`, () => {
-    let cluster: RunningTarget
-    let kafka: Kafka
-    beforeAll(async () => {
-      cluster = await target.start()
-      kafka = wafka(cluster)
-    }, 120_000)
-    afterAll(async () => {
-      await cluster?.stop()
-    })
-
+describeOnTargets(
+  brokerTargets(NO_TIME_RETENTION),
+  'the record cache',
+  (on) => {
     const app = (topology: Topology, applicationId: string, extra: Record<string, unknown> = {}) =>
       new KafkaStreams(topology, {
         applicationId,
-        brokers: cluster.bootstrap,
+        brokers: on.cluster.bootstrap,
         defaultApiTimeoutMs: 30_000,
         defaultDslStore: 'in_memory',
         defaultKeySerde: str,
@@ -139,28 +130,33 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
 
     it("word count with the cache on: the same final output table as Java's with its default cache", async () => {
       const lines = wordLines(400, 3)
-      await createTopics(kafka, ['rc-text', 'rc-java-counts', 'rc-wafka-counts'], 3)
-      await produceStrings(kafka, 'rc-text', lines)
+      await createTopics(on.kafka, ['rc-text', 'rc-java-counts', 'rc-wafka-counts'], 3)
+      await produceStrings(on.kafka, 'rc-text', lines)
       const expected = Object.fromEntries(countWords(lines))
 
       // Java's defaults: statestore.cache.max.bytes 10 MiB (runJavaToEnd sets commit.interval.ms 100).
-      await runJavaToEnd(cluster, 'wordcount', { applicationId: 'rc-java-wc', inputs: ['rc-text'], output: 'rc-java-counts', count: 400 })
-      const javaTable = await rawTable(kafka, 'rc-java-counts')
+      await runJavaToEnd(on.cluster, 'wordcount', {
+        applicationId: 'rc-java-wc',
+        inputs: ['rc-text'],
+        output: 'rc-java-counts',
+        count: 400,
+      })
+      const javaTable = await rawTable(on.kafka, 'rc-java-counts')
 
       const streams = app(wordCountTopology('rc-text', 'rc-wafka-counts'), 'rc-wafka-wc', { commitIntervalMs: 100 })
       await streams.start()
       try {
         await until(
           'the word count',
-          () => recordsPerKey(kafka, 'rc-wafka-counts'),
+          () => recordsPerKey(on.kafka, 'rc-wafka-counts'),
           (t) => Object.keys(expected).every((w) => t.get(w)?.at(-1) === expected[w]),
           90_000,
         )
       } finally {
         await streams.close()
       }
-      expect(await rawTable(kafka, 'rc-wafka-counts')).toEqual(javaTable)
-      const decoded = Object.fromEntries([...(await recordsPerKey(kafka, 'rc-java-counts'))].map(([k, v]) => [k, v.at(-1)]))
+      expect(await rawTable(on.kafka, 'rc-wafka-counts')).toEqual(javaTable)
+      const decoded = Object.fromEntries([...(await recordsPerKey(on.kafka, 'rc-java-counts'))].map(([k, v]) => [k, v.at(-1)]))
       expect(decoded).toEqual(expected)
     }, 300_000)
 
@@ -173,11 +169,11 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       it(`${cache ? `with the cache on (${guarantee}), 40 updates of a key in one commit interval give ONE output and ONE changelog record` : off === 'cachingEnabled' ? "with Materialized's cachingEnabled false (Java's withCachingDisabled()), every update is forwarded and logged" : 'with the cache off (statestoreCacheMaxBytes 0), every update is forwarded and logged'}`, async () => {
         const id = cache ? `on-${guarantee === 'exactly_once_v2' ? 'eos' : 'alos'}` : off === 'cachingEnabled' ? 'disabled' : 'off'
         const [input, output] = [`rc-many-${id}`, `rc-many-${id}-out`]
-        await createTopics(kafka, [input, output], 1)
+        await createTopics(on.kafka, [input, output], 1)
         const keys = ['k0', 'k1', 'k2', 'k3', 'k4']
         // Interleaved: each key's updates spread over the whole input.
         const records = Array.from({ length: 200 }, (_, i) => ({ key: keys[i % 5], value: `v${i}`, timestamp: Date.now(), partition: 0 }))
-        await produceStrings(kafka, input, records)
+        await produceStrings(on.kafka, input, records)
         // No commit while the test looks: only the close commits (and, with the cache, flushes).
         const streams = app(countByKey(input, output, off === 'cachingEnabled' ? false : undefined), `rc-many-${id}`, {
           commitIntervalMs: 600_000,
@@ -196,19 +192,19 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
             60_000,
           )
           // Before the commit the cache holds every update: nothing was forwarded.
-          if (cache) expect(await endOffset(kafka, output)).toBe(0)
+          if (cache) expect(await endOffset(on.kafka, output)).toBe(0)
           else
             await until(
               'every update forwarded',
-              () => endOffset(kafka, output),
+              () => endOffset(on.kafka, output),
               (n) => n === 200,
               30_000,
             )
         } finally {
           await streams.close()
         }
-        const out = await recordsPerKey(kafka, output)
-        const changelog = await recordsPerKey(kafka, `rc-many-${id}-counts-changelog`)
+        const out = await recordsPerKey(on.kafka, output)
+        const changelog = await recordsPerKey(on.kafka, `rc-many-${id}-counts-changelog`)
         const every = Array.from({ length: 40 }, (_, i) => BigInt(i + 1))
         for (const k of keys) {
           expect(out.get(k), `${k}'s output`).toEqual(cache ? [40n] : every)
@@ -218,17 +214,17 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
 
     it('a cache of a few hundred bytes evicts: updates go out before any commit, and the final counts are exact', async () => {
       const [input, output] = ['rc-small', 'rc-small-out']
-      await createTopics(kafka, [input, output], 1)
+      await createTopics(on.kafka, [input, output], 1)
       const keys = Array.from({ length: 30 }, (_, i) => `key-${i}`)
       const records = Array.from({ length: 120 }, (_, i) => ({ key: keys[i % 30], value: 'x', timestamp: Date.now(), partition: 0 }))
-      await produceStrings(kafka, input, records)
+      await produceStrings(on.kafka, input, records)
       const streams = app(countByKey(input, output), 'rc-small', { commitIntervalMs: 600_000, statestoreCacheMaxBytes: 300 })
       await streams.start()
       try {
         // Evictions flush: the output fills while no commit has run.
         const before = await until(
           'evicted updates forwarded',
-          () => endOffset(kafka, output),
+          () => endOffset(on.kafka, output),
           (n) => n > 0,
           60_000,
         )
@@ -242,8 +238,8 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       } finally {
         await streams.close()
       }
-      const out = await recordsPerKey(kafka, output)
-      const changelog = await recordsPerKey(kafka, 'rc-small-counts-changelog')
+      const out = await recordsPerKey(on.kafka, output)
+      const changelog = await recordsPerKey(on.kafka, 'rc-small-counts-changelog')
       for (const k of keys) {
         // Each record forwarded is a count reached, in order, ending with the exact one.
         const seen = out.get(k)!
@@ -255,5 +251,6 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         expect(changelog.get(k)!.at(-1), k).toBe(4n)
       }
     }, 120_000)
-  })
-}
+  },
+  { builtOnEmbedded: true },
+)
