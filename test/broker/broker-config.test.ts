@@ -15,6 +15,7 @@ import { makeCerts, type TestCerts } from '../security/certs.js'
 import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { RawClient } from './raw-client.js'
 import { brokerConfigs } from './support.js'
+import { untilTrue as until } from '../support/until.js'
 
 const DEFAULT = 5
 const STATIC = 4
@@ -42,13 +43,14 @@ const file = (name: string, text: string) => {
   return path
 }
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+/** Until the CLI's output `lines` say it serves. */
+const untilServing = (lines: string[]) =>
+  until(
+    () => lines.some((l) => /bootstrap servers/.test(l)),
+    10_000,
+    () => 'the broker to print its bootstrap servers',
+    20,
+  )
 
 describe('startCluster({ config }): Kafka broker names', () => {
   it('reads each name as its option; DescribeConfigs reports them as STATIC_BROKER_CONFIG; an option given by its own name wins', async () => {
@@ -171,7 +173,7 @@ describe('wafka broker --config server.properties', () => {
       () => stopped,
     )
     try {
-      await until(() => lines.some((l) => /bootstrap servers/.test(l)))
+      await untilServing(lines)
       expect(lines[0]).toBe(`wafka broker: starting 2 broker(s) from ${data}`)
       const served = lines.find((l) => /bootstrap servers/.test(l))!
       expect(served).toMatch(
@@ -239,7 +241,7 @@ describe('wafka broker --config server.properties', () => {
       () => stopped,
     )
     try {
-      await until(() => lines.some((l) => /bootstrap servers/.test(l)))
+      await untilServing(lines)
       const served = lines.find((l) => /bootstrap servers/.test(l))!
       expect(served).toMatch(/serving SASL_PLAINTEXT; SASL SCRAM-SHA-256, PLAIN; bootstrap servers/)
       const brokers = /bootstrap servers (\S+)/.exec(served)![1].split(',')
@@ -301,7 +303,7 @@ describe('wafka broker --config server.properties', () => {
       () => stopped,
     )
     try {
-      await until(() => lines.some((l) => /bootstrap servers/.test(l)))
+      await untilServing(lines)
       const bootstrap = /bootstrap servers (\S+)/.exec(lines.find((l) => /bootstrap servers/.test(l))!)![1]
       const c = await RawClient.open(bootstrap.split(',')[0])
       clients.push(c)

@@ -190,7 +190,6 @@ const knownLimits: Record<string, string> = {
   // The id's 22 characters are a valid id with one changed: nothing to tell it from the cluster's (Kafka's file has no checksum either).
   // (Into an invalid one, the start is refused naming the file: which, depends on the random id; the case takes either.)
   'meta.properties middle': 'maybe: a cluster id character flipped into another valid one is a valid id: taken, the cluster id changes',
-  'active segment .log middle clean': 'a base offset flipped in an indexed batch of the active segment is not seen at start',
 }
 
 /** The known limit a case runs into, by its most specific key. */

@@ -124,6 +124,47 @@ describe('recovery at start', () => {
     expect((await readAll(c, topic)).map((r) => r.key)).toEqual(['s0-0', 's0-1'])
   })
 
+  it('after a clean stop, an indexed batch of the active segment whose base offset disagrees with its index entry is seen: cut there and said; an index entry wrong instead only rebuilds the index', async () => {
+    const dataDir = tempDir()
+    // Every batch indexed, as the fault matrix's: a read of offset 15 goes straight to batch 5. One topic's log is changed, the other's index.
+    const configs = { 'index.interval.bytes': '1' }
+    let c = await start({ dataDir, topics: ['based', 'entry'].map((name) => ({ name, partitions: 1, configs })) })
+    for (const topic of ['based', 'entry'])
+      for (let i = 0; i < 10; i++) expect((await produce(c, topic, batch(`b${i}`, 3, 200))).errorCode).toBe(0)
+    await stop()
+    const file = onlyLog(dataDir, 'based')
+    const goodLog = readFileSync(file)
+    const b5 = batchesOf(file)[5]
+    // Its base offset's low byte: 15 becomes 31 (offsets 31-33), past the end: a gap, were it not for its index entry (17).
+    const bytes = Buffer.from(goodLog)
+    bytes[b5.position + 7] ^= 0x10
+    writeFileSync(file, bytes)
+    // The other log as written, its index entry for batch 5 saying 16: the batch follows the one before it, so the entry is the wrong one.
+    const index = onlyLog(dataDir, 'entry').replace(/\.log$/, '.index')
+    const goodIndex = readFileSync(index)
+    const wrongEntry = Buffer.from(goodIndex)
+    // (Entry 4: the first batch has none, as in Kafka, where an entry follows index.interval.bytes written.)
+    wrongEntry.writeInt32BE(16, 4 * 8)
+    writeFileSync(index, wrongEntry)
+    const problems: string[] = []
+    c = await start({ dataDir, ...keepLog(problems) })
+    expect(problems).toContainEqual(
+      `broker 0: ${file} is corrupt: the batch at byte ${b5.position} (offsets 31-33) disagrees with its offset index entry 17 (the previous entry: 14): ` +
+        "read whole, every batch's CRC-32C checked, and cut at the first bad one",
+    )
+    expect(
+      problems.filter((m) => m.includes(`cut at offset 15 (${goodLog.length - b5.position} bytes from byte ${b5.position}`)),
+    ).toHaveLength(1)
+    expect(readFileSync(`${file}.cut-${b5.position}`)).toEqual(bytes.subarray(b5.position))
+    expect(await listOffset(c, 'based', -1n)).toMatchObject({ offset: 15n })
+    expect((await readAll(c, 'based')).map((r) => r.offset)).toEqual([...Array(15).keys()])
+    // The wrong entry: said, nothing cut, the index rebuilt as it was written.
+    expect(problems.filter((m) => m.includes('disagrees with its offset index entry 16'))).toHaveLength(1)
+    expect(problems.filter((m) => m.includes('entry-0: segment 0 cut'))).toEqual([])
+    expect(readFileSync(index).equals(goodIndex)).toBe(true)
+    expect((await readAll(c, 'entry')).map((r) => r.offset)).toEqual([...Array(30).keys()])
+  })
+
   it('a missing offset index and a corrupt time index are rebuilt, entry for entry', async () => {
     const dataDir = tempDir()
     let c = await start({ dataDir, topics: [{ name: 'idx', partitions: 1 }] })

@@ -2,15 +2,10 @@ import { logLevel, type KafkaMessage, type LogCreator, type LogLevel } from '../
 import { DescribeConfigs, DescribeGroups, FindCoordinator } from '../../src/protocol/messages/index.js'
 import { describeMessage, type TestMessage } from './messages.js'
 import { RawClient } from './raw-client.js'
+import { untilTrue as until } from '../support/until.js'
 
-/** Polls until `done()` holds; fails after timeoutMs saying what it waited for. */
-export async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what()}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+/** The shared bounded wait, in its boolean form: `until(done, timeoutMs, what)`. */
+export { until }
 
 export interface Received {
   partition: number

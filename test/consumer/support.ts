@@ -1,4 +1,8 @@
 import type { Consumer, Kafka, KafkaMessage } from '../../src/index.js'
+import { untilTrue as until } from '../support/until.js'
+
+/** The shared bounded wait, in its boolean form: `until(done, timeoutMs, what)`. */
+export { until }
 
 export interface Seen {
   topic: string
@@ -6,15 +10,6 @@ export interface Seen {
   offset: bigint
   key: string | null
   value: string | null
-}
-
-/** Polls until `done()` holds, failing with `what` after `timeoutMs`. */
-export async function until(done: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 export function record(topic: string, partition: number, m: KafkaMessage): Seen {

@@ -3,6 +3,7 @@
 import { expect } from 'vitest'
 import * as wafka from '../../src/index.js'
 import type { WafkaError } from '../../src/index.js'
+import { untilTrue } from '../support/until.js'
 
 /** The settings every scenario of the report ran with. */
 export const SETTINGS = {
@@ -18,10 +19,12 @@ export const SLACK_MS = 2500
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Waits until `done()` holds or `ms` pass; returns how long it took. */
+/** Waits until `done()` holds or `ms` pass (the shared wait, its timeout not a failure: the caller asserts the time); returns how long it took. */
 export async function until(done: () => boolean, ms: number): Promise<number> {
   const start = Date.now()
-  while (!done() && Date.now() - start < ms) await sleep(10)
+  await untilTrue(done, ms, () => 'a condition', 10).catch((e: Error) => {
+    if (!e.message.startsWith('timed out after ')) throw e
+  })
   return Date.now() - start
 }
 

@@ -3,14 +3,10 @@
 // own, and checking that no partition was ever owned by two members at once.
 import { type Consumer, Kafka, type KafkaMessage } from '../../src/index.js'
 import type { ConsumerConfig } from '../../src/consumer/config.js'
+import { untilTrue as until } from '../support/until.js'
 
-export async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what()}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+/** The shared bounded wait, in its boolean form: `until(done, timeoutMs, what)`. */
+export { until }
 
 /** Sends `count` messages (key k<i>, value <prefix><i>) to `topic`; resolves when all are acknowledged. */
 export async function produce(

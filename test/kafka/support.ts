@@ -92,19 +92,5 @@ export async function wafkaRead(
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Polls `probe` until `ok` holds; throws with the last value after timeoutMs. */
-export async function until<T>(what: string, probe: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe()
-      if (ok(v)) return v
-      last = v
-    } catch (e) {
-      last = (e as Error).message
-    }
-    await sleep(200)
-  }
-  throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`)
-}
+/** The shared bounded wait: `until(what, probe, ok, timeoutMs)` returns the probe's value once `ok` holds of it. */
+export { until } from '../support/until.js'

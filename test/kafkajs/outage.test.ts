@@ -7,19 +7,14 @@
 import { describe, expect, it } from 'vitest'
 import * as kafkajs from 'kafkajs'
 import { embeddedBroker, libs, quiet, sleep } from './side-by-side.js'
+import { untilTrue } from '../support/until.js'
 
 const retry = { retries: 3, initialRetryTime: 100, maxRetryTime: 500 }
 
 describe('a whole-cluster outage, on kafkajs and wafka/kafkajs', () => {
   const embedded = embeddedBroker()
 
-  async function waitFor(done: () => boolean, ms: number, what: string) {
-    const deadline = Date.now() + ms
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what}`)
-      await sleep(25)
-    }
-  }
+  const waitFor = (done: () => boolean, ms: number, what: string) => untilTrue(done, ms, () => what)
 
   async function outage(lib: typeof kafkajs, name: string) {
     const brokers = embedded.cluster.bootstrapServers.split(',')

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Kafka } from '../../src/index.js'
 import { type KafkaCluster, requireKafka, startKafka } from './kafka.js'
 import { kcatConsume, kcatMetadata, kcatProduce } from './kcat.js'
+import { until } from '../support/until.js'
 
 const kafka = requireKafka('4')
 const kafka39 = requireKafka('3.9')
@@ -34,21 +35,6 @@ async function brokerIds(bootstrap: string): Promise<number[]> {
   } finally {
     await admin.disconnect()
   }
-}
-
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: T | undefined
-  while (Date.now() < deadline) {
-    try {
-      last = await probe()
-      if (ok(last)) return last
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`)
 }
 
 describe.skipIf(!kafka)('real Kafka rig: one broker', () => {

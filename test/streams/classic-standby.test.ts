@@ -22,7 +22,7 @@ import { murmur2Partition } from '../../src/producer/partitioners/murmur2.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 import { until } from '../kafka/support.js'
-import { countsAre, produceStrings, restoresIn } from './support.js'
+import { countsAre, produceStrings, standbysFollow, tookOverFromStandbys } from './support.js'
 import { countWords, wordCountTopology, wordLines } from './word-count-app.js'
 
 const str = Serdes.String()
@@ -53,16 +53,6 @@ for (const target of brokerTargets()) {
         await admin.disconnect()
       }
     }
-
-    const staleView = (s: KafkaStreams) =>
-      new Map(
-        s
-          .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
-          .all()
-          .map((e) => [e.key, e.value]),
-      )
-    const holds = (expected: Map<string, bigint>) => (t: Map<string, bigint>) =>
-      t.size === expected.size && [...expected].every(([w, n]) => t.get(w) === n)
 
     const instance = (app: string, input: string, output: string, more: Partial<StreamsConfig>) =>
       new KafkaStreams(wordCountTopology(input, output), {
@@ -125,7 +115,7 @@ for (const target of brokerTargets()) {
           const expected = countWords([...first, ...second])
           await countsAre(client, output, expected)
           // Each instance's standbys followed the other's active stores: with its own, the whole table.
-          for (const s of [a, b]) await until('the stale view to hold every count', () => staleView(s), holds(expected), 30_000)
+          for (const s of [a, b]) await standbysFollow(s, expected, 'the stale view to hold every count')
           expect(b.store('counts', 'keyValue').approximateNumEntries()).toBeLessThan(expected.size)
 
           // queryMetadataForKey: the same answer on both, the host whose active store holds the word, the other as standby.
@@ -151,13 +141,11 @@ for (const target of brokerTargets()) {
             (m) => m.length === 1 && m[0].topicPartitions.filter((p) => p.topic === repartition).length === PARTITIONS,
             60_000,
           )
-          const third = wordLines(100, PARTITIONS, 13)
-          await produceStrings(client, input, third)
-          await countsAre(client, output, countWords([...first, ...second, ...third]))
-          const restores = restoresIn(logs.slice(mark))
-          expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
-          for (const r of restores) expect(r.from).toBeGreaterThan(0n)
-          expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
+          await tookOverFromStandbys(
+            client,
+            { input, output },
+            { before: [...first, ...second], more: wordLines(100, PARTITIONS, 13), logs, from: mark, taken },
+          )
         } finally {
           await a.close()
           await b.close()
@@ -199,7 +187,7 @@ for (const target of brokerTargets()) {
         const expected = countWords([...first, ...second])
         await countsAre(client, output, expected)
         // wafka's standbys read the changelogs of Java's active tasks: with its own tasks, the whole table.
-        await until('wafka’s stale view to hold every count', () => staleView(w), holds(expected), 30_000)
+        await standbysFollow(w, expected, 'wafka’s stale view to hold every count')
         const own = w.store<string, bigint>('counts', 'keyValue')
         for (const word of expected.keys()) {
           const m = w.queryMetadataForKey('counts', word, str)!

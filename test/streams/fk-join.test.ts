@@ -10,14 +10,13 @@
 // 3 (left) and 2 (right) partitions. Responses written straight to the
 // response topic show the hash check: one for a value the row no longer has
 // is dropped, one for its current value joined.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Kafka } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
 import { KafkaStreams, Serdes, StreamsBuilder, TopologyError, type KTable } from '../../src/public/streams.js'
 import { murmur3Hash128 } from '../../src/streams/murmur3.js'
 import { javaStreamsDescribe } from '../peers/java-streams.js'
-import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { until, wafka } from '../kafka/support.js'
-import { consumedAll, rawTable, runJavaToEnd } from './support.js'
+import { brokerTargets } from '../peers/targets.js'
+import { until } from '../kafka/support.js'
+import { consumedAll, rawTable, runJavaToEnd, describeOnTargets } from './support.js'
 
 const str = Serdes.String()
 const fkOf = (v: string) => (v.includes(':') ? v.slice(0, v.indexOf(':')) : null)
@@ -134,146 +133,126 @@ const SUBSCRIPTION_TOPIC = 'KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000004-
 const RESPONSE_TOPIC = 'KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000012-topic'
 const SUBSCRIPTION_STORE = 'KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008'
 
-for (const target of brokerTargets()) {
-  describe.skipIf(!target.available)(`foreign-key joins, Java Kafka Streams and wafka/streams on ${target.name}`, () => {
-    let cluster: RunningTarget
-    let kafka: Kafka
-    beforeAll(async () => {
-      cluster = await target.start()
-      kafka = wafka(cluster)
-    }, 120_000)
-    afterAll(async () => {
-      await cluster?.stop()
+describeOnTargets(brokerTargets(), 'foreign-key joins, Java Kafka Streams and wafka/streams', (on) => {
+  it('inner and left: the same final output table and subscription store changelog, byte for byte', async () => {
+    const [leftTopic, rightTopic] = ['fk-left', 'fk-right']
+    const admin = on.kafka.admin()
+    await admin.connect()
+    await admin.createTopics({
+      topics: [
+        { topic: leftTopic, numPartitions: 3 },
+        { topic: rightTopic, numPartitions: 2 },
+        ...['java', 'wafka'].flatMap((who) => ['inner', 'left'].map((j) => ({ topic: `fk-${who}-${j}`, numPartitions: 3 }))),
+      ],
     })
+    await admin.disconnect()
+    const producer = on.kafka.producer()
+    await producer.connect()
+    const T0 = Date.now() - 60_000
+    const records = (topic: string, rows: Array<[string, string | null]>, offset: number) =>
+      rows.map(([k, v], i) => ({ key: str.serialize(topic, k), value: str.serialize(topic, v), timestamp: T0 + offset + 2 * i }))
+    await producer.send({ topic: leftTopic, messages: records(leftTopic, LEFT, 0) })
+    await producer.send({ topic: rightTopic, messages: records(rightTopic, RIGHT, 1) })
+    await producer.disconnect()
 
-    it('inner and left: the same final output table and subscription store changelog, byte for byte', async () => {
-      const [leftTopic, rightTopic] = ['fk-left', 'fk-right']
-      const admin = kafka.admin()
-      await admin.connect()
-      await admin.createTopics({
-        topics: [
-          { topic: leftTopic, numPartitions: 3 },
-          { topic: rightTopic, numPartitions: 2 },
-          ...['java', 'wafka'].flatMap((who) => ['inner', 'left'].map((j) => ({ topic: `fk-${who}-${j}`, numPartitions: 3 }))),
-        ],
-      })
-      await admin.disconnect()
-      const producer = kafka.producer()
-      await producer.connect()
-      const T0 = Date.now() - 60_000
-      const records = (topic: string, rows: Array<[string, string | null]>, offset: number) =>
-        rows.map(([k, v], i) => ({ key: str.serialize(topic, k), value: str.serialize(topic, v), timestamp: T0 + offset + 2 * i }))
-      await producer.send({ topic: leftTopic, messages: records(leftTopic, LEFT, 0) })
-      await producer.send({ topic: rightTopic, messages: records(rightTopic, RIGHT, 1) })
-      await producer.disconnect()
-
-      const joins = ['inner', 'left'] as const
-      // Both Java applications at once, then both of ours: each reads the same input.
-      await Promise.all(
-        joins.map((join) =>
-          runJavaToEnd(cluster, 'fk-join', {
-            applicationId: `fk-java-${join}`,
-            inputs: [leftTopic, rightTopic],
-            output: `fk-java-${join}`,
-            join,
-            count: LEFT.length + RIGHT.length,
-            // A cache would merge a key's updates (and drop a row added and deleted between flushes):
-            // both sides run without it, forwarding every update.
-            props: { 'statestore.cache.max.bytes': 0 },
-          }),
-        ),
-      )
-      await Promise.all(
-        joins.map(async (join) => {
-          const b = new StreamsBuilder()
-          // The inner join with the (key, value) form of the extractor: the same join; the left join's result
-          // materialized (Materialized.as): the store holds the output table.
-          fkJoin(
-            b,
-            [leftTopic, rightTopic],
-            `fk-wafka-${join}`,
-            join,
-            undefined,
-            join === 'inner',
-            join === 'left' ? 'fk-result' : undefined,
-          )
-          const app = new KafkaStreams(b.build(), {
-            applicationId: `fk-wafka-${join}`,
-            brokers: cluster.bootstrap,
-            commitIntervalMs: 100,
-            defaultApiTimeoutMs: 30_000,
-            // As Java's above: every update forwarded.
-            statestoreCacheMaxBytes: 0,
-          })
-          await app.start()
-          try {
-            await until(
-              `fk-wafka-${join}'s output`,
-              async () => decoded(await rawTable(kafka, `fk-wafka-${join}`)),
-              (t) => sameTable(t, expected(join)),
-              60_000,
-            )
-            await consumedAll(kafka, `fk-wafka-${join}`, [
-              leftTopic,
-              rightTopic,
-              `fk-wafka-${join}-${SUBSCRIPTION_TOPIC}`,
-              `fk-wafka-${join}-${RESPONSE_TOPIC}`,
-            ])
-            if (join === 'left') {
-              const rows = app.store<string, string>('fk-result', 'keyValue').all()
-              expect(Object.fromEntries(rows.map((r) => [r.key, r.value]))).toEqual(expected('left'))
-            }
-          } finally {
-            await app.close()
-          }
+    const joins = ['inner', 'left'] as const
+    // Both Java applications at once, then both of ours: each reads the same input.
+    await Promise.all(
+      joins.map((join) =>
+        runJavaToEnd(on.cluster, 'fk-join', {
+          applicationId: `fk-java-${join}`,
+          inputs: [leftTopic, rightTopic],
+          output: `fk-java-${join}`,
+          join,
+          count: LEFT.length + RIGHT.length,
+          // A cache would merge a key's updates (and drop a row added and deleted between flushes):
+          // both sides run without it, forwarding every update.
+          props: { 'statestore.cache.max.bytes': 0 },
         }),
-      )
-      for (const join of joins) {
-        const javaOut = await rawTable(kafka, `fk-java-${join}`)
-        expect(decoded(javaOut), join).toEqual(expected(join))
-        expect(await rawTable(kafka, `fk-wafka-${join}`), join).toEqual(javaOut)
-        const changelog = (who: string) => rawTable(kafka, `fk-${who}-${join}-${SUBSCRIPTION_STORE}-changelog`)
-        const javaSubscriptions = await changelog('java')
-        // One subscription per left row with a foreign key: o1, o2, o5, o6, o8.
-        expect(Object.keys(javaSubscriptions).length, join).toBe(5)
-        expect(await changelog('wafka'), join).toEqual(javaSubscriptions)
-      }
+      ),
+    )
+    await Promise.all(
+      joins.map(async (join) => {
+        const b = new StreamsBuilder()
+        // The inner join with the (key, value) form of the extractor: the same join; the left join's result
+        // materialized (Materialized.as): the store holds the output table.
+        fkJoin(b, [leftTopic, rightTopic], `fk-wafka-${join}`, join, undefined, join === 'inner', join === 'left' ? 'fk-result' : undefined)
+        const app = new KafkaStreams(b.build(), {
+          applicationId: `fk-wafka-${join}`,
+          brokers: on.cluster.bootstrap,
+          commitIntervalMs: 100,
+          defaultApiTimeoutMs: 30_000,
+          // As Java's above: every update forwarded.
+          statestoreCacheMaxBytes: 0,
+        })
+        await app.start()
+        try {
+          await until(
+            `fk-wafka-${join}'s output`,
+            async () => decoded(await rawTable(on.kafka, `fk-wafka-${join}`)),
+            (t) => sameTable(t, expected(join)),
+            60_000,
+          )
+          await consumedAll(on.kafka, `fk-wafka-${join}`, [
+            leftTopic,
+            rightTopic,
+            `fk-wafka-${join}-${SUBSCRIPTION_TOPIC}`,
+            `fk-wafka-${join}-${RESPONSE_TOPIC}`,
+          ])
+          if (join === 'left') {
+            const rows = app.store<string, string>('fk-result', 'keyValue').all()
+            expect(Object.fromEntries(rows.map((r) => [r.key, r.value]))).toEqual(expected('left'))
+          }
+        } finally {
+          await app.close()
+        }
+      }),
+    )
+    for (const join of joins) {
+      const javaOut = await rawTable(on.kafka, `fk-java-${join}`)
+      expect(decoded(javaOut), join).toEqual(expected(join))
+      expect(await rawTable(on.kafka, `fk-wafka-${join}`), join).toEqual(javaOut)
+      const changelog = (who: string) => rawTable(on.kafka, `fk-${who}-${join}-${SUBSCRIPTION_STORE}-changelog`)
+      const javaSubscriptions = await changelog('java')
+      // One subscription per left row with a foreign key: o1, o2, o5, o6, o8.
+      expect(Object.keys(javaSubscriptions).length, join).toBe(5)
+      expect(await changelog('wafka'), join).toEqual(javaSubscriptions)
+    }
 
-      // The hash check: a response for a value the row no longer has is dropped, one for its current value joined.
-      // Written straight to the response topic (keyed by the row's key: its partition), ours restarted to read them.
-      const responseTopic = `fk-wafka-inner-${RESPONSE_TOPIC}`
-      const response = (hashOf: string, foreignValue: string) =>
-        Buffer.concat([Buffer.from([0]), murmur3Hash128(Buffer.from(hashOf)), Buffer.from(foreignValue)])
-      const forger = kafka.producer()
-      await forger.connect()
-      await forger.send({
-        topic: responseTopic,
-        messages: [
-          { key: Buffer.from('o1'), value: response('c1:apple', 'Stale'), timestamp: T0 + 100 },
-          { key: Buffer.from('o6'), value: response('c2:plum', 'Bob3'), timestamp: T0 + 101 },
-        ],
-      })
-      await forger.disconnect()
-      const b = new StreamsBuilder()
-      fkJoin(b, [leftTopic, rightTopic], 'fk-wafka-inner', 'inner')
-      const app = new KafkaStreams(b.build(), { applicationId: 'fk-wafka-inner', brokers: cluster.bootstrap, commitIntervalMs: 100 })
-      await app.start()
-      try {
-        const fresh = { ...expected('inner'), o6: 'c2:plum+Bob3' }
-        await until(
-          'the forged responses',
-          async () => decoded(await rawTable(kafka, 'fk-wafka-inner')),
-          (t) => sameTable(t, fresh),
-          60_000,
-        )
-        await consumedAll(kafka, 'fk-wafka-inner', [responseTopic])
-        expect(decoded(await rawTable(kafka, 'fk-wafka-inner'))).toEqual(fresh)
-      } finally {
-        await app.close()
-      }
-    }, 300_000)
-  })
-}
+    // The hash check: a response for a value the row no longer has is dropped, one for its current value joined.
+    // Written straight to the response topic (keyed by the row's key: its partition), ours restarted to read them.
+    const responseTopic = `fk-wafka-inner-${RESPONSE_TOPIC}`
+    const response = (hashOf: string, foreignValue: string) =>
+      Buffer.concat([Buffer.from([0]), murmur3Hash128(Buffer.from(hashOf)), Buffer.from(foreignValue)])
+    const forger = on.kafka.producer()
+    await forger.connect()
+    await forger.send({
+      topic: responseTopic,
+      messages: [
+        { key: Buffer.from('o1'), value: response('c1:apple', 'Stale'), timestamp: T0 + 100 },
+        { key: Buffer.from('o6'), value: response('c2:plum', 'Bob3'), timestamp: T0 + 101 },
+      ],
+    })
+    await forger.disconnect()
+    const b = new StreamsBuilder()
+    fkJoin(b, [leftTopic, rightTopic], 'fk-wafka-inner', 'inner')
+    const app = new KafkaStreams(b.build(), { applicationId: 'fk-wafka-inner', brokers: on.cluster.bootstrap, commitIntervalMs: 100 })
+    await app.start()
+    try {
+      const fresh = { ...expected('inner'), o6: 'c2:plum+Bob3' }
+      await until(
+        'the forged responses',
+        async () => decoded(await rawTable(on.kafka, 'fk-wafka-inner')),
+        (t) => sameTable(t, fresh),
+        60_000,
+      )
+      await consumedAll(on.kafka, 'fk-wafka-inner', [responseTopic])
+      expect(decoded(await rawTable(on.kafka, 'fk-wafka-inner'))).toEqual(fresh)
+    } finally {
+      await app.close()
+    }
+  }, 300_000)
+})
 
 const sorted = (t: Record<string, string>) => Object.fromEntries(Object.entries(t).sort(([a], [b]) => (a < b ? -1 : 1)))
 const sameTable = (a: Record<string, string>, b: Record<string, string>) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b))

@@ -14,14 +14,13 @@
 // late ones beyond it dropped, a record on a one-point session, a null key,
 // three keys over two partitions; and the count again with ours restarted
 // midway, its session store restored from the changelog.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError, type Kafka } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../../src/index.js'
 import { KafkaStreams, Serdes, SessionWindows, StreamsBuilder, WindowedSerdes } from '../../src/public/streams.js'
 import { InMemorySessionStore } from '../../src/streams/session-store.js'
 import { javaStreamsDescribe, type JavaStreamsAppName } from '../peers/java-streams.js'
-import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { wafka } from '../kafka/support.js'
-import { consumedAll, partitionRecords, runJavaToEnd } from './support.js'
+import { brokerTargets } from '../peers/targets.js'
+import { consumedAll, partitionRecords, runJavaToEnd, describeOnTargets } from './support.js'
 
 const str = Serdes.String()
 const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000
@@ -215,159 +214,149 @@ const finalValues = (parts: string[][], value: (b: Buffer) => unknown) => {
 }
 
 // Against the built package (test/vitest.config.ts builtSlice), the embedded broker's run only.
-for (const target of brokerTargets()) {
-  describe.skipIf(!target.available || (!!process.env.WAFKA_BUILT && !target.embedded))(
-    `session windows against Java Kafka Streams on ${target.name}`,
-    () => {
-      let cluster: RunningTarget
-      let kafka: Kafka
-      beforeAll(async () => {
-        cluster = await target.start()
-        kafka = wafka(cluster)
-      }, 120_000)
-      afterAll(async () => {
-        await cluster?.stop()
-      })
-
-      /**
-       * Runs RigStreams' `app` and our `build` on the same input (ours restarted before STEPS[restartAt] if given);
-       * checks the outputs (`suffixes` of each side's output topic) record by record and the stores' changelogs as
-       * tables; returns Java's outputs.
-       */
-      async function compare(
-        tag: string,
-        app: JavaStreamsAppName,
-        build: (input: string, output: string) => StreamsBuilder,
-        suffixes: string[],
-        restartAt?: number,
-      ): Promise<string[][][]> {
-        const [input, javaOut, wafkaOut] = ['in', 'java', 'wafka'].map((x) => `${tag}-${x}`)
-        const admin = kafka.admin()
-        await admin.connect()
+describeOnTargets(
+  brokerTargets(),
+  'session windows against Java Kafka Streams',
+  (on) => {
+    /**
+     * Runs RigStreams' `app` and our `build` on the same input (ours restarted before STEPS[restartAt] if given);
+     * checks the outputs (`suffixes` of each side's output topic) record by record and the stores' changelogs as
+     * tables; returns Java's outputs.
+     */
+    async function compare(
+      tag: string,
+      app: JavaStreamsAppName,
+      build: (input: string, output: string) => StreamsBuilder,
+      suffixes: string[],
+      restartAt?: number,
+    ): Promise<string[][][]> {
+      const [input, javaOut, wafkaOut] = ['in', 'java', 'wafka'].map((x) => `${tag}-${x}`)
+      const admin = on.kafka.admin()
+      await admin.connect()
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: [input, ...suffixes.flatMap((s) => [javaOut + s, wafkaOut + s])].map((topic) => ({ topic, numPartitions: 2 })),
+        })
+      } finally {
+        await admin.disconnect()
+      }
+      // With a restart, ours reads the input in two parts, a new instance (its stores restored from their changelogs)
+      // the second; Java reads it all at once.
+      const parts = restartAt === undefined ? [STEPS] : [STEPS.slice(0, restartAt), STEPS.slice(restartAt)]
+      const topology = build(input, wafkaOut).build()
+      for (const part of parts) {
+        const producer = on.kafka.producer()
+        await producer.connect()
         try {
-          await admin.createTopics({
-            waitForLeaders: true,
-            topics: [input, ...suffixes.flatMap((s) => [javaOut + s, wafkaOut + s])].map((topic) => ({ topic, numPartitions: 2 })),
+          await producer.send({
+            topic: input,
+            messages: part.map(([partition, key, value, ms]) => ({
+              key: str.serialize(input, key),
+              value: str.serialize(input, value),
+              timestamp: T0 + ms,
+              partition,
+            })),
           })
         } finally {
-          await admin.disconnect()
+          await producer.disconnect()
         }
-        // With a restart, ours reads the input in two parts, a new instance (its stores restored from their changelogs)
-        // the second; Java reads it all at once.
-        const parts = restartAt === undefined ? [STEPS] : [STEPS.slice(0, restartAt), STEPS.slice(restartAt)]
-        const topology = build(input, wafkaOut).build()
-        for (const part of parts) {
-          const producer = kafka.producer()
-          await producer.connect()
-          try {
-            await producer.send({
-              topic: input,
-              messages: part.map(([partition, key, value, ms]) => ({
-                key: str.serialize(input, key),
-                value: str.serialize(input, value),
-                timestamp: T0 + ms,
-                partition,
-              })),
-            })
-          } finally {
-            await producer.disconnect()
-          }
-          const streams = new KafkaStreams(build(input, wafkaOut).build(), {
-            applicationId: wafkaOut,
-            brokers: cluster.bootstrap,
-            commitIntervalMs: 100,
-            // Every update compared: the record cache off on both sides.
-            statestoreCacheMaxBytes: 0,
-          })
-          try {
-            await streams.start()
-            await consumedAll(kafka, wafkaOut, [input], 90_000)
-          } finally {
-            await streams.close()
-          }
-        }
-        await runJavaToEnd(cluster, app, {
-          applicationId: javaOut,
-          inputs: [input],
-          output: javaOut,
-          gapMs: GAP,
-          graceMs: GRACE,
-          count: STEPS.length,
-          props: { 'statestore.cache.max.bytes': 0 },
+        const streams = new KafkaStreams(build(input, wafkaOut).build(), {
+          applicationId: wafkaOut,
+          brokers: on.cluster.bootstrap,
+          commitIntervalMs: 100,
+          // Every update compared: the record cache off on both sides.
+          statestoreCacheMaxBytes: 0,
         })
-        const outputs: string[][][] = []
-        for (const s of suffixes) {
-          const [theirs, ours] = [await partitionRecords(kafka, javaOut + s, T0), await partitionRecords(kafka, wafkaOut + s, T0)]
-          expect(theirs.flat().length).toBeGreaterThan(0)
-          const hex = (b: Buffer) => b.toString('hex')
-          expect(readable(ours, hex).map(byKey), s).toEqual(readable(theirs, hex).map(byKey))
-          expect(ours.map(byKey), s).toEqual(theirs.map(byKey))
-          // a and b go to output partition 0, d to 1 (murmur2 of the inner key); a full windowed key would spread them.
-          expect(theirs.map((p) => Object.keys(byKey(p)).sort())).toEqual([['a', 'b'], ['d']])
-          outputs.push(theirs)
+        try {
+          await streams.start()
+          await consumedAll(on.kafka, wafkaOut, [input], 90_000)
+        } finally {
+          await streams.close()
         }
-        // The stores' changelogs, named as Java names them: the same final tables, timestamps included.
-        const stores = [...topology.stores.keys()]
-        expect(stores.length).toBe(suffixes.length)
-        for (const store of stores) {
-          const [theirs, ours] = [
-            await partitionRecords(kafka, `${javaOut}-${store}-changelog`, T0),
-            await partitionRecords(kafka, `${wafkaOut}-${store}-changelog`, T0),
-          ]
-          expect(Object.keys(table(theirs)).length, store).toBeGreaterThan(0)
-          expect(table(ours), store).toEqual(table(theirs))
-        }
-        return outputs
       }
+      await runJavaToEnd(on.cluster, app, {
+        applicationId: javaOut,
+        inputs: [input],
+        output: javaOut,
+        gapMs: GAP,
+        graceMs: GRACE,
+        count: STEPS.length,
+        props: { 'statestore.cache.max.bytes': 0 },
+      })
+      const outputs: string[][][] = []
+      for (const s of suffixes) {
+        const [theirs, ours] = [await partitionRecords(on.kafka, javaOut + s, T0), await partitionRecords(on.kafka, wafkaOut + s, T0)]
+        expect(theirs.flat().length).toBeGreaterThan(0)
+        const hex = (b: Buffer) => b.toString('hex')
+        expect(readable(ours, hex).map(byKey), s).toEqual(readable(theirs, hex).map(byKey))
+        expect(ours.map(byKey), s).toEqual(theirs.map(byKey))
+        // a and b go to output partition 0, d to 1 (murmur2 of the inner key); a full windowed key would spread them.
+        expect(theirs.map((p) => Object.keys(byKey(p)).sort())).toEqual([['a', 'b'], ['d']])
+        outputs.push(theirs)
+      }
+      // The stores' changelogs, named as Java names them: the same final tables, timestamps included.
+      const stores = [...topology.stores.keys()]
+      expect(stores.length).toBe(suffixes.length)
+      for (const store of stores) {
+        const [theirs, ours] = [
+          await partitionRecords(on.kafka, `${javaOut}-${store}-changelog`, T0),
+          await partitionRecords(on.kafka, `${wafkaOut}-${store}-changelog`, T0),
+        ]
+        expect(Object.keys(table(theirs)).length, store).toBeGreaterThan(0)
+        expect(table(ours), store).toEqual(table(theirs))
+      }
+      return outputs
+    }
 
-      it('count: the same output records in order per key and partition (tombstones for merged sessions) and the same changelog, byte for byte', async () => {
-        const [out] = await compare('swc', 'session-count', countTopology, [''])
-        const long = (b: Buffer) => Serdes.Long().deserialize('', b)
-        // What Kafka Streams' semantics give (the comparison above is the byte-for-byte one).
-        expect(finalValues(out, long)).toEqual({
-          'a@1000-14000': '5',
-          'a@24000-24000': '1',
-          'a@60000-62000': '2',
-          'b@1000-8000': '3',
-          'b@27000-30000': '3',
-          'b@50000-50000': '2',
-          'd@2000-9000': '3',
-        })
-        const flat = readable(out, long).flat()
-        // Every window of a key in one partition (its inner key's).
-        for (const key of ['a', 'b', 'd'])
-          expect(readable(out, long).filter((p) => p.some((x) => x.startsWith(`${key}@`))).length, key).toBe(1)
-        // a4 bridges [1000, 3000] and [11000, 11000]: both deleted (at their ends), then the merged session.
-        const a = flat.filter((x) => x.startsWith('a@'))
-        expect(a.slice(4, 7)).toEqual(['a@1000-3000=null@3000', 'a@11000-11000=null@11000', 'a@1000-11000=4@11000'])
-        expect(a).toContain('a@1000-14000=5@14000')
-        expect(flat.some((x) => x.startsWith('a@42000') || x.startsWith('b@12000'))).toBe(false)
-        const b = flat.filter((x) => x.startsWith('b@'))
-        expect(b.slice(-4)).toEqual(['b@27000-30000=null@30000', 'b@27000-30000=3@30000', 'b@50000-50000=1@50000', 'b@50000-50000=2@50000'])
-      }, 300_000)
+    it('count: the same output records in order per key and partition (tombstones for merged sessions) and the same changelog, byte for byte', async () => {
+      const [out] = await compare('swc', 'session-count', countTopology, [''])
+      const long = (b: Buffer) => Serdes.Long().deserialize('', b)
+      // What Kafka Streams' semantics give (the comparison above is the byte-for-byte one).
+      expect(finalValues(out, long)).toEqual({
+        'a@1000-14000': '5',
+        'a@24000-24000': '1',
+        'a@60000-62000': '2',
+        'b@1000-8000': '3',
+        'b@27000-30000': '3',
+        'b@50000-50000': '2',
+        'd@2000-9000': '3',
+      })
+      const flat = readable(out, long).flat()
+      // Every window of a key in one partition (its inner key's).
+      for (const key of ['a', 'b', 'd'])
+        expect(readable(out, long).filter((p) => p.some((x) => x.startsWith(`${key}@`))).length, key).toBe(1)
+      // a4 bridges [1000, 3000] and [11000, 11000]: both deleted (at their ends), then the merged session.
+      const a = flat.filter((x) => x.startsWith('a@'))
+      expect(a.slice(4, 7)).toEqual(['a@1000-3000=null@3000', 'a@11000-11000=null@11000', 'a@1000-11000=4@11000'])
+      expect(a).toContain('a@1000-14000=5@14000')
+      expect(flat.some((x) => x.startsWith('a@42000') || x.startsWith('b@12000'))).toBe(false)
+      const b = flat.filter((x) => x.startsWith('b@'))
+      expect(b.slice(-4)).toEqual(['b@27000-30000=null@30000', 'b@27000-30000=3@30000', 'b@50000-50000=1@50000', 'b@50000-50000=2@50000'])
+    }, 300_000)
 
-      it('count, ours restarted midway: the store restored from its changelog, a late record merges into a restored session as in one run', async () => {
-        // Restarted before a5: a6 (late, within the grace) merges into [1000, 11000], which only the restored store holds.
-        const [out] = await compare('swr', 'session-count', countTopology, [''], 7)
-        const flat = readable(out, (b) => Serdes.Long().deserialize('', b)).flat()
-        expect(flat).toEqual(expect.arrayContaining(['a@1000-11000=null@11000', 'a@1000-14000=5@14000']))
-      }, 300_000)
+    it('count, ours restarted midway: the store restored from its changelog, a late record merges into a restored session as in one run', async () => {
+      // Restarted before a5: a6 (late, within the grace) merges into [1000, 11000], which only the restored store holds.
+      const [out] = await compare('swr', 'session-count', countTopology, [''], 7)
+      const flat = readable(out, (b) => Serdes.Long().deserialize('', b)).flat()
+      expect(flat).toEqual(expect.arrayContaining(['a@1000-11000=null@11000', 'a@1000-14000=5@14000']))
+    }, 300_000)
 
-      it('aggregate with a merger, and reduce: the same output records in order per key and partition and the same changelogs, byte for byte', async () => {
-        const [aggs, reduced] = await compare('swa', 'session-aggregate', aggregateTopology, ['', '-reduced'])
-        const text = (b: Buffer) => b.toString()
-        // The merger takes the sessions by end, into the initializer's aggregate; the new value comes last.
-        expect(finalValues(aggs, text)).toMatchObject({
-          'a@1000-14000': '|||+a1+a2|+a3+a4+a6',
-          'd@2000-9000': '|+d1|+d2+d3',
-          'b@50000-50000': '|+b8+b9',
-        })
-        expect(finalValues(reduced, text)).toMatchObject({
-          'a@1000-14000': 'a1/a2/a3/a4/a6',
-          'd@2000-9000': 'd1/d2/d3',
-          'b@27000-30000': 'b4/b6/b7',
-        })
-      }, 300_000)
-    },
-  )
-}
+    it('aggregate with a merger, and reduce: the same output records in order per key and partition and the same changelogs, byte for byte', async () => {
+      const [aggs, reduced] = await compare('swa', 'session-aggregate', aggregateTopology, ['', '-reduced'])
+      const text = (b: Buffer) => b.toString()
+      // The merger takes the sessions by end, into the initializer's aggregate; the new value comes last.
+      expect(finalValues(aggs, text)).toMatchObject({
+        'a@1000-14000': '|||+a1+a2|+a3+a4+a6',
+        'd@2000-9000': '|+d1|+d2+d3',
+        'b@50000-50000': '|+b8+b9',
+      })
+      expect(finalValues(reduced, text)).toMatchObject({
+        'a@1000-14000': 'a1/a2/a3/a4/a6',
+        'd@2000-9000': 'd1/d2/d3',
+        'b@27000-30000': 'b4/b6/b7',
+      })
+    }, 300_000)
+  },
+  { builtOnEmbedded: true },
+)

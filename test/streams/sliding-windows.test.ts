@@ -15,14 +15,13 @@
 // window [0, 1 s]), out of order, one on the difference itself, a late one
 // within the grace and one beyond it; and the count again with ours
 // restarted midway, its window store restored from the changelog.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError, type Kafka } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../../src/index.js'
 import { KafkaStreams, Serdes, SlidingWindows, StreamsBuilder, WindowedSerdes } from '../../src/public/streams.js'
 import { InMemoryWindowStore } from '../../src/streams/window-store.js'
 import { javaStreamsDescribe, type JavaStreamsAppName } from '../peers/java-streams.js'
-import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { wafka } from '../kafka/support.js'
-import { consumedAll, NO_TIME_RETENTION, partitionRecords, runJavaToEnd } from './support.js'
+import { brokerTargets } from '../peers/targets.js'
+import { consumedAll, NO_TIME_RETENTION, partitionRecords, runJavaToEnd, describeOnTargets } from './support.js'
 
 const str = Serdes.String()
 const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000
@@ -201,138 +200,128 @@ const finalValues = (parts: string[][], value: (b: Buffer) => unknown) => {
 // Skipped only where Kafka cannot run, outside CI (requireKafka throws under CI); and, against the
 // built package, on real Kafka: the built runs hold dist/ to Java on the embedded broker, the src run
 // covers Kafka (the same code, one Kafka cluster less per built format).
-for (const target of brokerTargets(NO_TIME_RETENTION)) {
-  describe.skipIf(!target.available || (!!process.env.WAFKA_BUILT && !target.embedded))(
-    `sliding windows against Java Kafka Streams on ${target.name}`,
-    () => {
-      let cluster: RunningTarget
-      let kafka: Kafka
-      beforeAll(async () => {
-        cluster = await target.start()
-        kafka = wafka(cluster)
-      }, 120_000)
-      afterAll(async () => {
-        await cluster?.stop()
-      })
-
-      /**
-       * Runs RigStreams' `app` and our `build` on the same input (ours restarted before STEPS[restartAt] if given);
-       * checks the outputs (`suffixes` of each side's output topic) record by record and the stores' changelogs as
-       * tables; returns Java's outputs.
-       */
-      async function compare(
-        tag: string,
-        app: JavaStreamsAppName,
-        build: (input: string, output: string) => StreamsBuilder,
-        suffixes: string[],
-        restartAt?: number,
-      ): Promise<string[][][]> {
-        const [input, javaOut, wafkaOut] = ['in', 'java', 'wafka'].map((x) => `${tag}-${x}`)
-        const admin = kafka.admin()
-        await admin.connect()
+describeOnTargets(
+  brokerTargets(NO_TIME_RETENTION),
+  'sliding windows against Java Kafka Streams',
+  (on) => {
+    /**
+     * Runs RigStreams' `app` and our `build` on the same input (ours restarted before STEPS[restartAt] if given);
+     * checks the outputs (`suffixes` of each side's output topic) record by record and the stores' changelogs as
+     * tables; returns Java's outputs.
+     */
+    async function compare(
+      tag: string,
+      app: JavaStreamsAppName,
+      build: (input: string, output: string) => StreamsBuilder,
+      suffixes: string[],
+      restartAt?: number,
+    ): Promise<string[][][]> {
+      const [input, javaOut, wafkaOut] = ['in', 'java', 'wafka'].map((x) => `${tag}-${x}`)
+      const admin = on.kafka.admin()
+      await admin.connect()
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: [input, ...suffixes.flatMap((s) => [javaOut + s, wafkaOut + s])].map((topic) => ({ topic, numPartitions: 2 })),
+        })
+      } finally {
+        await admin.disconnect()
+      }
+      const parts = restartAt === undefined ? [STEPS] : [STEPS.slice(0, restartAt), STEPS.slice(restartAt)]
+      const topology = build(input, wafkaOut).build()
+      for (const part of parts) {
+        const producer = on.kafka.producer()
+        await producer.connect()
         try {
-          await admin.createTopics({
-            waitForLeaders: true,
-            topics: [input, ...suffixes.flatMap((s) => [javaOut + s, wafkaOut + s])].map((topic) => ({ topic, numPartitions: 2 })),
+          await producer.send({
+            topic: input,
+            messages: part.map(([partition, key, value, ms]) => ({
+              key: str.serialize(input, key),
+              value: str.serialize(input, value),
+              timestamp: at(partition, ms),
+              partition,
+            })),
           })
         } finally {
-          await admin.disconnect()
+          await producer.disconnect()
         }
-        const parts = restartAt === undefined ? [STEPS] : [STEPS.slice(0, restartAt), STEPS.slice(restartAt)]
-        const topology = build(input, wafkaOut).build()
-        for (const part of parts) {
-          const producer = kafka.producer()
-          await producer.connect()
-          try {
-            await producer.send({
-              topic: input,
-              messages: part.map(([partition, key, value, ms]) => ({
-                key: str.serialize(input, key),
-                value: str.serialize(input, value),
-                timestamp: at(partition, ms),
-                partition,
-              })),
-            })
-          } finally {
-            await producer.disconnect()
-          }
-          const streams = new KafkaStreams(build(input, wafkaOut).build(), {
-            applicationId: wafkaOut,
-            brokers: cluster.bootstrap,
-            commitIntervalMs: 100,
-            // Every update compared: the record cache off on both sides.
-            statestoreCacheMaxBytes: 0,
-          })
-          try {
-            await streams.start()
-            await consumedAll(kafka, wafkaOut, [input], 90_000)
-          } finally {
-            await streams.close()
-          }
-        }
-        await runJavaToEnd(cluster, app, {
-          applicationId: javaOut,
-          inputs: [input],
-          output: javaOut,
-          windowMs: DIFFERENCE,
-          graceMs: GRACE,
-          count: STEPS.length,
-          props: { 'statestore.cache.max.bytes': 0 },
+        const streams = new KafkaStreams(build(input, wafkaOut).build(), {
+          applicationId: wafkaOut,
+          brokers: on.cluster.bootstrap,
+          commitIntervalMs: 100,
+          // Every update compared: the record cache off on both sides.
+          statestoreCacheMaxBytes: 0,
         })
-        const outputs: string[][][] = []
-        for (const s of suffixes) {
-          const [theirs, ours] = [await partitionRecords(kafka, javaOut + s, 0), await partitionRecords(kafka, wafkaOut + s, 0)]
-          expect(theirs.flat().length).toBeGreaterThan(0)
-          const hex = (b: Buffer) => b.toString('hex')
-          expect(readable(ours, hex).map(byKey), s).toEqual(readable(theirs, hex).map(byKey))
-          expect(ours.map(byKey), s).toEqual(theirs.map(byKey))
-          outputs.push(theirs)
+        try {
+          await streams.start()
+          await consumedAll(on.kafka, wafkaOut, [input], 90_000)
+        } finally {
+          await streams.close()
         }
-        // The stores' changelogs, named as Java names them: the same final tables, timestamps included.
-        const stores = [...topology.stores.keys()]
-        expect(stores.length).toBe(suffixes.length)
-        for (const store of stores) {
-          const [theirs, ours] = [
-            await partitionRecords(kafka, `${javaOut}-${store}-changelog`, 0),
-            await partitionRecords(kafka, `${wafkaOut}-${store}-changelog`, 0),
-          ]
-          expect(Object.keys(table(theirs)).length, store).toBeGreaterThan(0)
-          expect(table(ours), store).toEqual(table(theirs))
-        }
-        return outputs
       }
+      await runJavaToEnd(on.cluster, app, {
+        applicationId: javaOut,
+        inputs: [input],
+        output: javaOut,
+        windowMs: DIFFERENCE,
+        graceMs: GRACE,
+        count: STEPS.length,
+        props: { 'statestore.cache.max.bytes': 0 },
+      })
+      const outputs: string[][][] = []
+      for (const s of suffixes) {
+        const [theirs, ours] = [await partitionRecords(on.kafka, javaOut + s, 0), await partitionRecords(on.kafka, wafkaOut + s, 0)]
+        expect(theirs.flat().length).toBeGreaterThan(0)
+        const hex = (b: Buffer) => b.toString('hex')
+        expect(readable(ours, hex).map(byKey), s).toEqual(readable(theirs, hex).map(byKey))
+        expect(ours.map(byKey), s).toEqual(theirs.map(byKey))
+        outputs.push(theirs)
+      }
+      // The stores' changelogs, named as Java names them: the same final tables, timestamps included.
+      const stores = [...topology.stores.keys()]
+      expect(stores.length).toBe(suffixes.length)
+      for (const store of stores) {
+        const [theirs, ours] = [
+          await partitionRecords(on.kafka, `${javaOut}-${store}-changelog`, 0),
+          await partitionRecords(on.kafka, `${wafkaOut}-${store}-changelog`, 0),
+        ]
+        expect(Object.keys(table(theirs)).length, store).toBeGreaterThan(0)
+        expect(table(ours), store).toEqual(table(theirs))
+      }
+      return outputs
+    }
 
-      it('count: the same output records in order per key and partition and the same changelog, byte for byte', async () => {
-        const [out] = await compare('slc', 'sliding-count', countTopology, [''])
-        const long = (b: Buffer) => Serdes.Long().deserialize('', b)
-        const final = finalValues(out, long)
-        // What Kafka Streams' semantics give (the comparison above is the byte-for-byte one).
-        expect(final).toMatchObject({
-          'a@4000-5000': '1', // a1's left window
-          'a@4500-5500': '2', // a2's: a1 and a2
-          'a@5001-6001': '2', // a1's right window: a2, then a4
-          'a@5501-6501': '2', // a2's right window, made by a3 on its end: a3, then a4
-          'b@4300-5300': '2', // b2, behind stream time (a2's), in b's windows only
-          'e@0-1000': '6', // the early records e1 to e4, e5 on its end, e7 within the grace (not e9)
-        })
-        expect(final['a@5000-6000']).toBeUndefined() // closed when a4 came (stream time 6501 - grace 500 > 6000)
-        expect(Object.keys(final).some((k) => k.startsWith('a@4400-'))).toBe(false) // a6 dropped
-        expect(Object.keys(final).some((k) => k.startsWith('a@7001-'))).toBe(false) // no right window for a8: a9 is beyond the difference
-      }, 300_000)
+    it('count: the same output records in order per key and partition and the same changelog, byte for byte', async () => {
+      const [out] = await compare('slc', 'sliding-count', countTopology, [''])
+      const long = (b: Buffer) => Serdes.Long().deserialize('', b)
+      const final = finalValues(out, long)
+      // What Kafka Streams' semantics give (the comparison above is the byte-for-byte one).
+      expect(final).toMatchObject({
+        'a@4000-5000': '1', // a1's left window
+        'a@4500-5500': '2', // a2's: a1 and a2
+        'a@5001-6001': '2', // a1's right window: a2, then a4
+        'a@5501-6501': '2', // a2's right window, made by a3 on its end: a3, then a4
+        'b@4300-5300': '2', // b2, behind stream time (a2's), in b's windows only
+        'e@0-1000': '6', // the early records e1 to e4, e5 on its end, e7 within the grace (not e9)
+      })
+      expect(final['a@5000-6000']).toBeUndefined() // closed when a4 came (stream time 6501 - grace 500 > 6000)
+      expect(Object.keys(final).some((k) => k.startsWith('a@4400-'))).toBe(false) // a6 dropped
+      expect(Object.keys(final).some((k) => k.startsWith('a@7001-'))).toBe(false) // no right window for a8: a9 is beyond the difference
+    }, 300_000)
 
-      it('count, ours restarted midway: the window store restored from its changelog, the windows go on as in one run', async () => {
-        // Restarted before a5 (stream time, not kept across a restart by Java's processor either, starts again at
-        // a5, the latest yet): a7 (out of order) goes into windows only the restored store holds; partition 1 all after.
-        const [out] = await compare('slr', 'sliding-count', countTopology, [''], 6)
-        expect(finalValues(out, (b) => Serdes.Long().deserialize('', b))).toMatchObject({ 'a@6001-7001': '4', 'a@5600-6600': '3' })
-      }, 300_000)
+    it('count, ours restarted midway: the window store restored from its changelog, the windows go on as in one run', async () => {
+      // Restarted before a5 (stream time, not kept across a restart by Java's processor either, starts again at
+      // a5, the latest yet): a7 (out of order) goes into windows only the restored store holds; partition 1 all after.
+      const [out] = await compare('slr', 'sliding-count', countTopology, [''], 6)
+      expect(finalValues(out, (b) => Serdes.Long().deserialize('', b))).toMatchObject({ 'a@6001-7001': '4', 'a@5600-6600': '3' })
+    }, 300_000)
 
-      it('aggregate and reduce: the same output records in order per key and partition and the same changelogs, byte for byte', async () => {
-        const [aggs, reduced] = await compare('sla', 'sliding-aggregate', aggregateTopology, ['', '-reduced'])
-        const text = (b: Buffer) => b.toString()
-        expect(finalValues(aggs, text)).toMatchObject({ 'a@4500-5500': '+a1+a2', 'a@5001-6001': '+a2+a4' })
-        expect(finalValues(reduced, text)).toMatchObject({ 'a@4500-5500': 'a1/a2', 'a@5001-6001': 'a2/a4' })
-      }, 300_000)
-    },
-  )
-}
+    it('aggregate and reduce: the same output records in order per key and partition and the same changelogs, byte for byte', async () => {
+      const [aggs, reduced] = await compare('sla', 'sliding-aggregate', aggregateTopology, ['', '-reduced'])
+      const text = (b: Buffer) => b.toString()
+      expect(finalValues(aggs, text)).toMatchObject({ 'a@4500-5500': '+a1+a2', 'a@5001-6001': '+a2+a4' })
+      expect(finalValues(reduced, text)).toMatchObject({ 'a@4500-5500': 'a1/a2', 'a@5001-6001': 'a2/a4' })
+    }, 300_000)
+  },
+  { builtOnEmbedded: true },
+)

@@ -24,7 +24,7 @@ import { brokerTargets, type RunningTarget } from '../peers/targets.js'
 import { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
 import { until } from '../kafka/support.js'
-import { consumedAll, countsAre, produceStrings, restoresIn } from './support.js'
+import { consumedAll, countsAre, produceStrings, standbysFollow, tookOverFromStandbys } from './support.js'
 import { countWords, FAST_STREAMS_GROUPS, wordCountTopology, wordLines } from './word-count-app.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 
@@ -151,19 +151,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           const expected = countWords([...first, ...second])
           await countsAre(client, output, expected, guarantee === 'exactly_once_v2')
           // b's own tasks and its standbys' copies (Java's stale stores) hold the whole table: the standbys followed a's stores.
-          const view = () =>
-            new Map(
-              b
-                .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
-                .all()
-                .map((e) => [e.key, e.value]),
-            )
-          await until(
-            "b's standbys to hold what a's active tasks counted",
-            view,
-            (t) => t.size === expected.size && [...expected].every(([w, n]) => t.get(w) === n),
-            30_000,
-          )
+          await standbysFollow(b, expected, "b's standbys to hold what a's active tasks counted")
           // Without stale stores only its active tasks are read: not the whole table.
           expect(b.store('counts', 'keyValue').approximateNumEntries()).toBeLessThan(expected.size)
           // b reported its standbys' changelog offsets in the heartbeat: the broker describes them.
@@ -186,14 +174,19 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
             30_000,
           )
-          const third = wordLines(100, PARTITIONS, 3)
-          await produceStrings(client, input, third)
-          await countsAre(client, output, countWords([...first, ...second, ...third]), guarantee === 'exactly_once_v2')
           // The tasks b took over restored from where their standbys were, not from the changelog's start.
-          const restores = restoresIn(logs.b.slice(mark))
-          expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
-          for (const r of restores) expect(r.from).toBeGreaterThan(0n)
-          expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
+          await tookOverFromStandbys(
+            client,
+            { input, output },
+            {
+              before: [...first, ...second],
+              more: wordLines(100, PARTITIONS, 3),
+              logs: logs.b,
+              from: mark,
+              taken,
+              committed: guarantee === 'exactly_once_v2',
+            },
+          )
         } finally {
           await a.close()
           await b.close()
@@ -250,18 +243,7 @@ for (const target of brokerTargets(FAST_GROUPS)) {
           const expected = countWords([...first, ...second])
           await countsAre(client, output, expected, false)
           // wafka's standbys read the changelogs Java's active tasks write: with its own tasks, the whole table.
-          await until(
-            "wafka's standbys to hold what Java's active tasks counted",
-            () =>
-              new Map(
-                w
-                  .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
-                  .all()
-                  .map((e) => [e.key, e.value]),
-              ),
-            (t) => t.size === expected.size && [...expected].every(([word, n]) => t.get(word) === n),
-            30_000,
-          )
+          await standbysFollow(w, expected, "wafka's standbys to hold what Java's active tasks counted")
           const mark = logs.length
           const taken = split.find((x) => x.processId !== w.processId)!.active.filter((t) => STATEFUL.includes(t))
           expect(taken.length).toBeGreaterThan(0)
@@ -277,13 +259,11 @@ for (const target of brokerTargets(FAST_GROUPS)) {
             (m) => m.length === 1 && m[0].active.length === 2 * PARTITIONS,
             60_000,
           )
-          const third = wordLines(100, PARTITIONS, 6)
-          await produceStrings(client, input, third)
-          await countsAre(client, output, countWords([...first, ...second, ...third]), false)
-          const restores = restoresIn(logs.slice(mark))
-          expect(restores.map((r) => r.task).sort()).toEqual(taken.sort())
-          for (const r of restores) expect(r.from).toBeGreaterThan(0n)
-          expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
+          await tookOverFromStandbys(
+            client,
+            { input, output },
+            { before: [...first, ...second], more: wordLines(100, PARTITIONS, 6), logs, from: mark, taken },
+          )
           expect(java.events.filter((e) => e.event === 'error')).toEqual([])
         } finally {
           await java.kill()

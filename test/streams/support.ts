@@ -6,11 +6,12 @@
 import { startCluster } from '../../src/broker/index.js'
 import { Kafka, type Consumer, type LogEntry } from '../../src/index.js'
 import { startKafka } from '../peers/kafka.js'
-import { until, wafkaRead } from '../kafka/support.js'
-import { expect } from 'vitest'
-import { Serdes } from '../../src/public/streams.js'
+import { until, wafka, wafkaRead } from '../kafka/support.js'
+import { afterAll, beforeAll, describe, expect } from 'vitest'
+import { Serdes, type KafkaStreams } from '../../src/public/streams.js'
+import { countWords, type wordLines } from './word-count-app.js'
 import { javaStreamsApp, type JavaStreamsAppName, type JavaStreamsOptions } from '../peers/java-streams.js'
-import type { RunningTarget } from '../peers/targets.js'
+import type { BrokerTarget, RunningTarget } from '../peers/targets.js'
 import { StreamsGroupHeartbeat } from '../../src/protocol/messages/index.js'
 import type { RawClient } from '../broker/raw-client.js'
 import { openCoordinator } from '../broker/support.js'
@@ -286,4 +287,81 @@ export function restoresIn(logs: LogEntry[]): Array<{ task: string; restored: nu
     const m = /^restored (\d+) records of store counts from changelog \S+ starting at offset (\d+)/.exec(e.log.message)
     return m ? [{ task: e.log.task as string, restored: Number(m[1]), from: BigInt(m[2]) }] : []
   })
+}
+
+/** What the tests of a describeOnTargets block use: the running target and a wafka client on it (set before the first test). */
+export interface OnTarget {
+  cluster: RunningTarget
+  kafka: Kafka
+}
+
+/**
+ * One describe block per broker target, titled `<title> on <target>`: the
+ * target started before its tests (2 min allowed) with a wafka client on it,
+ * stopped after them; `body` declares the tests, which read `on.cluster` and
+ * `on.kafka`. Skipped where the target is not available, and, with
+ * `builtOnEmbedded`, on real Kafka under the built package (WAFKA_BUILT: the
+ * built slice is held to the embedded broker).
+ */
+export function describeOnTargets(
+  targets: BrokerTarget[],
+  title: string,
+  body: (on: OnTarget, target: BrokerTarget) => void,
+  options: { builtOnEmbedded?: boolean } = {},
+): void {
+  for (const target of targets)
+    describe.skipIf(!target.available || (!!options.builtOnEmbedded && !!process.env.WAFKA_BUILT && !target.embedded))(
+      `${title} on ${target.name}`,
+      () => {
+        const on = {} as OnTarget
+        beforeAll(async () => {
+          on.cluster = await target.start()
+          on.kafka = wafka(on.cluster)
+        }, 120_000)
+        afterAll(async () => {
+          await on.cluster?.stop()
+        })
+        body(on, target)
+      },
+    )
+}
+
+type WordLine = ReturnType<typeof wordLines>[number]
+
+/**
+ * Waits until `s`'s counts store read with stale stores (its active tasks'
+ * and its standbys' copies, as Java's enableStaleStores) holds every count
+ * of `expected`: its standbys followed the other instance's active stores.
+ * `what` names the wait.
+ */
+export async function standbysFollow(s: KafkaStreams, expected: Map<string, bigint>, what: string): Promise<void> {
+  const staleView = () =>
+    new Map(
+      s
+        .store<string, bigint>('counts', 'keyValue', { enableStaleStores: true })
+        .all()
+        .map((e) => [e.key, e.value]),
+    )
+  await until(what, staleView, (t) => t.size === expected.size && [...expected].every(([w, n]) => t.get(w) === n), 30_000)
+}
+
+/**
+ * The end of a word count's take-over from standbys: `more` lines counted
+ * exactly on top of `before`, and the stateful tasks taken over (`taken`)
+ * restored from where the standbys were, not from the changelog's start:
+ * fewer than 20 records in all (`logs`: the instance's log, read from
+ * entry `from` on, when the other left, once the counts are in: the restores
+ * are logged by then). `committed`: the counts read read_committed.
+ */
+export async function tookOverFromStandbys(
+  kafka: Kafka,
+  topics: { input: string; output: string },
+  run: { before: WordLine[]; more: WordLine[]; logs: LogEntry[]; from: number; taken: string[]; committed?: boolean },
+): Promise<void> {
+  await produceStrings(kafka, topics.input, run.more)
+  await countsAre(kafka, topics.output, countWords([...run.before, ...run.more]), run.committed)
+  const restores = restoresIn(run.logs.slice(run.from))
+  expect(restores.map((r) => r.task).sort()).toEqual([...run.taken].sort())
+  for (const r of restores) expect(r.from).toBeGreaterThan(0n)
+  expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
 }

@@ -174,6 +174,8 @@ export class DiskLog {
         log.loadStats.segmentsRecovered++
         const validate = !recovery.clean || last || check?.kind === 'recover'
         bytes = last && recovery.clean && seg.baseOffset < recovery.recoveryPoint ? seg.recoverTail(validate) : seg.recover(validate)
+        if (seg.distrusted !== null)
+          report(`${seg.path} is corrupt: ${seg.distrusted}: read whole, every batch's CRC-32C checked, and cut at the first bad one`)
         // Its time index ends on its largest timestamp, as a roll leaves it: a later start loads it from there.
         if (!last) seg.seal()
       }

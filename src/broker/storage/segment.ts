@@ -26,6 +26,12 @@ export function segmentName(baseOffset: number): string {
   return String(baseOffset).padStart(20, '0')
 }
 
+/** Offset index entries as they were read from the file (relative offsets and positions, ascending). */
+interface IndexEntries {
+  offsets: Int32Array
+  positions: Int32Array
+}
+
 /** Called for every whole batch a recovery scan keeps: its bytes (the header at least; all of it for control batches) and base offset. */
 export type BatchVisitor = (bytes: Buffer, baseOffset: number) => void
 
@@ -55,6 +61,8 @@ export class Segment {
   private readonly header = Buffer.allocUnsafe(B_RECORDS)
   /** Batch headers read by walks of this segment (recovery, replay): what a start-up read of it, for its load stats. */
   scanned = 0
+  /** Why recoverTail read the segment whole instead (its batches disagree with its index): for the log's report; null when it did not. */
+  distrusted: string | null = null
   /** Closed (or deleted): its descriptor is gone. */
   closed = false
   /** What the last append changed, as it was before (unappend puts it back): fields, not an object per append. */
@@ -264,7 +272,7 @@ export class Segment {
    * Returns how many bytes were cut. Index files that do not match what
    * the walk rebuilt (missing, corrupt) are rewritten.
    */
-  recover(validate: boolean, visit: BatchVisitor = () => {}): number {
+  recover(validate: boolean, visit: BatchVisitor = () => {}, expected?: IndexEntries): number {
     this.index.length = 0
     this.timeIndex.length = 0
     this.bytesSinceIndex = 0
@@ -272,7 +280,7 @@ export class Segment {
     this.maxTimestamp = -1
     this.offsetOfMaxTimestamp = -1
     this.firstBatchTimestamp = -1
-    return this.scan(0, validate, visit)
+    return this.scan(0, validate, visit, expected)
   }
 
   /**
@@ -358,9 +366,11 @@ export class Segment {
    * The active segment after a clean stop (below the recovery point, up to
    * its end): its indexes from their files, and only the batches from its
    * last offset index entry on read (at most index.interval.bytes and a
-   * batch, as Kafka's readNextOffset), checked when `validate`. Falls back
-   * to a whole recovery when the index files fail their check. Returns
-   * how many bytes were cut.
+   * batch, as Kafka's readNextOffset), checked when `validate`; and the
+   * header each index entry points at (see indexDisagreement: Kafka does
+   * not look, and would serve a flipped base offset). Falls back to a whole
+   * recovery when the index files fail their check, or a batch its index
+   * (`distrusted` says why). Returns how many bytes were cut.
    */
   recoverTail(validate: boolean, visit: BatchVisitor = () => {}): number {
     if (this.size === 0 || !this.index.load(this.size, INT32_MAX) || !this.timeIndex.load(this.size, INT32_MAX))
@@ -370,16 +380,48 @@ export class Segment {
     const first = this.readHeader(0)
     const firstTimestamp = first ? batchMaxTimestamp(first) : -1
     // The first batch's offsets (not under the CRC) checked as a trusted segment's: out of range, the segment is read whole.
-    if (first && (batchBaseOffsetNumber(first) < this.baseOffset || batchLastOffsetNumber(first) - this.baseOffset > INT32_MAX))
+    if (first && (batchBaseOffsetNumber(first) < this.baseOffset || batchLastOffsetNumber(first) - this.baseOffset > INT32_MAX)) {
+      this.distrusted = `its first batch's offsets ${batchBaseOffsetNumber(first)}-${batchLastOffsetNumber(first)} are outside the segment`
       return this.recover(validate, visit)
+    }
+    this.distrusted = this.indexDisagreement()
+    if (this.distrusted !== null) {
+      // Kept before the walk rebuilds the index over them: the walk tells a bad batch from a bad entry by them.
+      const expected = { offsets: this.index.offsets.slice(0, n), positions: this.index.positions.slice(0, n) }
+      return this.recover(validate, visit, expected)
+    }
     const h = this.readHeader(position)
-    if (!h || (n && batchLastOffsetNumber(h) !== this.baseOffset + this.index.offsets[n - 1]) || batchBaseOffsetNumber(h) < this.baseOffset)
-      return this.recover(validate, visit)
+    if (!h) return this.recover(validate, visit)
     this.nextOffset = batchBaseOffsetNumber(h)
     this.takeMaxTimestampFromIndex()
     this.firstBatchTimestamp = firstTimestamp
     this.bytesSinceIndex = 0
     return this.scan(position, validate, visit)
+  }
+
+  /**
+   * Whether every offset index entry (read from its file) points at a batch
+   * that agrees with it: the batch's last offset is the entry's, and its
+   * base offset lies above the previous entry's. One header read an entry
+   * (index.interval.bytes apart: a small part of the segment). A base
+   * offset is not under the CRC, and an indexed batch is read without the
+   * walk that would see it out of order: a flipped one would be served
+   * with wrong offsets, records hidden or read twice. Null when all agree,
+   * else what disagrees.
+   */
+  private indexDisagreement(): string | null {
+    const { offsets, positions, length } = this.index
+    for (let i = 0; i < length; i++) {
+      const h = this.readHeader(positions[i])
+      const entry = this.baseOffset + offsets[i]
+      const above = i ? this.baseOffset + offsets[i - 1] : this.baseOffset - 1
+      if (!h) return `its offset index entry ${entry} at byte ${positions[i]} points past its last whole batch`
+      const base = batchBaseOffsetNumber(h)
+      const last = batchLastOffsetNumber(h)
+      if (last !== entry || base > last || base <= above)
+        return `the batch at byte ${positions[i]} (offsets ${base}-${last}) disagrees with its offset index entry ${entry} (the previous entry: ${above})`
+    }
+    return null
   }
 
   private takeMaxTimestampFromIndex(): void {
@@ -390,8 +432,9 @@ export class Segment {
   }
 
   /** The recovery walk from `position` (a batch's start) to the end of the file; see recover. */
-  private scan(position: number, validate: boolean, visit: BatchVisitor): number {
+  private scan(position: number, validate: boolean, visit: BatchVisitor, expected?: IndexEntries): number {
     const fileSize = this.size
+    let e = 0
     while (position < fileSize) {
       const h = this.readHeader(position)
       if (!h) break
@@ -401,6 +444,11 @@ export class Segment {
       if (size < B_RECORDS || position + size > fileSize || batchMagic(h) !== 2) break
       // A base offset is not under the CRC: one out of order, or beyond what a segment's relative offsets reach, is corrupt.
       if (base < this.nextOffset || last < base || last - this.baseOffset > INT32_MAX) break
+      if (expected) {
+        while (e < expected.positions.length && expected.positions[e] < position) e++
+        // Disagreeing with its old index entry and not following the batch before it: the batch is the corrupt one, not the entry.
+        if (expected.positions[e] === position && last !== this.baseOffset + expected.offsets[e] && base !== this.nextOffset) break
+      }
       const control = isControlBatch(h)
       let bytes: Buffer = h
       if (validate || control) {

@@ -3,6 +3,7 @@
 // unique to this run. A program returns what it observed, as plain data, in
 // a form that does not depend on which client ran it.
 import type * as KafkaJS from 'kafkajs'
+import { untilTrue } from '../../support/until.js'
 
 export type KafkaJSModule = typeof KafkaJS
 
@@ -21,14 +22,9 @@ export interface ProgramEnv {
 
 export type Program = (kafkajs: KafkaJSModule, env: ProgramEnv) => Promise<unknown>
 
-/** Resolves when `check()` holds, polling; rejects after `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 30_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+/** Resolves when `check()` holds, polling every 50 ms; rejects after `timeoutMs` naming `what` (the shared wait). */
+export const until = (check: () => boolean, timeoutMs = 30_000, what = 'condition'): Promise<void> =>
+  untilTrue(check, timeoutMs, () => what, 50)
 
 /** The class name and KafkaJS fields of an error, for comparing. */
 export function errorShape(e: unknown) {
