@@ -13,7 +13,7 @@
 import { pack, unpack } from './packed-entry.js'
 import type { Serde } from './serdes.js'
 import type { HeldBytes } from './store-file.js'
-import type { CacheNode, CachingStore, NamedCache } from './record-cache.js'
+import { CachedStore, type CacheNode, type NamedCache } from './record-cache.js'
 import type { RecordContext } from './topology.js'
 
 export interface KeyValueStore<K, V> {
@@ -41,15 +41,11 @@ interface Entry {
   timestamp: number
 }
 
-export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V>, CachingStore {
+export class InMemoryKeyValueStore<K, V> extends CachedStore<FlushListener<K, V>> implements KeyValueStore<K, V> {
   /** An entry put, or one restored (packed). */
   private readonly entries = new Map<string, Entry | string>()
   /** The entries' key and value bytes, summed (what a persistent store's file holds live, less framing). */
   private bytes = 0
-  private cache: NamedCache | undefined
-  /** The record in hand, for the cache's entries. */
-  private context: (() => RecordContext) | undefined
-  private flushListener: FlushListener<K, V> | undefined
 
   constructor(
     readonly name: string,
@@ -58,7 +54,9 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V>, Caching
     /** The changelog topic, for the serdes (Java serializes a store's keys for its changelog). */
     private readonly topic: string,
     private readonly logChange: LogChange,
-  ) {}
+  ) {
+    super()
+  }
 
   get(key: K): V | null {
     return this.getWithTimestamp(key)?.value ?? null
@@ -89,15 +87,6 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V>, Caching
     this.cache.changed(id, k, before, v === null ? -1 : v.length, timestamp, this.context!(), v)
   }
 
-  /**
-   * The store caches from here on (an active task's store with caching enabled): changes leave it
-   * at flushCache() or on eviction. `context` gives the record in hand. @internal
-   */
-  enableCaching(cache: NamedCache, context: () => RecordContext): void {
-    this.cache = cache
-    this.context = context
-  }
-
   /** The store's cache was flushed: each changed key's latest value to the changelog, and to the listener with its old value. */
   readonly flushed = (nodes: CacheNode[]): void => {
     for (const node of nodes) {
@@ -117,30 +106,6 @@ export class InMemoryKeyValueStore<K, V> implements KeyValueStore<K, V>, Caching
           node.context,
         )
     }
-  }
-
-  /** Who takes the flushed changes (Java's setFlushListener); false when the store does not cache, and its writer forwards itself. @internal */
-  setFlushListener(listener: FlushListener<K, V>): boolean {
-    if (!this.cache) return false
-    this.flushListener = listener
-    return true
-  }
-
-  /** Whether the cache holds changes not flushed yet. @internal */
-  get cacheDirty(): boolean {
-    return this.cache?.hasDirty() ?? false
-  }
-
-  /** Writes the cached changes on (a commit, a clean close). @internal */
-  flushCache(): void {
-    this.cache?.flush()
-  }
-
-  /** The task closed: the cache's bytes are given back (a dirty close drops its changes, as the task's state is dropped). @internal */
-  closeCache(): void {
-    this.cache?.close()
-    this.cache = undefined
-    this.flushListener = undefined
   }
 
   delete(key: K, timestamp: number): void {

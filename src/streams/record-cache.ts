@@ -189,3 +189,47 @@ export interface CachingStore {
   flushCache(): void
   closeCache(): void
 }
+
+/**
+ * What the key-value, window and session stores share behind the cache:
+ * the cache once enabled, the record in hand, and the listener `L` their
+ * writer sets for the flushed changes (Java's setFlushListener).
+ */
+export abstract class CachedStore<L> implements CachingStore {
+  protected cache: NamedCache | undefined
+  /** The record in hand, for the cache's entries. */
+  protected context: (() => RecordContext) | undefined
+  protected flushListener: L | undefined
+
+  abstract readonly flushed: (nodes: CacheNode[]) => void
+
+  /** The store caches from here on (an active task's store with caching enabled); `context` gives the record in hand. @internal */
+  enableCaching(cache: NamedCache, context: () => RecordContext): void {
+    this.cache = cache
+    this.context = context
+  }
+
+  /** Who takes the flushed changes; false when the store does not cache, and its writer forwards itself. @internal */
+  setFlushListener(listener: L): boolean {
+    if (!this.cache) return false
+    this.flushListener = listener
+    return true
+  }
+
+  /** Whether the cache holds changes not flushed yet. @internal */
+  get cacheDirty(): boolean {
+    return this.cache?.hasDirty() ?? false
+  }
+
+  /** Writes the cached changes on (a commit, a clean close, a revoke). @internal */
+  flushCache(): void {
+    this.cache?.flush()
+  }
+
+  /** The task closed: the cache's bytes are given back (a dirty close drops its changes, as the task's state is dropped). @internal */
+  closeCache(): void {
+    this.cache?.close()
+    this.cache = undefined
+    this.flushListener = undefined
+  }
+}

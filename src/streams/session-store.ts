@@ -12,7 +12,7 @@
 // the flush listener once per session at each flush of the cache.
 import type { Serde } from './serdes.js'
 import type { LogChange } from './key-value-store.js'
-import type { CacheNode, CachingStore, NamedCache } from './record-cache.js'
+import { CachedStore, type CacheNode, type NamedCache } from './record-cache.js'
 import type { RecordContext } from './topology.js'
 import type { Window } from './windowed-serdes.js'
 
@@ -40,14 +40,10 @@ export interface SessionStore<K, V> {
   all(): Array<{ key: K; window: Window; value: V }>
 }
 
-export class InMemorySessionStore<K, V> implements SessionStore<K, V>, CachingStore {
+export class InMemorySessionStore<K, V> extends CachedStore<SessionFlushListener<K, V>> implements SessionStore<K, V> {
   /** Sessions by changelog key. */
   private readonly sessions = new Map<string, Session>()
   private observedStreamTime = -Infinity
-  private cache: NamedCache | undefined
-  /** The record in hand, for the cache's entries. */
-  private context: (() => RecordContext) | undefined
-  private flushListener: SessionFlushListener<K, V> | undefined
 
   constructor(
     readonly name: string,
@@ -56,7 +52,9 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V>, CachingSt
     private readonly retentionMs: number,
     private readonly topic: string,
     private readonly logChange: LogChange,
-  ) {}
+  ) {
+    super()
+  }
 
   findSessions(key: K, earliestEnd: number, latestStart: number): Array<{ window: Window; value: V }> {
     this.expire()
@@ -87,12 +85,6 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V>, CachingSt
     else this.logChange(id, v, timestamp)
   }
 
-  /** The store caches from here on (an active task's aggregation store with caching enabled); `context` gives the record in hand. @internal */
-  enableCaching(cache: NamedCache, context: () => RecordContext): void {
-    this.cache = cache
-    this.context = context
-  }
-
   /** The store's cache was flushed: each changed session's latest aggregate to the changelog, and to the listener with the one flushed before. */
   readonly flushed = (nodes: CacheNode[]): void => {
     for (const node of nodes) {
@@ -112,30 +104,6 @@ export class InMemorySessionStore<K, V> implements SessionStore<K, V>, CachingSt
         node.context,
       )
     }
-  }
-
-  /** Who takes the flushed changes (Java's setFlushListener); false when the store does not cache, and its writer forwards itself. @internal */
-  setFlushListener(listener: SessionFlushListener<K, V>): boolean {
-    if (!this.cache) return false
-    this.flushListener = listener
-    return true
-  }
-
-  /** Whether the cache holds changes not flushed yet. @internal */
-  get cacheDirty(): boolean {
-    return this.cache?.hasDirty() ?? false
-  }
-
-  /** Writes the cached changes on (a commit, a clean close, a revoke). @internal */
-  flushCache(): void {
-    this.cache?.flush()
-  }
-
-  /** The task closed: the cache's bytes are given back. @internal */
-  closeCache(): void {
-    this.cache?.close()
-    this.cache = undefined
-    this.flushListener = undefined
   }
 
   all(): Array<{ key: K; window: Window; value: V }> {

@@ -13,7 +13,7 @@
 // handed to the flush listener once per window at each flush of the cache.
 import type { Serde } from './serdes.js'
 import type { LogChange } from './key-value-store.js'
-import type { CacheNode, CachingStore, NamedCache } from './record-cache.js'
+import { CachedStore, type CacheNode, type NamedCache } from './record-cache.js'
 import type { RecordContext } from './topology.js'
 
 /**
@@ -51,15 +51,11 @@ interface Entry {
   timestamp: number
 }
 
-export class InMemoryWindowStore<K, V> implements WindowStore<K, V>, CachingStore {
+export class InMemoryWindowStore<K, V> extends CachedStore<WindowFlushListener<K, V>> implements WindowStore<K, V> {
   /** Windows by start, then by changelog key. */
   private readonly segments = new Map<number, Map<string, Entry>>()
   private observedStreamTime = -Infinity
   private seqnum = 0
-  private cache: NamedCache | undefined
-  /** The record in hand, for the cache's entries. */
-  private context: (() => RecordContext) | undefined
-  private flushListener: WindowFlushListener<K, V> | undefined
 
   constructor(
     readonly name: string,
@@ -69,7 +65,9 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V>, CachingStor
     private readonly topic: string,
     private readonly logChange: LogChange,
     private readonly retainDuplicates = false,
-  ) {}
+  ) {
+    super()
+  }
 
   fetch(key: K, windowStart: number): V | null {
     return this.fetchWithTimestamp(key, windowStart)?.value ?? null
@@ -103,12 +101,11 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V>, CachingStor
     else this.logChange(k, v, timestamp)
   }
 
-  /** The store caches from here on (an active task's aggregation store with caching enabled); `context` gives the record in hand. @internal */
-  enableCaching(cache: NamedCache, context: () => RecordContext): void {
+  /** A join's store (retaining duplicates) never caches, as Java's. @internal */
+  override enableCaching(cache: NamedCache, context: () => RecordContext): void {
     if (this.retainDuplicates)
       throw new TypeError(`window store ${this.name} retains duplicates: a join's store does not cache (as Java's)`)
-    this.cache = cache
-    this.context = context
+    super.enableCaching(cache, context)
   }
 
   /**
@@ -134,30 +131,6 @@ export class InMemoryWindowStore<K, V> implements WindowStore<K, V>, CachingStor
         node.context,
       )
     }
-  }
-
-  /** Who takes the flushed changes (Java's setFlushListener); false when the store does not cache, and its writer forwards itself. @internal */
-  setFlushListener(listener: WindowFlushListener<K, V>): boolean {
-    if (!this.cache) return false
-    this.flushListener = listener
-    return true
-  }
-
-  /** Whether the cache holds changes not flushed yet. @internal */
-  get cacheDirty(): boolean {
-    return this.cache?.hasDirty() ?? false
-  }
-
-  /** Writes the cached changes on (a commit, a clean close, a revoke). @internal */
-  flushCache(): void {
-    this.cache?.flush()
-  }
-
-  /** The task closed: the cache's bytes are given back. @internal */
-  closeCache(): void {
-    this.cache?.close()
-    this.cache = undefined
-    this.flushListener = undefined
   }
 
   fetchRange(key: K, from: number, to: number): Array<{ timestamp: number; value: V }> {
