@@ -53,7 +53,7 @@ export class InMemoryKeyValueStore<K, V> extends CachedStore<FlushListener<K, V>
     private readonly valueSerde: Serde<V>,
     /** The changelog topic, for the serdes (Java serializes a store's keys for its changelog). */
     private readonly topic: string,
-    private readonly logChange: LogChange,
+    protected readonly logChange: LogChange,
   ) {
     super()
   }
@@ -87,25 +87,19 @@ export class InMemoryKeyValueStore<K, V> extends CachedStore<FlushListener<K, V>
     this.cache.changed(id, k, before, v === null ? -1 : v.length, timestamp, this.context!(), v)
   }
 
-  /** The store's cache was flushed: each changed key's latest value to the changelog, and to the listener with its old value. */
-  readonly flushed = (nodes: CacheNode[]): void => {
-    for (const node of nodes) {
-      const value = this.entryAt(node.id)?.value ?? null
-      const old = node.flushed
-      node.flushed = value
-      // Created and deleted since the last flush: nothing to forward, so nothing logged (Java skips it too, with a
-      // listener; without one, as a Processor API store, Java writes it through and logs the tombstone).
-      if (value === null && old === null && this.flushListener) continue
-      this.logChange(node.key, value, node.timestamp)
-      if (this.flushListener)
-        this.flushListener(
-          this.keySerde.deserialize(this.topic, node.key) as K,
-          value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
-          old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
-          node.timestamp,
-          node.context,
-        )
-    }
+  /** The store's own entry (a cache node of a key-value store carries no value). */
+  protected override latest(node: CacheNode): Buffer | null {
+    return this.entryAt(node.id)?.value ?? null
+  }
+
+  protected forwardFlushed(listener: FlushListener<K, V>, node: CacheNode, value: Buffer | null, old: Buffer | null): void {
+    listener(
+      this.keySerde.deserialize(this.topic, node.key) as K,
+      value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
+      old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
+      node.timestamp,
+      node.context,
+    )
   }
 
   delete(key: K, timestamp: number): void {

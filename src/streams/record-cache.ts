@@ -201,7 +201,30 @@ export abstract class CachedStore<L> implements CachingStore {
   protected context: (() => RecordContext) | undefined
   protected flushListener: L | undefined
 
-  abstract readonly flushed: (nodes: CacheNode[]) => void
+  /** Where a change goes to the changelog. */
+  protected abstract readonly logChange: (key: Buffer, value: Buffer | null, timestamp: number) => void
+
+  /** The cache was flushed: each changed entry's latest value to the changelog, and to the listener with the one flushed before. */
+  readonly flushed = (nodes: CacheNode[]): void => {
+    for (const node of nodes) {
+      const value = this.latest(node)
+      const old = node.flushed
+      node.flushed = value
+      // Created and deleted since the last flush: Java forwards nothing, and with a listener logs nothing either
+      // (without one, as a Processor API store, it writes through and logs the tombstone).
+      if (value === null && old === null && this.flushListener) continue
+      this.logChange(node.key, value, node.timestamp)
+      if (this.flushListener) this.forwardFlushed(this.flushListener, node, value, old)
+    }
+  }
+
+  /** A changed entry's value to flush: the cache's (it outlives a window the store has since expired). */
+  protected latest(node: CacheNode): Buffer | null {
+    return node.value
+  }
+
+  /** Hands a flushed change to the listener, deserialized as the store's kind has it. */
+  protected abstract forwardFlushed(listener: L, node: CacheNode, value: Buffer | null, old: Buffer | null): void
 
   /** The store caches from here on (an active task's store with caching enabled); `context` gives the record in hand. @internal */
   enableCaching(cache: NamedCache, context: () => RecordContext): void {

@@ -51,7 +51,7 @@ export class InMemorySessionStore<K, V> extends CachedStore<SessionFlushListener
     private readonly valueSerde: Serde<V>,
     private readonly retentionMs: number,
     private readonly topic: string,
-    private readonly logChange: LogChange,
+    protected readonly logChange: LogChange,
   ) {
     super()
   }
@@ -85,25 +85,16 @@ export class InMemorySessionStore<K, V> extends CachedStore<SessionFlushListener
     else this.logChange(id, v, timestamp)
   }
 
-  /** The store's cache was flushed: each changed session's latest aggregate to the changelog, and to the listener with the one flushed before. */
-  readonly flushed = (nodes: CacheNode[]): void => {
-    for (const node of nodes) {
-      const value = node.value
-      const old = node.flushed
-      node.flushed = value
-      // Created and removed since the last flush: Java forwards nothing, and with a listener logs nothing either.
-      if (value === null && old === null && this.flushListener) continue
-      this.logChange(node.key, value, node.timestamp)
-      if (!this.flushListener) continue
-      const k = node.key
-      this.flushListener(
-        this.keySerde.deserialize(this.topic, k.subarray(0, k.length - SUFFIX)) as K,
-        { start: Number(k.readBigInt64BE(k.length - 8)), end: Number(k.readBigInt64BE(k.length - SUFFIX)) },
-        value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
-        old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
-        node.context,
-      )
-    }
+  /** A session's change: its key and window out of the store key (key, end, start). */
+  protected forwardFlushed(listener: SessionFlushListener<K, V>, node: CacheNode, value: Buffer | null, old: Buffer | null): void {
+    const k = node.key
+    listener(
+      this.keySerde.deserialize(this.topic, k.subarray(0, k.length - SUFFIX)) as K,
+      { start: Number(k.readBigInt64BE(k.length - 8)), end: Number(k.readBigInt64BE(k.length - SUFFIX)) },
+      value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
+      old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
+      node.context,
+    )
   }
 
   all(): Array<{ key: K; window: Window; value: V }> {

@@ -63,7 +63,7 @@ export class InMemoryWindowStore<K, V> extends CachedStore<WindowFlushListener<K
     private readonly valueSerde: Serde<V>,
     private readonly retentionMs: number,
     private readonly topic: string,
-    private readonly logChange: LogChange,
+    protected readonly logChange: LogChange,
     private readonly retainDuplicates = false,
   ) {
     super()
@@ -108,29 +108,17 @@ export class InMemoryWindowStore<K, V> extends CachedStore<WindowFlushListener<K
     super.enableCaching(cache, context)
   }
 
-  /**
-   * The store's cache was flushed: each changed window's latest value (kept by the cache: the store may have
-   * expired the window since) to the changelog, and to the listener with the value flushed before.
-   */
-  readonly flushed = (nodes: CacheNode[]): void => {
-    for (const node of nodes) {
-      const value = node.value
-      const old = node.flushed
-      node.flushed = value
-      // Created and deleted since the last flush: Java forwards nothing, and with a listener logs nothing either.
-      if (value === null && old === null && this.flushListener) continue
-      this.logChange(node.key, value, node.timestamp)
-      if (!this.flushListener) continue
-      const k = node.key
-      this.flushListener(
-        this.keySerde.deserialize(this.topic, k.subarray(0, k.length - SUFFIX)) as K,
-        Number(k.readBigInt64BE(k.length - SUFFIX)),
-        value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
-        old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
-        value === null ? node.context.timestamp : node.timestamp,
-        node.context,
-      )
-    }
+  /** A window's change: its value's timestamp, or the deleting record's for a tombstone (as Java's). */
+  protected forwardFlushed(listener: WindowFlushListener<K, V>, node: CacheNode, value: Buffer | null, old: Buffer | null): void {
+    const k = node.key
+    listener(
+      this.keySerde.deserialize(this.topic, k.subarray(0, k.length - SUFFIX)) as K,
+      Number(k.readBigInt64BE(k.length - SUFFIX)),
+      value === null ? null : (this.valueSerde.deserialize(this.topic, value) as V),
+      old === null ? null : (this.valueSerde.deserialize(this.topic, old) as V),
+      value === null ? node.context.timestamp : node.timestamp,
+      node.context,
+    )
   }
 
   fetchRange(key: K, from: number, to: number): Array<{ timestamp: number; value: V }> {
