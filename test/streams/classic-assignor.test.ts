@@ -229,6 +229,10 @@ for (const target of brokerTargets()) {
           brokers: cluster.bootstrap,
           stateDir: join(tmpdir(), 'kafka-streams', `classic-sd-${leader}`),
           commitIntervalMs: 100,
+          // Stopping in ERROR it stays in the group (Java's closeToError): the Java instance's rejoin waits until
+          // this member's session ends, so a short one (the broker's least) keeps the case from waiting 45 s.
+          sessionTimeoutMs: 6_000,
+          heartbeatIntervalMs: 1_000,
           defaultKeySerde: str,
           defaultValueSerde: str,
           logLevel: 1,
