@@ -349,7 +349,7 @@ export class StreamsPartitionAssignor implements PartitionAssignor {
         )
       return sums
     } catch (err) {
-      this.options.log?.info('fetching the changelogs’ end offsets failed: tasks stay where they ran and a follow-up rebalance retries', {
+      this.options.log?.warn('fetching the changelogs’ end offsets failed: tasks stay where they ran and a follow-up rebalance retries', {
         error: err instanceof Error ? err.message : String(err),
       })
       return 'failed'
