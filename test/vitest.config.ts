@@ -11,7 +11,8 @@ import { builtPackage, type BuiltFormat } from './built-package.js'
 // embedded broker), the codec's checksums and batch round trips (the built
 // wasm), and wafka/streams (its topology builder, a word count on the
 // bundled broker, the stream-stream joins and session windows held to Java's on it,
-// persistent stores across restarts and the record cache). The runtime smoke tests (test/runtimes) load dist/
+// persistent stores across restarts and the record cache), and the embedded
+// broker's network thread. The runtime smoke tests (test/runtimes) load dist/
 // themselves.
 export const builtSlice = [
   'test/public-surface.test.ts',
@@ -44,6 +45,8 @@ export const builtSlice = [
   'test/streams/global-table.test.ts',
   'test/streams/state-dir.test.ts',
   'test/streams/record-cache.test.ts',
+  // The broker's network thread runs from its function's source text: the bundle's must run too.
+  'test/broker/network-thread.test.ts',
 ]
 // Unit tests of the drop-in's inner pieces, which the package does not export.
 const notBuilt = ['test/kafkajs/layer.test.ts']

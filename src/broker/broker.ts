@@ -1,5 +1,6 @@
 import type { EmbeddedCluster } from './cluster.js'
 import { Listener } from './listener.js'
+import { firstAnswers } from './handlers/api-versions.js'
 import { RequestPipeline } from './request-pipeline.js'
 import { SaslSession } from './sasl/session.js'
 import type { Duplex } from 'node:stream'
@@ -115,6 +116,7 @@ export class VirtualBroker {
       onProblem: (why, level) => this.cluster.problem(this.id, why, level),
       tls: this.cluster.tls ?? undefined,
       connectionRates: this.connectionQuotas,
+      thread: this.cluster.network ?? undefined,
       // Every client connection of a SASL listener authenticates first (in-process peers do not), with
       // requests up to sasl.server.max.receive.size until it has, as Kafka bounds what a stranger can make it buffer.
       onAccept: users
@@ -130,8 +132,11 @@ export class VirtualBroker {
     })
     this.port = await listener.listen(this.cluster.options.host, port)
     this.listener = listener
+    const answerFirst = () => this.cluster.network && listener.answerFirst(firstAnswers(this.cluster, this.id))
+    answerFirst()
     const { controller } = this.cluster
     this.unsubscribe = controller.onRecord((r) => {
+      if (r.type === 'feature') answerFirst()
       if (r.type === 'partition' || r.type === 'partition-change') {
         const t = controller.topicsById.get(r.topicId)
         const p = t?.partitions[r.partition]

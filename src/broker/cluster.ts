@@ -31,6 +31,7 @@ import { DelegationTokens } from './sasl/delegation-tokens.js'
 import { VirtualBroker, type Replica } from './broker.js'
 import { Authorizer } from './auth/authorizer.js'
 import { Faults } from './faults.js'
+import { NetworkThread } from './network-thread.js'
 import { LogCleaner } from './log-cleaner.js'
 import { bootstrapFeatures } from './features.js'
 import { brokerConfigValue } from './dynamic-configs.js'
@@ -83,6 +84,7 @@ export class EmbeddedCluster {
   saslUsers: SaslUsers | null = null
   /** The broker's log (options.logLevel, options.logCreator): what it refused, cut or failed, and why. */
   readonly log: Logger
+  private networkThread: NetworkThread | null = null
 
   constructor(options: BrokerOptions) {
     const { options: resolved, given } = resolveBrokerOptions(options, (config) => optionsFromKafkaNames(config))
@@ -554,6 +556,12 @@ export class EmbeddedCluster {
     }
   }
 
+  /** The thread that serves the client listeners' sockets (options.networkThread; made at the first listen), else null: this thread does. */
+  get network(): NetworkThread | null {
+    if (!this.options.networkThread) return null
+    return (this.networkThread ??= new NetworkThread((why, level) => this.problem(null, why, level)))
+  }
+
   problem(brokerId: number | null, message: string, level: 'error' | 'warn' | 'info' | 'debug' = 'warn'): void {
     this.log[level](message, brokerId === null ? undefined : { broker: brokerId })
   }
@@ -570,6 +578,8 @@ export class EmbeddedCluster {
     }
     this.transactions.close()
     await Promise.all([...this.brokers.values()].map((b) => b.stop()))
+    await this.networkThread?.stop()
+    this.networkThread = null
     // The logs are flushed (fsync) and closed, and each broker directory whose logs all were is marked clean for the next start's recovery.
     for (const b of this.brokers.values()) {
       let clean = true

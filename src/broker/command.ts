@@ -6,7 +6,7 @@ import { parsePropertyLines } from './properties-file.js'
 import { readUsersFile } from './users-file.js'
 
 const USAGE = `usage: wafka broker [--config server.properties] [--port PORT] [--brokers N] [--partitions N]
-                    [--no-auto-create-topics] [--data-dir DIR]
+                    [--no-auto-create-topics] [--data-dir DIR] [--network-thread]
                     [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]
                     [--sasl-users FILE [--sasl-mechanisms LIST] [--reauth-ms MS]]
                     [--feature transaction.version=N]
@@ -30,7 +30,10 @@ narrow, comma-separated); --reauth-ms sets connections.max.reauth.ms.
 --feature transaction.version=N finalizes that feature at N in a new metadata
 log (as Kafka's kafka-storage format --feature; kafka-features.sh changes it
 after): 2 (default) lets Kafka 4 clients use the second transaction protocol
-(KIP-890), 0 or 1 keeps them on the first.`
+(KIP-890), 0 or 1 keeps them on the first.
+--network-thread serves the client sockets (accepting, TLS, reads and writes,
+a connection's first ApiVersions) from a thread of their own, as Kafka's
+network threads: new connections are answered while the brokers are busy.`
 
 /** Resolves with the name of the first SIGINT or SIGTERM, its handlers removed. */
 function untilSignal(): Promise<string> {
@@ -76,6 +79,7 @@ export async function brokerCommand(
     else if (a === '--brokers') options.brokers = value()
     else if (a === '--partitions') options.defaultPartitions = value()
     else if (a === '--no-auto-create-topics') options.autoCreateTopics = false
+    else if (a === '--network-thread') options.networkThread = true
     else if (a === '--tls-cert') files.cert = path()
     else if (a === '--tls-key') files.key = path()
     else if (a === '--tls-ca') files.ca = path()

@@ -1,8 +1,10 @@
 import type { Buffer } from 'node:buffer'
 import { createServer, type Server, type Socket } from 'node:net'
 import { duplexPair, type Duplex } from 'node:stream'
-import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
+import { createServer as createTlsServer, type TlsOptions, type TLSSocket } from 'node:tls'
 import { FrameSplitter } from '../net/frames.js'
+import type { FirstAnswers, NetworkThread, ThreadServer } from './network-thread.js'
+import { RemoteSocket } from './remote-socket.js'
 import { recordRequestTime, requestTimingsOn } from './request-timings.js'
 import type { SaslSession } from './sasl/session.js'
 import type { SslPrincipalMapper } from './ssl-principal-mapper.js'
@@ -267,6 +269,8 @@ export interface ListenerOptions {
   onAccept?: (connection: ClientConnection) => void
   /** Connection creation rates (KIP-612): none, and every connection is taken at once. */
   connectionRates?: ConnectionRates
+  /** The network thread whose sockets the listener serves (none: its own, in this thread). */
+  thread?: NetworkThread
 }
 
 export interface ConnectionLimits {
@@ -290,7 +294,10 @@ export interface ConnectionRates {
  * network, so it needs no TLS and no SASL of its own.
  */
 export class Listener {
-  private server: Server | null = null
+  /** Stops listening (null: not listening). */
+  private stopListening: (() => Promise<void>) | null = null
+  /** The listening port in the network thread, when the listener has one. */
+  private threadServer: ThreadServer | null = null
   private readonly connections = new Set<ClientConnection>()
   /** Client connections per remote address (max.connections.per.ip). */
   private readonly perIp = new Map<string, number>()
@@ -309,7 +316,7 @@ export class Listener {
   ) {}
 
   /** Starts listening; resolves with the port (an ephemeral one for port 0). */
-  listen(host: string, port: number): Promise<number> {
+  async listen(host: string, port: number): Promise<number> {
     const { tls, maxRequestBytes, onProblem } = this.options
     const rates = this.options.connectionRates
     const take = (socket: Socket) => {
@@ -352,6 +359,8 @@ export class Listener {
       socket.resume()
       if (connectionsMaxIdleMs) c.expireWhenIdle(connectionsMaxIdleMs)
       this.options.onAccept?.(c)
+      // The network thread may have answered the first request, an ApiVersions, itself: the connection's SASL state counts it.
+      if (socket instanceof RemoteSocket) socket.whenApiVersionsAnswered((version) => c.sasl?.apiVersionsServed(version))
       this.connections.add(c)
       this.clients++
       this.perIp.set(ip, fromIp + 1)
@@ -407,34 +416,39 @@ export class Listener {
       this.acceptQueue.push(socket)
       drain()
     }
-    let server: Server
-    if (tls) {
-      server = createTlsServer(
-        {
-          cert: tls.cert,
-          key: tls.key,
-          ca: tls.ca,
-          requestCert: tls.clientAuth !== 'none',
-          // requested: a client without a certificate is served (as ANONYMOUS); an untrusted one is refused on accept.
-          rejectUnauthorized: tls.clientAuth === 'required',
-          handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
-          minVersion: 'TLSv1.2',
-        },
-        (socket: TLSSocket) => accept(socket),
-      )
-      // A failed handshake (no or an untrusted client certificate, a client speaking plaintext): reported, the socket is gone.
+    const tlsOptions = tls ? tlsServerOptions(tls) : null
+    const handshakeFailed = (remote: string, message: string) =>
+      onProblem(`${remote}: TLS handshake failed: ${message}; connection closed`, 'info')
+    const thread = this.options.thread
+    if (thread) {
+      const served = await thread.listen(host, port, tlsOptions, {
+        onConnection: (socket) => accept(socket as unknown as Socket),
+        onTlsClientError: handshakeFailed,
+      })
+      this.threadServer = served
+      this.stopListening = () => served.close()
+      return served.port
+    }
+    const server: Server = tlsOptions ? createTlsServer(tlsOptions, (socket: TLSSocket) => accept(socket)) : createServer(accept)
+    // A failed handshake (no or an untrusted client certificate, a client speaking plaintext): reported, the socket is gone.
+    if (tlsOptions)
       server.on('tlsClientError', (err: Error, socket: TLSSocket) =>
-        onProblem(`${socket.remoteAddress}:${socket.remotePort}: TLS handshake failed: ${err.message}; connection closed`, 'info'),
+        handshakeFailed(`${socket.remoteAddress}:${socket.remotePort}`, err.message),
       )
-    } else server = createServer(accept)
-    this.server = server
-    return new Promise((resolve, reject) => {
+    const bound = await new Promise<number>((resolve, reject) => {
       server.once('error', reject)
       server.listen({ host, port, exclusive: true }, () => {
         server.off('error', reject)
         resolve((server.address() as { port: number }).port)
       })
     })
+    this.stopListening = () => new Promise<void>((resolve) => server.close(() => resolve()))
+    return bound
+  }
+
+  /** The ApiVersions answers the network thread may give a connection's first request itself (no thread: nothing to do). */
+  answerFirst(answers: FirstAnswers | null): void {
+    this.threadServer?.answerFirst(answers)
   }
 
   /**
@@ -443,7 +457,7 @@ export class Listener {
    * Throws, as a refused connection would, while the listener is stopped.
    */
   connectInternal(peer: string): Duplex {
-    if (!this.server) throw Object.assign(new Error('connection refused (broker stopped)'), { code: 'ECONNREFUSED' })
+    if (!this.stopListening) throw Object.assign(new Error('connection refused (broker stopped)'), { code: 'ECONNREFUSED' })
     const [ours, theirs] = duplexPair()
     const c = new ClientConnection(
       ours,
@@ -463,8 +477,9 @@ export class Listener {
 
   /** Stops accepting and closes every connection; resolves once the port is free. */
   async close(): Promise<void> {
-    const server = this.server
-    this.server = null
+    const stop = this.stopListening
+    this.stopListening = null
+    this.threadServer = null
     if (this.acceptTimer) clearTimeout(this.acceptTimer)
     this.acceptTimer = null
     for (const s of this.acceptQueue.splice(0)) s.destroy()
@@ -476,6 +491,20 @@ export class Listener {
     for (const c of this.connections) c.close()
     this.connections.clear()
     this.perIp.clear()
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()))
+    await stop?.()
+  }
+}
+
+/** A TLS listener's server options (its certificate, and what it asks of clients'). */
+function tlsServerOptions(tls: ListenerTls): TlsOptions {
+  return {
+    cert: tls.cert,
+    key: tls.key,
+    ca: tls.ca,
+    requestCert: tls.clientAuth !== 'none',
+    // requested: a client without a certificate is served (as ANONYMOUS); an untrusted one is refused on accept.
+    rejectUnauthorized: tls.clientAuth === 'required',
+    handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+    minVersion: 'TLSv1.2',
   }
 }

@@ -140,6 +140,14 @@ export interface BrokerOptions {
    */
   connectionsMaxIdleMs?: number
   /**
+   * Serve the client listeners' sockets from a thread of their own (Kafka's
+   * acceptor and network threads): accepting, TLS and socket reads and writes
+   * go on while the brokers' thread is busy with requests, and that thread
+   * answers a connection's first request when it is an ApiVersions. Default
+   * false: the sockets are served in the brokers' thread.
+   */
+  networkThread?: boolean
+  /**
    * quota.window.num: client quotas measure rates over this many samples
    * (KIP-13). Default 11, as Kafka.
    */
@@ -492,6 +500,11 @@ export const BROKER_OPTIONS = {
     0,
   ),
   connectionsMaxIdleMs: ms(600_000, 'A client connection with no request for this long is closed.', 'connections.max.idle.ms', 1),
+  networkThread: {
+    kind: 'boolean',
+    default: false,
+    doc: "Serve client sockets (accepting, TLS, reads, writes, a connection's first ApiVersions) from a thread of their own.",
+  },
   quotaWindowNum: int(11, 'Client quotas measure rates over this many samples.', 'quota.window.num', 1),
   quotaWindowSizeSeconds: int(1, "Each client quota sample's length, in seconds.", 'quota.window.size.seconds', 1),
   controllerQuotaWindowNum: int(11, "A controller_mutation_rate quota's burst, in windows of mutations.", 'controller.quota.window.num', 1),

@@ -95,7 +95,15 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         () => ({ brokers: brokers().map((b) => b.replace('127.0.0.1', 'localhost')), ssl: { ca: [certs.ca] }, sasl: alice('plain') }),
       ],
     ]
-    cases.forEach(([name, options, config], i) => {
+    // The TLS and SASL_SSL cases again with the listeners' sockets in the network thread (its TLS, mTLS principal, SNI).
+    const threaded = cases
+      .filter(([name]) => /^SSL|SASL_SSL/.test(name))
+      .map(([name, options, config]): (typeof cases)[number] => [
+        `${name}, network thread`,
+        () => ({ ...options(), networkThread: true }),
+        config,
+      ])
+    ;[...cases, ...threaded].forEach(([name, options, config], i) => {
       it(name, async () => {
         await start({ ...options(), autoCreateTopics: false })
         await roundTrip(config() as KafkaConfig, `secured-${i}`)
@@ -193,28 +201,25 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
     problems: string[] | null
     stop(): Promise<void>
   }
+  /** The embedded broker's SASL listener, its sockets served in this thread or by its network thread. */
+  const embeddedSasl =
+    (networkThread: boolean) =>
+    async (reauthMs: number): Promise<SaslTarget> => {
+      const problems: string[] = []
+      // OAUTHBEARER with Kafka's default (unsecured) validator, as secured-kafka.ts configures Kafka.
+      const mechanisms = ['OAUTHBEARER', 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const
+      const c = await startCluster({
+        sasl: { users: USERS, mechanisms: [...mechanisms] },
+        connectionsMaxReauthMs: reauthMs,
+        networkThread,
+        ...keepLog(problems),
+      })
+      return { bootstrap: c.bootstrapServers, users: USERS, mechanisms: [...mechanisms], problems, stop: () => c.stop() }
+    }
   const saslTargets: Array<[string, () => boolean, (reauthMs: number) => Promise<SaslTarget>]> = [
-    [
-      'the embedded broker',
-      () => true,
-      async (reauthMs) => {
-        const problems: string[] = []
-        // OAUTHBEARER with Kafka's default (unsecured) validator, as secured-kafka.ts configures Kafka.
-        const mechanisms = ['OAUTHBEARER', 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const
-        const c = await startCluster({
-          sasl: { users: USERS, mechanisms: [...mechanisms] },
-          connectionsMaxReauthMs: reauthMs,
-          ...keepLog(problems),
-        })
-        return {
-          bootstrap: c.bootstrapServers,
-          users: USERS,
-          mechanisms: [...mechanisms],
-          problems,
-          stop: () => c.stop(),
-        }
-      },
-    ],
+    ['the embedded broker', () => true, embeddedSasl(false)],
+    // Its network thread answers a connection's first ApiVersions itself: the state machine must count it.
+    ['the embedded broker with its network thread', () => true, embeddedSasl(true)],
     [
       'real Kafka',
       () => requireSecuredKafka(),

@@ -7,6 +7,7 @@
 //   node test/peers/franz-go-suite.mjs --target=wafka|wafka-disk|kafka
 //        [--records=N] [--rf=3] [--run=REGEX] [--timeout=900] [--chaos]
 //        [--out=DIR] [--no-write] [--prepare] [--render] [--timings=DIR]
+//        [--broker-args='--network-thread ...'] (more flags for the wafka broker)
 //
 // The module comes from the Go module proxy (`go mod download`) into
 // ~/.cache/wafka-peers/go/mod (read-only, as Go keeps it), is copied once to
@@ -170,7 +171,7 @@ export const runPattern = (names) => `^(${names.join('|')})$`
  * listener is a second `wafka broker` (one broker), OAUTHBEARER with Kafka's
  * default unsecured validator as Kafka's here.
  */
-export async function startTarget(target, { dataDir, requestLog = false } = {}) {
+export async function startTarget(target, { dataDir, requestLog = false, brokerArgs = [] } = {}) {
   if (target === 'kafka') {
     const sasl = {
       'sasl.enabled.mechanisms': 'SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER',
@@ -203,7 +204,7 @@ export async function startTarget(target, { dataDir, requestLog = false } = {}) 
   const work = mkdtempSync(join(tmpdir(), 'franz-go-sasl-'))
   const users = join(work, 'users')
   writeFileSync(users, `${SCRAM_USER.name}:${SCRAM_USER.password}\n`)
-  const main = await startWafka({ dataDir })
+  const main = await startWafka({ dataDir, args: brokerArgs })
   let scram
   try {
     scram = await startWafka({ brokers: 1, args: ['--sasl-users', users, '--sasl-mechanisms', 'SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER'] })
@@ -373,6 +374,7 @@ function parseArgs(argv) {
     prepare: false,
     render: false,
     timings: null,
+    brokerArgs: [],
     out: join(here, 'franz-go-results'),
   }
   for (const a of argv) {
@@ -390,6 +392,7 @@ function parseArgs(argv) {
     else if (k === 'prepare') opts.prepare = true
     else if (k === 'render') opts.render = true
     else if (k === 'timings') opts.timings = v
+    else if (k === 'broker-args') opts.brokerArgs = v.split(' ').filter(Boolean)
     else throw new Error(`unknown option --${k}`)
   }
   if (!['wafka', 'wafka-disk', 'kafka'].includes(opts.target)) throw new Error('--target: wafka, wafka-disk or kafka')
@@ -420,7 +423,7 @@ async function main() {
     // The embedded broker's own counter (src/broker/request-timings.ts), written by each broker process at its exit.
     if (opts.target !== 'kafka') process.env.WAFKA_BROKER_REQUEST_TIMINGS = join(opts.timings, 'timings-%p.json')
   }
-  const target = await startTarget(opts.target, { dataDir, requestLog: !!opts.timings })
+  const target = await startTarget(opts.target, { dataDir, requestLog: !!opts.timings, brokerArgs: opts.brokerArgs })
   console.log(
     `franz-go-suite: ${FRANZ_GO_MODULE}@${FRANZ_GO_VERSION} (${go}), ${opts.run ? `-run ${opts.run}` : `${live.length} live tests`}; ${target.describe}`,
   )

@@ -2,7 +2,9 @@ import { ErrorCodes } from '../../protocol/error-codes.js'
 import { ApiVersions, type ApiVersionsRequest, type ApiVersionsResponse } from '../../protocol/messages/ApiVersions.js'
 import type { EmbeddedCluster } from '../cluster.js'
 import { finalizedFeatures, SUPPORTED_FEATURES } from '../features.js'
+import { Writer } from '../../protocol/writer.js'
 import { defineHandler, type Handler, type RequestContext } from '../handler.js'
+import type { FirstAnswers } from '../network-thread.js'
 
 /** The versions each served API really is served at, from the dispatch table (set there, to avoid an import cycle). */
 export const served: { table: Record<number, Handler> } = { table: {} }
@@ -54,3 +56,18 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequest, ApiVersionsR
   // KIP-511: a version this broker does not speak gets the v0 answer listing the versions it does.
   refuseVersion: () => ({ version: 0, body: { errorCode: ErrorCodes.UNSUPPORTED_VERSION, apiKeys: advertisedApis() } }),
 })
+
+/**
+ * The answers the network thread may give a connection's first request, an
+ * ApiVersions at a served version naming no other cluster or node: the
+ * handler's, encoded ahead (made again when the finalized features change).
+ */
+export function firstAnswers(cluster: EmbeddedCluster, nodeId: number): FirstAnswers {
+  const bodies: Record<number, Uint8Array> = {}
+  for (let v = apiVersionsHandler.minVersion; v <= apiVersionsHandler.maxVersion; v++) {
+    const w = new Writer(512)
+    ApiVersions.encodeResponse(w, v, { errorCode: ErrorCodes.NONE, apiKeys: advertisedApis(), ...features(cluster, v) })
+    bodies[v] = new Uint8Array(w.finish())
+  }
+  return { bodies, clusterId: cluster.controller.clusterId, nodeId }
+}

@@ -98,9 +98,7 @@ export class SaslSession {
       case 'handshake':
         if (apiKey === ApiKeys.ApiVersions) {
           if (this.state !== 'initial') return { kind: 'close', why: 'ApiVersions again during the SASL handshake' }
-          // A version not served gets its UNSUPPORTED_VERSION answer and may be asked again lower, as Kafka allows.
-          const served = handlers[apiKey]
-          if (apiVersion >= served.minVersion && apiVersion <= served.maxVersion) this.state = 'handshake'
+          this.apiVersionsServed(apiVersion)
           return { kind: 'pass' }
         }
         if (apiKey === ApiKeys.SaslHandshake) return this.handshake(header, r)
@@ -128,6 +126,16 @@ export class SaslSession {
           }
         return { kind: 'pass' }
     }
+  }
+
+  /**
+   * An ApiVersions is served at `version` (here, or by the network thread as
+   * the connection's first request). A version not served gets its
+   * UNSUPPORTED_VERSION answer and may be asked again lower, as Kafka allows.
+   */
+  apiVersionsServed(version: number): void {
+    const served = handlers[ApiKeys.ApiVersions]
+    if (this.state === 'initial' && version >= served.minVersion && version <= served.maxVersion) this.state = 'handshake'
   }
 
   private handshake(header: RequestHeader, r: Reader): SaslVerdict {

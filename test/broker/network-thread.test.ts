@@ -1,0 +1,138 @@
+// The embedded broker's network thread (networkThread: true): the client
+// listeners' sockets in a thread of their own, as Kafka's acceptor and
+// network threads, so a new connection is taken and its first request (an
+// ApiVersions) answered while the brokers' thread is busy. The busy thread is
+// this one, blocked in Atomics.wait until a probe in another thread has its
+// answer: with the network thread the wait ends with the probe's word, without
+// it the wait runs out (the brokers' thread, blocked, answers nothing).
+// security.test.ts runs its TLS, mTLS and SASL cases through the thread too.
+import { Worker } from 'node:worker_threads'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startCluster, type RunningCluster } from '../../src/broker/index.js'
+import { Kafka } from '../../src/kafka.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
+import { Metadata } from '../../src/protocol/messages/Metadata.js'
+import { RawClient } from './raw-client.js'
+import { keepLog } from './support.js'
+
+/**
+ * A probe in a thread of its own: once `go` is set it connects to `port`,
+ * sends ApiVersions `frame` and, on a response with its correlation id, sets
+ * `done` to 1 and wakes this thread.
+ */
+function probe(port: number, frame: Buffer, flags: Int32Array): Worker {
+  const source = `
+    const { workerData } = require('node:worker_threads')
+    const net = require('node:net')
+    const { port, frame, flags } = workerData
+    Atomics.wait(flags, 0, 0, 10000)
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(Buffer.from(frame)))
+    let got = Buffer.alloc(0)
+    socket.on('data', (chunk) => {
+      got = Buffer.concat([got, chunk])
+      if (got.length >= 8 && got.readInt32BE(4) === 4242) {
+        Atomics.store(flags, 1, 1)
+        Atomics.notify(flags, 1)
+        socket.destroy()
+      }
+    })
+    socket.on('error', () => {})
+  `
+  return new Worker(source, { eval: true, workerData: { port, frame: new Uint8Array(frame), flags } })
+}
+
+/** Blocks this thread (the brokers') until the probe has its answer or 3 s pass: 'ok' if it was answered meanwhile. */
+async function answeredWhileBlocked(port: number, version: number): Promise<string> {
+  const flags = new Int32Array(new SharedArrayBuffer(8))
+  const frame = RawClient.frame(ApiVersions, version, { clientSoftwareName: 'probe', clientSoftwareVersion: '1' }, 4242)
+  const worker = probe(port, frame, flags)
+  await new Promise((resolve) => worker.once('online', resolve))
+  Atomics.store(flags, 0, 1)
+  Atomics.notify(flags, 0)
+  const result = Atomics.wait(flags, 1, 0, 3000)
+  await worker.terminate()
+  return result
+}
+
+describe('the network thread', () => {
+  let cluster: RunningCluster | undefined
+  afterEach(async () => {
+    await cluster?.stop()
+    cluster = undefined
+  })
+
+  it("answers a new connection's ApiVersions while the brokers' thread is blocked; without it nothing is answered until the block ends", async () => {
+    cluster = await startCluster({ brokers: 1, networkThread: true })
+    const port = Number(cluster.bootstrapServers.split(':')[1])
+    for (const version of [0, 3, 4, 5]) expect(await answeredWhileBlocked(port, version), `ApiVersions v${version}`).toBe('ok')
+    await cluster.stop()
+    cluster = await startCluster({ brokers: 1 })
+    expect(await answeredWhileBlocked(Number(cluster.bootstrapServers.split(':')[1]), 3)).toBe('timed-out')
+  })
+
+  it("its ApiVersions answer is the brokers' own, and what follows on the connection is served in order by the brokers", async () => {
+    const answers = []
+    for (const networkThread of [false, true]) {
+      cluster = await startCluster({ brokers: 1, networkThread })
+      const raw = await RawClient.open(cluster.bootstrapServers)
+      // Pipelined: ApiVersions (the thread's to answer), then Metadata (the brokers'), answered in order.
+      raw.write(
+        Buffer.concat([
+          RawClient.frame(ApiVersions, 4, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' }, 1),
+          RawClient.frame(Metadata, 12, { topics: null, allowAutoTopicCreation: false }, 2),
+        ]),
+      )
+      const first = await raw.readFrame()
+      const second = await raw.readFrame()
+      expect([first?.readInt32BE(0), second?.readInt32BE(0)]).toEqual([1, 2])
+      answers.push(first!.subarray(4).toString('hex'))
+      raw.close()
+      await cluster.stop()
+      cluster = undefined
+    }
+    expect(answers[1]).toBe(answers[0])
+  })
+
+  it("a v5 ApiVersions naming another cluster is the brokers' to refuse (REBOOTSTRAP_REQUIRED), as without the thread", async () => {
+    cluster = await startCluster({ brokers: 1, networkThread: true })
+    const raw = await RawClient.open(cluster.bootstrapServers)
+    const res = await raw.request(ApiVersions, 5, {
+      clientSoftwareName: 'raw',
+      clientSoftwareVersion: '1',
+      clusterId: 'another',
+      nodeId: 0,
+    })
+    expect(res.errorCode).toBe(ErrorCodes.REBOOTSTRAP_REQUIRED)
+    raw.close()
+  })
+
+  it('a 3-broker cluster serves produce, consume and a group through it, and stops cleanly', async () => {
+    const problems: string[] = []
+    cluster = await startCluster({ brokers: 3, networkThread: true, ...keepLog(problems) })
+    const kafka = new Kafka({ clientId: 'nt', brokers: cluster.bootstrapServers.split(',') })
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic: 'nt', messages: Array.from({ length: 200 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })) })
+    await producer.disconnect()
+    const consumer = kafka.consumer({ groupId: 'nt-group' })
+    await consumer.connect()
+    await consumer.subscribe({ topic: 'nt', fromBeginning: true })
+    const seen: string[] = []
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`saw ${seen.length} of 200`)), 20_000)
+      void consumer.run({
+        eachMessage: async ({ message }) => {
+          seen.push(message.value!.toString())
+          if (seen.length === 200) {
+            clearTimeout(timer)
+            resolve()
+          }
+        },
+      })
+    })
+    await consumer.disconnect()
+    expect(new Set(seen).size).toBe(200)
+    expect(problems.filter((p) => /network thread/.test(p))).toEqual([])
+  })
+})
