@@ -36,9 +36,10 @@ export class Histograms {
 
 /**
  * Reads the brokers' request logs. Client requests are what the embedded
- * broker's counter counts; the brokers' own (replica fetchers and the
- * transaction verification, client ids `broker-N-...`, and every request on
- * the controller listener) are summed apart, as `brokers`.
+ * broker's counter counts; the brokers' own are summed apart, as `brokers`:
+ * every request on the controller listener, the replica fetchers and the
+ * transaction marker senders (client ids `broker-N-...`), and the partition
+ * leaders' AddPartitionsToTxn to the transaction coordinator.
  */
 export async function readRequestLogs(files) {
   const clients = new Histograms()
@@ -57,7 +58,11 @@ export async function readRequestLogs(files) {
       const clientId = /"clientId":"([^"]*)"/.exec(line)?.[1] ?? ''
       // The connection's listener is near the end (a request body may name listeners too).
       const listener = /"listener":"([^"]*)"/.exec(line.slice(line.lastIndexOf('"listener":')))?.[1] ?? ''
-      const own = listener === 'CONTROLLER' || /^broker-\d+-/.test(clientId)
+      // A partition leader checks (transaction.version 1: verifyOnly) or adds (2: KIP-890's implicit add) a
+      // transaction's partitions with the coordinator through its AddPartitionsToTxnManager, whose client id is
+      // `AddPartitionsManager-client-<node id>` on the client listener; the embedded broker's coordinator is in
+      // process and sends none, and franz-go itself sends no AddPartitionsToTxn at transaction.version 2.
+      const own = listener === 'CONTROLLER' || /^broker-\d+-/.test(clientId) || /^AddPartitionsManager-client-\d+$/.test(clientId)
       ;(own ? brokers : clients).add(Number(key[1]), Number(total[1]))
     }
   }
