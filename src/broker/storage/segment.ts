@@ -268,7 +268,7 @@ export class Segment {
     while (walk.next()) {
       const base = batchBaseOffsetNumber(block, walk.at)
       if (base >= upTo) break
-      const last = batchLastOffsetNumber(block, walk.at)
+      const last = base + batchLastOffsetDelta(block, walk.at)
       if (lastAt >= 0 && base <= lastLast) {
         if (lastAt === 0)
           throw this.refuse(
@@ -291,9 +291,10 @@ export class Segment {
       end = walk.claimed
       lastAt = 0
       lastBase = batchBaseOffsetNumber(block)
-      lastLast = batchLastOffsetNumber(block)
-      block = Buffer.allocUnsafe(end)
-      diskIo.read(this.fd, block, 0, end, position)
+      lastLast = lastBase + batchLastOffsetDelta(block)
+      // With the next batch's header, for the check below: the same read.
+      block = Buffer.allocUnsafe(Math.min(end + B_RECORDS, this.size - position))
+      diskIo.read(this.fd, block, 0, block.length, position)
     }
     if (end === 0) return null
     if (checkNext) {
@@ -333,7 +334,7 @@ export class Segment {
       const h = this.readHeader(position)
       if (!h) return this.size
       const base = batchBaseOffsetNumber(h)
-      const last = batchLastOffsetNumber(h)
+      const last = base + batchLastOffsetDelta(h)
       if (base <= prevLast) {
         const before =
           prevAt >= 0
