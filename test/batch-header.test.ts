@@ -163,6 +163,29 @@ describe('the batch header view', () => {
     expect(h.baseTimestamp).toBe(1_700_000_100_000)
   })
 
+  it('reads a base offset as a number from its halves as Number(BigInt) does: low halves past 2^31, negatives, past 2^53 (rounded the same)', () => {
+    const b = encodeRecordBatch([{ value: 'v' }, { value: 'w' }], {})
+    for (const offset of [
+      0n,
+      5n,
+      0x7fff_ffffn,
+      0x8000_0000n,
+      0xffff_ffffn,
+      0x1_0000_0000n,
+      0x1234_5678_9abcn,
+      2n ** 53n - 1n,
+      2n ** 53n + 1n,
+      2n ** 63n - 1n,
+      -1n,
+      -(2n ** 32n) - 7n,
+      -(2n ** 63n),
+    ]) {
+      b.writeBigInt64BE(offset, 0)
+      expect(batchBaseOffsetNumber(b)).toBe(Number(offset))
+      expect(batchLastOffsetNumber(b)).toBe(Number(offset) + 1)
+    }
+  })
+
   it("reads every field of the batches Apache Kafka wrote, at each batch's position", () => {
     const { found, end, stopped } = walk(KAFKA)
     expect(found).toEqual([

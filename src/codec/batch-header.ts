@@ -44,9 +44,13 @@ const MIN_ENTRY = B_MAGIC + 1
 export function batchBaseOffset(b: Buffer, at = 0): bigint {
   return b.readBigInt64BE(at + B_BASE_OFFSET)
 }
-/** The base offset as a number, as the broker keeps offsets. */
+/**
+ * The base offset as a number, as the broker keeps offsets: from its two
+ * halves, no BigInt made (walks read it per batch); the same value as
+ * Number(batchBaseOffset), rounded once past 2^53 as that is.
+ */
 export function batchBaseOffsetNumber(b: Buffer, at = 0): number {
-  return Number(b.readBigInt64BE(at + B_BASE_OFFSET))
+  return b.readInt32BE(at + B_BASE_OFFSET) * 0x1_0000_0000 + b.readUInt32BE(at + B_BASE_OFFSET + 4)
 }
 /** The batchLength field: the bytes after it. */
 export function batchLength(b: Buffer, at = 0): number {
@@ -111,7 +115,7 @@ export function batchLastOffset(b: Buffer, at = 0): bigint {
 }
 /** The last offset as a number, as the broker keeps offsets. */
 export function batchLastOffsetNumber(b: Buffer, at = 0): number {
-  return Number(b.readBigInt64BE(at + B_BASE_OFFSET)) + b.readInt32BE(at + B_LAST_OFFSET_DELTA)
+  return batchBaseOffsetNumber(b, at) + b.readInt32BE(at + B_LAST_OFFSET_DELTA)
 }
 
 /** Whether the CRC-32C of the whole batch at `at` (attributes to its end) is the one its header holds. */

@@ -8,10 +8,14 @@ import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { encodeRecordBatch } from '../../src/codec/index.js'
+import { startCluster } from '../../src/broker/index.js'
+import { decodeRecordSet, encodeRecordBatch } from '../../src/codec/index.js'
+import { logLevel } from '../../src/logger.js'
+import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { Kafka } from '../../src/index.js'
 import {
   DescribeTransactions,
+  Fetch,
   FindCoordinator,
   InitProducerId,
   JoinGroup,
@@ -163,6 +167,81 @@ describe('recovery at start', () => {
     expect(problems.filter((m) => m.includes('entry-0: segment 0 cut'))).toEqual([])
     expect(readFileSync(index).equals(goodIndex)).toBe(true)
     expect((await readAll(c, 'entry')).map((r) => r.offset)).toEqual([...Array(30).keys()])
+  })
+
+  it('after a clean stop, a base offset flipped in a batch between offset index entries of the active segment is never served: a read of its range is refused (KAFKA_STORAGE_ERROR, an ERROR naming the file and byte), the ranges around it are served', async () => {
+    const dataDir = tempDir()
+    // An offset index entry every few batches (about 700 bytes each: batches 3, 6 and 9): batches 4 and 7 lie between entries, so the start reads neither.
+    const configs = { 'index.interval.bytes': '1500', 'segment.ms': '60000' }
+    let c = await start({ dataDir, topics: ['up', 'down', 'sealed'].map((name) => ({ name, partitions: 1, configs })) })
+    const old = Date.now() - 5 * 3_600_000
+    for (const topic of ['up', 'down', 'sealed'])
+      for (let i = 0; i < 10; i++) expect((await produce(c, topic, batch(`b${i}`, 3, 200, old))).errorCode).toBe(0)
+    // Two hours later in record time: 'sealed' rolls, its first segment trusted at the next start (its first batch read, no other).
+    expect((await produce(c, 'sealed', batch('b10', 3, 200, old + 2 * 3_600_000))).errorCode).toBe(0)
+    await stop()
+    const flip = (topic: string, n: number, bit: number, indexed: boolean) => {
+      const file = onlyLog(dataDir, topic)
+      const index = readFileSync(file.replace(/\.log$/, '.index'))
+      const entries = Array.from({ length: index.length / 8 }, (_, i) => index.readInt32BE(i * 8 + 4))
+      const b = batchesOf(file)[n]
+      expect(entries.includes(b.position)).toBe(indexed)
+      expect(entries.some((at) => at > b.position)).toBe(true)
+      const bytes = readFileSync(file)
+      // Its base offset's low byte: not under the CRC-32C, and its CRC still holds.
+      bytes[b.position + 7] ^= bit
+      writeFileSync(file, bytes)
+      return { file, position: b.position }
+    }
+    // Upward: batch 4 (offsets 12-14) says 28-30; downward: batch 7 (21-23) says 5-7.
+    const up = flip('up', 4, 0x10, false)
+    const down = flip('down', 7, 0x10, false)
+    // And an indexed batch of a trusted segment, a little down: batch 6 (18-20) says 16-18, still past the entry before (11).
+    const sealed = flip('sealed', 6, 0x02, true)
+    const logged: { label: string; message: string }[] = []
+    fx.cluster = await startCluster({
+      dataDir,
+      logLevel: logLevel.DEBUG,
+      logCreator: () => (e) => void logged.push({ label: e.label, message: e.log.message }),
+    })
+    c = await fx.client()
+    const fetchAt = async (topic: string, offset: number, partitionMaxBytes = 1 << 20) => {
+      const md = await c.request(Metadata, 12, { topics: [{ name: topic }] })
+      const r = await c.request(Fetch, 13, {
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        topics: [{ topicId: md.topics[0].topicId, partitions: [{ partition: 0, fetchOffset: BigInt(offset), partitionMaxBytes }] }],
+      })
+      const p = r.responses[0].partitions[0]
+      const records = p.records?.length ? decodeRecordSet(p.records).batches.flatMap((b) => b.records) : []
+      // Whatever is served is served at its own offset: record k of batch i (b<i>-<k>) is offset 3i+k.
+      for (const r of records) expect(r.key?.toString()).toBe(`b${Math.floor(Number(r.offset) / 3)}-${Number(r.offset) % 3}`)
+      return { errorCode: p.errorCode, offsets: records.map((r) => Number(r.offset)) }
+    }
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i)
+    // Up to the batch before the flipped one (or, flipped down, before the one it goes back past).
+    expect(await fetchAt('up', 0)).toEqual({ errorCode: 0, offsets: range(0, 12) })
+    expect(await fetchAt('down', 0)).toEqual({ errorCode: 0, offsets: range(0, 18) })
+    // Its range is refused, its one batch alone too (the batch after it tells).
+    for (const offset of [12, 15, 18])
+      expect(await fetchAt('up', offset)).toEqual({ errorCode: ErrorCodes.KAFKA_STORAGE_ERROR, offsets: [] })
+    expect(await fetchAt('up', 12, 1)).toEqual({ errorCode: ErrorCodes.KAFKA_STORAGE_ERROR, offsets: [] })
+    for (const offset of [18, 21, 24])
+      expect(await fetchAt('down', offset)).toEqual({ errorCode: ErrorCodes.KAFKA_STORAGE_ERROR, offsets: [] })
+    // After the next index entry past it, served.
+    expect(await fetchAt('up', 21)).toEqual({ errorCode: 0, offsets: range(21, 30) })
+    // The trusted segment: its batch 6 ends short of its index entry (20), and no batch ends there: from the entry before, refused.
+    expect(await fetchAt('sealed', 0)).toEqual({ errorCode: 0, offsets: range(0, 15) })
+    for (const offset of [15, 20, 24])
+      expect(await fetchAt('sealed', offset)).toEqual({ errorCode: ErrorCodes.KAFKA_STORAGE_ERROR, offsets: [] })
+    expect(await fetchAt('sealed', 29)).toEqual({ errorCode: 0, offsets: range(27, 30) })
+    expect(await fetchAt('sealed', 30)).toEqual({ errorCode: 0, offsets: range(30, 33) })
+    // Said at ERROR, once for each place (the later refusals at DEBUG), naming the file and the bytes.
+    const errors = logged.filter((e) => e.label === 'ERROR').map((e) => e.message)
+    expect(errors.filter((m) => m.includes(`${up.file} is corrupt`) && m.includes(`byte ${up.position} (offsets 28-30)`))).toHaveLength(1)
+    expect(errors.filter((m) => m.includes(`${down.file} is corrupt`) && m.includes(`byte ${down.position} (offsets 5-7)`))).toHaveLength(1)
+    expect(errors.filter((m) => m.includes(`no batch from byte ${sealed.position} ends at its offset index entry 20`))).toHaveLength(1)
   })
 
   it('a missing offset index and a corrupt time index are rebuilt, entry for entry', async () => {

@@ -11,6 +11,8 @@ import { AclOperationTypes, AclResourceTypes } from '../auth/acl-matching.js'
 import { allowed, allowedNames } from '../auth/authorizer.js'
 import type { ClientConnection } from '../listener.js'
 import type { PartitionLog } from '../partition-log.js'
+import { StorageError } from '../storage/disk-io.js'
+import { CorruptBatchError } from '../storage/segment.js'
 import { preferredReadReplica } from '../replica-selector.js'
 import { INT32_MAX } from '../../int32.js'
 
@@ -168,7 +170,16 @@ function readOnce(
       // KIP-74: the first batch goes out whole even past the limits, so a consumer always progresses.
       const limit = Math.min(want.partitionMaxBytes, room)
       if (limit > 0 || pass.bytes === 0) {
-        const read = log.read(offset, Math.max(limit, 1), upTo)
+        let read: { chunks: Buffer[]; bytes: number }
+        try {
+          read = log.read(offset, Math.max(limit, 1), upTo)
+        } catch (err) {
+          if (!(err instanceof StorageError)) throw err
+          // Never served, said (a corrupt batch once at ERROR, the client's retries at DEBUG): the client retries, an operator acts.
+          const repeated = err instanceof CorruptBatchError && err.repeated
+          cluster.problem(broker.id, `fetch from ${t.name}-${want.partition}: ${err.message}`, repeated ? 'debug' : 'error')
+          return failed(want.partition, ErrorCodes.KAFKA_STORAGE_ERROR)
+        }
         if (pass.bytes === 0 || read.bytes <= limit) {
           data.records = read.chunks
           answer.bytes = read.bytes

@@ -131,6 +131,11 @@ export class OffsetIndex extends IndexFile {
     return i < 0 ? 0 : this.positions[i]
   }
 
+  /** The index of the last entry whose offset is <= relativeOffset (-1: none, scan from the segment's start). */
+  entryAtOrBelow(relativeOffset: number): number {
+    return lastAtOrBelow(this.offsets, this.length, relativeOffset)
+  }
+
   encode(): Buffer {
     const b = Buffer.allocUnsafe(this.length * OffsetIndex.ENTRY)
     for (let i = 0; i < this.length; i++) {

@@ -13,7 +13,7 @@ import {
   isControlBatch,
 } from '../../codec/batch-header.js'
 import { B_RECORDS } from '../../codec/layout.js'
-import { diskIo, fsyncFd, fsyncPathAsync, throwAsStorageError, writeFully, writeWholeFile } from './disk-io.js'
+import { diskIo, fsyncFd, fsyncPathAsync, StorageError, throwAsStorageError, writeFully, writeWholeFile } from './disk-io.js'
 import { OffsetIndex, TimeIndex } from './indexes.js'
 import { TxnIndex } from './txn-index.js'
 import { INT32_MAX } from '../../int32.js'
@@ -25,6 +25,27 @@ const walker = new BatchWalker()
 export function segmentName(baseOffset: number): string {
   return String(baseOffset).padStart(20, '0')
 }
+
+/**
+ * A read met batches out of offset order: a base offset (not under the
+ * CRC-32C) is wrong, so what it would serve could carry wrong offsets
+ * (records skipped or read twice by a consumer). Nothing of them is served
+ * (KAFKA_STORAGE_ERROR). `repeated`: this segment refused the same batch
+ * before (said once at ERROR).
+ */
+export class CorruptBatchError extends StorageError {
+  constructor(
+    path: string,
+    readonly position: number,
+    message: string,
+    readonly repeated: boolean,
+  ) {
+    super(path, message)
+    this.name = 'CorruptBatchError'
+  }
+}
+
+const batchAt = (position: number, base: number, last: number) => `the batch at byte ${position} (offsets ${base}-${last})`
 
 /** Offset index entries as they were read from the file (relative offsets and positions, ascending). */
 interface IndexEntries {
@@ -65,6 +86,8 @@ export class Segment {
   distrusted: string | null = null
   /** Closed (or deleted): its descriptor is gone. */
   closed = false
+  /** The batches reads were refused at (CorruptBatchError's position): each said at ERROR once. */
+  private readonly refused = new Set<number>()
   /** What the last append changed, as it was before (unappend puts it back): fields, not an object per append. */
   private undoSize = 0
   private undoNextOffset = 0
@@ -217,22 +240,137 @@ export class Segment {
    * Whole batches from the one holding `offset`, about maxBytes of them,
    * none starting at or past `upTo`, as one run of the file's bytes; the
    * first batch always, even when larger (KIP-74).
+   *
+   * Each batch of the run, and each one walked to it, must lie past the
+   * one before it, and the batch after the run past the run's last (or
+   * the run end below the segment's next offset): a base offset is not
+   * under the CRC-32C, and a start after a clean stop reads only the
+   * batches its index entries point at and those after the last (Kafka
+   * reads none between entries either), so one flipped between entries is
+   * met here first. Flipped up, it overlaps the batch after it; down, the one
+   * before. Both batches of such a pair are withheld: the run ends before
+   * them, and a read starting at them (or walking past them) throws
+   * CorruptBatchError. Compacted logs have gaps, never overlaps: they
+   * pass. Costs no read but, at times, the header after the run.
    */
   read(offset: number, maxBytes: number, upTo: number): Buffer | null {
-    const position = this.locate(offset)
+    const position = this.locateForRead(offset)
     if (position >= this.size) return null
     let block = Buffer.allocUnsafe(Math.min(this.size - position, Math.max(maxBytes, B_RECORDS)))
     diskIo.read(this.fd, block, 0, block.length, position)
     let end = 0
+    // The run's last batch so far (its start in the block, its offsets), and whether the batch after it is yet to be checked.
+    let lastAt = -1
+    let lastBase = 0
+    let lastLast = 0
+    let checkNext = true
     const walk = walker.start(block)
-    while (walk.next() && batchBaseOffsetNumber(block, walk.at) < upTo) end = walk.end
+    while (walk.next()) {
+      const base = batchBaseOffsetNumber(block, walk.at)
+      if (base >= upTo) break
+      const last = base + batchLastOffsetDelta(block, walk.at)
+      if (lastAt >= 0 && base <= lastLast) {
+        if (lastAt === 0)
+          throw this.refuse(
+            position + walk.at,
+            offset,
+            `${batchAt(position, lastBase, lastLast)} and ${batchAt(position + walk.at, base, last)} are out of offset order`,
+          )
+        // The batch before the pair was checked against the first of it: the run ends there.
+        end = lastAt
+        checkNext = false
+        break
+      }
+      lastAt = walk.at
+      lastBase = base
+      lastLast = last
+      end = walk.end
+    }
     if (end === 0 && walk.end === 0 && walk.claimed > 0 && batchBaseOffsetNumber(block) < upTo) {
       // The first batch is larger than maxBytes: it comes whole.
       end = walk.claimed
-      block = Buffer.allocUnsafe(end)
-      diskIo.read(this.fd, block, 0, end, position)
+      lastAt = 0
+      lastBase = batchBaseOffsetNumber(block)
+      lastLast = lastBase + batchLastOffsetDelta(block)
+      // With the next batch's header, for the check below: the same read.
+      block = Buffer.allocUnsafe(Math.min(end + B_RECORDS, this.size - position))
+      diskIo.read(this.fd, block, 0, block.length, position)
     }
-    return end ? block.subarray(0, end) : null
+    if (end === 0) return null
+    if (checkNext) {
+      // A base offset flipped up shows only against the batch after it (in the block already, mostly).
+      const inBlock = end + B_RECORDS <= block.length
+      const next = inBlock ? block : this.readHeader(position + end)
+      const at = inBlock ? end : 0
+      const nextBase = next ? batchBaseOffsetNumber(next, at) : this.nextOffset
+      if (nextBase <= lastLast) {
+        const after = next
+          ? batchAt(position + end, nextBase, batchLastOffsetNumber(next, at))
+          : `the segment's end (its next offset ${this.nextOffset})`
+        if (lastAt === 0)
+          throw this.refuse(position + end, offset, `${batchAt(position, lastBase, lastLast)} and ${after} are out of offset order`)
+        end = lastAt
+      }
+    }
+    return block.subarray(0, end)
+  }
+
+  /**
+   * locate for a read: the walk from the offset index entry checks each
+   * batch it meets against the one before it (the first against the entry
+   * before its own), and that the first one reaching its entry's offset
+   * ends there (the batch the entry points at; or a later one, in an index
+   * of older Kafka's, one entry for a whole append of batches).
+   */
+  private locateForRead(offset: number): number {
+    const { offsets, positions } = this.index
+    const i = this.index.entryAtOrBelow(offset - this.baseOffset)
+    let position = i < 0 ? 0 : positions[i]
+    let entry = i < 0 ? -1 : this.baseOffset + offsets[i]
+    let prevAt = -1
+    let prevBase = 0
+    let prevLast = i > 0 ? this.baseOffset + offsets[i - 1] : this.baseOffset - 1
+    for (;;) {
+      const h = this.readHeader(position)
+      if (!h) return this.size
+      const base = batchBaseOffsetNumber(h)
+      const last = base + batchLastOffsetDelta(h)
+      if (base <= prevLast) {
+        const before =
+          prevAt >= 0
+            ? batchAt(prevAt, prevBase, prevLast)
+            : i > 0
+              ? `the offset index entry before it (${prevLast})`
+              : `the segment's base offset ${this.baseOffset}`
+        throw this.refuse(position, offset, `${before} and ${batchAt(position, base, last)} are out of offset order`)
+      }
+      if (entry >= 0 && last >= entry) {
+        if (last !== entry)
+          throw this.refuse(
+            position,
+            offset,
+            `no batch from byte ${positions[i]} ends at its offset index entry ${entry} (${batchAt(position, base, last)} goes past it)`,
+          )
+        entry = -1
+      }
+      if (last >= offset) return position
+      prevAt = position
+      prevBase = base
+      prevLast = last
+      position += batchSize(h)
+    }
+  }
+
+  /** The error for a read refused at the batch at `position` (`what`: what is wrong there); remembered, to be said at ERROR once. */
+  private refuse(position: number, offset: number, what: string): CorruptBatchError {
+    const repeated = this.refused.has(position)
+    this.refused.add(position)
+    return new CorruptBatchError(
+      this.path,
+      position,
+      `${this.path} is corrupt: ${what} (a base offset is not under the CRC-32C): a read of offset ${offset} is refused, none of them served`,
+      repeated,
+    )
   }
 
   /** The whole batch at `position`. */
