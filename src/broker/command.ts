@@ -6,7 +6,7 @@ import { parsePropertyLines } from './properties-file.js'
 import { readUsersFile } from './users-file.js'
 
 const USAGE = `usage: wafka broker [--config server.properties] [--port PORT] [--brokers N] [--partitions N]
-                    [--no-auto-create-topics] [--data-dir DIR] [--network-thread]
+                    [--no-auto-create-topics] [--data-dir DIR] [--no-network-thread]
                     [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]
                     [--sasl-users FILE [--sasl-mechanisms LIST] [--reauth-ms MS]]
                     [--feature transaction.version=N]
@@ -31,9 +31,10 @@ narrow, comma-separated); --reauth-ms sets connections.max.reauth.ms.
 log (as Kafka's kafka-storage format --feature; kafka-features.sh changes it
 after): 2 (default) lets Kafka 4 clients use the second transaction protocol
 (KIP-890), 0 or 1 keeps them on the first.
---network-thread serves the client sockets (accepting, TLS, reads and writes,
-a connection's first ApiVersions) from a thread of their own, as Kafka's
-network threads: new connections are answered while the brokers are busy.`
+The client sockets (accepting, TLS, reads and writes, a connection's first
+ApiVersions) are served from a thread of their own, as Kafka's network
+threads: new connections are answered while the brokers are busy.
+--no-network-thread serves them in the brokers' thread instead.`
 
 /** Resolves with the name of the first SIGINT or SIGTERM, its handlers removed. */
 function untilSignal(): Promise<string> {
@@ -79,7 +80,7 @@ export async function brokerCommand(
     else if (a === '--brokers') options.brokers = value()
     else if (a === '--partitions') options.defaultPartitions = value()
     else if (a === '--no-auto-create-topics') options.autoCreateTopics = false
-    else if (a === '--network-thread') options.networkThread = true
+    else if (a === '--no-network-thread') options.networkThread = false
     else if (a === '--tls-cert') files.cert = path()
     else if (a === '--tls-key') files.key = path()
     else if (a === '--tls-ca') files.ca = path()
@@ -139,7 +140,8 @@ export async function brokerCommand(
     () =>
     ({ label, log: entry }) =>
       log(`wafka broker: ${label} ${typeof entry.broker === 'number' ? `broker ${entry.broker}: ` : ''}${entry.message}`)
-  const cluster = await startCluster({ logLevel: logLevel.INFO, logCreator, ...options, ssl, sasl, config })
+  // The network thread is on unless refused: a broker serving clients from a shell answers new connections while busy.
+  const cluster = await startCluster({ logLevel: logLevel.INFO, logCreator, networkThread: true, ...options, ssl, sasl, config })
   if (dataDir) log(`wafka broker: data kept in ${dataDir}`)
   // What is served: the flags', else the file's.
   const tls = ssl ?? named.options.ssl

@@ -99,8 +99,13 @@ export class NetworkThread {
     const worker = new Worker(source, { eval: true, name: 'wafka network thread' })
     this.worker = worker
     if (requestTimingsOn) worker.postMessage({ t: 'timings' })
-    worker.on('message', (batch: FromThread[]) => {
-      for (const m of batch) this.onMessage(m)
+    worker.on('message', async (batch: FromThread[]) => {
+      // Each entry's request runs as far as it can (its promise continuations) before the next entry's is read,
+      // as when each socket's read was a task of its own: a batch does not hold every answer until its end.
+      for (const m of batch) {
+        this.onMessage(m)
+        await undefined
+      }
     })
     worker.on('error', (err) => this.failed(worker, err.stack ?? String(err)))
     worker.on('exit', (code) => this.failed(worker, `exited with code ${code}`))

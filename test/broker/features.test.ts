@@ -77,11 +77,18 @@ describe('transaction.version in the metadata log', () => {
     expect(await finalized(third)).toEqual(upgraded)
   })
 
-  it('in memory the options set it, and UpdateFeatures changes it until the broker stops', async () => {
-    const cluster = await startCluster({ brokers: 1, transactionVersion: 0 })
-    running.push(cluster)
-    expect((await finalized(cluster)).level).toBe(0)
-    expect(await update(cluster, 2, 1)).toBe(0)
-    expect((await finalized(cluster)).level).toBe(2)
-  })
+  // With the network thread a new connection's ApiVersions is its answer, made again when the features change.
+  it.each([false, true])(
+    'in memory the options set it, and UpdateFeatures changes it until the broker stops (network thread: %s)',
+    async (networkThread) => {
+      const cluster = await startCluster({ brokers: 1, transactionVersion: 0, networkThread })
+      running.push(cluster)
+      const before = await finalized(cluster)
+      expect(before.level).toBe(0)
+      expect(await update(cluster, 2, 1)).toBe(0)
+      const after = await finalized(cluster)
+      expect(after.level).toBe(2)
+      expect(after.epoch).toBeGreaterThan(before.epoch)
+    },
+  )
 })

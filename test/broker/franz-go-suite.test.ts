@@ -11,8 +11,9 @@
 // the code the command line uses.
 //
 // Go is a peer: missing (or older than franz-go's go 1.26), the file fails
-// under CI and skips elsewhere. FRANZ_GO_SUITE picks the lists (memory, disk,
-// both as `memory,disk`, or none); FRANZ_GO_SUITE_TESTS narrows the tests
+// under CI and skips elsewhere. FRANZ_GO_SUITE picks the lists (memory; loop:
+// in memory with --no-network-thread; disk; comma-separated; default
+// memory,loop; or none); FRANZ_GO_SUITE_TESTS narrows the tests
 // (comma-separated names) for a quick check.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -30,11 +31,17 @@ function requireGo(): boolean {
   return false
 }
 
-const LISTS = { memory: { disk: false }, disk: { disk: true } } as const
+// memory and disk: wafka broker as it starts (its client sockets in its network thread); loop: in memory, the
+// sockets served in the brokers' thread (--no-network-thread).
+const LISTS = {
+  memory: { disk: false, args: [] },
+  loop: { disk: false, args: ['--no-network-thread'] },
+  disk: { disk: true, args: [] },
+} as const
 type List = keyof typeof LISTS
-const wanted = process.env.FRANZ_GO_SUITE ?? 'memory'
+const wanted = process.env.FRANZ_GO_SUITE ?? 'memory,loop'
 const chosen = (wanted === 'none' ? [] : wanted.split(',').filter(Boolean)) as List[]
-for (const list of chosen) if (!(list in LISTS)) throw new Error(`FRANZ_GO_SUITE: no list ${list} (memory, disk, none)`)
+for (const list of chosen) if (!(list in LISTS)) throw new Error(`FRANZ_GO_SUITE: no list ${list} (memory, loop, disk, none)`)
 const only = process.env.FRANZ_GO_SUITE_TESTS?.split(',').filter(Boolean)
 const tests = only ? CI_TESTS.filter((t) => only.includes(t)) : CI_TESTS
 
@@ -49,7 +56,7 @@ describe.skipIf(!requireGo())('franz-go v1.22.3 kgo integration tests against th
       async () => {
         const { moduleDir } = prepareSuite(() => {})
         const dataDir = LISTS[list].disk ? mkdtempSync(join(tmpdir(), 'wafka-franz-go-')) : undefined
-        const target = await startTarget(dataDir ? 'wafka-disk' : 'wafka', { dataDir })
+        const target = await startTarget(dataDir ? 'wafka-disk' : 'wafka', { dataDir, brokerArgs: [...LISTS[list].args] })
         try {
           const { rows, logDir } = await runGoTests({
             moduleDir,

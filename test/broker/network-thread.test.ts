@@ -5,16 +5,18 @@
 // this one, blocked in Atomics.wait until a probe in another thread has its
 // answer: with the network thread the wait ends with the probe's word, without
 // it the wait runs out (the brokers' thread, blocked, answers nothing).
-// security.test.ts runs its TLS, mTLS and SASL cases through the thread too.
+// `wafka broker` runs with it by default. security.test.ts runs its TLS, mTLS
+// and SASL cases through the thread too, and franz-go's suite runs both ways.
 import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
+import { brokerCommand } from '../../src/broker/command.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { Kafka } from '../../src/kafka.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
 import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { Metadata } from '../../src/protocol/messages/Metadata.js'
 import { RawClient } from './raw-client.js'
-import { keepLog } from './support.js'
+import { keepLog, until } from './support.js'
 
 /**
  * A probe in a thread of its own: once `go` is set it connects to `port`,
@@ -69,6 +71,34 @@ describe('the network thread', () => {
     await cluster.stop()
     cluster = await startCluster({ brokers: 1 })
     expect(await answeredWhileBlocked(Number(cluster.bootstrapServers.split(':')[1]), 3)).toBe('timed-out')
+  })
+
+  it('wafka broker runs with it; --no-network-thread without', async () => {
+    for (const [args, expected] of [
+      [[], 'ok'],
+      [['--no-network-thread'], 'timed-out'],
+    ] as const) {
+      const lines: string[] = []
+      let stop!: (signal: string) => void
+      const stopped = new Promise<string>((resolve) => (stop = resolve))
+      const serving = brokerCommand(
+        ['--port', '0', ...args],
+        (l) => lines.push(l),
+        () => stopped,
+      )
+      try {
+        await until(
+          () => lines.some((l) => /bootstrap servers/.test(l)),
+          10_000,
+          () => lines.join('\n'),
+        )
+        const port = Number(/bootstrap servers \S+:(\d+)/.exec(lines.join('\n'))![1])
+        expect(await answeredWhileBlocked(port, 3), `wafka broker ${args.join(' ')}`).toBe(expected)
+      } finally {
+        stop('SIGTERM')
+      }
+      expect(await serving).toBe(0)
+    }
   })
 
   it("its ApiVersions answer is the brokers' own, and what follows on the connection is served in order by the brokers", async () => {

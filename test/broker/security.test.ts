@@ -753,6 +753,12 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         .connect()
         .catch((e) => e)
       expect(noCert).toBeInstanceOf(TlsError)
+      // The broker says so (its network thread reports it a moment after the client has its error).
+      await until(
+        () => lines.some((l) => /TLS handshake failed/.test(l)),
+        10_000,
+        () => lines.join('\n'),
+      )
     } finally {
       stop('SIGTERM')
     }

@@ -7,7 +7,7 @@
 //   node test/peers/franz-go-suite.mjs --target=wafka|wafka-disk|kafka
 //        [--records=N] [--rf=3] [--run=REGEX] [--timeout=900] [--chaos]
 //        [--out=DIR] [--no-write] [--prepare] [--render] [--timings=DIR]
-//        [--broker-args='--network-thread ...'] (more flags for the wafka broker)
+//        [--broker-args='--no-network-thread ...'] (more flags for the wafka broker)
 //
 // The module comes from the Go module proxy (`go mod download`) into
 // ~/.cache/wafka-peers/go/mod (read-only, as Go keeps it), is copied once to
