@@ -20,9 +20,8 @@ import { Kafka, logLevel, type LogEntry } from '../../src/index.js'
 import { KafkaStreams, Serdes, type StreamsConfig } from '../../src/public/streams.js'
 import { murmur2Partition } from '../../src/producer/partitioners/murmur2.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { javaStreamsApp } from '../peers/java-streams.js'
 import { until } from '../kafka/support.js'
-import { countsAre, produceStrings, standbysFollow, tookOverFromStandbys } from './support.js'
+import { countsAre, createTopics, produceStrings, standbysFollow, tookOverFromStandbys, withJavaBeside } from './support.js'
 import { countWords, wordCountTopology, wordLines } from './word-count-app.js'
 
 const str = Serdes.String()
@@ -44,16 +43,6 @@ for (const target of brokerTargets()) {
       await kafka?.stop()
     })
 
-    async function createTopics(topics: string[]): Promise<void> {
-      const admin = client.admin()
-      await admin.connect()
-      try {
-        await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions: PARTITIONS })) })
-      } finally {
-        await admin.disconnect()
-      }
-    }
-
     const instance = (app: string, input: string, output: string, more: Partial<StreamsConfig>) =>
       new KafkaStreams(wordCountTopology(input, output), {
         stateDir: mkdtempSync(join(tmpdir(), 'wafka-classic-standby-')),
@@ -74,7 +63,7 @@ for (const target of brokerTargets()) {
         const app = `csb-wafka-${store === 'rocksDB' ? 'disk' : 'mem'}`
         const [input, output] = [`${app}-text`, `${app}-counts`]
         const repartition = `${app}-counts-repartition`
-        await createTopics([input, output])
+        await createTopics(client, [input, output], PARTITIONS)
         const logs: LogEntry[] = []
         const a = instance(app, input, output, { numStandbyReplicas: 1, applicationServer: 'host-a:7001', defaultDslStore: store })
         const b = instance(app, input, output, {
@@ -155,52 +144,47 @@ for (const target of brokerTargets()) {
     it('a Java instance with num.standby.replicas=1 leading a classic group gives the wafka member standby tasks it keeps; queryMetadataForKey agrees', async () => {
       const app = 'csb-java'
       const [input, output] = [`${app}-text`, `${app}-counts`]
-      await createTopics([input, output])
-      const java = javaStreamsApp(kafka, 'wordcount', {
-        applicationId: app,
-        inputs: [input],
-        output,
-        props: {
-          'group.protocol': 'classic',
-          'commit.interval.ms': 100,
-          'num.standby.replicas': 1,
-          'application.server': 'java-host:7100',
-          'state.dir': mkdtempSync(join(tmpdir(), 'java-classic-standby-')),
+      await withJavaBeside(
+        client,
+        kafka,
+        {
+          topics: [input, output],
+          partitions: PARTITIONS,
+          app: 'wordcount',
+          options: { applicationId: app, inputs: [input], output, props: { 'num.standby.replicas': 1 } },
+          wafka: () => instance(app, input, output, { numStandbyReplicas: 1, applicationServer: 'wafka-host:7200' }),
         },
-      })
-      const w = instance(app, input, output, { numStandbyReplicas: 1, applicationServer: 'wafka-host:7200' })
-      try {
-        const first = wordLines(300, PARTITIONS, 14)
-        await produceStrings(client, input, first)
-        await countsAre(client, output, countWords(first))
-        // Java leads: it is the only member when wafka joins.
-        await w.start()
-        await until(
-          'wafka to see both hosts, itself with standby partitions',
-          () => (w.state === 'RUNNING' ? w.metadataForAllStreamsClients() : []),
-          (m) =>
-            m.map((x) => hostKey(x.hostInfo)).join() === 'java-host:7100,wafka-host:7200' && m[1].standbyStateStoreNames.includes('counts'),
-          60_000,
-        )
-        const second = wordLines(300, PARTITIONS, 15)
-        await produceStrings(client, input, second)
-        const expected = countWords([...first, ...second])
-        await countsAre(client, output, expected)
-        // wafka's standbys read the changelogs of Java's active tasks: with its own tasks, the whole table.
-        await standbysFollow(w, expected, 'wafka’s stale view to hold every count')
-        const own = w.store<string, bigint>('counts', 'keyValue')
-        for (const word of expected.keys()) {
-          const m = w.queryMetadataForKey('counts', word, str)!
-          expect(m.partition).toBe(murmur2Partition(Buffer.from(word, 'utf8'), PARTITIONS))
-          // The host named holds the word: wafka's own active store exactly when it names itself.
-          expect(hostKey(m.activeHost)).toBe(own.get(word) === expected.get(word) ? 'wafka-host:7200' : 'java-host:7100')
-          expect(m.standbyHosts.map(hostKey)).toEqual([hostKey(m.activeHost) === 'java-host:7100' ? 'wafka-host:7200' : 'java-host:7100'])
-        }
-        expect(java.events.filter((e) => e.event === 'error')).toEqual([])
-      } finally {
-        await java.kill()
-        await w.close()
-      }
+        async (java, w) => {
+          const first = wordLines(300, PARTITIONS, 14)
+          await produceStrings(client, input, first)
+          await countsAre(client, output, countWords(first))
+          // Java leads: it is the only member when wafka joins.
+          await w.start()
+          await until(
+            'wafka to see both hosts, itself with standby partitions',
+            () => (w.state === 'RUNNING' ? w.metadataForAllStreamsClients() : []),
+            (m) =>
+              m.map((x) => hostKey(x.hostInfo)).join() === 'java-host:7100,wafka-host:7200' &&
+              m[1].standbyStateStoreNames.includes('counts'),
+            60_000,
+          )
+          const second = wordLines(300, PARTITIONS, 15)
+          await produceStrings(client, input, second)
+          const expected = countWords([...first, ...second])
+          await countsAre(client, output, expected)
+          // wafka's standbys read the changelogs of Java's active tasks: with its own tasks, the whole table.
+          await standbysFollow(w, expected, 'wafka’s stale view to hold every count')
+          const own = w.store<string, bigint>('counts', 'keyValue')
+          for (const word of expected.keys()) {
+            const m = w.queryMetadataForKey('counts', word, str)!
+            expect(m.partition).toBe(murmur2Partition(Buffer.from(word, 'utf8'), PARTITIONS))
+            // The host named holds the word: wafka's own active store exactly when it names itself.
+            expect(hostKey(m.activeHost)).toBe(own.get(word) === expected.get(word) ? 'wafka-host:7200' : 'java-host:7100')
+            expect(m.standbyHosts.map(hostKey)).toEqual([hostKey(m.activeHost) === 'java-host:7100' ? 'wafka-host:7200' : 'java-host:7100'])
+          }
+          expect(java.events.filter((e) => e.event === 'error')).toEqual([])
+        },
+      )
     }, 120_000)
   })
 }

@@ -16,9 +16,8 @@ import { Kafka, logLevel, type LogEntry } from '../../src/index.js'
 import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes, type StreamsConfig } from '../../src/public/streams.js'
 import { probingRebalanceBound } from '../../src/streams/options.js'
 import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { javaStreamsApp } from '../peers/java-streams.js'
 import { until } from '../kafka/support.js'
-import { countsAre, produceStrings, restoresIn } from './support.js'
+import { countsAre, createTopics, produceStrings, restoresIn, withJavaBeside } from './support.js'
 
 const str = Serdes.String()
 const PARTITIONS = 2
@@ -72,16 +71,6 @@ for (const target of brokerTargets()) {
       await kafka?.stop()
     })
 
-    async function createTopics(topics: string[]): Promise<void> {
-      const admin = client.admin()
-      await admin.connect()
-      try {
-        await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions: PARTITIONS })) })
-      } finally {
-        await admin.disconnect()
-      }
-    }
-
     const config = (app: string, more: Partial<StreamsConfig>): StreamsConfig => ({
       stateDir: mkdtempSync(join(tmpdir(), 'wafka-classic-warmup-')),
       applicationId: app,
@@ -113,7 +102,7 @@ for (const target of brokerTargets()) {
     it('a newcomer with no state gets a warm-up, not the active, until the probing rebalance hands it over with only the tail to restore', async () => {
       const app = 'cwu-wafka'
       const [input, output] = [`${app}-in`, `${app}-counts`]
-      await createTopics([input, output])
+      await createTopics(client, [input, output], PARTITIONS)
       const a = new KafkaStreams(
         countTopology(input, output),
         config(app, { applicationServer: 'host-a:7001', probingRebalanceIntervalMs: 4_000 }),
@@ -183,49 +172,47 @@ for (const target of brokerTargets()) {
     it('a Java leader with the same configs places the same scenario alike: both actives on the caught-up instance, one warm-up on the newcomer', async () => {
       const app = 'cwu-java'
       const [input, output] = [`${app}-in`, `${app}-counts`]
-      await createTopics([input, output])
-      const java = javaStreamsApp(kafka, 'windowed-count', {
-        applicationId: app,
-        inputs: [input],
-        output,
-        windowMs: WINDOW_MS,
-        // Never reached: it only makes the rig report the committed input offsets as they grow.
-        count: 1_000_000_000,
-        props: {
-          'group.protocol': 'classic',
-          'commit.interval.ms': 100,
-          'acceptable.recovery.lag': LAG,
-          'max.warmup.replicas': 2,
-          'application.server': 'java-host:7100',
-          'state.dir': mkdtempSync(join(tmpdir(), 'java-classic-warmup-')),
+      await withJavaBeside(
+        client,
+        kafka,
+        {
+          topics: [input, output],
+          partitions: PARTITIONS,
+          app: 'windowed-count',
+          options: {
+            applicationId: app,
+            inputs: [input],
+            output,
+            windowMs: WINDOW_MS,
+            // Never reached: it only makes the rig report the committed input offsets as they grow.
+            count: 1_000_000_000,
+            props: { 'acceptable.recovery.lag': LAG, 'max.warmup.replicas': 2 },
+          },
+          wafka: () => new KafkaStreams(windowedTopology(input, output), config(app, { applicationServer: 'wafka-host:7200' })),
         },
-      })
-      const w = new KafkaStreams(windowedTopology(input, output), config(app, { applicationServer: 'wafka-host:7200' }))
-      try {
-        const first = lines(0, KEYS * PARTITIONS)
-        await produceStrings(client, input, first)
-        await until(
-          'Java to commit every record',
-          () => Math.max(0, ...java.events.flatMap((e) => (e.event === 'progress' ? [e.records] : []))),
-          (n) => n >= first.length,
-          60_000,
-        )
-        await w.start()
-        const seen = await until(
-          'wafka to be given one warm-up and no active stateful task',
-          () => placement(w, 'windowed-counts', input),
-          (p) =>
-            p?.['java-host:7100']?.active.length === PARTITIONS &&
-            p['wafka-host:7200']?.active.length === 0 &&
-            p['wafka-host:7200'].standby.length === 1,
-          60_000,
-        )
-        expect(seen['java-host:7100'].standby).toEqual([])
-        expect(java.events.filter((e) => e.event === 'error')).toEqual([])
-      } finally {
-        await java.kill()
-        await w.close()
-      }
+        async (java, w) => {
+          const first = lines(0, KEYS * PARTITIONS)
+          await produceStrings(client, input, first)
+          await until(
+            'Java to commit every record',
+            () => Math.max(0, ...java.events.flatMap((e) => (e.event === 'progress' ? [e.records] : []))),
+            (n) => n >= first.length,
+            60_000,
+          )
+          await w.start()
+          const seen = await until(
+            'wafka to be given one warm-up and no active stateful task',
+            () => placement(w, 'windowed-counts', input),
+            (p) =>
+              p?.['java-host:7100']?.active.length === PARTITIONS &&
+              p['wafka-host:7200']?.active.length === 0 &&
+              p['wafka-host:7200'].standby.length === 1,
+            60_000,
+          )
+          expect(seen['java-host:7100'].standby).toEqual([])
+          expect(java.events.filter((e) => e.event === 'error')).toEqual([])
+        },
+      )
     }, 120_000)
   })
 }

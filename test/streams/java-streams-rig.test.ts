@@ -16,7 +16,7 @@ import { WindowedSerdes } from '../../src/streams/windowed-serdes.js'
 import { javaStreamsApp } from '../peers/java-streams.js'
 import { brokerTargets } from '../peers/targets.js'
 import { wafkaRead } from '../kafka/support.js'
-import { produceStrings, runJavaToEnd, describeOnTargets } from './support.js'
+import { createTopics, produceStrings, runJavaToEnd, describeOnTargets } from './support.js'
 
 const TOPIC_RESOURCE = 2
 const VOCABULARY = ['kafka', 'streams', 'wafka', 'java', 'table', 'window', 'join', 'count', 'Record', 'TOPIC', 'x', 'a1', 'under_score']
@@ -71,16 +71,6 @@ async function finalTable<K, V>(kafka: Kafka, topic: string, keySerde: Serde<K>,
     else table[key] = value
   }
   return table
-}
-
-async function createTopics(kafka: Kafka, names: string[]): Promise<void> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    await admin.createTopics({ topics: names.map((topic) => ({ topic, numPartitions: 3 })) })
-  } finally {
-    await admin.disconnect()
-  }
 }
 
 async function readAll(kafka: Kafka, topic: string) {
@@ -196,7 +186,7 @@ describeOnTargets(brokerTargets(), 'Java Kafka Streams', (on) => {
       }
     }
     expect(dropped).toBeGreaterThan(0)
-    await createTopics(on.kafka, ['events', 'windowed-counts'])
+    await createTopics(on.kafka, ['events', 'windowed-counts'], 3)
     await produceStrings(on.kafka, 'events', records)
     await runJavaToEnd(on.cluster, 'windowed-count', {
       applicationId: 'rig-windowed',
@@ -226,7 +216,7 @@ describeOnTargets(brokerTargets(), 'Java Kafka Streams', (on) => {
       const o = T0 + p * 100
       Object.assign(expected, { [`s${p}@${o}-${o + 11_000}`]: 6n, [`s${p}@${o + 70_000}-${o + 70_500}`]: 2n })
     }
-    await createTopics(on.kafka, ['sessions-in', 'session-counts'])
+    await createTopics(on.kafka, ['sessions-in', 'session-counts'], 3)
     await produceStrings(on.kafka, 'sessions-in', records)
     await runJavaToEnd(on.cluster, 'session-count', {
       applicationId: 'rig-sessions',
@@ -258,7 +248,7 @@ describeOnTargets(brokerTargets(), 'Java Kafka Streams', (on) => {
       partition: part(`u${i}`),
     }))
     clicks.push({ key: 'u0', value: 'later', timestamp: T0 + 30_000, partition: 0 })
-    await createTopics(on.kafka, ['clicks', 'users', 'enriched'])
+    await createTopics(on.kafka, ['clicks', 'users', 'enriched'], 3)
     await produceStrings(on.kafka, 'users', users)
     await produceStrings(on.kafka, 'clicks', clicks)
     await runJavaToEnd(on.cluster, 'stream-table-join', {
@@ -292,7 +282,7 @@ describeOnTargets(brokerTargets(), 'Java Kafka Streams', (on) => {
     })
     const left = [rec('a', 'a1', 1), rec('b', 'b1', 2), rec('c', 'c1', 3), rec('a', 'a2', 7), rec('c', null, 8), rec('e', 'e1', 9)]
     const right = [rec('b', 'B1', 4), rec('d', 'D1', 5), rec('c', 'C1', 6), rec('d', null, 10), rec('e', 'E1', 11)]
-    await createTopics(on.kafka, ['left', 'right', 'joined'])
+    await createTopics(on.kafka, ['left', 'right', 'joined'], 3)
     await produceStrings(on.kafka, 'left', left)
     await produceStrings(on.kafka, 'right', right)
     await runJavaToEnd(on.cluster, 'table-table-join', {

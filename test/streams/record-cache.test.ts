@@ -11,7 +11,7 @@
 // a merge within one interval into the merged session alone, and a merge
 // across a flush tombstones the sessions flushed before, as Java's. A
 // Processor API store built withCachingEnabled() logs once per key per commit.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
 import {
   KafkaStreams,
@@ -25,24 +25,14 @@ import {
   type Topology,
 } from '../../src/public/streams.js'
 import type { KeyValueStore } from '../../src/streams/key-value-store.js'
-import { brokerTargets, type RunningTarget } from '../peers/targets.js'
-import { until, wafka, wafkaRead } from '../kafka/support.js'
+import { brokerTargets } from '../peers/targets.js'
+import { until, wafkaRead } from '../kafka/support.js'
 import { ThreadCache, type CacheNode } from '../../src/streams/record-cache.js'
-import { NO_TIME_RETENTION, produceStrings, rawTable, runJavaToEnd } from './support.js'
+import { createTopics, describeOnTargets, NO_TIME_RETENTION, produceStrings, rawTable, runJavaToEnd, storeCounts } from './support.js'
 import { countWords, wordCountTopology, wordLines } from './word-count-app.js'
 
 const str = Serdes.String()
 const long = Serdes.Long()
-
-async function createTopics(kafka: Kafka, names: string[], numPartitions: number): Promise<void> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    await admin.createTopics({ topics: names.map((topic) => ({ topic, numPartitions })) })
-  } finally {
-    await admin.disconnect()
-  }
-}
 
 /** Records per key of `topic` (String keys), read to its end. */
 async function recordsPerKey(
@@ -215,23 +205,15 @@ describe('StoreBuilder caching', () => {
   })
 })
 
-for (const target of brokerTargets(NO_TIME_RETENTION)) {
-  // The built package (WAFKA_BUILT) is held to the embedded broker, as the other streams files in the built slice.
-  describe.skipIf(!target.available || (!!process.env.WAFKA_BUILT && !target.embedded))(`the record cache on ${target.name}`, () => {
-    let cluster: RunningTarget
-    let kafka: Kafka
-    beforeAll(async () => {
-      cluster = await target.start()
-      kafka = wafka(cluster)
-    }, 120_000)
-    afterAll(async () => {
-      await cluster?.stop()
-    })
-
+// The built package (WAFKA_BUILT) is held to the embedded broker, as the other streams files in the built slice.
+describeOnTargets(
+  brokerTargets(NO_TIME_RETENTION),
+  'the record cache',
+  (on) => {
     const app = (topology: Topology, applicationId: string, extra: Record<string, unknown> = {}) =>
       new KafkaStreams(topology, {
         applicationId,
-        brokers: cluster.bootstrap,
+        brokers: on.cluster.bootstrap,
         defaultApiTimeoutMs: 30_000,
         defaultDslStore: 'in_memory',
         defaultKeySerde: str,
@@ -241,28 +223,33 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
 
     it("word count with the cache on: the same final output table as Java's with its default cache", async () => {
       const lines = wordLines(400, 3)
-      await createTopics(kafka, ['rc-text', 'rc-java-counts', 'rc-wafka-counts'], 3)
-      await produceStrings(kafka, 'rc-text', lines)
+      await createTopics(on.kafka, ['rc-text', 'rc-java-counts', 'rc-wafka-counts'], 3)
+      await produceStrings(on.kafka, 'rc-text', lines)
       const expected = Object.fromEntries(countWords(lines))
 
       // Java's defaults: statestore.cache.max.bytes 10 MiB (runJavaToEnd sets commit.interval.ms 100).
-      await runJavaToEnd(cluster, 'wordcount', { applicationId: 'rc-java-wc', inputs: ['rc-text'], output: 'rc-java-counts', count: 400 })
-      const javaTable = await rawTable(kafka, 'rc-java-counts')
+      await runJavaToEnd(on.cluster, 'wordcount', {
+        applicationId: 'rc-java-wc',
+        inputs: ['rc-text'],
+        output: 'rc-java-counts',
+        count: 400,
+      })
+      const javaTable = await rawTable(on.kafka, 'rc-java-counts')
 
       const streams = app(wordCountTopology('rc-text', 'rc-wafka-counts'), 'rc-wafka-wc', { commitIntervalMs: 100 })
       await streams.start()
       try {
         await until(
           'the word count',
-          () => recordsPerKey(kafka, 'rc-wafka-counts'),
+          () => recordsPerKey(on.kafka, 'rc-wafka-counts'),
           (t) => Object.keys(expected).every((w) => t.get(w)?.at(-1) === expected[w]),
           90_000,
         )
       } finally {
         await streams.close()
       }
-      expect(await rawTable(kafka, 'rc-wafka-counts')).toEqual(javaTable)
-      const decoded = Object.fromEntries([...(await recordsPerKey(kafka, 'rc-java-counts'))].map(([k, v]) => [k, v.at(-1)]))
+      expect(await rawTable(on.kafka, 'rc-wafka-counts')).toEqual(javaTable)
+      const decoded = Object.fromEntries([...(await recordsPerKey(on.kafka, 'rc-java-counts'))].map(([k, v]) => [k, v.at(-1)]))
       expect(decoded).toEqual(expected)
     }, 300_000)
 
@@ -275,11 +262,11 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       it(`${cache ? `with the cache on (${guarantee}), 40 updates of a key in one commit interval give ONE output and ONE changelog record` : off === 'cachingEnabled' ? "with Materialized's cachingEnabled false (Java's withCachingDisabled()), every update is forwarded and logged" : 'with the cache off (statestoreCacheMaxBytes 0), every update is forwarded and logged'}`, async () => {
         const id = cache ? `on-${guarantee === 'exactly_once_v2' ? 'eos' : 'alos'}` : off === 'cachingEnabled' ? 'disabled' : 'off'
         const [input, output] = [`rc-many-${id}`, `rc-many-${id}-out`]
-        await createTopics(kafka, [input, output], 1)
+        await createTopics(on.kafka, [input, output], 1)
         const keys = ['k0', 'k1', 'k2', 'k3', 'k4']
         // Interleaved: each key's updates spread over the whole input.
         const records = Array.from({ length: 200 }, (_, i) => ({ key: keys[i % 5], value: `v${i}`, timestamp: Date.now(), partition: 0 }))
-        await produceStrings(kafka, input, records)
+        await produceStrings(on.kafka, input, records)
         // No commit while the test looks: only the close commits (and, with the cache, flushes).
         const streams = app(countByKey(input, output, off === 'cachingEnabled' ? false : undefined), `rc-many-${id}`, {
           commitIntervalMs: 600_000,
@@ -288,29 +275,21 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         })
         await streams.start()
         try {
-          await until(
-            'every update counted (read through the cache)',
-            () => {
-              const store = streams.store<string, bigint>('counts', 'keyValue')
-              return keys.map((k) => store.get(k))
-            },
-            (counts) => counts.every((c) => c === 40n),
-            60_000,
-          )
+          await storeCounts(streams, keys, 40n, 'every update counted (read through the cache)')
           // Before the commit the cache holds every update: nothing was forwarded.
-          if (cache) expect(await endOffset(kafka, output)).toBe(0)
+          if (cache) expect(await endOffset(on.kafka, output)).toBe(0)
           else
             await until(
               'every update forwarded',
-              () => endOffset(kafka, output),
+              () => endOffset(on.kafka, output),
               (n) => n === 200,
               30_000,
             )
         } finally {
           await streams.close()
         }
-        const out = await recordsPerKey(kafka, output)
-        const changelog = await recordsPerKey(kafka, `rc-many-${id}-counts-changelog`)
+        const out = await recordsPerKey(on.kafka, output)
+        const changelog = await recordsPerKey(on.kafka, `rc-many-${id}-counts-changelog`)
         const every = Array.from({ length: 40 }, (_, i) => BigInt(i + 1))
         for (const k of keys) {
           expect(out.get(k), `${k}'s output`).toEqual(cache ? [40n] : every)
@@ -320,32 +299,27 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
 
     it('a cache of a few hundred bytes evicts: updates go out before any commit, and the final counts are exact', async () => {
       const [input, output] = ['rc-small', 'rc-small-out']
-      await createTopics(kafka, [input, output], 1)
+      await createTopics(on.kafka, [input, output], 1)
       const keys = Array.from({ length: 30 }, (_, i) => `key-${i}`)
       const records = Array.from({ length: 120 }, (_, i) => ({ key: keys[i % 30], value: 'x', timestamp: Date.now(), partition: 0 }))
-      await produceStrings(kafka, input, records)
+      await produceStrings(on.kafka, input, records)
       const streams = app(countByKey(input, output), 'rc-small', { commitIntervalMs: 600_000, statestoreCacheMaxBytes: 300 })
       await streams.start()
       try {
         // Evictions flush: the output fills while no commit has run.
         const before = await until(
           'evicted updates forwarded',
-          () => endOffset(kafka, output),
+          () => endOffset(on.kafka, output),
           (n) => n > 0,
           60_000,
         )
         expect(before).toBeGreaterThan(0)
-        await until(
-          'every update counted',
-          () => keys.map((k) => streams.store<string, bigint>('counts', 'keyValue').get(k)),
-          (c) => c.every((x) => x === 4n),
-          60_000,
-        )
+        await storeCounts(streams, keys, 4n)
       } finally {
         await streams.close()
       }
-      const out = await recordsPerKey(kafka, output)
-      const changelog = await recordsPerKey(kafka, 'rc-small-counts-changelog')
+      const out = await recordsPerKey(on.kafka, output)
+      const changelog = await recordsPerKey(on.kafka, 'rc-small-counts-changelog')
       for (const k of keys) {
         // Each record forwarded is a count reached, in order, ending with the exact one.
         const seen = out.get(k)!
@@ -361,7 +335,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
     const quiet = (topology: Topology, applicationId: string, extra: Partial<StreamsConfig> = {}) =>
       new KafkaStreams(topology, {
         applicationId,
-        brokers: cluster.bootstrap,
+        brokers: on.cluster.bootstrap,
         defaultApiTimeoutMs: 30_000,
         defaultDslStore: 'in_memory',
         defaultKeySerde: str,
@@ -384,12 +358,12 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
         async () => {
           const id = mode === 'cache' ? 'on' : 'disabled'
           const [input, output] = [`wc-${id}`, `wc-${id}-out`]
-          await createTopics(kafka, [input, output], 1)
-          await produceStrings(kafka, input, records)
+          await createTopics(on.kafka, [input, output], 1)
+          await produceStrings(on.kafka, input, records)
           // Java's windowed-count (store windowed-counts), its default cache (10 MiB) and commit interval 100 ms, beside ours.
           const java =
             mode === 'cache'
-              ? runJavaToEnd(cluster, 'windowed-count', {
+              ? runJavaToEnd(on.cluster, 'windowed-count', {
                   applicationId: 'wc-java',
                   inputs: [input],
                   output: 'wc-java-out',
@@ -413,7 +387,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
               60_000,
             )
             // The cache holds every update until the close's flush.
-            if (mode === 'cache') expect(await windowedRecords(kafka, output, false)).toEqual({})
+            if (mode === 'cache') expect(await windowedRecords(on.kafka, output, false)).toEqual({})
           } finally {
             await streams.close()
           }
@@ -421,16 +395,16 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
           const expected = Object.fromEntries(
             KEYS.flatMap((k) => [`${k}@0-${SIZE}`, `${k}@${SIZE}-${2 * SIZE}`]).map((w) => [w, mode === 'cache' ? [40n] : every]),
           )
-          expect(await windowedRecords(kafka, output, false)).toEqual(expected)
-          expect(await windowedRecords(kafka, `wc-${id}-windowed-counts-changelog`, false, true)).toEqual(expected)
+          expect(await windowedRecords(on.kafka, output, false)).toEqual(expected)
+          expect(await windowedRecords(on.kafka, `wc-${id}-windowed-counts-changelog`, false, true)).toEqual(expected)
           if (mode !== 'cache') return
 
           await java
-          const javaTable = await rawTable(kafka, 'wc-java-out')
+          const javaTable = await rawTable(on.kafka, 'wc-java-out')
           expect(Object.keys(javaTable).length).toBe(10)
-          expect(await rawTable(kafka, output)).toEqual(javaTable)
-          expect(await rawTable(kafka, `wc-${id}-windowed-counts-changelog`)).toEqual(
-            await rawTable(kafka, 'wc-java-windowed-counts-changelog'),
+          expect(await rawTable(on.kafka, output)).toEqual(javaTable)
+          expect(await rawTable(on.kafka, `wc-${id}-windowed-counts-changelog`)).toEqual(
+            await rawTable(on.kafka, 'wc-java-windowed-counts-changelog'),
           )
         },
         180_000,
@@ -438,7 +412,7 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
 
     it("session count: a merge within one commit interval gives the merged session alone; one across a flush tombstones the sessions flushed before; Java's final table", async () => {
       const [input, output] = ['sc-in', 'sc-out']
-      await createTopics(kafka, [input, output], 1)
+      await createTopics(on.kafka, [input, output], 1)
       const phase1 = [
         { key: 'a', value: 'x', timestamp: T0, partition: 0 },
         { key: 'a', value: 'x', timestamp: T0 + 10_000, partition: 0 },
@@ -469,10 +443,10 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
           await streams.close()
         }
       }
-      await produceStrings(kafka, input, phase1)
+      await produceStrings(on.kafka, input, phase1)
       // Java's session-count (gap 5 s, store session-counts) with its default cache, beside ours: it runs until it
       // has committed both phases' records.
-      const java = runJavaToEnd(cluster, 'session-count', {
+      const java = runJavaToEnd(on.cluster, 'session-count', {
         applicationId: 'sc-java',
         inputs: [input],
         output: 'sc-java-out',
@@ -488,47 +462,43 @@ for (const target of brokerTargets(NO_TIME_RETENTION)) {
       ])
       // b's [0] and [8 s], made and merged away before the flush: neither forwarded nor logged (Java skips them).
       const first = { 'a@0-0': [1n], 'a@10000-10000': [1n], 'b@0-8000': [3n] }
-      expect(await windowedRecords(kafka, output, true)).toEqual(first)
-      expect(await windowedRecords(kafka, 'sc-app-session-counts-changelog', true, true)).toEqual(first)
+      expect(await windowedRecords(on.kafka, output, true)).toEqual(first)
+      expect(await windowedRecords(on.kafka, 'sc-app-session-counts-changelog', true, true)).toEqual(first)
 
-      await produceStrings(kafka, input, phase2)
+      await produceStrings(on.kafka, input, phase2)
       await run([
         ['@0-10000', 4n],
         ['@0-8000', 3n],
       ])
       const second = { 'a@0-0': [1n, null], 'a@10000-10000': [1n, null], 'a@0-10000': [4n], 'b@0-8000': [3n] }
-      expect(await windowedRecords(kafka, output, true)).toEqual(second)
-      expect(await windowedRecords(kafka, 'sc-app-session-counts-changelog', true, true)).toEqual(second)
+      expect(await windowedRecords(on.kafka, output, true)).toEqual(second)
+      expect(await windowedRecords(on.kafka, 'sc-app-session-counts-changelog', true, true)).toEqual(second)
 
       await java
-      const javaTable = await rawTable(kafka, 'sc-java-out')
+      const javaTable = await rawTable(on.kafka, 'sc-java-out')
       expect(Object.keys(javaTable).length).toBe(2)
-      expect(await rawTable(kafka, output)).toEqual(javaTable)
+      expect(await rawTable(on.kafka, output)).toEqual(javaTable)
     }, 180_000)
 
     it('a Processor API store withCachingEnabled() logs each key once per commit; without, every write', async () => {
       for (const caching of [true, false]) {
         const input = `pc-${caching ? 'on' : 'off'}`
-        await createTopics(kafka, [input], 1)
-        await produceStrings(kafka, input, records.slice(0, 200))
+        await createTopics(on.kafka, [input], 1)
+        await produceStrings(on.kafka, input, records.slice(0, 200))
         const streams = quiet(processorCount(input, caching), input)
         await streams.start()
         try {
-          await until(
-            'every record counted (read through the cache)',
-            () => KEYS.map((k) => streams.store<string, bigint>('counts', 'keyValue').get(k)),
-            (c) => c.every((x) => x === 40n),
-            60_000,
-          )
+          await storeCounts(streams, KEYS, 40n, 'every record counted (read through the cache)')
         } finally {
           await streams.close()
         }
         const changelog: Record<string, bigint[]> = {}
-        for (const r of await wafkaRead(kafka, `${input}-counts-changelog`, 'end'))
+        for (const r of await wafkaRead(on.kafka, `${input}-counts-changelog`, 'end'))
           (changelog[r.key!.toString()] ??= []).push(r.value!.readBigInt64BE(0))
         const every = Array.from({ length: 40 }, (_, i) => BigInt(i + 1))
         expect(changelog).toEqual(Object.fromEntries(KEYS.map((k) => [k, caching ? [40n] : every])))
       }
     }, 120_000)
-  })
-}
+  },
+  { builtOnEmbedded: true },
+)

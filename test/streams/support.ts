@@ -1,8 +1,13 @@
 // Shared by the streams tests: the two brokers every end-to-end test runs on
 // with the same assertions (real Kafka 4.4 and the embedded broker), and a
 // topic read as a table (the latest value per key), as a compacted output is
-// read; String records written, a Java Streams application run to its end, and
-// a wait until a streams group coordinator sees new topics.
+// read; topics created, String records written, a Java Streams application run
+// to its end or beside a wafka one in a classic group, and waits until a
+// streams group coordinator sees new topics and until a counts store holds
+// given counts.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { startCluster } from '../../src/broker/index.js'
 import { Kafka, type Consumer, type LogEntry } from '../../src/index.js'
 import { startKafka } from '../peers/kafka.js'
@@ -10,7 +15,7 @@ import { until, wafka, wafkaRead } from '../kafka/support.js'
 import { afterAll, beforeAll, describe, expect } from 'vitest'
 import { Serdes, type KafkaStreams } from '../../src/public/streams.js'
 import { countWords, type wordLines } from './word-count-app.js'
-import { javaStreamsApp, type JavaStreamsAppName, type JavaStreamsOptions } from '../peers/java-streams.js'
+import { javaStreamsApp, type JavaStreamsAppName, type JavaStreamsOptions, type JavaStreamsRun } from '../peers/java-streams.js'
 import type { BrokerTarget, RunningTarget } from '../peers/targets.js'
 import { StreamsGroupHeartbeat } from '../../src/protocol/messages/index.js'
 import type { RawClient } from '../broker/raw-client.js'
@@ -52,6 +57,17 @@ export const NO_TIME_RETENTION = {
     config: { 'log.retention.check.interval.ms': '86400000', 'log.initial.task.delay.ms': '86400000', 'log.cleaner.enable': 'false' },
   },
   embedded: { retentionCheckIntervalMs: 86_400_000 },
+}
+
+/** Creates `topics`, `numPartitions` each (the admin client's default: once each partition has its leader). */
+export async function createTopics(kafka: Kafka, topics: string[], numPartitions: number): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions })) })
+  } finally {
+    await admin.disconnect()
+  }
 }
 
 export const client = (t: { bootstrap: string }) =>
@@ -364,4 +380,60 @@ export async function tookOverFromStandbys(
   expect(restores.map((r) => r.task).sort()).toEqual([...run.taken].sort())
   for (const r of restores) expect(r.from).toBeGreaterThan(0n)
   expect(restores.reduce((n, r) => n + r.restored, 0)).toBeLessThan(20)
+}
+
+/**
+ * Until `streams`' store `counts` (a key-value store, read through its
+ * cache) holds count `n` for every one of `keys`; `what` names the wait.
+ */
+export async function storeCounts(
+  streams: KafkaStreams,
+  keys: string[],
+  n: bigint,
+  what = 'every update counted',
+  timeoutMs = 60_000,
+): Promise<void> {
+  await until(
+    what,
+    () => {
+      const store = streams.store<string, bigint>('counts', 'keyValue')
+      return keys.map((k) => store.get(k))
+    },
+    (counts) => counts.every((c) => c === n),
+    timeoutMs,
+  )
+}
+
+/**
+ * A mixed classic group of a Java Streams instance and a wafka one: `topics`
+ * created (`partitions` each), Java's `app` started with
+ * `options` (classic protocol, 100 ms commits, application.server
+ * java-host:7100 and a state dir of its own, unless `options.props` says
+ * otherwise), the wafka instance made by `wafka()` (not started), then `body`
+ * run with both; both are closed after it, however it ends.
+ */
+export async function withJavaBeside(
+  kafka: Kafka,
+  cluster: RunningTarget,
+  setup: { topics: string[]; partitions: number; app: JavaStreamsAppName; options: JavaStreamsOptions; wafka: () => KafkaStreams },
+  body: (java: JavaStreamsRun, w: KafkaStreams) => Promise<void>,
+): Promise<void> {
+  await createTopics(kafka, setup.topics, setup.partitions)
+  const java = javaStreamsApp(cluster, setup.app, {
+    ...setup.options,
+    props: {
+      'group.protocol': 'classic',
+      'commit.interval.ms': 100,
+      'application.server': 'java-host:7100',
+      'state.dir': mkdtempSync(join(tmpdir(), `java-${setup.options.applicationId}-`)),
+      ...setup.options.props,
+    },
+  })
+  const w = setup.wafka()
+  try {
+    await body(java, w)
+  } finally {
+    await java.kill()
+    await w.close()
+  }
 }
