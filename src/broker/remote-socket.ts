@@ -79,8 +79,13 @@ export class RemoteSocket extends EventEmitter {
     this.paused = false
     if (this.remotePaused) this.send({ t: 'resume' })
     this.remotePaused = false
-    while (!this.paused && !this.destroyed && this.waiting.length) this.emit('data', this.waiting.shift()!)
+    // Later, as a socket's resume emits what it holds: the caller (a connection ending its turn) is not re-entered.
+    if (this.waiting.length) process.nextTick(() => this.emitWaiting())
     return this
+  }
+
+  private emitWaiting(): void {
+    while (!this.paused && !this.destroyed && this.waiting.length) this.emit('data', this.waiting.shift()!)
   }
 
   write(bytes: Buffer): boolean {

@@ -13,8 +13,12 @@ import { brokerCommand } from '../../src/broker/command.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { Kafka } from '../../src/kafka.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
+import { encodeRecordBatch } from '../../src/codec/index.js'
 import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
+import { Produce } from '../../src/protocol/messages/Produce.js'
 import { Metadata } from '../../src/protocol/messages/Metadata.js'
+import { ClientConnection } from '../../src/broker/listener.js'
+import { RemoteSocket, type SocketCommand } from '../../src/broker/remote-socket.js'
 import { RawClient } from './raw-client.js'
 import { keepLog, until } from './support.js'
 
@@ -122,6 +126,67 @@ describe('the network thread', () => {
       cluster = undefined
     }
     expect(answers[1]).toBe(answers[0])
+  })
+
+  it('a new connection that pipelines its ApiVersions and 20 produces of 60 KB in one write gets every answer, in order', async () => {
+    // The relayed bytes come in while the brokers' thread still takes the connection and then serves its first
+    // produce: they wait, and are served after (librdkafka 0077_compaction's producer hung here once).
+    cluster = await startCluster({ brokers: 1, networkThread: true, topics: [{ name: 'piped', partitions: 1 }] })
+    for (let round = 0; round < 3; round++) {
+      const produce = (i: number) =>
+        RawClient.frame(
+          Produce,
+          10,
+          {
+            acks: -1,
+            timeoutMs: 5000,
+            topicData: [{ name: 'piped', partitionData: [{ index: 0, records: encodeRecordBatch([{ value: Buffer.alloc(60_000, i) }]) }] }],
+          },
+          100 + i,
+        )
+      const raw = await RawClient.open(cluster.bootstrapServers)
+      raw.write(
+        Buffer.concat([
+          RawClient.frame(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' }, 99),
+          ...Array.from({ length: 20 }, (_, i) => produce(i)),
+        ]),
+      )
+      const answered: number[] = []
+      for (let i = 0; i < 21; i++) {
+        const f = await raw.readFrame(5000)
+        if (!f) break
+        answered.push(f.readInt32BE(0))
+      }
+      expect(answered, `round ${round}`).toEqual(Array.from({ length: 21 }, (_, i) => 99 + i))
+      raw.close()
+    }
+  })
+
+  it('a request relayed while the connection serves the one before is served after it (the resume does not re-enter the connection)', async () => {
+    const sent: string[] = []
+    const socket = new RemoteSocket({ send: (_cid: number, c: SocketCommand) => void sent.push(c.t) }, 1, '127.0.0.1', 1, null)
+    const served: number[] = []
+    const connection = new ClientConnection(
+      socket as never,
+      async (frame) => {
+        served.push(frame.readInt32BE(0))
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        return Buffer.from([0, 0, 0, 4, 0, 0, 0, frame.readInt32BE(0)])
+      },
+      1 << 20,
+      () => {},
+    )
+    const frame = (n: number) => Buffer.from([0, 0, 0, 4, 0, 0, 0, n])
+    // The thread relays a whole request and stops reading; the next comes while the first is served.
+    socket.received(frame(1), true)
+    socket.received(frame(2), true)
+    await until(
+      () => served.length === 2 && sent.filter((t) => t === 'write').length === 2,
+      2000,
+      () => `served ${served}, sent ${sent}`,
+    )
+    expect(served).toEqual([1, 2])
+    connection.close()
   })
 
   it("a v5 ApiVersions naming another cluster is the brokers' to refuse (REBOOTSTRAP_REQUIRED), as without the thread", async () => {
