@@ -14,8 +14,7 @@ import { Kafka } from '../../src/index.js'
 import { makeCerts, type TestCerts } from '../security/certs.js'
 import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { RawClient } from './raw-client.js'
-import { brokerConfigs } from './support.js'
-import { untilTrue as until } from '../support/until.js'
+import { brokerConfigs, serveBroker } from './support.js'
 
 const DEFAULT = 5
 const STATIC = 4
@@ -42,15 +41,6 @@ const file = (name: string, text: string) => {
   writeFileSync(path, text)
   return path
 }
-
-/** Until the CLI's output `lines` say it serves. */
-const untilServing = (lines: string[]) =>
-  until(
-    () => lines.some((l) => /bootstrap servers/.test(l)),
-    10_000,
-    () => 'the broker to print its bootstrap servers',
-    20,
-  )
 
 describe('startCluster({ config }): Kafka broker names', () => {
   it('reads each name as its option; DescribeConfigs reports them as STATIC_BROKER_CONFIG; an option given by its own name wins', async () => {
@@ -164,16 +154,9 @@ describe('wafka broker --config server.properties', () => {
         '    true',
       ].join('\n'),
     )
-    const lines: string[] = []
-    let stop!: (signal: string) => void
-    const stopped = new Promise<string>((resolve) => (stop = resolve))
-    const serving = brokerCommand(
-      ['--config', props, '--brokers', '2', '--partitions', '6'],
-      (l) => lines.push(l),
-      () => stopped,
-    )
+    const broker = await serveBroker(['--config', props, '--brokers', '2', '--partitions', '6'])
+    const { lines } = broker
     try {
-      await untilServing(lines)
       expect(lines[0]).toBe(`wafka broker: starting 2 broker(s) from ${data}`)
       const served = lines.find((l) => /bootstrap servers/.test(l))!
       expect(served).toMatch(
@@ -216,9 +199,8 @@ describe('wafka broker --config server.properties', () => {
         await admin.disconnect()
       }
     } finally {
-      stop('SIGTERM')
+      expect(await broker.stop()).toBe(0)
     }
-    expect(await serving).toBe(0)
   })
 
   it("SASL from the file: sasl.enabled.mechanisms and the PLAIN login module's user_NAME entries (users of every enabled mechanism)", async () => {
@@ -232,16 +214,9 @@ describe('wafka broker --config server.properties', () => {
         '    user_admin="admin-secret" user_alice="alice-secret";',
       ].join('\n'),
     )
-    const lines: string[] = []
-    let stop!: (signal: string) => void
-    const stopped = new Promise<string>((resolve) => (stop = resolve))
-    const serving = brokerCommand(
-      ['--config', props],
-      (l) => lines.push(l),
-      () => stopped,
-    )
+    const broker = await serveBroker(['--config', props])
+    const { lines } = broker
     try {
-      await untilServing(lines)
       const served = lines.find((l) => /bootstrap servers/.test(l))!
       expect(served).toMatch(/serving SASL_PLAINTEXT; SASL SCRAM-SHA-256, PLAIN; bootstrap servers/)
       const brokers = /bootstrap servers (\S+)/.exec(served)![1].split(',')
@@ -265,9 +240,8 @@ describe('wafka broker --config server.properties', () => {
         .catch((e) => e)
       expect(wrong).toBeInstanceOf(Error)
     } finally {
-      stop('SIGTERM')
+      expect(await broker.stop()).toBe(0)
     }
-    expect(await serving).toBe(0)
     // A SCRAM login module, which Kafka's broker uses for its own inter-broker user, is refused without echoing its password.
     const scram = file(
       'scram.properties',
@@ -294,26 +268,16 @@ describe('wafka broker --config server.properties', () => {
   })
 
   it('--feature transaction.version=N finalizes the feature ApiVersions advertises (as kafka-storage format --feature); another is refused', async () => {
-    const lines: string[] = []
-    let stop!: (signal: string) => void
-    const stopped = new Promise<string>((resolve) => (stop = resolve))
-    const serving = brokerCommand(
-      ['--port', '0', '--feature', 'transaction.version=1'],
-      (l) => lines.push(l),
-      () => stopped,
-    )
+    const broker = await serveBroker(['--port', '0', '--feature', 'transaction.version=1'])
     try {
-      await untilServing(lines)
-      const bootstrap = /bootstrap servers (\S+)/.exec(lines.find((l) => /bootstrap servers/.test(l))!)![1]
-      const c = await RawClient.open(bootstrap.split(',')[0])
+      const c = await RawClient.open(broker.bootstrap[0])
       clients.push(c)
       const r = await c.request(ApiVersions, 4, { clientSoftwareName: 'features', clientSoftwareVersion: '1' })
       expect(r.finalizedFeatures).toEqual([
         expect.objectContaining({ name: 'transaction.version', minVersionLevel: 1, maxVersionLevel: 1 }),
       ])
     } finally {
-      stop('SIGTERM')
-      await serving
+      await broker.stop()
     }
     const error = await brokerCommand(['--feature', 'metadata.version=20'], () => {}).catch((e) => e)
     expect(error.message).toMatch(/--feature takes transaction\.version=0, 1 or 2/)

@@ -9,7 +9,6 @@
 // and SASL cases through the thread too, and franz-go's suite runs both ways.
 import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
-import { brokerCommand } from '../../src/broker/command.js'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
 import { Kafka } from '../../src/kafka.js'
 import { ErrorCodes } from '../../src/protocol/error-codes.js'
@@ -20,7 +19,7 @@ import { Metadata } from '../../src/protocol/messages/Metadata.js'
 import { ClientConnection } from '../../src/broker/listener.js'
 import { RemoteSocket, type SocketCommand } from '../../src/broker/remote-socket.js'
 import { RawClient } from './raw-client.js'
-import { keepLog, until } from './support.js'
+import { keepLog, serveBroker, until } from './support.js'
 
 /**
  * A probe in a thread of its own: once `go` is set it connects to `port`,
@@ -82,26 +81,13 @@ describe('the network thread', () => {
       [[], 'ok'],
       [['--no-network-thread'], 'timed-out'],
     ] as const) {
-      const lines: string[] = []
-      let stop!: (signal: string) => void
-      const stopped = new Promise<string>((resolve) => (stop = resolve))
-      const serving = brokerCommand(
-        ['--port', '0', ...args],
-        (l) => lines.push(l),
-        () => stopped,
-      )
+      const broker = await serveBroker(['--port', '0', ...args])
       try {
-        await until(
-          () => lines.some((l) => /bootstrap servers/.test(l)),
-          10_000,
-          () => lines.join('\n'),
-        )
-        const port = Number(/bootstrap servers \S+:(\d+)/.exec(lines.join('\n'))![1])
+        const port = Number(broker.bootstrap[0].split(':')[1])
         expect(await answeredWhileBlocked(port, 3), `wafka broker ${args.join(' ')}`).toBe(expected)
       } finally {
-        stop('SIGTERM')
+        expect(await broker.stop()).toBe(0)
       }
-      expect(await serving).toBe(0)
     }
   })
 

@@ -34,7 +34,7 @@ import { roundTrip } from '../security/support.js'
 import { Prng } from '../../bench/support/prng.js'
 import { mutate } from './mutate.js'
 import { RawClient } from './raw-client.js'
-import { keepLog, until } from './support.js'
+import { keepLog, serveBroker, until } from './support.js'
 
 const USERS = { alice: 'alice-Pa55word!', bob: 'bob:with:colons' }
 
@@ -708,24 +708,12 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
   it('wafka broker --tls-cert --tls-key --tls-ca --sasl-users: SASL_SSL with client certificates, from files; a bad users file names the line, not its content', async () => {
     const file = (name: string, text: string) => (writeFileSync(join(certs.dir, name), text), join(certs.dir, name))
     const users = file('users.txt', `# test users\nalice:${USERS.alice}\n\nbob:${USERS.bob}\n`)
-    const lines: string[] = []
     const args = ['--port', '0', '--brokers', '2', '--tls-cert', file('cert.pem', tls.cert), '--tls-key', file('key.pem', tls.key)]
-    let stop!: (signal: string) => void
-    const stopped = new Promise<string>((resolve) => (stop = resolve))
-    const serving = brokerCommand(
-      [...args, '--tls-ca', certs.truststore, '--sasl-users', users, '--sasl-mechanisms', 'SCRAM-SHA-512'],
-      (l) => lines.push(l),
-      () => stopped,
-    )
+    const broker = await serveBroker([...args, '--tls-ca', certs.truststore, '--sasl-users', users, '--sasl-mechanisms', 'SCRAM-SHA-512'])
+    const { lines, bootstrap } = broker
     try {
-      await until(
-        () => lines.some((l) => /bootstrap servers/.test(l)),
-        10_000,
-        () => lines.join('\n'),
-      )
       expect(lines[0]).toBe('wafka broker: starting 2 broker(s)')
       expect(lines[1]).toMatch(/2 broker\(s\) serving SASL_SSL; client certificates required; SASL SCRAM-SHA-512; bootstrap servers/)
-      const bootstrap = /bootstrap servers (\S+)/.exec(lines[1])![1].split(',')
       const ssl = { ca: [certs.ca], cert: certs.clientCert, key: certs.clientKey }
       const kafka = new Kafka({
         clientId: 'cli',
@@ -760,9 +748,8 @@ describe.skipIf(!requireOpenssl())('security on the embedded broker', () => {
         () => lines.join('\n'),
       )
     } finally {
-      stop('SIGTERM')
+      expect(await broker.stop()).toBe(0)
     }
-    expect(await serving).toBe(0)
     expect(lines.at(-1)).toBe('wafka broker: SIGTERM, stopping')
     expect(lines.join('\n')).not.toContain(USERS.bob)
     const bad = file('bad-users.txt', `alice:${USERS.alice}\nsecret-without-a-colon\n`)

@@ -1,3 +1,4 @@
+import { brokerCommand } from '../../src/broker/command.js'
 import { logLevel, type KafkaMessage, type LogCreator, type LogLevel } from '../../src/index.js'
 import { DescribeConfigs, DescribeGroups, FindCoordinator } from '../../src/protocol/messages/index.js'
 import { describeMessage, type TestMessage } from './messages.js'
@@ -135,4 +136,45 @@ export async function openCoordinator(bootstrap: string, groupId: string, open: 
     () => `coordinator of ${groupId} loaded: ${state}`,
   )
   return c
+}
+
+/** A `wafka broker ARGS` running in this process (brokerCommand): what it printed, its bootstrap servers, and its stop. */
+export interface ServedBroker {
+  lines: string[]
+  bootstrap: string[]
+  /** Sends it SIGTERM; resolves with its exit code once it has stopped. */
+  stop(): Promise<number>
+}
+
+/** Starts `wafka broker ARGS` in this process and resolves once it serves (its bootstrap line printed, within 10 s). */
+export async function serveBroker(args: string[]): Promise<ServedBroker> {
+  const lines: string[] = []
+  let signal!: (name: string) => void
+  const stopped = new Promise<string>((resolve) => (signal = resolve))
+  const serving = brokerCommand(
+    args,
+    (l) => lines.push(l),
+    () => stopped,
+  )
+  const stop = () => {
+    signal('SIGTERM')
+    return serving
+  }
+  const served = () => lines.find((l) => /bootstrap servers/.test(l))
+  try {
+    await Promise.race([
+      until(
+        () => served() !== undefined,
+        10_000,
+        () => lines.join('\n'),
+      ),
+      serving.then((code) => {
+        throw new Error(`wafka broker ${args.join(' ')} ended (${code}) before serving: ${lines.join('\n')}`)
+      }),
+    ])
+  } catch (err) {
+    await stop().catch(() => {})
+    throw err
+  }
+  return { lines, bootstrap: /bootstrap servers (\S+)/.exec(served()!)![1].split(','), stop }
 }
