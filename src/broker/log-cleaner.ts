@@ -19,6 +19,7 @@ import type { TopicImage } from './controller.js'
 import type { AbortedTransaction, PartitionLog, StoredBatch } from './partition-log.js'
 import { topicConfig } from './topic-configs.js'
 import { BrokerError } from './broker-error.js'
+import { CorruptBatchError } from './storage/segment.js'
 
 /** What one cleaning of one log did. */
 export interface CleanStats {
@@ -41,10 +42,16 @@ export interface CleanOptions {
   now: number
 }
 
-/** Per log: the cleaner checkpoint (the first dirty offset) and the earliest delete horizon still ahead. */
+/**
+ * Per log: the cleaner checkpoint (the first dirty offset) and the earliest
+ * delete horizon still ahead; `uncleanable`, the log start it had when a
+ * cleaning met a corrupt batch (tried again once the start moves: retention
+ * may have deleted the segment).
+ */
 interface LogState {
   firstDirty: number
   nextHorizon: number
+  uncleanable?: number
 }
 
 /** Whether a topic is compacted: cleanup.policy names compact (alone, or with delete). */
@@ -109,7 +116,7 @@ export type CleanerBatch = Pick<
  * base offset, and its swap (PartitionLog.replaceCleaned) rewrites them.
  */
 function cleanerView(log: PartitionLog): { batches: readonly CleanerBatch[]; activeBase: number } {
-  return { batches: log.allBatches(), activeBase: log.activeSegmentBase }
+  return { batches: log.allBatches(true), activeBase: log.activeSegmentBase }
 }
 
 /**
@@ -164,7 +171,7 @@ export class LogCleaner {
       // A stopped broker cleans nothing, as its log cleaner is stopped with it.
       const log = broker?.running ? broker.replicas.get(`${t.id}/${partition}`)?.log : undefined
       if (!log) continue
-      const s = this.clean(log, t, now)
+      const s = this.cleanOrSkip(id, log, t, partition, now)
       if (id === p.leader || !stats) stats = s
     }
     if (!stats) throw new RangeError(`compact: no broker holds ${topic}-${partition}`)
@@ -184,12 +191,17 @@ export class LogCleaner {
           const log = broker?.running ? broker.replicas.get(`${t.id}/${p.partition}`)?.log : undefined
           if (!log) continue
           const state = this.stateOf(log)
-          const at = { firstDirty: state.firstDirty, minCompactionLagMs: Number(topicConfig(t, 'min.compaction.lag.ms')), now }
-          const overdue = compactionOverdue(log, at, Number(topicConfig(t, 'max.compaction.lag.ms')))
-          if (!overdue && dirtyRatio(log, at) < ratio && now < state.nextHorizon) continue
+          if (state.uncleanable === log.logStartOffset) continue
           try {
-            this.clean(log, t, now)
+            const at = { firstDirty: state.firstDirty, minCompactionLagMs: Number(topicConfig(t, 'min.compaction.lag.ms')), now }
+            const overdue = compactionOverdue(log, at, Number(topicConfig(t, 'max.compaction.lag.ms')))
+            if (!overdue && dirtyRatio(log, at) < ratio && now < state.nextHorizon) continue
+            this.cleanOrSkip(id, log, t, p.partition, now)
           } catch (err) {
+            if (err instanceof CorruptBatchError) {
+              this.skip(id, log, `${t.name}-${p.partition}`, err)
+              continue
+            }
             // One log that cannot be cleaned (bytes that will not decode) leaves the others, and the broker, serving.
             this.cluster.problem(id, `cleaning ${t.name}-${p.partition} failed: ${(err as Error).message}`, 'error')
           }
@@ -204,6 +216,31 @@ export class LogCleaner {
     // A truncated log (a follower's) may have new, uncleaned data below the checkpoint.
     if (s.firstDirty > log.logEndOffset) s.firstDirty = log.logEndOffset
     return s
+  }
+
+  /**
+   * clean(), unless the log is uncleanable: a corrupt batch (a base offset
+   * out of order, CorruptBatchError) skips it with an ERROR naming the file,
+   * as Kafka's cleaner marks a partition uncleanable; nothing is rewritten,
+   * and retention goes on. Its stats then say nothing was cleaned.
+   */
+  private cleanOrSkip(id: number, log: PartitionLog, t: TopicImage, partition: number, now: number): CleanStats {
+    const state = this.stateOf(log)
+    const none = { cleanedTo: state.firstDirty, recordsRead: 0, recordsRemoved: 0, bytesBefore: 0, bytesAfter: 0 }
+    if (state.uncleanable === log.logStartOffset) return none
+    try {
+      return this.clean(log, t, now)
+    } catch (err) {
+      if (!(err instanceof CorruptBatchError)) throw err
+      this.skip(id, log, `${t.name}-${partition}`, err)
+      return none
+    }
+  }
+
+  /** Marks the log uncleanable, said at ERROR (once per mark: a read's ERROR for the same bytes does not say the log is not compacted). */
+  private skip(id: number, log: PartitionLog, name: string, err: CorruptBatchError): void {
+    this.stateOf(log).uncleanable = log.logStartOffset
+    this.cluster.problem(id, `${name} is uncleanable (skipped until its log start moves): ${err.message}`, 'error')
   }
 
   /** Cleans one log and moves its checkpoint to the end of what was cleaned. */

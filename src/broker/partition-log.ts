@@ -390,11 +390,12 @@ export class PartitionLog {
   /**
    * Every batch of the log, oldest first, as StoredBatches: the ones in
    * memory, or with a disk log all of them read from the segment files
-   * (what the log cleaner reads).
+   * (what the log cleaner reads). `checked`: a batch out of offset order on
+   * disk throws CorruptBatchError (the cleaner's read).
    */
-  allBatches(): readonly StoredBatch[] {
+  allBatches(checked = false): readonly StoredBatch[] {
     if (!this.disk) return this.batches
-    return this.disk.batchesBelow(Infinity).map((bytes): StoredBatch => {
+    return this.disk.batchesBelow(Infinity, checked).map((bytes): StoredBatch => {
       const header = readBatchHeader(bytes)
       const baseOffset = batchBaseOffsetNumber(bytes)
       const { maxTimestamp, producerId, transactional, control } = header

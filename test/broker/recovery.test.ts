@@ -29,6 +29,8 @@ import {
 import { RawClient } from './raw-client.js'
 import { groupCoordinator, keepLog, until } from './support.js'
 import { batch, batchesOf, listOffset, produce, readAll, storageFixture } from './storage-support.js'
+import { configureShareGroup } from '../kafka/share-support.js'
+import { SHARE_GROUP_TEST_CONFIG } from '../peers/kafka.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const built = existsSync(join(root, 'dist', 'cli.js'))
@@ -50,6 +52,47 @@ async function tenBatches(dataDir: string, topic: string): Promise<void> {
   const c = await start({ dataDir, topics: [{ name: topic, partitions: 1 }] })
   for (let i = 0; i < 10; i++) expect((await produce(c, topic, batch(`b${i}`, 3, 200))).errorCode).toBe(0)
   await stop()
+}
+
+/**
+ * An offset index entry every few batches of tenIndexedBatches' (about 700
+ * bytes each: entries at batches 3, 6 and 9): batches 4 and 7 lie between
+ * entries, so a start after a clean stop reads neither.
+ */
+const SPARSE_INDEX = { 'index.interval.bytes': '1500', 'segment.ms': '60000' }
+
+/** Ten batches of three records in `topic`: record k of batch i is key b<i>-<k> at offset 3i+k, record time timestamp(i). */
+async function tenIndexedBatches(c: RawClient, topic: string, timestamp: (i: number) => number): Promise<void> {
+  for (let i = 0; i < 10; i++) expect((await produce(c, topic, batch(`b${i}`, 3, 200, timestamp(i)))).errorCode).toBe(0)
+}
+
+/**
+ * Flips `bit` of the low byte of the base offset of batch `n` of `file`
+ * (after a clean stop): not under the CRC-32C, so its CRC still holds.
+ * Asserts whether an offset index entry points at it, and that one follows it.
+ */
+function flipBaseOffset(file: string, n: number, bit: number, indexed: boolean): { file: string; position: number } {
+  const index = readFileSync(file.replace(/\.log$/, '.index'))
+  const entries = Array.from({ length: index.length / 8 }, (_, i) => index.readInt32BE(i * 8 + 4))
+  const b = batchesOf(file)[n]
+  expect(entries.includes(b.position)).toBe(indexed)
+  expect(entries.some((at) => at > b.position)).toBe(true)
+  const bytes = readFileSync(file)
+  bytes[b.position + 7] ^= bit
+  writeFileSync(file, bytes)
+  return { file, position: b.position }
+}
+
+/** A cluster on `dataDir` whose log (DEBUG and up) is kept in `logged`; `errors` picks its ERROR messages. */
+async function startLogged(dataDir: string, options: Partial<Parameters<typeof startCluster>[0]> = {}) {
+  const logged: { label: string; message: string }[] = []
+  fx.cluster = await startCluster({
+    dataDir,
+    logLevel: logLevel.DEBUG,
+    logCreator: () => (e) => void logged.push({ label: e.label, message: e.log.message }),
+    ...options,
+  })
+  return { logged, errors: () => logged.filter((e) => e.label === 'ERROR').map((e) => e.message) }
 }
 
 describe('recovery at start', () => {
@@ -171,39 +214,19 @@ describe('recovery at start', () => {
 
   it('after a clean stop, a base offset flipped in a batch between offset index entries of the active segment is never served: a read of its range is refused (KAFKA_STORAGE_ERROR, an ERROR naming the file and byte), the ranges around it are served', async () => {
     const dataDir = tempDir()
-    // An offset index entry every few batches (about 700 bytes each: batches 3, 6 and 9): batches 4 and 7 lie between entries, so the start reads neither.
-    const configs = { 'index.interval.bytes': '1500', 'segment.ms': '60000' }
-    let c = await start({ dataDir, topics: ['up', 'down', 'sealed'].map((name) => ({ name, partitions: 1, configs })) })
+    let c = await start({ dataDir, topics: ['up', 'down', 'sealed'].map((name) => ({ name, partitions: 1, configs: SPARSE_INDEX })) })
     const old = Date.now() - 5 * 3_600_000
-    for (const topic of ['up', 'down', 'sealed'])
-      for (let i = 0; i < 10; i++) expect((await produce(c, topic, batch(`b${i}`, 3, 200, old))).errorCode).toBe(0)
+    for (const topic of ['up', 'down', 'sealed']) await tenIndexedBatches(c, topic, () => old)
     // Two hours later in record time: 'sealed' rolls, its first segment trusted at the next start (its first batch read, no other).
     expect((await produce(c, 'sealed', batch('b10', 3, 200, old + 2 * 3_600_000))).errorCode).toBe(0)
     await stop()
-    const flip = (topic: string, n: number, bit: number, indexed: boolean) => {
-      const file = onlyLog(dataDir, topic)
-      const index = readFileSync(file.replace(/\.log$/, '.index'))
-      const entries = Array.from({ length: index.length / 8 }, (_, i) => index.readInt32BE(i * 8 + 4))
-      const b = batchesOf(file)[n]
-      expect(entries.includes(b.position)).toBe(indexed)
-      expect(entries.some((at) => at > b.position)).toBe(true)
-      const bytes = readFileSync(file)
-      // Its base offset's low byte: not under the CRC-32C, and its CRC still holds.
-      bytes[b.position + 7] ^= bit
-      writeFileSync(file, bytes)
-      return { file, position: b.position }
-    }
+    const flip = (topic: string, n: number, bit: number, indexed: boolean) => flipBaseOffset(onlyLog(dataDir, topic), n, bit, indexed)
     // Upward: batch 4 (offsets 12-14) says 28-30; downward: batch 7 (21-23) says 5-7.
     const up = flip('up', 4, 0x10, false)
     const down = flip('down', 7, 0x10, false)
     // And an indexed batch of a trusted segment, a little down: batch 6 (18-20) says 16-18, still past the entry before (11).
     const sealed = flip('sealed', 6, 0x02, true)
-    const logged: { label: string; message: string }[] = []
-    fx.cluster = await startCluster({
-      dataDir,
-      logLevel: logLevel.DEBUG,
-      logCreator: () => (e) => void logged.push({ label: e.label, message: e.log.message }),
-    })
+    const log = await startLogged(dataDir)
     c = await fx.client()
     const fetchAt = async (topic: string, offset: number, partitionMaxBytes = 1 << 20) => {
       const md = await c.request(Metadata, 12, { topics: [{ name: topic }] })
@@ -238,10 +261,140 @@ describe('recovery at start', () => {
     expect(await fetchAt('sealed', 29)).toEqual({ errorCode: 0, offsets: range(27, 30) })
     expect(await fetchAt('sealed', 30)).toEqual({ errorCode: 0, offsets: range(30, 33) })
     // Said at ERROR, once for each place (the later refusals at DEBUG), naming the file and the bytes.
-    const errors = logged.filter((e) => e.label === 'ERROR').map((e) => e.message)
+    const errors = log.errors()
     expect(errors.filter((m) => m.includes(`${up.file} is corrupt`) && m.includes(`byte ${up.position} (offsets 28-30)`))).toHaveLength(1)
     expect(errors.filter((m) => m.includes(`${down.file} is corrupt`) && m.includes(`byte ${down.position} (offsets 5-7)`))).toHaveLength(1)
     expect(errors.filter((m) => m.includes(`no batch from byte ${sealed.position} ends at its offset index entry 20`))).toHaveLength(1)
+  })
+
+  it('ListOffsets by timestamp never answers an offset read from a batch out of offset order: that partition KAFKA_STORAGE_ERROR (an ERROR once), the look-ups around it answered', async () => {
+    const dataDir = tempDir()
+    const old = Date.now() - 5 * 3_600_000
+    let c = await start({ dataDir, topics: ['ts-up', 'ts-down'].map((name) => ({ name, partitions: 1, configs: SPARSE_INDEX })) })
+    // A second apart in record time: batch i's records at old + i s.
+    for (const topic of ['ts-up', 'ts-down']) await tenIndexedBatches(c, topic, (i) => old + i * 1000)
+    await stop()
+    // Upward: batch 4 (12-14) says 28-30; downward: batch 7 (21-23) says 5-7.
+    const up = flipBaseOffset(onlyLog(dataDir, 'ts-up'), 4, 0x10, false)
+    const down = flipBaseOffset(onlyLog(dataDir, 'ts-down'), 7, 0x10, false)
+    const log = await startLogged(dataDir)
+    c = await fx.client()
+    const at = async (topic: string, i: number) => {
+      const r = await listOffset(c, topic, BigInt(old + i * 1000))
+      return { errorCode: r.errorCode, offset: Number(r.offset) }
+    }
+    const refused = { errorCode: ErrorCodes.KAFKA_STORAGE_ERROR, offset: -1 }
+    // The flipped batch's own time (unchecked, it answered 28, a record of batch 9), twice; and the next (the pair is withheld, as a fetch's).
+    expect(await at('ts-up', 4)).toEqual(refused)
+    expect(await at('ts-up', 4)).toEqual(refused)
+    expect(await at('ts-up', 5)).toEqual(refused)
+    expect(await at('ts-up', 3)).toEqual({ errorCode: 0, offset: 9 })
+    expect(await at('ts-up', 7)).toEqual({ errorCode: 0, offset: 21 })
+    // Downward: the batch before it (its successor tells) and its own (unchecked, it answered 5).
+    expect(await at('ts-down', 6)).toEqual(refused)
+    expect(await at('ts-down', 7)).toEqual(refused)
+    expect(await at('ts-down', 5)).toEqual({ errorCode: 0, offset: 15 })
+    expect(await at('ts-down', 9)).toEqual({ errorCode: 0, offset: 27 })
+    // The max timestamp's batch (9) is sound in both.
+    expect((await listOffset(c, 'ts-up', -3n)).offset).toBe(27n)
+    const errors = log.errors().filter((m) => m.startsWith('ListOffsets of '))
+    const upFirst = errors.filter((m) => m.includes(`a look-up of timestamp ${old + 4000} is refused`))
+    expect(upFirst).toHaveLength(1)
+    expect(upFirst[0]).toContain(`${up.file} is corrupt: the batch at byte ${up.position} (offsets 28-30) and`)
+    expect(
+      errors.filter((m) => m.includes(`${down.file} is corrupt`) && m.includes(`byte ${down.position} (offsets 5-7)`)).length,
+    ).toBeGreaterThan(0)
+  })
+
+  it('a share fetch meeting a batch out of offset order answers that partition KAFKA_STORAGE_ERROR (an ERROR once), never failing the whole request, and serves the others', async () => {
+    const dataDir = tempDir()
+    let c = await start({
+      dataDir,
+      config: SHARE_GROUP_TEST_CONFIG,
+      topics: [
+        { name: 'share-up', partitions: 1, configs: SPARSE_INDEX },
+        { name: 'share-fine', partitions: 1 },
+      ],
+    })
+    for (const topic of ['share-up', 'share-fine']) await tenIndexedBatches(c, topic, () => Date.now())
+    await stop()
+    const up = flipBaseOffset(onlyLog(dataDir, 'share-up'), 4, 0x10, false)
+    const log = await startLogged(dataDir, { config: SHARE_GROUP_TEST_CONFIG })
+    const kafka = new Kafka({ brokers: [fx.cluster!.bootstrapServers], retryBackoffMs: 100 })
+    const admin = fx.keep(kafka.admin())
+    await admin.connect()
+    await configureShareGroup(admin, 'corrupt')
+    const member = fx.keep(kafka.shareConsumer({ groupId: 'corrupt', maxWaitTimeInMs: 200 }))
+    const got: string[] = []
+    await member.subscribe({ topics: ['share-up', 'share-fine'] })
+    const counts: number[] = []
+    await member.run({
+      eachMessage: async ({ topic, message }) => {
+        got.push(`${topic}/${message.key?.toString()}`)
+        counts.push(message.deliveryCount)
+      },
+    })
+    const keys = (topic: string, batches: number) =>
+      Array.from({ length: batches * 3 }, (_, o) => `${topic}/b${Math.floor(o / 3)}-${o % 3}`)
+    const refusals = () => log.logged.filter((e) => e.message.startsWith('share fetch from share-up-0: '))
+    // The other partition whole, the refused one up to the batch before the flipped one; then its retries refused a while.
+    await until(
+      () => got.length >= 42 && refusals().length >= 3,
+      30_000,
+      () => JSON.stringify({ got, refusals: refusals().length }),
+    )
+    const sorted = (l: string[]) => [...l].sort()
+    expect(sorted(got.filter((g) => g.startsWith('share-fine/')))).toEqual(sorted(keys('share-fine', 10)))
+    expect(sorted(got.filter((g) => g.startsWith('share-up/')))).toEqual(sorted(keys('share-up', 4)))
+    // Each delivered once: nothing acquired was held back by a failed request until its lock timed out.
+    expect(counts.every((n) => n === 1)).toBe(true)
+    // Said at ERROR once (naming the file and bytes), the retries at DEBUG; never a whole request failed.
+    const errors = refusals().filter((e) => e.label === 'ERROR')
+    expect(errors).toHaveLength(1)
+    expect(errors[0].message).toContain(`${up.file} is corrupt: the batch at byte ${up.position} (offsets 28-30)`)
+    expect(log.errors().filter((m) => !m.startsWith('share fetch from share-up-0: '))).toEqual([])
+  })
+
+  it('the log cleaner never rewrites a segment holding a batch out of offset order: the log is skipped as uncleanable (an ERROR naming the file, once), and retention still deletes it', async () => {
+    const dataDir = tempDir()
+    const old = Date.now() - 5 * 3_600_000
+    // compact,delete, three hours' retention: the first segment (records five hours old) is due, once retention looks.
+    const configs = { ...SPARSE_INDEX, 'cleanup.policy': 'compact,delete', 'retention.ms': String(3 * 3_600_000) }
+    let c = await start({ dataDir, topics: [{ name: 'cc', partitions: 1, configs }] })
+    await tenIndexedBatches(c, 'cc', () => old)
+    // Now in record time: a new segment, so the first is below the active one (cleanable).
+    expect((await produce(c, 'cc', batch('b10', 3, 200))).errorCode).toBe(0)
+    await stop()
+    const up = flipBaseOffset(onlyLog(dataDir, 'cc'), 4, 0x10, false)
+    const bytes = readFileSync(up.file)
+    // The cleaner's timer often (its dirty ratio is 1), retention's not within the test.
+    let log = await startLogged(dataDir, { logCleanerBackoffMs: 50 })
+    const uncleanable = () => log.logged.filter((e) => e.message.includes('cc-0 is uncleanable'))
+    await until(
+      () => uncleanable().length > 0,
+      10_000,
+      () => JSON.stringify(log.logged.slice(-5)),
+    )
+    await new Promise((r) => setTimeout(r, 500))
+    expect(fx.cluster!.compact('cc')).toMatchObject({ recordsRemoved: 0, bytesBefore: 0 })
+    // Once at ERROR, naming the file and the bytes; the timer's later passes and compact() skip it.
+    expect(uncleanable()).toHaveLength(1)
+    expect(uncleanable()[0].label).toBe('ERROR')
+    expect(uncleanable()[0].message).toContain(`${up.file} is corrupt: the batch at byte ${up.position} (offsets 28-30)`)
+    expect(log.errors().filter((m) => !m.includes('cc-0 is uncleanable'))).toEqual([])
+    // Never rewritten (nor cut, as a rewrite's re-read would have).
+    expect(readFileSync(up.file)).toEqual(bytes)
+    await fx.stop()
+    // Retention goes on: the first segment is deleted, and the rest cleans.
+    log = await startLogged(dataDir, { logCleanerBackoffMs: 50, retentionCheckIntervalMs: 50 })
+    c = await fx.client()
+    await until(
+      () => !existsSync(up.file),
+      10_000,
+      () => JSON.stringify(log.logged.slice(-5)),
+    )
+    expect(await listOffset(c, 'cc', -2n)).toMatchObject({ errorCode: 0, offset: 30n })
+    expect(() => fx.cluster!.compact('cc')).not.toThrow()
   })
 
   it('a missing offset index and a corrupt time index are rebuilt, entry for entry', async () => {

@@ -13,6 +13,8 @@ import { allowed, allowedNames } from '../auth/authorizer.js'
 import { groupConfig } from '../dynamic-configs.js'
 import type { PartitionLog } from '../partition-log.js'
 import { SHARE_FINAL_EPOCH, SHARE_INITIAL_EPOCH, partitionKey, type ShareSession } from '../share/share-sessions.js'
+import { StorageError } from '../storage/disk-io.js'
+import { CorruptBatchError } from '../storage/segment.js'
 import { acknowledge, continuedSession, currentLeader, ledLog, toAckBatches } from './share-common.js'
 
 type PartitionData = Input<ShareFetchResponsePartitionData>
@@ -179,7 +181,25 @@ export const shareFetchHandler = defineHandler<ShareFetchRequest, ShareFetchResp
         logs.push(led.log)
         if (remaining <= 0 || bytes >= req.maxBytes) continue
         const sp = shares.partition(groupId, p.topicId, p.partition, led.log)
-        const { acquired, chunks } = sp.acquire(memberId, led.log, remaining, wholeBatches, req.maxBytes - bytes)
+        // As Fetch: a read refused (a corrupt batch) is said at ERROR once per place, its repeats at DEBUG.
+        const said = (err: StorageError) => {
+          const repeated = err instanceof CorruptBatchError && err.repeated
+          const name = controller.topicsById.get(p.topicId)?.name ?? p.topicId
+          ctx.cluster.problem(ctx.broker.id, `share fetch from ${name}-${p.partition}: ${err.message}`, repeated ? 'debug' : 'error')
+        }
+        let got: ReturnType<typeof sp.acquire>
+        try {
+          got = sp.acquire(memberId, led.log, remaining, wholeBatches, req.maxBytes - bytes)
+        } catch (err) {
+          if (!(err instanceof StorageError)) throw err
+          // This partition refused, nothing acquired; the others served.
+          said(err)
+          entry(p.topicId, p.partition).errorCode = ErrorCodes.KAFKA_STORAGE_ERROR
+          errors = true
+          continue
+        }
+        const { acquired, chunks } = got
+        if (got.refused) said(got.refused)
         if (acquired.length === 0) continue
         acquiredAny = true
         const data = entry(p.topicId, p.partition)

@@ -1,5 +1,6 @@
 import type { Buffer } from 'node:buffer'
 import type { PartitionLog } from '../partition-log.js'
+import { StorageError } from '../storage/disk-io.js'
 
 export interface LogBatch {
   baseOffset: number
@@ -21,14 +22,30 @@ const LOG_OVERHEAD = 12
 /**
  * The log's record batches from the one holding `from` up to `upTo`
  * (exclusive), about `maxBytes` of them (always one): each with its offsets,
- * read from the headers, as share fetches acquire by batch.
+ * read from the headers, as share fetches acquire by batch. A read refused
+ * (StorageError) throws when it is the first, else ends what is returned
+ * (`refused` told).
  */
-export function batchesBetween(log: PartitionLog, from: number, upTo: number, maxBytes: number): LogBatch[] {
+export function batchesBetween(
+  log: PartitionLog,
+  from: number,
+  upTo: number,
+  maxBytes: number,
+  refused: (err: StorageError) => void = () => {},
+): LogBatch[] {
   const out: LogBatch[] = []
   let next = from
   let bytes = 0
   while (next < upTo && (out.length === 0 || bytes < maxBytes)) {
-    const { chunks } = log.read(next, Math.min(maxBytes - bytes, 0x7fffffff), upTo)
+    let chunks: Buffer[]
+    try {
+      chunks = log.read(next, Math.min(maxBytes - bytes, 0x7fffffff), upTo).chunks
+    } catch (err) {
+      // A read refused (a corrupt batch, StorageError) past what was read: those are served, the next call meets it first.
+      if (!(out.length > 0 && err instanceof StorageError)) throw err
+      refused(err)
+      return out
+    }
     let progressed = false
     for (const chunk of chunks)
       for (let at = 0; at + LOG_OVERHEAD <= chunk.length;) {

@@ -1,5 +1,6 @@
 import type { Buffer } from 'node:buffer'
 import type { PartitionLog } from '../partition-log.js'
+import type { StorageError } from '../storage/disk-io.js'
 import { batchesBetween } from './log-batches.js'
 
 const STATE_CODES: RecordState[] = ['AVAILABLE', 'ACQUIRED', 'ACKNOWLEDGED', 'ARCHIVED']
@@ -128,7 +129,9 @@ export class SharePartition {
    * Acquires for `memberId` up to `maxRecords` records: available ones
    * first, then new ones below the high watermark. With `wholeBatches`
    * (batch_optimized) the last new batch is taken whole, past maxRecords.
-   * Returns the acquired ranges and the log batches holding them.
+   * Returns the acquired ranges and the log batches holding them, and a
+   * read refused past them (StorageError: a corrupt batch); one refused
+   * before any throws, nothing acquired.
    */
   acquire(
     memberId: string,
@@ -136,17 +139,21 @@ export class SharePartition {
     maxRecords: number,
     wholeBatches: boolean,
     maxBytes: number,
-  ): { acquired: AcquiredRange[]; chunks: Buffer[] } {
+  ): { acquired: AcquiredRange[]; chunks: Buffer[]; refused?: StorageError } {
     this.skipTo(log.logStartOffset)
     const taken: number[] = []
     for (let o = this.startOffset; o < this.endOffset && taken.length < maxRecords; o++)
       if (this.records.get(o)?.state === 'AVAILABLE') taken.push(o)
     const readCommitted = this.limits.readCommitted
     const hw = readCommitted ? log.lastStableOffset : log.highWatermark
+    // The reads come before any change: one refused (StorageError, a corrupt batch) throws with nothing acquired nor locked.
+    const fresh: number[] = []
+    // A read refused past what it served: those served, the refusal told (said once; the next acquire meets it first).
+    let refused: StorageError | undefined
+    let end = this.endOffset
     if (taken.length < maxRecords && this.endOffset < hw && this.endOffset - this.startOffset < this.limits.maxRecordLocks) {
-      let end = this.endOffset
-      for (const b of batchesBetween(log, end, hw, maxBytes)) {
-        if (taken.length >= maxRecords || end - this.startOffset >= this.limits.maxRecordLocks) break
+      for (const b of batchesBetween(log, end, hw, maxBytes, (err) => (refused = err))) {
+        if (taken.length + fresh.length >= maxRecords || end - this.startOffset >= this.limits.maxRecordLocks) break
         const first = Math.max(b.baseOffset, end)
         if (first > b.lastOffset) continue
         // Control records are no one's to consume, nor (read_committed) aborted ones: they leave the window done, as Kafka archives them.
@@ -155,19 +162,36 @@ export class SharePartition {
           continue
         }
         let last = b.lastOffset
-        if (!wholeBatches) last = Math.min(last, first + (maxRecords - taken.length) - 1)
-        for (let o = first; o <= last; o++) {
-          this.records.set(o, { state: 'AVAILABLE', deliveryCount: 0, memberId: null, lock: 0 })
-          taken.push(o)
-        }
+        if (!wholeBatches) last = Math.min(last, first + (maxRecords - taken.length - fresh.length) - 1)
+        for (let o = first; o <= last; o++) fresh.push(o)
         end = last + 1
       }
-      this.endOffset = end
     }
+    const wanted = taken.concat(fresh)
+    // The batches holding the wanted offsets, in order, each once. An offset in a gap (compacted away) is acquired
+    // without one (the member acknowledges it as a gap); one past a refused read's end is not acquired.
+    const chunks: Buffer[] = []
+    let held = wanted
+    if (wanted.length > 0) {
+      let i = 0
+      let readTo = -1
+      let cut = false
+      for (const b of batchesBetween(log, wanted[0], wanted[wanted.length - 1] + 1, Infinity, (err) => {
+        cut = true
+        refused = err
+      })) {
+        while (i < wanted.length && wanted[i] < b.baseOffset) i++
+        if (i < wanted.length && wanted[i] <= b.lastOffset) chunks.push(b.bytes)
+        readTo = b.lastOffset
+      }
+      if (cut) held = wanted.filter((o) => o <= readTo)
+    }
+    for (const o of fresh) this.records.set(o, { state: 'AVAILABLE', deliveryCount: 0, memberId: null, lock: 0 })
+    this.endOffset = end
     const acquired: AcquiredRange[] = []
-    if (taken.length > 0) {
-      const lock = this.lock(memberId, taken)
-      for (const o of taken) {
+    if (held.length > 0) {
+      const lock = this.lock(memberId, held)
+      for (const o of held) {
         const r = this.records.get(o)!
         r.state = 'ACQUIRED'
         r.deliveryCount++
@@ -179,15 +203,7 @@ export class SharePartition {
       }
     }
     this.advance()
-    if (taken.length === 0) return { acquired, chunks: [] }
-    // The batches holding the acquired offsets, in order, each once.
-    const chunks: Buffer[] = []
-    let i = 0
-    for (const b of batchesBetween(log, taken[0], taken[taken.length - 1] + 1, Infinity)) {
-      while (i < taken.length && taken[i] < b.baseOffset) i++
-      if (i < taken.length && taken[i] <= b.lastOffset) chunks.push(b.bytes)
-    }
-    return { acquired, chunks }
+    return { acquired, chunks: held.length > 0 ? chunks : [], refused }
   }
 
   /**

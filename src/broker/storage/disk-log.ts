@@ -419,14 +419,21 @@ export class DiskLog {
     return this.segments[keepFrom]?.baseOffset ?? this.logEndOffset
   }
 
-  /** Every batch wholly below `end`, whole, oldest first: what a log cleaner reads of a log on disk. */
-  batchesBelow(end: number): Buffer[] {
+  /**
+   * Every batch wholly below `end`, whole, oldest first: what a log cleaner
+   * reads of a log on disk. With `checked`, in offset order (a batch at a
+   * wrong offset, cleaned, would be rewritten as sound): CorruptBatchError.
+   * (A coordinator's load replays in file order: unchecked.)
+   */
+  batchesBelow(end: number, checked = false): Buffer[] {
     const out: Buffer[] = []
+    const take = (b: Buffer) => {
+      if (batchLastOffsetNumber(b) < end) out.push(b)
+    }
     for (const s of this.segments) {
       if (s.baseOffset >= end) break
-      s.forEachBatch((b) => {
-        if (batchLastOffsetNumber(b) < end) out.push(b)
-      }, true)
+      if (checked) s.forEachBatchInOrder(take, 'a cleaning of the log')
+      else s.forEachBatch(take, true)
     }
     return out
   }
@@ -446,9 +453,9 @@ export class DiskLog {
       const limit = this.segments[i + 1]?.baseOffset ?? Infinity
       const parts: Buffer[] = []
       while (next < cleaned.length && batchBaseOffsetNumber(cleaned[next]) < limit) parts.push(cleaned[next++])
-      seg.forEachBatch((b) => {
+      seg.forEachBatchInOrder((b) => {
         if (batchLastOffsetNumber(b) >= end) parts.push(b)
-      }, true)
+      }, 'a cleaning of the log')
       const path = seg.path
       // Flushed before it replaces the old file (as Kafka's cleaner): power loss leaves one or the other whole, never an empty file.
       writeWholeFile(`${path}.cleaned`, Buffer.concat(parts), true)

@@ -273,7 +273,7 @@ export class Segment {
         if (lastAt === 0)
           throw this.refuse(
             position + walk.at,
-            offset,
+            `a read of offset ${offset}`,
             `${batchAt(position, lastBase, lastLast)} and ${batchAt(position + walk.at, base, last)} are out of offset order`,
           )
         // The batch before the pair was checked against the first of it: the run ends there.
@@ -308,7 +308,11 @@ export class Segment {
           ? batchAt(position + end, nextBase, batchLastOffsetNumber(next, at))
           : `the segment's end (its next offset ${this.nextOffset})`
         if (lastAt === 0)
-          throw this.refuse(position + end, offset, `${batchAt(position, lastBase, lastLast)} and ${after} are out of offset order`)
+          throw this.refuse(
+            position + end,
+            `a read of offset ${offset}`,
+            `${batchAt(position, lastBase, lastLast)} and ${after} are out of offset order`,
+          )
         end = lastAt
       }
     }
@@ -323,6 +327,19 @@ export class Segment {
    * of older Kafka's, one entry for a whole append of batches).
    */
   private locateForRead(offset: number): number {
+    return this.walkChecked(offset, `a read of offset ${offset}`, (_h, last) => last >= offset, false)
+  }
+
+  /**
+   * The checked walk of locateForRead from the offset index entry at or
+   * below `offset`, to the first batch `stop` takes (its position; the
+   * segment's size for none). With `checkNext` the batch after the one
+   * stopped at is checked too (its base past the stopped one's last, or
+   * the segment's next offset past it; it ends on a pending entry when it
+   * reaches it): a look-up that answers from one batch alone (ListOffsets
+   * by time) needs it, a read checks its run's end itself.
+   */
+  private walkChecked(offset: number, reading: string, stop: (h: Buffer, last: number) => boolean, checkNext: boolean): number {
     const { offsets, positions } = this.index
     const i = this.index.entryAtOrBelow(offset - this.baseOffset)
     let position = i < 0 ? 0 : positions[i]
@@ -330,9 +347,17 @@ export class Segment {
     let prevAt = -1
     let prevBase = 0
     let prevLast = i > 0 ? this.baseOffset + offsets[i - 1] : this.baseOffset - 1
+    let stopped = -1
     for (;;) {
       const h = this.readHeader(position)
-      if (!h) return this.size
+      if (!h) {
+        if (stopped < 0 || prevLast < this.nextOffset) return stopped < 0 ? this.size : stopped
+        throw this.refuse(
+          stopped,
+          reading,
+          `${batchAt(prevAt, prevBase, prevLast)} goes past the segment's end (its next offset ${this.nextOffset})`,
+        )
+      }
       const base = batchBaseOffsetNumber(h)
       const last = base + batchLastOffsetDelta(h)
       if (base <= prevLast) {
@@ -342,33 +367,42 @@ export class Segment {
             : i > 0
               ? `the offset index entry before it (${prevLast})`
               : `the segment's base offset ${this.baseOffset}`
-        throw this.refuse(position, offset, `${before} and ${batchAt(position, base, last)} are out of offset order`)
+        throw this.refuse(
+          stopped < 0 ? position : stopped,
+          reading,
+          `${before} and ${batchAt(position, base, last)} are out of offset order`,
+        )
       }
       if (entry >= 0 && last >= entry) {
         if (last !== entry)
           throw this.refuse(
-            position,
-            offset,
+            stopped < 0 ? position : stopped,
+            reading,
             `no batch from byte ${positions[i]} ends at its offset index entry ${entry} (${batchAt(position, base, last)} goes past it)`,
           )
         entry = -1
       }
-      if (last >= offset) return position
+      if (stopped >= 0) return stopped
+      const size = batchSize(h)
+      if (stop(h, last)) {
+        if (!checkNext) return position
+        stopped = position
+      }
       prevAt = position
       prevBase = base
       prevLast = last
-      position += batchSize(h)
+      position += size
     }
   }
 
   /** The error for a read refused at the batch at `position` (`what`: what is wrong there); remembered, to be said at ERROR once. */
-  private refuse(position: number, offset: number, what: string): CorruptBatchError {
+  private refuse(position: number, reading: string, what: string): CorruptBatchError {
     const repeated = this.refused.has(position)
     this.refused.add(position)
     return new CorruptBatchError(
       this.path,
       position,
-      `${this.path} is corrupt: ${what} (a base offset is not under the CRC-32C): a read of offset ${offset} is refused, none of them served`,
+      `${this.path} is corrupt: ${what} (a base offset is not under the CRC-32C): ${reading} is refused, none of them served`,
       repeated,
     )
   }
@@ -383,23 +417,22 @@ export class Segment {
 
   /**
    * The first non-control batch at or after the time index's entry for `ts`
-   * whose max timestamp is >= ts (the bytes, whole), or null.
+   * whose max timestamp is >= ts (the bytes, whole), or null. The walk is
+   * checked as a read's, and the batch after the one found too (a base
+   * offset flipped up shows only there): the answer is its records'
+   * offsets, so one out of order throws CorruptBatchError.
    */
   firstBatchAtOrAfter(ts: number): Buffer | null {
     if (this.maxTimestamp < ts) return null
     const rel = this.timeIndex.lookup(ts)
-    let position = rel < 0 ? 0 : this.index.lookup(rel)
-    for (;;) {
-      const h = this.readHeader(position)
-      if (!h) return null
-      if (batchMaxTimestamp(h) >= ts && !isControlBatch(h)) return this.readBatch(position)
-      position += batchSize(h)
-    }
+    const from = rel < 0 ? this.baseOffset - 1 : this.baseOffset + rel
+    const position = this.walkChecked(from, `a look-up of timestamp ${ts}`, (h) => batchMaxTimestamp(h) >= ts && !isControlBatch(h), true)
+    return position < this.size ? this.readBatch(position) : null
   }
 
-  /** The batch whose last offset is `lastOffset` (the one the max timestamp is in). */
+  /** The batch whose last offset is `lastOffset` (the one the max timestamp is in), checked as firstBatchAtOrAfter's. */
   batchEndingAt(lastOffset: number): Buffer | null {
-    const position = this.locate(lastOffset)
+    const position = this.walkChecked(lastOffset, `a look-up of offset ${lastOffset}`, (_h, last) => last >= lastOffset, true)
     return position < this.size ? this.readBatch(position) : null
   }
 
@@ -638,6 +671,42 @@ export class Segment {
       visit(whole || isControlBatch(h) ? this.readBatch(position) : h, batchBaseOffsetNumber(h))
       position += size
     }
+  }
+
+  /**
+   * Every batch, whole, oldest first, each checked to start past the one
+   * before it (the first at or past the base offset) and the last to end
+   * below the next offset: what the log cleaner reads, as a rewrite would
+   * make a batch at a wrong offset look sound. Throws CorruptBatchError.
+   */
+  forEachBatchInOrder(visit: (bytes: Buffer) => void, reading: string): void {
+    let position = 0
+    let prevAt = -1
+    let prevBase = 0
+    let prevLast = this.baseOffset - 1
+    for (;;) {
+      const h = this.readHeader(position)
+      if (!h) break
+      const base = batchBaseOffsetNumber(h)
+      const last = base + batchLastOffsetDelta(h)
+      if (base <= prevLast) {
+        const before = prevAt >= 0 ? batchAt(prevAt, prevBase, prevLast) : `the segment's base offset ${this.baseOffset}`
+        throw this.refuse(position, reading, `${before} and ${batchAt(position, base, last)} are out of offset order`)
+      }
+      const size = batchSize(h)
+      this.scanned++
+      visit(this.readBatch(position))
+      prevAt = position
+      prevBase = base
+      prevLast = last
+      position += size
+    }
+    if (prevLast >= this.nextOffset)
+      throw this.refuse(
+        prevAt,
+        reading,
+        `${batchAt(prevAt, prevBase, prevLast)} goes past the segment's end (its next offset ${this.nextOffset})`,
+      )
   }
 
   close(): void {
