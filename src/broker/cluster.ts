@@ -5,13 +5,13 @@ import { ConfigError } from '../errors.js'
 import { ErrorCodes } from '../protocol/error-codes.js'
 import { INT32_MAX } from '../int32.js'
 import { Controller, uuid, type PartitionImage, type TopicImage } from './controller.js'
-import type { MetadataRecord } from './metadata-records.js'
+import type { ClusterIdRecord, MetadataRecord } from './metadata-records.js'
 import { SnapshotPolicy, snapshotRecords } from './metadata-snapshot.js'
 import { RecordFile } from './storage/record-file.js'
 import { DirLock } from './storage/dir-lock.js'
 import { fsyncDir, StorageError, writeFileDurably } from './storage/disk-io.js'
 import { partitionTopicId, unknownPartitionDirs } from './storage/disk-log.js'
-import { readOrWriteClusterId } from './storage/meta-properties.js'
+import { settleClusterId } from './storage/meta-properties.js'
 import { cleanupDeletes, topicConfig } from './topic-configs.js'
 import type { ListenerTls } from './listener.js'
 import { SslPrincipalMapper } from './ssl-principal-mapper.js'
@@ -179,8 +179,6 @@ export class EmbeddedCluster {
     const dataDir = this.options.dataDir
     if (!dataDir) return new Controller()
     mkdirSync(dataDir, { recursive: true })
-    const props = join(dataDir, 'meta.properties')
-    const clusterId = readOrWriteClusterId(props, uuid, (m) => this.problem(null, m))
     // A batch is one atomic change (torn, it goes whole), flushed before the change is acknowledged, as KRaft's.
     const dir = join(dataDir, '__cluster_metadata-0')
     const { file, records } = RecordFile.open<MetadataRecord>(join(dir, FIRST_SEGMENT), {
@@ -190,6 +188,14 @@ export class EmbeddedCluster {
       legacy: join(dir, 'records.jsonl'),
       report: (m) => this.problem(null, `metadata log: ${m}`),
     })
+    const logged = records.find((r): r is ClusterIdRecord => r.type === 'cluster-id')?.id ?? null
+    let clusterId: string
+    try {
+      clusterId = settleClusterId(join(dataDir, 'meta.properties'), logged, uuid, (m) => this.problem(null, m))
+    } catch (err) {
+      file.close()
+      throw err
+    }
     const controller = Controller.replay(records, clusterId)
     this.metadataFile = file
     // The log is rewritten as the image it gave (a snapshot in place of the records it covers): at each start (once the

@@ -347,6 +347,9 @@ export class Controller {
         else this.delegationTokens.delete(id)
         break
       }
+      case 'cluster-id':
+        // Held to meta.properties when the log is opened (cluster.ts); the id is the controller's from then on.
+        break
       case 'feature': {
         const [had, before, epoch] = [this.features.has(r.name), this.features.get(r.name), this.featuresEpoch]
         this.undoable(() => {

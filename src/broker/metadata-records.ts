@@ -23,6 +23,17 @@ export type MetadataRecord =
   | DelegationTokenRecord
   | RemoveDelegationTokenRecord
   | FeatureLevelRecord
+  | ClusterIdRecord
+
+/**
+ * The cluster the log belongs to, first in every snapshot: meta.properties,
+ * which has no checksum, is held to it at start (Kafka's brokers are held to
+ * their controller's cluster id when they register).
+ */
+export interface ClusterIdRecord {
+  type: 'cluster-id'
+  id: string
+}
 
 /** A broker registered its listener. */
 export interface BrokerRecord {

@@ -3,13 +3,13 @@ import type { MetadataRecord } from './metadata-records.js'
 
 /**
  * The controller's image as the fewest records whose replay gives it back
- * (KRaft's snapshot): each broker, topic (its configs and partitions as
+ * (KRaft's snapshot): the cluster id, each broker, topic (its configs and partitions as
  * they stand), dynamic config, SCRAM credential (deletions included: one
  * removes a credential the broker was started with), client quota, ACL, delegation token, finalized feature and the
  * producer-id block. The metadata log is rewritten as this at start and as it grows.
  */
 export function snapshotRecords(c: Controller): MetadataRecord[] {
-  const out: MetadataRecord[] = []
+  const out: MetadataRecord[] = [{ type: 'cluster-id', id: c.clusterId }]
   for (const b of c.brokers.values()) {
     out.push({ type: 'broker', id: b.id, host: b.host, port: b.port, rack: b.rack })
     if (b.fenced) out.push({ type: 'broker-fence', id: b.id, fenced: true })

@@ -49,6 +49,27 @@ async function threeTopics(dataDir: string): Promise<void> {
 }
 
 describe('the cluster metadata log', () => {
+  it("names its cluster: meta.properties of another cluster refuses the start naming the file; a missing one is written again from the log's id", async () => {
+    const dataDir = tempDir()
+    await threeTopics(dataDir)
+    const props = join(dataDir, 'meta.properties')
+    const id = /cluster\.id=(\S+)/.exec(readFileSync(props, 'utf8'))![1]
+    expect(jsonBatches(metadataLog(dataDir))[0].records[0]).toEqual({ type: 'cluster-id', id })
+    // One character of the id changed into another valid one (Kafka's file has no checksum: nothing else tells).
+    const other = `${id.slice(0, 10)}${id[10] === 'A' ? 'B' : 'A'}${id.slice(11)}`
+    writeFileSync(props, `version=1\ncluster.id=${other}\n`)
+    const refused = await start({ dataDir }).catch((e) => e)
+    expect(refused.message).toContain(`${props} names cluster ${other}, but the metadata log beside it was written by cluster ${id}`)
+    expect(refused.message).toContain(`cluster.id=${id}`)
+    unlinkSync(props)
+    const problems: string[] = []
+    const c = await start({ dataDir, ...keepLog(problems) })
+    expect(problems.join('\n')).toContain(`${props} was missing: written again with the cluster id its metadata log names (${id})`)
+    expect(readFileSync(props, 'utf8')).toBe(`version=1\ncluster.id=${id}\n`)
+    expect(await topicNames(c)).toEqual(expect.arrayContaining(['t1', 't2', 't3']))
+    await stop()
+  })
+
   it('is record batches with CRCs: one topic is one batch (the topic, its configs and its partitions together)', async () => {
     const dataDir = tempDir()
     await start({ dataDir, topics: [{ name: 'meta', partitions: 2, configs: { 'retention.ms': '1000' } }] })
