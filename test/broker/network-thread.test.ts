@@ -7,6 +7,7 @@
 // it the wait runs out (the brokers' thread, blocked, answers nothing).
 // `wafka broker` runs with it by default. security.test.ts runs its TLS, mTLS
 // and SASL cases through the thread too, and franz-go's suite runs both ways.
+import { connect } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type RunningCluster } from '../../src/broker/index.js'
@@ -17,6 +18,7 @@ import { ApiVersions } from '../../src/protocol/messages/ApiVersions.js'
 import { Produce } from '../../src/protocol/messages/Produce.js'
 import { Metadata } from '../../src/protocol/messages/Metadata.js'
 import { ClientConnection } from '../../src/broker/listener.js'
+import { NetworkThread } from '../../src/broker/network-thread.js'
 import { RemoteSocket, type SocketCommand } from '../../src/broker/remote-socket.js'
 import { RawClient } from './raw-client.js'
 import { keepLog, serveBroker, until } from './support.js'
@@ -173,6 +175,50 @@ describe('the network thread', () => {
     )
     expect(served).toEqual([1, 2])
     connection.close()
+  })
+
+  it('a thread that dies is said at ERROR, its connections close, and a new one listens on the same port', async () => {
+    const problems: string[] = []
+    const thread = new NetworkThread((why, level) => problems.push(`${level}: ${why}`))
+    const sockets: RemoteSocket[] = []
+    const server = await thread.listen('127.0.0.1', 0, null, { onConnection: (s) => sockets.push(s), onTlsClientError: () => {} })
+    const dial = () =>
+      new Promise<void>((resolve, reject) => {
+        const s = connect(server.port, '127.0.0.1', () => resolve())
+        s.on('error', reject)
+      })
+    try {
+      await dial()
+      await until(
+        () => sockets.length === 1,
+        5000,
+        () => 'the first connection',
+      )
+      let closed = false
+      sockets[0].once('close', () => (closed = true))
+      await (thread as unknown as { worker: Worker }).worker.terminate()
+      await until(
+        () => closed,
+        5000,
+        () => "the dead thread's connection to close",
+      )
+      expect(problems).toEqual([
+        expect.stringMatching(
+          /^error: network thread failed \(exited with code 1\): its 1 client connection\(s\) closed; listening again$/,
+        ),
+      ])
+      await until(
+        async () => {
+          await dial().catch(() => {})
+          return sockets.length >= 2
+        },
+        5000,
+        () => 'a connection to the new thread',
+      )
+    } finally {
+      await server.close()
+      await thread.stop()
+    }
   })
 
   it("a v5 ApiVersions naming another cluster is the brokers' to refuse (REBOOTSTRAP_REQUIRED), as without the thread", async () => {
