@@ -9,19 +9,11 @@ import { fileURLToPath } from 'node:url'
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', 'franz-go-results')
 
-const SHARE_GROUPS =
-  'share groups (KIP-932: ShareGroupHeartbeat, ShareFetch, ShareAcknowledge) are not served yet (their own issue): ' +
-  'the test skips itself'
-
 /** Test (or subtest) name -> why it does not pass on that target. */
 export const KNOWN_DIFFERENCES = {
-  wafka: {
-    TestShareGroup: SHARE_GROUPS,
-    TestShareGroupETL: SHARE_GROUPS,
-    TestShareGroupAckOnClose: SHARE_GROUPS,
-    TestShareGroupOffsetsAdmin: SHARE_GROUPS,
-    TestConsumeRegexShareSkipsInternal: SHARE_GROUPS,
-  },
+  // None: the KIP-932 share-group tests, once left out (they skipped themselves), pass since the broker serves
+  // ShareFetch and ShareAcknowledge v2.
+  wafka: {},
   kafka: {
     TestIssueProduceBrokerTooOldFailsRecords:
       'skips itself on Kafka 4.4: its ApiVersions still advertises Produce from v0, so a client pinned to 0.10 is not ' +
