@@ -11,6 +11,7 @@
 // a merge within one interval into the merged session alone, and a merge
 // across a flush tombstones the sessions flushed before, as Java's. A
 // Processor API store built withCachingEnabled() logs once per key per commit.
+import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import type { Kafka } from '../../src/index.js'
 import {
@@ -105,6 +106,26 @@ async function windowedRecords(
     ;(out[id] ??= []).push(r.value === null ? null : r.value.readBigInt64BE(0))
   }
   return out
+}
+
+/**
+ * Holds a compacted changelog to what was logged (`logged`, per key): read whole it equals it. The
+ * embedded broker's cleaner (every 15 s; in memory all but the newest batch is cleanable) may have kept
+ * only each key's last record by the time it is read: then every update logged still shows as an offset
+ * (its end offset at least their count; a transaction's markers add more), and each key's last update
+ * survives.
+ */
+async function expectLogged(kafka: Kafka, topic: string, survived: Record<string, Array<bigint | null>>, logged: Record<string, bigint[]>) {
+  if (isDeepStrictEqual(survived, logged)) return
+  const admin = kafka.admin()
+  await admin.connect()
+  const [{ high }] = await admin.fetchTopicOffsets(topic)
+  await admin.disconnect()
+  expect(Number(high), `${topic}: records logged`).toBeGreaterThanOrEqual(
+    Object.values(logged).reduce((n, updates) => n + updates.length, 0),
+  )
+  expect(Object.keys(survived).sort()).toEqual(Object.keys(logged).sort())
+  for (const [key, updates] of Object.entries(logged)) expect(survived[key].at(-1), `${topic}: ${key}`).toBe(updates.at(-1))
 }
 
 const windowedCount = (input: string, output: string, cachingEnabled?: boolean): Topology => {
@@ -289,12 +310,11 @@ describeOnTargets(
           await streams.close()
         }
         const out = await recordsPerKey(on.kafka, output)
-        const changelog = await recordsPerKey(on.kafka, `rc-many-${id}-counts-changelog`)
+        const changelog = `rc-many-${id}-counts-changelog`
         const every = Array.from({ length: 40 }, (_, i) => BigInt(i + 1))
-        for (const k of keys) {
-          expect(out.get(k), `${k}'s output`).toEqual(cache ? [40n] : every)
-          expect(changelog.get(k), `${k}'s changelog`).toEqual(cache ? [40n] : every)
-        }
+        for (const k of keys) expect(out.get(k), `${k}'s output`).toEqual(cache ? [40n] : every)
+        const logged = Object.fromEntries(keys.map((k) => [k, cache ? [40n] : every]))
+        await expectLogged(on.kafka, changelog, Object.fromEntries(await recordsPerKey(on.kafka, changelog)), logged)
       }, 120_000)
 
     it('a cache of a few hundred bytes evicts: updates go out before any commit, and the final counts are exact', async () => {
@@ -396,7 +416,8 @@ describeOnTargets(
             KEYS.flatMap((k) => [`${k}@0-${SIZE}`, `${k}@${SIZE}-${2 * SIZE}`]).map((w) => [w, mode === 'cache' ? [40n] : every]),
           )
           expect(await windowedRecords(on.kafka, output, false)).toEqual(expected)
-          expect(await windowedRecords(on.kafka, `wc-${id}-windowed-counts-changelog`, false, true)).toEqual(expected)
+          const changelog = `wc-${id}-windowed-counts-changelog`
+          await expectLogged(on.kafka, changelog, await windowedRecords(on.kafka, changelog, false, true), expected)
           if (mode !== 'cache') return
 
           await java
@@ -496,7 +517,12 @@ describeOnTargets(
         for (const r of await wafkaRead(on.kafka, `${input}-counts-changelog`, 'end'))
           (changelog[r.key!.toString()] ??= []).push(r.value!.readBigInt64BE(0))
         const every = Array.from({ length: 40 }, (_, i) => BigInt(i + 1))
-        expect(changelog).toEqual(Object.fromEntries(KEYS.map((k) => [k, caching ? [40n] : every])))
+        await expectLogged(
+          on.kafka,
+          `${input}-counts-changelog`,
+          changelog,
+          Object.fromEntries(KEYS.map((k) => [k, caching ? [40n] : every])),
+        )
       }
     }, 120_000)
   },
